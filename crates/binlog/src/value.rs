@@ -1,0 +1,140 @@
+//! Column types and values as the binlog carries them.
+//!
+//! [`ColumnType`] is MariaDB's `enum_field_types` code as written in a Table_map event;
+//! [`ColumnMeta`] is one column of a Table_map (type, metadata word, signedness, nullability);
+//! [`Value`] is one field of a row image. The engine stores rows as `Vec<Value>` and the row
+//! image codec (`event::rows`) turns them into MariaDB's packed binary forms and back.
+//!
+//! Mapping of SQL types (what the engine's catalog uses):
+//!
+//! | SQL type | `ColumnType` | metadata word |
+//! |---|---|---|
+//! | TINYINT/SMALLINT/MEDIUMINT/INT/BIGINT | Tiny/Short/Int24/Long/LongLong | 0 |
+//! | FLOAT, DOUBLE | Float (4), Double (8) | byte size |
+//! | DECIMAL(p,s) | NewDecimal | `p << 8 \| s` (written as two bytes p, s) |
+//! | CHAR(n), BINARY(n) | String | real type 254 and max byte length, MariaDB's packing |
+//! | VARCHAR(n), VARBINARY(n) | VarChar | max byte length |
+//! | TINYBLOB/BLOB/MEDIUMBLOB/LONGBLOB and TEXT kinds | Blob | length bytes 1, 2, 3, 4 |
+//! | DATE | Date | 0 |
+//! | DATETIME(fsp) | DateTime2 | fsp |
+//! | TIMESTAMP(fsp) | Timestamp2 | fsp |
+//! | TIME(fsp) | Time2 | fsp |
+//! | YEAR | Year | 0 |
+//! | NULL type | Null | 0 |
+
+/// MariaDB `enum_field_types` codes used in Table_map events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ColumnType {
+    Decimal = 0,
+    Tiny = 1,
+    Short = 2,
+    Long = 3,
+    Float = 4,
+    Double = 5,
+    Null = 6,
+    Timestamp = 7,
+    LongLong = 8,
+    Int24 = 9,
+    Date = 10,
+    Time = 11,
+    DateTime = 12,
+    Year = 13,
+    NewDate = 14,
+    VarChar = 15,
+    Bit = 16,
+    Timestamp2 = 17,
+    DateTime2 = 18,
+    Time2 = 19,
+    NewDecimal = 246,
+    Enum = 247,
+    Set = 248,
+    TinyBlob = 249,
+    MediumBlob = 250,
+    LongBlob = 251,
+    Blob = 252,
+    VarString = 253,
+    String = 254,
+    Geometry = 255,
+}
+
+impl ColumnType {
+    /// The type for a code read from a Table_map event; `None` for codes MariaDB does not use.
+    pub fn from_code(code: u8) -> Option<Self> {
+        use ColumnType::*;
+        Some(match code {
+            0 => Decimal,
+            1 => Tiny,
+            2 => Short,
+            3 => Long,
+            4 => Float,
+            5 => Double,
+            6 => Null,
+            7 => Timestamp,
+            8 => LongLong,
+            9 => Int24,
+            10 => Date,
+            11 => Time,
+            12 => DateTime,
+            13 => Year,
+            14 => NewDate,
+            15 => VarChar,
+            16 => Bit,
+            17 => Timestamp2,
+            18 => DateTime2,
+            19 => Time2,
+            246 => NewDecimal,
+            247 => Enum,
+            248 => Set,
+            249 => TinyBlob,
+            250 => MediumBlob,
+            251 => LongBlob,
+            252 => Blob,
+            253 => VarString,
+            254 => String,
+            255 => Geometry,
+            _ => return None,
+        })
+    }
+}
+
+/// One column as a Table_map event describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnMeta {
+    pub column_type: ColumnType,
+    /// The type's metadata word (see the module table). For `String` (CHAR/BINARY) it is the
+    /// MariaDB packed form: real type and max byte length.
+    pub meta: u16,
+    /// UNSIGNED integer (carried in the Table_map optional metadata SIGNEDNESS field).
+    pub unsigned: bool,
+    pub nullable: bool,
+    /// Binary (BINARY/VARBINARY/BLOB) rather than text (CHAR/VARCHAR/TEXT); text columns use
+    /// utf8mb4.
+    pub binary: bool,
+    /// Column name (carried in the optional metadata COLUMN_NAME field).
+    pub name: String,
+}
+
+/// One field of a row image.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    /// Signed integers of every width.
+    Int(i64),
+    /// Unsigned integers of every width.
+    UInt(u64),
+    Float(f32),
+    Double(f64),
+    /// DECIMAL in canonical text form: optional `-`, digits, optional `.` and exactly `scale`
+    /// fraction digits (`"-12.50"` for DECIMAL(p,2)).
+    Decimal(String),
+    /// CHAR, VARCHAR, BINARY, VARBINARY, TEXT and BLOB kinds: the bytes (utf8mb4 for text).
+    Bytes(Vec<u8>),
+    Date { year: u16, month: u8, day: u8 },
+    DateTime { year: u16, month: u8, day: u8, hour: u8, minute: u8, second: u8, micros: u32 },
+    /// TIMESTAMP: seconds since the Unix epoch (UTC) and microseconds.
+    Timestamp { secs: u32, micros: u32 },
+    /// TIME: sign, hours (up to 838), minutes, seconds, microseconds.
+    Time { negative: bool, hours: u16, minutes: u8, seconds: u8, micros: u32 },
+    Year(u16),
+}

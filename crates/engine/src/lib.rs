@@ -1,0 +1,1 @@
+//! onelog's engine (placeholder; being built).

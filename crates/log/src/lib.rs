@@ -1,0 +1,1 @@
+//! onelog's write-ahead log (placeholder; being built).
