@@ -27,7 +27,11 @@ pub struct Gtid {
 
 impl Gtid {
     pub const fn new(domain_id: u32, server_id: u32, seq_no: u64) -> Self {
-        Gtid { domain_id, server_id, seq_no }
+        Gtid {
+            domain_id,
+            server_id,
+            seq_no,
+        }
     }
 }
 
@@ -61,7 +65,11 @@ impl FromStr for Gtid {
         if parts.next().is_some() {
             return Err(err());
         }
-        Ok(Gtid { domain_id, server_id, seq_no })
+        Ok(Gtid {
+            domain_id,
+            server_id,
+            seq_no,
+        })
     }
 }
 
@@ -97,7 +105,9 @@ impl GtidPos {
     /// True when this position has reached `gtid`: its domain's GTID has the same or a larger
     /// sequence number.
     pub fn contains(&self, gtid: Gtid) -> bool {
-        self.by_domain.get(&gtid.domain_id).is_some_and(|g| g.seq_no >= gtid.seq_no)
+        self.by_domain
+            .get(&gtid.domain_id)
+            .is_some_and(|g| g.seq_no >= gtid.seq_no)
     }
 }
 
@@ -185,7 +195,11 @@ impl GtidState {
         for (&domain_id, d) in &self.domains {
             let last = d.last;
             for (&server_id, &seq_no) in &d.by_server {
-                let g = Gtid { domain_id, server_id, seq_no };
+                let g = Gtid {
+                    domain_id,
+                    server_id,
+                    seq_no,
+                };
                 if Some(g) != last {
                     out.push(g);
                 }
@@ -232,14 +246,22 @@ impl GtidState {
             .and_then(|n| n.checked_add(4))
             .ok_or_else(|| DecodeError::new(what, 0, "count overflows"))?;
         if buf.len() < need {
-            return Err(DecodeError::new(what, buf.len(), format!("{count} entries need {need} bytes")));
+            return Err(DecodeError::new(
+                what,
+                buf.len(),
+                format!("{count} entries need {need} bytes"),
+            ));
         }
         let mut s = GtidState::new();
         for chunk in buf[4..need].chunks_exact(16) {
             let domain_id = u32::from_le_bytes(chunk[0..4].try_into().unwrap_or_default());
             let server_id = u32::from_le_bytes(chunk[4..8].try_into().unwrap_or_default());
             let seq_no = u64::from_le_bytes(chunk[8..16].try_into().unwrap_or_default());
-            s.record(Gtid { domain_id, server_id, seq_no });
+            s.record(Gtid {
+                domain_id,
+                server_id,
+                seq_no,
+            });
         }
         Ok((s, need))
     }

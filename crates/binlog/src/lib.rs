@@ -12,13 +12,24 @@
 //! - decoders never trust a length: every read is bounds-checked and a short or inconsistent
 //!   buffer is a `DecodeError`, never a panic.
 //!
+//! Modules: `event` (header, CRC, one module per event kind, `decode_event`), `rows` (row
+//! images: the packed form of each column type), `decimal` (MariaDB's binary DECIMAL),
+//! `group` (decoding whole event groups for recovery and replicas), `value` (column types and
+//! values), `gtid`, `error`.
+//!
 //! It depends on nothing of onelog; the log and the engine depend on it.
 
+pub mod decimal;
 pub mod error;
 pub mod event;
+pub mod group;
 pub mod gtid;
+pub mod rows;
 pub mod value;
+mod wire;
 
-pub use error::DecodeError;
+pub use error::{DecodeError, EncodeError};
+pub use event::{decode_event, decode_event_with_header, Event};
+pub use group::{decode_group, DecodedGroup, EventGroupDecoder, GroupItem, TableMapCache};
 pub use gtid::{Gtid, GtidPos, GtidState};
 pub use value::{ColumnMeta, ColumnType, Value};

@@ -3,7 +3,7 @@
 //! [`ColumnType`] is MariaDB's `enum_field_types` code as written in a Table_map event;
 //! [`ColumnMeta`] is one column of a Table_map (type, metadata word, signedness, nullability);
 //! [`Value`] is one field of a row image. The engine stores rows as `Vec<Value>` and the row
-//! image codec (`event::rows`) turns them into MariaDB's packed binary forms and back.
+//! image codec ([`crate::rows`], used by `event::rows`) turns them into MariaDB's packed binary forms and back.
 //!
 //! Mapping of SQL types (what the engine's catalog uses):
 //!
@@ -19,8 +19,16 @@
 //! | DATETIME(fsp) | DateTime2 | fsp |
 //! | TIMESTAMP(fsp) | Timestamp2 | fsp |
 //! | TIME(fsp) | Time2 | fsp |
-//! | YEAR | Year | 0 |
+//! | YEAR | Year | 0 (always unsigned in the SIGNEDNESS metadata) |
+//! | ENUM, SET | String (real type 247/248) | `pack_string_meta(247 or 248, pack length)`; values are `UInt` |
+//! | GEOMETRY | Geometry | length bytes (4) |
 //! | NULL type | Null | 0 |
+//!
+//! Values per type (what the row codec accepts and returns): integers `Int` (signed columns) or
+//! `UInt` (unsigned; encoders accept either variant when the number fits), FLOAT `Float`, DOUBLE
+//! `Double`, DECIMAL `Decimal`, strings and blobs `Bytes`, DATE `Date`, DATETIME `DateTime`,
+//! TIMESTAMP `Timestamp`, TIME `Time`, YEAR `Year` (0 or 1901..=2155), NULL type `Null`.
+//! Temporal values must not carry more fractional digits than the column's fsp.
 
 /// MariaDB `enum_field_types` codes used in Table_map events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -130,11 +138,83 @@ pub enum Value {
     Decimal(String),
     /// CHAR, VARCHAR, BINARY, VARBINARY, TEXT and BLOB kinds: the bytes (utf8mb4 for text).
     Bytes(Vec<u8>),
-    Date { year: u16, month: u8, day: u8 },
-    DateTime { year: u16, month: u8, day: u8, hour: u8, minute: u8, second: u8, micros: u32 },
+    Date {
+        year: u16,
+        month: u8,
+        day: u8,
+    },
+    DateTime {
+        year: u16,
+        month: u8,
+        day: u8,
+        hour: u8,
+        minute: u8,
+        second: u8,
+        micros: u32,
+    },
     /// TIMESTAMP: seconds since the Unix epoch (UTC) and microseconds.
-    Timestamp { secs: u32, micros: u32 },
+    Timestamp {
+        secs: u32,
+        micros: u32,
+    },
     /// TIME: sign, hours (up to 838), minutes, seconds, microseconds.
-    Time { negative: bool, hours: u16, minutes: u8, seconds: u8, micros: u32 },
+    Time {
+        negative: bool,
+        hours: u16,
+        minutes: u8,
+        seconds: u8,
+        micros: u32,
+    },
     Year(u16),
+}
+
+/// `real_type` of a CHAR/BINARY column (`MYSQL_TYPE_STRING`) in its packed metadata word.
+pub const STRING_REAL_TYPE: u8 = 254;
+/// `real_type` of an ENUM column carried as `ColumnType::String`.
+pub const ENUM_REAL_TYPE: u8 = 247;
+/// `real_type` of a SET column carried as `ColumnType::String`.
+pub const SET_REAL_TYPE: u8 = 248;
+
+impl ColumnMeta {
+    /// The metadata word of a `String` column as MariaDB packs it (`Field_string::
+    /// save_field_metadata`): first byte `real_type` with bits 4-5 flipped by bits 8-9 of the
+    /// max byte length, second byte the low 8 bits of the length. `max_len` must be < 1024.
+    pub fn pack_string_meta(real_type: u8, max_len: u16) -> u16 {
+        let b0 = real_type ^ (((max_len & 0x300) >> 4) as u8);
+        (u16::from(b0) << 8) | (max_len & 0xff)
+    }
+
+    /// `(real_type, max byte length)` of a `String` column's metadata word (the inverse of
+    /// [`ColumnMeta::pack_string_meta`]). For ENUM and SET the "length" is the pack length.
+    pub fn unpack_string_meta(meta: u16) -> (u8, u16) {
+        let b0 = (meta >> 8) as u8;
+        let b1 = meta & 0xff;
+        if b0 & 0x30 != 0x30 {
+            (b0 | 0x30, ((u16::from(b0 & 0x30) ^ 0x30) << 4) | b1)
+        } else {
+            (b0, b1)
+        }
+    }
+
+    /// True for the types the Table_map SIGNEDNESS field has a bit for: the integer, float,
+    /// double and decimal types, and YEAR (a `Field_tiny` in MariaDB, always unsigned; MySQL
+    /// and mysql_common count it too).
+    pub fn is_numeric(&self) -> bool {
+        use ColumnType::*;
+        matches!(
+            self.column_type,
+            Tiny | Short | Int24 | Long | LongLong | Float | Double | NewDecimal | Decimal | Year
+        )
+    }
+
+    /// True for the types the Table_map DEFAULT_CHARSET/COLUMN_CHARSET fields cover (text and
+    /// binary strings and blobs; not ENUM/SET, which have their own fields).
+    pub fn is_character(&self) -> bool {
+        use ColumnType::*;
+        match self.column_type {
+            VarChar | VarString | Blob | TinyBlob | MediumBlob | LongBlob => true,
+            String => Self::unpack_string_meta(self.meta).0 == STRING_REAL_TYPE,
+            _ => false,
+        }
+    }
 }

@@ -69,25 +69,37 @@ impl GtidEvent {
     pub fn decode(ev: &[u8]) -> Result<Self, DecodeError> {
         let (h, ev) = super::check_event(ev)?;
         if h.event_type != event_type::GTID {
-            return Err(DecodeError::new("GTID event", 4, format!("type {} is not 162", h.event_type)));
+            return Err(DecodeError::new(
+                "GTID event",
+                4,
+                format!("type {} is not 162", h.event_type),
+            ));
         }
         let body = &ev[HEADER_LEN..ev.len() - super::CHECKSUM_LEN];
         if body.len() < 13 {
-            return Err(DecodeError::new("GTID event", HEADER_LEN + body.len(), "truncated body"));
+            return Err(DecodeError::new(
+                "GTID event",
+                HEADER_LEN + body.len(),
+                "truncated body",
+            ));
         }
         let seq_no = u64::from_le_bytes(body[0..8].try_into().unwrap_or_default());
         let domain_id = u32::from_le_bytes(body[8..12].try_into().unwrap_or_default());
         let flags2 = body[12];
         let commit_id = if flags2 & FL_GROUP_COMMIT_ID != 0 {
-            let b = body
-                .get(13..21)
-                .ok_or_else(|| DecodeError::new("GTID event", HEADER_LEN + 13, "truncated commit id"))?;
+            let b = body.get(13..21).ok_or_else(|| {
+                DecodeError::new("GTID event", HEADER_LEN + 13, "truncated commit id")
+            })?;
             Some(u64::from_le_bytes(b.try_into().unwrap_or_default()))
         } else {
             None
         };
         Ok(GtidEvent {
-            gtid: Gtid { domain_id, server_id: h.server_id, seq_no },
+            gtid: Gtid {
+                domain_id,
+                server_id: h.server_id,
+                seq_no,
+            },
             flags2,
             commit_id,
             timestamp: h.timestamp,
@@ -98,12 +110,19 @@ impl GtidEvent {
 /// Fills in the GTID and commit id of the GTID event at the start of `group` (written by
 /// [`GtidEvent::encode`] with a commit id) and recomputes its checksum.
 pub fn patch(group: &mut [u8], gtid: Gtid, commit_id: u64) -> Result<(), DecodeError> {
-    let ev = group
-        .get_mut(..GTID_EVENT_LEN)
-        .ok_or_else(|| DecodeError::new("GTID event", 0, "event group shorter than a GTID event"))?;
+    let ev = group.get_mut(..GTID_EVENT_LEN).ok_or_else(|| {
+        DecodeError::new("GTID event", 0, "event group shorter than a GTID event")
+    })?;
     let size = u32::from_le_bytes([ev[9], ev[10], ev[11], ev[12]]) as usize;
-    if ev[4] != event_type::GTID || size != GTID_EVENT_LEN || ev[HEADER_LEN + 12] & FL_GROUP_COMMIT_ID == 0 {
-        return Err(DecodeError::new("GTID event", 0, "not a GTID event with a commit id"));
+    if ev[4] != event_type::GTID
+        || size != GTID_EVENT_LEN
+        || ev[HEADER_LEN + 12] & FL_GROUP_COMMIT_ID == 0
+    {
+        return Err(DecodeError::new(
+            "GTID event",
+            0,
+            "not a GTID event with a commit id",
+        ));
     }
     ev[5..9].copy_from_slice(&gtid.server_id.to_le_bytes());
     ev[HEADER_LEN..HEADER_LEN + 8].copy_from_slice(&gtid.seq_no.to_le_bytes());
@@ -120,8 +139,13 @@ mod tests {
     #[test]
     fn patched_gtid_event_decodes_with_new_values() {
         let mut buf = Vec::new();
-        GtidEvent { gtid: Gtid::new(0, 0, 0), flags2: FL_TRANSACTIONAL, commit_id: Some(0), timestamp: 7 }
-            .encode(&mut buf);
+        GtidEvent {
+            gtid: Gtid::new(0, 0, 0),
+            flags2: FL_TRANSACTIONAL,
+            commit_id: Some(0),
+            timestamp: 7,
+        }
+        .encode(&mut buf);
         assert_eq!(buf.len(), GTID_EVENT_LEN);
         patch(&mut buf, Gtid::new(3, 9, 77), 5).unwrap();
         let ev = GtidEvent::decode(&buf).unwrap();
@@ -133,7 +157,12 @@ mod tests {
 
     #[test]
     fn gtid_event_without_commit_id_round_trips() {
-        let e = GtidEvent { gtid: Gtid::new(1, 2, 3), flags2: FL_STANDALONE | FL_DDL, commit_id: None, timestamp: 1 };
+        let e = GtidEvent {
+            gtid: Gtid::new(1, 2, 3),
+            flags2: FL_STANDALONE | FL_DDL,
+            commit_id: None,
+            timestamp: 1,
+        };
         let mut buf = Vec::new();
         e.encode(&mut buf);
         assert_eq!(GtidEvent::decode(&buf).unwrap(), e);

@@ -16,9 +16,33 @@
 //! Invariant: `event_size` equals the bytes the event occupies, and the checksum covers all of
 //! them but the last four. `check_event` verifies both.
 
+pub mod annotate_rows;
+pub mod binlog_checkpoint;
+pub mod format_description;
 pub mod gtid;
+pub mod gtid_list;
+pub mod query;
+pub mod rotate;
+pub mod rows;
+pub mod table_map;
+pub mod xid;
 
 use crate::error::DecodeError;
+use crate::wire::Reader;
+
+pub use annotate_rows::AnnotateRowsEvent;
+pub use binlog_checkpoint::BinlogCheckpointEvent;
+pub use format_description::FormatDescriptionEvent;
+pub use gtid::GtidEvent;
+pub use gtid_list::GtidListEvent;
+pub use query::QueryEvent;
+pub use rotate::RotateEvent;
+pub use rows::{Rows, RowsEvent, RowsEventWriter, RowsKind, STMT_END_F};
+pub use table_map::TableMap;
+pub use xid::XidEvent;
+
+/// The 4 bytes every binlog file starts with.
+pub const BINLOG_MAGIC: [u8; 4] = *b"\xfebin";
 
 /// Length of the common event header.
 pub const HEADER_LEN: usize = 19;
@@ -115,7 +139,11 @@ pub fn check_event(buf: &[u8]) -> Result<(EventHeader, &[u8]), DecodeError> {
     let h = EventHeader::decode(buf)?;
     let size = h.event_size as usize;
     if size < HEADER_LEN + CHECKSUM_LEN {
-        return Err(DecodeError::new("event", 9, format!("event_size {size} is too small")));
+        return Err(DecodeError::new(
+            "event",
+            9,
+            format!("event_size {size} is too small"),
+        ));
     }
     if size > buf.len() {
         return Err(DecodeError::new(
@@ -138,7 +166,9 @@ pub fn check_event(buf: &[u8]) -> Result<(EventHeader, &[u8]), DecodeError> {
 }
 
 /// Splits a buffer of consecutive whole events (an event group) into events, checking each.
-pub fn split_events(mut buf: &[u8]) -> impl Iterator<Item = Result<(EventHeader, &[u8]), DecodeError>> {
+pub fn split_events(
+    mut buf: &[u8],
+) -> impl Iterator<Item = Result<(EventHeader, &[u8]), DecodeError>> {
     let mut offset = 0usize;
     let mut failed = false;
     std::iter::from_fn(move || {
@@ -158,4 +188,112 @@ pub fn split_events(mut buf: &[u8]) -> impl Iterator<Item = Result<(EventHeader,
             }
         }
     })
+}
+
+/// A header for a new event (size filled in by `write_event`, log_pos 0, no flags).
+pub(crate) fn new_header(event_type: u8, timestamp: u32, server_id: u32) -> EventHeader {
+    EventHeader {
+        timestamp,
+        event_type,
+        server_id,
+        event_size: 0,
+        log_pos: 0,
+        flags: 0,
+    }
+}
+
+/// Checks the whole event `ev` and its type; returns its header and a reader over its body
+/// (between the header and the checksum; offsets relative to the event start).
+pub(crate) fn typed_body<'a>(
+    ev: &'a [u8],
+    expected: u8,
+    what: &'static str,
+) -> Result<(EventHeader, Reader<'a>), DecodeError> {
+    let (h, ev) = check_event(ev)?;
+    if h.event_type != expected {
+        return Err(DecodeError::new(
+            what,
+            4,
+            format!("event type {} is not {expected}", h.event_type),
+        ));
+    }
+    Ok((
+        h,
+        Reader::new(&ev[HEADER_LEN..ev.len() - CHECKSUM_LEN], HEADER_LEN, what),
+    ))
+}
+
+/// A rows event kept as bytes: decoding its rows needs the table map its table id names
+/// (see [`crate::group::TableMapCache`] and [`crate::group::decode_group`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawRowsEvent {
+    pub kind: RowsKind,
+    pub table_id: u64,
+    /// The whole event, checksum included.
+    pub bytes: Vec<u8>,
+}
+
+impl RawRowsEvent {
+    pub fn decode(&self, table: &TableMap) -> Result<RowsEvent, DecodeError> {
+        RowsEvent::decode(&self.bytes, table)
+    }
+}
+
+/// Any event, decoded as far as it can be on its own.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    FormatDescription(FormatDescriptionEvent),
+    Rotate(RotateEvent),
+    GtidList(GtidListEvent),
+    BinlogCheckpoint(BinlogCheckpointEvent),
+    AnnotateRows(AnnotateRowsEvent),
+    Query(QueryEvent),
+    Xid(XidEvent),
+    Gtid(GtidEvent),
+    TableMap(TableMap),
+    Rows(RawRowsEvent),
+    /// Any other type (Stop, Heartbeat, Intvar, v2 rows, compressed events, ...): its body
+    /// without the checksum.
+    Unknown {
+        header: EventHeader,
+        body: Vec<u8>,
+    },
+}
+
+/// Decodes the event at the start of `bytes`; returns it with its header and length.
+pub fn decode_event_with_header(bytes: &[u8]) -> Result<(EventHeader, Event, usize), DecodeError> {
+    let (h, ev) = check_event(bytes)?;
+    let event = match h.event_type {
+        event_type::FORMAT_DESCRIPTION => {
+            Event::FormatDescription(FormatDescriptionEvent::decode(ev)?)
+        }
+        event_type::ROTATE => Event::Rotate(RotateEvent::decode(ev)?),
+        event_type::GTID_LIST => Event::GtidList(GtidListEvent::decode(ev)?),
+        event_type::BINLOG_CHECKPOINT => {
+            Event::BinlogCheckpoint(BinlogCheckpointEvent::decode(ev)?)
+        }
+        event_type::ANNOTATE_ROWS => Event::AnnotateRows(AnnotateRowsEvent::decode(ev)?),
+        event_type::QUERY => Event::Query(QueryEvent::decode(ev)?),
+        event_type::XID => Event::Xid(XidEvent::decode(ev)?),
+        event_type::GTID => Event::Gtid(GtidEvent::decode(ev)?),
+        event_type::TABLE_MAP => Event::TableMap(TableMap::decode(ev)?),
+        event_type::WRITE_ROWS_V1 | event_type::UPDATE_ROWS_V1 | event_type::DELETE_ROWS_V1 => {
+            let (_, kind, table_id) = RowsEvent::peek(ev)?;
+            Event::Rows(RawRowsEvent {
+                kind,
+                table_id,
+                bytes: ev.to_vec(),
+            })
+        }
+        _ => Event::Unknown {
+            header: h,
+            body: ev[HEADER_LEN..ev.len() - CHECKSUM_LEN].to_vec(),
+        },
+    };
+    Ok((h, event, ev.len()))
+}
+
+/// Decodes the event at the start of `bytes`; returns it and its length in bytes.
+pub fn decode_event(bytes: &[u8]) -> Result<(Event, usize), DecodeError> {
+    decode_event_with_header(bytes).map(|(_, e, n)| (e, n))
 }
