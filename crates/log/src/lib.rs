@@ -1,1 +1,240 @@
-//! onelog's write-ahead log (placeholder; being built).
+//! onelog's write-ahead log, which is also its binlog.
+//!
+//! A committed transaction's record is its MariaDB binlog event group, framed and checksummed
+//! ([`frame`]), appended to preallocated segment files ([`segment`]) by a group-commit leader
+//! (`group_commit.rs`, `appender.rs`) with one write and, at durability level 1, one
+//! `fdatasync` per group. Background threads prepare the next segment (`prealloc.rs`) and
+//! flush/sync at levels 0 and 2 (`flusher.rs`). [`Log::open`] recovers the tail
+//! (`recovery.rs`); [`LogReader`]s stream records from an LSN or a GTID position ([`reader`]).
+//! Every file access goes through the [`fs::FileSystem`] seam so [`fs::SimFs`] can crash,
+//! tear writes, fail fsyncs and run out of space in tests.
+//!
+//! Invariants every module keeps:
+//! - LSN = byte position in the concatenated record stream (segment headers excluded);
+//!   `durable_lsn <= written_lsn <= end_lsn`, all three on record boundaries, never decreasing;
+//! - records are appended in GTID-assignment order; GTIDs assigned with `GtidAssign::Next`
+//!   have contiguous sequence numbers per domain, and a crash recovers a prefix of the log;
+//! - at level 1 a commit is acknowledged only once its record is durable.
+
+mod appender;
+mod cursor;
+pub mod error;
+mod flusher;
+pub mod frame;
+pub mod fs;
+mod group_commit;
+mod log;
+mod prealloc;
+pub mod reader;
+mod recovery;
+pub mod segment;
+
+use std::any::Any;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use onelog_binlog::{Gtid, GtidPos, GtidState};
+
+pub use error::LogError;
+pub use fs::{File, FileSystem, SimCounters, SimFs, StdFs};
+pub use log::Log;
+pub use reader::LogReader;
+
+/// Byte position in the whole record stream (segment headers excluded).
+pub type Lsn = u64;
+
+/// `innodb_flush_log_at_trx_commit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// Buffered in memory; written and synced by the flusher about every `flush_interval`.
+    Level0,
+    /// Acknowledged only once durable: one `fdatasync` per commit group.
+    Level1,
+    /// Written to the OS at commit; synced by the flusher about every `flush_interval`.
+    Level2,
+}
+
+impl Durability {
+    pub fn from_level(n: u8) -> Option<Self> {
+        match n {
+            0 => Some(Durability::Level0),
+            1 => Some(Durability::Level1),
+            2 => Some(Durability::Level2),
+            _ => None,
+        }
+    }
+
+    pub fn level(self) -> u8 {
+        match self {
+            Durability::Level0 => 0,
+            Durability::Level1 => 1,
+            Durability::Level2 => 2,
+        }
+    }
+}
+
+/// How the log is laid out and behaves.
+#[derive(Clone, Debug)]
+pub struct LogOptions {
+    pub dir: PathBuf,
+    /// Size every segment is preallocated to; default 1 GiB. At least 16 KiB.
+    pub segment_size: u64,
+    /// A GTID-state record is written after the group that crosses every `state_interval`
+    /// bytes; default 2 MiB.
+    pub state_interval: u64,
+    pub durability: Durability,
+    /// Period of the background flusher (levels 0 and 2); default 1 s.
+    pub flush_interval: Duration,
+    /// Apply groups (and acknowledge them) only once durable, whatever the durability level.
+    pub strict_visibility: bool,
+    /// For the Format_description event in every segment header.
+    pub server_version: String,
+    pub server_id: u32,
+}
+
+impl Default for LogOptions {
+    fn default() -> Self {
+        LogOptions {
+            dir: PathBuf::from("binlog"),
+            segment_size: 1 << 30,
+            state_interval: 2 << 20,
+            durability: Durability::Level1,
+            flush_interval: Duration::from_secs(1),
+            strict_visibility: false,
+            server_version: "10.11.9-onelog".to_string(),
+            server_id: 1,
+        }
+    }
+}
+
+/// What a record holds. Codes 1, 2, 3 in the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecordKind {
+    /// A transaction's binlog event group.
+    Transaction,
+    /// A DDL statement's event group (Query event) plus the engine's catalog change in `aux`.
+    Ddl,
+    /// The GTID state at this point of the log (written by the log itself).
+    GtidState,
+}
+
+/// How the leader assigns a record's GTID.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GtidAssign {
+    /// `domain_id-server_id-(state.next_seq(domain_id))`.
+    Next { domain_id: u32, server_id: u32 },
+    /// Exactly this GTID (a replica applying its primary's transactions).
+    Fixed(Gtid),
+}
+
+/// A record waiting to be committed.
+pub struct PendingRecord {
+    /// Transaction or Ddl.
+    pub kind: RecordKind,
+    pub gtid: GtidAssign,
+    /// The event group. Its first event MUST be a GTID event written by
+    /// `onelog_binlog::event::gtid::GtidEvent::encode` with `commit_id: Some(_)`; the leader
+    /// patches in the assigned GTID and the group's commit id with `gtid::patch`.
+    pub events: Vec<u8>,
+    /// Opaque bytes stored with the record (DDL: the engine's catalog change). Empty for txns.
+    pub aux: Vec<u8>,
+    /// Handed back to the GroupSink untouched (the engine's write set).
+    pub payload: Option<Box<dyn Any + Send>>,
+}
+
+/// Where and as what a record was logged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommitReceipt {
+    pub gtid: Gtid,
+    pub lsn: Lsn,
+    pub end_lsn: Lsn,
+    /// The group's commit id (shared by the records of one group; onelog uses the group's
+    /// start LSN + 1, so ids never repeat across restarts).
+    pub commit_id: u64,
+}
+
+/// A record of a group, as handed to the [`GroupSink`].
+pub struct CommittedRecord {
+    pub receipt: CommitReceipt,
+    pub kind: RecordKind,
+    pub payload: Option<Box<dyn Any + Send>>,
+}
+
+/// The engine's hook into the pipeline. Called by the group leader once per group, groups in
+/// log order, records in log order, after the group is written (or, with strict_visibility,
+/// after it is durable), BEFORE the committers are acknowledged. Must not call back into commit.
+///
+/// Without strict_visibility it runs under the appender lock: it may call `Log::durable_lsn`,
+/// `written_lsn`, `end_lsn` and `stats`, but not `commit`, `flush`, `gtid_state` or `shutdown`.
+pub trait GroupSink: Send + Sync {
+    fn apply_group(&self, group: &mut [CommittedRecord]);
+}
+
+/// What `Log::open` found.
+#[derive(Clone, Debug)]
+pub struct OpenReport {
+    /// Number of the segment the log continues in.
+    pub segment: u64,
+    pub segment_path: PathBuf,
+    /// Byte offset in that file where the next record goes.
+    pub offset: u64,
+    pub end_lsn: Lsn,
+    /// State at end_lsn (gtid_binlog_pos = gtid_state.pos()).
+    pub gtid_state: GtidState,
+    /// Bytes of a torn tail that were truncated and zeroed.
+    pub torn_bytes: u64,
+}
+
+/// Counters of the commit pipeline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LogStats {
+    /// Records acknowledged.
+    pub commits: u64,
+    /// Commit groups (leader turns that logged at least one record).
+    pub groups: u64,
+    /// `fdatasync` calls on segments holding records (group syncs, flusher syncs, rotations).
+    pub fsyncs: u64,
+    /// Record bytes written to segment files.
+    pub bytes_written: u64,
+}
+
+/// A segment of the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SegmentInfo {
+    pub number: u64,
+    pub path: PathBuf,
+    pub start_lsn: Lsn,
+    /// End of its records; for the current segment, the written LSN.
+    pub end_lsn: Lsn,
+}
+
+/// Where a reader starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadStart {
+    /// At this LSN, which must be a record boundary.
+    Lsn(Lsn),
+    /// At the first record NOT contained in this position.
+    Gtid(GtidPos),
+}
+
+/// What a reader yields.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReaderOptions {
+    /// Yield records up to the written LSN instead of the durable LSN.
+    pub include_non_durable: bool,
+    /// Yield GtidState records too.
+    pub include_state_records: bool,
+}
+
+/// A record read back from the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub lsn: Lsn,
+    pub end_lsn: Lsn,
+    pub kind: RecordKind,
+    /// The GTID of a Transaction/Ddl record; None for GtidState records.
+    pub gtid: Option<Gtid>,
+    pub events: Vec<u8>,
+    /// Transaction/Ddl: the aux bytes; GtidState: `GtidState::encode` of the state.
+    pub aux: Vec<u8>,
+}

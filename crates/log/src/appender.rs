@@ -1,0 +1,320 @@
+//! The appender: frames a commit group's records into the current segment, assigning GTIDs and
+//! the commit id, writes them with one write, rotates segments and writes GTID-state records.
+//!
+//! `Writer` is guarded by `Inner::writer`; only a group leader or the flusher holds it.
+//! Invariants:
+//! - `written <= lsn`; `pending` holds exactly the framed bytes of `written..lsn`, all in the
+//!   current segment at file offset `header_len + (written - seg_start_lsn)`;
+//! - GTIDs are assigned in record order from `state`, which is updated record by record, so
+//!   a segment header written at rotation carries the state at its start LSN;
+//! - a record never spans segments: if it does not fit, the current segment is written,
+//!   synced and closed first (a record larger than an empty segment is refused);
+//! - before a group that may need a rotation touches anything, the next segment must be
+//!   prepared: if preparing failed (ENOSPC) the whole group is refused with nothing written
+//!   and the log stays usable (a later group retries the preparation);
+//! - any write/sync error while appending puts the log in the failed state.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use onelog_binlog::event::gtid::{patch, GTID_EVENT_LEN};
+use onelog_binlog::{Gtid, GtidState};
+
+use crate::error::{is_enospc, LogError};
+use crate::frame;
+use crate::fs::File;
+use crate::log::{lock, Inner, SegmentMeta};
+use crate::segment::{self, SegmentHeader, PREPARED_NAME};
+use crate::{CommitReceipt, CommittedRecord, GtidAssign, Lsn, PendingRecord, RecordKind};
+
+/// At level 0, buffered bytes past this are written without waiting for the flusher.
+pub const LEVEL0_WRITE_THRESHOLD: usize = 1 << 20;
+
+pub(crate) struct Writer {
+    pub seg_number: u64,
+    pub seg_path: PathBuf,
+    pub seg_file: Arc<dyn File>,
+    pub seg_start_lsn: Lsn,
+    pub header_len: u64,
+    /// End of the framed records (pending included).
+    pub lsn: Lsn,
+    /// End of the records written to the file.
+    pub written: Lsn,
+    pub pending: Vec<u8>,
+    pub state: GtidState,
+    pub next_state_lsn: Lsn,
+}
+
+/// What the leader gets back for one record of its group.
+pub(crate) type RecordOutcome = Result<CommitReceipt, LogError>;
+
+/// Clones an error for each committer of a failed group.
+pub(crate) fn group_error(e: &LogError) -> LogError {
+    match e {
+        LogError::StorageFull { path, needed } => LogError::StorageFull {
+            path: path.clone(),
+            needed: *needed,
+        },
+        LogError::InvalidRecord(s) => LogError::InvalidRecord(s.clone()),
+        LogError::Closed => LogError::Closed,
+        LogError::Failed(s) => LogError::Failed(s.clone()),
+        other => LogError::Failed(other.to_string()),
+    }
+}
+
+impl Writer {
+    fn file_offset(&self, lsn: Lsn) -> u64 {
+        self.header_len + (lsn - self.seg_start_lsn)
+    }
+
+    fn fits(&self, inner: &Inner, frame_len: usize) -> bool {
+        self.file_offset(self.lsn) + frame_len as u64 <= inner.opts.segment_size
+    }
+
+    /// Largest frame an empty segment (with a header for the current state) can hold.
+    fn max_frame(&self, inner: &Inner) -> u64 {
+        let mut st = Vec::new();
+        self.state.encode(&mut st);
+        inner
+            .opts
+            .segment_size
+            .saturating_sub(segment::header_len_for(st.len() + 4096, inner.fde.len()))
+    }
+
+    /// Records a failure of the appender: the log enters the failed state. Returns the error
+    /// the group's committers get (StorageFull stays StorageFull).
+    fn failure(&self, inner: &Inner, e: LogError) -> LogError {
+        let msg = inner.fail(format!("{e}; the log refuses further writes until restart"));
+        match e {
+            LogError::StorageFull { .. } => e,
+            _ => LogError::Failed(msg),
+        }
+    }
+
+    /// Frames `batch` (assigning GTIDs and the commit id), writes it when `write_now`, and
+    /// returns per-record outcomes plus the records to hand to the sink. On an appender
+    /// failure every record of the group gets the error.
+    pub fn append_group(
+        &mut self,
+        inner: &Inner,
+        batch: &mut [PendingRecord],
+        write_now: bool,
+    ) -> (Vec<RecordOutcome>, Vec<CommittedRecord>, Lsn) {
+        if let Some(e) = inner.refusal() {
+            return (
+                batch.iter().map(|_| Err(group_error(&e))).collect(),
+                Vec::new(),
+                self.lsn,
+            );
+        }
+        let commit_id = self.lsn + 1;
+        let max_frame = self.max_frame(inner);
+        let mut outcomes: Vec<RecordOutcome> = Vec::with_capacity(batch.len());
+        let mut total = 0u64;
+        for rec in batch.iter() {
+            let len = frame::event_record_len(rec.events.len(), rec.aux.len()) as u64;
+            let bad = if rec.kind == RecordKind::GtidState {
+                Some("GtidState records are written by the log itself".to_string())
+            } else if rec.events.len() < GTID_EVENT_LEN {
+                Some(format!(
+                    "event group of {} bytes cannot start with a GTID event",
+                    rec.events.len()
+                ))
+            } else if len > max_frame || len > u32::MAX as u64 {
+                Some(format!(
+                    "record of {len} bytes is larger than a segment can hold ({max_frame} bytes)"
+                ))
+            } else {
+                None
+            };
+            match bad {
+                Some(why) => outcomes.push(Err(LogError::InvalidRecord(why))),
+                None => {
+                    total += len;
+                    outcomes.push(Ok(CommitReceipt {
+                        gtid: Gtid::new(0, 0, 0),
+                        lsn: 0,
+                        end_lsn: 0,
+                        commit_id,
+                    }));
+                }
+            }
+        }
+        // Make sure a rotation this group may need can happen before touching anything.
+        if total > 0 && self.file_offset(self.lsn) + total + 4096 > inner.opts.segment_size {
+            if let Err(e) = inner.preparer.ensure_ready() {
+                let e = match e {
+                    LogError::StorageFull { .. } | LogError::Closed => e,
+                    other => {
+                        LogError::Failed(format!("could not prepare the next segment: {other}"))
+                    }
+                };
+                return (
+                    batch.iter().map(|_| Err(group_error(&e))).collect(),
+                    Vec::new(),
+                    self.lsn,
+                );
+            }
+        }
+        let mut committed = Vec::with_capacity(batch.len());
+        for (rec, out) in batch.iter_mut().zip(outcomes.iter_mut()) {
+            let Ok(receipt) = out else { continue };
+            let gtid = match rec.gtid {
+                GtidAssign::Next {
+                    domain_id,
+                    server_id,
+                } => Gtid::new(domain_id, server_id, self.state.next_seq(domain_id)),
+                GtidAssign::Fixed(g) => g,
+            };
+            if let Err(e) = patch(&mut rec.events, gtid, commit_id) {
+                *out = Err(LogError::InvalidRecord(format!("first event: {e}")));
+                continue;
+            }
+            let len = frame::event_record_len(rec.events.len(), rec.aux.len());
+            if !self.fits(inner, len) {
+                if let Err(e) = self.rotate(inner) {
+                    let e = self.failure(inner, e);
+                    return (
+                        batch.iter().map(|_| Err(group_error(&e))).collect(),
+                        Vec::new(),
+                        self.lsn,
+                    );
+                }
+            }
+            let lsn = self.lsn;
+            frame::encode_event_record(&mut self.pending, rec.kind, &rec.events, &rec.aux);
+            self.lsn += len as u64;
+            self.state.record(gtid);
+            *receipt = CommitReceipt {
+                gtid,
+                lsn,
+                end_lsn: self.lsn,
+                commit_id,
+            };
+            committed.push(CommittedRecord {
+                receipt: *receipt,
+                kind: rec.kind,
+                payload: rec.payload.take(),
+            });
+        }
+        if !committed.is_empty() && self.lsn >= self.next_state_lsn {
+            let mut st = Vec::new();
+            frame::encode_state_record(&mut st, &self.state);
+            if self.fits(inner, st.len()) {
+                self.pending.extend_from_slice(&st);
+                self.lsn += st.len() as u64;
+            }
+            self.next_state_lsn = self.lsn + inner.opts.state_interval.max(1);
+        }
+        {
+            let mut p = lock(&inner.progress);
+            p.end = self.lsn;
+        }
+        if write_now || self.pending.len() >= LEVEL0_WRITE_THRESHOLD {
+            if let Err(e) = self.write_pending(inner) {
+                let e = self.failure(inner, e);
+                return (
+                    batch.iter().map(|_| Err(group_error(&e))).collect(),
+                    Vec::new(),
+                    self.lsn,
+                );
+            }
+        }
+        (outcomes, committed, self.lsn)
+    }
+
+    /// Writes the buffered records to the current segment with one write.
+    pub fn write_pending(&mut self, inner: &Inner) -> Result<(), LogError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let off = self.file_offset(self.written);
+        let fs = &*inner.fs;
+        let crash = |name: &'static str| {
+            fs.crash_point(name)
+                .map_err(|e| LogError::io(&self.seg_path, off, name, e))
+        };
+        crash("commit.before_write")?;
+        self.seg_file
+            .write_all_at(&self.pending, off)
+            .map_err(|e| {
+                if is_enospc(&e) {
+                    LogError::StorageFull {
+                        path: self.seg_path.clone(),
+                        needed: self.pending.len() as u64,
+                    }
+                } else {
+                    LogError::io(&self.seg_path, off, "write records", e)
+                }
+            })?;
+        crash("commit.after_write")?;
+        inner.stats.bytes_written.fetch_add(
+            self.pending.len() as u64,
+            std::sync::atomic::Ordering::SeqCst,
+        );
+        self.pending.clear();
+        self.written = self.lsn;
+        lock(&inner.progress).written = self.written;
+        inner.progress_cv.notify_all();
+        Ok(())
+    }
+
+    /// Closes the current segment (written and synced) and continues in a new one.
+    fn rotate(&mut self, inner: &Inner) -> Result<(), LogError> {
+        self.write_pending(inner)?;
+        // A pipelined group's fsync may have failed meanwhile: never sync after that.
+        if let Some(e) = inner.refusal() {
+            return Err(e);
+        }
+        inner
+            .stats
+            .fsyncs
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.seg_file
+            .sync_data()
+            .map_err(|e| LogError::io(&self.seg_path, 0, "fdatasync segment before rotation", e))?;
+        {
+            let mut p = lock(&inner.progress);
+            p.durable = p.durable.max(self.lsn);
+        }
+        inner.progress_cv.notify_all();
+        let file = inner.preparer.take()?;
+        let number = self.seg_number + 1;
+        let header = SegmentHeader::encode(number, self.lsn, &self.state, &inner.fde);
+        let dir = &inner.opts.dir;
+        let path = segment::install(
+            &*inner.fs,
+            dir,
+            &dir.join(PREPARED_NAME),
+            &*file,
+            &header,
+            number,
+        )?;
+        inner.preparer.request();
+        {
+            let mut segs = inner.segments_write();
+            if let Some(last) = segs.last_mut() {
+                last.end_lsn = Some(self.lsn);
+            }
+            segs.push(SegmentMeta {
+                number,
+                path: path.clone(),
+                start_lsn: self.lsn,
+                end_lsn: None,
+                header_len: header.len() as u64,
+                state: Arc::new(self.state.clone()),
+            });
+        }
+        {
+            let mut p = lock(&inner.progress);
+            p.cur_file = file.clone();
+            p.cur_path = path.clone();
+        }
+        self.seg_number = number;
+        self.seg_path = path;
+        self.seg_file = file;
+        self.seg_start_lsn = self.lsn;
+        self.header_len = header.len() as u64;
+        Ok(())
+    }
+}

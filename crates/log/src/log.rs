@@ -1,0 +1,319 @@
+//! `Log`: the public handle, and `Inner`, the state shared by committers, background threads
+//! and readers.
+//!
+//! Locks, always taken in this order (never the reverse): `sync_lock` -> `writer` ->
+//! `segments` -> `progress` (`queue`, the commit slots and the preparer slot are only held
+//! briefly, never while waiting for another of these). `progress` guards the three LSNs, the failed/closed flags and
+//! the file the next sync must cover; its condvar wakes readers and `next_wait`. No lock but
+//! `sync_lock` (whose point is to serialise fsyncs) is held across an fsync of the group path;
+//! rotation syncs the old segment under `writer`, which is what makes it a barrier.
+//!
+//! Failure model: once `progress.failed` is set (fsync error, write error, crash) the log takes
+//! no more writes and never calls fsync again; readers keep reading what was durable.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
+use std::thread::JoinHandle;
+
+use onelog_binlog::GtidState;
+
+use crate::appender::Writer;
+use crate::error::LogError;
+use crate::fs::{File, FileSystem};
+use crate::group_commit::Queue;
+use crate::prealloc::Preparer;
+use crate::reader::LogReader;
+use crate::{
+    flusher, group_commit, recovery, CommitReceipt, Durability, GroupSink, LogOptions, LogStats,
+    Lsn, OpenReport, PendingRecord, ReadStart, ReaderOptions, SegmentInfo,
+};
+
+/// Locks a mutex, ignoring poisoning (a panicking test thread must not wedge the log; the
+/// protected state is only mutated in ways that keep it consistent at every step).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One segment, as the log and readers know it.
+#[derive(Clone, Debug)]
+pub(crate) struct SegmentMeta {
+    pub number: u64,
+    pub path: PathBuf,
+    pub start_lsn: Lsn,
+    /// None for the current segment.
+    pub end_lsn: Option<Lsn>,
+    pub header_len: u64,
+    pub state: Arc<GtidState>,
+}
+
+/// Positions and health, guarded by `Inner::progress`.
+pub(crate) struct Progress {
+    pub end: Lsn,
+    pub written: Lsn,
+    pub durable: Lsn,
+    /// The segment the bytes in `durable..written` live in.
+    pub cur_file: Arc<dyn File>,
+    pub cur_path: PathBuf,
+    pub failed: Option<String>,
+    pub closed: bool,
+}
+
+#[derive(Default)]
+pub(crate) struct Stats {
+    pub commits: AtomicU64,
+    pub groups: AtomicU64,
+    pub fsyncs: AtomicU64,
+    pub bytes_written: AtomicU64,
+}
+
+pub(crate) struct Inner {
+    pub fs: Arc<dyn FileSystem>,
+    pub opts: LogOptions,
+    pub fde: Vec<u8>,
+    pub durability: AtomicU8,
+    pub sink: RwLock<Option<Arc<dyn GroupSink>>>,
+    pub queue: Mutex<Queue>,
+    pub writer: Mutex<Writer>,
+    pub sync_lock: Mutex<()>,
+    pub segments: RwLock<Vec<SegmentMeta>>,
+    pub progress: Mutex<Progress>,
+    pub progress_cv: Condvar,
+    pub preparer: Preparer,
+    pub flusher: flusher::FlusherCtl,
+    pub stats: Stats,
+}
+
+impl Inner {
+    pub fn durability(&self) -> Durability {
+        Durability::from_level(self.durability.load(Ordering::SeqCst)).unwrap_or(Durability::Level1)
+    }
+
+    /// Why the log takes no writes, if it does not.
+    pub fn refusal(&self) -> Option<LogError> {
+        let p = lock(&self.progress);
+        if p.closed {
+            Some(LogError::Closed)
+        } else {
+            p.failed.as_ref().map(|f| LogError::Failed(f.clone()))
+        }
+    }
+
+    /// Enters the failed state (the first reason wins) and wakes everybody.
+    pub fn fail(&self, why: String) -> String {
+        let mut p = lock(&self.progress);
+        let msg = p.failed.get_or_insert(why).clone();
+        drop(p);
+        self.progress_cv.notify_all();
+        msg
+    }
+
+    pub fn segments_read(&self) -> std::sync::RwLockReadGuard<'_, Vec<SegmentMeta>> {
+        self.segments.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn segments_write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<SegmentMeta>> {
+        self.segments.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn visible_end(p: &Progress, include_non_durable: bool) -> Lsn {
+        if include_non_durable {
+            p.written
+        } else {
+            p.durable
+        }
+    }
+}
+
+/// The log. Create with [`Log::open`]; dropping it stops its background threads (without
+/// flushing what level 0 buffered: call [`Log::shutdown`] for an orderly stop).
+pub struct Log {
+    inner: Arc<Inner>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Log {
+    /// Opens (creating when empty) the log in `opts.dir`, recovering its tail.
+    pub fn open(
+        fs: Arc<dyn FileSystem>,
+        opts: LogOptions,
+    ) -> Result<(Arc<Log>, OpenReport), LogError> {
+        let (inner, report) = recovery::open(fs, opts)?;
+        let inner = Arc::new(inner);
+        let mut threads = Vec::new();
+        let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
+            std::thread::Builder::new()
+                .name(name.to_string())
+                .spawn(f)
+                .map_err(|e| LogError::io(inner.opts.dir.clone(), 0, "spawn log thread", e))
+        };
+        let i = inner.clone();
+        threads.push(spawn(
+            "onelog-prealloc",
+            Box::new(move || crate::prealloc::run(&i)),
+        )?);
+        let i = inner.clone();
+        threads.push(spawn("onelog-flusher", Box::new(move || flusher::run(&i)))?);
+        inner.preparer.request();
+        Ok((
+            Arc::new(Log {
+                inner,
+                threads: Mutex::new(threads),
+            }),
+            report,
+        ))
+    }
+
+    /// Installs the engine's hook; call before the first commit.
+    pub fn set_sink(&self, sink: Arc<dyn GroupSink>) {
+        *self.inner.sink.write().unwrap_or_else(|p| p.into_inner()) = Some(sink);
+    }
+
+    /// Enqueues `rec`, group-commits it, and returns once it is acknowledged per the
+    /// durability level (level 1: durable; level 2: written; level 0: buffered).
+    pub fn commit(&self, rec: PendingRecord) -> Result<CommitReceipt, LogError> {
+        group_commit::commit(&self.inner, rec)
+    }
+
+    pub fn set_durability(&self, d: Durability) {
+        self.inner.durability.store(d.level(), Ordering::SeqCst);
+    }
+
+    pub fn durability(&self) -> Durability {
+        self.inner.durability()
+    }
+
+    /// Writes and syncs everything appended so far.
+    pub fn flush(&self) -> Result<(), LogError> {
+        flusher::flush(&self.inner)
+    }
+
+    /// Flushes, then stops the background threads; later commits get `Closed`. A failed log
+    /// is stopped too, and the failure returned.
+    pub fn shutdown(&self) -> Result<(), LogError> {
+        let r = match self.inner.refusal() {
+            None => self.flush(),
+            Some(LogError::Closed) => Ok(()),
+            Some(e) => Err(e),
+        };
+        self.stop_threads();
+        r
+    }
+
+    fn stop_threads(&self) {
+        {
+            let mut p = lock(&self.inner.progress);
+            p.closed = true;
+        }
+        self.inner.progress_cv.notify_all();
+        self.inner.preparer.stop();
+        self.inner.flusher.stop();
+        let threads: Vec<_> = lock(&self.threads).drain(..).collect();
+        for t in threads {
+            let _ = t.join();
+        }
+    }
+
+    pub fn stats(&self) -> LogStats {
+        let s = &self.inner.stats;
+        LogStats {
+            commits: s.commits.load(Ordering::SeqCst),
+            groups: s.groups.load(Ordering::SeqCst),
+            fsyncs: s.fsyncs.load(Ordering::SeqCst),
+            bytes_written: s.bytes_written.load(Ordering::SeqCst),
+        }
+    }
+
+    /// The GTID state as of the last record appended.
+    pub fn gtid_state(&self) -> GtidState {
+        lock(&self.inner.writer).state.clone()
+    }
+
+    pub fn durable_lsn(&self) -> Lsn {
+        lock(&self.inner.progress).durable
+    }
+
+    pub fn written_lsn(&self) -> Lsn {
+        lock(&self.inner.progress).written
+    }
+
+    pub fn end_lsn(&self) -> Lsn {
+        lock(&self.inner.progress).end
+    }
+
+    /// A reader from `start`; any number may run concurrently with commits.
+    pub fn reader(&self, start: ReadStart, opts: ReaderOptions) -> Result<LogReader, LogError> {
+        LogReader::new(self.inner.clone(), start, opts)
+    }
+
+    /// The segments present, oldest first.
+    pub fn segments(&self) -> Vec<SegmentInfo> {
+        let written = self.written_lsn();
+        self.inner
+            .segments_read()
+            .iter()
+            .map(|s| SegmentInfo {
+                number: s.number,
+                path: s.path.clone(),
+                start_lsn: s.start_lsn,
+                end_lsn: s.end_lsn.unwrap_or(written),
+            })
+            .collect()
+    }
+
+    /// Removes whole segments whose records end at or before `lsn` (never the current one);
+    /// returns how many.
+    pub fn purge_before(&self, lsn: Lsn) -> Result<usize, LogError> {
+        let doomed: Vec<SegmentMeta> = {
+            let mut segs = self.inner.segments_write();
+            let n = segs
+                .iter()
+                .take_while(|s| s.end_lsn.is_some_and(|e| e <= lsn))
+                .count();
+            segs.drain(..n).collect()
+        };
+        for s in &doomed {
+            self.inner
+                .fs
+                .remove_file(&s.path)
+                .map_err(|e| LogError::io(&s.path, 0, "remove purged segment", e))?;
+        }
+        if !doomed.is_empty() {
+            let dir = &self.inner.opts.dir;
+            self.inner
+                .fs
+                .sync_dir(dir)
+                .map_err(|e| LogError::io(dir, 0, "fsync log directory", e))?;
+        }
+        Ok(doomed.len())
+    }
+
+    /// Why the log stopped taking writes, if it did.
+    pub fn failed(&self) -> Option<String> {
+        lock(&self.inner.progress).failed.clone()
+    }
+
+    /// The Format_description event every segment header carries.
+    pub fn format_description(&self) -> &[u8] {
+        &self.inner.fde
+    }
+}
+
+impl Drop for Log {
+    fn drop(&mut self) {
+        self.stop_threads();
+    }
+}
+
+impl std::fmt::Debug for Log {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let p = lock(&self.inner.progress);
+        f.debug_struct("Log")
+            .field("dir", &self.inner.opts.dir)
+            .field("end_lsn", &p.end)
+            .field("written_lsn", &p.written)
+            .field("durable_lsn", &p.durable)
+            .field("failed", &p.failed)
+            .finish()
+    }
+}

@@ -1,0 +1,104 @@
+//! Background preparation of the next segment, so rotation never waits on zero-filling.
+//!
+//! The preparer thread creates `next.olog.tmp` in the log directory, fills it with
+//! `segment_size` zeros and `fdatasync`s it, then parks the open file in a slot. Rotation
+//! takes it (waiting only if the preparer has not finished), writes the header and renames it
+//! (see `segment::install`), then requests the next one (not before: the preparer reuses the
+//! temporary name).
+//!
+//! Invariants: at most one prepared file exists; a failed preparation (e.g. ENOSPC) is handed
+//! to the next rotation as its error and is retried only when a later rotation asks again,
+//! so a full disk does not turn into a busy loop; the tmp file never holds records, so a
+//! crash at any point leaves nothing recovery needs (it deletes a stale tmp file).
+
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::error::LogError;
+use crate::fs::File;
+use crate::log::{lock, Inner};
+use crate::segment::{self, PREPARED_NAME};
+
+#[derive(Default)]
+struct Slot {
+    ready: Option<Result<Arc<dyn File>, LogError>>,
+    want: bool,
+    stop: bool,
+}
+
+/// The slot shared by the preparer thread and rotation.
+#[derive(Default)]
+pub(crate) struct Preparer {
+    slot: Mutex<Slot>,
+    cv: Condvar,
+}
+
+impl Preparer {
+    /// Asks for a prepared segment if none is there or being made.
+    pub fn request(&self) {
+        let mut s = lock(&self.slot);
+        if s.ready.is_none() {
+            s.want = true;
+        }
+        drop(s);
+        self.cv.notify_all();
+    }
+
+    /// Waits until a preparation finished and returns a clone of its outcome without taking
+    /// the file (rotation will). An error is taken out, so the next call retries.
+    pub fn ensure_ready(&self) -> Result<(), LogError> {
+        let mut s = lock(&self.slot);
+        loop {
+            match &s.ready {
+                Some(Ok(_)) => return Ok(()),
+                Some(Err(_)) => {
+                    let Some(Err(e)) = s.ready.take() else {
+                        return Ok(());
+                    };
+                    return Err(e);
+                }
+                None if s.stop => return Err(LogError::Closed),
+                None => {
+                    s.want = true;
+                    self.cv.notify_all();
+                    s = self.cv.wait(s).unwrap_or_else(|p| p.into_inner());
+                }
+            }
+        }
+    }
+
+    /// Takes the prepared file (waiting for it). The caller requests the next one once it
+    /// has renamed this one away from the temporary name (the preparer reuses that name).
+    pub fn take(&self) -> Result<Arc<dyn File>, LogError> {
+        self.ensure_ready()?;
+        let mut s = lock(&self.slot);
+        let r = s.ready.take().unwrap_or(Err(LogError::Closed));
+        s.want = false;
+        r
+    }
+
+    pub fn stop(&self) {
+        lock(&self.slot).stop = true;
+        self.cv.notify_all();
+    }
+}
+
+/// The preparer thread's body.
+pub(crate) fn run(inner: &Inner) {
+    let p = &inner.preparer;
+    let path = inner.opts.dir.join(PREPARED_NAME);
+    loop {
+        {
+            let mut s = lock(&p.slot);
+            while !(s.stop || (s.want && s.ready.is_none())) {
+                s = p.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+            }
+            if s.stop {
+                return;
+            }
+            s.want = false;
+        }
+        let r = segment::create_zeroed(&*inner.fs, &path, inner.opts.segment_size);
+        lock(&p.slot).ready = Some(r);
+        p.cv.notify_all();
+    }
+}

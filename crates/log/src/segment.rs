@@ -1,0 +1,301 @@
+//! Segment files: naming, the header block, zero-filled preallocation.
+//!
+//! A segment is `binlog-NNNNNN.olog` (six or more decimal digits, numbers start at 1 and are
+//! contiguous among the files present: purging removes the oldest ones only). Every segment
+//! is preallocated to `segment_size` bytes of zeros (written, then `fdatasync`ed, then renamed
+//! into place and the directory synced) so appending and `fdatasync`ing records never changes
+//! file metadata. Layout:
+//!
+//! ```text
+//! header block (header_len bytes, a multiple of 4096):
+//!   0   magic        8 bytes  "ONELOGSG"
+//!   8   version      u32 LE   1
+//!   12  header_len   u32 LE   where the records start
+//!   16  number       u64 LE   the NNNNNN of the file name
+//!   24  start_lsn    u64 LE   LSN of the first record of this segment
+//!   32  state_len    u32 LE
+//!   36  fde_len      u32 LE
+//!   40  gtid state   state_len bytes, GtidState::encode: the state at start_lsn
+//!   ..  Format_description event, fde_len bytes (a complete binlog event with its CRC32)
+//!   ..  crc          u32 LE   masked CRC32C of bytes 0 .. 40 + state_len + fde_len
+//!   ..  zeros up to header_len
+//! records (see frame.rs), back to back, from header_len on
+//! zeros (preallocated) up to segment_size; a zero length word ends the data
+//! ```
+//!
+//! The Format_description event is part of the header block, not a record: it has no LSN,
+//! a reader that needs it (a binlog dump, `onelog binlog`) takes it from any segment header.
+//!
+//! Invariants: a segment file only gets its final name after its header is durable, so a
+//! segment with a bad header is corruption, never a torn write; a record never spans two
+//! segments; the next segment's start_lsn is the end LSN of the previous one.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use onelog_binlog::event::format_description::{FormatDescriptionEvent, SERVER_VERSION_LEN};
+use onelog_binlog::GtidState;
+
+use crate::error::{is_enospc, LogError};
+use crate::frame::{mask_crc, unmask_crc};
+use crate::fs::{read_full_at, File, FileSystem};
+use crate::Lsn;
+
+pub const MAGIC: &[u8; 8] = b"ONELOGSG";
+pub const VERSION: u32 = 1;
+const FIXED_LEN: usize = 40;
+const BLOCK: usize = 4096;
+/// Name of the segment being prepared in the background.
+pub const PREPARED_NAME: &str = "next.olog.tmp";
+const ZERO_CHUNK: usize = 1 << 20;
+
+/// The file name of segment `number`.
+pub fn file_name(number: u64) -> String {
+    format!("binlog-{number:06}.olog")
+}
+
+/// The number of a segment file name, if it is one.
+pub fn parse_name(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix("binlog-")?.strip_suffix(".olog")?;
+    if digits.len() < 6 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// A decoded segment header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentHeader {
+    pub number: u64,
+    pub start_lsn: Lsn,
+    pub state: GtidState,
+    /// The Format_description event bytes.
+    pub fde: Vec<u8>,
+    /// Where the records start (a multiple of 4096).
+    pub header_len: u64,
+}
+
+/// Length of the header block for a state and FDE of these sizes.
+pub fn header_len_for(state_len: usize, fde_len: usize) -> u64 {
+    let raw = FIXED_LEN + state_len + fde_len + 4;
+    raw.div_ceil(BLOCK) as u64 * BLOCK as u64
+}
+
+impl SegmentHeader {
+    /// Encodes the whole header block (padded with zeros to `header_len`).
+    pub fn encode(number: u64, start_lsn: Lsn, state: &GtidState, fde: &[u8]) -> Vec<u8> {
+        let mut st = Vec::new();
+        state.encode(&mut st);
+        let header_len = header_len_for(st.len(), fde.len());
+        let mut out = Vec::with_capacity(header_len as usize);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&(header_len as u32).to_le_bytes());
+        out.extend_from_slice(&number.to_le_bytes());
+        out.extend_from_slice(&start_lsn.to_le_bytes());
+        out.extend_from_slice(&(st.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(fde.len() as u32).to_le_bytes());
+        out.extend_from_slice(&st);
+        out.extend_from_slice(fde);
+        let crc = mask_crc(crc32c::crc32c(&out));
+        out.extend_from_slice(&crc.to_le_bytes());
+        out.resize(header_len as usize, 0);
+        out
+    }
+
+    /// Reads and checks the header of an open segment file.
+    pub fn read(file: &dyn File, path: &Path) -> Result<SegmentHeader, LogError> {
+        let mut fixed = [0u8; FIXED_LEN];
+        let n = read_full_at(file, &mut fixed, 0)
+            .map_err(|e| LogError::io(path, 0, "read segment header", e))?;
+        let bad = |off: u64, why: String| {
+            LogError::corrupt(path, off, format!("bad segment header: {why}"))
+        };
+        if n < FIXED_LEN {
+            return Err(bad(n as u64, format!("file is only {n} bytes long")));
+        }
+        if &fixed[..8] != MAGIC {
+            return Err(bad(0, "wrong magic (not an onelog segment)".into()));
+        }
+        let u32_at =
+            |o: usize| u32::from_le_bytes([fixed[o], fixed[o + 1], fixed[o + 2], fixed[o + 3]]);
+        let u64_at = |o: usize| u64::from_le_bytes(fixed[o..o + 8].try_into().unwrap_or_default());
+        let version = u32_at(8);
+        if version != VERSION {
+            return Err(bad(8, format!("unsupported format version {version}")));
+        }
+        let header_len = u32_at(12) as u64;
+        let state_len = u32_at(32) as usize;
+        let fde_len = u32_at(36) as usize;
+        let body = FIXED_LEN as u64 + state_len as u64 + fde_len as u64;
+        if header_len & (BLOCK as u64 - 1) != 0 || body + 4 > header_len || header_len > 64 << 20 {
+            return Err(bad(
+                12,
+                format!("header length {header_len} inconsistent with its contents ({body} bytes)"),
+            ));
+        }
+        let mut buf = vec![0u8; body as usize + 4];
+        let n = read_full_at(file, &mut buf, 0)
+            .map_err(|e| LogError::io(path, 0, "read segment header", e))?;
+        if n < buf.len() {
+            return Err(bad(n as u64, "truncated header".into()));
+        }
+        let b = body as usize;
+        let stored = unmask_crc(u32::from_le_bytes([
+            buf[b],
+            buf[b + 1],
+            buf[b + 2],
+            buf[b + 3],
+        ]));
+        let computed = crc32c::crc32c(&buf[..b]);
+        if stored != computed {
+            return Err(bad(
+                body,
+                format!("bad CRC32C: stored {stored:#010x}, computed {computed:#010x}"),
+            ));
+        }
+        let (state, used) = GtidState::decode(&buf[FIXED_LEN..FIXED_LEN + state_len])
+            .map_err(|e| bad(FIXED_LEN as u64, e.to_string()))?;
+        if used != state_len {
+            return Err(bad(FIXED_LEN as u64, "GTID state length mismatch".into()));
+        }
+        Ok(SegmentHeader {
+            number: u64_at(16),
+            start_lsn: u64_at(24),
+            state,
+            fde: buf[FIXED_LEN + state_len..b].to_vec(),
+            header_len,
+        })
+    }
+}
+
+/// The Format_description event (type 15) every segment header carries: MariaDB 10.11's,
+/// with `binlog_checksum=CRC32` (`onelog_binlog::event::format_description`). The server
+/// version is cut to the 49 bytes the event holds.
+pub fn format_description(server_version: &str, server_id: u32) -> Vec<u8> {
+    let mut v: String = server_version.chars().filter(|c| *c != '\0').collect();
+    while v.len() > SERVER_VERSION_LEN - 1 {
+        v.pop();
+    }
+    let mut out = Vec::new();
+    // Cannot fail: the version was made to fit above.
+    let _ = FormatDescriptionEvent::new(&v, 0).encode(0, server_id, &mut out);
+    out
+}
+
+/// Creates (or truncates) `path` and fills it with `size` zero bytes, then `fdatasync`s it.
+/// ENOSPC is `StorageFull`.
+pub fn create_zeroed(
+    fs: &dyn FileSystem,
+    path: &Path,
+    size: u64,
+) -> Result<Arc<dyn File>, LogError> {
+    if fs.exists(path) {
+        fs.remove_file(path)
+            .map_err(|e| LogError::io(path, 0, "remove stale file", e))?;
+    }
+    let file = fs
+        .open(path, true)
+        .map_err(|e| LogError::io(path, 0, "create segment", e))?;
+    let zeros = vec![0u8; ZERO_CHUNK.min(size as usize)];
+    let mut off = 0u64;
+    while off < size {
+        let n = (size - off).min(zeros.len() as u64) as usize;
+        file.write_all_at(&zeros[..n], off).map_err(|e| {
+            if is_enospc(&e) {
+                LogError::StorageFull {
+                    path: path.to_path_buf(),
+                    needed: size - off,
+                }
+            } else {
+                LogError::io(path, off, "preallocate segment", e)
+            }
+        })?;
+        off += n as u64;
+    }
+    file.sync_data()
+        .map_err(|e| LogError::io(path, 0, "fdatasync preallocated segment", e))?;
+    Ok(file)
+}
+
+/// Writes the header block into a prepared (zeroed) file, syncs it, renames it to its final
+/// name and syncs the directory, with the rotation crash points in between.
+pub fn install(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    prepared: &Path,
+    file: &dyn File,
+    header: &[u8],
+    number: u64,
+) -> Result<PathBuf, LogError> {
+    let crash = |name: &'static str| {
+        fs.crash_point(name)
+            .map_err(|e| LogError::io(prepared, 0, name, e))
+    };
+    crash("rotate.before_header")?;
+    file.write_all_at(header, 0)
+        .map_err(|e| LogError::io(prepared, 0, "write segment header", e))?;
+    file.sync_data()
+        .map_err(|e| LogError::io(prepared, 0, "fdatasync segment header", e))?;
+    crash("rotate.after_header")?;
+    let path = dir.join(file_name(number));
+    fs.rename(prepared, &path)
+        .map_err(|e| LogError::io(&path, 0, "rename prepared segment", e))?;
+    crash("rotate.after_rename")?;
+    fs.sync_dir(dir)
+        .map_err(|e| LogError::io(dir, 0, "fsync log directory", e))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::SimFs;
+    use onelog_binlog::Gtid;
+
+    #[test]
+    fn names_round_trip() {
+        assert_eq!(file_name(3), "binlog-000003.olog");
+        assert_eq!(parse_name("binlog-000003.olog"), Some(3));
+        assert_eq!(parse_name("binlog-1234567.olog"), Some(1234567));
+        assert_eq!(parse_name("binlog-03.olog"), None);
+        assert_eq!(parse_name(PREPARED_NAME), None);
+    }
+
+    #[test]
+    fn header_round_trips_and_detects_damage() {
+        let mut s = GtidState::new();
+        s.record(Gtid::new(0, 1, 10));
+        let fde = format_description("10.11.9-onelog", 1);
+        onelog_binlog::event::check_event(&fde).unwrap();
+        let long = format_description(&"x".repeat(80), 1);
+        let ev = FormatDescriptionEvent::decode(&long).unwrap();
+        assert_eq!(ev.server_version.len(), 49);
+        let h = SegmentHeader::encode(7, 12345, &s, &fde);
+        assert_eq!(h.len(), 4096);
+        let fs = SimFs::new();
+        let p = Path::new("/l/binlog-000007.olog");
+        let f = fs.open(p, true).unwrap();
+        f.write_all_at(&h, 0).unwrap();
+        let back = SegmentHeader::read(&*f, p).unwrap();
+        assert_eq!(
+            (
+                back.number,
+                back.start_lsn,
+                &back.state,
+                &back.fde,
+                back.header_len
+            ),
+            (7, 12345, &s, &fde, 4096)
+        );
+        for byte in [0usize, 9, 17, 25, 41, 60] {
+            let mut bad = h.clone();
+            bad[byte] ^= 4;
+            f.write_all_at(&bad, 0).unwrap();
+            assert!(
+                matches!(SegmentHeader::read(&*f, p), Err(LogError::Corrupt { .. })),
+                "byte {byte}"
+            );
+        }
+    }
+}

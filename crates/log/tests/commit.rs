@@ -1,0 +1,256 @@
+//! Group commit: GTID assignment, grouping, the sink, durability levels.
+
+mod common;
+
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use common::*;
+use onelog_binlog::event::gtid::GtidEvent;
+use onelog_binlog::Gtid;
+use onelog_log::{
+    CommittedRecord, Durability, GroupSink, GtidAssign, Log, LogError, ReadStart, ReaderOptions,
+    RecordKind, SimFs,
+};
+
+#[test]
+fn commits_round_trip_with_patched_gtid_events() {
+    let fs = SimFs::new();
+    let log = open(&fs, opts(1 << 20, Durability::Level1));
+    let mut receipts = Vec::new();
+    for i in 0..50 {
+        receipts.push(log.commit(txn(i, 100)).unwrap());
+    }
+    let recs = all_records(&log);
+    assert_eq!(recs.len(), 50);
+    assert_contiguous(&recs, "single committer");
+    for (r, rc) in recs.iter().zip(&receipts) {
+        assert_eq!(
+            (r.lsn, r.end_lsn, r.gtid),
+            (rc.lsn, rc.end_lsn, Some(rc.gtid))
+        );
+        let ev =
+            GtidEvent::decode(&r.events[..onelog_binlog::event::gtid::GTID_EVENT_LEN]).unwrap();
+        assert_eq!(ev.gtid, rc.gtid);
+        assert_eq!(ev.commit_id, Some(rc.commit_id));
+        assert_eq!(&r.events[ev_len()..], &events(100, tag_of(r))[ev_len()..]);
+    }
+    assert_eq!(log.durable_lsn(), receipts[49].end_lsn);
+    assert_eq!(log.gtid_state().pos().to_string(), "0-1-50");
+    assert_eq!(log.stats().commits, 50);
+}
+
+fn ev_len() -> usize {
+    onelog_binlog::event::gtid::GTID_EVENT_LEN
+}
+
+#[test]
+fn concurrent_commits_are_grouped_with_one_fsync_per_group_and_contiguous_gtids() {
+    let fs = SimFs::new();
+    fs.set_fsync_latency(Duration::from_millis(2));
+    let log = open(&fs, opts(4 << 20, Durability::Level1));
+    let threads: Vec<_> = (0..8u64)
+        .map(|t| {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                for i in 0..40 {
+                    log.commit(txn(t * 1000 + i, 200)).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let s = log.stats();
+    assert_eq!(s.commits, 320);
+    assert!(s.fsyncs <= s.groups, "{s:?}");
+    assert!(s.groups < s.commits, "no grouping happened: {s:?}");
+    let recs = all_records(&log);
+    assert_eq!(recs.len(), 320);
+    assert_contiguous(&recs, "8 committers");
+    let mut tags: Vec<u64> = recs.iter().map(tag_of).collect();
+    tags.sort_unstable();
+    tags.dedup();
+    assert_eq!(tags.len(), 320);
+}
+
+#[derive(Default)]
+struct RecordingSink {
+    log: OnceLock<Arc<Log>>,
+    /// (lsn, end_lsn, commit_id, durable LSN when applied)
+    seen: Mutex<Vec<(u64, u64, u64, u64)>>,
+}
+
+impl GroupSink for RecordingSink {
+    fn apply_group(&self, group: &mut [CommittedRecord]) {
+        let durable = self.log.get().map_or(0, |l| l.durable_lsn());
+        let mut seen = self.seen.lock().unwrap();
+        for r in group.iter_mut() {
+            if let Some(p) = r.payload.take() {
+                assert_eq!(*p.downcast::<u64>().unwrap(), r.receipt.gtid.seq_no);
+            }
+            seen.push((
+                r.receipt.lsn,
+                r.receipt.end_lsn,
+                r.receipt.commit_id,
+                durable,
+            ));
+        }
+    }
+}
+
+fn run_sink(strict: bool) -> (Vec<(u64, u64, u64, u64)>, u64) {
+    let fs = SimFs::new();
+    fs.set_fsync_latency(Duration::from_millis(1));
+    let mut o = opts(4 << 20, Durability::Level2);
+    o.strict_visibility = strict;
+    o.state_interval = 1 << 30;
+    let log = open(&fs, o);
+    let sink = Arc::new(RecordingSink::default());
+    let _ = sink.log.set(log.clone());
+    log.set_sink(sink.clone());
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                for i in 0..25 {
+                    log.commit(txn(t * 100 + i, 50)).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    // A payload reaches the sink untouched.
+    let next = log.gtid_state().next_seq(0);
+    let mut rec = txn(0, 50);
+    rec.payload = Some(Box::new(next));
+    log.commit(rec).unwrap();
+    let groups = log.stats().groups;
+    log.shutdown().unwrap();
+    let v = sink.seen.lock().unwrap().clone();
+    (v, groups)
+}
+
+#[test]
+fn sink_sees_groups_in_log_order_and_strict_visibility_applies_only_durable_groups() {
+    for strict in [false, true] {
+        let (seen, groups) = run_sink(strict);
+        assert_eq!(seen.len(), 101, "strict={strict}");
+        let mut ids = Vec::new();
+        for w in seen.windows(2) {
+            assert_eq!(
+                w[0].1, w[1].0,
+                "records applied out of log order (strict={strict})"
+            );
+        }
+        for s in &seen {
+            if ids.last() != Some(&s.2) {
+                assert!(
+                    !ids.contains(&s.2),
+                    "commit id {} reused by a later group",
+                    s.2
+                );
+                ids.push(s.2);
+            }
+            if strict {
+                assert!(s.3 >= s.1, "applied before durable: {s:?}");
+            }
+        }
+        assert_eq!(ids.len() as u64, groups);
+    }
+}
+
+#[test]
+fn record_too_large_or_without_gtid_event_is_refused_without_consuming_a_gtid() {
+    let fs = SimFs::new();
+    let log = open(&fs, opts(64 << 10, Durability::Level1));
+    let e = log.commit(txn(1, 80 << 10)).unwrap_err();
+    assert!(matches!(e, LogError::InvalidRecord(_)), "{e}");
+    assert!(e.to_string().contains("larger than a segment"), "{e}");
+    let mut bad = txn(2, 10);
+    bad.events = vec![1, 2, 3];
+    assert!(matches!(log.commit(bad), Err(LogError::InvalidRecord(_))));
+    let mut state_kind = txn(3, 10);
+    state_kind.kind = RecordKind::GtidState;
+    assert!(matches!(
+        log.commit(state_kind),
+        Err(LogError::InvalidRecord(_))
+    ));
+    let r = log.commit(txn(4, 10)).unwrap();
+    assert_eq!(r.gtid, Gtid::new(0, 1, 1));
+}
+
+#[test]
+fn fixed_gtids_are_logged_as_given_and_next_continues_after_them() {
+    let fs = SimFs::new();
+    let log = open(&fs, opts(1 << 20, Durability::Level1));
+    let mut rec = txn(1, 10);
+    rec.gtid = GtidAssign::Fixed(Gtid::new(5, 9, 100));
+    assert_eq!(log.commit(rec).unwrap().gtid, Gtid::new(5, 9, 100));
+    let mut rec = txn(2, 10);
+    rec.gtid = GtidAssign::Next {
+        domain_id: 5,
+        server_id: 1,
+    };
+    assert_eq!(log.commit(rec).unwrap().gtid, Gtid::new(5, 1, 101));
+    assert_eq!(log.gtid_state().pos().to_string(), "5-1-101");
+}
+
+#[test]
+fn level0_and_level2_ack_before_sync_and_flush_makes_durable() {
+    for level in [Durability::Level0, Durability::Level2] {
+        let fs = SimFs::new();
+        let mut o = opts(1 << 20, level);
+        o.flush_interval = Duration::from_secs(3600);
+        let log = open(&fs, o);
+        let r = log.commit(txn(1, 10)).unwrap();
+        assert_eq!(log.end_lsn(), r.end_lsn);
+        assert_eq!(log.durable_lsn(), 0, "{level:?}");
+        assert_eq!(
+            log.written_lsn(),
+            if level == Durability::Level0 {
+                0
+            } else {
+                r.end_lsn
+            }
+        );
+        let mut nd = log
+            .reader(
+                ReadStart::Lsn(0),
+                ReaderOptions {
+                    include_non_durable: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            read_all(&mut nd).len(),
+            usize::from(level == Durability::Level2)
+        );
+        assert!(all_records(&log).is_empty());
+        log.flush().unwrap();
+        assert_eq!(log.durable_lsn(), r.end_lsn);
+        assert_eq!(all_records(&log).len(), 1);
+        log.set_durability(Durability::Level1);
+        let r2 = log.commit(txn(2, 10)).unwrap();
+        assert_eq!(log.durable_lsn(), r2.end_lsn);
+        log.shutdown().unwrap();
+        assert!(matches!(log.commit(txn(3, 10)), Err(LogError::Closed)));
+    }
+}
+
+#[test]
+fn background_flusher_makes_level2_commits_durable() {
+    let fs = SimFs::new();
+    let log = open(&fs, opts(1 << 20, Durability::Level2));
+    let r = log.commit(txn(1, 10)).unwrap();
+    let mut reader = log
+        .reader(ReadStart::Lsn(0), ReaderOptions::default())
+        .unwrap();
+    // Waits on the condvar until the flusher's sync makes the record visible.
+    let got = reader.next_wait(Duration::from_secs(30)).unwrap().unwrap();
+    assert_eq!(got.end_lsn, r.end_lsn);
+}
