@@ -1,0 +1,1125 @@
+//! Checkpoint files, the control file that names the current one, and the background
+//! checkpoint scheduler.
+//!
+//! A checkpoint is the table store serialized at a log position (LSN): recovery loads the
+//! current checkpoint and replays the log from its LSN. This module owns the on-disk form and
+//! the atomic switch; the body bytes are the engine's business.
+//!
+//! ## Checkpoint file `checkpoint-<lsn as 16 lowercase hex digits>.ckpt`
+//!
+//! ```text
+//! offset      size  field
+//! 0           8     magic b"OLOGCKPT"
+//! 8           4     format version, u32 LE (1)
+//! 12          8     LSN, u64 LE: the log position the body is consistent with
+//! 20          n     GTID state at that LSN: GtidState::encode (u32 count, 16 bytes per entry)
+//! 20+n        8     body length b, u64 LE
+//! 28+n        b     body (engine-defined)
+//! 28+n+b      4     CRC32C (Castagnoli), u32 LE, of every byte before it
+//! ```
+//! The file is exactly `32 + n + b` bytes long; anything else is corruption.
+//!
+//! ## Control file `control`
+//!
+//! ```text
+//! 0      8  magic b"OLOGCTRL"
+//! 8      4  format version, u32 LE (1)
+//! 12     8  LSN of the current checkpoint, u64 LE
+//! 20     2  length k of the file name, u16 LE
+//! 22     k  file name of the current checkpoint (in the same directory)
+//! 22+k   4  CRC32C of every byte before it
+//! ```
+//!
+//! ## Protocol and invariants
+//!
+//! [`write_checkpoint`]: write `<name>.tmp`, `sync_data`, rename to `<name>`, `sync_dir`
+//! (crash point `checkpoint.after_write`); write `control.tmp`, `sync_data` (crash point
+//! `checkpoint.before_control_switch`); rename it over `control`, `sync_dir` (crash point
+//! `checkpoint.after_control_switch`); then remove every other checkpoint file. Calls are
+//! serialized within the process, and a checkpoint older than the current one is refused
+//! ([`CheckpointError::Backwards`]): the log before the current checkpoint may be purged.
+//!
+//! - The control file only ever names a checkpoint file that is complete and durable, and it is
+//!   itself replaced by an atomic rename of a synced file, so after a crash at any point
+//!   [`load_checkpoint`] finds either the previous checkpoint or the new one, never a mix and
+//!   never a torn file. A control file that is unreadable, or names a missing or corrupt file,
+//!   is therefore real corruption and an error naming the file and offset, never skipped.
+//! - Only the file the control names is needed; other `checkpoint-*.ckpt` files and this
+//!   module's `.tmp` files are leftovers of an interrupted checkpoint and are removed (best
+//!   effort) after a switch and when a checkpoint is loaded. Other files in the directory are
+//!   never touched.
+//!
+//! ## Scheduler
+//!
+//! [`CheckpointScheduler`] runs a background thread that calls the engine's checkpoint
+//! function when the log has grown by `every_bytes` since the last checkpoint or `every` has
+//! passed (with log growth). Writers never wait on it.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use onelog_binlog::GtidState;
+use onelog_log::{File, FileSystem, Lsn};
+
+const CKPT_MAGIC: &[u8; 8] = b"OLOGCKPT";
+const CTRL_MAGIC: &[u8; 8] = b"OLOGCTRL";
+const FORMAT_VERSION: u32 = 1;
+/// magic + version + LSN.
+const CKPT_FIXED_HEAD: u64 = 20;
+/// Bytes of a checkpoint file besides the GTID state and the body: head, body length, CRC.
+const CKPT_OVERHEAD: u64 = CKPT_FIXED_HEAD + 8 + 4;
+/// magic + version + LSN + name length.
+const CTRL_HEAD: usize = 22;
+const CTRL_MAX_LEN: u64 = (CTRL_HEAD + u16::MAX as usize + 4) as u64;
+
+/// Serializes `write_checkpoint` calls (see there).
+static WRITE_LOCK: Mutex<()> = Mutex::new(());
+
+/// Name of the control file in the checkpoint directory.
+pub const CONTROL_FILE: &str = "control";
+const CONTROL_TMP: &str = "control.tmp";
+const CKPT_PREFIX: &str = "checkpoint-";
+const CKPT_SUFFIX: &str = ".ckpt";
+const TMP_SUFFIX: &str = ".tmp";
+
+/// A checkpoint read back by [`load_checkpoint`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadedCheckpoint {
+    pub lsn: Lsn,
+    pub gtid_state: GtidState,
+    pub body: Vec<u8>,
+    pub path: PathBuf,
+}
+
+/// A checkpoint could not be written or loaded.
+#[derive(Debug)]
+pub enum CheckpointError {
+    /// The file system failed (including a simulated crash).
+    Io {
+        path: PathBuf,
+        offset: u64,
+        op: &'static str,
+        source: io::Error,
+    },
+    /// A file's content is not what this module writes.
+    Corrupt {
+        path: PathBuf,
+        offset: u64,
+        reason: String,
+    },
+    /// `write_checkpoint` was asked for an LSN older than the current checkpoint's (`path` is
+    /// the control file). Going backwards could name a position whose log was already purged.
+    Backwards {
+        path: PathBuf,
+        current: Lsn,
+        requested: Lsn,
+    },
+}
+
+impl CheckpointError {
+    /// The file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            CheckpointError::Io { path, .. }
+            | CheckpointError::Corrupt { path, .. }
+            | CheckpointError::Backwards { path, .. } => path,
+        }
+    }
+
+    /// The byte offset in that file.
+    pub fn offset(&self) -> u64 {
+        match self {
+            CheckpointError::Io { offset, .. } | CheckpointError::Corrupt { offset, .. } => *offset,
+            CheckpointError::Backwards { .. } => 0,
+        }
+    }
+
+    fn corrupt(path: &Path, offset: u64, reason: impl Into<String>) -> Self {
+        CheckpointError::Corrupt {
+            path: path.to_path_buf(),
+            offset,
+            reason: reason.into(),
+        }
+    }
+}
+
+fn io_err(path: &Path, offset: u64, op: &'static str) -> impl FnOnce(io::Error) -> CheckpointError {
+    let path = path.to_path_buf();
+    move |source| CheckpointError::Io {
+        path,
+        offset,
+        op,
+        source,
+    }
+}
+
+impl fmt::Display for CheckpointError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckpointError::Io {
+                path,
+                offset,
+                op,
+                source,
+            } => {
+                write!(
+                    f,
+                    "checkpoint I/O error: {op} {} at offset {offset}: {source}",
+                    path.display()
+                )
+            }
+            CheckpointError::Corrupt {
+                path,
+                offset,
+                reason,
+            } => {
+                write!(
+                    f,
+                    "corrupt checkpoint data in {} at offset {offset}: {reason}",
+                    path.display()
+                )
+            }
+            CheckpointError::Backwards {
+                path,
+                current,
+                requested,
+            } => write!(
+                f,
+                "refusing to write a checkpoint at LSN {requested}: {} already names LSN {current}",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CheckpointError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CheckpointError::Io { source, .. } => Some(source),
+            CheckpointError::Corrupt { .. } | CheckpointError::Backwards { .. } => None,
+        }
+    }
+}
+
+/// The file name of the checkpoint at `lsn`.
+pub fn checkpoint_file_name(lsn: Lsn) -> String {
+    format!("{CKPT_PREFIX}{lsn:016x}{CKPT_SUFFIX}")
+}
+
+/// The LSN in a checkpoint file name, if `name` is one.
+fn parse_checkpoint_name(name: &str) -> Option<Lsn> {
+    let hex = name.strip_prefix(CKPT_PREFIX)?.strip_suffix(CKPT_SUFFIX)?;
+    if hex.len() != 16
+        || !hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok()
+}
+
+fn crash_point(fs: &dyn FileSystem, dir: &Path, name: &'static str) -> Result<(), CheckpointError> {
+    fs.crash_point(name).map_err(io_err(dir, 0, name))
+}
+
+/// Writes the concatenation of `parts` as the whole content of `path` and syncs it.
+fn write_synced(fs: &dyn FileSystem, path: &Path, parts: &[&[u8]]) -> Result<(), CheckpointError> {
+    let file = fs.open(path, true).map_err(io_err(path, 0, "create"))?;
+    file.set_len(0).map_err(io_err(path, 0, "truncate"))?;
+    let mut offset = 0u64;
+    for part in parts {
+        file.write_all_at(part, offset)
+            .map_err(io_err(path, offset, "write"))?;
+        offset += part.len() as u64;
+    }
+    file.sync_data().map_err(io_err(path, 0, "sync"))
+}
+
+/// Writes the checkpoint at `lsn` and makes it the current one (see the module doc for the
+/// protocol). Returns the checkpoint file's path. On error the previous checkpoint stays
+/// current.
+pub fn write_checkpoint(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    lsn: Lsn,
+    gtid_state: &GtidState,
+    body: &[u8],
+) -> Result<PathBuf, CheckpointError> {
+    // One checkpoint write at a time in this process: a concurrent writer's leftover removal
+    // could otherwise delete the file the other is about to name in the control file.
+    let _serialized = WRITE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    fs.create_dir_all(dir)
+        .map_err(io_err(dir, 0, "create directory"))?;
+    let control = dir.join(CONTROL_FILE);
+    if fs.exists(&control) {
+        let (current, _) = read_control(fs, &control)?;
+        if current > lsn {
+            return Err(CheckpointError::Backwards {
+                path: control,
+                current,
+                requested: lsn,
+            });
+        }
+    }
+    let name = checkpoint_file_name(lsn);
+    let path = dir.join(&name);
+    let tmp = dir.join(format!("{name}{TMP_SUFFIX}"));
+
+    let mut head = Vec::with_capacity(64);
+    head.extend_from_slice(CKPT_MAGIC);
+    head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    head.extend_from_slice(&lsn.to_le_bytes());
+    gtid_state.encode(&mut head);
+    head.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    let crc = crc32c::crc32c_append(crc32c::crc32c(&head), body);
+    write_synced(fs, &tmp, &[&head, body, &crc.to_le_bytes()])?;
+    fs.rename(&tmp, &path).map_err(io_err(&tmp, 0, "rename"))?;
+    fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory"))?;
+    crash_point(fs, dir, "checkpoint.after_write")?;
+
+    let name_len = u16::try_from(name.len())
+        .map_err(|_| CheckpointError::corrupt(&path, 0, "checkpoint file name too long"))?;
+    let mut ctrl = Vec::with_capacity(CTRL_HEAD + name.len() + 4);
+    ctrl.extend_from_slice(CTRL_MAGIC);
+    ctrl.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    ctrl.extend_from_slice(&lsn.to_le_bytes());
+    ctrl.extend_from_slice(&name_len.to_le_bytes());
+    ctrl.extend_from_slice(name.as_bytes());
+    let ctrl_crc = crc32c::crc32c(&ctrl);
+    ctrl.extend_from_slice(&ctrl_crc.to_le_bytes());
+    let ctrl_tmp = dir.join(CONTROL_TMP);
+    write_synced(fs, &ctrl_tmp, &[&ctrl])?;
+    crash_point(fs, dir, "checkpoint.before_control_switch")?;
+    fs.rename(&ctrl_tmp, &dir.join(CONTROL_FILE))
+        .map_err(io_err(&ctrl_tmp, 0, "rename"))?;
+    fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory"))?;
+    crash_point(fs, dir, "checkpoint.after_control_switch")?;
+
+    remove_leftovers(fs, dir, &name);
+    Ok(path)
+}
+
+/// Whether `name` is a temporary file of this module (`control.tmp`,
+/// `checkpoint-<lsn>.ckpt.tmp`). Other files in `dir` are never touched.
+fn is_our_tmp(name: &str) -> bool {
+    name == CONTROL_TMP
+        || name
+            .strip_suffix(TMP_SUFFIX)
+            .is_some_and(|n| parse_checkpoint_name(n).is_some())
+}
+
+/// Removes every checkpoint file but `keep` and this module's temporary files in `dir`. Best
+/// effort: a leftover that cannot be removed now is removed by the next checkpoint or load,
+/// and never affects which checkpoint is current.
+fn remove_leftovers(fs: &dyn FileSystem, dir: &Path, keep: &str) {
+    let Ok(names) = fs.list_dir(dir) else { return };
+    for name in names {
+        let stale_ckpt = name != keep && parse_checkpoint_name(&name).is_some();
+        if stale_ckpt || is_our_tmp(&name) {
+            let _ = fs.remove_file(&dir.join(&name));
+        }
+    }
+}
+
+/// Removes only this module's temporary files: used when there is no control file to say
+/// which checkpoint to keep.
+fn remove_tmp_files(fs: &dyn FileSystem, dir: &Path) {
+    let Ok(names) = fs.list_dir(dir) else { return };
+    for name in names.iter().filter(|n| is_our_tmp(n)) {
+        let _ = fs.remove_file(&dir.join(name));
+    }
+}
+
+/// Reads exactly `buf.len()` bytes at `offset`; a short file is corruption.
+fn read_exact_at(
+    file: &dyn File,
+    path: &Path,
+    buf: &mut [u8],
+    offset: u64,
+) -> Result<(), CheckpointError> {
+    let mut done = 0usize;
+    while done < buf.len() {
+        let at = offset + done as u64;
+        let n = file
+            .read_at(&mut buf[done..], at)
+            .map_err(io_err(path, at, "read"))?;
+        if n == 0 {
+            return Err(CheckpointError::corrupt(path, at, "file ends early"));
+        }
+        done += n;
+    }
+    Ok(())
+}
+
+fn le_u32(b: &[u8], at: usize) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(a)
+}
+
+fn le_u64(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+/// Checks magic and version of a fixed head already read into `head`.
+fn check_magic(path: &Path, head: &[u8], magic: &[u8; 8]) -> Result<(), CheckpointError> {
+    if &head[..8] != magic {
+        return Err(CheckpointError::corrupt(
+            path,
+            0,
+            format!("bad magic {:02x?}", &head[..8]),
+        ));
+    }
+    let version = le_u32(head, 8);
+    if version != FORMAT_VERSION {
+        return Err(CheckpointError::corrupt(
+            path,
+            8,
+            format!("unsupported format version {version} (this build reads {FORMAT_VERSION})"),
+        ));
+    }
+    Ok(())
+}
+
+/// Reads and verifies the control file: the LSN and file name of the current checkpoint.
+fn read_control(fs: &dyn FileSystem, path: &Path) -> Result<(Lsn, String), CheckpointError> {
+    let file = fs.open(path, false).map_err(io_err(path, 0, "open"))?;
+    let len = file.len().map_err(io_err(path, 0, "stat"))?;
+    if len < (CTRL_HEAD + 4) as u64 || len > CTRL_MAX_LEN {
+        return Err(CheckpointError::corrupt(
+            path,
+            0,
+            format!("impossible length {len}"),
+        ));
+    }
+    let mut buf = vec![0u8; len as usize];
+    read_exact_at(file.as_ref(), path, &mut buf, 0)?;
+    check_magic(path, &buf, CTRL_MAGIC)?;
+    let lsn = le_u64(&buf, 12);
+    let name_len = usize::from(u16::from_le_bytes([buf[20], buf[21]]));
+    let crc_at = CTRL_HEAD + name_len;
+    if crc_at + 4 != buf.len() {
+        return Err(CheckpointError::corrupt(
+            path,
+            20,
+            format!("name length {name_len} does not match file length {len}"),
+        ));
+    }
+    let stored = le_u32(&buf, crc_at);
+    let computed = crc32c::crc32c(&buf[..crc_at]);
+    if stored != computed {
+        return Err(CheckpointError::corrupt(
+            path,
+            crc_at as u64,
+            format!("CRC32C mismatch: stored {stored:#010x}, computed {computed:#010x}"),
+        ));
+    }
+    let name = std::str::from_utf8(&buf[CTRL_HEAD..crc_at])
+        .ok()
+        .filter(|n| parse_checkpoint_name(n) == Some(lsn))
+        .ok_or_else(|| {
+            CheckpointError::corrupt(
+                path,
+                CTRL_HEAD as u64,
+                format!(
+                    "names {:?}, not the checkpoint file of LSN {lsn}",
+                    String::from_utf8_lossy(&buf[CTRL_HEAD..crc_at])
+                ),
+            )
+        })?;
+    Ok((lsn, name.to_owned()))
+}
+
+/// Reads and verifies a checkpoint file written for `expect_lsn`.
+fn read_checkpoint_file(
+    fs: &dyn FileSystem,
+    path: &Path,
+    expect_lsn: Lsn,
+) -> Result<LoadedCheckpoint, CheckpointError> {
+    let file = fs.open(path, false).map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            CheckpointError::corrupt(path, 0, "named by the control file but missing")
+        } else {
+            io_err(path, 0, "open")(e)
+        }
+    })?;
+    let file = file.as_ref();
+    let len = file.len().map_err(io_err(path, 0, "stat"))?;
+    if len < CKPT_OVERHEAD + 4 {
+        return Err(CheckpointError::corrupt(
+            path,
+            len,
+            format!("file too short ({len} bytes)"),
+        ));
+    }
+    let mut head = vec![0u8; CKPT_FIXED_HEAD as usize + 4];
+    read_exact_at(file, path, &mut head, 0)?;
+    check_magic(path, &head, CKPT_MAGIC)?;
+    let lsn = le_u64(&head, 12);
+    if lsn != expect_lsn {
+        return Err(CheckpointError::corrupt(
+            path,
+            12,
+            format!("holds LSN {lsn} but the control file says {expect_lsn}"),
+        ));
+    }
+    let count = u64::from(le_u32(&head, CKPT_FIXED_HEAD as usize));
+    let gtid_len = 4 + 16 * count;
+    if CKPT_OVERHEAD + gtid_len > len {
+        return Err(CheckpointError::corrupt(
+            path,
+            CKPT_FIXED_HEAD,
+            format!("GTID state of {count} entries does not fit in a {len}-byte file"),
+        ));
+    }
+    // Rest of the header: the GTID entries and the body length.
+    let head_len = CKPT_FIXED_HEAD + gtid_len + 8;
+    head.resize(head_len as usize, 0);
+    read_exact_at(
+        file,
+        path,
+        &mut head[CKPT_FIXED_HEAD as usize + 4..],
+        CKPT_FIXED_HEAD + 4,
+    )?;
+    let body_len = le_u64(&head, (head_len - 8) as usize);
+    let expect_len = head_len
+        .checked_add(body_len)
+        .and_then(|n| n.checked_add(4));
+    if expect_len != Some(len) {
+        return Err(CheckpointError::corrupt(
+            path,
+            head_len - 8,
+            format!("body length {body_len} does not match file length {len}"),
+        ));
+    }
+    let mut body = vec![0u8; body_len as usize];
+    read_exact_at(file, path, &mut body, head_len)?;
+    let mut trailer = [0u8; 4];
+    let crc_at = head_len + body_len;
+    read_exact_at(file, path, &mut trailer, crc_at)?;
+    let stored = u32::from_le_bytes(trailer);
+    let computed = crc32c::crc32c_append(crc32c::crc32c(&head), &body);
+    if stored != computed {
+        return Err(CheckpointError::corrupt(
+            path,
+            crc_at,
+            format!("CRC32C mismatch: stored {stored:#010x}, computed {computed:#010x}"),
+        ));
+    }
+    let gtid_bytes = &head[CKPT_FIXED_HEAD as usize..(CKPT_FIXED_HEAD + gtid_len) as usize];
+    let (gtid_state, used) = GtidState::decode(gtid_bytes).map_err(|e| {
+        CheckpointError::corrupt(path, CKPT_FIXED_HEAD + e.offset as u64, e.to_string())
+    })?;
+    if used as u64 != gtid_len {
+        return Err(CheckpointError::corrupt(
+            path,
+            CKPT_FIXED_HEAD,
+            "GTID state length mismatch",
+        ));
+    }
+    Ok(LoadedCheckpoint {
+        lsn,
+        gtid_state,
+        body,
+        path: path.to_path_buf(),
+    })
+}
+
+/// Loads the current checkpoint of `dir` (server start). `None` when there is no control file
+/// (a fresh data directory, or no checkpoint ever completed). A control file that is corrupt
+/// or names a missing or corrupt checkpoint is an error naming the file and offset. Leftover
+/// files of interrupted checkpoints are then removed (best effort; see the module doc), so
+/// call it only when no checkpoint of `dir` is being written.
+pub fn load_checkpoint(
+    fs: &dyn FileSystem,
+    dir: &Path,
+) -> Result<Option<LoadedCheckpoint>, CheckpointError> {
+    let loaded = read_current_checkpoint(fs, dir)?;
+    match &loaded {
+        Some(ckpt) => {
+            let keep = checkpoint_file_name(ckpt.lsn);
+            remove_leftovers(fs, dir, &keep);
+        }
+        None => remove_tmp_files(fs, dir),
+    }
+    Ok(loaded)
+}
+
+/// Like [`load_checkpoint`] but changes nothing on disk: for tools (backup, check) that may
+/// look at the data directory of a running server.
+pub fn read_current_checkpoint(
+    fs: &dyn FileSystem,
+    dir: &Path,
+) -> Result<Option<LoadedCheckpoint>, CheckpointError> {
+    let control = dir.join(CONTROL_FILE);
+    if !fs.exists(&control) {
+        return Ok(None);
+    }
+    let (lsn, name) = read_control(fs, &control)?;
+    read_checkpoint_file(fs, &dir.join(&name), lsn).map(Some)
+}
+
+/// Longest sleep of the scheduler thread between two looks at the log's growth.
+const MAX_CHECK_INTERVAL: Duration = Duration::from_secs(1);
+
+#[derive(Default)]
+struct SchedState {
+    stop: bool,
+    poked: bool,
+    last_error: Option<String>,
+    taken: u64,
+}
+
+struct SchedShared {
+    state: Mutex<SchedState>,
+    cv: Condvar,
+}
+
+impl SchedShared {
+    fn state(&self) -> MutexGuard<'_, SchedState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Background checkpoint thread. `stop()` (or drop) wakes and joins it.
+pub struct CheckpointScheduler {
+    shared: Arc<SchedShared>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl CheckpointScheduler {
+    /// Starts the thread. It looks at `end_lsn()` (the log's end, e.g. `Log::end_lsn`) at least
+    /// every `min(every, 1 s)` and on [`poke`](Self::poke), and calls `run()` when the log has
+    /// grown by `every_bytes` since the LSN the last successful `run` returned (initially
+    /// `end_lsn()` at start), or when `every` has passed since then and the log has grown at
+    /// all. `every_bytes == 0` or `every == 0` turns that trigger off. A failed `run` is
+    /// reported by [`last_error`](Self::last_error) and retried at the next look.
+    pub fn start(
+        end_lsn: Box<dyn Fn() -> Lsn + Send>,
+        every_bytes: u64,
+        every: Duration,
+        run: Box<dyn Fn() -> Result<Lsn, String> + Send>,
+    ) -> Self {
+        let shared = Arc::new(SchedShared {
+            state: Mutex::default(),
+            cv: Condvar::new(),
+        });
+        let interval = if every.is_zero() {
+            MAX_CHECK_INTERVAL
+        } else {
+            every.min(MAX_CHECK_INTERVAL)
+        };
+        let initial = end_lsn();
+        let worker = shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name("onelog-checkpoint".into())
+            .spawn(move || {
+                let mut last_lsn = initial;
+                let mut last_time = Instant::now();
+                loop {
+                    {
+                        let mut st = worker.state();
+                        if !st.stop && !st.poked {
+                            st = worker
+                                .cv
+                                .wait_timeout(st, interval)
+                                .unwrap_or_else(|e| e.into_inner())
+                                .0;
+                        }
+                        if st.stop {
+                            return;
+                        }
+                        st.poked = false;
+                    }
+                    let end = end_lsn();
+                    let grown = end.saturating_sub(last_lsn);
+                    let by_bytes = every_bytes > 0 && grown >= every_bytes;
+                    let by_time = !every.is_zero() && grown > 0 && last_time.elapsed() >= every;
+                    if !(by_bytes || by_time) {
+                        continue;
+                    }
+                    let outcome = run();
+                    let mut st = worker.state();
+                    match outcome {
+                        Ok(lsn) => {
+                            last_lsn = lsn;
+                            last_time = Instant::now();
+                            st.taken += 1;
+                            st.last_error = None;
+                        }
+                        Err(e) => st.last_error = Some(e),
+                    }
+                }
+            });
+        let thread = match spawned {
+            Ok(handle) => Some(handle),
+            Err(e) => {
+                shared.state().last_error = Some(format!("cannot start checkpoint thread: {e}"));
+                None
+            }
+        };
+        CheckpointScheduler {
+            shared,
+            thread: Mutex::new(thread),
+        }
+    }
+
+    /// Makes the thread look at the log's growth now (cheap; never waits for a checkpoint).
+    pub fn poke(&self) {
+        self.shared.state().poked = true;
+        self.shared.cv.notify_one();
+    }
+
+    /// Stops the thread and waits for it (and for a checkpoint in progress) to finish.
+    /// Idempotent.
+    pub fn stop(&self) {
+        self.shared.state().stop = true;
+        self.shared.cv.notify_all();
+        let handle = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(handle) = handle {
+            if handle.thread().id() != std::thread::current().id() {
+                let _ = handle.join();
+            }
+        }
+    }
+
+    /// The error of the last checkpoint attempt, `None` once one succeeds.
+    pub fn last_error(&self) -> Option<String> {
+        self.shared.state().last_error.clone()
+    }
+
+    /// Number of successful checkpoints taken by this scheduler.
+    pub fn checkpoints_taken(&self) -> u64 {
+        self.shared.state().taken
+    }
+}
+
+impl Drop for CheckpointScheduler {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use onelog_binlog::Gtid;
+    use onelog_log::SimFs;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::mpsc;
+
+    const LONG: Duration = Duration::from_secs(30);
+
+    fn dir() -> PathBuf {
+        PathBuf::from("/data/checkpoints")
+    }
+
+    fn state(n: u64) -> GtidState {
+        GtidState::from_entries([
+            Gtid::new(0, 1, n),
+            Gtid::new(0, 2, n + 1),
+            Gtid::new(5, 1, 3 * n),
+        ])
+    }
+
+    fn names(fs: &SimFs) -> Vec<String> {
+        let mut v = fs.list_dir(&dir()).unwrap();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn written_checkpoint_loads_back_identically() {
+        let fs = SimFs::new();
+        assert_eq!(load_checkpoint(fs.as_ref(), &dir()).unwrap(), None);
+        let body: Vec<u8> = (0..10_000u32).map(|i| (i * 7) as u8).collect();
+        let path = write_checkpoint(fs.as_ref(), &dir(), 0x1234, &state(9), &body).unwrap();
+        assert_eq!(path, dir().join("checkpoint-0000000000001234.ckpt"));
+        let got = load_checkpoint(fs.as_ref(), &dir()).unwrap().unwrap();
+        assert_eq!(
+            got,
+            LoadedCheckpoint {
+                lsn: 0x1234,
+                gtid_state: state(9),
+                body,
+                path
+            }
+        );
+    }
+
+    #[test]
+    fn empty_state_and_body_round_trip() {
+        let fs = SimFs::new();
+        write_checkpoint(fs.as_ref(), &dir(), 0, &GtidState::new(), &[]).unwrap();
+        let got = load_checkpoint(fs.as_ref(), &dir()).unwrap().unwrap();
+        assert_eq!(
+            (got.lsn, got.gtid_state, got.body),
+            (0, GtidState::new(), vec![])
+        );
+    }
+
+    #[test]
+    fn new_checkpoint_replaces_and_removes_old_ones() {
+        let fs = SimFs::new();
+        for lsn in [100u64, 200, 300] {
+            write_checkpoint(fs.as_ref(), &dir(), lsn, &state(lsn), &lsn.to_le_bytes()).unwrap();
+        }
+        assert_eq!(
+            names(&fs),
+            vec![checkpoint_file_name(300), CONTROL_FILE.to_string()]
+        );
+        let got = load_checkpoint(fs.as_ref(), &dir()).unwrap().unwrap();
+        assert_eq!((got.lsn, got.body), (300, 300u64.to_le_bytes().to_vec()));
+    }
+
+    #[test]
+    fn rewriting_the_current_lsn_keeps_a_valid_checkpoint() {
+        let fs = SimFs::new();
+        write_checkpoint(fs.as_ref(), &dir(), 100, &state(1), b"one").unwrap();
+        write_checkpoint(fs.as_ref(), &dir(), 100, &state(1), b"one again").unwrap();
+        let got = load_checkpoint(fs.as_ref(), &dir()).unwrap().unwrap();
+        assert_eq!(got.body, b"one again");
+        assert_eq!(
+            names(&fs),
+            vec![checkpoint_file_name(100), CONTROL_FILE.to_string()]
+        );
+    }
+
+    /// Crash at `point` while writing checkpoint 200 over checkpoint 100; returns what loads
+    /// after a power loss.
+    fn crash_during_second_checkpoint(
+        point: &'static str,
+        seed: u64,
+    ) -> (LoadedCheckpoint, Arc<SimFs>) {
+        let fs = SimFs::new();
+        write_checkpoint(fs.as_ref(), &dir(), 100, &state(1), b"old body").unwrap();
+        fs.arm_crash_point(point, 1);
+        let err =
+            write_checkpoint(fs.as_ref(), &dir(), 200, &state(2), b"new body, longer").unwrap_err();
+        assert!(matches!(err, CheckpointError::Io { .. }), "{err}");
+        assert!(fs.crashed());
+        let fs = fs.reboot(seed, true);
+        let got = load_checkpoint(fs.as_ref(), &dir()).unwrap().unwrap();
+        (got, fs)
+    }
+
+    #[test]
+    fn crash_before_control_switch_loads_old_checkpoint() {
+        for point in ["checkpoint.after_write", "checkpoint.before_control_switch"] {
+            for seed in 0..8 {
+                let (got, fs) = crash_during_second_checkpoint(point, seed);
+                assert_eq!(
+                    (got.lsn, got.gtid_state, got.body),
+                    (100, state(1), b"old body".to_vec())
+                );
+                // The interrupted attempt's files are cleaned up at load.
+                assert_eq!(
+                    names(&fs),
+                    vec![checkpoint_file_name(100), CONTROL_FILE.to_string()]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn crash_after_control_switch_loads_new_checkpoint() {
+        for seed in 0..8 {
+            let (got, fs) = crash_during_second_checkpoint("checkpoint.after_control_switch", seed);
+            assert_eq!(
+                (got.lsn, got.gtid_state, got.body),
+                (200, state(2), b"new body, longer".to_vec())
+            );
+            assert_eq!(
+                names(&fs),
+                vec![checkpoint_file_name(200), CONTROL_FILE.to_string()]
+            );
+        }
+    }
+
+    #[test]
+    fn crash_during_first_checkpoint_leaves_no_checkpoint() {
+        for point in ["checkpoint.after_write", "checkpoint.before_control_switch"] {
+            let fs = SimFs::new();
+            fs.arm_crash_point(point, 1);
+            write_checkpoint(fs.as_ref(), &dir(), 100, &state(1), b"body").unwrap_err();
+            let fs = fs.reboot(3, true);
+            assert_eq!(load_checkpoint(fs.as_ref(), &dir()).unwrap(), None);
+            // A later checkpoint succeeds and removes the orphan.
+            write_checkpoint(fs.as_ref(), &dir(), 150, &state(1), b"body").unwrap();
+            assert_eq!(
+                names(&fs),
+                vec![checkpoint_file_name(150), CONTROL_FILE.to_string()]
+            );
+        }
+    }
+
+    #[test]
+    fn checkpoint_older_than_current_is_refused() {
+        let fs = SimFs::new();
+        write_checkpoint(fs.as_ref(), &dir(), 200, &state(2), b"new").unwrap();
+        let err = write_checkpoint(fs.as_ref(), &dir(), 100, &state(1), b"old").unwrap_err();
+        assert!(
+            matches!(
+                err,
+                CheckpointError::Backwards {
+                    current: 200,
+                    requested: 100,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(err.path(), dir().join(CONTROL_FILE));
+        let got = load_checkpoint(fs.as_ref(), &dir()).unwrap().unwrap();
+        assert_eq!((got.lsn, got.body), (200, b"new".to_vec()));
+    }
+
+    #[test]
+    fn read_current_checkpoint_leaves_files_alone() {
+        let fs = SimFs::new();
+        write_checkpoint(fs.as_ref(), &dir(), 100, &state(1), b"body").unwrap();
+        fs.open(&dir().join("control.tmp"), true).unwrap();
+        let got = read_current_checkpoint(fs.as_ref(), &dir())
+            .unwrap()
+            .unwrap();
+        assert_eq!((got.lsn, got.body), (100, b"body".to_vec()));
+        assert!(fs.exists(&dir().join("control.tmp")));
+    }
+
+    #[test]
+    fn stray_tmp_files_are_removed_at_load() {
+        let fs = SimFs::new();
+        write_checkpoint(fs.as_ref(), &dir(), 100, &state(1), b"body").unwrap();
+        for stray in [
+            "control.tmp",
+            "checkpoint-00000000000000c8.ckpt.tmp",
+            "unrelated.tmp",
+        ] {
+            fs.open(&dir().join(stray), true)
+                .unwrap()
+                .write_all_at(b"junk", 0)
+                .unwrap();
+        }
+        load_checkpoint(fs.as_ref(), &dir()).unwrap().unwrap();
+        // Our leftovers are gone; a file this module did not write is left alone.
+        assert_eq!(
+            names(&fs),
+            vec![
+                checkpoint_file_name(100),
+                CONTROL_FILE.to_string(),
+                "unrelated.tmp".to_string()
+            ]
+        );
+    }
+
+    fn corrupt_byte(fs: &SimFs, path: &Path, offset: u64) {
+        let f = fs.open(path, false).unwrap();
+        let mut b = [0u8; 1];
+        f.read_at(&mut b, offset).unwrap();
+        f.write_all_at(&[b[0] ^ 0x40], offset).unwrap();
+    }
+
+    #[test]
+    fn corrupt_body_is_an_error_naming_file_and_offset() {
+        let fs = SimFs::new();
+        let path = write_checkpoint(fs.as_ref(), &dir(), 100, &state(1), &[7u8; 1000]).unwrap();
+        let body_at = CKPT_OVERHEAD - 4 + 4 + 16 * 3;
+        corrupt_byte(&fs, &path, body_at + 500);
+        let err = load_checkpoint(fs.as_ref(), &dir()).unwrap_err();
+        let crc_at = body_at + 1000;
+        match &err {
+            CheckpointError::Corrupt {
+                path: p,
+                offset,
+                reason,
+            } => {
+                assert_eq!((p, *offset), (&path, crc_at));
+                assert!(reason.contains("CRC32C"), "{reason}");
+            }
+            other => panic!("unexpected {other}"),
+        }
+        let msg = err.to_string();
+        assert!(
+            msg.contains("checkpoint-0000000000000064.ckpt")
+                && msg.contains(&format!("offset {crc_at}")),
+            "{msg}"
+        );
+        // Nothing was removed: the operator still has the evidence.
+        assert!(fs.exists(&path));
+    }
+
+    #[test]
+    fn corrupt_control_file_is_an_error_naming_it() {
+        let fs = SimFs::new();
+        write_checkpoint(fs.as_ref(), &dir(), 100, &state(1), b"body").unwrap();
+        corrupt_byte(&fs, &dir().join(CONTROL_FILE), 14);
+        let err = load_checkpoint(fs.as_ref(), &dir()).unwrap_err();
+        assert_eq!(err.path(), dir().join(CONTROL_FILE));
+        assert!(err.to_string().contains("CRC32C"), "{err}");
+    }
+
+    #[test]
+    fn missing_checkpoint_named_by_control_is_an_error() {
+        let fs = SimFs::new();
+        let path = write_checkpoint(fs.as_ref(), &dir(), 100, &state(1), b"body").unwrap();
+        fs.remove_file(&path).unwrap();
+        let err = load_checkpoint(fs.as_ref(), &dir()).unwrap_err();
+        assert_eq!((err.path(), err.offset()), (path.as_path(), 0));
+        assert!(err.to_string().contains("missing"), "{err}");
+    }
+
+    #[test]
+    fn every_truncation_and_bit_flip_is_detected_without_panic() {
+        let fs = SimFs::new();
+        let path =
+            write_checkpoint(fs.as_ref(), &dir(), 100, &state(1), b"some body bytes").unwrap();
+        let f = fs.open(&path, false).unwrap();
+        let len = f.len().unwrap();
+        let mut orig = vec![0u8; len as usize];
+        f.read_at(&mut orig, 0).unwrap();
+        for cut in 0..len {
+            f.set_len(cut).unwrap();
+            let err = load_checkpoint(fs.as_ref(), &dir()).unwrap_err();
+            assert_eq!(err.path(), path, "cut at {cut}: {err}");
+            f.write_all_at(&orig, 0).unwrap();
+        }
+        for at in 0..len {
+            corrupt_byte(&fs, &path, at);
+            let err = load_checkpoint(fs.as_ref(), &dir()).unwrap_err();
+            assert_eq!(err.path(), path, "flip at {at}: {err}");
+            corrupt_byte(&fs, &path, at);
+        }
+        load_checkpoint(fs.as_ref(), &dir()).unwrap().unwrap();
+    }
+
+    /// A fake log end plus channels that report each look at it and each checkpoint run.
+    struct FakeLog {
+        end: Arc<AtomicU64>,
+        /// While set, `run` fails with "disk full".
+        fail: Arc<AtomicBool>,
+        looks: mpsc::Receiver<Lsn>,
+        runs: mpsc::Receiver<Lsn>,
+    }
+
+    fn start_fake(every_bytes: u64, every: Duration) -> (CheckpointScheduler, FakeLog) {
+        let end = Arc::new(AtomicU64::new(100));
+        let (look_tx, looks) = mpsc::channel();
+        let (run_tx, runs) = mpsc::channel();
+        let e1 = end.clone();
+        let e2 = end.clone();
+        let fail = Arc::new(AtomicBool::new(false));
+        let f = fail.clone();
+        let sched = CheckpointScheduler::start(
+            Box::new(move || {
+                let v = e1.load(Ordering::SeqCst);
+                let _ = look_tx.send(v);
+                v
+            }),
+            every_bytes,
+            every,
+            Box::new(move || {
+                if f.load(Ordering::SeqCst) {
+                    return Err("disk full".to_string());
+                }
+                let v = e2.load(Ordering::SeqCst);
+                let _ = run_tx.send(v);
+                Ok(v)
+            }),
+        );
+        (
+            sched,
+            FakeLog {
+                end,
+                fail,
+                looks,
+                runs,
+            },
+        )
+    }
+
+    impl FakeLog {
+        /// Waits until the scheduler has finished every look that started before this call.
+        fn settle(&self, sched: &CheckpointScheduler) {
+            while self.looks.try_recv().is_ok() {}
+            sched.poke();
+            self.looks.recv_timeout(LONG).unwrap();
+            sched.poke();
+            self.looks.recv_timeout(LONG).unwrap();
+        }
+    }
+
+    #[test]
+    fn scheduler_runs_once_log_grows_by_every_bytes() {
+        let (sched, log) = start_fake(1000, Duration::from_secs(3600));
+        assert_eq!(log.looks.recv_timeout(LONG).unwrap(), 100);
+        log.end.store(600, Ordering::SeqCst);
+        log.settle(&sched);
+        assert!(
+            log.runs.try_recv().is_err(),
+            "500 bytes must not trigger a checkpoint"
+        );
+        assert_eq!(sched.checkpoints_taken(), 0);
+
+        log.end.store(1100, Ordering::SeqCst);
+        sched.poke();
+        assert_eq!(log.runs.recv_timeout(LONG).unwrap(), 1100);
+        log.settle(&sched);
+        assert_eq!(sched.checkpoints_taken(), 1);
+        assert_eq!(sched.last_error(), None);
+
+        // The threshold now counts from the LSN the run returned.
+        log.end.store(2000, Ordering::SeqCst);
+        log.settle(&sched);
+        assert!(log.runs.try_recv().is_err());
+        log.end.store(2100, Ordering::SeqCst);
+        sched.poke();
+        assert_eq!(log.runs.recv_timeout(LONG).unwrap(), 2100);
+        sched.stop();
+        sched.stop();
+    }
+
+    #[test]
+    fn scheduler_reports_errors_and_retries() {
+        let (sched, log) = start_fake(10, Duration::from_secs(3600));
+        log.fail.store(true, Ordering::SeqCst);
+        log.end.store(500, Ordering::SeqCst);
+        log.settle(&sched);
+        assert_eq!(sched.last_error().as_deref(), Some("disk full"));
+        assert_eq!(sched.checkpoints_taken(), 0);
+        log.fail.store(false, Ordering::SeqCst);
+        sched.poke();
+        assert_eq!(log.runs.recv_timeout(LONG).unwrap(), 500);
+        log.settle(&sched);
+        assert_eq!(sched.last_error(), None);
+        assert_eq!(sched.checkpoints_taken(), 1);
+    }
+
+    #[test]
+    fn scheduler_runs_on_time_when_log_grew() {
+        let (sched, log) = start_fake(0, Duration::from_millis(1));
+        log.end.store(101, Ordering::SeqCst);
+        assert_eq!(log.runs.recv_timeout(LONG).unwrap(), 101);
+        drop(sched); // Drop stops and joins.
+    }
+
+    #[test]
+    fn scheduler_stop_joins_thread_while_idle() {
+        let (sched, log) = start_fake(1000, Duration::from_secs(3600));
+        log.settle(&sched);
+        sched.stop();
+        // The thread is gone: the closures (and their senders) were dropped.
+        while log.looks.try_recv().is_ok() {}
+        assert!(matches!(
+            log.looks.recv_timeout(LONG),
+            Err(mpsc::RecvTimeoutError::Disconnected)
+        ));
+        assert_eq!(sched.checkpoints_taken(), 0);
+    }
+}

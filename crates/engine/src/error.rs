@@ -1,0 +1,264 @@
+//! The engine's error type, [`EngineError`].
+//!
+//! Owns the mapping of every engine failure to its MySQL error code and SQLSTATE (what a server
+//! puts in an error packet) and a message in MySQL's wording, so the layers above can forward
+//! an engine error to a client unchanged.
+//!
+//! Invariants: every variant has a real MySQL code (`ER_*` of MariaDB 10.11) and its SQLSTATE;
+//! errors from the log and from checkpoints keep their source and say what the engine was doing
+//! (`context`); replay errors name the GTID and the LSN of the record that failed.
+
+use std::fmt;
+
+use onelog_binlog::Gtid;
+use onelog_log::{LogError, Lsn};
+
+use crate::checkpoint::CheckpointError;
+
+/// Every error the engine returns.
+#[derive(Debug)]
+pub enum EngineError {
+    /// 1412 `ER_TABLE_DEF_CHANGED`: DDL changed (or truncated) a table this transaction wrote;
+    /// the transaction cannot commit and was rolled back.
+    TableDefChanged { table: String },
+    /// 1062 `ER_DUP_ENTRY`: `entry` is the key value as MySQL prints it (`1-abc`), `key` the
+    /// index name (`PRIMARY` for the primary key; MariaDB 10.11 prints the bare index name).
+    DuplicateKey { entry: String, key: String },
+    /// 1213 `ER_LOCK_DEADLOCK`: this transaction was chosen as the victim and rolled back.
+    Deadlock,
+    /// 1205 `ER_LOCK_WAIT_TIMEOUT`: only the statement failed; the transaction keeps its locks.
+    LockWaitTimeout,
+    /// 1146 `ER_NO_SUCH_TABLE`.
+    NoSuchTable { db: String, table: String },
+    /// 1049 `ER_BAD_DB_ERROR`.
+    NoSuchDatabase { db: String },
+    /// 1007 `ER_DB_CREATE_EXISTS`.
+    DatabaseExists { db: String },
+    /// 1050 `ER_TABLE_EXISTS_ERROR`.
+    TableExists { table: String },
+    /// 1048 `ER_BAD_NULL_ERROR`.
+    BadNull { column: String },
+    /// 1061 `ER_DUP_KEYNAME`.
+    DuplicateKeyName { index: String },
+    /// 1091 `ER_CANT_DROP_FIELD_OR_KEY`.
+    NoSuchIndex { index: String },
+    /// 1072 `ER_KEY_COLUMN_DOES_NOT_EXITS`.
+    NoSuchKeyColumn { column: String },
+    /// 1060 `ER_DUP_FIELDNAME`.
+    DuplicateColumn { column: String },
+    /// 1173 `ER_REQUIRES_PRIMARY_KEY`: onelog tables must have a primary key.
+    RequiresPrimaryKey,
+    /// 1075 `ER_WRONG_AUTO_KEY`.
+    WrongAutoKey,
+    /// 1136 `ER_WRONG_VALUE_COUNT_ON_ROW`.
+    WrongValueCount { expected: usize, got: usize },
+    /// 1264 `ER_WARN_DATA_OUT_OF_RANGE` (strict mode: an error).
+    OutOfRange { column: String },
+    /// 1406 `ER_DATA_TOO_LONG`.
+    DataTooLong { column: String },
+    /// 1366 `ER_TRUNCATED_WRONG_VALUE_FOR_FIELD`: a value of the wrong kind for the column.
+    WrongValue { column: String, value: String },
+    /// 1305 `ER_SP_DOES_NOT_EXIST` as MySQL uses it for `SAVEPOINT x does not exist`.
+    NoSuchSavepoint { name: String },
+    /// 1063 `ER_WRONG_FIELD_SPEC`: a column definition the engine cannot store.
+    WrongColumnSpec { column: String, reason: String },
+    /// The log failed (1030 `ER_GET_ERRNO`, or 1021 `ER_DISK_FULL` when it is full).
+    Log { context: String, source: LogError },
+    /// A checkpoint could not be written or read (1030).
+    Checkpoint {
+        context: String,
+        source: CheckpointError,
+    },
+    /// Bytes the engine wrote itself (catalog change, checkpoint body) do not decode (1030).
+    Corrupt { context: String, reason: String },
+    /// A logged event group could not be applied (recovery or replica apply) (1030).
+    Apply {
+        gtid: Option<Gtid>,
+        lsn: Option<Lsn>,
+        reason: String,
+    },
+    /// The engine was shut down (1053 `ER_SERVER_SHUTDOWN`).
+    ShutDown,
+    /// 1396 `ER_CANNOT_USER`: CREATE USER of an existing account, DROP/ALTER of a missing one.
+    AccountOperation {
+        op: &'static str,
+        user: String,
+        host: String,
+    },
+    /// 1059 `ER_TOO_LONG_IDENT` (longer than 64 characters) or an empty/invalid name (1103
+    /// `ER_WRONG_TABLE_NAME` semantics, reported with the same code for simplicity).
+    BadIdentifier { name: String },
+    /// A file system operation of the engine itself failed (1030).
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
+}
+
+impl EngineError {
+    /// The MySQL error code.
+    pub fn code(&self) -> u16 {
+        use EngineError::*;
+        match self {
+            DuplicateKey { .. } => 1062,
+            Deadlock => 1213,
+            TableDefChanged { .. } => 1412,
+            LockWaitTimeout => 1205,
+            NoSuchTable { .. } => 1146,
+            NoSuchDatabase { .. } => 1049,
+            DatabaseExists { .. } => 1007,
+            TableExists { .. } => 1050,
+            BadNull { .. } => 1048,
+            DuplicateKeyName { .. } => 1061,
+            NoSuchIndex { .. } => 1091,
+            NoSuchKeyColumn { .. } => 1072,
+            DuplicateColumn { .. } => 1060,
+            RequiresPrimaryKey => 1173,
+            WrongAutoKey => 1075,
+            WrongValueCount { .. } => 1136,
+            OutOfRange { .. } => 1264,
+            DataTooLong { .. } => 1406,
+            WrongValue { .. } => 1366,
+            NoSuchSavepoint { .. } => 1305,
+            WrongColumnSpec { .. } => 1063,
+            Log {
+                source: LogError::StorageFull { .. },
+                ..
+            } => 1021,
+            Log { .. } | Checkpoint { .. } | Corrupt { .. } | Apply { .. } => 1030,
+            ShutDown => 1053,
+            AccountOperation { .. } => 1396,
+            BadIdentifier { .. } => 1059,
+            Io { .. } => 1030,
+        }
+    }
+
+    /// The SQLSTATE MySQL sends with [`code`](Self::code).
+    pub fn sqlstate(&self) -> &'static str {
+        use EngineError::*;
+        match self {
+            DuplicateKey { .. } | BadNull { .. } => "23000",
+            Deadlock => "40001",
+            NoSuchTable { .. } => "42S02",
+            TableExists { .. } => "42S01",
+            NoSuchDatabase { .. }
+            | DuplicateKeyName { .. }
+            | NoSuchIndex { .. }
+            | NoSuchKeyColumn { .. }
+            | RequiresPrimaryKey
+            | WrongAutoKey
+            | NoSuchSavepoint { .. }
+            | WrongColumnSpec { .. }
+            | BadIdentifier { .. } => "42000",
+            DuplicateColumn { .. } => "42S21",
+            WrongValueCount { .. } => "21S01",
+            OutOfRange { .. } => "22003",
+            DataTooLong { .. } => "22001",
+            ShutDown => "08S01",
+            LockWaitTimeout
+            | TableDefChanged { .. }
+            | DatabaseExists { .. }
+            | WrongValue { .. }
+            | Log { .. }
+            | Checkpoint { .. }
+            | Corrupt { .. }
+            | Apply { .. }
+            | AccountOperation { .. }
+            | Io { .. } => "HY000",
+        }
+    }
+
+    pub(crate) fn log(context: impl Into<String>, source: LogError) -> Self {
+        EngineError::Log {
+            context: context.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn corrupt(context: impl Into<String>, reason: impl fmt::Display) -> Self {
+        EngineError::Corrupt {
+            context: context.into(),
+            reason: reason.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use EngineError::*;
+        match self {
+            DuplicateKey { entry, key } => write!(f, "Duplicate entry '{entry}' for key '{key}'"),
+            TableDefChanged { table } => write!(
+                f,
+                "Table definition has changed, please retry transaction ({table})"
+            ),
+            Deadlock => write!(f, "Deadlock found when trying to get lock; try restarting transaction"),
+            LockWaitTimeout => write!(f, "Lock wait timeout exceeded; try restarting transaction"),
+            NoSuchTable { db, table } => write!(f, "Table '{db}.{table}' doesn't exist"),
+            NoSuchDatabase { db } => write!(f, "Unknown database '{db}'"),
+            DatabaseExists { db } => {
+                write!(f, "Can't create database '{db}'; database exists")
+            }
+            TableExists { table } => write!(f, "Table '{table}' already exists"),
+            BadNull { column } => write!(f, "Column '{column}' cannot be null"),
+            DuplicateKeyName { index } => write!(f, "Duplicate key name '{index}'"),
+            NoSuchIndex { index } => {
+                write!(f, "Can't DROP INDEX `{index}`; check that it exists")
+            }
+            NoSuchKeyColumn { column } => {
+                write!(f, "Key column '{column}' doesn't exist in table")
+            }
+            DuplicateColumn { column } => write!(f, "Duplicate column name '{column}'"),
+            RequiresPrimaryKey => write!(f, "This table type requires a primary key"),
+            WrongAutoKey => write!(
+                f,
+                "Incorrect table definition; there can be only one auto column and it must be defined as a key"
+            ),
+            WrongValueCount { expected, got } => write!(
+                f,
+                "Column count doesn't match value count at row 1 (expected {expected}, got {got})"
+            ),
+            OutOfRange { column } => {
+                write!(f, "Out of range value for column '{column}' at row 1")
+            }
+            DataTooLong { column } => write!(f, "Data too long for column '{column}' at row 1"),
+            WrongValue { column, value } => {
+                write!(f, "Incorrect value: '{value}' for column '{column}' at row 1")
+            }
+            NoSuchSavepoint { name } => write!(f, "SAVEPOINT {name} does not exist"),
+            WrongColumnSpec { column, reason } => {
+                write!(f, "Incorrect column specifier for column '{column}': {reason}")
+            }
+            Log { context, source } => write!(f, "{context}: {source}"),
+            Checkpoint { context, source } => write!(f, "{context}: {source}"),
+            Corrupt { context, reason } => write!(f, "{context}: corrupt data: {reason}"),
+            Apply { gtid, lsn, reason } => {
+                write!(f, "cannot apply event group")?;
+                if let Some(g) = gtid {
+                    write!(f, " GTID {g}")?;
+                }
+                if let Some(l) = lsn {
+                    write!(f, " at LSN {l}")?;
+                }
+                write!(f, ": {reason}")
+            }
+            ShutDown => write!(f, "Server shutdown in progress"),
+            AccountOperation { op, user, host } => {
+                write!(f, "Operation {op} failed for '{user}'@'{host}'")
+            }
+            BadIdentifier { name } => write!(f, "Incorrect or too long identifier '{name}'"),
+            Io { context, source } => write!(f, "{context}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EngineError::Log { source, .. } => Some(source),
+            EngineError::Checkpoint { source, .. } => Some(source),
+            EngineError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Write sets and DDL as MariaDB binlog event groups: what the engine hands the log.
+//!
+//! Owns [`encode_transaction`] and [`encode_ddl`]. A transaction's group is, as MariaDB 10.11
+//! writes it with `binlog_format=ROW`, `binlog_row_image=FULL`:
+//!
+//! ```text
+//! GTID (flags2 FL_TRANSACTIONAL | FL_ALLOW_PARALLEL, commit id placeholder 0)
+//! Table_map for every table the transaction touched (order of first change)
+//! Write/Update/Delete_rows v1: consecutive changes of one kind to one table batched into one
+//!   event of up to ~8 KiB of row images; STMT_END_F on the last one
+//! Xid
+//! ```
+//!
+//! and a DDL group is `GTID (FL_STANDALONE | FL_DDL) + Query(statement, default db)`.
+//!
+//! Invariants: the GTID event is the first event and has a commit id (fixed size), so the log's
+//! group-commit leader can patch the GTID and commit id in place (`gtid::patch`); the table id
+//! of a Table_map is the engine's `TableId`; the row images are the full canonical rows, so
+//! `apply.rs` decoding this group reproduces exactly the [`RowChange`]s it was built from.
+//! Every byte format is the binlog crate's (no encoder here).
+
+use onelog_binlog::event::gtid::{FL_ALLOW_PARALLEL, FL_DDL, FL_STANDALONE, FL_TRANSACTIONAL};
+use onelog_binlog::event::{GtidEvent, QueryEvent, RowsEventWriter, RowsKind, TableMap, XidEvent};
+use onelog_binlog::{ColumnMeta, Gtid};
+
+use crate::catalog::{Catalog, TableId};
+use crate::error::EngineError;
+use crate::store::RowChange;
+
+/// Row image bytes after which a rows event is cut (MariaDB's `binlog_row_event_max_size`
+/// default is 8 KiB).
+pub const ROWS_EVENT_TARGET: usize = 8 * 1024;
+
+fn encode_err(what: &str, e: impl std::fmt::Display) -> EngineError {
+    EngineError::corrupt(format!("encoding the {what}"), e)
+}
+
+/// The placeholder GTID event (the log patches the GTID and the commit id).
+fn gtid_event(out: &mut Vec<u8>, domain_id: u32, server_id: u32, flags2: u8, timestamp: u32) {
+    GtidEvent {
+        gtid: Gtid::new(domain_id, server_id, 0),
+        flags2,
+        commit_id: Some(0),
+        timestamp,
+    }
+    .encode(out);
+}
+
+/// The event group of a transaction's change log. `xid` goes into the Xid event.
+pub fn encode_transaction(
+    catalog: &Catalog,
+    changes: &[RowChange],
+    domain_id: u32,
+    server_id: u32,
+    timestamp: u32,
+    xid: u64,
+) -> Result<Vec<u8>, EngineError> {
+    let mut out = Vec::with_capacity(128 + changes.len() * 64);
+    gtid_event(
+        &mut out,
+        domain_id,
+        server_id,
+        FL_TRANSACTIONAL | FL_ALLOW_PARALLEL,
+        timestamp,
+    );
+
+    // Table maps, in order of first change.
+    let mut tables: Vec<(TableId, Vec<ColumnMeta>)> = Vec::new();
+    for c in changes {
+        let id = c.table();
+        if tables.iter().any(|(t, _)| *t == id) {
+            continue;
+        }
+        let def = catalog.table(id).ok_or_else(|| EngineError::NoSuchTable {
+            db: String::new(),
+            table: format!("#{id}"),
+        })?;
+        let columns = def.column_metas();
+        let map = TableMap {
+            table_id: id,
+            flags: 1,
+            db: def.db.clone(),
+            table: def.name.clone(),
+            columns: columns.clone(),
+        };
+        map.encode(timestamp, server_id, &mut out)
+            .map_err(|e| encode_err("Table_map event", e))?;
+        tables.push((id, columns));
+    }
+
+    let mut writer: Option<(TableId, RowsEventWriter)> = None;
+    for c in changes {
+        let id = c.table();
+        let kind = match c {
+            RowChange::Insert { .. } => RowsKind::Write,
+            RowChange::Update { .. } => RowsKind::Update,
+            RowChange::Delete { .. } => RowsKind::Delete,
+        };
+        let columns = &tables
+            .iter()
+            .find(|(t, _)| *t == id)
+            .map(|(_, c)| c)
+            .ok_or_else(|| encode_err("rows", "no map"))?;
+        let reuse = matches!(&writer, Some((t, w)) if *t == id && w.kind() == kind && w.rows_len() < ROWS_EVENT_TARGET);
+        if !reuse {
+            if let Some((_, mut w)) = writer.take() {
+                w.finish(timestamp, server_id, false, &mut out);
+            }
+            writer = Some((id, RowsEventWriter::new(kind, id, columns.len())));
+        }
+        let Some((_, w)) = writer.as_mut() else {
+            continue;
+        };
+        let r = match c {
+            RowChange::Insert { row, .. } => w.push_row(columns, row),
+            RowChange::Update { before, after, .. } => w.push_update(columns, before, after),
+            RowChange::Delete { before, .. } => w.push_row(columns, before),
+        };
+        r.map_err(|e| encode_err("rows event", e))?;
+    }
+    if let Some((_, mut w)) = writer.take() {
+        w.finish(timestamp, server_id, true, &mut out);
+    }
+    XidEvent { xid }.encode(timestamp, server_id, &mut out);
+    Ok(out)
+}
+
+/// The event group of a DDL statement: GTID (standalone, DDL) + Query with the default db.
+pub fn encode_ddl(
+    db: &str,
+    sql: &str,
+    domain_id: u32,
+    server_id: u32,
+    timestamp: u32,
+) -> Result<Vec<u8>, EngineError> {
+    let mut out = Vec::with_capacity(128 + sql.len());
+    gtid_event(
+        &mut out,
+        domain_id,
+        server_id,
+        FL_STANDALONE | FL_DDL,
+        timestamp,
+    );
+    QueryEvent::new(db, sql)
+        .encode(timestamp, server_id, &mut out)
+        .map_err(|e| encode_err("Query event", e))?;
+    Ok(out)
+}

@@ -1,0 +1,801 @@
+//! The in-memory MVCC table store.
+//!
+//! Owns [`Root`] (catalog + every table's rows and secondary indexes + the LSN and GTID state
+//! it is consistent at), [`Store`] (the currently published root), [`Snapshot`] (a reader's
+//! root), the row-change unit [`RowChange`] that commits, recovery and replicas apply, range
+//! types ([`IndexRef`], [`KeyRange`]) and the checkpoint body format of a root.
+//!
+//! Layout: per table a persistent ordered map `primary key bytes -> Arc<Row>` (`imbl::OrdMap`,
+//! so cloning a root is O(1) and a change copies only a path), and per secondary index a map
+//! `index key bytes ++ primary key bytes -> length of the index key part` (non-unique and unique
+//! indexes alike; the length lets a scan cut the primary key off without decoding). Key bytes
+//! are `key.rs`'s memcomparable encoding.
+//!
+//! Invariants:
+//! - a published `Root` is never mutated; a commit group is applied to a clone and the clone is
+//!   published once ([`Store::publish`]): readers see all of a group or none of it;
+//! - in every root, each table's index maps hold exactly one entry per row, computed from the
+//!   row with the root's catalog (DDL that adds an index builds it in the same root);
+//! - `Root::lsn` is the end LSN of the last log record applied: replaying the log from there
+//!   onto the root gives the newer state (checkpoints rely on it), and `gtid_state` is the GTID
+//!   state at that LSN;
+//! - `TableData::auto_inc_next` is greater than every AUTO_INCREMENT value in the table's rows
+//!   (reset to 1 by TRUNCATE); the engine's non-transactional allocator starts from it;
+//! - reads are lock-free apart from cloning the published `Arc<Root>`.
+//!
+//! The interface (get, scan, apply, checkpoint encode/decode) is narrow on purpose, so a paged
+//! store can replace this one later.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::{Arc, RwLock};
+
+use imbl::OrdMap;
+use onelog_binlog::{GtidState, Value};
+use onelog_log::Lsn;
+
+use crate::catalog::{Catalog, CatalogChange, IndexDef, TableDef, TableId};
+use crate::encoding::{put_u64, put_u8, put_value, put_var, FormatError, Reader};
+use crate::error::EngineError;
+use crate::key::{encode_value, prefix_end};
+
+/// One row: a canonical value per column.
+pub type Row = Vec<Value>;
+
+/// Byte bounds of a key range.
+pub type ByteRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
+/// One table's rows and indexes.
+#[derive(Clone, Debug, Default)]
+pub struct TableData {
+    pub rows: OrdMap<Vec<u8>, Arc<Row>>,
+    /// Index id -> entries `index key ++ pk -> index key length`.
+    pub indexes: BTreeMap<u32, OrdMap<Vec<u8>, u32>>,
+    /// Next AUTO_INCREMENT value the committed rows call for (max value + 1, at least 1).
+    pub auto_inc_next: u64,
+    /// `Root::ddl_seq` of the last DDL that changed this table's definition or emptied it
+    /// (in memory only): a transaction that wrote the table under another generation cannot
+    /// commit (1412), so a logged row change always applies.
+    pub generation: u64,
+}
+
+/// A change to one row, with full images: the unit every path applies.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RowChange {
+    /// Insert (or replace the row with the same primary key).
+    Insert { table: TableId, row: Arc<Row> },
+    /// Replace the row whose primary key is `before`'s with `after` (the key may change).
+    Update {
+        table: TableId,
+        before: Arc<Row>,
+        after: Arc<Row>,
+    },
+    /// Remove the row whose primary key is `before`'s.
+    Delete { table: TableId, before: Arc<Row> },
+}
+
+impl RowChange {
+    pub fn table(&self) -> TableId {
+        match self {
+            RowChange::Insert { table, .. }
+            | RowChange::Update { table, .. }
+            | RowChange::Delete { table, .. } => *table,
+        }
+    }
+}
+
+/// Primary key bytes of `row`.
+pub fn pk_key(def: &TableDef, row: &[Value]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16);
+    for &c in &def.primary_key {
+        encode_value(&mut out, row.get(c).unwrap_or(&Value::Null), false);
+    }
+    out
+}
+
+/// Index key bytes (without the primary key) of `row` for `index`.
+pub fn index_key(def: &TableDef, index: &IndexDef, row: &[Value], out: &mut Vec<u8>) {
+    for &c in &index.columns {
+        let nullable = def.columns.get(c).is_some_and(|col| col.nullable);
+        encode_value(out, row.get(c).unwrap_or(&Value::Null), nullable);
+    }
+}
+
+/// True when one of the index's columns is NULL in `row` (a unique index allows duplicates then).
+pub fn index_has_null(index: &IndexDef, row: &[Value]) -> bool {
+    index
+        .columns
+        .iter()
+        .any(|&c| matches!(row.get(c), None | Some(Value::Null)))
+}
+
+/// Which index a scan walks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexRef {
+    Primary,
+    /// A secondary index by name (ASCII case-insensitive).
+    Secondary(String),
+}
+
+/// A range over an index by values of a prefix of its columns (like InnoDB ranges): `start`
+/// and `end` hold 0..=n leading column values; `Included(prefix)` takes every key starting with
+/// the prefix, `Excluded(prefix)` none of them. NULL sorts before every value (as in InnoDB),
+/// so an unbounded start includes NULL keys; SQL's `col < x` is `start: Excluded([NULL])`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyRange {
+    pub start: Bound<Vec<Value>>,
+    pub end: Bound<Vec<Value>>,
+}
+
+impl KeyRange {
+    /// Every key.
+    pub fn all() -> Self {
+        KeyRange {
+            start: Bound::Unbounded,
+            end: Bound::Unbounded,
+        }
+    }
+    /// Every key whose leading columns equal `prefix`.
+    pub fn prefix(prefix: Vec<Value>) -> Self {
+        KeyRange {
+            start: Bound::Included(prefix.clone()),
+            end: Bound::Included(prefix),
+        }
+    }
+    /// `lo <= key <= hi` on the leading columns.
+    pub fn between(lo: Vec<Value>, hi: Vec<Value>) -> Self {
+        KeyRange {
+            start: Bound::Included(lo),
+            end: Bound::Included(hi),
+        }
+    }
+}
+
+/// Encodes a [`KeyRange`] over columns `cols` of `def` into byte bounds (values coerced to
+/// the column types first).
+pub fn encode_range(
+    def: &TableDef,
+    cols: &[usize],
+    nullable_marks: bool,
+    range: &KeyRange,
+) -> Result<ByteRange, EngineError> {
+    // Encodes a prefix; `true` when it stopped at a NULL in a NOT NULL column: no key holds
+    // one, so the bound falls just before every key with the prefix so far.
+    let enc = |vals: &Vec<Value>| -> Result<(Vec<u8>, bool), EngineError> {
+        if vals.len() > cols.len() {
+            return Err(EngineError::WrongValueCount {
+                expected: cols.len(),
+                got: vals.len(),
+            });
+        }
+        let mut out = Vec::new();
+        for (v, &c) in vals.iter().zip(cols) {
+            let col = &def.columns[c];
+            let v = col.ty.coerce(&col.name, v.clone())?;
+            let nullable = nullable_marks && col.nullable;
+            if v == Value::Null && !nullable {
+                return Ok((out, true));
+            }
+            encode_value(&mut out, &v, nullable);
+        }
+        Ok((out, false))
+    };
+    let empty = (Bound::Excluded(Vec::new()), Bound::Excluded(Vec::new()));
+    let start = match &range.start {
+        Bound::Unbounded => Bound::Unbounded,
+        Bound::Included(p) => Bound::Included(enc(p)?.0),
+        Bound::Excluded(p) => match enc(p)? {
+            (k, true) => Bound::Included(k),
+            (k, false) => match prefix_end(&k) {
+                Some(e) => Bound::Included(e),
+                None => return Ok(empty),
+            },
+        },
+    };
+    let end = match &range.end {
+        Bound::Unbounded => Bound::Unbounded,
+        Bound::Included(p) => match enc(p)? {
+            (k, true) => Bound::Excluded(k),
+            (k, false) => match prefix_end(&k) {
+                Some(e) => Bound::Excluded(e),
+                None => Bound::Unbounded,
+            },
+        },
+        Bound::Excluded(p) => Bound::Excluded(enc(p)?.0),
+    };
+    if let (Bound::Included(a), Bound::Excluded(b)) = (&start, &end) {
+        if b.is_empty() || a >= b {
+            return Ok(empty);
+        }
+    }
+    Ok((start, end))
+}
+
+/// True when the byte range is empty or inverted (imbl panics on inverted ranges).
+pub fn range_is_empty(r: &ByteRange) -> bool {
+    match (&r.0, &r.1) {
+        (Bound::Included(a), Bound::Included(b)) => a > b,
+        (Bound::Included(a), Bound::Excluded(b))
+        | (Bound::Excluded(a), Bound::Included(b))
+        | (Bound::Excluded(a), Bound::Excluded(b)) => a >= b,
+        _ => false,
+    }
+}
+
+/// A consistent state of every table at one LSN. Immutable once published.
+#[derive(Clone, Debug)]
+pub struct Root {
+    pub catalog: Arc<Catalog>,
+    pub tables: OrdMap<TableId, TableData>,
+    /// End LSN of the last log record applied.
+    pub lsn: Lsn,
+    /// GTID state at `lsn`.
+    pub gtid_state: GtidState,
+    /// Number of catalog changes applied since this process loaded the database (in memory
+    /// only; see `TableData::generation`).
+    pub ddl_seq: u64,
+}
+
+impl Root {
+    /// The empty database at LSN 0.
+    pub fn empty() -> Self {
+        Root {
+            catalog: Arc::new(Catalog::new()),
+            tables: OrdMap::new(),
+            lsn: 0,
+            gtid_state: GtidState::new(),
+            ddl_seq: 0,
+        }
+    }
+
+    pub fn table_def(&self, id: TableId) -> Option<&Arc<TableDef>> {
+        self.catalog.table(id)
+    }
+
+    pub fn table(&self, id: TableId) -> Option<&TableData> {
+        self.tables.get(&id)
+    }
+
+    /// The row with primary key bytes `pk`.
+    pub fn get(&self, table: TableId, pk: &[u8]) -> Option<&Arc<Row>> {
+        self.tables.get(&table).and_then(|t| t.rows.get(pk))
+    }
+
+    /// Rows of `table` with primary key bytes in `range`, in key order.
+    pub fn scan_pk<'a>(
+        &'a self,
+        table: TableId,
+        range: &ByteRange,
+    ) -> impl Iterator<Item = (&'a Vec<u8>, &'a Arc<Row>)> + 'a {
+        let t = self.tables.get(&table).filter(|_| !range_is_empty(range));
+        let it = t.map(|t| t.rows.range((range.0.clone(), range.1.clone())));
+        it.into_iter().flatten()
+    }
+
+    /// Entries `(entry bytes, index key length)` of index `index_id` of `table` in `range`.
+    pub fn scan_index<'a>(
+        &'a self,
+        table: TableId,
+        index_id: u32,
+        range: &ByteRange,
+    ) -> impl Iterator<Item = (&'a Vec<u8>, &'a u32)> + 'a {
+        let ix = self
+            .tables
+            .get(&table)
+            .and_then(|t| t.indexes.get(&index_id))
+            .filter(|_| !range_is_empty(range));
+        ix.map(|ix| ix.range((range.0.clone(), range.1.clone())))
+            .into_iter()
+            .flatten()
+    }
+
+    /// Puts `row` (insert or replace by primary key), keeping the indexes in step.
+    pub fn put_row(&mut self, def: &TableDef, row: Arc<Row>) {
+        let pk = pk_key(def, &row);
+        let t = self.tables.entry(def.id).or_default();
+        if let Some(a) = def.auto_increment {
+            let v = match row.get(a) {
+                Some(Value::Int(i)) if *i > 0 => *i as u64,
+                Some(Value::UInt(u)) => *u,
+                _ => 0,
+            };
+            if v >= t.auto_inc_next {
+                t.auto_inc_next = v.saturating_add(1);
+            }
+        }
+        let old = t.rows.insert(pk.clone(), row.clone());
+        if def.indexes.is_empty() {
+            return;
+        }
+        let mut buf = Vec::with_capacity(32);
+        for ix in &def.indexes {
+            let entries = t.indexes.entry(ix.id).or_default();
+            buf.clear();
+            index_key(def, ix, &row, &mut buf);
+            let klen = buf.len() as u32;
+            buf.extend_from_slice(&pk);
+            if let Some(old) = &old {
+                let mut ob = Vec::with_capacity(buf.len());
+                index_key(def, ix, old, &mut ob);
+                ob.extend_from_slice(&pk);
+                if ob == buf {
+                    continue;
+                }
+                entries.remove(&ob);
+            }
+            entries.insert(buf.clone(), klen);
+        }
+    }
+
+    /// Removes the row with primary key bytes `pk`; returns it.
+    pub fn delete_row(&mut self, def: &TableDef, pk: &[u8]) -> Option<Arc<Row>> {
+        let t = self.tables.get_mut(&def.id)?;
+        let old = t.rows.remove(pk)?;
+        let mut buf = Vec::with_capacity(32);
+        for ix in &def.indexes {
+            if let Some(entries) = t.indexes.get_mut(&ix.id) {
+                buf.clear();
+                index_key(def, ix, &old, &mut buf);
+                buf.extend_from_slice(pk);
+                entries.remove(&buf);
+            }
+        }
+        Some(old)
+    }
+
+    /// Applies one row change. Errors (unknown table, missing row for an update/delete) are
+    /// reported as text for the caller to wrap with the GTID and LSN.
+    pub fn apply_row_change(&mut self, change: &RowChange) -> Result<(), String> {
+        let def = self
+            .catalog
+            .table(change.table())
+            .cloned()
+            .ok_or_else(|| format!("unknown table id {}", change.table()))?;
+        let check = |row: &Row| {
+            if row.len() != def.columns.len() {
+                Err(format!(
+                    "row image of {} has {} columns, table has {}",
+                    def.qualified_name(),
+                    row.len(),
+                    def.columns.len()
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        match change {
+            RowChange::Insert { row, .. } => {
+                check(row)?;
+                self.put_row(&def, row.clone());
+            }
+            RowChange::Update { before, after, .. } => {
+                check(before)?;
+                check(after)?;
+                let old_pk = pk_key(&def, before);
+                let new_pk = pk_key(&def, after);
+                if old_pk != new_pk {
+                    self.delete_row(&def, &old_pk).ok_or_else(|| {
+                        format!("update of a missing row in {}", def.qualified_name())
+                    })?;
+                } else if self.get(def.id, &old_pk).is_none() {
+                    return Err(format!(
+                        "update of a missing row in {}",
+                        def.qualified_name()
+                    ));
+                }
+                self.put_row(&def, after.clone());
+            }
+            RowChange::Delete { before, .. } => {
+                check(before)?;
+                let pk = pk_key(&def, before);
+                self.delete_row(&def, &pk).ok_or_else(|| {
+                    format!("delete of a missing row in {}", def.qualified_name())
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies a DDL change: new catalog, and the table data it implies.
+    pub fn apply_catalog_change(&mut self, change: &CatalogChange) -> Result<(), EngineError> {
+        let catalog = self.catalog.apply(change)?;
+        self.ddl_seq += 1;
+        let generation = self.ddl_seq;
+        match change {
+            CatalogChange::CreateDatabase { .. } => {}
+            CatalogChange::DropDatabase { .. } => {
+                let gone: Vec<TableId> = self
+                    .tables
+                    .keys()
+                    .copied()
+                    .filter(|id| catalog.table(*id).is_none())
+                    .collect();
+                for id in gone {
+                    self.tables.remove(&id);
+                }
+            }
+            CatalogChange::CreateTable { table } => {
+                let data = TableData {
+                    indexes: table
+                        .indexes
+                        .iter()
+                        .map(|i| (i.id, OrdMap::new()))
+                        .collect(),
+                    auto_inc_next: 1,
+                    generation,
+                    ..Default::default()
+                };
+                self.tables.insert(table.id, data);
+            }
+            CatalogChange::DropTable { id } => {
+                self.tables.remove(id);
+            }
+            CatalogChange::TruncateTable { id } => {
+                if let Some(def) = catalog.table(*id) {
+                    let data = TableData {
+                        indexes: def.indexes.iter().map(|i| (i.id, OrdMap::new())).collect(),
+                        auto_inc_next: 1,
+                        generation,
+                        ..Default::default()
+                    };
+                    self.tables.insert(*id, data);
+                }
+            }
+            CatalogChange::CreateIndex { table, index } => {
+                let def = catalog.table(*table).cloned();
+                if let (Some(def), Some(t)) = (def, self.tables.get_mut(table)) {
+                    let mut entries = OrdMap::new();
+                    for (pk, row) in t.rows.iter() {
+                        let mut k = Vec::with_capacity(32);
+                        index_key(&def, index, row, &mut k);
+                        let klen = k.len() as u32;
+                        k.extend_from_slice(pk);
+                        entries.insert(k, klen);
+                    }
+                    t.indexes.insert(index.id, entries);
+                    t.generation = generation;
+                }
+            }
+            CatalogChange::DropIndex { table, index_id } => {
+                if let Some(t) = self.tables.get_mut(table) {
+                    t.indexes.remove(index_id);
+                    t.generation = generation;
+                }
+            }
+            CatalogChange::CreateAccount { .. }
+            | CatalogChange::DropAccount { .. }
+            | CatalogChange::AlterAccount { .. } => {}
+        }
+        self.catalog = Arc::new(catalog);
+        Ok(())
+    }
+
+    /// Every table's rows in primary key order, keyed `db.table`.
+    pub fn dump(&self) -> BTreeMap<String, Vec<Vec<Value>>> {
+        let mut out = BTreeMap::new();
+        for def in self.catalog.tables() {
+            let rows = self
+                .tables
+                .get(&def.id)
+                .map(|t| t.rows.values().map(|r| (**r).clone()).collect())
+                .unwrap_or_default();
+            out.insert(def.qualified_name(), rows);
+        }
+        out
+    }
+
+    /// The checkpoint body: format byte, catalog, then per table its id, AUTO_INCREMENT
+    /// counter, row count and rows (values in `encoding.rs`'s compact form). Indexes are not
+    /// stored; loading rebuilds them.
+    pub fn encode_checkpoint(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(1 << 16);
+        put_u8(&mut out, CHECKPOINT_FORMAT);
+        self.catalog.encode(&mut out);
+        put_var(&mut out, self.tables.len() as u64);
+        for (id, t) in self.tables.iter() {
+            put_u64(&mut out, *id);
+            put_u64(&mut out, t.auto_inc_next);
+            put_var(&mut out, t.rows.len() as u64);
+            for row in t.rows.values() {
+                put_var(&mut out, row.len() as u64);
+                for v in row.iter() {
+                    put_value(&mut out, v);
+                }
+            }
+        }
+        out
+    }
+
+    /// Loads a checkpoint body written by [`encode_checkpoint`](Self::encode_checkpoint).
+    pub fn decode_checkpoint(
+        body: &[u8],
+        lsn: Lsn,
+        gtid_state: GtidState,
+    ) -> Result<Root, FormatError> {
+        let mut r = Reader::new(body, "checkpoint body");
+        let version = r.u8()?;
+        if version != CHECKPOINT_FORMAT {
+            return Err(r.err(format!("unknown checkpoint body format {version}")));
+        }
+        let catalog = Catalog::decode(&mut r)?;
+        let mut root = Root {
+            catalog: Arc::new(catalog),
+            tables: OrdMap::new(),
+            lsn,
+            gtid_state,
+            ddl_seq: 0,
+        };
+        let nt = r.count(17)?;
+        for _ in 0..nt {
+            let id = r.u64()?;
+            let auto_inc_next = r.u64()?;
+            let def = root.catalog.table(id).cloned().ok_or_else(|| {
+                r.err(format!(
+                    "rows of table id {id} that the catalog does not have"
+                ))
+            })?;
+            if root.tables.contains_key(&id) {
+                return Err(r.err(format!("table id {id} twice")));
+            }
+            root.apply_catalog_change_data_only(&def);
+            let nrows = r.count(1)?;
+            for _ in 0..nrows {
+                let ncols = r.count(1)?;
+                if ncols != def.columns.len() {
+                    return Err(r.err(format!(
+                        "row of {} has {ncols} columns",
+                        def.qualified_name()
+                    )));
+                }
+                let mut row = Vec::with_capacity(ncols);
+                for _ in 0..ncols {
+                    row.push(r.value()?);
+                }
+                root.put_row(&def, Arc::new(row));
+            }
+            if let Some(t) = root.tables.get_mut(&id) {
+                t.auto_inc_next = t.auto_inc_next.max(auto_inc_next);
+            }
+        }
+        if !r.is_empty() {
+            return Err(r.err("trailing bytes after the last table"));
+        }
+        // Tables with no row section (none are written that way, but be exact).
+        let defs: Vec<Arc<TableDef>> = root.catalog.tables().cloned().collect();
+        for def in defs {
+            if !root.tables.contains_key(&def.id) {
+                root.apply_catalog_change_data_only(&def);
+            }
+        }
+        Ok(root)
+    }
+
+    fn apply_catalog_change_data_only(&mut self, def: &TableDef) {
+        let data = TableData {
+            indexes: def.indexes.iter().map(|i| (i.id, OrdMap::new())).collect(),
+            auto_inc_next: 1,
+            ..Default::default()
+        };
+        self.tables.insert(def.id, data);
+    }
+}
+
+const CHECKPOINT_FORMAT: u8 = 1;
+
+/// The published root. Writers (the commit group's sink, DDL, recovery) build a new root and
+/// [`publish`](Store::publish) it; readers clone the `Arc`.
+pub struct Store {
+    current: RwLock<Arc<Root>>,
+}
+
+impl Store {
+    pub fn new(root: Root) -> Self {
+        Store {
+            current: RwLock::new(Arc::new(root)),
+        }
+    }
+
+    /// The latest published root.
+    pub fn current(&self) -> Arc<Root> {
+        match self.current.read() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// Makes `root` the visible state.
+    pub fn publish(&self, root: Arc<Root>) {
+        match self.current.write() {
+            Ok(mut g) => *g = root,
+            Err(p) => *p.into_inner() = root,
+        }
+    }
+}
+
+/// A consistent read view: one root.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    root: Arc<Root>,
+}
+
+impl Snapshot {
+    pub fn new(root: Arc<Root>) -> Self {
+        Snapshot { root }
+    }
+
+    pub fn root(&self) -> &Arc<Root> {
+        &self.root
+    }
+
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.root.catalog
+    }
+
+    /// LSN the snapshot is consistent at.
+    pub fn lsn(&self) -> Lsn {
+        self.root.lsn
+    }
+
+    /// Every table's rows in primary key order, keyed `db.table` (tests, `onelog check`).
+    pub fn dump(&self) -> BTreeMap<String, Vec<Vec<Value>>> {
+        self.root.dump()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{ColumnSpec, IndexSpec, SqlType, TableSpec};
+
+    fn root_with_table() -> (Root, Arc<TableDef>) {
+        let mut root = Root::empty();
+        root.apply_catalog_change(&CatalogChange::CreateDatabase { name: "d".into() })
+            .unwrap();
+        let spec = TableSpec {
+            db: "d".into(),
+            name: "t".into(),
+            columns: vec![
+                ColumnSpec::new("id", SqlType::Int { unsigned: false }).auto_increment(),
+                ColumnSpec::new("v", SqlType::VarChar(10)),
+            ],
+            primary_key: vec!["id".into()],
+            indexes: vec![IndexSpec::new("by_v", &["v"], false)],
+        };
+        let def = TableDef::from_spec(1, &spec).unwrap();
+        root.apply_catalog_change(&CatalogChange::CreateTable { table: def })
+            .unwrap();
+        let def = root.catalog.table(1).unwrap().clone();
+        (root, def)
+    }
+
+    fn row(id: i64, v: Option<&str>) -> Arc<Row> {
+        Arc::new(vec![
+            Value::Int(id),
+            v.map_or(Value::Null, |s| Value::Bytes(s.as_bytes().to_vec())),
+        ])
+    }
+
+    #[test]
+    fn index_entries_follow_puts_updates_and_deletes() {
+        let (mut root, def) = root_with_table();
+        root.put_row(&def, row(1, Some("b")));
+        root.put_row(&def, row(2, Some("a")));
+        root.put_row(&def, row(3, None));
+        root.apply_row_change(&RowChange::Update {
+            table: 1,
+            before: row(1, Some("b")),
+            after: row(1, Some("c")),
+        })
+        .unwrap();
+        root.apply_row_change(&RowChange::Update {
+            table: 1,
+            before: row(2, Some("a")),
+            after: row(5, Some("a")),
+        })
+        .unwrap();
+        root.apply_row_change(&RowChange::Delete {
+            table: 1,
+            before: row(3, None),
+        })
+        .unwrap();
+        let ix_id = def.indexes[0].id;
+        let all = (Bound::Unbounded, Bound::Unbounded);
+        let pks: Vec<Vec<u8>> = root
+            .scan_index(1, ix_id, &all)
+            .map(|(e, l)| e[*l as usize..].to_vec())
+            .collect();
+        let expect: Vec<Vec<u8>> = vec![pk_key(&def, &row(5, None)), pk_key(&def, &row(1, None))];
+        assert_eq!(pks, expect);
+        assert_eq!(root.table(1).unwrap().auto_inc_next, 6);
+        assert!(root
+            .apply_row_change(&RowChange::Delete {
+                table: 1,
+                before: row(3, None)
+            })
+            .is_err());
+    }
+
+    #[test]
+    fn checkpoint_body_round_trips_and_rejects_garbage() {
+        let (mut root, def) = root_with_table();
+        for i in 0..20 {
+            root.put_row(&def, row(i, Some(&format!("v{}", i % 3))));
+        }
+        let body = root.encode_checkpoint();
+        let back = Root::decode_checkpoint(&body, 7, GtidState::new()).unwrap();
+        assert_eq!(back.dump(), root.dump());
+        assert_eq!(
+            back.table(1).unwrap().indexes,
+            root.table(1).unwrap().indexes
+        );
+        assert_eq!(back.table(1).unwrap().auto_inc_next, 20);
+        for n in 0..body.len() {
+            assert!(Root::decode_checkpoint(&body[..n], 7, GtidState::new()).is_err());
+        }
+        let mut b = body.clone();
+        for i in (0..b.len()).step_by(7) {
+            b[i] = b[i].wrapping_add(0x5b);
+            let _ = Root::decode_checkpoint(&b, 7, GtidState::new());
+        }
+    }
+
+    #[test]
+    fn prefix_ranges_select_whole_prefixes() {
+        let (mut root, def) = root_with_table();
+        for i in 0..10 {
+            root.put_row(&def, row(i, Some("x")));
+        }
+        let r = encode_range(
+            &def,
+            &def.primary_key,
+            false,
+            &KeyRange::between(vec![Value::Int(3)], vec![Value::Int(5)]),
+        )
+        .unwrap();
+        let ids: Vec<Value> = root.scan_pk(1, &r).map(|(_, row)| row[0].clone()).collect();
+        assert_eq!(ids, vec![Value::Int(3), Value::Int(4), Value::Int(5)]);
+        let r = encode_range(
+            &def,
+            &def.primary_key,
+            false,
+            &KeyRange {
+                start: Bound::Excluded(vec![Value::Int(7)]),
+                end: Bound::Unbounded,
+            },
+        )
+        .unwrap();
+        assert_eq!(root.scan_pk(1, &r).count(), 2);
+        let r = encode_range(
+            &def,
+            &def.primary_key,
+            false,
+            &KeyRange::between(vec![Value::Int(5)], vec![Value::Int(3)]),
+        )
+        .unwrap();
+        assert_eq!(root.scan_pk(1, &r).count(), 0);
+        // NULL bounds on a NOT NULL column: before every key.
+        root.put_row(&def, row(i64::MIN, Some("min")));
+        let r = encode_range(
+            &def,
+            &def.primary_key,
+            false,
+            &KeyRange {
+                start: Bound::Excluded(vec![Value::Null]),
+                end: Bound::Unbounded,
+            },
+        )
+        .unwrap();
+        assert_eq!(root.scan_pk(1, &r).count(), 11);
+        let r = encode_range(
+            &def,
+            &def.primary_key,
+            false,
+            &KeyRange {
+                start: Bound::Unbounded,
+                end: Bound::Included(vec![Value::Null]),
+            },
+        )
+        .unwrap();
+        assert_eq!(root.scan_pk(1, &r).count(), 0);
+    }
+}

@@ -1,0 +1,721 @@
+//! Transactions: REPEATABLE READ reads, row locks, the private write set, savepoints, commit.
+//!
+//! Owns [`Transaction`] and [`InsertOutcome`]. A transaction keeps an ordered change log (the
+//! [`RowChange`]s it made, in order: this is what its binlog event group will contain), the
+//! current state of every row it touched (derived from the log, used to overlay its reads),
+//! and savepoint marks into the log.
+//!
+//! Semantics (InnoDB's, row by row):
+//! - plain reads ([`get`](Transaction::get), [`scan`](Transaction::scan) without a lock) read
+//!   the snapshot taken at the transaction's first plain read, overlaid with its own changes;
+//! - writes and locking reads take row locks (exclusive for writes and `FOR UPDATE`, shared for
+//!   `LOCK IN SHARE MODE`) and read the latest committed version, overlaid with own changes;
+//!   locks are on primary-key values (`RowKey { table_id, key: 0 ++ pk }`) and on unique
+//!   secondary-key values (`1 ++ index id BE ++ index key`). There are no gap locks: a locking
+//!   range scan locks the rows it returns, not the gaps, so phantoms are possible;
+//! - inserts check duplicates (primary key and unique indexes, NULLs never conflict) against
+//!   the latest committed root plus own changes, after locking the key values, so a duplicate
+//!   held by an uncommitted transaction makes the insert wait for it, as in InnoDB;
+//! - AUTO_INCREMENT: NULL or 0 takes the next value from the engine's per-table counter, which
+//!   is not transactional (a rollback leaves a gap); an explicit value moves the counter past it;
+//! - deadlock (1213): the whole transaction is rolled back and its locks released; every later
+//!   call returns 1213 again. Lock wait timeout (1205): only the call fails, locks stay;
+//! - savepoints mark positions in the change log; rolling back to one truncates the log and
+//!   rebuilds the row state (locks taken since are kept, like InnoDB);
+//! - nothing of an uncommitted transaction reaches the log: commit hands the whole change log
+//!   to the engine ([`Engine::commit_changes`](crate::engine::Engine)) which logs it as one
+//!   event group; rollback (or drop) just releases the locks.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::Bound;
+use std::sync::Arc;
+
+use onelog_binlog::Value;
+use onelog_log::CommitReceipt;
+
+use crate::catalog::{IndexDef, TableDef, TableId};
+use crate::engine::Engine;
+use crate::error::EngineError;
+use crate::key::{display_values, encode_value, prefix_end};
+use crate::lock::{LockError, LockMode, RowKey, TxnId};
+use crate::store::{
+    encode_range, index_has_null, index_key, pk_key, range_is_empty, IndexRef, KeyRange, Root, Row,
+    RowChange,
+};
+
+/// What an insert did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InsertOutcome {
+    /// The AUTO_INCREMENT value generated for the row (`LAST_INSERT_ID()`), if one was.
+    pub auto_increment: Option<u64>,
+}
+
+/// The transaction's own version of the rows of one table it touched.
+#[derive(Default, Debug)]
+struct TableWrites {
+    /// pk bytes -> Some(row) (inserted/updated) or None (deleted).
+    rows: BTreeMap<Vec<u8>, Option<Arc<Row>>>,
+    /// index id -> own entries `index key ++ pk -> index key length` of the present own rows.
+    indexes: HashMap<u32, BTreeMap<Vec<u8>, u32>>,
+}
+
+/// A transaction. Dropping it without commit rolls it back.
+pub struct Transaction {
+    engine: Arc<Engine>,
+    id: TxnId,
+    snapshot: Option<Arc<Root>>,
+    changes: Vec<RowChange>,
+    savepoints: Vec<(String, usize)>,
+    writes: HashMap<TableId, TableWrites>,
+    /// Generation (`TableData::generation`) of every table written, as first seen.
+    generations: HashMap<TableId, u64>,
+    aborted: bool,
+    finished: bool,
+}
+
+fn pk_lock_key(table: TableId, pk: &[u8]) -> RowKey {
+    let mut key = Vec::with_capacity(pk.len() + 1);
+    key.push(0);
+    key.extend_from_slice(pk);
+    RowKey {
+        table_id: table,
+        key,
+    }
+}
+
+fn unique_lock_key(table: TableId, index_id: u32, ikey: &[u8]) -> RowKey {
+    let mut key = Vec::with_capacity(ikey.len() + 5);
+    key.push(1);
+    key.extend_from_slice(&index_id.to_be_bytes());
+    key.extend_from_slice(ikey);
+    RowKey {
+        table_id: table,
+        key,
+    }
+}
+
+impl Transaction {
+    pub(crate) fn new(engine: Arc<Engine>, id: TxnId) -> Self {
+        Transaction {
+            engine,
+            id,
+            snapshot: None,
+            changes: Vec::new(),
+            savepoints: Vec::new(),
+            writes: HashMap::new(),
+            generations: HashMap::new(),
+            aborted: false,
+            finished: false,
+        }
+    }
+
+    /// The transaction's id (its lock owner id).
+    pub fn id(&self) -> TxnId {
+        self.id
+    }
+
+    /// Number of row changes made so far.
+    pub fn changes(&self) -> usize {
+        self.changes.len()
+    }
+
+    fn check_active(&self) -> Result<(), EngineError> {
+        if self.aborted {
+            return Err(EngineError::Deadlock);
+        }
+        Ok(())
+    }
+
+    /// The read view of plain reads (taken at the first one).
+    fn read_view(&mut self) -> Arc<Root> {
+        if let Some(s) = &self.snapshot {
+            return s.clone();
+        }
+        let s = self.engine.store().current();
+        self.snapshot = Some(s.clone());
+        s
+    }
+
+    fn table_def(&self, root: &Root, table: TableId) -> Result<Arc<TableDef>, EngineError> {
+        if let Some(d) = root.catalog.table(table) {
+            return Ok(d.clone());
+        }
+        // A table created after the snapshot is read with the latest definition.
+        self.engine
+            .store()
+            .current()
+            .catalog
+            .table(table)
+            .cloned()
+            .ok_or_else(|| EngineError::NoSuchTable {
+                db: String::new(),
+                table: format!("#{table}"),
+            })
+    }
+
+    fn lock(&mut self, key: &RowKey, mode: LockMode) -> Result<(), EngineError> {
+        match self
+            .engine
+            .locks()
+            .lock(self.id, key, mode, self.engine.lock_wait_timeout())
+        {
+            Ok(()) => Ok(()),
+            Err(LockError::Timeout) => Err(EngineError::LockWaitTimeout),
+            Err(LockError::Deadlock) => {
+                self.abort();
+                Err(EngineError::Deadlock)
+            }
+        }
+    }
+
+    /// Rolls everything back after a deadlock; the transaction stays unusable.
+    fn abort(&mut self) {
+        self.changes.clear();
+        self.writes.clear();
+        self.generations.clear();
+        self.savepoints.clear();
+        self.aborted = true;
+        self.engine.locks().release_all(self.id);
+    }
+
+    /// Remembers the generation of `table` the transaction's writes are based on.
+    fn note_generation(&mut self, root: &Root, table: TableId) {
+        let g = root.table(table).map_or(0, |t| t.generation);
+        self.generations.entry(table).or_insert(g);
+    }
+
+    /// Coerces the primary key values and encodes them.
+    fn encode_pk(def: &TableDef, pk: &[Value]) -> Result<Vec<u8>, EngineError> {
+        if pk.len() != def.primary_key.len() {
+            return Err(EngineError::WrongValueCount {
+                expected: def.primary_key.len(),
+                got: pk.len(),
+            });
+        }
+        let mut out = Vec::with_capacity(16);
+        for (v, &c) in pk.iter().zip(&def.primary_key) {
+            let col = &def.columns[c];
+            let v = col.ty.coerce(&col.name, v.clone())?;
+            if v == Value::Null {
+                return Err(EngineError::BadNull {
+                    column: col.name.clone(),
+                });
+            }
+            encode_value(&mut out, &v, false);
+        }
+        Ok(out)
+    }
+
+    /// Own state of a row: `Some(Some(row))`, `Some(None)` (deleted) or `None` (untouched).
+    fn own(&self, table: TableId, pk: &[u8]) -> Option<Option<Arc<Row>>> {
+        self.writes
+            .get(&table)
+            .and_then(|w| w.rows.get(pk).cloned())
+    }
+
+    fn visible(&self, root: &Root, table: TableId, pk: &[u8]) -> Option<Arc<Row>> {
+        match self.own(table, pk) {
+            Some(own) => own,
+            None => root.get(table, pk).cloned(),
+        }
+    }
+
+    /// Snapshot read of the row with primary key `pk`.
+    pub fn get(&mut self, table: TableId, pk: &[Value]) -> Result<Option<Vec<Value>>, EngineError> {
+        self.check_active()?;
+        let root = self.read_view();
+        let def = self.table_def(&root, table)?;
+        let key = Self::encode_pk(&def, pk)?;
+        Ok(self.visible(&root, table, &key).map(|r| (*r).clone()))
+    }
+
+    /// Locking read (`SELECT ... FOR UPDATE`): exclusive lock, latest committed version.
+    pub fn get_for_update(
+        &mut self,
+        table: TableId,
+        pk: &[Value],
+    ) -> Result<Option<Vec<Value>>, EngineError> {
+        self.check_active()?;
+        let latest = self.engine.store().current();
+        let def = self.table_def(&latest, table)?;
+        let key = Self::encode_pk(&def, pk)?;
+        self.lock(&pk_lock_key(table, &key), LockMode::Exclusive)?;
+        let latest = self.engine.store().current();
+        Ok(self.visible(&latest, table, &key).map(|r| (*r).clone()))
+    }
+
+    /// Rows of `table` whose `index` key is in `range`, in index order (ties by primary key).
+    /// `lock: None` is a snapshot read; `Some(mode)` locks each returned row and reads the
+    /// latest committed versions (no gap locks).
+    pub fn scan(
+        &mut self,
+        table: TableId,
+        index: IndexRef,
+        range: KeyRange,
+        lock: Option<LockMode>,
+    ) -> Result<Vec<Vec<Value>>, EngineError> {
+        self.check_active()?;
+        let root = match lock {
+            None => self.read_view(),
+            Some(_) => self.engine.store().current(),
+        };
+        let def = self.table_def(&root, table)?;
+        let ix: Option<IndexDef> = match &index {
+            IndexRef::Primary => None,
+            IndexRef::Secondary(name) => {
+                Some(
+                    def.index(name)
+                        .cloned()
+                        .ok_or_else(|| EngineError::NoSuchIndex {
+                            index: name.clone(),
+                        })?,
+                )
+            }
+        };
+        if lock.is_none() && !self.writes.contains_key(&table) {
+            // Fast path: a snapshot read of a table this transaction did not change.
+            return Ok(match &ix {
+                None => {
+                    let br = encode_range(&def, &def.primary_key, false, &range)?;
+                    root.scan_pk(table, &br)
+                        .map(|(_, row)| (**row).clone())
+                        .collect()
+                }
+                Some(ix) => {
+                    let br = encode_range(&def, &ix.columns, true, &range)?;
+                    root.scan_index(table, ix.id, &br)
+                        .filter_map(|(entry, klen)| root.get(table, &entry[*klen as usize..]))
+                        .map(|row| (**row).clone())
+                        .collect()
+                }
+            });
+        }
+        let mut hits = self.collect_range(&root, &def, ix.as_ref(), &range)?;
+        if let Some(mode) = lock {
+            // Lock what the latest state holds, then re-read under the locks (rows may have
+            // changed or appeared meanwhile) until every row returned is locked.
+            let mut locked: HashSet<Vec<u8>> = HashSet::new();
+            loop {
+                let mut fresh = false;
+                for (_, pk, _) in &hits {
+                    if !locked.contains(pk) {
+                        self.lock(&pk_lock_key(table, pk), mode)?;
+                        locked.insert(pk.clone());
+                        fresh = true;
+                    }
+                }
+                let latest = self.engine.store().current();
+                hits = self.collect_range(&latest, &def, ix.as_ref(), &range)?;
+                if !fresh && hits.iter().all(|(_, pk, _)| locked.contains(pk)) {
+                    break;
+                }
+            }
+        }
+        Ok(hits.into_iter().map(|(_, _, row)| (*row).clone()).collect())
+    }
+
+    /// `(sort key, pk, row)` of the rows in range, base root overlaid with own changes.
+    #[allow(clippy::type_complexity)]
+    fn collect_range(
+        &self,
+        root: &Root,
+        def: &TableDef,
+        ix: Option<&IndexDef>,
+        range: &KeyRange,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>, Arc<Row>)>, EngineError> {
+        let own = self.writes.get(&def.id);
+        let mut out: Vec<(Vec<u8>, Vec<u8>, Arc<Row>)> = Vec::new();
+        match ix {
+            None => {
+                let br = encode_range(def, &def.primary_key, false, range)?;
+                for (pk, row) in root.scan_pk(def.id, &br) {
+                    if own.is_some_and(|w| w.rows.contains_key(pk)) {
+                        continue;
+                    }
+                    out.push((pk.clone(), pk.clone(), row.clone()));
+                }
+                if let Some(w) = own {
+                    if !range_is_empty(&br) {
+                        for (pk, row) in w.rows.range::<Vec<u8>, _>((br.0.clone(), br.1.clone())) {
+                            if let Some(row) = row {
+                                out.push((pk.clone(), pk.clone(), row.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+            Some(ix) => {
+                let br = encode_range(def, &ix.columns, true, range)?;
+                for (entry, klen) in root.scan_index(def.id, ix.id, &br) {
+                    let pk = &entry[*klen as usize..];
+                    if own.is_some_and(|w| w.rows.contains_key(pk)) {
+                        continue;
+                    }
+                    if let Some(row) = root.get(def.id, pk) {
+                        out.push((entry.clone(), pk.to_vec(), row.clone()));
+                    }
+                }
+                if let Some(entries) = own.and_then(|w| w.indexes.get(&ix.id)) {
+                    if !range_is_empty(&br) {
+                        for (entry, klen) in
+                            entries.range::<Vec<u8>, _>((br.0.clone(), br.1.clone()))
+                        {
+                            let pk = &entry[*klen as usize..];
+                            if let Some(Some(row)) = own.and_then(|w| w.rows.get(pk)) {
+                                out.push((entry.clone(), pk.to_vec(), row.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
+    }
+
+    /// Coerces a full row to the table's types, fills AUTO_INCREMENT, checks NOT NULL.
+    fn prepare_row(
+        &self,
+        def: &TableDef,
+        row: Vec<Value>,
+        insert: bool,
+    ) -> Result<(Row, Option<u64>), EngineError> {
+        if row.len() != def.columns.len() {
+            return Err(EngineError::WrongValueCount {
+                expected: def.columns.len(),
+                got: row.len(),
+            });
+        }
+        let mut out = Vec::with_capacity(row.len());
+        let mut generated = None;
+        for (i, (v, col)) in row.into_iter().zip(&def.columns).enumerate() {
+            let mut v = col.ty.coerce(&col.name, v)?;
+            if def.auto_increment == Some(i) {
+                let explicit = match v {
+                    Value::Int(n) if n > 0 => Some(n as u64),
+                    Value::UInt(n) if n > 0 => Some(n),
+                    _ => None,
+                };
+                match explicit {
+                    Some(n) => self.engine.observe_auto_inc(def.id, n),
+                    None if insert => {
+                        let n = self.engine.next_auto_inc(def.id);
+                        v = col.ty.coerce(&col.name, Value::UInt(n))?;
+                        generated = Some(n);
+                    }
+                    None => {}
+                }
+            }
+            if v == Value::Null && !col.nullable {
+                return Err(EngineError::BadNull {
+                    column: col.name.clone(),
+                });
+            }
+            out.push(v);
+        }
+        Ok((out, generated))
+    }
+
+    fn duplicate_pk(def: &TableDef, row: &Row) -> EngineError {
+        let vals: Vec<&Value> = def.primary_key.iter().map(|&c| &row[c]).collect();
+        EngineError::DuplicateKey {
+            entry: display_values(&vals),
+            key: "PRIMARY".into(),
+        }
+    }
+
+    /// Locks and checks every unique index value of `row` that `old` (the row's previous
+    /// version, if any) did not already have.
+    fn check_unique(
+        &mut self,
+        def: &TableDef,
+        row: &Row,
+        pk: &[u8],
+        old: Option<&Row>,
+    ) -> Result<(), EngineError> {
+        for ix in def.indexes.iter().filter(|i| i.unique) {
+            if index_has_null(ix, row) {
+                continue;
+            }
+            let mut ikey = Vec::with_capacity(32);
+            index_key(def, ix, row, &mut ikey);
+            if let Some(old) = old {
+                let mut okey = Vec::with_capacity(32);
+                index_key(def, ix, old, &mut okey);
+                if okey == ikey {
+                    continue;
+                }
+            }
+            self.lock(&unique_lock_key(def.id, ix.id, &ikey), LockMode::Exclusive)?;
+            let latest = self.engine.store().current();
+            let end = prefix_end(&ikey).map_or(Bound::Unbounded, Bound::Excluded);
+            let range = (Bound::Included(ikey.clone()), end);
+            let own = self.writes.get(&def.id);
+            let mut dup = false;
+            for (entry, klen) in latest.scan_index(def.id, ix.id, &range) {
+                let epk = &entry[*klen as usize..];
+                if epk != pk && !own.is_some_and(|w| w.rows.contains_key(epk)) {
+                    dup = true;
+                    break;
+                }
+            }
+            if !dup {
+                if let Some(entries) = own.and_then(|w| w.indexes.get(&ix.id)) {
+                    dup = entries
+                        .range::<Vec<u8>, _>((range.0.clone(), range.1.clone()))
+                        .any(|(entry, klen)| &entry[*klen as usize..] != pk);
+                }
+            }
+            if dup {
+                let vals: Vec<&Value> = ix.columns.iter().map(|&c| &row[c]).collect();
+                return Err(EngineError::DuplicateKey {
+                    entry: display_values(&vals),
+                    key: ix.name.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Locks the unique index values `row` holds (before deleting or changing it), so an
+    /// insert of the same value waits for this transaction.
+    fn lock_unique_values(&mut self, def: &TableDef, row: &Row) -> Result<(), EngineError> {
+        for ix in def.indexes.iter().filter(|i| i.unique) {
+            if index_has_null(ix, row) {
+                continue;
+            }
+            let mut ikey = Vec::with_capacity(32);
+            index_key(def, ix, row, &mut ikey);
+            self.lock(&unique_lock_key(def.id, ix.id, &ikey), LockMode::Exclusive)?;
+        }
+        Ok(())
+    }
+
+    /// Inserts a full row (one value per column, in column order).
+    pub fn insert(
+        &mut self,
+        table: TableId,
+        row: Vec<Value>,
+    ) -> Result<InsertOutcome, EngineError> {
+        self.check_active()?;
+        let latest = self.engine.store().current();
+        let def = self.table_def(&latest, table)?;
+        let (row, generated) = self.prepare_row(&def, row, true)?;
+        let pk = pk_key(&def, &row);
+        self.lock(&pk_lock_key(table, &pk), LockMode::Exclusive)?;
+        let latest = self.engine.store().current();
+        self.note_generation(&latest, table);
+        if self.visible(&latest, table, &pk).is_some() {
+            return Err(Self::duplicate_pk(&def, &row));
+        }
+        self.check_unique(&def, &row, &pk, None)?;
+        let row = Arc::new(row);
+        self.set_own(&def, pk, Some(row.clone()));
+        self.changes.push(RowChange::Insert { table, row });
+        Ok(InsertOutcome {
+            auto_increment: generated,
+        })
+    }
+
+    /// Replaces the row with primary key `pk` by `new_row` (full row; the key may change).
+    /// `Ok(false)` when there is no such row. An update that changes nothing is not logged.
+    pub fn update(
+        &mut self,
+        table: TableId,
+        pk: &[Value],
+        new_row: Vec<Value>,
+    ) -> Result<bool, EngineError> {
+        self.check_active()?;
+        let latest = self.engine.store().current();
+        let def = self.table_def(&latest, table)?;
+        let key = Self::encode_pk(&def, pk)?;
+        self.lock(&pk_lock_key(table, &key), LockMode::Exclusive)?;
+        let latest = self.engine.store().current();
+        self.note_generation(&latest, table);
+        let Some(before) = self.visible(&latest, table, &key) else {
+            return Ok(false);
+        };
+        let (after, _) = self.prepare_row(&def, new_row, false)?;
+        if *before == after {
+            return Ok(true);
+        }
+        let new_key = pk_key(&def, &after);
+        if new_key != key {
+            self.lock(&pk_lock_key(table, &new_key), LockMode::Exclusive)?;
+            let latest = self.engine.store().current();
+            if self.visible(&latest, table, &new_key).is_some() {
+                return Err(Self::duplicate_pk(&def, &after));
+            }
+        }
+        self.lock_unique_values(&def, &before)?;
+        let pk_same = new_key == key;
+        // A unique value the row keeps (even under a new primary key) cannot conflict.
+        self.check_unique(&def, &after, &new_key, Some(&before))?;
+        let after = Arc::new(after);
+        if !pk_same {
+            self.set_own(&def, key, None);
+        }
+        self.set_own(&def, new_key, Some(after.clone()));
+        self.changes.push(RowChange::Update {
+            table,
+            before,
+            after,
+        });
+        Ok(true)
+    }
+
+    /// Deletes the row with primary key `pk`; `Ok(false)` when there is none.
+    pub fn delete(&mut self, table: TableId, pk: &[Value]) -> Result<bool, EngineError> {
+        self.check_active()?;
+        let latest = self.engine.store().current();
+        let def = self.table_def(&latest, table)?;
+        let key = Self::encode_pk(&def, pk)?;
+        self.lock(&pk_lock_key(table, &key), LockMode::Exclusive)?;
+        let latest = self.engine.store().current();
+        self.note_generation(&latest, table);
+        let Some(before) = self.visible(&latest, table, &key) else {
+            return Ok(false);
+        };
+        self.lock_unique_values(&def, &before)?;
+        self.set_own(&def, key, None);
+        self.changes.push(RowChange::Delete { table, before });
+        Ok(true)
+    }
+
+    /// Sets the own state of one row, keeping the own index entries in step.
+    fn set_own(&mut self, def: &TableDef, pk: Vec<u8>, row: Option<Arc<Row>>) {
+        let w = self.writes.entry(def.id).or_default();
+        let prev = w.rows.insert(pk.clone(), row.clone());
+        if def.indexes.is_empty() {
+            return;
+        }
+        let mut buf = Vec::with_capacity(32);
+        for ix in &def.indexes {
+            let entries = w.indexes.entry(ix.id).or_default();
+            if let Some(Some(prev)) = &prev {
+                buf.clear();
+                index_key(def, ix, prev, &mut buf);
+                buf.extend_from_slice(&pk);
+                entries.remove(&buf);
+            }
+            if let Some(row) = &row {
+                buf.clear();
+                index_key(def, ix, row, &mut buf);
+                let klen = buf.len() as u32;
+                buf.extend_from_slice(&pk);
+                entries.insert(buf.clone(), klen);
+            }
+        }
+    }
+
+    /// Rebuilds the row state from the change log (after a rollback to a savepoint).
+    fn rebuild_state(&mut self) {
+        self.writes.clear();
+        let catalog = self.engine.store().current().catalog.clone();
+        let changes = std::mem::take(&mut self.changes);
+        for c in &changes {
+            let Some(def) = catalog.table(c.table()).cloned() else {
+                continue;
+            };
+            match c {
+                RowChange::Insert { row, .. } => {
+                    self.set_own(&def, pk_key(&def, row), Some(row.clone()))
+                }
+                RowChange::Update { before, after, .. } => {
+                    let old = pk_key(&def, before);
+                    let new = pk_key(&def, after);
+                    if old != new {
+                        self.set_own(&def, old, None);
+                    }
+                    self.set_own(&def, new, Some(after.clone()));
+                }
+                RowChange::Delete { before, .. } => self.set_own(&def, pk_key(&def, before), None),
+            }
+        }
+        self.changes = changes;
+    }
+
+    /// `SAVEPOINT name` (an existing savepoint of that name is replaced).
+    pub fn savepoint(&mut self, name: &str) {
+        self.savepoints
+            .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.savepoints.push((name.to_string(), self.changes.len()));
+    }
+
+    /// `ROLLBACK TO SAVEPOINT name`: undoes the changes made since; keeps the savepoint and
+    /// the locks.
+    pub fn rollback_to_savepoint(&mut self, name: &str) -> Result<(), EngineError> {
+        self.check_active()?;
+        let i = self
+            .savepoints
+            .iter()
+            .rposition(|(n, _)| n.eq_ignore_ascii_case(name))
+            .ok_or_else(|| EngineError::NoSuchSavepoint {
+                name: name.to_string(),
+            })?;
+        let pos = self.savepoints[i].1;
+        self.savepoints.truncate(i + 1);
+        if pos < self.changes.len() {
+            self.changes.truncate(pos);
+            self.rebuild_state();
+        }
+        Ok(())
+    }
+
+    /// `RELEASE SAVEPOINT name`: forgets it and every later savepoint.
+    pub fn release_savepoint(&mut self, name: &str) -> Result<(), EngineError> {
+        self.check_active()?;
+        let i = self
+            .savepoints
+            .iter()
+            .rposition(|(n, _)| n.eq_ignore_ascii_case(name))
+            .ok_or_else(|| EngineError::NoSuchSavepoint {
+                name: name.to_string(),
+            })?;
+        self.savepoints.truncate(i);
+        Ok(())
+    }
+
+    /// Commits: logs the change log as one event group and returns once the log acknowledged
+    /// it (durable at level 1). The changes are visible to others (and the locks released) as
+    /// soon as the group is written, possibly before it is durable. `None` for a transaction
+    /// that changed nothing.
+    pub fn commit(mut self) -> Result<Option<CommitReceipt>, EngineError> {
+        self.finished = true;
+        if self.aborted {
+            return Err(EngineError::Deadlock);
+        }
+        if self.changes.is_empty() {
+            self.engine.locks().release_all(self.id);
+            return Ok(None);
+        }
+        let changes = std::mem::take(&mut self.changes);
+        self.writes.clear();
+        let generations = std::mem::take(&mut self.generations);
+        let r = self.engine.commit_changes(self.id, changes, &generations);
+        // The sink released the locks when the group was applied; after a failure nothing
+        // was applied and the locks go now (release is idempotent).
+        self.engine.locks().release_all(self.id);
+        r.map(Some)
+    }
+
+    /// Rolls back: drops the changes and releases the locks. Nothing was logged.
+    pub fn rollback(mut self) {
+        self.finish_rollback();
+    }
+
+    fn finish_rollback(&mut self) {
+        if !self.finished {
+            self.finished = true;
+            self.changes.clear();
+            self.writes.clear();
+            self.engine.locks().release_all(self.id);
+        }
+    }
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        self.finish_rollback();
+    }
+}
