@@ -1,7 +1,11 @@
 //! Commit pipeline benchmark: the log alone, no engine.
 //!
 //! `cargo run --release -p onelog-log --example commit_bench [-- --fs sim|std|both]
-//!  [--secs 2] [--level 1] [--threads 1,8,32,64] [--latency-us 0,1000,5000] [--size 200]`
+//!  [--secs 2] [--level 1] [--threads 1,8,32,64] [--latency-us 0,1000,5000] [--size 200]
+//!  [--gather on|off|both]`
+//!
+//! `--gather` sets `LogOptions::commit_gather` (the adaptive gather before a group fsync,
+//! on by default); `both` runs every cell twice, off then on, for a before/after comparison.
 //!
 //! Each cell runs N committers, each committing ~`size`-byte transaction records (a GTID
 //! event plus filler, like a sysbench write) back to back for `secs` seconds, and prints one
@@ -25,6 +29,7 @@ struct Args {
     threads: Vec<usize>,
     latencies_us: Vec<u64>,
     size: usize,
+    gather: Vec<bool>,
 }
 
 fn parse_list<T: std::str::FromStr>(s: &str) -> Vec<T> {
@@ -39,6 +44,7 @@ fn args() -> Args {
         threads: vec![1, 8, 32, 64],
         latencies_us: vec![0, 1000, 5000],
         size: 200,
+        gather: vec![true],
     };
     let v: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -51,6 +57,13 @@ fn args() -> Args {
             "--threads" => a.threads = parse_list(val),
             "--latency-us" => a.latencies_us = parse_list(val),
             "--size" => a.size = val.parse().unwrap_or(a.size),
+            "--gather" => {
+                a.gather = match val {
+                    "off" => vec![false],
+                    "both" => vec![false, true],
+                    _ => vec![true],
+                }
+            }
             other => eprintln!("ignoring unknown argument {other}"),
         }
         i += 2;
@@ -95,12 +108,14 @@ fn run_cell(
     threads: usize,
     secs: f64,
     size: usize,
+    gather: bool,
 ) -> Row {
     let opts = LogOptions {
         dir,
         segment_size: 64 << 20,
         durability: level,
         flush_interval: Duration::from_secs(1),
+        commit_gather: gather,
         ..LogOptions::default()
     };
     let (log, _) = Log::open(fs, opts).expect("open log");
@@ -157,31 +172,40 @@ fn main() {
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     println!();
-    println!("| fs | fsync latency | threads | commits/s | fsyncs/commit | p50 µs | p99 µs | log bytes/commit |");
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
-    let print = |fs: &str, lat: &str, threads: usize, r: &Row| {
+    println!("| fs | fsync latency | gather | threads | commits/s | fsyncs/commit | p50 µs | p99 µs | log bytes/commit |");
+    println!("|---|---|---|---:|---:|---:|---:|---:|---:|");
+    let print = |fs: &str, lat: &str, gather: bool, threads: usize, r: &Row| {
         println!(
-            "| {fs} | {lat} | {threads} | {:.0} | {:.3} | {} | {} | {:.1} |",
-            r.commits_per_s, r.fsyncs_per_commit, r.p50_us, r.p99_us, r.bytes_per_commit
+            "| {fs} | {lat} | {} | {threads} | {:.0} | {:.3} | {} | {} | {:.1} |",
+            if gather { "on" } else { "off" },
+            r.commits_per_s,
+            r.fsyncs_per_commit,
+            r.p50_us,
+            r.p99_us,
+            r.bytes_per_commit
         );
     };
     if a.fs == "sim" || a.fs == "both" {
         for &us in &a.latencies_us {
             for &t in &a.threads {
-                let fs = SimFs::new();
-                fs.set_fsync_latency(Duration::from_micros(us));
-                let r = run_cell(fs, "/bench/binlog".into(), level, t, a.secs, a.size);
-                print("sim", &format!("{} ms", us as f64 / 1000.0), t, &r);
+                for &g in &a.gather {
+                    let fs = SimFs::new();
+                    fs.set_fsync_latency(Duration::from_micros(us));
+                    let r = run_cell(fs, "/bench/binlog".into(), level, t, a.secs, a.size, g);
+                    print("sim", &format!("{} ms", us as f64 / 1000.0), g, t, &r);
+                }
             }
         }
     }
     if a.fs == "std" || a.fs == "both" {
         for &t in &a.threads {
-            let dir = std::env::temp_dir()
-                .join(format!("onelog-commit-bench-{}-{t}", std::process::id()));
-            let r = run_cell(StdFs::new(), dir.clone(), level, t, a.secs, a.size);
-            let _ = std::fs::remove_dir_all(&dir);
-            print("std", "real", t, &r);
+            for &g in &a.gather {
+                let dir = std::env::temp_dir()
+                    .join(format!("onelog-commit-bench-{}-{t}", std::process::id()));
+                let r = run_cell(StdFs::new(), dir.clone(), level, t, a.secs, a.size, g);
+                let _ = std::fs::remove_dir_all(&dir);
+                print("std", "real", g, t, &r);
+            }
         }
     }
 }

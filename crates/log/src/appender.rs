@@ -12,7 +12,13 @@
 //! - before a group that may need a rotation touches anything, the next segment must be
 //!   prepared: if preparing failed (ENOSPC) the whole group is refused with nothing written
 //!   and the log stays usable (a later group retries the preparation);
-//! - any write/sync error while appending puts the log in the failed state.
+//! - any write/sync error while appending puts the log in the failed state;
+//! - at most [`MAX_UNSYNCED`] bytes of the current segment are ever written but not yet
+//!   synced: `write_pending` syncs first (and splits a larger buffer into chunks with a sync
+//!   between them) when a write would exceed it. Recovery relies on this to bound its tail
+//!   scan (`recovery.rs`): after a crash, bytes that differ from what a clean shutdown would
+//!   leave can only lie in the extent of the unsynced writes. At level 1 a normal group is far
+//!   below the bound, so this adds no fsync there.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -29,6 +35,10 @@ use crate::{CommitReceipt, CommittedRecord, GtidAssign, Lsn, PendingRecord, Reco
 
 /// At level 0, buffered bytes past this are written without waiting for the flusher.
 pub const LEVEL0_WRITE_THRESHOLD: usize = 1 << 20;
+
+/// The most bytes of the current segment that are written but possibly not durable (the
+/// extent a crash can leave torn or stale); see the module invariants and `recovery.rs`.
+pub const MAX_UNSYNCED: u64 = 8 << 20;
 
 pub(crate) struct Writer {
     pub seg_number: u64,
@@ -223,7 +233,8 @@ impl Writer {
         (outcomes, committed, self.lsn)
     }
 
-    /// Writes the buffered records to the current segment with one write.
+    /// Writes the buffered records to the current segment with one write (several, with a
+    /// sync before each, when that would leave more than [`MAX_UNSYNCED`] bytes unsynced).
     pub fn write_pending(&mut self, inner: &Inner) -> Result<(), LogError> {
         if self.pending.is_empty() {
             return Ok(());
@@ -235,18 +246,33 @@ impl Writer {
                 .map_err(|e| LogError::io(&self.seg_path, off, name, e))
         };
         crash("commit.before_write")?;
-        self.seg_file
-            .write_all_at(&self.pending, off)
-            .map_err(|e| {
-                if is_enospc(&e) {
-                    LogError::StorageFull {
-                        path: self.seg_path.clone(),
-                        needed: self.pending.len() as u64,
+        // Bytes before `self.written` that may not be durable (an over-estimate when a
+        // previous call synced in the middle of a record: that only syncs earlier).
+        let durable = lock(&inner.progress).durable;
+        let mut unsynced = self.written.saturating_sub(durable);
+        let mut done = 0usize;
+        while done < self.pending.len() {
+            if unsynced >= MAX_UNSYNCED {
+                self.sync_written(inner)?;
+                unsynced = 0;
+            }
+            let n = ((MAX_UNSYNCED - unsynced) as usize).min(self.pending.len() - done);
+            let at = off + done as u64;
+            self.seg_file
+                .write_all_at(&self.pending[done..done + n], at)
+                .map_err(|e| {
+                    if is_enospc(&e) {
+                        LogError::StorageFull {
+                            path: self.seg_path.clone(),
+                            needed: (self.pending.len() - done) as u64,
+                        }
+                    } else {
+                        LogError::io(&self.seg_path, at, "write records", e)
                     }
-                } else {
-                    LogError::io(&self.seg_path, off, "write records", e)
-                }
-            })?;
+                })?;
+            done += n;
+            unsynced += n as u64;
+        }
         crash("commit.after_write")?;
         inner.stats.bytes_written.fetch_add(
             self.pending.len() as u64,
@@ -257,6 +283,46 @@ impl Writer {
         lock(&inner.progress).written = self.written;
         inner.progress_cv.notify_all();
         Ok(())
+    }
+
+    /// Syncs the current segment from under the writer lock (the `MAX_UNSYNCED` bound): what
+    /// is written up to `self.written` becomes durable. A failure fails the log at once.
+    fn sync_written(&self, inner: &Inner) -> Result<(), LogError> {
+        if let Some(e) = inner.refusal() {
+            return Err(e);
+        }
+        inner
+            .stats
+            .fsyncs
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if let Err(e) = self.seg_file.sync_data() {
+            let e = LogError::io(
+                &self.seg_path,
+                self.file_offset(self.written),
+                "fdatasync segment (unsynced-bytes bound)",
+                e,
+            );
+            return Err(LogError::Failed(inner.fail(format!(
+                "{e}; the log refuses further writes and will not retry the sync"
+            ))));
+        }
+        {
+            let mut p = lock(&inner.progress);
+            p.durable = p.durable.max(self.written);
+        }
+        inner.progress_cv.notify_all();
+        Ok(())
+    }
+
+    /// `FLUSH BINARY LOGS`: closes the current segment (even an empty one) and continues in a
+    /// new one. A failure to prepare the next segment leaves the log as it was; a failure
+    /// while rotating fails the log like any appender failure.
+    pub fn rotate_now(&mut self, inner: &Inner) -> Result<(), LogError> {
+        if let Some(e) = inner.refusal() {
+            return Err(e);
+        }
+        inner.preparer.ensure_ready()?;
+        self.rotate(inner).map_err(|e| self.failure(inner, e))
     }
 
     /// Closes the current segment (written and synced) and continues in a new one.

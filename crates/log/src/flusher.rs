@@ -7,6 +7,9 @@
 //! before the sync began. Older segments were synced by rotation, so the current segment is
 //! the only one holding non-durable bytes.
 //!
+//! Each successful sync feeds its latency to `group_commit::Gather` (the adaptive gather's
+//! bound) and bumps its epoch, under the sync lock.
+//!
 //! Invariants: the durable LSN only moves forward and only after a successful fsync; after a
 //! failed fsync the log is failed and NO fsync is ever attempted again (the kernel may have
 //! dropped the dirty pages: retrying could report success for lost data).
@@ -59,8 +62,11 @@ pub(crate) fn sync_to_then(
         (p.cur_file.clone(), p.cur_path.clone(), p.written)
     };
     inner.stats.fsyncs.fetch_add(1, Ordering::SeqCst);
+    let began = Instant::now();
     match file.sync_data() {
         Ok(()) => {
+            // Before the sync lock is released and anyone is acked (group_commit's gather).
+            inner.gather.synced(began.elapsed());
             let mut p = lock(&inner.progress);
             p.durable = p.durable.max(upto);
             drop(p);

@@ -9,11 +9,12 @@
 //!    `strict_visibility`) calls `GroupSink::apply_group` — still under the writer lock, so
 //!    groups are applied in log order;
 //! 2. level 1: waits for the sync lock (an earlier leader may still be syncing); once it holds
-//!    it, takes the queue AGAIN — the committers that arrived while the earlier sync ran — and
-//!    appends them as a second group (own commit id) covered by the same sync, then hands
-//!    leadership to the next waiter, so the next group is written while this one syncs
-//!    (pipelining depth one) and every sync covers everything that arrived before it started.
-//!    Levels 0/2: hands leadership on right after the write. Strict: only after step 4;
+//!    it, GATHERS (below), then takes the queue AGAIN — the committers that arrived while the
+//!    earlier sync ran — and appends them as a second group (own commit id) covered by the
+//!    same sync, then hands leadership to the next waiter, so the next group is written while
+//!    this one syncs (pipelining depth one) and every sync covers everything that arrived
+//!    before it started. Levels 0/2: hands leadership on right after the write. Strict: only
+//!    after step 4;
 //! 3. level 1 (or strict): one `fdatasync` covering the group (`flusher::sync_to`, which skips
 //!    it when a later group's sync already covered it);
 //! 4. strict: applies the group now that it is durable;
@@ -23,13 +24,46 @@
 //! whatever the durability level (a group that is only visible once durable cannot be
 //! acknowledged earlier without breaking "apply before ack").
 //!
+//! ## Gathering (level 1, `LogOptions::commit_gather`, on by default)
+//!
+//! Why: with one-level pipelining and a closed loop of N committers, the committers acked by
+//! sync k re-enqueue just after sync k+1 has started (its leader took the sync lock the moment
+//! sync k released it), so they wait for sync k+2. The committers split into two cohorts
+//! that alternate, each sync covers ~N/2 of them and each committer commits once per TWO
+//! fsyncs: half the throughput the fsync rate allows. Nothing in the queue ever merges them
+//! again.
+//!
+//! What: a leader that holds the sync lock and is about to start its sync first estimates how
+//! many committers will want this sync: the records of the previous sync (`P`, who were just
+//! acknowledged and are coming back) plus the records present (in its turn or queued) that
+//! entered BEFORE the previous sync completed (`O`, a cohort that is not coming back from that
+//! ack). Every enqueue is stamped with the number of completed group fsyncs (`sync_epoch`,
+//! bumped under the sync lock right after each fsync, before its committers are acked), which
+//! tells the two apart. If fewer than `P + O` are present it waits on `Gather::cv` (with the
+//! queue mutex) until that many are, or until the gather bound passes, then takes the queue. A committer that
+//! enqueues while a gather waits wakes the gatherer once the target is reached.
+//!
+//! The bound: at most 1/8 of the moving average of recent fsync latencies (EWMA, weight 1/8,
+//! of every sync made through `flusher::sync_to_then`: group syncs and flushes), so gathering costs at most 12.5% of a sync in
+//! latency even when nobody comes (it is the timeout asked of the condvar: on an overloaded
+//! machine the leader may be scheduled back later, like any sleeper); no gather at all when
+//! that is below `MIN_GATHER` (50 µs, i.e. fsyncs faster than 400 µs: there the CPU, not the
+//! fsync, limits throughput, and a wait that short is below the wake-up latency of a busy
+//! machine, so it merges little and only delays the sync), when `P <= 1` (a single committer
+//! never waits) or when enough are already present. In the steady state the wait ends as soon
+//! as the last acked committer is back, so each fsync covers ~all N committers.
+//!
 //! Invariants: groups are appended and applied in queue order (append and apply happen under
-//! the writer lock); exactly one leader at a time
-//! holds the queue; a committer's slot is completed exactly once; an fsync failure fails the
-//! group (and the log) and is never retried.
+//! the writer lock); exactly one leader at a time holds the queue; a committer's slot is
+//! completed exactly once; an fsync failure fails the group (and the log) and is never
+//! retried; a gather only delays when the sync starts (it holds the sync lock, never the writer
+//! lock), so one write and at most one fsync per group (a group above `MAX_UNSYNCED` bytes is
+//! the exception: written in chunks with a sync between them, see `appender.rs`), GTID order
+//! and "sink before ack" are unchanged.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::appender::{group_error, RecordOutcome};
 use crate::error::LogError;
@@ -58,6 +92,8 @@ impl Slot {
 struct Waiter {
     slot: Arc<Slot>,
     rec: PendingRecord,
+    /// `Gather::sync_epoch` when it enqueued.
+    epoch: u64,
 }
 
 /// The commit queue, guarded by `Inner::queue`.
@@ -65,6 +101,40 @@ struct Waiter {
 pub(crate) struct Queue {
     waiting: Vec<Waiter>,
     leader: bool,
+    /// While a leader gathers: wake it (`Gather::cv`) once `waiting` holds this many.
+    gather_for: Option<usize>,
+    /// Records the last group sync covered (set by its leader before it synced).
+    last_sync_records: usize,
+}
+
+/// Gathers shorter than this are not attempted (see module docs).
+pub const MIN_GATHER: Duration = Duration::from_micros(50);
+
+/// Shared state of the adaptive gather (module docs).
+#[derive(Default)]
+pub(crate) struct Gather {
+    /// Signalled (with `Inner::queue`) when a gathering leader's target is reached.
+    cv: Condvar,
+    /// Completed group fsyncs; bumped under the sync lock right after each one.
+    pub sync_epoch: AtomicU64,
+    /// Moving average (weight 1/8) of fsync latency (`sync_to_then`), in nanoseconds.
+    pub fsync_avg_ns: AtomicU64,
+}
+
+impl Gather {
+    /// Called under the sync lock after a successful group fsync that took `took`.
+    pub fn synced(&self, took: Duration) {
+        let ns = took.as_nanos().min(u64::MAX as u128) as u64;
+        let avg = self.fsync_avg_ns.load(Ordering::Relaxed);
+        let avg = if avg == 0 { ns } else { avg - avg / 8 + ns / 8 };
+        self.fsync_avg_ns.store(avg, Ordering::Relaxed);
+        self.sync_epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// How long a gather may wait: 1/8 of the average fsync latency.
+    pub fn bound(&self) -> Duration {
+        Duration::from_nanos(self.fsync_avg_ns.load(Ordering::Relaxed) / 8)
+    }
 }
 
 /// `Log::commit`.
@@ -81,7 +151,12 @@ pub(crate) fn commit(inner: &Inner, rec: PendingRecord) -> Result<CommitReceipt,
         q.waiting.push(Waiter {
             slot: slot.clone(),
             rec,
+            epoch: inner.gather.sync_epoch.load(Ordering::SeqCst),
         });
+        if q.gather_for.is_some_and(|n| q.waiting.len() >= n) {
+            q.gather_for = None;
+            inner.gather.cv.notify_one();
+        }
         !std::mem::replace(&mut q.leader, true)
     };
     if !lead {
@@ -118,6 +193,8 @@ fn hand_off(inner: &Inner) {
 #[derive(Default)]
 struct Turn {
     slots: Vec<Arc<Slot>>,
+    /// The enqueue epoch of each record (parallel to `slots`).
+    epochs: Vec<u64>,
     outcomes: Vec<RecordOutcome>,
     /// Records to apply after the sync (strict visibility only).
     to_apply: Vec<CommittedRecord>,
@@ -137,8 +214,13 @@ fn append_batch(
     if batch.is_empty() {
         return;
     }
-    let (slots, mut recs): (Vec<Arc<Slot>>, Vec<PendingRecord>) =
-        batch.into_iter().map(|w| (w.slot, w.rec)).unzip();
+    let mut slots = Vec::with_capacity(batch.len());
+    let mut recs = Vec::with_capacity(batch.len());
+    for w in batch {
+        slots.push(w.slot);
+        recs.push(w.rec);
+        turn.epochs.push(w.epoch);
+    }
     let (outcomes, mut committed, end) = {
         let mut w = lock(&inner.writer);
         let (o, mut c, end) = w.append_group(inner, &mut recs, write_now);
@@ -159,6 +241,44 @@ fn append_batch(
     if strict {
         turn.to_apply.append(&mut committed);
     }
+}
+
+/// Waits (bounded) for the committers the previous sync just acknowledged to re-enqueue, so
+/// that this sync covers them too (module docs). Called with the sync lock held.
+fn gather(inner: &Inner, turn: &Turn) {
+    let bound = inner.gather.bound();
+    if bound < MIN_GATHER {
+        return;
+    }
+    let epoch = inner.gather.sync_epoch.load(Ordering::SeqCst);
+    let older = |e: &u64| *e < epoch;
+    let mut q = lock(&inner.queue);
+    let prev = q.last_sync_records;
+    if prev <= 1 {
+        return;
+    }
+    let old = turn.epochs.iter().filter(|e| older(e)).count()
+        + q.waiting.iter().filter(|w| older(&w.epoch)).count();
+    let target = prev + old;
+    let have = turn.slots.len();
+    if have + q.waiting.len() >= target {
+        return;
+    }
+    let deadline = Instant::now() + bound;
+    loop {
+        let now = Instant::now();
+        if have + q.waiting.len() >= target || now >= deadline {
+            break;
+        }
+        q.gather_for = Some(target - have);
+        q = inner
+            .gather
+            .cv
+            .wait_timeout(q, deadline - now)
+            .unwrap_or_else(|p| p.into_inner())
+            .0;
+    }
+    q.gather_for = None;
 }
 
 fn lead_one_group(inner: &Inner) {
@@ -182,8 +302,12 @@ fn lead_one_group(inner: &Inner) {
             if strict {
                 return None;
             }
+            if inner.opts.commit_gather {
+                gather(inner, &turn);
+            }
             // Committers that queued while the previous sync ran join this sync.
             append_batch(inner, &mut turn, write_now, strict, &sink);
+            lock(&inner.queue).last_sync_records = turn.slots.len();
             hand_off(inner);
             handed = true;
             Some(turn.end)

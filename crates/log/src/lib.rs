@@ -3,7 +3,9 @@
 //! A committed transaction's record is its MariaDB binlog event group, framed and checksummed
 //! ([`frame`]), appended to preallocated segment files ([`segment`]) by a group-commit leader
 //! (`group_commit.rs`, `appender.rs`) with one write and, at durability level 1, one
-//! `fdatasync` per group. Background threads prepare the next segment (`prealloc.rs`) and
+//! `fdatasync` per group (a group above [`MAX_UNSYNCED`] bytes is written in chunks with a sync
+//! between them: no more than that is ever written but unsynced, which bounds recovery's tail
+//! scan). Background threads prepare the next segment (`prealloc.rs`) and
 //! flush/sync at levels 0 and 2 (`flusher.rs`). [`Log::open`] recovers the tail
 //! (`recovery.rs`); [`LogReader`]s stream records from an LSN or a GTID position ([`reader`]).
 //! Every file access goes through the [`fs::FileSystem`] seam so [`fs::SimFs`] can crash,
@@ -35,6 +37,7 @@ use std::time::Duration;
 
 use onelog_binlog::{Gtid, GtidPos, GtidState};
 
+pub use appender::MAX_UNSYNCED;
 pub use error::LogError;
 pub use fs::{File, FileSystem, SimCounters, SimFs, StdFs};
 pub use log::Log;
@@ -87,7 +90,13 @@ pub struct LogOptions {
     pub flush_interval: Duration,
     /// Apply groups (and acknowledge them) only once durable, whatever the durability level.
     pub strict_visibility: bool,
-    /// For the Format_description event in every segment header.
+    /// Level 1: before starting a group's fsync, wait a bounded short time (at most 1/8 of
+    /// the recent average fsync latency) for the committers the previous sync just
+    /// acknowledged to re-enqueue, so one fsync covers them all (see `group_commit.rs`).
+    /// Default true; false only to measure without it.
+    pub commit_gather: bool,
+    /// For the Format_description event in every segment header. Peers recognise a MariaDB
+    /// server only if it contains "MariaDB".
     pub server_version: String,
     pub server_id: u32,
 }
@@ -101,7 +110,8 @@ impl Default for LogOptions {
             durability: Durability::Level1,
             flush_interval: Duration::from_secs(1),
             strict_visibility: false,
-            server_version: "10.11.9-onelog".to_string(),
+            commit_gather: true,
+            server_version: "10.11.9-MariaDB-onelog".to_string(),
             server_id: 1,
         }
     }

@@ -6,7 +6,10 @@
 //! briefly, never while waiting for another of these). `progress` guards the three LSNs, the failed/closed flags and
 //! the file the next sync must cover; its condvar wakes readers and `next_wait`. No lock but
 //! `sync_lock` (whose point is to serialise fsyncs) is held across an fsync of the group path;
-//! rotation syncs the old segment under `writer`, which is what makes it a barrier.
+//! rotation syncs the old segment under `writer`, which is what makes it a barrier, and so does
+//! the appender when a write would leave more than `MAX_UNSYNCED` bytes unsynced (rare: only
+//! with more than 8 MiB written since the last sync). A group leader gathering (see
+//! `group_commit.rs`) waits on `Gather::cv` with `queue` while holding `sync_lock`.
 //!
 //! Failure model: once `progress.failed` is set (fsync error, write error, crash) the log takes
 //! no more writes and never calls fsync again; readers keep reading what was durable.
@@ -21,7 +24,7 @@ use onelog_binlog::GtidState;
 use crate::appender::Writer;
 use crate::error::LogError;
 use crate::fs::{File, FileSystem};
-use crate::group_commit::Queue;
+use crate::group_commit::{Gather, Queue};
 use crate::prealloc::Preparer;
 use crate::reader::LogReader;
 use crate::{
@@ -74,6 +77,7 @@ pub(crate) struct Inner {
     pub durability: AtomicU8,
     pub sink: RwLock<Option<Arc<dyn GroupSink>>>,
     pub queue: Mutex<Queue>,
+    pub gather: Gather,
     pub writer: Mutex<Writer>,
     pub sync_lock: Mutex<()>,
     pub segments: RwLock<Vec<SegmentMeta>>,
@@ -259,6 +263,12 @@ impl Log {
                 end_lsn: s.end_lsn.unwrap_or(written),
             })
             .collect()
+    }
+
+    /// Seals the current segment (writing and syncing what it holds) and continues in the next
+    /// one, as `FLUSH BINARY LOGS` does. Commits wait for the rotation (it holds the writer).
+    pub fn rotate(&self) -> Result<(), LogError> {
+        lock(&self.inner.writer).rotate_now(&self.inner)
     }
 
     /// Removes whole segments whose records end at or before `lsn` (never the current one);

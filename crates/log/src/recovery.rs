@@ -12,6 +12,27 @@
 //!    the segment is then `fdatasync`ed (what a crashed process left in the page cache is not
 //!    durable until then) and everything up to the end counts as durable.
 //!
+//! The tail scan of step 5 is bounded. The file was preallocated with zeros and synced, and
+//! the appender never has more than `MAX_UNSYNCED` bytes written but not synced (it syncs
+//! first, and chunks a larger write, see `appender.rs`). So after a crash, non-zero bytes past
+//! the end `E` can only be: (a) the unsynced extent, at most `MAX_UNSYNCED` bytes starting at
+//! or before `E` (everything before it was synced and is intact, so the first invalid frame is
+//! not before it), or (b) when a record larger than the bound was being written in synced
+//! chunks, its synced prefix from `E` on — whose length word, synced with it, is intact and
+//! says how far it reaches. The scan therefore covers `E .. E + claimed + MAX_UNSYNCED`, where
+//! `claimed` is the frame length the word at `E` states, at least the 9-byte frame header (a
+//! sync that cut the header itself leaves the word unreliable but the synced prefix shorter
+//! than 9 bytes; a garbage word only makes the scan longer), and then keeps going until it has seen a run of
+//! `MAX_UNSYNCED` zero bytes after the last non-zero one (so garbage after a short zero run is
+//! still found). It never reads past the file. A zero run inside the covered window does not
+//! stop it: a torn write can leave zeros between kept pieces.
+//!
+//! Torn tail vs corruption: within that window, non-zero bytes are what a crash leaves and
+//! are zeroed (`torn_bytes`); a non-zero byte PAST the window, reached without a
+//! `MAX_UNSYNCED`-long zero run, cannot come from a crash, so the bad record at `E` is damage
+//! in the middle of the log: `Corrupt` (refuse to start, naming the file and offset), never
+//! silently truncated.
+//!
 //! Earlier segments are not scanned here: readers verify their CRCs as they read them, and a
 //! bad record there is `Corrupt`, never skipped.
 
@@ -21,10 +42,10 @@ use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 use onelog_binlog::GtidState;
 
-use crate::appender::Writer;
+use crate::appender::{Writer, MAX_UNSYNCED};
 use crate::cursor::SegmentCursor;
 use crate::error::LogError;
-use crate::frame;
+use crate::frame::{self, FRAME_HEADER_LEN};
 use crate::fs::{read_full_at, FileSystem};
 use crate::log::{Inner, Progress, SegmentMeta, Stats};
 use crate::segment::{self, SegmentHeader, PREPARED_NAME};
@@ -154,21 +175,32 @@ pub(crate) fn open(
     );
     let file_end_lsn = last.start_lsn + (file_len - last.header_len);
     let mut lsn = last.start_lsn;
-    while let Ok(f) = cur.frame_at(lsn, file_end_lsn)? {
+    let why_end = loop {
+        let f = match cur.frame_at(lsn, file_end_lsn)? {
+            Ok(f) => f,
+            Err(e) => break e.to_string(),
+        };
         match f.kind {
             RecordKind::Transaction | RecordKind::Ddl => match frame::record_gtid(f.events) {
                 Ok(g) => state.record(g),
-                Err(_) => break,
+                Err(e) => break format!("bad GTID event: {e}"),
             },
             RecordKind::GtidState => match GtidState::decode(f.aux) {
                 Ok((s, _)) => state = s,
-                Err(_) => break,
+                Err(e) => break format!("bad GTID state: {e}"),
             },
         }
         lsn += f.len as u64;
-    }
+    };
     let end_off = cur.offset_of(lsn);
-    let torn_bytes = zero_tail(&*fs, &last.path, &*file, end_off, file_len)?;
+    let torn_bytes = zero_tail(
+        &last.path,
+        &*file,
+        end_off,
+        file_len,
+        MAX_UNSYNCED,
+        &why_end,
+    )?;
     file.sync_data()
         .map_err(|e| LogError::io(&last.path, end_off, "fdatasync recovered segment", e))?;
 
@@ -208,6 +240,7 @@ pub(crate) fn open(
         fde,
         sink: RwLock::new(None),
         queue: Mutex::new(Default::default()),
+        gather: Default::default(),
         writer: Mutex::new(writer),
         sync_lock: Mutex::new(()),
         segments: RwLock::new(metas),
@@ -220,25 +253,62 @@ pub(crate) fn open(
     Ok((inner, report))
 }
 
-/// Zeroes the non-zero bytes after `from` (a torn tail); returns how many bytes it covered
-/// (from `from` to the last non-zero byte).
+/// Zeroes the non-zero bytes after `from` (a torn tail), scanning the bounded window the
+/// module docs derive (`bound` = `MAX_UNSYNCED`); returns how many bytes it covered (from
+/// `from` to the last non-zero byte). Data past the window (reached without a `bound`-long
+/// zero run) is `Corrupt`: `why_end` says what is wrong with the record at `from`.
 fn zero_tail(
-    _fs: &dyn FileSystem,
     path: &Path,
     file: &dyn crate::fs::File,
     from: u64,
     file_len: u64,
+    bound: u64,
+    why_end: &str,
 ) -> Result<u64, LogError> {
     const CHUNK: usize = 1 << 20;
+    let mut word = [0u8; 4];
+    let got = read_full_at(file, &mut word, from)
+        .map_err(|e| LogError::io(path, from, "read tail", e))?;
+    let claimed = match u32::from_le_bytes(word) {
+        0 => 0,
+        _ if got < 4 => 0,
+        n => FRAME_HEADER_LEN as u64 + n as u64,
+    };
+    let window_end = from
+        .saturating_add(claimed.max(FRAME_HEADER_LEN as u64))
+        .saturating_add(bound);
     let mut buf = vec![0u8; CHUNK];
     let mut last_nonzero: Option<u64> = None;
     let mut off = from;
     while off < file_len {
+        let zero_run = off - last_nonzero.map_or(from, |l| l + 1);
+        if off >= window_end && zero_run >= bound {
+            break;
+        }
         let n = ((file_len - off) as usize).min(CHUNK);
         let got = read_full_at(file, &mut buf[..n], off)
             .map_err(|e| LogError::io(path, off, "read tail", e))?;
-        if let Some(i) = buf[..got].iter().rposition(|b| *b != 0) {
+        let data = &buf[..got];
+        // Bytes before `w` lie in the window a crash can explain; after it they must be zero.
+        let w = (window_end.saturating_sub(off) as usize).min(got);
+        if let Some(i) = data[..w].iter().rposition(|b| *b != 0) {
             last_nonzero = Some(off + i as u64);
+        }
+        if let Some(i) = data[w..].iter().position(|b| *b != 0) {
+            let at = off + (w + i) as u64;
+            if at - last_nonzero.map_or(from, |l| l + 1) >= bound {
+                // Past a zero run as long as the bound: nothing a crash or the log left.
+                break;
+            }
+            return Err(LogError::corrupt(
+                path,
+                from,
+                format!(
+                    "{why_end}; yet data follows at offset {at}, farther than a crash can \
+                     leave unsynced bytes ({bound} after the last good record): this is \
+                     corruption, not a torn tail"
+                ),
+            ));
         }
         if got < n {
             break;

@@ -266,7 +266,7 @@ mod tests {
     fn header_round_trips_and_detects_damage() {
         let mut s = GtidState::new();
         s.record(Gtid::new(0, 1, 10));
-        let fde = format_description("10.11.9-onelog", 1);
+        let fde = format_description("10.11.9-MariaDB-onelog", 1);
         onelog_binlog::event::check_event(&fde).unwrap();
         let long = format_description(&"x".repeat(80), 1);
         let ev = FormatDescriptionEvent::decode(&long).unwrap();

@@ -254,3 +254,62 @@ fn background_flusher_makes_level2_commits_durable() {
     let got = reader.next_wait(Duration::from_secs(30)).unwrap().unwrap();
     assert_eq!(got.end_lsn, r.end_lsn);
 }
+
+/// `n` committers in a closed loop with 10 ms fsyncs: average commits per fsync between a
+/// sample after warm-up and one before the tail, with `LogOptions::commit_gather = gather`.
+fn closed_loop_commits_per_fsync(gather: bool, n: u64) -> f64 {
+    const EACH: u64 = 60;
+    let fs = SimFs::new();
+    fs.set_fsync_latency(Duration::from_millis(10));
+    let mut o = opts(4 << 20, Durability::Level1);
+    o.commit_gather = gather;
+    let log = open(&fs, o);
+    let threads: Vec<_> = (0..n)
+        .map(|t| {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                let mut snaps = Vec::new();
+                for i in 0..EACH {
+                    log.commit(txn(t * 1000 + i, 200)).unwrap();
+                    // Thread 0 samples the counters after warm-up and before the tail.
+                    if t == 0 && (i == 10 || i == EACH - 10) {
+                        snaps.push(log.stats());
+                    }
+                }
+                snaps
+            })
+        })
+        .collect();
+    let snaps: Vec<_> = threads
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect();
+    assert_eq!(log.stats().commits, n * EACH);
+    let (a, b) = (snaps[0], snaps[1]);
+    assert!(b.fsyncs > a.fsyncs, "{a:?} {b:?}");
+    // Every sync made at least one commit durable: no fsync without a group.
+    assert!(b.fsyncs - a.fsyncs <= b.groups - a.groups, "{a:?} {b:?}");
+    (b.commits - a.commits) as f64 / (b.fsyncs - a.fsyncs) as f64
+}
+
+#[test]
+fn gather_merges_closed_loop_committers_into_one_group_per_fsync() {
+    // Without the gather the committers split into two alternating cohorts (~n/2 per fsync:
+    // 4.4 measured with gather off); with it each fsync covers ~all of them (8.0 measured).
+    let n = 8;
+    let per_fsync = closed_loop_commits_per_fsync(true, n);
+    assert!(
+        per_fsync >= 0.75 * n as f64,
+        "only {per_fsync:.2} commits per fsync with {n} committers"
+    );
+}
+
+#[test]
+fn default_server_version_identifies_as_mariadb_in_every_segment_header() {
+    use onelog_binlog::event::format_description::FormatDescriptionEvent;
+    let fs = SimFs::new();
+    let log = open(&fs, opts(64 << 10, Durability::Level1));
+    let fde = FormatDescriptionEvent::decode(log.format_description()).unwrap();
+    assert_eq!(fde.server_version, "10.11.9-MariaDB-onelog");
+    assert!(fde.server_version.contains("MariaDB"));
+}

@@ -3,7 +3,9 @@
 mod common;
 
 use common::*;
-use onelog_log::{Durability, FileSystem, Log, LogError, ReadStart, ReaderOptions, SimFs};
+use onelog_log::{
+    Durability, FileSystem, Log, LogError, ReadStart, ReaderOptions, SimFs, MAX_UNSYNCED,
+};
 
 #[test]
 fn empty_directory_gets_a_first_segment_and_reopens_at_its_end() {
@@ -213,4 +215,114 @@ fn real_file_system_log_round_trips_through_reopen() {
     log.shutdown().unwrap();
     drop(log);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A log with a few records in a `seg_size` segment, shut down; returns the segment path and
+/// the file offset of the end of the log.
+fn closed_log(fs: &std::sync::Arc<SimFs>, seg_size: u64) -> (std::path::PathBuf, u64) {
+    let log = open(fs, opts(seg_size, Durability::Level1));
+    let receipts: Vec<_> = (0..5).map(|i| log.commit(txn(i, 100)).unwrap()).collect();
+    log.shutdown().unwrap();
+    drop(log);
+    (log_seg(1), 4096 + receipts[4].end_lsn)
+}
+
+#[test]
+fn tail_scan_zeroes_garbage_after_a_short_zero_run_within_the_bound() {
+    let fs = SimFs::new();
+    let seg_size = 24 << 20;
+    let (seg, end) = closed_log(&fs, seg_size);
+    // A torn write can keep pieces of its extent with zeros between them.
+    let near = end + 100_000;
+    let far = end + MAX_UNSYNCED - 64;
+    assert!(fs.corrupt(&seg, near, &[0xab; 10]));
+    assert!(fs.corrupt(&seg, far, &[0xcd; 10]));
+    let (log, rep) = Log::open(fs.clone(), opts(seg_size, Durability::Level1)).unwrap();
+    assert_eq!(rep.torn_bytes, far + 10 - end);
+    let img = fs.read_file(&seg).unwrap();
+    assert!(img[end as usize..].iter().all(|b| *b == 0), "garbage left");
+    assert_eq!(all_records(&log).len(), 5);
+}
+
+#[test]
+fn tail_scan_stops_after_max_unsynced_zero_bytes_past_the_bound() {
+    let fs = SimFs::new();
+    let seg_size = 24 << 20;
+    let (seg, end) = closed_log(&fs, seg_size);
+    // Beyond any extent a crash can leave unsynced: never read (the scan is bounded).
+    let beyond = end + 2 * MAX_UNSYNCED + (1 << 20);
+    assert!(beyond + 10 < seg_size);
+    assert!(fs.corrupt(&seg, beyond, &[0xef; 10]));
+    let (_log, rep) = Log::open(fs.clone(), opts(seg_size, Durability::Level1)).unwrap();
+    assert_eq!(rep.torn_bytes, 0);
+    assert_eq!(fs.read_file(&seg).unwrap()[beyond as usize], 0xef);
+}
+
+#[test]
+fn writes_keep_at_most_max_unsynced_bytes_unsynced_and_huge_records_recover() {
+    let seg_size = 48 << 20;
+    let mut saw_torn = false;
+    for seed in 0..4u64 {
+        let fs = SimFs::new();
+        let mut o = opts(seg_size, Durability::Level2);
+        o.flush_interval = std::time::Duration::from_secs(3600);
+        let log = open(&fs, o);
+        for i in 0..12 {
+            log.commit(txn(i, 1 << 20)).unwrap();
+            assert!(
+                log.written_lsn() - log.durable_lsn() <= MAX_UNSYNCED,
+                "record {i}: written {} durable {}",
+                log.written_lsn(),
+                log.durable_lsn()
+            );
+        }
+        assert!(log.stats().fsyncs > 0);
+        // Larger than the bound: written in chunks with a sync between them.
+        let big = log.commit(txn(12, 3 * MAX_UNSYNCED as usize / 2)).unwrap();
+        assert!(log.durable_lsn() > big.lsn - MAX_UNSYNCED);
+        let fs2 = fs.reboot(seed, true);
+        drop(log);
+        let (log2, rep) = Log::open(fs2.clone(), opts(seg_size, Durability::Level1)).unwrap();
+        saw_torn |= rep.torn_bytes > 0;
+        let recs = all_records(&log2);
+        assert!(recs.len() >= 12, "seed {seed}: {} records", recs.len());
+        assert_contiguous(&recs, &format!("seed {seed}"));
+        let img = fs2.read_file(&log_seg(1)).unwrap();
+        assert!(
+            img[(4096 + rep.end_lsn) as usize..].iter().all(|b| *b == 0),
+            "seed {seed}: stale bytes after the end"
+        );
+    }
+    assert!(saw_torn, "no seed tore the large record");
+}
+
+#[test]
+fn bad_record_followed_by_more_data_than_a_crash_leaves_is_corruption() {
+    let fs = SimFs::new();
+    let seg_size = 24 << 20;
+    let log = open(&fs, opts(seg_size, Durability::Level1));
+    for i in 0..10 {
+        log.commit(txn(i, 1 << 20)).unwrap();
+    }
+    log.shutdown().unwrap();
+    drop(log);
+    // Bit rot in the first record of the (last) segment: ~9 MiB of good records follow.
+    assert!(fs.corrupt(&log_seg(1), 4096 + 200, &[0x5a]));
+    let e = Log::open(fs.clone(), opts(seg_size, Durability::Level1)).unwrap_err();
+    match &e {
+        LogError::Corrupt { offset, .. } => assert_eq!(*offset, 4096),
+        other => panic!("expected Corrupt, got {other}"),
+    }
+    let msg = e.to_string();
+    assert!(
+        msg.contains("binlog-000001.olog") && msg.contains("corruption"),
+        "{msg}"
+    );
+    // Nothing was zeroed: the records after the damage are still there for an operator.
+    let img = fs.read_file(&log_seg(1)).unwrap();
+    assert!(
+        img[(4096 + (2 << 20)) as usize..(4096 + (3 << 20)) as usize]
+            .iter()
+            .any(|b| *b != 0)
+    );
 }
