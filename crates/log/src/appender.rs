@@ -288,24 +288,11 @@ impl Writer {
     /// Syncs the current segment from under the writer lock (the `MAX_UNSYNCED` bound): what
     /// is written up to `self.written` becomes durable. A failure fails the log at once.
     fn sync_written(&self, inner: &Inner) -> Result<(), LogError> {
-        if let Some(e) = inner.refusal() {
-            return Err(e);
-        }
-        inner
-            .stats
-            .fsyncs
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        if let Err(e) = self.seg_file.sync_data() {
-            let e = LogError::io(
-                &self.seg_path,
-                self.file_offset(self.written),
-                "fdatasync segment (unsynced-bytes bound)",
-                e,
-            );
-            return Err(LogError::Failed(inner.fail(format!(
-                "{e}; the log refuses further writes and will not retry the sync"
-            ))));
-        }
+        let (path, offset) = (&self.seg_path, self.file_offset(self.written));
+        inner.fdatasync(&*self.seg_file, |e| {
+            let e = LogError::io(path, offset, "fdatasync segment (unsynced-bytes bound)", e);
+            format!("{e}; the log refuses further writes and will not retry the sync")
+        })?;
         {
             let mut p = lock(&inner.progress);
             p.durable = p.durable.max(self.written);
@@ -328,17 +315,12 @@ impl Writer {
     /// Closes the current segment (written and synced) and continues in a new one.
     fn rotate(&mut self, inner: &Inner) -> Result<(), LogError> {
         self.write_pending(inner)?;
-        // A pipelined group's fsync may have failed meanwhile: never sync after that.
-        if let Some(e) = inner.refusal() {
-            return Err(e);
-        }
-        inner
-            .stats
-            .fsyncs
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        self.seg_file
-            .sync_data()
-            .map_err(|e| LogError::io(&self.seg_path, 0, "fdatasync segment before rotation", e))?;
+        // A pipelined group's fsync may have failed meanwhile: `fdatasync` never syncs after that.
+        let path = &self.seg_path;
+        inner.fdatasync(&*self.seg_file, |e| {
+            let e = LogError::io(path, 0, "fdatasync segment before rotation", e);
+            format!("{e}; the log refuses further writes and will not retry the sync")
+        })?;
         {
             let mut p = lock(&inner.progress);
             p.durable = p.durable.max(self.lsn);

@@ -14,7 +14,6 @@
 //! failed fsync the log is failed and NO fsync is ever attempted again (the kernel may have
 //! dropped the dirty pages: retrying could report success for lost data).
 
-use std::sync::atomic::Ordering;
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
@@ -61,29 +60,22 @@ pub(crate) fn sync_to_then(
         }
         (p.cur_file.clone(), p.cur_path.clone(), p.written)
     };
-    inner.stats.fsyncs.fetch_add(1, Ordering::SeqCst);
     let began = Instant::now();
-    match file.sync_data() {
-        Ok(()) => {
-            // Before the sync lock is released and anyone is acked (group_commit's gather).
-            inner.gather.synced(began.elapsed());
-            let mut p = lock(&inner.progress);
-            p.durable = p.durable.max(upto);
-            drop(p);
-            inner.progress_cv.notify_all();
-            Ok(())
-        }
-        Err(e) => {
-            let durable = lock(&inner.progress).durable;
-            let msg = inner.fail(format!(
-                "fdatasync of {} failed: {e}; records after LSN {} may be lost, the log refuses \
-                 further writes and will not retry the sync; restart to recover from what is durable",
-                path.display(),
-                durable
-            ));
-            Err(LogError::Failed(msg))
-        }
-    }
+    inner.fdatasync(&*file, |e| {
+        let durable = lock(&inner.progress).durable;
+        format!(
+            "fdatasync of {} failed: {e}; records after LSN {durable} may be lost, the log refuses \
+             further writes and will not retry the sync; restart to recover from what is durable",
+            path.display(),
+        )
+    })?;
+    // Before the sync lock is released and anyone is acked (group_commit's gather).
+    inner.gather.synced(began.elapsed());
+    let mut p = lock(&inner.progress);
+    p.durable = p.durable.max(upto);
+    drop(p);
+    inner.progress_cv.notify_all();
+    Ok(())
 }
 
 /// Writes what level 0 buffered and syncs everything written.

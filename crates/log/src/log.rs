@@ -10,6 +10,8 @@
 //! the appender when a write would leave more than `MAX_UNSYNCED` bytes unsynced (rare: only
 //! with more than 8 MiB written since the last sync). A group leader gathering (see
 //! `group_commit.rs`) waits on `Gather::cv` with `queue` while holding `sync_lock`.
+//! `fsync_gate` is innermost: held across one `fdatasync` (and the failed-state check and
+//! update around it) by whichever path syncs, so no two syncs of the log are ever in flight.
 //!
 //! Failure model: once `progress.failed` is set (fsync error, write error, crash) the log takes
 //! no more writes and never calls fsync again; readers keep reading what was durable.
@@ -80,6 +82,9 @@ pub(crate) struct Inner {
     pub gather: Gather,
     pub writer: Mutex<Writer>,
     pub sync_lock: Mutex<()>,
+    /// Held across every `fdatasync` of a segment and nothing else (innermost lock): see
+    /// [`Inner::fdatasync`].
+    pub fsync_gate: Mutex<()>,
     pub segments: RwLock<Vec<SegmentMeta>>,
     pub progress: Mutex<Progress>,
     pub progress_cv: Condvar,
@@ -101,6 +106,27 @@ impl Inner {
         } else {
             p.failed.as_ref().map(|f| LogError::Failed(f.clone()))
         }
+    }
+
+    /// The one way the log fdatasyncs a segment. Syncs are serialised on `fsync_gate`, and the
+    /// failed state is checked and (on error) entered while the gate is held: the kernel
+    /// reports a writeback error to one `fsync` of a file description only, so two syncs in
+    /// flight at once could have one see EIO and the other return success for the same lost
+    /// pages. Serialised, a sync that succeeds covers everything written before it began, a
+    /// sync after a failed one never runs (the failed sync is never retried), and `what`
+    /// describes the failed sync in the failure message.
+    pub fn fdatasync(
+        &self,
+        file: &dyn crate::fs::File,
+        what: impl FnOnce(std::io::Error) -> String,
+    ) -> Result<(), LogError> {
+        let _gate = lock(&self.fsync_gate);
+        if let Some(e) = self.refusal() {
+            return Err(e);
+        }
+        self.stats.fsyncs.fetch_add(1, Ordering::SeqCst);
+        file.sync_data()
+            .map_err(|e| LogError::Failed(self.fail(what(e))))
     }
 
     /// Enters the failed state (the first reason wins) and wakes everybody.

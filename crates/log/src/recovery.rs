@@ -243,6 +243,7 @@ pub(crate) fn open(
         gather: Default::default(),
         writer: Mutex::new(writer),
         sync_lock: Mutex::new(()),
+        fsync_gate: Mutex::new(()),
         segments: RwLock::new(metas),
         progress: Mutex::new(progress),
         progress_cv: Condvar::new(),
