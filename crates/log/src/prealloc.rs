@@ -47,6 +47,12 @@ impl Preparer {
     /// the file (rotation will). An error is taken out, so the next call retries.
     pub fn ensure_ready(&self) -> Result<(), LogError> {
         let mut s = lock(&self.slot);
+        // A failure stored while no rotation was waiting may be stale (space was freed
+        // since): it is dropped and the preparation tried once more, synchronously. One
+        // retry per rotation attempt, so a full disk still does not become a busy loop.
+        if matches!(s.ready, Some(Err(_))) && !s.stop {
+            s.ready = None;
+        }
         loop {
             match &s.ready {
                 Some(Ok(_)) => return Ok(()),
