@@ -71,6 +71,9 @@ pub struct Transaction {
     generations: HashMap<TableId, u64>,
     aborted: bool,
     finished: bool,
+    /// How long a row lock wait may last (`innodb_lock_wait_timeout`); the engine's default
+    /// unless [`set_lock_wait_timeout`](Self::set_lock_wait_timeout) changed it.
+    lock_wait_timeout: std::time::Duration,
 }
 
 fn pk_lock_key(table: TableId, pk: &[u8]) -> RowKey {
@@ -96,7 +99,9 @@ fn unique_lock_key(table: TableId, index_id: u32, ikey: &[u8]) -> RowKey {
 
 impl Transaction {
     pub(crate) fn new(engine: Arc<Engine>, id: TxnId) -> Self {
+        let lock_wait_timeout = engine.lock_wait_timeout();
         Transaction {
+            lock_wait_timeout,
             engine,
             id,
             snapshot: None,
@@ -112,6 +117,11 @@ impl Transaction {
     /// The transaction's id (its lock owner id).
     pub fn id(&self) -> TxnId {
         self.id
+    }
+
+    /// Sets this transaction's row lock wait timeout (a session's `innodb_lock_wait_timeout`).
+    pub fn set_lock_wait_timeout(&mut self, timeout: std::time::Duration) {
+        self.lock_wait_timeout = timeout;
     }
 
     /// Number of row changes made so far.
@@ -157,7 +167,7 @@ impl Transaction {
         match self
             .engine
             .locks()
-            .lock(self.id, key, mode, self.engine.lock_wait_timeout())
+            .lock(self.id, key, mode, self.lock_wait_timeout)
         {
             Ok(()) => Ok(()),
             Err(LockError::Timeout) => Err(EngineError::LockWaitTimeout),

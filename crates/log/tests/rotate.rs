@@ -1,0 +1,52 @@
+//! `Log::rotate` (FLUSH BINARY LOGS): seals the current segment and continues in the next,
+//! without losing or reordering records, and survives a reopen.
+
+mod common;
+
+use common::*;
+use onelog_log::{Durability, SimFs};
+
+#[test]
+fn rotate_seals_the_segment_and_records_continue_in_the_next_one() {
+    let fs = SimFs::new();
+    let log = open(&fs, opts(1 << 20, Durability::Level0));
+    for i in 0..3 {
+        log.commit(txn(i, 100)).unwrap();
+    }
+    let before = log.segments();
+    assert_eq!(before.len(), 1);
+    log.rotate().unwrap();
+    // Rotation writes and syncs what level 0 buffered.
+    assert_eq!(log.durable_lsn(), log.end_lsn());
+    // Rotating an empty segment is allowed too (MariaDB creates an empty binlog file).
+    log.rotate().unwrap();
+    log.commit(txn(3, 100)).unwrap();
+    log.flush().unwrap();
+    let segs = log.segments();
+    assert_eq!(segs.len(), 3);
+    assert_eq!(segs[0].number + 1, segs[1].number);
+    assert_eq!(segs[1].number + 1, segs[2].number);
+    assert_eq!(segs[0].end_lsn, segs[1].start_lsn);
+    assert_eq!(segs[1].start_lsn, segs[1].end_lsn);
+    assert_eq!(segs[1].end_lsn, segs[2].start_lsn);
+    let recs = all_records(&log);
+    assert_eq!(
+        recs.iter().map(tag_of).collect::<Vec<_>>(),
+        vec![0, 1, 2, 3]
+    );
+    assert_contiguous(&recs, "across rotations");
+    assert!(recs[3].lsn >= segs[2].start_lsn);
+    assert_eq!(log.gtid_state().pos().to_string(), "0-1-4");
+    log.shutdown().unwrap();
+    drop(log);
+    let log = open(&fs, opts(1 << 20, Durability::Level1));
+    assert_eq!(log.segments().len(), 3);
+    let recs = all_records(&log);
+    assert_eq!(
+        recs.iter().map(tag_of).collect::<Vec<_>>(),
+        vec![0, 1, 2, 3]
+    );
+    // The sealed segments can now be purged up to the start of the current one.
+    assert_eq!(log.purge_before(segs[2].start_lsn).unwrap(), 2);
+    assert_eq!(log.segments().len(), 1);
+}

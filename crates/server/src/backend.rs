@@ -1,0 +1,48 @@
+//! The seam between the protocol layer and the SQL layer.
+//!
+//! The protocol code (handshake, commands, result sets) talks only to these two traits, so it is
+//! tested over real sockets against a small in-test backend, and runs in production against
+//! `onelog_sql` through the adapter in [`crate::sql_backend`]. The traits mirror the
+//! `onelog_sql::Server`/`Session` contract one to one; they add nothing the SQL layer lacks.
+
+use onelog_sql::{Account, Column, Output, PreparedInfo, SqlError, Value};
+
+/// Server-wide services the protocol needs.
+pub trait Backend: Send + Sync + 'static {
+    type Session: SessionApi;
+    /// Held for the lifetime of an authenticated connection (PROCESSLIST, Threads_connected).
+    type Registration;
+
+    /// The account `user` may use when connecting from `host` ("localhost" for loopback and the
+    /// unix socket), with its stored `mysql_native_password` hash.
+    fn lookup_account(&self, user: &str, host: &str) -> Option<Account>;
+
+    /// A new session for an authenticated connection.
+    fn open_session(&self, connection_id: u32, user: &str, host: &str) -> Self::Session;
+
+    /// Registers an authenticated connection; dropping the registration unregisters it.
+    fn register_connection(&self, connection_id: u32, user: &str, host: &str)
+        -> Self::Registration;
+
+    /// True once the connection was killed (`KILL <id>`); it is then closed before its next
+    /// command.
+    fn is_killed(registration: &Self::Registration) -> bool;
+}
+
+/// One connection's SQL session (`onelog_sql::Session`'s methods).
+pub trait SessionApi {
+    fn query(&mut self, sql: &str) -> Vec<Result<Output, SqlError>>;
+    fn prepare(&mut self, sql: &str) -> Result<PreparedInfo, SqlError>;
+    fn execute(&mut self, stmt_id: u32, params: &[Value]) -> Result<Output, SqlError>;
+    fn close_statement(&mut self, stmt_id: u32);
+    fn reset_statement(&mut self, stmt_id: u32) -> Result<(), SqlError>;
+    fn use_database(&mut self, db: &str) -> Result<(), SqlError>;
+    fn field_list(&mut self, table: &str, wildcard: &str) -> Result<Vec<Column>, SqlError>;
+    fn reset(&mut self);
+    fn change_user(&mut self, user: &str, db: Option<&str>) -> Result<(), SqlError>;
+    fn current_database(&self) -> Option<&str>;
+    fn in_transaction(&self) -> bool;
+    fn autocommit(&self) -> bool;
+    fn set_multi_statements(&mut self, on: bool);
+    fn warning_count(&self) -> u16;
+}

@@ -1,0 +1,930 @@
+//! One client connection: handshake, authentication, and the command loop.
+//!
+//! Owns a connection's protocol state: negotiated capabilities, scramble, the SQL session, and
+//! per-statement protocol state for prepared statements (parameter count, the parameter types
+//! the client last bound, long data). Runs on the connection's own thread until the client quits,
+//! the socket closes, `wait_timeout` passes, or a protocol error ends it.
+//!
+//! Invariants:
+//! - Every command starts at sequence id 0 and its whole response is flushed before the next
+//!   packet is read.
+//! - A framing error (bad sequence, packet over `max_allowed_packet`) or a malformed command
+//!   packet gets one ERR packet (1156 / 1153 / 1835) and then the connection closes; nothing is
+//!   shared with other connections, so they are unaffected.
+//! - Status flags in OK/EOF packets come from the session after the command ran
+//!   (IN_TRANS, AUTOCOMMIT), plus MORE_RESULTS_EXISTS on every result but the last of a
+//!   multi-statement query.
+//! - Result sets end with EOF packets, or with an OK packet headed `0xFE` when the client
+//!   negotiated CLIENT_DEPRECATE_EOF.
+//! - Between commands the connection wakes every [`IDLE_TICK`] (the socket's read timeout) to
+//!   notice a KILL or the end of `wait_timeout`, and then closes without a reply; a KILL seen
+//!   when a command arrives is answered with ERR 1927. Inside a packet, up to
+//!   `NET_READ_STALLS` ticks without data are tolerated (MariaDB's `net_read_timeout`).
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use mysql_common::constants::{CapabilityFlags, StatusFlags};
+use onelog_sql::{Column, Output, SqlError, Value};
+
+use crate::auth::{new_scramble, verify_native, NATIVE_PLUGIN, SCRAMBLE_LEN};
+use crate::backend::{Backend, SessionApi};
+use crate::command::{
+    decode_change_user, decode_execute, decode_handshake_response, decode_send_long_data,
+    is_ssl_request, stmt_id, ParamType,
+};
+use crate::listener::{Shared, Transport};
+use crate::packet::{FrameError, PacketStream};
+use crate::response::{
+    param_column, put_column_def, put_eof, put_err, put_ok, put_sql_err, EOF_HEADER, OK_HEADER,
+};
+use crate::value::{binary_is_null, put_binary, put_text, wire_type};
+use crate::wire::{put_lenenc_int, put_nul_bytes, put_u16, put_u32, Malformed, Reader};
+
+/// Capabilities onelog offers. CLIENT_LONG_PASSWORD (alias CLIENT_MYSQL) is left clear, which
+/// is how MariaDB servers announce that the filler carries MariaDB extended capabilities.
+pub fn server_capabilities() -> CapabilityFlags {
+    CapabilityFlags::CLIENT_LONG_FLAG
+        | CapabilityFlags::CLIENT_CONNECT_WITH_DB
+        | CapabilityFlags::CLIENT_PROTOCOL_41
+        | CapabilityFlags::CLIENT_INTERACTIVE
+        | CapabilityFlags::CLIENT_TRANSACTIONS
+        | CapabilityFlags::CLIENT_SECURE_CONNECTION
+        | CapabilityFlags::CLIENT_MULTI_STATEMENTS
+        | CapabilityFlags::CLIENT_MULTI_RESULTS
+        | CapabilityFlags::CLIENT_PS_MULTI_RESULTS
+        | CapabilityFlags::CLIENT_PLUGIN_AUTH
+        | CapabilityFlags::CLIENT_CONNECT_ATTRS
+        | CapabilityFlags::CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
+        | CapabilityFlags::CLIENT_DEPRECATE_EOF
+}
+
+/// MariaDB extended capabilities offered: none (no progress reports, bulk execution or extended
+/// metadata are implemented).
+pub const MARIADB_CAPABILITIES: u32 = 0;
+
+/// utf8mb4_general_ci, the collation announced in the greeting.
+const SERVER_COLLATION: u8 = 45;
+
+/// Seconds a client has to complete the handshake (MariaDB's `connect_timeout` default).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Idle connections wake this often to notice KILL and `wait_timeout`; it is also the socket's
+/// read timeout, so a packet may stall `NET_READ_STALLS` ticks (MariaDB's `net_read_timeout`,
+/// 30 s) before the connection is dropped.
+const IDLE_TICK: Duration = Duration::from_secs(1);
+const NET_READ_STALLS: u32 = 30;
+
+/// Seconds a write may block on a client that stops reading (MariaDB's `net_write_timeout`).
+const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
+
+// Error codes used by the protocol layer (MariaDB's numbers and SQLSTATEs).
+pub const ER_CON_COUNT_ERROR: u16 = 1040;
+pub const ER_HANDSHAKE_ERROR: u16 = 1043;
+pub const ER_ACCESS_DENIED_ERROR: u16 = 1045;
+pub const ER_UNKNOWN_COM_ERROR: u16 = 1047;
+pub const ER_NET_PACKET_TOO_LARGE: u16 = 1153;
+pub const ER_NET_PACKETS_OUT_OF_ORDER: u16 = 1156;
+pub const ER_WRONG_ARGUMENTS: u16 = 1210;
+pub const ER_UNKNOWN_STMT_HANDLER: u16 = 1243;
+pub const ER_STMT_HAS_NO_OPEN_CURSOR: u16 = 1421;
+pub const ER_MALFORMED_PACKET: u16 = 1835;
+pub const ER_CONNECTION_KILLED: u16 = 1927;
+
+/// Server version sent in the greeting: MariaDB 10.x prefixes "5.5.5-" (its replication version
+/// hack, which MariaDB clients strip) so old MySQL clients do not misread a two-digit major.
+pub fn greeting_version(version: &str) -> String {
+    let major: u32 = version
+        .split('.')
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
+    if major >= 10 && version.contains("MariaDB") && !version.starts_with("5.5.5-") {
+        format!("5.5.5-{version}")
+    } else {
+        version.to_owned()
+    }
+}
+
+/// Settings a connection needs.
+#[derive(Debug, Clone)]
+pub struct ConnectionConfig {
+    pub version: String,
+    pub max_allowed_packet: usize,
+    /// Idle time after which the connection is closed (`None`: never).
+    pub wait_timeout: Option<Duration>,
+}
+
+/// Why the command loop stopped.
+enum Flow {
+    Continue,
+    Quit,
+}
+
+/// Errors that end the connection.
+enum ConnError {
+    /// The socket failed or closed; nothing more can be sent.
+    Io,
+    /// A command packet did not decode; answered with ERR 1835.
+    Malformed(Malformed),
+}
+
+impl From<io::Error> for ConnError {
+    fn from(_: io::Error) -> Self {
+        ConnError::Io
+    }
+}
+
+impl From<Malformed> for ConnError {
+    fn from(e: Malformed) -> Self {
+        ConnError::Malformed(e)
+    }
+}
+
+/// Protocol state of one prepared statement.
+struct StmtState {
+    params: u16,
+    bound_types: Option<Vec<ParamType>>,
+    long_data: Vec<Option<Vec<u8>>>,
+    long_data_size: usize,
+    long_data_error: bool,
+}
+
+/// One authenticated (or authenticating) client.
+pub(crate) struct Connection<'a, B: Backend, S: Transport> {
+    backend: &'a B,
+    shared: &'a Shared,
+    config: &'a ConnectionConfig,
+    stream: PacketStream<S>,
+    id: u32,
+    host: String,
+    scramble: [u8; SCRAMBLE_LEN],
+    caps: CapabilityFlags,
+    user: String,
+    session: Option<B::Session>,
+    registration: Option<B::Registration>,
+    stmts: HashMap<u32, StmtState>,
+    last_prepared: Option<u32>,
+    payload: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
+    pub(crate) fn new(
+        backend: &'a B,
+        shared: &'a Shared,
+        config: &'a ConnectionConfig,
+        stream: S,
+        id: u32,
+        host: String,
+    ) -> Self {
+        Connection {
+            backend,
+            shared,
+            config,
+            stream: PacketStream::new(stream, config.max_allowed_packet),
+            id,
+            host,
+            scramble: new_scramble(id),
+            caps: CapabilityFlags::empty(),
+            user: String::new(),
+            session: None,
+            registration: None,
+            stmts: HashMap::new(),
+            last_prepared: None,
+            payload: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Runs the connection to its end and returns its socket, so the caller can release the
+    /// connection slot before the peer sees the close (the session and its registration are
+    /// already gone by then).
+    pub(crate) fn run(mut self) -> S {
+        self.serve();
+        self.session = None;
+        self.registration = None;
+        self.stream.into_inner()
+    }
+
+    /// Errors are answered on the wire where possible and otherwise just end the connection.
+    fn serve(&mut self) {
+        let _ = self.stream.get_ref().set_write_timeout(Some(WRITE_TIMEOUT));
+        let _ = self
+            .stream
+            .get_ref()
+            .set_read_timeout(Some(CONNECT_TIMEOUT));
+        match self.handshake() {
+            Ok(true) => {}
+            Ok(false) | Err(_) => return,
+        }
+        let _ = self.stream.get_ref().set_read_timeout(Some(IDLE_TICK));
+        self.stream.set_max_stalls(NET_READ_STALLS);
+        loop {
+            if !self.wait_for_command() {
+                return;
+            }
+            self.stream.reset_sequence();
+            let mut payload = std::mem::take(&mut self.payload);
+            let read = self.stream.read_packet(&mut payload);
+            let flow = match read {
+                Ok(()) => self.dispatch(&payload),
+                Err(e) => {
+                    self.answer_frame_error(e);
+                    return;
+                }
+            };
+            self.payload = payload;
+            // Keep a huge packet's buffer from living for the rest of the connection.
+            if self.payload.capacity() > 1 << 20 {
+                self.payload = Vec::new();
+            }
+            match flow {
+                Ok(Flow::Continue) => {
+                    if self.stream.flush().is_err() {
+                        return;
+                    }
+                }
+                Ok(Flow::Quit) => {
+                    let _ = self.stream.flush();
+                    return;
+                }
+                Err(ConnError::Io) => return,
+                Err(ConnError::Malformed(m)) => {
+                    self.send_error(
+                        ER_MALFORMED_PACKET,
+                        "08S01",
+                        &format!("Malformed communication packet ({m})"),
+                    );
+                    let _ = self.stream.flush();
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Idles until the next command arrives. False when the connection must end instead: the
+    /// peer closed, `wait_timeout` passed, or the connection was killed. Nothing is sent then
+    /// (as MariaDB: the client was not waiting for a reply, so it sees the close on its next
+    /// command).
+    fn wait_for_command(&mut self) -> bool {
+        let idle_since = Instant::now();
+        loop {
+            match self.stream.wait_readable() {
+                Ok(true) => return true,
+                Ok(false) => {
+                    if self.registration.as_ref().is_some_and(B::is_killed) {
+                        return false;
+                    }
+                    if self
+                        .config
+                        .wait_timeout
+                        .is_some_and(|w| idle_since.elapsed() >= w)
+                    {
+                        return false;
+                    }
+                }
+                Err(_) => return false,
+            }
+        }
+    }
+
+    fn answer_frame_error(&mut self, e: FrameError) {
+        match e {
+            FrameError::Closed | FrameError::Io(_) => {}
+            FrameError::OutOfOrder { .. } => {
+                self.send_error(
+                    ER_NET_PACKETS_OUT_OF_ORDER,
+                    "08S01",
+                    "Got packets out of order",
+                );
+                let _ = self.stream.flush();
+            }
+            FrameError::TooLarge { .. } => {
+                self.send_error(
+                    ER_NET_PACKET_TOO_LARGE,
+                    "08S01",
+                    "Got a packet bigger than 'max_allowed_packet' bytes",
+                );
+                let _ = self.stream.flush();
+            }
+        }
+    }
+
+    fn send_error(&mut self, code: u16, state: &str, msg: &str) {
+        let start = self.stream.begin_packet();
+        put_err(self.stream.out(), code, state, msg);
+        self.stream.finish_packet(start);
+    }
+
+    fn send_sql_error(&mut self, e: &SqlError) {
+        let start = self.stream.begin_packet();
+        put_sql_err(self.stream.out(), e);
+        self.stream.finish_packet(start);
+    }
+
+    fn status(&self, more: bool) -> u16 {
+        let mut s = StatusFlags::empty();
+        if let Some(sess) = &self.session {
+            if sess.in_transaction() {
+                s |= StatusFlags::SERVER_STATUS_IN_TRANS;
+            }
+            if sess.autocommit() {
+                s |= StatusFlags::SERVER_STATUS_AUTOCOMMIT;
+            }
+        } else {
+            s |= StatusFlags::SERVER_STATUS_AUTOCOMMIT;
+        }
+        if more {
+            s |= StatusFlags::SERVER_MORE_RESULTS_EXISTS;
+        }
+        s.bits()
+    }
+
+    fn warnings(&self) -> u16 {
+        self.session.as_ref().map_or(0, |s| s.warning_count())
+    }
+
+    fn send_ok(&mut self, affected: u64, last_id: u64, warnings: u16, info: &str, more: bool) {
+        let status = self.status(more);
+        let start = self.stream.begin_packet();
+        put_ok(
+            self.stream.out(),
+            OK_HEADER,
+            affected,
+            last_id,
+            status,
+            warnings,
+            info,
+        );
+        self.stream.finish_packet(start);
+    }
+
+    /// The packet that ends a result set (or COM_FIELD_LIST / COM_SET_OPTION replies).
+    fn send_terminator(&mut self, more: bool) {
+        let status = self.status(more);
+        let warnings = self.warnings();
+        let start = self.stream.begin_packet();
+        if self.caps.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
+            put_ok(self.stream.out(), EOF_HEADER, 0, 0, status, warnings, "");
+        } else {
+            put_eof(self.stream.out(), warnings, status);
+        }
+        self.stream.finish_packet(start);
+    }
+
+    /// The EOF after column definitions (omitted under CLIENT_DEPRECATE_EOF).
+    fn send_intermediate_eof(&mut self) {
+        if !self.caps.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
+            let status = self.status(false);
+            let warnings = self.warnings();
+            let start = self.stream.begin_packet();
+            put_eof(self.stream.out(), warnings, status);
+            self.stream.finish_packet(start);
+        }
+    }
+
+    fn session(&mut self) -> &mut B::Session {
+        // The command loop only runs after the handshake created the session.
+        self.session
+            .get_or_insert_with(|| self.backend.open_session(self.id, &self.user, &self.host))
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Handshake
+
+    fn send_greeting(&mut self) {
+        let caps = server_capabilities().bits();
+        let version = greeting_version(&self.config.version);
+        let start = self.stream.begin_packet();
+        let out = self.stream.out();
+        out.push(10);
+        put_nul_bytes(out, version.as_bytes());
+        put_u32(out, self.id);
+        out.extend_from_slice(&self.scramble[..8]);
+        out.push(0);
+        put_u16(out, caps as u16);
+        out.push(SERVER_COLLATION);
+        put_u16(out, StatusFlags::SERVER_STATUS_AUTOCOMMIT.bits());
+        put_u16(out, (caps >> 16) as u16);
+        out.push((SCRAMBLE_LEN + 1) as u8);
+        out.extend_from_slice(&[0; 6]);
+        put_u32(out, MARIADB_CAPABILITIES);
+        out.extend_from_slice(&self.scramble[8..]);
+        out.push(0);
+        put_nul_bytes(out, NATIVE_PLUGIN.as_bytes());
+        self.stream.finish_packet(start);
+    }
+
+    /// Reads the rest of an authentication exchange: when the client used another plugin
+    /// (e.g. MySQL 8's caching_sha2_password) and sent data, asks it to switch to
+    /// mysql_native_password and returns the new response.
+    fn auth_data(
+        &mut self,
+        plugin: Option<&[u8]>,
+        response: Vec<u8>,
+    ) -> Result<Vec<u8>, ConnError> {
+        let native = match plugin {
+            None => true,
+            Some(p) => p == NATIVE_PLUGIN.as_bytes() || p.is_empty(),
+        };
+        if native || response.is_empty() {
+            return Ok(response);
+        }
+        let start = self.stream.begin_packet();
+        let out = self.stream.out();
+        out.push(0xFE);
+        put_nul_bytes(out, NATIVE_PLUGIN.as_bytes());
+        out.extend_from_slice(&self.scramble);
+        out.push(0);
+        self.stream.finish_packet(start);
+        self.stream.flush()?;
+        let mut p = Vec::new();
+        match self.stream.read_packet(&mut p) {
+            Ok(()) => Ok(p),
+            Err(e) => {
+                self.answer_frame_error(e);
+                let _ = self.stream.flush();
+                Err(ConnError::Io)
+            }
+        }
+    }
+
+    /// Checks credentials; sends 1045 when they are wrong.
+    fn authenticate(&mut self, user: &str, response: &[u8]) -> bool {
+        let ok = match self.backend.lookup_account(user, &self.host) {
+            Some(acct) => verify_native(&self.scramble, response, &acct.auth_hash),
+            None => false,
+        };
+        if !ok {
+            let msg = format!(
+                "Access denied for user '{}'@'{}' (using password: {})",
+                user,
+                self.host,
+                if response.is_empty() { "NO" } else { "YES" }
+            );
+            self.send_error(ER_ACCESS_DENIED_ERROR, "28000", &msg);
+        }
+        ok
+    }
+
+    /// Greeting, response, authentication, optional initial database. Returns whether the
+    /// connection is ready for commands.
+    fn handshake(&mut self) -> Result<bool, ConnError> {
+        self.send_greeting();
+        self.stream.flush()?;
+        let mut payload = Vec::new();
+        if let Err(e) = self.stream.read_packet(&mut payload) {
+            self.answer_frame_error(e);
+            let _ = self.stream.flush();
+            return Ok(false);
+        }
+        if is_ssl_request(&payload) {
+            self.send_error(
+                ER_HANDSHAKE_ERROR,
+                "08S01",
+                "Bad handshake (TLS is not supported)",
+            );
+            self.stream.flush()?;
+            return Ok(false);
+        }
+        let resp = match decode_handshake_response(&payload) {
+            Ok(r) => r,
+            Err(_) => {
+                self.send_error(ER_HANDSHAKE_ERROR, "08S01", "Bad handshake");
+                self.stream.flush()?;
+                return Ok(false);
+            }
+        };
+        self.caps = resp.capabilities & server_capabilities();
+        let user = String::from_utf8_lossy(resp.user).into_owned();
+        let db = resp
+            .database
+            .map(|d| String::from_utf8_lossy(d).into_owned());
+        let plugin = resp.auth_plugin.map(<[u8]>::to_vec);
+        let response = resp.auth_response.to_vec();
+        let response = self.auth_data(plugin.as_deref(), response)?;
+        if !self.authenticate(&user, &response) {
+            self.stream.flush()?;
+            return Ok(false);
+        }
+        self.user = user;
+        self.registration = Some(
+            self.backend
+                .register_connection(self.id, &self.user, &self.host),
+        );
+        let mut session = self.backend.open_session(self.id, &self.user, &self.host);
+        session.set_multi_statements(self.caps.contains(CapabilityFlags::CLIENT_MULTI_STATEMENTS));
+        if let Some(db) = db {
+            if let Err(e) = session.use_database(&db) {
+                self.send_sql_error(&e);
+                self.stream.flush()?;
+                return Ok(false);
+            }
+        }
+        self.session = Some(session);
+        self.send_ok(0, 0, 0, "", false);
+        self.stream.flush()?;
+        Ok(true)
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Commands
+
+    fn dispatch(&mut self, payload: &[u8]) -> Result<Flow, ConnError> {
+        let Some((&cmd, body)) = payload.split_first() else {
+            return Err(Malformed {
+                what: "empty command packet",
+                offset: 0,
+            }
+            .into());
+        };
+        self.shared.questions.fetch_add(1, Ordering::Relaxed);
+        if self.registration.as_ref().is_some_and(B::is_killed) {
+            self.send_error(ER_CONNECTION_KILLED, "70100", "Connection was killed");
+            return Ok(Flow::Quit);
+        }
+        match cmd {
+            0x01 => return Ok(Flow::Quit), // COM_QUIT
+            0x02 => {
+                // COM_INIT_DB
+                let db = String::from_utf8_lossy(body).into_owned();
+                match self.session().use_database(&db) {
+                    Ok(()) => self.send_ok(0, 0, 0, "", false),
+                    Err(e) => self.send_sql_error(&e),
+                }
+            }
+            0x03 => {
+                // COM_QUERY
+                let sql = String::from_utf8_lossy(body);
+                let results = self.session().query(&sql);
+                return self.send_results(results);
+            }
+            0x04 => self.com_field_list(body)?,
+            0x08 => {
+                // COM_SHUTDOWN
+                let results = self.session().query("SHUTDOWN");
+                return self.send_results(results);
+            }
+            0x09 => {
+                // COM_STATISTICS: a bare string packet.
+                let stats = self.shared.statistics();
+                self.stream.write_packet(stats.as_bytes());
+            }
+            0x0C => {
+                // COM_PROCESS_KILL
+                let id = Reader::new(body).u32("connection id")?;
+                let results = self.session().query(&format!("KILL {id}"));
+                return self.send_results(results);
+            }
+            0x0D => self.send_terminator(false), // COM_DEBUG
+            0x0E => self.send_ok(0, 0, 0, "", false), // COM_PING
+            0x11 => return self.com_change_user(body),
+            0x16 => self.com_stmt_prepare(body),
+            0x17 => return self.com_stmt_execute(body),
+            0x18 => self.com_stmt_send_long_data(body)?,
+            0x19 => {
+                // COM_STMT_CLOSE: no response.
+                let id = stmt_id(body)?;
+                self.stmts.remove(&id);
+                self.session().close_statement(id);
+            }
+            0x1A => self.com_stmt_reset(body)?,
+            0x1B => {
+                // COM_SET_OPTION
+                let opt = Reader::new(body).u16("option")?;
+                match opt {
+                    0 | 1 => {
+                        let on = opt == 0;
+                        self.caps.set(CapabilityFlags::CLIENT_MULTI_STATEMENTS, on);
+                        self.session().set_multi_statements(on);
+                        self.send_terminator(false);
+                    }
+                    _ => self.send_error(ER_UNKNOWN_COM_ERROR, "08S01", "Unknown command"),
+                }
+            }
+            0x1C => {
+                let id = stmt_id(body)?;
+                self.send_error(
+                    ER_STMT_HAS_NO_OPEN_CURSOR,
+                    "HY000",
+                    &format!("The statement ({id}) has no open cursor."),
+                );
+            }
+            0x1F => {
+                // COM_RESET_CONNECTION
+                self.stmts.clear();
+                self.last_prepared = None;
+                self.session().reset();
+                self.send_ok(0, 0, 0, "", false);
+            }
+            _ => self.send_error(ER_UNKNOWN_COM_ERROR, "08S01", "Unknown command"),
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Sends the results of a COM_QUERY (one per statement; an error is always last).
+    fn send_results(&mut self, results: Vec<Result<Output, SqlError>>) -> Result<Flow, ConnError> {
+        let n = results.len();
+        if n == 0 {
+            self.send_ok(0, 0, 0, "", false);
+            return Ok(Flow::Continue);
+        }
+        let mut shutdown = false;
+        for (i, r) in results.into_iter().enumerate() {
+            let more = i + 1 < n;
+            match r {
+                Ok(out) => {
+                    if matches!(out, Output::Shutdown) {
+                        shutdown = true;
+                    }
+                    self.send_output(out, more, false)?;
+                }
+                Err(e) => {
+                    self.send_sql_error(&e);
+                    break;
+                }
+            }
+        }
+        if shutdown {
+            self.stream.flush()?;
+            self.shared.request_shutdown();
+            return Ok(Flow::Quit);
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn send_output(&mut self, out: Output, more: bool, binary: bool) -> Result<(), ConnError> {
+        match out {
+            Output::Ok {
+                affected_rows,
+                last_insert_id,
+                warnings,
+                info,
+            } => {
+                self.send_ok(affected_rows, last_insert_id, warnings, &info, more);
+            }
+            Output::Shutdown => self.send_ok(0, 0, 0, "", more),
+            Output::Rows { columns, rows } => {
+                if columns.is_empty() {
+                    self.send_ok(0, 0, self.warnings(), "", more);
+                    return Ok(());
+                }
+                self.send_result_set(&columns, &rows, more, binary)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn send_column_defs(&mut self, columns: &[Column]) {
+        for c in columns {
+            let start = self.stream.begin_packet();
+            put_column_def(self.stream.out(), c, false);
+            self.stream.finish_packet(start);
+        }
+    }
+
+    fn send_result_set(
+        &mut self,
+        columns: &[Column],
+        rows: &[Vec<Value>],
+        more: bool,
+        binary: bool,
+    ) -> Result<(), ConnError> {
+        let start = self.stream.begin_packet();
+        put_lenenc_int(self.stream.out(), columns.len() as u64);
+        self.stream.finish_packet(start);
+        self.send_column_defs(columns);
+        self.send_intermediate_eof();
+        let types: Vec<u8> = columns.iter().map(|c| wire_type(c.column_type)).collect();
+        let mut scratch = std::mem::take(&mut self.scratch);
+        for row in rows {
+            let start = self.stream.begin_packet();
+            let out = self.stream.out();
+            if binary {
+                out.push(0x00);
+                let bitmap_at = out.len();
+                let bitmap_len = (columns.len() + 7 + 2) / 8;
+                out.resize(bitmap_at + bitmap_len, 0);
+                for (i, c) in columns.iter().enumerate() {
+                    let v = row.get(i).unwrap_or(&Value::Null);
+                    if binary_is_null(v, types[i]) {
+                        out[bitmap_at + (i + 2) / 8] |= 1 << ((i + 2) % 8);
+                    } else {
+                        put_binary(out, v, c, types[i], &mut scratch);
+                    }
+                }
+            } else {
+                for (i, c) in columns.iter().enumerate() {
+                    put_text(out, row.get(i).unwrap_or(&Value::Null), c, &mut scratch);
+                }
+            }
+            self.stream.finish_packet(start);
+            self.stream.maybe_flush()?;
+        }
+        self.scratch = scratch;
+        self.send_terminator(more);
+        Ok(())
+    }
+
+    fn com_field_list(&mut self, body: &[u8]) -> Result<(), ConnError> {
+        let mut r = Reader::new(body);
+        let table = String::from_utf8_lossy(r.nul_or_rest()).into_owned();
+        let wildcard = String::from_utf8_lossy(r.rest()).into_owned();
+        match self.session().field_list(&table, &wildcard) {
+            Ok(cols) => {
+                for c in &cols {
+                    let start = self.stream.begin_packet();
+                    put_column_def(self.stream.out(), c, true);
+                    self.stream.finish_packet(start);
+                }
+                self.send_terminator(false);
+            }
+            Err(e) => self.send_sql_error(&e),
+        }
+        Ok(())
+    }
+
+    fn com_change_user(&mut self, body: &[u8]) -> Result<Flow, ConnError> {
+        let req = decode_change_user(body, self.caps)?;
+        let user = String::from_utf8_lossy(req.user).into_owned();
+        let db = req
+            .database
+            .map(|d| String::from_utf8_lossy(d).into_owned());
+        let plugin = req.auth_plugin.map(<[u8]>::to_vec);
+        let response = self.auth_data(plugin.as_deref(), req.auth_response.to_vec())?;
+        if !self.authenticate(&user, &response) {
+            return Ok(Flow::Quit);
+        }
+        self.stmts.clear();
+        self.last_prepared = None;
+        self.registration = None;
+        self.user = user;
+        self.registration = Some(
+            self.backend
+                .register_connection(self.id, &self.user, &self.host),
+        );
+        let multi = self.caps.contains(CapabilityFlags::CLIENT_MULTI_STATEMENTS);
+        let user = self.user.clone();
+        let session = self.session();
+        session.reset();
+        let res = session.change_user(&user, db.as_deref());
+        session.set_multi_statements(multi);
+        match res {
+            Ok(()) => self.send_ok(0, 0, 0, "", false),
+            Err(e) => self.send_sql_error(&e),
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn com_stmt_prepare(&mut self, body: &[u8]) {
+        let sql = String::from_utf8_lossy(body);
+        let info = match self.session().prepare(&sql) {
+            Ok(i) => i,
+            Err(e) => {
+                self.send_sql_error(&e);
+                return;
+            }
+        };
+        let warnings = self.warnings();
+        let start = self.stream.begin_packet();
+        let out = self.stream.out();
+        out.push(0x00);
+        put_u32(out, info.stmt_id);
+        put_u16(out, info.columns.len().min(usize::from(u16::MAX)) as u16);
+        put_u16(out, info.params);
+        out.push(0);
+        put_u16(out, warnings);
+        self.stream.finish_packet(start);
+        if info.params > 0 {
+            let p = param_column();
+            for _ in 0..info.params {
+                let start = self.stream.begin_packet();
+                put_column_def(self.stream.out(), &p, false);
+                self.stream.finish_packet(start);
+            }
+            self.send_intermediate_eof();
+        }
+        if !info.columns.is_empty() {
+            self.send_column_defs(&info.columns);
+            self.send_intermediate_eof();
+        }
+        self.last_prepared = Some(info.stmt_id);
+        self.stmts.insert(
+            info.stmt_id,
+            StmtState {
+                params: info.params,
+                bound_types: None,
+                long_data: vec![None; usize::from(info.params)],
+                long_data_size: 0,
+                long_data_error: false,
+            },
+        );
+    }
+
+    /// Resolves MariaDB's "last prepared statement" id (0xFFFFFFFF).
+    fn resolve_stmt(&self, id: u32) -> u32 {
+        if id == u32::MAX {
+            self.last_prepared.unwrap_or(id)
+        } else {
+            id
+        }
+    }
+
+    fn com_stmt_execute(&mut self, body: &[u8]) -> Result<Flow, ConnError> {
+        let id = self.resolve_stmt(stmt_id(body)?);
+        let Some(st) = self.stmts.get_mut(&id) else {
+            self.send_error(
+                ER_UNKNOWN_STMT_HANDLER,
+                "HY000",
+                &format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
+            );
+            return Ok(Flow::Continue);
+        };
+        if st.long_data_error {
+            st.long_data.iter_mut().for_each(|d| *d = None);
+            st.long_data_size = 0;
+            st.long_data_error = false;
+            self.send_error(
+                ER_NET_PACKET_TOO_LARGE,
+                "08S01",
+                "Got a packet bigger than 'max_allowed_packet' bytes",
+            );
+            return Ok(Flow::Continue);
+        }
+        let exec = match decode_execute(
+            body,
+            usize::from(st.params),
+            st.bound_types.as_deref(),
+            &st.long_data,
+        ) {
+            Ok(e) => e,
+            Err(m) if m.what == "parameter types never bound" => {
+                self.send_error(
+                    ER_WRONG_ARGUMENTS,
+                    "HY000",
+                    "Incorrect arguments to mysqld_stmt_execute",
+                );
+                return Ok(Flow::Continue);
+            }
+            Err(m) => return Err(m.into()),
+        };
+        if let Some(t) = exec.new_types {
+            st.bound_types = Some(t);
+        }
+        st.long_data.iter_mut().for_each(|d| *d = None);
+        st.long_data_size = 0;
+        let result = self.session().execute(id, &exec.params);
+        match result {
+            Ok(Output::Shutdown) => {
+                self.send_ok(0, 0, 0, "", false);
+                self.stream.flush()?;
+                self.shared.request_shutdown();
+                return Ok(Flow::Quit);
+            }
+            Ok(out) => self.send_output(out, false, true)?,
+            Err(e) => self.send_sql_error(&e),
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn com_stmt_send_long_data(&mut self, body: &[u8]) -> Result<(), ConnError> {
+        let (id, param, data) = decode_send_long_data(body)?;
+        let id = self.resolve_stmt(id);
+        let max = self.config.max_allowed_packet;
+        // No response; errors surface at the next COM_STMT_EXECUTE, as in MariaDB.
+        if let Some(st) = self.stmts.get_mut(&id) {
+            match st.long_data.get_mut(usize::from(param)) {
+                Some(slot) if st.long_data_size + data.len() <= max => {
+                    st.long_data_size += data.len();
+                    slot.get_or_insert_with(Vec::new).extend_from_slice(data);
+                }
+                _ => st.long_data_error = true,
+            }
+        }
+        Ok(())
+    }
+
+    fn com_stmt_reset(&mut self, body: &[u8]) -> Result<(), ConnError> {
+        let id = self.resolve_stmt(stmt_id(body)?);
+        match self.stmts.get_mut(&id) {
+            None => self.send_error(
+                ER_UNKNOWN_STMT_HANDLER,
+                "HY000",
+                &format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_reset"),
+            ),
+            Some(st) => {
+                st.long_data.iter_mut().for_each(|d| *d = None);
+                st.long_data_size = 0;
+                st.long_data_error = false;
+                match self.session().reset_statement(id) {
+                    Ok(()) => self.send_ok(0, 0, 0, "", false),
+                    Err(e) => self.send_sql_error(&e),
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,37 @@
+//! onelog's MySQL/MariaDB client/server protocol: listener, handshake and authentication,
+//! command dispatch, text and binary result sets, prepared statements.
+//!
+//! Layering (one mechanism per module):
+//! - [`wire`]: field encodings inside a payload (length-encoded ints and strings, ...).
+//! - [`packet`]: framing (4-byte headers, sequence ids, 16 MiB split/merge, max_allowed_packet).
+//! - [`command`]: decoders for client packets (handshake response, COM_STMT_EXECUTE, ...).
+//! - [`response`]: OK/EOF/ERR and column definition packets.
+//! - [`value`]: values in the text and binary protocols, statement parameter decoding.
+//! - [`auth`]: mysql_native_password scramble and verification.
+//! - `connection`: one connection's handshake and command loop.
+//! - [`listener`]: TCP/unix accept loops, connection limit, [`ServerHandle`].
+//! - [`backend`]: the traits the protocol calls the SQL layer through; [`sql_backend`] adapts
+//!   `onelog_sql` to them.
+//!
+//! The protocol layer never panics on client input: every decoder returns a typed error, and a
+//! connection that sends a bad packet gets an ERR packet and is closed without affecting others.
+
+pub mod auth;
+pub mod backend;
+pub mod command;
+mod connection;
+pub mod listener;
+pub mod packet;
+pub mod response;
+pub mod sql_backend;
+pub mod value;
+pub mod wire;
+
+pub use backend::{Backend, SessionApi};
+pub use connection::{
+    greeting_version, server_capabilities, ConnectionConfig, ER_ACCESS_DENIED_ERROR,
+    ER_CON_COUNT_ERROR, ER_HANDSHAKE_ERROR, ER_MALFORMED_PACKET, ER_NET_PACKETS_OUT_OF_ORDER,
+    ER_NET_PACKET_TOO_LARGE, ER_UNKNOWN_COM_ERROR, ER_UNKNOWN_STMT_HANDLER, ER_WRONG_ARGUMENTS,
+    MARIADB_CAPABILITIES,
+};
+pub use listener::{ListenerConfig, ServerHandle};

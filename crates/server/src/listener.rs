@@ -1,0 +1,500 @@
+//! The listener: TCP and unix-socket accept loops, one thread per connection, the
+//! `max_connections` limit, connection ids, and orderly shutdown ([`ServerHandle`]).
+//!
+//! Invariants:
+//! - At most `max_connections` connections run at once; one more is answered with ERR 1040
+//!   `Too many connections` (as its first packet, instead of the greeting) and closed.
+//! - Connection ids are unique for the listener's lifetime (shared by TCP and socket) and start
+//!   at 1.
+//! - Shutdown: stop accepting (the accept loops are woken by a connection to themselves), close
+//!   the read side of every connection (idle ones end at once; one running a command finishes
+//!   it, sends its result and ends at its next read), then wait until every connection thread
+//!   has finished. No thread outlives [`ServerHandle::shutdown`].
+//! - A connection's failure (I/O error, malformed packet, panic in the SQL layer) ends only that
+//!   connection's thread; the slot it held is released by a guard, even on panic.
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::net::{
+    IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs,
+};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::backend::Backend;
+use crate::connection::{Connection, ConnectionConfig, ER_CON_COUNT_ERROR};
+use crate::packet::PacketStream;
+use crate::response::put_err;
+
+/// A byte stream a connection runs on.
+pub trait Transport: Read + Write + Send + 'static {
+    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()>;
+    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()>;
+}
+
+impl Transport for TcpStream {
+    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        TcpStream::set_read_timeout(self, timeout)
+    }
+    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        TcpStream::set_write_timeout(self, timeout)
+    }
+}
+
+impl Transport for UnixStream {
+    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        UnixStream::set_read_timeout(self, timeout)
+    }
+    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        UnixStream::set_write_timeout(self, timeout)
+    }
+}
+
+/// Listener settings (the network part of `onelog_sql::ServerConfig`).
+#[derive(Debug, Clone)]
+pub struct ListenerConfig {
+    /// Address to bind TCP to ("*" = all IPv4 addresses); `None`: no TCP listener.
+    pub bind_address: Option<String>,
+    /// TCP port; 0 picks a free one (see [`ServerHandle::local_addr`]).
+    pub port: u16,
+    /// Unix socket path, if any.
+    pub socket: Option<PathBuf>,
+    pub max_connections: u32,
+    pub max_allowed_packet: u32,
+    /// Seconds of idleness before a connection is closed; 0 = never.
+    pub wait_timeout: u32,
+    /// Server version string (e.g. "10.11.9-MariaDB-onelog").
+    pub version: String,
+}
+
+impl From<&onelog_sql::ServerConfig> for ListenerConfig {
+    fn from(c: &onelog_sql::ServerConfig) -> Self {
+        ListenerConfig {
+            bind_address: Some(c.bind_address.clone()),
+            port: c.port,
+            socket: c.socket.clone(),
+            max_connections: c.max_connections,
+            max_allowed_packet: c.max_allowed_packet,
+            wait_timeout: c.wait_timeout,
+            version: c.version.clone(),
+        }
+    }
+}
+
+/// A handle to close a connection's read side from another thread.
+enum Closer {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Closer {
+    fn close_read(&self) {
+        let _ = match self {
+            Closer::Tcp(s) => s.shutdown(Shutdown::Read),
+            Closer::Unix(s) => s.shutdown(Shutdown::Read),
+        };
+    }
+}
+
+#[derive(Default)]
+struct ConnTable {
+    active: usize,
+    closers: HashMap<u32, Closer>,
+}
+
+/// State shared by the accept loops, the connections and the handle.
+pub(crate) struct Shared {
+    stopping: AtomicBool,
+    shutdown_requested: Mutex<bool>,
+    shutdown_cv: Condvar,
+    conns: Mutex<ConnTable>,
+    conns_cv: Condvar,
+    next_id: AtomicU32,
+    started: Instant,
+    pub(crate) questions: AtomicU64,
+    wake_tcp: Option<SocketAddr>,
+    wake_unix: Option<PathBuf>,
+    max_connections: usize,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panicking connection thread cannot leave the table inconsistent (each update is one
+    // statement), so a poisoned lock is still usable.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Shared {
+    /// Asked by a client (SHUTDOWN / COM_SHUTDOWN): stop accepting and close idle connections;
+    /// the owner of the [`ServerHandle`] completes the shutdown.
+    pub(crate) fn request_shutdown(&self) {
+        *lock(&self.shutdown_requested) = true;
+        self.shutdown_cv.notify_all();
+        self.stop_accepting();
+        self.close_connections();
+    }
+
+    fn stop_accepting(&self) {
+        if self.stopping.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if let Some(addr) = self.wake_tcp {
+            let _ = TcpStream::connect_timeout(&addr, Duration::from_secs(1));
+        }
+        if let Some(p) = &self.wake_unix {
+            let _ = UnixStream::connect(p);
+        }
+    }
+
+    fn close_connections(&self) {
+        let t = lock(&self.conns);
+        for c in t.closers.values() {
+            c.close_read();
+        }
+    }
+
+    /// COM_STATISTICS text.
+    pub(crate) fn statistics(&self) -> String {
+        let uptime = self.started.elapsed().as_secs();
+        let threads = lock(&self.conns).active;
+        let questions = self.questions.load(Ordering::Relaxed);
+        let qps = if uptime > 0 {
+            questions as f64 / uptime as f64
+        } else {
+            questions as f64
+        };
+        format!(
+            "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  \
+             Open tables: 0  Queries per second avg: {qps:.3}"
+        )
+    }
+}
+
+/// Releases a connection slot when the connection thread ends (also on panic).
+struct SlotGuard {
+    shared: Arc<Shared>,
+    id: u32,
+}
+
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        let mut t = lock(&self.shared.conns);
+        t.closers.remove(&self.id);
+        t.active -= 1;
+        drop(t);
+        self.shared.conns_cv.notify_all();
+    }
+}
+
+/// A running listener. Dropping it shuts it down.
+pub struct ServerHandle {
+    shared: Arc<Shared>,
+    accept_threads: Vec<JoinHandle<()>>,
+    local_addr: Option<SocketAddr>,
+    socket_path: Option<PathBuf>,
+}
+
+fn bind_tcp(addr: &str, port: u16) -> io::Result<TcpListener> {
+    let host = match addr {
+        "" | "*" => "0.0.0.0",
+        a => a,
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let addrs: Vec<SocketAddr> = (host, port).to_socket_addrs()?.collect();
+    let mut last = io::Error::new(
+        io::ErrorKind::AddrNotAvailable,
+        format!("cannot resolve {addr}"),
+    );
+    for a in addrs {
+        match TcpListener::bind(a) {
+            Ok(l) => return Ok(l),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// The address to connect to to wake an accept loop bound to `a`.
+fn wake_address(a: SocketAddr) -> SocketAddr {
+    match a.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => {
+            SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), a.port())
+        }
+        IpAddr::V6(ip) if ip.is_unspecified() => {
+            SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), a.port())
+        }
+        _ => a,
+    }
+}
+
+/// The host name a peer is known by for account lookup: "localhost" for loopback.
+pub fn peer_host(ip: IpAddr) -> String {
+    let loopback = match ip {
+        IpAddr::V4(v4) => v4.is_loopback(),
+        IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+    };
+    if loopback {
+        "localhost".to_owned()
+    } else {
+        match ip {
+            IpAddr::V6(v6) => v6
+                .to_ipv4_mapped()
+                .map_or_else(|| v6.to_string(), |v4| v4.to_string()),
+            IpAddr::V4(v4) => v4.to_string(),
+        }
+    }
+}
+
+impl ServerHandle {
+    /// Starts serving `onelog_sql::Server` on the addresses in `config`.
+    pub fn start(
+        server: Arc<onelog_sql::Server>,
+        config: &onelog_sql::ServerConfig,
+    ) -> io::Result<ServerHandle> {
+        Self::start_with(
+            Arc::new(crate::sql_backend::SqlBackend::new(server)),
+            ListenerConfig::from(config),
+        )
+    }
+
+    /// Starts serving any [`Backend`] (tests use a small in-memory one).
+    pub fn start_with<B: Backend>(
+        backend: Arc<B>,
+        config: ListenerConfig,
+    ) -> io::Result<ServerHandle> {
+        let tcp = match &config.bind_address {
+            Some(a) => Some(bind_tcp(a, config.port)?),
+            None => None,
+        };
+        let local_addr = match &tcp {
+            Some(l) => Some(l.local_addr()?),
+            None => None,
+        };
+        let unix = match &config.socket {
+            Some(p) => {
+                // A stale socket file from a previous run would make bind fail.
+                if p.exists() && UnixStream::connect(p).is_err() {
+                    let _ = std::fs::remove_file(p);
+                }
+                Some(UnixListener::bind(p)?)
+            }
+            None => None,
+        };
+        let shared = Arc::new(Shared {
+            stopping: AtomicBool::new(false),
+            shutdown_requested: Mutex::new(false),
+            shutdown_cv: Condvar::new(),
+            conns: Mutex::new(ConnTable::default()),
+            conns_cv: Condvar::new(),
+            next_id: AtomicU32::new(1),
+            started: Instant::now(),
+            questions: AtomicU64::new(0),
+            wake_tcp: local_addr.map(wake_address),
+            wake_unix: config.socket.clone(),
+            max_connections: config.max_connections as usize,
+        });
+        let conn_config = Arc::new(ConnectionConfig {
+            version: config.version.clone(),
+            max_allowed_packet: config.max_allowed_packet as usize,
+            wait_timeout: (config.wait_timeout > 0)
+                .then(|| Duration::from_secs(u64::from(config.wait_timeout))),
+        });
+        let mut accept_threads = Vec::new();
+        if let Some(l) = tcp {
+            let (shared, backend, cc) = (shared.clone(), backend.clone(), conn_config.clone());
+            accept_threads.push(
+                std::thread::Builder::new()
+                    .name("onelog-accept-tcp".into())
+                    .spawn(move || accept_tcp(l, shared, backend, cc))?,
+            );
+        }
+        if let Some(l) = unix {
+            let (shared, backend, cc) = (shared.clone(), backend.clone(), conn_config.clone());
+            accept_threads.push(
+                std::thread::Builder::new()
+                    .name("onelog-accept-unix".into())
+                    .spawn(move || accept_unix(l, shared, backend, cc))?,
+            );
+        }
+        Ok(ServerHandle {
+            shared,
+            accept_threads,
+            local_addr,
+            socket_path: config.socket,
+        })
+    }
+
+    /// The bound TCP address (with the real port when 0 was asked for).
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.local_addr
+    }
+
+    pub fn socket_path(&self) -> Option<&Path> {
+        self.socket_path.as_deref()
+    }
+
+    /// Connections currently open (authenticating or authenticated).
+    pub fn connection_count(&self) -> usize {
+        lock(&self.shared.conns).active
+    }
+
+    /// True once a client asked the server to stop (SHUTDOWN statement or COM_SHUTDOWN).
+    pub fn shutdown_requested(&self) -> bool {
+        *lock(&self.shared.shutdown_requested)
+    }
+
+    /// Blocks until a client asks the server to stop.
+    pub fn wait_shutdown_request(&self) {
+        let mut g = lock(&self.shared.shutdown_requested);
+        while !*g {
+            g = self
+                .shared
+                .shutdown_cv
+                .wait(g)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Stops accepting, closes connections, and waits for every connection thread to end.
+    pub fn shutdown(mut self) {
+        self.shutdown_inner();
+    }
+
+    fn shutdown_inner(&mut self) {
+        self.shared.stop_accepting();
+        for t in self.accept_threads.drain(..) {
+            let _ = t.join();
+        }
+        if let Some(p) = &self.socket_path {
+            let _ = std::fs::remove_file(p);
+        }
+        let mut t = lock(&self.shared.conns);
+        for c in t.closers.values() {
+            c.close_read();
+        }
+        while t.active > 0 {
+            t = self
+                .shared
+                .conns_cv
+                .wait(t)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        self.shutdown_inner();
+    }
+}
+
+/// Sends ERR 1040 as the first packet and closes.
+fn refuse_too_many<S: Read + Write>(stream: S, max_allowed: usize) {
+    let mut ps = PacketStream::new(stream, max_allowed);
+    let start = ps.begin_packet();
+    put_err(
+        ps.out(),
+        ER_CON_COUNT_ERROR,
+        "08004",
+        "Too many connections",
+    );
+    ps.finish_packet(start);
+    let _ = ps.flush();
+}
+
+/// Takes a slot for a new connection; `None` when `max_connections` are open.
+fn take_slot(shared: &Arc<Shared>, closer: Closer) -> Option<SlotGuard> {
+    let mut t = lock(&shared.conns);
+    if t.active >= shared.max_connections {
+        return None;
+    }
+    let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+    t.active += 1;
+    t.closers.insert(id, closer);
+    Some(SlotGuard {
+        shared: shared.clone(),
+        id,
+    })
+}
+
+fn spawn_connection<B: Backend, S: Transport>(
+    slot: SlotGuard,
+    stream: S,
+    host: String,
+    backend: Arc<B>,
+    config: Arc<ConnectionConfig>,
+) {
+    let id = slot.id;
+    let spawned = std::thread::Builder::new()
+        .name(format!("onelog-conn-{id}"))
+        .spawn(move || {
+            let stream = Connection::new(&*backend, &slot.shared, &config, stream, id, host).run();
+            // Free the slot before closing the socket: a client that saw the close can connect again.
+            drop(slot);
+            drop(stream);
+        });
+    // On spawn failure the closure (and with it the slot guard and stream) is dropped, which
+    // releases the slot and closes the socket.
+    let _ = spawned;
+}
+
+fn accept_tcp<B: Backend>(
+    l: TcpListener,
+    shared: Arc<Shared>,
+    backend: Arc<B>,
+    config: Arc<ConnectionConfig>,
+) {
+    for s in l.incoming() {
+        if shared.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(s) = s else {
+            // e.g. out of file descriptors: back off instead of spinning.
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        let _ = s.set_nodelay(true);
+        let host = s
+            .peer_addr()
+            .map(|a| peer_host(a.ip()))
+            .unwrap_or_else(|_| "unknown".into());
+        let Ok(closer) = s.try_clone() else { continue };
+        match take_slot(&shared, Closer::Tcp(closer)) {
+            Some(slot) => spawn_connection(slot, s, host, backend.clone(), config.clone()),
+            None => refuse_too_many(s, config.max_allowed_packet),
+        }
+    }
+}
+
+fn accept_unix<B: Backend>(
+    l: UnixListener,
+    shared: Arc<Shared>,
+    backend: Arc<B>,
+    config: Arc<ConnectionConfig>,
+) {
+    for s in l.incoming() {
+        if shared.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(s) = s else {
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        let Ok(closer) = s.try_clone() else { continue };
+        match take_slot(&shared, Closer::Unix(closer)) {
+            Some(slot) => spawn_connection(
+                slot,
+                s,
+                "localhost".to_owned(),
+                backend.clone(),
+                config.clone(),
+            ),
+            None => refuse_too_many(s, config.max_allowed_packet),
+        }
+    }
+}

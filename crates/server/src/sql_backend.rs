@@ -1,0 +1,94 @@
+//! The adapter from the protocol layer's [`Backend`]/[`SessionApi`] traits to `onelog_sql`.
+//!
+//! One-to-one delegation, nothing else: the SQL layer owns accounts, sessions and connection
+//! registration; this module only names which method serves which trait method. Sessions are
+//! wrapped in [`SqlSession`] (rather than implementing the trait on `onelog_sql::Session`
+//! directly) so every call here can only resolve to the SQL layer's own method.
+
+use std::sync::Arc;
+
+use onelog_sql::server::{ConnectionGuard, ConnectionInfo};
+use onelog_sql::{Account, Column, Output, PreparedInfo, Server, Session, SqlError, Value};
+
+use crate::backend::{Backend, SessionApi};
+
+/// `onelog_sql::Server` as a protocol backend.
+pub struct SqlBackend {
+    server: Arc<Server>,
+}
+
+impl SqlBackend {
+    pub fn new(server: Arc<Server>) -> Self {
+        SqlBackend { server }
+    }
+}
+
+/// One `onelog_sql::Session`.
+pub struct SqlSession(pub Session);
+
+impl Backend for SqlBackend {
+    type Session = SqlSession;
+    type Registration = ConnectionGuard;
+
+    fn lookup_account(&self, user: &str, host: &str) -> Option<Account> {
+        self.server.lookup_account(user, host)
+    }
+
+    fn open_session(&self, connection_id: u32, user: &str, host: &str) -> SqlSession {
+        SqlSession(Session::new(self.server.clone(), connection_id, user, host))
+    }
+
+    fn register_connection(&self, connection_id: u32, user: &str, host: &str) -> ConnectionGuard {
+        self.server
+            .register_connection(ConnectionInfo::new(connection_id, user, host))
+    }
+
+    fn is_killed(registration: &ConnectionGuard) -> bool {
+        registration.killed()
+    }
+}
+
+impl SessionApi for SqlSession {
+    fn query(&mut self, sql: &str) -> Vec<Result<Output, SqlError>> {
+        self.0.query(sql)
+    }
+    fn prepare(&mut self, sql: &str) -> Result<PreparedInfo, SqlError> {
+        self.0.prepare(sql)
+    }
+    fn execute(&mut self, stmt_id: u32, params: &[Value]) -> Result<Output, SqlError> {
+        self.0.execute(stmt_id, params)
+    }
+    fn close_statement(&mut self, stmt_id: u32) {
+        self.0.close_statement(stmt_id)
+    }
+    fn reset_statement(&mut self, stmt_id: u32) -> Result<(), SqlError> {
+        self.0.reset_statement(stmt_id)
+    }
+    fn use_database(&mut self, db: &str) -> Result<(), SqlError> {
+        self.0.use_database(db)
+    }
+    fn field_list(&mut self, table: &str, wildcard: &str) -> Result<Vec<Column>, SqlError> {
+        self.0.field_list(table, wildcard)
+    }
+    fn reset(&mut self) {
+        self.0.reset()
+    }
+    fn change_user(&mut self, user: &str, db: Option<&str>) -> Result<(), SqlError> {
+        self.0.change_user(user, db)
+    }
+    fn current_database(&self) -> Option<&str> {
+        self.0.current_database()
+    }
+    fn in_transaction(&self) -> bool {
+        self.0.in_transaction()
+    }
+    fn autocommit(&self) -> bool {
+        self.0.autocommit()
+    }
+    fn set_multi_statements(&mut self, on: bool) {
+        self.0.set_multi_statements(on)
+    }
+    fn warning_count(&self) -> u16 {
+        self.0.warning_count()
+    }
+}

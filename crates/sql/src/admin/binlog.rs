@@ -1,0 +1,404 @@
+//! Binlog statements over the log: SHOW MASTER STATUS / SHOW BINLOG STATUS, SHOW BINARY LOGS,
+//! SHOW BINLOG EVENTS, FLUSH BINARY LOGS, PURGE BINARY LOGS, RESET MASTER.
+//!
+//! The binlog files are the log's segments (`binlog-NNNNNN.olog`). Positions are byte offsets
+//! in those files: a segment's records start after its header block, so the position of a
+//! record is `header_len + (lsn - start_lsn)`, and an event inside a record sits after the
+//! record's frame header (9 bytes) and the events length (4 bytes). SHOW BINLOG EVENTS prints
+//! those real offsets; SHOW MASTER STATUS prints the offset where the next record goes.
+//! `File_size` is the used size (header + records), not the preallocated file length.
+//!
+//! PURGE removes whole segments, oldest first, and never one that recovery still needs: every
+//! segment purged must end at or before the LSN of the newest checkpoint. Otherwise it is
+//! refused with 1378 (`ER_LOG_IN_USE`) and a message naming the segment and the checkpoint.
+//! The log does not track replica readers, so PURGE cannot see a connected replica still
+//! reading an old segment (its reader then fails at the purged file): purge only what replicas
+//! have read.
+//!
+//! RESET MASTER is refused (1235): the binlog is onelog's write-ahead log and its LSNs are
+//! stored in checkpoints, so it cannot be truncated to empty under a running server.
+
+use std::path::Path;
+
+use onelog_binlog::event::{event_type, Event};
+use onelog_binlog::{decode_event_with_header, Value};
+use onelog_log::frame::FRAME_HEADER_LEN;
+use onelog_log::segment::SegmentHeader;
+use onelog_log::{FileSystem, ReadStart, ReaderOptions, SegmentInfo, StdFs};
+
+use crate::error::SqlError;
+use crate::session::Session;
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn io_err(what: &str, e: impl std::fmt::Display) -> SqlError {
+    SqlError::new(
+        1220,
+        "HY000",
+        format!("Error when reading the binlog: {what}: {e}"),
+    )
+}
+
+/// A segment's header (for its length and Format_description event).
+fn header(seg: &SegmentInfo) -> Result<SegmentHeader, SqlError> {
+    let file = StdFs
+        .open(&seg.path, false)
+        .map_err(|e| io_err(&seg.path.display().to_string(), e))?;
+    SegmentHeader::read(&*file, &seg.path).map_err(|e| io_err("segment header", e))
+}
+
+/// `(File, Position)` of SHOW MASTER STATUS.
+pub(crate) fn master_status(session: &Session) -> Result<(String, u64), SqlError> {
+    let segs = session.server.engine.log().segments();
+    let Some(cur) = segs.last() else {
+        return Err(io_err("no segment", "the log has no segment"));
+    };
+    let h = header(cur)?;
+    Ok((
+        file_name(&cur.path),
+        h.header_len + (cur.end_lsn - cur.start_lsn),
+    ))
+}
+
+/// `(Log_name, File_size)` of every segment, oldest first.
+pub(crate) fn binary_logs(session: &Session) -> Result<Vec<(String, u64)>, SqlError> {
+    session
+        .server
+        .engine
+        .log()
+        .segments()
+        .iter()
+        .map(|s| {
+            Ok((
+                file_name(&s.path),
+                header(s)?.header_len + (s.end_lsn - s.start_lsn),
+            ))
+        })
+        .collect()
+}
+
+/// One row of SHOW BINLOG EVENTS.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct EventRow {
+    pub log_name: String,
+    pub pos: u64,
+    pub event_type: &'static str,
+    pub server_id: u32,
+    pub end_log_pos: u64,
+    pub info: String,
+}
+
+impl EventRow {
+    pub(crate) fn values(&self) -> Vec<Value> {
+        vec![
+            Value::Bytes(self.log_name.clone().into_bytes()),
+            Value::UInt(self.pos),
+            Value::Bytes(self.event_type.as_bytes().to_vec()),
+            Value::UInt(u64::from(self.server_id)),
+            Value::UInt(self.end_log_pos),
+            Value::Bytes(self.info.clone().into_bytes()),
+        ]
+    }
+}
+
+fn type_name(t: u8) -> &'static str {
+    match t {
+        event_type::QUERY => "Query",
+        event_type::STOP => "Stop",
+        event_type::ROTATE => "Rotate",
+        event_type::FORMAT_DESCRIPTION => "Format_desc",
+        event_type::XID => "Xid",
+        event_type::TABLE_MAP => "Table_map",
+        event_type::WRITE_ROWS_V1 => "Write_rows_v1",
+        event_type::UPDATE_ROWS_V1 => "Update_rows_v1",
+        event_type::DELETE_ROWS_V1 => "Delete_rows_v1",
+        event_type::HEARTBEAT => "Heartbeat",
+        event_type::ANNOTATE_ROWS => "Annotate_rows",
+        event_type::BINLOG_CHECKPOINT => "Binlog_checkpoint",
+        event_type::GTID => "Gtid",
+        event_type::GTID_LIST => "Gtid_list",
+        event_type::START_ENCRYPTION => "Start_encryption",
+        _ => "Unknown",
+    }
+}
+
+/// MariaDB's Info column for one event.
+fn info(bytes: &[u8]) -> String {
+    let Ok((_, ev, _)) = decode_event_with_header(bytes) else {
+        return String::new();
+    };
+    match ev {
+        Event::Gtid(g) => {
+            let standalone = g.flags2 & 1 != 0;
+            let mut s = if standalone {
+                format!("GTID {}", g.gtid)
+            } else {
+                format!("BEGIN GTID {}", g.gtid)
+            };
+            if let Some(c) = g.commit_id {
+                s.push_str(&format!(" cid={c}"));
+            }
+            s
+        }
+        Event::TableMap(t) => format!("table_id: {} ({}.{})", t.table_id, t.db, t.table),
+        Event::Xid(x) => format!("COMMIT /* xid={} */", x.xid),
+        Event::Query(q) if q.db.is_empty() => q.query,
+        Event::Query(q) => format!("use `{}`; {}", q.db.replace('`', "``"), q.query),
+        Event::AnnotateRows(a) => a.query,
+        Event::FormatDescription(f) => format!(
+            "Server ver: {}, Binlog ver: {}",
+            f.server_version, f.binlog_version
+        ),
+        Event::GtidList(l) => format!(
+            "[{}]",
+            l.gtids
+                .iter()
+                .map(|g| g.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Event::Rows(_) => {
+            // Post-header: table id (6 bytes), flags (2 bytes).
+            let body = &bytes[onelog_binlog::event::HEADER_LEN.min(bytes.len())..];
+            if body.len() < 8 {
+                return String::new();
+            }
+            let mut id = [0u8; 8];
+            id[..6].copy_from_slice(&body[..6]);
+            let flags = u16::from_le_bytes([body[6], body[7]]);
+            if flags & onelog_binlog::event::STMT_END_F != 0 {
+                format!("table_id: {} flags: STMT_END_F", u64::from_le_bytes(id))
+            } else {
+                format!("table_id: {}", u64::from_le_bytes(id))
+            }
+        }
+        _ => String::new(),
+    }
+}
+
+/// SHOW BINLOG EVENTS [IN file] [FROM pos] [LIMIT [offset,] n].
+pub(crate) fn binlog_events(
+    session: &Session,
+    file: Option<&str>,
+    from: Option<u64>,
+    offset: u64,
+    limit: Option<u64>,
+) -> Result<Vec<EventRow>, SqlError> {
+    let log = session.server.engine.log();
+    let segs = log.segments();
+    let seg = match file {
+        Some(f) => segs
+            .iter()
+            .find(|s| file_name(&s.path) == f)
+            .ok_or_else(|| {
+                SqlError::new(
+                    1220,
+                    "HY000",
+                    "Error when executing command SHOW BINLOG EVENTS: Could not find target log",
+                )
+            })?,
+        None => segs
+            .first()
+            .ok_or_else(|| io_err("no segment", "the log has no segment"))?,
+    };
+    let name = file_name(&seg.path);
+    let h = header(seg)?;
+    let mut rows = Vec::new();
+    // The Format_description event of the header block.
+    let mut st = Vec::new();
+    h.state.encode(&mut st);
+    let fde_pos = 40 + st.len() as u64;
+    if let Ok((fh, _, n)) = decode_event_with_header(&h.fde) {
+        rows.push(EventRow {
+            log_name: name.clone(),
+            pos: fde_pos,
+            event_type: type_name(fh.event_type),
+            server_id: fh.server_id,
+            end_log_pos: fde_pos + n as u64,
+            info: info(&h.fde),
+        });
+    }
+    let mut reader = log
+        .reader(
+            ReadStart::Lsn(seg.start_lsn),
+            ReaderOptions {
+                include_non_durable: true,
+                include_state_records: false,
+            },
+        )
+        .map_err(|e| io_err(&name, e))?;
+    let want = limit.map(|l| offset.saturating_add(l));
+    let enough = |rows: &Vec<EventRow>| want.is_some_and(|w| rows.len() as u64 >= w);
+    while !enough(&rows) {
+        let Some(rec) = reader.next().map_err(|e| io_err(&name, e))? else {
+            break;
+        };
+        if rec.lsn < seg.start_lsn || rec.lsn >= seg.end_lsn {
+            break;
+        }
+        let rec_pos = h.header_len + (rec.lsn - seg.start_lsn);
+        let mut pos = rec_pos + FRAME_HEADER_LEN as u64 + 4;
+        for item in onelog_binlog::event::split_events(&rec.events) {
+            let Ok((eh, bytes)) = item else {
+                break;
+            };
+            let len = bytes.len() as u64;
+            rows.push(EventRow {
+                log_name: name.clone(),
+                pos,
+                event_type: type_name(eh.event_type),
+                server_id: eh.server_id,
+                end_log_pos: pos + len,
+                info: info(bytes),
+            });
+            pos += len;
+            if enough(&rows) {
+                break;
+            }
+        }
+    }
+    let rows = rows
+        .into_iter()
+        .filter(|r| from.is_none_or(|f| r.pos >= f))
+        .skip(offset as usize)
+        .take(limit.map_or(usize::MAX, |l| l as usize))
+        .collect();
+    Ok(rows)
+}
+
+/// FLUSH BINARY LOGS: continue in a new segment.
+pub(crate) fn flush_binary_logs(session: &Session) -> Result<(), SqlError> {
+    session
+        .server
+        .engine
+        .log()
+        .rotate()
+        .map_err(|e| SqlError::new(1026, "HY000", format!("Error writing file: {e}")))
+}
+
+fn in_use(seg: &SegmentInfo, checkpoint: Option<u64>) -> SqlError {
+    SqlError::new(
+        1378,
+        "HY000",
+        format!(
+            "A purgeable log is in use, will not purge: {} is still needed for crash recovery (it ends at LSN {}, after the newest checkpoint {}); it can be purged after the next checkpoint",
+            file_name(&seg.path),
+            seg.end_lsn,
+            checkpoint.map_or("(none yet)".to_string(), |c| format!("at LSN {c}"))
+        ),
+    )
+}
+
+/// PURGE BINARY LOGS TO 'file': removes the segments before `file`. Returns how many.
+pub(crate) fn purge_to(session: &Session, file: &str) -> Result<usize, SqlError> {
+    let engine = &session.server.engine;
+    let segs = engine.log().segments();
+    let idx = segs
+        .iter()
+        .position(|s| file_name(&s.path) == file)
+        .ok_or_else(|| SqlError::new(1373, "HY000", "Target log not found in binlog index"))?;
+    let ckpt = engine.checkpoint_lsn();
+    if let Some(blocking) = segs[..idx]
+        .iter()
+        .find(|s| ckpt.is_none_or(|c| s.end_lsn > c))
+    {
+        return Err(in_use(blocking, ckpt));
+    }
+    if idx == 0 {
+        return Ok(0);
+    }
+    engine
+        .log()
+        .purge_before(segs[idx].start_lsn)
+        .map_err(|e| SqlError::new(1377, "HY000", format!("Fatal error during log purge: {e}")))
+}
+
+/// PURGE BINARY LOGS BEFORE 'datetime' (UTC): removes the oldest segments last written before
+/// the time, as far as recovery allows (a warning says when a segment was kept for it).
+pub(crate) fn purge_before(session: &mut Session, when: &str) -> Result<usize, SqlError> {
+    let cutoff = parse_utc(when).ok_or_else(|| {
+        SqlError::new(1292, "22007", format!("Incorrect datetime value: '{when}'"))
+    })?;
+    let engine = session.server.engine.clone();
+    let segs = engine.log().segments();
+    let ckpt = engine.checkpoint_lsn();
+    let mut upto = None;
+    for (i, s) in segs.iter().enumerate() {
+        if i + 1 == segs.len() {
+            break;
+        }
+        let mtime = std::fs::metadata(&s.path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs() as i64);
+        if mtime.is_none_or(|m| m >= cutoff) {
+            break;
+        }
+        if ckpt.is_none_or(|c| s.end_lsn > c) {
+            let e = in_use(s, ckpt);
+            session.warnings.push(("Warning".into(), e.code, e.message));
+            break;
+        }
+        upto = Some(segs[i + 1].start_lsn);
+    }
+    match upto {
+        None => Ok(0),
+        Some(lsn) => engine.log().purge_before(lsn).map_err(|e| {
+            SqlError::new(1377, "HY000", format!("Fatal error during log purge: {e}"))
+        }),
+    }
+}
+
+/// Seconds since the epoch of `YYYY-MM-DD[ HH:MM[:SS]]` read as UTC.
+fn parse_utc(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let (date, time) = s.split_once([' ', 'T']).unwrap_or((s, "00:00:00"));
+    let mut d = date.split('-').map(|x| x.parse::<i64>().ok());
+    let (y, m, dd) = (d.next()??, d.next()??, d.next()??);
+    let mut t = time
+        .split(':')
+        .map(|x| x.split('.').next()?.parse::<i64>().ok());
+    let hh = t.next().flatten().unwrap_or(0);
+    let mi = t.next().flatten().unwrap_or(0);
+    let ss = t.next().flatten().unwrap_or(0);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&dd) || hh > 23 || mi > 59 || ss > 59 {
+        return None;
+    }
+    // Days from civil (Howard Hinnant's algorithm).
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = if y2 >= 0 { y2 } else { y2 - 399 } / 400;
+    let yoe = y2 - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + dd - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hh * 3600 + mi * 60 + ss)
+}
+
+/// RESET MASTER: refused (see module docs).
+pub(crate) fn reset_master() -> SqlError {
+    SqlError::new(
+        1235,
+        "42000",
+        "RESET MASTER is not supported: onelog's binlog is its write-ahead log (checkpoints refer to its LSNs); use PURGE BINARY LOGS to remove old segments",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_datetimes_parse_to_epoch_seconds() {
+        assert_eq!(parse_utc("1970-01-01 00:00:00"), Some(0));
+        assert_eq!(parse_utc("2000-03-01"), Some(951_868_800));
+        assert_eq!(parse_utc("2026-11-21 12:00:01"), Some(1_795_262_401));
+        assert_eq!(parse_utc("2026-13-01"), None);
+        assert_eq!(parse_utc("nope"), None);
+    }
+}

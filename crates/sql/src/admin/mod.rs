@@ -1,0 +1,550 @@
+//! Administration statements: SHOW ..., SET (system/user variables, NAMES, TRANSACTION,
+//! PASSWORD), account statements, binlog statements, FLUSH, PURGE, RESET MASTER, SHUTDOWN,
+//! KILL.
+//!
+//! [`try_execute`] is called by the session for every statement before sqlparser: it returns
+//! `None` when the statement is not an administration statement. Modules: `parse` (hand
+//! parser), `sysvars` (system variables), `status` (status counters), `accounts` (users,
+//! passwords, privileges), `binlog` (binlog statements over the log), `show` (SHOW over the
+//! catalog and the session).
+//!
+//! Administration statements count themselves in `Com_*` (`Com_show_other`, `Com_set_option`,
+//! `Com_create_user`, ...); the session counts `Questions` and the other statements.
+//!
+//! FLUSH LOGS / TABLES / PRIVILEGES / STATUS / HOSTS are accepted and do nothing: onelog has
+//! no log files besides the binlog, no table cache to close, and account changes take effect
+//! at once (there is no privilege cache to reload).
+
+pub mod accounts;
+pub mod binlog;
+pub mod parse;
+pub mod show;
+pub mod status;
+pub mod sysvars;
+
+use onelog_binlog::Value;
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::Parser;
+
+use crate::error::SqlError;
+use crate::session::{Column, Output, Session};
+use parse::{Filter, SetTarget, Stmt, Tok};
+use status::ComKind;
+use sysvars::{SetValue, VarScope};
+
+/// Runs `sql` if it is an administration statement (see the module docs).
+pub fn try_execute(session: &mut Session, sql: &str) -> Option<Result<Output, SqlError>> {
+    let stmt = match parse::parse(sql)? {
+        Ok(s) => s,
+        Err(e) => return Some(Err(e)),
+    };
+    session.server.status.com(com_kind(&stmt));
+    Some(execute(session, stmt))
+}
+
+fn com_kind(s: &Stmt) -> ComKind {
+    match s {
+        Stmt::Set(_)
+        | Stmt::SetNames { .. }
+        | Stmt::SetTransaction { .. }
+        | Stmt::SetPassword { .. } => ComKind::Set,
+        Stmt::CreateUser { .. } => ComKind::CreateUser,
+        Stmt::DropUser { .. } => ComKind::DropUser,
+        Stmt::AlterUser { .. } => ComKind::Other,
+        Stmt::Grant { .. } => ComKind::Grant,
+        Stmt::Revoke { .. } => ComKind::Revoke,
+        Stmt::FlushBinaryLogs | Stmt::FlushNoop => ComKind::Flush,
+        Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => ComKind::Purge,
+        Stmt::ResetMaster => ComKind::Other,
+        Stmt::Shutdown => ComKind::Shutdown,
+        Stmt::Kill { .. } => ComKind::Kill,
+        _ => ComKind::Show,
+    }
+}
+
+/// A result set whose column types follow the first row's values (integers as BIGINT,
+/// everything else as text).
+pub(crate) fn result(names: &[&str], rows: Vec<Vec<Value>>) -> Output {
+    let columns = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| match rows.first().and_then(|r| r.get(i)) {
+            Some(Value::Int(_)) | Some(Value::UInt(_)) => Column::new_int(n),
+            _ => Column::new_text(n),
+        })
+        .collect();
+    Output::Rows { columns, rows }
+}
+
+fn ok(affected_rows: u64) -> Output {
+    Output::Ok {
+        affected_rows,
+        last_insert_id: 0,
+        warnings: 0,
+        info: String::new(),
+    }
+}
+
+fn text(s: impl Into<String>) -> Value {
+    Value::Bytes(s.into().into_bytes())
+}
+
+/// Global privileges a statement needs (MariaDB 10.11's; at least one of the bits).
+fn check_global_privilege(session: &Session, stmt: &Stmt) -> Result<(), SqlError> {
+    use accounts::{BINLOG_MONITOR, RELOAD, REPLICATION_SLAVE, SUPER};
+    let global_set = |a: &parse::Assignment| {
+        matches!(
+            a.target,
+            SetTarget::Sys {
+                scope: Some(VarScope::Global),
+                ..
+            }
+        )
+    };
+    let (bits, what) = match stmt {
+        Stmt::ShowMasterStatus | Stmt::ShowBinaryLogs | Stmt::ShowBinlogEvents { .. } => {
+            (BINLOG_MONITOR | SUPER | REPLICATION_SLAVE, "BINLOG MONITOR")
+        }
+        Stmt::FlushBinaryLogs | Stmt::FlushNoop => (RELOAD, "RELOAD"),
+        Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) | Stmt::ResetMaster => {
+            (SUPER, "SUPER, BINLOG ADMIN")
+        }
+        Stmt::Set(a) if a.iter().any(global_set) => (SUPER, "SUPER"),
+        Stmt::SetTransaction { global: true, .. } => (SUPER, "SUPER"),
+        _ => return Ok(()),
+    };
+    accounts::require_any_global(session, bits, what)
+}
+
+fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
+    // SHOW WARNINGS / SHOW ERRORS / SHOW COUNT(*) read the previous statement's list.
+    if !matches!(stmt, Stmt::ShowWarnings { .. }) {
+        session.warnings.clear();
+    }
+    check_global_privilege(session, &stmt)?;
+    match stmt {
+        Stmt::ShowVariables { global, filter } => {
+            let rows = sysvars::show_all(session, global)
+                .into_iter()
+                .map(|(n, v)| vec![text(n), text(v)])
+                .collect();
+            let names = ["Variable_name", "Value"];
+            Ok(result(&names, show::filter_rows(&names, 0, rows, &filter)?))
+        }
+        Stmt::ShowStatus { filter, .. } => {
+            let rows = status::rows(&session.server)
+                .into_iter()
+                .map(|(n, v)| {
+                    let v = match v {
+                        Value::Bytes(b) => Value::Bytes(b),
+                        other => text(
+                            String::from_utf8_lossy(&crate::render::text_plain(&other))
+                                .into_owned(),
+                        ),
+                    };
+                    vec![text(n), v]
+                })
+                .collect();
+            let names = ["Variable_name", "Value"];
+            Ok(result(&names, show::filter_rows(&names, 0, rows, &filter)?))
+        }
+        Stmt::ShowDatabases { filter } => {
+            let title = match &filter {
+                Filter::Like(p) => format!("Database ({p})"),
+                _ => "Database".to_string(),
+            };
+            let rows = show::filter_rows(&["Database"], 0, show::databases(session), &filter)?;
+            Ok(result(&[title.as_str()], rows))
+        }
+        Stmt::ShowTables { full, db, filter } => {
+            let (title, rows) = show::tables(session, full, db)?;
+            let title = match &filter {
+                Filter::Like(p) => format!("{title} ({p})"),
+                _ => title,
+            };
+            let names: Vec<&str> = if full {
+                vec![title.as_str(), "Table_type"]
+            } else {
+                vec![title.as_str()]
+            };
+            let rows = show::filter_rows(&names, 0, rows, &filter)?;
+            Ok(result(&names, rows))
+        }
+        Stmt::ShowCreateTable { db, table } => {
+            let t = show::table_def(session, db, &table)?;
+            Ok(result(
+                &["Table", "Create Table"],
+                vec![vec![text(t.name.clone()), text(show::create_table_sql(&t))]],
+            ))
+        }
+        Stmt::ShowCreateDatabase { name } => {
+            let sql = show::create_database_sql(session, &name)?;
+            Ok(result(
+                &["Database", "Create Database"],
+                vec![vec![text(name), text(sql)]],
+            ))
+        }
+        Stmt::ShowColumns {
+            full,
+            db,
+            table,
+            filter,
+        } => {
+            let t = show::table_def(session, db, &table)?;
+            let names = show::column_names(full);
+            let rows = show::filter_rows(&names, 0, show::columns(&t, full), &filter)?;
+            Ok(result(&names, rows))
+        }
+        Stmt::ShowIndex { db, table } => {
+            let t = show::table_def(session, db, &table)?;
+            Ok(result(show::INDEX_COLUMNS, show::index_rows(&t)))
+        }
+        Stmt::ShowProcesslist { full } => Ok(result(
+            show::PROCESSLIST_COLUMNS,
+            show::processlist(session, full),
+        )),
+        Stmt::ShowWarnings { errors_only, count } => {
+            if count {
+                let n = show::warnings(session, errors_only).len() as i64;
+                let name = if errors_only {
+                    "@@session.error_count"
+                } else {
+                    "@@session.warning_count"
+                };
+                return Ok(result(&[name], vec![vec![Value::Int(n)]]));
+            }
+            let rows = show::warnings(session, errors_only);
+            let mut out = result(&["Level", "Code", "Message"], rows);
+            if let Output::Rows { columns, .. } = &mut out {
+                columns[1] = Column::new_int("Code");
+            }
+            Ok(out)
+        }
+        Stmt::ShowEngines => Ok(result(show::ENGINE_COLUMNS, show::engines())),
+        Stmt::ShowCollation { filter } => {
+            let rows = show::filter_rows(show::COLLATION_COLUMNS, 0, show::collations(), &filter)?;
+            Ok(result(show::COLLATION_COLUMNS, rows))
+        }
+        Stmt::ShowCharset { filter } => {
+            let rows = show::filter_rows(show::CHARSET_COLUMNS, 0, show::charsets(), &filter)?;
+            Ok(result(show::CHARSET_COLUMNS, rows))
+        }
+        Stmt::ShowMasterStatus => {
+            let (file, pos) = binlog::master_status(session)?;
+            Ok(result(
+                &["File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB"],
+                vec![vec![text(file), Value::UInt(pos), text(""), text("")]],
+            ))
+        }
+        Stmt::ShowBinaryLogs => {
+            let rows = binlog::binary_logs(session)?
+                .into_iter()
+                .map(|(n, s)| vec![text(n), Value::UInt(s)])
+                .collect();
+            Ok(result(&["Log_name", "File_size"], rows))
+        }
+        Stmt::ShowBinlogEvents {
+            file,
+            from,
+            offset,
+            limit,
+        } => {
+            let rows = binlog::binlog_events(session, file.as_deref(), from, offset, limit)?
+                .iter()
+                .map(|r| r.values())
+                .collect();
+            let mut out = result(
+                &[
+                    "Log_name",
+                    "Pos",
+                    "Event_type",
+                    "Server_id",
+                    "End_log_pos",
+                    "Info",
+                ],
+                rows,
+            );
+            if let Output::Rows { columns, .. } = &mut out {
+                for i in [1, 3, 4] {
+                    columns[i] = Column::new_int(&columns[i].name.clone());
+                }
+            }
+            Ok(out)
+        }
+        Stmt::ShowGrants { user } => {
+            let (title, lines) = accounts::show_grants(session, user)?;
+            Ok(result(
+                &[title.as_str()],
+                lines.into_iter().map(|l| vec![text(l)]).collect(),
+            ))
+        }
+        Stmt::FlushBinaryLogs => {
+            binlog::flush_binary_logs(session)?;
+            Ok(ok(0))
+        }
+        Stmt::FlushNoop => Ok(ok(0)),
+        Stmt::PurgeTo(file) => {
+            binlog::purge_to(session, &file)?;
+            Ok(ok(0))
+        }
+        Stmt::PurgeBefore(when) => {
+            binlog::purge_before(session, &when)?;
+            Ok(with_warnings(session, ok(0)))
+        }
+        Stmt::ResetMaster => Err(binlog::reset_master()),
+        Stmt::Set(assignments) => {
+            for a in assignments {
+                set_one(session, a)?;
+            }
+            Ok(with_warnings(session, ok(0)))
+        }
+        Stmt::SetNames { charset, collate } => {
+            set_names(session, charset, collate)?;
+            Ok(ok(0))
+        }
+        Stmt::SetTransaction {
+            global,
+            isolation,
+            read_only,
+        } => {
+            let scope = if global {
+                VarScope::Global
+            } else {
+                VarScope::Session
+            };
+            if let Some(level) = isolation {
+                sysvars::set_var(
+                    session,
+                    "transaction_isolation",
+                    scope,
+                    SetValue::Value(text(level)),
+                )?;
+            }
+            if let Some(ro) = read_only {
+                sysvars::set_var(
+                    session,
+                    "transaction_read_only",
+                    scope,
+                    SetValue::Value(Value::Int(i64::from(ro))),
+                )?;
+            }
+            Ok(with_warnings(session, ok(0)))
+        }
+        Stmt::SetPassword { user, password } => {
+            accounts::set_password(session, user, &password, false)?;
+            Ok(ok(0))
+        }
+        Stmt::CreateUser {
+            if_not_exists,
+            users,
+        } => {
+            accounts::create_users(session, if_not_exists, &users)?;
+            Ok(with_warnings(session, ok(0)))
+        }
+        Stmt::DropUser { if_exists, users } => {
+            accounts::drop_users(session, if_exists, &users)?;
+            Ok(with_warnings(session, ok(0)))
+        }
+        Stmt::AlterUser { if_exists, users } => {
+            for (u, pw) in users {
+                accounts::set_password(session, Some(u), &pw, if_exists)?;
+            }
+            Ok(ok(0))
+        }
+        Stmt::Grant {
+            privs,
+            scope,
+            users,
+            grant_option,
+        } => {
+            accounts::grant(session, &privs, &scope, &users, grant_option)?;
+            Ok(ok(0))
+        }
+        Stmt::Revoke {
+            privs,
+            scope,
+            users,
+        } => {
+            accounts::revoke(session, &privs, &scope, &users)?;
+            Ok(ok(0))
+        }
+        Stmt::Shutdown => {
+            if accounts::current_account(session).is_some()
+                && accounts::privileges_on(session, "*") & accounts::SHUTDOWN == 0
+            {
+                return Err(SqlError::new(
+                    1227,
+                    "42000",
+                    "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for this operation",
+                ));
+            }
+            session.server.request_shutdown();
+            Ok(Output::Shutdown)
+        }
+        Stmt::Kill { query_only, id } => kill(session, query_only, id),
+    }
+}
+
+fn with_warnings(session: &Session, out: Output) -> Output {
+    match out {
+        Output::Ok {
+            affected_rows,
+            last_insert_id,
+            info,
+            ..
+        } => Output::Ok {
+            affected_rows,
+            last_insert_id,
+            warnings: session.warnings.len().min(u16::MAX as usize) as u16,
+            info,
+        },
+        other => other,
+    }
+}
+
+fn kill(session: &mut Session, query_only: bool, id: u64) -> Result<Output, SqlError> {
+    let target = session
+        .server
+        .connections()
+        .into_iter()
+        .find(|c| u64::from(c.info.id) == id);
+    let Some(target) = target else {
+        return Err(SqlError::new(
+            1094,
+            "HY000",
+            format!("Unknown thread id: {id}"),
+        ));
+    };
+    if query_only {
+        return Err(SqlError::new(
+            1235,
+            "42000",
+            "This version of onelog doesn't yet support 'KILL QUERY' (statements are not interruptible; use KILL CONNECTION)",
+        ));
+    }
+    // A user may kill its own connections; others need SUPER.
+    let own = target.info.user == session.user;
+    if !own
+        && accounts::current_account(session).is_some()
+        && accounts::privileges_on(session, "*") & accounts::SUPER == 0
+    {
+        return Err(SqlError::new(
+            1095,
+            "HY000",
+            format!("You are not owner of thread {id}"),
+        ));
+    }
+    session.server.kill_connection(target.info.id);
+    Ok(ok(0))
+}
+
+fn set_one(session: &mut Session, a: parse::Assignment) -> Result<(), SqlError> {
+    let value = eval_set_value(session, &a.expr, matches!(a.target, SetTarget::Sys { .. }))?;
+    match a.target {
+        SetTarget::User(name) => {
+            let v = match value {
+                SetValue::Value(v) => v,
+                SetValue::Default => {
+                    return Err(SqlError::syntax("DEFAULT"));
+                }
+            };
+            session.user_vars.insert(name, v);
+            Ok(())
+        }
+        SetTarget::Sys { scope, name } => {
+            sysvars::set_var(session, &name, scope.unwrap_or(VarScope::Default), value)
+        }
+    }
+}
+
+/// Evaluates the value of a SET assignment. For system variables a bare word (`ON`, `OFF`,
+/// `ROW`, `utf8mb4`, ...) is its own text and `DEFAULT` restores the default; other
+/// expressions go to the expression evaluator.
+pub(crate) fn eval_set_value(
+    session: &mut Session,
+    expr: &str,
+    system: bool,
+) -> Result<SetValue, SqlError> {
+    let toks = parse::lex(expr).unwrap_or_default();
+    match toks.as_slice() {
+        [t] => match &t.tok {
+            Tok::Word(w) if system && w.eq_ignore_ascii_case("DEFAULT") => {
+                return Ok(SetValue::Default)
+            }
+            Tok::Word(w) if system && !w.eq_ignore_ascii_case("NULL") => {
+                return Ok(SetValue::Value(text(w.clone())))
+            }
+            Tok::QIdent(w) if system => return Ok(SetValue::Value(text(w.clone()))),
+            Tok::Str(s) => return Ok(SetValue::Value(text(s.clone()))),
+            Tok::Num(n) => {
+                if let Ok(i) = n.parse::<i64>() {
+                    return Ok(SetValue::Value(Value::Int(i)));
+                }
+                if let Ok(u) = n.parse::<u64>() {
+                    return Ok(SetValue::Value(Value::UInt(u)));
+                }
+            }
+            Tok::SysVar(v) => {
+                let (scope, name) = parse::split_sysvar(v);
+                return sysvars::get_var(session, &name, scope.unwrap_or(VarScope::Default))
+                    .map(SetValue::Value);
+            }
+            _ => {}
+        },
+        [a, b] => {
+            if let (Tok::Sym("-"), Tok::Num(n)) = (&a.tok, &b.tok) {
+                if let Ok(i) = n.parse::<i64>() {
+                    return Ok(SetValue::Value(Value::Int(-i)));
+                }
+            }
+        }
+        _ => {}
+    }
+    let dialect = MySqlDialect {};
+    let parsed = Parser::new(&dialect)
+        .try_with_sql(expr)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|_| SqlError::syntax(expr))?;
+    crate::expr::eval_scalar(session, &parsed).map(SetValue::Value)
+}
+
+const CHARSETS: &[(&str, &str)] = &[
+    ("utf8mb4", "utf8mb4_general_ci"),
+    ("utf8mb3", "utf8mb3_general_ci"),
+    ("utf8", "utf8mb3_general_ci"),
+    ("latin1", "latin1_swedish_ci"),
+    ("ascii", "ascii_general_ci"),
+    ("binary", "binary"),
+];
+
+fn set_names(
+    session: &mut Session,
+    charset: Option<String>,
+    collate: Option<String>,
+) -> Result<(), SqlError> {
+    let cs = charset
+        .unwrap_or_else(|| "utf8mb4".into())
+        .to_ascii_lowercase();
+    let Some((cs, default_coll)) = CHARSETS.iter().find(|(c, _)| *c == cs) else {
+        return Err(SqlError::new(
+            1115,
+            "42000",
+            format!("Unknown character set: '{cs}'"),
+        ));
+    };
+    let cs = if *cs == "utf8" { "utf8mb3" } else { cs };
+    let coll = collate.map_or_else(|| default_coll.to_string(), |c| c.to_ascii_lowercase());
+    for v in [
+        "character_set_client",
+        "character_set_connection",
+        "character_set_results",
+    ] {
+        sysvars::set_var(session, v, VarScope::Session, SetValue::Value(text(cs)))?;
+    }
+    sysvars::set_var(
+        session,
+        "collation_connection",
+        VarScope::Session,
+        SetValue::Value(text(coll)),
+    )
+}

@@ -1,0 +1,595 @@
+//! SHOW statements over the catalog and the session: DATABASES, TABLES, CREATE TABLE,
+//! CREATE DATABASE, COLUMNS (and DESCRIBE), INDEX, PROCESSLIST, WARNINGS/ERRORS, ENGINES,
+//! COLLATION, CHARACTER SET.
+//!
+//! Formats follow MariaDB 10.11. Choices:
+//! - SHOW CREATE TABLE prints `ENGINE=InnoDB`: onelog's store is transactional with row locks
+//!   like InnoDB, and tools that copy a schema (mysqldump into MariaDB, ORMs comparing
+//!   schemas) expect an engine they know; SHOW ENGINES lists `onelog` as the default engine
+//!   and `InnoDB` as a supported alias of it, so `ENGINE=InnoDB` in DDL is accepted.
+//! - Integer types are shown with MariaDB's display widths (`int(11)`, `bigint(20) unsigned`).
+//! - Text columns are utf8mb4 with binary comparison in the engine; SHOW prints the default
+//!   `utf8mb4_general_ci` collation clients expect (the difference is documented in SQL.md).
+//! - SHOW DATABASES lists the databases of the catalog only (no `information_schema`,
+//!   `mysql` or `performance_schema`: they do not exist in onelog).
+
+use onelog_binlog::Value;
+use onelog_engine::{SqlType, TableDef};
+
+use crate::admin::parse::{like, Cond, Filter};
+use crate::error::SqlError;
+use crate::session::Session;
+
+pub(crate) fn text(s: impl Into<String>) -> Value {
+    Value::Bytes(s.into().into_bytes())
+}
+
+fn opt_text(s: Option<String>) -> Value {
+    s.map_or(Value::Null, text)
+}
+
+/// Applies a LIKE/WHERE filter to rows whose column names are `columns`; LIKE applies to
+/// column `like_col`.
+pub(crate) fn filter_rows(
+    columns: &[&str],
+    like_col: usize,
+    rows: Vec<Vec<Value>>,
+    filter: &Filter,
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    let cell = |row: &[Value], i: usize| -> String {
+        match row.get(i) {
+            Some(Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+            Some(Value::Null) | None => String::new(),
+            Some(v) => String::from_utf8_lossy(&crate::render::text_plain(v)).into_owned(),
+        }
+    };
+    match filter {
+        Filter::None => Ok(rows),
+        Filter::Like(p) => Ok(rows
+            .into_iter()
+            .filter(|r| like(p, &cell(r, like_col)))
+            .collect()),
+        Filter::Where(ors) => {
+            let col_of = |name: &str| -> Result<usize, SqlError> {
+                columns
+                    .iter()
+                    .position(|c| c.eq_ignore_ascii_case(name))
+                    .ok_or_else(|| SqlError::unknown_column(name, "where clause"))
+            };
+            // Resolve columns first so an unknown one is an error even on no rows.
+            let mut resolved = Vec::new();
+            for and in ors {
+                let mut v = Vec::new();
+                for c in and {
+                    v.push(match c {
+                        Cond::Eq(n, x) => (col_of(n)?, 0, vec![x.clone()]),
+                        Cond::Like(n, x) => (col_of(n)?, 1, vec![x.clone()]),
+                        Cond::In(n, xs) => (col_of(n)?, 0, xs.clone()),
+                    });
+                }
+                resolved.push(v);
+            }
+            Ok(rows
+                .into_iter()
+                .filter(|r| {
+                    resolved.iter().any(|and| {
+                        and.iter().all(|(i, kind, xs)| {
+                            let c = cell(r, *i);
+                            xs.iter().any(|x| {
+                                if *kind == 1 {
+                                    like(x, &c)
+                                } else {
+                                    x.eq_ignore_ascii_case(&c)
+                                }
+                            })
+                        })
+                    })
+                })
+                .collect())
+        }
+    }
+}
+
+pub(crate) fn databases(session: &Session) -> Vec<Vec<Value>> {
+    let cat = session.server.engine.catalog();
+    cat.databases()
+        .filter(|n| crate::admin::accounts::may_see_db(session, n))
+        .map(|n| vec![text(n)])
+        .collect()
+}
+
+fn resolve_db(session: &Session, db: Option<String>) -> Result<String, SqlError> {
+    let db = match db {
+        Some(d) => d,
+        None => session
+            .current_db
+            .clone()
+            .ok_or_else(SqlError::no_database)?,
+    };
+    crate::admin::accounts::require_some_on_db(session, &db)?;
+    if !session.server.engine.catalog().has_database(&db) {
+        return Err(SqlError::unknown_database(&db));
+    }
+    Ok(db)
+}
+
+/// SHOW [FULL] TABLES: the column name and rows.
+pub(crate) fn tables(
+    session: &Session,
+    full: bool,
+    db: Option<String>,
+) -> Result<(String, Vec<Vec<Value>>), SqlError> {
+    let db = resolve_db(session, db)?;
+    let cat = session.server.engine.catalog();
+    let rows = cat
+        .tables_in(&db)
+        .iter()
+        .map(|t| {
+            let mut r = vec![text(t.name.clone())];
+            if full {
+                r.push(text("BASE TABLE"));
+            }
+            r
+        })
+        .collect();
+    Ok((format!("Tables_in_{db}"), rows))
+}
+
+pub(crate) fn table_def(
+    session: &Session,
+    db: Option<String>,
+    table: &str,
+) -> Result<std::sync::Arc<TableDef>, SqlError> {
+    let db = match db {
+        Some(d) => d,
+        None => session
+            .current_db
+            .clone()
+            .ok_or_else(SqlError::no_database)?,
+    };
+    crate::admin::accounts::require_some_on_db(session, &db)?;
+    session
+        .server
+        .engine
+        .catalog()
+        .table_by_name(&db, table)
+        .cloned()
+        .ok_or_else(|| SqlError::no_such_table(&db, table))
+}
+
+/// The column type as MariaDB prints it (with integer display widths).
+pub(crate) fn type_text(ty: &SqlType) -> String {
+    let (base, w_signed, w_unsigned, unsigned) = match *ty {
+        SqlType::TinyInt { unsigned } => ("tinyint", 4, 3, unsigned),
+        SqlType::SmallInt { unsigned } => ("smallint", 6, 5, unsigned),
+        SqlType::MediumInt { unsigned } => ("mediumint", 9, 8, unsigned),
+        SqlType::Int { unsigned } => ("int", 11, 10, unsigned),
+        SqlType::BigInt { unsigned } => ("bigint", 20, 20, unsigned),
+        SqlType::Year => return "year(4)".into(),
+        _ => return ty.sql_name(),
+    };
+    if unsigned {
+        format!("{base}({w_unsigned}) unsigned")
+    } else {
+        format!("{base}({w_signed})")
+    }
+}
+
+fn quote_ident(s: &str) -> String {
+    format!("`{}`", s.replace('`', "``"))
+}
+
+/// A default value as SHOW CREATE TABLE prints it.
+fn default_sql(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Float(_) | Value::Double(_) => {
+            String::from_utf8_lossy(&crate::render::text_plain(v)).into_owned()
+        }
+        other => {
+            let s = String::from_utf8_lossy(&crate::render::text_plain(other)).into_owned();
+            crate::admin::accounts::quote(&s)
+        }
+    }
+}
+
+/// SHOW CREATE TABLE text.
+pub(crate) fn create_table_sql(t: &TableDef) -> String {
+    let mut lines = Vec::new();
+    for c in &t.columns {
+        let mut l = format!("  {} {}", quote_ident(&c.name), type_text(&c.ty));
+        if !c.nullable {
+            l.push_str(" NOT NULL");
+        }
+        match &c.default {
+            Some(v) => {
+                l.push_str(" DEFAULT ");
+                l.push_str(&default_sql(v));
+            }
+            None if c.nullable => l.push_str(" DEFAULT NULL"),
+            None => {}
+        }
+        if c.auto_increment {
+            l.push_str(" AUTO_INCREMENT");
+        }
+        lines.push(l);
+    }
+    let cols = |ps: &[usize]| {
+        ps.iter()
+            .map(|&p| quote_ident(&t.columns[p].name))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    lines.push(format!("  PRIMARY KEY ({})", cols(&t.primary_key)));
+    for i in &t.indexes {
+        lines.push(format!(
+            "  {}KEY {} ({})",
+            if i.unique { "UNIQUE " } else { "" },
+            quote_ident(&i.name),
+            cols(&i.columns)
+        ));
+    }
+    format!(
+        "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
+        quote_ident(&t.name),
+        lines.join(",\n")
+    )
+}
+
+pub(crate) fn create_database_sql(session: &Session, name: &str) -> Result<String, SqlError> {
+    if !session.server.engine.catalog().has_database(name) {
+        return Err(SqlError::unknown_database(name));
+    }
+    Ok(format!(
+        "CREATE DATABASE {} /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */",
+        quote_ident(name)
+    ))
+}
+
+fn is_text_type(ty: &SqlType) -> bool {
+    ty.is_text() || matches!(ty, SqlType::Char(_) | SqlType::VarChar(_))
+}
+
+/// SHOW [FULL] COLUMNS rows: Field, Type, [Collation], Null, Key, Default, Extra,
+/// [Privileges, Comment].
+pub(crate) fn columns(t: &TableDef, full: bool) -> Vec<Vec<Value>> {
+    t.columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let key = if t.primary_key.contains(&i) {
+                "PRI"
+            } else if t
+                .indexes
+                .iter()
+                .any(|x| x.unique && x.columns.first() == Some(&i))
+            {
+                "UNI"
+            } else if t.indexes.iter().any(|x| x.columns.first() == Some(&i)) {
+                "MUL"
+            } else {
+                ""
+            };
+            let default = match &c.default {
+                Some(Value::Null) | None => Value::Null,
+                Some(v) => {
+                    text(String::from_utf8_lossy(&crate::render::text_plain(v)).into_owned())
+                }
+            };
+            let mut r = vec![text(c.name.clone()), text(type_text(&c.ty))];
+            if full {
+                r.push(if is_text_type(&c.ty) {
+                    text("utf8mb4_general_ci")
+                } else {
+                    Value::Null
+                });
+            }
+            r.push(text(if c.nullable { "YES" } else { "NO" }));
+            r.push(text(key));
+            r.push(default);
+            r.push(text(if c.auto_increment {
+                "auto_increment"
+            } else {
+                ""
+            }));
+            if full {
+                r.push(text("select,insert,update,references"));
+                r.push(text(""));
+            }
+            r
+        })
+        .collect()
+}
+
+/// Column names of SHOW [FULL] COLUMNS.
+pub(crate) fn column_names(full: bool) -> Vec<&'static str> {
+    if full {
+        vec![
+            "Field",
+            "Type",
+            "Collation",
+            "Null",
+            "Key",
+            "Default",
+            "Extra",
+            "Privileges",
+            "Comment",
+        ]
+    } else {
+        vec!["Field", "Type", "Null", "Key", "Default", "Extra"]
+    }
+}
+
+pub(crate) const INDEX_COLUMNS: &[&str] = &[
+    "Table",
+    "Non_unique",
+    "Key_name",
+    "Seq_in_index",
+    "Column_name",
+    "Collation",
+    "Cardinality",
+    "Sub_part",
+    "Packed",
+    "Null",
+    "Index_type",
+    "Comment",
+    "Index_comment",
+    "Ignored",
+];
+
+/// SHOW INDEX rows (MariaDB 10.11 columns).
+pub(crate) fn index_rows(t: &TableDef) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    let mut push = |name: &str, unique: bool, cols: &[usize]| {
+        for (seq, &p) in cols.iter().enumerate() {
+            let c = &t.columns[p];
+            out.push(vec![
+                text(t.name.clone()),
+                Value::Int(i64::from(!unique)),
+                text(name),
+                Value::Int(seq as i64 + 1),
+                text(c.name.clone()),
+                text("A"),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                text(if c.nullable { "YES" } else { "" }),
+                text("BTREE"),
+                text(""),
+                text(""),
+                text("NO"),
+            ]);
+        }
+    };
+    push("PRIMARY", true, &t.primary_key);
+    for i in &t.indexes {
+        push(&i.name, i.unique, &i.columns);
+    }
+    out
+}
+
+pub(crate) const PROCESSLIST_COLUMNS: &[&str] = &[
+    "Id", "User", "Host", "db", "Command", "Time", "State", "Info", "Progress",
+];
+
+/// SHOW PROCESSLIST rows: every registered connection; the current session shows its
+/// statement as Info.
+pub(crate) fn processlist(session: &Session, full: bool) -> Vec<Vec<Value>> {
+    let mut conns = session.server.connections();
+    conns.sort_by_key(|c| c.info.id);
+    // Without PROCESS (or SUPER) a user sees only its own connections, as in MariaDB.
+    let all = crate::admin::accounts::current_account(session).is_none()
+        || crate::admin::accounts::privileges_on(session, "*")
+            & (crate::admin::accounts::PROCESS | crate::admin::accounts::SUPER)
+            != 0;
+    conns.retain(|c| all || c.info.user == session.user);
+    let mut rows: Vec<Vec<Value>> = conns
+        .iter()
+        .map(|c| {
+            let me = c.info.id == session.connection_id;
+            let info = if me {
+                text(if full {
+                    "SHOW FULL PROCESSLIST"
+                } else {
+                    "SHOW PROCESSLIST"
+                })
+            } else {
+                Value::Null
+            };
+            vec![
+                Value::Int(i64::from(c.info.id)),
+                text(c.info.user.clone()),
+                text(c.info.host.clone()),
+                opt_text(if me {
+                    session.current_db.clone()
+                } else {
+                    c.info.db.clone()
+                }),
+                text(if me { "Query" } else { c.info.command.as_str() }),
+                Value::Int(c.info.started.elapsed().as_secs() as i64),
+                text(if me { "starting" } else { "" }),
+                info,
+                Value::Decimal("0.000".into()),
+            ]
+        })
+        .collect();
+    if !conns.iter().any(|c| c.info.id == session.connection_id) {
+        // A session that is not registered (embedded use, tests) still sees itself.
+        rows.push(vec![
+            Value::Int(i64::from(session.connection_id)),
+            text(session.user.clone()),
+            text(session.host.clone()),
+            opt_text(session.current_db.clone()),
+            text("Query"),
+            Value::Int(0),
+            text("starting"),
+            text(if full {
+                "SHOW FULL PROCESSLIST"
+            } else {
+                "SHOW PROCESSLIST"
+            }),
+            Value::Decimal("0.000".into()),
+        ]);
+    }
+    rows
+}
+
+/// SHOW WARNINGS / SHOW ERRORS rows: Level, Code, Message.
+pub(crate) fn warnings(session: &Session, errors_only: bool) -> Vec<Vec<Value>> {
+    session
+        .warnings
+        .iter()
+        .filter(|w| !errors_only || w.0 == "Error")
+        .map(|(level, code, msg)| {
+            vec![
+                text(level.clone()),
+                Value::Int(i64::from(*code)),
+                text(msg.clone()),
+            ]
+        })
+        .collect()
+}
+
+pub(crate) const ENGINE_COLUMNS: &[&str] = &[
+    "Engine",
+    "Support",
+    "Comment",
+    "Transactions",
+    "XA",
+    "Savepoints",
+];
+
+pub(crate) fn engines() -> Vec<Vec<Value>> {
+    vec![
+        vec![
+            text("onelog"),
+            text("DEFAULT"),
+            text("Transactional MVCC store whose write-ahead log is the binlog"),
+            text("YES"),
+            text("NO"),
+            text("YES"),
+        ],
+        vec![
+            text("InnoDB"),
+            text("YES"),
+            text("Alias of onelog: tables created with ENGINE=InnoDB are onelog tables"),
+            text("YES"),
+            text("NO"),
+            text("YES"),
+        ],
+    ]
+}
+
+pub(crate) const COLLATION_COLUMNS: &[&str] = &[
+    "Collation",
+    "Charset",
+    "Id",
+    "Default",
+    "Compiled",
+    "Sortlen",
+];
+
+pub(crate) fn collations() -> Vec<Vec<Value>> {
+    let row = |name: &str, cs: &str, id: i64, def: &str| {
+        vec![
+            text(name),
+            text(cs),
+            Value::Int(id),
+            text(def),
+            text("Yes"),
+            Value::Int(1),
+        ]
+    };
+    vec![
+        row("binary", "binary", 63, "Yes"),
+        row("utf8mb4_bin", "utf8mb4", 46, ""),
+        row("utf8mb4_general_ci", "utf8mb4", 45, "Yes"),
+    ]
+}
+
+pub(crate) const CHARSET_COLUMNS: &[&str] =
+    &["Charset", "Description", "Default collation", "Maxlen"];
+
+pub(crate) fn charsets() -> Vec<Vec<Value>> {
+    vec![
+        vec![
+            text("binary"),
+            text("Binary pseudo charset"),
+            text("binary"),
+            Value::Int(1),
+        ],
+        vec![
+            text("utf8mb4"),
+            text("UTF-8 Unicode"),
+            text("utf8mb4_general_ci"),
+            Value::Int(4),
+        ],
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use onelog_engine::{ColumnSpec, IndexSpec, TableSpec};
+
+    #[test]
+    fn create_table_text_matches_mariadb_layout() {
+        let spec = TableSpec {
+            db: "d".into(),
+            name: "t".into(),
+            columns: vec![
+                ColumnSpec::new("id", SqlType::BigInt { unsigned: true })
+                    .not_null()
+                    .auto_increment(),
+                ColumnSpec::new("name", SqlType::VarChar(20))
+                    .not_null()
+                    .default(Value::Bytes(b"x'y".to_vec())),
+                ColumnSpec::new("n", SqlType::Int { unsigned: false }).default(Value::Int(0)),
+                ColumnSpec::new("note", SqlType::Text),
+            ],
+            primary_key: vec!["id".into()],
+            indexes: vec![
+                IndexSpec::new("by_name", &["name"], true),
+                IndexSpec::new("k", &["n", "name"], false),
+            ],
+        };
+        let t = TableDef::from_spec(1, &spec).unwrap();
+        assert_eq!(
+            create_table_sql(&t),
+            "CREATE TABLE `t` (\n  `id` bigint(20) unsigned NOT NULL AUTO_INCREMENT,\n  `name` varchar(20) NOT NULL DEFAULT 'x''y',\n  `n` int(11) DEFAULT 0,\n  `note` text DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  UNIQUE KEY `by_name` (`name`),\n  KEY `k` (`n`,`name`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
+        );
+        let cols = columns(&t, false);
+        assert_eq!(
+            cols[0],
+            vec![
+                text("id"),
+                text("bigint(20) unsigned"),
+                text("NO"),
+                text("PRI"),
+                Value::Null,
+                text("auto_increment")
+            ]
+        );
+        assert_eq!(cols[1][3], text("UNI"));
+        assert_eq!(cols[2][3], text("MUL"));
+        assert_eq!(cols[2][4], text("0"));
+        let idx = index_rows(&t);
+        assert_eq!(idx.len(), 4);
+        assert_eq!(idx[3][2], text("k"));
+        assert_eq!(idx[3][3], Value::Int(2));
+        assert_eq!(idx[3][1], Value::Int(1));
+    }
+
+    #[test]
+    fn where_filters_match_any_disjunct() {
+        let rows = vec![vec![text("a"), text("1")], vec![text("b"), text("2")]];
+        let f = Filter::Where(vec![vec![Cond::In("NAME".into(), vec!["B".into()])]]);
+        let got = filter_rows(&["name", "value"], 0, rows.clone(), &f).unwrap();
+        assert_eq!(got, vec![rows[1].clone()]);
+        let bad = Filter::Where(vec![vec![Cond::Eq("nope".into(), "x".into())]]);
+        assert_eq!(
+            filter_rows(&["name"], 0, rows, &bad).unwrap_err().code,
+            1054
+        );
+    }
+}

@@ -1,0 +1,258 @@
+//! Status counters (`SHOW [GLOBAL] STATUS`): server-wide atomics the SQL and protocol layers
+//! bump, plus values read live from the log (`engine.log().stats()`), the connection registry
+//! and the clock.
+//!
+//! API for the other layers (all `&self`, lock-free):
+//! - [`StatusCounters::question`]: once per statement received from a client (`Questions`,
+//!   also counted in `Queries`);
+//! - [`StatusCounters::com`]`(ComKind)`: once per executed statement of that kind (`Com_*`);
+//! - [`StatusCounters::connection`]: once per accepted connection attempt (`Connections`),
+//!   [`StatusCounters::aborted_connect`], [`StatusCounters::aborted_client`];
+//! - [`StatusCounters::bytes_received`] / [`StatusCounters::bytes_sent`] from the protocol;
+//! - [`StatusCounters::running`] returns a guard counting a statement in `Threads_running`.
+//!
+//! `Max_used_connections` is updated by [`StatusCounters::observe_connections`], which the
+//! server calls with the number of registered connections after registering one.
+//!
+//! Only global values exist: `SHOW SESSION STATUS` prints the same (documented).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use onelog_binlog::Value;
+
+/// Statement kinds counted as `Com_<name>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
+pub enum ComKind {
+    Select,
+    Insert,
+    Update,
+    Delete,
+    Replace,
+    Begin,
+    Commit,
+    Rollback,
+    Savepoint,
+    ReleaseSavepoint,
+    RollbackToSavepoint,
+    CreateDb,
+    DropDb,
+    CreateTable,
+    DropTable,
+    AlterTable,
+    TruncateTable,
+    CreateIndex,
+    DropIndex,
+    Set,
+    Show,
+    CreateUser,
+    DropUser,
+    Grant,
+    Revoke,
+    Flush,
+    Purge,
+    Kill,
+    ChangeDb,
+    StmtPrepare,
+    StmtExecute,
+    StmtClose,
+    StmtReset,
+    Shutdown,
+    Other,
+}
+
+/// `Com_` names, in `ComKind` order.
+const COM_NAMES: &[&str] = &[
+    "select",
+    "insert",
+    "update",
+    "delete",
+    "replace",
+    "begin",
+    "commit",
+    "rollback",
+    "savepoint",
+    "release_savepoint",
+    "rollback_to_savepoint",
+    "create_db",
+    "drop_db",
+    "create_table",
+    "drop_table",
+    "alter_table",
+    "truncate",
+    "create_index",
+    "drop_index",
+    "set_option",
+    "show_other",
+    "create_user",
+    "drop_user",
+    "grant",
+    "revoke",
+    "flush",
+    "purge",
+    "kill",
+    "change_db",
+    "stmt_prepare",
+    "stmt_execute",
+    "stmt_close",
+    "stmt_reset",
+    "shutdown",
+    "other",
+];
+
+const N_COM: usize = ComKind::Other as usize + 1;
+
+/// Server-wide counters. `Default` is all zeros.
+#[derive(Debug)]
+pub struct StatusCounters {
+    com: [AtomicU64; N_COM],
+    questions: AtomicU64,
+    connections: AtomicU64,
+    aborted_connects: AtomicU64,
+    aborted_clients: AtomicU64,
+    bytes_received: AtomicU64,
+    bytes_sent: AtomicU64,
+    running: AtomicU64,
+    max_used_connections: AtomicU64,
+}
+
+impl Default for StatusCounters {
+    fn default() -> Self {
+        StatusCounters {
+            com: std::array::from_fn(|_| AtomicU64::new(0)),
+            questions: AtomicU64::new(0),
+            connections: AtomicU64::new(0),
+            aborted_connects: AtomicU64::new(0),
+            aborted_clients: AtomicU64::new(0),
+            bytes_received: AtomicU64::new(0),
+            bytes_sent: AtomicU64::new(0),
+            running: AtomicU64::new(0),
+            max_used_connections: AtomicU64::new(0),
+        }
+    }
+}
+
+/// Counts one statement in `Threads_running` while alive.
+pub struct RunningGuard<'a>(&'a AtomicU64);
+
+impl Drop for RunningGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl StatusCounters {
+    pub fn com(&self, kind: ComKind) {
+        self.com[kind as usize].fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn question(&self) {
+        self.questions.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn connection(&self) {
+        self.connections.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn aborted_connect(&self) {
+        self.aborted_connects.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn aborted_client(&self) {
+        self.aborted_clients.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn bytes_received(&self, n: u64) {
+        self.bytes_received.fetch_add(n, Ordering::Relaxed);
+    }
+    pub fn bytes_sent(&self, n: u64) {
+        self.bytes_sent.fetch_add(n, Ordering::Relaxed);
+    }
+    pub fn observe_connections(&self, n: usize) {
+        self.max_used_connections
+            .fetch_max(n as u64, Ordering::Relaxed);
+    }
+    pub fn running(&self) -> RunningGuard<'_> {
+        self.running.fetch_add(1, Ordering::Relaxed);
+        RunningGuard(&self.running)
+    }
+    /// Current value of `Com_<kind>`.
+    pub fn com_count(&self, kind: ComKind) -> u64 {
+        self.com[kind as usize].load(Ordering::Relaxed)
+    }
+    pub fn questions(&self) -> u64 {
+        self.questions.load(Ordering::Relaxed)
+    }
+}
+
+/// Every status variable with its value, sorted by name (MariaDB's capitalisation).
+pub(crate) fn rows(server: &crate::server::Server) -> Vec<(String, Value)> {
+    let s = &server.status;
+    let ld = |a: &AtomicU64| Value::UInt(a.load(Ordering::Relaxed));
+    let log = server.engine.log().stats();
+    let threads = server.connection_count() as u64;
+    let mut out: Vec<(String, Value)> = vec![
+        ("Aborted_clients".into(), ld(&s.aborted_clients)),
+        ("Aborted_connects".into(), ld(&s.aborted_connects)),
+        (
+            "Binlog_bytes_written".into(),
+            Value::UInt(log.bytes_written),
+        ),
+        ("Binlog_commits".into(), Value::UInt(log.commits)),
+        ("Binlog_group_commits".into(), Value::UInt(log.groups)),
+        ("Bytes_received".into(), ld(&s.bytes_received)),
+        ("Bytes_sent".into(), ld(&s.bytes_sent)),
+        ("Connections".into(), ld(&s.connections)),
+        (
+            "Max_used_connections".into(),
+            Value::UInt(s.max_used_connections.load(Ordering::Relaxed).max(threads)),
+        ),
+        ("Onelog_log_fsyncs".into(), Value::UInt(log.fsyncs)),
+        (
+            "Onelog_checkpoint_lsn".into(),
+            Value::UInt(server.engine.checkpoint_lsn().unwrap_or(0)),
+        ),
+        (
+            "Onelog_durable_lsn".into(),
+            Value::UInt(server.engine.log().durable_lsn()),
+        ),
+        (
+            "Onelog_end_lsn".into(),
+            Value::UInt(server.engine.log().end_lsn()),
+        ),
+        ("Queries".into(), ld(&s.questions)),
+        ("Questions".into(), ld(&s.questions)),
+        ("Threads_connected".into(), Value::UInt(threads)),
+        (
+            "Threads_running".into(),
+            Value::UInt(s.running.load(Ordering::Relaxed).max(1)),
+        ),
+        (
+            "Uptime".into(),
+            Value::UInt(server.started.elapsed().as_secs()),
+        ),
+    ];
+    for (i, name) in COM_NAMES.iter().enumerate() {
+        out.push((format!("Com_{name}"), ld(&s.com[i])));
+    }
+    out.sort_by_key(|a| a.0.to_ascii_lowercase());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn com_names_cover_every_kind_and_counters_move() {
+        assert_eq!(COM_NAMES.len(), N_COM);
+        let s = StatusCounters::default();
+        s.com(ComKind::Select);
+        s.com(ComKind::Select);
+        s.com(ComKind::Other);
+        s.question();
+        assert_eq!(s.com_count(ComKind::Select), 2);
+        assert_eq!(s.com_count(ComKind::Other), 1);
+        assert_eq!(s.questions(), 1);
+        {
+            let _g = s.running();
+            assert_eq!(s.running.load(Ordering::Relaxed), 1);
+        }
+        assert_eq!(s.running.load(Ordering::Relaxed), 0);
+    }
+}

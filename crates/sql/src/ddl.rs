@@ -1,0 +1,444 @@
+//! DDL: CREATE/DROP DATABASE, CREATE TABLE (types, defaults, NOT NULL, AUTO_INCREMENT,
+//! PRIMARY KEY inline or as a constraint, UNIQUE/KEY/INDEX, table options ignored), DROP
+//! TABLE (several), TRUNCATE, CREATE [UNIQUE] INDEX, DROP INDEX, ALTER TABLE ADD/DROP INDEX.
+//! Each runs through the engine's DDL methods with the statement text (its Query event).
+//!
+//! Invariant: the session commits any open transaction before calling in here (implicit
+//! commit), so a DDL never runs inside a transaction.
+
+use onelog_binlog::Value;
+use onelog_engine::{ColumnSpec, IndexSpec, SqlType, TableSpec};
+use sqlparser::ast;
+
+use crate::error::SqlError;
+use crate::expr::{object_name_parts, Compiler, Env, Scope};
+use crate::session::Session;
+
+fn split_name(session: &Session, n: &ast::ObjectName) -> Result<(String, String), SqlError> {
+    let p = object_name_parts(n);
+    match p.as_slice() {
+        [t] => Ok((
+            session
+                .current_db
+                .clone()
+                .ok_or_else(SqlError::no_database)?,
+            t.clone(),
+        )),
+        [d, t] => Ok((d.clone(), t.clone())),
+        _ => Err(SqlError::syntax(&n.to_string())),
+    }
+}
+
+fn num_args(s: &str) -> Vec<u32> {
+    match (s.find('('), s.find(')')) {
+        (Some(a), Some(b)) if b > a => s[a + 1..b]
+            .split(',')
+            .filter_map(|x| x.trim().parse().ok())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Maps a sqlparser data type to the engine's (by its SQL text, robust to AST naming).
+pub(crate) fn sql_type(dt: &ast::DataType) -> Result<SqlType, SqlError> {
+    let s = dt.to_string().to_ascii_uppercase();
+    let unsigned = s.contains("UNSIGNED");
+    let base: String = s
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let args = num_args(&s);
+    let a0 = args.first().copied();
+    let fsp = |d: Option<u32>| d.unwrap_or(0).min(6) as u8;
+    Ok(match base.as_str() {
+        "TINYINT" | "INT1" | "BOOL" | "BOOLEAN" => SqlType::TinyInt { unsigned },
+        "SMALLINT" | "INT2" => SqlType::SmallInt { unsigned },
+        "MEDIUMINT" | "INT3" => SqlType::MediumInt { unsigned },
+        "INT" | "INTEGER" | "INT4" => SqlType::Int { unsigned },
+        "BIGINT" | "INT8" => SqlType::BigInt { unsigned },
+        "SERIAL" => SqlType::BigInt { unsigned: true },
+        "FLOAT" | "REAL" if args.is_empty() || a0.unwrap_or(0) <= 24 => {
+            if base == "REAL" {
+                SqlType::Double
+            } else {
+                SqlType::Float
+            }
+        }
+        "FLOAT" | "REAL" | "DOUBLE" | "FLOAT8" => SqlType::Double,
+        "DECIMAL" | "NUMERIC" | "DEC" | "FIXED" => SqlType::Decimal {
+            precision: a0.unwrap_or(10).clamp(1, 65) as u8,
+            scale: args.get(1).copied().unwrap_or(0).min(30) as u8,
+        },
+        "CHAR" | "CHARACTER" | "NCHAR" => SqlType::Char(a0.unwrap_or(1)),
+        "VARCHAR" | "NVARCHAR" | "CHARACTER VARYING" => match a0 {
+            Some(n) => SqlType::VarChar(n),
+            None => return Err(SqlError::syntax(&s)),
+        },
+        "BINARY" => SqlType::Binary(a0.unwrap_or(1)),
+        "VARBINARY" => match a0 {
+            Some(n) => SqlType::VarBinary(n),
+            None => return Err(SqlError::syntax(&s)),
+        },
+        "TINYTEXT" => SqlType::TinyText,
+        "TEXT" => SqlType::Text,
+        "MEDIUMTEXT" => SqlType::MediumText,
+        "LONGTEXT" => SqlType::LongText,
+        "TINYBLOB" => SqlType::TinyBlob,
+        "BLOB" => SqlType::Blob,
+        "MEDIUMBLOB" => SqlType::MediumBlob,
+        "LONGBLOB" => SqlType::LongBlob,
+        "DATE" => SqlType::Date,
+        "DATETIME" => SqlType::DateTime(fsp(a0)),
+        "TIMESTAMP" => SqlType::Timestamp(fsp(a0)),
+        "TIME" => SqlType::Time(fsp(a0)),
+        "YEAR" => SqlType::Year,
+        _ => return Err(SqlError::unsupported(&format!("column type {s}"))),
+    })
+}
+
+fn index_columns(cols: &[ast::IndexColumn]) -> Vec<String> {
+    cols.iter()
+        .map(|c| match &c.column.expr {
+            ast::Expr::Identifier(i) => i.value.clone(),
+            ast::Expr::Function(f) => object_name_parts(&f.name).join("."),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+fn default_value(session: &Session, e: &ast::Expr) -> Result<Option<Value>, SqlError> {
+    let s = e.to_string().to_ascii_uppercase();
+    if s.starts_with("CURRENT_TIMESTAMP") || s.starts_with("NOW") {
+        // Not stored: the engine has no expression defaults.
+        return Ok(None);
+    }
+    let mut c = Compiler::new(
+        Scope {
+            table: None,
+            qualifier: "",
+            db: "",
+            joined: Vec::new(),
+        },
+        "DEFAULT",
+    );
+    let x = c.compile(e)?;
+    let env = Env {
+        session,
+        params: &[],
+        insert_row: None,
+    };
+    Ok(Some(x.eval(&[], &env)?))
+}
+
+pub(crate) fn create_table(
+    session: &Session,
+    ct: &ast::CreateTable,
+    sql: &str,
+) -> Result<(), SqlError> {
+    if ct.query.is_some() || ct.like.is_some() {
+        return Err(SqlError::unsupported("CREATE TABLE ... SELECT/LIKE"));
+    }
+    let (db, name) = split_name(session, &ct.name)?;
+    let mut columns = Vec::new();
+    let mut primary_key: Vec<String> = Vec::new();
+    let mut indexes: Vec<IndexSpec> = Vec::new();
+    let mut unnamed = 0;
+    let mut index_name = |cols: &[String], given: Option<String>, taken: &[IndexSpec]| -> String {
+        if let Some(g) = given {
+            return g;
+        }
+        let base = cols.first().cloned().unwrap_or_else(|| "idx".into());
+        let mut n = base.clone();
+        while taken.iter().any(|i| i.name.eq_ignore_ascii_case(&n)) {
+            unnamed += 1;
+            n = format!("{base}_{}", unnamed + 1);
+        }
+        n
+    };
+    for cd in &ct.columns {
+        let ty = sql_type(&cd.data_type)?;
+        let mut spec = ColumnSpec::new(&cd.name.value, ty);
+        if cd.data_type.to_string().eq_ignore_ascii_case("serial") {
+            // SERIAL = BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE
+            spec.nullable = false;
+            spec.auto_increment = true;
+            let cols = vec![cd.name.value.clone()];
+            let n = index_name(&cols, None, &indexes);
+            indexes.push(IndexSpec {
+                name: n,
+                columns: cols,
+                unique: true,
+            });
+        }
+        for o in &cd.options {
+            match &o.option {
+                ast::ColumnOption::NotNull => spec.nullable = false,
+                ast::ColumnOption::Null => spec.nullable = true,
+                ast::ColumnOption::Default(e) => {
+                    if let Some(v) = default_value(session, e)? {
+                        let v = crate::expr::convert_for_column(v, &ty, &cd.name.value)?;
+                        spec.default = Some(v);
+                    }
+                }
+                other => {
+                    let t = other.to_string().to_ascii_uppercase();
+                    if t.contains("AUTO_INCREMENT") || t.contains("AUTOINCREMENT") {
+                        spec.auto_increment = true;
+                    } else if t.starts_with("PRIMARY KEY") {
+                        primary_key = vec![cd.name.value.clone()];
+                        spec.nullable = false;
+                    } else if t.starts_with("UNIQUE") {
+                        let cols = vec![cd.name.value.clone()];
+                        let n = index_name(&cols, None, &indexes);
+                        indexes.push(IndexSpec {
+                            name: n,
+                            columns: cols,
+                            unique: true,
+                        });
+                    } else if t.starts_with("COMMENT")
+                        || t.starts_with("CHARACTER SET")
+                        || t.starts_with("COLLATE")
+                        || t.starts_with("ON UPDATE")
+                    {
+                    } else {
+                        return Err(SqlError::unsupported(&format!("column option {t}")));
+                    }
+                }
+            }
+        }
+        columns.push(spec);
+    }
+    for c in &ct.constraints {
+        match c {
+            ast::TableConstraint::PrimaryKey(pk) => {
+                primary_key = index_columns(&pk.columns);
+            }
+            ast::TableConstraint::Unique(u) => {
+                let cols = index_columns(&u.columns);
+                let given = u
+                    .index_name
+                    .as_ref()
+                    .or(u.name.as_ref())
+                    .map(|i| i.value.clone());
+                let n = index_name(&cols, given, &indexes);
+                indexes.push(IndexSpec {
+                    name: n,
+                    columns: cols,
+                    unique: true,
+                });
+            }
+            ast::TableConstraint::Index(ix) => {
+                let cols = index_columns(&ix.columns);
+                let given = ix.name.as_ref().map(|i| i.value.clone());
+                let n = index_name(&cols, given, &indexes);
+                indexes.push(IndexSpec {
+                    name: n,
+                    columns: cols,
+                    unique: false,
+                });
+            }
+            ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_) => {}
+            other => {
+                return Err(SqlError::unsupported(
+                    &other.to_string().chars().take(40).collect::<String>(),
+                ))
+            }
+        }
+    }
+    if primary_key.is_empty() {
+        // Like InnoDB's clustered index: the first UNIQUE index over NOT NULL columns.
+        let not_null = |n: &String| {
+            columns
+                .iter()
+                .any(|c: &ColumnSpec| c.name.eq_ignore_ascii_case(n) && !c.nullable)
+        };
+        if let Some(i) = indexes
+            .iter()
+            .position(|ix| ix.unique && ix.columns.iter().all(not_null))
+        {
+            primary_key = indexes.remove(i).columns;
+        }
+    }
+    let spec = TableSpec {
+        db,
+        name,
+        columns,
+        primary_key,
+        indexes,
+    };
+    session
+        .server
+        .engine
+        .create_table(spec, ct.if_not_exists, sql)?;
+    Ok(())
+}
+
+pub(crate) fn create_index(
+    session: &Session,
+    ci: &ast::CreateIndex,
+    sql: &str,
+) -> Result<(), SqlError> {
+    let (db, table) = split_name(session, &ci.table_name)?;
+    let cols = index_columns(&ci.columns);
+    let name = match &ci.name {
+        Some(n) => object_name_parts(n).join("."),
+        None => cols.first().cloned().unwrap_or_default(),
+    };
+    let spec = IndexSpec {
+        name,
+        columns: cols,
+        unique: ci.unique,
+    };
+    match session.server.engine.create_index(&db, &table, spec, sql) {
+        Err(onelog_engine::EngineError::DuplicateKeyName { .. }) if ci.if_not_exists => Ok(()),
+        r => Ok(r?),
+    }
+}
+
+pub(crate) fn alter_table(
+    session: &Session,
+    name: &ast::ObjectName,
+    ops: &[ast::AlterTableOperation],
+    sql: &str,
+) -> Result<(), SqlError> {
+    let (db, table) = split_name(session, name)?;
+    let engine = &session.server.engine;
+    for op in ops {
+        match op {
+            ast::AlterTableOperation::AddConstraint { constraint, .. } => match constraint {
+                ast::TableConstraint::Index(ix) => {
+                    let cols = index_columns(&ix.columns);
+                    let n = ix
+                        .name
+                        .as_ref()
+                        .map(|i| i.value.clone())
+                        .unwrap_or_else(|| cols.first().cloned().unwrap_or_default());
+                    engine.create_index(
+                        &db,
+                        &table,
+                        IndexSpec {
+                            name: n,
+                            columns: cols,
+                            unique: false,
+                        },
+                        sql,
+                    )?;
+                }
+                ast::TableConstraint::Unique(u) => {
+                    let cols = index_columns(&u.columns);
+                    let n = u
+                        .index_name
+                        .as_ref()
+                        .or(u.name.as_ref())
+                        .map(|i| i.value.clone())
+                        .unwrap_or_else(|| cols.first().cloned().unwrap_or_default());
+                    engine.create_index(
+                        &db,
+                        &table,
+                        IndexSpec {
+                            name: n,
+                            columns: cols,
+                            unique: true,
+                        },
+                        sql,
+                    )?;
+                }
+                _ => return Err(SqlError::unsupported("this ALTER TABLE")),
+            },
+            ast::AlterTableOperation::DropIndex { name, .. } => {
+                engine.drop_index(&db, &table, &name.value, sql)?;
+            }
+            _ => return Err(SqlError::unsupported("this ALTER TABLE")),
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn drop(
+    session: &Session,
+    object_type: &ast::ObjectType,
+    if_exists: bool,
+    names: &[ast::ObjectName],
+    table: Option<&ast::ObjectName>,
+    sql: &str,
+) -> Result<(), SqlError> {
+    let engine = &session.server.engine;
+    match object_type {
+        ast::ObjectType::Table => {
+            // Check all first, like MySQL reports every unknown table.
+            let mut missing = Vec::new();
+            let cat = engine.catalog();
+            for n in names {
+                let (db, t) = split_name(session, n)?;
+                if cat.table_by_name(&db, &t).is_none() {
+                    missing.push(format!("{db}.{t}"));
+                }
+            }
+            if !missing.is_empty() && !if_exists {
+                return Err(SqlError::new(
+                    1051,
+                    "42S02",
+                    format!("Unknown table '{}'", missing.join(",")),
+                ));
+            }
+            for n in names {
+                let (db, t) = split_name(session, n)?;
+                engine.drop_table(&db, &t, true, sql)?;
+            }
+            Ok(())
+        }
+        ast::ObjectType::Database | ast::ObjectType::Schema => {
+            for n in names {
+                let db = object_name_parts(n).join(".");
+                match engine.drop_database(&db, if_exists, sql) {
+                    Err(onelog_engine::EngineError::NoSuchDatabase { .. }) => {
+                        return Err(SqlError::new(
+                            1008,
+                            "HY000",
+                            format!("Can't drop database '{db}'; database doesn't exist"),
+                        ))
+                    }
+                    r => r?,
+                }
+            }
+            Ok(())
+        }
+        ast::ObjectType::Index => {
+            let Some(t) = table else {
+                return Err(SqlError::syntax(sql));
+            };
+            let (db, tn) = split_name(session, t)?;
+            for n in names {
+                let ix = object_name_parts(n).join(".");
+                match engine.drop_index(&db, &tn, &ix, sql) {
+                    Err(onelog_engine::EngineError::NoSuchIndex { .. }) if if_exists => {}
+                    r => r?,
+                }
+            }
+            Ok(())
+        }
+        other => Err(SqlError::unsupported(&format!("DROP {other}"))),
+    }
+}
+
+pub(crate) fn truncate(session: &Session, t: &ast::Truncate, sql: &str) -> Result<(), SqlError> {
+    for n in &t.table_names {
+        let (db, table) = split_name(session, &n.name)?;
+        session.server.engine.truncate_table(&db, &table, sql)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn create_database(
+    session: &Session,
+    name: &ast::ObjectName,
+    if_not_exists: bool,
+    sql: &str,
+) -> Result<(), SqlError> {
+    let db = object_name_parts(name).join(".");
+    session
+        .server
+        .engine
+        .create_database(&db, if_not_exists, sql)?;
+    Ok(())
+}

@@ -1,0 +1,562 @@
+//! INSERT / REPLACE / INSERT ... ON DUPLICATE KEY UPDATE / INSERT IGNORE / INSERT ... SELECT,
+//! UPDATE and DELETE (single table, WHERE, ORDER BY, LIMIT): compilation and execution over
+//! a transaction, with MySQL's affected-row counting.
+//!
+//! Invariants: rows are read with exclusive locks (latest committed versions) before they
+//! are changed; values are converted to the column types the way MySQL does before the
+//! engine's checks; the session wraps each statement in a savepoint so a failing statement
+//! leaves none of its rows.
+
+use std::sync::Arc;
+
+use onelog_binlog::Value;
+use onelog_engine::{EngineError, IndexRef, KeyRange, LockMode, TableDef, Transaction};
+use sqlparser::ast;
+
+use crate::error::SqlError;
+use crate::expr::{convert_for_column, sort_cmp, Compiler, Env, Expr, Scope};
+use crate::plan::{fetch, plan, Plan};
+use crate::select::{resolve_table, SelectPlan};
+use crate::session::Session;
+
+#[derive(Debug, Clone)]
+pub(crate) struct InsertPlan {
+    pub table: Arc<TableDef>,
+    pub columns: Vec<usize>,
+    /// Value expressions per row; None: `DEFAULT`.
+    pub rows: Vec<Vec<Option<Expr>>>,
+    pub select: Option<Box<SelectPlan>>,
+    pub ignore: bool,
+    pub replace: bool,
+    pub on_dup: Vec<(usize, Expr)>,
+    #[allow(dead_code)]
+    pub params: usize,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct UpdatePlan {
+    pub table: Arc<TableDef>,
+    pub assignments: Vec<(usize, Expr)>,
+    pub plan: Plan,
+    pub order_by: Vec<(Expr, bool)>,
+    pub limit: Option<Expr>,
+    #[allow(dead_code)]
+    pub params: usize,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct DeletePlan {
+    pub table: Arc<TableDef>,
+    pub plan: Plan,
+    pub order_by: Vec<(Expr, bool)>,
+    pub limit: Option<Expr>,
+    #[allow(dead_code)]
+    pub params: usize,
+}
+
+/// Outcome of a DML statement.
+pub(crate) struct DmlResult {
+    pub affected: u64,
+    pub last_insert_id: Option<u64>,
+    pub info: String,
+    pub warnings: Vec<(String, u16, String)>,
+}
+
+fn scope<'a>(t: &'a TableDef, qualifier: &'a str, db: &'a str) -> Scope<'a> {
+    Scope {
+        table: Some(t),
+        qualifier,
+        db,
+        joined: Vec::new(),
+    }
+}
+
+fn target_column(t: &TableDef, name: &ast::ObjectName) -> Result<usize, SqlError> {
+    let parts = crate::expr::object_name_parts(name);
+    let last = parts.last().cloned().unwrap_or_default();
+    t.column_index(&last)
+        .ok_or_else(|| SqlError::unknown_column(&parts.join("."), "field list"))
+}
+
+pub(crate) fn compile_insert(session: &Session, ins: &ast::Insert) -> Result<InsertPlan, SqlError> {
+    let name = match &ins.table {
+        ast::TableObject::TableName(n) => n,
+        _ => return Err(SqlError::unsupported("INSERT into a table function")),
+    };
+    let t = resolve_table(session, name)?;
+    let db = session.current_db.clone().unwrap_or_default();
+    let qualifier = t.name.clone();
+    let mut columns = Vec::new();
+    for c in &ins.columns {
+        let i = target_column(&t, c)?;
+        columns.push(i);
+    }
+    let mut c = Compiler::new(scope(&t, &qualifier, &db), "field list");
+    let mut rows = Vec::new();
+    let mut select = None;
+    if !ins.assignments.is_empty() {
+        // INSERT ... SET a=1, b=2
+        let mut row = Vec::new();
+        for a in &ins.assignments {
+            let ast::AssignmentTarget::ColumnName(n) = &a.target else {
+                return Err(SqlError::unsupported("tuple assignment"));
+            };
+            columns.push(target_column(&t, n)?);
+            row.push(Some(c.compile(&a.value)?));
+        }
+        rows.push(row);
+    } else {
+        let Some(src) = &ins.source else {
+            return Err(SqlError::syntax(&ins.to_string()));
+        };
+        match &*src.body {
+            ast::SetExpr::Values(v) => {
+                if columns.is_empty() {
+                    columns = (0..t.columns.len()).collect();
+                }
+                for r in &v.rows {
+                    let mut row = Vec::with_capacity(r.content.len());
+                    for e in &r.content {
+                        row.push(match e {
+                            ast::Expr::Identifier(i)
+                                if i.quote_style.is_none()
+                                    && i.value.eq_ignore_ascii_case("DEFAULT") =>
+                            {
+                                None
+                            }
+                            other => Some(c.compile(other)?),
+                        });
+                    }
+                    if row.len() != columns.len() {
+                        return Err(SqlError::new(
+                            1136,
+                            "21S01",
+                            format!(
+                                "Column count doesn't match value count at row {}",
+                                rows.len() + 1
+                            ),
+                        ));
+                    }
+                    rows.push(row);
+                }
+            }
+            _ => {
+                if columns.is_empty() {
+                    columns = (0..t.columns.len()).collect();
+                }
+                let sp = crate::select::compile(session, src, crate::parse::LockClause::None)?;
+                if sp.projections.len() != columns.len() {
+                    return Err(SqlError::new(
+                        1136,
+                        "21S01",
+                        "Column count doesn't match value count at row 1",
+                    ));
+                }
+                c.params += sp.params;
+                select = Some(Box::new(sp));
+            }
+        }
+    }
+    let mut on_dup = Vec::new();
+    if let Some(ast::OnInsert::DuplicateKeyUpdate(assigns)) = &ins.on {
+        c.insert_values = true;
+        for a in assigns {
+            let ast::AssignmentTarget::ColumnName(n) = &a.target else {
+                return Err(SqlError::unsupported("tuple assignment"));
+            };
+            let col = target_column(&t, n)?;
+            on_dup.push((col, c.compile(&a.value)?));
+        }
+    } else if ins.on.is_some() {
+        return Err(SqlError::unsupported("ON CONFLICT"));
+    }
+    Ok(InsertPlan {
+        table: t.clone(),
+        columns,
+        rows,
+        select,
+        ignore: ins.ignore,
+        replace: ins.replace_into,
+        on_dup,
+        params: c.params,
+    })
+}
+
+/// ORDER BY items (expression, descending) and LIMIT.
+type OrderLimit = (Vec<(Expr, bool)>, Option<Expr>);
+
+fn compile_order_limit(
+    c: &mut Compiler,
+    order_by: &[ast::OrderByExpr],
+    limit: &Option<ast::Expr>,
+) -> Result<OrderLimit, SqlError> {
+    let mut ob = Vec::new();
+    for o in order_by {
+        ob.push((
+            c.compile(&o.expr)?,
+            matches!(o.options.sort, Some(ast::OrderBySort::Desc)),
+        ));
+    }
+    let l = match limit {
+        Some(e) => Some(c.compile(e)?),
+        None => None,
+    };
+    Ok((ob, l))
+}
+
+fn single_table(twj: &ast::TableWithJoins) -> Result<(&ast::ObjectName, Option<String>), SqlError> {
+    if !twj.joins.is_empty() {
+        return Err(SqlError::unsupported("multi-table UPDATE/DELETE"));
+    }
+    match &twj.relation {
+        ast::TableFactor::Table { name, alias, .. } => {
+            Ok((name, alias.as_ref().map(|a| a.name.value.clone())))
+        }
+        _ => Err(SqlError::unsupported("derived tables")),
+    }
+}
+
+pub(crate) fn compile_update(session: &Session, u: &ast::Update) -> Result<UpdatePlan, SqlError> {
+    if u.from.is_some() {
+        return Err(SqlError::unsupported("UPDATE ... FROM"));
+    }
+    let (name, alias) = single_table(&u.table)?;
+    let t = resolve_table(session, name)?;
+    let qualifier = alias.unwrap_or_else(|| t.name.clone());
+    let db = session.current_db.clone().unwrap_or_default();
+    let mut c = Compiler::new(scope(&t, &qualifier, &db), "field list");
+    let mut assignments = Vec::new();
+    for a in &u.assignments {
+        let ast::AssignmentTarget::ColumnName(n) = &a.target else {
+            return Err(SqlError::unsupported("tuple assignment"));
+        };
+        let col = target_column(&t, n)?;
+        assignments.push((col, c.compile(&a.value)?));
+    }
+    c.place = "where clause";
+    let w = match &u.selection {
+        Some(w) => Some(c.compile(w)?),
+        None => None,
+    };
+    c.place = "order clause";
+    let (order_by, limit) = compile_order_limit(&mut c, &u.order_by, &u.limit)?;
+    let plan = plan(&t, w.as_ref());
+    Ok(UpdatePlan {
+        table: t.clone(),
+        assignments,
+        plan,
+        order_by,
+        limit,
+        params: c.params,
+    })
+}
+
+pub(crate) fn compile_delete(session: &Session, d: &ast::Delete) -> Result<DeletePlan, SqlError> {
+    let from = match &d.from {
+        ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
+    };
+    if from.len() != 1 || !d.tables.is_empty() || d.using.is_some() {
+        return Err(SqlError::unsupported("multi-table DELETE"));
+    }
+    let (name, alias) = single_table(&from[0])?;
+    let t = resolve_table(session, name)?;
+    let qualifier = alias.unwrap_or_else(|| t.name.clone());
+    let db = session.current_db.clone().unwrap_or_default();
+    let mut c = Compiler::new(scope(&t, &qualifier, &db), "where clause");
+    let w = match &d.selection {
+        Some(w) => Some(c.compile(w)?),
+        None => None,
+    };
+    c.place = "order clause";
+    let (order_by, limit) = compile_order_limit(&mut c, &d.order_by, &d.limit)?;
+    let plan = plan(&t, w.as_ref());
+    Ok(DeletePlan {
+        table: t.clone(),
+        plan,
+        order_by,
+        limit,
+        params: c.params,
+    })
+}
+
+fn pk_of(def: &TableDef, row: &[Value]) -> Vec<Value> {
+    def.primary_key
+        .iter()
+        .map(|&c| row.get(c).cloned().unwrap_or(Value::Null))
+        .collect()
+}
+
+fn coerce_col(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> {
+    let col = &def.columns[i];
+    let mut v = convert_for_column(v, &col.ty, &col.name)?;
+    if let (onelog_engine::SqlType::Char(_), Value::Bytes(b)) = (&col.ty, &mut v) {
+        // CHAR drops trailing spaces (PAD_CHAR_TO_FULL_LENGTH off).
+        while b.last() == Some(&b' ') {
+            b.pop();
+        }
+    }
+    Ok(col.ty.coerce(&col.name, v)?)
+}
+
+/// The rows of `def` that conflict with `row` on the primary key or a unique index.
+fn conflicting(
+    txn: &mut Transaction,
+    def: &TableDef,
+    row: &[Value],
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    let auto_pk = def.auto_increment.is_some_and(|a| {
+        def.primary_key.contains(&a)
+            && matches!(row[a], Value::Null | Value::Int(0) | Value::UInt(0))
+    });
+    if !auto_pk && def.primary_key.iter().all(|&c| row[c] != Value::Null) {
+        if let Some(r) = txn.get_for_update(def.id, &pk_of(def, row))? {
+            return Ok(vec![r]);
+        }
+    }
+    for ix in def.indexes.iter().filter(|i| i.unique) {
+        let vals: Vec<Value> = ix.columns.iter().map(|&c| row[c].clone()).collect();
+        if vals.contains(&Value::Null) {
+            continue;
+        }
+        let found = txn.scan(
+            def.id,
+            IndexRef::Secondary(ix.name.clone()),
+            KeyRange::prefix(vals),
+            Some(LockMode::Exclusive),
+        )?;
+        if !found.is_empty() {
+            return Ok(found);
+        }
+    }
+    Ok(Vec::new())
+}
+
+fn dup_warning(e: &EngineError) -> (String, u16, String) {
+    ("Warning".to_string(), 1062, e.to_string())
+}
+
+pub(crate) fn execute_insert(
+    p: &InsertPlan,
+    txn: &mut Transaction,
+    env: &Env,
+) -> Result<DmlResult, SqlError> {
+    let def = &*p.table;
+    // Each source row: one value per target column (None: the column's default).
+    let source: Vec<Vec<Option<Value>>> = match &p.select {
+        Some(sp) => crate::select::execute(sp, txn, env)?
+            .0
+            .into_iter()
+            .map(|r| r.into_iter().map(Some).collect())
+            .collect(),
+        None => {
+            let mut out = Vec::with_capacity(p.rows.len());
+            for r in &p.rows {
+                let mut vals = Vec::with_capacity(r.len());
+                for e in r {
+                    vals.push(match e {
+                        Some(e) => Some(e.eval(&[], env)?),
+                        None => None,
+                    });
+                }
+                out.push(vals);
+            }
+            out
+        }
+    };
+    let mut affected = 0u64;
+    let mut first_id: Option<u64> = None;
+    let mut warnings = Vec::new();
+    let mut dups = 0u64;
+    let nrows = source.len();
+    for vals in source {
+        // Full row: defaults first, then the given columns.
+        let mut row: Vec<Value> = def
+            .columns
+            .iter()
+            .map(|c| c.default.clone().unwrap_or(Value::Null))
+            .collect();
+        let mut given = vec![false; row.len()];
+        for (&c, v) in p.columns.iter().zip(vals) {
+            if let Some(v) = v {
+                row[c] = coerce_col(def, c, v)?;
+            }
+            given[c] = true;
+        }
+        for (i, c) in def.columns.iter().enumerate() {
+            if !given[i] && !c.nullable && c.default.is_none() && def.auto_increment != Some(i) {
+                return Err(SqlError::new(
+                    1364,
+                    "HY000",
+                    format!("Field '{}' doesn't have a default value", c.name),
+                ));
+            }
+        }
+        loop {
+            match txn.insert(def.id, row.clone()) {
+                Ok(o) => {
+                    affected += 1;
+                    if let Some(id) = o.auto_increment {
+                        first_id.get_or_insert(id);
+                    }
+                    break;
+                }
+                Err(e @ EngineError::DuplicateKey { .. }) => {
+                    if p.replace {
+                        let old = conflicting(txn, def, &row)?;
+                        if old.is_empty() {
+                            return Err(e.into());
+                        }
+                        for o in old {
+                            txn.delete(def.id, &pk_of(def, &o))?;
+                            affected += 1;
+                        }
+                        continue;
+                    }
+                    if !p.on_dup.is_empty() {
+                        let old = conflicting(txn, def, &row)?;
+                        let Some(old) = old.into_iter().next() else {
+                            return Err(e.into());
+                        };
+                        let ienv = Env {
+                            session: env.session,
+                            params: env.params,
+                            insert_row: Some(&row),
+                        };
+                        let mut new = old.clone();
+                        for (c, x) in &p.on_dup {
+                            let v = x.eval(&new, &ienv)?;
+                            new[*c] = coerce_col(def, *c, v)?;
+                        }
+                        if new != old {
+                            txn.update(def.id, &pk_of(def, &old), new)?;
+                            affected += 2;
+                        }
+                        break;
+                    }
+                    if p.ignore {
+                        warnings.push(dup_warning(&e));
+                        dups += 1;
+                        break;
+                    }
+                    return Err(e.into());
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    let info = if nrows > 1 || p.select.is_some() {
+        format!(
+            "Records: {nrows}  Duplicates: {dups}  Warnings: {}",
+            warnings.len()
+        )
+    } else {
+        String::new()
+    };
+    Ok(DmlResult {
+        affected,
+        last_insert_id: first_id,
+        info,
+        warnings,
+    })
+}
+
+fn select_rows(
+    txn: &mut Transaction,
+    def: &TableDef,
+    plan: &Plan,
+    order_by: &[(Expr, bool)],
+    limit: &Option<Expr>,
+    env: &Env,
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    let limit = match limit {
+        Some(e) => match crate::expr::to_i128(&e.eval(&[], env)?) {
+            Some(n) if n >= 0 => Some(n as usize),
+            _ => return Err(SqlError::wrong_arguments("LIMIT")),
+        },
+        None => None,
+    };
+    let (rows, filter) = fetch(txn, def, plan, env, Some(LockMode::Exclusive))?;
+    let mut keep = Vec::with_capacity(rows.len());
+    for r in rows {
+        if let Some(f) = filter {
+            if !f.test(&r, &[], env)? {
+                continue;
+            }
+        }
+        keep.push(r);
+    }
+    if !order_by.is_empty() {
+        let mut keyed = Vec::with_capacity(keep.len());
+        for r in keep {
+            let mut k = Vec::with_capacity(order_by.len());
+            for (e, _) in order_by {
+                k.push(e.eval(&r, env)?);
+            }
+            keyed.push((k, r));
+        }
+        keyed.sort_by(|a, b| {
+            for (i, (_, desc)) in order_by.iter().enumerate() {
+                let o = sort_cmp(&a.0[i], &b.0[i]);
+                let o = if *desc { o.reverse() } else { o };
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+        keep = keyed.into_iter().map(|(_, r)| r).collect();
+    }
+    if let Some(l) = limit {
+        keep.truncate(l);
+    }
+    Ok(keep)
+}
+
+pub(crate) fn execute_update(
+    p: &UpdatePlan,
+    txn: &mut Transaction,
+    env: &Env,
+) -> Result<DmlResult, SqlError> {
+    let def = &*p.table;
+    let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
+    let matched = rows.len() as u64;
+    let mut changed = 0u64;
+    for old in rows {
+        let mut new = old.clone();
+        for (c, e) in &p.assignments {
+            let v = e.eval(&new, env)?;
+            new[*c] = coerce_col(def, *c, v)?;
+        }
+        if new != old {
+            txn.update(def.id, &pk_of(def, &old), new)?;
+            changed += 1;
+        }
+    }
+    Ok(DmlResult {
+        affected: changed,
+        last_insert_id: None,
+        info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
+        warnings: Vec::new(),
+    })
+}
+
+pub(crate) fn execute_delete(
+    p: &DeletePlan,
+    txn: &mut Transaction,
+    env: &Env,
+) -> Result<DmlResult, SqlError> {
+    let def = &*p.table;
+    let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
+    let mut n = 0;
+    for r in rows {
+        if txn.delete(def.id, &pk_of(def, &r))? {
+            n += 1;
+        }
+    }
+    Ok(DmlResult {
+        affected: n,
+        last_insert_id: None,
+        info: String::new(),
+        warnings: Vec::new(),
+    })
+}

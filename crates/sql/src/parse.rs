@@ -1,0 +1,467 @@
+//! Parsing glue: splits multi-statement strings, unwraps MySQL versioned comments, hand-parses
+//! the transaction statements (hot in sysbench, and partly unknown to sqlparser), strips
+//! trailing locking clauses and hands the rest to sqlparser's MySQL dialect.
+//!
+//! Invariants: splitting respects quotes, backticks and comments; `/*!NNNNN ... */` and
+//! `/*M!NNNNN ... */` content is kept (executed, as MariaDB does for versions it has), other
+//! comments are dropped; a parse failure is always a 1064 in MariaDB's wording.
+
+use std::borrow::Cow;
+
+use sqlparser::ast::Statement;
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::Parser;
+
+use crate::error::SqlError;
+
+/// Transaction control statements, parsed by hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TxnStmt {
+    Begin { read_only: bool },
+    Commit,
+    Rollback,
+    Savepoint(String),
+    RollbackTo(String),
+    Release(String),
+}
+
+/// Row lock requested by a SELECT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LockClause {
+    None,
+    Shared,
+    Exclusive,
+}
+
+/// One parsed statement.
+#[derive(Debug)]
+pub(crate) enum Parsed {
+    /// Nothing but comments / whitespace.
+    Empty,
+    Txn(TxnStmt),
+    Sql(Box<Statement>, LockClause),
+}
+
+/// Splits `sql` at top-level semicolons; pieces are trimmed and never empty.
+pub(crate) fn split_statements(sql: &str) -> Vec<&str> {
+    let b = sql.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                i += 1;
+                while i < b.len() {
+                    if b[i] == b'\\' && q != b'`' {
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == q {
+                        if i + 1 < b.len() && b[i + 1] == q {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i += 2;
+            }
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'-' if b.get(i + 1) == Some(&b'-')
+                && matches!(b.get(i + 2), None | Some(b' ' | b'\t' | b'\n' | b'\r')) =>
+            {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b';' => {
+                let piece = sql[start..i].trim();
+                if !piece.is_empty() {
+                    out.push(piece);
+                }
+                i += 1;
+                start = i;
+            }
+            _ => i += 1,
+        }
+    }
+    let end = start.min(sql.len());
+    let piece = sql[end..].trim();
+    if !piece.is_empty() {
+        out.push(piece);
+    }
+    out
+}
+
+/// Unwraps versioned comments and drops the others (quotes respected). Borrowed when the
+/// statement holds no comment.
+pub(crate) fn strip_comments(sql: &str) -> Cow<'_, str> {
+    let b = sql.as_bytes();
+    if !b.iter().any(|&c| c == b'/' || c == b'#' || c == b'-') {
+        return Cow::Borrowed(sql);
+    }
+    let mut out = String::with_capacity(sql.len());
+    let mut i = 0;
+    let mut changed = false;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                let s = i;
+                i += 1;
+                while i < b.len() {
+                    if b[i] == b'\\' && q != b'`' {
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == q {
+                        if i + 1 < b.len() && b[i + 1] == q {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+                i = (i + 1).min(b.len());
+                out.push_str(&sql[s..i]);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                changed = true;
+                let mut j = i + 2;
+                let versioned = match b.get(j) {
+                    Some(b'!') => {
+                        j += 1;
+                        true
+                    }
+                    Some(b'M') if b.get(j + 1) == Some(&b'!') => {
+                        j += 2;
+                        true
+                    }
+                    _ => false,
+                };
+                let mut end = j;
+                while end < b.len() && !(b[end] == b'*' && b.get(end + 1) == Some(&b'/')) {
+                    end += 1;
+                }
+                if versioned {
+                    while j < end && b[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    out.push(' ');
+                    // Nested content may itself hold comments.
+                    out.push_str(&strip_comments(&sql[j..end]));
+                }
+                out.push(' ');
+                i = (end + 2).min(b.len());
+            }
+            b'#' => {
+                changed = true;
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'-' if b.get(i + 1) == Some(&b'-')
+                && matches!(b.get(i + 2), None | Some(b' ' | b'\t' | b'\n' | b'\r')) =>
+            {
+                changed = true;
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            _ => {
+                let s = i;
+                i += 1;
+                while i < b.len() && !matches!(b[i], b'\'' | b'"' | b'`' | b'/' | b'#' | b'-') {
+                    i += 1;
+                }
+                out.push_str(&sql[s..i]);
+            }
+        }
+    }
+    if changed {
+        Cow::Owned(out.trim().to_string())
+    } else {
+        Cow::Borrowed(sql)
+    }
+}
+
+/// Words of a short statement, upper-cased, backticks removed from names.
+fn words(sql: &str) -> Vec<String> {
+    sql.split_whitespace()
+        .map(|w| w.trim_end_matches(';').to_string())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+fn ident(w: &str) -> String {
+    w.trim_matches('`').to_string()
+}
+
+/// Hand parser for transaction control; None when `sql` is not one.
+pub(crate) fn parse_txn(sql: &str) -> Option<Result<TxnStmt, SqlError>> {
+    let first = sql.split_whitespace().next()?;
+    let kw = first.trim_end_matches(';');
+    let known = [
+        "BEGIN",
+        "START",
+        "COMMIT",
+        "ROLLBACK",
+        "SAVEPOINT",
+        "RELEASE",
+    ];
+    if !known.iter().any(|k| kw.eq_ignore_ascii_case(k)) {
+        return None;
+    }
+    let w = words(sql);
+    let up: Vec<String> = w.iter().map(|s| s.to_ascii_uppercase()).collect();
+    let u: Vec<&str> = up.iter().map(|s| s.as_str()).collect();
+    let bad = || Some(Err(SqlError::syntax(sql)));
+    match u.as_slice() {
+        ["BEGIN"] | ["BEGIN", "WORK"] => Some(Ok(TxnStmt::Begin { read_only: false })),
+        ["START", "TRANSACTION", rest @ ..] => {
+            let text = rest.join(" ");
+            let mut read_only = false;
+            for part in text.split(',') {
+                match part.trim() {
+                    "" if rest.is_empty() => {}
+                    "READ ONLY" => read_only = true,
+                    "READ WRITE" | "WITH CONSISTENT SNAPSHOT" => {}
+                    _ => return bad(),
+                }
+            }
+            Some(Ok(TxnStmt::Begin { read_only }))
+        }
+        ["START", ..] => None,
+        ["COMMIT"] | ["COMMIT", "WORK"] | ["COMMIT", "AND", "NO", "CHAIN"] => {
+            Some(Ok(TxnStmt::Commit))
+        }
+        ["COMMIT", "WORK", "AND", "NO", "CHAIN"] => Some(Ok(TxnStmt::Commit)),
+        ["ROLLBACK"] | ["ROLLBACK", "WORK"] | ["ROLLBACK", "AND", "NO", "CHAIN"] => {
+            Some(Ok(TxnStmt::Rollback))
+        }
+        ["ROLLBACK", rest @ ..] => {
+            let rest = if rest.first() == Some(&"WORK") {
+                &rest[1..]
+            } else {
+                rest
+            };
+            let n = w.len() - 1;
+            match rest {
+                ["TO", "SAVEPOINT", _] | ["TO", _] => Some(Ok(TxnStmt::RollbackTo(ident(&w[n])))),
+                _ => bad(),
+            }
+        }
+        ["SAVEPOINT", _] => Some(Ok(TxnStmt::Savepoint(ident(&w[1])))),
+        ["RELEASE", "SAVEPOINT", _] => Some(Ok(TxnStmt::Release(ident(&w[2])))),
+        ["RELEASE", ..] => None,
+        _ => bad(),
+    }
+}
+
+/// Cuts a trailing `FOR UPDATE` / `LOCK IN SHARE MODE` / `FOR SHARE` off a SELECT.
+fn strip_lock_clause(sql: &str) -> (&str, LockClause) {
+    let t = sql.trim_end().trim_end_matches(';').trim_end();
+    let ends = |suffix: &str| -> Option<&str> {
+        let n = suffix.len();
+        if t.len() > n
+            && t.is_char_boundary(t.len() - n)
+            && t[t.len() - n..].eq_ignore_ascii_case(suffix)
+        {
+            let before = &t[..t.len() - n];
+            if before.ends_with(|c: char| c.is_whitespace() || c == ')') {
+                return Some(before.trim_end());
+            }
+        }
+        None
+    };
+    let mut t2 = t;
+    for tail in [" NOWAIT", " SKIP LOCKED"] {
+        if let Some(b) = ends(tail.trim_start()) {
+            let _ = tail;
+            t2 = b;
+        }
+    }
+    let t = t2;
+    let ends2 = |suffix: &str| -> Option<&str> {
+        let n = suffix.len();
+        if t.len() > n
+            && t.is_char_boundary(t.len() - n)
+            && t[t.len() - n..].eq_ignore_ascii_case(suffix)
+        {
+            let before = &t[..t.len() - n];
+            if before.ends_with(|c: char| c.is_whitespace() || c == ')') {
+                return Some(before.trim_end());
+            }
+        }
+        None
+    };
+    if let Some(b) = ends2("FOR UPDATE") {
+        return (b, LockClause::Exclusive);
+    }
+    if let Some(b) = ends2("LOCK IN SHARE MODE") {
+        return (b, LockClause::Shared);
+    }
+    if let Some(b) = ends2("FOR SHARE") {
+        return (b, LockClause::Shared);
+    }
+    (sql, LockClause::None)
+}
+
+/// Parses one statement (already split; comments allowed).
+pub(crate) fn parse_statement(sql: &str) -> Result<Parsed, SqlError> {
+    let text = strip_comments(sql);
+    let text = text.trim();
+    if text.is_empty() || text == ";" {
+        return Ok(Parsed::Empty);
+    }
+    if let Some(t) = parse_txn(text) {
+        return t.map(Parsed::Txn);
+    }
+    let first = text.split_whitespace().next().unwrap_or("");
+    let (body, lock) = if first.eq_ignore_ascii_case("SELECT") || first.starts_with('(') {
+        strip_lock_clause(text)
+    } else {
+        (text, LockClause::None)
+    };
+    let mut stmts =
+        Parser::parse_sql(&MySqlDialect {}, body).map_err(|e| parse_error(body, &e.to_string()))?;
+    match stmts.len() {
+        0 => Ok(Parsed::Empty),
+        1 => {
+            let s = stmts.pop().ok_or_else(|| SqlError::syntax(""))?;
+            Ok(Parsed::Sql(Box::new(s), lock))
+        }
+        _ => Err(SqlError::syntax(body)),
+    }
+}
+
+/// 1064 from a sqlparser message (`... at Line: L, Column: C`): `near` is the text there.
+pub(crate) fn parse_error(sql: &str, msg: &str) -> SqlError {
+    let pos = msg.rfind("Line: ").and_then(|i| {
+        let rest = &msg[i + 6..];
+        let mut it = rest.split(", Column: ");
+        let line: usize = it.next()?.trim().parse().ok()?;
+        let col: usize = it
+            .next()?
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect::<String>()
+            .parse()
+            .ok()?;
+        Some((line, col))
+    });
+    let near = match pos {
+        Some((line, col)) => {
+            let l = sql.lines().nth(line.saturating_sub(1)).unwrap_or("");
+            let start: usize = sql
+                .lines()
+                .take(line.saturating_sub(1))
+                .map(|x| x.len() + 1)
+                .sum();
+            let within: usize = l
+                .char_indices()
+                .nth(col.saturating_sub(1))
+                .map_or(l.len(), |(i, _)| i);
+            sql.get(start + within..).unwrap_or("")
+        }
+        None => sql,
+    };
+    let mut e = SqlError::syntax(near);
+    let line = pos.map_or(1, |p| p.0);
+    if line != 1 {
+        e.message = e.message.replace("at line 1", &format!("at line {line}"));
+    }
+    e
+}
+
+/// Number of `?` placeholders in a parsed statement.
+pub(crate) fn count_placeholders(stmt: &Statement) -> usize {
+    let text = stmt.to_string();
+    // Placeholders print as `?`; count them outside quotes.
+    let b = text.as_bytes();
+    let mut n = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'?' => n += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_respects_quotes_and_comments() {
+        let v = split_statements("select 'a;b'; select \"x;\" ;/* ; */ select `a;` -- ;\n; ");
+        assert_eq!(v.len(), 3);
+        assert_eq!(v[0], "select 'a;b'");
+    }
+
+    #[test]
+    fn versioned_comments_unwrap() {
+        assert_eq!(
+            strip_comments("/*!40101 SET NAMES utf8 */").trim(),
+            "SET NAMES utf8"
+        );
+        assert_eq!(strip_comments("select 1 /* x */").trim(), "select 1");
+        let s = strip_comments("create table t(a int) /*! ENGINE = innodb */");
+        assert_eq!(
+            s.split_whitespace().collect::<Vec<_>>().join(" "),
+            "create table t(a int) ENGINE = innodb"
+        );
+    }
+
+    #[test]
+    fn txn_statements_parse() {
+        assert_eq!(
+            parse_txn("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+                .unwrap()
+                .unwrap(),
+            TxnStmt::Begin { read_only: false }
+        );
+        assert_eq!(
+            parse_txn("rollback to savepoint `s1`").unwrap().unwrap(),
+            TxnStmt::RollbackTo("s1".into())
+        );
+        assert!(parse_txn("SELECT 1").is_none());
+    }
+
+    #[test]
+    fn lock_clauses_strip() {
+        assert_eq!(
+            strip_lock_clause("SELECT 1 FROM t LOCK IN SHARE MODE"),
+            ("SELECT 1 FROM t", LockClause::Shared)
+        );
+        assert_eq!(
+            strip_lock_clause("select 1 from t for update"),
+            ("select 1 from t", LockClause::Exclusive)
+        );
+    }
+}

@@ -1,0 +1,431 @@
+//! Index selection: turns a compiled WHERE clause into an access path over one table: a
+//! primary-key point lookup, index ranges (equality prefix + one range / IN list / OR of
+//! ranges on the next column, on the primary key or a secondary index), or a full scan; and
+//! runs it against a transaction.
+//!
+//! Invariants: an access path never returns fewer rows than the WHERE clause selects (the
+//! conjuncts it consumed are exactly represented by its ranges); when a key value cannot be
+//! converted to the column's type exactly, execution falls back to a full scan filtered by
+//! the whole WHERE clause; rows found by several overlapping ranges are returned once.
+
+use std::collections::HashSet;
+use std::ops::Bound;
+
+use onelog_binlog::Value;
+use onelog_engine::store::pk_key;
+use onelog_engine::{IndexRef, KeyRange, LockMode, TableDef, Transaction};
+
+use crate::error::SqlError;
+use crate::expr::{convert_for_column, BinOp, Env, Expr};
+
+/// One range over an index: equality prefix values then bounds of the next column.
+#[derive(Debug, Clone)]
+pub(crate) struct RangeExpr {
+    pub lo: Bound<Expr>,
+    pub hi: Bound<Expr>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Access {
+    Full,
+    /// Values of every primary key column.
+    PkPoint(Vec<Expr>),
+    Ranges {
+        /// None: the primary key; Some(i): `def.indexes[i]`.
+        index: Option<usize>,
+        prefix: Vec<Expr>,
+        /// Empty: just the prefix.
+        ranges: Vec<RangeExpr>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    pub access: Access,
+    /// Filter to apply on rows from `access`.
+    pub residual: Option<Expr>,
+    /// The whole WHERE (for the full-scan fallback).
+    pub filter: Option<Expr>,
+}
+
+fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::Bin(BinOp::And, l, r) => {
+            conjuncts(l, out);
+            conjuncts(r, out);
+        }
+        other => out.push(other.clone()),
+    }
+}
+
+fn and_all(mut v: Vec<Expr>) -> Option<Expr> {
+    let mut acc = v.pop()?;
+    while let Some(x) = v.pop() {
+        acc = Expr::Bin(BinOp::And, Box::new(x), Box::new(acc));
+    }
+    Some(acc)
+}
+
+/// True when `e` does not depend on the row.
+pub(crate) fn is_const(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) | Expr::Param(_) | Expr::SysVar(..) | Expr::UserVar(_) => true,
+        Expr::Col(_) | Expr::Agg(_) | Expr::InsertValue(_) => false,
+        Expr::Neg(x) | Expr::Not(x) | Expr::BitNot(x) | Expr::Cast(x, _) => is_const(x),
+        Expr::Bin(_, l, r) => is_const(l) && is_const(r),
+        Expr::Func(f, args) => {
+            !matches!(f, crate::expr::Func::Rand | crate::expr::Func::Sleep)
+                && args.iter().all(is_const)
+        }
+        _ => false,
+    }
+}
+
+/// `col = const` -> const.
+fn eq_on(e: &Expr, col: usize) -> Option<Expr> {
+    if let Expr::Bin(BinOp::Eq, l, r) = e {
+        match (&**l, &**r) {
+            (Expr::Col(c), x) if *c == col && is_const(x) => return Some(x.clone()),
+            (x, Expr::Col(c)) if *c == col && is_const(x) => return Some(x.clone()),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Ranges on `col` that exactly represent `e`, if it is a range predicate on it.
+fn ranges_on(e: &Expr, col: usize) -> Option<Vec<RangeExpr>> {
+    match e {
+        Expr::Bin(op, l, r) => {
+            let (op, x) = match (&**l, &**r) {
+                (Expr::Col(c), x) if *c == col && is_const(x) => (*op, x.clone()),
+                (x, Expr::Col(c)) if *c == col && is_const(x) => (
+                    match op {
+                        BinOp::Lt => BinOp::Gt,
+                        BinOp::Le => BinOp::Ge,
+                        BinOp::Gt => BinOp::Lt,
+                        BinOp::Ge => BinOp::Le,
+                        o => *o,
+                    },
+                    x.clone(),
+                ),
+                _ => {
+                    if *op == BinOp::Or {
+                        let mut a = ranges_on(l, col)?;
+                        a.extend(ranges_on(r, col)?);
+                        return Some(a);
+                    }
+                    return None;
+                }
+            };
+            let r = match op {
+                BinOp::Eq => RangeExpr {
+                    lo: Bound::Included(x.clone()),
+                    hi: Bound::Included(x),
+                },
+                BinOp::Lt => RangeExpr {
+                    lo: Bound::Excluded(Expr::Lit(Value::Null)),
+                    hi: Bound::Excluded(x),
+                },
+                BinOp::Le => RangeExpr {
+                    lo: Bound::Excluded(Expr::Lit(Value::Null)),
+                    hi: Bound::Included(x),
+                },
+                BinOp::Gt => RangeExpr {
+                    lo: Bound::Excluded(x),
+                    hi: Bound::Unbounded,
+                },
+                BinOp::Ge => RangeExpr {
+                    lo: Bound::Included(x),
+                    hi: Bound::Unbounded,
+                },
+                _ => return None,
+            };
+            Some(vec![r])
+        }
+        Expr::Between(x, lo, hi, false) => match &**x {
+            Expr::Col(c) if *c == col && is_const(lo) && is_const(hi) => Some(vec![RangeExpr {
+                lo: Bound::Included((**lo).clone()),
+                hi: Bound::Included((**hi).clone()),
+            }]),
+            _ => None,
+        },
+        Expr::In(x, list, false) => match &**x {
+            Expr::Col(c) if *c == col && list.iter().all(is_const) => Some(
+                list.iter()
+                    .map(|v| RangeExpr {
+                        lo: Bound::Included(v.clone()),
+                        hi: Bound::Included(v.clone()),
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Chooses an access path for `where_` over `def`.
+pub(crate) fn plan(def: &TableDef, where_: Option<&Expr>) -> Plan {
+    let Some(w) = where_ else {
+        return Plan {
+            access: Access::Full,
+            residual: None,
+            filter: None,
+        };
+    };
+    let mut conj = Vec::new();
+    conjuncts(w, &mut conj);
+    let full = Plan {
+        access: Access::Full,
+        residual: Some(w.clone()),
+        filter: Some(w.clone()),
+    };
+    // Candidate indexes: primary key first.
+    let mut candidates: Vec<(Option<usize>, &[usize])> = vec![(None, &def.primary_key)];
+    for (i, ix) in def.indexes.iter().enumerate() {
+        candidates.push((Some(i), &ix.columns));
+    }
+    let mut best: Option<(u32, Plan)> = None;
+    for (index, cols) in candidates {
+        let mut used = vec![false; conj.len()];
+        let mut prefix = Vec::new();
+        for &c in cols {
+            let hit = conj.iter().enumerate().find_map(|(i, e)| {
+                if used[i] {
+                    None
+                } else {
+                    eq_on(e, c).map(|x| (i, x))
+                }
+            });
+            match hit {
+                Some((i, x)) => {
+                    used[i] = true;
+                    prefix.push(x);
+                }
+                None => break,
+            }
+        }
+        let mut ranges = Vec::new();
+        if prefix.len() < cols.len() {
+            let c = cols[prefix.len()];
+            if let Some((i, r)) = conj.iter().enumerate().find_map(|(i, e)| {
+                if used[i] {
+                    None
+                } else {
+                    ranges_on(e, c).map(|r| (i, r))
+                }
+            }) {
+                used[i] = true;
+                ranges = r;
+            }
+        }
+        if prefix.is_empty() && ranges.is_empty() {
+            continue;
+        }
+        let unique_full = prefix.len() == cols.len()
+            && (index.is_none() || index.is_some_and(|i| def.indexes[i].unique));
+        let score = if index.is_none() && prefix.len() == cols.len() {
+            100
+        } else if unique_full {
+            90
+        } else {
+            (prefix.len() as u32) * 10
+                + if ranges.is_empty() { 0 } else { 5 }
+                + u32::from(index.is_none())
+        };
+        if best.as_ref().is_some_and(|(s, _)| *s >= score) {
+            continue;
+        }
+        let residual = and_all(
+            conj.iter()
+                .zip(&used)
+                .filter(|(_, u)| !**u)
+                .map(|(e, _)| e.clone())
+                .collect(),
+        );
+        let access = if index.is_none() && prefix.len() == cols.len() {
+            Access::PkPoint(prefix)
+        } else {
+            Access::Ranges {
+                index,
+                prefix,
+                ranges,
+            }
+        };
+        best = Some((
+            score,
+            Plan {
+                access,
+                residual,
+                filter: Some(w.clone()),
+            },
+        ));
+    }
+    best.map_or(full, |(_, p)| p)
+}
+
+/// Evaluates a key value and converts it exactly to the column's type (None: cannot).
+fn key_value(def: &TableDef, col: usize, e: &Expr, env: &Env) -> Result<Option<Value>, SqlError> {
+    let v = e.eval(&[], env)?;
+    if v == Value::Null {
+        return Ok(None);
+    }
+    let c = &def.columns[col];
+    let conv = match convert_for_column(v.clone(), &c.ty, &c.name) {
+        Ok(x) => x,
+        Err(_) => return Ok(None),
+    };
+    let coerced = match c.ty.coerce(&c.name, conv) {
+        Ok(x) => x,
+        Err(_) => return Ok(None),
+    };
+    // Exactness: the converted value must compare equal to the original.
+    if crate::expr::compare(&coerced, &v) != Some(std::cmp::Ordering::Equal) {
+        return Ok(None);
+    }
+    Ok(Some(coerced))
+}
+
+/// Rows selected by the plan's access path and the filter to apply to them.
+pub(crate) fn fetch<'p>(
+    txn: &mut Transaction,
+    def: &TableDef,
+    plan: &'p Plan,
+    env: &Env,
+    lock: Option<LockMode>,
+) -> Result<(Vec<Vec<Value>>, Option<&'p Expr>), SqlError> {
+    let (rows, filter) = match try_fetch(txn, def, &plan.access, env, lock)? {
+        Some(rows) => (rows, plan.residual.as_ref()),
+        None => {
+            let rows = txn.scan(def.id, IndexRef::Primary, KeyRange::all(), lock)?;
+            (rows, plan.filter.as_ref())
+        }
+    };
+    // A DDL between compiling and reading changed the row shape: the plan is stale.
+    if rows.iter().any(|r| r.len() != def.columns.len()) {
+        return Err(SqlError::new(
+            1412,
+            "HY000",
+            format!(
+                "Table definition has changed, please retry transaction ({})",
+                def.qualified_name()
+            ),
+        ));
+    }
+    Ok((rows, filter))
+}
+
+fn try_fetch(
+    txn: &mut Transaction,
+    def: &TableDef,
+    access: &Access,
+    env: &Env,
+    lock: Option<LockMode>,
+) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
+    match access {
+        Access::Full => Ok(Some(txn.scan(
+            def.id,
+            IndexRef::Primary,
+            KeyRange::all(),
+            lock,
+        )?)),
+        Access::PkPoint(exprs) => {
+            let mut pk = Vec::with_capacity(exprs.len());
+            for (e, &c) in exprs.iter().zip(&def.primary_key) {
+                match key_value(def, c, e, env)? {
+                    Some(v) => pk.push(v),
+                    None => return Ok(None),
+                }
+            }
+            let row = match lock {
+                None => txn.get(def.id, &pk)?,
+                Some(LockMode::Exclusive) => txn.get_for_update(def.id, &pk)?,
+                Some(LockMode::Shared) => {
+                    return Ok(Some(txn.scan(
+                        def.id,
+                        IndexRef::Primary,
+                        KeyRange::prefix(pk),
+                        lock,
+                    )?))
+                }
+            };
+            Ok(Some(row.into_iter().collect()))
+        }
+        Access::Ranges {
+            index,
+            prefix,
+            ranges,
+        } => {
+            let cols: &[usize] = match index {
+                None => &def.primary_key,
+                Some(i) => &def.indexes[*i].columns,
+            };
+            let iref = match index {
+                None => IndexRef::Primary,
+                Some(i) => IndexRef::Secondary(def.indexes[*i].name.clone()),
+            };
+            let mut pre = Vec::with_capacity(prefix.len() + 1);
+            for (e, &c) in prefix.iter().zip(cols) {
+                match key_value(def, c, e, env)? {
+                    Some(v) => pre.push(v),
+                    None => return Ok(None),
+                }
+            }
+            if ranges.is_empty() {
+                return Ok(Some(txn.scan(def.id, iref, KeyRange::prefix(pre), lock)?));
+            }
+            let next = cols[prefix.len()];
+            let mut krs = Vec::with_capacity(ranges.len());
+            for r in ranges {
+                let bound = |b: &Bound<Expr>| -> Result<Option<Bound<Vec<Value>>>, SqlError> {
+                    Ok(match b {
+                        Bound::Unbounded => {
+                            if pre.is_empty() {
+                                Some(Bound::Unbounded)
+                            } else {
+                                Some(Bound::Included(pre.clone()))
+                            }
+                        }
+                        Bound::Included(e) | Bound::Excluded(e) => {
+                            let v = if matches!(e, Expr::Lit(Value::Null)) {
+                                Some(Value::Null)
+                            } else {
+                                key_value(def, next, e, env)?
+                            };
+                            match v {
+                                None => None,
+                                Some(v) => {
+                                    let mut k = pre.clone();
+                                    k.push(v);
+                                    Some(match b {
+                                        Bound::Included(_) => Bound::Included(k),
+                                        _ => Bound::Excluded(k),
+                                    })
+                                }
+                            }
+                        }
+                    })
+                };
+                let (Some(lo), Some(hi)) = (bound(&r.lo)?, bound(&r.hi)?) else {
+                    return Ok(None);
+                };
+                krs.push(KeyRange { start: lo, end: hi });
+            }
+            if krs.len() == 1 {
+                let kr = krs.pop().unwrap_or_else(KeyRange::all);
+                return Ok(Some(txn.scan(def.id, iref, kr, lock)?));
+            }
+            let mut seen: HashSet<Vec<u8>> = HashSet::new();
+            let mut out = Vec::new();
+            for kr in krs {
+                for row in txn.scan(def.id, iref.clone(), kr, lock)? {
+                    if seen.insert(pk_key(def, &row)) {
+                        out.push(row);
+                    }
+                }
+            }
+            Ok(Some(out))
+        }
+    }
+}

@@ -1,0 +1,832 @@
+//! One client session: statement dispatch (admin statements first, then transaction
+//! control, then sqlparser statements), the session's transaction (explicit, autocommit=0,
+//! or one per statement), statement atomicity, prepared statements and session state
+//! (current database, user variables, warnings, LAST_INSERT_ID, FOUND_ROWS).
+//!
+//! Invariants:
+//! - with autocommit on and no explicit transaction, every statement runs in its own engine
+//!   transaction, committed when it succeeds and rolled back when it fails;
+//! - inside a transaction each data-changing statement runs under a savepoint: a failing
+//!   statement (1205 included) leaves none of its changes, except 1213 which rolls the whole
+//!   transaction back (MySQL semantics) and ends it;
+//! - DDL commits the open transaction first (implicit commit).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use onelog_binlog::{ColumnType, Value};
+use onelog_engine::Transaction;
+use sqlparser::ast::{self, Statement};
+
+use crate::admin;
+use crate::admin::status::ComKind;
+use crate::admin::sysvars::SessionVars;
+use crate::dml::{self, DeletePlan, DmlResult, InsertPlan, UpdatePlan};
+use crate::error::SqlError;
+use crate::expr::{now_unix, Env};
+use crate::parse::{self, LockClause, Parsed, TxnStmt};
+use crate::select::{self, SelectPlan};
+use crate::server::Server;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    Ok {
+        affected_rows: u64,
+        last_insert_id: u64,
+        warnings: u16,
+        info: String,
+    },
+    Rows {
+        columns: Vec<Column>,
+        rows: Vec<Vec<Value>>,
+    },
+    Shutdown,
+}
+
+impl Output {
+    pub(crate) fn ok() -> Output {
+        Output::Ok {
+            affected_rows: 0,
+            last_insert_id: 0,
+            warnings: 0,
+            info: String::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    pub name: String,
+    pub org_name: String,
+    pub table: String,
+    pub org_table: String,
+    pub db: String,
+    pub column_type: ColumnType,
+    pub flags: u16,
+    pub length: u32,
+    pub decimals: u8,
+    pub charset: u16,
+}
+
+impl Column {
+    /// A text column of a computed result set (SHOW ...).
+    pub fn new_text(name: &str) -> Column {
+        Column {
+            name: name.to_string(),
+            org_name: name.to_string(),
+            table: String::new(),
+            org_table: String::new(),
+            db: String::new(),
+            column_type: ColumnType::VarString,
+            flags: 0,
+            length: 1024,
+            decimals: 39,
+            charset: 45,
+        }
+    }
+
+    /// A BIGINT column of a computed result set.
+    pub fn new_int(name: &str) -> Column {
+        Column {
+            name: name.to_string(),
+            org_name: name.to_string(),
+            table: String::new(),
+            org_table: String::new(),
+            db: String::new(),
+            column_type: ColumnType::LongLong,
+            flags: 128 | 32768,
+            length: 21,
+            decimals: 0,
+            charset: 63,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreparedInfo {
+    pub stmt_id: u32,
+    pub params: u16,
+    pub columns: Vec<Column>,
+}
+
+/// A compiled statement (cached by prepared statements).
+#[derive(Debug, Clone)]
+pub(crate) enum Compiled {
+    Select(Box<SelectPlan>),
+    Insert(Box<InsertPlan>),
+    Update(Box<UpdatePlan>),
+    Delete(Box<DeletePlan>),
+}
+
+impl Compiled {
+    fn table(&self) -> Option<&Arc<onelog_engine::TableDef>> {
+        match self {
+            Compiled::Select(p) => p.table.as_ref(),
+            Compiled::Insert(p) => Some(&p.table),
+            Compiled::Update(p) => Some(&p.table),
+            Compiled::Delete(p) => Some(&p.table),
+        }
+    }
+}
+
+/// A prepared statement.
+pub(crate) struct Prepared {
+    pub sql: Arc<str>,
+    pub parsed: Arc<Parsed>,
+    pub params: usize,
+    pub compiled: Option<Compiled>,
+    pub db: Option<String>,
+    /// An administration statement (run through `admin::try_execute`).
+    pub admin: bool,
+}
+
+const STMT_SAVEPOINT: &str = "\u{1}stmt";
+
+pub struct Session {
+    pub(crate) server: Arc<Server>,
+    pub(crate) connection_id: u32,
+    pub(crate) user: String,
+    pub(crate) host: String,
+    pub(crate) current_db: Option<String>,
+    pub(crate) vars: SessionVars,
+    pub(crate) user_vars: HashMap<String, Value>,
+    pub(crate) warnings: Vec<(String, u16, String)>,
+    pub(crate) last_insert_id: u64,
+    pub(crate) found_rows: u64,
+    pub(crate) row_count: i64,
+    pub(crate) txn: Option<Transaction>,
+    /// BEGIN was issued (or autocommit=0 opened one).
+    pub(crate) explicit: bool,
+    pub(crate) read_only: bool,
+    autocommit: bool,
+    multi_statements: bool,
+    stmt_time: (i64, u32),
+    prepared: HashMap<u32, Prepared>,
+    next_stmt_id: u32,
+}
+
+impl Session {
+    pub fn new(server: Arc<Server>, connection_id: u32, user: &str, host: &str) -> Session {
+        let vars = SessionVars::new(&server.globals);
+        Session {
+            server,
+            connection_id,
+            user: user.to_string(),
+            host: host.to_string(),
+            current_db: None,
+            vars,
+            user_vars: HashMap::new(),
+            warnings: Vec::new(),
+            last_insert_id: 0,
+            found_rows: 0,
+            row_count: -1,
+            txn: None,
+            explicit: false,
+            read_only: false,
+            autocommit: true,
+            multi_statements: true,
+            stmt_time: now_unix(),
+            prepared: HashMap::new(),
+            next_stmt_id: 1,
+        }
+    }
+
+    pub fn server(&self) -> &Arc<Server> {
+        &self.server
+    }
+
+    pub fn connection_id(&self) -> u32 {
+        self.connection_id
+    }
+
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+
+    /// Start time of the current statement (NOW()).
+    pub(crate) fn statement_time(&self) -> (i64, u32) {
+        self.stmt_time
+    }
+
+    pub(crate) fn begin_statement_time(&mut self) {
+        self.stmt_time = now_unix();
+    }
+
+    pub fn current_database(&self) -> Option<&str> {
+        self.current_db.as_deref()
+    }
+
+    pub fn in_transaction(&self) -> bool {
+        self.txn.is_some()
+    }
+
+    pub fn autocommit(&self) -> bool {
+        self.autocommit
+    }
+
+    pub fn set_multi_statements(&mut self, on: bool) {
+        self.multi_statements = on;
+    }
+
+    pub fn warning_count(&self) -> u16 {
+        self.warnings.len().min(u16::MAX as usize) as u16
+    }
+
+    /// `SET autocommit = on|off`; turning it on commits an open transaction.
+    pub(crate) fn set_autocommit(&mut self, on: bool) -> Result<(), SqlError> {
+        if on && !self.autocommit {
+            self.commit()?;
+        }
+        self.autocommit = on;
+        Ok(())
+    }
+
+    pub fn use_database(&mut self, db: &str) -> Result<(), SqlError> {
+        if !self.server.engine.catalog().has_database(db) {
+            return Err(SqlError::unknown_database(db));
+        }
+        self.current_db = Some(db.to_string());
+        let id = self.connection_id;
+        let d = db.to_string();
+        self.server.update_connection(id, |c| c.db = Some(d));
+        Ok(())
+    }
+
+    pub fn field_list(&mut self, table: &str, wildcard: &str) -> Result<Vec<Column>, SqlError> {
+        let db = self.current_db.clone().ok_or_else(SqlError::no_database)?;
+        let cat = self.server.engine.catalog();
+        let t = cat
+            .table_by_name(&db, table)
+            .ok_or_else(|| SqlError::no_such_table(&db, table))?;
+        let pat = wildcard.to_ascii_lowercase();
+        let mut out = Vec::new();
+        for (i, c) in t.columns.iter().enumerate() {
+            if !pat.is_empty()
+                && pat != "%"
+                && !c
+                    .name
+                    .to_ascii_lowercase()
+                    .starts_with(pat.trim_end_matches('%'))
+            {
+                continue;
+            }
+            out.push(select::table_column(t, i, &t.name, &c.name));
+        }
+        Ok(out)
+    }
+
+    pub fn reset(&mut self) {
+        if let Some(t) = self.txn.take() {
+            t.rollback();
+        }
+        self.explicit = false;
+        self.read_only = false;
+        self.autocommit = true;
+        self.user_vars.clear();
+        self.warnings.clear();
+        self.prepared.clear();
+        self.last_insert_id = 0;
+        self.found_rows = 0;
+        self.vars = SessionVars::new(&self.server.globals);
+    }
+
+    pub fn change_user(&mut self, user: &str, db: Option<&str>) -> Result<(), SqlError> {
+        self.reset();
+        self.user = user.to_string();
+        self.current_db = None;
+        if let Some(d) = db {
+            self.use_database(d)?;
+        }
+        Ok(())
+    }
+
+    /// Starts an engine transaction; `locks`: it may wait for row locks, so it gets the
+    /// session's `innodb_lock_wait_timeout`.
+    fn begin_txn(&self, locks: bool) -> Transaction {
+        let mut t = self.server.engine.begin();
+        if locks {
+            t.set_lock_wait_timeout(admin::sysvars::lock_wait_timeout(self));
+        }
+        t
+    }
+
+    /// Commits the open transaction, if any.
+    pub(crate) fn commit(&mut self) -> Result<(), SqlError> {
+        self.explicit = false;
+        self.read_only = false;
+        if let Some(t) = self.txn.take() {
+            t.commit()?;
+        }
+        Ok(())
+    }
+
+    fn rollback(&mut self) {
+        self.explicit = false;
+        self.read_only = false;
+        if let Some(t) = self.txn.take() {
+            t.rollback();
+        }
+    }
+
+    /// COM_QUERY.
+    pub fn query(&mut self, sql: &str) -> Vec<Result<Output, SqlError>> {
+        let pieces = parse::split_statements(sql);
+        if pieces.is_empty() {
+            return vec![Err(SqlError::new(1065, "42000", "Query was empty"))];
+        }
+        if pieces.len() > 1 && !self.multi_statements {
+            return vec![Err(SqlError::syntax(pieces[1]))];
+        }
+        let mut out = Vec::with_capacity(pieces.len());
+        for p in pieces {
+            let r = self.run_text(p);
+            let stop = r.is_err();
+            out.push(r);
+            if stop {
+                break;
+            }
+        }
+        out
+    }
+
+    fn run_text(&mut self, sql: &str) -> Result<Output, SqlError> {
+        self.begin_statement_time();
+        let server = self.server.clone();
+        server.status.question();
+        let _running = server.status.running();
+        if !is_core_statement(sql) {
+            if let Some(r) = admin::try_execute(self, sql) {
+                return r;
+            }
+        }
+        let parsed = parse::parse_statement(sql)?;
+        self.warnings.clear();
+        self.run_parsed(&parsed, sql, &[], None)
+    }
+
+    /// COM_STMT_PREPARE.
+    pub fn prepare(&mut self, sql: &str) -> Result<PreparedInfo, SqlError> {
+        self.server.status.com(ComKind::StmtPrepare);
+        let pieces = parse::split_statements(sql);
+        if pieces.len() != 1 {
+            return Err(SqlError::syntax(pieces.get(1).copied().unwrap_or("")));
+        }
+        let text = pieces[0];
+        if !is_core_statement(text) && admin::parse::parse(text).is_some() {
+            // An administration statement: run by the admin layer at each execution.
+            let id = self.next_stmt_id;
+            self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
+            self.prepared.insert(
+                id,
+                Prepared {
+                    sql: Arc::from(text),
+                    parsed: Arc::new(Parsed::Empty),
+                    params: 0,
+                    compiled: None,
+                    db: self.current_db.clone(),
+                    admin: true,
+                },
+            );
+            return Ok(PreparedInfo {
+                stmt_id: id,
+                params: 0,
+                columns: Vec::new(),
+            });
+        }
+        let parsed = parse::parse_statement(text)?;
+        let params = match &parsed {
+            Parsed::Sql(s, _) => parse::count_placeholders(s),
+            _ => 0,
+        };
+        let compiled = match &parsed {
+            Parsed::Sql(s, lock) => self.compile(s, *lock)?,
+            _ => None,
+        };
+        let columns = match &compiled {
+            Some(Compiled::Select(p)) => p.columns.clone(),
+            _ => Vec::new(),
+        };
+        let id = self.next_stmt_id;
+        self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
+        self.prepared.insert(
+            id,
+            Prepared {
+                sql: Arc::from(text),
+                parsed: Arc::new(parsed),
+                params,
+                compiled,
+                db: self.current_db.clone(),
+                admin: false,
+            },
+        );
+        Ok(PreparedInfo {
+            stmt_id: id,
+            params: params.min(u16::MAX as usize) as u16,
+            columns,
+        })
+    }
+
+    /// COM_STMT_EXECUTE.
+    pub fn execute(&mut self, stmt_id: u32, params: &[Value]) -> Result<Output, SqlError> {
+        self.begin_statement_time();
+        let server = self.server.clone();
+        server.status.question();
+        server.status.com(ComKind::StmtExecute);
+        let _running = server.status.running();
+        let Some(p) = self.prepared.get_mut(&stmt_id) else {
+            return Err(SqlError::unknown_statement(stmt_id, "mysqld_stmt_execute"));
+        };
+        if params.len() != p.params {
+            return Err(SqlError::wrong_arguments("mysqld_stmt_execute"));
+        }
+        if p.admin {
+            let sql = p.sql.clone();
+            return admin::try_execute(self, &sql).unwrap_or_else(|| Err(SqlError::syntax(&sql)));
+        }
+        // Revalidate the cached plan: same database and unchanged table definition.
+        let mut compiled = p.compiled.take();
+        let parsed = p.parsed.clone();
+        let sql = p.sql.clone();
+        let stale = match &compiled {
+            Some(c) => {
+                let cat = self.server.engine.catalog();
+                p.db != self.current_db
+                    || c.table()
+                        .is_some_and(|t| cat.table(t.id).is_none_or(|cur| !Arc::ptr_eq(cur, t)))
+            }
+            None => false,
+        };
+        if stale {
+            compiled = None;
+            if let Parsed::Sql(s, lock) = &*parsed {
+                compiled = self.compile(s, *lock)?;
+            }
+            if let Some(p) = self.prepared.get_mut(&stmt_id) {
+                p.db = self.current_db.clone();
+            }
+        }
+        self.warnings.clear();
+        let r = self.run_parsed(&parsed, &sql, params, compiled.as_ref());
+        if let Some(p) = self.prepared.get_mut(&stmt_id) {
+            p.compiled = compiled;
+        }
+        r
+    }
+
+    pub fn close_statement(&mut self, stmt_id: u32) {
+        self.server.status.com(ComKind::StmtClose);
+        self.prepared.remove(&stmt_id);
+    }
+
+    pub fn reset_statement(&mut self, stmt_id: u32) -> Result<(), SqlError> {
+        self.server.status.com(ComKind::StmtReset);
+        if self.prepared.contains_key(&stmt_id) {
+            Ok(())
+        } else {
+            Err(SqlError::unknown_statement(stmt_id, "mysqld_stmt_reset"))
+        }
+    }
+
+    /// Compiles DML/SELECT statements (None for the others).
+    fn compile(&self, s: &Statement, lock: LockClause) -> Result<Option<Compiled>, SqlError> {
+        Ok(Some(match s {
+            Statement::Query(q) => Compiled::Select(Box::new(select::compile(self, q, lock)?)),
+            Statement::Insert(i) => Compiled::Insert(Box::new(dml::compile_insert(self, i)?)),
+            Statement::Update(u) => Compiled::Update(Box::new(dml::compile_update(self, u)?)),
+            Statement::Delete(d) => Compiled::Delete(Box::new(dml::compile_delete(self, d)?)),
+            _ => return Ok(None),
+        }))
+    }
+
+    fn run_parsed(
+        &mut self,
+        parsed: &Parsed,
+        sql: &str,
+        params: &[Value],
+        compiled: Option<&Compiled>,
+    ) -> Result<Output, SqlError> {
+        match parsed {
+            Parsed::Empty => Err(SqlError::new(1065, "42000", "Query was empty")),
+            Parsed::Txn(t) => self.run_txn(t),
+            Parsed::Sql(stmt, lock) => match compiled {
+                Some(c) => self.run_compiled(c, params),
+                None => match self.compile(stmt, *lock)? {
+                    Some(c) => self.run_compiled(&c, params),
+                    None => self.run_other(stmt, sql),
+                },
+            },
+        }
+    }
+
+    fn run_txn(&mut self, t: &TxnStmt) -> Result<Output, SqlError> {
+        self.server.status.com(match t {
+            TxnStmt::Begin { .. } => ComKind::Begin,
+            TxnStmt::Commit => ComKind::Commit,
+            TxnStmt::Rollback => ComKind::Rollback,
+            TxnStmt::Savepoint(_) => ComKind::Savepoint,
+            TxnStmt::RollbackTo(_) => ComKind::RollbackToSavepoint,
+            TxnStmt::Release(_) => ComKind::ReleaseSavepoint,
+        });
+        match t {
+            TxnStmt::Begin { read_only } => {
+                self.commit()?;
+                self.txn = Some(self.begin_txn(true));
+                self.explicit = true;
+                self.read_only = *read_only;
+            }
+            TxnStmt::Commit => self.commit()?,
+            TxnStmt::Rollback => self.rollback(),
+            TxnStmt::Savepoint(n) => {
+                if let Some(t) = self.txn.as_mut() {
+                    t.savepoint(n);
+                } else if !self.autocommit {
+                    let mut t = self.begin_txn(true);
+                    t.savepoint(n);
+                    self.txn = Some(t);
+                }
+            }
+            TxnStmt::RollbackTo(n) => match self.txn.as_mut() {
+                Some(t) => t.rollback_to_savepoint(n)?,
+                None => {
+                    return Err(SqlError::new(
+                        1305,
+                        "42000",
+                        format!("SAVEPOINT {n} does not exist"),
+                    ))
+                }
+            },
+            TxnStmt::Release(n) => match self.txn.as_mut() {
+                Some(t) => t.release_savepoint(n)?,
+                None => {
+                    return Err(SqlError::new(
+                        1305,
+                        "42000",
+                        format!("SAVEPOINT {n} does not exist"),
+                    ))
+                }
+            },
+        }
+        Ok(Output::ok())
+    }
+
+    /// Runs a compiled statement in the session's transaction (or its own one).
+    fn run_compiled(&mut self, c: &Compiled, params: &[Value]) -> Result<Output, SqlError> {
+        self.server.status.com(match c {
+            Compiled::Select(_) => ComKind::Select,
+            Compiled::Insert(p) if p.replace => ComKind::Replace,
+            Compiled::Insert(_) => ComKind::Insert,
+            Compiled::Update(_) => ComKind::Update,
+            Compiled::Delete(_) => ComKind::Delete,
+        });
+        let writes = !matches!(c, Compiled::Select(_));
+        if writes && self.read_only && self.txn.is_some() {
+            return Err(SqlError::new(
+                1792,
+                "25006",
+                "Cannot execute statement in a READ ONLY transaction",
+            ));
+        }
+        let own = self.txn.is_none() && self.autocommit;
+        let locks = writes || matches!(c, Compiled::Select(p) if p.lock.is_some());
+        let mut txn = match self.txn.take() {
+            Some(t) => t,
+            None => self.begin_txn(locks || !self.autocommit),
+        };
+        let guarded = !own && writes;
+        if guarded {
+            txn.savepoint(STMT_SAVEPOINT);
+        }
+        let r = {
+            let env = Env {
+                session: self,
+                params,
+                insert_row: None,
+            };
+            match c {
+                Compiled::Select(p) => select::execute(p, &mut txn, &env).map(|(rows, found)| {
+                    (
+                        Output::Rows {
+                            columns: select::result_columns(p, &rows),
+                            rows,
+                        },
+                        Some(found),
+                        None,
+                    )
+                }),
+                Compiled::Insert(p) => dml::execute_insert(p, &mut txn, &env).map(dml_out),
+                Compiled::Update(p) => dml::execute_update(p, &mut txn, &env).map(dml_out),
+                Compiled::Delete(p) => dml::execute_delete(p, &mut txn, &env).map(dml_out),
+            }
+        };
+        match r {
+            Ok((out, found, extra)) => {
+                if own {
+                    txn.commit()?;
+                } else {
+                    if guarded {
+                        let _ = txn.release_savepoint(STMT_SAVEPOINT);
+                    }
+                    self.txn = Some(txn);
+                }
+                if let Some(f) = found {
+                    self.found_rows = f;
+                    self.row_count = -1;
+                }
+                if let Some((id, warnings, affected)) = extra {
+                    if let Some(id) = id {
+                        self.last_insert_id = id;
+                    }
+                    self.row_count = affected as i64;
+                    self.warnings = warnings;
+                }
+                Ok(match out {
+                    Output::Ok {
+                        affected_rows,
+                        last_insert_id,
+                        info,
+                        ..
+                    } => Output::Ok {
+                        affected_rows,
+                        last_insert_id,
+                        warnings: self.warning_count(),
+                        info,
+                    },
+                    o => o,
+                })
+            }
+            Err(e) => {
+                if e.code == 1213 {
+                    // The engine rolled the whole transaction back.
+                    txn.rollback();
+                    self.explicit = false;
+                    self.read_only = false;
+                } else if own {
+                    txn.rollback();
+                } else {
+                    if guarded {
+                        let _ = txn.rollback_to_savepoint(STMT_SAVEPOINT);
+                        let _ = txn.release_savepoint(STMT_SAVEPOINT);
+                    }
+                    self.txn = Some(txn);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Non-DML statements: DDL, USE.
+    fn run_other(&mut self, stmt: &Statement, sql: &str) -> Result<Output, SqlError> {
+        let text = parse::strip_comments(sql);
+        let text = text.trim();
+        self.server.status.com(match stmt {
+            Statement::Use(_) => ComKind::ChangeDb,
+            Statement::CreateDatabase { .. } | Statement::CreateSchema { .. } => ComKind::CreateDb,
+            Statement::CreateTable(_) => ComKind::CreateTable,
+            Statement::CreateIndex(_) => ComKind::CreateIndex,
+            Statement::AlterTable(_) => ComKind::AlterTable,
+            Statement::Truncate(_) => ComKind::TruncateTable,
+            Statement::Drop { object_type, .. } => match object_type {
+                ast::ObjectType::Database | ast::ObjectType::Schema => ComKind::DropDb,
+                ast::ObjectType::Index => ComKind::DropIndex,
+                _ => ComKind::DropTable,
+            },
+            _ => ComKind::Other,
+        });
+        match stmt {
+            Statement::Use(u) => {
+                let s = u.to_string();
+                let name = s
+                    .split_whitespace()
+                    .last()
+                    .unwrap_or("")
+                    .trim_matches('`')
+                    .to_string();
+                self.use_database(&name)?;
+                Ok(Output::ok())
+            }
+            Statement::CreateDatabase {
+                db_name,
+                if_not_exists,
+                ..
+            } => {
+                self.commit()?;
+                crate::ddl::create_database(self, db_name, *if_not_exists, text)?;
+                Ok(affected(1))
+            }
+            Statement::CreateSchema {
+                schema_name,
+                if_not_exists,
+                ..
+            } => {
+                self.commit()?;
+                let name = ast::ObjectName(vec![ast::ObjectNamePart::Identifier(ast::Ident::new(
+                    schema_name.to_string().trim_matches('`'),
+                ))]);
+                crate::ddl::create_database(self, &name, *if_not_exists, text)?;
+                Ok(affected(1))
+            }
+            Statement::CreateTable(ct) => {
+                self.commit()?;
+                crate::ddl::create_table(self, ct, text)?;
+                Ok(Output::ok())
+            }
+            Statement::CreateIndex(ci) => {
+                self.commit()?;
+                crate::ddl::create_index(self, ci, text)?;
+                Ok(Output::ok())
+            }
+            Statement::AlterTable(at) => {
+                self.commit()?;
+                crate::ddl::alter_table(self, &at.name, &at.operations, text)?;
+                Ok(Output::ok())
+            }
+            Statement::Drop {
+                object_type,
+                if_exists,
+                names,
+                table,
+                ..
+            } => {
+                self.commit()?;
+                crate::ddl::drop(self, object_type, *if_exists, names, table.as_ref(), text)?;
+                if matches!(
+                    object_type,
+                    ast::ObjectType::Database | ast::ObjectType::Schema
+                ) {
+                    if let Some(cur) = &self.current_db {
+                        if names
+                            .iter()
+                            .any(|n| crate::expr::object_name_parts(n).join(".") == *cur)
+                        {
+                            self.current_db = None;
+                        }
+                    }
+                }
+                Ok(Output::ok())
+            }
+            Statement::Truncate(t) => {
+                self.commit()?;
+                crate::ddl::truncate(self, t, text)?;
+                Ok(Output::ok())
+            }
+            Statement::Set(_) => Err(SqlError::unsupported("this SET statement")),
+            other => {
+                let s = other.to_string();
+                let kind: String = s.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+                Err(SqlError::unsupported(&kind))
+            }
+        }
+    }
+}
+
+/// Statements that are never administration statements (skips the admin parser on the hot
+/// path): those starting with one of these words.
+fn is_core_statement(sql: &str) -> bool {
+    let mut words = sql
+        .trim_start()
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| !w.is_empty());
+    let word = words.next().unwrap_or("");
+    if word.eq_ignore_ascii_case("START") {
+        return words
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case("TRANSACTION"));
+    }
+    [
+        "SELECT",
+        "INSERT",
+        "UPDATE",
+        "DELETE",
+        "REPLACE",
+        "BEGIN",
+        "COMMIT",
+        "ROLLBACK",
+        "SAVEPOINT",
+    ]
+    .iter()
+    .any(|w| w.eq_ignore_ascii_case(word))
+}
+
+type Extra = Option<(Option<u64>, Vec<(String, u16, String)>, u64)>;
+
+fn dml_out(d: DmlResult) -> (Output, Option<u64>, Extra) {
+    (
+        Output::Ok {
+            affected_rows: d.affected,
+            last_insert_id: d.last_insert_id.unwrap_or(0),
+            warnings: 0,
+            info: d.info,
+        },
+        None,
+        Some((d.last_insert_id, d.warnings, d.affected)),
+    )
+}
+
+fn affected(n: u64) -> Output {
+    Output::Ok {
+        affected_rows: n,
+        last_insert_id: 0,
+        warnings: 0,
+        info: String::new(),
+    }
+}
