@@ -11,6 +11,7 @@
 //! so a full disk does not turn into a busy loop; the tmp file never holds records, so a
 //! crash at any point leaves nothing recovery needs (it deletes a stale tmp file).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::error::LogError;
@@ -30,6 +31,8 @@ struct Slot {
 pub(crate) struct Preparer {
     slot: Mutex<Slot>,
     cv: Condvar,
+    /// Set by `stop`; read (without the slot lock) between the chunks of a zero-fill.
+    stopping: AtomicBool,
 }
 
 impl Preparer {
@@ -83,6 +86,7 @@ impl Preparer {
     }
 
     pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
         lock(&self.slot).stop = true;
         self.cv.notify_all();
     }
@@ -103,7 +107,8 @@ pub(crate) fn run(inner: &Inner) {
             }
             s.want = false;
         }
-        let r = segment::create_zeroed(&*inner.fs, &path, inner.opts.segment_size);
+        let cancelled = || p.stopping.load(Ordering::SeqCst);
+        let r = segment::create_zeroed(&*inner.fs, &path, inner.opts.segment_size, &cancelled);
         lock(&p.slot).ready = Some(r);
         p.cv.notify_all();
     }

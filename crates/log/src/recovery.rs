@@ -88,7 +88,7 @@ pub(crate) fn open(
         .collect();
     numbers.sort_unstable();
     if numbers.is_empty() {
-        let file = segment::create_zeroed(&*fs, &tmp, opts.segment_size)?;
+        let file = segment::create_zeroed(&*fs, &tmp, opts.segment_size, &|| false)?;
         let header = SegmentHeader::encode(1, 0, &GtidState::new(), &fde);
         segment::install(&*fs, &dir, &tmp, &*file, &header, 1)?;
         numbers.push(1);
