@@ -10,6 +10,7 @@ use onelog_binlog::Value;
 use onelog_engine::{ColumnSpec, IndexSpec, SqlType, TableSpec};
 use sqlparser::ast;
 
+use crate::admin::accounts;
 use crate::error::SqlError;
 use crate::expr::{object_name_parts, Compiler, Env, Scope};
 use crate::session::Session;
@@ -139,6 +140,7 @@ pub(crate) fn create_table(
         return Err(SqlError::unsupported("CREATE TABLE ... SELECT/LIKE"));
     }
     let (db, name) = split_name(session, &ct.name)?;
+    session.check_table_privilege(&db, &name, accounts::CREATE)?;
     let mut columns = Vec::new();
     let mut primary_key: Vec<String> = Vec::new();
     let mut indexes: Vec<IndexSpec> = Vec::new();
@@ -279,6 +281,7 @@ pub(crate) fn create_index(
     sql: &str,
 ) -> Result<(), SqlError> {
     let (db, table) = split_name(session, &ci.table_name)?;
+    session.check_table_privilege(&db, &table, accounts::INDEX)?;
     let cols = index_columns(&ci.columns);
     let name = match &ci.name {
         Some(n) => object_name_parts(n).join("."),
@@ -302,6 +305,9 @@ pub(crate) fn alter_table(
     sql: &str,
 ) -> Result<(), SqlError> {
     let (db, table) = split_name(session, name)?;
+    // MariaDB: ALTER, and INSERT and CREATE (ALTER TABLE copies the table).
+    session.check_table_privilege(&db, &table, accounts::ALTER)?;
+    session.check_table_privilege(&db, &table, accounts::INSERT | accounts::CREATE)?;
     let engine = &session.server.engine;
     for op in ops {
         match op {
@@ -370,6 +376,10 @@ pub(crate) fn drop(
             let cat = engine.catalog();
             for n in names {
                 let (db, t) = split_name(session, n)?;
+                session.check_table_privilege(&db, &t, accounts::DROP)?;
+            }
+            for n in names {
+                let (db, t) = split_name(session, n)?;
                 if cat.table_by_name(&db, &t).is_none() {
                     missing.push(format!("{db}.{t}"));
                 }
@@ -388,6 +398,9 @@ pub(crate) fn drop(
             Ok(())
         }
         ast::ObjectType::Database | ast::ObjectType::Schema => {
+            for n in names {
+                session.check_db_privilege(&object_name_parts(n).join("."), accounts::DROP)?;
+            }
             for n in names {
                 let db = object_name_parts(n).join(".");
                 match engine.drop_database(&db, if_exists, sql) {
@@ -408,6 +421,7 @@ pub(crate) fn drop(
                 return Err(SqlError::syntax(sql));
             };
             let (db, tn) = split_name(session, t)?;
+            session.check_table_privilege(&db, &tn, accounts::INDEX)?;
             for n in names {
                 let ix = object_name_parts(n).join(".");
                 match engine.drop_index(&db, &tn, &ix, sql) {
@@ -424,6 +438,11 @@ pub(crate) fn drop(
 pub(crate) fn truncate(session: &Session, t: &ast::Truncate, sql: &str) -> Result<(), SqlError> {
     for n in &t.table_names {
         let (db, table) = split_name(session, &n.name)?;
+        // MariaDB: TRUNCATE needs DROP.
+        session.check_table_privilege(&db, &table, accounts::DROP)?;
+    }
+    for n in &t.table_names {
+        let (db, table) = split_name(session, &n.name)?;
         session.server.engine.truncate_table(&db, &table, sql)?;
     }
     Ok(())
@@ -436,6 +455,7 @@ pub(crate) fn create_database(
     sql: &str,
 ) -> Result<(), SqlError> {
     let db = object_name_parts(name).join(".");
+    session.check_db_privilege(&db, accounts::CREATE)?;
     session
         .server
         .engine

@@ -13,6 +13,7 @@ use onelog_binlog::Value;
 use onelog_engine::{EngineError, IndexRef, KeyRange, LockMode, TableDef, Transaction};
 use sqlparser::ast;
 
+use crate::admin::accounts;
 use crate::error::SqlError;
 use crate::expr::{convert_for_column, sort_cmp, Compiler, Env, Expr, Scope};
 use crate::plan::{fetch, plan, Plan};
@@ -83,7 +84,15 @@ pub(crate) fn compile_insert(session: &Session, ins: &ast::Insert) -> Result<Ins
         ast::TableObject::TableName(n) => n,
         _ => return Err(SqlError::unsupported("INSERT into a table function")),
     };
-    let t = resolve_table(session, name)?;
+    // REPLACE needs DELETE too, ON DUPLICATE KEY UPDATE needs UPDATE (MariaDB).
+    let mut need = accounts::INSERT;
+    if ins.replace_into {
+        need |= accounts::DELETE;
+    }
+    if matches!(ins.on, Some(ast::OnInsert::DuplicateKeyUpdate(_))) {
+        need |= accounts::UPDATE;
+    }
+    let t = resolve_table(session, name, need)?;
     let db = session.current_db.clone().unwrap_or_default();
     let qualifier = t.name.clone();
     let mut columns = Vec::new();
@@ -216,12 +225,22 @@ fn single_table(twj: &ast::TableWithJoins) -> Result<(&ast::ObjectName, Option<S
     }
 }
 
+/// SELECT on `t`, checked after the statement's own privilege (so a user without any is told
+/// about that one first).
+fn check_select(session: &Session, t: &TableDef) -> Result<(), SqlError> {
+    session.check_table_privilege(&t.db, &t.name, accounts::SELECT)
+}
+
 pub(crate) fn compile_update(session: &Session, u: &ast::Update) -> Result<UpdatePlan, SqlError> {
     if u.from.is_some() {
         return Err(SqlError::unsupported("UPDATE ... FROM"));
     }
     let (name, alias) = single_table(&u.table)?;
-    let t = resolve_table(session, name)?;
+    let t = resolve_table(session, name, accounts::UPDATE)?;
+    if u.selection.is_some() {
+        // The WHERE clause reads the table (MariaDB checks SELECT on the columns it reads).
+        check_select(session, &t)?;
+    }
     let qualifier = alias.unwrap_or_else(|| t.name.clone());
     let db = session.current_db.clone().unwrap_or_default();
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "field list");
@@ -259,7 +278,10 @@ pub(crate) fn compile_delete(session: &Session, d: &ast::Delete) -> Result<Delet
         return Err(SqlError::unsupported("multi-table DELETE"));
     }
     let (name, alias) = single_table(&from[0])?;
-    let t = resolve_table(session, name)?;
+    let t = resolve_table(session, name, accounts::DELETE)?;
+    if d.selection.is_some() {
+        check_select(session, &t)?;
+    }
     let qualifier = alias.unwrap_or_else(|| t.name.clone());
     let db = session.current_db.clone().unwrap_or_default();
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "where clause");

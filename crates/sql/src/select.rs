@@ -12,6 +12,7 @@ use onelog_binlog::{ColumnType, Value};
 use onelog_engine::{LockMode, SqlType, TableDef, Transaction};
 use sqlparser::ast;
 
+use crate::admin::accounts;
 use crate::error::SqlError;
 use crate::expr::{
     binary_values, compare, conform, key_bytes, rtype_column, sort_cmp, AggFunc, AggSpec, BinOp,
@@ -204,10 +205,12 @@ pub(crate) fn expr_column(name: &str, r: RType, nullable: bool) -> Column {
     }
 }
 
-/// Resolves `db.table` against the session's current database.
+/// Resolves `db.table` against the session's current database, after checking that the
+/// session holds the privileges `need` on it (1142 before 1146, as in MariaDB).
 pub(crate) fn resolve_table(
     session: &Session,
     name: &ast::ObjectName,
+    need: u64,
 ) -> Result<Arc<TableDef>, SqlError> {
     let parts = crate::expr::object_name_parts(name);
     let (db, table) = match parts.as_slice() {
@@ -221,6 +224,7 @@ pub(crate) fn resolve_table(
         [d, t] => (d.clone(), t.clone()),
         _ => return Err(SqlError::syntax(&name.to_string())),
     };
+    session.check_table_privilege(&db, &table, need)?;
     let cat = session.server.engine.catalog();
     match cat.table_by_name(&db, &table) {
         Some(t) => Ok(t.clone()),
@@ -264,7 +268,7 @@ pub(crate) fn compile(
                 Ok(None)
             }
             ast::TableFactor::Table { name, alias, .. } => {
-                let t = resolve_table(session, name)?;
+                let t = resolve_table(session, name, accounts::SELECT)?;
                 let qn = match alias {
                     Some(a) => a.name.value.clone(),
                     None => t.name.clone(),

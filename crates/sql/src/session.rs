@@ -9,7 +9,15 @@
 //! - inside a transaction each data-changing statement runs under a savepoint: a failing
 //!   statement (1205 included) leaves none of its changes, except 1213 which rolls the whole
 //!   transaction back (MySQL semantics) and ends it;
-//! - DDL commits the open transaction first (implicit commit).
+//! - DDL commits the open transaction first (implicit commit);
+//! - privileges are checked once per statement and table when it is compiled (1142 before
+//!   1146, 1044 for database statements and USE), against the session's [`PrivCache`]
+//!   brought up to date at the start of the statement; a prepared statement's cached plan is
+//!   compiled (and so checked) again when the account's grants changed since;
+//! - the diagnostics area (`warnings`) holds the conditions of the last statement that
+//!   produced any: a statement clears it first unless it uses no table and reads
+//!   `@@warning_count` / `@@error_count` (SHOW WARNINGS / ERRORS keep it too, in `admin`); a
+//!   failed statement leaves its error there.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,6 +27,7 @@ use onelog_engine::Transaction;
 use sqlparser::ast::{self, Statement};
 
 use crate::admin;
+use crate::admin::accounts::PrivCache;
 use crate::admin::status::ComKind;
 use crate::admin::sysvars::SessionVars;
 use crate::dml::{self, DeletePlan, DmlResult, InsertPlan, UpdatePlan};
@@ -138,6 +147,8 @@ pub(crate) struct Prepared {
     pub db: Option<String>,
     /// An administration statement (run through `admin::try_execute`).
     pub admin: bool,
+    /// The session's privilege epoch `compiled` was checked under (see [`PrivCache`]).
+    pub priv_epoch: u64,
 }
 
 const STMT_SAVEPOINT: &str = "\u{1}stmt";
@@ -163,11 +174,14 @@ pub struct Session {
     stmt_time: (i64, u32),
     prepared: HashMap<u32, Prepared>,
     next_stmt_id: u32,
+    /// The account's privileges, cached per catalog version.
+    pub(crate) privs: PrivCache,
 }
 
 impl Session {
     pub fn new(server: Arc<Server>, connection_id: u32, user: &str, host: &str) -> Session {
         let vars = SessionVars::new(&server.globals);
+        let privs = PrivCache::new(server.engine.catalog(), user, host);
         Session {
             server,
             connection_id,
@@ -188,6 +202,7 @@ impl Session {
             stmt_time: now_unix(),
             prepared: HashMap::new(),
             next_stmt_id: 1,
+            privs,
         }
     }
 
@@ -242,7 +257,17 @@ impl Session {
     }
 
     pub fn use_database(&mut self, db: &str) -> Result<(), SqlError> {
-        if !self.server.engine.catalog().has_database(db) {
+        let r = self.use_database_inner(db);
+        self.note_error(&r);
+        r
+    }
+
+    fn use_database_inner(&mut self, db: &str) -> Result<(), SqlError> {
+        let cat = self.server.engine.catalog();
+        self.privs.refresh(&cat, &self.user, &self.host);
+        // MariaDB checks the privilege first: an unknown database is 1044 too without one.
+        self.privs.check_some_on_db(&self.user, &self.host, db)?;
+        if !cat.has_database(db) {
             return Err(SqlError::unknown_database(db));
         }
         self.current_db = Some(db.to_string());
@@ -254,6 +279,8 @@ impl Session {
 
     pub fn field_list(&mut self, table: &str, wildcard: &str) -> Result<Vec<Column>, SqlError> {
         let db = self.current_db.clone().ok_or_else(SqlError::no_database)?;
+        self.refresh_privileges();
+        self.check_table_privilege(&db, table, admin::accounts::SELECT)?;
         let cat = self.server.engine.catalog();
         let t = cat
             .table_by_name(&db, table)
@@ -293,11 +320,45 @@ impl Session {
     pub fn change_user(&mut self, user: &str, db: Option<&str>) -> Result<(), SqlError> {
         self.reset();
         self.user = user.to_string();
+        self.privs = PrivCache::new(self.server.engine.catalog(), user, &self.host);
         self.current_db = None;
         if let Some(d) = db {
             self.use_database(d)?;
         }
         Ok(())
+    }
+
+    /// Brings the privilege cache up to the latest catalog (once per statement).
+    fn refresh_privileges(&mut self) {
+        let cat = self.server.engine.catalog();
+        self.privs.refresh(&cat, &self.user, &self.host);
+    }
+
+    /// Fails with 1142 unless the session holds every bit of `need` on `db`.`table`
+    /// (against the cache brought up to date at the start of the statement).
+    pub(crate) fn check_table_privilege(
+        &self,
+        db: &str,
+        table: &str,
+        need: u64,
+    ) -> Result<(), SqlError> {
+        self.privs
+            .check_table(&self.user, &self.host, db, table, need)
+    }
+
+    /// Fails with 1044 unless the session holds every bit of `need` on `db`.
+    pub(crate) fn check_db_privilege(&self, db: &str, need: u64) -> Result<(), SqlError> {
+        self.privs.check_db(&self.user, &self.host, db, need)
+    }
+
+    /// A failed statement leaves its error as the only condition of the diagnostics area
+    /// (SHOW ERRORS, `@@error_count`), as in MariaDB.
+    fn note_error<T>(&mut self, r: &Result<T, SqlError>) {
+        if let Err(e) = r {
+            self.warnings.clear();
+            self.warnings
+                .push(("Error".to_string(), e.code, e.message.clone()));
+        }
     }
 
     /// Starts an engine transaction; `locks`: it may wait for row locks, so it gets the
@@ -340,6 +401,7 @@ impl Session {
         let mut out = Vec::with_capacity(pieces.len());
         for p in pieces {
             let r = self.run_text(p);
+            self.note_error(&r);
             let stop = r.is_err();
             out.push(r);
             if stop {
@@ -360,12 +422,20 @@ impl Session {
             }
         }
         let parsed = parse::parse_statement(sql)?;
-        self.warnings.clear();
+        if matches!(parsed, Parsed::Sql(..)) {
+            self.refresh_privileges();
+        }
         self.run_parsed(&parsed, sql, &[], None)
     }
 
     /// COM_STMT_PREPARE.
     pub fn prepare(&mut self, sql: &str) -> Result<PreparedInfo, SqlError> {
+        let r = self.prepare_inner(sql);
+        self.note_error(&r);
+        r
+    }
+
+    fn prepare_inner(&mut self, sql: &str) -> Result<PreparedInfo, SqlError> {
         self.server.status.com(ComKind::StmtPrepare);
         let pieces = parse::split_statements(sql);
         if pieces.len() != 1 {
@@ -385,6 +455,7 @@ impl Session {
                     compiled: None,
                     db: self.current_db.clone(),
                     admin: true,
+                    priv_epoch: 0,
                 },
             );
             return Ok(PreparedInfo {
@@ -398,6 +469,7 @@ impl Session {
             Parsed::Sql(s, _) => parse::count_placeholders(s),
             _ => 0,
         };
+        self.refresh_privileges();
         let compiled = match &parsed {
             Parsed::Sql(s, lock) => self.compile(s, *lock)?,
             _ => None,
@@ -417,6 +489,7 @@ impl Session {
                 compiled,
                 db: self.current_db.clone(),
                 admin: false,
+                priv_epoch: self.privs.epoch(),
             },
         );
         Ok(PreparedInfo {
@@ -428,12 +501,18 @@ impl Session {
 
     /// COM_STMT_EXECUTE.
     pub fn execute(&mut self, stmt_id: u32, params: &[Value]) -> Result<Output, SqlError> {
+        let r = self.execute_inner(stmt_id, params);
+        self.note_error(&r);
+        r
+    }
+
+    fn execute_inner(&mut self, stmt_id: u32, params: &[Value]) -> Result<Output, SqlError> {
         self.begin_statement_time();
         let server = self.server.clone();
         server.status.question();
         server.status.com(ComKind::StmtExecute);
         let _running = server.status.running();
-        let Some(p) = self.prepared.get_mut(&stmt_id) else {
+        let Some(p) = self.prepared.get(&stmt_id) else {
             return Err(SqlError::unknown_statement(stmt_id, "mysqld_stmt_execute"));
         };
         if params.len() != p.params {
@@ -443,19 +522,29 @@ impl Session {
             let sql = p.sql.clone();
             return admin::try_execute(self, &sql).unwrap_or_else(|| Err(SqlError::syntax(&sql)));
         }
-        // Revalidate the cached plan: same database and unchanged table definition.
+        // Grants may have changed since the plan was checked: bring the privilege cache up to
+        // date (a pointer comparison when the catalog is unchanged).
+        let cat = self.server.engine.catalog();
+        self.privs.refresh(&cat, &self.user, &self.host);
+        let epoch = self.privs.epoch();
+        let Some(p) = self.prepared.get_mut(&stmt_id) else {
+            return Err(SqlError::unknown_statement(stmt_id, "mysqld_stmt_execute"));
+        };
+        // Revalidate the cached plan: same database, unchanged table definition, and
+        // privileges checked under the account's current grants.
         let mut compiled = p.compiled.take();
         let parsed = p.parsed.clone();
         let sql = p.sql.clone();
         let stale = match &compiled {
             Some(c) => {
-                let cat = self.server.engine.catalog();
                 p.db != self.current_db
+                    || p.priv_epoch != epoch
                     || c.table()
                         .is_some_and(|t| cat.table(t.id).is_none_or(|cur| !Arc::ptr_eq(cur, t)))
             }
             None => false,
         };
+        drop(cat);
         if stale {
             compiled = None;
             if let Parsed::Sql(s, lock) = &*parsed {
@@ -463,9 +552,9 @@ impl Session {
             }
             if let Some(p) = self.prepared.get_mut(&stmt_id) {
                 p.db = self.current_db.clone();
+                p.priv_epoch = epoch;
             }
         }
-        self.warnings.clear();
         let r = self.run_parsed(&parsed, &sql, params, compiled.as_ref());
         if let Some(p) = self.prepared.get_mut(&stmt_id) {
             p.compiled = compiled;
@@ -507,14 +596,38 @@ impl Session {
     ) -> Result<Output, SqlError> {
         match parsed {
             Parsed::Empty => Err(SqlError::new(1065, "42000", "Query was empty")),
-            Parsed::Txn(t) => self.run_txn(t),
+            Parsed::Txn(t) => {
+                self.warnings.clear();
+                self.run_txn(t)
+            }
             Parsed::Sql(stmt, lock) => match compiled {
-                Some(c) => self.run_compiled(c, params),
+                Some(c) => {
+                    self.begin_diagnostics(c, sql);
+                    self.run_compiled(c, params)
+                }
                 None => match self.compile(stmt, *lock)? {
-                    Some(c) => self.run_compiled(&c, params),
-                    None => self.run_other(stmt, sql),
+                    Some(c) => {
+                        self.begin_diagnostics(&c, sql);
+                        self.run_compiled(&c, params)
+                    }
+                    None => {
+                        self.warnings.clear();
+                        self.run_other(stmt, sql)
+                    }
                 },
             },
+        }
+    }
+
+    /// Clears the previous statement's conditions, except for a statement that uses no
+    /// table and reads the diagnostics variables (`SELECT @@warning_count`,
+    /// `@@error_count`): like SHOW WARNINGS it reports the previous statement's.
+    fn begin_diagnostics(&mut self, c: &Compiled, sql: &str) {
+        if self.warnings.is_empty() {
+            return;
+        }
+        if c.table().is_some() || !reads_diagnostics(sql) {
+            self.warnings.clear();
         }
     }
 
@@ -777,6 +890,12 @@ impl Session {
             }
         }
     }
+}
+
+/// Whether a statement's text reads `@@warning_count` or `@@error_count` (any scope).
+fn reads_diagnostics(sql: &str) -> bool {
+    let lower = sql.to_ascii_lowercase();
+    lower.contains("@@") && (lower.contains("warning_count") || lower.contains("error_count"))
 }
 
 /// Statements that are never administration statements (skips the admin parser on the hot

@@ -15,16 +15,22 @@
 //! wildcard, then patterns, then `%`), like MariaDB's sort of `mysql.user`.
 //!
 //! Privileges: a bit set per scope (`*.*` or `db.*`); the names are MariaDB's. `ALL` is every
-//! privilege of the scope. Enforcement: [`check_privilege`] is the check the statement layer
-//! calls (1044 for database-level statements, 1142 for table statements); what it covers is
-//! decided there.
+//! privilege of the scope. Enforcement: statements check through the session's
+//! [`PrivCache`] (refreshed when the catalog changes; a fast path for accounts holding what is
+//! needed globally): table statements at compile time (SELECT; INSERT, +DELETE for REPLACE,
+//! +UPDATE for ON DUPLICATE KEY UPDATE; UPDATE/DELETE, +SELECT with a WHERE clause; CREATE,
+//! DROP, TRUNCATE (DROP), CREATE/DROP INDEX (INDEX), ALTER (ALTER, then INSERT and CREATE))
+//! fail with 1142; CREATE/DROP DATABASE (CREATE/DROP) and USE (any database privilege) with
+//! 1044. Column-level checks (SELECT on the columns an UPDATE's SET reads) are not done.
+//! A session that logged in with an account and whose account was dropped holds nothing;
+//! sessions of users without any account at login (embedded use) are not checked.
 //!
 //! Bootstrap: on a database without any account, `root@localhost` is created without a
 //! password with ALL PRIVILEGES ON *.* WITH GRANT OPTION.
 
 use std::sync::{Arc, OnceLock};
 
-use onelog_engine::{AccountDef, Engine, GrantDef};
+use onelog_engine::{AccountDef, Catalog, Engine, GrantDef};
 use sha1::{Digest, Sha1};
 
 use crate::admin::parse::{Password, PrivName};
@@ -214,7 +220,10 @@ fn specificity(pattern: &str) -> u8 {
 }
 
 fn best_match(engine: &Engine, user: &str, host: &str) -> Option<Arc<AccountDef>> {
-    let cat = engine.catalog();
+    best_match_in(&engine.catalog(), user, host)
+}
+
+fn best_match_in(cat: &Catalog, user: &str, host: &str) -> Option<Arc<AccountDef>> {
     cat.accounts()
         .filter(|a| a.user == user && host_matches(&a.host, host))
         .max_by_key(|a| specificity(&a.host))
@@ -316,115 +325,283 @@ pub(crate) fn privileges_on(session: &Session, db: &str) -> u64 {
 }
 
 /// Fails with 1044 (`table` None) or 1142 unless the session holds every bit of `need` on
-/// `db`. Sessions of users without any account (tests, embedded use) are not checked.
+/// `db`. Sessions of users that had no account when they logged in (embedded use) are not
+/// checked; a session whose account was dropped since holds nothing.
+///
+/// This looks the account up in the latest catalog; statements use the session's cached
+/// [`PrivCache`] instead (`Session::check_table_privilege`).
 pub fn check_privilege(
     session: &Session,
     db: &str,
     table: Option<&str>,
     need: u64,
 ) -> Result<(), SqlError> {
-    let Some(a) = best_match(&session.server.engine, &session.user, &session.host) else {
+    let account = best_match(&session.server.engine, &session.user, &session.host);
+    if account.is_none() && !session.privs.enforce {
         return Ok(());
-    };
-    let have = a
-        .grants
-        .iter()
-        .filter(|g| g.scope == "*" || g.scope == db)
-        .fold(0, |acc, g| acc | g.privileges);
+    }
+    let have = account.as_deref().map_or(0, |a| grants_on(a, db));
     if have & need == need {
         return Ok(());
     }
+    let host = account
+        .as_deref()
+        .map_or(session.host.as_str(), |a| a.host.as_str());
     Err(match table {
-        None => SqlError::new(
-            1044,
-            "42000",
-            format!(
-                "Access denied for user '{}'@'{}' to database '{db}'",
-                session.user, a.host
-            ),
-        ),
-        Some(t) => {
-            let name = NAMES
-                .iter()
-                .find(|(_, b)| need & !have & b != 0)
-                .map_or("ALL", |(n, _)| n);
-            SqlError::new(
-                1142,
-                "42000",
-                format!(
-                    "{name} command denied to user '{}'@'{}' for table `{db}`.`{t}`",
-                    session.user, a.host
-                ),
-            )
-        }
+        None => db_denied(&session.user, host, db),
+        Some(t) => table_denied(&session.user, &session.host, db, t, need & !have),
     })
 }
 
-/// Fails with 1227 unless the session holds `need` globally.
-/// Fails with 1227 unless the session holds at least one of the bits of `any` globally.
-pub(crate) fn require_any_global(session: &Session, any: u64, what: &str) -> Result<(), SqlError> {
-    let Some(a) = best_match(&session.server.engine, &session.user, &session.host) else {
-        return Ok(());
-    };
-    let have = a
+/// The privileges `account` holds on `db` (global grants included).
+fn grants_on(account: &AccountDef, db: &str) -> u64 {
+    account
         .grants
         .iter()
+        .filter(|g| g.scope == "*" || g.scope == db)
+        .fold(0, |acc, g| acc | g.privileges)
+}
+
+/// 1044 `ER_DBACCESS_DENIED_ERROR`; `host` is the account's host pattern (MariaDB's
+/// `priv_host`).
+pub(crate) fn db_denied(user: &str, host: &str, db: &str) -> SqlError {
+    SqlError::new(
+        1044,
+        "42000",
+        format!("Access denied for user '{user}'@'{host}' to database '{db}'"),
+    )
+}
+
+/// 1142 `ER_TABLEACCESS_DENIED_ERROR` (MariaDB 10.11 wording: the missing privileges'
+/// names joined by commas, the client's host, the table as `` `db`.`t` ``).
+pub(crate) fn table_denied(
+    user: &str,
+    host: &str,
+    db: &str,
+    table: &str,
+    missing: u64,
+) -> SqlError {
+    let mut names = String::new();
+    for (n, b) in NAMES {
+        if missing & b != 0 {
+            if !names.is_empty() {
+                names.push(',');
+            }
+            names.push_str(n);
+        }
+    }
+    if names.is_empty() {
+        names.push_str("ALL");
+    }
+    let host = if host.is_empty() { "localhost" } else { host };
+    SqlError::new(
+        1142,
+        "42000",
+        format!(
+            "{names} command denied to user '{user}'@'{host}' for table `{}`.`{}`",
+            db.replace('`', "``"),
+            table.replace('`', "``")
+        ),
+    )
+}
+
+/// A session's privileges, cached per catalog version so that the per-statement check costs
+/// a pointer comparison (and nothing more for accounts with global ALL).
+///
+/// Invariants: `account` is the account that matches the session's user and host in
+/// `catalog`; `global` is its `*.*` privileges; `epoch` changes whenever `account` does (a
+/// GRANT, REVOKE, ALTER USER or DROP USER of it), so plans compiled (and checked) under an
+/// older epoch are checked again. Holding `catalog` keeps the pointer comparison free of
+/// address reuse.
+#[derive(Debug)]
+pub(crate) struct PrivCache {
+    catalog: Arc<Catalog>,
+    account: Option<Arc<AccountDef>>,
+    global: u64,
+    epoch: u64,
+    /// The session logged in with an account: privileges are enforced. Sessions of users
+    /// without any account at login (tests, embedded use) are not checked.
+    enforce: bool,
+}
+
+impl PrivCache {
+    /// The state of `user`@`host` in `catalog`; enforced when an account matches.
+    pub(crate) fn new(catalog: Arc<Catalog>, user: &str, host: &str) -> PrivCache {
+        let account = best_match_in(&catalog, user, host);
+        PrivCache {
+            global: account.as_deref().map_or(0, global_grants),
+            enforce: account.is_some(),
+            account,
+            catalog,
+            epoch: 0,
+        }
+    }
+
+    /// Brings the cache up to `catalog` (a pointer comparison when it is unchanged).
+    pub(crate) fn refresh(&mut self, catalog: &Arc<Catalog>, user: &str, host: &str) {
+        if Arc::ptr_eq(&self.catalog, catalog) {
+            return;
+        }
+        let account = best_match_in(catalog, user, host);
+        let same = match (&account, &self.account) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            self.global = account.as_deref().map_or(0, global_grants);
+            self.account = account;
+            self.epoch = self.epoch.wrapping_add(1);
+        }
+        self.catalog = catalog.clone();
+    }
+
+    /// Changes with every change of the session's account.
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// The privileges held on `db` (global ones included); every bit when not enforced.
+    pub(crate) fn on_db(&self, db: &str) -> u64 {
+        if !self.enforce {
+            return u64::MAX;
+        }
+        match &self.account {
+            Some(a) => grants_on(a, db),
+            None => 0,
+        }
+    }
+
+    /// Fails with 1142 unless every bit of `need` is held on `db`.`table`.
+    pub(crate) fn check_table(
+        &self,
+        user: &str,
+        host: &str,
+        db: &str,
+        table: &str,
+        need: u64,
+    ) -> Result<(), SqlError> {
+        if !self.enforce || self.global & need == need {
+            return Ok(());
+        }
+        let have = self.on_db(db);
+        if have & need == need {
+            return Ok(());
+        }
+        Err(table_denied(user, host, db, table, need & !have))
+    }
+
+    /// Fails with 1044 unless every bit of `need` is held on `db`.
+    pub(crate) fn check_db(
+        &self,
+        user: &str,
+        host: &str,
+        db: &str,
+        need: u64,
+    ) -> Result<(), SqlError> {
+        if !self.enforce || self.global & need == need || self.on_db(db) & need == need {
+            return Ok(());
+        }
+        Err(db_denied(user, self.priv_host(host), db))
+    }
+
+    /// Fails with 1044 unless some database-level privilege is held on `db` (USE).
+    pub(crate) fn check_some_on_db(
+        &self,
+        user: &str,
+        host: &str,
+        db: &str,
+    ) -> Result<(), SqlError> {
+        if !self.enforce || self.global & ALL_DB != 0 || self.on_db(db) & ALL_DB != 0 {
+            return Ok(());
+        }
+        Err(db_denied(user, self.priv_host(host), db))
+    }
+
+    fn priv_host<'a>(&'a self, host: &'a str) -> &'a str {
+        self.account.as_deref().map_or(host, |a| a.host.as_str())
+    }
+}
+
+fn global_grants(a: &AccountDef) -> u64 {
+    a.grants
+        .iter()
         .filter(|g| g.scope == "*")
-        .fold(0, |acc, g| acc | g.privileges);
-    if have & any != 0 {
+        .fold(0, |acc, g| acc | g.privileges)
+}
+
+/// The session's account in the latest catalog: `None` when the session is not checked (no
+/// account at login), `Some(None)` when its account was dropped since (no privileges).
+fn checked_account(session: &Session) -> Option<Option<Arc<AccountDef>>> {
+    let a = best_match(&session.server.engine, &session.user, &session.host);
+    if a.is_none() && !session.privs.enforce {
+        None
+    } else {
+        Some(a)
+    }
+}
+
+/// Whether the session's privileges are checked (it logged in with an account, or has one
+/// now).
+pub(crate) fn is_checked(session: &Session) -> bool {
+    checked_account(session).is_some()
+}
+
+fn need_global_error(what: &str) -> SqlError {
+    SqlError::new(
+        1227,
+        "42000",
+        format!(
+            "Access denied; you need (at least one of) the {what} privilege(s) for this operation"
+        ),
+    )
+}
+
+/// Fails with 1227 unless the session holds at least one of the bits of `any` globally.
+pub(crate) fn require_any_global(session: &Session, any: u64, what: &str) -> Result<(), SqlError> {
+    let Some(a) = checked_account(session) else {
+        return Ok(());
+    };
+    if a.as_deref().map_or(0, global_grants) & any != 0 {
         Ok(())
     } else {
-        Err(SqlError::new(
-            1227,
-            "42000",
-            format!("Access denied; you need (at least one of) the {what} privilege(s) for this operation"),
-        ))
+        Err(need_global_error(what))
     }
 }
 
 /// Fails with 1044 unless the session holds some privilege on `db` (SHOW TABLES, SHOW
 /// CREATE TABLE, SHOW COLUMNS, SHOW INDEX).
 pub(crate) fn require_some_on_db(session: &Session, db: &str) -> Result<(), SqlError> {
-    let Some(a) = best_match(&session.server.engine, &session.user, &session.host) else {
+    let Some(a) = checked_account(session) else {
         return Ok(());
     };
-    if privileges_on(session, db) & ALL_DB != 0 {
+    if a.as_deref().map_or(0, |a| grants_on(a, db)) & ALL_DB != 0 {
         return Ok(());
     }
-    Err(SqlError::new(
-        1044,
-        "42000",
-        format!(
-            "Access denied for user '{}'@'{}' to database '{db}'",
-            session.user, a.host
-        ),
-    ))
+    let host = a
+        .as_deref()
+        .map_or(session.host.as_str(), |a| a.host.as_str());
+    Err(db_denied(&session.user, host, db))
 }
 
-/// Whether SHOW DATABASES lists `db` for this session.
+/// Whether SHOW DATABASES lists `db` for this session: with the global SHOW DATABASES
+/// privilege, or some privilege on `db`.
 pub(crate) fn may_see_db(session: &Session, db: &str) -> bool {
-    best_match(&session.server.engine, &session.user, &session.host).is_none()
-        || privileges_on(session, "*") & SHOW_DATABASES != 0
-        || privileges_on(session, db) & ALL_DB != 0
+    let Some(a) = checked_account(session) else {
+        return true;
+    };
+    a.as_deref()
+        .is_some_and(|a| global_grants(a) & SHOW_DATABASES != 0 || grants_on(a, db) & ALL_DB != 0)
 }
 
 fn require_global(session: &Session, need: u64, what: &str) -> Result<(), SqlError> {
-    let Some(a) = best_match(&session.server.engine, &session.user, &session.host) else {
+    let Some(a) = checked_account(session) else {
         return Ok(());
     };
-    let have = a
-        .grants
-        .iter()
-        .filter(|g| g.scope == "*")
-        .fold(0, |acc, g| acc | g.privileges);
-    if have & need == need {
+    if a.as_deref().map_or(0, global_grants) & need == need {
         Ok(())
     } else {
-        Err(SqlError::new(
-            1227,
-            "42000",
-            format!("Access denied; you need (at least one of) the {what} privilege(s) for this operation"),
-        ))
+        Err(need_global_error(what))
     }
 }
 
@@ -675,7 +852,7 @@ pub(crate) fn grant(
 }
 
 fn require_grantor(session: &Session, scope: &str, bits: u64) -> Result<(), SqlError> {
-    if best_match(&session.server.engine, &session.user, &session.host).is_none() {
+    if checked_account(session).is_none() {
         return Ok(());
     }
     let have = privileges_on(session, scope);

@@ -369,7 +369,7 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(ok(0))
         }
         Stmt::Shutdown => {
-            if accounts::current_account(session).is_some()
+            if accounts::is_checked(session)
                 && accounts::privileges_on(session, "*") & accounts::SHUTDOWN == 0
             {
                 return Err(SqlError::new(
@@ -425,7 +425,7 @@ fn kill(session: &mut Session, query_only: bool, id: u64) -> Result<Output, SqlE
     // A user may kill its own connections; others need SUPER.
     let own = target.info.user == session.user;
     if !own
-        && accounts::current_account(session).is_some()
+        && accounts::is_checked(session)
         && accounts::privileges_on(session, "*") & accounts::SUPER == 0
     {
         return Err(SqlError::new(

@@ -378,7 +378,7 @@ pub(crate) fn processlist(session: &Session, full: bool) -> Vec<Vec<Value>> {
     let mut conns = session.server.connections();
     conns.sort_by_key(|c| c.info.id);
     // Without PROCESS (or SUPER) a user sees only its own connections, as in MariaDB.
-    let all = crate::admin::accounts::current_account(session).is_none()
+    let all = !crate::admin::accounts::is_checked(session)
         || crate::admin::accounts::privileges_on(session, "*")
             & (crate::admin::accounts::PROCESS | crate::admin::accounts::SUPER)
             != 0;
