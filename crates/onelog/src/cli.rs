@@ -1,0 +1,519 @@
+//! The command line: `onelog serve [options]`, `onelog --version`, `onelog --help`.
+//!
+//! Owns [`parse_args`] and [`ServeOptions`]. Server options use mariadbd's names and syntax so
+//! a MariaDB user's habits and my.cnf files carry over: `--name=value` or `--name value`, `_`
+//! and `-` interchangeable in names, sizes with `K`/`M`/`G`/`T` suffixes, `--loose-` prefix
+//! for options that may be unknown (ignored with a warning), `--defaults-file=PATH` only as
+//! the first option (its `[mysqld]`/`[server]`/`[mariadbd]`/`[mariadb]`/`[onelog]` groups are
+//! read first, so the command line wins), `--no-defaults` accepted (we read no implicit
+//! files anyway). Any other unknown option is an error naming it and where it came from.
+//!
+//! A small hand parser rather than `clap`: mariadbd's conventions (`_`/`-` equivalence,
+//! `loose-`, option files feeding the same parser, size suffixes) are not clap's, and a
+//! dozen options do not need a framework.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::config::{read_defaults_file, ConfigError};
+
+/// The server version we advertise (`SELECT @@version`, handshake, Format_description).
+pub const SERVER_VERSION: &str = "10.11.9-MariaDB-onelog";
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Serve(Box<ServeOptions>),
+    Help,
+    Version,
+}
+
+/// Options of `onelog serve` (mariadbd names; defaults in [`ServeOptions::default`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServeOptions {
+    /// `--datadir`; created if missing.
+    pub datadir: PathBuf,
+    /// `--port`; 0 = any free port (the ready line says which).
+    pub port: u16,
+    /// `--bind-address`.
+    pub bind_address: String,
+    /// `--socket`; None = `<datadir>/onelog.sock`.
+    pub socket: Option<PathBuf>,
+    /// `--server-id`.
+    pub server_id: u32,
+    /// `--gtid-domain-id`.
+    pub gtid_domain_id: u32,
+    /// `--innodb-flush-log-at-trx-commit` (0, 1 or 2).
+    pub flush_log_at_trx_commit: u8,
+    /// `--max-binlog-size` in bytes (log segment size).
+    pub max_binlog_size: u64,
+    /// `--binlog-state-interval` in bytes (GTID state record period).
+    pub binlog_state_interval: u64,
+    /// `--max-connections`.
+    pub max_connections: u32,
+    /// `--max-allowed-packet` in bytes.
+    pub max_allowed_packet: u32,
+    /// `--wait-timeout` in seconds.
+    pub wait_timeout: u32,
+    /// Messages for the log (ignored `--loose-` options).
+    pub warnings: Vec<String>,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            datadir: PathBuf::from("onelog-data"),
+            port: 3306,
+            bind_address: "127.0.0.1".to_string(),
+            socket: None,
+            server_id: 1,
+            gtid_domain_id: 0,
+            flush_log_at_trx_commit: 1,
+            max_binlog_size: 1 << 30,
+            binlog_state_interval: 2 << 20,
+            max_connections: 151,
+            max_allowed_packet: 16 << 20,
+            wait_timeout: 28800,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// A command line that cannot be run (exit status 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CliError {
+    Usage(String),
+    Config(ConfigError),
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Usage(m) => f.write_str(m),
+            CliError::Config(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for CliError {}
+
+/// Help text of `onelog --help`.
+pub fn help_text() -> String {
+    let d = ServeOptions::default();
+    format!(
+        "onelog {pkg}: a MariaDB-compatible server whose binlog is its write-ahead log
+
+Usage:
+  onelog serve [--defaults-file=PATH] [options]   run the server
+  onelog --version                                print the version
+  onelog --help                                   print this help
+
+Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=value` or
+`--name value`; sizes take K, M, G suffixes; `--loose-NAME` ignores an unknown NAME):
+  --defaults-file=PATH   read options from PATH first (must be the first option); groups
+                         [mysqld] [server] [mariadbd] [mariadb] [onelog]
+  --datadir=DIR          data directory, created if missing (default ./{datadir})
+  --port=N               TCP port (default {port}; 0 = any free port)
+  --bind-address=ADDR    listen address (default {bind}); beyond loopback only once root
+                         has a password
+  --socket=PATH          unix socket (default <datadir>/onelog.sock)
+  --server-id=N          server id in GTIDs (default {sid})
+  --gtid-domain-id=N     GTID domain id (default {dom})
+  --innodb-flush-log-at-trx-commit=0|1|2
+                         durability: 1 = acknowledged commits are on disk (default {flush}),
+                         2 = written to the OS, synced every second, 0 = synced every second
+  --max-binlog-size=SIZE log segment size (default 1G)
+  --binlog-state-interval=SIZE
+                         log bytes between GTID state records (default 2M)
+  --max-connections=N    (default {maxc})
+  --max-allowed-packet=SIZE
+                         (default 16M)
+  --wait-timeout=SECONDS idle connection timeout (default {wait})
+
+Stop the server with SIGTERM, SIGINT (Ctrl-C) or the SHUTDOWN statement.
+",
+        pkg = env!("CARGO_PKG_VERSION"),
+        datadir = d.datadir.display(),
+        port = d.port,
+        bind = d.bind_address,
+        sid = d.server_id,
+        dom = d.gtid_domain_id,
+        flush = d.flush_log_at_trx_commit,
+        maxc = d.max_connections,
+        wait = d.wait_timeout,
+    )
+}
+
+/// Text of `onelog --version`, in mariadbd's shape.
+pub fn version_text() -> String {
+    format!(
+        "onelog  Ver {SERVER_VERSION} for {} on {} (onelog {})",
+        std::env::consts::OS,
+        std::env::consts::ARCH,
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// Parses the arguments after the program name.
+pub fn parse_args(args: &[String]) -> Result<Command, CliError> {
+    let Some(first) = args.first() else {
+        return Err(CliError::Usage(
+            "no command given: try `onelog serve` or `onelog --help`".to_string(),
+        ));
+    };
+    match first.as_str() {
+        "--help" | "-?" | "-h" | "help" => return Ok(Command::Help),
+        "--version" | "-V" | "version" => return Ok(Command::Version),
+        "serve" => {}
+        other => {
+            return Err(CliError::Usage(format!(
+                "unknown command '{other}': try `onelog serve` or `onelog --help`"
+            )))
+        }
+    }
+    let rest = &args[1..];
+    if rest
+        .iter()
+        .any(|a| matches!(a.as_str(), "--help" | "-?" | "-h"))
+    {
+        return Ok(Command::Help);
+    }
+    if rest
+        .iter()
+        .any(|a| matches!(a.as_str(), "--version" | "-V"))
+    {
+        return Ok(Command::Version);
+    }
+    parse_serve(rest).map(|o| Command::Serve(Box::new(o)))
+}
+
+/// Where an argument came from, for error messages.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    CommandLine,
+    File(&'a std::path::Path),
+}
+
+impl fmt::Display for Source<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::CommandLine => f.write_str("on the command line"),
+            Source::File(p) => write!(f, "in {}", p.display()),
+        }
+    }
+}
+
+fn parse_serve(args: &[String]) -> Result<ServeOptions, CliError> {
+    let mut opts = ServeOptions::default();
+    let mut args = args;
+    let mut defaults_file: Option<PathBuf> = None;
+    if let Some(first) = args.first() {
+        if let Some(path) = first.strip_prefix("--defaults-file=") {
+            if path.is_empty() {
+                return Err(CliError::Usage(
+                    "--defaults-file needs a path: --defaults-file=PATH".to_string(),
+                ));
+            }
+            defaults_file = Some(PathBuf::from(path));
+            args = &args[1..];
+        } else if first == "--no-defaults" {
+            args = &args[1..];
+        }
+    }
+    if let Some(path) = &defaults_file {
+        let file_args = read_defaults_file(path).map_err(CliError::Config)?;
+        let mut it = file_args.iter();
+        while let Some(arg) = it.next() {
+            apply_arg(&mut opts, arg, &mut it, Source::File(path), false)?;
+        }
+    }
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        apply_arg(&mut opts, arg, &mut it, Source::CommandLine, true)?;
+    }
+    Ok(opts)
+}
+
+/// Applies one `--name[=value]` argument; `next_is_value`: a value may be the next argument.
+fn apply_arg<'a>(
+    opts: &mut ServeOptions,
+    arg: &str,
+    rest: &mut impl Iterator<Item = &'a String>,
+    source: Source<'_>,
+    next_is_value: bool,
+) -> Result<(), CliError> {
+    let Some(body) = arg.strip_prefix("--") else {
+        return Err(CliError::Usage(format!(
+            "unexpected argument '{arg}' {source}: options are written --name=value"
+        )));
+    };
+    let (raw_name, inline_value) = match body.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (body, None),
+    };
+    let mut name = raw_name.trim().replace('_', "-");
+    let loose = name.starts_with("loose-");
+    if loose {
+        name = name["loose-".len()..].to_string();
+    }
+    if name == "defaults-file" || name == "defaults-extra-file" || name == "no-defaults" {
+        return Err(CliError::Usage(format!(
+            "--{name} {source} must be the first option (as in mariadbd)"
+        )));
+    }
+    if !is_known(&name) {
+        if loose {
+            opts.warnings
+                .push(format!("ignoring unknown option '--loose-{name}' {source}"));
+            return Ok(());
+        }
+        return Err(CliError::Usage(format!(
+            "unknown option '--{}' {source} (see `onelog --help`)",
+            raw_name.trim()
+        )));
+    }
+    let value = match inline_value {
+        Some(v) => v,
+        None if next_is_value => match rest.next() {
+            Some(v) if !v.starts_with("--") => v.clone(),
+            _ => {
+                return Err(CliError::Usage(format!(
+                    "option '--{name}' {source} needs a value: --{name}=VALUE"
+                )))
+            }
+        },
+        None => {
+            return Err(CliError::Usage(format!(
+                "option '{name}' {source} needs a value: {name}=VALUE"
+            )))
+        }
+    };
+    set_option(opts, &name, value.trim()).map_err(|why| {
+        CliError::Usage(format!(
+            "invalid value '{value}' for --{name} {source}: {why}"
+        ))
+    })
+}
+
+const KNOWN: &[&str] = &[
+    "datadir",
+    "port",
+    "bind-address",
+    "socket",
+    "server-id",
+    "gtid-domain-id",
+    "innodb-flush-log-at-trx-commit",
+    "max-binlog-size",
+    "binlog-state-interval",
+    "max-connections",
+    "max-allowed-packet",
+    "wait-timeout",
+];
+
+fn is_known(name: &str) -> bool {
+    KNOWN.contains(&name)
+}
+
+fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
+    match name {
+        "datadir" => {
+            if v.is_empty() {
+                return Err("empty path".to_string());
+            }
+            o.datadir = PathBuf::from(v);
+        }
+        "port" => o.port = parse_int(v, 0, u16::MAX as u64)? as u16,
+        "bind-address" => {
+            if v.is_empty() {
+                return Err("empty address".to_string());
+            }
+            o.bind_address = v.to_string();
+        }
+        "socket" => {
+            if v.is_empty() {
+                return Err("empty path".to_string());
+            }
+            o.socket = Some(PathBuf::from(v));
+        }
+        "server-id" => o.server_id = parse_int(v, 0, u32::MAX as u64)? as u32,
+        "gtid-domain-id" => o.gtid_domain_id = parse_int(v, 0, u32::MAX as u64)? as u32,
+        "innodb-flush-log-at-trx-commit" => o.flush_log_at_trx_commit = parse_int(v, 0, 2)? as u8,
+        "max-binlog-size" => o.max_binlog_size = parse_size(v, 16 << 10, 1 << 30)?,
+        "binlog-state-interval" => o.binlog_state_interval = parse_size(v, 4096, 1 << 40)?,
+        "max-connections" => o.max_connections = parse_int(v, 1, 100_000)? as u32,
+        "max-allowed-packet" => o.max_allowed_packet = parse_size(v, 1024, 1 << 30)? as u32,
+        "wait-timeout" => o.wait_timeout = parse_int(v, 1, 31_536_000)? as u32,
+        _ => return Err("unknown option".to_string()),
+    }
+    Ok(())
+}
+
+fn parse_int(v: &str, min: u64, max: u64) -> Result<u64, String> {
+    let n: u64 = v
+        .parse()
+        .map_err(|_| "not a non-negative integer".to_string())?;
+    check_range(n, min, max)
+}
+
+/// A byte size: digits with an optional K, M, G or T suffix (powers of 1024, either case).
+pub fn parse_size(v: &str, min: u64, max: u64) -> Result<u64, String> {
+    let (digits, shift) = match v.as_bytes().last().map(u8::to_ascii_uppercase) {
+        Some(b'K') => (&v[..v.len() - 1], 10),
+        Some(b'M') => (&v[..v.len() - 1], 20),
+        Some(b'G') => (&v[..v.len() - 1], 30),
+        Some(b'T') => (&v[..v.len() - 1], 40),
+        _ => (v, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| "not a size (digits with an optional K, M, G or T suffix)".to_string())?;
+    let n = n
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| "too large".to_string())?;
+    check_range(n, min, max)
+}
+
+fn check_range(n: u64, min: u64, max: u64) -> Result<u64, String> {
+    if n < min || n > max {
+        return Err(format!("out of range ({min}..={max})"));
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn serve(a: &[&str]) -> Result<ServeOptions, CliError> {
+        let mut v = vec!["serve"];
+        v.extend_from_slice(a);
+        match parse_args(&args(&v))? {
+            Command::Serve(o) => Ok(*o),
+            other => panic!("not serve: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_match_the_documented_ones() {
+        let o = serve(&[]).unwrap();
+        assert_eq!(o.datadir, PathBuf::from("onelog-data"));
+        assert_eq!(o.port, 3306);
+        assert_eq!(o.bind_address, "127.0.0.1");
+        assert_eq!(o.socket, None);
+        assert_eq!(o.server_id, 1);
+        assert_eq!(o.flush_log_at_trx_commit, 1);
+    }
+
+    #[test]
+    fn mariadbd_option_names_with_either_separator_and_both_value_forms() {
+        let o = serve(&[
+            "--datadir=/d",
+            "--port",
+            "4000",
+            "--bind_address=::1",
+            "--server_id=9",
+            "--gtid-domain-id=3",
+            "--innodb_flush_log_at_trx_commit=2",
+            "--max-binlog-size=64M",
+            "--binlog_state_interval=1m",
+            "--max-connections=1040",
+            "--max_allowed_packet=1G",
+            "--wait-timeout=60",
+            "--socket=/tmp/x.sock",
+        ])
+        .unwrap();
+        assert_eq!(o.datadir, PathBuf::from("/d"));
+        assert_eq!(o.port, 4000);
+        assert_eq!(o.bind_address, "::1");
+        assert_eq!(o.server_id, 9);
+        assert_eq!(o.gtid_domain_id, 3);
+        assert_eq!(o.flush_log_at_trx_commit, 2);
+        assert_eq!(o.max_binlog_size, 64 << 20);
+        assert_eq!(o.binlog_state_interval, 1 << 20);
+        assert_eq!(o.max_connections, 1040);
+        assert_eq!(o.max_allowed_packet, 1 << 30);
+        assert_eq!(o.wait_timeout, 60);
+        assert_eq!(o.socket, Some(PathBuf::from("/tmp/x.sock")));
+    }
+
+    #[test]
+    fn unknown_options_are_errors_naming_them_and_loose_ones_warnings() {
+        let e = serve(&["--innodb-buffer-pool-size=1G"]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("unknown option '--innodb-buffer-pool-size'"),
+            "{e}"
+        );
+        let o = serve(&["--loose-innodb-buffer-pool-size=1G"]).unwrap();
+        assert_eq!(o.warnings.len(), 1);
+        assert!(serve(&["port=5"]).is_err());
+    }
+
+    #[test]
+    fn bad_values_are_errors_naming_the_option() {
+        for bad in [
+            "--port=70000",
+            "--port=abc",
+            "--innodb-flush-log-at-trx-commit=3",
+            "--max-binlog-size=1X",
+            "--max-binlog-size=1K",
+            "--max-connections=0",
+        ] {
+            let e = serve(&[bad]).unwrap_err().to_string();
+            let name = bad.split('=').next().unwrap().trim_start_matches("--");
+            assert!(e.contains(name), "{bad}: {e}");
+        }
+        assert!(serve(&["--port"]).is_err());
+    }
+
+    #[test]
+    fn defaults_file_is_read_first_and_the_command_line_wins() {
+        let dir = std::env::temp_dir().join(format!("onelog-cli-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cnf = dir.join("my.cnf");
+        std::fs::write(
+            &cnf,
+            "[mysqld]\nport=4001\nserver_id = 5\n[client]\nport=1\n",
+        )
+        .unwrap();
+        let first = format!("--defaults-file={}", cnf.display());
+        let o = serve(&[&first, "--port=4002"]).unwrap();
+        assert_eq!(o.port, 4002);
+        assert_eq!(o.server_id, 5);
+        let e = serve(&["--port=1", &first]).unwrap_err().to_string();
+        assert!(e.contains("must be the first option"), "{e}");
+        std::fs::write(&cnf, "[mysqld]\nbogus=1\n").unwrap();
+        let e = serve(&[&first]).unwrap_err().to_string();
+        assert!(
+            e.contains("unknown option '--bogus'") && e.contains("my.cnf"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn help_and_version_are_recognised() {
+        assert_eq!(parse_args(&args(&["--help"])).unwrap(), Command::Help);
+        assert_eq!(
+            parse_args(&args(&["serve", "--help"])).unwrap(),
+            Command::Help
+        );
+        assert_eq!(parse_args(&args(&["--version"])).unwrap(), Command::Version);
+        assert!(parse_args(&args(&[])).is_err());
+        assert!(parse_args(&args(&["frobnicate"])).is_err());
+        assert!(version_text().contains(SERVER_VERSION));
+    }
+
+    #[test]
+    fn sizes_take_suffixes() {
+        assert_eq!(parse_size("16K", 0, u64::MAX).unwrap(), 16384);
+        assert_eq!(parse_size("2g", 0, u64::MAX).unwrap(), 2 << 30);
+        assert_eq!(parse_size("100", 0, u64::MAX).unwrap(), 100);
+        assert!(parse_size("", 0, u64::MAX).is_err());
+        assert!(parse_size("99999999999999T", 0, u64::MAX).is_err());
+    }
+}

@@ -1,0 +1,246 @@
+//! `onelog serve`: the server's life from options to exit.
+//!
+//! Order (each step only after the previous one succeeded):
+//! 1. block SIGTERM/SIGINT (before any thread exists, see `signals.rs`);
+//! 2. create the data directory and take its lock (`datadir.rs`): a second server on the same
+//!    directory stops here, before touching the log;
+//! 3. open the SQL server, which opens and recovers the engine; log the recovery report (the
+//!    segment and offset the log continues at, `gtid_binlog_pos`);
+//! 4. refuse a non-loopback `--bind-address` while root has no password;
+//! 5. start the listeners (TCP and unix socket) and print mariadbd's ready banner;
+//! 6. wait for SIGTERM, SIGINT or the SHUTDOWN statement; then stop the listeners and
+//!    connections, shut the server down (final checkpoint, so the next start replays nothing)
+//!    and exit 0.
+//!
+//! Every failure is one log line naming what failed and the process exits 1.
+
+use std::net::{IpAddr, ToSocketAddrs};
+use std::path::Path;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use onelog_server::ServerHandle;
+use onelog_sql::{Server, ServerConfig};
+
+use crate::cli::{ServeOptions, SERVER_VERSION};
+use crate::datadir::DataDirLock;
+use crate::logging::{error, note, warning};
+use crate::signals::TerminationSignals;
+
+/// How often the listener's shutdown flag is looked at.
+const SHUTDOWN_POLL: Duration = Duration::from_millis(100);
+
+/// Why the server stops.
+enum Stop {
+    Signal(&'static str),
+    Statement,
+}
+
+/// Runs the server; returns the process exit status.
+pub fn run(opts: &ServeOptions) -> i32 {
+    match serve(opts) {
+        Ok(()) => 0,
+        Err(msg) => {
+            error(&msg);
+            error("Aborting");
+            1
+        }
+    }
+}
+
+fn serve(opts: &ServeOptions) -> Result<(), String> {
+    let signals =
+        TerminationSignals::block().map_err(|e| format!("cannot block SIGTERM/SIGINT: {e}"))?;
+    for w in &opts.warnings {
+        warning(w);
+    }
+    note(&format!(
+        "onelog (server {SERVER_VERSION}) starting as process {}",
+        std::process::id()
+    ));
+
+    let lock = DataDirLock::acquire(&opts.datadir).map_err(|e| e.to_string())?;
+    let datadir = std::fs::canonicalize(&opts.datadir).map_err(|e| {
+        format!(
+            "cannot resolve the data directory {}: {e}",
+            opts.datadir.display()
+        )
+    })?;
+    note(&format!(
+        "data directory {} (locked: {})",
+        datadir.display(),
+        lock.path().display()
+    ));
+
+    let (stop_tx, stop_rx) = mpsc::channel::<Stop>();
+    let signal_tx = stop_tx.clone();
+    signals
+        .spawn_waiter(move |name| {
+            let _ = signal_tx.send(Stop::Signal(name));
+        })
+        .map_err(|e| format!("cannot start the signal thread: {e}"))?;
+
+    let config = server_config(opts, &datadir);
+    note(&format!(
+        "opening the database (durability innodb_flush_log_at_trx_commit={}, max_binlog_size={})",
+        config.flush_log_at_trx_commit, config.max_binlog_size
+    ));
+    let (server, report) = Server::open(config.clone())
+        .map_err(|e| format!("cannot open the database in {}: {e}", datadir.display()))?;
+    // The report names the checkpoint, the records replayed, the segment file and offset the
+    // log continues at, and gtid_binlog_pos.
+    note(&format!("recovery: {report}"));
+
+    // A SIGTERM/SIGINT that arrived during recovery: stop before listening.
+    if let Ok(Stop::Signal(name)) = stop_rx.try_recv() {
+        note(&format!("received {name} during startup: normal shutdown"));
+        return server
+            .shutdown()
+            .map(|()| note("final checkpoint written; shutdown complete"))
+            .map_err(|e| format!("shutdown failed: {e}"));
+    }
+
+    if let Err(msg) = check_bind_address(&config.bind_address, &server) {
+        shutdown_server(&server);
+        return Err(msg);
+    }
+
+    let handle = match ServerHandle::start(server.clone(), &config) {
+        Ok(h) => h,
+        Err(e) => {
+            shutdown_server(&server);
+            return Err(format!(
+                "cannot listen on {}:{} / {}: {e}",
+                config.bind_address,
+                config.port,
+                config
+                    .socket
+                    .as_deref()
+                    .map_or_else(String::new, |p| p.display().to_string())
+            ));
+        }
+    };
+
+    // The SHUTDOWN statement / COM_SHUTDOWN sets a flag in the SQL server or in the listener
+    // (the protocol layer's); the SQL server's is waited for in a thread, the listener's is
+    // polled below.
+    let statement_server = server.clone();
+    let statement_tx = stop_tx;
+    std::thread::Builder::new()
+        .name("shutdown-wait".to_string())
+        .spawn(move || {
+            statement_server.wait_shutdown_request();
+            let _ = statement_tx.send(Stop::Statement);
+        })
+        .map_err(|e| format!("cannot start the shutdown thread: {e}"))?;
+
+    let port = handle.local_addr().map_or(config.port, |a| a.port());
+    let socket = config
+        .socket
+        .as_deref()
+        .map_or_else(String::new, |p| p.display().to_string());
+    // mariadbd's banner, verbatim in shape: scripts and tests wait for it.
+    eprintln!(
+        "onelog: ready for connections.\nVersion: '{SERVER_VERSION}'  socket: '{socket}'  port: {port}"
+    );
+
+    let why = loop {
+        match stop_rx.recv_timeout(SHUTDOWN_POLL) {
+            Ok(why) => break why,
+            Err(mpsc::RecvTimeoutError::Timeout) if handle.shutdown_requested() => {
+                break Stop::Statement
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break Stop::Statement,
+        }
+    };
+    match why {
+        Stop::Signal(name) => note(&format!("received {name}: normal shutdown")),
+        Stop::Statement => note("SHUTDOWN statement: normal shutdown"),
+    }
+    handle.shutdown();
+    let result = server.shutdown();
+    drop(lock);
+    match result {
+        Ok(()) => {
+            note("final checkpoint written; shutdown complete");
+            Ok(())
+        }
+        Err(e) => Err(format!("shutdown failed: {e}")),
+    }
+}
+
+fn shutdown_server(server: &Arc<Server>) {
+    if let Err(e) = server.shutdown() {
+        error(&format!("shutdown failed: {e}"));
+    }
+}
+
+/// The SQL layer's configuration for these options (`datadir` already resolved).
+pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
+    let socket = match &opts.socket {
+        Some(p) => p.clone(),
+        None => datadir.join("onelog.sock"),
+    };
+    ServerConfig {
+        datadir: datadir.to_path_buf(),
+        port: opts.port,
+        bind_address: opts.bind_address.clone(),
+        socket: Some(socket),
+        server_id: opts.server_id,
+        gtid_domain_id: opts.gtid_domain_id,
+        flush_log_at_trx_commit: opts.flush_log_at_trx_commit,
+        max_binlog_size: opts.max_binlog_size,
+        binlog_state_interval: opts.binlog_state_interval,
+        max_connections: opts.max_connections,
+        max_allowed_packet: opts.max_allowed_packet,
+        wait_timeout: opts.wait_timeout,
+        version: SERVER_VERSION.to_string(),
+    }
+}
+
+/// Refuses to listen beyond loopback while root@localhost has no password.
+fn check_bind_address(addr: &str, server: &Server) -> Result<(), String> {
+    if is_loopback_only(addr) || !server.root_has_no_password() {
+        return Ok(());
+    }
+    Err(format!(
+        "refusing to listen on --bind-address={addr}: root has no password. Start on 127.0.0.1, \
+         set one (SET PASSWORD FOR root@localhost = PASSWORD('...')), then restart with \
+         --bind-address={addr}"
+    ))
+}
+
+/// True when every address `addr` names is a loopback address (`localhost` included).
+pub fn is_loopback_only(addr: &str) -> bool {
+    if addr.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    if let Ok(ip) = addr.parse::<IpAddr>() {
+        return ip.is_loopback();
+    }
+    // A host name: every address it resolves to must be loopback (none resolved: not safe).
+    match (addr, 0u16).to_socket_addrs() {
+        Ok(addrs) => {
+            let addrs: Vec<_> = addrs.collect();
+            !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback())
+        }
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_addresses_count_as_loopback() {
+        for a in ["127.0.0.1", "127.1.2.3", "::1", "localhost"] {
+            assert!(is_loopback_only(a), "{a}");
+        }
+        for a in ["0.0.0.0", "::", "10.0.0.1", "*"] {
+            assert!(!is_loopback_only(a), "{a}");
+        }
+    }
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The whole test suite in one command, on a fresh Debian 12 machine:
+#   scripts/test.sh
+# 1. makes sure the real client programs the integration tests drive are installed
+#    (sysbench 1.0.20, the mariadb CLI and mariadb-slap): installs them with apt-get when
+#    missing and running as root, otherwise says what to install and fails;
+# 2. runs `cargo test --workspace --release` (extra arguments are passed to cargo test).
+# The tests never skip for a missing client: they fail, pointing here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# program -> Debian package that provides it
+declare -A NEEDED=(
+    [sysbench]=sysbench
+    [mariadb]=mariadb-client
+    [mariadb-slap]=mariadb-client
+)
+
+missing_pkgs=()
+for prog in "${!NEEDED[@]}"; do
+    if ! command -v "$prog" >/dev/null 2>&1; then
+        pkg=${NEEDED[$prog]}
+        [[ " ${missing_pkgs[*]-} " == *" $pkg "* ]] || missing_pkgs+=("$pkg")
+    fi
+done
+
+if ((${#missing_pkgs[@]})); then
+    if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+        echo "== installing ${missing_pkgs[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing_pkgs[@]}"
+    else
+        echo "scripts/test.sh: missing ${missing_pkgs[*]}." >&2
+        echo "Install them first (as root): apt-get install -y ${missing_pkgs[*]}" >&2
+        exit 1
+    fi
+fi
+
+echo "== $(sysbench --version), $(mariadb --version)"
+echo "== cargo test --workspace --release"
+exec cargo test --workspace --release "$@"
