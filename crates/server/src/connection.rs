@@ -558,7 +558,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             }
             0x03 => {
                 // COM_QUERY
-                let sql = String::from_utf8_lossy(body);
+                let sql = statement_text(body);
                 let results = self.session().query(&sql);
                 return self.send_results(results);
             }
@@ -780,7 +780,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
     }
 
     fn com_stmt_prepare(&mut self, body: &[u8]) {
-        let sql = String::from_utf8_lossy(body);
+        let sql = statement_text(body);
         let info = match self.session().prepare(&sql) {
             Ok(i) => i,
             Err(e) => {
@@ -926,5 +926,24 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             }
         }
         Ok(())
+    }
+}
+
+/// The text of a COM_QUERY / COM_STMT_PREPARE. Some C clients send the terminating NUL of the
+/// string as part of the packet (`mariadb-slap` does: `mysql_real_query(q, strlen(q) + 1)`);
+/// MariaDB's lexer ends the statement at a NUL, so trailing NULs are dropped here.
+fn statement_text(body: &[u8]) -> std::borrow::Cow<'_, str> {
+    let end = body.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    String::from_utf8_lossy(&body[..end])
+}
+
+#[cfg(test)]
+mod statement_text_tests {
+    #[test]
+    fn statement_text_drops_the_c_string_terminator() {
+        assert_eq!(super::statement_text(b"SELECT 1\0"), "SELECT 1");
+        assert_eq!(super::statement_text(b"SELECT 1\0\0"), "SELECT 1");
+        assert_eq!(super::statement_text(b"SELECT '\0'"), "SELECT '\0'");
+        assert_eq!(super::statement_text(b"\0"), "");
     }
 }
