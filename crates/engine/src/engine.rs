@@ -826,14 +826,48 @@ impl Engine {
         Ok(())
     }
 
+    /// `RESET MASTER`: empties the binlog (every segment replaced by a new
+    /// `binlog-000001.olog`, `@@gtid_binlog_pos` empty, the next GTID of a domain has sequence
+    /// number 1) and keeps every table. Under the exclusive commit gate (no commit or DDL runs
+    /// meanwhile) it flushes the log and checkpoints at the log's end LSN, so recovery never
+    /// needs the removed segments; then resets the log and checkpoints again so the stored
+    /// GTID state is empty too (recovery takes the log's state anyway, see [`Engine::open`]).
+    pub fn reset_log(&self) -> Result<(), EngineError> {
+        self.check_open()?;
+        let _gate = self.commit_gate.write().unwrap_or_else(|p| p.into_inner());
+        self.log
+            .flush()
+            .map_err(|e| EngineError::log("syncing the log before RESET MASTER", e))?;
+        // Every record is applied (commits and DDL hold the gate across `Log::commit`); only
+        // GTID state records can follow the root's LSN, so the root is the state at the end.
+        let end = self.log.end_lsn();
+        let mut root = (*self.shared.store.current()).clone();
+        root.lsn = root.lsn.max(end);
+        self.shared.store.publish(Arc::new(root));
+        self.write_checkpoint(false)?;
+        self.log
+            .reset()
+            .map_err(|e| EngineError::log("resetting the log (RESET MASTER)", e))?;
+        let mut root = (*self.shared.store.current()).clone();
+        root.gtid_state = GtidState::new();
+        self.shared.store.publish(Arc::new(root));
+        self.write_checkpoint(true)?;
+        Ok(())
+    }
+
     /// Writes a checkpoint of the current root; returns its LSN. Never blocks commits.
     pub fn checkpoint(&self) -> Result<Lsn, EngineError> {
+        self.write_checkpoint(false)
+    }
+
+    /// A checkpoint of the current root; unless `force`, none when the last one is at its LSN.
+    fn write_checkpoint(&self, force: bool) -> Result<Lsn, EngineError> {
         let mut last = self
             .checkpoint_lock
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         let root = self.shared.store.current();
-        if *last == Some(root.lsn) {
+        if !force && *last == Some(root.lsn) {
             return Ok(root.lsn);
         }
         if self.log.durable_lsn() < root.lsn {

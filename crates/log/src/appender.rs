@@ -312,8 +312,65 @@ impl Writer {
         self.rotate(inner).map_err(|e| self.failure(inner, e))
     }
 
-    /// Closes the current segment (written and synced) and continues in a new one.
-    fn rotate(&mut self, inner: &Inner) -> Result<(), LogError> {
+    /// `RESET MASTER`: writes and syncs what the current segment holds, then replaces every
+    /// segment with a new `binlog-000001.olog` starting at the current end LSN with an empty
+    /// GTID state (see `segment::install_reset` for the crash-safe order). A failure to
+    /// prepare the new segment leaves the log as it was; a later failure fails the log.
+    pub fn reset_now(&mut self, inner: &Inner) -> Result<(), LogError> {
+        if let Some(e) = inner.refusal() {
+            return Err(e);
+        }
+        inner.preparer.ensure_ready()?;
+        self.reset(inner).map_err(|e| self.failure(inner, e))
+    }
+
+    fn reset(&mut self, inner: &Inner) -> Result<(), LogError> {
+        self.seal(inner)?;
+        // Already reset and nothing written since: the only segment is an empty number 1 with
+        // an empty state (replacing it would only confuse a reader waiting in it).
+        let fresh = inner.segments_read().len() == 1
+            && self.seg_number == 1
+            && self.seg_start_lsn == self.lsn
+            && self.state == GtidState::new();
+        if fresh {
+            return Ok(());
+        }
+        let file = inner.preparer.take()?;
+        let state = GtidState::new();
+        let header = SegmentHeader::encode(1, self.lsn, &state, &inner.fde);
+        let dir = &inner.opts.dir;
+        let path =
+            segment::install_reset(&*inner.fs, dir, &dir.join(PREPARED_NAME), &*file, &header)?;
+        inner.preparer.request();
+        {
+            let mut segs = inner.segments_write();
+            segs.clear();
+            segs.push(SegmentMeta {
+                number: 1,
+                path: path.clone(),
+                start_lsn: self.lsn,
+                end_lsn: None,
+                header_len: header.len() as u64,
+                state: Arc::new(state.clone()),
+            });
+        }
+        {
+            let mut p = lock(&inner.progress);
+            p.cur_file = file.clone();
+            p.cur_path = path.clone();
+        }
+        self.seg_number = 1;
+        self.seg_path = path;
+        self.seg_file = file;
+        self.seg_start_lsn = self.lsn;
+        self.header_len = header.len() as u64;
+        self.state = state;
+        self.next_state_lsn = self.lsn + inner.opts.state_interval.max(1);
+        Ok(())
+    }
+
+    /// Writes what is pending and syncs the current segment: everything framed is durable.
+    fn seal(&mut self, inner: &Inner) -> Result<(), LogError> {
         self.write_pending(inner)?;
         // A pipelined group's fsync may have failed meanwhile: `fdatasync` never syncs after that.
         let path = &self.seg_path;
@@ -326,6 +383,12 @@ impl Writer {
             p.durable = p.durable.max(self.lsn);
         }
         inner.progress_cv.notify_all();
+        Ok(())
+    }
+
+    /// Closes the current segment (written and synced) and continues in a new one.
+    fn rotate(&mut self, inner: &Inner) -> Result<(), LogError> {
+        self.seal(inner)?;
         let file = inner.preparer.take()?;
         let number = self.seg_number + 1;
         let header = SegmentHeader::encode(number, self.lsn, &self.state, &inner.fde);

@@ -297,6 +297,17 @@ impl Log {
         lock(&self.inner.writer).rotate_now(&self.inner)
     }
 
+    /// `RESET MASTER`: writes and syncs everything appended, then replaces all segments with
+    /// a new `binlog-000001.olog` that starts at the current end LSN (LSNs stay monotonic)
+    /// with an empty GTID state: the next GTID of every domain has sequence number 1. Readers
+    /// positioned in the removed segments get `Purged`. Commits wait for it (it holds
+    /// `sync_lock` and the writer). Crash-safe: a reboot finds either the old log or the reset
+    /// one (see `segment.rs`).
+    pub fn reset(&self) -> Result<(), LogError> {
+        let _sync = lock(&self.inner.sync_lock);
+        lock(&self.inner.writer).reset_now(&self.inner)
+    }
+
     /// Removes whole segments whose records end at or before `lsn` (never the current one);
     /// returns how many.
     pub fn purge_before(&self, lsn: Lsn) -> Result<usize, LogError> {

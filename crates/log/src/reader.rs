@@ -173,7 +173,11 @@ impl LogReader {
             // Refresh the end of a segment that was current when we opened it.
             if let Some((c, end @ None)) = &mut self.cur {
                 let segs = self.inner.segments_read();
-                match segs.iter().find(|s| s.number == c.number) {
+                // A reset reuses number 1: the start LSN tells the segments apart.
+                match segs
+                    .iter()
+                    .find(|s| s.number == c.number && s.start_lsn == c.start_lsn)
+                {
                     Some(s) => *end = s.end_lsn,
                     None => return Err(purged(self.lsn, format!("segment {}", c.path.display()))),
                 }

@@ -2,6 +2,7 @@
 //!
 //! Steps:
 //! 1. create the directory; delete a stale `next.olog.tmp` (it never holds records);
+//!    if `reset.olog.tmp` exists, a reset was committed: finish it (`segment::finish_reset`);
 //! 2. list `binlog-NNNNNN.olog` files; none: create segment 1 (start LSN 0, empty state);
 //! 3. read every header: the numbers must be contiguous and match the names, start LSNs must
 //!    increase and fit in the previous segment; anything else is `Corrupt` naming the file;
@@ -48,7 +49,7 @@ use crate::error::LogError;
 use crate::frame::{self, FRAME_HEADER_LEN};
 use crate::fs::{read_full_at, FileSystem};
 use crate::log::{Inner, Progress, SegmentMeta, Stats};
-use crate::segment::{self, SegmentHeader, PREPARED_NAME};
+use crate::segment::{self, SegmentHeader, PREPARED_NAME, RESET_NAME};
 use crate::{LogOptions, OpenReport, RecordKind};
 
 const MIN_SEGMENT: u64 = 16 << 10;
@@ -78,6 +79,9 @@ pub(crate) fn open(
     if fs.exists(&tmp) {
         fs.remove_file(&tmp)
             .map_err(|e| LogError::io(&tmp, 0, "remove stale prepared segment", e))?;
+    }
+    if fs.exists(&dir.join(RESET_NAME)) {
+        segment::finish_reset(&*fs, &dir)?;
     }
     let fde = segment::format_description(&opts.server_version, opts.server_id);
     let mut numbers: Vec<u64> = fs

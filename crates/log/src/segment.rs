@@ -26,6 +26,14 @@
 //! The Format_description event is part of the header block, not a record: it has no LSN,
 //! a reader that needs it (a binlog dump, `onelog binlog`) takes it from any segment header.
 //!
+//! Reset (`RESET MASTER`, [`install_reset`]): the new first segment (number 1, start LSN =
+//! the end LSN, empty GTID state) is written into a prepared file, synced, and renamed to
+//! `reset.olog.tmp` (directory synced): that rename is the commit point. Then every
+//! `binlog-*.olog` is removed (directory synced) and `reset.olog.tmp` renamed to
+//! `binlog-000001.olog` (directory synced). Opening a log that holds `reset.olog.tmp`
+//! finishes the reset the same way ([`finish_reset`]), so after a crash the log is either
+//! entirely as before the reset or entirely reset.
+//!
 //! Invariants: a segment file only gets its final name after its header is durable, so a
 //! segment with a bad header is corruption, never a torn write; a record never spans two
 //! segments; the next segment's start_lsn is the end LSN of the previous one.
@@ -47,6 +55,12 @@ const FIXED_LEN: usize = 40;
 const BLOCK: usize = 4096;
 /// Name of the segment being prepared in the background.
 pub const PREPARED_NAME: &str = "next.olog.tmp";
+/// Name of the new first segment of a log reset (`RESET MASTER`) while the old segments are
+/// being removed; see [`install_reset`].
+pub const RESET_NAME: &str = "reset.olog.tmp";
+/// Crash point names of a log reset (crash simulation tests of the log crate arm them).
+pub const RESET_AFTER_NEW_SEGMENT: &str = "reset.after_new_segment";
+pub const RESET_AFTER_REMOVE: &str = "reset.after_remove";
 const ZERO_CHUNK: usize = 1 << 20;
 
 /// The file name of segment `number`.
@@ -250,6 +264,55 @@ pub fn install(
     fs.rename(prepared, &path)
         .map_err(|e| LogError::io(&path, 0, "rename prepared segment", e))?;
     crash("rotate.after_rename")?;
+    fs.sync_dir(dir)
+        .map_err(|e| LogError::io(dir, 0, "fsync log directory", e))?;
+    Ok(path)
+}
+
+/// The durable part of a log reset: writes `header` (segment 1) into the prepared `file`,
+/// syncs it, renames it to [`RESET_NAME`] (the commit point, directory synced), then
+/// [`finish_reset`]. Returns the path of the new `binlog-000001.olog`.
+pub fn install_reset(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    prepared: &Path,
+    file: &dyn File,
+    header: &[u8],
+) -> Result<PathBuf, LogError> {
+    file.write_all_at(header, 0)
+        .map_err(|e| LogError::io(prepared, 0, "write reset segment header", e))?;
+    file.sync_data()
+        .map_err(|e| LogError::io(prepared, 0, "fdatasync reset segment header", e))?;
+    let staged = dir.join(RESET_NAME);
+    fs.rename(prepared, &staged)
+        .map_err(|e| LogError::io(&staged, 0, "rename reset segment", e))?;
+    fs.sync_dir(dir)
+        .map_err(|e| LogError::io(dir, 0, "fsync log directory", e))?;
+    fs.crash_point(RESET_AFTER_NEW_SEGMENT)
+        .map_err(|e| LogError::io(&staged, 0, RESET_AFTER_NEW_SEGMENT, e))?;
+    finish_reset(fs, dir)
+}
+
+/// Completes a committed reset: removes every `binlog-*.olog` in `dir`, then renames
+/// [`RESET_NAME`] to segment 1, syncing the directory after each step. Idempotent: a crash
+/// anywhere in it leaves `reset.olog.tmp` (or the finished `binlog-000001.olog`) behind.
+pub fn finish_reset(fs: &dyn FileSystem, dir: &Path) -> Result<PathBuf, LogError> {
+    let staged = dir.join(RESET_NAME);
+    let names = fs
+        .list_dir(dir)
+        .map_err(|e| LogError::io(dir, 0, "list log directory", e))?;
+    for name in names.iter().filter(|n| parse_name(n).is_some()) {
+        let old = dir.join(name);
+        fs.remove_file(&old)
+            .map_err(|e| LogError::io(&old, 0, "remove segment on reset", e))?;
+    }
+    fs.sync_dir(dir)
+        .map_err(|e| LogError::io(dir, 0, "fsync log directory", e))?;
+    fs.crash_point(RESET_AFTER_REMOVE)
+        .map_err(|e| LogError::io(&staged, 0, RESET_AFTER_REMOVE, e))?;
+    let path = dir.join(file_name(1));
+    fs.rename(&staged, &path)
+        .map_err(|e| LogError::io(&path, 0, "rename reset segment", e))?;
     fs.sync_dir(dir)
         .map_err(|e| LogError::io(dir, 0, "fsync log directory", e))?;
     Ok(path)

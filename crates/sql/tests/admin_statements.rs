@@ -538,6 +538,7 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     // Administration statements check MariaDB's privileges too.
     assert_eq!(err(&mut app, "SHOW BINARY LOGS"), 1227);
     assert_eq!(err(&mut app, "FLUSH BINARY LOGS"), 1227);
+    assert_eq!(err(&mut app, "RESET MASTER"), 1227);
     assert_eq!(err(&mut app, "SET GLOBAL max_connections = 10"), 1227);
     assert_eq!(err(&mut app, "SHOW TABLES FROM shop"), 1044);
     assert_eq!(err(&mut app, "SHUTDOWN"), 1227);
@@ -707,18 +708,43 @@ fn binlog_statements_show_rotate_and_purge_segments() {
     ok(&mut s, "PURGE BINARY LOGS BEFORE '2001-01-01 00:00:00'");
     ok(&mut s, "PURGE BINARY LOGS BEFORE '2999-01-01'");
     assert_eq!(rows(&mut s, "SHOW BINARY LOGS").len(), 1);
-    assert_eq!(err(&mut s, "RESET MASTER"), 1235);
+    // RESET MASTER: the binlog restarts at binlog-000001.olog with an empty GTID state; the
+    // data stays.
+    ok(&mut s, "RESET MASTER");
+    assert_eq!(one(&mut s, "SELECT @@gtid_binlog_pos"), "");
+    assert_eq!(one(&mut s, "SELECT @@global.gtid_binlog_state"), "");
+    assert_eq!(
+        rows(&mut s, "SHOW BINARY LOGS")
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect::<Vec<_>>(),
+        ["binlog-000001.olog"]
+    );
+    assert_eq!(
+        rows(&mut s, "SHOW MASTER STATUS")[0][0],
+        "binlog-000001.olog"
+    );
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM d.t"), "3");
+    ok(&mut s, "INSERT INTO d.t VALUES (4, 'e')");
+    assert_eq!(one(&mut s, "SELECT @@gtid_binlog_pos"), "0-7-1");
+    let gtids: Vec<String> = rows(&mut s, "SHOW BINLOG EVENTS")
+        .into_iter()
+        .filter(|r| r[2] == "Gtid")
+        .map(|r| r[5].clone())
+        .collect();
+    assert_eq!(gtids.len(), 1, "{gtids:?}");
+    assert!(gtids[0].starts_with("BEGIN GTID 0-7-1"), "{gtids:?}");
     ok(&mut s, "FLUSH LOGS");
     ok(&mut s, "FLUSH PRIVILEGES");
     ok(&mut s, "FLUSH TABLES");
     drop(s);
     server.shutdown().unwrap();
     drop(server);
-    // The data survives the purge and restart.
+    // The data survives the purge, the reset and a restart.
     let server = open(&d.0);
     let mut s = root(&server);
-    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM d.t"), "3");
-    assert_eq!(one(&mut s, "SELECT @@gtid_binlog_pos"), "0-7-6");
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM d.t"), "4");
+    assert_eq!(one(&mut s, "SELECT @@gtid_binlog_pos"), "0-7-1");
     drop(s);
     server.shutdown().unwrap();
 }

@@ -15,8 +15,10 @@
 //! reading an old segment (its reader then fails at the purged file): purge only what replicas
 //! have read.
 //!
-//! RESET MASTER is refused (1235): the binlog is onelog's write-ahead log and its LSNs are
-//! stored in checkpoints, so it cannot be truncated to empty under a running server.
+//! RESET MASTER removes every binlog file and empties the binlog GTID state (MariaDB
+//! semantics): the log continues in a new `binlog-000001.olog` and the next GTID of a domain
+//! has sequence number 1. The tables are kept: `Engine::reset_log` checkpoints them at the
+//! log's end first, and LSNs keep growing across the reset, so checkpoints stay valid.
 
 use std::path::Path;
 
@@ -380,13 +382,9 @@ fn parse_utc(s: &str) -> Option<i64> {
     Some(days * 86_400 + hh * 3600 + mi * 60 + ss)
 }
 
-/// RESET MASTER: refused (see module docs).
-pub(crate) fn reset_master() -> SqlError {
-    SqlError::new(
-        1235,
-        "42000",
-        "RESET MASTER is not supported: onelog's binlog is its write-ahead log (checkpoints refer to its LSNs); use PURGE BINARY LOGS to remove old segments",
-    )
+/// RESET MASTER: see the module docs.
+pub(crate) fn reset_master(session: &Session) -> Result<(), SqlError> {
+    session.server.engine.reset_log().map_err(SqlError::from)
 }
 
 #[cfg(test)]

@@ -105,10 +105,9 @@ fn check_global_privilege(session: &Session, stmt: &Stmt) -> Result<(), SqlError
         Stmt::ShowMasterStatus | Stmt::ShowBinaryLogs | Stmt::ShowBinlogEvents { .. } => {
             (BINLOG_MONITOR | SUPER | REPLICATION_SLAVE, "BINLOG MONITOR")
         }
-        Stmt::FlushBinaryLogs | Stmt::FlushNoop => (RELOAD, "RELOAD"),
-        Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) | Stmt::ResetMaster => {
-            (SUPER, "SUPER, BINLOG ADMIN")
-        }
+        // MariaDB: RESET MASTER needs RELOAD, like FLUSH BINARY LOGS.
+        Stmt::FlushBinaryLogs | Stmt::FlushNoop | Stmt::ResetMaster => (RELOAD, "RELOAD"),
+        Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => (SUPER, "SUPER, BINLOG ADMIN"),
         Stmt::Set(a) if a.iter().any(global_set) => (SUPER, "SUPER"),
         Stmt::SetTransaction { global: true, .. } => (SUPER, "SUPER"),
         _ => return Ok(()),
@@ -291,7 +290,10 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             binlog::purge_before(session, &when)?;
             Ok(with_warnings(session, ok(0)))
         }
-        Stmt::ResetMaster => Err(binlog::reset_master()),
+        Stmt::ResetMaster => {
+            binlog::reset_master(session)?;
+            Ok(ok(0))
+        }
         Stmt::Set(assignments) => {
             for a in assignments {
                 set_one(session, a)?;
