@@ -4,33 +4,15 @@
 //! accounts (durable across restart, never logging a plain password), and the binlog
 //! statements (SHOW BINLOG EVENTS with the committed GTIDs, FLUSH / PURGE BINARY LOGS).
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::path::Path;
 use std::sync::Arc;
 
 use onelog_log::{Durability, ReadStart, ReaderOptions, RecordKind};
 use onelog_sql::server::ConnectionInfo;
-use onelog_sql::{Output, Server, ServerConfig, Session, SqlError, Value};
+use onelog_sql::{Output, Server, ServerConfig, Session, Value};
 
-static N: AtomicU32 = AtomicU32::new(0);
-
-struct Dir(PathBuf);
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir() -> Dir {
-    let dir = std::env::temp_dir().join(format!(
-        "onelog-admin-test-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    Dir(dir)
-}
+mod common;
+use common::{err, ok, TempDir};
 
 fn open(dir: &Path) -> Arc<Server> {
     let mut cfg = ServerConfig::new(dir);
@@ -42,24 +24,6 @@ fn open(dir: &Path) -> Arc<Server> {
 
 fn root(server: &Arc<Server>) -> Session {
     Session::new(server.clone(), 1, "root", "localhost")
-}
-
-fn run(s: &mut Session, sql: &str) -> Result<Output, SqlError> {
-    s.query(sql).pop().unwrap()
-}
-
-fn ok(s: &mut Session, sql: &str) -> Output {
-    match run(s, sql) {
-        Ok(o) => o,
-        Err(e) => panic!("{sql}: {e}"),
-    }
-}
-
-fn err(s: &mut Session, sql: &str) -> u16 {
-    match run(s, sql) {
-        Ok(o) => panic!("{sql}: expected an error, got {o:?}"),
-        Err(e) => e.code,
-    }
 }
 
 fn cell(v: &Value) -> String {
@@ -96,8 +60,8 @@ fn show_value(s: &mut Session, what: &str, name: &str) -> String {
 
 #[test]
 fn system_variables_round_trip_through_set_and_select() {
-    let d = temp_dir();
-    let server = open(&d.0);
+    let d = TempDir::new("admin");
+    let server = open(d.path());
     let mut s = root(&server);
     assert_eq!(one(&mut s, "SELECT @@version_comment"), "onelog");
     assert_eq!(one(&mut s, "SELECT @@server_id"), "7");
@@ -227,8 +191,8 @@ fn system_variables_round_trip_through_set_and_select() {
 
 #[test]
 fn durability_and_autocommit_settings_reach_the_log_and_the_session() {
-    let d = temp_dir();
-    let server = open(&d.0);
+    let d = TempDir::new("admin");
+    let server = open(d.path());
     let mut s = root(&server);
     assert_eq!(server.engine().log().durability(), Durability::Level1);
     ok(&mut s, "SET GLOBAL innodb_flush_log_at_trx_commit = 2");
@@ -256,8 +220,8 @@ fn durability_and_autocommit_settings_reach_the_log_and_the_session() {
 
 #[test]
 fn show_statements_describe_the_catalog_like_mariadb() {
-    let d = temp_dir();
-    let server = open(&d.0);
+    let d = TempDir::new("admin");
+    let server = open(d.path());
     let mut s = root(&server);
     ok(&mut s, "CREATE DATABASE shop");
     ok(&mut s, "USE shop");
@@ -368,8 +332,8 @@ fn show_statements_describe_the_catalog_like_mariadb() {
 
 #[test]
 fn status_counters_move_with_statements_and_commits() {
-    let d = temp_dir();
-    let server = open(&d.0);
+    let d = TempDir::new("admin");
+    let server = open(d.path());
     let mut s = root(&server);
     let status =
         |s: &mut Session, n: &str| -> u64 { show_value(s, "GLOBAL STATUS", n).parse().unwrap() };
@@ -422,8 +386,8 @@ fn logged_statements(server: &Server) -> Vec<String> {
 
 #[test]
 fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
-    let d = temp_dir();
-    let server = open(&d.0);
+    let d = TempDir::new("admin");
+    let server = open(d.path());
     assert!(server.root_has_no_password());
     let root_acc = server.lookup_account("root", "127.0.0.1").unwrap();
     assert!(root_acc.auth_hash.is_empty());
@@ -558,7 +522,7 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     drop(server);
 
     // After a restart (replay of the log and the shutdown checkpoint) the accounts are back.
-    let server = open(&d.0);
+    let server = open(d.path());
     let a = server.lookup_account("app", "10.9.9.9").unwrap();
     assert_eq!(
         a.auth_hash,
@@ -585,8 +549,8 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
 
 #[test]
 fn binlog_statements_show_rotate_and_purge_segments() {
-    let d = temp_dir();
-    let server = open(&d.0);
+    let d = TempDir::new("admin");
+    let server = open(d.path());
     let mut s = root(&server);
     ok(&mut s, "CREATE DATABASE d");
     ok(
@@ -741,7 +705,7 @@ fn binlog_statements_show_rotate_and_purge_segments() {
     server.shutdown().unwrap();
     drop(server);
     // The data survives the purge, the reset and a restart.
-    let server = open(&d.0);
+    let server = open(d.path());
     let mut s = root(&server);
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM d.t"), "4");
     assert_eq!(one(&mut s, "SELECT @@gtid_binlog_pos"), "0-7-1");
@@ -751,8 +715,8 @@ fn binlog_statements_show_rotate_and_purge_segments() {
 
 #[test]
 fn shutdown_statement_requests_a_server_stop() {
-    let d = temp_dir();
-    let server = open(&d.0);
+    let d = TempDir::new("admin");
+    let server = open(d.path());
     let mut s = root(&server);
     assert!(!server.shutdown_requested());
     assert_eq!(ok(&mut s, "SHUTDOWN"), Output::Shutdown);

@@ -6,64 +6,21 @@
 //! WARNINGS / ERRORS) kept by statements that only read it; `Session::reset` rebuilding the
 //! session variables from the globals.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use onelog_sql::{Output, Session, Value};
 
-use onelog_sql::{Output, Server, ServerConfig, Session, SqlError, Value};
-
-static N: AtomicU32 = AtomicU32::new(0);
-
-struct Db {
-    server: Arc<Server>,
-    dir: PathBuf,
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        let _ = self.server.shutdown();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+mod common;
+use common::{fail, ok, Db};
 
 fn open() -> Db {
-    let dir = std::env::temp_dir().join(format!(
-        "onelog-priv-test-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut cfg = ServerConfig::new(&dir);
-    cfg.max_binlog_size = 1 << 20;
-    cfg.flush_log_at_trx_commit = 2;
-    let (server, _) = Server::open(cfg).unwrap();
-    Db { server, dir }
+    Db::open("priv")
 }
 
 fn root(db: &Db) -> Session {
     Session::new(db.server.clone(), 1, "root", "localhost")
 }
 
-fn run(s: &mut Session, sql: &str) -> Result<Output, SqlError> {
-    s.query(sql).pop().unwrap()
-}
-
-fn ok(s: &mut Session, sql: &str) -> Output {
-    match run(s, sql) {
-        Ok(o) => o,
-        Err(e) => panic!("{sql}: {e}"),
-    }
-}
-
-fn fail(s: &mut Session, sql: &str) -> SqlError {
-    match run(s, sql) {
-        Ok(o) => panic!("{sql}: expected an error, got {o:?}"),
-        Err(e) => e,
-    }
-}
-
 fn code(s: &mut Session, sql: &str) -> u16 {
-    fail(s, sql).code
+    common::err(s, sql)
 }
 
 fn rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {

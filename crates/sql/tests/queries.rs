@@ -3,39 +3,14 @@
 //! features with their result values, MySQL error codes, statement atomicity, and the log
 //! containing every data change.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
-
 use onelog_log::{ReadStart, ReaderOptions, RecordKind};
-use onelog_sql::{Output, Server, ServerConfig, Session, SqlError, Value};
+use onelog_sql::{Output, Session, Value};
 
-static N: AtomicU32 = AtomicU32::new(0);
-
-struct Db {
-    server: Arc<Server>,
-    dir: PathBuf,
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        let _ = self.server.shutdown();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+mod common;
+use common::{err, ok, run, Db};
 
 fn open() -> Db {
-    let dir = std::env::temp_dir().join(format!(
-        "onelog-sql-test-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut cfg = ServerConfig::new(&dir);
-    cfg.max_binlog_size = 1 << 20;
-    cfg.flush_log_at_trx_commit = 2;
-    let (server, _) = Server::open(cfg).unwrap();
-    Db { server, dir }
+    Db::open("sql")
 }
 
 fn session(db: &Db) -> Session {
@@ -43,24 +18,6 @@ fn session(db: &Db) -> Session {
     ok(&mut s, "CREATE DATABASE IF NOT EXISTS sbtest");
     ok(&mut s, "USE sbtest");
     s
-}
-
-fn run(s: &mut Session, sql: &str) -> Result<Output, SqlError> {
-    s.query(sql).pop().unwrap()
-}
-
-fn ok(s: &mut Session, sql: &str) -> Output {
-    match run(s, sql) {
-        Ok(o) => o,
-        Err(e) => panic!("{sql}: {e}"),
-    }
-}
-
-fn err(s: &mut Session, sql: &str) -> u16 {
-    match run(s, sql) {
-        Ok(o) => panic!("{sql}: expected an error, got {o:?}"),
-        Err(e) => e.code,
-    }
 }
 
 fn rows(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {

@@ -1,0 +1,88 @@
+//! The harness the sql crate's integration tests share: a temporary data directory, a server
+//! opened on it, and statement helpers that panic naming the SQL when the outcome is not the
+//! expected one.
+
+#![allow(dead_code)] // each test file uses its own subset
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use onelog_sql::{Output, Server, ServerConfig, Session, SqlError};
+
+static N: AtomicU32 = AtomicU32::new(0);
+
+/// A fresh directory under the system temp dir, removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!(
+            "onelog-{tag}-test-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        TempDir(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A server on its own temporary data directory (1 MiB segments, durability 2), shut down and
+/// removed on drop.
+pub struct Db {
+    pub server: Arc<Server>,
+    // Dropped after `server` is shut down (see Drop).
+    _dir: TempDir,
+}
+
+impl Db {
+    pub fn open(tag: &str) -> Db {
+        let dir = TempDir::new(tag);
+        let mut cfg = ServerConfig::new(dir.path());
+        cfg.max_binlog_size = 1 << 20;
+        cfg.flush_log_at_trx_commit = 2;
+        let (server, _) = Server::open(cfg).unwrap();
+        Db { server, _dir: dir }
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        let _ = self.server.shutdown();
+    }
+}
+
+/// The result of the last statement of `sql`.
+pub fn run(s: &mut Session, sql: &str) -> Result<Output, SqlError> {
+    s.query(sql).pop().unwrap()
+}
+
+pub fn ok(s: &mut Session, sql: &str) -> Output {
+    match run(s, sql) {
+        Ok(o) => o,
+        Err(e) => panic!("{sql}: {e}"),
+    }
+}
+
+/// The error `sql` must fail with.
+pub fn fail(s: &mut Session, sql: &str) -> SqlError {
+    match run(s, sql) {
+        Ok(o) => panic!("{sql}: expected an error, got {o:?}"),
+        Err(e) => e,
+    }
+}
+
+/// The MySQL error code `sql` must fail with.
+pub fn err(s: &mut Session, sql: &str) -> u16 {
+    fail(s, sql).code
+}
