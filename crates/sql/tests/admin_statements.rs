@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use onelog_log::{Durability, ReadStart, ReaderOptions, RecordKind};
+use onelog_log::{Durability, RecordKind};
 use onelog_sql::server::ConnectionInfo;
 use onelog_sql::{Output, Server, ServerConfig, Session, Value};
 
@@ -364,24 +364,11 @@ fn status_counters_move_with_statements_and_commits() {
 }
 
 fn logged_statements(server: &Server) -> Vec<String> {
-    let mut r = server
-        .engine()
-        .log()
-        .reader(
-            ReadStart::Lsn(0),
-            ReaderOptions {
-                include_non_durable: true,
-                include_state_records: false,
-            },
-        )
-        .unwrap();
-    let mut out = Vec::new();
-    while let Some(rec) = r.next().unwrap() {
-        if rec.kind == RecordKind::Ddl {
-            out.push(String::from_utf8_lossy(&rec.events).into_owned());
-        }
-    }
-    out
+    common::log_records(server)
+        .into_iter()
+        .filter(|rec| rec.kind == RecordKind::Ddl)
+        .map(|rec| String::from_utf8_lossy(&rec.events).into_owned())
+        .collect()
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! features with their result values, MySQL error codes, statement atomicity, and the log
 //! containing every data change.
 
-use onelog_log::{ReadStart, ReaderOptions, RecordKind};
+use onelog_log::RecordKind;
 use onelog_sql::{Output, Session, Value};
 
 mod common;
@@ -599,21 +599,10 @@ fn every_change_lands_in_the_log() {
 }
 
 fn log_kinds(db: &Db) -> Vec<RecordKind> {
-    let log = db.server.engine().log();
-    let mut reader = log
-        .reader(
-            ReadStart::Lsn(0),
-            ReaderOptions {
-                include_non_durable: true,
-                include_state_records: false,
-            },
-        )
-        .unwrap();
-    let mut kinds = Vec::new();
-    while let Some(rec) = reader.next().unwrap() {
-        kinds.push(rec.kind);
-    }
-    kinds
+    common::log_records(&db.server)
+        .into_iter()
+        .map(|rec| rec.kind)
+        .collect()
 }
 
 #[test]

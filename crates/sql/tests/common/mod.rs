@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
+use onelog_log::{ReadStart, ReaderOptions, Record};
 use onelog_sql::{Output, Server, ServerConfig, Session, SqlError};
 
 static N: AtomicU32 = AtomicU32::new(0);
@@ -85,4 +86,22 @@ pub fn fail(s: &mut Session, sql: &str) -> SqlError {
 /// The MySQL error code `sql` must fail with.
 pub fn err(s: &mut Session, sql: &str) -> u16 {
     fail(s, sql).code
+}
+
+/// Every transaction and DDL record of `server`'s log, from the start, written or durable.
+pub fn log_records(server: &Server) -> Vec<Record> {
+    let opts = ReaderOptions {
+        include_non_durable: true,
+        include_state_records: false,
+    };
+    let mut reader = server
+        .engine()
+        .log()
+        .reader(ReadStart::Lsn(0), opts)
+        .unwrap();
+    let mut out = Vec::new();
+    while let Some(rec) = reader.next().unwrap() {
+        out.push(rec);
+    }
+    out
 }
