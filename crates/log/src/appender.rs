@@ -19,6 +19,17 @@
 //!   scan (`recovery.rs`): after a crash, bytes that differ from what a clean shutdown would
 //!   leave can only lie in the extent of the unsynced writes. At level 1 a normal group is far
 //!   below the bound, so this adds no fsync there.
+//! - file mode: `pending_mark` is the CommitMark of the last group the leader committed, not
+//!   yet framed; it is framed before anything else framed after it (the next group, a flush,
+//!   a rotation's seal), so a CommitMark always follows the records it covers. Every frame
+//!   leaves `mark_reserve` bytes free in its segment, so the mark always fits in the segment
+//!   of the records it covers; a sealed segment therefore ends with a mark covering it. A
+//!   group that does not fit in the rest of the current segment rotates BEFORE its first
+//!   record (recovery counts sealed segments as committed, and a group is committed only
+//!   once it is in the classic binlog, after the prepare); only a group larger than an empty
+//!   segment can still span segments (then a crash between its prepare and its binlog write
+//!   leaves its records in the sealed segment committed, the binlog lacking them:
+//!   `binlog_behind`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,6 +64,11 @@ pub(crate) struct Writer {
     pub pending: Vec<u8>,
     pub state: GtidState,
     pub next_state_lsn: Lsn,
+    /// File mode: the CommitMark (its committed LSN) to frame before anything else.
+    pub pending_mark: Option<Lsn>,
+    /// Bytes every frame leaves free after it in its segment (`COMMIT_MARK_LEN` in file
+    /// mode, 0 in engine mode).
+    pub mark_reserve: u64,
 }
 
 /// What the leader gets back for one record of its group.
@@ -78,7 +94,22 @@ impl Writer {
     }
 
     fn fits(&self, inner: &Inner, frame_len: usize) -> bool {
-        self.file_offset(self.lsn) + frame_len as u64 <= inner.opts.segment_size
+        self.file_offset(self.lsn) + frame_len as u64 + self.mark_reserve <= inner.opts.segment_size
+    }
+
+    /// File mode: frames the pending CommitMark (see the module invariants).
+    pub fn frame_commit_mark(&mut self, inner: &Inner) {
+        let Some(committed) = self.pending_mark.take() else {
+            return;
+        };
+        if self.file_offset(self.lsn) + frame::COMMIT_MARK_LEN as u64 > inner.opts.segment_size {
+            // Unreachable (`mark_reserve`); and harmless: recovery counts every record of a
+            // sealed segment as committed.
+            return;
+        }
+        frame::encode_commit_mark(&mut self.pending, committed);
+        self.lsn += frame::COMMIT_MARK_LEN as u64;
+        lock(&inner.progress).end = self.lsn;
     }
 
     /// Largest frame an empty segment (with a header for the current state) can hold.
@@ -89,6 +120,7 @@ impl Writer {
             .opts
             .segment_size
             .saturating_sub(segment::header_len_for(st.len() + 4096, inner.fde.len()))
+            .saturating_sub(self.mark_reserve)
     }
 
     /// Records a failure of the appender: the log enters the failed state. Returns the error
@@ -123,8 +155,11 @@ impl Writer {
         let mut total = 0u64;
         for rec in batch.iter() {
             let len = frame::event_record_len(rec.events.len(), rec.aux.len()) as u64;
-            let bad = if rec.kind == RecordKind::GtidState {
-                Some("GtidState records are written by the log itself".to_string())
+            let bad = if matches!(rec.kind, RecordKind::GtidState | RecordKind::CommitMark) {
+                Some(format!(
+                    "{:?} records are written by the log itself",
+                    rec.kind
+                ))
             } else if rec.events.len() < GTID_EVENT_LEN {
                 Some(format!(
                     "event group of {} bytes cannot start with a GTID event",
@@ -159,6 +194,29 @@ impl Writer {
                         LogError::Failed(format!("could not prepare the next segment: {other}"))
                     }
                 };
+                return (
+                    batch.iter().map(|_| Err(group_error(&e))).collect(),
+                    Vec::new(),
+                    self.lsn,
+                );
+            }
+        }
+        self.frame_commit_mark(inner);
+        // File mode: a group must not span segments. Recovery counts every record of a sealed
+        // segment as committed, but a group is only committed once it is in the classic
+        // binlog, which happens after this prepare: records of this group sealed in the
+        // current segment by a rotation in the middle of it would be committed by a crash
+        // before the binlog write (the logs would diverge). So rotate first, the seal then
+        // ending with the mark of the previous group. Only a group larger than an empty
+        // segment still spans segments (see the module invariants).
+        if self.mark_reserve > 0
+            && total > 0
+            && self.lsn > self.seg_start_lsn
+            && !self.fits(inner, total as usize)
+            && total <= max_frame
+        {
+            if let Err(e) = self.rotate(inner) {
+                let e = self.failure(inner, e);
                 return (
                     batch.iter().map(|_| Err(group_error(&e))).collect(),
                     Vec::new(),
@@ -324,6 +382,15 @@ impl Writer {
         self.reset(inner).map_err(|e| self.failure(inner, e))
     }
 
+    /// Writes everything framed (the pending CommitMark included) and syncs it; a failure
+    /// fails the log.
+    pub fn seal_now(&mut self, inner: &Inner) -> Result<(), LogError> {
+        if let Some(e) = inner.refusal() {
+            return Err(e);
+        }
+        self.seal(inner).map_err(|e| self.failure(inner, e))
+    }
+
     fn reset(&mut self, inner: &Inner) -> Result<(), LogError> {
         self.seal(inner)?;
         // Already reset and nothing written since: the only segment is an empty number 1 with
@@ -371,6 +438,7 @@ impl Writer {
 
     /// Writes what is pending and syncs the current segment: everything framed is durable.
     fn seal(&mut self, inner: &Inner) -> Result<(), LogError> {
+        self.frame_commit_mark(inner);
         self.write_pending(inner)?;
         // A pipelined group's fsync may have failed meanwhile: `fdatasync` never syncs after that.
         let path = &self.seg_path;

@@ -78,13 +78,23 @@ pub(crate) fn sync_to_then(
     Ok(())
 }
 
-/// Writes what level 0 buffered and syncs everything written.
+/// Writes what level 0 buffered and syncs everything written. File mode: also writes the
+/// pending CommitMark and syncs the classic binlog when it holds unsynced groups, so that
+/// everything appended so far is durable in both (`Log::durable_lsn` reaches the end).
 pub(crate) fn flush(inner: &Inner) -> Result<(), LogError> {
+    flush_impl(inner, true)
+}
+
+/// `flush`; `sync_binlog` false (the background flusher) leaves the classic binlog's syncing
+/// to `sync_binlog` and explicit flushes.
+fn flush_impl(inner: &Inner, sync_binlog: bool) -> Result<(), LogError> {
+    let _turn = inner.file.as_ref().map(|fm| lock(&fm.turn));
     if let Some(e) = inner.refusal() {
         return Err(e);
     }
     let target = {
         let mut w = lock(&inner.writer);
+        w.frame_commit_mark(inner);
         if let Err(e) = w.write_pending(inner) {
             let msg = inner.fail(format!("{e}; the log refuses further writes until restart"));
             return Err(match e {
@@ -94,7 +104,33 @@ pub(crate) fn flush(inner: &Inner) -> Result<(), LogError> {
         }
         w.written
     };
-    sync_to(inner, target)
+    sync_to(inner, target)?;
+    if let Some(fm) = &inner.file {
+        let mut b = lock(&fm.binlog);
+        if sync_binlog && b.groups_since_sync > 0 {
+            let r = b.classic.sync();
+            fm.publish_stats(&b, &inner.stats);
+            r.map_err(|e| {
+                LogError::Failed(inner.fail(format!(
+                    "fdatasync of the classic binlog failed: {e}; the log refuses further \
+                     writes and will not retry the sync"
+                )))
+            })?;
+            b.groups_since_sync = 0;
+        }
+        let all_synced = b.groups_since_sync == 0;
+        drop(b);
+        // With `turn` held every framed group is in the binlog.
+        let end = lock(&inner.writer).lsn;
+        let mut p = lock(&inner.progress);
+        p.binlog_written = p.binlog_written.max(end);
+        if all_synced {
+            p.binlog_synced = p.binlog_synced.max(end);
+        }
+        drop(p);
+        inner.progress_cv.notify_all();
+    }
+    Ok(())
 }
 
 /// The flusher thread: every `flush_interval`, flushes (levels 0 and 2; at level 1 only when
@@ -130,7 +166,7 @@ pub(crate) fn run(inner: &Inner) {
         };
         if !idle && inner.refusal().is_none() {
             // Errors are recorded in the failed state, where committers and `failed()` see them.
-            let _ = flush(inner);
+            let _ = flush_impl(inner, false);
         }
     }
 }

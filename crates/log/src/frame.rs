@@ -3,13 +3,15 @@
 //! ```text
 //! record := length: u32 LE   bytes of payload (never 0: zero means "end of data")
 //!           crc:    u32 LE   masked CRC32C of (type, payload)
-//!           type:   u8       1 Transaction, 2 Ddl, 3 GtidState
+//!           type:   u8       1 Transaction, 2 Ddl, 3 GtidState, 4 CommitMark
 //!           payload: length bytes
 //!
 //! Transaction / Ddl payload := events_len: u32 LE | events (the binlog event group, starting
 //!                              with its GTID event) | aux (the rest: opaque engine bytes)
 //! GtidState payload         := GtidState::encode (u32 count, then count × {u32 domain,
 //!                              u32 server, u64 seq})
+//! CommitMark payload        := committed_lsn: u64 LE (file mode: every Transaction/Ddl
+//!                              record below this LSN is committed; exactly 8 bytes)
 //! ```
 //!
 //! The CRC is masked as in LevelDB/RocksDB (`rotate right 15, add 0xa282ead8`) so that a
@@ -47,6 +49,7 @@ impl RecordKind {
             RecordKind::Transaction => 1,
             RecordKind::Ddl => 2,
             RecordKind::GtidState => 3,
+            RecordKind::CommitMark => 4,
         }
     }
 
@@ -55,6 +58,7 @@ impl RecordKind {
             1 => Some(RecordKind::Transaction),
             2 => Some(RecordKind::Ddl),
             3 => Some(RecordKind::GtidState),
+            4 => Some(RecordKind::CommitMark),
             _ => None,
         }
     }
@@ -87,6 +91,25 @@ pub fn encode_state_record(out: &mut Vec<u8>, state: &GtidState) {
     let payload_len = (out.len() - start - FRAME_HEADER_LEN) as u32;
     out[start..start + 4].copy_from_slice(&payload_len.to_le_bytes());
     seal(out, start);
+}
+
+/// Size of a CommitMark frame.
+pub const COMMIT_MARK_LEN: usize = FRAME_HEADER_LEN + 8;
+
+/// Appends a CommitMark record saying every event record below `committed` is committed.
+pub fn encode_commit_mark(out: &mut Vec<u8>, committed: u64) {
+    let start = out.len();
+    out.extend_from_slice(&8u32.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.push(RecordKind::CommitMark.code());
+    out.extend_from_slice(&committed.to_le_bytes());
+    seal(out, start);
+}
+
+/// The LSN a CommitMark's payload (`Frame::aux`) holds.
+pub fn commit_mark_lsn(aux: &[u8]) -> Option<u64> {
+    let b: [u8; 8] = aux.try_into().ok()?;
+    Some(u64::from_le_bytes(b))
 }
 
 fn seal(out: &mut [u8], start: usize) {
@@ -198,6 +221,20 @@ pub fn decode(buf: &[u8]) -> Result<Frame<'_>, FrameError> {
                 len: total,
             })
         }
+        RecordKind::CommitMark => {
+            if payload.len() != 8 {
+                return Err(FrameError::Invalid(format!(
+                    "CommitMark payload of {} bytes (expected 8)",
+                    payload.len()
+                )));
+            }
+            Ok(Frame {
+                kind,
+                events: &[],
+                aux: payload,
+                len: total,
+            })
+        }
     }
 }
 
@@ -271,6 +308,21 @@ mod tests {
             }
         }
         assert_eq!(decode(&[0; 16]), Err(FrameError::End));
+    }
+
+    #[test]
+    fn commit_mark_round_trips_and_rejects_a_bad_payload() {
+        let mut buf = Vec::new();
+        encode_commit_mark(&mut buf, 0x0102_0304_0506);
+        assert_eq!(buf.len(), COMMIT_MARK_LEN);
+        let f = decode(&buf).unwrap();
+        assert_eq!(f.kind, RecordKind::CommitMark);
+        assert_eq!(commit_mark_lsn(f.aux), Some(0x0102_0304_0506));
+        // A 4-byte payload with a valid CRC is still refused.
+        let mut bad = vec![4, 0, 0, 0, 0, 0, 0, 0, 4, 1, 2, 3, 4];
+        let crc = mask_crc(crc32c::crc32c(&bad[8..]));
+        bad[4..8].copy_from_slice(&crc.to_le_bytes());
+        assert!(matches!(decode(&bad), Err(FrameError::Invalid(_))));
     }
 
     #[test]

@@ -53,6 +53,29 @@
 //! never waits) or when enough are already present. In the steady state the wait ends as soon
 //! as the last acked committer is back, so each fsync covers ~all N committers.
 //!
+//! ## File mode (`BinlogStorage::File`): the classic staged commit
+//!
+//! The comparison architecture: the log holds PREPARE records and the binlog is classic files
+//! (`classic::ClassicBinlog`). A leader holds `FileMode::turn` for its whole turn (no
+//! pipelining: groups go through every stage one after the other, in queue order) and:
+//!
+//! 1. PREPARE: under the writer lock, frames the CommitMark of the previous group (if not yet
+//!    framed) and the group's records, and writes them (level 0: buffers them); level 1 (or
+//!    strict visibility): one `fdatasync` of the log (`sync_to`). Crash point
+//!    `binlog.after_prepare_sync`;
+//! 2. BINLOG: appends each record's event group to the classic binlog in log order
+//!    (`binlog_written` advances: readers may see the group), crash point
+//!    `binlog.after_binlog_write`; then syncs the binlog when this is the `sync_binlog`-th
+//!    group since its last sync (`binlog_synced` advances), crash point
+//!    `binlog.after_binlog_sync`;
+//! 3. COMMIT: applies the group (`GroupSink::apply_group`) and queues its CommitMark (the end
+//!    LSN of the group) to be framed with the next write: never synced on its own;
+//! 4. hands leadership on and acknowledges the committers.
+//!
+//! So two fsyncs per group at `sync_binlog = 1` and level 1, one write of the log and one
+//! write of the binlog per record. Any failure in steps 1-2 fails the log (the group stays
+//! in doubt on disk; recovery decides it: committed iff in the binlog, see `recovery.rs`).
+//!
 //! Invariants: groups are appended and applied in queue order (append and apply happen under
 //! the writer lock); exactly one leader at a time holds the queue; a committer's slot is
 //! completed exactly once; an fsync failure fails the group (and the log) and is never
@@ -67,7 +90,7 @@ use std::time::{Duration, Instant};
 
 use crate::appender::{group_error, RecordOutcome};
 use crate::error::LogError;
-use crate::flusher::sync_to_then;
+use crate::flusher::{sync_to, sync_to_then};
 use crate::log::{lock, Inner};
 use crate::{CommitReceipt, CommittedRecord, Durability, GroupSink, Lsn, PendingRecord};
 
@@ -169,7 +192,11 @@ pub(crate) fn commit(inner: &Inner, rec: PendingRecord) -> Result<CommitReceipt,
             }
         }
     }
-    lead_one_group(inner);
+    if inner.file.is_some() {
+        lead_file_group(inner);
+    } else {
+        lead_one_group(inner);
+    }
     let mut s = lock(&slot.state);
     match std::mem::replace(&mut *s, SlotState::Waiting) {
         SlotState::Done(r) => r,
@@ -339,4 +366,117 @@ fn lead_one_group(inner: &Inner) {
         slot.set(SlotState::Done(r));
     }
     inner.stats.commits.fetch_add(acked, Ordering::SeqCst);
+}
+
+/// One leader turn in file mode: the staged commit of the module docs.
+fn lead_file_group(inner: &Inner) {
+    let Some(fm) = &inner.file else {
+        return;
+    };
+    let turn = lock(&fm.turn);
+    let strict = inner.opts.strict_visibility;
+    let level = inner.durability();
+    let write_now = strict || level != Durability::Level0;
+    let sync_now = strict || level == Durability::Level1;
+    let sink = inner.sink.read().unwrap_or_else(|p| p.into_inner()).clone();
+
+    let batch = std::mem::take(&mut lock(&inner.queue).waiting);
+    let mut slots = Vec::with_capacity(batch.len());
+    let mut recs = Vec::with_capacity(batch.len());
+    for w in batch {
+        slots.push(w.slot);
+        recs.push(w.rec);
+    }
+    // 1. Prepare.
+    let (mut outcomes, mut committed, end) = {
+        let mut w = lock(&inner.writer);
+        w.append_group(inner, &mut recs, write_now)
+    };
+    let mut group_err: Option<LogError> = None;
+    if !committed.is_empty() {
+        inner.stats.groups.fetch_add(1, Ordering::SeqCst);
+        if let Err(e) = stage_binlog(inner, fm, &recs, &outcomes, end, sync_now) {
+            group_err = Some(e);
+        }
+    }
+    // 3. Commit: apply, then queue the CommitMark.
+    if group_err.is_none() && !committed.is_empty() {
+        if let Some(s) = &sink {
+            s.apply_group(&mut committed);
+        }
+        lock(&inner.writer).pending_mark = Some(end);
+    }
+    drop(turn);
+    // 4. Acknowledge.
+    hand_off(inner);
+    let mut acked = 0;
+    for (slot, out) in slots.iter().zip(outcomes.iter_mut()) {
+        let r = match (&group_err, std::mem::replace(out, Err(LogError::Closed))) {
+            (Some(e), Ok(_)) => Err(group_error(e)),
+            (_, r) => r,
+        };
+        acked += r.is_ok() as u64;
+        slot.set(SlotState::Done(r));
+    }
+    inner.stats.commits.fetch_add(acked, Ordering::SeqCst);
+}
+
+/// Steps 1 (the prepare sync) and 2 of a file-mode group whose records are framed and
+/// written up to `end`. Any error fails the log.
+fn stage_binlog(
+    inner: &Inner,
+    fm: &crate::log::FileMode,
+    recs: &[PendingRecord],
+    outcomes: &[RecordOutcome],
+    end: Lsn,
+    sync_now: bool,
+) -> Result<(), LogError> {
+    let crash = |name: &'static str| {
+        inner
+            .fs
+            .crash_point(name)
+            .map_err(|e| LogError::Failed(inner.fail(format!("crash at {name}: {e}"))))
+    };
+    let failed = |what: &str, e: LogError| {
+        LogError::Failed(inner.fail(format!(
+            "{what} failed: {e}; the group stays in doubt until recovery, the log refuses \
+             further writes until restart"
+        )))
+    };
+    if sync_now {
+        sync_to(inner, end)?;
+    }
+    crash("binlog.after_prepare_sync")?;
+    let mut b = lock(&fm.binlog);
+    let mut r = Ok(());
+    for (rec, out) in recs.iter().zip(outcomes) {
+        if out.is_ok() {
+            r = b.classic.append_group(&rec.events);
+            if r.is_err() {
+                break;
+            }
+        }
+    }
+    b.groups_since_sync = b.groups_since_sync.saturating_add(1);
+    fm.publish_stats(&b, &inner.stats);
+    r.map_err(|e| failed("writing the group to the classic binlog", e))?;
+    {
+        let mut p = lock(&inner.progress);
+        p.binlog_written = p.binlog_written.max(end);
+    }
+    inner.progress_cv.notify_all();
+    crash("binlog.after_binlog_write")?;
+    if fm.sync_binlog != 0 && b.groups_since_sync >= fm.sync_binlog {
+        let r = b.classic.sync();
+        fm.publish_stats(&b, &inner.stats);
+        r.map_err(|e| failed("fdatasync of the classic binlog", e))?;
+        b.groups_since_sync = 0;
+        {
+            let mut p = lock(&inner.progress);
+            p.binlog_synced = p.binlog_synced.max(end);
+        }
+        inner.progress_cv.notify_all();
+        crash("binlog.after_binlog_sync")?;
+    }
+    Ok(())
 }

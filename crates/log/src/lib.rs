@@ -8,6 +8,12 @@
 //! scan). Background threads prepare the next segment (`prealloc.rs`) and
 //! flush/sync at levels 0 and 2 (`flusher.rs`). [`Log::open`] recovers the tail
 //! (`recovery.rs`); [`LogReader`]s stream records from an LSN or a GTID position ([`reader`]).
+//! With [`BinlogStorage::File`] (file mode, for comparison) the binlog is instead classic
+//! MariaDB files ([`classic`]) written with two-phase commit: the log's records are PREPARE
+//! records, committed by a later CommitMark record or by their presence in the binlog
+//! (`group_commit.rs`, `recovery.rs`); a marker in the log directory says where the file-mode
+//! session started, so records written in engine mode are never taken for prepared ones
+//! ([`filemode`]).
 //! Every file access goes through the [`fs::FileSystem`] seam so [`fs::SimFs`] can crash,
 //! tear writes, fail fsyncs and run out of space in tests.
 //!
@@ -19,13 +25,17 @@
 //! - at level 1 a commit is acknowledged only once its record is durable.
 
 mod appender;
+pub mod classic;
 mod cursor;
 pub mod error;
+pub mod filemode;
 mod flusher;
 pub mod frame;
 pub mod fs;
 mod group_commit;
+pub mod inspect;
 mod log;
+pub mod mirror;
 mod prealloc;
 pub mod reader;
 mod recovery;
@@ -38,9 +48,14 @@ use std::time::Duration;
 use onelog_binlog::{Gtid, GtidPos, GtidState};
 
 pub use appender::MAX_UNSYNCED;
+pub use classic::{
+    read_classic_file, ClassicBinlog, ClassicEvent, ClassicFileInfo, ClassicOpenReport,
+    ClassicOptions,
+};
 pub use error::LogError;
 pub use fs::{File, FileSystem, SimCounters, SimFs, StdFs};
 pub use log::Log;
+pub use mirror::{Mirror, MirrorReport, MirrorStats};
 pub use reader::LogReader;
 
 /// Byte position in the whole record stream (segment headers excluded).
@@ -99,6 +114,34 @@ pub struct LogOptions {
     /// server only if it contains "MariaDB".
     pub server_version: String,
     pub server_id: u32,
+    /// Where the binlog lives: the log itself (default) or classic binlog files written with
+    /// two-phase commit (file mode, see `group_commit.rs`).
+    pub binlog_storage: BinlogStorage,
+}
+
+/// `--binlog-storage`: the architecture of the binlog.
+#[derive(Clone, Debug, Default)]
+pub enum BinlogStorage {
+    /// The log is the binlog: one write and one fsync per group (onelog's design).
+    #[default]
+    Engine,
+    /// The classic MariaDB design: the log holds PREPARE records, the binlog is separate
+    /// classic files (`classic::ClassicBinlog`), and a commit is staged: prepare + engine-log
+    /// fsync, binlog write + binlog fsync (per `sync_binlog`), apply, and a CommitMark record
+    /// written with the next group. Two fsyncs per group at `sync_binlog = 1` and level 1.
+    File {
+        classic: classic::ClassicOptions,
+        /// `sync_binlog`: 0 = never sync the binlog in the commit path (flush and shutdown
+        /// still do), N = sync it after every N-th group.
+        sync_binlog: u32,
+    },
+}
+
+impl BinlogStorage {
+    /// True in file mode.
+    pub fn is_file(&self) -> bool {
+        matches!(self, BinlogStorage::File { .. })
+    }
 }
 
 impl Default for LogOptions {
@@ -113,11 +156,12 @@ impl Default for LogOptions {
             commit_gather: true,
             server_version: "10.11.9-MariaDB-onelog".to_string(),
             server_id: 1,
+            binlog_storage: BinlogStorage::Engine,
         }
     }
 }
 
-/// What a record holds. Codes 1, 2, 3 in the frame.
+/// What a record holds. Codes 1, 2, 3, 4 in the frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RecordKind {
     /// A transaction's binlog event group.
@@ -126,6 +170,10 @@ pub enum RecordKind {
     Ddl,
     /// The GTID state at this point of the log (written by the log itself).
     GtidState,
+    /// File mode only (written by the log itself): every Transaction/Ddl record below the LSN
+    /// it holds is committed (its group reached the classic binlog). Readers and recovery
+    /// consumers never see these records.
+    CommitMark,
 }
 
 /// How the leader assigns a record's GTID.
@@ -176,6 +224,9 @@ pub struct CommittedRecord {
 ///
 /// Without strict_visibility it runs under the appender lock: it may call `Log::durable_lsn`,
 /// `written_lsn`, `end_lsn` and `stats`, but not `commit`, `flush`, `gtid_state` or `shutdown`.
+/// In file mode it runs once the group is in the classic binlog (synced per `sync_binlog`),
+/// under the staged commit's turn instead of the appender lock, with the same restrictions
+/// (and not `rotate` or `reset` either).
 pub trait GroupSink: Send + Sync {
     fn apply_group(&self, group: &mut [CommittedRecord]);
 }
@@ -191,8 +242,41 @@ pub struct OpenReport {
     pub end_lsn: Lsn,
     /// State at end_lsn (gtid_binlog_pos = gtid_state.pos()).
     pub gtid_state: GtidState,
-    /// Bytes of a torn tail that were truncated and zeroed.
+    /// Bytes of a torn tail that were truncated and zeroed (rolled-back records excluded).
     pub torn_bytes: u64,
+    /// File mode: what two-phase-commit recovery decided. None in engine mode.
+    pub binlog: Option<FileModeRecovery>,
+}
+
+/// What `Log::open` found in file mode (see `recovery.rs`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileModeRecovery {
+    /// Prepared records after the last durable CommitMark that were found in the binlog and
+    /// are therefore committed.
+    pub committed_in_doubt: u64,
+    /// Prepared records after the last durable CommitMark missing from the binlog: cut off
+    /// the log (rolled back).
+    pub rolled_back: u64,
+    /// Groups the binlog holds beyond the log's end (the log lost them: levels 0/2). Reported,
+    /// never repaired.
+    pub binlog_ahead: u64,
+    /// Committed groups of the log the binlog lacks (it lost them: `sync_binlog` != 1 or
+    /// levels 0/2), after any catch-up: the two have diverged. Reported, never repaired (only
+    /// after an engine-mode run is the binlog caught up, and only from a position verified to
+    /// be in the log: `binlog_caught_up`).
+    pub binlog_behind: u64,
+    /// The classic binlog files, oldest first.
+    pub binlog_files: Vec<String>,
+    /// Bytes of a torn group cut off the last classic binlog file.
+    pub binlog_torn_bytes: u64,
+    /// Where the previous file-mode session started (`filemode.since` in the log directory,
+    /// see [`filemode`]): only records from there on could be in doubt. None when the previous
+    /// run was engine mode or the log is new: every record was committed, nothing in doubt.
+    pub file_mode_since: Option<Lsn>,
+    /// Groups of the log the classic binlog lacked after an engine-mode run (stale files
+    /// from an earlier file-mode run, the lagging mirror's files, or none) that were appended
+    /// to it at open, in log order, before the first commit.
+    pub binlog_caught_up: u64,
 }
 
 /// Counters of the commit pipeline.
@@ -206,6 +290,10 @@ pub struct LogStats {
     pub fsyncs: u64,
     /// Record bytes written to segment files.
     pub bytes_written: u64,
+    /// File mode: `fdatasync` calls on classic binlog files (0 in engine mode).
+    pub binlog_fsyncs: u64,
+    /// File mode: bytes written to classic binlog files.
+    pub binlog_bytes: u64,
 }
 
 /// A segment of the log.
@@ -242,7 +330,7 @@ pub struct Record {
     pub lsn: Lsn,
     pub end_lsn: Lsn,
     pub kind: RecordKind,
-    /// The GTID of a Transaction/Ddl record; None for GtidState records.
+    /// The GTID of a Transaction/Ddl record; None for GtidState/CommitMark records.
     pub gtid: Option<Gtid>,
     pub events: Vec<u8>,
     /// Transaction/Ddl: the aux bytes; GtidState: `GtidState::encode` of the state.

@@ -13,6 +13,13 @@
 //! `fsync_gate` is innermost: held across one `fdatasync` (and the failed-state check and
 //! update around it) by whichever path syncs, so no two syncs of the log are ever in flight.
 //!
+//! File mode (`BinlogStorage::File`) adds `FileMode::turn`, taken FIRST (before all of the
+//! above) by a file-mode group leader for its whole staged commit and by flush, rotate and
+//! reset, so those never interleave with a group between its prepare and its binlog write;
+//! and `FileMode::binlog` (the classic binlog), taken only with `turn` held; whoever holds it
+//! takes no other lock but `progress` (`Log::reset` takes it inside `sync_lock` and `writer`,
+//! which nobody holding `binlog` ever waits for).
+//!
 //! Failure model: once `progress.failed` is set (fsync error, write error, crash) the log takes
 //! no more writes and never calls fsync again; readers keep reading what was durable.
 
@@ -24,6 +31,7 @@ use std::thread::JoinHandle;
 use onelog_binlog::GtidState;
 
 use crate::appender::Writer;
+use crate::classic::{ClassicBinlog, ClassicFileInfo};
 use crate::error::LogError;
 use crate::fs::{File, FileSystem};
 use crate::group_commit::{Gather, Queue};
@@ -62,6 +70,12 @@ pub(crate) struct Progress {
     pub cur_path: PathBuf,
     pub failed: Option<String>,
     pub closed: bool,
+    /// File mode: every group that starts below this LSN is written to the classic binlog
+    /// (`u64::MAX` in engine mode). Readers see no further (`Inner::visible_end`).
+    pub binlog_written: Lsn,
+    /// File mode: every group that starts below this LSN is synced in the classic binlog
+    /// (`u64::MAX` in engine mode). `Log::durable_lsn` reports no further.
+    pub binlog_synced: Lsn,
 }
 
 #[derive(Default)]
@@ -70,6 +84,39 @@ pub(crate) struct Stats {
     pub groups: AtomicU64,
     pub fsyncs: AtomicU64,
     pub bytes_written: AtomicU64,
+    pub binlog_fsyncs: AtomicU64,
+    pub binlog_bytes: AtomicU64,
+}
+
+/// The classic binlog of file mode and what the commit path tracks about it.
+pub(crate) struct BinlogFile {
+    pub classic: ClassicBinlog,
+    /// Groups appended since the last binlog sync (`sync_binlog`).
+    pub groups_since_sync: u32,
+}
+
+/// File mode's state (see the lock order in the module docs and `group_commit.rs`).
+pub(crate) struct FileMode {
+    /// `sync_binlog`.
+    pub sync_binlog: u32,
+    /// `ClassicBinlog::fsyncs` at open (recovery's syncs are not commit-path syncs).
+    pub base_fsyncs: u64,
+    /// Serialises staged commits with flush, rotate, reset and shutdown.
+    pub turn: Mutex<()>,
+    pub binlog: Mutex<BinlogFile>,
+}
+
+impl FileMode {
+    /// Publishes the classic binlog's counters into the log's stats.
+    pub fn publish_stats(&self, b: &BinlogFile, stats: &Stats) {
+        stats.binlog_fsyncs.store(
+            b.classic.fsyncs().saturating_sub(self.base_fsyncs),
+            Ordering::SeqCst,
+        );
+        stats
+            .binlog_bytes
+            .store(b.classic.bytes_written(), Ordering::SeqCst);
+    }
 }
 
 pub(crate) struct Inner {
@@ -91,6 +138,8 @@ pub(crate) struct Inner {
     pub preparer: Preparer,
     pub flusher: flusher::FlusherCtl,
     pub stats: Stats,
+    /// Some in file mode.
+    pub file: Option<FileMode>,
 }
 
 impl Inner {
@@ -147,11 +196,12 @@ impl Inner {
     }
 
     pub fn visible_end(p: &Progress, include_non_durable: bool) -> Lsn {
-        if include_non_durable {
+        let end = if include_non_durable {
             p.written
         } else {
             p.durable
-        }
+        };
+        end.min(p.binlog_written)
     }
 }
 
@@ -163,7 +213,10 @@ pub struct Log {
 }
 
 impl Log {
-    /// Opens (creating when empty) the log in `opts.dir`, recovering its tail.
+    /// Opens (creating when empty) the log in `opts.dir`, recovering its tail. File mode: also
+    /// decides the in-doubt PREPARE records, catches the classic binlog up after an
+    /// engine-mode run and installs the file-mode marker; engine mode removes that marker
+    /// (`recovery.rs`, `filemode.rs`). All of it is durable before the first commit.
     pub fn open(
         fs: Arc<dyn FileSystem>,
         opts: LogOptions,
@@ -219,13 +272,24 @@ impl Log {
     }
 
     /// Flushes, then stops the background threads; later commits get `Closed`. A failed log
-    /// is stopped too, and the failure returned.
+    /// is stopped too, and the failure returned. File mode: the flush writes the last
+    /// CommitMark and syncs the classic binlog, which is then closed (its in-use flag cleared).
     pub fn shutdown(&self) -> Result<(), LogError> {
-        let r = match self.inner.refusal() {
+        let mut r = match self.inner.refusal() {
             None => self.flush(),
             Some(LogError::Closed) => Ok(()),
             Some(e) => Err(e),
         };
+        if let (Ok(()), Some(fm)) = (&r, &self.inner.file) {
+            let _turn = lock(&fm.turn);
+            let mut b = lock(&fm.binlog);
+            if lock(&self.inner.progress).closed {
+                // A concurrent shutdown closed it already.
+            } else {
+                r = b.classic.close();
+                fm.publish_stats(&b, &self.inner.stats);
+            }
+        }
         self.stop_threads();
         r
     }
@@ -251,6 +315,8 @@ impl Log {
             groups: s.groups.load(Ordering::SeqCst),
             fsyncs: s.fsyncs.load(Ordering::SeqCst),
             bytes_written: s.bytes_written.load(Ordering::SeqCst),
+            binlog_fsyncs: s.binlog_fsyncs.load(Ordering::SeqCst),
+            binlog_bytes: s.binlog_bytes.load(Ordering::SeqCst),
         }
     }
 
@@ -259,8 +325,12 @@ impl Log {
         lock(&self.inner.writer).state.clone()
     }
 
+    /// The LSN below which everything survives a crash. File mode: also synced in the
+    /// classic binlog (what a checkpoint may cover: a group only in the engine log can still
+    /// be rolled back by recovery).
     pub fn durable_lsn(&self) -> Lsn {
-        lock(&self.inner.progress).durable
+        let p = lock(&self.inner.progress);
+        p.durable.min(p.binlog_synced)
     }
 
     pub fn written_lsn(&self) -> Lsn {
@@ -293,8 +363,26 @@ impl Log {
 
     /// Seals the current segment (writing and syncing what it holds) and continues in the next
     /// one, as `FLUSH BINARY LOGS` does. Commits wait for the rotation (it holds the writer).
+    /// File mode: the classic binlog rotates to its next file too.
     pub fn rotate(&self) -> Result<(), LogError> {
-        lock(&self.inner.writer).rotate_now(&self.inner)
+        let Some(fm) = &self.inner.file else {
+            return lock(&self.inner.writer).rotate_now(&self.inner);
+        };
+        let _turn = lock(&fm.turn);
+        lock(&self.inner.writer).rotate_now(&self.inner)?;
+        let mut b = lock(&fm.binlog);
+        // Durable when it returns: the old file synced, the new one and the index too.
+        let r = b.classic.rotate();
+        b.groups_since_sync = 0;
+        fm.publish_stats(&b, &self.inner.stats);
+        drop(b);
+        r.map_err(|e| {
+            LogError::Failed(self.inner.fail(format!(
+                "rotating the classic binlog failed: {e}; the log refuses further writes until restart"
+            )))
+        })?;
+        binlog_synced_to_end(&self.inner);
+        Ok(())
     }
 
     /// `RESET MASTER`: writes and syncs everything appended, then replaces all segments with
@@ -303,9 +391,41 @@ impl Log {
     /// positioned in the removed segments get `Purged`. Commits wait for it (it holds
     /// `sync_lock` and the writer). Crash-safe: a reboot finds either the old log or the reset
     /// one (see `segment.rs`).
+    ///
+    /// File mode: first the log is sealed (every group's CommitMark durable: nothing is in
+    /// doubt), then the classic binlog is reset, then the log. A crash between the two resets
+    /// leaves the old log with an empty binlog (`OpenReport::binlog` reports the groups it
+    /// lacks as `binlog_behind`); new groups then continue the old GTID sequence in both, so
+    /// later two-phase-commit decisions stay sound.
     pub fn reset(&self) -> Result<(), LogError> {
+        let _turn = self.inner.file.as_ref().map(|fm| lock(&fm.turn));
         let _sync = lock(&self.inner.sync_lock);
-        lock(&self.inner.writer).reset_now(&self.inner)
+        let mut w = lock(&self.inner.writer);
+        if let Some(fm) = &self.inner.file {
+            if let Some(e) = self.inner.refusal() {
+                return Err(e);
+            }
+            // As `reset_now` does: a full disk refuses the reset with nothing changed.
+            self.inner.preparer.ensure_ready()?;
+            w.seal_now(&self.inner)?;
+            let mut b = lock(&fm.binlog);
+            let r = b.classic.reset();
+            b.groups_since_sync = 0;
+            fm.publish_stats(&b, &self.inner.stats);
+            drop(b);
+            r.map_err(|e| {
+                LogError::Failed(self.inner.fail(format!(
+                    "RESET MASTER of the classic binlog failed: {e}; the log refuses further \
+                     writes until restart"
+                )))
+            })?;
+        }
+        w.reset_now(&self.inner)?;
+        drop(w);
+        if self.inner.file.is_some() {
+            binlog_synced_to_end(&self.inner);
+        }
+        Ok(())
     }
 
     /// Removes whole segments whose records end at or before `lsn` (never the current one);
@@ -335,6 +455,14 @@ impl Log {
         Ok(doomed.len())
     }
 
+    /// File mode: the classic binlog files, oldest first (`SHOW BINARY LOGS`); None in
+    /// engine mode (the segments are the binlog: [`Log::segments`]).
+    pub fn classic_files(&self) -> Option<Vec<ClassicFileInfo>> {
+        let fm = self.inner.file.as_ref()?;
+        let files = lock(&fm.binlog).classic.files();
+        Some(files)
+    }
+
     /// Why the log stopped taking writes, if it did.
     pub fn failed(&self) -> Option<String> {
         lock(&self.inner.progress).failed.clone()
@@ -344,6 +472,17 @@ impl Log {
     pub fn format_description(&self) -> &[u8] {
         &self.inner.fde
     }
+}
+
+/// File mode, with `FileMode::turn` held and every group appended to the classic binlog and
+/// synced there: everything framed so far is covered by the binlog.
+pub(crate) fn binlog_synced_to_end(inner: &Inner) {
+    let end = lock(&inner.writer).lsn;
+    let mut p = lock(&inner.progress);
+    p.binlog_written = p.binlog_written.max(end);
+    p.binlog_synced = p.binlog_synced.max(end);
+    drop(p);
+    inner.progress_cv.notify_all();
 }
 
 impl Drop for Log {

@@ -7,6 +7,13 @@
 //! segment's start LSN); a reader whose position is in a purged segment gets
 //! `InvalidPosition`.
 //!
+//! CommitMark records (file mode's two-phase-commit bookkeeping) are never yielded; GtidState
+//! records only with `include_state_records`.
+//!
+//! In file mode the visible end is also bounded by the binlog: a record is visible once its
+//! group is in the classic binlog too (`Progress::binlog_written`), so a reader never yields a
+//! prepared record that recovery could still roll back for lack of a binlog write.
+//!
 //! `ReadStart::Gtid(pos)`: the segment headers' GTID states only grow, so a binary search
 //! finds the last segment whose header state `pos` contains (every record before it is in
 //! `pos`); the reader starts there and, per domain of `pos`, skips records `pos` contains
@@ -205,17 +212,21 @@ impl LogReader {
             };
             let end_lsn = lsn + f.len as u64;
             let gtid = match f.kind {
-                RecordKind::GtidState => None,
-                _ => Some(frame::record_gtid(f.events).map_err(|e| {
-                    LogError::corrupt(
-                        &path,
-                        off,
-                        format!("record at LSN {lsn}: bad GTID event: {e}"),
-                    )
-                })?),
+                RecordKind::GtidState | RecordKind::CommitMark => None,
+                RecordKind::Transaction | RecordKind::Ddl => {
+                    Some(frame::record_gtid(f.events).map_err(|e| {
+                        LogError::corrupt(
+                            &path,
+                            off,
+                            format!("record at LSN {lsn}: bad GTID event: {e}"),
+                        )
+                    })?)
+                }
             };
             self.lsn = end_lsn;
-            if f.kind == RecordKind::GtidState && !self.opts.include_state_records {
+            if f.kind == RecordKind::CommitMark
+                || (f.kind == RecordKind::GtidState && !self.opts.include_state_records)
+            {
                 continue;
             }
             if let (Some(filter), Some(g)) = (&mut self.filter, gtid) {

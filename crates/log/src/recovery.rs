@@ -34,6 +34,40 @@
 //! in the middle of the log: `Corrupt` (refuse to start, naming the file and offset), never
 //! silently truncated.
 //!
+//! File mode (two-phase commit, see `group_commit.rs`): after step 5,
+//! 6. the file-mode marker (`filemode.since`, see `filemode.rs`) is read: absent means the
+//!    previous run was engine mode (or the log is new) and every record is committed;
+//!    present, it holds the LSN `S` where the previous file-mode session started (beyond the
+//!    log's end, or damaged: `Corrupt`);
+//! 7. the classic binlog is opened (`ClassicBinlog::open`, which cuts a torn group off its
+//!    last file), created if absent with the log's GTID state at its end as initial state
+//!    (marker absent: the oldest segment's starting state, so the catch-up of step 9 fills
+//!    it with every group of the log);
+//! 8. marker present: the records of the last segment at or after both `S` and the last
+//!    CommitMark's LSN (or the segment's start: every record of a sealed segment is
+//!    committed, since rotation happens under the staged commit's turn and seals the segment
+//!    after framing the mark of its last group) are IN DOUBT: prepared, fate unknown. Binlog
+//!    order == log order, so the binlog holds a prefix of them: each in-doubt record whose
+//!    GTID the binlog's GTID state contains is committed; from the first one it lacks on, the
+//!    records are cut off the log exactly like a torn tail (zeroed from the end backwards, so
+//!    a crash during recovery leaves a prefix that the next recovery decides the same way;
+//!    then synced), the GTID state is the one before that record, and they are counted as
+//!    rolled back. Records below `S` were decided by an earlier recovery or written in engine
+//!    mode: committed;
+//! 9. marker absent and the binlog behind the log (and nowhere ahead): the log's groups after
+//!    the binlog's verified position are appended to it and it is synced
+//!    (`filemode::catch_up`; position not found: nothing appended);
+//! 10. the log's and the binlog's GTID states are compared per domain: groups only the binlog
+//!    holds (`binlog_ahead`: the log lost them, levels 0/2) or only the log holds
+//!    (`binlog_behind`: the binlog lost them, `sync_binlog` != 1) are reported in
+//!    `OpenReport::binlog`, never repaired;
+//! 11. after the segment sync of step 5, the binlog's current file is synced (recovery's
+//!    decisions rest on it) and the marker is replaced with `S = E` (the end after recovery),
+//!    durably, before the first commit.
+//!
+//! Engine mode removes a marker, durably, before the first commit; it skips CommitMark
+//! records (a log written in file mode opens in engine mode with every record committed).
+//!
 //! Earlier segments are not scanned here: readers verify their CRCs as they read them, and a
 //! bad record there is `Corrupt`, never skipped.
 
@@ -41,16 +75,17 @@ use std::path::Path;
 use std::sync::atomic::AtomicU8;
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 
-use onelog_binlog::GtidState;
+use onelog_binlog::{Gtid, GtidState};
 
 use crate::appender::{Writer, MAX_UNSYNCED};
+use crate::classic::ClassicBinlog;
 use crate::cursor::SegmentCursor;
 use crate::error::LogError;
 use crate::frame::{self, FRAME_HEADER_LEN};
 use crate::fs::{read_full_at, FileSystem};
-use crate::log::{Inner, Progress, SegmentMeta, Stats};
+use crate::log::{BinlogFile, FileMode, Inner, Progress, SegmentMeta, Stats};
 use crate::segment::{self, SegmentHeader, PREPARED_NAME, RESET_NAME};
-use crate::{LogOptions, OpenReport, RecordKind};
+use crate::{filemode, BinlogStorage, FileModeRecovery, LogOptions, Lsn, OpenReport, RecordKind};
 
 const MIN_SEGMENT: u64 = 16 << 10;
 
@@ -83,6 +118,7 @@ pub(crate) fn open(
     if fs.exists(&dir.join(RESET_NAME)) {
         segment::finish_reset(&*fs, &dir)?;
     }
+    filemode::remove_stale_tmp(&*fs, &dir)?;
     let fde = segment::format_description(&opts.server_version, opts.server_id);
     let mut numbers: Vec<u64> = fs
         .list_dir(&dir)
@@ -169,7 +205,6 @@ pub(crate) fn open(
     };
 
     // Tail scan of the last segment.
-    let mut state = (*last.state).clone();
     let mut cur = SegmentCursor::new(
         file.clone(),
         last.path.clone(),
@@ -178,24 +213,8 @@ pub(crate) fn open(
         last.start_lsn,
     );
     let file_end_lsn = last.start_lsn + (file_len - last.header_len);
-    let mut lsn = last.start_lsn;
-    let why_end = loop {
-        let f = match cur.frame_at(lsn, file_end_lsn)? {
-            Ok(f) => f,
-            Err(e) => break e.to_string(),
-        };
-        match f.kind {
-            RecordKind::Transaction | RecordKind::Ddl => match frame::record_gtid(f.events) {
-                Ok(g) => state.record(g),
-                Err(e) => break format!("bad GTID event: {e}"),
-            },
-            RecordKind::GtidState => match GtidState::decode(f.aux) {
-                Ok((s, _)) => state = s,
-                Err(e) => break format!("bad GTID state: {e}"),
-            },
-        }
-        lsn += f.len as u64;
-    };
+    let scan = scan_tail(&mut cur, &last.state, file_end_lsn, &mut |_, _, _| true)?;
+    let (lsn, mut state, why_end) = (scan.end, scan.state, scan.why_end);
     let end_off = cur.offset_of(lsn);
     let torn_bytes = zero_tail(
         &last.path,
@@ -205,8 +224,124 @@ pub(crate) fn open(
         MAX_UNSYNCED,
         &why_end,
     )?;
+
+    // File mode: decide the in-doubt records (module docs, steps 6-9).
+    let mut lsn = lsn;
+    let mut file_mode = None;
+    let mut binlog_report = None;
+    let mut mark_reserve = 0;
+    if let BinlogStorage::File {
+        classic,
+        sync_binlog,
+    } = &opts.binlog_storage
+    {
+        mark_reserve = frame::COMMIT_MARK_LEN as u64;
+        let since = filemode::read_marker(&*fs, &dir)?;
+        if let Some(s) = since.filter(|&s| s > lsn) {
+            return Err(LogError::corrupt(
+                dir.join(filemode::MARKER_NAME),
+                12,
+                format!(
+                    "refusing to start: the file-mode marker says the last file-mode session \
+                     started at LSN {s}, beyond the end of the log ({lsn} in {}): the log \
+                     directory does not belong with this marker",
+                    last.path.display()
+                ),
+            ));
+        }
+        // No marker: the previous run was engine mode (or the log is new), so the binlog
+        // should hold every group of the log; files created now start where the log does.
+        let initial = match since {
+            Some(_) => state.clone(),
+            None => (*metas[0].state).clone(),
+        };
+        let (mut binlog, crep) = ClassicBinlog::open(fs.clone(), classic.clone(), &initial)?;
+        let mut rep = FileModeRecovery {
+            binlog_files: crep.files.clone(),
+            binlog_torn_bytes: crep.torn_bytes,
+            file_mode_since: since,
+            ..Default::default()
+        };
+        let doubt_from = since.map(|s| s.max(scan.committed));
+        if let Some(doubt_from) = doubt_from.filter(|&d| d < lsn) {
+            let b = binlog.gtid_state().clone();
+            let in_binlog = |g: Gtid| b.next_seq(g.domain_id) > g.seq_no;
+            let mut cut: Option<(Lsn, GtidState)> = None;
+            let (mut yes, mut no) = (0u64, 0u64);
+            let mut cur = SegmentCursor::new(
+                file.clone(),
+                last.path.clone(),
+                last.number,
+                last.header_len,
+                last.start_lsn,
+            );
+            scan_tail(&mut cur, &last.state, lsn, &mut |rec_lsn, g, st| {
+                if rec_lsn < doubt_from {
+                    return true;
+                }
+                if cut.is_none() && in_binlog(g) {
+                    yes += 1;
+                } else {
+                    if cut.is_none() {
+                        cut = Some((rec_lsn, st.clone()));
+                    }
+                    no += 1;
+                }
+                true
+            })?;
+            rep.committed_in_doubt = yes;
+            rep.rolled_back = no;
+            if let Some((at, st)) = cut {
+                zero_backwards(&last.path, &*file, cur.offset_of(at), end_off)?;
+                lsn = at;
+                state = st;
+            }
+        }
+        if since.is_none() && behind_only(&state, binlog.gtid_state()) {
+            if let Some(n) =
+                filemode::catch_up(&*fs, &metas, &file, lsn, &mut binlog, crep.last_gtid)?
+            {
+                rep.binlog_caught_up = n;
+            }
+        }
+        let (ahead, behind) = divergence(&state, binlog.gtid_state());
+        rep.binlog_ahead = ahead;
+        rep.binlog_behind = behind;
+        binlog_report = Some(rep);
+        file_mode = Some((binlog, *sync_binlog));
+    }
+    let end_off = cur.offset_of(lsn);
     file.sync_data()
         .map_err(|e| LogError::io(&last.path, end_off, "fdatasync recovered segment", e))?;
+    let file_mode = match file_mode {
+        Some((binlog, sync_binlog)) => {
+            // Recovery's decisions rest on what the binlog holds: make it durable (a crashed
+            // process can leave it in the page cache only), then start the new session.
+            if let Some(info) = binlog.files().last() {
+                let f = fs
+                    .open(&info.path, false)
+                    .map_err(|e| LogError::io(&info.path, 0, "open classic binlog", e))?;
+                f.sync_data()
+                    .map_err(|e| LogError::io(&info.path, 0, "fdatasync classic binlog", e))?;
+            }
+            fs.crash_point(filemode::CRASH_AFTER_CATCH_UP)
+                .map_err(|e| LogError::io(&dir, 0, filemode::CRASH_AFTER_CATCH_UP, e))?;
+            filemode::write_marker(&*fs, &dir, lsn)?;
+            Some(FileMode {
+                sync_binlog,
+                base_fsyncs: binlog.fsyncs(),
+                turn: Mutex::new(()),
+                binlog: Mutex::new(BinlogFile {
+                    classic: binlog,
+                    groups_since_sync: 0,
+                }),
+            })
+        }
+        None => {
+            filemode::remove_marker(&*fs, &dir)?;
+            None
+        }
+    };
 
     let report = OpenReport {
         segment: last.number,
@@ -215,6 +350,7 @@ pub(crate) fn open(
         end_lsn: lsn,
         gtid_state: state.clone(),
         torn_bytes,
+        binlog: binlog_report,
     };
     let writer = Writer {
         seg_number: last.number,
@@ -227,6 +363,8 @@ pub(crate) fn open(
         pending: Vec::with_capacity(64 << 10),
         state,
         next_state_lsn: lsn + opts.state_interval.max(1),
+        pending_mark: None,
+        mark_reserve,
     };
     let progress = Progress {
         end: lsn,
@@ -236,6 +374,8 @@ pub(crate) fn open(
         cur_path: last.path.clone(),
         failed: None,
         closed: false,
+        binlog_written: if file_mode.is_some() { lsn } else { u64::MAX },
+        binlog_synced: if file_mode.is_some() { lsn } else { u64::MAX },
     };
     let inner = Inner {
         fs,
@@ -254,8 +394,113 @@ pub(crate) fn open(
         preparer: Default::default(),
         flusher: Default::default(),
         stats: Stats::default(),
+        file: file_mode,
     };
     Ok((inner, report))
+}
+
+/// True when the binlog's position differs from the log's and it holds no group beyond the
+/// log's in any domain (`next_seq`): the only case a catch-up can repair.
+fn behind_only(log: &GtidState, binlog: &GtidState) -> bool {
+    divergence(log, binlog).0 == 0 && log.pos() != binlog.pos()
+}
+
+/// (groups only the binlog holds, groups only the log holds), counted per domain.
+fn divergence(log: &GtidState, binlog: &GtidState) -> (u64, u64) {
+    let domains: std::collections::BTreeSet<u32> = log
+        .entries()
+        .iter()
+        .chain(binlog.entries().iter())
+        .map(|g| g.domain_id)
+        .collect();
+    let (mut ahead, mut behind) = (0, 0);
+    for d in domains {
+        let (l, c) = (log.next_seq(d), binlog.next_seq(d));
+        ahead += c.saturating_sub(l);
+        behind += l.saturating_sub(c);
+    }
+    (ahead, behind)
+}
+
+/// What `scan_tail` found.
+struct TailScan {
+    /// End of the valid records.
+    end: Lsn,
+    /// GTID state at `end`.
+    state: GtidState,
+    /// Why the scan stopped at `end`.
+    why_end: String,
+    /// The largest LSN a CommitMark names (the segment's start LSN when none).
+    committed: Lsn,
+}
+
+/// Scans the segment of `cur` from its first record to the first invalid frame (or `limit`),
+/// rebuilding the GTID state from `start_state`. `visit` sees each Transaction/Ddl record
+/// (its LSN and GTID) with the state BEFORE it; returning false stops the scan there.
+fn scan_tail(
+    cur: &mut SegmentCursor,
+    start_state: &GtidState,
+    limit: Lsn,
+    visit: &mut dyn FnMut(Lsn, Gtid, &GtidState) -> bool,
+) -> Result<TailScan, LogError> {
+    let mut state = start_state.clone();
+    let mut lsn = cur.start_lsn;
+    let mut committed = cur.start_lsn;
+    let why_end = loop {
+        let f = match cur.frame_at(lsn, limit)? {
+            Ok(f) => f,
+            Err(e) => break e.to_string(),
+        };
+        match f.kind {
+            RecordKind::Transaction | RecordKind::Ddl => match frame::record_gtid(f.events) {
+                Ok(g) => {
+                    if !visit(lsn, g, &state) {
+                        break "stopped".to_string();
+                    }
+                    state.record(g);
+                }
+                Err(e) => break format!("bad GTID event: {e}"),
+            },
+            RecordKind::GtidState => match GtidState::decode(f.aux) {
+                Ok((s, _)) => state = s,
+                Err(e) => break format!("bad GTID state: {e}"),
+            },
+            RecordKind::CommitMark => match frame::commit_mark_lsn(f.aux) {
+                // A mark only ever names an LSN at or before itself.
+                Some(c) if c <= lsn => {
+                    committed = committed.max(c);
+                }
+                _ => break format!("CommitMark at LSN {lsn} names a later LSN"),
+            },
+        }
+        lsn += f.len as u64;
+    };
+    Ok(TailScan {
+        end: lsn,
+        state,
+        why_end,
+        committed,
+    })
+}
+
+/// Zeroes `[from, to)` from the end backwards (rolled-back records: a crash meanwhile leaves
+/// a prefix of them, which the next recovery decides the same way).
+fn zero_backwards(
+    path: &Path,
+    file: &dyn crate::fs::File,
+    from: u64,
+    to: u64,
+) -> Result<(), LogError> {
+    const CHUNK: u64 = 1 << 20;
+    let zeros = vec![0u8; CHUNK.min(to.saturating_sub(from)) as usize];
+    let mut end = to;
+    while end > from {
+        let start = end.saturating_sub(CHUNK).max(from);
+        file.write_all_at(&zeros[..(end - start) as usize], start)
+            .map_err(|e| LogError::io(path, start, "zero rolled-back records", e))?;
+        end = start;
+    }
+    Ok(())
 }
 
 /// Zeroes the non-zero bytes after `from` (a torn tail), scanning the bounded window the

@@ -1,0 +1,219 @@
+//! The open-time scan of the last classic binlog file: validates every event, finds the GTID
+//! state after its last complete group, and where an incomplete or damaged tail starts.
+//!
+//! Rules: an event that is cut by the end of the file, that is followed only by zero bytes,
+//! or that is the very last event of the file may be a torn write: the tail from the start of
+//! its group (or from the event itself, outside a group) is cut. A damaged event with more
+//! data after it, a GTID event inside an unfinished group, or a damaged file header is
+//! `Corrupt`, naming the file and the offset: never skipped.
+
+use std::path::Path;
+
+use onelog_binlog::event::{event_type, GtidListEvent, RotateEvent, BINLOG_MAGIC, HEADER_LEN};
+use onelog_binlog::{Gtid, GtidState};
+
+use super::format::{check_event_at, event_size, EventCheck, GroupTracker, FIRST_EVENT_OFFSET};
+use crate::error::LogError;
+use crate::fs::{read_full_at, File};
+
+const CHUNK: usize = 1 << 20;
+
+/// What the scan found.
+#[derive(Debug, Clone)]
+pub(crate) struct ScanResult {
+    /// Gtid_list state + the GTIDs of the complete groups.
+    pub state: GtidState,
+    pub last_gtid: Option<Gtid>,
+    /// GTID event of the last complete group (as in the file).
+    pub last_gtid_event: Option<Vec<u8>>,
+    /// Where the valid part ends (the file is cut here when shorter than its length).
+    pub valid_end: u64,
+    pub len: u64,
+    /// The next file named by a Rotate event that ends the valid part.
+    pub rotated_to: Option<String>,
+    /// Low byte of the Format_description header flags.
+    pub fde_flags: u8,
+}
+
+/// A window of file bytes read in large chunks.
+struct Window<'a> {
+    file: &'a dyn File,
+    path: &'a Path,
+    len: u64,
+    start: u64,
+    buf: Vec<u8>,
+}
+
+impl<'a> Window<'a> {
+    /// Bytes `[off, min(off + n, len))`.
+    fn get(&mut self, off: u64, n: usize) -> Result<&[u8], LogError> {
+        let want_end = (off + n as u64).min(self.len);
+        if off < self.start || want_end > self.start + self.buf.len() as u64 {
+            let size = (want_end - off).max(CHUNK as u64).min(self.len - off) as usize;
+            self.buf.resize(size, 0);
+            let got = read_full_at(self.file, &mut self.buf, off)
+                .map_err(|e| LogError::io(self.path, off, "read classic binlog", e))?;
+            self.buf.truncate(got);
+            self.start = off;
+        }
+        let a = (off - self.start) as usize;
+        let b = ((want_end - self.start) as usize).min(self.buf.len());
+        Ok(&self.buf[a.min(b)..b])
+    }
+
+    fn rest_is_zero(&mut self, mut off: u64) -> Result<bool, LogError> {
+        while off < self.len {
+            let n = ((self.len - off) as usize).min(CHUNK);
+            let chunk = self.get(off, n)?;
+            if chunk.is_empty() {
+                return Ok(true);
+            }
+            if chunk.iter().any(|&b| b != 0) {
+                return Ok(false);
+            }
+            off += chunk.len() as u64;
+        }
+        Ok(true)
+    }
+}
+
+/// Scans the file `path` (open as `file`). See the module docs.
+pub(crate) fn scan_file(file: &dyn File, path: &Path) -> Result<ScanResult, LogError> {
+    let len = file
+        .len()
+        .map_err(|e| LogError::io(path, 0, "stat classic binlog", e))?;
+    let mut w = Window {
+        file,
+        path,
+        len,
+        start: 0,
+        buf: Vec::new(),
+    };
+    let magic = w.get(0, BINLOG_MAGIC.len())?;
+    if magic != BINLOG_MAGIC {
+        return Err(LogError::corrupt(
+            path,
+            0,
+            "not a binlog file: missing the magic \\xfebin",
+        ));
+    }
+    let mut off = FIRST_EVENT_OFFSET;
+    let mut state: Option<GtidState> = None;
+    let mut header_done = false;
+    let mut fde_flags = 0u8;
+    let mut group: Option<(u64, GroupTracker, Vec<u8>)> = None;
+    let mut last_gtid = None;
+    let mut last_gtid_event = None;
+    let mut rotated_to: Option<String> = None;
+    let mut complete_state = GtidState::new();
+    let mut tail_at: Option<u64> = None;
+    while off < len {
+        let head = w.get(off, HEADER_LEN)?;
+        let need = if head.len() < HEADER_LEN {
+            HEADER_LEN
+        } else {
+            event_size(head).max(HEADER_LEN)
+        };
+        let ev = w.get(off, need)?.to_vec();
+        let size = match check_event_at(&ev, off) {
+            EventCheck::Ok(size) => size,
+            EventCheck::Incomplete { .. } => {
+                tail_at = Some(off);
+                break;
+            }
+            EventCheck::Bad(why) => {
+                let last = off + need as u64 == len;
+                if last || w.rest_is_zero(off)? {
+                    tail_at = Some(off);
+                    break;
+                }
+                return Err(LogError::corrupt(path, off, why));
+            }
+        };
+        let ev = &ev[..size];
+        if rotated_to.is_some() {
+            return Err(LogError::corrupt(
+                path,
+                off,
+                "event after the Rotate event that ends the file",
+            ));
+        }
+        match ev[4] {
+            event_type::FORMAT_DESCRIPTION if off == FIRST_EVENT_OFFSET => fde_flags = ev[17],
+            _ if off == FIRST_EVENT_OFFSET => {
+                return Err(LogError::corrupt(
+                    path,
+                    off,
+                    format!("first event has type {}, not Format_description", ev[4]),
+                ))
+            }
+            event_type::GTID_LIST if state.is_none() && group.is_none() => {
+                let l = GtidListEvent::decode(ev)
+                    .map_err(|e| LogError::corrupt(path, off, format!("bad Gtid_list: {e}")))?;
+                complete_state = l.to_state();
+                state = Some(complete_state.clone());
+            }
+            event_type::BINLOG_CHECKPOINT if group.is_none() => {
+                if state.is_some() {
+                    header_done = true;
+                }
+            }
+            event_type::GTID => {
+                if let Some((start, _, _)) = &group {
+                    return Err(LogError::corrupt(
+                        path,
+                        off,
+                        format!("GTID event inside the unfinished event group at offset {start}"),
+                    ));
+                }
+                if state.is_none() {
+                    return Err(LogError::corrupt(
+                        path,
+                        off,
+                        "event group before the Gtid_list event",
+                    ));
+                }
+                header_done = true;
+                let t = GroupTracker::start(ev).map_err(|e| LogError::corrupt(path, off, e))?;
+                group = Some((off, t, ev.to_vec()));
+            }
+            event_type::ROTATE if group.is_none() => {
+                let r = RotateEvent::decode(ev)
+                    .map_err(|e| LogError::corrupt(path, off, format!("bad Rotate: {e}")))?;
+                rotated_to = Some(r.next_file);
+            }
+            _ => {
+                if let Some((_, t, gev)) = &group {
+                    if t.ends_with(ev) {
+                        complete_state.record(t.gtid);
+                        last_gtid = Some(t.gtid);
+                        last_gtid_event = Some(gev.clone());
+                        group = None;
+                    }
+                }
+            }
+        }
+        off += size as u64;
+    }
+    let valid_end = match (tail_at, &group) {
+        (_, Some((start, _, _))) => *start,
+        (Some(t), None) => t,
+        (None, None) => len,
+    };
+    if state.is_none() || !header_done {
+        return Err(LogError::corrupt(
+            path,
+            valid_end,
+            "the file header (Format_description, Gtid_list, Binlog_checkpoint) is incomplete",
+        ));
+    }
+    Ok(ScanResult {
+        state: complete_state,
+        last_gtid,
+        last_gtid_event,
+        valid_end,
+        len,
+        rotated_to,
+        fde_flags,
+    })
+}
