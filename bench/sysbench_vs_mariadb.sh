@@ -9,11 +9,15 @@
 # TABLE_SIZE (100000), THREADS ("1 8 32"), WORKLOADS ("oltp_point_select oltp_read_only
 # oltp_write_only"), PORT_BASE (23306), ONELOG_BIN (default: cargo build --release).
 #
-# Both servers run on temporary data directories on loopback, one at a time, each with the
-# same durability: onelog at innodb_flush_log_at_trx_commit=1 (its log is the binlog);
-# MariaDB with InnoDB flush at commit 1, the binlog on (ROW) with sync_binlog=1, a buffer pool
-# large enough for the whole data set. Per system: create the tables (sysbench prepare), warm
-# up with oltp_read_only, then every workload x thread count for SECONDS_PER_CELL seconds.
+# Both servers run on temporary data directories on loopback, one at a time: onelog at
+# innodb_flush_log_at_trx_commit=1 (its log is the binlog); MariaDB with InnoDB flush at commit
+# 1 and a buffer pool large enough for the whole data set, its binlog OFF for the read-only
+# workloads (oltp_point_select, oltp_read_only, select_random_*: a binlog costs a reader
+# nothing there) and ON (ROW, sync_binlog=1: the same durability as onelog) for the others.
+# MariaDB is restarted on the same data directory (and warmed up again) when the next workload
+# needs the other binlog setting; each row of the table names the setting it ran under.
+# Per system: create the tables (sysbench prepare), warm up with oltp_read_only, then every
+# workload x thread count for SECONDS_PER_CELL seconds.
 # The whole sequence (MariaDB, then onelog, fresh data directories) is repeated RUNS times
 # and the table shows per-cell medians (this machine may be shared and noisy).
 # Needs sysbench, the mariadb client and mariadb-server (installed with apt-get if missing
@@ -75,17 +79,36 @@ stop_server() {
     SERVER_PID=
 }
 
-start_mariadb() { # port
-    local d=$WORK/mariadb-$RUN
-    mkdir -p "$d"
-    mariadb-install-db --no-defaults --datadir="$d/data" --user="$(id -un)" \
-        --auth-root-authentication-method=normal >"$d/install.log" 2>&1
+# The MariaDB binlog setting a workload runs under: off for read-only workloads, on otherwise.
+binlog_for() { # workload
+    case $1 in
+        oltp_point_select | oltp_read_only | select_random_points | select_random_ranges) echo off ;;
+        *) echo on ;;
+    esac
+}
+
+describe_binlog() { # on|off
+    if [[ $1 == on ]]; then echo "binlog ON (ROW, sync_binlog=1)"; else echo "binlog OFF"; fi
+}
+
+MARIADB_BINLOG=
+start_mariadb() { # port [binlog: on|off]
+    local d=$WORK/mariadb-$RUN binlog=${2:-on}
+    if [[ ! -d $d/data ]]; then
+        mkdir -p "$d"
+        mariadb-install-db --no-defaults --datadir="$d/data" --user="$(id -un)" \
+            --auth-root-authentication-method=normal >"$d/install.log" 2>&1
+    fi
+    local log_opts=(--skip-log-bin)
+    if [[ $binlog == on ]]; then
+        log_opts=(--log-bin="$d/data/mariadb-bin" --binlog-format=ROW --sync-binlog=1)
+    fi
     mariadbd --no-defaults --datadir="$d/data" --socket="$d/mariadb.sock" --port="$1" \
         --bind-address=127.0.0.1 --user="$(id -un)" --max-connections=500 \
-        --innodb-buffer-pool-size=2G --innodb-flush-log-at-trx-commit=1 \
-        --log-bin="$d/data/mariadb-bin" --binlog-format=ROW --sync-binlog=1 --server-id=1 \
-        >"$d/server.log" 2>&1 &
+        --innodb-buffer-pool-size=2G --innodb-flush-log-at-trx-commit=1 --server-id=1 \
+        "${log_opts[@]}" >>"$d/server.log" 2>&1 &
     SERVER_PID=$!
+    MARIADB_BINLOG=$binlog
     wait_ready "$1"
 }
 
@@ -104,15 +127,27 @@ sb() { # port workload threads seconds command
         --time="$4" --events=0 --report-interval=0 "$5"
 }
 
-declare -A TPS QPS P95
+declare -A TPS QPS P95 CONFIG
 run_system() { # name port
     local name=$1 port=$2
-    "start_$name" "$port"
+    local first=${WORKLOADS%% *}
+    "start_$name" "$port" "$(binlog_for "$first")"
     mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$port" -uroot -e "CREATE DATABASE sbtest"
     local pthreads=$((TABLES < 8 ? TABLES : 8))
     sb "$port" oltp_read_only "$pthreads" 0 prepare >/dev/null
     sb "$port" oltp_read_only 8 "$WARMUP_SECONDS" run >/dev/null
     for w in $WORKLOADS; do
+        if [[ $name == mariadb ]]; then
+            local want
+            want=$(binlog_for "$w")
+            if [[ $want != "$MARIADB_BINLOG" ]]; then
+                echo "run $RUN mariadb: restarting with $(describe_binlog "$want") for $w" >&2
+                stop_server
+                start_mariadb "$port" "$want"
+                sb "$port" oltp_read_only 8 "$WARMUP_SECONDS" run >/dev/null
+            fi
+            CONFIG[$w]=$(describe_binlog "$want")
+        fi
         for t in $THREADS; do
             local out
             out=$(sb "$port" "$w" "$t" "$SECONDS_PER_CELL" run)
@@ -123,7 +158,9 @@ run_system() { # name port
             TPS[$name,$w,$t]+="$tps "
             QPS[$name,$w,$t]+="$qps "
             P95[$name,$w,$t]+="$p95 "
-            echo "run $RUN $name $w threads=$t: $tps tps, $qps qps, p95 $p95 ms" >&2
+            local how=""
+            if [[ $name == mariadb ]]; then how=" [$(describe_binlog "$MARIADB_BINLOG")]"; fi
+            echo "run $RUN $name$how $w threads=$t: $tps tps, $qps qps, p95 $p95 ms" >&2
         done
     done
     stop_server
@@ -144,13 +181,15 @@ echo
 echo "Machine: $(nproc) CPUs ($(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')),"\
      "$(free -g | awk '/Mem:/ {print $2}') GiB RAM, kernel $(uname -r);"\
      "$(mariadbd --version | awk '{print $3}'), $(sysbench --version), onelog $("$ONELOG_BIN" --version | awk '{print $3}')."
-echo "Settings: --tables=$TABLES --table-size=$TABLE_SIZE, ${SECONDS_PER_CELL}s per cell after a ${WARMUP_SECONDS}s warm-up, durability 1 on both (MariaDB: binlog ROW, sync_binlog=1); medians of $RUNS runs."
+echo "Settings: --tables=$TABLES --table-size=$TABLE_SIZE, ${SECONDS_PER_CELL}s per cell after a ${WARMUP_SECONDS}s warm-up (again after each MariaDB restart); medians of $RUNS runs."
+echo "Durability: InnoDB flush at commit 1 on MariaDB; onelog's log (its binlog) at innodb_flush_log_at_trx_commit=1."
+echo "MariaDB's binlog: OFF for the read-only workloads, ON (ROW, sync_binlog=1) for the others (column 'MariaDB config')."
 echo
-echo "| workload | threads | MariaDB TPS | onelog TPS | onelog/MariaDB | MariaDB QPS | onelog QPS | MariaDB p95 ms | onelog p95 ms |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| workload | threads | MariaDB config | MariaDB TPS | onelog TPS | onelog/MariaDB | MariaDB QPS | onelog QPS | MariaDB p95 ms | onelog p95 ms |"
+echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"
 for w in $WORKLOADS; do
     for t in $THREADS; do
         mt=$(median "${TPS[mariadb,$w,$t]}"); ot=$(median "${TPS[onelog,$w,$t]}")
-        echo "| $w | $t | $mt | $ot | $(ratio "$ot" "$mt") | $(median "${QPS[mariadb,$w,$t]}") | $(median "${QPS[onelog,$w,$t]}") | $(median "${P95[mariadb,$w,$t]}") | $(median "${P95[onelog,$w,$t]}") |"
+        echo "| $w | $t | ${CONFIG[$w]} | $mt | $ot | $(ratio "$ot" "$mt") | $(median "${QPS[mariadb,$w,$t]}") | $(median "${QPS[onelog,$w,$t]}") | $(median "${P95[mariadb,$w,$t]}") | $(median "${P95[onelog,$w,$t]}") |"
     done
 done

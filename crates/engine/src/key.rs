@@ -1,8 +1,8 @@
 //! Memcomparable key encoding: index keys whose byte order is the SQL order of the values.
 //!
 //! Owns [`encode_value`], [`encode_key`] and [`compare_values`] (the SQL order the encoding
-//! implements; also what the property test checks it against), and [`prefix_end`] for range
-//! bounds over key prefixes.
+//! implements; also what the property test checks it against), [`prefix_end`] for range
+//! bounds over key prefixes, and [`KeyBytes`], the stored form of a key (short keys inline).
 //!
 //! Per value (the canonical values of `SqlType::coerce`):
 //!
@@ -186,6 +186,100 @@ pub fn encode_key(
     for &c in cols {
         let v = row.get(c).unwrap_or(&Value::Null);
         encode_value(out, v, nullable(c));
+    }
+}
+
+/// Longest key [`KeyBytes`] keeps inline.
+const INLINE_KEY: usize = 22;
+
+/// Key bytes as the store keeps them: up to 22 bytes inline (an integer primary key, or an
+/// integer index key plus such a primary key), longer ones on the heap. Cloning a short key
+/// is a copy, not an allocation (a persistent map clones every key of a node it copies), and
+/// comparing short keys reads no other memory (a map lookup compares keys of one node).
+/// Equality, order and hashing are those of the bytes, so maps keyed by `KeyBytes` are
+/// searched with `&[u8]`.
+#[derive(Clone)]
+pub struct KeyBytes(KeyRepr);
+
+#[derive(Clone)]
+enum KeyRepr {
+    Inline(u8, [u8; INLINE_KEY]),
+    Heap(Box<[u8]>),
+}
+
+impl KeyBytes {
+    pub fn as_slice(&self) -> &[u8] {
+        match &self.0 {
+            KeyRepr::Inline(n, b) => &b[..usize::from(*n)],
+            KeyRepr::Heap(b) => b,
+        }
+    }
+}
+
+impl From<&[u8]> for KeyBytes {
+    fn from(b: &[u8]) -> Self {
+        if b.len() <= INLINE_KEY {
+            let mut buf = [0u8; INLINE_KEY];
+            buf[..b.len()].copy_from_slice(b);
+            KeyBytes(KeyRepr::Inline(b.len() as u8, buf))
+        } else {
+            KeyBytes(KeyRepr::Heap(b.into()))
+        }
+    }
+}
+
+impl From<Vec<u8>> for KeyBytes {
+    fn from(v: Vec<u8>) -> Self {
+        if v.len() <= INLINE_KEY {
+            KeyBytes::from(v.as_slice())
+        } else {
+            KeyBytes(KeyRepr::Heap(v.into_boxed_slice()))
+        }
+    }
+}
+
+impl std::ops::Deref for KeyBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl std::borrow::Borrow<[u8]> for KeyBytes {
+    fn borrow(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for KeyBytes {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for KeyBytes {}
+
+impl PartialOrd for KeyBytes {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for KeyBytes {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.as_slice().cmp(other.as_slice())
+    }
+}
+
+impl std::hash::Hash for KeyBytes {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state)
+    }
+}
+
+impl std::fmt::Debug for KeyBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
     }
 }
 
@@ -523,5 +617,24 @@ mod tests {
         assert_eq!(prefix_end(b"ab"), Some(b"ac".to_vec()));
         assert_eq!(prefix_end(&[1, 0xff]), Some(vec![2]));
         assert_eq!(prefix_end(&[0xff, 0xff]), None);
+    }
+
+    proptest! {
+        /// Stored keys keep their bytes and order, equal and hash as the bytes, inline or not.
+        #[test]
+        fn key_bytes_behave_as_their_bytes(
+            a in proptest::collection::vec(any::<u8>(), 0..40),
+            b in proptest::collection::vec(any::<u8>(), 0..40),
+        ) {
+            use std::hash::{BuildHasher, RandomState};
+            let (ka, kb) = (KeyBytes::from(a.clone()), KeyBytes::from(b.as_slice()));
+            prop_assert_eq!(ka.as_slice(), a.as_slice());
+            prop_assert_eq!(&*kb, b.as_slice());
+            prop_assert_eq!(ka.cmp(&kb), a.cmp(&b));
+            prop_assert_eq!(ka == kb, a == b);
+            prop_assert_eq!(ka.clone(), KeyBytes::from(a.as_slice()));
+            let h = RandomState::new();
+            prop_assert_eq!(h.hash_one(&ka), h.hash_one(a.as_slice()));
+        }
     }
 }

@@ -6,16 +6,19 @@
 //! types ([`IndexRef`], [`KeyRange`]) and the checkpoint body format of a root.
 //!
 //! Layout: per table a persistent ordered map `primary key bytes -> Arc<Row>` (`imbl::OrdMap`,
-//! so cloning a root is O(1) and a change copies only a path), and per secondary index a map
-//! `index key bytes ++ primary key bytes -> length of the index key part` (non-unique and unique
-//! indexes alike; the length lets a scan cut the primary key off without decoding). Key bytes
-//! are `key.rs`'s memcomparable encoding.
+//! so cloning a root is O(1) and a change copies only a path; keys are [`KeyBytes`], inline
+//! when short, so copying a node allocates nothing and a lookup reads one node per level), and per secondary index a map
+//! `index key bytes ++ primary key bytes -> IndexEntry` (non-unique and unique indexes alike):
+//! the entry holds the length of the index key part (so a scan cuts the primary key off without
+//! decoding) and the row itself (the same `Arc` as the primary map's), so an index scan needs
+//! no primary-key lookup per row. Key bytes are `key.rs`'s memcomparable encoding.
 //!
 //! Invariants:
 //! - a published `Root` is never mutated; a commit group is applied to a clone and the clone is
 //!   published once ([`Store::publish`]): readers see all of a group or none of it;
 //! - in every root, each table's index maps hold exactly one entry per row, computed from the
-//!   row with the root's catalog (DDL that adds an index builds it in the same root);
+//!   row with the root's catalog (DDL that adds an index builds it in the same root), and that
+//!   entry's `row` is the row the primary map holds for its primary key;
 //! - `Root::lsn` is the end LSN of the last log record applied: replaying the log from there
 //!   onto the root gives the newer state (checkpoints rely on it), and `gtid_state` is the GTID
 //!   state at that LSN;
@@ -37,7 +40,7 @@ use onelog_log::Lsn;
 use crate::catalog::{Catalog, CatalogChange, IndexDef, TableDef, TableId};
 use crate::encoding::{put_u64, put_u8, put_value, put_var, FormatError, Reader};
 use crate::error::EngineError;
-use crate::key::{encode_value, prefix_end};
+use crate::key::{encode_value, prefix_end, KeyBytes};
 
 /// One row: a canonical value per column.
 pub type Row = Vec<Value>;
@@ -45,12 +48,33 @@ pub type Row = Vec<Value>;
 /// Byte bounds of a key range.
 pub type ByteRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 
+/// The value of one secondary index entry (`index key ++ pk` -> this).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexEntry {
+    /// Length of the index key part of the entry bytes (the primary key follows).
+    pub klen: u32,
+    /// The row the entry stands for (shared with the primary map).
+    pub row: Arc<Row>,
+}
+
+/// Borrowed form of a byte range, for `OrdMap::range` without cloning the bounds.
+pub(crate) fn borrowed(r: &ByteRange) -> (Bound<&[u8]>, Bound<&[u8]>) {
+    fn b(x: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+        match x {
+            Bound::Included(v) => Bound::Included(v.as_slice()),
+            Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+            Bound::Unbounded => Bound::Unbounded,
+        }
+    }
+    (b(&r.0), b(&r.1))
+}
+
 /// One table's rows and indexes.
 #[derive(Clone, Debug, Default)]
 pub struct TableData {
-    pub rows: OrdMap<Vec<u8>, Arc<Row>>,
-    /// Index id -> entries `index key ++ pk -> index key length`.
-    pub indexes: BTreeMap<u32, OrdMap<Vec<u8>, u32>>,
+    pub rows: OrdMap<KeyBytes, Arc<Row>>,
+    /// Index id -> entries `index key ++ pk -> (index key length, row)`.
+    pub indexes: BTreeMap<u32, OrdMap<KeyBytes, IndexEntry>>,
     /// Next AUTO_INCREMENT value the committed rows call for (max value + 1, at least 1).
     pub auto_inc_next: u64,
     /// `Root::ddl_seq` of the last DDL that changed this table's definition or emptied it
@@ -266,25 +290,25 @@ impl Root {
         &'a self,
         table: TableId,
         range: &ByteRange,
-    ) -> impl Iterator<Item = (&'a Vec<u8>, &'a Arc<Row>)> + 'a {
+    ) -> impl Iterator<Item = (&'a KeyBytes, &'a Arc<Row>)> + 'a {
         let t = self.tables.get(&table).filter(|_| !range_is_empty(range));
-        let it = t.map(|t| t.rows.range((range.0.clone(), range.1.clone())));
+        let it = t.map(|t| t.rows.range::<_, [u8]>(borrowed(range)));
         it.into_iter().flatten()
     }
 
-    /// Entries `(entry bytes, index key length)` of index `index_id` of `table` in `range`.
+    /// Entries `(entry bytes, entry)` of index `index_id` of `table` in `range`.
     pub fn scan_index<'a>(
         &'a self,
         table: TableId,
         index_id: u32,
         range: &ByteRange,
-    ) -> impl Iterator<Item = (&'a Vec<u8>, &'a u32)> + 'a {
+    ) -> impl Iterator<Item = (&'a KeyBytes, &'a IndexEntry)> + 'a {
         let ix = self
             .tables
             .get(&table)
             .and_then(|t| t.indexes.get(&index_id))
             .filter(|_| !range_is_empty(range));
-        ix.map(|ix| ix.range((range.0.clone(), range.1.clone())))
+        ix.map(|ix| ix.range::<_, [u8]>(borrowed(range)))
             .into_iter()
             .flatten()
     }
@@ -303,7 +327,7 @@ impl Root {
                 t.auto_inc_next = v.saturating_add(1);
             }
         }
-        let old = t.rows.insert(pk.clone(), row.clone());
+        let old = t.rows.insert(KeyBytes::from(pk.as_slice()), row.clone());
         if def.indexes.is_empty() {
             return;
         }
@@ -319,11 +343,22 @@ impl Root {
                 index_key(def, ix, old, &mut ob);
                 ob.extend_from_slice(&pk);
                 if ob == buf {
-                    continue;
+                    // Same entry: it must point at the new row.
+                    if let Some(e) = entries.get_mut(buf.as_slice()) {
+                        e.row = row.clone();
+                        continue;
+                    }
+                } else {
+                    entries.remove(ob.as_slice());
                 }
-                entries.remove(&ob);
             }
-            entries.insert(buf.clone(), klen);
+            entries.insert(
+                KeyBytes::from(buf.as_slice()),
+                IndexEntry {
+                    klen,
+                    row: row.clone(),
+                },
+            );
         }
     }
 
@@ -337,7 +372,7 @@ impl Root {
                 buf.clear();
                 index_key(def, ix, &old, &mut buf);
                 buf.extend_from_slice(pk);
-                entries.remove(&buf);
+                entries.remove(buf.as_slice());
             }
         }
         Some(old)
@@ -450,7 +485,13 @@ impl Root {
                         index_key(&def, index, row, &mut k);
                         let klen = k.len() as u32;
                         k.extend_from_slice(pk);
-                        entries.insert(k, klen);
+                        entries.insert(
+                            KeyBytes::from(k),
+                            IndexEntry {
+                                klen,
+                                row: row.clone(),
+                            },
+                        );
                     }
                     t.indexes.insert(index.id, entries);
                     t.generation = generation;
@@ -702,10 +743,25 @@ mod tests {
         let all = (Bound::Unbounded, Bound::Unbounded);
         let pks: Vec<Vec<u8>> = root
             .scan_index(1, ix_id, &all)
-            .map(|(e, l)| e[*l as usize..].to_vec())
+            .map(|(e, x)| e[x.klen as usize..].to_vec())
             .collect();
         let expect: Vec<Vec<u8>> = vec![pk_key(&def, &row(5, None)), pk_key(&def, &row(1, None))];
         assert_eq!(pks, expect);
+        // An update that keeps the index key still points the entry at the new row.
+        root.apply_row_change(&RowChange::Update {
+            table: 1,
+            before: row(5, Some("a")),
+            after: Arc::new(vec![Value::Int(5), Value::Bytes(b"a".to_vec())]),
+        })
+        .unwrap();
+        for (entry, e) in root.scan_index(1, ix_id, &all) {
+            let pk = &entry[e.klen as usize..];
+            let row = root.get(1, pk).unwrap();
+            assert!(
+                Arc::ptr_eq(row, &e.row),
+                "entry row is the primary map's row"
+            );
+        }
         assert_eq!(root.table(1).unwrap().auto_inc_next, 6);
         assert!(root
             .apply_row_change(&RowChange::Delete {

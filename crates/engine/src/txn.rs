@@ -8,6 +8,11 @@
 //! Semantics (InnoDB's, row by row):
 //! - plain reads ([`get`](Transaction::get), [`scan`](Transaction::scan) without a lock) read
 //!   the snapshot taken at the transaction's first plain read, overlaid with its own changes;
+//!   the borrowed forms ([`get_shared`](Transaction::get_shared),
+//!   [`scan_with`](Transaction::scan_with), [`scan_ranges_with`](Transaction::scan_ranges_with))
+//!   read the same rows without copying them: a scan of a table the transaction did not change
+//!   walks the snapshot in place, and several ranges are merged first (each row once, in index
+//!   order);
 //! - writes and locking reads take row locks (exclusive for writes and `FOR UPDATE`, shared for
 //!   `LOCK IN SHARE MODE`) and read the latest committed version, overlaid with own changes;
 //!   locks are on primary-key values (`RowKey { table_id, key: 0 ++ pk }`) and on unique
@@ -26,8 +31,9 @@
 //!   to the engine ([`Engine::commit_changes`](crate::engine::Engine)) which logs it as one
 //!   event group; rollback (or drop) just releases the locks.
 
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::ops::Bound;
+use std::ops::{Bound, ControlFlow};
 use std::sync::Arc;
 
 use onelog_binlog::Value;
@@ -39,8 +45,8 @@ use crate::error::EngineError;
 use crate::key::{display_values, encode_value, prefix_end};
 use crate::lock::{LockError, LockMode, RowKey, TxnId};
 use crate::store::{
-    encode_range, index_has_null, index_key, pk_key, range_is_empty, IndexRef, KeyRange, Root, Row,
-    RowChange,
+    borrowed, encode_range, index_has_null, index_key, pk_key, range_is_empty, ByteRange, IndexRef,
+    KeyRange, Root, Row, RowChange,
 };
 
 /// What an insert did.
@@ -232,11 +238,20 @@ impl Transaction {
 
     /// Snapshot read of the row with primary key `pk`.
     pub fn get(&mut self, table: TableId, pk: &[Value]) -> Result<Option<Vec<Value>>, EngineError> {
+        Ok(self.get_shared(table, pk)?.map(|r| (*r).clone()))
+    }
+
+    /// [`get`](Self::get) without copying the row: the shared, immutable row version.
+    pub fn get_shared(
+        &mut self,
+        table: TableId,
+        pk: &[Value],
+    ) -> Result<Option<Arc<Row>>, EngineError> {
         self.check_active()?;
         let root = self.read_view();
         let def = self.table_def(&root, table)?;
         let key = Self::encode_pk(&def, pk)?;
-        Ok(self.visible(&root, table, &key).map(|r| (*r).clone()))
+        Ok(self.visible(&root, table, &key))
     }
 
     /// Locking read (`SELECT ... FOR UPDATE`): exclusive lock, latest committed version.
@@ -264,43 +279,102 @@ impl Transaction {
         range: KeyRange,
         lock: Option<LockMode>,
     ) -> Result<Vec<Vec<Value>>, EngineError> {
+        let mut out = Vec::new();
+        self.scan_ranges_with(table, &index, std::slice::from_ref(&range), lock, |row| {
+            out.push(row.to_vec());
+            ControlFlow::Continue(())
+        })?;
+        Ok(out)
+    }
+
+    /// Visits the rows [`scan`](Self::scan) would return for `range`, without copying them:
+    /// `f` sees each row borrowed and may stop the scan early with `ControlFlow::Break`.
+    pub fn scan_with<F>(
+        &mut self,
+        table: TableId,
+        index: &IndexRef,
+        range: &KeyRange,
+        lock: Option<LockMode>,
+        f: F,
+    ) -> Result<(), EngineError>
+    where
+        F: FnMut(&[Value]) -> ControlFlow<()>,
+    {
+        self.scan_ranges_with(table, index, std::slice::from_ref(range), lock, f)
+    }
+
+    /// Visits the rows of `table` whose `index` key is in at least one of `ranges` (which may
+    /// overlap, come in any order, or be empty), each row once, in index order (ties by primary
+    /// key). Read semantics as [`scan`](Self::scan): `lock: None` reads the snapshot overlaid
+    /// with own changes; `Some(mode)` locks every row in the ranges (before the first visit)
+    /// and reads the latest committed versions. `f` may stop early with `ControlFlow::Break`
+    /// (the rows of a locking scan are locked all the same).
+    pub fn scan_ranges_with<F>(
+        &mut self,
+        table: TableId,
+        index: &IndexRef,
+        ranges: &[KeyRange],
+        lock: Option<LockMode>,
+        mut f: F,
+    ) -> Result<(), EngineError>
+    where
+        F: FnMut(&[Value]) -> ControlFlow<()>,
+    {
         self.check_active()?;
         let root = match lock {
             None => self.read_view(),
             Some(_) => self.engine.store().current(),
         };
         let def = self.table_def(&root, table)?;
-        let ix: Option<IndexDef> = match &index {
+        let ix: Option<&IndexDef> = match index {
             IndexRef::Primary => None,
             IndexRef::Secondary(name) => {
-                Some(
-                    def.index(name)
-                        .cloned()
-                        .ok_or_else(|| EngineError::NoSuchIndex {
-                            index: name.clone(),
-                        })?,
-                )
+                Some(def.index(name).ok_or_else(|| EngineError::NoSuchIndex {
+                    index: name.clone(),
+                })?)
             }
         };
+        let cols: &[usize] = ix.map_or(&def.primary_key, |i| &i.columns);
+        let mut brs = Vec::with_capacity(ranges.len());
+        for r in ranges {
+            let br = encode_range(&def, cols, ix.is_some(), r)?;
+            if !range_is_empty(&br) {
+                brs.push(br);
+            }
+        }
+        let brs = merge_ranges(brs);
         if lock.is_none() && !self.writes.contains_key(&table) {
-            // Fast path: a snapshot read of a table this transaction did not change.
-            return Ok(match &ix {
+            // Fast path: a snapshot read of a table this transaction did not change; rows are
+            // visited in place.
+            let Some(t) = root.table(table) else {
+                return Ok(());
+            };
+            match ix {
                 None => {
-                    let br = encode_range(&def, &def.primary_key, false, &range)?;
-                    root.scan_pk(table, &br)
-                        .map(|(_, row)| (**row).clone())
-                        .collect()
+                    for br in &brs {
+                        for (_, row) in t.rows.range::<_, [u8]>(borrowed(br)) {
+                            if f(row).is_break() {
+                                return Ok(());
+                            }
+                        }
+                    }
                 }
                 Some(ix) => {
-                    let br = encode_range(&def, &ix.columns, true, &range)?;
-                    root.scan_index(table, ix.id, &br)
-                        .filter_map(|(entry, klen)| root.get(table, &entry[*klen as usize..]))
-                        .map(|row| (**row).clone())
-                        .collect()
+                    let Some(entries) = t.indexes.get(&ix.id) else {
+                        return Ok(());
+                    };
+                    for br in &brs {
+                        for (_, e) in entries.range::<_, [u8]>(borrowed(br)) {
+                            if f(&e.row).is_break() {
+                                return Ok(());
+                            }
+                        }
+                    }
                 }
-            });
+            }
+            return Ok(());
         }
-        let mut hits = self.collect_range(&root, &def, ix.as_ref(), &range)?;
+        let mut hits = self.collect_ranges(&root, &def, ix, &brs);
         if let Some(mode) = lock {
             // Lock what the latest state holds, then re-read under the locks (rows may have
             // changed or appeared meanwhile) until every row returned is locked.
@@ -315,61 +389,60 @@ impl Transaction {
                     }
                 }
                 let latest = self.engine.store().current();
-                hits = self.collect_range(&latest, &def, ix.as_ref(), &range)?;
+                hits = self.collect_ranges(&latest, &def, ix, &brs);
                 if !fresh && hits.iter().all(|(_, pk, _)| locked.contains(pk)) {
                     break;
                 }
             }
         }
-        Ok(hits.into_iter().map(|(_, _, row)| (*row).clone()).collect())
+        for (_, _, row) in &hits {
+            if f(row).is_break() {
+                break;
+            }
+        }
+        Ok(())
     }
 
-    /// `(sort key, pk, row)` of the rows in range, base root overlaid with own changes.
+    /// `(sort key, pk, row)` of the rows in the disjoint, ordered byte ranges `brs`, base root
+    /// overlaid with own changes, in index order.
     #[allow(clippy::type_complexity)]
-    fn collect_range(
+    fn collect_ranges(
         &self,
         root: &Root,
         def: &TableDef,
         ix: Option<&IndexDef>,
-        range: &KeyRange,
-    ) -> Result<Vec<(Vec<u8>, Vec<u8>, Arc<Row>)>, EngineError> {
+        brs: &[ByteRange],
+    ) -> Vec<(Vec<u8>, Vec<u8>, Arc<Row>)> {
         let own = self.writes.get(&def.id);
         let mut out: Vec<(Vec<u8>, Vec<u8>, Arc<Row>)> = Vec::new();
-        match ix {
-            None => {
-                let br = encode_range(def, &def.primary_key, false, range)?;
-                for (pk, row) in root.scan_pk(def.id, &br) {
-                    if own.is_some_and(|w| w.rows.contains_key(pk)) {
-                        continue;
+        for br in brs {
+            let from = out.len();
+            match ix {
+                None => {
+                    for (pk, row) in root.scan_pk(def.id, br) {
+                        if own.is_some_and(|w| w.rows.contains_key(pk.as_slice())) {
+                            continue;
+                        }
+                        out.push((pk.to_vec(), pk.to_vec(), row.clone()));
                     }
-                    out.push((pk.clone(), pk.clone(), row.clone()));
-                }
-                if let Some(w) = own {
-                    if !range_is_empty(&br) {
-                        for (pk, row) in w.rows.range::<Vec<u8>, _>((br.0.clone(), br.1.clone())) {
+                    if let Some(w) = own {
+                        for (pk, row) in w.rows.range::<[u8], _>(borrowed(br)) {
                             if let Some(row) = row {
                                 out.push((pk.clone(), pk.clone(), row.clone()));
                             }
                         }
                     }
                 }
-            }
-            Some(ix) => {
-                let br = encode_range(def, &ix.columns, true, range)?;
-                for (entry, klen) in root.scan_index(def.id, ix.id, &br) {
-                    let pk = &entry[*klen as usize..];
-                    if own.is_some_and(|w| w.rows.contains_key(pk)) {
-                        continue;
+                Some(ix) => {
+                    for (entry, e) in root.scan_index(def.id, ix.id, br) {
+                        let pk = &entry[e.klen as usize..];
+                        if own.is_some_and(|w| w.rows.contains_key(pk)) {
+                            continue;
+                        }
+                        out.push((entry.to_vec(), pk.to_vec(), e.row.clone()));
                     }
-                    if let Some(row) = root.get(def.id, pk) {
-                        out.push((entry.clone(), pk.to_vec(), row.clone()));
-                    }
-                }
-                if let Some(entries) = own.and_then(|w| w.indexes.get(&ix.id)) {
-                    if !range_is_empty(&br) {
-                        for (entry, klen) in
-                            entries.range::<Vec<u8>, _>((br.0.clone(), br.1.clone()))
-                        {
+                    if let Some(entries) = own.and_then(|w| w.indexes.get(&ix.id)) {
+                        for (entry, klen) in entries.range::<[u8], _>(borrowed(br)) {
                             let pk = &entry[*klen as usize..];
                             if let Some(Some(row)) = own.and_then(|w| w.rows.get(pk)) {
                                 out.push((entry.clone(), pk.to_vec(), row.clone()));
@@ -378,9 +451,9 @@ impl Transaction {
                     }
                 }
             }
+            out[from..].sort_by(|a, b| a.0.cmp(&b.0));
         }
-        out.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(out)
+        out
     }
 
     /// Coerces a full row to the table's types, fills AUTO_INCREMENT, checks NOT NULL.
@@ -462,8 +535,8 @@ impl Transaction {
             let range = (Bound::Included(ikey.clone()), end);
             let own = self.writes.get(&def.id);
             let mut dup = false;
-            for (entry, klen) in latest.scan_index(def.id, ix.id, &range) {
-                let epk = &entry[*klen as usize..];
+            for (entry, e) in latest.scan_index(def.id, ix.id, &range) {
+                let epk = &entry[e.klen as usize..];
                 if epk != pk && !own.is_some_and(|w| w.rows.contains_key(epk)) {
                     dup = true;
                     break;
@@ -724,8 +797,119 @@ impl Transaction {
     }
 }
 
+/// Start bounds in order: unbounded first, then by bytes, `Included` before `Excluded`.
+fn cmp_start(a: &Bound<Vec<u8>>, b: &Bound<Vec<u8>>) -> Ordering {
+    match (a, b) {
+        (Bound::Unbounded, Bound::Unbounded) => Ordering::Equal,
+        (Bound::Unbounded, _) => Ordering::Less,
+        (_, Bound::Unbounded) => Ordering::Greater,
+        (Bound::Included(x) | Bound::Excluded(x), Bound::Included(y) | Bound::Excluded(y)) => x
+            .cmp(y)
+            .then_with(|| matches!(a, Bound::Excluded(_)).cmp(&matches!(b, Bound::Excluded(_)))),
+    }
+}
+
+/// End bounds in order: by bytes, `Excluded` before `Included`, unbounded last.
+fn cmp_end(a: &Bound<Vec<u8>>, b: &Bound<Vec<u8>>) -> Ordering {
+    match (a, b) {
+        (Bound::Unbounded, Bound::Unbounded) => Ordering::Equal,
+        (Bound::Unbounded, _) => Ordering::Greater,
+        (_, Bound::Unbounded) => Ordering::Less,
+        (Bound::Included(x) | Bound::Excluded(x), Bound::Included(y) | Bound::Excluded(y)) => x
+            .cmp(y)
+            .then_with(|| matches!(a, Bound::Included(_)).cmp(&matches!(b, Bound::Included(_)))),
+    }
+}
+
+/// True when a range ending at `end` and one starting at `start` (not before it) leave no
+/// key between them, so their union is one range.
+fn touches(end: &Bound<Vec<u8>>, start: &Bound<Vec<u8>>) -> bool {
+    match (end, start) {
+        (Bound::Unbounded, _) | (_, Bound::Unbounded) => true,
+        (Bound::Excluded(e), Bound::Excluded(s)) => s < e,
+        (Bound::Excluded(e) | Bound::Included(e), Bound::Included(s))
+        | (Bound::Included(e), Bound::Excluded(s)) => s <= e,
+    }
+}
+
+/// Sorts non-empty byte ranges and merges those that overlap or touch: the result is
+/// disjoint and ordered, so scanning it visits every key of the union once, in order.
+pub(crate) fn merge_ranges(mut brs: Vec<ByteRange>) -> Vec<ByteRange> {
+    if brs.len() < 2 {
+        return brs;
+    }
+    brs.sort_by(|a, b| cmp_start(&a.0, &b.0));
+    let mut out: Vec<ByteRange> = Vec::with_capacity(brs.len());
+    for r in brs {
+        match out.last_mut() {
+            Some(cur) if touches(&cur.1, &r.0) => {
+                if cmp_end(&r.1, &cur.1) == Ordering::Greater {
+                    cur.1 = r.1;
+                }
+            }
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
 impl Drop for Transaction {
     fn drop(&mut self) {
         self.finish_rollback();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn contains(r: &ByteRange, k: &[u8]) -> bool {
+        let lo = match &r.0 {
+            Bound::Unbounded => true,
+            Bound::Included(a) => k >= a.as_slice(),
+            Bound::Excluded(a) => k > a.as_slice(),
+        };
+        let hi = match &r.1 {
+            Bound::Unbounded => true,
+            Bound::Included(b) => k <= b.as_slice(),
+            Bound::Excluded(b) => k < b.as_slice(),
+        };
+        lo && hi
+    }
+
+    fn bound() -> impl Strategy<Value = Bound<Vec<u8>>> {
+        prop_oneof![
+            Just(Bound::Unbounded),
+            (0u8..8).prop_map(|b| Bound::Included(vec![b])),
+            (0u8..8).prop_map(|b| Bound::Excluded(vec![b])),
+        ]
+    }
+
+    proptest! {
+        /// Merged ranges cover exactly the union of the inputs, are ordered and disjoint.
+        #[test]
+        fn merged_ranges_are_the_ordered_disjoint_union(
+            input in proptest::collection::vec((bound(), bound()), 0..6)
+        ) {
+            let input: Vec<ByteRange> = input.into_iter().filter(|r| !range_is_empty(r)).collect();
+            let merged = merge_ranges(input.clone());
+            // Every key of a small universe (one and two bytes, around the bounds).
+            let mut keys: Vec<Vec<u8>> = vec![Vec::new()];
+            for a in 0u8..9 {
+                keys.push(vec![a]);
+                keys.push(vec![a, 0]);
+                keys.push(vec![a, 255]);
+            }
+            for k in &keys {
+                let want = input.iter().any(|r| contains(r, k));
+                let hits = merged.iter().filter(|r| contains(r, k)).count();
+                prop_assert_eq!(hits, usize::from(want), "key {:?}", k);
+            }
+            for w in merged.windows(2) {
+                prop_assert!(!touches(&w[0].1, &w[1].0));
+                prop_assert_eq!(cmp_start(&w[0].0, &w[1].0), Ordering::Less);
+            }
+        }
     }
 }

@@ -6,13 +6,13 @@
 //! Invariants: an access path never returns fewer rows than the WHERE clause selects (the
 //! conjuncts it consumed are exactly represented by its ranges); when a key value cannot be
 //! converted to the column's type exactly, execution falls back to a full scan filtered by
-//! the whole WHERE clause; rows found by several overlapping ranges are returned once.
+//! the whole WHERE clause; rows found by several overlapping ranges are returned once, in
+//! index order (the engine merges the ranges); rows are visited borrowed ([`visit`]), so a
+//! caller copies only what it keeps.
 
-use std::collections::HashSet;
-use std::ops::Bound;
+use std::ops::{Bound, ControlFlow};
 
 use onelog_binlog::Value;
-use onelog_engine::store::pk_key;
 use onelog_engine::{IndexRef, KeyRange, LockMode, TableDef, Transaction};
 
 use crate::error::SqlError;
@@ -287,7 +287,111 @@ fn key_value(def: &TableDef, col: usize, e: &Expr, env: &Env) -> Result<Option<V
     Ok(Some(coerced))
 }
 
-/// Rows selected by the plan's access path and the filter to apply to them.
+/// An access path with its key values evaluated and converted to the key columns' types.
+pub(crate) enum Source {
+    /// Every row, in primary key order.
+    Full,
+    /// The row with these primary key values (at most one).
+    Point(Vec<Value>),
+    /// Rows whose `index` key lies in any of the ranges, each once, in index order.
+    Ranges(IndexRef, Vec<KeyRange>),
+}
+
+/// Evaluates the plan's key values: the rows to read and the filter to apply to them (the
+/// residual conjuncts, or the whole WHERE when a key value cannot be converted exactly and
+/// the plan falls back to a full scan).
+pub(crate) fn resolve<'p>(
+    def: &TableDef,
+    plan: &'p Plan,
+    env: &Env,
+) -> Result<(Source, Option<&'p Expr>), SqlError> {
+    Ok(match resolve_access(def, &plan.access, env)? {
+        Some(src) => (src, plan.residual.as_ref()),
+        None => (Source::Full, plan.filter.as_ref()),
+    })
+}
+
+/// What a row visitor tells the scan: go on or stop.
+pub(crate) type Visit = Result<ControlFlow<()>, SqlError>;
+
+/// Visits the rows of `src` (borrowed; unfiltered). `lock`: a locking read (see
+/// `Transaction::scan`). Fails with 1412 when a row does not have the shape of `def` (a DDL
+/// ran between compiling and reading).
+pub(crate) fn visit(
+    txn: &mut Transaction,
+    def: &TableDef,
+    src: &Source,
+    lock: Option<LockMode>,
+    f: &mut dyn FnMut(&[Value]) -> Visit,
+) -> Result<(), SqlError> {
+    let width = def.columns.len();
+    let mut err: Option<SqlError> = None;
+    let mut each = |row: &[Value]| -> ControlFlow<()> {
+        if row.len() != width {
+            err = Some(stale_plan(def));
+            return ControlFlow::Break(());
+        }
+        match f(row) {
+            Ok(c) => c,
+            Err(e) => {
+                err = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    };
+    match src {
+        Source::Full => {
+            txn.scan_with(
+                def.id,
+                &IndexRef::Primary,
+                &KeyRange::all(),
+                lock,
+                &mut each,
+            )?;
+        }
+        Source::Point(pk) => match lock {
+            None => {
+                if let Some(row) = txn.get_shared(def.id, pk)? {
+                    let _ = each(&row);
+                }
+            }
+            Some(LockMode::Exclusive) => {
+                if let Some(row) = txn.get_for_update(def.id, pk)? {
+                    let _ = each(&row);
+                }
+            }
+            Some(LockMode::Shared) => {
+                txn.scan_with(
+                    def.id,
+                    &IndexRef::Primary,
+                    &KeyRange::prefix(pk.clone()),
+                    lock,
+                    &mut each,
+                )?;
+            }
+        },
+        Source::Ranges(index, ranges) => {
+            txn.scan_ranges_with(def.id, index, ranges, lock, &mut each)?;
+        }
+    }
+    match err {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn stale_plan(def: &TableDef) -> SqlError {
+    SqlError::new(
+        1412,
+        "HY000",
+        format!(
+            "Table definition has changed, please retry transaction ({})",
+            def.qualified_name()
+        ),
+    )
+}
+
+/// Rows selected by the plan's access path (copied) and the filter to apply to them.
 pub(crate) fn fetch<'p>(
     txn: &mut Transaction,
     def: &TableDef,
@@ -295,41 +399,19 @@ pub(crate) fn fetch<'p>(
     env: &Env,
     lock: Option<LockMode>,
 ) -> Result<(Vec<Vec<Value>>, Option<&'p Expr>), SqlError> {
-    let (rows, filter) = match try_fetch(txn, def, &plan.access, env, lock)? {
-        Some(rows) => (rows, plan.residual.as_ref()),
-        None => {
-            let rows = txn.scan(def.id, IndexRef::Primary, KeyRange::all(), lock)?;
-            (rows, plan.filter.as_ref())
-        }
-    };
-    // A DDL between compiling and reading changed the row shape: the plan is stale.
-    if rows.iter().any(|r| r.len() != def.columns.len()) {
-        return Err(SqlError::new(
-            1412,
-            "HY000",
-            format!(
-                "Table definition has changed, please retry transaction ({})",
-                def.qualified_name()
-            ),
-        ));
-    }
+    let (src, filter) = resolve(def, plan, env)?;
+    let mut rows = Vec::new();
+    visit(txn, def, &src, lock, &mut |row| {
+        rows.push(row.to_vec());
+        Ok(ControlFlow::Continue(()))
+    })?;
     Ok((rows, filter))
 }
 
-fn try_fetch(
-    txn: &mut Transaction,
-    def: &TableDef,
-    access: &Access,
-    env: &Env,
-    lock: Option<LockMode>,
-) -> Result<Option<Vec<Vec<Value>>>, SqlError> {
+/// The access path's key values, or None when one cannot be converted exactly.
+fn resolve_access(def: &TableDef, access: &Access, env: &Env) -> Result<Option<Source>, SqlError> {
     match access {
-        Access::Full => Ok(Some(txn.scan(
-            def.id,
-            IndexRef::Primary,
-            KeyRange::all(),
-            lock,
-        )?)),
+        Access::Full => Ok(Some(Source::Full)),
         Access::PkPoint(exprs) => {
             let mut pk = Vec::with_capacity(exprs.len());
             for (e, &c) in exprs.iter().zip(&def.primary_key) {
@@ -338,19 +420,7 @@ fn try_fetch(
                     None => return Ok(None),
                 }
             }
-            let row = match lock {
-                None => txn.get(def.id, &pk)?,
-                Some(LockMode::Exclusive) => txn.get_for_update(def.id, &pk)?,
-                Some(LockMode::Shared) => {
-                    return Ok(Some(txn.scan(
-                        def.id,
-                        IndexRef::Primary,
-                        KeyRange::prefix(pk),
-                        lock,
-                    )?))
-                }
-            };
-            Ok(Some(row.into_iter().collect()))
+            Ok(Some(Source::Point(pk)))
         }
         Access::Ranges {
             index,
@@ -373,7 +443,7 @@ fn try_fetch(
                 }
             }
             if ranges.is_empty() {
-                return Ok(Some(txn.scan(def.id, iref, KeyRange::prefix(pre), lock)?));
+                return Ok(Some(Source::Ranges(iref, vec![KeyRange::prefix(pre)])));
             }
             let next = cols[prefix.len()];
             let mut krs = Vec::with_capacity(ranges.len());
@@ -412,20 +482,7 @@ fn try_fetch(
                 };
                 krs.push(KeyRange { start: lo, end: hi });
             }
-            if krs.len() == 1 {
-                let kr = krs.pop().unwrap_or_else(KeyRange::all);
-                return Ok(Some(txn.scan(def.id, iref, kr, lock)?));
-            }
-            let mut seen: HashSet<Vec<u8>> = HashSet::new();
-            let mut out = Vec::new();
-            for kr in krs {
-                for row in txn.scan(def.id, iref.clone(), kr, lock)? {
-                    if seen.insert(pk_key(def, &row)) {
-                        out.push(row);
-                    }
-                }
-            }
-            Ok(Some(out))
+            Ok(Some(Source::Ranges(iref, krs)))
         }
     }
 }

@@ -2,10 +2,15 @@
 //! execution: access path (`plan.rs`), WHERE filter, GROUP BY / aggregates / HAVING,
 //! projections, ORDER BY, DISTINCT, LIMIT/OFFSET; plus the result column metadata.
 //!
+//! Execution of a single-table query streams: the access path's rows are visited borrowed
+//! (`plan::visit`) and only what the query keeps is copied (projected values, a group's first
+//! row); LIMIT stops the scan when nothing after it reorders or removes rows.
+//!
 //! Invariants: placeholders are numbered in textual order (projection, WHERE, GROUP BY,
 //! HAVING, ORDER BY, LIMIT); result values conform to their column's declared type.
 
 use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use onelog_binlog::{ColumnType, Value};
@@ -18,7 +23,7 @@ use crate::expr::{
     binary_values, compare, conform, key_bytes, rtype_column, sort_cmp, AggFunc, AggSpec, BinOp,
     Compiler, Env, Expr, RType, Scope,
 };
-use crate::plan::{fetch, plan, Plan};
+use crate::plan::{fetch, plan, resolve, visit, Plan};
 use crate::session::{Column, Session};
 
 /// A compiled SELECT.
@@ -756,6 +761,10 @@ pub(crate) fn result_columns(p: &SelectPlan, rows: &[Vec<Value>]) -> Vec<Column>
 }
 
 /// Runs a compiled SELECT; returns (rows, rows found before LIMIT).
+///
+/// Single-table queries stream: each row the access path yields is filtered, projected (only
+/// the projected values are copied) or folded into its group without being materialised;
+/// without ORDER BY / DISTINCT / grouping the scan stops once LIMIT + OFFSET rows are out.
 pub(crate) fn execute(
     p: &SelectPlan,
     txn: &mut Transaction,
@@ -763,79 +772,256 @@ pub(crate) fn execute(
 ) -> Result<(Vec<Vec<Value>>, u64), SqlError> {
     let limit = limit_value(&p.limit, env)?;
     let offset = limit_value(&p.offset, env)?.unwrap_or(0);
-    // Source rows.
-    let (mut rows, mut filter): (Vec<Vec<Value>>, Option<&Expr>) = match (&p.table, &p.plan) {
-        (Some(t), Some(pl)) => fetch(txn, t, pl, env, p.lock)?,
-        (_, pl) => (
-            vec![Vec::new()],
-            pl.as_ref().and_then(|x| x.residual.as_ref()),
-        ),
+    let sorted = !p.order_by.is_empty();
+    // ORDER BY items that are a projected column are compared on the projected value (not
+    // copied again): `Some(projection position)`; the others (`None`) get a key slot of their
+    // own, in order.
+    let order_src: Vec<Option<usize>> = p
+        .order_by
+        .iter()
+        .map(|(x, _)| match x {
+            Expr::Col(c) if !p.grouped => p
+                .projections
+                .iter()
+                .position(|y| matches!(y, Expr::Col(d) if d == c)),
+            _ => None,
+        })
+        .collect();
+    let stop_at = if !sorted && !p.distinct && !p.grouped {
+        limit.map(|l| l.saturating_add(offset))
+    } else {
+        None
     };
-    if !p.joins.is_empty() {
-        // The access path only narrowed the first table: the whole WHERE runs on joined rows.
-        filter = p.plan.as_ref().and_then(|x| x.filter.as_ref());
-        for j in &p.joins {
-            let right = txn.scan(
-                j.table.id,
-                onelog_engine::IndexRef::Primary,
-                onelog_engine::KeyRange::all(),
-                p.lock,
-            )?;
-            let width = j.table.columns.len();
-            let mut out = Vec::new();
-            for l in rows {
-                let mut matched = false;
-                for r in &right {
-                    let mut joined = Vec::with_capacity(l.len() + width);
-                    joined.extend_from_slice(&l);
-                    joined.extend_from_slice(r);
-                    if let Some(on) = &j.on {
-                        if !on.test(&joined, &[], env)? {
-                            continue;
-                        }
-                    }
-                    matched = true;
-                    out.push(joined);
-                }
-                if !matched && j.left {
-                    let mut joined = l;
-                    joined.resize(joined.len() + width, Value::Null);
-                    out.push(joined);
+    let mut sink = Sink {
+        p,
+        env,
+        filter: None,
+        order_src: &order_src,
+        stop_at,
+        out: Vec::with_capacity(16),
+        groups: Vec::new(),
+        group_index: HashMap::new(),
+        key: Vec::new(),
+    };
+    match (&p.table, &p.plan) {
+        (Some(t), Some(pl)) if p.joins.is_empty() => {
+            let (src, filter) = resolve(t, pl, env)?;
+            sink.filter = filter;
+            visit(txn, t, &src, p.lock, &mut |row| sink.row(row))?;
+        }
+        (Some(t), Some(pl)) => {
+            // The access path only narrows the first table: the whole WHERE runs on the
+            // joined rows.
+            let (rows, _) = fetch(txn, t, pl, env, p.lock)?;
+            sink.filter = pl.filter.as_ref();
+            let rows = join(p, txn, env, rows)?;
+            for row in &rows {
+                if sink.row(row)?.is_break() {
+                    break;
                 }
             }
-            rows = out;
+        }
+        (_, pl) => {
+            sink.filter = pl.as_ref().and_then(|x| x.residual.as_ref());
+            let _ = sink.row(&[])?;
         }
     }
-    let sorted = !p.order_by.is_empty();
-    // Each output: (sort keys, projected row).
-    let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
-    if p.grouped {
-        let mut groups: Vec<(Vec<Value>, AggState)> = Vec::new();
-        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
-        let mut key = Vec::new();
-        for row in rows {
-            if let Some(f) = filter {
-                if !f.test(&row, &[], env)? {
-                    continue;
+    let mut out = sink.finish()?;
+    if sorted {
+        out.sort_by(|a, b| {
+            let mut slot = 0;
+            for ((_, desc), src) in p.order_by.iter().zip(&order_src) {
+                let o = match src {
+                    Some(j) => sort_cmp(&a.1[*j], &b.1[*j]),
+                    None => {
+                        slot += 1;
+                        sort_cmp(&a.0[slot - 1], &b.0[slot - 1])
+                    }
+                };
+                let o = if *desc { o.reverse() } else { o };
+                if o != std::cmp::Ordering::Equal {
+                    return o;
                 }
             }
-            key.clear();
-            for g in &p.group_by {
-                key_bytes(&g.eval(&row, env)?, &mut key);
+            std::cmp::Ordering::Equal
+        });
+    }
+    let mut rows: Vec<Vec<Value>> = out.into_iter().map(|(_, r)| r).collect();
+    if p.distinct && sorted && (0..p.projections.len()).all(|j| order_src.contains(&Some(j))) {
+        // Every projected column is a sort key (all are table columns, whose values of one
+        // type compare equal exactly when their DISTINCT keys are equal): duplicates are
+        // adjacent, and the first of each run is the one a set would keep.
+        let (mut prev, mut cur) = (Vec::new(), Vec::new());
+        let mut first = true;
+        rows.retain(|r| {
+            cur.clear();
+            for v in r {
+                key_bytes(v, &mut cur);
             }
-            let gi = match index.get(&key) {
-                Some(&i) => i,
-                None => {
-                    index.insert(key.clone(), groups.len());
-                    groups.push((row.clone(), AggState::new(&p.aggs)));
-                    groups.len() - 1
+            let keep = first || cur != prev;
+            first = false;
+            std::mem::swap(&mut prev, &mut cur);
+            keep
+        });
+    } else if p.distinct {
+        let mut seen: HashSet<Vec<u8>> = HashSet::with_capacity(rows.len());
+        let mut k = Vec::new();
+        rows.retain(|r| {
+            k.clear();
+            for v in r {
+                key_bytes(v, &mut k);
+            }
+            if seen.contains(&k) {
+                false
+            } else {
+                seen.insert(k.clone());
+                true
+            }
+        });
+    }
+    let found = rows.len() as u64;
+    if offset > 0 {
+        let n = (offset as usize).min(rows.len());
+        rows.drain(..n);
+    }
+    if let Some(l) = limit {
+        rows.truncate(l.min(usize::MAX as u64) as usize);
+    }
+    Ok((rows, found))
+}
+
+/// Nested-loop joins of `rows` (the first table's) with the plan's joined tables.
+fn join(
+    p: &SelectPlan,
+    txn: &mut Transaction,
+    env: &Env,
+    mut rows: Vec<Vec<Value>>,
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    for j in &p.joins {
+        let right = txn.scan(
+            j.table.id,
+            onelog_engine::IndexRef::Primary,
+            onelog_engine::KeyRange::all(),
+            p.lock,
+        )?;
+        let width = j.table.columns.len();
+        let mut out = Vec::new();
+        for l in rows {
+            let mut matched = false;
+            for r in &right {
+                let mut joined = Vec::with_capacity(l.len() + width);
+                joined.extend_from_slice(&l);
+                joined.extend_from_slice(r);
+                if let Some(on) = &j.on {
+                    if !on.test(&joined, &[], env)? {
+                        continue;
+                    }
+                }
+                matched = true;
+                out.push(joined);
+            }
+            if !matched && j.left {
+                let mut joined = l;
+                joined.resize(joined.len() + width, Value::Null);
+                out.push(joined);
+            }
+        }
+        rows = out;
+    }
+    Ok(rows)
+}
+
+/// Where the source rows of one execution go: filter, then groups or projected output rows.
+struct Sink<'a> {
+    p: &'a SelectPlan,
+    env: &'a Env<'a>,
+    filter: Option<&'a Expr>,
+    order_src: &'a [Option<usize>],
+    /// Stop the scan once this many output rows exist (LIMIT + OFFSET, when nothing later
+    /// reorders or removes rows).
+    stop_at: Option<u64>,
+    /// Output rows: (values of the ORDER BY items without a projection source, projected row).
+    out: Vec<(Vec<Value>, Vec<Value>)>,
+    /// Grouped queries: (first row of the group, aggregate state).
+    groups: Vec<(Vec<Value>, AggState)>,
+    group_index: HashMap<Vec<u8>, usize>,
+    key: Vec<u8>,
+}
+
+impl Sink<'_> {
+    fn row(&mut self, row: &[Value]) -> crate::plan::Visit {
+        let p = self.p;
+        let env = self.env;
+        if let Some(f) = self.filter {
+            if !f.test(row, &[], env)? {
+                return Ok(ControlFlow::Continue(()));
+            }
+        }
+        if p.grouped {
+            let gi = if p.group_by.is_empty() {
+                if self.groups.is_empty() {
+                    self.groups.push((row.to_vec(), AggState::new(&p.aggs)));
+                }
+                0
+            } else {
+                self.key.clear();
+                for g in &p.group_by {
+                    key_bytes(&g.eval(row, env)?, &mut self.key);
+                }
+                match self.group_index.get(&self.key) {
+                    Some(&i) => i,
+                    None => {
+                        self.group_index.insert(self.key.clone(), self.groups.len());
+                        self.groups.push((row.to_vec(), AggState::new(&p.aggs)));
+                        self.groups.len() - 1
+                    }
                 }
             };
-            groups[gi].1.add(&p.aggs, &row, env)?;
+            self.groups[gi].1.add(&p.aggs, row, env)?;
+            return Ok(ControlFlow::Continue(()));
         }
+        if let Some(h) = &p.having {
+            if !h.test(row, &[], env)? {
+                return Ok(ControlFlow::Continue(()));
+            }
+        }
+        let mut proj = Vec::with_capacity(p.projections.len());
+        for (x, r) in p.projections.iter().zip(&p.rtypes) {
+            let v = match x {
+                Expr::Col(i) => row.get(*i).cloned().unwrap_or(Value::Null),
+                other => conform(other.eval(row, env)?, *r),
+            };
+            proj.push(v);
+        }
+        let mut keys = Vec::new();
+        for ((x, _), src) in p.order_by.iter().zip(self.order_src) {
+            if src.is_none() {
+                keys.push(x.eval(row, env)?);
+            }
+        }
+        self.out.push((keys, proj));
+        if let Some(s) = self.stop_at {
+            if self.out.len() as u64 >= s {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// The output rows (unsorted); grouped queries get their groups finished and HAVING
+    /// applied here.
+    #[allow(clippy::type_complexity)]
+    fn finish(self) -> Result<Vec<(Vec<Value>, Vec<Value>)>, SqlError> {
+        let p = self.p;
+        let env = self.env;
+        if !p.grouped {
+            return Ok(self.out);
+        }
+        let mut groups = self.groups;
         if groups.is_empty() && p.group_by.is_empty() {
             groups.push((Vec::new(), AggState::new(&p.aggs)));
         }
+        let mut out = Vec::with_capacity(groups.len());
         for (rep, st) in groups {
             let aggs = st.finish(&p.aggs)?;
             if let Some(h) = &p.having {
@@ -853,72 +1039,6 @@ pub(crate) fn execute(
             }
             out.push((keys, proj));
         }
-    } else {
-        for row in rows {
-            if let Some(f) = filter {
-                if !f.test(&row, &[], env)? {
-                    continue;
-                }
-            }
-            if let Some(h) = &p.having {
-                if !h.test(&row, &[], env)? {
-                    continue;
-                }
-            }
-            let mut proj = Vec::with_capacity(p.projections.len());
-            for (x, r) in p.projections.iter().zip(&p.rtypes) {
-                let v = match x {
-                    Expr::Col(i) => row.get(*i).cloned().unwrap_or(Value::Null),
-                    other => conform(other.eval(&row, env)?, *r),
-                };
-                proj.push(v);
-            }
-            let mut keys = Vec::new();
-            if sorted {
-                for (x, _) in &p.order_by {
-                    keys.push(x.eval(&row, env)?);
-                }
-            }
-            out.push((keys, proj));
-            if !sorted && !p.distinct {
-                if let Some(l) = limit {
-                    if out.len() as u64 >= l.saturating_add(offset) {
-                        break;
-                    }
-                }
-            }
-        }
+        Ok(out)
     }
-    if sorted {
-        out.sort_by(|a, b| {
-            for (i, (_, desc)) in p.order_by.iter().enumerate() {
-                let o = sort_cmp(&a.0[i], &b.0[i]);
-                let o = if *desc { o.reverse() } else { o };
-                if o != std::cmp::Ordering::Equal {
-                    return o;
-                }
-            }
-            std::cmp::Ordering::Equal
-        });
-    }
-    let mut rows: Vec<Vec<Value>> = out.into_iter().map(|(_, r)| r).collect();
-    if p.distinct {
-        let mut seen = HashSet::new();
-        rows.retain(|r| {
-            let mut k = Vec::new();
-            for v in r {
-                key_bytes(v, &mut k);
-            }
-            seen.insert(k)
-        });
-    }
-    let found = rows.len() as u64;
-    if offset > 0 {
-        let n = (offset as usize).min(rows.len());
-        rows.drain(..n);
-    }
-    if let Some(l) = limit {
-        rows.truncate(l.min(usize::MAX as u64) as usize);
-    }
-    Ok((rows, found))
 }
