@@ -1,8 +1,10 @@
-//! The `onelog` command: `onelog serve`, `onelog --version`, `onelog --help`.
+//! The `onelog` command: `onelog serve`, `onelog binlog` (`binlog_cmd`), `onelog --version`,
+//! `onelog --help`.
 //!
 //! Thin on purpose: `cli.rs` parses, `serve.rs` runs the server. Exit status 0 on success
 //! (including a clean shutdown), 1 on a usage or startup error.
 
+mod binlog_cmd;
 mod cli;
 mod config;
 mod datadir;
@@ -14,6 +16,9 @@ use cli::Command;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("binlog") {
+        std::process::exit(binlog_cmd::main(&args[1..]));
+    }
     let code = match cli::parse_args(&args) {
         Ok(Command::Help) => {
             print!("{}", cli::help_text());
