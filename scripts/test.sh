@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite in one command, on a fresh Debian 12 machine:
 #   scripts/test.sh
-# 1. makes sure the real client programs the integration tests drive are installed
-#    (sysbench 1.0.20, the mariadb CLI and mariadb-slap): installs them with apt-get when
-#    missing and running as root, otherwise says what to install and fails;
+# 1. makes sure the real programs the integration tests drive are installed (sysbench 1.0.20,
+#    the mariadb CLI, mariadb-slap and mariadb-binlog, and MariaDB 10.11's server mariadbd
+#    with mariadb-install-db, the peer of tests/mariadb_peer.rs): installs them with apt-get
+#    when missing and running as root, otherwise says what to install and fails;
 # 2. runs `cargo test --workspace --release` (extra arguments are passed to cargo test).
 # The tests never skip for a missing client: they fail, pointing here.
 set -euo pipefail
@@ -14,9 +15,14 @@ declare -A NEEDED=(
     [sysbench]=sysbench
     [mariadb]=mariadb-client
     [mariadb-slap]=mariadb-client
+    [mariadb-binlog]=mariadb-client
+    [mariadbd]=mariadb-server
+    [mariadb-install-db]=mariadb-server
 )
 
 missing_pkgs=()
+# mariadbd lives in /usr/sbin, which a non-login PATH may lack.
+export PATH="$PATH:/usr/sbin:/usr/local/sbin"
 for prog in "${!NEEDED[@]}"; do
     if ! command -v "$prog" >/dev/null 2>&1; then
         pkg=${NEEDED[$prog]}
@@ -30,6 +36,11 @@ if ((${#missing_pkgs[@]})); then
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq
         apt-get install -y -qq --no-install-recommends "${missing_pkgs[@]}"
+        # The Debian package starts a system mariadbd; the tests start their own on temporary
+        # data directories and need nothing from it.
+        if [[ " ${missing_pkgs[*]} " == *" mariadb-server "* ]] && command -v service >/dev/null; then
+            service mariadb stop >/dev/null 2>&1 || true
+        fi
     else
         echo "scripts/test.sh: missing ${missing_pkgs[*]}." >&2
         echo "Install them first (as root): apt-get install -y ${missing_pkgs[*]}" >&2
@@ -37,6 +48,6 @@ if ((${#missing_pkgs[@]})); then
     fi
 fi
 
-echo "== $(sysbench --version), $(mariadb --version)"
+echo "== $(sysbench --version), $(mariadb --version), $(mariadbd --version)"
 echo "== cargo test --workspace --release"
 exec cargo test --workspace --release "$@"

@@ -17,6 +17,8 @@ use std::path::PathBuf;
 
 use crate::config::{read_defaults_file, ConfigError};
 
+pub use onelog_sql::BinlogStorageMode;
+
 /// The server version we advertise (`SELECT @@version`, handshake, Format_description).
 pub const SERVER_VERSION: &str = "10.11.9-MariaDB-onelog";
 
@@ -55,6 +57,16 @@ pub struct ServeOptions {
     pub max_allowed_packet: u32,
     /// `--wait-timeout` in seconds.
     pub wait_timeout: u32,
+    /// `--binlog-storage=engine|file`: where the binlog lives. `engine` (default): the log is
+    /// the binlog; `file`: classic `binlog.NNNNNN` files in the datadir, written with
+    /// two-phase commit after the engine log.
+    pub binlog_storage: BinlogStorageMode,
+    /// `--sync-binlog=N`: file mode syncs the classic binlog every N commit groups (0 =
+    /// never, left to the OS); default 1.
+    pub sync_binlog: u32,
+    /// `--binlog-file-mirror=ON|OFF`: engine mode keeps classic binlog files in the datadir,
+    /// written behind the commit path by a background thread.
+    pub binlog_file_mirror: bool,
     /// Messages for the log (ignored `--loose-` options).
     pub warnings: Vec<String>,
 }
@@ -74,6 +86,9 @@ impl Default for ServeOptions {
             max_connections: 151,
             max_allowed_packet: 16 << 20,
             wait_timeout: 28800,
+            binlog_storage: BinlogStorageMode::Engine,
+            sync_binlog: 1,
+            binlog_file_mirror: false,
             warnings: Vec::new(),
         }
     }
@@ -129,6 +144,15 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
   --max-allowed-packet=SIZE
                          (default 16M)
   --wait-timeout=SECONDS idle connection timeout (default {wait})
+  --binlog-storage=engine|file
+                         engine (default): the log is the binlog (one fsync per commit
+                         group); file: classic binlog.NNNNNN files in the datadir written
+                         after the engine log with two-phase commit (two fsyncs per group)
+  --sync-binlog=N        file mode: sync the binlog file every N groups, 0 = never (default 1)
+  --binlog-file-mirror[=ON|OFF]
+                         engine mode: also keep classic binlog.NNNNNN files in the datadir,
+                         written in the background from the log (default OFF; bare = ON,
+                         --skip-binlog-file-mirror = OFF)
 
 Stop the server with SIGTERM, SIGINT (Ctrl-C) or the SHUTDOWN statement.
 ",
@@ -261,6 +285,21 @@ fn apply_arg<'a>(
             "--{name} {source} must be the first option (as in mariadbd)"
         )));
     }
+    // Boolean options as in mariadbd: a bare `--NAME` is ON, `--skip-NAME` / `--disable-NAME`
+    // are OFF (never consuming the next argument).
+    let mut inline_value = inline_value;
+    if inline_value.is_none() {
+        if BOOLEAN.contains(&name.as_str()) {
+            inline_value = Some("ON".to_string());
+        } else if let Some(base) = name
+            .strip_prefix("skip-")
+            .or_else(|| name.strip_prefix("disable-"))
+            .filter(|b| BOOLEAN.contains(b))
+        {
+            name = base.to_string();
+            inline_value = Some("OFF".to_string());
+        }
+    }
     if !is_known(&name) {
         if loose {
             opts.warnings
@@ -308,7 +347,13 @@ const KNOWN: &[&str] = &[
     "max-connections",
     "max-allowed-packet",
     "wait-timeout",
+    "binlog-storage",
+    "sync-binlog",
+    "binlog-file-mirror",
 ];
+
+/// Options that take ON/OFF and may be given bare (`--NAME`) or as `--skip-NAME`.
+const BOOLEAN: &[&str] = &["binlog-file-mirror"];
 
 fn is_known(name: &str) -> bool {
     KNOWN.contains(&name)
@@ -343,9 +388,27 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
         "max-connections" => o.max_connections = parse_int(v, 1, 100_000)? as u32,
         "max-allowed-packet" => o.max_allowed_packet = parse_size(v, 1024, 1 << 30)? as u32,
         "wait-timeout" => o.wait_timeout = parse_int(v, 1, 31_536_000)? as u32,
+        "binlog-storage" => {
+            o.binlog_storage = match v.to_ascii_lowercase().as_str() {
+                "engine" => BinlogStorageMode::Engine,
+                "file" => BinlogStorageMode::File,
+                _ => return Err("expected engine or file".to_string()),
+            }
+        }
+        "sync-binlog" => o.sync_binlog = parse_int(v, 0, u32::MAX as u64)? as u32,
+        "binlog-file-mirror" => o.binlog_file_mirror = parse_bool(v)?,
         _ => return Err("unknown option".to_string()),
     }
     Ok(())
+}
+
+/// mariadbd's boolean option values: ON/OFF, TRUE/FALSE, YES/NO, 1/0 (any case).
+fn parse_bool(v: &str) -> Result<bool, String> {
+    match v.to_ascii_uppercase().as_str() {
+        "ON" | "TRUE" | "YES" | "1" => Ok(true),
+        "OFF" | "FALSE" | "NO" | "0" => Ok(false),
+        _ => Err("expected ON or OFF (or 1/0)".to_string()),
+    }
 }
 
 fn parse_int(v: &str, min: u64, max: u64) -> Result<u64, String> {
@@ -506,6 +569,51 @@ mod tests {
         assert!(parse_args(&args(&[])).is_err());
         assert!(parse_args(&args(&["frobnicate"])).is_err());
         assert!(version_text().contains(SERVER_VERSION));
+    }
+
+    #[test]
+    fn binlog_storage_options_parse_on_the_command_line_and_in_my_cnf() {
+        let d = serve(&[]).unwrap();
+        assert_eq!(d.binlog_storage, BinlogStorageMode::Engine);
+        assert_eq!(d.sync_binlog, 1);
+        assert!(!d.binlog_file_mirror);
+        let o = serve(&["--binlog-storage=FILE", "--sync_binlog", "0"]).unwrap();
+        assert_eq!(o.binlog_storage, BinlogStorageMode::File);
+        assert_eq!(o.sync_binlog, 0);
+        for (v, want) in [("ON", true), ("1", true), ("off", false), ("0", false)] {
+            let o = serve(&[&format!("--binlog_file_mirror={v}")]).unwrap();
+            assert_eq!(o.binlog_file_mirror, want, "{v}");
+        }
+        for bad in [
+            "--binlog-storage=disk",
+            "--binlog-file-mirror=2",
+            "--sync-binlog=-1",
+        ] {
+            let e = serve(&[bad]).unwrap_err().to_string();
+            let name = bad.split('=').next().unwrap().trim_start_matches("--");
+            assert!(e.contains(name), "{bad}: {e}");
+        }
+        assert!(
+            serve(&["--binlog-file-mirror", "--port=1"])
+                .unwrap()
+                .binlog_file_mirror
+        );
+        let o = serve(&["--binlog-file-mirror=ON", "--skip-binlog-file-mirror"]).unwrap();
+        assert!(!o.binlog_file_mirror);
+        let dir = std::env::temp_dir().join(format!("onelog-cli-bs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cnf = dir.join("my.cnf");
+        std::fs::write(
+            &cnf,
+            "[mysqld]\nbinlog_storage = file\nsync_binlog=4\nbinlog-file-mirror\n\
+             skip_binlog_file_mirror\n",
+        )
+        .unwrap();
+        let o = serve(&[&format!("--defaults-file={}", cnf.display())]).unwrap();
+        assert_eq!(o.binlog_storage, BinlogStorageMode::File);
+        assert_eq!(o.sync_binlog, 4);
+        assert!(!o.binlog_file_mirror);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -5,12 +5,18 @@
 //! 2. create the data directory and take its lock (`datadir.rs`): a second server on the same
 //!    directory stops here, before touching the log;
 //! 3. open the SQL server, which opens and recovers the engine; log the recovery report (the
-//!    segment and offset the log continues at, `gtid_binlog_pos`);
+//!    segment and offset the log continues at, `gtid_binlog_pos`; in `--binlog-storage=file`
+//!    mode also the two-phase commit's outcome: in-doubt groups committed because the binlog
+//!    files hold them, groups rolled back, binlog files ahead of the engine log);
+//!    with `--binlog-file-mirror=ON`, start the mirror (it catches up with the log before
+//!    the server listens) and log its report;
 //! 4. refuse a non-loopback `--bind-address` while root has no password;
 //! 5. start the listeners (TCP and unix socket) and print mariadbd's ready banner;
 //! 6. wait for SIGTERM, SIGINT or the SHUTDOWN statement; then stop the listeners and
-//!    connections, shut the server down (final checkpoint, so the next start replays nothing)
-//!    and exit 0.
+//!    connections, shut the server down (final checkpoint, so the next start replays nothing;
+//!    then the mirror catches up and closes its files) and exit 0.
+//!
+//! `--binlog-file-mirror=ON` with `--binlog-storage=file` is refused before anything is opened.
 //!
 //! Every failure is one log line naming what failed and the process exits 1.
 
@@ -21,7 +27,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use onelog_server::ServerHandle;
-use onelog_sql::{Server, ServerConfig};
+use onelog_sql::{BinlogStorageMode, Server, ServerConfig};
 
 use crate::cli::{ServeOptions, SERVER_VERSION};
 use crate::datadir::DataDirLock;
@@ -60,6 +66,8 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
         std::process::id()
     ));
 
+    check_binlog_options(opts)?;
+
     let lock = DataDirLock::acquire(&opts.datadir).map_err(|e| e.to_string())?;
     let datadir = std::fs::canonicalize(&opts.datadir).map_err(|e| {
         format!(
@@ -83,14 +91,84 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
 
     let config = server_config(opts, &datadir);
     note(&format!(
-        "opening the database (durability innodb_flush_log_at_trx_commit={}, max_binlog_size={})",
-        config.flush_log_at_trx_commit, config.max_binlog_size
+        "opening the database (durability innodb_flush_log_at_trx_commit={}, max_binlog_size={}, \
+         binlog_storage={}{})",
+        config.flush_log_at_trx_commit,
+        config.max_binlog_size,
+        config.binlog_storage.name(),
+        match config.binlog_storage {
+            BinlogStorageMode::File => format!(", sync_binlog={}", config.sync_binlog),
+            BinlogStorageMode::Engine if config.binlog_file_mirror => {
+                ", binlog_file_mirror=ON".to_string()
+            }
+            BinlogStorageMode::Engine => String::new(),
+        }
     ));
     let (server, report) = Server::open(config.clone())
         .map_err(|e| format!("cannot open the database in {}: {e}", datadir.display()))?;
     // The report names the checkpoint, the records replayed, the segment file and offset the
     // log continues at, and gtid_binlog_pos.
     note(&format!("recovery: {report}"));
+    if let Some(b) = &report.log.binlog {
+        note(&format!(
+            "binlog files (--binlog-storage=file): {}; two-phase commit recovery: {} in-doubt \
+             transaction(s) committed (found in the binlog), {} rolled back (not in the \
+             binlog), {} binlog group(s) ahead of the engine log{}",
+            if b.binlog_files.is_empty() {
+                "(none)".to_string()
+            } else {
+                b.binlog_files.join(", ")
+            },
+            b.committed_in_doubt,
+            b.rolled_back,
+            b.binlog_ahead,
+            if b.binlog_torn_bytes > 0 {
+                format!(", {} torn binlog bytes cut", b.binlog_torn_bytes)
+            } else {
+                String::new()
+            }
+        ));
+        if b.rolled_back > 0 {
+            warning(&format!(
+                "crash recovery rolled back {} prepared transaction(s) the binlog did not hold",
+                b.rolled_back
+            ));
+        }
+    }
+    match server.start_mirror() {
+        Ok(Some(m)) => note(&format!(
+            "binlog file mirror: {} in {}{}{}{}",
+            if m.files.is_empty() {
+                "(no files)".to_string()
+            } else {
+                m.files.join(", ")
+            },
+            datadir.display(),
+            if m.rebuilt {
+                "; rebuilt from the oldest log segment (the files did not match the log)"
+            } else {
+                ""
+            },
+            if m.repaired_groups > 0 {
+                format!(
+                    "; {} missing group(s) written from the log",
+                    m.repaired_groups
+                )
+            } else {
+                String::new()
+            },
+            if m.torn_bytes > 0 {
+                format!("; {} torn bytes cut", m.torn_bytes)
+            } else {
+                String::new()
+            }
+        )),
+        Ok(None) => {}
+        Err(e) => {
+            shutdown_server(&server);
+            return Err(e.to_string());
+        }
+    }
 
     // A SIGTERM/SIGINT that arrived during recovery: stop before listening.
     if let Ok(Stop::Signal(name)) = stop_rx.try_recv() {
@@ -164,7 +242,15 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
     drop(lock);
     match result {
         Ok(()) => {
-            note("final checkpoint written; shutdown complete");
+            match server.mirror() {
+                Some(m) => note(&format!(
+                    "final checkpoint written; binlog file mirror caught up and closed ({} \
+                     groups, {} fsyncs); shutdown complete",
+                    m.stats().groups,
+                    m.stats().fsyncs
+                )),
+                None => note("final checkpoint written; shutdown complete"),
+            }
             Ok(())
         }
         Err(e) => Err(format!("shutdown failed: {e}")),
@@ -197,7 +283,23 @@ pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
         max_allowed_packet: opts.max_allowed_packet,
         wait_timeout: opts.wait_timeout,
         version: SERVER_VERSION.to_string(),
+        binlog_storage: opts.binlog_storage,
+        sync_binlog: opts.sync_binlog,
+        binlog_file_mirror: opts.binlog_file_mirror,
     }
+}
+
+/// Refuses option combinations that cannot work, before anything is opened.
+pub fn check_binlog_options(opts: &ServeOptions) -> Result<(), String> {
+    if opts.binlog_file_mirror && opts.binlog_storage == BinlogStorageMode::File {
+        return Err(
+            "--binlog-file-mirror=ON cannot be used with --binlog-storage=file: in file \
+                    mode the binlog already is classic binlog.NNNNNN files in the datadir \
+                    (use --binlog-storage=engine with the mirror, or file mode without it)"
+                .to_string(),
+        );
+    }
+    Ok(())
 }
 
 /// Refuses to listen beyond loopback while root@localhost has no password.
@@ -233,6 +335,18 @@ pub fn is_loopback_only(addr: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_mirror_is_refused_in_file_mode() {
+        let mut o = ServeOptions {
+            binlog_file_mirror: true,
+            ..ServeOptions::default()
+        };
+        assert!(check_binlog_options(&o).is_ok());
+        o.binlog_storage = BinlogStorageMode::File;
+        let e = check_binlog_options(&o).unwrap_err();
+        assert!(e.contains("--binlog-file-mirror") && e.contains("--binlog-storage=file"));
+    }
 
     #[test]
     fn only_loopback_addresses_count_as_loopback() {

@@ -1,10 +1,13 @@
-//! `kill -9` of the real server under concurrent committing load, many times.
+//! `kill -9` of the real server under concurrent committing load, many times, in each binlog
+//! storage mode: engine (the log is the binlog), `--binlog-storage=file --sync-binlog=1`
+//! (classic files written with two-phase commit) and engine + `--binlog-file-mirror=ON`.
 //!
-//! Each round: start `onelog serve` (durability 1, 32 KiB log segments so the rounds cross many
-//! segment rotations) on the same data directory, run CLIENTS `mysql_async` connections that
-//! each insert rows `(client, seq)` and move their row of `counters` to `seq` (alternately as
-//! two autocommit statements and as one explicit transaction), record every commit the server
-//! acknowledged, and SIGKILL the server after a seeded random number of acknowledgements. Then:
+//! Each round: start `onelog serve` (durability 1, 32 KiB log segments and binlog files so the
+//! rounds cross many rotations) on the same data directory, run CLIENTS `mysql_async`
+//! connections that each insert rows `(client, seq)` and move their row of `counters` to `seq`
+//! (alternately as two autocommit statements and as one explicit transaction), record every
+//! commit the server acknowledged, and SIGKILL the server after a seeded random number of
+//! acknowledgements. Then:
 //!
 //! 1. the data directory is copied as the kill left it (the server is dead: nothing changes
 //!    under the copy);
@@ -12,9 +15,14 @@
 //!    is present with its value, each client has at most one unacknowledged (in-flight) extra
 //!    row, the next `seq` in line, and each counter is at least its acknowledged value and
 //!    never ahead of the client's rows;
-//! 3. log replay equals recovery: the copy is opened with the engine library (recovery =
-//!    newest checkpoint + log tail) and, separately, every Transaction/DDL record of the copy's
-//!    log from LSN 0 is applied with `Engine::apply_logged_group` to a fresh engine (the replica
+//! 3. file mode: the classic binlog files' GTIDs are exactly the engine's history
+//!    (`@@gtid_binlog_pos`: every group, in order, nothing more: in-doubt groups were
+//!    committed or rolled back consistently); mirror: after the restart (the mirror catches up
+//!    before the server listens) the mirror's files hold every group of the log;
+//! 4. log replay equals recovery: the copy is opened with the engine library (recovery =
+//!    newest checkpoint + log tail; in file mode with the copy's binlog files deciding the
+//!    in-doubt groups) and, separately, every Transaction/DDL record of the copy's log from
+//!    LSN 0 is applied with `Engine::apply_logged_group` to a fresh engine (the replica
 //!    path); both engines' `Snapshot::dump()` (every table, system tables included) must be
 //!    equal, and the recovered test tables must equal what the restarted server returns for
 //!    `SELECT ... ORDER BY` primary key.
@@ -35,11 +43,15 @@ use mysql_async::prelude::*;
 use mysql_async::{Conn, OptsBuilder, TxOpts};
 use onelog_binlog::Value;
 use onelog_engine::{Engine, EngineOptions};
-use onelog_log::{Durability, ReadStart, ReaderOptions, RecordKind, StdFs};
+use onelog_log::{
+    BinlogStorage, ClassicOptions, Durability, ReadStart, ReaderOptions, RecordKind, StdFs,
+};
 
 use common::Onelog;
 
 const ROUNDS: u32 = 20;
+/// Rounds of the file-mode and mirror variants (each round also checks the binlog files).
+const BINLOG_FILE_ROUNDS: u32 = 6;
 const CLIENTS: u32 = 4;
 const SEGMENT: &str = "32K";
 const SEGMENT_BYTES: u64 = 32 << 10;
@@ -178,11 +190,53 @@ fn engine_dir(datadir: &Path) -> PathBuf {
     panic!("no binlog/ directory under {}", datadir.display());
 }
 
-fn engine_options(dir: &Path) -> EngineOptions {
+/// How the server under test keeps its binlog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Storage {
+    Engine,
+    /// `--binlog-storage=file --sync-binlog=1`.
+    File,
+    /// `--binlog-file-mirror=ON`.
+    Mirror,
+}
+
+impl Storage {
+    fn server_args(self) -> Vec<String> {
+        let mut a = vec![
+            "--innodb-flush-log-at-trx-commit=1".to_string(),
+            format!("--max-binlog-size={SEGMENT}"),
+        ];
+        match self {
+            Storage::Engine => {}
+            Storage::File => {
+                a.push("--binlog-storage=file".to_string());
+                a.push("--sync-binlog=1".to_string());
+            }
+            Storage::Mirror => a.push("--binlog-file-mirror=ON".to_string()),
+        }
+        a
+    }
+}
+
+/// Engine options for the copy: file mode opens the copy's classic files too (they decide
+/// the in-doubt groups), as the server does.
+fn engine_options(dir: &Path, storage: Storage) -> EngineOptions {
     let mut o = EngineOptions::new(dir);
     o.log.segment_size = SEGMENT_BYTES;
     o.log.durability = Durability::Level0;
     o.background_checkpoints = false;
+    if storage == Storage::File {
+        o.log.binlog_storage = BinlogStorage::File {
+            classic: ClassicOptions {
+                dir: dir.to_path_buf(),
+                basename: "binlog".to_string(),
+                max_size: SEGMENT_BYTES,
+                server_id: 1,
+                server_version: "10.11.9-MariaDB-onelog".to_string(),
+            },
+            sync_binlog: 1,
+        };
+    }
     o
 }
 
@@ -190,13 +244,15 @@ type Dump = BTreeMap<String, Vec<Vec<Value>>>;
 
 /// Recovery of the copy, and a replay of its whole log into a fresh engine: both dumps and
 /// the number of log segments.
-fn recover_and_replay(copy: &Path, scratch: &Path) -> (Dump, Dump, usize) {
+fn recover_and_replay(copy: &Path, scratch: &Path, storage: Storage) -> (Dump, Dump, usize) {
     let (recovered, report) =
-        Engine::open(StdFs::new(), engine_options(&engine_dir(copy))).expect("recovering the copy");
+        Engine::open(StdFs::new(), engine_options(&engine_dir(copy), storage))
+            .expect("recovering the copy");
     assert!(report.log.end_lsn > 0, "the copy's log is empty: {report}");
     let recovered_dump = recovered.snapshot().dump();
 
-    let (fresh, _) = Engine::open(StdFs::new(), engine_options(scratch)).expect("fresh engine");
+    let (fresh, _) =
+        Engine::open(StdFs::new(), engine_options(scratch, Storage::Engine)).expect("fresh engine");
     let segments = recovered.log().segments();
     assert_eq!(
         segments.first().map(|s| s.start_lsn),
@@ -222,7 +278,7 @@ fn recover_and_replay(copy: &Path, scratch: &Path) -> (Dump, Dump, usize) {
                     .unwrap_or_else(|e| panic!("replaying the record at LSN {}: {e}", rec.lsn));
                 applied += 1;
             }
-            RecordKind::GtidState => {}
+            _ => {}
         }
     }
     assert!(applied > 0, "no record replayed");
@@ -256,21 +312,75 @@ fn dump_table_text(dump: &Dump, table: &str) -> String {
         .collect()
 }
 
+/// Step 3 of the module docs, on the restarted server.
+fn check_binlog_files(storage: Storage, server: &Onelog, datadir: &Path, round: u32) {
+    let port = server.port;
+    let log = server.log_text();
+    match storage {
+        Storage::Engine => return,
+        Storage::File => {
+            let line = log
+                .lines()
+                .find(|l| l.contains("two-phase commit recovery"))
+                .unwrap_or_else(|| panic!("round {round}: no file-mode recovery report:\n{log}"));
+            eprintln!("kill9 round {round}: {line}");
+        }
+        Storage::Mirror => {
+            let line = log
+                .lines()
+                .find(|l| l.contains("binlog file mirror:"))
+                .unwrap_or_else(|| panic!("round {round}: no mirror report:\n{log}"));
+            eprintln!("kill9 round {round}: {line}");
+        }
+    }
+    let pos = common::sql_value(port, "SELECT @@gtid_binlog_pos");
+    let want = common::gtid_history(&pos);
+    let files = common::classic_files(datadir);
+    let got = common::classic_gtids(&files);
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "round {round} ({storage:?}): the binlog files hold {} groups, gtid_binlog_pos {pos} \
+         implies {} (files {files:?})",
+        got.len(),
+        want.len()
+    );
+    assert!(
+        got == want,
+        "round {round} ({storage:?}): the binlog files' GTIDs differ from the engine's history \
+         ending at {pos}"
+    );
+}
+
 #[test]
 fn acknowledged_commits_survive_kill_9_and_recovery_equals_log_replay() {
+    kill9_rounds(Storage::Engine, ROUNDS, 0x6f6e_656c_6f67);
+}
+
+#[test]
+fn file_mode_at_sync_binlog_1_survives_kill_9_with_binlog_files_equal_to_the_engine_history() {
+    kill9_rounds(Storage::File, BINLOG_FILE_ROUNDS, 0x6669_6c65);
+}
+
+#[test]
+fn mirror_holds_every_group_of_the_log_after_kill_9_and_restart() {
+    kill9_rounds(Storage::Mirror, BINLOG_FILE_ROUNDS, 0x6d69_7272);
+}
+
+fn kill9_rounds(storage: Storage, rounds: u32, default_seed: u64) {
     let seed: u64 = std::env::var("ONELOG_KILL9_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(0x6f6e_656c_6f67);
-    eprintln!("kill9: seed {seed} (set ONELOG_KILL9_SEED={seed} to replay the kill points)");
+        .unwrap_or(default_seed);
+    eprintln!(
+        "kill9 {storage:?}: seed {seed} (set ONELOG_KILL9_SEED={seed} to replay the kill points)"
+    );
     let mut rng = Rng(seed);
 
     let dir = tempfile::tempdir().unwrap();
     let datadir = dir.path().join("data");
-    let server_args = [
-        "--innodb-flush-log-at-trx-commit=1",
-        &format!("--max-binlog-size={SEGMENT}"),
-    ];
+    let server_args = storage.server_args();
+    let server_args: Vec<&str> = server_args.iter().map(String::as_str).collect();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -294,7 +404,7 @@ fn acknowledged_commits_survive_kill_9_and_recovery_equals_log_replay() {
     let mut all_acked = Acked::default();
     let mut max_segments = 0;
     let mut next_seq: BTreeMap<i64, i64> = (0..CLIENTS as i64).map(|c| (c, 0)).collect();
-    for round in 0..ROUNDS {
+    for round in 0..rounds {
         let target = 20 + rng.below(600);
         let acked = Arc::new(Mutex::new(Acked::default()));
         let (tick_tx, tick_rx) = mpsc::channel();
@@ -407,9 +517,12 @@ fn acknowledged_commits_survive_kill_9_and_recovery_equals_log_replay() {
         // Rows that survived unacknowledged are now simply data.
         all_acked.rows = present.clone();
 
-        // 2. Recovery of the copy = replay of its whole log; both = what the server serves.
+        // 3. The binlog files (file mode, mirror) hold exactly the engine's history.
+        check_binlog_files(storage, &server, &datadir, round);
+
+        // 4. Recovery of the copy = replay of its whole log; both = what the server serves.
         let scratch = dir.path().join(format!("replay{round}"));
-        let (recovered, replayed, segments) = recover_and_replay(&copy, &scratch);
+        let (recovered, replayed, segments) = recover_and_replay(&copy, &scratch, storage);
         max_segments = max_segments.max(segments);
         assert!(
             recovered == replayed,

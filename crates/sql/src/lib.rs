@@ -21,5 +21,7 @@ pub mod session;
 
 pub use error::SqlError;
 pub use onelog_binlog::Value;
-pub use server::{Account, ConnectionGuard, ConnectionInfo, Server, ServerConfig};
+pub use server::{
+    Account, BinlogStorageMode, ConnectionGuard, ConnectionInfo, Server, ServerConfig,
+};
 pub use session::{Column, Output, PreparedInfo, Session};

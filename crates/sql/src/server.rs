@@ -4,6 +4,13 @@
 //!
 //! Invariants: a [`Server`] owns exactly one open [`Engine`]; `shutdown` is idempotent; the
 //! connection registry holds one entry per live [`ConnectionGuard`].
+//!
+//! Binlog storage (`ServerConfig::binlog_storage`): in `Engine` mode the log is the binlog; in
+//! `File` mode the log writes classic `binlog.NNNNNN` files in the datadir with two-phase
+//! commit (`onelog_log::BinlogStorage::File`). With `binlog_file_mirror` (engine mode only),
+//! [`Server::start_mirror`] starts a [`Mirror`] that keeps classic files in the datadir behind
+//! the commit path; [`Server::shutdown`] stops it after the engine's final checkpoint, and
+//! RESET MASTER resets it after the log.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -12,7 +19,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use onelog_engine::{Engine, EngineOptions, RecoveryReport};
-use onelog_log::{Durability, StdFs};
+use std::sync::OnceLock;
+
+use onelog_log::{BinlogStorage, ClassicOptions, Durability, Mirror, MirrorReport, StdFs};
 
 use crate::admin;
 use crate::admin::accounts::Accounts;
@@ -35,6 +44,32 @@ pub struct ServerConfig {
     pub max_allowed_packet: u32,
     pub wait_timeout: u32,
     pub version: String,
+    /// `--binlog-storage`: the log is the binlog, or classic files written with 2PC.
+    pub binlog_storage: BinlogStorageMode,
+    /// `--sync-binlog`: file mode syncs the classic binlog every N groups (0 = never).
+    pub sync_binlog: u32,
+    /// `--binlog-file-mirror`: engine mode also keeps classic binlog files (background).
+    pub binlog_file_mirror: bool,
+}
+
+/// Where the binlog lives (`@@binlog_storage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BinlogStorageMode {
+    /// The engine's log is the binlog (default).
+    #[default]
+    Engine,
+    /// Classic `binlog.NNNNNN` files in the datadir, written after the engine log (2PC).
+    File,
+}
+
+impl BinlogStorageMode {
+    /// `ENGINE` or `FILE`, as `@@binlog_storage` shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BinlogStorageMode::Engine => "ENGINE",
+            BinlogStorageMode::File => "FILE",
+        }
+    }
 }
 
 impl ServerConfig {
@@ -54,6 +89,21 @@ impl ServerConfig {
             max_allowed_packet: 16 << 20,
             wait_timeout: 28800,
             version: "10.11.9-MariaDB-onelog".into(),
+            binlog_storage: BinlogStorageMode::Engine,
+            sync_binlog: 1,
+            binlog_file_mirror: false,
+        }
+    }
+
+    /// The classic binlog files' options (file mode and mirror): `binlog.NNNNNN` and
+    /// `binlog.index` in the datadir, rotated at `max_binlog_size`.
+    pub fn classic_options(&self) -> ClassicOptions {
+        ClassicOptions {
+            dir: self.datadir.clone(),
+            basename: "binlog".to_string(),
+            max_size: self.max_binlog_size,
+            server_id: self.server_id,
+            server_version: self.version.clone(),
         }
     }
 }
@@ -134,9 +184,20 @@ pub struct Server {
     pub(crate) accounts: Accounts,
     pub(crate) connections: Mutex<BTreeMap<u32, ConnectionEntry>>,
     pub(crate) started: Instant,
+    /// The classic-file mirror, once [`Server::start_mirror`] started it.
+    mirror: OnceLock<Mirror>,
     shutdown_requested: Mutex<bool>,
     shutdown_cv: Condvar,
     shut_down: AtomicBool,
+}
+
+fn mirror_with_file_mode() -> SqlError {
+    SqlError::new(
+        1105,
+        "HY000",
+        "--binlog-file-mirror=ON needs --binlog-storage=engine: with --binlog-storage=file the \
+         binlog files already are classic files",
+    )
 }
 
 impl Server {
@@ -153,6 +214,15 @@ impl Server {
             Durability::from_level(config.flush_log_at_trx_commit).unwrap_or(Durability::Level1);
         opts.log.server_version = config.version.clone();
         opts.log.server_id = config.server_id;
+        if config.binlog_storage == BinlogStorageMode::File {
+            if config.binlog_file_mirror {
+                return Err(mirror_with_file_mode());
+            }
+            opts.log.binlog_storage = BinlogStorage::File {
+                classic: config.classic_options(),
+                sync_binlog: config.sync_binlog,
+            };
+        }
         let (engine, report) = Engine::open(Arc::new(StdFs), opts)?;
         let server = Arc::new(Server {
             engine,
@@ -161,6 +231,7 @@ impl Server {
             accounts: Accounts::default(),
             connections: Mutex::new(BTreeMap::new()),
             started: Instant::now(),
+            mirror: OnceLock::new(),
             shutdown_requested: Mutex::new(false),
             shutdown_cv: Condvar::new(),
             shut_down: AtomicBool::new(false),
@@ -178,13 +249,66 @@ impl Server {
         &self.config
     }
 
-    /// Final checkpoint and log shutdown (idempotent).
+    /// Starts the classic-file mirror when `binlog_file_mirror` is on (None when off): it
+    /// first catches up synchronously with the durable log (the report says what it found and
+    /// repaired), then follows the log in a background thread. Call before serving clients.
+    pub fn start_mirror(&self) -> Result<Option<MirrorReport>, SqlError> {
+        if !self.config.binlog_file_mirror {
+            return Ok(None);
+        }
+        if self.config.binlog_storage == BinlogStorageMode::File {
+            return Err(mirror_with_file_mode());
+        }
+        if self.mirror.get().is_some() {
+            return Err(SqlError::new(
+                1105,
+                "HY000",
+                "the binlog file mirror is already running",
+            ));
+        }
+        let (mirror, report) = Mirror::start(
+            self.engine.log().clone(),
+            Arc::new(StdFs),
+            self.config.classic_options(),
+        )
+        .map_err(|e| {
+            SqlError::new(
+                1105,
+                "HY000",
+                format!(
+                    "cannot start the binlog file mirror in {}: {e}",
+                    self.config.datadir.display()
+                ),
+            )
+        })?;
+        // Only this function sets the cell, and it is called once at startup.
+        let _ = self.mirror.set(mirror);
+        Ok(Some(report))
+    }
+
+    /// The classic-file mirror, when running.
+    pub fn mirror(&self) -> Option<&Mirror> {
+        self.mirror.get()
+    }
+
+    /// Final checkpoint and log shutdown, then the mirror's (idempotent).
     pub fn shutdown(&self) -> Result<(), SqlError> {
         if self.shut_down.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
-        self.engine.shutdown()?;
-        Ok(())
+        let engine = self.engine.shutdown();
+        let mirror = match self.mirror.get() {
+            Some(m) => m.shutdown().map_err(|e| {
+                SqlError::new(
+                    1105,
+                    "HY000",
+                    format!("shutting the binlog file mirror down: {e}"),
+                )
+            }),
+            None => Ok(()),
+        };
+        engine?;
+        mirror
     }
 
     pub fn lookup_account(&self, user: &str, host: &str) -> Option<Account> {

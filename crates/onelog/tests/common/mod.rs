@@ -302,3 +302,139 @@ pub fn sql(port: u16, sql: &str) -> String {
 pub fn sql_value(port: u16, query: &str) -> String {
     sql(port, query).trim_end_matches('\n').to_string()
 }
+
+/// `SHOW GLOBAL STATUS LIKE 'name'` as a number.
+pub fn status(port: u16, name: &str) -> u64 {
+    let out = sql(port, &format!("SHOW GLOBAL STATUS LIKE '{name}'"));
+    let value = out
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}\t")))
+        .unwrap_or_else(|| panic!("no status variable {name} in:\n{out}"));
+    value
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{name} is not a number: {value:?}"))
+}
+
+/// Runs `sysbench WORKLOAD COMMAND` (1 table of 1000 rows, `events` transactions, seeded) and
+/// returns its stdout; fails on a non-zero exit or a FATAL line.
+pub fn sysbench(
+    workload: &str,
+    command: &str,
+    port: u16,
+    db: &str,
+    threads: u32,
+    events: u64,
+) -> String {
+    require_tool("sysbench");
+    let mut cmd = Command::new("sysbench");
+    cmd.arg(workload).args([
+        "--db-driver=mysql",
+        "--mysql-host=127.0.0.1",
+        &format!("--mysql-port={port}"),
+        "--mysql-user=root",
+        &format!("--mysql-db={db}"),
+        &format!("--threads={threads}"),
+        "--tables=1",
+        "--table-size=1000",
+        "--time=0",
+        &format!("--events={events}"),
+        "--rand-seed=7",
+        command,
+    ]);
+    let out = run_bounded(&mut cmd, None, Duration::from_secs(300));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success() && !stdout.contains("FATAL") && !stderr.contains("FATAL"),
+        "sysbench {workload} {command} failed: {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    stdout
+}
+
+/// The names listed in `<dir>/<basename>.index` (MariaDB writes `./binlog.000001`), oldest
+/// first, as plain file names.
+pub fn classic_index(dir: &Path, basename: &str) -> Vec<String> {
+    let index = dir.join(format!("{basename}.index"));
+    let text = std::fs::read_to_string(&index)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", index.display()));
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            Path::new(l)
+                .file_name()
+                .unwrap_or_else(|| panic!("bad line {l:?} in {}", index.display()))
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
+/// The GTIDs of every event group in classic binlog files, in file order. Decoded here, with
+/// the binlog crate's event splitter (independent of the log crate's classic reader): every
+/// event's length and CRC32 are checked, the file must start with the binlog magic and a
+/// Format_description event. As in MariaDB, the Format_description's CRC is computed with the
+/// "binlog in use" flag (0x01 in the header flags, byte 17) cleared: the flag is set while the
+/// file is open and cleared in place at close.
+pub fn classic_gtids(files: &[PathBuf]) -> Vec<onelog_binlog::Gtid> {
+    use onelog_binlog::event::{split_events, Event};
+    let mut out = Vec::new();
+    for path in files {
+        let data =
+            std::fs::read(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        assert!(
+            data.starts_with(b"\xfebin") && data.len() >= 4 + 19,
+            "{} does not start with the binlog magic and an event header",
+            path.display()
+        );
+        let fde_len = u32::from_le_bytes(data[13..17].try_into().unwrap()) as usize;
+        assert!(
+            data[4 + 4] == 15 && data.len() >= 4 + fde_len,
+            "{}: no Format_description event at offset 4",
+            path.display()
+        );
+        let mut fde = data[4..4 + fde_len].to_vec();
+        fde[17] &= !1;
+        onelog_binlog::decode_event_with_header(&fde)
+            .unwrap_or_else(|e| panic!("{}: bad Format_description: {e:?}", path.display()));
+        for item in split_events(&data[4 + fde_len..]) {
+            let (_, bytes) =
+                item.unwrap_or_else(|e| panic!("{}: bad event: {e:?}", path.display()));
+            let (_, event, _) = onelog_binlog::decode_event_with_header(bytes)
+                .unwrap_or_else(|e| panic!("{}: undecodable event: {e:?}", path.display()));
+            if let Event::Gtid(g) = event {
+                out.push(g.gtid);
+            }
+        }
+    }
+    out
+}
+
+/// The classic binlog files a datadir's `binlog.index` lists, as paths.
+pub fn classic_files(dir: &Path) -> Vec<PathBuf> {
+    classic_index(dir, "binlog")
+        .into_iter()
+        .map(|n| dir.join(n))
+        .collect()
+}
+
+/// The GTID history `@@gtid_binlog_pos` implies for a single-domain, single-server log that
+/// was never reset: `D-S-1 ..= D-S-N` (empty position: none).
+pub fn gtid_history(pos: &str) -> Vec<onelog_binlog::Gtid> {
+    let pos = pos.trim();
+    if pos.is_empty() {
+        return Vec::new();
+    }
+    assert!(
+        !pos.contains(','),
+        "expected a single-domain gtid_binlog_pos, got {pos:?}"
+    );
+    let last: onelog_binlog::Gtid = pos
+        .parse()
+        .unwrap_or_else(|_| panic!("bad gtid_binlog_pos {pos:?}"));
+    (1..=last.seq_no)
+        .map(|s| onelog_binlog::Gtid::new(last.domain_id, last.server_id, s))
+        .collect()
+}

@@ -15,6 +15,9 @@
 //! reading an old segment (its reader then fails at the purged file): purge only what replicas
 //! have read.
 //!
+//! In `--binlog-storage=file` mode the log also writes classic `binlog.NNNNNN` files (the log
+//! rotates and resets them with its segments); these statements still show the log's segments.
+//!
 //! RESET MASTER removes every binlog file and empties the binlog GTID state (MariaDB
 //! semantics): the log continues in a new `binlog-000001.olog` and the next GTID of a domain
 //! has sequence number 1. The tables are kept: `Engine::reset_log` checkpoints them at the
@@ -382,9 +385,20 @@ fn parse_utc(s: &str) -> Option<i64> {
     Some(days * 86_400 + hh * 3600 + mi * 60 + ss)
 }
 
-/// RESET MASTER: see the module docs.
+/// RESET MASTER: see the module docs. With `--binlog-file-mirror` the mirror's classic files
+/// are reset too, after the log (its next group is the log's first after the reset).
 pub(crate) fn reset_master(session: &Session) -> Result<(), SqlError> {
-    session.server.engine.reset_log().map_err(SqlError::from)
+    session.server.engine.reset_log().map_err(SqlError::from)?;
+    if let Some(mirror) = session.server.mirror() {
+        mirror.reset().map_err(|e| {
+            SqlError::new(
+                1105,
+                "HY000",
+                format!("RESET MASTER: resetting the binlog file mirror: {e}"),
+            )
+        })?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -14,6 +14,14 @@
 //! `Max_used_connections` is updated by [`StatusCounters::observe_connections`], which the
 //! server calls with the number of registered connections after registering one.
 //!
+//! Durability counters (fsyncs, each one `fdatasync`): `Onelog_engine_log_fsyncs` counts the
+//! engine log's (in engine mode the log IS the binlog), `Onelog_binlog_file_fsyncs` the classic
+//! binlog files' on the commit path (`--binlog-storage=file`; 0 in engine mode),
+//! `Onelog_mirror_fsyncs` the background mirror's (`--binlog-file-mirror`; 0 without it);
+//! `Onelog_mirror_groups` / `Onelog_mirror_lag_bytes`: groups the mirror wrote since start,
+//! durable log bytes it has not written yet.
+//! `Onelog_log_fsyncs` is the old name of `Onelog_engine_log_fsyncs`, kept.
+//!
 //! Only global values exist: `SHOW SESSION STATUS` prints the same (documented).
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -185,6 +193,7 @@ pub(crate) fn rows(server: &crate::server::Server) -> Vec<(String, Value)> {
     let s = &server.status;
     let ld = |a: &AtomicU64| Value::UInt(a.load(Ordering::Relaxed));
     let log = server.engine.log().stats();
+    let mirror = server.mirror().map(|m| m.stats());
     let threads = server.connection_count() as u64;
     let mut out: Vec<(String, Value)> = vec![
         ("Aborted_clients".into(), ld(&s.aborted_clients)),
@@ -203,6 +212,27 @@ pub(crate) fn rows(server: &crate::server::Server) -> Vec<(String, Value)> {
             Value::UInt(s.max_used_connections.load(Ordering::Relaxed).max(threads)),
         ),
         ("Onelog_log_fsyncs".into(), Value::UInt(log.fsyncs)),
+        ("Onelog_engine_log_fsyncs".into(), Value::UInt(log.fsyncs)),
+        (
+            "Onelog_binlog_file_fsyncs".into(),
+            Value::UInt(log.binlog_fsyncs),
+        ),
+        (
+            "Onelog_binlog_file_bytes_written".into(),
+            Value::UInt(log.binlog_bytes),
+        ),
+        (
+            "Onelog_mirror_fsyncs".into(),
+            Value::UInt(mirror.as_ref().map_or(0, |m| m.fsyncs)),
+        ),
+        (
+            "Onelog_mirror_groups".into(),
+            Value::UInt(mirror.as_ref().map_or(0, |m| m.groups)),
+        ),
+        (
+            "Onelog_mirror_lag_bytes".into(),
+            Value::UInt(mirror.as_ref().map_or(0, |m| m.lag_bytes)),
+        ),
         (
             "Onelog_checkpoint_lsn".into(),
             Value::UInt(server.engine.checkpoint_lsn().unwrap_or(0)),

@@ -6,6 +6,7 @@
 //! 1. *live* values computed on every read (`gtid_binlog_pos` from the log, `autocommit` and
 //!    `last_insert_id` from the session, `innodb_flush_log_at_trx_commit` from the log's
 //!    durability, `port`/`datadir`/`server_id` from the server's configuration, ...);
+//!    `binlog_storage`, `binlog_file_mirror` and `sync_binlog` from the startup options;
 //! 2. values set with `SET` (session overrides in [`SessionVars`], global ones in [`GlobalVars`]);
 //! 3. the variable's default.
 //!
@@ -24,7 +25,7 @@ use onelog_binlog::Value;
 use onelog_log::Durability;
 
 use crate::error::SqlError;
-use crate::server::Server;
+use crate::server::{BinlogStorageMode, Server};
 use crate::session::Session;
 
 /// The scope a variable reference names: `@@global.x`, `@@session.x`, or plain `@@x`
@@ -126,6 +127,7 @@ pub(crate) static VARS: &[VarDef] = &[
         false,
         "CRC32",
     ),
+    v("binlog_file_mirror", Global, Bool, false, ""),
     v("binlog_format", Both, Kind::Enum(&["ROW"]), true, "ROW"),
     v(
         "binlog_row_image",
@@ -135,6 +137,13 @@ pub(crate) static VARS: &[VarDef] = &[
         "FULL",
     ),
     v("binlog_state_interval", Global, I64, false, ""),
+    v(
+        "binlog_storage",
+        Global,
+        Kind::Enum(&["ENGINE", "FILE"]),
+        false,
+        "",
+    ),
     v("character_set_client", Both, Str, true, "utf8mb4"),
     v("character_set_connection", Both, Str, true, "utf8mb4"),
     v("character_set_database", Both, Str, true, "utf8mb4"),
@@ -293,7 +302,7 @@ pub(crate) static VARS: &[VarDef] = &[
     ),
     v("sql_select_limit", Both, I64, true, "18446744073709551615"),
     v("storage_engine", Both, Str, true, "InnoDB"),
-    v("sync_binlog", Global, U32, true, "0"),
+    v("sync_binlog", Global, U32, true, ""),
     v("system_time_zone", Global, Str, false, "UTC"),
     v("time_zone", Both, Str, true, "SYSTEM"),
     v("timestamp", Sess, Str, false, ""),
@@ -465,16 +474,21 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
         "gtid_binlog_state" => text(binlog_state_text(engine)),
         "gtid_slave_pos" => text(""),
         "binlog_state_interval" => Value::Int(cfg.binlog_state_interval as i64),
+        "binlog_storage" => text(cfg.binlog_storage.name()),
+        "binlog_file_mirror" => Value::Int(i64::from(cfg.binlog_file_mirror)),
+        "sync_binlog" => Value::Int(i64::from(cfg.sync_binlog)),
         "max_binlog_size" => Value::Int(cfg.max_binlog_size as i64),
         "innodb_flush_log_at_trx_commit" => {
             Value::Int(i64::from(engine.log().durability().level()))
         }
+        // File mode: the classic files `<datadir>/binlog.NNNNNN`; engine mode: the segments.
         "log_bin_basename" => text(
-            cfg.datadir
-                .join("binlog")
-                .join("binlog")
-                .to_string_lossy()
-                .into_owned(),
+            match cfg.binlog_storage {
+                BinlogStorageMode::File => cfg.datadir.join("binlog"),
+                BinlogStorageMode::Engine => cfg.datadir.join("binlog").join("binlog"),
+            }
+            .to_string_lossy()
+            .into_owned(),
         ),
         "datadir" => {
             let mut s = cfg.datadir.to_string_lossy().into_owned();
@@ -794,6 +808,10 @@ pub(crate) fn set_var(
                 "42000",
                 "onelog cannot skip the binlog: it is the write-ahead log, every change is logged (sql_log_bin=0 is not supported)",
             ))
+        }
+        // File mode: the classic binlog's sync period is fixed at startup (--sync-binlog).
+        "sync_binlog" if session.server.config.binlog_storage == BinlogStorageMode::File => {
+            return Err(read_only(def.name));
         }
         "sync_binlog" => session.warnings.push((
             "Warning".into(),
