@@ -391,12 +391,21 @@ impl Printer {
             "\tQuery\tthread_id={}\texec_time={}\terror_code={}\txid=0",
             q.thread_id, q.exec_time, q.error_code
         )?;
-        if !q.db.is_empty() && self.db != q.db.as_bytes() {
-            out.write_all(b"use ")?;
-            write_ident(out, q.db.as_bytes())?;
-            writeln!(out, "{DELIM}")?;
+        // LOG_EVENT_SUPPRESS_USE_F (CREATE/DROP DATABASE): no `use`, and the next statement
+        // that names a database prints its `use` again (BEGIN/COMMIT keep the current one).
+        const LOG_EVENT_SUPPRESS_USE_F: u16 = 0x0008;
+        if h.flags & LOG_EVENT_SUPPRESS_USE_F != 0 {
+            if !matches!(q.query.as_bytes(), b"BEGIN" | b"COMMIT" | b"ROLLBACK") {
+                self.db.clear();
+            }
+        } else {
+            if !q.db.is_empty() && self.db != q.db.as_bytes() {
+                out.write_all(b"use ")?;
+                write_ident(out, q.db.as_bytes())?;
+                writeln!(out, "{DELIM}")?;
+            }
+            self.db = q.db.as_bytes().to_vec();
         }
-        self.db = q.db.as_bytes().to_vec();
         writeln!(out, "SET TIMESTAMP={}{DELIM}", h.timestamp)?;
         if self.thread_id != Some(q.thread_id) {
             writeln!(out, "SET @@session.pseudo_thread_id={}{DELIM}", q.thread_id)?;
