@@ -18,13 +18,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{classic_files, onelog_bin, run_bounded, sql, Onelog};
+use common::{capture_stderr, classic_files, onelog_bin, run_bounded, sql, Onelog};
 
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
 const MARIADB_START_TIMEOUT: Duration = Duration::from_secs(120);
@@ -102,17 +100,7 @@ impl MariaDb {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawning mariadbd");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let (tx, rx) = mpsc::channel();
-        let log2 = log.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                log2.lock().unwrap().push(line.clone());
-                let _ = tx.send(line);
-            }
-        });
+        let (log, rx) = capture_stderr(&mut child);
         let mut server = MariaDb {
             child: Some(child),
             socket,

@@ -94,17 +94,7 @@ impl Onelog {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawning the onelog binary");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (tx, rx) = mpsc::channel();
-        let log2 = log.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                log2.lock().unwrap().push(line.clone());
-                let _ = tx.send(line);
-            }
-        });
+        let (log, rx) = capture_stderr(&mut child);
         let mut server = Onelog {
             child: Some(child),
             port: 0,
@@ -203,6 +193,23 @@ impl Drop for Onelog {
 }
 
 /// `Version: '...'  socket: '/x.sock'  port: 1234` → (socket, port).
+/// A server's stderr, line by line: every line kept in the returned log (for failure
+/// messages) and sent to the receiver (to wait for a banner with a timeout).
+pub fn capture_stderr(child: &mut Child) -> (Arc<Mutex<Vec<String>>>, Receiver<String>) {
+    let stderr = child.stderr.take().expect("piped stderr");
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let (tx, rx) = mpsc::channel();
+    let log2 = log.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            log2.lock().unwrap().push(line.clone());
+            let _ = tx.send(line);
+        }
+    });
+    (log, rx)
+}
+
 pub fn parse_banner(line: &str) -> Option<(String, u16)> {
     let rest = line.strip_prefix("Version: '")?;
     let (_, rest) = rest.split_once("socket: '")?;
