@@ -16,8 +16,8 @@ mod common;
 use std::path::Path;
 
 use common::{
-    classic_files, classic_gtids, gtid_history, mariadb_cmd, run_bounded, sql, sql_value, status,
-    sysbench, Onelog,
+    classic_files, classic_gtids, gtid_history, mariadb_cmd, run_bounded, sql, sql_err, sql_value,
+    status, sysbench, Onelog,
 };
 
 /// Serial autocommit inserts per measurement.
@@ -169,6 +169,43 @@ fn file_mode_serves_sysbench_and_writes_classic_files_with_two_fsyncs_per_group(
         "the load never rotated the binlog files: {files:?}"
     );
     assert_files_hold_the_history(&datadir, port);
+
+    // The binlog statements show the classic files, as MariaDB's do.
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let logs = sql(port, "SHOW BINARY LOGS");
+    let listed: Vec<&str> = logs.lines().filter_map(|l| l.split('\t').next()).collect();
+    assert_eq!(listed, names, "SHOW BINARY LOGS lists the classic files");
+    let master = sql(port, "SHOW MASTER STATUS");
+    let row: Vec<&str> = master.lines().next().unwrap().split('\t').collect();
+    assert_eq!(row[0], names.last().unwrap(), "{master}");
+    let size = std::fs::metadata(datadir.join(row[0])).unwrap().len();
+    assert_eq!(
+        row[1],
+        size.to_string(),
+        "Position is the end of the file: {master}"
+    );
+    let events = sql(port, "SHOW BINLOG EVENTS IN 'binlog.000001' LIMIT 4");
+    // Log_name, Pos, Event_type, Server_id, End_log_pos, Info
+    let rows: Vec<Vec<&str>> = events.lines().map(|l| l.split('\t').collect()).collect();
+    let kinds: Vec<&str> = rows.iter().map(|r| r[2]).collect();
+    assert_eq!(
+        kinds,
+        ["Format_desc", "Gtid_list", "Binlog_checkpoint", "Gtid"],
+        "{events}"
+    );
+    assert_eq!(rows[0][1], "4", "{events}");
+    for w in rows.windows(2) {
+        assert_eq!(
+            w[1][1], w[0][4],
+            "each event starts at the previous end_log_pos: {events}"
+        );
+    }
+    assert!(rows[0][5].contains("Server ver: 10.11"), "{events}");
+    let err = sql_err(port, "PURGE BINARY LOGS TO 'binlog.000002'");
+    assert!(err.contains("1235"), "PURGE is refused in file mode: {err}");
 
     // The history survives a clean restart (files closed and reopened).
     assert_eq!(server.stop().code(), Some(0), "{}", server.log_text());

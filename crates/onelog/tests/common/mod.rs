@@ -305,6 +305,17 @@ pub fn sql(port: u16, sql: &str) -> String {
     String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
+/// Runs `sql` with `mariadb -e`, asserts that it fails, returns stderr (the error line).
+pub fn sql_err(port: u16, sql: &str) -> String {
+    let out = run_bounded(
+        mariadb_cmd(port).args(["-N", "-B", "-e", sql]),
+        None,
+        Duration::from_secs(120),
+    );
+    assert!(!out.status.success(), "mariadb -e {sql:?} succeeded");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// A single value from `sql`.
 pub fn sql_value(port: u16, query: &str) -> String {
     sql(port, query).trim_end_matches('\n').to_string()

@@ -15,8 +15,10 @@
 //! reading an old segment (its reader then fails at the purged file): purge only what replicas
 //! have read.
 //!
-//! In `--binlog-storage=file` mode the log also writes classic `binlog.NNNNNN` files (the log
-//! rotates and resets them with its segments); these statements still show the log's segments.
+//! In `--binlog-storage=file` mode the binlog is the classic `binlog.NNNNNN` files (the log
+//! rotates and resets them with its segments): SHOW MASTER STATUS, SHOW BINARY LOGS and SHOW
+//! BINLOG EVENTS show those files and their real offsets, as MariaDB does; PURGE BINARY LOGS is
+//! refused there with 1235 (the classic files are not purged yet: they go with RESET MASTER).
 //!
 //! RESET MASTER removes every binlog file and empties the binlog GTID state (MariaDB
 //! semantics): the log continues in a new `binlog-000001.olog` and the next GTID of a domain
@@ -29,7 +31,9 @@ use onelog_binlog::event::{event_type, Event};
 use onelog_binlog::{decode_event_with_header, Value};
 use onelog_log::frame::FRAME_HEADER_LEN;
 use onelog_log::segment::SegmentHeader;
-use onelog_log::{FileSystem, ReadStart, ReaderOptions, SegmentInfo, StdFs};
+use onelog_log::{
+    read_classic_file, ClassicFileInfo, FileSystem, ReadStart, ReaderOptions, SegmentInfo, StdFs,
+};
 
 use crate::error::SqlError;
 use crate::session::Session;
@@ -58,6 +62,12 @@ fn header(seg: &SegmentInfo) -> Result<SegmentHeader, SqlError> {
 
 /// `(File, Position)` of SHOW MASTER STATUS.
 pub(crate) fn master_status(session: &Session) -> Result<(String, u64), SqlError> {
+    if let Some(files) = session.server.engine.log().classic_files() {
+        let cur = files
+            .last()
+            .ok_or_else(|| io_err("no binlog file", "the classic binlog has no file"))?;
+        return Ok((cur.name.clone(), cur.size));
+    }
     let segs = session.server.engine.log().segments();
     let Some(cur) = segs.last() else {
         return Err(io_err("no segment", "the log has no segment"));
@@ -71,6 +81,9 @@ pub(crate) fn master_status(session: &Session) -> Result<(String, u64), SqlError
 
 /// `(Log_name, File_size)` of every segment, oldest first.
 pub(crate) fn binary_logs(session: &Session) -> Result<Vec<(String, u64)>, SqlError> {
+    if let Some(files) = session.server.engine.log().classic_files() {
+        return Ok(files.into_iter().map(|f| (f.name, f.size)).collect());
+    }
     session
         .server
         .engine
@@ -194,6 +207,10 @@ pub(crate) fn binlog_events(
     limit: Option<u64>,
 ) -> Result<Vec<EventRow>, SqlError> {
     let log = session.server.engine.log();
+    if let Some(files) = log.classic_files() {
+        let rows = classic_events(&files, file)?;
+        return Ok(window(rows, from, offset, limit));
+    }
     let segs = log.segments();
     let seg = match file {
         Some(f) => segs
@@ -266,12 +283,64 @@ pub(crate) fn binlog_events(
             }
         }
     }
-    let rows = rows
-        .into_iter()
+    Ok(window(rows, from, offset, limit))
+}
+
+/// `FROM pos LIMIT [offset,] limit` of SHOW BINLOG EVENTS.
+fn window(
+    rows: Vec<EventRow>,
+    from: Option<u64>,
+    offset: u64,
+    limit: Option<u64>,
+) -> Vec<EventRow> {
+    rows.into_iter()
         .filter(|r| from.is_none_or(|f| r.pos >= f))
         .skip(offset as usize)
         .take(limit.map_or(usize::MAX, |l| l as usize))
-        .collect();
+        .collect()
+}
+
+fn not_found() -> SqlError {
+    SqlError::new(
+        1220,
+        "HY000",
+        "Error when executing command SHOW BINLOG EVENTS: Could not find target log",
+    )
+}
+
+/// Every event of one classic binlog file (file mode), at its real offset.
+fn classic_events(
+    files: &[ClassicFileInfo],
+    file: Option<&str>,
+) -> Result<Vec<EventRow>, SqlError> {
+    let f = match file {
+        Some(name) => files
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or_else(not_found)?,
+        None => files.first().ok_or_else(not_found)?,
+    };
+    let data = std::fs::read(&f.path).map_err(|e| io_err(&f.path.display().to_string(), e))?;
+    let mut rows = Vec::new();
+    for ev in read_classic_file(&f.name, &data) {
+        let ev = ev.map_err(|e| io_err(&f.name, e))?;
+        // The Format_description of the open file carries LOG_EVENT_BINLOG_IN_USE_F, which
+        // MariaDB leaves out of its CRC: decode a copy without it.
+        let mut bytes = std::borrow::Cow::Borrowed(ev.bytes);
+        if ev.event_type() == event_type::FORMAT_DESCRIPTION && bytes.len() > 17 {
+            bytes.to_mut()[17] &= !0x01;
+        }
+        let (eh, _, _) = decode_event_with_header(&bytes)
+            .map_err(|e| io_err(&f.name, format!("event at offset {}: {e}", ev.offset)))?;
+        rows.push(EventRow {
+            log_name: f.name.clone(),
+            pos: ev.offset,
+            event_type: type_name(eh.event_type),
+            server_id: eh.server_id,
+            end_log_pos: ev.offset + ev.bytes.len() as u64,
+            info: info(&bytes),
+        });
+    }
     Ok(rows)
 }
 
@@ -298,9 +367,23 @@ fn in_use(seg: &SegmentInfo, checkpoint: Option<u64>) -> SqlError {
     )
 }
 
+/// File mode: the classic files are not purged (yet); say so instead of purging the log's
+/// segments under names the user does not see.
+fn refuse_purge_in_file_mode(session: &Session) -> Result<(), SqlError> {
+    if session.server.engine.log().classic_files().is_some() {
+        return Err(SqlError::new(
+            1235,
+            "42000",
+            "This version of MariaDB doesn't yet support 'PURGE BINARY LOGS with --binlog-storage=file' (RESET MASTER removes the classic binlog files)",
+        ));
+    }
+    Ok(())
+}
+
 /// PURGE BINARY LOGS TO 'file': removes the segments before `file`. Returns how many.
 pub(crate) fn purge_to(session: &Session, file: &str) -> Result<usize, SqlError> {
     let engine = &session.server.engine;
+    refuse_purge_in_file_mode(session)?;
     let segs = engine.log().segments();
     let idx = segs
         .iter()
@@ -325,6 +408,7 @@ pub(crate) fn purge_to(session: &Session, file: &str) -> Result<usize, SqlError>
 /// PURGE BINARY LOGS BEFORE 'datetime' (UTC): removes the oldest segments last written before
 /// the time, as far as recovery allows (a warning says when a segment was kept for it).
 pub(crate) fn purge_before(session: &mut Session, when: &str) -> Result<usize, SqlError> {
+    refuse_purge_in_file_mode(session)?;
     let cutoff = parse_utc(when).ok_or_else(|| {
         SqlError::new(1292, "22007", format!("Incorrect datetime value: '{when}'"))
     })?;
