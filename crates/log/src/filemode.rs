@@ -57,10 +57,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use onelog_binlog::event::{CHECKSUM_LEN, HEADER_LEN};
 use onelog_binlog::{Gtid, GtidState};
 
-use crate::classic::ClassicBinlog;
+use crate::classic::{first_event, same_event, ClassicBinlog};
 use crate::cursor::SegmentCursor;
 use crate::error::LogError;
 use crate::frame;
@@ -202,23 +201,6 @@ pub(crate) fn remove_marker(fs: &dyn FileSystem, dir: &Path) -> Result<(), LogEr
     crash(fs, &path, CRASH_MARKER_AFTER_REMOVE)?;
     fs.sync_dir(dir)
         .map_err(|e| LogError::io(dir, 0, "fsync log directory", e))
-}
-
-/// True when two whole events are equal but for `end_log_pos` and the CRC.
-fn same_event(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    n == b.len()
-        && n >= HEADER_LEN + CHECKSUM_LEN
-        && a[..13] == b[..13]
-        && a[17..n - CHECKSUM_LEN] == b[17..n - CHECKSUM_LEN]
-}
-
-/// The first event of an event group (its GTID event), as far as the bytes go.
-fn first_event(events: &[u8]) -> &[u8] {
-    let n = events
-        .get(9..13)
-        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
-    &events[..n.min(events.len())]
 }
 
 /// True when every domain's last GTID of `state` is in `pos` (every record logged before

@@ -53,6 +53,16 @@ impl RecordKind {
         }
     }
 
+    /// The variant's name, for tools (`onelog binlog`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordKind::Transaction => "Transaction",
+            RecordKind::Ddl => "Ddl",
+            RecordKind::GtidState => "GtidState",
+            RecordKind::CommitMark => "CommitMark",
+        }
+    }
+
     pub fn from_code(c: u8) -> Option<Self> {
         match c {
             1 => Some(RecordKind::Transaction),

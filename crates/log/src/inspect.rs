@@ -10,8 +10,9 @@
 //! Invariants:
 //! - every record yielded had a matching CRC32C and a well-formed payload (Transaction/Ddl
 //!   events start with a GTID event; GtidState payloads decode exactly);
-//! - record kinds are read from the frame's type byte, including `CommitMark` (code 4), which
-//!   is shown, never refused; an unknown code is an error;
+//! - frames are decoded by the log's own [`frame::decode`], so the inspector accepts exactly
+//!   what recovery accepts: `CommitMark` records (code 4) are shown, an unknown code or a
+//!   malformed payload is an error;
 //! - a torn, truncated or damaged frame is an [`InspectError`] naming the file and the byte
 //!   offset of the frame; after an error the iterator yields nothing more;
 //! - a zero length word followed (within [`MAX_UNSYNCED`] bytes) by non-zero bytes is reported
@@ -24,56 +25,14 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use onelog_binlog::event::gtid::GtidEvent;
 use onelog_binlog::{Gtid, GtidState};
 
 use crate::appender::MAX_UNSYNCED;
 use crate::error::LogError;
-use crate::frame::{unmask_crc, FRAME_HEADER_LEN};
+use crate::frame::{self, commit_mark_lsn, record_gtid, FRAME_HEADER_LEN};
 use crate::fs::{read_full_at, File};
 use crate::segment::{SegmentHeader, MAGIC};
-use crate::Lsn;
-
-/// What a record holds, from its frame's type byte (1 Transaction, 2 Ddl, 3 GtidState,
-/// 4 CommitMark).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum InspectedKind {
-    Transaction,
-    Ddl,
-    GtidState,
-    /// File binlog mode: the end LSN of a group whose binlog write completed.
-    CommitMark,
-}
-
-impl InspectedKind {
-    pub fn from_code(code: u8) -> Option<Self> {
-        match code {
-            1 => Some(InspectedKind::Transaction),
-            2 => Some(InspectedKind::Ddl),
-            3 => Some(InspectedKind::GtidState),
-            4 => Some(InspectedKind::CommitMark),
-            _ => None,
-        }
-    }
-
-    pub fn code(self) -> u8 {
-        match self {
-            InspectedKind::Transaction => 1,
-            InspectedKind::Ddl => 2,
-            InspectedKind::GtidState => 3,
-            InspectedKind::CommitMark => 4,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            InspectedKind::Transaction => "Transaction",
-            InspectedKind::Ddl => "Ddl",
-            InspectedKind::GtidState => "GtidState",
-            InspectedKind::CommitMark => "CommitMark",
-        }
-    }
-}
+use crate::{Lsn, RecordKind};
 
 /// One record of a segment, as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,7 +42,7 @@ pub struct InspectedRecord {
     pub offset: u64,
     /// Bytes of the whole frame (header included).
     pub frame_len: u64,
-    pub kind: InspectedKind,
+    pub kind: RecordKind,
     /// Transaction/Ddl: the GTID of its GTID event.
     pub gtid: Option<Gtid>,
     /// Transaction/Ddl: the binlog event group.
@@ -330,86 +289,45 @@ impl SegmentInspector {
             ));
         }
         // `len` fits in the file, so this allocation is bounded by the file size.
-        let mut body = vec![0u8; len as usize + 1];
-        body[0] = head[8];
-        let got = self.read_exact_at(&mut body[1..], at + FRAME_HEADER_LEN as u64)?;
+        let mut buf = vec![0u8; total as usize];
+        buf[..FRAME_HEADER_LEN].copy_from_slice(&head);
+        let got = self.read_exact_at(&mut buf[FRAME_HEADER_LEN..], at + FRAME_HEADER_LEN as u64)?;
         if got < len as usize {
             return Err(self.err(
                 at,
                 format!("truncated record: needs {total} bytes, file ended"),
             ));
         }
-        let stored = unmask_crc(u32::from_le_bytes([head[4], head[5], head[6], head[7]]));
-        let computed = crc32c::crc32c(&body);
-        if stored != computed {
-            return Err(self.err(
-                at,
-                format!(
-                    "bad record ({total} bytes): CRC32C stored {stored:#010x}, computed {computed:#010x}"
-                ),
-            ));
-        }
-        let Some(kind) = InspectedKind::from_code(head[8]) else {
-            return Err(self.err(at, format!("unknown record type {}", head[8])));
+        let f = match frame::decode(&buf) {
+            Ok(f) => f,
+            Err(e) => return Err(self.err(at, format!("bad record ({total} bytes): {e}"))),
         };
-        let lsn = self.lsn();
-        body.remove(0);
-        let payload = body;
         let mut rec = InspectedRecord {
-            lsn,
+            lsn: self.lsn(),
             offset: at,
             frame_len: total,
-            kind,
+            kind: f.kind,
             gtid: None,
-            events: Vec::new(),
-            aux: Vec::new(),
+            events: f.events.to_vec(),
+            aux: f.aux.to_vec(),
             state: None,
             commit_mark: None,
         };
-        match kind {
-            InspectedKind::Transaction | InspectedKind::Ddl => {
-                let Some(events_len) = payload
-                    .get(..4)
-                    .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-                else {
-                    return Err(self.err(at, "payload shorter than its events length"));
-                };
-                if events_len > payload.len() - 4 {
+        match f.kind {
+            RecordKind::Transaction | RecordKind::Ddl => match record_gtid(f.events) {
+                Ok(g) => rec.gtid = Some(g),
+                Err(e) => {
                     return Err(self.err(
                         at,
-                        format!(
-                            "events length {events_len} exceeds the payload ({} bytes)",
-                            payload.len() - 4
-                        ),
-                    ));
+                        format!("event group does not start with a GTID event: {e}"),
+                    ))
                 }
-                let gtid = match GtidEvent::decode(&payload[4..4 + events_len]) {
-                    Ok(g) => g.gtid,
-                    Err(e) => {
-                        return Err(self.err(
-                            at,
-                            format!("event group does not start with a GTID event: {e}"),
-                        ))
-                    }
-                };
-                rec.gtid = Some(gtid);
-                rec.events = payload[4..4 + events_len].to_vec();
-                rec.aux = payload[4 + events_len..].to_vec();
-            }
-            InspectedKind::GtidState => match GtidState::decode(&payload) {
-                Ok((s, used)) if used == payload.len() => {
-                    rec.state = Some(s);
-                    rec.aux = payload;
-                }
-                Ok(_) => return Err(self.err(at, "trailing bytes after the GTID state")),
+            },
+            RecordKind::GtidState => match GtidState::decode(f.aux) {
+                Ok((state, _)) => rec.state = Some(state),
                 Err(e) => return Err(self.err(at, format!("bad GTID state record: {e}"))),
             },
-            InspectedKind::CommitMark => {
-                if let Ok(b) = <[u8; 8]>::try_from(&payload[..]) {
-                    rec.commit_mark = Some(u64::from_le_bytes(b));
-                }
-                rec.aux = payload;
-            }
+            RecordKind::CommitMark => rec.commit_mark = commit_mark_lsn(f.aux),
         }
         self.offset = at + total;
         Ok(Some(rec))
@@ -514,10 +432,9 @@ fn collect(mut ins: SegmentInspector) -> SegmentDump {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::{encode_event_record, encode_state_record, mask_crc};
+    use crate::frame::{encode_commit_mark, encode_event_record, encode_state_record};
     use crate::segment::format_description;
-    use crate::RecordKind;
-    use onelog_binlog::event::gtid::FL_TRANSACTIONAL;
+    use onelog_binlog::event::gtid::{GtidEvent, FL_TRANSACTIONAL};
     use onelog_binlog::event::XidEvent;
 
     fn group(seq: u64) -> Vec<u8> {
@@ -548,13 +465,7 @@ mod tests {
         offsets.push(buf.len() as u64);
         encode_state_record(&mut buf, &st);
         offsets.push(buf.len() as u64);
-        let start = buf.len();
-        buf.extend_from_slice(&8u32.to_le_bytes());
-        buf.extend_from_slice(&[0; 4]);
-        buf.push(4);
-        buf.extend_from_slice(&1234u64.to_le_bytes());
-        let crc = mask_crc(crc32c::crc32c(&buf[start + 8..]));
-        buf[start + 4..start + 8].copy_from_slice(&crc.to_le_bytes());
+        encode_commit_mark(&mut buf, 1234);
         buf.resize(size, 0);
         (buf, offsets)
     }
@@ -578,7 +489,7 @@ mod tests {
             assert_eq!(r.offset, *off);
             assert_eq!(r.lsn, 1000 + off - 4096);
         }
-        assert_eq!(d.records[3].kind, InspectedKind::GtidState);
+        assert_eq!(d.records[3].kind, RecordKind::GtidState);
         assert_eq!(
             d.records[3]
                 .state
@@ -587,7 +498,7 @@ mod tests {
                 .as_deref(),
             Some("0-1-7")
         );
-        assert_eq!(d.records[4].kind, InspectedKind::CommitMark);
+        assert_eq!(d.records[4].kind, RecordKind::CommitMark);
         assert_eq!(d.records[4].commit_mark, Some(1234));
         // The FDE is where the inspector says it is.
         let fde = format_description("10.11.9-MariaDB-onelog", 1);

@@ -31,10 +31,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use onelog_binlog::event::{CHECKSUM_LEN, HEADER_LEN};
 use onelog_binlog::{Gtid, GtidPos, GtidState};
 
-use crate::classic::{ClassicBinlog, ClassicOpenReport, ClassicOptions};
+use crate::classic::{first_event, same_event, ClassicBinlog, ClassicOpenReport, ClassicOptions};
 use crate::error::LogError;
 use crate::fs::FileSystem;
 use crate::segment::SegmentHeader;
@@ -122,21 +121,6 @@ fn oldest_segment(log: &Log, fs: &dyn FileSystem) -> Result<(Lsn, GtidState), Lo
     Ok((first.start_lsn, h.state))
 }
 
-/// True when two whole events are equal but for `log_pos` and the CRC.
-fn same_event(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    n == b.len()
-        && n >= HEADER_LEN + CHECKSUM_LEN
-        && a[..13] == b[..13]
-        && a[17..n - CHECKSUM_LEN] == b[17..n - CHECKSUM_LEN]
-}
-
-fn event_len(events: &[u8]) -> usize {
-    events
-        .get(9..13)
-        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-}
-
 /// A reader positioned after the mirror's last group, or None when the files do not belong
 /// to this log (rebuild).
 fn position_reader(
@@ -173,8 +157,7 @@ fn position_reader(
             };
             match r.next() {
                 Ok(Some(rec)) => {
-                    let n = event_len(&rec.events).min(rec.events.len());
-                    if rec.gtid == Some(g) && same_event(&rec.events[..n], ev) {
+                    if rec.gtid == Some(g) && same_event(first_event(&rec.events), ev) {
                         Ok(Some(r))
                     } else {
                         Ok(None)

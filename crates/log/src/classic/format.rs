@@ -72,6 +72,22 @@ pub(crate) fn event_size(buf: &[u8]) -> usize {
     le32(buf, 9) as usize
 }
 
+/// True when two whole events are equal but for `end_log_pos` and the CRC: the same event,
+/// placed in an onelog record or in a classic file.
+pub(crate) fn same_event(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    n == b.len()
+        && n >= MIN_EVENT
+        && a[..13] == b[..13]
+        && a[17..n - CHECKSUM_LEN] == b[17..n - CHECKSUM_LEN]
+}
+
+/// The first event of an event group (its GTID event), as far as the bytes go.
+pub(crate) fn first_event(events: &[u8]) -> &[u8] {
+    let n = events.get(9..13).map_or(0, |_| event_size(events));
+    &events[..n.min(events.len())]
+}
+
 /// CRC32 of an event as MariaDB verifies it (Format_description: with the in-use flag
 /// cleared).
 fn event_crc(ev: &[u8]) -> u32 {

@@ -39,6 +39,7 @@ use onelog_binlog::{Gtid, GtidState};
 use crate::error::LogError;
 use crate::fs::{read_full_at, File, FileSystem};
 
+pub(crate) use format::{first_event, same_event};
 pub use format::{read_classic_file, ClassicEvent};
 
 use format::{

@@ -26,8 +26,9 @@ use onelog_binlog::event::gtid::GtidEvent;
 use onelog_binlog::event::{event_type, BINLOG_MAGIC};
 use onelog_binlog::{Gtid, GtidPos};
 use onelog_log::classic::read_classic_file;
-use onelog_log::inspect::{InspectedKind, SegmentInspector};
+use onelog_log::inspect::SegmentInspector;
 use onelog_log::LogError;
+use onelog_log::RecordKind;
 
 use export::Export;
 use print::{checked_len, EventPos, Printer};
@@ -362,7 +363,7 @@ fn print_segment(
             Err(e) => return Err(fatal(path, e.offset, e.reason)),
         };
         match rec.kind {
-            InspectedKind::Transaction | InspectedKind::Ddl => {
+            RecordKind::Transaction | RecordKind::Ddl => {
                 let Some(gtid) = rec.gtid else { continue };
                 if !filter.selects(gtid) {
                     continue;
@@ -383,7 +384,7 @@ fn print_segment(
                 printer.start_group();
                 print_events(path, rec.events_offset(), &rec.events, printer, out)?;
             }
-            InspectedKind::GtidState => {
+            RecordKind::GtidState => {
                 let state = rec.state.map(|s| s.to_string()).unwrap_or_default();
                 w(writeln!(
                     out,
@@ -391,7 +392,7 @@ fn print_segment(
                     rec.lsn, rec.offset
                 ))?;
             }
-            InspectedKind::CommitMark => {
+            RecordKind::CommitMark => {
                 let what = match rec.commit_mark {
                     Some(l) => format!("groups up to LSN {l} are committed"),
                     None => format!("{} payload bytes", rec.aux.len()),
@@ -541,7 +542,7 @@ fn export_segment(path: &Path, filter: &GtidFilter, export: &mut Export) -> Resu
             Err(e) => return Err(fatal(path, e.offset, e.reason)),
         };
         match (rec.kind, rec.gtid, rec.state) {
-            (InspectedKind::Transaction | InspectedKind::Ddl, Some(g), _) => {
+            (RecordKind::Transaction | RecordKind::Ddl, Some(g), _) => {
                 if filter.selects(g) {
                     export
                         .append(g, &rec.events)
@@ -550,7 +551,7 @@ fn export_segment(path: &Path, filter: &GtidFilter, export: &mut Export) -> Resu
                     export.pass(g);
                 }
             }
-            (InspectedKind::GtidState, _, Some(s)) => export.state_record(&s),
+            (RecordKind::GtidState, _, Some(s)) => export.state_record(&s),
             _ => {}
         }
     }
