@@ -458,14 +458,7 @@ fn parse_utc(s: &str) -> Option<i64> {
     if !(1..=12).contains(&m) || !(1..=31).contains(&dd) || hh > 23 || mi > 59 || ss > 59 {
         return None;
     }
-    // Days from civil (Howard Hinnant's algorithm).
-    let y2 = if m <= 2 { y - 1 } else { y };
-    let era = if y2 >= 0 { y2 } else { y2 - 399 } / 400;
-    let yoe = y2 - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + dd - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    let days = onelog_binlog::value::days_from_civil(y, m as u32, dd as u32);
     Some(days * 86_400 + hh * 3600 + mi * 60 + ss)
 }
 
