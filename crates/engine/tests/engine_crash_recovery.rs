@@ -3,14 +3,16 @@
 //! database must hold every acknowledged commit, be a prefix of the commit order (no torn
 //! transaction), equal a replay of its own log from empty, and keep accepting commits.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use onelog_binlog::Value;
-use onelog_engine::apply::apply_record;
-use onelog_engine::store::Root;
 use onelog_engine::{ColumnSpec, Engine, EngineOptions, SqlType, TableId, TableSpec};
-use onelog_log::{FileSystem, ReadStart, ReaderOptions, RecordKind, SimFs};
+use onelog_log::{FileSystem, SimFs};
+
+use common::{commit_step, replay_from_empty, setup};
 
 fn options() -> EngineOptions {
     let mut o = EngineOptions::new("/data");
@@ -23,69 +25,6 @@ fn options() -> EngineOptions {
 fn open(fs: &Arc<SimFs>) -> Result<Arc<Engine>, onelog_engine::EngineError> {
     let fs: Arc<dyn FileSystem> = fs.clone();
     Engine::open(fs, options()).map(|(e, _)| e)
-}
-
-/// `d.t (id BIGINT PK, payload VARCHAR(200))` plus a counter row id 0 holding the number of
-/// committed transactions in `payload`.
-fn setup(e: &Arc<Engine>) -> TableId {
-    e.create_database("d", false, "CREATE DATABASE d").unwrap();
-    let spec = TableSpec {
-        db: "d".into(),
-        name: "t".into(),
-        columns: vec![
-            ColumnSpec::new("id", SqlType::BigInt { unsigned: false }).not_null(),
-            ColumnSpec::new("payload", SqlType::VarChar(200)),
-        ],
-        primary_key: vec!["id".into()],
-        indexes: vec![],
-    };
-    let t = e.create_table(spec, false, "CREATE TABLE t (...)").unwrap();
-    let mut tx = e.begin();
-    tx.insert(t, vec![Value::Int(0), Value::Bytes(b"0".to_vec())])
-        .unwrap();
-    tx.commit().unwrap();
-    t
-}
-
-/// Transaction `i`: inserts row `i` and sets the counter to `i`.
-fn commit_step(e: &Arc<Engine>, t: TableId, i: i64) -> Result<(), onelog_engine::EngineError> {
-    let mut tx = e.begin();
-    tx.insert(
-        t,
-        vec![
-            Value::Int(i),
-            Value::Bytes(format!("row {i} {}", "x".repeat(180)).into_bytes()),
-        ],
-    )?;
-    tx.update(
-        t,
-        &[Value::Int(0)],
-        vec![Value::Int(0), Value::Bytes(i.to_string().into_bytes())],
-    )?;
-    tx.commit().map(|_| ())
-}
-
-fn replay_from_empty(e: &Engine) -> Root {
-    let mut root = Root::empty();
-    let opts = ReaderOptions {
-        include_non_durable: true,
-        include_state_records: false,
-    };
-    let mut r = e.log().reader(ReadStart::Lsn(0), opts).unwrap();
-    while let Some(rec) = r.next().unwrap() {
-        if rec.kind != RecordKind::GtidState {
-            apply_record(
-                &mut root,
-                &rec.events,
-                &rec.aux,
-                rec.gtid,
-                rec.lsn,
-                rec.end_lsn,
-            )
-            .unwrap();
-        }
-    }
-    root
 }
 
 /// Checks the recovered engine: rows 1..=k present for the counter's k, k >= acked.
@@ -106,9 +45,9 @@ fn check_recovered(e: &Arc<Engine>, t: TableId, acked: i64) -> i64 {
         ids, expect,
         "recovered rows are not the prefix of {counter} transactions"
     );
-    assert_eq!(replay_from_empty(e).dump(), dump);
+    assert_eq!(replay_from_empty(e).0.dump(), dump);
     // And it keeps working.
-    commit_step(e, t, counter + 1).unwrap();
+    commit_step(e, t, counter + 1, 180).unwrap();
     counter
 }
 
@@ -134,7 +73,7 @@ fn acked_commits_survive_power_loss_at_every_log_crash_point() {
             fs.arm_crash_point(point, nth);
             let mut acked = 0;
             for i in 1..=1000 {
-                if commit_step(&e, t, i).is_err() {
+                if commit_step(&e, t, i, 180).is_err() {
                     break;
                 }
                 acked = i;
@@ -166,11 +105,11 @@ fn crash_during_a_checkpoint_recovers_from_the_previous_one_plus_the_log() {
         let e = open(&fs).unwrap();
         let t = setup(&e);
         for i in 1..=20 {
-            commit_step(&e, t, i).unwrap();
+            commit_step(&e, t, i, 180).unwrap();
         }
         e.checkpoint().unwrap();
         for i in 21..=40 {
-            commit_step(&e, t, i).unwrap();
+            commit_step(&e, t, i, 180).unwrap();
         }
         fs.arm_crash_point(point, 1);
         assert!(e.checkpoint().is_err(), "{point}");
@@ -278,7 +217,7 @@ fn concurrent_transfers_keep_the_total_and_replay_to_the_live_state() {
         })
         .sum();
     assert_eq!(total, 1000 * accounts);
-    assert_eq!(replay_from_empty(&e).dump(), dump);
+    assert_eq!(replay_from_empty(&e).0.dump(), dump);
     assert_eq!(e.apply_failure(), None);
     let fs2 = fs.reboot(99, true);
     let e2 = open(&fs2).unwrap();
@@ -298,7 +237,7 @@ fn power_loss_at_durability_levels_0_and_2_recovers_a_consistent_prefix() {
             let t = setup(&e);
             e.log().flush().unwrap();
             for i in 1..=100 {
-                commit_step(&e, t, i).unwrap();
+                commit_step(&e, t, i, 180).unwrap();
                 if i == 40 {
                     e.log().flush().unwrap();
                 }

@@ -17,19 +17,18 @@
 //! `ONELOG_CRASH_SEEDS=<count>` changes how many seeds run (default 60); the failing seed is
 //! named in the message.
 
+mod common;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use onelog_binlog::event::gtid::{GtidEvent, GTID_EVENT_LEN};
 use onelog_binlog::{Gtid, Value};
-use onelog_engine::apply::apply_record;
-use onelog_engine::store::Root;
-use onelog_engine::{ColumnSpec, Engine, EngineOptions, SqlType, TableId, TableSpec};
-use onelog_log::{
-    read_classic_file, BinlogStorage, ClassicOptions, FileSystem, ReadStart, ReaderOptions,
-    RecordKind, SimFs,
-};
+use onelog_engine::{Engine, EngineOptions};
+
+use common::{commit_step, replay_from_empty, setup};
+use onelog_log::{read_classic_file, BinlogStorage, ClassicOptions, FileSystem, SimFs};
 
 /// Every crash point a file-mode engine hits, with the largest hit number to arm.
 const POINTS: [(&str, u64); 10] = [
@@ -67,76 +66,6 @@ fn options(max_binlog_size: u64) -> EngineOptions {
 fn open(fs: &Arc<SimFs>, max_binlog_size: u64) -> Result<Arc<Engine>, onelog_engine::EngineError> {
     let fs: Arc<dyn FileSystem> = fs.clone();
     Engine::open(fs, options(max_binlog_size)).map(|(e, _)| e)
-}
-
-/// `d.t (id BIGINT PK, payload VARCHAR(200))` plus the counter row 0.
-fn setup(e: &Arc<Engine>) -> TableId {
-    e.create_database("d", false, "CREATE DATABASE d").unwrap();
-    let spec = TableSpec {
-        db: "d".into(),
-        name: "t".into(),
-        columns: vec![
-            ColumnSpec::new("id", SqlType::BigInt { unsigned: false }).not_null(),
-            ColumnSpec::new("payload", SqlType::VarChar(200)),
-        ],
-        primary_key: vec!["id".into()],
-        indexes: vec![],
-    };
-    let t = e.create_table(spec, false, "CREATE TABLE t (...)").unwrap();
-    let mut tx = e.begin();
-    tx.insert(t, vec![Value::Int(0), Value::Bytes(b"0".to_vec())])
-        .unwrap();
-    tx.commit().unwrap();
-    t
-}
-
-/// Transaction `i`: inserts row `i` and sets the counter to `i`.
-fn commit_step(e: &Arc<Engine>, t: TableId, i: i64) -> Result<(), onelog_engine::EngineError> {
-    let mut tx = e.begin();
-    tx.insert(
-        t,
-        vec![
-            Value::Int(i),
-            Value::Bytes(format!("row {i} {}", "x".repeat((i as usize * 7) % 150)).into_bytes()),
-        ],
-    )?;
-    tx.update(
-        t,
-        &[Value::Int(0)],
-        vec![Value::Int(0), Value::Bytes(i.to_string().into_bytes())],
-    )?;
-    tx.commit().map(|_| ())
-}
-
-/// The log's Transaction/DDL records from LSN 0, replayed into an empty root, and their GTIDs.
-fn replay_from_empty(e: &Engine) -> (Root, Vec<Gtid>) {
-    let mut root = Root::empty();
-    let mut gtids = Vec::new();
-    let opts = ReaderOptions {
-        include_non_durable: true,
-        include_state_records: false,
-    };
-    let mut r = e.log().reader(ReadStart::Lsn(0), opts).unwrap();
-    while let Some(rec) = r.next().unwrap() {
-        assert_ne!(
-            rec.kind,
-            RecordKind::CommitMark,
-            "readers never yield CommitMarks"
-        );
-        if rec.kind != RecordKind::GtidState {
-            gtids.extend(rec.gtid);
-            apply_record(
-                &mut root,
-                &rec.events,
-                &rec.aux,
-                rec.gtid,
-                rec.lsn,
-                rec.end_lsn,
-            )
-            .unwrap();
-        }
-    }
-    (root, gtids)
 }
 
 /// GTIDs of the groups in the classic binlog files, in order.
@@ -220,7 +149,7 @@ fn one_seed(seed: u64) -> bool {
     fs.arm_crash_point(point, nth);
     let mut acked = 0;
     for i in 1..=150 {
-        if commit_step(&e, t, i).is_err() {
+        if commit_step(&e, t, i, (i as usize * 7) % 150).is_err() {
             break;
         }
         acked = i;
@@ -238,7 +167,7 @@ fn one_seed(seed: u64) -> bool {
         "{ctx}: acknowledged commit {acked} lost (recovered {recovered})"
     );
     assert!(recovered <= acked + 1, "{ctx}: {recovered} > {acked} + 1");
-    commit_step(&e2, t, recovered + 1)
+    commit_step(&e2, t, recovered + 1, (recovered as usize + 1) * 7 % 150)
         .unwrap_or_else(|err| panic!("{ctx}: commit after recovery: {err}"));
     assert_eq!(check_recovered(&e2, &fs2, &ctx), recovered + 1);
     e2.shutdown().unwrap();

@@ -1,0 +1,85 @@
+//! Shared by the engine's crash tests (`engine_crash_recovery.rs`, `file_mode_crash.rs`):
+//! the counter table both use, the transaction step they commit, and the replay of a log from
+//! LSN 0 into an empty root that recovered engines are compared with.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use onelog_binlog::{Gtid, Value};
+use onelog_engine::apply::apply_record;
+use onelog_engine::store::Root;
+use onelog_engine::{ColumnSpec, Engine, EngineError, SqlType, TableId, TableSpec};
+use onelog_log::{ReadStart, ReaderOptions, RecordKind};
+
+/// `d.t (id BIGINT PK, payload VARCHAR(200))` plus a counter row id 0 holding the number of
+/// committed transactions in `payload`.
+pub fn setup(e: &Arc<Engine>) -> TableId {
+    e.create_database("d", false, "CREATE DATABASE d").unwrap();
+    let spec = TableSpec {
+        db: "d".into(),
+        name: "t".into(),
+        columns: vec![
+            ColumnSpec::new("id", SqlType::BigInt { unsigned: false }).not_null(),
+            ColumnSpec::new("payload", SqlType::VarChar(200)),
+        ],
+        primary_key: vec!["id".into()],
+        indexes: vec![],
+    };
+    let t = e.create_table(spec, false, "CREATE TABLE t (...)").unwrap();
+    let mut tx = e.begin();
+    tx.insert(t, vec![Value::Int(0), Value::Bytes(b"0".to_vec())])
+        .unwrap();
+    tx.commit().unwrap();
+    t
+}
+
+/// Transaction `i`: inserts row `i` (payload `row i` and `filler` bytes of `x`) and sets the
+/// counter to `i`.
+pub fn commit_step(e: &Arc<Engine>, t: TableId, i: i64, filler: usize) -> Result<(), EngineError> {
+    let mut tx = e.begin();
+    tx.insert(
+        t,
+        vec![
+            Value::Int(i),
+            Value::Bytes(format!("row {i} {}", "x".repeat(filler)).into_bytes()),
+        ],
+    )?;
+    tx.update(
+        t,
+        &[Value::Int(0)],
+        vec![Value::Int(0), Value::Bytes(i.to_string().into_bytes())],
+    )?;
+    tx.commit().map(|_| ())
+}
+
+/// The log's Transaction/DDL records from LSN 0, replayed into an empty root, and their GTIDs.
+pub fn replay_from_empty(e: &Engine) -> (Root, Vec<Gtid>) {
+    let mut root = Root::empty();
+    let mut gtids = Vec::new();
+    let opts = ReaderOptions {
+        include_non_durable: true,
+        include_state_records: false,
+    };
+    let mut r = e.log().reader(ReadStart::Lsn(0), opts).unwrap();
+    while let Some(rec) = r.next().unwrap() {
+        assert_ne!(
+            rec.kind,
+            RecordKind::CommitMark,
+            "readers never yield CommitMarks"
+        );
+        if rec.kind != RecordKind::GtidState {
+            gtids.extend(rec.gtid);
+            apply_record(
+                &mut root,
+                &rec.events,
+                &rec.aux,
+                rec.gtid,
+                rec.lsn,
+                rec.end_lsn,
+            )
+            .unwrap();
+        }
+    }
+    (root, gtids)
+}
