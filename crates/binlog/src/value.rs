@@ -168,6 +168,26 @@ pub enum Value {
     Year(u16),
 }
 
+impl Value {
+    /// A TIME as signed microseconds (`-838:59:59` .. `838:59:59`); None for other values.
+    pub fn time_micros(&self) -> Option<i64> {
+        let Value::Time {
+            negative,
+            hours,
+            minutes,
+            seconds,
+            micros,
+        } = *self
+        else {
+            return None;
+        };
+        let t = ((i64::from(hours) * 60 + i64::from(minutes)) * 60 + i64::from(seconds))
+            * 1_000_000
+            + i64::from(micros);
+        Some(if negative { -t } else { t })
+    }
+}
+
 /// `real_type` of a CHAR/BINARY column (`MYSQL_TYPE_STRING`) in its packed metadata word.
 pub const STRING_REAL_TYPE: u8 = 254;
 /// `real_type` of an ENUM column carried as `ColumnType::String`.

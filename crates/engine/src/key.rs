@@ -97,32 +97,10 @@ pub fn encode_value(out: &mut Vec<u8>, v: &Value, nullable: bool) {
             out.extend_from_slice(&micros.to_be_bytes());
         }
         Value::Time { .. } => {
-            let t = time_micros(v);
+            let t = v.time_micros().unwrap_or(0);
             out.extend_from_slice(&((t as u64) ^ (1 << 63)).to_be_bytes());
         }
         Value::Year(y) => out.extend_from_slice(&y.to_be_bytes()),
-    }
-}
-
-fn time_micros(v: &Value) -> i64 {
-    match v {
-        Value::Time {
-            negative,
-            hours,
-            minutes,
-            seconds,
-            micros,
-        } => {
-            let t = ((i64::from(*hours) * 60 + i64::from(*minutes)) * 60 + i64::from(*seconds))
-                * 1_000_000
-                + i64::from(*micros);
-            if *negative {
-                -t
-            } else {
-                t
-            }
-        }
-        _ => 0,
     }
 }
 
@@ -349,7 +327,7 @@ pub fn compare_values(a: &Value, b: &Value) -> Ordering {
                 micros: m2,
             },
         ) => (secs, micros).cmp(&(s2, m2)),
-        (Time { .. }, Time { .. }) => time_micros(a).cmp(&time_micros(b)),
+        (Time { .. }, Time { .. }) => a.time_micros().cmp(&b.time_micros()),
         (Year(x), Year(y)) => x.cmp(y),
         _ => kind(a).cmp(&kind(b)),
     }

@@ -1208,18 +1208,7 @@ fn temporal_key(v: &Value) -> Option<(i64, i64)> {
                 + i64::from(*micros),
         )),
         Value::Timestamp { .. } => temporal_key(&timestamp_to_datetime(v)),
-        Value::Time {
-            negative,
-            hours,
-            minutes,
-            seconds,
-            micros,
-        } => {
-            let t = ((i64::from(*hours) * 60 + i64::from(*minutes)) * 60 + i64::from(*seconds))
-                * 1_000_000
-                + i64::from(*micros);
-            Some((0, if *negative { -t } else { t }))
-        }
+        Value::Time { .. } => Some((0, v.time_micros()?)),
         Value::Bytes(b) => {
             parse_datetime(std::str::from_utf8(b).ok()?).and_then(|d| temporal_key(&d))
         }
