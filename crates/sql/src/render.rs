@@ -63,12 +63,8 @@ fn frac(micros: u32, fsp: Option<u8>) -> String {
 
 fn temporal_text(v: &Value, fsp: Option<u8>) -> Vec<u8> {
     match v {
-        Value::Timestamp { .. } => {
-            if let Value::Timestamp { secs, micros } = v {
-                temporal_text(&datetime_from_unix(i64::from(*secs), *micros), fsp)
-            } else {
-                Vec::new()
-            }
+        Value::Timestamp { secs, micros } => {
+            temporal_text(&datetime_from_unix(i64::from(*secs), *micros), fsp)
         }
         Value::DateTime {
             year,
