@@ -294,7 +294,7 @@ mod tests {
     #[test]
     fn apply_errors_name_the_gtid_and_the_lsn() {
         let mut root = root();
-        let events = encode_ddl("d", "DROP TABLE a", 0, 1, 0).unwrap();
+        let events = encode_ddl("d", "DROP TABLE a", false, 0, 1, 0).unwrap();
         let err = apply_record(
             &mut root,
             &events,

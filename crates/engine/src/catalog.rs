@@ -1128,6 +1128,16 @@ const CHANGE_FORMAT: u8 = 1;
 const CATALOG_FORMAT: u8 = 2;
 
 impl CatalogChange {
+    /// CREATE/DROP DATABASE: MariaDB logs them with the database as the Query event's db and
+    /// `LOG_EVENT_SUPPRESS_USE_F`, since `use db` before them would fail (the database does not
+    /// exist yet / any more).
+    pub fn suppresses_use(&self) -> bool {
+        matches!(
+            self,
+            CatalogChange::CreateDatabase { .. } | CatalogChange::DropDatabase { .. }
+        )
+    }
+
     /// The change's bytes (a DDL record's `aux`).
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64);

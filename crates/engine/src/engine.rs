@@ -498,22 +498,14 @@ impl Engine {
                 check_unique_index(&scratch, *table, index)?;
             }
         }
-        let mut events = encode_ddl(
+        let events = encode_ddl(
             db,
             sql,
+            change.suppresses_use(),
             self.opts.domain_id,
             self.opts.server_id,
             now_secs(),
         )?;
-        // MariaDB logs CREATE/DROP DATABASE with the database as the Query event's db and
-        // LOG_EVENT_SUPPRESS_USE_F (0x0008) in the header flags, so that mariadb-binlog prints
-        // no `use db` before it (which would fail: the database does not exist yet / any more).
-        if matches!(
-            change,
-            CatalogChange::CreateDatabase { .. } | CatalogChange::DropDatabase { .. }
-        ) {
-            suppress_use(&mut events);
-        }
         self.log
             .commit(PendingRecord {
                 kind: RecordKind::Ddl,
@@ -814,7 +806,14 @@ impl Engine {
                 )
             }
             DecodedBody::Ddl { change, query } => {
-                let ev = encode_ddl(&query.db, &query.query, gtid.domain_id, gtid.server_id, ts)?;
+                let ev = encode_ddl(
+                    &query.db,
+                    &query.query,
+                    change.suppresses_use(),
+                    gtid.domain_id,
+                    gtid.server_id,
+                    ts,
+                )?;
                 (
                     RecordKind::Ddl,
                     ev,
@@ -987,26 +986,4 @@ fn check_unique_index(root: &Root, table: TableId, index: &IndexDef) -> Result<(
         prev = Some(k.clone());
     }
     Ok(())
-}
-
-/// Sets LOG_EVENT_SUPPRESS_USE_F on the Query event of a DDL group (GTID event, then Query)
-/// and recomputes its checksum. Leaves malformed input alone (it is our own encoding).
-fn suppress_use(group: &mut [u8]) {
-    use onelog_binlog::event::{reseal, HEADER_LEN};
-    const LOG_EVENT_SUPPRESS_USE_F: u16 = 0x0008;
-    let Some(gtid_len) = group
-        .get(9..13)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-    else {
-        return;
-    };
-    let Some(query) = group.get_mut(gtid_len..) else {
-        return;
-    };
-    if query.len() < HEADER_LEN || query[4] != onelog_binlog::event::event_type::QUERY {
-        return;
-    }
-    let flags = u16::from_le_bytes([query[17], query[18]]) | LOG_EVENT_SUPPRESS_USE_F;
-    query[17..19].copy_from_slice(&flags.to_le_bytes());
-    reseal(query);
 }

@@ -20,6 +20,7 @@
 //! Every byte format is the binlog crate's (no encoder here).
 
 use onelog_binlog::event::gtid::{FL_ALLOW_PARALLEL, FL_DDL, FL_STANDALONE, FL_TRANSACTIONAL};
+use onelog_binlog::event::query::LOG_EVENT_SUPPRESS_USE_F;
 use onelog_binlog::event::{GtidEvent, QueryEvent, RowsEventWriter, RowsKind, TableMap, XidEvent};
 use onelog_binlog::{ColumnMeta, Gtid};
 
@@ -126,9 +127,12 @@ pub fn encode_transaction(
 }
 
 /// The event group of a DDL statement: GTID (standalone, DDL) + Query with the default db.
+/// `suppress_use` (CREATE/DROP DATABASE, see `CatalogChange::suppresses_use`) sets MariaDB's
+/// `LOG_EVENT_SUPPRESS_USE_F`, so `mariadb-binlog` prints no `use db` before the statement.
 pub fn encode_ddl(
     db: &str,
     sql: &str,
+    suppress_use: bool,
     domain_id: u32,
     server_id: u32,
     timestamp: u32,
@@ -141,8 +145,13 @@ pub fn encode_ddl(
         FL_STANDALONE | FL_DDL,
         timestamp,
     );
+    let flags = if suppress_use {
+        LOG_EVENT_SUPPRESS_USE_F
+    } else {
+        0
+    };
     QueryEvent::new(db, sql)
-        .encode(timestamp, server_id, &mut out)
+        .encode_with_flags(timestamp, server_id, flags, &mut out)
         .map_err(|e| encode_err("Query event", e))?;
     Ok(out)
 }

@@ -1100,6 +1100,28 @@ fn a_replica_applying_the_primary_log_records_ends_with_the_same_tables_and_gtid
     assert_eq!(n, 6);
     assert_eq!(replica.snapshot().dump(), primary.snapshot().dump());
     assert_eq!(replica.log().gtid_state(), primary.log().gtid_state());
+    // The replica logs DDL as the primary did, header flags included: CREATE DATABASE carries
+    // LOG_EVENT_SUPPRESS_USE_F (0x0008), the other DDL does not.
+    let ddl_flags = |e: &Engine| -> Vec<u16> {
+        let opts = ReaderOptions {
+            include_non_durable: false,
+            include_state_records: false,
+        };
+        let mut r = e.log().reader(ReadStart::Lsn(0), opts).unwrap();
+        let mut flags = Vec::new();
+        while let Some(rec) = r.next().unwrap() {
+            if rec.kind == RecordKind::Ddl {
+                let gtid_len = u32::from_le_bytes(rec.events[9..13].try_into().unwrap()) as usize;
+                let query = &rec.events[gtid_len..];
+                flags.push(u16::from_le_bytes([query[17], query[18]]));
+            }
+        }
+        flags
+    };
+    let primary_flags = ddl_flags(&primary);
+    assert_eq!(primary_flags.first().map(|f| f & 0x0008), Some(0x0008));
+    assert!(primary_flags[1..].iter().all(|f| f & 0x0008 == 0));
+    assert_eq!(ddl_flags(&replica), primary_flags);
     // A group that does not apply (a delete of a missing row) is refused, not logged.
     let end = replica.log().end_lsn();
     let mut r = primary

@@ -23,6 +23,10 @@ use super::{event_type, new_header, typed_body};
 use crate::error::{DecodeError, EncodeError};
 use crate::wire::Reader;
 
+/// Event header flag of a Query event that names a database it creates or drops
+/// (`CREATE/DROP DATABASE`): readers must not `use` that database before the statement.
+pub const LOG_EVENT_SUPPRESS_USE_F: u16 = 0x0008;
+
 pub const Q_FLAGS2_CODE: u8 = 0;
 pub const Q_SQL_MODE_CODE: u8 = 1;
 pub const Q_CATALOG_CODE: u8 = 2;
@@ -86,6 +90,17 @@ impl QueryEvent {
         server_id: u32,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
+        self.encode_with_flags(timestamp, server_id, 0, out)
+    }
+
+    /// [`Self::encode`] with these event header flags (e.g. [`LOG_EVENT_SUPPRESS_USE_F`]).
+    pub fn encode_with_flags(
+        &self,
+        timestamp: u32,
+        server_id: u32,
+        header_flags: u16,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
         if self.db.len() > 255 || self.db.as_bytes().contains(&0) {
             return Err(EncodeError::new(
                 "Query event",
@@ -116,11 +131,9 @@ impl QueryEvent {
         body.extend_from_slice(self.db.as_bytes());
         body.push(0);
         body.extend_from_slice(self.query.as_bytes());
-        super::write_event(
-            out,
-            new_header(event_type::QUERY, timestamp, server_id),
-            &body,
-        );
+        let mut header = new_header(event_type::QUERY, timestamp, server_id);
+        header.flags = header_flags;
+        super::write_event(out, header, &body);
         Ok(())
     }
 

@@ -18,6 +18,7 @@ use onelog_binlog::event::format_description::LOG_EVENT_BINLOG_IN_USE_F;
 use onelog_binlog::event::gtid::{
     FL_ALLOW_PARALLEL, FL_DDL, FL_GROUP_COMMIT_ID, FL_STANDALONE, FL_TRANSACTIONAL, FL_WAITED,
 };
+use onelog_binlog::event::query::LOG_EVENT_SUPPRESS_USE_F;
 use onelog_binlog::event::{
     check_event, crc32, decode_event_with_header, event_type, Event, EventHeader, QueryEvent, Rows,
     RowsEvent, TableMap, CHECKSUM_LEN, HEADER_LEN,
@@ -393,7 +394,6 @@ impl Printer {
         )?;
         // LOG_EVENT_SUPPRESS_USE_F (CREATE/DROP DATABASE): no `use`, and the next statement
         // that names a database prints its `use` again (BEGIN/COMMIT keep the current one).
-        const LOG_EVENT_SUPPRESS_USE_F: u16 = 0x0008;
         if h.flags & LOG_EVENT_SUPPRESS_USE_F != 0 {
             if !matches!(q.query.as_bytes(), b"BEGIN" | b"COMMIT" | b"ROLLBACK") {
                 self.db.clear();
