@@ -37,7 +37,10 @@
 //! `checkpoint.before_control_switch`); rename it over `control`, `sync_dir` (crash point
 //! `checkpoint.after_control_switch`); then remove every other checkpoint file. Calls are
 //! serialized within the process, and a checkpoint older than the current one is refused
-//! ([`CheckpointError::Backwards`]): the log before the current checkpoint may be purged.
+//! ([`CheckpointError::Backwards`]): the log before the current checkpoint may be purged. A
+//! failed call removes its temporary files before returning (a partial `.ckpt.tmp` on a full
+//! disk would otherwise hold the space an operator frees), and never creates the directory
+//! (the engine does at open; one that vanished under a running server is an error).
 //!
 //! - The control file only ever names a checkpoint file that is complete and durable, and it is
 //!   itself replaced by an atomic rename of a synced file, so after a crash at any point
@@ -53,7 +56,10 @@
 //!
 //! [`CheckpointScheduler`] runs a background thread that calls the engine's checkpoint
 //! function when the log has grown by `every_bytes` since the last checkpoint or `every` has
-//! passed (with log growth). Writers never wait on it.
+//! passed (with log growth). Writers never wait on it. A failure is reported at once
+//! ([`EngineEvent::CheckpointFailed`], with its reason) and retried only after a [`Backoff`]
+//! (1 s doubling to 60 s by default); a success resets the backoff and, after failures, is
+//! reported too ([`EngineEvent::CheckpointRecovered`]).
 
 use std::fmt;
 use std::io;
@@ -64,6 +70,8 @@ use std::time::{Duration, Instant};
 
 use onelog_binlog::GtidState;
 use onelog_log::{File, FileSystem, Lsn};
+
+use crate::report::EngineEvent;
 
 const CKPT_MAGIC: &[u8; 8] = b"OLOGCKPT";
 const CTRL_MAGIC: &[u8; 8] = b"OLOGCTRL";
@@ -242,7 +250,12 @@ fn write_synced(fs: &dyn FileSystem, path: &Path, parts: &[&[u8]]) -> Result<(),
 
 /// Writes the checkpoint at `lsn` and makes it the current one (see the module doc for the
 /// protocol). Returns the checkpoint file's path. On error the previous checkpoint stays
-/// current.
+/// current and the attempt's temporary files are removed (best effort), so a failure on a full
+/// disk gives back the space it took instead of keeping it until the next success.
+///
+/// `dir` must exist (the engine creates it at open): it is never created here, so a data
+/// directory renamed or removed under a running server makes the checkpoint fail (ENOENT on
+/// the temporary file) instead of creating a stray checkpoint directory at the old path.
 pub fn write_checkpoint(
     fs: &dyn FileSystem,
     dir: &Path,
@@ -253,8 +266,23 @@ pub fn write_checkpoint(
     // One checkpoint write at a time in this process: a concurrent writer's leftover removal
     // could otherwise delete the file the other is about to name in the control file.
     let _serialized = WRITE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    fs.create_dir_all(dir)
-        .map_err(io_err(dir, 0, "create directory"))?;
+    let r = write_checkpoint_serialized(fs, dir, lsn, gtid_state, body);
+    if r.is_err() {
+        // Under WRITE_LOCK the only temporary files are this attempt's. After a simulated
+        // crash the file system refuses the removal, which is what a real crash leaves.
+        remove_tmp_files(fs, dir);
+    }
+    debug_assert!(r.is_err() || !fs.exists(&dir.join(CONTROL_TMP)));
+    r
+}
+
+fn write_checkpoint_serialized(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    lsn: Lsn,
+    gtid_state: &GtidState,
+    body: &[u8],
+) -> Result<PathBuf, CheckpointError> {
     let control = dir.join(CONTROL_FILE);
     if fs.exists(&control) {
         let (current, _) = read_control(fs, &control)?;
@@ -569,6 +597,37 @@ pub fn read_current_checkpoint(
 /// Longest sleep of the scheduler thread between two looks at the log's growth.
 const MAX_CHECK_INTERVAL: Duration = Duration::from_secs(1);
 
+/// How long the scheduler waits before retrying after consecutive failed checkpoints:
+/// `first`, doubling with each further failure, never more than `max`. A success resets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    pub first: Duration,
+    pub max: Duration,
+}
+
+impl Default for Backoff {
+    /// 1 s, 2 s, 4 s, ... up to 60 s: a full disk costs one attempt (and one log line) a
+    /// minute once it has lasted a few minutes, and a freed disk is used within a minute.
+    fn default() -> Self {
+        Backoff {
+            first: Duration::from_secs(1),
+            max: Duration::from_secs(60),
+        }
+    }
+}
+
+impl Backoff {
+    /// The wait after the `failures`-th consecutive failure (1-based).
+    pub fn delay(&self, failures: u32) -> Duration {
+        debug_assert!(failures >= 1);
+        let doublings = failures.saturating_sub(1).min(31);
+        self.first
+            .checked_mul(1u32 << doublings)
+            .unwrap_or(self.max)
+            .min(self.max)
+    }
+}
+
 #[derive(Default)]
 struct SchedState {
     stop: bool,
@@ -588,6 +647,23 @@ impl SchedShared {
     }
 }
 
+/// What the scheduler thread runs, and the triggers it runs it on (see
+/// [`CheckpointScheduler::start`]).
+pub struct SchedulerTask {
+    /// The log's end (e.g. `Log::end_lsn`).
+    pub end_lsn: Box<dyn Fn() -> Lsn + Send>,
+    /// Checkpoint after this many bytes of log growth (0: off).
+    pub every_bytes: u64,
+    /// Checkpoint after this much time with log growth (zero: off).
+    pub every: Duration,
+    /// Waits between failed attempts.
+    pub backoff: Backoff,
+    /// Writes a checkpoint; returns its LSN.
+    pub run: Box<dyn Fn() -> Result<Lsn, String> + Send>,
+    /// Told of every failure and of the first success after failures, as they happen.
+    pub report: Box<dyn Fn(&EngineEvent) + Send>,
+}
+
 /// Background checkpoint thread. `stop()` (or drop) wakes and joins it.
 pub struct CheckpointScheduler {
     shared: Arc<SchedShared>,
@@ -595,69 +671,26 @@ pub struct CheckpointScheduler {
 }
 
 impl CheckpointScheduler {
-    /// Starts the thread. It looks at `end_lsn()` (the log's end, e.g. `Log::end_lsn`) at least
-    /// every `min(every, 1 s)` and on [`poke`](Self::poke), and calls `run()` when the log has
-    /// grown by `every_bytes` since the LSN the last successful `run` returned (initially
-    /// `end_lsn()` at start), or when `every` has passed since then and the log has grown at
-    /// all. `every_bytes == 0` or `every == 0` turns that trigger off. A failed `run` is
-    /// reported by [`last_error`](Self::last_error) and retried at the next look.
-    pub fn start(
-        end_lsn: Box<dyn Fn() -> Lsn + Send>,
-        every_bytes: u64,
-        every: Duration,
-        run: Box<dyn Fn() -> Result<Lsn, String> + Send>,
-    ) -> Self {
+    /// Starts the thread. It looks at `end_lsn()` at least every `min(every, 1 s)` and on
+    /// [`poke`](Self::poke), and calls `run()` when the log has grown by `every_bytes` since
+    /// the LSN the last successful `run` returned (initially `end_lsn()` at start), or when
+    /// `every` has passed since then and the log has grown at all. `every_bytes == 0` or
+    /// `every == 0` turns that trigger off.
+    ///
+    /// A failed `run` is reported at once through `report` ([`EngineEvent::CheckpointFailed`])
+    /// and by [`last_error`](Self::last_error); no attempt is made before its backoff has
+    /// passed (not even on a poke), so a full disk is not hammered. The first success after
+    /// failures is reported ([`EngineEvent::CheckpointRecovered`]) and resets the backoff.
+    pub fn start(task: SchedulerTask) -> Self {
         let shared = Arc::new(SchedShared {
             state: Mutex::default(),
             cv: Condvar::new(),
         });
-        let interval = if every.is_zero() {
-            MAX_CHECK_INTERVAL
-        } else {
-            every.min(MAX_CHECK_INTERVAL)
-        };
-        let initial = end_lsn();
+        let initial = (task.end_lsn)();
         let worker = shared.clone();
         let spawned = std::thread::Builder::new()
             .name("onelog-checkpoint".into())
-            .spawn(move || {
-                let mut last_lsn = initial;
-                let mut last_time = Instant::now();
-                loop {
-                    {
-                        let mut st = worker.state();
-                        if !st.stop && !st.poked {
-                            st = worker
-                                .cv
-                                .wait_timeout(st, interval)
-                                .unwrap_or_else(|e| e.into_inner())
-                                .0;
-                        }
-                        if st.stop {
-                            return;
-                        }
-                        st.poked = false;
-                    }
-                    let end = end_lsn();
-                    let grown = end.saturating_sub(last_lsn);
-                    let by_bytes = every_bytes > 0 && grown >= every_bytes;
-                    let by_time = !every.is_zero() && grown > 0 && last_time.elapsed() >= every;
-                    if !(by_bytes || by_time) {
-                        continue;
-                    }
-                    let outcome = run();
-                    let mut st = worker.state();
-                    match outcome {
-                        Ok(lsn) => {
-                            last_lsn = lsn;
-                            last_time = Instant::now();
-                            st.taken += 1;
-                            st.last_error = None;
-                        }
-                        Err(e) => st.last_error = Some(e),
-                    }
-                }
-            });
+            .spawn(move || scheduler_loop(&worker, &task, initial));
         let thread = match spawned {
             Ok(handle) => Some(handle),
             Err(e) => {
@@ -698,6 +731,81 @@ impl CheckpointScheduler {
     /// Number of successful checkpoints taken by this scheduler.
     pub fn checkpoints_taken(&self) -> u64 {
         self.shared.state().taken
+    }
+}
+
+/// The scheduler thread's body (see [`CheckpointScheduler::start`]).
+fn scheduler_loop(worker: &SchedShared, task: &SchedulerTask, initial: Lsn) {
+    let interval = if task.every.is_zero() {
+        MAX_CHECK_INTERVAL
+    } else {
+        task.every.min(MAX_CHECK_INTERVAL)
+    };
+    let mut last_lsn = initial;
+    let mut last_time = Instant::now();
+    let mut failures = 0u32;
+    // Set while backing off: no attempt before this instant.
+    let mut retry_at: Option<Instant> = None;
+    loop {
+        {
+            let mut st = worker.state();
+            if !st.stop && !st.poked {
+                let wait = retry_at.map_or(interval, |t| {
+                    interval.min(t.saturating_duration_since(Instant::now()))
+                });
+                st = worker
+                    .cv
+                    .wait_timeout(st, wait)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+            if st.stop {
+                return;
+            }
+            st.poked = false;
+        }
+        if retry_at.is_some_and(|t| Instant::now() < t) {
+            continue;
+        }
+        let end = (task.end_lsn)();
+        let grown = end.saturating_sub(last_lsn);
+        let by_bytes = task.every_bytes > 0 && grown >= task.every_bytes;
+        let by_time = !task.every.is_zero() && grown > 0 && last_time.elapsed() >= task.every;
+        if !(by_bytes || by_time) {
+            continue;
+        }
+        let outcome = (task.run)();
+        let event = match outcome {
+            Ok(lsn) => {
+                last_lsn = lsn;
+                last_time = Instant::now();
+                retry_at = None;
+                let mut st = worker.state();
+                st.taken += 1;
+                st.last_error = None;
+                drop(st);
+                let after_failures = std::mem::take(&mut failures);
+                (after_failures > 0).then_some(EngineEvent::CheckpointRecovered {
+                    lsn,
+                    after_failures,
+                })
+            }
+            Err(error) => {
+                failures = failures.saturating_add(1);
+                let retry_in = task.backoff.delay(failures);
+                retry_at = Some(Instant::now() + retry_in);
+                worker.state().last_error = Some(error.clone());
+                Some(EngineEvent::CheckpointFailed {
+                    error,
+                    consecutive: failures,
+                    retry_in,
+                })
+            }
+        };
+        debug_assert!(retry_at.is_some() == (failures > 0));
+        if let Some(ev) = event {
+            (task.report)(&ev);
+        }
     }
 }
 
@@ -999,32 +1107,50 @@ mod tests {
         load_checkpoint(fs.as_ref(), &dir()).unwrap().unwrap();
     }
 
-    /// A fake log end plus channels that report each look at it and each checkpoint run.
+    /// A fake log end plus channels that report each look at it, each checkpoint run and each
+    /// reported event.
     struct FakeLog {
         end: Arc<AtomicU64>,
         /// While set, `run` fails with "disk full".
         fail: Arc<AtomicBool>,
         looks: mpsc::Receiver<Lsn>,
         runs: mpsc::Receiver<Lsn>,
+        events: mpsc::Receiver<EngineEvent>,
     }
 
+    /// Backoff short enough for a retry after one poke-and-look cycle.
+    const TINY_BACKOFF: Backoff = Backoff {
+        first: Duration::from_millis(1),
+        max: Duration::from_millis(1),
+    };
+
     fn start_fake(every_bytes: u64, every: Duration) -> (CheckpointScheduler, FakeLog) {
+        start_fake_with(every_bytes, every, TINY_BACKOFF)
+    }
+
+    fn start_fake_with(
+        every_bytes: u64,
+        every: Duration,
+        backoff: Backoff,
+    ) -> (CheckpointScheduler, FakeLog) {
         let end = Arc::new(AtomicU64::new(100));
         let (look_tx, looks) = mpsc::channel();
         let (run_tx, runs) = mpsc::channel();
+        let (event_tx, events) = mpsc::channel();
         let e1 = end.clone();
         let e2 = end.clone();
         let fail = Arc::new(AtomicBool::new(false));
         let f = fail.clone();
-        let sched = CheckpointScheduler::start(
-            Box::new(move || {
+        let sched = CheckpointScheduler::start(SchedulerTask {
+            end_lsn: Box::new(move || {
                 let v = e1.load(Ordering::SeqCst);
                 let _ = look_tx.send(v);
                 v
             }),
             every_bytes,
             every,
-            Box::new(move || {
+            backoff,
+            run: Box::new(move || {
                 if f.load(Ordering::SeqCst) {
                     return Err("disk full".to_string());
                 }
@@ -1032,7 +1158,10 @@ mod tests {
                 let _ = run_tx.send(v);
                 Ok(v)
             }),
-        );
+            report: Box::new(move |ev| {
+                let _ = event_tx.send(ev.clone());
+            }),
+        });
         (
             sched,
             FakeLog {
@@ -1040,6 +1169,7 @@ mod tests {
                 fail,
                 looks,
                 runs,
+                events,
             },
         )
     }
@@ -1099,6 +1229,96 @@ mod tests {
         log.settle(&sched);
         assert_eq!(sched.last_error(), None);
         assert_eq!(sched.checkpoints_taken(), 1);
+    }
+
+    #[test]
+    fn scheduler_reports_each_failure_at_once_and_backs_off_exponentially_until_a_success() {
+        let backoff = Backoff {
+            first: Duration::from_millis(5),
+            max: Duration::from_millis(20),
+        };
+        let (sched, log) = start_fake_with(10, Duration::from_secs(3600), backoff);
+        log.fail.store(true, Ordering::SeqCst);
+        log.end.store(500, Ordering::SeqCst);
+        sched.poke();
+        let mut waits = Vec::new();
+        for n in 1..=5u32 {
+            match log.events.recv_timeout(LONG).unwrap() {
+                EngineEvent::CheckpointFailed {
+                    error,
+                    consecutive,
+                    retry_in,
+                } => {
+                    assert_eq!((error.as_str(), consecutive), ("disk full", n));
+                    waits.push(retry_in.as_millis());
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!(waits, [5, 10, 20, 20, 20], "doubling, capped");
+        log.fail.store(false, Ordering::SeqCst);
+        let recovered = loop {
+            match log.events.recv_timeout(LONG).unwrap() {
+                EngineEvent::CheckpointFailed { .. } => continue,
+                ev => break ev,
+            }
+        };
+        let EngineEvent::CheckpointRecovered {
+            lsn,
+            after_failures,
+        } = recovered
+        else {
+            panic!("unexpected {recovered:?}");
+        };
+        assert_eq!(lsn, 500);
+        assert!(after_failures >= 5, "{after_failures}");
+        assert_eq!(sched.last_error(), None);
+        // A success resets the backoff: the next failure waits `first` again.
+        log.fail.store(true, Ordering::SeqCst);
+        log.end.store(1000, Ordering::SeqCst);
+        sched.poke();
+        match log.events.recv_timeout(LONG).unwrap() {
+            EngineEvent::CheckpointFailed {
+                consecutive,
+                retry_in,
+                ..
+            } => assert_eq!((consecutive, retry_in), (1, backoff.first)),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn default_backoff_goes_from_one_second_to_a_minute() {
+        let b = Backoff::default();
+        let secs: Vec<u64> = (1..=9).map(|n| b.delay(n).as_secs()).collect();
+        assert_eq!(secs, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        assert_eq!(b.delay(u32::MAX), Duration::from_secs(60));
+    }
+
+    #[test]
+    fn a_failed_checkpoint_write_removes_its_temporary_file_and_keeps_the_previous_one() {
+        let fs = SimFs::new();
+        write_checkpoint(fs.as_ref(), &dir(), 10, &GtidState::new(), b"first").unwrap();
+        // Room for the temporary file's first bytes, not for the whole body.
+        let body = vec![7u8; 64 << 10];
+        let used: u64 = fs
+            .list_dir(&dir())
+            .unwrap()
+            .iter()
+            .map(|n| fs.read_file(&dir().join(n)).unwrap().len() as u64)
+            .sum();
+        fs.set_space_limit(Some(used + 4096));
+        let err = write_checkpoint(fs.as_ref(), &dir(), 20, &GtidState::new(), &body).unwrap_err();
+        assert!(err.to_string().contains("write"), "{err}");
+        let names = fs.list_dir(&dir()).unwrap();
+        assert!(
+            !names.iter().any(|n| n.ends_with(".tmp")),
+            "temporary files left: {names:?}"
+        );
+        let loaded = load_checkpoint(fs.as_ref(), &dir()).unwrap().unwrap();
+        assert_eq!((loaded.lsn, loaded.body.as_slice()), (10, &b"first"[..]));
+        fs.set_space_limit(None);
+        write_checkpoint(fs.as_ref(), &dir(), 20, &GtidState::new(), &body).unwrap();
     }
 
     #[test]

@@ -38,7 +38,11 @@
 //! Checkpoints take the current root (consistent at its LSN, never blocking commits), make
 //! sure the log is durable up to that LSN (a checkpoint must never be ahead of the durable
 //! log, since visibility precedes durability), serialize it and write it with
-//! `checkpoint::write_checkpoint`.
+//! `checkpoint::write_checkpoint`. A failed background checkpoint is retried with a backoff
+//! (`EngineOptions::checkpoint_backoff`) and reported at once through the reporter the server
+//! installs ([`Engine::set_reporter`], `report.rs`); so is the first error that shows the log
+//! in its failed state (e.g. an fsync that returned EIO: the log never retries it and refuses
+//! every later write until a restart).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -56,11 +60,14 @@ use crate::apply::{apply_body, apply_record, decode_record, DecodedBody};
 use crate::catalog::{
     AccountDef, Catalog, CatalogChange, IndexDef, IndexSpec, TableDef, TableId, TableSpec,
 };
-use crate::checkpoint::{load_checkpoint, write_checkpoint, CheckpointScheduler};
+use crate::checkpoint::{
+    load_checkpoint, write_checkpoint, Backoff, CheckpointScheduler, SchedulerTask,
+};
 use crate::error::EngineError;
 use crate::events::{encode_ddl, encode_transaction};
 use crate::key::display_values;
 use crate::lock::{LockManager, TxnId};
+use crate::report::{EngineEvent, Reporter};
 use crate::store::{index_has_null, index_key, Root, RowChange, Snapshot, Store};
 use crate::txn::Transaction;
 
@@ -81,6 +88,8 @@ pub struct EngineOptions {
     /// Background checkpoint after this much time with log growth (0: off).
     pub checkpoint_every: Duration,
     pub background_checkpoints: bool,
+    /// Waits between failed background checkpoints (1 s doubling to 60 s).
+    pub checkpoint_backoff: Backoff,
 }
 
 impl EngineOptions {
@@ -96,6 +105,7 @@ impl EngineOptions {
             checkpoint_every_bytes: 64 << 20,
             checkpoint_every: Duration::from_secs(300),
             background_checkpoints: true,
+            checkpoint_backoff: Backoff::default(),
         }
     }
 }
@@ -220,6 +230,18 @@ pub struct Engine {
     checkpoint_lock: Mutex<Option<Lsn>>,
     scheduler: Mutex<Option<CheckpointScheduler>>,
     shut_down: AtomicBool,
+    /// Where events go ([`Engine::set_reporter`]); shared with the scheduler thread.
+    reporter: Arc<RwLock<Option<Reporter>>>,
+    /// Set once [`EngineEvent::LogFailed`] was reported (the failed state is final).
+    log_failure_reported: AtomicBool,
+}
+
+/// Calls the installed reporter, if any (no engine lock is held by callers).
+fn report_to(reporter: &RwLock<Option<Reporter>>, event: &EngineEvent) {
+    let r = reporter.read().unwrap_or_else(|p| p.into_inner()).clone();
+    if let Some(r) = r {
+        r(event);
+    }
 }
 
 fn now_secs() -> u32 {
@@ -317,20 +339,25 @@ impl Engine {
             checkpoint_lock: Mutex::new(checkpoint_lsn),
             scheduler: Mutex::new(None),
             shut_down: AtomicBool::new(false),
+            reporter: Arc::new(RwLock::new(None)),
+            log_failure_reported: AtomicBool::new(false),
             opts,
         });
         if engine.opts.background_checkpoints {
             let weak: Weak<Engine> = Arc::downgrade(&engine);
             let log = engine.log.clone();
-            let sched = CheckpointScheduler::start(
-                Box::new(move || log.end_lsn()),
-                engine.opts.checkpoint_every_bytes,
-                engine.opts.checkpoint_every,
-                Box::new(move || match weak.upgrade() {
+            let reporter = engine.reporter.clone();
+            let sched = CheckpointScheduler::start(SchedulerTask {
+                end_lsn: Box::new(move || log.end_lsn()),
+                every_bytes: engine.opts.checkpoint_every_bytes,
+                every: engine.opts.checkpoint_every,
+                backoff: engine.opts.checkpoint_backoff,
+                run: Box::new(move || match weak.upgrade() {
                     Some(e) => e.checkpoint().map_err(|e| e.to_string()),
                     None => Err("engine closed".to_string()),
                 }),
-            );
+                report: Box::new(move |ev| report_to(&reporter, ev)),
+            });
             *engine.scheduler.lock().unwrap_or_else(|p| p.into_inner()) = Some(sched);
         }
         let report = RecoveryReport {
@@ -376,6 +403,34 @@ impl Engine {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// Installs the reporter that receives [`EngineEvent`]s from now on (replacing any
+    /// previous one). A log that already failed is reported to it at once.
+    pub fn set_reporter(&self, reporter: Reporter) {
+        *self.reporter.write().unwrap_or_else(|p| p.into_inner()) = Some(reporter);
+        if let Some(reason) = self.log.failed() {
+            self.log_failure_reported.store(true, Ordering::Release);
+            report_to(&self.reporter, &EngineEvent::LogFailed { reason });
+        }
+    }
+
+    /// Reports [`EngineEvent::LogFailed`] the first time the log is seen failed (once per
+    /// reporter: [`Engine::set_reporter`] tells a new one).
+    fn report_log_failure(&self) {
+        let Some(reason) = self.log.failed() else {
+            return;
+        };
+        if !self.log_failure_reported.swap(true, Ordering::AcqRel) {
+            report_to(&self.reporter, &EngineEvent::LogFailed { reason });
+        }
+    }
+
+    /// `EngineError::log`, reporting the log's failed state if this error is the first to
+    /// show it (a commit whose fsync returned EIO, a level-2 background flush that failed).
+    fn log_error(&self, context: impl Into<String>, e: onelog_log::LogError) -> EngineError {
+        self.report_log_failure();
+        EngineError::log(context, e)
     }
 
     /// The background checkpointer's last error.
@@ -473,7 +528,7 @@ impl Engine {
                     changes,
                 })),
             })
-            .map_err(|e| EngineError::log("committing a transaction", e))
+            .map_err(|e| self.log_error("committing a transaction", e))
     }
 
     /// Runs one DDL statement: `build` validates against the latest root and returns the
@@ -517,7 +572,7 @@ impl Engine {
                 aux: change.encode(),
                 payload: Some(Box::new(CommitPayload::Ddl(change.clone()))),
             })
-            .map_err(|e| EngineError::log(format!("logging DDL `{sql}`"), e))?;
+            .map_err(|e| self.log_error(format!("logging DDL `{sql}`"), e))?;
         match &change {
             CatalogChange::DropTable { id } | CatalogChange::TruncateTable { id } => {
                 self.auto_inc
@@ -830,7 +885,7 @@ impl Engine {
                 aux,
                 payload: Some(Box::new(payload)),
             })
-            .map_err(|e| EngineError::log(format!("logging replicated GTID {gtid}"), e))?;
+            .map_err(|e| self.log_error(format!("logging replicated GTID {gtid}"), e))?;
         Ok(())
     }
 
@@ -881,7 +936,7 @@ impl Engine {
         if self.log.durable_lsn() < root.lsn {
             self.log
                 .flush()
-                .map_err(|e| EngineError::log("syncing the log before a checkpoint", e))?;
+                .map_err(|e| self.log_error("syncing the log before a checkpoint", e))?;
         }
         let body = root.encode_checkpoint();
         write_checkpoint(

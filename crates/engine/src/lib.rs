@@ -22,6 +22,7 @@ pub mod error;
 pub mod events;
 pub mod key;
 pub mod lock;
+pub mod report;
 pub mod store;
 pub mod txn;
 
@@ -32,6 +33,7 @@ pub use catalog::{
 pub use engine::{Engine, EngineOptions, RecoveryReport};
 pub use error::EngineError;
 pub use lock::LockMode;
+pub use report::{EngineEvent, Reporter};
 pub use onelog_log::CommitReceipt;
 pub use store::{IndexRef, KeyRange, Row, RowChange, Snapshot};
 pub use txn::{InsertOutcome, Transaction};

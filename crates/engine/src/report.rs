@@ -1,0 +1,82 @@
+//! What the engine tells its operator as it happens.
+//!
+//! Owns [`EngineEvent`] and [`Reporter`]. The engine is a library and never prints: the
+//! embedding server installs a reporter with [`Engine::set_reporter`](crate::Engine::set_reporter)
+//! and writes each event to its own log (onelog's server writes MariaDB-style error-log lines).
+//! Without a reporter events are dropped; the state they describe stays readable
+//! (`Engine::checkpoint_error`, `Log::failed`).
+//!
+//! Invariants: a reporter is called on the thread where the event happened (the background
+//! checkpoint thread, or a committing thread), with no engine lock held, so it may log, but it
+//! must not call back into the engine's write paths. [`EngineEvent::LogFailed`] is reported at
+//! most once per engine: the log's failed state is final until a restart.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use onelog_log::Lsn;
+
+/// Something the operator must learn of without waiting for a shutdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EngineEvent {
+    /// A background checkpoint failed: the previous checkpoint stays current (the log still
+    /// holds everything after it, so nothing is lost), the failed attempt's temporary file was
+    /// removed, and the next attempt comes after `retry_in`. `consecutive` counts the failures
+    /// since the last success (1 for the first).
+    CheckpointFailed {
+        error: String,
+        consecutive: u32,
+        retry_in: Duration,
+    },
+    /// A background checkpoint at `lsn` succeeded after `after_failures` failed attempts.
+    CheckpointRecovered { lsn: Lsn, after_failures: u32 },
+    /// The log entered its failed state (e.g. an fsync returned EIO): it takes no more writes
+    /// and never retries the sync; commits, DDL and checkpoints fail until a restart recovers
+    /// from what is durable.
+    LogFailed { reason: String },
+}
+
+impl EngineEvent {
+    /// True for events that leave the server unable to write (worth an `[ERROR]` line).
+    pub fn is_error(&self) -> bool {
+        matches!(
+            self,
+            EngineEvent::CheckpointFailed { .. } | EngineEvent::LogFailed { .. }
+        )
+    }
+}
+
+impl fmt::Display for EngineEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineEvent::CheckpointFailed {
+                error,
+                consecutive,
+                retry_in,
+            } => write!(
+                f,
+                "background checkpoint failed ({consecutive} in a row): {error}; its temporary \
+                 file was removed, the previous checkpoint stays current and the log keeps \
+                 every commit; next attempt in {} s",
+                retry_in.as_secs_f64()
+            ),
+            EngineEvent::CheckpointRecovered {
+                lsn,
+                after_failures,
+            } => write!(
+                f,
+                "background checkpoint at LSN {lsn} written after {after_failures} failed \
+                 attempt(s)"
+            ),
+            EngineEvent::LogFailed { reason } => write!(
+                f,
+                "the log refuses all writes until a restart: {reason}; commits, DDL and \
+                 checkpoints fail, reads continue"
+            ),
+        }
+    }
+}
+
+/// Receives [`EngineEvent`]s (see the module docs for what it may do).
+pub type Reporter = Arc<dyn Fn(&EngineEvent) + Send + Sync>;
