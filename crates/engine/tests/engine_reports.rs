@@ -117,7 +117,11 @@ fn a_failed_fsync_is_reported_once_with_its_reason_and_every_later_commit_is_ref
     };
     assert!(reason.contains("fdatasync"), "{reason}");
     assert!(ev.is_error());
-    assert!(ev.to_string().contains("refuses all writes until a restart"), "{ev}");
+    assert!(
+        ev.to_string()
+            .contains("refuses all writes until a restart"),
+        "{ev}"
+    );
 
     // The disk works again, but the log does not trust it: refused, and not reported again.
     fs.fail_fsyncs(false);
@@ -181,16 +185,18 @@ fn a_background_checkpoint_on_a_full_disk_is_reported_removes_its_tmp_and_succee
     }
     let full = full.expect("the segment's rotation needs space the disk does not have");
     assert_eq!(full.code(), 1021, "{full}");
-    let (error, consecutive) = loop {
-        match events.recv_timeout(LONG).unwrap() {
-            EngineEvent::CheckpointFailed {
-                error, consecutive, ..
-            } => break (error, consecutive),
-            other => panic!("unexpected {other:?}"),
-        }
+    let ev = events.recv_timeout(LONG).unwrap();
+    let EngineEvent::CheckpointFailed {
+        error, consecutive, ..
+    } = ev
+    else {
+        panic!("unexpected {ev:?}");
     };
     assert_eq!(consecutive, 1);
-    assert!(error.contains("checkpoint"), "the reason names what failed: {error}");
+    assert!(
+        error.contains("checkpoint"),
+        "the reason names what failed: {error}"
+    );
     // Wait for a few more backed-off attempts, then look at the directory while the disk is
     // still full: no attempt left its partial file behind.
     for _ in 0..3 {
