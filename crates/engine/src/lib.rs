@@ -33,7 +33,7 @@ pub use catalog::{
 pub use engine::{Engine, EngineOptions, RecoveryReport};
 pub use error::EngineError;
 pub use lock::LockMode;
-pub use report::{EngineEvent, Reporter};
 pub use onelog_log::CommitReceipt;
+pub use report::{EngineEvent, Reporter};
 pub use store::{IndexRef, KeyRange, Row, RowChange, Snapshot};
 pub use txn::{InsertOutcome, Transaction};

@@ -57,6 +57,9 @@ pub struct ServeOptions {
     pub max_allowed_packet: u32,
     /// `--wait-timeout` in seconds.
     pub wait_timeout: u32,
+    /// `--checkpoint-interval` in seconds: a background checkpoint after this long with log
+    /// growth (0: only every 64 MiB of log).
+    pub checkpoint_interval: u32,
     /// `--binlog-storage=engine|file`: where the binlog lives. `engine` (default): the log is
     /// the binlog; `file`: classic `binlog.NNNNNN` files in the datadir, written with
     /// two-phase commit after the engine log.
@@ -86,6 +89,7 @@ impl Default for ServeOptions {
             max_connections: 151,
             max_allowed_packet: 16 << 20,
             wait_timeout: 28800,
+            checkpoint_interval: 300,
             binlog_storage: BinlogStorageMode::Engine,
             sync_binlog: 1,
             binlog_file_mirror: false,
@@ -144,6 +148,9 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
   --max-allowed-packet=SIZE
                          (default 16M)
   --wait-timeout=SECONDS idle connection timeout (default {wait})
+  --checkpoint-interval=SECONDS
+                         background checkpoint after this long with log growth (default
+                         {ckpt}; 0 = only after every 64M of log)
   --binlog-storage=engine|file
                          engine (default): the log is the binlog (one fsync per commit
                          group); file: classic binlog.NNNNNN files in the datadir written
@@ -165,6 +172,7 @@ Stop the server with SIGTERM, SIGINT (Ctrl-C) or the SHUTDOWN statement.
         flush = d.flush_log_at_trx_commit,
         maxc = d.max_connections,
         wait = d.wait_timeout,
+        ckpt = d.checkpoint_interval,
     )
 }
 
@@ -347,6 +355,7 @@ const KNOWN: &[&str] = &[
     "max-connections",
     "max-allowed-packet",
     "wait-timeout",
+    "checkpoint-interval",
     "binlog-storage",
     "sync-binlog",
     "binlog-file-mirror",
@@ -388,6 +397,7 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
         "max-connections" => o.max_connections = parse_int(v, 1, 100_000)? as u32,
         "max-allowed-packet" => o.max_allowed_packet = parse_size(v, 1024, 1 << 30)? as u32,
         "wait-timeout" => o.wait_timeout = parse_int(v, 1, 31_536_000)? as u32,
+        "checkpoint-interval" => o.checkpoint_interval = parse_int(v, 0, 31_536_000)? as u32,
         "binlog-storage" => {
             o.binlog_storage = match v.to_ascii_lowercase().as_str() {
                 "engine" => BinlogStorageMode::Engine,
@@ -486,6 +496,7 @@ mod tests {
             "--max-connections=1040",
             "--max_allowed_packet=1G",
             "--wait-timeout=60",
+            "--checkpoint-interval=7",
             "--socket=/tmp/x.sock",
         ])
         .unwrap();
@@ -500,6 +511,7 @@ mod tests {
         assert_eq!(o.max_connections, 1040);
         assert_eq!(o.max_allowed_packet, 1 << 30);
         assert_eq!(o.wait_timeout, 60);
+        assert_eq!(o.checkpoint_interval, 7);
         assert_eq!(o.socket, Some(PathBuf::from("/tmp/x.sock")));
     }
 

@@ -13,8 +13,14 @@
 //! 4. refuse a non-loopback `--bind-address` while root has no password;
 //! 5. start the listeners (TCP and unix socket) and print mariadbd's ready banner;
 //! 6. wait for SIGTERM, SIGINT or the SHUTDOWN statement; then stop the listeners and
-//!    connections, shut the server down (final checkpoint, so the next start replays nothing;
-//!    then the mirror catches up and closes its files) and exit 0.
+//!    connections (waiting at most `CONNECTIONS_GRACE` for running statements, and whatever
+//!    happened to the socket file or the data directory meanwhile), shut the server down (final
+//!    checkpoint, so the next start replays nothing; then the mirror catches up and closes its
+//!    files) and exit 0. A failed final checkpoint exits 1 with its reason: the log is intact,
+//!    so the next start replays it and loses nothing.
+//!
+//! While serving, the engine's events (a failed background checkpoint, its recovery, a log
+//! that failed and refuses writes) are written to the log as they happen.
 //!
 //! `--binlog-file-mirror=ON` with `--binlog-storage=file` is refused before anything is opened.
 //!
@@ -27,7 +33,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use onelog_server::ServerHandle;
-use onelog_sql::{BinlogStorageMode, Server, ServerConfig};
+use onelog_sql::{BinlogStorageMode, EngineEvent, Server, ServerConfig};
 
 use crate::cli::{ServeOptions, SERVER_VERSION};
 use crate::datadir::DataDirLock;
@@ -36,6 +42,11 @@ use crate::signals::TerminationSignals;
 
 /// How often the listener's shutdown flag is looked at.
 const SHUTDOWN_POLL: Duration = Duration::from_millis(100);
+
+/// How long a shutdown waits for connections to finish the statement they run before it
+/// goes on without them (the process exit ends them; their open transactions are never
+/// committed, and a commit they try after the engine shut down fails with 1053).
+const CONNECTIONS_GRACE: Duration = Duration::from_secs(5);
 
 /// Why the server stops.
 enum Stop {
@@ -106,6 +117,15 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
     ));
     let (server, report) = Server::open(config.clone())
         .map_err(|e| format!("cannot open the database in {}: {e}", datadir.display()))?;
+    // The engine's events (a failed background checkpoint and its recovery, a log that
+    // failed and refuses writes) go to this log as they happen.
+    server.engine().set_reporter(Arc::new(|ev: &EngineEvent| {
+        if ev.is_error() {
+            error(&ev.to_string());
+        } else {
+            note(&ev.to_string());
+        }
+    }));
     // The report names the checkpoint, the records replayed, the segment file and offset the
     // log continues at, and gtid_binlog_pos.
     note(&format!("recovery: {report}"));
@@ -237,7 +257,7 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
         Stop::Signal(name) => note(&format!("received {name}: normal shutdown")),
         Stop::Statement => note("SHUTDOWN statement: normal shutdown"),
     }
-    handle.shutdown();
+    stop_listening(handle);
     let result = server.shutdown();
     drop(lock);
     match result {
@@ -253,7 +273,34 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
             }
             Ok(())
         }
-        Err(e) => Err(format!("shutdown failed: {e}")),
+        Err(e) => Err(format!(
+            "shutdown failed: {e}; every acknowledged commit is in the log, which the next \
+             start replays from the last checkpoint"
+        )),
+    }
+}
+
+/// Stops the listeners and waits for the connections to end, at most [`CONNECTIONS_GRACE`]:
+/// a statement that does not stop must not keep the process alive after SIGTERM.
+fn stop_listening(handle: ServerHandle) {
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let spawned = std::thread::Builder::new()
+        .name("listener-stop".to_string())
+        .spawn(move || {
+            handle.shutdown();
+            let _ = done_tx.send(());
+        });
+    if let Err(e) = spawned {
+        // The closure (and the handle in it) was dropped, which shut the listener down here.
+        warning(&format!("cannot start the listener-stop thread: {e}"));
+        return;
+    }
+    if done_rx.recv_timeout(CONNECTIONS_GRACE).is_err() {
+        warning(&format!(
+            "connections still running a statement after {} s: shutting down without them \
+             (their uncommitted transactions are rolled back)",
+            CONNECTIONS_GRACE.as_secs()
+        ));
     }
 }
 
@@ -282,6 +329,7 @@ pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
         max_connections: opts.max_connections,
         max_allowed_packet: opts.max_allowed_packet,
         wait_timeout: opts.wait_timeout,
+        checkpoint_interval: opts.checkpoint_interval,
         version: SERVER_VERSION.to_string(),
         binlog_storage: opts.binlog_storage,
         sync_binlog: opts.sync_binlog,

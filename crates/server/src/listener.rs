@@ -6,8 +6,10 @@
 //!   `Too many connections` (as its first packet, instead of the greeting) and closed.
 //! - Connection ids are unique for the listener's lifetime (shared by TCP and socket) and start
 //!   at 1.
-//! - Shutdown: stop accepting (the accept loops are woken by a connection to themselves), close
-//!   the read side of every connection (idle ones end at once; one running a command finishes
+//! - Shutdown: stop accepting (each accept loop is woken by `shutdown(2)` of its listening
+//!   socket, through a duplicate of its descriptor: this works whatever happened to the socket
+//!   file, which may have been removed or renamed with the data directory; a connection to
+//!   itself is the fallback), close the read side of every connection (idle ones end at once; one running a command finishes
 //!   it, sends its result and ends at its next read), then wait until every connection thread
 //!   has finished. No thread outlives [`ServerHandle::shutdown`].
 //! - A connection's failure (I/O error, malformed packet, panic in the SQL layer) ends only that
@@ -18,6 +20,7 @@ use std::io::{self, Read, Write};
 use std::net::{
     IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs,
 };
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -118,6 +121,9 @@ pub(crate) struct Shared {
     pub(crate) questions: AtomicU64,
     wake_tcp: Option<SocketAddr>,
     wake_unix: Option<PathBuf>,
+    /// Duplicates of the listening sockets' descriptors, to wake the accept loops with
+    /// `shutdown(2)`; owned here, so the descriptor stays valid until the listener is dropped.
+    listening: Vec<OwnedFd>,
     max_connections: usize,
 }
 
@@ -141,6 +147,17 @@ impl Shared {
         if self.stopping.swap(true, Ordering::SeqCst) {
             return;
         }
+        for fd in &self.listening {
+            // SAFETY: shutdown(2) on a descriptor this struct owns (a dup of a listening
+            // socket); it only changes the socket's state. On Linux it makes a blocked
+            // accept(2) return EINVAL at once, for TCP and unix sockets alike.
+            unsafe {
+                libc::shutdown(fd.as_raw_fd(), libc::SHUT_RDWR);
+            }
+        }
+        // Fallback for a kernel where shutdown(2) does not wake accept(2): connect to
+        // ourselves (fails quickly, without harm, when the shutdown already closed the socket
+        // or the socket file is gone).
         if let Some(addr) = self.wake_tcp {
             let _ = TcpStream::connect_timeout(&addr, Duration::from_secs(1));
         }
@@ -285,6 +302,13 @@ impl ServerHandle {
             }
             None => None,
         };
+        let mut listening = Vec::new();
+        if let Some(l) = &tcp {
+            listening.push(OwnedFd::from(l.try_clone()?));
+        }
+        if let Some(l) = &unix {
+            listening.push(OwnedFd::from(l.try_clone()?));
+        }
         let shared = Arc::new(Shared {
             stopping: AtomicBool::new(false),
             shutdown_requested: Mutex::new(false),
@@ -296,6 +320,7 @@ impl ServerHandle {
             questions: AtomicU64::new(0),
             wake_tcp: local_addr.map(wake_address),
             wake_unix: config.socket.clone(),
+            listening,
             max_connections: config.max_connections as usize,
         });
         let conn_config = Arc::new(ConnectionConfig {

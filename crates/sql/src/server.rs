@@ -43,6 +43,9 @@ pub struct ServerConfig {
     pub max_connections: u32,
     pub max_allowed_packet: u32,
     pub wait_timeout: u32,
+    /// `--checkpoint-interval` in seconds: background checkpoint after this long with log
+    /// growth (0: off; the 64 MiB log-growth trigger stays).
+    pub checkpoint_interval: u32,
     pub version: String,
     /// `--binlog-storage`: the log is the binlog, or classic files written with 2PC.
     pub binlog_storage: BinlogStorageMode,
@@ -88,6 +91,7 @@ impl ServerConfig {
             max_connections: 151,
             max_allowed_packet: 16 << 20,
             wait_timeout: 28800,
+            checkpoint_interval: 300,
             version: "10.11.9-MariaDB-onelog".into(),
             binlog_storage: BinlogStorageMode::Engine,
             sync_binlog: 1,
@@ -207,6 +211,7 @@ impl Server {
         opts.server_id = config.server_id;
         opts.domain_id = config.gtid_domain_id;
         opts.log.segment_size = config.max_binlog_size.max(16 << 10);
+        opts.checkpoint_every = std::time::Duration::from_secs(config.checkpoint_interval.into());
         if config.binlog_state_interval > 0 {
             opts.log.state_interval = config.binlog_state_interval;
         }
