@@ -177,6 +177,15 @@ fn sigterm_and_wait(server: &mut Onelog) -> ExitStatus {
     server.wait_exit(SIGTERM_DEADLINE)
 }
 
+/// The listener stopped by itself: the shutdown did not have to give up waiting for it.
+fn assert_listener_stopped(server: &Onelog) {
+    let log = server.log_text();
+    assert!(
+        !log.contains("still running a statement"),
+        "the listener did not stop (an accept loop was never woken):\n{log}"
+    );
+}
+
 #[test]
 fn a_full_disk_fails_commits_and_checkpoints_cleanly_writes_resume_once_freed_and_nothing_acknowledged_is_lost(
 ) {
@@ -292,6 +301,7 @@ fn sigterm_ends_the_server_after_its_socket_file_was_removed() {
         "{status}; the log:\n{}",
         server.log_text()
     );
+    assert_listener_stopped(&server);
     let server = Onelog::start(&dir.path().join("data"), &[]);
     assert_eq!(stored_ids(server.port), (0..100).collect::<Vec<_>>());
 }
@@ -308,6 +318,7 @@ fn sigterm_ends_the_server_after_its_pid_file_was_removed() {
         "{status}; the log:\n{}",
         server.log_text()
     );
+    assert_listener_stopped(&server);
 }
 
 #[test]
@@ -321,6 +332,7 @@ fn sigterm_after_the_datadir_was_renamed_exits_non_zero_with_the_reason_and_the_
     let status = sigterm_and_wait(&mut server);
     let log = server.log_text();
     assert!(!status.success(), "{status}; the log:\n{log}");
+    assert_listener_stopped(&server);
     assert!(
         log.contains("shutdown failed") && log.contains("checkpoint"),
         "the reason is logged:\n{log}"
@@ -343,6 +355,7 @@ fn sigterm_ends_the_server_after_its_datadir_was_removed_with_a_non_zero_status(
     let status = sigterm_and_wait(&mut server);
     let log = server.log_text();
     assert!(!status.success(), "{status}; the log:\n{log}");
+    assert_listener_stopped(&server);
     assert!(log.contains("shutdown failed"), "{log}");
 }
 
@@ -365,10 +378,11 @@ fn sigterm_ends_the_server_while_a_statement_is_still_running() {
     let status = sigterm_and_wait(&mut server);
     let _ = client.kill();
     let _ = client.wait();
+    let log = server.log_text();
+    assert!(status.success(), "{status}; the log:\n{log}");
     assert!(
-        status.success(),
-        "{status}; the log:\n{}",
-        server.log_text()
+        log.contains("[Warning] connections still running a statement after 5 s"),
+        "the shutdown says it did not wait for the statement:\n{log}"
     );
     let server = Onelog::start(&dir.path().join("data"), &[]);
     assert_eq!(stored_ids(server.port), (0..100).collect::<Vec<_>>());
