@@ -153,14 +153,16 @@ fn stored_ids(port: u16) -> Vec<u64> {
         .collect()
 }
 
-/// Waits until the newest checkpoint covers the whole log (the scheduler then has nothing to
-/// do until the next commit).
+/// Waits until the newest checkpoint covers every commit in the log (the scheduler then has
+/// nothing to write until the next commit). The log may end with a GTID state record after the
+/// last commit (one every 2M of log), which no checkpoint LSN covers: at most this many bytes.
 fn wait_checkpoint_covers_log(server: &Onelog) {
+    const STATE_RECORD_MAX: u64 = 4096;
     let deadline = Instant::now() + LOG_WAIT;
     loop {
         let ckpt = common::status(server.port, "Onelog_checkpoint_lsn");
         let end = common::status(server.port, "Onelog_end_lsn");
-        if ckpt >= end {
+        if ckpt > 0 && ckpt + STATE_RECORD_MAX >= end {
             return;
         }
         assert!(
