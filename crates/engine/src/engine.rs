@@ -234,6 +234,8 @@ pub struct Engine {
     reporter: Arc<RwLock<Option<Reporter>>>,
     /// Set once [`EngineEvent::LogFailed`] was reported (the failed state is final).
     log_failure_reported: AtomicBool,
+    /// Set from a write failing with 1021 (reported) until the next successful write.
+    disk_full: AtomicBool,
 }
 
 /// Calls the installed reporter, if any (no engine lock is held by callers).
@@ -341,6 +343,7 @@ impl Engine {
             shut_down: AtomicBool::new(false),
             reporter: Arc::new(RwLock::new(None)),
             log_failure_reported: AtomicBool::new(false),
+            disk_full: AtomicBool::new(false),
             opts,
         });
         if engine.opts.background_checkpoints {
@@ -430,7 +433,23 @@ impl Engine {
     /// show it (a commit whose fsync returned EIO, a level-2 background flush that failed).
     fn log_error(&self, context: impl Into<String>, e: onelog_log::LogError) -> EngineError {
         self.report_log_failure();
-        EngineError::log(context, e)
+        let e = EngineError::log(context, e);
+        if e.code() == 1021 && !self.disk_full.swap(true, Ordering::AcqRel) {
+            report_to(
+                &self.reporter,
+                &EngineEvent::DiskFull {
+                    error: e.to_string(),
+                },
+            );
+        }
+        e
+    }
+
+    /// A write was logged: ends a disk-full episode, if one was reported.
+    fn logged(&self) {
+        if self.disk_full.load(Ordering::Relaxed) && self.disk_full.swap(false, Ordering::AcqRel) {
+            report_to(&self.reporter, &EngineEvent::WritesResumed);
+        }
     }
 
     /// The background checkpointer's last error.
@@ -529,6 +548,7 @@ impl Engine {
                 })),
             })
             .map_err(|e| self.log_error("committing a transaction", e))
+            .inspect(|_| self.logged())
     }
 
     /// Runs one DDL statement: `build` validates against the latest root and returns the
@@ -573,6 +593,7 @@ impl Engine {
                 payload: Some(Box::new(CommitPayload::Ddl(change.clone()))),
             })
             .map_err(|e| self.log_error(format!("logging DDL `{sql}`"), e))?;
+        self.logged();
         match &change {
             CatalogChange::DropTable { id } | CatalogChange::TruncateTable { id } => {
                 self.auto_inc

@@ -34,6 +34,6 @@ pub use engine::{Engine, EngineOptions, RecoveryReport};
 pub use error::EngineError;
 pub use lock::LockMode;
 pub use onelog_log::CommitReceipt;
-pub use report::{EngineEvent, Reporter};
+pub use report::{EngineEvent, Reporter, Severity};
 pub use store::{IndexRef, KeyRange, Row, RowChange, Snapshot};
 pub use txn::{InsertOutcome, Transaction};

@@ -7,9 +7,11 @@
 //! (`Engine::checkpoint_error`, `Log::failed`).
 //!
 //! Invariants: a reporter is called on the thread where the event happened (the background
-//! checkpoint thread, or a committing thread), with no engine lock held, so it may log, but it
-//! must not call back into the engine's write paths. [`EngineEvent::LogFailed`] is reported at
-//! most once per engine: the log's failed state is final until a restart.
+//! checkpoint thread, or a committing thread, possibly holding the engine's commit gate), so it
+//! may log but must never call back into the engine. [`EngineEvent::LogFailed`] is reported at
+//! most once per engine (and once to each newly installed reporter): the log's failed state is
+//! final until a restart. [`EngineEvent::DiskFull`] is reported once per episode: again only
+//! after a write succeeded ([`EngineEvent::WritesResumed`]).
 
 use std::fmt;
 use std::sync::Arc;
@@ -31,19 +33,34 @@ pub enum EngineEvent {
     },
     /// A background checkpoint at `lsn` succeeded after `after_failures` failed attempts.
     CheckpointRecovered { lsn: Lsn, after_failures: u32 },
+    /// A commit or DDL failed with 1021 because the log needs space (a new segment) the disk
+    /// does not have; nothing of it was logged. Writes resume by themselves once space is freed.
+    DiskFull { error: String },
+    /// The first write that succeeded after [`EngineEvent::DiskFull`].
+    WritesResumed,
     /// The log entered its failed state (e.g. an fsync returned EIO): it takes no more writes
     /// and never retries the sync; commits, DDL and checkpoints fail until a restart recovers
     /// from what is durable.
     LogFailed { reason: String },
 }
 
+/// How an error log shows an event (MariaDB's `[Note]`, `[Warning]`, `[ERROR]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
 impl EngineEvent {
-    /// True for events that leave the server unable to write (worth an `[ERROR]` line).
-    pub fn is_error(&self) -> bool {
-        matches!(
-            self,
-            EngineEvent::CheckpointFailed { .. } | EngineEvent::LogFailed { .. }
-        )
+    /// `Error` for what leaves the server unable to write or checkpoint; `Warning` for a full
+    /// disk (as mariadbd's "Disk is full writing ..." warning); `Note` for recoveries.
+    pub fn severity(&self) -> Severity {
+        match self {
+            EngineEvent::CheckpointFailed { .. } | EngineEvent::LogFailed { .. } => Severity::Error,
+            EngineEvent::DiskFull { .. } => Severity::Warning,
+            EngineEvent::CheckpointRecovered { .. } | EngineEvent::WritesResumed => Severity::Note,
+        }
     }
 }
 
@@ -69,6 +86,12 @@ impl fmt::Display for EngineEvent {
                 "background checkpoint at LSN {lsn} written after {after_failures} failed \
                  attempt(s)"
             ),
+            EngineEvent::DiskFull { error } => write!(
+                f,
+                "disk full: {error}; commits and DDL fail with error 1021 until space is freed, \
+                 then resume by themselves (nothing acknowledged is lost)"
+            ),
+            EngineEvent::WritesResumed => write!(f, "disk space available again: writes resumed"),
             EngineEvent::LogFailed { reason } => write!(
                 f,
                 "the log refuses all writes until a restart: {reason}; commits, DDL and \

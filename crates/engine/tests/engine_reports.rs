@@ -6,7 +6,8 @@
 //! - a background checkpoint that fails on a full disk is reported at once as
 //!   `CheckpointFailed` with the reason, leaves no temporary file behind, is retried after a
 //!   backoff, and once space is freed succeeds by itself (`CheckpointRecovered`); commits that
-//!   failed with 1021 meanwhile resume without a restart.
+//!   failed with 1021 meanwhile are reported once (`DiskFull`, a warning) and resume without a
+//!   restart (`WritesResumed`).
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -16,7 +17,8 @@ use std::time::Duration;
 use onelog_binlog::Value;
 use onelog_engine::checkpoint::Backoff;
 use onelog_engine::{
-    ColumnSpec, Engine, EngineError, EngineEvent, EngineOptions, SqlType, TableId, TableSpec,
+    ColumnSpec, Engine, EngineError, EngineEvent, EngineOptions, Severity, SqlType, TableId,
+    TableSpec,
 };
 use onelog_log::{Durability, FileSystem, SimFs};
 
@@ -116,7 +118,7 @@ fn a_failed_fsync_is_reported_once_with_its_reason_and_every_later_commit_is_ref
         panic!("unexpected {ev:?}");
     };
     assert!(reason.contains("fdatasync"), "{reason}");
-    assert!(ev.is_error());
+    assert_eq!(ev.severity(), Severity::Error);
     assert!(
         ev.to_string()
             .contains("refuses all writes until a restart"),
@@ -185,7 +187,10 @@ fn a_background_checkpoint_on_a_full_disk_is_reported_removes_its_tmp_and_succee
     }
     let full = full.expect("the segment's rotation needs space the disk does not have");
     assert_eq!(full.code(), 1021, "{full}");
-    let ev = events.recv_timeout(LONG).unwrap();
+    // One more failing commit: the disk-full episode is reported once.
+    assert_eq!(insert(&e, t, 401, 1000).unwrap_err().code(), 1021);
+    let mut other = Vec::new();
+    let ev = next_checkpoint_event(&events, &mut other);
     let EngineEvent::CheckpointFailed {
         error, consecutive, ..
     } = ev
@@ -201,7 +206,7 @@ fn a_background_checkpoint_on_a_full_disk_is_reported_removes_its_tmp_and_succee
     // still full: no attempt left its partial file behind.
     for _ in 0..3 {
         assert!(matches!(
-            events.recv_timeout(LONG).unwrap(),
+            next_checkpoint_event(&events, &mut other),
             EngineEvent::CheckpointFailed { .. }
         ));
     }
@@ -218,7 +223,7 @@ fn a_background_checkpoint_on_a_full_disk_is_reported_removes_its_tmp_and_succee
     // Space is freed: the checkpoint succeeds by itself, commits resume without a restart.
     fs.set_space_limit(None);
     let recovered = loop {
-        match events.recv_timeout(LONG).unwrap() {
+        match next_checkpoint_event(&events, &mut other) {
             EngineEvent::CheckpointFailed { .. } => continue,
             ev => break ev,
         }
@@ -227,10 +232,32 @@ fn a_background_checkpoint_on_a_full_disk_is_reported_removes_its_tmp_and_succee
         matches!(recovered, EngineEvent::CheckpointRecovered { after_failures, .. } if after_failures >= 4),
         "{recovered:?}"
     );
-    assert!(!recovered.is_error());
+    assert_eq!(recovered.severity(), Severity::Note);
     for id in 1000..1010 {
         insert(&e, t, id, 1000).unwrap();
         acked.push(id);
     }
     assert_eq!(ids(&e), acked);
+    while let Ok(ev) = events.try_recv() {
+        other.push(ev);
+    }
+    let EngineEvent::DiskFull { error } = &other[0] else {
+        panic!("{other:?}");
+    };
+    assert!(error.contains("1021") || error.contains("full"), "{error}");
+    assert_eq!(other[0].severity(), Severity::Warning);
+    assert_eq!(other[1..], [EngineEvent::WritesResumed], "{other:?}");
+}
+
+/// The next checkpoint event; disk-full and writes-resumed events met on the way go to `other`.
+fn next_checkpoint_event(
+    events: &mpsc::Receiver<EngineEvent>,
+    other: &mut Vec<EngineEvent>,
+) -> EngineEvent {
+    loop {
+        match events.recv_timeout(LONG).unwrap() {
+            ev @ (EngineEvent::DiskFull { .. } | EngineEvent::WritesResumed) => other.push(ev),
+            ev => return ev,
+        }
+    }
 }

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use onelog_server::ServerHandle;
-use onelog_sql::{BinlogStorageMode, EngineEvent, Server, ServerConfig};
+use onelog_sql::{BinlogStorageMode, EngineEvent, Server, ServerConfig, Severity};
 
 use crate::cli::{ServeOptions, SERVER_VERSION};
 use crate::datadir::DataDirLock;
@@ -119,13 +119,13 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
         .map_err(|e| format!("cannot open the database in {}: {e}", datadir.display()))?;
     // The engine's events (a failed background checkpoint and its recovery, a log that
     // failed and refuses writes) go to this log as they happen.
-    server.engine().set_reporter(Arc::new(|ev: &EngineEvent| {
-        if ev.is_error() {
-            error(&ev.to_string());
-        } else {
-            note(&ev.to_string());
-        }
-    }));
+    server
+        .engine()
+        .set_reporter(Arc::new(|ev: &EngineEvent| match ev.severity() {
+            Severity::Error => error(&ev.to_string()),
+            Severity::Warning => warning(&ev.to_string()),
+            Severity::Note => note(&ev.to_string()),
+        }));
     // The report names the checkpoint, the records replayed, the segment file and offset the
     // log continues at, and gtid_binlog_pos.
     note(&format!("recovery: {report}"));

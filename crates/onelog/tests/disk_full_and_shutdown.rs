@@ -1,9 +1,9 @@
 //! Disk full and shutdown, on the real server (issue 9, part 7).
 //!
 //! - On a small tmpfs filled by another file: a commit that needs a new log segment fails with
-//!   1021 and a background checkpoint fails; the checkpoint failure is logged at once with its
-//!   reason; once the filler is removed, commits succeed again and the checkpoint succeeds by
-//!   itself (logged), without a restart. Filled again, SIGTERM ends the server with a non-zero
+//!   1021 (logged once as a warning) and a background checkpoint fails; the checkpoint failure
+//!   is logged at once with its reason; once the filler is removed, commits succeed again and
+//!   the checkpoint succeeds by itself (both logged), without a restart. Filled again, SIGTERM ends the server with a non-zero
 //!   status and the reason, leaving no temporary checkpoint file; the next start recovers
 //!   every acknowledged row.
 //! - SIGTERM ends the server within the stop timeout whatever happened under it: the unix
@@ -227,6 +227,7 @@ fn a_full_disk_fails_commits_and_checkpoints_cleanly_writes_resume_once_freed_an
     }
     let full = full.expect("no commit failed on a full disk");
     assert!(full.contains("ERROR 1021"), "{full}");
+    wait_for_log(&server, &["[Warning]", "disk full", "1021"]);
     // The background checkpoint failed too: logged at once, with its reason.
     let line = wait_for_log(
         &server,
@@ -253,6 +254,10 @@ fn a_full_disk_fails_commits_and_checkpoints_cleanly_writes_resume_once_freed_an
         acked.extend(next..next + 100);
         next += 100;
     }
+    wait_for_log(
+        &server,
+        &["[Note]", "disk space available again: writes resumed"],
+    );
     wait_for_log(
         &server,
         &["[Note]", "background checkpoint at LSN", "written after"],

@@ -21,7 +21,7 @@ pub mod session;
 
 pub use error::SqlError;
 pub use onelog_binlog::Value;
-pub use onelog_engine::{EngineEvent, Reporter};
+pub use onelog_engine::{EngineEvent, Reporter, Severity};
 pub use server::{
     Account, BinlogStorageMode, ConnectionGuard, ConnectionInfo, Server, ServerConfig,
 };
