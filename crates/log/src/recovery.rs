@@ -85,7 +85,10 @@ use crate::frame::{self, FRAME_HEADER_LEN};
 use crate::fs::{read_full_at, FileSystem};
 use crate::log::{BinlogFile, FileMode, Inner, Progress, SegmentMeta, Stats};
 use crate::segment::{self, SegmentHeader, PREPARED_NAME, RESET_NAME};
-use crate::{filemode, BinlogStorage, FileModeRecovery, LogOptions, Lsn, OpenReport, RecordKind};
+use crate::{
+    filemode, BinlogStorage, DamageCut, FileModeRecovery, LogOptions, LogRecovery, Lsn,
+    OpenReport, RecordKind,
+};
 
 const MIN_SEGMENT: u64 = 16 << 10;
 
@@ -129,7 +132,7 @@ pub(crate) fn open(
     numbers.sort_unstable();
     if numbers.is_empty() {
         let file = segment::create_zeroed(&*fs, &tmp, opts.segment_size, &|| false)?;
-        let header = SegmentHeader::encode(1, 0, &GtidState::new(), &fde);
+        let header = SegmentHeader::encode(1, 0, &GtidState::new(), &fde, opts.segment_size);
         segment::install(&*fs, &dir, &tmp, &*file, &header, 1)?;
         numbers.push(1);
     }
@@ -138,6 +141,8 @@ pub(crate) fn open(
     let mut metas: Vec<SegmentMeta> = Vec::with_capacity(numbers.len());
     let mut file_lens = Vec::with_capacity(numbers.len());
     let mut last_file = None;
+    let mut last_version = segment::VERSION;
+    let mut damage_cuts = Vec::new();
     for (i, &n) in numbers.iter().enumerate() {
         let path = dir.join(segment::file_name(n));
         let file = fs
@@ -184,6 +189,30 @@ pub(crate) fn open(
                 "segment shorter than its header",
             ));
         }
+        let is_last = i + 1 == numbers.len();
+        let len = match h.file_len.filter(|&want| want != len) {
+            None => len,
+            Some(want) if is_last && want > len && opts.recovery == LogRecovery::TruncateDamaged => {
+                let reason = short_file(len, want);
+                file.set_len(want)
+                    .map_err(|e| LogError::io(&path, len, "extend truncated segment", e))?;
+                damage_cuts.push(DamageCut {
+                    path: path.clone(),
+                    offset: len,
+                    bytes: want - len,
+                    reason,
+                });
+                want
+            }
+            Some(want) => {
+                let mut reason = short_file(len, want);
+                if is_last && want > len {
+                    reason.push_str(&accept_hint(len));
+                }
+                return Err(LogError::corrupt(&path, len, reason));
+            }
+        };
+        last_version = h.version;
         if let Some(prev) = metas.last_mut() {
             prev.end_lsn = Some(h.start_lsn);
         }
@@ -216,14 +245,32 @@ pub(crate) fn open(
     let scan = scan_tail(&mut cur, &last.state, file_end_lsn, &mut |_, _, _| true)?;
     let (lsn, mut state, why_end) = (scan.end, scan.state, scan.why_end);
     let end_off = cur.offset_of(lsn);
-    let torn_bytes = zero_tail(
-        &last.path,
-        &*file,
-        end_off,
-        file_len,
-        MAX_UNSYNCED,
-        &why_end,
-    )?;
+    let torn_bytes = match check_tail(&cur, &*file, end_off, file_len, MAX_UNSYNCED, &why_end)? {
+        Tail::Torn(Some(last_nonzero)) => {
+            zero_backwards(&last.path, &*file, end_off, last_nonzero + 1)?;
+            last_nonzero + 1 - end_off
+        }
+        Tail::Torn(None) => 0,
+        Tail::Damaged(reason) if opts.recovery == LogRecovery::TruncateDamaged => {
+            let last_nonzero = last_nonzero_in(&last.path, &*file, end_off, file_len)?;
+            let upto = last_nonzero.map_or(end_off, |l| l + 1);
+            zero_backwards(&last.path, &*file, end_off, upto)?;
+            damage_cuts.push(DamageCut {
+                path: last.path.clone(),
+                offset: end_off,
+                bytes: upto - end_off,
+                reason,
+            });
+            0
+        }
+        Tail::Damaged(reason) => {
+            return Err(LogError::corrupt(
+                &last.path,
+                end_off,
+                format!("{reason}{}", accept_hint(end_off)),
+            ))
+        }
+    };
 
     // File mode: decide the in-doubt records (module docs, steps 6-9).
     let mut lsn = lsn;
@@ -350,6 +397,7 @@ pub(crate) fn open(
         end_lsn: lsn,
         gtid_state: state.clone(),
         torn_bytes,
+        damage_cuts,
         binlog: binlog_report,
     };
     let writer = Writer {
@@ -365,6 +413,8 @@ pub(crate) fn open(
         next_state_lsn: lsn + opts.state_interval.max(1),
         pending_mark: None,
         mark_reserve,
+        marked: lsn,
+        sync_marks: last_version >= 2,
     };
     let progress = Progress {
         end: lsn,
@@ -472,6 +522,10 @@ fn scan_tail(
                 }
                 _ => break format!("CommitMark at LSN {lsn} names a later LSN"),
             },
+            RecordKind::SyncMark => match frame::sync_mark_lsns(f.aux) {
+                Some((at, synced)) if at == lsn && synced <= lsn => {}
+                _ => break format!("SyncMark at LSN {lsn} names another position"),
+            },
         }
         lsn += f.len as u64;
     };
@@ -483,8 +537,9 @@ fn scan_tail(
     })
 }
 
-/// Zeroes `[from, to)` from the end backwards (rolled-back records: a crash meanwhile leaves
-/// a prefix of them, which the next recovery decides the same way).
+/// Zeroes `[from, to)` from the end backwards (rolled-back records, a torn tail, cut damage:
+/// a crash meanwhile leaves a prefix of them, which the next recovery decides the same way,
+/// never zeros followed by leftover bytes).
 fn zero_backwards(
     path: &Path,
     file: &dyn crate::fs::File,
@@ -503,18 +558,158 @@ fn zero_backwards(
     Ok(())
 }
 
-/// Zeroes the non-zero bytes after `from` (a torn tail), scanning the bounded window the
-/// module docs derive (`bound` = `MAX_UNSYNCED`); returns how many bytes it covered (from
-/// `from` to the last non-zero byte). Data past the window (reached without a `bound`-long
-/// zero run) is `Corrupt`: `why_end` says what is wrong with the record at `from`.
-fn zero_tail(
-    path: &Path,
+/// What `check_tail` found after the end of the valid records.
+enum Tail {
+    /// What a crash can leave (the last non-zero byte, if any): cut it.
+    Torn(Option<u64>),
+    /// Damage a crash cannot explain: what was found.
+    Damaged(String),
+}
+
+/// The sentence a refusal ends with when `LogRecovery::TruncateDamaged` would accept it.
+fn accept_hint(offset: u64) -> String {
+    format!(
+        ". To accept the loss of every record from offset {offset} of this segment on \
+         (acknowledged commits included), start once with --log-recovery=truncate-damaged"
+    )
+}
+
+fn short_file(len: u64, want: u64) -> String {
+    format!(
+        "segment file is {len} bytes but was preallocated to {want} bytes: a crash cannot \
+         change the size of a preallocated file, it was truncated or replaced"
+    )
+}
+
+/// Decides whether the bytes after the end of the valid records (file offset `from`) are a
+/// torn tail (module docs): non-zero bytes must lie in the window a crash can leave
+/// unsynced (`bound` = `MAX_UNSYNCED`), and no SyncMark among them may say that `from` was
+/// already synced. `why_end` says what is wrong with the record at `from`.
+fn check_tail(
+    cur: &SegmentCursor,
     file: &dyn crate::fs::File,
     from: u64,
     file_len: u64,
     bound: u64,
     why_end: &str,
-) -> Result<u64, LogError> {
+) -> Result<Tail, LogError> {
+    let path = &cur.path;
+    let last = match tail_extent(path, file, from, file_len, bound)? {
+        Err(at) => {
+            return Ok(Tail::Damaged(format!(
+                "{why_end}; yet data follows at offset {at}, farther than a crash can leave \
+                 unsynced bytes ({bound} after the last good record): this is corruption, \
+                 not a torn tail"
+            )))
+        }
+        Ok(None) => return Ok(Tail::Torn(None)),
+        Ok(Some(last)) => last,
+    };
+    let end_lsn = cur.start_lsn + (from - cur.header_len);
+    if let Some((at, synced)) = vouching_mark(cur, file, from, last + 1, end_lsn)? {
+        return Ok(Tail::Damaged(format!(
+            "{why_end}; yet the SyncMark record at offset {} (LSN {at}) says the log had \
+             been synced up to LSN {synced}, past this record (LSN {end_lsn}): these bytes \
+             were durable, this is corruption, not a torn tail",
+            cur.offset_of(at)
+        )));
+    }
+    Ok(Tail::Torn(Some(last)))
+}
+
+/// The first SyncMark in file offsets `[from, to)` (found by content, `frame::find_sync_marks`)
+/// whose synced LSN is past `end_lsn`, the LSN at `from`.
+fn vouching_mark(
+    cur: &SegmentCursor,
+    file: &dyn crate::fs::File,
+    from: u64,
+    to: u64,
+    end_lsn: Lsn,
+) -> Result<Option<(Lsn, Lsn)>, LogError> {
+    const CHUNK: u64 = 1 << 20;
+    let overlap = frame::SYNC_MARK_LEN as u64 - 1;
+    let mut buf = vec![0u8; (CHUNK + overlap) as usize];
+    let mut off = from;
+    while off < to {
+        let n = (to - off).min(CHUNK + overlap) as usize;
+        let got = read_full_at(file, &mut buf[..n], off)
+            .map_err(|e| LogError::io(&cur.path, off, "read tail", e))?;
+        let lsn = cur.start_lsn + (off - cur.header_len);
+        if let Some(m) = frame::find_sync_marks(&buf[..got], lsn)
+            .into_iter()
+            .find(|&(_, synced)| synced > end_lsn)
+        {
+            return Ok(Some(m));
+        }
+        if got < n {
+            break;
+        }
+        off += CHUNK;
+    }
+    Ok(None)
+}
+
+/// Past the end of the data the rest of a preallocated segment is zeros. Reading all of it
+/// (up to 1 GiB) at every open would be slow, so one 4 KiB page per MiB is sampled: records
+/// lost under a long run of zeros (a zeroed extent) still leave data in later pages, found
+/// here. Returns the offset of a non-zero byte found.
+fn sampled_data(
+    path: &Path,
+    file: &dyn crate::fs::File,
+    from: u64,
+    file_len: u64,
+) -> Result<Option<u64>, LogError> {
+    const STEP: u64 = 1 << 20;
+    let mut page = [0u8; 4096];
+    let mut off = from;
+    while off < file_len {
+        let n = (file_len - off).min(page.len() as u64) as usize;
+        let got = read_full_at(file, &mut page[..n], off)
+            .map_err(|e| LogError::io(path, off, "read tail", e))?;
+        if let Some(i) = page[..got].iter().position(|b| *b != 0) {
+            return Ok(Some(off + i as u64));
+        }
+        off = (off / STEP + 1) * STEP;
+    }
+    Ok(None)
+}
+
+/// The last non-zero byte in `[from, to)`, scanning all of it.
+fn last_nonzero_in(
+    path: &Path,
+    file: &dyn crate::fs::File,
+    from: u64,
+    to: u64,
+) -> Result<Option<u64>, LogError> {
+    const CHUNK: u64 = 1 << 20;
+    let mut buf = vec![0u8; CHUNK as usize];
+    let (mut off, mut last) = (from, None);
+    while off < to {
+        let n = (to - off).min(CHUNK) as usize;
+        let got = read_full_at(file, &mut buf[..n], off)
+            .map_err(|e| LogError::io(path, off, "read tail", e))?;
+        if let Some(i) = buf[..got].iter().rposition(|b| *b != 0) {
+            last = Some(off + i as u64);
+        }
+        if got < n {
+            break;
+        }
+        off += n as u64;
+    }
+    Ok(last)
+}
+
+/// The extent of the non-zero bytes after `from`, scanning the bounded window the module
+/// docs derive (`bound` = `MAX_UNSYNCED`): `Ok(last non-zero byte)`, or `Err(offset)` of a
+/// non-zero byte past the window (reached without a `bound`-long zero run), which no crash
+/// can leave.
+fn tail_extent(
+    path: &Path,
+    file: &dyn crate::fs::File,
+    from: u64,
+    file_len: u64,
+    bound: u64,
+) -> Result<Result<Option<u64>, u64>, LogError> {
     const CHUNK: usize = 1 << 20;
     let mut word = [0u8; 4];
     let got = read_full_at(file, &mut word, from)
@@ -533,7 +728,7 @@ fn zero_tail(
     while off < file_len {
         let zero_run = off - last_nonzero.map_or(from, |l| l + 1);
         if off >= window_end && zero_run >= bound {
-            break;
+            return Ok(sampled_data(path, file, off, file_len)?.map_or(Ok(last_nonzero), Err));
         }
         let n = ((file_len - off) as usize).min(CHUNK);
         let got = read_full_at(file, &mut buf[..n], off)
@@ -545,37 +740,13 @@ fn zero_tail(
             last_nonzero = Some(off + i as u64);
         }
         if let Some(i) = data[w..].iter().position(|b| *b != 0) {
-            let at = off + (w + i) as u64;
-            if at - last_nonzero.map_or(from, |l| l + 1) >= bound {
-                // Past a zero run as long as the bound: nothing a crash or the log left.
-                break;
-            }
-            return Err(LogError::corrupt(
-                path,
-                from,
-                format!(
-                    "{why_end}; yet data follows at offset {at}, farther than a crash can \
-                     leave unsynced bytes ({bound} after the last good record): this is \
-                     corruption, not a torn tail"
-                ),
-            ));
+            // Past the window (even after a long zero run: records lost under zeros).
+            return Ok(Err(off + (w + i) as u64));
         }
         if got < n {
             break;
         }
         off += n as u64;
     }
-    let Some(last) = last_nonzero else {
-        return Ok(0);
-    };
-    let torn = last + 1 - from;
-    let zeros = vec![0u8; CHUNK.min(torn as usize)];
-    let mut off = from;
-    while off <= last {
-        let n = ((last + 1 - off) as usize).min(zeros.len());
-        file.write_all_at(&zeros[..n], off)
-            .map_err(|e| LogError::io(path, off, "zero torn tail", e))?;
-        off += n as u64;
-    }
-    Ok(torn)
+    Ok(Ok(last_nonzero))
 }
