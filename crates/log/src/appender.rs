@@ -437,7 +437,8 @@ impl Writer {
         }
         let file = inner.preparer.take()?;
         let state = GtidState::new();
-        let header = SegmentHeader::encode(1, self.lsn, &state, &inner.fde, inner.opts.segment_size);
+        let header =
+            SegmentHeader::encode(1, self.lsn, &state, &inner.fde, inner.opts.segment_size);
         let dir = &inner.opts.dir;
         let path =
             segment::install_reset(&*inner.fs, dir, &dir.join(PREPARED_NAME), &*file, &header)?;

@@ -86,8 +86,8 @@ use crate::fs::{read_full_at, FileSystem};
 use crate::log::{BinlogFile, FileMode, Inner, Progress, SegmentMeta, Stats};
 use crate::segment::{self, SegmentHeader, PREPARED_NAME, RESET_NAME};
 use crate::{
-    filemode, BinlogStorage, DamageCut, FileModeRecovery, LogOptions, LogRecovery, Lsn,
-    OpenReport, RecordKind,
+    filemode, BinlogStorage, DamageCut, FileModeRecovery, LogOptions, LogRecovery, Lsn, OpenReport,
+    RecordKind,
 };
 
 const MIN_SEGMENT: u64 = 16 << 10;
@@ -192,7 +192,9 @@ pub(crate) fn open(
         let is_last = i + 1 == numbers.len();
         let len = match h.file_len.filter(|&want| want != len) {
             None => len,
-            Some(want) if is_last && want > len && opts.recovery == LogRecovery::TruncateDamaged => {
+            Some(want)
+                if is_last && want > len && opts.recovery == LogRecovery::TruncateDamaged =>
+            {
                 let reason = short_file(len, want);
                 file.set_len(want)
                     .map_err(|e| LogError::io(&path, len, "extend truncated segment", e))?;
@@ -496,6 +498,9 @@ fn scan_tail(
     let mut state = start_state.clone();
     let mut lsn = cur.start_lsn;
     let mut committed = cur.start_lsn;
+    // End of the last record that is not a SyncMark: a mark is framed in front of a group
+    // in the same write, so marks with no record after them belong to a lost write.
+    let mut end_before_marks = lsn;
     let why_end = loop {
         let f = match cur.frame_at(lsn, limit)? {
             Ok(f) => f,
@@ -527,10 +532,18 @@ fn scan_tail(
                 _ => break format!("SyncMark at LSN {lsn} names another position"),
             },
         }
+        if f.kind != RecordKind::SyncMark {
+            end_before_marks = lsn + f.len as u64;
+        }
         lsn += f.len as u64;
     };
+    let why_end = if end_before_marks < lsn {
+        format!("SyncMark with no record after it, then {why_end}")
+    } else {
+        why_end
+    };
     Ok(TailScan {
-        end: lsn,
+        end: end_before_marks,
         state,
         why_end,
         committed,

@@ -450,7 +450,14 @@ mod tests {
         f.write_all_at(&h, 0).unwrap();
         let back = SegmentHeader::read(&*f, p).unwrap();
         assert_eq!(
-            (back.number, back.start_lsn, &back.state, &back.fde, back.version, back.file_len),
+            (
+                back.number,
+                back.start_lsn,
+                &back.state,
+                &back.fde,
+                back.version,
+                back.file_len
+            ),
             (3, 777, &s, &fde, 1, None)
         );
         h[8] = 3;
