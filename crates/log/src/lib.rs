@@ -202,9 +202,10 @@ pub enum LogRecovery {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DamageCut {
     pub path: PathBuf,
-    /// File offset of the first bad record (everything from here on was zeroed).
+    /// File offset of the first bad record: it and everything after it were zeroed (with a
+    /// SyncMark just before it, which belongs to the same write).
     pub offset: u64,
-    /// From `offset` to the last non-zero byte that was zeroed.
+    /// Bytes zeroed (up to the last non-zero byte of the segment).
     pub bytes: u64,
     /// What was found (the refusal `Strict` would have given).
     pub reason: String,

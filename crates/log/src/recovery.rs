@@ -245,21 +245,25 @@ pub(crate) fn open(
     );
     let file_end_lsn = last.start_lsn + (file_len - last.header_len);
     let scan = scan_tail(&mut cur, &last.state, file_end_lsn, &mut |_, _, _| true)?;
-    let (lsn, mut state, why_end) = (scan.end, scan.state, scan.why_end);
+    let (mut state, why_end) = (scan.state, scan.why_end);
+    // The first bytes that are not a valid record, and where the kept records end (before
+    // SyncMarks that only preceded them: a mark is written with the group after it).
+    let bad_off = cur.offset_of(scan.end);
+    let lsn = scan.end_before_marks;
     let end_off = cur.offset_of(lsn);
-    let torn_bytes = match check_tail(&cur, &*file, end_off, file_len, MAX_UNSYNCED, &why_end)? {
-        Tail::Torn(Some(last_nonzero)) => {
-            zero_backwards(&last.path, &*file, end_off, last_nonzero + 1)?;
-            last_nonzero + 1 - end_off
+    let torn_bytes = match check_tail(&cur, &*file, bad_off, file_len, MAX_UNSYNCED, &why_end)? {
+        Tail::Torn(last_nonzero) => {
+            let upto = last_nonzero.map_or(bad_off, |l| l + 1);
+            zero_backwards(&last.path, &*file, end_off, upto)?;
+            upto - end_off
         }
-        Tail::Torn(None) => 0,
         Tail::Damaged(reason) if opts.recovery == LogRecovery::TruncateDamaged => {
-            let last_nonzero = last_nonzero_in(&last.path, &*file, end_off, file_len)?;
-            let upto = last_nonzero.map_or(end_off, |l| l + 1);
+            let last_nonzero = last_nonzero_in(&last.path, &*file, bad_off, file_len)?;
+            let upto = last_nonzero.map_or(bad_off, |l| l + 1);
             zero_backwards(&last.path, &*file, end_off, upto)?;
             damage_cuts.push(DamageCut {
                 path: last.path.clone(),
-                offset: end_off,
+                offset: bad_off,
                 bytes: upto - end_off,
                 reason,
             });
@@ -268,8 +272,8 @@ pub(crate) fn open(
         Tail::Damaged(reason) => {
             return Err(LogError::corrupt(
                 &last.path,
-                end_off,
-                format!("{reason}{}", accept_hint(end_off)),
+                bad_off,
+                format!("{reason}{}", accept_hint(bad_off)),
             ))
         }
     };
@@ -478,6 +482,8 @@ fn divergence(log: &GtidState, binlog: &GtidState) -> (u64, u64) {
 struct TailScan {
     /// End of the valid records.
     end: Lsn,
+    /// End of the last valid record that is not a SyncMark (`end` but for trailing marks).
+    end_before_marks: Lsn,
     /// GTID state at `end`.
     state: GtidState,
     /// Why the scan stopped at `end`.
@@ -537,13 +543,9 @@ fn scan_tail(
         }
         lsn += f.len as u64;
     };
-    let why_end = if end_before_marks < lsn {
-        format!("SyncMark with no record after it, then {why_end}")
-    } else {
-        why_end
-    };
     Ok(TailScan {
-        end: end_before_marks,
+        end: lsn,
+        end_before_marks,
         state,
         why_end,
         committed,
