@@ -5,34 +5,48 @@
 //!    if `reset.olog.tmp` exists, a reset was committed: finish it (`segment::finish_reset`);
 //! 2. list `binlog-NNNNNN.olog` files; none: create segment 1 (start LSN 0, empty state);
 //! 3. read every header: the numbers must be contiguous and match the names, start LSNs must
-//!    increase and fit in the previous segment; anything else is `Corrupt` naming the file;
+//!    increase and fit in the previous segment; a version-2 segment's file must have the
+//!    size its header says it was preallocated to (a crash cannot change it: appends never
+//!    change file metadata). Anything else is `Corrupt` naming the file — except a LAST
+//!    segment shorter than its size under `LogRecovery::TruncateDamaged`, which is extended
+//!    back with zeros and reported in `OpenReport::damage_cuts`;
 //! 4. scan the LAST segment from its first record, checking each CRC, rebuilding the GTID
 //!    state (header state, then each record's GTID, GtidState records replacing it), to the
-//!    first zero length word or invalid/truncated frame: that is the end of the log;
-//! 5. a torn tail (non-zero bytes after the end) is overwritten with zeros and counted;
-//!    the segment is then `fdatasync`ed (what a crashed process left in the page cache is not
-//!    durable until then) and everything up to the end counts as durable.
+//!    first zero length word or invalid/truncated frame `B`; the log ends at `E`, the end of
+//!    the last record before `B` that is not a SyncMark (a SyncMark is framed in front of a
+//!    group in the same write, so marks with nothing after them belong to a lost write);
+//! 5. the bytes from `B` on are judged (below): a torn tail is zeroed from `E` (backwards,
+//!    so a crash meanwhile leaves a prefix) and counted in `torn_bytes`; damage is
+//!    `Corrupt` naming the file and `B` and the option that accepts the loss, or, under
+//!    `LogRecovery::TruncateDamaged`, zeroed from `E` to the last non-zero byte of the
+//!    segment and reported in `damage_cuts`. The segment is then `fdatasync`ed (what a
+//!    crashed process left in the page cache is not durable until then) and everything up
+//!    to `E` counts as durable.
 //!
-//! The tail scan of step 5 is bounded. The file was preallocated with zeros and synced, and
-//! the appender never has more than `MAX_UNSYNCED` bytes written but not synced (it syncs
-//! first, and chunks a larger write, see `appender.rs`). So after a crash, non-zero bytes past
-//! the end `E` can only be: (a) the unsynced extent, at most `MAX_UNSYNCED` bytes starting at
-//! or before `E` (everything before it was synced and is intact, so the first invalid frame is
-//! not before it), or (b) when a record larger than the bound was being written in synced
-//! chunks, its synced prefix from `E` on — whose length word, synced with it, is intact and
-//! says how far it reaches. The scan therefore covers `E .. E + claimed + MAX_UNSYNCED`, where
-//! `claimed` is the frame length the word at `E` states, at least the 9-byte frame header (a
-//! sync that cut the header itself leaves the word unreliable but the synced prefix shorter
-//! than 9 bytes; a garbage word only makes the scan longer), and then keeps going until it has seen a run of
-//! `MAX_UNSYNCED` zero bytes after the last non-zero one (so garbage after a short zero run is
-//! still found). It never reads past the file. A zero run inside the covered window does not
-//! stop it: a torn write can leave zeros between kept pieces.
-//!
-//! Torn tail vs corruption: within that window, non-zero bytes are what a crash leaves and
-//! are zeroed (`torn_bytes`); a non-zero byte PAST the window, reached without a
-//! `MAX_UNSYNCED`-long zero run, cannot come from a crash, so the bad record at `E` is damage
-//! in the middle of the log: `Corrupt` (refuse to start, naming the file and offset), never
-//! silently truncated.
+//! Torn tail vs corruption (the argument, also in docs/LOG_FORMAT.md). After a crash the
+//! bytes that differ from what the log wrote can only lie in what was written but not yet
+//! synced: the file was preallocated with zeros and synced, and the appender never has more
+//! than `MAX_UNSYNCED` bytes written but not synced (it syncs first, and chunks a larger
+//! write, see `appender.rs`). Two independent proofs of damage:
+//! (a) distance: the unsynced extent is at most `MAX_UNSYNCED` bytes starting at or before
+//!     `B` (everything before the last sync is intact, so the first bad frame is not before
+//!     it), or, when a record larger than the bound was being written in synced chunks, its
+//!     synced prefix, whose length word (synced with it) says how far it reaches. With
+//!     `claimed` the frame length the word at `B` states (at least the 9-byte header), any
+//!     non-zero byte past `B + claimed + MAX_UNSYNCED` is damage. The scan stops once it has
+//!     seen a `MAX_UNSYNCED` run of zeros after the window, then samples one 4 KiB page per
+//!     MiB to the end of the file (records lost under a zeroed extent leave data after it);
+//! (b) SyncMarks: a SyncMark (`frame.rs`) names the durable LSN when it was framed, which
+//!     only moves after a successful fsync. A CRC-valid SyncMark found anywhere in the
+//!     non-zero extent after `B`, at the position its own LSN names, whose synced LSN is past
+//!     `B`, proves the bytes at `B` had been synced before the crash: damage. Within the
+//!     window and without such a mark, the bytes could have been in flight: a torn tail.
+//! So damage in the synced region — anything below the synced LSN of a later surviving
+//! SyncMark, which under load is everything but the last group or two — is always refused;
+//! what (b) cannot vouch for is the last group written after the last mark (no later write
+//! names its sync), where damage a crash could also explain is cut like a torn tail (only
+//! (a) applies there). Level 0/2 groups acknowledged before their sync are in flight by
+//! design: a power cut may lose them (never with a hole: a prefix is kept).
 //!
 //! File mode (two-phase commit, see `group_commit.rs`): after step 5,
 //! 6. the file-mode marker (`filemode.since`, see `filemode.rs`) is read: absent means the
@@ -68,8 +82,12 @@
 //! Engine mode removes a marker, durably, before the first commit; it skips CommitMark
 //! records (a log written in file mode opens in engine mode with every record committed).
 //!
-//! Earlier segments are not scanned here: readers verify their CRCs as they read them, and a
-//! bad record there is `Corrupt`, never skipped.
+//! Earlier segments are not scanned here (only their headers and sizes are checked): readers
+//! verify their CRCs as they read them and read a sealed segment exactly up to its
+//! successor's start LSN, so a bad record there, or records that stop short of it, is
+//! `Corrupt` naming the file and offset, never skipped (the engine's replay from a checkpoint
+//! in an older segment refuses to open on it). `LogRecovery::TruncateDamaged` does not
+//! apply to them: cutting a sealed segment would drop every later segment.
 
 use std::path::Path;
 use std::sync::atomic::AtomicU8;

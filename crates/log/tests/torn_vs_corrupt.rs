@@ -30,9 +30,12 @@ fn committed_log(n: u64, body: usize) -> Arc<SimFs> {
     fs2
 }
 
+/// (file offset, kind) of each record.
+type Records = Vec<(u64, RecordKind)>;
+
 /// The records of segment 1 (file offset, kind), the SyncMarks in it (LSN, synced), and
 /// the end of its records.
-fn layout(fs: &SimFs) -> (Vec<(u64, RecordKind)>, Vec<(u64, u64)>, u64) {
+fn layout(fs: &SimFs) -> (Records, Vec<(u64, u64)>, u64) {
     let bytes = fs.read_file(&seg_path(1)).unwrap();
     let header_len = 4096u64;
     let mut offs = Vec::new();
