@@ -325,3 +325,39 @@ fn garbage_after_the_last_record_within_the_in_flight_window_is_a_torn_tail() {
     assert_eq!(rep.offset, end);
     assert_eq!(all_records(&log).len(), 100);
 }
+
+#[test]
+fn a_sealed_segment_whose_records_stop_short_of_its_successor_is_refused_when_read() {
+    let fs = SimFs::new();
+    let log = open(&fs, opts(64 << 10, Durability::Level1));
+    for i in 0..800 {
+        log.commit(txn(i, 200)).unwrap();
+    }
+    let segs = log.segments();
+    assert!(segs.len() > 2);
+    let end1 = segs[0].end_lsn;
+    log.shutdown().unwrap();
+    drop(log);
+    // Zero the last 600 bytes of segment 1's records: the file is whole, the header fine.
+    let zero_from = 4096 + end1 - 600;
+    assert!(fs.corrupt(&seg_path(1), zero_from, &[0u8; 600]));
+    // Open only checks sealed segments' headers and sizes; a reader from the start refuses.
+    let (log, _) = Log::open(fs.clone(), opts(64 << 10, Durability::Level1)).unwrap();
+    let mut r = log
+        .reader(onelog_log::ReadStart::Lsn(0), Default::default())
+        .unwrap();
+    let err = loop {
+        match r.next() {
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("read past the damage"),
+            Err(e) => break e,
+        }
+    };
+    match &err {
+        LogError::Corrupt { path, offset, .. } => {
+            assert_eq!(path, &seg_path(1), "{err}");
+            assert!(*offset <= zero_from && *offset + 1000 > zero_from, "{err}");
+        }
+        e => panic!("expected Corrupt, got {e}"),
+    }
+}
