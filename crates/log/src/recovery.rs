@@ -208,30 +208,15 @@ pub(crate) fn open(
             ));
         }
         let is_last = i + 1 == numbers.len();
-        let len = match h.file_len.filter(|&want| want != len) {
-            None => len,
-            Some(want)
-                if is_last && want > len && opts.recovery == LogRecovery::TruncateDamaged =>
-            {
-                let reason = short_file(len, want);
-                file.set_len(want)
-                    .map_err(|e| LogError::io(&path, len, "extend truncated segment", e))?;
-                damage_cuts.push(DamageCut {
-                    path: path.clone(),
-                    offset: len,
-                    bytes: want - len,
-                    reason,
-                });
-                want
-            }
-            Some(want) => {
-                let mut reason = short_file(len, want);
-                if is_last && want > len {
-                    reason.push_str(&accept_hint(len));
-                }
-                return Err(LogError::corrupt(&path, len, reason));
-            }
-        };
+        let len = check_size(
+            &path,
+            &*file,
+            len,
+            &h,
+            is_last,
+            opts.recovery,
+            &mut damage_cuts,
+        )?;
         last_version = h.version;
         if let Some(prev) = metas.last_mut() {
             prev.end_lsn = Some(h.start_lsn);
@@ -269,32 +254,14 @@ pub(crate) fn open(
     let bad_off = cur.offset_of(scan.end);
     let lsn = scan.end_before_marks;
     let end_off = cur.offset_of(lsn);
-    let torn_bytes = match check_tail(&cur, &*file, bad_off, file_len, MAX_UNSYNCED, &why_end)? {
-        Tail::Torn(last_nonzero) => {
-            let upto = last_nonzero.map_or(bad_off, |l| l + 1);
-            zero_backwards(&last.path, &*file, end_off, upto)?;
-            upto - end_off
-        }
-        Tail::Damaged(reason) if opts.recovery == LogRecovery::TruncateDamaged => {
-            let last_nonzero = last_nonzero_in(&last.path, &*file, bad_off, file_len)?;
-            let upto = last_nonzero.map_or(bad_off, |l| l + 1);
-            zero_backwards(&last.path, &*file, end_off, upto)?;
-            damage_cuts.push(DamageCut {
-                path: last.path.clone(),
-                offset: bad_off,
-                bytes: upto - end_off,
-                reason,
-            });
-            0
-        }
-        Tail::Damaged(reason) => {
-            return Err(LogError::corrupt(
-                &last.path,
-                bad_off,
-                format!("{reason}{}", accept_hint(bad_off)),
-            ))
-        }
-    };
+    let torn_bytes = cut_tail(
+        &cur,
+        &*file,
+        (end_off, bad_off, file_len),
+        &why_end,
+        opts.recovery,
+        &mut damage_cuts,
+    )?;
 
     // File mode: decide the in-doubt records (module docs, steps 6-9).
     let mut lsn = lsn;
@@ -585,7 +552,7 @@ fn zero_backwards(
     while end > from {
         let start = end.saturating_sub(CHUNK).max(from);
         file.write_all_at(&zeros[..(end - start) as usize], start)
-            .map_err(|e| LogError::io(path, start, "zero rolled-back records", e))?;
+            .map_err(|e| LogError::io(path, start, "zero cut-off records", e))?;
         end = start;
     }
     Ok(())
@@ -597,6 +564,81 @@ enum Tail {
     Torn(Option<u64>),
     /// Damage a crash cannot explain: what was found.
     Damaged(String),
+}
+
+/// Checks a segment's size against the size its (version 2) header says it was preallocated
+/// to (module docs, step 3); returns the size to use. A last segment that is shorter is
+/// extended back under `TruncateDamaged` (reported in `cuts`), refused otherwise.
+fn check_size(
+    path: &Path,
+    file: &dyn crate::fs::File,
+    len: u64,
+    h: &SegmentHeader,
+    is_last: bool,
+    recovery: LogRecovery,
+    cuts: &mut Vec<DamageCut>,
+) -> Result<u64, LogError> {
+    let Some(want) = h.file_len.filter(|&want| want != len) else {
+        return Ok(len);
+    };
+    let reason = short_file(len, want);
+    let repairable = is_last && want > len;
+    if repairable && recovery == LogRecovery::TruncateDamaged {
+        file.set_len(want)
+            .map_err(|e| LogError::io(path, len, "extend truncated segment", e))?;
+        cuts.push(DamageCut {
+            path: path.to_path_buf(),
+            offset: len,
+            bytes: want - len,
+            reason,
+        });
+        return Ok(want);
+    }
+    let hint = if repairable {
+        accept_hint(len)
+    } else {
+        String::new()
+    };
+    Err(LogError::corrupt(path, len, format!("{reason}{hint}")))
+}
+
+/// Judges and cuts the tail of the last segment (module docs, step 5). The offsets are the
+/// end of the kept records, the first bad byte and the file length. Returns the torn bytes
+/// cut; damage is refused, or cut and reported in `cuts` under `TruncateDamaged`.
+fn cut_tail(
+    cur: &SegmentCursor,
+    file: &dyn crate::fs::File,
+    (end_off, bad_off, file_len): (u64, u64, u64),
+    why_end: &str,
+    recovery: LogRecovery,
+    cuts: &mut Vec<DamageCut>,
+) -> Result<u64, LogError> {
+    debug_assert!(end_off <= bad_off && bad_off <= file_len);
+    let path = &cur.path;
+    match check_tail(cur, file, bad_off, file_len, MAX_UNSYNCED, why_end)? {
+        Tail::Torn(last_nonzero) => {
+            let upto = last_nonzero.map_or(bad_off, |l| l + 1);
+            zero_backwards(path, file, end_off, upto)?;
+            Ok(upto - end_off)
+        }
+        Tail::Damaged(reason) if recovery == LogRecovery::TruncateDamaged => {
+            let last_nonzero = last_nonzero_in(path, file, bad_off, file_len)?;
+            let upto = last_nonzero.map_or(bad_off, |l| l + 1);
+            zero_backwards(path, file, end_off, upto)?;
+            cuts.push(DamageCut {
+                path: path.clone(),
+                offset: bad_off,
+                bytes: upto - end_off,
+                reason,
+            });
+            Ok(0)
+        }
+        Tail::Damaged(reason) => Err(LogError::corrupt(
+            path,
+            bad_off,
+            format!("{reason}{}", accept_hint(bad_off)),
+        )),
+    }
 }
 
 /// The sentence a refusal ends with when `LogRecovery::TruncateDamaged` would accept it.
