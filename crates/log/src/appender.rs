@@ -19,6 +19,13 @@
 //!   scan (`recovery.rs`): after a crash, bytes that differ from what a clean shutdown would
 //!   leave can only lie in the extent of the unsynced writes. At level 1 a normal group is far
 //!   below the bound, so this adds no fsync there.
+//! - SyncMarks (format version 2 segments only, `sync_marks`): when a group is framed and the
+//!   durable LSN has moved past `marked` (the synced LSN the last SyncMark named, or the end
+//!   recovery started from), a SyncMark naming the durable LSN is framed in front of the
+//!   group's records. Its `synced_lsn` is read from `Progress::durable`, which only moves
+//!   after a successful fsync, so a mark never vouches for a byte that was not durable; it
+//!   is never synced on its own (it needs no sync: a mark lost in a crash only vouches for
+//!   less). Recovery uses them to tell damage in synced bytes from a torn tail.
 //! - file mode: `pending_mark` is the CommitMark of the last group the leader committed, not
 //!   yet framed; it is framed before anything else framed after it (the next group, a flush,
 //!   a rotation's seal), so a CommitMark always follows the records it covers. Every frame
@@ -69,6 +76,10 @@ pub(crate) struct Writer {
     /// Bytes every frame leaves free after it in its segment (`COMMIT_MARK_LEN` in file
     /// mode, 0 in engine mode).
     pub mark_reserve: u64,
+    /// The synced LSN the last SyncMark named (or the end recovery started from).
+    pub marked: Lsn,
+    /// False while appending to a version-1 segment (no SyncMarks there).
+    pub sync_marks: bool,
 }
 
 /// What the leader gets back for one record of its group.
@@ -110,6 +121,22 @@ impl Writer {
         frame::encode_commit_mark(&mut self.pending, committed);
         self.lsn += frame::COMMIT_MARK_LEN as u64;
         lock(&inner.progress).end = self.lsn;
+    }
+
+    /// Frames a SyncMark naming the durable LSN when it moved past the last one named (see
+    /// the module invariants); nothing when it does not fit before the mark reserve.
+    fn frame_sync_mark(&mut self, inner: &Inner) {
+        if !self.sync_marks {
+            return;
+        }
+        let durable = lock(&inner.progress).durable;
+        if durable <= self.marked || !self.fits(inner, frame::SYNC_MARK_LEN) {
+            return;
+        }
+        debug_assert!(durable <= self.written, "durable bytes were written");
+        frame::encode_sync_mark(&mut self.pending, self.lsn, durable);
+        self.lsn += frame::SYNC_MARK_LEN as u64;
+        self.marked = durable;
     }
 
     /// Largest frame an empty segment (with a header for the current state) can hold.
@@ -155,7 +182,10 @@ impl Writer {
         let mut total = 0u64;
         for rec in batch.iter() {
             let len = frame::event_record_len(rec.events.len(), rec.aux.len()) as u64;
-            let bad = if matches!(rec.kind, RecordKind::GtidState | RecordKind::CommitMark) {
+            let bad = if matches!(
+                rec.kind,
+                RecordKind::GtidState | RecordKind::CommitMark | RecordKind::SyncMark
+            ) {
                 Some(format!(
                     "{:?} records are written by the log itself",
                     rec.kind
@@ -202,6 +232,9 @@ impl Writer {
             }
         }
         self.frame_commit_mark(inner);
+        if total > 0 {
+            self.frame_sync_mark(inner);
+        }
         // File mode: a group must not span segments. Recovery counts every record of a sealed
         // segment as committed, but a group is only committed once it is in the classic
         // binlog, which happens after this prepare: records of this group sealed in the
@@ -404,7 +437,8 @@ impl Writer {
         }
         let file = inner.preparer.take()?;
         let state = GtidState::new();
-        let header = SegmentHeader::encode(1, self.lsn, &state, &inner.fde);
+        let header =
+            SegmentHeader::encode(1, self.lsn, &state, &inner.fde, inner.opts.segment_size);
         let dir = &inner.opts.dir;
         let path =
             segment::install_reset(&*inner.fs, dir, &dir.join(PREPARED_NAME), &*file, &header)?;
@@ -431,6 +465,10 @@ impl Writer {
         self.seg_file = file;
         self.seg_start_lsn = self.lsn;
         self.header_len = header.len() as u64;
+        self.sync_marks = true;
+        // Sealed: everything before the new segment is durable, and a mark only vouches for
+        // bytes of its own segment (recovery scans the last one).
+        self.marked = self.lsn;
         self.state = state;
         self.next_state_lsn = self.lsn + inner.opts.state_interval.max(1);
         Ok(())
@@ -459,7 +497,13 @@ impl Writer {
         self.seal(inner)?;
         let file = inner.preparer.take()?;
         let number = self.seg_number + 1;
-        let header = SegmentHeader::encode(number, self.lsn, &self.state, &inner.fde);
+        let header = SegmentHeader::encode(
+            number,
+            self.lsn,
+            &self.state,
+            &inner.fde,
+            inner.opts.segment_size,
+        );
         let dir = &inner.opts.dir;
         let path = segment::install(
             &*inner.fs,
@@ -494,6 +538,10 @@ impl Writer {
         self.seg_file = file;
         self.seg_start_lsn = self.lsn;
         self.header_len = header.len() as u64;
+        self.sync_marks = true;
+        // Sealed: everything before the new segment is durable, and a mark only vouches for
+        // bytes of its own segment (recovery scans the last one).
+        self.marked = self.lsn;
         Ok(())
     }
 }

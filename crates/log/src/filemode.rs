@@ -297,7 +297,7 @@ pub(crate) fn catch_up(
                             };
                     }
                 }
-                RecordKind::GtidState | RecordKind::CommitMark => {}
+                RecordKind::GtidState | RecordKind::CommitMark | RecordKind::SyncMark => {}
             }
             lsn += f.len as u64;
         }

@@ -328,6 +328,7 @@ impl SegmentInspector {
                 Err(e) => return Err(self.err(at, format!("bad GTID state record: {e}"))),
             },
             RecordKind::CommitMark => rec.commit_mark = commit_mark_lsn(f.aux),
+            RecordKind::SyncMark => {}
         }
         self.offset = at + total;
         Ok(Some(rec))
@@ -455,7 +456,7 @@ mod tests {
         let mut st = GtidState::new();
         st.record(Gtid::new(0, 1, 4));
         let fde = format_description("10.11.9-MariaDB-onelog", 1);
-        let mut buf = SegmentHeader::encode(2, 1000, &st, &fde);
+        let mut buf = SegmentHeader::encode(2, 1000, &st, &fde, size as u64);
         let mut offsets = Vec::new();
         for seq in 5..8 {
             offsets.push(buf.len() as u64);

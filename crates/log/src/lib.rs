@@ -117,6 +117,8 @@ pub struct LogOptions {
     /// Where the binlog lives: the log itself (default) or classic binlog files written with
     /// two-phase commit (file mode, see `group_commit.rs`).
     pub binlog_storage: BinlogStorage,
+    /// What opening does with damage a crash cannot explain; default `Strict` (refuse).
+    pub recovery: LogRecovery,
 }
 
 /// `--binlog-storage`: the architecture of the binlog.
@@ -157,11 +159,12 @@ impl Default for LogOptions {
             server_version: "10.11.9-MariaDB-onelog".to_string(),
             server_id: 1,
             binlog_storage: BinlogStorage::Engine,
+            recovery: LogRecovery::Strict,
         }
     }
 }
 
-/// What a record holds. Codes 1, 2, 3, 4 in the frame.
+/// What a record holds. Codes 1, 2, 3, 4, 5 in the frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RecordKind {
     /// A transaction's binlog event group.
@@ -174,6 +177,38 @@ pub enum RecordKind {
     /// it holds is committed (its group reached the classic binlog). Readers and recovery
     /// consumers never see these records.
     CommitMark,
+    /// Written by the log itself (format version 2) in front of a group when a sync
+    /// completed since the last one: its own LSN and the LSN below which every byte was
+    /// durable when it was framed. Recovery uses them to tell a torn tail from corruption
+    /// (`recovery.rs`); readers never yield them.
+    SyncMark,
+}
+
+/// `--log-recovery`: what opening the log does when it finds damage that a crash cannot
+/// explain in the last segment (see `recovery.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogRecovery {
+    /// Refuse to open (`LogError::Corrupt`, naming the file, the offset and what was found).
+    #[default]
+    Strict,
+    /// Accept the loss: cut the last segment at the first bad record (zeroing everything
+    /// after it, records that were acknowledged included) and report it in
+    /// `OpenReport::damage_cuts`. A segment file shorter than its preallocated size is
+    /// extended back to it with zeros first.
+    TruncateDamaged,
+}
+
+/// What `LogRecovery::TruncateDamaged` cut off the last segment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DamageCut {
+    pub path: PathBuf,
+    /// File offset of the first bad record: it and everything after it were zeroed (with a
+    /// SyncMark just before it, which belongs to the same write).
+    pub offset: u64,
+    /// Bytes zeroed (up to the last non-zero byte of the segment).
+    pub bytes: u64,
+    /// What was found (the refusal `Strict` would have given).
+    pub reason: String,
 }
 
 /// How the leader assigns a record's GTID.
@@ -244,6 +279,8 @@ pub struct OpenReport {
     pub gtid_state: GtidState,
     /// Bytes of a torn tail that were truncated and zeroed (rolled-back records excluded).
     pub torn_bytes: u64,
+    /// `LogRecovery::TruncateDamaged` only: the damage it cut (empty when there was none).
+    pub damage_cuts: Vec<DamageCut>,
     /// File mode: what two-phase-commit recovery decided. None in engine mode.
     pub binlog: Option<FileModeRecovery>,
 }

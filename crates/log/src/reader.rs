@@ -212,7 +212,7 @@ impl LogReader {
             };
             let end_lsn = lsn + f.len as u64;
             let gtid = match f.kind {
-                RecordKind::GtidState | RecordKind::CommitMark => None,
+                RecordKind::GtidState | RecordKind::CommitMark | RecordKind::SyncMark => None,
                 RecordKind::Transaction | RecordKind::Ddl => {
                     Some(frame::record_gtid(f.events).map_err(|e| {
                         LogError::corrupt(
@@ -224,7 +224,7 @@ impl LogReader {
                 }
             };
             self.lsn = end_lsn;
-            if f.kind == RecordKind::CommitMark
+            if matches!(f.kind, RecordKind::CommitMark | RecordKind::SyncMark)
                 || (f.kind == RecordKind::GtidState && !self.opts.include_state_records)
             {
                 continue;

@@ -9,15 +9,17 @@
 //! ```text
 //! header block (header_len bytes, a multiple of 4096):
 //!   0   magic        8 bytes  "ONELOGSG"
-//!   8   version      u32 LE   1
+//!   8   version      u32 LE   2 (1 is still read: it lacks file_len)
 //!   12  header_len   u32 LE   where the records start
 //!   16  number       u64 LE   the NNNNNN of the file name
 //!   24  start_lsn    u64 LE   LSN of the first record of this segment
 //!   32  state_len    u32 LE
 //!   36  fde_len      u32 LE
-//!   40  gtid state   state_len bytes, GtidState::encode: the state at start_lsn
+//!   40  file_len     u64 LE   version 2 only: the size the file was preallocated to
+//!   F   gtid state   state_len bytes, GtidState::encode: the state at start_lsn
+//!                             (F = 48 in version 2, 40 in version 1)
 //!   ..  Format_description event, fde_len bytes (a complete binlog event with its CRC32)
-//!   ..  crc          u32 LE   masked CRC32C of bytes 0 .. 40 + state_len + fde_len
+//!   ..  crc          u32 LE   masked CRC32C of bytes 0 .. F + state_len + fde_len
 //!   ..  zeros up to header_len
 //! records (see frame.rs), back to back, from header_len on
 //! zeros (preallocated) up to segment_size; a zero length word ends the data
@@ -33,6 +35,11 @@
 //! `binlog-000001.olog` (directory synced). Opening a log that holds `reset.olog.tmp`
 //! finishes the reset the same way ([`finish_reset`]), so after a crash the log is either
 //! entirely as before the reset or entirely reset.
+//!
+//! Version 2 segments may hold SyncMark records (`frame.rs`) and record their preallocated
+//! size, so recovery can refuse a segment file that is shorter (a crash cannot shorten a
+//! preallocated file). A version-1 segment (written before SyncMarks existed) is read and
+//! appended to as before: the log writes no SyncMark into it, and its size is not checked.
 //!
 //! Invariants: a segment file only gets its final name after its header is durable, so a
 //! segment with a bad header is corruption, never a torn write; a record never spans two
@@ -50,8 +57,10 @@ use crate::fs::{read_full_at, File, FileSystem};
 use crate::Lsn;
 
 pub const MAGIC: &[u8; 8] = b"ONELOGSG";
-pub const VERSION: u32 = 1;
-const FIXED_LEN: usize = 40;
+pub const VERSION: u32 = 2;
+/// The fixed part of a version-1 header (no `file_len`).
+const FIXED_LEN_V1: usize = 40;
+const FIXED_LEN: usize = 48;
 const BLOCK: usize = 4096;
 /// Name of the segment being prepared in the background.
 pub const PREPARED_NAME: &str = "next.olog.tmp";
@@ -87,6 +96,10 @@ pub struct SegmentHeader {
     pub fde: Vec<u8>,
     /// Where the records start (a multiple of 4096).
     pub header_len: u64,
+    /// Format version (1 or 2).
+    pub version: u32,
+    /// Version 2: the size the file was preallocated to (None in version 1).
+    pub file_len: Option<u64>,
 }
 
 /// Length of the header block for a state and FDE of these sizes.
@@ -96,8 +109,15 @@ pub fn header_len_for(state_len: usize, fde_len: usize) -> u64 {
 }
 
 impl SegmentHeader {
-    /// Encodes the whole header block (padded with zeros to `header_len`).
-    pub fn encode(number: u64, start_lsn: Lsn, state: &GtidState, fde: &[u8]) -> Vec<u8> {
+    /// Encodes the whole (version 2) header block, padded with zeros to `header_len`, of a
+    /// file preallocated to `file_len` bytes.
+    pub fn encode(
+        number: u64,
+        start_lsn: Lsn,
+        state: &GtidState,
+        fde: &[u8],
+        file_len: u64,
+    ) -> Vec<u8> {
         let mut st = Vec::new();
         state.encode(&mut st);
         let header_len = header_len_for(st.len(), fde.len());
@@ -109,6 +129,8 @@ impl SegmentHeader {
         out.extend_from_slice(&start_lsn.to_le_bytes());
         out.extend_from_slice(&(st.len() as u32).to_le_bytes());
         out.extend_from_slice(&(fde.len() as u32).to_le_bytes());
+        out.extend_from_slice(&file_len.to_le_bytes());
+        debug_assert_eq!(out.len(), FIXED_LEN);
         out.extend_from_slice(&st);
         out.extend_from_slice(fde);
         let crc = mask_crc(crc32c::crc32c(&out));
@@ -125,7 +147,7 @@ impl SegmentHeader {
         let bad = |off: u64, why: String| {
             LogError::corrupt(path, off, format!("bad segment header: {why}"))
         };
-        if n < FIXED_LEN {
+        if n < FIXED_LEN_V1 {
             return Err(bad(n as u64, format!("file is only {n} bytes long")));
         }
         if &fixed[..8] != MAGIC {
@@ -135,13 +157,24 @@ impl SegmentHeader {
             |o: usize| u32::from_le_bytes([fixed[o], fixed[o + 1], fixed[o + 2], fixed[o + 3]]);
         let u64_at = |o: usize| u64::from_le_bytes(fixed[o..o + 8].try_into().unwrap_or_default());
         let version = u32_at(8);
-        if version != VERSION {
-            return Err(bad(8, format!("unsupported format version {version}")));
-        }
+        let fixed_len = match version {
+            1 => FIXED_LEN_V1,
+            VERSION if n >= FIXED_LEN => FIXED_LEN,
+            VERSION => return Err(bad(n as u64, format!("file is only {n} bytes long"))),
+            _ => {
+                return Err(bad(
+                    8,
+                    format!(
+                        "unsupported format version {version} (this onelog reads versions 1 \
+                         and {VERSION})"
+                    ),
+                ))
+            }
+        };
         let header_len = u32_at(12) as u64;
         let state_len = u32_at(32) as usize;
         let fde_len = u32_at(36) as usize;
-        let body = FIXED_LEN as u64 + state_len as u64 + fde_len as u64;
+        let body = fixed_len as u64 + state_len as u64 + fde_len as u64;
         if header_len & (BLOCK as u64 - 1) != 0 || body + 4 > header_len || header_len > 64 << 20 {
             return Err(bad(
                 12,
@@ -168,17 +201,19 @@ impl SegmentHeader {
                 format!("bad CRC32C: stored {stored:#010x}, computed {computed:#010x}"),
             ));
         }
-        let (state, used) = GtidState::decode(&buf[FIXED_LEN..FIXED_LEN + state_len])
-            .map_err(|e| bad(FIXED_LEN as u64, e.to_string()))?;
+        let (state, used) = GtidState::decode(&buf[fixed_len..fixed_len + state_len])
+            .map_err(|e| bad(fixed_len as u64, e.to_string()))?;
         if used != state_len {
-            return Err(bad(FIXED_LEN as u64, "GTID state length mismatch".into()));
+            return Err(bad(fixed_len as u64, "GTID state length mismatch".into()));
         }
         Ok(SegmentHeader {
             number: u64_at(16),
             start_lsn: u64_at(24),
             state,
-            fde: buf[FIXED_LEN + state_len..b].to_vec(),
+            fde: buf[fixed_len + state_len..b].to_vec(),
             header_len,
+            version,
+            file_len: (version >= 2).then(|| u64_at(40)),
         })
     }
 }
@@ -358,7 +393,7 @@ mod tests {
         let long = format_description(&"x".repeat(80), 1);
         let ev = FormatDescriptionEvent::decode(&long).unwrap();
         assert_eq!(ev.server_version.len(), 49);
-        let h = SegmentHeader::encode(7, 12345, &s, &fde);
+        let h = SegmentHeader::encode(7, 12345, &s, &fde, 1 << 20);
         assert_eq!(h.len(), 4096);
         let fs = SimFs::new();
         let p = Path::new("/l/binlog-000007.olog");
@@ -371,11 +406,13 @@ mod tests {
                 back.start_lsn,
                 &back.state,
                 &back.fde,
-                back.header_len
+                back.header_len,
+                back.version,
+                back.file_len
             ),
-            (7, 12345, &s, &fde, 4096)
+            (7, 12345, &s, &fde, 4096, 2, Some(1 << 20))
         );
-        for byte in [0usize, 9, 17, 25, 41, 60] {
+        for byte in [0usize, 9, 17, 25, 41, 49, 60] {
             let mut bad = h.clone();
             bad[byte] ^= 4;
             f.write_all_at(&bad, 0).unwrap();
@@ -384,5 +421,48 @@ mod tests {
                 "byte {byte}"
             );
         }
+    }
+
+    #[test]
+    fn version_1_headers_are_still_read_without_a_file_len() {
+        let mut s = GtidState::new();
+        s.record(Gtid::new(0, 1, 3));
+        let fde = format_description("10.11.9-MariaDB-onelog", 1);
+        // A version-1 header: the 40 fixed bytes, then state, FDE, CRC.
+        let mut st = Vec::new();
+        s.encode(&mut st);
+        let mut h = Vec::new();
+        h.extend_from_slice(MAGIC);
+        h.extend_from_slice(&1u32.to_le_bytes());
+        h.extend_from_slice(&4096u32.to_le_bytes());
+        h.extend_from_slice(&3u64.to_le_bytes());
+        h.extend_from_slice(&777u64.to_le_bytes());
+        h.extend_from_slice(&(st.len() as u32).to_le_bytes());
+        h.extend_from_slice(&(fde.len() as u32).to_le_bytes());
+        h.extend_from_slice(&st);
+        h.extend_from_slice(&fde);
+        let crc = mask_crc(crc32c::crc32c(&h));
+        h.extend_from_slice(&crc.to_le_bytes());
+        h.resize(4096, 0);
+        let fs = SimFs::new();
+        let p = Path::new("/l/binlog-000003.olog");
+        let f = fs.open(p, true).unwrap();
+        f.write_all_at(&h, 0).unwrap();
+        let back = SegmentHeader::read(&*f, p).unwrap();
+        assert_eq!(
+            (
+                back.number,
+                back.start_lsn,
+                &back.state,
+                &back.fde,
+                back.version,
+                back.file_len
+            ),
+            (3, 777, &s, &fde, 1, None)
+        );
+        h[8] = 3;
+        f.write_all_at(&h, 0).unwrap();
+        let e = SegmentHeader::read(&*f, p).unwrap_err().to_string();
+        assert!(e.contains("unsupported format version 3"), "{e}");
     }
 }

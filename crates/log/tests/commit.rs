@@ -141,9 +141,10 @@ fn sink_sees_groups_in_log_order_and_strict_visibility_applies_only_durable_grou
         assert_eq!(seen.len(), 101, "strict={strict}");
         let mut ids = Vec::new();
         for w in seen.windows(2) {
-            assert_eq!(
-                w[0].1, w[1].0,
-                "records applied out of log order (strict={strict})"
+            // The log's own records (SyncMarks, GTID-state records) may sit between groups.
+            assert!(
+                w[0].1 <= w[1].0 && w[1].0 - w[0].1 <= 64,
+                "records applied out of log order (strict={strict}): {w:?}"
             );
         }
         for s in &seen {

@@ -70,6 +70,9 @@ pub struct ServeOptions {
     /// `--binlog-file-mirror=ON|OFF`: engine mode keeps classic binlog files in the datadir,
     /// written behind the commit path by a background thread.
     pub binlog_file_mirror: bool,
+    /// `--log-recovery=strict|truncate-damaged`: what opening the log does with damage a
+    /// crash cannot explain (docs/LOG_FORMAT.md, "Torn tail vs corruption").
+    pub log_recovery: onelog_log::LogRecovery,
     /// Messages for the log (ignored `--loose-` options).
     pub warnings: Vec<String>,
 }
@@ -93,6 +96,7 @@ impl Default for ServeOptions {
             binlog_storage: BinlogStorageMode::Engine,
             sync_binlog: 1,
             binlog_file_mirror: false,
+            log_recovery: onelog_log::LogRecovery::Strict,
             warnings: Vec::new(),
         }
     }
@@ -160,6 +164,10 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
                          engine mode: also keep classic binlog.NNNNNN files in the datadir,
                          written in the background from the log (default OFF; bare = ON,
                          --skip-binlog-file-mirror = OFF)
+  --log-recovery=strict|truncate-damaged
+                         strict (default): refuse to start when the log is damaged where a
+                         crash cannot explain it; truncate-damaged: cut the log at the
+                         damage, losing every commit after it (use once, after a refusal)
 
 Stop the server with SIGTERM, SIGINT (Ctrl-C) or the SHUTDOWN statement.
 ",
@@ -359,6 +367,7 @@ const KNOWN: &[&str] = &[
     "binlog-storage",
     "sync-binlog",
     "binlog-file-mirror",
+    "log-recovery",
 ];
 
 /// Options that take ON/OFF and may be given bare (`--NAME`) or as `--skip-NAME`.
@@ -407,6 +416,13 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
         }
         "sync-binlog" => o.sync_binlog = parse_int(v, 0, u32::MAX as u64)? as u32,
         "binlog-file-mirror" => o.binlog_file_mirror = parse_bool(v)?,
+        "log-recovery" => {
+            o.log_recovery = match v.to_ascii_lowercase().as_str() {
+                "strict" => onelog_log::LogRecovery::Strict,
+                "truncate-damaged" => onelog_log::LogRecovery::TruncateDamaged,
+                _ => return Err("expected strict or truncate-damaged".to_string()),
+            }
+        }
         _ => return Err("unknown option".to_string()),
     }
     Ok(())
@@ -581,6 +597,18 @@ mod tests {
         assert!(parse_args(&args(&[])).is_err());
         assert!(parse_args(&args(&["frobnicate"])).is_err());
         assert!(version_text().contains(SERVER_VERSION));
+    }
+
+    #[test]
+    fn log_recovery_option_parses_strict_and_truncate_damaged_only() {
+        use onelog_log::LogRecovery;
+        assert_eq!(serve(&[]).unwrap().log_recovery, LogRecovery::Strict);
+        let o = serve(&["--log-recovery=truncate-damaged"]).unwrap();
+        assert_eq!(o.log_recovery, LogRecovery::TruncateDamaged);
+        let o = serve(&["--log_recovery=STRICT"]).unwrap();
+        assert_eq!(o.log_recovery, LogRecovery::Strict);
+        let e = serve(&["--log-recovery=force"]).unwrap_err().to_string();
+        assert!(e.contains("log-recovery"), "{e}");
     }
 
     #[test]

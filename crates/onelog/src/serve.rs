@@ -129,6 +129,16 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
     // The report names the checkpoint, the records replayed, the segment file and offset the
     // log continues at, and gtid_binlog_pos.
     note(&format!("recovery: {report}"));
+    for cut in &report.log.damage_cuts {
+        warning(&format!(
+            "--log-recovery=truncate-damaged: cut {} byte(s) of the log at offset {} of {} \
+             (every record from there on is lost): {}",
+            cut.bytes,
+            cut.offset,
+            cut.path.display(),
+            cut.reason
+        ));
+    }
     if let Some(b) = &report.log.binlog {
         note(&format!(
             "binlog files (--binlog-storage=file): {}; two-phase commit recovery: {} in-doubt \
@@ -334,6 +344,7 @@ pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
         binlog_storage: opts.binlog_storage,
         sync_binlog: opts.sync_binlog,
         binlog_file_mirror: opts.binlog_file_mirror,
+        log_recovery: opts.log_recovery,
     }
 }
 

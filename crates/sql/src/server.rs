@@ -53,6 +53,8 @@ pub struct ServerConfig {
     pub sync_binlog: u32,
     /// `--binlog-file-mirror`: engine mode also keeps classic binlog files (background).
     pub binlog_file_mirror: bool,
+    /// `--log-recovery`: refuse damage a crash cannot explain (default) or cut it.
+    pub log_recovery: onelog_log::LogRecovery,
 }
 
 /// Where the binlog lives (`@@binlog_storage`).
@@ -96,6 +98,7 @@ impl ServerConfig {
             binlog_storage: BinlogStorageMode::Engine,
             sync_binlog: 1,
             binlog_file_mirror: false,
+            log_recovery: onelog_log::LogRecovery::Strict,
         }
     }
 
@@ -219,6 +222,7 @@ impl Server {
             Durability::from_level(config.flush_log_at_trx_commit).unwrap_or(Durability::Level1);
         opts.log.server_version = config.version.clone();
         opts.log.server_id = config.server_id;
+        opts.log.recovery = config.log_recovery;
         if config.binlog_storage == BinlogStorageMode::File {
             if config.binlog_file_mirror {
                 return Err(mirror_with_file_mode());

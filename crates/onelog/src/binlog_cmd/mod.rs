@@ -403,6 +403,17 @@ fn print_segment(
                     rec.lsn, rec.offset
                 ))?;
             }
+            RecordKind::SyncMark => {
+                let what = match onelog_log::frame::sync_mark_lsns(&rec.aux) {
+                    Some((_, s)) => format!("the log was synced up to LSN {s}"),
+                    None => format!("{} payload bytes", rec.aux.len()),
+                };
+                w(writeln!(
+                    out,
+                    "# LSN {}: SyncMark record at offset {}: {what}",
+                    rec.lsn, rec.offset
+                ))?;
+            }
         }
     }
     Ok(())
