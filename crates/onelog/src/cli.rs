@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use crate::config::{read_defaults_file, ConfigError};
 
 pub use onelog_sql::BinlogStorageMode;
+pub use onelog_sql::RootAuth;
 
 /// The server version we advertise (`SELECT @@version`, handshake, Format_description).
 pub const SERVER_VERSION: &str = "10.11.9-MariaDB-onelog";
@@ -67,6 +68,11 @@ pub struct ServeOptions {
     /// `--binlog-file-mirror=ON|OFF`: engine mode keeps classic binlog files in the datadir,
     /// written behind the commit path by a background thread.
     pub binlog_file_mirror: bool,
+    /// `--auth-root-authentication-method=socket|normal` (mariadb-install-db's option): how the
+    /// `root@localhost` created on a new data directory logs in. `socket` (default): only over
+    /// the unix socket from the server's OS user or OS root (unix_socket authentication);
+    /// `normal`: without a password from any local client (test setups).
+    pub root_auth: RootAuth,
     /// Messages for the log (ignored `--loose-` options).
     pub warnings: Vec<String>,
 }
@@ -89,6 +95,7 @@ impl Default for ServeOptions {
             binlog_storage: BinlogStorageMode::Engine,
             sync_binlog: 1,
             binlog_file_mirror: false,
+            root_auth: RootAuth::Socket,
             warnings: Vec::new(),
         }
     }
@@ -153,6 +160,11 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
                          engine mode: also keep classic binlog.NNNNNN files in the datadir,
                          written in the background from the log (default OFF; bare = ON,
                          --skip-binlog-file-mirror = OFF)
+  --auth-root-authentication-method=socket|normal
+                         how root@localhost logs in on a NEW data directory: socket
+                         (default): over the unix socket, from the OS user running the
+                         server or OS root, until a password is set; normal: no password
+                         from any local client (for test setups only)
 
 Stop the server with SIGTERM, SIGINT (Ctrl-C) or the SHUTDOWN statement.
 ",
@@ -350,6 +362,7 @@ const KNOWN: &[&str] = &[
     "binlog-storage",
     "sync-binlog",
     "binlog-file-mirror",
+    "auth-root-authentication-method",
 ];
 
 /// Options that take ON/OFF and may be given bare (`--NAME`) or as `--skip-NAME`.
@@ -397,6 +410,13 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
         }
         "sync-binlog" => o.sync_binlog = parse_int(v, 0, u32::MAX as u64)? as u32,
         "binlog-file-mirror" => o.binlog_file_mirror = parse_bool(v)?,
+        "auth-root-authentication-method" => {
+            o.root_auth = match v.to_ascii_lowercase().as_str() {
+                "socket" => RootAuth::Socket,
+                "normal" => RootAuth::Normal,
+                _ => return Err("expected socket or normal".to_string()),
+            }
+        }
         _ => return Err("unknown option".to_string()),
     }
     Ok(())

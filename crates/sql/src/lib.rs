@@ -22,6 +22,6 @@ pub mod session;
 pub use error::SqlError;
 pub use onelog_binlog::Value;
 pub use server::{
-    Account, BinlogStorageMode, ConnectionGuard, ConnectionInfo, Server, ServerConfig,
+    Account, BinlogStorageMode, ConnectionGuard, ConnectionInfo, RootAuth, Server, ServerConfig,
 };
 pub use session::{Column, Output, PreparedInfo, Session};
