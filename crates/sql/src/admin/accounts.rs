@@ -1025,7 +1025,7 @@ pub(crate) fn show_grants(
         "GRANT {} ON *.* TO {}{}{}",
         privs_text(global, "*"),
         who,
-        identified_clause(&a),
+        identified_clause(a),
         if global & GRANT_OPTION != 0 {
             " WITH GRANT OPTION"
         } else {
