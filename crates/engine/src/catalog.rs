@@ -1692,6 +1692,39 @@ mod tests {
     }
 
     #[test]
+    fn format_1_account_changes_decode_as_plain_native_password_accounts() {
+        let acc = AccountDef {
+            user: "root".into(),
+            host: "localhost".into(),
+            auth_hash: Vec::new(),
+            auth: AuthMethods {
+                unix_socket: true,
+                no_password_login: true,
+            },
+            grants: Vec::new(),
+        };
+        let enc = CatalogChange::CreateAccount {
+            account: acc.clone(),
+        }
+        .encode();
+        // Format 2: version, kind, user, host, hash (empty), flags byte 3, no grants.
+        let flags_at = enc.len() - 2;
+        assert_eq!((enc[0], enc[flags_at]), (2, 3));
+        let mut old = enc.clone();
+        old[0] = 1;
+        old.remove(flags_at);
+        let CatalogChange::CreateAccount { account } = CatalogChange::decode(&old).unwrap() else {
+            panic!("not a CreateAccount");
+        };
+        assert_eq!(account.auth, AuthMethods::default());
+        assert_eq!(account.user, acc.user);
+        // Unknown flags are refused, not ignored.
+        let mut bad = enc.clone();
+        bad[flags_at] = 4;
+        assert!(CatalogChange::decode(&bad).is_err());
+    }
+
+    #[test]
     fn account_changes_round_trip_and_validate_like_mysql() {
         let acc = AccountDef {
             user: "app".into(),

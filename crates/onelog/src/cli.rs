@@ -592,6 +592,16 @@ mod tests {
     }
 
     #[test]
+    fn root_authentication_method_defaults_to_socket_and_accepts_normal() {
+        assert_eq!(serve(&[]).unwrap().root_auth, RootAuth::Socket);
+        let o = serve(&["--auth-root-authentication-method=normal"]).unwrap();
+        assert_eq!(o.root_auth, RootAuth::Normal);
+        let o = serve(&["--auth_root_authentication_method=SOCKET"]).unwrap();
+        assert_eq!(o.root_auth, RootAuth::Socket);
+        assert!(serve(&["--auth-root-authentication-method=none"]).is_err());
+    }
+
+    #[test]
     fn binlog_storage_options_parse_on_the_command_line_and_in_my_cnf() {
         let d = serve(&[]).unwrap();
         assert_eq!(d.binlog_storage, BinlogStorageMode::Engine);
