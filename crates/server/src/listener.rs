@@ -464,6 +464,7 @@ fn take_slot<B: Backend>(shared: &Arc<Shared>, backend: &B, closer: Closer) -> O
         return None;
     }
     let extra = t.active == max;
+    debug_assert!(t.active <= max, "more than max_connections + 1 slots taken");
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
     t.active += 1;
     t.closers.insert(id, closer);
