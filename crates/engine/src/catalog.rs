@@ -1041,8 +1041,37 @@ pub struct AccountDef {
     pub host: String,
     /// `mysql_native_password` hash, SHA1(SHA1(password)) (20 bytes); empty: no password.
     pub auth_hash: Vec<u8>,
+    /// Which authentication methods the account accepts besides (or instead of) the hash.
+    pub auth: AuthMethods,
     /// At most one entry per scope.
     pub grants: Vec<GrantDef>,
+}
+
+/// An account's authentication methods: MariaDB's plugin chain reduced to what onelog
+/// implements. The default (both false) is a plain `mysql_native_password` account checked
+/// against `auth_hash` (an empty hash accepts an empty password), which is what every account
+/// of catalog formats before 3 is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AuthMethods {
+    /// `IDENTIFIED VIA unix_socket`: a connection over the unix socket whose peer process runs
+    /// as the server's OS user (or as OS root) logs in without a password.
+    pub unix_socket: bool,
+    /// No password login at all (MariaDB's `mysql_native_password USING 'invalid'`); only
+    /// meaningful with `unix_socket`.
+    pub no_password_login: bool,
+}
+
+impl AuthMethods {
+    fn to_byte(self) -> u8 {
+        u8::from(self.unix_socket) | u8::from(self.no_password_login) << 1
+    }
+
+    fn from_byte(b: u8) -> Option<AuthMethods> {
+        (b <= 3).then_some(AuthMethods {
+            unix_socket: b & 1 != 0,
+            no_password_login: b & 2 != 0,
+        })
+    }
 }
 
 impl AccountDef {
@@ -1050,6 +1079,7 @@ impl AccountDef {
         put_str(out, &self.user);
         put_str(out, &self.host);
         put_bytes(out, &self.auth_hash);
+        put_u8(out, self.auth.to_byte());
         put_var(out, self.grants.len() as u64);
         for g in &self.grants {
             put_str(out, &g.scope);
@@ -1057,10 +1087,18 @@ impl AccountDef {
         }
     }
 
-    fn decode(r: &mut Reader<'_>) -> Result<Self, FormatError> {
+    /// `with_auth`: the encoding carries [`AuthMethods`] (change format 2, catalog format 3).
+    fn decode(r: &mut Reader<'_>, with_auth: bool) -> Result<Self, FormatError> {
         let user = r.string()?;
         let host = r.string()?;
         let auth_hash = r.bytes()?.to_vec();
+        let auth = if with_auth {
+            let b = r.u8()?;
+            AuthMethods::from_byte(b)
+                .ok_or_else(|| r.err(format!("unknown account authentication flags {b}")))?
+        } else {
+            AuthMethods::default()
+        };
         let n = r.count(9)?;
         let mut grants = Vec::with_capacity(n);
         for _ in 0..n {
@@ -1072,6 +1110,7 @@ impl AccountDef {
             user,
             host,
             auth_hash,
+            auth,
             grants,
         })
     }
@@ -1123,9 +1162,11 @@ pub enum CatalogChange {
     },
 }
 
-const CHANGE_FORMAT: u8 = 1;
-/// Format 2 added accounts after the tables; format 1 (no accounts) is still read.
-const CATALOG_FORMAT: u8 = 2;
+/// Format 2 added the accounts' [`AuthMethods`]; format 1 is still read.
+const CHANGE_FORMAT: u8 = 2;
+/// Format 2 added accounts after the tables, format 3 their [`AuthMethods`]; formats 1 (no
+/// accounts) and 2 are still read.
+const CATALOG_FORMAT: u8 = 3;
 
 impl CatalogChange {
     /// CREATE/DROP DATABASE: MariaDB logs them with the database as the Query event's db and
@@ -1197,9 +1238,10 @@ impl CatalogChange {
     pub fn decode(buf: &[u8]) -> Result<Self, FormatError> {
         let mut r = Reader::new(buf, "catalog change");
         let version = r.u8()?;
-        if version != CHANGE_FORMAT {
+        if version != 1 && version != CHANGE_FORMAT {
             return Err(r.err(format!("unknown catalog change format {version}")));
         }
+        let with_auth = version >= 2;
         let c = match r.u8()? {
             1 => CatalogChange::CreateDatabase { name: r.string()? },
             2 => CatalogChange::DropDatabase { name: r.string()? },
@@ -1229,14 +1271,14 @@ impl CatalogChange {
                 index_id: r.u32()?,
             },
             8 => CatalogChange::CreateAccount {
-                account: AccountDef::decode(&mut r)?,
+                account: AccountDef::decode(&mut r, with_auth)?,
             },
             9 => CatalogChange::DropAccount {
                 user: r.string()?,
                 host: r.string()?,
             },
             10 => CatalogChange::AlterAccount {
-                account: AccountDef::decode(&mut r)?,
+                account: AccountDef::decode(&mut r, with_auth)?,
             },
             k => return Err(r.err(format!("unknown catalog change kind {k}"))),
         };
@@ -1484,7 +1526,7 @@ impl Catalog {
     /// Decodes [`encode`](Self::encode)'s bytes and checks their consistency.
     pub fn decode(r: &mut Reader<'_>) -> Result<Catalog, FormatError> {
         let version = r.u8()?;
-        if version != 1 && version != CATALOG_FORMAT {
+        if !(1..=CATALOG_FORMAT).contains(&version) {
             return Err(r.err(format!("unknown catalog format {version}")));
         }
         let next_table_id = r.u64()?;
@@ -1526,7 +1568,7 @@ impl Catalog {
         if version >= 2 {
             let na = r.count(3)?;
             for _ in 0..na {
-                let a = AccountDef::decode(r)?;
+                let a = AccountDef::decode(r, version >= 3)?;
                 let key = (a.user.clone(), a.host.clone());
                 if c.accounts.insert(key, Arc::new(a)).is_some() {
                     return Err(r.err("duplicate account"));
@@ -1650,11 +1692,48 @@ mod tests {
     }
 
     #[test]
+    fn format_1_account_changes_decode_as_plain_native_password_accounts() {
+        let acc = AccountDef {
+            user: "root".into(),
+            host: "localhost".into(),
+            auth_hash: Vec::new(),
+            auth: AuthMethods {
+                unix_socket: true,
+                no_password_login: true,
+            },
+            grants: Vec::new(),
+        };
+        let enc = CatalogChange::CreateAccount {
+            account: acc.clone(),
+        }
+        .encode();
+        // Format 2: version, kind, user, host, hash (empty), flags byte 3, no grants.
+        let flags_at = enc.len() - 2;
+        assert_eq!((enc[0], enc[flags_at]), (2, 3));
+        let mut old = enc.clone();
+        old[0] = 1;
+        old.remove(flags_at);
+        let CatalogChange::CreateAccount { account } = CatalogChange::decode(&old).unwrap() else {
+            panic!("not a CreateAccount");
+        };
+        assert_eq!(account.auth, AuthMethods::default());
+        assert_eq!(account.user, acc.user);
+        // Unknown flags are refused, not ignored.
+        let mut bad = enc.clone();
+        bad[flags_at] = 4;
+        assert!(CatalogChange::decode(&bad).is_err());
+    }
+
+    #[test]
     fn account_changes_round_trip_and_validate_like_mysql() {
         let acc = AccountDef {
             user: "app".into(),
             host: "%".into(),
             auth_hash: vec![3; 20],
+            auth: AuthMethods {
+                unix_socket: true,
+                no_password_login: false,
+            },
             grants: vec![GrantDef {
                 scope: "*".into(),
                 privileges: 1 << 18,

@@ -27,8 +27,8 @@ pub mod store;
 pub mod txn;
 
 pub use catalog::{
-    AccountDef, Catalog, CatalogChange, ColumnDef, ColumnSpec, GrantDef, IndexDef, IndexSpec,
-    SqlType, TableDef, TableId, TableSpec,
+    AccountDef, AuthMethods, Catalog, CatalogChange, ColumnDef, ColumnSpec, GrantDef, IndexDef,
+    IndexSpec, SqlType, TableDef, TableId, TableSpec,
 };
 pub use engine::{Engine, EngineOptions, RecoveryReport};
 pub use error::EngineError;

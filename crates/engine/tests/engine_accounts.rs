@@ -23,6 +23,7 @@ fn account(user: &str, host: &str, hash: &[u8]) -> AccountDef {
         user: user.into(),
         host: host.into(),
         auth_hash: hash.to_vec(),
+        auth: Default::default(),
         grants: vec![],
     }
 }
@@ -97,6 +98,7 @@ fn expected() -> Vec<AccountDef> {
         user: "app".into(),
         host: "%".into(),
         auth_hash: vec![7; 20],
+        auth: Default::default(),
         grants: vec![GrantDef {
             scope: "d".into(),
             privileges: 0xff,

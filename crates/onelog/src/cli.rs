@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use crate::config::{read_defaults_file, ConfigError};
 
 pub use onelog_sql::BinlogStorageMode;
+pub use onelog_sql::RootAuth;
 
 /// The server version we advertise (`SELECT @@version`, handshake, Format_description).
 pub const SERVER_VERSION: &str = "10.11.9-MariaDB-onelog";
@@ -73,6 +74,11 @@ pub struct ServeOptions {
     /// `--log-recovery=strict|truncate-damaged`: what opening the log does with damage a
     /// crash cannot explain (docs/LOG_FORMAT.md, "Torn tail vs corruption").
     pub log_recovery: onelog_log::LogRecovery,
+    /// `--auth-root-authentication-method=socket|normal` (mariadb-install-db's option): how the
+    /// `root@localhost` created on a new data directory logs in. `socket` (default): only over
+    /// the unix socket from the server's OS user or OS root (unix_socket authentication);
+    /// `normal`: without a password from any local client (test setups).
+    pub root_auth: RootAuth,
     /// Messages for the log (ignored `--loose-` options).
     pub warnings: Vec<String>,
 }
@@ -97,6 +103,7 @@ impl Default for ServeOptions {
             sync_binlog: 1,
             binlog_file_mirror: false,
             log_recovery: onelog_log::LogRecovery::Strict,
+            root_auth: RootAuth::Socket,
             warnings: Vec::new(),
         }
     }
@@ -168,6 +175,11 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
                          strict (default): refuse to start when the log is damaged where a
                          crash cannot explain it; truncate-damaged: cut the log at the
                          damage, losing every commit after it (use once, after a refusal)
+  --auth-root-authentication-method=socket|normal
+                         how root@localhost logs in on a NEW data directory: socket
+                         (default): over the unix socket, from the OS user running the
+                         server or OS root, until a password is set; normal: no password
+                         from any local client (for test setups only)
 
 Stop the server with SIGTERM, SIGINT (Ctrl-C) or the SHUTDOWN statement.
 ",
@@ -368,6 +380,7 @@ const KNOWN: &[&str] = &[
     "sync-binlog",
     "binlog-file-mirror",
     "log-recovery",
+    "auth-root-authentication-method",
 ];
 
 /// Options that take ON/OFF and may be given bare (`--NAME`) or as `--skip-NAME`.
@@ -421,6 +434,13 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
                 "strict" => onelog_log::LogRecovery::Strict,
                 "truncate-damaged" => onelog_log::LogRecovery::TruncateDamaged,
                 _ => return Err("expected strict or truncate-damaged".to_string()),
+            }
+        }
+        "auth-root-authentication-method" => {
+            o.root_auth = match v.to_ascii_lowercase().as_str() {
+                "socket" => RootAuth::Socket,
+                "normal" => RootAuth::Normal,
+                _ => return Err("expected socket or normal".to_string()),
             }
         }
         _ => return Err("unknown option".to_string()),
@@ -609,6 +629,16 @@ mod tests {
         assert_eq!(o.log_recovery, LogRecovery::Strict);
         let e = serve(&["--log-recovery=force"]).unwrap_err().to_string();
         assert!(e.contains("log-recovery"), "{e}");
+    }
+
+    #[test]
+    fn root_authentication_method_defaults_to_socket_and_accepts_normal() {
+        assert_eq!(serve(&[]).unwrap().root_auth, RootAuth::Socket);
+        let o = serve(&["--auth-root-authentication-method=normal"]).unwrap();
+        assert_eq!(o.root_auth, RootAuth::Normal);
+        let o = serve(&["--auth_root_authentication_method=SOCKET"]).unwrap();
+        assert_eq!(o.root_auth, RootAuth::Socket);
+        assert!(serve(&["--auth-root-authentication-method=none"]).is_err());
     }
 
     #[test]

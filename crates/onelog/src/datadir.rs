@@ -5,6 +5,12 @@
 //! the process, so two servers never write one log. The kernel drops the lock when the
 //! process dies, even by `kill -9`, so a stale pid file never blocks a restart. The file's
 //! content (our pid) is informational only; the lock is the truth.
+//!
+//! Permissions: `onelog serve` sets the process umask to 077 before anything is created
+//! ([`set_private_umask`]), so the data directory and its subdirectories are 0700 and every
+//! file the server writes (log segments, checkpoints, control files, the pid file) is 0600,
+//! like MariaDB's datadir. A data directory made by an older version or by hand with looser
+//! modes is tightened at start ([`tighten_permissions`]) and each change is logged.
 
 use std::fmt;
 use std::fs::{File, OpenOptions, TryLockError};
@@ -106,6 +112,49 @@ impl DataDirLock {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+/// Makes everything the process creates from now on private to its OS user (umask 077).
+pub fn set_private_umask() {
+    // SAFETY: umask only changes the process's file mode creation mask.
+    unsafe {
+        libc::umask(0o077);
+    }
+}
+
+/// Removes group and other permission bits from `dir`, its subdirectories and their files
+/// (two levels deep: the datadir and its `binlog/` directory). Returns one line per changed
+/// path (`path: mode 0755 -> 0700`), for the log. The unix socket is left alone: its access
+/// is the authentication's business, as with MariaDB's world-connectable socket.
+pub fn tighten_permissions(dir: &Path) -> Vec<String> {
+    let mut changed = Vec::new();
+    tighten(dir, 2, &mut changed);
+    changed
+}
+
+fn tighten(path: &Path, depth: u32, changed: &mut Vec<String>) {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    let ft = meta.file_type();
+    if ft.is_symlink() || ft.is_socket() {
+        return;
+    }
+    let mode = meta.permissions().mode() & 0o7777;
+    if mode & 0o077 != 0 {
+        let new = mode & !0o077;
+        if std::fs::set_permissions(path, std::fs::Permissions::from_mode(new)).is_ok() {
+            changed.push(format!("{}: mode {mode:04o} -> {new:04o}", path.display()));
+        }
+    }
+    if ft.is_dir() && depth > 0 {
+        if let Ok(entries) = std::fs::read_dir(path) {
+            for e in entries.flatten() {
+                tighten(&e.path(), depth - 1, changed);
+            }
+        }
     }
 }
 

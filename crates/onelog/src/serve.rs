@@ -2,15 +2,18 @@
 //!
 //! Order (each step only after the previous one succeeded):
 //! 1. block SIGTERM/SIGINT (before any thread exists, see `signals.rs`);
-//! 2. create the data directory and take its lock (`datadir.rs`): a second server on the same
-//!    directory stops here, before touching the log;
+//! 2. set the umask to 077 (directories 0700, files 0600), create the data directory and take
+//!    its lock (`datadir.rs`): a second server on the same directory stops here, before
+//!    touching the log; tighten the modes of an existing data directory that are looser
+//!    (logged as a warning);
 //! 3. open the SQL server, which opens and recovers the engine; log the recovery report (the
 //!    segment and offset the log continues at, `gtid_binlog_pos`; in `--binlog-storage=file`
 //!    mode also the two-phase commit's outcome: in-doubt groups committed because the binlog
 //!    files hold them, groups rolled back, binlog files ahead of the engine log);
 //!    with `--binlog-file-mirror=ON`, start the mirror (it catches up with the log before
 //!    the server listens) and log its report;
-//! 4. refuse a non-loopback `--bind-address` while root has no password;
+//! 4. refuse a non-loopback `--bind-address` while root@localhost logs in with an empty
+//!    password (the default unix_socket-only root cannot log in over TCP, so it is allowed);
 //! 5. start the listeners (TCP and unix socket) and print mariadbd's ready banner;
 //! 6. wait for SIGTERM, SIGINT or the SHUTDOWN statement; then stop the listeners and
 //!    connections (waiting at most `CONNECTIONS_GRACE` for running statements, and whatever
@@ -32,11 +35,12 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use onelog_server::ServerHandle;
+use onelog_server::sql_backend::SqlBackend;
+use onelog_server::{ListenerConfig, ServerHandle};
 use onelog_sql::{BinlogStorageMode, EngineEvent, Server, ServerConfig, Severity};
 
 use crate::cli::{ServeOptions, SERVER_VERSION};
-use crate::datadir::DataDirLock;
+use crate::datadir::{self, DataDirLock};
 use crate::logging::{error, note, warning};
 use crate::signals::TerminationSignals;
 
@@ -79,7 +83,13 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
 
     check_binlog_options(opts)?;
 
+    datadir::set_private_umask();
     let lock = DataDirLock::acquire(&opts.datadir).map_err(|e| e.to_string())?;
+    for change in datadir::tighten_permissions(&opts.datadir) {
+        warning(&format!(
+            "data directory permissions were looser than 0700/0600; tightened {change}"
+        ));
+    }
     let datadir = std::fs::canonicalize(&opts.datadir).map_err(|e| {
         format!(
             "cannot resolve the data directory {}: {e}",
@@ -214,7 +224,10 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
         return Err(msg);
     }
 
-    let handle = match ServerHandle::start(server.clone(), &config) {
+    let mut listener = ListenerConfig::from(&config);
+    listener.log_warning = warning;
+    let backend = Arc::new(SqlBackend::new(server.clone()));
+    let handle = match ServerHandle::start_with(backend, listener) {
         Ok(h) => h,
         Err(e) => {
             shutdown_server(&server);
@@ -229,6 +242,13 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
             ));
         }
     };
+    // The socket is world-connectable as MariaDB's (the umask made it 0700); who may log in
+    // through it is decided by authentication (unix_socket checks the peer's uid). Inside the
+    // 0700 data directory (the default path) only the server's OS user and root reach it.
+    if let Some(p) = handle.socket_path() {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777));
+    }
 
     // The SHUTDOWN statement / COM_SHUTDOWN sets a flag in the SQL server or in the listener
     // (the protocol layer's); the SQL server's is waited for in a thread, the listener's is
@@ -345,6 +365,7 @@ pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
         sync_binlog: opts.sync_binlog,
         binlog_file_mirror: opts.binlog_file_mirror,
         log_recovery: opts.log_recovery,
+        root_auth: opts.root_auth,
     }
 }
 

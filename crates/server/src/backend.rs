@@ -27,6 +27,24 @@ pub trait Backend: Send + Sync + 'static {
     /// True once the connection was killed (`KILL <id>`); it is then closed before its next
     /// command.
     fn is_killed(registration: &Self::Registration) -> bool;
+
+    /// A global integer variable read at connect (`connect_timeout`, `max_allowed_packet`,
+    /// `log_warnings`); `None`: the listener's configured value.
+    fn global_int(&self, _name: &str) -> Option<u64> {
+        None
+    }
+
+    /// Whether `user`@`host` may use the connection reserved above `max_connections` (SUPER,
+    /// MariaDB's CONNECTION ADMIN).
+    fn is_connection_admin(&self, _user: &str, _host: &str) -> bool {
+        false
+    }
+
+    /// A connection attempt failed (bad handshake, failed login, handshake timeout).
+    fn aborted_connect(&self) {}
+
+    /// An authenticated connection ended without COM_QUIT (closed, wait_timeout, error).
+    fn aborted_client(&self) {}
 }
 
 /// One connection's SQL session (`onelog_sql::Session`'s methods).
@@ -45,4 +63,13 @@ pub trait SessionApi {
     fn autocommit(&self) -> bool;
     fn set_multi_statements(&mut self, on: bool);
     fn warning_count(&self) -> u16;
+
+    /// The session's `wait_timeout` (idle time before the connection is closed); `None`: the
+    /// listener's configured value.
+    fn wait_timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// The client set CLIENT_INTERACTIVE: `wait_timeout` starts at `interactive_timeout`.
+    fn make_interactive(&mut self) {}
 }

@@ -16,6 +16,18 @@
 //!   multi-statement query.
 //! - Result sets end with EOF packets, or with an OK packet headed `0xFE` when the client
 //!   negotiated CLIENT_DEPRECATE_EOF.
+//! - The handshake (greeting to OK) must complete within `connect_timeout` (global variable,
+//!   read at connect), however slowly the bytes trickle in; a connection that fails it (timeout,
+//!   bad handshake, failed login, unknown initial database, the reserved slot taken by an
+//!   account without SUPER) is counted once in `Aborted_connects`. An authenticated connection
+//!   that ends without COM_QUIT is counted in `Aborted_clients`.
+//! - Authentication: an account's `mysql_native_password` hash (unless the account has no
+//!   password login), or `unix_socket`: the unix-socket peer's `SO_PEERCRED` uid is the
+//!   server's effective uid or 0. No auth switch is sent for unix_socket: like MariaDB's
+//!   server plugin it reads no client data, so any client response is accepted for it.
+//!   Failed logins are logged as `[Warning] Access denied for user ...` when `log_warnings`
+//!   >= 2.
+//! - `max_allowed_packet` is the global value at connect (SESSION is read-only, as MariaDB).
 //! - Between commands the connection wakes every [`IDLE_TICK`] (the socket's read timeout) to
 //!   notice a KILL or the end of `wait_timeout`, and then closes without a reply; a KILL seen
 //!   when a command arrives is answered with ERR 1927. Inside a packet, up to
@@ -68,8 +80,12 @@ pub const MARIADB_CAPABILITIES: u32 = 0;
 /// utf8mb4_general_ci, the collation announced in the greeting.
 const SERVER_COLLATION: u8 = 45;
 
-/// Seconds a client has to complete the handshake (MariaDB's `connect_timeout` default).
+/// Seconds a client has to complete the handshake (MariaDB's `connect_timeout` default, used
+/// when the backend has no `connect_timeout` variable).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// `log_warnings` default (MariaDB 10.11's): failed logins are logged.
+const LOG_WARNINGS: u64 = 2;
 
 /// Idle connections wake this often to notice KILL and `wait_timeout`; it is also the socket's
 /// read timeout, so a packet may stall `NET_READ_STALLS` ticks (MariaDB's `net_read_timeout`,
@@ -92,6 +108,7 @@ pub const ER_UNKNOWN_STMT_HANDLER: u16 = 1243;
 pub const ER_STMT_HAS_NO_OPEN_CURSOR: u16 = 1421;
 pub const ER_MALFORMED_PACKET: u16 = 1835;
 pub const ER_CONNECTION_KILLED: u16 = 1927;
+pub const ER_ACCESS_DENIED_NO_PASSWORD_ERROR: u16 = 1698;
 
 /// Server version sent in the greeting: MariaDB 10.x prefixes "5.5.5-" (its replication version
 /// hack, which MariaDB clients strip) so old MySQL clients do not misread a two-digit major.
@@ -113,8 +130,11 @@ pub fn greeting_version(version: &str) -> String {
 pub struct ConnectionConfig {
     pub version: String,
     pub max_allowed_packet: usize,
-    /// Idle time after which the connection is closed (`None`: never).
+    /// Idle time after which the connection is closed (`None`: never) when the session has
+    /// no `wait_timeout` of its own.
     pub wait_timeout: Option<Duration>,
+    /// Where `[Warning]` lines go.
+    pub log_warning: fn(&str),
 }
 
 /// Why the command loop stopped.
@@ -169,6 +189,15 @@ pub(crate) struct Connection<'a, B: Backend, S: Transport> {
     last_prepared: Option<u32>,
     payload: Vec<u8>,
     scratch: Vec<u8>,
+    /// Holds the slot above `max_connections` (kept only by an account with SUPER).
+    reserved_slot: bool,
+    /// The unix-socket peer's uid (`None` over TCP).
+    peer_uid: Option<u32>,
+    /// Authenticated, and the client has not sent COM_QUIT (so an end now is an abort).
+    open: bool,
+    /// This connection was already counted in `Aborted_connects`.
+    aborted_counted: bool,
+    log_warnings: u64,
 }
 
 impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
@@ -196,7 +225,18 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             last_prepared: None,
             payload: Vec::new(),
             scratch: Vec::new(),
+            reserved_slot: false,
+            peer_uid: None,
+            open: false,
+            aborted_counted: false,
+            log_warnings: LOG_WARNINGS,
         }
+    }
+
+    /// Marks the connection as holding the slot reserved above `max_connections`.
+    pub(crate) fn reserved_slot(mut self, extra: bool) -> Self {
+        self.reserved_slot = extra;
+        self
     }
 
     /// Runs the connection to its end and returns its socket, so the caller can release the
@@ -204,6 +244,9 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
     /// already gone by then).
     pub(crate) fn run(mut self) -> S {
         self.serve();
+        if self.open {
+            self.backend.aborted_client();
+        }
         self.session = None;
         self.registration = None;
         self.stream.into_inner()
@@ -212,15 +255,29 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
     /// Errors are answered on the wire where possible and otherwise just end the connection.
     fn serve(&mut self) {
         let _ = self.stream.get_ref().set_write_timeout(Some(WRITE_TIMEOUT));
-        let _ = self
-            .stream
-            .get_ref()
-            .set_read_timeout(Some(CONNECT_TIMEOUT));
-        match self.handshake() {
-            Ok(true) => {}
-            Ok(false) | Err(_) => return,
-        }
         let _ = self.stream.get_ref().set_read_timeout(Some(IDLE_TICK));
+        let connect_timeout = self
+            .backend
+            .global_int("connect_timeout")
+            .map_or(CONNECT_TIMEOUT, Duration::from_secs);
+        if let Some(max) = self.backend.global_int("max_allowed_packet") {
+            self.stream.set_max_allowed(max as usize);
+        }
+        self.log_warnings = self
+            .backend
+            .global_int("log_warnings")
+            .unwrap_or(LOG_WARNINGS);
+        self.peer_uid = self.stream.get_ref().peer_uid();
+        self.stream.set_max_stalls(u32::MAX);
+        self.stream
+            .set_deadline(Some(Instant::now() + connect_timeout));
+        let ready = matches!(self.handshake(), Ok(true));
+        self.stream.set_deadline(None);
+        if !ready {
+            self.count_aborted_connect();
+            return;
+        }
+        self.open = true;
         self.stream.set_max_stalls(NET_READ_STALLS);
         loop {
             if !self.wait_for_command() {
@@ -271,6 +328,10 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
     /// command).
     fn wait_for_command(&mut self) -> bool {
         let idle_since = Instant::now();
+        let wait_timeout = match self.session.as_ref().and_then(|s| s.wait_timeout()) {
+            Some(w) => Some(w),
+            None => self.config.wait_timeout,
+        };
         loop {
             match self.stream.wait_readable() {
                 Ok(true) => return true,
@@ -278,11 +339,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                     if self.registration.as_ref().is_some_and(B::is_killed) {
                         return false;
                     }
-                    if self
-                        .config
-                        .wait_timeout
-                        .is_some_and(|w| idle_since.elapsed() >= w)
-                    {
+                    if wait_timeout.is_some_and(|w| idle_since.elapsed() >= w) {
                         return false;
                     }
                 }
@@ -452,22 +509,54 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         }
     }
 
-    /// Checks credentials; sends 1045 when they are wrong.
-    fn authenticate(&mut self, user: &str, response: &[u8]) -> bool {
-        let ok = match self.backend.lookup_account(user, &self.host) {
-            Some(acct) => verify_native(&self.scramble, response, &acct.auth_hash),
-            None => false,
-        };
-        if !ok {
-            let msg = format!(
-                "Access denied for user '{}'@'{}' (using password: {})",
-                user,
-                self.host,
-                if response.is_empty() { "NO" } else { "YES" }
-            );
-            self.send_error(ER_ACCESS_DENIED_ERROR, "28000", &msg);
+    /// Counts the connection in `Aborted_connects` once. Called before a refusal is sent, so a
+    /// client that saw the refusal sees the counter already raised.
+    fn count_aborted_connect(&mut self) {
+        if !std::mem::replace(&mut self.aborted_counted, true) {
+            self.backend.aborted_connect();
         }
-        ok
+    }
+
+    /// True when the peer is a unix-socket client running as the server's OS user or as OS
+    /// root (the `unix_socket` plugin's check).
+    fn socket_peer_trusted(&self) -> bool {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let euid = unsafe { libc::geteuid() };
+        self.peer_uid.is_some_and(|uid| uid == 0 || uid == euid)
+    }
+
+    /// Checks credentials; sends 1045 (1698 for a socket-only account) when they are wrong and
+    /// logs the failure when `log_warnings` >= 2.
+    fn authenticate(&mut self, user: &str, response: &[u8]) -> bool {
+        let acct = self.backend.lookup_account(user, &self.host);
+        let ok = acct.as_ref().is_some_and(|a| {
+            (a.unix_socket && self.socket_peer_trusted())
+                || (a.password_login && verify_native(&self.scramble, response, &a.auth_hash))
+        });
+        if ok {
+            return true;
+        }
+        let (code, msg) = match &acct {
+            Some(a) if !a.password_login => (
+                ER_ACCESS_DENIED_NO_PASSWORD_ERROR,
+                format!("Access denied for user '{}'@'{}'", user, self.host),
+            ),
+            _ => (
+                ER_ACCESS_DENIED_ERROR,
+                format!(
+                    "Access denied for user '{}'@'{}' (using password: {})",
+                    user,
+                    self.host,
+                    if response.is_empty() { "NO" } else { "YES" }
+                ),
+            ),
+        };
+        if self.log_warnings >= 2 {
+            (self.config.log_warning)(&msg);
+        }
+        self.count_aborted_connect();
+        self.send_error(code, "28000", &msg);
+        false
     }
 
     /// Greeting, response, authentication, optional initial database. Returns whether the
@@ -482,6 +571,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             return Ok(false);
         }
         if is_ssl_request(&payload) {
+            self.count_aborted_connect();
             self.send_error(
                 ER_HANDSHAKE_ERROR,
                 "08S01",
@@ -493,6 +583,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         let resp = match decode_handshake_response(&payload) {
             Ok(r) => r,
             Err(_) => {
+                self.count_aborted_connect();
                 self.send_error(ER_HANDSHAKE_ERROR, "08S01", "Bad handshake");
                 self.stream.flush()?;
                 return Ok(false);
@@ -510,6 +601,12 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             self.stream.flush()?;
             return Ok(false);
         }
+        if self.reserved_slot && !self.backend.is_connection_admin(&user, &self.host) {
+            self.count_aborted_connect();
+            self.send_error(ER_CON_COUNT_ERROR, "08004", "Too many connections");
+            self.stream.flush()?;
+            return Ok(false);
+        }
         self.user = user;
         self.registration = Some(
             self.backend
@@ -517,8 +614,12 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         );
         let mut session = self.backend.open_session(self.id, &self.user, &self.host);
         session.set_multi_statements(self.caps.contains(CapabilityFlags::CLIENT_MULTI_STATEMENTS));
+        if self.caps.contains(CapabilityFlags::CLIENT_INTERACTIVE) {
+            session.make_interactive();
+        }
         if let Some(db) = db {
             if let Err(e) = session.use_database(&db) {
+                self.count_aborted_connect();
                 self.send_sql_error(&e);
                 self.stream.flush()?;
                 return Ok(false);
@@ -547,7 +648,11 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             return Ok(Flow::Quit);
         }
         match cmd {
-            0x01 => return Ok(Flow::Quit), // COM_QUIT
+            0x01 => {
+                // COM_QUIT: an orderly end, not an aborted client.
+                self.open = false;
+                return Ok(Flow::Quit);
+            }
             0x02 => {
                 // COM_INIT_DB
                 let db = String::from_utf8_lossy(body).into_owned();

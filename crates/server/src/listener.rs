@@ -2,8 +2,12 @@
 //! `max_connections` limit, connection ids, and orderly shutdown ([`ServerHandle`]).
 //!
 //! Invariants:
-//! - At most `max_connections` connections run at once; one more is answered with ERR 1040
-//!   `Too many connections` (as its first packet, instead of the greeting) and closed.
+//! - At most `max_connections` + 1 connections run at once; one more is answered with ERR 1040
+//!   `Too many connections` (as its first packet, instead of the greeting) and closed. The
+//!   connection above `max_connections` is answered 1040 after authentication unless its
+//!   account holds SUPER (MariaDB's reserved CONNECTION ADMIN connection).
+//! - A client must complete the handshake within `connect_timeout` (see `connection`), so
+//!   silent or trickling sockets cannot hold slots for long.
 //! - Connection ids are unique for the listener's lifetime (shared by TCP and socket) and start
 //!   at 1.
 //! - Shutdown: stop accepting (each accept loop is woken by `shutdown(2)` of its listening
@@ -37,6 +41,10 @@ use crate::response::put_err;
 pub trait Transport: Read + Write + Send + 'static {
     fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()>;
     fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()>;
+    /// The OS user id of the peer process (unix sockets: `SO_PEERCRED`); `None` for TCP.
+    fn peer_uid(&self) -> Option<u32> {
+        None
+    }
 }
 
 impl Transport for TcpStream {
@@ -55,7 +63,37 @@ impl Transport for UnixStream {
     fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
         UnixStream::set_write_timeout(self, timeout)
     }
+    fn peer_uid(&self) -> Option<u32> {
+        peer_uid(self)
+    }
 }
+
+/// `SO_PEERCRED`'s uid: the credentials the kernel recorded when the peer connected (they
+/// cannot be forged by the client).
+fn peer_uid(s: &UnixStream) -> Option<u32> {
+    use std::os::fd::AsRawFd;
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: `cred` and `len` are valid for writes of the sizes given; the fd is open for
+    // the lifetime of `s`.
+    let rc = unsafe {
+        libc::getsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    };
+    (rc == 0 && len as usize == std::mem::size_of::<libc::ucred>()).then_some(cred.uid)
+}
+
+/// A log sink that drops the line (tests without an error log).
+pub fn no_log(_: &str) {}
 
 /// Listener settings (the network part of `onelog_sql::ServerConfig`).
 #[derive(Debug, Clone)]
@@ -72,6 +110,8 @@ pub struct ListenerConfig {
     pub wait_timeout: u32,
     /// Server version string (e.g. "10.11.9-MariaDB-onelog").
     pub version: String,
+    /// Where `[Warning]` lines go (failed logins when `log_warnings` >= 2).
+    pub log_warning: fn(&str),
 }
 
 impl From<&onelog_sql::ServerConfig> for ListenerConfig {
@@ -84,6 +124,7 @@ impl From<&onelog_sql::ServerConfig> for ListenerConfig {
             max_allowed_packet: c.max_allowed_packet,
             wait_timeout: c.wait_timeout,
             version: c.version.clone(),
+            log_warning: no_log,
         }
     }
 }
@@ -194,6 +235,8 @@ impl Shared {
 struct SlotGuard {
     shared: Arc<Shared>,
     id: u32,
+    /// The slot above `max_connections`, kept for an account with SUPER.
+    extra: bool,
 }
 
 impl Drop for SlotGuard {
@@ -328,6 +371,7 @@ impl ServerHandle {
             max_allowed_packet: config.max_allowed_packet as usize,
             wait_timeout: (config.wait_timeout > 0)
                 .then(|| Duration::from_secs(u64::from(config.wait_timeout))),
+            log_warning: config.log_warning,
         });
         let mut accept_threads = Vec::new();
         if let Some(l) = tcp {
@@ -432,18 +476,27 @@ fn refuse_too_many<S: Read + Write>(stream: S, max_allowed: usize) {
     let _ = ps.flush();
 }
 
-/// Takes a slot for a new connection; `None` when `max_connections` are open.
-fn take_slot(shared: &Arc<Shared>, closer: Closer) -> Option<SlotGuard> {
+/// Takes a slot for a new connection; `None` when `max_connections` + 1 are open. The slot
+/// above `max_connections` is marked `extra`: after authentication it is kept only by an
+/// account with SUPER (as MariaDB keeps one for CONNECTION ADMIN), so an administrator can
+/// still log in when ordinary clients hold every slot.
+fn take_slot<B: Backend>(shared: &Arc<Shared>, backend: &B, closer: Closer) -> Option<SlotGuard> {
+    let max = backend
+        .global_int("max_connections")
+        .map_or(shared.max_connections, |m| m as usize);
     let mut t = lock(&shared.conns);
-    if t.active >= shared.max_connections {
+    if t.active > max {
         return None;
     }
+    let extra = t.active == max;
+    debug_assert!(t.active <= max, "more than max_connections + 1 slots taken");
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
     t.active += 1;
     t.closers.insert(id, closer);
     Some(SlotGuard {
         shared: shared.clone(),
         id,
+        extra,
     })
 }
 
@@ -455,10 +508,13 @@ fn spawn_connection<B: Backend, S: Transport>(
     config: Arc<ConnectionConfig>,
 ) {
     let id = slot.id;
+    let extra = slot.extra;
     let spawned = std::thread::Builder::new()
         .name(format!("onelog-conn-{id}"))
         .spawn(move || {
-            let stream = Connection::new(&*backend, &slot.shared, &config, stream, id, host).run();
+            let stream = Connection::new(&*backend, &slot.shared, &config, stream, id, host)
+                .reserved_slot(extra)
+                .run();
             // Free the slot before closing the socket: a client that saw the close can connect again.
             drop(slot);
             drop(stream);
@@ -489,7 +545,7 @@ fn accept_tcp<B: Backend>(
             .map(|a| peer_host(a.ip()))
             .unwrap_or_else(|_| "unknown".into());
         let Ok(closer) = s.try_clone() else { continue };
-        match take_slot(&shared, Closer::Tcp(closer)) {
+        match take_slot(&shared, &*backend, Closer::Tcp(closer)) {
             Some(slot) => spawn_connection(slot, s, host, backend.clone(), config.clone()),
             None => refuse_too_many(s, config.max_allowed_packet),
         }
@@ -511,7 +567,7 @@ fn accept_unix<B: Backend>(
             continue;
         };
         let Ok(closer) = s.try_clone() else { continue };
-        match take_slot(&shared, Closer::Unix(closer)) {
+        match take_slot(&shared, &*backend, Closer::Unix(closer)) {
             Some(slot) => spawn_connection(
                 slot,
                 s,

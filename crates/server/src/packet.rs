@@ -18,6 +18,7 @@
 
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};
+use std::time::Instant;
 
 /// Largest chunk payload the protocol allows (`2^24 - 1`).
 pub const MAX_CHUNK: usize = 0xFF_FFFF;
@@ -77,6 +78,9 @@ pub struct PacketStream<S: Read + Write> {
     max_allowed: usize,
     /// Read timeouts tolerated in a row inside one packet before giving up.
     max_stalls: u32,
+    /// Reads fail with `TimedOut` once this passes, however the bytes trickle in (the
+    /// handshake's `connect_timeout`).
+    deadline: Option<Instant>,
     out: Vec<u8>,
 }
 
@@ -96,6 +100,7 @@ impl<S: Read + Write> PacketStream<S> {
             max_chunk,
             max_allowed,
             max_stalls: 1,
+            deadline: None,
             out: Vec::new(),
         }
     }
@@ -118,6 +123,16 @@ impl<S: Read + Write> PacketStream<S> {
     /// `net_read_timeout`).
     pub fn set_max_stalls(&mut self, n: u32) {
         self.max_stalls = n.max(1);
+    }
+
+    /// After `deadline`, every read fails with `TimedOut` (checked after each read returns, so
+    /// a read may overrun it by up to the socket's read timeout); `None` lifts it.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// Waits for the first byte of the next packet: `Ok(true)` when input is available,
@@ -145,10 +160,13 @@ impl<S: Read + Write> PacketStream<S> {
                 Ok(n) => {
                     filled += n;
                     stalls = 0;
+                    if filled < buf.len() && self.past_deadline() {
+                        return Err(io::ErrorKind::TimedOut.into());
+                    }
                 }
                 Err(e) if is_timeout(&e) => {
                     stalls += 1;
-                    if stalls >= self.max_stalls {
+                    if stalls >= self.max_stalls || self.past_deadline() {
                         return Err(e);
                     }
                 }

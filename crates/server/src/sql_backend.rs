@@ -46,6 +46,26 @@ impl Backend for SqlBackend {
     fn is_killed(registration: &ConnectionGuard) -> bool {
         registration.killed()
     }
+
+    fn global_int(&self, name: &str) -> Option<u64> {
+        match onelog_sql::admin::sysvars::global_var(&self.server, name).ok()? {
+            Value::Int(i) => u64::try_from(i).ok(),
+            Value::UInt(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    fn is_connection_admin(&self, user: &str, host: &str) -> bool {
+        self.server.is_connection_admin(user, host)
+    }
+
+    fn aborted_connect(&self) {
+        self.server.status().aborted_connect();
+    }
+
+    fn aborted_client(&self) {
+        self.server.status().aborted_client();
+    }
 }
 
 impl SessionApi for SqlSession {
@@ -90,5 +110,13 @@ impl SessionApi for SqlSession {
     }
     fn warning_count(&self) -> u16 {
         self.0.warning_count()
+    }
+    fn wait_timeout(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_secs(
+            onelog_sql::admin::sysvars::wait_timeout(&self.0),
+        ))
+    }
+    fn make_interactive(&mut self) {
+        onelog_sql::admin::sysvars::make_interactive(&mut self.0)
     }
 }

@@ -21,6 +21,8 @@ fn real_sql_server_authenticates_root_and_answers_queries() {
     config.port = 0;
     // Small segments keep the engine's preallocation cheap.
     config.max_binlog_size = 1 << 20;
+    // root without a password over TCP (the default root logs in only through the unix socket).
+    config.root_auth = onelog_sql::RootAuth::Normal;
     let (server, _report) = onelog_sql::Server::open(config.clone()).unwrap();
     let h = onelog_server::ServerHandle::start(Arc::clone(&server), &config).unwrap();
     let addr = h.local_addr().unwrap();

@@ -23,6 +23,6 @@ pub use error::SqlError;
 pub use onelog_binlog::Value;
 pub use onelog_engine::{EngineEvent, Reporter, Severity};
 pub use server::{
-    Account, BinlogStorageMode, ConnectionGuard, ConnectionInfo, Server, ServerConfig,
+    Account, BinlogStorageMode, ConnectionGuard, ConnectionInfo, RootAuth, Server, ServerConfig,
 };
 pub use session::{Column, Output, PreparedInfo, Session};

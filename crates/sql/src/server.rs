@@ -55,6 +55,20 @@ pub struct ServerConfig {
     pub binlog_file_mirror: bool,
     /// `--log-recovery`: refuse damage a crash cannot explain (default) or cut it.
     pub log_recovery: onelog_log::LogRecovery,
+    /// `--auth-root-authentication-method`: how the `root@localhost` created on a data
+    /// directory without accounts logs in (used once, at that first start).
+    pub root_auth: RootAuth,
+}
+
+/// How the first `root@localhost` authenticates (mariadb-install-db's
+/// `--auth-root-authentication-method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RootAuth {
+    /// `IDENTIFIED VIA unix_socket` only, until an operator sets a password (default).
+    #[default]
+    Socket,
+    /// No password, from any local client (test setups only).
+    Normal,
 }
 
 /// Where the binlog lives (`@@binlog_storage`).
@@ -99,6 +113,7 @@ impl ServerConfig {
             sync_binlog: 1,
             binlog_file_mirror: false,
             log_recovery: onelog_log::LogRecovery::Strict,
+            root_auth: RootAuth::Socket,
         }
     }
 
@@ -121,6 +136,12 @@ pub struct Account {
     pub host: String,
     /// SHA1(SHA1(password)), 20 bytes; empty when the account has no password.
     pub auth_hash: Vec<u8>,
+    /// `IDENTIFIED VIA unix_socket`: a unix-socket peer running as the server's OS user (or
+    /// OS root) logs in without a password.
+    pub unix_socket: bool,
+    /// Whether `auth_hash` may be used at all (false: MariaDB's `USING 'invalid'`, the
+    /// account logs in only through `unix_socket`).
+    pub password_login: bool,
 }
 
 /// One connection as PROCESSLIST shows it.
@@ -324,6 +345,13 @@ impl Server {
         self.accounts.lookup(user, host)
     }
 
+    /// Whether `user`@`host`'s account holds SUPER (MariaDB's CONNECTION ADMIN): it may use
+    /// the connection reserved above `max_connections`.
+    pub fn is_connection_admin(&self, user: &str, host: &str) -> bool {
+        self.accounts.is_connection_admin(user, host)
+    }
+
+    /// True when `root@localhost` logs in with an empty password (over TCP too).
     pub fn root_has_no_password(&self) -> bool {
         self.accounts.root_has_no_password()
     }

@@ -2,7 +2,9 @@
 //! directory, and the real client programs, every wait bounded in time.
 //!
 //! [`Onelog`] starts `onelog serve --port=0` (the kernel picks a free loopback port; the test
-//! reads it from the ready banner, so there is no pick-then-bind race), collects its stderr
+//! reads it from the ready banner, so there is no pick-then-bind race) with
+//! `--auth-root-authentication-method=normal` (root logs in over TCP without a password on
+//! the test's fresh data directory; the server's default is a unix_socket-only root), collects its stderr
 //! lines, and kills it with SIGKILL on drop so a failing test never leaks a server.
 //! [`run_bounded`] runs a client program with a deadline (killed and reported on expiry).
 //! A missing client program is a test failure that says to run `scripts/test.sh`, never a skip.
@@ -21,6 +23,9 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(120);
 /// Log segment size for test servers (later options override it). Segments are preallocated
 /// and zero-filled, and the default 1G would cost seconds and gigabytes per server start.
 pub const TEST_SEGMENT_SIZE: &str = "--max-binlog-size=8M";
+/// How the first `root@localhost` logs in (`socket`, the server's default, or `normal`: no
+/// password, what the harness passes unless a test gives this option itself).
+pub const ROOT_AUTH_OPTION: &str = "--auth-root-authentication-method";
 /// How long a clean shutdown may take.
 pub const STOP_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -83,6 +88,12 @@ impl Onelog {
         cmd.args(first);
         cmd.arg(format!("--datadir={}", datadir.display()));
         cmd.arg(TEST_SEGMENT_SIZE);
+        // Test servers are reached over TCP as root without a password (like mariadb-test-run's
+        // servers), which the default unix_socket-only root refuses: ask for it explicitly,
+        // unless the test chose the root authentication itself.
+        if !args.iter().any(|a| a.starts_with(ROOT_AUTH_OPTION)) {
+            cmd.arg(format!("{ROOT_AUTH_OPTION}=normal"));
+        }
         cmd.args(rest);
         Self::spawn(cmd, datadir)
     }

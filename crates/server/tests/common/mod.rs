@@ -99,6 +99,8 @@ impl Backend for TestBackend {
             user: user.into(),
             host: host.into(),
             auth_hash: h.clone(),
+            unix_socket: false,
+            password_login: true,
         })
     }
 
@@ -407,6 +409,7 @@ pub fn config() -> ListenerConfig {
         max_allowed_packet: 64 << 20,
         wait_timeout: 0,
         version: "10.11.9-MariaDB-onelog".into(),
+        log_warning: onelog_server::listener::no_log,
     }
 }
 

@@ -25,17 +25,31 @@
 //! A session that logged in with an account and whose account was dropped holds nothing;
 //! sessions of users without any account at login (embedded use) are not checked.
 //!
-//! Bootstrap: on a database without any account, `root@localhost` is created without a
-//! password with ALL PRIVILEGES ON *.* WITH GRANT OPTION.
+//! Authentication methods ([`AuthMethods`]): a plain account checks `mysql_native_password`
+//! against its hash (empty hash: empty password). `unix_socket` accounts also admit a unix
+//! socket peer running as the server's OS user or as OS root (the protocol layer checks the
+//! peer credentials); with `no_password_login` (MariaDB's `USING 'invalid'`) they admit
+//! nothing else. Setting a password (`SET PASSWORD`, `ALTER USER ... IDENTIFIED BY`) keeps
+//! `unix_socket` and enables the password (MariaDB's `VIA unix_socket OR
+//! mysql_native_password`).
+//!
+//! Bootstrap: on a database without any account, `root@localhost` is created with ALL
+//! PRIVILEGES ON *.* WITH GRANT OPTION, authenticated `VIA unix_socket` only
+//! ([`RootAuth::Socket`], MariaDB 10.4+'s default) or without a password
+//! ([`RootAuth::Normal`], `--auth-root-authentication-method=normal`, for test setups).
+//!
+//! Password hashes are shown (SHOW GRANTS, SHOW CREATE USER) only to accounts that may read
+//! `mysql.user` (SELECT on `*.*` or on `mysql`), as in MariaDB; SHOW GRANTS for another
+//! account needs the same privilege (1044 on `mysql` otherwise).
 
 use std::sync::{Arc, OnceLock};
 
-use onelog_engine::{AccountDef, Catalog, Engine, GrantDef};
+use onelog_engine::{AccountDef, AuthMethods, Catalog, Engine, GrantDef};
 use sha1::{Digest, Sha1};
 
 use crate::admin::parse::{Password, PrivName};
 use crate::error::SqlError;
-use crate::server::{Account, Server};
+use crate::server::{Account, RootAuth, Server};
 use crate::session::Session;
 
 pub const SELECT: u64 = 1 << 0;
@@ -155,15 +169,25 @@ impl Accounts {
             user: a.user.clone(),
             host: a.host.clone(),
             auth_hash: a.auth_hash.clone(),
+            unix_socket: a.auth.unix_socket,
+            password_login: !a.auth.no_password_login,
         })
     }
 
-    /// True when `root@localhost` exists without a password.
+    /// Whether the account `user` logs in with from `host` holds SUPER globally.
+    pub fn is_connection_admin(&self, user: &str, host: &str) -> bool {
+        self.engine
+            .get()
+            .and_then(|e| best_match(e, user, host))
+            .is_some_and(|a| global_grants(&a) & SUPER != 0)
+    }
+
+    /// True when `root@localhost` exists and logs in with an empty password.
     pub fn root_has_no_password(&self) -> bool {
         self.engine.get().is_some_and(|e| {
             e.catalog()
                 .account("root", "localhost")
-                .is_some_and(|a| a.auth_hash.is_empty())
+                .is_some_and(|a| a.auth_hash.is_empty() && !a.auth.no_password_login)
         })
     }
 }
@@ -175,18 +199,26 @@ pub fn bootstrap(server: &Server) -> Result<(), SqlError> {
     if server.engine.catalog().accounts().next().is_some() {
         return Ok(());
     }
+    let socket = server.config.root_auth == RootAuth::Socket;
     let root = AccountDef {
         user: "root".into(),
         host: "localhost".into(),
         auth_hash: Vec::new(),
+        auth: AuthMethods {
+            unix_socket: socket,
+            no_password_login: socket,
+        },
         grants: vec![GrantDef {
             scope: "*".into(),
             privileges: ALL_GLOBAL | GRANT_OPTION,
         }],
     };
-    server
-        .engine
-        .create_account(root, true, "CREATE USER IF NOT EXISTS 'root'@'localhost'")?;
+    let sql = if socket {
+        "CREATE USER IF NOT EXISTS 'root'@'localhost' IDENTIFIED VIA unix_socket"
+    } else {
+        "CREATE USER IF NOT EXISTS 'root'@'localhost'"
+    };
+    server.engine.create_account(root, true, sql)?;
     Ok(())
 }
 
@@ -625,6 +657,7 @@ pub(crate) fn create_users(
             user: user.clone(),
             host: host.clone(),
             auth_hash: hash,
+            auth: AuthMethods::default(),
             grants: Vec::new(),
         };
         if session
@@ -726,6 +759,8 @@ pub(crate) fn set_password(
         .alter_account(&user, &host, &sql, |a| {
             let mut a = a.clone();
             a.auth_hash = hash;
+            // A password set on a unix_socket account is an alternative to the socket.
+            a.auth.no_password_login = false;
             Ok(a)
         })
         .map_err(|e| match e.code() {
@@ -829,6 +864,7 @@ pub(crate) fn grant(
                 let mut a = a.clone();
                 if let Some(h) = hash {
                     a.auth_hash = h;
+                    a.auth.no_password_login = false;
                 }
                 match a.grants.iter_mut().find(|g| g.scope == scope2) {
                     Some(g) => g.privileges |= stored,
@@ -915,13 +951,51 @@ pub(crate) fn revoke(
     Ok(())
 }
 
+/// Showing another account's grants (and so its password hash) needs what reading
+/// `mysql.user` needs: SELECT on `mysql` (or on `*.*`); 1044 on `mysql` otherwise, as MariaDB.
+/// The session's own account is always shown.
+fn require_user_table_read(session: &Session, target: &(String, String)) -> Result<(), SqlError> {
+    let Some(a) = checked_account(session) else {
+        return Ok(());
+    };
+    let own = a
+        .as_deref()
+        .is_some_and(|a| a.user == target.0 && a.host == target.1);
+    if own
+        || a.as_deref()
+            .is_some_and(|a| grants_on(a, "mysql") & SELECT != 0)
+    {
+        return Ok(());
+    }
+    let host = a
+        .as_deref()
+        .map_or(session.host.as_str(), |a| a.host.as_str());
+    Err(db_denied(&session.user, host, "mysql"))
+}
+
+/// The authentication part of SHOW GRANTS' first line, in MariaDB's words.
+fn identified_clause(a: &AccountDef) -> String {
+    if !a.auth.unix_socket {
+        return identified_text(&a.auth_hash);
+    }
+    let using = if a.auth.no_password_login {
+        "invalid".to_string()
+    } else {
+        hash_text(&a.auth_hash)
+    };
+    format!(" IDENTIFIED VIA mysql_native_password USING '{using}' OR unix_socket")
+}
+
 /// The lines of `SHOW GRANTS [FOR u@h]` and the column title.
 pub(crate) fn show_grants(
     session: &Session,
     user: Option<(String, String)>,
 ) -> Result<(String, Vec<String>), SqlError> {
     let (user, host) = match user {
-        Some(u) => u,
+        Some(u) => {
+            require_user_table_read(session, &u)?;
+            u
+        }
         None => current_account(session).ok_or_else(|| {
             SqlError::new(
                 1141,
@@ -951,7 +1025,7 @@ pub(crate) fn show_grants(
         "GRANT {} ON *.* TO {}{}{}",
         privs_text(global, "*"),
         who,
-        identified_text(&a.auth_hash),
+        identified_clause(a),
         if global & GRANT_OPTION != 0 {
             " WITH GRANT OPTION"
         } else {

@@ -236,7 +236,10 @@ pub(crate) fn create_table_sql(t: &TableDef) -> String {
     )
 }
 
+/// SHOW CREATE DATABASE: needs some privilege on the database (1044 otherwise, also for a
+/// database that does not exist, as MariaDB: the check comes first).
 pub(crate) fn create_database_sql(session: &Session, name: &str) -> Result<String, SqlError> {
+    crate::admin::accounts::require_some_on_db(session, name)?;
     if !session.server.engine.catalog().has_database(name) {
         return Err(SqlError::unknown_database(name));
     }

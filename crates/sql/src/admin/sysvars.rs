@@ -160,6 +160,16 @@ pub(crate) static VARS: &[VarDef] = &[
     ),
     v("collation_database", Both, Str, true, "utf8mb4_general_ci"),
     v("collation_server", Both, Str, true, "utf8mb4_general_ci"),
+    v(
+        "connect_timeout",
+        Global,
+        Kind::Int {
+            min: 2,
+            max: 31_536_000,
+        },
+        true,
+        "10",
+    ),
     v("datadir", Global, Str, false, ""),
     v("default_storage_engine", Both, Str, true, "InnoDB"),
     v("error_count", Sess, U32, false, ""),
@@ -205,6 +215,7 @@ pub(crate) static VARS: &[VarDef] = &[
     v("license", Global, Str, false, "GPL"),
     v("log_bin", Global, Bool, false, "1"),
     v("log_bin_basename", Global, Str, false, ""),
+    v("log_warnings", Both, U32, true, "2"),
     v(
         "lower_case_table_names",
         Global,
@@ -595,6 +606,24 @@ pub fn get_var(session: &Session, name: &str, scope: VarScope) -> Result<Value, 
     Ok(global_value(&session.server, def))
 }
 
+/// The session's `wait_timeout` in seconds: how long the connection may idle between
+/// commands (the protocol layer reads it before each wait).
+pub fn wait_timeout(session: &Session) -> u64 {
+    match get_var(session, "wait_timeout", VarScope::Session) {
+        Ok(Value::Int(i)) if i > 0 => i as u64,
+        _ => 28800,
+    }
+}
+
+/// An interactive client (`CLIENT_INTERACTIVE`) starts with `wait_timeout` set to the global
+/// `interactive_timeout`, as in MariaDB.
+pub fn make_interactive(session: &mut Session) {
+    if let Some(def) = lookup_def("interactive_timeout") {
+        let v = global_value(&session.server, def);
+        put_session(session, "wait_timeout", Some(v));
+    }
+}
+
 /// The session's `innodb_lock_wait_timeout` (the SQL layer applies it to each transaction it
 /// begins with `Transaction::set_lock_wait_timeout`).
 pub fn lock_wait_timeout(session: &Session) -> Duration {
@@ -775,6 +804,14 @@ pub(crate) fn set_var(
     };
     if !def.settable {
         return Err(read_only(def.name));
+    }
+    if def.name == "max_allowed_packet" && !global {
+        // The protocol layer sizes the connection's packets once, at connect.
+        return Err(SqlError::new(
+            1621,
+            "HY000",
+            "SESSION variable 'max_allowed_packet' is read-only. Use SET GLOBAL to assign the value",
+        ));
     }
     let value = match value {
         SetValue::Default => None,
