@@ -45,4 +45,6 @@ pub trait SessionApi {
     fn autocommit(&self) -> bool;
     fn set_multi_statements(&mut self, on: bool);
     fn warning_count(&self) -> u16;
+    /// Installs the probe running statements poll to notice a client disconnect.
+    fn set_liveness_probe(&mut self, _probe: onelog_sql::guard::Probe) {}
 }

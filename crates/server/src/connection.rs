@@ -92,6 +92,8 @@ pub const ER_UNKNOWN_STMT_HANDLER: u16 = 1243;
 pub const ER_STMT_HAS_NO_OPEN_CURSOR: u16 = 1421;
 pub const ER_MALFORMED_PACKET: u16 = 1835;
 pub const ER_CONNECTION_KILLED: u16 = 1927;
+/// A statement stopped by KILL, a client disconnect (1317).
+pub const ER_QUERY_INTERRUPTED: u16 = 1317;
 
 /// Server version sent in the greeting: MariaDB 10.x prefixes "5.5.5-" (its replication version
 /// hack, which MariaDB clients strip) so old MySQL clients do not misread a two-digit major.
@@ -516,6 +518,9 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 .register_connection(self.id, &self.user, &self.host),
         );
         let mut session = self.backend.open_session(self.id, &self.user, &self.host);
+        if let Some(probe) = self.stream.get_ref().liveness_probe() {
+            session.set_liveness_probe(probe);
+        }
         session.set_multi_statements(self.caps.contains(CapabilityFlags::CLIENT_MULTI_STATEMENTS));
         if let Some(db) = db {
             if let Err(e) = session.use_database(&db) {
@@ -560,6 +565,9 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 // COM_QUERY
                 let sql = statement_text(body);
                 let results = self.session().query(&sql);
+                if self.killed_while_running(results.last().and_then(|r| r.as_ref().err())) {
+                    return Ok(Flow::Quit);
+                }
                 return self.send_results(results);
             }
             0x04 => self.com_field_list(body)?,
@@ -623,6 +631,14 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             _ => self.send_error(ER_UNKNOWN_COM_ERROR, "08S01", "Unknown command"),
         }
         Ok(Flow::Continue)
+    }
+
+    /// True when the statement that just ended with `err` was stopped because its connection
+    /// was killed (`KILL [CONNECTION]`) or its client is gone: the connection then closes
+    /// without a reply, as MariaDB's does (the client sees the connection lost).
+    fn killed_while_running(&self, err: Option<&SqlError>) -> bool {
+        err.is_some_and(|e| e.code == ER_QUERY_INTERRUPTED)
+            && self.registration.as_ref().is_some_and(B::is_killed)
     }
 
     /// Sends the results of a COM_QUERY (one per statement; an error is always last).
@@ -877,6 +893,9 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         st.long_data.iter_mut().for_each(|d| *d = None);
         st.long_data_size = 0;
         let result = self.session().execute(id, &exec.params);
+        if self.killed_while_running(result.as_ref().err()) {
+            return Ok(Flow::Quit);
+        }
         match result {
             Ok(Output::Shutdown) => {
                 self.send_ok(0, 0, 0, "", false);

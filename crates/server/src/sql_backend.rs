@@ -91,4 +91,7 @@ impl SessionApi for SqlSession {
     fn warning_count(&self) -> u16 {
         self.0.warning_count()
     }
+    fn set_liveness_probe(&mut self, probe: onelog_sql::guard::Probe) {
+        self.0.set_liveness_probe(probe)
+    }
 }

@@ -234,6 +234,16 @@ pub(crate) static VARS: &[VarDef] = &[
         "",
     ),
     v("max_execution_time", Both, U32, true, "0"),
+    v(
+        "max_session_mem_used",
+        Both,
+        Kind::Int {
+            min: 8192,
+            max: i64::MAX,
+        },
+        true,
+        crate::guard::DEFAULT_MAX_SESSION_MEM_USED,
+    ),
     v("max_statement_time", Both, U32, true, "0"),
     v(
         "net_buffer_length",
@@ -671,6 +681,24 @@ fn value_text(v: &Value) -> Option<String> {
 }
 
 /// Checks and normalises `value` for `def`; warnings (truncation) are pushed to `warnings`.
+/// `max_statement_time` takes fractional seconds (MariaDB's is a DOUBLE): kept as a
+/// DECIMAL text with 6 digits, as MariaDB shows it; negative values become 0.
+fn statement_time(v: &Value) -> Result<Value, SqlError> {
+    let secs = match v {
+        Value::Int(i) => *i as f64,
+        Value::UInt(u) => *u as f64,
+        Value::Double(d) => *d,
+        Value::Decimal(d) => d.parse().map_err(|_| wrong_type("max_statement_time"))?,
+        _ => return Err(wrong_type("max_statement_time")),
+    };
+    let secs = if secs.is_finite() {
+        secs.clamp(0.0, 31_536_000.0)
+    } else {
+        0.0
+    };
+    Ok(Value::Decimal(format!("{secs:.6}")))
+}
+
 fn coerce(
     def: &VarDef,
     value: &Value,
@@ -778,6 +806,7 @@ pub(crate) fn set_var(
     }
     let value = match value {
         SetValue::Default => None,
+        SetValue::Value(v) if def.name == "max_statement_time" => Some(statement_time(&v)?),
         SetValue::Value(v) => Some(coerce(def, &v, &mut session.warnings)?),
     };
     // Side effects and special cases.
