@@ -390,7 +390,13 @@ pub(crate) fn processlist(session: &Session, full: bool) -> Vec<Vec<Value>> {
             // A running statement shows as `Query` with its state and text (cut to 100
             // characters without FULL, as MariaDB); an idle connection shows its command
             // (`Sleep`, `Binlog Dump`) and the time since its last statement.
-            let a = c.ctl.activity();
+            // The session's own statement is in its guard (an embedded session may have been
+            // made before its connection was registered).
+            let a = if me {
+                session.guard.control().activity()
+            } else {
+                c.ctl.activity()
+            };
             let (command, state, info) = if a.running {
                 let info = if full {
                     a.info
