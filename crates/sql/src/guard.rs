@@ -237,7 +237,7 @@ impl StatementGuard {
         }
         let t = self.ticks.get().wrapping_add(1);
         self.ticks.set(t);
-        if t % CLOCK_EVERY != 0 && self.stopped.get().is_none() {
+        if !t.is_multiple_of(CLOCK_EVERY) && self.stopped.get().is_none() {
             return Ok(());
         }
         self.check_now()

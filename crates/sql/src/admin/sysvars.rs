@@ -233,7 +233,6 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "",
     ),
-    v("max_execution_time", Both, U32, true, "0"),
     v(
         "max_session_mem_used",
         Both,
@@ -372,8 +371,6 @@ fn alias_of(name: &str) -> Option<&'static str> {
         "transaction_read_only" => Some("tx_read_only"),
         "storage_engine" => Some("default_storage_engine"),
         "default_storage_engine" => Some("storage_engine"),
-        "max_statement_time" => Some("max_execution_time"),
-        "max_execution_time" => Some("max_statement_time"),
         _ => None,
     }
 }
