@@ -180,6 +180,14 @@ fn issue_cases_stay_bounded_in_memory_and_the_server_stays_up() {
     assert_eq!(lines[8], w("replace"));
     // Exactly max_allowed_packet still fits.
     assert_eq!(lines[9], "16777216\tNULL");
+    // GROUP_CONCAT over 10⁶ joined rows is cut at group_concat_max_len (1 MiB) with 1260.
+    assert_eq!(
+        sql(
+            p,
+            "SELECT LENGTH(GROUP_CONCAT(x.s)) FROM lim.a x, lim.b y; SHOW WARNINGS"
+        ),
+        "1048576\nWarning\t1260\tRow 165226 was cut by GROUP_CONCAT()\n"
+    );
     // Sorting, grouping and DISTINCT over a large join stop at max_session_mem_used with
     // MariaDB's 1290 instead of growing.
     for q in [

@@ -12,7 +12,7 @@
 //! - a memory budget from `max_session_mem_used` (→ 1290) that executors charge for every
 //!   row or value they keep (result sets, sort keys, groups, DISTINCT sets, joined tables),
 //! - the session's `max_allowed_packet`, the cap of string function results (→ NULL with
-//!   warning 1301),
+//!   warning 1301), and its `group_concat_max_len` (GROUP_CONCAT cut, warning 1260),
 //! - the warnings raised while evaluating (merged into the diagnostics area at the end).
 //!
 //! Executors call [`StatementGuard::check`] at every row boundary (scans, joins, sorts,
@@ -158,6 +158,7 @@ pub struct StatementGuard {
     mem_used: Cell<u64>,
     mem_limit: u64,
     max_packet: u64,
+    group_concat_max: u64,
     warnings: RefCell<Vec<(String, u16, String)>>,
 }
 
@@ -177,6 +178,7 @@ impl StatementGuard {
             mem_used: Cell::new(0),
             mem_limit: u64::MAX,
             max_packet: u64::MAX,
+            group_concat_max: u64::MAX,
             warnings: RefCell::new(Vec::new()),
         }
     }
@@ -192,7 +194,8 @@ impl StatementGuard {
     }
 
     /// Arms the guard for a statement: `timeout` (None or zero: no deadline), the memory
-    /// budget in bytes and the string cap. Shows `text` in PROCESSLIST.
+    /// budget in bytes and the string cap. Shows `text` in PROCESSLIST. The GROUP_CONCAT cap
+    /// is unlimited until [`set_group_concat_max`](Self::set_group_concat_max).
     pub fn begin(
         &mut self,
         text: &str,
@@ -211,6 +214,7 @@ impl StatementGuard {
         self.mem_used.set(0);
         self.mem_limit = mem_limit;
         self.max_packet = max_packet;
+        self.group_concat_max = u64::MAX;
         self.warnings.get_mut().clear();
         self.ctl.set_running(text);
     }
@@ -335,6 +339,16 @@ impl StatementGuard {
             ),
         );
         false
+    }
+
+    /// Sets the running statement's `group_concat_max_len`.
+    pub fn set_group_concat_max(&mut self, n: u64) {
+        self.group_concat_max = n;
+    }
+
+    /// The GROUP_CONCAT result cap (`group_concat_max_len`) of the running statement.
+    pub fn group_concat_max(&self) -> u64 {
+        self.group_concat_max
     }
 
     /// The string cap (`max_allowed_packet`) of the running statement.

@@ -624,6 +624,8 @@ struct AggState {
     vals: Vec<Value>,
     counts: Vec<i64>,
     seen: Vec<Option<HashSet<Vec<u8>>>>,
+    /// GROUP_CONCAT values cut at `group_concat_max_len`.
+    cut: Vec<bool>,
 }
 
 impl AggState {
@@ -638,6 +640,7 @@ impl AggState {
                 .collect(),
             counts: vec![0; aggs.len()],
             seen: aggs.iter().map(|a| a.distinct.then(HashSet::new)).collect(),
+            cut: vec![false; aggs.len()],
         }
     }
 
@@ -689,16 +692,37 @@ impl AggState {
                     }
                 }
                 AggFunc::GroupConcat => {
+                    // Cut at group_concat_max_len with warning 1260, as MariaDB (the row
+                    // number is the value's position in its group); a cut value stays.
+                    if self.cut[i] {
+                        continue;
+                    }
+                    let guard = &env.session.guard;
+                    let max = guard.group_concat_max().min(usize::MAX as u64) as usize;
                     let t = crate::expr::text_of(&v);
-                    env.session.guard.charge(t.len() as u64 + 1)?;
-                    *cur = match std::mem::replace(cur, Value::Null) {
+                    guard.charge(t.len() as u64 + 1)?;
+                    let mut b = match std::mem::replace(cur, Value::Null) {
                         Value::Bytes(mut b) => {
                             b.push(b',');
-                            b.extend_from_slice(&t);
-                            Value::Bytes(b)
+                            b
                         }
-                        _ => Value::Bytes(t),
+                        _ => Vec::new(),
                     };
+                    b.extend_from_slice(&t);
+                    if b.len() > max {
+                        // On a character boundary (a UTF-8 sequence is never split).
+                        let mut m = max;
+                        while m > 0 && b[m] & 0xC0 == 0x80 {
+                            m -= 1;
+                        }
+                        b.truncate(m);
+                        self.cut[i] = true;
+                        guard.warn(
+                            1260,
+                            format!("Row {} was cut by GROUP_CONCAT()", self.counts[i]),
+                        );
+                    }
+                    *cur = Value::Bytes(b);
                 }
                 AggFunc::BitAnd | AggFunc::BitOr => {
                     *cur = if *cur == Value::Null {

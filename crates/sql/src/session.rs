@@ -255,7 +255,9 @@ impl Session {
         let packet = int(self.vars.get("max_allowed_packet"))
             .unwrap_or(u64::from(self.server.config.max_allowed_packet));
         let timeout = (secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs));
+        let gc = int(self.vars.get("group_concat_max_len")).unwrap_or(1 << 20);
         self.guard.begin(text, timeout, mem, packet);
+        self.guard.set_group_concat_max(gc);
     }
 
     /// Disarms the guard: its warnings join the diagnostics area (and an OK packet's count).

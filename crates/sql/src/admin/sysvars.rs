@@ -164,6 +164,16 @@ pub(crate) static VARS: &[VarDef] = &[
     v("default_storage_engine", Both, Str, true, "InnoDB"),
     v("error_count", Sess, U32, false, ""),
     v("foreign_key_checks", Both, Bool, true, "1"),
+    v(
+        "group_concat_max_len",
+        Both,
+        Kind::Int {
+            min: 4,
+            max: u32::MAX as i64,
+        },
+        true,
+        "1048576",
+    ),
     v("gtid_binlog_pos", Global, Str, false, ""),
     v("gtid_binlog_state", Global, Str, false, ""),
     v("gtid_current_pos", Global, Str, false, ""),
