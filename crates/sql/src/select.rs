@@ -2,9 +2,15 @@
 //! execution: access path (`plan.rs`), WHERE filter, GROUP BY / aggregates / HAVING,
 //! projections, ORDER BY, DISTINCT, LIMIT/OFFSET; plus the result column metadata.
 //!
-//! Execution of a single-table query streams: the access path's rows are visited borrowed
-//! (`plan::visit`) and only what the query keeps is copied (projected values, a group's first
-//! row); LIMIT stops the scan when nothing after it reorders or removes rows.
+//! Execution streams: the access path's rows are visited borrowed (`plan::visit`) and only
+//! what the query keeps is copied (projected values, a group's first row); joins are nested
+//! loops over the joined tables' rows (read once) that hand each joined row to the same sink,
+//! so the join is never materialised; LIMIT stops the scan (and the loops) when nothing after
+//! it reorders or removes rows.
+//!
+//! Limits (`guard.rs`): every source row, joined row, sort comparison and DISTINCT row passes
+//! the session's statement guard check (KILL, max_statement_time, client gone), and every
+//! row, key, group or GROUP_CONCAT byte kept is charged to its memory budget (1290).
 //!
 //! Invariants: placeholders are numbered in textual order (projection, WHERE, GROUP BY,
 //! HAVING, ORDER BY, LIMIT); result values conform to their column's declared type.

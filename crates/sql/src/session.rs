@@ -17,7 +17,13 @@
 //! - the diagnostics area (`warnings`) holds the conditions of the last statement that
 //!   produced any: a statement clears it first unless it uses no table and reads
 //!   `@@warning_count` / `@@error_count` (SHOW WARNINGS / ERRORS keep it too, in `admin`); a
-//!   failed statement leaves its error there.
+//!   failed statement leaves its error there;
+//! - every statement of a COM_QUERY and every COM_STMT_EXECUTE runs with the session's
+//!   [`StatementGuard`] armed (its text in PROCESSLIST, its limits from the session's
+//!   `max_statement_time`, `max_session_mem_used`, `max_allowed_packet`,
+//!   `group_concat_max_len`); the warnings raised while evaluating join the diagnostics area
+//!   when it is disarmed. `SET STATEMENT ... FOR` restores the session's variables after its
+//!   statement, whatever its outcome.
 
 use std::collections::HashMap;
 use std::sync::Arc;
