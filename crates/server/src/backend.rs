@@ -72,4 +72,6 @@ pub trait SessionApi {
 
     /// The client set CLIENT_INTERACTIVE: `wait_timeout` starts at `interactive_timeout`.
     fn make_interactive(&mut self) {}
+    /// Installs the probe running statements poll to notice a client disconnect.
+    fn set_liveness_probe(&mut self, _probe: onelog_sql::guard::Probe) {}
 }

@@ -109,6 +109,8 @@ pub const ER_STMT_HAS_NO_OPEN_CURSOR: u16 = 1421;
 pub const ER_MALFORMED_PACKET: u16 = 1835;
 pub const ER_CONNECTION_KILLED: u16 = 1927;
 pub const ER_ACCESS_DENIED_NO_PASSWORD_ERROR: u16 = 1698;
+/// A statement stopped by KILL, a client disconnect (1317).
+pub const ER_QUERY_INTERRUPTED: u16 = 1317;
 
 /// Server version sent in the greeting: MariaDB 10.x prefixes "5.5.5-" (its replication version
 /// hack, which MariaDB clients strip) so old MySQL clients do not misread a two-digit major.
@@ -613,6 +615,9 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 .register_connection(self.id, &self.user, &self.host),
         );
         let mut session = self.backend.open_session(self.id, &self.user, &self.host);
+        if let Some(probe) = self.stream.get_ref().liveness_probe() {
+            session.set_liveness_probe(probe);
+        }
         session.set_multi_statements(self.caps.contains(CapabilityFlags::CLIENT_MULTI_STATEMENTS));
         if self.caps.contains(CapabilityFlags::CLIENT_INTERACTIVE) {
             session.make_interactive();
@@ -665,6 +670,9 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 // COM_QUERY
                 let sql = statement_text(body);
                 let results = self.session().query(&sql);
+                if self.killed_while_running(results.last().and_then(|r| r.as_ref().err())) {
+                    return Ok(Flow::Quit);
+                }
                 return self.send_results(results);
             }
             0x04 => self.com_field_list(body)?,
@@ -728,6 +736,14 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             _ => self.send_error(ER_UNKNOWN_COM_ERROR, "08S01", "Unknown command"),
         }
         Ok(Flow::Continue)
+    }
+
+    /// True when the statement that just ended with `err` was stopped because its connection
+    /// was killed (`KILL [CONNECTION]`) or its client is gone: the connection then closes
+    /// without a reply, as MariaDB's does (the client sees the connection lost).
+    fn killed_while_running(&self, err: Option<&SqlError>) -> bool {
+        err.is_some_and(|e| e.code == ER_QUERY_INTERRUPTED)
+            && self.registration.as_ref().is_some_and(B::is_killed)
     }
 
     /// Sends the results of a COM_QUERY (one per statement; an error is always last).
@@ -982,6 +998,9 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         st.long_data.iter_mut().for_each(|d| *d = None);
         st.long_data_size = 0;
         let result = self.session().execute(id, &exec.params);
+        if self.killed_while_running(result.as_ref().err()) {
+            return Ok(Flow::Quit);
+        }
         match result {
             Ok(Output::Shutdown) => {
                 self.send_ok(0, 0, 0, "", false);

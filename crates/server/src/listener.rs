@@ -45,6 +45,12 @@ pub trait Transport: Read + Write + Send + 'static {
     fn peer_uid(&self) -> Option<u32> {
         None
     }
+    /// A probe telling, without blocking or consuming bytes, whether the peer is still
+    /// connected (false once it closed or reset the connection); running statements poll it
+    /// so a client disconnect stops them. None: this transport cannot tell.
+    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
+        None
+    }
 }
 
 impl Transport for TcpStream {
@@ -53,6 +59,10 @@ impl Transport for TcpStream {
     }
     fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
         TcpStream::set_write_timeout(self, timeout)
+    }
+    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
+        let s = self.try_clone().ok()?;
+        Some(Box::new(move || peer_alive(s.as_raw_fd())))
     }
 }
 
@@ -66,12 +76,41 @@ impl Transport for UnixStream {
     fn peer_uid(&self) -> Option<u32> {
         peer_uid(self)
     }
+    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
+        let s = self.try_clone().ok()?;
+        Some(Box::new(move || peer_alive(s.as_raw_fd())))
+    }
+}
+
+/// Whether the peer of connected socket `fd` is still there: a non-blocking peek of one byte
+/// (`MSG_PEEK | MSG_DONTWAIT`, so neither the socket's mode nor its data change) returns 0
+/// only at end of stream, and fails with an error other than EAGAIN once the connection was
+/// reset. Bytes waiting (a pipelined next command) mean alive.
+fn peer_alive(fd: std::os::fd::RawFd) -> bool {
+    let mut b = [0u8; 1];
+    // SAFETY: `fd` is an open socket owned by the probe's cloned stream; the buffer is valid
+    // for the one byte asked.
+    let n = unsafe {
+        libc::recv(
+            fd,
+            b.as_mut_ptr().cast(),
+            1,
+            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+        )
+    };
+    match n {
+        0 => false,
+        n if n > 0 => true,
+        _ => matches!(
+            io::Error::last_os_error().kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+        ),
+    }
 }
 
 /// `SO_PEERCRED`'s uid: the credentials the kernel recorded when the peer connected (they
 /// cannot be forged by the client).
 fn peer_uid(s: &UnixStream) -> Option<u32> {
-    use std::os::fd::AsRawFd;
     let mut cred = libc::ucred {
         pid: 0,
         uid: 0,

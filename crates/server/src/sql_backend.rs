@@ -119,4 +119,7 @@ impl SessionApi for SqlSession {
     fn make_interactive(&mut self) {
         onelog_sql::admin::sysvars::make_interactive(&mut self.0)
     }
+    fn set_liveness_probe(&mut self, probe: onelog_sql::guard::Probe) {
+        self.0.set_liveness_probe(probe)
+    }
 }

@@ -391,6 +391,7 @@ pub(crate) fn execute_insert(
     let mut dups = 0u64;
     let nrows = source.len();
     for vals in source {
+        env.session.guard.check()?;
         // Full row: defaults first, then the given columns.
         let mut row: Vec<Value> = def
             .columns
@@ -500,6 +501,7 @@ fn select_rows(
     let (rows, filter) = fetch(txn, def, plan, env, Some(LockMode::Exclusive))?;
     let mut keep = Vec::with_capacity(rows.len());
     for r in rows {
+        env.session.guard.check()?;
         if let Some(f) = filter {
             if !f.test(&r, &[], env)? {
                 continue;
@@ -544,6 +546,7 @@ pub(crate) fn execute_update(
     let matched = rows.len() as u64;
     let mut changed = 0u64;
     for old in rows {
+        env.session.guard.check()?;
         let mut new = old.clone();
         for (c, e) in &p.assignments {
             let v = e.eval(&new, env)?;
@@ -571,6 +574,7 @@ pub(crate) fn execute_delete(
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
     let mut n = 0;
     for r in rows {
+        env.session.guard.check()?;
         if txn.delete(def.id, &pk_of(def, &r))? {
             n += 1;
         }

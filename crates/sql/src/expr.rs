@@ -2034,30 +2034,29 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
     let int = |x: &Value| to_i128(x).unwrap_or(0);
     Ok(match f {
         Func::Concat => {
-            let mut out = Vec::new();
-            for x in &v {
-                out.extend_from_slice(&text_of(x));
+            let parts: Vec<Vec<u8>> = v.iter().map(text_of).collect();
+            let len: u64 = parts.iter().map(|p| p.len() as u64).sum();
+            if !env.session.guard.string_fits("concat", len) {
+                return Ok(Value::Null);
             }
-            str_val(out)
+            str_val(parts.concat())
         }
         Func::ConcatWs => {
             if v[0] == Value::Null {
                 return Ok(Value::Null);
             }
             let sep = text_of(&v[0]);
-            let mut out = Vec::new();
-            let mut first = true;
-            for x in &v[1..] {
-                if *x == Value::Null {
-                    continue;
-                }
-                if !first {
-                    out.extend_from_slice(&sep);
-                }
-                first = false;
-                out.extend_from_slice(&text_of(x));
+            let parts: Vec<Vec<u8>> = v[1..]
+                .iter()
+                .filter(|x| **x != Value::Null)
+                .map(text_of)
+                .collect();
+            let len: u64 = parts.iter().map(|p| p.len() as u64).sum::<u64>()
+                + (sep.len() as u64).saturating_mul(parts.len().saturating_sub(1) as u64);
+            if !env.session.guard.string_fits("concat_ws", len) {
+                return Ok(Value::Null);
             }
-            str_val(out)
+            str_val(parts.join(&sep[..]))
         }
         Func::Length => Value::Int(text_of(&v[0]).len() as i64),
         Func::CharLength => Value::Int(lossy(&v[0]).chars().count() as i64),
@@ -2128,22 +2127,44 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
             if from.is_empty() {
                 str_val(s.into_bytes())
             } else {
+                let hits = s.matches(from.as_str()).count() as u64;
+                let len = (s.len() as u64 - hits * from.len() as u64)
+                    .saturating_add(hits.saturating_mul(to.len() as u64));
+                if !env.session.guard.string_fits("replace", len) {
+                    return Ok(Value::Null);
+                }
                 str_val(s.replace(&from, &to).into_bytes())
             }
         }
         Func::Repeat => {
-            let n = int(&v[1]).clamp(0, 1 << 24) as usize;
+            let n = int(&v[1]).clamp(0, i128::from(u32::MAX)) as u64;
             let s = text_of(&v[0]);
-            if s.len().saturating_mul(n) > 64 << 20 {
+            if s.is_empty() || n == 0 {
+                return Ok(str_val(Vec::new()));
+            }
+            if !env
+                .session
+                .guard
+                .string_fits("repeat", (s.len() as u64).saturating_mul(n))
+            {
                 return Ok(Value::Null);
             }
-            str_val(s.repeat(n))
+            str_val(s.repeat(n as usize))
         }
         Func::Reverse => str_val(lossy(&v[0]).chars().rev().collect::<String>().into_bytes()),
         Func::LPad | Func::RPad => {
             let s: Vec<char> = lossy(&v[0]).chars().collect();
             let n = int(&v[1]);
-            if !(0..=(1 << 24)).contains(&n) {
+            if n < 0 {
+                return Ok(Value::Null);
+            }
+            let name = if f == Func::LPad { "lpad" } else { "rpad" };
+            // At least one byte per character: a count past the cap cannot fit.
+            if !env
+                .session
+                .guard
+                .string_fits(name, n.min(i128::from(u64::MAX)) as u64)
+            {
                 return Ok(Value::Null);
             }
             let n = n as usize;
@@ -2156,6 +2177,13 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
             }
             let fill: String = pad.iter().cycle().take(n - s.len()).collect();
             let body: String = s.iter().collect();
+            if !env
+                .session
+                .guard
+                .string_fits(name, (fill.len() + body.len()) as u64)
+            {
+                return Ok(Value::Null);
+            }
             str_val(
                 if f == Func::LPad {
                     fill + &body
@@ -2370,8 +2398,12 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
             Value::Double((x >> 11) as f64 / (1u64 << 53) as f64)
         }
         Func::Sleep => {
+            // Interruptible: KILL, max_statement_time and a client disconnect end it.
             let secs = to_f64(&v[0]).unwrap_or(0.0).clamp(0.0, 3600.0);
-            std::thread::sleep(std::time::Duration::from_secs_f64(secs));
+            let guard = &env.session.guard;
+            guard.set_state("User sleep");
+            guard.sleep(std::time::Duration::from_secs_f64(secs))?;
+            guard.set_state("Sending data");
             Value::Int(0)
         }
         Func::Year | Func::Month | Func::Day | Func::Hour | Func::Minute | Func::Second => {
@@ -2423,7 +2455,13 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
                 None => 0,
             })
         }
-        Func::Space => str_val(vec![b' '; int(&v[0]).clamp(0, 1 << 20) as usize]),
+        Func::Space => {
+            let n = int(&v[0]).clamp(0, i128::from(u64::MAX)) as u64;
+            if !env.session.guard.string_fits("space", n) {
+                return Ok(Value::Null);
+            }
+            str_val(vec![b' '; n as usize])
+        }
         Func::Coalesce | Func::IfNull | Func::If => Value::Null,
     })
 }

@@ -5,13 +5,15 @@
 //! Modules: `server` (shared state, open/bootstrap), `session` (dispatch, transactions,
 //! prepared statements), `parse` (splitting, comments, hand-parsed transaction statements),
 //! `expr` (expressions and functions), `plan` (index selection), `select`, `dml`, `ddl`,
-//! `render` (text protocol values), `error`, `admin` (s3).
+//! `render` (text protocol values), `error`, `guard` (per-statement limits: KILL,
+//! `max_statement_time`, client liveness, memory and string caps), `admin` (s3).
 
 pub mod admin;
 pub(crate) mod ddl;
 pub(crate) mod dml;
 pub mod error;
 pub(crate) mod expr;
+pub mod guard;
 pub(crate) mod parse;
 pub(crate) mod plan;
 pub mod render;

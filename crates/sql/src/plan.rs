@@ -401,7 +401,10 @@ pub(crate) fn fetch<'p>(
 ) -> Result<(Vec<Vec<Value>>, Option<&'p Expr>), SqlError> {
     let (src, filter) = resolve(def, plan, env)?;
     let mut rows = Vec::new();
+    let guard = &env.session.guard;
     visit(txn, def, &src, lock, &mut |row| {
+        guard.check()?;
+        guard.charge(crate::guard::row_bytes(row))?;
         rows.push(row.to_vec());
         Ok(ControlFlow::Continue(()))
     })?;

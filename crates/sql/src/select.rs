@@ -2,9 +2,15 @@
 //! execution: access path (`plan.rs`), WHERE filter, GROUP BY / aggregates / HAVING,
 //! projections, ORDER BY, DISTINCT, LIMIT/OFFSET; plus the result column metadata.
 //!
-//! Execution of a single-table query streams: the access path's rows are visited borrowed
-//! (`plan::visit`) and only what the query keeps is copied (projected values, a group's first
-//! row); LIMIT stops the scan when nothing after it reorders or removes rows.
+//! Execution streams: the access path's rows are visited borrowed (`plan::visit`) and only
+//! what the query keeps is copied (projected values, a group's first row); joins are nested
+//! loops over the joined tables' rows (read once) that hand each joined row to the same sink,
+//! so the join is never materialised; LIMIT stops the scan (and the loops) when nothing after
+//! it reorders or removes rows.
+//!
+//! Limits (`guard.rs`): every source row, joined row, sort comparison and DISTINCT row passes
+//! the session's statement guard check (KILL, max_statement_time, client gone), and every
+//! row, key, group or GROUP_CONCAT byte kept is charged to its memory budget (1290).
 //!
 //! Invariants: placeholders are numbered in textual order (projection, WHERE, GROUP BY,
 //! HAVING, ORDER BY, LIMIT); result values conform to their column's declared type.
@@ -23,7 +29,7 @@ use crate::expr::{
     binary_values, compare, conform, key_bytes, rtype_column, sort_cmp, AggFunc, AggSpec, BinOp,
     Compiler, Env, Expr, RType, Scope,
 };
-use crate::plan::{fetch, plan, resolve, visit, Plan};
+use crate::plan::{plan, resolve, visit, Plan};
 use crate::session::{Column, Session};
 
 /// A compiled SELECT.
@@ -624,6 +630,8 @@ struct AggState {
     vals: Vec<Value>,
     counts: Vec<i64>,
     seen: Vec<Option<HashSet<Vec<u8>>>>,
+    /// GROUP_CONCAT values cut at `group_concat_max_len`.
+    cut: Vec<bool>,
 }
 
 impl AggState {
@@ -638,6 +646,7 @@ impl AggState {
                 .collect(),
             counts: vec![0; aggs.len()],
             seen: aggs.iter().map(|a| a.distinct.then(HashSet::new)).collect(),
+            cut: vec![false; aggs.len()],
         }
     }
 
@@ -689,15 +698,37 @@ impl AggState {
                     }
                 }
                 AggFunc::GroupConcat => {
+                    // Cut at group_concat_max_len with warning 1260, as MariaDB (the row
+                    // number is the value's position in its group); a cut value stays.
+                    if self.cut[i] {
+                        continue;
+                    }
+                    let guard = &env.session.guard;
+                    let max = guard.group_concat_max().min(usize::MAX as u64) as usize;
                     let t = crate::expr::text_of(&v);
-                    *cur = match std::mem::replace(cur, Value::Null) {
+                    guard.charge(t.len() as u64 + 1)?;
+                    let mut b = match std::mem::replace(cur, Value::Null) {
                         Value::Bytes(mut b) => {
                             b.push(b',');
-                            b.extend_from_slice(&t);
-                            Value::Bytes(b)
+                            b
                         }
-                        _ => Value::Bytes(t),
+                        _ => Vec::new(),
                     };
+                    b.extend_from_slice(&t);
+                    if b.len() > max {
+                        // On a character boundary (a UTF-8 sequence is never split).
+                        let mut m = max;
+                        while m > 0 && b[m] & 0xC0 == 0x80 {
+                            m -= 1;
+                        }
+                        b.truncate(m);
+                        self.cut[i] = true;
+                        guard.warn(
+                            1260,
+                            format!("Row {} was cut by GROUP_CONCAT()", self.counts[i]),
+                        );
+                    }
+                    *cur = Value::Bytes(b);
                 }
                 AggFunc::BitAnd | AggFunc::BitOr => {
                     *cur = if *cur == Value::Null {
@@ -811,15 +842,16 @@ pub(crate) fn execute(
         }
         (Some(t), Some(pl)) => {
             // The access path only narrows the first table: the whole WHERE runs on the
-            // joined rows.
-            let (rows, _) = fetch(txn, t, pl, env, p.lock)?;
+            // joined rows, which stream into the sink (LIMIT stops the loops).
+            let rights = join_tables(p, txn, env)?;
+            let (src, _) = resolve(t, pl, env)?;
             sink.filter = pl.filter.as_ref();
-            let rows = join(p, txn, env, rows)?;
-            for row in &rows {
-                if sink.row(row)?.is_break() {
-                    break;
-                }
-            }
+            let mut buf = Vec::new();
+            visit(txn, t, &src, p.lock, &mut |row| {
+                buf.clear();
+                buf.extend_from_slice(row);
+                join_rows(p, &rights, env, &mut buf, 0, &mut sink)
+            })?;
         }
         (_, pl) => {
             sink.filter = pl.as_ref().and_then(|x| x.residual.as_ref());
@@ -827,8 +859,19 @@ pub(crate) fn execute(
         }
     }
     let mut out = sink.finish()?;
+    let guard = &env.session.guard;
     if sorted {
+        // The comparator cannot fail: once the guard stops the statement every comparison
+        // answers Equal (the sort ends quickly) and the error is returned after it.
+        let mut stop: Option<SqlError> = None;
         out.sort_by(|a, b| {
+            if stop.is_some() {
+                return std::cmp::Ordering::Equal;
+            }
+            if let Err(e) = guard.check() {
+                stop = Some(e);
+                return std::cmp::Ordering::Equal;
+            }
             let mut slot = 0;
             for ((_, desc), src) in p.order_by.iter().zip(&order_src) {
                 let o = match src {
@@ -845,6 +888,9 @@ pub(crate) fn execute(
             }
             std::cmp::Ordering::Equal
         });
+        if let Some(e) = stop {
+            return Err(e);
+        }
     }
     let mut rows: Vec<Vec<Value>> = out.into_iter().map(|(_, r)| r).collect();
     if p.distinct && sorted && (0..p.projections.len()).all(|j| order_src.contains(&Some(j))) {
@@ -864,9 +910,13 @@ pub(crate) fn execute(
             keep
         });
     } else if p.distinct {
-        let mut seen: HashSet<Vec<u8>> = HashSet::with_capacity(rows.len());
+        let mut seen: HashSet<Vec<u8>> = HashSet::new();
         let mut k = Vec::new();
+        let mut stop: Result<(), SqlError> = Ok(());
         rows.retain(|r| {
+            if stop.is_err() {
+                return false;
+            }
             k.clear();
             for v in r {
                 key_bytes(v, &mut k);
@@ -874,10 +924,14 @@ pub(crate) fn execute(
             if seen.contains(&k) {
                 false
             } else {
+                stop = guard
+                    .check()
+                    .and_then(|_| guard.charge(k.len() as u64 + 32));
                 seen.insert(k.clone());
                 true
             }
         });
+        stop?;
     }
     let found = rows.len() as u64;
     if offset > 0 {
@@ -890,45 +944,68 @@ pub(crate) fn execute(
     Ok((rows, found))
 }
 
-/// Nested-loop joins of `rows` (the first table's) with the plan's joined tables.
-fn join(
+/// The rows of each joined table (read once, kept for the nested loops; charged to the
+/// statement's memory budget).
+fn join_tables(
     p: &SelectPlan,
     txn: &mut Transaction,
     env: &Env,
-    mut rows: Vec<Vec<Value>>,
-) -> Result<Vec<Vec<Value>>, SqlError> {
+) -> Result<Vec<Vec<Vec<Value>>>, SqlError> {
+    let guard = &env.session.guard;
+    let mut out = Vec::with_capacity(p.joins.len());
     for j in &p.joins {
-        let right = txn.scan(
-            j.table.id,
-            onelog_engine::IndexRef::Primary,
-            onelog_engine::KeyRange::all(),
-            p.lock,
-        )?;
-        let width = j.table.columns.len();
-        let mut out = Vec::new();
-        for l in rows {
-            let mut matched = false;
-            for r in &right {
-                let mut joined = Vec::with_capacity(l.len() + width);
-                joined.extend_from_slice(&l);
-                joined.extend_from_slice(r);
-                if let Some(on) = &j.on {
-                    if !on.test(&joined, &[], env)? {
-                        continue;
-                    }
-                }
-                matched = true;
-                out.push(joined);
-            }
-            if !matched && j.left {
-                let mut joined = l;
-                joined.resize(joined.len() + width, Value::Null);
-                out.push(joined);
+        let mut rows = Vec::new();
+        let src = crate::plan::Source::Full;
+        visit(txn, &j.table, &src, p.lock, &mut |row| {
+            guard.check()?;
+            guard.charge(crate::guard::row_bytes(row))?;
+            rows.push(row.to_vec());
+            Ok(ControlFlow::Continue(()))
+        })?;
+        out.push(rows);
+    }
+    Ok(out)
+}
+
+/// Nested-loop join of the partial row `row` (tables `0..=k` of the FROM list) with joined
+/// table `k` onwards; every complete row goes to `sink` as it is made, so nothing but the
+/// sink's own output is materialised, and the sink's Break (LIMIT reached) stops every loop.
+fn join_rows(
+    p: &SelectPlan,
+    rights: &[Vec<Vec<Value>>],
+    env: &Env,
+    row: &mut Vec<Value>,
+    k: usize,
+    sink: &mut Sink,
+) -> crate::plan::Visit {
+    let Some(j) = p.joins.get(k) else {
+        return sink.row(row);
+    };
+    let base = row.len();
+    let mut matched = false;
+    for r in &rights[k] {
+        env.session.guard.check()?;
+        row.truncate(base);
+        row.extend_from_slice(r);
+        if let Some(on) = &j.on {
+            if !on.test(row, &[], env)? {
+                continue;
             }
         }
-        rows = out;
+        matched = true;
+        if join_rows(p, rights, env, row, k + 1, sink)?.is_break() {
+            return Ok(ControlFlow::Break(()));
+        }
     }
-    Ok(rows)
+    if !matched && j.left {
+        row.truncate(base);
+        row.resize(base + j.table.columns.len(), Value::Null);
+        if join_rows(p, rights, env, row, k + 1, sink)?.is_break() {
+            return Ok(ControlFlow::Break(()));
+        }
+    }
+    row.truncate(base);
+    Ok(ControlFlow::Continue(()))
 }
 
 /// Where the source rows of one execution go: filter, then groups or projected output rows.
@@ -952,6 +1029,8 @@ impl Sink<'_> {
     fn row(&mut self, row: &[Value]) -> crate::plan::Visit {
         let p = self.p;
         let env = self.env;
+        let guard = &env.session.guard;
+        guard.check()?;
         if let Some(f) = self.filter {
             if !f.test(row, &[], env)? {
                 return Ok(ControlFlow::Continue(()));
@@ -971,6 +1050,11 @@ impl Sink<'_> {
                 match self.group_index.get(&self.key) {
                     Some(&i) => i,
                     None => {
+                        guard.charge(
+                            crate::guard::row_bytes(row)
+                                + 2 * self.key.len() as u64
+                                + 64 * p.aggs.len() as u64,
+                        )?;
                         self.group_index.insert(self.key.clone(), self.groups.len());
                         self.groups.push((row.to_vec(), AggState::new(&p.aggs)));
                         self.groups.len() - 1
@@ -999,6 +1083,7 @@ impl Sink<'_> {
                 keys.push(x.eval(row, env)?);
             }
         }
+        guard.charge(crate::guard::row_bytes(&keys) + crate::guard::row_bytes(&proj))?;
         self.out.push((keys, proj));
         if let Some(s) = self.stop_at {
             if self.out.len() as u64 >= s {

@@ -28,6 +28,7 @@ use crate::admin::accounts::Accounts;
 use crate::admin::status::StatusCounters;
 use crate::admin::sysvars::GlobalVars;
 use crate::error::SqlError;
+use crate::guard::ConnControl;
 
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -169,27 +170,29 @@ impl ConnectionInfo {
     }
 }
 
-/// A registry entry: the info and the KILL flag the connection's thread polls.
+/// A registry entry: the info, and the control (KILL flags, running statement) the
+/// connection's thread and its session share.
 #[derive(Debug, Clone)]
 pub struct ConnectionEntry {
     pub info: ConnectionInfo,
-    pub killed: Arc<AtomicBool>,
+    pub ctl: Arc<ConnControl>,
 }
 
 /// Removes its connection from the registry when dropped.
 pub struct ConnectionGuard {
     server: Arc<Server>,
     id: u32,
-    killed: Arc<AtomicBool>,
+    ctl: Arc<ConnControl>,
 }
 
 impl ConnectionGuard {
     pub fn id(&self) -> u32 {
         self.id
     }
-    /// True once `KILL <id>` was issued for this connection.
+    /// True once `KILL [CONNECTION] <id>` was issued for this connection (or its running
+    /// statement found the client gone).
     pub fn killed(&self) -> bool {
-        self.killed.load(Ordering::Acquire)
+        self.ctl.connection_killed()
     }
 }
 
@@ -370,7 +373,7 @@ impl Server {
     }
 
     pub fn register_connection(self: &Arc<Self>, info: ConnectionInfo) -> ConnectionGuard {
-        let killed = Arc::new(AtomicBool::new(false));
+        let ctl = Arc::new(ConnControl::default());
         let id = info.id;
         self.connections
             .lock()
@@ -379,13 +382,13 @@ impl Server {
                 id,
                 ConnectionEntry {
                     info,
-                    killed: killed.clone(),
+                    ctl: ctl.clone(),
                 },
             );
         ConnectionGuard {
             server: self.clone(),
             id,
-            killed,
+            ctl,
         }
     }
 
@@ -419,20 +422,25 @@ impl Server {
         }
     }
 
-    /// Sets the KILL flag of connection `id`; false when there is none.
-    pub fn kill_connection(&self, id: u32) -> bool {
-        match self
-            .connections
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&id)
-        {
-            Some(e) => {
-                e.killed.store(true, Ordering::Release);
+    /// Sets the KILL flag of connection `id` (`how`: [`crate::guard::KILL_QUERY`] or
+    /// [`crate::guard::KILL_CONNECTION`]); false when there is none.
+    pub fn kill_connection(&self, id: u32, how: u8) -> bool {
+        match self.connection_control(id) {
+            Some(c) => {
+                c.kill(how);
                 true
             }
             None => false,
         }
+    }
+
+    /// The control of registered connection `id` (its session's statement guard watches it).
+    pub fn connection_control(&self, id: u32) -> Option<Arc<ConnControl>> {
+        self.connections
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&id)
+            .map(|e| e.ctl.clone())
     }
 
     /// Asks the server to stop (the SHUTDOWN statement).

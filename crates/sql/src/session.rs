@@ -17,7 +17,13 @@
 //! - the diagnostics area (`warnings`) holds the conditions of the last statement that
 //!   produced any: a statement clears it first unless it uses no table and reads
 //!   `@@warning_count` / `@@error_count` (SHOW WARNINGS / ERRORS keep it too, in `admin`); a
-//!   failed statement leaves its error there.
+//!   failed statement leaves its error there;
+//! - every statement of a COM_QUERY and every COM_STMT_EXECUTE runs with the session's
+//!   [`StatementGuard`] armed (its text in PROCESSLIST, its limits from the session's
+//!   `max_statement_time`, `max_session_mem_used`, `max_allowed_packet`,
+//!   `group_concat_max_len`); the warnings raised while evaluating join the diagnostics area
+//!   when it is disarmed. `SET STATEMENT ... FOR` restores the session's variables after its
+//!   statement, whatever its outcome.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -33,6 +39,7 @@ use crate::admin::sysvars::SessionVars;
 use crate::dml::{self, DeletePlan, DmlResult, InsertPlan, UpdatePlan};
 use crate::error::SqlError;
 use crate::expr::{now_unix, Env};
+use crate::guard::{Probe, StatementGuard};
 use crate::parse::{self, LockClause, Parsed, TxnStmt};
 use crate::select::{self, SelectPlan};
 use crate::server::Server;
@@ -176,13 +183,17 @@ pub struct Session {
     next_stmt_id: u32,
     /// The account's privileges, cached per catalog version.
     pub(crate) privs: PrivCache,
+    /// The limits of the running statement (KILL, max_statement_time, memory, strings).
+    pub(crate) guard: StatementGuard,
 }
 
 impl Session {
     pub fn new(server: Arc<Server>, connection_id: u32, user: &str, host: &str) -> Session {
         let vars = SessionVars::new(&server.globals);
         let privs = PrivCache::new(server.engine.catalog(), user, host);
+        let ctl = server.connection_control(connection_id).unwrap_or_default();
         Session {
+            guard: StatementGuard::new(ctl),
             server,
             connection_id,
             user: user.to_string(),
@@ -216,6 +227,52 @@ impl Session {
 
     pub fn user(&self) -> &str {
         &self.user
+    }
+
+    /// Installs the client-liveness probe the running statements poll (see
+    /// [`StatementGuard::check`]): false once the client is gone.
+    pub fn set_liveness_probe(&mut self, probe: Probe) {
+        self.guard.set_probe(probe);
+    }
+
+    /// True once `KILL [CONNECTION]` named this session's connection, or its client was
+    /// found gone while a statement ran: the connection closes without a reply.
+    pub fn connection_killed(&self) -> bool {
+        self.guard.control().connection_killed()
+    }
+
+    /// Arms the statement guard with the session's limits (`max_statement_time`,
+    /// `max_session_mem_used`, `max_allowed_packet`) and shows `text` in PROCESSLIST.
+    fn begin_guard(&mut self, text: &str) {
+        let int = |v: Option<&Value>| match v {
+            Some(Value::Int(i)) => Some(*i as u64),
+            Some(Value::UInt(u)) => Some(*u),
+            _ => None,
+        };
+        let secs = match self.vars.get("max_statement_time") {
+            Some(Value::Decimal(d)) => d.parse::<f64>().unwrap_or(0.0),
+            v => int(v).unwrap_or(0) as f64,
+        };
+        let mem = int(self.vars.get("max_session_mem_used")).unwrap_or_else(|| {
+            crate::guard::DEFAULT_MAX_SESSION_MEM_USED
+                .parse()
+                .unwrap_or(u64::MAX)
+        });
+        let packet = int(self.vars.get("max_allowed_packet"))
+            .unwrap_or(u64::from(self.server.config.max_allowed_packet));
+        let timeout = (secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs));
+        let gc = int(self.vars.get("group_concat_max_len")).unwrap_or(1 << 20);
+        self.guard.begin(text, timeout, mem, packet);
+        self.guard.set_group_concat_max(gc);
+    }
+
+    /// Disarms the guard: its warnings join the diagnostics area (and an OK packet's count).
+    fn end_guard(&mut self, r: &mut Result<Output, SqlError>) {
+        self.guard.end(&mut self.warnings);
+        let n = self.warning_count();
+        if let Ok(Output::Ok { warnings, .. }) = r {
+            *warnings = n;
+        }
     }
 
     /// Start time of the current statement (NOW()).
@@ -400,7 +457,7 @@ impl Session {
         }
         let mut out = Vec::with_capacity(pieces.len());
         for p in pieces {
-            let r = self.run_text(p);
+            let r = self.run_piece(p);
             self.note_error(&r);
             let stop = r.is_err();
             out.push(r);
@@ -409,6 +466,23 @@ impl Session {
             }
         }
         out
+    }
+
+    /// One statement of a COM_QUERY, under its statement guard (and, for `SET STATEMENT ...
+    /// FOR`, with its variables set for it alone).
+    fn run_piece(&mut self, sql: &str) -> Result<Output, SqlError> {
+        let (saved, text) = match admin::set_statement(self, sql) {
+            None => (None, sql),
+            Some(Ok((saved, inner))) => (Some(saved), inner),
+            Some(Err(e)) => return Err(e),
+        };
+        self.begin_guard(sql);
+        let mut r = self.run_text(text);
+        self.end_guard(&mut r);
+        if let Some(v) = saved {
+            self.vars = v;
+        }
+        r
     }
 
     fn run_text(&mut self, sql: &str) -> Result<Output, SqlError> {
@@ -501,7 +575,10 @@ impl Session {
 
     /// COM_STMT_EXECUTE.
     pub fn execute(&mut self, stmt_id: u32, params: &[Value]) -> Result<Output, SqlError> {
-        let r = self.execute_inner(stmt_id, params);
+        let sql = self.prepared.get(&stmt_id).map(|p| p.sql.clone());
+        self.begin_guard(sql.as_deref().unwrap_or(""));
+        let mut r = self.execute_inner(stmt_id, params);
+        self.end_guard(&mut r);
         self.note_error(&r);
         r
     }

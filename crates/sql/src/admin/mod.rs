@@ -417,13 +417,6 @@ fn kill(session: &mut Session, query_only: bool, id: u64) -> Result<Output, SqlE
             format!("Unknown thread id: {id}"),
         ));
     };
-    if query_only {
-        return Err(SqlError::new(
-            1235,
-            "42000",
-            "This version of onelog doesn't yet support 'KILL QUERY' (statements are not interruptible; use KILL CONNECTION)",
-        ));
-    }
     // A user may kill its own connections; others need SUPER.
     let own = target.info.user == session.user;
     if !own
@@ -436,7 +429,12 @@ fn kill(session: &mut Session, query_only: bool, id: u64) -> Result<Output, SqlE
             format!("You are not owner of thread {id}"),
         ));
     }
-    session.server.kill_connection(target.info.id);
+    let how = if query_only {
+        crate::guard::KILL_QUERY
+    } else {
+        crate::guard::KILL_CONNECTION
+    };
+    session.server.kill_connection(target.info.id, how);
     Ok(ok(0))
 }
 
@@ -549,4 +547,100 @@ fn set_names(
         VarScope::Session,
         SetValue::Value(text(coll)),
     )
+}
+
+/// Variables `SET STATEMENT ... FOR` may set: those whose session value is all the statement
+/// needs (no side effect beyond it). Others are refused with 1971.
+const SET_STATEMENT_VARS: &[&str] = &[
+    "max_statement_time",
+    "max_session_mem_used",
+    "innodb_lock_wait_timeout",
+    "sql_mode",
+];
+
+/// `SET STATEMENT var=value[, ...] FOR <statement>`: None when `sql` is not one. Otherwise
+/// sets the variables for the session and returns the values to restore after the statement
+/// and the statement's text (the caller runs it, then restores).
+pub(crate) fn set_statement<'s>(
+    session: &mut Session,
+    sql: &'s str,
+) -> Option<Result<(sysvars::SessionVars, &'s str), SqlError>> {
+    let rest = strip_word(sql.trim_start(), "SET")?;
+    let rest = strip_word(rest.trim_start(), "STATEMENT")?;
+    let Some(at) = top_level_word(rest, "FOR") else {
+        return Some(Err(SqlError::syntax(rest)));
+    };
+    let (assigns, inner) = (&rest[..at], &rest[at + 3..]);
+    let stmts = match parse::parse(&format!("SET {assigns}")) {
+        Some(Ok(Stmt::Set(a))) => a,
+        Some(Err(e)) => return Some(Err(e)),
+        _ => return Some(Err(SqlError::syntax(assigns))),
+    };
+    let saved = session.vars.clone();
+    for a in stmts {
+        let ok = match &a.target {
+            SetTarget::Sys { scope, name } => {
+                let lname = name.to_ascii_lowercase();
+                if !matches!(scope, None | Some(VarScope::Session)) {
+                    return Some(Err(SqlError::syntax(&a.expr)));
+                }
+                if !SET_STATEMENT_VARS.contains(&lname.as_str()) {
+                    session.vars = saved;
+                    return Some(Err(SqlError::new(
+                        1971,
+                        "42000",
+                        format!("The system variable {lname} cannot be set in SET STATEMENT."),
+                    )));
+                }
+                true
+            }
+            SetTarget::User(_) => false,
+        };
+        if !ok {
+            session.vars = saved;
+            return Some(Err(SqlError::syntax(&a.expr)));
+        }
+        if let Err(e) = set_one(session, a) {
+            session.vars = saved;
+            return Some(Err(e));
+        }
+    }
+    Some(Ok((saved, inner)))
+}
+
+/// `s` without its leading keyword `word` (case-insensitive, followed by a space), if it
+/// starts with it.
+fn strip_word<'s>(s: &'s str, word: &str) -> Option<&'s str> {
+    let head = s.get(..word.len())?;
+    let next = s[word.len()..].chars().next()?;
+    (head.eq_ignore_ascii_case(word) && next.is_whitespace()).then(|| &s[word.len()..])
+}
+
+/// Byte offset of the first standalone `word` outside quotes in `s`.
+fn top_level_word(s: &str, word: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == b'\'' || c == b'"' || c == b'`' => quote = Some(c),
+            None => {
+                let boundary_before =
+                    i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+                let end = i + word.len();
+                if boundary_before
+                    && s.get(i..end).is_some_and(|w| w.eq_ignore_ascii_case(word))
+                    && b.get(end)
+                        .is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                {
+                    return Some(i);
+                }
+            }
+        }
+        i += 1;
+    }
+    None
 }

@@ -375,8 +375,8 @@ pub(crate) const PROCESSLIST_COLUMNS: &[&str] = &[
     "Id", "User", "Host", "db", "Command", "Time", "State", "Info", "Progress",
 ];
 
-/// SHOW PROCESSLIST rows: every registered connection; the current session shows its
-/// statement as Info.
+/// SHOW PROCESSLIST rows: every registered connection, with its running statement (from the
+/// connection's [`ConnControl`](crate::guard::ConnControl)) as Command/Time/State/Info.
 pub(crate) fn processlist(session: &Session, full: bool) -> Vec<Vec<Value>> {
     let mut conns = session.server.connections();
     conns.sort_by_key(|c| c.info.id);
@@ -390,14 +390,25 @@ pub(crate) fn processlist(session: &Session, full: bool) -> Vec<Vec<Value>> {
         .iter()
         .map(|c| {
             let me = c.info.id == session.connection_id;
-            let info = if me {
-                text(if full {
-                    "SHOW FULL PROCESSLIST"
-                } else {
-                    "SHOW PROCESSLIST"
-                })
+            // A running statement shows as `Query` with its state and text (cut to 100
+            // characters without FULL, as MariaDB); an idle connection shows its command
+            // (`Sleep`, `Binlog Dump`) and the time since its last statement.
+            // The session's own statement is in its guard (an embedded session may have been
+            // made before its connection was registered).
+            let a = if me {
+                session.guard.control().activity()
             } else {
-                Value::Null
+                c.ctl.activity()
+            };
+            let (command, state, info) = if a.running {
+                let info = if full {
+                    a.info
+                } else {
+                    a.info.chars().take(100).collect()
+                };
+                ("Query", a.state, text(info))
+            } else {
+                (c.info.command.as_str(), "", Value::Null)
             };
             vec![
                 Value::Int(i64::from(c.info.id)),
@@ -408,9 +419,9 @@ pub(crate) fn processlist(session: &Session, full: bool) -> Vec<Vec<Value>> {
                 } else {
                     c.info.db.clone()
                 }),
-                text(if me { "Query" } else { c.info.command.as_str() }),
-                Value::Int(c.info.started.elapsed().as_secs() as i64),
-                text(if me { "starting" } else { "" }),
+                text(command),
+                Value::Int(a.since.elapsed().as_secs() as i64),
+                text(state),
                 info,
                 Value::Decimal("0.000".into()),
             ]

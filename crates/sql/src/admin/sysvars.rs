@@ -174,6 +174,16 @@ pub(crate) static VARS: &[VarDef] = &[
     v("default_storage_engine", Both, Str, true, "InnoDB"),
     v("error_count", Sess, U32, false, ""),
     v("foreign_key_checks", Both, Bool, true, "1"),
+    v(
+        "group_concat_max_len",
+        Both,
+        Kind::Int {
+            min: 4,
+            max: u32::MAX as i64,
+        },
+        true,
+        "1048576",
+    ),
     v("gtid_binlog_pos", Global, Str, false, ""),
     v("gtid_binlog_state", Global, Str, false, ""),
     v("gtid_current_pos", Global, Str, false, ""),
@@ -244,7 +254,16 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "",
     ),
-    v("max_execution_time", Both, U32, true, "0"),
+    v(
+        "max_session_mem_used",
+        Both,
+        Kind::Int {
+            min: 8192,
+            max: i64::MAX,
+        },
+        true,
+        crate::guard::DEFAULT_MAX_SESSION_MEM_USED,
+    ),
     v("max_statement_time", Both, U32, true, "0"),
     v(
         "net_buffer_length",
@@ -373,8 +392,6 @@ fn alias_of(name: &str) -> Option<&'static str> {
         "transaction_read_only" => Some("tx_read_only"),
         "storage_engine" => Some("default_storage_engine"),
         "default_storage_engine" => Some("storage_engine"),
-        "max_statement_time" => Some("max_execution_time"),
-        "max_execution_time" => Some("max_statement_time"),
         _ => None,
     }
 }
@@ -700,6 +717,24 @@ fn value_text(v: &Value) -> Option<String> {
 }
 
 /// Checks and normalises `value` for `def`; warnings (truncation) are pushed to `warnings`.
+/// `max_statement_time` takes fractional seconds (MariaDB's is a DOUBLE): kept as a
+/// DECIMAL text with 6 digits, as MariaDB shows it; negative values become 0.
+fn statement_time(v: &Value) -> Result<Value, SqlError> {
+    let secs = match v {
+        Value::Int(i) => *i as f64,
+        Value::UInt(u) => *u as f64,
+        Value::Double(d) => *d,
+        Value::Decimal(d) => d.parse().map_err(|_| wrong_type("max_statement_time"))?,
+        _ => return Err(wrong_type("max_statement_time")),
+    };
+    let secs = if secs.is_finite() {
+        secs.clamp(0.0, 31_536_000.0)
+    } else {
+        0.0
+    };
+    Ok(Value::Decimal(format!("{secs:.6}")))
+}
+
 fn coerce(
     def: &VarDef,
     value: &Value,
@@ -815,6 +850,7 @@ pub(crate) fn set_var(
     }
     let value = match value {
         SetValue::Default => None,
+        SetValue::Value(v) if def.name == "max_statement_time" => Some(statement_time(&v)?),
         SetValue::Value(v) => Some(coerce(def, &v, &mut session.warnings)?),
     };
     // Side effects and special cases.
