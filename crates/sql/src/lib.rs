@@ -18,6 +18,7 @@ pub mod render;
 pub(crate) mod select;
 pub mod server;
 pub mod session;
+pub(crate) mod wide;
 
 pub use error::SqlError;
 pub use onelog_binlog::Value;

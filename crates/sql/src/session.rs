@@ -709,6 +709,8 @@ impl Session {
         if guarded {
             txn.savepoint(STMT_SAVEPOINT);
         }
+        // Conditions left by an earlier evaluation outside a statement are not this one's.
+        drop(crate::expr::take_warnings());
         let r = {
             let env = Env {
                 session: self,
@@ -752,6 +754,8 @@ impl Session {
                     self.row_count = affected as i64;
                     self.warnings = warnings;
                 }
+                // Conditions raised by expressions (CAST truncation, division by zero).
+                self.warnings.extend(crate::expr::take_warnings());
                 Ok(match out {
                     Output::Ok {
                         affected_rows,
