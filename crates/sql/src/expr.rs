@@ -42,6 +42,11 @@ pub(crate) fn warn(level: &str, code: u16, msg: String) {
     });
 }
 
+/// Whether a condition with `code` was raised on this thread since the last take.
+pub(crate) fn has_warning(code: u16) -> bool {
+    EVAL_WARNINGS.with(|w| w.borrow().iter().any(|c| c.1 == code))
+}
+
 /// Takes the conditions raised on this thread since the last call.
 pub(crate) fn take_warnings() -> Vec<(String, u16, String)> {
     EVAL_WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()))
@@ -810,20 +815,20 @@ fn cast_target(dt: &ast::DataType) -> Result<CastTo, SqlError> {
 }
 
 /// MariaDB's checks of DECIMAL(M,D) (a column's, or CAST's with `column` empty): 1426 for
-/// M > 65, 1425 for D > 30, 1427 for M < D.
+/// M > 65, 1425 for D > 38, 1427 for M < D.
 pub(crate) fn check_decimal_size(p: u64, s: u64, column: &str) -> Result<(), SqlError> {
+    if s > 38 {
+        return Err(SqlError::new(
+            1425,
+            "42000",
+            format!("Too big scale specified for '{column}'. Maximum is 38"),
+        ));
+    }
     if p > 65 {
         return Err(SqlError::new(
             1426,
             "42000",
             format!("Too big precision specified for '{column}'. Maximum is 65"),
-        ));
-    }
-    if s > 30 && s <= p {
-        return Err(SqlError::new(
-            1425,
-            "42000",
-            format!("Too big scale specified for '{column}'. Maximum is 30"),
         ));
     }
     if p < s {
@@ -1003,9 +1008,9 @@ impl Dec {
 
     pub fn mul(self, o: Dec) -> Option<Dec> {
         let d = Dec::checked(self.m.checked_mul(o.m)?, self.s + o.s)?;
-        // MariaDB keeps at most 30 fraction digits (decimal_mul then rounds).
-        if d.s > 30 {
-            d.rescale(30)
+        // MariaDB keeps at most 38 fraction digits (decimal_mul then rounds).
+        if d.s > 38 {
+            d.rescale(38)
         } else {
             Some(d)
         }
@@ -1017,7 +1022,7 @@ impl Dec {
         if o.m.is_zero() {
             return None;
         }
-        let s = (self.s + 4).min(30);
+        let s = (self.s + 4).min(38);
         // self.m / 10^self.s / (o.m / 10^o.s) = self.m * 10^(o.s + s - self.s + 1) / o.m / 10^(s + 1)
         let num = self
             .m
@@ -2638,7 +2643,7 @@ pub(crate) fn cast(v: Value, to: CastTo) -> Result<Value, SqlError> {
 
 /// The digits of a string's leading number (sign, digits, fraction, exponent), and whether
 /// anything but spaces follows it.
-fn number_prefix(b: &[u8], int_only: bool) -> (String, bool) {
+pub(crate) fn number_prefix(b: &[u8], int_only: bool) -> (String, bool) {
     let t = String::from_utf8_lossy(b);
     let t = t.trim_start_matches([' ', '\t', '\n', '\r']);
     let bytes = t.as_bytes();

@@ -733,6 +733,19 @@ impl Session {
                 Compiled::Delete(p) => dml::execute_delete(p, &mut txn, &env).map(dml_out),
             }
         };
+        // Strict mode with ERROR_FOR_DIVISION_BY_ZERO: a division by zero in INSERT/UPDATE
+        // fails the statement (its changes are rolled back below).
+        let r = match r {
+            Ok(_)
+                if writes
+                    && crate::expr::has_warning(1365)
+                    && admin::sysvars::division_by_zero_is_error(self) =>
+            {
+                drop(crate::expr::take_warnings());
+                Err(SqlError::new(1365, "22012", "Division by 0"))
+            }
+            other => other,
+        };
         match r {
             Ok((out, found, extra)) => {
                 if own {

@@ -78,9 +78,9 @@ fn system_variables_round_trip_through_set_and_select() {
 
     ok(
         &mut s,
-        "SET SESSION sql_mode = 'ANSI_QUOTES', @@session.wait_timeout = 100",
+        "SET SESSION sql_mode = 'strict_all_tables', @@session.wait_timeout = 100",
     );
-    assert_eq!(one(&mut s, "SELECT @@sql_mode"), "ANSI_QUOTES");
+    assert_eq!(one(&mut s, "SELECT @@sql_mode"), "STRICT_ALL_TABLES");
     assert_eq!(one(&mut s, "SELECT @@wait_timeout"), "100");
     ok(&mut s, "SET wait_timeout = DEFAULT");
     assert_eq!(one(&mut s, "SELECT @@wait_timeout"), "28800");

@@ -604,6 +604,108 @@ pub fn lock_wait_timeout(session: &Session) -> Duration {
     }
 }
 
+/// Whether the session's sql_mode is strict (STRICT_TRANS_TABLES or STRICT_ALL_TABLES: every
+/// onelog table is transactional, so both mean the same): INSERT/UPDATE then fail on values
+/// MariaDB would otherwise clip with a warning (`dml::coerce_col`).
+pub fn strict_mode(session: &Session) -> bool {
+    match get_var(session, "sql_mode", VarScope::Session) {
+        Ok(Value::Bytes(b)) => {
+            let s = String::from_utf8_lossy(&b).to_ascii_uppercase();
+            s.split(',')
+                .any(|m| matches!(m.trim(), "STRICT_TRANS_TABLES" | "STRICT_ALL_TABLES"))
+        }
+        _ => true,
+    }
+}
+
+/// Every sql_mode flag MariaDB 10.11 knows (combination modes expanded by MariaDB are not
+/// listed: onelog refuses them as unsupported).
+const SQL_MODE_FLAGS: &[&str] = &[
+    "REAL_AS_FLOAT",
+    "PIPES_AS_CONCAT",
+    "ANSI_QUOTES",
+    "IGNORE_SPACE",
+    "IGNORE_BAD_TABLE_OPTIONS",
+    "ONLY_FULL_GROUP_BY",
+    "NO_UNSIGNED_SUBTRACTION",
+    "NO_DIR_IN_CREATE",
+    "POSTGRESQL",
+    "ORACLE",
+    "MSSQL",
+    "DB2",
+    "MAXDB",
+    "NO_KEY_OPTIONS",
+    "NO_TABLE_OPTIONS",
+    "NO_FIELD_OPTIONS",
+    "MYSQL323",
+    "MYSQL40",
+    "ANSI",
+    "NO_AUTO_VALUE_ON_ZERO",
+    "NO_BACKSLASH_ESCAPES",
+    "STRICT_TRANS_TABLES",
+    "STRICT_ALL_TABLES",
+    "NO_ZERO_IN_DATE",
+    "NO_ZERO_DATE",
+    "ALLOW_INVALID_DATES",
+    "ERROR_FOR_DIVISION_BY_ZERO",
+    "TRADITIONAL",
+    "NO_AUTO_CREATE_USER",
+    "HIGH_NOT_PRECEDENCE",
+    "NO_ENGINE_SUBSTITUTION",
+    "PAD_CHAR_TO_FULL_LENGTH",
+    "EMPTY_STRING_IS_NULL",
+    "SIMULTANEOUS_ASSIGNMENT",
+    "TIME_ROUND_FRACTIONAL",
+];
+
+/// The sql_mode flags onelog honours: strictness (`strict_mode`), division by zero in
+/// INSERT/UPDATE (`division_by_zero_is_error`), and two that describe what onelog always
+/// does (GRANT never creates an account; no storage engine is ever substituted).
+const SQL_MODE_HONOURED: &[&str] = &[
+    "STRICT_TRANS_TABLES",
+    "STRICT_ALL_TABLES",
+    "ERROR_FOR_DIVISION_BY_ZERO",
+    "NO_AUTO_CREATE_USER",
+    "NO_ENGINE_SUBSTITUTION",
+];
+
+/// Checks a sql_mode value: 1231 for a flag MariaDB does not know, 1235 for one onelog does
+/// not implement. Returns the value in MariaDB's canonical form (upper case, its order).
+fn check_sql_mode(v: &str) -> Result<String, SqlError> {
+    let mut flags = Vec::new();
+    for f in v
+        .split(',')
+        .map(|f| f.trim().to_ascii_uppercase())
+        .filter(|f| !f.is_empty())
+    {
+        if !SQL_MODE_FLAGS.contains(&f.as_str()) {
+            return Err(wrong_value("sql_mode", &f));
+        }
+        if !SQL_MODE_HONOURED.contains(&f.as_str()) {
+            return Err(SqlError::new(
+                1235,
+                "42000",
+                format!("This version of onelog doesn't yet support 'sql_mode {f}'"),
+            ));
+        }
+        flags.push(f);
+    }
+    Ok(SQL_MODE_FLAGS
+        .iter()
+        .filter(|f| flags.iter().any(|g| g == *f))
+        .copied()
+        .collect::<Vec<_>>()
+        .join(","))
+}
+
+/// Whether a division by zero in INSERT/UPDATE is an error (1365), as MariaDB does in strict
+/// mode with ERROR_FOR_DIVISION_BY_ZERO; otherwise it is a warning and NULL.
+pub fn division_by_zero_is_error(session: &Session) -> bool {
+    strict_mode(session)
+        && matches!(get_var(session, "sql_mode", VarScope::Session),
+            Ok(Value::Bytes(b)) if String::from_utf8_lossy(&b).to_ascii_uppercase().contains("ERROR_FOR_DIVISION_BY_ZERO"))
+}
+
 /// How a value is printed by SHOW VARIABLES (ON/OFF for booleans).
 pub(crate) fn show_text(def: &VarDef, v: &Value) -> String {
     match (def.kind, v) {
@@ -838,6 +940,18 @@ pub(crate) fn set_var(
             }
         }
         "max_connections" if !global => {}
+        "sql_mode" => {
+            if let Some(Value::Bytes(b)) = &value {
+                let canonical = check_sql_mode(&String::from_utf8_lossy(b))?;
+                let value = Some(text(canonical));
+                if global {
+                    session.server.globals.put(def.name, value);
+                } else {
+                    put_session(session, def.name, value);
+                }
+                return Ok(());
+            }
+        }
         _ => {}
     }
     let alias = alias_of(def.name).and_then(lookup_def);
