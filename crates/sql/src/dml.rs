@@ -391,6 +391,10 @@ fn relaxed(def: &TableDef, i: usize, v: Value, e: SqlError) -> Result<Value, Sql
                 Err(_) => return Err(e),
             }
         }
+        1366 if col.ty.is_text() => match &v {
+            Value::Bytes(b) => Value::Bytes(replace_bad_utf8(b)),
+            _ => return Err(e),
+        },
         1406 => match v {
             Value::Bytes(mut b) => {
                 let max = match col.ty {
@@ -421,6 +425,30 @@ fn relaxed(def: &TableDef, i: usize, v: Value, e: SqlError) -> Result<Value, Sql
     coerce_strict(def, i, fixed).map_err(|_| e)
 }
 
+/// How MariaDB shows bytes that are not UTF-8 in error 1366: from the first bad byte, six
+/// bytes at most, `\xHH` for each non-ASCII one, `...` when more follow.
+fn bad_bytes_text(b: &[u8]) -> String {
+    let mut s = String::new();
+    for &c in b.iter().take(6) {
+        if c.is_ascii_graphic() || c == b' ' {
+            s.push(c as char);
+        } else {
+            s.push_str(&format!("\\x{c:02X}"));
+        }
+    }
+    if b.len() > 6 {
+        s.push_str("...");
+    }
+    s
+}
+
+/// Non-strict mode: each byte sequence that is not UTF-8 becomes `?` (as MariaDB stores it).
+fn replace_bad_utf8(b: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(b)
+        .replace('\u{FFFD}', "?")
+        .into_bytes()
+}
+
 /// Strict-mode conversion: the value, or MariaDB's error for it.
 fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> {
     let col = &def.columns[i];
@@ -436,6 +464,22 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
         let (prefix, bad) = crate::expr::number_prefix(b, false);
         if bad && prefix.bytes().any(|c| c.is_ascii_digit()) {
             return Err(truncated());
+        }
+    }
+    // Bytes that are not UTF-8 into a utf8mb4 column: MariaDB's 1366 naming them.
+    if let (true, Value::Bytes(b)) = (col.ty.is_text(), &v) {
+        if let Err(e) = std::str::from_utf8(b) {
+            return Err(SqlError::new(
+                1366,
+                "22007",
+                format!(
+                    "Incorrect string value: '{}' for column `{}`.`{}`.`{}` at row 1",
+                    bad_bytes_text(&b[e.valid_up_to()..]),
+                    def.db,
+                    def.name,
+                    col.name
+                ),
+            ));
         }
     }
     // A number past the 64-bit range into an integer column: out of range, not 1366.

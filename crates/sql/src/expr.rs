@@ -364,6 +364,15 @@ impl<'a> Compiler<'a> {
                 }
                 other => Expr::Lit(literal(other)?),
             },
+            // _binary'..', _utf8mb4'..': onelog's strings are UTF-8 text or bytes already.
+            A::Prefixed { prefix, value }
+                if matches!(
+                    prefix.value.to_ascii_lowercase().as_str(),
+                    "_binary" | "_utf8mb4" | "_utf8" | "_utf8mb3"
+                ) && matches!(**value, A::Value(_)) =>
+            {
+                self.compile(value)?
+            }
             A::TypedString(ts) => {
                 let s = match &ts.value.value {
                     ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {

@@ -22,6 +22,7 @@ pub(crate) mod wide;
 
 pub use error::SqlError;
 pub use onelog_binlog::Value;
+pub use parse::statement_text_of_bytes;
 pub use server::{
     Account, BinlogStorageMode, ConnectionGuard, ConnectionInfo, Server, ServerConfig,
 };
