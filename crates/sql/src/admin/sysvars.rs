@@ -882,6 +882,9 @@ pub(crate) fn set_var(
         SetValue::Default => None,
         SetValue::Value(v) => Some(coerce(def, &v, &mut session.warnings)?),
     };
+    if let Some(v) = &value {
+        check_honoured(session, def, global, v)?;
+    }
     // Side effects and special cases.
     match def.name {
         "innodb_flush_log_at_trx_commit" => {
@@ -967,6 +970,93 @@ pub(crate) fn set_var(
         }
     }
     Ok(())
+}
+
+/// The values onelog honours for a variable whose other values it does not implement; `None`
+/// for variables that are honoured whatever their value (or owned elsewhere: the connection
+/// limits, statement limits, sql_mode, isolation, durability). A value in the list, or equal
+/// to the variable's current value (what mysqldump and connectors re-set), is accepted;
+/// anything else is refused (1235), never stored and ignored.
+fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
+    const UTF8: &[&str] = &["utf8mb4", "utf8mb3", "utf8"];
+    Some(match name {
+        // onelog receives and sends UTF-8 bytes without conversion.
+        "character_set_client"
+        | "character_set_connection"
+        | "character_set_database"
+        | "character_set_server" => UTF8,
+        "character_set_results" => &["utf8mb4", "utf8mb3", "utf8", "binary", ""],
+        "character_set_filesystem" => &["binary"],
+        // Values are stored, not acted on: only the defaults describe what onelog does.
+        "auto_increment_increment" | "auto_increment_offset" => &["1"],
+        "default_storage_engine" | "storage_engine" => &["InnoDB"],
+        "gtid_strict_mode" => &["0"],
+        "init_connect" => &[""],
+        "net_buffer_length" => &["16384"],
+        "net_read_timeout" => &["30"],
+        "net_write_timeout" => &["60"],
+        "read_only" => &["0"],
+        "session_track_schema" => &["1"],
+        "session_track_state_change" => &["0"],
+        "session_track_transaction_info" => &["OFF"],
+        "sql_auto_is_null" => &["0"],
+        "sql_select_limit" => &["18446744073709551615"],
+        // The server runs in UTC: SYSTEM and a zero offset are the same zone.
+        "time_zone" => &["SYSTEM", "+00:00", "+0:00", "-00:00"],
+        "transaction_read_only" | "tx_read_only" => &["0"],
+        _ => return None,
+    })
+}
+
+/// Refuses (1235) a value of a variable that onelog would store without honouring it.
+fn check_honoured(
+    session: &Session,
+    def: &VarDef,
+    global: bool,
+    v: &Value,
+) -> Result<(), SqlError> {
+    let given = show_text(def, v);
+    // Collations: onelog compares strings as bytes whatever the utf8 collation named (a
+    // known divergence, docs/SQL.md); other character sets' collations are refused.
+    if def.name.starts_with("collation_") {
+        let l = given.to_ascii_lowercase();
+        if l.starts_with("utf8mb4_") || l.starts_with("utf8mb3_") || l.starts_with("utf8_") {
+            return Ok(());
+        }
+    } else {
+        let Some(allowed) = honoured_values(def.name) else {
+            return Ok(());
+        };
+        let norm = |s: &str| match def.kind {
+            Bool => match s.to_ascii_uppercase().as_str() {
+                "ON" | "1" => "1".to_string(),
+                "OFF" | "0" => "0".to_string(),
+                o => o.to_string(),
+            },
+            _ => s.to_ascii_lowercase(),
+        };
+        if allowed.iter().any(|a| norm(a) == norm(&given)) {
+            return Ok(());
+        }
+    }
+    let scope = if global {
+        VarScope::Global
+    } else {
+        VarScope::Session
+    };
+    if let Ok(current) = get_var(session, def.name, scope) {
+        if show_text(def, &current).eq_ignore_ascii_case(&given) {
+            return Ok(());
+        }
+    }
+    Err(SqlError::new(
+        1235,
+        "42000",
+        format!(
+            "This version of onelog doesn't yet support '{} = {given}' (the variable is stored but onelog does not act on other values)",
+            def.name
+        ),
+    ))
 }
 
 fn put_session(session: &mut Session, name: &'static str, v: Option<Value>) {
