@@ -369,7 +369,7 @@ fn relaxed(def: &TableDef, i: usize, v: Value, e: SqlError) -> Result<Value, Sql
             let Some((lo, hi)) = type_limits(&col.ty) else {
                 return Err(e);
             };
-            let neg = crate::expr::to_f64(&v).is_some_and(|f| f < 0.0);
+            let neg = crate::expr::to_f64_quiet(&v).is_some_and(|f| f < 0.0);
             if neg {
                 lo
             } else {
@@ -484,7 +484,7 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
     }
     // A number past the 64-bit range into an integer column: out of range, not 1366.
     if col.ty.is_integer() {
-        if let Some(f) = crate::expr::to_f64(&v) {
+        if let Some(f) = crate::expr::to_f64_quiet(&v) {
             if f >= 1.8446744073709552e19 || f < -9.223372036854776e18 {
                 return Err(SqlError::new(
                     1264,

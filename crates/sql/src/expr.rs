@@ -1151,7 +1151,28 @@ pub(crate) enum Num2 {
     Dbl(f64),
 }
 
+/// Numeric view of a value; a string that is not entirely a number raises MariaDB's 1292
+/// "Truncated incorrect DOUBLE value" (as in arithmetic and comparisons with numbers).
 fn num_of(v: &Value) -> Option<Num> {
+    if let Value::Bytes(b) = v {
+        let (_, bad) = number_prefix(b, false);
+        let trailing_space = b.last().is_some_and(u8::is_ascii_whitespace);
+        if bad || trailing_space {
+            warn(
+                "Warning",
+                1292,
+                format!(
+                    "Truncated incorrect DOUBLE value: '{}'",
+                    String::from_utf8_lossy(b)
+                ),
+            );
+        }
+    }
+    num_of_quiet(v)
+}
+
+/// [`num_of`] without the warning (conversions that report their own condition).
+fn num_of_quiet(v: &Value) -> Option<Num> {
     Some(match v {
         Value::Null => return None,
         Value::Int(i) => Num::Int(i128::from(*i)),
@@ -1196,7 +1217,7 @@ fn num_of(v: &Value) -> Option<Num> {
         }
         Value::Timestamp { .. } => {
             let dt = timestamp_to_datetime(v);
-            return num_of(&dt);
+            return num_of_quiet(&dt);
         }
     })
 }
@@ -1222,9 +1243,18 @@ pub(crate) fn to_f64(v: &Value) -> Option<f64> {
     num_of(v).map(num_f64)
 }
 
+/// [`to_f64`] without the 1292 warning for strings.
+pub(crate) fn to_f64_quiet(v: &Value) -> Option<f64> {
+    num_of_quiet(v).map(num_f64)
+}
+
 /// Integer view, rounding (NULL -> None).
 pub(crate) fn to_i128(v: &Value) -> Option<i128> {
-    num_of(v).map(|n| match n {
+    num_of(v).map(num_i128)
+}
+
+fn num_i128(n: Num) -> i128 {
+    match n {
         Num::Int(i) => i,
         Num::Dec(d) => d.round_int().unwrap_or(if d.m.is_negative() {
             i128::MIN
@@ -1232,7 +1262,7 @@ pub(crate) fn to_i128(v: &Value) -> Option<i128> {
             i128::MAX
         }),
         Num::Dbl(d) => d.round() as i128,
-    })
+    }
 }
 
 /// Truth of a value (NULL -> None).
@@ -2603,12 +2633,7 @@ pub(crate) fn cast(v: Value, to: CastTo) -> Result<Value, SqlError> {
         CastTo::Signed => cast_int(&v, false),
         CastTo::Unsigned => cast_int(&v, true),
         CastTo::Char | CastTo::Binary => Value::Bytes(text_of(&v)),
-        CastTo::Double => {
-            if let Value::Bytes(b) = &v {
-                truncated_check(b, "DOUBLE");
-            }
-            Value::Double(to_f64(&v).unwrap_or(0.0))
-        }
+        CastTo::Double => Value::Double(to_f64(&v).unwrap_or(0.0)),
         CastTo::Decimal(p, s) => cast_decimal(&v, p, s),
         CastTo::Date => match date_parts(&v) {
             Some((y, m, d, ..)) => Value::Date {
@@ -3403,18 +3428,18 @@ pub(crate) fn conform(v: Value, r: RType) -> Value {
     match (r, &v) {
         (_, Value::Null) => v,
         (RType::Int, Value::Int(_)) | (RType::UInt, Value::UInt(_)) => v,
-        (RType::Int, _) => match to_i128(&v) {
+        (RType::Int, _) => match num_of_quiet(&v).map(num_i128) {
             Some(i) => int_value(i).unwrap_or(v),
             None => v,
         },
-        (RType::UInt, _) => match to_i128(&v) {
+        (RType::UInt, _) => match num_of_quiet(&v).map(num_i128) {
             Some(i) if i >= 0 => Value::UInt(i as u64),
             Some(i) => Value::Int(i as i64),
             None => v,
         },
         (RType::Decimal(_, s), Value::Decimal(_))
         | (RType::Decimal(_, s), Value::Int(_) | Value::UInt(_)) => {
-            match num_of(&v)
+            match num_of_quiet(&v)
                 .and_then(num_dec)
                 .and_then(|d| d.rescale(u32::from(s)))
             {
@@ -3422,12 +3447,12 @@ pub(crate) fn conform(v: Value, r: RType) -> Value {
                 None => v,
             }
         }
-        (RType::Decimal(..), _) => match to_f64(&v) {
+        (RType::Decimal(..), _) => match to_f64_quiet(&v) {
             Some(d) => Value::Double(d),
             None => v,
         },
         (RType::Double, Value::Double(_)) => v,
-        (RType::Double, _) => match to_f64(&v) {
+        (RType::Double, _) => match to_f64_quiet(&v) {
             Some(d) => Value::Double(d),
             None => v,
         },
