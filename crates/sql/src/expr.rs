@@ -3433,9 +3433,9 @@ pub(crate) fn conform(v: Value, r: RType) -> Value {
             None => v,
         },
         (RType::UInt, _) => match num_of_quiet(&v).map(num_i128) {
-            Some(i) if i >= 0 => Value::UInt(i as u64),
-            Some(i) => Value::Int(i as i64),
-            None => v,
+            Some(i) if (0..=i128::from(u64::MAX)).contains(&i) => Value::UInt(i as u64),
+            Some(i) if i64::try_from(i).is_ok() => Value::Int(i as i64),
+            _ => v,
         },
         (RType::Decimal(_, s), Value::Decimal(_))
         | (RType::Decimal(_, s), Value::Int(_) | Value::UInt(_)) => {
