@@ -259,7 +259,7 @@ fn text(v: &Value) -> Option<String> {
 async fn ask(conn: &mut Conn, sql: &str) -> Answer {
     match conn.query::<Row, _>(sql).await {
         Ok(rows) => {
-            let v = rows.first().and_then(|r| r.as_ref(0)).map_or(None, text);
+            let v = rows.first().and_then(|r| r.as_ref(0)).and_then(text);
             // The count comes with the result itself; SHOW WARNINGS only when it is not zero
             // (MariaDB keeps the previous statement's list after a table-less statement
             // that raised nothing).

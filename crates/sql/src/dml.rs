@@ -4,8 +4,9 @@
 //!
 //! Invariants: rows are read with exclusive locks (latest committed versions) before they
 //! are changed; values are converted to the column types the way MySQL does before the
-//! engine's checks; the session wraps each statement in a savepoint so a failing statement
-//! leaves none of its rows.
+//! engine's checks (strict sql_mode: a value that does not fit is MariaDB's error; otherwise
+//! it is clipped, cut or zeroed with that code as a warning, `coerce_col`); the session wraps
+//! each statement in a savepoint so a failing statement leaves none of its rows.
 
 use std::sync::Arc;
 
@@ -485,7 +486,7 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
     // A number past the 64-bit range into an integer column: out of range, not 1366.
     if col.ty.is_integer() {
         if let Some(f) = crate::expr::to_f64_quiet(&v) {
-            if f >= 1.8446744073709552e19 || f < -9.223372036854776e18 {
+            if !(-9.223372036854776e18..1.8446744073709552e19).contains(&f) {
                 return Err(SqlError::new(
                     1264,
                     "22003",

@@ -7,7 +7,11 @@
 //! on and to `?` placeholders by their order of appearance in the statement text (compile in
 //! textual order); evaluation never panics on any input; session-dependent values (`NOW()`,
 //! `@@var`, `DATABASE()`) are read at evaluation time, so a cached compiled statement stays
-//! valid across executions.
+//! valid across executions. Numeric results follow MariaDB's overflow rules (1690 with the
+//! expression written from its operand values; DECIMAL up to [`DEC_MAX_DIGITS`] digits);
+//! conditions raised during evaluation (CAST truncation, division by zero, strings that are
+//! not numbers) go to a per-thread list ([`warn`]) that the session drains after each
+//! statement ([`take_warnings`]), at most [`MAX_EVAL_WARNINGS`] of them.
 
 use std::cmp::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -1348,8 +1352,7 @@ pub(crate) fn sql_text(v: &Value) -> String {
 /// A DOUBLE the way MariaDB prints it in an expression (`1e300`, `1.5`).
 fn render_double(d: f64) -> String {
     if d != 0.0 && (d.abs() >= 1e15 || d.abs() < 1e-4) {
-        let s = format!("{d:e}");
-        s.replace("e-", "e-").replace('e', "e")
+        format!("{d:e}")
     } else {
         format!("{d}")
     }

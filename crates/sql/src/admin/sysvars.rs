@@ -13,6 +13,10 @@
 //! A session copies the global overrides of session-scoped variables when it starts
 //! ([`SessionVars::new`]), so `SET GLOBAL` affects new sessions only, as in MariaDB.
 //!
+//! Accepted means honoured: a variable whose value onelog does not act on accepts only the
+//! values that describe what onelog does, or its current value ([`honoured_values`]); any
+//! other value is refused with 1235. `sql_mode` accepts only the flags onelog implements.
+//!
 //! Errors are MariaDB's: 1193 unknown variable, 1238 read-only, 1228 session-only variable
 //! set/read as GLOBAL, 1229 global-only variable set as SESSION, 1231 bad value, 1232 wrong
 //! argument type.
