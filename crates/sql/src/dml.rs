@@ -486,7 +486,9 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
     // A number past the 64-bit range into an integer column: out of range, not 1366.
     if col.ty.is_integer() {
         if let Some(f) = crate::expr::to_f64_quiet(&v) {
-            if !(-9.223372036854776e18..1.8446744073709552e19).contains(&f) {
+            if !matches!(v, Value::Int(_) | Value::UInt(_))
+                && !(-9.223372036854776e18..=1.8446744073709552e19).contains(&f)
+            {
                 return Err(SqlError::new(
                     1264,
                     "22003",
