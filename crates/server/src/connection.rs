@@ -1058,7 +1058,8 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
 /// MariaDB's lexer ends the statement at a NUL, so trailing NULs are dropped here.
 fn statement_text(body: &[u8]) -> std::borrow::Cow<'_, str> {
     let end = body.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-    String::from_utf8_lossy(&body[..end])
+    // Literals holding bytes that are not UTF-8 become hex literals (binary data kept).
+    onelog_sql::statement_text_of_bytes(&body[..end])
 }
 
 #[cfg(test)]

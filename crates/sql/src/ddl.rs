@@ -97,6 +97,125 @@ pub(crate) fn sql_type(dt: &ast::DataType) -> Result<SqlType, SqlError> {
     })
 }
 
+/// MariaDB's checks of a column's declared sizes, with its errors: 1425 too big scale, 1426
+/// too big precision, 1427 M < D, 1439 display width, 1074 column length (utf8mb4: VARCHAR
+/// up to 16383 characters), 1063 FLOAT(p) past 53. Declarations MariaDB accepts but onelog
+/// cannot honour (DECIMAL scale 31..38, DECIMAL/FLOAT UNSIGNED, ZEROFILL, FLOAT(M,D)) are
+/// refused with 1235, never stored as something else.
+pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), SqlError> {
+    let s = dt.to_string().to_ascii_uppercase();
+    let base: String = s
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let args: Vec<u64> = match (s.find('('), s.find(')')) {
+        (Some(a), Some(b)) if b > a => s[a + 1..b]
+            .split(',')
+            .filter_map(|x| x.trim().parse().ok())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let err = |code: u16, msg: String| Err(SqlError::new(code, "42000", msg));
+    let unsupported = |what: &str| Err(SqlError::unsupported(what));
+    let width = |max: u64| -> Result<(), SqlError> {
+        match args.first() {
+            Some(&w) if w > max => err(
+                1439,
+                format!("Display width out of range for '{col}' (max = {max})"),
+            ),
+            _ => Ok(()),
+        }
+    };
+    let length = |max: u64| -> Result<(), SqlError> {
+        match args.first() {
+            Some(&n) if n > max => err(
+                1074,
+                format!("Column length too big for column '{col}' (max = {max}); use BLOB or TEXT instead"),
+            ),
+            _ => Ok(()),
+        }
+    };
+    let m_ge_d = |m: u64, d: u64| -> Result<(), SqlError> {
+        if m < d {
+            return err(
+                1427,
+                format!(
+                    "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{col}')"
+                ),
+            );
+        }
+        Ok(())
+    };
+    if s.contains("ZEROFILL") {
+        return unsupported("ZEROFILL");
+    }
+    match base.as_str() {
+        "TINYINT" | "INT1" | "SMALLINT" | "INT2" | "MEDIUMINT" | "INT3" | "INT" | "INTEGER"
+        | "INT4" | "BIGINT" | "INT8" => width(255),
+        "DECIMAL" | "NUMERIC" | "DEC" | "FIXED" => {
+            let p = args.first().copied().unwrap_or(10);
+            let d = args.get(1).copied().unwrap_or(0);
+            if d > 38 {
+                return err(
+                    1425,
+                    format!("Too big scale specified for '{col}'. Maximum is 38"),
+                );
+            }
+            if p > 65 {
+                return err(
+                    1426,
+                    format!("Too big precision specified for '{col}'. Maximum is 65"),
+                );
+            }
+            m_ge_d(p, d)?;
+            if d > 30 {
+                return unsupported("DECIMAL with a scale above 30");
+            }
+            if s.contains("UNSIGNED") {
+                return unsupported("DECIMAL UNSIGNED");
+            }
+            Ok(())
+        }
+        "FLOAT" | "REAL" | "DOUBLE" | "FLOAT8" => {
+            match args.as_slice() {
+                [p] if base == "FLOAT" && *p > 53 => {
+                    return err(
+                        1063,
+                        format!("Incorrect column specifier for column '{col}'"),
+                    )
+                }
+                [m, d] => {
+                    width(255)?;
+                    if *d > 30 && m >= d {
+                        return err(
+                            1425,
+                            format!("Too big scale specified for '{col}'. Maximum is 30"),
+                        );
+                    }
+                    m_ge_d(*m, *d)?;
+                    return unsupported("FLOAT(M,D) and DOUBLE(M,D)");
+                }
+                _ => {}
+            }
+            if s.contains("UNSIGNED") {
+                return unsupported("FLOAT/DOUBLE UNSIGNED");
+            }
+            Ok(())
+        }
+        "CHAR" | "CHARACTER" | "NCHAR" | "BINARY" => length(255),
+        "VARCHAR" | "NVARCHAR" => length(16383),
+        "VARBINARY" => length(65532),
+        "DATETIME" | "TIMESTAMP" | "TIME" => match args.first() {
+            Some(&f) if f > 6 => err(
+                1426,
+                format!("Too big precision specified for '{col}'. Maximum is 6"),
+            ),
+            _ => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
 fn index_columns(cols: &[ast::IndexColumn]) -> Vec<String> {
     cols.iter()
         .map(|c| match &c.column.expr {
@@ -158,6 +277,7 @@ pub(crate) fn create_table(
         n
     };
     for cd in &ct.columns {
+        check_column_size(&cd.data_type, &cd.name.value)?;
         let ty = sql_type(&cd.data_type)?;
         let mut spec = ColumnSpec::new(&cd.name.value, ty);
         if cd.data_type.to_string().eq_ignore_ascii_case("serial") {

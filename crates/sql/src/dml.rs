@@ -4,8 +4,9 @@
 //!
 //! Invariants: rows are read with exclusive locks (latest committed versions) before they
 //! are changed; values are converted to the column types the way MySQL does before the
-//! engine's checks; the session wraps each statement in a savepoint so a failing statement
-//! leaves none of its rows.
+//! engine's checks (strict sql_mode: a value that does not fit is MariaDB's error; otherwise
+//! it is clipped, cut or zeroed with that code as a warning, `coerce_col`); the session wraps
+//! each statement in a savepoint so a failing statement leaves none of its rows.
 
 use std::sync::Arc;
 
@@ -308,8 +309,194 @@ fn pk_of(def: &TableDef, row: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-fn coerce_col(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> {
+/// A value converted for column `i`, as MariaDB stores it in the session's sql_mode: strict
+/// mode (STRICT_TRANS_TABLES / STRICT_ALL_TABLES) answers out-of-range (1264), truncated
+/// (1265), wrong (1366) and too long (1406) values with the error; otherwise the value is
+/// clipped, cut or zeroed and the condition becomes a warning.
+fn coerce_col(def: &TableDef, i: usize, v: Value, env: &Env) -> Result<Value, SqlError> {
+    match coerce_strict(def, i, v.clone()) {
+        Ok(v) => Ok(v),
+        Err(e) if !crate::admin::sysvars::strict_mode(env.session) => relaxed(def, i, v, e),
+        Err(e) => Err(e),
+    }
+}
+
+/// The largest magnitude of a numeric column type, as a value of its kind.
+fn type_limits(ty: &onelog_engine::SqlType) -> Option<(Value, Value)> {
+    use onelog_engine::SqlType as T;
+    let signed = |bits: u32| {
+        let hi = (1i64 << (bits - 1)) - 1;
+        Some((Value::Int(-hi - 1), Value::Int(hi)))
+    };
+    let unsigned = |bits: u32| {
+        let hi = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        Some((Value::UInt(0), Value::UInt(hi)))
+    };
+    match *ty {
+        T::TinyInt { unsigned: false } => signed(8),
+        T::SmallInt { unsigned: false } => signed(16),
+        T::MediumInt { unsigned: false } => signed(24),
+        T::Int { unsigned: false } => signed(32),
+        T::BigInt { unsigned: false } => Some((Value::Int(i64::MIN), Value::Int(i64::MAX))),
+        T::TinyInt { .. } => unsigned(8),
+        T::SmallInt { .. } => unsigned(16),
+        T::MediumInt { .. } => unsigned(24),
+        T::Int { .. } => unsigned(32),
+        T::BigInt { .. } => unsigned(64),
+        T::Float => Some((Value::Float(-f32::MAX), Value::Float(f32::MAX))),
+        T::Double => Some((Value::Double(-f64::MAX), Value::Double(f64::MAX))),
+        T::Decimal { precision, scale } => {
+            let (p, s) = (usize::from(precision), usize::from(scale));
+            let mut max = "9".repeat(p - s);
+            if s > 0 {
+                max.push('.');
+                max.push_str(&"9".repeat(s));
+            }
+            Some((Value::Decimal(format!("-{max}")), Value::Decimal(max)))
+        }
+        _ => None,
+    }
+}
+
+/// Non-strict mode: the value MariaDB stores instead of failing, with the warning.
+fn relaxed(def: &TableDef, i: usize, v: Value, e: SqlError) -> Result<Value, SqlError> {
     let col = &def.columns[i];
+    let fixed = match e.code {
+        1264 => {
+            let Some((lo, hi)) = type_limits(&col.ty) else {
+                return Err(e);
+            };
+            let neg = crate::expr::to_f64_quiet(&v).is_some_and(|f| f < 0.0);
+            if neg {
+                lo
+            } else {
+                hi
+            }
+        }
+        1265 | 1366 if col.ty.is_integer() || type_limits(&col.ty).is_some() => {
+            let n = match &v {
+                Value::Bytes(b) => match crate::expr::parse_num_prefix(b) {
+                    crate::expr::Num2::Int(i) => Value::Decimal(i.to_string()),
+                    crate::expr::Num2::Dbl(d) => Value::Double(d),
+                },
+                _ => Value::Int(0),
+            };
+            match coerce_strict(def, i, n) {
+                Ok(x) => x,
+                // The prefix itself is out of range: clipped as well.
+                Err(e2) if e2.code == 1264 => return relaxed(def, i, v, e2),
+                Err(_) => return Err(e),
+            }
+        }
+        1366 if col.ty.is_text() => match &v {
+            Value::Bytes(b) => Value::Bytes(replace_bad_utf8(b)),
+            _ => return Err(e),
+        },
+        1406 => match v {
+            Value::Bytes(mut b) => {
+                let max = match col.ty {
+                    onelog_engine::SqlType::Binary(n) | onelog_engine::SqlType::VarBinary(n) => {
+                        n as usize
+                    }
+                    onelog_engine::SqlType::Char(n) | onelog_engine::SqlType::VarChar(n) => {
+                        String::from_utf8_lossy(&b)
+                            .char_indices()
+                            .nth(n as usize)
+                            .map_or(b.len(), |(at, _)| at)
+                    }
+                    _ => return Err(e),
+                };
+                b.truncate(max);
+                crate::expr::warn(
+                    "Warning",
+                    1265,
+                    format!("Data truncated for column '{}' at row 1", col.name),
+                );
+                return coerce_strict(def, i, Value::Bytes(b)).map_err(|_| e);
+            }
+            _ => return Err(e),
+        },
+        _ => return Err(e),
+    };
+    crate::expr::warn("Warning", e.code, e.message.clone());
+    coerce_strict(def, i, fixed).map_err(|_| e)
+}
+
+/// How MariaDB shows bytes that are not UTF-8 in error 1366: from the first bad byte, six
+/// bytes at most, `\xHH` for each non-ASCII one, `...` when more follow.
+fn bad_bytes_text(b: &[u8]) -> String {
+    let mut s = String::new();
+    for &c in b.iter().take(6) {
+        if c.is_ascii_graphic() || c == b' ' {
+            s.push(c as char);
+        } else {
+            s.push_str(&format!("\\x{c:02X}"));
+        }
+    }
+    if b.len() > 6 {
+        s.push_str("...");
+    }
+    s
+}
+
+/// Non-strict mode: each byte sequence that is not UTF-8 becomes `?` (as MariaDB stores it).
+fn replace_bad_utf8(b: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(b)
+        .replace('\u{FFFD}', "?")
+        .into_bytes()
+}
+
+/// Strict-mode conversion: the value, or MariaDB's error for it.
+fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> {
+    let col = &def.columns[i];
+    let truncated = || {
+        SqlError::new(
+            1265,
+            "01000",
+            format!("Data truncated for column '{}' at row 1", col.name),
+        )
+    };
+    // '12abc' into a number: MariaDB's "Data truncated" (a number prefix), not 1366.
+    if let (true, Value::Bytes(b)) = (type_limits(&col.ty).is_some(), &v) {
+        let (prefix, bad) = crate::expr::number_prefix(b, false);
+        if bad && prefix.bytes().any(|c| c.is_ascii_digit()) {
+            return Err(truncated());
+        }
+    }
+    // Bytes that are not UTF-8 into a utf8mb4 column: MariaDB's 1366 naming them.
+    if let (true, Value::Bytes(b)) = (col.ty.is_text(), &v) {
+        if let Err(e) = std::str::from_utf8(b) {
+            return Err(SqlError::new(
+                1366,
+                "22007",
+                format!(
+                    "Incorrect string value: '{}' for column `{}`.`{}`.`{}` at row 1",
+                    bad_bytes_text(&b[e.valid_up_to()..]),
+                    def.db,
+                    def.name,
+                    col.name
+                ),
+            ));
+        }
+    }
+    // A number past the 64-bit range into an integer column: out of range, not 1366.
+    if col.ty.is_integer() {
+        if let Some(f) = crate::expr::to_f64_quiet(&v) {
+            if !matches!(v, Value::Int(_) | Value::UInt(_))
+                && !(-9.223372036854776e18..=1.8446744073709552e19).contains(&f)
+            {
+                return Err(SqlError::new(
+                    1264,
+                    "22003",
+                    format!("Out of range value for column '{}' at row 1", col.name),
+                ));
+            }
+        }
+    }
     let mut v = convert_for_column(v, &col.ty, &col.name)?;
     if let (onelog_engine::SqlType::Char(_), Value::Bytes(b)) = (&col.ty, &mut v) {
         // CHAR drops trailing spaces (PAD_CHAR_TO_FULL_LENGTH off).
@@ -401,7 +588,7 @@ pub(crate) fn execute_insert(
         let mut given = vec![false; row.len()];
         for (&c, v) in p.columns.iter().zip(vals) {
             if let Some(v) = v {
-                row[c] = coerce_col(def, c, v)?;
+                row[c] = coerce_col(def, c, v, env)?;
             }
             given[c] = true;
         }
@@ -448,7 +635,7 @@ pub(crate) fn execute_insert(
                         let mut new = old.clone();
                         for (c, x) in &p.on_dup {
                             let v = x.eval(&new, &ienv)?;
-                            new[*c] = coerce_col(def, *c, v)?;
+                            new[*c] = coerce_col(def, *c, v, env)?;
                         }
                         if new != old {
                             txn.update(def.id, &pk_of(def, &old), new)?;
@@ -550,7 +737,7 @@ pub(crate) fn execute_update(
         let mut new = old.clone();
         for (c, e) in &p.assignments {
             let v = e.eval(&new, env)?;
-            new[*c] = coerce_col(def, *c, v)?;
+            new[*c] = coerce_col(def, *c, v, env)?;
         }
         if new != old {
             txn.update(def.id, &pk_of(def, &old), new)?;

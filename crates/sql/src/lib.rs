@@ -20,10 +20,12 @@ pub mod render;
 pub(crate) mod select;
 pub mod server;
 pub mod session;
+pub(crate) mod wide;
 
 pub use error::SqlError;
 pub use onelog_binlog::Value;
 pub use onelog_engine::{EngineEvent, Reporter, Severity};
+pub use parse::statement_text_of_bytes;
 pub use server::{
     Account, BinlogStorageMode, ConnectionGuard, ConnectionInfo, RootAuth, Server, ServerConfig,
 };

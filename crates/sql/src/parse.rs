@@ -42,6 +42,102 @@ pub(crate) enum Parsed {
     Sql(Box<Statement>, LockClause),
 }
 
+/// The text of a statement received as bytes (COM_QUERY, COM_STMT_PREPARE). Valid UTF-8 is
+/// used as is. Otherwise each quoted string literal holding bytes that are not UTF-8 is
+/// rewritten as the hex literal of its (unescaped) bytes, `X'..'`, so binary data reaches
+/// VARBINARY/BLOB columns and functions unchanged instead of as U+FFFD; a text column then
+/// refuses it as MariaDB does (1366 "Incorrect string value"). Bytes that are not UTF-8
+/// outside literals (identifiers, comments) are replaced with U+FFFD.
+pub fn statement_text_of_bytes(b: &[u8]) -> Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(b) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(b.len() * 2);
+    let mut plain = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"') => {
+                let start = i;
+                let (value, end) = unescape_literal(b, i + 1, q);
+                i = end;
+                if std::str::from_utf8(&b[start..end]).is_err() {
+                    out.push_str(&String::from_utf8_lossy(&b[plain..start]));
+                    out.push_str(" X'");
+                    for byte in &value {
+                        out.push_str(&format!("{byte:02X}"));
+                    }
+                    out.push('\'');
+                    plain = end;
+                }
+            }
+            b'`' => {
+                i += 1;
+                while i < b.len() && b[i] != b'`' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') && b.get(i + 2) != Some(&b'!') => {
+                i += 2;
+                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i += 2;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&String::from_utf8_lossy(&b[plain.min(b.len())..]));
+    Cow::Owned(out)
+}
+
+/// The bytes of a quoted literal whose body starts at `i` (MySQL escapes, doubled quotes),
+/// and the position after its closing quote (the end of input if unterminated).
+fn unescape_literal(b: &[u8], mut i: usize, q: u8) -> (Vec<u8>, usize) {
+    let mut v = Vec::new();
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\\' && i + 1 < b.len() {
+            let e = b[i + 1];
+            match e {
+                b'0' => v.push(0),
+                b'b' => v.push(8),
+                b'n' => v.push(b'\n'),
+                b'r' => v.push(b'\r'),
+                b't' => v.push(b'\t'),
+                b'Z' => v.push(26),
+                // LIKE wildcards keep their backslash.
+                b'%' | b'_' => v.extend_from_slice(&[b'\\', e]),
+                other => v.push(other),
+            }
+            i += 2;
+            continue;
+        }
+        if c == q {
+            if b.get(i + 1) == Some(&q) {
+                v.push(q);
+                i += 2;
+                continue;
+            }
+            return (v, i + 1);
+        }
+        v.push(c);
+        i += 1;
+    }
+    (v, b.len())
+}
+
 /// Splits `sql` at top-level semicolons; pieces are trimmed and never empty.
 pub(crate) fn split_statements(sql: &str) -> Vec<&str> {
     let b = sql.as_bytes();

@@ -786,6 +786,8 @@ impl Session {
         if guarded {
             txn.savepoint(STMT_SAVEPOINT);
         }
+        // Conditions left by an earlier evaluation outside a statement are not this one's.
+        drop(crate::expr::take_warnings());
         let r = {
             let env = Env {
                 session: self,
@@ -808,6 +810,19 @@ impl Session {
                 Compiled::Delete(p) => dml::execute_delete(p, &mut txn, &env).map(dml_out),
             }
         };
+        // Strict mode with ERROR_FOR_DIVISION_BY_ZERO: a division by zero in INSERT/UPDATE
+        // fails the statement (its changes are rolled back below).
+        let r = match r {
+            Ok(_)
+                if writes
+                    && crate::expr::has_warning(1365)
+                    && admin::sysvars::division_by_zero_is_error(self) =>
+            {
+                drop(crate::expr::take_warnings());
+                Err(SqlError::new(1365, "22012", "Division by 0"))
+            }
+            other => other,
+        };
         match r {
             Ok((out, found, extra)) => {
                 if own {
@@ -829,6 +844,8 @@ impl Session {
                     self.row_count = affected as i64;
                     self.warnings = warnings;
                 }
+                // Conditions raised by expressions (CAST truncation, division by zero).
+                self.warnings.extend(crate::expr::take_warnings());
                 Ok(match out {
                     Output::Ok {
                         affected_rows,

@@ -13,6 +13,10 @@
 //! A session copies the global overrides of session-scoped variables when it starts
 //! ([`SessionVars::new`]), so `SET GLOBAL` affects new sessions only, as in MariaDB.
 //!
+//! Accepted means honoured: a variable whose value onelog does not act on accepts only the
+//! values that describe what onelog does, or its current value ([`honoured_values`]); any
+//! other value is refused with 1235. `sql_mode` accepts only the flags onelog implements.
+//!
 //! Errors are MariaDB's: 1193 unknown variable, 1238 read-only, 1228 session-only variable
 //! set/read as GLOBAL, 1229 global-only variable set as SESSION, 1231 bad value, 1232 wrong
 //! argument type.
@@ -650,6 +654,108 @@ pub fn lock_wait_timeout(session: &Session) -> Duration {
     }
 }
 
+/// Whether the session's sql_mode is strict (STRICT_TRANS_TABLES or STRICT_ALL_TABLES: every
+/// onelog table is transactional, so both mean the same): INSERT/UPDATE then fail on values
+/// MariaDB would otherwise clip with a warning (`dml::coerce_col`).
+pub fn strict_mode(session: &Session) -> bool {
+    match get_var(session, "sql_mode", VarScope::Session) {
+        Ok(Value::Bytes(b)) => {
+            let s = String::from_utf8_lossy(&b).to_ascii_uppercase();
+            s.split(',')
+                .any(|m| matches!(m.trim(), "STRICT_TRANS_TABLES" | "STRICT_ALL_TABLES"))
+        }
+        _ => true,
+    }
+}
+
+/// Every sql_mode flag MariaDB 10.11 knows (combination modes expanded by MariaDB are not
+/// listed: onelog refuses them as unsupported).
+const SQL_MODE_FLAGS: &[&str] = &[
+    "REAL_AS_FLOAT",
+    "PIPES_AS_CONCAT",
+    "ANSI_QUOTES",
+    "IGNORE_SPACE",
+    "IGNORE_BAD_TABLE_OPTIONS",
+    "ONLY_FULL_GROUP_BY",
+    "NO_UNSIGNED_SUBTRACTION",
+    "NO_DIR_IN_CREATE",
+    "POSTGRESQL",
+    "ORACLE",
+    "MSSQL",
+    "DB2",
+    "MAXDB",
+    "NO_KEY_OPTIONS",
+    "NO_TABLE_OPTIONS",
+    "NO_FIELD_OPTIONS",
+    "MYSQL323",
+    "MYSQL40",
+    "ANSI",
+    "NO_AUTO_VALUE_ON_ZERO",
+    "NO_BACKSLASH_ESCAPES",
+    "STRICT_TRANS_TABLES",
+    "STRICT_ALL_TABLES",
+    "NO_ZERO_IN_DATE",
+    "NO_ZERO_DATE",
+    "ALLOW_INVALID_DATES",
+    "ERROR_FOR_DIVISION_BY_ZERO",
+    "TRADITIONAL",
+    "NO_AUTO_CREATE_USER",
+    "HIGH_NOT_PRECEDENCE",
+    "NO_ENGINE_SUBSTITUTION",
+    "PAD_CHAR_TO_FULL_LENGTH",
+    "EMPTY_STRING_IS_NULL",
+    "SIMULTANEOUS_ASSIGNMENT",
+    "TIME_ROUND_FRACTIONAL",
+];
+
+/// The sql_mode flags onelog honours: strictness (`strict_mode`), division by zero in
+/// INSERT/UPDATE (`division_by_zero_is_error`), and two that describe what onelog always
+/// does (GRANT never creates an account; no storage engine is ever substituted).
+const SQL_MODE_HONOURED: &[&str] = &[
+    "STRICT_TRANS_TABLES",
+    "STRICT_ALL_TABLES",
+    "ERROR_FOR_DIVISION_BY_ZERO",
+    "NO_AUTO_CREATE_USER",
+    "NO_ENGINE_SUBSTITUTION",
+];
+
+/// Checks a sql_mode value: 1231 for a flag MariaDB does not know, 1235 for one onelog does
+/// not implement. Returns the value in MariaDB's canonical form (upper case, its order).
+fn check_sql_mode(v: &str) -> Result<String, SqlError> {
+    let mut flags = Vec::new();
+    for f in v
+        .split(',')
+        .map(|f| f.trim().to_ascii_uppercase())
+        .filter(|f| !f.is_empty())
+    {
+        if !SQL_MODE_FLAGS.contains(&f.as_str()) {
+            return Err(wrong_value("sql_mode", &f));
+        }
+        if !SQL_MODE_HONOURED.contains(&f.as_str()) {
+            return Err(SqlError::new(
+                1235,
+                "42000",
+                format!("This version of onelog doesn't yet support 'sql_mode {f}'"),
+            ));
+        }
+        flags.push(f);
+    }
+    Ok(SQL_MODE_FLAGS
+        .iter()
+        .filter(|f| flags.iter().any(|g| g == *f))
+        .copied()
+        .collect::<Vec<_>>()
+        .join(","))
+}
+
+/// Whether a division by zero in INSERT/UPDATE is an error (1365), as MariaDB does in strict
+/// mode with ERROR_FOR_DIVISION_BY_ZERO; otherwise it is a warning and NULL.
+pub fn division_by_zero_is_error(session: &Session) -> bool {
+    strict_mode(session)
+        && matches!(get_var(session, "sql_mode", VarScope::Session),
+            Ok(Value::Bytes(b)) if String::from_utf8_lossy(&b).to_ascii_uppercase().contains("ERROR_FOR_DIVISION_BY_ZERO"))
+}
+
 /// How a value is printed by SHOW VARIABLES (ON/OFF for booleans).
 pub(crate) fn show_text(def: &VarDef, v: &Value) -> String {
     match (def.kind, v) {
@@ -853,6 +959,9 @@ pub(crate) fn set_var(
         SetValue::Value(v) if def.name == "max_statement_time" => Some(statement_time(&v)?),
         SetValue::Value(v) => Some(coerce(def, &v, &mut session.warnings)?),
     };
+    if let Some(v) = &value {
+        check_honoured(session, def, global, v)?;
+    }
     // Side effects and special cases.
     match def.name {
         "innodb_flush_log_at_trx_commit" => {
@@ -911,6 +1020,18 @@ pub(crate) fn set_var(
             }
         }
         "max_connections" if !global => {}
+        "sql_mode" => {
+            if let Some(Value::Bytes(b)) = &value {
+                let canonical = check_sql_mode(&String::from_utf8_lossy(b))?;
+                let value = Some(text(canonical));
+                if global {
+                    session.server.globals.put(def.name, value);
+                } else {
+                    put_session(session, def.name, value);
+                }
+                return Ok(());
+            }
+        }
         _ => {}
     }
     let alias = alias_of(def.name).and_then(lookup_def);
@@ -926,6 +1047,93 @@ pub(crate) fn set_var(
         }
     }
     Ok(())
+}
+
+/// The values onelog honours for a variable whose other values it does not implement; `None`
+/// for variables that are honoured whatever their value (or owned elsewhere: the connection
+/// limits, statement limits, sql_mode, isolation, durability). A value in the list, or equal
+/// to the variable's current value (what mysqldump and connectors re-set), is accepted;
+/// anything else is refused (1235), never stored and ignored.
+fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
+    const UTF8: &[&str] = &["utf8mb4", "utf8mb3", "utf8"];
+    Some(match name {
+        // onelog receives and sends UTF-8 bytes without conversion.
+        "character_set_client"
+        | "character_set_connection"
+        | "character_set_database"
+        | "character_set_server" => UTF8,
+        "character_set_results" => &["utf8mb4", "utf8mb3", "utf8", "binary", ""],
+        "character_set_filesystem" => &["binary"],
+        // Values are stored, not acted on: only the defaults describe what onelog does.
+        "auto_increment_increment" | "auto_increment_offset" => &["1"],
+        "default_storage_engine" | "storage_engine" => &["InnoDB"],
+        "gtid_strict_mode" => &["0"],
+        "init_connect" => &[""],
+        "net_buffer_length" => &["16384"],
+        "net_read_timeout" => &["30"],
+        "net_write_timeout" => &["60"],
+        "read_only" => &["0"],
+        "session_track_schema" => &["1"],
+        "session_track_state_change" => &["0"],
+        "session_track_transaction_info" => &["OFF"],
+        "sql_auto_is_null" => &["0"],
+        "sql_select_limit" => &["18446744073709551615"],
+        // The server runs in UTC: SYSTEM and a zero offset are the same zone.
+        "time_zone" => &["SYSTEM", "+00:00", "+0:00", "-00:00"],
+        "transaction_read_only" | "tx_read_only" => &["0"],
+        _ => return None,
+    })
+}
+
+/// Refuses (1235) a value of a variable that onelog would store without honouring it.
+fn check_honoured(
+    session: &Session,
+    def: &VarDef,
+    global: bool,
+    v: &Value,
+) -> Result<(), SqlError> {
+    let given = show_text(def, v);
+    // Collations: onelog compares strings as bytes whatever the utf8 collation named (a
+    // known divergence, docs/SQL.md); other character sets' collations are refused.
+    if def.name.starts_with("collation_") {
+        let l = given.to_ascii_lowercase();
+        if l.starts_with("utf8mb4_") || l.starts_with("utf8mb3_") || l.starts_with("utf8_") {
+            return Ok(());
+        }
+    } else {
+        let Some(allowed) = honoured_values(def.name) else {
+            return Ok(());
+        };
+        let norm = |s: &str| match def.kind {
+            Bool => match s.to_ascii_uppercase().as_str() {
+                "ON" | "1" => "1".to_string(),
+                "OFF" | "0" => "0".to_string(),
+                o => o.to_string(),
+            },
+            _ => s.to_ascii_lowercase(),
+        };
+        if allowed.iter().any(|a| norm(a) == norm(&given)) {
+            return Ok(());
+        }
+    }
+    let scope = if global {
+        VarScope::Global
+    } else {
+        VarScope::Session
+    };
+    if let Ok(current) = get_var(session, def.name, scope) {
+        if show_text(def, &current).eq_ignore_ascii_case(&given) {
+            return Ok(());
+        }
+    }
+    Err(SqlError::new(
+        1235,
+        "42000",
+        format!(
+            "This version of onelog doesn't yet support '{} = {given}' (the variable is stored but onelog does not act on other values)",
+            def.name
+        ),
+    ))
 }
 
 fn put_session(session: &mut Session, name: &'static str, v: Option<Value>) {
