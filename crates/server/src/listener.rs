@@ -432,6 +432,8 @@ fn spawn_connection<B: Backend, S: Transport>(
     let id = slot.id;
     let spawned = std::thread::Builder::new()
         .name(format!("onelog-conn-{id}"))
+        // The SQL layer bounds statement nesting against this size (onelog_sql's depth guard).
+        .stack_size(onelog_sql::THREAD_STACK_SIZE)
         .spawn(move || {
             let stream = Connection::new(&*backend, &slot.shared, &config, stream, id, host).run();
             // Free the slot before closing the socket: a client that saw the close can connect again.

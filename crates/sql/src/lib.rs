@@ -5,10 +5,12 @@
 //! Modules: `server` (shared state, open/bootstrap), `session` (dispatch, transactions,
 //! prepared statements), `parse` (splitting, comments, hand-parsed transaction statements),
 //! `expr` (expressions and functions), `plan` (index selection), `select`, `dml`, `ddl`,
-//! `render` (text protocol values), `error`, `admin` (s3).
+//! `render` (text protocol values), `error`, `admin` (s3), `depth` (bounds on statement nesting,
+//! so no statement can overflow a stack).
 
 pub mod admin;
 pub(crate) mod ddl;
+pub(crate) mod depth;
 pub(crate) mod dml;
 pub mod error;
 pub(crate) mod expr;
@@ -19,6 +21,7 @@ pub(crate) mod select;
 pub mod server;
 pub mod session;
 
+pub use depth::THREAD_STACK_SIZE;
 pub use error::SqlError;
 pub use onelog_binlog::Value;
 pub use server::{
