@@ -550,6 +550,8 @@ fn spawn_connection<B: Backend, S: Transport>(
     let extra = slot.extra;
     let spawned = std::thread::Builder::new()
         .name(format!("onelog-conn-{id}"))
+        // The SQL layer bounds statement nesting against this size (onelog_sql's depth guard).
+        .stack_size(onelog_sql::THREAD_STACK_SIZE)
         .spawn(move || {
             let stream = Connection::new(&*backend, &slot.shared, &config, stream, id, host)
                 .reserved_slot(extra)

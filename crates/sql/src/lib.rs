@@ -6,10 +6,12 @@
 //! prepared statements), `parse` (splitting, comments, hand-parsed transaction statements),
 //! `expr` (expressions and functions), `plan` (index selection), `select`, `dml`, `ddl`,
 //! `render` (text protocol values), `error`, `guard` (per-statement limits: KILL,
-//! `max_statement_time`, client liveness, memory and string caps), `admin` (s3).
+//! `max_statement_time`, client liveness, memory and string caps), `admin` (s3), `depth`
+//! (bounds on statement nesting, so no statement can overflow a stack).
 
 pub mod admin;
 pub(crate) mod ddl;
+pub(crate) mod depth;
 pub(crate) mod dml;
 pub mod error;
 pub(crate) mod expr;
@@ -22,6 +24,7 @@ pub mod server;
 pub mod session;
 pub(crate) mod wide;
 
+pub use depth::THREAD_STACK_SIZE;
 pub use error::SqlError;
 pub use onelog_binlog::Value;
 pub use onelog_engine::{EngineEvent, Reporter, Severity};

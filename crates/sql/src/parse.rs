@@ -10,8 +10,9 @@ use std::borrow::Cow;
 
 use sqlparser::ast::Statement;
 use sqlparser::dialect::MySqlDialect;
-use sqlparser::parser::Parser;
+use sqlparser::parser::{Parser, ParserError};
 
+use crate::depth;
 use crate::error::SqlError;
 
 /// Transaction control statements, parsed by hand.
@@ -432,12 +433,22 @@ pub(crate) fn parse_statement(sql: &str) -> Result<Parsed, SqlError> {
     } else {
         (text, LockClause::None)
     };
-    let mut stmts =
-        Parser::parse_sql(&MySqlDialect {}, body).map_err(|e| parse_error(body, &e.to_string()))?;
+    depth::check_lexical(body)?;
+    let mut stmts = Parser::new(&MySqlDialect {})
+        .with_recursion_limit(depth::PARSER_RECURSION_LIMIT)
+        .try_with_sql(body)
+        .and_then(|mut p| p.parse_statements())
+        .map_err(|e| match e {
+            ParserError::RecursionLimitExceeded => {
+                depth::stack_overrun(depth::PARSER_RECURSION_LIMIT)
+            }
+            e => parse_error(body, &e.to_string()),
+        })?;
     match stmts.len() {
         0 => Ok(Parsed::Empty),
         1 => {
-            let s = stmts.pop().ok_or_else(|| SqlError::syntax(""))?;
+            let mut s = stmts.pop().ok_or_else(|| SqlError::syntax(""))?;
+            depth::guard(&mut s)?;
             Ok(Parsed::Sql(Box::new(s), lock))
         }
         _ => Err(SqlError::syntax(body)),

@@ -501,10 +501,13 @@ pub(crate) fn eval_set_value(
         _ => {}
     }
     let dialect = MySqlDialect {};
-    let parsed = Parser::new(&dialect)
+    crate::depth::check_lexical(expr)?;
+    let mut parsed = Parser::new(&dialect)
+        .with_recursion_limit(crate::depth::PARSER_RECURSION_LIMIT)
         .try_with_sql(expr)
         .and_then(|mut p| p.parse_expr())
         .map_err(|_| SqlError::syntax(expr))?;
+    crate::depth::guard_expr(&mut parsed)?;
     crate::expr::eval_scalar(session, &parsed).map(SetValue::Value)
 }
 
