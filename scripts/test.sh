@@ -5,7 +5,9 @@
 #    the mariadb CLI, mariadb-slap and mariadb-binlog, and MariaDB 10.11's server mariadbd
 #    with mariadb-install-db, the peer of tests/mariadb_peer.rs): installs them with apt-get
 #    when missing and running as root, otherwise says what to install and fails;
-# 2. runs `cargo test --workspace --release` (extra arguments are passed to cargo test).
+# 2. runs `cargo test --workspace --profile ci` (extra arguments are passed to cargo test): the
+#    `ci` profile is release code with debug assertions on (Cargo.toml), so the invariants'
+#    `debug_assert!`s run under every test.
 # The tests never skip for a missing client: they fail, pointing here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,5 +51,5 @@ if ((${#missing_pkgs[@]})); then
 fi
 
 echo "== $(sysbench --version), $(mariadb --version), $(mariadbd --version)"
-echo "== cargo test --workspace --release"
-exec cargo test --workspace --release "$@"
+echo "== cargo test --workspace --profile ci"
+exec cargo test --workspace --profile ci "$@"
