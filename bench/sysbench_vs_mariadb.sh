@@ -5,6 +5,10 @@
 #   bench/sysbench_vs_mariadb.sh
 #   SECONDS_PER_CELL=10 TABLES=4 TABLE_SIZE=10000 bench/sysbench_vs_mariadb.sh   # quick
 #
+#   BEFORE_BIN=/path/to/old/onelog bench/sysbench_vs_mariadb.sh   # onelog before vs after a change
+#
+# With BEFORE_BIN set, the baseline is that onelog binary instead of MariaDB (same settings,
+# alternating in one run): how a refactor is shown to cost nothing.
 # Settings (environment): RUNS (3), SECONDS_PER_CELL (30), WARMUP_SECONDS (10), TABLES (8),
 # TABLE_SIZE (100000), THREADS ("1 8 32"), WORKLOADS ("oltp_point_select oltp_read_only
 # oltp_write_only"), PORT_BASE (23306), ONELOG_BIN (default: cargo build --release).
@@ -112,11 +116,17 @@ start_mariadb() { # port [binlog: on|off]
     wait_ready "$1"
 }
 
-start_onelog() { # port
-    local d=$WORK/onelog-$RUN
+start_onelog() { start_onelog_bin "$1" "$ONELOG_BIN" onelog; }
+start_before() { start_onelog_bin "$1" "$BEFORE_BIN" before; }
+
+start_onelog_bin() { # port binary name
+    local d=$WORK/$3-$RUN bin=$2
     mkdir -p "$d"
-    "$ONELOG_BIN" serve --datadir="$d/data" --port="$1" --max-connections=500 \
-        --innodb-flush-log-at-trx-commit=1 >"$d/server.log" 2>&1 &
+    # root over TCP without a password, as mariadb-install-db's option of the same name gives
+    # MariaDB above (onelog's default root is unix_socket only).
+    "$bin" serve --datadir="$d/data" --port="$1" --max-connections=500 \
+        --innodb-flush-log-at-trx-commit=1 --auth-root-authentication-method=normal \
+        >"$d/server.log" 2>&1 &
     SERVER_PID=$!
     wait_ready "$1"
 }
@@ -167,8 +177,10 @@ run_system() { # name port
     rm -rf "${WORK:?}/$name-$RUN"
 }
 
+BASE=mariadb BASE_NAME=MariaDB
+if [[ -n ${BEFORE_BIN:-} ]]; then BASE=before BASE_NAME="onelog before"; fi
 for RUN in $(seq 1 "$RUNS"); do
-    run_system mariadb "$((PORT_BASE + 2 * RUN))"
+    run_system "$BASE" "$((PORT_BASE + 2 * RUN))"
     run_system onelog "$((PORT_BASE + 2 * RUN + 1))"
 done
 
@@ -176,20 +188,21 @@ median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { if
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
-echo "### sysbench: onelog vs MariaDB"
+echo "### sysbench: onelog vs $BASE_NAME"
 echo
 echo "Machine: $(nproc) CPUs ($(lscpu | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}')),"\
      "$(free -g | awk '/Mem:/ {print $2}') GiB RAM, kernel $(uname -r);"\
-     "$(mariadbd --version | awk '{print $3}'), $(sysbench --version), onelog $("$ONELOG_BIN" --version | awk '{print $3}')."
+     "$(mariadbd --version | awk '{print $3}'), $(sysbench --version), onelog $("$ONELOG_BIN" --version | awk '{print $3}')${BEFORE_BIN:+ (before: $BEFORE_BIN)}."
 echo "Settings: --tables=$TABLES --table-size=$TABLE_SIZE, ${SECONDS_PER_CELL}s per cell after a ${WARMUP_SECONDS}s warm-up (again after each MariaDB restart); medians of $RUNS runs."
 echo "Durability: InnoDB flush at commit 1 on MariaDB; onelog's log (its binlog) at innodb_flush_log_at_trx_commit=1."
 echo "MariaDB's binlog: OFF for the read-only workloads, ON (ROW, sync_binlog=1) for the others (column 'MariaDB config')."
 echo
-echo "| workload | threads | MariaDB config | MariaDB TPS | onelog TPS | onelog/MariaDB | MariaDB QPS | onelog QPS | MariaDB p95 ms | onelog p95 ms |"
+B=$BASE_NAME
+echo "| workload | threads | MariaDB config | $B TPS | onelog TPS | onelog/$B | $B QPS | onelog QPS | $B p95 ms | onelog p95 ms |"
 echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"
 for w in $WORKLOADS; do
     for t in $THREADS; do
-        mt=$(median "${TPS[mariadb,$w,$t]}"); ot=$(median "${TPS[onelog,$w,$t]}")
-        echo "| $w | $t | ${CONFIG[$w]} | $mt | $ot | $(ratio "$ot" "$mt") | $(median "${QPS[mariadb,$w,$t]}") | $(median "${QPS[onelog,$w,$t]}") | $(median "${P95[mariadb,$w,$t]}") | $(median "${P95[onelog,$w,$t]}") |"
+        mt=$(median "${TPS[$BASE,$w,$t]}"); ot=$(median "${TPS[onelog,$w,$t]}")
+        echo "| $w | $t | ${CONFIG[$w]:-n/a} | $mt | $ot | $(ratio "$ot" "$mt") | $(median "${QPS[$BASE,$w,$t]}") | $(median "${QPS[onelog,$w,$t]}") | $(median "${P95[$BASE,$w,$t]}") | $(median "${P95[onelog,$w,$t]}") |"
     done
 done

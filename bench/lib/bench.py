@@ -309,7 +309,10 @@ class Server:
             cmd = [self.env.onelog, "serve", f"--datadir={self.data}", f"--port={self.port}",
                    "--bind-address=127.0.0.1", "--max-connections=500",
                    f"--innodb-flush-log-at-trx-commit={self.flush}",
-                   f"--max-binlog-size={self.max_binlog_size}"]
+                   f"--max-binlog-size={self.max_binlog_size}",
+                   # root over TCP without a password, as MariaDB's install below gives it
+                   # (onelog's default root is unix_socket only)
+                   "--auth-root-authentication-method=normal"]
             if self.spec["storage"] == "file":
                 cmd += ["--binlog-storage=file", f"--sync-binlog={self.sync_binlog}"]
             if self.spec.get("mirror"):
