@@ -26,6 +26,14 @@
 //!   after a successful fsync, so a mark never vouches for a byte that was not durable; it
 //!   is never synced on its own (it needs no sync: a mark lost in a crash only vouches for
 //!   less). Recovery uses them to tell damage in synced bytes from a torn tail.
+//! - Idle SyncMark (`write_idle_mark`, `LogOptions::idle_sync_mark`): when the log is idle at
+//!   a synced end (`pending` empty, `written == lsn == durable > marked`), the flusher writes
+//!   the exact bytes the next group's `frame_sync_mark` will frame at `lsn` (same `at_lsn`,
+//!   same `synced_lsn`, since nothing can be written or synced in between) just past the end,
+//!   WITHOUT advancing `lsn`, `written` or `marked`, and syncs them. So the layout, the LSNs
+//!   and every position are those of a log without idle marks; the next group rewrites the
+//!   same 25 bytes (a torn rewrite leaves them as they were). `idle_marked` remembers the
+//!   end already vouched for, so an idle log is marked once.
 //! - file mode: `pending_mark` is the CommitMark of the last group the leader committed, not
 //!   yet framed; it is framed before anything else framed after it (the next group, a flush,
 //!   a rotation's seal), so a CommitMark always follows the records it covers. Every frame
@@ -80,6 +88,8 @@ pub(crate) struct Writer {
     pub marked: Lsn,
     /// False while appending to a version-1 segment (no SyncMarks there).
     pub sync_marks: bool,
+    /// The log end an idle SyncMark was written (and synced) at, if any (module invariants).
+    pub idle_marked: Option<Lsn>,
 }
 
 /// What the leader gets back for one record of its group.
@@ -134,9 +144,44 @@ impl Writer {
             return;
         }
         debug_assert!(durable <= self.written, "durable bytes were written");
+        debug_assert!(
+            self.idle_marked != Some(self.lsn) || (self.pending.is_empty() && durable == self.lsn),
+            "a mark framed where an idle mark was written repeats its bytes"
+        );
         frame::encode_sync_mark(&mut self.pending, self.lsn, durable);
         self.lsn += frame::SYNC_MARK_LEN as u64;
         self.marked = durable;
+    }
+
+    /// Writes the SyncMark the next group will frame at the log's end, without taking LSN
+    /// space (module invariants); true when written (the caller syncs the segment).
+    pub fn write_idle_mark(&mut self, inner: &Inner) -> Result<bool, LogError> {
+        let durable = lock(&inner.progress).durable;
+        let idle = self.sync_marks
+            && self.pending.is_empty()
+            && self.written == self.lsn
+            && durable == self.lsn
+            && durable > self.marked
+            && self.idle_marked != Some(self.lsn)
+            && self.fits(inner, frame::SYNC_MARK_LEN);
+        if !idle {
+            return Ok(false);
+        }
+        let mut mark = Vec::with_capacity(frame::SYNC_MARK_LEN);
+        frame::encode_sync_mark(&mut mark, self.lsn, durable);
+        let at = self.file_offset(self.lsn);
+        self.seg_file.write_all_at(&mark, at).map_err(|e| {
+            if is_enospc(&e) {
+                LogError::StorageFull {
+                    path: self.seg_path.clone(),
+                    needed: mark.len() as u64,
+                }
+            } else {
+                LogError::io(&self.seg_path, at, "write idle SyncMark", e)
+            }
+        })?;
+        self.idle_marked = Some(self.lsn);
+        Ok(true)
     }
 
     /// Largest frame an empty segment (with a header for the current state) can hold.
@@ -478,6 +523,14 @@ impl Writer {
     fn seal(&mut self, inner: &Inner) -> Result<(), LogError> {
         self.frame_commit_mark(inner);
         self.write_pending(inner)?;
+        if self.idle_marked.take() == Some(self.lsn) {
+            // The idle mark past the end would lie beyond a sealed segment's last record;
+            // a sealed segment is fully synced and needs no mark (readers stop at its end).
+            let at = self.file_offset(self.lsn);
+            self.seg_file
+                .write_all_at(&[0u8; frame::SYNC_MARK_LEN], at)
+                .map_err(|e| LogError::io(&self.seg_path, at, "clear idle SyncMark", e))?;
+        }
         // A pipelined group's fsync may have failed meanwhile: `fdatasync` never syncs after that.
         let path = &self.seg_path;
         inner.fdatasync(&*self.seg_file, |e| {

@@ -1,5 +1,5 @@
-//! Syncing: `sync_to` (the one place group fsyncs happen), `flush`, and the background flusher
-//! thread of durability levels 0 and 2.
+//! Syncing: `sync_to` (the one place group fsyncs happen), `flush`, the background flusher
+//! thread of durability levels 0 and 2, and the idle SyncMark (`idle_mark`).
 //!
 //! `sync_to(target)` serialises syncs on `Inner::sync_lock`; it returns at once when the
 //! durable LSN already covers `target` (a later group's sync covered it: pipelining), else it
@@ -10,10 +10,16 @@
 //! Each successful sync feeds its latency to `group_commit::Gather` (the adaptive gather's
 //! bound) and bumps its epoch, under the sync lock.
 //!
+//! Idle SyncMark (`LogOptions::idle_sync_mark`, engine mode): every successful sync schedules
+//! the flusher to look again after the idle delay; if nothing was written since, it writes the
+//! SyncMark the next group would frame at the log's end (`Writer::write_idle_mark`) and syncs
+//! it, so damage in the last group before an idle period is told from a torn tail.
+//!
 //! Invariants: the durable LSN only moves forward and only after a successful fsync; after a
 //! failed fsync the log is failed and NO fsync is ever attempted again (the kernel may have
 //! dropped the dirty pages: retrying could report success for lost data).
 
+use std::sync::atomic::Ordering;
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
@@ -24,14 +30,32 @@ use crate::{Durability, Lsn};
 /// Wakes/stops the flusher thread.
 #[derive(Default)]
 pub(crate) struct FlusherCtl {
-    stop: Mutex<bool>,
+    state: Mutex<FlusherState>,
     cv: Condvar,
+}
+
+#[derive(Default)]
+struct FlusherState {
+    stop: bool,
+    /// When to look for an idle log and write its SyncMark (pushed back by every sync).
+    mark_due: Option<Instant>,
 }
 
 impl FlusherCtl {
     pub fn stop(&self) {
-        *lock(&self.stop) = true;
+        lock(&self.state).stop = true;
         self.cv.notify_all();
+    }
+
+    /// A sync completed: look for an idle log `delay` from now. Wakes the flusher only when
+    /// no look was scheduled (under load the deadline just moves, without a wakeup per sync).
+    fn synced(&self, delay: std::time::Duration) {
+        let mut st = lock(&self.state);
+        let was = st.mark_due.replace(Instant::now() + delay);
+        drop(st);
+        if was.is_none() {
+            self.cv.notify_all();
+        }
     }
 }
 
@@ -72,9 +96,49 @@ pub(crate) fn sync_to_then(
     // Before the sync lock is released and anyone is acked (group_commit's gather).
     inner.gather.synced(began.elapsed());
     let mut p = lock(&inner.progress);
+    debug_assert!(
+        upto <= p.written,
+        "a sync never vouches for unwritten bytes"
+    );
     p.durable = p.durable.max(upto);
     drop(p);
     inner.progress_cv.notify_all();
+    if let (Some(delay), None) = (inner.opts.idle_sync_mark, &inner.file) {
+        inner.flusher.synced(delay);
+    }
+    Ok(())
+}
+
+/// Writes and syncs the SyncMark the next group would frame, when the log is idle at a synced
+/// end that no durable mark names yet (see the module docs); otherwise nothing. Called by the
+/// flusher after the idle delay and by a clean shutdown.
+pub(crate) fn idle_mark(inner: &Inner) -> Result<(), LogError> {
+    if inner.opts.idle_sync_mark.is_none() || inner.file.is_some() || inner.refusal().is_some() {
+        return Ok(());
+    }
+    let _serial = lock(&inner.sync_lock);
+    let (file, path) = {
+        let mut w = lock(&inner.writer);
+        match w.write_idle_mark(inner) {
+            Ok(true) => (w.seg_file.clone(), w.seg_path.clone()),
+            Ok(false) => return Ok(()),
+            Err(e) => {
+                let msg = inner.fail(format!("{e}; the log refuses further writes until restart"));
+                return Err(match e {
+                    LogError::StorageFull { .. } => e,
+                    _ => LogError::Failed(msg),
+                });
+            }
+        }
+    };
+    inner.fdatasync(&*file, |e| {
+        format!(
+            "fdatasync of {} (idle SyncMark) failed: {e}; the log refuses further writes and \
+             will not retry the sync; restart to recover from what is durable",
+            path.display(),
+        )
+    })?;
+    inner.stats.idle_marks.fetch_add(1, Ordering::SeqCst);
     Ok(())
 }
 
@@ -140,22 +204,32 @@ pub(crate) fn run(inner: &Inner) {
     let period = inner.opts.flush_interval;
     let mut next = Instant::now() + period;
     loop {
-        {
-            let mut stop = lock(&ctl.stop);
+        let mark_now = {
+            let mut st = lock(&ctl.state);
             loop {
-                if *stop {
+                if st.stop {
                     return;
                 }
                 let now = Instant::now();
-                if now >= next {
-                    break;
+                if st.mark_due.is_some_and(|due| now >= due) {
+                    st.mark_due = None;
+                    break true;
                 }
-                stop = ctl
+                if now >= next {
+                    break false;
+                }
+                let until = st.mark_due.map_or(next, |due| due.min(next));
+                st = ctl
                     .cv
-                    .wait_timeout(stop, next - now)
+                    .wait_timeout(st, until - now)
                     .unwrap_or_else(|p| p.into_inner())
                     .0;
             }
+        };
+        if mark_now {
+            // Errors are recorded in the failed state, where committers and `failed()` see them.
+            let _ = idle_mark(inner);
+            continue;
         }
         next = Instant::now() + period;
         // At level 1 every group syncs itself; the flusher only writes out what level 0

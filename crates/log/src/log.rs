@@ -86,6 +86,7 @@ pub(crate) struct Stats {
     pub bytes_written: AtomicU64,
     pub binlog_fsyncs: AtomicU64,
     pub binlog_bytes: AtomicU64,
+    pub idle_marks: AtomicU64,
 }
 
 /// The classic binlog of file mode and what the commit path tracks about it.
@@ -276,7 +277,8 @@ impl Log {
     /// CommitMark and syncs the classic binlog, which is then closed (its in-use flag cleared).
     pub fn shutdown(&self) -> Result<(), LogError> {
         let mut r = match self.inner.refusal() {
-            None => self.flush(),
+            // The final flush, then the SyncMark vouching for the last group (when on).
+            None => self.flush().and_then(|()| flusher::idle_mark(&self.inner)),
             Some(LogError::Closed) => Ok(()),
             Some(e) => Err(e),
         };
@@ -317,6 +319,7 @@ impl Log {
             bytes_written: s.bytes_written.load(Ordering::SeqCst),
             binlog_fsyncs: s.binlog_fsyncs.load(Ordering::SeqCst),
             binlog_bytes: s.binlog_bytes.load(Ordering::SeqCst),
+            idle_marks: s.idle_marks.load(Ordering::SeqCst),
         }
     }
 

@@ -43,9 +43,13 @@
 //!     window and without such a mark, the bytes could have been in flight: a torn tail.
 //! So damage in the synced region — anything below the synced LSN of a later surviving
 //! SyncMark, which under load is everything but the last group or two — is always refused;
-//! what (b) cannot vouch for is the last group written after the last mark (no later write
-//! names its sync), where damage a crash could also explain is cut like a torn tail (only
-//! (a) applies there). Level 0/2 groups acknowledged before their sync are in flight by
+//! an idle log writes (past its end, taking no LSN) and syncs the mark the next group would
+//! frame (`flusher::idle_mark`), so the last group is vouched for too once the log has been
+//! idle for `LogOptions::idle_sync_mark` or shut down cleanly; such a mark ending the data is
+//! dropped at open without being reported as torn. What (b) cannot vouch for is a group
+//! synced less than that delay before the crash, where damage a crash could also explain is
+//! cut like a torn tail (only (a) applies there). The search for a vouching mark reaches a
+//! whole mark past the last non-zero byte (a mark's last bytes are usually zeros). Level 0/2 groups acknowledged before their sync are in flight by
 //! design: a power cut may lose them (never with a hole: a prefix is kept).
 //!
 //! File mode (two-phase commit, see `group_commit.rs`): after step 5,
@@ -406,6 +410,7 @@ pub(crate) fn open(
         mark_reserve,
         marked: lsn,
         sync_marks: last_version >= 2,
+        idle_marked: None,
     };
     let progress = Progress {
         end: lsn,
@@ -619,7 +624,9 @@ fn cut_tail(
         Tail::Torn(last_nonzero) => {
             let upto = last_nonzero.map_or(bad_off, |l| l + 1);
             zero_backwards(path, file, end_off, upto)?;
-            Ok(upto - end_off)
+            // Valid trailing SyncMarks and nothing after them: an idle mark (written ahead of
+            // the next group, `flusher::idle_mark`), not a torn write; dropped, not reported.
+            Ok(if upto <= bad_off { 0 } else { upto - end_off })
         }
         Tail::Damaged(reason) if recovery == LogRecovery::TruncateDamaged => {
             let last_nonzero = last_nonzero_in(path, file, bad_off, file_len)?;
@@ -681,7 +688,10 @@ fn check_tail(
         Ok(Some(last)) => last,
     };
     let end_lsn = cur.start_lsn + (from - cur.header_len);
-    if let Some((at, synced)) = vouching_mark(cur, file, from, last + 1, end_lsn)? {
+    // A mark's last bytes (the high bytes of its `synced_lsn`) are usually zeros: search up to
+    // a whole mark past the last non-zero byte, or a mark ending the data is missed.
+    let to = (last + 1 + frame::SYNC_MARK_LEN as u64).min(file_len);
+    if let Some((at, synced)) = vouching_mark(cur, file, from, to, end_lsn)? {
         return Ok(Tail::Damaged(format!(
             "{why_end}; yet the SyncMark record at offset {} (LSN {at}) says the log had \
              been synced up to LSN {synced}, past this record (LSN {end_lsn}): these bytes \

@@ -4,7 +4,8 @@
 //! must refuse to start (non-zero exit) naming the file, the offset and the option that
 //! accepts the loss; with `--log-recovery=truncate-damaged` it starts and says what it cut.
 //! A genuine torn tail (a partial frame after the last record) still recovers with every
-//! committed row.
+//! committed row. Damage in the LAST group, once the server has been idle (its idle SyncMark
+//! synced), is refused too.
 
 mod common;
 
@@ -208,4 +209,59 @@ fn a_torn_tail_after_the_last_record_recovers_every_committed_row() {
     let log = server.log_text();
     assert!(log.contains("torn bytes cut"), "{log}");
     assert!(!log.contains("truncate-damaged"), "{log}");
+}
+
+#[test]
+fn damage_in_the_last_group_after_the_server_went_idle_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let datadir = root.path().join("data");
+    let mut server = Onelog::start(&datadir, &[]);
+    common::sql(
+        server.port,
+        "CREATE DATABASE tc; CREATE TABLE tc.t (id INT PRIMARY KEY, v VARCHAR(500) NOT NULL);",
+    );
+    let before = common::status(server.port, "Onelog_log_idle_sync_marks");
+    for i in 1..=20u64 {
+        common::sql(
+            server.port,
+            &format!("INSERT INTO tc.t VALUES ({i}, REPEAT('x', 300))"),
+        );
+    }
+    // Bounded wait for the idle mark that follows the last commit.
+    let mut now = before;
+    for _ in 0..200 {
+        now = common::status(server.port, "Onelog_log_idle_sync_marks");
+        if now > before {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(now > before, "no idle SyncMark after 4 s");
+    server.kill9();
+    let (offs, end) = records(&segment(&datadir));
+    // The last frame decoded is the idle mark past the log's end; the one before it is the
+    // last group (the INSERT of id 20).
+    let last = offs[offs.len() - 2];
+    assert_eq!(end - offs[offs.len() - 1], frame::SYNC_MARK_LEN as u64);
+    let p = last + 30;
+    let old = std::fs::read(segment(&datadir)).unwrap()[p as usize];
+    write_at(&segment(&datadir), p, &[old ^ 0x04]);
+    let failure = Onelog::try_start_args(&datadir, &["--port=0".to_string()])
+        .err()
+        .expect("started on a log whose last, synced group is damaged");
+    assert!(
+        failure
+            .log
+            .contains(&format!("binlog-000001.olog at offset {last}:"))
+            && failure.log.contains("SyncMark")
+            && failure.log.contains("--log-recovery=truncate-damaged"),
+        "{}",
+        failure.log
+    );
+    assert!(!failure.status.unwrap().success());
+    let server = Onelog::start(&datadir, &["--log-recovery=truncate-damaged"]);
+    assert_eq!(
+        common::sql_value(server.port, "SELECT COUNT(*) FROM tc.t"),
+        "19"
+    );
 }

@@ -30,6 +30,12 @@ use crate::admin::sysvars::GlobalVars;
 use crate::error::SqlError;
 use crate::guard::ConnControl;
 
+/// How long the log must be idle after a sync before the server's log writes and syncs the
+/// SyncMark vouching for the last group (`LogOptions::idle_sync_mark`): long enough that a
+/// busy server never pays for it, short enough that a crash soon after the last commit
+/// rarely falls inside the window.
+pub const IDLE_SYNC_MARK: Duration = Duration::from_millis(50);
+
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     pub datadir: PathBuf,
@@ -247,6 +253,9 @@ impl Server {
         opts.log.server_version = config.version.clone();
         opts.log.server_id = config.server_id;
         opts.log.recovery = config.log_recovery;
+        // The last group before an idle period is vouched for by a synced SyncMark too, so
+        // damage there is refused rather than cut as a torn tail (docs/LOG_FORMAT.md).
+        opts.log.idle_sync_mark = Some(IDLE_SYNC_MARK);
         if config.binlog_storage == BinlogStorageMode::File {
             if config.binlog_file_mirror {
                 return Err(mirror_with_file_mode());

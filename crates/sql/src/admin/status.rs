@@ -21,6 +21,8 @@
 //! `Onelog_mirror_groups` / `Onelog_mirror_lag_bytes`: groups the mirror wrote since start,
 //! durable log bytes it has not written yet.
 //! `Onelog_log_fsyncs` is the old name of `Onelog_engine_log_fsyncs`, kept.
+//! `Onelog_log_idle_sync_marks`: SyncMarks the log wrote and synced after going idle (each one
+//! fsync, also counted in `Onelog_engine_log_fsyncs`; docs/LOG_FORMAT.md).
 //!
 //! Only global values exist: `SHOW SESSION STATUS` prints the same (documented).
 
@@ -213,6 +215,10 @@ pub(crate) fn rows(server: &crate::server::Server) -> Vec<(String, Value)> {
         ),
         ("Onelog_log_fsyncs".into(), Value::UInt(log.fsyncs)),
         ("Onelog_engine_log_fsyncs".into(), Value::UInt(log.fsyncs)),
+        (
+            "Onelog_log_idle_sync_marks".into(),
+            Value::UInt(log.idle_marks),
+        ),
         (
             "Onelog_binlog_file_fsyncs".into(),
             Value::UInt(log.binlog_fsyncs),
