@@ -361,7 +361,7 @@ fn max_statement_time_stops_statements_with_1969() {
 }
 
 #[test]
-fn kill_of_another_accounts_thread_needs_super() {
+fn kill_of_another_accounts_thread_needs_connection_admin_or_super() {
     let (_d, s) = server();
     let p = s.port;
     sql(
@@ -392,7 +392,36 @@ fn kill_of_another_accounts_thread_needs_super() {
             "{k}: {e}"
         );
     }
-    sql(p, &format!("KILL QUERY {id}"));
+    // CONNECTION ADMIN (MariaDB 10.5+) is a global privilege that allows it.
+    let e = common::sql_err(p, "GRANT CONNECTION ADMIN ON lim.* TO 'app'@'%'");
+    assert!(e.contains("ERROR 1221"), "{e}");
+    sql(p, "GRANT CONNECTION ADMIN ON *.* TO 'app'@'%'");
+    // (MariaDB 10.11 quotes the account with backticks here; onelog with single quotes, a
+    // divergence listed in docs/SQL.md.)
+    let grants = sql(p, "SHOW GRANTS FOR 'app'@'%'");
+    assert!(
+        grants.starts_with("GRANT CONNECTION ADMIN ON *.* TO 'app'@'%' IDENTIFIED BY PASSWORD"),
+        "{grants}"
+    );
+    let out = common::run_bounded(
+        std::process::Command::new("mariadb").args([
+            "--no-defaults",
+            "--protocol=TCP",
+            "-h127.0.0.1",
+            &format!("-P{p}"),
+            "-uapp",
+            "-ppw",
+            "-e",
+            &format!("KILL QUERY {id}"),
+        ]),
+        None,
+        WAIT,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (_, _, err) = c.finish();
     assert!(err.contains("ERROR 1317"), "{err}");
 }

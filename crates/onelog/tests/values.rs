@@ -302,3 +302,43 @@ fn variables_onelog_does_not_act_on_are_refused_unless_unchanged() {
         "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION\t30\n"
     );
 }
+
+#[test]
+fn conditions_of_multi_row_statements_name_the_row_as_mariadb() {
+    // Expected texts from MariaDB 10.11 (same statements).
+    let (_dir, server) = start();
+    let p = server.port;
+    sql(
+        p,
+        "CREATE DATABASE rn; CREATE TABLE rn.t (id INT PRIMARY KEY AUTO_INCREMENT, \
+         a TINYINT, b VARCHAR(2))",
+    );
+    let warnings = sql(
+        p,
+        "SET sql_mode = ''; \
+         INSERT INTO rn.t (a, b) VALUES (1,'a'),(300,'b'),(2,'abc'); SHOW WARNINGS",
+    );
+    assert_eq!(
+        warnings,
+        "Warning\t1264\tOut of range value for column 'a' at row 2\n\
+         Warning\t1265\tData truncated for column 'b' at row 3\n"
+    );
+    let warnings = sql(
+        p,
+        "SET sql_mode = ''; UPDATE rn.t SET a = a + 200 ORDER BY id; SHOW WARNINGS",
+    );
+    assert_eq!(
+        warnings,
+        "Warning\t1264\tOut of range value for column 'a' at row 1\n\
+         Warning\t1264\tOut of range value for column 'a' at row 2\n\
+         Warning\t1264\tOut of range value for column 'a' at row 3\n"
+    );
+    assert_eq!(
+        sql_err(
+            p,
+            "SET sql_mode = 'STRICT_ALL_TABLES'; \
+             INSERT INTO rn.t (a, b) VALUES (1,'a'),(2,'b'),(3,'ccc')"
+        ),
+        "ERROR 1406 (22001) at line 1: Data too long for column 'b' at row 3"
+    );
+}

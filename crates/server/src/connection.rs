@@ -191,7 +191,8 @@ pub(crate) struct Connection<'a, B: Backend, S: Transport> {
     last_prepared: Option<u32>,
     payload: Vec<u8>,
     scratch: Vec<u8>,
-    /// Holds the slot above `max_connections` (kept only by an account with SUPER).
+    /// Holds the slot above `max_connections` (kept only by an account with CONNECTION ADMIN
+    /// or SUPER).
     reserved_slot: bool,
     /// The unix-socket peer's uid (`None` over TCP).
     peer_uid: Option<u32>,

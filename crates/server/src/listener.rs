@@ -5,7 +5,7 @@
 //! - At most `max_connections` + 1 connections run at once; one more is answered with ERR 1040
 //!   `Too many connections` (as its first packet, instead of the greeting) and closed. The
 //!   connection above `max_connections` is answered 1040 after authentication unless its
-//!   account holds SUPER (MariaDB's reserved CONNECTION ADMIN connection).
+//!   account holds CONNECTION ADMIN or SUPER (MariaDB's reserved connection).
 //! - A client must complete the handshake within `connect_timeout` (see `connection`), so
 //!   silent or trickling sockets cannot hold slots for long.
 //! - Connection ids are unique for the listener's lifetime (shared by TCP and socket) and start
@@ -274,7 +274,7 @@ impl Shared {
 struct SlotGuard {
     shared: Arc<Shared>,
     id: u32,
-    /// The slot above `max_connections`, kept for an account with SUPER.
+    /// The slot above `max_connections`, kept for an account with CONNECTION ADMIN or SUPER.
     extra: bool,
 }
 
@@ -517,7 +517,7 @@ fn refuse_too_many<S: Read + Write>(stream: S, max_allowed: usize) {
 
 /// Takes a slot for a new connection; `None` when `max_connections` + 1 are open. The slot
 /// above `max_connections` is marked `extra`: after authentication it is kept only by an
-/// account with SUPER (as MariaDB keeps one for CONNECTION ADMIN), so an administrator can
+/// account with CONNECTION ADMIN or SUPER (as MariaDB), so an administrator can
 /// still log in when ordinary clients hold every slot.
 fn take_slot<B: Backend>(shared: &Arc<Shared>, backend: &B, closer: Closer) -> Option<SlotGuard> {
     let max = backend

@@ -312,12 +312,31 @@ fn pk_of(def: &TableDef, row: &[Value]) -> Vec<Value> {
 /// A value converted for column `i`, as MariaDB stores it in the session's sql_mode: strict
 /// mode (STRICT_TRANS_TABLES / STRICT_ALL_TABLES) answers out-of-range (1264), truncated
 /// (1265), wrong (1366) and too long (1406) values with the error; otherwise the value is
-/// clipped, cut or zeroed and the condition becomes a warning.
-fn coerce_col(def: &TableDef, i: usize, v: Value, env: &Env) -> Result<Value, SqlError> {
-    match coerce_strict(def, i, v.clone()) {
+/// clipped, cut or zeroed and the condition becomes a warning. `row` is the statement's
+/// 1-based row number, which the condition names as MariaDB does ("at row 3").
+fn coerce_col(def: &TableDef, i: usize, v: Value, env: &Env, row: u64) -> Result<Value, SqlError> {
+    let before = crate::expr::warning_count();
+    let r = match coerce_strict(def, i, v.clone()) {
         Ok(v) => Ok(v),
         Err(e) if !crate::admin::sysvars::strict_mode(env.session) => relaxed(def, i, v, e),
         Err(e) => Err(e),
+    };
+    // The conversions (here, in expr and in the engine's types) name row 1: the row loop
+    // is the one that knows the row.
+    if row != 1 {
+        crate::expr::renumber_row_warnings(before, row);
+    }
+    r.map_err(|mut e| {
+        e.message = with_row(&e.message, row);
+        e
+    })
+}
+
+/// `msg` with a trailing " at row 1" naming `row` instead.
+pub(crate) fn with_row(msg: &str, row: u64) -> String {
+    match msg.strip_suffix(" at row 1") {
+        Some(head) if row != 1 => format!("{head} at row {row}"),
+        _ => msg.to_string(),
     }
 }
 
@@ -577,7 +596,7 @@ pub(crate) fn execute_insert(
     let mut warnings = Vec::new();
     let mut dups = 0u64;
     let nrows = source.len();
-    for vals in source {
+    for (row_no, vals) in (1u64..).zip(source) {
         env.session.guard.check()?;
         // Full row: defaults first, then the given columns.
         let mut row: Vec<Value> = def
@@ -588,7 +607,7 @@ pub(crate) fn execute_insert(
         let mut given = vec![false; row.len()];
         for (&c, v) in p.columns.iter().zip(vals) {
             if let Some(v) = v {
-                row[c] = coerce_col(def, c, v, env)?;
+                row[c] = coerce_col(def, c, v, env, row_no)?;
             }
             given[c] = true;
         }
@@ -635,7 +654,7 @@ pub(crate) fn execute_insert(
                         let mut new = old.clone();
                         for (c, x) in &p.on_dup {
                             let v = x.eval(&new, &ienv)?;
-                            new[*c] = coerce_col(def, *c, v, env)?;
+                            new[*c] = coerce_col(def, *c, v, env, row_no)?;
                         }
                         if new != old {
                             txn.update(def.id, &pk_of(def, &old), new)?;
@@ -686,23 +705,28 @@ fn select_rows(
         None => None,
     };
     let (rows, filter) = fetch(txn, def, plan, env, Some(LockMode::Exclusive))?;
+    let guard = &env.session.guard;
     let mut keep = Vec::with_capacity(rows.len());
     for r in rows {
-        env.session.guard.check()?;
+        guard.check()?;
         if let Some(f) = filter {
             if !f.test(&r, &[], env)? {
                 continue;
             }
         }
+        // The rows an UPDATE/DELETE changes are held until it has read them all.
+        guard.charge(crate::guard::row_bytes(&r))?;
         keep.push(r);
     }
     if !order_by.is_empty() {
         let mut keyed = Vec::with_capacity(keep.len());
         for r in keep {
+            guard.check()?;
             let mut k = Vec::with_capacity(order_by.len());
             for (e, _) in order_by {
                 k.push(e.eval(&r, env)?);
             }
+            guard.charge(crate::guard::row_bytes(&k))?;
             keyed.push((k, r));
         }
         keyed.sort_by(|a, b| {
@@ -732,12 +756,12 @@ pub(crate) fn execute_update(
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
     let matched = rows.len() as u64;
     let mut changed = 0u64;
-    for old in rows {
+    for (row_no, old) in (1u64..).zip(rows) {
         env.session.guard.check()?;
         let mut new = old.clone();
         for (c, e) in &p.assignments {
             let v = e.eval(&new, env)?;
-            new[*c] = coerce_col(def, *c, v, env)?;
+            new[*c] = coerce_col(def, *c, v, env, row_no)?;
         }
         if new != old {
             txn.update(def.id, &pk_of(def, &old), new)?;

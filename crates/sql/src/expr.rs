@@ -46,6 +46,21 @@ pub(crate) fn warn(level: &str, code: u16, msg: String) {
     });
 }
 
+/// How many conditions this thread holds (a mark for [`renumber_row_warnings`]).
+pub(crate) fn warning_count() -> usize {
+    EVAL_WARNINGS.with(|w| w.borrow().len())
+}
+
+/// Conditions raised since `from` ([`warning_count`]) that name row 1 name `row` instead
+/// (the DML row loop knows the row number; the conversions do not).
+pub(crate) fn renumber_row_warnings(from: usize, row: u64) {
+    EVAL_WARNINGS.with(|w| {
+        for c in w.borrow_mut().iter_mut().skip(from) {
+            c.2 = crate::dml::with_row(&c.2, row);
+        }
+    });
+}
+
 /// Whether a condition with `code` was raised on this thread since the last take.
 pub(crate) fn has_warning(code: u16) -> bool {
     EVAL_WARNINGS.with(|w| w.borrow().iter().any(|c| c.1 == code))

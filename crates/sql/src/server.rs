@@ -357,7 +357,7 @@ impl Server {
         self.accounts.lookup(user, host)
     }
 
-    /// Whether `user`@`host`'s account holds SUPER (MariaDB's CONNECTION ADMIN): it may use
+    /// Whether `user`@`host`'s account holds CONNECTION ADMIN or SUPER: it may use
     /// the connection reserved above `max_connections`.
     pub fn is_connection_admin(&self, user: &str, host: &str) -> bool {
         self.accounts.is_connection_admin(user, host)

@@ -80,6 +80,12 @@ pub const CREATE_USER: u64 = 1 << 24;
 pub const EVENT: u64 = 1 << 25;
 pub const TRIGGER: u64 = 1 << 26;
 pub const DELETE_HISTORY: u64 = 1 << 27;
+/// MariaDB 10.5+'s CONNECTION ADMIN: KILL of other accounts' connections and the connection
+/// reserved above `max_connections`. SUPER keeps both, as in MariaDB 10.11
+/// (`PRIV_KILL_OTHER_USER_PROCESS`, `PRIV_IGNORE_MAX_CONNECTIONS`).
+pub const CONNECTION_ADMIN: u64 = 1 << 28;
+/// What lets an account kill others' connections and take the reserved connection.
+pub const KILL_OTHERS: u64 = SUPER | CONNECTION_ADMIN;
 /// WITH GRANT OPTION.
 pub const GRANT_OPTION: u64 = 1 << 40;
 
@@ -113,10 +119,13 @@ const NAMES: &[(&str, u64)] = &[
     ("EVENT", EVENT),
     ("TRIGGER", TRIGGER),
     ("DELETE HISTORY", DELETE_HISTORY),
+    ("CONNECTION ADMIN", CONNECTION_ADMIN),
 ];
 
 /// Every privilege that exists at `*.*`.
-pub const ALL_GLOBAL: u64 = (1 << 28) - 1;
+/// (A data directory bootstrapped before CONNECTION ADMIN existed keeps its root's grants as
+/// they were: SHOW GRANTS lists them one by one; SUPER still does what CONNECTION ADMIN does.)
+pub const ALL_GLOBAL: u64 = (1 << 29) - 1;
 /// Every privilege that exists at `db.*`.
 pub const ALL_DB: u64 = SELECT
     | INSERT
@@ -174,12 +183,13 @@ impl Accounts {
         })
     }
 
-    /// Whether the account `user` logs in with from `host` holds SUPER globally.
+    /// Whether the account `user` logs in with from `host` holds CONNECTION ADMIN or SUPER
+    /// globally.
     pub fn is_connection_admin(&self, user: &str, host: &str) -> bool {
         self.engine
             .get()
             .and_then(|e| best_match(e, user, host))
-            .is_some_and(|a| global_grants(&a) & SUPER != 0)
+            .is_some_and(|a| global_grants(&a) & KILL_OTHERS != 0)
     }
 
     /// True when `root@localhost` exists and logs in with an empty password.

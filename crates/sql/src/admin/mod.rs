@@ -417,11 +417,11 @@ fn kill(session: &mut Session, query_only: bool, id: u64) -> Result<Output, SqlE
             format!("Unknown thread id: {id}"),
         ));
     };
-    // A user may kill its own connections; others need SUPER.
+    // A user may kill its own connections; others need CONNECTION ADMIN or SUPER.
     let own = target.info.user == session.user;
     if !own
         && accounts::is_checked(session)
-        && accounts::privileges_on(session, "*") & accounts::SUPER == 0
+        && accounts::privileges_on(session, "*") & accounts::KILL_OTHERS == 0
     {
         return Err(SqlError::new(
             1095,
