@@ -56,6 +56,8 @@ pub struct ServeOptions {
     pub max_connections: u32,
     /// `--max-allowed-packet` in bytes.
     pub max_allowed_packet: u32,
+    /// `--max-session-mem-used` in bytes: the global default of `max_session_mem_used`.
+    pub max_session_mem_used: u64,
     /// `--wait-timeout` in seconds.
     pub wait_timeout: u32,
     /// `--checkpoint-interval` in seconds: a background checkpoint after this long with log
@@ -97,6 +99,7 @@ impl Default for ServeOptions {
             binlog_state_interval: 2 << 20,
             max_connections: 151,
             max_allowed_packet: 16 << 20,
+            max_session_mem_used: onelog_sql::DEFAULT_MAX_SESSION_MEM_USED,
             wait_timeout: 28800,
             checkpoint_interval: 300,
             binlog_storage: BinlogStorageMode::Engine,
@@ -158,6 +161,9 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
   --max-connections=N    (default {maxc})
   --max-allowed-packet=SIZE
                          (default 16M)
+  --max-session-mem-used=SIZE
+                         memory one statement may keep (rows, sort keys, groups) before
+                         it fails with 1290 (default 2G; MariaDB's default is unlimited)
   --wait-timeout=SECONDS idle connection timeout (default {wait})
   --checkpoint-interval=SECONDS
                          background checkpoint after this long with log growth (default
@@ -374,6 +380,7 @@ const KNOWN: &[&str] = &[
     "binlog-state-interval",
     "max-connections",
     "max-allowed-packet",
+    "max-session-mem-used",
     "wait-timeout",
     "checkpoint-interval",
     "binlog-storage",
@@ -418,6 +425,7 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
         "binlog-state-interval" => o.binlog_state_interval = parse_size(v, 4096, 1 << 40)?,
         "max-connections" => o.max_connections = parse_int(v, 1, 100_000)? as u32,
         "max-allowed-packet" => o.max_allowed_packet = parse_size(v, 1024, 1 << 30)? as u32,
+        "max-session-mem-used" => o.max_session_mem_used = parse_size(v, 8192, i64::MAX as u64)?,
         "wait-timeout" => o.wait_timeout = parse_int(v, 1, 31_536_000)? as u32,
         "checkpoint-interval" => o.checkpoint_interval = parse_int(v, 0, 31_536_000)? as u32,
         "binlog-storage" => {

@@ -358,6 +358,7 @@ pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
         binlog_state_interval: opts.binlog_state_interval,
         max_connections: opts.max_connections,
         max_allowed_packet: opts.max_allowed_packet,
+        max_session_mem_used: opts.max_session_mem_used,
         wait_timeout: opts.wait_timeout,
         checkpoint_interval: opts.checkpoint_interval,
         version: SERVER_VERSION.to_string(),

@@ -425,3 +425,48 @@ fn kill_of_another_accounts_thread_needs_connection_admin_or_super() {
     let (_, _, err) = c.finish();
     assert!(err.contains("ERROR 1317"), "{err}");
 }
+
+#[test]
+fn the_max_session_mem_used_option_sets_the_default_and_bounds_dml_sorts_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Onelog::start(dir.path(), &["--max-session-mem-used=1M"]);
+    let p = s.port;
+    assert_eq!(
+        sql(
+            p,
+            "SELECT @@global.max_session_mem_used, @@session.max_session_mem_used"
+        ),
+        "1048576\t1048576\n"
+    );
+    let vals: Vec<String> = (1..=5000)
+        .map(|i| format!("({i}, REPEAT('x', 200))"))
+        .collect();
+    sql(
+        p,
+        &format!(
+            "CREATE DATABASE m; CREATE TABLE m.t (id INT PRIMARY KEY, s VARCHAR(300)); \
+             INSERT INTO m.t VALUES {}",
+            vals.join(",")
+        ),
+    );
+    // An UPDATE/DELETE holds the rows it changes (and their sort keys) until it has read
+    // them all: ~1 MB of them is over the limit.
+    for q in [
+        "UPDATE m.t SET s = 'y' ORDER BY s, id",
+        "DELETE FROM m.t ORDER BY s",
+        "SELECT * FROM m.t ORDER BY s",
+    ] {
+        let e = sql_err(p, q);
+        assert!(
+            e.contains("ERROR 1290 (HY000)") && e.contains("--max-session-mem-used=1048576"),
+            "{q}: {e}"
+        );
+    }
+    assert_eq!(sql(p, "SELECT COUNT(*) FROM m.t WHERE s = 'y'"), "0\n");
+    // Raised for the session, the same UPDATE works.
+    sql(
+        p,
+        "SET SESSION max_session_mem_used = 67108864; UPDATE m.t SET s = 'y' ORDER BY s, id",
+    );
+    assert_eq!(sql(p, "SELECT COUNT(*) FROM m.t WHERE s = 'y'"), "5000\n");
+}

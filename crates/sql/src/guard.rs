@@ -42,8 +42,9 @@ pub const KILL_CONNECTION: u8 = 2;
 
 /// onelog's default `max_session_mem_used` (bytes a statement may keep): MariaDB's default is
 /// unlimited, onelog bounds every statement (DESIGN §7b), so one statement cannot take the
-/// machine's memory; `SET [GLOBAL] max_session_mem_used` raises or lowers it.
-pub const DEFAULT_MAX_SESSION_MEM_USED: &str = "2147483648";
+/// machine's memory; `--max-session-mem-used` and `SET [GLOBAL] max_session_mem_used` raise or
+/// lower it.
+pub const DEFAULT_MAX_SESSION_MEM_USED: u64 = 2 << 30;
 
 /// Rows between two looks at the clock (deadline, probe).
 pub const CLOCK_EVERY: u32 = 64;

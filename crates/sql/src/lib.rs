@@ -26,6 +26,7 @@ pub(crate) mod wide;
 
 pub use depth::THREAD_STACK_SIZE;
 pub use error::SqlError;
+pub use guard::DEFAULT_MAX_SESSION_MEM_USED;
 pub use onelog_binlog::Value;
 pub use onelog_engine::{EngineEvent, Reporter, Severity};
 pub use parse::statement_text_of_bytes;

@@ -49,6 +49,8 @@ pub struct ServerConfig {
     pub binlog_state_interval: u64,
     pub max_connections: u32,
     pub max_allowed_packet: u32,
+    /// `--max-session-mem-used`: the global default of `max_session_mem_used` (bytes).
+    pub max_session_mem_used: u64,
     pub wait_timeout: u32,
     /// `--checkpoint-interval` in seconds: background checkpoint after this long with log
     /// growth (0: off; the 64 MiB log-growth trigger stays).
@@ -113,6 +115,7 @@ impl ServerConfig {
             binlog_state_interval: 2 << 20,
             max_connections: 151,
             max_allowed_packet: 16 << 20,
+            max_session_mem_used: crate::guard::DEFAULT_MAX_SESSION_MEM_USED,
             wait_timeout: 28800,
             checkpoint_interval: 300,
             version: "10.11.9-MariaDB-onelog".into(),

@@ -253,11 +253,8 @@ impl Session {
             Some(Value::Decimal(d)) => d.parse::<f64>().unwrap_or(0.0),
             v => int(v).unwrap_or(0) as f64,
         };
-        let mem = int(self.vars.get("max_session_mem_used")).unwrap_or_else(|| {
-            crate::guard::DEFAULT_MAX_SESSION_MEM_USED
-                .parse()
-                .unwrap_or(u64::MAX)
-        });
+        let mem = int(self.vars.get("max_session_mem_used"))
+            .unwrap_or(self.server.config.max_session_mem_used);
         let packet = int(self.vars.get("max_allowed_packet"))
             .unwrap_or(u64::from(self.server.config.max_allowed_packet));
         let timeout = (secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs));

@@ -266,7 +266,7 @@ pub(crate) static VARS: &[VarDef] = &[
             max: i64::MAX,
         },
         true,
-        crate::guard::DEFAULT_MAX_SESSION_MEM_USED,
+        "", // `--max-session-mem-used` (base_value)
     ),
     v("max_statement_time", Both, U32, true, "0"),
     v(
@@ -539,6 +539,7 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
         "hostname" => text(hostname()),
         "max_connections" => Value::Int(i64::from(cfg.max_connections)),
         "max_allowed_packet" => Value::Int(i64::from(cfg.max_allowed_packet)),
+        "max_session_mem_used" => Value::Int(cfg.max_session_mem_used.min(i64::MAX as u64) as i64),
         "wait_timeout" => Value::Int(i64::from(cfg.wait_timeout)),
         _ => typed_default(def),
     }
