@@ -226,7 +226,10 @@ fn guard_node<T: VisitMut>(node: &mut T) -> Result<(), SqlError> {
     let _ = node.visit(&mut g);
     debug_assert_eq!(g.depth, 0, "pre/post visits pair up");
     if g.cut.is_empty() {
-        return Ok(());
+        return match g.reserved {
+            Some(word) => Err(SqlError::syntax(&word)),
+            None => Ok(()),
+        };
     }
     let deepest = g.deepest;
     dismantle(g.cut);
@@ -262,7 +265,16 @@ struct Guard {
     /// Deepest nesting seen (for the error message).
     deepest: usize,
     cut: Vec<Piece>,
+    /// A bare identifier spelled like a reserved word that starts an expression (see
+    /// [`RESERVED_EXPR_WORDS`]).
+    reserved: Option<String>,
 }
+
+/// MariaDB reserved words that begin an expression. sqlparser, when parsing one as that
+/// expression fails (notably when the parse reaches its recursion limit), falls back to taking
+/// the word as a column name; MariaDB never accepts them unquoted as names. Found as a bare
+/// identifier, the statement is a syntax error (1064), never run with a column `SELECT`.
+const RESERVED_EXPR_WORDS: &[&str] = &["SELECT", "NOT", "CASE", "EXISTS", "INTERVAL", "WITH"];
 
 fn null_expr() -> Expr {
     Expr::value(Value::Null)
@@ -280,6 +292,15 @@ impl VisitorMut for Guard {
     type Break = ();
 
     fn pre_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        if let Expr::Identifier(id) = &*e {
+            if id.quote_style.is_none()
+                && RESERVED_EXPR_WORDS
+                    .iter()
+                    .any(|w| id.value.eq_ignore_ascii_case(w))
+            {
+                self.reserved.get_or_insert_with(|| id.value.clone());
+            }
+        }
         rebalance(e);
         self.depth += 1;
         self.deepest = self.deepest.max(self.depth);

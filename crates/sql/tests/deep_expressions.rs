@@ -304,3 +304,27 @@ proptest! {
         prop_assert_eq!(rows(&r.unwrap()), vec![vec![Value::Int(4)]]);
     }
 }
+
+/// Found by the property test: at sqlparser's recursion limit, a failed `NOT …` prefix parse
+/// fell back to taking a reserved word as a column name (answering 1054 "Unknown column
+/// 'SELECT'"). A bare reserved word is never a column in MariaDB: a syntax error (1064).
+#[test]
+fn a_parse_at_the_recursion_limit_never_takes_a_reserved_word_for_a_column() {
+    let db = Db::open("deep-reserved");
+    let s = session(&db);
+    let mut e = "+1".to_string();
+    for _ in 0..194 {
+        e = format!("(SELECT {e})");
+    }
+    let e = format!("{}{e}", "NOT ".repeat(9));
+    let (s, r) = run(s, format!("SELECT {e} FROM t"));
+    match &r {
+        Err(err) => assert!([1064, 1436].contains(&err.code), "{err}"),
+        Ok(o) => panic!("ran: {o:?}"),
+    }
+    // MariaDB refuses reserved words as bare column names too.
+    let (s, r) = run(s, "SELECT select FROM t".to_string());
+    expect_code(&r, 1064, "bare SELECT as a column");
+    let (_, r) = run(s, "SELECT `select` FROM t".to_string());
+    expect_code(&r, 1054, "a quoted name is a name");
+}
