@@ -12,6 +12,7 @@ use std::fmt;
 
 use onelog_binlog::Gtid;
 use onelog_log::{LogError, Lsn};
+use onelog_protocol::{errors, ErrorCode};
 
 use crate::checkpoint::CheckpointError;
 
@@ -96,76 +97,53 @@ pub enum EngineError {
 }
 
 impl EngineError {
-    /// The MySQL error code.
-    pub fn code(&self) -> u16 {
+    /// The MariaDB error this is answered with (code and SQLSTATE, `onelog_protocol`).
+    pub fn error_code(&self) -> ErrorCode {
+        use errors::*;
         use EngineError::*;
         match self {
-            DuplicateKey { .. } => 1062,
-            Deadlock => 1213,
-            TableDefChanged { .. } => 1412,
-            LockWaitTimeout => 1205,
-            NoSuchTable { .. } => 1146,
-            NoSuchDatabase { .. } => 1049,
-            DatabaseExists { .. } => 1007,
-            TableExists { .. } => 1050,
-            BadNull { .. } => 1048,
-            DuplicateKeyName { .. } => 1061,
-            NoSuchIndex { .. } => 1091,
-            NoSuchKeyColumn { .. } => 1072,
-            DuplicateColumn { .. } => 1060,
-            RequiresPrimaryKey => 1173,
-            WrongAutoKey => 1075,
-            WrongValueCount { .. } => 1136,
-            OutOfRange { .. } => 1264,
-            DataTooLong { .. } => 1406,
-            WrongValue { .. } => 1366,
-            NoSuchSavepoint { .. } => 1305,
-            WrongColumnSpec { .. } => 1063,
+            DuplicateKey { .. } => ER_DUP_ENTRY,
+            Deadlock => ER_LOCK_DEADLOCK,
+            TableDefChanged { .. } => ER_TABLE_DEF_CHANGED,
+            LockWaitTimeout => ER_LOCK_WAIT_TIMEOUT,
+            NoSuchTable { .. } => ER_NO_SUCH_TABLE,
+            NoSuchDatabase { .. } => ER_BAD_DB_ERROR,
+            DatabaseExists { .. } => ER_DB_CREATE_EXISTS,
+            TableExists { .. } => ER_TABLE_EXISTS_ERROR,
+            BadNull { .. } => ER_BAD_NULL_ERROR,
+            DuplicateKeyName { .. } => ER_DUP_KEYNAME,
+            NoSuchIndex { .. } => ER_CANT_DROP_FIELD_OR_KEY,
+            NoSuchKeyColumn { .. } => ER_KEY_COLUMN_DOES_NOT_EXIST,
+            DuplicateColumn { .. } => ER_DUP_FIELDNAME,
+            RequiresPrimaryKey => ER_REQUIRES_PRIMARY_KEY,
+            WrongAutoKey => ER_WRONG_AUTO_KEY,
+            WrongValueCount { .. } => ER_WRONG_VALUE_COUNT_ON_ROW,
+            OutOfRange { .. } => ER_WARN_DATA_OUT_OF_RANGE,
+            DataTooLong { .. } => ER_DATA_TOO_LONG,
+            WrongValue { .. } => ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
+            NoSuchSavepoint { .. } => ER_SP_DOES_NOT_EXIST,
+            WrongColumnSpec { .. } => ER_WRONG_FIELD_SPEC,
             Log {
                 source: LogError::StorageFull { .. },
                 ..
-            } => 1021,
-            Log { .. } | Checkpoint { .. } | Corrupt { .. } | Apply { .. } => 1030,
-            ShutDown => 1053,
-            AccountOperation { .. } => 1396,
-            BadIdentifier { .. } => 1059,
-            Io { .. } => 1030,
+            } => ER_DISK_FULL,
+            Log { .. } | Checkpoint { .. } | Corrupt { .. } | Apply { .. } | Io { .. } => {
+                ER_GET_ERRNO
+            }
+            ShutDown => ER_SERVER_SHUTDOWN,
+            AccountOperation { .. } => ER_CANNOT_USER,
+            BadIdentifier { .. } => ER_TOO_LONG_IDENT,
         }
+    }
+
+    /// The MySQL error code.
+    pub fn code(&self) -> u16 {
+        self.error_code().code
     }
 
     /// The SQLSTATE MySQL sends with [`code`](Self::code).
     pub fn sqlstate(&self) -> &'static str {
-        use EngineError::*;
-        match self {
-            DuplicateKey { .. } | BadNull { .. } => "23000",
-            Deadlock => "40001",
-            NoSuchTable { .. } => "42S02",
-            TableExists { .. } => "42S01",
-            NoSuchDatabase { .. }
-            | DuplicateKeyName { .. }
-            | NoSuchIndex { .. }
-            | NoSuchKeyColumn { .. }
-            | RequiresPrimaryKey
-            | WrongAutoKey
-            | NoSuchSavepoint { .. }
-            | WrongColumnSpec { .. }
-            | BadIdentifier { .. } => "42000",
-            DuplicateColumn { .. } => "42S21",
-            WrongValueCount { .. } => "21S01",
-            OutOfRange { .. } => "22003",
-            DataTooLong { .. } => "22001",
-            ShutDown => "08S01",
-            LockWaitTimeout
-            | TableDefChanged { .. }
-            | DatabaseExists { .. }
-            | WrongValue { .. }
-            | Log { .. }
-            | Checkpoint { .. }
-            | Corrupt { .. }
-            | Apply { .. }
-            | AccountOperation { .. }
-            | Io { .. } => "HY000",
-        }
+        self.error_code().sqlstate
     }
 
     pub(crate) fn log(context: impl Into<String>, source: LogError) -> Self {

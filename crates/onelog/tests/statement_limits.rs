@@ -360,6 +360,24 @@ fn max_statement_time_stops_statements_with_1969() {
     assert!(e.contains("ERROR 1971"), "{e}");
 }
 
+/// Runs `sql` as `app`@`%` (password `pw`) over TCP.
+fn as_app(p: u16, sql: &str) -> std::process::Output {
+    common::run_bounded(
+        std::process::Command::new("mariadb").args([
+            "--no-defaults",
+            "--protocol=TCP",
+            "-h127.0.0.1",
+            &format!("-P{p}"),
+            "-uapp",
+            "-ppw",
+            "-e",
+            sql,
+        ]),
+        None,
+        WAIT,
+    )
+}
+
 #[test]
 fn kill_of_another_accounts_thread_needs_connection_admin_or_super() {
     let (_d, s) = server();
@@ -371,20 +389,7 @@ fn kill_of_another_accounts_thread_needs_connection_admin_or_super() {
     let c = spawn_client(p, "SELECT SLEEP(60)");
     let id = running(p, "SELECT SLEEP(60)")[0].clone();
     for k in ["KILL", "KILL QUERY"] {
-        let out = common::run_bounded(
-            std::process::Command::new("mariadb").args([
-                "--no-defaults",
-                "--protocol=TCP",
-                "-h127.0.0.1",
-                &format!("-P{p}"),
-                "-uapp",
-                "-ppw",
-                "-e",
-                &format!("{k} {id}"),
-            ]),
-            None,
-            WAIT,
-        );
+        let out = as_app(p, &format!("{k} {id}"));
         let e = String::from_utf8_lossy(&out.stderr);
         assert!(
             e.contains("ERROR 1095 (HY000)")
@@ -403,20 +408,7 @@ fn kill_of_another_accounts_thread_needs_connection_admin_or_super() {
         grants.starts_with("GRANT CONNECTION ADMIN ON *.* TO 'app'@'%' IDENTIFIED BY PASSWORD"),
         "{grants}"
     );
-    let out = common::run_bounded(
-        std::process::Command::new("mariadb").args([
-            "--no-defaults",
-            "--protocol=TCP",
-            "-h127.0.0.1",
-            &format!("-P{p}"),
-            "-uapp",
-            "-ppw",
-            "-e",
-            &format!("KILL QUERY {id}"),
-        ]),
-        None,
-        WAIT,
-    );
+    let out = as_app(p, &format!("KILL QUERY {id}"));
     assert!(
         out.status.success(),
         "{}",

@@ -39,6 +39,13 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
+use onelog_protocol::errors::{
+    ER_ACCESS_DENIED_ERROR, ER_ACCESS_DENIED_NO_PASSWORD_ERROR, ER_CONNECTION_KILLED,
+    ER_CON_COUNT_ERROR, ER_HANDSHAKE_ERROR, ER_MALFORMED_PACKET, ER_NET_PACKETS_OUT_OF_ORDER,
+    ER_NET_PACKET_TOO_LARGE, ER_QUERY_INTERRUPTED, ER_STMT_HAS_NO_OPEN_CURSOR,
+    ER_UNKNOWN_COM_ERROR, ER_UNKNOWN_STMT_HANDLER, ER_WRONG_ARGUMENTS,
+};
+use onelog_protocol::{Command, ErrorCode};
 use onelog_sql::{Column, Output, SqlError, Value};
 
 use crate::auth::{new_scramble, verify_native, NATIVE_PLUGIN, SCRAMBLE_LEN};
@@ -95,22 +102,6 @@ const NET_READ_STALLS: u32 = 30;
 
 /// Seconds a write may block on a client that stops reading (MariaDB's `net_write_timeout`).
 const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
-
-// Error codes used by the protocol layer (MariaDB's numbers and SQLSTATEs).
-pub const ER_CON_COUNT_ERROR: u16 = 1040;
-pub const ER_HANDSHAKE_ERROR: u16 = 1043;
-pub const ER_ACCESS_DENIED_ERROR: u16 = 1045;
-pub const ER_UNKNOWN_COM_ERROR: u16 = 1047;
-pub const ER_NET_PACKET_TOO_LARGE: u16 = 1153;
-pub const ER_NET_PACKETS_OUT_OF_ORDER: u16 = 1156;
-pub const ER_WRONG_ARGUMENTS: u16 = 1210;
-pub const ER_UNKNOWN_STMT_HANDLER: u16 = 1243;
-pub const ER_STMT_HAS_NO_OPEN_CURSOR: u16 = 1421;
-pub const ER_MALFORMED_PACKET: u16 = 1835;
-pub const ER_CONNECTION_KILLED: u16 = 1927;
-pub const ER_ACCESS_DENIED_NO_PASSWORD_ERROR: u16 = 1698;
-/// A statement stopped by KILL, a client disconnect (1317).
-pub const ER_QUERY_INTERRUPTED: u16 = 1317;
 
 /// Server version sent in the greeting: MariaDB 10.x prefixes "5.5.5-" (its replication version
 /// hack, which MariaDB clients strip) so old MySQL clients do not misread a two-digit major.
@@ -315,7 +306,6 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 Err(ConnError::Malformed(m)) => {
                     self.send_error(
                         ER_MALFORMED_PACKET,
-                        "08S01",
                         &format!("Malformed communication packet ({m})"),
                     );
                     let _ = self.stream.flush();
@@ -355,17 +345,12 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         match e {
             FrameError::Closed | FrameError::Io(_) => {}
             FrameError::OutOfOrder { .. } => {
-                self.send_error(
-                    ER_NET_PACKETS_OUT_OF_ORDER,
-                    "08S01",
-                    "Got packets out of order",
-                );
+                self.send_error(ER_NET_PACKETS_OUT_OF_ORDER, "Got packets out of order");
                 let _ = self.stream.flush();
             }
             FrameError::TooLarge { .. } => {
                 self.send_error(
                     ER_NET_PACKET_TOO_LARGE,
-                    "08S01",
                     "Got a packet bigger than 'max_allowed_packet' bytes",
                 );
                 let _ = self.stream.flush();
@@ -373,9 +358,9 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         }
     }
 
-    fn send_error(&mut self, code: u16, state: &str, msg: &str) {
+    fn send_error(&mut self, e: ErrorCode, msg: &str) {
         let start = self.stream.begin_packet();
-        put_err(self.stream.out(), code, state, msg);
+        put_err(self.stream.out(), e.code, e.sqlstate, msg);
         self.stream.finish_packet(start);
     }
 
@@ -558,7 +543,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             (self.config.log_warning)(&msg);
         }
         self.count_aborted_connect();
-        self.send_error(code, "28000", &msg);
+        self.send_error(code, &msg);
         false
     }
 
@@ -575,11 +560,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         }
         if is_ssl_request(&payload) {
             self.count_aborted_connect();
-            self.send_error(
-                ER_HANDSHAKE_ERROR,
-                "08S01",
-                "Bad handshake (TLS is not supported)",
-            );
+            self.send_error(ER_HANDSHAKE_ERROR, "Bad handshake (TLS is not supported)");
             self.stream.flush()?;
             return Ok(false);
         }
@@ -587,7 +568,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             Ok(r) => r,
             Err(_) => {
                 self.count_aborted_connect();
-                self.send_error(ER_HANDSHAKE_ERROR, "08S01", "Bad handshake");
+                self.send_error(ER_HANDSHAKE_ERROR, "Bad handshake");
                 self.stream.flush()?;
                 return Ok(false);
             }
@@ -606,7 +587,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         }
         if self.reserved_slot && !self.backend.is_connection_admin(&user, &self.host) {
             self.count_aborted_connect();
-            self.send_error(ER_CON_COUNT_ERROR, "08004", "Too many connections");
+            self.send_error(ER_CON_COUNT_ERROR, "Too many connections");
             self.stream.flush()?;
             return Ok(false);
         }
@@ -650,25 +631,27 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         };
         self.shared.questions.fetch_add(1, Ordering::Relaxed);
         if self.registration.as_ref().is_some_and(B::is_killed) {
-            self.send_error(ER_CONNECTION_KILLED, "70100", "Connection was killed");
+            self.send_error(ER_CONNECTION_KILLED, "Connection was killed");
             return Ok(Flow::Quit);
         }
+        let Some(cmd) = Command::from_byte(cmd) else {
+            self.send_error(ER_UNKNOWN_COM_ERROR, "Unknown command");
+            return Ok(Flow::Continue);
+        };
         match cmd {
-            0x01 => {
-                // COM_QUIT: an orderly end, not an aborted client.
+            Command::Quit => {
+                // An orderly end, not an aborted client.
                 self.open = false;
                 return Ok(Flow::Quit);
             }
-            0x02 => {
-                // COM_INIT_DB
+            Command::InitDb => {
                 let db = String::from_utf8_lossy(body).into_owned();
                 match self.session().use_database(&db) {
                     Ok(()) => self.send_ok(0, 0, 0, "", false),
                     Err(e) => self.send_sql_error(&e),
                 }
             }
-            0x03 => {
-                // COM_QUERY
+            Command::Query => {
                 let sql = statement_text(body);
                 let results = self.session().query(&sql);
                 if self.killed_while_running(results.last().and_then(|r| r.as_ref().err())) {
@@ -676,38 +659,35 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 }
                 return self.send_results(results);
             }
-            0x04 => self.com_field_list(body)?,
-            0x08 => {
-                // COM_SHUTDOWN
+            Command::FieldList => self.com_field_list(body)?,
+            Command::Shutdown => {
                 let results = self.session().query("SHUTDOWN");
                 return self.send_results(results);
             }
-            0x09 => {
-                // COM_STATISTICS: a bare string packet.
+            Command::Statistics => {
+                // A bare string packet.
                 let stats = self.shared.statistics();
                 self.stream.write_packet(stats.as_bytes());
             }
-            0x0C => {
-                // COM_PROCESS_KILL
+            Command::ProcessKill => {
                 let id = Reader::new(body).u32("connection id")?;
                 let results = self.session().query(&format!("KILL {id}"));
                 return self.send_results(results);
             }
-            0x0D => self.send_terminator(false), // COM_DEBUG
-            0x0E => self.send_ok(0, 0, 0, "", false), // COM_PING
-            0x11 => return self.com_change_user(body),
-            0x16 => self.com_stmt_prepare(body),
-            0x17 => return self.com_stmt_execute(body),
-            0x18 => self.com_stmt_send_long_data(body)?,
-            0x19 => {
-                // COM_STMT_CLOSE: no response.
+            Command::Debug => self.send_terminator(false),
+            Command::Ping => self.send_ok(0, 0, 0, "", false),
+            Command::ChangeUser => return self.com_change_user(body),
+            Command::StmtPrepare => self.com_stmt_prepare(body),
+            Command::StmtExecute => return self.com_stmt_execute(body),
+            Command::StmtSendLongData => self.com_stmt_send_long_data(body)?,
+            Command::StmtClose => {
+                // No response.
                 let id = stmt_id(body)?;
                 self.stmts.remove(&id);
                 self.session().close_statement(id);
             }
-            0x1A => self.com_stmt_reset(body)?,
-            0x1B => {
-                // COM_SET_OPTION
+            Command::StmtReset => self.com_stmt_reset(body)?,
+            Command::SetOption => {
                 let opt = Reader::new(body).u16("option")?;
                 match opt {
                     0 | 1 => {
@@ -716,25 +696,23 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                         self.session().set_multi_statements(on);
                         self.send_terminator(false);
                     }
-                    _ => self.send_error(ER_UNKNOWN_COM_ERROR, "08S01", "Unknown command"),
+                    _ => self.send_error(ER_UNKNOWN_COM_ERROR, "Unknown command"),
                 }
             }
-            0x1C => {
+            Command::StmtFetch => {
                 let id = stmt_id(body)?;
                 self.send_error(
                     ER_STMT_HAS_NO_OPEN_CURSOR,
-                    "HY000",
                     &format!("The statement ({id}) has no open cursor."),
                 );
             }
-            0x1F => {
-                // COM_RESET_CONNECTION
+            Command::ResetConnection => {
                 self.stmts.clear();
                 self.last_prepared = None;
                 self.session().reset();
                 self.send_ok(0, 0, 0, "", false);
             }
-            _ => self.send_error(ER_UNKNOWN_COM_ERROR, "08S01", "Unknown command"),
+            _ => self.send_error(ER_UNKNOWN_COM_ERROR, "Unknown command"),
         }
         Ok(Flow::Continue)
     }
@@ -743,7 +721,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
     /// was killed (`KILL [CONNECTION]`) or its client is gone: the connection then closes
     /// without a reply, as MariaDB's does (the client sees the connection lost).
     fn killed_while_running(&self, err: Option<&SqlError>) -> bool {
-        err.is_some_and(|e| e.code == ER_QUERY_INTERRUPTED)
+        err.is_some_and(|e| e.code == ER_QUERY_INTERRUPTED.code)
             && self.registration.as_ref().is_some_and(B::is_killed)
     }
 
@@ -960,7 +938,6 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         let Some(st) = self.stmts.get_mut(&id) else {
             self.send_error(
                 ER_UNKNOWN_STMT_HANDLER,
-                "HY000",
                 &format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
             );
             return Ok(Flow::Continue);
@@ -971,7 +948,6 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             st.long_data_error = false;
             self.send_error(
                 ER_NET_PACKET_TOO_LARGE,
-                "08S01",
                 "Got a packet bigger than 'max_allowed_packet' bytes",
             );
             return Ok(Flow::Continue);
@@ -986,7 +962,6 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             Err(m) if m.what == "parameter types never bound" => {
                 self.send_error(
                     ER_WRONG_ARGUMENTS,
-                    "HY000",
                     "Incorrect arguments to mysqld_stmt_execute",
                 );
                 return Ok(Flow::Continue);
@@ -1037,7 +1012,6 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         match self.stmts.get_mut(&id) {
             None => self.send_error(
                 ER_UNKNOWN_STMT_HANDLER,
-                "HY000",
                 &format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_reset"),
             ),
             Some(st) => {

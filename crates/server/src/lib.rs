@@ -29,9 +29,6 @@ pub mod wire;
 
 pub use backend::{Backend, SessionApi};
 pub use connection::{
-    greeting_version, server_capabilities, ConnectionConfig, ER_ACCESS_DENIED_ERROR,
-    ER_CON_COUNT_ERROR, ER_HANDSHAKE_ERROR, ER_MALFORMED_PACKET, ER_NET_PACKETS_OUT_OF_ORDER,
-    ER_NET_PACKET_TOO_LARGE, ER_UNKNOWN_COM_ERROR, ER_UNKNOWN_STMT_HANDLER, ER_WRONG_ARGUMENTS,
-    MARIADB_CAPABILITIES,
+    greeting_version, server_capabilities, ConnectionConfig, MARIADB_CAPABILITIES,
 };
 pub use listener::{ListenerConfig, ServerHandle};

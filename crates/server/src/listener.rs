@@ -33,9 +33,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::backend::Backend;
-use crate::connection::{Connection, ConnectionConfig, ER_CON_COUNT_ERROR};
+use crate::connection::{Connection, ConnectionConfig};
 use crate::packet::PacketStream;
 use crate::response::put_err;
+use onelog_protocol::errors::ER_CON_COUNT_ERROR;
 
 /// A byte stream a connection runs on.
 pub trait Transport: Read + Write + Send + 'static {
@@ -505,12 +506,8 @@ impl Drop for ServerHandle {
 fn refuse_too_many<S: Read + Write>(stream: S, max_allowed: usize) {
     let mut ps = PacketStream::new(stream, max_allowed);
     let start = ps.begin_packet();
-    put_err(
-        ps.out(),
-        ER_CON_COUNT_ERROR,
-        "08004",
-        "Too many connections",
-    );
+    let e = ER_CON_COUNT_ERROR;
+    put_err(ps.out(), e.code, e.sqlstate, "Too many connections");
     ps.finish_packet(start);
     let _ = ps.flush();
 }

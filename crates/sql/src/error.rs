@@ -17,6 +17,11 @@ pub struct SqlError {
 }
 
 impl SqlError {
+    /// The error `e` (code and SQLSTATE from `onelog_protocol::errors`) with `message`.
+    pub fn of(e: onelog_protocol::ErrorCode, message: impl Into<String>) -> Self {
+        SqlError::new(e.code, e.sqlstate, message)
+    }
+
     pub fn new(code: u16, sqlstate: &'static str, message: impl Into<String>) -> Self {
         SqlError {
             code,

@@ -1,0 +1,152 @@
+//! Server error codes and their SQLSTATEs, as MariaDB 10.11 sends them (names from
+//! `include/mysqld_error.h`, SQLSTATEs from `sql/share/errmsg-utf8.txt`).
+//!
+//! Only the codes onelog raises are here; add one when a new error is answered, with the
+//! SQLSTATE MariaDB pairs it with (the message text stays with the code that raises it:
+//! MariaDB's wording, filled with that error's arguments).
+//!
+//! Invariant: codes are unique and sorted in [`ALL`] (a unit test checks), so [`by_code`]
+//! finds each.
+
+/// A MariaDB server error: its number, its SQLSTATE and its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ErrorCode {
+    pub code: u16,
+    pub sqlstate: &'static str,
+    pub name: &'static str,
+}
+
+/// Defines each code as a constant and [`ALL`], the list of them in the order written
+/// (by number: a unit test checks).
+macro_rules! error_codes {
+    ($($name:ident = $code:literal, $state:literal;)*) => {
+        $(
+            pub const $name: ErrorCode = ErrorCode {
+                code: $code,
+                sqlstate: $state,
+                name: stringify!($name),
+            };
+        )*
+        /// Every code above, sorted by number.
+        pub const ALL: &[ErrorCode] = &[$($name),*];
+    };
+}
+
+error_codes! {
+    ER_DB_CREATE_EXISTS = 1007, "HY000";
+    ER_DB_DROP_EXISTS = 1008, "HY000";
+    ER_DISK_FULL = 1021, "HY000";
+    ER_ERROR_ON_WRITE = 1026, "HY000";
+    ER_GET_ERRNO = 1030, "HY000";
+    ER_CON_COUNT_ERROR = 1040, "08004";
+    ER_HANDSHAKE_ERROR = 1043, "08S01";
+    ER_DBACCESS_DENIED_ERROR = 1044, "42000";
+    ER_ACCESS_DENIED_ERROR = 1045, "28000";
+    ER_NO_DB_ERROR = 1046, "3D000";
+    ER_UNKNOWN_COM_ERROR = 1047, "08S01";
+    ER_BAD_NULL_ERROR = 1048, "23000";
+    ER_BAD_DB_ERROR = 1049, "42000";
+    ER_TABLE_EXISTS_ERROR = 1050, "42S01";
+    ER_BAD_TABLE_ERROR = 1051, "42S02";
+    ER_NON_UNIQ_ERROR = 1052, "23000";
+    ER_SERVER_SHUTDOWN = 1053, "08S01";
+    ER_BAD_FIELD_ERROR = 1054, "42S22";
+    ER_TOO_LONG_IDENT = 1059, "42000";
+    ER_DUP_FIELDNAME = 1060, "42S21";
+    ER_DUP_KEYNAME = 1061, "42000";
+    ER_DUP_ENTRY = 1062, "23000";
+    ER_WRONG_FIELD_SPEC = 1063, "42000";
+    ER_PARSE_ERROR = 1064, "42000";
+    ER_EMPTY_QUERY = 1065, "42000";
+    ER_KEY_COLUMN_DOES_NOT_EXIST = 1072, "42000";
+    ER_TOO_BIG_FIELDLENGTH = 1074, "42000";
+    ER_WRONG_AUTO_KEY = 1075, "42000";
+    ER_CANT_DROP_FIELD_OR_KEY = 1091, "42000";
+    ER_NO_SUCH_THREAD = 1094, "HY000";
+    ER_KILL_DENIED_ERROR = 1095, "HY000";
+    ER_NO_TABLES_USED = 1096, "HY000";
+    ER_UNKNOWN_ERROR = 1105, "HY000";
+    ER_INVALID_GROUP_FUNC_USE = 1111, "HY000";
+    ER_UNKNOWN_CHARACTER_SET = 1115, "42000";
+    ER_PASSWORD_NO_MATCH = 1133, "28000";
+    ER_WRONG_VALUE_COUNT_ON_ROW = 1136, "21S01";
+    ER_NONEXISTING_GRANT = 1141, "42000";
+    ER_TABLEACCESS_DENIED_ERROR = 1142, "42000";
+    ER_NO_SUCH_TABLE = 1146, "42S02";
+    ER_NET_PACKET_TOO_LARGE = 1153, "08S01";
+    ER_NET_PACKETS_OUT_OF_ORDER = 1156, "08S01";
+    ER_REQUIRES_PRIMARY_KEY = 1173, "42000";
+    ER_UNKNOWN_SYSTEM_VARIABLE = 1193, "HY000";
+    ER_LOCK_WAIT_TIMEOUT = 1205, "HY000";
+    ER_WRONG_ARGUMENTS = 1210, "HY000";
+    ER_LOCK_DEADLOCK = 1213, "40001";
+    ER_ERROR_WHEN_EXECUTING_COMMAND = 1220, "HY000";
+    ER_WRONG_USAGE = 1221, "HY000";
+    ER_SPECIFIC_ACCESS_DENIED_ERROR = 1227, "42000";
+    ER_LOCAL_VARIABLE = 1228, "HY000";
+    ER_GLOBAL_VARIABLE = 1229, "HY000";
+    ER_WRONG_VALUE_FOR_VAR = 1231, "42000";
+    ER_WRONG_TYPE_FOR_VAR = 1232, "42000";
+    ER_NOT_SUPPORTED_YET = 1235, "42000";
+    ER_INCORRECT_GLOBAL_LOCAL_VAR = 1238, "HY000";
+    ER_OPERAND_COLUMNS = 1241, "21000";
+    ER_UNKNOWN_STMT_HANDLER = 1243, "HY000";
+    ER_CUT_VALUE_GROUP_CONCAT = 1260, "HY000";
+    ER_WARN_DATA_OUT_OF_RANGE = 1264, "22003";
+    WARN_DATA_TRUNCATED = 1265, "01000";
+    ER_OPTION_PREVENTS_STATEMENT = 1290, "HY000";
+    ER_TRUNCATED_WRONG_VALUE = 1292, "22007";
+    ER_WARN_ALLOWED_PACKET_OVERFLOWED = 1301, "HY000";
+    ER_SP_DOES_NOT_EXIST = 1305, "42000";
+    ER_QUERY_INTERRUPTED = 1317, "70100";
+    ER_NO_DEFAULT_FOR_FIELD = 1364, "HY000";
+    ER_DIVISION_BY_ZERO = 1365, "22012";
+    ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = 1366, "22007";
+    ER_PASSWD_LENGTH = 1372, "HY000";
+    ER_UNKNOWN_TARGET_BINLOG = 1373, "HY000";
+    ER_BINLOG_PURGE_FATAL_ERR = 1377, "HY000";
+    ER_LOG_IN_USE = 1378, "HY000";
+    ER_CANNOT_USER = 1396, "HY000";
+    ER_DATA_TOO_LONG = 1406, "22001";
+    ER_TABLE_DEF_CHANGED = 1412, "HY000";
+    ER_STMT_HAS_NO_OPEN_CURSOR = 1421, "HY000";
+    ER_TOO_BIG_SCALE = 1425, "42000";
+    ER_TOO_BIG_PRECISION = 1426, "42000";
+    ER_M_BIGGER_THAN_D = 1427, "42000";
+    ER_STACK_OVERRUN_NEED_MORE = 1436, "HY000";
+    ER_PLUGIN_IS_NOT_LOADED = 1524, "HY000";
+    ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000";
+    ER_VARIABLE_IS_READONLY = 1621, "HY000";
+    ER_DATA_OUT_OF_RANGE = 1690, "22003";
+    ER_ACCESS_DENIED_NO_PASSWORD_ERROR = 1698, "28000";
+    ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = 1792, "25006";
+    ER_MALFORMED_PACKET = 1835, "HY000";
+    ER_CONNECTION_KILLED = 1927, "70100";
+    ER_STATEMENT_TIMEOUT = 1969, "70100";
+    ER_SET_STATEMENT_NOT_SUPPORTED = 1971, "42000";
+}
+
+/// The error with number `code`, if onelog knows it.
+pub fn by_code(code: u16) -> Option<ErrorCode> {
+    ALL.binary_search_by_key(&code, |e| e.code)
+        .ok()
+        .map(|i| ALL[i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_sorted_unique_and_found_by_number() {
+        for w in ALL.windows(2) {
+            assert!(w[0].code < w[1].code, "{:?} then {:?}", w[0], w[1]);
+        }
+        for e in ALL {
+            assert_eq!(by_code(e.code), Some(*e));
+            assert_eq!(e.sqlstate.len(), 5, "{e:?}");
+        }
+        assert_eq!(by_code(1064), Some(ER_PARSE_ERROR));
+        assert_eq!(by_code(9999), None);
+    }
+}
