@@ -130,7 +130,7 @@ impl Writer {
         }
         frame::encode_commit_mark(&mut self.pending, committed);
         self.lsn += frame::COMMIT_MARK_LEN as u64;
-        lock(&inner.progress).end = self.lsn;
+        lock(&inner.progress).set_end(self.lsn);
     }
 
     /// Frames a SyncMark naming the durable LSN when it moved past the last one named (see
@@ -354,7 +354,7 @@ impl Writer {
         }
         {
             let mut p = lock(&inner.progress);
-            p.end = self.lsn;
+            p.set_end(self.lsn);
         }
         if write_now || self.pending.len() >= LEVEL0_WRITE_THRESHOLD {
             if let Err(e) = self.write_pending(inner) {
@@ -416,7 +416,15 @@ impl Writer {
         );
         self.pending.clear();
         self.written = self.lsn;
-        lock(&inner.progress).written = self.written;
+        {
+            let mut p = lock(&inner.progress);
+            // Records framed by a group still being framed (a rotation seals in the middle of
+            // it) are written before the group publishes its end: they are part of the end.
+            if p.end < self.lsn {
+                p.set_end(self.lsn);
+            }
+            p.set_written(self.written);
+        }
         inner.progress_cv.notify_all();
         Ok(())
     }
@@ -431,7 +439,7 @@ impl Writer {
         })?;
         {
             let mut p = lock(&inner.progress);
-            p.durable = p.durable.max(self.written);
+            p.advance_durable(self.written);
         }
         inner.progress_cv.notify_all();
         Ok(())
@@ -539,7 +547,7 @@ impl Writer {
         })?;
         {
             let mut p = lock(&inner.progress);
-            p.durable = p.durable.max(self.lsn);
+            p.advance_durable(self.lsn);
         }
         inner.progress_cv.notify_all();
         Ok(())

@@ -96,11 +96,7 @@ pub(crate) fn sync_to_then(
     // Before the sync lock is released and anyone is acked (group_commit's gather).
     inner.gather.synced(began.elapsed());
     let mut p = lock(&inner.progress);
-    debug_assert!(
-        upto <= p.written,
-        "a sync never vouches for unwritten bytes"
-    );
-    p.durable = p.durable.max(upto);
+    p.advance_durable(upto);
     drop(p);
     inner.progress_cv.notify_all();
     if let (Some(delay), None) = (inner.opts.idle_sync_mark, &inner.file) {

@@ -19,7 +19,9 @@
 //!
 //! Invariants every module keeps:
 //! - LSN = byte position in the concatenated record stream (segment headers excluded);
-//!   `durable_lsn <= written_lsn <= end_lsn`, all three on record boundaries, never decreasing;
+//!   `durable_lsn <= written_lsn <= end_lsn`, all three on record boundaries, never decreasing
+//!   (every change goes through `Progress::{set_end, set_written, advance_durable}`, which
+//!   assert it);
 //! - records are appended in GTID-assignment order; GTIDs assigned with `GtidAssign::Next`
 //!   have contiguous sequence numbers per domain, and a crash recovers a prefix of the log;
 //! - at level 1 a commit is acknowledged only once its record is durable.

@@ -78,6 +78,44 @@ pub(crate) struct Progress {
     pub binlog_synced: Lsn,
 }
 
+impl Progress {
+    /// The end of the framed records moved to `end` (the crate's LSN invariants, asserted).
+    pub fn set_end(&mut self, end: Lsn) {
+        debug_assert!(end >= self.end, "end LSN moves back: {} -> {end}", self.end);
+        debug_assert!(
+            self.written <= end,
+            "written {} past end {end}",
+            self.written
+        );
+        self.end = end;
+    }
+
+    /// The records up to `written` are in the segment file.
+    pub fn set_written(&mut self, written: Lsn) {
+        debug_assert!(
+            written >= self.written,
+            "written LSN moves back: {} -> {written}",
+            self.written
+        );
+        debug_assert!(
+            written <= self.end,
+            "written {written} past end {}",
+            self.end
+        );
+        self.written = written;
+    }
+
+    /// A sync made everything below `durable` durable (never moves back).
+    pub fn advance_durable(&mut self, durable: Lsn) {
+        debug_assert!(
+            durable <= self.written,
+            "durable {durable} past written {}",
+            self.written
+        );
+        self.durable = self.durable.max(durable);
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct Stats {
     pub commits: AtomicU64,

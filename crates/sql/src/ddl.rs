@@ -8,6 +8,7 @@
 
 use onelog_binlog::Value;
 use onelog_engine::{ColumnSpec, IndexSpec, SqlType, TableSpec};
+use onelog_protocol::errors;
 use sqlparser::ast;
 
 use crate::admin::accounts;
@@ -115,12 +116,12 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
             .collect(),
         _ => Vec::new(),
     };
-    let err = |code: u16, msg: String| Err(SqlError::new(code, "42000", msg));
+    let err = |e: onelog_protocol::ErrorCode, msg: String| Err(SqlError::of(e, msg));
     let unsupported = |what: &str| Err(SqlError::unsupported(what));
     let width = |max: u64| -> Result<(), SqlError> {
         match args.first() {
             Some(&w) if w > max => err(
-                1439,
+                errors::ER_TOO_BIG_DISPLAYWIDTH,
                 format!("Display width out of range for '{col}' (max = {max})"),
             ),
             _ => Ok(()),
@@ -129,7 +130,7 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
     let length = |max: u64| -> Result<(), SqlError> {
         match args.first() {
             Some(&n) if n > max => err(
-                1074,
+                errors::ER_TOO_BIG_FIELDLENGTH,
                 format!("Column length too big for column '{col}' (max = {max}); use BLOB or TEXT instead"),
             ),
             _ => Ok(()),
@@ -138,7 +139,7 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
     let m_ge_d = |m: u64, d: u64| -> Result<(), SqlError> {
         if m < d {
             return err(
-                1427,
+                errors::ER_M_BIGGER_THAN_D,
                 format!(
                     "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{col}')"
                 ),
@@ -157,13 +158,13 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
             let d = args.get(1).copied().unwrap_or(0);
             if d > 38 {
                 return err(
-                    1425,
+                    errors::ER_TOO_BIG_SCALE,
                     format!("Too big scale specified for '{col}'. Maximum is 38"),
                 );
             }
             if p > 65 {
                 return err(
-                    1426,
+                    errors::ER_TOO_BIG_PRECISION,
                     format!("Too big precision specified for '{col}'. Maximum is 65"),
                 );
             }
@@ -180,7 +181,7 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
             match args.as_slice() {
                 [p] if base == "FLOAT" && *p > 53 => {
                     return err(
-                        1063,
+                        errors::ER_WRONG_FIELD_SPEC,
                         format!("Incorrect column specifier for column '{col}'"),
                     )
                 }
@@ -188,7 +189,7 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
                     width(255)?;
                     if *d > 30 && m >= d {
                         return err(
-                            1425,
+                            errors::ER_TOO_BIG_SCALE,
                             format!("Too big scale specified for '{col}'. Maximum is 30"),
                         );
                     }
@@ -207,7 +208,7 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
         "VARBINARY" => length(65532),
         "DATETIME" | "TIMESTAMP" | "TIME" => match args.first() {
             Some(&f) if f > 6 => err(
-                1426,
+                errors::ER_TOO_BIG_PRECISION,
                 format!("Too big precision specified for '{col}'. Maximum is 6"),
             ),
             _ => Ok(()),
@@ -505,9 +506,8 @@ pub(crate) fn drop(
                 }
             }
             if !missing.is_empty() && !if_exists {
-                return Err(SqlError::new(
-                    1051,
-                    "42S02",
+                return Err(SqlError::of(
+                    errors::ER_BAD_TABLE_ERROR,
                     format!("Unknown table '{}'", missing.join(",")),
                 ));
             }
@@ -525,9 +525,8 @@ pub(crate) fn drop(
                 let db = object_name_parts(n).join(".");
                 match engine.drop_database(&db, if_exists, sql) {
                     Err(onelog_engine::EngineError::NoSuchDatabase { .. }) => {
-                        return Err(SqlError::new(
-                            1008,
-                            "HY000",
+                        return Err(SqlError::of(
+                            errors::ER_DB_DROP_EXISTS,
                             format!("Can't drop database '{db}'; database doesn't exist"),
                         ))
                     }

@@ -25,6 +25,7 @@
 //! that depth stays well below [`THREAD_STACK_SIZE`], the stack size of the threads that run
 //! statements (the server's connection threads).
 
+use onelog_protocol::errors;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
@@ -66,9 +67,7 @@ const REBALANCE_MIN: usize = 32;
 pub(crate) fn stack_overrun(depth: usize) -> SqlError {
     let size = THREAD_STACK_SIZE;
     let used = (depth.saturating_mul(size / 4) / MAX_EXPR_DEPTH.max(1)).min(size);
-    SqlError::new(
-        1436,
-        "HY000",
+    SqlError::of(errors::ER_STACK_OVERRUN_NEED_MORE,
         format!(
             "Thread stack overrun:  {used} bytes used of a {size} byte stack, and 32000 bytes needed. Consider increasing the thread_stack system variable."
         ),

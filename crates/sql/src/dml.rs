@@ -8,6 +8,7 @@
 //! it is clipped, cut or zeroed with that code as a warning, `coerce_col`); the session wraps
 //! each statement in a savepoint so a failing statement leaves none of its rows.
 
+use onelog_protocol::errors;
 use std::sync::Arc;
 
 use onelog_binlog::Value;
@@ -138,9 +139,8 @@ pub(crate) fn compile_insert(session: &Session, ins: &ast::Insert) -> Result<Ins
                         });
                     }
                     if row.len() != columns.len() {
-                        return Err(SqlError::new(
-                            1136,
-                            "21S01",
+                        return Err(SqlError::of(
+                            errors::ER_WRONG_VALUE_COUNT_ON_ROW,
                             format!(
                                 "Column count doesn't match value count at row {}",
                                 rows.len() + 1
@@ -156,9 +156,8 @@ pub(crate) fn compile_insert(session: &Session, ins: &ast::Insert) -> Result<Ins
                 }
                 let sp = crate::select::compile(session, src, crate::parse::LockClause::None)?;
                 if sp.projections.len() != columns.len() {
-                    return Err(SqlError::new(
-                        1136,
-                        "21S01",
+                    return Err(SqlError::of(
+                        errors::ER_WRONG_VALUE_COUNT_ON_ROW,
                         "Column count doesn't match value count at row 1",
                     ));
                 }
@@ -473,9 +472,8 @@ fn replace_bad_utf8(b: &[u8]) -> Vec<u8> {
 fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> {
     let col = &def.columns[i];
     let truncated = || {
-        SqlError::new(
-            1265,
-            "01000",
+        SqlError::of(
+            errors::WARN_DATA_TRUNCATED,
             format!("Data truncated for column '{}' at row 1", col.name),
         )
     };
@@ -489,9 +487,8 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
     // Bytes that are not UTF-8 into a utf8mb4 column: MariaDB's 1366 naming them.
     if let (true, Value::Bytes(b)) = (col.ty.is_text(), &v) {
         if let Err(e) = std::str::from_utf8(b) {
-            return Err(SqlError::new(
-                1366,
-                "22007",
+            return Err(SqlError::of(
+                errors::ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
                 format!(
                     "Incorrect string value: '{}' for column `{}`.`{}`.`{}` at row 1",
                     bad_bytes_text(&b[e.valid_up_to()..]),
@@ -508,9 +505,8 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
             if !matches!(v, Value::Int(_) | Value::UInt(_))
                 && !(-9.223372036854776e18..=1.8446744073709552e19).contains(&f)
             {
-                return Err(SqlError::new(
-                    1264,
-                    "22003",
+                return Err(SqlError::of(
+                    errors::ER_WARN_DATA_OUT_OF_RANGE,
                     format!("Out of range value for column '{}' at row 1", col.name),
                 ));
             }
@@ -613,9 +609,8 @@ pub(crate) fn execute_insert(
         }
         for (i, c) in def.columns.iter().enumerate() {
             if !given[i] && !c.nullable && c.default.is_none() && def.auto_increment != Some(i) {
-                return Err(SqlError::new(
-                    1364,
-                    "HY000",
+                return Err(SqlError::of(
+                    errors::ER_NO_DEFAULT_FOR_FIELD,
                     format!("Field '{}' doesn't have a default value", c.name),
                 ));
             }

@@ -5,6 +5,7 @@
 //! [`EngineError`](onelog_engine::EngineError), which already carries MySQL's code and
 //! SQLSTATE. Invariant: every error has a real MariaDB code and its SQLSTATE.
 
+use onelog_protocol::errors;
 use std::fmt;
 
 use onelog_engine::EngineError;
@@ -33,9 +34,7 @@ impl SqlError {
     /// 1064 `ER_PARSE_ERROR`, MariaDB's wording; `near` is the text from the error position.
     pub fn syntax(near: &str) -> Self {
         let near: String = near.chars().take(80).collect();
-        SqlError::new(
-            1064,
-            "42000",
+        SqlError::of(errors::ER_PARSE_ERROR,
             format!(
                 "You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '{near}' at line 1"
             ),
@@ -44,88 +43,98 @@ impl SqlError {
 
     /// 1235 `ER_NOT_SUPPORTED_YET`.
     pub fn unsupported(what: &str) -> Self {
-        SqlError::new(
-            1235,
-            "42000",
+        SqlError::of(
+            errors::ER_NOT_SUPPORTED_YET,
             format!("This version of MariaDB doesn't yet support '{what}'"),
         )
     }
 
     /// 1054 `ER_BAD_FIELD_ERROR`.
     pub fn unknown_column(name: &str, place: &str) -> Self {
-        SqlError::new(
-            1054,
-            "42S22",
+        SqlError::of(
+            errors::ER_BAD_FIELD_ERROR,
             format!("Unknown column '{name}' in '{place}'"),
         )
     }
 
     /// 1146 `ER_NO_SUCH_TABLE`.
     pub fn no_such_table(db: &str, table: &str) -> Self {
-        SqlError::new(1146, "42S02", format!("Table '{db}.{table}' doesn't exist"))
+        SqlError::of(
+            errors::ER_NO_SUCH_TABLE,
+            format!("Table '{db}.{table}' doesn't exist"),
+        )
     }
 
     /// 1046 `ER_NO_DB_ERROR`.
     pub fn no_database() -> Self {
-        SqlError::new(1046, "3D000", "No database selected")
+        SqlError::of(errors::ER_NO_DB_ERROR, "No database selected")
     }
 
     /// 1049 `ER_BAD_DB_ERROR`.
     pub fn unknown_database(db: &str) -> Self {
-        SqlError::new(1049, "42000", format!("Unknown database '{db}'"))
+        SqlError::of(errors::ER_BAD_DB_ERROR, format!("Unknown database '{db}'"))
     }
 
     /// 1305 `ER_SP_DOES_NOT_EXIST` (unknown function).
     pub fn unknown_function(name: &str) -> Self {
-        SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist"))
+        SqlError::of(
+            errors::ER_SP_DOES_NOT_EXIST,
+            format!("FUNCTION {name} does not exist"),
+        )
     }
 
     /// 1582 `ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT`.
     pub fn param_count(name: &str) -> Self {
-        SqlError::new(
-            1582,
-            "42000",
+        SqlError::of(
+            errors::ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT,
             format!("Incorrect parameter count in the call to native function '{name}'"),
         )
     }
 
     /// 1243 `ER_UNKNOWN_STMT_HANDLER`.
     pub fn unknown_statement(id: u32, what: &str) -> Self {
-        SqlError::new(
-            1243,
-            "HY000",
+        SqlError::of(
+            errors::ER_UNKNOWN_STMT_HANDLER,
             format!("Unknown prepared statement handler ({id}) given to {what}"),
         )
     }
 
     /// 1210 `ER_WRONG_ARGUMENTS`.
     pub fn wrong_arguments(what: &str) -> Self {
-        SqlError::new(1210, "HY000", format!("Incorrect arguments to {what}"))
+        SqlError::of(
+            errors::ER_WRONG_ARGUMENTS,
+            format!("Incorrect arguments to {what}"),
+        )
     }
 
     /// 1052 `ER_NON_UNIQ_ERROR`.
     pub fn ambiguous_column(name: &str, place: &str) -> Self {
-        SqlError::new(
-            1052,
-            "23000",
+        SqlError::of(
+            errors::ER_NON_UNIQ_ERROR,
             format!("Column '{name}' in {place} is ambiguous"),
         )
     }
 
     /// 1111 `ER_INVALID_GROUP_FUNC_USE`.
     pub fn invalid_group_use() -> Self {
-        SqlError::new(1111, "HY000", "Invalid use of group function")
+        SqlError::of(
+            errors::ER_INVALID_GROUP_FUNC_USE,
+            "Invalid use of group function",
+        )
     }
 
     /// 1365 `ER_DIVISION_BY_ZERO` is a warning by default; errors from it are not raised.
     /// 1292 `ER_TRUNCATED_WRONG_VALUE`.
     pub fn truncated_wrong_value(kind: &str, value: &str) -> Self {
-        SqlError::new(1292, "22007", format!("Incorrect {kind} value: '{value}'"))
+        SqlError::of(
+            errors::ER_TRUNCATED_WRONG_VALUE,
+            format!("Incorrect {kind} value: '{value}'"),
+        )
     }
 
     /// Internal failures that are a bug, reported as 1105 `ER_UNKNOWN_ERROR`.
     pub fn internal(msg: impl Into<String>) -> Self {
-        SqlError::new(1105, "HY000", msg)
+        SqlError::of(errors::ER_UNKNOWN_ERROR, msg)
     }
 }
 

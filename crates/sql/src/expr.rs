@@ -13,6 +13,7 @@
 //! not numbers) go to a per-thread list ([`warn`]) that the session drains after each
 //! statement ([`take_warnings`]), at most [`MAX_EVAL_WARNINGS`] of them.
 
+use onelog_protocol::errors;
 use std::cmp::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -606,9 +607,8 @@ impl<'a> Compiler<'a> {
             A::Collate { expr, .. } => self.compile(expr)?,
             A::Function(f) => self.function(f)?,
             A::Tuple(_) => {
-                return Err(SqlError::new(
-                    1241,
-                    "21000",
+                return Err(SqlError::of(
+                    errors::ER_OPERAND_COLUMNS,
                     "Operand should contain 1 column(s)",
                 ))
             }
@@ -846,23 +846,20 @@ fn cast_target(dt: &ast::DataType) -> Result<CastTo, SqlError> {
 /// M > 65, 1425 for D > 38, 1427 for M < D.
 pub(crate) fn check_decimal_size(p: u64, s: u64, column: &str) -> Result<(), SqlError> {
     if s > 38 {
-        return Err(SqlError::new(
-            1425,
-            "42000",
+        return Err(SqlError::of(
+            errors::ER_TOO_BIG_SCALE,
             format!("Too big scale specified for '{column}'. Maximum is 38"),
         ));
     }
     if p > 65 {
-        return Err(SqlError::new(
-            1426,
-            "42000",
+        return Err(SqlError::of(
+            errors::ER_TOO_BIG_PRECISION,
             format!("Too big precision specified for '{column}'. Maximum is 65"),
         ));
     }
     if p < s {
-        return Err(SqlError::new(
-            1427,
-            "42000",
+        return Err(SqlError::of(
+            errors::ER_M_BIGGER_THAN_D,
             format!(
                 "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{column}')"
             ),
@@ -1304,7 +1301,10 @@ fn int_value(i: i128) -> Result<Value, SqlError> {
     } else if let Ok(u) = u64::try_from(i) {
         Ok(Value::UInt(u))
     } else {
-        Err(SqlError::new(1690, "22003", "BIGINT value is out of range"))
+        Err(SqlError::of(
+            errors::ER_DATA_OUT_OF_RANGE,
+            "BIGINT value is out of range",
+        ))
     }
 }
 
@@ -1347,9 +1347,8 @@ fn round_dec(d: Dec, places: i64, round: bool) -> Option<Dec> {
 
 /// 1690 "<type> value is out of range in '<expr>'" (MariaDB names the expression).
 pub(crate) fn out_of_range(ty: &str, expr: &str) -> SqlError {
-    SqlError::new(
-        1690,
-        "22003",
+    SqlError::of(
+        errors::ER_DATA_OUT_OF_RANGE,
         format!("{ty} value is out of range in '{expr}'"),
     )
 }
@@ -2983,9 +2982,8 @@ pub(crate) fn convert_for_column(v: Value, ty: &SqlType, column: &str) -> Result
         return Ok(v);
     }
     let bad = |v: &Value| {
-        SqlError::new(
-            1366,
-            "22007",
+        SqlError::of(
+            errors::ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
             format!(
                 "Incorrect {} value: '{}' for column `{column}` at row 1",
                 type_word(ty),

@@ -26,6 +26,7 @@
 //! swallowed the error cannot continue); `mem_used` never exceeds `mem_limit` after a
 //! successful charge.
 
+use onelog_protocol::errors;
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -303,9 +304,7 @@ impl StatementGuard {
     pub fn charge(&self, bytes: u64) -> Result<(), SqlError> {
         let used = self.mem_used.get().saturating_add(bytes);
         if used > self.mem_limit {
-            return Err(SqlError::new(
-                1290,
-                "HY000",
+            return Err(SqlError::of(errors::ER_OPTION_PREVENTS_STATEMENT,
                 format!(
                     "The MariaDB server is running with the --max-session-mem-used={} option so it cannot execute this statement",
                     self.mem_limit
@@ -368,10 +367,12 @@ impl StatementGuard {
 
 fn stop_error(s: Stop) -> SqlError {
     match s {
-        Stop::Killed => SqlError::new(1317, "70100", "Query execution was interrupted"),
-        Stop::Timeout => SqlError::new(
-            1969,
-            "70100",
+        Stop::Killed => SqlError::of(
+            errors::ER_QUERY_INTERRUPTED,
+            "Query execution was interrupted",
+        ),
+        Stop::Timeout => SqlError::of(
+            errors::ER_STATEMENT_TIMEOUT,
             "Query execution was interrupted (max_statement_time exceeded)",
         ),
     }

@@ -10,6 +10,7 @@
 //! index order (the engine merges the ranges); rows are visited borrowed ([`visit`]), so a
 //! caller copies only what it keeps.
 
+use onelog_protocol::errors;
 use std::ops::{Bound, ControlFlow};
 
 use onelog_binlog::Value;
@@ -381,9 +382,8 @@ pub(crate) fn visit(
 }
 
 fn stale_plan(def: &TableDef) -> SqlError {
-    SqlError::new(
-        1412,
-        "HY000",
+    SqlError::of(
+        errors::ER_TABLE_DEF_CHANGED,
         format!(
             "Table definition has changed, please retry transaction ({})",
             def.qualified_name()

@@ -15,6 +15,7 @@
 //! Invariants: placeholders are numbered in textual order (projection, WHERE, GROUP BY,
 //! HAVING, ORDER BY, LIMIT); result values conform to their column's declared type.
 
+use onelog_protocol::errors;
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -383,7 +384,7 @@ pub(crate) fn compile(
         match item {
             ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
                 if froms.is_empty() {
-                    return Err(SqlError::new(1096, "HY000", "No tables used"));
+                    return Err(SqlError::of(errors::ER_NO_TABLES_USED, "No tables used"));
                 }
                 let only: Option<String> = match item {
                     ast::SelectItem::QualifiedWildcard(
@@ -407,9 +408,8 @@ pub(crate) fn compile(
                     }
                 }
                 if !any {
-                    return Err(SqlError::new(
-                        1051,
-                        "42S02",
+                    return Err(SqlError::of(
+                        errors::ER_BAD_TABLE_ERROR,
                         format!("Unknown table '{}'", only.unwrap_or_default()),
                     ));
                 }

@@ -12,6 +12,7 @@
 //! the commit path; [`Server::shutdown`] stops it after the engine's final checkpoint, and
 //! RESET MASTER resets it after the log.
 
+use onelog_protocol::errors;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -232,9 +233,8 @@ pub struct Server {
 }
 
 fn mirror_with_file_mode() -> SqlError {
-    SqlError::new(
-        1105,
-        "HY000",
+    SqlError::of(
+        errors::ER_UNKNOWN_ERROR,
         "--binlog-file-mirror=ON needs --binlog-storage=engine: with --binlog-storage=file the \
          binlog files already are classic files",
     )
@@ -305,9 +305,8 @@ impl Server {
             return Err(mirror_with_file_mode());
         }
         if self.mirror.get().is_some() {
-            return Err(SqlError::new(
-                1105,
-                "HY000",
+            return Err(SqlError::of(
+                errors::ER_UNKNOWN_ERROR,
                 "the binlog file mirror is already running",
             ));
         }
@@ -317,9 +316,8 @@ impl Server {
             self.config.classic_options(),
         )
         .map_err(|e| {
-            SqlError::new(
-                1105,
-                "HY000",
+            SqlError::of(
+                errors::ER_UNKNOWN_ERROR,
                 format!(
                     "cannot start the binlog file mirror in {}: {e}",
                     self.config.datadir.display()
@@ -344,9 +342,8 @@ impl Server {
         let engine = self.engine.shutdown();
         let mirror = match self.mirror.get() {
             Some(m) => m.shutdown().map_err(|e| {
-                SqlError::new(
-                    1105,
-                    "HY000",
+                SqlError::of(
+                    errors::ER_UNKNOWN_ERROR,
                     format!("shutting the binlog file mirror down: {e}"),
                 )
             }),

@@ -25,6 +25,7 @@
 //!   when it is disarmed. `SET STATEMENT ... FOR` restores the session's variables after its
 //!   statement, whatever its outcome.
 
+use onelog_protocol::errors;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -447,7 +448,7 @@ impl Session {
     pub fn query(&mut self, sql: &str) -> Vec<Result<Output, SqlError>> {
         let pieces = parse::split_statements(sql);
         if pieces.is_empty() {
-            return vec![Err(SqlError::new(1065, "42000", "Query was empty"))];
+            return vec![Err(SqlError::of(errors::ER_EMPTY_QUERY, "Query was empty"))];
         }
         if pieces.len() > 1 && !self.multi_statements {
             return vec![Err(SqlError::syntax(pieces[1]))];
@@ -669,7 +670,7 @@ impl Session {
         compiled: Option<&Compiled>,
     ) -> Result<Output, SqlError> {
         match parsed {
-            Parsed::Empty => Err(SqlError::new(1065, "42000", "Query was empty")),
+            Parsed::Empty => Err(SqlError::of(errors::ER_EMPTY_QUERY, "Query was empty")),
             Parsed::Txn(t) => {
                 self.warnings.clear();
                 self.run_txn(t)
@@ -735,9 +736,8 @@ impl Session {
             TxnStmt::RollbackTo(n) => match self.txn.as_mut() {
                 Some(t) => t.rollback_to_savepoint(n)?,
                 None => {
-                    return Err(SqlError::new(
-                        1305,
-                        "42000",
+                    return Err(SqlError::of(
+                        errors::ER_SP_DOES_NOT_EXIST,
                         format!("SAVEPOINT {n} does not exist"),
                     ))
                 }
@@ -745,9 +745,8 @@ impl Session {
             TxnStmt::Release(n) => match self.txn.as_mut() {
                 Some(t) => t.release_savepoint(n)?,
                 None => {
-                    return Err(SqlError::new(
-                        1305,
-                        "42000",
+                    return Err(SqlError::of(
+                        errors::ER_SP_DOES_NOT_EXIST,
                         format!("SAVEPOINT {n} does not exist"),
                     ))
                 }
@@ -767,9 +766,8 @@ impl Session {
         });
         let writes = !matches!(c, Compiled::Select(_));
         if writes && self.read_only && self.txn.is_some() {
-            return Err(SqlError::new(
-                1792,
-                "25006",
+            return Err(SqlError::of(
+                errors::ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION,
                 "Cannot execute statement in a READ ONLY transaction",
             ));
         }
@@ -816,7 +814,7 @@ impl Session {
                     && admin::sysvars::division_by_zero_is_error(self) =>
             {
                 drop(crate::expr::take_warnings());
-                Err(SqlError::new(1365, "22012", "Division by 0"))
+                Err(SqlError::of(errors::ER_DIVISION_BY_ZERO, "Division by 0"))
             }
             other => other,
         };

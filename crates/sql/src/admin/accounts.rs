@@ -42,6 +42,7 @@
 //! `mysql.user` (SELECT on `*.*` or on `mysql`), as in MariaDB; SHOW GRANTS for another
 //! account needs the same privilege (1044 on `mysql` otherwise).
 
+use onelog_protocol::errors;
 use std::sync::{Arc, OnceLock};
 
 use onelog_engine::{AccountDef, AuthMethods, Catalog, Engine, GrantDef};
@@ -297,9 +298,8 @@ fn parse_hash(text: &str) -> Result<Vec<u8>, SqlError> {
         return Ok(Vec::new());
     }
     let bad = || {
-        SqlError::new(
-            1372,
-            "HY000",
+        SqlError::of(
+            errors::ER_PASSWD_LENGTH,
             "Password hash should be a 41-digit hexadecimal number",
         )
     };
@@ -407,9 +407,8 @@ fn grants_on(account: &AccountDef, db: &str) -> u64 {
 /// 1044 `ER_DBACCESS_DENIED_ERROR`; `host` is the account's host pattern (MariaDB's
 /// `priv_host`).
 pub(crate) fn db_denied(user: &str, host: &str, db: &str) -> SqlError {
-    SqlError::new(
-        1044,
-        "42000",
+    SqlError::of(
+        errors::ER_DBACCESS_DENIED_ERROR,
         format!("Access denied for user '{user}'@'{host}' to database '{db}'"),
     )
 }
@@ -436,9 +435,8 @@ pub(crate) fn table_denied(
         names.push_str("ALL");
     }
     let host = if host.is_empty() { "localhost" } else { host };
-    SqlError::new(
-        1142,
-        "42000",
+    SqlError::of(
+        errors::ER_TABLEACCESS_DENIED_ERROR,
         format!(
             "{names} command denied to user '{user}'@'{host}' for table `{}`.`{}`",
             db.replace('`', "``"),
@@ -590,9 +588,8 @@ pub(crate) fn is_checked(session: &Session) -> bool {
 }
 
 fn need_global_error(what: &str) -> SqlError {
-    SqlError::new(
-        1227,
-        "42000",
+    SqlError::of(
+        errors::ER_SPECIFIC_ACCESS_DENIED_ERROR,
         format!(
             "Access denied; you need (at least one of) the {what} privilege(s) for this operation"
         ),
@@ -734,9 +731,8 @@ pub(crate) fn set_password(
             u
         }
         None => current_account(session).ok_or_else(|| {
-            SqlError::new(
-                1133,
-                "28000",
+            SqlError::of(
+                errors::ER_PASSWORD_NO_MATCH,
                 "Can't find any matching row in the user table",
             )
         })?,
@@ -774,9 +770,8 @@ pub(crate) fn set_password(
             Ok(a)
         })
         .map_err(|e| match e.code() {
-            1396 => SqlError::new(
-                1133,
-                "28000",
+            1396 => SqlError::of(
+                errors::ER_PASSWORD_NO_MATCH,
                 "Can't find any matching row in the user table",
             ),
             _ => e.into(),
@@ -824,7 +819,7 @@ fn resolve_scope(session: &Session, scope: &str) -> Result<String, SqlError> {
         session
             .current_db
             .clone()
-            .ok_or_else(|| SqlError::new(1046, "3D000", "No database selected"))
+            .ok_or_else(|| SqlError::of(errors::ER_NO_DB_ERROR, "No database selected"))
     } else {
         Ok(scope.to_string())
     }
@@ -841,9 +836,8 @@ pub(crate) fn grant(
     let scope = resolve_scope(session, scope)?;
     let bits = bits_of(privs, &scope);
     if scope != "*" && bits & !ALL_DB != 0 {
-        return Err(SqlError::new(
-            1221,
-            "HY000",
+        return Err(SqlError::of(
+            errors::ER_WRONG_USAGE,
             "Incorrect usage of DB GRANT and GLOBAL PRIVILEGES",
         ));
     }
@@ -886,9 +880,8 @@ pub(crate) fn grant(
                 Ok(a)
             })
             .map_err(|e| match e.code() {
-                1396 => SqlError::new(
-                    1133,
-                    "28000",
+                1396 => SqlError::of(
+                    errors::ER_PASSWORD_NO_MATCH,
                     "Can't find any matching row in the user table",
                 ),
                 _ => e.into(),
@@ -905,9 +898,8 @@ fn require_grantor(session: &Session, scope: &str, bits: u64) -> Result<(), SqlE
     if have & GRANT_OPTION != 0 && have & bits == bits {
         return Ok(());
     }
-    Err(SqlError::new(
-        1044,
-        "42000",
+    Err(SqlError::of(
+        errors::ER_DBACCESS_DENIED_ERROR,
         format!(
             "Access denied for user '{}'@'{}' to database '{}'",
             session.user,
@@ -950,9 +942,8 @@ pub(crate) fn revoke(
                 Ok(a)
             })
             .map_err(|e| match e.code() {
-                1396 => SqlError::new(
-                    1141,
-                    "42000",
+                1396 => SqlError::of(
+                    errors::ER_NONEXISTING_GRANT,
                     format!("There is no such grant defined for user '{user}' on host '{host}'"),
                 ),
                 _ => e.into(),
@@ -1007,9 +998,8 @@ pub(crate) fn show_grants(
             u
         }
         None => current_account(session).ok_or_else(|| {
-            SqlError::new(
-                1141,
-                "42000",
+            SqlError::of(
+                errors::ER_NONEXISTING_GRANT,
                 format!(
                     "There is no such grant defined for user '{}' on host '{}'",
                     session.user, session.host
@@ -1019,9 +1009,8 @@ pub(crate) fn show_grants(
     };
     let cat = session.server.engine.catalog();
     let a = cat.account(&user, &host).ok_or_else(|| {
-        SqlError::new(
-            1141,
-            "42000",
+        SqlError::of(
+            errors::ER_NONEXISTING_GRANT,
             format!("There is no such grant defined for user '{user}' on host '{host}'"),
         )
     })?;

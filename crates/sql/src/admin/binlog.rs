@@ -25,6 +25,7 @@
 //! has sequence number 1. The tables are kept: `Engine::reset_log` checkpoints them at the
 //! log's end first, and LSNs keep growing across the reset, so checkpoints stay valid.
 
+use onelog_protocol::errors;
 use std::path::Path;
 
 use onelog_binlog::event::{event_type, Event};
@@ -45,9 +46,8 @@ fn file_name(path: &Path) -> String {
 }
 
 fn io_err(what: &str, e: impl std::fmt::Display) -> SqlError {
-    SqlError::new(
-        1220,
-        "HY000",
+    SqlError::of(
+        errors::ER_ERROR_WHEN_EXECUTING_COMMAND,
         format!("Error when reading the binlog: {what}: {e}"),
     )
 }
@@ -213,16 +213,15 @@ pub(crate) fn binlog_events(
     }
     let segs = log.segments();
     let seg = match file {
-        Some(f) => segs
-            .iter()
-            .find(|s| file_name(&s.path) == f)
-            .ok_or_else(|| {
-                SqlError::new(
-                    1220,
-                    "HY000",
+        Some(f) => {
+            segs.iter()
+                .find(|s| file_name(&s.path) == f)
+                .ok_or_else(|| {
+                    SqlError::of(errors::ER_ERROR_WHEN_EXECUTING_COMMAND,
                     "Error when executing command SHOW BINLOG EVENTS: Could not find target log",
                 )
-            })?,
+                })?
+        }
         None => segs
             .first()
             .ok_or_else(|| io_err("no segment", "the log has no segment"))?,
@@ -301,9 +300,8 @@ fn window(
 }
 
 fn not_found() -> SqlError {
-    SqlError::new(
-        1220,
-        "HY000",
+    SqlError::of(
+        errors::ER_ERROR_WHEN_EXECUTING_COMMAND,
         "Error when executing command SHOW BINLOG EVENTS: Could not find target log",
     )
 }
@@ -346,18 +344,16 @@ fn classic_events(
 
 /// FLUSH BINARY LOGS: continue in a new segment.
 pub(crate) fn flush_binary_logs(session: &Session) -> Result<(), SqlError> {
-    session
-        .server
-        .engine
-        .log()
-        .rotate()
-        .map_err(|e| SqlError::new(1026, "HY000", format!("Error writing file: {e}")))
+    session.server.engine.log().rotate().map_err(|e| {
+        SqlError::of(
+            errors::ER_ERROR_ON_WRITE,
+            format!("Error writing file: {e}"),
+        )
+    })
 }
 
 fn in_use(seg: &SegmentInfo, checkpoint: Option<u64>) -> SqlError {
-    SqlError::new(
-        1378,
-        "HY000",
+    SqlError::of(errors::ER_LOG_IN_USE,
         format!(
             "A purgeable log is in use, will not purge: {} is still needed for crash recovery (it ends at LSN {}, after the newest checkpoint {}); it can be purged after the next checkpoint",
             file_name(&seg.path),
@@ -371,9 +367,7 @@ fn in_use(seg: &SegmentInfo, checkpoint: Option<u64>) -> SqlError {
 /// segments under names the user does not see.
 fn refuse_purge_in_file_mode(session: &Session) -> Result<(), SqlError> {
     if session.server.engine.log().classic_files().is_some() {
-        return Err(SqlError::new(
-            1235,
-            "42000",
+        return Err(SqlError::of(errors::ER_NOT_SUPPORTED_YET,
             "This version of MariaDB doesn't yet support 'PURGE BINARY LOGS with --binlog-storage=file' (RESET MASTER removes the classic binlog files)",
         ));
     }
@@ -388,7 +382,12 @@ pub(crate) fn purge_to(session: &Session, file: &str) -> Result<usize, SqlError>
     let idx = segs
         .iter()
         .position(|s| file_name(&s.path) == file)
-        .ok_or_else(|| SqlError::new(1373, "HY000", "Target log not found in binlog index"))?;
+        .ok_or_else(|| {
+            SqlError::of(
+                errors::ER_UNKNOWN_TARGET_BINLOG,
+                "Target log not found in binlog index",
+            )
+        })?;
     let ckpt = engine.checkpoint_lsn();
     if let Some(blocking) = segs[..idx]
         .iter()
@@ -399,10 +398,12 @@ pub(crate) fn purge_to(session: &Session, file: &str) -> Result<usize, SqlError>
     if idx == 0 {
         return Ok(0);
     }
-    engine
-        .log()
-        .purge_before(segs[idx].start_lsn)
-        .map_err(|e| SqlError::new(1377, "HY000", format!("Fatal error during log purge: {e}")))
+    engine.log().purge_before(segs[idx].start_lsn).map_err(|e| {
+        SqlError::of(
+            errors::ER_BINLOG_PURGE_FATAL_ERR,
+            format!("Fatal error during log purge: {e}"),
+        )
+    })
 }
 
 /// PURGE BINARY LOGS BEFORE 'datetime' (UTC): removes the oldest segments last written before
@@ -410,7 +411,10 @@ pub(crate) fn purge_to(session: &Session, file: &str) -> Result<usize, SqlError>
 pub(crate) fn purge_before(session: &mut Session, when: &str) -> Result<usize, SqlError> {
     refuse_purge_in_file_mode(session)?;
     let cutoff = parse_utc(when).ok_or_else(|| {
-        SqlError::new(1292, "22007", format!("Incorrect datetime value: '{when}'"))
+        SqlError::of(
+            errors::ER_TRUNCATED_WRONG_VALUE,
+            format!("Incorrect datetime value: '{when}'"),
+        )
     })?;
     let engine = session.server.engine.clone();
     let segs = engine.log().segments();
@@ -438,7 +442,10 @@ pub(crate) fn purge_before(session: &mut Session, when: &str) -> Result<usize, S
     match upto {
         None => Ok(0),
         Some(lsn) => engine.log().purge_before(lsn).map_err(|e| {
-            SqlError::new(1377, "HY000", format!("Fatal error during log purge: {e}"))
+            SqlError::of(
+                errors::ER_BINLOG_PURGE_FATAL_ERR,
+                format!("Fatal error during log purge: {e}"),
+            )
         }),
     }
 }
@@ -468,9 +475,8 @@ pub(crate) fn reset_master(session: &Session) -> Result<(), SqlError> {
     session.server.engine.reset_log().map_err(SqlError::from)?;
     if let Some(mirror) = session.server.mirror() {
         mirror.reset().map_err(|e| {
-            SqlError::new(
-                1105,
-                "HY000",
+            SqlError::of(
+                errors::ER_UNKNOWN_ERROR,
                 format!("RESET MASTER: resetting the binlog file mirror: {e}"),
             )
         })?;

@@ -23,6 +23,7 @@ pub mod status;
 pub mod sysvars;
 
 use onelog_binlog::Value;
+use onelog_protocol::errors;
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
@@ -374,9 +375,7 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             if accounts::is_checked(session)
                 && accounts::privileges_on(session, "*") & accounts::SHUTDOWN == 0
             {
-                return Err(SqlError::new(
-                    1227,
-                    "42000",
+                return Err(SqlError::of(errors::ER_SPECIFIC_ACCESS_DENIED_ERROR,
                     "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for this operation",
                 ));
             }
@@ -411,9 +410,8 @@ fn kill(session: &mut Session, query_only: bool, id: u64) -> Result<Output, SqlE
         .into_iter()
         .find(|c| u64::from(c.info.id) == id);
     let Some(target) = target else {
-        return Err(SqlError::new(
-            1094,
-            "HY000",
+        return Err(SqlError::of(
+            errors::ER_NO_SUCH_THREAD,
             format!("Unknown thread id: {id}"),
         ));
     };
@@ -423,9 +421,8 @@ fn kill(session: &mut Session, query_only: bool, id: u64) -> Result<Output, SqlE
         && accounts::is_checked(session)
         && accounts::privileges_on(session, "*") & accounts::KILL_OTHERS == 0
     {
-        return Err(SqlError::new(
-            1095,
-            "HY000",
+        return Err(SqlError::of(
+            errors::ER_KILL_DENIED_ERROR,
             format!("You are not owner of thread {id}"),
         ));
     }
@@ -529,9 +526,8 @@ fn set_names(
         .unwrap_or_else(|| "utf8mb4".into())
         .to_ascii_lowercase();
     let Some((cs, default_coll)) = CHARSETS.iter().find(|(c, _)| *c == cs) else {
-        return Err(SqlError::new(
-            1115,
-            "42000",
+        return Err(SqlError::of(
+            errors::ER_UNKNOWN_CHARACTER_SET,
             format!("Unknown character set: '{cs}'"),
         ));
     };
@@ -589,9 +585,8 @@ pub(crate) fn set_statement<'s>(
                 }
                 if !SET_STATEMENT_VARS.contains(&lname.as_str()) {
                     session.vars = saved;
-                    return Some(Err(SqlError::new(
-                        1971,
-                        "42000",
+                    return Some(Err(SqlError::of(
+                        errors::ER_SET_STATEMENT_NOT_SUPPORTED,
                         format!("The system variable {lname} cannot be set in SET STATEMENT."),
                     )));
                 }

@@ -13,6 +13,7 @@
 
 use crate::admin::sysvars::VarScope;
 use crate::error::SqlError;
+use onelog_protocol::errors;
 
 /// A token and the byte range it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -432,9 +433,7 @@ impl<'a> P<'a> {
     }
     fn err(&self) -> SqlError {
         let near = self.t.get(self.i).map_or("", |t| &self.sql[t.start..]);
-        SqlError::new(
-            1064,
-            "42000",
+        SqlError::of(errors::ER_PARSE_ERROR,
             format!(
                 "You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '{}' at line 1",
                 near.chars().take(80).collect::<String>()
@@ -580,9 +579,8 @@ impl<'a> P<'a> {
         if self.eat_kw("WITH") {
             let plugin = self.name()?;
             if !plugin.eq_ignore_ascii_case("mysql_native_password") {
-                return Err(SqlError::new(
-                    1524,
-                    "HY000",
+                return Err(SqlError::of(
+                    errors::ER_PLUGIN_IS_NOT_LOADED,
                     format!("Plugin '{plugin}' is not loaded"),
                 ));
             }
@@ -1114,9 +1112,8 @@ fn flush(p: &mut P<'_>) -> R<Stmt> {
                     }
                 }
                 if p.is_kw("WITH") {
-                    return Err(SqlError::new(
-                        1235,
-                        "42000",
+                    return Err(SqlError::of(
+                        errors::ER_NOT_SUPPORTED_YET,
                         "This version of onelog doesn't yet support 'FLUSH TABLES WITH READ LOCK'",
                     ));
                 }
@@ -1367,9 +1364,8 @@ fn privileges_on(p: &mut P<'_>) -> R<(Vec<PrivName>, String)> {
     } else {
         let db = p.ident()?;
         if !p.eat_sym(".") || !p.eat_sym("*") {
-            return Err(SqlError::new(
-                1235,
-                "42000",
+            return Err(SqlError::of(
+                errors::ER_NOT_SUPPORTED_YET,
                 "onelog supports privileges on *.* and db.* only (no table or column privileges)",
             ));
         }

@@ -21,6 +21,7 @@
 //! set/read as GLOBAL, 1229 global-only variable set as SESSION, 1231 bad value, 1232 wrong
 //! argument type.
 
+use onelog_protocol::errors;
 use std::collections::HashMap;
 use std::sync::RwLock;
 use std::time::Duration;
@@ -450,7 +451,10 @@ impl SessionVars {
 }
 
 fn unknown(name: &str) -> SqlError {
-    SqlError::new(1193, "HY000", format!("Unknown system variable '{name}'"))
+    SqlError::of(
+        errors::ER_UNKNOWN_SYSTEM_VARIABLE,
+        format!("Unknown system variable '{name}'"),
+    )
 }
 
 fn text(s: impl Into<String>) -> Value {
@@ -559,9 +563,8 @@ pub fn global_var(server: &Server, name: &str) -> Result<Value, SqlError> {
     let lname = name.to_ascii_lowercase();
     let def = lookup_def(&lname).ok_or_else(|| unknown(name))?;
     if def.scope == Sess {
-        return Err(SqlError::new(
-            1238,
-            "HY000",
+        return Err(SqlError::of(
+            errors::ER_INCORRECT_GLOBAL_LOCAL_VAR,
             format!("Variable '{}' is a SESSION variable", def.name),
         ));
     }
@@ -593,16 +596,14 @@ pub fn get_var(session: &Session, name: &str, scope: VarScope) -> Result<Value, 
     let def = lookup_def(&lname).ok_or_else(|| unknown(name))?;
     match (scope, def.scope) {
         (VarScope::Global, Sess) => {
-            return Err(SqlError::new(
-                1238,
-                "HY000",
+            return Err(SqlError::of(
+                errors::ER_INCORRECT_GLOBAL_LOCAL_VAR,
                 format!("Variable '{}' is a SESSION variable", def.name),
             ))
         }
         (VarScope::Session, Global) => {
-            return Err(SqlError::new(
-                1238,
-                "HY000",
+            return Err(SqlError::of(
+                errors::ER_INCORRECT_GLOBAL_LOCAL_VAR,
                 format!("Variable '{}' is a GLOBAL variable", def.name),
             ))
         }
@@ -733,9 +734,8 @@ fn check_sql_mode(v: &str) -> Result<String, SqlError> {
             return Err(wrong_value("sql_mode", &f));
         }
         if !SQL_MODE_HONOURED.contains(&f.as_str()) {
-            return Err(SqlError::new(
-                1235,
-                "42000",
+            return Err(SqlError::of(
+                errors::ER_NOT_SUPPORTED_YET,
                 format!("This version of onelog doesn't yet support 'sql_mode {f}'"),
             ));
         }
@@ -796,17 +796,15 @@ pub(crate) enum SetValue {
 }
 
 fn wrong_value(name: &str, v: &str) -> SqlError {
-    SqlError::new(
-        1231,
-        "42000",
+    SqlError::of(
+        errors::ER_WRONG_VALUE_FOR_VAR,
         format!("Variable '{name}' can't be set to the value of '{v}'"),
     )
 }
 
 fn wrong_type(name: &str) -> SqlError {
-    SqlError::new(
-        1232,
-        "42000",
+    SqlError::of(
+        errors::ER_WRONG_TYPE_FOR_VAR,
         format!("Incorrect argument type to variable '{name}'"),
     )
 }
@@ -919,9 +917,8 @@ pub(crate) fn set_var(
     let def = lookup_def(&lname).ok_or_else(|| unknown(name))?;
     let global = match (scope, def.scope) {
         (VarScope::Global, Sess) => {
-            return Err(SqlError::new(
-                1228,
-                "HY000",
+            return Err(SqlError::of(
+                errors::ER_LOCAL_VARIABLE,
                 format!(
                     "Variable '{}' is a SESSION variable and can't be used with SET GLOBAL",
                     def.name
@@ -932,9 +929,8 @@ pub(crate) fn set_var(
             if !def.settable {
                 return Err(read_only(def.name));
             }
-            return Err(SqlError::new(
-                1229,
-                "HY000",
+            return Err(SqlError::of(
+                errors::ER_GLOBAL_VARIABLE,
                 format!(
                     "Variable '{}' is a GLOBAL variable and should be set with SET GLOBAL",
                     def.name
@@ -949,9 +945,7 @@ pub(crate) fn set_var(
     }
     if def.name == "max_allowed_packet" && !global {
         // The protocol layer sizes the connection's packets once, at connect.
-        return Err(SqlError::new(
-            1621,
-            "HY000",
+        return Err(SqlError::of(errors::ER_VARIABLE_IS_READONLY,
             "SESSION variable 'max_allowed_packet' is read-only. Use SET GLOBAL to assign the value",
         ));
     }
@@ -986,9 +980,7 @@ pub(crate) fn set_var(
             return Ok(());
         }
         "sql_log_bin" if matches!(value, Some(Value::Int(0))) => {
-            return Err(SqlError::new(
-                1235,
-                "42000",
+            return Err(SqlError::of(errors::ER_NOT_SUPPORTED_YET,
                 "onelog cannot skip the binlog: it is the write-ahead log, every change is logged (sql_log_bin=0 is not supported)",
             ))
         }
@@ -1006,9 +998,7 @@ pub(crate) fn set_var(
                 match b.as_slice() {
                     b"REPEATABLE-READ" => {}
                     b"SERIALIZABLE" => {
-                        return Err(SqlError::new(
-                            1235,
-                            "42000",
+                        return Err(SqlError::of(errors::ER_NOT_SUPPORTED_YET,
                             "onelog runs every transaction at REPEATABLE READ; SERIALIZABLE is not supported",
                         ))
                     }
@@ -1127,9 +1117,7 @@ fn check_honoured(
             return Ok(());
         }
     }
-    Err(SqlError::new(
-        1235,
-        "42000",
+    Err(SqlError::of(errors::ER_NOT_SUPPORTED_YET,
         format!(
             "This version of onelog doesn't yet support '{} = {given}' (the variable is stored but onelog does not act on other values)",
             def.name
@@ -1162,9 +1150,8 @@ pub(crate) fn isolation_warning(session: &mut Session) {
 }
 
 fn read_only(name: &str) -> SqlError {
-    SqlError::new(
-        1238,
-        "HY000",
+    SqlError::of(
+        errors::ER_INCORRECT_GLOBAL_LOCAL_VAR,
         format!("Variable '{name}' is a read only variable"),
     )
 }
