@@ -48,7 +48,7 @@ impl Backend for SqlBackend {
     }
 
     fn global_int(&self, name: &str) -> Option<u64> {
-        match onelog_sql::admin::sysvars::global_var(&self.server, name).ok()? {
+        match onelog_sql::sysvar::global_var(&self.server, name).ok()? {
             Value::Int(i) => u64::try_from(i).ok(),
             Value::UInt(u) => Some(u),
             _ => None,
@@ -113,11 +113,11 @@ impl SessionApi for SqlSession {
     }
     fn wait_timeout(&self) -> Option<std::time::Duration> {
         Some(std::time::Duration::from_secs(
-            onelog_sql::admin::sysvars::wait_timeout(&self.0),
+            onelog_sql::sysvar::wait_timeout(&self.0),
         ))
     }
     fn make_interactive(&mut self) {
-        onelog_sql::admin::sysvars::make_interactive(&mut self.0)
+        onelog_sql::sysvar::make_interactive(&mut self.0)
     }
     fn set_liveness_probe(&mut self, probe: onelog_sql::guard::Probe) {
         self.0.set_liveness_probe(probe)

@@ -21,9 +21,9 @@ use onelog_binlog::{ColumnType, Value};
 use onelog_engine::{SqlType, TableDef};
 use sqlparser::ast;
 
-use crate::admin::sysvars::{get_var, VarScope};
 use crate::error::SqlError;
 use crate::session::Session;
+use crate::sysvar::{get_var, VarScope};
 use crate::wide::Wide;
 
 thread_local! {
@@ -57,7 +57,7 @@ pub(crate) fn warning_count() -> usize {
 pub(crate) fn renumber_row_warnings(from: usize, row: u64) {
     EVAL_WARNINGS.with(|w| {
         for c in w.borrow_mut().iter_mut().skip(from) {
-            c.2 = crate::dml::with_row(&c.2, row);
+            c.2 = crate::execute::dml::with_row(&c.2, row);
         }
     });
 }

@@ -9,26 +9,24 @@
 //! `max_statement_time`, client liveness, memory and string caps), `admin` (s3), `depth`
 //! (bounds on statement nesting, so no statement can overflow a stack).
 
-pub mod admin;
-pub(crate) mod ddl;
-pub(crate) mod depth;
-pub(crate) mod dml;
 pub mod error;
+pub mod execute;
 pub(crate) mod expr;
 pub mod guard;
 pub(crate) mod parse;
 pub(crate) mod plan;
 pub mod render;
-pub(crate) mod select;
 pub mod server;
 pub mod session;
+pub mod status;
+pub mod sysvar;
 pub(crate) mod wide;
 
-pub use depth::THREAD_STACK_SIZE;
 pub use error::SqlError;
 pub use guard::DEFAULT_MAX_SESSION_MEM_USED;
 pub use onelog_binlog::Value;
 pub use onelog_engine::{EngineEvent, Reporter, Severity};
+pub use parse::depth::THREAD_STACK_SIZE;
 pub use parse::statement_text_of_bytes;
 pub use server::{
     Account, BinlogStorageMode, ConnectionGuard, ConnectionInfo, RootAuth, Server, ServerConfig,

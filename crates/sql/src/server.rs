@@ -24,12 +24,12 @@ use std::sync::OnceLock;
 
 use onelog_log::{BinlogStorage, ClassicOptions, Durability, Mirror, MirrorReport, StdFs};
 
-use crate::admin;
-use crate::admin::accounts::Accounts;
-use crate::admin::status::StatusCounters;
-use crate::admin::sysvars::GlobalVars;
 use crate::error::SqlError;
+use crate::execute::admin;
+use crate::execute::admin::accounts::Accounts;
 use crate::guard::ConnControl;
+use crate::status::StatusCounters;
+use crate::sysvar::GlobalVars;
 
 /// How long the log must be idle after a sync before the server's log writes and syncs the
 /// SyncMark vouching for the last group (`LogOptions::idle_sync_mark`): long enough that a

@@ -33,17 +33,17 @@ use onelog_binlog::{ColumnType, Value};
 use onelog_engine::Transaction;
 use sqlparser::ast::{self, Statement};
 
-use crate::admin;
-use crate::admin::accounts::PrivCache;
-use crate::admin::status::ComKind;
-use crate::admin::sysvars::SessionVars;
-use crate::dml::{self, DeletePlan, DmlResult, InsertPlan, UpdatePlan};
 use crate::error::SqlError;
+use crate::execute::admin;
+use crate::execute::admin::accounts::PrivCache;
+use crate::execute::dml::{self, DeletePlan, DmlResult, InsertPlan, UpdatePlan};
+use crate::execute::select::{self, SelectPlan};
 use crate::expr::{now_unix, Env};
 use crate::guard::{Probe, StatementGuard};
 use crate::parse::{self, LockClause, Parsed, TxnStmt};
-use crate::select::{self, SelectPlan};
 use crate::server::Server;
+use crate::status::ComKind;
+use crate::sysvar::SessionVars;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
@@ -421,7 +421,7 @@ impl Session {
     fn begin_txn(&self, locks: bool) -> Transaction {
         let mut t = self.server.engine.begin();
         if locks {
-            t.set_lock_wait_timeout(admin::sysvars::lock_wait_timeout(self));
+            t.set_lock_wait_timeout(crate::sysvar::lock_wait_timeout(self));
         }
         t
     }
@@ -514,7 +514,7 @@ impl Session {
             return Err(SqlError::syntax(pieces.get(1).copied().unwrap_or("")));
         }
         let text = pieces[0];
-        if !is_core_statement(text) && admin::parse::parse(text).is_some() {
+        if !is_core_statement(text) && crate::parse::admin::parse(text).is_some() {
             // An administration statement: run by the admin layer at each execution.
             let id = self.next_stmt_id;
             self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
@@ -811,7 +811,7 @@ impl Session {
             Ok(_)
                 if writes
                     && crate::expr::has_warning(1365)
-                    && admin::sysvars::division_by_zero_is_error(self) =>
+                    && crate::sysvar::division_by_zero_is_error(self) =>
             {
                 drop(crate::expr::take_warnings());
                 Err(SqlError::of(errors::ER_DIVISION_BY_ZERO, "Division by 0"))
@@ -912,7 +912,7 @@ impl Session {
                 ..
             } => {
                 self.commit()?;
-                crate::ddl::create_database(self, db_name, *if_not_exists, text)?;
+                crate::execute::ddl::create_database(self, db_name, *if_not_exists, text)?;
                 Ok(affected(1))
             }
             Statement::CreateSchema {
@@ -924,22 +924,22 @@ impl Session {
                 let name = ast::ObjectName(vec![ast::ObjectNamePart::Identifier(ast::Ident::new(
                     schema_name.to_string().trim_matches('`'),
                 ))]);
-                crate::ddl::create_database(self, &name, *if_not_exists, text)?;
+                crate::execute::ddl::create_database(self, &name, *if_not_exists, text)?;
                 Ok(affected(1))
             }
             Statement::CreateTable(ct) => {
                 self.commit()?;
-                crate::ddl::create_table(self, ct, text)?;
+                crate::execute::ddl::create_table(self, ct, text)?;
                 Ok(Output::ok())
             }
             Statement::CreateIndex(ci) => {
                 self.commit()?;
-                crate::ddl::create_index(self, ci, text)?;
+                crate::execute::ddl::create_index(self, ci, text)?;
                 Ok(Output::ok())
             }
             Statement::AlterTable(at) => {
                 self.commit()?;
-                crate::ddl::alter_table(self, &at.name, &at.operations, text)?;
+                crate::execute::ddl::alter_table(self, &at.name, &at.operations, text)?;
                 Ok(Output::ok())
             }
             Statement::Drop {
@@ -950,7 +950,14 @@ impl Session {
                 ..
             } => {
                 self.commit()?;
-                crate::ddl::drop(self, object_type, *if_exists, names, table.as_ref(), text)?;
+                crate::execute::ddl::drop(
+                    self,
+                    object_type,
+                    *if_exists,
+                    names,
+                    table.as_ref(),
+                    text,
+                )?;
                 if matches!(
                     object_type,
                     ast::ObjectType::Database | ast::ObjectType::Schema
@@ -968,7 +975,7 @@ impl Session {
             }
             Statement::Truncate(t) => {
                 self.commit()?;
-                crate::ddl::truncate(self, t, text)?;
+                crate::execute::ddl::truncate(self, t, text)?;
                 Ok(Output::ok())
             }
             Statement::Set(_) => Err(SqlError::unsupported("this SET statement")),

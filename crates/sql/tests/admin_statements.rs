@@ -87,15 +87,15 @@ fn system_variables_round_trip_through_set_and_select() {
     ok(&mut s, "SET GLOBAL max_connections = 500");
     assert_eq!(one(&mut s, "SELECT @@max_connections"), "500");
     assert_eq!(
-        onelog_sql::admin::sysvars::global_var(&server, "max_connections").unwrap(),
+        onelog_sql::sysvar::global_var(&server, "max_connections").unwrap(),
         Value::Int(500)
     );
     assert_eq!(
-        onelog_sql::admin::sysvars::global_var(&server, "wait_timeout").unwrap(),
+        onelog_sql::sysvar::global_var(&server, "wait_timeout").unwrap(),
         Value::Int(28800)
     );
     assert_eq!(
-        onelog_sql::admin::sysvars::global_var(&server, "autocommit")
+        onelog_sql::sysvar::global_var(&server, "autocommit")
             .unwrap_err()
             .code,
         1238
@@ -224,7 +224,7 @@ fn durability_and_autocommit_settings_reach_the_log_and_the_session() {
     assert!(s.autocommit());
     ok(&mut s, "SET SESSION innodb_lock_wait_timeout = 3");
     assert_eq!(
-        onelog_sql::admin::sysvars::lock_wait_timeout(&s),
+        onelog_sql::sysvar::lock_wait_timeout(&s),
         std::time::Duration::from_secs(3)
     );
     drop(s);
@@ -424,12 +424,12 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     assert_eq!(a.host, "%");
     assert_eq!(
         a.auth_hash,
-        onelog_sql::admin::accounts::native_hash("s3cret-pw")
+        onelog_sql::execute::admin::accounts::native_hash("s3cret-pw")
     );
     let l = server.lookup_account("app", "127.0.0.1").unwrap();
     assert_eq!(l.host, "localhost");
     assert_eq!(
-        onelog_sql::admin::accounts::hash_text(&l.auth_hash),
+        onelog_sql::execute::admin::accounts::hash_text(&l.auth_hash),
         "*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19"
     );
     assert_eq!(
@@ -439,7 +439,7 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     assert!(server.lookup_account("repl", "10.0.1.5").is_none());
 
     let g = rows(&mut s, "SHOW GRANTS FOR 'app'@'%'");
-    let hash = onelog_sql::admin::accounts::hash_text(&a.auth_hash);
+    let hash = onelog_sql::execute::admin::accounts::hash_text(&a.auth_hash);
     assert_eq!(
         g,
         vec![
@@ -486,11 +486,11 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     // A user without privileges on a database is refused there; with them, allowed.
     let mut app = Session::new(server.clone(), 5, "app", "10.9.9.9");
     assert_eq!(
-        onelog_sql::admin::accounts::check_privilege(
+        onelog_sql::execute::admin::accounts::check_privilege(
             &app,
             "shop",
             Some("t"),
-            onelog_sql::admin::accounts::SELECT
+            onelog_sql::execute::admin::accounts::SELECT
         )
         .unwrap_err()
         .code,
@@ -532,12 +532,12 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     let a = server.lookup_account("app", "10.9.9.9").unwrap();
     assert_eq!(
         a.auth_hash,
-        onelog_sql::admin::accounts::native_hash("mine")
+        onelog_sql::execute::admin::accounts::native_hash("mine")
     );
     let r = server.lookup_account("repl", "10.0.0.5").unwrap();
     assert_eq!(
         r.auth_hash,
-        onelog_sql::admin::accounts::native_hash("repl-pw")
+        onelog_sql::execute::admin::accounts::native_hash("repl-pw")
     );
     assert!(server.lookup_account("gone", "1.2.3.4").is_none());
     let root_acc = server.lookup_account("root", "localhost").unwrap();
@@ -547,7 +547,7 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
         rows(&mut s, "SHOW GRANTS FOR 'repl'@'10.0.0.%'")[0][0],
         format!(
             "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'10.0.0.%' IDENTIFIED BY PASSWORD '{}'",
-            onelog_sql::admin::accounts::hash_text(&r.auth_hash)
+            onelog_sql::execute::admin::accounts::hash_text(&r.auth_hash)
         )
     );
     drop(s);

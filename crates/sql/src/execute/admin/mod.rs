@@ -17,10 +17,7 @@
 
 pub mod accounts;
 pub mod binlog;
-pub mod parse;
 pub mod show;
-pub mod status;
-pub mod sysvars;
 
 use onelog_binlog::Value;
 use onelog_protocol::errors;
@@ -28,10 +25,10 @@ use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
 use crate::error::SqlError;
+use crate::parse::admin::{self as parse, Filter, SetTarget, Stmt, Tok};
 use crate::session::{Column, Output, Session};
-use parse::{Filter, SetTarget, Stmt, Tok};
-use status::ComKind;
-use sysvars::{SetValue, VarScope};
+use crate::status::ComKind;
+use crate::sysvar::{self as sysvars, SetValue, VarScope};
 
 /// Runs `sql` if it is an administration statement (see the module docs).
 pub fn try_execute(session: &mut Session, sql: &str) -> Option<Result<Output, SqlError>> {
@@ -132,7 +129,7 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(result(&names, show::filter_rows(&names, 0, rows, &filter)?))
         }
         Stmt::ShowStatus { filter, .. } => {
-            let rows = status::rows(&session.server)
+            let rows = crate::status::rows(&session.server)
                 .into_iter()
                 .map(|(n, v)| {
                     let v = match v {
@@ -498,13 +495,13 @@ pub(crate) fn eval_set_value(
         _ => {}
     }
     let dialect = MySqlDialect {};
-    crate::depth::check_lexical(expr)?;
+    crate::parse::depth::check_lexical(expr)?;
     let mut parsed = Parser::new(&dialect)
-        .with_recursion_limit(crate::depth::PARSER_RECURSION_LIMIT)
+        .with_recursion_limit(crate::parse::depth::PARSER_RECURSION_LIMIT)
         .try_with_sql(expr)
         .and_then(|mut p| p.parse_expr())
         .map_err(|_| SqlError::syntax(expr))?;
-    crate::depth::guard_expr(&mut parsed)?;
+    crate::parse::depth::guard_expr(&mut parsed)?;
     crate::expr::eval_scalar(session, &parsed).map(SetValue::Value)
 }
 

@@ -24,13 +24,13 @@ use onelog_binlog::{ColumnType, Value};
 use onelog_engine::{LockMode, SqlType, TableDef, Transaction};
 use sqlparser::ast;
 
-use crate::admin::accounts;
 use crate::error::SqlError;
+use crate::execute::admin::accounts;
 use crate::expr::{
     binary_values, compare, conform, key_bytes, rtype_column, sort_cmp, AggFunc, AggSpec, BinOp,
     Compiler, Env, Expr, RType, Scope,
 };
-use crate::plan::{plan, resolve, visit, Plan};
+use crate::plan::access::{plan, resolve, visit, Plan};
 use crate::session::{Column, Session};
 
 /// A compiled SELECT.
@@ -550,7 +550,7 @@ pub(crate) fn compile(
     let plan = match (plan, table.is_none(), where_) {
         (Some(p), _, _) => Some(p),
         (None, true, Some(w)) => Some(Plan {
-            access: crate::plan::Access::Full,
+            access: crate::plan::access::Access::Full,
             residual: Some(w.clone()),
             filter: Some(w),
         }),
@@ -955,7 +955,7 @@ fn join_tables(
     let mut out = Vec::with_capacity(p.joins.len());
     for j in &p.joins {
         let mut rows = Vec::new();
-        let src = crate::plan::Source::Full;
+        let src = crate::plan::access::Source::Full;
         visit(txn, &j.table, &src, p.lock, &mut |row| {
             guard.check()?;
             guard.charge(crate::guard::row_bytes(row))?;
@@ -977,7 +977,7 @@ fn join_rows(
     row: &mut Vec<Value>,
     k: usize,
     sink: &mut Sink,
-) -> crate::plan::Visit {
+) -> crate::plan::access::Visit {
     let Some(j) = p.joins.get(k) else {
         return sink.row(row);
     };
@@ -1026,7 +1026,7 @@ struct Sink<'a> {
 }
 
 impl Sink<'_> {
-    fn row(&mut self, row: &[Value]) -> crate::plan::Visit {
+    fn row(&mut self, row: &[Value]) -> crate::plan::access::Visit {
         let p = self.p;
         let env = self.env;
         let guard = &env.session.guard;

@@ -16,8 +16,8 @@
 use onelog_binlog::Value;
 use onelog_engine::{SqlType, TableDef};
 
-use crate::admin::parse::{like, Cond, Filter};
 use crate::error::SqlError;
+use crate::parse::admin::{like, Cond, Filter};
 use crate::session::Session;
 
 pub(crate) fn text(s: impl Into<String>) -> Value {
@@ -93,7 +93,7 @@ pub(crate) fn filter_rows(
 pub(crate) fn databases(session: &Session) -> Vec<Vec<Value>> {
     let cat = session.server.engine.catalog();
     cat.databases()
-        .filter(|n| crate::admin::accounts::may_see_db(session, n))
+        .filter(|n| crate::execute::admin::accounts::may_see_db(session, n))
         .map(|n| vec![text(n)])
         .collect()
 }
@@ -106,7 +106,7 @@ fn resolve_db(session: &Session, db: Option<String>) -> Result<String, SqlError>
             .clone()
             .ok_or_else(SqlError::no_database)?,
     };
-    crate::admin::accounts::require_some_on_db(session, &db)?;
+    crate::execute::admin::accounts::require_some_on_db(session, &db)?;
     if !session.server.engine.catalog().has_database(&db) {
         return Err(SqlError::unknown_database(&db));
     }
@@ -147,7 +147,7 @@ pub(crate) fn table_def(
             .clone()
             .ok_or_else(SqlError::no_database)?,
     };
-    crate::admin::accounts::require_some_on_db(session, &db)?;
+    crate::execute::admin::accounts::require_some_on_db(session, &db)?;
     session
         .server
         .engine
@@ -188,7 +188,7 @@ fn default_sql(v: &Value) -> String {
         }
         other => {
             let s = String::from_utf8_lossy(&crate::render::text_plain(other)).into_owned();
-            crate::admin::accounts::quote(&s)
+            crate::execute::admin::accounts::quote(&s)
         }
     }
 }
@@ -239,7 +239,7 @@ pub(crate) fn create_table_sql(t: &TableDef) -> String {
 /// SHOW CREATE DATABASE: needs some privilege on the database (1044 otherwise, also for a
 /// database that does not exist, as MariaDB: the check comes first).
 pub(crate) fn create_database_sql(session: &Session, name: &str) -> Result<String, SqlError> {
-    crate::admin::accounts::require_some_on_db(session, name)?;
+    crate::execute::admin::accounts::require_some_on_db(session, name)?;
     if !session.server.engine.catalog().has_database(name) {
         return Err(SqlError::unknown_database(name));
     }
@@ -381,9 +381,9 @@ pub(crate) fn processlist(session: &Session, full: bool) -> Vec<Vec<Value>> {
     let mut conns = session.server.connections();
     conns.sort_by_key(|c| c.info.id);
     // Without PROCESS (or SUPER) a user sees only its own connections, as in MariaDB.
-    let all = !crate::admin::accounts::is_checked(session)
-        || crate::admin::accounts::privileges_on(session, "*")
-            & (crate::admin::accounts::PROCESS | crate::admin::accounts::SUPER)
+    let all = !crate::execute::admin::accounts::is_checked(session)
+        || crate::execute::admin::accounts::privileges_on(session, "*")
+            & (crate::execute::admin::accounts::PROCESS | crate::execute::admin::accounts::SUPER)
             != 0;
     conns.retain(|c| all || c.info.user == session.user);
     let mut rows: Vec<Vec<Value>> = conns

@@ -11,8 +11,8 @@ use onelog_engine::{ColumnSpec, IndexSpec, SqlType, TableSpec};
 use onelog_protocol::errors;
 use sqlparser::ast;
 
-use crate::admin::accounts;
 use crate::error::SqlError;
+use crate::execute::admin::accounts;
 use crate::expr::{object_name_parts, Compiler, Env, Scope};
 use crate::session::Session;
 

@@ -15,11 +15,11 @@ use onelog_binlog::Value;
 use onelog_engine::{EngineError, IndexRef, KeyRange, LockMode, TableDef, Transaction};
 use sqlparser::ast;
 
-use crate::admin::accounts;
 use crate::error::SqlError;
+use crate::execute::admin::accounts;
+use crate::execute::select::{resolve_table, SelectPlan};
 use crate::expr::{convert_for_column, sort_cmp, Compiler, Env, Expr, Scope};
-use crate::plan::{fetch, plan, Plan};
-use crate::select::{resolve_table, SelectPlan};
+use crate::plan::access::{fetch, plan, Plan};
 use crate::session::Session;
 
 #[derive(Debug, Clone)]
@@ -154,7 +154,8 @@ pub(crate) fn compile_insert(session: &Session, ins: &ast::Insert) -> Result<Ins
                 if columns.is_empty() {
                     columns = (0..t.columns.len()).collect();
                 }
-                let sp = crate::select::compile(session, src, crate::parse::LockClause::None)?;
+                let sp =
+                    crate::execute::select::compile(session, src, crate::parse::LockClause::None)?;
                 if sp.projections.len() != columns.len() {
                     return Err(SqlError::of(
                         errors::ER_WRONG_VALUE_COUNT_ON_ROW,
@@ -317,7 +318,7 @@ fn coerce_col(def: &TableDef, i: usize, v: Value, env: &Env, row: u64) -> Result
     let before = crate::expr::warning_count();
     let r = match coerce_strict(def, i, v.clone()) {
         Ok(v) => Ok(v),
-        Err(e) if !crate::admin::sysvars::strict_mode(env.session) => relaxed(def, i, v, e),
+        Err(e) if !crate::sysvar::strict_mode(env.session) => relaxed(def, i, v, e),
         Err(e) => Err(e),
     };
     // The conversions (here, in expr and in the engine's types) name row 1: the row loop
@@ -567,7 +568,7 @@ pub(crate) fn execute_insert(
     let def = &*p.table;
     // Each source row: one value per target column (None: the column's default).
     let source: Vec<Vec<Option<Value>>> = match &p.select {
-        Some(sp) => crate::select::execute(sp, txn, env)?
+        Some(sp) => crate::execute::select::execute(sp, txn, env)?
             .0
             .into_iter()
             .map(|r| r.into_iter().map(Some).collect())

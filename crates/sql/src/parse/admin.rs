@@ -11,8 +11,8 @@
 //! The value of a `SET` assignment is kept as its source text (`ExprText`) and evaluated by
 //! `admin::eval_set_value`, so expressions keep whatever the expression evaluator supports.
 
-use crate::admin::sysvars::VarScope;
 use crate::error::SqlError;
+use crate::sysvar::VarScope;
 use onelog_protocol::errors;
 
 /// A token and the byte range it came from.
@@ -1319,7 +1319,7 @@ pub(crate) fn split_sysvar(text: &str) -> (Option<VarScope>, String) {
 
 /// `priv [, priv] ON scope` of GRANT / REVOKE.
 fn privileges_on(p: &mut P<'_>) -> R<(Vec<PrivName>, String)> {
-    use crate::admin::accounts::privilege_bit;
+    use crate::execute::admin::accounts::privilege_bit;
     let mut privs = Vec::new();
     loop {
         let w = p.ident()?.to_ascii_uppercase();
@@ -1615,13 +1615,15 @@ mod tests {
                 users: vec![("x".into(), "%".into())]
             }
         );
-        let rs = crate::admin::accounts::privilege_bit("REPLICATION SLAVE").unwrap();
+        let rs = crate::execute::admin::accounts::privilege_bit("REPLICATION SLAVE").unwrap();
         assert_eq!(
             ok("GRANT REPLICATION SLAVE, SELECT ON *.* TO 'repl'@'%' IDENTIFIED BY PASSWORD '*AA'"),
             Stmt::Grant {
                 privs: vec![
                     PrivName::Named(rs),
-                    PrivName::Named(crate::admin::accounts::privilege_bit("SELECT").unwrap())
+                    PrivName::Named(
+                        crate::execute::admin::accounts::privilege_bit("SELECT").unwrap()
+                    )
                 ],
                 scope: "*".into(),
                 users: vec![(("repl".into(), "%".into()), Password::Hash("*AA".into()))],

@@ -12,7 +12,9 @@ use sqlparser::ast::Statement;
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::{Parser, ParserError};
 
-use crate::depth;
+pub(crate) mod admin;
+pub(crate) mod depth;
+
 use crate::error::SqlError;
 
 /// Transaction control statements, parsed by hand.

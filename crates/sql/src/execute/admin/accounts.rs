@@ -48,8 +48,8 @@ use std::sync::{Arc, OnceLock};
 use onelog_engine::{AccountDef, AuthMethods, Catalog, Engine, GrantDef};
 use sha1::{Digest, Sha1};
 
-use crate::admin::parse::{Password, PrivName};
 use crate::error::SqlError;
+use crate::parse::admin::{Password, PrivName};
 use crate::server::{Account, RootAuth, Server};
 use crate::session::Session;
 
@@ -244,7 +244,7 @@ pub(crate) fn host_matches(pattern: &str, host: &str) -> bool {
         return matches!(host, "" | "localhost" | "127.0.0.1" | "::1")
             || host.eq_ignore_ascii_case("localhost");
     }
-    let like = crate::admin::parse::like;
+    let like = crate::parse::admin::like;
     // The protocol layer names loopback peers "localhost"; accounts for the loopback
     // addresses admit them too.
     like(pattern, host)

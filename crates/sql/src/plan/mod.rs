@@ -1,0 +1,2 @@
+//! Planning.
+pub(crate) mod access;
