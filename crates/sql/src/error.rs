@@ -155,3 +155,11 @@ impl fmt::Display for SqlError {
 }
 
 impl std::error::Error for SqlError {}
+
+/// `msg` with a trailing " at row 1" naming `row` instead.
+pub(crate) fn with_row(msg: &str, row: u64) -> String {
+    match msg.strip_suffix(" at row 1") {
+        Some(head) if row != 1 => format!("{head} at row {row}"),
+        _ => msg.to_string(),
+    }
+}

@@ -21,8 +21,8 @@ use onelog_binlog::{ColumnType, Value};
 use onelog_engine::{SqlType, TableDef};
 use sqlparser::ast;
 
+use crate::context::ExecContext;
 use crate::error::SqlError;
-use crate::session::Session;
 use crate::sysvar::{get_var, VarScope};
 use crate::wide::Wide;
 
@@ -57,7 +57,7 @@ pub(crate) fn warning_count() -> usize {
 pub(crate) fn renumber_row_warnings(from: usize, row: u64) {
     EVAL_WARNINGS.with(|w| {
         for c in w.borrow_mut().iter_mut().skip(from) {
-            c.2 = crate::execute::dml::with_row(&c.2, row);
+            c.2 = crate::error::with_row(&c.2, row);
         }
     });
 }
@@ -257,7 +257,7 @@ pub(crate) struct Compiler<'a> {
 
 /// Per-statement evaluation environment.
 pub(crate) struct Env<'a> {
-    pub session: &'a Session,
+    pub cx: &'a ExecContext,
     pub params: &'a [Value],
     /// The row INSERT wanted to write (for `VALUES(col)`).
     pub insert_row: Option<&'a [Value]>,
@@ -1951,13 +1951,8 @@ impl Expr {
                 }
             }
             Expr::Cast(x, to) => cast(x.eval_with(row, aggs, env)?, *to)?,
-            Expr::SysVar(name, scope) => get_var(env.session, name, *scope)?,
-            Expr::UserVar(name) => env
-                .session
-                .user_vars
-                .get(name)
-                .cloned()
-                .unwrap_or(Value::Null),
+            Expr::SysVar(name, scope) => get_var(env.cx, name, *scope)?,
+            Expr::UserVar(name) => env.cx.user_vars.get(name).cloned().unwrap_or(Value::Null),
             Expr::Func(f, args) => return self.func(*f, args, row, aggs, env),
         })
     }
@@ -2271,7 +2266,7 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
         Func::Concat => {
             let parts: Vec<Vec<u8>> = v.iter().map(text_of).collect();
             let len: u64 = parts.iter().map(|p| p.len() as u64).sum();
-            if !env.session.guard.string_fits("concat", len) {
+            if !env.cx.guard.string_fits("concat", len) {
                 return Ok(Value::Null);
             }
             str_val(parts.concat())
@@ -2288,7 +2283,7 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
                 .collect();
             let len: u64 = parts.iter().map(|p| p.len() as u64).sum::<u64>()
                 + (sep.len() as u64).saturating_mul(parts.len().saturating_sub(1) as u64);
-            if !env.session.guard.string_fits("concat_ws", len) {
+            if !env.cx.guard.string_fits("concat_ws", len) {
                 return Ok(Value::Null);
             }
             str_val(parts.join(&sep[..]))
@@ -2365,7 +2360,7 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
                 let hits = s.matches(from.as_str()).count() as u64;
                 let len = (s.len() as u64 - hits * from.len() as u64)
                     .saturating_add(hits.saturating_mul(to.len() as u64));
-                if !env.session.guard.string_fits("replace", len) {
+                if !env.cx.guard.string_fits("replace", len) {
                     return Ok(Value::Null);
                 }
                 str_val(s.replace(&from, &to).into_bytes())
@@ -2378,7 +2373,7 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
                 return Ok(str_val(Vec::new()));
             }
             if !env
-                .session
+                .cx
                 .guard
                 .string_fits("repeat", (s.len() as u64).saturating_mul(n))
             {
@@ -2396,7 +2391,7 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
             let name = if f == Func::LPad { "lpad" } else { "rpad" };
             // At least one byte per character: a count past the cap cannot fit.
             if !env
-                .session
+                .cx
                 .guard
                 .string_fits(name, n.min(i128::from(u64::MAX)) as u64)
             {
@@ -2413,7 +2408,7 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
             let fill: String = pad.iter().cycle().take(n - s.len()).collect();
             let body: String = s.iter().collect();
             if !env
-                .session
+                .cx
                 .guard
                 .string_fits(name, (fill.len() + body.len()) as u64)
             {
@@ -2508,13 +2503,13 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
             best
         }
         Func::Now => {
-            let (s, us) = env.session.statement_time();
+            let (s, us) = env.cx.statement_time();
             let fsp = v.first().map_or(0, |x| int(x).clamp(0, 6) as u32);
             let unit = 10u32.pow(6 - fsp);
             datetime_from_unix(s, us - us % unit)
         }
         Func::CurDate => {
-            let (s, _) = env.session.statement_time();
+            let (s, _) = env.cx.statement_time();
             let (y, m, d) = civil_from_days(s.div_euclid(86400));
             Value::Date {
                 year: y as u16,
@@ -2523,7 +2518,7 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
             }
         }
         Func::CurTime => {
-            let (s, _) = env.session.statement_time();
+            let (s, _) = env.cx.statement_time();
             let r = s.rem_euclid(86400);
             Value::Time {
                 negative: false,
@@ -2534,7 +2529,7 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
             }
         }
         Func::UnixTimestamp => match v.first() {
-            None => Value::Int(env.session.statement_time().0),
+            None => Value::Int(env.cx.statement_time().0),
             Some(Value::Null) => Value::Null,
             Some(x) => match unix_of(x) {
                 Some((s, 0)) => Value::Int(s),
@@ -2553,21 +2548,21 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
             Some(b) => str_val(b),
             None => Value::Null,
         },
-        Func::Database => match &env.session.current_db {
+        Func::Database => match &env.cx.current_db {
             Some(d) => str_val(d.as_bytes().to_vec()),
             None => Value::Null,
         },
         Func::User | Func::CurrentUser => {
-            str_val(format!("{}@{}", env.session.user, env.session.host).into_bytes())
+            str_val(format!("{}@{}", env.cx.user, env.cx.host).into_bytes())
         }
-        Func::Version => str_val(env.session.server.config.version.as_bytes().to_vec()),
-        Func::ConnectionId => Value::UInt(u64::from(env.session.connection_id)),
+        Func::Version => str_val(env.cx.server.config.version.as_bytes().to_vec()),
+        Func::ConnectionId => Value::UInt(u64::from(env.cx.connection_id)),
         Func::LastInsertId => match v.first() {
             Some(x) => x.clone(),
-            None => Value::UInt(env.session.last_insert_id),
+            None => Value::UInt(env.cx.last_insert_id),
         },
-        Func::FoundRows => Value::UInt(env.session.found_rows),
-        Func::RowCount => Value::Int(env.session.row_count),
+        Func::FoundRows => Value::UInt(env.cx.found_rows),
+        Func::RowCount => Value::Int(env.cx.row_count),
         Func::IsNull => Value::Int((v[0] == Value::Null) as i64),
         Func::Hex => match &v[0] {
             Value::Bytes(b) => str_val(
@@ -2613,7 +2608,7 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
         Func::Sleep => {
             // Interruptible: KILL, max_statement_time and a client disconnect end it.
             let secs = to_f64(&v[0]).unwrap_or(0.0).clamp(0.0, 3600.0);
-            let guard = &env.session.guard;
+            let guard = &env.cx.guard;
             guard.set_state("User sleep");
             guard.sleep(std::time::Duration::from_secs_f64(secs))?;
             guard.set_state("Sending data");
@@ -2670,7 +2665,7 @@ fn call(f: Func, mut v: Vec<Value>, env: &Env) -> Result<Value, SqlError> {
         }
         Func::Space => {
             let n = int(&v[0]).clamp(0, i128::from(u64::MAX)) as u64;
-            if !env.session.guard.string_fits("space", n) {
+            if !env.cx.guard.string_fits("space", n) {
                 return Ok(Value::Null);
             }
             str_val(vec![b' '; n as usize])
@@ -3177,9 +3172,9 @@ fn float_to_int(d: f64) -> Value {
 
 #[allow(dead_code)]
 /// `SET @x = expr` and other constant contexts: evaluates an expression with no table.
-pub(crate) fn eval_scalar(session: &mut Session, expr: &ast::Expr) -> Result<Value, SqlError> {
-    session.begin_statement_time();
-    let db = session.current_db.clone().unwrap_or_default();
+pub(crate) fn eval_scalar(cx: &mut ExecContext, expr: &ast::Expr) -> Result<Value, SqlError> {
+    cx.begin_statement_time();
+    let db = cx.current_db.clone().unwrap_or_default();
     let mut c = Compiler::new(
         Scope {
             table: None,
@@ -3191,7 +3186,7 @@ pub(crate) fn eval_scalar(session: &mut Session, expr: &ast::Expr) -> Result<Val
     );
     let e = c.compile(expr)?;
     let env = Env {
-        session,
+        cx,
         params: &[],
         insert_row: None,
     };

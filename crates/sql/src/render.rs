@@ -5,7 +5,7 @@
 use onelog_binlog::{ColumnType, Value};
 
 use crate::expr::datetime_from_unix;
-use crate::session::Column;
+use crate::output::Column;
 
 /// The text form of `v` in a result column `col`; None for NULL.
 pub fn text(v: &Value, col: &Column) -> Option<Vec<u8>> {

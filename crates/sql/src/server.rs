@@ -25,11 +25,12 @@ use std::sync::OnceLock;
 use onelog_log::{BinlogStorage, ClassicOptions, Durability, Mirror, MirrorReport, StdFs};
 
 use crate::error::SqlError;
-use crate::execute::admin;
-use crate::execute::admin::accounts::Accounts;
+
 use crate::guard::ConnControl;
+use crate::privilege::Accounts;
+pub use crate::privilege::{Account, RootAuth};
 use crate::status::StatusCounters;
-use crate::sysvar::GlobalVars;
+use crate::sysvar::registry::GlobalVars;
 
 /// How long the log must be idle after a sync before the server's log writes and syncs the
 /// SyncMark vouching for the last group (`LogOptions::idle_sync_mark`): long enough that a
@@ -68,17 +69,6 @@ pub struct ServerConfig {
     /// `--auth-root-authentication-method`: how the `root@localhost` created on a data
     /// directory without accounts logs in (used once, at that first start).
     pub root_auth: RootAuth,
-}
-
-/// How the first `root@localhost` authenticates (mariadb-install-db's
-/// `--auth-root-authentication-method`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RootAuth {
-    /// `IDENTIFIED VIA unix_socket` only, until an operator sets a password (default).
-    #[default]
-    Socket,
-    /// No password, from any local client (test setups only).
-    Normal,
 }
 
 /// Where the binlog lives (`@@binlog_storage`).
@@ -139,20 +129,6 @@ impl ServerConfig {
             server_version: self.version.clone(),
         }
     }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Account {
-    pub user: String,
-    pub host: String,
-    /// SHA1(SHA1(password)), 20 bytes; empty when the account has no password.
-    pub auth_hash: Vec<u8>,
-    /// `IDENTIFIED VIA unix_socket`: a unix-socket peer running as the server's OS user (or
-    /// OS root) logs in without a password.
-    pub unix_socket: bool,
-    /// Whether `auth_hash` may be used at all (false: MariaDB's `USING 'invalid'`, the
-    /// account logs in only through `unix_socket`).
-    pub password_login: bool,
 }
 
 /// One connection as PROCESSLIST shows it.
@@ -282,7 +258,7 @@ impl Server {
             shut_down: AtomicBool::new(false),
             config,
         });
-        admin::accounts::bootstrap(&server)?;
+        crate::privilege::bootstrap(&server.accounts, &server.engine, server.config.root_auth)?;
         Ok((server, report))
     }
 

@@ -29,102 +29,23 @@ use onelog_protocol::errors;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use onelog_binlog::{ColumnType, Value};
-use onelog_engine::Transaction;
+use onelog_binlog::Value;
 use sqlparser::ast::{self, Statement};
 
+use crate::context::ExecContext;
 use crate::error::SqlError;
 use crate::execute::admin;
-use crate::execute::admin::accounts::PrivCache;
 use crate::execute::dml::{self, DeletePlan, DmlResult, InsertPlan, UpdatePlan};
 use crate::execute::select::{self, SelectPlan};
-use crate::expr::{now_unix, Env};
-use crate::guard::{Probe, StatementGuard};
+use crate::expr::Env;
+use crate::guard::Probe;
+use crate::output::{Column, Output, PreparedInfo};
 use crate::parse::{self, LockClause, Parsed, TxnStmt};
+use crate::privilege::PrivCache;
 use crate::server::Server;
 use crate::status::ComKind;
 use crate::sysvar::SessionVars;
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Output {
-    Ok {
-        affected_rows: u64,
-        last_insert_id: u64,
-        warnings: u16,
-        info: String,
-    },
-    Rows {
-        columns: Vec<Column>,
-        rows: Vec<Vec<Value>>,
-    },
-    Shutdown,
-}
-
-impl Output {
-    pub(crate) fn ok() -> Output {
-        Output::Ok {
-            affected_rows: 0,
-            last_insert_id: 0,
-            warnings: 0,
-            info: String::new(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Column {
-    pub name: String,
-    pub org_name: String,
-    pub table: String,
-    pub org_table: String,
-    pub db: String,
-    pub column_type: ColumnType,
-    pub flags: u16,
-    pub length: u32,
-    pub decimals: u8,
-    pub charset: u16,
-}
-
-impl Column {
-    /// A text column of a computed result set (SHOW ...).
-    pub fn new_text(name: &str) -> Column {
-        Column {
-            name: name.to_string(),
-            org_name: name.to_string(),
-            table: String::new(),
-            org_table: String::new(),
-            db: String::new(),
-            column_type: ColumnType::VarString,
-            flags: 0,
-            length: 1024,
-            decimals: 39,
-            charset: 45,
-        }
-    }
-
-    /// A BIGINT column of a computed result set.
-    pub fn new_int(name: &str) -> Column {
-        Column {
-            name: name.to_string(),
-            org_name: name.to_string(),
-            table: String::new(),
-            org_table: String::new(),
-            db: String::new(),
-            column_type: ColumnType::LongLong,
-            flags: 128 | 32768,
-            length: 21,
-            decimals: 0,
-            charset: 63,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PreparedInfo {
-    pub stmt_id: u32,
-    pub params: u16,
-    pub columns: Vec<Column>,
-}
+use onelog_engine::Transaction;
 
 /// A compiled statement (cached by prepared statements).
 #[derive(Debug, Clone)]
@@ -161,85 +82,61 @@ pub(crate) struct Prepared {
 
 const STMT_SAVEPOINT: &str = "\u{1}stmt";
 
+/// A client session: the execution context its statements run in, plus what only the
+/// session's dispatch needs (prepared statements, the multi-statement flag). Dereferences to
+/// its [`ExecContext`].
 pub struct Session {
-    pub(crate) server: Arc<Server>,
-    pub(crate) connection_id: u32,
-    pub(crate) user: String,
-    pub(crate) host: String,
-    pub(crate) current_db: Option<String>,
-    pub(crate) vars: SessionVars,
-    pub(crate) user_vars: HashMap<String, Value>,
-    pub(crate) warnings: Vec<(String, u16, String)>,
-    pub(crate) last_insert_id: u64,
-    pub(crate) found_rows: u64,
-    pub(crate) row_count: i64,
-    pub(crate) txn: Option<Transaction>,
-    /// BEGIN was issued (or autocommit=0 opened one).
-    pub(crate) explicit: bool,
-    pub(crate) read_only: bool,
-    autocommit: bool,
+    cx: ExecContext,
     multi_statements: bool,
-    stmt_time: (i64, u32),
     prepared: HashMap<u32, Prepared>,
     next_stmt_id: u32,
-    /// The account's privileges, cached per catalog version.
-    pub(crate) privs: PrivCache,
-    /// The limits of the running statement (KILL, max_statement_time, memory, strings).
-    pub(crate) guard: StatementGuard,
+}
+
+impl std::ops::Deref for Session {
+    type Target = ExecContext;
+    fn deref(&self) -> &ExecContext {
+        &self.cx
+    }
+}
+
+impl std::ops::DerefMut for Session {
+    fn deref_mut(&mut self) -> &mut ExecContext {
+        &mut self.cx
+    }
 }
 
 impl Session {
     pub fn new(server: Arc<Server>, connection_id: u32, user: &str, host: &str) -> Session {
-        let vars = SessionVars::new(&server.globals);
-        let privs = PrivCache::new(server.engine.catalog(), user, host);
-        let ctl = server.connection_control(connection_id).unwrap_or_default();
         Session {
-            guard: StatementGuard::new(ctl),
-            server,
-            connection_id,
-            user: user.to_string(),
-            host: host.to_string(),
-            current_db: None,
-            vars,
-            user_vars: HashMap::new(),
-            warnings: Vec::new(),
-            last_insert_id: 0,
-            found_rows: 0,
-            row_count: -1,
-            txn: None,
-            explicit: false,
-            read_only: false,
-            autocommit: true,
+            cx: ExecContext::new(server, connection_id, user, host),
             multi_statements: true,
-            stmt_time: now_unix(),
             prepared: HashMap::new(),
             next_stmt_id: 1,
-            privs,
         }
     }
 
     pub fn server(&self) -> &Arc<Server> {
-        &self.server
+        &self.cx.server
     }
 
     pub fn connection_id(&self) -> u32 {
-        self.connection_id
+        self.cx.connection_id
     }
 
     pub fn user(&self) -> &str {
-        &self.user
+        &self.cx.user
     }
 
     /// Installs the client-liveness probe the running statements poll (see
     /// [`StatementGuard::check`]): false once the client is gone.
     pub fn set_liveness_probe(&mut self, probe: Probe) {
-        self.guard.set_probe(probe);
+        self.cx.guard.set_probe(probe);
     }
 
     /// True once `KILL [CONNECTION]` named this session's connection, or its client was
     /// found gone while a statement ran: the connection closes without a reply.
     pub fn connection_killed(&self) -> bool {
-        self.guard.control().connection_killed()
+        self.cx.guard.control().connection_killed()
     }
 
     /// Arms the statement guard with the session's limits (`max_statement_time`,
@@ -250,65 +147,42 @@ impl Session {
             Some(Value::UInt(u)) => Some(*u),
             _ => None,
         };
-        let secs = match self.vars.get("max_statement_time") {
+        let secs = match self.cx.vars.get("max_statement_time") {
             Some(Value::Decimal(d)) => d.parse::<f64>().unwrap_or(0.0),
             v => int(v).unwrap_or(0) as f64,
         };
-        let mem = int(self.vars.get("max_session_mem_used"))
-            .unwrap_or(self.server.config.max_session_mem_used);
-        let packet = int(self.vars.get("max_allowed_packet"))
-            .unwrap_or(u64::from(self.server.config.max_allowed_packet));
+        let mem = int(self.cx.vars.get("max_session_mem_used"))
+            .unwrap_or(self.cx.server.config.max_session_mem_used);
+        let packet = int(self.cx.vars.get("max_allowed_packet"))
+            .unwrap_or(u64::from(self.cx.server.config.max_allowed_packet));
         let timeout = (secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs));
-        let gc = int(self.vars.get("group_concat_max_len")).unwrap_or(1 << 20);
-        self.guard.begin(text, timeout, mem, packet);
-        self.guard.set_group_concat_max(gc);
+        let gc = int(self.cx.vars.get("group_concat_max_len")).unwrap_or(1 << 20);
+        self.cx.guard.begin(text, timeout, mem, packet);
+        self.cx.guard.set_group_concat_max(gc);
     }
 
     /// Disarms the guard: its warnings join the diagnostics area (and an OK packet's count).
     fn end_guard(&mut self, r: &mut Result<Output, SqlError>) {
-        self.guard.end(&mut self.warnings);
+        self.cx.debug_check();
+        self.cx.guard.end(&mut self.cx.warnings);
         let n = self.warning_count();
         if let Ok(Output::Ok { warnings, .. }) = r {
             *warnings = n;
         }
     }
 
-    /// Start time of the current statement (NOW()).
-    pub(crate) fn statement_time(&self) -> (i64, u32) {
-        self.stmt_time
-    }
-
-    pub(crate) fn begin_statement_time(&mut self) {
-        self.stmt_time = now_unix();
-    }
-
-    pub fn current_database(&self) -> Option<&str> {
-        self.current_db.as_deref()
-    }
-
-    pub fn in_transaction(&self) -> bool {
-        self.txn.is_some()
-    }
-
-    pub fn autocommit(&self) -> bool {
-        self.autocommit
+    /// Starts an engine transaction; `locks`: it may wait for row locks, so it gets the
+    /// session's `innodb_lock_wait_timeout`.
+    fn begin_txn(&self, locks: bool) -> Transaction {
+        let mut t = self.server.engine.begin();
+        if locks {
+            t.set_lock_wait_timeout(crate::sysvar::lock_wait_timeout(self));
+        }
+        t
     }
 
     pub fn set_multi_statements(&mut self, on: bool) {
         self.multi_statements = on;
-    }
-
-    pub fn warning_count(&self) -> u16 {
-        self.warnings.len().min(u16::MAX as usize) as u16
-    }
-
-    /// `SET autocommit = on|off`; turning it on commits an open transaction.
-    pub(crate) fn set_autocommit(&mut self, on: bool) -> Result<(), SqlError> {
-        if on && !self.autocommit {
-            self.commit()?;
-        }
-        self.autocommit = on;
-        Ok(())
     }
 
     pub fn use_database(&mut self, db: &str) -> Result<(), SqlError> {
@@ -318,25 +192,31 @@ impl Session {
     }
 
     fn use_database_inner(&mut self, db: &str) -> Result<(), SqlError> {
-        let cat = self.server.engine.catalog();
-        self.privs.refresh(&cat, &self.user, &self.host);
+        let cat = self.cx.server.engine.catalog();
+        self.cx.privs.refresh(&cat, &self.cx.user, &self.cx.host);
         // MariaDB checks the privilege first: an unknown database is 1044 too without one.
-        self.privs.check_some_on_db(&self.user, &self.host, db)?;
+        self.cx
+            .privs
+            .check_some_on_db(&self.cx.user, &self.cx.host, db)?;
         if !cat.has_database(db) {
             return Err(SqlError::unknown_database(db));
         }
-        self.current_db = Some(db.to_string());
-        let id = self.connection_id;
+        self.cx.current_db = Some(db.to_string());
+        let id = self.cx.connection_id;
         let d = db.to_string();
-        self.server.update_connection(id, |c| c.db = Some(d));
+        self.cx.server.update_connection(id, |c| c.db = Some(d));
         Ok(())
     }
 
     pub fn field_list(&mut self, table: &str, wildcard: &str) -> Result<Vec<Column>, SqlError> {
-        let db = self.current_db.clone().ok_or_else(SqlError::no_database)?;
+        let db = self
+            .cx
+            .current_db
+            .clone()
+            .ok_or_else(SqlError::no_database)?;
         self.refresh_privileges();
-        self.check_table_privilege(&db, table, admin::accounts::SELECT)?;
-        let cat = self.server.engine.catalog();
+        self.check_table_privilege(&db, table, crate::privilege::SELECT)?;
+        let cat = self.cx.server.engine.catalog();
         let t = cat
             .table_by_name(&db, table)
             .ok_or_else(|| SqlError::no_such_table(&db, table))?;
@@ -358,90 +238,29 @@ impl Session {
     }
 
     pub fn reset(&mut self) {
-        if let Some(t) = self.txn.take() {
+        if let Some(t) = self.cx.txn.take() {
             t.rollback();
         }
-        self.explicit = false;
-        self.read_only = false;
-        self.autocommit = true;
-        self.user_vars.clear();
-        self.warnings.clear();
+        self.cx.explicit = false;
+        self.cx.read_only = false;
+        self.cx.autocommit = true;
+        self.cx.user_vars.clear();
+        self.cx.warnings.clear();
         self.prepared.clear();
-        self.last_insert_id = 0;
-        self.found_rows = 0;
-        self.vars = SessionVars::new(&self.server.globals);
+        self.cx.last_insert_id = 0;
+        self.cx.found_rows = 0;
+        self.cx.vars = SessionVars::new(&self.cx.server.globals);
     }
 
     pub fn change_user(&mut self, user: &str, db: Option<&str>) -> Result<(), SqlError> {
         self.reset();
-        self.user = user.to_string();
-        self.privs = PrivCache::new(self.server.engine.catalog(), user, &self.host);
-        self.current_db = None;
+        self.cx.user = user.to_string();
+        self.cx.privs = PrivCache::new(self.cx.server.engine.catalog(), user, &self.cx.host);
+        self.cx.current_db = None;
         if let Some(d) = db {
             self.use_database(d)?;
         }
         Ok(())
-    }
-
-    /// Brings the privilege cache up to the latest catalog (once per statement).
-    fn refresh_privileges(&mut self) {
-        let cat = self.server.engine.catalog();
-        self.privs.refresh(&cat, &self.user, &self.host);
-    }
-
-    /// Fails with 1142 unless the session holds every bit of `need` on `db`.`table`
-    /// (against the cache brought up to date at the start of the statement).
-    pub(crate) fn check_table_privilege(
-        &self,
-        db: &str,
-        table: &str,
-        need: u64,
-    ) -> Result<(), SqlError> {
-        self.privs
-            .check_table(&self.user, &self.host, db, table, need)
-    }
-
-    /// Fails with 1044 unless the session holds every bit of `need` on `db`.
-    pub(crate) fn check_db_privilege(&self, db: &str, need: u64) -> Result<(), SqlError> {
-        self.privs.check_db(&self.user, &self.host, db, need)
-    }
-
-    /// A failed statement leaves its error as the only condition of the diagnostics area
-    /// (SHOW ERRORS, `@@error_count`), as in MariaDB.
-    fn note_error<T>(&mut self, r: &Result<T, SqlError>) {
-        if let Err(e) = r {
-            self.warnings.clear();
-            self.warnings
-                .push(("Error".to_string(), e.code, e.message.clone()));
-        }
-    }
-
-    /// Starts an engine transaction; `locks`: it may wait for row locks, so it gets the
-    /// session's `innodb_lock_wait_timeout`.
-    fn begin_txn(&self, locks: bool) -> Transaction {
-        let mut t = self.server.engine.begin();
-        if locks {
-            t.set_lock_wait_timeout(crate::sysvar::lock_wait_timeout(self));
-        }
-        t
-    }
-
-    /// Commits the open transaction, if any.
-    pub(crate) fn commit(&mut self) -> Result<(), SqlError> {
-        self.explicit = false;
-        self.read_only = false;
-        if let Some(t) = self.txn.take() {
-            t.commit()?;
-        }
-        Ok(())
-    }
-
-    fn rollback(&mut self) {
-        self.explicit = false;
-        self.read_only = false;
-        if let Some(t) = self.txn.take() {
-            t.rollback();
-        }
     }
 
     /// COM_QUERY.
@@ -478,14 +297,14 @@ impl Session {
         let mut r = self.run_text(text);
         self.end_guard(&mut r);
         if let Some(v) = saved {
-            self.vars = v;
+            self.cx.vars = v;
         }
         r
     }
 
     fn run_text(&mut self, sql: &str) -> Result<Output, SqlError> {
         self.begin_statement_time();
-        let server = self.server.clone();
+        let server = self.cx.server.clone();
         server.status.question();
         let _running = server.status.running();
         if !is_core_statement(sql) {
@@ -508,7 +327,7 @@ impl Session {
     }
 
     fn prepare_inner(&mut self, sql: &str) -> Result<PreparedInfo, SqlError> {
-        self.server.status.com(ComKind::StmtPrepare);
+        self.cx.server.status.com(ComKind::StmtPrepare);
         let pieces = parse::split_statements(sql);
         if pieces.len() != 1 {
             return Err(SqlError::syntax(pieces.get(1).copied().unwrap_or("")));
@@ -525,7 +344,7 @@ impl Session {
                     parsed: Arc::new(Parsed::Empty),
                     params: 0,
                     compiled: None,
-                    db: self.current_db.clone(),
+                    db: self.cx.current_db.clone(),
                     admin: true,
                     priv_epoch: 0,
                 },
@@ -559,9 +378,9 @@ impl Session {
                 parsed: Arc::new(parsed),
                 params,
                 compiled,
-                db: self.current_db.clone(),
+                db: self.cx.current_db.clone(),
                 admin: false,
-                priv_epoch: self.privs.epoch(),
+                priv_epoch: self.cx.privs.epoch(),
             },
         );
         Ok(PreparedInfo {
@@ -583,7 +402,7 @@ impl Session {
 
     fn execute_inner(&mut self, stmt_id: u32, params: &[Value]) -> Result<Output, SqlError> {
         self.begin_statement_time();
-        let server = self.server.clone();
+        let server = self.cx.server.clone();
         server.status.question();
         server.status.com(ComKind::StmtExecute);
         let _running = server.status.running();
@@ -599,9 +418,9 @@ impl Session {
         }
         // Grants may have changed since the plan was checked: bring the privilege cache up to
         // date (a pointer comparison when the catalog is unchanged).
-        let cat = self.server.engine.catalog();
-        self.privs.refresh(&cat, &self.user, &self.host);
-        let epoch = self.privs.epoch();
+        let cat = self.cx.server.engine.catalog();
+        self.cx.privs.refresh(&cat, &self.cx.user, &self.cx.host);
+        let epoch = self.cx.privs.epoch();
         let Some(p) = self.prepared.get_mut(&stmt_id) else {
             return Err(SqlError::unknown_statement(stmt_id, "mysqld_stmt_execute"));
         };
@@ -612,7 +431,7 @@ impl Session {
         let sql = p.sql.clone();
         let stale = match &compiled {
             Some(c) => {
-                p.db != self.current_db
+                p.db != self.cx.current_db
                     || p.priv_epoch != epoch
                     || c.table()
                         .is_some_and(|t| cat.table(t.id).is_none_or(|cur| !Arc::ptr_eq(cur, t)))
@@ -626,7 +445,7 @@ impl Session {
                 compiled = self.compile(s, *lock)?;
             }
             if let Some(p) = self.prepared.get_mut(&stmt_id) {
-                p.db = self.current_db.clone();
+                p.db = self.cx.current_db.clone();
                 p.priv_epoch = epoch;
             }
         }
@@ -638,12 +457,12 @@ impl Session {
     }
 
     pub fn close_statement(&mut self, stmt_id: u32) {
-        self.server.status.com(ComKind::StmtClose);
+        self.cx.server.status.com(ComKind::StmtClose);
         self.prepared.remove(&stmt_id);
     }
 
     pub fn reset_statement(&mut self, stmt_id: u32) -> Result<(), SqlError> {
-        self.server.status.com(ComKind::StmtReset);
+        self.cx.server.status.com(ComKind::StmtReset);
         if self.prepared.contains_key(&stmt_id) {
             Ok(())
         } else {
@@ -672,7 +491,7 @@ impl Session {
         match parsed {
             Parsed::Empty => Err(SqlError::of(errors::ER_EMPTY_QUERY, "Query was empty")),
             Parsed::Txn(t) => {
-                self.warnings.clear();
+                self.cx.warnings.clear();
                 self.run_txn(t)
             }
             Parsed::Sql(stmt, lock) => match compiled {
@@ -686,7 +505,7 @@ impl Session {
                         self.run_compiled(&c, params)
                     }
                     None => {
-                        self.warnings.clear();
+                        self.cx.warnings.clear();
                         self.run_other(stmt, sql)
                     }
                 },
@@ -698,16 +517,16 @@ impl Session {
     /// table and reads the diagnostics variables (`SELECT @@warning_count`,
     /// `@@error_count`): like SHOW WARNINGS it reports the previous statement's.
     fn begin_diagnostics(&mut self, c: &Compiled, sql: &str) {
-        if self.warnings.is_empty() {
+        if self.cx.warnings.is_empty() {
             return;
         }
         if c.table().is_some() || !reads_diagnostics(sql) {
-            self.warnings.clear();
+            self.cx.warnings.clear();
         }
     }
 
     fn run_txn(&mut self, t: &TxnStmt) -> Result<Output, SqlError> {
-        self.server.status.com(match t {
+        self.cx.server.status.com(match t {
             TxnStmt::Begin { .. } => ComKind::Begin,
             TxnStmt::Commit => ComKind::Commit,
             TxnStmt::Rollback => ComKind::Rollback,
@@ -718,22 +537,22 @@ impl Session {
         match t {
             TxnStmt::Begin { read_only } => {
                 self.commit()?;
-                self.txn = Some(self.begin_txn(true));
-                self.explicit = true;
-                self.read_only = *read_only;
+                self.cx.txn = Some(self.begin_txn(true));
+                self.cx.explicit = true;
+                self.cx.read_only = *read_only;
             }
             TxnStmt::Commit => self.commit()?,
             TxnStmt::Rollback => self.rollback(),
             TxnStmt::Savepoint(n) => {
-                if let Some(t) = self.txn.as_mut() {
+                if let Some(t) = self.cx.txn.as_mut() {
                     t.savepoint(n);
-                } else if !self.autocommit {
+                } else if !self.cx.autocommit {
                     let mut t = self.begin_txn(true);
                     t.savepoint(n);
-                    self.txn = Some(t);
+                    self.cx.txn = Some(t);
                 }
             }
-            TxnStmt::RollbackTo(n) => match self.txn.as_mut() {
+            TxnStmt::RollbackTo(n) => match self.cx.txn.as_mut() {
                 Some(t) => t.rollback_to_savepoint(n)?,
                 None => {
                     return Err(SqlError::of(
@@ -742,7 +561,7 @@ impl Session {
                     ))
                 }
             },
-            TxnStmt::Release(n) => match self.txn.as_mut() {
+            TxnStmt::Release(n) => match self.cx.txn.as_mut() {
                 Some(t) => t.release_savepoint(n)?,
                 None => {
                     return Err(SqlError::of(
@@ -757,7 +576,7 @@ impl Session {
 
     /// Runs a compiled statement in the session's transaction (or its own one).
     fn run_compiled(&mut self, c: &Compiled, params: &[Value]) -> Result<Output, SqlError> {
-        self.server.status.com(match c {
+        self.cx.server.status.com(match c {
             Compiled::Select(_) => ComKind::Select,
             Compiled::Insert(p) if p.replace => ComKind::Replace,
             Compiled::Insert(_) => ComKind::Insert,
@@ -765,17 +584,17 @@ impl Session {
             Compiled::Delete(_) => ComKind::Delete,
         });
         let writes = !matches!(c, Compiled::Select(_));
-        if writes && self.read_only && self.txn.is_some() {
+        if writes && self.cx.read_only && self.cx.txn.is_some() {
             return Err(SqlError::of(
                 errors::ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION,
                 "Cannot execute statement in a READ ONLY transaction",
             ));
         }
-        let own = self.txn.is_none() && self.autocommit;
+        let own = self.cx.txn.is_none() && self.cx.autocommit;
         let locks = writes || matches!(c, Compiled::Select(p) if p.lock.is_some());
-        let mut txn = match self.txn.take() {
+        let mut txn = match self.cx.txn.take() {
             Some(t) => t,
-            None => self.begin_txn(locks || !self.autocommit),
+            None => self.begin_txn(locks || !self.cx.autocommit),
         };
         let guarded = !own && writes;
         if guarded {
@@ -785,7 +604,7 @@ impl Session {
         drop(crate::expr::take_warnings());
         let r = {
             let env = Env {
-                session: self,
+                cx: self,
                 params,
                 insert_row: None,
             };
@@ -826,21 +645,21 @@ impl Session {
                     if guarded {
                         let _ = txn.release_savepoint(STMT_SAVEPOINT);
                     }
-                    self.txn = Some(txn);
+                    self.cx.txn = Some(txn);
                 }
                 if let Some(f) = found {
-                    self.found_rows = f;
-                    self.row_count = -1;
+                    self.cx.found_rows = f;
+                    self.cx.row_count = -1;
                 }
                 if let Some((id, warnings, affected)) = extra {
                     if let Some(id) = id {
-                        self.last_insert_id = id;
+                        self.cx.last_insert_id = id;
                     }
-                    self.row_count = affected as i64;
-                    self.warnings = warnings;
+                    self.cx.row_count = affected as i64;
+                    self.cx.warnings = warnings;
                 }
                 // Conditions raised by expressions (CAST truncation, division by zero).
-                self.warnings.extend(crate::expr::take_warnings());
+                self.cx.warnings.extend(crate::expr::take_warnings());
                 Ok(match out {
                     Output::Ok {
                         affected_rows,
@@ -860,8 +679,8 @@ impl Session {
                 if e.code == 1213 {
                     // The engine rolled the whole transaction back.
                     txn.rollback();
-                    self.explicit = false;
-                    self.read_only = false;
+                    self.cx.explicit = false;
+                    self.cx.read_only = false;
                 } else if own {
                     txn.rollback();
                 } else {
@@ -869,7 +688,7 @@ impl Session {
                         let _ = txn.rollback_to_savepoint(STMT_SAVEPOINT);
                         let _ = txn.release_savepoint(STMT_SAVEPOINT);
                     }
-                    self.txn = Some(txn);
+                    self.cx.txn = Some(txn);
                 }
                 Err(e)
             }
@@ -880,7 +699,7 @@ impl Session {
     fn run_other(&mut self, stmt: &Statement, sql: &str) -> Result<Output, SqlError> {
         let text = parse::strip_comments(sql);
         let text = text.trim();
-        self.server.status.com(match stmt {
+        self.cx.server.status.com(match stmt {
             Statement::Use(_) => ComKind::ChangeDb,
             Statement::CreateDatabase { .. } | Statement::CreateSchema { .. } => ComKind::CreateDb,
             Statement::CreateTable(_) => ComKind::CreateTable,
@@ -962,12 +781,12 @@ impl Session {
                     object_type,
                     ast::ObjectType::Database | ast::ObjectType::Schema
                 ) {
-                    if let Some(cur) = &self.current_db {
+                    if let Some(cur) = &self.cx.current_db {
                         if names
                             .iter()
                             .any(|n| crate::expr::object_name_parts(n).join(".") == *cur)
                         {
-                            self.current_db = None;
+                            self.cx.current_db = None;
                         }
                     }
                 }

@@ -28,8 +28,6 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use onelog_binlog::Value;
-
 /// Statement kinds counted as `Com_<name>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(usize)]
@@ -72,7 +70,7 @@ pub enum ComKind {
 }
 
 /// `Com_` names, in `ComKind` order.
-const COM_NAMES: &[&str] = &[
+pub(crate) const COM_NAMES: &[&str] = &[
     "select",
     "insert",
     "update",
@@ -115,15 +113,15 @@ const N_COM: usize = ComKind::Other as usize + 1;
 /// Server-wide counters. `Default` is all zeros.
 #[derive(Debug)]
 pub struct StatusCounters {
-    com: [AtomicU64; N_COM],
-    questions: AtomicU64,
-    connections: AtomicU64,
-    aborted_connects: AtomicU64,
-    aborted_clients: AtomicU64,
-    bytes_received: AtomicU64,
-    bytes_sent: AtomicU64,
-    running: AtomicU64,
-    max_used_connections: AtomicU64,
+    pub(crate) com: [AtomicU64; N_COM],
+    pub(crate) questions: AtomicU64,
+    pub(crate) connections: AtomicU64,
+    pub(crate) aborted_connects: AtomicU64,
+    pub(crate) aborted_clients: AtomicU64,
+    pub(crate) bytes_received: AtomicU64,
+    pub(crate) bytes_sent: AtomicU64,
+    pub(crate) running: AtomicU64,
+    pub(crate) max_used_connections: AtomicU64,
 }
 
 impl Default for StatusCounters {
@@ -188,86 +186,6 @@ impl StatusCounters {
     pub fn questions(&self) -> u64 {
         self.questions.load(Ordering::Relaxed)
     }
-}
-
-/// Every status variable with its value, sorted by name (MariaDB's capitalisation).
-pub(crate) fn rows(server: &crate::server::Server) -> Vec<(String, Value)> {
-    let s = &server.status;
-    let ld = |a: &AtomicU64| Value::UInt(a.load(Ordering::Relaxed));
-    let log = server.engine.log().stats();
-    let mirror = server.mirror().map(|m| m.stats());
-    let threads = server.connection_count() as u64;
-    let mut out: Vec<(String, Value)> = vec![
-        ("Aborted_clients".into(), ld(&s.aborted_clients)),
-        ("Aborted_connects".into(), ld(&s.aborted_connects)),
-        (
-            "Binlog_bytes_written".into(),
-            Value::UInt(log.bytes_written),
-        ),
-        ("Binlog_commits".into(), Value::UInt(log.commits)),
-        ("Binlog_group_commits".into(), Value::UInt(log.groups)),
-        ("Bytes_received".into(), ld(&s.bytes_received)),
-        ("Bytes_sent".into(), ld(&s.bytes_sent)),
-        ("Connections".into(), ld(&s.connections)),
-        (
-            "Max_used_connections".into(),
-            Value::UInt(s.max_used_connections.load(Ordering::Relaxed).max(threads)),
-        ),
-        ("Onelog_log_fsyncs".into(), Value::UInt(log.fsyncs)),
-        ("Onelog_engine_log_fsyncs".into(), Value::UInt(log.fsyncs)),
-        (
-            "Onelog_log_idle_sync_marks".into(),
-            Value::UInt(log.idle_marks),
-        ),
-        (
-            "Onelog_binlog_file_fsyncs".into(),
-            Value::UInt(log.binlog_fsyncs),
-        ),
-        (
-            "Onelog_binlog_file_bytes_written".into(),
-            Value::UInt(log.binlog_bytes),
-        ),
-        (
-            "Onelog_mirror_fsyncs".into(),
-            Value::UInt(mirror.as_ref().map_or(0, |m| m.fsyncs)),
-        ),
-        (
-            "Onelog_mirror_groups".into(),
-            Value::UInt(mirror.as_ref().map_or(0, |m| m.groups)),
-        ),
-        (
-            "Onelog_mirror_lag_bytes".into(),
-            Value::UInt(mirror.as_ref().map_or(0, |m| m.lag_bytes)),
-        ),
-        (
-            "Onelog_checkpoint_lsn".into(),
-            Value::UInt(server.engine.checkpoint_lsn().unwrap_or(0)),
-        ),
-        (
-            "Onelog_durable_lsn".into(),
-            Value::UInt(server.engine.log().durable_lsn()),
-        ),
-        (
-            "Onelog_end_lsn".into(),
-            Value::UInt(server.engine.log().end_lsn()),
-        ),
-        ("Queries".into(), ld(&s.questions)),
-        ("Questions".into(), ld(&s.questions)),
-        ("Threads_connected".into(), Value::UInt(threads)),
-        (
-            "Threads_running".into(),
-            Value::UInt(s.running.load(Ordering::Relaxed).max(1)),
-        ),
-        (
-            "Uptime".into(),
-            Value::UInt(server.started.elapsed().as_secs()),
-        ),
-    ];
-    for (i, name) in COM_NAMES.iter().enumerate() {
-        out.push((format!("Com_{name}"), ld(&s.com[i])));
-    }
-    out.sort_by_key(|a| a.0.to_ascii_lowercase());
-    out
 }
 
 #[cfg(test)]

@@ -422,14 +422,11 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     // The most specific host wins; hashes are SHA1(SHA1(pw)).
     let a = server.lookup_account("app", "10.9.9.9").unwrap();
     assert_eq!(a.host, "%");
-    assert_eq!(
-        a.auth_hash,
-        onelog_sql::execute::admin::accounts::native_hash("s3cret-pw")
-    );
+    assert_eq!(a.auth_hash, onelog_sql::privilege::native_hash("s3cret-pw"));
     let l = server.lookup_account("app", "127.0.0.1").unwrap();
     assert_eq!(l.host, "localhost");
     assert_eq!(
-        onelog_sql::execute::admin::accounts::hash_text(&l.auth_hash),
+        onelog_sql::privilege::hash_text(&l.auth_hash),
         "*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19"
     );
     assert_eq!(
@@ -439,7 +436,7 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     assert!(server.lookup_account("repl", "10.0.1.5").is_none());
 
     let g = rows(&mut s, "SHOW GRANTS FOR 'app'@'%'");
-    let hash = onelog_sql::execute::admin::accounts::hash_text(&a.auth_hash);
+    let hash = onelog_sql::privilege::hash_text(&a.auth_hash);
     assert_eq!(
         g,
         vec![
@@ -486,14 +483,9 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     // A user without privileges on a database is refused there; with them, allowed.
     let mut app = Session::new(server.clone(), 5, "app", "10.9.9.9");
     assert_eq!(
-        onelog_sql::execute::admin::accounts::check_privilege(
-            &app,
-            "shop",
-            Some("t"),
-            onelog_sql::execute::admin::accounts::SELECT
-        )
-        .unwrap_err()
-        .code,
+        app.check_privilege("shop", Some("t"), onelog_sql::privilege::SELECT)
+            .unwrap_err()
+            .code,
         1142
     );
     assert_eq!(err(&mut app, "CREATE USER x"), 1227);
@@ -530,15 +522,9 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     // After a restart (replay of the log and the shutdown checkpoint) the accounts are back.
     let server = open(d.path());
     let a = server.lookup_account("app", "10.9.9.9").unwrap();
-    assert_eq!(
-        a.auth_hash,
-        onelog_sql::execute::admin::accounts::native_hash("mine")
-    );
+    assert_eq!(a.auth_hash, onelog_sql::privilege::native_hash("mine"));
     let r = server.lookup_account("repl", "10.0.0.5").unwrap();
-    assert_eq!(
-        r.auth_hash,
-        onelog_sql::execute::admin::accounts::native_hash("repl-pw")
-    );
+    assert_eq!(r.auth_hash, onelog_sql::privilege::native_hash("repl-pw"));
     assert!(server.lookup_account("gone", "1.2.3.4").is_none());
     let root_acc = server.lookup_account("root", "localhost").unwrap();
     assert!(root_acc.unix_socket && !root_acc.password_login);
@@ -547,7 +533,7 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
         rows(&mut s, "SHOW GRANTS FOR 'repl'@'10.0.0.%'")[0][0],
         format!(
             "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'10.0.0.%' IDENTIFIED BY PASSWORD '{}'",
-            onelog_sql::execute::admin::accounts::hash_text(&r.auth_hash)
+            onelog_sql::privilege::hash_text(&r.auth_hash)
         )
     );
     drop(s);

@@ -11,19 +11,15 @@ use onelog_engine::{ColumnSpec, IndexSpec, SqlType, TableSpec};
 use onelog_protocol::errors;
 use sqlparser::ast;
 
+use crate::context::ExecContext;
 use crate::error::SqlError;
-use crate::execute::admin::accounts;
 use crate::expr::{object_name_parts, Compiler, Env, Scope};
-use crate::session::Session;
 
-fn split_name(session: &Session, n: &ast::ObjectName) -> Result<(String, String), SqlError> {
+fn split_name(cx: &ExecContext, n: &ast::ObjectName) -> Result<(String, String), SqlError> {
     let p = object_name_parts(n);
     match p.as_slice() {
         [t] => Ok((
-            session
-                .current_db
-                .clone()
-                .ok_or_else(SqlError::no_database)?,
+            cx.current_db.clone().ok_or_else(SqlError::no_database)?,
             t.clone(),
         )),
         [d, t] => Ok((d.clone(), t.clone())),
@@ -227,7 +223,7 @@ fn index_columns(cols: &[ast::IndexColumn]) -> Vec<String> {
         .collect()
 }
 
-fn default_value(session: &Session, e: &ast::Expr) -> Result<Option<Value>, SqlError> {
+fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Value>, SqlError> {
     let s = e.to_string().to_ascii_uppercase();
     if s.starts_with("CURRENT_TIMESTAMP") || s.starts_with("NOW") {
         // Not stored: the engine has no expression defaults.
@@ -244,7 +240,7 @@ fn default_value(session: &Session, e: &ast::Expr) -> Result<Option<Value>, SqlE
     );
     let x = c.compile(e)?;
     let env = Env {
-        session,
+        cx,
         params: &[],
         insert_row: None,
     };
@@ -252,15 +248,15 @@ fn default_value(session: &Session, e: &ast::Expr) -> Result<Option<Value>, SqlE
 }
 
 pub(crate) fn create_table(
-    session: &Session,
+    cx: &ExecContext,
     ct: &ast::CreateTable,
     sql: &str,
 ) -> Result<(), SqlError> {
     if ct.query.is_some() || ct.like.is_some() {
         return Err(SqlError::unsupported("CREATE TABLE ... SELECT/LIKE"));
     }
-    let (db, name) = split_name(session, &ct.name)?;
-    session.check_table_privilege(&db, &name, accounts::CREATE)?;
+    let (db, name) = split_name(cx, &ct.name)?;
+    cx.check_table_privilege(&db, &name, crate::privilege::CREATE)?;
     let mut columns = Vec::new();
     let mut primary_key: Vec<String> = Vec::new();
     let mut indexes: Vec<IndexSpec> = Vec::new();
@@ -298,7 +294,7 @@ pub(crate) fn create_table(
                 ast::ColumnOption::NotNull => spec.nullable = false,
                 ast::ColumnOption::Null => spec.nullable = true,
                 ast::ColumnOption::Default(e) => {
-                    if let Some(v) = default_value(session, e)? {
+                    if let Some(v) = default_value(cx, e)? {
                         let v = crate::expr::convert_for_column(v, &ty, &cd.name.value)?;
                         spec.default = Some(v);
                     }
@@ -389,20 +385,17 @@ pub(crate) fn create_table(
         primary_key,
         indexes,
     };
-    session
-        .server
-        .engine
-        .create_table(spec, ct.if_not_exists, sql)?;
+    cx.server.engine.create_table(spec, ct.if_not_exists, sql)?;
     Ok(())
 }
 
 pub(crate) fn create_index(
-    session: &Session,
+    cx: &ExecContext,
     ci: &ast::CreateIndex,
     sql: &str,
 ) -> Result<(), SqlError> {
-    let (db, table) = split_name(session, &ci.table_name)?;
-    session.check_table_privilege(&db, &table, accounts::INDEX)?;
+    let (db, table) = split_name(cx, &ci.table_name)?;
+    cx.check_table_privilege(&db, &table, crate::privilege::INDEX)?;
     let cols = index_columns(&ci.columns);
     let name = match &ci.name {
         Some(n) => object_name_parts(n).join("."),
@@ -413,23 +406,27 @@ pub(crate) fn create_index(
         columns: cols,
         unique: ci.unique,
     };
-    match session.server.engine.create_index(&db, &table, spec, sql) {
+    match cx.server.engine.create_index(&db, &table, spec, sql) {
         Err(onelog_engine::EngineError::DuplicateKeyName { .. }) if ci.if_not_exists => Ok(()),
         r => Ok(r?),
     }
 }
 
 pub(crate) fn alter_table(
-    session: &Session,
+    cx: &ExecContext,
     name: &ast::ObjectName,
     ops: &[ast::AlterTableOperation],
     sql: &str,
 ) -> Result<(), SqlError> {
-    let (db, table) = split_name(session, name)?;
+    let (db, table) = split_name(cx, name)?;
     // MariaDB: ALTER, and INSERT and CREATE (ALTER TABLE copies the table).
-    session.check_table_privilege(&db, &table, accounts::ALTER)?;
-    session.check_table_privilege(&db, &table, accounts::INSERT | accounts::CREATE)?;
-    let engine = &session.server.engine;
+    cx.check_table_privilege(&db, &table, crate::privilege::ALTER)?;
+    cx.check_table_privilege(
+        &db,
+        &table,
+        crate::privilege::INSERT | crate::privilege::CREATE,
+    )?;
+    let engine = &cx.server.engine;
     for op in ops {
         match op {
             ast::AlterTableOperation::AddConstraint { constraint, .. } => match constraint {
@@ -482,25 +479,25 @@ pub(crate) fn alter_table(
 }
 
 pub(crate) fn drop(
-    session: &Session,
+    cx: &ExecContext,
     object_type: &ast::ObjectType,
     if_exists: bool,
     names: &[ast::ObjectName],
     table: Option<&ast::ObjectName>,
     sql: &str,
 ) -> Result<(), SqlError> {
-    let engine = &session.server.engine;
+    let engine = &cx.server.engine;
     match object_type {
         ast::ObjectType::Table => {
             // Check all first, like MySQL reports every unknown table.
             let mut missing = Vec::new();
             let cat = engine.catalog();
             for n in names {
-                let (db, t) = split_name(session, n)?;
-                session.check_table_privilege(&db, &t, accounts::DROP)?;
+                let (db, t) = split_name(cx, n)?;
+                cx.check_table_privilege(&db, &t, crate::privilege::DROP)?;
             }
             for n in names {
-                let (db, t) = split_name(session, n)?;
+                let (db, t) = split_name(cx, n)?;
                 if cat.table_by_name(&db, &t).is_none() {
                     missing.push(format!("{db}.{t}"));
                 }
@@ -512,14 +509,14 @@ pub(crate) fn drop(
                 ));
             }
             for n in names {
-                let (db, t) = split_name(session, n)?;
+                let (db, t) = split_name(cx, n)?;
                 engine.drop_table(&db, &t, true, sql)?;
             }
             Ok(())
         }
         ast::ObjectType::Database | ast::ObjectType::Schema => {
             for n in names {
-                session.check_db_privilege(&object_name_parts(n).join("."), accounts::DROP)?;
+                cx.check_db_privilege(&object_name_parts(n).join("."), crate::privilege::DROP)?;
             }
             for n in names {
                 let db = object_name_parts(n).join(".");
@@ -539,8 +536,8 @@ pub(crate) fn drop(
             let Some(t) = table else {
                 return Err(SqlError::syntax(sql));
             };
-            let (db, tn) = split_name(session, t)?;
-            session.check_table_privilege(&db, &tn, accounts::INDEX)?;
+            let (db, tn) = split_name(cx, t)?;
+            cx.check_table_privilege(&db, &tn, crate::privilege::INDEX)?;
             for n in names {
                 let ix = object_name_parts(n).join(".");
                 match engine.drop_index(&db, &tn, &ix, sql) {
@@ -554,30 +551,27 @@ pub(crate) fn drop(
     }
 }
 
-pub(crate) fn truncate(session: &Session, t: &ast::Truncate, sql: &str) -> Result<(), SqlError> {
+pub(crate) fn truncate(cx: &ExecContext, t: &ast::Truncate, sql: &str) -> Result<(), SqlError> {
     for n in &t.table_names {
-        let (db, table) = split_name(session, &n.name)?;
+        let (db, table) = split_name(cx, &n.name)?;
         // MariaDB: TRUNCATE needs DROP.
-        session.check_table_privilege(&db, &table, accounts::DROP)?;
+        cx.check_table_privilege(&db, &table, crate::privilege::DROP)?;
     }
     for n in &t.table_names {
-        let (db, table) = split_name(session, &n.name)?;
-        session.server.engine.truncate_table(&db, &table, sql)?;
+        let (db, table) = split_name(cx, &n.name)?;
+        cx.server.engine.truncate_table(&db, &table, sql)?;
     }
     Ok(())
 }
 
 pub(crate) fn create_database(
-    session: &Session,
+    cx: &ExecContext,
     name: &ast::ObjectName,
     if_not_exists: bool,
     sql: &str,
 ) -> Result<(), SqlError> {
     let db = object_name_parts(name).join(".");
-    session.check_db_privilege(&db, accounts::CREATE)?;
-    session
-        .server
-        .engine
-        .create_database(&db, if_not_exists, sql)?;
+    cx.check_db_privilege(&db, crate::privilege::CREATE)?;
+    cx.server.engine.create_database(&db, if_not_exists, sql)?;
     Ok(())
 }

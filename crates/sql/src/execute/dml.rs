@@ -15,12 +15,11 @@ use onelog_binlog::Value;
 use onelog_engine::{EngineError, IndexRef, KeyRange, LockMode, TableDef, Transaction};
 use sqlparser::ast;
 
-use crate::error::SqlError;
-use crate::execute::admin::accounts;
+use crate::context::ExecContext;
+use crate::error::{with_row, SqlError};
 use crate::execute::select::{resolve_table, SelectPlan};
 use crate::expr::{convert_for_column, sort_cmp, Compiler, Env, Expr, Scope};
 use crate::plan::access::{fetch, plan, Plan};
-use crate::session::Session;
 
 #[derive(Debug, Clone)]
 pub(crate) struct InsertPlan {
@@ -81,21 +80,21 @@ fn target_column(t: &TableDef, name: &ast::ObjectName) -> Result<usize, SqlError
         .ok_or_else(|| SqlError::unknown_column(&parts.join("."), "field list"))
 }
 
-pub(crate) fn compile_insert(session: &Session, ins: &ast::Insert) -> Result<InsertPlan, SqlError> {
+pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<InsertPlan, SqlError> {
     let name = match &ins.table {
         ast::TableObject::TableName(n) => n,
         _ => return Err(SqlError::unsupported("INSERT into a table function")),
     };
     // REPLACE needs DELETE too, ON DUPLICATE KEY UPDATE needs UPDATE (MariaDB).
-    let mut need = accounts::INSERT;
+    let mut need = crate::privilege::INSERT;
     if ins.replace_into {
-        need |= accounts::DELETE;
+        need |= crate::privilege::DELETE;
     }
     if matches!(ins.on, Some(ast::OnInsert::DuplicateKeyUpdate(_))) {
-        need |= accounts::UPDATE;
+        need |= crate::privilege::UPDATE;
     }
-    let t = resolve_table(session, name, need)?;
-    let db = session.current_db.clone().unwrap_or_default();
+    let t = resolve_table(cx, name, need)?;
+    let db = cx.current_db.clone().unwrap_or_default();
     let qualifier = t.name.clone();
     let mut columns = Vec::new();
     for c in &ins.columns {
@@ -154,8 +153,7 @@ pub(crate) fn compile_insert(session: &Session, ins: &ast::Insert) -> Result<Ins
                 if columns.is_empty() {
                     columns = (0..t.columns.len()).collect();
                 }
-                let sp =
-                    crate::execute::select::compile(session, src, crate::parse::LockClause::None)?;
+                let sp = crate::execute::select::compile(cx, src, crate::parse::LockClause::None)?;
                 if sp.projections.len() != columns.len() {
                     return Err(SqlError::of(
                         errors::ER_WRONG_VALUE_COUNT_ON_ROW,
@@ -228,22 +226,22 @@ fn single_table(twj: &ast::TableWithJoins) -> Result<(&ast::ObjectName, Option<S
 
 /// SELECT on `t`, checked after the statement's own privilege (so a user without any is told
 /// about that one first).
-fn check_select(session: &Session, t: &TableDef) -> Result<(), SqlError> {
-    session.check_table_privilege(&t.db, &t.name, accounts::SELECT)
+fn check_select(cx: &ExecContext, t: &TableDef) -> Result<(), SqlError> {
+    cx.check_table_privilege(&t.db, &t.name, crate::privilege::SELECT)
 }
 
-pub(crate) fn compile_update(session: &Session, u: &ast::Update) -> Result<UpdatePlan, SqlError> {
+pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<UpdatePlan, SqlError> {
     if u.from.is_some() {
         return Err(SqlError::unsupported("UPDATE ... FROM"));
     }
     let (name, alias) = single_table(&u.table)?;
-    let t = resolve_table(session, name, accounts::UPDATE)?;
+    let t = resolve_table(cx, name, crate::privilege::UPDATE)?;
     if u.selection.is_some() {
         // The WHERE clause reads the table (MariaDB checks SELECT on the columns it reads).
-        check_select(session, &t)?;
+        check_select(cx, &t)?;
     }
     let qualifier = alias.unwrap_or_else(|| t.name.clone());
-    let db = session.current_db.clone().unwrap_or_default();
+    let db = cx.current_db.clone().unwrap_or_default();
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "field list");
     let mut assignments = Vec::new();
     for a in &u.assignments {
@@ -271,7 +269,7 @@ pub(crate) fn compile_update(session: &Session, u: &ast::Update) -> Result<Updat
     })
 }
 
-pub(crate) fn compile_delete(session: &Session, d: &ast::Delete) -> Result<DeletePlan, SqlError> {
+pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<DeletePlan, SqlError> {
     let from = match &d.from {
         ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
     };
@@ -279,12 +277,12 @@ pub(crate) fn compile_delete(session: &Session, d: &ast::Delete) -> Result<Delet
         return Err(SqlError::unsupported("multi-table DELETE"));
     }
     let (name, alias) = single_table(&from[0])?;
-    let t = resolve_table(session, name, accounts::DELETE)?;
+    let t = resolve_table(cx, name, crate::privilege::DELETE)?;
     if d.selection.is_some() {
-        check_select(session, &t)?;
+        check_select(cx, &t)?;
     }
     let qualifier = alias.unwrap_or_else(|| t.name.clone());
-    let db = session.current_db.clone().unwrap_or_default();
+    let db = cx.current_db.clone().unwrap_or_default();
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "where clause");
     let w = match &d.selection {
         Some(w) => Some(c.compile(w)?),
@@ -318,7 +316,7 @@ fn coerce_col(def: &TableDef, i: usize, v: Value, env: &Env, row: u64) -> Result
     let before = crate::expr::warning_count();
     let r = match coerce_strict(def, i, v.clone()) {
         Ok(v) => Ok(v),
-        Err(e) if !crate::sysvar::strict_mode(env.session) => relaxed(def, i, v, e),
+        Err(e) if !crate::sysvar::strict_mode(env.cx) => relaxed(def, i, v, e),
         Err(e) => Err(e),
     };
     // The conversions (here, in expr and in the engine's types) name row 1: the row loop
@@ -330,14 +328,6 @@ fn coerce_col(def: &TableDef, i: usize, v: Value, env: &Env, row: u64) -> Result
         e.message = with_row(&e.message, row);
         e
     })
-}
-
-/// `msg` with a trailing " at row 1" naming `row` instead.
-pub(crate) fn with_row(msg: &str, row: u64) -> String {
-    match msg.strip_suffix(" at row 1") {
-        Some(head) if row != 1 => format!("{head} at row {row}"),
-        _ => msg.to_string(),
-    }
 }
 
 /// The largest magnitude of a numeric column type, as a value of its kind.
@@ -594,7 +584,7 @@ pub(crate) fn execute_insert(
     let mut dups = 0u64;
     let nrows = source.len();
     for (row_no, vals) in (1u64..).zip(source) {
-        env.session.guard.check()?;
+        env.cx.guard.check()?;
         // Full row: defaults first, then the given columns.
         let mut row: Vec<Value> = def
             .columns
@@ -643,7 +633,7 @@ pub(crate) fn execute_insert(
                             return Err(e.into());
                         };
                         let ienv = Env {
-                            session: env.session,
+                            cx: env.cx,
                             params: env.params,
                             insert_row: Some(&row),
                         };
@@ -701,7 +691,7 @@ fn select_rows(
         None => None,
     };
     let (rows, filter) = fetch(txn, def, plan, env, Some(LockMode::Exclusive))?;
-    let guard = &env.session.guard;
+    let guard = &env.cx.guard;
     let mut keep = Vec::with_capacity(rows.len());
     for r in rows {
         guard.check()?;
@@ -753,7 +743,7 @@ pub(crate) fn execute_update(
     let matched = rows.len() as u64;
     let mut changed = 0u64;
     for (row_no, old) in (1u64..).zip(rows) {
-        env.session.guard.check()?;
+        env.cx.guard.check()?;
         let mut new = old.clone();
         for (c, e) in &p.assignments {
             let v = e.eval(&new, env)?;
@@ -781,7 +771,7 @@ pub(crate) fn execute_delete(
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
     let mut n = 0;
     for r in rows {
-        env.session.guard.check()?;
+        env.cx.guard.check()?;
         if txn.delete(def.id, &pk_of(def, &r))? {
             n += 1;
         }

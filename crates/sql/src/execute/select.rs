@@ -24,14 +24,14 @@ use onelog_binlog::{ColumnType, Value};
 use onelog_engine::{LockMode, SqlType, TableDef, Transaction};
 use sqlparser::ast;
 
+use crate::context::ExecContext;
 use crate::error::SqlError;
-use crate::execute::admin::accounts;
 use crate::expr::{
     binary_values, compare, conform, key_bytes, rtype_column, sort_cmp, AggFunc, AggSpec, BinOp,
     Compiler, Env, Expr, RType, Scope,
 };
+use crate::output::Column;
 use crate::plan::access::{plan, resolve, visit, Plan};
-use crate::session::{Column, Session};
 
 /// A compiled SELECT.
 #[derive(Debug, Clone)]
@@ -220,24 +220,21 @@ pub(crate) fn expr_column(name: &str, r: RType, nullable: bool) -> Column {
 /// Resolves `db.table` against the session's current database, after checking that the
 /// session holds the privileges `need` on it (1142 before 1146, as in MariaDB).
 pub(crate) fn resolve_table(
-    session: &Session,
+    cx: &ExecContext,
     name: &ast::ObjectName,
     need: u64,
 ) -> Result<Arc<TableDef>, SqlError> {
     let parts = crate::expr::object_name_parts(name);
     let (db, table) = match parts.as_slice() {
         [t] => (
-            session
-                .current_db
-                .clone()
-                .ok_or_else(SqlError::no_database)?,
+            cx.current_db.clone().ok_or_else(SqlError::no_database)?,
             t.clone(),
         ),
         [d, t] => (d.clone(), t.clone()),
         _ => return Err(SqlError::syntax(&name.to_string())),
     };
-    session.check_table_privilege(&db, &table, need)?;
-    let cat = session.server.engine.catalog();
+    cx.check_table_privilege(&db, &table, need)?;
+    let cat = cx.server.engine.catalog();
     match cat.table_by_name(&db, &table) {
         Some(t) => Ok(t.clone()),
         None => Err(SqlError::no_such_table(&db, &table)),
@@ -251,7 +248,7 @@ fn is_dual(name: &ast::ObjectName) -> bool {
 
 /// Compiles a SELECT query.
 pub(crate) fn compile(
-    session: &Session,
+    cx: &ExecContext,
     q: &ast::Query,
     lock: crate::parse::LockClause,
 ) -> Result<SelectPlan, SqlError> {
@@ -261,7 +258,7 @@ pub(crate) fn compile(
     let sel = match &*q.body {
         ast::SetExpr::Select(s) => s,
         ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
-            return compile(session, inner, lock)
+            return compile(cx, inner, lock)
         }
         ast::SetExpr::SetOperation { .. } => return Err(SqlError::unsupported("UNION")),
         other => {
@@ -280,7 +277,7 @@ pub(crate) fn compile(
                 Ok(None)
             }
             ast::TableFactor::Table { name, alias, .. } => {
-                let t = resolve_table(session, name, accounts::SELECT)?;
+                let t = resolve_table(cx, name, crate::privilege::SELECT)?;
                 let qn = match alias {
                     Some(a) => a.name.value.clone(),
                     None => t.name.clone(),
@@ -330,7 +327,7 @@ pub(crate) fn compile(
         offsets.push(off);
         off += t.columns.len();
     }
-    let db = session.current_db.clone().unwrap_or_default();
+    let db = cx.current_db.clone().unwrap_or_default();
     let joined: Vec<(&TableDef, &str, usize)> = froms
         .iter()
         .zip(&offsets)
@@ -703,7 +700,7 @@ impl AggState {
                     if self.cut[i] {
                         continue;
                     }
-                    let guard = &env.session.guard;
+                    let guard = &env.cx.guard;
                     let max = guard.group_concat_max().min(usize::MAX as u64) as usize;
                     let t = crate::expr::text_of(&v);
                     guard.charge(t.len() as u64 + 1)?;
@@ -859,7 +856,7 @@ pub(crate) fn execute(
         }
     }
     let mut out = sink.finish()?;
-    let guard = &env.session.guard;
+    let guard = &env.cx.guard;
     if sorted {
         // The comparator cannot fail: once the guard stops the statement every comparison
         // answers Equal (the sort ends quickly) and the error is returned after it.
@@ -951,7 +948,7 @@ fn join_tables(
     txn: &mut Transaction,
     env: &Env,
 ) -> Result<Vec<Vec<Vec<Value>>>, SqlError> {
-    let guard = &env.session.guard;
+    let guard = &env.cx.guard;
     let mut out = Vec::with_capacity(p.joins.len());
     for j in &p.joins {
         let mut rows = Vec::new();
@@ -984,7 +981,7 @@ fn join_rows(
     let base = row.len();
     let mut matched = false;
     for r in &rights[k] {
-        env.session.guard.check()?;
+        env.cx.guard.check()?;
         row.truncate(base);
         row.extend_from_slice(r);
         if let Some(on) = &j.on {
@@ -1029,7 +1026,7 @@ impl Sink<'_> {
     fn row(&mut self, row: &[Value]) -> crate::plan::access::Visit {
         let p = self.p;
         let env = self.env;
-        let guard = &env.session.guard;
+        let guard = &env.cx.guard;
         guard.check()?;
         if let Some(f) = self.filter {
             if !f.test(row, &[], env)? {

@@ -12,7 +12,7 @@
 //! `admin::eval_set_value`, so expressions keep whatever the expression evaluator supports.
 
 use crate::error::SqlError;
-use crate::sysvar::VarScope;
+use crate::sysvar::registry::VarScope;
 use onelog_protocol::errors;
 
 /// A token and the byte range it came from.
@@ -1319,7 +1319,7 @@ pub(crate) fn split_sysvar(text: &str) -> (Option<VarScope>, String) {
 
 /// `priv [, priv] ON scope` of GRANT / REVOKE.
 fn privileges_on(p: &mut P<'_>) -> R<(Vec<PrivName>, String)> {
-    use crate::execute::admin::accounts::privilege_bit;
+    use crate::privilege::privilege_bit;
     let mut privs = Vec::new();
     loop {
         let w = p.ident()?.to_ascii_uppercase();
@@ -1372,60 +1372,6 @@ fn privileges_on(p: &mut P<'_>) -> R<(Vec<PrivName>, String)> {
         db
     };
     Ok((privs, scope))
-}
-
-/// MySQL `LIKE` matching (`%`, `_`, backslash escape), ASCII case-insensitive like the
-/// SHOW statements' default collation. Linear-time greedy matching with one backtrack point
-/// (no exponential blow-up on patterns like `%%%%%a`).
-pub(crate) fn like(pattern: &str, s: &str) -> bool {
-    #[derive(Clone, Copy, PartialEq)]
-    enum P {
-        Any,
-        One,
-        Lit(char),
-    }
-    let mut pat = Vec::new();
-    let mut it = pattern.chars().peekable();
-    while let Some(c) = it.next() {
-        pat.push(match c {
-            '%' => P::Any,
-            '_' => P::One,
-            '\\' => P::Lit(it.next().unwrap_or('\\')),
-            c => P::Lit(c),
-        });
-    }
-    let t: Vec<char> = s.chars().collect();
-    let eq = |a: char, b: char| a == b || a.to_lowercase().eq(b.to_lowercase());
-    let (mut p, mut i) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while i < t.len() {
-        match pat.get(p) {
-            Some(P::One) => {
-                p += 1;
-                i += 1;
-            }
-            Some(P::Lit(c)) if eq(*c, t[i]) => {
-                p += 1;
-                i += 1;
-            }
-            Some(P::Any) => {
-                star = Some((p, i));
-                p += 1;
-            }
-            _ => match star {
-                Some((sp, si)) => {
-                    p = sp + 1;
-                    i = si + 1;
-                    star = Some((sp, si + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    while pat.get(p) == Some(&P::Any) {
-        p += 1;
-    }
-    p == pat.len()
 }
 
 #[cfg(test)]
@@ -1615,15 +1561,13 @@ mod tests {
                 users: vec![("x".into(), "%".into())]
             }
         );
-        let rs = crate::execute::admin::accounts::privilege_bit("REPLICATION SLAVE").unwrap();
+        let rs = crate::privilege::privilege_bit("REPLICATION SLAVE").unwrap();
         assert_eq!(
             ok("GRANT REPLICATION SLAVE, SELECT ON *.* TO 'repl'@'%' IDENTIFIED BY PASSWORD '*AA'"),
             Stmt::Grant {
                 privs: vec![
                     PrivName::Named(rs),
-                    PrivName::Named(
-                        crate::execute::admin::accounts::privilege_bit("SELECT").unwrap()
-                    )
+                    PrivName::Named(crate::privilege::privilege_bit("SELECT").unwrap())
                 ],
                 scope: "*".into(),
                 users: vec![(("repl".into(), "%".into()), Password::Hash("*AA".into()))],
@@ -1747,16 +1691,5 @@ mod tests {
         ] {
             let _ = parse(s);
         }
-        assert!(like("gtid%", "GTID_binlog_pos"));
-        assert!(like("a_c", "abc"));
-        assert!(!like("a_c", "abbc"));
-        assert!(like("100\\%", "100%"));
-        assert!(!like("100\\%", "1000"));
-        assert!(like("%", ""));
-        assert!(like("%b%", "abc"));
-        assert!(!like("%b%d", "abcdx"));
-        assert!(like("a%c%e", "abcde"));
-        let long = "a".repeat(200);
-        assert!(!like(&format!("{}b", "%a".repeat(30)), &long));
     }
 }

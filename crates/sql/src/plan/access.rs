@@ -401,7 +401,7 @@ pub(crate) fn fetch<'p>(
 ) -> Result<(Vec<Vec<Value>>, Option<&'p Expr>), SqlError> {
     let (src, filter) = resolve(def, plan, env)?;
     let mut rows = Vec::new();
-    let guard = &env.session.guard;
+    let guard = &env.cx.guard;
     visit(txn, def, &src, lock, &mut |row| {
         guard.check()?;
         guard.charge(crate::guard::row_bytes(row))?;

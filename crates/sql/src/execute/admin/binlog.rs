@@ -36,8 +36,8 @@ use onelog_log::{
     read_classic_file, ClassicFileInfo, FileSystem, ReadStart, ReaderOptions, SegmentInfo, StdFs,
 };
 
+use crate::context::ExecContext;
 use crate::error::SqlError;
-use crate::session::Session;
 
 fn file_name(path: &Path) -> String {
     path.file_name()
@@ -61,14 +61,14 @@ fn header(seg: &SegmentInfo) -> Result<SegmentHeader, SqlError> {
 }
 
 /// `(File, Position)` of SHOW MASTER STATUS.
-pub(crate) fn master_status(session: &Session) -> Result<(String, u64), SqlError> {
-    if let Some(files) = session.server.engine.log().classic_files() {
+pub(crate) fn master_status(cx: &ExecContext) -> Result<(String, u64), SqlError> {
+    if let Some(files) = cx.server.engine.log().classic_files() {
         let cur = files
             .last()
             .ok_or_else(|| io_err("no binlog file", "the classic binlog has no file"))?;
         return Ok((cur.name.clone(), cur.size));
     }
-    let segs = session.server.engine.log().segments();
+    let segs = cx.server.engine.log().segments();
     let Some(cur) = segs.last() else {
         return Err(io_err("no segment", "the log has no segment"));
     };
@@ -80,12 +80,11 @@ pub(crate) fn master_status(session: &Session) -> Result<(String, u64), SqlError
 }
 
 /// `(Log_name, File_size)` of every segment, oldest first.
-pub(crate) fn binary_logs(session: &Session) -> Result<Vec<(String, u64)>, SqlError> {
-    if let Some(files) = session.server.engine.log().classic_files() {
+pub(crate) fn binary_logs(cx: &ExecContext) -> Result<Vec<(String, u64)>, SqlError> {
+    if let Some(files) = cx.server.engine.log().classic_files() {
         return Ok(files.into_iter().map(|f| (f.name, f.size)).collect());
     }
-    session
-        .server
+    cx.server
         .engine
         .log()
         .segments()
@@ -200,13 +199,13 @@ fn info(bytes: &[u8]) -> String {
 
 /// SHOW BINLOG EVENTS [IN file] [FROM pos] [LIMIT [offset,] n].
 pub(crate) fn binlog_events(
-    session: &Session,
+    cx: &ExecContext,
     file: Option<&str>,
     from: Option<u64>,
     offset: u64,
     limit: Option<u64>,
 ) -> Result<Vec<EventRow>, SqlError> {
-    let log = session.server.engine.log();
+    let log = cx.server.engine.log();
     if let Some(files) = log.classic_files() {
         let rows = classic_events(&files, file)?;
         return Ok(window(rows, from, offset, limit));
@@ -343,8 +342,8 @@ fn classic_events(
 }
 
 /// FLUSH BINARY LOGS: continue in a new segment.
-pub(crate) fn flush_binary_logs(session: &Session) -> Result<(), SqlError> {
-    session.server.engine.log().rotate().map_err(|e| {
+pub(crate) fn flush_binary_logs(cx: &ExecContext) -> Result<(), SqlError> {
+    cx.server.engine.log().rotate().map_err(|e| {
         SqlError::of(
             errors::ER_ERROR_ON_WRITE,
             format!("Error writing file: {e}"),
@@ -365,8 +364,8 @@ fn in_use(seg: &SegmentInfo, checkpoint: Option<u64>) -> SqlError {
 
 /// File mode: the classic files are not purged (yet); say so instead of purging the log's
 /// segments under names the user does not see.
-fn refuse_purge_in_file_mode(session: &Session) -> Result<(), SqlError> {
-    if session.server.engine.log().classic_files().is_some() {
+fn refuse_purge_in_file_mode(cx: &ExecContext) -> Result<(), SqlError> {
+    if cx.server.engine.log().classic_files().is_some() {
         return Err(SqlError::of(errors::ER_NOT_SUPPORTED_YET,
             "This version of MariaDB doesn't yet support 'PURGE BINARY LOGS with --binlog-storage=file' (RESET MASTER removes the classic binlog files)",
         ));
@@ -375,9 +374,9 @@ fn refuse_purge_in_file_mode(session: &Session) -> Result<(), SqlError> {
 }
 
 /// PURGE BINARY LOGS TO 'file': removes the segments before `file`. Returns how many.
-pub(crate) fn purge_to(session: &Session, file: &str) -> Result<usize, SqlError> {
-    let engine = &session.server.engine;
-    refuse_purge_in_file_mode(session)?;
+pub(crate) fn purge_to(cx: &ExecContext, file: &str) -> Result<usize, SqlError> {
+    let engine = &cx.server.engine;
+    refuse_purge_in_file_mode(cx)?;
     let segs = engine.log().segments();
     let idx = segs
         .iter()
@@ -408,15 +407,15 @@ pub(crate) fn purge_to(session: &Session, file: &str) -> Result<usize, SqlError>
 
 /// PURGE BINARY LOGS BEFORE 'datetime' (UTC): removes the oldest segments last written before
 /// the time, as far as recovery allows (a warning says when a segment was kept for it).
-pub(crate) fn purge_before(session: &mut Session, when: &str) -> Result<usize, SqlError> {
-    refuse_purge_in_file_mode(session)?;
+pub(crate) fn purge_before(cx: &mut ExecContext, when: &str) -> Result<usize, SqlError> {
+    refuse_purge_in_file_mode(cx)?;
     let cutoff = parse_utc(when).ok_or_else(|| {
         SqlError::of(
             errors::ER_TRUNCATED_WRONG_VALUE,
             format!("Incorrect datetime value: '{when}'"),
         )
     })?;
-    let engine = session.server.engine.clone();
+    let engine = cx.server.engine.clone();
     let segs = engine.log().segments();
     let ckpt = engine.checkpoint_lsn();
     let mut upto = None;
@@ -434,7 +433,7 @@ pub(crate) fn purge_before(session: &mut Session, when: &str) -> Result<usize, S
         }
         if ckpt.is_none_or(|c| s.end_lsn > c) {
             let e = in_use(s, ckpt);
-            session.warnings.push(("Warning".into(), e.code, e.message));
+            cx.warnings.push(("Warning".into(), e.code, e.message));
             break;
         }
         upto = Some(segs[i + 1].start_lsn);
@@ -471,9 +470,9 @@ fn parse_utc(s: &str) -> Option<i64> {
 
 /// RESET MASTER: see the module docs. With `--binlog-file-mirror` the mirror's classic files
 /// are reset too, after the log (its next group is the log's first after the reset).
-pub(crate) fn reset_master(session: &Session) -> Result<(), SqlError> {
-    session.server.engine.reset_log().map_err(SqlError::from)?;
-    if let Some(mirror) = session.server.mirror() {
+pub(crate) fn reset_master(cx: &ExecContext) -> Result<(), SqlError> {
+    cx.server.engine.reset_log().map_err(SqlError::from)?;
+    if let Some(mirror) = cx.server.mirror() {
         mirror.reset().map_err(|e| {
             SqlError::of(
                 errors::ER_UNKNOWN_ERROR,

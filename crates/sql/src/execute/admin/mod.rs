@@ -18,26 +18,28 @@
 pub mod accounts;
 pub mod binlog;
 pub mod show;
+pub mod status;
 
 use onelog_binlog::Value;
 use onelog_protocol::errors;
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
+use crate::context::ExecContext;
 use crate::error::SqlError;
+use crate::output::{Column, Output};
 use crate::parse::admin::{self as parse, Filter, SetTarget, Stmt, Tok};
-use crate::session::{Column, Output, Session};
 use crate::status::ComKind;
 use crate::sysvar::{self as sysvars, SetValue, VarScope};
 
 /// Runs `sql` if it is an administration statement (see the module docs).
-pub fn try_execute(session: &mut Session, sql: &str) -> Option<Result<Output, SqlError>> {
+pub fn try_execute(cx: &mut ExecContext, sql: &str) -> Option<Result<Output, SqlError>> {
     let stmt = match parse::parse(sql)? {
         Ok(s) => s,
         Err(e) => return Some(Err(e)),
     };
-    session.server.status.com(com_kind(&stmt));
-    Some(execute(session, stmt))
+    cx.server.status.com(com_kind(&stmt));
+    Some(execute(cx, stmt))
 }
 
 fn com_kind(s: &Stmt) -> ComKind {
@@ -88,8 +90,8 @@ fn text(s: impl Into<String>) -> Value {
 }
 
 /// Global privileges a statement needs (MariaDB 10.11's; at least one of the bits).
-fn check_global_privilege(session: &Session, stmt: &Stmt) -> Result<(), SqlError> {
-    use accounts::{BINLOG_MONITOR, RELOAD, REPLICATION_SLAVE, SUPER};
+fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError> {
+    use crate::privilege::{BINLOG_MONITOR, RELOAD, REPLICATION_SLAVE, SUPER};
     let global_set = |a: &parse::Assignment| {
         matches!(
             a.target,
@@ -110,18 +112,18 @@ fn check_global_privilege(session: &Session, stmt: &Stmt) -> Result<(), SqlError
         Stmt::SetTransaction { global: true, .. } => (SUPER, "SUPER"),
         _ => return Ok(()),
     };
-    accounts::require_any_global(session, bits, what)
+    cx.require_any_global(bits, what)
 }
 
-fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
+fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     // SHOW WARNINGS / SHOW ERRORS / SHOW COUNT(*) read the previous statement's list.
     if !matches!(stmt, Stmt::ShowWarnings { .. }) {
-        session.warnings.clear();
+        cx.warnings.clear();
     }
-    check_global_privilege(session, &stmt)?;
+    check_global_privilege(cx, &stmt)?;
     match stmt {
         Stmt::ShowVariables { global, filter } => {
-            let rows = sysvars::show_all(session, global)
+            let rows = sysvars::show_all(cx, global)
                 .into_iter()
                 .map(|(n, v)| vec![text(n), text(v)])
                 .collect();
@@ -129,7 +131,7 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(result(&names, show::filter_rows(&names, 0, rows, &filter)?))
         }
         Stmt::ShowStatus { filter, .. } => {
-            let rows = crate::status::rows(&session.server)
+            let rows = status::rows(&cx.server)
                 .into_iter()
                 .map(|(n, v)| {
                     let v = match v {
@@ -150,11 +152,11 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
                 Filter::Like(p) => format!("Database ({p})"),
                 _ => "Database".to_string(),
             };
-            let rows = show::filter_rows(&["Database"], 0, show::databases(session), &filter)?;
+            let rows = show::filter_rows(&["Database"], 0, show::databases(cx), &filter)?;
             Ok(result(&[title.as_str()], rows))
         }
         Stmt::ShowTables { full, db, filter } => {
-            let (title, rows) = show::tables(session, full, db)?;
+            let (title, rows) = show::tables(cx, full, db)?;
             let title = match &filter {
                 Filter::Like(p) => format!("{title} ({p})"),
                 _ => title,
@@ -168,14 +170,14 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(result(&names, rows))
         }
         Stmt::ShowCreateTable { db, table } => {
-            let t = show::table_def(session, db, &table)?;
+            let t = show::table_def(cx, db, &table)?;
             Ok(result(
                 &["Table", "Create Table"],
                 vec![vec![text(t.name.clone()), text(show::create_table_sql(&t))]],
             ))
         }
         Stmt::ShowCreateDatabase { name } => {
-            let sql = show::create_database_sql(session, &name)?;
+            let sql = show::create_database_sql(cx, &name)?;
             Ok(result(
                 &["Database", "Create Database"],
                 vec![vec![text(name), text(sql)]],
@@ -187,22 +189,22 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             table,
             filter,
         } => {
-            let t = show::table_def(session, db, &table)?;
+            let t = show::table_def(cx, db, &table)?;
             let names = show::column_names(full);
             let rows = show::filter_rows(&names, 0, show::columns(&t, full), &filter)?;
             Ok(result(&names, rows))
         }
         Stmt::ShowIndex { db, table } => {
-            let t = show::table_def(session, db, &table)?;
+            let t = show::table_def(cx, db, &table)?;
             Ok(result(show::INDEX_COLUMNS, show::index_rows(&t)))
         }
         Stmt::ShowProcesslist { full } => Ok(result(
             show::PROCESSLIST_COLUMNS,
-            show::processlist(session, full),
+            show::processlist(cx, full),
         )),
         Stmt::ShowWarnings { errors_only, count } => {
             if count {
-                let n = show::warnings(session, errors_only).len() as i64;
+                let n = show::warnings(cx, errors_only).len() as i64;
                 let name = if errors_only {
                     "@@session.error_count"
                 } else {
@@ -210,7 +212,7 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
                 };
                 return Ok(result(&[name], vec![vec![Value::Int(n)]]));
             }
-            let rows = show::warnings(session, errors_only);
+            let rows = show::warnings(cx, errors_only);
             let mut out = result(&["Level", "Code", "Message"], rows);
             if let Output::Rows { columns, .. } = &mut out {
                 columns[1] = Column::new_int("Code");
@@ -227,14 +229,14 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(result(show::CHARSET_COLUMNS, rows))
         }
         Stmt::ShowMasterStatus => {
-            let (file, pos) = binlog::master_status(session)?;
+            let (file, pos) = binlog::master_status(cx)?;
             Ok(result(
                 &["File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB"],
                 vec![vec![text(file), Value::UInt(pos), text(""), text("")]],
             ))
         }
         Stmt::ShowBinaryLogs => {
-            let rows = binlog::binary_logs(session)?
+            let rows = binlog::binary_logs(cx)?
                 .into_iter()
                 .map(|(n, s)| vec![text(n), Value::UInt(s)])
                 .collect();
@@ -246,7 +248,7 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             offset,
             limit,
         } => {
-            let rows = binlog::binlog_events(session, file.as_deref(), from, offset, limit)?
+            let rows = binlog::binlog_events(cx, file.as_deref(), from, offset, limit)?
                 .iter()
                 .map(|r| r.values())
                 .collect();
@@ -269,37 +271,37 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(out)
         }
         Stmt::ShowGrants { user } => {
-            let (title, lines) = accounts::show_grants(session, user)?;
+            let (title, lines) = accounts::show_grants(cx, user)?;
             Ok(result(
                 &[title.as_str()],
                 lines.into_iter().map(|l| vec![text(l)]).collect(),
             ))
         }
         Stmt::FlushBinaryLogs => {
-            binlog::flush_binary_logs(session)?;
+            binlog::flush_binary_logs(cx)?;
             Ok(ok(0))
         }
         Stmt::FlushNoop => Ok(ok(0)),
         Stmt::PurgeTo(file) => {
-            binlog::purge_to(session, &file)?;
+            binlog::purge_to(cx, &file)?;
             Ok(ok(0))
         }
         Stmt::PurgeBefore(when) => {
-            binlog::purge_before(session, &when)?;
-            Ok(with_warnings(session, ok(0)))
+            binlog::purge_before(cx, &when)?;
+            Ok(with_warnings(cx, ok(0)))
         }
         Stmt::ResetMaster => {
-            binlog::reset_master(session)?;
+            binlog::reset_master(cx)?;
             Ok(ok(0))
         }
         Stmt::Set(assignments) => {
             for a in assignments {
-                set_one(session, a)?;
+                set_one(cx, a)?;
             }
-            Ok(with_warnings(session, ok(0)))
+            Ok(with_warnings(cx, ok(0)))
         }
         Stmt::SetNames { charset, collate } => {
-            set_names(session, charset, collate)?;
+            set_names(cx, charset, collate)?;
             Ok(ok(0))
         }
         Stmt::SetTransaction {
@@ -314,7 +316,7 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             };
             if let Some(level) = isolation {
                 sysvars::set_var(
-                    session,
+                    cx,
                     "transaction_isolation",
                     scope,
                     SetValue::Value(text(level)),
@@ -322,32 +324,32 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             }
             if let Some(ro) = read_only {
                 sysvars::set_var(
-                    session,
+                    cx,
                     "transaction_read_only",
                     scope,
                     SetValue::Value(Value::Int(i64::from(ro))),
                 )?;
             }
-            Ok(with_warnings(session, ok(0)))
+            Ok(with_warnings(cx, ok(0)))
         }
         Stmt::SetPassword { user, password } => {
-            accounts::set_password(session, user, &password, false)?;
+            accounts::set_password(cx, user, &password, false)?;
             Ok(ok(0))
         }
         Stmt::CreateUser {
             if_not_exists,
             users,
         } => {
-            accounts::create_users(session, if_not_exists, &users)?;
-            Ok(with_warnings(session, ok(0)))
+            accounts::create_users(cx, if_not_exists, &users)?;
+            Ok(with_warnings(cx, ok(0)))
         }
         Stmt::DropUser { if_exists, users } => {
-            accounts::drop_users(session, if_exists, &users)?;
-            Ok(with_warnings(session, ok(0)))
+            accounts::drop_users(cx, if_exists, &users)?;
+            Ok(with_warnings(cx, ok(0)))
         }
         Stmt::AlterUser { if_exists, users } => {
             for (u, pw) in users {
-                accounts::set_password(session, Some(u), &pw, if_exists)?;
+                accounts::set_password(cx, Some(u), &pw, if_exists)?;
             }
             Ok(ok(0))
         }
@@ -357,7 +359,7 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             users,
             grant_option,
         } => {
-            accounts::grant(session, &privs, &scope, &users, grant_option)?;
+            accounts::grant(cx, &privs, &scope, &users, grant_option)?;
             Ok(ok(0))
         }
         Stmt::Revoke {
@@ -365,25 +367,23 @@ fn execute(session: &mut Session, stmt: Stmt) -> Result<Output, SqlError> {
             scope,
             users,
         } => {
-            accounts::revoke(session, &privs, &scope, &users)?;
+            accounts::revoke(cx, &privs, &scope, &users)?;
             Ok(ok(0))
         }
         Stmt::Shutdown => {
-            if accounts::is_checked(session)
-                && accounts::privileges_on(session, "*") & accounts::SHUTDOWN == 0
-            {
+            if cx.is_checked() && cx.privileges_on("*") & crate::privilege::SHUTDOWN == 0 {
                 return Err(SqlError::of(errors::ER_SPECIFIC_ACCESS_DENIED_ERROR,
                     "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for this operation",
                 ));
             }
-            session.server.request_shutdown();
+            cx.server.request_shutdown();
             Ok(Output::Shutdown)
         }
-        Stmt::Kill { query_only, id } => kill(session, query_only, id),
+        Stmt::Kill { query_only, id } => kill(cx, query_only, id),
     }
 }
 
-fn with_warnings(session: &Session, out: Output) -> Output {
+fn with_warnings(cx: &ExecContext, out: Output) -> Output {
     match out {
         Output::Ok {
             affected_rows,
@@ -393,15 +393,15 @@ fn with_warnings(session: &Session, out: Output) -> Output {
         } => Output::Ok {
             affected_rows,
             last_insert_id,
-            warnings: session.warnings.len().min(u16::MAX as usize) as u16,
+            warnings: cx.warnings.len().min(u16::MAX as usize) as u16,
             info,
         },
         other => other,
     }
 }
 
-fn kill(session: &mut Session, query_only: bool, id: u64) -> Result<Output, SqlError> {
-    let target = session
+fn kill(cx: &mut ExecContext, query_only: bool, id: u64) -> Result<Output, SqlError> {
+    let target = cx
         .server
         .connections()
         .into_iter()
@@ -413,11 +413,8 @@ fn kill(session: &mut Session, query_only: bool, id: u64) -> Result<Output, SqlE
         ));
     };
     // A user may kill its own connections; others need CONNECTION ADMIN or SUPER.
-    let own = target.info.user == session.user;
-    if !own
-        && accounts::is_checked(session)
-        && accounts::privileges_on(session, "*") & accounts::KILL_OTHERS == 0
-    {
+    let own = target.info.user == cx.user;
+    if !own && cx.is_checked() && cx.privileges_on("*") & crate::privilege::KILL_OTHERS == 0 {
         return Err(SqlError::of(
             errors::ER_KILL_DENIED_ERROR,
             format!("You are not owner of thread {id}"),
@@ -428,12 +425,12 @@ fn kill(session: &mut Session, query_only: bool, id: u64) -> Result<Output, SqlE
     } else {
         crate::guard::KILL_CONNECTION
     };
-    session.server.kill_connection(target.info.id, how);
+    cx.server.kill_connection(target.info.id, how);
     Ok(ok(0))
 }
 
-fn set_one(session: &mut Session, a: parse::Assignment) -> Result<(), SqlError> {
-    let value = eval_set_value(session, &a.expr, matches!(a.target, SetTarget::Sys { .. }))?;
+fn set_one(cx: &mut ExecContext, a: parse::Assignment) -> Result<(), SqlError> {
+    let value = eval_set_value(cx, &a.expr, matches!(a.target, SetTarget::Sys { .. }))?;
     match a.target {
         SetTarget::User(name) => {
             let v = match value {
@@ -442,11 +439,11 @@ fn set_one(session: &mut Session, a: parse::Assignment) -> Result<(), SqlError> 
                     return Err(SqlError::syntax("DEFAULT"));
                 }
             };
-            session.user_vars.insert(name, v);
+            cx.user_vars.insert(name, v);
             Ok(())
         }
         SetTarget::Sys { scope, name } => {
-            sysvars::set_var(session, &name, scope.unwrap_or(VarScope::Default), value)
+            sysvars::set_var(cx, &name, scope.unwrap_or(VarScope::Default), value)
         }
     }
 }
@@ -455,7 +452,7 @@ fn set_one(session: &mut Session, a: parse::Assignment) -> Result<(), SqlError> 
 /// `ROW`, `utf8mb4`, ...) is its own text and `DEFAULT` restores the default; other
 /// expressions go to the expression evaluator.
 pub(crate) fn eval_set_value(
-    session: &mut Session,
+    cx: &mut ExecContext,
     expr: &str,
     system: bool,
 ) -> Result<SetValue, SqlError> {
@@ -480,7 +477,7 @@ pub(crate) fn eval_set_value(
             }
             Tok::SysVar(v) => {
                 let (scope, name) = parse::split_sysvar(v);
-                return sysvars::get_var(session, &name, scope.unwrap_or(VarScope::Default))
+                return sysvars::get_var(cx, &name, scope.unwrap_or(VarScope::Default))
                     .map(SetValue::Value);
             }
             _ => {}
@@ -502,7 +499,7 @@ pub(crate) fn eval_set_value(
         .and_then(|mut p| p.parse_expr())
         .map_err(|_| SqlError::syntax(expr))?;
     crate::parse::depth::guard_expr(&mut parsed)?;
-    crate::expr::eval_scalar(session, &parsed).map(SetValue::Value)
+    crate::expr::eval_scalar(cx, &parsed).map(SetValue::Value)
 }
 
 const CHARSETS: &[(&str, &str)] = &[
@@ -515,7 +512,7 @@ const CHARSETS: &[(&str, &str)] = &[
 ];
 
 fn set_names(
-    session: &mut Session,
+    cx: &mut ExecContext,
     charset: Option<String>,
     collate: Option<String>,
 ) -> Result<(), SqlError> {
@@ -535,10 +532,10 @@ fn set_names(
         "character_set_connection",
         "character_set_results",
     ] {
-        sysvars::set_var(session, v, VarScope::Session, SetValue::Value(text(cs)))?;
+        sysvars::set_var(cx, v, VarScope::Session, SetValue::Value(text(cs)))?;
     }
     sysvars::set_var(
-        session,
+        cx,
         "collation_connection",
         VarScope::Session,
         SetValue::Value(text(coll)),
@@ -558,7 +555,7 @@ const SET_STATEMENT_VARS: &[&str] = &[
 /// sets the variables for the session and returns the values to restore after the statement
 /// and the statement's text (the caller runs it, then restores).
 pub(crate) fn set_statement<'s>(
-    session: &mut Session,
+    cx: &mut ExecContext,
     sql: &'s str,
 ) -> Option<Result<(sysvars::SessionVars, &'s str), SqlError>> {
     let rest = strip_word(sql.trim_start(), "SET")?;
@@ -572,7 +569,7 @@ pub(crate) fn set_statement<'s>(
         Some(Err(e)) => return Some(Err(e)),
         _ => return Some(Err(SqlError::syntax(assigns))),
     };
-    let saved = session.vars.clone();
+    let saved = cx.vars.clone();
     for a in stmts {
         let ok = match &a.target {
             SetTarget::Sys { scope, name } => {
@@ -581,7 +578,7 @@ pub(crate) fn set_statement<'s>(
                     return Some(Err(SqlError::syntax(&a.expr)));
                 }
                 if !SET_STATEMENT_VARS.contains(&lname.as_str()) {
-                    session.vars = saved;
+                    cx.vars = saved;
                     return Some(Err(SqlError::of(
                         errors::ER_SET_STATEMENT_NOT_SUPPORTED,
                         format!("The system variable {lname} cannot be set in SET STATEMENT."),
@@ -592,11 +589,11 @@ pub(crate) fn set_statement<'s>(
             SetTarget::User(_) => false,
         };
         if !ok {
-            session.vars = saved;
+            cx.vars = saved;
             return Some(Err(SqlError::syntax(&a.expr)));
         }
-        if let Err(e) = set_one(session, a) {
-            session.vars = saved;
+        if let Err(e) = set_one(cx, a) {
+            cx.vars = saved;
             return Some(Err(e));
         }
     }

@@ -16,9 +16,10 @@
 use onelog_binlog::Value;
 use onelog_engine::{SqlType, TableDef};
 
+use crate::context::ExecContext;
 use crate::error::SqlError;
-use crate::parse::admin::{like, Cond, Filter};
-use crate::session::Session;
+use crate::like::like;
+use crate::parse::admin::{Cond, Filter};
 
 pub(crate) fn text(s: impl Into<String>) -> Value {
     Value::Bytes(s.into().into_bytes())
@@ -90,24 +91,21 @@ pub(crate) fn filter_rows(
     }
 }
 
-pub(crate) fn databases(session: &Session) -> Vec<Vec<Value>> {
-    let cat = session.server.engine.catalog();
+pub(crate) fn databases(cx: &ExecContext) -> Vec<Vec<Value>> {
+    let cat = cx.server.engine.catalog();
     cat.databases()
-        .filter(|n| crate::execute::admin::accounts::may_see_db(session, n))
+        .filter(|n| cx.may_see_db(n))
         .map(|n| vec![text(n)])
         .collect()
 }
 
-fn resolve_db(session: &Session, db: Option<String>) -> Result<String, SqlError> {
+fn resolve_db(cx: &ExecContext, db: Option<String>) -> Result<String, SqlError> {
     let db = match db {
         Some(d) => d,
-        None => session
-            .current_db
-            .clone()
-            .ok_or_else(SqlError::no_database)?,
+        None => cx.current_db.clone().ok_or_else(SqlError::no_database)?,
     };
-    crate::execute::admin::accounts::require_some_on_db(session, &db)?;
-    if !session.server.engine.catalog().has_database(&db) {
+    cx.require_some_on_db(&db)?;
+    if !cx.server.engine.catalog().has_database(&db) {
         return Err(SqlError::unknown_database(&db));
     }
     Ok(db)
@@ -115,12 +113,12 @@ fn resolve_db(session: &Session, db: Option<String>) -> Result<String, SqlError>
 
 /// SHOW [FULL] TABLES: the column name and rows.
 pub(crate) fn tables(
-    session: &Session,
+    cx: &ExecContext,
     full: bool,
     db: Option<String>,
 ) -> Result<(String, Vec<Vec<Value>>), SqlError> {
-    let db = resolve_db(session, db)?;
-    let cat = session.server.engine.catalog();
+    let db = resolve_db(cx, db)?;
+    let cat = cx.server.engine.catalog();
     let rows = cat
         .tables_in(&db)
         .iter()
@@ -136,20 +134,16 @@ pub(crate) fn tables(
 }
 
 pub(crate) fn table_def(
-    session: &Session,
+    cx: &ExecContext,
     db: Option<String>,
     table: &str,
 ) -> Result<std::sync::Arc<TableDef>, SqlError> {
     let db = match db {
         Some(d) => d,
-        None => session
-            .current_db
-            .clone()
-            .ok_or_else(SqlError::no_database)?,
+        None => cx.current_db.clone().ok_or_else(SqlError::no_database)?,
     };
-    crate::execute::admin::accounts::require_some_on_db(session, &db)?;
-    session
-        .server
+    cx.require_some_on_db(&db)?;
+    cx.server
         .engine
         .catalog()
         .table_by_name(&db, table)
@@ -238,9 +232,9 @@ pub(crate) fn create_table_sql(t: &TableDef) -> String {
 
 /// SHOW CREATE DATABASE: needs some privilege on the database (1044 otherwise, also for a
 /// database that does not exist, as MariaDB: the check comes first).
-pub(crate) fn create_database_sql(session: &Session, name: &str) -> Result<String, SqlError> {
-    crate::execute::admin::accounts::require_some_on_db(session, name)?;
-    if !session.server.engine.catalog().has_database(name) {
+pub(crate) fn create_database_sql(cx: &ExecContext, name: &str) -> Result<String, SqlError> {
+    cx.require_some_on_db(name)?;
+    if !cx.server.engine.catalog().has_database(name) {
         return Err(SqlError::unknown_database(name));
     }
     Ok(format!(
@@ -377,26 +371,24 @@ pub(crate) const PROCESSLIST_COLUMNS: &[&str] = &[
 
 /// SHOW PROCESSLIST rows: every registered connection, with its running statement (from the
 /// connection's [`ConnControl`](crate::guard::ConnControl)) as Command/Time/State/Info.
-pub(crate) fn processlist(session: &Session, full: bool) -> Vec<Vec<Value>> {
-    let mut conns = session.server.connections();
+pub(crate) fn processlist(cx: &ExecContext, full: bool) -> Vec<Vec<Value>> {
+    let mut conns = cx.server.connections();
     conns.sort_by_key(|c| c.info.id);
     // Without PROCESS (or SUPER) a user sees only its own connections, as in MariaDB.
-    let all = !crate::execute::admin::accounts::is_checked(session)
-        || crate::execute::admin::accounts::privileges_on(session, "*")
-            & (crate::execute::admin::accounts::PROCESS | crate::execute::admin::accounts::SUPER)
-            != 0;
-    conns.retain(|c| all || c.info.user == session.user);
+    let all = !cx.is_checked()
+        || cx.privileges_on("*") & (crate::privilege::PROCESS | crate::privilege::SUPER) != 0;
+    conns.retain(|c| all || c.info.user == cx.user);
     let mut rows: Vec<Vec<Value>> = conns
         .iter()
         .map(|c| {
-            let me = c.info.id == session.connection_id;
+            let me = c.info.id == cx.connection_id;
             // A running statement shows as `Query` with its state and text (cut to 100
             // characters without FULL, as MariaDB); an idle connection shows its command
             // (`Sleep`, `Binlog Dump`) and the time since its last statement.
             // The session's own statement is in its guard (an embedded session may have been
             // made before its connection was registered).
             let a = if me {
-                session.guard.control().activity()
+                cx.guard.control().activity()
             } else {
                 c.ctl.activity()
             };
@@ -415,7 +407,7 @@ pub(crate) fn processlist(session: &Session, full: bool) -> Vec<Vec<Value>> {
                 text(c.info.user.clone()),
                 text(c.info.host.clone()),
                 opt_text(if me {
-                    session.current_db.clone()
+                    cx.current_db.clone()
                 } else {
                     c.info.db.clone()
                 }),
@@ -427,13 +419,13 @@ pub(crate) fn processlist(session: &Session, full: bool) -> Vec<Vec<Value>> {
             ]
         })
         .collect();
-    if !conns.iter().any(|c| c.info.id == session.connection_id) {
+    if !conns.iter().any(|c| c.info.id == cx.connection_id) {
         // A session that is not registered (embedded use, tests) still sees itself.
         rows.push(vec![
-            Value::Int(i64::from(session.connection_id)),
-            text(session.user.clone()),
-            text(session.host.clone()),
-            opt_text(session.current_db.clone()),
+            Value::Int(i64::from(cx.connection_id)),
+            text(cx.user.clone()),
+            text(cx.host.clone()),
+            opt_text(cx.current_db.clone()),
             text("Query"),
             Value::Int(0),
             text("starting"),
@@ -449,9 +441,8 @@ pub(crate) fn processlist(session: &Session, full: bool) -> Vec<Vec<Value>> {
 }
 
 /// SHOW WARNINGS / SHOW ERRORS rows: Level, Code, Message.
-pub(crate) fn warnings(session: &Session, errors_only: bool) -> Vec<Vec<Value>> {
-    session
-        .warnings
+pub(crate) fn warnings(cx: &ExecContext, errors_only: bool) -> Vec<Vec<Value>> {
+    cx.warnings
         .iter()
         .filter(|w| !errors_only || w.0 == "Error")
         .map(|(level, code, msg)| {

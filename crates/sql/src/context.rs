@@ -1,0 +1,297 @@
+//! The execution context: what executors and expressions may read and change while a
+//! statement runs: the server, the account and its privileges, the current database, the
+//! statement's start time, system and user variables, the diagnostics area, the session's
+//! transaction, and the statement guard. The session owns one (and dereferences to it);
+//! executors, expressions and variable access take `&ExecContext` / `&mut ExecContext` and
+//! never see the session's dispatch (prepared statements, statement splitting).
+//!
+//! Invariants:
+//! - `txn` is `Some` whenever `explicit` is true (BEGIN or autocommit=0 opened one);
+//! - `read_only` implies `explicit` (START TRANSACTION READ ONLY);
+//! - `stmt_time` is fixed for the whole statement: set by [`ExecContext::begin_statement_time`]
+//!   at its start, read by NOW() and friends.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use onelog_binlog::Value;
+use onelog_engine::{AccountDef, Transaction};
+
+use crate::error::SqlError;
+use crate::guard::StatementGuard;
+use crate::privilege::{
+    best_match, db_denied, global_grants, grants_on, need_global_error, table_denied, PrivCache,
+    ALL_DB, SHOW_DATABASES,
+};
+use crate::server::Server;
+use crate::sysvar::registry::SessionVars;
+
+/// The current time as (seconds, microseconds) since the Unix epoch: NOW() of a statement.
+pub(crate) fn now_unix() -> (i64, u32) {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (d.as_secs() as i64, d.subsec_micros())
+}
+
+/// A statement's execution context (see the module docs).
+pub struct ExecContext {
+    pub(crate) server: Arc<Server>,
+    pub(crate) connection_id: u32,
+    pub(crate) user: String,
+    pub(crate) host: String,
+    pub(crate) current_db: Option<String>,
+    pub(crate) vars: SessionVars,
+    pub(crate) user_vars: HashMap<String, Value>,
+    /// The diagnostics area: (level, code, message) of the last statement that raised any.
+    pub(crate) warnings: Vec<(String, u16, String)>,
+    pub(crate) last_insert_id: u64,
+    pub(crate) found_rows: u64,
+    pub(crate) row_count: i64,
+    pub(crate) txn: Option<Transaction>,
+    /// BEGIN was issued (or autocommit=0 opened one).
+    pub(crate) explicit: bool,
+    pub(crate) read_only: bool,
+    pub(crate) autocommit: bool,
+    stmt_time: (i64, u32),
+    /// The account's privileges, cached per catalog version.
+    pub(crate) privs: PrivCache,
+    /// The limits of the running statement (KILL, max_statement_time, memory, strings).
+    pub(crate) guard: StatementGuard,
+}
+
+impl ExecContext {
+    pub(crate) fn new(server: Arc<Server>, connection_id: u32, user: &str, host: &str) -> Self {
+        let vars = SessionVars::new(&server.globals);
+        let privs = PrivCache::new(server.engine.catalog(), user, host);
+        let ctl = server.connection_control(connection_id).unwrap_or_default();
+        ExecContext {
+            guard: StatementGuard::new(ctl),
+            server,
+            connection_id,
+            user: user.to_string(),
+            host: host.to_string(),
+            current_db: None,
+            vars,
+            user_vars: HashMap::new(),
+            warnings: Vec::new(),
+            last_insert_id: 0,
+            found_rows: 0,
+            row_count: -1,
+            txn: None,
+            explicit: false,
+            read_only: false,
+            autocommit: true,
+            stmt_time: now_unix(),
+            privs,
+        }
+    }
+
+    /// Checks the transaction-state invariants of the module docs.
+    pub(crate) fn debug_check(&self) {
+        debug_assert!(
+            !self.explicit || self.txn.is_some(),
+            "explicit transaction without txn"
+        );
+        debug_assert!(
+            !self.read_only || self.explicit,
+            "read-only outside a transaction"
+        );
+    }
+
+    /// Start time of the current statement (NOW()).
+    pub(crate) fn statement_time(&self) -> (i64, u32) {
+        self.stmt_time
+    }
+
+    pub(crate) fn begin_statement_time(&mut self) {
+        self.stmt_time = now_unix();
+    }
+
+    pub fn current_database(&self) -> Option<&str> {
+        self.current_db.as_deref()
+    }
+
+    pub fn in_transaction(&self) -> bool {
+        self.txn.is_some()
+    }
+
+    pub fn autocommit(&self) -> bool {
+        self.autocommit
+    }
+
+    pub fn warning_count(&self) -> u16 {
+        self.warnings.len().min(u16::MAX as usize) as u16
+    }
+
+    /// `SET autocommit = on|off`; turning it on commits an open transaction.
+    pub(crate) fn set_autocommit(&mut self, on: bool) -> Result<(), SqlError> {
+        if on && !self.autocommit {
+            self.commit()?;
+        }
+        self.autocommit = on;
+        Ok(())
+    }
+
+    /// Fails with 1142 unless the session holds every bit of `need` on `db`.`table`
+    /// (against the cache brought up to date at the start of the statement).
+    pub(crate) fn check_table_privilege(
+        &self,
+        db: &str,
+        table: &str,
+        need: u64,
+    ) -> Result<(), SqlError> {
+        self.privs
+            .check_table(&self.user, &self.host, db, table, need)
+    }
+
+    /// Fails with 1044 unless the session holds every bit of `need` on `db`.
+    pub(crate) fn check_db_privilege(&self, db: &str, need: u64) -> Result<(), SqlError> {
+        self.privs.check_db(&self.user, &self.host, db, need)
+    }
+
+    /// Commits the open transaction, if any.
+    pub(crate) fn commit(&mut self) -> Result<(), SqlError> {
+        self.explicit = false;
+        self.read_only = false;
+        if let Some(t) = self.txn.take() {
+            t.commit()?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn rollback(&mut self) {
+        self.explicit = false;
+        self.read_only = false;
+        if let Some(t) = self.txn.take() {
+            t.rollback();
+        }
+    }
+
+    /// Brings the privilege cache up to the latest catalog (once per statement).
+    pub(crate) fn refresh_privileges(&mut self) {
+        let cat = self.server.engine.catalog();
+        self.privs.refresh(&cat, &self.user, &self.host);
+    }
+
+    /// A failed statement leaves its error as the only condition of the diagnostics area
+    /// (SHOW ERRORS, `@@error_count`), as in MariaDB.
+    pub(crate) fn note_error<T>(&mut self, r: &Result<T, SqlError>) {
+        if let Err(e) = r {
+            self.warnings.clear();
+            self.warnings
+                .push(("Error".to_string(), e.code, e.message.clone()));
+        }
+    }
+
+    /// The account the session is logged in as (its user and the host pattern that admitted it).
+    pub(crate) fn current_account(&self) -> Option<(String, String)> {
+        best_match(&self.server.engine, &self.user, &self.host)
+            .map(|a| (a.user.clone(), a.host.clone()))
+    }
+
+    /// The privileges `session` holds on `db` (global grants included).
+    pub(crate) fn privileges_on(&self, db: &str) -> u64 {
+        match best_match(&self.server.engine, &self.user, &self.host) {
+            None => 0,
+            Some(a) => a
+                .grants
+                .iter()
+                .filter(|g| g.scope == "*" || g.scope == db)
+                .fold(0, |acc, g| acc | g.privileges),
+        }
+    }
+
+    /// Fails with 1044 (`table` None) or 1142 unless the session holds every bit of `need` on
+    /// `db`. Sessions of users that had no account when they logged in (embedded use) are not
+    /// checked; a session whose account was dropped since holds nothing.
+    ///
+    /// This looks the account up in the latest catalog; statements use the session's cached
+    /// [`PrivCache`] instead (`Session::check_table_privilege`).
+    pub fn check_privilege(
+        &self,
+        db: &str,
+        table: Option<&str>,
+        need: u64,
+    ) -> Result<(), SqlError> {
+        let account = best_match(&self.server.engine, &self.user, &self.host);
+        if account.is_none() && !self.privs.enforce {
+            return Ok(());
+        }
+        let have = account.as_deref().map_or(0, |a| grants_on(a, db));
+        if have & need == need {
+            return Ok(());
+        }
+        let host = account
+            .as_deref()
+            .map_or(self.host.as_str(), |a| a.host.as_str());
+        Err(match table {
+            None => db_denied(&self.user, host, db),
+            Some(t) => table_denied(&self.user, &self.host, db, t, need & !have),
+        })
+    }
+
+    /// The session's account in the latest catalog: `None` when the session is not checked (no
+    /// account at login), `Some(None)` when its account was dropped since (no privileges).
+    pub(crate) fn checked_account(&self) -> Option<Option<Arc<AccountDef>>> {
+        let a = best_match(&self.server.engine, &self.user, &self.host);
+        if a.is_none() && !self.privs.enforce {
+            None
+        } else {
+            Some(a)
+        }
+    }
+
+    /// Whether the session's privileges are checked (it logged in with an account, or has one
+    /// now).
+    pub(crate) fn is_checked(&self) -> bool {
+        self.checked_account().is_some()
+    }
+
+    /// Fails with 1227 unless the session holds at least one of the bits of `any` globally.
+    pub(crate) fn require_any_global(&self, any: u64, what: &str) -> Result<(), SqlError> {
+        let Some(a) = self.checked_account() else {
+            return Ok(());
+        };
+        if a.as_deref().map_or(0, global_grants) & any != 0 {
+            Ok(())
+        } else {
+            Err(need_global_error(what))
+        }
+    }
+
+    /// Fails with 1044 unless the session holds some privilege on `db` (SHOW TABLES, SHOW
+    /// CREATE TABLE, SHOW COLUMNS, SHOW INDEX).
+    pub(crate) fn require_some_on_db(&self, db: &str) -> Result<(), SqlError> {
+        let Some(a) = self.checked_account() else {
+            return Ok(());
+        };
+        if a.as_deref().map_or(0, |a| grants_on(a, db)) & ALL_DB != 0 {
+            return Ok(());
+        }
+        let host = a.as_deref().map_or(self.host.as_str(), |a| a.host.as_str());
+        Err(db_denied(&self.user, host, db))
+    }
+
+    /// Whether SHOW DATABASES lists `db` for this session: with the global SHOW DATABASES
+    /// privilege, or some privilege on `db`.
+    pub(crate) fn may_see_db(&self, db: &str) -> bool {
+        let Some(a) = self.checked_account() else {
+            return true;
+        };
+        a.as_deref().is_some_and(|a| {
+            global_grants(a) & SHOW_DATABASES != 0 || grants_on(a, db) & ALL_DB != 0
+        })
+    }
+
+    pub(crate) fn require_global(&self, need: u64, what: &str) -> Result<(), SqlError> {
+        let Some(a) = self.checked_account() else {
+            return Ok(());
+        };
+        if a.as_deref().map_or(0, global_grants) & need == need {
+            Ok(())
+        } else {
+            Err(need_global_error(what))
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! SHOW STATUS: every status variable with its value, read from the server's counters
+//! (`crate::status`), the log's and the mirror's statistics and the connection table.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use onelog_binlog::Value;
+
+use crate::server::Server;
+use crate::status::COM_NAMES;
+
+/// Every status variable with its value, sorted by name (MariaDB's capitalisation).
+pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
+    let s = &server.status;
+    let ld = |a: &AtomicU64| Value::UInt(a.load(Ordering::Relaxed));
+    let log = server.engine.log().stats();
+    let mirror = server.mirror().map(|m| m.stats());
+    let threads = server.connection_count() as u64;
+    let mut out: Vec<(String, Value)> = vec![
+        ("Aborted_clients".into(), ld(&s.aborted_clients)),
+        ("Aborted_connects".into(), ld(&s.aborted_connects)),
+        (
+            "Binlog_bytes_written".into(),
+            Value::UInt(log.bytes_written),
+        ),
+        ("Binlog_commits".into(), Value::UInt(log.commits)),
+        ("Binlog_group_commits".into(), Value::UInt(log.groups)),
+        ("Bytes_received".into(), ld(&s.bytes_received)),
+        ("Bytes_sent".into(), ld(&s.bytes_sent)),
+        ("Connections".into(), ld(&s.connections)),
+        (
+            "Max_used_connections".into(),
+            Value::UInt(s.max_used_connections.load(Ordering::Relaxed).max(threads)),
+        ),
+        ("Onelog_log_fsyncs".into(), Value::UInt(log.fsyncs)),
+        ("Onelog_engine_log_fsyncs".into(), Value::UInt(log.fsyncs)),
+        (
+            "Onelog_log_idle_sync_marks".into(),
+            Value::UInt(log.idle_marks),
+        ),
+        (
+            "Onelog_binlog_file_fsyncs".into(),
+            Value::UInt(log.binlog_fsyncs),
+        ),
+        (
+            "Onelog_binlog_file_bytes_written".into(),
+            Value::UInt(log.binlog_bytes),
+        ),
+        (
+            "Onelog_mirror_fsyncs".into(),
+            Value::UInt(mirror.as_ref().map_or(0, |m| m.fsyncs)),
+        ),
+        (
+            "Onelog_mirror_groups".into(),
+            Value::UInt(mirror.as_ref().map_or(0, |m| m.groups)),
+        ),
+        (
+            "Onelog_mirror_lag_bytes".into(),
+            Value::UInt(mirror.as_ref().map_or(0, |m| m.lag_bytes)),
+        ),
+        (
+            "Onelog_checkpoint_lsn".into(),
+            Value::UInt(server.engine.checkpoint_lsn().unwrap_or(0)),
+        ),
+        (
+            "Onelog_durable_lsn".into(),
+            Value::UInt(server.engine.log().durable_lsn()),
+        ),
+        (
+            "Onelog_end_lsn".into(),
+            Value::UInt(server.engine.log().end_lsn()),
+        ),
+        ("Queries".into(), ld(&s.questions)),
+        ("Questions".into(), ld(&s.questions)),
+        ("Threads_connected".into(), Value::UInt(threads)),
+        (
+            "Threads_running".into(),
+            Value::UInt(s.running.load(Ordering::Relaxed).max(1)),
+        ),
+        (
+            "Uptime".into(),
+            Value::UInt(server.started.elapsed().as_secs()),
+        ),
+    ];
+    for (i, name) in COM_NAMES.iter().enumerate() {
+        out.push((format!("Com_{name}"), ld(&s.com[i])));
+    }
+    out.sort_by_key(|a| a.0.to_ascii_lowercase());
+    out
+}

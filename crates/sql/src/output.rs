@@ -1,0 +1,89 @@
+//! What statements return: [`Output`] (an OK with its counters, or a result set), the
+//! [`Column`] definitions of a result set and [`PreparedInfo`] for COM_STMT_PREPARE. Shared
+//! ground: imported by every executor and by the session, importing nothing of theirs.
+//!
+//! Invariants: a `Rows` output has one value per column in every row (checked where result
+//! sets are built, see [`Output::rows`]).
+
+use onelog_binlog::{ColumnType, Value};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    Ok {
+        affected_rows: u64,
+        last_insert_id: u64,
+        warnings: u16,
+        info: String,
+    },
+    Rows {
+        columns: Vec<Column>,
+        rows: Vec<Vec<Value>>,
+    },
+    Shutdown,
+}
+
+impl Output {
+    pub(crate) fn ok() -> Output {
+        Output::Ok {
+            affected_rows: 0,
+            last_insert_id: 0,
+            warnings: 0,
+            info: String::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    pub name: String,
+    pub org_name: String,
+    pub table: String,
+    pub org_table: String,
+    pub db: String,
+    pub column_type: ColumnType,
+    pub flags: u16,
+    pub length: u32,
+    pub decimals: u8,
+    pub charset: u16,
+}
+
+impl Column {
+    /// A text column of a computed result set (SHOW ...).
+    pub fn new_text(name: &str) -> Column {
+        Column {
+            name: name.to_string(),
+            org_name: name.to_string(),
+            table: String::new(),
+            org_table: String::new(),
+            db: String::new(),
+            column_type: ColumnType::VarString,
+            flags: 0,
+            length: 1024,
+            decimals: 39,
+            charset: 45,
+        }
+    }
+
+    /// A BIGINT column of a computed result set.
+    pub fn new_int(name: &str) -> Column {
+        Column {
+            name: name.to_string(),
+            org_name: name.to_string(),
+            table: String::new(),
+            org_table: String::new(),
+            db: String::new(),
+            column_type: ColumnType::LongLong,
+            flags: 128 | 32768,
+            length: 21,
+            decimals: 0,
+            charset: 63,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreparedInfo {
+    pub stmt_id: u32,
+    pub params: u16,
+    pub columns: Vec<Column>,
+}

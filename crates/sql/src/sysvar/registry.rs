@@ -1,0 +1,715 @@
+//! The registry of system variables: every variable's definition (name, scope, type,
+//! settable or not, default) in one table ([`VARS`]), their aliases, the values a variable
+//! onelog does not act on may take ([`honoured_values`]), `sql_mode` flags, value coercion for
+//! SET, and the stores of set values: [`GlobalVars`] (shared) and [`SessionVars`] (one per
+//! session). Shared ground: it reads no session, server or log; the values computed live
+//! (from the session, the log, the configuration) and `SET`'s checks against the running
+//! server are in the parent module.
+//!
+//! Invariants: every name in [`VARS`] is lower case and unique; an alias names a variable of
+//! the table (checked by the tests below and by `debug_assert!` in [`lookup_def`]).
+
+use onelog_protocol::errors;
+use std::collections::HashMap;
+use std::sync::RwLock;
+
+use onelog_binlog::Value;
+
+use crate::error::SqlError;
+
+/// The scope a variable reference names: `@@global.x`, `@@session.x`, or plain `@@x`
+/// (`Default`: the session value when the variable has one, else the global value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarScope {
+    Session,
+    Global,
+    Default,
+}
+
+/// Where a variable lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    Global,
+    Session,
+    Both,
+}
+
+/// A variable's type: how SET parses a value and how SHOW VARIABLES prints it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// ON/OFF in SHOW, 1/0 in SELECT.
+    Bool,
+    Int {
+        min: i64,
+        max: i64,
+    },
+    Str,
+    Enum(&'static [&'static str]),
+}
+
+/// One variable of the table.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct VarDef {
+    pub name: &'static str,
+    pub scope: Scope,
+    pub kind: Kind,
+    pub settable: bool,
+    /// Default for plain variables (live variables ignore it).
+    pub default: &'static str,
+}
+
+pub(crate) const fn v(
+    name: &'static str,
+    scope: Scope,
+    kind: Kind,
+    settable: bool,
+    default: &'static str,
+) -> VarDef {
+    VarDef {
+        name,
+        scope,
+        kind,
+        settable,
+        default,
+    }
+}
+
+pub(crate) const U32: Kind = Kind::Int {
+    min: 0,
+    max: u32::MAX as i64,
+};
+
+pub(crate) const I64: Kind = Kind::Int {
+    min: 0,
+    max: i64::MAX,
+};
+
+pub(crate) const ISOLATION: &[&str] = &[
+    "READ-UNCOMMITTED",
+    "READ-COMMITTED",
+    "REPEATABLE-READ",
+    "SERIALIZABLE",
+];
+
+use Kind::{Bool, Str};
+
+use Scope::{Both, Global, Session as Sess};
+
+/// Every variable onelog knows, sorted by name (SHOW VARIABLES prints them in this order).
+pub(crate) static VARS: &[VarDef] = &[
+    v(
+        "auto_increment_increment",
+        Both,
+        Kind::Int { min: 1, max: 65535 },
+        true,
+        "1",
+    ),
+    v(
+        "auto_increment_offset",
+        Both,
+        Kind::Int { min: 1, max: 65535 },
+        true,
+        "1",
+    ),
+    v("autocommit", Sess, Bool, true, "1"),
+    v(
+        "binlog_checksum",
+        Global,
+        Kind::Enum(&["CRC32"]),
+        false,
+        "CRC32",
+    ),
+    v("binlog_file_mirror", Global, Bool, false, ""),
+    v("binlog_format", Both, Kind::Enum(&["ROW"]), true, "ROW"),
+    v(
+        "binlog_row_image",
+        Both,
+        Kind::Enum(&["FULL"]),
+        true,
+        "FULL",
+    ),
+    v("binlog_state_interval", Global, I64, false, ""),
+    v(
+        "binlog_storage",
+        Global,
+        Kind::Enum(&["ENGINE", "FILE"]),
+        false,
+        "",
+    ),
+    v("character_set_client", Both, Str, true, "utf8mb4"),
+    v("character_set_connection", Both, Str, true, "utf8mb4"),
+    v("character_set_database", Both, Str, true, "utf8mb4"),
+    v("character_set_filesystem", Both, Str, true, "binary"),
+    v("character_set_results", Both, Str, true, "utf8mb4"),
+    v("character_set_server", Both, Str, true, "utf8mb4"),
+    v("character_set_system", Global, Str, false, "utf8mb3"),
+    v(
+        "collation_connection",
+        Both,
+        Str,
+        true,
+        "utf8mb4_general_ci",
+    ),
+    v("collation_database", Both, Str, true, "utf8mb4_general_ci"),
+    v("collation_server", Both, Str, true, "utf8mb4_general_ci"),
+    v(
+        "connect_timeout",
+        Global,
+        Kind::Int {
+            min: 2,
+            max: 31_536_000,
+        },
+        true,
+        "10",
+    ),
+    v("datadir", Global, Str, false, ""),
+    v("default_storage_engine", Both, Str, true, "InnoDB"),
+    v("error_count", Sess, U32, false, ""),
+    v("foreign_key_checks", Both, Bool, true, "1"),
+    v(
+        "group_concat_max_len",
+        Both,
+        Kind::Int {
+            min: 4,
+            max: u32::MAX as i64,
+        },
+        true,
+        "1048576",
+    ),
+    v("gtid_binlog_pos", Global, Str, false, ""),
+    v("gtid_binlog_state", Global, Str, false, ""),
+    v("gtid_current_pos", Global, Str, false, ""),
+    v("gtid_domain_id", Both, U32, false, ""),
+    v("gtid_slave_pos", Global, Str, false, ""),
+    v("gtid_strict_mode", Global, Bool, true, "0"),
+    v("have_ssl", Global, Str, false, "DISABLED"),
+    v("hostname", Global, Str, false, ""),
+    v("identity", Sess, I64, true, ""),
+    v("init_connect", Global, Str, true, ""),
+    v(
+        "innodb_flush_log_at_trx_commit",
+        Global,
+        Kind::Int { min: 0, max: 2 },
+        true,
+        "",
+    ),
+    v(
+        "innodb_lock_wait_timeout",
+        Both,
+        Kind::Int {
+            min: 0,
+            max: 1_073_741_824,
+        },
+        true,
+        "50",
+    ),
+    v(
+        "interactive_timeout",
+        Both,
+        Kind::Int {
+            min: 1,
+            max: 31_536_000,
+        },
+        true,
+        "28800",
+    ),
+    v("last_insert_id", Sess, I64, true, ""),
+    v("license", Global, Str, false, "GPL"),
+    v("log_bin", Global, Bool, false, "1"),
+    v("log_bin_basename", Global, Str, false, ""),
+    v("log_warnings", Both, U32, true, "2"),
+    v(
+        "lower_case_table_names",
+        Global,
+        Kind::Int { min: 0, max: 2 },
+        false,
+        "0",
+    ),
+    v(
+        "max_allowed_packet",
+        Both,
+        Kind::Int {
+            min: 1024,
+            max: 1 << 30,
+        },
+        true,
+        "",
+    ),
+    v("max_binlog_size", Global, I64, false, ""),
+    v(
+        "max_connections",
+        Global,
+        Kind::Int {
+            min: 10,
+            max: 100_000,
+        },
+        true,
+        "",
+    ),
+    v(
+        "max_session_mem_used",
+        Both,
+        Kind::Int {
+            min: 8192,
+            max: i64::MAX,
+        },
+        true,
+        "", // `--max-session-mem-used` (base_value)
+    ),
+    v("max_statement_time", Both, U32, true, "0"),
+    v(
+        "net_buffer_length",
+        Both,
+        Kind::Int {
+            min: 1024,
+            max: 1_048_576,
+        },
+        true,
+        "16384",
+    ),
+    v(
+        "net_read_timeout",
+        Both,
+        Kind::Int {
+            min: 1,
+            max: 31_536_000,
+        },
+        true,
+        "30",
+    ),
+    v(
+        "net_write_timeout",
+        Both,
+        Kind::Int {
+            min: 1,
+            max: 31_536_000,
+        },
+        true,
+        "60",
+    ),
+    v("performance_schema", Global, Bool, false, "0"),
+    v("port", Global, U32, false, ""),
+    v("protocol_version", Global, U32, false, "10"),
+    v("query_cache_size", Global, I64, false, "0"),
+    v("query_cache_type", Both, Kind::Enum(&["OFF"]), true, "OFF"),
+    v("read_only", Global, Bool, true, "0"),
+    v("server_id", Both, U32, false, ""),
+    v("session_track_schema", Both, Bool, true, "1"),
+    v("session_track_state_change", Both, Bool, true, "0"),
+    v(
+        "session_track_system_variables",
+        Both,
+        Str,
+        true,
+        "autocommit,character_set_client,character_set_connection,character_set_results,time_zone",
+    ),
+    v(
+        "session_track_transaction_info",
+        Both,
+        Kind::Enum(&["OFF", "STATE", "CHARACTERISTICS"]),
+        true,
+        "OFF",
+    ),
+    v("skip_name_resolve", Global, Bool, false, "1"),
+    v("skip_networking", Global, Bool, false, "0"),
+    v("socket", Global, Str, false, ""),
+    v("sql_auto_is_null", Both, Bool, true, "0"),
+    v("sql_log_bin", Sess, Bool, true, "1"),
+    v(
+        "sql_mode",
+        Both,
+        Str,
+        true,
+        "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",
+    ),
+    v("sql_select_limit", Both, I64, true, "18446744073709551615"),
+    v("storage_engine", Both, Str, true, "InnoDB"),
+    v("sync_binlog", Global, U32, true, ""),
+    v("system_time_zone", Global, Str, false, "UTC"),
+    v("time_zone", Both, Str, true, "SYSTEM"),
+    v("timestamp", Sess, Str, false, ""),
+    v(
+        "transaction_isolation",
+        Both,
+        Kind::Enum(ISOLATION),
+        true,
+        "REPEATABLE-READ",
+    ),
+    v("transaction_read_only", Both, Bool, true, "0"),
+    v(
+        "tx_isolation",
+        Both,
+        Kind::Enum(ISOLATION),
+        true,
+        "REPEATABLE-READ",
+    ),
+    v("tx_read_only", Both, Bool, true, "0"),
+    v("unique_checks", Both, Bool, true, "1"),
+    v("version", Global, Str, false, ""),
+    v("version_comment", Global, Str, false, "onelog"),
+    v(
+        "version_compile_machine",
+        Global,
+        Str,
+        false,
+        std::env::consts::ARCH,
+    ),
+    v("version_compile_os", Global, Str, false, "Linux"),
+    v(
+        "wait_timeout",
+        Both,
+        Kind::Int {
+            min: 1,
+            max: 31_536_000,
+        },
+        true,
+        "",
+    ),
+    v("warning_count", Sess, U32, false, ""),
+];
+
+/// The definition of `name` (lower-case ASCII).
+pub(crate) fn lookup_def(name: &str) -> Option<&'static VarDef> {
+    VARS.binary_search_by(|d| d.name.cmp(name))
+        .ok()
+        .map(|i| &VARS[i])
+}
+
+/// Aliases kept in step: setting one sets the other.
+pub(crate) fn alias_of(name: &str) -> Option<&'static str> {
+    match name {
+        "tx_isolation" => Some("transaction_isolation"),
+        "transaction_isolation" => Some("tx_isolation"),
+        "tx_read_only" => Some("transaction_read_only"),
+        "transaction_read_only" => Some("tx_read_only"),
+        "storage_engine" => Some("default_storage_engine"),
+        "default_storage_engine" => Some("storage_engine"),
+        _ => None,
+    }
+}
+
+/// Global values set with `SET GLOBAL` (overrides of the defaults). Shared by all sessions.
+#[derive(Debug, Default)]
+pub struct GlobalVars {
+    pub(crate) values: RwLock<HashMap<&'static str, Value>>,
+}
+
+impl GlobalVars {
+    pub(crate) fn get(&self, name: &str) -> Option<Value> {
+        self.values
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+            .cloned()
+    }
+
+    pub(crate) fn put(&self, name: &'static str, v: Option<Value>) {
+        let mut m = self.values.write().unwrap_or_else(|p| p.into_inner());
+        match v {
+            Some(v) => m.insert(name, v),
+            None => m.remove(name),
+        };
+    }
+}
+
+/// A session's values set with `SET [SESSION]` (and the global overrides copied at start).
+#[derive(Debug, Default, Clone)]
+pub struct SessionVars {
+    pub(crate) values: HashMap<&'static str, Value>,
+}
+
+impl SessionVars {
+    /// The values a new session starts with: the current global overrides of every variable
+    /// that also has a session value.
+    pub fn new(globals: &GlobalVars) -> Self {
+        let g = globals.values.read().unwrap_or_else(|p| p.into_inner());
+        let values = g
+            .iter()
+            .filter(|(k, _)| lookup_def(k).is_some_and(|d| d.scope == Both))
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
+        SessionVars { values }
+    }
+
+    /// A session value set in this session (or inherited), if any.
+    pub(crate) fn get(&self, name: &str) -> Option<&Value> {
+        self.values.get(name)
+    }
+}
+
+pub(crate) fn unknown(name: &str) -> SqlError {
+    SqlError::of(
+        errors::ER_UNKNOWN_SYSTEM_VARIABLE,
+        format!("Unknown system variable '{name}'"),
+    )
+}
+
+pub(crate) fn text(s: impl Into<String>) -> Value {
+    Value::Bytes(s.into().into_bytes())
+}
+
+/// The value of a definition's default text, typed.
+pub(crate) fn typed_default(d: &VarDef) -> Value {
+    match d.kind {
+        Bool | Kind::Int { .. } => match d.default.parse::<i64>() {
+            Ok(i) => Value::Int(i),
+            Err(_) => match d.default.parse::<u64>() {
+                Ok(u) => Value::UInt(u),
+                Err(_) => text(d.default),
+            },
+        },
+        Str | Kind::Enum(_) => text(d.default),
+    }
+}
+
+/// Every sql_mode flag MariaDB 10.11 knows (combination modes expanded by MariaDB are not
+/// listed: onelog refuses them as unsupported).
+pub(crate) const SQL_MODE_FLAGS: &[&str] = &[
+    "REAL_AS_FLOAT",
+    "PIPES_AS_CONCAT",
+    "ANSI_QUOTES",
+    "IGNORE_SPACE",
+    "IGNORE_BAD_TABLE_OPTIONS",
+    "ONLY_FULL_GROUP_BY",
+    "NO_UNSIGNED_SUBTRACTION",
+    "NO_DIR_IN_CREATE",
+    "POSTGRESQL",
+    "ORACLE",
+    "MSSQL",
+    "DB2",
+    "MAXDB",
+    "NO_KEY_OPTIONS",
+    "NO_TABLE_OPTIONS",
+    "NO_FIELD_OPTIONS",
+    "MYSQL323",
+    "MYSQL40",
+    "ANSI",
+    "NO_AUTO_VALUE_ON_ZERO",
+    "NO_BACKSLASH_ESCAPES",
+    "STRICT_TRANS_TABLES",
+    "STRICT_ALL_TABLES",
+    "NO_ZERO_IN_DATE",
+    "NO_ZERO_DATE",
+    "ALLOW_INVALID_DATES",
+    "ERROR_FOR_DIVISION_BY_ZERO",
+    "TRADITIONAL",
+    "NO_AUTO_CREATE_USER",
+    "HIGH_NOT_PRECEDENCE",
+    "NO_ENGINE_SUBSTITUTION",
+    "PAD_CHAR_TO_FULL_LENGTH",
+    "EMPTY_STRING_IS_NULL",
+    "SIMULTANEOUS_ASSIGNMENT",
+    "TIME_ROUND_FRACTIONAL",
+];
+
+/// The sql_mode flags onelog honours: strictness (`strict_mode`), division by zero in
+/// INSERT/UPDATE (`division_by_zero_is_error`), and two that describe what onelog always
+/// does (GRANT never creates an account; no storage engine is ever substituted).
+pub(crate) const SQL_MODE_HONOURED: &[&str] = &[
+    "STRICT_TRANS_TABLES",
+    "STRICT_ALL_TABLES",
+    "ERROR_FOR_DIVISION_BY_ZERO",
+    "NO_AUTO_CREATE_USER",
+    "NO_ENGINE_SUBSTITUTION",
+];
+
+/// Checks a sql_mode value: 1231 for a flag MariaDB does not know, 1235 for one onelog does
+/// not implement. Returns the value in MariaDB's canonical form (upper case, its order).
+pub(crate) fn check_sql_mode(v: &str) -> Result<String, SqlError> {
+    let mut flags = Vec::new();
+    for f in v
+        .split(',')
+        .map(|f| f.trim().to_ascii_uppercase())
+        .filter(|f| !f.is_empty())
+    {
+        if !SQL_MODE_FLAGS.contains(&f.as_str()) {
+            return Err(wrong_value("sql_mode", &f));
+        }
+        if !SQL_MODE_HONOURED.contains(&f.as_str()) {
+            return Err(SqlError::of(
+                errors::ER_NOT_SUPPORTED_YET,
+                format!("This version of onelog doesn't yet support 'sql_mode {f}'"),
+            ));
+        }
+        flags.push(f);
+    }
+    Ok(SQL_MODE_FLAGS
+        .iter()
+        .filter(|f| flags.iter().any(|g| g == *f))
+        .copied()
+        .collect::<Vec<_>>()
+        .join(","))
+}
+
+/// How a value is printed by SHOW VARIABLES (ON/OFF for booleans).
+pub(crate) fn show_text(def: &VarDef, v: &Value) -> String {
+    match (def.kind, v) {
+        (Bool, Value::Int(i)) => if *i != 0 { "ON" } else { "OFF" }.to_string(),
+        (_, Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+        (_, Value::Int(i)) => i.to_string(),
+        (_, Value::UInt(u)) => u.to_string(),
+        (_, Value::Decimal(d)) => d.clone(),
+        (_, Value::Null) => String::new(),
+        (_, other) => format!("{other:?}"),
+    }
+}
+
+/// A value given to SET, before it is checked against the variable's type.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum SetValue {
+    Default,
+    Value(Value),
+}
+
+pub(crate) fn wrong_value(name: &str, v: &str) -> SqlError {
+    SqlError::of(
+        errors::ER_WRONG_VALUE_FOR_VAR,
+        format!("Variable '{name}' can't be set to the value of '{v}'"),
+    )
+}
+
+pub(crate) fn wrong_type(name: &str) -> SqlError {
+    SqlError::of(
+        errors::ER_WRONG_TYPE_FOR_VAR,
+        format!("Incorrect argument type to variable '{name}'"),
+    )
+}
+
+pub(crate) fn value_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        Value::Int(i) => Some(i.to_string()),
+        Value::UInt(u) => Some(u.to_string()),
+        Value::Decimal(d) => Some(d.clone()),
+        Value::Double(d) => Some(d.to_string()),
+        Value::Float(f) => Some(f.to_string()),
+        _ => None,
+    }
+}
+
+/// Checks and normalises `value` for `def`; warnings (truncation) are pushed to `warnings`.
+/// `max_statement_time` takes fractional seconds (MariaDB's is a DOUBLE): kept as a
+/// DECIMAL text with 6 digits, as MariaDB shows it; negative values become 0.
+pub(crate) fn statement_time(v: &Value) -> Result<Value, SqlError> {
+    let secs = match v {
+        Value::Int(i) => *i as f64,
+        Value::UInt(u) => *u as f64,
+        Value::Double(d) => *d,
+        Value::Decimal(d) => d.parse().map_err(|_| wrong_type("max_statement_time"))?,
+        _ => return Err(wrong_type("max_statement_time")),
+    };
+    let secs = if secs.is_finite() {
+        secs.clamp(0.0, 31_536_000.0)
+    } else {
+        0.0
+    };
+    Ok(Value::Decimal(format!("{secs:.6}")))
+}
+
+pub(crate) fn coerce(
+    def: &VarDef,
+    value: &Value,
+    warnings: &mut Vec<(String, u16, String)>,
+) -> Result<Value, SqlError> {
+    let name = def.name;
+    match def.kind {
+        Bool => {
+            let on = match value {
+                Value::Int(i) if *i == 0 || *i == 1 => *i == 1,
+                Value::UInt(u) if *u <= 1 => *u == 1,
+                Value::Bytes(b) => {
+                    let s = String::from_utf8_lossy(b).to_ascii_uppercase();
+                    match s.as_str() {
+                        "ON" | "TRUE" | "1" | "YES" => true,
+                        "OFF" | "FALSE" | "0" | "NO" => false,
+                        _ => return Err(wrong_value(name, &String::from_utf8_lossy(b))),
+                    }
+                }
+                Value::Null => return Err(wrong_value(name, "NULL")),
+                other => return Err(wrong_value(name, &value_text(other).unwrap_or_default())),
+            };
+            Ok(Value::Int(i64::from(on)))
+        }
+        Kind::Int { min, max } => {
+            let i: i128 = match value {
+                Value::Int(i) => i128::from(*i),
+                Value::UInt(u) => i128::from(*u),
+                Value::Decimal(d) => d
+                    .split('.')
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .ok_or_else(|| wrong_type(name))?,
+                _ => return Err(wrong_type(name)),
+            };
+            let clamped = i.clamp(i128::from(min), i128::from(max));
+            if clamped != i {
+                warnings.push((
+                    "Warning".into(),
+                    1292,
+                    format!("Truncated incorrect {name} value: '{i}'"),
+                ));
+            }
+            Ok(Value::Int(clamped as i64))
+        }
+        Str => match value {
+            Value::Null => Ok(text("")),
+            other => value_text(other).map(text).ok_or_else(|| wrong_type(name)),
+        },
+        Kind::Enum(allowed) => {
+            let s = match value {
+                Value::Null => return Err(wrong_value(name, "NULL")),
+                other => value_text(other).ok_or_else(|| wrong_type(name))?,
+            };
+            let up = s.to_ascii_uppercase();
+            // Numeric index (as MariaDB accepts for enum variables).
+            let by_index = up.parse::<usize>().ok().and_then(|i| allowed.get(i));
+            match allowed.iter().find(|a| **a == up).or(by_index) {
+                Some(a) => Ok(text(*a)),
+                None => Err(wrong_value(name, &s)),
+            }
+        }
+    }
+}
+
+/// The values onelog honours for a variable whose other values it does not implement; `None`
+/// for variables that are honoured whatever their value (or owned elsewhere: the connection
+/// limits, statement limits, sql_mode, isolation, durability). A value in the list, or equal
+/// to the variable's current value (what mysqldump and connectors re-set), is accepted;
+/// anything else is refused (1235), never stored and ignored.
+pub(crate) fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
+    const UTF8: &[&str] = &["utf8mb4", "utf8mb3", "utf8"];
+    Some(match name {
+        // onelog receives and sends UTF-8 bytes without conversion.
+        "character_set_client"
+        | "character_set_connection"
+        | "character_set_database"
+        | "character_set_server" => UTF8,
+        "character_set_results" => &["utf8mb4", "utf8mb3", "utf8", "binary", ""],
+        "character_set_filesystem" => &["binary"],
+        // Values are stored, not acted on: only the defaults describe what onelog does.
+        "auto_increment_increment" | "auto_increment_offset" => &["1"],
+        "default_storage_engine" | "storage_engine" => &["InnoDB"],
+        "gtid_strict_mode" => &["0"],
+        "init_connect" => &[""],
+        "net_buffer_length" => &["16384"],
+        "net_read_timeout" => &["30"],
+        "net_write_timeout" => &["60"],
+        "read_only" => &["0"],
+        "session_track_schema" => &["1"],
+        "session_track_state_change" => &["0"],
+        "session_track_transaction_info" => &["OFF"],
+        "sql_auto_is_null" => &["0"],
+        "sql_select_limit" => &["18446744073709551615"],
+        // The server runs in UTC: SYSTEM and a zero offset are the same zone.
+        "time_zone" => &["SYSTEM", "+00:00", "+0:00", "-00:00"],
+        "transaction_read_only" | "tx_read_only" => &["0"],
+        _ => return None,
+    })
+}
+
+pub(crate) fn read_only(name: &str) -> SqlError {
+    SqlError::of(
+        errors::ER_INCORRECT_GLOBAL_LOCAL_VAR,
+        format!("Variable '{name}' is a read only variable"),
+    )
+}
