@@ -33,6 +33,7 @@ use sqlparser::ast::{
 };
 
 use crate::error::SqlError;
+use crate::parse::lexer::skip_quoted;
 
 /// Stack size of every thread that runs statements (the server's connection threads; tests
 /// that run statements in-process use it too, so an overflow there is one in the server).
@@ -185,27 +186,6 @@ fn bump(levels: &mut [Level], total: &mut usize) {
         top.all += 1;
     }
     *total += 1;
-}
-
-/// Index just past the quoted string/identifier starting at `start`.
-fn skip_quoted(b: &[u8], start: usize) -> usize {
-    let q = b[start];
-    let mut i = start + 1;
-    while i < b.len() {
-        if b[i] == b'\\' && q != b'`' {
-            i += 2;
-            continue;
-        }
-        if b[i] == q {
-            if b.get(i + 1) == Some(&q) {
-                i += 2;
-                continue;
-            }
-            return i + 1;
-        }
-        i += 1;
-    }
-    b.len()
 }
 
 /// Rebalances long associative chains and bounds the nesting depth of `stmt` (see the module

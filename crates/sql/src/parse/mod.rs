@@ -14,6 +14,9 @@ use sqlparser::parser::{Parser, ParserError};
 
 pub(crate) mod admin;
 pub(crate) mod depth;
+pub(crate) mod lexer;
+
+use lexer::Tok;
 
 use crate::error::SqlError;
 
@@ -74,29 +77,10 @@ pub fn statement_text_of_bytes(b: &[u8]) -> Cow<'_, str> {
                     plain = end;
                 }
             }
-            b'`' => {
-                i += 1;
-                while i < b.len() && b[i] != b'`' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
+            b'`' => i = lexer::skip_quoted(b, i),
+            b'#' | b'-' if lexer::line_comment_at(b, i) => i = lexer::skip_line(b, i),
             b'/' if b.get(i + 1) == Some(&b'*') && b.get(i + 2) != Some(&b'!') => {
-                i += 2;
-                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
-                    i += 1;
-                }
-                i += 2;
+                i = lexer::block_comment_close(b, i + 2).map_or(b.len(), |k| k + 2);
             }
             _ => i += 1,
         }
@@ -149,43 +133,11 @@ pub(crate) fn split_statements(sql: &str) -> Vec<&str> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            q @ (b'\'' | b'"' | b'`') => {
-                i += 1;
-                while i < b.len() {
-                    if b[i] == b'\\' && q != b'`' {
-                        i += 2;
-                        continue;
-                    }
-                    if b[i] == q {
-                        if i + 1 < b.len() && b[i + 1] == q {
-                            i += 2;
-                            continue;
-                        }
-                        break;
-                    }
-                    i += 1;
-                }
-                i += 1;
-            }
+            b'\'' | b'"' | b'`' => i = lexer::skip_quoted(b, i),
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
-                    i += 1;
-                }
-                i += 2;
+                i = lexer::block_comment_close(b, i + 2).map_or(b.len(), |k| k + 2);
             }
-            b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'-' if b.get(i + 1) == Some(&b'-')
-                && matches!(b.get(i + 2), None | Some(b' ' | b'\t' | b'\n' | b'\r')) =>
-            {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
+            b'#' | b'-' if lexer::line_comment_at(b, i) => i = lexer::skip_line(b, i),
             b';' => {
                 let piece = sql[start..i].trim();
                 if !piece.is_empty() {
@@ -217,24 +169,9 @@ pub(crate) fn strip_comments(sql: &str) -> Cow<'_, str> {
     let mut changed = false;
     while i < b.len() {
         match b[i] {
-            q @ (b'\'' | b'"' | b'`') => {
+            b'\'' | b'"' | b'`' => {
                 let s = i;
-                i += 1;
-                while i < b.len() {
-                    if b[i] == b'\\' && q != b'`' {
-                        i += 2;
-                        continue;
-                    }
-                    if b[i] == q {
-                        if i + 1 < b.len() && b[i + 1] == q {
-                            i += 2;
-                            continue;
-                        }
-                        break;
-                    }
-                    i += 1;
-                }
-                i = (i + 1).min(b.len());
+                i = lexer::skip_quoted(b, i);
                 out.push_str(&sql[s..i]);
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
@@ -251,10 +188,7 @@ pub(crate) fn strip_comments(sql: &str) -> Cow<'_, str> {
                     }
                     _ => false,
                 };
-                let mut end = j;
-                while end < b.len() && !(b[end] == b'*' && b.get(end + 1) == Some(&b'/')) {
-                    end += 1;
-                }
+                let end = lexer::block_comment_close(b, j).unwrap_or(b.len());
                 if versioned {
                     while j < end && b[j].is_ascii_digit() {
                         j += 1;
@@ -266,19 +200,9 @@ pub(crate) fn strip_comments(sql: &str) -> Cow<'_, str> {
                 out.push(' ');
                 i = (end + 2).min(b.len());
             }
-            b'#' => {
+            b'#' | b'-' if lexer::line_comment_at(b, i) => {
                 changed = true;
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'-' if b.get(i + 1) == Some(&b'-')
-                && matches!(b.get(i + 2), None | Some(b' ' | b'\t' | b'\n' | b'\r')) =>
-            {
-                changed = true;
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
+                i = lexer::skip_line(b, i);
             }
             _ => {
                 let s = i;
@@ -297,16 +221,21 @@ pub(crate) fn strip_comments(sql: &str) -> Cow<'_, str> {
     }
 }
 
-/// Words of a short statement, upper-cased, backticks removed from names.
-fn words(sql: &str) -> Vec<String> {
-    sql.split_whitespace()
-        .map(|w| w.trim_end_matches(';').to_string())
-        .filter(|w| !w.is_empty())
+/// The words of a short statement by the shared lexer: keywords and names as written
+/// (backquotes removed), numbers, and `,` kept as a word of its own; a trailing `;` dropped.
+/// None when it holds anything else (it is then malformed).
+fn words(sql: &str) -> Option<Vec<String>> {
+    let mut toks = lexer::lex(sql)?;
+    if matches!(toks.last().map(|t| &t.tok), Some(Tok::Sym(";"))) {
+        toks.pop();
+    }
+    toks.into_iter()
+        .map(|t| match t.tok {
+            Tok::Word(w) | Tok::QIdent(w) | Tok::Num(w) => Some(w),
+            Tok::Sym(",") => Some(",".to_string()),
+            _ => None,
+        })
         .collect()
-}
-
-fn ident(w: &str) -> String {
-    w.trim_matches('`').to_string()
 }
 
 /// Hand parser for transaction control; None when `sql` is not one.
@@ -324,14 +253,18 @@ pub(crate) fn parse_txn(sql: &str) -> Option<Result<TxnStmt, SqlError>> {
     if !known.iter().any(|k| kw.eq_ignore_ascii_case(k)) {
         return None;
     }
-    let w = words(sql);
+    let bad = || Some(Err(SqlError::syntax(sql)));
+    let Some(w) = words(sql) else {
+        // START and RELEASE begin other statements too (START SLAVE ...): not ours then.
+        let other = kw.eq_ignore_ascii_case("START") || kw.eq_ignore_ascii_case("RELEASE");
+        return if other { None } else { bad() };
+    };
     let up: Vec<String> = w.iter().map(|s| s.to_ascii_uppercase()).collect();
     let u: Vec<&str> = up.iter().map(|s| s.as_str()).collect();
-    let bad = || Some(Err(SqlError::syntax(sql)));
     match u.as_slice() {
         ["BEGIN"] | ["BEGIN", "WORK"] => Some(Ok(TxnStmt::Begin { read_only: false })),
         ["START", "TRANSACTION", rest @ ..] => {
-            let text = rest.join(" ");
+            let text = rest.join(" ").replace(" ,", ",");
             let mut read_only = false;
             for part in text.split(',') {
                 match part.trim() {
@@ -359,12 +292,12 @@ pub(crate) fn parse_txn(sql: &str) -> Option<Result<TxnStmt, SqlError>> {
             };
             let n = w.len() - 1;
             match rest {
-                ["TO", "SAVEPOINT", _] | ["TO", _] => Some(Ok(TxnStmt::RollbackTo(ident(&w[n])))),
+                ["TO", "SAVEPOINT", _] | ["TO", _] => Some(Ok(TxnStmt::RollbackTo(w[n].clone()))),
                 _ => bad(),
             }
         }
-        ["SAVEPOINT", _] => Some(Ok(TxnStmt::Savepoint(ident(&w[1])))),
-        ["RELEASE", "SAVEPOINT", _] => Some(Ok(TxnStmt::Release(ident(&w[2])))),
+        ["SAVEPOINT", _] => Some(Ok(TxnStmt::Savepoint(w[1].clone()))),
+        ["RELEASE", "SAVEPOINT", _] => Some(Ok(TxnStmt::Release(w[2].clone()))),
         ["RELEASE", ..] => None,
         _ => bad(),
     }
@@ -505,14 +438,9 @@ pub(crate) fn count_placeholders(stmt: &Statement) -> usize {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            q @ (b'\'' | b'"' | b'`') => {
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
+            b'\'' | b'"' | b'`' => {
+                i = lexer::skip_quoted(b, i);
+                continue;
             }
             b'?' => n += 1,
             _ => {}

@@ -28,7 +28,8 @@ use sqlparser::parser::Parser;
 use crate::context::ExecContext;
 use crate::error::SqlError;
 use crate::output::{Column, Output};
-use crate::parse::admin::{self as parse, Filter, SetTarget, Stmt, Tok};
+use crate::parse::admin::{self as parse, Filter, SetTarget, Stmt};
+use crate::parse::lexer::{self, top_level_word, Tok};
 use crate::status::ComKind;
 use crate::sysvar::{self as sysvars, SetValue, VarScope};
 
@@ -456,7 +457,7 @@ pub(crate) fn eval_set_value(
     expr: &str,
     system: bool,
 ) -> Result<SetValue, SqlError> {
-    let toks = parse::lex(expr).unwrap_or_default();
+    let toks = lexer::lex(expr).unwrap_or_default();
     match toks.as_slice() {
         [t] => match &t.tok {
             Tok::Word(w) if system && w.eq_ignore_ascii_case("DEFAULT") => {
@@ -606,33 +607,4 @@ fn strip_word<'s>(s: &'s str, word: &str) -> Option<&'s str> {
     let head = s.get(..word.len())?;
     let next = s[word.len()..].chars().next()?;
     (head.eq_ignore_ascii_case(word) && next.is_whitespace()).then(|| &s[word.len()..])
-}
-
-/// Byte offset of the first standalone `word` outside quotes in `s`.
-fn top_level_word(s: &str, word: &str) -> Option<usize> {
-    let b = s.as_bytes();
-    let mut quote: Option<u8> = None;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None if c == b'\'' || c == b'"' || c == b'`' => quote = Some(c),
-            None => {
-                let boundary_before =
-                    i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
-                let end = i + word.len();
-                if boundary_before
-                    && s.get(i..end).is_some_and(|w| w.eq_ignore_ascii_case(word))
-                    && b.get(end)
-                        .is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
-                {
-                    return Some(i);
-                }
-            }
-        }
-        i += 1;
-    }
-    None
 }

@@ -1,0 +1,70 @@
+//! Server control: FLUSH (BINARY LOGS and the forms that have nothing to do in onelog),
+//! SHUTDOWN, KILL [QUERY | CONNECTION].
+use onelog_protocol::errors;
+
+use super::{Stmt, P, R};
+use crate::error::SqlError;
+use crate::parse::lexer::Tok;
+
+pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
+    let _ = p.eat_kw("NO_WRITE_TO_BINLOG") || p.eat_kw("LOCAL");
+    let mut binary = false;
+    loop {
+        let w = p.ident()?.to_ascii_uppercase();
+        match w.as_str() {
+            "BINARY" => {
+                p.expect_kw("LOGS")?;
+                binary = true;
+            }
+            "ENGINE" | "ERROR" | "GENERAL" | "SLOW" | "RELAY" => {
+                p.expect_kw("LOGS")?;
+            }
+            "LOGS" | "PRIVILEGES" | "STATUS" | "HOSTS" | "USER_RESOURCES" | "QUERY" => {
+                if w == "QUERY" {
+                    p.expect_kw("CACHE")?;
+                }
+            }
+            "TABLES" | "TABLE" => {
+                // FLUSH TABLES [t, ...] [WITH READ LOCK] — the lock is not supported.
+                while matches!(p.peek(), Some(Tok::Word(_)) | Some(Tok::QIdent(_)))
+                    && !p.is_kw("WITH")
+                {
+                    p.qualified()?;
+                    if !p.eat_sym(",") {
+                        break;
+                    }
+                }
+                if p.is_kw("WITH") {
+                    return Err(SqlError::of(
+                        errors::ER_NOT_SUPPORTED_YET,
+                        "This version of onelog doesn't yet support 'FLUSH TABLES WITH READ LOCK'",
+                    ));
+                }
+            }
+            _ => return Err(p.err()),
+        }
+        if !p.eat_sym(",") {
+            break;
+        }
+    }
+    p.expect_end()?;
+    Ok(if binary {
+        Stmt::FlushBinaryLogs
+    } else {
+        Stmt::FlushNoop
+    })
+}
+
+/// `KILL [HARD | SOFT] [QUERY | CONNECTION] id` (after `KILL`).
+pub(super) fn kill(p: &mut P<'_>) -> R<Stmt> {
+    let _ = p.eat_kw("HARD") || p.eat_kw("SOFT");
+    let query_only = if p.eat_kw("QUERY") {
+        true
+    } else {
+        p.eat_kw("CONNECTION");
+        false
+    };
+    let id = p.number()?;
+    p.expect_end()?;
+    Ok(Stmt::Kill { query_only, id })
+}
