@@ -35,12 +35,15 @@ use sqlparser::ast::{self, Statement};
 use crate::context::ExecContext;
 use crate::error::SqlError;
 use crate::execute::admin;
-use crate::execute::dml::{self, DeletePlan, DmlResult, InsertPlan, UpdatePlan};
-use crate::execute::select::{self, SelectPlan};
+use crate::execute::dml::{self, DmlResult};
+use crate::execute::select;
 use crate::expr::Env;
 use crate::guard::Probe;
 use crate::output::{Column, Output, PreparedInfo};
 use crate::parse::{self, LockClause, Parsed, TxnStmt};
+use crate::plan;
+use crate::plan::dml::{DeletePlan, InsertPlan, UpdatePlan};
+use crate::plan::select::SelectPlan;
 use crate::privilege::PrivCache;
 use crate::server::Server;
 use crate::status::ComKind;
@@ -232,7 +235,7 @@ impl Session {
             {
                 continue;
             }
-            out.push(select::table_column(t, i, &t.name, &c.name));
+            out.push(plan::select::table_column(t, i, &t.name, &c.name));
         }
         Ok(out)
     }
@@ -473,10 +476,12 @@ impl Session {
     /// Compiles DML/SELECT statements (None for the others).
     fn compile(&self, s: &Statement, lock: LockClause) -> Result<Option<Compiled>, SqlError> {
         Ok(Some(match s {
-            Statement::Query(q) => Compiled::Select(Box::new(select::compile(self, q, lock)?)),
-            Statement::Insert(i) => Compiled::Insert(Box::new(dml::compile_insert(self, i)?)),
-            Statement::Update(u) => Compiled::Update(Box::new(dml::compile_update(self, u)?)),
-            Statement::Delete(d) => Compiled::Delete(Box::new(dml::compile_delete(self, d)?)),
+            Statement::Query(q) => {
+                Compiled::Select(Box::new(plan::select::compile(self, q, lock)?))
+            }
+            Statement::Insert(i) => Compiled::Insert(Box::new(plan::dml::compile_insert(self, i)?)),
+            Statement::Update(u) => Compiled::Update(Box::new(plan::dml::compile_update(self, u)?)),
+            Statement::Delete(d) => Compiled::Delete(Box::new(plan::dml::compile_delete(self, d)?)),
             _ => return Ok(None),
         }))
     }

@@ -1,0 +1,287 @@
+//! INSERT / REPLACE / INSERT ... SELECT, UPDATE and DELETE, bound and planned: the target
+//! table and its privileges, the column list, value and assignment expressions, WHERE,
+//! ORDER BY and LIMIT, into the plans `execute::dml` runs and prepared statements cache.
+//!
+//! Invariants: an INSERT plan's rows have one expression per target column; placeholders are
+//! numbered in textual order.
+
+use crate::context::ExecContext;
+use crate::error::SqlError;
+use crate::expr::{Compiler, Expr, Scope};
+use crate::plan::access::{plan, Plan};
+use crate::plan::select::{resolve_table, SelectPlan};
+use onelog_engine::TableDef;
+use onelog_protocol::errors;
+use sqlparser::ast;
+use std::sync::Arc;
+
+#[derive(Debug, Clone)]
+pub(crate) struct InsertPlan {
+    pub table: Arc<TableDef>,
+    pub columns: Vec<usize>,
+    /// Value expressions per row; None: `DEFAULT`.
+    pub rows: Vec<Vec<Option<Expr>>>,
+    pub select: Option<Box<SelectPlan>>,
+    pub ignore: bool,
+    pub replace: bool,
+    pub on_dup: Vec<(usize, Expr)>,
+    #[allow(dead_code)]
+    pub params: usize,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct UpdatePlan {
+    pub table: Arc<TableDef>,
+    pub assignments: Vec<(usize, Expr)>,
+    pub plan: Plan,
+    pub order_by: Vec<(Expr, bool)>,
+    pub limit: Option<Expr>,
+    #[allow(dead_code)]
+    pub params: usize,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct DeletePlan {
+    pub table: Arc<TableDef>,
+    pub plan: Plan,
+    pub order_by: Vec<(Expr, bool)>,
+    pub limit: Option<Expr>,
+    #[allow(dead_code)]
+    pub params: usize,
+}
+
+fn scope<'a>(t: &'a TableDef, qualifier: &'a str, db: &'a str) -> Scope<'a> {
+    Scope {
+        table: Some(t),
+        qualifier,
+        db,
+        joined: Vec::new(),
+    }
+}
+
+fn target_column(t: &TableDef, name: &ast::ObjectName) -> Result<usize, SqlError> {
+    let parts = crate::expr::object_name_parts(name);
+    let last = parts.last().cloned().unwrap_or_default();
+    t.column_index(&last)
+        .ok_or_else(|| SqlError::unknown_column(&parts.join("."), "field list"))
+}
+
+pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<InsertPlan, SqlError> {
+    let name = match &ins.table {
+        ast::TableObject::TableName(n) => n,
+        _ => return Err(SqlError::unsupported("INSERT into a table function")),
+    };
+    // REPLACE needs DELETE too, ON DUPLICATE KEY UPDATE needs UPDATE (MariaDB).
+    let mut need = crate::privilege::INSERT;
+    if ins.replace_into {
+        need |= crate::privilege::DELETE;
+    }
+    if matches!(ins.on, Some(ast::OnInsert::DuplicateKeyUpdate(_))) {
+        need |= crate::privilege::UPDATE;
+    }
+    let t = resolve_table(cx, name, need)?;
+    let db = cx.current_db.clone().unwrap_or_default();
+    let qualifier = t.name.clone();
+    let mut columns = Vec::new();
+    for c in &ins.columns {
+        let i = target_column(&t, c)?;
+        columns.push(i);
+    }
+    let mut c = Compiler::new(scope(&t, &qualifier, &db), "field list");
+    let mut rows = Vec::new();
+    let mut select = None;
+    if !ins.assignments.is_empty() {
+        // INSERT ... SET a=1, b=2
+        let mut row = Vec::new();
+        for a in &ins.assignments {
+            let ast::AssignmentTarget::ColumnName(n) = &a.target else {
+                return Err(SqlError::unsupported("tuple assignment"));
+            };
+            columns.push(target_column(&t, n)?);
+            row.push(Some(c.compile(&a.value)?));
+        }
+        rows.push(row);
+    } else {
+        let Some(src) = &ins.source else {
+            return Err(SqlError::syntax(&ins.to_string()));
+        };
+        match &*src.body {
+            ast::SetExpr::Values(v) => {
+                if columns.is_empty() {
+                    columns = (0..t.columns.len()).collect();
+                }
+                for r in &v.rows {
+                    let mut row = Vec::with_capacity(r.content.len());
+                    for e in &r.content {
+                        row.push(match e {
+                            ast::Expr::Identifier(i)
+                                if i.quote_style.is_none()
+                                    && i.value.eq_ignore_ascii_case("DEFAULT") =>
+                            {
+                                None
+                            }
+                            other => Some(c.compile(other)?),
+                        });
+                    }
+                    if row.len() != columns.len() {
+                        return Err(SqlError::of(
+                            errors::ER_WRONG_VALUE_COUNT_ON_ROW,
+                            format!(
+                                "Column count doesn't match value count at row {}",
+                                rows.len() + 1
+                            ),
+                        ));
+                    }
+                    rows.push(row);
+                }
+            }
+            _ => {
+                if columns.is_empty() {
+                    columns = (0..t.columns.len()).collect();
+                }
+                let sp = crate::plan::select::compile(cx, src, crate::parse::LockClause::None)?;
+                if sp.projections.len() != columns.len() {
+                    return Err(SqlError::of(
+                        errors::ER_WRONG_VALUE_COUNT_ON_ROW,
+                        "Column count doesn't match value count at row 1",
+                    ));
+                }
+                c.params += sp.params;
+                select = Some(Box::new(sp));
+            }
+        }
+    }
+    let mut on_dup = Vec::new();
+    if let Some(ast::OnInsert::DuplicateKeyUpdate(assigns)) = &ins.on {
+        c.insert_values = true;
+        for a in assigns {
+            let ast::AssignmentTarget::ColumnName(n) = &a.target else {
+                return Err(SqlError::unsupported("tuple assignment"));
+            };
+            let col = target_column(&t, n)?;
+            on_dup.push((col, c.compile(&a.value)?));
+        }
+    } else if ins.on.is_some() {
+        return Err(SqlError::unsupported("ON CONFLICT"));
+    }
+    Ok(InsertPlan {
+        table: t.clone(),
+        columns,
+        rows,
+        select,
+        ignore: ins.ignore,
+        replace: ins.replace_into,
+        on_dup,
+        params: c.params,
+    })
+}
+
+/// ORDER BY items (expression, descending) and LIMIT.
+type OrderLimit = (Vec<(Expr, bool)>, Option<Expr>);
+
+fn compile_order_limit(
+    c: &mut Compiler,
+    order_by: &[ast::OrderByExpr],
+    limit: &Option<ast::Expr>,
+) -> Result<OrderLimit, SqlError> {
+    let mut ob = Vec::new();
+    for o in order_by {
+        ob.push((
+            c.compile(&o.expr)?,
+            matches!(o.options.sort, Some(ast::OrderBySort::Desc)),
+        ));
+    }
+    let l = match limit {
+        Some(e) => Some(c.compile(e)?),
+        None => None,
+    };
+    Ok((ob, l))
+}
+
+fn single_table(twj: &ast::TableWithJoins) -> Result<(&ast::ObjectName, Option<String>), SqlError> {
+    if !twj.joins.is_empty() {
+        return Err(SqlError::unsupported("multi-table UPDATE/DELETE"));
+    }
+    match &twj.relation {
+        ast::TableFactor::Table { name, alias, .. } => {
+            Ok((name, alias.as_ref().map(|a| a.name.value.clone())))
+        }
+        _ => Err(SqlError::unsupported("derived tables")),
+    }
+}
+
+/// SELECT on `t`, checked after the statement's own privilege (so a user without any is told
+/// about that one first).
+fn check_select(cx: &ExecContext, t: &TableDef) -> Result<(), SqlError> {
+    cx.check_table_privilege(&t.db, &t.name, crate::privilege::SELECT)
+}
+
+pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<UpdatePlan, SqlError> {
+    if u.from.is_some() {
+        return Err(SqlError::unsupported("UPDATE ... FROM"));
+    }
+    let (name, alias) = single_table(&u.table)?;
+    let t = resolve_table(cx, name, crate::privilege::UPDATE)?;
+    if u.selection.is_some() {
+        // The WHERE clause reads the table (MariaDB checks SELECT on the columns it reads).
+        check_select(cx, &t)?;
+    }
+    let qualifier = alias.unwrap_or_else(|| t.name.clone());
+    let db = cx.current_db.clone().unwrap_or_default();
+    let mut c = Compiler::new(scope(&t, &qualifier, &db), "field list");
+    let mut assignments = Vec::new();
+    for a in &u.assignments {
+        let ast::AssignmentTarget::ColumnName(n) = &a.target else {
+            return Err(SqlError::unsupported("tuple assignment"));
+        };
+        let col = target_column(&t, n)?;
+        assignments.push((col, c.compile(&a.value)?));
+    }
+    c.place = "where clause";
+    let w = match &u.selection {
+        Some(w) => Some(c.compile(w)?),
+        None => None,
+    };
+    c.place = "order clause";
+    let (order_by, limit) = compile_order_limit(&mut c, &u.order_by, &u.limit)?;
+    let plan = plan(&t, w.as_ref());
+    Ok(UpdatePlan {
+        table: t.clone(),
+        assignments,
+        plan,
+        order_by,
+        limit,
+        params: c.params,
+    })
+}
+
+pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<DeletePlan, SqlError> {
+    let from = match &d.from {
+        ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
+    };
+    if from.len() != 1 || !d.tables.is_empty() || d.using.is_some() {
+        return Err(SqlError::unsupported("multi-table DELETE"));
+    }
+    let (name, alias) = single_table(&from[0])?;
+    let t = resolve_table(cx, name, crate::privilege::DELETE)?;
+    if d.selection.is_some() {
+        check_select(cx, &t)?;
+    }
+    let qualifier = alias.unwrap_or_else(|| t.name.clone());
+    let db = cx.current_db.clone().unwrap_or_default();
+    let mut c = Compiler::new(scope(&t, &qualifier, &db), "where clause");
+    let w = match &d.selection {
+        Some(w) => Some(c.compile(w)?),
+        None => None,
+    };
+    c.place = "order clause";
+    let (order_by, limit) = compile_order_limit(&mut c, &d.order_by, &d.limit)?;
+    let plan = plan(&t, w.as_ref());
+    Ok(DeletePlan {
+        table: t.clone(),
+        plan,
+        order_by,
+        limit,
+        params: c.params,
+    })
+}

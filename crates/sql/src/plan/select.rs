@@ -1,0 +1,604 @@
+//! SELECT, bound and planned: [`compile`] resolves the FROM tables (with their privileges),
+//! binds every name of the query to a column or an alias, compiles the expressions
+//! (projection, WHERE, GROUP BY / aggregates / HAVING, ORDER BY, LIMIT/OFFSET), chooses the
+//! access path (`plan::access`) and the result column metadata, into a [`SelectPlan`] that
+//! `execute::select` runs and prepared statements cache.
+//!
+//! Invariants: placeholders are numbered in textual order (projection, WHERE, GROUP BY,
+//! HAVING, ORDER BY, LIMIT); a plan's `columns` and `rtypes` have one entry per projection.
+
+use crate::context::ExecContext;
+use crate::error::SqlError;
+use crate::expr::{rtype_column, AggFunc, AggSpec, Compiler, Expr, RType, Scope};
+use crate::output::Column;
+use crate::plan::access::{plan, Plan};
+use onelog_binlog::{ColumnType, Value};
+use onelog_engine::{LockMode, SqlType, TableDef};
+use onelog_protocol::errors;
+use sqlparser::ast;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A compiled SELECT.
+#[derive(Debug, Clone)]
+pub(crate) struct SelectPlan {
+    pub table: Option<Arc<TableDef>>,
+    /// Tables joined to `table`, in order.
+    pub joins: Vec<JoinStep>,
+    pub plan: Option<Plan>,
+    pub projections: Vec<Expr>,
+    pub rtypes: Vec<RType>,
+    pub columns: Vec<Column>,
+    pub aggs: Vec<AggSpec>,
+    pub grouped: bool,
+    pub group_by: Vec<Expr>,
+    pub having: Option<Expr>,
+    pub order_by: Vec<(Expr, bool)>,
+    pub distinct: bool,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    pub lock: Option<LockMode>,
+    pub params: usize,
+}
+
+/// One joined table: nested loop over its rows, `on` tested on the joined row.
+#[derive(Debug, Clone)]
+pub(crate) struct JoinStep {
+    pub table: Arc<TableDef>,
+    pub on: Option<Expr>,
+    /// LEFT JOIN: a left row without a match gets NULLs.
+    pub left: bool,
+}
+
+const NOT_NULL: u16 = 1;
+
+const PRI_KEY: u16 = 2;
+
+const UNIQUE_KEY: u16 = 4;
+
+const MULTIPLE_KEY: u16 = 8;
+
+const BLOB: u16 = 16;
+
+const UNSIGNED: u16 = 32;
+
+const BINARY: u16 = 128;
+
+const AUTO_INCREMENT: u16 = 512;
+
+const NUM: u16 = 32768;
+
+/// Result-set metadata of a table column.
+pub(crate) fn table_column(def: &TableDef, i: usize, table_alias: &str, name: &str) -> Column {
+    use SqlType as T;
+    let c = &def.columns[i];
+    let mut flags = 0u16;
+    if !c.nullable {
+        flags |= NOT_NULL;
+    }
+    if def.primary_key.contains(&i) {
+        flags |= PRI_KEY;
+    }
+    if def.auto_increment == Some(i) {
+        flags |= AUTO_INCREMENT;
+    }
+    for ix in &def.indexes {
+        if ix.columns.first() == Some(&i) {
+            flags |= if ix.unique && ix.columns.len() == 1 {
+                UNIQUE_KEY
+            } else {
+                MULTIPLE_KEY
+            };
+        }
+    }
+    let unsigned = matches!(
+        c.ty,
+        T::TinyInt { unsigned: true }
+            | T::SmallInt { unsigned: true }
+            | T::MediumInt { unsigned: true }
+            | T::Int { unsigned: true }
+            | T::BigInt { unsigned: true }
+    );
+    if unsigned {
+        flags |= UNSIGNED;
+    }
+    let (ty, len, dec, charset, extra) = match c.ty {
+        T::TinyInt { unsigned } => (ColumnType::Tiny, if unsigned { 3 } else { 4 }, 0, 63, NUM),
+        T::SmallInt { unsigned } => (ColumnType::Short, if unsigned { 5 } else { 6 }, 0, 63, NUM),
+        T::MediumInt { unsigned } => (ColumnType::Int24, if unsigned { 8 } else { 9 }, 0, 63, NUM),
+        T::Int { unsigned } => (ColumnType::Long, if unsigned { 10 } else { 11 }, 0, 63, NUM),
+        T::BigInt { .. } => (ColumnType::LongLong, 20, 0, 63, NUM),
+        T::Float => (ColumnType::Float, 12, 31, 63, NUM),
+        T::Double => (ColumnType::Double, 22, 31, 63, NUM),
+        T::Decimal { precision, scale } => (
+            ColumnType::NewDecimal,
+            u32::from(precision) + 1 + u32::from(scale > 0),
+            scale,
+            63,
+            NUM,
+        ),
+        T::Char(n) => (ColumnType::String, n * 4, 0, 45, 0),
+        T::VarChar(n) => (ColumnType::VarString, n * 4, 0, 45, 0),
+        T::Binary(n) => (ColumnType::String, n, 0, 63, BINARY),
+        T::VarBinary(n) => (ColumnType::VarString, n, 0, 63, BINARY),
+        T::TinyText => (ColumnType::Blob, 255 * 4, 0, 45, BLOB),
+        T::Text => (ColumnType::Blob, 65535 * 4, 0, 45, BLOB),
+        T::MediumText => (ColumnType::Blob, 16_777_215 * 4, 0, 45, BLOB),
+        T::LongText => (ColumnType::Blob, u32::MAX, 0, 45, BLOB),
+        T::TinyBlob => (ColumnType::Blob, 255, 0, 63, BLOB | BINARY),
+        T::Blob => (ColumnType::Blob, 65535, 0, 63, BLOB | BINARY),
+        T::MediumBlob => (ColumnType::Blob, 16_777_215, 0, 63, BLOB | BINARY),
+        T::LongBlob => (ColumnType::Blob, u32::MAX, 0, 63, BLOB | BINARY),
+        T::Date => (ColumnType::Date, 10, 0, 63, BINARY),
+        T::DateTime(f) => (
+            ColumnType::DateTime,
+            19 + if f > 0 { u32::from(f) + 1 } else { 0 },
+            f,
+            63,
+            BINARY,
+        ),
+        T::Timestamp(f) => (
+            ColumnType::Timestamp,
+            19 + if f > 0 { u32::from(f) + 1 } else { 0 },
+            f,
+            63,
+            BINARY,
+        ),
+        T::Time(f) => (
+            ColumnType::Time,
+            10 + if f > 0 { u32::from(f) + 1 } else { 0 },
+            f,
+            63,
+            BINARY,
+        ),
+        T::Year => (ColumnType::Year, 4, 0, 63, NUM | UNSIGNED),
+        T::Null => (ColumnType::Null, 0, 0, 63, BINARY),
+    };
+    Column {
+        name: name.to_string(),
+        org_name: c.name.clone(),
+        table: table_alias.to_string(),
+        org_table: def.name.clone(),
+        db: def.db.clone(),
+        column_type: ty,
+        flags: flags | extra,
+        length: len,
+        decimals: dec,
+        charset,
+    }
+}
+
+/// The result type of a value of a column type (for expressions yielding a column's value).
+pub(crate) fn concrete(ty: &SqlType) -> RType {
+    use SqlType as T;
+    match *ty {
+        T::TinyInt { unsigned: true }
+        | T::SmallInt { unsigned: true }
+        | T::MediumInt { unsigned: true }
+        | T::Int { unsigned: true }
+        | T::BigInt { unsigned: true } => RType::UInt,
+        T::TinyInt { .. }
+        | T::SmallInt { .. }
+        | T::MediumInt { .. }
+        | T::Int { .. }
+        | T::BigInt { .. } => RType::Int,
+        T::Float | T::Double => RType::Double,
+        T::Decimal { precision, scale } => RType::Decimal(precision, scale),
+        T::Date => RType::Date,
+        T::DateTime(f) | T::Timestamp(f) => RType::DateTime(f),
+        T::Time(_) => RType::Time,
+        T::Year => RType::Year,
+        T::Null => RType::Null,
+        T::Char(n) | T::VarChar(n) | T::Binary(n) | T::VarBinary(n) => RType::Str(n),
+        _ => RType::Str(65535),
+    }
+}
+
+/// Metadata of an expression column.
+pub(crate) fn expr_column(name: &str, r: RType, nullable: bool) -> Column {
+    let (ty, flags, length, decimals, charset) = rtype_column(r);
+    Column {
+        name: name.to_string(),
+        org_name: String::new(),
+        table: String::new(),
+        org_table: String::new(),
+        db: String::new(),
+        column_type: ty,
+        flags: flags | if nullable { 0 } else { NOT_NULL },
+        length,
+        decimals,
+        charset,
+    }
+}
+
+/// Resolves `db.table` against the session's current database, after checking that the
+/// session holds the privileges `need` on it (1142 before 1146, as in MariaDB).
+pub(crate) fn resolve_table(
+    cx: &ExecContext,
+    name: &ast::ObjectName,
+    need: u64,
+) -> Result<Arc<TableDef>, SqlError> {
+    let parts = crate::expr::object_name_parts(name);
+    let (db, table) = match parts.as_slice() {
+        [t] => (
+            cx.current_db.clone().ok_or_else(SqlError::no_database)?,
+            t.clone(),
+        ),
+        [d, t] => (d.clone(), t.clone()),
+        _ => return Err(SqlError::syntax(&name.to_string())),
+    };
+    cx.check_table_privilege(&db, &table, need)?;
+    let cat = cx.server.engine.catalog();
+    match cat.table_by_name(&db, &table) {
+        Some(t) => Ok(t.clone()),
+        None => Err(SqlError::no_such_table(&db, &table)),
+    }
+}
+
+fn is_dual(name: &ast::ObjectName) -> bool {
+    let p = crate::expr::object_name_parts(name);
+    p.len() == 1 && p[0].eq_ignore_ascii_case("dual")
+}
+
+/// Compiles a SELECT query.
+pub(crate) fn compile(
+    cx: &ExecContext,
+    q: &ast::Query,
+    lock: crate::parse::LockClause,
+) -> Result<SelectPlan, SqlError> {
+    if q.with.is_some() {
+        return Err(SqlError::unsupported("WITH"));
+    }
+    let sel = match &*q.body {
+        ast::SetExpr::Select(s) => s,
+        ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
+            return compile(cx, inner, lock)
+        }
+        ast::SetExpr::SetOperation { .. } => return Err(SqlError::unsupported("UNION")),
+        other => {
+            return Err(SqlError::unsupported(
+                &other.to_string().chars().take(40).collect::<String>(),
+            ))
+        }
+    };
+    // FROM: tables in order (comma joins and JOIN ... ON), each with its qualifier.
+    let mut froms: Vec<(Arc<TableDef>, String)> = Vec::new();
+    // For each table after the first: (ON condition, LEFT join).
+    let mut join_kinds: Vec<(Option<&ast::Expr>, bool)> = Vec::new();
+    let table_of = |tf: &ast::TableFactor| -> Result<Option<(Arc<TableDef>, String)>, SqlError> {
+        match tf {
+            ast::TableFactor::Table { name, alias, .. } if is_dual(name) && alias.is_none() => {
+                Ok(None)
+            }
+            ast::TableFactor::Table { name, alias, .. } => {
+                let t = resolve_table(cx, name, crate::privilege::SELECT)?;
+                let qn = match alias {
+                    Some(a) => a.name.value.clone(),
+                    None => t.name.clone(),
+                };
+                Ok(Some((t, qn)))
+            }
+            _ => Err(SqlError::unsupported("derived tables")),
+        }
+    };
+    for (n, twj) in sel.from.iter().enumerate() {
+        match table_of(&twj.relation)? {
+            Some(t) => {
+                if n > 0 {
+                    join_kinds.push((None, false));
+                }
+                froms.push(t);
+            }
+            None if sel.from.len() == 1 && twj.joins.is_empty() => {}
+            None => return Err(SqlError::unsupported("DUAL in a join")),
+        }
+        for j in &twj.joins {
+            let (constraint, left) = match &j.join_operator {
+                ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (c, false),
+                ast::JoinOperator::CrossJoin(c) => (c, false),
+                ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (c, true),
+                _ => return Err(SqlError::unsupported("this kind of JOIN")),
+            };
+            let on = match constraint {
+                ast::JoinConstraint::On(e) => Some(e),
+                ast::JoinConstraint::None => None,
+                _ => return Err(SqlError::unsupported("JOIN ... USING/NATURAL")),
+            };
+            match table_of(&j.relation)? {
+                Some(t) => froms.push(t),
+                None => return Err(SqlError::unsupported("DUAL in a join")),
+            }
+            join_kinds.push((on, left));
+        }
+    }
+    let (table, qualifier) = match froms.first() {
+        Some((t, q)) => (Some(t.clone()), q.clone()),
+        None => (None, String::new()),
+    };
+    let mut offsets = Vec::with_capacity(froms.len());
+    let mut off = 0;
+    for (t, _) in &froms {
+        offsets.push(off);
+        off += t.columns.len();
+    }
+    let db = cx.current_db.clone().unwrap_or_default();
+    let joined: Vec<(&TableDef, &str, usize)> = froms
+        .iter()
+        .zip(&offsets)
+        .skip(1)
+        .map(|((t, q), o)| (&**t, q.as_str(), *o))
+        .collect();
+    // A synthetic definition of the joined row (for result types).
+    let combined: Option<Arc<TableDef>> = if froms.len() > 1 {
+        let mut d = (*froms[0].0).clone();
+        d.indexes.clear();
+        for (t, _) in &froms[1..] {
+            d.columns.extend(t.columns.iter().cloned());
+        }
+        Some(Arc::new(d))
+    } else {
+        None
+    };
+    let mut c = Compiler::new(
+        Scope {
+            table: table.as_deref(),
+            qualifier: &qualifier,
+            db: &db,
+            joined,
+        },
+        "field list",
+    );
+    // Owner of a combined column position: (table index, column within it).
+    let owner = |i: usize| -> (usize, usize) {
+        let k = offsets.iter().rposition(|&o| o <= i).unwrap_or(0);
+        (k, i - offsets[k])
+    };
+    let mut joins = Vec::new();
+    for (k, (on, left)) in join_kinds.iter().enumerate() {
+        c.place = "on clause";
+        let cond = match on {
+            Some(e) => Some(c.compile(e)?),
+            None => None,
+        };
+        joins.push(JoinStep {
+            table: froms[k + 1].0.clone(),
+            on: cond,
+            left: *left,
+        });
+    }
+    c.place = "field list";
+    c.aggs = Some(Vec::new());
+    let mut projections = Vec::new();
+    let mut names: Vec<(String, Option<usize>)> = Vec::new();
+    let mut aliases: HashMap<String, usize> = HashMap::new();
+    for item in &sel.projection {
+        match item {
+            ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
+                if froms.is_empty() {
+                    return Err(SqlError::of(errors::ER_NO_TABLES_USED, "No tables used"));
+                }
+                let only: Option<String> = match item {
+                    ast::SelectItem::QualifiedWildcard(
+                        ast::SelectItemQualifiedWildcardKind::ObjectName(n),
+                        _,
+                    ) => crate::expr::object_name_parts(n).last().cloned(),
+                    ast::SelectItem::QualifiedWildcard(..) => {
+                        return Err(SqlError::unsupported("this wildcard"))
+                    }
+                    _ => None,
+                };
+                let mut any = false;
+                for ((t, q), &o) in froms.iter().zip(&offsets) {
+                    if only.as_ref().is_some_and(|w| w != q) {
+                        continue;
+                    }
+                    any = true;
+                    for (i, col) in t.columns.iter().enumerate() {
+                        projections.push(Expr::Col(o + i));
+                        names.push((col.name.clone(), Some(o + i)));
+                    }
+                }
+                if !any {
+                    return Err(SqlError::of(
+                        errors::ER_BAD_TABLE_ERROR,
+                        format!("Unknown table '{}'", only.unwrap_or_default()),
+                    ));
+                }
+            }
+            ast::SelectItem::UnnamedExpr(e) => {
+                let x = c.compile(e)?;
+                let name = match e {
+                    ast::Expr::Identifier(i) => i.value.clone(),
+                    ast::Expr::CompoundIdentifier(p) => {
+                        p.last().map(|i| i.value.clone()).unwrap_or_default()
+                    }
+                    ast::Expr::Value(v) => match &v.value {
+                        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                            s.clone()
+                        }
+                        other => other.to_string(),
+                    },
+                    other => other.to_string(),
+                };
+                let col = match x {
+                    Expr::Col(i) => Some(i),
+                    _ => None,
+                };
+                projections.push(x);
+                names.push((name, col));
+            }
+            ast::SelectItem::ExprWithAlias { expr, alias } => {
+                let x = c.compile(expr)?;
+                aliases.insert(alias.value.to_ascii_lowercase(), projections.len());
+                let col = match x {
+                    Expr::Col(i) => Some(i),
+                    _ => None,
+                };
+                projections.push(x);
+                names.push((alias.value.clone(), col));
+            }
+            _ => return Err(SqlError::unsupported("this select item")),
+        }
+    }
+    // WHERE (no aggregates).
+    let saved = c.aggs.take();
+    c.place = "where clause";
+    let where_ = match &sel.selection {
+        Some(w) => Some(c.compile(w)?),
+        None => None,
+    };
+    c.aggs = saved;
+    c.place = "group statement";
+    let mut group_by = Vec::new();
+    if let ast::GroupByExpr::Expressions(exprs, _) = &sel.group_by {
+        for e in exprs {
+            group_by.push(resolve_order_expr(&mut c, e, &aliases, &projections)?);
+        }
+    } else {
+        return Err(SqlError::unsupported("GROUP BY ALL"));
+    }
+    c.aliases = aliases
+        .iter()
+        .map(|(k, &i)| (k.clone(), projections[i].clone()))
+        .collect();
+    c.place = "having clause";
+    let having = match &sel.having {
+        Some(h) => Some(resolve_order_expr(&mut c, h, &aliases, &projections)?),
+        None => None,
+    };
+    c.place = "order clause";
+    let mut order_by = Vec::new();
+    if let Some(ob) = &q.order_by {
+        match &ob.kind {
+            ast::OrderByKind::Expressions(list) => {
+                for o in list {
+                    let x = resolve_order_expr(&mut c, &o.expr, &aliases, &projections)?;
+                    let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
+                    order_by.push((x, desc));
+                }
+            }
+            ast::OrderByKind::All(_) => return Err(SqlError::unsupported("ORDER BY ALL")),
+        }
+    }
+    let (limit, offset) = match &q.limit_clause {
+        None => (None, None),
+        Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => {
+            let l = match limit {
+                Some(e) => Some(c.compile(e)?),
+                None => None,
+            };
+            let o = match offset {
+                Some(o) => Some(c.compile(&o.value)?),
+                None => None,
+            };
+            (l, o)
+        }
+        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
+            let o = c.compile(offset)?;
+            let l = c.compile(limit)?;
+            (Some(l), Some(o))
+        }
+    };
+    let aggs = c.aggs.take().unwrap_or_default();
+    let params = c.params;
+    let grouped = !aggs.is_empty() || !group_by.is_empty();
+    if !grouped && having.is_some() {
+        // HAVING without grouping acts as a filter on the result.
+    }
+    let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
+    let mut rtypes = Vec::with_capacity(projections.len());
+    let mut columns = Vec::with_capacity(projections.len());
+    for (x, (name, col)) in projections.iter().zip(&names) {
+        let tdef = combined.as_deref().or(table.as_deref());
+        let r = x.rtype(tdef, &aggs);
+        rtypes.push(match (x, r, tdef) {
+            (Expr::Col(_), _, _) | (_, _, None) => r,
+            (_, RType::Column(i), Some(t)) => concrete(&t.columns[i].ty),
+            _ => r,
+        });
+        columns.push(match (col, table.as_deref(), r) {
+            (Some(i), Some(_), _) => {
+                let (k, j) = owner(*i);
+                table_column(&froms[k].0, j, &froms[k].1, name)
+            }
+            (_, Some(_), RType::Column(i)) => {
+                let (k, j) = owner(i);
+                let mut col = table_column(&froms[k].0, j, "", name);
+                col.org_name.clear();
+                col.org_table.clear();
+                col.db.clear();
+                col.flags &= !(PRI_KEY | UNIQUE_KEY | MULTIPLE_KEY | AUTO_INCREMENT);
+                col
+            }
+            _ => {
+                let nullable = !matches!(x, Expr::Lit(v) if *v != Value::Null)
+                    && !matches!(x, Expr::Agg(i) if matches!(aggs[*i].func, AggFunc::Count | AggFunc::CountStar));
+                expr_column(name, r, nullable)
+            }
+        });
+    }
+    let plan = table.as_deref().map(|t| plan(t, where_.as_ref()));
+    let plan = match (plan, table.is_none(), where_) {
+        (Some(p), _, _) => Some(p),
+        (None, true, Some(w)) => Some(Plan {
+            access: crate::plan::access::Access::Full,
+            residual: Some(w.clone()),
+            filter: Some(w),
+        }),
+        (None, _, _) => None,
+    };
+    let lock = match lock {
+        crate::parse::LockClause::None => None,
+        crate::parse::LockClause::Shared => Some(LockMode::Shared),
+        crate::parse::LockClause::Exclusive => Some(LockMode::Exclusive),
+    };
+    Ok(SelectPlan {
+        table,
+        joins,
+        plan,
+        projections,
+        rtypes,
+        columns,
+        aggs,
+        grouped,
+        group_by,
+        having,
+        order_by,
+        distinct,
+        limit,
+        offset,
+        lock,
+        params,
+    })
+}
+
+/// ORDER BY / GROUP BY / HAVING item: a position, a select alias, or an expression.
+fn resolve_order_expr(
+    c: &mut Compiler,
+    e: &ast::Expr,
+    aliases: &HashMap<String, usize>,
+    projections: &[Expr],
+) -> Result<Expr, SqlError> {
+    if let ast::Expr::Value(v) = e {
+        if let ast::Value::Number(n, _) = &v.value {
+            if let Ok(pos) = n.parse::<usize>() {
+                if pos >= 1 && pos <= projections.len() {
+                    return Ok(projections[pos - 1].clone());
+                }
+                return Err(SqlError::unknown_column(n, c.place));
+            }
+        }
+    }
+    if let ast::Expr::Identifier(i) = e {
+        if let Some(&p) = aliases.get(&i.value.to_ascii_lowercase()) {
+            let is_col = c
+                .scope
+                .table
+                .is_some_and(|t| t.column_index(&i.value).is_some());
+            if !is_col || c.place != "group statement" {
+                return Ok(projections[p].clone());
+            }
+        }
+    }
+    c.compile(e)
+}
