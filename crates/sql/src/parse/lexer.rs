@@ -325,7 +325,7 @@ mod tests {
     #[test]
     fn quoted_literals_end_after_escapes_and_doubled_quotes() {
         let b = br#"'a\'b''c' rest"#;
-        assert_eq!(skip_quoted(b, 0), 10);
+        assert_eq!(skip_quoted(b, 0), 9);
         assert_eq!(skip_quoted(b"`a\\`x", 0), 4);
         assert_eq!(skip_quoted(b"'open", 0), 5);
     }

@@ -246,25 +246,99 @@ pub(crate) fn compile(
     q: &ast::Query,
     lock: crate::parse::LockClause,
 ) -> Result<SelectPlan, SqlError> {
+    let sel = match select_body(q)? {
+        Body::Select(s) => s,
+        Body::Nested(inner) => return compile(cx, inner, lock),
+    };
+    let (froms, join_kinds) = from_tables(cx, sel)?;
+    let from = From::new(froms);
+    let db = cx.current_db.clone().unwrap_or_default();
+    let (table, qualifier) = match from.tables.first() {
+        Some((t, q)) => (Some(t.clone()), q.clone()),
+        None => (None, String::new()),
+    };
+    let mut c = Compiler::new(
+        Scope {
+            table: table.as_deref(),
+            qualifier: &qualifier,
+            db: &db,
+            joined: from.joined(),
+        },
+        "field list",
+    );
+    let joins = compile_joins(&mut c, &join_kinds, &from)?;
+    c.place = "field list";
+    c.aggs = Some(Vec::new());
+    let items = compile_projection(&mut c, sel, &from)?;
+    let clauses = compile_clauses(&mut c, q, sel, &items)?;
+    let aggs = c.aggs.take().unwrap_or_default();
+    let params = c.params;
+    let grouped = !aggs.is_empty() || !clauses.group_by.is_empty();
+    let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
+    let (rtypes, columns) = result_metadata(&items, &from, &aggs);
+    let plan = access_plan(table.as_deref(), clauses.where_);
+    let lock = match lock {
+        crate::parse::LockClause::None => None,
+        crate::parse::LockClause::Shared => Some(LockMode::Shared),
+        crate::parse::LockClause::Exclusive => Some(LockMode::Exclusive),
+    };
+    debug_assert_eq!(rtypes.len(), items.projections.len());
+    debug_assert_eq!(columns.len(), items.projections.len());
+    Ok(SelectPlan {
+        table,
+        joins,
+        plan,
+        projections: items.projections,
+        rtypes,
+        columns,
+        aggs,
+        grouped,
+        group_by: clauses.group_by,
+        having: clauses.having,
+        order_by: clauses.order_by,
+        distinct,
+        limit: clauses.limit,
+        offset: clauses.offset,
+        lock,
+        params,
+    })
+}
+
+/// What a query's body is: one SELECT, or a parenthesised query to compile instead.
+enum Body<'q> {
+    Select(&'q ast::Select),
+    Nested(&'q ast::Query),
+}
+
+fn select_body(q: &ast::Query) -> Result<Body<'_>, SqlError> {
     if q.with.is_some() {
         return Err(SqlError::unsupported("WITH"));
     }
-    let sel = match &*q.body {
-        ast::SetExpr::Select(s) => s,
+    match &*q.body {
+        ast::SetExpr::Select(s) => Ok(Body::Select(s)),
         ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
-            return compile(cx, inner, lock)
+            Ok(Body::Nested(inner))
         }
-        ast::SetExpr::SetOperation { .. } => return Err(SqlError::unsupported("UNION")),
-        other => {
-            return Err(SqlError::unsupported(
-                &other.to_string().chars().take(40).collect::<String>(),
-            ))
-        }
-    };
-    // FROM: tables in order (comma joins and JOIN ... ON), each with its qualifier.
-    let mut froms: Vec<(Arc<TableDef>, String)> = Vec::new();
-    // For each table after the first: (ON condition, LEFT join).
-    let mut join_kinds: Vec<(Option<&ast::Expr>, bool)> = Vec::new();
+        ast::SetExpr::SetOperation { .. } => Err(SqlError::unsupported("UNION")),
+        other => Err(SqlError::unsupported(
+            &other.to_string().chars().take(40).collect::<String>(),
+        )),
+    }
+}
+
+/// A FROM table with its qualifier (alias or name).
+type FromTable = (Arc<TableDef>, String);
+/// For each table after the first: its ON condition and whether it is a LEFT join.
+type JoinKind<'q> = (Option<&'q ast::Expr>, bool);
+
+/// FROM: the tables in order (comma joins and JOIN ... ON), each resolved with its SELECT
+/// privilege; no table for `FROM DUAL` alone.
+fn from_tables<'q>(
+    cx: &ExecContext,
+    sel: &'q ast::Select,
+) -> Result<(Vec<FromTable>, Vec<JoinKind<'q>>), SqlError> {
+    let mut froms: Vec<FromTable> = Vec::new();
+    let mut join_kinds: Vec<JoinKind<'q>> = Vec::new();
     let table_of = |tf: &ast::TableFactor| -> Result<Option<(Arc<TableDef>, String)>, SqlError> {
         match tf {
             ast::TableFactor::Table { name, alias, .. } if is_dual(name) && alias.is_none() => {
@@ -311,48 +385,64 @@ pub(crate) fn compile(
             join_kinds.push((on, left));
         }
     }
-    let (table, qualifier) = match froms.first() {
-        Some((t, q)) => (Some(t.clone()), q.clone()),
-        None => (None, String::new()),
-    };
-    let mut offsets = Vec::with_capacity(froms.len());
-    let mut off = 0;
-    for (t, _) in &froms {
-        offsets.push(off);
-        off += t.columns.len();
-    }
-    let db = cx.current_db.clone().unwrap_or_default();
-    let joined: Vec<(&TableDef, &str, usize)> = froms
-        .iter()
-        .zip(&offsets)
-        .skip(1)
-        .map(|((t, q), o)| (&**t, q.as_str(), *o))
-        .collect();
-    // A synthetic definition of the joined row (for result types).
-    let combined: Option<Arc<TableDef>> = if froms.len() > 1 {
-        let mut d = (*froms[0].0).clone();
-        d.indexes.clear();
-        for (t, _) in &froms[1..] {
-            d.columns.extend(t.columns.iter().cloned());
+    Ok((froms, join_kinds))
+}
+
+/// The FROM tables laid out side by side in the joined row: table `k`'s columns start at
+/// `offsets[k]`.
+struct From {
+    tables: Vec<FromTable>,
+    offsets: Vec<usize>,
+    /// A synthetic definition of the joined row (for result types), when there is a join.
+    combined: Option<Arc<TableDef>>,
+}
+
+impl From {
+    fn new(tables: Vec<FromTable>) -> From {
+        let mut offsets = Vec::with_capacity(tables.len());
+        let mut off = 0;
+        for (t, _) in &tables {
+            offsets.push(off);
+            off += t.columns.len();
         }
-        Some(Arc::new(d))
-    } else {
-        None
-    };
-    let mut c = Compiler::new(
-        Scope {
-            table: table.as_deref(),
-            qualifier: &qualifier,
-            db: &db,
-            joined,
-        },
-        "field list",
-    );
-    // Owner of a combined column position: (table index, column within it).
-    let owner = |i: usize| -> (usize, usize) {
-        let k = offsets.iter().rposition(|&o| o <= i).unwrap_or(0);
-        (k, i - offsets[k])
-    };
+        let combined = (tables.len() > 1).then(|| {
+            let mut d = (*tables[0].0).clone();
+            d.indexes.clear();
+            for (t, _) in &tables[1..] {
+                d.columns.extend(t.columns.iter().cloned());
+            }
+            Arc::new(d)
+        });
+        From {
+            tables,
+            offsets,
+            combined,
+        }
+    }
+
+    /// The tables after the first, with their qualifiers and offsets (the compiler's scope).
+    fn joined(&self) -> Vec<(&TableDef, &str, usize)> {
+        self.tables
+            .iter()
+            .zip(&self.offsets)
+            .skip(1)
+            .map(|((t, q), o)| (&**t, q.as_str(), *o))
+            .collect()
+    }
+
+    /// Owner of a joined-row column position: (table index, column within it).
+    fn owner(&self, i: usize) -> (usize, usize) {
+        let k = self.offsets.iter().rposition(|&o| o <= i).unwrap_or(0);
+        (k, i - self.offsets[k])
+    }
+}
+
+/// The JOIN steps: each joined table with its compiled ON condition.
+fn compile_joins(
+    c: &mut Compiler,
+    join_kinds: &[JoinKind<'_>],
+    from: &From,
+) -> Result<Vec<JoinStep>, SqlError> {
     let mut joins = Vec::new();
     for (k, (on, left)) in join_kinds.iter().enumerate() {
         c.place = "on clause";
@@ -361,13 +451,29 @@ pub(crate) fn compile(
             None => None,
         };
         joins.push(JoinStep {
-            table: froms[k + 1].0.clone(),
+            table: from.tables[k + 1].0.clone(),
             on: cond,
             left: *left,
         });
     }
-    c.place = "field list";
-    c.aggs = Some(Vec::new());
+    Ok(joins)
+}
+
+/// The select list compiled: one expression per result column, its name and source column
+/// (when it is a plain column), and the aliases by lower-case name.
+struct Projection {
+    projections: Vec<Expr>,
+    names: Vec<(String, Option<usize>)>,
+    aliases: HashMap<String, usize>,
+}
+
+fn compile_projection(
+    c: &mut Compiler,
+    sel: &ast::Select,
+    from: &From,
+) -> Result<Projection, SqlError> {
+    let froms = &from.tables;
+    let offsets = &from.offsets;
     let mut projections = Vec::new();
     let mut names: Vec<(String, Option<usize>)> = Vec::new();
     let mut aliases: HashMap<String, usize> = HashMap::new();
@@ -388,7 +494,7 @@ pub(crate) fn compile(
                     _ => None,
                 };
                 let mut any = false;
-                for ((t, q), &o) in froms.iter().zip(&offsets) {
+                for ((t, q), &o) in froms.iter().zip(offsets) {
                     if only.as_ref().is_some_and(|w| w != q) {
                         continue;
                     }
@@ -440,6 +546,30 @@ pub(crate) fn compile(
             _ => return Err(SqlError::unsupported("this select item")),
         }
     }
+    Ok(Projection {
+        projections,
+        names,
+        aliases,
+    })
+}
+
+/// WHERE, GROUP BY, HAVING, ORDER BY and LIMIT / OFFSET, compiled.
+struct Clauses {
+    where_: Option<Expr>,
+    group_by: Vec<Expr>,
+    having: Option<Expr>,
+    order_by: Vec<(Expr, bool)>,
+    limit: Option<Expr>,
+    offset: Option<Expr>,
+}
+
+fn compile_clauses(
+    c: &mut Compiler,
+    q: &ast::Query,
+    sel: &ast::Select,
+    items: &Projection,
+) -> Result<Clauses, SqlError> {
+    let (aliases, projections) = (&items.aliases, &items.projections);
     // WHERE (no aggregates).
     let saved = c.aggs.take();
     c.place = "where clause";
@@ -452,7 +582,7 @@ pub(crate) fn compile(
     let mut group_by = Vec::new();
     if let ast::GroupByExpr::Expressions(exprs, _) = &sel.group_by {
         for e in exprs {
-            group_by.push(resolve_order_expr(&mut c, e, &aliases, &projections)?);
+            group_by.push(resolve_order_expr(c, e, aliases, projections)?);
         }
     } else {
         return Err(SqlError::unsupported("GROUP BY ALL"));
@@ -463,7 +593,7 @@ pub(crate) fn compile(
         .collect();
     c.place = "having clause";
     let having = match &sel.having {
-        Some(h) => Some(resolve_order_expr(&mut c, h, &aliases, &projections)?),
+        Some(h) => Some(resolve_order_expr(c, h, aliases, projections)?),
         None => None,
     };
     c.place = "order clause";
@@ -472,7 +602,7 @@ pub(crate) fn compile(
         match &ob.kind {
             ast::OrderByKind::Expressions(list) => {
                 for o in list {
-                    let x = resolve_order_expr(&mut c, &o.expr, &aliases, &projections)?;
+                    let x = resolve_order_expr(c, &o.expr, aliases, projections)?;
                     let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
                     order_by.push((x, desc));
                 }
@@ -499,24 +629,34 @@ pub(crate) fn compile(
             (Some(l), Some(o))
         }
     };
-    let aggs = c.aggs.take().unwrap_or_default();
-    let params = c.params;
-    let grouped = !aggs.is_empty() || !group_by.is_empty();
-    if !grouped && having.is_some() {
-        // HAVING without grouping acts as a filter on the result.
-    }
-    let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
+    Ok(Clauses {
+        where_,
+        group_by,
+        having,
+        order_by,
+        limit,
+        offset,
+    })
+}
+
+/// Each result column's type and its column definition: a table column keeps its table's
+/// metadata; an expression of one column keeps the column's type but not its origin.
+fn result_metadata(items: &Projection, from: &From, aggs: &[AggSpec]) -> (Vec<RType>, Vec<Column>) {
+    let froms = &from.tables;
+    let (combined, table) = (&from.combined, froms.first().map(|(t, _)| &**t));
+    let owner = |i: usize| from.owner(i);
+    let (projections, names) = (&items.projections, &items.names);
     let mut rtypes = Vec::with_capacity(projections.len());
     let mut columns = Vec::with_capacity(projections.len());
-    for (x, (name, col)) in projections.iter().zip(&names) {
-        let tdef = combined.as_deref().or(table.as_deref());
-        let r = x.rtype(tdef, &aggs);
+    for (x, (name, col)) in projections.iter().zip(names) {
+        let tdef = combined.as_deref().or(table);
+        let r = x.rtype(tdef, aggs);
         rtypes.push(match (x, r, tdef) {
             (Expr::Col(_), _, _) | (_, _, None) => r,
             (_, RType::Column(i), Some(t)) => concrete(&t.columns[i].ty),
             _ => r,
         });
-        columns.push(match (col, table.as_deref(), r) {
+        columns.push(match (col, table, r) {
             (Some(i), Some(_), _) => {
                 let (k, j) = owner(*i);
                 table_column(&froms[k].0, j, &froms[k].1, name)
@@ -537,39 +677,19 @@ pub(crate) fn compile(
             }
         });
     }
-    let plan = table.as_deref().map(|t| plan(t, where_.as_ref()));
-    let plan = match (plan, table.is_none(), where_) {
-        (Some(p), _, _) => Some(p),
-        (None, true, Some(w)) => Some(Plan {
+    (rtypes, columns)
+}
+
+/// The access path of the FROM table; a table-less SELECT with a WHERE filters its one row.
+fn access_plan(table: Option<&TableDef>, where_: Option<Expr>) -> Option<Plan> {
+    match table {
+        Some(t) => Some(plan(t, where_.as_ref())),
+        None => where_.map(|w| Plan {
             access: crate::plan::access::Access::Full,
             residual: Some(w.clone()),
             filter: Some(w),
         }),
-        (None, _, _) => None,
-    };
-    let lock = match lock {
-        crate::parse::LockClause::None => None,
-        crate::parse::LockClause::Shared => Some(LockMode::Shared),
-        crate::parse::LockClause::Exclusive => Some(LockMode::Exclusive),
-    };
-    Ok(SelectPlan {
-        table,
-        joins,
-        plan,
-        projections,
-        rtypes,
-        columns,
-        aggs,
-        grouped,
-        group_by,
-        having,
-        order_by,
-        distinct,
-        limit,
-        offset,
-        lock,
-        params,
-    })
+    }
 }
 
 /// ORDER BY / GROUP BY / HAVING item: a position, a select alias, or an expression.
