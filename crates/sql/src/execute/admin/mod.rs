@@ -123,6 +123,39 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     }
     check_global_privilege(cx, &stmt)?;
     match stmt {
+        Stmt::ShowMasterStatus
+        | Stmt::ShowBinaryLogs
+        | Stmt::ShowBinlogEvents { .. }
+        | Stmt::FlushBinaryLogs
+        | Stmt::PurgeTo { .. }
+        | Stmt::PurgeBefore { .. }
+        | Stmt::ResetMaster => run_binlog(cx, stmt),
+        Stmt::Set { .. } | Stmt::SetNames { .. } | Stmt::SetTransaction { .. } => run_set(cx, stmt),
+        Stmt::SetPassword { .. }
+        | Stmt::CreateUser { .. }
+        | Stmt::DropUser { .. }
+        | Stmt::AlterUser { .. }
+        | Stmt::Grant { .. }
+        | Stmt::Revoke { .. }
+        | Stmt::ShowGrants { .. } => run_account(cx, stmt),
+        Stmt::FlushNoop | Stmt::Shutdown | Stmt::Kill { .. } => run_server(cx, stmt),
+        _ => run_show(cx, stmt),
+    }
+}
+
+/// A statement handed to the wrong family's runner: a bug of [`execute`]'s dispatch, reported
+/// as an error (never a panic) and asserted in debug builds.
+fn misrouted(stmt: &Stmt) -> SqlError {
+    debug_assert!(false, "statement dispatched to the wrong family: {stmt:?}");
+    SqlError::of(
+        errors::ER_UNKNOWN_ERROR,
+        format!("internal error: statement dispatched to the wrong family: {stmt:?}"),
+    )
+}
+
+/// SHOW statements over the catalog, the variables, the status counters and the session.
+fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
+    match stmt {
         Stmt::ShowVariables { global, filter } => {
             let rows = sysvars::show_all(cx, global)
                 .into_iter()
@@ -229,6 +262,13 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             let rows = show::filter_rows(show::CHARSET_COLUMNS, 0, show::charsets(), &filter)?;
             Ok(result(show::CHARSET_COLUMNS, rows))
         }
+        other => Err(misrouted(&other)),
+    }
+}
+
+/// Binlog statements: SHOW MASTER STATUS / BINARY LOGS / BINLOG EVENTS, FLUSH BINARY LOGS, PURGE, RESET MASTER.
+fn run_binlog(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
+    match stmt {
         Stmt::ShowMasterStatus => {
             let (file, pos) = binlog::master_status(cx)?;
             Ok(result(
@@ -271,18 +311,10 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             }
             Ok(out)
         }
-        Stmt::ShowGrants { user } => {
-            let (title, lines) = accounts::show_grants(cx, user)?;
-            Ok(result(
-                &[title.as_str()],
-                lines.into_iter().map(|l| vec![text(l)]).collect(),
-            ))
-        }
         Stmt::FlushBinaryLogs => {
             binlog::flush_binary_logs(cx)?;
             Ok(ok(0))
         }
-        Stmt::FlushNoop => Ok(ok(0)),
         Stmt::PurgeTo(file) => {
             binlog::purge_to(cx, &file)?;
             Ok(ok(0))
@@ -295,6 +327,13 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             binlog::reset_master(cx)?;
             Ok(ok(0))
         }
+        other => Err(misrouted(&other)),
+    }
+}
+
+/// SET: variables, NAMES, TRANSACTION.
+fn run_set(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
+    match stmt {
         Stmt::Set(assignments) => {
             for a in assignments {
                 set_one(cx, a)?;
@@ -332,6 +371,20 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 )?;
             }
             Ok(with_warnings(cx, ok(0)))
+        }
+        other => Err(misrouted(&other)),
+    }
+}
+
+/// Account statements: SET PASSWORD, CREATE / DROP / ALTER USER, GRANT, REVOKE, SHOW GRANTS.
+fn run_account(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
+    match stmt {
+        Stmt::ShowGrants { user } => {
+            let (title, lines) = accounts::show_grants(cx, user)?;
+            Ok(result(
+                &[title.as_str()],
+                lines.into_iter().map(|l| vec![text(l)]).collect(),
+            ))
         }
         Stmt::SetPassword { user, password } => {
             accounts::set_password(cx, user, &password, false)?;
@@ -371,16 +424,25 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             accounts::revoke(cx, &privs, &scope, &users)?;
             Ok(ok(0))
         }
+        other => Err(misrouted(&other)),
+    }
+}
+
+/// Server control: FLUSH (nothing to do), SHUTDOWN, KILL.
+fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
+    match stmt {
+        Stmt::FlushNoop => Ok(ok(0)),
         Stmt::Shutdown => {
             if cx.is_checked() && cx.privileges_on("*") & crate::privilege::SHUTDOWN == 0 {
                 return Err(SqlError::of(errors::ER_SPECIFIC_ACCESS_DENIED_ERROR,
-                    "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for this operation",
-                ));
+                "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for this operation",
+            ));
             }
             cx.server.request_shutdown();
             Ok(Output::Shutdown)
         }
         Stmt::Kill { query_only, id } => kill(cx, query_only, id),
+        other => Err(misrouted(&other)),
     }
 }
 

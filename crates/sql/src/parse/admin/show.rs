@@ -6,6 +6,7 @@ use super::Filter;
 use super::{Stmt, P, R};
 use crate::parse::lexer::Tok;
 
+/// `SHOW ...` (after `SHOW`); None when it is not one of ours.
 pub(super) fn show(p: &mut P<'_>) -> Option<R<Stmt>> {
     let global = if p.eat_kw("GLOBAL") {
         Some(true)
@@ -28,181 +29,183 @@ pub(super) fn show(p: &mut P<'_>) -> Option<R<Stmt>> {
         return None;
     }
     p.i += 1;
-    let r = (|| -> R<Option<Stmt>> {
-        let s = match w.as_str() {
-            "VARIABLES" => Stmt::ShowVariables {
-                global: global == Some(true),
+    let r = show_what(p, &w, global == Some(true), full).and_then(|s| match s {
+        Some(s) => p.expect_end().map(|_| Some(s)),
+        None => Ok(None),
+    });
+    r.transpose()
+}
+
+/// The statement after `SHOW [GLOBAL | SESSION] [FULL] w`; Ok(None) when not ours.
+fn show_what(p: &mut P<'_>, w: &str, global: bool, full: bool) -> R<Option<Stmt>> {
+    Ok(Some(match w {
+        "VARIABLES" => Stmt::ShowVariables {
+            global,
+            filter: p.filter()?,
+        },
+        "STATUS" => Stmt::ShowStatus {
+            global,
+            filter: p.filter()?,
+        },
+        "DATABASES" | "SCHEMAS" => Stmt::ShowDatabases {
+            filter: p.filter()?,
+        },
+        "TABLES" => {
+            let db = if p.eat_kw("FROM") || p.eat_kw("IN") {
+                Some(p.ident()?)
+            } else {
+                None
+            };
+            Stmt::ShowTables {
+                full,
+                db,
                 filter: p.filter()?,
-            },
-            "STATUS" => Stmt::ShowStatus {
-                global: global == Some(true),
+            }
+        }
+        "CREATE" => return show_create(p),
+        "COLUMNS" | "FIELDS" => {
+            let (db, table) = from_table(p)?;
+            Stmt::ShowColumns {
+                full,
+                db,
+                table,
                 filter: p.filter()?,
-            },
-            "DATABASES" | "SCHEMAS" => Stmt::ShowDatabases {
-                filter: p.filter()?,
-            },
-            "TABLES" => {
-                let db = if p.eat_kw("FROM") || p.eat_kw("IN") {
-                    Some(p.ident()?)
-                } else {
-                    None
-                };
-                Stmt::ShowTables {
-                    full,
-                    db,
-                    filter: p.filter()?,
-                }
             }
-            "CREATE" => {
-                if p.eat_kw("TABLE") {
-                    let (db, table) = p.qualified()?;
-                    Stmt::ShowCreateTable { db, table }
-                } else if p.eat_kw("DATABASE") || p.eat_kw("SCHEMA") {
-                    if p.eat_kw("IF") {
-                        p.expect_kw("NOT")?;
-                        p.expect_kw("EXISTS")?;
-                    }
-                    Stmt::ShowCreateDatabase { name: p.ident()? }
-                } else {
-                    return Ok(None);
-                }
+        }
+        "INDEX" | "INDEXES" | "KEYS" => {
+            let (db, table) = from_table(p)?;
+            if p.eat_kw("WHERE") {
+                // Accepted and ignored would be a lie; refuse.
+                return Err(p.err());
             }
-            "COLUMNS" | "FIELDS" => {
-                if !(p.eat_kw("FROM") || p.eat_kw("IN")) {
-                    return Err(p.err());
-                }
-                let (mut db, table) = p.qualified()?;
-                if p.eat_kw("FROM") || p.eat_kw("IN") {
-                    db = Some(p.ident()?);
-                }
-                Stmt::ShowColumns {
-                    full,
-                    db,
-                    table,
-                    filter: p.filter()?,
-                }
-            }
-            "INDEX" | "INDEXES" | "KEYS" => {
-                if !(p.eat_kw("FROM") || p.eat_kw("IN")) {
-                    return Err(p.err());
-                }
-                let (mut db, table) = p.qualified()?;
-                if p.eat_kw("FROM") || p.eat_kw("IN") {
-                    db = Some(p.ident()?);
-                }
-                if p.eat_kw("WHERE") {
-                    // Accepted and ignored would be a lie; refuse.
-                    return Err(p.err());
-                }
-                Stmt::ShowIndex { db, table }
-            }
-            "PROCESSLIST" => Stmt::ShowProcesslist { full },
-            "WARNINGS" | "ERRORS" => {
-                if p.eat_kw("LIMIT") {
+            Stmt::ShowIndex { db, table }
+        }
+        "PROCESSLIST" => Stmt::ShowProcesslist { full },
+        "WARNINGS" | "ERRORS" => {
+            if p.eat_kw("LIMIT") {
+                p.number()?;
+                if p.eat_sym(",") {
                     p.number()?;
-                    if p.eat_sym(",") {
-                        p.number()?;
-                    }
-                }
-                Stmt::ShowWarnings {
-                    errors_only: w == "ERRORS",
-                    count: false,
                 }
             }
-            "COUNT" => {
-                // SHOW COUNT(*) WARNINGS | ERRORS
-                if !(p.eat_sym("(") && p.eat_sym("*") && p.eat_sym(")")) {
-                    return Err(p.err());
-                }
-                let errors_only = if p.eat_kw("ERRORS") {
-                    true
-                } else {
-                    p.expect_kw("WARNINGS")?;
-                    false
-                };
-                Stmt::ShowWarnings {
-                    errors_only,
-                    count: true,
-                }
+            Stmt::ShowWarnings {
+                errors_only: w == "ERRORS",
+                count: false,
             }
-            "ENGINES" => Stmt::ShowEngines,
-            "STORAGE" => {
-                p.expect_kw("ENGINES")?;
-                Stmt::ShowEngines
-            }
-            "COLLATION" => Stmt::ShowCollation {
+        }
+        "COUNT" => show_count(p)?,
+        "ENGINES" => Stmt::ShowEngines,
+        "STORAGE" => {
+            p.expect_kw("ENGINES")?;
+            Stmt::ShowEngines
+        }
+        "COLLATION" => Stmt::ShowCollation {
+            filter: p.filter()?,
+        },
+        "CHARACTER" => {
+            p.expect_kw("SET")?;
+            Stmt::ShowCharset {
                 filter: p.filter()?,
-            },
-            "CHARACTER" => {
-                p.expect_kw("SET")?;
-                Stmt::ShowCharset {
-                    filter: p.filter()?,
-                }
             }
-            "CHARSET" => Stmt::ShowCharset {
-                filter: p.filter()?,
-            },
-            "MASTER" => {
-                if p.eat_kw("STATUS") {
-                    Stmt::ShowMasterStatus
-                } else if p.eat_kw("LOGS") {
-                    Stmt::ShowBinaryLogs
-                } else {
-                    return Ok(None);
-                }
-            }
-            "BINLOG" => {
-                if p.eat_kw("STATUS") {
-                    Stmt::ShowMasterStatus
-                } else if p.eat_kw("EVENTS") {
-                    let file = if p.eat_kw("IN") {
-                        Some(p.string()?)
-                    } else {
-                        None
-                    };
-                    let from = if p.eat_kw("FROM") {
-                        Some(p.number()?)
-                    } else {
-                        None
-                    };
-                    let (mut offset, mut limit) = (0, None);
-                    if p.eat_kw("LIMIT") {
-                        let a = p.number()?;
-                        if p.eat_sym(",") {
-                            offset = a;
-                            limit = Some(p.number()?);
-                        } else {
-                            limit = Some(a);
-                        }
-                    }
-                    Stmt::ShowBinlogEvents {
-                        file,
-                        from,
-                        offset,
-                        limit,
-                    }
-                } else {
-                    return Ok(None);
-                }
-            }
-            "BINARY" => {
-                p.expect_kw("LOGS")?;
-                Stmt::ShowBinaryLogs
-            }
-            "GRANTS" => {
-                let user = if p.eat_kw("FOR") { p.user()? } else { None };
-                Stmt::ShowGrants { user }
-            }
-            _ => return Ok(None),
-        };
-        p.expect_end()?;
-        Ok(Some(s))
-    })();
-    match r {
-        Ok(Some(s)) => Some(Ok(s)),
-        Ok(None) => None,
-        Err(e) => Some(Err(e)),
+        }
+        "CHARSET" => Stmt::ShowCharset {
+            filter: p.filter()?,
+        },
+        "MASTER" | "BINLOG" | "BINARY" => return show_binlog(p, w),
+        "GRANTS" => {
+            let user = if p.eat_kw("FOR") { p.user()? } else { None };
+            Stmt::ShowGrants { user }
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// `SHOW CREATE TABLE t` / `SHOW CREATE {DATABASE | SCHEMA} [IF NOT EXISTS] d`.
+fn show_create(p: &mut P<'_>) -> R<Option<Stmt>> {
+    if p.eat_kw("TABLE") {
+        let (db, table) = p.qualified()?;
+        Ok(Some(Stmt::ShowCreateTable { db, table }))
+    } else if p.eat_kw("DATABASE") || p.eat_kw("SCHEMA") {
+        if p.eat_kw("IF") {
+            p.expect_kw("NOT")?;
+            p.expect_kw("EXISTS")?;
+        }
+        Ok(Some(Stmt::ShowCreateDatabase { name: p.ident()? }))
+    } else {
+        Ok(None)
     }
+}
+
+/// `{FROM | IN} [db.]table [{FROM | IN} db]` of SHOW COLUMNS / SHOW INDEX.
+fn from_table(p: &mut P<'_>) -> R<(Option<String>, String)> {
+    if !(p.eat_kw("FROM") || p.eat_kw("IN")) {
+        return Err(p.err());
+    }
+    let (mut db, table) = p.qualified()?;
+    if p.eat_kw("FROM") || p.eat_kw("IN") {
+        db = Some(p.ident()?);
+    }
+    Ok((db, table))
+}
+
+/// `SHOW COUNT(*) {WARNINGS | ERRORS}` (after `COUNT`).
+fn show_count(p: &mut P<'_>) -> R<Stmt> {
+    if !(p.eat_sym("(") && p.eat_sym("*") && p.eat_sym(")")) {
+        return Err(p.err());
+    }
+    let errors_only = if p.eat_kw("ERRORS") {
+        true
+    } else {
+        p.expect_kw("WARNINGS")?;
+        false
+    };
+    Ok(Stmt::ShowWarnings {
+        errors_only,
+        count: true,
+    })
+}
+
+/// `SHOW MASTER STATUS | MASTER LOGS | BINLOG STATUS | BINARY LOGS` and
+/// `SHOW BINLOG EVENTS [IN 'file'] [FROM pos] [LIMIT [offset,] n]` (after the first word).
+fn show_binlog(p: &mut P<'_>, w: &str) -> R<Option<Stmt>> {
+    Ok(Some(match w {
+        "MASTER" if p.eat_kw("STATUS") => Stmt::ShowMasterStatus,
+        "MASTER" if p.eat_kw("LOGS") => Stmt::ShowBinaryLogs,
+        "BINLOG" if p.eat_kw("STATUS") => Stmt::ShowMasterStatus,
+        "BINLOG" if p.eat_kw("EVENTS") => {
+            let file = if p.eat_kw("IN") {
+                Some(p.string()?)
+            } else {
+                None
+            };
+            let from = if p.eat_kw("FROM") {
+                Some(p.number()?)
+            } else {
+                None
+            };
+            let (mut offset, mut limit) = (0, None);
+            if p.eat_kw("LIMIT") {
+                let a = p.number()?;
+                if p.eat_sym(",") {
+                    offset = a;
+                    limit = Some(p.number()?);
+                } else {
+                    limit = Some(a);
+                }
+            }
+            Stmt::ShowBinlogEvents {
+                file,
+                from,
+                offset,
+                limit,
+            }
+        }
+        "BINARY" => {
+            p.expect_kw("LOGS")?;
+            Stmt::ShowBinaryLogs
+        }
+        _ => return Ok(None),
+    }))
 }
 
 /// `DESCRIBE | DESC | EXPLAIN [db.]table [column pattern]` (the keyword not yet consumed);
