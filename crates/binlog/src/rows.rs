@@ -132,36 +132,9 @@ fn bytes_with_len(out: &mut Vec<u8>, b: &[u8], len_bytes: usize, max: u64) -> Re
 /// Appends the packed form of the non-NULL value `v` of column `col`.
 fn encode_value(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
     use ColumnType as T;
-    let mismatch = || format!("value {v:?} does not fit a {:?} column", col.column_type);
+    let mismatch = || mismatch(col, v);
     match col.column_type {
-        T::Tiny | T::Short | T::Int24 | T::Long | T::LongLong => {
-            let n = int_width(col.column_type).unwrap_or(8);
-            let bits = 8 * n as u32;
-            let raw = if col.unsigned {
-                let u = match *v {
-                    Value::UInt(u) => u,
-                    Value::Int(i) if i >= 0 => i as u64,
-                    _ => return Err(mismatch()),
-                };
-                if bits < 64 && u >> bits != 0 {
-                    return Err(format!(
-                        "{u} out of range for an unsigned {bits}-bit column"
-                    ));
-                }
-                u
-            } else {
-                let i = match *v {
-                    Value::Int(i) => i,
-                    Value::UInt(u) if u <= i64::MAX as u64 => u as i64,
-                    _ => return Err(mismatch()),
-                };
-                if bits < 64 && (i < -(1i64 << (bits - 1)) || i >= 1i64 << (bits - 1)) {
-                    return Err(format!("{i} out of range for a signed {bits}-bit column"));
-                }
-                i as u64
-            };
-            put_uint_le(out, raw, n);
-        }
+        T::Tiny | T::Short | T::Int24 | T::Long | T::LongLong => encode_int(col, v, out)?,
         T::Float => match *v {
             Value::Float(f) => out.extend_from_slice(&f.to_le_bytes()),
             _ => return Err(mismatch()),
@@ -182,40 +155,10 @@ fn encode_value(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), St
             }
             _ => return Err(mismatch()),
         },
-        T::String => {
-            let (real_type, len) = ColumnMeta::unpack_string_meta(col.meta);
-            match (real_type, v) {
-                (ENUM_REAL_TYPE | SET_REAL_TYPE, &Value::UInt(u)) => {
-                    let n = usize::from(len);
-                    let ok = match real_type {
-                        ENUM_REAL_TYPE => n == 1 || n == 2,
-                        _ => (1..=8).contains(&n),
-                    };
-                    if !ok || (n < 8 && u >> (8 * n) != 0) {
-                        return Err(format!("{u} does not fit ENUM/SET of {n} bytes"));
-                    }
-                    put_uint_le(out, u, n);
-                }
-                (ENUM_REAL_TYPE | SET_REAL_TYPE, _) => return Err(mismatch()),
-                (_, Value::Bytes(b)) => {
-                    bytes_with_len(out, b, string_len_bytes(len), u64::from(len))?
-                }
-                _ => return Err(mismatch()),
-            }
+        T::String => encode_string(col, v, out)?,
+        T::Blob | T::TinyBlob | T::MediumBlob | T::LongBlob | T::Geometry => {
+            encode_blob(col, v, out)?
         }
-        T::Blob | T::TinyBlob | T::MediumBlob | T::LongBlob | T::Geometry => match v {
-            Value::Bytes(b) => {
-                let n = blob_len_bytes(col.meta)
-                    .ok_or_else(|| format!("blob length bytes {}", col.meta))?;
-                let max = if n == 8 {
-                    u64::MAX
-                } else {
-                    (1u64 << (8 * n)) - 1
-                };
-                bytes_with_len(out, b, n, max)?
-            }
-            _ => return Err(mismatch()),
-        },
         T::Date => match *v {
             Value::Date { year, month, day } => {
                 if year > 9999 || month > 12 || day > 31 {
@@ -231,33 +174,7 @@ fn encode_value(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), St
             Value::Year(y) if (1901..=2155).contains(&y) => out.push((y - 1900) as u8),
             _ => return Err(mismatch()),
         },
-        T::DateTime2 => match *v {
-            Value::DateTime {
-                year,
-                month,
-                day,
-                hour,
-                minute,
-                second,
-                micros,
-            } => {
-                check_fsp(col.meta)?;
-                check_micros(micros, col.meta)?;
-                if year > 9999 || month > 12 || day > 31 || hour > 23 || minute > 59 || second > 59
-                {
-                    return Err(format!("invalid datetime {v:?}"));
-                }
-                let ymd = ((i64::from(year) * 13 + i64::from(month)) << 5) | i64::from(day);
-                let hms = (i64::from(hour) << 12) | (i64::from(minute) << 6) | i64::from(second);
-                put_uint_be(
-                    out,
-                    ((ymd << 17) | hms).wrapping_add(DATETIMEF_INT_OFS) as u64,
-                    5,
-                );
-                put_frac(out, micros, col.meta);
-            }
-            _ => return Err(mismatch()),
-        },
+        T::DateTime2 => encode_datetime2(col, v, out)?,
         T::Timestamp2 => match *v {
             Value::Timestamp { secs, micros } => {
                 check_fsp(col.meta)?;
@@ -267,43 +184,162 @@ fn encode_value(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), St
             }
             _ => return Err(mismatch()),
         },
-        T::Time2 => match *v {
-            Value::Time {
-                negative,
-                hours,
-                minutes,
-                seconds,
-                micros,
-            } => {
-                check_fsp(col.meta)?;
-                check_micros(micros, col.meta)?;
-                if hours > 838 || minutes > 59 || seconds > 59 {
-                    return Err(format!("invalid time {v:?}"));
-                }
-                let hms = (i64::from(hours) << 12) | (i64::from(minutes) << 6) | i64::from(seconds);
-                let abs = (hms << 24) + i64::from(micros);
-                let nr = if negative { -abs } else { abs };
-                match frac_bytes(col.meta) {
-                    0 => put_uint_be(out, (TIMEF_INT_OFS + (nr >> 24)) as u64, 3),
-                    1 => {
-                        put_uint_be(out, (TIMEF_INT_OFS + (nr >> 24)) as u64, 3);
-                        out.push(((nr % (1 << 24)) / 10_000) as i8 as u8);
-                    }
-                    2 => {
-                        put_uint_be(out, (TIMEF_INT_OFS + (nr >> 24)) as u64, 3);
-                        put_uint_be(out, u64::from(((nr % (1 << 24)) / 100) as i16 as u16), 2);
-                    }
-                    _ => put_uint_be(out, (nr + TIMEF_OFS) as u64, 6),
-                }
-            }
-            _ => return Err(mismatch()),
-        },
+        T::Time2 => encode_time2(col, v, out)?,
         T::Null => return Err(mismatch()),
         other => {
             return Err(format!(
                 "column type {other:?} is not supported in row images"
             ))
         }
+    }
+    Ok(())
+}
+
+/// "value ... does not fit a ... column".
+fn mismatch(col: &ColumnMeta, v: &Value) -> String {
+    format!("value {v:?} does not fit a {:?} column", col.column_type)
+}
+
+/// TINYINT ... BIGINT, signed or unsigned, range-checked for the column's width.
+fn encode_int(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    let mismatch = || mismatch(col, v);
+    let n = int_width(col.column_type).unwrap_or(8);
+    let bits = 8 * n as u32;
+    let raw = if col.unsigned {
+        let u = match *v {
+            Value::UInt(u) => u,
+            Value::Int(i) if i >= 0 => i as u64,
+            _ => return Err(mismatch()),
+        };
+        if bits < 64 && u >> bits != 0 {
+            return Err(format!(
+                "{u} out of range for an unsigned {bits}-bit column"
+            ));
+        }
+        u
+    } else {
+        let i = match *v {
+            Value::Int(i) => i,
+            Value::UInt(u) if u <= i64::MAX as u64 => u as i64,
+            _ => return Err(mismatch()),
+        };
+        if bits < 64 && (i < -(1i64 << (bits - 1)) || i >= 1i64 << (bits - 1)) {
+            return Err(format!("{i} out of range for a signed {bits}-bit column"));
+        }
+        i as u64
+    };
+    put_uint_le(out, raw, n);
+    Ok(())
+}
+
+/// CHAR / BINARY (length-prefixed bytes) and ENUM / SET (their packed numbers).
+fn encode_string(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    let mismatch = || mismatch(col, v);
+    let (real_type, len) = ColumnMeta::unpack_string_meta(col.meta);
+    match (real_type, v) {
+        (ENUM_REAL_TYPE | SET_REAL_TYPE, &Value::UInt(u)) => {
+            let n = usize::from(len);
+            let ok = match real_type {
+                ENUM_REAL_TYPE => n == 1 || n == 2,
+                _ => (1..=8).contains(&n),
+            };
+            if !ok || (n < 8 && u >> (8 * n) != 0) {
+                return Err(format!("{u} does not fit ENUM/SET of {n} bytes"));
+            }
+            put_uint_le(out, u, n);
+        }
+        (ENUM_REAL_TYPE | SET_REAL_TYPE, _) => return Err(mismatch()),
+        (_, Value::Bytes(b)) => bytes_with_len(out, b, string_len_bytes(len), u64::from(len))?,
+        _ => return Err(mismatch()),
+    }
+
+    Ok(())
+}
+
+/// BLOB / TEXT / GEOMETRY: bytes with a 1-4 byte length prefix.
+fn encode_blob(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    let mismatch = || mismatch(col, v);
+    match v {
+        Value::Bytes(b) => {
+            let n = blob_len_bytes(col.meta)
+                .ok_or_else(|| format!("blob length bytes {}", col.meta))?;
+            let max = if n == 8 {
+                u64::MAX
+            } else {
+                (1u64 << (8 * n)) - 1
+            };
+            bytes_with_len(out, b, n, max)?
+        }
+        _ => return Err(mismatch()),
+    }
+    Ok(())
+}
+
+/// DATETIME(fsp) in MariaDB's packed big-endian form plus its fraction.
+fn encode_datetime2(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    let mismatch = || mismatch(col, v);
+    match *v {
+        Value::DateTime {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            micros,
+        } => {
+            check_fsp(col.meta)?;
+            check_micros(micros, col.meta)?;
+            if year > 9999 || month > 12 || day > 31 || hour > 23 || minute > 59 || second > 59 {
+                return Err(format!("invalid datetime {v:?}"));
+            }
+            let ymd = ((i64::from(year) * 13 + i64::from(month)) << 5) | i64::from(day);
+            let hms = (i64::from(hour) << 12) | (i64::from(minute) << 6) | i64::from(second);
+            put_uint_be(
+                out,
+                ((ymd << 17) | hms).wrapping_add(DATETIMEF_INT_OFS) as u64,
+                5,
+            );
+            put_frac(out, micros, col.meta);
+        }
+        _ => return Err(mismatch()),
+    }
+    Ok(())
+}
+
+/// TIME(fsp) in MariaDB's packed big-endian form; the fraction's width follows fsp.
+fn encode_time2(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    let mismatch = || mismatch(col, v);
+    match *v {
+        Value::Time {
+            negative,
+            hours,
+            minutes,
+            seconds,
+            micros,
+        } => {
+            check_fsp(col.meta)?;
+            check_micros(micros, col.meta)?;
+            if hours > 838 || minutes > 59 || seconds > 59 {
+                return Err(format!("invalid time {v:?}"));
+            }
+            let hms = (i64::from(hours) << 12) | (i64::from(minutes) << 6) | i64::from(seconds);
+            let abs = (hms << 24) + i64::from(micros);
+            let nr = if negative { -abs } else { abs };
+            match frac_bytes(col.meta) {
+                0 => put_uint_be(out, (TIMEF_INT_OFS + (nr >> 24)) as u64, 3),
+                1 => {
+                    put_uint_be(out, (TIMEF_INT_OFS + (nr >> 24)) as u64, 3);
+                    out.push(((nr % (1 << 24)) / 10_000) as i8 as u8);
+                }
+                2 => {
+                    put_uint_be(out, (TIMEF_INT_OFS + (nr >> 24)) as u64, 3);
+                    put_uint_be(out, u64::from(((nr % (1 << 24)) / 100) as i16 as u16), 2);
+                }
+                _ => put_uint_be(out, (nr + TIMEF_OFS) as u64, 6),
+            }
+        }
+        _ => return Err(mismatch()),
     }
     Ok(())
 }
