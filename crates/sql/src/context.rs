@@ -8,6 +8,8 @@
 //! Invariants:
 //! - `txn` is `Some` whenever `explicit` is true (BEGIN or autocommit=0 opened one);
 //! - `read_only` implies `explicit` (START TRANSACTION READ ONLY);
+//! - between statements, with autocommit on and no explicit transaction, no transaction is
+//!   open (each statement ran in its own);
 //! - `stmt_time` is fixed for the whole statement: set by [`ExecContext::begin_statement_time`]
 //!   at its start, read by NOW() and friends.
 

@@ -24,6 +24,11 @@ impl SqlError {
     }
 
     pub fn new(code: u16, sqlstate: &'static str, message: impl Into<String>) -> Self {
+        debug_assert!(
+            sqlstate.len() == 5 && sqlstate.bytes().all(|b| b.is_ascii_alphanumeric()),
+            "SQLSTATE {sqlstate:?} of error {code}"
+        );
+        debug_assert!((1000..=9999).contains(&code), "error code {code}");
         SqlError {
             code,
             sqlstate,

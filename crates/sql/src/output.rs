@@ -23,6 +23,16 @@ pub enum Output {
 }
 
 impl Output {
+    /// A result set; every row has one value per column.
+    pub(crate) fn rows(columns: Vec<Column>, rows: Vec<Vec<Value>>) -> Output {
+        debug_assert!(
+            rows.iter().all(|r| r.len() == columns.len()),
+            "a result row's width differs from its {} columns",
+            columns.len()
+        );
+        Output::Rows { columns, rows }
+    }
+
     pub(crate) fn ok() -> Output {
         Output::Ok {
             affected_rows: 0,

@@ -420,6 +420,10 @@ impl PrivCache {
             self.epoch = self.epoch.wrapping_add(1);
         }
         self.catalog = catalog.clone();
+        debug_assert_eq!(
+            self.global,
+            self.account.as_deref().map_or(0, global_grants)
+        );
     }
 
     /// Changes with every change of the session's account.

@@ -121,6 +121,11 @@ pub fn write_event(out: &mut Vec<u8>, mut header: EventHeader, body: &[u8]) {
     out.extend_from_slice(body);
     let crc = crc32(&out[start..]);
     out.extend_from_slice(&crc.to_le_bytes());
+    debug_assert_eq!(out.len() - start, header.event_size as usize);
+}
+
+fn u32_le(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
 }
 
 /// Recomputes the checksum of the complete event `ev` (after a field was patched in place).
@@ -129,6 +134,11 @@ pub fn reseal(ev: &mut [u8]) {
     if n < HEADER_LEN + CHECKSUM_LEN {
         return;
     }
+    debug_assert_eq!(
+        u32_le(&ev[9..13]) as usize,
+        n,
+        "event_size differs from the event"
+    );
     let crc = crc32(&ev[..n - CHECKSUM_LEN]);
     ev[n - CHECKSUM_LEN..].copy_from_slice(&crc.to_le_bytes());
 }

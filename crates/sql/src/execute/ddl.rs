@@ -247,11 +247,17 @@ fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Value>, SqlEr
     Ok(Some(x.eval(&[], &env)?))
 }
 
+/// The module's invariant: DDL never runs inside a transaction (the session committed it).
+fn assert_no_transaction(cx: &ExecContext) {
+    debug_assert!(cx.txn.is_none(), "DDL inside an open transaction");
+}
+
 pub(crate) fn create_table(
     cx: &ExecContext,
     ct: &ast::CreateTable,
     sql: &str,
 ) -> Result<(), SqlError> {
+    assert_no_transaction(cx);
     if ct.query.is_some() || ct.like.is_some() {
         return Err(SqlError::unsupported("CREATE TABLE ... SELECT/LIKE"));
     }
@@ -394,6 +400,7 @@ pub(crate) fn create_index(
     ci: &ast::CreateIndex,
     sql: &str,
 ) -> Result<(), SqlError> {
+    assert_no_transaction(cx);
     let (db, table) = split_name(cx, &ci.table_name)?;
     cx.check_table_privilege(&db, &table, crate::privilege::INDEX)?;
     let cols = index_columns(&ci.columns);
@@ -418,6 +425,7 @@ pub(crate) fn alter_table(
     ops: &[ast::AlterTableOperation],
     sql: &str,
 ) -> Result<(), SqlError> {
+    assert_no_transaction(cx);
     let (db, table) = split_name(cx, name)?;
     // MariaDB: ALTER, and INSERT and CREATE (ALTER TABLE copies the table).
     cx.check_table_privilege(&db, &table, crate::privilege::ALTER)?;
@@ -486,6 +494,7 @@ pub(crate) fn drop(
     table: Option<&ast::ObjectName>,
     sql: &str,
 ) -> Result<(), SqlError> {
+    assert_no_transaction(cx);
     let engine = &cx.server.engine;
     match object_type {
         ast::ObjectType::Table => {
@@ -552,6 +561,7 @@ pub(crate) fn drop(
 }
 
 pub(crate) fn truncate(cx: &ExecContext, t: &ast::Truncate, sql: &str) -> Result<(), SqlError> {
+    assert_no_transaction(cx);
     for n in &t.table_names {
         let (db, table) = split_name(cx, &n.name)?;
         // MariaDB: TRUNCATE needs DROP.
@@ -570,6 +580,7 @@ pub(crate) fn create_database(
     if_not_exists: bool,
     sql: &str,
 ) -> Result<(), SqlError> {
+    assert_no_transaction(cx);
     let db = object_name_parts(name).join(".");
     cx.check_db_privilege(&db, crate::privilege::CREATE)?;
     cx.server.engine.create_database(&db, if_not_exists, sql)?;

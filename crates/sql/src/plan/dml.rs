@@ -164,6 +164,10 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
     } else if ins.on.is_some() {
         return Err(SqlError::unsupported("ON CONFLICT"));
     }
+    debug_assert!(
+        rows.iter().all(|r| r.len() == columns.len()),
+        "an INSERT row has one expression per target column"
+    );
     Ok(InsertPlan {
         table: t.clone(),
         columns,

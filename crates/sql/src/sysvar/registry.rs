@@ -370,9 +370,17 @@ pub(crate) static VARS: &[VarDef] = &[
 
 /// The definition of `name` (lower-case ASCII).
 pub(crate) fn lookup_def(name: &str) -> Option<&'static VarDef> {
-    VARS.binary_search_by(|d| d.name.cmp(name))
+    debug_assert!(
+        VARS.windows(2).all(|w| w[0].name < w[1].name),
+        "VARS must be sorted and unique for the binary search"
+    );
+    let def = VARS
+        .binary_search_by(|d| d.name.cmp(name))
         .ok()
-        .map(|i| &VARS[i])
+        .map(|i| &VARS[i]);
+    debug_assert!(def.is_none_or(|d| d.name.bytes().all(|b| !b.is_ascii_uppercase())));
+    debug_assert!(alias_of(name).is_none_or(|a| VARS.iter().any(|d| d.name == a)));
+    def
 }
 
 /// Aliases kept in step: setting one sets the other.

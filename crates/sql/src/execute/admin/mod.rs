@@ -74,7 +74,7 @@ pub(crate) fn result(names: &[&str], rows: Vec<Vec<Value>>) -> Output {
             _ => Column::new_text(n),
         })
         .collect();
-    Output::Rows { columns, rows }
+    Output::rows(columns, rows)
 }
 
 fn ok(affected_rows: u64) -> Output {
