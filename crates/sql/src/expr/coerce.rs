@@ -184,78 +184,12 @@ pub(super) fn truncated_check(b: &[u8], what: &str) -> bool {
 /// strings that are not integers or past the 64-bit range, 1916 for DECIMAL/DOUBLE
 /// overflow, note 1105 for a sign change).
 pub(super) fn cast_int(v: &Value, unsigned: bool) -> Value {
-    let target = if unsigned { "UNSIGNED" } else { "SIGNED" };
-    let overflow = |what: &str, level: &str| {
-        warn(
-            level,
-            1916,
-            format!(
-                "Got overflow when converting '{}' to {what}. Value truncated",
-                String::from_utf8_lossy(&text_of(v))
-            ),
-        )
-    };
-    let wrap = |i: i128| -> Value {
-        if unsigned {
-            if i < 0 {
-                warn(
-                    "Note",
-                    1105,
-                    "Cast to unsigned converted negative integer to it's positive complement"
-                        .into(),
-                );
-            }
-            Value::UInt(i as u64)
-        } else {
-            if i > i128::from(i64::MAX) {
-                warn("Note", 1105, "Cast to signed converted positive out-of-range integer to it's negative complement".into());
-            }
-            Value::Int(i as u64 as i64)
-        }
-    };
     match v {
         Value::Null => Value::Null,
-        Value::Int(i) => wrap(i128::from(*i)),
+        Value::Int(i) => wrap_int(i128::from(*i), unsigned),
         Value::UInt(u) if !unsigned => Value::Int(*u as i64),
         Value::UInt(u) => Value::UInt(*u),
-        Value::Bytes(b) => {
-            let bad = truncated_check(b, "INTEGER");
-            let (p, _) = number_prefix(b, true);
-            let neg = p.starts_with('-');
-            let digits = p.trim_start_matches(['-', '+']);
-            let i = match digits.parse::<i128>() {
-                Ok(i) if i <= i128::from(u64::MAX) => Some(if neg { -i } else { i }),
-                Err(_) if digits.is_empty() => Some(0),
-                _ => None,
-            };
-            let i = match i {
-                Some(i) if i >= i128::from(i64::MIN) => i,
-                _ => {
-                    if !bad {
-                        truncated_warning(b);
-                    }
-                    let clip = if neg {
-                        i128::from(i64::MIN)
-                    } else {
-                        i128::from(u64::MAX)
-                    };
-                    return if unsigned {
-                        Value::UInt(clip as u64)
-                    } else {
-                        Value::Int(clip as i64)
-                    };
-                }
-            };
-            if neg && i == 0 && unsigned {
-                warn(
-                    "Note",
-                    1105,
-                    "Cast to unsigned converted negative integer to it's positive complement"
-                        .into(),
-                );
-            }
-            wrap(i)
-        }
+        Value::Bytes(b) => cast_text_int(b, unsigned),
         Value::Decimal(_) => {
             let n = to_i128(v).unwrap_or(0);
             let (lo, hi, what) = if unsigned {
@@ -265,7 +199,7 @@ pub(super) fn cast_int(v: &Value, unsigned: bool) -> Value {
             };
             if n < lo || n > hi {
                 // MariaDB rounds first: -0.4 is 0, no overflow.
-                overflow(what, "Warning");
+                overflow_warning(v, what, "Warning");
             }
             let c = n.clamp(lo, hi);
             if unsigned {
@@ -274,29 +208,109 @@ pub(super) fn cast_int(v: &Value, unsigned: bool) -> Value {
                 Value::Int(c as i64)
             }
         }
-        Value::Float(_) | Value::Double(_) => {
-            let d = to_f64(v).unwrap_or(0.0).round_ties_even();
-            let (lo, hi) = if unsigned {
-                (0.0, 1.8446744073709552e19)
-            } else {
-                (-9.223372036854776e18, 9.223372036854776e18)
-            };
-            if d < lo || d >= hi {
-                overflow(&format!("{target} BIGINT"), "Note");
-                return match (unsigned, d < lo) {
-                    (true, true) => Value::UInt(0),
-                    (true, false) => Value::UInt(u64::MAX),
-                    (false, true) => Value::Int(i64::MIN),
-                    (false, false) => Value::Int(i64::MAX),
-                };
-            }
-            if unsigned {
-                Value::UInt(d as u64)
-            } else {
-                Value::Int(d as i64)
-            }
+        Value::Float(_) | Value::Double(_) => cast_float_int(v, unsigned),
+        other => wrap_int(to_i128(other).unwrap_or(0), unsigned),
+    }
+}
+
+/// Note 1916 "Got overflow when converting '<v>' to <what>".
+fn overflow_warning(v: &Value, what: &str, level: &str) {
+    warn(
+        level,
+        1916,
+        format!(
+            "Got overflow when converting '{}' to {what}. Value truncated",
+            String::from_utf8_lossy(&text_of(v))
+        ),
+    )
+}
+
+fn negative_to_unsigned_note() {
+    warn(
+        "Note",
+        1105,
+        "Cast to unsigned converted negative integer to it's positive complement".into(),
+    );
+}
+
+/// An integer in the 64-bit two's complement of the target, with note 1105 when the sign
+/// changes.
+fn wrap_int(i: i128, unsigned: bool) -> Value {
+    if unsigned {
+        if i < 0 {
+            negative_to_unsigned_note();
         }
-        other => wrap(to_i128(other).unwrap_or(0)),
+        Value::UInt(i as u64)
+    } else {
+        if i > i128::from(i64::MAX) {
+            warn(
+                "Note",
+                1105,
+                "Cast to signed converted positive out-of-range integer to it's negative complement"
+                    .into(),
+            );
+        }
+        Value::Int(i as u64 as i64)
+    }
+}
+
+/// CAST of a string to an integer: its integer prefix, clipped past the 64-bit range.
+fn cast_text_int(b: &[u8], unsigned: bool) -> Value {
+    let bad = truncated_check(b, "INTEGER");
+    let (p, _) = number_prefix(b, true);
+    let neg = p.starts_with('-');
+    let digits = p.trim_start_matches(['-', '+']);
+    let i = match digits.parse::<i128>() {
+        Ok(i) if i <= i128::from(u64::MAX) => Some(if neg { -i } else { i }),
+        Err(_) if digits.is_empty() => Some(0),
+        _ => None,
+    };
+    let i = match i {
+        Some(i) if i >= i128::from(i64::MIN) => i,
+        _ => {
+            if !bad {
+                truncated_warning(b);
+            }
+            let clip = if neg {
+                i128::from(i64::MIN)
+            } else {
+                i128::from(u64::MAX)
+            };
+            return if unsigned {
+                Value::UInt(clip as u64)
+            } else {
+                Value::Int(clip as i64)
+            };
+        }
+    };
+    if neg && i == 0 && unsigned {
+        negative_to_unsigned_note();
+    }
+    wrap_int(i, unsigned)
+}
+
+/// CAST of a FLOAT/DOUBLE to an integer: rounded half to even, clipped with note 1916.
+fn cast_float_int(v: &Value, unsigned: bool) -> Value {
+    let d = to_f64(v).unwrap_or(0.0).round_ties_even();
+    let (lo, hi) = if unsigned {
+        (0.0, 1.8446744073709552e19)
+    } else {
+        (-9.223372036854776e18, 9.223372036854776e18)
+    };
+    if d < lo || d >= hi {
+        let target = if unsigned { "UNSIGNED" } else { "SIGNED" };
+        overflow_warning(v, &format!("{target} BIGINT"), "Note");
+        return match (unsigned, d < lo) {
+            (true, true) => Value::UInt(0),
+            (true, false) => Value::UInt(u64::MAX),
+            (false, true) => Value::Int(i64::MIN),
+            (false, false) => Value::Int(i64::MAX),
+        };
+    }
+    if unsigned {
+        Value::UInt(d as u64)
+    } else {
+        Value::Int(d as i64)
     }
 }
 
@@ -395,60 +409,9 @@ pub(crate) fn convert_for_column(v: Value, ty: &SqlType, column: &str) -> Result
         | T::SmallInt { .. }
         | T::MediumInt { .. }
         | T::Int { .. }
-        | T::BigInt { .. } => match &v {
-            Value::Int(_) | Value::UInt(_) => v,
-            Value::Bytes(b) => {
-                let s = String::from_utf8_lossy(b);
-                let t = s.trim();
-                if let Ok(i) = t.parse::<i64>() {
-                    Value::Int(i)
-                } else if let Ok(u) = t.parse::<u64>() {
-                    Value::UInt(u)
-                } else if let Ok(d) = t.parse::<f64>() {
-                    float_to_int(d)
-                } else {
-                    return Err(bad(&v));
-                }
-            }
-            Value::Double(d) => float_to_int(*d),
-            Value::Float(d) => float_to_int(f64::from(*d)),
-            Value::Decimal(_) => match to_i128(&v) {
-                Some(i) => int_value(i).unwrap_or(Value::Double(i as f64)),
-                None => return Err(bad(&v)),
-            },
-            Value::Year(y) => Value::Int(i64::from(*y)),
-            _ => match to_i128(&v) {
-                Some(i) => int_value(i).unwrap_or(Value::Double(i as f64)),
-                None => return Err(bad(&v)),
-            },
-        },
-        T::Float | T::Double => match &v {
-            Value::Float(_) | Value::Double(_) | Value::Int(_) | Value::UInt(_) => v,
-            Value::Bytes(b) => match String::from_utf8_lossy(b).trim().parse::<f64>() {
-                Ok(d) => Value::Double(d),
-                Err(_) => return Err(bad(&v)),
-            },
-            other => Value::Double(to_f64(other).unwrap_or(0.0)),
-        },
-        T::Decimal { .. } => match &v {
-            Value::Decimal(_) | Value::Int(_) | Value::UInt(_) => v,
-            Value::Double(d) => Value::Decimal(format!("{d}")),
-            Value::Float(d) => Value::Decimal(format!("{d}")),
-            Value::Bytes(b) => {
-                let s = String::from_utf8_lossy(b).trim().to_string();
-                if Dec::parse(&s).is_some() {
-                    Value::Decimal(s)
-                } else if let Ok(d) = s.parse::<f64>() {
-                    Value::Decimal(format!("{d}"))
-                } else {
-                    return Err(bad(&v));
-                }
-            }
-            other => match to_i128(other) {
-                Some(i) => Value::Decimal(i.to_string()),
-                None => return Err(bad(&v)),
-            },
-        },
+        | T::BigInt { .. } => to_integer(v, &bad)?,
+        T::Float | T::Double => to_double(v, &bad)?,
+        T::Decimal { .. } => to_decimal(v, &bad)?,
         T::Char(_)
         | T::VarChar(_)
         | T::Binary(_)
@@ -460,91 +423,185 @@ pub(crate) fn convert_for_column(v: Value, ty: &SqlType, column: &str) -> Result
         | T::TinyBlob
         | T::Blob
         | T::MediumBlob
-        | T::LongBlob => match v {
-            Value::Bytes(_) => v,
-            other => Value::Bytes(text_of(&other)),
-        },
-        T::Date => match &v {
-            Value::Date { .. } => v,
-            Value::DateTime {
-                year, month, day, ..
-            } => Value::Date {
-                year: *year,
-                month: *month,
-                day: *day,
-            },
-            Value::Bytes(b) => match std::str::from_utf8(b).ok().and_then(parse_datetime) {
-                Some(Value::DateTime {
-                    year, month, day, ..
-                })
-                | Some(Value::Date { year, month, day }) => Value::Date { year, month, day },
-                _ => return Err(bad(&v)),
-            },
-            Value::Int(_) | Value::UInt(_) => {
-                match parse_datetime(&to_i128(&v).unwrap_or(0).to_string()) {
-                    Some(d) => cast(d, CastTo::Date)?,
-                    None => return Err(bad(&v)),
-                }
+        | T::LongBlob => to_text(v),
+        T::Date => to_date(v, &bad)?,
+        T::DateTime(_) => to_datetime(v, &bad)?,
+        T::Timestamp(_) => to_timestamp(v, &bad)?,
+        T::Time(_) => to_time(v, &bad)?,
+        T::Year => to_year(v, &bad)?,
+        T::Null => v,
+    })
+}
+
+/// An integer column's value: strings parsed (a fraction rounds), other numbers rounded.
+fn to_integer(v: Value, bad: &dyn Fn(&Value) -> SqlError) -> Result<Value, SqlError> {
+    Ok(match &v {
+        Value::Int(_) | Value::UInt(_) => v,
+        Value::Bytes(b) => {
+            let s = String::from_utf8_lossy(b);
+            let t = s.trim();
+            if let Ok(i) = t.parse::<i64>() {
+                Value::Int(i)
+            } else if let Ok(u) = t.parse::<u64>() {
+                Value::UInt(u)
+            } else if let Ok(d) = t.parse::<f64>() {
+                float_to_int(d)
+            } else {
+                return Err(bad(&v));
             }
-            other => cast(other.clone(), CastTo::Date)?,
+        }
+        Value::Double(d) => float_to_int(*d),
+        Value::Float(d) => float_to_int(f64::from(*d)),
+        Value::Decimal(_) => match to_i128(&v) {
+            Some(i) => int_value(i).unwrap_or(Value::Double(i as f64)),
+            None => return Err(bad(&v)),
         },
-        T::DateTime(_) => match &v {
-            Value::DateTime { .. } | Value::Date { .. } => v,
-            Value::Bytes(b) => match std::str::from_utf8(b).ok().and_then(parse_datetime) {
+        Value::Year(y) => Value::Int(i64::from(*y)),
+        _ => match to_i128(&v) {
+            Some(i) => int_value(i).unwrap_or(Value::Double(i as f64)),
+            None => return Err(bad(&v)),
+        },
+    })
+}
+
+/// A FLOAT/DOUBLE column's value.
+fn to_double(v: Value, bad: &dyn Fn(&Value) -> SqlError) -> Result<Value, SqlError> {
+    Ok(match &v {
+        Value::Float(_) | Value::Double(_) | Value::Int(_) | Value::UInt(_) => v,
+        Value::Bytes(b) => match String::from_utf8_lossy(b).trim().parse::<f64>() {
+            Ok(d) => Value::Double(d),
+            Err(_) => return Err(bad(&v)),
+        },
+        other => Value::Double(to_f64(other).unwrap_or(0.0)),
+    })
+}
+
+/// A DECIMAL column's value (its text; the engine rounds it to the scale).
+fn to_decimal(v: Value, bad: &dyn Fn(&Value) -> SqlError) -> Result<Value, SqlError> {
+    Ok(match &v {
+        Value::Decimal(_) | Value::Int(_) | Value::UInt(_) => v,
+        Value::Double(d) => Value::Decimal(format!("{d}")),
+        Value::Float(d) => Value::Decimal(format!("{d}")),
+        Value::Bytes(b) => {
+            let s = String::from_utf8_lossy(b).trim().to_string();
+            if Dec::parse(&s).is_some() {
+                Value::Decimal(s)
+            } else if let Ok(d) = s.parse::<f64>() {
+                Value::Decimal(format!("{d}"))
+            } else {
+                return Err(bad(&v));
+            }
+        }
+        other => match to_i128(other) {
+            Some(i) => Value::Decimal(i.to_string()),
+            None => return Err(bad(&v)),
+        },
+    })
+}
+
+/// A string column's value: the text of anything else.
+fn to_text(v: Value) -> Value {
+    match v {
+        Value::Bytes(_) => v,
+        other => Value::Bytes(text_of(&other)),
+    }
+}
+
+/// A DATE column's value.
+fn to_date(v: Value, bad: &dyn Fn(&Value) -> SqlError) -> Result<Value, SqlError> {
+    Ok(match &v {
+        Value::Date { .. } => v,
+        Value::DateTime {
+            year, month, day, ..
+        } => Value::Date {
+            year: *year,
+            month: *month,
+            day: *day,
+        },
+        Value::Bytes(b) => match std::str::from_utf8(b).ok().and_then(parse_datetime) {
+            Some(Value::DateTime {
+                year, month, day, ..
+            })
+            | Some(Value::Date { year, month, day }) => Value::Date { year, month, day },
+            _ => return Err(bad(&v)),
+        },
+        Value::Int(_) | Value::UInt(_) => {
+            match parse_datetime(&to_i128(&v).unwrap_or(0).to_string()) {
+                Some(d) => cast(d, CastTo::Date)?,
+                None => return Err(bad(&v)),
+            }
+        }
+        other => cast(other.clone(), CastTo::Date)?,
+    })
+}
+
+/// A DATETIME column's value.
+fn to_datetime(v: Value, bad: &dyn Fn(&Value) -> SqlError) -> Result<Value, SqlError> {
+    Ok(match &v {
+        Value::DateTime { .. } | Value::Date { .. } => v,
+        Value::Bytes(b) => match std::str::from_utf8(b).ok().and_then(parse_datetime) {
+            Some(d) => d,
+            None => return Err(bad(&v)),
+        },
+        Value::Int(_) | Value::UInt(_) => {
+            match parse_datetime(&to_i128(&v).unwrap_or(0).to_string()) {
                 Some(d) => d,
                 None => return Err(bad(&v)),
-            },
-            Value::Int(_) | Value::UInt(_) => {
-                match parse_datetime(&to_i128(&v).unwrap_or(0).to_string()) {
-                    Some(d) => d,
-                    None => return Err(bad(&v)),
-                }
             }
-            other => cast(other.clone(), CastTo::DateTime)?,
-        },
-        T::Timestamp(_) => match &v {
-            Value::Timestamp { .. } => v,
-            other => {
-                let dt = match other {
-                    Value::Bytes(b) => std::str::from_utf8(b).ok().and_then(parse_datetime),
-                    Value::Date { .. } | Value::DateTime { .. } => Some(other.clone()),
-                    _ => parse_datetime(&to_i128(other).unwrap_or(0).to_string()),
-                };
-                match dt.as_ref().and_then(unix_of) {
-                    Some((s, us)) if (0..=u32::MAX as i64).contains(&s) => Value::Timestamp {
-                        secs: s as u32,
-                        micros: us,
-                    },
-                    _ => return Err(bad(other)),
-                }
+        }
+        other => cast(other.clone(), CastTo::DateTime)?,
+    })
+}
+
+/// A TIMESTAMP column's value: Unix seconds, in its range.
+fn to_timestamp(v: Value, bad: &dyn Fn(&Value) -> SqlError) -> Result<Value, SqlError> {
+    Ok(match &v {
+        Value::Timestamp { .. } => v,
+        other => {
+            let dt = match other {
+                Value::Bytes(b) => std::str::from_utf8(b).ok().and_then(parse_datetime),
+                Value::Date { .. } | Value::DateTime { .. } => Some(other.clone()),
+                _ => parse_datetime(&to_i128(other).unwrap_or(0).to_string()),
+            };
+            match dt.as_ref().and_then(unix_of) {
+                Some((s, us)) if (0..=u32::MAX as i64).contains(&s) => Value::Timestamp {
+                    secs: s as u32,
+                    micros: us,
+                },
+                _ => return Err(bad(other)),
             }
+        }
+    })
+}
+
+/// A TIME column's value.
+fn to_time(v: Value, bad: &dyn Fn(&Value) -> SqlError) -> Result<Value, SqlError> {
+    Ok(match &v {
+        Value::Time { .. } => v,
+        Value::Bytes(b) => match std::str::from_utf8(b).ok().and_then(parse_time) {
+            Some(t) => t,
+            None => return Err(bad(&v)),
         },
-        T::Time(_) => match &v {
-            Value::Time { .. } => v,
-            Value::Bytes(b) => match std::str::from_utf8(b).ok().and_then(parse_time) {
-                Some(t) => t,
-                None => return Err(bad(&v)),
-            },
-            Value::Int(_) | Value::UInt(_) => {
-                match parse_time(&to_i128(&v).unwrap_or(0).to_string()) {
-                    Some(t) => t,
-                    None => return Err(bad(&v)),
-                }
-            }
-            other => cast(other.clone(), CastTo::Time)?,
+        Value::Int(_) | Value::UInt(_) => match parse_time(&to_i128(&v).unwrap_or(0).to_string()) {
+            Some(t) => t,
+            None => return Err(bad(&v)),
         },
-        T::Year => match &v {
-            Value::Year(_) | Value::Int(_) | Value::UInt(_) => v,
-            Value::Bytes(b) => match String::from_utf8_lossy(b).trim().parse::<u64>() {
-                Ok(y) => Value::UInt(y),
-                Err(_) => return Err(bad(&v)),
-            },
-            other => match to_i128(other) {
-                Some(i) => int_value(i)?,
-                None => return Err(bad(other)),
-            },
+        other => cast(other.clone(), CastTo::Time)?,
+    })
+}
+
+/// A YEAR column's value (the engine checks its range).
+fn to_year(v: Value, bad: &dyn Fn(&Value) -> SqlError) -> Result<Value, SqlError> {
+    Ok(match &v {
+        Value::Year(_) | Value::Int(_) | Value::UInt(_) => v,
+        Value::Bytes(b) => match String::from_utf8_lossy(b).trim().parse::<u64>() {
+            Ok(y) => Value::UInt(y),
+            Err(_) => return Err(bad(&v)),
         },
-        T::Null => v,
+        other => match to_i128(other) {
+            Some(i) => int_value(i)?,
+            None => return Err(bad(other)),
+        },
     })
 }
 

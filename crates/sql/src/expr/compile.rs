@@ -13,6 +13,7 @@ use onelog_engine::TableDef;
 use onelog_protocol::errors;
 use sqlparser::ast;
 
+use super::functions::{self, aggregate};
 use super::ir::{AggFunc, AggSpec, BinOp, CastTo, Expr, Func};
 use super::numeric::Dec;
 use crate::admin::sysvars::VarScope;
@@ -123,31 +124,7 @@ impl<'a> Compiler<'a> {
     pub fn compile(&mut self, e: &ast::Expr) -> Result<Expr, SqlError> {
         use ast::Expr as A;
         Ok(match e {
-            A::Identifier(i) => {
-                let n = ident_name(i);
-                if i.quote_style.is_none() {
-                    if let Some(v) = n.strip_prefix("@@") {
-                        return Ok(sys_var(v, None));
-                    }
-                    if let Some(v) = n.strip_prefix('@') {
-                        return Ok(Expr::UserVar(v.trim_matches('`').to_ascii_lowercase()));
-                    }
-                }
-                if i.quote_style == Some('"') {
-                    // ANSI_QUOTES is off: "x" is a string.
-                    return Ok(Expr::Lit(Value::Bytes(n.as_bytes().to_vec())));
-                }
-                match self.column(&[n]) {
-                    Ok(c) => c,
-                    Err(e) => {
-                        let l = n.to_ascii_lowercase();
-                        match self.aliases.iter().find(|(a, _)| *a == l) {
-                            Some((_, x)) => x.clone(),
-                            None => return Err(e),
-                        }
-                    }
-                }
-            }
+            A::Identifier(i) => self.identifier(i)?,
             A::CompoundIdentifier(parts) => {
                 let names: Vec<&str> = parts.iter().map(ident_name).collect();
                 if let Some(first) = names.first() {
@@ -174,72 +151,11 @@ impl<'a> Compiler<'a> {
             {
                 self.compile(value)?
             }
-            A::TypedString(ts) => {
-                let s = match &ts.value.value {
-                    ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
-                        s.clone()
-                    }
-                    other => other.to_string(),
-                };
-                let to = match ts.data_type {
-                    ast::DataType::Date => CastTo::Date,
-                    ast::DataType::Time(..) => CastTo::Time,
-                    _ => CastTo::DateTime,
-                };
-                Expr::Cast(Box::new(Expr::Lit(Value::Bytes(s.into_bytes()))), to)
-            }
+            A::TypedString(ts) => typed_string(ts),
             A::Nested(inner) => self.compile(inner)?,
-            A::UnaryOp { op, expr } => {
-                let x = self.compile(expr)?;
-                match op {
-                    ast::UnaryOperator::Minus => match x {
-                        // -(-9223372036854775808) is 9223372036854775808, not a wrap.
-                        Expr::Lit(Value::Int(i)) if i != i64::MIN => Expr::Lit(Value::Int(-i)),
-                        Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => {
-                            Expr::Lit(Value::Int(i64::MIN))
-                        }
-                        // Past -2^63 a negated literal is a DECIMAL, as in MariaDB.
-                        Expr::Lit(Value::UInt(u)) if u > 1u64 << 63 => {
-                            Expr::Lit(Value::Decimal(format!("-{u}")))
-                        }
-                        Expr::Lit(Value::Decimal(d)) if !d.starts_with('-') => {
-                            Expr::Lit(Value::Decimal(format!("-{d}")))
-                        }
-                        x => Expr::Neg(Box::new(x)),
-                    },
-                    ast::UnaryOperator::Plus => x,
-                    ast::UnaryOperator::Not | ast::UnaryOperator::BangNot => Expr::Not(Box::new(x)),
-                    ast::UnaryOperator::BitwiseNot => Expr::BitNot(Box::new(x)),
-                    other => return Err(SqlError::unsupported(&format!("operator {other}"))),
-                }
-            }
+            A::UnaryOp { op, expr } => self.unary(op, expr)?,
             A::BinaryOp { left, op, right } => {
-                use ast::BinaryOperator as B;
-                let op = match op {
-                    B::Plus => BinOp::Add,
-                    B::Minus => BinOp::Sub,
-                    B::Multiply => BinOp::Mul,
-                    B::Divide => BinOp::Div,
-                    B::MyIntegerDivide | B::DuckIntegerDivide => BinOp::IntDiv,
-                    B::Modulo => BinOp::Mod,
-                    B::Eq => BinOp::Eq,
-                    B::Spaceship => BinOp::NullEq,
-                    B::NotEq => BinOp::Ne,
-                    B::Lt => BinOp::Lt,
-                    B::LtEq => BinOp::Le,
-                    B::Gt => BinOp::Gt,
-                    B::GtEq => BinOp::Ge,
-                    B::And => BinOp::And,
-                    B::Or => BinOp::Or,
-                    B::Xor => BinOp::Xor,
-                    B::BitwiseAnd => BinOp::BitAnd,
-                    B::BitwiseOr => BinOp::BitOr,
-                    B::BitwiseXor | B::PGBitwiseXor => BinOp::BitXor,
-                    B::PGBitwiseShiftLeft => BinOp::Shl,
-                    B::PGBitwiseShiftRight => BinOp::Shr,
-                    B::StringConcat => BinOp::Or,
-                    other => return Err(SqlError::unsupported(&format!("operator {other}"))),
-                };
+                let op = bin_op(op)?;
                 let l = self.compile(left)?;
                 let r = self.compile(right)?;
                 Expr::Bin(op, Box::new(l), Box::new(r))
@@ -264,107 +180,48 @@ impl<'a> Compiler<'a> {
                 expr,
                 list,
                 negated,
-            } => {
-                let x = self.compile(expr)?;
-                let mut items = Vec::with_capacity(list.len());
-                for i in list {
-                    items.push(self.compile(i)?);
-                }
-                Expr::In(Box::new(x), items, *negated)
-            }
+            } => self.in_list(expr, list, *negated)?,
             A::Between {
                 expr,
                 negated,
                 low,
                 high,
-            } => {
-                let x = self.compile(expr)?;
-                let lo = self.compile(low)?;
-                let hi = self.compile(high)?;
-                Expr::Between(Box::new(x), Box::new(lo), Box::new(hi), *negated)
-            }
+            } => self.between(expr, low, high, *negated)?,
             A::Like {
                 negated,
                 expr,
                 pattern,
                 escape_char,
                 any: false,
-            } => {
-                let x = self.compile(expr)?;
-                let p = self.compile(pattern)?;
-                let esc = match escape_char.as_deref() {
-                    None => Some(b'\\'),
-                    Some(A::Value(v)) => match &v.value {
-                        ast::Value::SingleQuotedString(s) => s.bytes().next(),
-                        _ => return Err(SqlError::wrong_arguments("ESCAPE")),
-                    },
-                    Some(_) => return Err(SqlError::wrong_arguments("ESCAPE")),
-                };
-                Expr::Like(Box::new(x), Box::new(p), esc, *negated)
-            }
+            } => self.like(expr, pattern, escape_char.as_deref(), *negated)?,
             A::Case {
                 operand,
                 conditions,
                 else_result,
                 ..
-            } => {
-                let op = match operand {
-                    Some(o) => Some(Box::new(self.compile(o)?)),
-                    None => None,
-                };
-                let mut whens = Vec::with_capacity(conditions.len());
-                for w in conditions {
-                    let c = self.compile(&w.condition)?;
-                    let r = self.compile(&w.result)?;
-                    whens.push((c, r));
-                }
-                let el = match else_result {
-                    Some(e) => Some(Box::new(self.compile(e)?)),
-                    None => None,
-                };
-                Expr::Case(op, whens, el)
-            }
+            } => self.case(operand.as_deref(), conditions, else_result.as_deref())?,
             A::Substring {
                 expr,
                 substring_from,
                 substring_for,
                 ..
-            } => {
-                let mut args = vec![self.compile(expr)?];
-                if let Some(f) = substring_from {
-                    args.push(self.compile(f)?);
-                } else {
-                    args.push(Expr::Lit(Value::Int(1)));
-                }
-                if let Some(f) = substring_for {
-                    args.push(self.compile(f)?);
-                }
-                Expr::Func(Func::Substring, args)
-            }
+            } => self.substring(expr, substring_from.as_deref(), substring_for.as_deref())?,
             A::Trim {
                 trim_where,
                 trim_what,
                 expr,
                 ..
-            } => {
-                let x = self.compile(expr)?;
-                let what = match trim_what {
-                    Some(w) => self.compile(w)?,
-                    None => Expr::Lit(Value::Bytes(b" ".to_vec())),
-                };
-                let f = match trim_where {
-                    Some(ast::TrimWhereField::Leading) => Func::TrimLeading,
-                    Some(ast::TrimWhereField::Trailing) => Func::TrimTrailing,
-                    _ => Func::Trim,
-                };
-                Expr::Func(f, vec![x, what])
+            } => self.trim(expr, trim_where.as_ref(), trim_what.as_deref())?,
+            A::Ceil { expr, .. } => {
+                Expr::Func(const { Func::named("CEIL") }, vec![self.compile(expr)?])
             }
-            A::Ceil { expr, .. } => Expr::Func(Func::Ceil, vec![self.compile(expr)?]),
-            A::Floor { expr, .. } => Expr::Func(Func::Floor, vec![self.compile(expr)?]),
+            A::Floor { expr, .. } => {
+                Expr::Func(const { Func::named("FLOOR") }, vec![self.compile(expr)?])
+            }
             A::Position { expr, r#in } => {
                 let a = self.compile(expr)?;
                 let b = self.compile(r#in)?;
-                Expr::Func(Func::Locate, vec![a, b])
+                Expr::Func(const { Func::named("LOCATE") }, vec![a, b])
             }
             A::Cast {
                 expr, data_type, ..
@@ -406,6 +263,167 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    fn in_list(
+        &mut self,
+        expr: &ast::Expr,
+        list: &[ast::Expr],
+        negated: bool,
+    ) -> Result<Expr, SqlError> {
+        let x = self.compile(expr)?;
+        let mut items = Vec::with_capacity(list.len());
+        for i in list {
+            items.push(self.compile(i)?);
+        }
+        Ok(Expr::In(Box::new(x), items, negated))
+    }
+
+    fn between(
+        &mut self,
+        expr: &ast::Expr,
+        low: &ast::Expr,
+        high: &ast::Expr,
+        negated: bool,
+    ) -> Result<Expr, SqlError> {
+        let x = self.compile(expr)?;
+        let lo = self.compile(low)?;
+        let hi = self.compile(high)?;
+        Ok(Expr::Between(
+            Box::new(x),
+            Box::new(lo),
+            Box::new(hi),
+            negated,
+        ))
+    }
+
+    fn identifier(&mut self, i: &ast::Ident) -> Result<Expr, SqlError> {
+        let n = ident_name(i);
+        if i.quote_style.is_none() {
+            if let Some(v) = n.strip_prefix("@@") {
+                return Ok(sys_var(v, None));
+            }
+            if let Some(v) = n.strip_prefix('@') {
+                return Ok(Expr::UserVar(v.trim_matches('`').to_ascii_lowercase()));
+            }
+        }
+        if i.quote_style == Some('"') {
+            // ANSI_QUOTES is off: "x" is a string.
+            return Ok(Expr::Lit(Value::Bytes(n.as_bytes().to_vec())));
+        }
+        Ok(match self.column(&[n]) {
+            Ok(c) => c,
+            Err(e) => {
+                let l = n.to_ascii_lowercase();
+                match self.aliases.iter().find(|(a, _)| *a == l) {
+                    Some((_, x)) => x.clone(),
+                    None => return Err(e),
+                }
+            }
+        })
+    }
+
+    fn unary(&mut self, op: &ast::UnaryOperator, expr: &ast::Expr) -> Result<Expr, SqlError> {
+        let x = self.compile(expr)?;
+        Ok(match op {
+            ast::UnaryOperator::Minus => match x {
+                // -(-9223372036854775808) is 9223372036854775808, not a wrap.
+                Expr::Lit(Value::Int(i)) if i != i64::MIN => Expr::Lit(Value::Int(-i)),
+                Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => Expr::Lit(Value::Int(i64::MIN)),
+                // Past -2^63 a negated literal is a DECIMAL, as in MariaDB.
+                Expr::Lit(Value::UInt(u)) if u > 1u64 << 63 => {
+                    Expr::Lit(Value::Decimal(format!("-{u}")))
+                }
+                Expr::Lit(Value::Decimal(d)) if !d.starts_with('-') => {
+                    Expr::Lit(Value::Decimal(format!("-{d}")))
+                }
+                x => Expr::Neg(Box::new(x)),
+            },
+            ast::UnaryOperator::Plus => x,
+            ast::UnaryOperator::Not | ast::UnaryOperator::BangNot => Expr::Not(Box::new(x)),
+            ast::UnaryOperator::BitwiseNot => Expr::BitNot(Box::new(x)),
+            other => return Err(SqlError::unsupported(&format!("operator {other}"))),
+        })
+    }
+
+    fn like(
+        &mut self,
+        expr: &ast::Expr,
+        pattern: &ast::Expr,
+        escape_char: Option<&ast::Expr>,
+        negated: bool,
+    ) -> Result<Expr, SqlError> {
+        let x = self.compile(expr)?;
+        let p = self.compile(pattern)?;
+        let esc = match escape_char {
+            None => Some(b'\\'),
+            Some(ast::Expr::Value(v)) => match &v.value {
+                ast::Value::SingleQuotedString(s) => s.bytes().next(),
+                _ => return Err(SqlError::wrong_arguments("ESCAPE")),
+            },
+            Some(_) => return Err(SqlError::wrong_arguments("ESCAPE")),
+        };
+        Ok(Expr::Like(Box::new(x), Box::new(p), esc, negated))
+    }
+
+    fn case(
+        &mut self,
+        operand: Option<&ast::Expr>,
+        conditions: &[ast::CaseWhen],
+        else_result: Option<&ast::Expr>,
+    ) -> Result<Expr, SqlError> {
+        let op = match operand {
+            Some(o) => Some(Box::new(self.compile(o)?)),
+            None => None,
+        };
+        let mut whens = Vec::with_capacity(conditions.len());
+        for w in conditions {
+            let c = self.compile(&w.condition)?;
+            let r = self.compile(&w.result)?;
+            whens.push((c, r));
+        }
+        let el = match else_result {
+            Some(e) => Some(Box::new(self.compile(e)?)),
+            None => None,
+        };
+        Ok(Expr::Case(op, whens, el))
+    }
+
+    fn substring(
+        &mut self,
+        expr: &ast::Expr,
+        from: Option<&ast::Expr>,
+        len: Option<&ast::Expr>,
+    ) -> Result<Expr, SqlError> {
+        let mut args = vec![self.compile(expr)?];
+        if let Some(f) = from {
+            args.push(self.compile(f)?);
+        } else {
+            args.push(Expr::Lit(Value::Int(1)));
+        }
+        if let Some(f) = len {
+            args.push(self.compile(f)?);
+        }
+        Ok(Expr::Func(const { Func::named("SUBSTRING") }, args))
+    }
+
+    fn trim(
+        &mut self,
+        expr: &ast::Expr,
+        trim_where: Option<&ast::TrimWhereField>,
+        trim_what: Option<&ast::Expr>,
+    ) -> Result<Expr, SqlError> {
+        let x = self.compile(expr)?;
+        let what = match trim_what {
+            Some(w) => self.compile(w)?,
+            None => Expr::Lit(Value::Bytes(b" ".to_vec())),
+        };
+        let f = match trim_where {
+            Some(ast::TrimWhereField::Leading) => const { Func::named("TRIM_LEADING") },
+            Some(ast::TrimWhereField::Trailing) => const { Func::named("TRIM_TRAILING") },
+            _ => const { Func::named("TRIM_BOTH") },
+        };
+        Ok(Expr::Func(f, vec![x, what]))
+    }
+
     fn args(&mut self, f: &ast::Function) -> Result<(Vec<Expr>, bool, bool), SqlError> {
         // (args, star, distinct)
         match &f.args {
@@ -438,46 +456,8 @@ impl<'a> Compiler<'a> {
         if f.over.is_some() {
             return Err(SqlError::unsupported("window functions"));
         }
-        // Aggregates.
-        let agg = match name.as_str() {
-            "COUNT" => Some(AggFunc::Count),
-            "SUM" => Some(AggFunc::Sum),
-            "MIN" => Some(AggFunc::Min),
-            "MAX" => Some(AggFunc::Max),
-            "AVG" => Some(AggFunc::Avg),
-            "GROUP_CONCAT" => Some(AggFunc::GroupConcat),
-            "BIT_AND" => Some(AggFunc::BitAnd),
-            "BIT_OR" => Some(AggFunc::BitOr),
-            _ => None,
-        };
-        if let Some(mut func) = agg {
-            if self.aggs.is_none() {
-                return Err(SqlError::invalid_group_use());
-            }
-            // Aggregate arguments may not nest aggregates.
-            let saved = self.aggs.take();
-            let r = self.args(f);
-            self.aggs = saved;
-            let (mut args, star, distinct) = r?;
-            if star {
-                if func != AggFunc::Count || !args.is_empty() {
-                    return Err(SqlError::syntax(&f.to_string()));
-                }
-                func = AggFunc::CountStar;
-            } else if args.len() != 1 {
-                if func == AggFunc::GroupConcat && !args.is_empty() {
-                    args = vec![Expr::Func(Func::Concat, args)];
-                } else {
-                    return Err(SqlError::param_count(&name));
-                }
-            }
-            let aggs = self.aggs.as_mut().ok_or_else(SqlError::invalid_group_use)?;
-            aggs.push(AggSpec {
-                func,
-                distinct,
-                arg: args.pop(),
-            });
-            return Ok(Expr::Agg(aggs.len() - 1));
+        if let Some(func) = aggregate::lookup(&name) {
+            return self.aggregate(f, func, &name);
         }
         if name == "VALUES" || name == "VALUE" {
             if !self.insert_values {
@@ -493,79 +473,99 @@ impl<'a> Compiler<'a> {
         if star {
             return Err(SqlError::syntax(&f.to_string()));
         }
-        let n = args.len();
-        let (func, ok) = match name.as_str() {
-            "CONCAT" => (Func::Concat, n >= 1),
-            "CONCAT_WS" => (Func::ConcatWs, n >= 2),
-            "LENGTH" | "OCTET_LENGTH" | "LENGTHB" => (Func::Length, n == 1),
-            "CHAR_LENGTH" | "CHARACTER_LENGTH" => (Func::CharLength, n == 1),
-            "UPPER" | "UCASE" => (Func::Upper, n == 1),
-            "LOWER" | "LCASE" => (Func::Lower, n == 1),
-            "SUBSTRING" | "SUBSTR" | "MID" => (Func::Substring, n == 2 || n == 3),
-            "LEFT" => (Func::Left, n == 2),
-            "RIGHT" => (Func::Right, n == 2),
-            "TRIM" => (Func::Trim, n == 1),
-            "LTRIM" => (Func::LTrim, n == 1),
-            "RTRIM" => (Func::RTrim, n == 1),
-            "REPLACE" => (Func::Replace, n == 3),
-            "REPEAT" => (Func::Repeat, n == 2),
-            "REVERSE" => (Func::Reverse, n == 1),
-            "LPAD" => (Func::LPad, n == 3),
-            "RPAD" => (Func::RPad, n == 3),
-            "COALESCE" => (Func::Coalesce, n >= 1),
-            "IFNULL" | "NVL" => (Func::IfNull, n == 2),
-            "NULLIF" => (Func::NullIf, n == 2),
-            "IF" => (Func::If, n == 3),
-            "ABS" => (Func::Abs, n == 1),
-            "ROUND" => (Func::Round, n == 1 || n == 2),
-            "TRUNCATE" => (Func::Truncate, n == 2),
-            "FLOOR" => (Func::Floor, n == 1),
-            "CEIL" | "CEILING" => (Func::Ceil, n == 1),
-            "MOD" => (Func::Mod, n == 2),
-            "GREATEST" => (Func::Greatest, n >= 2),
-            "LEAST" => (Func::Least, n >= 2),
-            "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE" => {
-                (Func::Now, n <= 1)
-            }
-            "CURDATE" | "CURRENT_DATE" => (Func::CurDate, n == 0),
-            "CURTIME" | "CURRENT_TIME" => (Func::CurTime, n <= 1),
-            "UNIX_TIMESTAMP" => (Func::UnixTimestamp, n <= 1),
-            "FROM_UNIXTIME" => (Func::FromUnixtime, n == 1),
-            "DATE_FORMAT" => (Func::DateFormat, n == 2),
-            "DATABASE" | "SCHEMA" => (Func::Database, n == 0),
-            "USER" | "SESSION_USER" | "SYSTEM_USER" => (Func::User, n == 0),
-            "CURRENT_USER" => (Func::CurrentUser, n == 0),
-            "VERSION" => (Func::Version, n == 0),
-            "CONNECTION_ID" => (Func::ConnectionId, n == 0),
-            "LAST_INSERT_ID" => (Func::LastInsertId, n <= 1),
-            "FOUND_ROWS" => (Func::FoundRows, n == 0),
-            "ROW_COUNT" => (Func::RowCount, n == 0),
-            "ISNULL" => (Func::IsNull, n == 1),
-            "HEX" => (Func::Hex, n == 1),
-            "POW" | "POWER" => (Func::Pow, n == 2),
-            "SQRT" => (Func::Sqrt, n == 1),
-            "SIGN" => (Func::Sign, n == 1),
-            "PI" => (Func::Pi, n == 0),
-            "RAND" => (Func::Rand, n <= 1),
-            "SLEEP" => (Func::Sleep, n == 1),
-            "YEAR" => (Func::Year, n == 1),
-            "MONTH" => (Func::Month, n == 1),
-            "DAY" | "DAYOFMONTH" => (Func::Day, n == 1),
-            "HOUR" => (Func::Hour, n == 1),
-            "MINUTE" => (Func::Minute, n == 1),
-            "SECOND" => (Func::Second, n == 1),
-            "DATE" => (Func::Date, n == 1),
-            "ASCII" => (Func::Ascii, n == 1),
-            "LOCATE" => (Func::Locate, n == 2),
-            "INSTR" => (Func::Instr, n == 2),
-            "SPACE" => (Func::Space, n == 1),
-            _ => return Err(SqlError::unknown_function(&name)),
-        };
-        if !ok {
+        let func = functions::lookup(&name).ok_or_else(|| SqlError::unknown_function(&name))?;
+        let def = func.def();
+        if args.len() < def.min_args || args.len() > def.max_args {
             return Err(SqlError::param_count(&name));
         }
         Ok(Expr::Func(func, args))
     }
+
+    /// An aggregate call: its argument goes to a new [`AggSpec`] slot.
+    fn aggregate(
+        &mut self,
+        f: &ast::Function,
+        mut func: AggFunc,
+        name: &str,
+    ) -> Result<Expr, SqlError> {
+        if self.aggs.is_none() {
+            return Err(SqlError::invalid_group_use());
+        }
+        // Aggregate arguments may not nest aggregates.
+        let saved = self.aggs.take();
+        let before = saved.as_ref().map(Vec::len);
+        let r = self.args(f);
+        self.aggs = saved;
+        debug_assert_eq!(
+            self.aggs.as_ref().map(Vec::len),
+            before,
+            "an aggregate's argument holds an aggregate"
+        );
+        let (mut args, star, distinct) = r?;
+        if star {
+            if func != AggFunc::Count || !args.is_empty() {
+                return Err(SqlError::syntax(&f.to_string()));
+            }
+            func = AggFunc::CountStar;
+        } else if args.len() != 1 {
+            if func == AggFunc::GroupConcat && !args.is_empty() {
+                args = vec![Expr::Func(const { Func::named("CONCAT") }, args)];
+            } else {
+                return Err(SqlError::param_count(name));
+            }
+        }
+        let aggs = self.aggs.as_mut().ok_or_else(SqlError::invalid_group_use)?;
+        aggs.push(AggSpec {
+            func,
+            distinct,
+            arg: args.pop(),
+        });
+        Ok(Expr::Agg(aggs.len() - 1))
+    }
+}
+
+/// `DATE '...'`, `TIME '...'`, `TIMESTAMP '...'`: a CAST of the string.
+fn typed_string(ts: &ast::TypedString) -> Expr {
+    let s = match &ts.value.value {
+        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let to = match ts.data_type {
+        ast::DataType::Date => CastTo::Date,
+        ast::DataType::Time(..) => CastTo::Time,
+        _ => CastTo::DateTime,
+    };
+    Expr::Cast(Box::new(Expr::Lit(Value::Bytes(s.into_bytes()))), to)
+}
+
+/// The IR operator of a sqlparser binary operator.
+fn bin_op(op: &ast::BinaryOperator) -> Result<BinOp, SqlError> {
+    use ast::BinaryOperator as B;
+    Ok(match op {
+        B::Plus => BinOp::Add,
+        B::Minus => BinOp::Sub,
+        B::Multiply => BinOp::Mul,
+        B::Divide => BinOp::Div,
+        B::MyIntegerDivide | B::DuckIntegerDivide => BinOp::IntDiv,
+        B::Modulo => BinOp::Mod,
+        B::Eq => BinOp::Eq,
+        B::Spaceship => BinOp::NullEq,
+        B::NotEq => BinOp::Ne,
+        B::Lt => BinOp::Lt,
+        B::LtEq => BinOp::Le,
+        B::Gt => BinOp::Gt,
+        B::GtEq => BinOp::Ge,
+        B::And => BinOp::And,
+        B::Or => BinOp::Or,
+        B::Xor => BinOp::Xor,
+        B::BitwiseAnd => BinOp::BitAnd,
+        B::BitwiseOr => BinOp::BitOr,
+        B::BitwiseXor | B::PGBitwiseXor => BinOp::BitXor,
+        B::PGBitwiseShiftLeft => BinOp::Shl,
+        B::PGBitwiseShiftRight => BinOp::Shr,
+        B::StringConcat => BinOp::Or,
+        other => return Err(SqlError::unsupported(&format!("operator {other}"))),
+    })
 }
 
 pub(super) fn truncate_text(s: &str) -> String {

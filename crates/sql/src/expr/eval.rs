@@ -14,7 +14,7 @@ use sqlparser::ast;
 use super::coerce::{cast, compare};
 use super::compile::{Compiler, Scope};
 use super::env::Env;
-use super::functions::call;
+use super::functions::Eval;
 use super::ir::{BinOp, Expr, Func};
 use super::like::like_match;
 use super::numeric::{int_value, num_of, to_i128, truth, Num};
@@ -193,40 +193,29 @@ impl Expr {
         aggs: &[Value],
         env: &Env,
     ) -> Result<Value, SqlError> {
-        // Lazy-argument functions first.
-        match f {
-            Func::Coalesce => {
+        let def = f.def();
+        debug_assert!(
+            (def.min_args..=def.max_args).contains(&args.len()),
+            "{}: {} arguments compiled",
+            def.name,
+            args.len()
+        );
+        match def.eval {
+            Eval::Lazy(run) => run(args.len(), &mut |i| match args.get(i) {
+                Some(a) => a.eval_with(row, aggs, env),
+                None => Ok(Value::Null),
+            }),
+            Eval::Values(run) => {
+                let mut vals = Vec::with_capacity(args.len());
                 for a in args {
-                    let v = a.eval_with(row, aggs, env)?;
-                    if v != Value::Null {
-                        return Ok(v);
-                    }
+                    vals.push(a.eval_with(row, aggs, env)?);
                 }
-                return Ok(Value::Null);
+                if def.null_in_null_out && vals.contains(&Value::Null) {
+                    return Ok(Value::Null);
+                }
+                run(vals, env)
             }
-            Func::IfNull => {
-                let v = args[0].eval_with(row, aggs, env)?;
-                return if v == Value::Null {
-                    args[1].eval_with(row, aggs, env)
-                } else {
-                    Ok(v)
-                };
-            }
-            Func::If => {
-                let c = truth(&args[0].eval_with(row, aggs, env)?);
-                return if c == Some(true) {
-                    args[1].eval_with(row, aggs, env)
-                } else {
-                    args[2].eval_with(row, aggs, env)
-                };
-            }
-            _ => {}
         }
-        let mut vals = Vec::with_capacity(args.len());
-        for a in args {
-            vals.push(a.eval_with(row, aggs, env)?);
-        }
-        call(f, vals, env)
     }
 }
 

@@ -4,7 +4,9 @@
 //! Invariants: [`conform`] never turns a non-NULL value into NULL.
 
 use onelog_binlog::{ColumnType, Value};
+use onelog_engine::{SqlType, TableDef};
 
+use super::ir::Expr;
 use super::numeric::{int_value, num_dec, num_i128, num_of_quiet, to_f64_quiet, Dec};
 use super::text::text_of;
 
@@ -25,6 +27,51 @@ pub(crate) enum RType {
     Column(usize),
     /// Known only at execution (placeholders, variables): metadata from the first value.
     Dyn,
+}
+
+/// What result typing reads: the table's column types and the type of a sub-expression
+/// (the recursion of `Expr::rtype`, handed to the functions' return-type rules).
+pub(crate) struct TypeCx<'a> {
+    pub table: Option<&'a TableDef>,
+    pub sub: &'a dyn Fn(&Expr) -> RType,
+}
+
+impl TypeCx<'_> {
+    /// The type of a sub-expression.
+    pub fn of(&self, e: &Expr) -> RType {
+        (self.sub)(e)
+    }
+
+    /// The type a value of type `r` has in arithmetic (strings are DOUBLE, YEAR an integer,
+    /// a column its declared numeric type).
+    pub fn numeric(&self, r: RType) -> RType {
+        match r {
+            RType::Column(c) => match self.table.and_then(|t| t.columns.get(c)).map(|c| c.ty) {
+                Some(ty) if ty.is_integer() => {
+                    if matches!(
+                        ty,
+                        SqlType::BigInt { unsigned: true }
+                            | SqlType::Int { unsigned: true }
+                            | SqlType::SmallInt { unsigned: true }
+                            | SqlType::TinyInt { unsigned: true }
+                            | SqlType::MediumInt { unsigned: true }
+                    ) {
+                        RType::UInt
+                    } else {
+                        RType::Int
+                    }
+                }
+                Some(SqlType::Decimal { precision, scale }) => RType::Decimal(precision, scale),
+                Some(SqlType::Year) => RType::Int,
+                Some(SqlType::Float | SqlType::Double) => RType::Double,
+                _ => RType::Double,
+            },
+            RType::Str(_) => RType::Double,
+            RType::Dyn => RType::Dyn,
+            RType::Year => RType::Int,
+            other => other,
+        }
+    }
 }
 
 /// Type of a literal value.
