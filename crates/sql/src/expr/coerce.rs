@@ -2,8 +2,9 @@
 //! order and GROUP BY keys, CAST ([`cast`]) and the conversion of a value to what a column
 //! stores on INSERT/UPDATE ([`convert_for_column`]).
 //!
-//! Invariants: [`compare`] is None exactly when an operand is NULL; equal values of one type
-//! give equal [`key_bytes`]; a CAST that loses information raises its MariaDB condition.
+//! Invariants: [`compare`] is None exactly when an operand is NULL (asserted where sorting
+//! relies on it); equal values of one type give equal [`key_bytes`] (decimals normalised to
+//! no trailing fraction zeros first).
 //!
 //! Called by evaluation, the built-in functions, the planner and the executors.
 
@@ -56,7 +57,11 @@ pub(crate) fn sort_cmp(a: &Value, b: &Value) -> Ordering {
         (Value::Null, Value::Null) => Ordering::Equal,
         (Value::Null, _) => Ordering::Less,
         (_, Value::Null) => Ordering::Greater,
-        _ => compare(a, b).unwrap_or(Ordering::Equal),
+        _ => {
+            let o = compare(a, b);
+            debug_assert!(o.is_some(), "compare gave None for non-NULL values");
+            o.unwrap_or(Ordering::Equal)
+        }
     }
 }
 

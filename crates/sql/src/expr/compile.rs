@@ -2,11 +2,12 @@
 //! placeholders by order, aggregates into slots, select-list aliases), literals to values and
 //! built-in function names to their definitions.
 //!
-//! Invariants: placeholders are numbered in textual order (the compiler visits operands left
-//! to right); an aggregate's argument never holds an aggregate; a compiled function call has an
-//! argument count within its definition's arity.
+//! Invariants: a column resolves to a position inside its table's columns; placeholders are
+//! numbered in textual order (the compiler visits operands left to right); an aggregate's
+//! argument never holds an aggregate; a compiled function call has an argument count within
+//! its definition's arity (checked here, asserted at evaluation).
 //!
-//! Called by the executors (`select`, `dml`, `ddl`) and by [`super::eval::eval_scalar`].
+//! Called by the executors (`select`, `dml`, `ddl`) and by `eval_scalar`.
 
 use onelog_binlog::Value;
 use onelog_engine::TableDef;
@@ -93,6 +94,7 @@ impl<'a> Compiler<'a> {
                     if found.is_some() {
                         return Err(SqlError::ambiguous_column(&full, self.place));
                     }
+                    debug_assert!(i < def.columns.len());
                     found = Some(off + i);
                 }
             }
@@ -117,6 +119,7 @@ impl<'a> Compiler<'a> {
             }
         }
         t.column_index(name)
+            .inspect(|&i| debug_assert!(i < t.columns.len(), "column {i} of {}", t.columns.len()))
             .map(Expr::Col)
             .ok_or_else(|| SqlError::unknown_column(&full, self.place))
     }

@@ -2,7 +2,9 @@
 //! lazy IF/IFNULL/COALESCE, session-dependent values read at evaluation time.
 //!
 //! Invariants: evaluation never panics on any input (missing columns, parameters and
-//! aggregate slots read as NULL).
+//! aggregate slots read as NULL); a function call has as many arguments as its definition
+//! allows; a lazy function (IF, IFNULL, COALESCE) asks for its arguments in increasing order,
+//! each at most once.
 //!
 //! Called by the executors for every row.
 
@@ -201,10 +203,17 @@ impl Expr {
             args.len()
         );
         match def.eval {
-            Eval::Lazy(run) => run(args.len(), &mut |i| match args.get(i) {
-                Some(a) => a.eval_with(row, aggs, env),
-                None => Ok(Value::Null),
-            }),
+            Eval::Lazy(run) => {
+                let mut next = 0;
+                run(args.len(), &mut |i| {
+                    debug_assert!(i >= next, "{}: argument {i} after {next}", def.name);
+                    next = i + 1;
+                    match args.get(i) {
+                        Some(a) => a.eval_with(row, aggs, env),
+                        None => Ok(Value::Null),
+                    }
+                })
+            }
             Eval::Values(run) => {
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {

@@ -1,6 +1,7 @@
 //! LIKE pattern matching (`%`, `_` as one UTF-8 character, an escape byte).
 //!
-//! Invariants: matching never indexes past either input; it runs in O(len(s) * len(p)).
+//! Invariants: matching never moves past the end of either input; it runs in
+//! O(len(s) * len(p)).
 //!
 //! Called by evaluation of [`super::Expr::Like`].
 
@@ -50,6 +51,7 @@ pub(super) fn like_match(s: &[u8], p: &[u8], esc: Option<u8>) -> bool {
             None => return false,
         }
     }
+    debug_assert!(si <= s.len() && pi <= p.len());
     while pi < p.len() && p[pi] == b'%' {
         pi += 1;
     }

@@ -2,9 +2,10 @@
 //! the numeric view of any value ([`Num`]: string prefixes, dates as numbers), integer and
 //! double views, truth, rounding and the 1690 out-of-range error.
 //!
-//! Invariants: a [`Dec`] mantissa has at most [`DEC_MAX_DIGITS`] digits (every constructor
-//! goes through the digit check); a string that is not entirely a number raises 1292 when
-//! viewed as a number ([`to_f64_quiet`] and friends do not).
+//! Invariants: what the decimal arithmetic returns ([`Dec::parse`], `rescale`, `add`, `mul`,
+//! `div`) has at most [`DEC_MAX_DIGITS`] digits (all go through `Dec::checked`); products and
+//! quotients keep at most 38 fraction digits, as MariaDB; a string that is not entirely a
+//! number raises 1292 when viewed as a number ([`to_f64_quiet`] and friends do not).
 //!
 //! Called by evaluation, coercion, result typing and the executors.
 
@@ -109,11 +110,15 @@ impl Dec {
     pub fn mul(self, o: Dec) -> Option<Dec> {
         let d = Dec::checked(self.m.checked_mul(o.m)?, self.s + o.s)?;
         // MariaDB keeps at most 38 fraction digits (decimal_mul then rounds).
-        if d.s > 38 {
-            d.rescale(38)
-        } else {
-            Some(d)
-        }
+        let r = if d.s > 38 { d.rescale(38) } else { Some(d) };
+        debug_assert!(r.is_none_or(Dec::within_limits));
+        r
+    }
+
+    /// At most [`DEC_MAX_DIGITS`] digits and 38 fraction digits (the arithmetic's
+    /// post-condition).
+    fn within_limits(self) -> bool {
+        self.m.num_digits() <= DEC_MAX_DIGITS && self.s <= 38
     }
 
     /// Division with `self.s + 4` fraction digits (div_precision_increment); None on / 0
@@ -128,7 +133,9 @@ impl Dec {
             .m
             .checked_mul(pow10((o.s + s + 1).checked_sub(self.s)?)?)?;
         let (q, _) = num.div_rem(o.m)?;
-        Dec { m: q, s: s + 1 }.rescale(s)
+        let r = Dec { m: q, s: s + 1 }.rescale(s);
+        debug_assert!(r.is_none_or(Dec::within_limits));
+        r
     }
 
     pub fn cmp(self, o: Dec) -> Ordering {

@@ -1,8 +1,8 @@
 //! Operators on two values: comparison, three-valued logic, bit operations and arithmetic
 //! with MariaDB's overflow rules (1690) and division by zero (NULL, warning 1365).
 //!
-//! Invariants: an integer result is BIGINT UNSIGNED when an operand is unsigned, else
-//! BIGINT; a DOUBLE result is finite.
+//! Invariants: `+ - * DIV` on integers give BIGINT UNSIGNED when an operand is unsigned,
+//! else BIGINT (out of range: 1690); a DOUBLE result is finite (else 1690).
 //!
 //! Called by evaluation, the built-in functions (MOD) and the executors.
 
@@ -76,7 +76,25 @@ pub(crate) fn binary_values(op: BinOp, a: &Value, b: &Value) -> Result<Value, Sq
             let (Some(x), Some(y)) = (num_of(a), num_of(b)) else {
                 return Ok(Value::Null);
             };
-            arith(op, x, y, a, b)?
+            let r = arith(op, x, y, a, b)?;
+            debug_assert!(
+                !matches!(r, Value::Double(d) if !d.is_finite()),
+                "non-finite DOUBLE"
+            );
+            debug_assert!(
+                !matches!(
+                    (x, y, op),
+                    (
+                        Num::Int(_),
+                        Num::Int(_),
+                        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::IntDiv
+                    )
+                ) || r == Value::Null
+                    || matches!(r, Value::UInt(_))
+                        == (matches!(a, Value::UInt(_)) || matches!(b, Value::UInt(_))),
+                "integer result signedness"
+            );
+            r
         }
     })
 }

@@ -1,8 +1,9 @@
 //! Dates and times: parsing (`YYYY-MM-DD[ HH:MM:SS[.ffffff]]`, `[-]HH:MM:SS`), Unix time
 //! conversions (UTC), DATE_FORMAT and the (days, micros) key dates compare by.
 //!
-//! Invariants: parsed dates have month <= 12 and day <= 31, times minutes and seconds <= 59
-//! and micros < 1,000,000; conversions never panic on out-of-range input.
+//! Invariants: parsed dates have month <= 12 and day <= 31, parsed times minutes and seconds
+//! <= 59 and micros < 1,000,000; conversions never panic on out-of-range input (years clamp to
+//! 0..=9999).
 //!
 //! Called by coercion, comparison, the temporal functions and `render`.
 
@@ -94,6 +95,7 @@ pub(crate) fn parse_datetime(s: &str) -> Option<Value> {
     if m > 12 || d > 31 {
         return None;
     }
+    debug_assert!(m <= 12 && d <= 31);
     match time {
         None => Some(Value::Date {
             year: y,
@@ -160,6 +162,7 @@ pub(crate) fn parse_time(s: &str) -> Option<Value> {
     for (i, b) in frac.bytes().take(6).enumerate() {
         micros += u32::from(b - b'0') * 10u32.pow(5 - i as u32);
     }
+    debug_assert!(mi <= 59 && se <= 59 && micros < 1_000_000);
     Some(Value::Time {
         negative,
         hours: h,

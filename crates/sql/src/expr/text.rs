@@ -1,7 +1,6 @@
 //! The text of a value: as string functions, LIKE and CONCAT see it ([`text_of`]) and as
 //! MariaDB writes a constant inside an error message ([`sql_text`]).
-//!
-//! Invariants: none beyond the rendering rules (DATETIME fractions only when non-zero).
+//! DATETIME fractions are shown only when non-zero.
 
 use onelog_binlog::Value;
 

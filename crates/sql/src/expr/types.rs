@@ -129,6 +129,13 @@ pub(crate) fn rtype_column(r: RType) -> (ColumnType, u16, u32, u8, u16) {
 /// Converts an evaluated value to the variant its declared [`RType`] calls for, so result
 /// rows agree with their column metadata (binary protocol).
 pub(crate) fn conform(v: Value, r: RType) -> Value {
+    let was_null = v == Value::Null;
+    let out = conform_value(v, r);
+    debug_assert!(was_null || out != Value::Null, "conform made NULL");
+    out
+}
+
+fn conform_value(v: Value, r: RType) -> Value {
     match (r, &v) {
         (_, Value::Null) => v,
         (RType::Int, Value::Int(_)) | (RType::UInt, Value::UInt(_)) => v,

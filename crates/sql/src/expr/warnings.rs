@@ -20,11 +20,16 @@ pub(crate) const MAX_EVAL_WARNINGS: usize = 64;
 
 /// Raises a condition (`level`: "Note" / "Warning") during evaluation.
 pub(crate) fn warn(level: &str, code: u16, msg: String) {
+    debug_assert!(
+        level == "Note" || level == "Warning",
+        "condition level {level}"
+    );
     EVAL_WARNINGS.with(|w| {
         let mut w = w.borrow_mut();
         if w.len() < MAX_EVAL_WARNINGS {
             w.push((level.to_string(), code, msg));
         }
+        debug_assert!(w.len() <= MAX_EVAL_WARNINGS);
     });
 }
 

@@ -2,8 +2,8 @@
 //! CONNECTION_ID, LAST_INSERT_ID, FOUND_ROWS, ROW_COUNT, SLEEP.
 //!
 //! Invariants: each reads the session at evaluation time (a cached compiled statement sees
-//! the current database, the last statement's counters); SLEEP is interruptible (KILL,
-//! max_statement_time, a client disconnect end it).
+//! the current database, the last statement's counters); SLEEP waits at most an hour and is
+//! interruptible (KILL, max_statement_time, a client disconnect end it).
 
 use onelog_binlog::Value;
 
@@ -98,6 +98,7 @@ fn user(_: Vec<Value>, env: &Env) -> R {
 /// SLEEP(secs): 0 after the wait (at most an hour).
 fn sleep(v: Vec<Value>, env: &Env) -> R {
     let secs = to_f64(&v[0]).unwrap_or(0.0).clamp(0.0, 3600.0);
+    debug_assert!((0.0..=3600.0).contains(&secs));
     let guard = &env.session.guard;
     guard.set_state("User sleep");
     guard.sleep(std::time::Duration::from_secs_f64(secs))?;

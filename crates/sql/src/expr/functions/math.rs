@@ -1,8 +1,8 @@
 //! Numeric functions: ABS, ROUND, TRUNCATE, FLOOR, CEIL, MOD, POW, SQRT, SIGN, PI, RAND.
 //!
-//! Invariants: an integer argument gives an integer result (BIGINT, or DECIMAL past its
-//! range) for ABS/ROUND/TRUNCATE/FLOOR/CEIL, a DECIMAL one a DECIMAL, a DOUBLE one a DOUBLE;
-//! ABS of the smallest BIGINT is error 1690, as in MariaDB.
+//! Invariants: FLOOR and CEIL of an exact number (integer or DECIMAL) are exact (BIGINT, or
+//! DECIMAL past its range), of a DOUBLE a DOUBLE; ABS of the smallest BIGINT is error 1690, as
+//! in MariaDB.
 
 use std::cmp::Ordering;
 
@@ -166,6 +166,16 @@ fn round(v: &[Value], round: bool) -> R {
 }
 
 fn floor_ceil(v: &[Value], floor: bool) -> R {
+    let r = floor_ceil_value(v, floor)?;
+    debug_assert!(
+        !matches!(v[0], Value::Int(_) | Value::UInt(_) | Value::Decimal(_))
+            || matches!(r, Value::Int(_) | Value::UInt(_) | Value::Decimal(_)),
+        "FLOOR/CEIL of an exact number gave {r:?}"
+    );
+    Ok(r)
+}
+
+fn floor_ceil_value(v: &[Value], floor: bool) -> R {
     Ok(match num_of(&v[0]) {
         Some(Num::Int(i)) => int_value(i)?,
         Some(Num::Dec(d)) => {

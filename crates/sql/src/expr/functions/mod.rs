@@ -117,6 +117,7 @@ impl Func {
 
     /// Its declaration.
     pub(crate) fn def(self) -> &'static FunctionDef {
+        debug_assert!(usize::from(self.family) < REGISTRY.len());
         &REGISTRY[usize::from(self.family)][usize::from(self.index)]
     }
 }

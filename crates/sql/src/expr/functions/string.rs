@@ -3,8 +3,8 @@
 //! REVERSE, LPAD, RPAD, HEX, ASCII, LOCATE, INSTR, SPACE.
 //!
 //! Invariants: a result that would pass the session's string limit (`max_allowed_packet`,
-//! via the guard) is NULL, checked before it is built; positions count characters, lengths
-//! (LENGTH) bytes.
+//! via the guard) is NULL, checked on its exact length before it is built; positions count
+//! characters, lengths (LENGTH) bytes.
 
 use onelog_binlog::Value;
 
@@ -113,7 +113,9 @@ fn concat(v: Vec<Value>, env: &Env) -> R {
     if !env.session.guard.string_fits("concat", len) {
         return Ok(Value::Null);
     }
-    Ok(str_val(parts.concat()))
+    let out = parts.concat();
+    debug_assert_eq!(out.len() as u64, len);
+    Ok(str_val(out))
 }
 
 /// CONCAT_WS(sep, ...): NULL only when the separator is; NULL arguments are skipped.
@@ -132,7 +134,9 @@ fn concat_ws(v: Vec<Value>, env: &Env) -> R {
     if !env.session.guard.string_fits("concat_ws", len) {
         return Ok(Value::Null);
     }
-    Ok(str_val(parts.join(&sep[..])))
+    let out = parts.join(&sep[..]);
+    debug_assert_eq!(out.len() as u64, len);
+    Ok(str_val(out))
 }
 
 fn substring(v: Vec<Value>, _: &Env) -> R {
@@ -208,7 +212,9 @@ fn replace(v: Vec<Value>, env: &Env) -> R {
     if !env.session.guard.string_fits("replace", len) {
         return Ok(Value::Null);
     }
-    Ok(str_val(s.replace(&from, &to).into_bytes()))
+    let out = s.replace(&from, &to);
+    debug_assert_eq!(out.len() as u64, len);
+    Ok(str_val(out.into_bytes()))
 }
 
 fn repeat(v: Vec<Value>, env: &Env) -> R {

@@ -2,7 +2,8 @@
 //! DATE_FORMAT, YEAR, MONTH, DAY, HOUR, MINUTE, SECOND, DATE.
 //!
 //! Invariants: NOW/CURDATE/CURTIME/UNIX_TIMESTAMP() read the statement's time (one value for
-//! the whole statement, UTC); a string argument that is not a date gives NULL.
+//! the whole statement, UTC); NOW(fsp) keeps at most `fsp` <= 6 fraction digits; a string
+//! argument that is not a date gives NULL.
 
 use onelog_binlog::Value;
 
@@ -155,7 +156,9 @@ fn now(v: Vec<Value>, env: &Env) -> R {
     let (s, us) = env.session.statement_time();
     let fsp = v.first().map_or(0, |x| int(x).clamp(0, 6) as u32);
     let unit = 10u32.pow(6 - fsp);
-    Ok(datetime_from_unix(s, us - us % unit))
+    let us = us - us % unit;
+    debug_assert!(us < 1_000_000);
+    Ok(datetime_from_unix(s, us))
 }
 
 fn curdate(_: Vec<Value>, env: &Env) -> R {
