@@ -203,6 +203,39 @@ impl<'a> Compiler<'a> {
                 else_result,
                 ..
             } => self.case(operand.as_deref(), conditions, else_result.as_deref())?,
+            A::Substring { .. }
+            | A::Trim { .. }
+            | A::Ceil { .. }
+            | A::Floor { .. }
+            | A::Position { .. }
+            | A::Cast { .. }
+            | A::Convert { .. }
+            | A::Collate { .. } => self.special_form(e)?,
+            A::Function(f) => self.function(f)?,
+            A::Tuple(_) => {
+                return Err(SqlError::of(
+                    errors::ER_OPERAND_COLUMNS,
+                    "Operand should contain 1 column(s)",
+                ))
+            }
+            A::Subquery(_) | A::InSubquery { .. } | A::Exists { .. } => {
+                return Err(SqlError::unsupported("subqueries"))
+            }
+            A::Interval(_) => return Err(SqlError::unsupported("INTERVAL expressions")),
+            other => {
+                return Err(SqlError::unsupported(&format!(
+                    "expression {}",
+                    truncate_text(&other.to_string())
+                )))
+            }
+        })
+    }
+
+    /// The SQL forms sqlparser parses as their own syntax (SUBSTRING(x FROM a FOR b),
+    /// TRIM(LEADING y FROM x), CAST, CONVERT, ...): built-in function calls and casts.
+    fn special_form(&mut self, e: &ast::Expr) -> Result<Expr, SqlError> {
+        use ast::Expr as A;
+        Ok(match e {
             A::Substring {
                 expr,
                 substring_from,
@@ -246,17 +279,6 @@ impl<'a> Compiler<'a> {
                 ..
             } => self.compile(expr)?,
             A::Collate { expr, .. } => self.compile(expr)?,
-            A::Function(f) => self.function(f)?,
-            A::Tuple(_) => {
-                return Err(SqlError::of(
-                    errors::ER_OPERAND_COLUMNS,
-                    "Operand should contain 1 column(s)",
-                ))
-            }
-            A::Subquery(_) | A::InSubquery { .. } | A::Exists { .. } => {
-                return Err(SqlError::unsupported("subqueries"))
-            }
-            A::Interval(_) => return Err(SqlError::unsupported("INTERVAL expressions")),
             other => {
                 return Err(SqlError::unsupported(&format!(
                     "expression {}",

@@ -72,26 +72,7 @@ impl Expr {
                 let t = truth(&x.eval_with(row, aggs, env)?);
                 Value::Int(((t == Some(*want)) != *neg) as i64)
             }
-            Expr::In(x, list, neg) => {
-                let v = x.eval_with(row, aggs, env)?;
-                if v == Value::Null {
-                    return Ok(Value::Null);
-                }
-                let mut saw_null = false;
-                for item in list {
-                    let w = item.eval_with(row, aggs, env)?;
-                    match compare(&v, &w) {
-                        Some(Ordering::Equal) => return Ok(Value::Int(!*neg as i64)),
-                        None => saw_null = true,
-                        _ => {}
-                    }
-                }
-                if saw_null {
-                    Value::Null
-                } else {
-                    Value::Int(*neg as i64)
-                }
-            }
+            Expr::In(x, list, neg) => return in_list(x, list, *neg, row, aggs, env),
             Expr::Between(x, lo, hi, neg) => {
                 let v = x.eval_with(row, aggs, env)?;
                 let a = lo.eval_with(row, aggs, env)?;
@@ -115,24 +96,7 @@ impl Expr {
                 Value::Int((m != *neg) as i64)
             }
             Expr::Case(op, whens, el) => {
-                let base = match op {
-                    Some(o) => Some(o.eval_with(row, aggs, env)?),
-                    None => None,
-                };
-                for (c, r) in whens {
-                    let cv = c.eval_with(row, aggs, env)?;
-                    let hit = match &base {
-                        Some(b) => compare(b, &cv) == Some(Ordering::Equal),
-                        None => truth(&cv) == Some(true),
-                    };
-                    if hit {
-                        return r.eval_with(row, aggs, env);
-                    }
-                }
-                match el {
-                    Some(e) => e.eval_with(row, aggs, env)?,
-                    None => Value::Null,
-                }
+                return case(op.as_deref(), whens, el.as_deref(), row, aggs, env)
             }
             Expr::Cast(x, to) => cast(x.eval_with(row, aggs, env)?, *to)?,
             Expr::SysVar(name, scope) => get_var(env.session, name, *scope)?,
@@ -226,6 +190,64 @@ impl Expr {
             }
         }
     }
+}
+
+/// `x [NOT] IN (list)`: NULL when `x` is NULL, or when no item matches and one is NULL.
+fn in_list(
+    x: &Expr,
+    list: &[Expr],
+    neg: bool,
+    row: &[Value],
+    aggs: &[Value],
+    env: &Env,
+) -> Result<Value, SqlError> {
+    let v = x.eval_with(row, aggs, env)?;
+    if v == Value::Null {
+        return Ok(Value::Null);
+    }
+    let mut saw_null = false;
+    for item in list {
+        let w = item.eval_with(row, aggs, env)?;
+        match compare(&v, &w) {
+            Some(Ordering::Equal) => return Ok(Value::Int(!neg as i64)),
+            None => saw_null = true,
+            _ => {}
+        }
+    }
+    Ok(if saw_null {
+        Value::Null
+    } else {
+        Value::Int(neg as i64)
+    })
+}
+
+/// `CASE [base] WHEN .. THEN .. [ELSE ..] END`: the first matching branch only is evaluated.
+fn case(
+    op: Option<&Expr>,
+    whens: &[(Expr, Expr)],
+    el: Option<&Expr>,
+    row: &[Value],
+    aggs: &[Value],
+    env: &Env,
+) -> Result<Value, SqlError> {
+    let base = match op {
+        Some(o) => Some(o.eval_with(row, aggs, env)?),
+        None => None,
+    };
+    for (c, r) in whens {
+        let cv = c.eval_with(row, aggs, env)?;
+        let hit = match &base {
+            Some(b) => compare(b, &cv) == Some(Ordering::Equal),
+            None => truth(&cv) == Some(true),
+        };
+        if hit {
+            return r.eval_with(row, aggs, env);
+        }
+    }
+    Ok(match el {
+        Some(e) => e.eval_with(row, aggs, env)?,
+        None => Value::Null,
+    })
 }
 
 #[allow(dead_code)]

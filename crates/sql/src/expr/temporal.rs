@@ -172,12 +172,14 @@ pub(crate) fn parse_time(s: &str) -> Option<Value> {
     })
 }
 
+/// (year, month, day, hour, minute, second, micros) of a date-like value (a DATE, DATETIME,
+/// TIMESTAMP or a string that parses as one).
 pub(super) fn date_parts(v: &Value) -> Option<(i64, u32, u32, u32, u32, u32, u32)> {
-    match timestamp_to_datetime(v) {
+    match v {
         Value::Date { year, month, day } => Some((
-            i64::from(year),
-            u32::from(month),
-            u32::from(day),
+            i64::from(*year),
+            u32::from(*month),
+            u32::from(*day),
             0,
             0,
             0,
@@ -192,15 +194,16 @@ pub(super) fn date_parts(v: &Value) -> Option<(i64, u32, u32, u32, u32, u32, u32
             second,
             micros,
         } => Some((
-            i64::from(year),
-            u32::from(month),
-            u32::from(day),
-            u32::from(hour),
-            u32::from(minute),
-            u32::from(second),
-            micros,
+            i64::from(*year),
+            u32::from(*month),
+            u32::from(*day),
+            u32::from(*hour),
+            u32::from(*minute),
+            u32::from(*second),
+            *micros,
         )),
-        Value::Bytes(b) => date_parts(&parse_datetime(std::str::from_utf8(&b).ok()?)?),
+        Value::Timestamp { .. } => date_parts(&timestamp_to_datetime(v)),
+        Value::Bytes(b) => date_parts(&parse_datetime(std::str::from_utf8(b).ok()?)?),
         _ => None,
     }
 }
@@ -212,33 +215,15 @@ pub(super) fn temporal_rank(v: &Value) -> bool {
     )
 }
 
-/// (days, micros of day) of a date-like value, for comparisons.
+/// (days, micros of day) of a date-like value or a TIME (days 0), for comparisons.
 pub(super) fn temporal_key(v: &Value) -> Option<(i64, i64)> {
-    match v {
-        Value::Date { year, month, day } => Some((
-            days_from_civil(i64::from(*year), u32::from(*month), u32::from(*day)),
-            0,
-        )),
-        Value::DateTime {
-            year,
-            month,
-            day,
-            hour,
-            minute,
-            second,
-            micros,
-        } => Some((
-            days_from_civil(i64::from(*year), u32::from(*month), u32::from(*day)),
-            ((i64::from(*hour) * 60 + i64::from(*minute)) * 60 + i64::from(*second)) * 1_000_000
-                + i64::from(*micros),
-        )),
-        Value::Timestamp { .. } => temporal_key(&timestamp_to_datetime(v)),
-        Value::Time { .. } => Some((0, v.time_micros()?)),
-        Value::Bytes(b) => {
-            parse_datetime(std::str::from_utf8(b).ok()?).and_then(|d| temporal_key(&d))
-        }
-        _ => None,
+    if let Value::Time { .. } = v {
+        return Some((0, v.time_micros()?));
     }
+    let (y, m, d, h, mi, s, us) = date_parts(v)?;
+    let day_micros =
+        ((i64::from(h) * 60 + i64::from(mi)) * 60 + i64::from(s)) * 1_000_000 + i64::from(us);
+    Some((days_from_civil(y, m, d), day_micros))
 }
 
 pub(super) const MONTHS: [&str; 12] = [

@@ -8,52 +8,14 @@ use std::cmp::Ordering;
 
 use onelog_binlog::Value;
 
-use super::{rt_int, Eval, FunctionDef, LazyArg, ANY};
+use super::{lazy, rt_int, sees_null, strict, FunctionDef, LazyArg, ANY};
 use crate::error::SqlError;
 use crate::expr::coerce::compare;
-use crate::expr::env::Env;
 use crate::expr::ir::Expr;
 use crate::expr::numeric::truth;
 use crate::expr::types::{RType, TypeCx};
 
 type R = Result<Value, SqlError>;
-
-const fn lazy(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    (min_args, max_args): (usize, usize),
-    return_type: fn(&[Expr], &TypeCx) -> RType,
-    eval: fn(usize, &mut LazyArg) -> R,
-) -> FunctionDef {
-    FunctionDef {
-        name,
-        aliases,
-        min_args,
-        max_args,
-        null_in_null_out: false,
-        return_type,
-        eval: Eval::Lazy(eval),
-    }
-}
-
-const fn strict(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    (min_args, max_args): (usize, usize),
-    null_in_null_out: bool,
-    return_type: fn(&[Expr], &TypeCx) -> RType,
-    eval: fn(Vec<Value>, &Env) -> R,
-) -> FunctionDef {
-    FunctionDef {
-        name,
-        aliases,
-        min_args,
-        max_args,
-        null_in_null_out,
-        return_type,
-        eval: Eval::Values(eval),
-    }
-}
 
 pub(super) const FUNCTIONS: &[FunctionDef] = &[
     lazy(
@@ -84,39 +46,26 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             arg(2)
         }
     }),
-    strict(
-        "NULLIF",
-        &["NULLIF"],
-        (2, 2),
-        false,
-        rt_first_known,
-        |mut v, _| {
-            Ok(if compare(&v[0], &v[1]) == Some(Ordering::Equal) {
-                Value::Null
-            } else {
-                v.swap_remove(0)
-            })
-        },
-    ),
-    strict("ISNULL", &["ISNULL"], (1, 1), false, rt_int, |v, _| {
+    sees_null("NULLIF", &["NULLIF"], (2, 2), rt_first_known, |mut v, _| {
+        Ok(if compare(&v[0], &v[1]) == Some(Ordering::Equal) {
+            Value::Null
+        } else {
+            v.swap_remove(0)
+        })
+    }),
+    sees_null("ISNULL", &["ISNULL"], (1, 1), rt_int, |v, _| {
         Ok(Value::Int((v[0] == Value::Null) as i64))
     }),
     strict(
         "GREATEST",
         &["GREATEST"],
         (2, ANY),
-        true,
         rt_first_known,
         |v, _| Ok(extreme(&v, Ordering::Greater)),
     ),
-    strict(
-        "LEAST",
-        &["LEAST"],
-        (2, ANY),
-        true,
-        rt_first_known,
-        |v, _| Ok(extreme(&v, Ordering::Less)),
-    ),
+    strict("LEAST", &["LEAST"], (2, ANY), rt_first_known, |v, _| {
+        Ok(extreme(&v, Ordering::Less))
+    }),
 ];
 
 /// The type of the first argument whose type is known (not NULL).

@@ -7,35 +7,15 @@
 
 use onelog_binlog::Value;
 
-use super::{rt_int, rt_str, rt_uint, str_val, Eval, FunctionDef};
+use super::{rt_int, rt_str, rt_uint, sees_null, str_val, FunctionDef};
 use crate::error::SqlError;
 use crate::expr::env::Env;
-use crate::expr::ir::Expr;
 use crate::expr::numeric::to_f64;
-use crate::expr::types::{RType, TypeCx};
 
 type R = Result<Value, SqlError>;
 
-const fn def(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    (min_args, max_args): (usize, usize),
-    return_type: fn(&[Expr], &TypeCx) -> RType,
-    eval: fn(Vec<Value>, &Env) -> R,
-) -> FunctionDef {
-    FunctionDef {
-        name,
-        aliases,
-        min_args,
-        max_args,
-        null_in_null_out: false,
-        return_type,
-        eval: Eval::Values(eval),
-    }
-}
-
 pub(super) const FUNCTIONS: &[FunctionDef] = &[
-    def(
+    sees_null(
         "DATABASE",
         &["DATABASE", "SCHEMA"],
         (0, 0),
@@ -47,20 +27,20 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             })
         },
     ),
-    def(
+    sees_null(
         "USER",
         &["USER", "SESSION_USER", "SYSTEM_USER"],
         (0, 0),
         rt_str,
         user,
     ),
-    def("CURRENT_USER", &["CURRENT_USER"], (0, 0), rt_str, user),
-    def("VERSION", &["VERSION"], (0, 0), rt_str, |_, env| {
+    sees_null("CURRENT_USER", &["CURRENT_USER"], (0, 0), rt_str, user),
+    sees_null("VERSION", &["VERSION"], (0, 0), rt_str, |_, env| {
         Ok(str_val(
             env.session.server.config.version.as_bytes().to_vec(),
         ))
     }),
-    def(
+    sees_null(
         "CONNECTION_ID",
         &["CONNECTION_ID"],
         (0, 0),
@@ -68,7 +48,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         |_, env| Ok(Value::UInt(u64::from(env.session.connection_id))),
     ),
     // LAST_INSERT_ID(x) returns x (MariaDB also makes it the next LAST_INSERT_ID()).
-    def(
+    sees_null(
         "LAST_INSERT_ID",
         &["LAST_INSERT_ID"],
         (0, 1),
@@ -80,13 +60,13 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             })
         },
     ),
-    def("FOUND_ROWS", &["FOUND_ROWS"], (0, 0), rt_uint, |_, env| {
+    sees_null("FOUND_ROWS", &["FOUND_ROWS"], (0, 0), rt_uint, |_, env| {
         Ok(Value::UInt(env.session.found_rows))
     }),
-    def("ROW_COUNT", &["ROW_COUNT"], (0, 0), rt_int, |_, env| {
+    sees_null("ROW_COUNT", &["ROW_COUNT"], (0, 0), rt_int, |_, env| {
         Ok(Value::Int(env.session.row_count))
     }),
-    def("SLEEP", &["SLEEP"], (1, 1), rt_int, sleep),
+    sees_null("SLEEP", &["SLEEP"], (1, 1), rt_int, sleep),
 ];
 
 fn user(_: Vec<Value>, env: &Env) -> R {

@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use onelog_binlog::Value;
 
-use super::{int, rt_double, rt_int, Eval, FunctionDef};
+use super::{int, rt_double, rt_int, sees_null, strict, FunctionDef};
 use crate::error::SqlError;
 use crate::expr::env::Env;
 use crate::expr::ir::{BinOp, Expr};
@@ -23,42 +23,24 @@ use crate::wide::Wide;
 
 type R = Result<Value, SqlError>;
 
-const fn def(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    (min_args, max_args): (usize, usize),
-    return_type: fn(&[Expr], &TypeCx) -> RType,
-    eval: fn(Vec<Value>, &Env) -> R,
-) -> FunctionDef {
-    FunctionDef {
-        name,
-        aliases,
-        min_args,
-        max_args,
-        null_in_null_out: true,
-        return_type,
-        eval: Eval::Values(eval),
-    }
-}
-
 pub(super) const FUNCTIONS: &[FunctionDef] = &[
-    def("ABS", &["ABS"], (1, 1), rt_first_numeric, abs),
-    def("ROUND", &["ROUND"], (1, 2), rt_round, |v, _| {
+    strict("ABS", &["ABS"], (1, 1), rt_first_numeric, abs),
+    strict("ROUND", &["ROUND"], (1, 2), rt_round, |v, _| {
         round(&v, true)
     }),
-    def("TRUNCATE", &["TRUNCATE"], (2, 2), rt_round, |v, _| {
+    strict("TRUNCATE", &["TRUNCATE"], (2, 2), rt_round, |v, _| {
         round(&v, false)
     }),
-    def("FLOOR", &["FLOOR"], (1, 1), rt_floor, |v, _| {
+    strict("FLOOR", &["FLOOR"], (1, 1), rt_floor, |v, _| {
         floor_ceil(&v, true)
     }),
-    def("CEIL", &["CEIL", "CEILING"], (1, 1), rt_floor, |v, _| {
+    strict("CEIL", &["CEIL", "CEILING"], (1, 1), rt_floor, |v, _| {
         floor_ceil(&v, false)
     }),
-    def("MOD", &["MOD"], (2, 2), rt_first_numeric, |v, _| {
+    strict("MOD", &["MOD"], (2, 2), rt_first_numeric, |v, _| {
         binary_values(BinOp::Mod, &v[0], &v[1])
     }),
-    def("POW", &["POW", "POWER"], (2, 2), rt_double, |v, _| {
+    strict("POW", &["POW", "POWER"], (2, 2), rt_double, |v, _| {
         let r = to_f64(&v[0])
             .unwrap_or(0.0)
             .powf(to_f64(&v[1]).unwrap_or(0.0));
@@ -68,7 +50,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             Value::Null
         })
     }),
-    def("SQRT", &["SQRT"], (1, 1), rt_double, |v, _| {
+    strict("SQRT", &["SQRT"], (1, 1), rt_double, |v, _| {
         let x = to_f64(&v[0]).unwrap_or(0.0);
         Ok(if x < 0.0 {
             Value::Null
@@ -76,23 +58,17 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             Value::Double(x.sqrt())
         })
     }),
-    def("SIGN", &["SIGN"], (1, 1), rt_int, |v, _| {
+    strict("SIGN", &["SIGN"], (1, 1), rt_int, |v, _| {
         Ok(Value::Int(match to_f64(&v[0]) {
             Some(x) if x > 0.0 => 1,
             Some(x) if x < 0.0 => -1,
             _ => 0,
         }))
     }),
-    FunctionDef {
-        null_in_null_out: false,
-        ..def("PI", &["PI"], (0, 0), rt_double, |_, _| {
-            Ok(Value::Double(std::f64::consts::PI))
-        })
-    },
-    FunctionDef {
-        null_in_null_out: false,
-        ..def("RAND", &["RAND"], (0, 1), rt_double, rand)
-    },
+    sees_null("PI", &["PI"], (0, 0), rt_double, |_, _| {
+        Ok(Value::Double(std::f64::consts::PI))
+    }),
+    sees_null("RAND", &["RAND"], (0, 1), rt_double, rand),
 ];
 
 /// The numeric type of the first argument (ABS, MOD).

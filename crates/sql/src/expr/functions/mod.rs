@@ -41,14 +41,14 @@ pub(crate) struct FunctionDef {
     /// A NULL argument makes the result NULL without calling [`Eval::Values`]'s function.
     pub null_in_null_out: bool,
     /// The result type, from the argument expressions.
-    pub return_type: fn(&[Expr], &TypeCx) -> RType,
+    pub return_type: ReturnType,
     pub eval: Eval,
 }
 
 /// How a function evaluates.
 pub(crate) enum Eval {
     /// From its argument values (all evaluated first).
-    Values(fn(Vec<Value>, &Env) -> Result<Value, SqlError>),
+    Values(ValuesFn),
     /// From its argument count and `arg(i)`, which evaluates argument `i` on demand (IF,
     /// IFNULL, COALESCE evaluate only what they need).
     Lazy(fn(usize, &mut LazyArg) -> Result<Value, SqlError>),
@@ -59,6 +59,65 @@ pub(crate) type LazyArg<'a> = dyn FnMut(usize) -> Result<Value, SqlError> + 'a;
 
 /// Any number of arguments.
 const ANY: usize = usize::MAX;
+
+/// A function's result type rule.
+type ReturnType = fn(&[Expr], &TypeCx) -> RType;
+
+/// A function of its argument values.
+type ValuesFn = fn(Vec<Value>, &Env) -> Result<Value, SqlError>;
+
+/// A function of its argument values, NULL when one is NULL (most built-ins).
+const fn strict(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    (min_args, max_args): (usize, usize),
+    return_type: ReturnType,
+    eval: ValuesFn,
+) -> FunctionDef {
+    FunctionDef {
+        name,
+        aliases,
+        min_args,
+        max_args,
+        null_in_null_out: true,
+        return_type,
+        eval: Eval::Values(eval),
+    }
+}
+
+/// A function of its argument values that handles NULL arguments itself (CONCAT_WS,
+/// NULLIF, NOW(), ...).
+const fn sees_null(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    arity: (usize, usize),
+    return_type: ReturnType,
+    eval: ValuesFn,
+) -> FunctionDef {
+    FunctionDef {
+        null_in_null_out: false,
+        ..strict(name, aliases, arity, return_type, eval)
+    }
+}
+
+/// A function that evaluates its arguments on demand (IF, IFNULL, COALESCE).
+const fn lazy(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    (min_args, max_args): (usize, usize),
+    return_type: ReturnType,
+    eval: fn(usize, &mut LazyArg) -> Result<Value, SqlError>,
+) -> FunctionDef {
+    FunctionDef {
+        name,
+        aliases,
+        min_args,
+        max_args,
+        null_in_null_out: false,
+        return_type,
+        eval: Eval::Lazy(eval),
+    }
+}
 
 /// Every family's table; a [`Func`] indexes it.
 const FAMILIES: [&[FunctionDef]; 5] = [

@@ -8,103 +8,95 @@
 
 use onelog_binlog::Value;
 
-use super::{int, lossy, rt_int, rt_str, str_val, Eval, FunctionDef, ANY};
+use super::{int, lossy, rt_int, rt_str, sees_null, str_val, strict, FunctionDef, ANY};
 use crate::error::SqlError;
 use crate::expr::env::Env;
 use crate::expr::text::text_of;
 
 type R = Result<Value, SqlError>;
 
-const fn def(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    min_args: usize,
-    max_args: usize,
-    eval: fn(Vec<Value>, &Env) -> R,
-) -> FunctionDef {
-    FunctionDef {
-        name,
-        aliases,
-        min_args,
-        max_args,
-        null_in_null_out: true,
-        return_type: rt_str,
-        eval: Eval::Values(eval),
-    }
-}
-
-/// An integer-valued string function.
-const fn int_def(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    args: usize,
-    eval: fn(Vec<Value>, &Env) -> R,
-) -> FunctionDef {
-    FunctionDef {
-        return_type: rt_int,
-        ..def(name, aliases, args, args, eval)
-    }
-}
-
 pub(super) const FUNCTIONS: &[FunctionDef] = &[
-    def("CONCAT", &["CONCAT"], 1, ANY, concat),
-    FunctionDef {
-        null_in_null_out: false,
-        ..def("CONCAT_WS", &["CONCAT_WS"], 2, ANY, concat_ws)
-    },
-    int_def(
+    strict("CONCAT", &["CONCAT"], (1, ANY), rt_str, concat),
+    sees_null("CONCAT_WS", &["CONCAT_WS"], (2, ANY), rt_str, concat_ws),
+    strict(
         "LENGTH",
         &["LENGTH", "OCTET_LENGTH", "LENGTHB"],
-        1,
+        (1, 1),
+        rt_int,
         |v, _| Ok(Value::Int(text_of(&v[0]).len() as i64)),
     ),
-    int_def(
+    strict(
         "CHAR_LENGTH",
         &["CHAR_LENGTH", "CHARACTER_LENGTH"],
-        1,
+        (1, 1),
+        rt_int,
         |v, _| Ok(Value::Int(lossy(&v[0]).chars().count() as i64)),
     ),
-    def("UPPER", &["UPPER", "UCASE"], 1, 1, |v, _| {
+    strict("UPPER", &["UPPER", "UCASE"], (1, 1), rt_str, |v, _| {
         Ok(str_val(lossy(&v[0]).to_uppercase().into_bytes()))
     }),
-    def("LOWER", &["LOWER", "LCASE"], 1, 1, |v, _| {
+    strict("LOWER", &["LOWER", "LCASE"], (1, 1), rt_str, |v, _| {
         Ok(str_val(lossy(&v[0]).to_lowercase().into_bytes()))
     }),
-    def(
+    strict(
         "SUBSTRING",
         &["SUBSTRING", "SUBSTR", "MID"],
-        2,
-        3,
+        (2, 3),
+        rt_str,
         substring,
     ),
-    def("LEFT", &["LEFT"], 2, 2, |v, _| Ok(left_right(&v, true))),
-    def("RIGHT", &["RIGHT"], 2, 2, |v, _| Ok(left_right(&v, false))),
-    def("TRIM", &["TRIM"], 1, 1, |v, _| Ok(trim(&v, true, true))),
-    def("LTRIM", &["LTRIM"], 1, 1, |v, _| Ok(trim(&v, true, false))),
-    def("RTRIM", &["RTRIM"], 1, 1, |v, _| Ok(trim(&v, false, true))),
+    strict("LEFT", &["LEFT"], (2, 2), rt_str, |v, _| {
+        Ok(left_right(&v, true))
+    }),
+    strict("RIGHT", &["RIGHT"], (2, 2), rt_str, |v, _| {
+        Ok(left_right(&v, false))
+    }),
+    strict("TRIM", &["TRIM"], (1, 1), rt_str, |v, _| {
+        Ok(trim(&v, true, true))
+    }),
+    strict("LTRIM", &["LTRIM"], (1, 1), rt_str, |v, _| {
+        Ok(trim(&v, true, false))
+    }),
+    strict("RTRIM", &["RTRIM"], (1, 1), rt_str, |v, _| {
+        Ok(trim(&v, false, true))
+    }),
     // TRIM([BOTH | LEADING | TRAILING] what FROM s): (s, what).
-    def("TRIM_BOTH", &[], 2, 2, |v, _| Ok(trim(&v, true, true))),
-    def("TRIM_LEADING", &[], 2, 2, |v, _| Ok(trim(&v, true, false))),
-    def("TRIM_TRAILING", &[], 2, 2, |v, _| Ok(trim(&v, false, true))),
-    def("REPLACE", &["REPLACE"], 3, 3, replace),
-    def("REPEAT", &["REPEAT"], 2, 2, repeat),
-    def("REVERSE", &["REVERSE"], 1, 1, |v, _| {
+    strict("TRIM_BOTH", &[], (2, 2), rt_str, |v, _| {
+        Ok(trim(&v, true, true))
+    }),
+    strict("TRIM_LEADING", &[], (2, 2), rt_str, |v, _| {
+        Ok(trim(&v, true, false))
+    }),
+    strict("TRIM_TRAILING", &[], (2, 2), rt_str, |v, _| {
+        Ok(trim(&v, false, true))
+    }),
+    strict("REPLACE", &["REPLACE"], (3, 3), rt_str, replace),
+    strict("REPEAT", &["REPEAT"], (2, 2), rt_str, repeat),
+    strict("REVERSE", &["REVERSE"], (1, 1), rt_str, |v, _| {
         Ok(str_val(
             lossy(&v[0]).chars().rev().collect::<String>().into_bytes(),
         ))
     }),
-    def("LPAD", &["LPAD"], 3, 3, |v, env| pad(&v, env, true)),
-    def("RPAD", &["RPAD"], 3, 3, |v, env| pad(&v, env, false)),
-    def("HEX", &["HEX"], 1, 1, hex),
-    int_def("ASCII", &["ASCII"], 1, |v, _| {
+    strict("LPAD", &["LPAD"], (3, 3), rt_str, |v, env| {
+        pad(&v, env, true)
+    }),
+    strict("RPAD", &["RPAD"], (3, 3), rt_str, |v, env| {
+        pad(&v, env, false)
+    }),
+    strict("HEX", &["HEX"], (1, 1), rt_str, hex),
+    strict("ASCII", &["ASCII"], (1, 1), rt_int, |v, _| {
         Ok(Value::Int(i64::from(
             text_of(&v[0]).first().copied().unwrap_or(0),
         )))
     }),
     // LOCATE(needle, haystack); POSITION(needle IN haystack) compiles to it.
-    int_def("LOCATE", &["LOCATE"], 2, |v, _| Ok(locate(&v[0], &v[1]))),
-    int_def("INSTR", &["INSTR"], 2, |v, _| Ok(locate(&v[1], &v[0]))),
-    def("SPACE", &["SPACE"], 1, 1, space),
+    strict("LOCATE", &["LOCATE"], (2, 2), rt_int, |v, _| {
+        Ok(locate(&v[0], &v[1]))
+    }),
+    strict("INSTR", &["INSTR"], (2, 2), rt_int, |v, _| {
+        Ok(locate(&v[1], &v[0]))
+    }),
+    strict("SPACE", &["SPACE"], (1, 1), rt_str, space),
 ];
 
 fn concat(v: Vec<Value>, env: &Env) -> R {

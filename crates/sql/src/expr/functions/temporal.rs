@@ -7,7 +7,7 @@
 
 use onelog_binlog::Value;
 
-use super::{int, rt_int, rt_str, str_val, Eval, FunctionDef};
+use super::{int, rt_int, rt_str, sees_null, str_val, strict, FunctionDef};
 use crate::error::SqlError;
 use crate::expr::env::Env;
 use crate::expr::ir::Expr;
@@ -21,49 +21,17 @@ use crate::wide::Wide;
 
 type R = Result<Value, SqlError>;
 
-const fn def(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    (min_args, max_args): (usize, usize),
-    return_type: fn(&[Expr], &TypeCx) -> RType,
-    eval: fn(Vec<Value>, &Env) -> R,
-) -> FunctionDef {
-    FunctionDef {
-        name,
-        aliases,
-        min_args,
-        max_args,
-        null_in_null_out: true,
-        return_type,
-        eval: Eval::Values(eval),
-    }
-}
-
-/// A function of the statement's time: called with NULL too.
-const fn clock(
-    name: &'static str,
-    aliases: &'static [&'static str],
-    arity: (usize, usize),
-    return_type: fn(&[Expr], &TypeCx) -> RType,
-    eval: fn(Vec<Value>, &Env) -> R,
-) -> FunctionDef {
-    FunctionDef {
-        null_in_null_out: false,
-        ..def(name, aliases, arity, return_type, eval)
-    }
-}
-
 /// A part of a date or time (YEAR(d), HOUR(t), ...).
 const fn part(
     name: &'static str,
     aliases: &'static [&'static str],
     eval: fn(Vec<Value>, &Env) -> R,
 ) -> FunctionDef {
-    def(name, aliases, (1, 1), rt_int, eval)
+    strict(name, aliases, (1, 1), rt_int, eval)
 }
 
 pub(super) const FUNCTIONS: &[FunctionDef] = &[
-    clock(
+    sees_null(
         "NOW",
         &[
             "NOW",
@@ -76,21 +44,21 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         rt_now,
         now,
     ),
-    clock(
+    sees_null(
         "CURDATE",
         &["CURDATE", "CURRENT_DATE"],
         (0, 0),
         |_, _| RType::Date,
         curdate,
     ),
-    clock(
+    sees_null(
         "CURTIME",
         &["CURTIME", "CURRENT_TIME"],
         (0, 1),
         |_, _| RType::Time,
         curtime,
     ),
-    clock(
+    sees_null(
         "UNIX_TIMESTAMP",
         &["UNIX_TIMESTAMP"],
         (0, 1),
@@ -103,14 +71,14 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         },
         unix_timestamp,
     ),
-    def(
+    strict(
         "FROM_UNIXTIME",
         &["FROM_UNIXTIME"],
         (1, 1),
         |_, _| RType::DateTime(0),
         |v, _| Ok(datetime_from_unix(int(&v[0]) as i64, 0)),
     ),
-    def("DATE_FORMAT", &["DATE_FORMAT"], (2, 2), rt_str, |v, _| {
+    strict("DATE_FORMAT", &["DATE_FORMAT"], (2, 2), rt_str, |v, _| {
         Ok(match date_format(&v[0], &text_of(&v[1])) {
             Some(b) => str_val(b),
             None => Value::Null,
@@ -126,7 +94,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
     part("HOUR", &["HOUR"], |v, _| Ok(time_part(&v[0], 0))),
     part("MINUTE", &["MINUTE"], |v, _| Ok(time_part(&v[0], 1))),
     part("SECOND", &["SECOND"], |v, _| Ok(time_part(&v[0], 2))),
-    def(
+    strict(
         "DATE",
         &["DATE"],
         (1, 1),
