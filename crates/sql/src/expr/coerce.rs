@@ -652,4 +652,32 @@ mod tests {
         );
         assert_eq!(compare(&Value::Null, &Value::Int(1)), None);
     }
+
+    #[test]
+    fn casts_match_mariadb() {
+        // Expected values: what MariaDB 10.11.19 returned for `SELECT <expr>` (mariadb -N -B).
+        crate::expr::functions::check_against_mariadb_after(
+            &[],
+            &[
+                ("CAST('12abc' AS SIGNED)", "12"),
+                ("CAST(-1 AS UNSIGNED)", "18446744073709551615"),
+                ("CAST(1.555 AS DECIMAL(5,2))", "1.56"),
+                ("CAST(12345 AS DECIMAL(3,1))", "99.9"),
+                ("CAST('2024-02-29 10:11:12' AS DATE)", "2024-02-29"),
+                ("CAST('2024-02-29' AS DATETIME)", "2024-02-29 00:00:00"),
+                ("CAST(NULL AS SIGNED)", "NULL"),
+                ("CAST(3.5 AS SIGNED)", "4"),
+                ("CAST(-3.5 AS SIGNED)", "-4"),
+                ("CAST(2.5e0 AS SIGNED)", "2"),
+                ("CAST('abc' AS DOUBLE)", "0"),
+                ("CAST(123 AS CHAR)", "123"),
+                ("CONVERT('5', SIGNED)", "5"),
+                ("CAST(1e20 AS SIGNED)", "9223372036854775807"),
+                ("CAST('10:11:12' AS TIME)", "10:11:12"),
+                ("CAST(18446744073709551615 AS SIGNED)", "-1"),
+                ("CAST('-0' AS UNSIGNED)", "0"),
+                ("CAST('1e3' AS DECIMAL(6,1))", "1000.0"),
+            ],
+        );
+    }
 }

@@ -77,3 +77,41 @@ pub(in crate::expr) fn return_type(func: AggFunc, arg: Option<&Expr>, cx: &TypeC
     debug_assert!(def.is_some(), "{func:?} has no declaration");
     def.map_or(RType::Null, |d| (d.return_type)(arg, cx))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::expr::functions::check_against_mariadb_after;
+
+    #[test]
+    fn aggregates_match_mariadb() {
+        // Expected values: what MariaDB 10.11.19 returned for `SELECT <expr>` (mariadb -N -B)
+        // after the same three statements.
+        check_against_mariadb_after(
+            &[
+                "CREATE DATABASE t",
+                "CREATE TABLE t.a (id INT PRIMARY KEY, g INT, x INT, d DECIMAL(5,2), s VARCHAR(10))",
+                "INSERT INTO t.a VALUES (1,1,1,1.50,'a'),(2,1,2,NULL,'b'),(3,2,NULL,2.25,NULL),\
+                 (4,2,4,3.00,'c')",
+            ],
+            &[
+                ("COUNT(*) FROM t.a", "4"),
+                ("COUNT(x) FROM t.a", "3"),
+                ("COUNT(x) FROM t.a WHERE g = 3", "0"),
+                ("SUM(x) FROM t.a", "7"),
+                ("SUM(d) FROM t.a", "6.75"),
+                ("SUM(x) FROM t.a WHERE g = 3", "NULL"),
+                ("AVG(x) FROM t.a", "2.3333"),
+                ("AVG(d) FROM t.a", "2.250000"),
+                ("MIN(s) FROM t.a", "a"),
+                ("MAX(d) FROM t.a", "3.00"),
+                ("MAX(x) FROM t.a WHERE g = 3", "NULL"),
+                ("GROUP_CONCAT(s) FROM t.a", "a,b,c"),
+                ("GROUP_CONCAT(s, x) FROM t.a", "a1,b2,c4"),
+                ("BIT_AND(x) FROM t.a", "0"),
+                ("BIT_OR(x) FROM t.a", "7"),
+                ("COUNT(DISTINCT g) FROM t.a", "2"),
+                ("SUM(x) FROM t.a GROUP BY g ORDER BY g LIMIT 1", "3"),
+            ],
+        );
+    }
+}

@@ -239,6 +239,12 @@ fn rt_str(_: &[Expr], _: &TypeCx) -> RType {
 /// protocol sends it ("NULL" for NULL, "ERROR <code>" for an error).
 #[cfg(test)]
 fn check_against_mariadb(cases: &[(&str, &str)]) {
+    check_against_mariadb_after(&[], cases)
+}
+
+/// [`check_against_mariadb`] after the statements of `setup` (tables for the aggregates).
+#[cfg(test)]
+pub(in crate::expr) fn check_against_mariadb_after(setup: &[&str], cases: &[(&str, &str)]) {
     use crate::server::{Server, ServerConfig};
     use crate::session::{Output, Session};
     use std::sync::atomic::{AtomicU32, Ordering};
@@ -254,6 +260,11 @@ fn check_against_mariadb(cases: &[(&str, &str)]) {
     cfg.flush_log_at_trx_commit = 2;
     let (server, _) = Server::open(cfg).unwrap();
     let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    for sql in setup {
+        if let Some(Err(e)) = s.query(sql).pop() {
+            panic!("{sql}: {e}");
+        }
+    }
     let mut wrong = Vec::new();
     for (e, want) in cases {
         let got = match s.query(&format!("SELECT {e}")).pop() {
