@@ -11,17 +11,18 @@
 //! - `coerce`, `ops`: comparison, CAST, column conversion; operators on two values;
 //! - `types`: result types;
 //! - `functions`: the built-in functions, one file per family, each function declared once;
-//! - `infer`, `eval`, `compile`: typing, evaluation and compilation of a whole tree.
+//! - `infer`, `compile`, `eval`: typing, compilation and evaluation of a whole tree.
 //!
 //! Invariants: a compiled [`Expr`] refers to columns by position in the row it is evaluated
 //! on and to `?` placeholders by their order of appearance in the statement text (compile in
 //! textual order); evaluation never panics on any input; session-dependent values (`NOW()`,
 //! `@@var`, `DATABASE()`) are read at evaluation time, so a cached compiled statement stays
 //! valid across executions. Numeric results follow MariaDB's overflow rules (1690 with the
-//! expression written from its operand values; DECIMAL up to [`numeric::DEC_MAX_DIGITS`] digits);
-//! conditions raised during evaluation (CAST truncation, division by zero, strings that are
-//! not numbers) go to a per-thread list ([`warn`]) that the session drains after each
-//! statement ([`take_warnings`]), at most [`warnings::MAX_EVAL_WARNINGS`] of them.
+//! expression written from its operand values; DECIMAL up to [`numeric::DEC_MAX_DIGITS`]
+//! digits); conditions raised during evaluation (CAST truncation, division by zero, strings
+//! that are not numbers) go to a per-thread list ([`warn`]) that the session drains after each
+//! statement ([`take_warnings`]), at most [`warnings::MAX_EVAL_WARNINGS`] of them. Each
+//! module below asserts its part of these.
 //!
 //! Callers: the executors (`select`, `dml`, `ddl`), the planner, the session and `admin`
 //! (`SET`), all through the re-exports below.

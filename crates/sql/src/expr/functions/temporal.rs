@@ -221,9 +221,18 @@ mod tests {
             ("SECOND('2024-02-29 13:14:15')", "15"),
             ("DATE('2024-02-29 13:14:15')", "2024-02-29"),
             ("DATE('not a date')", "NULL"),
-            ("DATE_FORMAT('2024-02-29 13:04:05', '%Y/%m/%d %H:%i:%s %W %M %j %p %a %b %e %c %y')", "2024/02/29 13:04:05 Thursday February 060 PM Thu Feb 29 2 24"),
-            ("DATE_FORMAT('2024-02-29 00:04:05', '%h %l %r %T %f %%')", "12 12 12:04:05 AM 00:04:05 000000 %"),
-            ("DATE_FORMAT(NULL, '%Y')", "NULL"),
+            (
+                "DATE_FORMAT('2024-02-29 13:04:05', '%Y/%m/%d %H:%i:%s %W %M %j %p %a %b %e %c %y')",
+                "2024/02/29 13:04:05 Thursday February 060 PM Thu Feb 29 2 24",
+            ),
+            (
+                "DATE_FORMAT('2024-02-29 00:04:05', '%h %l %r %T %f %%')",
+                "12 12 12:04:05 AM 00:04:05 000000 %",
+            ),
+            (
+                "DATE_FORMAT(NULL, '%Y')",
+                "NULL",
+            ),
             ("FROM_UNIXTIME(0)", "1970-01-01 00:00:00"),
             ("FROM_UNIXTIME(86400 * 365)", "1971-01-01 00:00:00"),
             ("UNIX_TIMESTAMP(NULL)", "NULL"),
