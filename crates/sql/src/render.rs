@@ -4,7 +4,7 @@
 
 use onelog_binlog::{ColumnType, Value};
 
-use crate::expr::datetime_from_unix;
+use crate::expr::temporal::datetime_from_unix;
 use crate::output::Column;
 
 /// The text form of `v` in a result column `col`; None for NULL.

@@ -1,0 +1,747 @@
+//! The compiler: sqlparser expressions to [`Expr`] against a [`Scope`] (columns by position,
+//! placeholders by order, aggregates into slots, select-list aliases), literals to values and
+//! built-in function names to their definitions.
+//!
+//! Invariants: a column resolves to a position inside its table's columns; placeholders are
+//! numbered in textual order (the compiler visits operands left to right); an aggregate's
+//! argument never holds an aggregate; a compiled function call has an argument count within
+//! its definition's arity (checked here, asserted at evaluation).
+//!
+//! Called by the executors (`select`, `dml`, `ddl`) and by `eval_scalar`.
+
+use onelog_binlog::Value;
+use onelog_engine::TableDef;
+use onelog_protocol::errors;
+use sqlparser::ast;
+
+use super::functions::{self, aggregate};
+use super::ir::{AggFunc, AggSpec, BinOp, CastTo, Expr, Func};
+use super::numeric::Dec;
+use crate::error::SqlError;
+use crate::sysvar::VarScope;
+
+/// What names resolve to while compiling.
+pub(crate) struct Scope<'a> {
+    pub table: Option<&'a TableDef>,
+    /// The name the table is referred to by (its alias, or its name).
+    pub qualifier: &'a str,
+    #[allow(dead_code)]
+    pub db: &'a str,
+    /// Further tables of a join: (definition, qualifier, offset of its first column).
+    pub joined: Vec<(&'a TableDef, &'a str, usize)>,
+}
+
+/// Compiles sqlparser expressions against a [`Scope`].
+pub(crate) struct Compiler<'a> {
+    pub scope: Scope<'a>,
+    /// Where aggregates go; None: aggregates are not allowed here.
+    pub aggs: Option<Vec<AggSpec>>,
+    /// Next placeholder number.
+    pub params: usize,
+    /// Clause name for 1054 messages.
+    pub place: &'static str,
+    /// `VALUES(col)` allowed (ON DUPLICATE KEY UPDATE).
+    pub insert_values: bool,
+    /// Select-list aliases (lower-case) usable here (HAVING, ORDER BY), after table columns.
+    pub aliases: Vec<(String, Expr)>,
+}
+
+pub(super) fn ident_name(i: &ast::Ident) -> &str {
+    &i.value
+}
+
+pub(crate) fn object_name_parts(n: &ast::ObjectName) -> Vec<String> {
+    n.0.iter()
+        .map(|p| match p {
+            ast::ObjectNamePart::Identifier(i) => i.value.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+impl<'a> Compiler<'a> {
+    pub fn new(scope: Scope<'a>, place: &'static str) -> Self {
+        Compiler {
+            scope,
+            aggs: None,
+            params: 0,
+            place,
+            insert_values: false,
+            aliases: Vec::new(),
+        }
+    }
+
+    fn column(&self, parts: &[&str]) -> Result<Expr, SqlError> {
+        let full = parts.join(".");
+        let Some(t) = self.scope.table else {
+            return Err(SqlError::unknown_column(&full, self.place));
+        };
+        if !self.scope.joined.is_empty() {
+            let (db, qual, name) = match parts {
+                [c] => (None, None, *c),
+                [q, c] => (None, Some(*q), *c),
+                [d, q, c] => (Some(*d), Some(*q), *c),
+                _ => return Err(SqlError::unknown_column(&full, self.place)),
+            };
+            let mut found = None;
+            let all = std::iter::once((t, self.scope.qualifier, 0usize))
+                .chain(self.scope.joined.iter().copied());
+            for (def, q, off) in all {
+                if qual.is_some_and(|x| x != q) || db.is_some_and(|d| d != def.db) {
+                    continue;
+                }
+                if let Some(i) = def.column_index(name) {
+                    if found.is_some() {
+                        return Err(SqlError::ambiguous_column(&full, self.place));
+                    }
+                    debug_assert!(i < def.columns.len());
+                    found = Some(off + i);
+                }
+            }
+            return found
+                .map(Expr::Col)
+                .ok_or_else(|| SqlError::unknown_column(&full, self.place));
+        }
+        let (qual, name) = match parts {
+            [c] => (None, *c),
+            [q, c] => (Some(*q), *c),
+            [d, q, c] => {
+                if *d != t.db {
+                    return Err(SqlError::unknown_column(&full, self.place));
+                }
+                (Some(*q), *c)
+            }
+            _ => return Err(SqlError::unknown_column(&full, self.place)),
+        };
+        if let Some(q) = qual {
+            if q != self.scope.qualifier {
+                return Err(SqlError::unknown_column(&full, self.place));
+            }
+        }
+        t.column_index(name)
+            .inspect(|&i| debug_assert!(i < t.columns.len(), "column {i} of {}", t.columns.len()))
+            .map(Expr::Col)
+            .ok_or_else(|| SqlError::unknown_column(&full, self.place))
+    }
+
+    pub fn compile(&mut self, e: &ast::Expr) -> Result<Expr, SqlError> {
+        use ast::Expr as A;
+        Ok(match e {
+            A::Identifier(i) => self.identifier(i)?,
+            A::CompoundIdentifier(parts) => {
+                let names: Vec<&str> = parts.iter().map(ident_name).collect();
+                if let Some(first) = names.first() {
+                    if let Some(scope) = first.strip_prefix("@@") {
+                        return Ok(sys_var(&names[1..].join("."), Some(scope)));
+                    }
+                }
+                self.column(&names)?
+            }
+            A::Value(v) => match &v.value {
+                ast::Value::Placeholder(_) => {
+                    let n = self.params;
+                    self.params += 1;
+                    Expr::Param(n)
+                }
+                other => Expr::Lit(literal(other)?),
+            },
+            // _binary'..', _utf8mb4'..': onelog's strings are UTF-8 text or bytes already.
+            A::Prefixed { prefix, value }
+                if matches!(
+                    prefix.value.to_ascii_lowercase().as_str(),
+                    "_binary" | "_utf8mb4" | "_utf8" | "_utf8mb3"
+                ) && matches!(**value, A::Value(_)) =>
+            {
+                self.compile(value)?
+            }
+            A::TypedString(ts) => typed_string(ts),
+            A::Nested(inner) => self.compile(inner)?,
+            A::UnaryOp { op, expr } => self.unary(op, expr)?,
+            A::BinaryOp { left, op, right } => {
+                let op = bin_op(op)?;
+                let l = self.compile(left)?;
+                let r = self.compile(right)?;
+                Expr::Bin(op, Box::new(l), Box::new(r))
+            }
+            A::IsNull(x) => Expr::IsNull(Box::new(self.compile(x)?), false),
+            A::IsNotNull(x) => Expr::IsNull(Box::new(self.compile(x)?), true),
+            A::IsTrue(x) => Expr::IsBool(Box::new(self.compile(x)?), true, false),
+            A::IsNotTrue(x) => Expr::IsBool(Box::new(self.compile(x)?), true, true),
+            A::IsFalse(x) => Expr::IsBool(Box::new(self.compile(x)?), false, false),
+            A::IsNotFalse(x) => Expr::IsBool(Box::new(self.compile(x)?), false, true),
+            A::IsNotDistinctFrom(a, b) => Expr::Bin(
+                BinOp::NullEq,
+                Box::new(self.compile(a)?),
+                Box::new(self.compile(b)?),
+            ),
+            A::IsDistinctFrom(a, b) => Expr::Not(Box::new(Expr::Bin(
+                BinOp::NullEq,
+                Box::new(self.compile(a)?),
+                Box::new(self.compile(b)?),
+            ))),
+            A::InList {
+                expr,
+                list,
+                negated,
+            } => self.in_list(expr, list, *negated)?,
+            A::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => self.between(expr, low, high, *negated)?,
+            A::Like {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+                any: false,
+            } => self.like(expr, pattern, escape_char.as_deref(), *negated)?,
+            A::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => self.case(operand.as_deref(), conditions, else_result.as_deref())?,
+            A::Substring { .. }
+            | A::Trim { .. }
+            | A::Ceil { .. }
+            | A::Floor { .. }
+            | A::Position { .. }
+            | A::Cast { .. }
+            | A::Convert { .. }
+            | A::Collate { .. } => self.special_form(e)?,
+            A::Function(f) => self.function(f)?,
+            A::Tuple(_) => {
+                return Err(SqlError::of(
+                    errors::ER_OPERAND_COLUMNS,
+                    "Operand should contain 1 column(s)",
+                ))
+            }
+            A::Subquery(_) | A::InSubquery { .. } | A::Exists { .. } => {
+                return Err(SqlError::unsupported("subqueries"))
+            }
+            A::Interval(_) => return Err(SqlError::unsupported("INTERVAL expressions")),
+            other => {
+                return Err(SqlError::unsupported(&format!(
+                    "expression {}",
+                    truncate_text(&other.to_string())
+                )))
+            }
+        })
+    }
+
+    /// The SQL forms sqlparser parses as their own syntax (SUBSTRING(x FROM a FOR b),
+    /// TRIM(LEADING y FROM x), CAST, CONVERT, ...): built-in function calls and casts.
+    fn special_form(&mut self, e: &ast::Expr) -> Result<Expr, SqlError> {
+        use ast::Expr as A;
+        Ok(match e {
+            A::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => self.substring(expr, substring_from.as_deref(), substring_for.as_deref())?,
+            A::Trim {
+                trim_where,
+                trim_what,
+                expr,
+                ..
+            } => self.trim(expr, trim_where.as_ref(), trim_what.as_deref())?,
+            A::Ceil { expr, .. } => {
+                Expr::Func(const { Func::named("CEIL") }, vec![self.compile(expr)?])
+            }
+            A::Floor { expr, .. } => {
+                Expr::Func(const { Func::named("FLOOR") }, vec![self.compile(expr)?])
+            }
+            A::Position { expr, r#in } => {
+                let a = self.compile(expr)?;
+                let b = self.compile(r#in)?;
+                Expr::Func(const { Func::named("LOCATE") }, vec![a, b])
+            }
+            A::Cast {
+                expr, data_type, ..
+            } => {
+                let x = self.compile(expr)?;
+                Expr::Cast(Box::new(x), cast_target(data_type)?)
+            }
+            A::Convert {
+                expr,
+                data_type: Some(dt),
+                ..
+            } => {
+                let x = self.compile(expr)?;
+                Expr::Cast(Box::new(x), cast_target(dt)?)
+            }
+            A::Convert {
+                expr,
+                data_type: None,
+                ..
+            } => self.compile(expr)?,
+            A::Collate { expr, .. } => self.compile(expr)?,
+            other => {
+                return Err(SqlError::unsupported(&format!(
+                    "expression {}",
+                    truncate_text(&other.to_string())
+                )))
+            }
+        })
+    }
+
+    fn in_list(
+        &mut self,
+        expr: &ast::Expr,
+        list: &[ast::Expr],
+        negated: bool,
+    ) -> Result<Expr, SqlError> {
+        let x = self.compile(expr)?;
+        let mut items = Vec::with_capacity(list.len());
+        for i in list {
+            items.push(self.compile(i)?);
+        }
+        Ok(Expr::In(Box::new(x), items, negated))
+    }
+
+    fn between(
+        &mut self,
+        expr: &ast::Expr,
+        low: &ast::Expr,
+        high: &ast::Expr,
+        negated: bool,
+    ) -> Result<Expr, SqlError> {
+        let x = self.compile(expr)?;
+        let lo = self.compile(low)?;
+        let hi = self.compile(high)?;
+        Ok(Expr::Between(
+            Box::new(x),
+            Box::new(lo),
+            Box::new(hi),
+            negated,
+        ))
+    }
+
+    fn identifier(&mut self, i: &ast::Ident) -> Result<Expr, SqlError> {
+        let n = ident_name(i);
+        if i.quote_style.is_none() {
+            if let Some(v) = n.strip_prefix("@@") {
+                return Ok(sys_var(v, None));
+            }
+            if let Some(v) = n.strip_prefix('@') {
+                return Ok(Expr::UserVar(v.trim_matches('`').to_ascii_lowercase()));
+            }
+        }
+        if i.quote_style == Some('"') {
+            // ANSI_QUOTES is off: "x" is a string.
+            return Ok(Expr::Lit(Value::Bytes(n.as_bytes().to_vec())));
+        }
+        Ok(match self.column(&[n]) {
+            Ok(c) => c,
+            Err(e) => {
+                let l = n.to_ascii_lowercase();
+                match self.aliases.iter().find(|(a, _)| *a == l) {
+                    Some((_, x)) => x.clone(),
+                    None => return Err(e),
+                }
+            }
+        })
+    }
+
+    fn unary(&mut self, op: &ast::UnaryOperator, expr: &ast::Expr) -> Result<Expr, SqlError> {
+        let x = self.compile(expr)?;
+        Ok(match op {
+            ast::UnaryOperator::Minus => match x {
+                // -(-9223372036854775808) is 9223372036854775808, not a wrap.
+                Expr::Lit(Value::Int(i)) if i != i64::MIN => Expr::Lit(Value::Int(-i)),
+                Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => Expr::Lit(Value::Int(i64::MIN)),
+                // Past -2^63 a negated literal is a DECIMAL, as in MariaDB.
+                Expr::Lit(Value::UInt(u)) if u > 1u64 << 63 => {
+                    Expr::Lit(Value::Decimal(format!("-{u}")))
+                }
+                Expr::Lit(Value::Decimal(d)) if !d.starts_with('-') => {
+                    Expr::Lit(Value::Decimal(format!("-{d}")))
+                }
+                x => Expr::Neg(Box::new(x)),
+            },
+            ast::UnaryOperator::Plus => x,
+            ast::UnaryOperator::Not | ast::UnaryOperator::BangNot => Expr::Not(Box::new(x)),
+            ast::UnaryOperator::BitwiseNot => Expr::BitNot(Box::new(x)),
+            other => return Err(SqlError::unsupported(&format!("operator {other}"))),
+        })
+    }
+
+    fn like(
+        &mut self,
+        expr: &ast::Expr,
+        pattern: &ast::Expr,
+        escape_char: Option<&ast::Expr>,
+        negated: bool,
+    ) -> Result<Expr, SqlError> {
+        let x = self.compile(expr)?;
+        let p = self.compile(pattern)?;
+        let esc = match escape_char {
+            None => Some(b'\\'),
+            Some(ast::Expr::Value(v)) => match &v.value {
+                ast::Value::SingleQuotedString(s) => s.bytes().next(),
+                _ => return Err(SqlError::wrong_arguments("ESCAPE")),
+            },
+            Some(_) => return Err(SqlError::wrong_arguments("ESCAPE")),
+        };
+        Ok(Expr::Like(Box::new(x), Box::new(p), esc, negated))
+    }
+
+    fn case(
+        &mut self,
+        operand: Option<&ast::Expr>,
+        conditions: &[ast::CaseWhen],
+        else_result: Option<&ast::Expr>,
+    ) -> Result<Expr, SqlError> {
+        let op = match operand {
+            Some(o) => Some(Box::new(self.compile(o)?)),
+            None => None,
+        };
+        let mut whens = Vec::with_capacity(conditions.len());
+        for w in conditions {
+            let c = self.compile(&w.condition)?;
+            let r = self.compile(&w.result)?;
+            whens.push((c, r));
+        }
+        let el = match else_result {
+            Some(e) => Some(Box::new(self.compile(e)?)),
+            None => None,
+        };
+        Ok(Expr::Case(op, whens, el))
+    }
+
+    fn substring(
+        &mut self,
+        expr: &ast::Expr,
+        from: Option<&ast::Expr>,
+        len: Option<&ast::Expr>,
+    ) -> Result<Expr, SqlError> {
+        let mut args = vec![self.compile(expr)?];
+        if let Some(f) = from {
+            args.push(self.compile(f)?);
+        } else {
+            args.push(Expr::Lit(Value::Int(1)));
+        }
+        if let Some(f) = len {
+            args.push(self.compile(f)?);
+        }
+        Ok(Expr::Func(const { Func::named("SUBSTRING") }, args))
+    }
+
+    fn trim(
+        &mut self,
+        expr: &ast::Expr,
+        trim_where: Option<&ast::TrimWhereField>,
+        trim_what: Option<&ast::Expr>,
+    ) -> Result<Expr, SqlError> {
+        let x = self.compile(expr)?;
+        let what = match trim_what {
+            Some(w) => self.compile(w)?,
+            None => Expr::Lit(Value::Bytes(b" ".to_vec())),
+        };
+        let f = match trim_where {
+            Some(ast::TrimWhereField::Leading) => const { Func::named("TRIM_LEADING") },
+            Some(ast::TrimWhereField::Trailing) => const { Func::named("TRIM_TRAILING") },
+            _ => const { Func::named("TRIM_BOTH") },
+        };
+        Ok(Expr::Func(f, vec![x, what]))
+    }
+
+    fn args(&mut self, f: &ast::Function) -> Result<(Vec<Expr>, bool, bool), SqlError> {
+        // (args, star, distinct)
+        match &f.args {
+            ast::FunctionArguments::None => Ok((Vec::new(), false, false)),
+            ast::FunctionArguments::Subquery(_) => Err(SqlError::unsupported("subqueries")),
+            ast::FunctionArguments::List(l) => {
+                let distinct = matches!(
+                    l.duplicate_treatment,
+                    Some(ast::DuplicateTreatment::Distinct)
+                );
+                let mut out = Vec::with_capacity(l.args.len());
+                let mut star = false;
+                for a in &l.args {
+                    match a {
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                            out.push(self.compile(e)?)
+                        }
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard) => star = true,
+                        _ => return Err(SqlError::unsupported("named function arguments")),
+                    }
+                }
+                Ok((out, star, distinct))
+            }
+        }
+    }
+
+    fn function(&mut self, f: &ast::Function) -> Result<Expr, SqlError> {
+        let parts = object_name_parts(&f.name);
+        let name = parts.join(".").to_ascii_uppercase();
+        if f.over.is_some() {
+            return Err(SqlError::unsupported("window functions"));
+        }
+        if let Some(func) = aggregate::lookup(&name) {
+            return self.aggregate(f, func, &name);
+        }
+        if name == "VALUES" || name == "VALUE" {
+            if !self.insert_values {
+                return Ok(Expr::Lit(Value::Null));
+            }
+            let (args, _, _) = self.args(f)?;
+            return match args.as_slice() {
+                [Expr::Col(c)] => Ok(Expr::InsertValue(*c)),
+                _ => Err(SqlError::wrong_arguments("VALUES")),
+            };
+        }
+        let (args, star, _) = self.args(f)?;
+        if star {
+            return Err(SqlError::syntax(&f.to_string()));
+        }
+        let func = functions::lookup(&name).ok_or_else(|| SqlError::unknown_function(&name))?;
+        let def = func.def();
+        if args.len() < def.min_args || args.len() > def.max_args {
+            return Err(SqlError::param_count(&name));
+        }
+        Ok(Expr::Func(func, args))
+    }
+
+    /// An aggregate call: its argument goes to a new [`AggSpec`] slot.
+    fn aggregate(
+        &mut self,
+        f: &ast::Function,
+        mut func: AggFunc,
+        name: &str,
+    ) -> Result<Expr, SqlError> {
+        if self.aggs.is_none() {
+            return Err(SqlError::invalid_group_use());
+        }
+        // Aggregate arguments may not nest aggregates.
+        let saved = self.aggs.take();
+        let before = saved.as_ref().map(Vec::len);
+        let r = self.args(f);
+        self.aggs = saved;
+        debug_assert_eq!(
+            self.aggs.as_ref().map(Vec::len),
+            before,
+            "an aggregate's argument holds an aggregate"
+        );
+        let (mut args, star, distinct) = r?;
+        if star {
+            if func != AggFunc::Count || !args.is_empty() {
+                return Err(SqlError::syntax(&f.to_string()));
+            }
+            func = AggFunc::CountStar;
+        } else if args.len() != 1 {
+            if func == AggFunc::GroupConcat && !args.is_empty() {
+                args = vec![Expr::Func(const { Func::named("CONCAT") }, args)];
+            } else {
+                return Err(SqlError::param_count(name));
+            }
+        }
+        let aggs = self.aggs.as_mut().ok_or_else(SqlError::invalid_group_use)?;
+        aggs.push(AggSpec {
+            func,
+            distinct,
+            arg: args.pop(),
+        });
+        Ok(Expr::Agg(aggs.len() - 1))
+    }
+}
+
+/// `DATE '...'`, `TIME '...'`, `TIMESTAMP '...'`: a CAST of the string.
+fn typed_string(ts: &ast::TypedString) -> Expr {
+    let s = match &ts.value.value {
+        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let to = match ts.data_type {
+        ast::DataType::Date => CastTo::Date,
+        ast::DataType::Time(..) => CastTo::Time,
+        _ => CastTo::DateTime,
+    };
+    Expr::Cast(Box::new(Expr::Lit(Value::Bytes(s.into_bytes()))), to)
+}
+
+/// The IR operator of a sqlparser binary operator.
+fn bin_op(op: &ast::BinaryOperator) -> Result<BinOp, SqlError> {
+    use ast::BinaryOperator as B;
+    Ok(match op {
+        B::Plus => BinOp::Add,
+        B::Minus => BinOp::Sub,
+        B::Multiply => BinOp::Mul,
+        B::Divide => BinOp::Div,
+        B::MyIntegerDivide | B::DuckIntegerDivide => BinOp::IntDiv,
+        B::Modulo => BinOp::Mod,
+        B::Eq => BinOp::Eq,
+        B::Spaceship => BinOp::NullEq,
+        B::NotEq => BinOp::Ne,
+        B::Lt => BinOp::Lt,
+        B::LtEq => BinOp::Le,
+        B::Gt => BinOp::Gt,
+        B::GtEq => BinOp::Ge,
+        B::And => BinOp::And,
+        B::Or => BinOp::Or,
+        B::Xor => BinOp::Xor,
+        B::BitwiseAnd => BinOp::BitAnd,
+        B::BitwiseOr => BinOp::BitOr,
+        B::BitwiseXor | B::PGBitwiseXor => BinOp::BitXor,
+        B::PGBitwiseShiftLeft => BinOp::Shl,
+        B::PGBitwiseShiftRight => BinOp::Shr,
+        B::StringConcat => BinOp::Or,
+        other => return Err(SqlError::unsupported(&format!("operator {other}"))),
+    })
+}
+
+pub(super) fn truncate_text(s: &str) -> String {
+    s.chars().take(60).collect()
+}
+
+pub(super) fn sys_var(name: &str, scope: Option<&str>) -> Expr {
+    let (scope, name) = match scope {
+        Some(s) if s.eq_ignore_ascii_case("global") => (VarScope::Global, name),
+        Some(s) if s.eq_ignore_ascii_case("session") || s.eq_ignore_ascii_case("local") => {
+            (VarScope::Session, name)
+        }
+        Some(s) => (VarScope::Default, if name.is_empty() { s } else { name }),
+        None => {
+            let lower = name.to_ascii_lowercase();
+            if let Some(n) = lower.strip_prefix("global.") {
+                return Expr::SysVar(n.to_string(), VarScope::Global);
+            }
+            if let Some(n) = lower
+                .strip_prefix("session.")
+                .or_else(|| lower.strip_prefix("local."))
+            {
+                return Expr::SysVar(n.to_string(), VarScope::Session);
+            }
+            (VarScope::Default, name)
+        }
+    };
+    Expr::SysVar(name.trim_matches('`').to_ascii_lowercase(), scope)
+}
+
+pub(super) fn cast_target(dt: &ast::DataType) -> Result<CastTo, SqlError> {
+    use ast::DataType as D;
+    let s = dt.to_string().to_ascii_uppercase();
+    Ok(match dt {
+        D::Date => CastTo::Date,
+        D::Datetime(_) | D::Timestamp(..) => CastTo::DateTime,
+        D::Time(..) => CastTo::Time,
+        D::Char(_) | D::Varchar(_) | D::Text | D::String(_) | D::Nvarchar(_) => CastTo::Char,
+        D::Binary(_) | D::Varbinary(_) | D::Blob(_) => CastTo::Binary,
+        D::Double(_) | D::DoublePrecision | D::Float(_) | D::Real => CastTo::Double,
+        D::Decimal(info) | D::Numeric(info) => {
+            let (p, s) = match info {
+                ast::ExactNumberInfo::None => (10, 0),
+                ast::ExactNumberInfo::Precision(p) => (*p, 0),
+                ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, *s as u64),
+            };
+            check_decimal_size(p, s, "")?;
+            CastTo::Decimal((p as u8).max(1), s as u8)
+        }
+        _ if s.starts_with("UNSIGNED") => CastTo::Unsigned,
+        _ if s.starts_with("SIGNED") || s.starts_with("INT") || s.starts_with("BIGINT") => {
+            CastTo::Signed
+        }
+        _ => return Err(SqlError::unsupported(&format!("CAST to {s}"))),
+    })
+}
+
+/// MariaDB's checks of DECIMAL(M,D) (a column's, or CAST's with `column` empty): 1426 for
+/// M > 65, 1425 for D > 38, 1427 for M < D.
+pub(crate) fn check_decimal_size(p: u64, s: u64, column: &str) -> Result<(), SqlError> {
+    if s > 38 {
+        return Err(SqlError::of(
+            errors::ER_TOO_BIG_SCALE,
+            format!("Too big scale specified for '{column}'. Maximum is 38"),
+        ));
+    }
+    if p > 65 {
+        return Err(SqlError::of(
+            errors::ER_TOO_BIG_PRECISION,
+            format!("Too big precision specified for '{column}'. Maximum is 65"),
+        ));
+    }
+    if p < s {
+        return Err(SqlError::of(
+            errors::ER_M_BIGGER_THAN_D,
+            format!(
+                "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{column}')"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A literal value.
+pub(crate) fn literal(v: &ast::Value) -> Result<Value, SqlError> {
+    use ast::Value as V;
+    Ok(match v {
+        V::Number(s, _) => number_literal(s)?,
+        V::SingleQuotedString(s)
+        | V::DoubleQuotedString(s)
+        | V::NationalStringLiteral(s)
+        | V::TripleSingleQuotedString(s)
+        | V::TripleDoubleQuotedString(s)
+        | V::EscapedStringLiteral(s) => Value::Bytes(s.as_bytes().to_vec()),
+        V::HexStringLiteral(h) => Value::Bytes(hex_decode(h)?),
+        V::Boolean(b) => Value::Int(*b as i64),
+        V::Null => Value::Null,
+        V::SingleQuotedByteStringLiteral(s) | V::DoubleQuotedByteStringLiteral(s) => {
+            // b'0101'
+            let mut n: u64 = 0;
+            for c in s.bytes() {
+                n = (n << 1) | u64::from(c == b'1');
+            }
+            Value::UInt(n)
+        }
+        other => return Err(SqlError::unsupported(&format!("literal {other}"))),
+    })
+}
+
+pub(super) fn hex_decode(h: &str) -> Result<Vec<u8>, SqlError> {
+    let digits: Vec<u8> = h.bytes().collect();
+    let padded: Vec<u8> = if digits.len() % 2 == 1 {
+        std::iter::once(b'0')
+            .chain(digits.iter().copied())
+            .collect()
+    } else {
+        digits
+    };
+    let val = |c: u8| -> Result<u8, SqlError> {
+        (c as char)
+            .to_digit(16)
+            .map(|d| d as u8)
+            .ok_or_else(|| SqlError::syntax(h))
+    };
+    padded
+        .chunks(2)
+        .map(|p| Ok(val(p[0])? << 4 | val(p[1])?))
+        .collect()
+}
+
+pub(super) fn number_literal(s: &str) -> Result<Value, SqlError> {
+    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        return Ok(Value::Bytes(hex_decode(h)?));
+    }
+    if s.bytes().all(|b| b.is_ascii_digit()) {
+        if let Ok(i) = s.parse::<i64>() {
+            return Ok(Value::Int(i));
+        }
+        if let Ok(u) = s.parse::<u64>() {
+            return Ok(Value::UInt(u));
+        }
+        return Ok(Value::Decimal(s.to_string()));
+    }
+    if s.contains(['e', 'E']) {
+        return s
+            .parse::<f64>()
+            .map(Value::Double)
+            .map_err(|_| SqlError::syntax(s));
+    }
+    match Dec::parse(s) {
+        Some(d) => Ok(Value::Decimal(d.to_string())),
+        None => Err(SqlError::syntax(s)),
+    }
+}

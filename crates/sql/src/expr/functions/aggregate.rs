@@ -1,0 +1,117 @@
+//! The aggregate functions: each one's SQL name and result type. Their accumulation is the
+//! grouped executor's (`select.rs`); compiling puts their arguments in [`AggSpec`] slots.
+//!
+//! Invariants: every [`AggFunc`] has exactly one entry; `COUNT(*)` ([`AggFunc::CountStar`])
+//! has no name of its own (the compiler makes it from `COUNT` with a `*`).
+//!
+//! [`AggSpec`]: crate::expr::ir::AggSpec
+
+use crate::expr::ir::{AggFunc, Expr};
+use crate::expr::types::{RType, TypeCx};
+
+/// One aggregate function.
+pub(crate) struct AggregateDef {
+    /// The SQL name (upper case); empty for COUNT(*).
+    pub name: &'static str,
+    pub func: AggFunc,
+    /// The result type, from the argument (None for COUNT(*)).
+    pub return_type: fn(Option<&Expr>, &TypeCx) -> RType,
+}
+
+const AGGREGATES: &[AggregateDef] = &[
+    agg("COUNT", AggFunc::Count, |_, _| RType::Int),
+    agg("", AggFunc::CountStar, |_, _| RType::Int),
+    agg("SUM", AggFunc::Sum, |arg, cx| {
+        match arg.map(|e| cx.numeric(cx.of(e))) {
+            Some(RType::Double) => RType::Double,
+            Some(RType::Decimal(p, s)) => RType::Decimal(p.saturating_add(22).min(65), s),
+            _ => RType::Decimal(33, 0),
+        }
+    }),
+    agg("AVG", AggFunc::Avg, |arg, cx| {
+        match arg.map(|e| cx.numeric(cx.of(e))) {
+            Some(RType::Double) => RType::Double,
+            Some(RType::Decimal(p, s)) => {
+                RType::Decimal(p.saturating_add(4).min(65), s.saturating_add(4).min(30))
+            }
+            _ => RType::Decimal(14, 4),
+        }
+    }),
+    agg("MIN", AggFunc::Min, arg_type),
+    agg("MAX", AggFunc::Max, arg_type),
+    agg("GROUP_CONCAT", AggFunc::GroupConcat, |_, _| {
+        RType::Str(1024)
+    }),
+    agg("BIT_AND", AggFunc::BitAnd, |_, _| RType::UInt),
+    agg("BIT_OR", AggFunc::BitOr, |_, _| RType::UInt),
+];
+
+const fn agg(
+    name: &'static str,
+    func: AggFunc,
+    return_type: fn(Option<&Expr>, &TypeCx) -> RType,
+) -> AggregateDef {
+    AggregateDef {
+        name,
+        func,
+        return_type,
+    }
+}
+
+/// MIN / MAX: the argument's type.
+fn arg_type(arg: Option<&Expr>, cx: &TypeCx) -> RType {
+    arg.map_or(RType::Null, |e| cx.of(e))
+}
+
+/// The aggregate SQL calls `name` (upper case), if any.
+pub(in crate::expr) fn lookup(name: &str) -> Option<AggFunc> {
+    if name.is_empty() {
+        return None;
+    }
+    AGGREGATES.iter().find(|a| a.name == name).map(|a| a.func)
+}
+
+/// The result type of aggregate `func` over `arg`.
+pub(in crate::expr) fn return_type(func: AggFunc, arg: Option<&Expr>, cx: &TypeCx) -> RType {
+    let def = AGGREGATES.iter().find(|a| a.func == func);
+    debug_assert!(def.is_some(), "{func:?} has no declaration");
+    def.map_or(RType::Null, |d| (d.return_type)(arg, cx))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::expr::functions::check_against_mariadb_after;
+
+    #[test]
+    fn aggregates_match_mariadb() {
+        // Expected values: what MariaDB 10.11.19 returned for `SELECT <expr>` (mariadb -N -B)
+        // after the same three statements.
+        check_against_mariadb_after(
+            &[
+                "CREATE DATABASE t",
+                "CREATE TABLE t.a (id INT PRIMARY KEY, g INT, x INT, d DECIMAL(5,2), s VARCHAR(10))",
+                "INSERT INTO t.a VALUES (1,1,1,1.50,'a'),(2,1,2,NULL,'b'),(3,2,NULL,2.25,NULL),\
+                 (4,2,4,3.00,'c')",
+            ],
+            &[
+                ("COUNT(*) FROM t.a", "4"),
+                ("COUNT(x) FROM t.a", "3"),
+                ("COUNT(x) FROM t.a WHERE g = 3", "0"),
+                ("SUM(x) FROM t.a", "7"),
+                ("SUM(d) FROM t.a", "6.75"),
+                ("SUM(x) FROM t.a WHERE g = 3", "NULL"),
+                ("AVG(x) FROM t.a", "2.3333"),
+                ("AVG(d) FROM t.a", "2.250000"),
+                ("MIN(s) FROM t.a", "a"),
+                ("MAX(d) FROM t.a", "3.00"),
+                ("MAX(x) FROM t.a WHERE g = 3", "NULL"),
+                ("GROUP_CONCAT(s) FROM t.a", "a,b,c"),
+                ("GROUP_CONCAT(s, x) FROM t.a", "a1,b2,c4"),
+                ("BIT_AND(x) FROM t.a", "0"),
+                ("BIT_OR(x) FROM t.a", "7"),
+                ("COUNT(DISTINCT g) FROM t.a", "2"),
+                ("SUM(x) FROM t.a GROUP BY g ORDER BY g LIMIT 1", "3"),
+            ],
+        );
+    }
+}

@@ -1,0 +1,313 @@
+//! The built-in scalar functions, one file per family: `string`, `math`, `temporal`,
+//! `control` (control flow and comparison), `information` (session and server information,
+//! SLEEP); `aggregate` names the aggregate functions. Each function is declared once, as a
+//! [`FunctionDef`] in its family's `FUNCTIONS` table: its names, arity, NULL behaviour, result
+//! type and evaluation. Adding a function adds one entry (and its code) to one family file.
+//!
+//! Invariants: every SQL name belongs to one definition; `min_args <= max_args`; a compiled
+//! call ([`super::Expr::Func`]) has an argument count within its definition's arity; a
+//! [`Func`] is a valid (family, index) pair of [`REGISTRY`] (only [`Func::named`] and
+//! [`lookup`] make one).
+//!
+//! Called by `compile` (names to [`Func`]), `eval` ([`FunctionDef::eval`]) and `infer`
+//! ([`FunctionDef::return_type`]); the planner names [`Func::Rand`] and [`Func::Sleep`].
+
+pub(super) mod aggregate;
+mod control;
+mod information;
+mod math;
+mod string;
+mod temporal;
+
+use onelog_binlog::Value;
+
+use super::env::Env;
+use super::ir::{Expr, Func};
+use super::numeric::to_i128;
+use super::text::text_of;
+use super::types::{RType, TypeCx};
+use crate::error::SqlError;
+
+/// One built-in function.
+pub(crate) struct FunctionDef {
+    /// Canonical name (upper case).
+    pub name: &'static str,
+    /// The names SQL calls it by (upper case); empty for the forms only special syntax
+    /// compiles to (`TRIM(LEADING x FROM y)`).
+    pub aliases: &'static [&'static str],
+    pub min_args: usize,
+    /// `usize::MAX`: any number.
+    pub max_args: usize,
+    /// A NULL argument makes the result NULL without calling [`Eval::Values`]'s function.
+    pub null_in_null_out: bool,
+    /// The result type, from the argument expressions.
+    pub return_type: ReturnType,
+    pub eval: Eval,
+}
+
+/// How a function evaluates.
+pub(crate) enum Eval {
+    /// From its argument values (all evaluated first).
+    Values(ValuesFn),
+    /// From its argument count and `arg(i)`, which evaluates argument `i` on demand (IF,
+    /// IFNULL, COALESCE evaluate only what they need).
+    Lazy(fn(usize, &mut LazyArg) -> Result<Value, SqlError>),
+}
+
+/// Evaluates argument `i` of a lazy function.
+pub(crate) type LazyArg<'a> = dyn FnMut(usize) -> Result<Value, SqlError> + 'a;
+
+/// Any number of arguments.
+const ANY: usize = usize::MAX;
+
+/// A function's result type rule.
+type ReturnType = fn(&[Expr], &TypeCx) -> RType;
+
+/// A function of its argument values.
+type ValuesFn = fn(Vec<Value>, &Env) -> Result<Value, SqlError>;
+
+/// A function of its argument values, NULL when one is NULL (most built-ins).
+const fn strict(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    (min_args, max_args): (usize, usize),
+    return_type: ReturnType,
+    eval: ValuesFn,
+) -> FunctionDef {
+    FunctionDef {
+        name,
+        aliases,
+        min_args,
+        max_args,
+        null_in_null_out: true,
+        return_type,
+        eval: Eval::Values(eval),
+    }
+}
+
+/// A function of its argument values that handles NULL arguments itself (CONCAT_WS,
+/// NULLIF, NOW(), ...).
+const fn sees_null(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    arity: (usize, usize),
+    return_type: ReturnType,
+    eval: ValuesFn,
+) -> FunctionDef {
+    FunctionDef {
+        null_in_null_out: false,
+        ..strict(name, aliases, arity, return_type, eval)
+    }
+}
+
+/// A function that evaluates its arguments on demand (IF, IFNULL, COALESCE).
+const fn lazy(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    (min_args, max_args): (usize, usize),
+    return_type: ReturnType,
+    eval: fn(usize, &mut LazyArg) -> Result<Value, SqlError>,
+) -> FunctionDef {
+    FunctionDef {
+        name,
+        aliases,
+        min_args,
+        max_args,
+        null_in_null_out: false,
+        return_type,
+        eval: Eval::Lazy(eval),
+    }
+}
+
+/// Every family's table; a [`Func`] indexes it.
+const FAMILIES: [&[FunctionDef]; 5] = [
+    string::FUNCTIONS,
+    math::FUNCTIONS,
+    temporal::FUNCTIONS,
+    control::FUNCTIONS,
+    information::FUNCTIONS,
+];
+
+/// [`FAMILIES`] at one address, for evaluation.
+static REGISTRY: [&[FunctionDef]; 5] = FAMILIES;
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+#[allow(non_upper_case_globals)]
+impl Func {
+    // References, so that a `&Func` matches them as patterns (`plan::is_const`).
+    /// RAND(): a new value at each call (never folded as a constant).
+    pub const Rand: &Func = &Func::named("RAND");
+    /// SLEEP(): waits at each call (never folded as a constant).
+    pub const Sleep: &Func = &Func::named("SLEEP");
+
+    /// The function whose canonical name is `name` (a compile-time error when none is).
+    pub(super) const fn named(name: &str) -> Func {
+        let mut f = 0;
+        while f < FAMILIES.len() {
+            let defs = FAMILIES[f];
+            let mut i = 0;
+            while i < defs.len() {
+                if same(defs[i].name, name) {
+                    return Func {
+                        family: f as u8,
+                        index: i as u8,
+                    };
+                }
+                i += 1;
+            }
+            f += 1;
+        }
+        panic!("no built-in function of that name")
+    }
+
+    /// Its declaration.
+    pub(crate) fn def(self) -> &'static FunctionDef {
+        debug_assert!(usize::from(self.family) < REGISTRY.len());
+        &REGISTRY[usize::from(self.family)][usize::from(self.index)]
+    }
+}
+
+impl std::fmt::Debug for Func {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.def().name)
+    }
+}
+
+/// The function SQL calls `name` (upper case), if any.
+pub(super) fn lookup(name: &str) -> Option<Func> {
+    for (f, defs) in REGISTRY.iter().enumerate() {
+        for (i, d) in defs.iter().enumerate() {
+            if d.aliases.contains(&name) {
+                debug_assert!(d.min_args <= d.max_args, "{}: arity", d.name);
+                return Some(Func {
+                    family: f as u8,
+                    index: i as u8,
+                });
+            }
+        }
+    }
+    None
+}
+
+// Helpers shared by the families.
+
+fn str_val(v: Vec<u8>) -> Value {
+    Value::Bytes(v)
+}
+
+fn lossy(v: &Value) -> String {
+    String::from_utf8_lossy(&text_of(v)).into_owned()
+}
+
+/// Integer view of an argument, 0 for what is not a number.
+fn int(x: &Value) -> i128 {
+    to_i128(x).unwrap_or(0)
+}
+
+fn rt_int(_: &[Expr], _: &TypeCx) -> RType {
+    RType::Int
+}
+
+fn rt_uint(_: &[Expr], _: &TypeCx) -> RType {
+    RType::UInt
+}
+
+fn rt_double(_: &[Expr], _: &TypeCx) -> RType {
+    RType::Double
+}
+
+fn rt_str(_: &[Expr], _: &TypeCx) -> RType {
+    RType::Str(255)
+}
+
+/// Checks built-in functions against the values a reference server gave (the families'
+/// tests): `SELECT <expr>` on a fresh server and session, its first value as the text
+/// protocol sends it ("NULL" for NULL, "ERROR <code>" for an error).
+#[cfg(test)]
+fn check_against_mariadb(cases: &[(&str, &str)]) {
+    check_against_mariadb_after(&[], cases)
+}
+
+/// [`check_against_mariadb`] after the statements of `setup` (tables for the aggregates).
+#[cfg(test)]
+pub(in crate::expr) fn check_against_mariadb_after(setup: &[&str], cases: &[(&str, &str)]) {
+    use crate::output::Output;
+    use crate::server::{Server, ServerConfig};
+    use crate::session::Session;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "onelog-expr-functions-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = ServerConfig::new(&dir);
+    cfg.max_binlog_size = 1 << 20;
+    cfg.flush_log_at_trx_commit = 2;
+    let (server, _) = Server::open(cfg).unwrap();
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    for sql in setup {
+        if let Some(Err(e)) = s.query(sql).pop() {
+            panic!("{sql}: {e}");
+        }
+    }
+    let mut wrong = Vec::new();
+    for (e, want) in cases {
+        let got = match s.query(&format!("SELECT {e}")).pop() {
+            Some(Ok(Output::Rows { columns, rows })) => {
+                match rows.first().and_then(|r| r.first()) {
+                    Some(v) => crate::render::text(v, &columns[0])
+                        .map_or("NULL".to_string(), |b| {
+                            String::from_utf8_lossy(&b).into_owned()
+                        }),
+                    None => "no row".to_string(),
+                }
+            }
+            Some(Err(err)) => format!("ERROR {}", err.code),
+            other => format!("{other:?}"),
+        };
+        if got != *want {
+            wrong.push(format!("SELECT {e}: {got}, MariaDB gives {want}"));
+        }
+    }
+    let _ = server.shutdown();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_arities_ordered() {
+        let mut seen = std::collections::HashSet::new();
+        for defs in REGISTRY {
+            for d in defs {
+                assert!(d.min_args <= d.max_args, "{}", d.name);
+                assert!(seen.insert(format!("#{}", d.name)), "{}", d.name);
+                for a in d.aliases {
+                    assert!(seen.insert(a.to_string()), "{a} declared twice");
+                    assert_eq!(lookup(a).map(|f| f.def().name), Some(d.name));
+                }
+            }
+        }
+        assert_eq!(Func::Rand.def().name, "RAND");
+        assert_eq!(Func::Sleep.def().name, "SLEEP");
+    }
+}

@@ -1,0 +1,109 @@
+//! The compiled form of an expression: [`Expr`] and the operator, function, cast and
+//! aggregate identifiers its nodes carry. Built by `compile`, evaluated by `eval`, typed by
+//! `infer`; read by the planner (`plan.rs`) and the executors.
+//!
+//! Invariants: [`Expr::Col`] holds the position of a column in the row the expression is
+//! evaluated on, [`Expr::Param`] the order of a `?` in the statement text, [`Expr::Agg`] an
+//! index into the compiling [`AggSpec`] list; nothing in the tree refers to the session, so a
+//! compiled statement may be cached and run again.
+
+use onelog_binlog::Value;
+
+use crate::sysvar::VarScope;
+
+/// Binary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    IntDiv,
+    Mod,
+    Eq,
+    NullEq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Xor,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+}
+
+/// A built-in scalar function: a (family, index) handle into the registry of `functions`,
+/// where its names, arity, NULL behaviour, result type and evaluation are declared
+/// (`Func::def`). Made only by `functions` (`Func::named`, `functions::lookup`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Func {
+    pub(super) family: u8,
+    pub(super) index: u8,
+}
+
+/// Target of CAST / CONVERT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CastTo {
+    Signed,
+    Unsigned,
+    Char,
+    Binary,
+    Decimal(u8, u8),
+    Double,
+    Date,
+    DateTime,
+    Time,
+}
+
+/// A compiled expression.
+#[derive(Debug, Clone)]
+pub(crate) enum Expr {
+    Lit(Value),
+    Col(usize),
+    Param(usize),
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    BitNot(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    IsNull(Box<Expr>, bool),
+    /// `e IS [NOT] TRUE/FALSE`: (expr, truth, negated)
+    IsBool(Box<Expr>, bool, bool),
+    In(Box<Expr>, Vec<Expr>, bool),
+    Between(Box<Expr>, Box<Expr>, Box<Expr>, bool),
+    Like(Box<Expr>, Box<Expr>, Option<u8>, bool),
+    Case(Option<Box<Expr>>, Vec<(Expr, Expr)>, Option<Box<Expr>>),
+    Func(Func, Vec<Expr>),
+    Cast(Box<Expr>, CastTo),
+    /// Aggregate slot (grouped evaluation).
+    Agg(usize),
+    SysVar(String, VarScope),
+    UserVar(String),
+    /// `VALUES(col)` in ON DUPLICATE KEY UPDATE: the column of the row that was to be inserted.
+    InsertValue(usize),
+}
+
+/// Aggregate functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AggFunc {
+    CountStar,
+    Count,
+    Sum,
+    Min,
+    Max,
+    Avg,
+    GroupConcat,
+    BitAnd,
+    BitOr,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct AggSpec {
+    pub func: AggFunc,
+    pub distinct: bool,
+    pub arg: Option<Expr>,
+}

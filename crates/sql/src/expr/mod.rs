@@ -1,0 +1,55 @@
+//! Expressions: the compiled form ([`Expr`]) of sqlparser expressions, their evaluation with
+//! MySQL semantics (three-valued logic, numeric promotion, string/number comparison), the
+//! built-in functions, aggregates' slots, result type inference ([`RType`]) and the value
+//! conversions shared by INSERT/UPDATE (string -> number, text -> date, ...).
+//!
+//! One module per mechanism, lower ones first (none imports a module listed after it):
+//! - `warnings`: conditions raised during evaluation, per thread;
+//! - `text`, `temporal`, `numeric`, `like`: the text, date/time and number views of a value,
+//!   decimal arithmetic, LIKE;
+//! - `ir`: the compiled expression tree; `env`: what evaluation reads besides the row;
+//! - `coerce`, `ops`: comparison, CAST, column conversion; operators on two values;
+//! - `types`: result types;
+//! - `functions`: the built-in functions, one file per family, each function declared once;
+//! - `infer`, `compile`, `eval`: typing, compilation and evaluation of a whole tree.
+//!
+//! Invariants: a compiled [`Expr`] refers to columns by position in the row it is evaluated
+//! on and to `?` placeholders by their order of appearance in the statement text (compile in
+//! textual order); evaluation never panics on any input; session-dependent values (`NOW()`,
+//! `@@var`, `DATABASE()`) are read at evaluation time, so a cached compiled statement stays
+//! valid across executions. Numeric results follow MariaDB's overflow rules (1690 with the
+//! expression written from its operand values; DECIMAL up to [`numeric::DEC_MAX_DIGITS`]
+//! digits); conditions raised during evaluation (CAST truncation, division by zero, strings
+//! that are not numbers) go to a per-thread list ([`warn`]) that the session drains after each
+//! statement ([`take_warnings`]), at most [`warnings::MAX_EVAL_WARNINGS`] of them. Each
+//! module below asserts its part of these.
+//!
+//! Callers: the executors (`select`, `dml`, `ddl`), the planner, the session and `admin`
+//! (`SET`), all through the re-exports below.
+
+mod coerce;
+mod compile;
+mod env;
+mod eval;
+mod functions;
+mod infer;
+mod ir;
+mod like;
+mod numeric;
+mod ops;
+pub(crate) mod temporal;
+mod text;
+mod types;
+mod warnings;
+
+pub(crate) use coerce::{compare, convert_for_column, key_bytes, sort_cmp};
+pub(crate) use compile::{object_name_parts, Compiler, Scope};
+pub(crate) use env::Env;
+pub(crate) use eval::eval_scalar;
+pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr, Func};
+pub(crate) use numeric::{number_prefix, parse_num_prefix, to_f64, to_f64_quiet, to_i128, Num2};
+pub(crate) use ops::binary_values;
+pub(crate) use temporal::datetime_from_unix;
+pub(crate) use text::text_of;
+pub(crate) use types::{conform, rtype_column, value_rtype, RType};
+pub(crate) use warnings::{has_warning, renumber_row_warnings, take_warnings, warn, warning_count};

@@ -1,0 +1,34 @@
+//! The text of a value: as string functions, LIKE and CONCAT see it ([`text_of`]) and as
+//! MariaDB writes a constant inside an error message ([`sql_text`]).
+//! DATETIME fractions are shown only when non-zero.
+
+use onelog_binlog::Value;
+
+/// A value written as SQL text, the way MariaDB prints a constant inside an error message.
+pub(crate) fn sql_text(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".to_string(),
+        Value::Bytes(b) => format!("'{}'", String::from_utf8_lossy(b)),
+        Value::Double(d) => render_double(*d),
+        other => String::from_utf8_lossy(&text_of(other)).into_owned(),
+    }
+}
+
+/// A DOUBLE the way MariaDB prints it in an expression (`1e300`, `1.5`).
+pub(super) fn render_double(d: f64) -> String {
+    if d != 0.0 && (d.abs() >= 1e15 || d.abs() < 1e-4) {
+        format!("{d:e}")
+    } else {
+        format!("{d}")
+    }
+}
+
+/// The text form of a value (CONCAT, LIKE, string functions); DATETIME fractions shown only
+/// when non-zero.
+pub(crate) fn text_of(v: &Value) -> Vec<u8> {
+    match v {
+        Value::Null => Vec::new(),
+        Value::Bytes(b) => b.clone(),
+        other => crate::render::text_plain(other),
+    }
+}
