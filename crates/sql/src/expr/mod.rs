@@ -49,7 +49,7 @@ pub(crate) use eval::eval_scalar;
 pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr, Func};
 pub(crate) use numeric::{number_prefix, parse_num_prefix, to_f64, to_f64_quiet, to_i128, Num2};
 pub(crate) use ops::binary_values;
-pub(crate) use temporal::datetime_from_unix;
+
 pub(crate) use text::text_of;
 pub(crate) use types::{conform, rtype_column, value_rtype, RType};
 pub(crate) use warnings::{has_warning, renumber_row_warnings, take_warnings, warn, warning_count};
