@@ -1,13 +1,28 @@
-//! onelog's SQL layer: parsing (sqlparser, MySQL dialect), planning and execution over
-//! `onelog_engine`, sessions, and (in `admin/`) system variables, status, accounts and the
-//! administration statements. No networking: the server crate drives [`Session`]s.
+//! onelog's SQL layer, as a pipeline over `onelog_engine`: a statement is parsed, bound and
+//! planned, then executed, inside a session. No networking: the server crate drives
+//! [`Session`]s.
 //!
-//! Modules: `server` (shared state, open/bootstrap), `session` (dispatch, transactions,
-//! prepared statements), `parse` (splitting, comments, hand-parsed transaction statements),
-//! `expr` (expressions and functions), `plan` (index selection), `select`, `dml`, `ddl`,
-//! `render` (text protocol values), `error`, `guard` (per-statement limits: KILL,
-//! `max_statement_time`, client liveness, memory and string caps), `admin` (s3), `depth`
-//! (bounds on statement nesting, so no statement can overflow a stack).
+//! Stages (each imports only the stages before it and the ground below):
+//! - `parse/`: statement splitting, comments and versioned comments, the one hand lexer
+//!   (`parse/lexer.rs`), the transaction statements, the administration statements by family
+//!   (`parse/admin/`), and sqlparser (MySQL dialect) for the rest, with the nesting bound
+//!   (`parse/depth.rs`) that keeps every statement within the thread's stack;
+//! - `plan/`: binding and planning (names resolved against the catalog with their privilege
+//!   checks, expressions compiled, the access path chosen): `select`, `dml`, `access`;
+//! - `execute/`: running plans and statements: `select`, `dml`, `ddl`, and `admin/` (SHOW,
+//!   SET, accounts, binlog statements, server control, SHOW STATUS);
+//! - `expr/`: expressions (IR, compile, eval, types, coercion, numeric, temporal, LIKE) and
+//!   the built-in functions by family (`expr/functions/`), used by plans and executors;
+//! - `session`: one client session's dispatch (statement splitting, transaction control,
+//!   statement atomicity, prepared statements) over its execution context.
+//!
+//! Ground (imports none of the stages): `context` (the execution context executors and
+//! expressions read), `output` (result sets), `sysvar/` (`registry`: every system variable's
+//! definition; the parent: their live values and SET), `privilege` (privilege bits, accounts'
+//! lookup, the rules and the per-session cache), `server` (shared state: engine, variables,
+//! connection registry, open/bootstrap), `status` (status counters), `guard` (per-statement
+//! limits: KILL, `max_statement_time`, client liveness, memory and string caps), `error`,
+//! `render` (text-protocol values), `wide` (wide integer arithmetic), `like` (name patterns).
 
 pub mod context;
 pub mod error;

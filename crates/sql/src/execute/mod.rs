@@ -1,4 +1,7 @@
-//! Execution: runs planned statements against the engine.
+//! Execution: runs what `plan` produced (SELECT, INSERT / UPDATE / DELETE) over the session's
+//! transaction, the DDL statements against the engine's catalog (`ddl`), and the
+//! administration statements (`admin`). Executors read and change only the execution context
+//! (`crate::context`) they are handed; the session decides the transaction they run in.
 pub mod admin;
 pub(crate) mod ddl;
 pub(crate) mod dml;
