@@ -22,7 +22,7 @@
 //! lookup, the rules and the per-session cache), `server` (shared state: engine, variables,
 //! connection registry, open/bootstrap), `status` (status counters), `guard` (per-statement
 //! limits: KILL, `max_statement_time`, client liveness, memory and string caps), `error`,
-//! `render` (text-protocol values), `wide` (wide integer arithmetic), `like` (name patterns).
+//! `render` (text-protocol values), `wide` (the decimal mantissa), `like` (name patterns).
 
 pub mod context;
 pub mod error;
