@@ -56,6 +56,7 @@ use crate::error::{is_enospc, LogError};
 use crate::frame;
 use crate::fs::File;
 use crate::log::{lock, Inner, SegmentMeta};
+use crate::position;
 use crate::segment::{self, SegmentHeader, PREPARED_NAME};
 use crate::{CommitReceipt, CommittedRecord, GtidAssign, Lsn, PendingRecord, RecordKind};
 
@@ -111,7 +112,7 @@ pub(crate) fn group_error(e: &LogError) -> LogError {
 
 impl Writer {
     fn file_offset(&self, lsn: Lsn) -> u64 {
-        self.header_len + (lsn - self.seg_start_lsn)
+        position::offset_in_segment(self.header_len, self.seg_start_lsn, lsn)
     }
 
     fn fits(&self, inner: &Inner, frame_len: usize) -> bool {

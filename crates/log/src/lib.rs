@@ -14,6 +14,7 @@
 //! (`group_commit.rs`, `recovery.rs`); a marker in the log directory says where the file-mode
 //! session started, so records written in engine mode are never taken for prepared ones
 //! ([`filemode`]).
+//! Where an LSN sits in the binlog files users see is [`position`]'s (one position map).
 //! Every file access goes through the [`fs::FileSystem`] seam so [`fs::SimFs`] can crash,
 //! tear writes, fail fsyncs and run out of space in tests.
 //!
@@ -38,6 +39,7 @@ mod group_commit;
 pub mod inspect;
 mod log;
 pub mod mirror;
+pub mod position;
 mod prealloc;
 pub mod reader;
 mod recovery;

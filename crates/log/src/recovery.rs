@@ -250,7 +250,7 @@ pub(crate) fn open(
         last.header_len,
         last.start_lsn,
     );
-    let file_end_lsn = last.start_lsn + (file_len - last.header_len);
+    let file_end_lsn = cur.lsn_at(file_len);
     let scan = scan_tail(&mut cur, &last.state, file_end_lsn, &mut |_, _, _| true)?;
     let (mut state, why_end) = (scan.state, scan.why_end);
     // The first bytes that are not a valid record, and where the kept records end (before
@@ -687,7 +687,7 @@ fn check_tail(
         Ok(None) => return Ok(Tail::Torn(None)),
         Ok(Some(last)) => last,
     };
-    let end_lsn = cur.start_lsn + (from - cur.header_len);
+    let end_lsn = cur.lsn_at(from);
     // A mark's last bytes (the high bytes of its `synced_lsn`) are usually zeros: search up to
     // a whole mark past the last non-zero byte, or a mark ending the data is missed.
     let to = (last + 1 + frame::SYNC_MARK_LEN as u64).min(file_len);
@@ -719,7 +719,7 @@ fn vouching_mark(
         let n = (to - off).min(CHUNK + overlap) as usize;
         let got = read_full_at(file, &mut buf[..n], off)
             .map_err(|e| LogError::io(&cur.path, off, "read tail", e))?;
-        let lsn = cur.start_lsn + (off - cur.header_len);
+        let lsn = cur.lsn_at(off);
         if let Some(m) = frame::find_sync_marks(&buf[..got], lsn)
             .into_iter()
             .find(|&(_, synced)| synced > end_lsn)
