@@ -14,7 +14,8 @@
 //! (`group_commit.rs`, `recovery.rs`); a marker in the log directory says where the file-mode
 //! session started, so records written in engine mode are never taken for prepared ones
 //! ([`filemode`]).
-//! Where an LSN sits in the binlog files users see is [`position`]'s (one position map).
+//! Where an LSN sits in the binlog files users see is [`position`]'s (one position map);
+//! what may be purged is [`retention`]'s.
 //! Every file access goes through the [`fs::FileSystem`] seam so [`fs::SimFs`] can crash,
 //! tear writes, fail fsyncs and run out of space in tests.
 //!
@@ -43,6 +44,7 @@ pub mod position;
 mod prealloc;
 pub mod reader;
 mod recovery;
+pub mod retention;
 pub mod segment;
 
 use std::any::Any;

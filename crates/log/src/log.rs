@@ -37,6 +37,7 @@ use crate::fs::{File, FileSystem};
 use crate::group_commit::{Gather, Queue};
 use crate::prealloc::Preparer;
 use crate::reader::LogReader;
+use crate::retention::{self, PurgeError, PurgePlan, Retention, SegmentInUse};
 use crate::{
     flusher, group_commit, recovery, CommitReceipt, Durability, GroupSink, LogOptions, LogStats,
     Lsn, OpenReport, PendingRecord, ReadStart, ReaderOptions, SegmentInfo,
@@ -470,7 +471,8 @@ impl Log {
     }
 
     /// Removes whole segments whose records end at or before `lsn` (never the current one);
-    /// returns how many.
+    /// returns how many. It checks no retention rule: purges on behalf of users go through
+    /// [`Log::purge_to_checked`] / [`Log::purge_while_checked`] ([`crate::retention`]).
     pub fn purge_before(&self, lsn: Lsn) -> Result<usize, LogError> {
         let doomed: Vec<SegmentMeta> = {
             let mut segs = self.inner.segments_write();
@@ -494,6 +496,39 @@ impl Log {
                 .map_err(|e| LogError::io(dir, 0, "fsync log directory", e))?;
         }
         Ok(doomed.len())
+    }
+
+    /// `PURGE BINARY LOGS TO 'target'` under the retention rules
+    /// ([`retention::plan_purge_to`]): removes every segment before `target`, or nothing and
+    /// a [`PurgeError`] naming the unknown target or the oldest segment still needed. Returns
+    /// how many segments were removed.
+    pub fn purge_to_checked(
+        &self,
+        target: &str,
+        retention: &Retention,
+    ) -> Result<usize, PurgeError> {
+        let plan = retention::plan_purge_to(&self.segments(), target, retention)?;
+        self.purge(plan)
+    }
+
+    /// Expiry under the retention rules ([`retention::plan_purge_while`]): removes the oldest
+    /// segments while `wanted` says so and the rules allow. Returns how many were removed and
+    /// the segment that stopped it because it is still needed, if one did.
+    pub fn purge_while_checked(
+        &self,
+        retention: &Retention,
+        wanted: impl FnMut(&SegmentInfo) -> bool,
+    ) -> Result<(usize, Option<SegmentInUse>), PurgeError> {
+        let (plan, kept) = retention::plan_purge_while(&self.segments(), retention, wanted);
+        Ok((self.purge(plan)?, kept))
+    }
+
+    /// Carries out a plan made by [`crate::retention`] (see [`Log::purge_before`]).
+    pub fn purge(&self, plan: PurgePlan) -> Result<usize, PurgeError> {
+        match plan.before_lsn {
+            None => Ok(0),
+            Some(lsn) => self.purge_before(lsn).map_err(PurgeError::Log),
+        }
     }
 
     /// File mode: the classic binlog files, oldest first (`SHOW BINARY LOGS`); None in
