@@ -96,6 +96,57 @@ pub(crate) struct Writer {
 /// What the leader gets back for one record of its group.
 pub(crate) type RecordOutcome = Result<CommitReceipt, LogError>;
 
+/// Checks every record of a group: Ok (a placeholder receipt) for those the log takes,
+/// `InvalidRecord` for the others. Returns the outcomes and the framed bytes of the Ok ones.
+fn check_group(
+    batch: &[PendingRecord],
+    max_frame: u64,
+    commit_id: u64,
+) -> (Vec<RecordOutcome>, u64) {
+    let mut outcomes: Vec<RecordOutcome> = Vec::with_capacity(batch.len());
+    let mut total = 0u64;
+    for rec in batch {
+        match check_record(rec, max_frame) {
+            Err(why) => outcomes.push(Err(LogError::InvalidRecord(why))),
+            Ok(len) => {
+                total += len;
+                outcomes.push(Ok(CommitReceipt {
+                    gtid: Gtid::new(0, 0, 0),
+                    lsn: 0,
+                    end_lsn: 0,
+                    commit_id,
+                }));
+            }
+        }
+    }
+    (outcomes, total)
+}
+
+/// The framed length of a record the log takes, or why it refuses it.
+fn check_record(rec: &PendingRecord, max_frame: u64) -> Result<u64, String> {
+    let len = frame::event_record_len(rec.events.len(), rec.aux.len()) as u64;
+    if matches!(
+        rec.kind,
+        RecordKind::GtidState | RecordKind::CommitMark | RecordKind::SyncMark
+    ) {
+        Err(format!(
+            "{:?} records are written by the log itself",
+            rec.kind
+        ))
+    } else if rec.events.len() < GTID_EVENT_LEN {
+        Err(format!(
+            "event group of {} bytes cannot start with a GTID event",
+            rec.events.len()
+        ))
+    } else if len > max_frame || len > u32::MAX as u64 {
+        Err(format!(
+            "record of {len} bytes is larger than a segment can hold ({max_frame} bytes)"
+        ))
+    } else {
+        Ok(len)
+    }
+}
+
 /// Clones an error for each committer of a failed group.
 pub(crate) fn group_error(e: &LogError) -> LogError {
     match e {
@@ -215,94 +266,95 @@ impl Writer {
         batch: &mut [PendingRecord],
         write_now: bool,
     ) -> (Vec<RecordOutcome>, Vec<CommittedRecord>, Lsn) {
-        if let Some(e) = inner.refusal() {
-            return (
+        match self.try_append_group(inner, batch, write_now) {
+            Ok((outcomes, committed)) => (outcomes, committed, self.lsn),
+            Err(e) => (
                 batch.iter().map(|_| Err(group_error(&e))).collect(),
                 Vec::new(),
                 self.lsn,
-            );
+            ),
+        }
+    }
+
+    /// [`Self::append_group`]'s steps; Err is the error every record of the group gets.
+    fn try_append_group(
+        &mut self,
+        inner: &Inner,
+        batch: &mut [PendingRecord],
+        write_now: bool,
+    ) -> Result<(Vec<RecordOutcome>, Vec<CommittedRecord>), LogError> {
+        if let Some(e) = inner.refusal() {
+            return Err(e);
         }
         let commit_id = self.lsn + 1;
         let max_frame = self.max_frame(inner);
-        let mut outcomes: Vec<RecordOutcome> = Vec::with_capacity(batch.len());
-        let mut total = 0u64;
-        for rec in batch.iter() {
-            let len = frame::event_record_len(rec.events.len(), rec.aux.len()) as u64;
-            let bad = if matches!(
-                rec.kind,
-                RecordKind::GtidState | RecordKind::CommitMark | RecordKind::SyncMark
-            ) {
-                Some(format!(
-                    "{:?} records are written by the log itself",
-                    rec.kind
-                ))
-            } else if rec.events.len() < GTID_EVENT_LEN {
-                Some(format!(
-                    "event group of {} bytes cannot start with a GTID event",
-                    rec.events.len()
-                ))
-            } else if len > max_frame || len > u32::MAX as u64 {
-                Some(format!(
-                    "record of {len} bytes is larger than a segment can hold ({max_frame} bytes)"
-                ))
-            } else {
-                None
-            };
-            match bad {
-                Some(why) => outcomes.push(Err(LogError::InvalidRecord(why))),
-                None => {
-                    total += len;
-                    outcomes.push(Ok(CommitReceipt {
-                        gtid: Gtid::new(0, 0, 0),
-                        lsn: 0,
-                        end_lsn: 0,
-                        commit_id,
-                    }));
-                }
-            }
-        }
-        // Make sure a rotation this group may need can happen before touching anything.
-        if total > 0 && self.file_offset(self.lsn) + total + 4096 > inner.opts.segment_size {
-            if let Err(e) = inner.preparer.ensure_ready() {
-                let e = match e {
-                    LogError::StorageFull { .. } | LogError::Closed => e,
-                    other => {
-                        LogError::Failed(format!("could not prepare the next segment: {other}"))
-                    }
-                };
-                return (
-                    batch.iter().map(|_| Err(group_error(&e))).collect(),
-                    Vec::new(),
-                    self.lsn,
-                );
-            }
-        }
+        let (mut outcomes, total) = check_group(batch, max_frame, commit_id);
+        self.make_room(inner, total)?;
         self.frame_commit_mark(inner);
         if total > 0 {
             self.frame_sync_mark(inner);
         }
-        // File mode: a group must not span segments. Recovery counts every record of a sealed
-        // segment as committed, but a group is only committed once it is in the classic
-        // binlog, which happens after this prepare: records of this group sealed in the
-        // current segment by a rotation in the middle of it would be committed by a crash
-        // before the binlog write (the logs would diverge). So rotate first, the seal then
-        // ending with the mark of the previous group. Only a group larger than an empty
-        // segment still spans segments (see the module invariants).
+        self.keep_group_in_one_segment(inner, total, max_frame)?;
+        let committed = self.frame_records(inner, batch, &mut outcomes, commit_id)?;
+        if !committed.is_empty() && self.lsn >= self.next_state_lsn {
+            self.frame_state(inner);
+        }
+        {
+            let mut p = lock(&inner.progress);
+            p.set_end(self.lsn);
+        }
+        if write_now || self.pending.len() >= LEVEL0_WRITE_THRESHOLD {
+            self.write_pending(inner)
+                .map_err(|e| self.failure(inner, e))?;
+        }
+        Ok((outcomes, committed))
+    }
+
+    /// Makes sure a rotation a group of `total` bytes may need can happen, before anything
+    /// of the group is touched.
+    fn make_room(&self, inner: &Inner, total: u64) -> Result<(), LogError> {
+        if total == 0 || self.file_offset(self.lsn) + total + 4096 <= inner.opts.segment_size {
+            return Ok(());
+        }
+        inner.preparer.ensure_ready().map_err(|e| match e {
+            LogError::StorageFull { .. } | LogError::Closed => e,
+            other => LogError::Failed(format!("could not prepare the next segment: {other}")),
+        })
+    }
+
+    /// File mode: a group must not span segments. Recovery counts every record of a sealed
+    /// segment as committed, but a group is only committed once it is in the classic
+    /// binlog, which happens after this prepare: records of this group sealed in the
+    /// current segment by a rotation in the middle of it would be committed by a crash
+    /// before the binlog write (the logs would diverge). So rotate first, the seal then
+    /// ending with the mark of the previous group. Only a group larger than an empty
+    /// segment still spans segments (see the module invariants).
+    fn keep_group_in_one_segment(
+        &mut self,
+        inner: &Inner,
+        total: u64,
+        max_frame: u64,
+    ) -> Result<(), LogError> {
         if self.mark_reserve > 0
             && total > 0
             && self.lsn > self.seg_start_lsn
             && !self.fits(inner, total as usize)
             && total <= max_frame
         {
-            if let Err(e) = self.rotate(inner) {
-                let e = self.failure(inner, e);
-                return (
-                    batch.iter().map(|_| Err(group_error(&e))).collect(),
-                    Vec::new(),
-                    self.lsn,
-                );
-            }
+            self.rotate(inner).map_err(|e| self.failure(inner, e))?;
         }
+        Ok(())
+    }
+
+    /// Frames the records of `batch` whose outcome is still Ok (assigning GTIDs, patching
+    /// the GTID events, rotating when a record does not fit) and fills in their receipts.
+    fn frame_records(
+        &mut self,
+        inner: &Inner,
+        batch: &mut [PendingRecord],
+        outcomes: &mut [RecordOutcome],
+        commit_id: u64,
+    ) -> Result<Vec<CommittedRecord>, LogError> {
         let mut committed = Vec::with_capacity(batch.len());
         for (rec, out) in batch.iter_mut().zip(outcomes.iter_mut()) {
             let Ok(receipt) = out else { continue };
@@ -319,14 +371,7 @@ impl Writer {
             }
             let len = frame::event_record_len(rec.events.len(), rec.aux.len());
             if !self.fits(inner, len) {
-                if let Err(e) = self.rotate(inner) {
-                    let e = self.failure(inner, e);
-                    return (
-                        batch.iter().map(|_| Err(group_error(&e))).collect(),
-                        Vec::new(),
-                        self.lsn,
-                    );
-                }
+                self.rotate(inner).map_err(|e| self.failure(inner, e))?;
             }
             let lsn = self.lsn;
             frame::encode_event_record(&mut self.pending, rec.kind, &rec.events, &rec.aux);
@@ -344,30 +389,18 @@ impl Writer {
                 payload: rec.payload.take(),
             });
         }
-        if !committed.is_empty() && self.lsn >= self.next_state_lsn {
-            let mut st = Vec::new();
-            frame::encode_state_record(&mut st, &self.state);
-            if self.fits(inner, st.len()) {
-                self.pending.extend_from_slice(&st);
-                self.lsn += st.len() as u64;
-            }
-            self.next_state_lsn = self.lsn + inner.opts.state_interval.max(1);
+        Ok(committed)
+    }
+
+    /// Frames a GtidState record (every `state_interval` bytes) when it fits the segment.
+    fn frame_state(&mut self, inner: &Inner) {
+        let mut st = Vec::new();
+        frame::encode_state_record(&mut st, &self.state);
+        if self.fits(inner, st.len()) {
+            self.pending.extend_from_slice(&st);
+            self.lsn += st.len() as u64;
         }
-        {
-            let mut p = lock(&inner.progress);
-            p.set_end(self.lsn);
-        }
-        if write_now || self.pending.len() >= LEVEL0_WRITE_THRESHOLD {
-            if let Err(e) = self.write_pending(inner) {
-                let e = self.failure(inner, e);
-                return (
-                    batch.iter().map(|_| Err(group_error(&e))).collect(),
-                    Vec::new(),
-                    self.lsn,
-                );
-            }
-        }
-        (outcomes, committed, self.lsn)
+        self.next_state_lsn = self.lsn + inner.opts.state_interval.max(1);
     }
 
     /// Writes the buffered records to the current segment with one write (several, with a
