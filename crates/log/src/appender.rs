@@ -191,7 +191,7 @@ impl Writer {
         if !self.sync_marks {
             return;
         }
-        let durable = lock(&inner.progress).durable;
+        let durable = lock(&inner.progress).durable();
         if durable <= self.marked || !self.fits(inner, frame::SYNC_MARK_LEN) {
             return;
         }
@@ -208,7 +208,7 @@ impl Writer {
     /// Writes the SyncMark the next group will frame at the log's end, without taking LSN
     /// space (module invariants); true when written (the caller syncs the segment).
     pub fn write_idle_mark(&mut self, inner: &Inner) -> Result<bool, LogError> {
-        let durable = lock(&inner.progress).durable;
+        let durable = lock(&inner.progress).durable();
         let idle = self.sync_marks
             && self.pending.is_empty()
             && self.written == self.lsn
@@ -418,7 +418,7 @@ impl Writer {
         crash("commit.before_write")?;
         // Bytes before `self.written` that may not be durable (an over-estimate when a
         // previous call synced in the middle of a record: that only syncs earlier).
-        let durable = lock(&inner.progress).durable;
+        let durable = lock(&inner.progress).durable();
         let mut unsynced = self.written.saturating_sub(durable);
         let mut done = 0usize;
         while done < self.pending.len() {
@@ -454,7 +454,7 @@ impl Writer {
             let mut p = lock(&inner.progress);
             // Records framed by a group still being framed (a rotation seals in the middle of
             // it) are written before the group publishes its end: they are part of the end.
-            if p.end < self.lsn {
+            if p.end() < self.lsn {
                 p.set_end(self.lsn);
             }
             p.set_written(self.written);
@@ -544,8 +544,7 @@ impl Writer {
         }
         {
             let mut p = lock(&inner.progress);
-            p.cur_file = file.clone();
-            p.cur_path = path.clone();
+            p.switch_segment(file.clone(), path.clone());
         }
         self.seg_number = 1;
         self.seg_path = path;
@@ -625,8 +624,7 @@ impl Writer {
         }
         {
             let mut p = lock(&inner.progress);
-            p.cur_file = file.clone();
-            p.cur_path = path.clone();
+            p.switch_segment(file.clone(), path.clone());
         }
         self.seg_number = number;
         self.seg_path = path;

@@ -76,17 +76,21 @@ pub(crate) fn sync_to_then(
     let target = on_locked().map_or(target, |t| t.max(target));
     let (file, path, upto) = {
         let p = lock(&inner.progress);
-        if let Some(f) = &p.failed {
-            return Err(LogError::Failed(f.clone()));
+        if let Some(f) = p.failed() {
+            return Err(LogError::Failed(f.to_string()));
         }
-        if p.durable >= target {
+        if p.durable() >= target {
             return Ok(());
         }
-        (p.cur_file.clone(), p.cur_path.clone(), p.written)
+        (
+            p.cur_file().clone(),
+            p.cur_path().to_path_buf(),
+            p.written(),
+        )
     };
     let began = Instant::now();
     inner.fdatasync(&*file, |e| {
-        let durable = lock(&inner.progress).durable;
+        let durable = lock(&inner.progress).durable();
         format!(
             "fdatasync of {} failed: {e}; records after LSN {durable} may be lost, the log refuses \
              further writes and will not retry the sync; restart to recover from what is durable",
@@ -183,10 +187,7 @@ fn flush_impl(inner: &Inner, sync_binlog: bool) -> Result<(), LogError> {
         // With `turn` held every framed group is in the binlog.
         let end = lock(&inner.writer).lsn;
         let mut p = lock(&inner.progress);
-        p.binlog_written = p.binlog_written.max(end);
-        if all_synced {
-            p.binlog_synced = p.binlog_synced.max(end);
-        }
+        p.advance_binlog(end, all_synced);
         drop(p);
         inner.progress_cv.notify_all();
     }
@@ -232,7 +233,7 @@ pub(crate) fn run(inner: &Inner) {
         // buffered before the level was switched.
         let idle = inner.durability() == Durability::Level1 && {
             let p = lock(&inner.progress);
-            p.end == p.written
+            p.end() == p.written()
         };
         if !idle && inner.refusal().is_none() {
             // Errors are recorded in the failed state, where committers and `failed()` see them.

@@ -462,7 +462,7 @@ fn stage_binlog(
     r.map_err(|e| failed("writing the group to the classic binlog", e))?;
     {
         let mut p = lock(&inner.progress);
-        p.binlog_written = p.binlog_written.max(end);
+        p.advance_binlog(end, false);
     }
     inner.progress_cv.notify_all();
     crash("binlog.after_binlog_write")?;
@@ -473,7 +473,7 @@ fn stage_binlog(
         b.groups_since_sync = 0;
         {
             let mut p = lock(&inner.progress);
-            p.binlog_synced = p.binlog_synced.max(end);
+            p.advance_binlog(end, true);
         }
         inner.progress_cv.notify_all();
         crash("binlog.after_binlog_sync")?;

@@ -42,6 +42,7 @@ mod log;
 pub mod mirror;
 pub mod position;
 mod prealloc;
+mod progress;
 pub mod reader;
 mod recovery;
 pub mod retention;

@@ -33,9 +33,10 @@ use onelog_binlog::GtidState;
 use crate::appender::Writer;
 use crate::classic::{ClassicBinlog, ClassicFileInfo};
 use crate::error::LogError;
-use crate::fs::{File, FileSystem};
+use crate::fs::FileSystem;
 use crate::group_commit::{Gather, Queue};
 use crate::prealloc::Preparer;
+pub(crate) use crate::progress::Progress;
 use crate::reader::LogReader;
 use crate::retention::{self, PurgeError, PurgePlan, Retention, SegmentInUse};
 use crate::{
@@ -59,62 +60,6 @@ pub(crate) struct SegmentMeta {
     pub end_lsn: Option<Lsn>,
     pub header_len: u64,
     pub state: Arc<GtidState>,
-}
-
-/// Positions and health, guarded by `Inner::progress`.
-pub(crate) struct Progress {
-    pub end: Lsn,
-    pub written: Lsn,
-    pub durable: Lsn,
-    /// The segment the bytes in `durable..written` live in.
-    pub cur_file: Arc<dyn File>,
-    pub cur_path: PathBuf,
-    pub failed: Option<String>,
-    pub closed: bool,
-    /// File mode: every group that starts below this LSN is written to the classic binlog
-    /// (`u64::MAX` in engine mode). Readers see no further (`Inner::visible_end`).
-    pub binlog_written: Lsn,
-    /// File mode: every group that starts below this LSN is synced in the classic binlog
-    /// (`u64::MAX` in engine mode). `Log::durable_lsn` reports no further.
-    pub binlog_synced: Lsn,
-}
-
-impl Progress {
-    /// The end of the framed records moved to `end` (the crate's LSN invariants, asserted).
-    pub fn set_end(&mut self, end: Lsn) {
-        debug_assert!(end >= self.end, "end LSN moves back: {} -> {end}", self.end);
-        debug_assert!(
-            self.written <= end,
-            "written {} past end {end}",
-            self.written
-        );
-        self.end = end;
-    }
-
-    /// The records up to `written` are in the segment file.
-    pub fn set_written(&mut self, written: Lsn) {
-        debug_assert!(
-            written >= self.written,
-            "written LSN moves back: {} -> {written}",
-            self.written
-        );
-        debug_assert!(
-            written <= self.end,
-            "written {written} past end {}",
-            self.end
-        );
-        self.written = written;
-    }
-
-    /// A sync made everything below `durable` durable (never moves back).
-    pub fn advance_durable(&mut self, durable: Lsn) {
-        debug_assert!(
-            durable <= self.written,
-            "durable {durable} past written {}",
-            self.written
-        );
-        self.durable = self.durable.max(durable);
-    }
 }
 
 #[derive(Default)]
@@ -190,10 +135,10 @@ impl Inner {
     /// Why the log takes no writes, if it does not.
     pub fn refusal(&self) -> Option<LogError> {
         let p = lock(&self.progress);
-        if p.closed {
+        if p.is_closed() {
             Some(LogError::Closed)
         } else {
-            p.failed.as_ref().map(|f| LogError::Failed(f.clone()))
+            p.failed().map(|f| LogError::Failed(f.to_string()))
         }
     }
 
@@ -221,7 +166,7 @@ impl Inner {
     /// Enters the failed state (the first reason wins) and wakes everybody.
     pub fn fail(&self, why: String) -> String {
         let mut p = lock(&self.progress);
-        let msg = p.failed.get_or_insert(why).clone();
+        let msg = p.fail(why);
         drop(p);
         self.progress_cv.notify_all();
         msg
@@ -236,12 +181,7 @@ impl Inner {
     }
 
     pub fn visible_end(p: &Progress, include_non_durable: bool) -> Lsn {
-        let end = if include_non_durable {
-            p.written
-        } else {
-            p.durable
-        };
-        end.min(p.binlog_written)
+        p.visible_end(include_non_durable)
     }
 }
 
@@ -324,7 +264,7 @@ impl Log {
         if let (Ok(()), Some(fm)) = (&r, &self.inner.file) {
             let _turn = lock(&fm.turn);
             let mut b = lock(&fm.binlog);
-            if lock(&self.inner.progress).closed {
+            if lock(&self.inner.progress).is_closed() {
                 // A concurrent shutdown closed it already.
             } else {
                 r = b.classic.close();
@@ -338,7 +278,7 @@ impl Log {
     fn stop_threads(&self) {
         {
             let mut p = lock(&self.inner.progress);
-            p.closed = true;
+            p.close();
         }
         self.inner.progress_cv.notify_all();
         self.inner.preparer.stop();
@@ -372,15 +312,15 @@ impl Log {
     /// be rolled back by recovery).
     pub fn durable_lsn(&self) -> Lsn {
         let p = lock(&self.inner.progress);
-        p.durable.min(p.binlog_synced)
+        p.durable().min(p.binlog_synced())
     }
 
     pub fn written_lsn(&self) -> Lsn {
-        lock(&self.inner.progress).written
+        lock(&self.inner.progress).written()
     }
 
     pub fn end_lsn(&self) -> Lsn {
-        lock(&self.inner.progress).end
+        lock(&self.inner.progress).end()
     }
 
     /// A reader from `start`; any number may run concurrently with commits.
@@ -541,7 +481,7 @@ impl Log {
 
     /// Why the log stopped taking writes, if it did.
     pub fn failed(&self) -> Option<String> {
-        lock(&self.inner.progress).failed.clone()
+        lock(&self.inner.progress).failed().map(str::to_string)
     }
 
     /// The Format_description event every segment header carries.
@@ -555,8 +495,7 @@ impl Log {
 pub(crate) fn binlog_synced_to_end(inner: &Inner) {
     let end = lock(&inner.writer).lsn;
     let mut p = lock(&inner.progress);
-    p.binlog_written = p.binlog_written.max(end);
-    p.binlog_synced = p.binlog_synced.max(end);
+    p.advance_binlog(end, true);
     drop(p);
     inner.progress_cv.notify_all();
 }
@@ -572,10 +511,10 @@ impl std::fmt::Debug for Log {
         let p = lock(&self.inner.progress);
         f.debug_struct("Log")
             .field("dir", &self.inner.opts.dir)
-            .field("end_lsn", &p.end)
-            .field("written_lsn", &p.written)
-            .field("durable_lsn", &p.durable)
-            .field("failed", &p.failed)
+            .field("end_lsn", &p.end())
+            .field("written_lsn", &p.written())
+            .field("durable_lsn", &p.durable())
+            .field("failed", &p.failed())
             .finish()
     }
 }

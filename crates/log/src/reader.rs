@@ -67,7 +67,7 @@ impl LogReader {
         };
         match start {
             ReadStart::Lsn(lsn) => {
-                let written = lock(&r.inner.progress).written;
+                let written = lock(&r.inner.progress).written();
                 if lsn > written {
                     return Err(LogError::InvalidPosition {
                         lsn,
@@ -266,7 +266,7 @@ impl LogReader {
                 if Inner::visible_end(&p, self.opts.include_non_durable) > self.lsn {
                     break;
                 }
-                if p.closed {
+                if p.is_closed() {
                     return Err(LogError::Closed);
                 }
                 let now = Instant::now();

@@ -568,17 +568,7 @@ fn build_inner(
         sync_marks: segs.last_version >= 2,
         idle_marked: None,
     };
-    let progress = Progress {
-        end: lsn,
-        written: lsn,
-        durable: lsn,
-        cur_file: segs.file,
-        cur_path: last.path.clone(),
-        failed: None,
-        closed: false,
-        binlog_written: if file_mode.is_some() { lsn } else { u64::MAX },
-        binlog_synced: if file_mode.is_some() { lsn } else { u64::MAX },
-    };
+    let progress = Progress::recovered(lsn, segs.file, last.path.clone(), file_mode.is_some());
     Inner {
         fs,
         durability: AtomicU8::new(opts.durability.level()),
