@@ -531,9 +531,7 @@ impl Writer {
             segment::install_reset(&*inner.fs, dir, &dir.join(PREPARED_NAME), &*file, &header)?;
         inner.preparer.request();
         {
-            let mut segs = inner.segments_write();
-            segs.clear();
-            segs.push(SegmentMeta {
+            inner.segments.reset_to(SegmentMeta {
                 number: 1,
                 path: path.clone(),
                 start_lsn: self.lsn,
@@ -609,11 +607,7 @@ impl Writer {
         )?;
         inner.preparer.request();
         {
-            let mut segs = inner.segments_write();
-            if let Some(last) = segs.last_mut() {
-                last.end_lsn = Some(self.lsn);
-            }
-            segs.push(SegmentMeta {
+            inner.segments.seal_and_push(SegmentMeta {
                 number,
                 path: path.clone(),
                 start_lsn: self.lsn,

@@ -46,6 +46,7 @@ mod progress;
 pub mod reader;
 mod recovery;
 pub mod retention;
+mod seglist;
 pub mod segment;
 
 use std::any::Any;

@@ -23,7 +23,6 @@
 //! Failure model: once `progress.failed` is set (fsync error, write error, crash) the log takes
 //! no more writes and never calls fsync again; readers keep reading what was durable.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 use std::thread::JoinHandle;
@@ -39,6 +38,7 @@ use crate::prealloc::Preparer;
 pub(crate) use crate::progress::Progress;
 use crate::reader::LogReader;
 use crate::retention::{self, PurgeError, PurgePlan, Retention, SegmentInUse};
+pub(crate) use crate::seglist::{SegmentList, SegmentMeta};
 use crate::{
     flusher, group_commit, recovery, CommitReceipt, Durability, GroupSink, LogOptions, LogStats,
     Lsn, OpenReport, PendingRecord, ReadStart, ReaderOptions, SegmentInfo,
@@ -48,18 +48,6 @@ use crate::{
 /// protected state is only mutated in ways that keep it consistent at every step).
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// One segment, as the log and readers know it.
-#[derive(Clone, Debug)]
-pub(crate) struct SegmentMeta {
-    pub number: u64,
-    pub path: PathBuf,
-    pub start_lsn: Lsn,
-    /// None for the current segment.
-    pub end_lsn: Option<Lsn>,
-    pub header_len: u64,
-    pub state: Arc<GtidState>,
 }
 
 #[derive(Default)]
@@ -117,7 +105,7 @@ pub(crate) struct Inner {
     /// Held across every `fdatasync` of a segment and nothing else (innermost lock): see
     /// [`Inner::fdatasync`].
     pub fsync_gate: Mutex<()>,
-    pub segments: RwLock<Vec<SegmentMeta>>,
+    pub segments: SegmentList,
     pub progress: Mutex<Progress>,
     pub progress_cv: Condvar,
     pub preparer: Preparer,
@@ -173,11 +161,7 @@ impl Inner {
     }
 
     pub fn segments_read(&self) -> std::sync::RwLockReadGuard<'_, Vec<SegmentMeta>> {
-        self.segments.read().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub fn segments_write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<SegmentMeta>> {
-        self.segments.write().unwrap_or_else(|p| p.into_inner())
+        self.segments.read()
     }
 
     pub fn visible_end(p: &Progress, include_non_durable: bool) -> Lsn {
@@ -330,17 +314,7 @@ impl Log {
 
     /// The segments present, oldest first.
     pub fn segments(&self) -> Vec<SegmentInfo> {
-        let written = self.written_lsn();
-        self.inner
-            .segments_read()
-            .iter()
-            .map(|s| SegmentInfo {
-                number: s.number,
-                path: s.path.clone(),
-                start_lsn: s.start_lsn,
-                end_lsn: s.end_lsn.unwrap_or(written),
-            })
-            .collect()
+        self.inner.segments.infos(self.written_lsn())
     }
 
     /// Seals the current segment (writing and syncing what it holds) and continues in the next
@@ -414,14 +388,7 @@ impl Log {
     /// returns how many. It checks no retention rule: purges on behalf of users go through
     /// [`Log::purge_to_checked`] / [`Log::purge_while_checked`] ([`crate::retention`]).
     pub fn purge_before(&self, lsn: Lsn) -> Result<usize, LogError> {
-        let doomed: Vec<SegmentMeta> = {
-            let mut segs = self.inner.segments_write();
-            let n = segs
-                .iter()
-                .take_while(|s| s.end_lsn.is_some_and(|e| e <= lsn))
-                .count();
-            segs.drain(..n).collect()
-        };
+        let doomed = self.inner.segments.purge_before(lsn);
         for s in &doomed {
             self.inner
                 .fs

@@ -105,7 +105,7 @@ use crate::cursor::SegmentCursor;
 use crate::error::LogError;
 use crate::frame::{self, FRAME_HEADER_LEN};
 use crate::fs::{read_full_at, File, FileSystem};
-use crate::log::{BinlogFile, FileMode, Inner, Progress, SegmentMeta, Stats};
+use crate::log::{BinlogFile, FileMode, Inner, Progress, SegmentList, SegmentMeta, Stats};
 use crate::segment::{self, SegmentHeader, PREPARED_NAME, RESET_NAME};
 use crate::{
     filemode, BinlogStorage, DamageCut, FileModeRecovery, LogOptions, LogRecovery, Lsn, OpenReport,
@@ -580,7 +580,7 @@ fn build_inner(
         writer: Mutex::new(writer),
         sync_lock: Mutex::new(()),
         fsync_gate: Mutex::new(()),
-        segments: RwLock::new(segs.metas),
+        segments: SegmentList::new(segs.metas),
         progress: Mutex::new(progress),
         progress_cv: Condvar::new(),
         preparer: Default::default(),
