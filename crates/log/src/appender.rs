@@ -307,7 +307,24 @@ impl Writer {
             self.write_pending(inner)
                 .map_err(|e| self.failure(inner, e))?;
         }
+        self.debug_check();
         Ok((outcomes, committed))
+    }
+
+    /// The module invariants on the buffered bytes (debug builds): `written <= lsn` and
+    /// `pending` holds exactly the bytes of `written..lsn`.
+    fn debug_check(&self) {
+        debug_assert!(
+            self.written <= self.lsn,
+            "written {} past lsn {}",
+            self.written,
+            self.lsn
+        );
+        debug_assert_eq!(
+            self.pending.len() as u64,
+            self.lsn - self.written,
+            "pending does not hold exactly written..lsn"
+        );
     }
 
     /// Makes sure a rotation a group of `total` bytes may need can happen, before anything
@@ -372,6 +389,10 @@ impl Writer {
             let len = frame::event_record_len(rec.events.len(), rec.aux.len());
             if !self.fits(inner, len) {
                 self.rotate(inner).map_err(|e| self.failure(inner, e))?;
+                debug_assert!(
+                    self.fits(inner, len),
+                    "a record of {len} bytes would span segments"
+                );
             }
             let lsn = self.lsn;
             frame::encode_event_record(&mut self.pending, rec.kind, &rec.events, &rec.aux);
@@ -460,6 +481,7 @@ impl Writer {
             p.set_written(self.written);
         }
         inner.progress_cv.notify_all();
+        self.debug_check();
         Ok(())
     }
 

@@ -68,6 +68,10 @@ impl SegmentCursor {
             .map_err(|e| LogError::io(&self.path, off, "read records", e))?;
         self.buf.truncate(got);
         self.buf_off = off;
+        debug_assert!(
+            off + self.buf.len() as u64 <= max_off,
+            "cursor buffered bytes past its limit"
+        );
         Ok(())
     }
 

@@ -107,7 +107,13 @@ struct Slot {
 
 impl Slot {
     fn set(&self, s: SlotState) {
-        *lock(&self.state) = s;
+        let mut st = lock(&self.state);
+        debug_assert!(
+            !matches!(*st, SlotState::Done(_)),
+            "a committer's slot completed twice"
+        );
+        *st = s;
+        drop(st);
         self.cv.notify_one();
     }
 }

@@ -109,7 +109,10 @@ pub(crate) fn run(inner: &Inner) {
         }
         let cancelled = || p.stopping.load(Ordering::SeqCst);
         let r = segment::create_zeroed(&*inner.fs, &path, inner.opts.segment_size, &cancelled);
-        lock(&p.slot).ready = Some(r);
+        let mut s = lock(&p.slot);
+        debug_assert!(s.ready.is_none(), "two prepared segment files");
+        s.ready = Some(r);
+        drop(s);
         p.cv.notify_all();
     }
 }
