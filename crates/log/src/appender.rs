@@ -55,9 +55,11 @@ use onelog_binlog::{Gtid, GtidState};
 use crate::error::{is_enospc, LogError};
 use crate::frame;
 use crate::fs::File;
-use crate::log::{lock, Inner, SegmentMeta};
+use crate::locks::lock;
 use crate::position;
+use crate::seglist::SegmentMeta;
 use crate::segment::{self, SegmentHeader, PREPARED_NAME};
+use crate::shared::Shared;
 use crate::{CommitReceipt, CommittedRecord, GtidAssign, Lsn, PendingRecord, RecordKind};
 
 /// At level 0, buffered bytes past this are written without waiting for the flusher.
@@ -166,12 +168,12 @@ impl Writer {
         position::offset_in_segment(self.header_len, self.seg_start_lsn, lsn)
     }
 
-    fn fits(&self, inner: &Inner, frame_len: usize) -> bool {
+    fn fits(&self, inner: &Shared, frame_len: usize) -> bool {
         self.file_offset(self.lsn) + frame_len as u64 + self.mark_reserve <= inner.opts.segment_size
     }
 
     /// File mode: frames the pending CommitMark (see the module invariants).
-    pub fn frame_commit_mark(&mut self, inner: &Inner) {
+    pub fn frame_commit_mark(&mut self, inner: &Shared) {
         let Some(committed) = self.pending_mark.take() else {
             return;
         };
@@ -187,7 +189,7 @@ impl Writer {
 
     /// Frames a SyncMark naming the durable LSN when it moved past the last one named (see
     /// the module invariants); nothing when it does not fit before the mark reserve.
-    fn frame_sync_mark(&mut self, inner: &Inner) {
+    fn frame_sync_mark(&mut self, inner: &Shared) {
         if !self.sync_marks {
             return;
         }
@@ -207,7 +209,7 @@ impl Writer {
 
     /// Writes the SyncMark the next group will frame at the log's end, without taking LSN
     /// space (module invariants); true when written (the caller syncs the segment).
-    pub fn write_idle_mark(&mut self, inner: &Inner) -> Result<bool, LogError> {
+    pub fn write_idle_mark(&mut self, inner: &Shared) -> Result<bool, LogError> {
         let durable = lock(&inner.progress).durable();
         let idle = self.sync_marks
             && self.pending.is_empty()
@@ -237,7 +239,7 @@ impl Writer {
     }
 
     /// Largest frame an empty segment (with a header for the current state) can hold.
-    fn max_frame(&self, inner: &Inner) -> u64 {
+    fn max_frame(&self, inner: &Shared) -> u64 {
         let mut st = Vec::new();
         self.state.encode(&mut st);
         inner
@@ -249,7 +251,7 @@ impl Writer {
 
     /// Records a failure of the appender: the log enters the failed state. Returns the error
     /// the group's committers get (StorageFull stays StorageFull).
-    fn failure(&self, inner: &Inner, e: LogError) -> LogError {
+    fn failure(&self, inner: &Shared, e: LogError) -> LogError {
         let msg = inner.fail(format!("{e}; the log refuses further writes until restart"));
         match e {
             LogError::StorageFull { .. } => e,
@@ -262,7 +264,7 @@ impl Writer {
     /// failure every record of the group gets the error.
     pub fn append_group(
         &mut self,
-        inner: &Inner,
+        inner: &Shared,
         batch: &mut [PendingRecord],
         write_now: bool,
     ) -> (Vec<RecordOutcome>, Vec<CommittedRecord>, Lsn) {
@@ -279,7 +281,7 @@ impl Writer {
     /// [`Self::append_group`]'s steps; Err is the error every record of the group gets.
     fn try_append_group(
         &mut self,
-        inner: &Inner,
+        inner: &Shared,
         batch: &mut [PendingRecord],
         write_now: bool,
     ) -> Result<(Vec<RecordOutcome>, Vec<CommittedRecord>), LogError> {
@@ -329,7 +331,7 @@ impl Writer {
 
     /// Makes sure a rotation a group of `total` bytes may need can happen, before anything
     /// of the group is touched.
-    fn make_room(&self, inner: &Inner, total: u64) -> Result<(), LogError> {
+    fn make_room(&self, inner: &Shared, total: u64) -> Result<(), LogError> {
         if total == 0 || self.file_offset(self.lsn) + total + 4096 <= inner.opts.segment_size {
             return Ok(());
         }
@@ -348,7 +350,7 @@ impl Writer {
     /// segment still spans segments (see the module invariants).
     fn keep_group_in_one_segment(
         &mut self,
-        inner: &Inner,
+        inner: &Shared,
         total: u64,
         max_frame: u64,
     ) -> Result<(), LogError> {
@@ -367,7 +369,7 @@ impl Writer {
     /// the GTID events, rotating when a record does not fit) and fills in their receipts.
     fn frame_records(
         &mut self,
-        inner: &Inner,
+        inner: &Shared,
         batch: &mut [PendingRecord],
         outcomes: &mut [RecordOutcome],
         commit_id: u64,
@@ -414,7 +416,7 @@ impl Writer {
     }
 
     /// Frames a GtidState record (every `state_interval` bytes) when it fits the segment.
-    fn frame_state(&mut self, inner: &Inner) {
+    fn frame_state(&mut self, inner: &Shared) {
         let mut st = Vec::new();
         frame::encode_state_record(&mut st, &self.state);
         if self.fits(inner, st.len()) {
@@ -426,7 +428,7 @@ impl Writer {
 
     /// Writes the buffered records to the current segment with one write (several, with a
     /// sync before each, when that would leave more than [`MAX_UNSYNCED`] bytes unsynced).
-    pub fn write_pending(&mut self, inner: &Inner) -> Result<(), LogError> {
+    pub fn write_pending(&mut self, inner: &Shared) -> Result<(), LogError> {
         if self.pending.is_empty() {
             return Ok(());
         }
@@ -487,7 +489,7 @@ impl Writer {
 
     /// Syncs the current segment from under the writer lock (the `MAX_UNSYNCED` bound): what
     /// is written up to `self.written` becomes durable. A failure fails the log at once.
-    fn sync_written(&self, inner: &Inner) -> Result<(), LogError> {
+    fn sync_written(&self, inner: &Shared) -> Result<(), LogError> {
         let (path, offset) = (&self.seg_path, self.file_offset(self.written));
         inner.fdatasync(&*self.seg_file, |e| {
             let e = LogError::io(path, offset, "fdatasync segment (unsynced-bytes bound)", e);
@@ -504,7 +506,7 @@ impl Writer {
     /// `FLUSH BINARY LOGS`: closes the current segment (even an empty one) and continues in a
     /// new one. A failure to prepare the next segment leaves the log as it was; a failure
     /// while rotating fails the log like any appender failure.
-    pub fn rotate_now(&mut self, inner: &Inner) -> Result<(), LogError> {
+    pub fn rotate_now(&mut self, inner: &Shared) -> Result<(), LogError> {
         if let Some(e) = inner.refusal() {
             return Err(e);
         }
@@ -516,7 +518,7 @@ impl Writer {
     /// segment with a new `binlog-000001.olog` starting at the current end LSN with an empty
     /// GTID state (see `segment::install_reset` for the crash-safe order). A failure to
     /// prepare the new segment leaves the log as it was; a later failure fails the log.
-    pub fn reset_now(&mut self, inner: &Inner) -> Result<(), LogError> {
+    pub fn reset_now(&mut self, inner: &Shared) -> Result<(), LogError> {
         if let Some(e) = inner.refusal() {
             return Err(e);
         }
@@ -526,14 +528,14 @@ impl Writer {
 
     /// Writes everything framed (the pending CommitMark included) and syncs it; a failure
     /// fails the log.
-    pub fn seal_now(&mut self, inner: &Inner) -> Result<(), LogError> {
+    pub fn seal_now(&mut self, inner: &Shared) -> Result<(), LogError> {
         if let Some(e) = inner.refusal() {
             return Err(e);
         }
         self.seal(inner).map_err(|e| self.failure(inner, e))
     }
 
-    fn reset(&mut self, inner: &Inner) -> Result<(), LogError> {
+    fn reset(&mut self, inner: &Shared) -> Result<(), LogError> {
         self.seal(inner)?;
         // Already reset and nothing written since: the only segment is an empty number 1 with
         // an empty state (replacing it would only confuse a reader waiting in it).
@@ -581,7 +583,7 @@ impl Writer {
     }
 
     /// Writes what is pending and syncs the current segment: everything framed is durable.
-    fn seal(&mut self, inner: &Inner) -> Result<(), LogError> {
+    fn seal(&mut self, inner: &Shared) -> Result<(), LogError> {
         self.frame_commit_mark(inner);
         self.write_pending(inner)?;
         if self.idle_marked.take() == Some(self.lsn) {
@@ -607,7 +609,7 @@ impl Writer {
     }
 
     /// Closes the current segment (written and synced) and continues in a new one.
-    fn rotate(&mut self, inner: &Inner) -> Result<(), LogError> {
+    fn rotate(&mut self, inner: &Shared) -> Result<(), LogError> {
         self.seal(inner)?;
         let file = inner.preparer.take()?;
         let number = self.seg_number + 1;

@@ -55,7 +55,8 @@
 //! open continues from there.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 
 use onelog_binlog::{Gtid, GtidState};
 
@@ -64,8 +65,40 @@ use crate::cursor::SegmentCursor;
 use crate::error::LogError;
 use crate::frame;
 use crate::fs::{read_full_at, File, FileSystem};
-use crate::log::SegmentMeta;
+use crate::seglist::SegmentMeta;
+use crate::shared::Stats;
 use crate::{Lsn, RecordKind};
+
+/// The classic binlog of file mode and what the commit path tracks about it.
+pub(crate) struct BinlogFile {
+    pub classic: ClassicBinlog,
+    /// Groups appended since the last binlog sync (`sync_binlog`).
+    pub groups_since_sync: u32,
+}
+
+/// File mode's state (see the lock order in the module docs and `group_commit.rs`).
+pub(crate) struct FileMode {
+    /// `sync_binlog`.
+    pub sync_binlog: u32,
+    /// `ClassicBinlog::fsyncs` at open (recovery's syncs are not commit-path syncs).
+    pub base_fsyncs: u64,
+    /// Serialises staged commits with flush, rotate, reset and shutdown.
+    pub turn: Mutex<()>,
+    pub binlog: Mutex<BinlogFile>,
+}
+
+impl FileMode {
+    /// Publishes the classic binlog's counters into the log's stats.
+    pub fn publish_stats(&self, b: &BinlogFile, stats: &Stats) {
+        stats.binlog_fsyncs.store(
+            b.classic.fsyncs().saturating_sub(self.base_fsyncs),
+            Ordering::SeqCst,
+        );
+        stats
+            .binlog_bytes
+            .store(b.classic.bytes_written(), Ordering::SeqCst);
+    }
+}
 
 /// The marker's file name in the log directory.
 pub const MARKER_NAME: &str = "filemode.since";

@@ -20,44 +20,12 @@
 //! dropped the dirty pages: retrying could report success for lost data).
 
 use std::sync::atomic::Ordering;
-use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 use crate::error::LogError;
-use crate::log::{lock, Inner};
+use crate::inner::Inner;
+use crate::locks::lock;
 use crate::{Durability, Lsn};
-
-/// Wakes/stops the flusher thread.
-#[derive(Default)]
-pub(crate) struct FlusherCtl {
-    state: Mutex<FlusherState>,
-    cv: Condvar,
-}
-
-#[derive(Default)]
-struct FlusherState {
-    stop: bool,
-    /// When to look for an idle log and write its SyncMark (pushed back by every sync).
-    mark_due: Option<Instant>,
-}
-
-impl FlusherCtl {
-    pub fn stop(&self) {
-        lock(&self.state).stop = true;
-        self.cv.notify_all();
-    }
-
-    /// A sync completed: look for an idle log `delay` from now. Wakes the flusher only when
-    /// no look was scheduled (under load the deadline just moves, without a wakeup per sync).
-    fn synced(&self, delay: std::time::Duration) {
-        let mut st = lock(&self.state);
-        let was = st.mark_due.replace(Instant::now() + delay);
-        drop(st);
-        if was.is_none() {
-            self.cv.notify_all();
-        }
-    }
-}
 
 /// Makes the log durable at least up to `target` (which must be written).
 pub(crate) fn sync_to(inner: &Inner, target: Lsn) -> Result<(), LogError> {

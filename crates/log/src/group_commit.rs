@@ -84,87 +84,17 @@
 //! the exception: written in chunks with a sync between them, see `appender.rs`), GTID order
 //! and "sink before ack" are unchanged.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::appender::{group_error, RecordOutcome};
 use crate::error::LogError;
 use crate::flusher::{sync_to, sync_to_then};
-use crate::log::{lock, Inner};
+use crate::inner::Inner;
+use crate::locks::lock;
+use crate::pipeline::{Slot, SlotState, Waiter, MIN_GATHER};
 use crate::{CommitReceipt, CommittedRecord, Durability, GroupSink, Lsn, PendingRecord};
-
-enum SlotState {
-    Waiting,
-    Lead,
-    Done(Result<CommitReceipt, LogError>),
-}
-
-struct Slot {
-    state: Mutex<SlotState>,
-    cv: Condvar,
-}
-
-impl Slot {
-    fn set(&self, s: SlotState) {
-        let mut st = lock(&self.state);
-        debug_assert!(
-            !matches!(*st, SlotState::Done(_)),
-            "a committer's slot completed twice"
-        );
-        *st = s;
-        drop(st);
-        self.cv.notify_one();
-    }
-}
-
-struct Waiter {
-    slot: Arc<Slot>,
-    rec: PendingRecord,
-    /// `Gather::sync_epoch` when it enqueued.
-    epoch: u64,
-}
-
-/// The commit queue, guarded by `Inner::queue`.
-#[derive(Default)]
-pub(crate) struct Queue {
-    waiting: Vec<Waiter>,
-    leader: bool,
-    /// While a leader gathers: wake it (`Gather::cv`) once `waiting` holds this many.
-    gather_for: Option<usize>,
-    /// Records the last group sync covered (set by its leader before it synced).
-    last_sync_records: usize,
-}
-
-/// Gathers shorter than this are not attempted (see module docs).
-pub const MIN_GATHER: Duration = Duration::from_micros(50);
-
-/// Shared state of the adaptive gather (module docs).
-#[derive(Default)]
-pub(crate) struct Gather {
-    /// Signalled (with `Inner::queue`) when a gathering leader's target is reached.
-    cv: Condvar,
-    /// Completed group fsyncs; bumped under the sync lock right after each one.
-    pub sync_epoch: AtomicU64,
-    /// Moving average (weight 1/8) of fsync latency (`sync_to_then`), in nanoseconds.
-    pub fsync_avg_ns: AtomicU64,
-}
-
-impl Gather {
-    /// Called under the sync lock after a successful group fsync that took `took`.
-    pub fn synced(&self, took: Duration) {
-        let ns = took.as_nanos().min(u64::MAX as u128) as u64;
-        let avg = self.fsync_avg_ns.load(Ordering::Relaxed);
-        let avg = if avg == 0 { ns } else { avg - avg / 8 + ns / 8 };
-        self.fsync_avg_ns.store(avg, Ordering::Relaxed);
-        self.sync_epoch.fetch_add(1, Ordering::SeqCst);
-    }
-
-    /// How long a gather may wait: 1/8 of the average fsync latency.
-    pub fn bound(&self) -> Duration {
-        Duration::from_nanos(self.fsync_avg_ns.load(Ordering::Relaxed) / 8)
-    }
-}
 
 /// `Log::commit`.
 pub(crate) fn commit(inner: &Inner, rec: PendingRecord) -> Result<CommitReceipt, LogError> {
@@ -431,7 +361,7 @@ fn lead_file_group(inner: &Inner) {
 /// written up to `end`. Any error fails the log.
 fn stage_binlog(
     inner: &Inner,
-    fm: &crate::log::FileMode,
+    fm: &crate::filemode::FileMode,
     recs: &[PendingRecord],
     outcomes: &[RecordOutcome],
     end: Lsn,

@@ -1,173 +1,26 @@
-//! `Log`: the public handle, and `Inner`, the state shared by committers, background threads
-//! and readers.
-//!
-//! Locks, always taken in this order (never the reverse): `sync_lock` -> `writer` ->
-//! `segments` -> `progress` (`queue`, the commit slots and the preparer slot are only held
-//! briefly, never while waiting for another of these). `progress` guards the three LSNs, the failed/closed flags and
-//! the file the next sync must cover; its condvar wakes readers and `next_wait`. No lock but
-//! `sync_lock` (whose point is to serialise fsyncs) is held across an fsync of the group path;
-//! rotation syncs the old segment under `writer`, which is what makes it a barrier, and so does
-//! the appender when a write would leave more than `MAX_UNSYNCED` bytes unsynced (rare: only
-//! with more than 8 MiB written since the last sync). A group leader gathering (see
-//! `group_commit.rs`) waits on `Gather::cv` with `queue` while holding `sync_lock`.
-//! `fsync_gate` is innermost: held across one `fdatasync` (and the failed-state check and
-//! update around it) by whichever path syncs, so no two syncs of the log are ever in flight.
-//!
-//! File mode (`BinlogStorage::File`) adds `FileMode::turn`, taken FIRST (before all of the
-//! above) by a file-mode group leader for its whole staged commit and by flush, rotate and
-//! reset, so those never interleave with a group between its prepare and its binlog write;
-//! and `FileMode::binlog` (the classic binlog), taken only with `turn` held; whoever holds it
-//! takes no other lock but `progress` (`Log::reset` takes it inside `sync_lock` and `writer`,
-//! which nobody holding `binlog` ever waits for).
-//!
-//! Failure model: once `progress.failed` is set (fsync error, write error, crash) the log takes
-//! no more writes and never calls fsync again; readers keep reading what was durable.
+//! `Log`: the public handle. It owns the `Inner` (`inner.rs`: the state and its lock order)
+//! behind an `Arc` shared with the background threads (the preparer, `prealloc.rs`; the
+//! flusher, `flusher.rs`) and readers, and turns each public call into the module that does
+//! it: commits into `group_commit.rs`, syncs and flushes into `flusher.rs`, opening into
+//! `recovery.rs`, reads into `reader.rs`, purges into `retention.rs`' plans.
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use onelog_binlog::GtidState;
 
-use crate::appender::Writer;
-use crate::classic::{ClassicBinlog, ClassicFileInfo};
+use crate::classic::ClassicFileInfo;
 use crate::error::LogError;
 use crate::fs::FileSystem;
-use crate::group_commit::{Gather, Queue};
-use crate::prealloc::Preparer;
-pub(crate) use crate::progress::Progress;
+use crate::inner::Inner;
+use crate::locks::lock;
 use crate::reader::LogReader;
 use crate::retention::{self, PurgeError, PurgePlan, Retention, SegmentInUse};
-pub(crate) use crate::seglist::{SegmentList, SegmentMeta};
 use crate::{
     flusher, group_commit, recovery, CommitReceipt, Durability, GroupSink, LogOptions, LogStats,
     Lsn, OpenReport, PendingRecord, ReadStart, ReaderOptions, SegmentInfo,
 };
-
-/// Locks a mutex, ignoring poisoning (a panicking test thread must not wedge the log; the
-/// protected state is only mutated in ways that keep it consistent at every step).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-#[derive(Default)]
-pub(crate) struct Stats {
-    pub commits: AtomicU64,
-    pub groups: AtomicU64,
-    pub fsyncs: AtomicU64,
-    pub bytes_written: AtomicU64,
-    pub binlog_fsyncs: AtomicU64,
-    pub binlog_bytes: AtomicU64,
-    pub idle_marks: AtomicU64,
-}
-
-/// The classic binlog of file mode and what the commit path tracks about it.
-pub(crate) struct BinlogFile {
-    pub classic: ClassicBinlog,
-    /// Groups appended since the last binlog sync (`sync_binlog`).
-    pub groups_since_sync: u32,
-}
-
-/// File mode's state (see the lock order in the module docs and `group_commit.rs`).
-pub(crate) struct FileMode {
-    /// `sync_binlog`.
-    pub sync_binlog: u32,
-    /// `ClassicBinlog::fsyncs` at open (recovery's syncs are not commit-path syncs).
-    pub base_fsyncs: u64,
-    /// Serialises staged commits with flush, rotate, reset and shutdown.
-    pub turn: Mutex<()>,
-    pub binlog: Mutex<BinlogFile>,
-}
-
-impl FileMode {
-    /// Publishes the classic binlog's counters into the log's stats.
-    pub fn publish_stats(&self, b: &BinlogFile, stats: &Stats) {
-        stats.binlog_fsyncs.store(
-            b.classic.fsyncs().saturating_sub(self.base_fsyncs),
-            Ordering::SeqCst,
-        );
-        stats
-            .binlog_bytes
-            .store(b.classic.bytes_written(), Ordering::SeqCst);
-    }
-}
-
-pub(crate) struct Inner {
-    pub fs: Arc<dyn FileSystem>,
-    pub opts: LogOptions,
-    pub fde: Vec<u8>,
-    pub durability: AtomicU8,
-    pub sink: RwLock<Option<Arc<dyn GroupSink>>>,
-    pub queue: Mutex<Queue>,
-    pub gather: Gather,
-    pub writer: Mutex<Writer>,
-    pub sync_lock: Mutex<()>,
-    /// Held across every `fdatasync` of a segment and nothing else (innermost lock): see
-    /// [`Inner::fdatasync`].
-    pub fsync_gate: Mutex<()>,
-    pub segments: SegmentList,
-    pub progress: Mutex<Progress>,
-    pub progress_cv: Condvar,
-    pub preparer: Preparer,
-    pub flusher: flusher::FlusherCtl,
-    pub stats: Stats,
-    /// Some in file mode.
-    pub file: Option<FileMode>,
-}
-
-impl Inner {
-    pub fn durability(&self) -> Durability {
-        Durability::from_level(self.durability.load(Ordering::SeqCst)).unwrap_or(Durability::Level1)
-    }
-
-    /// Why the log takes no writes, if it does not.
-    pub fn refusal(&self) -> Option<LogError> {
-        let p = lock(&self.progress);
-        if p.is_closed() {
-            Some(LogError::Closed)
-        } else {
-            p.failed().map(|f| LogError::Failed(f.to_string()))
-        }
-    }
-
-    /// The one way the log fdatasyncs a segment. Syncs are serialised on `fsync_gate`, and the
-    /// failed state is checked and (on error) entered while the gate is held: the kernel
-    /// reports a writeback error to one `fsync` of a file description only, so two syncs in
-    /// flight at once could have one see EIO and the other return success for the same lost
-    /// pages. Serialised, a sync that succeeds covers everything written before it began, a
-    /// sync after a failed one never runs (the failed sync is never retried), and `what`
-    /// describes the failed sync in the failure message.
-    pub fn fdatasync(
-        &self,
-        file: &dyn crate::fs::File,
-        what: impl FnOnce(std::io::Error) -> String,
-    ) -> Result<(), LogError> {
-        let _gate = lock(&self.fsync_gate);
-        if let Some(e) = self.refusal() {
-            return Err(e);
-        }
-        self.stats.fsyncs.fetch_add(1, Ordering::SeqCst);
-        file.sync_data()
-            .map_err(|e| LogError::Failed(self.fail(what(e))))
-    }
-
-    /// Enters the failed state (the first reason wins) and wakes everybody.
-    pub fn fail(&self, why: String) -> String {
-        let mut p = lock(&self.progress);
-        let msg = p.fail(why);
-        drop(p);
-        self.progress_cv.notify_all();
-        msg
-    }
-
-    pub fn segments_read(&self) -> std::sync::RwLockReadGuard<'_, Vec<SegmentMeta>> {
-        self.segments.read()
-    }
-
-    pub fn visible_end(p: &Progress, include_non_durable: bool) -> Lsn {
-        p.visible_end(include_non_durable)
-    }
-}
 
 /// The log. Create with [`Log::open`]; dropping it stops its background threads (without
 /// flushing what level 0 buffered: call [`Log::shutdown`] for an orderly stop).
@@ -197,7 +50,7 @@ impl Log {
         let i = inner.clone();
         threads.push(spawn(
             "onelog-prealloc",
-            Box::new(move || crate::prealloc::run(&i)),
+            Box::new(move || crate::prealloc::run(&i.preparer, &*i.fs, &i.opts)),
         )?);
         let i = inner.clone();
         threads.push(spawn("onelog-flusher", Box::new(move || flusher::run(&i)))?);

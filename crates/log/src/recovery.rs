@@ -103,10 +103,14 @@ use crate::appender::{Writer, MAX_UNSYNCED};
 use crate::classic::{ClassicBinlog, ClassicOptions};
 use crate::cursor::SegmentCursor;
 use crate::error::LogError;
+use crate::filemode::{BinlogFile, FileMode};
 use crate::frame::{self, FRAME_HEADER_LEN};
 use crate::fs::{read_full_at, File, FileSystem};
-use crate::log::{BinlogFile, FileMode, Inner, Progress, SegmentList, SegmentMeta, Stats};
+use crate::inner::{Inner, Shared};
+use crate::progress::Progress;
+use crate::seglist::{SegmentList, SegmentMeta};
 use crate::segment::{self, SegmentHeader, PREPARED_NAME, RESET_NAME};
+use crate::shared::Stats;
 use crate::{
     filemode, BinlogStorage, DamageCut, FileModeRecovery, LogOptions, LogRecovery, Lsn, OpenReport,
     RecordKind,
@@ -570,22 +574,24 @@ fn build_inner(
     };
     let progress = Progress::recovered(lsn, segs.file, last.path.clone(), file_mode.is_some());
     Inner {
-        fs,
-        durability: AtomicU8::new(opts.durability.level()),
-        opts,
-        fde,
+        shared: Shared {
+            fs,
+            durability: AtomicU8::new(opts.durability.level()),
+            opts,
+            fde,
+            fsync_gate: Mutex::new(()),
+            segments: SegmentList::new(segs.metas),
+            progress: Mutex::new(progress),
+            progress_cv: Condvar::new(),
+            preparer: Default::default(),
+            stats: Stats::default(),
+        },
         sink: RwLock::new(None),
         queue: Mutex::new(Default::default()),
         gather: Default::default(),
         writer: Mutex::new(writer),
         sync_lock: Mutex::new(()),
-        fsync_gate: Mutex::new(()),
-        segments: SegmentList::new(segs.metas),
-        progress: Mutex::new(progress),
-        progress_cv: Condvar::new(),
-        preparer: Default::default(),
         flusher: Default::default(),
-        stats: Stats::default(),
         file: file_mode,
     }
 }
