@@ -65,6 +65,7 @@ use crate::cursor::SegmentCursor;
 use crate::error::LogError;
 use crate::frame;
 use crate::fs::{read_full_at, File, FileSystem};
+use crate::locks::lock;
 use crate::seglist::SegmentMeta;
 use crate::shared::Stats;
 use crate::{Lsn, RecordKind};
@@ -88,6 +89,11 @@ pub(crate) struct FileMode {
 }
 
 impl FileMode {
+    /// The classic binlog files, oldest first.
+    pub fn files(&self) -> Vec<crate::classic::ClassicFileInfo> {
+        lock(&self.binlog).classic.files()
+    }
+
     /// Publishes the classic binlog's counters into the log's stats.
     pub fn publish_stats(&self, b: &BinlogFile, stats: &Stats) {
         stats.binlog_fsyncs.store(

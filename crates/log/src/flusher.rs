@@ -138,26 +138,7 @@ fn flush_impl(inner: &Inner, sync_binlog: bool) -> Result<(), LogError> {
     };
     sync_to(inner, target)?;
     if let Some(fm) = &inner.file {
-        let mut b = lock(&fm.binlog);
-        if sync_binlog && b.groups_since_sync > 0 {
-            let r = b.classic.sync();
-            fm.publish_stats(&b, &inner.stats);
-            r.map_err(|e| {
-                LogError::Failed(inner.fail(format!(
-                    "fdatasync of the classic binlog failed: {e}; the log refuses further \
-                     writes and will not retry the sync"
-                )))
-            })?;
-            b.groups_since_sync = 0;
-        }
-        let all_synced = b.groups_since_sync == 0;
-        drop(b);
-        // With `turn` held every framed group is in the binlog.
-        let end = lock(&inner.writer).lsn;
-        let mut p = lock(&inner.progress);
-        p.advance_binlog(end, all_synced);
-        drop(p);
-        inner.progress_cv.notify_all();
+        fm.flushed(inner, sync_binlog)?;
     }
     Ok(())
 }

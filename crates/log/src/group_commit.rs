@@ -55,9 +55,11 @@
 //!
 //! ## File mode (`BinlogStorage::File`): the classic staged commit
 //!
-//! The comparison architecture: the log holds PREPARE records and the binlog is classic files
-//! (`classic::ClassicBinlog`). A leader holds `FileMode::turn` for its whole turn (no
-//! pipelining: groups go through every stage one after the other, in queue order) and:
+//! Run by `file_stage.rs` (`FileMode::lead_group`), which a leader calls instead of its
+//! engine-mode turn when the log is in file mode. The comparison architecture: the log
+//! holds PREPARE records and the binlog is classic files (`classic::ClassicBinlog`). A
+//! leader holds `FileMode::turn` for its whole turn (no pipelining: groups go through every
+//! stage one after the other, in queue order) and:
 //!
 //! 1. PREPARE: under the writer lock, frames the CommitMark of the previous group (if not yet
 //!    framed) and the group's records, and writes them (level 0: buffers them); level 1 (or
@@ -90,7 +92,7 @@ use std::time::Instant;
 
 use crate::appender::{group_error, RecordOutcome};
 use crate::error::LogError;
-use crate::flusher::{sync_to, sync_to_then};
+use crate::flusher::sync_to_then;
 use crate::inner::Inner;
 use crate::locks::lock;
 use crate::pipeline::{Slot, SlotState, Waiter, MIN_GATHER};
@@ -128,10 +130,9 @@ pub(crate) fn commit(inner: &Inner, rec: PendingRecord) -> Result<CommitReceipt,
             }
         }
     }
-    if inner.file.is_some() {
-        lead_file_group(inner);
-    } else {
-        lead_one_group(inner);
+    match &inner.file {
+        Some(fm) => fm.lead_group(inner),
+        None => lead_one_group(inner),
     }
     let mut s = lock(&slot.state);
     match std::mem::replace(&mut *s, SlotState::Waiting) {
@@ -144,7 +145,7 @@ pub(crate) fn commit(inner: &Inner, rec: PendingRecord) -> Result<CommitReceipt,
 }
 
 /// Passes leadership to the first waiter, or releases it.
-fn hand_off(inner: &Inner) {
+pub(crate) fn hand_off(inner: &Inner) {
     let mut q = lock(&inner.queue);
     match q.waiting.first() {
         Some(w) => w.slot.set(SlotState::Lead),
@@ -292,62 +293,20 @@ fn lead_one_group(inner: &Inner) {
     if !handed {
         hand_off(inner);
     }
-    let mut acked = 0;
-    for (slot, out) in turn.slots.iter().zip(turn.outcomes.iter_mut()) {
-        let r = match (&group_err, std::mem::replace(out, Err(LogError::Closed))) {
-            (Some(e), Ok(_)) => Err(group_error(e)),
-            (_, r) => r,
-        };
-        acked += r.is_ok() as u64;
-        slot.set(SlotState::Done(r));
-    }
-    inner.stats.commits.fetch_add(acked, Ordering::SeqCst);
+    acknowledge(inner, &turn.slots, &mut turn.outcomes, group_err.as_ref());
 }
 
-/// One leader turn in file mode: the staged commit of the module docs.
-fn lead_file_group(inner: &Inner) {
-    let Some(fm) = &inner.file else {
-        return;
-    };
-    let turn = lock(&fm.turn);
-    let strict = inner.opts.strict_visibility;
-    let level = inner.durability();
-    let write_now = strict || level != Durability::Level0;
-    let sync_now = strict || level == Durability::Level1;
-    let sink = inner.sink.read().unwrap_or_else(|p| p.into_inner()).clone();
-
-    let batch = std::mem::take(&mut lock(&inner.queue).waiting);
-    let mut slots = Vec::with_capacity(batch.len());
-    let mut recs = Vec::with_capacity(batch.len());
-    for w in batch {
-        slots.push(w.slot);
-        recs.push(w.rec);
-    }
-    // 1. Prepare.
-    let (mut outcomes, mut committed, end) = {
-        let mut w = lock(&inner.writer);
-        w.append_group(inner, &mut recs, write_now)
-    };
-    let mut group_err: Option<LogError> = None;
-    if !committed.is_empty() {
-        inner.stats.groups.fetch_add(1, Ordering::SeqCst);
-        if let Err(e) = stage_binlog(inner, fm, &recs, &outcomes, end, sync_now) {
-            group_err = Some(e);
-        }
-    }
-    // 3. Commit: apply, then queue the CommitMark.
-    if group_err.is_none() && !committed.is_empty() {
-        if let Some(s) = &sink {
-            s.apply_group(&mut committed);
-        }
-        lock(&inner.writer).pending_mark = Some(end);
-    }
-    drop(turn);
-    // 4. Acknowledge.
-    hand_off(inner);
+/// Completes each committer's slot with its record's outcome (a group error replaces the
+/// Ok ones) and counts the acknowledged commits.
+pub(crate) fn acknowledge(
+    inner: &Inner,
+    slots: &[Arc<Slot>],
+    outcomes: &mut [RecordOutcome],
+    group_err: Option<&LogError>,
+) {
     let mut acked = 0;
     for (slot, out) in slots.iter().zip(outcomes.iter_mut()) {
-        let r = match (&group_err, std::mem::replace(out, Err(LogError::Closed))) {
+        let r = match (group_err, std::mem::replace(out, Err(LogError::Closed))) {
             (Some(e), Ok(_)) => Err(group_error(e)),
             (_, r) => r,
         };
@@ -355,64 +314,4 @@ fn lead_file_group(inner: &Inner) {
         slot.set(SlotState::Done(r));
     }
     inner.stats.commits.fetch_add(acked, Ordering::SeqCst);
-}
-
-/// Steps 1 (the prepare sync) and 2 of a file-mode group whose records are framed and
-/// written up to `end`. Any error fails the log.
-fn stage_binlog(
-    inner: &Inner,
-    fm: &crate::filemode::FileMode,
-    recs: &[PendingRecord],
-    outcomes: &[RecordOutcome],
-    end: Lsn,
-    sync_now: bool,
-) -> Result<(), LogError> {
-    let crash = |name: &'static str| {
-        inner
-            .fs
-            .crash_point(name)
-            .map_err(|e| LogError::Failed(inner.fail(format!("crash at {name}: {e}"))))
-    };
-    let failed = |what: &str, e: LogError| {
-        LogError::Failed(inner.fail(format!(
-            "{what} failed: {e}; the group stays in doubt until recovery, the log refuses \
-             further writes until restart"
-        )))
-    };
-    if sync_now {
-        sync_to(inner, end)?;
-    }
-    crash("binlog.after_prepare_sync")?;
-    let mut b = lock(&fm.binlog);
-    let mut r = Ok(());
-    for (rec, out) in recs.iter().zip(outcomes) {
-        if out.is_ok() {
-            r = b.classic.append_group(&rec.events);
-            if r.is_err() {
-                break;
-            }
-        }
-    }
-    b.groups_since_sync = b.groups_since_sync.saturating_add(1);
-    fm.publish_stats(&b, &inner.stats);
-    r.map_err(|e| failed("writing the group to the classic binlog", e))?;
-    {
-        let mut p = lock(&inner.progress);
-        p.advance_binlog(end, false);
-    }
-    inner.progress_cv.notify_all();
-    crash("binlog.after_binlog_write")?;
-    if fm.sync_binlog != 0 && b.groups_since_sync >= fm.sync_binlog {
-        let r = b.classic.sync();
-        fm.publish_stats(&b, &inner.stats);
-        r.map_err(|e| failed("fdatasync of the classic binlog", e))?;
-        b.groups_since_sync = 0;
-        {
-            let mut p = lock(&inner.progress);
-            p.advance_binlog(end, true);
-        }
-        inner.progress_cv.notify_all();
-        crash("binlog.after_binlog_sync")?;
-    }
-    Ok(())
 }

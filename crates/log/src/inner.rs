@@ -44,7 +44,8 @@ pub(crate) struct Inner {
     pub writer: Mutex<Writer>,
     pub sync_lock: Mutex<()>,
     pub flusher: FlusherCtl,
-    /// Some in file mode.
+    /// Some in file mode: its commit stage (`file_stage.rs`), which the core calls where
+    /// file mode adds to the engine-mode path.
     pub file: Option<FileMode>,
 }
 

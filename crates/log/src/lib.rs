@@ -32,6 +32,7 @@ mod appender;
 pub mod classic;
 mod cursor;
 pub mod error;
+mod file_stage;
 pub mod filemode;
 mod flusher;
 pub mod frame;

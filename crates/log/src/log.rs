@@ -12,6 +12,7 @@ use onelog_binlog::GtidState;
 
 use crate::classic::ClassicFileInfo;
 use crate::error::LogError;
+use crate::filemode::FileMode;
 use crate::fs::FileSystem;
 use crate::inner::Inner;
 use crate::locks::lock;
@@ -99,14 +100,7 @@ impl Log {
             Some(e) => Err(e),
         };
         if let (Ok(()), Some(fm)) = (&r, &self.inner.file) {
-            let _turn = lock(&fm.turn);
-            let mut b = lock(&fm.binlog);
-            if lock(&self.inner.progress).is_closed() {
-                // A concurrent shutdown closed it already.
-            } else {
-                r = b.classic.close();
-                fm.publish_stats(&b, &self.inner.stats);
-            }
+            r = fm.close(&self.inner);
         }
         self.stop_threads();
         r
@@ -174,24 +168,10 @@ impl Log {
     /// one, as `FLUSH BINARY LOGS` does. Commits wait for the rotation (it holds the writer).
     /// File mode: the classic binlog rotates to its next file too.
     pub fn rotate(&self) -> Result<(), LogError> {
-        let Some(fm) = &self.inner.file else {
-            return lock(&self.inner.writer).rotate_now(&self.inner);
-        };
-        let _turn = lock(&fm.turn);
-        lock(&self.inner.writer).rotate_now(&self.inner)?;
-        let mut b = lock(&fm.binlog);
-        // Durable when it returns: the old file synced, the new one and the index too.
-        let r = b.classic.rotate();
-        b.groups_since_sync = 0;
-        fm.publish_stats(&b, &self.inner.stats);
-        drop(b);
-        r.map_err(|e| {
-            LogError::Failed(self.inner.fail(format!(
-                "rotating the classic binlog failed: {e}; the log refuses further writes until restart"
-            )))
-        })?;
-        binlog_synced_to_end(&self.inner);
-        Ok(())
+        match &self.inner.file {
+            None => lock(&self.inner.writer).rotate_now(&self.inner),
+            Some(fm) => fm.rotate(&self.inner),
+        }
     }
 
     /// `RESET MASTER`: writes and syncs everything appended, then replaces all segments with
@@ -211,28 +191,12 @@ impl Log {
         let _sync = lock(&self.inner.sync_lock);
         let mut w = lock(&self.inner.writer);
         if let Some(fm) = &self.inner.file {
-            if let Some(e) = self.inner.refusal() {
-                return Err(e);
-            }
-            // As `reset_now` does: a full disk refuses the reset with nothing changed.
-            self.inner.preparer.ensure_ready()?;
-            w.seal_now(&self.inner)?;
-            let mut b = lock(&fm.binlog);
-            let r = b.classic.reset();
-            b.groups_since_sync = 0;
-            fm.publish_stats(&b, &self.inner.stats);
-            drop(b);
-            r.map_err(|e| {
-                LogError::Failed(self.inner.fail(format!(
-                    "RESET MASTER of the classic binlog failed: {e}; the log refuses further \
-                     writes until restart"
-                )))
-            })?;
+            fm.reset_binlog(&self.inner, &mut w)?;
         }
         w.reset_now(&self.inner)?;
         drop(w);
-        if self.inner.file.is_some() {
-            binlog_synced_to_end(&self.inner);
+        if let Some(fm) = &self.inner.file {
+            fm.synced_to_end(&self.inner);
         }
         Ok(())
     }
@@ -294,9 +258,7 @@ impl Log {
     /// File mode: the classic binlog files, oldest first (`SHOW BINARY LOGS`); None in
     /// engine mode (the segments are the binlog: [`Log::segments`]).
     pub fn classic_files(&self) -> Option<Vec<ClassicFileInfo>> {
-        let fm = self.inner.file.as_ref()?;
-        let files = lock(&fm.binlog).classic.files();
-        Some(files)
+        self.inner.file.as_ref().map(FileMode::files)
     }
 
     /// Why the log stopped taking writes, if it did.
@@ -308,16 +270,6 @@ impl Log {
     pub fn format_description(&self) -> &[u8] {
         &self.inner.fde
     }
-}
-
-/// File mode, with `FileMode::turn` held and every group appended to the classic binlog and
-/// synced there: everything framed so far is covered by the binlog.
-pub(crate) fn binlog_synced_to_end(inner: &Inner) {
-    let end = lock(&inner.writer).lsn;
-    let mut p = lock(&inner.progress);
-    p.advance_binlog(end, true);
-    drop(p);
-    inner.progress_cv.notify_all();
 }
 
 impl Drop for Log {
