@@ -35,12 +35,13 @@ impl FileMode {
         let sync_now = strict || level == Durability::Level1;
         let sink = inner.sink.read().unwrap_or_else(|p| p.into_inner()).clone();
 
-        let batch = std::mem::take(&mut lock(&inner.queue).waiting);
+        let batch = lock(&inner.queue).take_batch();
         let mut slots = Vec::with_capacity(batch.len());
         let mut recs = Vec::with_capacity(batch.len());
         for w in batch {
-            slots.push(w.slot);
-            recs.push(w.rec);
+            let (slot, rec, _) = w.into_parts();
+            slots.push(slot);
+            recs.push(rec);
         }
         // 1. Prepare.
         let (mut outcomes, mut committed, end) = {

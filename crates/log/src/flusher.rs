@@ -150,27 +150,8 @@ pub(crate) fn run(inner: &Inner) {
     let period = inner.opts.flush_interval;
     let mut next = Instant::now() + period;
     loop {
-        let mark_now = {
-            let mut st = lock(&ctl.state);
-            loop {
-                if st.stop {
-                    return;
-                }
-                let now = Instant::now();
-                if st.mark_due.is_some_and(|due| now >= due) {
-                    st.mark_due = None;
-                    break true;
-                }
-                if now >= next {
-                    break false;
-                }
-                let until = st.mark_due.map_or(next, |due| due.min(next));
-                st = ctl
-                    .cv
-                    .wait_timeout(st, until - now)
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
-            }
+        let Some(mark_now) = ctl.wait(next) else {
+            return;
         };
         if mark_now {
             // Errors are recorded in the failed state, where committers and `failed()` see them.

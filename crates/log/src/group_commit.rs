@@ -87,7 +87,7 @@
 //! and "sink before ack" are unchanged.
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::appender::{group_error, RecordOutcome};
@@ -103,54 +103,30 @@ pub(crate) fn commit(inner: &Inner, rec: PendingRecord) -> Result<CommitReceipt,
     if let Some(e) = inner.refusal() {
         return Err(e);
     }
-    let slot = Arc::new(Slot {
-        state: Mutex::new(SlotState::Waiting),
-        cv: Condvar::new(),
-    });
+    let slot = Slot::new();
     let lead = {
         let mut q = lock(&inner.queue);
-        q.waiting.push(Waiter {
-            slot: slot.clone(),
-            rec,
-            epoch: inner.gather.sync_epoch.load(Ordering::SeqCst),
-        });
-        if q.gather_for.is_some_and(|n| q.waiting.len() >= n) {
-            q.gather_for = None;
-            inner.gather.cv.notify_one();
+        let (lead, reached) = q.push(Waiter::new(slot.clone(), rec, inner.gather.epoch()));
+        if reached {
+            inner.gather.notify();
         }
-        !std::mem::replace(&mut q.leader, true)
+        lead
     };
     if !lead {
-        let mut s = lock(&slot.state);
-        loop {
-            match std::mem::replace(&mut *s, SlotState::Waiting) {
-                SlotState::Done(r) => return r,
-                SlotState::Lead => break,
-                SlotState::Waiting => s = slot.cv.wait(s).unwrap_or_else(|p| p.into_inner()),
-            }
+        if let Some(r) = slot.wait() {
+            return r;
         }
     }
     match &inner.file {
         Some(fm) => fm.lead_group(inner),
         None => lead_one_group(inner),
     }
-    let mut s = lock(&slot.state);
-    match std::mem::replace(&mut *s, SlotState::Waiting) {
-        SlotState::Done(r) => r,
-        // Unreachable: the leader's own record is always in the group it led.
-        _ => Err(LogError::Failed(
-            "internal error: leader's record was not committed".into(),
-        )),
-    }
+    slot.take_done()
 }
 
 /// Passes leadership to the first waiter, or releases it.
 pub(crate) fn hand_off(inner: &Inner) {
-    let mut q = lock(&inner.queue);
-    match q.waiting.first() {
-        Some(w) => w.slot.set(SlotState::Lead),
-        None => q.leader = false,
-    }
+    lock(&inner.queue).hand_off();
 }
 
 /// What one leader turn committed: possibly two batches at level 1 (see module docs).
@@ -174,16 +150,17 @@ fn append_batch(
     strict: bool,
     sink: &Option<Arc<dyn GroupSink>>,
 ) {
-    let batch = std::mem::take(&mut lock(&inner.queue).waiting);
+    let batch = lock(&inner.queue).take_batch();
     if batch.is_empty() {
         return;
     }
     let mut slots = Vec::with_capacity(batch.len());
     let mut recs = Vec::with_capacity(batch.len());
     for w in batch {
-        slots.push(w.slot);
-        recs.push(w.rec);
-        turn.epochs.push(w.epoch);
+        let (slot, rec, epoch) = w.into_parts();
+        slots.push(slot);
+        recs.push(rec);
+        turn.epochs.push(epoch);
     }
     let (outcomes, mut committed, end) = {
         let mut w = lock(&inner.writer);
@@ -214,35 +191,28 @@ fn gather(inner: &Inner, turn: &Turn) {
     if bound < MIN_GATHER {
         return;
     }
-    let epoch = inner.gather.sync_epoch.load(Ordering::SeqCst);
-    let older = |e: &u64| *e < epoch;
+    let epoch = inner.gather.epoch();
     let mut q = lock(&inner.queue);
-    let prev = q.last_sync_records;
+    let prev = q.last_sync_records();
     if prev <= 1 {
         return;
     }
-    let old = turn.epochs.iter().filter(|e| older(e)).count()
-        + q.waiting.iter().filter(|w| older(&w.epoch)).count();
+    let old = turn.epochs.iter().filter(|&&e| e < epoch).count() + q.waiting_before(epoch);
     let target = prev + old;
     let have = turn.slots.len();
-    if have + q.waiting.len() >= target {
+    if have + q.waiting() >= target {
         return;
     }
     let deadline = Instant::now() + bound;
     loop {
         let now = Instant::now();
-        if have + q.waiting.len() >= target || now >= deadline {
+        if have + q.waiting() >= target || now >= deadline {
             break;
         }
-        q.gather_for = Some(target - have);
-        q = inner
-            .gather
-            .cv
-            .wait_timeout(q, deadline - now)
-            .unwrap_or_else(|p| p.into_inner())
-            .0;
+        q.set_gather_for(Some(target - have));
+        q = inner.gather.wait(q, deadline - now);
     }
-    q.gather_for = None;
+    q.set_gather_for(None);
 }
 
 fn lead_one_group(inner: &Inner) {
@@ -271,7 +241,7 @@ fn lead_one_group(inner: &Inner) {
             }
             // Committers that queued while the previous sync ran join this sync.
             append_batch(inner, &mut turn, write_now, strict, &sink);
-            lock(&inner.queue).last_sync_records = turn.slots.len();
+            lock(&inner.queue).set_last_sync_records(turn.slots.len());
             hand_off(inner);
             handed = true;
             Some(turn.end)
