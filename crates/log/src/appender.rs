@@ -70,29 +70,96 @@ pub const LEVEL0_WRITE_THRESHOLD: usize = 1 << 20;
 pub const MAX_UNSYNCED: u64 = 8 << 20;
 
 pub(crate) struct Writer {
-    pub seg_number: u64,
-    pub seg_path: PathBuf,
-    pub seg_file: Arc<dyn File>,
-    pub seg_start_lsn: Lsn,
-    pub header_len: u64,
+    seg_number: u64,
+    seg_path: PathBuf,
+    seg_file: Arc<dyn File>,
+    seg_start_lsn: Lsn,
+    header_len: u64,
     /// End of the framed records (pending included).
-    pub lsn: Lsn,
+    lsn: Lsn,
     /// End of the records written to the file.
-    pub written: Lsn,
-    pub pending: Vec<u8>,
-    pub state: GtidState,
-    pub next_state_lsn: Lsn,
+    written: Lsn,
+    pending: Vec<u8>,
+    state: GtidState,
+    next_state_lsn: Lsn,
     /// File mode: the CommitMark (its committed LSN) to frame before anything else.
-    pub pending_mark: Option<Lsn>,
+    pending_mark: Option<Lsn>,
     /// Bytes every frame leaves free after it in its segment (`COMMIT_MARK_LEN` in file
     /// mode, 0 in engine mode).
-    pub mark_reserve: u64,
+    mark_reserve: u64,
     /// The synced LSN the last SyncMark named (or the end recovery started from).
-    pub marked: Lsn,
+    marked: Lsn,
     /// False while appending to a version-1 segment (no SyncMarks there).
-    pub sync_marks: bool,
+    sync_marks: bool,
     /// The log end an idle SyncMark was written (and synced) at, if any (module invariants).
-    pub idle_marked: Option<Lsn>,
+    idle_marked: Option<Lsn>,
+}
+
+impl Writer {
+    /// The writer recovery leaves: appending to the segment `seg` (open as `file`, of format
+    /// version 2 unless `!sync_marks`) at `lsn`, where the GTID state is `state`.
+    pub fn recovered(
+        seg: &SegmentMeta,
+        file: Arc<dyn File>,
+        lsn: Lsn,
+        state: GtidState,
+        state_interval: u64,
+        file_mode: bool,
+        sync_marks: bool,
+    ) -> Self {
+        Writer {
+            seg_number: seg.number,
+            seg_path: seg.path.clone(),
+            seg_file: file,
+            seg_start_lsn: seg.start_lsn,
+            header_len: seg.header_len,
+            lsn,
+            written: lsn,
+            pending: Vec::with_capacity(64 << 10),
+            state,
+            next_state_lsn: lsn + state_interval.max(1),
+            pending_mark: None,
+            mark_reserve: if file_mode {
+                frame::COMMIT_MARK_LEN as u64
+            } else {
+                0
+            },
+            marked: lsn,
+            sync_marks,
+            idle_marked: None,
+        }
+    }
+
+    /// End of the framed records (pending included).
+    pub fn lsn(&self) -> Lsn {
+        self.lsn
+    }
+
+    /// End of the records written to the file.
+    pub fn written(&self) -> Lsn {
+        self.written
+    }
+
+    /// The GTID state at `lsn`.
+    pub fn state(&self) -> &GtidState {
+        &self.state
+    }
+
+    /// The current segment's file and path.
+    pub fn segment_file(&self) -> (&Arc<dyn File>, &PathBuf) {
+        (&self.seg_file, &self.seg_path)
+    }
+
+    /// File mode: the group ending at `end` is committed; its CommitMark is framed before
+    /// anything else the writer frames next.
+    pub fn queue_commit_mark(&mut self, end: Lsn) {
+        debug_assert!(
+            end <= self.lsn,
+            "CommitMark for {end} beyond the end {}",
+            self.lsn
+        );
+        self.pending_mark = Some(end);
+    }
 }
 
 /// What the leader gets back for one record of its group.

@@ -60,7 +60,7 @@ impl FileMode {
             if let Some(s) = &sink {
                 s.apply_group(&mut committed);
             }
-            lock(&inner.writer).pending_mark = Some(end);
+            lock(&inner.writer).queue_commit_mark(end);
         }
         drop(turn);
         // 4. Acknowledge.
@@ -148,7 +148,7 @@ impl FileMode {
         let all_synced = b.groups_since_sync == 0;
         drop(b);
         // With `turn` held every framed group is in the binlog.
-        let end = lock(&inner.writer).lsn;
+        let end = lock(&inner.writer).lsn();
         let mut p = lock(&inner.progress);
         p.advance_binlog(end, all_synced);
         drop(p);
@@ -215,7 +215,7 @@ impl FileMode {
     /// With `turn` held and every group appended to the classic binlog and synced there:
     /// everything framed so far is covered by the binlog.
     pub(crate) fn synced_to_end(&self, inner: &Inner) {
-        let end = lock(&inner.writer).lsn;
+        let end = lock(&inner.writer).lsn();
         let mut p = lock(&inner.progress);
         p.advance_binlog(end, true);
         drop(p);

@@ -88,7 +88,10 @@ pub(crate) fn idle_mark(inner: &Inner) -> Result<(), LogError> {
     let (file, path) = {
         let mut w = lock(&inner.writer);
         match w.write_idle_mark(inner) {
-            Ok(true) => (w.seg_file.clone(), w.seg_path.clone()),
+            Ok(true) => {
+                let (file, path) = w.segment_file();
+                (file.clone(), path.clone())
+            }
             Ok(false) => return Ok(()),
             Err(e) => {
                 let msg = inner.fail(format!("{e}; the log refuses further writes until restart"));
@@ -134,7 +137,7 @@ fn flush_impl(inner: &Inner, sync_binlog: bool) -> Result<(), LogError> {
                 _ => LogError::Failed(msg),
             });
         }
-        w.written
+        w.written()
     };
     sync_to(inner, target)?;
     if let Some(fm) = &inner.file {

@@ -135,7 +135,7 @@ impl Log {
 
     /// The GTID state as of the last record appended.
     pub fn gtid_state(&self) -> GtidState {
-        lock(&self.inner.writer).state.clone()
+        lock(&self.inner.writer).state().clone()
     }
 
     /// The LSN below which everything survives a crash. File mode: also synced in the

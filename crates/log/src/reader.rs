@@ -93,7 +93,7 @@ impl LogReader {
                 }
             }
             ReadStart::Gtid(pos) => {
-                let now = lock(&r.inner.writer).state.clone();
+                let now = lock(&r.inner.writer).state().clone();
                 for g in pos.iter() {
                     if now.last(g.domain_id).is_some() && g.seq_no >= now.next_seq(g.domain_id) {
                         return Err(LogError::GtidNotFound(format!(

@@ -551,27 +551,15 @@ fn build_inner(
 ) -> Inner {
     let lsn = tail.lsn;
     let last = &segs.last;
-    let writer = Writer {
-        seg_number: last.number,
-        seg_path: last.path.clone(),
-        seg_file: segs.file.clone(),
-        seg_start_lsn: last.start_lsn,
-        header_len: last.header_len,
+    let writer = Writer::recovered(
+        last,
+        segs.file.clone(),
         lsn,
-        written: lsn,
-        pending: Vec::with_capacity(64 << 10),
-        state: tail.state,
-        next_state_lsn: lsn + opts.state_interval.max(1),
-        pending_mark: None,
-        mark_reserve: if file_mode.is_some() {
-            frame::COMMIT_MARK_LEN as u64
-        } else {
-            0
-        },
-        marked: lsn,
-        sync_marks: segs.last_version >= 2,
-        idle_marked: None,
-    };
+        tail.state,
+        opts.state_interval,
+        file_mode.is_some(),
+        segs.last_version >= 2,
+    );
     let progress = Progress::recovered(lsn, segs.file, last.path.clone(), file_mode.is_some());
     Inner {
         shared: Shared {
