@@ -11,7 +11,8 @@
 //!
 //! Invariants: every group starting below `Progress::binlog_written` is in the classic
 //! binlog, below `binlog_synced` synced there (`Progress::advance_binlog` asserts they
-//! never move back); they advance only with `turn` held; any binlog error fails the log.
+//! never move back); they advance only with `turn` held (asserted); any binlog error fails
+//! the log.
 
 use std::sync::atomic::Ordering;
 
@@ -78,6 +79,10 @@ impl FileMode {
         end: Lsn,
         sync_now: bool,
     ) -> Result<(), LogError> {
+        debug_assert!(
+            self.turn.try_lock().is_err(),
+            "file mode's binlog positions advance only under turn"
+        );
         let fm = self;
         let crash = |name: &'static str| {
             inner
@@ -132,6 +137,10 @@ impl FileMode {
     /// After the engine part of a flush (with `turn` held): syncs the classic binlog when
     /// `sync_binlog` (an explicit flush) and publishes how far it holds and syncs the log.
     pub(crate) fn flushed(&self, inner: &Inner, sync_binlog: bool) -> Result<(), LogError> {
+        debug_assert!(
+            self.turn.try_lock().is_err(),
+            "file mode's binlog positions advance only under turn"
+        );
         let fm = self;
         let mut b = lock(&fm.binlog);
         if sync_binlog && b.groups_since_sync > 0 {
@@ -215,6 +224,10 @@ impl FileMode {
     /// With `turn` held and every group appended to the classic binlog and synced there:
     /// everything framed so far is covered by the binlog.
     pub(crate) fn synced_to_end(&self, inner: &Inner) {
+        debug_assert!(
+            self.turn.try_lock().is_err(),
+            "file mode's binlog positions advance only under turn"
+        );
         let end = lock(&inner.writer).lsn();
         let mut p = lock(&inner.progress);
         p.advance_binlog(end, true);

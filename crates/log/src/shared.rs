@@ -7,8 +7,9 @@
 //! none of the modules that take an `Inner`, so the crate's modules form no import circle.
 //!
 //! Invariants: `fsync_gate` is held across every fdatasync of a segment, and a sync is never
-//! attempted once the log failed (checked under the gate, asserted after it: the failed
-//! state is only entered, never left); the progress invariants are `progress.rs`'s.
+//! attempted once the log failed (checked under the gate; a failed sync enters the failed
+//! state before it returns, asserted; the state is never left); the progress invariants are
+//! `progress.rs`'s.
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -81,8 +82,14 @@ impl Shared {
             return Err(e);
         }
         self.stats.fsyncs.fetch_add(1, Ordering::SeqCst);
-        file.sync_data()
-            .map_err(|e| LogError::Failed(self.fail(what(e))))
+        file.sync_data().map_err(|e| {
+            let msg = self.fail(what(e));
+            debug_assert!(
+                self.refusal().is_some(),
+                "a failed sync left the log writable"
+            );
+            LogError::Failed(msg)
+        })
     }
 
     /// Enters the failed state (the first reason wins) and wakes everybody.
