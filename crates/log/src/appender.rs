@@ -55,8 +55,11 @@ use onelog_binlog::{Gtid, GtidState};
 use crate::error::{is_enospc, LogError};
 use crate::frame;
 use crate::fs::File;
-use crate::log::{lock, Inner, SegmentMeta};
+use crate::locks::lock;
+use crate::position;
+use crate::seglist::SegmentMeta;
 use crate::segment::{self, SegmentHeader, PREPARED_NAME};
+use crate::shared::Shared;
 use crate::{CommitReceipt, CommittedRecord, GtidAssign, Lsn, PendingRecord, RecordKind};
 
 /// At level 0, buffered bytes past this are written without waiting for the flusher.
@@ -67,33 +70,151 @@ pub const LEVEL0_WRITE_THRESHOLD: usize = 1 << 20;
 pub const MAX_UNSYNCED: u64 = 8 << 20;
 
 pub(crate) struct Writer {
-    pub seg_number: u64,
-    pub seg_path: PathBuf,
-    pub seg_file: Arc<dyn File>,
-    pub seg_start_lsn: Lsn,
-    pub header_len: u64,
+    seg_number: u64,
+    seg_path: PathBuf,
+    seg_file: Arc<dyn File>,
+    seg_start_lsn: Lsn,
+    header_len: u64,
     /// End of the framed records (pending included).
-    pub lsn: Lsn,
+    lsn: Lsn,
     /// End of the records written to the file.
-    pub written: Lsn,
-    pub pending: Vec<u8>,
-    pub state: GtidState,
-    pub next_state_lsn: Lsn,
+    written: Lsn,
+    pending: Vec<u8>,
+    state: GtidState,
+    next_state_lsn: Lsn,
     /// File mode: the CommitMark (its committed LSN) to frame before anything else.
-    pub pending_mark: Option<Lsn>,
+    pending_mark: Option<Lsn>,
     /// Bytes every frame leaves free after it in its segment (`COMMIT_MARK_LEN` in file
     /// mode, 0 in engine mode).
-    pub mark_reserve: u64,
+    mark_reserve: u64,
     /// The synced LSN the last SyncMark named (or the end recovery started from).
-    pub marked: Lsn,
+    marked: Lsn,
     /// False while appending to a version-1 segment (no SyncMarks there).
-    pub sync_marks: bool,
+    sync_marks: bool,
     /// The log end an idle SyncMark was written (and synced) at, if any (module invariants).
-    pub idle_marked: Option<Lsn>,
+    idle_marked: Option<Lsn>,
+}
+
+impl Writer {
+    /// The writer recovery leaves: appending to the segment `seg` (open as `file`, of format
+    /// version 2 unless `!sync_marks`) at `lsn`, where the GTID state is `state`.
+    pub fn recovered(
+        seg: &SegmentMeta,
+        file: Arc<dyn File>,
+        lsn: Lsn,
+        state: GtidState,
+        state_interval: u64,
+        file_mode: bool,
+        sync_marks: bool,
+    ) -> Self {
+        Writer {
+            seg_number: seg.number,
+            seg_path: seg.path.clone(),
+            seg_file: file,
+            seg_start_lsn: seg.start_lsn,
+            header_len: seg.header_len,
+            lsn,
+            written: lsn,
+            pending: Vec::with_capacity(64 << 10),
+            state,
+            next_state_lsn: lsn + state_interval.max(1),
+            pending_mark: None,
+            mark_reserve: if file_mode {
+                frame::COMMIT_MARK_LEN as u64
+            } else {
+                0
+            },
+            marked: lsn,
+            sync_marks,
+            idle_marked: None,
+        }
+    }
+
+    /// End of the framed records (pending included).
+    pub fn lsn(&self) -> Lsn {
+        self.lsn
+    }
+
+    /// End of the records written to the file.
+    pub fn written(&self) -> Lsn {
+        self.written
+    }
+
+    /// The GTID state at `lsn`.
+    pub fn state(&self) -> &GtidState {
+        &self.state
+    }
+
+    /// The current segment's file and path.
+    pub fn segment_file(&self) -> (&Arc<dyn File>, &PathBuf) {
+        (&self.seg_file, &self.seg_path)
+    }
+
+    /// File mode: the group ending at `end` is committed; its CommitMark is framed before
+    /// anything else the writer frames next.
+    pub fn queue_commit_mark(&mut self, end: Lsn) {
+        debug_assert!(
+            end <= self.lsn,
+            "CommitMark for {end} beyond the end {}",
+            self.lsn
+        );
+        self.pending_mark = Some(end);
+    }
 }
 
 /// What the leader gets back for one record of its group.
 pub(crate) type RecordOutcome = Result<CommitReceipt, LogError>;
+
+/// Checks every record of a group: Ok (a placeholder receipt) for those the log takes,
+/// `InvalidRecord` for the others. Returns the outcomes and the framed bytes of the Ok ones.
+fn check_group(
+    batch: &[PendingRecord],
+    max_frame: u64,
+    commit_id: u64,
+) -> (Vec<RecordOutcome>, u64) {
+    let mut outcomes: Vec<RecordOutcome> = Vec::with_capacity(batch.len());
+    let mut total = 0u64;
+    for rec in batch {
+        match check_record(rec, max_frame) {
+            Err(why) => outcomes.push(Err(LogError::InvalidRecord(why))),
+            Ok(len) => {
+                total += len;
+                outcomes.push(Ok(CommitReceipt {
+                    gtid: Gtid::new(0, 0, 0),
+                    lsn: 0,
+                    end_lsn: 0,
+                    commit_id,
+                }));
+            }
+        }
+    }
+    (outcomes, total)
+}
+
+/// The framed length of a record the log takes, or why it refuses it.
+fn check_record(rec: &PendingRecord, max_frame: u64) -> Result<u64, String> {
+    let len = frame::event_record_len(rec.events.len(), rec.aux.len()) as u64;
+    if matches!(
+        rec.kind,
+        RecordKind::GtidState | RecordKind::CommitMark | RecordKind::SyncMark
+    ) {
+        Err(format!(
+            "{:?} records are written by the log itself",
+            rec.kind
+        ))
+    } else if rec.events.len() < GTID_EVENT_LEN {
+        Err(format!(
+            "event group of {} bytes cannot start with a GTID event",
+            rec.events.len()
+        ))
+    } else if len > max_frame || len > u32::MAX as u64 {
+        Err(format!(
+            "record of {len} bytes is larger than a segment can hold ({max_frame} bytes)"
+        ))
+    } else {
+        Ok(len)
+    }
+}
 
 /// Clones an error for each committer of a failed group.
 pub(crate) fn group_error(e: &LogError) -> LogError {
@@ -111,15 +232,15 @@ pub(crate) fn group_error(e: &LogError) -> LogError {
 
 impl Writer {
     fn file_offset(&self, lsn: Lsn) -> u64 {
-        self.header_len + (lsn - self.seg_start_lsn)
+        position::offset_in_segment(self.header_len, self.seg_start_lsn, lsn)
     }
 
-    fn fits(&self, inner: &Inner, frame_len: usize) -> bool {
+    fn fits(&self, inner: &Shared, frame_len: usize) -> bool {
         self.file_offset(self.lsn) + frame_len as u64 + self.mark_reserve <= inner.opts.segment_size
     }
 
     /// File mode: frames the pending CommitMark (see the module invariants).
-    pub fn frame_commit_mark(&mut self, inner: &Inner) {
+    pub fn frame_commit_mark(&mut self, inner: &Shared) {
         let Some(committed) = self.pending_mark.take() else {
             return;
         };
@@ -135,11 +256,11 @@ impl Writer {
 
     /// Frames a SyncMark naming the durable LSN when it moved past the last one named (see
     /// the module invariants); nothing when it does not fit before the mark reserve.
-    fn frame_sync_mark(&mut self, inner: &Inner) {
+    fn frame_sync_mark(&mut self, inner: &Shared) {
         if !self.sync_marks {
             return;
         }
-        let durable = lock(&inner.progress).durable;
+        let durable = lock(&inner.progress).durable();
         if durable <= self.marked || !self.fits(inner, frame::SYNC_MARK_LEN) {
             return;
         }
@@ -155,8 +276,8 @@ impl Writer {
 
     /// Writes the SyncMark the next group will frame at the log's end, without taking LSN
     /// space (module invariants); true when written (the caller syncs the segment).
-    pub fn write_idle_mark(&mut self, inner: &Inner) -> Result<bool, LogError> {
-        let durable = lock(&inner.progress).durable;
+    pub fn write_idle_mark(&mut self, inner: &Shared) -> Result<bool, LogError> {
+        let durable = lock(&inner.progress).durable();
         let idle = self.sync_marks
             && self.pending.is_empty()
             && self.written == self.lsn
@@ -185,7 +306,7 @@ impl Writer {
     }
 
     /// Largest frame an empty segment (with a header for the current state) can hold.
-    fn max_frame(&self, inner: &Inner) -> u64 {
+    fn max_frame(&self, inner: &Shared) -> u64 {
         let mut st = Vec::new();
         self.state.encode(&mut st);
         inner
@@ -197,7 +318,7 @@ impl Writer {
 
     /// Records a failure of the appender: the log enters the failed state. Returns the error
     /// the group's committers get (StorageFull stays StorageFull).
-    fn failure(&self, inner: &Inner, e: LogError) -> LogError {
+    fn failure(&self, inner: &Shared, e: LogError) -> LogError {
         let msg = inner.fail(format!("{e}; the log refuses further writes until restart"));
         match e {
             LogError::StorageFull { .. } => e,
@@ -210,98 +331,116 @@ impl Writer {
     /// failure every record of the group gets the error.
     pub fn append_group(
         &mut self,
-        inner: &Inner,
+        inner: &Shared,
         batch: &mut [PendingRecord],
         write_now: bool,
     ) -> (Vec<RecordOutcome>, Vec<CommittedRecord>, Lsn) {
-        if let Some(e) = inner.refusal() {
-            return (
+        match self.try_append_group(inner, batch, write_now) {
+            Ok((outcomes, committed)) => (outcomes, committed, self.lsn),
+            Err(e) => (
                 batch.iter().map(|_| Err(group_error(&e))).collect(),
                 Vec::new(),
                 self.lsn,
-            );
+            ),
+        }
+    }
+
+    /// [`Self::append_group`]'s steps; Err is the error every record of the group gets.
+    fn try_append_group(
+        &mut self,
+        inner: &Shared,
+        batch: &mut [PendingRecord],
+        write_now: bool,
+    ) -> Result<(Vec<RecordOutcome>, Vec<CommittedRecord>), LogError> {
+        if let Some(e) = inner.refusal() {
+            return Err(e);
         }
         let commit_id = self.lsn + 1;
         let max_frame = self.max_frame(inner);
-        let mut outcomes: Vec<RecordOutcome> = Vec::with_capacity(batch.len());
-        let mut total = 0u64;
-        for rec in batch.iter() {
-            let len = frame::event_record_len(rec.events.len(), rec.aux.len()) as u64;
-            let bad = if matches!(
-                rec.kind,
-                RecordKind::GtidState | RecordKind::CommitMark | RecordKind::SyncMark
-            ) {
-                Some(format!(
-                    "{:?} records are written by the log itself",
-                    rec.kind
-                ))
-            } else if rec.events.len() < GTID_EVENT_LEN {
-                Some(format!(
-                    "event group of {} bytes cannot start with a GTID event",
-                    rec.events.len()
-                ))
-            } else if len > max_frame || len > u32::MAX as u64 {
-                Some(format!(
-                    "record of {len} bytes is larger than a segment can hold ({max_frame} bytes)"
-                ))
-            } else {
-                None
-            };
-            match bad {
-                Some(why) => outcomes.push(Err(LogError::InvalidRecord(why))),
-                None => {
-                    total += len;
-                    outcomes.push(Ok(CommitReceipt {
-                        gtid: Gtid::new(0, 0, 0),
-                        lsn: 0,
-                        end_lsn: 0,
-                        commit_id,
-                    }));
-                }
-            }
-        }
-        // Make sure a rotation this group may need can happen before touching anything.
-        if total > 0 && self.file_offset(self.lsn) + total + 4096 > inner.opts.segment_size {
-            if let Err(e) = inner.preparer.ensure_ready() {
-                let e = match e {
-                    LogError::StorageFull { .. } | LogError::Closed => e,
-                    other => {
-                        LogError::Failed(format!("could not prepare the next segment: {other}"))
-                    }
-                };
-                return (
-                    batch.iter().map(|_| Err(group_error(&e))).collect(),
-                    Vec::new(),
-                    self.lsn,
-                );
-            }
-        }
+        let (mut outcomes, total) = check_group(batch, max_frame, commit_id);
+        self.make_room(inner, total)?;
         self.frame_commit_mark(inner);
         if total > 0 {
             self.frame_sync_mark(inner);
         }
-        // File mode: a group must not span segments. Recovery counts every record of a sealed
-        // segment as committed, but a group is only committed once it is in the classic
-        // binlog, which happens after this prepare: records of this group sealed in the
-        // current segment by a rotation in the middle of it would be committed by a crash
-        // before the binlog write (the logs would diverge). So rotate first, the seal then
-        // ending with the mark of the previous group. Only a group larger than an empty
-        // segment still spans segments (see the module invariants).
+        self.keep_group_in_one_segment(inner, total, max_frame)?;
+        let committed = self.frame_records(inner, batch, &mut outcomes, commit_id)?;
+        if !committed.is_empty() && self.lsn >= self.next_state_lsn {
+            self.frame_state(inner);
+        }
+        {
+            let mut p = lock(&inner.progress);
+            p.set_end(self.lsn);
+        }
+        if write_now || self.pending.len() >= LEVEL0_WRITE_THRESHOLD {
+            self.write_pending(inner)
+                .map_err(|e| self.failure(inner, e))?;
+        }
+        self.debug_check();
+        Ok((outcomes, committed))
+    }
+
+    /// The module invariants on the buffered bytes (debug builds): `written <= lsn` and
+    /// `pending` holds exactly the bytes of `written..lsn`.
+    fn debug_check(&self) {
+        debug_assert!(
+            self.written <= self.lsn,
+            "written {} past lsn {}",
+            self.written,
+            self.lsn
+        );
+        debug_assert_eq!(
+            self.pending.len() as u64,
+            self.lsn - self.written,
+            "pending does not hold exactly written..lsn"
+        );
+    }
+
+    /// Makes sure a rotation a group of `total` bytes may need can happen, before anything
+    /// of the group is touched.
+    fn make_room(&self, inner: &Shared, total: u64) -> Result<(), LogError> {
+        if total == 0 || self.file_offset(self.lsn) + total + 4096 <= inner.opts.segment_size {
+            return Ok(());
+        }
+        inner.preparer.ensure_ready().map_err(|e| match e {
+            LogError::StorageFull { .. } | LogError::Closed => e,
+            other => LogError::Failed(format!("could not prepare the next segment: {other}")),
+        })
+    }
+
+    /// File mode: a group must not span segments. Recovery counts every record of a sealed
+    /// segment as committed, but a group is only committed once it is in the classic
+    /// binlog, which happens after this prepare: records of this group sealed in the
+    /// current segment by a rotation in the middle of it would be committed by a crash
+    /// before the binlog write (the logs would diverge). So rotate first, the seal then
+    /// ending with the mark of the previous group. Only a group larger than an empty
+    /// segment still spans segments (see the module invariants).
+    fn keep_group_in_one_segment(
+        &mut self,
+        inner: &Shared,
+        total: u64,
+        max_frame: u64,
+    ) -> Result<(), LogError> {
         if self.mark_reserve > 0
             && total > 0
             && self.lsn > self.seg_start_lsn
             && !self.fits(inner, total as usize)
             && total <= max_frame
         {
-            if let Err(e) = self.rotate(inner) {
-                let e = self.failure(inner, e);
-                return (
-                    batch.iter().map(|_| Err(group_error(&e))).collect(),
-                    Vec::new(),
-                    self.lsn,
-                );
-            }
+            self.rotate(inner).map_err(|e| self.failure(inner, e))?;
         }
+        Ok(())
+    }
+
+    /// Frames the records of `batch` whose outcome is still Ok (assigning GTIDs, patching
+    /// the GTID events, rotating when a record does not fit) and fills in their receipts.
+    fn frame_records(
+        &mut self,
+        inner: &Shared,
+        batch: &mut [PendingRecord],
+        outcomes: &mut [RecordOutcome],
+        commit_id: u64,
+    ) -> Result<Vec<CommittedRecord>, LogError> {
         let mut committed = Vec::with_capacity(batch.len());
         for (rec, out) in batch.iter_mut().zip(outcomes.iter_mut()) {
             let Ok(receipt) = out else { continue };
@@ -318,14 +457,11 @@ impl Writer {
             }
             let len = frame::event_record_len(rec.events.len(), rec.aux.len());
             if !self.fits(inner, len) {
-                if let Err(e) = self.rotate(inner) {
-                    let e = self.failure(inner, e);
-                    return (
-                        batch.iter().map(|_| Err(group_error(&e))).collect(),
-                        Vec::new(),
-                        self.lsn,
-                    );
-                }
+                self.rotate(inner).map_err(|e| self.failure(inner, e))?;
+                debug_assert!(
+                    self.fits(inner, len),
+                    "a record of {len} bytes would span segments"
+                );
             }
             let lsn = self.lsn;
             frame::encode_event_record(&mut self.pending, rec.kind, &rec.events, &rec.aux);
@@ -343,35 +479,23 @@ impl Writer {
                 payload: rec.payload.take(),
             });
         }
-        if !committed.is_empty() && self.lsn >= self.next_state_lsn {
-            let mut st = Vec::new();
-            frame::encode_state_record(&mut st, &self.state);
-            if self.fits(inner, st.len()) {
-                self.pending.extend_from_slice(&st);
-                self.lsn += st.len() as u64;
-            }
-            self.next_state_lsn = self.lsn + inner.opts.state_interval.max(1);
+        Ok(committed)
+    }
+
+    /// Frames a GtidState record (every `state_interval` bytes) when it fits the segment.
+    fn frame_state(&mut self, inner: &Shared) {
+        let mut st = Vec::new();
+        frame::encode_state_record(&mut st, &self.state);
+        if self.fits(inner, st.len()) {
+            self.pending.extend_from_slice(&st);
+            self.lsn += st.len() as u64;
         }
-        {
-            let mut p = lock(&inner.progress);
-            p.set_end(self.lsn);
-        }
-        if write_now || self.pending.len() >= LEVEL0_WRITE_THRESHOLD {
-            if let Err(e) = self.write_pending(inner) {
-                let e = self.failure(inner, e);
-                return (
-                    batch.iter().map(|_| Err(group_error(&e))).collect(),
-                    Vec::new(),
-                    self.lsn,
-                );
-            }
-        }
-        (outcomes, committed, self.lsn)
+        self.next_state_lsn = self.lsn + inner.opts.state_interval.max(1);
     }
 
     /// Writes the buffered records to the current segment with one write (several, with a
     /// sync before each, when that would leave more than [`MAX_UNSYNCED`] bytes unsynced).
-    pub fn write_pending(&mut self, inner: &Inner) -> Result<(), LogError> {
+    pub fn write_pending(&mut self, inner: &Shared) -> Result<(), LogError> {
         if self.pending.is_empty() {
             return Ok(());
         }
@@ -384,7 +508,7 @@ impl Writer {
         crash("commit.before_write")?;
         // Bytes before `self.written` that may not be durable (an over-estimate when a
         // previous call synced in the middle of a record: that only syncs earlier).
-        let durable = lock(&inner.progress).durable;
+        let durable = lock(&inner.progress).durable();
         let mut unsynced = self.written.saturating_sub(durable);
         let mut done = 0usize;
         while done < self.pending.len() {
@@ -420,18 +544,19 @@ impl Writer {
             let mut p = lock(&inner.progress);
             // Records framed by a group still being framed (a rotation seals in the middle of
             // it) are written before the group publishes its end: they are part of the end.
-            if p.end < self.lsn {
+            if p.end() < self.lsn {
                 p.set_end(self.lsn);
             }
             p.set_written(self.written);
         }
         inner.progress_cv.notify_all();
+        self.debug_check();
         Ok(())
     }
 
     /// Syncs the current segment from under the writer lock (the `MAX_UNSYNCED` bound): what
     /// is written up to `self.written` becomes durable. A failure fails the log at once.
-    fn sync_written(&self, inner: &Inner) -> Result<(), LogError> {
+    fn sync_written(&self, inner: &Shared) -> Result<(), LogError> {
         let (path, offset) = (&self.seg_path, self.file_offset(self.written));
         inner.fdatasync(&*self.seg_file, |e| {
             let e = LogError::io(path, offset, "fdatasync segment (unsynced-bytes bound)", e);
@@ -448,7 +573,7 @@ impl Writer {
     /// `FLUSH BINARY LOGS`: closes the current segment (even an empty one) and continues in a
     /// new one. A failure to prepare the next segment leaves the log as it was; a failure
     /// while rotating fails the log like any appender failure.
-    pub fn rotate_now(&mut self, inner: &Inner) -> Result<(), LogError> {
+    pub fn rotate_now(&mut self, inner: &Shared) -> Result<(), LogError> {
         if let Some(e) = inner.refusal() {
             return Err(e);
         }
@@ -460,7 +585,7 @@ impl Writer {
     /// segment with a new `binlog-000001.olog` starting at the current end LSN with an empty
     /// GTID state (see `segment::install_reset` for the crash-safe order). A failure to
     /// prepare the new segment leaves the log as it was; a later failure fails the log.
-    pub fn reset_now(&mut self, inner: &Inner) -> Result<(), LogError> {
+    pub fn reset_now(&mut self, inner: &Shared) -> Result<(), LogError> {
         if let Some(e) = inner.refusal() {
             return Err(e);
         }
@@ -470,14 +595,14 @@ impl Writer {
 
     /// Writes everything framed (the pending CommitMark included) and syncs it; a failure
     /// fails the log.
-    pub fn seal_now(&mut self, inner: &Inner) -> Result<(), LogError> {
+    pub fn seal_now(&mut self, inner: &Shared) -> Result<(), LogError> {
         if let Some(e) = inner.refusal() {
             return Err(e);
         }
         self.seal(inner).map_err(|e| self.failure(inner, e))
     }
 
-    fn reset(&mut self, inner: &Inner) -> Result<(), LogError> {
+    fn reset(&mut self, inner: &Shared) -> Result<(), LogError> {
         self.seal(inner)?;
         // Already reset and nothing written since: the only segment is an empty number 1 with
         // an empty state (replacing it would only confuse a reader waiting in it).
@@ -497,9 +622,7 @@ impl Writer {
             segment::install_reset(&*inner.fs, dir, &dir.join(PREPARED_NAME), &*file, &header)?;
         inner.preparer.request();
         {
-            let mut segs = inner.segments_write();
-            segs.clear();
-            segs.push(SegmentMeta {
+            inner.segments.reset_to(SegmentMeta {
                 number: 1,
                 path: path.clone(),
                 start_lsn: self.lsn,
@@ -510,8 +633,7 @@ impl Writer {
         }
         {
             let mut p = lock(&inner.progress);
-            p.cur_file = file.clone();
-            p.cur_path = path.clone();
+            p.switch_segment(file.clone(), path.clone());
         }
         self.seg_number = 1;
         self.seg_path = path;
@@ -528,7 +650,7 @@ impl Writer {
     }
 
     /// Writes what is pending and syncs the current segment: everything framed is durable.
-    fn seal(&mut self, inner: &Inner) -> Result<(), LogError> {
+    fn seal(&mut self, inner: &Shared) -> Result<(), LogError> {
         self.frame_commit_mark(inner);
         self.write_pending(inner)?;
         if self.idle_marked.take() == Some(self.lsn) {
@@ -554,7 +676,7 @@ impl Writer {
     }
 
     /// Closes the current segment (written and synced) and continues in a new one.
-    fn rotate(&mut self, inner: &Inner) -> Result<(), LogError> {
+    fn rotate(&mut self, inner: &Shared) -> Result<(), LogError> {
         self.seal(inner)?;
         let file = inner.preparer.take()?;
         let number = self.seg_number + 1;
@@ -576,11 +698,7 @@ impl Writer {
         )?;
         inner.preparer.request();
         {
-            let mut segs = inner.segments_write();
-            if let Some(last) = segs.last_mut() {
-                last.end_lsn = Some(self.lsn);
-            }
-            segs.push(SegmentMeta {
+            inner.segments.seal_and_push(SegmentMeta {
                 number,
                 path: path.clone(),
                 start_lsn: self.lsn,
@@ -591,8 +709,7 @@ impl Writer {
         }
         {
             let mut p = lock(&inner.progress);
-            p.cur_file = file.clone();
-            p.cur_path = path.clone();
+            p.switch_segment(file.clone(), path.clone());
         }
         self.seg_number = number;
         self.seg_path = path;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crate::error::LogError;
 use crate::frame::{self, Frame, FrameError, FRAME_HEADER_LEN};
 use crate::fs::{read_full_at, File};
+use crate::position;
 use crate::Lsn;
 
 const READ_AHEAD: usize = 256 << 10;
@@ -47,7 +48,12 @@ impl SegmentCursor {
 
     /// File offset of `lsn` in this segment.
     pub fn offset_of(&self, lsn: Lsn) -> u64 {
-        self.header_len + (lsn - self.start_lsn)
+        position::offset_in_segment(self.header_len, self.start_lsn, lsn)
+    }
+
+    /// LSN of the record at file offset `off` in this segment.
+    pub fn lsn_at(&self, off: u64) -> Lsn {
+        position::lsn_in_segment(self.header_len, self.start_lsn, off)
     }
 
     /// Makes `buf` hold `[off, off + n)` (n bytes must lie below `max_off`).
@@ -62,6 +68,10 @@ impl SegmentCursor {
             .map_err(|e| LogError::io(&self.path, off, "read records", e))?;
         self.buf.truncate(got);
         self.buf_off = off;
+        debug_assert!(
+            off + self.buf.len() as u64 <= max_off,
+            "cursor buffered bytes past its limit"
+        );
         Ok(())
     }
 

@@ -55,17 +55,56 @@
 //! open continues from there.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 
-use onelog_binlog::{Gtid, GtidState};
+use onelog_binlog::{Gtid, GtidPos, GtidState};
 
 use crate::classic::{first_event, same_event, ClassicBinlog};
 use crate::cursor::SegmentCursor;
 use crate::error::LogError;
 use crate::frame;
 use crate::fs::{read_full_at, File, FileSystem};
-use crate::log::SegmentMeta;
+use crate::locks::lock;
+use crate::seglist::SegmentMeta;
+use crate::shared::Stats;
 use crate::{Lsn, RecordKind};
+
+/// The classic binlog of file mode and what the commit path tracks about it.
+pub(crate) struct BinlogFile {
+    pub classic: ClassicBinlog,
+    /// Groups appended since the last binlog sync (`sync_binlog`).
+    pub groups_since_sync: u32,
+}
+
+/// File mode's state (see the lock order in the module docs and `group_commit.rs`).
+pub(crate) struct FileMode {
+    /// `sync_binlog`.
+    pub sync_binlog: u32,
+    /// `ClassicBinlog::fsyncs` at open (recovery's syncs are not commit-path syncs).
+    pub base_fsyncs: u64,
+    /// Serialises staged commits with flush, rotate, reset and shutdown.
+    pub turn: Mutex<()>,
+    pub binlog: Mutex<BinlogFile>,
+}
+
+impl FileMode {
+    /// The classic binlog files, oldest first.
+    pub fn files(&self) -> Vec<crate::classic::ClassicFileInfo> {
+        lock(&self.binlog).classic.files()
+    }
+
+    /// Publishes the classic binlog's counters into the log's stats.
+    pub fn publish_stats(&self, b: &BinlogFile, stats: &Stats) {
+        stats.binlog_fsyncs.store(
+            b.classic.fsyncs().saturating_sub(self.base_fsyncs),
+            Ordering::SeqCst,
+        );
+        stats
+            .binlog_bytes
+            .store(b.classic.bytes_written(), Ordering::SeqCst);
+    }
+}
 
 /// The marker's file name in the log directory.
 pub const MARKER_NAME: &str = "filemode.since";
@@ -236,9 +275,15 @@ pub(crate) fn catch_up(
     while last_gtid.is_some() && first >= 2 && segs[first - 1].state.pos() == target_pos {
         first -= 1;
     }
-    let mut state = (*segs[first - 1].state).clone();
-    let mut found = last_gtid.is_none() && state.pos() == target_pos;
-    let mut appended = 0u64;
+    let state = (*segs[first - 1].state).clone();
+    let mut walk = CatchUp {
+        found: last_gtid.is_none() && state.pos() == target_pos,
+        state,
+        target_pos,
+        last_gtid,
+        last_event,
+        appended: 0,
+    };
     for (i, meta) in segs.iter().enumerate().skip(first - 1) {
         let file = if i + 1 == segs.len() {
             last_file.clone()
@@ -247,6 +292,38 @@ pub(crate) fn catch_up(
                 .map_err(|e| LogError::io(&meta.path, 0, "open segment", e))?
         };
         let seg_end = meta.end_lsn.unwrap_or(end).min(end);
+        walk.segment(fs, meta, file, seg_end, binlog)?;
+    }
+    if !walk.found {
+        return Ok(None);
+    }
+    binlog.sync()?;
+    Ok(Some(walk.appended))
+}
+
+/// The walk of `catch_up` over the log's groups: looking for the binlog's position, then
+/// appending every group after it.
+struct CatchUp {
+    /// The GTID state of the log at the walk's position (until `found`).
+    state: GtidState,
+    /// The binlog's position was reached: later groups are appended.
+    found: bool,
+    target_pos: GtidPos,
+    last_gtid: Option<Gtid>,
+    last_event: Option<Vec<u8>>,
+    appended: u64,
+}
+
+impl CatchUp {
+    /// Walks the records of one segment up to `seg_end`.
+    fn segment(
+        &mut self,
+        fs: &dyn FileSystem,
+        meta: &SegmentMeta,
+        file: Arc<dyn File>,
+        seg_end: Lsn,
+        binlog: &mut ClassicBinlog,
+    ) -> Result<(), LogError> {
         let mut cur = SegmentCursor::new(
             file,
             meta.path.clone(),
@@ -276,35 +353,42 @@ pub(crate) fn catch_up(
                             format!("record at LSN {lsn}: bad GTID event: {e}"),
                         )
                     })?;
-                    if found {
-                        binlog.append_group(f.events).map_err(|e| {
-                            LogError::Failed(format!(
-                                "catching the classic binlog up with the group {g} at LSN \
-                                 {lsn} failed: {e}"
-                            ))
-                        })?;
-                        appended += 1;
-                        crash(fs, &meta.path, CRASH_CATCH_UP_AFTER_GROUP)?;
-                    } else {
-                        state.record(g);
-                        found = state.pos() == target_pos
-                            && match (last_gtid, &last_event) {
-                                (None, _) => true,
-                                (Some(l), Some(ev)) => {
-                                    l == g && same_event(first_event(f.events), ev)
-                                }
-                                (Some(l), None) => l == g,
-                            };
-                    }
+                    self.group(fs, meta, lsn, g, f.events, binlog)?;
                 }
                 RecordKind::GtidState | RecordKind::CommitMark | RecordKind::SyncMark => {}
             }
             lsn += f.len as u64;
         }
+        Ok(())
     }
-    if !found {
-        return Ok(None);
+
+    /// One group (GTID `g`, events `events`, at `lsn`): appended once the position was
+    /// found, else checked against it.
+    fn group(
+        &mut self,
+        fs: &dyn FileSystem,
+        meta: &SegmentMeta,
+        lsn: Lsn,
+        g: Gtid,
+        events: &[u8],
+        binlog: &mut ClassicBinlog,
+    ) -> Result<(), LogError> {
+        if self.found {
+            binlog.append_group(events).map_err(|e| {
+                LogError::Failed(format!(
+                    "catching the classic binlog up with the group {g} at LSN {lsn} failed: {e}"
+                ))
+            })?;
+            self.appended += 1;
+            return crash(fs, &meta.path, CRASH_CATCH_UP_AFTER_GROUP);
+        }
+        self.state.record(g);
+        self.found = self.state.pos() == self.target_pos
+            && match (self.last_gtid, &self.last_event) {
+                (None, _) => true,
+                (Some(l), Some(ev)) => l == g && same_event(first_event(events), ev),
+                (Some(l), None) => l == g,
+            };
+        Ok(())
     }
-    binlog.sync()?;
-    Ok(Some(appended))
 }

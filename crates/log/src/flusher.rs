@@ -20,44 +20,12 @@
 //! dropped the dirty pages: retrying could report success for lost data).
 
 use std::sync::atomic::Ordering;
-use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 use crate::error::LogError;
-use crate::log::{lock, Inner};
+use crate::inner::Inner;
+use crate::locks::lock;
 use crate::{Durability, Lsn};
-
-/// Wakes/stops the flusher thread.
-#[derive(Default)]
-pub(crate) struct FlusherCtl {
-    state: Mutex<FlusherState>,
-    cv: Condvar,
-}
-
-#[derive(Default)]
-struct FlusherState {
-    stop: bool,
-    /// When to look for an idle log and write its SyncMark (pushed back by every sync).
-    mark_due: Option<Instant>,
-}
-
-impl FlusherCtl {
-    pub fn stop(&self) {
-        lock(&self.state).stop = true;
-        self.cv.notify_all();
-    }
-
-    /// A sync completed: look for an idle log `delay` from now. Wakes the flusher only when
-    /// no look was scheduled (under load the deadline just moves, without a wakeup per sync).
-    fn synced(&self, delay: std::time::Duration) {
-        let mut st = lock(&self.state);
-        let was = st.mark_due.replace(Instant::now() + delay);
-        drop(st);
-        if was.is_none() {
-            self.cv.notify_all();
-        }
-    }
-}
 
 /// Makes the log durable at least up to `target` (which must be written).
 pub(crate) fn sync_to(inner: &Inner, target: Lsn) -> Result<(), LogError> {
@@ -76,17 +44,21 @@ pub(crate) fn sync_to_then(
     let target = on_locked().map_or(target, |t| t.max(target));
     let (file, path, upto) = {
         let p = lock(&inner.progress);
-        if let Some(f) = &p.failed {
-            return Err(LogError::Failed(f.clone()));
+        if let Some(f) = p.failed() {
+            return Err(LogError::Failed(f.to_string()));
         }
-        if p.durable >= target {
+        if p.durable() >= target {
             return Ok(());
         }
-        (p.cur_file.clone(), p.cur_path.clone(), p.written)
+        (
+            p.cur_file().clone(),
+            p.cur_path().to_path_buf(),
+            p.written(),
+        )
     };
     let began = Instant::now();
     inner.fdatasync(&*file, |e| {
-        let durable = lock(&inner.progress).durable;
+        let durable = lock(&inner.progress).durable();
         format!(
             "fdatasync of {} failed: {e}; records after LSN {durable} may be lost, the log refuses \
              further writes and will not retry the sync; restart to recover from what is durable",
@@ -116,7 +88,10 @@ pub(crate) fn idle_mark(inner: &Inner) -> Result<(), LogError> {
     let (file, path) = {
         let mut w = lock(&inner.writer);
         match w.write_idle_mark(inner) {
-            Ok(true) => (w.seg_file.clone(), w.seg_path.clone()),
+            Ok(true) => {
+                let (file, path) = w.segment_file();
+                (file.clone(), path.clone())
+            }
             Ok(false) => return Ok(()),
             Err(e) => {
                 let msg = inner.fail(format!("{e}; the log refuses further writes until restart"));
@@ -162,33 +137,11 @@ fn flush_impl(inner: &Inner, sync_binlog: bool) -> Result<(), LogError> {
                 _ => LogError::Failed(msg),
             });
         }
-        w.written
+        w.written()
     };
     sync_to(inner, target)?;
     if let Some(fm) = &inner.file {
-        let mut b = lock(&fm.binlog);
-        if sync_binlog && b.groups_since_sync > 0 {
-            let r = b.classic.sync();
-            fm.publish_stats(&b, &inner.stats);
-            r.map_err(|e| {
-                LogError::Failed(inner.fail(format!(
-                    "fdatasync of the classic binlog failed: {e}; the log refuses further \
-                     writes and will not retry the sync"
-                )))
-            })?;
-            b.groups_since_sync = 0;
-        }
-        let all_synced = b.groups_since_sync == 0;
-        drop(b);
-        // With `turn` held every framed group is in the binlog.
-        let end = lock(&inner.writer).lsn;
-        let mut p = lock(&inner.progress);
-        p.binlog_written = p.binlog_written.max(end);
-        if all_synced {
-            p.binlog_synced = p.binlog_synced.max(end);
-        }
-        drop(p);
-        inner.progress_cv.notify_all();
+        fm.flushed(inner, sync_binlog)?;
     }
     Ok(())
 }
@@ -200,27 +153,8 @@ pub(crate) fn run(inner: &Inner) {
     let period = inner.opts.flush_interval;
     let mut next = Instant::now() + period;
     loop {
-        let mark_now = {
-            let mut st = lock(&ctl.state);
-            loop {
-                if st.stop {
-                    return;
-                }
-                let now = Instant::now();
-                if st.mark_due.is_some_and(|due| now >= due) {
-                    st.mark_due = None;
-                    break true;
-                }
-                if now >= next {
-                    break false;
-                }
-                let until = st.mark_due.map_or(next, |due| due.min(next));
-                st = ctl
-                    .cv
-                    .wait_timeout(st, until - now)
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
-            }
+        let Some(mark_now) = ctl.wait(next) else {
+            return;
         };
         if mark_now {
             // Errors are recorded in the failed state, where committers and `failed()` see them.
@@ -232,7 +166,7 @@ pub(crate) fn run(inner: &Inner) {
         // buffered before the level was switched.
         let idle = inner.durability() == Durability::Level1 && {
             let p = lock(&inner.progress);
-            p.end == p.written
+            p.end() == p.written()
         };
         if !idle && inner.refusal().is_none() {
             // Errors are recorded in the failed state, where committers and `failed()` see them.

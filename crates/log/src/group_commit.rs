@@ -55,9 +55,11 @@
 //!
 //! ## File mode (`BinlogStorage::File`): the classic staged commit
 //!
-//! The comparison architecture: the log holds PREPARE records and the binlog is classic files
-//! (`classic::ClassicBinlog`). A leader holds `FileMode::turn` for its whole turn (no
-//! pipelining: groups go through every stage one after the other, in queue order) and:
+//! Run by `file_stage.rs` (`FileMode::lead_group`), which a leader calls instead of its
+//! engine-mode turn when the log is in file mode. The comparison architecture: the log
+//! holds PREPARE records and the binlog is classic files (`classic::ClassicBinlog`). A
+//! leader holds `FileMode::turn` for its whole turn (no pipelining: groups go through every
+//! stage one after the other, in queue order) and:
 //!
 //! 1. PREPARE: under the writer lock, frames the CommitMark of the previous group (if not yet
 //!    framed) and the group's records, and writes them (level 0: buffers them); level 1 (or
@@ -84,136 +86,47 @@
 //! the exception: written in chunks with a sync between them, see `appender.rs`), GTID order
 //! and "sink before ack" are unchanged.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
 
 use crate::appender::{group_error, RecordOutcome};
 use crate::error::LogError;
-use crate::flusher::{sync_to, sync_to_then};
-use crate::log::{lock, Inner};
+use crate::flusher::sync_to_then;
+use crate::inner::Inner;
+use crate::locks::lock;
+use crate::pipeline::{Slot, SlotState, Waiter, MIN_GATHER};
 use crate::{CommitReceipt, CommittedRecord, Durability, GroupSink, Lsn, PendingRecord};
-
-enum SlotState {
-    Waiting,
-    Lead,
-    Done(Result<CommitReceipt, LogError>),
-}
-
-struct Slot {
-    state: Mutex<SlotState>,
-    cv: Condvar,
-}
-
-impl Slot {
-    fn set(&self, s: SlotState) {
-        *lock(&self.state) = s;
-        self.cv.notify_one();
-    }
-}
-
-struct Waiter {
-    slot: Arc<Slot>,
-    rec: PendingRecord,
-    /// `Gather::sync_epoch` when it enqueued.
-    epoch: u64,
-}
-
-/// The commit queue, guarded by `Inner::queue`.
-#[derive(Default)]
-pub(crate) struct Queue {
-    waiting: Vec<Waiter>,
-    leader: bool,
-    /// While a leader gathers: wake it (`Gather::cv`) once `waiting` holds this many.
-    gather_for: Option<usize>,
-    /// Records the last group sync covered (set by its leader before it synced).
-    last_sync_records: usize,
-}
-
-/// Gathers shorter than this are not attempted (see module docs).
-pub const MIN_GATHER: Duration = Duration::from_micros(50);
-
-/// Shared state of the adaptive gather (module docs).
-#[derive(Default)]
-pub(crate) struct Gather {
-    /// Signalled (with `Inner::queue`) when a gathering leader's target is reached.
-    cv: Condvar,
-    /// Completed group fsyncs; bumped under the sync lock right after each one.
-    pub sync_epoch: AtomicU64,
-    /// Moving average (weight 1/8) of fsync latency (`sync_to_then`), in nanoseconds.
-    pub fsync_avg_ns: AtomicU64,
-}
-
-impl Gather {
-    /// Called under the sync lock after a successful group fsync that took `took`.
-    pub fn synced(&self, took: Duration) {
-        let ns = took.as_nanos().min(u64::MAX as u128) as u64;
-        let avg = self.fsync_avg_ns.load(Ordering::Relaxed);
-        let avg = if avg == 0 { ns } else { avg - avg / 8 + ns / 8 };
-        self.fsync_avg_ns.store(avg, Ordering::Relaxed);
-        self.sync_epoch.fetch_add(1, Ordering::SeqCst);
-    }
-
-    /// How long a gather may wait: 1/8 of the average fsync latency.
-    pub fn bound(&self) -> Duration {
-        Duration::from_nanos(self.fsync_avg_ns.load(Ordering::Relaxed) / 8)
-    }
-}
 
 /// `Log::commit`.
 pub(crate) fn commit(inner: &Inner, rec: PendingRecord) -> Result<CommitReceipt, LogError> {
     if let Some(e) = inner.refusal() {
         return Err(e);
     }
-    let slot = Arc::new(Slot {
-        state: Mutex::new(SlotState::Waiting),
-        cv: Condvar::new(),
-    });
+    let slot = Slot::new();
     let lead = {
         let mut q = lock(&inner.queue);
-        q.waiting.push(Waiter {
-            slot: slot.clone(),
-            rec,
-            epoch: inner.gather.sync_epoch.load(Ordering::SeqCst),
-        });
-        if q.gather_for.is_some_and(|n| q.waiting.len() >= n) {
-            q.gather_for = None;
-            inner.gather.cv.notify_one();
+        let (lead, reached) = q.push(Waiter::new(slot.clone(), rec, inner.gather.epoch()));
+        if reached {
+            inner.gather.notify();
         }
-        !std::mem::replace(&mut q.leader, true)
+        lead
     };
     if !lead {
-        let mut s = lock(&slot.state);
-        loop {
-            match std::mem::replace(&mut *s, SlotState::Waiting) {
-                SlotState::Done(r) => return r,
-                SlotState::Lead => break,
-                SlotState::Waiting => s = slot.cv.wait(s).unwrap_or_else(|p| p.into_inner()),
-            }
+        if let Some(r) = slot.wait() {
+            return r;
         }
     }
-    if inner.file.is_some() {
-        lead_file_group(inner);
-    } else {
-        lead_one_group(inner);
+    match &inner.file {
+        Some(fm) => fm.lead_group(inner),
+        None => lead_one_group(inner),
     }
-    let mut s = lock(&slot.state);
-    match std::mem::replace(&mut *s, SlotState::Waiting) {
-        SlotState::Done(r) => r,
-        // Unreachable: the leader's own record is always in the group it led.
-        _ => Err(LogError::Failed(
-            "internal error: leader's record was not committed".into(),
-        )),
-    }
+    slot.take_done()
 }
 
 /// Passes leadership to the first waiter, or releases it.
-fn hand_off(inner: &Inner) {
-    let mut q = lock(&inner.queue);
-    match q.waiting.first() {
-        Some(w) => w.slot.set(SlotState::Lead),
-        None => q.leader = false,
-    }
+pub(crate) fn hand_off(inner: &Inner) {
+    lock(&inner.queue).hand_off();
 }
 
 /// What one leader turn committed: possibly two batches at level 1 (see module docs).
@@ -237,16 +150,17 @@ fn append_batch(
     strict: bool,
     sink: &Option<Arc<dyn GroupSink>>,
 ) {
-    let batch = std::mem::take(&mut lock(&inner.queue).waiting);
+    let batch = lock(&inner.queue).take_batch();
     if batch.is_empty() {
         return;
     }
     let mut slots = Vec::with_capacity(batch.len());
     let mut recs = Vec::with_capacity(batch.len());
     for w in batch {
-        slots.push(w.slot);
-        recs.push(w.rec);
-        turn.epochs.push(w.epoch);
+        let (slot, rec, epoch) = w.into_parts();
+        slots.push(slot);
+        recs.push(rec);
+        turn.epochs.push(epoch);
     }
     let (outcomes, mut committed, end) = {
         let mut w = lock(&inner.writer);
@@ -277,35 +191,28 @@ fn gather(inner: &Inner, turn: &Turn) {
     if bound < MIN_GATHER {
         return;
     }
-    let epoch = inner.gather.sync_epoch.load(Ordering::SeqCst);
-    let older = |e: &u64| *e < epoch;
+    let epoch = inner.gather.epoch();
     let mut q = lock(&inner.queue);
-    let prev = q.last_sync_records;
+    let prev = q.last_sync_records();
     if prev <= 1 {
         return;
     }
-    let old = turn.epochs.iter().filter(|e| older(e)).count()
-        + q.waiting.iter().filter(|w| older(&w.epoch)).count();
+    let old = turn.epochs.iter().filter(|&&e| e < epoch).count() + q.waiting_before(epoch);
     let target = prev + old;
     let have = turn.slots.len();
-    if have + q.waiting.len() >= target {
+    if have + q.waiting() >= target {
         return;
     }
     let deadline = Instant::now() + bound;
     loop {
         let now = Instant::now();
-        if have + q.waiting.len() >= target || now >= deadline {
+        if have + q.waiting() >= target || now >= deadline {
             break;
         }
-        q.gather_for = Some(target - have);
-        q = inner
-            .gather
-            .cv
-            .wait_timeout(q, deadline - now)
-            .unwrap_or_else(|p| p.into_inner())
-            .0;
+        q.set_gather_for(Some(target - have));
+        q = inner.gather.wait(q, deadline - now);
     }
-    q.gather_for = None;
+    q.set_gather_for(None);
 }
 
 fn lead_one_group(inner: &Inner) {
@@ -334,7 +241,7 @@ fn lead_one_group(inner: &Inner) {
             }
             // Committers that queued while the previous sync ran join this sync.
             append_batch(inner, &mut turn, write_now, strict, &sink);
-            lock(&inner.queue).last_sync_records = turn.slots.len();
+            lock(&inner.queue).set_last_sync_records(turn.slots.len());
             hand_off(inner);
             handed = true;
             Some(turn.end)
@@ -356,62 +263,20 @@ fn lead_one_group(inner: &Inner) {
     if !handed {
         hand_off(inner);
     }
-    let mut acked = 0;
-    for (slot, out) in turn.slots.iter().zip(turn.outcomes.iter_mut()) {
-        let r = match (&group_err, std::mem::replace(out, Err(LogError::Closed))) {
-            (Some(e), Ok(_)) => Err(group_error(e)),
-            (_, r) => r,
-        };
-        acked += r.is_ok() as u64;
-        slot.set(SlotState::Done(r));
-    }
-    inner.stats.commits.fetch_add(acked, Ordering::SeqCst);
+    acknowledge(inner, &turn.slots, &mut turn.outcomes, group_err.as_ref());
 }
 
-/// One leader turn in file mode: the staged commit of the module docs.
-fn lead_file_group(inner: &Inner) {
-    let Some(fm) = &inner.file else {
-        return;
-    };
-    let turn = lock(&fm.turn);
-    let strict = inner.opts.strict_visibility;
-    let level = inner.durability();
-    let write_now = strict || level != Durability::Level0;
-    let sync_now = strict || level == Durability::Level1;
-    let sink = inner.sink.read().unwrap_or_else(|p| p.into_inner()).clone();
-
-    let batch = std::mem::take(&mut lock(&inner.queue).waiting);
-    let mut slots = Vec::with_capacity(batch.len());
-    let mut recs = Vec::with_capacity(batch.len());
-    for w in batch {
-        slots.push(w.slot);
-        recs.push(w.rec);
-    }
-    // 1. Prepare.
-    let (mut outcomes, mut committed, end) = {
-        let mut w = lock(&inner.writer);
-        w.append_group(inner, &mut recs, write_now)
-    };
-    let mut group_err: Option<LogError> = None;
-    if !committed.is_empty() {
-        inner.stats.groups.fetch_add(1, Ordering::SeqCst);
-        if let Err(e) = stage_binlog(inner, fm, &recs, &outcomes, end, sync_now) {
-            group_err = Some(e);
-        }
-    }
-    // 3. Commit: apply, then queue the CommitMark.
-    if group_err.is_none() && !committed.is_empty() {
-        if let Some(s) = &sink {
-            s.apply_group(&mut committed);
-        }
-        lock(&inner.writer).pending_mark = Some(end);
-    }
-    drop(turn);
-    // 4. Acknowledge.
-    hand_off(inner);
+/// Completes each committer's slot with its record's outcome (a group error replaces the
+/// Ok ones) and counts the acknowledged commits.
+pub(crate) fn acknowledge(
+    inner: &Inner,
+    slots: &[Arc<Slot>],
+    outcomes: &mut [RecordOutcome],
+    group_err: Option<&LogError>,
+) {
     let mut acked = 0;
     for (slot, out) in slots.iter().zip(outcomes.iter_mut()) {
-        let r = match (&group_err, std::mem::replace(out, Err(LogError::Closed))) {
+        let r = match (group_err, std::mem::replace(out, Err(LogError::Closed))) {
             (Some(e), Ok(_)) => Err(group_error(e)),
             (_, r) => r,
         };
@@ -419,64 +284,4 @@ fn lead_file_group(inner: &Inner) {
         slot.set(SlotState::Done(r));
     }
     inner.stats.commits.fetch_add(acked, Ordering::SeqCst);
-}
-
-/// Steps 1 (the prepare sync) and 2 of a file-mode group whose records are framed and
-/// written up to `end`. Any error fails the log.
-fn stage_binlog(
-    inner: &Inner,
-    fm: &crate::log::FileMode,
-    recs: &[PendingRecord],
-    outcomes: &[RecordOutcome],
-    end: Lsn,
-    sync_now: bool,
-) -> Result<(), LogError> {
-    let crash = |name: &'static str| {
-        inner
-            .fs
-            .crash_point(name)
-            .map_err(|e| LogError::Failed(inner.fail(format!("crash at {name}: {e}"))))
-    };
-    let failed = |what: &str, e: LogError| {
-        LogError::Failed(inner.fail(format!(
-            "{what} failed: {e}; the group stays in doubt until recovery, the log refuses \
-             further writes until restart"
-        )))
-    };
-    if sync_now {
-        sync_to(inner, end)?;
-    }
-    crash("binlog.after_prepare_sync")?;
-    let mut b = lock(&fm.binlog);
-    let mut r = Ok(());
-    for (rec, out) in recs.iter().zip(outcomes) {
-        if out.is_ok() {
-            r = b.classic.append_group(&rec.events);
-            if r.is_err() {
-                break;
-            }
-        }
-    }
-    b.groups_since_sync = b.groups_since_sync.saturating_add(1);
-    fm.publish_stats(&b, &inner.stats);
-    r.map_err(|e| failed("writing the group to the classic binlog", e))?;
-    {
-        let mut p = lock(&inner.progress);
-        p.binlog_written = p.binlog_written.max(end);
-    }
-    inner.progress_cv.notify_all();
-    crash("binlog.after_binlog_write")?;
-    if fm.sync_binlog != 0 && b.groups_since_sync >= fm.sync_binlog {
-        let r = b.classic.sync();
-        fm.publish_stats(&b, &inner.stats);
-        r.map_err(|e| failed("fdatasync of the classic binlog", e))?;
-        b.groups_since_sync = 0;
-        {
-            let mut p = lock(&inner.progress);
-            p.binlog_synced = p.binlog_synced.max(end);
-        }
-        inner.progress_cv.notify_all();
-        crash("binlog.after_binlog_sync")?;
-    }
-    Ok(())
 }

@@ -6,6 +6,7 @@
 //! the file's bytes with positioned reads, checks the header exactly as the log does
 //! ([`SegmentHeader::read`]), then walks the frames from `header_len`, checking each CRC, until
 //! the zero length word that ends the data (or the end of the file at a record boundary).
+//! Offsets and LSNs are placed by the log's one position view ([`crate::position`]).
 //!
 //! Invariants:
 //! - every record yielded had a matching CRC32C and a well-formed payload (Transaction/Ddl
@@ -31,6 +32,7 @@ use crate::appender::MAX_UNSYNCED;
 use crate::error::LogError;
 use crate::frame::{self, commit_mark_lsn, record_gtid, FRAME_HEADER_LEN};
 use crate::fs::{read_full_at, File};
+use crate::position::{self, SegmentPositions};
 use crate::segment::{SegmentHeader, MAGIC};
 use crate::{Lsn, RecordKind};
 
@@ -58,7 +60,7 @@ pub struct InspectedRecord {
 impl InspectedRecord {
     /// File offset of the first byte of `events` (after the frame header and events length).
     pub fn events_offset(&self) -> u64 {
-        self.offset + FRAME_HEADER_LEN as u64 + 4
+        position::events_offset(self.offset)
     }
 
     /// LSN of the next record.
@@ -156,7 +158,7 @@ pub struct SegmentInspector {
     source: Source,
     file_len: u64,
     header: SegmentHeader,
-    fde_offset: u64,
+    positions: SegmentPositions,
     /// Offset of the next frame.
     offset: u64,
     done: bool,
@@ -191,9 +193,7 @@ impl SegmentInspector {
             }
             other => InspectError::new(path, 0, other.to_string()),
         })?;
-        let mut state = Vec::new();
-        header.state.encode(&mut state);
-        let fde_offset = 40 + state.len() as u64;
+        let positions = SegmentPositions::new(path, &header);
         if header.header_len > file_len {
             return Err(InspectError::new(
                 path,
@@ -210,7 +210,7 @@ impl SegmentInspector {
             file_len,
             offset: header.header_len,
             header,
-            fde_offset,
+            positions,
             done: false,
         })
     }
@@ -225,7 +225,12 @@ impl SegmentInspector {
 
     /// File offset of the Format_description event inside the header block.
     pub fn fde_offset(&self) -> u64 {
-        self.fde_offset
+        self.positions.fde_offset()
+    }
+
+    /// The position view of the segment (file name, offsets of LSNs).
+    pub fn positions(&self) -> &SegmentPositions {
+        &self.positions
     }
 
     /// Offset of the next frame (after the last record once the end was reached).
@@ -235,7 +240,7 @@ impl SegmentInspector {
 
     /// LSN of the next record.
     pub fn lsn(&self) -> Lsn {
-        self.header.start_lsn + (self.offset - self.header.header_len)
+        self.positions.lsn_at(self.offset)
     }
 
     pub fn file_len(&self) -> u64 {
@@ -424,7 +429,7 @@ fn collect(mut ins: SegmentInspector) -> SegmentDump {
             .map_or(ins.header.header_len, |r| r.offset + r.frame_len),
         path: ins.path,
         header: ins.header,
-        fde_offset: ins.fde_offset,
+        fde_offset: ins.positions.fde_offset(),
         records,
         error,
     }

@@ -14,6 +14,8 @@
 //! (`group_commit.rs`, `recovery.rs`); a marker in the log directory says where the file-mode
 //! session started, so records written in engine mode are never taken for prepared ones
 //! ([`filemode`]).
+//! Where an LSN sits in the binlog files users see is [`position`]'s (one position map);
+//! what may be purged is [`retention`]'s.
 //! Every file access goes through the [`fs::FileSystem`] seam so [`fs::SimFs`] can crash,
 //! tear writes, fail fsyncs and run out of space in tests.
 //!
@@ -30,18 +32,27 @@ mod appender;
 pub mod classic;
 mod cursor;
 pub mod error;
+mod file_stage;
 pub mod filemode;
 mod flusher;
 pub mod frame;
 pub mod fs;
 mod group_commit;
+mod inner;
 pub mod inspect;
+mod locks;
 mod log;
 pub mod mirror;
+mod pipeline;
+pub mod position;
 mod prealloc;
+mod progress;
 pub mod reader;
 mod recovery;
+pub mod retention;
+mod seglist;
 pub mod segment;
+mod shared;
 
 use std::any::Any;
 use std::path::PathBuf;

@@ -1,248 +1,27 @@
-//! `Log`: the public handle, and `Inner`, the state shared by committers, background threads
-//! and readers.
-//!
-//! Locks, always taken in this order (never the reverse): `sync_lock` -> `writer` ->
-//! `segments` -> `progress` (`queue`, the commit slots and the preparer slot are only held
-//! briefly, never while waiting for another of these). `progress` guards the three LSNs, the failed/closed flags and
-//! the file the next sync must cover; its condvar wakes readers and `next_wait`. No lock but
-//! `sync_lock` (whose point is to serialise fsyncs) is held across an fsync of the group path;
-//! rotation syncs the old segment under `writer`, which is what makes it a barrier, and so does
-//! the appender when a write would leave more than `MAX_UNSYNCED` bytes unsynced (rare: only
-//! with more than 8 MiB written since the last sync). A group leader gathering (see
-//! `group_commit.rs`) waits on `Gather::cv` with `queue` while holding `sync_lock`.
-//! `fsync_gate` is innermost: held across one `fdatasync` (and the failed-state check and
-//! update around it) by whichever path syncs, so no two syncs of the log are ever in flight.
-//!
-//! File mode (`BinlogStorage::File`) adds `FileMode::turn`, taken FIRST (before all of the
-//! above) by a file-mode group leader for its whole staged commit and by flush, rotate and
-//! reset, so those never interleave with a group between its prepare and its binlog write;
-//! and `FileMode::binlog` (the classic binlog), taken only with `turn` held; whoever holds it
-//! takes no other lock but `progress` (`Log::reset` takes it inside `sync_lock` and `writer`,
-//! which nobody holding `binlog` ever waits for).
-//!
-//! Failure model: once `progress.failed` is set (fsync error, write error, crash) the log takes
-//! no more writes and never calls fsync again; readers keep reading what was durable.
+//! `Log`: the public handle. It owns the `Inner` (`inner.rs`: the state and its lock order)
+//! behind an `Arc` shared with the background threads (the preparer, `prealloc.rs`; the
+//! flusher, `flusher.rs`) and readers, and turns each public call into the module that does
+//! it: commits into `group_commit.rs`, syncs and flushes into `flusher.rs`, opening into
+//! `recovery.rs`, reads into `reader.rs`, purges into `retention.rs`' plans.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use onelog_binlog::GtidState;
 
-use crate::appender::Writer;
-use crate::classic::{ClassicBinlog, ClassicFileInfo};
+use crate::classic::ClassicFileInfo;
 use crate::error::LogError;
-use crate::fs::{File, FileSystem};
-use crate::group_commit::{Gather, Queue};
-use crate::prealloc::Preparer;
+use crate::filemode::FileMode;
+use crate::fs::FileSystem;
+use crate::inner::Inner;
+use crate::locks::lock;
 use crate::reader::LogReader;
+use crate::retention::{self, PurgeError, PurgePlan, Retention, SegmentInUse};
 use crate::{
     flusher, group_commit, recovery, CommitReceipt, Durability, GroupSink, LogOptions, LogStats,
     Lsn, OpenReport, PendingRecord, ReadStart, ReaderOptions, SegmentInfo,
 };
-
-/// Locks a mutex, ignoring poisoning (a panicking test thread must not wedge the log; the
-/// protected state is only mutated in ways that keep it consistent at every step).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// One segment, as the log and readers know it.
-#[derive(Clone, Debug)]
-pub(crate) struct SegmentMeta {
-    pub number: u64,
-    pub path: PathBuf,
-    pub start_lsn: Lsn,
-    /// None for the current segment.
-    pub end_lsn: Option<Lsn>,
-    pub header_len: u64,
-    pub state: Arc<GtidState>,
-}
-
-/// Positions and health, guarded by `Inner::progress`.
-pub(crate) struct Progress {
-    pub end: Lsn,
-    pub written: Lsn,
-    pub durable: Lsn,
-    /// The segment the bytes in `durable..written` live in.
-    pub cur_file: Arc<dyn File>,
-    pub cur_path: PathBuf,
-    pub failed: Option<String>,
-    pub closed: bool,
-    /// File mode: every group that starts below this LSN is written to the classic binlog
-    /// (`u64::MAX` in engine mode). Readers see no further (`Inner::visible_end`).
-    pub binlog_written: Lsn,
-    /// File mode: every group that starts below this LSN is synced in the classic binlog
-    /// (`u64::MAX` in engine mode). `Log::durable_lsn` reports no further.
-    pub binlog_synced: Lsn,
-}
-
-impl Progress {
-    /// The end of the framed records moved to `end` (the crate's LSN invariants, asserted).
-    pub fn set_end(&mut self, end: Lsn) {
-        debug_assert!(end >= self.end, "end LSN moves back: {} -> {end}", self.end);
-        debug_assert!(
-            self.written <= end,
-            "written {} past end {end}",
-            self.written
-        );
-        self.end = end;
-    }
-
-    /// The records up to `written` are in the segment file.
-    pub fn set_written(&mut self, written: Lsn) {
-        debug_assert!(
-            written >= self.written,
-            "written LSN moves back: {} -> {written}",
-            self.written
-        );
-        debug_assert!(
-            written <= self.end,
-            "written {written} past end {}",
-            self.end
-        );
-        self.written = written;
-    }
-
-    /// A sync made everything below `durable` durable (never moves back).
-    pub fn advance_durable(&mut self, durable: Lsn) {
-        debug_assert!(
-            durable <= self.written,
-            "durable {durable} past written {}",
-            self.written
-        );
-        self.durable = self.durable.max(durable);
-    }
-}
-
-#[derive(Default)]
-pub(crate) struct Stats {
-    pub commits: AtomicU64,
-    pub groups: AtomicU64,
-    pub fsyncs: AtomicU64,
-    pub bytes_written: AtomicU64,
-    pub binlog_fsyncs: AtomicU64,
-    pub binlog_bytes: AtomicU64,
-    pub idle_marks: AtomicU64,
-}
-
-/// The classic binlog of file mode and what the commit path tracks about it.
-pub(crate) struct BinlogFile {
-    pub classic: ClassicBinlog,
-    /// Groups appended since the last binlog sync (`sync_binlog`).
-    pub groups_since_sync: u32,
-}
-
-/// File mode's state (see the lock order in the module docs and `group_commit.rs`).
-pub(crate) struct FileMode {
-    /// `sync_binlog`.
-    pub sync_binlog: u32,
-    /// `ClassicBinlog::fsyncs` at open (recovery's syncs are not commit-path syncs).
-    pub base_fsyncs: u64,
-    /// Serialises staged commits with flush, rotate, reset and shutdown.
-    pub turn: Mutex<()>,
-    pub binlog: Mutex<BinlogFile>,
-}
-
-impl FileMode {
-    /// Publishes the classic binlog's counters into the log's stats.
-    pub fn publish_stats(&self, b: &BinlogFile, stats: &Stats) {
-        stats.binlog_fsyncs.store(
-            b.classic.fsyncs().saturating_sub(self.base_fsyncs),
-            Ordering::SeqCst,
-        );
-        stats
-            .binlog_bytes
-            .store(b.classic.bytes_written(), Ordering::SeqCst);
-    }
-}
-
-pub(crate) struct Inner {
-    pub fs: Arc<dyn FileSystem>,
-    pub opts: LogOptions,
-    pub fde: Vec<u8>,
-    pub durability: AtomicU8,
-    pub sink: RwLock<Option<Arc<dyn GroupSink>>>,
-    pub queue: Mutex<Queue>,
-    pub gather: Gather,
-    pub writer: Mutex<Writer>,
-    pub sync_lock: Mutex<()>,
-    /// Held across every `fdatasync` of a segment and nothing else (innermost lock): see
-    /// [`Inner::fdatasync`].
-    pub fsync_gate: Mutex<()>,
-    pub segments: RwLock<Vec<SegmentMeta>>,
-    pub progress: Mutex<Progress>,
-    pub progress_cv: Condvar,
-    pub preparer: Preparer,
-    pub flusher: flusher::FlusherCtl,
-    pub stats: Stats,
-    /// Some in file mode.
-    pub file: Option<FileMode>,
-}
-
-impl Inner {
-    pub fn durability(&self) -> Durability {
-        Durability::from_level(self.durability.load(Ordering::SeqCst)).unwrap_or(Durability::Level1)
-    }
-
-    /// Why the log takes no writes, if it does not.
-    pub fn refusal(&self) -> Option<LogError> {
-        let p = lock(&self.progress);
-        if p.closed {
-            Some(LogError::Closed)
-        } else {
-            p.failed.as_ref().map(|f| LogError::Failed(f.clone()))
-        }
-    }
-
-    /// The one way the log fdatasyncs a segment. Syncs are serialised on `fsync_gate`, and the
-    /// failed state is checked and (on error) entered while the gate is held: the kernel
-    /// reports a writeback error to one `fsync` of a file description only, so two syncs in
-    /// flight at once could have one see EIO and the other return success for the same lost
-    /// pages. Serialised, a sync that succeeds covers everything written before it began, a
-    /// sync after a failed one never runs (the failed sync is never retried), and `what`
-    /// describes the failed sync in the failure message.
-    pub fn fdatasync(
-        &self,
-        file: &dyn crate::fs::File,
-        what: impl FnOnce(std::io::Error) -> String,
-    ) -> Result<(), LogError> {
-        let _gate = lock(&self.fsync_gate);
-        if let Some(e) = self.refusal() {
-            return Err(e);
-        }
-        self.stats.fsyncs.fetch_add(1, Ordering::SeqCst);
-        file.sync_data()
-            .map_err(|e| LogError::Failed(self.fail(what(e))))
-    }
-
-    /// Enters the failed state (the first reason wins) and wakes everybody.
-    pub fn fail(&self, why: String) -> String {
-        let mut p = lock(&self.progress);
-        let msg = p.failed.get_or_insert(why).clone();
-        drop(p);
-        self.progress_cv.notify_all();
-        msg
-    }
-
-    pub fn segments_read(&self) -> std::sync::RwLockReadGuard<'_, Vec<SegmentMeta>> {
-        self.segments.read().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub fn segments_write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<SegmentMeta>> {
-        self.segments.write().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub fn visible_end(p: &Progress, include_non_durable: bool) -> Lsn {
-        let end = if include_non_durable {
-            p.written
-        } else {
-            p.durable
-        };
-        end.min(p.binlog_written)
-    }
-}
 
 /// The log. Create with [`Log::open`]; dropping it stops its background threads (without
 /// flushing what level 0 buffered: call [`Log::shutdown`] for an orderly stop).
@@ -272,7 +51,7 @@ impl Log {
         let i = inner.clone();
         threads.push(spawn(
             "onelog-prealloc",
-            Box::new(move || crate::prealloc::run(&i)),
+            Box::new(move || crate::prealloc::run(&i.preparer, &*i.fs, &i.opts)),
         )?);
         let i = inner.clone();
         threads.push(spawn("onelog-flusher", Box::new(move || flusher::run(&i)))?);
@@ -321,14 +100,7 @@ impl Log {
             Some(e) => Err(e),
         };
         if let (Ok(()), Some(fm)) = (&r, &self.inner.file) {
-            let _turn = lock(&fm.turn);
-            let mut b = lock(&fm.binlog);
-            if lock(&self.inner.progress).closed {
-                // A concurrent shutdown closed it already.
-            } else {
-                r = b.classic.close();
-                fm.publish_stats(&b, &self.inner.stats);
-            }
+            r = fm.close(&self.inner);
         }
         self.stop_threads();
         r
@@ -337,7 +109,7 @@ impl Log {
     fn stop_threads(&self) {
         {
             let mut p = lock(&self.inner.progress);
-            p.closed = true;
+            p.close();
         }
         self.inner.progress_cv.notify_all();
         self.inner.preparer.stop();
@@ -363,7 +135,7 @@ impl Log {
 
     /// The GTID state as of the last record appended.
     pub fn gtid_state(&self) -> GtidState {
-        lock(&self.inner.writer).state.clone()
+        lock(&self.inner.writer).state().clone()
     }
 
     /// The LSN below which everything survives a crash. File mode: also synced in the
@@ -371,15 +143,15 @@ impl Log {
     /// be rolled back by recovery).
     pub fn durable_lsn(&self) -> Lsn {
         let p = lock(&self.inner.progress);
-        p.durable.min(p.binlog_synced)
+        p.durable().min(p.binlog_synced())
     }
 
     pub fn written_lsn(&self) -> Lsn {
-        lock(&self.inner.progress).written
+        lock(&self.inner.progress).written()
     }
 
     pub fn end_lsn(&self) -> Lsn {
-        lock(&self.inner.progress).end
+        lock(&self.inner.progress).end()
     }
 
     /// A reader from `start`; any number may run concurrently with commits.
@@ -389,41 +161,17 @@ impl Log {
 
     /// The segments present, oldest first.
     pub fn segments(&self) -> Vec<SegmentInfo> {
-        let written = self.written_lsn();
-        self.inner
-            .segments_read()
-            .iter()
-            .map(|s| SegmentInfo {
-                number: s.number,
-                path: s.path.clone(),
-                start_lsn: s.start_lsn,
-                end_lsn: s.end_lsn.unwrap_or(written),
-            })
-            .collect()
+        self.inner.segments.infos(self.written_lsn())
     }
 
     /// Seals the current segment (writing and syncing what it holds) and continues in the next
     /// one, as `FLUSH BINARY LOGS` does. Commits wait for the rotation (it holds the writer).
     /// File mode: the classic binlog rotates to its next file too.
     pub fn rotate(&self) -> Result<(), LogError> {
-        let Some(fm) = &self.inner.file else {
-            return lock(&self.inner.writer).rotate_now(&self.inner);
-        };
-        let _turn = lock(&fm.turn);
-        lock(&self.inner.writer).rotate_now(&self.inner)?;
-        let mut b = lock(&fm.binlog);
-        // Durable when it returns: the old file synced, the new one and the index too.
-        let r = b.classic.rotate();
-        b.groups_since_sync = 0;
-        fm.publish_stats(&b, &self.inner.stats);
-        drop(b);
-        r.map_err(|e| {
-            LogError::Failed(self.inner.fail(format!(
-                "rotating the classic binlog failed: {e}; the log refuses further writes until restart"
-            )))
-        })?;
-        binlog_synced_to_end(&self.inner);
-        Ok(())
+        match &self.inner.file {
+            None => lock(&self.inner.writer).rotate_now(&self.inner),
+            Some(fm) => fm.rotate(&self.inner),
+        }
     }
 
     /// `RESET MASTER`: writes and syncs everything appended, then replaces all segments with
@@ -443,43 +191,21 @@ impl Log {
         let _sync = lock(&self.inner.sync_lock);
         let mut w = lock(&self.inner.writer);
         if let Some(fm) = &self.inner.file {
-            if let Some(e) = self.inner.refusal() {
-                return Err(e);
-            }
-            // As `reset_now` does: a full disk refuses the reset with nothing changed.
-            self.inner.preparer.ensure_ready()?;
-            w.seal_now(&self.inner)?;
-            let mut b = lock(&fm.binlog);
-            let r = b.classic.reset();
-            b.groups_since_sync = 0;
-            fm.publish_stats(&b, &self.inner.stats);
-            drop(b);
-            r.map_err(|e| {
-                LogError::Failed(self.inner.fail(format!(
-                    "RESET MASTER of the classic binlog failed: {e}; the log refuses further \
-                     writes until restart"
-                )))
-            })?;
+            fm.reset_binlog(&self.inner, &mut w)?;
         }
         w.reset_now(&self.inner)?;
         drop(w);
-        if self.inner.file.is_some() {
-            binlog_synced_to_end(&self.inner);
+        if let Some(fm) = &self.inner.file {
+            fm.synced_to_end(&self.inner);
         }
         Ok(())
     }
 
     /// Removes whole segments whose records end at or before `lsn` (never the current one);
-    /// returns how many.
+    /// returns how many. It checks no retention rule: purges on behalf of users go through
+    /// [`Log::purge_to_checked`] / [`Log::purge_while_checked`] ([`crate::retention`]).
     pub fn purge_before(&self, lsn: Lsn) -> Result<usize, LogError> {
-        let doomed: Vec<SegmentMeta> = {
-            let mut segs = self.inner.segments_write();
-            let n = segs
-                .iter()
-                .take_while(|s| s.end_lsn.is_some_and(|e| e <= lsn))
-                .count();
-            segs.drain(..n).collect()
-        };
+        let doomed = self.inner.segments.purge_before(lsn);
         for s in &doomed {
             self.inner
                 .fs
@@ -496,34 +222,54 @@ impl Log {
         Ok(doomed.len())
     }
 
+    /// `PURGE BINARY LOGS TO 'target'` under the retention rules
+    /// ([`retention::plan_purge_to`]): removes every segment before `target`, or nothing and
+    /// a [`PurgeError`] naming the unknown target or the oldest segment still needed. Returns
+    /// how many segments were removed.
+    pub fn purge_to_checked(
+        &self,
+        target: &str,
+        retention: &Retention,
+    ) -> Result<usize, PurgeError> {
+        let plan = retention::plan_purge_to(&self.segments(), target, retention)?;
+        self.purge(plan)
+    }
+
+    /// Expiry under the retention rules ([`retention::plan_purge_while`]): removes the oldest
+    /// segments while `wanted` says so and the rules allow. Returns how many were removed and
+    /// the segment that stopped it because it is still needed, if one did.
+    pub fn purge_while_checked(
+        &self,
+        retention: &Retention,
+        wanted: impl FnMut(&SegmentInfo) -> bool,
+    ) -> Result<(usize, Option<SegmentInUse>), PurgeError> {
+        let (plan, kept) = retention::plan_purge_while(&self.segments(), retention, wanted);
+        Ok((self.purge(plan)?, kept))
+    }
+
+    /// Carries out a plan made by [`crate::retention`] (see [`Log::purge_before`]).
+    pub fn purge(&self, plan: PurgePlan) -> Result<usize, PurgeError> {
+        match plan.before_lsn {
+            None => Ok(0),
+            Some(lsn) => self.purge_before(lsn).map_err(PurgeError::Log),
+        }
+    }
+
     /// File mode: the classic binlog files, oldest first (`SHOW BINARY LOGS`); None in
     /// engine mode (the segments are the binlog: [`Log::segments`]).
     pub fn classic_files(&self) -> Option<Vec<ClassicFileInfo>> {
-        let fm = self.inner.file.as_ref()?;
-        let files = lock(&fm.binlog).classic.files();
-        Some(files)
+        self.inner.file.as_ref().map(FileMode::files)
     }
 
     /// Why the log stopped taking writes, if it did.
     pub fn failed(&self) -> Option<String> {
-        lock(&self.inner.progress).failed.clone()
+        lock(&self.inner.progress).failed().map(str::to_string)
     }
 
     /// The Format_description event every segment header carries.
     pub fn format_description(&self) -> &[u8] {
         &self.inner.fde
     }
-}
-
-/// File mode, with `FileMode::turn` held and every group appended to the classic binlog and
-/// synced there: everything framed so far is covered by the binlog.
-pub(crate) fn binlog_synced_to_end(inner: &Inner) {
-    let end = lock(&inner.writer).lsn;
-    let mut p = lock(&inner.progress);
-    p.binlog_written = p.binlog_written.max(end);
-    p.binlog_synced = p.binlog_synced.max(end);
-    drop(p);
-    inner.progress_cv.notify_all();
 }
 
 impl Drop for Log {
@@ -537,10 +283,10 @@ impl std::fmt::Debug for Log {
         let p = lock(&self.inner.progress);
         f.debug_struct("Log")
             .field("dir", &self.inner.opts.dir)
-            .field("end_lsn", &p.end)
-            .field("written_lsn", &p.written)
-            .field("durable_lsn", &p.durable)
-            .field("failed", &p.failed)
+            .field("end_lsn", &p.end())
+            .field("written_lsn", &p.written())
+            .field("durable_lsn", &p.durable())
+            .field("failed", &p.failed())
             .finish()
     }
 }

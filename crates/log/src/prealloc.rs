@@ -16,8 +16,10 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use crate::error::LogError;
 use crate::fs::File;
-use crate::log::{lock, Inner};
+use crate::fs::FileSystem;
+use crate::locks::lock;
 use crate::segment::{self, PREPARED_NAME};
+use crate::LogOptions;
 
 #[derive(Default)]
 struct Slot {
@@ -93,9 +95,8 @@ impl Preparer {
 }
 
 /// The preparer thread's body.
-pub(crate) fn run(inner: &Inner) {
-    let p = &inner.preparer;
-    let path = inner.opts.dir.join(PREPARED_NAME);
+pub(crate) fn run(p: &Preparer, fs: &dyn FileSystem, opts: &LogOptions) {
+    let path = opts.dir.join(PREPARED_NAME);
     loop {
         {
             let mut s = lock(&p.slot);
@@ -108,8 +109,11 @@ pub(crate) fn run(inner: &Inner) {
             s.want = false;
         }
         let cancelled = || p.stopping.load(Ordering::SeqCst);
-        let r = segment::create_zeroed(&*inner.fs, &path, inner.opts.segment_size, &cancelled);
-        lock(&p.slot).ready = Some(r);
+        let r = segment::create_zeroed(fs, &path, opts.segment_size, &cancelled);
+        let mut s = lock(&p.slot);
+        debug_assert!(s.ready.is_none(), "two prepared segment files");
+        s.ready = Some(r);
+        drop(s);
         p.cv.notify_all();
     }
 }

@@ -32,7 +32,9 @@ use onelog_binlog::{GtidPos, GtidState};
 use crate::cursor::SegmentCursor;
 use crate::error::LogError;
 use crate::frame;
-use crate::log::{lock, Inner, SegmentMeta};
+use crate::inner::Inner;
+use crate::locks::lock;
+use crate::seglist::SegmentMeta;
 use crate::{Lsn, ReadStart, ReaderOptions, Record, RecordKind};
 
 /// A cursor over the log. See the module docs.
@@ -67,7 +69,7 @@ impl LogReader {
         };
         match start {
             ReadStart::Lsn(lsn) => {
-                let written = lock(&r.inner.progress).written;
+                let written = lock(&r.inner.progress).written();
                 if lsn > written {
                     return Err(LogError::InvalidPosition {
                         lsn,
@@ -91,7 +93,7 @@ impl LogReader {
                 }
             }
             ReadStart::Gtid(pos) => {
-                let now = lock(&r.inner.writer).state.clone();
+                let now = lock(&r.inner.writer).state().clone();
                 for g in pos.iter() {
                     if now.last(g.domain_id).is_some() && g.seq_no >= now.next_seq(g.domain_id) {
                         return Err(LogError::GtidNotFound(format!(
@@ -169,8 +171,7 @@ impl LogReader {
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<Record>, LogError> {
         loop {
-            let visible =
-                Inner::visible_end(&lock(&self.inner.progress), self.opts.include_non_durable);
+            let visible = lock(&self.inner.progress).visible_end(self.opts.include_non_durable);
             if self.lsn >= visible {
                 return Ok(None);
             }
@@ -263,10 +264,10 @@ impl LogReader {
             }
             let mut p = lock(&self.inner.progress);
             loop {
-                if Inner::visible_end(&p, self.opts.include_non_durable) > self.lsn {
+                if p.visible_end(self.opts.include_non_durable) > self.lsn {
                     break;
                 }
-                if p.closed {
+                if p.is_closed() {
                     return Err(LogError::Closed);
                 }
                 let now = Instant::now();

@@ -100,13 +100,17 @@ use std::sync::{Arc, Condvar, Mutex, RwLock};
 use onelog_binlog::{Gtid, GtidState};
 
 use crate::appender::{Writer, MAX_UNSYNCED};
-use crate::classic::ClassicBinlog;
+use crate::classic::{ClassicBinlog, ClassicOptions};
 use crate::cursor::SegmentCursor;
 use crate::error::LogError;
+use crate::filemode::{BinlogFile, FileMode};
 use crate::frame::{self, FRAME_HEADER_LEN};
-use crate::fs::{read_full_at, FileSystem};
-use crate::log::{BinlogFile, FileMode, Inner, Progress, SegmentMeta, Stats};
+use crate::fs::{read_full_at, File, FileSystem};
+use crate::inner::{Inner, Shared};
+use crate::progress::Progress;
+use crate::seglist::{SegmentList, SegmentMeta};
 use crate::segment::{self, SegmentHeader, PREPARED_NAME, RESET_NAME};
+use crate::shared::Stats;
 use crate::{
     filemode, BinlogStorage, DamageCut, FileModeRecovery, LogOptions, LogRecovery, Lsn, OpenReport,
     RecordKind,
@@ -114,59 +118,122 @@ use crate::{
 
 const MIN_SEGMENT: u64 = 16 << 10;
 
+/// Opens the log in `opts.dir`: the steps of the module docs, one function each.
 pub(crate) fn open(
     fs: Arc<dyn FileSystem>,
     opts: LogOptions,
 ) -> Result<(Inner, OpenReport), LogError> {
-    let dir = opts.dir.clone();
-    if opts.segment_size < MIN_SEGMENT {
-        return Err(LogError::io(
-            &dir,
-            0,
-            "open log",
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!(
-                    "segment_size {} is below the minimum {MIN_SEGMENT}",
-                    opts.segment_size
-                ),
-            ),
-        ));
+    check_options(&opts)?;
+    let fde = segment::format_description(&opts.server_version, opts.server_id);
+    prepare_dir(&*fs, &opts.dir)?; // step 1
+    let numbers = list_segments(&*fs, &opts, &fde)?; // step 2
+    let mut segs = read_headers(&*fs, &opts, &numbers)?; // step 3
+    let mut tail = recover_tail(&mut segs, opts.recovery)?; // steps 4-5
+    let file_mode = match &opts.binlog_storage {
+        BinlogStorage::File {
+            classic,
+            sync_binlog,
+        } => Some((
+            recover_file_mode(&fs, &opts.dir, &segs, &mut tail, classic)?,
+            *sync_binlog,
+        )), // steps 6-10
+        BinlogStorage::Engine => None,
+    };
+    let (file_mode, binlog_report) = start_session(&*fs, &opts.dir, &segs, &tail, file_mode)?; // step 11
+    let report = OpenReport {
+        segment: segs.last.number,
+        segment_path: segs.last.path.clone(),
+        offset: tail.cur.offset_of(tail.lsn),
+        end_lsn: tail.lsn,
+        gtid_state: tail.state.clone(),
+        torn_bytes: tail.torn_bytes,
+        damage_cuts: std::mem::take(&mut segs.damage_cuts),
+        binlog: binlog_report,
+    };
+    Ok((build_inner(fs, opts, fde, segs, tail, file_mode), report))
+}
+
+/// `segment_size` must leave room for records.
+fn check_options(opts: &LogOptions) -> Result<(), LogError> {
+    if opts.segment_size >= MIN_SEGMENT {
+        return Ok(());
     }
-    fs.create_dir_all(&dir)
-        .map_err(|e| LogError::io(&dir, 0, "create log directory", e))?;
+    Err(LogError::io(
+        &opts.dir,
+        0,
+        "open log",
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "segment_size {} is below the minimum {MIN_SEGMENT}",
+                opts.segment_size
+            ),
+        ),
+    ))
+}
+
+/// Step 1: the directory exists, holds no stale prepared segment, and no half-done reset.
+fn prepare_dir(fs: &dyn FileSystem, dir: &Path) -> Result<(), LogError> {
+    fs.create_dir_all(dir)
+        .map_err(|e| LogError::io(dir, 0, "create log directory", e))?;
     let tmp = dir.join(PREPARED_NAME);
     if fs.exists(&tmp) {
         fs.remove_file(&tmp)
             .map_err(|e| LogError::io(&tmp, 0, "remove stale prepared segment", e))?;
     }
     if fs.exists(&dir.join(RESET_NAME)) {
-        segment::finish_reset(&*fs, &dir)?;
+        segment::finish_reset(fs, dir)?;
     }
-    filemode::remove_stale_tmp(&*fs, &dir)?;
-    let fde = segment::format_description(&opts.server_version, opts.server_id);
+    filemode::remove_stale_tmp(fs, dir)
+}
+
+/// Step 2: the numbers of the segment files, ascending (segment 1 is created when there are
+/// none).
+fn list_segments(fs: &dyn FileSystem, opts: &LogOptions, fde: &[u8]) -> Result<Vec<u64>, LogError> {
+    let dir = &opts.dir;
     let mut numbers: Vec<u64> = fs
-        .list_dir(&dir)
-        .map_err(|e| LogError::io(&dir, 0, "list log directory", e))?
+        .list_dir(dir)
+        .map_err(|e| LogError::io(dir, 0, "list log directory", e))?
         .iter()
         .filter_map(|n| segment::parse_name(n))
         .collect();
     numbers.sort_unstable();
     if numbers.is_empty() {
-        let file = segment::create_zeroed(&*fs, &tmp, opts.segment_size, &|| false)?;
-        let header = SegmentHeader::encode(1, 0, &GtidState::new(), &fde, opts.segment_size);
-        segment::install(&*fs, &dir, &tmp, &*file, &header, 1)?;
+        let tmp = dir.join(PREPARED_NAME);
+        let file = segment::create_zeroed(fs, &tmp, opts.segment_size, &|| false)?;
+        let header = SegmentHeader::encode(1, 0, &GtidState::new(), fde, opts.segment_size);
+        segment::install(fs, dir, &tmp, &*file, &header, 1)?;
         numbers.push(1);
     }
+    Ok(numbers)
+}
 
-    // Headers.
+/// What step 3 found: every segment, and the last one's open file.
+struct Segments {
+    metas: Vec<SegmentMeta>,
+    /// The last (current) segment (a copy of `metas`' last).
+    last: SegmentMeta,
+    file: Arc<dyn File>,
+    /// Its size (after a repair of step 3).
+    file_len: u64,
+    /// Its format version.
+    last_version: u32,
+    damage_cuts: Vec<DamageCut>,
+}
+
+/// Step 3: reads and checks every segment's header and size (see the module docs).
+fn read_headers(
+    fs: &dyn FileSystem,
+    opts: &LogOptions,
+    numbers: &[u64],
+) -> Result<Segments, LogError> {
     let mut metas: Vec<SegmentMeta> = Vec::with_capacity(numbers.len());
     let mut file_lens = Vec::with_capacity(numbers.len());
     let mut last_file = None;
     let mut last_version = segment::VERSION;
     let mut damage_cuts = Vec::new();
     for (i, &n) in numbers.iter().enumerate() {
-        let path = dir.join(segment::file_name(n));
+        let path = opts.dir.join(segment::file_name(n));
         let file = fs
             .open(&path, false)
             .map_err(|e| LogError::io(&path, 0, "open segment", e))?;
@@ -174,43 +241,13 @@ pub(crate) fn open(
         let len = file
             .len()
             .map_err(|e| LogError::io(&path, 0, "stat segment", e))?;
-        if h.number != n {
-            return Err(LogError::corrupt(
-                &path,
-                16,
-                format!(
-                    "header says segment {} but the file name says {n}",
-                    h.number
-                ),
-            ));
-        }
-        if let Some(prev) = metas.last() {
-            if n != prev.number + 1 {
-                return Err(LogError::corrupt(
-                    &path,
-                    0,
-                    format!("segment {} is missing before it", prev.number + 1),
-                ));
-            }
-            let cap = file_lens[i - 1] - prev.header_len;
-            if h.start_lsn < prev.start_lsn || h.start_lsn - prev.start_lsn > cap {
-                return Err(LogError::corrupt(
-                    &path,
-                    24,
-                    format!(
-                        "start LSN {} does not follow segment {} (start LSN {}, room for {cap} bytes)",
-                        h.start_lsn, prev.number, prev.start_lsn
-                    ),
-                ));
-            }
-        }
-        if len < h.header_len {
-            return Err(LogError::corrupt(
-                &path,
-                len,
-                "segment shorter than its header",
-            ));
-        }
+        check_header(
+            &path,
+            n,
+            &h,
+            len,
+            metas.last().zip(file_lens.last().copied()),
+        )?;
         let is_last = i + 1 == numbers.len();
         let len = check_size(
             &path,
@@ -228,7 +265,7 @@ pub(crate) fn open(
         file_lens.push(len);
         metas.push(SegmentMeta {
             number: n,
-            path: path.clone(),
+            path,
             start_lsn: h.start_lsn,
             end_lsn: None,
             header_len: h.header_len,
@@ -239,20 +276,94 @@ pub(crate) fn open(
     let (Some(last), Some(file), Some(&file_len)) =
         (metas.last().cloned(), last_file, file_lens.last())
     else {
-        return Err(LogError::corrupt(&dir, 0, "no segment"));
+        return Err(LogError::corrupt(&opts.dir, 0, "no segment"));
     };
+    Ok(Segments {
+        metas,
+        last,
+        file,
+        file_len,
+        last_version,
+        damage_cuts,
+    })
+}
 
-    // Tail scan of the last segment.
+/// Step 3 for one header: its number matches the name and follows `prev` (the previous
+/// segment and its file size), its start LSN fits in `prev`, the file holds the header.
+fn check_header(
+    path: &Path,
+    n: u64,
+    h: &SegmentHeader,
+    len: u64,
+    prev: Option<(&SegmentMeta, u64)>,
+) -> Result<(), LogError> {
+    if h.number != n {
+        return Err(LogError::corrupt(
+            path,
+            16,
+            format!(
+                "header says segment {} but the file name says {n}",
+                h.number
+            ),
+        ));
+    }
+    if let Some((prev, prev_len)) = prev {
+        if n != prev.number + 1 {
+            return Err(LogError::corrupt(
+                path,
+                0,
+                format!("segment {} is missing before it", prev.number + 1),
+            ));
+        }
+        let cap = prev_len - prev.header_len;
+        if h.start_lsn < prev.start_lsn || h.start_lsn - prev.start_lsn > cap {
+            return Err(LogError::corrupt(
+                path,
+                24,
+                format!(
+                    "start LSN {} does not follow segment {} (start LSN {}, room for {cap} bytes)",
+                    h.start_lsn, prev.number, prev.start_lsn
+                ),
+            ));
+        }
+    }
+    if len < h.header_len {
+        return Err(LogError::corrupt(
+            path,
+            len,
+            "segment shorter than its header",
+        ));
+    }
+    Ok(())
+}
+
+/// Where the log ends after steps 4-5 (and step 8, which may cut more).
+struct Recovered {
+    /// A cursor on the last segment.
+    cur: SegmentCursor,
+    /// End of the kept records.
+    lsn: Lsn,
+    /// File offset where the records kept by step 5 end.
+    end_off: u64,
+    /// GTID state at `lsn`.
+    state: GtidState,
+    /// The largest LSN a CommitMark names (the segment's start LSN when none).
+    committed: Lsn,
+    torn_bytes: u64,
+}
+
+/// Steps 4-5: scans the last segment's records and judges and cuts what follows them.
+fn recover_tail(segs: &mut Segments, recovery: LogRecovery) -> Result<Recovered, LogError> {
+    let last = &segs.last;
     let mut cur = SegmentCursor::new(
-        file.clone(),
+        segs.file.clone(),
         last.path.clone(),
         last.number,
         last.header_len,
         last.start_lsn,
     );
-    let file_end_lsn = last.start_lsn + (file_len - last.header_len);
+    let file_end_lsn = cur.lsn_at(segs.file_len);
     let scan = scan_tail(&mut cur, &last.state, file_end_lsn, &mut |_, _, _| true)?;
-    let (mut state, why_end) = (scan.state, scan.why_end);
     // The first bytes that are not a valid record, and where the kept records end (before
     // SyncMarks that only preceded them: a mark is written with the group after it).
     let bad_off = cur.offset_of(scan.end);
@@ -260,189 +371,217 @@ pub(crate) fn open(
     let end_off = cur.offset_of(lsn);
     let torn_bytes = cut_tail(
         &cur,
-        &*file,
-        (end_off, bad_off, file_len),
-        &why_end,
-        opts.recovery,
-        &mut damage_cuts,
+        &*segs.file,
+        (end_off, bad_off, segs.file_len),
+        &scan.why_end,
+        recovery,
+        &mut segs.damage_cuts,
     )?;
-
-    // File mode: decide the in-doubt records (module docs, steps 6-9).
-    let mut lsn = lsn;
-    let mut file_mode = None;
-    let mut binlog_report = None;
-    let mut mark_reserve = 0;
-    if let BinlogStorage::File {
-        classic,
-        sync_binlog,
-    } = &opts.binlog_storage
-    {
-        mark_reserve = frame::COMMIT_MARK_LEN as u64;
-        let since = filemode::read_marker(&*fs, &dir)?;
-        if let Some(s) = since.filter(|&s| s > lsn) {
-            return Err(LogError::corrupt(
-                dir.join(filemode::MARKER_NAME),
-                12,
-                format!(
-                    "refusing to start: the file-mode marker says the last file-mode session \
-                     started at LSN {s}, beyond the end of the log ({lsn} in {}): the log \
-                     directory does not belong with this marker",
-                    last.path.display()
-                ),
-            ));
-        }
-        // No marker: the previous run was engine mode (or the log is new), so the binlog
-        // should hold every group of the log; files created now start where the log does.
-        let initial = match since {
-            Some(_) => state.clone(),
-            None => (*metas[0].state).clone(),
-        };
-        let (mut binlog, crep) = ClassicBinlog::open(fs.clone(), classic.clone(), &initial)?;
-        let mut rep = FileModeRecovery {
-            binlog_files: crep.files.clone(),
-            binlog_torn_bytes: crep.torn_bytes,
-            file_mode_since: since,
-            ..Default::default()
-        };
-        let doubt_from = since.map(|s| s.max(scan.committed));
-        if let Some(doubt_from) = doubt_from.filter(|&d| d < lsn) {
-            let b = binlog.gtid_state().clone();
-            let in_binlog = |g: Gtid| b.next_seq(g.domain_id) > g.seq_no;
-            let mut cut: Option<(Lsn, GtidState)> = None;
-            let (mut yes, mut no) = (0u64, 0u64);
-            let mut cur = SegmentCursor::new(
-                file.clone(),
-                last.path.clone(),
-                last.number,
-                last.header_len,
-                last.start_lsn,
-            );
-            scan_tail(&mut cur, &last.state, lsn, &mut |rec_lsn, g, st| {
-                if rec_lsn < doubt_from {
-                    return true;
-                }
-                if cut.is_none() && in_binlog(g) {
-                    yes += 1;
-                } else {
-                    if cut.is_none() {
-                        cut = Some((rec_lsn, st.clone()));
-                    }
-                    no += 1;
-                }
-                true
-            })?;
-            rep.committed_in_doubt = yes;
-            rep.rolled_back = no;
-            if let Some((at, st)) = cut {
-                zero_backwards(&last.path, &*file, cur.offset_of(at), end_off)?;
-                lsn = at;
-                state = st;
-            }
-        }
-        if since.is_none() && behind_only(&state, binlog.gtid_state()) {
-            if let Some(n) =
-                filemode::catch_up(&*fs, &metas, &file, lsn, &mut binlog, crep.last_gtid)?
-            {
-                rep.binlog_caught_up = n;
-            }
-        }
-        let (ahead, behind) = divergence(&state, binlog.gtid_state());
-        rep.binlog_ahead = ahead;
-        rep.binlog_behind = behind;
-        binlog_report = Some(rep);
-        file_mode = Some((binlog, *sync_binlog));
-    }
-    let end_off = cur.offset_of(lsn);
-    file.sync_data()
-        .map_err(|e| LogError::io(&last.path, end_off, "fdatasync recovered segment", e))?;
-    let file_mode = match file_mode {
-        Some((binlog, sync_binlog)) => {
-            // Recovery's decisions rest on what the binlog holds: make it durable (a crashed
-            // process can leave it in the page cache only), then start the new session.
-            if let Some(info) = binlog.files().last() {
-                let f = fs
-                    .open(&info.path, false)
-                    .map_err(|e| LogError::io(&info.path, 0, "open classic binlog", e))?;
-                f.sync_data()
-                    .map_err(|e| LogError::io(&info.path, 0, "fdatasync classic binlog", e))?;
-            }
-            fs.crash_point(filemode::CRASH_AFTER_CATCH_UP)
-                .map_err(|e| LogError::io(&dir, 0, filemode::CRASH_AFTER_CATCH_UP, e))?;
-            filemode::write_marker(&*fs, &dir, lsn)?;
-            Some(FileMode {
-                sync_binlog,
-                base_fsyncs: binlog.fsyncs(),
-                turn: Mutex::new(()),
-                binlog: Mutex::new(BinlogFile {
-                    classic: binlog,
-                    groups_since_sync: 0,
-                }),
-            })
-        }
-        None => {
-            filemode::remove_marker(&*fs, &dir)?;
-            None
-        }
-    };
-
-    let report = OpenReport {
-        segment: last.number,
-        segment_path: last.path.clone(),
-        offset: end_off,
-        end_lsn: lsn,
-        gtid_state: state.clone(),
-        torn_bytes,
-        damage_cuts,
-        binlog: binlog_report,
-    };
-    let writer = Writer {
-        seg_number: last.number,
-        seg_path: last.path.clone(),
-        seg_file: file.clone(),
-        seg_start_lsn: last.start_lsn,
-        header_len: last.header_len,
+    Ok(Recovered {
+        cur,
         lsn,
-        written: lsn,
-        pending: Vec::with_capacity(64 << 10),
-        state,
-        next_state_lsn: lsn + opts.state_interval.max(1),
-        pending_mark: None,
-        mark_reserve,
-        marked: lsn,
-        sync_marks: last_version >= 2,
-        idle_marked: None,
+        end_off,
+        state: scan.state,
+        committed: scan.committed,
+        torn_bytes,
+    })
+}
+
+/// Steps 6-10 (file mode): reads the marker, opens the classic binlog, decides the in-doubt
+/// records (cutting the rolled-back ones off `tail`), catches the binlog up, compares.
+fn recover_file_mode(
+    fs: &Arc<dyn FileSystem>,
+    dir: &Path,
+    segs: &Segments,
+    tail: &mut Recovered,
+    classic: &ClassicOptions,
+) -> Result<(ClassicBinlog, FileModeRecovery), LogError> {
+    let since = read_marker(&**fs, dir, tail.lsn, &segs.last.path)?; // step 6
+                                                                     // No marker: the previous run was engine mode (or the log is new), so the binlog
+                                                                     // should hold every group of the log; files created now start where the log does.
+    let initial = match since {
+        Some(_) => tail.state.clone(),
+        None => (*segs.metas[0].state).clone(),
     };
-    let progress = Progress {
-        end: lsn,
-        written: lsn,
-        durable: lsn,
-        cur_file: file,
-        cur_path: last.path.clone(),
-        failed: None,
-        closed: false,
-        binlog_written: if file_mode.is_some() { lsn } else { u64::MAX },
-        binlog_synced: if file_mode.is_some() { lsn } else { u64::MAX },
+    let (mut binlog, crep) = ClassicBinlog::open(fs.clone(), classic.clone(), &initial)?; // step 7
+    let mut rep = FileModeRecovery {
+        binlog_files: crep.files.clone(),
+        binlog_torn_bytes: crep.torn_bytes,
+        file_mode_since: since,
+        ..Default::default()
     };
-    let inner = Inner {
-        fs,
-        durability: AtomicU8::new(opts.durability.level()),
-        opts,
-        fde,
+    let doubt_from = since.map(|s| s.max(tail.committed));
+    if let Some(doubt_from) = doubt_from.filter(|&d| d < tail.lsn) {
+        (rep.committed_in_doubt, rep.rolled_back) =
+            decide_in_doubt(segs, tail, doubt_from, binlog.gtid_state())?; // step 8
+    }
+    if since.is_none() && behind_only(&tail.state, binlog.gtid_state()) {
+        let end = tail.lsn;
+        if let Some(n) = filemode::catch_up(
+            &**fs,
+            &segs.metas,
+            &segs.file,
+            end,
+            &mut binlog,
+            crep.last_gtid,
+        )? {
+            rep.binlog_caught_up = n; // step 9
+        }
+    }
+    (rep.binlog_ahead, rep.binlog_behind) = divergence(&tail.state, binlog.gtid_state()); // step 10
+    Ok((binlog, rep))
+}
+
+/// Step 6: the LSN where the previous file-mode session started (None: no marker); a marker
+/// beyond the end of the log `end` (in `last_path`) is `Corrupt`.
+fn read_marker(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    end: Lsn,
+    last_path: &Path,
+) -> Result<Option<Lsn>, LogError> {
+    let since = filemode::read_marker(fs, dir)?;
+    if let Some(s) = since.filter(|&s| s > end) {
+        return Err(LogError::corrupt(
+            dir.join(filemode::MARKER_NAME),
+            12,
+            format!(
+                "refusing to start: the file-mode marker says the last file-mode session \
+                 started at LSN {s}, beyond the end of the log ({end} in {}): the log \
+                 directory does not belong with this marker",
+                last_path.display()
+            ),
+        ));
+    }
+    Ok(since)
+}
+
+/// Step 8: the records of the last segment from `doubt_from` on are committed while the
+/// binlog (whose GTID state is `binlog`) holds them; from the first one it lacks on they are
+/// cut off the log (`tail` then ends before it). Returns (committed, rolled back).
+fn decide_in_doubt(
+    segs: &Segments,
+    tail: &mut Recovered,
+    doubt_from: Lsn,
+    binlog: &GtidState,
+) -> Result<(u64, u64), LogError> {
+    let in_binlog = |g: Gtid| binlog.next_seq(g.domain_id) > g.seq_no;
+    let mut cut: Option<(Lsn, GtidState)> = None;
+    let (mut yes, mut no) = (0u64, 0u64);
+    let last = &segs.last;
+    let mut cur = SegmentCursor::new(
+        segs.file.clone(),
+        last.path.clone(),
+        last.number,
+        last.header_len,
+        last.start_lsn,
+    );
+    scan_tail(&mut cur, &last.state, tail.lsn, &mut |rec_lsn, g, st| {
+        if rec_lsn < doubt_from {
+            return true;
+        }
+        if cut.is_none() && in_binlog(g) {
+            yes += 1;
+        } else {
+            if cut.is_none() {
+                cut = Some((rec_lsn, st.clone()));
+            }
+            no += 1;
+        }
+        true
+    })?;
+    if let Some((at, st)) = cut {
+        zero_backwards(&last.path, &*segs.file, cur.offset_of(at), tail.end_off)?;
+        tail.lsn = at;
+        tail.state = st;
+    }
+    Ok((yes, no))
+}
+
+/// Step 11 (and the end of step 5): syncs the recovered segment; in file mode syncs the
+/// binlog's current file and writes the marker of the new session, in engine mode removes
+/// a marker.
+fn start_session(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    segs: &Segments,
+    tail: &Recovered,
+    file_mode: Option<((ClassicBinlog, FileModeRecovery), u32)>,
+) -> Result<(Option<FileMode>, Option<FileModeRecovery>), LogError> {
+    let end_off = tail.cur.offset_of(tail.lsn);
+    segs.file
+        .sync_data()
+        .map_err(|e| LogError::io(&segs.last.path, end_off, "fdatasync recovered segment", e))?;
+    let Some(((binlog, rep), sync_binlog)) = file_mode else {
+        filemode::remove_marker(fs, dir)?;
+        return Ok((None, None));
+    };
+    // Recovery's decisions rest on what the binlog holds: make it durable (a crashed
+    // process can leave it in the page cache only), then start the new session.
+    if let Some(info) = binlog.files().last() {
+        let f = fs
+            .open(&info.path, false)
+            .map_err(|e| LogError::io(&info.path, 0, "open classic binlog", e))?;
+        f.sync_data()
+            .map_err(|e| LogError::io(&info.path, 0, "fdatasync classic binlog", e))?;
+    }
+    fs.crash_point(filemode::CRASH_AFTER_CATCH_UP)
+        .map_err(|e| LogError::io(dir, 0, filemode::CRASH_AFTER_CATCH_UP, e))?;
+    filemode::write_marker(fs, dir, tail.lsn)?;
+    let fm = FileMode {
+        sync_binlog,
+        base_fsyncs: binlog.fsyncs(),
+        turn: Mutex::new(()),
+        binlog: Mutex::new(BinlogFile {
+            classic: binlog,
+            groups_since_sync: 0,
+        }),
+    };
+    Ok((Some(fm), Some(rep)))
+}
+
+/// The log's shared state at the recovered end.
+fn build_inner(
+    fs: Arc<dyn FileSystem>,
+    opts: LogOptions,
+    fde: Vec<u8>,
+    segs: Segments,
+    tail: Recovered,
+    file_mode: Option<FileMode>,
+) -> Inner {
+    let lsn = tail.lsn;
+    let last = &segs.last;
+    let writer = Writer::recovered(
+        last,
+        segs.file.clone(),
+        lsn,
+        tail.state,
+        opts.state_interval,
+        file_mode.is_some(),
+        segs.last_version >= 2,
+    );
+    let progress = Progress::recovered(lsn, segs.file, last.path.clone(), file_mode.is_some());
+    Inner {
+        shared: Shared {
+            fs,
+            durability: AtomicU8::new(opts.durability.level()),
+            opts,
+            fde,
+            fsync_gate: Mutex::new(()),
+            segments: SegmentList::new(segs.metas),
+            progress: Mutex::new(progress),
+            progress_cv: Condvar::new(),
+            preparer: Default::default(),
+            stats: Stats::default(),
+        },
         sink: RwLock::new(None),
         queue: Mutex::new(Default::default()),
         gather: Default::default(),
         writer: Mutex::new(writer),
         sync_lock: Mutex::new(()),
-        fsync_gate: Mutex::new(()),
-        segments: RwLock::new(metas),
-        progress: Mutex::new(progress),
-        progress_cv: Condvar::new(),
-        preparer: Default::default(),
         flusher: Default::default(),
-        stats: Stats::default(),
         file: file_mode,
-    };
-    Ok((inner, report))
+    }
 }
 
 /// True when the binlog's position differs from the log's and it holds no group beyond the
@@ -687,7 +826,7 @@ fn check_tail(
         Ok(None) => return Ok(Tail::Torn(None)),
         Ok(Some(last)) => last,
     };
-    let end_lsn = cur.start_lsn + (from - cur.header_len);
+    let end_lsn = cur.lsn_at(from);
     // A mark's last bytes (the high bytes of its `synced_lsn`) are usually zeros: search up to
     // a whole mark past the last non-zero byte, or a mark ending the data is missed.
     let to = (last + 1 + frame::SYNC_MARK_LEN as u64).min(file_len);
@@ -719,7 +858,7 @@ fn vouching_mark(
         let n = (to - off).min(CHUNK + overlap) as usize;
         let got = read_full_at(file, &mut buf[..n], off)
             .map_err(|e| LogError::io(&cur.path, off, "read tail", e))?;
-        let lsn = cur.start_lsn + (off - cur.header_len);
+        let lsn = cur.lsn_at(off);
         if let Some(m) = frame::find_sync_marks(&buf[..got], lsn)
             .into_iter()
             .find(|&(_, synced)| synced > end_lsn)

@@ -50,3 +50,59 @@ fn rotate_seals_the_segment_and_records_continue_in_the_next_one() {
     assert_eq!(log.purge_before(segs[2].start_lsn).unwrap(), 2);
     assert_eq!(log.segments().len(), 1);
 }
+
+#[test]
+fn checked_purges_keep_what_recovery_and_readers_need() {
+    use onelog_log::retention::{NeededBy, PurgeError, Retention};
+    let fs = SimFs::new();
+    let log = open(&fs, opts(1 << 20, Durability::Level1));
+    for i in 0..3 {
+        log.commit(txn(i, 100)).unwrap();
+        log.rotate().unwrap();
+    }
+    let segs = log.segments();
+    assert_eq!(segs.len(), 4);
+    let name = |i: usize| {
+        segs[i]
+            .path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    // No checkpoint: nothing may go, and the refusal names the oldest segment.
+    let Err(PurgeError::InUse(e)) = log.purge_to_checked(&name(2), &Retention::default()) else {
+        panic!("purge without a checkpoint was not refused")
+    };
+    assert_eq!(e.number, segs[0].number);
+    assert_eq!(log.segments().len(), 4);
+    let Err(PurgeError::UnknownTarget(_)) = log.purge_to_checked("nope", &Retention::default())
+    else {
+        panic!("unknown target was not refused")
+    };
+    // A checkpoint covering the first segment only, and a reader in the third.
+    let r = Retention {
+        checkpoint_lsn: Some(segs[0].end_lsn),
+        oldest_reader_lsn: None,
+    };
+    let Err(PurgeError::InUse(e)) = log.purge_to_checked(&name(2), &r) else {
+        panic!("purge past the checkpoint was not refused")
+    };
+    assert_eq!(e.number, segs[1].number);
+    assert_eq!(log.purge_to_checked(&name(1), &r).unwrap(), 1);
+    let r = Retention {
+        checkpoint_lsn: Some(log.end_lsn()),
+        oldest_reader_lsn: Some(segs[2].start_lsn),
+    };
+    let (n, kept) = log.purge_while_checked(&r, |_| true).unwrap();
+    assert_eq!(n, 1);
+    let kept = kept.expect("the reader's segment is kept");
+    assert_eq!(kept.number, segs[2].number);
+    assert_eq!(
+        kept.needed_by,
+        NeededBy::Reader {
+            lsn: segs[2].start_lsn
+        }
+    );
+    assert_eq!(log.segments()[0].number, segs[2].number);
+}

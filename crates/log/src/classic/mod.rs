@@ -147,41 +147,9 @@ impl ClassicBinlog {
             None => (scan_dir(fs.as_ref(), &opts)?, false),
         };
         if names.is_empty() {
-            let (cur, info) = create_file(fs.as_ref(), &opts, &fde, 1, initial_state)?;
-            let mut b = ClassicBinlog::new(fs, opts, fde, cur, vec![info], initial_state.clone());
-            b.fsyncs += 1;
-            b.write_index()?;
-            let report = ClassicOpenReport {
-                files: b.file_names(),
-                gtid_state: b.state.clone(),
-                last_gtid: None,
-                torn_bytes: 0,
-                created: true,
-            };
-            return Ok((b, report));
+            return Self::create_first(fs, opts, fde, initial_state);
         }
-        let mut infos = Vec::with_capacity(names.len());
-        for name in &names {
-            let path = opts.dir.join(name);
-            let size = match fs.open(&path, false) {
-                Ok(f) => f
-                    .len()
-                    .map_err(|e| LogError::io(&path, 0, "stat classic binlog", e))?,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(LogError::corrupt(
-                        index_path(&opts),
-                        0,
-                        format!("the index names {name}, which does not exist"),
-                    ))
-                }
-                Err(e) => return Err(LogError::io(&path, 0, "open classic binlog", e)),
-            };
-            infos.push(ClassicFileInfo {
-                name: name.clone(),
-                path,
-                size,
-            });
-        }
+        let mut infos = file_infos(fs.as_ref(), &opts, &names)?;
         let last = infos.len() - 1;
         let path = infos[last].path.clone();
         let cur = fs
@@ -199,38 +167,7 @@ impl ClassicBinlog {
         let mut b = ClassicBinlog::new(fs, opts, fde, cur, infos, scan.state.clone());
         b.cur_fde_flags = scan.fde_flags;
         b.opened_last_gtid_event = scan.last_gtid_event.clone();
-        if let Some(next) = &scan.rotated_to {
-            // A rotation that crashed before the index named the next file: finish it.
-            let n = parse_file_name(&b.opts.basename, next).ok_or_else(|| {
-                LogError::corrupt(
-                    &path,
-                    scan.valid_end,
-                    format!(
-                        "Rotate event names {next}, not a {}.NNNNNN file",
-                        b.opts.basename
-                    ),
-                )
-            })?;
-            if need_sync {
-                b.sync_file(&b.cur.clone(), &path)?;
-            }
-            b.finish_rotation(n)?;
-        } else {
-            if scan.fde_flags & LOG_EVENT_BINLOG_IN_USE_F as u8 == 0 {
-                let flags = scan.fde_flags | LOG_EVENT_BINLOG_IN_USE_F as u8;
-                b.cur
-                    .write_all_at(&[flags], FDE_FLAGS_OFFSET)
-                    .map_err(|e| LogError::io(&path, FDE_FLAGS_OFFSET, "set in-use flag", e))?;
-                b.cur_fde_flags = flags;
-                need_sync = true;
-            }
-            if need_sync {
-                b.sync_file(&b.cur.clone(), &path)?;
-            }
-            if !from_index {
-                b.write_index()?;
-            }
-        }
+        b.resume(&scan, &path, need_sync, from_index)?;
         let report = ClassicOpenReport {
             files: b.file_names(),
             gtid_state: scan.state,
@@ -241,6 +178,107 @@ impl ClassicBinlog {
         Ok((b, report))
     }
 
+    /// `open` of a directory without binlog files: creates the first, with `initial_state`.
+    fn create_first(
+        fs: Arc<dyn FileSystem>,
+        opts: ClassicOptions,
+        fde: Vec<u8>,
+        initial_state: &GtidState,
+    ) -> Result<(ClassicBinlog, ClassicOpenReport), LogError> {
+        let (cur, info) = create_file(fs.as_ref(), &opts, &fde, 1, initial_state)?;
+        let mut b = ClassicBinlog::new(fs, opts, fde, cur, vec![info], initial_state.clone());
+        b.fsyncs += 1;
+        b.write_index()?;
+        let report = ClassicOpenReport {
+            files: b.file_names(),
+            gtid_state: b.state.clone(),
+            last_gtid: None,
+            torn_bytes: 0,
+            created: true,
+        };
+        Ok((b, report))
+    }
+
+    /// `open` after the scan of the last file (`path`): finishes a rotation that crashed
+    /// before the index named the next file, or marks the file in use again; syncs it when
+    /// `need_sync` or when it changed; rewrites the index when it was rebuilt from the
+    /// directory (`!from_index`).
+    fn resume(
+        &mut self,
+        scan: &scan::ScanResult,
+        path: &Path,
+        mut need_sync: bool,
+        from_index: bool,
+    ) -> Result<(), LogError> {
+        let b = self;
+        if let Some(next) = &scan.rotated_to {
+            // A rotation that crashed before the index named the next file: finish it.
+            let n = parse_file_name(&b.opts.basename, next).ok_or_else(|| {
+                LogError::corrupt(
+                    path,
+                    scan.valid_end,
+                    format!(
+                        "Rotate event names {next}, not a {}.NNNNNN file",
+                        b.opts.basename
+                    ),
+                )
+            })?;
+            if need_sync {
+                b.sync_file(&b.cur.clone(), path)?;
+            }
+            return b.finish_rotation(n);
+        }
+        if scan.fde_flags & LOG_EVENT_BINLOG_IN_USE_F as u8 == 0 {
+            let flags = scan.fde_flags | LOG_EVENT_BINLOG_IN_USE_F as u8;
+            b.cur
+                .write_all_at(&[flags], FDE_FLAGS_OFFSET)
+                .map_err(|e| LogError::io(path, FDE_FLAGS_OFFSET, "set in-use flag", e))?;
+            b.cur_fde_flags = flags;
+            need_sync = true;
+        }
+        if need_sync {
+            b.sync_file(&b.cur.clone(), path)?;
+        }
+        if !from_index {
+            b.write_index()?;
+        }
+        Ok(())
+    }
+}
+
+/// The index's (or directory's) files with their sizes; a file the index names but that
+/// does not exist is `Corrupt`.
+fn file_infos(
+    fs: &dyn FileSystem,
+    opts: &ClassicOptions,
+    names: &[String],
+) -> Result<Vec<ClassicFileInfo>, LogError> {
+    let mut infos = Vec::with_capacity(names.len());
+    for name in names {
+        let path = opts.dir.join(name);
+        let size = match fs.open(&path, false) {
+            Ok(f) => f
+                .len()
+                .map_err(|e| LogError::io(&path, 0, "stat classic binlog", e))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(LogError::corrupt(
+                    index_path(opts),
+                    0,
+                    format!("the index names {name}, which does not exist"),
+                ))
+            }
+            Err(e) => return Err(LogError::io(&path, 0, "open classic binlog", e)),
+        };
+        infos.push(ClassicFileInfo {
+            name: name.clone(),
+            path,
+            size,
+        });
+    }
+    Ok(infos)
+}
+
+impl ClassicBinlog {
     fn new(
         fs: Arc<dyn FileSystem>,
         opts: ClassicOptions,

@@ -97,41 +97,80 @@ pub(crate) fn scan_file(file: &dyn File, path: &Path) -> Result<ScanResult, LogE
             "not a binlog file: missing the magic \\xfebin",
         ));
     }
+    let mut scan = Scan::new(path);
     let mut off = FIRST_EVENT_OFFSET;
-    let mut state: Option<GtidState> = None;
-    let mut header_done = false;
-    let mut fde_flags = 0u8;
-    let mut group: Option<(u64, GroupTracker, Vec<u8>)> = None;
-    let mut last_gtid = None;
-    let mut last_gtid_event = None;
-    let mut rotated_to: Option<String> = None;
-    let mut complete_state = GtidState::new();
     let mut tail_at: Option<u64> = None;
     while off < len {
-        let head = w.get(off, HEADER_LEN)?;
-        let need = if head.len() < HEADER_LEN {
-            HEADER_LEN
-        } else {
-            event_size(head).max(HEADER_LEN)
+        let Some(ev) = next_event(&mut w, off)? else {
+            tail_at = Some(off);
+            break;
         };
-        let ev = w.get(off, need)?.to_vec();
-        let size = match check_event_at(&ev, off) {
-            EventCheck::Ok(size) => size,
-            EventCheck::Incomplete { .. } => {
-                tail_at = Some(off);
-                break;
+        scan.event(off, &ev)?;
+        off += ev.len() as u64;
+    }
+    scan.finish(tail_at, len)
+}
+
+/// The checked event at `off`; None when the bytes there may be a torn write (cut by the
+/// end of the file, or damaged but the last event or followed only by zeros).
+fn next_event(w: &mut Window<'_>, off: u64) -> Result<Option<Vec<u8>>, LogError> {
+    let head = w.get(off, HEADER_LEN)?;
+    let need = if head.len() < HEADER_LEN {
+        HEADER_LEN
+    } else {
+        event_size(head).max(HEADER_LEN)
+    };
+    let mut ev = w.get(off, need)?.to_vec();
+    match check_event_at(&ev, off) {
+        EventCheck::Ok(size) => {
+            ev.truncate(size);
+            Ok(Some(ev))
+        }
+        EventCheck::Incomplete { .. } => Ok(None),
+        EventCheck::Bad(why) => {
+            let last = off + need as u64 == w.len;
+            if last || w.rest_is_zero(off)? {
+                return Ok(None);
             }
-            EventCheck::Bad(why) => {
-                let last = off + need as u64 == len;
-                if last || w.rest_is_zero(off)? {
-                    tail_at = Some(off);
-                    break;
-                }
-                return Err(LogError::corrupt(path, off, why));
-            }
-        };
-        let ev = &ev[..size];
-        if rotated_to.is_some() {
+            Err(LogError::corrupt(w.path, off, why))
+        }
+    }
+}
+
+/// What the scan has seen so far.
+struct Scan<'a> {
+    path: &'a Path,
+    /// The Gtid_list's state, once seen.
+    state: Option<GtidState>,
+    header_done: bool,
+    fde_flags: u8,
+    /// The unfinished group: its offset, tracker and GTID event.
+    group: Option<(u64, GroupTracker, Vec<u8>)>,
+    last_gtid: Option<Gtid>,
+    last_gtid_event: Option<Vec<u8>>,
+    rotated_to: Option<String>,
+    complete_state: GtidState,
+}
+
+impl<'a> Scan<'a> {
+    fn new(path: &'a Path) -> Self {
+        Scan {
+            path,
+            state: None,
+            header_done: false,
+            fde_flags: 0,
+            group: None,
+            last_gtid: None,
+            last_gtid_event: None,
+            rotated_to: None,
+            complete_state: GtidState::new(),
+        }
+    }
+
+    /// Takes the (checked) event `ev` at `off`.
+    fn event(&mut self, off: u64, ev: &[u8]) -> Result<(), LogError> {
+        let path = self.path;
+        if self.rotated_to.is_some() {
             return Err(LogError::corrupt(
                 path,
                 off,
@@ -139,7 +178,7 @@ pub(crate) fn scan_file(file: &dyn File, path: &Path) -> Result<ScanResult, LogE
             ));
         }
         match ev[4] {
-            event_type::FORMAT_DESCRIPTION if off == FIRST_EVENT_OFFSET => fde_flags = ev[17],
+            event_type::FORMAT_DESCRIPTION if off == FIRST_EVENT_OFFSET => self.fde_flags = ev[17],
             _ if off == FIRST_EVENT_OFFSET => {
                 return Err(LogError::corrupt(
                     path,
@@ -147,73 +186,82 @@ pub(crate) fn scan_file(file: &dyn File, path: &Path) -> Result<ScanResult, LogE
                     format!("first event has type {}, not Format_description", ev[4]),
                 ))
             }
-            event_type::GTID_LIST if state.is_none() && group.is_none() => {
+            event_type::GTID_LIST if self.state.is_none() && self.group.is_none() => {
                 let l = GtidListEvent::decode(ev)
                     .map_err(|e| LogError::corrupt(path, off, format!("bad Gtid_list: {e}")))?;
-                complete_state = l.to_state();
-                state = Some(complete_state.clone());
+                self.complete_state = l.to_state();
+                self.state = Some(self.complete_state.clone());
             }
-            event_type::BINLOG_CHECKPOINT if group.is_none() => {
-                if state.is_some() {
-                    header_done = true;
+            event_type::BINLOG_CHECKPOINT if self.group.is_none() => {
+                if self.state.is_some() {
+                    self.header_done = true;
                 }
             }
-            event_type::GTID => {
-                if let Some((start, _, _)) = &group {
-                    return Err(LogError::corrupt(
-                        path,
-                        off,
-                        format!("GTID event inside the unfinished event group at offset {start}"),
-                    ));
-                }
-                if state.is_none() {
-                    return Err(LogError::corrupt(
-                        path,
-                        off,
-                        "event group before the Gtid_list event",
-                    ));
-                }
-                header_done = true;
-                let t = GroupTracker::start(ev).map_err(|e| LogError::corrupt(path, off, e))?;
-                group = Some((off, t, ev.to_vec()));
-            }
-            event_type::ROTATE if group.is_none() => {
+            event_type::GTID => self.group_start(off, ev)?,
+            event_type::ROTATE if self.group.is_none() => {
                 let r = RotateEvent::decode(ev)
                     .map_err(|e| LogError::corrupt(path, off, format!("bad Rotate: {e}")))?;
-                rotated_to = Some(r.next_file);
+                self.rotated_to = Some(r.next_file);
             }
             _ => {
-                if let Some((_, t, gev)) = &group {
+                if let Some((_, t, gev)) = &self.group {
                     if t.ends_with(ev) {
-                        complete_state.record(t.gtid);
-                        last_gtid = Some(t.gtid);
-                        last_gtid_event = Some(gev.clone());
-                        group = None;
+                        self.complete_state.record(t.gtid);
+                        self.last_gtid = Some(t.gtid);
+                        self.last_gtid_event = Some(gev.clone());
+                        self.group = None;
                     }
                 }
             }
         }
-        off += size as u64;
+        Ok(())
     }
-    let valid_end = match (tail_at, &group) {
-        (_, Some((start, _, _))) => *start,
-        (Some(t), None) => t,
-        (None, None) => len,
-    };
-    if state.is_none() || !header_done {
-        return Err(LogError::corrupt(
-            path,
+
+    /// A GTID event at `off` starts a group (never inside another, never before the header).
+    fn group_start(&mut self, off: u64, ev: &[u8]) -> Result<(), LogError> {
+        let path = self.path;
+        if let Some((start, _, _)) = &self.group {
+            return Err(LogError::corrupt(
+                path,
+                off,
+                format!("GTID event inside the unfinished event group at offset {start}"),
+            ));
+        }
+        if self.state.is_none() {
+            return Err(LogError::corrupt(
+                path,
+                off,
+                "event group before the Gtid_list event",
+            ));
+        }
+        self.header_done = true;
+        let t = GroupTracker::start(ev).map_err(|e| LogError::corrupt(path, off, e))?;
+        self.group = Some((off, t, ev.to_vec()));
+        Ok(())
+    }
+
+    /// The result, once the events end at `tail_at` (None: at the end of the file, `len`).
+    fn finish(self, tail_at: Option<u64>, len: u64) -> Result<ScanResult, LogError> {
+        let valid_end = match (tail_at, &self.group) {
+            (_, Some((start, _, _))) => *start,
+            (Some(t), None) => t,
+            (None, None) => len,
+        };
+        if self.state.is_none() || !self.header_done {
+            return Err(LogError::corrupt(
+                self.path,
+                valid_end,
+                "the file header (Format_description, Gtid_list, Binlog_checkpoint) is incomplete",
+            ));
+        }
+        Ok(ScanResult {
+            state: self.complete_state,
+            last_gtid: self.last_gtid,
+            last_gtid_event: self.last_gtid_event,
             valid_end,
-            "the file header (Format_description, Gtid_list, Binlog_checkpoint) is incomplete",
-        ));
+            len,
+            rotated_to: self.rotated_to,
+            fde_flags: self.fde_flags,
+        })
     }
-    Ok(ScanResult {
-        state: complete_state,
-        last_gtid,
-        last_gtid_event,
-        valid_end,
-        len,
-        rotated_to,
-        fde_flags,
-    })
 }

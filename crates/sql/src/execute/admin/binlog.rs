@@ -2,11 +2,11 @@
 //! SHOW BINLOG EVENTS, FLUSH BINARY LOGS, PURGE BINARY LOGS, RESET MASTER.
 //!
 //! The binlog files are the log's segments (`binlog-NNNNNN.olog`). Positions are byte offsets
-//! in those files: a segment's records start after its header block, so the position of a
-//! record is `header_len + (lsn - start_lsn)`, and an event inside a record sits after the
-//! record's frame header (9 bytes) and the events length (4 bytes). SHOW BINLOG EVENTS prints
-//! those real offsets; SHOW MASTER STATUS prints the offset where the next record goes.
-//! `File_size` is the used size (header + records), not the preallocated file length.
+//! in those files, placed by the log's one position view (`onelog_log::position`: a record at
+//! `header_len + (lsn - start_lsn)`, its first event after the frame header and the events
+//! length). SHOW BINLOG EVENTS prints those real offsets; SHOW MASTER STATUS prints the offset
+//! where the next record goes. `File_size` is the used size (header + records), not the
+//! preallocated file length.
 //!
 //! PURGE removes whole segments, oldest first, and never one that recovery still needs: every
 //! segment purged must end at or before the LSN of the newest checkpoint. Otherwise it is
@@ -30,7 +30,7 @@ use std::path::Path;
 
 use onelog_binlog::event::{event_type, Event};
 use onelog_binlog::{decode_event_with_header, Value};
-use onelog_log::frame::FRAME_HEADER_LEN;
+use onelog_log::position::{self, SegmentPositions};
 use onelog_log::segment::SegmentHeader;
 use onelog_log::{
     read_classic_file, ClassicFileInfo, FileSystem, ReadStart, ReaderOptions, SegmentInfo, StdFs,
@@ -40,9 +40,7 @@ use crate::context::ExecContext;
 use crate::error::SqlError;
 
 fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    position::file_name(path)
 }
 
 fn io_err(what: &str, e: impl std::fmt::Display) -> SqlError {
@@ -52,12 +50,14 @@ fn io_err(what: &str, e: impl std::fmt::Display) -> SqlError {
     )
 }
 
-/// A segment's header (for its length and Format_description event).
-fn header(seg: &SegmentInfo) -> Result<SegmentHeader, SqlError> {
+/// A segment's header (for its Format_description event) and its position view.
+fn header(seg: &SegmentInfo) -> Result<(SegmentHeader, SegmentPositions), SqlError> {
     let file = StdFs
         .open(&seg.path, false)
         .map_err(|e| io_err(&seg.path.display().to_string(), e))?;
-    SegmentHeader::read(&*file, &seg.path).map_err(|e| io_err("segment header", e))
+    let h = SegmentHeader::read(&*file, &seg.path).map_err(|e| io_err("segment header", e))?;
+    let pos = SegmentPositions::new(&seg.path, &h);
+    Ok((h, pos))
 }
 
 /// `(File, Position)` of SHOW MASTER STATUS.
@@ -72,11 +72,8 @@ pub(crate) fn master_status(cx: &ExecContext) -> Result<(String, u64), SqlError>
     let Some(cur) = segs.last() else {
         return Err(io_err("no segment", "the log has no segment"));
     };
-    let h = header(cur)?;
-    Ok((
-        file_name(&cur.path),
-        h.header_len + (cur.end_lsn - cur.start_lsn),
-    ))
+    let (_, pos) = header(cur)?;
+    Ok((pos.name().to_string(), pos.size(cur.end_lsn)))
 }
 
 /// `(Log_name, File_size)` of every segment, oldest first.
@@ -90,10 +87,8 @@ pub(crate) fn binary_logs(cx: &ExecContext) -> Result<Vec<(String, u64)>, SqlErr
         .segments()
         .iter()
         .map(|s| {
-            Ok((
-                file_name(&s.path),
-                header(s)?.header_len + (s.end_lsn - s.start_lsn),
-            ))
+            let (_, pos) = header(s)?;
+            Ok((pos.name().to_string(), pos.size(s.end_lsn)))
         })
         .collect()
 }
@@ -225,13 +220,11 @@ pub(crate) fn binlog_events(
             .first()
             .ok_or_else(|| io_err("no segment", "the log has no segment"))?,
     };
-    let name = file_name(&seg.path);
-    let h = header(seg)?;
+    let (h, positions) = header(seg)?;
+    let name = positions.name().to_string();
     let mut rows = Vec::new();
     // The Format_description event of the header block.
-    let mut st = Vec::new();
-    h.state.encode(&mut st);
-    let fde_pos = 40 + st.len() as u64;
+    let fde_pos = positions.fde_offset();
     if let Ok((fh, _, n)) = decode_event_with_header(&h.fde) {
         rows.push(EventRow {
             log_name: name.clone(),
@@ -260,8 +253,7 @@ pub(crate) fn binlog_events(
         if rec.lsn < seg.start_lsn || rec.lsn >= seg.end_lsn {
             break;
         }
-        let rec_pos = h.header_len + (rec.lsn - seg.start_lsn);
-        let mut pos = rec_pos + FRAME_HEADER_LEN as u64 + 4;
+        let mut pos = position::events_offset(positions.record_offset(rec.lsn));
         for item in onelog_binlog::event::split_events(&rec.events) {
             let Ok((eh, bytes)) = item else {
                 break;

@@ -1,0 +1,10 @@
+//! `lock`: how the log takes its mutexes. Used by every module that holds state behind one;
+//! imports nothing of the crate.
+
+use std::sync::{Mutex, MutexGuard};
+
+/// Locks a mutex, ignoring poisoning (a panicking test thread must not wedge the log; the
+/// protected state is only mutated in ways that keep it consistent at every step).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

@@ -1,0 +1,281 @@
+//! The state of the commit pipeline, as types with private fields: the commit queue
+//! ([`Queue`], with each committer's [`Slot`]), the adaptive gather ([`Gather`]) and the
+//! flusher's control ([`FlusherCtl`]). They live in `Inner`; the procedures that run the
+//! pipeline over them are `group_commit.rs`, `file_stage.rs` and `flusher.rs` (see their docs
+//! for the protocol), which change them only through the methods here. Kept apart from those
+//! so that `Inner` imports no module that imports it.
+//!
+//! States, who sets them, what follows (in the manner of RocksDB's `write_thread.h`):
+//! - a [`Slot`] starts `Waiting` ([`Slot::new`], by its committer, which enqueues it with
+//!   [`Queue::push`]); becomes `Lead` when the previous leader hands leadership on
+//!   ([`Queue::hand_off`]): its committer then leads a turn; or `Done` when a leader
+//!   completes it with its record's outcome (`group_commit::acknowledge`): its committer
+//!   returns that outcome ([`Slot::wait`], [`Slot::take_done`] for a leader's own record);
+//! - the queue's `leader` flag is set by the committer that finds no leader ([`Queue::push`]
+//!   returns true) and cleared only by a hand-off that finds nobody waiting; only the leader
+//!   takes the waiting committers ([`Queue::take_batch`]);
+//! - `gather_for` is set by a gathering leader ([`Queue::set_gather_for`]) and cleared by the
+//!   enqueue that reaches it, which then wakes the leader ([`Gather::notify`]);
+//!   `last_sync_records` is set by a leader before its sync, read by the next one's gather;
+//! - the gather's epoch grows by one per successful group fsync ([`Gather::synced`], under
+//!   the sync lock), committers are stamped with it at enqueue;
+//! - the flusher's `mark_due` is pushed back by every sync ([`FlusherCtl::synced`]) and taken
+//!   by the flusher when due ([`FlusherCtl::wait`]); `stop` is set once, at shutdown.
+//!
+//! Invariants: a committer's slot is completed exactly once (asserted in [`Slot::set`]); only
+//! the leader takes the queue or hands leadership on (asserted); the gather's epoch only
+//! grows.
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::error::LogError;
+use crate::locks::lock;
+use crate::{CommitReceipt, PendingRecord};
+
+/// What a slot holds: nothing yet, leadership, or the committer's outcome.
+pub(crate) enum SlotState {
+    Waiting,
+    Lead,
+    Done(Result<CommitReceipt, LogError>),
+}
+
+/// Where a committer waits for its outcome or for leadership.
+pub(crate) struct Slot {
+    state: Mutex<SlotState>,
+    cv: Condvar,
+}
+
+impl Slot {
+    pub(crate) fn new() -> Arc<Slot> {
+        Arc::new(Slot {
+            state: Mutex::new(SlotState::Waiting),
+            cv: Condvar::new(),
+        })
+    }
+
+    /// A follower waits: Some(outcome) once a leader committed its record, None once it was
+    /// made the leader.
+    pub(crate) fn wait(&self) -> Option<Result<CommitReceipt, LogError>> {
+        let mut s = lock(&self.state);
+        loop {
+            match std::mem::replace(&mut *s, SlotState::Waiting) {
+                SlotState::Done(r) => return Some(r),
+                SlotState::Lead => return None,
+                SlotState::Waiting => s = self.cv.wait(s).unwrap_or_else(|p| p.into_inner()),
+            }
+        }
+    }
+
+    /// The leader's own outcome, after its turn (its record is always in the group it led).
+    pub(crate) fn take_done(&self) -> Result<CommitReceipt, LogError> {
+        match std::mem::replace(&mut *lock(&self.state), SlotState::Waiting) {
+            SlotState::Done(r) => r,
+            // Unreachable: the leader's own record is always in the group it led.
+            _ => Err(LogError::Failed(
+                "internal error: leader's record was not committed".into(),
+            )),
+        }
+    }
+
+    /// Completes the slot (an outcome) or makes its committer the leader.
+    pub(crate) fn set(&self, s: SlotState) {
+        let mut st = lock(&self.state);
+        debug_assert!(
+            !matches!(*st, SlotState::Done(_)),
+            "a committer's slot completed twice"
+        );
+        *st = s;
+        drop(st);
+        self.cv.notify_one();
+    }
+}
+
+/// A committer in the queue: its slot, its record, and the gather epoch when it enqueued.
+pub(crate) struct Waiter {
+    slot: Arc<Slot>,
+    rec: PendingRecord,
+    /// `Gather::sync_epoch` when it enqueued.
+    epoch: u64,
+}
+
+impl Waiter {
+    pub(crate) fn new(slot: Arc<Slot>, rec: PendingRecord, epoch: u64) -> Self {
+        Waiter { slot, rec, epoch }
+    }
+
+    pub(crate) fn into_parts(self) -> (Arc<Slot>, PendingRecord, u64) {
+        (self.slot, self.rec, self.epoch)
+    }
+}
+
+/// The commit queue, guarded by `Inner::queue`.
+#[derive(Default)]
+pub(crate) struct Queue {
+    waiting: Vec<Waiter>,
+    leader: bool,
+    /// While a leader gathers: wake it (`Gather::cv`) once `waiting` holds this many.
+    gather_for: Option<usize>,
+    /// Records the last group sync covered (set by its leader before it synced).
+    last_sync_records: usize,
+}
+
+impl Queue {
+    /// Enqueues a committer. Returns whether it becomes the leader (none was active) and
+    /// whether a gathering leader's target is now reached (the caller wakes it).
+    pub(crate) fn push(&mut self, w: Waiter) -> (bool, bool) {
+        self.waiting.push(w);
+        let reached = self.gather_for.is_some_and(|n| self.waiting.len() >= n);
+        if reached {
+            self.gather_for = None;
+        }
+        (!std::mem::replace(&mut self.leader, true), reached)
+    }
+
+    /// The leader takes every waiting committer.
+    pub(crate) fn take_batch(&mut self) -> Vec<Waiter> {
+        debug_assert!(self.leader, "only the leader takes the queue");
+        std::mem::take(&mut self.waiting)
+    }
+
+    /// Passes leadership to the first waiter, or releases it.
+    pub(crate) fn hand_off(&mut self) {
+        debug_assert!(self.leader, "only the leader hands leadership on");
+        match self.waiting.first() {
+            Some(w) => w.slot.set(SlotState::Lead),
+            None => self.leader = false,
+        }
+    }
+
+    pub(crate) fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Waiting committers that enqueued before gather epoch `epoch`.
+    pub(crate) fn waiting_before(&self, epoch: u64) -> usize {
+        self.waiting.iter().filter(|w| w.epoch < epoch).count()
+    }
+
+    pub(crate) fn last_sync_records(&self) -> usize {
+        self.last_sync_records
+    }
+
+    /// Records the last group sync covered (set by its leader before it syncs).
+    pub(crate) fn set_last_sync_records(&mut self, n: usize) {
+        self.last_sync_records = n;
+    }
+
+    /// While a leader gathers: have it woken once `n` committers wait (None: no gather).
+    pub(crate) fn set_gather_for(&mut self, n: Option<usize>) {
+        self.gather_for = n;
+    }
+}
+
+/// Gathers shorter than this are not attempted (see module docs).
+pub const MIN_GATHER: Duration = Duration::from_micros(50);
+
+/// Shared state of the adaptive gather (module docs).
+#[derive(Default)]
+pub(crate) struct Gather {
+    /// Signalled (with `Inner::queue`) when a gathering leader's target is reached.
+    cv: Condvar,
+    /// Completed group fsyncs; bumped under the sync lock right after each one.
+    sync_epoch: AtomicU64,
+    /// Moving average (weight 1/8) of fsync latency (`sync_to_then`), in nanoseconds.
+    fsync_avg_ns: AtomicU64,
+}
+
+impl Gather {
+    /// Called under the sync lock after a successful group fsync that took `took`.
+    pub fn synced(&self, took: Duration) {
+        let ns = took.as_nanos().min(u64::MAX as u128) as u64;
+        let avg = self.fsync_avg_ns.load(Ordering::Relaxed);
+        let avg = if avg == 0 { ns } else { avg - avg / 8 + ns / 8 };
+        self.fsync_avg_ns.store(avg, Ordering::Relaxed);
+        self.sync_epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Completed group fsyncs so far (the epoch committers are stamped with).
+    pub fn epoch(&self) -> u64 {
+        self.sync_epoch.load(Ordering::SeqCst)
+    }
+
+    /// Wakes the gathering leader.
+    pub fn notify(&self) {
+        self.cv.notify_one();
+    }
+
+    /// The gathering leader waits (with the queue's guard `q`) at most `timeout`.
+    pub fn wait<'a>(
+        &self,
+        q: std::sync::MutexGuard<'a, Queue>,
+        timeout: Duration,
+    ) -> std::sync::MutexGuard<'a, Queue> {
+        self.cv
+            .wait_timeout(q, timeout)
+            .unwrap_or_else(|p| p.into_inner())
+            .0
+    }
+
+    /// How long a gather may wait: 1/8 of the average fsync latency.
+    pub fn bound(&self) -> Duration {
+        Duration::from_nanos(self.fsync_avg_ns.load(Ordering::Relaxed) / 8)
+    }
+}
+
+/// Wakes/stops the flusher thread.
+#[derive(Default)]
+pub(crate) struct FlusherCtl {
+    state: Mutex<FlusherState>,
+    cv: Condvar,
+}
+
+#[derive(Default)]
+struct FlusherState {
+    stop: bool,
+    /// When to look for an idle log and write its SyncMark (pushed back by every sync).
+    mark_due: Option<Instant>,
+}
+
+impl FlusherCtl {
+    pub fn stop(&self) {
+        lock(&self.state).stop = true;
+        self.cv.notify_all();
+    }
+
+    /// The flusher waits until `next` or until the idle log's mark is due. None: stop;
+    /// Some(true): write the idle mark now; Some(false): `next` came.
+    pub(crate) fn wait(&self, next: Instant) -> Option<bool> {
+        let mut st = lock(&self.state);
+        loop {
+            if st.stop {
+                return None;
+            }
+            let now = Instant::now();
+            if st.mark_due.is_some_and(|due| now >= due) {
+                st.mark_due = None;
+                return Some(true);
+            }
+            if now >= next {
+                return Some(false);
+            }
+            let until = st.mark_due.map_or(next, |due| due.min(next));
+            st = self
+                .cv
+                .wait_timeout(st, until - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
+    /// A sync completed: look for an idle log `delay` from now. Wakes the flusher only when
+    /// no look was scheduled (under load the deadline just moves, without a wakeup per sync).
+    pub(crate) fn synced(&self, delay: std::time::Duration) {
+        let mut st = lock(&self.state);
+        let was = st.mark_due.replace(Instant::now() + delay);
+        drop(st);
+        if was.is_none() {
+            self.cv.notify_all();
+        }
+    }
+}

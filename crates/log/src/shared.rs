@@ -1,0 +1,107 @@
+//! `Shared`: the state of the log every part of it reads: the file system, the options, the
+//! positions and health ([`Progress`], under a mutex with its condvar), the segment list
+//! ([`SegmentList`]), the preparer of the next segment, the counters; and the one way to
+//! fdatasync a segment ([`Shared::fdatasync`]) and to fail the log ([`Shared::fail`]).
+//!
+//! It is the part of `Inner` (`inner.rs`) the appender and the preparer need; it imports
+//! none of the modules that take an `Inner`, so the crate's modules form no import circle.
+//!
+//! Invariants: `fsync_gate` is held across every fdatasync of a segment, and a sync is never
+//! attempted once the log failed (checked under the gate; a failed sync enters the failed
+//! state before it returns, asserted; the state is never left); the progress invariants are
+//! `progress.rs`'s.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::error::LogError;
+use crate::fs::FileSystem;
+use crate::locks::lock;
+use crate::prealloc::Preparer;
+use crate::progress::Progress;
+use crate::seglist::{SegmentList, SegmentMeta};
+use crate::{Durability, LogOptions};
+
+/// The log's counters (`Log::stats`).
+#[derive(Default)]
+pub(crate) struct Stats {
+    pub commits: AtomicU64,
+    pub groups: AtomicU64,
+    pub fsyncs: AtomicU64,
+    pub bytes_written: AtomicU64,
+    pub binlog_fsyncs: AtomicU64,
+    pub binlog_bytes: AtomicU64,
+    pub idle_marks: AtomicU64,
+}
+
+/// The state every part of the log reads (see the module docs).
+pub(crate) struct Shared {
+    pub fs: Arc<dyn FileSystem>,
+    pub opts: LogOptions,
+    pub fde: Vec<u8>,
+    pub durability: AtomicU8,
+    /// Held across every `fdatasync` of a segment and nothing else (innermost lock): see
+    /// [`Shared::fdatasync`].
+    pub fsync_gate: Mutex<()>,
+    pub segments: SegmentList,
+    pub progress: Mutex<Progress>,
+    pub progress_cv: Condvar,
+    pub preparer: Preparer,
+    pub stats: Stats,
+}
+
+impl Shared {
+    pub fn durability(&self) -> Durability {
+        Durability::from_level(self.durability.load(Ordering::SeqCst)).unwrap_or(Durability::Level1)
+    }
+
+    /// Why the log takes no writes, if it does not.
+    pub fn refusal(&self) -> Option<LogError> {
+        let p = lock(&self.progress);
+        if p.is_closed() {
+            Some(LogError::Closed)
+        } else {
+            p.failed().map(|f| LogError::Failed(f.to_string()))
+        }
+    }
+
+    /// The one way the log fdatasyncs a segment. Syncs are serialised on `fsync_gate`, and the
+    /// failed state is checked and (on error) entered while the gate is held: the kernel
+    /// reports a writeback error to one `fsync` of a file description only, so two syncs in
+    /// flight at once could have one see EIO and the other return success for the same lost
+    /// pages. Serialised, a sync that succeeds covers everything written before it began, a
+    /// sync after a failed one never runs (the failed sync is never retried), and `what`
+    /// describes the failed sync in the failure message.
+    pub fn fdatasync(
+        &self,
+        file: &dyn crate::fs::File,
+        what: impl FnOnce(std::io::Error) -> String,
+    ) -> Result<(), LogError> {
+        let _gate = lock(&self.fsync_gate);
+        if let Some(e) = self.refusal() {
+            return Err(e);
+        }
+        self.stats.fsyncs.fetch_add(1, Ordering::SeqCst);
+        file.sync_data().map_err(|e| {
+            let msg = self.fail(what(e));
+            debug_assert!(
+                self.refusal().is_some(),
+                "a failed sync left the log writable"
+            );
+            LogError::Failed(msg)
+        })
+    }
+
+    /// Enters the failed state (the first reason wins) and wakes everybody.
+    pub fn fail(&self, why: String) -> String {
+        let mut p = lock(&self.progress);
+        let msg = p.fail(why);
+        drop(p);
+        self.progress_cv.notify_all();
+        msg
+    }
+
+    pub fn segments_read(&self) -> std::sync::RwLockReadGuard<'_, Vec<SegmentMeta>> {
+        self.segments.read()
+    }
+}
