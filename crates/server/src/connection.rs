@@ -35,7 +35,6 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
@@ -629,7 +628,6 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             }
             .into());
         };
-        self.shared.questions.fetch_add(1, Ordering::Relaxed);
         if self.registration.as_ref().is_some_and(B::is_killed) {
             self.send_error(ER_CONNECTION_KILLED, "Connection was killed");
             return Ok(Flow::Quit);

@@ -3,8 +3,9 @@
 //! and the clock.
 //!
 //! API for the other layers (all `&self`, lock-free):
-//! - [`StatusCounters::question`]: once per statement received from a client (`Questions`,
-//!   also counted in `Queries`);
+//! - `Questions` (also shown as `Queries`) is the connection registry's counter
+//!   ([`crate::server::Registry::question`], once per statement received from a client), read
+//!   here with `Threads_connected` and `Uptime`;
 //! - [`StatusCounters::com`]`(ComKind)`: once per executed statement of that kind (`Com_*`);
 //! - [`StatusCounters::connection`]: once per accepted connection attempt (`Connections`),
 //!   [`StatusCounters::aborted_connect`], [`StatusCounters::aborted_client`];
@@ -116,7 +117,6 @@ const N_COM: usize = ComKind::Other as usize + 1;
 #[derive(Debug)]
 pub struct StatusCounters {
     com: [AtomicU64; N_COM],
-    questions: AtomicU64,
     connections: AtomicU64,
     aborted_connects: AtomicU64,
     aborted_clients: AtomicU64,
@@ -130,7 +130,6 @@ impl Default for StatusCounters {
     fn default() -> Self {
         StatusCounters {
             com: std::array::from_fn(|_| AtomicU64::new(0)),
-            questions: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             aborted_connects: AtomicU64::new(0),
             aborted_clients: AtomicU64::new(0),
@@ -154,9 +153,6 @@ impl Drop for RunningGuard<'_> {
 impl StatusCounters {
     pub fn com(&self, kind: ComKind) {
         self.com[kind as usize].fetch_add(1, Ordering::Relaxed);
-    }
-    pub fn question(&self) {
-        self.questions.fetch_add(1, Ordering::Relaxed);
     }
     pub fn connection(&self) {
         self.connections.fetch_add(1, Ordering::Relaxed);
@@ -184,9 +180,6 @@ impl StatusCounters {
     /// Current value of `Com_<kind>`.
     pub fn com_count(&self, kind: ComKind) -> u64 {
         self.com[kind as usize].load(Ordering::Relaxed)
-    }
-    pub fn questions(&self) -> u64 {
-        self.questions.load(Ordering::Relaxed)
     }
 }
 
@@ -251,17 +244,14 @@ pub(crate) fn rows(server: &crate::server::Server) -> Vec<(String, Value)> {
             "Onelog_end_lsn".into(),
             Value::UInt(server.engine.log().end_lsn()),
         ),
-        ("Queries".into(), ld(&s.questions)),
-        ("Questions".into(), ld(&s.questions)),
+        ("Queries".into(), Value::UInt(server.registry.questions())),
+        ("Questions".into(), Value::UInt(server.registry.questions())),
         ("Threads_connected".into(), Value::UInt(threads)),
         (
             "Threads_running".into(),
             Value::UInt(s.running.load(Ordering::Relaxed).max(1)),
         ),
-        (
-            "Uptime".into(),
-            Value::UInt(server.started.elapsed().as_secs()),
-        ),
+        ("Uptime".into(), Value::UInt(server.uptime().as_secs())),
     ];
     for (i, name) in COM_NAMES.iter().enumerate() {
         out.push((format!("Com_{name}"), ld(&s.com[i])));
@@ -281,10 +271,8 @@ mod tests {
         s.com(ComKind::Select);
         s.com(ComKind::Select);
         s.com(ComKind::Other);
-        s.question();
         assert_eq!(s.com_count(ComKind::Select), 2);
         assert_eq!(s.com_count(ComKind::Other), 1);
-        assert_eq!(s.questions(), 1);
         {
             let _g = s.running();
             assert_eq!(s.running.load(Ordering::Relaxed), 1);
