@@ -2,10 +2,11 @@
 //! command dispatch, text and binary result sets, prepared statements.
 //!
 //! Layering (one mechanism per module):
-//! - [`wire`]: field encodings inside a payload (length-encoded ints and strings, ...).
-//! - [`packet`]: framing (4-byte headers, sequence ids, 16 MiB split/merge, max_allowed_packet).
+//! - [`wire`], [`packet`]: field encodings and framing, re-exported from `onelog_protocol`
+//!   (the wire codec lives there, shared with the coming replication crate).
 //! - [`command`]: decoders for client packets (handshake response, COM_STMT_EXECUTE, ...).
-//! - [`response`]: OK/EOF/ERR and column definition packets.
+//! - [`response`]: column definition packets; OK/EOF/ERR/handshake re-exported from
+//!   `onelog_protocol::response`.
 //! - [`value`]: values in the text and binary protocols, statement parameter decoding.
 //! - [`auth`]: mysql_native_password scramble and verification.
 //! - `connection`: one connection's handshake and command loop.
@@ -21,11 +22,11 @@ pub mod backend;
 pub mod command;
 mod connection;
 pub mod listener;
-pub mod packet;
 pub mod response;
 pub mod sql_backend;
 pub mod value;
-pub mod wire;
+
+pub use onelog_protocol::{packet, wire};
 
 pub use backend::{Backend, SessionApi};
 pub use connection::{
