@@ -421,6 +421,7 @@ impl ServerHandle {
         // The accept loops have ended, so no slot is taken between these two calls.
         self.shared.registry.close_connections();
         self.shared.registry.wait_no_slots();
+        debug_assert_eq!(self.shared.registry.slot_count(), 0);
     }
 }
 
