@@ -484,54 +484,7 @@ impl Printer {
             None => u32::MAX,
         };
         if changed != 0 {
-            let mut parts = Vec::new();
-            let mut opt = |bit: u32, on: bool, name: &str| {
-                if changed & bit != 0 {
-                    parts.push(format!("{name}={}", u8::from(on)));
-                }
-            };
-            let f = q.flags2;
-            opt(
-                OPTION_NO_FOREIGN_KEY_CHECKS,
-                f & OPTION_NO_FOREIGN_KEY_CHECKS == 0,
-                "@@session.foreign_key_checks",
-            );
-            opt(
-                OPTION_AUTO_IS_NULL,
-                f & OPTION_AUTO_IS_NULL != 0,
-                "@@session.sql_auto_is_null",
-            );
-            opt(
-                OPTION_RELAXED_UNIQUE_CHECKS,
-                f & OPTION_RELAXED_UNIQUE_CHECKS == 0,
-                "@@session.unique_checks",
-            );
-            opt(
-                OPTION_NOT_AUTOCOMMIT,
-                f & OPTION_NOT_AUTOCOMMIT == 0,
-                "@@session.autocommit",
-            );
-            opt(
-                OPTION_NO_CHECK_CONSTRAINT_CHECKS,
-                f & OPTION_NO_CHECK_CONSTRAINT_CHECKS == 0,
-                "@@session.check_constraint_checks",
-            );
-            opt(
-                OPTION_IF_EXISTS,
-                f & OPTION_IF_EXISTS != 0,
-                "@@session.sql_if_exists",
-            );
-            opt(
-                OPTION_EXPLICIT_DEF_TIMESTAMP,
-                f & OPTION_EXPLICIT_DEF_TIMESTAMP != 0,
-                "@@session.explicit_defaults_for_timestamp",
-            );
-            opt(
-                OPTION_INSERT_HISTORY,
-                f & OPTION_INSERT_HISTORY != 0,
-                "@@session.system_versioning_insert_history",
-            );
-            writeln!(out, "SET {}{DELIM}", parts.join(", "))?;
+            writeln!(out, "SET {}{DELIM}", flags2_assignments(changed, q.flags2))?;
             self.flags2 = Some(q.flags2);
         }
         if self.sql_mode != Some(q.sql_mode) {
@@ -572,6 +525,51 @@ impl Printer {
         out.write_all(q.query.as_bytes())?;
         writeln!(out, "\n{DELIM}")
     }
+}
+
+/// The session variables of Q_FLAGS2 mariadb-binlog prints, in its order: the option bit,
+/// whether the variable is ON when the bit is clear (the `NO_...` bits), the variable.
+const FLAGS2_VARS: [(u32, bool, &str); 8] = [
+    (
+        OPTION_NO_FOREIGN_KEY_CHECKS,
+        true,
+        "@@session.foreign_key_checks",
+    ),
+    (OPTION_AUTO_IS_NULL, false, "@@session.sql_auto_is_null"),
+    (
+        OPTION_RELAXED_UNIQUE_CHECKS,
+        true,
+        "@@session.unique_checks",
+    ),
+    (OPTION_NOT_AUTOCOMMIT, true, "@@session.autocommit"),
+    (
+        OPTION_NO_CHECK_CONSTRAINT_CHECKS,
+        true,
+        "@@session.check_constraint_checks",
+    ),
+    (OPTION_IF_EXISTS, false, "@@session.sql_if_exists"),
+    (
+        OPTION_EXPLICIT_DEF_TIMESTAMP,
+        false,
+        "@@session.explicit_defaults_for_timestamp",
+    ),
+    (
+        OPTION_INSERT_HISTORY,
+        false,
+        "@@session.system_versioning_insert_history",
+    ),
+];
+
+/// `var=0|1, ...` for the Q_FLAGS2 variables whose bit is in `changed`, as `flags2` sets them.
+fn flags2_assignments(changed: u32, flags2: u32) -> String {
+    FLAGS2_VARS
+        .iter()
+        .filter(|(bit, _, _)| changed & bit != 0)
+        .map(|&(bit, on_when_clear, name)| {
+            format!("{name}={}", u8::from((flags2 & bit == 0) == on_when_clear))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The flags word of a v1 rows event (after the 6-byte table id).
@@ -1030,6 +1028,22 @@ mod tests {
         assert_eq!(format_g(-2.25, 6), "-2.25");
         assert_eq!(format_g(0.1, 20), "0.10000000000000000555");
         assert_eq!(format_g(3.0, 20), "3");
+    }
+
+    #[test]
+    fn flags2_assignments_name_the_changed_variables_with_their_sense() {
+        assert_eq!(
+            flags2_assignments(u32::MAX, OPTION_AUTO_IS_NULL | OPTION_NOT_AUTOCOMMIT),
+            "@@session.foreign_key_checks=1, @@session.sql_auto_is_null=1, \
+             @@session.unique_checks=1, @@session.autocommit=0, \
+             @@session.check_constraint_checks=1, @@session.sql_if_exists=0, \
+             @@session.explicit_defaults_for_timestamp=0, \
+             @@session.system_versioning_insert_history=0"
+        );
+        assert_eq!(
+            flags2_assignments(OPTION_NO_FOREIGN_KEY_CHECKS, OPTION_NO_FOREIGN_KEY_CHECKS),
+            "@@session.foreign_key_checks=0"
+        );
     }
 
     #[test]
