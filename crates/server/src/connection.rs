@@ -53,12 +53,13 @@ use crate::command::{
     decode_change_user, decode_execute, decode_handshake_response, decode_send_long_data,
     is_ssl_request, stmt_id, ParamType,
 };
-use crate::listener::{Shared, Transport};
 use crate::packet::{FrameError, PacketStream};
 use crate::response::{
     param_column, put_column_def, put_eof, put_err, put_handshake, put_ok, put_sql_err, Handshake,
     EOF_HEADER, OK_HEADER,
 };
+use crate::shared::Shared;
+use crate::transport::Transport;
 use crate::value::{binary_is_null, put_binary, put_text, wire_type};
 use crate::wire::{put_lenenc_int, put_nul_bytes, put_u16, put_u32, Malformed, Reader};
 

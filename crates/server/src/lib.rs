@@ -10,6 +10,8 @@
 //! - [`value`]: values in the text and binary protocols, statement parameter decoding.
 //! - [`auth`]: mysql_native_password scramble and verification.
 //! - `connection`: one connection's handshake and command loop.
+//! - [`transport`]: the sockets a connection runs on (timeouts, peer uid, liveness probe).
+//! - `shared`: what the accept loops, the connections and the handle share (the registry).
 //! - [`listener`]: TCP/unix accept loops, connection limit, [`ServerHandle`].
 //! - [`backend`]: the traits the protocol calls the SQL layer through; [`sql_backend`] adapts
 //!   `onelog_sql` to them.
@@ -23,7 +25,9 @@ pub mod command;
 mod connection;
 pub mod listener;
 pub mod response;
+mod shared;
 pub mod sql_backend;
+pub mod transport;
 pub mod value;
 
 pub use onelog_protocol::{packet, wire};

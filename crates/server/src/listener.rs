@@ -28,7 +28,7 @@ use std::io::{self, Read, Write};
 use std::net::{
     IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs,
 };
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,102 +40,10 @@ use crate::backend::Backend;
 use crate::connection::{Connection, ConnectionConfig};
 use crate::packet::PacketStream;
 use crate::response::put_err;
+use crate::shared::Shared;
+pub use crate::transport::Transport;
 use onelog_protocol::errors::ER_CON_COUNT_ERROR;
 use onelog_sql::server::{Closer, Registry, Slot};
-
-/// A byte stream a connection runs on.
-pub trait Transport: Read + Write + Send + 'static {
-    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()>;
-    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()>;
-    /// The OS user id of the peer process (unix sockets: `SO_PEERCRED`); `None` for TCP.
-    fn peer_uid(&self) -> Option<u32> {
-        None
-    }
-    /// A probe telling, without blocking or consuming bytes, whether the peer is still
-    /// connected (false once it closed or reset the connection); running statements poll it
-    /// so a client disconnect stops them. None: this transport cannot tell.
-    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
-        None
-    }
-}
-
-impl Transport for TcpStream {
-    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        TcpStream::set_read_timeout(self, timeout)
-    }
-    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        TcpStream::set_write_timeout(self, timeout)
-    }
-    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
-        let s = self.try_clone().ok()?;
-        Some(Box::new(move || peer_alive(s.as_raw_fd())))
-    }
-}
-
-impl Transport for UnixStream {
-    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        UnixStream::set_read_timeout(self, timeout)
-    }
-    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        UnixStream::set_write_timeout(self, timeout)
-    }
-    fn peer_uid(&self) -> Option<u32> {
-        peer_uid(self)
-    }
-    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
-        let s = self.try_clone().ok()?;
-        Some(Box::new(move || peer_alive(s.as_raw_fd())))
-    }
-}
-
-/// Whether the peer of connected socket `fd` is still there: a non-blocking peek of one byte
-/// (`MSG_PEEK | MSG_DONTWAIT`, so neither the socket's mode nor its data change) returns 0
-/// only at end of stream, and fails with an error other than EAGAIN once the connection was
-/// reset. Bytes waiting (a pipelined next command) mean alive.
-fn peer_alive(fd: std::os::fd::RawFd) -> bool {
-    let mut b = [0u8; 1];
-    // SAFETY: `fd` is an open socket owned by the probe's cloned stream; the buffer is valid
-    // for the one byte asked.
-    let n = unsafe {
-        libc::recv(
-            fd,
-            b.as_mut_ptr().cast(),
-            1,
-            libc::MSG_PEEK | libc::MSG_DONTWAIT,
-        )
-    };
-    match n {
-        0 => false,
-        n if n > 0 => true,
-        _ => matches!(
-            io::Error::last_os_error().kind(),
-            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-        ),
-    }
-}
-
-/// `SO_PEERCRED`'s uid: the credentials the kernel recorded when the peer connected (they
-/// cannot be forged by the client).
-fn peer_uid(s: &UnixStream) -> Option<u32> {
-    let mut cred = libc::ucred {
-        pid: 0,
-        uid: 0,
-        gid: 0,
-    };
-    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-    // SAFETY: `cred` and `len` are valid for writes of the sizes given; the fd is open for
-    // the lifetime of `s`.
-    let rc = unsafe {
-        libc::getsockopt(
-            s.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_PEERCRED,
-            (&mut cred as *mut libc::ucred).cast(),
-            &mut len,
-        )
-    };
-    (rc == 0 && len as usize == std::mem::size_of::<libc::ucred>()).then_some(cred.uid)
-}
 
 /// A log sink that drops the line (tests without an error log).
 pub fn no_log(_: &str) {}
@@ -171,68 +79,6 @@ impl From<&onelog_sql::ServerConfig> for ListenerConfig {
             version: c.version.clone(),
             log_warning: no_log,
         }
-    }
-}
-
-/// State shared by the accept loops, the connections and the handle.
-pub(crate) struct Shared {
-    stopping: AtomicBool,
-    /// Connections, shutdown flag, `Questions` (the backend's, shared with the SQL layer).
-    pub(crate) registry: Arc<Registry>,
-    wake_tcp: Option<SocketAddr>,
-    wake_unix: Option<PathBuf>,
-    /// Duplicates of the listening sockets' descriptors, to wake the accept loops with
-    /// `shutdown(2)`; owned here, so the descriptor stays valid until the listener is dropped.
-    listening: Vec<OwnedFd>,
-    max_connections: usize,
-}
-
-impl Shared {
-    /// Asked by a client (SHUTDOWN / COM_SHUTDOWN): stop accepting and close idle connections;
-    /// the owner of the [`ServerHandle`] completes the shutdown.
-    pub(crate) fn request_shutdown(&self) {
-        self.registry.request_shutdown();
-        self.stop_accepting();
-        self.registry.close_connections();
-    }
-
-    fn stop_accepting(&self) {
-        if self.stopping.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        for fd in &self.listening {
-            // SAFETY: shutdown(2) on a descriptor this struct owns (a dup of a listening
-            // socket); it only changes the socket's state. On Linux it makes a blocked
-            // accept(2) return EINVAL at once, for TCP and unix sockets alike.
-            unsafe {
-                libc::shutdown(fd.as_raw_fd(), libc::SHUT_RDWR);
-            }
-        }
-        // Fallback for a kernel where shutdown(2) does not wake accept(2): connect to
-        // ourselves (fails quickly, without harm, when the shutdown already closed the socket
-        // or the socket file is gone).
-        if let Some(addr) = self.wake_tcp {
-            let _ = TcpStream::connect_timeout(&addr, Duration::from_secs(1));
-        }
-        if let Some(p) = &self.wake_unix {
-            let _ = UnixStream::connect(p);
-        }
-    }
-
-    /// COM_STATISTICS text.
-    pub(crate) fn statistics(&self) -> String {
-        let uptime = self.registry.uptime().as_secs();
-        let threads = self.registry.slot_count();
-        let questions = self.registry.questions();
-        let qps = if uptime > 0 {
-            questions as f64 / uptime as f64
-        } else {
-            questions as f64
-        };
-        format!(
-            "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  \
-             Open tables: 0  Queries per second avg: {qps:.3}"
-        )
     }
 }
 
