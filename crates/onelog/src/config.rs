@@ -105,11 +105,15 @@ pub fn parse_defaults(path: &Path, text: &str) -> Result<Vec<String>, ConfigErro
         if name.is_empty() {
             return Err(err(lineno, format!("option without a name: '{line}'")));
         }
-        let name = name.strip_prefix("--").unwrap_or(name);
-        out.push(match value {
+        // `--  name` (blanks after the dashes) names `name`, as the invariant wants.
+        let name = name.strip_prefix("--").map_or(name, str::trim_start);
+        debug_assert_eq!(name, name.trim(), "an option name with blanks around it");
+        let arg = match value {
             Some(v) => format!("--{name}={v}"),
             None => format!("--{name}"),
-        });
+        };
+        debug_assert!(arg.starts_with("--"));
+        out.push(arg);
     }
     Ok(out)
 }

@@ -30,11 +30,12 @@
 //! Every failure is one log line naming what failed and the process exits 1.
 
 use std::net::{IpAddr, ToSocketAddrs};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
+use onelog_log::{MirrorReport, OpenReport};
 use onelog_server::sql_backend::SqlBackend;
 use onelog_server::{ListenerConfig, ServerHandle};
 use onelog_sql::{BinlogStorageMode, EngineEvent, Server, ServerConfig, Severity};
@@ -44,7 +45,8 @@ use crate::datadir::{self, DataDirLock};
 use crate::logging::{error, note, warning};
 use crate::signals::TerminationSignals;
 
-/// How often the listener's shutdown flag is looked at.
+/// How often the shutdown flag (the connection registry's, set by the SHUTDOWN statement and
+/// COM_SHUTDOWN) is looked at.
 const SHUTDOWN_POLL: Duration = Duration::from_millis(100);
 
 /// How long a shutdown waits for connections to finish the statement they run before it
@@ -70,7 +72,9 @@ pub fn run(opts: &ServeOptions) -> i32 {
     }
 }
 
+/// The steps of the module doc, in order.
 fn serve(opts: &ServeOptions) -> Result<(), String> {
+    // Step 1.
     let signals =
         TerminationSignals::block().map_err(|e| format!("cannot block SIGTERM/SIGINT: {e}"))?;
     for w in &opts.warnings {
@@ -80,37 +84,69 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
         "onelog (server {SERVER_VERSION}) starting as process {}",
         std::process::id()
     ));
-
     check_binlog_options(opts)?;
-
-    datadir::set_private_umask();
-    let lock = DataDirLock::acquire(&opts.datadir).map_err(|e| e.to_string())?;
-    for change in datadir::tighten_permissions(&opts.datadir) {
-        warning(&format!(
-            "data directory permissions were looser than 0700/0600; tightened {change}"
-        ));
-    }
-    let datadir = std::fs::canonicalize(&opts.datadir).map_err(|e| {
-        format!(
-            "cannot resolve the data directory {}: {e}",
-            opts.datadir.display()
-        )
-    })?;
-    note(&format!(
-        "data directory {} (locked: {})",
-        datadir.display(),
-        lock.path().display()
-    ));
-
-    let (stop_tx, stop_rx) = mpsc::channel::<Stop>();
-    let signal_tx = stop_tx.clone();
+    // Step 2.
+    let (lock, datadir) = open_datadir(&opts.datadir)?;
+    let (signal_tx, stop_rx) = mpsc::channel::<Stop>();
     signals
         .spawn_waiter(move |name| {
             let _ = signal_tx.send(Stop::Signal(name));
         })
         .map_err(|e| format!("cannot start the signal thread: {e}"))?;
-
+    // Step 3.
     let config = server_config(opts, &datadir);
+    let server = open_server(&config)?;
+    // A SIGTERM/SIGINT that arrived during recovery: stop before listening.
+    if let Ok(Stop::Signal(name)) = stop_rx.try_recv() {
+        note(&format!("received {name} during startup: normal shutdown"));
+        return server
+            .shutdown()
+            .map(|()| note("final checkpoint written; shutdown complete"))
+            .map_err(|e| format!("shutdown failed: {e}"));
+    }
+    // Step 4.
+    if let Err(msg) = check_bind_address(&config.bind_address, &server) {
+        shutdown_server(&server);
+        return Err(msg);
+    }
+    // Step 5.
+    let handle = start_listening(&config, &server)?;
+    // Step 6.
+    let why = wait_for_stop(&stop_rx, &server);
+    match why {
+        Stop::Signal(name) => note(&format!("received {name}: normal shutdown")),
+        Stop::Statement => note("SHUTDOWN statement: normal shutdown"),
+    }
+    stop_listening(handle);
+    let result = server.shutdown();
+    drop(lock);
+    report_shutdown(&server, result)
+}
+
+/// Step 2: the umask, the data directory (created, locked, modes tightened); returns the lock
+/// and the directory's canonical path.
+fn open_datadir(dir: &Path) -> Result<(DataDirLock, PathBuf), String> {
+    datadir::set_private_umask();
+    let lock = DataDirLock::acquire(dir).map_err(|e| e.to_string())?;
+    for change in datadir::tighten_permissions(dir) {
+        warning(&format!(
+            "data directory permissions were looser than 0700/0600; tightened {change}"
+        ));
+    }
+    let datadir = std::fs::canonicalize(dir)
+        .map_err(|e| format!("cannot resolve the data directory {}: {e}", dir.display()))?;
+    note(&format!(
+        "data directory {} (locked: {})",
+        datadir.display(),
+        lock.path().display()
+    ));
+    Ok((lock, datadir))
+}
+
+/// Step 3: opens (and recovers) the SQL server, routes the engine's events to the log, logs the
+/// recovery report, starts the mirror when configured.
+fn open_server(config: &ServerConfig) -> Result<Arc<Server>, String> {
+    let datadir = &config.datadir;
     note(&format!(
         "opening the database (durability innodb_flush_log_at_trx_commit={}, max_binlog_size={}, \
          binlog_storage={}{})",
@@ -139,7 +175,22 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
     // The report names the checkpoint, the records replayed, the segment file and offset the
     // log continues at, and gtid_binlog_pos.
     note(&format!("recovery: {report}"));
-    for cut in &report.log.damage_cuts {
+    log_recovery(&report.log);
+    match server.start_mirror() {
+        Ok(Some(m)) => log_mirror(&m, datadir),
+        Ok(None) => {}
+        Err(e) => {
+            shutdown_server(&server);
+            return Err(e.to_string());
+        }
+    }
+    Ok(server)
+}
+
+/// The log's part of the recovery report: damage cut, and in file mode the two-phase commit's
+/// outcome.
+fn log_recovery(log: &OpenReport) {
+    for cut in &log.damage_cuts {
         warning(&format!(
             "--log-recovery=truncate-damaged: cut {} byte(s) of the log at offset {} of {} \
              (every record from there on is lost): {}",
@@ -149,88 +200,74 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
             cut.reason
         ));
     }
-    if let Some(b) = &report.log.binlog {
-        note(&format!(
-            "binlog files (--binlog-storage=file): {}; two-phase commit recovery: {} in-doubt \
-             transaction(s) committed (found in the binlog), {} rolled back (not in the \
-             binlog), {} binlog group(s) ahead of the engine log{}",
-            if b.binlog_files.is_empty() {
-                "(none)".to_string()
-            } else {
-                b.binlog_files.join(", ")
-            },
-            b.committed_in_doubt,
-            b.rolled_back,
-            b.binlog_ahead,
-            if b.binlog_torn_bytes > 0 {
-                format!(", {} torn binlog bytes cut", b.binlog_torn_bytes)
-            } else {
-                String::new()
-            }
+    let Some(b) = &log.binlog else { return };
+    note(&format!(
+        "binlog files (--binlog-storage=file): {}; two-phase commit recovery: {} in-doubt \
+         transaction(s) committed (found in the binlog), {} rolled back (not in the \
+         binlog), {} binlog group(s) ahead of the engine log{}",
+        if b.binlog_files.is_empty() {
+            "(none)".to_string()
+        } else {
+            b.binlog_files.join(", ")
+        },
+        b.committed_in_doubt,
+        b.rolled_back,
+        b.binlog_ahead,
+        if b.binlog_torn_bytes > 0 {
+            format!(", {} torn binlog bytes cut", b.binlog_torn_bytes)
+        } else {
+            String::new()
+        }
+    ));
+    if b.rolled_back > 0 {
+        warning(&format!(
+            "crash recovery rolled back {} prepared transaction(s) the binlog did not hold",
+            b.rolled_back
         ));
-        if b.rolled_back > 0 {
-            warning(&format!(
-                "crash recovery rolled back {} prepared transaction(s) the binlog did not hold",
-                b.rolled_back
-            ));
+    }
+}
+
+/// The mirror's start report.
+fn log_mirror(m: &MirrorReport, datadir: &Path) {
+    note(&format!(
+        "binlog file mirror: {} in {}{}{}{}",
+        if m.files.is_empty() {
+            "(no files)".to_string()
+        } else {
+            m.files.join(", ")
+        },
+        datadir.display(),
+        if m.rebuilt {
+            "; rebuilt from the oldest log segment (the files did not match the log)"
+        } else {
+            ""
+        },
+        if m.repaired_groups > 0 {
+            format!(
+                "; {} missing group(s) written from the log",
+                m.repaired_groups
+            )
+        } else {
+            String::new()
+        },
+        if m.torn_bytes > 0 {
+            format!("; {} torn bytes cut", m.torn_bytes)
+        } else {
+            String::new()
         }
-    }
-    match server.start_mirror() {
-        Ok(Some(m)) => note(&format!(
-            "binlog file mirror: {} in {}{}{}{}",
-            if m.files.is_empty() {
-                "(no files)".to_string()
-            } else {
-                m.files.join(", ")
-            },
-            datadir.display(),
-            if m.rebuilt {
-                "; rebuilt from the oldest log segment (the files did not match the log)"
-            } else {
-                ""
-            },
-            if m.repaired_groups > 0 {
-                format!(
-                    "; {} missing group(s) written from the log",
-                    m.repaired_groups
-                )
-            } else {
-                String::new()
-            },
-            if m.torn_bytes > 0 {
-                format!("; {} torn bytes cut", m.torn_bytes)
-            } else {
-                String::new()
-            }
-        )),
-        Ok(None) => {}
-        Err(e) => {
-            shutdown_server(&server);
-            return Err(e.to_string());
-        }
-    }
+    ));
+}
 
-    // A SIGTERM/SIGINT that arrived during recovery: stop before listening.
-    if let Ok(Stop::Signal(name)) = stop_rx.try_recv() {
-        note(&format!("received {name} during startup: normal shutdown"));
-        return server
-            .shutdown()
-            .map(|()| note("final checkpoint written; shutdown complete"))
-            .map_err(|e| format!("shutdown failed: {e}"));
-    }
-
-    if let Err(msg) = check_bind_address(&config.bind_address, &server) {
-        shutdown_server(&server);
-        return Err(msg);
-    }
-
-    let mut listener = ListenerConfig::from(&config);
+/// Step 5: the listeners (the server is shut down when they cannot start), the socket's mode,
+/// and mariadbd's ready banner.
+fn start_listening(config: &ServerConfig, server: &Arc<Server>) -> Result<ServerHandle, String> {
+    let mut listener = ListenerConfig::from(config);
     listener.log_warning = warning;
     let backend = Arc::new(SqlBackend::new(server.clone()));
     let handle = match ServerHandle::start_with(backend, listener) {
         Ok(h) => h,
         Err(e) => {
-            shutdown_server(&server);
+            shutdown_server(server);
             return Err(format!(
                 "cannot listen on {}:{} / {}: {e}",
                 config.bind_address,
@@ -249,20 +286,6 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777));
     }
-
-    // The SHUTDOWN statement / COM_SHUTDOWN sets a flag in the SQL server or in the listener
-    // (the protocol layer's); the SQL server's is waited for in a thread, the listener's is
-    // polled below.
-    let statement_server = server.clone();
-    let statement_tx = stop_tx;
-    std::thread::Builder::new()
-        .name("shutdown-wait".to_string())
-        .spawn(move || {
-            statement_server.wait_shutdown_request();
-            let _ = statement_tx.send(Stop::Statement);
-        })
-        .map_err(|e| format!("cannot start the shutdown thread: {e}"))?;
-
     let port = handle.local_addr().map_or(config.port, |a| a.port());
     let socket = config
         .socket
@@ -272,24 +295,29 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
     eprintln!(
         "onelog: ready for connections.\nVersion: '{SERVER_VERSION}'  socket: '{socket}'  port: {port}"
     );
+    Ok(handle)
+}
 
-    let why = loop {
+/// Step 6's wait: a signal, or the SHUTDOWN statement / COM_SHUTDOWN (the connection
+/// registry's flag, which the SQL layer and the listener share).
+fn wait_for_stop(stop_rx: &mpsc::Receiver<Stop>, server: &Server) -> Stop {
+    loop {
         match stop_rx.recv_timeout(SHUTDOWN_POLL) {
-            Ok(why) => break why,
-            Err(mpsc::RecvTimeoutError::Timeout) if handle.shutdown_requested() => {
-                break Stop::Statement
+            Ok(why) => return why,
+            Err(mpsc::RecvTimeoutError::Timeout) if server.shutdown_requested() => {
+                return Stop::Statement
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => break Stop::Statement,
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Stop::Statement,
         }
-    };
-    match why {
-        Stop::Signal(name) => note(&format!("received {name}: normal shutdown")),
-        Stop::Statement => note("SHUTDOWN statement: normal shutdown"),
     }
-    stop_listening(handle);
-    let result = server.shutdown();
-    drop(lock);
+}
+
+/// Step 6's last line: the final checkpoint's (and the mirror's) outcome.
+fn report_shutdown(
+    server: &Server,
+    result: Result<(), onelog_sql::SqlError>,
+) -> Result<(), String> {
     match result {
         Ok(()) => {
             match server.mirror() {

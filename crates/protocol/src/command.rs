@@ -2,7 +2,8 @@
 //! `enum_server_command`, `include/my_command.h`).
 //!
 //! Invariant: `Command::from_byte(c as u8) == Some(c)` for every command, and no two
-//! commands share a byte (a unit test checks both).
+//! commands share a byte (asserted at compile time over the byte table; a unit test checks
+//! both).
 
 /// A client command. The discriminant is the byte on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -83,6 +84,17 @@ const ALL: [Command; 33] = [
     Command::ResetConnection,
     Command::StmtBulkExecute,
 ];
+
+// The invariant, checked when the crate compiles: `ALL[b]` is the command of byte `b` for
+// 0x00..=0x1F (what `from_byte` relies on), and the last entry is the only one above.
+const _: () = {
+    let mut i = 0;
+    while i < 0x20 {
+        assert!(ALL[i] as u8 as usize == i, "Command::ALL out of byte order");
+        i += 1;
+    }
+    assert!(ALL.len() == 0x21 && ALL[0x20] as u8 == 0xFA);
+};
 
 impl Command {
     /// The command a packet's first byte names, if any.

@@ -5,8 +5,8 @@
 //! SQLSTATE MariaDB pairs it with (the message text stays with the code that raises it:
 //! MariaDB's wording, filled with that error's arguments).
 //!
-//! Invariant: codes are unique and sorted in [`ALL`] (a unit test checks), so [`by_code`]
-//! finds each.
+//! Invariant: codes are unique and sorted in [`ALL`] (asserted at compile time, and a unit
+//! test checks), so [`by_code`] finds each.
 
 /// A MariaDB server error: its number, its SQLSTATE and its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -128,6 +128,20 @@ error_codes! {
 }
 
 /// The error with number `code`, if onelog knows it.
+// The invariant, checked when the crate compiles: codes strictly increase in `ALL` (so the
+// binary search of `by_code` finds each), and every SQLSTATE has 5 characters.
+const _: () = {
+    let mut i = 0;
+    while i < ALL.len() {
+        assert!(
+            i == 0 || ALL[i - 1].code < ALL[i].code,
+            "errors::ALL not sorted and unique"
+        );
+        assert!(ALL[i].sqlstate.len() == 5, "a SQLSTATE has 5 characters");
+        i += 1;
+    }
+};
+
 pub fn by_code(code: u16) -> Option<ErrorCode> {
     ALL.binary_search_by_key(&code, |e| e.code)
         .ok()

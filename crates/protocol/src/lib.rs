@@ -5,14 +5,17 @@
 //!   ([`ErrorCode`]);
 //! - [`command`]: the command byte that starts every client packet after the handshake
 //!   ([`Command`]: `Command::Query`, not `0x03`), including those onelog does not serve yet
-//!   (the replication commands).
+//!   (the replication commands);
+//! - the wire codec: [`wire`] (field encodings inside a payload: fixed and length-encoded
+//!   integers, length-encoded and NUL-terminated strings, the bounds-checked [`wire::Reader`]),
+//!   [`packet`] (framing: 4-byte headers, sequence ids, 16 MiB split/merge,
+//!   `max_allowed_packet`) and [`response`] (OK, EOF, ERR and handshake payloads).
 //!
 //! Why a crate: the engine, the SQL layer, the server and (next) the replication crate all
 //! name these, and the lowest layer they share is below all of them; a crate with no
-//! dependencies is the one place every crate can import. It is also where the wire codec
-//! (packet framing, length-encoded integers, today in `onelog-server`'s `packet.rs` and
-//! `wire.rs`) moves when the replica side needs a client connection, so the two directions
-//! of the protocol are written once.
+//! dependencies is the one place every crate can import. The codec is here so the replica
+//! side (a client connection to a primary) and the server write the protocol once; column
+//! definitions and rows, which need onelog's value types, stay in `onelog-server`.
 //!
 //! Invariants: every [`ErrorCode`] is MariaDB's code with the SQLSTATE MariaDB pairs it with
 //! (checked against a real MariaDB 10.11 where onelog's tests compare); a [`Command`]'s byte
@@ -20,6 +23,9 @@
 
 pub mod command;
 pub mod errors;
+pub mod packet;
+pub mod response;
+pub mod wire;
 
 pub use command::Command;
 pub use errors::ErrorCode;

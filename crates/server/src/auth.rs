@@ -15,8 +15,8 @@ use sha1::{Digest, Sha1};
 /// The plugin onelog authenticates with.
 pub const NATIVE_PLUGIN: &str = "mysql_native_password";
 
-/// Scramble length of mysql_native_password.
-pub const SCRAMBLE_LEN: usize = 20;
+/// Scramble length of mysql_native_password (the handshake packet's).
+pub const SCRAMBLE_LEN: usize = onelog_protocol::response::HANDSHAKE_SCRAMBLE_LEN;
 
 /// A fresh random scramble (from the OS; falls back to a hash of time and a counter).
 pub fn new_scramble(connection_id: u32) -> [u8; SCRAMBLE_LEN] {
@@ -41,7 +41,12 @@ pub fn new_scramble(connection_id: u32) -> [u8; SCRAMBLE_LEN] {
         }
     }
     // Map to printable ASCII 0x21..=0x7E (94 values).
-    raw.map(|b| 0x21 + b % 94)
+    let scramble = raw.map(|b| 0x21 + b % 94);
+    debug_assert!(
+        scramble.iter().all(|b| (0x21..=0x7E).contains(b)),
+        "the scramble is printable ASCII without NUL"
+    );
+    scramble
 }
 
 /// True when `response` proves knowledge of the password whose double SHA-1 is `stored_hash`.

@@ -5,6 +5,9 @@
 //! `onelog_sql` through the adapter in [`crate::sql_backend`]. The traits mirror the
 //! `onelog_sql::Server`/`Session` contract one to one; they add nothing the SQL layer lacks.
 
+use std::sync::Arc;
+
+use onelog_sql::server::Registry;
 use onelog_sql::{Account, Column, Output, PreparedInfo, SqlError, Value};
 
 /// Server-wide services the protocol needs.
@@ -38,6 +41,12 @@ pub trait Backend: Send + Sync + 'static {
     /// MariaDB's CONNECTION ADMIN).
     fn is_connection_admin(&self, _user: &str, _host: &str) -> bool {
         false
+    }
+
+    /// The connection registry the listener shares with this backend (connection table,
+    /// shutdown flag, `Questions`); `None`: the listener keeps its own.
+    fn registry(&self) -> Option<Arc<Registry>> {
+        None
     }
 
     /// A connection attempt failed (bad handshake, failed login, handshake timeout).

@@ -35,7 +35,6 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
@@ -54,11 +53,13 @@ use crate::command::{
     decode_change_user, decode_execute, decode_handshake_response, decode_send_long_data,
     is_ssl_request, stmt_id, ParamType,
 };
-use crate::listener::{Shared, Transport};
 use crate::packet::{FrameError, PacketStream};
 use crate::response::{
-    param_column, put_column_def, put_eof, put_err, put_ok, put_sql_err, EOF_HEADER, OK_HEADER,
+    param_column, put_column_def, put_eof, put_err, put_handshake, put_ok, put_sql_err, Handshake,
+    EOF_HEADER, OK_HEADER,
 };
+use crate::shared::Shared;
+use crate::transport::Transport;
 use crate::value::{binary_is_null, put_binary, put_text, wire_type};
 use crate::wire::{put_lenenc_int, put_nul_bytes, put_u16, put_u32, Malformed, Reader};
 
@@ -278,6 +279,10 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 return;
             }
             self.stream.reset_sequence();
+            debug_assert!(
+                !self.stream.has_pending_output(),
+                "the previous response was not flushed before the next command"
+            );
             let mut payload = std::mem::take(&mut self.payload);
             let read = self.stream.read_packet(&mut payload);
             let flow = match read {
@@ -411,6 +416,10 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
     fn send_terminator(&mut self, more: bool) {
         let status = self.status(more);
         let warnings = self.warnings();
+        debug_assert!(
+            !more || status & StatusFlags::SERVER_MORE_RESULTS_EXISTS.bits() != 0,
+            "MORE_RESULTS_EXISTS on every result but the last"
+        );
         let start = self.stream.begin_packet();
         if self.caps.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
             put_ok(self.stream.out(), EOF_HEADER, 0, 0, status, warnings, "");
@@ -441,25 +450,21 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
     // Handshake
 
     fn send_greeting(&mut self) {
-        let caps = server_capabilities().bits();
         let version = greeting_version(&self.config.version);
         let start = self.stream.begin_packet();
-        let out = self.stream.out();
-        out.push(10);
-        put_nul_bytes(out, version.as_bytes());
-        put_u32(out, self.id);
-        out.extend_from_slice(&self.scramble[..8]);
-        out.push(0);
-        put_u16(out, caps as u16);
-        out.push(SERVER_COLLATION);
-        put_u16(out, StatusFlags::SERVER_STATUS_AUTOCOMMIT.bits());
-        put_u16(out, (caps >> 16) as u16);
-        out.push((SCRAMBLE_LEN + 1) as u8);
-        out.extend_from_slice(&[0; 6]);
-        put_u32(out, MARIADB_CAPABILITIES);
-        out.extend_from_slice(&self.scramble[8..]);
-        out.push(0);
-        put_nul_bytes(out, NATIVE_PLUGIN.as_bytes());
+        put_handshake(
+            self.stream.out(),
+            &Handshake {
+                version: &version,
+                connection_id: self.id,
+                scramble: &self.scramble,
+                capabilities: server_capabilities().bits(),
+                collation: SERVER_COLLATION,
+                status: StatusFlags::SERVER_STATUS_AUTOCOMMIT.bits(),
+                mariadb_capabilities: MARIADB_CAPABILITIES,
+                auth_plugin: NATIVE_PLUGIN,
+            },
+        );
         self.stream.finish_packet(start);
     }
 
@@ -629,7 +634,6 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             }
             .into());
         };
-        self.shared.questions.fetch_add(1, Ordering::Relaxed);
         if self.registration.as_ref().is_some_and(B::is_killed) {
             self.send_error(ER_CONNECTION_KILLED, "Connection was killed");
             return Ok(Flow::Quit);

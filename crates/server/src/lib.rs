@@ -2,13 +2,16 @@
 //! command dispatch, text and binary result sets, prepared statements.
 //!
 //! Layering (one mechanism per module):
-//! - [`wire`]: field encodings inside a payload (length-encoded ints and strings, ...).
-//! - [`packet`]: framing (4-byte headers, sequence ids, 16 MiB split/merge, max_allowed_packet).
+//! - [`wire`], [`packet`]: field encodings and framing, re-exported from `onelog_protocol`
+//!   (the wire codec lives there, shared with the coming replication crate).
 //! - [`command`]: decoders for client packets (handshake response, COM_STMT_EXECUTE, ...).
-//! - [`response`]: OK/EOF/ERR and column definition packets.
+//! - [`response`]: column definition packets; OK/EOF/ERR/handshake re-exported from
+//!   `onelog_protocol::response`.
 //! - [`value`]: values in the text and binary protocols, statement parameter decoding.
 //! - [`auth`]: mysql_native_password scramble and verification.
 //! - `connection`: one connection's handshake and command loop.
+//! - [`transport`]: the sockets a connection runs on (timeouts, peer uid, liveness probe).
+//! - `shared`: what the accept loops, the connections and the handle share (the registry).
 //! - [`listener`]: TCP/unix accept loops, connection limit, [`ServerHandle`].
 //! - [`backend`]: the traits the protocol calls the SQL layer through; [`sql_backend`] adapts
 //!   `onelog_sql` to them.
@@ -21,11 +24,13 @@ pub mod backend;
 pub mod command;
 mod connection;
 pub mod listener;
-pub mod packet;
 pub mod response;
+mod shared;
 pub mod sql_backend;
+pub mod transport;
 pub mod value;
-pub mod wire;
+
+pub use onelog_protocol::{packet, wire};
 
 pub use backend::{Backend, SessionApi};
 pub use connection::{

@@ -8,7 +8,7 @@
 //!   account holds CONNECTION ADMIN or SUPER (MariaDB's reserved connection).
 //! - A client must complete the handshake within `connect_timeout` (see `connection`), so
 //!   silent or trickling sockets cannot hold slots for long.
-//! - Connection ids are unique for the listener's lifetime (shared by TCP and socket) and start
+//! - Connection ids are unique for the registry's lifetime (shared by TCP and socket) and start
 //!   at 1.
 //! - Shutdown: stop accepting (each accept loop is woken by `shutdown(2)` of its listening
 //!   socket, through a duplicate of its descriptor: this works whatever happened to the socket
@@ -18,119 +18,32 @@
 //!   has finished. No thread outlives [`ServerHandle::shutdown`].
 //! - A connection's failure (I/O error, malformed packet, panic in the SQL layer) ends only that
 //!   connection's thread; the slot it held is released by a guard, even on panic.
+//!
+//! The connection table (slots, ids, the closers used at shutdown), the shutdown flag and the
+//! `Questions` counter are the backend's [`Registry`] (`onelog_sql::server::Registry`, the one
+//! the SQL layer reads for PROCESSLIST, KILL, SHUTDOWN and SHOW STATUS), or the listener's own
+//! for a backend without one; the slot limit and the id invariants are asserted there.
 
-use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::{
     IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs,
 };
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::backend::Backend;
 use crate::connection::{Connection, ConnectionConfig};
 use crate::packet::PacketStream;
 use crate::response::put_err;
+use crate::shared::Shared;
+pub use crate::transport::Transport;
 use onelog_protocol::errors::ER_CON_COUNT_ERROR;
-
-/// A byte stream a connection runs on.
-pub trait Transport: Read + Write + Send + 'static {
-    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()>;
-    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()>;
-    /// The OS user id of the peer process (unix sockets: `SO_PEERCRED`); `None` for TCP.
-    fn peer_uid(&self) -> Option<u32> {
-        None
-    }
-    /// A probe telling, without blocking or consuming bytes, whether the peer is still
-    /// connected (false once it closed or reset the connection); running statements poll it
-    /// so a client disconnect stops them. None: this transport cannot tell.
-    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
-        None
-    }
-}
-
-impl Transport for TcpStream {
-    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        TcpStream::set_read_timeout(self, timeout)
-    }
-    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        TcpStream::set_write_timeout(self, timeout)
-    }
-    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
-        let s = self.try_clone().ok()?;
-        Some(Box::new(move || peer_alive(s.as_raw_fd())))
-    }
-}
-
-impl Transport for UnixStream {
-    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        UnixStream::set_read_timeout(self, timeout)
-    }
-    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        UnixStream::set_write_timeout(self, timeout)
-    }
-    fn peer_uid(&self) -> Option<u32> {
-        peer_uid(self)
-    }
-    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
-        let s = self.try_clone().ok()?;
-        Some(Box::new(move || peer_alive(s.as_raw_fd())))
-    }
-}
-
-/// Whether the peer of connected socket `fd` is still there: a non-blocking peek of one byte
-/// (`MSG_PEEK | MSG_DONTWAIT`, so neither the socket's mode nor its data change) returns 0
-/// only at end of stream, and fails with an error other than EAGAIN once the connection was
-/// reset. Bytes waiting (a pipelined next command) mean alive.
-fn peer_alive(fd: std::os::fd::RawFd) -> bool {
-    let mut b = [0u8; 1];
-    // SAFETY: `fd` is an open socket owned by the probe's cloned stream; the buffer is valid
-    // for the one byte asked.
-    let n = unsafe {
-        libc::recv(
-            fd,
-            b.as_mut_ptr().cast(),
-            1,
-            libc::MSG_PEEK | libc::MSG_DONTWAIT,
-        )
-    };
-    match n {
-        0 => false,
-        n if n > 0 => true,
-        _ => matches!(
-            io::Error::last_os_error().kind(),
-            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-        ),
-    }
-}
-
-/// `SO_PEERCRED`'s uid: the credentials the kernel recorded when the peer connected (they
-/// cannot be forged by the client).
-fn peer_uid(s: &UnixStream) -> Option<u32> {
-    let mut cred = libc::ucred {
-        pid: 0,
-        uid: 0,
-        gid: 0,
-    };
-    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-    // SAFETY: `cred` and `len` are valid for writes of the sizes given; the fd is open for
-    // the lifetime of `s`.
-    let rc = unsafe {
-        libc::getsockopt(
-            s.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_PEERCRED,
-            (&mut cred as *mut libc::ucred).cast(),
-            &mut len,
-        )
-    };
-    (rc == 0 && len as usize == std::mem::size_of::<libc::ucred>()).then_some(cred.uid)
-}
+use onelog_sql::server::{Closer, Registry, Slot};
 
 /// A log sink that drops the line (tests without an error log).
 pub fn no_log(_: &str) {}
@@ -166,126 +79,6 @@ impl From<&onelog_sql::ServerConfig> for ListenerConfig {
             version: c.version.clone(),
             log_warning: no_log,
         }
-    }
-}
-
-/// A handle to close a connection's read side from another thread.
-enum Closer {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-}
-
-impl Closer {
-    fn close_read(&self) {
-        let _ = match self {
-            Closer::Tcp(s) => s.shutdown(Shutdown::Read),
-            Closer::Unix(s) => s.shutdown(Shutdown::Read),
-        };
-    }
-}
-
-#[derive(Default)]
-struct ConnTable {
-    active: usize,
-    closers: HashMap<u32, Closer>,
-}
-
-/// State shared by the accept loops, the connections and the handle.
-pub(crate) struct Shared {
-    stopping: AtomicBool,
-    shutdown_requested: Mutex<bool>,
-    shutdown_cv: Condvar,
-    conns: Mutex<ConnTable>,
-    conns_cv: Condvar,
-    next_id: AtomicU32,
-    started: Instant,
-    pub(crate) questions: AtomicU64,
-    wake_tcp: Option<SocketAddr>,
-    wake_unix: Option<PathBuf>,
-    /// Duplicates of the listening sockets' descriptors, to wake the accept loops with
-    /// `shutdown(2)`; owned here, so the descriptor stays valid until the listener is dropped.
-    listening: Vec<OwnedFd>,
-    max_connections: usize,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panicking connection thread cannot leave the table inconsistent (each update is one
-    // statement), so a poisoned lock is still usable.
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl Shared {
-    /// Asked by a client (SHUTDOWN / COM_SHUTDOWN): stop accepting and close idle connections;
-    /// the owner of the [`ServerHandle`] completes the shutdown.
-    pub(crate) fn request_shutdown(&self) {
-        *lock(&self.shutdown_requested) = true;
-        self.shutdown_cv.notify_all();
-        self.stop_accepting();
-        self.close_connections();
-    }
-
-    fn stop_accepting(&self) {
-        if self.stopping.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        for fd in &self.listening {
-            // SAFETY: shutdown(2) on a descriptor this struct owns (a dup of a listening
-            // socket); it only changes the socket's state. On Linux it makes a blocked
-            // accept(2) return EINVAL at once, for TCP and unix sockets alike.
-            unsafe {
-                libc::shutdown(fd.as_raw_fd(), libc::SHUT_RDWR);
-            }
-        }
-        // Fallback for a kernel where shutdown(2) does not wake accept(2): connect to
-        // ourselves (fails quickly, without harm, when the shutdown already closed the socket
-        // or the socket file is gone).
-        if let Some(addr) = self.wake_tcp {
-            let _ = TcpStream::connect_timeout(&addr, Duration::from_secs(1));
-        }
-        if let Some(p) = &self.wake_unix {
-            let _ = UnixStream::connect(p);
-        }
-    }
-
-    fn close_connections(&self) {
-        let t = lock(&self.conns);
-        for c in t.closers.values() {
-            c.close_read();
-        }
-    }
-
-    /// COM_STATISTICS text.
-    pub(crate) fn statistics(&self) -> String {
-        let uptime = self.started.elapsed().as_secs();
-        let threads = lock(&self.conns).active;
-        let questions = self.questions.load(Ordering::Relaxed);
-        let qps = if uptime > 0 {
-            questions as f64 / uptime as f64
-        } else {
-            questions as f64
-        };
-        format!(
-            "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  \
-             Open tables: 0  Queries per second avg: {qps:.3}"
-        )
-    }
-}
-
-/// Releases a connection slot when the connection thread ends (also on panic).
-struct SlotGuard {
-    shared: Arc<Shared>,
-    id: u32,
-    /// The slot above `max_connections`, kept for an account with CONNECTION ADMIN or SUPER.
-    extra: bool,
-}
-
-impl Drop for SlotGuard {
-    fn drop(&mut self) {
-        let mut t = lock(&self.shared.conns);
-        t.closers.remove(&self.id);
-        t.active -= 1;
-        drop(t);
-        self.shared.conns_cv.notify_all();
     }
 }
 
@@ -394,13 +187,9 @@ impl ServerHandle {
         }
         let shared = Arc::new(Shared {
             stopping: AtomicBool::new(false),
-            shutdown_requested: Mutex::new(false),
-            shutdown_cv: Condvar::new(),
-            conns: Mutex::new(ConnTable::default()),
-            conns_cv: Condvar::new(),
-            next_id: AtomicU32::new(1),
-            started: Instant::now(),
-            questions: AtomicU64::new(0),
+            registry: backend
+                .registry()
+                .unwrap_or_else(|| Arc::new(Registry::new())),
             wake_tcp: local_addr.map(wake_address),
             wake_unix: config.socket.clone(),
             listening,
@@ -449,24 +238,17 @@ impl ServerHandle {
 
     /// Connections currently open (authenticating or authenticated).
     pub fn connection_count(&self) -> usize {
-        lock(&self.shared.conns).active
+        self.shared.registry.slot_count()
     }
 
     /// True once a client asked the server to stop (SHUTDOWN statement or COM_SHUTDOWN).
     pub fn shutdown_requested(&self) -> bool {
-        *lock(&self.shared.shutdown_requested)
+        self.shared.registry.shutdown_requested()
     }
 
     /// Blocks until a client asks the server to stop.
     pub fn wait_shutdown_request(&self) {
-        let mut g = lock(&self.shared.shutdown_requested);
-        while !*g {
-            g = self
-                .shared
-                .shutdown_cv
-                .wait(g)
-                .unwrap_or_else(|p| p.into_inner());
-        }
+        self.shared.registry.wait_shutdown_request()
     }
 
     /// Stops accepting, closes connections, and waits for every connection thread to end.
@@ -482,17 +264,10 @@ impl ServerHandle {
         if let Some(p) = &self.socket_path {
             let _ = std::fs::remove_file(p);
         }
-        let mut t = lock(&self.shared.conns);
-        for c in t.closers.values() {
-            c.close_read();
-        }
-        while t.active > 0 {
-            t = self
-                .shared
-                .conns_cv
-                .wait(t)
-                .unwrap_or_else(|p| p.into_inner());
-        }
+        // The accept loops have ended, so no slot is taken between these two calls.
+        self.shared.registry.close_connections();
+        self.shared.registry.wait_no_slots();
+        debug_assert_eq!(self.shared.registry.slot_count(), 0);
     }
 }
 
@@ -516,41 +291,42 @@ fn refuse_too_many<S: Read + Write>(stream: S, max_allowed: usize) {
 /// above `max_connections` is marked `extra`: after authentication it is kept only by an
 /// account with CONNECTION ADMIN or SUPER (as MariaDB), so an administrator can
 /// still log in when ordinary clients hold every slot.
-fn take_slot<B: Backend>(shared: &Arc<Shared>, backend: &B, closer: Closer) -> Option<SlotGuard> {
+fn take_slot<B: Backend>(shared: &Shared, backend: &B, closer: Closer) -> Option<Slot> {
     let max = backend
         .global_int("max_connections")
         .map_or(shared.max_connections, |m| m as usize);
-    let mut t = lock(&shared.conns);
-    if t.active > max {
-        return None;
-    }
-    let extra = t.active == max;
-    debug_assert!(t.active <= max, "more than max_connections + 1 slots taken");
-    let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
-    t.active += 1;
-    t.closers.insert(id, closer);
-    Some(SlotGuard {
-        shared: shared.clone(),
-        id,
-        extra,
+    shared.registry.take_slot(max, closer)
+}
+
+/// A closer shutting the read side of `s` (a clone of the connection's socket).
+fn tcp_closer(s: TcpStream) -> Closer {
+    Box::new(move || {
+        let _ = s.shutdown(Shutdown::Read);
+    })
+}
+
+fn unix_closer(s: UnixStream) -> Closer {
+    Box::new(move || {
+        let _ = s.shutdown(Shutdown::Read);
     })
 }
 
 fn spawn_connection<B: Backend, S: Transport>(
-    slot: SlotGuard,
+    slot: Slot,
+    shared: Arc<Shared>,
     stream: S,
     host: String,
     backend: Arc<B>,
     config: Arc<ConnectionConfig>,
 ) {
-    let id = slot.id;
-    let extra = slot.extra;
+    let id = slot.id();
+    let extra = slot.extra();
     let spawned = std::thread::Builder::new()
         .name(format!("onelog-conn-{id}"))
         // The SQL layer bounds statement nesting against this size (onelog_sql's depth guard).
         .stack_size(onelog_sql::THREAD_STACK_SIZE)
         .spawn(move || {
-            let stream = Connection::new(&*backend, &slot.shared, &config, stream, id, host)
+            let stream = Connection::new(&*backend, &shared, &config, stream, id, host)
                 .reserved_slot(extra)
                 .run();
             // Free the slot before closing the socket: a client that saw the close can connect again.
@@ -583,8 +359,15 @@ fn accept_tcp<B: Backend>(
             .map(|a| peer_host(a.ip()))
             .unwrap_or_else(|_| "unknown".into());
         let Ok(closer) = s.try_clone() else { continue };
-        match take_slot(&shared, &*backend, Closer::Tcp(closer)) {
-            Some(slot) => spawn_connection(slot, s, host, backend.clone(), config.clone()),
+        match take_slot(&shared, &*backend, tcp_closer(closer)) {
+            Some(slot) => spawn_connection(
+                slot,
+                shared.clone(),
+                s,
+                host,
+                backend.clone(),
+                config.clone(),
+            ),
             None => refuse_too_many(s, config.max_allowed_packet),
         }
     }
@@ -605,9 +388,10 @@ fn accept_unix<B: Backend>(
             continue;
         };
         let Ok(closer) = s.try_clone() else { continue };
-        match take_slot(&shared, &*backend, Closer::Unix(closer)) {
+        match take_slot(&shared, &*backend, unix_closer(closer)) {
             Some(slot) => spawn_connection(
                 slot,
+                shared.clone(),
                 s,
                 "localhost".to_owned(),
                 backend.clone(),

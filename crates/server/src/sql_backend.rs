@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use onelog_sql::server::{ConnectionGuard, ConnectionInfo};
+use onelog_sql::server::{ConnectionGuard, ConnectionInfo, Registry};
 use onelog_sql::{Account, Column, Output, PreparedInfo, Server, Session, SqlError, Value};
 
 use crate::backend::{Backend, SessionApi};
@@ -57,6 +57,10 @@ impl Backend for SqlBackend {
 
     fn is_connection_admin(&self, user: &str, host: &str) -> bool {
         self.server.is_connection_admin(user, host)
+    }
+
+    fn registry(&self) -> Option<Arc<Registry>> {
+        Some(self.server.registry().clone())
     }
 
     fn aborted_connect(&self) {

@@ -176,6 +176,7 @@ pub fn put_binary(out: &mut Vec<u8>, v: &Value, col: &Column, t: u8, scratch: &m
     const DATETIME: u8 = ColumnType::DateTime as u8;
     const TIMESTAMP: u8 = ColumnType::Timestamp as u8;
     const TIME: u8 = ColumnType::Time as u8;
+    let start = out.len();
     match t {
         TINY => out.push(as_i64(v) as u8),
         SHORT | YEAR => put_u16(out, as_i64(v) as u16),
@@ -230,11 +231,19 @@ pub fn put_binary(out: &mut Vec<u8>, v: &Value, col: &Column, t: u8, scratch: &m
             }
         }
         _ => {
+            // The one buffer a value's text goes through is the caller's `scratch`.
             scratch.clear();
             render_text(v, col, scratch);
             put_lenenc_bytes(out, scratch);
+            return;
         }
     }
+    // Temporal values: a length byte, then exactly that many bytes.
+    debug_assert!(
+        !matches!(t, DATE | DATETIME | TIMESTAMP | TIME)
+            || usize::from(out[start]) == out.len() - start - 1,
+        "binary temporal value's length byte"
+    );
 }
 
 /// Decodes one COM_STMT_EXECUTE parameter of type code `t` (with the UNSIGNED flag) from `r`.

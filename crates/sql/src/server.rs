@@ -1,9 +1,10 @@
 //! Server-wide state shared by all sessions: the engine, the configuration, global system
-//! variables, status counters, accounts, the connection registry (PROCESSLIST,
-//! Threads_connected) and the shutdown request flag.
+//! variables, status counters, accounts, and the [`Registry`] (connection table for
+//! PROCESSLIST and KILL, `Threads_connected`, `Questions`, the shutdown request flag), which
+//! the protocol layer's listener shares.
 //!
-//! Invariants: a [`Server`] owns exactly one open [`Engine`]; `shutdown` is idempotent; the
-//! connection registry holds one entry per live [`ConnectionGuard`].
+//! Invariants: a [`Server`] owns exactly one open [`Engine`] and one [`Registry`]; `shutdown`
+//! is idempotent (the engine and the mirror are shut down once).
 //!
 //! Binlog storage (`ServerConfig::binlog_storage`): in `Engine` mode the log is the binlog; in
 //! `File` mode the log writes classic `binlog.NNNNNN` files in the datadir with two-phase
@@ -13,11 +14,10 @@
 //! RESET MASTER resets it after the log.
 
 use onelog_protocol::errors;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use onelog_engine::{Engine, EngineOptions, RecoveryReport};
 use std::sync::OnceLock;
@@ -25,12 +25,14 @@ use std::sync::OnceLock;
 use onelog_log::{BinlogStorage, ClassicOptions, Durability, Mirror, MirrorReport, StdFs};
 
 use crate::error::SqlError;
-
 use crate::guard::ConnControl;
 use crate::privilege::Accounts;
 pub use crate::privilege::{Account, RootAuth};
 use crate::status::StatusCounters;
 use crate::sysvar::registry::GlobalVars;
+
+pub mod registry;
+pub use registry::{Closer, ConnectionEntry, ConnectionGuard, ConnectionInfo, Registry, Slot};
 
 /// How long the log must be idle after a sync before the server's log writes and syncs the
 /// SyncMark vouching for the last group (`LogOptions::idle_sync_mark`): long enough that a
@@ -131,67 +133,6 @@ impl ServerConfig {
     }
 }
 
-/// One connection as PROCESSLIST shows it.
-#[derive(Debug, Clone)]
-pub struct ConnectionInfo {
-    pub id: u32,
-    pub user: String,
-    pub host: String,
-    pub db: Option<String>,
-    /// `Query`, `Sleep`, `Binlog Dump`, ...
-    pub command: String,
-    pub started: Instant,
-}
-
-impl ConnectionInfo {
-    pub fn new(id: u32, user: &str, host: &str) -> Self {
-        ConnectionInfo {
-            id,
-            user: user.to_string(),
-            host: host.to_string(),
-            db: None,
-            command: "Sleep".into(),
-            started: Instant::now(),
-        }
-    }
-}
-
-/// A registry entry: the info, and the control (KILL flags, running statement) the
-/// connection's thread and its session share.
-#[derive(Debug, Clone)]
-pub struct ConnectionEntry {
-    pub info: ConnectionInfo,
-    pub ctl: Arc<ConnControl>,
-}
-
-/// Removes its connection from the registry when dropped.
-pub struct ConnectionGuard {
-    server: Arc<Server>,
-    id: u32,
-    ctl: Arc<ConnControl>,
-}
-
-impl ConnectionGuard {
-    pub fn id(&self) -> u32 {
-        self.id
-    }
-    /// True once `KILL [CONNECTION] <id>` was issued for this connection (or its running
-    /// statement found the client gone).
-    pub fn killed(&self) -> bool {
-        self.ctl.connection_killed()
-    }
-}
-
-impl Drop for ConnectionGuard {
-    fn drop(&mut self) {
-        self.server
-            .connections
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&self.id);
-    }
-}
-
 /// Server-wide state shared by all sessions.
 pub struct Server {
     pub(crate) engine: Arc<Engine>,
@@ -199,12 +140,10 @@ pub struct Server {
     pub(crate) globals: GlobalVars,
     pub(crate) status: StatusCounters,
     pub(crate) accounts: Accounts,
-    pub(crate) connections: Mutex<BTreeMap<u32, ConnectionEntry>>,
-    pub(crate) started: Instant,
+    /// Connections, shutdown flag, `Questions`: shared with the protocol layer's listener.
+    pub(crate) registry: Arc<Registry>,
     /// The classic-file mirror, once [`Server::start_mirror`] started it.
     mirror: OnceLock<Mirror>,
-    shutdown_requested: Mutex<bool>,
-    shutdown_cv: Condvar,
     shut_down: AtomicBool,
 }
 
@@ -250,11 +189,8 @@ impl Server {
             globals: GlobalVars::default(),
             status: StatusCounters::default(),
             accounts: Accounts::default(),
-            connections: Mutex::new(BTreeMap::new()),
-            started: Instant::now(),
+            registry: Arc::new(Registry::new()),
             mirror: OnceLock::new(),
-            shutdown_requested: Mutex::new(false),
-            shutdown_cv: Condvar::new(),
             shut_down: AtomicBool::new(false),
             config,
         });
@@ -354,57 +290,32 @@ impl Server {
 
     /// Seconds since the server started (`Uptime`).
     pub fn uptime(&self) -> Duration {
-        self.started.elapsed()
+        self.registry.uptime()
     }
 
-    pub fn register_connection(self: &Arc<Self>, info: ConnectionInfo) -> ConnectionGuard {
-        let ctl = Arc::new(ConnControl::default());
-        let id = info.id;
-        self.connections
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(
-                id,
-                ConnectionEntry {
-                    info,
-                    ctl: ctl.clone(),
-                },
-            );
-        ConnectionGuard {
-            server: self.clone(),
-            id,
-            ctl,
-        }
+    /// The connection registry (shared with the protocol layer's listener).
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// Registers an authenticated connection; dropping the guard unregisters it.
+    pub fn register_connection(&self, info: ConnectionInfo) -> ConnectionGuard {
+        self.registry.register(info)
     }
 
     /// Number of registered connections (`Threads_connected`).
     pub fn connection_count(&self) -> usize {
-        self.connections
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .len()
+        self.registry.connection_count()
     }
 
     /// A copy of every registered connection (PROCESSLIST).
     pub fn connections(&self) -> Vec<ConnectionEntry> {
-        self.connections
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .values()
-            .cloned()
-            .collect()
+        self.registry.connections()
     }
 
     /// Runs `f` on the registry entry of connection `id`, if registered.
     pub(crate) fn update_connection(&self, id: u32, f: impl FnOnce(&mut ConnectionInfo)) {
-        if let Some(e) = self
-            .connections
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_mut(&id)
-        {
-            f(&mut e.info);
-        }
+        self.registry.update_connection(id, f)
     }
 
     /// Sets the KILL flag of connection `id` (`how`: [`crate::guard::KILL_QUERY`] or
@@ -421,38 +332,20 @@ impl Server {
 
     /// The control of registered connection `id` (its session's statement guard watches it).
     pub fn connection_control(&self, id: u32) -> Option<Arc<ConnControl>> {
-        self.connections
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&id)
-            .map(|e| e.ctl.clone())
+        self.registry.connection_control(id)
     }
 
     /// Asks the server to stop (the SHUTDOWN statement).
     pub fn request_shutdown(&self) {
-        let mut r = self
-            .shutdown_requested
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        *r = true;
-        self.shutdown_cv.notify_all();
+        self.registry.request_shutdown()
     }
 
     pub fn shutdown_requested(&self) -> bool {
-        *self
-            .shutdown_requested
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        self.registry.shutdown_requested()
     }
 
     /// Blocks until [`request_shutdown`](Self::request_shutdown) was called.
     pub fn wait_shutdown_request(&self) {
-        let mut r = self
-            .shutdown_requested
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        while !*r {
-            r = self.shutdown_cv.wait(r).unwrap_or_else(|p| p.into_inner());
-        }
+        self.registry.wait_shutdown_request()
     }
 }

@@ -308,7 +308,7 @@ impl Session {
     fn run_text(&mut self, sql: &str) -> Result<Output, SqlError> {
         self.begin_statement_time();
         let server = self.cx.server.clone();
-        server.status.question();
+        server.registry.question();
         let _running = server.status.running();
         if !is_core_statement(sql) {
             if let Some(r) = admin::try_execute(self, sql) {
@@ -406,7 +406,7 @@ impl Session {
     fn execute_inner(&mut self, stmt_id: u32, params: &[Value]) -> Result<Output, SqlError> {
         self.begin_statement_time();
         let server = self.cx.server.clone();
-        server.status.question();
+        server.registry.question();
         server.status.com(ComKind::StmtExecute);
         let _running = server.status.running();
         let Some(p) = self.prepared.get(&stmt_id) else {

@@ -3,8 +3,9 @@
 //! and the clock.
 //!
 //! API for the other layers (all `&self`, lock-free):
-//! - [`StatusCounters::question`]: once per statement received from a client (`Questions`,
-//!   also counted in `Queries`);
+//! - `Questions` (also shown as `Queries`) is the connection registry's counter
+//!   ([`crate::server::Registry::question`], once per statement received from a client), read
+//!   here with `Threads_connected` and `Uptime`;
 //! - [`StatusCounters::com`]`(ComKind)`: once per executed statement of that kind (`Com_*`);
 //! - [`StatusCounters::connection`]: once per accepted connection attempt (`Connections`),
 //!   [`StatusCounters::aborted_connect`], [`StatusCounters::aborted_client`];
@@ -114,7 +115,6 @@ const N_COM: usize = ComKind::Other as usize + 1;
 #[derive(Debug)]
 pub struct StatusCounters {
     pub(crate) com: [AtomicU64; N_COM],
-    pub(crate) questions: AtomicU64,
     pub(crate) connections: AtomicU64,
     pub(crate) aborted_connects: AtomicU64,
     pub(crate) aborted_clients: AtomicU64,
@@ -128,7 +128,6 @@ impl Default for StatusCounters {
     fn default() -> Self {
         StatusCounters {
             com: std::array::from_fn(|_| AtomicU64::new(0)),
-            questions: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             aborted_connects: AtomicU64::new(0),
             aborted_clients: AtomicU64::new(0),
@@ -152,9 +151,6 @@ impl Drop for RunningGuard<'_> {
 impl StatusCounters {
     pub fn com(&self, kind: ComKind) {
         self.com[kind as usize].fetch_add(1, Ordering::Relaxed);
-    }
-    pub fn question(&self) {
-        self.questions.fetch_add(1, Ordering::Relaxed);
     }
     pub fn connection(&self) {
         self.connections.fetch_add(1, Ordering::Relaxed);
@@ -183,9 +179,6 @@ impl StatusCounters {
     pub fn com_count(&self, kind: ComKind) -> u64 {
         self.com[kind as usize].load(Ordering::Relaxed)
     }
-    pub fn questions(&self) -> u64 {
-        self.questions.load(Ordering::Relaxed)
-    }
 }
 
 #[cfg(test)]
@@ -199,10 +192,8 @@ mod tests {
         s.com(ComKind::Select);
         s.com(ComKind::Select);
         s.com(ComKind::Other);
-        s.question();
         assert_eq!(s.com_count(ComKind::Select), 2);
         assert_eq!(s.com_count(ComKind::Other), 1);
-        assert_eq!(s.questions(), 1);
         {
             let _g = s.running();
             assert_eq!(s.running.load(Ordering::Relaxed), 1);

@@ -111,6 +111,12 @@ impl Export {
 
     fn open(&mut self) -> Result<&mut ClassicBinlog, String> {
         if self.binlog.is_none() {
+            // Opened at the first exported group (or at the end), so `state` is the GTID state
+            // just before that group: the first file's Gtid_list.
+            debug_assert_eq!(
+                self.groups, 0,
+                "the binlog opens before any group is exported"
+            );
             let fs: Arc<dyn FileSystem> = StdFs::new();
             let (b, _) = ClassicBinlog::open(fs, self.opts.clone(), &self.state)
                 .map_err(|e| format!("cannot create the binlog in {}: {e}", self.dir.display()))?;

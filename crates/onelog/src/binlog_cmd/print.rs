@@ -20,8 +20,9 @@ use onelog_binlog::event::gtid::{
 };
 use onelog_binlog::event::query::LOG_EVENT_SUPPRESS_USE_F;
 use onelog_binlog::event::{
-    check_event, crc32, decode_event_with_header, event_type, Event, EventHeader, QueryEvent, Rows,
-    RowsEvent, TableMap, CHECKSUM_LEN, HEADER_LEN,
+    check_event, crc32, decode_event_with_header, event_type, Event, EventHeader,
+    FormatDescriptionEvent, GtidEvent, QueryEvent, RawRowsEvent, Rows, RowsEvent, TableMap,
+    CHECKSUM_LEN, HEADER_LEN,
 };
 use onelog_binlog::value::{ENUM_REAL_TYPE, SET_REAL_TYPE};
 use onelog_binlog::{ColumnMeta, ColumnType, TableMapCache, Value};
@@ -84,6 +85,42 @@ pub struct Printer {
     head: Vec<u8>,
     /// Rows counted since the last statement end (`# Number of rows`).
     rows: u64,
+}
+
+/// The first line every event starts with (`Log_event::print_header`).
+#[derive(Clone, Copy)]
+struct HeadLine<'a> {
+    h: &'a EventHeader,
+    end_log_pos: u64,
+    crc: u32,
+}
+
+impl HeadLine<'_> {
+    fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        write!(
+            out,
+            "#{} server id {}  end_log_pos {} CRC32 0x{:08x} ",
+            format_timestamp(self.h.timestamp),
+            self.h.server_id,
+            self.end_log_pos,
+            self.crc
+        )
+    }
+}
+
+/// A Format_description of an open classic file has the in-use flag set, which its CRC32 does
+/// not cover: the event to check and decode is `ev` with the flag cleared (a copy only then);
+/// true when it was set.
+fn without_in_use_flag(ev: &[u8]) -> (std::borrow::Cow<'_, [u8]>, bool) {
+    let in_use = ev.len() > HEADER_LEN
+        && ev[4] == event_type::FORMAT_DESCRIPTION
+        && ev[17] & LOG_EVENT_BINLOG_IN_USE_F as u8 != 0;
+    if !in_use {
+        return (std::borrow::Cow::Borrowed(ev), false);
+    }
+    let mut c = ev.to_vec();
+    c[17] &= !(LOG_EVENT_BINLOG_IN_USE_F as u8);
+    (std::borrow::Cow::Owned(c), true)
 }
 
 impl Printer {
@@ -154,21 +191,8 @@ impl Printer {
                 reason,
             }))
         };
-        // A Format_description of an open classic file has the in-use flag set, which its
-        // CRC32 does not cover: check and decode it with the flag cleared.
-        let cleared: Vec<u8>;
-        let in_use = ev.len() > HEADER_LEN
-            && ev[4] == event_type::FORMAT_DESCRIPTION
-            && ev[17] & LOG_EVENT_BINLOG_IN_USE_F as u8 != 0;
-        let bytes: &[u8] = if in_use {
-            let mut c = ev.to_vec();
-            c[17] &= !(LOG_EVENT_BINLOG_IN_USE_F as u8);
-            cleared = c;
-            &cleared
-        } else {
-            ev
-        };
-        let (h, event, _) = match decode_event_with_header(bytes) {
+        let (bytes, in_use) = without_in_use_flag(ev);
+        let (h, event, _) = match decode_event_with_header(&bytes) {
             Ok(x) => x,
             Err(e) => return bad(format!("{} event: {e}", type_name(ev.get(4).copied()))),
         };
@@ -177,212 +201,256 @@ impl Printer {
             Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
             None => 0,
         };
+        // The event's own bytes (base64 output).
+        let raw = &ev[..size.min(ev.len())];
         writeln!(out, "# at {}", pos.offset)?;
-        let head = |out: &mut dyn Write| -> io::Result<()> {
-            write!(
-                out,
-                "#{} server id {}  end_log_pos {} CRC32 0x{crc:08x} ",
-                format_timestamp(h.timestamp),
-                h.server_id,
-                pos.end_log_pos
-            )
+        let head = HeadLine {
+            h: &h,
+            end_log_pos: pos.end_log_pos,
+            crc,
         };
         match event {
-            Event::FormatDescription(f) => {
-                head(out)?;
-                // mariadb-binlog prints the event's own time after "created"
-                // (`print_timestamp` of `when`), "at startup" when create_timestamp is set.
-                write!(
-                    out,
-                    "\tStart: binlog v {}, server v {} created {}",
-                    f.binlog_version,
-                    f.server_version,
-                    format_timestamp(h.timestamp)
-                )?;
-                if f.create_timestamp != 0 {
-                    out.write_all(b" at startup")?;
-                }
-                out.write_all(b"\n")?;
-                if in_use {
-                    out.write_all(
-                        b"# Warning: this binlog is either in use or was not closed properly.\n",
-                    )?;
-                }
-                if f.create_timestamp != 0 {
-                    writeln!(out, "ROLLBACK{DELIM}")?;
-                }
-                if self.base64 {
-                    out.write_all(b"BINLOG '\n")?;
-                    out.write_all(&base64(&ev[..size.min(ev.len())]))?;
-                    writeln!(out, "\n'{DELIM}")?;
-                }
-            }
+            Event::FormatDescription(f) => self.format_description(out, head, &f, in_use, raw)?,
             Event::GtidList(l) => {
-                head(out)?;
+                head.write(out)?;
                 let mut gtids = l.gtids.clone();
                 gtids.sort_by_key(|g| (g.domain_id, g.server_id, g.seq_no));
                 let list: Vec<String> = gtids.iter().map(|g| g.to_string()).collect();
                 writeln!(out, "\tGtid list [{}]", list.join(",\n# "))?;
             }
             Event::BinlogCheckpoint(c) => {
-                head(out)?;
+                head.write(out)?;
                 writeln!(out, "\tBinlog checkpoint {}", c.file)?;
             }
             Event::Rotate(r) => {
-                head(out)?;
+                head.write(out)?;
                 writeln!(out, "\tRotate to {}  pos: {}", r.next_file, r.position)?;
             }
-            Event::Gtid(g) => {
-                self.start_group();
-                head(out)?;
-                write!(out, "\tGTID {}", g.gtid)?;
-                if g.flags2 & FL_GROUP_COMMIT_ID != 0 {
-                    write!(out, " cid={}", g.commit_id.unwrap_or(0))?;
-                }
-                if g.flags2 & FL_DDL != 0 {
-                    out.write_all(b" ddl")?;
-                }
-                if g.flags2 & FL_TRANSACTIONAL != 0 {
-                    out.write_all(b" trans")?;
-                }
-                if g.flags2 & FL_WAITED != 0 {
-                    out.write_all(b" waited")?;
-                }
-                out.write_all(b"\n")?;
-                let parallel = g.flags2 & FL_ALLOW_PARALLEL != 0;
-                if self.allow_parallel != Some(parallel) {
-                    writeln!(
-                        out,
-                        "/*M!100101 SET @@session.skip_parallel_replication={}*/{DELIM}",
-                        u8::from(!parallel)
-                    )?;
-                    self.allow_parallel = Some(parallel);
-                }
-                if self.domain_id != Some(g.gtid.domain_id) {
-                    writeln!(
-                        out,
-                        "/*M!100001 SET @@session.gtid_domain_id={}*/{DELIM}",
-                        g.gtid.domain_id
-                    )?;
-                    self.domain_id = Some(g.gtid.domain_id);
-                }
-                if self.server_id != Some(g.gtid.server_id) {
-                    writeln!(
-                        out,
-                        "/*M!100001 SET @@session.server_id={}*/{DELIM}",
-                        g.gtid.server_id
-                    )?;
-                    self.server_id = Some(g.gtid.server_id);
-                }
-                writeln!(
-                    out,
-                    "/*M!100001 SET @@session.gtid_seq_no={}*/{DELIM}",
-                    g.gtid.seq_no
-                )?;
-                if g.flags2 & FL_STANDALONE == 0 {
-                    writeln!(out, "START TRANSACTION\n{DELIM}")?;
-                }
-            }
+            Event::Gtid(g) => self.gtid(out, head, &g)?,
             Event::Query(q) => {
-                head(out)?;
+                head.write(out)?;
                 self.query(out, &h, &q)?;
             }
             Event::Xid(x) => {
-                head(out)?;
+                head.write(out)?;
                 writeln!(out, "\tXid = {}", x.xid)?;
                 writeln!(out, "COMMIT{DELIM}")?;
             }
             Event::AnnotateRows(a) => {
-                head(out)?;
+                head.write(out)?;
                 out.write_all(b"\tAnnotate_rows:\n")?;
                 for line in a.query.split(['\r', '\n']).filter(|l| !l.is_empty()) {
                     writeln!(out, "#Q> {line}")?;
                 }
             }
-            Event::TableMap(m) => {
-                head(out)?;
-                write!(out, "\tTable_map: ")?;
-                write_ident(out, m.db.as_bytes())?;
-                out.write_all(b".")?;
-                write_ident(out, m.table.as_bytes())?;
-                writeln!(out, " mapped to number {}", m.table_id)?;
-                self.maps.insert(m);
-                if self.base64 {
-                    self.body
-                        .extend_from_slice(&base64(&ev[..size.min(ev.len())]));
-                    self.body.push(b'\n');
-                }
-            }
-            Event::Rows(raw) => {
-                let rows_ev = match self.maps.get(raw.table_id).cloned() {
-                    Some(map) => match RowsEvent::decode(&raw.bytes, &map) {
-                        Ok(r) => Some((map, r)),
-                        Err(e) => return bad(format!("rows event: {e}")),
-                    },
-                    None => None,
-                };
-                let name = match raw.kind {
-                    onelog_binlog::event::RowsKind::Write => "Write_rows",
-                    onelog_binlog::event::RowsKind::Update => "Update_rows",
-                    onelog_binlog::event::RowsKind::Delete => "Delete_rows",
-                };
-                let flags = rows_flags(&raw.bytes);
-                let stmt_end = flags & onelog_binlog::event::STMT_END_F != 0;
-                let mut pending = std::mem::take(&mut self.head);
-                head(&mut pending)?;
-                writeln!(
-                    pending,
-                    "\t{name}: table id {}{}",
-                    raw.table_id,
-                    if stmt_end { " flags: STMT_END_F" } else { "" }
-                )?;
-                self.head = pending;
-                if self.base64 {
-                    self.body
-                        .extend_from_slice(&base64(&ev[..size.min(ev.len())]));
-                    self.body.push(b'\n');
-                }
-                match rows_ev {
-                    Some((map, r)) => {
-                        self.rows += r.rows.len() as u64;
-                        if self.verbose > 0 {
-                            let mut tail = std::mem::take(&mut self.tail);
-                            write_rows(&mut tail, &map, &r, self.verbose)?;
-                            self.tail = tail;
-                        }
-                    }
-                    None => {
-                        if self.verbose > 0 {
-                            writeln!(
-                                self.tail,
-                                "### Row event for unknown table #{}",
-                                raw.table_id
-                            )?;
-                        }
-                    }
-                }
-                if stmt_end {
-                    out.write_all(&self.head)?;
-                    self.head.clear();
-                    if self.base64 {
-                        out.write_all(b"\nBINLOG '\n")?;
-                        out.write_all(&self.body)?;
-                        writeln!(out, "'{DELIM}")?;
-                    }
-                    self.body.clear();
-                    out.write_all(&self.tail)?;
-                    self.tail.clear();
-                    writeln!(out, "# Number of rows: {}", self.rows)?;
-                    self.rows = 0;
+            Event::TableMap(m) => self.table_map(out, head, m, raw)?,
+            Event::Rows(rows) => {
+                if let Err(reason) = self.rows_event(out, head, &rows, raw)? {
+                    return bad(reason);
                 }
             }
             Event::Unknown { header, .. } => {
-                head(out)?;
+                head.write(out)?;
                 writeln!(out, "\t{}", type_name(Some(header.event_type)))?;
                 writeln!(out, "# (event type {} not decoded)", header.event_type)?;
             }
         }
         Ok(Ok(()))
+    }
+
+    /// A Format_description event (`Format_description_log_event::print`); `in_use`: the file's
+    /// in-use flag was set.
+    fn format_description(
+        &mut self,
+        out: &mut dyn Write,
+        head: HeadLine<'_>,
+        f: &FormatDescriptionEvent,
+        in_use: bool,
+        raw: &[u8],
+    ) -> io::Result<()> {
+        head.write(out)?;
+        // mariadb-binlog prints the event's own time after "created"
+        // (`print_timestamp` of `when`), "at startup" when create_timestamp is set.
+        write!(
+            out,
+            "\tStart: binlog v {}, server v {} created {}",
+            f.binlog_version,
+            f.server_version,
+            format_timestamp(head.h.timestamp)
+        )?;
+        if f.create_timestamp != 0 {
+            out.write_all(b" at startup")?;
+        }
+        out.write_all(b"\n")?;
+        if in_use {
+            out.write_all(
+                b"# Warning: this binlog is either in use or was not closed properly.\n",
+            )?;
+        }
+        if f.create_timestamp != 0 {
+            writeln!(out, "ROLLBACK{DELIM}")?;
+        }
+        if self.base64 {
+            out.write_all(b"BINLOG '\n")?;
+            out.write_all(&base64(raw))?;
+            writeln!(out, "\n'{DELIM}")?;
+        }
+        Ok(())
+    }
+
+    /// A GTID event: starts a group, and prints the session lines that changed.
+    fn gtid(&mut self, out: &mut dyn Write, head: HeadLine<'_>, g: &GtidEvent) -> io::Result<()> {
+        self.start_group();
+        head.write(out)?;
+        write!(out, "\tGTID {}", g.gtid)?;
+        if g.flags2 & FL_GROUP_COMMIT_ID != 0 {
+            write!(out, " cid={}", g.commit_id.unwrap_or(0))?;
+        }
+        if g.flags2 & FL_DDL != 0 {
+            out.write_all(b" ddl")?;
+        }
+        if g.flags2 & FL_TRANSACTIONAL != 0 {
+            out.write_all(b" trans")?;
+        }
+        if g.flags2 & FL_WAITED != 0 {
+            out.write_all(b" waited")?;
+        }
+        out.write_all(b"\n")?;
+        let parallel = g.flags2 & FL_ALLOW_PARALLEL != 0;
+        if self.allow_parallel != Some(parallel) {
+            writeln!(
+                out,
+                "/*M!100101 SET @@session.skip_parallel_replication={}*/{DELIM}",
+                u8::from(!parallel)
+            )?;
+            self.allow_parallel = Some(parallel);
+        }
+        if self.domain_id != Some(g.gtid.domain_id) {
+            writeln!(
+                out,
+                "/*M!100001 SET @@session.gtid_domain_id={}*/{DELIM}",
+                g.gtid.domain_id
+            )?;
+            self.domain_id = Some(g.gtid.domain_id);
+        }
+        if self.server_id != Some(g.gtid.server_id) {
+            writeln!(
+                out,
+                "/*M!100001 SET @@session.server_id={}*/{DELIM}",
+                g.gtid.server_id
+            )?;
+            self.server_id = Some(g.gtid.server_id);
+        }
+        writeln!(
+            out,
+            "/*M!100001 SET @@session.gtid_seq_no={}*/{DELIM}",
+            g.gtid.seq_no
+        )?;
+        if g.flags2 & FL_STANDALONE == 0 {
+            writeln!(out, "START TRANSACTION\n{DELIM}")?;
+        }
+        Ok(())
+    }
+
+    /// A Table_map event: remembered for the rows events of its statement.
+    fn table_map(
+        &mut self,
+        out: &mut dyn Write,
+        head: HeadLine<'_>,
+        m: TableMap,
+        raw: &[u8],
+    ) -> io::Result<()> {
+        head.write(out)?;
+        write!(out, "\tTable_map: ")?;
+        write_ident(out, m.db.as_bytes())?;
+        out.write_all(b".")?;
+        write_ident(out, m.table.as_bytes())?;
+        writeln!(out, " mapped to number {}", m.table_id)?;
+        self.maps.insert(m);
+        if self.base64 {
+            self.body.extend_from_slice(&base64(raw));
+            self.body.push(b'\n');
+        }
+        Ok(())
+    }
+
+    /// A rows event: its header line, base64 and verbose rows wait in the head, body and tail
+    /// caches until the statement's last event (`STMT_END_F`) prints them all. `Ok(Err(..))`:
+    /// the rows do not decode against their table map.
+    fn rows_event(
+        &mut self,
+        out: &mut dyn Write,
+        head: HeadLine<'_>,
+        rows: &RawRowsEvent,
+        raw: &[u8],
+    ) -> io::Result<Result<(), String>> {
+        let decoded = match self.maps.get(rows.table_id).cloned() {
+            Some(map) => match RowsEvent::decode(&rows.bytes, &map) {
+                Ok(r) => Some((map, r)),
+                Err(e) => return Ok(Err(format!("rows event: {e}"))),
+            },
+            None => None,
+        };
+        let name = match rows.kind {
+            onelog_binlog::event::RowsKind::Write => "Write_rows",
+            onelog_binlog::event::RowsKind::Update => "Update_rows",
+            onelog_binlog::event::RowsKind::Delete => "Delete_rows",
+        };
+        let flags = rows_flags(&rows.bytes);
+        let stmt_end = flags & onelog_binlog::event::STMT_END_F != 0;
+        let mut pending = std::mem::take(&mut self.head);
+        head.write(&mut pending)?;
+        writeln!(
+            pending,
+            "\t{name}: table id {}{}",
+            rows.table_id,
+            if stmt_end { " flags: STMT_END_F" } else { "" }
+        )?;
+        self.head = pending;
+        if self.base64 {
+            self.body.extend_from_slice(&base64(raw));
+            self.body.push(b'\n');
+        }
+        match decoded {
+            Some((map, r)) => {
+                self.rows += r.rows.len() as u64;
+                if self.verbose > 0 {
+                    let mut tail = std::mem::take(&mut self.tail);
+                    write_rows(&mut tail, &map, &r, self.verbose)?;
+                    self.tail = tail;
+                }
+            }
+            None => {
+                if self.verbose > 0 {
+                    writeln!(
+                        self.tail,
+                        "### Row event for unknown table #{}",
+                        rows.table_id
+                    )?;
+                }
+            }
+        }
+        if stmt_end {
+            self.end_statement(out)?;
+        }
+        Ok(Ok(()))
+    }
+
+    /// The statement's last rows event: prints the cached header lines, base64 and rows.
+    fn end_statement(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(&self.head)?;
+        self.head.clear();
+        if self.base64 {
+            out.write_all(b"\nBINLOG '\n")?;
+            out.write_all(&self.body)?;
+            writeln!(out, "'{DELIM}")?;
+        }
+        self.body.clear();
+        out.write_all(&self.tail)?;
+        self.tail.clear();
+        writeln!(out, "# Number of rows: {}", self.rows)?;
+        self.rows = 0;
+        Ok(())
     }
 
     /// The `SET ...` lines and text of a Query event (`Query_log_event::print`).
@@ -416,54 +484,7 @@ impl Printer {
             None => u32::MAX,
         };
         if changed != 0 {
-            let mut parts = Vec::new();
-            let mut opt = |bit: u32, on: bool, name: &str| {
-                if changed & bit != 0 {
-                    parts.push(format!("{name}={}", u8::from(on)));
-                }
-            };
-            let f = q.flags2;
-            opt(
-                OPTION_NO_FOREIGN_KEY_CHECKS,
-                f & OPTION_NO_FOREIGN_KEY_CHECKS == 0,
-                "@@session.foreign_key_checks",
-            );
-            opt(
-                OPTION_AUTO_IS_NULL,
-                f & OPTION_AUTO_IS_NULL != 0,
-                "@@session.sql_auto_is_null",
-            );
-            opt(
-                OPTION_RELAXED_UNIQUE_CHECKS,
-                f & OPTION_RELAXED_UNIQUE_CHECKS == 0,
-                "@@session.unique_checks",
-            );
-            opt(
-                OPTION_NOT_AUTOCOMMIT,
-                f & OPTION_NOT_AUTOCOMMIT == 0,
-                "@@session.autocommit",
-            );
-            opt(
-                OPTION_NO_CHECK_CONSTRAINT_CHECKS,
-                f & OPTION_NO_CHECK_CONSTRAINT_CHECKS == 0,
-                "@@session.check_constraint_checks",
-            );
-            opt(
-                OPTION_IF_EXISTS,
-                f & OPTION_IF_EXISTS != 0,
-                "@@session.sql_if_exists",
-            );
-            opt(
-                OPTION_EXPLICIT_DEF_TIMESTAMP,
-                f & OPTION_EXPLICIT_DEF_TIMESTAMP != 0,
-                "@@session.explicit_defaults_for_timestamp",
-            );
-            opt(
-                OPTION_INSERT_HISTORY,
-                f & OPTION_INSERT_HISTORY != 0,
-                "@@session.system_versioning_insert_history",
-            );
-            writeln!(out, "SET {}{DELIM}", parts.join(", "))?;
+            writeln!(out, "SET {}{DELIM}", flags2_assignments(changed, q.flags2))?;
             self.flags2 = Some(q.flags2);
         }
         if self.sql_mode != Some(q.sql_mode) {
@@ -504,6 +525,51 @@ impl Printer {
         out.write_all(q.query.as_bytes())?;
         writeln!(out, "\n{DELIM}")
     }
+}
+
+/// The session variables of Q_FLAGS2 mariadb-binlog prints, in its order: the option bit,
+/// whether the variable is ON when the bit is clear (the `NO_...` bits), the variable.
+const FLAGS2_VARS: [(u32, bool, &str); 8] = [
+    (
+        OPTION_NO_FOREIGN_KEY_CHECKS,
+        true,
+        "@@session.foreign_key_checks",
+    ),
+    (OPTION_AUTO_IS_NULL, false, "@@session.sql_auto_is_null"),
+    (
+        OPTION_RELAXED_UNIQUE_CHECKS,
+        true,
+        "@@session.unique_checks",
+    ),
+    (OPTION_NOT_AUTOCOMMIT, true, "@@session.autocommit"),
+    (
+        OPTION_NO_CHECK_CONSTRAINT_CHECKS,
+        true,
+        "@@session.check_constraint_checks",
+    ),
+    (OPTION_IF_EXISTS, false, "@@session.sql_if_exists"),
+    (
+        OPTION_EXPLICIT_DEF_TIMESTAMP,
+        false,
+        "@@session.explicit_defaults_for_timestamp",
+    ),
+    (
+        OPTION_INSERT_HISTORY,
+        false,
+        "@@session.system_versioning_insert_history",
+    ),
+];
+
+/// `var=0|1, ...` for the Q_FLAGS2 variables whose bit is in `changed`, as `flags2` sets them.
+fn flags2_assignments(changed: u32, flags2: u32) -> String {
+    FLAGS2_VARS
+        .iter()
+        .filter(|(bit, _, _)| changed & bit != 0)
+        .map(|&(bit, on_when_clear, name)| {
+            format!("{name}={}", u8::from((flags2 & bit == 0) == on_when_clear))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The flags word of a v1 rows event (after the 6-byte table id).
@@ -962,6 +1028,22 @@ mod tests {
         assert_eq!(format_g(-2.25, 6), "-2.25");
         assert_eq!(format_g(0.1, 20), "0.10000000000000000555");
         assert_eq!(format_g(3.0, 20), "3");
+    }
+
+    #[test]
+    fn flags2_assignments_name_the_changed_variables_with_their_sense() {
+        assert_eq!(
+            flags2_assignments(u32::MAX, OPTION_AUTO_IS_NULL | OPTION_NOT_AUTOCOMMIT),
+            "@@session.foreign_key_checks=1, @@session.sql_auto_is_null=1, \
+             @@session.unique_checks=1, @@session.autocommit=0, \
+             @@session.check_constraint_checks=1, @@session.sql_if_exists=0, \
+             @@session.explicit_defaults_for_timestamp=0, \
+             @@session.system_versioning_insert_history=0"
+        );
+        assert_eq!(
+            flags2_assignments(OPTION_NO_FOREIGN_KEY_CHECKS, OPTION_NO_FOREIGN_KEY_CHECKS),
+            "@@session.foreign_key_checks=0"
+        );
     }
 
     #[test]

@@ -69,17 +69,14 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
             "Onelog_end_lsn".into(),
             Value::UInt(server.engine.log().end_lsn()),
         ),
-        ("Queries".into(), ld(&s.questions)),
-        ("Questions".into(), ld(&s.questions)),
+        ("Queries".into(), Value::UInt(server.registry.questions())),
+        ("Questions".into(), Value::UInt(server.registry.questions())),
         ("Threads_connected".into(), Value::UInt(threads)),
         (
             "Threads_running".into(),
             Value::UInt(s.running.load(Ordering::Relaxed).max(1)),
         ),
-        (
-            "Uptime".into(),
-            Value::UInt(server.started.elapsed().as_secs()),
-        ),
+        ("Uptime".into(), Value::UInt(server.uptime().as_secs())),
     ];
     for (i, name) in COM_NAMES.iter().enumerate() {
         out.push((format!("Com_{name}"), ld(&s.com[i])));

@@ -71,6 +71,10 @@ impl<'a> Reader<'a> {
         }
         let out = &self.buf[self.pos..self.pos + n];
         self.pos += n;
+        debug_assert!(
+            self.pos <= self.buf.len(),
+            "Reader past the end of its payload"
+        );
         Ok(out)
     }
 
@@ -166,6 +170,7 @@ pub fn put_u16(out: &mut Vec<u8>, v: u16) {
 }
 
 pub fn put_u24(out: &mut Vec<u8>, v: u32) {
+    debug_assert!(v <= 0xFF_FFFF, "{v} does not fit 3 bytes");
     out.extend_from_slice(&v.to_le_bytes()[..3]);
 }
 
@@ -195,6 +200,7 @@ pub fn put_lenenc_int(out: &mut Vec<u8>, v: u64) {
 
 /// Appends a length-encoded string.
 pub fn put_lenenc_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    // Encoding appends to the caller's buffer: at most one growth, no temporary.
     put_lenenc_int(out, b.len() as u64);
     out.extend_from_slice(b);
 }

@@ -186,6 +186,11 @@ impl<S: Read + Write> PacketStream<S> {
         self.seq
     }
 
+    /// True when output was buffered and not flushed yet.
+    pub fn has_pending_output(&self) -> bool {
+        !self.out.is_empty()
+    }
+
     /// True when bytes the peer sent are already buffered (a pipelined command).
     pub fn has_buffered_input(&self) -> bool {
         !self.io.buffer().is_empty()
@@ -222,6 +227,8 @@ impl<S: Read + Write> PacketStream<S> {
                     max_allowed: self.max_allowed,
                 });
             }
+            // Checked from the header alone: nothing is buffered beyond max_allowed.
+            debug_assert!(size <= self.max_allowed);
             let start = payload.len();
             payload.resize(size, 0);
             self.read_full(&mut payload[start..])
@@ -248,6 +255,10 @@ impl<S: Read + Write> PacketStream<S> {
 
     /// Frames the payload appended since `start` (splitting it when it reaches `max_chunk`).
     pub fn finish_packet(&mut self, start: usize) {
+        debug_assert!(
+            start + 4 <= self.out.len(),
+            "finish_packet without begin_packet"
+        );
         let len = self.out.len() - start - 4;
         if len < self.max_chunk {
             let h = (len as u32).to_le_bytes();
@@ -270,11 +281,13 @@ impl<S: Read + Write> PacketStream<S> {
         let mut rest = payload;
         loop {
             let n = rest.len().min(self.max_chunk);
+            debug_assert!(n <= MAX_CHUNK, "a chunk length must fit the 3-byte header");
             let h = (n as u32).to_le_bytes();
             self.out.extend_from_slice(&[h[0], h[1], h[2], self.seq]);
             self.seq = self.seq.wrapping_add(1);
             self.out.extend_from_slice(&rest[..n]);
             rest = &rest[n..];
+            // A payload of exactly k * max_chunk bytes ends with an empty chunk.
             if n < self.max_chunk {
                 return;
             }

@@ -1,0 +1,107 @@
+//! The byte streams a connection runs on ([`Transport`]: TCP and unix sockets): timeouts, the
+//! unix-socket peer's uid (`SO_PEERCRED`) and the client-liveness probe.
+//!
+//! The probe never blocks and never consumes the peer's bytes (a `MSG_PEEK | MSG_DONTWAIT`
+//! receive); the peer uid is the kernel's record, never the client's word.
+//!
+//! Callers: `listener` (accepts them), `connection` (runs on one).
+
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+/// A byte stream a connection runs on.
+pub trait Transport: Read + Write + Send + 'static {
+    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()>;
+    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()>;
+    /// The OS user id of the peer process (unix sockets: `SO_PEERCRED`); `None` for TCP.
+    fn peer_uid(&self) -> Option<u32> {
+        None
+    }
+    /// A probe telling, without blocking or consuming bytes, whether the peer is still
+    /// connected (false once it closed or reset the connection); running statements poll it
+    /// so a client disconnect stops them. None: this transport cannot tell.
+    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
+        None
+    }
+}
+
+impl Transport for TcpStream {
+    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        TcpStream::set_read_timeout(self, timeout)
+    }
+    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        TcpStream::set_write_timeout(self, timeout)
+    }
+    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
+        let s = self.try_clone().ok()?;
+        Some(Box::new(move || peer_alive(s.as_raw_fd())))
+    }
+}
+
+impl Transport for UnixStream {
+    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        UnixStream::set_read_timeout(self, timeout)
+    }
+    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        UnixStream::set_write_timeout(self, timeout)
+    }
+    fn peer_uid(&self) -> Option<u32> {
+        peer_uid(self)
+    }
+    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
+        let s = self.try_clone().ok()?;
+        Some(Box::new(move || peer_alive(s.as_raw_fd())))
+    }
+}
+
+/// Whether the peer of connected socket `fd` is still there: a non-blocking peek of one byte
+/// (`MSG_PEEK | MSG_DONTWAIT`, so neither the socket's mode nor its data change) returns 0
+/// only at end of stream, and fails with an error other than EAGAIN once the connection was
+/// reset. Bytes waiting (a pipelined next command) mean alive.
+fn peer_alive(fd: std::os::fd::RawFd) -> bool {
+    let mut b = [0u8; 1];
+    // SAFETY: `fd` is an open socket owned by the probe's cloned stream; the buffer is valid
+    // for the one byte asked.
+    let n = unsafe {
+        libc::recv(
+            fd,
+            b.as_mut_ptr().cast(),
+            1,
+            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+        )
+    };
+    match n {
+        0 => false,
+        n if n > 0 => true,
+        _ => matches!(
+            io::Error::last_os_error().kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+        ),
+    }
+}
+
+/// `SO_PEERCRED`'s uid: the credentials the kernel recorded when the peer connected (they
+/// cannot be forged by the client).
+fn peer_uid(s: &UnixStream) -> Option<u32> {
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: `cred` and `len` are valid for writes of the sizes given; the fd is open for
+    // the lifetime of `s`.
+    let rc = unsafe {
+        libc::getsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    };
+    (rc == 0 && len as usize == std::mem::size_of::<libc::ucred>()).then_some(cred.uid)
+}
