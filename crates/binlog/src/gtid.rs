@@ -167,6 +167,8 @@ impl GtidState {
         d.by_server.insert(gtid.server_id, gtid.seq_no);
         d.last = Some(gtid);
         d.max_seq = d.max_seq.max(gtid.seq_no);
+        debug_assert!(self.next_seq(gtid.domain_id) > gtid.seq_no);
+        debug_assert_eq!(self.last(gtid.domain_id), Some(gtid));
     }
 
     /// The sequence number the next GTID of `domain_id` gets when onelog assigns it.

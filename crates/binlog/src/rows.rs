@@ -228,7 +228,9 @@ fn encode_int(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), Stri
         }
         i as u64
     };
+    let before = out.len();
     put_uint_le(out, raw, n);
+    debug_assert_eq!(out.len() - before, n);
     Ok(())
 }
 
@@ -535,11 +537,20 @@ pub(crate) fn decode_row(
         }
         let is_null = bitmap[k / 8] & (1 << (k % 8)) != 0;
         k += 1;
-        row.push(if is_null {
+        let v = if is_null {
             Value::Null
         } else {
             decode_value(col, r)?
-        });
+        };
+        debug_assert!(
+            int_width(col.column_type).is_none()
+                || matches!(
+                    (col.unsigned, &v),
+                    (_, Value::Null) | (true, Value::UInt(_)) | (false, Value::Int(_))
+                ),
+            "integer column decoded with the wrong signedness: {v:?}"
+        );
+        row.push(v);
     }
     Ok(row)
 }

@@ -64,6 +64,7 @@ pub(crate) enum EventCheck {
 }
 
 pub(crate) fn le32(b: &[u8], at: usize) -> u32 {
+    debug_assert!(b.len() >= at + 4, "le32 past the end: callers check lengths first");
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
@@ -196,6 +197,7 @@ pub fn read_classic_file<'a>(
 
 /// Sets `log_pos` of the whole event `ev` and recomputes its CRC32.
 pub(crate) fn seal(ev: &mut [u8], end_pos: u64) {
+    debug_assert!(ev.len() >= MIN_EVENT && event_size(ev) == ev.len());
     ev[13..17].copy_from_slice(&(end_pos as u32).to_le_bytes());
     reseal(ev);
 }
@@ -298,6 +300,7 @@ impl GroupTracker {
 pub(crate) fn place_group(events: &[u8], offset: u64, out: &mut Vec<u8>) -> Result<Gtid, String> {
     let mut rest = events;
     let mut at = 0usize;
+    let first = out.len();
     let mut tracker: Option<GroupTracker> = None;
     let mut complete = false;
     while !rest.is_empty() {
@@ -340,6 +343,7 @@ pub(crate) fn place_group(events: &[u8], offset: u64, out: &mut Vec<u8>) -> Resu
         at += size;
         rest = &rest[size..];
     }
+    debug_assert_eq!(out.len() - first, events.len(), "every byte of the group placed");
     match tracker {
         None => Err("empty event group".to_string()),
         Some(_) if !complete => Err(
