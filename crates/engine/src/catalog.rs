@@ -795,11 +795,11 @@ impl TableDef {
 
     /// Builds a definition from a spec, validating it (ids supplied by the catalog).
     pub fn from_spec(id: TableId, spec: &TableSpec) -> Result<TableDef, EngineError> {
-        crate::engine::check_identifier(&spec.db)?;
-        crate::engine::check_identifier(&spec.name)?;
+        check_identifier(&spec.db)?;
+        check_identifier(&spec.name)?;
         let mut columns: Vec<ColumnDef> = Vec::with_capacity(spec.columns.len());
         for c in &spec.columns {
-            crate::engine::check_identifier(&c.name)?;
+            check_identifier(&c.name)?;
             if columns.iter().any(|d| d.name.eq_ignore_ascii_case(&c.name)) {
                 return Err(EngineError::DuplicateColumn {
                     column: c.name.clone(),
@@ -888,7 +888,7 @@ impl TableDef {
 
     /// Adds a secondary index (validated), returning its definition.
     pub fn add_index(&mut self, spec: &IndexSpec) -> Result<IndexDef, EngineError> {
-        crate::engine::check_identifier(&spec.name)?;
+        check_identifier(&spec.name)?;
         if spec.name.eq_ignore_ascii_case("PRIMARY") || self.index(&spec.name).is_some() {
             return Err(EngineError::DuplicateKeyName {
                 index: spec.name.clone(),
@@ -1577,6 +1577,16 @@ impl Catalog {
         }
         Ok(c)
     }
+}
+
+/// MySQL identifiers: 1..=64 characters, no NUL, no trailing space.
+pub(crate) fn check_identifier(name: &str) -> Result<(), EngineError> {
+    if name.is_empty() || name.chars().count() > 64 || name.contains('\0') || name.ends_with(' ') {
+        return Err(EngineError::BadIdentifier {
+            name: name.to_string(),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
