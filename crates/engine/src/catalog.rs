@@ -281,92 +281,98 @@ impl SqlType {
     /// caller's check).
     pub fn coerce(&self, column: &str, v: Value) -> Result<Value, EngineError> {
         use SqlType::*;
-        let wrong = |v: &Value| EngineError::WrongValue {
-            column: column.to_string(),
-            value: format!("{v:?}"),
-        };
-        let out_of_range = || EngineError::OutOfRange {
-            column: column.to_string(),
-        };
-        let too_long = || EngineError::DataTooLong {
-            column: column.to_string(),
-        };
         if v == Value::Null {
             return Ok(v);
         }
+        let err = CoerceErrors { column };
         match *self {
             TinyInt { .. } | SmallInt { .. } | MediumInt { .. } | Int { .. } | BigInt { .. } => {
-                if let Some((lo, hi)) = self.signed_range() {
-                    let i = match v {
-                        Value::Int(i) => i,
-                        Value::UInt(u) => i64::try_from(u).map_err(|_| out_of_range())?,
-                        ref other => return Err(wrong(other)),
-                    };
-                    if i < lo || i > hi {
-                        return Err(out_of_range());
-                    }
-                    Ok(Value::Int(i))
-                } else {
-                    let max = self.unsigned_max().unwrap_or(u64::MAX);
-                    let u = match v {
-                        Value::UInt(u) => u,
-                        Value::Int(i) => u64::try_from(i).map_err(|_| out_of_range())?,
-                        ref other => return Err(wrong(other)),
-                    };
-                    if u > max {
-                        return Err(out_of_range());
-                    }
-                    Ok(Value::UInt(u))
-                }
+                self.coerce_integer(err, v)
             }
-            Float => match v {
+            Float | Double => self.coerce_float(err, v),
+            Decimal { precision, scale } => coerce_decimal(err, v, precision, scale),
+            Char(_) | VarChar(_) | Binary(_) | VarBinary(_) | TinyText | Text | MediumText
+            | LongText | TinyBlob | Blob | MediumBlob | LongBlob => self.coerce_bytes(err, v),
+            Date | DateTime(_) | Timestamp(_) => self.coerce_date_time(err, v),
+            Time(fsp) => coerce_time(err, v, fsp),
+            Year => coerce_year(err, v),
+            Null => Err(err.wrong(&v)),
+        }
+    }
+
+    /// [`coerce`](Self::coerce) for the integer types (`Int` signed, `UInt` unsigned).
+    fn coerce_integer(&self, err: CoerceErrors<'_>, v: Value) -> Result<Value, EngineError> {
+        if let Some((lo, hi)) = self.signed_range() {
+            let i = match v {
+                Value::Int(i) => i,
+                Value::UInt(u) => i64::try_from(u).map_err(|_| err.out_of_range())?,
+                ref other => return Err(err.wrong(other)),
+            };
+            if i < lo || i > hi {
+                return Err(err.out_of_range());
+            }
+            Ok(Value::Int(i))
+        } else {
+            let max = self.unsigned_max().unwrap_or(u64::MAX);
+            let u = match v {
+                Value::UInt(u) => u,
+                Value::Int(i) => u64::try_from(i).map_err(|_| err.out_of_range())?,
+                ref other => return Err(err.wrong(other)),
+            };
+            if u > max {
+                return Err(err.out_of_range());
+            }
+            Ok(Value::UInt(u))
+        }
+    }
+
+    /// [`coerce`](Self::coerce) for FLOAT and DOUBLE (finite values only).
+    fn coerce_float(&self, err: CoerceErrors<'_>, v: Value) -> Result<Value, EngineError> {
+        if *self == SqlType::Float {
+            match v {
                 Value::Float(f) if f.is_finite() => Ok(Value::Float(f)),
                 Value::Double(d) if d.is_finite() && (d as f32).is_finite() => {
                     Ok(Value::Float(d as f32))
                 }
                 Value::Int(i) => Ok(Value::Float(i as f32)),
                 Value::UInt(u) => Ok(Value::Float(u as f32)),
-                Value::Double(_) | Value::Float(_) => Err(out_of_range()),
-                ref other => Err(wrong(other)),
-            },
-            Double => match v {
+                Value::Double(_) | Value::Float(_) => Err(err.out_of_range()),
+                ref other => Err(err.wrong(other)),
+            }
+        } else {
+            match v {
                 Value::Double(d) if d.is_finite() => Ok(Value::Double(d)),
                 Value::Float(f) if f.is_finite() => Ok(Value::Double(f64::from(f))),
                 Value::Int(i) => Ok(Value::Double(i as f64)),
                 Value::UInt(u) => Ok(Value::Double(u as f64)),
-                Value::Double(_) | Value::Float(_) => Err(out_of_range()),
-                ref other => Err(wrong(other)),
-            },
-            Decimal { precision, scale } => {
-                let text = match &v {
-                    Value::Decimal(s) => s.clone(),
-                    Value::Int(i) => i.to_string(),
-                    Value::UInt(u) => u.to_string(),
-                    Value::Bytes(b) => String::from_utf8(b.clone()).map_err(|_| wrong(&v))?,
-                    other => return Err(wrong(other)),
-                };
-                match canonical_decimal(&text, precision, scale) {
-                    Ok(s) => Ok(Value::Decimal(s)),
-                    Err(DecimalError::Syntax) => Err(wrong(&v)),
-                    Err(DecimalError::Range) => Err(out_of_range()),
-                }
+                Value::Double(_) | Value::Float(_) => Err(err.out_of_range()),
+                ref other => Err(err.wrong(other)),
             }
+        }
+    }
+
+    /// [`coerce`](Self::coerce) for the string types: a length limit (characters for CHAR and
+    /// VARCHAR, bytes otherwise) and valid UTF-8 for the text types.
+    fn coerce_bytes(&self, err: CoerceErrors<'_>, v: Value) -> Result<Value, EngineError> {
+        use SqlType::*;
+        match *self {
             Char(n) | VarChar(n) => match v {
                 Value::Bytes(b) => {
-                    let s = std::str::from_utf8(&b).map_err(|_| wrong(&Value::Bytes(b.clone())))?;
+                    let s =
+                        std::str::from_utf8(&b).map_err(|_| err.wrong(&Value::Bytes(b.clone())))?;
                     if s.chars().count() > n as usize {
-                        return Err(too_long());
+                        return Err(err.too_long());
                     }
                     Ok(Value::Bytes(b))
                 }
-                ref other => Err(wrong(other)),
+                ref other => Err(err.wrong(other)),
             },
             Binary(n) | VarBinary(n) => match v {
-                Value::Bytes(b) if b.len() > n as usize => Err(too_long()),
+                Value::Bytes(b) if b.len() > n as usize => Err(err.too_long()),
                 Value::Bytes(b) => Ok(Value::Bytes(b)),
-                ref other => Err(wrong(other)),
+                ref other => Err(err.wrong(other)),
             },
-            TinyText | Text | MediumText | LongText | TinyBlob | Blob | MediumBlob | LongBlob => {
+            _ => {
                 let max: u64 = match self {
                     TinyText | TinyBlob => 255,
                     Text | Blob => 65_535,
@@ -374,21 +380,25 @@ impl SqlType {
                     _ => u32::MAX as u64,
                 };
                 match v {
-                    Value::Bytes(b) if b.len() as u64 > max => Err(too_long()),
+                    Value::Bytes(b) if b.len() as u64 > max => Err(err.too_long()),
                     Value::Bytes(b) if self.is_text() && std::str::from_utf8(&b).is_err() => {
-                        Err(wrong(&Value::Bytes(b)))
+                        Err(err.wrong(&Value::Bytes(b)))
                     }
                     Value::Bytes(b) => Ok(Value::Bytes(b)),
-                    ref other => Err(wrong(other)),
+                    ref other => Err(err.wrong(other)),
                 }
             }
-            Date => match v {
-                Value::Date { year, month, day } if valid_date(year, month, day) => {
-                    Ok(Value::Date { year, month, day })
-                }
-                ref other => Err(wrong(other)),
-            },
-            DateTime(fsp) => match v {
+        }
+    }
+
+    /// [`coerce`](Self::coerce) for DATE, DATETIME and TIMESTAMP.
+    fn coerce_date_time(&self, err: CoerceErrors<'_>, v: Value) -> Result<Value, EngineError> {
+        match (*self, v) {
+            (SqlType::Date, Value::Date { year, month, day }) if valid_date(year, month, day) => {
+                Ok(Value::Date { year, month, day })
+            }
+            (
+                SqlType::DateTime(fsp),
                 Value::DateTime {
                     year,
                     month,
@@ -397,79 +407,43 @@ impl SqlType {
                     minute,
                     second,
                     micros,
-                } if valid_date(year, month, day)
-                    && hour < 24
-                    && minute < 60
-                    && second < 60
-                    && micros < 1_000_000 =>
-                {
-                    Ok(Value::DateTime {
-                        year,
-                        month,
-                        day,
-                        hour,
-                        minute,
-                        second,
-                        micros: cut_micros(micros, fsp),
-                    })
-                }
-                Value::Date { year, month, day } if valid_date(year, month, day) => {
-                    Ok(Value::DateTime {
-                        year,
-                        month,
-                        day,
-                        hour: 0,
-                        minute: 0,
-                        second: 0,
-                        micros: 0,
-                    })
-                }
-                ref other => Err(wrong(other)),
-            },
-            Timestamp(fsp) => match v {
-                Value::Timestamp { secs, micros } if micros < 1_000_000 => Ok(Value::Timestamp {
+                },
+            ) if valid_date(year, month, day)
+                && hour < 24
+                && minute < 60
+                && second < 60
+                && micros < 1_000_000 =>
+            {
+                Ok(Value::DateTime {
+                    year,
+                    month,
+                    day,
+                    hour,
+                    minute,
+                    second,
+                    micros: cut_micros(micros, fsp),
+                })
+            }
+            (SqlType::DateTime(_), Value::Date { year, month, day })
+                if valid_date(year, month, day) =>
+            {
+                Ok(Value::DateTime {
+                    year,
+                    month,
+                    day,
+                    hour: 0,
+                    minute: 0,
+                    second: 0,
+                    micros: 0,
+                })
+            }
+            (SqlType::Timestamp(fsp), Value::Timestamp { secs, micros }) if micros < 1_000_000 => {
+                Ok(Value::Timestamp {
                     secs,
                     micros: cut_micros(micros, fsp),
-                }),
-                ref other => Err(wrong(other)),
-            },
-            Time(fsp) => match v {
-                Value::Time {
-                    negative,
-                    hours,
-                    minutes,
-                    seconds,
-                    micros,
-                } if minutes < 60 && seconds < 60 && micros < 1_000_000 => {
-                    if hours > 838 || (hours == 838 && (minutes, seconds) > (59, 59)) {
-                        return Err(out_of_range());
-                    }
-                    let micros = cut_micros(micros, fsp);
-                    let zero = hours == 0 && minutes == 0 && seconds == 0 && micros == 0;
-                    Ok(Value::Time {
-                        negative: negative && !zero,
-                        hours,
-                        minutes,
-                        seconds,
-                        micros,
-                    })
-                }
-                ref other => Err(wrong(other)),
-            },
-            Year => {
-                let y = match v {
-                    Value::Year(y) => u64::from(y),
-                    Value::Int(i) if i >= 0 => i as u64,
-                    Value::UInt(u) => u,
-                    ref other => return Err(wrong(other)),
-                };
-                if y == 0 || (1901..=2155).contains(&y) {
-                    Ok(Value::Year(y as u16))
-                } else {
-                    Err(out_of_range())
-                }
+                })
             }
-            Null => Err(wrong(&v)),
+            (_, ref other) => Err(err.wrong(other)),
         }
     }
 
@@ -1576,6 +1550,99 @@ impl Catalog {
             }
         }
         Ok(c)
+    }
+}
+
+/// The errors [`SqlType::coerce`] gives for one column.
+#[derive(Clone, Copy)]
+struct CoerceErrors<'a> {
+    column: &'a str,
+}
+
+impl CoerceErrors<'_> {
+    /// 1366: a value of the wrong kind.
+    fn wrong(self, v: &Value) -> EngineError {
+        EngineError::WrongValue {
+            column: self.column.to_string(),
+            value: format!("{v:?}"),
+        }
+    }
+
+    /// 1264.
+    fn out_of_range(self) -> EngineError {
+        EngineError::OutOfRange {
+            column: self.column.to_string(),
+        }
+    }
+
+    /// 1406.
+    fn too_long(self) -> EngineError {
+        EngineError::DataTooLong {
+            column: self.column.to_string(),
+        }
+    }
+}
+
+/// [`SqlType::coerce`] for DECIMAL(precision, scale): canonical text.
+fn coerce_decimal(
+    err: CoerceErrors<'_>,
+    v: Value,
+    precision: u8,
+    scale: u8,
+) -> Result<Value, EngineError> {
+    let text = match &v {
+        Value::Decimal(s) => s.clone(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::Bytes(b) => String::from_utf8(b.clone()).map_err(|_| err.wrong(&v))?,
+        other => return Err(err.wrong(other)),
+    };
+    match canonical_decimal(&text, precision, scale) {
+        Ok(s) => Ok(Value::Decimal(s)),
+        Err(DecimalError::Syntax) => Err(err.wrong(&v)),
+        Err(DecimalError::Range) => Err(err.out_of_range()),
+    }
+}
+
+/// [`SqlType::coerce`] for TIME(fsp): -838:59:59 to 838:59:59, no negative zero.
+fn coerce_time(err: CoerceErrors<'_>, v: Value, fsp: u8) -> Result<Value, EngineError> {
+    match v {
+        Value::Time {
+            negative,
+            hours,
+            minutes,
+            seconds,
+            micros,
+        } if minutes < 60 && seconds < 60 && micros < 1_000_000 => {
+            if hours > 838 || (hours == 838 && (minutes, seconds) > (59, 59)) {
+                return Err(err.out_of_range());
+            }
+            let micros = cut_micros(micros, fsp);
+            let zero = hours == 0 && minutes == 0 && seconds == 0 && micros == 0;
+            Ok(Value::Time {
+                negative: negative && !zero,
+                hours,
+                minutes,
+                seconds,
+                micros,
+            })
+        }
+        ref other => Err(err.wrong(other)),
+    }
+}
+
+/// [`SqlType::coerce`] for YEAR: 0 or 1901..=2155.
+fn coerce_year(err: CoerceErrors<'_>, v: Value) -> Result<Value, EngineError> {
+    let y = match v {
+        Value::Year(y) => u64::from(y),
+        Value::Int(i) if i >= 0 => i as u64,
+        Value::UInt(u) => u,
+        ref other => return Err(err.wrong(other)),
+    };
+    if y == 0 || (1901..=2155).contains(&y) {
+        Ok(Value::Year(y as u16))
+    } else {
+        Err(err.out_of_range())
     }
 }
 
