@@ -740,6 +740,44 @@ impl TableDef {
         format!("{}.{}", self.db, self.name)
     }
 
+    /// The table invariants of the module docs (debug assertions): a NOT NULL primary key,
+    /// column and index names unique (ASCII case-insensitively), index columns in range,
+    /// index ids below `next_index_id`.
+    fn check_consistent(&self) -> Result<(), String> {
+        let n = self.columns.len();
+        if self.primary_key.is_empty() {
+            return Err("no primary key".into());
+        }
+        for &p in &self.primary_key {
+            if p >= n || self.columns[p].nullable {
+                return Err(format!("primary key column {p} out of range or nullable"));
+            }
+        }
+        for (i, c) in self.columns.iter().enumerate() {
+            if self.columns[..i]
+                .iter()
+                .any(|d| d.name.eq_ignore_ascii_case(&c.name))
+            {
+                return Err(format!("duplicate column {}", c.name));
+            }
+        }
+        for (i, ix) in self.indexes.iter().enumerate() {
+            if ix.columns.is_empty() || ix.columns.iter().any(|&p| p >= n) {
+                return Err(format!("index {} column out of range", ix.name));
+            }
+            if ix.id >= self.next_index_id {
+                return Err(format!("index {} id {} not assigned", ix.name, ix.id));
+            }
+            if self.indexes[..i]
+                .iter()
+                .any(|j| j.id == ix.id || j.name.eq_ignore_ascii_case(&ix.name))
+            {
+                return Err(format!("duplicate index {}", ix.name));
+            }
+        }
+        Ok(())
+    }
+
     /// Position of a column (ASCII case-insensitive).
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns
@@ -1348,28 +1386,7 @@ impl Catalog {
                     c.remove_table(id);
                 }
             }
-            CatalogChange::CreateTable { table } => {
-                if !c.databases.contains(&table.db) {
-                    return Err(EngineError::NoSuchDatabase {
-                        db: table.db.clone(),
-                    });
-                }
-                if c.table_by_name(&table.db, &table.name).is_some() {
-                    return Err(EngineError::TableExists {
-                        table: table.name.clone(),
-                    });
-                }
-                if table.id < c.next_table_id || c.tables.contains_key(&table.id) {
-                    return Err(EngineError::corrupt(
-                        "CREATE TABLE",
-                        format!("table id {} reused", table.id),
-                    ));
-                }
-                c.next_table_id = table.id + 1;
-                c.names
-                    .insert((table.db.clone(), table.name.clone()), table.id);
-                c.tables.insert(table.id, Arc::new(table.clone()));
-            }
+            CatalogChange::CreateTable { table } => c.add_table(table)?,
             CatalogChange::DropTable { id } | CatalogChange::TruncateTable { id } => {
                 if !c.tables.contains_key(id) {
                     return Err(EngineError::NoSuchTable {
@@ -1382,93 +1399,112 @@ impl Catalog {
                 }
             }
             CatalogChange::CreateIndex { table, index } => {
-                let t = c
-                    .tables
-                    .get(table)
-                    .ok_or_else(|| EngineError::NoSuchTable {
-                        db: String::new(),
-                        table: format!("#{table}"),
-                    })?;
-                let mut t = (**t).clone();
-                if t.index(&index.name).is_some() || index.name.eq_ignore_ascii_case("PRIMARY") {
-                    return Err(EngineError::DuplicateKeyName {
-                        index: index.name.clone(),
-                    });
-                }
-                if index.columns.is_empty() || index.columns.iter().any(|&p| p >= t.columns.len()) {
-                    return Err(EngineError::corrupt(
-                        "CREATE INDEX",
-                        "index column out of range",
-                    ));
-                }
-                if index.id < t.next_index_id {
-                    return Err(EngineError::corrupt(
-                        "CREATE INDEX",
-                        format!("index id {} reused", index.id),
-                    ));
-                }
-                t.next_index_id = index.id + 1;
-                t.indexes.push(index.clone());
+                let t = with_index(c.table_for_change(*table)?, index)?;
                 c.tables.insert(*table, Arc::new(t));
             }
             CatalogChange::DropIndex { table, index_id } => {
-                let t = c
-                    .tables
-                    .get(table)
-                    .ok_or_else(|| EngineError::NoSuchTable {
-                        db: String::new(),
-                        table: format!("#{table}"),
-                    })?;
-                let mut t = (**t).clone();
-                let before = t.indexes.len();
-                t.indexes.retain(|i| i.id != *index_id);
-                if t.indexes.len() == before {
-                    return Err(EngineError::NoSuchIndex {
-                        index: format!("#{index_id}"),
-                    });
-                }
-                if let Some(a) = t.auto_increment {
-                    let keyed = t.primary_key.first() == Some(&a)
-                        || t.indexes.iter().any(|i| i.columns.first() == Some(&a));
-                    if !keyed {
-                        return Err(EngineError::WrongAutoKey);
-                    }
-                }
+                let t = without_index(c.table_for_change(*table)?, *index_id)?;
                 c.tables.insert(*table, Arc::new(t));
             }
+            CatalogChange::CreateAccount { .. }
+            | CatalogChange::DropAccount { .. }
+            | CatalogChange::AlterAccount { .. } => c.apply_account_change(change)?,
+        }
+        debug_assert_eq!(c.check_consistent(), Ok(()), "after {change:?}");
+        Ok(c)
+    }
+
+    /// `CREATE TABLE` of [`apply`](Self::apply): the database exists, the name and id are new.
+    fn add_table(&mut self, table: &TableDef) -> Result<(), EngineError> {
+        if !self.databases.contains(&table.db) {
+            return Err(EngineError::NoSuchDatabase {
+                db: table.db.clone(),
+            });
+        }
+        if self.table_by_name(&table.db, &table.name).is_some() {
+            return Err(EngineError::TableExists {
+                table: table.name.clone(),
+            });
+        }
+        if table.id < self.next_table_id || self.tables.contains_key(&table.id) {
+            return Err(EngineError::corrupt(
+                "CREATE TABLE",
+                format!("table id {} reused", table.id),
+            ));
+        }
+        self.next_table_id = table.id + 1;
+        self.names
+            .insert((table.db.clone(), table.name.clone()), table.id);
+        self.tables.insert(table.id, Arc::new(table.clone()));
+        Ok(())
+    }
+
+    /// The definition a change of `table` starts from (1146 when there is none).
+    fn table_for_change(&self, table: TableId) -> Result<TableDef, EngineError> {
+        self.tables
+            .get(&table)
+            .map(|t| (**t).clone())
+            .ok_or_else(|| EngineError::NoSuchTable {
+                db: String::new(),
+                table: format!("#{table}"),
+            })
+    }
+
+    /// The account changes of [`apply`](Self::apply) (1396 when the account is where it must
+    /// not be, or missing).
+    fn apply_account_change(&mut self, change: &CatalogChange) -> Result<(), EngineError> {
+        let refused = |op: &'static str, user: &str, host: &str| EngineError::AccountOperation {
+            op,
+            user: user.to_string(),
+            host: host.to_string(),
+        };
+        match change {
             CatalogChange::CreateAccount { account } => {
                 let key = (account.user.clone(), account.host.clone());
-                if c.accounts.contains_key(&key) {
-                    return Err(EngineError::AccountOperation {
-                        op: "CREATE USER",
-                        user: account.user.clone(),
-                        host: account.host.clone(),
-                    });
+                if self.accounts.contains_key(&key) {
+                    return Err(refused("CREATE USER", &account.user, &account.host));
                 }
-                c.accounts.insert(key, Arc::new(account.clone()));
+                self.accounts.insert(key, Arc::new(account.clone()));
             }
             CatalogChange::DropAccount { user, host } => {
-                if c.accounts.remove(&(user.clone(), host.clone())).is_none() {
-                    return Err(EngineError::AccountOperation {
-                        op: "DROP USER",
-                        user: user.clone(),
-                        host: host.clone(),
-                    });
-                }
+                self.accounts
+                    .remove(&(user.clone(), host.clone()))
+                    .ok_or_else(|| refused("DROP USER", user, host))?;
             }
             CatalogChange::AlterAccount { account } => {
                 let key = (account.user.clone(), account.host.clone());
-                if !c.accounts.contains_key(&key) {
-                    return Err(EngineError::AccountOperation {
-                        op: "ALTER USER",
-                        user: account.user.clone(),
-                        host: account.host.clone(),
-                    });
+                if !self.accounts.contains_key(&key) {
+                    return Err(refused("ALTER USER", &account.user, &account.host));
                 }
-                c.accounts.insert(key, Arc::new(account.clone()));
+                self.accounts.insert(key, Arc::new(account.clone()));
             }
+            _ => {}
         }
-        Ok(c)
+        Ok(())
+    }
+
+    /// The invariants of the module docs that one catalog can break (debug assertions).
+    fn check_consistent(&self) -> Result<(), String> {
+        if self.names.len() != self.tables.len() {
+            return Err("name map and table map differ".into());
+        }
+        for (id, t) in &self.tables {
+            if *id != t.id || *id >= self.next_table_id {
+                return Err(format!(
+                    "table id {id} ({}) out of order",
+                    t.qualified_name()
+                ));
+            }
+            if !self.databases.contains(&t.db) {
+                return Err(format!("table {} without its database", t.qualified_name()));
+            }
+            if self.names.get(&(t.db.clone(), t.name.clone())) != Some(id) {
+                return Err(format!("table {} not named", t.qualified_name()));
+            }
+            t.check_consistent()
+                .map_err(|e| format!("{}: {e}", t.qualified_name()))?;
+        }
+        Ok(())
     }
 
     fn remove_table(&mut self, id: TableId) {
@@ -1551,6 +1587,50 @@ impl Catalog {
         }
         Ok(c)
     }
+}
+
+/// `CREATE INDEX` of [`Catalog::apply`]: `t` with `index` added.
+fn with_index(mut t: TableDef, index: &IndexDef) -> Result<TableDef, EngineError> {
+    if t.index(&index.name).is_some() || index.name.eq_ignore_ascii_case("PRIMARY") {
+        return Err(EngineError::DuplicateKeyName {
+            index: index.name.clone(),
+        });
+    }
+    if index.columns.is_empty() || index.columns.iter().any(|&p| p >= t.columns.len()) {
+        return Err(EngineError::corrupt(
+            "CREATE INDEX",
+            "index column out of range",
+        ));
+    }
+    if index.id < t.next_index_id {
+        return Err(EngineError::corrupt(
+            "CREATE INDEX",
+            format!("index id {} reused", index.id),
+        ));
+    }
+    t.next_index_id = index.id + 1;
+    t.indexes.push(index.clone());
+    Ok(t)
+}
+
+/// `DROP INDEX` of [`Catalog::apply`]: `t` without index `index_id` (1075 when the
+/// AUTO_INCREMENT column would be left without a key).
+fn without_index(mut t: TableDef, index_id: u32) -> Result<TableDef, EngineError> {
+    let before = t.indexes.len();
+    t.indexes.retain(|i| i.id != index_id);
+    if t.indexes.len() == before {
+        return Err(EngineError::NoSuchIndex {
+            index: format!("#{index_id}"),
+        });
+    }
+    if let Some(a) = t.auto_increment {
+        let keyed = t.primary_key.first() == Some(&a)
+            || t.indexes.iter().any(|i| i.columns.first() == Some(&a));
+        if !keyed {
+            return Err(EngineError::WrongAutoKey);
+        }
+    }
+    Ok(t)
 }
 
 /// The errors [`SqlType::coerce`] gives for one column.

@@ -25,7 +25,9 @@
 //! - A transaction commits only if every table it wrote still has the generation its writes
 //!   were based on (checked under the shared gate), so every logged row change applies.
 //! - The sink applies records in log order: each record starts at or after the root's LSN, ends
-//!   after it starts, and the published root's LSN never goes backwards.
+//!   after it starts, and the published root's LSN never goes backwards; a local commit's GTID
+//!   has a sequence number above every earlier one of its domain (GTIDs are monotonic per
+//!   domain; a replicated group keeps the GTID it came with).
 //! - A transaction's row locks are released only after its changes were published (or, on a
 //!   failed commit, by the transaction itself, since nothing was applied).
 
@@ -99,6 +101,12 @@ impl GroupSink for Sink {
                 Some(CommitPayload::Rows { txn, changes }) => {
                     if let Some(t) = txn {
                         release.push(*t);
+                        // A local commit's GTID is the next of its domain.
+                        let g = rec.receipt.gtid;
+                        debug_assert!(
+                            g.seq_no >= root.gtid_state.next_seq(g.domain_id),
+                            "GTID {g} not above the domain's last"
+                        );
                     }
                     changes.iter().try_for_each(|c| root.apply_row_change(c))
                 }

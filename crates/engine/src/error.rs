@@ -112,6 +112,15 @@ pub enum EngineError {
 impl EngineError {
     /// The MariaDB error this is answered with (code and SQLSTATE, `onelog_protocol`).
     pub fn error_code(&self) -> ErrorCode {
+        let e = self.error_code_unchecked();
+        debug_assert!(
+            (1000..2000).contains(&e.code) && e.sqlstate.len() == 5,
+            "{self:?} has no MariaDB code: {e:?}"
+        );
+        e
+    }
+
+    fn error_code_unchecked(&self) -> ErrorCode {
         use errors::*;
         use EngineError::*;
         match self {

@@ -158,7 +158,7 @@ impl Entry {
 
     /// Records the grant. Returns true when the row is new to `txn` (not an upgrade).
     fn grant(&mut self, txn: TxnId, mode: LockMode) -> bool {
-        match self.granted.iter_mut().find(|(t, _)| *t == txn) {
+        let new_row = match self.granted.iter_mut().find(|(t, _)| *t == txn) {
             Some(held) => {
                 held.1 = mode;
                 false
@@ -167,7 +167,21 @@ impl Entry {
                 self.granted.push((txn, mode));
                 true
             }
-        }
+        };
+        debug_assert!(self.holders_valid(), "holders {:?}", self.granted);
+        new_row
+    }
+
+    /// The holder invariant of the module docs: any number of `Shared` holders or exactly one
+    /// `Exclusive` holder, each transaction at most once.
+    fn holders_valid(&self) -> bool {
+        let exclusive = self.granted.iter().any(|&(_, m)| m == LockMode::Exclusive);
+        let distinct = self
+            .granted
+            .iter()
+            .enumerate()
+            .all(|(i, &(t, _))| self.granted[..i].iter().all(|&(u, _)| u != t));
+        distinct && (!exclusive || self.granted.len() == 1)
     }
 
     fn remove_waiter(&mut self, txn: TxnId) {
