@@ -5,11 +5,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use onelog_binlog::Value;
-use onelog_engine::{
-    ColumnSpec, Engine, EngineError, EngineOptions, PurgeTarget, SqlType, TableId, TableSpec,
-};
+use onelog_engine::{Engine, EngineError, EngineOptions, PurgeTarget, TableId};
 use onelog_log::{FileSystem, SimFs};
+
+mod common;
+
+use common::{commit_step, setup};
 
 fn open(fs: &Arc<SimFs>) -> Arc<Engine> {
     let mut o = EngineOptions::new("/data");
@@ -22,29 +23,9 @@ fn open(fs: &Arc<SimFs>) -> Arc<Engine> {
 
 fn filled(fs: &Arc<SimFs>) -> (Arc<Engine>, TableId) {
     let e = open(fs);
-    e.create_database("d", false, "CREATE DATABASE d").unwrap();
-    let spec = TableSpec {
-        db: "d".into(),
-        name: "t".into(),
-        columns: vec![
-            ColumnSpec::new("id", SqlType::BigInt { unsigned: false }).not_null(),
-            ColumnSpec::new("payload", SqlType::VarChar(200)),
-        ],
-        primary_key: vec!["id".into()],
-        indexes: vec![],
-    };
-    let t = e.create_table(spec, false, "CREATE TABLE t (...)").unwrap();
+    let t = setup(&e);
     for i in 1..=500 {
-        let mut tx = e.begin();
-        tx.insert(
-            t,
-            vec![
-                Value::Int(i),
-                Value::Bytes(format!("row {i} {}", "x".repeat(150)).into_bytes()),
-            ],
-        )
-        .unwrap();
-        tx.commit().unwrap();
+        commit_step(&e, t, i, 150).unwrap();
     }
     assert!(e.log().segments().len() > 2);
     (e, t)
@@ -115,10 +96,7 @@ fn a_segment_written_after_the_checkpoint_blocks_purge_to() {
     e.checkpoint().unwrap();
     let ckpt = e.checkpoint_lsn().unwrap();
     for i in 501..=1000 {
-        let mut tx = e.begin();
-        tx.insert(t, vec![Value::Int(i), Value::Bytes(vec![b'y'; 150])])
-            .unwrap();
-        tx.commit().unwrap();
+        commit_step(&e, t, i, 150).unwrap();
     }
     let segs = e.log().segments();
     let last = segs.len() - 1;
