@@ -346,63 +346,52 @@ impl Transaction {
         }
         let brs = merge_ranges(brs);
         if lock.is_none() && !self.writes.contains_key(&table) {
-            // Fast path: a snapshot read of a table this transaction did not change; rows are
-            // visited in place.
-            let Some(t) = root.table(table) else {
-                return Ok(());
-            };
-            match ix {
-                None => {
-                    for br in &brs {
-                        for (_, row) in t.rows.range::<_, [u8]>(borrowed(br)) {
-                            if f(row).is_break() {
-                                return Ok(());
-                            }
-                        }
-                    }
-                }
-                Some(ix) => {
-                    let Some(entries) = t.indexes.get(&ix.id) else {
-                        return Ok(());
-                    };
-                    for br in &brs {
-                        for (_, e) in entries.range::<_, [u8]>(borrowed(br)) {
-                            if f(&e.row).is_break() {
-                                return Ok(());
-                            }
-                        }
-                    }
-                }
-            }
+            // Fast path: a snapshot read of a table this transaction did not change.
+            visit_in_place(&root, table, ix, &brs, f);
             return Ok(());
         }
-        let mut hits = self.collect_ranges(&root, &def, ix, &brs);
-        if let Some(mode) = lock {
-            // Lock what the latest state holds, then re-read under the locks (rows may have
-            // changed or appeared meanwhile) until every row returned is locked.
-            let mut locked: HashSet<Vec<u8>> = HashSet::new();
-            loop {
-                let mut fresh = false;
-                for (_, pk, _) in &hits {
-                    if !locked.contains(pk) {
-                        self.lock(&pk_lock_key(table, pk), mode)?;
-                        locked.insert(pk.clone());
-                        fresh = true;
-                    }
-                }
-                let latest = self.core.store().current();
-                hits = self.collect_ranges(&latest, &def, ix, &brs);
-                if !fresh && hits.iter().all(|(_, pk, _)| locked.contains(pk)) {
-                    break;
-                }
-            }
-        }
+        let hits = match lock {
+            None => self.collect_ranges(&root, &def, ix, &brs),
+            Some(mode) => self.lock_ranges(&root, &def, ix, &brs, mode)?,
+        };
         for (_, _, row) in &hits {
             if f(row).is_break() {
                 break;
             }
         }
         Ok(())
+    }
+
+    /// The rows of a locking scan ([`collect_ranges`](Self::collect_ranges) of the latest
+    /// state), every one locked in `mode`: lock what the latest state holds, then re-read
+    /// under the locks (rows may have changed or appeared meanwhile) until every row returned
+    /// is locked.
+    #[allow(clippy::type_complexity)]
+    fn lock_ranges(
+        &mut self,
+        root: &Root,
+        def: &TableDef,
+        ix: Option<&IndexDef>,
+        brs: &[ByteRange],
+        mode: LockMode,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>, Arc<Row>)>, EngineError> {
+        let mut hits = self.collect_ranges(root, def, ix, brs);
+        let mut locked: HashSet<Vec<u8>> = HashSet::new();
+        loop {
+            let mut fresh = false;
+            for (_, pk, _) in &hits {
+                if !locked.contains(pk) {
+                    self.lock(&pk_lock_key(def.id, pk), mode)?;
+                    locked.insert(pk.clone());
+                    fresh = true;
+                }
+            }
+            let latest = self.core.store().current();
+            hits = self.collect_ranges(&latest, def, ix, brs);
+            if !fresh && hits.iter().all(|(_, pk, _)| locked.contains(pk)) {
+                return Ok(hits);
+            }
+        }
     }
 
     /// `(sort key, pk, row)` of the rows in the disjoint, ordered byte ranges `brs`, base root
@@ -795,6 +784,45 @@ impl Transaction {
             self.changes.clear();
             self.writes.clear();
             self.core.locks().release_all(self.id);
+        }
+    }
+}
+
+/// Visits the rows of `table` in `brs` (disjoint, ordered) of `root` in place, by the primary
+/// key or by index `ix`, until `f` breaks.
+fn visit_in_place<F>(
+    root: &Root,
+    table: TableId,
+    ix: Option<&IndexDef>,
+    brs: &[ByteRange],
+    mut f: F,
+) where
+    F: FnMut(&[Value]) -> ControlFlow<()>,
+{
+    let Some(t) = root.table(table) else {
+        return;
+    };
+    match ix {
+        None => {
+            for br in brs {
+                for (_, row) in t.rows.range::<_, [u8]>(borrowed(br)) {
+                    if f(row).is_break() {
+                        return;
+                    }
+                }
+            }
+        }
+        Some(ix) => {
+            let Some(entries) = t.indexes.get(&ix.id) else {
+                return;
+            };
+            for br in brs {
+                for (_, e) in entries.range::<_, [u8]>(borrowed(br)) {
+                    if f(&e.row).is_break() {
+                        return;
+                    }
+                }
+            }
         }
     }
 }
