@@ -476,6 +476,36 @@ fn read_checkpoint_file(
             format!("file too short ({len} bytes)"),
         ));
     }
+    let head = read_checkpoint_head(file, path, len, expect_lsn)?;
+    let body = read_checkpoint_body(file, path, len, &head)?;
+    let gtid_len = head.len() as u64 - CKPT_FIXED_HEAD - 8;
+    let gtid_bytes = &head[CKPT_FIXED_HEAD as usize..(CKPT_FIXED_HEAD + gtid_len) as usize];
+    let (gtid_state, used) = GtidState::decode(gtid_bytes).map_err(|e| {
+        CheckpointError::corrupt(path, CKPT_FIXED_HEAD + e.offset as u64, e.to_string())
+    })?;
+    if used as u64 != gtid_len {
+        return Err(CheckpointError::corrupt(
+            path,
+            CKPT_FIXED_HEAD,
+            "GTID state length mismatch",
+        ));
+    }
+    Ok(LoadedCheckpoint {
+        lsn: expect_lsn,
+        gtid_state,
+        body,
+        path: path.to_path_buf(),
+    })
+}
+
+/// The header of a `len`-byte checkpoint file (magic, version, LSN, GTID state, body length),
+/// checked against the LSN the control file names; the GTID state must fit the file.
+fn read_checkpoint_head(
+    file: &dyn File,
+    path: &Path,
+    len: u64,
+    expect_lsn: Lsn,
+) -> Result<Vec<u8>, CheckpointError> {
     let mut head = vec![0u8; CKPT_FIXED_HEAD as usize + 4];
     read_exact_at(file, path, &mut head, 0)?;
     check_magic(path, &head, CKPT_MAGIC)?;
@@ -505,7 +535,19 @@ fn read_checkpoint_file(
         &mut head[CKPT_FIXED_HEAD as usize + 4..],
         CKPT_FIXED_HEAD + 4,
     )?;
-    let body_len = le_u64(&head, (head_len - 8) as usize);
+    Ok(head)
+}
+
+/// The body after `head`, whose length must make up the file's `len` with the CRC, and the
+/// CRC32C check of head and body.
+fn read_checkpoint_body(
+    file: &dyn File,
+    path: &Path,
+    len: u64,
+    head: &[u8],
+) -> Result<Vec<u8>, CheckpointError> {
+    let head_len = head.len() as u64;
+    let body_len = le_u64(head, (head_len - 8) as usize);
     let expect_len = head_len
         .checked_add(body_len)
         .and_then(|n| n.checked_add(4));
@@ -522,7 +564,7 @@ fn read_checkpoint_file(
     let crc_at = head_len + body_len;
     read_exact_at(file, path, &mut trailer, crc_at)?;
     let stored = u32::from_le_bytes(trailer);
-    let computed = crc32c::crc32c_append(crc32c::crc32c(&head), &body);
+    let computed = crc32c::crc32c_append(crc32c::crc32c(head), &body);
     if stored != computed {
         return Err(CheckpointError::corrupt(
             path,
@@ -530,23 +572,7 @@ fn read_checkpoint_file(
             format!("CRC32C mismatch: stored {stored:#010x}, computed {computed:#010x}"),
         ));
     }
-    let gtid_bytes = &head[CKPT_FIXED_HEAD as usize..(CKPT_FIXED_HEAD + gtid_len) as usize];
-    let (gtid_state, used) = GtidState::decode(gtid_bytes).map_err(|e| {
-        CheckpointError::corrupt(path, CKPT_FIXED_HEAD + e.offset as u64, e.to_string())
-    })?;
-    if used as u64 != gtid_len {
-        return Err(CheckpointError::corrupt(
-            path,
-            CKPT_FIXED_HEAD,
-            "GTID state length mismatch",
-        ));
-    }
-    Ok(LoadedCheckpoint {
-        lsn,
-        gtid_state,
-        body,
-        path: path.to_path_buf(),
-    })
+    Ok(body)
 }
 
 /// Loads the current checkpoint of `dir` (server start). `None` when there is no control file
