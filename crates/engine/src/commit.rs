@@ -4,7 +4,7 @@
 //! Owns [`Committer`] (the store, the row locks, the log, the commit gate, the AUTO_INCREMENT
 //! counters, the shutdown flag and the [`Notifier`]) and the log's [`GroupSink`] implementation,
 //! which turns committed log records into a new published root. It sits below `txn.rs` (a
-//! [`Transaction`](crate::Transaction) holds an `Arc<Committer>`) and below `engine.rs`, `ddl.rs`,
+//! `Transaction` holds an `Arc<Committer>`) and below `engine.rs`, `ddl.rs`,
 //! `replica.rs` and `retention.rs`, and imports none of them.
 //!
 //! Commit: a transaction's change log is encoded as an event group (`events.rs`) and handed to

@@ -73,6 +73,9 @@ impl Engine {
             aux: change.encode(),
             payload: Some(Box::new(CommitPayload::Ddl(change.clone()))),
         };
+        // The exclusive gate kept every commit out: the change was validated against the
+        // state it is logged after.
+        debug_assert!(Arc::ptr_eq(&root, &core.store().current()));
         core.log_exclusive(&gate, record, || format!("logging DDL `{sql}`"))?;
         core.notifier().logged();
         core.forget_auto_inc(&change);

@@ -42,6 +42,7 @@ impl Engine {
         check_applies(&root, &decoded.body, &decoded.gtid_event)?;
         let gtid = decoded.gtid_event.gtid;
         let record = re_encode(&root.catalog, decoded.body, &decoded.gtid_event)?;
+        debug_assert!(std::sync::Arc::ptr_eq(&root, &core.store().current()));
         let receipt =
             core.log_exclusive(&gate, record, || format!("logging replicated GTID {gtid}"))?;
         debug_assert_eq!(receipt.gtid, gtid, "a replicated group keeps its GTID");
