@@ -94,11 +94,33 @@ pub enum EngineError {
         context: String,
         source: std::io::Error,
     },
+    /// 1378 `ER_LOG_IN_USE`: PURGE would remove `file`, which recovery still needs (it ends at
+    /// `end_lsn`, after the newest checkpoint, `checkpoint`).
+    LogInUse {
+        file: String,
+        end_lsn: Lsn,
+        checkpoint: Option<Lsn>,
+    },
+    /// 1373 `ER_UNKNOWN_TARGET_BINLOG`: `PURGE BINARY LOGS TO` a file the log does not have.
+    UnknownTargetLog,
+    /// 1377 `ER_BINLOG_PURGE_FATAL_ERR`: removing purged segments failed.
+    PurgeFailed { source: LogError },
+    /// 1235 `ER_NOT_SUPPORTED_YET`: PURGE BINARY LOGS with `--binlog-storage=file`.
+    PurgeInFileMode,
 }
 
 impl EngineError {
     /// The MariaDB error this is answered with (code and SQLSTATE, `onelog_protocol`).
     pub fn error_code(&self) -> ErrorCode {
+        let e = self.error_code_unchecked();
+        debug_assert!(
+            (1000..2000).contains(&e.code) && e.sqlstate.len() == 5,
+            "{self:?} has no MariaDB code: {e:?}"
+        );
+        e
+    }
+
+    fn error_code_unchecked(&self) -> ErrorCode {
         use errors::*;
         use EngineError::*;
         match self {
@@ -133,6 +155,10 @@ impl EngineError {
             ShutDown => ER_SERVER_SHUTDOWN,
             AccountOperation { .. } => ER_CANNOT_USER,
             BadIdentifier { .. } => ER_TOO_LONG_IDENT,
+            LogInUse { .. } => ER_LOG_IN_USE,
+            UnknownTargetLog => ER_UNKNOWN_TARGET_BINLOG,
+            PurgeFailed { .. } => ER_BINLOG_PURGE_FATAL_ERR,
+            PurgeInFileMode => ER_NOT_SUPPORTED_YET,
         }
     }
 
@@ -226,6 +252,27 @@ impl fmt::Display for EngineError {
             }
             BadIdentifier { name } => write!(f, "Incorrect or too long identifier '{name}'"),
             Io { context, source } => write!(f, "{context}: {source}"),
+            LogInUse {
+                file,
+                end_lsn,
+                checkpoint,
+            } => {
+                write!(
+                    f,
+                    "A purgeable log is in use, will not purge: {file} is still needed for crash recovery (it ends at LSN {end_lsn}, after the newest checkpoint "
+                )?;
+                match checkpoint {
+                    Some(c) => write!(f, "at LSN {c}")?,
+                    None => write!(f, "(none yet)")?,
+                }
+                write!(f, "); it can be purged after the next checkpoint")
+            }
+            UnknownTargetLog => write!(f, "Target log not found in binlog index"),
+            PurgeFailed { source } => write!(f, "Fatal error during log purge: {source}"),
+            PurgeInFileMode => write!(
+                f,
+                "This version of MariaDB doesn't yet support 'PURGE BINARY LOGS with --binlog-storage=file' (RESET MASTER removes the classic binlog files)"
+            ),
         }
     }
 }
@@ -236,6 +283,7 @@ impl std::error::Error for EngineError {
             EngineError::Log { source, .. } => Some(source),
             EngineError::Checkpoint { source, .. } => Some(source),
             EngineError::Io { source, .. } => Some(source),
+            EngineError::PurgeFailed { source } => Some(source),
             _ => None,
         }
     }
