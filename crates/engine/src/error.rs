@@ -11,6 +11,7 @@
 use std::fmt;
 
 use onelog_binlog::Gtid;
+use onelog_log::retention::SegmentInUse;
 use onelog_log::{LogError, Lsn};
 use onelog_protocol::{errors, ErrorCode};
 
@@ -94,13 +95,9 @@ pub enum EngineError {
         context: String,
         source: std::io::Error,
     },
-    /// 1378 `ER_LOG_IN_USE`: PURGE would remove `file`, which recovery still needs (it ends at
-    /// `end_lsn`, after the newest checkpoint, `checkpoint`).
-    LogInUse {
-        file: String,
-        end_lsn: Lsn,
-        checkpoint: Option<Lsn>,
-    },
+    /// 1378 `ER_LOG_IN_USE`: PURGE would remove `segment`, which recovery (or a reader) still
+    /// needs; the log's retention rules decided it (`onelog_log::retention`).
+    LogInUse { segment: SegmentInUse },
     /// 1373 `ER_UNKNOWN_TARGET_BINLOG`: `PURGE BINARY LOGS TO` a file the log does not have.
     UnknownTargetLog,
     /// 1377 `ER_BINLOG_PURGE_FATAL_ERR`: removing purged segments failed.
@@ -252,21 +249,7 @@ impl fmt::Display for EngineError {
             }
             BadIdentifier { name } => write!(f, "Incorrect or too long identifier '{name}'"),
             Io { context, source } => write!(f, "{context}: {source}"),
-            LogInUse {
-                file,
-                end_lsn,
-                checkpoint,
-            } => {
-                write!(
-                    f,
-                    "A purgeable log is in use, will not purge: {file} is still needed for crash recovery (it ends at LSN {end_lsn}, after the newest checkpoint "
-                )?;
-                match checkpoint {
-                    Some(c) => write!(f, "at LSN {c}")?,
-                    None => write!(f, "(none yet)")?,
-                }
-                write!(f, "); it can be purged after the next checkpoint")
-            }
+            LogInUse { segment } => write!(f, "{segment}"),
             UnknownTargetLog => write!(f, "Target log not found in binlog index"),
             PurgeFailed { source } => write!(f, "Fatal error during log purge: {source}"),
             PurgeInFileMode => write!(

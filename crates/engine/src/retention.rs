@@ -6,7 +6,10 @@
 //! (`commit.rs`) and the checkpoint writer (`scheduler.rs`); nothing imports it.
 //!
 //! PURGE removes whole segments, oldest first, and never one that recovery still needs: every
-//! segment purged must end at or before the LSN of the newest checkpoint. Otherwise it is
+//! segment purged must end at or before the LSN of the newest checkpoint. The rule itself is
+//! the log's (`onelog_log::retention`, which asserts it where the plan is carried out); the
+//! engine supplies what holds segments back (its newest checkpoint) and maps the outcome to
+//! MySQL errors. Otherwise it is
 //! refused with 1378 (`ER_LOG_IN_USE`, [`EngineError::LogInUse`]) naming the segment and the
 //! checkpoint. The log does not track replica readers, so PURGE cannot see a connected replica
 //! still reading an old segment (its reader then fails at the purged file): purge only what
@@ -17,11 +20,11 @@
 //! the first checkpoint) is ever purged; the current (last) segment is never purged; RESET
 //! MASTER checkpoints at the log's end before removing any segment.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use onelog_binlog::GtidState;
-use onelog_log::{Lsn, SegmentInfo};
+use onelog_log::retention::{PurgeError, Retention};
+use onelog_log::SegmentInfo;
 
 use crate::engine::Engine;
 use crate::error::EngineError;
@@ -47,27 +50,6 @@ pub struct Purged {
     pub kept_for_recovery: Option<EngineError>,
 }
 
-/// File name of a segment (as SHOW BINARY LOGS shows it).
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-/// The retention rule: recovery needs `seg` unless it ends at or before the checkpoint.
-fn needed_for_recovery(seg: &SegmentInfo, checkpoint: Option<Lsn>) -> bool {
-    checkpoint.is_none_or(|c| seg.end_lsn > c)
-}
-
-/// 1378 for `seg`.
-fn in_use(seg: &SegmentInfo, checkpoint: Option<Lsn>) -> EngineError {
-    EngineError::LogInUse {
-        file: file_name(&seg.path),
-        end_lsn: seg.end_lsn,
-        checkpoint,
-    }
-}
-
 /// Seconds since the epoch of the last write to `seg` (None when unknown).
 fn modified_secs(seg: &SegmentInfo) -> Option<i64> {
     std::fs::metadata(&seg.path)
@@ -77,44 +59,14 @@ fn modified_secs(seg: &SegmentInfo) -> Option<i64> {
         .map(|d| d.as_secs() as i64)
 }
 
-/// Index of the first segment [`PurgeTarget::To`] keeps (every one before it goes).
-fn purge_to_index(
-    segs: &[SegmentInfo],
-    file: &str,
-    checkpoint: Option<Lsn>,
-) -> Result<usize, EngineError> {
-    let idx = segs
-        .iter()
-        .position(|s| file_name(&s.path) == file)
-        .ok_or(EngineError::UnknownTargetLog)?;
-    if let Some(blocking) = segs[..idx]
-        .iter()
-        .find(|s| needed_for_recovery(s, checkpoint))
-    {
-        return Err(in_use(blocking, checkpoint));
-    }
-    Ok(idx)
-}
-
-/// Index of the first segment [`PurgeTarget::Before`] keeps, and the 1378 error of the
-/// segment that was old enough but is needed for recovery.
-fn purge_before_index(
-    segs: &[SegmentInfo],
-    cutoff: i64,
-    checkpoint: Option<Lsn>,
-) -> (usize, Option<EngineError>) {
-    for (i, s) in segs.iter().enumerate() {
-        if i + 1 == segs.len() {
-            return (i, None);
-        }
-        if modified_secs(s).is_none_or(|m| m >= cutoff) {
-            return (i, None);
-        }
-        if needed_for_recovery(s, checkpoint) {
-            return (i, Some(in_use(s, checkpoint)));
+impl From<PurgeError> for EngineError {
+    fn from(e: PurgeError) -> Self {
+        match e {
+            PurgeError::UnknownTarget(_) => EngineError::UnknownTargetLog,
+            PurgeError::InUse(segment) => EngineError::LogInUse { segment },
+            PurgeError::Log(source) => EngineError::PurgeFailed { source },
         }
     }
-    (0, None)
 }
 
 impl Engine {
@@ -131,36 +83,27 @@ impl Engine {
     /// remove a segment recovery needs, 1377 when removing failed.
     pub fn purge_log_to(&self, target: PurgeTarget<'_>) -> Result<Purged, EngineError> {
         self.check_purge_allowed()?;
-        let segs = self.log().segments();
-        let checkpoint = self.checkpoint_lsn();
-        let (keep_from, kept_for_recovery) = match target {
-            PurgeTarget::To(file) => (purge_to_index(&segs, file, checkpoint)?, None),
-            PurgeTarget::Before(cutoff) => purge_before_index(&segs, cutoff, checkpoint),
+        // Replica readers are not tracked by the log yet (module docs).
+        let retention = Retention {
+            checkpoint_lsn: self.checkpoint_lsn(),
+            oldest_reader_lsn: None,
         };
-        if keep_from == 0 {
-            return Ok(Purged {
-                segments: 0,
-                kept_for_recovery,
-            });
+        let log = self.log();
+        match target {
+            PurgeTarget::To(file) => Ok(Purged {
+                segments: log.purge_to_checked(file, &retention)?,
+                kept_for_recovery: None,
+            }),
+            PurgeTarget::Before(cutoff) => {
+                let (segments, kept) = log.purge_while_checked(&retention, |s| {
+                    modified_secs(s).is_some_and(|m| m < cutoff)
+                })?;
+                Ok(Purged {
+                    segments,
+                    kept_for_recovery: kept.map(|segment| EngineError::LogInUse { segment }),
+                })
+            }
         }
-        debug_assert!(
-            keep_from < segs.len(),
-            "the current segment is never purged"
-        );
-        debug_assert!(
-            segs[..keep_from]
-                .iter()
-                .all(|s| !needed_for_recovery(s, checkpoint)),
-            "purging a segment recovery needs"
-        );
-        let segments = self
-            .log()
-            .purge_before(segs[keep_from].start_lsn)
-            .map_err(|source| EngineError::PurgeFailed { source })?;
-        Ok(Purged {
-            segments,
-            kept_for_recovery,
-        })
     }
 
     /// `RESET MASTER`: empties the binlog (every segment replaced by a new
