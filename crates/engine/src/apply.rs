@@ -83,24 +83,9 @@ pub fn decode_record(
     let group = decode_group(events).map_err(|e| format!("bad event group: {e}"))?;
     let is_ddl = group.gtid.flags2 & FL_DDL != 0 || !aux.is_empty();
     if is_ddl {
-        let query = group
-            .statements
-            .iter()
-            .find_map(|s| match s {
-                GroupItem::Query(q) => Some(q.clone()),
-                _ => None,
-            })
-            .ok_or("DDL group without a Query event")?;
-        if aux.is_empty() {
-            return Err(format!(
-                "DDL group without onelog's catalog change cannot be applied (statement: {})",
-                query.query
-            ));
-        }
-        let change = CatalogChange::decode(aux).map_err(|e| format!("bad catalog change: {e}"))?;
         return Ok(DecodedRecord {
             gtid_event: group.gtid,
-            body: DecodedBody::Ddl { change, query },
+            body: decode_ddl(&group.statements, aux)?,
         });
     }
     let mut changes = Vec::new();
@@ -126,39 +111,69 @@ pub fn decode_record(
         let def = catalog
             .table_by_name(&table.db, &table.table)
             .ok_or_else(|| format!("rows for unknown table {}.{}", table.db, table.table))?;
-        let id = def.id;
-        match event.rows {
-            Rows::Write(rows) => {
-                for r in rows {
-                    changes.push(RowChange::Insert {
-                        table: id,
-                        row: Arc::new(coerce_row(def, r)?),
-                    });
-                }
-            }
-            Rows::Update(pairs) => {
-                for (b, a) in pairs {
-                    changes.push(RowChange::Update {
-                        table: id,
-                        before: Arc::new(coerce_row(def, b)?),
-                        after: Arc::new(coerce_row(def, a)?),
-                    });
-                }
-            }
-            Rows::Delete(rows) => {
-                for r in rows {
-                    changes.push(RowChange::Delete {
-                        table: id,
-                        before: Arc::new(coerce_row(def, r)?),
-                    });
-                }
-            }
-        }
+        push_row_changes(def, event.rows, &mut changes)?;
     }
     Ok(DecodedRecord {
         gtid_event: group.gtid,
         body: DecodedBody::Rows(changes),
     })
+}
+
+/// The body of a DDL group: its Query event and the catalog change in `aux`.
+fn decode_ddl(statements: &[GroupItem], aux: &[u8]) -> Result<DecodedBody, String> {
+    let query = statements
+        .iter()
+        .find_map(|s| match s {
+            GroupItem::Query(q) => Some(q.clone()),
+            _ => None,
+        })
+        .ok_or("DDL group without a Query event")?;
+    if aux.is_empty() {
+        return Err(format!(
+            "DDL group without onelog's catalog change cannot be applied (statement: {})",
+            query.query
+        ));
+    }
+    let change = CatalogChange::decode(aux).map_err(|e| format!("bad catalog change: {e}"))?;
+    Ok(DecodedBody::Ddl { change, query })
+}
+
+/// Appends the row changes of one rows event of table `def`, its images coerced to the
+/// column types.
+fn push_row_changes(
+    def: &TableDef,
+    rows: Rows,
+    changes: &mut Vec<RowChange>,
+) -> Result<(), String> {
+    let id = def.id;
+    match rows {
+        Rows::Write(rows) => {
+            for r in rows {
+                changes.push(RowChange::Insert {
+                    table: id,
+                    row: Arc::new(coerce_row(def, r)?),
+                });
+            }
+        }
+        Rows::Update(pairs) => {
+            for (b, a) in pairs {
+                changes.push(RowChange::Update {
+                    table: id,
+                    before: Arc::new(coerce_row(def, b)?),
+                    after: Arc::new(coerce_row(def, a)?),
+                });
+            }
+        }
+        Rows::Delete(rows) => {
+            for r in rows {
+                changes.push(RowChange::Delete {
+                    table: id,
+                    before: Arc::new(coerce_row(def, r)?),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Applies a decoded body onto `root` (catalog and rows); the caller sets LSN and GTID state.

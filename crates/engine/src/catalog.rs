@@ -281,92 +281,98 @@ impl SqlType {
     /// caller's check).
     pub fn coerce(&self, column: &str, v: Value) -> Result<Value, EngineError> {
         use SqlType::*;
-        let wrong = |v: &Value| EngineError::WrongValue {
-            column: column.to_string(),
-            value: format!("{v:?}"),
-        };
-        let out_of_range = || EngineError::OutOfRange {
-            column: column.to_string(),
-        };
-        let too_long = || EngineError::DataTooLong {
-            column: column.to_string(),
-        };
         if v == Value::Null {
             return Ok(v);
         }
+        let err = CoerceErrors { column };
         match *self {
             TinyInt { .. } | SmallInt { .. } | MediumInt { .. } | Int { .. } | BigInt { .. } => {
-                if let Some((lo, hi)) = self.signed_range() {
-                    let i = match v {
-                        Value::Int(i) => i,
-                        Value::UInt(u) => i64::try_from(u).map_err(|_| out_of_range())?,
-                        ref other => return Err(wrong(other)),
-                    };
-                    if i < lo || i > hi {
-                        return Err(out_of_range());
-                    }
-                    Ok(Value::Int(i))
-                } else {
-                    let max = self.unsigned_max().unwrap_or(u64::MAX);
-                    let u = match v {
-                        Value::UInt(u) => u,
-                        Value::Int(i) => u64::try_from(i).map_err(|_| out_of_range())?,
-                        ref other => return Err(wrong(other)),
-                    };
-                    if u > max {
-                        return Err(out_of_range());
-                    }
-                    Ok(Value::UInt(u))
-                }
+                self.coerce_integer(err, v)
             }
-            Float => match v {
+            Float | Double => self.coerce_float(err, v),
+            Decimal { precision, scale } => coerce_decimal(err, v, precision, scale),
+            Char(_) | VarChar(_) | Binary(_) | VarBinary(_) | TinyText | Text | MediumText
+            | LongText | TinyBlob | Blob | MediumBlob | LongBlob => self.coerce_bytes(err, v),
+            Date | DateTime(_) | Timestamp(_) => self.coerce_date_time(err, v),
+            Time(fsp) => coerce_time(err, v, fsp),
+            Year => coerce_year(err, v),
+            Null => Err(err.wrong(&v)),
+        }
+    }
+
+    /// [`coerce`](Self::coerce) for the integer types (`Int` signed, `UInt` unsigned).
+    fn coerce_integer(&self, err: CoerceErrors<'_>, v: Value) -> Result<Value, EngineError> {
+        if let Some((lo, hi)) = self.signed_range() {
+            let i = match v {
+                Value::Int(i) => i,
+                Value::UInt(u) => i64::try_from(u).map_err(|_| err.out_of_range())?,
+                ref other => return Err(err.wrong(other)),
+            };
+            if i < lo || i > hi {
+                return Err(err.out_of_range());
+            }
+            Ok(Value::Int(i))
+        } else {
+            let max = self.unsigned_max().unwrap_or(u64::MAX);
+            let u = match v {
+                Value::UInt(u) => u,
+                Value::Int(i) => u64::try_from(i).map_err(|_| err.out_of_range())?,
+                ref other => return Err(err.wrong(other)),
+            };
+            if u > max {
+                return Err(err.out_of_range());
+            }
+            Ok(Value::UInt(u))
+        }
+    }
+
+    /// [`coerce`](Self::coerce) for FLOAT and DOUBLE (finite values only).
+    fn coerce_float(&self, err: CoerceErrors<'_>, v: Value) -> Result<Value, EngineError> {
+        if *self == SqlType::Float {
+            match v {
                 Value::Float(f) if f.is_finite() => Ok(Value::Float(f)),
                 Value::Double(d) if d.is_finite() && (d as f32).is_finite() => {
                     Ok(Value::Float(d as f32))
                 }
                 Value::Int(i) => Ok(Value::Float(i as f32)),
                 Value::UInt(u) => Ok(Value::Float(u as f32)),
-                Value::Double(_) | Value::Float(_) => Err(out_of_range()),
-                ref other => Err(wrong(other)),
-            },
-            Double => match v {
+                Value::Double(_) | Value::Float(_) => Err(err.out_of_range()),
+                ref other => Err(err.wrong(other)),
+            }
+        } else {
+            match v {
                 Value::Double(d) if d.is_finite() => Ok(Value::Double(d)),
                 Value::Float(f) if f.is_finite() => Ok(Value::Double(f64::from(f))),
                 Value::Int(i) => Ok(Value::Double(i as f64)),
                 Value::UInt(u) => Ok(Value::Double(u as f64)),
-                Value::Double(_) | Value::Float(_) => Err(out_of_range()),
-                ref other => Err(wrong(other)),
-            },
-            Decimal { precision, scale } => {
-                let text = match &v {
-                    Value::Decimal(s) => s.clone(),
-                    Value::Int(i) => i.to_string(),
-                    Value::UInt(u) => u.to_string(),
-                    Value::Bytes(b) => String::from_utf8(b.clone()).map_err(|_| wrong(&v))?,
-                    other => return Err(wrong(other)),
-                };
-                match canonical_decimal(&text, precision, scale) {
-                    Ok(s) => Ok(Value::Decimal(s)),
-                    Err(DecimalError::Syntax) => Err(wrong(&v)),
-                    Err(DecimalError::Range) => Err(out_of_range()),
-                }
+                Value::Double(_) | Value::Float(_) => Err(err.out_of_range()),
+                ref other => Err(err.wrong(other)),
             }
+        }
+    }
+
+    /// [`coerce`](Self::coerce) for the string types: a length limit (characters for CHAR and
+    /// VARCHAR, bytes otherwise) and valid UTF-8 for the text types.
+    fn coerce_bytes(&self, err: CoerceErrors<'_>, v: Value) -> Result<Value, EngineError> {
+        use SqlType::*;
+        match *self {
             Char(n) | VarChar(n) => match v {
                 Value::Bytes(b) => {
-                    let s = std::str::from_utf8(&b).map_err(|_| wrong(&Value::Bytes(b.clone())))?;
+                    let s =
+                        std::str::from_utf8(&b).map_err(|_| err.wrong(&Value::Bytes(b.clone())))?;
                     if s.chars().count() > n as usize {
-                        return Err(too_long());
+                        return Err(err.too_long());
                     }
                     Ok(Value::Bytes(b))
                 }
-                ref other => Err(wrong(other)),
+                ref other => Err(err.wrong(other)),
             },
             Binary(n) | VarBinary(n) => match v {
-                Value::Bytes(b) if b.len() > n as usize => Err(too_long()),
+                Value::Bytes(b) if b.len() > n as usize => Err(err.too_long()),
                 Value::Bytes(b) => Ok(Value::Bytes(b)),
-                ref other => Err(wrong(other)),
+                ref other => Err(err.wrong(other)),
             },
-            TinyText | Text | MediumText | LongText | TinyBlob | Blob | MediumBlob | LongBlob => {
+            _ => {
                 let max: u64 = match self {
                     TinyText | TinyBlob => 255,
                     Text | Blob => 65_535,
@@ -374,21 +380,25 @@ impl SqlType {
                     _ => u32::MAX as u64,
                 };
                 match v {
-                    Value::Bytes(b) if b.len() as u64 > max => Err(too_long()),
+                    Value::Bytes(b) if b.len() as u64 > max => Err(err.too_long()),
                     Value::Bytes(b) if self.is_text() && std::str::from_utf8(&b).is_err() => {
-                        Err(wrong(&Value::Bytes(b)))
+                        Err(err.wrong(&Value::Bytes(b)))
                     }
                     Value::Bytes(b) => Ok(Value::Bytes(b)),
-                    ref other => Err(wrong(other)),
+                    ref other => Err(err.wrong(other)),
                 }
             }
-            Date => match v {
-                Value::Date { year, month, day } if valid_date(year, month, day) => {
-                    Ok(Value::Date { year, month, day })
-                }
-                ref other => Err(wrong(other)),
-            },
-            DateTime(fsp) => match v {
+        }
+    }
+
+    /// [`coerce`](Self::coerce) for DATE, DATETIME and TIMESTAMP.
+    fn coerce_date_time(&self, err: CoerceErrors<'_>, v: Value) -> Result<Value, EngineError> {
+        match (*self, v) {
+            (SqlType::Date, Value::Date { year, month, day }) if valid_date(year, month, day) => {
+                Ok(Value::Date { year, month, day })
+            }
+            (
+                SqlType::DateTime(fsp),
                 Value::DateTime {
                     year,
                     month,
@@ -397,79 +407,43 @@ impl SqlType {
                     minute,
                     second,
                     micros,
-                } if valid_date(year, month, day)
-                    && hour < 24
-                    && minute < 60
-                    && second < 60
-                    && micros < 1_000_000 =>
-                {
-                    Ok(Value::DateTime {
-                        year,
-                        month,
-                        day,
-                        hour,
-                        minute,
-                        second,
-                        micros: cut_micros(micros, fsp),
-                    })
-                }
-                Value::Date { year, month, day } if valid_date(year, month, day) => {
-                    Ok(Value::DateTime {
-                        year,
-                        month,
-                        day,
-                        hour: 0,
-                        minute: 0,
-                        second: 0,
-                        micros: 0,
-                    })
-                }
-                ref other => Err(wrong(other)),
-            },
-            Timestamp(fsp) => match v {
-                Value::Timestamp { secs, micros } if micros < 1_000_000 => Ok(Value::Timestamp {
+                },
+            ) if valid_date(year, month, day)
+                && hour < 24
+                && minute < 60
+                && second < 60
+                && micros < 1_000_000 =>
+            {
+                Ok(Value::DateTime {
+                    year,
+                    month,
+                    day,
+                    hour,
+                    minute,
+                    second,
+                    micros: cut_micros(micros, fsp),
+                })
+            }
+            (SqlType::DateTime(_), Value::Date { year, month, day })
+                if valid_date(year, month, day) =>
+            {
+                Ok(Value::DateTime {
+                    year,
+                    month,
+                    day,
+                    hour: 0,
+                    minute: 0,
+                    second: 0,
+                    micros: 0,
+                })
+            }
+            (SqlType::Timestamp(fsp), Value::Timestamp { secs, micros }) if micros < 1_000_000 => {
+                Ok(Value::Timestamp {
                     secs,
                     micros: cut_micros(micros, fsp),
-                }),
-                ref other => Err(wrong(other)),
-            },
-            Time(fsp) => match v {
-                Value::Time {
-                    negative,
-                    hours,
-                    minutes,
-                    seconds,
-                    micros,
-                } if minutes < 60 && seconds < 60 && micros < 1_000_000 => {
-                    if hours > 838 || (hours == 838 && (minutes, seconds) > (59, 59)) {
-                        return Err(out_of_range());
-                    }
-                    let micros = cut_micros(micros, fsp);
-                    let zero = hours == 0 && minutes == 0 && seconds == 0 && micros == 0;
-                    Ok(Value::Time {
-                        negative: negative && !zero,
-                        hours,
-                        minutes,
-                        seconds,
-                        micros,
-                    })
-                }
-                ref other => Err(wrong(other)),
-            },
-            Year => {
-                let y = match v {
-                    Value::Year(y) => u64::from(y),
-                    Value::Int(i) if i >= 0 => i as u64,
-                    Value::UInt(u) => u,
-                    ref other => return Err(wrong(other)),
-                };
-                if y == 0 || (1901..=2155).contains(&y) {
-                    Ok(Value::Year(y as u16))
-                } else {
-                    Err(out_of_range())
-                }
+                })
             }
-            Null => Err(wrong(&v)),
+            (_, ref other) => Err(err.wrong(other)),
         }
     }
 
@@ -766,6 +740,44 @@ impl TableDef {
         format!("{}.{}", self.db, self.name)
     }
 
+    /// The table invariants of the module docs (debug assertions): a NOT NULL primary key,
+    /// column and index names unique (ASCII case-insensitively), index columns in range,
+    /// index ids below `next_index_id`.
+    fn check_consistent(&self) -> Result<(), String> {
+        let n = self.columns.len();
+        if self.primary_key.is_empty() {
+            return Err("no primary key".into());
+        }
+        for &p in &self.primary_key {
+            if p >= n || self.columns[p].nullable {
+                return Err(format!("primary key column {p} out of range or nullable"));
+            }
+        }
+        for (i, c) in self.columns.iter().enumerate() {
+            if self.columns[..i]
+                .iter()
+                .any(|d| d.name.eq_ignore_ascii_case(&c.name))
+            {
+                return Err(format!("duplicate column {}", c.name));
+            }
+        }
+        for (i, ix) in self.indexes.iter().enumerate() {
+            if ix.columns.is_empty() || ix.columns.iter().any(|&p| p >= n) {
+                return Err(format!("index {} column out of range", ix.name));
+            }
+            if ix.id >= self.next_index_id {
+                return Err(format!("index {} id {} not assigned", ix.name, ix.id));
+            }
+            if self.indexes[..i]
+                .iter()
+                .any(|j| j.id == ix.id || j.name.eq_ignore_ascii_case(&ix.name))
+            {
+                return Err(format!("duplicate index {}", ix.name));
+            }
+        }
+        Ok(())
+    }
+
     /// Position of a column (ASCII case-insensitive).
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns
@@ -795,11 +807,11 @@ impl TableDef {
 
     /// Builds a definition from a spec, validating it (ids supplied by the catalog).
     pub fn from_spec(id: TableId, spec: &TableSpec) -> Result<TableDef, EngineError> {
-        crate::engine::check_identifier(&spec.db)?;
-        crate::engine::check_identifier(&spec.name)?;
+        check_identifier(&spec.db)?;
+        check_identifier(&spec.name)?;
         let mut columns: Vec<ColumnDef> = Vec::with_capacity(spec.columns.len());
         for c in &spec.columns {
-            crate::engine::check_identifier(&c.name)?;
+            check_identifier(&c.name)?;
             if columns.iter().any(|d| d.name.eq_ignore_ascii_case(&c.name)) {
                 return Err(EngineError::DuplicateColumn {
                     column: c.name.clone(),
@@ -888,7 +900,7 @@ impl TableDef {
 
     /// Adds a secondary index (validated), returning its definition.
     pub fn add_index(&mut self, spec: &IndexSpec) -> Result<IndexDef, EngineError> {
-        crate::engine::check_identifier(&spec.name)?;
+        check_identifier(&spec.name)?;
         if spec.name.eq_ignore_ascii_case("PRIMARY") || self.index(&spec.name).is_some() {
             return Err(EngineError::DuplicateKeyName {
                 index: spec.name.clone(),
@@ -1374,28 +1386,7 @@ impl Catalog {
                     c.remove_table(id);
                 }
             }
-            CatalogChange::CreateTable { table } => {
-                if !c.databases.contains(&table.db) {
-                    return Err(EngineError::NoSuchDatabase {
-                        db: table.db.clone(),
-                    });
-                }
-                if c.table_by_name(&table.db, &table.name).is_some() {
-                    return Err(EngineError::TableExists {
-                        table: table.name.clone(),
-                    });
-                }
-                if table.id < c.next_table_id || c.tables.contains_key(&table.id) {
-                    return Err(EngineError::corrupt(
-                        "CREATE TABLE",
-                        format!("table id {} reused", table.id),
-                    ));
-                }
-                c.next_table_id = table.id + 1;
-                c.names
-                    .insert((table.db.clone(), table.name.clone()), table.id);
-                c.tables.insert(table.id, Arc::new(table.clone()));
-            }
+            CatalogChange::CreateTable { table } => c.add_table(table)?,
             CatalogChange::DropTable { id } | CatalogChange::TruncateTable { id } => {
                 if !c.tables.contains_key(id) {
                     return Err(EngineError::NoSuchTable {
@@ -1408,93 +1399,112 @@ impl Catalog {
                 }
             }
             CatalogChange::CreateIndex { table, index } => {
-                let t = c
-                    .tables
-                    .get(table)
-                    .ok_or_else(|| EngineError::NoSuchTable {
-                        db: String::new(),
-                        table: format!("#{table}"),
-                    })?;
-                let mut t = (**t).clone();
-                if t.index(&index.name).is_some() || index.name.eq_ignore_ascii_case("PRIMARY") {
-                    return Err(EngineError::DuplicateKeyName {
-                        index: index.name.clone(),
-                    });
-                }
-                if index.columns.is_empty() || index.columns.iter().any(|&p| p >= t.columns.len()) {
-                    return Err(EngineError::corrupt(
-                        "CREATE INDEX",
-                        "index column out of range",
-                    ));
-                }
-                if index.id < t.next_index_id {
-                    return Err(EngineError::corrupt(
-                        "CREATE INDEX",
-                        format!("index id {} reused", index.id),
-                    ));
-                }
-                t.next_index_id = index.id + 1;
-                t.indexes.push(index.clone());
+                let t = with_index(c.table_for_change(*table)?, index)?;
                 c.tables.insert(*table, Arc::new(t));
             }
             CatalogChange::DropIndex { table, index_id } => {
-                let t = c
-                    .tables
-                    .get(table)
-                    .ok_or_else(|| EngineError::NoSuchTable {
-                        db: String::new(),
-                        table: format!("#{table}"),
-                    })?;
-                let mut t = (**t).clone();
-                let before = t.indexes.len();
-                t.indexes.retain(|i| i.id != *index_id);
-                if t.indexes.len() == before {
-                    return Err(EngineError::NoSuchIndex {
-                        index: format!("#{index_id}"),
-                    });
-                }
-                if let Some(a) = t.auto_increment {
-                    let keyed = t.primary_key.first() == Some(&a)
-                        || t.indexes.iter().any(|i| i.columns.first() == Some(&a));
-                    if !keyed {
-                        return Err(EngineError::WrongAutoKey);
-                    }
-                }
+                let t = without_index(c.table_for_change(*table)?, *index_id)?;
                 c.tables.insert(*table, Arc::new(t));
             }
+            CatalogChange::CreateAccount { .. }
+            | CatalogChange::DropAccount { .. }
+            | CatalogChange::AlterAccount { .. } => c.apply_account_change(change)?,
+        }
+        debug_assert_eq!(c.check_consistent(), Ok(()), "after {change:?}");
+        Ok(c)
+    }
+
+    /// `CREATE TABLE` of [`apply`](Self::apply): the database exists, the name and id are new.
+    fn add_table(&mut self, table: &TableDef) -> Result<(), EngineError> {
+        if !self.databases.contains(&table.db) {
+            return Err(EngineError::NoSuchDatabase {
+                db: table.db.clone(),
+            });
+        }
+        if self.table_by_name(&table.db, &table.name).is_some() {
+            return Err(EngineError::TableExists {
+                table: table.name.clone(),
+            });
+        }
+        if table.id < self.next_table_id || self.tables.contains_key(&table.id) {
+            return Err(EngineError::corrupt(
+                "CREATE TABLE",
+                format!("table id {} reused", table.id),
+            ));
+        }
+        self.next_table_id = table.id + 1;
+        self.names
+            .insert((table.db.clone(), table.name.clone()), table.id);
+        self.tables.insert(table.id, Arc::new(table.clone()));
+        Ok(())
+    }
+
+    /// The definition a change of `table` starts from (1146 when there is none).
+    fn table_for_change(&self, table: TableId) -> Result<TableDef, EngineError> {
+        self.tables
+            .get(&table)
+            .map(|t| (**t).clone())
+            .ok_or_else(|| EngineError::NoSuchTable {
+                db: String::new(),
+                table: format!("#{table}"),
+            })
+    }
+
+    /// The account changes of [`apply`](Self::apply) (1396 when the account is where it must
+    /// not be, or missing).
+    fn apply_account_change(&mut self, change: &CatalogChange) -> Result<(), EngineError> {
+        let refused = |op: &'static str, user: &str, host: &str| EngineError::AccountOperation {
+            op,
+            user: user.to_string(),
+            host: host.to_string(),
+        };
+        match change {
             CatalogChange::CreateAccount { account } => {
                 let key = (account.user.clone(), account.host.clone());
-                if c.accounts.contains_key(&key) {
-                    return Err(EngineError::AccountOperation {
-                        op: "CREATE USER",
-                        user: account.user.clone(),
-                        host: account.host.clone(),
-                    });
+                if self.accounts.contains_key(&key) {
+                    return Err(refused("CREATE USER", &account.user, &account.host));
                 }
-                c.accounts.insert(key, Arc::new(account.clone()));
+                self.accounts.insert(key, Arc::new(account.clone()));
             }
             CatalogChange::DropAccount { user, host } => {
-                if c.accounts.remove(&(user.clone(), host.clone())).is_none() {
-                    return Err(EngineError::AccountOperation {
-                        op: "DROP USER",
-                        user: user.clone(),
-                        host: host.clone(),
-                    });
-                }
+                self.accounts
+                    .remove(&(user.clone(), host.clone()))
+                    .ok_or_else(|| refused("DROP USER", user, host))?;
             }
             CatalogChange::AlterAccount { account } => {
                 let key = (account.user.clone(), account.host.clone());
-                if !c.accounts.contains_key(&key) {
-                    return Err(EngineError::AccountOperation {
-                        op: "ALTER USER",
-                        user: account.user.clone(),
-                        host: account.host.clone(),
-                    });
+                if !self.accounts.contains_key(&key) {
+                    return Err(refused("ALTER USER", &account.user, &account.host));
                 }
-                c.accounts.insert(key, Arc::new(account.clone()));
+                self.accounts.insert(key, Arc::new(account.clone()));
             }
+            _ => {}
         }
-        Ok(c)
+        Ok(())
+    }
+
+    /// The invariants of the module docs that one catalog can break (debug assertions).
+    fn check_consistent(&self) -> Result<(), String> {
+        if self.names.len() != self.tables.len() {
+            return Err("name map and table map differ".into());
+        }
+        for (id, t) in &self.tables {
+            if *id != t.id || *id >= self.next_table_id {
+                return Err(format!(
+                    "table id {id} ({}) out of order",
+                    t.qualified_name()
+                ));
+            }
+            if !self.databases.contains(&t.db) {
+                return Err(format!("table {} without its database", t.qualified_name()));
+            }
+            if self.names.get(&(t.db.clone(), t.name.clone())) != Some(id) {
+                return Err(format!("table {} not named", t.qualified_name()));
+            }
+            t.check_consistent()
+                .map_err(|e| format!("{}: {e}", t.qualified_name()))?;
+        }
+        Ok(())
     }
 
     fn remove_table(&mut self, id: TableId) {
@@ -1577,6 +1587,153 @@ impl Catalog {
         }
         Ok(c)
     }
+}
+
+/// `CREATE INDEX` of [`Catalog::apply`]: `t` with `index` added.
+fn with_index(mut t: TableDef, index: &IndexDef) -> Result<TableDef, EngineError> {
+    if t.index(&index.name).is_some() || index.name.eq_ignore_ascii_case("PRIMARY") {
+        return Err(EngineError::DuplicateKeyName {
+            index: index.name.clone(),
+        });
+    }
+    if index.columns.is_empty() || index.columns.iter().any(|&p| p >= t.columns.len()) {
+        return Err(EngineError::corrupt(
+            "CREATE INDEX",
+            "index column out of range",
+        ));
+    }
+    if index.id < t.next_index_id {
+        return Err(EngineError::corrupt(
+            "CREATE INDEX",
+            format!("index id {} reused", index.id),
+        ));
+    }
+    t.next_index_id = index.id + 1;
+    t.indexes.push(index.clone());
+    Ok(t)
+}
+
+/// `DROP INDEX` of [`Catalog::apply`]: `t` without index `index_id` (1075 when the
+/// AUTO_INCREMENT column would be left without a key).
+fn without_index(mut t: TableDef, index_id: u32) -> Result<TableDef, EngineError> {
+    let before = t.indexes.len();
+    t.indexes.retain(|i| i.id != index_id);
+    if t.indexes.len() == before {
+        return Err(EngineError::NoSuchIndex {
+            index: format!("#{index_id}"),
+        });
+    }
+    if let Some(a) = t.auto_increment {
+        let keyed = t.primary_key.first() == Some(&a)
+            || t.indexes.iter().any(|i| i.columns.first() == Some(&a));
+        if !keyed {
+            return Err(EngineError::WrongAutoKey);
+        }
+    }
+    Ok(t)
+}
+
+/// The errors [`SqlType::coerce`] gives for one column.
+#[derive(Clone, Copy)]
+struct CoerceErrors<'a> {
+    column: &'a str,
+}
+
+impl CoerceErrors<'_> {
+    /// 1366: a value of the wrong kind.
+    fn wrong(self, v: &Value) -> EngineError {
+        EngineError::WrongValue {
+            column: self.column.to_string(),
+            value: format!("{v:?}"),
+        }
+    }
+
+    /// 1264.
+    fn out_of_range(self) -> EngineError {
+        EngineError::OutOfRange {
+            column: self.column.to_string(),
+        }
+    }
+
+    /// 1406.
+    fn too_long(self) -> EngineError {
+        EngineError::DataTooLong {
+            column: self.column.to_string(),
+        }
+    }
+}
+
+/// [`SqlType::coerce`] for DECIMAL(precision, scale): canonical text.
+fn coerce_decimal(
+    err: CoerceErrors<'_>,
+    v: Value,
+    precision: u8,
+    scale: u8,
+) -> Result<Value, EngineError> {
+    let text = match &v {
+        Value::Decimal(s) => s.clone(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::Bytes(b) => String::from_utf8(b.clone()).map_err(|_| err.wrong(&v))?,
+        other => return Err(err.wrong(other)),
+    };
+    match canonical_decimal(&text, precision, scale) {
+        Ok(s) => Ok(Value::Decimal(s)),
+        Err(DecimalError::Syntax) => Err(err.wrong(&v)),
+        Err(DecimalError::Range) => Err(err.out_of_range()),
+    }
+}
+
+/// [`SqlType::coerce`] for TIME(fsp): -838:59:59 to 838:59:59, no negative zero.
+fn coerce_time(err: CoerceErrors<'_>, v: Value, fsp: u8) -> Result<Value, EngineError> {
+    match v {
+        Value::Time {
+            negative,
+            hours,
+            minutes,
+            seconds,
+            micros,
+        } if minutes < 60 && seconds < 60 && micros < 1_000_000 => {
+            if hours > 838 || (hours == 838 && (minutes, seconds) > (59, 59)) {
+                return Err(err.out_of_range());
+            }
+            let micros = cut_micros(micros, fsp);
+            let zero = hours == 0 && minutes == 0 && seconds == 0 && micros == 0;
+            Ok(Value::Time {
+                negative: negative && !zero,
+                hours,
+                minutes,
+                seconds,
+                micros,
+            })
+        }
+        ref other => Err(err.wrong(other)),
+    }
+}
+
+/// [`SqlType::coerce`] for YEAR: 0 or 1901..=2155.
+fn coerce_year(err: CoerceErrors<'_>, v: Value) -> Result<Value, EngineError> {
+    let y = match v {
+        Value::Year(y) => u64::from(y),
+        Value::Int(i) if i >= 0 => i as u64,
+        Value::UInt(u) => u,
+        ref other => return Err(err.wrong(other)),
+    };
+    if y == 0 || (1901..=2155).contains(&y) {
+        Ok(Value::Year(y as u16))
+    } else {
+        Err(err.out_of_range())
+    }
+}
+
+/// MySQL identifiers: 1..=64 characters, no NUL, no trailing space.
+pub(crate) fn check_identifier(name: &str) -> Result<(), EngineError> {
+    if name.is_empty() || name.chars().count() > 64 || name.contains('\0') || name.ends_with(' ') {
+        return Err(EngineError::BadIdentifier {
+            name: name.to_string(),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -184,6 +184,7 @@ impl<'a> Reader<'a> {
         }
         let s = &self.buf[self.pos..self.pos + n];
         self.pos += n;
+        debug_assert!(self.pos <= self.buf.len());
         Ok(s)
     }
 
@@ -233,6 +234,7 @@ impl<'a> Reader<'a> {
                 "count {n} exceeds what the remaining bytes can hold"
             )));
         }
+        debug_assert!(n as usize <= self.remaining() / min_item_bytes.max(1));
         Ok(n as usize)
     }
 

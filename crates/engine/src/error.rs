@@ -11,6 +11,7 @@
 use std::fmt;
 
 use onelog_binlog::Gtid;
+use onelog_log::retention::SegmentInUse;
 use onelog_log::{LogError, Lsn};
 use onelog_protocol::{errors, ErrorCode};
 
@@ -94,11 +95,29 @@ pub enum EngineError {
         context: String,
         source: std::io::Error,
     },
+    /// 1378 `ER_LOG_IN_USE`: PURGE would remove `segment`, which recovery (or a reader) still
+    /// needs; the log's retention rules decided it (`onelog_log::retention`).
+    LogInUse { segment: SegmentInUse },
+    /// 1373 `ER_UNKNOWN_TARGET_BINLOG`: `PURGE BINARY LOGS TO` a file the log does not have.
+    UnknownTargetLog,
+    /// 1377 `ER_BINLOG_PURGE_FATAL_ERR`: removing purged segments failed.
+    PurgeFailed { source: LogError },
+    /// 1235 `ER_NOT_SUPPORTED_YET`: PURGE BINARY LOGS with `--binlog-storage=file`.
+    PurgeInFileMode,
 }
 
 impl EngineError {
     /// The MariaDB error this is answered with (code and SQLSTATE, `onelog_protocol`).
     pub fn error_code(&self) -> ErrorCode {
+        let e = self.error_code_unchecked();
+        debug_assert!(
+            (1000..2000).contains(&e.code) && e.sqlstate.len() == 5,
+            "{self:?} has no MariaDB code: {e:?}"
+        );
+        e
+    }
+
+    fn error_code_unchecked(&self) -> ErrorCode {
         use errors::*;
         use EngineError::*;
         match self {
@@ -133,6 +152,10 @@ impl EngineError {
             ShutDown => ER_SERVER_SHUTDOWN,
             AccountOperation { .. } => ER_CANNOT_USER,
             BadIdentifier { .. } => ER_TOO_LONG_IDENT,
+            LogInUse { .. } => ER_LOG_IN_USE,
+            UnknownTargetLog => ER_UNKNOWN_TARGET_BINLOG,
+            PurgeFailed { .. } => ER_BINLOG_PURGE_FATAL_ERR,
+            PurgeInFileMode => ER_NOT_SUPPORTED_YET,
         }
     }
 
@@ -226,6 +249,13 @@ impl fmt::Display for EngineError {
             }
             BadIdentifier { name } => write!(f, "Incorrect or too long identifier '{name}'"),
             Io { context, source } => write!(f, "{context}: {source}"),
+            LogInUse { segment } => write!(f, "{segment}"),
+            UnknownTargetLog => write!(f, "Target log not found in binlog index"),
+            PurgeFailed { source } => write!(f, "Fatal error during log purge: {source}"),
+            PurgeInFileMode => write!(
+                f,
+                "This version of MariaDB doesn't yet support 'PURGE BINARY LOGS with --binlog-storage=file' (RESET MASTER removes the classic binlog files)"
+            ),
         }
     }
 }
@@ -236,6 +266,7 @@ impl std::error::Error for EngineError {
             EngineError::Log { source, .. } => Some(source),
             EngineError::Checkpoint { source, .. } => Some(source),
             EngineError::Io { source, .. } => Some(source),
+            EngineError::PurgeFailed { source } => Some(source),
             _ => None,
         }
     }

@@ -37,7 +37,9 @@ fn encode_err(what: &str, e: impl std::fmt::Display) -> EngineError {
 }
 
 /// The placeholder GTID event (the log patches the GTID and the commit id).
+/// It is the group's first event and has the fixed size the log's `gtid::patch` expects.
 fn gtid_event(out: &mut Vec<u8>, domain_id: u32, server_id: u32, flags2: u8, timestamp: u32) {
+    debug_assert!(out.is_empty(), "the GTID event comes first");
     GtidEvent {
         gtid: Gtid::new(domain_id, server_id, 0),
         flags2,
@@ -45,6 +47,7 @@ fn gtid_event(out: &mut Vec<u8>, domain_id: u32, server_id: u32, flags2: u8, tim
         timestamp,
     }
     .encode(out);
+    debug_assert_eq!(out.len(), onelog_binlog::event::gtid::GTID_EVENT_LEN);
 }
 
 /// The event group of a transaction's change log. `xid` goes into the Xid event.

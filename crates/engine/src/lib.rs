@@ -1,11 +1,16 @@
 //! onelog's transactional engine: catalog, MVCC table store, row locks, transactions,
 //! checkpoints, recovery and the apply path shared by recovery and replicas.
 //!
-//! Modules: `catalog` (databases, tables, types, DDL changes), `key` (memcomparable keys),
-//! `store` (immutable roots of persistent maps, snapshots), `txn` (transactions), `events`
-//! (write set -> binlog event group), `apply` (event group -> store: recovery and replicas),
-//! `engine` (open/recovery, DDL, commit through the log's group sink, checkpoints), `lock`
-//! (row locks), `checkpoint` (checkpoint files), `encoding` (compact byte formats), `error`.
+//! Modules, from the top: `engine` (open/recovery, shutdown, accessors) with the `impl Engine`
+//! blocks of `ddl` (DDL and accounts), `replica` (applying groups logged elsewhere) and
+//! `retention` (PURGE BINARY LOGS, RESET MASTER); `txn` (transactions); `commit` (the commit
+//! path below both: commit gate, group sink, AUTO_INCREMENT counters); `scheduler` (checkpoint
+//! scheduling and the checkpoint writer); `apply` (event group -> store: recovery and
+//! replicas); `events` (write set -> binlog event group); `store` (immutable roots of
+//! persistent maps, snapshots); `catalog` (databases, tables, types, DDL changes); `key`
+//! (memcomparable keys); `lock` (row locks); `checkpoint` (checkpoint files); `report`
+//! (operator events); `encoding` (compact byte formats); `error`. No module imports one above
+//! it.
 //!
 //! Entry points: [`Engine::open`] (recovery), [`Engine::begin`] -> [`Transaction`] (get, scan,
 //! insert, update, delete, savepoints, commit), the DDL methods of [`Engine`], and
@@ -16,13 +21,18 @@
 pub mod apply;
 pub mod catalog;
 pub mod checkpoint;
+mod commit;
+mod ddl;
 pub mod encoding;
 pub mod engine;
 pub mod error;
 pub mod events;
 pub mod key;
 pub mod lock;
+mod replica;
 pub mod report;
+pub mod retention;
+pub mod scheduler;
 pub mod store;
 pub mod txn;
 
@@ -35,5 +45,7 @@ pub use error::EngineError;
 pub use lock::LockMode;
 pub use onelog_log::CommitReceipt;
 pub use report::{EngineEvent, Reporter, Severity};
+pub use retention::{PurgeTarget, Purged};
+pub use scheduler::Backoff;
 pub use store::{IndexRef, KeyRange, Row, RowChange, Snapshot};
 pub use txn::{InsertOutcome, Transaction};

@@ -158,7 +158,7 @@ impl Entry {
 
     /// Records the grant. Returns true when the row is new to `txn` (not an upgrade).
     fn grant(&mut self, txn: TxnId, mode: LockMode) -> bool {
-        match self.granted.iter_mut().find(|(t, _)| *t == txn) {
+        let new_row = match self.granted.iter_mut().find(|(t, _)| *t == txn) {
             Some(held) => {
                 held.1 = mode;
                 false
@@ -167,7 +167,21 @@ impl Entry {
                 self.granted.push((txn, mode));
                 true
             }
-        }
+        };
+        debug_assert!(self.holders_valid(), "holders {:?}", self.granted);
+        new_row
+    }
+
+    /// The holder invariant of the module docs: any number of `Shared` holders or exactly one
+    /// `Exclusive` holder, each transaction at most once.
+    fn holders_valid(&self) -> bool {
+        let exclusive = self.granted.iter().any(|&(_, m)| m == LockMode::Exclusive);
+        let distinct = self
+            .granted
+            .iter()
+            .enumerate()
+            .all(|(i, &(t, _))| self.granted[..i].iter().all(|&(u, _)| u != t));
+        distinct && (!exclusive || self.granted.len() == 1)
     }
 
     fn remove_waiter(&mut self, txn: TxnId) {
@@ -179,6 +193,61 @@ impl Entry {
     fn is_empty(&self) -> bool {
         self.granted.is_empty() && self.waiting.is_empty()
     }
+}
+
+/// What a lock request's first look at its row did (see [`first_attempt`]).
+enum Attempt {
+    /// Held now; `new_row` when the row is new to the transaction (not re-entrant, not an
+    /// upgrade).
+    Granted { new_row: bool },
+    /// Not grantable, and the request may not wait (zero timeout).
+    Refused,
+    /// Queued as a waiter (at the front for an upgrade).
+    Queued { upgrade: bool },
+}
+
+/// The request's first look at `key` in its shard's `table`: granted at once when the row is
+/// free, already held strongly enough, or grantable; otherwise queued (if `may_wait`).
+fn first_attempt(
+    table: &mut HashMap<RowKey, Entry>,
+    txn: TxnId,
+    key: &RowKey,
+    mode: LockMode,
+    may_wait: bool,
+) -> Attempt {
+    let Some(entry) = table.get_mut(key) else {
+        table.insert(
+            key.clone(),
+            Entry {
+                granted: vec![(txn, mode)],
+                ..Entry::default()
+            },
+        );
+        return Attempt::Granted { new_row: true };
+    };
+    let held = entry
+        .granted
+        .iter()
+        .find(|(t, _)| *t == txn)
+        .map(|&(_, m)| m);
+    if held.is_some_and(|m| m.covers(mode)) {
+        return Attempt::Granted { new_row: false };
+    }
+    let upgrade = held.is_some();
+    if entry.grantable(txn, mode, upgrade) {
+        return Attempt::Granted {
+            new_row: entry.grant(txn, mode),
+        };
+    }
+    if !may_wait {
+        return Attempt::Refused;
+    }
+    if upgrade {
+        entry.waiting.push_front((txn, mode));
+    } else {
+        entry.waiting.push_back((txn, mode));
+    }
+    Attempt::Queued { upgrade }
 }
 
 struct Shard {
@@ -259,47 +328,16 @@ impl LockManager {
     ) -> Result<(), LockError> {
         let shard = &self.shards[Self::shard_of(key)];
         let mut table = relock(&shard.table);
-        let upgrade = match table.get_mut(key) {
-            None => {
-                table.insert(
-                    key.clone(),
-                    Entry {
-                        granted: vec![(txn, mode)],
-                        ..Entry::default()
-                    },
-                );
+        let upgrade = match first_attempt(&mut table, txn, key, mode, !timeout.is_zero()) {
+            Attempt::Granted { new_row } => {
                 drop(table);
-                self.note_held(txn, key);
+                if new_row {
+                    self.note_held(txn, key);
+                }
                 return Ok(());
             }
-            Some(entry) => {
-                let held = entry
-                    .granted
-                    .iter()
-                    .find(|(t, _)| *t == txn)
-                    .map(|&(_, m)| m);
-                if held.is_some_and(|m| m.covers(mode)) {
-                    return Ok(());
-                }
-                let upgrade = held.is_some();
-                if entry.grantable(txn, mode, upgrade) {
-                    let new_row = entry.grant(txn, mode);
-                    drop(table);
-                    if new_row {
-                        self.note_held(txn, key);
-                    }
-                    return Ok(());
-                }
-                if timeout.is_zero() {
-                    return Err(LockError::Timeout);
-                }
-                if upgrade {
-                    entry.waiting.push_front((txn, mode));
-                } else {
-                    entry.waiting.push_back((txn, mode));
-                }
-                upgrade
-            }
+            Attempt::Refused => return Err(LockError::Timeout),
+            Attempt::Queued { upgrade } => upgrade,
         };
 
         let deadline = Instant::now().checked_add(timeout);

@@ -11,13 +11,18 @@
 //! may log but must never call back into the engine. [`EngineEvent::LogFailed`] is reported at
 //! most once per engine (and once to each newly installed reporter): the log's failed state is
 //! final until a restart. [`EngineEvent::DiskFull`] is reported once per episode: again only
-//! after a write succeeded ([`EngineEvent::WritesResumed`]).
+//! after a write succeeded ([`EngineEvent::WritesResumed`]). [`Notifier`] keeps the installed
+//! reporter and these once-flags; the commit path, DDL, replica apply and the checkpoint thread
+//! report through it.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use onelog_log::Lsn;
+use onelog_log::{Log, LogError, Lsn};
+
+use crate::error::EngineError;
 
 /// Something the operator must learn of without waiting for a shutdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,3 +108,74 @@ impl fmt::Display for EngineEvent {
 
 /// Receives [`EngineEvent`]s (see the module docs for what it may do).
 pub type Reporter = Arc<dyn Fn(&EngineEvent) + Send + Sync>;
+
+/// The installed reporter and the once-per-episode flags (see the module docs). Shared as
+/// `Arc<Notifier>` by the commit path and the checkpoint thread.
+#[derive(Default)]
+pub(crate) struct Notifier {
+    reporter: RwLock<Option<Reporter>>,
+    /// Set once [`EngineEvent::LogFailed`] was reported (the failed state is final).
+    log_failure_reported: AtomicBool,
+    /// Set from a write failing with 1021 (reported) until the next successful write.
+    disk_full: AtomicBool,
+}
+
+impl Notifier {
+    /// Calls the installed reporter, if any (callers hold no engine lock but the commit gate).
+    pub(crate) fn report(&self, event: &EngineEvent) {
+        let r = self
+            .reporter
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(r) = r {
+            r(event);
+        }
+    }
+
+    /// Installs `reporter`; a log that already failed is reported to it at once.
+    pub(crate) fn install(&self, reporter: Reporter, log: &Log) {
+        *self.reporter.write().unwrap_or_else(|p| p.into_inner()) = Some(reporter);
+        if let Some(reason) = log.failed() {
+            self.log_failure_reported.store(true, Ordering::Release);
+            self.report(&EngineEvent::LogFailed { reason });
+        }
+    }
+
+    /// Reports [`EngineEvent::LogFailed`] the first time the log is seen failed (once per
+    /// reporter: [`Notifier::install`] tells a new one).
+    fn report_log_failure(&self, log: &Log) {
+        let Some(reason) = log.failed() else {
+            return;
+        };
+        if !self.log_failure_reported.swap(true, Ordering::AcqRel) {
+            self.report(&EngineEvent::LogFailed { reason });
+        }
+    }
+
+    /// `EngineError::log`, reporting the log's failed state if this error is the first to
+    /// show it (a commit whose fsync returned EIO, a level-2 background flush that failed), and
+    /// the start of a disk-full episode.
+    pub(crate) fn log_error(
+        &self,
+        log: &Log,
+        context: impl Into<String>,
+        e: LogError,
+    ) -> EngineError {
+        self.report_log_failure(log);
+        let e = EngineError::log(context, e);
+        if e.code() == 1021 && !self.disk_full.swap(true, Ordering::AcqRel) {
+            self.report(&EngineEvent::DiskFull {
+                error: e.to_string(),
+            });
+        }
+        e
+    }
+
+    /// A write was logged: ends a disk-full episode, if one was reported.
+    pub(crate) fn logged(&self) {
+        if self.disk_full.load(Ordering::Relaxed) && self.disk_full.swap(false, Ordering::AcqRel) {
+            self.report(&EngineEvent::WritesResumed);
+        }
+    }
+}

@@ -83,6 +83,16 @@ pub struct TableData {
     pub generation: u64,
 }
 
+impl TableData {
+    /// The index invariant of the module docs: every index of `def` holds one entry per row
+    /// (debug assertions; O(number of indexes)).
+    fn indexes_in_step(&self, def: &TableDef) -> bool {
+        def.indexes
+            .iter()
+            .all(|ix| self.indexes.get(&ix.id).map_or(0, |e| e.len()) == self.rows.len())
+    }
+}
+
 /// A change to one row, with full images: the unit every path applies.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RowChange {
@@ -326,6 +336,7 @@ impl Root {
             if v >= t.auto_inc_next {
                 t.auto_inc_next = v.saturating_add(1);
             }
+            debug_assert!(v < t.auto_inc_next || v == u64::MAX);
         }
         let old = t.rows.insert(KeyBytes::from(pk.as_slice()), row.clone());
         if def.indexes.is_empty() {
@@ -360,6 +371,11 @@ impl Root {
                 },
             );
         }
+        debug_assert!(
+            t.indexes_in_step(def),
+            "indexes of {}",
+            def.qualified_name()
+        );
     }
 
     /// Removes the row with primary key bytes `pk`; returns it.
@@ -375,6 +391,11 @@ impl Root {
                 entries.remove(buf.as_slice());
             }
         }
+        debug_assert!(
+            t.indexes_in_step(def),
+            "indexes of {}",
+            def.qualified_name()
+        );
         Some(old)
     }
 
@@ -493,6 +514,7 @@ impl Root {
                             },
                         );
                     }
+                    debug_assert_eq!(entries.len(), t.rows.len());
                     t.indexes.insert(index.id, entries);
                     t.generation = generation;
                 }
@@ -644,12 +666,20 @@ impl Store {
         }
     }
 
-    /// Makes `root` the visible state.
+    /// Makes `root` the visible state. Its LSN is never behind the published one's (roots
+    /// follow the log).
     pub fn publish(&self, root: Arc<Root>) {
-        match self.current.write() {
-            Ok(mut g) => *g = root,
-            Err(p) => *p.into_inner() = root,
-        }
+        let mut g = match self.current.write() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        debug_assert!(
+            root.lsn >= g.lsn,
+            "published root at LSN {} behind {}",
+            root.lsn,
+            g.lsn
+        );
+        *g = root;
     }
 }
 

@@ -28,8 +28,10 @@
 //! - savepoints mark positions in the change log; rolling back to one truncates the log and
 //!   rebuilds the row state (locks taken since are kept, like InnoDB);
 //! - nothing of an uncommitted transaction reaches the log: commit hands the whole change log
-//!   to the engine ([`Engine::commit_changes`](crate::engine::Engine)) which logs it as one
+//!   to the commit path (`Committer::commit_changes`, `commit.rs`) which logs it as one
 //!   event group; rollback (or drop) just releases the locks.
+//!
+//! Imports the commit path (`commit.rs`), never the engine (`engine.rs` creates transactions).
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -40,7 +42,7 @@ use onelog_binlog::Value;
 use onelog_log::CommitReceipt;
 
 use crate::catalog::{IndexDef, TableDef, TableId};
-use crate::engine::Engine;
+use crate::commit::Committer;
 use crate::error::EngineError;
 use crate::key::{display_values, encode_value, prefix_end};
 use crate::lock::{LockError, LockMode, RowKey, TxnId};
@@ -67,7 +69,7 @@ struct TableWrites {
 
 /// A transaction. Dropping it without commit rolls it back.
 pub struct Transaction {
-    engine: Arc<Engine>,
+    core: Arc<Committer>,
     id: TxnId,
     snapshot: Option<Arc<Root>>,
     changes: Vec<RowChange>,
@@ -104,11 +106,11 @@ fn unique_lock_key(table: TableId, index_id: u32, ikey: &[u8]) -> RowKey {
 }
 
 impl Transaction {
-    pub(crate) fn new(engine: Arc<Engine>, id: TxnId) -> Self {
-        let lock_wait_timeout = engine.lock_wait_timeout();
+    pub(crate) fn new(core: Arc<Committer>, id: TxnId) -> Self {
+        let lock_wait_timeout = core.lock_wait_timeout();
         Transaction {
             lock_wait_timeout,
-            engine,
+            core,
             id,
             snapshot: None,
             changes: Vec::new(),
@@ -147,7 +149,7 @@ impl Transaction {
         if let Some(s) = &self.snapshot {
             return s.clone();
         }
-        let s = self.engine.store().current();
+        let s = self.core.store().current();
         self.snapshot = Some(s.clone());
         s
     }
@@ -157,7 +159,7 @@ impl Transaction {
             return Ok(d.clone());
         }
         // A table created after the snapshot is read with the latest definition.
-        self.engine
+        self.core
             .store()
             .current()
             .catalog
@@ -171,7 +173,7 @@ impl Transaction {
 
     fn lock(&mut self, key: &RowKey, mode: LockMode) -> Result<(), EngineError> {
         match self
-            .engine
+            .core
             .locks()
             .lock(self.id, key, mode, self.lock_wait_timeout)
         {
@@ -191,7 +193,7 @@ impl Transaction {
         self.generations.clear();
         self.savepoints.clear();
         self.aborted = true;
-        self.engine.locks().release_all(self.id);
+        self.core.locks().release_all(self.id);
     }
 
     /// Remembers the generation of `table` the transaction's writes are based on.
@@ -261,11 +263,11 @@ impl Transaction {
         pk: &[Value],
     ) -> Result<Option<Vec<Value>>, EngineError> {
         self.check_active()?;
-        let latest = self.engine.store().current();
+        let latest = self.core.store().current();
         let def = self.table_def(&latest, table)?;
         let key = Self::encode_pk(&def, pk)?;
         self.lock(&pk_lock_key(table, &key), LockMode::Exclusive)?;
-        let latest = self.engine.store().current();
+        let latest = self.core.store().current();
         Ok(self.visible(&latest, table, &key).map(|r| (*r).clone()))
     }
 
@@ -323,7 +325,7 @@ impl Transaction {
         self.check_active()?;
         let root = match lock {
             None => self.read_view(),
-            Some(_) => self.engine.store().current(),
+            Some(_) => self.core.store().current(),
         };
         let def = self.table_def(&root, table)?;
         let ix: Option<&IndexDef> = match index {
@@ -344,63 +346,52 @@ impl Transaction {
         }
         let brs = merge_ranges(brs);
         if lock.is_none() && !self.writes.contains_key(&table) {
-            // Fast path: a snapshot read of a table this transaction did not change; rows are
-            // visited in place.
-            let Some(t) = root.table(table) else {
-                return Ok(());
-            };
-            match ix {
-                None => {
-                    for br in &brs {
-                        for (_, row) in t.rows.range::<_, [u8]>(borrowed(br)) {
-                            if f(row).is_break() {
-                                return Ok(());
-                            }
-                        }
-                    }
-                }
-                Some(ix) => {
-                    let Some(entries) = t.indexes.get(&ix.id) else {
-                        return Ok(());
-                    };
-                    for br in &brs {
-                        for (_, e) in entries.range::<_, [u8]>(borrowed(br)) {
-                            if f(&e.row).is_break() {
-                                return Ok(());
-                            }
-                        }
-                    }
-                }
-            }
+            // Fast path: a snapshot read of a table this transaction did not change.
+            visit_in_place(&root, table, ix, &brs, f);
             return Ok(());
         }
-        let mut hits = self.collect_ranges(&root, &def, ix, &brs);
-        if let Some(mode) = lock {
-            // Lock what the latest state holds, then re-read under the locks (rows may have
-            // changed or appeared meanwhile) until every row returned is locked.
-            let mut locked: HashSet<Vec<u8>> = HashSet::new();
-            loop {
-                let mut fresh = false;
-                for (_, pk, _) in &hits {
-                    if !locked.contains(pk) {
-                        self.lock(&pk_lock_key(table, pk), mode)?;
-                        locked.insert(pk.clone());
-                        fresh = true;
-                    }
-                }
-                let latest = self.engine.store().current();
-                hits = self.collect_ranges(&latest, &def, ix, &brs);
-                if !fresh && hits.iter().all(|(_, pk, _)| locked.contains(pk)) {
-                    break;
-                }
-            }
-        }
+        let hits = match lock {
+            None => self.collect_ranges(&root, &def, ix, &brs),
+            Some(mode) => self.lock_ranges(&root, &def, ix, &brs, mode)?,
+        };
         for (_, _, row) in &hits {
             if f(row).is_break() {
                 break;
             }
         }
         Ok(())
+    }
+
+    /// The rows of a locking scan ([`collect_ranges`](Self::collect_ranges) of the latest
+    /// state), every one locked in `mode`: lock what the latest state holds, then re-read
+    /// under the locks (rows may have changed or appeared meanwhile) until every row returned
+    /// is locked.
+    #[allow(clippy::type_complexity)]
+    fn lock_ranges(
+        &mut self,
+        root: &Root,
+        def: &TableDef,
+        ix: Option<&IndexDef>,
+        brs: &[ByteRange],
+        mode: LockMode,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>, Arc<Row>)>, EngineError> {
+        let mut hits = self.collect_ranges(root, def, ix, brs);
+        let mut locked: HashSet<Vec<u8>> = HashSet::new();
+        loop {
+            let mut fresh = false;
+            for (_, pk, _) in &hits {
+                if !locked.contains(pk) {
+                    self.lock(&pk_lock_key(def.id, pk), mode)?;
+                    locked.insert(pk.clone());
+                    fresh = true;
+                }
+            }
+            let latest = self.core.store().current();
+            hits = self.collect_ranges(&latest, def, ix, brs);
+            if !fresh && hits.iter().all(|(_, pk, _)| locked.contains(pk)) {
+                return Ok(hits);
+            }
+        }
     }
 
     /// `(sort key, pk, row)` of the rows in the disjoint, ordered byte ranges `brs`, base root
@@ -480,9 +471,9 @@ impl Transaction {
                     _ => None,
                 };
                 match explicit {
-                    Some(n) => self.engine.observe_auto_inc(def.id, n),
+                    Some(n) => self.core.observe_auto_inc(def.id, n),
                     None if insert => {
-                        let n = self.engine.next_auto_inc(def.id);
+                        let n = self.core.next_auto_inc(def.id);
                         v = col.ty.coerce(&col.name, Value::UInt(n))?;
                         generated = Some(n);
                     }
@@ -530,7 +521,7 @@ impl Transaction {
                 }
             }
             self.lock(&unique_lock_key(def.id, ix.id, &ikey), LockMode::Exclusive)?;
-            let latest = self.engine.store().current();
+            let latest = self.core.store().current();
             let end = prefix_end(&ikey).map_or(Bound::Unbounded, Bound::Excluded);
             let range = (Bound::Included(ikey.clone()), end);
             let own = self.writes.get(&def.id);
@@ -581,12 +572,12 @@ impl Transaction {
         row: Vec<Value>,
     ) -> Result<InsertOutcome, EngineError> {
         self.check_active()?;
-        let latest = self.engine.store().current();
+        let latest = self.core.store().current();
         let def = self.table_def(&latest, table)?;
         let (row, generated) = self.prepare_row(&def, row, true)?;
         let pk = pk_key(&def, &row);
         self.lock(&pk_lock_key(table, &pk), LockMode::Exclusive)?;
-        let latest = self.engine.store().current();
+        let latest = self.core.store().current();
         self.note_generation(&latest, table);
         if self.visible(&latest, table, &pk).is_some() {
             return Err(Self::duplicate_pk(&def, &row));
@@ -609,11 +600,11 @@ impl Transaction {
         new_row: Vec<Value>,
     ) -> Result<bool, EngineError> {
         self.check_active()?;
-        let latest = self.engine.store().current();
+        let latest = self.core.store().current();
         let def = self.table_def(&latest, table)?;
         let key = Self::encode_pk(&def, pk)?;
         self.lock(&pk_lock_key(table, &key), LockMode::Exclusive)?;
-        let latest = self.engine.store().current();
+        let latest = self.core.store().current();
         self.note_generation(&latest, table);
         let Some(before) = self.visible(&latest, table, &key) else {
             return Ok(false);
@@ -625,7 +616,7 @@ impl Transaction {
         let new_key = pk_key(&def, &after);
         if new_key != key {
             self.lock(&pk_lock_key(table, &new_key), LockMode::Exclusive)?;
-            let latest = self.engine.store().current();
+            let latest = self.core.store().current();
             if self.visible(&latest, table, &new_key).is_some() {
                 return Err(Self::duplicate_pk(&def, &after));
             }
@@ -650,11 +641,11 @@ impl Transaction {
     /// Deletes the row with primary key `pk`; `Ok(false)` when there is none.
     pub fn delete(&mut self, table: TableId, pk: &[Value]) -> Result<bool, EngineError> {
         self.check_active()?;
-        let latest = self.engine.store().current();
+        let latest = self.core.store().current();
         let def = self.table_def(&latest, table)?;
         let key = Self::encode_pk(&def, pk)?;
         self.lock(&pk_lock_key(table, &key), LockMode::Exclusive)?;
-        let latest = self.engine.store().current();
+        let latest = self.core.store().current();
         self.note_generation(&latest, table);
         let Some(before) = self.visible(&latest, table, &key) else {
             return Ok(false);
@@ -694,7 +685,7 @@ impl Transaction {
     /// Rebuilds the row state from the change log (after a rollback to a savepoint).
     fn rebuild_state(&mut self) {
         self.writes.clear();
-        let catalog = self.engine.store().current().catalog.clone();
+        let catalog = self.core.store().current().catalog.clone();
         let changes = std::mem::take(&mut self.changes);
         for c in &changes {
             let Some(def) = catalog.table(c.table()).cloned() else {
@@ -769,16 +760,16 @@ impl Transaction {
             return Err(EngineError::Deadlock);
         }
         if self.changes.is_empty() {
-            self.engine.locks().release_all(self.id);
+            self.core.locks().release_all(self.id);
             return Ok(None);
         }
         let changes = std::mem::take(&mut self.changes);
         self.writes.clear();
         let generations = std::mem::take(&mut self.generations);
-        let r = self.engine.commit_changes(self.id, changes, &generations);
+        let r = self.core.commit_changes(self.id, changes, &generations);
         // The sink released the locks when the group was applied; after a failure nothing
         // was applied and the locks go now (release is idempotent).
-        self.engine.locks().release_all(self.id);
+        self.core.locks().release_all(self.id);
         r.map(Some)
     }
 
@@ -792,7 +783,46 @@ impl Transaction {
             self.finished = true;
             self.changes.clear();
             self.writes.clear();
-            self.engine.locks().release_all(self.id);
+            self.core.locks().release_all(self.id);
+        }
+    }
+}
+
+/// Visits the rows of `table` in `brs` (disjoint, ordered) of `root` in place, by the primary
+/// key or by index `ix`, until `f` breaks.
+fn visit_in_place<F>(
+    root: &Root,
+    table: TableId,
+    ix: Option<&IndexDef>,
+    brs: &[ByteRange],
+    mut f: F,
+) where
+    F: FnMut(&[Value]) -> ControlFlow<()>,
+{
+    let Some(t) = root.table(table) else {
+        return;
+    };
+    match ix {
+        None => {
+            for br in brs {
+                for (_, row) in t.rows.range::<_, [u8]>(borrowed(br)) {
+                    if f(row).is_break() {
+                        return;
+                    }
+                }
+            }
+        }
+        Some(ix) => {
+            let Some(entries) = t.indexes.get(&ix.id) else {
+                return;
+            };
+            for br in brs {
+                for (_, e) in entries.range::<_, [u8]>(borrowed(br)) {
+                    if f(&e.row).is_break() {
+                        return;
+                    }
+                }
+            }
         }
     }
 }

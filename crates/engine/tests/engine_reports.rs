@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use onelog_binlog::Value;
-use onelog_engine::checkpoint::Backoff;
+use onelog_engine::scheduler::Backoff;
 use onelog_engine::{
     ColumnSpec, Engine, EngineError, EngineEvent, EngineOptions, Severity, SqlType, TableId,
     TableSpec,

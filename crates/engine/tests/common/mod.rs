@@ -1,6 +1,6 @@
-//! Shared by the engine's crash tests (`engine_crash_recovery.rs`, `file_mode_crash.rs`):
-//! the counter table both use, the transaction step they commit, and the replay of a log from
-//! LSN 0 into an empty root that recovered engines are compared with.
+//! Shared by the engine's crash tests (`engine_crash_recovery.rs`, `file_mode_crash.rs`) and
+//! `engine_purge.rs`: the counter table they use, the transaction step they commit, and the
+//! replay of a log from LSN 0 into an empty root that recovered engines are compared with.
 
 #![allow(dead_code)]
 

@@ -37,6 +37,8 @@ use onelog_log::{
 };
 
 use crate::context::ExecContext;
+use onelog_engine::PurgeTarget;
+
 use crate::error::SqlError;
 
 fn file_name(path: &Path) -> String {
@@ -343,58 +345,24 @@ pub(crate) fn flush_binary_logs(cx: &ExecContext) -> Result<(), SqlError> {
     })
 }
 
-fn in_use(seg: &SegmentInfo, checkpoint: Option<u64>) -> SqlError {
-    SqlError::of(errors::ER_LOG_IN_USE,
-        format!(
-            "A purgeable log is in use, will not purge: {} is still needed for crash recovery (it ends at LSN {}, after the newest checkpoint {}); it can be purged after the next checkpoint",
-            file_name(&seg.path),
-            seg.end_lsn,
-            checkpoint.map_or("(none yet)".to_string(), |c| format!("at LSN {c}"))
-        ),
-    )
-}
-
 /// File mode: the classic files are not purged (yet); say so instead of purging the log's
-/// segments under names the user does not see.
+/// segments under names the user does not see (checked before the statement's arguments).
 fn refuse_purge_in_file_mode(cx: &ExecContext) -> Result<(), SqlError> {
-    if cx.server.engine.log().classic_files().is_some() {
-        return Err(SqlError::of(errors::ER_NOT_SUPPORTED_YET,
-            "This version of MariaDB doesn't yet support 'PURGE BINARY LOGS with --binlog-storage=file' (RESET MASTER removes the classic binlog files)",
-        ));
-    }
-    Ok(())
+    cx.server
+        .engine
+        .check_purge_allowed()
+        .map_err(SqlError::from)
 }
 
-/// PURGE BINARY LOGS TO 'file': removes the segments before `file`. Returns how many.
+/// PURGE BINARY LOGS TO 'file': removes the segments before `file` (the rules are
+/// `Engine::purge_log_to`'s). Returns how many.
 pub(crate) fn purge_to(cx: &ExecContext, file: &str) -> Result<usize, SqlError> {
-    let engine = &cx.server.engine;
-    refuse_purge_in_file_mode(cx)?;
-    let segs = engine.log().segments();
-    let idx = segs
-        .iter()
-        .position(|s| file_name(&s.path) == file)
-        .ok_or_else(|| {
-            SqlError::of(
-                errors::ER_UNKNOWN_TARGET_BINLOG,
-                "Target log not found in binlog index",
-            )
-        })?;
-    let ckpt = engine.checkpoint_lsn();
-    if let Some(blocking) = segs[..idx]
-        .iter()
-        .find(|s| ckpt.is_none_or(|c| s.end_lsn > c))
-    {
-        return Err(in_use(blocking, ckpt));
-    }
-    if idx == 0 {
-        return Ok(0);
-    }
-    engine.log().purge_before(segs[idx].start_lsn).map_err(|e| {
-        SqlError::of(
-            errors::ER_BINLOG_PURGE_FATAL_ERR,
-            format!("Fatal error during log purge: {e}"),
-        )
-    })
+    let purged = cx
+        .server
+        .engine
+        .purge_log_to(PurgeTarget::To(file))
+        .map_err(SqlError::from)?;
+    Ok(purged.segments)
 }
 
 /// PURGE BINARY LOGS BEFORE 'datetime' (UTC): removes the oldest segments last written before
@@ -408,37 +376,14 @@ pub(crate) fn purge_before(cx: &mut ExecContext, when: &str) -> Result<usize, Sq
         )
     })?;
     let engine = cx.server.engine.clone();
-    let segs = engine.log().segments();
-    let ckpt = engine.checkpoint_lsn();
-    let mut upto = None;
-    for (i, s) in segs.iter().enumerate() {
-        if i + 1 == segs.len() {
-            break;
-        }
-        let mtime = std::fs::metadata(&s.path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map(|d| d.as_secs() as i64);
-        if mtime.is_none_or(|m| m >= cutoff) {
-            break;
-        }
-        if ckpt.is_none_or(|c| s.end_lsn > c) {
-            let e = in_use(s, ckpt);
-            cx.warnings.push(("Warning".into(), e.code, e.message));
-            break;
-        }
-        upto = Some(segs[i + 1].start_lsn);
+    let purged = engine
+        .purge_log_to(PurgeTarget::Before(cutoff))
+        .map_err(SqlError::from)?;
+    if let Some(kept) = purged.kept_for_recovery {
+        let e = SqlError::from(kept);
+        cx.warnings.push(("Warning".into(), e.code, e.message));
     }
-    match upto {
-        None => Ok(0),
-        Some(lsn) => engine.log().purge_before(lsn).map_err(|e| {
-            SqlError::of(
-                errors::ER_BINLOG_PURGE_FATAL_ERR,
-                format!("Fatal error during log purge: {e}"),
-            )
-        }),
-    }
+    Ok(purged.segments)
 }
 
 /// Seconds since the epoch of `YYYY-MM-DD[ HH:MM[:SS]]` read as UTC.

@@ -1,0 +1,374 @@
+//! The commit path: what transactions, DDL and replica apply share to get a record logged and
+//! applied.
+//!
+//! Owns [`Committer`] (the store, the row locks, the log, the commit gate, the AUTO_INCREMENT
+//! counters, the shutdown flag and the [`Notifier`]) and the log's [`GroupSink`] implementation,
+//! which turns committed log records into a new published root. It sits below `txn.rs` (a
+//! `Transaction` holds an `Arc<Committer>`) and below `engine.rs`, `ddl.rs`,
+//! `replica.rs` and `retention.rs`, and imports none of them.
+//!
+//! Commit: a transaction's change log is encoded as an event group (`events.rs`) and handed to
+//! `Log::commit` with the change log as payload. The group-commit leader calls the sink once
+//! per group: the sink applies every record of the group in log order to a clone of the
+//! current root, publishes it once, then releases each transaction's row locks. The sink runs
+//! after the group is written but (unless `LogOptions::strict_visibility`) before it is
+//! durable: a commit becomes visible to other transactions before its fsync, like InnoDB, so a
+//! crash can lose a commit that a reader saw; the committing client is still acknowledged only
+//! once the log says it is durable (level 1). With `strict_visibility` the sink runs after the
+//! sync.
+//!
+//! Invariants:
+//! - DDL and commits are ordered by the commit gate: commits hold it shared
+//!   ([`Committer::commit_changes`]), DDL and replica apply exclusively ([`Committer::exclusive`],
+//!   whose guard [`Committer::log_exclusive`] requires), so no commit is logged between a DDL's
+//!   validation and its record.
+//! - A transaction commits only if every table it wrote still has the generation its writes
+//!   were based on (checked under the shared gate), so every logged row change applies.
+//! - The sink applies records in log order: each record starts at or after the root's LSN, ends
+//!   after it starts, and the published root's LSN never goes backwards; a local commit's GTID
+//!   has a sequence number above every earlier one of its domain (GTIDs are monotonic per
+//!   domain; a replicated group keeps the GTID it came with).
+//! - A transaction's row locks are released only after its changes were published (or, on a
+//!   failed commit, by the transaction itself, since nothing was applied).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock, RwLockWriteGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use onelog_log::{
+    CommitReceipt, CommittedRecord, GroupSink, GtidAssign, Log, LogError, PendingRecord, RecordKind,
+};
+
+use crate::catalog::{CatalogChange, TableId};
+use crate::error::EngineError;
+use crate::events::encode_transaction;
+use crate::lock::{LockManager, TxnId};
+use crate::report::Notifier;
+use crate::store::{Root, RowChange, Store};
+
+/// What a log record carries to the sink.
+pub(crate) enum CommitPayload {
+    /// A transaction's change log (`txn`: whose locks to release; None for replicated groups).
+    Rows {
+        txn: Option<TxnId>,
+        changes: Vec<RowChange>,
+    },
+    Ddl(CatalogChange),
+}
+
+/// State shared with the log's sink.
+struct Shared {
+    store: Store,
+    locks: LockManager,
+    /// First failure to apply a committed record (a bug: the log has it, the store does not).
+    apply_failure: Mutex<Option<String>>,
+}
+
+impl Shared {
+    fn note_apply_failure(&self, rec: &CommittedRecord, e: String) {
+        let mut f = self.apply_failure.lock().unwrap_or_else(|p| p.into_inner());
+        if f.is_none() {
+            *f = Some(format!(
+                "GTID {} at LSN {}: {e}",
+                rec.receipt.gtid, rec.receipt.lsn
+            ));
+        }
+    }
+}
+
+struct Sink(Arc<Shared>);
+
+impl GroupSink for Sink {
+    fn apply_group(&self, group: &mut [CommittedRecord]) {
+        let shared = &self.0;
+        let mut root = (*shared.store.current()).clone();
+        let start_lsn = root.lsn;
+        let mut release = Vec::with_capacity(group.len());
+        for rec in group.iter_mut() {
+            debug_assert!(
+                rec.receipt.lsn >= root.lsn && rec.receipt.end_lsn > rec.receipt.lsn,
+                "record [{}, {}) applied out of log order (root at {})",
+                rec.receipt.lsn,
+                rec.receipt.end_lsn,
+                root.lsn
+            );
+            let payload = rec
+                .payload
+                .take()
+                .and_then(|p| p.downcast::<CommitPayload>().ok());
+            let result = match payload.as_deref() {
+                Some(CommitPayload::Rows { txn, changes }) => {
+                    if let Some(t) = txn {
+                        release.push(*t);
+                        // A local commit's GTID is the next of its domain.
+                        let g = rec.receipt.gtid;
+                        debug_assert!(
+                            g.seq_no >= root.gtid_state.next_seq(g.domain_id),
+                            "GTID {g} not above the domain's last"
+                        );
+                    }
+                    changes.iter().try_for_each(|c| root.apply_row_change(c))
+                }
+                Some(CommitPayload::Ddl(change)) => {
+                    root.apply_catalog_change(change).map_err(|e| e.to_string())
+                }
+                None => Err("record without the engine's payload".to_string()),
+            };
+            if let Err(e) = result {
+                shared.note_apply_failure(rec, e);
+            }
+            root.gtid_state.record(rec.receipt.gtid);
+            root.lsn = rec.receipt.end_lsn;
+        }
+        debug_assert!(root.lsn >= start_lsn);
+        shared.store.publish(Arc::new(root));
+        for t in release {
+            shared.locks.release_all(t);
+        }
+    }
+}
+
+/// Seconds since the epoch, for the events' timestamps.
+pub(crate) fn now_secs() -> u32 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as u32)
+}
+
+/// Proof that the commit gate is held exclusively (DDL, replica apply, RESET MASTER).
+pub(crate) struct Exclusive<'a> {
+    _guard: RwLockWriteGuard<'a, ()>,
+}
+
+/// What the engine's writers share (see the module docs). Shared as `Arc<Committer>`.
+pub(crate) struct Committer {
+    shared: Arc<Shared>,
+    log: Arc<Log>,
+    domain_id: u32,
+    server_id: u32,
+    /// `innodb_lock_wait_timeout` of new transactions.
+    lock_wait_timeout: Duration,
+    /// Non-transactional AUTO_INCREMENT counters: table -> next value to hand out.
+    auto_inc: Mutex<HashMap<TableId, u64>>,
+    /// Commits hold it shared, DDL exclusively (see the module docs).
+    gate: RwLock<()>,
+    shut_down: AtomicBool,
+    /// Where events go; shared with the checkpoint thread.
+    notifier: Arc<Notifier>,
+}
+
+impl Committer {
+    /// The commit path over `log`, starting from the recovered `root`; installs the sink.
+    pub(crate) fn new(
+        root: Root,
+        log: Arc<Log>,
+        domain_id: u32,
+        server_id: u32,
+        lock_wait_timeout: Duration,
+    ) -> Self {
+        let shared = Arc::new(Shared {
+            store: Store::new(root),
+            locks: LockManager::new(),
+            apply_failure: Mutex::new(None),
+        });
+        log.set_sink(Arc::new(Sink(shared.clone())));
+        Committer {
+            shared,
+            log,
+            domain_id,
+            server_id,
+            lock_wait_timeout,
+            auto_inc: Mutex::new(HashMap::new()),
+            gate: RwLock::new(()),
+            shut_down: AtomicBool::new(false),
+            notifier: Arc::new(Notifier::default()),
+        }
+    }
+
+    pub(crate) fn store(&self) -> &Store {
+        &self.shared.store
+    }
+
+    pub(crate) fn locks(&self) -> &LockManager {
+        &self.shared.locks
+    }
+
+    pub(crate) fn log(&self) -> &Arc<Log> {
+        &self.log
+    }
+
+    pub(crate) fn notifier(&self) -> &Arc<Notifier> {
+        &self.notifier
+    }
+
+    pub(crate) fn lock_wait_timeout(&self) -> Duration {
+        self.lock_wait_timeout
+    }
+
+    /// Why a committed record could not be applied to the store, if that ever happened.
+    pub(crate) fn apply_failure(&self) -> Option<String> {
+        self.shared
+            .apply_failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// `EngineError::log` through the notifier (see [`Notifier::log_error`]).
+    pub(crate) fn log_error(&self, context: impl Into<String>, e: LogError) -> EngineError {
+        self.notifier.log_error(&self.log, context, e)
+    }
+
+    /// 1053 once [`shut_down`](Self::shut_down) was called.
+    pub(crate) fn check_open(&self) -> Result<(), EngineError> {
+        if self.shut_down.load(Ordering::Acquire) {
+            return Err(EngineError::ShutDown);
+        }
+        Ok(())
+    }
+
+    /// Later commits and DDL fail with 1053.
+    pub(crate) fn shut_down(&self) {
+        self.shut_down.store(true, Ordering::Release);
+    }
+
+    /// Takes the commit gate exclusively: no commit or DDL runs until the guard is dropped.
+    pub(crate) fn exclusive(&self) -> Exclusive<'_> {
+        Exclusive {
+            _guard: self.gate.write().unwrap_or_else(|p| p.into_inner()),
+        }
+    }
+
+    /// Next AUTO_INCREMENT value of `table` (not transactional).
+    pub(crate) fn next_auto_inc(&self, table: TableId) -> u64 {
+        let committed = self
+            .shared
+            .store
+            .current()
+            .table(table)
+            .map_or(1, |t| t.auto_inc_next);
+        let mut m = self.auto_inc.lock().unwrap_or_else(|p| p.into_inner());
+        let e = m.entry(table).or_insert(1);
+        let v = (*e).max(committed).max(1);
+        *e = v.saturating_add(1);
+        debug_assert!(*e > v || v == u64::MAX);
+        v
+    }
+
+    /// An explicit AUTO_INCREMENT value `v` was used: later generated values are above it.
+    pub(crate) fn observe_auto_inc(&self, table: TableId, v: u64) {
+        let mut m = self.auto_inc.lock().unwrap_or_else(|p| p.into_inner());
+        let e = m.entry(table).or_insert(1);
+        if v >= *e {
+            *e = v.saturating_add(1);
+        }
+    }
+
+    /// After a logged DDL `change`: forgets the counters of tables it removed or emptied.
+    pub(crate) fn forget_auto_inc(&self, change: &CatalogChange) {
+        match change {
+            CatalogChange::DropTable { id } | CatalogChange::TruncateTable { id } => {
+                self.auto_inc
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(id);
+            }
+            CatalogChange::DropDatabase { .. } => {
+                let cat = self.shared.store.current().catalog.clone();
+                self.auto_inc
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .retain(|id, _| cat.table(*id).is_some());
+            }
+            _ => {}
+        }
+    }
+
+    /// Logs a transaction's change log (the commit path of `Transaction::commit`).
+    pub(crate) fn commit_changes(
+        &self,
+        txn: TxnId,
+        changes: Vec<RowChange>,
+        generations: &HashMap<TableId, u64>,
+    ) -> Result<CommitReceipt, EngineError> {
+        self.check_open()?;
+        let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
+        let root = self.shared.store.current();
+        // DDL is excluded while the gate is held: if every written table still has the
+        // generation the writes were based on (and the row locks are held), the changes apply.
+        check_generations(&root, generations)?;
+        let events = encode_transaction(
+            &root.catalog,
+            &changes,
+            self.domain_id,
+            self.server_id,
+            now_secs(),
+            txn,
+        )?;
+        self.log
+            .commit(PendingRecord {
+                kind: RecordKind::Transaction,
+                gtid: self.next_gtid(),
+                events,
+                aux: Vec::new(),
+                payload: Some(Box::new(CommitPayload::Rows {
+                    txn: Some(txn),
+                    changes,
+                })),
+            })
+            .map_err(|e| self.log_error("committing a transaction", e))
+            .inspect(|_| self.notifier.logged())
+    }
+
+    /// The next GTID of this server's domain.
+    pub(crate) fn next_gtid(&self) -> GtidAssign {
+        GtidAssign::Next {
+            domain_id: self.domain_id,
+            server_id: self.server_id,
+        }
+    }
+
+    pub(crate) fn domain_id(&self) -> u32 {
+        self.domain_id
+    }
+
+    pub(crate) fn server_id(&self) -> u32 {
+        self.server_id
+    }
+
+    /// Logs a DDL or replicated `record` (its payload a [`CommitPayload`]) under the exclusive
+    /// gate; `context` names it in an error.
+    pub(crate) fn log_exclusive(
+        &self,
+        _gate: &Exclusive<'_>,
+        record: PendingRecord,
+        context: impl FnOnce() -> String,
+    ) -> Result<CommitReceipt, EngineError> {
+        debug_assert!(record
+            .payload
+            .as_ref()
+            .is_some_and(|p| (**p).is::<CommitPayload>()));
+        self.log
+            .commit(record)
+            .map_err(|e| self.log_error(context(), e))
+    }
+}
+
+/// 1146 when a written table is gone, 1412 when its generation changed since the writes.
+fn check_generations(root: &Root, generations: &HashMap<TableId, u64>) -> Result<(), EngineError> {
+    for (&table, &generation) in generations {
+        let Some(def) = root.catalog.table(table) else {
+            return Err(EngineError::NoSuchTable {
+                db: String::new(),
+                table: format!("#{table}"),
+            });
+        };
+        if root.table(table).map(|t| t.generation) != Some(generation) {
+            return Err(EngineError::TableDefChanged {
+                table: def.qualified_name(),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,340 @@
+//! DDL: CREATE/DROP DATABASE, TABLE and INDEX, TRUNCATE, and accounts (CREATE/DROP/ALTER
+//! USER, GRANT, REVOKE, SET PASSWORD), as `impl Engine` methods.
+//!
+//! Owns the DDL methods of [`Engine`] and the unique-index duplicate check (also used by
+//! `replica.rs`). Called by the SQL layer's DDL and account executors. Uses the commit path
+//! (`commit.rs`); nothing below imports it.
+//!
+//! DDL is an implicit commit, like MySQL: it is validated against the latest catalog, logged as
+//! its own record (Query event + the catalog change in `aux`) and applied by the sink. DDL and
+//! commits are ordered by the commit gate (commits share it, DDL takes it exclusively), so a
+//! transaction's record never reaches the log after a DROP of a table it wrote: a commit that
+//! finds a table gone fails with 1146. There are no metadata locks (DDL never waits for open
+//! transactions); instead every DDL bumps the generation of the table it touches
+//! (`TableData::generation`) and a transaction that wrote the table under an older generation
+//! fails at commit with 1412 (`ER_TABLE_DEF_CHANGED`), checked under the shared gate. So a
+//! logged row change always applies (no update of a row a TRUNCATE removed, no duplicate in a
+//! unique index created meanwhile), which recovery and replicas rely on.
+//!
+//! Invariants: a DDL is logged only after its change applied to a scratch copy of the latest
+//! root under the exclusive gate (so the sink's apply of it cannot fail), and a unique index
+//! is created only over values without duplicates.
+
+use std::sync::Arc;
+
+use onelog_log::{PendingRecord, RecordKind};
+
+use crate::catalog::{
+    check_identifier, AccountDef, CatalogChange, IndexDef, IndexSpec, TableDef, TableId, TableSpec,
+};
+use crate::commit::{now_secs, CommitPayload};
+use crate::engine::Engine;
+use crate::error::EngineError;
+use crate::events::encode_ddl;
+use crate::key::display_values;
+use crate::store::{index_has_null, index_key, Root, Row};
+
+impl Engine {
+    /// Runs one DDL statement: `build` validates against the latest root and returns the
+    /// change (None: nothing to do, e.g. IF NOT EXISTS on an existing object).
+    fn run_ddl(
+        &self,
+        db: &str,
+        sql: &str,
+        build: impl FnOnce(&Root) -> Result<Option<CatalogChange>, EngineError>,
+    ) -> Result<Option<CatalogChange>, EngineError> {
+        let core = self.core();
+        core.check_open()?;
+        let gate = core.exclusive();
+        let root = core.store().current();
+        let Some(change) = build(&root)? else {
+            return Ok(None);
+        };
+        // Full validation (and, for a unique index, the duplicate check) before logging.
+        let mut scratch = (*root).clone();
+        scratch.apply_catalog_change(&change)?;
+        if let CatalogChange::CreateIndex { table, index } = &change {
+            if index.unique {
+                check_unique_index(&scratch, *table, index)?;
+            }
+        }
+        let events = encode_ddl(
+            db,
+            sql,
+            change.suppresses_use(),
+            core.domain_id(),
+            core.server_id(),
+            now_secs(),
+        )?;
+        let record = PendingRecord {
+            kind: RecordKind::Ddl,
+            gtid: core.next_gtid(),
+            events,
+            aux: change.encode(),
+            payload: Some(Box::new(CommitPayload::Ddl(change.clone()))),
+        };
+        // The exclusive gate kept every commit out: the change was validated against the
+        // state it is logged after.
+        debug_assert!(Arc::ptr_eq(&root, &core.store().current()));
+        core.log_exclusive(&gate, record, || format!("logging DDL `{sql}`"))?;
+        core.notifier().logged();
+        core.forget_auto_inc(&change);
+        Ok(Some(change))
+    }
+
+    fn find_table(root: &Root, db: &str, table: &str) -> Result<Arc<TableDef>, EngineError> {
+        if !root.catalog.has_database(db) {
+            return Err(EngineError::NoSuchDatabase { db: db.to_string() });
+        }
+        root.catalog
+            .table_by_name(db, table)
+            .cloned()
+            .ok_or_else(|| EngineError::NoSuchTable {
+                db: db.to_string(),
+                table: table.to_string(),
+            })
+    }
+
+    /// `CREATE DATABASE`.
+    pub fn create_database(
+        &self,
+        name: &str,
+        if_not_exists: bool,
+        sql: &str,
+    ) -> Result<(), EngineError> {
+        check_identifier(name)?;
+        self.run_ddl(name, sql, |root| {
+            if root.catalog.has_database(name) {
+                return if if_not_exists {
+                    Ok(None)
+                } else {
+                    Err(EngineError::DatabaseExists {
+                        db: name.to_string(),
+                    })
+                };
+            }
+            Ok(Some(CatalogChange::CreateDatabase {
+                name: name.to_string(),
+            }))
+        })?;
+        Ok(())
+    }
+
+    /// `DROP DATABASE` (drops its tables).
+    pub fn drop_database(&self, name: &str, if_exists: bool, sql: &str) -> Result<(), EngineError> {
+        self.run_ddl(name, sql, |root| {
+            if !root.catalog.has_database(name) {
+                return if if_exists {
+                    Ok(None)
+                } else {
+                    Err(EngineError::NoSuchDatabase {
+                        db: name.to_string(),
+                    })
+                };
+            }
+            Ok(Some(CatalogChange::DropDatabase {
+                name: name.to_string(),
+            }))
+        })?;
+        Ok(())
+    }
+
+    /// `CREATE TABLE`; returns the table's id (the existing one with IF NOT EXISTS).
+    pub fn create_table(
+        &self,
+        spec: TableSpec,
+        if_not_exists: bool,
+        sql: &str,
+    ) -> Result<TableId, EngineError> {
+        let mut existing = None;
+        let change = self.run_ddl(&spec.db, sql, |root| {
+            if !root.catalog.has_database(&spec.db) {
+                return Err(EngineError::NoSuchDatabase {
+                    db: spec.db.clone(),
+                });
+            }
+            if let Some(t) = root.catalog.table_by_name(&spec.db, &spec.name) {
+                if if_not_exists {
+                    existing = Some(t.id);
+                    return Ok(None);
+                }
+                return Err(EngineError::TableExists {
+                    table: spec.name.clone(),
+                });
+            }
+            let def = TableDef::from_spec(root.catalog.next_table_id(), &spec)?;
+            Ok(Some(CatalogChange::CreateTable { table: def }))
+        })?;
+        match (change, existing) {
+            (Some(CatalogChange::CreateTable { table }), _) => Ok(table.id),
+            (_, Some(id)) => Ok(id),
+            _ => Err(EngineError::corrupt("CREATE TABLE", "no table created")),
+        }
+    }
+
+    /// `DROP TABLE`.
+    pub fn drop_table(
+        &self,
+        db: &str,
+        table: &str,
+        if_exists: bool,
+        sql: &str,
+    ) -> Result<(), EngineError> {
+        self.run_ddl(db, sql, |root| match Self::find_table(root, db, table) {
+            Ok(t) => Ok(Some(CatalogChange::DropTable { id: t.id })),
+            Err(_) if if_exists => Ok(None),
+            Err(e) => Err(e),
+        })?;
+        Ok(())
+    }
+
+    /// `TRUNCATE TABLE`: removes every row, resets AUTO_INCREMENT.
+    pub fn truncate_table(&self, db: &str, table: &str, sql: &str) -> Result<(), EngineError> {
+        self.run_ddl(db, sql, |root| {
+            let t = Self::find_table(root, db, table)?;
+            Ok(Some(CatalogChange::TruncateTable { id: t.id }))
+        })?;
+        Ok(())
+    }
+
+    /// `CREATE [UNIQUE] INDEX` (a unique index over duplicate values fails with 1062).
+    pub fn create_index(
+        &self,
+        db: &str,
+        table: &str,
+        index: IndexSpec,
+        sql: &str,
+    ) -> Result<(), EngineError> {
+        self.run_ddl(db, sql, |root| {
+            let t = Self::find_table(root, db, table)?;
+            let mut def = (*t).clone();
+            let ix = def.add_index(&index)?;
+            Ok(Some(CatalogChange::CreateIndex {
+                table: t.id,
+                index: ix,
+            }))
+        })?;
+        Ok(())
+    }
+
+    /// `DROP INDEX`.
+    pub fn drop_index(
+        &self,
+        db: &str,
+        table: &str,
+        index: &str,
+        sql: &str,
+    ) -> Result<(), EngineError> {
+        self.run_ddl(db, sql, |root| {
+            let t = Self::find_table(root, db, table)?;
+            let ix = t.index(index).ok_or_else(|| EngineError::NoSuchIndex {
+                index: index.to_string(),
+            })?;
+            Ok(Some(CatalogChange::DropIndex {
+                table: t.id,
+                index_id: ix.id,
+            }))
+        })?;
+        Ok(())
+    }
+
+    /// `CREATE USER`: logs `sql` (which must not contain a plain-text password: the SQL layer
+    /// logs `IDENTIFIED BY PASSWORD '*hash'`) with the account as its catalog change. Returns
+    /// false when the account exists and `if_not_exists` (nothing logged); else 1396.
+    pub fn create_account(
+        &self,
+        account: AccountDef,
+        if_not_exists: bool,
+        sql: &str,
+    ) -> Result<bool, EngineError> {
+        let done = self.run_ddl("", sql, |root| {
+            if if_not_exists && root.catalog.account(&account.user, &account.host).is_some() {
+                return Ok(None);
+            }
+            Ok(Some(CatalogChange::CreateAccount { account }))
+        })?;
+        Ok(done.is_some())
+    }
+
+    /// `DROP USER`: false when the account is missing and `if_exists`; else 1396.
+    pub fn drop_account(
+        &self,
+        user: &str,
+        host: &str,
+        if_exists: bool,
+        sql: &str,
+    ) -> Result<bool, EngineError> {
+        let done = self.run_ddl("", sql, |root| {
+            if if_exists && root.catalog.account(user, host).is_none() {
+                return Ok(None);
+            }
+            Ok(Some(CatalogChange::DropAccount {
+                user: user.to_string(),
+                host: host.to_string(),
+            }))
+        })?;
+        Ok(done.is_some())
+    }
+
+    /// Changes an existing account (`SET PASSWORD`, `GRANT`, `REVOKE`, `ALTER USER`): `update`
+    /// gets the current definition, under the DDL gate (so concurrent changes never lose each
+    /// other's effect), and returns the new one. 1396 when the account does not exist.
+    pub fn alter_account(
+        &self,
+        user: &str,
+        host: &str,
+        sql: &str,
+        update: impl FnOnce(&AccountDef) -> Result<AccountDef, EngineError>,
+    ) -> Result<(), EngineError> {
+        self.run_ddl("", sql, |root| {
+            let Some(cur) = root.catalog.account(user, host) else {
+                return Err(EngineError::AccountOperation {
+                    op: "ALTER USER",
+                    user: user.to_string(),
+                    host: host.to_string(),
+                });
+            };
+            let mut account = update(cur)?;
+            account.user = user.to_string();
+            account.host = host.to_string();
+            Ok(Some(CatalogChange::AlterAccount { account }))
+        })?;
+        Ok(())
+    }
+}
+
+/// 1062 when `index` (already built in `root`) holds two entries with one non-NULL key.
+pub(crate) fn check_unique_index(
+    root: &Root,
+    table: TableId,
+    index: &IndexDef,
+) -> Result<(), EngineError> {
+    let Some(def) = root.catalog.table(table) else {
+        return Ok(());
+    };
+    let Some(t) = root.table(table) else {
+        return Ok(());
+    };
+    let mut prev: Option<Vec<u8>> = None;
+    let mut keys: Vec<(Vec<u8>, &Arc<Row>)> = Vec::new();
+    for row in t.rows.values() {
+        if index_has_null(index, row) {
+            continue;
+        }
+        let mut k = Vec::new();
+        index_key(def, index, row, &mut k);
+        keys.push((k, row));
+    }
+    keys.sort_by(|a, b| a.0.cmp(&b.0));
+    for (k, row) in &keys {
+        if prev.as_ref() == Some(k) {
+            let vals: Vec<&onelog_binlog::Value> = index.columns.iter().map(|&c| &row[c]).collect();
+            return Err(EngineError::DuplicateKey {
+                entry: display_values(&vals),
+                key: index.name.clone(),
+            });
+        }
+        prev = Some(k.clone());
+    }
+    Ok(())
+}

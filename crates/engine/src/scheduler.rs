@@ -1,0 +1,572 @@
+//! Checkpoint scheduling: when checkpoints are written, and the engine's serialized writer.
+//!
+//! Owns [`CheckpointScheduler`] (the background thread and its triggers), [`SchedulerTask`],
+//! [`Backoff`], and [`Checkpointer`], through which every checkpoint of a running engine is
+//! written (background, `Engine::checkpoint`, shutdown, RESET MASTER). The file format and its
+//! atomic switch are `checkpoint.rs`'s; what is checkpointed is the commit path's current root
+//! (`commit.rs`).
+//!
+//! [`CheckpointScheduler`] runs a background thread that calls the engine's checkpoint
+//! function when the log has grown by `every_bytes` since the last checkpoint or `every` has
+//! passed (with log growth). Writers never wait on it. A failure is reported at once
+//! ([`EngineEvent::CheckpointFailed`], with its reason) and retried only after a [`Backoff`]
+//! (1 s doubling to 60 s by default); a success resets the backoff and, after failures, is
+//! reported too ([`EngineEvent::CheckpointRecovered`]).
+//!
+//! [`Checkpointer::write`] takes the current root (consistent at its LSN, never blocking
+//! commits), makes sure the log is durable up to that LSN (a checkpoint must never be ahead of
+//! the durable log, since visibility precedes durability), serializes it and writes it with
+//! `checkpoint::write_checkpoint`.
+//!
+//! Invariants: a checkpoint's LSN is at or below the log's durable LSN when it is written;
+//! checkpoints of one engine are written one at a time with non-decreasing LSNs (the
+//! checkpoint file module refuses a backwards one as well); the backoff is running exactly
+//! while the last attempt failed.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use onelog_log::{FileSystem, Lsn};
+
+use crate::checkpoint::write_checkpoint;
+use crate::commit::Committer;
+use crate::error::EngineError;
+use crate::report::EngineEvent;
+
+/// Longest sleep of the scheduler thread between two looks at the log's growth.
+const MAX_CHECK_INTERVAL: Duration = Duration::from_secs(1);
+
+/// How long the scheduler waits before retrying after consecutive failed checkpoints:
+/// `first`, doubling with each further failure, never more than `max`. A success resets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    pub first: Duration,
+    pub max: Duration,
+}
+
+impl Default for Backoff {
+    /// 1 s, 2 s, 4 s, ... up to 60 s: a full disk costs one attempt (and one log line) a
+    /// minute once it has lasted a few minutes, and a freed disk is used within a minute.
+    fn default() -> Self {
+        Backoff {
+            first: Duration::from_secs(1),
+            max: Duration::from_secs(60),
+        }
+    }
+}
+
+impl Backoff {
+    /// The wait after the `failures`-th consecutive failure (1-based).
+    pub fn delay(&self, failures: u32) -> Duration {
+        debug_assert!(failures >= 1);
+        let doublings = failures.saturating_sub(1).min(31);
+        self.first
+            .checked_mul(1u32 << doublings)
+            .unwrap_or(self.max)
+            .min(self.max)
+    }
+}
+
+#[derive(Default)]
+struct SchedState {
+    stop: bool,
+    poked: bool,
+    last_error: Option<String>,
+    taken: u64,
+}
+
+struct SchedShared {
+    state: Mutex<SchedState>,
+    cv: Condvar,
+}
+
+impl SchedShared {
+    fn state(&self) -> MutexGuard<'_, SchedState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// What the scheduler thread runs, and the triggers it runs it on (see
+/// [`CheckpointScheduler::start`]).
+pub struct SchedulerTask {
+    /// The log's end (e.g. `Log::end_lsn`).
+    pub end_lsn: Box<dyn Fn() -> Lsn + Send>,
+    /// Checkpoint after this many bytes of log growth (0: off).
+    pub every_bytes: u64,
+    /// Checkpoint after this much time with log growth (zero: off).
+    pub every: Duration,
+    /// Waits between failed attempts.
+    pub backoff: Backoff,
+    /// Writes a checkpoint; returns its LSN.
+    pub run: Box<dyn Fn() -> Result<Lsn, String> + Send>,
+    /// Told of every failure and of the first success after failures, as they happen.
+    pub report: Box<dyn Fn(&EngineEvent) + Send>,
+}
+
+/// Background checkpoint thread. `stop()` (or drop) wakes and joins it.
+pub struct CheckpointScheduler {
+    shared: Arc<SchedShared>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl CheckpointScheduler {
+    /// Starts the thread. It looks at `end_lsn()` at least every `min(every, 1 s)` and on
+    /// [`poke`](Self::poke), and calls `run()` when the log has grown by `every_bytes` since
+    /// the LSN the last successful `run` returned (initially `end_lsn()` at start), or when
+    /// `every` has passed since then and the log has grown at all. `every_bytes == 0` or
+    /// `every == 0` turns that trigger off.
+    ///
+    /// A failed `run` is reported at once through `report` ([`EngineEvent::CheckpointFailed`])
+    /// and by [`last_error`](Self::last_error); no attempt is made before its backoff has
+    /// passed (not even on a poke), so a full disk is not hammered. The first success after
+    /// failures is reported ([`EngineEvent::CheckpointRecovered`]) and resets the backoff.
+    pub fn start(task: SchedulerTask) -> Self {
+        let shared = Arc::new(SchedShared {
+            state: Mutex::default(),
+            cv: Condvar::new(),
+        });
+        let initial = (task.end_lsn)();
+        let worker = shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name("onelog-checkpoint".into())
+            .spawn(move || scheduler_loop(&worker, &task, initial));
+        let thread = match spawned {
+            Ok(handle) => Some(handle),
+            Err(e) => {
+                shared.state().last_error = Some(format!("cannot start checkpoint thread: {e}"));
+                None
+            }
+        };
+        CheckpointScheduler {
+            shared,
+            thread: Mutex::new(thread),
+        }
+    }
+
+    /// Makes the thread look at the log's growth now (cheap; never waits for a checkpoint).
+    pub fn poke(&self) {
+        self.shared.state().poked = true;
+        self.shared.cv.notify_one();
+    }
+
+    /// Stops the thread and waits for it (and for a checkpoint in progress) to finish.
+    /// Idempotent.
+    pub fn stop(&self) {
+        self.shared.state().stop = true;
+        self.shared.cv.notify_all();
+        let handle = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(handle) = handle {
+            if handle.thread().id() != std::thread::current().id() {
+                let _ = handle.join();
+            }
+        }
+    }
+
+    /// The error of the last checkpoint attempt, `None` once one succeeds.
+    pub fn last_error(&self) -> Option<String> {
+        self.shared.state().last_error.clone()
+    }
+
+    /// Number of successful checkpoints taken by this scheduler.
+    pub fn checkpoints_taken(&self) -> u64 {
+        self.shared.state().taken
+    }
+}
+
+/// The scheduler thread's body (see [`CheckpointScheduler::start`]).
+fn scheduler_loop(worker: &SchedShared, task: &SchedulerTask, initial: Lsn) {
+    let interval = if task.every.is_zero() {
+        MAX_CHECK_INTERVAL
+    } else {
+        task.every.min(MAX_CHECK_INTERVAL)
+    };
+    let mut last_lsn = initial;
+    let mut last_time = Instant::now();
+    let mut failures = 0u32;
+    // Set while backing off: no attempt before this instant.
+    let mut retry_at: Option<Instant> = None;
+    loop {
+        {
+            let mut st = worker.state();
+            if !st.stop && !st.poked {
+                let wait = retry_at.map_or(interval, |t| {
+                    interval.min(t.saturating_duration_since(Instant::now()))
+                });
+                st = worker
+                    .cv
+                    .wait_timeout(st, wait)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+            if st.stop {
+                return;
+            }
+            st.poked = false;
+        }
+        if retry_at.is_some_and(|t| Instant::now() < t) {
+            continue;
+        }
+        let end = (task.end_lsn)();
+        let grown = end.saturating_sub(last_lsn);
+        let by_bytes = task.every_bytes > 0 && grown >= task.every_bytes;
+        let by_time = !task.every.is_zero() && grown > 0 && last_time.elapsed() >= task.every;
+        if !(by_bytes || by_time) {
+            continue;
+        }
+        let outcome = (task.run)();
+        let event = match outcome {
+            Ok(lsn) => {
+                last_lsn = lsn;
+                last_time = Instant::now();
+                retry_at = None;
+                let mut st = worker.state();
+                st.taken += 1;
+                st.last_error = None;
+                drop(st);
+                let after_failures = std::mem::take(&mut failures);
+                (after_failures > 0).then_some(EngineEvent::CheckpointRecovered {
+                    lsn,
+                    after_failures,
+                })
+            }
+            Err(error) => {
+                failures = failures.saturating_add(1);
+                let retry_in = task.backoff.delay(failures);
+                retry_at = Some(Instant::now() + retry_in);
+                worker.state().last_error = Some(error.clone());
+                Some(EngineEvent::CheckpointFailed {
+                    error,
+                    consecutive: failures,
+                    retry_in,
+                })
+            }
+        };
+        debug_assert!(retry_at.is_some() == (failures > 0));
+        if let Some(ev) = event {
+            (task.report)(&ev);
+        }
+    }
+}
+
+impl Drop for CheckpointScheduler {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Writes the checkpoints of one engine, one at a time, and holds its scheduler.
+pub(crate) struct Checkpointer {
+    fs: Arc<dyn FileSystem>,
+    dir: PathBuf,
+    /// LSN of the current checkpoint; its lock serializes the writes.
+    last: Mutex<Option<Lsn>>,
+    scheduler: Mutex<Option<CheckpointScheduler>>,
+}
+
+impl Checkpointer {
+    /// The writer for checkpoint directory `dir`, whose current checkpoint is at `loaded`.
+    pub(crate) fn new(fs: Arc<dyn FileSystem>, dir: PathBuf, loaded: Option<Lsn>) -> Self {
+        Checkpointer {
+            fs,
+            dir,
+            last: Mutex::new(loaded),
+            scheduler: Mutex::new(None),
+        }
+    }
+
+    /// Starts the background scheduler (see [`CheckpointScheduler::start`]).
+    pub(crate) fn start_scheduler(&self, task: SchedulerTask) {
+        let sched = CheckpointScheduler::start(task);
+        *self.scheduler.lock().unwrap_or_else(|p| p.into_inner()) = Some(sched);
+    }
+
+    /// Stops the background scheduler, if one runs (waits for a checkpoint in progress).
+    pub(crate) fn stop_scheduler(&self) {
+        let s = self
+            .scheduler
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(s) = s {
+            s.stop();
+        }
+    }
+
+    /// The background checkpointer's last error.
+    pub(crate) fn last_error(&self) -> Option<String> {
+        self.scheduler
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .and_then(|s| s.last_error())
+    }
+
+    /// LSN of the current checkpoint (None before the first).
+    pub(crate) fn lsn(&self) -> Option<Lsn> {
+        *self.last.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A checkpoint of `core`'s current root; unless `force`, none when the last one is at its
+    /// LSN. Returns its LSN. Never blocks commits.
+    pub(crate) fn write(&self, core: &Committer, force: bool) -> Result<Lsn, EngineError> {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        let root = core.store().current();
+        if !force && *last == Some(root.lsn) {
+            return Ok(root.lsn);
+        }
+        debug_assert!(
+            last.is_none_or(|l| l <= root.lsn),
+            "checkpoint at LSN {} after one at {last:?}",
+            root.lsn
+        );
+        let log = core.log();
+        if log.durable_lsn() < root.lsn {
+            log.flush()
+                .map_err(|e| core.log_error("syncing the log before a checkpoint", e))?;
+        }
+        debug_assert!(log.durable_lsn() >= root.lsn || log.failed().is_some());
+        let body = root.encode_checkpoint();
+        write_checkpoint(&*self.fs, &self.dir, root.lsn, &root.gtid_state, &body).map_err(
+            |source| EngineError::Checkpoint {
+                context: format!("writing the checkpoint at LSN {}", root.lsn),
+                source,
+            },
+        )?;
+        *last = Some(root.lsn);
+        Ok(root.lsn)
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        if let Some(s) = self
+            .scheduler
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            s.stop();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::mpsc;
+
+    const LONG: Duration = Duration::from_secs(30);
+
+    /// A fake log end plus channels that report each look at it, each checkpoint run and each
+    /// reported event.
+    struct FakeLog {
+        end: Arc<AtomicU64>,
+        /// While set, `run` fails with "disk full".
+        fail: Arc<AtomicBool>,
+        looks: mpsc::Receiver<Lsn>,
+        runs: mpsc::Receiver<Lsn>,
+        events: mpsc::Receiver<EngineEvent>,
+    }
+
+    /// Backoff short enough for a retry after one poke-and-look cycle.
+    const TINY_BACKOFF: Backoff = Backoff {
+        first: Duration::from_millis(1),
+        max: Duration::from_millis(1),
+    };
+
+    fn start_fake(every_bytes: u64, every: Duration) -> (CheckpointScheduler, FakeLog) {
+        start_fake_with(every_bytes, every, TINY_BACKOFF)
+    }
+
+    fn start_fake_with(
+        every_bytes: u64,
+        every: Duration,
+        backoff: Backoff,
+    ) -> (CheckpointScheduler, FakeLog) {
+        let end = Arc::new(AtomicU64::new(100));
+        let (look_tx, looks) = mpsc::channel();
+        let (run_tx, runs) = mpsc::channel();
+        let (event_tx, events) = mpsc::channel();
+        let e1 = end.clone();
+        let e2 = end.clone();
+        let fail = Arc::new(AtomicBool::new(false));
+        let f = fail.clone();
+        let sched = CheckpointScheduler::start(SchedulerTask {
+            end_lsn: Box::new(move || {
+                let v = e1.load(Ordering::SeqCst);
+                let _ = look_tx.send(v);
+                v
+            }),
+            every_bytes,
+            every,
+            backoff,
+            run: Box::new(move || {
+                if f.load(Ordering::SeqCst) {
+                    return Err("disk full".to_string());
+                }
+                let v = e2.load(Ordering::SeqCst);
+                let _ = run_tx.send(v);
+                Ok(v)
+            }),
+            report: Box::new(move |ev| {
+                let _ = event_tx.send(ev.clone());
+            }),
+        });
+        (
+            sched,
+            FakeLog {
+                end,
+                fail,
+                looks,
+                runs,
+                events,
+            },
+        )
+    }
+
+    impl FakeLog {
+        /// Waits until the scheduler has finished every look that started before this call.
+        fn settle(&self, sched: &CheckpointScheduler) {
+            while self.looks.try_recv().is_ok() {}
+            sched.poke();
+            self.looks.recv_timeout(LONG).unwrap();
+            sched.poke();
+            self.looks.recv_timeout(LONG).unwrap();
+        }
+    }
+
+    #[test]
+    fn scheduler_runs_once_log_grows_by_every_bytes() {
+        let (sched, log) = start_fake(1000, Duration::from_secs(3600));
+        assert_eq!(log.looks.recv_timeout(LONG).unwrap(), 100);
+        log.end.store(600, Ordering::SeqCst);
+        log.settle(&sched);
+        assert!(
+            log.runs.try_recv().is_err(),
+            "500 bytes must not trigger a checkpoint"
+        );
+        assert_eq!(sched.checkpoints_taken(), 0);
+
+        log.end.store(1100, Ordering::SeqCst);
+        sched.poke();
+        assert_eq!(log.runs.recv_timeout(LONG).unwrap(), 1100);
+        log.settle(&sched);
+        assert_eq!(sched.checkpoints_taken(), 1);
+        assert_eq!(sched.last_error(), None);
+
+        // The threshold now counts from the LSN the run returned.
+        log.end.store(2000, Ordering::SeqCst);
+        log.settle(&sched);
+        assert!(log.runs.try_recv().is_err());
+        log.end.store(2100, Ordering::SeqCst);
+        sched.poke();
+        assert_eq!(log.runs.recv_timeout(LONG).unwrap(), 2100);
+        sched.stop();
+        sched.stop();
+    }
+
+    #[test]
+    fn scheduler_reports_errors_and_retries() {
+        let (sched, log) = start_fake(10, Duration::from_secs(3600));
+        log.fail.store(true, Ordering::SeqCst);
+        log.end.store(500, Ordering::SeqCst);
+        log.settle(&sched);
+        assert_eq!(sched.last_error().as_deref(), Some("disk full"));
+        assert_eq!(sched.checkpoints_taken(), 0);
+        log.fail.store(false, Ordering::SeqCst);
+        sched.poke();
+        assert_eq!(log.runs.recv_timeout(LONG).unwrap(), 500);
+        log.settle(&sched);
+        assert_eq!(sched.last_error(), None);
+        assert_eq!(sched.checkpoints_taken(), 1);
+    }
+
+    #[test]
+    fn scheduler_reports_each_failure_at_once_and_backs_off_exponentially_until_a_success() {
+        let backoff = Backoff {
+            first: Duration::from_millis(5),
+            max: Duration::from_millis(20),
+        };
+        let (sched, log) = start_fake_with(10, Duration::from_secs(3600), backoff);
+        log.fail.store(true, Ordering::SeqCst);
+        log.end.store(500, Ordering::SeqCst);
+        sched.poke();
+        let mut waits = Vec::new();
+        for n in 1..=5u32 {
+            match log.events.recv_timeout(LONG).unwrap() {
+                EngineEvent::CheckpointFailed {
+                    error,
+                    consecutive,
+                    retry_in,
+                } => {
+                    assert_eq!((error.as_str(), consecutive), ("disk full", n));
+                    waits.push(retry_in.as_millis());
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!(waits, [5, 10, 20, 20, 20], "doubling, capped");
+        log.fail.store(false, Ordering::SeqCst);
+        let recovered = loop {
+            match log.events.recv_timeout(LONG).unwrap() {
+                EngineEvent::CheckpointFailed { .. } => continue,
+                ev => break ev,
+            }
+        };
+        let EngineEvent::CheckpointRecovered {
+            lsn,
+            after_failures,
+        } = recovered
+        else {
+            panic!("unexpected {recovered:?}");
+        };
+        assert_eq!(lsn, 500);
+        assert!(after_failures >= 5, "{after_failures}");
+        assert_eq!(sched.last_error(), None);
+        // A success resets the backoff: the next failure waits `first` again.
+        log.fail.store(true, Ordering::SeqCst);
+        log.end.store(1000, Ordering::SeqCst);
+        sched.poke();
+        match log.events.recv_timeout(LONG).unwrap() {
+            EngineEvent::CheckpointFailed {
+                consecutive,
+                retry_in,
+                ..
+            } => assert_eq!((consecutive, retry_in), (1, backoff.first)),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn default_backoff_goes_from_one_second_to_a_minute() {
+        let b = Backoff::default();
+        let secs: Vec<u64> = (1..=9).map(|n| b.delay(n).as_secs()).collect();
+        assert_eq!(secs, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        assert_eq!(b.delay(u32::MAX), Duration::from_secs(60));
+    }
+
+    #[test]
+    fn scheduler_runs_on_time_when_log_grew() {
+        let (sched, log) = start_fake(0, Duration::from_millis(1));
+        log.end.store(101, Ordering::SeqCst);
+        assert_eq!(log.runs.recv_timeout(LONG).unwrap(), 101);
+        drop(sched); // Drop stops and joins.
+    }
+
+    #[test]
+    fn scheduler_stop_joins_thread_while_idle() {
+        let (sched, log) = start_fake(1000, Duration::from_secs(3600));
+        log.settle(&sched);
+        sched.stop();
+        // The thread is gone: the closures (and their senders) were dropped.
+        while log.looks.try_recv().is_ok() {}
+        assert!(matches!(
+            log.looks.recv_timeout(LONG),
+            Err(mpsc::RecvTimeoutError::Disconnected)
+        ));
+        assert_eq!(sched.checkpoints_taken(), 0);
+    }
+}

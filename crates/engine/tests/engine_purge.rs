@@ -1,0 +1,117 @@
+//! `Engine::purge_log_to` (PURGE BINARY LOGS): never a segment recovery still needs (one that
+//! ends after the newest checkpoint), never the current one; 1373 for an unknown file; the
+//! MySQL codes and messages the SQL layer forwards unchanged.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use onelog_engine::{Engine, EngineError, EngineOptions, PurgeTarget, TableId};
+use onelog_log::{FileSystem, SimFs};
+
+mod common;
+
+use common::{commit_step, setup};
+
+fn open(fs: &Arc<SimFs>) -> Arc<Engine> {
+    let mut o = EngineOptions::new("/data");
+    o.log.segment_size = 64 << 10;
+    o.background_checkpoints = false;
+    o.lock_wait_timeout = Duration::from_secs(30);
+    let fs: Arc<dyn FileSystem> = fs.clone();
+    Engine::open(fs, o).unwrap().0
+}
+
+fn filled(fs: &Arc<SimFs>) -> (Arc<Engine>, TableId) {
+    let e = open(fs);
+    let t = setup(&e);
+    for i in 1..=500 {
+        commit_step(&e, t, i, 150).unwrap();
+    }
+    assert!(e.log().segments().len() > 2);
+    (e, t)
+}
+
+fn file_name(e: &Engine, i: usize) -> String {
+    let segs = e.log().segments();
+    segs[i]
+        .path
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn purge_to_is_refused_before_a_checkpoint_covers_the_segments() {
+    let fs = SimFs::new();
+    let (e, _) = filled(&fs);
+    let first = e.log().segments()[0].clone();
+    let err = e
+        .purge_log_to(PurgeTarget::To(&file_name(&e, 2)))
+        .unwrap_err();
+    assert!(matches!(err, EngineError::LogInUse { .. }), "{err:?}");
+    assert_eq!((err.code(), err.sqlstate()), (1378, "HY000"));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "A purgeable log is in use, will not purge: {} is still needed for crash recovery (it ends at LSN {}, after the newest checkpoint (none yet)); it can be purged after the next checkpoint",
+            file_name(&e, 0),
+            first.end_lsn
+        )
+    );
+    assert_eq!(e.log().segments()[0].path, first.path, "nothing purged");
+}
+
+#[test]
+fn purge_to_removes_the_segments_a_checkpoint_covers() {
+    let fs = SimFs::new();
+    let (e, _) = filled(&fs);
+    let before = e.log().segments();
+    e.checkpoint().unwrap();
+    // The first segment is the target: nothing before it, nothing to do.
+    let none = e.purge_log_to(PurgeTarget::To(&file_name(&e, 0))).unwrap();
+    assert_eq!((none.segments, none.kept_for_recovery.is_none()), (0, true));
+    let purged = e.purge_log_to(PurgeTarget::To(&file_name(&e, 2))).unwrap();
+    assert_eq!(purged.segments, 2);
+    let after = e.log().segments();
+    assert_eq!(after.len(), before.len() - 2);
+    assert_eq!(after[0].path, before[2].path);
+}
+
+#[test]
+fn purge_to_an_unknown_file_is_1373() {
+    let fs = SimFs::new();
+    let (e, _) = filled(&fs);
+    let err = e
+        .purge_log_to(PurgeTarget::To("binlog-999999.olog"))
+        .unwrap_err();
+    assert_eq!(err.code(), 1373);
+    assert_eq!(err.to_string(), "Target log not found in binlog index");
+}
+
+#[test]
+fn a_segment_written_after_the_checkpoint_blocks_purge_to() {
+    let fs = SimFs::new();
+    let (e, t) = filled(&fs);
+    e.checkpoint().unwrap();
+    let ckpt = e.checkpoint_lsn().unwrap();
+    for i in 501..=1000 {
+        commit_step(&e, t, i, 150).unwrap();
+    }
+    let segs = e.log().segments();
+    let last = segs.len() - 1;
+    let blocking = segs.iter().position(|s| s.end_lsn > ckpt).unwrap();
+    assert!(blocking < last);
+    let err = e
+        .purge_log_to(PurgeTarget::To(&file_name(&e, last)))
+        .unwrap_err();
+    assert_eq!(err.code(), 1378);
+    assert!(
+        err.to_string().contains(&format!(
+            "{} is still needed for crash recovery (it ends at LSN {}, after the newest checkpoint at LSN {ckpt})",
+            file_name(&e, blocking),
+            segs[blocking].end_lsn
+        )),
+        "{err}"
+    );
+}
