@@ -51,8 +51,10 @@ impl LogError {
         op: &'static str,
         source: io::Error,
     ) -> Self {
+        let path = path.into();
+        debug_assert!(!path.as_os_str().is_empty(), "an I/O error names its file");
         LogError::Io {
-            path: path.into(),
+            path,
             offset,
             op,
             source,
@@ -64,8 +66,10 @@ impl LogError {
         offset: u64,
         reason: impl Into<String>,
     ) -> Self {
+        let path = path.into();
+        debug_assert!(!path.as_os_str().is_empty(), "corruption names its file");
         LogError::Corrupt {
-            path: path.into(),
+            path,
             offset,
             reason: reason.into(),
         }

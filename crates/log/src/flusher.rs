@@ -68,6 +68,10 @@ pub(crate) fn sync_to_then(
     // Before the sync lock is released and anyone is acked (group_commit's gather).
     inner.gather.synced(began.elapsed());
     let mut p = lock(&inner.progress);
+    debug_assert!(
+        upto >= target,
+        "sync_to({target}) of bytes not yet written ({upto})"
+    );
     p.advance_durable(upto);
     drop(p);
     inner.progress_cv.notify_all();

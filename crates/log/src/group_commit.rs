@@ -172,6 +172,12 @@ fn append_batch(
         }
         (o, c, end)
     };
+    debug_assert!(
+        committed
+            .windows(2)
+            .all(|w| w[0].receipt.lsn < w[1].receipt.lsn),
+        "a group's records are applied in log order"
+    );
     if !committed.is_empty() {
         inner.stats.groups.fetch_add(1, Ordering::SeqCst);
         turn.logged = true;

@@ -31,7 +31,12 @@ pub fn put_column_def(out: &mut Vec<u8>, c: &Column, with_default: bool) {
     out.push(0x0C);
     put_u16(out, c.charset);
     put_u32(out, c.length);
-    out.push(wire_type(c.column_type));
+    let ty = wire_type(c.column_type);
+    debug_assert!(
+        ![17u8, 18, 19, 14, 15].contains(&ty),
+        "column type {ty} is binlog-only, not a protocol type"
+    );
+    out.push(ty);
     put_u16(out, wire_flags(c));
     out.push(c.decimals);
     put_u16(out, 0);

@@ -686,6 +686,7 @@ impl Session {
                     txn.rollback();
                     self.cx.explicit = false;
                     self.cx.read_only = false;
+                    debug_assert!(self.cx.txn.is_none(), "1213 ends the whole transaction");
                 } else if own {
                     txn.rollback();
                 } else {

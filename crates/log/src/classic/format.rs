@@ -64,7 +64,10 @@ pub(crate) enum EventCheck {
 }
 
 pub(crate) fn le32(b: &[u8], at: usize) -> u32 {
-    debug_assert!(b.len() >= at + 4, "le32 past the end: callers check lengths first");
+    debug_assert!(
+        b.len() >= at + 4,
+        "le32 past the end: callers check lengths first"
+    );
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
@@ -343,7 +346,11 @@ pub(crate) fn place_group(events: &[u8], offset: u64, out: &mut Vec<u8>) -> Resu
         at += size;
         rest = &rest[size..];
     }
-    debug_assert_eq!(out.len() - first, events.len(), "every byte of the group placed");
+    debug_assert_eq!(
+        out.len() - first,
+        events.len(),
+        "every byte of the group placed"
+    );
     match tracker {
         None => Err("empty event group".to_string()),
         Some(_) if !complete => Err(

@@ -360,7 +360,10 @@ impl ClassicBinlog {
             return Err(self.fail(e));
         }
         let last = self.files.len() - 1;
-        debug_assert_eq!(self.files[last].size, off, "a group is written at the end of the file");
+        debug_assert_eq!(
+            self.files[last].size, off,
+            "a group is written at the end of the file"
+        );
         self.files[last].size += n;
         self.bytes_written += n;
         self.dirty = true;
@@ -431,8 +434,10 @@ impl ClassicBinlog {
         self.cur_fde_flags = LOG_EVENT_BINLOG_IN_USE_F as u8;
         self.dirty = false;
         debug_assert!(
-            self.files.windows(2).all(|w| parse_file_name(&self.opts.basename, &w[0].name)
-                < parse_file_name(&self.opts.basename, &w[1].name)),
+            self.files
+                .windows(2)
+                .all(|w| parse_file_name(&self.opts.basename, &w[0].name)
+                    < parse_file_name(&self.opts.basename, &w[1].name)),
             "the index names the files in increasing order"
         );
         Ok(())

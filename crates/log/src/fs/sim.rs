@@ -499,6 +499,10 @@ impl File for SimFile {
                 true
             }
         });
+        debug_assert!(
+            st.unsynced.iter().any(|op| op.ino == ino) || inode.durable == inode.data,
+            "a synced file with nothing pending must be durable as written"
+        );
         Ok(())
     }
 

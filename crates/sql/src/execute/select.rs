@@ -498,6 +498,7 @@ impl Sink<'_> {
             }
         }
         guard.charge(crate::guard::row_bytes(&keys) + crate::guard::row_bytes(&proj))?;
+        debug_assert_eq!(proj.len(), p.projections.len(), "one value per projection");
         self.out.push((keys, proj));
         if let Some(s) = self.stop_at {
             if self.out.len() as u64 >= s {
@@ -536,6 +537,7 @@ impl Sink<'_> {
             for (x, _) in &p.order_by {
                 keys.push(x.eval_with(&rep, &aggs, env)?);
             }
+            debug_assert_eq!(proj.len(), p.projections.len(), "one value per projection");
             out.push((keys, proj));
         }
         Ok(out)

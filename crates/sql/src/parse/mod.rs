@@ -154,6 +154,7 @@ pub(crate) fn split_statements(sql: &str) -> Vec<&str> {
     if !piece.is_empty() {
         out.push(piece);
     }
+    debug_assert!(out.iter().all(|p| !p.is_empty() && p.trim() == *p));
     out
 }
 
@@ -422,6 +423,7 @@ pub(crate) fn parse_error(sql: &str, msg: &str) -> SqlError {
         None => sql,
     };
     let mut e = SqlError::syntax(near);
+    debug_assert_eq!(e.code, 1064, "a parse failure is a 1064");
     let line = pos.map_or(1, |p| p.0);
     if line != 1 {
         e.message = e.message.replace("at line 1", &format!("at line {line}"));
