@@ -221,6 +221,20 @@ struct Segments {
     damage_cuts: Vec<DamageCut>,
 }
 
+impl Segments {
+    /// A cursor over the last (current) segment's records, from its start.
+    fn last_cursor(&self) -> SegmentCursor {
+        let last = &self.last;
+        SegmentCursor::new(
+            self.file.clone(),
+            last.path.clone(),
+            last.number,
+            last.header_len,
+            last.start_lsn,
+        )
+    }
+}
+
 /// Step 3: reads and checks every segment's header and size (see the module docs).
 fn read_headers(
     fs: &dyn FileSystem,
@@ -355,13 +369,7 @@ struct Recovered {
 /// Steps 4-5: scans the last segment's records and judges and cuts what follows them.
 fn recover_tail(segs: &mut Segments, recovery: LogRecovery) -> Result<Recovered, LogError> {
     let last = &segs.last;
-    let mut cur = SegmentCursor::new(
-        segs.file.clone(),
-        last.path.clone(),
-        last.number,
-        last.header_len,
-        last.start_lsn,
-    );
+    let mut cur = segs.last_cursor();
     let file_end_lsn = cur.lsn_at(segs.file_len);
     let scan = scan_tail(&mut cur, &last.state, file_end_lsn, &mut |_, _, _| true)?;
     // The first bytes that are not a valid record, and where the kept records end (before
@@ -469,13 +477,7 @@ fn decide_in_doubt(
     let mut cut: Option<(Lsn, GtidState)> = None;
     let (mut yes, mut no) = (0u64, 0u64);
     let last = &segs.last;
-    let mut cur = SegmentCursor::new(
-        segs.file.clone(),
-        last.path.clone(),
-        last.number,
-        last.header_len,
-        last.start_lsn,
-    );
+    let mut cur = segs.last_cursor();
     scan_tail(&mut cur, &last.state, tail.lsn, &mut |rec_lsn, g, st| {
         if rec_lsn < doubt_from {
             return true;

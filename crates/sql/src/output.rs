@@ -23,6 +23,24 @@ pub enum Output {
 }
 
 impl Output {
+    /// The same output, an OK's warning count set to `n` (a result set is unchanged).
+    pub(crate) fn with_warning_count(self, n: u16) -> Output {
+        match self {
+            Output::Ok {
+                affected_rows,
+                last_insert_id,
+                info,
+                ..
+            } => Output::Ok {
+                affected_rows,
+                last_insert_id,
+                warnings: n,
+                info,
+            },
+            other => other,
+        }
+    }
+
     /// A result set; every row has one value per column.
     pub(crate) fn rows(columns: Vec<Column>, rows: Vec<Vec<Value>>) -> Output {
         debug_assert!(

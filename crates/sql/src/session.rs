@@ -665,20 +665,7 @@ impl Session {
                 }
                 // Conditions raised by expressions (CAST truncation, division by zero).
                 self.cx.warnings.extend(crate::expr::take_warnings());
-                Ok(match out {
-                    Output::Ok {
-                        affected_rows,
-                        last_insert_id,
-                        info,
-                        ..
-                    } => Output::Ok {
-                        affected_rows,
-                        last_insert_id,
-                        warnings: self.warning_count(),
-                        info,
-                    },
-                    o => o,
-                })
+                Ok(out.with_warning_count(self.warning_count()))
             }
             Err(e) => {
                 if e.code == 1213 {

@@ -213,6 +213,18 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
     }
 }
 
+/// An index named `name`, or after its first column when unnamed (MariaDB's default).
+fn index_spec(name: Option<&ast::Ident>, columns: Vec<String>, unique: bool) -> IndexSpec {
+    let name = name
+        .map(|i| i.value.clone())
+        .unwrap_or_else(|| columns.first().cloned().unwrap_or_default());
+    IndexSpec {
+        name,
+        columns,
+        unique,
+    }
+}
+
 fn index_columns(cols: &[ast::IndexColumn]) -> Vec<String> {
     cols.iter()
         .map(|c| match &c.column.expr {
@@ -440,40 +452,13 @@ pub(crate) fn alter_table(
             ast::AlterTableOperation::AddConstraint { constraint, .. } => match constraint {
                 ast::TableConstraint::Index(ix) => {
                     let cols = index_columns(&ix.columns);
-                    let n = ix
-                        .name
-                        .as_ref()
-                        .map(|i| i.value.clone())
-                        .unwrap_or_else(|| cols.first().cloned().unwrap_or_default());
-                    engine.create_index(
-                        &db,
-                        &table,
-                        IndexSpec {
-                            name: n,
-                            columns: cols,
-                            unique: false,
-                        },
-                        sql,
-                    )?;
+                    let name = ix.name.as_ref();
+                    engine.create_index(&db, &table, index_spec(name, cols, false), sql)?;
                 }
                 ast::TableConstraint::Unique(u) => {
                     let cols = index_columns(&u.columns);
-                    let n = u
-                        .index_name
-                        .as_ref()
-                        .or(u.name.as_ref())
-                        .map(|i| i.value.clone())
-                        .unwrap_or_else(|| cols.first().cloned().unwrap_or_default());
-                    engine.create_index(
-                        &db,
-                        &table,
-                        IndexSpec {
-                            name: n,
-                            columns: cols,
-                            unique: true,
-                        },
-                        sql,
-                    )?;
+                    let name = u.index_name.as_ref().or(u.name.as_ref());
+                    engine.create_index(&db, &table, index_spec(name, cols, true), sql)?;
                 }
                 _ => return Err(SqlError::unsupported("this ALTER TABLE")),
             },

@@ -304,51 +304,39 @@ pub(crate) fn parse_txn(sql: &str) -> Option<Result<TxnStmt, SqlError>> {
     }
 }
 
-/// Cuts a trailing `FOR UPDATE` / `LOCK IN SHARE MODE` / `FOR SHARE` off a SELECT.
+/// `t` without its trailing keyword(s) `suffix` (case-insensitive), when they follow a space
+/// or a `)`.
+fn strip_tail<'t>(t: &'t str, suffix: &str) -> Option<&'t str> {
+    let n = suffix.len();
+    if t.len() <= n
+        || !t.is_char_boundary(t.len() - n)
+        || !t[t.len() - n..].eq_ignore_ascii_case(suffix)
+    {
+        return None;
+    }
+    let before = &t[..t.len() - n];
+    before
+        .ends_with(|c: char| c.is_whitespace() || c == ')')
+        .then(|| before.trim_end())
+}
+
+/// Cuts a trailing `FOR UPDATE` / `LOCK IN SHARE MODE` / `FOR SHARE` off a SELECT (after
+/// `NOWAIT` / `SKIP LOCKED`, which go with it).
 fn strip_lock_clause(sql: &str) -> (&str, LockClause) {
-    let t = sql.trim_end().trim_end_matches(';').trim_end();
-    let ends = |suffix: &str| -> Option<&str> {
-        let n = suffix.len();
-        if t.len() > n
-            && t.is_char_boundary(t.len() - n)
-            && t[t.len() - n..].eq_ignore_ascii_case(suffix)
-        {
-            let before = &t[..t.len() - n];
-            if before.ends_with(|c: char| c.is_whitespace() || c == ')') {
-                return Some(before.trim_end());
-            }
-        }
-        None
-    };
-    let mut t2 = t;
-    for tail in [" NOWAIT", " SKIP LOCKED"] {
-        if let Some(b) = ends(tail.trim_start()) {
-            let _ = tail;
-            t2 = b;
+    let mut t = sql.trim_end().trim_end_matches(';').trim_end();
+    for tail in ["NOWAIT", "SKIP LOCKED"] {
+        if let Some(b) = strip_tail(t, tail) {
+            t = b;
         }
     }
-    let t = t2;
-    let ends2 = |suffix: &str| -> Option<&str> {
-        let n = suffix.len();
-        if t.len() > n
-            && t.is_char_boundary(t.len() - n)
-            && t[t.len() - n..].eq_ignore_ascii_case(suffix)
-        {
-            let before = &t[..t.len() - n];
-            if before.ends_with(|c: char| c.is_whitespace() || c == ')') {
-                return Some(before.trim_end());
-            }
+    for (tail, lock) in [
+        ("FOR UPDATE", LockClause::Exclusive),
+        ("LOCK IN SHARE MODE", LockClause::Shared),
+        ("FOR SHARE", LockClause::Shared),
+    ] {
+        if let Some(b) = strip_tail(t, tail) {
+            return (b, lock);
         }
-        None
-    };
-    if let Some(b) = ends2("FOR UPDATE") {
-        return (b, LockClause::Exclusive);
-    }
-    if let Some(b) = ends2("LOCK IN SHARE MODE") {
-        return (b, LockClause::Shared);
-    }
-    if let Some(b) = ends2("FOR SHARE") {
-        return (b, LockClause::Shared);
     }
     (sql, LockClause::None)
 }

@@ -185,13 +185,7 @@ pub(crate) fn set_password(
             a.auth.no_password_login = false;
             Ok(a)
         })
-        .map_err(|e| match e.code() {
-            1396 => SqlError::of(
-                errors::ER_PASSWORD_NO_MATCH,
-                "Can't find any matching row in the user table",
-            ),
-            _ => e.into(),
-        })
+        .map_err(no_matching_row)
 }
 
 fn bits_of(privs: &[PrivName], scope: &str) -> u64 {
@@ -293,13 +287,7 @@ pub(crate) fn grant(
                 }
                 Ok(a)
             })
-            .map_err(|e| match e.code() {
-                1396 => SqlError::of(
-                    errors::ER_PASSWORD_NO_MATCH,
-                    "Can't find any matching row in the user table",
-                ),
-                _ => e.into(),
-            })?;
+            .map_err(no_matching_row)?;
     }
     Ok(())
 }
@@ -456,6 +444,18 @@ pub(crate) fn show_grants(
         ));
     }
     Ok((format!("Grants for {}@{}", a.user, a.host), lines))
+}
+
+/// An engine error of an account change; 1396 (no such account) becomes MariaDB's 1133 of
+/// SET PASSWORD / GRANT ("Can't find any matching row in the user table").
+fn no_matching_row(e: onelog_engine::EngineError) -> SqlError {
+    match e.code() {
+        1396 => SqlError::of(
+            errors::ER_PASSWORD_NO_MATCH,
+            "Can't find any matching row in the user table",
+        ),
+        _ => e.into(),
+    }
 }
 
 #[cfg(test)]

@@ -447,20 +447,7 @@ fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
 }
 
 fn with_warnings(cx: &ExecContext, out: Output) -> Output {
-    match out {
-        Output::Ok {
-            affected_rows,
-            last_insert_id,
-            info,
-            ..
-        } => Output::Ok {
-            affected_rows,
-            last_insert_id,
-            warnings: cx.warnings.len().min(u16::MAX as usize) as u16,
-            info,
-        },
-        other => other,
-    }
+    out.with_warning_count(cx.warning_count())
 }
 
 fn kill(cx: &mut ExecContext, query_only: bool, id: u64) -> Result<Output, SqlError> {
