@@ -12,6 +12,11 @@
 //! - decoders never trust a length: every read is bounds-checked and a short or inconsistent
 //!   buffer is a `DecodeError`, never a panic.
 //!
+//! Where they are checked: `event::write_event` and `event::reseal` assert each event's size
+//! and checksum span, the row codec asserts widths and signedness, the round-trip property
+//! tests and the cross-check against `mysql_common` (tests/) compare the layouts, and the
+//! `decode_event` fuzz target (fuzz/) feeds the decoders arbitrary bytes.
+//!
 //! Modules: `event` (header, CRC, one module per event kind, `decode_event`), `rows` (row
 //! images: the packed form of each column type), `decimal` (MariaDB's binary DECIMAL),
 //! `group` (decoding whole event groups for recovery and replicas), `value` (column types and

@@ -6,7 +6,8 @@
 //! Without a reporter events are dropped; the state they describe stays readable
 //! (`Engine::checkpoint_error`, `Log::failed`).
 //!
-//! Invariants: a reporter is called on the thread where the event happened (the background
+//! Invariants (the "at most once" ones are kept by the atomic swaps in [`Notifier`], which
+//! cannot report twice): a reporter is called on the thread where the event happened (the background
 //! checkpoint thread, or a committing thread, possibly holding the engine's commit gate), so it
 //! may log but must never call back into the engine. [`EngineEvent::LogFailed`] is reported at
 //! most once per engine (and once to each newly installed reporter): the log's failed state is

@@ -335,6 +335,10 @@ impl SegmentInspector {
             RecordKind::CommitMark => rec.commit_mark = commit_mark_lsn(f.aux),
             RecordKind::SyncMark => {}
         }
+        debug_assert!(
+            total > 0 && at + total <= self.file_len,
+            "records advance inside the file"
+        );
         self.offset = at + total;
         Ok(Some(rec))
     }

@@ -5,7 +5,8 @@
 //! Invariants: [`Expr::Col`] holds the position of a column in the row the expression is
 //! evaluated on, [`Expr::Param`] the order of a `?` in the statement text, [`Expr::Agg`] an
 //! index into the compiling [`AggSpec`] list; nothing in the tree refers to the session, so a
-//! compiled statement may be cached and run again.
+//! compiled statement may be cached and run again. (Asserted where the tree is read:
+//! `eval.rs` checks column positions and argument order.)
 
 use onelog_binlog::Value;
 

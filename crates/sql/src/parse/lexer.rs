@@ -158,11 +158,12 @@ pub(crate) fn lex(sql: &str) -> Option<Vec<Token>> {
             i += len;
             Tok::Sym(sym)
         };
-        out.push(Token {
-            tok,
-            start,
-            end: pos(i),
-        });
+        let end = pos(i);
+        debug_assert!(
+            start < end && end <= sql.len() && out.last().is_none_or(|t: &Token| t.end <= start),
+            "token ranges lie inside the input and increase"
+        );
+        out.push(Token { tok, start, end });
     }
     Some(out)
 }

@@ -327,10 +327,25 @@ pub(crate) fn visit(
 ) -> Result<(), SqlError> {
     let width = def.columns.len();
     let mut err: Option<SqlError> = None;
+    // Primary-key order (scans and primary ranges): each row once, keys strictly increasing.
+    let pk_ordered = match src {
+        Source::Full => true,
+        Source::Ranges(index, _) => matches!(index, IndexRef::Primary),
+        Source::Point(_) => false,
+    };
+    let mut last_pk: Option<Vec<u8>> = None;
     let mut each = |row: &[Value]| -> ControlFlow<()> {
         if row.len() != width {
             err = Some(stale_plan(def));
             return ControlFlow::Break(());
+        }
+        if cfg!(debug_assertions) && pk_ordered {
+            let pk = onelog_engine::store::pk_key(def, row);
+            debug_assert!(
+                last_pk.as_ref().is_none_or(|p| *p < pk),
+                "rows visited out of primary-key order or twice"
+            );
+            last_pk = Some(pk);
         }
         match f(row) {
             Ok(c) => c,

@@ -2,7 +2,8 @@
 //! LEAST.
 //!
 //! Invariants: COALESCE, IFNULL and IF evaluate only the arguments their result needs, left
-//! to right (an argument with a side effect, such as SLEEP, runs only when chosen).
+//! to right (an argument with a side effect, such as SLEEP, runs only when chosen); the lazy
+//! argument reader in `eval.rs` asserts the left-to-right order.
 
 use std::cmp::Ordering;
 
