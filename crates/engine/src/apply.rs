@@ -15,6 +15,11 @@
 //! - a DDL group (GTID flag FL_DDL, or a non-empty `aux`) applies the `aux` catalog change; a
 //!   DDL group without one cannot be applied (onelog does not parse SQL here);
 //! - errors name the GTID and the LSN of the record.
+//!
+//! Invariants: a record that fails to apply may leave the root half changed, so callers apply
+//! onto a root they discard on error (recovery fails to open, a replica stops); after
+//! [`apply_record`] the root's LSN is the record's end LSN, which only moves forward, and its GTID
+//! state holds the record's GTID (asserted there).
 
 use std::sync::Arc;
 
@@ -209,9 +214,11 @@ pub fn apply_record(
     };
     let decoded = decode_record(&root.catalog, events, aux).map_err(fail)?;
     apply_body(root, &decoded.body).map_err(fail)?;
-    root.gtid_state
-        .record(gtid.unwrap_or(decoded.gtid_event.gtid));
+    let recorded = gtid.unwrap_or(decoded.gtid_event.gtid);
+    root.gtid_state.record(recorded);
+    debug_assert!(root.lsn <= end_lsn, "the root's LSN moves forward");
     root.lsn = end_lsn;
+    debug_assert_eq!(root.gtid_state.last(recorded.domain_id), Some(recorded));
     Ok(())
 }
 

@@ -32,6 +32,11 @@
 //!   event group; rollback (or drop) just releases the locks.
 //!
 //! Imports the commit path (`commit.rs`), never the engine (`engine.rs` creates transactions).
+//!
+//! Invariants: savepoint marks are positions in the change log, in increasing order and never
+//! past its end (asserted where marks are set and the log truncated); the row state is derived
+//! from the change log alone (rebuilt after every truncation); once a deadlock aborted the
+//! transaction, every call fails with 1213 (`check_active`).
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -714,6 +719,7 @@ impl Transaction {
         self.savepoints
             .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
         self.savepoints.push((name.to_string(), self.changes.len()));
+        debug_assert!(self.savepoints.windows(2).all(|w| w[0].1 <= w[1].1));
     }
 
     /// `ROLLBACK TO SAVEPOINT name`: undoes the changes made since; keeps the savepoint and
@@ -728,6 +734,10 @@ impl Transaction {
                 name: name.to_string(),
             })?;
         let pos = self.savepoints[i].1;
+        debug_assert!(
+            pos <= self.changes.len(),
+            "a savepoint mark past the change log"
+        );
         self.savepoints.truncate(i + 1);
         if pos < self.changes.len() {
             self.changes.truncate(pos);

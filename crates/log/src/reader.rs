@@ -23,6 +23,10 @@
 //! `ReadStart::Lsn(lsn)` is validated: it must lie in a present segment, not beyond the
 //! written end, and (below it) start a frame whose CRC checks — a 2^-32 false positive is
 //! accepted instead of scanning the whole segment.
+//!
+//! Invariants: records are yielded in LSN order, each ending at or below the visible end
+//! read before it was framed (only durable records leave a reader without
+//! `include_non_durable`); the position only moves forward (asserted in `next`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -212,6 +216,10 @@ impl LogReader {
                 }
             };
             let end_lsn = lsn + f.len as u64;
+            debug_assert!(
+                end_lsn > lsn && end_lsn <= limit,
+                "a record past the visible end ({end_lsn} > {limit})"
+            );
             let gtid = match f.kind {
                 RecordKind::GtidState | RecordKind::CommitMark | RecordKind::SyncMark => None,
                 RecordKind::Transaction | RecordKind::Ddl => {

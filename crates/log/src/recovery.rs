@@ -92,6 +92,12 @@
 //! `Corrupt` naming the file and offset, never skipped (the engine's replay from a checkpoint
 //! in an older segment refuses to open on it). `LogRecovery::TruncateDamaged` does not
 //! apply to them: cutting a sealed segment would drop every later segment.
+//!
+//! Invariants: segment numbers are contiguous and start LSNs increase (step 3: anything else
+//! is `Corrupt`); recovery removes nothing before the recovered end except what it reports in
+//! `damage_cuts`; the kept records end on a record boundary inside the last segment, before the
+//! first bad byte (asserted in `recover_tail` and `cut_tail`); everything up to that end is
+//! durable when `open` returns.
 
 use std::path::Path;
 use std::sync::atomic::AtomicU8;
@@ -377,6 +383,10 @@ fn recover_tail(segs: &mut Segments, recovery: LogRecovery) -> Result<Recovered,
     let bad_off = cur.offset_of(scan.end);
     let lsn = scan.end_before_marks;
     let end_off = cur.offset_of(lsn);
+    debug_assert!(
+        lsn >= segs.last.start_lsn && end_off <= bad_off,
+        "the kept records end inside the last segment, before the first bad byte"
+    );
     let torn_bytes = cut_tail(
         &cur,
         &*segs.file,

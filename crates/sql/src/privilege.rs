@@ -49,6 +49,11 @@
 //! Password hashes are shown (SHOW GRANTS, SHOW CREATE USER) only to accounts that may read
 //! `mysql.user` (SELECT on `*.*` or on `mysql`), as in MariaDB; SHOW GRANTS for another
 //! account needs the same privilege (1044 on `mysql` otherwise).
+//!
+//! Invariants: the privileges of a scope are a bit set of [`NAMES`]' bits (`ALL` = every bit of
+//! the scope); an account matches a login only through [`host_matches`], the most specific
+//! pattern first; [`PrivCache`]'s global bits are those of its account (asserted in
+//! `PrivCache::refresh`).
 
 use onelog_protocol::errors;
 use std::sync::{Arc, OnceLock};

@@ -20,6 +20,10 @@
 //! Errors are MariaDB's: 1193 unknown variable, 1238 read-only, 1228 session-only variable
 //! set/read as GLOBAL, 1229 global-only variable set as SESSION, 1231 bad value, 1232 wrong
 //! argument type.
+//!
+//! Invariants: a SET checks everything (scope, type, range, honoured values) before it stores
+//! anything, so a refused SET changes nothing; a variable and its alias always hold the same
+//! value (asserted after every store).
 
 pub mod registry;
 
@@ -387,6 +391,11 @@ pub(crate) fn set_var(
             put_session(cx, a.name, value);
         }
     }
+    debug_assert!(alias.is_none_or(|a| if global {
+        cx.server.globals.get(a.name) == cx.server.globals.get(def.name)
+    } else {
+        cx.vars.get(a.name) == cx.vars.get(def.name)
+    }));
     Ok(())
 }
 

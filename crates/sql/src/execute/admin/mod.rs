@@ -14,6 +14,10 @@
 //! FLUSH LOGS / TABLES / PRIVILEGES / STATUS / HOSTS are accepted and do nothing: onelog has
 //! no log files besides the binlog, no table cache to close, and account changes take effect
 //! at once (there is no privilege cache to reload).
+//!
+//! Invariants: every administration statement counts once in `Com_*` ([`try_execute`]); the
+//! global privilege a statement needs is checked before it runs; each family's runner gets only
+//! its family's statements (asserted: `misrouted`).
 
 pub mod accounts;
 pub mod binlog;

@@ -17,6 +17,10 @@
 //! SHOW SLAVE STATUS, SHOW SLAVE HOSTS) will take a `replication` file beside them, with their
 //! words added to [`parse`]'s dispatch and [`maybe_admin`]'s first-word check. This module
 //! keeps the statement tree ([`Stmt`]), the token cursor the families share and the dispatch.
+//!
+//! Invariants: [`parse`] answers `Some` only for a statement whose first word
+//! [`maybe_admin`] accepts; its errors are 1064 (syntax), 1235 (a form onelog refuses) or 1524
+//! (an authentication plugin onelog does not have), asserted at the dispatch.
 
 mod account;
 mod binlog;
@@ -464,6 +468,20 @@ fn maybe_admin(sql: &str) -> bool {
 
 /// Parses one statement (see the module docs for the contract).
 pub(crate) fn parse(sql: &str) -> Option<R<Stmt>> {
+    let r = dispatch(sql);
+    debug_assert!(
+        r.is_none() || maybe_admin(sql),
+        "a statement maybe_admin rejects parsed as ours"
+    );
+    debug_assert!(
+        !matches!(&r, Some(Err(e)) if ![1064, 1235, 1524].contains(&e.code)),
+        "an administration parse error outside the contract: {r:?}"
+    );
+    r
+}
+
+/// [`parse`]'s work: the first-word check, the lexer and the family dispatch.
+fn dispatch(sql: &str) -> Option<R<Stmt>> {
     if !maybe_admin(sql) {
         return None;
     }
