@@ -10,6 +10,10 @@
 //!
 //! Values are exchanged as canonical text: optional `-`, the integer digits without leading
 //! zeros (`0` when none), then `.` and exactly `s` digits when `s > 0`. Zero is never negative.
+//!
+//! Invariants: an encoded DECIMAL(p, s) takes exactly [`bin_size`]`(p, s)` bytes (asserted in
+//! [`encode`]); decoding what [`encode`] wrote gives back the canonical text (unit tests below,
+//! against bytes MariaDB wrote).
 
 /// Bytes needed for a group of 0..=9 digits.
 const DIG2BYTES: [usize; 10] = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
@@ -112,6 +116,11 @@ pub fn encode(text: &str, precision: u8, scale: u8, out: &mut Vec<u8>) -> Result
     if let Some(b) = out.get_mut(start) {
         *b ^= 0x80;
     }
+    debug_assert_eq!(
+        out.len() - start,
+        bin_size(precision, scale),
+        "DECIMAL({precision},{scale}) width"
+    );
     Ok(())
 }
 

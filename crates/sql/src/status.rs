@@ -26,6 +26,9 @@
 //! fsync, also counted in `Onelog_engine_log_fsyncs`; docs/LOG_FORMAT.md).
 //!
 //! Only global values exist: `SHOW SESSION STATUS` prints the same (documented).
+//!
+//! Invariants: every counter only grows, except `Threads_running`, which a [`RunningGuard`]
+//! raises and lowers exactly once (asserted never to go below zero).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -144,7 +147,8 @@ pub struct RunningGuard<'a>(&'a AtomicU64);
 
 impl Drop for RunningGuard<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        let before = self.0.fetch_sub(1, Ordering::Relaxed);
+        debug_assert!(before > 0, "Threads_running below zero");
     }
 }
 
