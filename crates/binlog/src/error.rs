@@ -1,5 +1,8 @@
 //! Decoding errors. Every error says what was being read and at which byte offset of the
 //! buffer handed to the decoder, so a caller can add the file and position.
+//!
+//! Invariants: every error names what was being read and the byte offset in the decoder's
+//! input.
 
 use std::fmt;
 

@@ -7,6 +7,10 @@
 //! other standalone groups (`FL_STANDALONE`), a Query. [`decode_group`] checks every event's
 //! size and checksum, requires the GTID event first and no second GTID event, and never
 //! panics on bad input.
+//!
+//! Invariants: a decoded group starts with its GTID event and holds no second one; every rows
+//! event is resolved against a Table_map that precedes it in the same group; [`decode_group`]
+//! never panics (fuzzed through decode_event).
 
 use std::collections::HashMap;
 use std::sync::Arc;

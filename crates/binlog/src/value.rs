@@ -29,6 +29,10 @@
 //! `Double`, DECIMAL `Decimal`, strings and blobs `Bytes`, DATE `Date`, DATETIME `DateTime`,
 //! TIMESTAMP `Timestamp`, TIME `Time`, YEAR `Year` (0 or 1901..=2155), NULL type `Null`.
 //! Temporal values must not carry more fractional digits than the column's fsp.
+//!
+//! Invariants: a [`ColumnMeta`]'s metadata word is what MariaDB writes in a Table_map for its
+//! type (cross-checked with an independent decoder in tests/); the row codec refuses a
+//! [`Value`] of another type family than its column's instead of converting it.
 
 /// MariaDB `enum_field_types` codes used in Table_map events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

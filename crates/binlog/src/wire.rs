@@ -4,6 +4,9 @@
 //! reports the absolute offset (relative to the start of the event) of a short read, so no
 //! decoder indexes a slice directly. The packed ("length-encoded") integer of the MySQL
 //! protocol is written by [`put_packed`] and read by [`Reader::packed`].
+//!
+//! Invariants: a [`Reader`] never reads past its slice: every read checks the remaining length
+//! first and a short read is a `DecodeError` naming the offset.
 
 use crate::error::DecodeError;
 

@@ -17,6 +17,8 @@
 //! [`Engine::apply_logged_group`] for replicas. Every table needs a primary key; strings compare
 //! as bytes (`utf8mb4_bin`-like); a commit is visible before it is durable unless the log runs
 //! with `strict_visibility` (see `engine.rs`).
+//!
+//! Invariants: each module's docs name its own; the crate imports nothing of `sql` or `server`.
 
 pub mod apply;
 pub mod catalog;

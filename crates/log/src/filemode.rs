@@ -53,6 +53,11 @@
 //! up holding every group of the log. A crash during catch-up leaves the marker absent and a
 //! prefix of the missing groups in the binlog (a torn one is cut at the next open): the next
 //! open continues from there.
+//!
+//! Invariants: the marker is written durably (file synced, directory synced) before the first
+//! commit of a file-mode session and removed durably before the first commit in engine mode;
+//! catch-up copies groups into the classic binlog in log order from a position verified to be in
+//! the log, and syncs them before the first commit.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;

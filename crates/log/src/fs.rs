@@ -8,6 +8,9 @@
 //!   parent directory returns Ok;
 //! - `rename` atomically replaces the target;
 //! - `crash_point` is a no-op on a real disk; on `SimFs` an armed point "crashes" the machine.
+//!
+//! Invariants: the contract below, kept by both implementations (the simulated one asserts its
+//! side: a synced file with nothing pending is durable as written).
 
 pub mod sim;
 

@@ -25,6 +25,8 @@
 //!
 //! Failure model: once `progress.failed` is set (fsync error, write error, crash) the log takes
 //! no more writes and never calls fsync again; readers keep reading what was durable.
+//!
+//! Invariants: the lock order below is the only one used anywhere in the crate.
 
 use std::ops::Deref;
 use std::sync::{Arc, Mutex, RwLock};

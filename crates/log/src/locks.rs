@@ -1,5 +1,8 @@
 //! `lock`: how the log takes its mutexes. Used by every module that holds state behind one;
 //! imports nothing of the crate.
+//!
+//! Invariants: a poisoned mutex is taken anyway: every state a lock protects is changed only in
+//! steps that keep it consistent, so a panicking thread cannot leave it half changed.
 
 use std::sync::{Mutex, MutexGuard};
 

@@ -3,6 +3,10 @@
 //! flusher, `flusher.rs`) and readers, and turns each public call into the module that does
 //! it: commits into `group_commit.rs`, syncs and flushes into `flusher.rs`, opening into
 //! `recovery.rs`, reads into `reader.rs`, purges into `retention.rs`' plans.
+//!
+//! Invariants: every public call goes through one module (listed above) that keeps its own
+//! invariants; `Log` holds no state of its own besides the shared `Inner`, so there is one owner
+//! for each piece of state.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};

@@ -11,6 +11,10 @@
 //! A small hand parser rather than `clap`: mariadbd's conventions (`_`/`-` equivalence,
 //! `loose-`, option files feeding the same parser, size suffixes) are not clap's, and a
 //! dozen options do not need a framework.
+//!
+//! Invariants: every option given is applied or refused with an error naming it and where it
+//! came from (command line or option file); only `--loose-` options may be unknown, and those are
+//! reported as warnings, never dropped silently.
 
 use std::fmt;
 use std::path::PathBuf;

@@ -11,6 +11,9 @@
 //! file the server writes (log segments, checkpoints, control files, the pid file) is 0600,
 //! like MariaDB's datadir. A data directory made by an older version or by hand with looser
 //! modes is tightened at start ([`tighten_permissions`]) and each change is logged.
+//!
+//! Invariants: no log, checkpoint or control file is opened before the lock is held; the lock
+//! lives as long as the process (the kernel drops it at exit, whatever the exit).
 
 use std::fmt;
 use std::fs::{File, OpenOptions, TryLockError};

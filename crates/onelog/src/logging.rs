@@ -5,6 +5,9 @@
 //! the thread id where we write 0), like mariadbd's error log, so log scrapers and people used to
 //! it read it the same way. The ready banner is written raw by `serve.rs` in mariadbd's exact
 //! shape because tools wait for it.
+//!
+//! Invariants: each call writes one whole line under stderr's lock, so lines from different
+//! threads never interleave.
 
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -3,6 +3,9 @@
 //!
 //! Thin on purpose: `cli.rs` parses, `serve.rs` runs the server. Exit status 0 on success
 //! (including a clean shutdown), 1 on a usage or startup error.
+//!
+//! Invariants: `main` starts no thread before it hands over to the command, so `serve` can
+//! block the termination signals before any other thread exists (see `signals.rs`).
 
 mod binlog_cmd;
 mod cli;

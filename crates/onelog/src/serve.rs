@@ -28,6 +28,11 @@
 //! `--binlog-file-mirror=ON` with `--binlog-storage=file` is refused before anything is opened.
 //!
 //! Every failure is one log line naming what failed and the process exits 1.
+//!
+//! Invariants: the steps run in the order listed, each only after the previous succeeded; the
+//! data directory's lock is held from step 2 until the process exits; the server listens only
+//! after recovery (and the mirror's catch-up) finished, and the server is shut down (engine,
+//! log, mirror) before the process exits.
 
 use std::net::{IpAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};

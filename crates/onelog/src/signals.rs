@@ -9,6 +9,9 @@
 //!
 //! We use `libc` directly (already in the dependency tree) rather than `signal-hook`: the
 //! block-then-sigwait pattern is a dozen lines and needs no handler or self-pipe.
+//!
+//! Invariants: SIGTERM and SIGINT are blocked before any other thread exists, so only the
+//! waiter thread ever receives them; a signal becomes one shutdown request.
 
 use std::io;
 

@@ -4,6 +4,9 @@
 //! tested over real sockets against a small in-test backend, and runs in production against
 //! `onelog_sql` through the adapter in [`crate::sql_backend`]. The traits mirror the
 //! `onelog_sql::Server`/`Session` contract one to one; they add nothing the SQL layer lacks.
+//!
+//! Invariants: the traits add nothing the SQL layer lacks; everything stateful (accounts,
+//! sessions, the connection registry) stays behind them.
 
 use std::sync::Arc;
 

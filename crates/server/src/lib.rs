@@ -18,6 +18,8 @@
 //!
 //! The protocol layer never panics on client input: every decoder returns a typed error, and a
 //! connection that sends a bad packet gets an ERR packet and is closed without affecting others.
+//!
+//! Invariants: each module's docs name its own; the crate reaches SQL only through `backend.rs`.
 
 pub mod auth;
 pub mod backend;

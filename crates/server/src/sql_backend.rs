@@ -4,6 +4,8 @@
 //! registration; this module only names which method serves which trait method. Sessions are
 //! wrapped in [`SqlSession`] (rather than implementing the trait on `onelog_sql::Session`
 //! directly) so every call here can only resolve to the SQL layer's own method.
+//!
+//! Invariants: each trait method calls exactly one SQL-layer method and adds no behaviour.
 
 use std::sync::Arc;
 

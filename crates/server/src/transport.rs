@@ -5,6 +5,9 @@
 //! receive); the peer uid is the kernel's record, never the client's word.
 //!
 //! Callers: `listener` (accepts them), `connection` (runs on one).
+//!
+//! Invariants: the liveness probe never blocks and never consumes a byte; the peer uid comes
+//! from the kernel only.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;

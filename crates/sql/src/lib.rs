@@ -23,6 +23,9 @@
 //! connection registry, open/bootstrap), `status` (status counters), `guard` (per-statement
 //! limits: KILL, `max_statement_time`, client liveness, memory and string caps), `error`,
 //! `render` (text-protocol values), `wide` (the decimal mantissa), `like` (name patterns).
+//!
+//! Invariants: no module imports another in a circle; executors and expressions never import the
+//! session (the stage rule above).
 
 pub mod context;
 pub mod error;

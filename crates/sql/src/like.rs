@@ -1,6 +1,9 @@
 //! SQL LIKE matching of names (`%`, `_`, `\\` escapes, case-insensitive): the patterns of
 //! `SHOW ... LIKE` and of account hosts. Expressions have their own byte-wise LIKE with
 //! collation rules (`expr`). Shared ground: imports nothing of the crate.
+//!
+//! Invariants: matching is linear in the pattern times the text (no exponential backtracking on
+//! `%` runs: tested with a pathological pattern); it never panics on any input.
 
 /// MySQL `LIKE` matching (`%`, `_`, backslash escape), ASCII case-insensitive like the
 /// SHOW statements' default collation. Linear-time greedy matching with one backtrack point

@@ -1,6 +1,9 @@
 //! Text-protocol rendering of values: the exact bytes MySQL sends for each type (DECIMAL
 //! text, `YYYY-MM-DD HH:MM:SS[.ffffff]` with the column's decimals, TIME, YEAR, shortest
 //! round-trip FLOAT/DOUBLE). Shared by the server (result rows) and the SQL layer (CONCAT).
+//!
+//! Invariants: the text of a value is the same as the protocol layer's own renderer writes for
+//! it (the server's render_agreement property test), in MariaDB's text formats.
 
 use onelog_binlog::{ColumnType, Value};
 

@@ -1,6 +1,11 @@
 //! Annotate_rows event (type 160): the SQL text of the statement whose rows events follow
 //! (`binlog_annotate_row_events`). Body: the text, up to the checksum. Informational only, so
 //! text that is not UTF-8 is decoded lossily rather than rejected.
+//!
+//! Invariants: decoding what the encoder wrote gives the same event (tests/roundtrip.rs, and
+//! the layout is cross-checked against an independent decoder in tests/cross_check_mysql_common.rs);
+//! the decoder reads only through the bounds-checked `wire::Reader`, so a short body is a
+//! `DecodeError`, never a panic (fuzzed by fuzz/fuzz_targets/decode_event.rs).
 
 use super::{event_type, new_header, typed_body};
 use crate::error::DecodeError;

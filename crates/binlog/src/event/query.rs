@@ -18,6 +18,11 @@
 //! Q_CHARSET, which `mariadb-binlog` and replicas need to run the statement. The decoder parses
 //! the variables it knows and stops at the first it does not (their lengths are not
 //! self-describing); the db name is found through `status_vars_len` either way.
+//!
+//! Invariants: decoding what the encoder wrote gives the same event (tests/roundtrip.rs, and
+//! the layout is cross-checked against an independent decoder in tests/cross_check_mysql_common.rs);
+//! the decoder reads only through the bounds-checked `wire::Reader`, so a short body is a
+//! `DecodeError`, never a panic (fuzzed by fuzz/fuzz_targets/decode_event.rs).
 
 use super::{event_type, new_header, typed_body};
 use crate::error::{DecodeError, EncodeError};

@@ -14,6 +14,11 @@
 //!
 //! [`RowsEventWriter`] appends rows into one reusable buffer (no allocation per row);
 //! [`RowsEvent::decode`] needs the event's [`TableMap`].
+//!
+//! Invariants: decoding what the encoder wrote gives the same event (tests/roundtrip.rs, and
+//! the layout is cross-checked against an independent decoder in tests/cross_check_mysql_common.rs);
+//! the decoder reads only through the bounds-checked `wire::Reader`, so a short body is a
+//! `DecodeError`, never a panic (fuzzed by fuzz/fuzz_targets/decode_event.rs).
 
 use super::table_map::{TableMap, MAX_TABLE_ID};
 use super::{event_type, new_header, typed_body, EventHeader};

@@ -6,6 +6,10 @@
 //! its group (or from the event itself, outside a group) is cut. A damaged event with more
 //! data after it, a GTID event inside an unfinished group, or a damaged file header is
 //! `Corrupt`, naming the file and the offset: never skipped.
+//!
+//! Invariants: the scan never changes the file; what it reports as the end is the end of the
+//! last complete group, with every event before it size- and CRC-checked; damage it cannot tell
+//! from a torn write is `Corrupt`, never cut.
 
 use std::path::Path;
 

@@ -2,6 +2,8 @@
 //! transaction, the DDL statements against the engine's catalog (`ddl`), and the
 //! administration statements (`admin`). Executors read and change only the execution context
 //! (`crate::context`) they are handed; the session decides the transaction they run in.
+//!
+//! Invariants: an executor changes data only through the transaction it is handed.
 pub mod admin;
 pub(crate) mod ddl;
 pub(crate) mod dml;

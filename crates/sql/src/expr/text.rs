@@ -1,6 +1,9 @@
 //! The text of a value: as string functions, LIKE and CONCAT see it ([`text_of`]) and as
 //! MariaDB writes a constant inside an error message ([`sql_text`]).
 //! DATETIME fractions are shown only when non-zero.
+//!
+//! Invariants: [`text_of`] is the text MariaDB's string functions see for a value, the same as
+//! the text protocol sends for it (`render.rs`).
 
 use onelog_binlog::Value;
 

@@ -8,6 +8,9 @@
 //! GRANTS, SHOW CREATE USER) only to accounts that may read `mysql.user` (SELECT on `*.*` or
 //! on `mysql`), as in MariaDB; SHOW GRANTS for another account needs the same privilege (1044
 //! on `mysql` otherwise).
+//!
+//! Invariants: each account a statement names is changed by its own engine DDL record; the
+//! text logged with it never holds a plain password.
 
 use onelog_protocol::errors;
 

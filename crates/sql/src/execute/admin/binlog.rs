@@ -24,6 +24,9 @@
 //! semantics): the log continues in a new `binlog-000001.olog` and the next GTID of a domain
 //! has sequence number 1. The tables are kept: `Engine::reset_log` checkpoints them at the
 //! log's end first, and LSNs keep growing across the reset, so checkpoints stay valid.
+//!
+//! Invariants: every position this module prints comes from `onelog_log::position` (never
+//! computed here); PURGE removes only what `Engine::purge_log_to` allows.
 
 use onelog_protocol::errors;
 use std::path::Path;

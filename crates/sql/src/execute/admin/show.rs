@@ -12,6 +12,10 @@
 //!   `utf8mb4_general_ci` collation clients expect (the difference is documented in SQL.md).
 //! - SHOW DATABASES lists the databases of the catalog only (no `information_schema`,
 //!   `mysql` or `performance_schema`: they do not exist in onelog).
+//!
+//! Invariants: SHOW reads only what the session may see (SHOW DATABASES filters by privilege,
+//! the table statements check a privilege on the table's database first: 1044); LIKE and WHERE
+//! filters apply to the result's own columns, so a filter never changes a row's values.
 
 use onelog_binlog::Value;
 use onelog_engine::{SqlType, TableDef};

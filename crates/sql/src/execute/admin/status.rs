@@ -1,5 +1,7 @@
 //! SHOW STATUS: every status variable with its value, read from the server's counters
 //! (`crate::status`), the log's and the mirror's statistics and the connection table.
+//!
+//! Invariants: the rows are sorted by name, case-insensitively, as MariaDB's SHOW STATUS.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -1,5 +1,8 @@
 //! Account statements: CREATE / DROP / ALTER USER, GRANT, REVOKE, and the privilege list
 //! with its `ON scope` they share.
+//!
+//! Invariants: those of the family parsers (`parse/admin/mod.rs`); a password is kept as given
+//! (plain or hash), hashed by the executor, never logged by the parser.
 use super::PrivName;
 use onelog_protocol::errors;
 

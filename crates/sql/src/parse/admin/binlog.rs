@@ -1,5 +1,7 @@
 //! Binlog statements: PURGE BINARY LOGS, RESET MASTER (FLUSH BINARY LOGS is a FLUSH form,
 //! in `server`; SHOW MASTER STATUS / BINARY LOGS / BINLOG EVENTS are SHOW forms, in `show`).
+//!
+//! Invariants: those of the family parsers (`parse/admin/mod.rs`).
 
 use super::{Stmt, P, R};
 

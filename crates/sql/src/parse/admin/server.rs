@@ -1,5 +1,8 @@
 //! Server control: FLUSH (BINARY LOGS and the forms that have nothing to do in onelog),
 //! SHUTDOWN, KILL [QUERY | CONNECTION].
+//!
+//! Invariants: those of the family parsers (`parse/admin/mod.rs`); `FLUSH TABLES WITH READ
+//! LOCK` is refused (1235), never accepted and ignored.
 use onelog_protocol::errors;
 
 use super::{Stmt, P, R};

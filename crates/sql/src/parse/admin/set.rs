@@ -1,6 +1,9 @@
 //! SET statements: system and user variables (`SET [GLOBAL | SESSION] var = expr, ...`,
 //! `@@scope.var`, `@user := expr`), `SET NAMES`, `SET [GLOBAL | SESSION] TRANSACTION`,
 //! `SET PASSWORD`. Values are kept as their source text, evaluated by the executor.
+//!
+//! Invariants: those of the family parsers (`parse/admin/mod.rs`); an assignment's value is the
+//! exact source text between `=` and the next top-level `,` or the end.
 use super::{Assignment, Password, SetTarget};
 use crate::sysvar::registry::VarScope;
 

@@ -1,6 +1,9 @@
 //! SHOW statements (variables, status, databases, tables, columns, indexes, processlist,
 //! warnings, engines, collations, character sets, master status, binary logs, binlog events,
 //! grants) and DESCRIBE.
+//!
+//! Invariants: those of the family parsers (`parse/admin/mod.rs`): a form is recognised and
+//! consumed to the statement's end, or it is not ours (None), or it is a 1064.
 use super::Filter;
 
 use super::{Stmt, P, R};
