@@ -7,8 +7,10 @@
 //!   (`parse/lexer.rs`), the transaction statements, the administration statements by family
 //!   (`parse/admin/`), and sqlparser (MySQL dialect) for the rest, with the nesting bound
 //!   (`parse/depth.rs`) that keeps every statement within the thread's stack;
-//! - `plan/`: binding and planning (names resolved against the catalog with their privilege
-//!   checks, expressions compiled, the access path chosen): `select`, `dml`, `access`;
+//! - `bind/`: names resolved against the catalog with their privilege checks: the FROM tables
+//!   and the joined row's layout (`tables`), the target of INSERT / UPDATE / DELETE (`target`);
+//! - `plan/`: planning over the bound names: expressions compiled (column names bound in that
+//!   scope), result columns, the access path chosen: `select`, `dml`, `access`;
 //! - `execute/`: running plans and statements: `select`, `dml`, `ddl`, and `admin/` (SHOW,
 //!   SET, accounts, binlog statements, server control, SHOW STATUS);
 //! - `expr/`: expressions (IR, compile, eval, types, coercion, numeric, temporal, LIKE) and
@@ -27,6 +29,7 @@
 //! Invariants: no module imports another in a circle; executors and expressions never import the
 //! session (the stage rule above).
 
+pub(crate) mod bind;
 pub mod context;
 pub mod error;
 pub mod execute;

@@ -5,11 +5,13 @@
 //! Invariants: an INSERT plan's rows have one expression per target column; placeholders are
 //! numbered in textual order.
 
+use crate::bind::tables::resolve_table;
+use crate::bind::target::{check_select, scope, single_table, target_column};
 use crate::context::ExecContext;
 use crate::error::SqlError;
-use crate::expr::{Compiler, Expr, Scope};
+use crate::expr::{Compiler, Expr};
 use crate::plan::access::{plan, Plan};
-use crate::plan::select::{resolve_table, SelectPlan};
+use crate::plan::select::SelectPlan;
 use onelog_engine::TableDef;
 use onelog_protocol::errors;
 use sqlparser::ast;
@@ -48,22 +50,6 @@ pub(crate) struct DeletePlan {
     pub limit: Option<Expr>,
     #[allow(dead_code)]
     pub params: usize,
-}
-
-fn scope<'a>(t: &'a TableDef, qualifier: &'a str, db: &'a str) -> Scope<'a> {
-    Scope {
-        table: Some(t),
-        qualifier,
-        db,
-        joined: Vec::new(),
-    }
-}
-
-fn target_column(t: &TableDef, name: &ast::ObjectName) -> Result<usize, SqlError> {
-    let parts = crate::expr::object_name_parts(name);
-    let last = parts.last().cloned().unwrap_or_default();
-    t.column_index(&last)
-        .ok_or_else(|| SqlError::unknown_column(&parts.join("."), "field list"))
 }
 
 pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<InsertPlan, SqlError> {
@@ -200,24 +186,6 @@ fn compile_order_limit(
         None => None,
     };
     Ok((ob, l))
-}
-
-fn single_table(twj: &ast::TableWithJoins) -> Result<(&ast::ObjectName, Option<String>), SqlError> {
-    if !twj.joins.is_empty() {
-        return Err(SqlError::unsupported("multi-table UPDATE/DELETE"));
-    }
-    match &twj.relation {
-        ast::TableFactor::Table { name, alias, .. } => {
-            Ok((name, alias.as_ref().map(|a| a.name.value.clone())))
-        }
-        _ => Err(SqlError::unsupported("derived tables")),
-    }
-}
-
-/// SELECT on `t`, checked after the statement's own privilege (so a user without any is told
-/// about that one first).
-fn check_select(cx: &ExecContext, t: &TableDef) -> Result<(), SqlError> {
-    cx.check_table_privilege(&t.db, &t.name, crate::privilege::SELECT)
 }
 
 pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<UpdatePlan, SqlError> {

@@ -1,7 +1,7 @@
-//! Binding and planning: a parsed statement becomes a plan the executors run. Names are
-//! resolved against the catalog (with the privilege checks of each table) and expressions
-//! compiled in the same pass (`select`, `dml`); `access` chooses how a table is read (primary
-//! key point or range, secondary index, scan) and resolves that choice at run time.
+//! Planning: a parsed statement, its tables bound (`bind/`), becomes a plan the executors run:
+//! expressions compiled in the bound scope, result columns typed (`select`, `dml`); `access`
+//! chooses how a table is read (primary key point or range, secondary index, scan) and
+//! resolves that choice at run time.
 //!
 //! Invariants: a plan refers to the catalog it was compiled against; the session compiles it
 //! again when the account's privileges or the statement's database changed.

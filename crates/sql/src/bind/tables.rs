@@ -1,0 +1,155 @@
+//! The tables a SELECT reads: FROM and JOIN resolved against the catalog with their SELECT
+//! privilege, and their layout side by side in the joined row.
+
+use std::sync::Arc;
+
+use onelog_engine::TableDef;
+use sqlparser::ast;
+
+use crate::context::ExecContext;
+use crate::error::SqlError;
+
+/// Resolves `db.table` against the session's current database, after checking that the
+/// session holds the privileges `need` on it (1142 before 1146, as in MariaDB).
+pub(crate) fn resolve_table(
+    cx: &ExecContext,
+    name: &ast::ObjectName,
+    need: u64,
+) -> Result<Arc<TableDef>, SqlError> {
+    let parts = crate::expr::object_name_parts(name);
+    let (db, table) = match parts.as_slice() {
+        [t] => (
+            cx.current_db.clone().ok_or_else(SqlError::no_database)?,
+            t.clone(),
+        ),
+        [d, t] => (d.clone(), t.clone()),
+        _ => return Err(SqlError::syntax(&name.to_string())),
+    };
+    cx.check_table_privilege(&db, &table, need)?;
+    let cat = cx.server.engine.catalog();
+    match cat.table_by_name(&db, &table) {
+        Some(t) => Ok(t.clone()),
+        None => Err(SqlError::no_such_table(&db, &table)),
+    }
+}
+
+pub(crate) fn is_dual(name: &ast::ObjectName) -> bool {
+    let p = crate::expr::object_name_parts(name);
+    p.len() == 1 && p[0].eq_ignore_ascii_case("dual")
+}
+
+/// A FROM table with its qualifier (alias or name).
+pub(crate) type FromTable = (Arc<TableDef>, String);
+
+/// For each table after the first: its ON condition and whether it is a LEFT join.
+pub(crate) type JoinKind<'q> = (Option<&'q ast::Expr>, bool);
+
+/// FROM: the tables in order (comma joins and JOIN ... ON), each resolved with its SELECT
+/// privilege; no table for `FROM DUAL` alone.
+pub(crate) fn from_tables<'q>(
+    cx: &ExecContext,
+    sel: &'q ast::Select,
+) -> Result<(Vec<FromTable>, Vec<JoinKind<'q>>), SqlError> {
+    let mut froms: Vec<FromTable> = Vec::new();
+    let mut join_kinds: Vec<JoinKind<'q>> = Vec::new();
+    let table_of = |tf: &ast::TableFactor| -> Result<Option<(Arc<TableDef>, String)>, SqlError> {
+        match tf {
+            ast::TableFactor::Table { name, alias, .. } if is_dual(name) && alias.is_none() => {
+                Ok(None)
+            }
+            ast::TableFactor::Table { name, alias, .. } => {
+                let t = resolve_table(cx, name, crate::privilege::SELECT)?;
+                let qn = match alias {
+                    Some(a) => a.name.value.clone(),
+                    None => t.name.clone(),
+                };
+                Ok(Some((t, qn)))
+            }
+            _ => Err(SqlError::unsupported("derived tables")),
+        }
+    };
+    for (n, twj) in sel.from.iter().enumerate() {
+        match table_of(&twj.relation)? {
+            Some(t) => {
+                if n > 0 {
+                    join_kinds.push((None, false));
+                }
+                froms.push(t);
+            }
+            None if sel.from.len() == 1 && twj.joins.is_empty() => {}
+            None => return Err(SqlError::unsupported("DUAL in a join")),
+        }
+        for j in &twj.joins {
+            let (constraint, left) = match &j.join_operator {
+                ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (c, false),
+                ast::JoinOperator::CrossJoin(c) => (c, false),
+                ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (c, true),
+                _ => return Err(SqlError::unsupported("this kind of JOIN")),
+            };
+            let on = match constraint {
+                ast::JoinConstraint::On(e) => Some(e),
+                ast::JoinConstraint::None => None,
+                _ => return Err(SqlError::unsupported("JOIN ... USING/NATURAL")),
+            };
+            match table_of(&j.relation)? {
+                Some(t) => froms.push(t),
+                None => return Err(SqlError::unsupported("DUAL in a join")),
+            }
+            join_kinds.push((on, left));
+        }
+    }
+    Ok((froms, join_kinds))
+}
+
+/// The FROM tables laid out side by side in the joined row: table `k`'s columns start at
+/// `offsets[k]`.
+pub(crate) struct From {
+    pub(crate) tables: Vec<FromTable>,
+    pub(crate) offsets: Vec<usize>,
+    /// A synthetic definition of the joined row (for result types), when there is a join.
+    pub(crate) combined: Option<Arc<TableDef>>,
+}
+
+impl From {
+    pub(crate) fn new(tables: Vec<FromTable>) -> From {
+        let mut offsets = Vec::with_capacity(tables.len());
+        let mut off = 0;
+        for (t, _) in &tables {
+            offsets.push(off);
+            off += t.columns.len();
+        }
+        let combined = (tables.len() > 1).then(|| {
+            let mut d = (*tables[0].0).clone();
+            d.indexes.clear();
+            for (t, _) in &tables[1..] {
+                d.columns.extend(t.columns.iter().cloned());
+            }
+            Arc::new(d)
+        });
+        debug_assert!(
+            combined.as_ref().is_none_or(|d| d.columns.len() == off),
+            "the joined row holds every FROM table's columns, in order"
+        );
+        From {
+            tables,
+            offsets,
+            combined,
+        }
+    }
+
+    /// The tables after the first, with their qualifiers and offsets (the compiler's scope).
+    pub(crate) fn joined(&self) -> Vec<(&TableDef, &str, usize)> {
+        self.tables
+            .iter()
+            .zip(&self.offsets)
+            .skip(1)
+            .map(|((t, q), o)| (&**t, q.as_str(), *o))
+            .collect()
+    }
+
+    /// Owner of a joined-row column position: (table index, column within it).
+    pub(crate) fn owner(&self, i: usize) -> (usize, usize) {
+        let k = self.offsets.iter().rposition(|&o| o <= i).unwrap_or(0);
+        (k, i - self.offsets[k])
+    }
+}
