@@ -99,6 +99,10 @@ impl ExecContext {
             !self.read_only || self.explicit,
             "read-only outside a transaction"
         );
+        debug_assert!(
+            !self.autocommit || self.explicit || self.txn.is_none(),
+            "an autocommit statement left its transaction open"
+        );
     }
 
     /// Start time of the current statement (NOW()).

@@ -616,10 +616,7 @@ impl Session {
             match c {
                 Compiled::Select(p) => select::execute(p, &mut txn, &env).map(|(rows, found)| {
                     (
-                        Output::Rows {
-                            columns: select::result_columns(p, &rows),
-                            rows,
-                        },
+                        Output::rows(select::result_columns(p, &rows), rows),
                         Some(found),
                         None,
                     )
