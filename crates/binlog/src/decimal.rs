@@ -52,26 +52,28 @@ fn groups(precision: u8, scale: u8) -> impl Iterator<Item = usize> {
         .chain(std::iter::once(trail).filter(|&d| d > 0))
 }
 
+/// The parts of a decimal's text `[+-]digits[.digits]`: whether it is negative, the integer
+/// digits and the fraction digits (either may be empty, not both); None for anything else.
+/// Shared by every reader of decimal text (this codec, the engine's column coercion, the SQL
+/// layer's DECIMAL arithmetic), so they accept exactly the same strings.
+pub fn split_text(text: &str) -> Option<(bool, &str, &str)> {
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (int_txt, frac_txt) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let ok = !(int_txt.is_empty() && frac_txt.is_empty()) && digits(int_txt) && digits(frac_txt);
+    ok.then_some((negative, int_txt, frac_txt))
+}
+
 /// Appends the binary form of the canonical-text decimal `text` for DECIMAL(precision, scale).
 /// Text with more fraction digits than `scale` or more integer digits than `precision - scale`
 /// is an error (the caller rounds; this codec never loses digits).
 pub fn encode(text: &str, precision: u8, scale: u8, out: &mut Vec<u8>) -> Result<(), String> {
     check_ps(precision, scale)?;
     let bad = || format!("'{text}' is not a decimal");
-    let (negative, unsigned) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let (int_txt, frac_txt) = match unsigned.split_once('.') {
-        Some((i, f)) => (i, f),
-        None => (unsigned, ""),
-    };
-    if (int_txt.is_empty() && frac_txt.is_empty())
-        || !int_txt.bytes().all(|b| b.is_ascii_digit())
-        || !frac_txt.bytes().all(|b| b.is_ascii_digit())
-    {
-        return Err(bad());
-    }
+    let (negative, int_txt, frac_txt) = split_text(text).ok_or_else(bad)?;
     let int_txt = int_txt.trim_start_matches('0');
     let intg = usize::from(precision - scale);
     let frac = usize::from(scale);

@@ -566,22 +566,8 @@ enum DecimalError {
 /// leading zeros (`0` when none), exactly `s` fraction digits (extra digits rounded half away
 /// from zero, like MySQL), no `-` on zero.
 fn canonical_decimal(text: &str, precision: u8, scale: u8) -> Result<String, DecimalError> {
-    let t = text.trim();
-    let (neg, body) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let (int_part, frac_part) = match body.find('.') {
-        Some(i) => (&body[..i], &body[i + 1..]),
-        None => (body, ""),
-    };
-    if (int_part.is_empty() && frac_part.is_empty())
-        || !int_part.bytes().all(|b| b.is_ascii_digit())
-        || !frac_part.bytes().all(|b| b.is_ascii_digit())
-    {
-        return Err(DecimalError::Syntax);
-    }
+    let (neg, int_part, frac_part) =
+        onelog_binlog::decimal::split_text(text.trim()).ok_or(DecimalError::Syntax)?;
     let scale = scale as usize;
     // Digits of integer ++ fraction (exactly `scale` fraction digits), then round.
     let mut digits: Vec<u8> = int_part.bytes().map(|b| b - b'0').collect();

@@ -50,22 +50,7 @@ impl Dec {
     }
 
     pub fn parse(text: &str) -> Option<Dec> {
-        let t = text.trim();
-        let (neg, body) = match t.as_bytes().first() {
-            Some(b'-') => (true, &t[1..]),
-            Some(b'+') => (false, &t[1..]),
-            _ => (false, t),
-        };
-        let (ip, fp) = match body.find('.') {
-            Some(i) => (&body[..i], &body[i + 1..]),
-            None => (body, ""),
-        };
-        if (ip.is_empty() && fp.is_empty())
-            || !ip.bytes().all(|b| b.is_ascii_digit())
-            || !fp.bytes().all(|b| b.is_ascii_digit())
-        {
-            return None;
-        }
+        let (neg, ip, fp) = onelog_binlog::decimal::split_text(text.trim())?;
         let ip = ip.trim_start_matches('0');
         if ip.len() + fp.len() > DEC_MAX_DIGITS {
             return None;
