@@ -478,6 +478,15 @@ mod tests {
         }
         for d in VARS {
             assert_eq!(d.name, d.name.to_ascii_lowercase());
+            if let Some(a) = alias_of(d.name) {
+                assert!(lookup_def(a).is_some(), "{} aliases unknown {a}", d.name);
+                assert_eq!(
+                    alias_of(a),
+                    Some(d.name),
+                    "{a} does not alias {} back",
+                    d.name
+                );
+            }
         }
         assert!(lookup_def("gtid_binlog_pos").is_some());
         assert!(lookup_def("no_such_var").is_none());
