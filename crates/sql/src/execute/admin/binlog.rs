@@ -29,7 +29,6 @@
 //! computed here); PURGE removes only what `Engine::purge_log_to` allows.
 
 use onelog_protocol::errors;
-use std::path::Path;
 
 use onelog_binlog::event::{event_type, Event};
 use onelog_binlog::{decode_event_with_header, Value};
@@ -43,10 +42,6 @@ use crate::context::ExecContext;
 use onelog_engine::PurgeTarget;
 
 use crate::error::SqlError;
-
-fn file_name(path: &Path) -> String {
-    position::file_name(path)
-}
 
 fn io_err(what: &str, e: impl std::fmt::Display) -> SqlError {
     SqlError::of(
@@ -214,7 +209,7 @@ pub(crate) fn binlog_events(
     let seg = match file {
         Some(f) => {
             segs.iter()
-                .find(|s| file_name(&s.path) == f)
+                .find(|s| position::file_name(&s.path) == f)
                 .ok_or_else(|| {
                     SqlError::of(errors::ER_ERROR_WHEN_EXECUTING_COMMAND,
                     "Error when executing command SHOW BINLOG EVENTS: Could not find target log",
