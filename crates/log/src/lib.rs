@@ -53,6 +53,7 @@ pub mod retention;
 mod seglist;
 pub mod segment;
 mod shared;
+pub mod view;
 
 use std::any::Any;
 use std::path::PathBuf;

@@ -35,6 +35,10 @@ pub struct Log {
 }
 
 impl Log {
+    pub(crate) fn inner(&self) -> &Arc<Inner> {
+        &self.inner
+    }
+
     /// Opens (creating when empty) the log in `opts.dir`, recovering its tail. File mode: also
     /// decides the in-doubt PREPARE records, catches the classic binlog up after an
     /// engine-mode run and installs the file-mode marker; engine mode removes that marker

@@ -585,6 +585,7 @@ fn build_inner(
             progress_cv: Condvar::new(),
             preparer: Default::default(),
             stats: Stats::default(),
+            view_sizes: Default::default(),
         },
         sink: RwLock::new(None),
         queue: Mutex::new(Default::default()),

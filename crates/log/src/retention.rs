@@ -47,7 +47,7 @@ pub enum NeededBy {
 /// A segment a purge would remove but may not (MySQL error 1378, `ER_LOG_IN_USE`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SegmentInUse {
-    /// Its binlog file name (`binlog-NNNNNN.olog`).
+    /// Its binlog file name (`binlog.NNNNNN`, the classic view's).
     pub name: String,
     pub number: u64,
     /// Where its records end.
@@ -117,7 +117,7 @@ impl Retention {
     /// May `seg` be purged? Err names the segment and who needs it.
     pub fn check(&self, seg: &SegmentInfo) -> Result<(), SegmentInUse> {
         let in_use = |needed_by| SegmentInUse {
-            name: crate::position::file_name(&seg.path),
+            name: crate::view::view_file_name(seg.number),
             number: seg.number,
             end_lsn: seg.end_lsn,
             needed_by,
@@ -148,7 +148,7 @@ fn plan_of(segs: &[SegmentInfo], count: usize, r: &Retention) -> PurgePlan {
 }
 
 /// `PURGE BINARY LOGS TO 'target'`: removes every segment before the one named `target` (a
-/// file name, `binlog-NNNNNN.olog`). Refused, removing nothing, when `target` is not one of
+/// virtual file name, `binlog.NNNNNN`). Refused, removing nothing, when `target` is not one of
 /// `segs` or when any segment before it is still needed (the oldest such one is named).
 pub fn plan_purge_to(
     segs: &[SegmentInfo],
@@ -157,7 +157,7 @@ pub fn plan_purge_to(
 ) -> Result<PurgePlan, PurgeError> {
     let idx = segs
         .iter()
-        .position(|s| crate::position::file_name(&s.path) == target)
+        .position(|s| crate::view::view_file_name(s.number) == target)
         .ok_or_else(|| PurgeError::UnknownTarget(target.to_string()))?;
     for s in &segs[..idx] {
         retention.check(s).map_err(PurgeError::InUse)?;

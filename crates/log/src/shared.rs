@@ -48,6 +48,8 @@ pub(crate) struct Shared {
     pub progress_cv: Condvar,
     pub preparer: Preparer,
     pub stats: Stats,
+    /// Measured sizes of the classic view's files (`view.rs`).
+    pub view_sizes: crate::view::ViewSizes,
 }
 
 impl Shared {

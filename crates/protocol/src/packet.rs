@@ -182,6 +182,12 @@ impl<S: Read + Write> PacketStream<S> {
         self.seq = 0;
     }
 
+    /// The next packet read or written has sequence id `seq` (a dump after a semi-sync ACK
+    /// request continues at 1, as MariaDB's).
+    pub fn set_sequence(&mut self, seq: u8) {
+        self.seq = seq;
+    }
+
     pub fn sequence(&self) -> u8 {
         self.seq
     }

@@ -86,4 +86,26 @@ pub trait SessionApi {
     fn make_interactive(&mut self) {}
     /// Installs the probe running statements poll to notice a client disconnect.
     fn set_liveness_probe(&mut self, _probe: onelog_sql::guard::Probe) {}
+
+    /// COM_REGISTER_SLAVE (body after the command byte).
+    fn register_slave(&mut self, _body: &[u8]) -> Result<(), SqlError> {
+        Err(unknown_command())
+    }
+
+    /// COM_BINLOG_DUMP (body after the command byte): streams over `io` until the dump ends;
+    /// `Err` is answered before any event and the connection goes on.
+    fn binlog_dump(
+        &mut self,
+        _body: &[u8],
+        _io: &mut dyn onelog_replication::source::DumpIo,
+    ) -> Result<(), SqlError> {
+        Err(unknown_command())
+    }
+}
+
+fn unknown_command() -> SqlError {
+    SqlError::of(
+        onelog_protocol::errors::ER_UNKNOWN_COM_ERROR,
+        "Unknown command",
+    )
 }

@@ -53,6 +53,7 @@ use crate::command::{
     decode_change_user, decode_execute, decode_handshake_response, decode_send_long_data,
     is_ssl_request, stmt_id, ParamType,
 };
+use crate::dump_link::DumpLink;
 use crate::packet::{FrameError, PacketStream};
 use crate::response::{
     param_column, put_column_def, put_eof, put_err, put_handshake, put_ok, put_sql_err, Handshake,
@@ -678,6 +679,11 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 let results = self.session().query(&format!("KILL {id}"));
                 return self.send_results(results);
             }
+            Command::RegisterSlave => match self.session().register_slave(body) {
+                Ok(()) => self.send_ok(0, 0, 0, "", false),
+                Err(e) => self.send_sql_error(&e),
+            },
+            Command::BinlogDump => return self.com_binlog_dump(body),
             Command::Debug => self.send_terminator(false),
             Command::Ping => self.send_ok(0, 0, 0, "", false),
             Command::ChangeUser => return self.com_change_user(body),
@@ -724,6 +730,33 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
     /// True when the statement that just ended with `err` was stopped because its connection
     /// was killed (`KILL [CONNECTION]`) or its client is gone: the connection then closes
     /// without a reply, as MariaDB's does (the client sees the connection lost).
+    /// COM_BINLOG_DUMP: the session streams over this connection's socket; afterwards the
+    /// connection closes (MariaDB ends a dump thread's connection too), unless the dump was
+    /// refused before it began.
+    fn com_binlog_dump(&mut self, body: &[u8]) -> Result<Flow, ConnError> {
+        self.session();
+        let Some(mut session) = self.session.take() else {
+            return Err(ConnError::Io);
+        };
+        let registration = &self.registration;
+        let killed = || registration.as_ref().is_some_and(B::is_killed);
+        let result = {
+            let mut link = DumpLink::new(&mut self.stream, &killed);
+            session.binlog_dump(body, &mut link)
+        };
+        self.session = Some(session);
+        match result {
+            Err(e) => {
+                self.send_sql_error(&e);
+                Ok(Flow::Continue)
+            }
+            Ok(()) => {
+                self.open = false;
+                Ok(Flow::Quit)
+            }
+        }
+    }
+
     fn killed_while_running(&self, err: Option<&SqlError>) -> bool {
         err.is_some_and(|e| e.code == ER_QUERY_INTERRUPTED.code)
             && self.registration.as_ref().is_some_and(B::is_killed)

@@ -25,6 +25,7 @@ pub mod auth;
 pub mod backend;
 pub mod command;
 mod connection;
+mod dump_link;
 pub mod listener;
 pub mod response;
 mod shared;

@@ -128,4 +128,14 @@ impl SessionApi for SqlSession {
     fn set_liveness_probe(&mut self, probe: onelog_sql::guard::Probe) {
         self.0.set_liveness_probe(probe)
     }
+    fn register_slave(&mut self, body: &[u8]) -> Result<(), SqlError> {
+        self.0.register_slave(body)
+    }
+    fn binlog_dump(
+        &mut self,
+        body: &[u8],
+        io: &mut dyn onelog_replication::source::DumpIo,
+    ) -> Result<(), SqlError> {
+        self.0.binlog_dump(body, io).map(|_| ())
+    }
 }

@@ -29,6 +29,12 @@ pub trait Transport: Read + Write + Send + 'static {
     fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
         None
     }
+    /// A second handle reading the same socket (a dump's reader thread).
+    fn try_clone_reader(&self) -> Option<Box<dyn Read + Send>> {
+        None
+    }
+    /// Shuts the socket down both ways, for every handle of it.
+    fn shutdown_both(&self) {}
 }
 
 impl Transport for TcpStream {
@@ -41,6 +47,12 @@ impl Transport for TcpStream {
     fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
         let s = self.try_clone().ok()?;
         Some(Box::new(move || peer_alive(s.as_raw_fd())))
+    }
+    fn try_clone_reader(&self) -> Option<Box<dyn Read + Send>> {
+        Some(Box::new(self.try_clone().ok()?))
+    }
+    fn shutdown_both(&self) {
+        let _ = self.shutdown(std::net::Shutdown::Both);
     }
 }
 
@@ -57,6 +69,12 @@ impl Transport for UnixStream {
     fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
         let s = self.try_clone().ok()?;
         Some(Box::new(move || peer_alive(s.as_raw_fd())))
+    }
+    fn try_clone_reader(&self) -> Option<Box<dyn Read + Send>> {
+        Some(Box::new(self.try_clone().ok()?))
+    }
+    fn shutdown_both(&self) {
+        let _ = self.shutdown(std::net::Shutdown::Both);
     }
 }
 

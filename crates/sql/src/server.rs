@@ -14,6 +14,7 @@
 //! RESET MASTER resets it after the log.
 
 use onelog_protocol::errors;
+use onelog_replication::source::{AckSink, Source};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -144,6 +145,8 @@ pub struct Server {
     pub(crate) registry: Arc<Registry>,
     /// The classic-file mirror, once [`Server::start_mirror`] started it.
     mirror: OnceLock<Mirror>,
+    /// The primary side of replication: registered replicas and running dumps.
+    source: Arc<Source>,
     shut_down: AtomicBool,
 }
 
@@ -191,11 +194,22 @@ impl Server {
             accounts: Accounts::default(),
             registry: Arc::new(Registry::new()),
             mirror: OnceLock::new(),
+            source: Arc::new(Source::new()),
             shut_down: AtomicBool::new(false),
             config,
         });
         crate::privilege::bootstrap(&server.accounts, &server.engine, server.config.root_auth)?;
         Ok((server, report))
+    }
+
+    /// The primary side of replication (SHOW SLAVE HOSTS, dumps).
+    pub fn source(&self) -> &Arc<Source> {
+        &self.source
+    }
+
+    /// Where dumps report semi-sync acknowledgements (None: semi-sync is not wired).
+    pub fn ack_sink(&self) -> Option<Arc<dyn AckSink>> {
+        None
     }
 
     pub fn engine(&self) -> &Arc<Engine> {

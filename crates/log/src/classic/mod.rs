@@ -26,7 +26,7 @@
 //! - after an I/O error the writer refuses further appends (`Failed`): the file's tail is
 //!   unknown until the next open repairs it.
 
-mod format;
+pub(crate) mod format;
 mod scan;
 
 use std::path::{Path, PathBuf};

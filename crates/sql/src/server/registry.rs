@@ -38,6 +38,8 @@ pub struct ConnectionInfo {
     pub db: Option<String>,
     /// `Query`, `Sleep`, `Binlog Dump`, ...
     pub command: String,
+    /// The state SHOW PROCESSLIST shows while no statement runs (a dump's).
+    pub state: &'static str,
     pub started: Instant,
 }
 
@@ -49,6 +51,7 @@ impl ConnectionInfo {
             host: host.to_string(),
             db: None,
             command: "Sleep".into(),
+            state: "",
             started: Instant::now(),
         }
     }

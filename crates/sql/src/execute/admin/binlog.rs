@@ -32,11 +32,8 @@ use onelog_protocol::errors;
 
 use onelog_binlog::event::{event_type, Event};
 use onelog_binlog::{decode_event_with_header, Value};
-use onelog_log::position::{self, SegmentPositions};
-use onelog_log::segment::SegmentHeader;
-use onelog_log::{
-    read_classic_file, ClassicFileInfo, FileSystem, ReadStart, ReaderOptions, SegmentInfo, StdFs,
-};
+use onelog_log::view::{parse_view_file_name, view_file_name, ViewItem};
+use onelog_log::{read_classic_file, ClassicFileInfo};
 
 use crate::context::ExecContext;
 use onelog_engine::PurgeTarget;
@@ -50,47 +47,27 @@ fn io_err(what: &str, e: impl std::fmt::Display) -> SqlError {
     )
 }
 
-/// A segment's header (for its Format_description event) and its position view.
-fn header(seg: &SegmentInfo) -> Result<(SegmentHeader, SegmentPositions), SqlError> {
-    let file = StdFs
-        .open(&seg.path, false)
-        .map_err(|e| io_err(&seg.path.display().to_string(), e))?;
-    let h = SegmentHeader::read(&*file, &seg.path).map_err(|e| io_err("segment header", e))?;
-    let pos = SegmentPositions::new(&seg.path, &h);
-    Ok((h, pos))
-}
-
-/// `(File, Position)` of SHOW MASTER STATUS.
+/// `(File, Position)` of SHOW MASTER STATUS: the current virtual file and its durable end.
 pub(crate) fn master_status(cx: &ExecContext) -> Result<(String, u64), SqlError> {
-    if let Some(files) = cx.server.engine.log().classic_files() {
+    let log = cx.server.engine.log();
+    if let Some(files) = log.classic_files() {
         let cur = files
             .last()
             .ok_or_else(|| io_err("no binlog file", "the classic binlog has no file"))?;
         return Ok((cur.name.clone(), cur.size));
     }
-    let segs = cx.server.engine.log().segments();
-    let Some(cur) = segs.last() else {
-        return Err(io_err("no segment", "the log has no segment"));
-    };
-    let (_, pos) = header(cur)?;
-    Ok((pos.name().to_string(), pos.size(cur.end_lsn)))
+    let end = log.view_end().map_err(|e| io_err("binlog", e))?;
+    Ok((end.name, end.size))
 }
 
-/// `(Log_name, File_size)` of every segment, oldest first.
+/// `(Log_name, File_size)` of every virtual file, oldest first.
 pub(crate) fn binary_logs(cx: &ExecContext) -> Result<Vec<(String, u64)>, SqlError> {
-    if let Some(files) = cx.server.engine.log().classic_files() {
+    let log = cx.server.engine.log();
+    if let Some(files) = log.classic_files() {
         return Ok(files.into_iter().map(|f| (f.name, f.size)).collect());
     }
-    cx.server
-        .engine
-        .log()
-        .segments()
-        .iter()
-        .map(|s| {
-            let (_, pos) = header(s)?;
-            Ok((pos.name().to_string(), pos.size(s.end_lsn)))
-        })
-        .collect()
+    let files = log.view_files().map_err(|e| io_err("binlog", e))?;
+    Ok(files.into_iter().map(|f| (f.name, f.size)).collect())
 }
 
 /// One row of SHOW BINLOG EVENTS.
@@ -205,75 +182,53 @@ pub(crate) fn binlog_events(
         let rows = classic_events(&files, file)?;
         return Ok(window(rows, from, offset, limit));
     }
-    let segs = log.segments();
-    let seg = match file {
-        Some(f) => {
-            segs.iter()
-                .find(|s| position::file_name(&s.path) == f)
-                .ok_or_else(|| {
-                    SqlError::of(errors::ER_ERROR_WHEN_EXECUTING_COMMAND,
-                    "Error when executing command SHOW BINLOG EVENTS: Could not find target log",
-                )
-                })?
-        }
-        None => segs
+    let number = match file {
+        Some(f) => parse_view_file_name(f).ok_or_else(not_found)?,
+        None => log
+            .segments()
             .first()
-            .ok_or_else(|| io_err("no segment", "the log has no segment"))?,
+            .map(|s| s.number)
+            .ok_or_else(not_found)?,
     };
-    let (h, positions) = header(seg)?;
-    let name = positions.name().to_string();
+    let mut reader = log.view_reader(number).map_err(|_| not_found())?;
+    let name = view_file_name(number);
     let mut rows = Vec::new();
-    // The Format_description event of the header block.
-    let fde_pos = positions.fde_offset();
-    if let Ok((fh, _, n)) = decode_event_with_header(&h.fde) {
-        rows.push(EventRow {
-            log_name: name.clone(),
-            pos: fde_pos,
-            event_type: type_name(fh.event_type),
-            server_id: fh.server_id,
-            end_log_pos: fde_pos + n as u64,
-            info: info(&h.fde),
-        });
-    }
-    let mut reader = log
-        .reader(
-            ReadStart::Lsn(seg.start_lsn),
-            ReaderOptions {
-                include_non_durable: true,
-                include_state_records: false,
-            },
-        )
-        .map_err(|e| io_err(&name, e))?;
     let want = limit.map(|l| offset.saturating_add(l));
     let enough = |rows: &Vec<EventRow>| want.is_some_and(|w| rows.len() as u64 >= w);
     while !enough(&rows) {
-        let Some(rec) = reader.next().map_err(|e| io_err(&name, e))? else {
+        let Some(item) = reader
+            .next_wait(std::time::Duration::ZERO)
+            .map_err(|e| io_err(&name, e))?
+        else {
             break;
         };
-        if rec.lsn < seg.start_lsn || rec.lsn >= seg.end_lsn {
-            break;
-        }
-        let mut pos = position::events_offset(positions.record_offset(rec.lsn));
-        for item in onelog_binlog::event::split_events(&rec.events) {
-            let Ok((eh, bytes)) = item else {
-                break;
-            };
-            let len = bytes.len() as u64;
-            rows.push(EventRow {
-                log_name: name.clone(),
-                pos,
-                event_type: type_name(eh.event_type),
-                server_id: eh.server_id,
-                end_log_pos: pos + len,
-                info: info(bytes),
-            });
-            pos += len;
-            if enough(&rows) {
-                break;
-            }
-        }
+        let pos = match &item {
+            ViewItem::FileStart { number: n, .. } if *n != number => break,
+            ViewItem::FileStart { .. } => 4,
+            ViewItem::Group { offset, .. } | ViewItem::Rotate { offset, .. } => *offset,
+        };
+        push_events(&mut rows, &name, pos, item.events());
     }
     Ok(window(rows, from, offset, limit))
+}
+
+/// One row per event of `events`, placed from `pos`.
+fn push_events(rows: &mut Vec<EventRow>, name: &str, mut pos: u64, events: &[u8]) {
+    for item in onelog_binlog::event::split_events(events) {
+        let Ok((eh, bytes)) = item else {
+            break;
+        };
+        let len = bytes.len() as u64;
+        rows.push(EventRow {
+            log_name: name.to_string(),
+            pos,
+            event_type: type_name(eh.event_type),
+            server_id: eh.server_id,
+            end_log_pos: pos + len,
+            info: info(bytes),
+        });
+        pos += len;
+    }
 }
 
 /// `FROM pos LIMIT [offset,] limit` of SHOW BINLOG EVENTS.

@@ -404,7 +404,7 @@ pub(crate) fn processlist(cx: &ExecContext, full: bool) -> Vec<Vec<Value>> {
                 };
                 ("Query", a.state, text(info))
             } else {
-                (c.info.command.as_str(), "", Value::Null)
+                (c.info.command.as_str(), c.info.state, Value::Null)
             };
             vec![
                 Value::Int(i64::from(c.info.id)),

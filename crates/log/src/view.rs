@@ -1,0 +1,521 @@
+//! The classic view of the log: the binlog *files and offsets* that replicas, `mariadb-binlog`
+//! and CDC clients think in (DESIGN.md §7, "one position map").
+//!
+//! Owns the mapping from segments to virtual classic files and every offset in them:
+//! - segment N is the virtual file `binlog.NNNNNN` ([`view_file_name`]);
+//! - the file holds what `mariadbd` would have written (`crate::classic` layout): the magic,
+//!   the segment's Format_description, a Gtid_list of the segment header's GTID state and a
+//!   Binlog_checkpoint naming the file, all at the header FDE's timestamp and server id; then
+//!   the event group of every Transaction/Ddl record of the segment, back to back, each
+//!   event's `end_log_pos` its true end offset and its CRC32 recomputed; when the segment is
+//!   sealed, a Rotate event naming the next file (timestamp of the next segment's FDE);
+//! - GtidState, SyncMark and CommitMark records take no bytes in the view.
+//!
+//! So offsets are contiguous (each event ends where the next begins) and deterministic: the
+//! dump stream ([`ViewReader`]), SHOW MASTER STATUS / SHOW BINARY LOGS ([`crate::Log::view_sizes`],
+//! [`crate::Log::view_end`]), SHOW BINLOG EVENTS and `BINLOG_GTID_POS()` all read this
+//! module, so a position read anywhere is valid everywhere.
+//!
+//! Only durable records are in the view (a [`ViewReader`] reads with the default
+//! [`ReaderOptions`]): a replica is never ahead of a crashed primary.
+//!
+//! Sizes are found by reading the segment (the view is not stored); [`ViewSizes`] keeps, per
+//! segment, the LSN and offset reached so far, so a repeated SHOW MASTER STATUS reads only the
+//! records appended since the last one.
+//!
+//! Invariants: the items of a [`ViewReader`] are contiguous: each starts at the offset where
+//! the previous one of the same file ended, and a file starts at offset 4 (asserted); offsets
+//! stay below 4 GiB (a segment larger than that is refused with an error, never wrapped).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use onelog_binlog::event::format_description::LOG_EVENT_BINLOG_IN_USE_F;
+use onelog_binlog::{Gtid, GtidPos, GtidState};
+
+use crate::classic::format::{file_header, place_group, rotate_event, FDE_FLAGS_OFFSET};
+use crate::error::LogError;
+use crate::inner::Inner;
+use crate::locks::lock;
+use crate::segment::SegmentHeader;
+use crate::{LogReader, Lsn, ReadStart, ReaderOptions, Record, RecordKind};
+
+/// Base name of the virtual files.
+pub const VIEW_BASENAME: &str = "binlog";
+
+/// Offset of `created` in a Format_description event (header, binlog version, server version).
+const FDE_CREATED: usize = 19 + 2 + 50;
+
+/// Offset of the first event of a file (after the 4-byte magic).
+pub const FIRST_EVENT_OFFSET: u64 = 4;
+
+/// The virtual file name of segment `n`: `binlog.000001`.
+pub fn view_file_name(n: u64) -> String {
+    format!("{VIEW_BASENAME}.{n:06}")
+}
+
+/// The segment number of a virtual file name (`binlog.NNNNNN`, six or more digits).
+pub fn parse_view_file_name(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix(VIEW_BASENAME)?.strip_prefix('.')?;
+    if digits.len() < 6 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// One piece of the view, in file order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ViewItem {
+    /// The start of virtual file `number`: Format_description, Gtid_list and
+    /// Binlog_checkpoint placed from offset 4 (`events`, without the magic).
+    FileStart {
+        number: u64,
+        name: String,
+        /// The GTID state at the start of the file (the Gtid_list's content).
+        state: GtidState,
+        events: Vec<u8>,
+    },
+    /// The event group of one record, placed at `offset` of file `number`.
+    Group {
+        number: u64,
+        offset: u64,
+        gtid: Gtid,
+        kind: RecordKind,
+        /// The record's LSN and the LSN after it.
+        lsn: Lsn,
+        end_lsn: Lsn,
+        events: Vec<u8>,
+    },
+    /// The Rotate event ending file `number` at `offset`, naming the next file.
+    Rotate {
+        number: u64,
+        offset: u64,
+        next: String,
+        event: Vec<u8>,
+    },
+}
+
+impl ViewItem {
+    /// The events of this item (whole events, `end_log_pos` and CRC set).
+    pub fn events(&self) -> &[u8] {
+        match self {
+            ViewItem::FileStart { events, .. } | ViewItem::Group { events, .. } => events,
+            ViewItem::Rotate { event, .. } => event,
+        }
+    }
+}
+
+/// The header events of the virtual file of a segment with this header: in-use flag clear.
+fn file_start(number: u64, header: &SegmentHeader) -> Result<ViewItem, LogError> {
+    let name = view_file_name(number);
+    let (ts, server_id) = fde_stamp(&header.fde)?;
+    // `created` 0: a virtual file does not begin at a server start, and a non-zero value
+    // tells a replica the primary restarted (it would drop its temporary tables).
+    let mut fde = header.fde.clone();
+    if fde.len() >= FDE_CREATED + 4 {
+        fde[FDE_CREATED..FDE_CREATED + 4].fill(0);
+    }
+    let mut bytes = file_header(&fde, &header.state, &name, server_id, ts)?;
+    // The CRC was computed with the flag cleared; a closed file shows it cleared.
+    bytes[FDE_FLAGS_OFFSET as usize] &= !(LOG_EVENT_BINLOG_IN_USE_F as u8);
+    let events = bytes.split_off(FIRST_EVENT_OFFSET as usize);
+    Ok(ViewItem::FileStart {
+        number,
+        name,
+        state: header.state.clone(),
+        events,
+    })
+}
+
+/// Timestamp and server id of a stored Format_description event.
+fn fde_stamp(fde: &[u8]) -> Result<(u32, u32), LogError> {
+    if fde.len() < 19 {
+        return Err(LogError::InvalidRecord(
+            "the segment's Format_description event is shorter than its header".into(),
+        ));
+    }
+    let le = |at: usize| u32::from_le_bytes([fde[at], fde[at + 1], fde[at + 2], fde[at + 3]]);
+    Ok((le(0), le(5)))
+}
+
+/// What the view knows of one segment.
+#[derive(Clone, Debug)]
+struct SegRef {
+    number: u64,
+    start_lsn: Lsn,
+    end_lsn: Option<Lsn>,
+    path: std::path::PathBuf,
+}
+
+fn segment_holding(inner: &Inner, lsn: Lsn) -> Option<SegRef> {
+    let segs = inner.segments_read();
+    segs.iter()
+        .rev()
+        .find(|s| s.start_lsn <= lsn)
+        .map(|s| SegRef {
+            number: s.number,
+            start_lsn: s.start_lsn,
+            end_lsn: s.end_lsn,
+            path: s.path.clone(),
+        })
+}
+
+fn segment_numbered(inner: &Inner, number: u64) -> Option<SegRef> {
+    let segs = inner.segments_read();
+    segs.iter().find(|s| s.number == number).map(|s| SegRef {
+        number: s.number,
+        start_lsn: s.start_lsn,
+        end_lsn: s.end_lsn,
+        path: s.path.clone(),
+    })
+}
+
+fn read_header(inner: &Inner, seg: &SegRef) -> Result<SegmentHeader, LogError> {
+    let file = inner.fs.open(&seg.path, false).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            LogError::InvalidPosition {
+                lsn: seg.start_lsn,
+                reason: format!("segment {} was purged", seg.path.display()),
+            }
+        } else {
+            LogError::io(&seg.path, 0, "open segment", e)
+        }
+    })?;
+    SegmentHeader::read(file.as_ref(), &seg.path)
+}
+
+fn too_big(number: u64, offset: u64) -> LogError {
+    LogError::InvalidRecord(format!(
+        "{} would pass 4 GiB at offset {offset}; classic binlog offsets are 32-bit",
+        view_file_name(number)
+    ))
+}
+
+/// A reader of the classic view: yields the items of the virtual files in order, from the
+/// start of a file, crossing into the next file (Rotate, then its FileStart) as the log
+/// moves on. Only durable records.
+pub struct ViewReader {
+    inner: Arc<Inner>,
+    reader: LogReader,
+    seg: SegRef,
+    /// Offset where the next item of the current file starts.
+    offset: u64,
+    /// The current file's header events are yet to be yielded.
+    header_due: bool,
+    /// A record of the next segment, read before the Rotate and FileStart it follows.
+    held: Option<Record>,
+    /// Items ready to be yielded (a Rotate followed by a FileStart).
+    ready: std::collections::VecDeque<ViewItem>,
+    header: SegmentHeader,
+}
+
+impl ViewReader {
+    pub(crate) fn from_file(inner: Arc<Inner>, number: u64) -> Result<ViewReader, LogError> {
+        let seg = segment_numbered(&inner, number).ok_or_else(|| LogError::InvalidPosition {
+            lsn: 0,
+            reason: format!("{} is not among the binlog files", view_file_name(number)),
+        })?;
+        let header = read_header(&inner, &seg)?;
+        let reader = LogReader::new(
+            inner.clone(),
+            ReadStart::Lsn(seg.start_lsn),
+            ReaderOptions::default(),
+        )?;
+        Ok(ViewReader {
+            inner,
+            reader,
+            seg,
+            offset: FIRST_EVENT_OFFSET,
+            header_due: true,
+            held: None,
+            ready: Default::default(),
+            header,
+        })
+    }
+
+    /// The virtual file the next item belongs to, and its offset there.
+    pub fn position(&self) -> (u64, u64) {
+        match self.ready.front() {
+            Some(ViewItem::FileStart { number, .. }) => (*number, FIRST_EVENT_OFFSET),
+            _ => (self.seg.number, self.offset),
+        }
+    }
+
+    /// The name of the file the next item belongs to.
+    pub fn file_name(&self) -> String {
+        view_file_name(self.position().0)
+    }
+
+    /// The LSN the underlying log reader has reached.
+    pub fn lsn(&self) -> Lsn {
+        self.reader.position()
+    }
+
+    /// The next item, waiting up to `timeout` for the log's durable end to move; `Ok(None)`
+    /// when there is none yet.
+    pub fn next_wait(&mut self, timeout: Duration) -> Result<Option<ViewItem>, LogError> {
+        if let Some(item) = self.ready.pop_front() {
+            return Ok(Some(item));
+        }
+        if self.header_due {
+            self.header_due = false;
+            let item = file_start(self.seg.number, &self.header)?;
+            self.offset = FIRST_EVENT_OFFSET + item.events().len() as u64;
+            return Ok(Some(item));
+        }
+        let rec = match self.held.take() {
+            Some(r) => r,
+            None => match self.reader.next_wait(timeout)? {
+                Some(r) => r,
+                None => return self.rotate_if_sealed(),
+            },
+        };
+        if self.beyond_segment(rec.lsn) {
+            self.held = Some(rec);
+            return self.cross();
+        }
+        self.place(rec).map(Some)
+    }
+
+    /// True when `lsn` lies past the current segment (it is sealed and the record belongs to
+    /// a later one).
+    fn beyond_segment(&mut self, lsn: Lsn) -> bool {
+        if self.seg.end_lsn.is_none() {
+            if let Some(s) = segment_numbered(&self.inner, self.seg.number) {
+                self.seg.end_lsn = s.end_lsn;
+            }
+        }
+        self.seg.end_lsn.is_some_and(|end| lsn >= end)
+    }
+
+    /// No record is waiting: if the current segment is sealed and fully read, move on.
+    fn rotate_if_sealed(&mut self) -> Result<Option<ViewItem>, LogError> {
+        let durable = lock(&self.inner.progress).durable();
+        let pos = self.reader.position();
+        if self.beyond_segment(pos) && durable >= pos {
+            return self.cross();
+        }
+        Ok(None)
+    }
+
+    /// Ends the current file with a Rotate and queues the next file's start.
+    fn cross(&mut self) -> Result<Option<ViewItem>, LogError> {
+        let end = self.seg.end_lsn.unwrap_or(self.reader.position());
+        let next = segment_holding(&self.inner, end)
+            .filter(|s| s.start_lsn == end)
+            .ok_or_else(|| LogError::InvalidPosition {
+                lsn: end,
+                reason: format!(
+                    "the segment after {} is missing",
+                    view_file_name(self.seg.number)
+                ),
+            })?;
+        let next_header = read_header(&self.inner, &next)?;
+        let (ts, _) = fde_stamp(&next_header.fde)?;
+        let (_, server_id) = fde_stamp(&self.header.fde)?;
+        let name = view_file_name(next.number);
+        let event = rotate_event(&name, self.offset, server_id, ts);
+        let rotate = ViewItem::Rotate {
+            number: self.seg.number,
+            offset: self.offset,
+            next: name,
+            event,
+        };
+        let start = file_start(next.number, &next_header)?;
+        self.offset = FIRST_EVENT_OFFSET + start.events().len() as u64;
+        self.seg = next;
+        self.header = next_header;
+        self.ready.push_back(start);
+        Ok(Some(rotate))
+    }
+
+    fn place(&mut self, rec: Record) -> Result<ViewItem, LogError> {
+        let mut events = Vec::with_capacity(rec.events.len());
+        let gtid = place_group(&rec.events, self.offset, &mut events).map_err(|why| {
+            LogError::InvalidRecord(format!(
+                "record at LSN {} of {}: {why}",
+                rec.lsn,
+                view_file_name(self.seg.number)
+            ))
+        })?;
+        let offset = self.offset;
+        let end = offset + events.len() as u64;
+        if end > u32::MAX as u64 {
+            return Err(too_big(self.seg.number, end));
+        }
+        self.offset = end;
+        Ok(ViewItem::Group {
+            number: self.seg.number,
+            offset,
+            gtid,
+            kind: rec.kind,
+            lsn: rec.lsn,
+            end_lsn: rec.end_lsn,
+            events,
+        })
+    }
+}
+
+/// Per segment: the LSN the view has been measured to and the offset there (the start of
+/// the next group), and whether the segment's final size (its Rotate included) is known.
+#[derive(Clone, Copy, Debug, Default)]
+struct Measured {
+    start_lsn: Lsn,
+    lsn: Lsn,
+    offset: u64,
+    sealed_size: Option<u64>,
+}
+
+/// Cache of measured view sizes, one entry per segment (keyed by number and start LSN, so a
+/// RESET MASTER's new segment 1 is measured afresh).
+#[derive(Default)]
+pub(crate) struct ViewSizes {
+    measured: Mutex<HashMap<u64, Measured>>,
+}
+
+impl ViewSizes {
+    /// Size of the virtual file of `seg` up to the durable end (with its Rotate when sealed).
+    fn size(&self, inner: &Arc<Inner>, seg: &SegRef) -> Result<u64, LogError> {
+        let cached = lock(&self.measured)
+            .get(&seg.number)
+            .copied()
+            .filter(|m| m.start_lsn == seg.start_lsn);
+        if let Some(size) = cached.and_then(|m| m.sealed_size) {
+            return Ok(size);
+        }
+        let mut m = match cached {
+            Some(m) => m,
+            None => {
+                let header = read_header(inner, seg)?;
+                let start = file_start(seg.number, &header)?;
+                Measured {
+                    start_lsn: seg.start_lsn,
+                    lsn: seg.start_lsn,
+                    offset: FIRST_EVENT_OFFSET + start.events().len() as u64,
+                    sealed_size: None,
+                }
+            }
+        };
+        let durable = lock(&inner.progress).durable();
+        let limit = seg.end_lsn.map_or(durable, |e| e.min(durable));
+        if m.lsn < limit {
+            let mut r = LogReader::new(inner.clone(), ReadStart::Lsn(m.lsn), Default::default())?;
+            while let Some(rec) = r.next()? {
+                if rec.lsn >= limit {
+                    break;
+                }
+                m.offset += rec.events.len() as u64;
+                m.lsn = rec.end_lsn;
+            }
+            m.lsn = m.lsn.max(r.position().min(limit));
+        }
+        let size = match seg.end_lsn {
+            Some(end) if durable >= end => {
+                let next = segment_holding(inner, end).filter(|s| s.start_lsn == end);
+                let next_name = view_file_name(next.map_or(seg.number + 1, |s| s.number));
+                let rotate = rotate_event(&next_name, m.offset, 0, 0).len() as u64;
+                m.sealed_size = Some(m.offset + rotate);
+                m.offset + rotate
+            }
+            _ => m.offset,
+        };
+        if size > u32::MAX as u64 {
+            return Err(too_big(seg.number, size));
+        }
+        lock(&self.measured).insert(seg.number, m);
+        Ok(size)
+    }
+
+    fn forget_missing(&self, present: &[u64]) {
+        lock(&self.measured).retain(|n, _| present.contains(n));
+    }
+}
+
+/// A binlog file of the view: its name and size (SHOW BINARY LOGS).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewFile {
+    pub number: u64,
+    pub name: String,
+    pub size: u64,
+}
+
+impl crate::Log {
+    /// A reader of the classic view from the start of virtual file `number`.
+    pub fn view_reader(&self, number: u64) -> Result<ViewReader, LogError> {
+        ViewReader::from_file(self.inner().clone(), number)
+    }
+
+    /// The virtual files, oldest first, with their sizes up to the durable end.
+    pub fn view_files(&self) -> Result<Vec<ViewFile>, LogError> {
+        let inner = self.inner();
+        let segs: Vec<SegRef> = inner
+            .segments_read()
+            .iter()
+            .map(|s| SegRef {
+                number: s.number,
+                start_lsn: s.start_lsn,
+                end_lsn: s.end_lsn,
+                path: s.path.clone(),
+            })
+            .collect();
+        let numbers: Vec<u64> = segs.iter().map(|s| s.number).collect();
+        inner.view_sizes.forget_missing(&numbers);
+        segs.iter()
+            .map(|s| {
+                Ok(ViewFile {
+                    number: s.number,
+                    name: view_file_name(s.number),
+                    size: inner.view_sizes.size(inner, s)?,
+                })
+            })
+            .collect()
+    }
+
+    /// The current virtual file and the offset of the durable end in it (SHOW MASTER
+    /// STATUS).
+    pub fn view_end(&self) -> Result<ViewFile, LogError> {
+        let inner = self.inner();
+        let seg = {
+            let segs = inner.segments_read();
+            segs.last().map(|s| SegRef {
+                number: s.number,
+                start_lsn: s.start_lsn,
+                end_lsn: s.end_lsn,
+                path: s.path.clone(),
+            })
+        }
+        .ok_or(LogError::Closed)?;
+        Ok(ViewFile {
+            number: seg.number,
+            name: view_file_name(seg.number),
+            size: inner.view_sizes.size(inner, &seg)?,
+        })
+    }
+
+    /// The virtual file a GTID start position begins in (MariaDB's `gtid_find_binlog_file`):
+    /// the newest file whose starting GTID state is contained in `pos`. `None`: every such
+    /// file was purged.
+    pub fn view_file_for_gtid(&self, pos: &GtidPos) -> Option<u64> {
+        let segs = self.inner().segments_read();
+        segs.iter()
+            .rev()
+            .find(|s| s.state.pos().iter().all(|g| covers_gtid(pos, g)))
+            .map(|s| s.number)
+    }
+
+    /// The GTID state at the start of every present virtual file, oldest first.
+    pub fn view_file_states(&self) -> Vec<(u64, GtidState)> {
+        let segs = self.inner().segments_read();
+        segs.iter()
+            .map(|s| (s.number, (*s.state).clone()))
+            .collect()
+    }
+}
+
+/// True when the position `pos` includes `g`: a GTID of the same domain at or after it
+/// (domains `pos` lacks are not included, so a file starting after a group of them is too
+/// new).
+fn covers_gtid(pos: &GtidPos, g: Gtid) -> bool {
+    pos.get(g.domain_id).is_some_and(|p| p.seq_no >= g.seq_no)
+}
