@@ -83,7 +83,7 @@ fn purge_to_an_unknown_file_is_1373() {
     let fs = SimFs::new();
     let (e, _) = filled(&fs);
     let err = e
-        .purge_log_to(PurgeTarget::To("binlog-999999.olog"))
+        .purge_log_to(PurgeTarget::To("binlog.999999"))
         .unwrap_err();
     assert_eq!(err.code(), 1373);
     assert_eq!(err.to_string(), "Target log not found in binlog index");

@@ -121,6 +121,9 @@ pub const DELETE_HISTORY: u64 = 1 << 27;
 /// reserved above `max_connections`. SUPER keeps both, as in MariaDB 10.11
 /// (`PRIV_KILL_OTHER_USER_PROCESS`, `PRIV_IGNORE_MAX_CONNECTIONS`).
 pub const CONNECTION_ADMIN: u64 = 1 << 28;
+/// MariaDB 10.5.2+'s REPLICATION MASTER ADMIN: SHOW SLAVE HOSTS and the primary's semi-sync
+/// variables.
+pub const REPLICATION_MASTER_ADMIN: u64 = 1 << 29;
 /// What lets an account kill others' connections and take the reserved connection.
 pub const KILL_OTHERS: u64 = SUPER | CONNECTION_ADMIN;
 /// WITH GRANT OPTION.
@@ -156,12 +159,13 @@ pub(crate) const NAMES: &[(&str, u64)] = &[
     ("TRIGGER", TRIGGER),
     ("DELETE HISTORY", DELETE_HISTORY),
     ("CONNECTION ADMIN", CONNECTION_ADMIN),
+    ("REPLICATION MASTER ADMIN", REPLICATION_MASTER_ADMIN),
 ];
 
 /// Every privilege that exists at `*.*`.
 /// (A data directory bootstrapped before CONNECTION ADMIN existed keeps its root's grants as
 /// they were: SHOW GRANTS lists them one by one; SUPER still does what CONNECTION ADMIN does.)
-pub const ALL_GLOBAL: u64 = (1 << 29) - 1;
+pub const ALL_GLOBAL: u64 = (1 << 30) - 1;
 /// Every privilege that exists at `db.*`.
 pub const ALL_DB: u64 = SELECT
     | INSERT

@@ -16,7 +16,7 @@ use onelog_replication::source::{
 };
 
 use crate::context::ExecContext;
-use crate::privilege::{REPLICATION_SLAVE, SUPER};
+use crate::privilege::REPLICATION_SLAVE;
 use crate::server::registry::Registry;
 use crate::session::Session;
 use crate::SqlError;
@@ -91,7 +91,7 @@ fn malformed_register() -> SqlError {
 impl Session {
     /// COM_REGISTER_SLAVE (the body after the command byte).
     pub fn register_slave(&mut self, body: &[u8]) -> Result<(), SqlError> {
-        self.require_any_global(REPLICATION_SLAVE | SUPER, "REPLICATION SLAVE")?;
+        self.require_any_global(REPLICATION_SLAVE, "REPLICATION SLAVE")?;
         let r = RegisterSlave::decode(body).map_err(|_| malformed_register())?;
         let id = self.connection_id;
         self.server.source().register(id, &r);
@@ -102,7 +102,7 @@ impl Session {
     /// connection closes afterwards, as MariaDB's does. `Err` only for what is answered
     /// before any event (privilege, malformed packet).
     pub fn binlog_dump(&mut self, body: &[u8], io: &mut dyn DumpIo) -> Result<DumpEnd, SqlError> {
-        self.require_any_global(REPLICATION_SLAVE | SUPER, "REPLICATION SLAVE")?;
+        self.require_any_global(REPLICATION_SLAVE, "REPLICATION SLAVE")?;
         let request = DumpRequest::decode(body).map_err(|m| {
             SqlError::of(
                 errors::ER_MALFORMED_PACKET,

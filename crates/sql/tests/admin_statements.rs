@@ -511,8 +511,14 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
         vec![vec!["shop".to_string()]]
     );
     assert!(rows(&mut app, "SHOW TABLES FROM shop").is_empty());
+    // REPLICATION SLAVE alone may dump but not SHOW MASTER STATUS (MariaDB 10.5.2+: BINLOG
+    // MONITOR or SUPER), nor SHOW SLAVE HOSTS (REPLICATION MASTER ADMIN).
     let mut repl = Session::new(server.clone(), 6, "repl", "10.0.0.9");
+    assert_eq!(err(&mut repl, "SHOW MASTER STATUS"), 1227);
+    assert_eq!(err(&mut repl, "SHOW SLAVE HOSTS"), 1227);
+    ok(&mut s, "GRANT BINLOG MONITOR ON *.* TO 'repl'@'10.0.0.%'");
     assert_eq!(rows(&mut repl, "SHOW MASTER STATUS").len(), 1);
+    assert!(!rows(&mut repl, "SHOW BINLOG EVENTS").is_empty());
     drop(repl);
     drop(app);
     drop(s);
@@ -532,7 +538,7 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     assert_eq!(
         rows(&mut s, "SHOW GRANTS FOR 'repl'@'10.0.0.%'")[0][0],
         format!(
-            "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'10.0.0.%' IDENTIFIED BY PASSWORD '{}'",
+            "GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'repl'@'10.0.0.%' IDENTIFIED BY PASSWORD '{}'",
             onelog_sql::privilege::hash_text(&r.auth_hash)
         )
     );
@@ -557,13 +563,13 @@ fn binlog_statements_show_rotate_and_purge_segments() {
     ok(&mut s, "COMMIT");
 
     let ms = rows(&mut s, "SHOW MASTER STATUS");
-    assert_eq!(ms[0][0], "binlog-000001.olog");
+    assert_eq!(ms[0][0], "binlog.000001");
     let pos: u64 = ms[0][1].parse().unwrap();
     assert_eq!(rows(&mut s, "SHOW BINLOG STATUS"), ms);
     let logs = rows(&mut s, "SHOW BINARY LOGS");
     assert_eq!(
         logs,
-        vec![vec!["binlog-000001.olog".to_string(), pos.to_string()]]
+        vec![vec!["binlog.000001".to_string(), pos.to_string()]]
     );
 
     // GTIDs: 0-7-1 is root's bootstrap, then the two DDLs and the two transactions.
@@ -600,14 +606,15 @@ fn binlog_statements_show_rotate_and_purge_segments() {
     assert!(ev
         .iter()
         .any(|r| r[2] == "Xid" && r[5].starts_with("COMMIT /* xid=")));
-    // Positions chain: each event ends where the next one of its record starts, and the last
-    // one ends at the master position.
+    // Positions chain as in a classic file: the first event at 4, each one ends where the
+    // next starts, and the last one ends at the master position.
     let last = ev.last().unwrap();
     assert_eq!(last[4].parse::<u64>().unwrap(), pos);
-    for w in ev[1..].windows(2) {
+    assert_eq!(ev[0][1], "4");
+    for w in ev.windows(2) {
         let end: u64 = w[0][4].parse().unwrap();
         let next: u64 = w[1][1].parse().unwrap();
-        assert!(next >= end, "{w:?}");
+        assert_eq!(next, end, "{w:?}");
     }
     let limited = rows(&mut s, "SHOW BINLOG EVENTS LIMIT 1, 2");
     assert_eq!(limited, ev[1..3].to_vec());
@@ -623,12 +630,9 @@ fn binlog_statements_show_rotate_and_purge_segments() {
     ok(&mut s, "INSERT INTO d.t VALUES (3, 'd')");
     let logs = rows(&mut s, "SHOW BINARY LOGS");
     assert_eq!(logs.len(), 2);
-    assert_eq!(logs[1][0], "binlog-000002.olog");
-    assert_eq!(
-        rows(&mut s, "SHOW MASTER STATUS")[0][0],
-        "binlog-000002.olog"
-    );
-    let ev2 = rows(&mut s, "SHOW BINLOG EVENTS IN 'binlog-000002.olog'");
+    assert_eq!(logs[1][0], "binlog.000002");
+    assert_eq!(rows(&mut s, "SHOW MASTER STATUS")[0][0], "binlog.000002");
+    let ev2 = rows(&mut s, "SHOW BINLOG EVENTS IN 'binlog.000002'");
     assert!(
         ev2.iter()
             .any(|r| r[2] == "Gtid" && r[5].starts_with("BEGIN GTID 0-7-6")),
@@ -642,30 +646,24 @@ fn binlog_statements_show_rotate_and_purge_segments() {
     // PURGE is refused while segment 1 is newer than the last checkpoint.
     let had = server.engine().checkpoint_lsn();
     if had.is_none_or(|c| c < server.engine().log().segments()[0].end_lsn) {
-        assert_eq!(
-            err(&mut s, "PURGE BINARY LOGS TO 'binlog-000002.olog'"),
-            1378
-        );
+        assert_eq!(err(&mut s, "PURGE BINARY LOGS TO 'binlog.000002'"), 1378);
         assert_eq!(rows(&mut s, "SHOW BINARY LOGS").len(), 2);
     }
-    assert_eq!(
-        err(&mut s, "PURGE BINARY LOGS TO 'binlog-000009.olog'"),
-        1373
-    );
+    assert_eq!(err(&mut s, "PURGE BINARY LOGS TO 'binlog.000009'"), 1373);
     server.engine().checkpoint().unwrap();
-    ok(&mut s, "PURGE BINARY LOGS TO 'binlog-000002.olog'");
+    ok(&mut s, "PURGE BINARY LOGS TO 'binlog.000002'");
     assert_eq!(
         rows(&mut s, "SHOW BINARY LOGS")
             .into_iter()
             .map(|r| r[0].clone())
             .collect::<Vec<_>>(),
-        ["binlog-000002.olog"]
+        ["binlog.000002"]
     );
     // BEFORE a date in the past purges nothing; the current segment is never purged.
     ok(&mut s, "PURGE BINARY LOGS BEFORE '2001-01-01 00:00:00'");
     ok(&mut s, "PURGE BINARY LOGS BEFORE '2999-01-01'");
     assert_eq!(rows(&mut s, "SHOW BINARY LOGS").len(), 1);
-    // RESET MASTER: the binlog restarts at binlog-000001.olog with an empty GTID state; the
+    // RESET MASTER: the binlog restarts at binlog.000001 with an empty GTID state; the
     // data stays.
     ok(&mut s, "RESET MASTER");
     assert_eq!(one(&mut s, "SELECT @@gtid_binlog_pos"), "");
@@ -675,12 +673,9 @@ fn binlog_statements_show_rotate_and_purge_segments() {
             .into_iter()
             .map(|r| r[0].clone())
             .collect::<Vec<_>>(),
-        ["binlog-000001.olog"]
+        ["binlog.000001"]
     );
-    assert_eq!(
-        rows(&mut s, "SHOW MASTER STATUS")[0][0],
-        "binlog-000001.olog"
-    );
+    assert_eq!(rows(&mut s, "SHOW MASTER STATUS")[0][0], "binlog.000001");
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM d.t"), "3");
     ok(&mut s, "INSERT INTO d.t VALUES (4, 'e')");
     assert_eq!(one(&mut s, "SELECT @@gtid_binlog_pos"), "0-7-1");

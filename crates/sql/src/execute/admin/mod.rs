@@ -96,7 +96,7 @@ fn text(s: impl Into<String>) -> Value {
 
 /// Global privileges a statement needs (MariaDB 10.11's; at least one of the bits).
 fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError> {
-    use crate::privilege::{BINLOG_MONITOR, RELOAD, REPLICATION_SLAVE, SUPER};
+    use crate::privilege::{BINLOG_MONITOR, RELOAD, REPLICATION_MASTER_ADMIN, SUPER};
     let global_set = |a: &parse::Assignment| {
         matches!(
             a.target,
@@ -107,9 +107,14 @@ fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError>
         )
     };
     let (bits, what) = match stmt {
-        Stmt::ShowMasterStatus | Stmt::ShowBinaryLogs | Stmt::ShowBinlogEvents { .. } => {
-            (BINLOG_MONITOR | SUPER | REPLICATION_SLAVE, "BINLOG MONITOR")
+        // MariaDB 10.11's PRIV_STMT_SHOW_BINLOG_STATUS / _SHOW_BINARY_LOGS (BINLOG MONITOR or
+        // SUPER) and PRIV_STMT_SHOW_BINLOG_EVENTS (BINLOG MONITOR alone).
+        Stmt::ShowMasterStatus | Stmt::ShowBinaryLogs => {
+            (BINLOG_MONITOR | SUPER, "SUPER, BINLOG MONITOR")
         }
+        Stmt::ShowBinlogEvents { .. } => (BINLOG_MONITOR, "BINLOG MONITOR"),
+        // MariaDB 10.5.2+: PRIV_STMT_SHOW_SLAVE_HOSTS is REPLICATION MASTER ADMIN alone.
+        Stmt::ShowSlaveHosts => (REPLICATION_MASTER_ADMIN, "REPLICATION MASTER ADMIN"),
         // MariaDB: RESET MASTER needs RELOAD, like FLUSH BINARY LOGS.
         Stmt::FlushBinaryLogs | Stmt::FlushNoop | Stmt::ResetMaster => (RELOAD, "RELOAD"),
         Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => (SUPER, "SUPER, BINLOG ADMIN"),
@@ -128,6 +133,7 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     check_global_privilege(cx, &stmt)?;
     match stmt {
         Stmt::ShowMasterStatus
+        | Stmt::ShowSlaveHosts
         | Stmt::ShowBinaryLogs
         | Stmt::ShowBinlogEvents { .. }
         | Stmt::FlushBinaryLogs
@@ -279,6 +285,24 @@ fn run_binlog(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 &["File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB"],
                 vec![vec![text(file), Value::UInt(pos), text(""), text("")]],
             ))
+        }
+        Stmt::ShowSlaveHosts => {
+            // MariaDB 10.11's columns: Server_id, Host, Port, Master_id.
+            let rows = cx
+                .server
+                .source()
+                .slave_hosts()
+                .into_iter()
+                .map(|h| {
+                    vec![
+                        Value::UInt(u64::from(h.server_id)),
+                        text(h.host),
+                        Value::UInt(u64::from(h.port)),
+                        Value::UInt(u64::from(h.master_id)),
+                    ]
+                })
+                .collect();
+            Ok(result(&["Server_id", "Host", "Port", "Master_id"], rows))
         }
         Stmt::ShowBinaryLogs => {
             let rows = binlog::binary_logs(cx)?

@@ -142,6 +142,8 @@ pub(crate) enum Stmt {
         filter: Filter,
     },
     ShowMasterStatus,
+    /// `SHOW SLAVE HOSTS` / `SHOW REPLICA HOSTS`.
+    ShowSlaveHosts,
     ShowBinaryLogs,
     ShowBinlogEvents {
         file: Option<String>,
@@ -602,6 +604,8 @@ mod tests {
         );
         assert_eq!(ok("show master logs"), Stmt::ShowBinaryLogs);
         assert_eq!(ok("SHOW BINLOG STATUS"), Stmt::ShowMasterStatus);
+        assert_eq!(ok("SHOW SLAVE HOSTS"), Stmt::ShowSlaveHosts);
+        assert_eq!(ok("show replica hosts"), Stmt::ShowSlaveHosts);
         assert_eq!(
             ok("SHOW GRANTS FOR 'app'@'10.0.0.1'"),
             Stmt::ShowGrants {

@@ -115,6 +115,7 @@ fn show_what(p: &mut P<'_>, w: &str, global: bool, full: bool) -> R<Option<Stmt>
             filter: p.filter()?,
         },
         "MASTER" | "BINLOG" | "BINARY" => return show_binlog(p, w),
+        "SLAVE" | "REPLICA" if p.eat_kw("HOSTS") => return Ok(Some(Stmt::ShowSlaveHosts)),
         "GRANTS" => {
             let user = if p.eat_kw("FOR") { p.user()? } else { None };
             Stmt::ShowGrants { user }
