@@ -618,8 +618,10 @@ fn event_size(ev: &[u8]) -> usize {
     u32::from_le_bytes([ev[9], ev[10], ev[11], ev[12]]) as usize
 }
 
-/// The binlog state a GTID start is checked against: the durable one (a position only in
-/// the not-yet-durable tail is not in the binlog a reader can get).
+/// The binlog state a GTID start is checked against: the log's, as of its last append. A
+/// reader can only hold GTIDs it was sent, which were durable, and after a crash the log's
+/// state is the recovered (durable) one, so the appended-not-yet-durable tail never decides
+/// a refusal; a start inside that tail simply waits for it to become durable.
 fn durable_state(log: &Log) -> GtidState {
     log.gtid_state()
 }

@@ -150,6 +150,9 @@ fn info(bytes: &[u8]) -> String {
                 .collect::<Vec<_>>()
                 .join(",")
         ),
+        // MariaDB's `Rotate_log_event::pack_info` and `Binlog_checkpoint_log_event::pack_info`.
+        Event::Rotate(r) => format!("{};pos={}", r.next_file, r.position),
+        Event::BinlogCheckpoint(c) => c.file,
         Event::Rows(_) => {
             // Post-header: table id (6 bytes), flags (2 bytes).
             let body = &bytes[onelog_binlog::event::HEADER_LEN.min(bytes.len())..];
