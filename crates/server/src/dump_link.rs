@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 
 use onelog_protocol::packet::PacketStream;
 use onelog_protocol::response::put_err;
-use onelog_replication::source::DumpIo;
+use onelog_replication::source::{DumpIo, PacketSink};
 
 use crate::transport::Transport;
 
@@ -66,7 +66,7 @@ impl<S: Transport> DumpIo for DumpLink<'_, S> {
         self.stream.flush()
     }
 
-    fn read_in_background(&mut self, mut sink: Box<dyn FnMut(Option<&[u8]>) + Send>) -> bool {
+    fn read_in_background(&mut self, mut sink: PacketSink) -> bool {
         let Some(mut r) = self.stream.get_ref().try_clone_reader() else {
             return false;
         };

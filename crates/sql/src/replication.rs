@@ -12,7 +12,7 @@ use std::time::Duration;
 use onelog_binlog::Value;
 use onelog_protocol::errors;
 use onelog_replication::source::{
-    run_dump, Checksum, DumpEnd, DumpIo, DumpParams, DumpRequest, RegisterSlave,
+    run_dump, Checksum, DumpEnd, DumpIo, DumpParams, DumpRequest, PacketSink, RegisterSlave,
 };
 
 use crate::context::ExecContext;
@@ -68,7 +68,7 @@ impl DumpIo for StateIo<'_> {
     fn send_eof(&mut self) -> std::io::Result<()> {
         self.io.send_eof()
     }
-    fn read_in_background(&mut self, sink: Box<dyn FnMut(Option<&[u8]>) + Send>) -> bool {
+    fn read_in_background(&mut self, sink: PacketSink) -> bool {
         self.io.read_in_background(sink)
     }
     fn killed(&self) -> bool {

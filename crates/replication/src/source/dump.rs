@@ -43,7 +43,7 @@ use onelog_protocol::errors::ER_MASTER_FATAL_ERROR_READING_BINLOG;
 use super::artificial::{fake_gtid_list, fake_rotate, fde_mid_file, heartbeat, Checksum};
 use super::gtid_start::{self, Fatal, Skip, Verdict};
 use super::packets::{DumpRequest, SemiSyncAck, SEMI_SYNC_MAGIC};
-use super::{AckSink, DumpGuard, DumpIo, DUMP_TICK};
+use super::{AckSink, DumpGuard, DumpIo, PacketSink, DUMP_TICK};
 
 /// Transaction ends remembered for mapping ACKs back to LSNs.
 pub const ACK_WINDOW: usize = 4096;
@@ -183,7 +183,7 @@ fn reader_sink(
     acks: AckMap,
     sink: Option<Arc<dyn AckSink>>,
     server_id: u32,
-) -> Box<dyn FnMut(Option<&[u8]>) + Send> {
+) -> PacketSink {
     Box::new(move |packet| match packet {
         None | Some([0x01]) => gone.store(true, Ordering::SeqCst),
         Some(p) if p.first() == Some(&SEMI_SYNC_MAGIC) => {

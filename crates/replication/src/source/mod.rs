@@ -154,6 +154,9 @@ impl Drop for DumpGuard {
     }
 }
 
+/// Where the reader thread hands each client packet (`None`: the client closed).
+pub type PacketSink = Box<dyn FnMut(Option<&[u8]>) + Send>;
+
 /// The connection a dump writes to, lent by the server.
 pub trait DumpIo {
     /// Queues one packet with this payload (framing and sequence ids are the server's).
@@ -168,7 +171,7 @@ pub trait DumpIo {
     fn send_eof(&mut self) -> io::Result<()>;
     /// Reads the client's packets on a thread of their own, handing each payload to `sink`
     /// (`None` once the client closed or the stream broke); false when the transport cannot.
-    fn read_in_background(&mut self, sink: Box<dyn FnMut(Option<&[u8]>) + Send>) -> bool;
+    fn read_in_background(&mut self, sink: PacketSink) -> bool;
     /// True once the connection was killed (`KILL`, shutdown).
     fn killed(&self) -> bool;
     /// The thread state SHOW PROCESSLIST shows.
