@@ -762,9 +762,21 @@ impl Transaction {
 
     /// Commits: logs the change log as one event group and returns once the log acknowledged
     /// it (durable at level 1). The changes are visible to others (and the locks released) as
-    /// soon as the group is written, possibly before it is durable. `None` for a transaction
-    /// that changed nothing.
-    pub fn commit(mut self) -> Result<Option<CommitReceipt>, EngineError> {
+    /// soon as the group is written, possibly before it is durable — unless semi-sync
+    /// `AFTER_SYNC` holds them back until a replica acknowledged them (`semisync.rs`); with
+    /// semi-sync enabled the call returns only once acknowledged (or the wait ended: timeout,
+    /// no replica). `None` for a transaction that changed nothing.
+    pub fn commit(self) -> Result<Option<CommitReceipt>, EngineError> {
+        self.commit_interruptible(&|| false)
+    }
+
+    /// [`Transaction::commit`] whose semi-sync wait for a replica's ack (if any) ends early,
+    /// without an error, once `interrupted()` returns true (the session was KILLed), as
+    /// MariaDB's does. The commit itself is not undone.
+    pub fn commit_interruptible(
+        mut self,
+        interrupted: &dyn Fn() -> bool,
+    ) -> Result<Option<CommitReceipt>, EngineError> {
         self.finished = true;
         if self.aborted {
             return Err(EngineError::Deadlock);
@@ -776,7 +788,9 @@ impl Transaction {
         let changes = std::mem::take(&mut self.changes);
         self.writes.clear();
         let generations = std::mem::take(&mut self.generations);
-        let r = self.core.commit_changes(self.id, changes, &generations);
+        let r = self
+            .core
+            .commit_changes(self.id, changes, &generations, interrupted);
         // The sink released the locks when the group was applied; after a failure nothing
         // was applied and the locks go now (release is idempotent).
         self.core.locks().release_all(self.id);
