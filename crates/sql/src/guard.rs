@@ -99,6 +99,12 @@ impl ConnControl {
         self.kill.load(Ordering::Acquire) & KILL_CONNECTION != 0
     }
 
+    /// True once `KILL QUERY` or `KILL [CONNECTION]` was issued (a semi-sync ack wait stops,
+    /// as MariaDB's `thd_killed`).
+    pub fn killed(&self) -> bool {
+        self.kill.load(Ordering::Acquire) != 0
+    }
+
     fn flags(&self) -> u8 {
         self.kill.load(Ordering::Relaxed)
     }
