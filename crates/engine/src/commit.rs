@@ -59,7 +59,7 @@ use crate::error::EngineError;
 use crate::events::encode_transaction;
 use crate::lock::{LockManager, TxnId};
 use crate::report::Notifier;
-use crate::semisync::{SemiSync, WaitPoint};
+use crate::semisync::{CommitWaiter, SemiSync, WaitPoint};
 use crate::store::{Root, RowChange, Store};
 
 /// What a log record carries to the sink.
@@ -299,7 +299,7 @@ impl Committer {
     /// wait and the record's visibility, in the wait point's order. AFTER_SYNC: wait for the
     /// ack, then make the record (and the held-back groups before it) visible; AFTER_COMMIT:
     /// visible first, then wait. Disabled: one atomic load (and one more for held-back groups).
-    fn finish_commit(&self, end: Lsn, interrupted: &dyn Fn() -> bool) {
+    fn finish_commit(&self, end: Lsn, waiter: &dyn CommitWaiter) {
         let semi = &self.shared.semi;
         if !semi.is_enabled() {
             self.shared.publish_to(end);
@@ -307,12 +307,12 @@ impl Committer {
         }
         match semi.wait_point() {
             WaitPoint::AfterSync => {
-                semi.wait_for_ack(end, interrupted);
+                semi.wait_for_ack(end, waiter);
                 self.shared.publish_to(end);
             }
             WaitPoint::AfterCommit => {
                 self.shared.publish_to(end);
-                semi.wait_for_ack(end, interrupted);
+                semi.wait_for_ack(end, waiter);
             }
         }
         debug_assert!(self.shared.store.current().lsn >= end);
@@ -403,13 +403,13 @@ impl Committer {
 
     /// Logs a transaction's change log (the commit path of `Transaction::commit`).
     /// Semi-sync may make it wait for a replica's ack (see [`Committer::finish_commit`]);
-    /// `interrupted` (KILL) ends that wait early, without an error.
+    /// `waiter` can end that wait early (KILL), without an error.
     pub(crate) fn commit_changes(
         &self,
         txn: TxnId,
         changes: Vec<RowChange>,
         generations: &HashMap<TableId, u64>,
-        interrupted: &dyn Fn() -> bool,
+        waiter: &dyn CommitWaiter,
     ) -> Result<CommitReceipt, EngineError> {
         self.check_open()?;
         let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
@@ -439,7 +439,7 @@ impl Committer {
             .map_err(|e| self.log_error("committing a transaction", e))
             .inspect(|r| {
                 self.notifier.logged();
-                self.finish_commit(r.end_lsn, interrupted);
+                self.finish_commit(r.end_lsn, waiter);
             })
     }
 

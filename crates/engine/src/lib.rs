@@ -51,6 +51,6 @@ pub use onelog_log::CommitReceipt;
 pub use report::{EngineEvent, Reporter, SemiSyncEvent, Severity};
 pub use retention::{PurgeTarget, Purged};
 pub use scheduler::Backoff;
-pub use semisync::{SemiSync, SemiSyncClient, SemiSyncStatus, WaitPoint};
+pub use semisync::{CommitWaiter, SemiSync, SemiSyncClient, SemiSyncStatus, WaitPoint};
 pub use store::{IndexRef, KeyRange, Row, RowChange, Snapshot};
 pub use txn::{InsertOutcome, Transaction};

@@ -46,6 +46,25 @@ use crate::report::{EngineEvent, Notifier, SemiSyncEvent};
 /// Longest single sleep of a waiter, so an interrupt (KILL) is seen within this time.
 const INTERRUPT_POLL: Duration = Duration::from_millis(20);
 
+/// What a committing session lets semi-sync's wait do (the SQL layer implements it for its
+/// connection; a plain closure `Fn() -> bool` is an interrupt check alone).
+pub trait CommitWaiter {
+    /// True once the session was KILLed: the wait ends at once, without an error.
+    fn interrupted(&self) -> bool;
+    /// The wait for a replica's ack starts (`true`) or ends (`false`): PROCESSLIST shows
+    /// MariaDB's state "Waiting for semi-sync ACK from slave" meanwhile.
+    fn waiting_for_ack(&self, _waiting: bool) {}
+}
+
+impl<F: Fn() -> bool> CommitWaiter for F {
+    fn interrupted(&self) -> bool {
+        self()
+    }
+}
+
+/// MariaDB's PROCESSLIST state of a session waiting for its ack.
+pub const WAITING_FOR_ACK: &str = "Waiting for semi-sync ACK from slave";
+
 /// `rpl_semi_sync_master_wait_point`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WaitPoint {
@@ -413,11 +432,11 @@ impl SemiSync {
 
     /// A committer waits until the transaction ending at `end_lsn` is acknowledged, the status
     /// goes OFF (its own timeout does that), no replica is left (with wait_no_slave OFF), or
-    /// `interrupted()` says so (KILL). Never an error: the outcome only moves the counters.
+    /// `waiter.interrupted()` says so (KILL). Never an error: the outcome only moves the counters.
     /// Call only when [`SemiSync::is_enabled`] was true.
-    pub(crate) fn wait_for_ack(&self, end_lsn: Lsn, interrupted: &dyn Fn() -> bool) {
+    pub(crate) fn wait_for_ack(&self, end_lsn: Lsn, waiter: &dyn CommitWaiter) {
         let start = Instant::now();
-        let (mut s, outcome) = self.wait_loop(self.state(), end_lsn, start, interrupted);
+        let (mut s, outcome) = self.wait_loop(self.state(), end_lsn, start, waiter);
         if outcome == Outcome::Acked {
             s.counters.yes_tx += 1;
             s.counters.tx_waits += 1;
@@ -442,12 +461,12 @@ impl SemiSync {
         mut s: MutexGuard<'a, State>,
         end: Lsn,
         start: Instant,
-        interrupted: &dyn Fn() -> bool,
+        waiter: &dyn CommitWaiter,
     ) -> (MutexGuard<'a, State>, Outcome) {
         let deadline = start + s.timeout;
         let mut counted_wait = false;
         let outcome = loop {
-            if !self.is_enabled() || !s.on || interrupted() {
+            if !self.is_enabled() || !s.on || waiter.interrupted() {
                 break Outcome::NotAcked;
             }
             if s.counters.clients == 0 && !s.wait_no_slave {
@@ -469,6 +488,7 @@ impl SemiSync {
                     s.wait_min = end;
                 }
                 s.counters.wait_sessions += 1;
+                waiter.waiting_for_ack(true);
             }
             let now = Instant::now();
             if now >= deadline {
@@ -487,6 +507,7 @@ impl SemiSync {
         if counted_wait {
             debug_assert!(s.counters.wait_sessions > 0);
             s.counters.wait_sessions -= 1;
+            waiter.waiting_for_ack(false);
         }
         (s, outcome)
     }

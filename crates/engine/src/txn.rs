@@ -51,6 +51,7 @@ use crate::commit::Committer;
 use crate::error::EngineError;
 use crate::key::{display_values, encode_value, prefix_end};
 use crate::lock::{LockError, LockMode, RowKey, TxnId};
+use crate::semisync::CommitWaiter;
 use crate::store::{
     borrowed, encode_range, index_has_null, index_key, pk_key, range_is_empty, ByteRange, IndexRef,
     KeyRange, Root, Row, RowChange,
@@ -771,11 +772,12 @@ impl Transaction {
     }
 
     /// [`Transaction::commit`] whose semi-sync wait for a replica's ack (if any) ends early,
-    /// without an error, once `interrupted()` returns true (the session was KILLed), as
-    /// MariaDB's does. The commit itself is not undone.
+    /// without an error, once `waiter.interrupted()` returns true (the session was KILLed), as
+    /// MariaDB's does, and which tells `waiter` when that wait starts and ends (PROCESSLIST).
+    /// The commit itself is not undone. A closure `Fn() -> bool` is a waiter.
     pub fn commit_interruptible(
         mut self,
-        interrupted: &dyn Fn() -> bool,
+        waiter: &dyn CommitWaiter,
     ) -> Result<Option<CommitReceipt>, EngineError> {
         self.finished = true;
         if self.aborted {
@@ -790,7 +792,7 @@ impl Transaction {
         let generations = std::mem::take(&mut self.generations);
         let r = self
             .core
-            .commit_changes(self.id, changes, &generations, interrupted);
+            .commit_changes(self.id, changes, &generations, waiter);
         // The sink released the locks when the group was applied; after a failure nothing
         // was applied and the locks go now (release is idempotent).
         self.core.locks().release_all(self.id);

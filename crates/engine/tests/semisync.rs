@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use onelog_binlog::Value;
 use onelog_engine::{
-    ColumnSpec, Engine, EngineEvent, EngineOptions, SemiSyncEvent, SqlType, TableId, TableSpec,
-    WaitPoint,
+    ColumnSpec, CommitWaiter, Engine, EngineEvent, EngineOptions, SemiSyncEvent, SqlType, TableId,
+    TableSpec, WaitPoint,
 };
 use onelog_log::{FileSystem, SimFs};
 
@@ -341,4 +341,48 @@ fn ddl_waits_for_its_ack_too_and_reset_master_zeroes_the_counters() {
     e.semisync().ack(e.log().end_lsn(), 2);
     a.join().unwrap();
     assert_eq!(visible(&e), vec![1]);
+}
+
+/// Records the waiter's calls (what PROCESSLIST's state follows).
+#[derive(Default)]
+struct Watch {
+    states: Mutex<Vec<bool>>,
+    killed: AtomicBool,
+}
+
+impl CommitWaiter for Watch {
+    fn interrupted(&self) -> bool {
+        self.killed.load(Ordering::Relaxed)
+    }
+    fn waiting_for_ack(&self, waiting: bool) {
+        self.states.lock().unwrap().push(waiting);
+    }
+}
+
+#[test]
+fn a_waiting_session_is_told_when_its_ack_wait_starts_and_ends() {
+    let e = open();
+    let t = table(&e);
+    let _replica = e.semisync().add_client();
+    enable(&e, WaitPoint::AfterCommit, LONG_TIMEOUT);
+    let watch = Arc::new(Watch::default());
+    let a = {
+        let (e, w) = (e.clone(), watch.clone());
+        thread::spawn(move || {
+            let mut tx = e.begin();
+            tx.insert(t, vec![Value::Int(1)]).unwrap();
+            tx.commit_interruptible(&*w).unwrap().unwrap().end_lsn
+        })
+    };
+    until_waiting(&e, 1);
+    assert_eq!(*watch.states.lock().unwrap(), vec![true]);
+    e.semisync().ack(e.log().end_lsn(), 2);
+    a.join().unwrap();
+    assert_eq!(*watch.states.lock().unwrap(), vec![true, false]);
+    // Not enabled: no wait, no call.
+    e.semisync().set_enabled(false);
+    let mut tx = e.begin();
+    tx.insert(t, vec![Value::Int(2)]).unwrap();
+    tx.commit_interruptible(&*watch).unwrap();
+    assert_eq!(watch.states.lock().unwrap().len(), 2);
 }

@@ -162,7 +162,7 @@ impl ExecContext {
         self.read_only = false;
         if let Some(t) = self.txn.take() {
             let ctl = self.guard.control();
-            t.commit_interruptible(&|| ctl.killed())?;
+            t.commit_interruptible(&crate::guard::CommitWait::new(ctl))?;
         }
         Ok(())
     }

@@ -643,7 +643,7 @@ impl Session {
             Ok((out, found, extra)) => {
                 if own {
                     let ctl = self.cx.guard.control();
-                    txn.commit_interruptible(&|| ctl.killed())?;
+                    txn.commit_interruptible(&crate::guard::CommitWait::new(ctl))?;
                 } else {
                     if guarded {
                         let _ = txn.release_savepoint(STMT_SAVEPOINT);
