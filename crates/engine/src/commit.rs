@@ -17,6 +17,16 @@
 //! once the log says it is durable (level 1). With `strict_visibility` the sink runs after the
 //! sync.
 //!
+//! Semi-sync (`semisync.rs`, owned here as `Shared::semi`): while it is enabled the sink
+//! registers each record's end with it, and while its status is ON with `AFTER_SYNC` the sink
+//! HOLDS the group back instead of applying it (`Shared::hold`, log order; every later group is
+//! held behind it, so visibility stays in log order) — the log itself keeps writing and syncing
+//! later groups. Once `Log::commit` has returned, each committer runs
+//! [`Committer::finish_commit`]: `AFTER_SYNC` waits for the replica's ack, then applies the
+//! held-back groups up to its own record; `AFTER_COMMIT` makes them visible first, then waits.
+//! A held group keeps its row locks until it is applied. While semi-sync is disabled and nothing
+//! is held back, each costs one atomic load in the sink and in the committer.
+//!
 //! Invariants:
 //! - DDL and commits are ordered by the commit gate: commits hold it shared
 //!   ([`Committer::commit_changes`]), DDL and replica apply exclusively ([`Committer::exclusive`],
@@ -30,14 +40,18 @@
 //!   domain; a replicated group keeps the GTID it came with).
 //! - A transaction's row locks are released only after its changes were published (or, on a
 //!   failed commit, by the transaction itself, since nothing was applied).
+//! - Held-back groups are applied in log order, and only under the `hold` mutex; `held_back`
+//!   is true exactly while `hold` is not empty. After `finish_commit(end)` the published root
+//!   is at or past `end` (asserted).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock, RwLockWriteGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use onelog_log::{
-    CommitReceipt, CommittedRecord, GroupSink, GtidAssign, Log, LogError, PendingRecord, RecordKind,
+    CommitReceipt, CommittedRecord, GroupSink, GtidAssign, Log, LogError, Lsn, PendingRecord,
+    RecordKind,
 };
 
 use crate::catalog::{CatalogChange, TableId};
@@ -45,6 +59,7 @@ use crate::error::EngineError;
 use crate::events::encode_transaction;
 use crate::lock::{LockManager, TxnId};
 use crate::report::Notifier;
+use crate::semisync::{CommitWaiter, SemiSync, WaitPoint};
 use crate::store::{Root, RowChange, Store};
 
 /// What a log record carries to the sink.
@@ -63,6 +78,11 @@ struct Shared {
     locks: LockManager,
     /// First failure to apply a committed record (a bug: the log has it, the store does not).
     apply_failure: Mutex<Option<String>>,
+    semi: SemiSync,
+    /// Groups logged but not yet visible (semi-sync AFTER_SYNC), in log order.
+    hold: Mutex<VecDeque<Vec<CommittedRecord>>>,
+    /// True while `hold` is not empty (set and cleared under its mutex).
+    held_back: AtomicBool,
 }
 
 impl Shared {
@@ -82,7 +102,20 @@ struct Sink(Arc<Shared>);
 impl GroupSink for Sink {
     fn apply_group(&self, group: &mut [CommittedRecord]) {
         let shared = &self.0;
-        let mut root = (*shared.store.current()).clone();
+        // Semi-sync off and nothing held back: the one atomic load of each (module docs).
+        if !shared.semi.is_enabled() && !shared.held_back.load(Ordering::Acquire) {
+            shared.apply(group);
+            return;
+        }
+        shared.apply_or_hold_back(group);
+    }
+}
+
+impl Shared {
+    /// Applies `group` (records in log order) to a clone of the current root, publishes it,
+    /// then releases the row locks of its transactions.
+    fn apply(&self, group: &mut [CommittedRecord]) {
+        let mut root = (*self.store.current()).clone();
         let start_lsn = root.lsn;
         let mut release = Vec::with_capacity(group.len());
         for rec in group.iter_mut() {
@@ -116,16 +149,68 @@ impl GroupSink for Sink {
                 None => Err("record without the engine's payload".to_string()),
             };
             if let Err(e) = result {
-                shared.note_apply_failure(rec, e);
+                self.note_apply_failure(rec, e);
             }
             root.gtid_state.record(rec.receipt.gtid);
             root.lsn = rec.receipt.end_lsn;
         }
         debug_assert!(root.lsn >= start_lsn);
-        shared.store.publish(Arc::new(root));
+        self.store.publish(Arc::new(root));
         for t in release {
-            shared.locks.release_all(t);
+            self.locks.release_all(t);
         }
+    }
+
+    /// The sink while semi-sync is enabled or groups are held back: registers the group's
+    /// ends with semi-sync, then holds the group back (semi-sync AFTER_SYNC while ON, or an
+    /// earlier group is still held back: groups become visible in log order) or applies it.
+    fn apply_or_hold_back(&self, group: &mut [CommittedRecord]) {
+        let mut q = self.hold.lock().unwrap_or_else(|p| p.into_inner());
+        let hold = if self.semi.is_enabled() {
+            self.semi
+                .note_logged(group.iter().map(|r| r.receipt.end_lsn))
+        } else {
+            false
+        };
+        if hold || !q.is_empty() {
+            q.push_back(group.iter_mut().map(take_record).collect());
+            self.held_back.store(true, Ordering::Release);
+        } else {
+            self.apply(group);
+        }
+    }
+
+    /// Makes every held-back group that ends at or before `end` visible (applied and
+    /// published in log order, locks released). Cheap when nothing is held back.
+    fn publish_to(&self, end: Lsn) {
+        if !self.held_back.load(Ordering::Acquire) {
+            return;
+        }
+        let mut q = self.hold.lock().unwrap_or_else(|p| p.into_inner());
+        let mut recs = Vec::new();
+        while q
+            .front()
+            .is_some_and(|g| g.last().is_none_or(|r| r.receipt.end_lsn <= end))
+        {
+            if let Some(mut g) = q.pop_front() {
+                recs.append(&mut g);
+            }
+        }
+        if !recs.is_empty() {
+            self.apply(&mut recs);
+        }
+        if q.is_empty() {
+            self.held_back.store(false, Ordering::Release);
+        }
+    }
+}
+
+/// Moves a record out of the sink's slice (its payload taken), to be applied later.
+fn take_record(r: &mut CommittedRecord) -> CommittedRecord {
+    CommittedRecord {
+        receipt: r.receipt,
+        kind: r.kind,
+        payload: r.payload.take(),
     }
 }
 
@@ -167,10 +252,14 @@ impl Committer {
         server_id: u32,
         lock_wait_timeout: Duration,
     ) -> Self {
+        let notifier = Arc::new(Notifier::default());
         let shared = Arc::new(Shared {
             store: Store::new(root),
             locks: LockManager::new(),
             apply_failure: Mutex::new(None),
+            semi: SemiSync::new(notifier.clone()),
+            hold: Mutex::new(VecDeque::new()),
+            held_back: AtomicBool::new(false),
         });
         log.set_sink(Arc::new(Sink(shared.clone())));
         Committer {
@@ -182,7 +271,7 @@ impl Committer {
             auto_inc: Mutex::new(HashMap::new()),
             gate: RwLock::new(()),
             shut_down: AtomicBool::new(false),
-            notifier: Arc::new(Notifier::default()),
+            notifier,
         }
     }
 
@@ -200,6 +289,33 @@ impl Committer {
 
     pub(crate) fn notifier(&self) -> &Arc<Notifier> {
         &self.notifier
+    }
+
+    pub(crate) fn semisync(&self) -> &SemiSync {
+        &self.shared.semi
+    }
+
+    /// After `Log::commit` returned the record ending at `end` (durable at level 1): semi-sync's
+    /// wait and the record's visibility, in the wait point's order. AFTER_SYNC: wait for the
+    /// ack, then make the record (and the held-back groups before it) visible; AFTER_COMMIT:
+    /// visible first, then wait. Disabled: one atomic load (and one more for held-back groups).
+    fn finish_commit(&self, end: Lsn, waiter: &dyn CommitWaiter) {
+        let semi = &self.shared.semi;
+        if !semi.is_enabled() {
+            self.shared.publish_to(end);
+            return;
+        }
+        match semi.wait_point() {
+            WaitPoint::AfterSync => {
+                semi.wait_for_ack(end, waiter);
+                self.shared.publish_to(end);
+            }
+            WaitPoint::AfterCommit => {
+                self.shared.publish_to(end);
+                semi.wait_for_ack(end, waiter);
+            }
+        }
+        debug_assert!(self.shared.store.current().lsn >= end);
     }
 
     pub(crate) fn lock_wait_timeout(&self) -> Duration {
@@ -286,11 +402,14 @@ impl Committer {
     }
 
     /// Logs a transaction's change log (the commit path of `Transaction::commit`).
+    /// Semi-sync may make it wait for a replica's ack (see [`Committer::finish_commit`]);
+    /// `waiter` can end that wait early (KILL), without an error.
     pub(crate) fn commit_changes(
         &self,
         txn: TxnId,
         changes: Vec<RowChange>,
         generations: &HashMap<TableId, u64>,
+        waiter: &dyn CommitWaiter,
     ) -> Result<CommitReceipt, EngineError> {
         self.check_open()?;
         let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
@@ -318,7 +437,10 @@ impl Committer {
                 })),
             })
             .map_err(|e| self.log_error("committing a transaction", e))
-            .inspect(|_| self.notifier.logged())
+            .inspect(|r| {
+                self.notifier.logged();
+                self.finish_commit(r.end_lsn, waiter);
+            })
     }
 
     /// The next GTID of this server's domain.
@@ -352,6 +474,7 @@ impl Committer {
         self.log
             .commit(record)
             .map_err(|e| self.log_error(context(), e))
+            .inspect(|r| self.finish_commit(r.end_lsn, &|| false))
     }
 }
 

@@ -4,8 +4,8 @@
 //! `impl Engine` blocks in their own modules, or types below this one: the commit path
 //! (`commit.rs`, shared with `txn.rs`), DDL (`ddl.rs`), replica apply (`replica.rs`),
 //! checkpoint scheduling (`scheduler.rs`) and log retention, i.e. PURGE and RESET MASTER
-//! (`retention.rs`). This module imports the commit path, the scheduler and `txn.rs`, never
-//! `ddl.rs`, `replica.rs` or `retention.rs`.
+//! (`retention.rs`). This module imports the commit path, the scheduler, `semisync.rs` and
+//! `txn.rs`, never `ddl.rs`, `replica.rs` or `retention.rs`.
 //!
 //! Layout of a data directory `dir`: `dir/binlog/` the log (its segments are the binlog),
 //! `dir/checkpoints/` checkpoint files and their `control` file (`checkpoint.rs`).
@@ -50,6 +50,7 @@ use crate::error::EngineError;
 use crate::lock::LockManager;
 use crate::report::Reporter;
 use crate::scheduler::{Backoff, Checkpointer, SchedulerTask};
+use crate::semisync::SemiSync;
 use crate::store::{Root, Snapshot};
 use crate::txn::Transaction;
 
@@ -295,6 +296,12 @@ impl Engine {
 
     pub fn log(&self) -> &Arc<Log> {
         self.core.log()
+    }
+
+    /// Semi-sync replication, primary side (`semisync.rs`): settings, status, and the API the
+    /// binlog dump threads call (`add_client`, `wants_ack`, `ack`).
+    pub fn semisync(&self) -> &SemiSync {
+        self.core.semisync()
     }
 
     pub fn options(&self) -> &EngineOptions {

@@ -5,7 +5,8 @@
 //! blocks of `ddl` (DDL and accounts), `replica` (applying groups logged elsewhere) and
 //! `retention` (PURGE BINARY LOGS, RESET MASTER); `txn` (transactions); `commit` (the commit
 //! path below both: commit gate, group sink, AUTO_INCREMENT counters); `scheduler` (checkpoint
-//! scheduling and the checkpoint writer); `apply` (event group -> store: recovery and
+//! scheduling and the checkpoint writer); `semisync` (semi-sync replication, primary side: who
+//! waits for which replica ack); `apply` (event group -> store: recovery and
 //! replicas); `events` (write set -> binlog event group); `store` (immutable roots of
 //! persistent maps, snapshots); `catalog` (databases, tables, types, DDL changes); `key`
 //! (memcomparable keys); `lock` (row locks); `checkpoint` (checkpoint files); `report`
@@ -35,6 +36,7 @@ mod replica;
 pub mod report;
 pub mod retention;
 pub mod scheduler;
+pub mod semisync;
 pub mod store;
 pub mod txn;
 
@@ -46,8 +48,9 @@ pub use engine::{Engine, EngineOptions, RecoveryReport};
 pub use error::EngineError;
 pub use lock::LockMode;
 pub use onelog_log::CommitReceipt;
-pub use report::{EngineEvent, Reporter, Severity};
+pub use report::{EngineEvent, Reporter, SemiSyncEvent, Severity};
 pub use retention::{PurgeTarget, Purged};
 pub use scheduler::Backoff;
+pub use semisync::{CommitWaiter, SemiSync, SemiSyncClient, SemiSyncStatus, WaitPoint};
 pub use store::{IndexRef, KeyRange, Row, RowChange, Snapshot};
 pub use txn::{InsertOutcome, Transaction};

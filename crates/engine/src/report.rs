@@ -48,6 +48,8 @@ pub enum EngineEvent {
     /// and never retries the sync; commits, DDL and checkpoints fail until a restart recovers
     /// from what is durable.
     LogFailed { reason: String },
+    /// Semi-sync replication (primary side) changed state: MariaDB's error-log texts.
+    SemiSync(SemiSyncEvent),
 }
 
 /// How an error log shows an event (MariaDB's `[Note]`, `[Warning]`, `[ERROR]`).
@@ -66,6 +68,8 @@ impl EngineEvent {
             EngineEvent::CheckpointFailed { .. } | EngineEvent::LogFailed { .. } => Severity::Error,
             EngineEvent::DiskFull { .. } => Severity::Warning,
             EngineEvent::CheckpointRecovered { .. } | EngineEvent::WritesResumed => Severity::Note,
+            EngineEvent::SemiSync(e) if e.is_warning() => Severity::Warning,
+            EngineEvent::SemiSync(_) => Severity::Note,
         }
     }
 }
@@ -102,6 +106,63 @@ impl fmt::Display for EngineEvent {
                 f,
                 "the log refuses all writes until a restart: {reason}; commits, DDL and \
                  checkpoints fail, reads continue"
+            ),
+            EngineEvent::SemiSync(e) => e.fmt(f),
+        }
+    }
+}
+
+/// One semi-sync operator message, reported through the engine's reporter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SemiSyncEvent {
+    Enabled,
+    Disabled,
+    /// A committer's wait timed out: its position and the acknowledged one.
+    Timeout {
+        file: String,
+        pos: u64,
+        acked_file: String,
+        acked_pos: u64,
+    },
+    SwitchedOff,
+    SwitchedOn {
+        server_id: u32,
+        file: String,
+        pos: u64,
+    },
+}
+
+impl SemiSyncEvent {
+    /// MariaDB logs the timeout as a warning, the rest as notes.
+    pub fn is_warning(&self) -> bool {
+        matches!(self, SemiSyncEvent::Timeout { .. })
+    }
+}
+
+impl fmt::Display for SemiSyncEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SemiSyncEvent::Enabled => write!(f, "Semi-sync replication enabled on the master."),
+            SemiSyncEvent::Disabled => write!(f, "Semi-sync replication disabled on the master."),
+            SemiSyncEvent::Timeout {
+                file,
+                pos,
+                acked_file,
+                acked_pos,
+            } => write!(
+                f,
+                "Timeout waiting for reply of binlog (file: {file}, pos: {pos}), semi-sync up to \
+                 file {acked_file}, position {acked_pos}."
+            ),
+            SemiSyncEvent::SwitchedOff => write!(f, "Semi-sync replication switched OFF."),
+            SemiSyncEvent::SwitchedOn {
+                server_id,
+                file,
+                pos,
+            } => write!(
+                f,
+                "Semi-sync replication switched ON with slave (server_id: {server_id}) at \
+                 ({file}, {pos})"
             ),
         }
     }

@@ -136,6 +136,8 @@ impl Engine {
         root.gtid_state = GtidState::new();
         core.store().publish(Arc::new(root));
         self.checkpoints().write(core, true)?;
+        // MariaDB's after_reset_master: positions forgotten, counters zeroed.
+        core.semisync().reset();
         Ok(())
     }
 }

@@ -51,6 +51,7 @@ use crate::commit::Committer;
 use crate::error::EngineError;
 use crate::key::{display_values, encode_value, prefix_end};
 use crate::lock::{LockError, LockMode, RowKey, TxnId};
+use crate::semisync::CommitWaiter;
 use crate::store::{
     borrowed, encode_range, index_has_null, index_key, pk_key, range_is_empty, ByteRange, IndexRef,
     KeyRange, Root, Row, RowChange,
@@ -762,9 +763,22 @@ impl Transaction {
 
     /// Commits: logs the change log as one event group and returns once the log acknowledged
     /// it (durable at level 1). The changes are visible to others (and the locks released) as
-    /// soon as the group is written, possibly before it is durable. `None` for a transaction
-    /// that changed nothing.
-    pub fn commit(mut self) -> Result<Option<CommitReceipt>, EngineError> {
+    /// soon as the group is written, possibly before it is durable — unless semi-sync
+    /// `AFTER_SYNC` holds them back until a replica acknowledged them (`semisync.rs`); with
+    /// semi-sync enabled the call returns only once acknowledged (or the wait ended: timeout,
+    /// no replica). `None` for a transaction that changed nothing.
+    pub fn commit(self) -> Result<Option<CommitReceipt>, EngineError> {
+        self.commit_interruptible(&|| false)
+    }
+
+    /// [`Transaction::commit`] whose semi-sync wait for a replica's ack (if any) ends early,
+    /// without an error, once `waiter.interrupted()` returns true (the session was KILLed), as
+    /// MariaDB's does, and which tells `waiter` when that wait starts and ends (PROCESSLIST).
+    /// The commit itself is not undone. A closure `Fn() -> bool` is a waiter.
+    pub fn commit_interruptible(
+        mut self,
+        waiter: &dyn CommitWaiter,
+    ) -> Result<Option<CommitReceipt>, EngineError> {
         self.finished = true;
         if self.aborted {
             return Err(EngineError::Deadlock);
@@ -776,7 +790,9 @@ impl Transaction {
         let changes = std::mem::take(&mut self.changes);
         self.writes.clear();
         let generations = std::mem::take(&mut self.generations);
-        let r = self.core.commit_changes(self.id, changes, &generations);
+        let r = self
+            .core
+            .commit_changes(self.id, changes, &generations, waiter);
         // The sink released the locks when the group was applied; after a failure nothing
         // was applied and the locks go now (release is idempotent).
         self.core.locks().release_all(self.id);

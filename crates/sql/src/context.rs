@@ -161,7 +161,8 @@ impl ExecContext {
         self.explicit = false;
         self.read_only = false;
         if let Some(t) = self.txn.take() {
-            t.commit()?;
+            let ctl = self.guard.control();
+            t.commit_interruptible(&crate::guard::CommitWait::new(ctl))?;
         }
         Ok(())
     }

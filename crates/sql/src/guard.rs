@@ -20,6 +20,10 @@
 //! [`CLOCK_EVERY`] calls (the probe at most every [`PROBE_EVERY`]), so it costs a few
 //! nanoseconds per row and no system call. Arming a statement allocates nothing.
 //!
+//! [`CommitWait`] is what a commit hands the engine for semi-sync's ack wait: the kill flag
+//! (KILL QUERY or KILL ends the wait, without an error) and the PROCESSLIST state "Waiting
+//! for semi-sync ACK from slave" while it lasts.
+//!
 //! Invariants: the kill flag's query bit is cleared when a statement begins (a `KILL QUERY`
 //! aimed at an idle connection does not reach its next statement, as in MariaDB); once a
 //! check failed, every later check of the same statement fails the same way (an executor that
@@ -33,6 +37,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use onelog_binlog::Value;
+use onelog_engine::semisync::WAITING_FOR_ACK;
+use onelog_engine::CommitWaiter;
 
 use crate::error::SqlError;
 
@@ -63,6 +69,38 @@ pub struct Activity {
     pub state: &'static str,
     /// The statement's text (kept between statements to reuse its buffer).
     pub info: String,
+}
+
+/// A committing connection as semi-sync's wait sees it: KILL ends the wait, and PROCESSLIST
+/// shows "Waiting for semi-sync ACK from slave" meanwhile (the previous state comes back
+/// after, as MariaDB's THD_EXIT_COND).
+pub struct CommitWait<'a> {
+    ctl: &'a ConnControl,
+    before: Cell<&'static str>,
+}
+
+impl<'a> CommitWait<'a> {
+    pub fn new(ctl: &'a ConnControl) -> Self {
+        CommitWait {
+            ctl,
+            before: Cell::new(""),
+        }
+    }
+}
+
+impl CommitWaiter for CommitWait<'_> {
+    fn interrupted(&self) -> bool {
+        self.ctl.killed()
+    }
+
+    fn waiting_for_ack(&self, waiting: bool) {
+        if waiting {
+            self.before.set(self.ctl.state());
+            self.ctl.set_state(WAITING_FOR_ACK);
+        } else {
+            self.ctl.set_state(self.before.get());
+        }
+    }
 }
 
 /// Per-connection control shared between the connection's thread and the registry.
@@ -99,6 +137,12 @@ impl ConnControl {
         self.kill.load(Ordering::Acquire) & KILL_CONNECTION != 0
     }
 
+    /// True once `KILL QUERY` or `KILL [CONNECTION]` was issued (a semi-sync ack wait stops,
+    /// as MariaDB's `thd_killed`).
+    pub fn killed(&self) -> bool {
+        self.kill.load(Ordering::Acquire) != 0
+    }
+
     fn flags(&self) -> u8 {
         self.kill.load(Ordering::Relaxed)
     }
@@ -118,6 +162,13 @@ impl ConnControl {
         a.state = "starting";
         a.info.clear();
         a.info.push_str(text);
+    }
+
+    fn state(&self) -> &'static str {
+        self.activity
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .state
     }
 
     fn set_state(&self, state: &'static str) {
@@ -401,6 +452,20 @@ mod tests {
 
     fn guard() -> StatementGuard {
         StatementGuard::new(Arc::new(ConnControl::default()))
+    }
+
+    #[test]
+    fn a_semi_sync_wait_shows_in_processlist_and_ends_on_kill() {
+        let ctl = ConnControl::default();
+        ctl.set_state("Updating");
+        let w = CommitWait::new(&ctl);
+        w.waiting_for_ack(true);
+        assert_eq!(ctl.activity().state, "Waiting for semi-sync ACK from slave");
+        assert!(!w.interrupted());
+        ctl.kill(KILL_QUERY);
+        assert!(w.interrupted(), "KILL QUERY ends the wait too");
+        w.waiting_for_ack(false);
+        assert_eq!(ctl.activity().state, "Updating");
     }
 
     #[test]

@@ -642,7 +642,8 @@ impl Session {
         match r {
             Ok((out, found, extra)) => {
                 if own {
-                    txn.commit()?;
+                    let ctl = self.cx.guard.control();
+                    txn.commit_interruptible(&crate::guard::CommitWait::new(ctl))?;
                 } else {
                     if guarded {
                         let _ = txn.release_savepoint(STMT_SAVEPOINT);

@@ -31,6 +31,7 @@ use onelog_protocol::errors;
 use std::time::Duration;
 
 use onelog_binlog::Value;
+use onelog_engine::WaitPoint;
 use onelog_log::Durability;
 
 use crate::context::ExecContext;
@@ -108,6 +109,18 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
         "max_allowed_packet" => Value::Int(i64::from(cfg.max_allowed_packet)),
         "max_session_mem_used" => Value::Int(cfg.max_session_mem_used.min(i64::MAX as u64) as i64),
         "wait_timeout" => Value::Int(i64::from(cfg.wait_timeout)),
+        "rpl_semi_sync_master_enabled" => Value::Int(i64::from(engine.semisync().is_enabled())),
+        "rpl_semi_sync_master_timeout" => Value::Int(
+            engine
+                .semisync()
+                .timeout()
+                .as_millis()
+                .min(i64::MAX as u128) as i64,
+        ),
+        "rpl_semi_sync_master_wait_no_slave" => {
+            Value::Int(i64::from(engine.semisync().wait_no_slave()))
+        }
+        "rpl_semi_sync_master_wait_point" => text(engine.semisync().wait_point().name()),
         _ => typed_default(def),
     }
 }
@@ -327,6 +340,11 @@ pub(crate) fn set_var(
             let on = !matches!(value, Some(Value::Int(0)));
             return cx.set_autocommit(on);
         }
+        name if name.starts_with("rpl_semi_sync_master_") => {
+            // Live variables: the engine's semi-sync holds the values.
+            set_semisync(cx, def, value);
+            return Ok(());
+        }
         "last_insert_id" | "identity" => {
             if let Some(Value::Int(i)) = value {
                 cx.last_insert_id = i as u64;
@@ -397,6 +415,31 @@ pub(crate) fn set_var(
         cx.vars.get(a.name) == cx.vars.get(def.name)
     }));
     Ok(())
+}
+
+/// `SET GLOBAL rpl_semi_sync_master_*` (already coerced; `None`: DEFAULT).
+fn set_semisync(cx: &ExecContext, def: &VarDef, value: Option<Value>) {
+    let v = value.unwrap_or_else(|| typed_default(def));
+    let semi = cx.server.engine.semisync();
+    let int = match &v {
+        Value::Int(i) => *i,
+        _ => 0,
+    };
+    match def.name {
+        "rpl_semi_sync_master_enabled" => semi.set_enabled(int != 0),
+        "rpl_semi_sync_master_timeout" => {
+            semi.set_timeout(Duration::from_millis(int.max(0) as u64))
+        }
+        "rpl_semi_sync_master_wait_no_slave" => semi.set_wait_no_slave(int != 0),
+        "rpl_semi_sync_master_wait_point" => semi.set_wait_point(
+            if matches!(&v, Value::Bytes(b) if b.as_slice() == b"AFTER_SYNC") {
+                WaitPoint::AfterSync
+            } else {
+                WaitPoint::AfterCommit
+            },
+        ),
+        other => debug_assert!(false, "no semi-sync variable {other}"),
+    }
 }
 
 /// Refuses (1235) a value of a variable that onelog would store without honouring it.

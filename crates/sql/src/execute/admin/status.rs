@@ -80,6 +80,19 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
         ),
         ("Uptime".into(), Value::UInt(server.uptime().as_secs())),
     ];
+    for (name, v) in server.engine.semisync().status().rows() {
+        let v = match v.parse::<u64>() {
+            Ok(n) => Value::UInt(n),
+            Err(_) => Value::Bytes(v.into_bytes()),
+        };
+        out.push((name.into(), v));
+    }
+    // The replica side of semi-sync is not implemented.
+    out.push(("Rpl_semi_sync_slave_send_ack".into(), Value::UInt(0)));
+    out.push((
+        "Rpl_semi_sync_slave_status".into(),
+        Value::Bytes(b"OFF".to_vec()),
+    ));
     for (i, name) in COM_NAMES.iter().enumerate() {
         out.push((format!("Com_{name}"), ld(&s.com[i])));
     }
