@@ -493,6 +493,27 @@ impl crate::Log {
         })
     }
 
+    /// Where `lsn` (a record boundary) is in the classic view: its file and the offset of the
+    /// first event at or after it (the end of everything before it). Reads the file's records
+    /// up to `lsn` (for log lines, not hot paths).
+    pub fn view_position(&self, lsn: Lsn) -> Result<(String, u64), LogError> {
+        let inner = self.inner();
+        let seg = segment_holding(inner, lsn).ok_or_else(|| LogError::InvalidPosition {
+            lsn,
+            reason: "before the oldest binlog file".into(),
+        })?;
+        let header = read_header(inner, &seg)?;
+        let mut offset = FIRST_EVENT_OFFSET + file_start(seg.number, &header)?.events().len() as u64;
+        let mut r = LogReader::new(inner.clone(), ReadStart::Lsn(seg.start_lsn), Default::default())?;
+        while let Some(rec) = r.next()? {
+            if rec.lsn >= lsn {
+                break;
+            }
+            offset += rec.events.len() as u64;
+        }
+        Ok((view_file_name(seg.number), offset))
+    }
+
     /// The virtual file a GTID start position begins in (MariaDB's `gtid_find_binlog_file`):
     /// the newest file whose starting GTID state is contained in `pos`. `None`: every such
     /// file was purged.

@@ -14,6 +14,7 @@
 //! RESET MASTER resets it after the log.
 
 use onelog_protocol::errors;
+use onelog_engine::SemiSync;
 use onelog_replication::source::{AckSink, Source};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -134,6 +135,21 @@ impl ServerConfig {
     }
 }
 
+/// The engine's semi-sync state as a dump sees it.
+struct EngineAcks(SemiSync);
+
+impl AckSink for EngineAcks {
+    fn client_added(&self) -> Box<dyn Send> {
+        Box::new(self.0.add_client())
+    }
+    fn wants_ack(&self, end_lsn: u64) -> bool {
+        self.0.wants_ack(end_lsn)
+    }
+    fn ack(&self, end_lsn: u64, server_id: u32) {
+        self.0.ack(end_lsn, server_id)
+    }
+}
+
 /// Server-wide state shared by all sessions.
 pub struct Server {
     pub(crate) engine: Arc<Engine>,
@@ -199,6 +215,13 @@ impl Server {
             config,
         });
         crate::privilege::bootstrap(&server.accounts, &server.engine, server.config.root_auth)?;
+        // Semi-sync's log lines name binlog positions as readers see them (the classic view).
+        let log = Arc::downgrade(server.engine.log());
+        server.engine.semisync().set_position_namer(Arc::new(move |lsn| {
+            log.upgrade()
+                .and_then(|l| l.view_position(lsn).ok())
+                .unwrap_or((String::new(), lsn))
+        }));
         Ok((server, report))
     }
 
@@ -207,9 +230,9 @@ impl Server {
         &self.source
     }
 
-    /// Where dumps report semi-sync acknowledgements (None: semi-sync is not wired).
+    /// Where dumps report semi-sync acknowledgements: the engine's semi-sync state.
     pub fn ack_sink(&self) -> Option<Arc<dyn AckSink>> {
-        None
+        Some(Arc::new(EngineAcks(self.engine.semisync().clone())))
     }
 
     pub fn engine(&self) -> &Arc<Engine> {
