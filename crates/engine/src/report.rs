@@ -48,6 +48,15 @@ pub enum EngineEvent {
     /// and never retries the sync; commits, DDL and checkpoints fail until a restart recovers
     /// from what is durable.
     LogFailed { reason: String },
+    /// Automatic expiry (`binlog_expire_logs_seconds`, `max_binlog_total_size`) removed
+    /// `segments` segments, binlog files `first` to `last`.
+    LogsExpired {
+        segments: usize,
+        first: String,
+        last: String,
+    },
+    /// Automatic expiry failed (reported once per distinct error; retried at every look).
+    ExpiryFailed { error: String },
 }
 
 /// How an error log shows an event (MariaDB's `[Note]`, `[Warning]`, `[ERROR]`).
@@ -63,7 +72,10 @@ impl EngineEvent {
     /// disk (as mariadbd's "Disk is full writing ..." warning); `Note` for recoveries.
     pub fn severity(&self) -> Severity {
         match self {
-            EngineEvent::CheckpointFailed { .. } | EngineEvent::LogFailed { .. } => Severity::Error,
+            EngineEvent::CheckpointFailed { .. }
+            | EngineEvent::LogFailed { .. }
+            | EngineEvent::ExpiryFailed { .. } => Severity::Error,
+            EngineEvent::LogsExpired { .. } => Severity::Note,
             EngineEvent::DiskFull { .. } => Severity::Warning,
             EngineEvent::CheckpointRecovered { .. } | EngineEvent::WritesResumed => Severity::Note,
         }
@@ -103,6 +115,18 @@ impl fmt::Display for EngineEvent {
                 "the log refuses all writes until a restart: {reason}; commits, DDL and \
                  checkpoints fail, reads continue"
             ),
+            EngineEvent::LogsExpired {
+                segments,
+                first,
+                last,
+            } => write!(
+                f,
+                "binlog expiry purged {segments} file(s), {first} to {last} \
+                 (binlog_expire_logs_seconds / max_binlog_total_size)"
+            ),
+            EngineEvent::ExpiryFailed { error } => {
+                write!(f, "binlog expiry failed: {error}; retried every second")
+            }
         }
     }
 }
