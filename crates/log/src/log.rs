@@ -216,13 +216,13 @@ impl Log {
     /// ([`crate::retention`]).
     pub fn purge_before(&self, lsn: Lsn) -> Result<usize, LogError> {
         let _pins = self.inner.pins.hold();
-        self.remove_before(lsn).map(|v| v.len())
+        self.remove_before(lsn, usize::MAX).map(|v| v.len())
     }
 
-    /// Takes the segments ending at or before `lsn` out of the list and removes their files
-    /// (the caller holds the pins: see `pins.rs`).
-    fn remove_before(&self, lsn: Lsn) -> Result<Vec<SegmentInfo>, LogError> {
-        let doomed = self.inner.segments.purge_before(lsn);
+    /// Takes the segments ending at or before `lsn`, at most `max`, out of the list and
+    /// removes their files (the caller holds the pins: see `pins.rs`).
+    fn remove_before(&self, lsn: Lsn, max: usize) -> Result<Vec<SegmentInfo>, LogError> {
+        let doomed = self.inner.segments.purge_before(lsn, max);
         for s in &doomed {
             self.inner
                 .fs
@@ -288,7 +288,9 @@ impl Log {
         let (plan, stopped_at) = plan(&self.segments(), &retention)?;
         let removed = match plan.before_lsn {
             None => Vec::new(),
-            Some(lsn) => self.remove_before(lsn).map_err(PurgeError::Log)?,
+            Some(lsn) => self
+                .remove_before(lsn, plan.count)
+                .map_err(PurgeError::Log)?,
         };
         debug_assert_eq!(
             removed.len(),

@@ -100,12 +100,14 @@ impl SegmentList {
         check(&segs);
     }
 
-    /// Removes the segments whose records end at or before `lsn` (never the current one);
-    /// returns them, oldest first.
-    pub fn purge_before(&self, lsn: Lsn) -> Vec<SegmentMeta> {
+    /// Removes the segments whose records end at or before `lsn` (never the current one),
+    /// at most `max` of them (a plan's count: empty segments ending exactly at `lsn` that the
+    /// plan did not name stay); returns them, oldest first.
+    pub fn purge_before(&self, lsn: Lsn, max: usize) -> Vec<SegmentMeta> {
         let mut segs = self.write();
         let n = segs
             .iter()
+            .take(max)
             .take_while(|s| s.end_lsn.is_some_and(|e| e <= lsn))
             .count();
         let doomed = segs.drain(..n).collect();

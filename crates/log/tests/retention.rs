@@ -153,3 +153,22 @@ fn expiry_never_passes_the_checkpoint_and_sizes_count_what_show_binary_logs_show
     assert_eq!(out.stopped_at.map(|s| s.number), Some(segs[3].number));
     assert_eq!(log.segments()[0].number, segs[3].number);
 }
+
+#[test]
+fn a_purge_removes_exactly_the_segments_it_planned_even_next_to_empty_ones() {
+    let fs = SimFs::new();
+    let log = open(&fs, opts(1 << 20, Durability::Level1));
+    log.commit(txn(1, 100)).unwrap();
+    log.rotate().unwrap();
+    log.rotate().unwrap(); // the second segment stays empty: it ends where it starts
+    log.commit(txn(2, 100)).unwrap();
+    log.rotate().unwrap();
+    let segs = log.segments();
+    assert_eq!(segs[1].start_lsn, segs[1].end_lsn);
+    let first = segs[0].number;
+    let out = log
+        .purge_while_checked(&checkpointed(&log), |s| s.number == first)
+        .unwrap();
+    assert_eq!(out.removed.len(), 1);
+    assert_eq!(log.segments()[0].number, segs[1].number);
+}
