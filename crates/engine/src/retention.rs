@@ -49,8 +49,9 @@ pub enum PurgeTarget<'a> {
     /// `PURGE BINARY LOGS TO 'file'`: every segment before the one whose file is named `file`;
     /// refused (nothing purged) when one of them is still needed for recovery.
     To(&'a str),
-    /// `PURGE BINARY LOGS BEFORE`: the oldest segments last written before this time (seconds
-    /// since the epoch, UTC), never the current one, as far as recovery allows.
+    /// `PURGE BINARY LOGS BEFORE`: the oldest segments closed before this time (seconds
+    /// since the epoch, UTC), never the current one, as far as recovery and
+    /// readers allow (`SegmentInfo::closed_at`, as MariaDB compares a file's mtime).
     Before(i64),
 }
 
