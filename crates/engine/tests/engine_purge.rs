@@ -204,3 +204,31 @@ fn expiry_by_age_and_size_stops_at_the_checkpoint_and_reports_what_it_removed() 
 fn file_name_of(s: &onelog_log::SegmentInfo) -> String {
     s.path.file_name().unwrap().to_string_lossy().into_owned()
 }
+
+#[test]
+fn the_checkpoint_thread_expires_segments_by_itself() {
+    let fs = SimFs::new();
+    let mut o = EngineOptions::new("/data");
+    o.log.segment_size = 64 << 10;
+    o.checkpoint_every = Duration::from_millis(10);
+    o.max_binlog_total_size = 1;
+    let dynfs: Arc<dyn FileSystem> = fs.clone();
+    let e = Engine::open(dynfs, o).unwrap().0;
+    let t = setup(&e);
+    for i in 1..=500 {
+        commit_step(&e, t, i, 150).unwrap();
+    }
+    assert_eq!(e.max_binlog_total_size(), 1);
+    // The thread checkpoints (time trigger) and then expires everything the checkpoint
+    // covers; no statement runs meanwhile. Bounded wait for the outcome.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while e.log().segments().len() > 1 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        e.log().segments().len(),
+        1,
+        "only the current segment is left"
+    );
+    assert!(e.checkpoint_lsn().is_some());
+}

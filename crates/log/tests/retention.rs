@@ -172,3 +172,45 @@ fn a_purge_removes_exactly_the_segments_it_planned_even_next_to_empty_ones() {
     assert_eq!(out.removed.len(), 1);
     assert_eq!(log.segments()[0].number, segs[1].number);
 }
+
+#[test]
+fn a_segment_found_at_open_is_as_old_as_its_files_last_write() {
+    let dir = std::env::temp_dir().join(format!("onelog-retention-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut o = opts(64 << 10, Durability::Level1);
+    o.dir = dir.clone();
+    let fs = onelog_log::StdFs::new();
+    let (log, _) = onelog_log::Log::open(fs.clone(), o.clone()).unwrap();
+    log.commit(txn(1, 100)).unwrap();
+    log.rotate().unwrap();
+    let sealed = log.segments()[0].clone();
+    assert!(sealed.closed_at.is_some(), "closed at the rotation");
+    assert!(
+        log.segments()[1].closed_at.is_none(),
+        "the current one is open"
+    );
+    log.shutdown().unwrap();
+    drop(log);
+    // Make the first segment a day old on disk: after a restart that is its age.
+    let day_ago = SystemTime::now() - Duration::from_secs(86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(&sealed.path)
+        .unwrap()
+        .set_modified(day_ago)
+        .unwrap();
+    let (log, _) = onelog_log::Log::open(fs, o).unwrap();
+    let found = log.segments()[0].closed_at.unwrap();
+    let diff = found
+        .duration_since(day_ago)
+        .unwrap_or_else(|e| e.duration());
+    assert!(diff < Duration::from_secs(2), "{found:?} vs {day_ago:?}");
+    let r = checkpointed(&log);
+    let out = log
+        .expire_checked(&r, &ExpiryLimits::new(3600, 0), SystemTime::now())
+        .unwrap();
+    assert_eq!(out.removed.len(), 1, "older than an hour");
+    log.shutdown().unwrap();
+    drop(log);
+    let _ = std::fs::remove_dir_all(&dir);
+}
