@@ -192,3 +192,25 @@ fn purge_to_stops_silently_before_a_connected_readers_segment() {
     ok(&mut s, "PURGE BINARY LOGS TO 'binlog-000004.olog'");
     assert_eq!(first(&mut s), "binlog-000004.olog");
 }
+
+#[test]
+fn expiry_is_refused_in_file_mode_where_the_classic_files_are_not_purged() {
+    let d = TempDir::new("retention-file-mode");
+    let mut cfg = ServerConfig::new(d.path());
+    cfg.max_binlog_size = 1 << 20;
+    cfg.binlog_storage = onelog_sql::BinlogStorageMode::File;
+    let server = Server::open(cfg).unwrap().0;
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    assert_eq!(
+        err(&mut s, "SET GLOBAL binlog_expire_logs_seconds=60"),
+        1235
+    );
+    assert_eq!(err(&mut s, "SET GLOBAL expire_logs_days=1"), 1235);
+    assert_eq!(
+        err(&mut s, "SET GLOBAL max_binlog_total_size=1048576"),
+        1235
+    );
+    ok(&mut s, "SET GLOBAL binlog_expire_logs_seconds=0");
+    assert_eq!(expiry(&mut s), pair("0", "0.000000"));
+    server.shutdown().unwrap();
+}
