@@ -292,10 +292,11 @@ impl Log {
                 .remove_before(lsn, plan.count)
                 .map_err(PurgeError::Log)?,
         };
-        debug_assert_eq!(
-            removed.len(),
-            plan.count,
-            "the plan was carried out exactly"
+        // Exactly the plan, or less when a RESET MASTER replaced the segments meanwhile (its
+        // new segment is current: never removed).
+        debug_assert!(
+            removed.len() <= plan.count,
+            "a purge removed more than its plan"
         );
         debug_assert!(removed.iter().all(|s| retention.check(s).is_ok()));
         drop(pins);
