@@ -3,9 +3,10 @@
 //! Owns [`Engine`], [`EngineOptions`] and [`RecoveryReport`]. The engine's other mechanisms are
 //! `impl Engine` blocks in their own modules, or types below this one: the commit path
 //! (`commit.rs`, shared with `txn.rs`), DDL (`ddl.rs`), replica apply (`replica.rs`),
-//! checkpoint scheduling (`scheduler.rs`) and log retention, i.e. PURGE and RESET MASTER
-//! (`retention.rs`). This module imports the commit path, the scheduler, `semisync.rs` and
-//! `txn.rs`, never `ddl.rs`, `replica.rs` or `retention.rs`.
+//! checkpoint scheduling (`scheduler.rs`) and log retention, i.e. PURGE, expiry and RESET
+//! MASTER (`retention.rs`, with its settings in `expiry.rs`). This module imports the commit
+//! path, the scheduler, `expiry.rs`, `semisync.rs` and `txn.rs`, never `ddl.rs`, `replica.rs`
+//! or `retention.rs`.
 //!
 //! Layout of a data directory `dir`: `dir/binlog/` the log (its segments are the binlog),
 //! `dir/checkpoints/` checkpoint files and their `control` file (`checkpoint.rs`).
@@ -47,6 +48,7 @@ use crate::catalog::Catalog;
 use crate::checkpoint::load_checkpoint;
 use crate::commit::Committer;
 use crate::error::EngineError;
+use crate::expiry::ExpirySettings;
 use crate::lock::LockManager;
 use crate::report::Reporter;
 use crate::scheduler::{Backoff, Checkpointer, SchedulerTask};
@@ -73,6 +75,11 @@ pub struct EngineOptions {
     pub background_checkpoints: bool,
     /// Waits between failed background checkpoints (1 s doubling to 60 s).
     pub checkpoint_backoff: Backoff,
+    /// `binlog_expire_logs_seconds` at open (0: segments never expire by age); SET GLOBAL
+    /// changes it later (`Engine::set_binlog_expire_logs_seconds`).
+    pub binlog_expire_logs_seconds: u64,
+    /// `max_binlog_total_size` at open in bytes (0: unlimited).
+    pub max_binlog_total_size: u64,
 }
 
 impl EngineOptions {
@@ -89,6 +96,8 @@ impl EngineOptions {
             checkpoint_every: Duration::from_secs(300),
             background_checkpoints: true,
             checkpoint_backoff: Backoff::default(),
+            binlog_expire_logs_seconds: 0,
+            max_binlog_total_size: 0,
         }
     }
 }
@@ -141,6 +150,7 @@ pub struct Engine {
     opts: EngineOptions,
     core: Arc<Committer>,
     next_txn: AtomicU64,
+    expiry: ExpirySettings,
 }
 
 /// `EngineError::Io` for a file system operation on `p`.
@@ -244,6 +254,10 @@ impl Engine {
             core,
             checkpoints: Checkpointer::new(fs, checkpoint_dir, checkpoint_lsn),
             next_txn: AtomicU64::new(1),
+            expiry: ExpirySettings::new(
+                opts.binlog_expire_logs_seconds,
+                opts.max_binlog_total_size,
+            ),
             opts,
         });
         if engine.opts.background_checkpoints {
@@ -258,9 +272,11 @@ impl Engine {
     }
 
     /// Step 5 of open: the background checkpoint scheduler, holding the engine weakly (a
-    /// dropped engine stops it).
+    /// dropped engine stops it). Its housekeeping is log expiry (`retention.rs`; a failure is
+    /// reported there).
     fn start_scheduler(self: &Arc<Self>) {
         let weak: Weak<Engine> = Arc::downgrade(self);
+        let weak2 = weak.clone();
         let log = self.core.log().clone();
         let notifier = self.core.notifier().clone();
         self.checkpoints.start_scheduler(SchedulerTask {
@@ -273,6 +289,11 @@ impl Engine {
                 None => Err("engine closed".to_string()),
             }),
             report: Box::new(move |ev| notifier.report(ev)),
+            housekeeping: Box::new(move || {
+                if let Some(e) = weak2.upgrade() {
+                    let _ = e.expire_logs();
+                }
+            }),
         });
     }
 
@@ -335,6 +356,11 @@ impl Engine {
     }
 
     /// The checkpoint writer (for `retention.rs`).
+    /// The live expiry settings (`expiry.rs`).
+    pub(crate) fn expiry(&self) -> &ExpirySettings {
+        &self.expiry
+    }
+
     pub(crate) fn checkpoints(&self) -> &Checkpointer {
         &self.checkpoints
     }

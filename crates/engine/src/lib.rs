@@ -30,6 +30,7 @@ pub mod encoding;
 pub mod engine;
 pub mod error;
 pub mod events;
+mod expiry;
 pub mod key;
 pub mod lock;
 mod replica;

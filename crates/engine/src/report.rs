@@ -50,6 +50,15 @@ pub enum EngineEvent {
     LogFailed { reason: String },
     /// Semi-sync replication (primary side) changed state: MariaDB's error-log texts.
     SemiSync(SemiSyncEvent),
+    /// Automatic expiry (`binlog_expire_logs_seconds`, `max_binlog_total_size`) removed
+    /// `segments` segments, binlog files `first` to `last`.
+    LogsExpired {
+        segments: usize,
+        first: String,
+        last: String,
+    },
+    /// Automatic expiry failed (reported once per distinct error; retried at every look).
+    ExpiryFailed { error: String },
 }
 
 /// How an error log shows an event (MariaDB's `[Note]`, `[Warning]`, `[ERROR]`).
@@ -65,7 +74,10 @@ impl EngineEvent {
     /// disk (as mariadbd's "Disk is full writing ..." warning); `Note` for recoveries.
     pub fn severity(&self) -> Severity {
         match self {
-            EngineEvent::CheckpointFailed { .. } | EngineEvent::LogFailed { .. } => Severity::Error,
+            EngineEvent::CheckpointFailed { .. }
+            | EngineEvent::LogFailed { .. }
+            | EngineEvent::ExpiryFailed { .. } => Severity::Error,
+            EngineEvent::LogsExpired { .. } => Severity::Note,
             EngineEvent::DiskFull { .. } => Severity::Warning,
             EngineEvent::CheckpointRecovered { .. } | EngineEvent::WritesResumed => Severity::Note,
             EngineEvent::SemiSync(e) if e.is_warning() => Severity::Warning,
@@ -108,6 +120,18 @@ impl fmt::Display for EngineEvent {
                  checkpoints fail, reads continue"
             ),
             EngineEvent::SemiSync(e) => e.fmt(f),
+            EngineEvent::LogsExpired {
+                segments,
+                first,
+                last,
+            } => write!(
+                f,
+                "binlog expiry purged {segments} file(s), {first} to {last} \
+                 (binlog_expire_logs_seconds / max_binlog_total_size)"
+            ),
+            EngineEvent::ExpiryFailed { error } => {
+                write!(f, "binlog expiry failed: {error}; retried every second")
+            }
         }
     }
 }

@@ -1,33 +1,47 @@
-//! Log retention: which segments of the log (the binlog) may go, PURGE BINARY LOGS and RESET
-//! MASTER, as `impl Engine` methods.
+//! Log retention: which segments of the log (the binlog) may go — PURGE BINARY LOGS,
+//! automatic expiry (`binlog_expire_logs_seconds`, `max_binlog_total_size`) and RESET MASTER —
+//! as `impl Engine` methods.
 //!
-//! Owns [`Engine::purge_log_to`] with [`PurgeTarget`] and [`Purged`], and [`Engine::reset_log`].
-//! Called by the SQL layer's binlog statements (`admin/binlog.rs`). Uses the commit path
-//! (`commit.rs`) and the checkpoint writer (`scheduler.rs`); nothing imports it.
+//! Owns [`Engine::purge_log_to`] with [`PurgeTarget`] and [`Purged`], [`Engine::expire_logs`]
+//! / [`Engine::expire_logs_at`] (the two variables' live values are `expiry.rs`'s), and
+//! [`Engine::reset_log`]. Called by the SQL layer's binlog statements and SET GLOBAL
+//! (`admin/binlog.rs`, `sysvar`), and by the checkpoint scheduler's thread
+//! (`scheduler.rs`), which runs expiry at every look (about once a second, so within a second
+//! of each rotation) and after each checkpoint (which may free segments recovery held). Uses
+//! the commit path (`commit.rs`) and the checkpoint writer (`scheduler.rs`); nothing imports
+//! it.
 //!
-//! PURGE removes whole segments, oldest first, and never one that recovery still needs: every
-//! segment purged must end at or before the LSN of the newest checkpoint. The rule itself is
-//! the log's (`onelog_log::retention`, which asserts it where the plan is carried out); the
-//! engine supplies what holds segments back (its newest checkpoint) and maps the outcome to
-//! MySQL errors. Otherwise it is
-//! refused with 1378 (`ER_LOG_IN_USE`, [`EngineError::LogInUse`]) naming the segment and the
-//! checkpoint. The log does not track replica readers, so PURGE cannot see a connected replica
-//! still reading an old segment (its reader then fails at the purged file): purge only what
-//! replicas have read. In `--binlog-storage=file` mode PURGE is refused with 1235 (the classic
-//! files are not purged yet: they go with RESET MASTER).
+//! The rules are the log's (`onelog_log::retention`, which asserts them where a plan is
+//! carried out): no segment recovery still needs (every segment purged ends at or before the
+//! LSN of the newest checkpoint), none an open reader still needs (the log's reader pins,
+//! `Log::pin_reader`: a replica's dump thread, a backup), never the current one. The engine
+//! supplies its newest checkpoint and maps the outcome to MySQL errors:
+//! - `PURGE BINARY LOGS TO`: a segment recovery needs refuses it with 1378
+//!   ([`EngineError::LogInUse`], naming the segment and the checkpoint); a segment a reader
+//!   needs stops it silently after the segments before it, as MariaDB 10.11 answers when a
+//!   dump thread is behind (OK, no warning);
+//! - `PURGE BINARY LOGS BEFORE`: stops at either; the 1378 of a segment kept for recovery is
+//!   returned for the SQL layer to show as a warning;
+//! - expiry: stops at either, and reports what it removed ([`EngineEvent::LogsExpired`], one
+//!   error-log line) and a failure once per distinct error ([`EngineEvent::ExpiryFailed`]).
+//!
+//! In `--binlog-storage=file` mode PURGE is refused with 1235 and expiry does nothing (the
+//! classic files are not purged yet: they go with RESET MASTER).
 //!
 //! Invariants: no segment that ends after the newest checkpoint's LSN (or any segment, before
-//! the first checkpoint) is ever purged; the current (last) segment is never purged; RESET
-//! MASTER checkpoints at the log's end before removing any segment.
+//! the first checkpoint), or after the oldest reader pin, is ever purged; the current (last)
+//! segment is never purged; RESET MASTER checkpoints at the log's end before removing any
+//! segment.
 
 use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use onelog_binlog::GtidState;
-use onelog_log::retention::{PurgeError, Retention};
-use onelog_log::SegmentInfo;
+use onelog_log::retention::{segment_name, NeededBy, PurgeError, PurgeOutcome, Retention};
 
 use crate::engine::Engine;
 use crate::error::EngineError;
+use crate::report::EngineEvent;
 
 /// Which segments [`Engine::purge_log_to`] removes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,28 +49,42 @@ pub enum PurgeTarget<'a> {
     /// `PURGE BINARY LOGS TO 'file'`: every segment before the one whose file is named `file`;
     /// refused (nothing purged) when one of them is still needed for recovery.
     To(&'a str),
-    /// `PURGE BINARY LOGS BEFORE`: the oldest segments last written before this time (seconds
-    /// since the epoch, UTC), never the current one, as far as recovery allows.
+    /// `PURGE BINARY LOGS BEFORE`: the oldest segments closed before this time (seconds
+    /// since the epoch, UTC), never the current one, as far as recovery and
+    /// readers allow (`SegmentInfo::closed_at`, as MariaDB compares a file's mtime).
     Before(i64),
 }
 
-/// What [`Engine::purge_log_to`] did.
-#[derive(Debug)]
+/// What [`Engine::purge_log_to`] and [`Engine::expire_logs`] did.
+#[derive(Debug, Default)]
 pub struct Purged {
     /// Segments removed.
     pub segments: usize,
-    /// [`PurgeTarget::Before`] only: the 1378 error of the oldest segment that was old enough
-    /// but kept for recovery (the SQL layer shows it as a warning).
+    /// [`PurgeTarget::Before`] and expiry: the 1378 error of the oldest segment that was to
+    /// go but is kept for recovery (the SQL layer shows it as a warning).
     pub kept_for_recovery: Option<EngineError>,
+    /// The binlog file name of the segment a reader pin kept (the purge stopped before it).
+    pub kept_for_reader: Option<String>,
 }
 
-/// Seconds since the epoch of the last write to `seg` (None when unknown).
-fn modified_secs(seg: &SegmentInfo) -> Option<i64> {
-    std::fs::metadata(&seg.path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs() as i64)
+impl Purged {
+    fn of(out: PurgeOutcome) -> Self {
+        let mut p = Purged {
+            segments: out.removed.len(),
+            ..Purged::default()
+        };
+        match out.stopped_at {
+            Some(
+                s @ onelog_log::retention::SegmentInUse {
+                    needed_by: NeededBy::Recovery { .. },
+                    ..
+                },
+            ) => p.kept_for_recovery = Some(EngineError::LogInUse { segment: s }),
+            Some(s) => p.kept_for_reader = Some(s.name),
+            None => {}
+        }
+        p
+    }
 }
 
 impl From<PurgeError> for EngineError {
@@ -83,25 +111,83 @@ impl Engine {
     /// remove a segment recovery needs, 1377 when removing failed.
     pub fn purge_log_to(&self, target: PurgeTarget<'_>) -> Result<Purged, EngineError> {
         self.check_purge_allowed()?;
-        // Replica readers are not tracked by the log yet (module docs).
-        let retention = Retention {
+        let retention = self.retention();
+        let log = self.log();
+        let out = match target {
+            PurgeTarget::To(file) => log.purge_to_checked(file, &retention)?,
+            PurgeTarget::Before(cutoff) => log.purge_while_checked(&retention, |s| {
+                s.closed_at
+                    .and_then(|c| c.duration_since(UNIX_EPOCH).ok())
+                    .is_some_and(|c| (c.as_secs() as i64) < cutoff)
+            })?,
+        };
+        Ok(Purged::of(out))
+    }
+
+    /// What holds segments back besides the reader pins the log adds itself.
+    fn retention(&self) -> Retention {
+        Retention {
             checkpoint_lsn: self.checkpoint_lsn(),
             oldest_reader_lsn: None,
-        };
-        let log = self.log();
-        match target {
-            PurgeTarget::To(file) => Ok(Purged {
-                segments: log.purge_to_checked(file, &retention)?,
-                kept_for_recovery: None,
-            }),
-            PurgeTarget::Before(cutoff) => {
-                let (segments, kept) = log.purge_while_checked(&retention, |s| {
-                    modified_secs(s).is_some_and(|m| m < cutoff)
-                })?;
-                Ok(Purged {
-                    segments,
-                    kept_for_recovery: kept.map(|segment| EngineError::LogInUse { segment }),
-                })
+        }
+    }
+
+    /// `binlog_expire_logs_seconds` (0: never by age).
+    pub fn binlog_expire_logs_seconds(&self) -> u64 {
+        self.expiry().expire_logs_seconds()
+    }
+
+    /// SET GLOBAL `binlog_expire_logs_seconds`: applies from the next expiry on.
+    pub fn set_binlog_expire_logs_seconds(&self, secs: u64) {
+        self.expiry().set_expire_logs_seconds(secs);
+    }
+
+    /// `max_binlog_total_size` in bytes (0: unlimited).
+    pub fn max_binlog_total_size(&self) -> u64 {
+        self.expiry().max_total_size()
+    }
+
+    /// SET GLOBAL `max_binlog_total_size`: applies from the next expiry on.
+    pub fn set_max_binlog_total_size(&self, bytes: u64) {
+        self.expiry().set_max_total_size(bytes);
+    }
+
+    /// Automatic expiry now (see [`Engine::expire_logs_at`]).
+    pub fn expire_logs(&self) -> Result<Purged, EngineError> {
+        self.expire_logs_at(SystemTime::now())
+    }
+
+    /// Automatic expiry as of `now`: removes the oldest segments closed more than
+    /// `binlog_expire_logs_seconds` before `now`, or while the binlog is larger than
+    /// `max_binlog_total_size`, by the rules of the module docs. Nothing (and no work beyond
+    /// two atomic loads) while both are 0, and nothing in file mode. Reports what it removed
+    /// and, once per distinct error, a failure ([`EngineEvent`]).
+    pub fn expire_logs_at(&self, now: SystemTime) -> Result<Purged, EngineError> {
+        let limits = self.expiry().limits();
+        if limits.is_off() || self.check_purge_allowed().is_err() {
+            return Ok(Purged::default());
+        }
+        let notifier = self.core().notifier();
+        let result = self.log().expire_checked(&self.retention(), &limits, now);
+        match result {
+            Ok(out) => {
+                self.expiry().note_error(None);
+                if let (Some(first), Some(last)) = (out.removed.first(), out.removed.last()) {
+                    notifier.report(&EngineEvent::LogsExpired {
+                        segments: out.removed.len(),
+                        first: segment_name(first),
+                        last: segment_name(last),
+                    });
+                }
+                Ok(Purged::of(out))
+            }
+            Err(e) => {
+                let e = EngineError::from(e);
+                let text = e.to_string();
+                if self.expiry().note_error(Some(&text)) {
+                    notifier.report(&EngineEvent::ExpiryFailed { error: text });
+                }
+                Err(e)
             }
         }
     }

@@ -6,8 +6,8 @@
 //! atomic switch are `checkpoint.rs`'s; what is checkpointed is the commit path's current root
 //! (`commit.rs`).
 //!
-//! [`CheckpointScheduler`] runs a background thread that calls the engine's checkpoint
-//! function when the log has grown by `every_bytes` since the last checkpoint or `every` has
+//! [`CheckpointScheduler`] runs a background thread that runs the engine's housekeeping (log
+//! expiry) at every look, and calls the engine's checkpoint function when the log has grown by `every_bytes` since the last checkpoint or `every` has
 //! passed (with log growth). Writers never wait on it. A failure is reported at once
 //! ([`EngineEvent::CheckpointFailed`], with its reason) and retried only after a [`Backoff`]
 //! (1 s doubling to 60 s by default); a success resets the backoff and, after failures, is
@@ -103,6 +103,9 @@ pub struct SchedulerTask {
     pub run: Box<dyn Fn() -> Result<Lsn, String> + Send>,
     /// Told of every failure and of the first success after failures, as they happen.
     pub report: Box<dyn Fn(&EngineEvent) + Send>,
+    /// Run at every look at the log (at least every second) and after every successful
+    /// checkpoint: the engine's log expiry. Must be cheap when it has nothing to do.
+    pub housekeeping: Box<dyn Fn() + Send>,
 }
 
 /// Background checkpoint thread. `stop()` (or drop) wakes and joins it.
@@ -205,6 +208,7 @@ fn scheduler_loop(worker: &SchedShared, task: &SchedulerTask, initial: Lsn) {
             }
             st.poked = false;
         }
+        (task.housekeeping)();
         if retry_at.is_some_and(|t| Instant::now() < t) {
             continue;
         }
@@ -246,6 +250,10 @@ fn scheduler_loop(worker: &SchedShared, task: &SchedulerTask, initial: Lsn) {
         debug_assert!(retry_at.is_some() == (failures > 0));
         if let Some(ev) = event {
             (task.report)(&ev);
+        }
+        if failures == 0 {
+            // The checkpoint may have freed segments recovery held.
+            (task.housekeeping)();
         }
     }
 }
@@ -414,6 +422,7 @@ mod tests {
             report: Box::new(move |ev| {
                 let _ = event_tx.send(ev.clone());
             }),
+            housekeeping: Box::new(|| {}),
         });
         (
             sched,

@@ -629,6 +629,7 @@ impl Writer {
                 end_lsn: None,
                 header_len: header.len() as u64,
                 state: Arc::new(state.clone()),
+                closed_at: None,
             });
         }
         {
@@ -705,6 +706,7 @@ impl Writer {
                 end_lsn: None,
                 header_len: header.len() as u64,
                 state: Arc::new(self.state.clone()),
+                closed_at: None,
             });
         }
         {

@@ -33,6 +33,12 @@ pub trait FileSystem: Send + Sync + 'static {
     fn exists(&self, path: &Path) -> bool;
     /// Makes creations, renames and removals of entries in `path` durable.
     fn sync_dir(&self, path: &Path) -> io::Result<()>;
+    /// When the file was last written (its mtime); None where the file system does not keep
+    /// it (the default, and `SimFs`). Retention takes a recovered segment's age from it.
+    fn modified(&self, path: &Path) -> io::Result<Option<std::time::SystemTime>> {
+        let _ = path;
+        Ok(None)
+    }
     /// A named crash point (e.g. "commit.after_write", "rotate.after_header"). Real fs:
     /// Ok(()). SimFs: if armed, "crashes" here and returns an error.
     fn crash_point(&self, name: &'static str) -> io::Result<()> {
@@ -115,6 +121,10 @@ impl FileSystem for StdFs {
 
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
         std::fs::File::open(path)?.sync_all()
+    }
+
+    fn modified(&self, path: &Path) -> io::Result<Option<std::time::SystemTime>> {
+        Ok(Some(std::fs::metadata(path)?.modified()?))
     }
 }
 

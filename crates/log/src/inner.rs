@@ -5,7 +5,8 @@
 //! log); it imports only state types, never them.
 //!
 //! Locks, always taken in this order (never the reverse): `sync_lock` -> `writer` ->
-//! `segments` -> `progress` (`queue`, the commit slots and the preparer slot are only held
+//! `segments` -> `progress`; the readers' pin registry (`pins.rs`) is taken only by purges,
+//! before `segments` and `progress`, and by a pin's creation and drop alone (`queue`, the commit slots and the preparer slot are only held
 //! briefly, never while waiting for another of these). `progress` guards the three LSNs, the failed/closed flags and
 //! the file the next sync must cover; its condvar wakes readers and `next_wait`. No lock but
 //! `sync_lock` (whose point is to serialise fsyncs) is held across an fsync of the group path;

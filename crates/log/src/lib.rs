@@ -43,6 +43,7 @@ pub mod inspect;
 mod locks;
 mod log;
 pub mod mirror;
+mod pins;
 mod pipeline;
 pub mod position;
 mod prealloc;
@@ -70,6 +71,7 @@ pub use error::LogError;
 pub use fs::{File, FileSystem, SimCounters, SimFs, StdFs};
 pub use log::Log;
 pub use mirror::{Mirror, MirrorReport, MirrorStats};
+pub use pins::ReaderPin;
 pub use reader::LogReader;
 
 /// Byte position in the whole record stream (segment headers excluded).
@@ -367,6 +369,20 @@ pub struct SegmentInfo {
     pub start_lsn: Lsn,
     /// End of its records; for the current segment, the written LSN.
     pub end_lsn: Lsn,
+    /// Length of its header block (records start at this file offset).
+    pub header_len: u64,
+    /// When it stopped being written (its age for `binlog_expire_logs_seconds`): the rotation
+    /// that sealed it, or, for a segment found at open, its file's modification time (the open
+    /// time where the file system keeps none). None for the current segment.
+    pub closed_at: Option<std::time::SystemTime>,
+}
+
+impl SegmentInfo {
+    /// Its size as a binlog file (SHOW BINARY LOGS' `File_size`): header and records, not the
+    /// preallocated length ([`position::offset_in_segment`] of its end).
+    pub fn binlog_size(&self) -> u64 {
+        position::offset_in_segment(self.header_len, self.start_lsn, self.end_lsn)
+    }
 }
 
 /// Where a reader starts.

@@ -2,7 +2,8 @@
 //! behind an `Arc` shared with the background threads (the preparer, `prealloc.rs`; the
 //! flusher, `flusher.rs`) and readers, and turns each public call into the module that does
 //! it: commits into `group_commit.rs`, syncs and flushes into `flusher.rs`, opening into
-//! `recovery.rs`, reads into `reader.rs`, purges into `retention.rs`' plans.
+//! `recovery.rs`, reads into `reader.rs`, purges into `retention.rs`' plans under the readers'
+//! pins (`pins.rs`).
 //!
 //! Invariants: every public call goes through one module (listed above) that keeps its own
 //! invariants; `Log` holds no state of its own besides the shared `Inner`, so there is one owner
@@ -11,6 +12,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::SystemTime;
 
 use onelog_binlog::GtidState;
 
@@ -20,8 +22,11 @@ use crate::filemode::FileMode;
 use crate::fs::FileSystem;
 use crate::inner::Inner;
 use crate::locks::lock;
+use crate::pins::ReaderPin;
 use crate::reader::LogReader;
-use crate::retention::{self, PurgeError, PurgePlan, Retention, SegmentInUse};
+use crate::retention::{
+    self, ExpiryLimits, PurgeError, PurgeOutcome, PurgePlan, Retention, SegmentInUse,
+};
 use crate::{
     flusher, group_commit, recovery, CommitReceipt, Durability, GroupSink, LogOptions, LogStats,
     Lsn, OpenReport, PendingRecord, ReadStart, ReaderOptions, SegmentInfo,
@@ -211,9 +216,17 @@ impl Log {
 
     /// Removes whole segments whose records end at or before `lsn` (never the current one);
     /// returns how many. It checks no retention rule: purges on behalf of users go through
-    /// [`Log::purge_to_checked`] / [`Log::purge_while_checked`] ([`crate::retention`]).
+    /// [`Log::purge_to_checked`] / [`Log::purge_while_checked`] / [`Log::expire_checked`]
+    /// ([`crate::retention`]).
     pub fn purge_before(&self, lsn: Lsn) -> Result<usize, LogError> {
-        let doomed = self.inner.segments.purge_before(lsn);
+        let _pins = self.inner.pins.hold();
+        self.remove_before(lsn, usize::MAX).map(|v| v.len())
+    }
+
+    /// Takes the segments ending at or before `lsn`, at most `max`, out of the list and
+    /// removes their files (the caller holds the pins: see `pins.rs`).
+    fn remove_before(&self, lsn: Lsn, max: usize) -> Result<Vec<SegmentInfo>, LogError> {
+        let doomed = self.inner.segments.purge_before(lsn, max);
         for s in &doomed {
             self.inner
                 .fs
@@ -227,40 +240,117 @@ impl Log {
                 .sync_dir(dir)
                 .map_err(|e| LogError::io(dir, 0, "fsync log directory", e))?;
         }
-        Ok(doomed.len())
+        Ok(doomed
+            .into_iter()
+            .map(|s| SegmentInfo {
+                number: s.number,
+                path: s.path,
+                start_lsn: s.start_lsn,
+                end_lsn: s.end_lsn.unwrap_or(s.start_lsn),
+                header_len: s.header_len,
+                closed_at: s.closed_at,
+            })
+            .collect())
+    }
+
+    /// Registers an open reader's position: no purge removes a segment that ends after the
+    /// pin's LSN while the returned handle lives ([`ReaderPin::advance`] moves it forward,
+    /// dropping it releases it). Pin *before* opening the reader at `lsn`: a purge that
+    /// removed its segment first makes the reader report the position purged instead.
+    pub fn pin_reader(&self, lsn: Lsn) -> ReaderPin {
+        self.inner.pins.pin(lsn)
+    }
+
+    /// Number of live reader pins (monitoring).
+    pub fn reader_pins(&self) -> usize {
+        self.inner.pins.count()
+    }
+
+    /// The lowest LSN a reader pin holds (None without pins).
+    pub fn oldest_reader_lsn(&self) -> Option<Lsn> {
+        self.inner.pins.hold().oldest()
+    }
+
+    /// Plans against the current segments with the oldest reader pin added to `retention`
+    /// (and no pin added or removed until the plan is carried out), then carries it out.
+    fn purge_planned(
+        &self,
+        retention: &Retention,
+        plan: impl FnOnce(
+            &[SegmentInfo],
+            &Retention,
+        ) -> Result<(PurgePlan, Option<SegmentInUse>), PurgeError>,
+    ) -> Result<PurgeOutcome, PurgeError> {
+        let pins = self.inner.pins.hold();
+        let retention = Retention {
+            oldest_reader_lsn: match (retention.oldest_reader_lsn, pins.oldest()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            ..*retention
+        };
+        let (plan, stopped_at) = plan(&self.segments(), &retention)?;
+        let removed = match plan.before_lsn {
+            None => Vec::new(),
+            Some(lsn) => self
+                .remove_before(lsn, plan.count)
+                .map_err(PurgeError::Log)?,
+        };
+        // Exactly the plan, or less when a RESET MASTER replaced the segments meanwhile (its
+        // new segment is current: never removed).
+        debug_assert!(
+            removed.len() <= plan.count,
+            "a purge removed more than its plan"
+        );
+        debug_assert!(removed.iter().all(|s| retention.check(s).is_ok()));
+        drop(pins);
+        Ok(PurgeOutcome {
+            removed,
+            stopped_at,
+        })
     }
 
     /// `PURGE BINARY LOGS TO 'target'` under the retention rules
-    /// ([`retention::plan_purge_to`]): removes every segment before `target`, or nothing and
-    /// a [`PurgeError`] naming the unknown target or the oldest segment still needed. Returns
-    /// how many segments were removed.
+    /// ([`retention::plan_purge_to`], reader pins included): removes every segment before
+    /// `target` up to the first a reader still needs (named in the outcome), or nothing and a
+    /// [`PurgeError`] naming the unknown target or the segment recovery still needs.
     pub fn purge_to_checked(
         &self,
         target: &str,
         retention: &Retention,
-    ) -> Result<usize, PurgeError> {
-        let plan = retention::plan_purge_to(&self.segments(), target, retention)?;
-        self.purge(plan)
+    ) -> Result<PurgeOutcome, PurgeError> {
+        self.purge_planned(retention, |segs, r| {
+            retention::plan_purge_to(segs, target, r)
+        })
     }
 
-    /// Expiry under the retention rules ([`retention::plan_purge_while`]): removes the oldest
-    /// segments while `wanted` says so and the rules allow. Returns how many were removed and
-    /// the segment that stopped it because it is still needed, if one did.
+    /// `PURGE BINARY LOGS BEFORE` under the retention rules
+    /// ([`retention::plan_purge_while`], reader pins included): removes the oldest segments
+    /// while `wanted` says so and the rules allow.
     pub fn purge_while_checked(
         &self,
         retention: &Retention,
         wanted: impl FnMut(&SegmentInfo) -> bool,
-    ) -> Result<(usize, Option<SegmentInUse>), PurgeError> {
-        let (plan, kept) = retention::plan_purge_while(&self.segments(), retention, wanted);
-        Ok((self.purge(plan)?, kept))
+    ) -> Result<PurgeOutcome, PurgeError> {
+        self.purge_planned(retention, |segs, r| {
+            Ok(retention::plan_purge_while(segs, r, wanted))
+        })
     }
 
-    /// Carries out a plan made by [`crate::retention`] (see [`Log::purge_before`]).
-    pub fn purge(&self, plan: PurgePlan) -> Result<usize, PurgeError> {
-        match plan.before_lsn {
-            None => Ok(0),
-            Some(lsn) => self.purge_before(lsn).map_err(PurgeError::Log),
+    /// Automatic expiry at time `now` under the retention rules ([`retention::plan_expiry`],
+    /// reader pins included).
+    pub fn expire_checked(
+        &self,
+        retention: &Retention,
+        limits: &ExpiryLimits,
+        now: SystemTime,
+    ) -> Result<PurgeOutcome, PurgeError> {
+        if limits.is_off() {
+            return Ok(PurgeOutcome::default());
         }
+        self.purge_planned(retention, |segs, r| {
+            Ok(retention::plan_expiry(segs, r, limits, now))
+        })
     }
 
     /// File mode: the classic binlog files, oldest first (`SHOW BINARY LOGS`); None in

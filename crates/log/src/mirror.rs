@@ -5,7 +5,8 @@
 //! where they stop in the log and, synchronously, appends every DURABLE log record they miss,
 //! then syncs; only then does a background thread follow the log's durable end and append
 //! each new group. The commit path never waits for the mirror: the thread reads the log with
-//! its own [`LogReader`].
+//! its own [`LogReader`], and pins its position ([`Log::pin_reader`]) so that PURGE and
+//! expiry never remove a segment it has not copied yet.
 //!
 //! Where the files stop: the last complete group of the last file is looked up in the log
 //! (reader from the GTID position just before it); its GTID event must be the log's, byte for
@@ -37,7 +38,7 @@ use crate::classic::{first_event, same_event, ClassicBinlog, ClassicOpenReport, 
 use crate::error::LogError;
 use crate::fs::FileSystem;
 use crate::segment::SegmentHeader;
-use crate::{Log, LogReader, Lsn, ReadStart, ReaderOptions, Record};
+use crate::{Log, LogReader, Lsn, ReadStart, ReaderOptions, ReaderPin, Record};
 
 /// Longest time appended groups stay unsynced while the mirror is busy.
 pub const MIRROR_SYNC_INTERVAL: Duration = Duration::from_secs(1);
@@ -197,6 +198,8 @@ struct Worker {
     fs: Arc<dyn FileSystem>,
     shared: Arc<Shared>,
     reader: LogReader,
+    /// Holds the segments the mirror has not copied yet back from purges and expiry.
+    pin: ReaderPin,
     last_sync: Instant,
     dirty: bool,
     log_closed: bool,
@@ -231,6 +234,7 @@ impl Worker {
     }
 
     fn publish(&self) {
+        self.pin.advance(self.reader.position());
         lock(&self.shared.ctl).applied_lsn = self.reader.position();
         self.shared.cv.notify_all();
     }
@@ -393,11 +397,13 @@ impl Mirror {
             cv: Condvar::new(),
             classic: Mutex::new(classic),
         });
+        let pin = log.pin_reader(reader.position());
         let mut w = Worker {
             log: log.clone(),
             fs,
             shared: shared.clone(),
             reader,
+            pin,
             last_sync: Instant::now(),
             dirty: false,
             log_closed: false,

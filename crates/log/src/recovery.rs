@@ -241,6 +241,15 @@ impl Segments {
     }
 }
 
+/// When a sealed segment found at open stopped being written: its file's modification time,
+/// or now where the file system keeps none (retention then counts its age from the open).
+fn closed_at(fs: &dyn FileSystem, path: &std::path::Path) -> std::time::SystemTime {
+    fs.modified(path)
+        .ok()
+        .flatten()
+        .unwrap_or_else(std::time::SystemTime::now)
+}
+
 /// Step 3: reads and checks every segment's header and size (see the module docs).
 fn read_headers(
     fs: &dyn FileSystem,
@@ -281,6 +290,7 @@ fn read_headers(
         last_version = h.version;
         if let Some(prev) = metas.last_mut() {
             prev.end_lsn = Some(h.start_lsn);
+            prev.closed_at = Some(closed_at(fs, &prev.path));
         }
         file_lens.push(len);
         metas.push(SegmentMeta {
@@ -290,6 +300,7 @@ fn read_headers(
             end_lsn: None,
             header_len: h.header_len,
             state: Arc::new(h.state),
+            closed_at: None,
         });
         last_file = Some(file);
     }
@@ -586,6 +597,7 @@ fn build_inner(
             preparer: Default::default(),
             stats: Stats::default(),
             view_sizes: Default::default(),
+            pins: Default::default(),
         },
         sink: RwLock::new(None),
         queue: Mutex::new(Default::default()),

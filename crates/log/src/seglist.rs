@@ -17,6 +17,7 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::SystemTime;
 
 use onelog_binlog::GtidState;
 
@@ -32,6 +33,10 @@ pub(crate) struct SegmentMeta {
     pub end_lsn: Option<Lsn>,
     pub header_len: u64,
     pub state: Arc<GtidState>,
+    /// When the segment stopped being written: the rotation that sealed it, or for a sealed
+    /// segment found at open its file's modification time (the open time where the file
+    /// system keeps none). None for the current segment. Retention's age of a segment.
+    pub closed_at: Option<SystemTime>,
 }
 
 /// The segments, oldest first (see the module docs).
@@ -81,6 +86,7 @@ impl SegmentList {
         let mut segs = self.write();
         if let Some(last) = segs.last_mut() {
             last.end_lsn = Some(next.start_lsn);
+            last.closed_at = Some(SystemTime::now());
         }
         segs.push(next);
         check(&segs);
@@ -94,12 +100,14 @@ impl SegmentList {
         check(&segs);
     }
 
-    /// Removes the segments whose records end at or before `lsn` (never the current one);
-    /// returns them, oldest first.
-    pub fn purge_before(&self, lsn: Lsn) -> Vec<SegmentMeta> {
+    /// Removes the segments whose records end at or before `lsn` (never the current one),
+    /// at most `max` of them (a plan's count: empty segments ending exactly at `lsn` that the
+    /// plan did not name stay); returns them, oldest first.
+    pub fn purge_before(&self, lsn: Lsn, max: usize) -> Vec<SegmentMeta> {
         let mut segs = self.write();
         let n = segs
             .iter()
+            .take(max)
             .take_while(|s| s.end_lsn.is_some_and(|e| e <= lsn))
             .count();
         let doomed = segs.drain(..n).collect();
@@ -116,6 +124,8 @@ impl SegmentList {
                 path: s.path.clone(),
                 start_lsn: s.start_lsn,
                 end_lsn: s.end_lsn.unwrap_or(written),
+                header_len: s.header_len,
+                closed_at: s.closed_at,
             })
             .collect()
     }

@@ -1,6 +1,7 @@
 //! `Shared`: the state of the log every part of it reads: the file system, the options, the
 //! positions and health ([`Progress`], under a mutex with its condvar), the segment list
-//! ([`SegmentList`]), the preparer of the next segment, the counters; and the one way to
+//! ([`SegmentList`]), the preparer of the next segment, the counters, the readers' pins
+//! ([`PinRegistry`]); and the one way to
 //! fdatasync a segment ([`Shared::fdatasync`]) and to fail the log ([`Shared::fail`]).
 //!
 //! It is the part of `Inner` (`inner.rs`) the appender and the preparer need; it imports
@@ -17,6 +18,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use crate::error::LogError;
 use crate::fs::FileSystem;
 use crate::locks::lock;
+use crate::pins::PinRegistry;
 use crate::prealloc::Preparer;
 use crate::progress::Progress;
 use crate::seglist::{SegmentList, SegmentMeta};
@@ -50,6 +52,8 @@ pub(crate) struct Shared {
     pub stats: Stats,
     /// Measured sizes of the classic view's files (`view.rs`).
     pub view_sizes: crate::view::ViewSizes,
+    /// Open readers' positions (`pins.rs`), which purges respect.
+    pub pins: Arc<PinRegistry>,
 }
 
 impl Shared {

@@ -503,8 +503,13 @@ impl crate::Log {
             reason: "before the oldest binlog file".into(),
         })?;
         let header = read_header(inner, &seg)?;
-        let mut offset = FIRST_EVENT_OFFSET + file_start(seg.number, &header)?.events().len() as u64;
-        let mut r = LogReader::new(inner.clone(), ReadStart::Lsn(seg.start_lsn), Default::default())?;
+        let mut offset =
+            FIRST_EVENT_OFFSET + file_start(seg.number, &header)?.events().len() as u64;
+        let mut r = LogReader::new(
+            inner.clone(),
+            ReadStart::Lsn(seg.start_lsn),
+            Default::default(),
+        )?;
         while let Some(rec) = r.next()? {
             if rec.lsn >= lsn {
                 break;

@@ -367,3 +367,19 @@ fn mirror_and_classic_binlog_can_be_shared_between_threads() {
     send_sync::<Mirror>();
     send_sync::<onelog_log::ClassicBinlog>();
 }
+
+#[test]
+fn the_mirror_pins_what_it_has_not_copied_and_releases_it_at_shutdown() {
+    let fs = SimFs::new();
+    let (log, _) = Log::open(fs.clone(), log_opts()).unwrap();
+    let (m, _) = start(&log, &fs);
+    assert_eq!(log.reader_pins(), 1);
+    for i in 0..40 {
+        log.commit(txn(i)).unwrap();
+    }
+    assert!(m.wait_caught_up(WAIT), "{:?}", m.stats());
+    assert_eq!(log.oldest_reader_lsn(), Some(log.durable_lsn()));
+    m.shutdown().unwrap();
+    assert_eq!(log.reader_pins(), 0);
+    log.shutdown().unwrap();
+}

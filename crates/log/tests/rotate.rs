@@ -89,14 +89,15 @@ fn checked_purges_keep_what_recovery_and_readers_need() {
         panic!("purge past the checkpoint was not refused")
     };
     assert_eq!(e.number, segs[1].number);
-    assert_eq!(log.purge_to_checked(&name(1), &r).unwrap(), 1);
+    assert_eq!(log.purge_to_checked(&name(1), &r).unwrap().removed.len(), 1);
     let r = Retention {
         checkpoint_lsn: Some(log.end_lsn()),
         oldest_reader_lsn: Some(segs[2].start_lsn),
     };
-    let (n, kept) = log.purge_while_checked(&r, |_| true).unwrap();
-    assert_eq!(n, 1);
-    let kept = kept.expect("the reader's segment is kept");
+    let out = log.purge_while_checked(&r, |_| true).unwrap();
+    assert_eq!(out.removed.len(), 1);
+    assert_eq!(out.removed[0].number, segs[1].number);
+    let kept = out.stopped_at.expect("the reader's segment is kept");
     assert_eq!(kept.number, segs[2].number);
     assert_eq!(
         kept.needed_by,

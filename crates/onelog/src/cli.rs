@@ -85,6 +85,13 @@ pub struct ServeOptions {
     /// the unix socket from the server's OS user or OS root (unix_socket authentication);
     /// `normal`: without a password from any local client (test setups).
     pub root_auth: RootAuth,
+    /// `--binlog-expire-logs-seconds=N` (0..=8553600, 99 days), or `--expire-logs-days=D`
+    /// (0..=99, fractions allowed) which sets it to `D * 86400` as MariaDB 10.11 does: binlog
+    /// segments closed longer ago are purged automatically; 0 (default) = never.
+    pub binlog_expire_logs_seconds: u64,
+    /// `--max-binlog-total-size=SIZE`: the oldest binlog segments are purged while the binlog
+    /// is larger; 0 (default) = unlimited. MariaDB has it from 11.4 on (not in 10.11).
+    pub max_binlog_total_size: u64,
     /// Messages for the log (ignored `--loose-` options).
     pub warnings: Vec<String>,
 }
@@ -111,6 +118,8 @@ impl Default for ServeOptions {
             binlog_file_mirror: false,
             log_recovery: onelog_log::LogRecovery::Strict,
             root_auth: RootAuth::Socket,
+            binlog_expire_logs_seconds: 0,
+            max_binlog_total_size: 0,
             warnings: Vec::new(),
         }
     }
@@ -177,6 +186,13 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
                          group); file: classic binlog.NNNNNN files in the datadir written
                          after the engine log with two-phase commit (two fsyncs per group)
   --sync-binlog=N        file mode: sync the binlog file every N groups, 0 = never (default 1)
+  --binlog-expire-logs-seconds=N
+                         purge binlog segments closed more than N seconds ago, as far as
+                         the newest checkpoint and connected replicas allow (default 0 =
+                         never; at most 8553600); --expire-logs-days=D sets it to D*86400
+  --max-binlog-total-size=SIZE
+                         purge the oldest binlog segments while the binlog is larger, as
+                         far as the checkpoint and replicas allow (default 0 = unlimited)
   --binlog-file-mirror[=ON|OFF]
                          engine mode: also keep classic binlog.NNNNNN files in the datadir,
                          written in the background from the log (default OFF; bare = ON,
@@ -392,6 +408,9 @@ const KNOWN: &[&str] = &[
     "binlog-file-mirror",
     "log-recovery",
     "auth-root-authentication-method",
+    "binlog-expire-logs-seconds",
+    "expire-logs-days",
+    "max-binlog-total-size",
 ];
 
 /// Options that take ON/OFF and may be given bare (`--NAME`) or as `--skip-NAME`.
@@ -455,9 +474,30 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
                 _ => return Err("expected socket or normal".to_string()),
             }
         }
+        "binlog-expire-logs-seconds" => {
+            o.binlog_expire_logs_seconds = parse_int(v, 0, MAX_EXPIRE_LOGS_SECONDS)?
+        }
+        "expire-logs-days" => o.binlog_expire_logs_seconds = parse_days(v)?,
+        "max-binlog-total-size" => o.max_binlog_total_size = parse_size(v, 0, u64::MAX)?,
         _ => return Err("unknown option".to_string()),
     }
     Ok(())
+}
+
+/// `binlog_expire_logs_seconds`' maximum: 99 days (MariaDB 10.11).
+const MAX_EXPIRE_LOGS_SECONDS: u64 = 99 * 86_400;
+
+/// `--expire-logs-days=D` (0..=99, a fraction allowed) as seconds, truncated (MariaDB 10.11).
+fn parse_days(v: &str) -> Result<u64, String> {
+    let d: f64 = v
+        .parse()
+        .ok()
+        .filter(|d: &f64| d.is_finite())
+        .ok_or_else(|| "not a number of days".to_string())?;
+    if !(0.0..=99.0).contains(&d) {
+        return Err("out of range (0..=99)".to_string());
+    }
+    Ok((d * 86_400.0) as u64)
 }
 
 /// mariadbd's boolean option values: ON/OFF, TRUE/FALSE, YES/NO, 1/0 (any case).
@@ -504,6 +544,37 @@ fn check_range(n: u64, min: u64, max: u64) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expiry_options_take_seconds_days_and_sizes() {
+        let o = serve(&[
+            "--binlog-expire-logs-seconds=3600",
+            "--max-binlog-total-size=2G",
+        ])
+        .unwrap();
+        assert_eq!(
+            (o.binlog_expire_logs_seconds, o.max_binlog_total_size),
+            (3600, 2 << 30)
+        );
+        let o = serve(&["--expire_logs_days", "1.5"]).unwrap();
+        assert_eq!(o.binlog_expire_logs_seconds, 129_600);
+        let o = serve(&["--expire-logs-days=0.0001"]).unwrap();
+        assert_eq!(o.binlog_expire_logs_seconds, 8, "truncated, as MariaDB");
+        let d = ServeOptions::default();
+        assert_eq!(
+            (d.binlog_expire_logs_seconds, d.max_binlog_total_size),
+            (0, 0)
+        );
+        for bad in [
+            "--binlog-expire-logs-seconds=8553601",
+            "--binlog-expire-logs-seconds=-1",
+            "--expire-logs-days=100",
+            "--expire-logs-days=x",
+            "--max-binlog-total-size=1Q",
+        ] {
+            assert!(serve(&[bad]).is_err(), "{bad}");
+        }
+    }
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()

@@ -400,6 +400,8 @@ pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
         binlog_file_mirror: opts.binlog_file_mirror,
         log_recovery: opts.log_recovery,
         root_auth: opts.root_auth,
+        binlog_expire_logs_seconds: opts.binlog_expire_logs_seconds,
+        max_binlog_total_size: opts.max_binlog_total_size,
     }
 }
 
@@ -410,6 +412,15 @@ pub fn check_binlog_options(opts: &ServeOptions) -> Result<(), String> {
             "--binlog-file-mirror=ON cannot be used with --binlog-storage=file: in file \
                     mode the binlog already is classic binlog.NNNNNN files in the datadir \
                     (use --binlog-storage=engine with the mirror, or file mode without it)"
+                .to_string(),
+        );
+    }
+    let expiry = opts.binlog_expire_logs_seconds > 0 || opts.max_binlog_total_size > 0;
+    if expiry && opts.binlog_storage == BinlogStorageMode::File {
+        return Err(
+            "--binlog-expire-logs-seconds / --expire-logs-days / --max-binlog-total-size \
+             cannot be used with --binlog-storage=file: the classic binlog files are not \
+             purged in file mode (use --binlog-storage=engine)"
                 .to_string(),
         );
     }
@@ -460,6 +471,23 @@ mod tests {
         o.binlog_storage = BinlogStorageMode::File;
         let e = check_binlog_options(&o).unwrap_err();
         assert!(e.contains("--binlog-file-mirror") && e.contains("--binlog-storage=file"));
+    }
+
+    #[test]
+    fn binlog_expiry_is_refused_in_file_mode() {
+        let mut o = ServeOptions {
+            binlog_expire_logs_seconds: 60,
+            ..ServeOptions::default()
+        };
+        assert!(check_binlog_options(&o).is_ok());
+        o.binlog_storage = BinlogStorageMode::File;
+        assert!(check_binlog_options(&o)
+            .unwrap_err()
+            .contains("not purged in file mode"));
+        o.binlog_expire_logs_seconds = 0;
+        assert!(check_binlog_options(&o).is_ok());
+        o.max_binlog_total_size = 1 << 30;
+        assert!(check_binlog_options(&o).is_err());
     }
 
     #[test]

@@ -13,8 +13,8 @@
 //! the commit path; [`Server::shutdown`] stops it after the engine's final checkpoint, and
 //! RESET MASTER resets it after the log.
 
-use onelog_protocol::errors;
 use onelog_engine::SemiSync;
+use onelog_protocol::errors;
 use onelog_replication::source::{AckSink, Source};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,6 +73,12 @@ pub struct ServerConfig {
     /// `--auth-root-authentication-method`: how the `root@localhost` created on a data
     /// directory without accounts logs in (used once, at that first start).
     pub root_auth: RootAuth,
+    /// `--binlog-expire-logs-seconds` (or `--expire-logs-days` × 86400): binlog segments
+    /// closed longer ago are purged automatically (0: never). SET GLOBAL changes it.
+    pub binlog_expire_logs_seconds: u64,
+    /// `--max-binlog-total-size` in bytes: the oldest segments are purged while the binlog
+    /// is larger (0: unlimited). SET GLOBAL changes it.
+    pub max_binlog_total_size: u64,
 }
 
 /// Where the binlog lives (`@@binlog_storage`).
@@ -119,6 +125,8 @@ impl ServerConfig {
             binlog_file_mirror: false,
             log_recovery: onelog_log::LogRecovery::Strict,
             root_auth: RootAuth::Socket,
+            binlog_expire_logs_seconds: 0,
+            max_binlog_total_size: 0,
         }
     }
 
@@ -182,6 +190,8 @@ impl Server {
         opts.domain_id = config.gtid_domain_id;
         opts.log.segment_size = config.max_binlog_size.max(16 << 10);
         opts.checkpoint_every = std::time::Duration::from_secs(config.checkpoint_interval.into());
+        opts.binlog_expire_logs_seconds = config.binlog_expire_logs_seconds;
+        opts.max_binlog_total_size = config.max_binlog_total_size;
         if config.binlog_state_interval > 0 {
             opts.log.state_interval = config.binlog_state_interval;
         }
@@ -217,11 +227,14 @@ impl Server {
         crate::privilege::bootstrap(&server.accounts, &server.engine, server.config.root_auth)?;
         // Semi-sync's log lines name binlog positions as readers see them (the classic view).
         let log = Arc::downgrade(server.engine.log());
-        server.engine.semisync().set_position_namer(Arc::new(move |lsn| {
-            log.upgrade()
-                .and_then(|l| l.view_position(lsn).ok())
-                .unwrap_or((String::new(), lsn))
-        }));
+        server
+            .engine
+            .semisync()
+            .set_position_namer(Arc::new(move |lsn| {
+                log.upgrade()
+                    .and_then(|l| l.view_position(lsn).ok())
+                    .unwrap_or((String::new(), lsn))
+            }));
         Ok((server, report))
     }
 

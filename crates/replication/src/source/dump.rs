@@ -24,6 +24,10 @@
 //! Ends: EOF (non-blocking), an ERR 1236 with MariaDB's text ([`DumpEnd::Fatal`]), KILL or a
 //! newer dump from the same server id, the client gone, or the log closed.
 //!
+//! Purges: the dump pins the start of the file it opens before opening it
+//! (`Log::pin_reader`) and moves the pin to its reader's position as it goes, so PURGE and
+//! expiry never remove a segment it still has to read (PURGE stops before it, as MariaDB).
+//!
 //! Invariants: within a file, the offsets sent are contiguous (each event's `log_pos` is the
 //! end of the previous one sent or skipped, asserted); at most [`ACK_WINDOW`] ACK positions
 //! are remembered; a dump holds no lock while it writes to the socket.
@@ -37,7 +41,7 @@ use std::time::{Duration, Instant};
 use onelog_binlog::event::HEADER_LEN;
 use onelog_binlog::{GtidPos, GtidState};
 use onelog_log::view::{parse_view_file_name, view_file_name, ViewItem, ViewReader};
-use onelog_log::{Log, LogError};
+use onelog_log::{Log, LogError, ReaderPin};
 use onelog_protocol::errors::ER_MASTER_FATAL_ERROR_READING_BINLOG;
 
 use super::artificial::{fake_gtid_list, fake_rotate, fde_mid_file, heartbeat, Checksum};
@@ -162,7 +166,7 @@ pub fn run(
         buf: Vec::with_capacity(16 * 1024),
     };
     let end = match s.start(log) {
-        Ok(view) => s.stream(view, guard, &gone),
+        Ok((view, pin)) => s.stream(view, &pin, guard, &gone),
         Err(f) => Err(f),
     };
     match end {
@@ -213,7 +217,7 @@ fn reader_sink(
 
 impl Sender<'_> {
     /// Validates the request and opens the view where the dump begins.
-    fn start(&mut self, log: &Log) -> Result<ViewReader, Fatal> {
+    fn start(&mut self, log: &Log) -> Result<(ViewReader, ReaderPin), Fatal> {
         if self.p.checksum == Checksum::Unaware {
             return Err(fatal(
                 "Slave can not handle replication events with the checksum that master is \
@@ -238,10 +242,19 @@ impl Sender<'_> {
             Some(state) => self.gtid_start(log, &state)?,
             None => self.file_start(log)?,
         };
-        log.view_reader(number).map_err(|e| match e {
+        // Pin the file's start before opening it, so no purge removes what the dump reads.
+        let start = log
+            .segments()
+            .iter()
+            .find(|s| s.number == number)
+            .map(|s| s.start_lsn)
+            .ok_or_else(|| fatal(gtid_start::purged_text()))?;
+        let pin = log.pin_reader(start);
+        let view = log.view_reader(number).map_err(|e| match e {
             LogError::InvalidPosition { .. } => fatal(gtid_start::purged_text()),
             e => log_fatal(e),
-        })
+        })?;
+        Ok((view, pin))
     }
 
     fn gtid_start(&mut self, log: &Log, state: &str) -> Result<u64, Fatal> {
@@ -300,6 +313,7 @@ impl Sender<'_> {
     fn stream(
         &mut self,
         mut view: ViewReader,
+        pin: &ReaderPin,
         guard: &DumpGuard,
         gone: &AtomicBool,
     ) -> Result<DumpEnd, Fatal> {
@@ -341,6 +355,8 @@ impl Sender<'_> {
                 self.io.set_state(STATE_SENDING);
                 waiting = false;
             }
+            // What was read is in memory: the log before it may go.
+            pin.advance(view.lsn());
             match self.send_item(item) {
                 Ok(None) => {}
                 Ok(Some(end)) => return Ok(end),

@@ -7,6 +7,7 @@
 //!    `last_insert_id` from the session, `innodb_flush_log_at_trx_commit` from the log's
 //!    durability, `port`/`datadir`/`server_id` from the server's configuration, ...);
 //!    `binlog_storage`, `binlog_file_mirror` and `sync_binlog` from the startup options;
+//!    the binlog expiry variables from the engine (`expiry.rs`, which also owns their SET);
 //! 2. values set with `SET` (session overrides in [`SessionVars`], global ones in [`GlobalVars`]);
 //! 3. the variable's default.
 //!
@@ -25,6 +26,7 @@
 //! anything, so a refused SET changes nothing; a variable and its alias always hold the same
 //! value (asserted after every store).
 
+mod expiry;
 pub mod registry;
 
 use onelog_protocol::errors;
@@ -121,6 +123,7 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
             Value::Int(i64::from(engine.semisync().wait_no_slave()))
         }
         "rpl_semi_sync_master_wait_point" => text(engine.semisync().wait_point().name()),
+        n if expiry::owns(n) => expiry::value(server, n).unwrap_or_else(|| typed_default(def)),
         _ => typed_default(def),
     }
 }
@@ -315,6 +318,10 @@ pub(crate) fn set_var(
         return Err(SqlError::of(errors::ER_VARIABLE_IS_READONLY,
             "SESSION variable 'max_allowed_packet' is read-only. Use SET GLOBAL to assign the value",
         ));
+    }
+    if expiry::owns(def.name) {
+        // GLOBAL only (checked above); the engine holds the values.
+        return expiry::set(cx, def.name, value);
     }
     let value = match value {
         SetValue::Default => None,

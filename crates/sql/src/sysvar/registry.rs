@@ -122,6 +122,16 @@ pub(crate) static VARS: &[VarDef] = &[
         false,
         "CRC32",
     ),
+    v(
+        "binlog_expire_logs_seconds",
+        Global,
+        Kind::Int {
+            min: 0,
+            max: 8_553_600,
+        },
+        true,
+        "",
+    ),
     v("binlog_file_mirror", Global, Bool, false, ""),
     v("binlog_format", Both, Kind::Enum(&["ROW"]), true, "ROW"),
     v(
@@ -168,6 +178,8 @@ pub(crate) static VARS: &[VarDef] = &[
     v("datadir", Global, Str, false, ""),
     v("default_storage_engine", Both, Str, true, "InnoDB"),
     v("error_count", Sess, U32, false, ""),
+    // A DOUBLE in MariaDB: its SET is `sysvar/expiry.rs`'.
+    v("expire_logs_days", Global, Str, true, ""),
     v("foreign_key_checks", Both, Bool, true, "1"),
     v(
         "group_concat_max_len",
@@ -239,6 +251,8 @@ pub(crate) static VARS: &[VarDef] = &[
         "",
     ),
     v("max_binlog_size", Global, I64, false, ""),
+    // MariaDB 11.4+ (not in 10.11); its SET is `sysvar/expiry.rs`'.
+    v("max_binlog_total_size", Global, I64, true, ""),
     v(
         "max_connections",
         Global,

@@ -8,12 +8,14 @@
 //! where the next record goes. `File_size` is the used size (header + records), not the
 //! preallocated file length.
 //!
-//! PURGE removes whole segments, oldest first, and never one that recovery still needs: every
-//! segment purged must end at or before the LSN of the newest checkpoint. Otherwise it is
-//! refused with 1378 (`ER_LOG_IN_USE`) and a message naming the segment and the checkpoint.
-//! The log does not track replica readers, so PURGE cannot see a connected replica still
-//! reading an old segment (its reader then fails at the purged file): purge only what replicas
-//! have read.
+//! PURGE removes whole segments, oldest first, by `Engine::purge_log_to`'s rules: never one
+//! that recovery still needs (it must end at or before the LSN of the newest checkpoint:
+//! otherwise PURGE TO is refused with 1378 naming the segment and the checkpoint, and PURGE
+//! BEFORE warns with that 1378), never one a connected reader still needs (a dump thread's
+//! pin: PURGE stops before it and answers OK without a warning, as MariaDB 10.11 does when a
+//! dump thread is behind), never the current one. FLUSH BINARY LOGS runs the automatic expiry
+//! (`binlog_expire_logs_seconds`, `max_binlog_total_size`) after rotating, as MariaDB purges
+//! expired files on a rotation; the checkpoint thread runs it too, about every second.
 //!
 //! In `--binlog-storage=file` mode the binlog is the classic `binlog.NNNNNN` files (the log
 //! rotates and resets them with its segments): SHOW MASTER STATUS, SHOW BINARY LOGS and SHOW
@@ -291,14 +293,17 @@ fn classic_events(
     Ok(rows)
 }
 
-/// FLUSH BINARY LOGS: continue in a new segment.
+/// FLUSH BINARY LOGS: continue in a new segment, then expire what the limits say (an
+/// expiry failure is the error log's, not the statement's: the engine reports it).
 pub(crate) fn flush_binary_logs(cx: &ExecContext) -> Result<(), SqlError> {
     cx.server.engine.log().rotate().map_err(|e| {
         SqlError::of(
             errors::ER_ERROR_ON_WRITE,
             format!("Error writing file: {e}"),
         )
-    })
+    })?;
+    let _ = cx.server.engine.expire_logs();
+    Ok(())
 }
 
 /// File mode: the classic files are not purged (yet); say so instead of purging the log's
@@ -321,8 +326,9 @@ pub(crate) fn purge_to(cx: &ExecContext, file: &str) -> Result<usize, SqlError> 
     Ok(purged.segments)
 }
 
-/// PURGE BINARY LOGS BEFORE 'datetime' (UTC): removes the oldest segments last written before
-/// the time, as far as recovery allows (a warning says when a segment was kept for it).
+/// PURGE BINARY LOGS BEFORE 'datetime' (UTC): removes the oldest segments closed before the
+/// time, as far as recovery and readers allow (a warning says when a segment was kept for
+/// recovery; none for a reader, as MariaDB).
 pub(crate) fn purge_before(cx: &mut ExecContext, when: &str) -> Result<usize, SqlError> {
     refuse_purge_in_file_mode(cx)?;
     let cutoff = parse_utc(when).ok_or_else(|| {
