@@ -30,6 +30,7 @@ pub mod registry;
 use onelog_protocol::errors;
 use std::time::Duration;
 
+use onelog_binlog::event::table_map::RowMetadata;
 use onelog_binlog::Value;
 use onelog_log::Durability;
 
@@ -73,6 +74,7 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
         "gtid_binlog_state" => text(binlog_state_text(engine)),
         "gtid_slave_pos" => text(""),
         "binlog_state_interval" => Value::Int(cfg.binlog_state_interval as i64),
+        "binlog_row_metadata" => text(engine.binlog_row_metadata().name()),
         "binlog_storage" => text(cfg.binlog_storage.name()),
         "binlog_file_mirror" => Value::Int(i64::from(cfg.binlog_file_mirror)),
         "sync_binlog" => Value::Int(i64::from(cfg.sync_binlog)),
@@ -321,6 +323,20 @@ pub(crate) fn set_var(
             let d = Durability::from_level(level).unwrap_or(Durability::Level1);
             cx.server.engine.log().set_durability(d);
             // Live variable: the log holds the value.
+            return Ok(());
+        }
+        "binlog_row_metadata" => {
+            let m = match &value {
+                Some(Value::Bytes(b)) => std::str::from_utf8(b)
+                    .ok()
+                    .and_then(RowMetadata::from_name),
+                _ => Some(cx.server.config.binlog_row_metadata),
+            };
+            // Coerced to one of the enum's names above, so always Some.
+            if let Some(m) = m {
+                cx.server.engine.set_binlog_row_metadata(m);
+            }
+            // Live variable: the engine holds the value.
             return Ok(());
         }
         "autocommit" => {

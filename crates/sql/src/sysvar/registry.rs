@@ -131,6 +131,13 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "FULL",
     ),
+    v(
+        "binlog_row_metadata",
+        Global,
+        Kind::Enum(&["NO_LOG", "MINIMAL", "FULL"]),
+        true,
+        "",
+    ),
     v("binlog_state_interval", Global, I64, false, ""),
     v(
         "binlog_storage",
