@@ -282,3 +282,45 @@ fn binlog_row_metadata_decides_what_table_maps_carry() {
         strs(&["4000000000"])
     );
 }
+
+#[test]
+fn debezium_snapshot_and_session_statements_are_answered_or_refused_like_mariadb() {
+    let db = Db::open("repl-debezium");
+    let mut s = root(&db);
+    ok(&mut s, "CREATE DATABASE d");
+    ok(&mut s, "CREATE TABLE d.t (id INT PRIMARY KEY)");
+    // Debezium fails the snapshot when this SET fails (innodb_lock_wait_timeout is only
+    // warned about). MariaDB's range 0..31536000, default 86400.
+    ok(&mut s, "SET SESSION lock_wait_timeout=10");
+    assert_eq!(row(&mut s, "SELECT @@lock_wait_timeout").1, strs(&["10"]));
+    assert_eq!(
+        row(&mut s, "SELECT @@global.lock_wait_timeout").1,
+        strs(&["86400"])
+    );
+    ok(&mut s, "SET SESSION innodb_lock_wait_timeout=10");
+    ok(&mut s, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    // The global read lock is not supported: refused, never accepted and ignored.
+    assert_eq!(err(&mut s, "FLUSH TABLES WITH READ LOCK"), 1235);
+    assert_eq!(err(&mut s, "FLUSH TABLES d.t WITH READ LOCK"), 1235);
+    ok(&mut s, "START TRANSACTION WITH CONSISTENT SNAPSHOT");
+    // UNLOCK TABLES with nothing locked is an OK that commits nothing.
+    ok(&mut s, "INSERT INTO d.t VALUES (1)");
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut s, "ROLLBACK");
+    assert_eq!(result(&mut s, "SELECT * FROM d.t").1.len(), 0);
+    let (names, rows) = result(
+        &mut s,
+        "SHOW FULL TABLES IN `d` where Table_Type = 'BASE TABLE'",
+    );
+    assert_eq!(names, strs(&["Tables_in_d", "Table_type"]));
+    assert_eq!(rows, vec![strs(&["t", "BASE TABLE"])]);
+    assert_eq!(
+        variables(&mut s, "SHOW SESSION STATUS LIKE 'Ssl_version'"),
+        vec![pair("Ssl_version", "")]
+    );
+    // skip_replication: events are never marked or filtered, so only 0 is accepted.
+    ok(&mut s, "SET skip_replication=0");
+    assert_eq!(err(&mut s, "SET skip_replication=1"), 1235);
+    assert_eq!(err(&mut s, "SET GLOBAL skip_replication=0"), 1228);
+    assert_eq!(row(&mut s, "SELECT @@skip_replication").1, strs(&["0"]));
+}
