@@ -114,6 +114,20 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
     }
 }
 
+/// `SET GLOBAL binlog_row_metadata`: a live variable, the engine holds the value (`None`:
+/// DEFAULT, the startup value).
+fn set_row_metadata(cx: &ExecContext, value: Option<&Value>) {
+    let m = match value {
+        Some(Value::Bytes(b)) => std::str::from_utf8(b).ok().and_then(RowMetadata::from_name),
+        _ => Some(cx.server.config.binlog_row_metadata),
+    };
+    // Coerced to one of the enum's names before, so always Some.
+    debug_assert!(m.is_some(), "binlog_row_metadata value {value:?}");
+    if let Some(m) = m {
+        cx.server.engine.set_binlog_row_metadata(m);
+    }
+}
+
 /// The global value of a variable (SET GLOBAL, else its base value).
 fn global_value(server: &Server, def: &VarDef) -> Value {
     server
@@ -326,17 +340,7 @@ pub(crate) fn set_var(
             return Ok(());
         }
         "binlog_row_metadata" => {
-            let m = match &value {
-                Some(Value::Bytes(b)) => std::str::from_utf8(b)
-                    .ok()
-                    .and_then(RowMetadata::from_name),
-                _ => Some(cx.server.config.binlog_row_metadata),
-            };
-            // Coerced to one of the enum's names above, so always Some.
-            if let Some(m) = m {
-                cx.server.engine.set_binlog_row_metadata(m);
-            }
-            // Live variable: the engine holds the value.
+            set_row_metadata(cx, value.as_ref());
             return Ok(());
         }
         "autocommit" => {
