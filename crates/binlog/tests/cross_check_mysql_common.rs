@@ -26,13 +26,15 @@ mod common;
 
 use common::arb_table_rows;
 use mysql_common::binlog::consts::{BinlogChecksumAlg, BinlogVersion};
-use mysql_common::binlog::events::{Event as MyEvent, EventData, RowsEventData, TableMapEvent};
+use mysql_common::binlog::events::{
+    Event as MyEvent, EventData, OptionalMetadataField, RowsEventData, TableMapEvent,
+};
 use mysql_common::binlog::value::BinlogValue;
 use mysql_common::binlog::EventStreamReader;
 use mysql_common::constants::ColumnFlags;
 use mysql_common::value::Value as MyValue;
 use onelog_binlog::event::gtid::{FL_GROUP_COMMIT_ID, FL_STANDALONE, FL_TRANSACTIONAL};
-use onelog_binlog::event::table_map::BINARY_COLLATION;
+use onelog_binlog::event::table_map::{RowMetadata, BINARY_COLLATION};
 use onelog_binlog::event::{
     event_type, AnnotateRowsEvent, BinlogCheckpointEvent, FormatDescriptionEvent, GtidEvent,
     GtidListEvent, QueryEvent, RowsEventWriter, RowsKind, TableMap, XidEvent, BINLOG_MAGIC,
@@ -136,6 +138,26 @@ fn read_all(stream: &[u8]) -> Vec<MyEvent> {
 }
 
 fn check_table_map(tme: &TableMapEvent<'_>, t: &TableMap) {
+    let mut key = None;
+    let mut fields = 0;
+    for f in tme.iter_optional_meta() {
+        fields += 1;
+        if let OptionalMetadataField::SimplePrimaryKey(k) = f.expect("optional metadata field") {
+            key = Some(
+                k.iter_indexes()
+                    .map(|i| i.unwrap() as usize)
+                    .collect::<Vec<_>>(),
+            );
+        }
+    }
+    match t.metadata {
+        RowMetadata::NoLog => assert_eq!(fields, 0, "NO_LOG writes no optional metadata"),
+        RowMetadata::Full => assert!(fields > 0, "FULL always writes the column names"),
+        RowMetadata::Minimal => {}
+    }
+    let want_key = (t.metadata == RowMetadata::Full && !t.primary_key.is_empty())
+        .then(|| t.primary_key.clone());
+    assert_eq!(key, want_key, "primary key");
     assert_eq!(tme.table_id(), t.table_id);
     assert_eq!(tme.database_name(), t.db);
     assert_eq!(tme.table_name(), t.table);
@@ -171,20 +193,20 @@ fn check_rows(row: &mysql_common::binlog::row::BinlogRow, t: &TableMap, values: 
         let col = &row.columns_ref()[i];
         assert_eq!(
             col.name_str(),
-            if c.name.is_empty() {
+            if c.name.is_empty() || t.metadata != RowMetadata::Full {
                 format!("@{i}")
             } else {
                 c.name.clone()
             }
         );
-        if c.is_numeric() {
+        if c.is_numeric() && t.metadata != RowMetadata::NoLog {
             assert_eq!(
                 col.flags().contains(ColumnFlags::UNSIGNED_FLAG),
                 c.unsigned,
                 "signedness of column {i}"
             );
         }
-        if c.is_character() {
+        if c.is_character() && t.metadata != RowMetadata::NoLog {
             assert_eq!(
                 col.character_set() == BINARY_COLLATION,
                 c.binary,
@@ -368,6 +390,22 @@ fn check_stream(t: &TableMap, rows: &[Vec<Value>]) {
     }
 }
 
+/// FULL, or MINIMAL when a column is an ENUM or SET (FULL needs their value lists).
+fn richest_level(columns: &[ColumnMeta]) -> RowMetadata {
+    let enum_or_set = columns.iter().any(|c| {
+        c.column_type == ColumnType::String
+            && matches!(
+                ColumnMeta::unpack_string_meta(c.meta).0,
+                ENUM_REAL_TYPE | SET_REAL_TYPE
+            )
+    });
+    if enum_or_set {
+        RowMetadata::Minimal
+    } else {
+        RowMetadata::Full
+    }
+}
+
 fn col(t: ColumnType, meta: u16, unsigned: bool, binary: bool, name: &str) -> ColumnMeta {
     ColumnMeta {
         column_type: t,
@@ -439,6 +477,8 @@ fn mysql_common_reads_every_column_type_we_write() {
             col(Year, 0, true, false, "y"),
             col(Null, 0, false, false, "n"),
         ],
+        metadata: RowMetadata::Minimal,
+        primary_key: vec![],
     };
     let row = |i: i64| -> Vec<Value> {
         vec![
@@ -539,7 +579,8 @@ proptest! {
                     .collect()
             })
             .collect();
-        let t = TableMap { table_id, flags: 1, db: "db".into(), table: "t".into(), columns: cols };
+        let metadata = richest_level(&cols);
+        let t = TableMap { table_id, flags: 1, db: "db".into(), table: "t".into(), columns: cols, metadata, primary_key: vec![0] };
         check_stream(&t, &rows);
     }
 }

@@ -7,6 +7,7 @@ mod common;
 
 use common::{arb_column, arb_row};
 use onelog_binlog::event::gtid::{FL_GROUP_COMMIT_ID, FL_TRANSACTIONAL};
+use onelog_binlog::event::table_map::RowMetadata;
 use onelog_binlog::event::{
     decode_event, event_type, reseal, split_events, write_event, AnnotateRowsEvent,
     BinlogCheckpointEvent, EventHeader, FormatDescriptionEvent, GtidEvent, GtidListEvent,
@@ -46,6 +47,8 @@ fn sample_table() -> TableMap {
             col(Date, 0, "d"),
             col(Double, 8, "x"),
         ],
+        metadata: RowMetadata::Full,
+        primary_key: vec![0],
     }
 }
 
@@ -294,7 +297,7 @@ proptest! {
     fn mutated_random_tables_never_panic(cols in proptest::collection::vec(arb_column(), 1..10),
                                          edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..4),
                                          seed in any::<[u8; 32]>()) {
-        let t = TableMap { table_id: 1, flags: 0, db: "d".into(), table: "t".into(), columns: cols };
+        let t = TableMap { table_id: 1, flags: 0, db: "d".into(), table: "t".into(), columns: cols, metadata: RowMetadata::Minimal, primary_key: vec![] };
         let mut runner = proptest::test_runner::TestRunner::new_with_rng(
             ProptestConfig::default(),
             proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &seed),

@@ -5,12 +5,16 @@ mod common;
 
 use common::{arb_column, arb_row, arb_table_rows};
 use onelog_binlog::event::gtid::{FL_GROUP_COMMIT_ID, FL_STANDALONE, FL_TRANSACTIONAL};
+use onelog_binlog::event::table_map::RowMetadata;
 use onelog_binlog::event::{
     decode_event, AnnotateRowsEvent, BinlogCheckpointEvent, FormatDescriptionEvent, GtidEvent,
     GtidListEvent, QueryEvent, RotateEvent, Rows, RowsEvent, RowsEventWriter, RowsKind, TableMap,
     XidEvent,
 };
-use onelog_binlog::{decode_group, ColumnMeta, Event, GroupItem, Gtid, GtidState, Value};
+use onelog_binlog::value::{ENUM_REAL_TYPE, SET_REAL_TYPE};
+use onelog_binlog::{
+    decode_group, ColumnMeta, ColumnType, Event, GroupItem, Gtid, GtidState, Value,
+};
 use proptest::prelude::*;
 
 fn table(table_id: u64, columns: Vec<ColumnMeta>) -> TableMap {
@@ -19,8 +23,44 @@ fn table(table_id: u64, columns: Vec<ColumnMeta>) -> TableMap {
         flags: 1,
         db: "shop".into(),
         table: "orders".into(),
+        metadata: if columns.iter().any(enum_or_set) {
+            RowMetadata::Minimal
+        } else {
+            RowMetadata::Full
+        },
         columns,
+        primary_key: vec![],
     }
+}
+
+/// What a decoder gets back from `t`: what `t.metadata` does not carry is lost (names and
+/// the key below FULL, signedness and charsets at NO_LOG), and a MINIMAL map with nothing to
+/// say is a NO_LOG one.
+fn as_decoded(t: &TableMap) -> TableMap {
+    let mut d = t.clone();
+    if d.metadata != RowMetadata::Full {
+        d.primary_key.clear();
+        d.columns.iter_mut().for_each(|c| c.name.clear());
+    }
+    if d.metadata == RowMetadata::NoLog {
+        d.columns.iter_mut().for_each(|c| {
+            c.unsigned = false;
+            c.binary = false;
+        });
+    }
+    let says_something = d.columns.iter().any(|c| c.is_numeric() || c.is_character());
+    if d.metadata == RowMetadata::Minimal && !says_something {
+        d.metadata = RowMetadata::NoLog;
+    }
+    d
+}
+
+fn enum_or_set(c: &ColumnMeta) -> bool {
+    c.column_type == ColumnType::String
+        && matches!(
+            ColumnMeta::unpack_string_meta(c.meta).0,
+            ENUM_REAL_TYPE | SET_REAL_TYPE
+        )
 }
 
 proptest! {
@@ -29,13 +69,27 @@ proptest! {
     #[test]
     fn table_map_round_trips(table_id in 0u64..(1 << 48), flags in any::<u16>(), db in "[a-z]{0,20}",
                              name in "[a-z]{1,20}", columns in proptest::collection::vec(arb_column(), 0..40)) {
-        let t = TableMap { table_id, flags, db, table: name, columns };
+        let metadata = if columns.iter().any(enum_or_set) { RowMetadata::Minimal } else { RowMetadata::Full };
+        let primary_key = (0..columns.len()).rev().step_by(2).collect();
+        let t = TableMap { table_id, flags, db, table: name, columns, metadata, primary_key };
         let mut buf = Vec::new();
         t.encode(5, 9, &mut buf).unwrap();
-        prop_assert_eq!(TableMap::decode(&buf).unwrap(), t.clone());
+        let want = as_decoded(&t);
+        prop_assert_eq!(TableMap::decode(&buf).unwrap(), want.clone());
         let (ev, n) = decode_event(&buf).unwrap();
         prop_assert_eq!(n, buf.len());
-        prop_assert_eq!(ev, Event::TableMap(t));
+        prop_assert_eq!(ev, Event::TableMap(want));
+    }
+
+    #[test]
+    fn table_map_carries_what_each_binlog_row_metadata_level_says(
+        level in 0usize..3, columns in proptest::collection::vec(arb_column(), 1..20)) {
+        let metadata = RowMetadata::ALL[level];
+        prop_assume!(metadata != RowMetadata::Full || !columns.iter().any(enum_or_set));
+        let t = TableMap { table_id: 7, flags: 1, db: "d".into(), table: "t".into(), columns, metadata, primary_key: vec![0] };
+        let mut buf = Vec::new();
+        t.encode(5, 9, &mut buf).unwrap();
+        prop_assert_eq!(TableMap::decode(&buf).unwrap(), as_decoded(&t));
     }
 
     #[test]
@@ -98,7 +152,7 @@ proptest! {
         prop_assert_eq!(g.statements.len(), 3);
         match &g.statements[1] {
             GroupItem::Rows { table: m, event } => {
-                prop_assert_eq!(&**m, &t);
+                prop_assert_eq!(&**m, &as_decoded(&t));
                 prop_assert_eq!(&event.rows, &Rows::Write(rows));
             }
             other => prop_assert!(false, "unexpected {:?}", other),

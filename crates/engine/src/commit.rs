@@ -45,7 +45,9 @@
 //!   is at or past `end` (asserted).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+
+use onelog_binlog::event::table_map::RowMetadata;
 use std::sync::{Arc, Mutex, RwLock, RwLockWriteGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -227,6 +229,11 @@ pub(crate) struct Exclusive<'a> {
 }
 
 /// What the engine's writers share (see the module docs). Shared as `Arc<Committer>`.
+/// The index of `m` in `RowMetadata::ALL` (how `Committer::row_metadata` stores it).
+fn row_metadata_index(m: RowMetadata) -> u8 {
+    RowMetadata::ALL.iter().position(|&x| x == m).unwrap_or(0) as u8
+}
+
 pub(crate) struct Committer {
     shared: Arc<Shared>,
     log: Arc<Log>,
@@ -234,6 +241,9 @@ pub(crate) struct Committer {
     server_id: u32,
     /// `innodb_lock_wait_timeout` of new transactions.
     lock_wait_timeout: Duration,
+    /// `binlog_row_metadata` (a `RowMetadata` as its index in `RowMetadata::ALL`): the optional
+    /// metadata of the Table_map events of the next commits.
+    row_metadata: AtomicU8,
     /// Non-transactional AUTO_INCREMENT counters: table -> next value to hand out.
     auto_inc: Mutex<HashMap<TableId, u64>>,
     /// Commits hold it shared, DDL exclusively (see the module docs).
@@ -251,6 +261,7 @@ impl Committer {
         domain_id: u32,
         server_id: u32,
         lock_wait_timeout: Duration,
+        row_metadata: RowMetadata,
     ) -> Self {
         let notifier = Arc::new(Notifier::default());
         let shared = Arc::new(Shared {
@@ -268,11 +279,23 @@ impl Committer {
             domain_id,
             server_id,
             lock_wait_timeout,
+            row_metadata: AtomicU8::new(row_metadata_index(row_metadata)),
             auto_inc: Mutex::new(HashMap::new()),
             gate: RwLock::new(()),
             shut_down: AtomicBool::new(false),
             notifier,
         }
+    }
+
+    /// `binlog_row_metadata` of the next commits.
+    pub(crate) fn row_metadata(&self) -> RowMetadata {
+        let i = usize::from(self.row_metadata.load(Ordering::Relaxed));
+        RowMetadata::ALL.get(i).copied().unwrap_or_default()
+    }
+
+    pub(crate) fn set_row_metadata(&self, m: RowMetadata) {
+        self.row_metadata
+            .store(row_metadata_index(m), Ordering::Relaxed);
     }
 
     pub(crate) fn store(&self) -> &Store {
@@ -424,6 +447,7 @@ impl Committer {
             self.server_id,
             now_secs(),
             txn,
+            self.row_metadata(),
         )?;
         self.log
             .commit(PendingRecord {

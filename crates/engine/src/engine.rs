@@ -38,6 +38,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use onelog_binlog::event::table_map::RowMetadata;
 use onelog_binlog::{GtidPos, GtidState};
 use onelog_log::{
     FileSystem, Log, LogOptions, Lsn, OpenReport, ReadStart, ReaderOptions, RecordKind,
@@ -68,6 +69,8 @@ pub struct EngineOptions {
     pub domain_id: u32,
     /// `innodb_lock_wait_timeout`.
     pub lock_wait_timeout: Duration,
+    /// `binlog_row_metadata` at startup ([`Engine::set_binlog_row_metadata`] changes it).
+    pub binlog_row_metadata: RowMetadata,
     /// Background checkpoint after this many log bytes (0: off).
     pub checkpoint_every_bytes: u64,
     /// Background checkpoint after this much time with log growth (0: off).
@@ -92,6 +95,7 @@ impl EngineOptions {
             server_id: 1,
             domain_id: 0,
             lock_wait_timeout: Duration::from_secs(50),
+            binlog_row_metadata: RowMetadata::NoLog,
             checkpoint_every_bytes: 64 << 20,
             checkpoint_every: Duration::from_secs(300),
             background_checkpoints: true,
@@ -249,6 +253,7 @@ impl Engine {
             opts.domain_id,
             opts.server_id,
             opts.lock_wait_timeout,
+            opts.binlog_row_metadata,
         ));
         let engine = Arc::new(Engine {
             core,
@@ -341,6 +346,17 @@ impl Engine {
 
     /// Installs the reporter that receives [`EngineEvent`](crate::EngineEvent)s from now on (replacing any
     /// previous one). A log that already failed is reported to it at once.
+    /// `binlog_row_metadata`: the optional metadata the Table_map events of the transactions
+    /// committed from now on carry (MariaDB's `SET GLOBAL binlog_row_metadata`).
+    pub fn binlog_row_metadata(&self) -> RowMetadata {
+        self.core.row_metadata()
+    }
+
+    /// Sets `binlog_row_metadata` for the transactions committed from now on.
+    pub fn set_binlog_row_metadata(&self, m: RowMetadata) {
+        self.core.set_row_metadata(m);
+    }
+
     pub fn set_reporter(&self, reporter: Reporter) {
         self.core.notifier().install(reporter, self.core.log());
     }

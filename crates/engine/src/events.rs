@@ -21,6 +21,7 @@
 
 use onelog_binlog::event::gtid::{FL_ALLOW_PARALLEL, FL_DDL, FL_STANDALONE, FL_TRANSACTIONAL};
 use onelog_binlog::event::query::LOG_EVENT_SUPPRESS_USE_F;
+use onelog_binlog::event::table_map::RowMetadata;
 use onelog_binlog::event::{GtidEvent, QueryEvent, RowsEventWriter, RowsKind, TableMap, XidEvent};
 use onelog_binlog::{ColumnMeta, Gtid};
 
@@ -50,7 +51,9 @@ fn gtid_event(out: &mut Vec<u8>, domain_id: u32, server_id: u32, flags2: u8, tim
     debug_assert_eq!(out.len(), onelog_binlog::event::gtid::GTID_EVENT_LEN);
 }
 
-/// The event group of a transaction's change log. `xid` goes into the Xid event.
+/// The event group of a transaction's change log. `xid` goes into the Xid event; `metadata`
+/// (`binlog_row_metadata`) says which optional metadata the Table_map events carry, filled
+/// from the catalog: signedness and charsets of the columns, their names and the primary key.
 pub fn encode_transaction(
     catalog: &Catalog,
     changes: &[RowChange],
@@ -58,6 +61,7 @@ pub fn encode_transaction(
     server_id: u32,
     timestamp: u32,
     xid: u64,
+    metadata: RowMetadata,
 ) -> Result<Vec<u8>, EngineError> {
     let mut out = Vec::with_capacity(128 + changes.len() * 64);
     gtid_event(
@@ -86,6 +90,12 @@ pub fn encode_transaction(
             db: def.db.clone(),
             table: def.name.clone(),
             columns: columns.clone(),
+            metadata,
+            primary_key: if metadata == RowMetadata::Full {
+                def.primary_key.clone()
+            } else {
+                Vec::new()
+            },
         };
         map.encode(timestamp, server_id, &mut out)
             .map_err(|e| encode_err("Table_map event", e))?;

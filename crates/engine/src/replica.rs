@@ -11,6 +11,7 @@
 //! or DDL runs between the check and the log); its GTID is the one it was logged with
 //! elsewhere. Replicated row changes take no row locks (a replica has no local writers).
 
+use onelog_binlog::event::table_map::RowMetadata;
 use onelog_binlog::event::GtidEvent;
 use onelog_log::{GtidAssign, PendingRecord, RecordKind};
 
@@ -41,7 +42,12 @@ impl Engine {
             })?;
         check_applies(&root, &decoded.body, &decoded.gtid_event)?;
         let gtid = decoded.gtid_event.gtid;
-        let record = re_encode(&root.catalog, decoded.body, &decoded.gtid_event)?;
+        let record = re_encode(
+            &root.catalog,
+            decoded.body,
+            &decoded.gtid_event,
+            self.binlog_row_metadata(),
+        )?;
         debug_assert!(std::sync::Arc::ptr_eq(&root, &core.store().current()));
         let receipt =
             core.log_exclusive(&gate, record, || format!("logging replicated GTID {gtid}"))?;
@@ -81,6 +87,7 @@ fn re_encode(
     catalog: &Catalog,
     body: DecodedBody,
     gtid_event: &GtidEvent,
+    metadata: RowMetadata,
 ) -> Result<PendingRecord, EngineError> {
     let gtid = gtid_event.gtid;
     let ts = gtid_event.timestamp;
@@ -93,6 +100,7 @@ fn re_encode(
                 gtid.server_id,
                 ts,
                 gtid.seq_no,
+                metadata,
             )?;
             (
                 RecordKind::Transaction,

@@ -31,14 +31,9 @@ fn filled(fs: &Arc<SimFs>) -> (Arc<Engine>, TableId) {
     (e, t)
 }
 
+/// The binlog name of the i-th segment (the classic view's `binlog.NNNNNN`).
 fn file_name(e: &Engine, i: usize) -> String {
-    let segs = e.log().segments();
-    segs[i]
-        .path
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned()
+    file_name_of(&e.log().segments()[i])
 }
 
 #[test]
@@ -131,10 +126,7 @@ fn a_reader_pin_stops_purge_to_silently_after_the_segments_before_it() {
     assert_eq!(purged.segments, 2);
     assert!(purged.kept_for_recovery.is_none());
     let kept = purged.kept_for_reader.unwrap();
-    assert_eq!(
-        e.log().segments()[0].path.file_name().unwrap().to_str(),
-        Some(kept.as_str())
-    );
+    assert_eq!(file_name(&e, 0), kept);
     // Released: the rest goes (up to the target).
     drop(pin);
     let purged = e
@@ -202,7 +194,7 @@ fn expiry_by_age_and_size_stops_at_the_checkpoint_and_reports_what_it_removed() 
 }
 
 fn file_name_of(s: &onelog_log::SegmentInfo) -> String {
-    s.path.file_name().unwrap().to_string_lossy().into_owned()
+    onelog_log::retention::segment_name(s)
 }
 
 #[test]

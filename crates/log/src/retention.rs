@@ -332,7 +332,7 @@ mod tests {
     #[test]
     fn purge_to_removes_what_the_checkpoint_covers() {
         let s = segs(4);
-        let p = plan_purge_to(&s, "binlog-000003.olog", &ckpt(250)).unwrap();
+        let p = plan_purge_to(&s, "binlog.000003", &ckpt(250)).unwrap();
         assert_eq!(
             p,
             (
@@ -343,25 +343,25 @@ mod tests {
                 None
             )
         );
-        let p = plan_purge_to(&s, "binlog-000001.olog", &Retention::default()).unwrap();
+        let p = plan_purge_to(&s, "binlog.000001", &Retention::default()).unwrap();
         assert_eq!(p, (PurgePlan::default(), None));
     }
 
     #[test]
     fn purge_to_names_the_segment_recovery_needs() {
         let s = segs(4);
-        let Err(PurgeError::InUse(e)) = plan_purge_to(&s, "binlog-000004.olog", &ckpt(150)) else {
+        let Err(PurgeError::InUse(e)) = plan_purge_to(&s, "binlog.000004", &ckpt(150)) else {
             panic!("not refused")
         };
         assert_eq!((e.number, e.end_lsn), (2, 200));
         assert_eq!(
             e.to_string(),
-            "A purgeable log is in use, will not purge: binlog-000002.olog is still needed for \
+            "A purgeable log is in use, will not purge: binlog.000002 is still needed for \
              crash recovery (it ends at LSN 200, after the newest checkpoint at LSN 150); it can \
              be purged after the next checkpoint"
         );
         let Err(PurgeError::InUse(e)) =
-            plan_purge_to(&s, "binlog-000002.olog", &Retention::default())
+            plan_purge_to(&s, "binlog.000002", &Retention::default())
         else {
             panic!("not refused")
         };
@@ -371,8 +371,9 @@ mod tests {
 
     #[test]
     fn purge_to_an_unknown_file_is_refused() {
-        let r = plan_purge_to(&segs(2), "binlog.000001", &ckpt(1000));
-        assert!(matches!(r, Err(PurgeError::UnknownTarget(t)) if t == "binlog.000001"));
+        // The segment's own file name is not a binlog name: readers see the classic view's.
+        let r = plan_purge_to(&segs(2), "binlog-000001.olog", &ckpt(1000));
+        assert!(matches!(r, Err(PurgeError::UnknownTarget(t)) if t == "binlog-000001.olog"));
     }
 
     #[test]
@@ -383,13 +384,13 @@ mod tests {
             oldest_reader_lsn: Some(120),
         };
         // As MariaDB: the segments before the reader's go, the statement succeeds.
-        let (p, stopped) = plan_purge_to(&s, "binlog-000004.olog", &r).unwrap();
+        let (p, stopped) = plan_purge_to(&s, "binlog.000004", &r).unwrap();
         assert_eq!((p.count, p.before_lsn), (1, Some(100)));
         let stopped = stopped.unwrap();
         assert_eq!(stopped.needed_by, NeededBy::Reader { lsn: 120 });
         assert_eq!(stopped.number, 2);
         assert_eq!(
-            plan_purge_to(&s, "binlog-000002.olog", &r).unwrap(),
+            plan_purge_to(&s, "binlog.000002", &r).unwrap(),
             (
                 PurgePlan {
                     count: 1,
@@ -403,7 +404,7 @@ mod tests {
             oldest_reader_lsn: Some(200),
             ..r
         };
-        let (p, stopped) = plan_purge_to(&s, "binlog-000004.olog", &r).unwrap();
+        let (p, stopped) = plan_purge_to(&s, "binlog.000004", &r).unwrap();
         assert_eq!((p.count, stopped.map(|x| x.number)), (2, Some(3)));
         // Recovery still refuses the whole statement when it comes first.
         let r = Retention {
@@ -411,7 +412,7 @@ mod tests {
             oldest_reader_lsn: Some(250),
         };
         assert!(matches!(
-            plan_purge_to(&s, "binlog-000004.olog", &r),
+            plan_purge_to(&s, "binlog.000004", &r),
             Err(PurgeError::InUse(SegmentInUse { number: 2, .. }))
         ));
     }
@@ -419,9 +420,9 @@ mod tests {
     #[test]
     fn names_resolve_to_segments_in_one_place() {
         let s = segs(3);
-        assert_eq!(find_segment(&s, "binlog-000002.olog"), Some(1));
-        assert_eq!(find_segment(&s, "binlog-000009.olog"), None);
-        assert_eq!(segment_name(&s[2]), "binlog-000003.olog");
+        assert_eq!(find_segment(&s, "binlog.000002"), Some(1));
+        assert_eq!(find_segment(&s, "binlog.000009"), None);
+        assert_eq!(segment_name(&s[2]), "binlog.000003");
     }
 
     #[test]

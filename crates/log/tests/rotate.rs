@@ -62,14 +62,7 @@ fn checked_purges_keep_what_recovery_and_readers_need() {
     }
     let segs = log.segments();
     assert_eq!(segs.len(), 4);
-    let name = |i: usize| {
-        segs[i]
-            .path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned()
-    };
+    let name = |i: usize| onelog_log::retention::segment_name(&segs[i]);
     // No checkpoint: nothing may go, and the refusal names the oldest segment.
     let Err(PurgeError::InUse(e)) = log.purge_to_checked(&name(2), &Retention::default()) else {
         panic!("purge without a checkpoint was not refused")

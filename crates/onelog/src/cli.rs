@@ -16,6 +16,7 @@
 //! came from (command line or option file); only `--loose-` options may be unknown, and those are
 //! reported as warnings, never dropped silently.
 
+use onelog_binlog::event::table_map::RowMetadata;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -56,6 +57,8 @@ pub struct ServeOptions {
     pub max_binlog_size: u64,
     /// `--binlog-state-interval` in bytes (GTID state record period).
     pub binlog_state_interval: u64,
+    /// `--binlog-row-metadata=NO_LOG|MINIMAL|FULL`: the optional metadata of Table_map events.
+    pub binlog_row_metadata: RowMetadata,
     /// `--max-connections`.
     pub max_connections: u32,
     /// `--max-allowed-packet` in bytes.
@@ -108,6 +111,7 @@ impl Default for ServeOptions {
             flush_log_at_trx_commit: 1,
             max_binlog_size: 1 << 30,
             binlog_state_interval: 2 << 20,
+            binlog_row_metadata: RowMetadata::NoLog,
             max_connections: 151,
             max_allowed_packet: 16 << 20,
             max_session_mem_used: onelog_sql::DEFAULT_MAX_SESSION_MEM_USED,
@@ -171,6 +175,9 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
   --max-binlog-size=SIZE log segment size (default 1G)
   --binlog-state-interval=SIZE
                          log bytes between GTID state records (default 2M)
+  --binlog-row-metadata=NO_LOG|MINIMAL|FULL
+                         optional metadata of Table_map events (default NO_LOG; FULL
+                         adds column names and the primary key)
   --max-connections=N    (default {maxc})
   --max-allowed-packet=SIZE
                          (default 16M)
@@ -398,6 +405,7 @@ const KNOWN: &[&str] = &[
     "innodb-flush-log-at-trx-commit",
     "max-binlog-size",
     "binlog-state-interval",
+    "binlog-row-metadata",
     "max-connections",
     "max-allowed-packet",
     "max-session-mem-used",
@@ -446,6 +454,10 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
         "innodb-flush-log-at-trx-commit" => o.flush_log_at_trx_commit = parse_int(v, 0, 2)? as u8,
         "max-binlog-size" => o.max_binlog_size = parse_size(v, 16 << 10, 1 << 30)?,
         "binlog-state-interval" => o.binlog_state_interval = parse_size(v, 4096, 1 << 40)?,
+        "binlog-row-metadata" => {
+            o.binlog_row_metadata = RowMetadata::from_name(v)
+                .ok_or_else(|| "expected NO_LOG, MINIMAL or FULL".to_string())?
+        }
         "max-connections" => o.max_connections = parse_int(v, 1, 100_000)? as u32,
         "max-allowed-packet" => o.max_allowed_packet = parse_size(v, 1024, 1 << 30)? as u32,
         "max-session-mem-used" => o.max_session_mem_used = parse_size(v, 8192, i64::MAX as u64)?,
@@ -612,6 +624,7 @@ mod tests {
             "--innodb_flush_log_at_trx_commit=2",
             "--max-binlog-size=64M",
             "--binlog_state_interval=1m",
+            "--binlog-row-metadata=full",
             "--max-connections=1040",
             "--max_allowed_packet=1G",
             "--wait-timeout=60",
@@ -627,6 +640,7 @@ mod tests {
         assert_eq!(o.flush_log_at_trx_commit, 2);
         assert_eq!(o.max_binlog_size, 64 << 20);
         assert_eq!(o.binlog_state_interval, 1 << 20);
+        assert_eq!(o.binlog_row_metadata, RowMetadata::Full);
         assert_eq!(o.max_connections, 1040);
         assert_eq!(o.max_allowed_packet, 1 << 30);
         assert_eq!(o.wait_timeout, 60);

@@ -389,6 +389,7 @@ pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
         flush_log_at_trx_commit: opts.flush_log_at_trx_commit,
         max_binlog_size: opts.max_binlog_size,
         binlog_state_interval: opts.binlog_state_interval,
+        binlog_row_metadata: opts.binlog_row_metadata,
         max_connections: opts.max_connections,
         max_allowed_packet: opts.max_allowed_packet,
         max_session_mem_used: opts.max_session_mem_used,

@@ -13,6 +13,7 @@
 //! the commit path; [`Server::shutdown`] stops it after the engine's final checkpoint, and
 //! RESET MASTER resets it after the log.
 
+use onelog_binlog::event::table_map::RowMetadata;
 use onelog_engine::SemiSync;
 use onelog_protocol::errors;
 use onelog_replication::source::{AckSink, Source};
@@ -53,6 +54,8 @@ pub struct ServerConfig {
     pub flush_log_at_trx_commit: u8,
     pub max_binlog_size: u64,
     pub binlog_state_interval: u64,
+    /// `--binlog-row-metadata`: the startup value of `binlog_row_metadata` (NO_LOG default).
+    pub binlog_row_metadata: RowMetadata,
     pub max_connections: u32,
     pub max_allowed_packet: u32,
     /// `--max-session-mem-used`: the global default of `max_session_mem_used` (bytes).
@@ -114,6 +117,7 @@ impl ServerConfig {
             flush_log_at_trx_commit: 1,
             max_binlog_size: 1 << 30,
             binlog_state_interval: 2 << 20,
+            binlog_row_metadata: RowMetadata::NoLog,
             max_connections: 151,
             max_allowed_packet: 16 << 20,
             max_session_mem_used: crate::guard::DEFAULT_MAX_SESSION_MEM_USED,
@@ -188,6 +192,7 @@ impl Server {
         let mut opts = EngineOptions::new(&config.datadir);
         opts.server_id = config.server_id;
         opts.domain_id = config.gtid_domain_id;
+        opts.binlog_row_metadata = config.binlog_row_metadata;
         opts.log.segment_size = config.max_binlog_size.max(16 << 10);
         opts.checkpoint_every = std::time::Duration::from_secs(config.checkpoint_interval.into());
         opts.binlog_expire_logs_seconds = config.binlog_expire_logs_seconds;

@@ -146,7 +146,7 @@ fn flush_binary_logs_expires_by_size_and_age_but_never_past_the_checkpoint() {
         .into_iter()
         .map(|r| r[0].clone())
         .collect();
-    assert_eq!(names, ["binlog-000005.olog", "binlog-000006.olog"]);
+    assert_eq!(names, ["binlog.000005", "binlog.000006"]);
     // By age: a second after a checkpoint and a rotation, the closed segment is more than 1 s
     // old (the engine's clock seam is tested in the engine; here the real one, ~1 s).
     ok(&mut s, "SET GLOBAL max_binlog_total_size=0");
@@ -160,7 +160,7 @@ fn flush_binary_logs_expires_by_size_and_age_but_never_past_the_checkpoint() {
         .into_iter()
         .map(|r| r[0].clone())
         .collect();
-    assert_eq!(names, ["binlog-000007.olog"]);
+    assert_eq!(names, ["binlog.000007"]);
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM d.t"), "5");
 }
 
@@ -178,19 +178,19 @@ fn purge_to_stops_silently_before_a_connected_readers_segment() {
     server.engine().checkpoint().unwrap();
     let log = server.engine().log().clone();
     let pin = log.pin_reader(log.segments()[1].start_lsn);
-    ok(&mut s, "PURGE BINARY LOGS TO 'binlog-000004.olog'");
+    ok(&mut s, "PURGE BINARY LOGS TO 'binlog.000004'");
     assert!(
         warnings(&mut s).is_empty(),
         "MariaDB answers OK without a warning"
     );
     let first = |s: &mut Session| rows(s, "SHOW BINARY LOGS")[0][0].clone();
-    assert_eq!(first(&mut s), "binlog-000002.olog");
+    assert_eq!(first(&mut s), "binlog.000002");
     ok(&mut s, "PURGE BINARY LOGS BEFORE '2999-01-01'");
     assert!(warnings(&mut s).is_empty());
-    assert_eq!(first(&mut s), "binlog-000002.olog");
+    assert_eq!(first(&mut s), "binlog.000002");
     drop(pin);
-    ok(&mut s, "PURGE BINARY LOGS TO 'binlog-000004.olog'");
-    assert_eq!(first(&mut s), "binlog-000004.olog");
+    ok(&mut s, "PURGE BINARY LOGS TO 'binlog.000004'");
+    assert_eq!(first(&mut s), "binlog.000004");
 }
 
 #[test]

@@ -17,13 +17,28 @@
 //! bytes real type, length (word `byte0 << 8 | byte1`, see `ColumnMeta::pack_string_meta`);
 //! other types none.
 //!
-//! onelog writes the optional metadata fields SIGNEDNESS (1: one bit per numeric column, MSB
-//! first, set = unsigned; YEAR counts as numeric and is always unsigned), DEFAULT_CHARSET (2: default collation, then (index among character
-//! columns, collation) for the others; binary columns have collation 63) and COLUMN_NAME
-//! (4: packed length + name per column). The decoder also reads COLUMN_CHARSET (3) and skips
-//! every other field.
+//! The optional metadata fields written depend on [`RowMetadata`] (MariaDB's
+//! `binlog_row_metadata`), in MariaDB 10.11's order (checked against its binlog bytes):
+//! - `NO_LOG` (MariaDB's default): none;
+//! - `MINIMAL`: SIGNEDNESS (1: one bit per numeric column, MSB first, set = unsigned; YEAR
+//!   counts as numeric and is always unsigned) when the table has a numeric column, then the
+//!   character sets of its character columns (text and binary strings and blobs, binary ones
+//!   with collation 63) when it has one, as DEFAULT_CHARSET (2: the most used collation, then
+//!   (index among character columns, collation) for the others) or, when that is longer,
+//!   COLUMN_CHARSET (3: one collation per character column);
+//! - `FULL`: those, then COLUMN_NAME (4: packed length + name per column) and the primary key
+//!   as SIMPLE_PRIMARY_KEY (8: packed column index per key part, in key order) when the table
+//!   has one. ENUM/SET value lists (5, 6, 10, 11) cannot be written from a [`ColumnMeta`], so
+//!   a FULL map with an ENUM or SET column is an encode error (onelog's catalog has neither).
 //!
-//! Invariants: decoding what the encoder wrote gives the same event (tests/roundtrip.rs, and
+//! The decoder reads SIGNEDNESS, DEFAULT_CHARSET, COLUMN_CHARSET, COLUMN_NAME,
+//! SIMPLE_PRIMARY_KEY and PRIMARY_KEY_WITH_PREFIX (9: (index, prefix length) pairs; the
+//! prefixes are dropped) and skips every other field; it reports the level as FULL when names
+//! are present, MINIMAL when signedness or charsets are, else NO_LOG.
+//!
+//! Invariants: decoding what the encoder wrote gives the same event (tests/roundtrip.rs; one
+//! exception: a MINIMAL map of a table with neither numeric nor character columns has no
+//! optional field, the same bytes as NO_LOG, and decodes as NO_LOG; and
 //! the layout is cross-checked against an independent decoder in tests/cross_check_mysql_common.rs);
 //! the decoder reads only through the bounds-checked `wire::Reader`, so a short body is a
 //! `DecodeError`, never a panic (fuzzed by fuzz/fuzz_targets/decode_event.rs).
@@ -31,7 +46,7 @@
 use super::query::UTF8MB4_GENERAL_CI;
 use super::{event_type, new_header, typed_body};
 use crate::error::{DecodeError, EncodeError};
-use crate::value::{ColumnMeta, ColumnType};
+use crate::value::{ColumnMeta, ColumnType, ENUM_REAL_TYPE, SET_REAL_TYPE};
 use crate::wire::{put_packed, Reader};
 
 /// Optional metadata field types (`Table_map_log_event::Optional_metadata_field_type`).
@@ -39,11 +54,49 @@ pub const OPT_SIGNEDNESS: u8 = 1;
 pub const OPT_DEFAULT_CHARSET: u8 = 2;
 pub const OPT_COLUMN_CHARSET: u8 = 3;
 pub const OPT_COLUMN_NAME: u8 = 4;
+pub const OPT_SET_STR_VALUE: u8 = 5;
+pub const OPT_ENUM_STR_VALUE: u8 = 6;
+pub const OPT_SIMPLE_PRIMARY_KEY: u8 = 8;
+pub const OPT_PRIMARY_KEY_WITH_PREFIX: u8 = 9;
+pub const OPT_ENUM_AND_SET_DEFAULT_CHARSET: u8 = 10;
 /// The `binary` collation.
 pub const BINARY_COLLATION: u16 = 63;
 
 /// Largest table id (6 bytes).
 pub const MAX_TABLE_ID: u64 = (1 << 48) - 1;
+
+/// `binlog_row_metadata`: which optional metadata fields a Table_map carries (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RowMetadata {
+    /// No optional metadata (MariaDB's default).
+    #[default]
+    NoLog,
+    /// Signedness and character sets.
+    Minimal,
+    /// Minimal, plus column names and the primary key.
+    Full,
+}
+
+impl RowMetadata {
+    /// Every level, in the order of MariaDB's enum (`NO_LOG`, `MINIMAL`, `FULL`).
+    pub const ALL: [RowMetadata; 3] = [RowMetadata::NoLog, RowMetadata::Minimal, RowMetadata::Full];
+
+    /// The variable's value as MariaDB prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RowMetadata::NoLog => "NO_LOG",
+            RowMetadata::Minimal => "MINIMAL",
+            RowMetadata::Full => "FULL",
+        }
+    }
+
+    /// The level named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<RowMetadata> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(name))
+    }
+}
 
 /// A Table_map event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +106,11 @@ pub struct TableMap {
     pub db: String,
     pub table: String,
     pub columns: Vec<ColumnMeta>,
+    /// Which optional metadata the event carries (decoded: inferred, see the module docs).
+    pub metadata: RowMetadata,
+    /// Column indexes of the primary key in key order (empty: none, or not carried); written
+    /// only at [`RowMetadata::Full`].
+    pub primary_key: Vec<usize>,
 }
 
 /// Bytes of per-column metadata a type has in the metadata block.
@@ -161,48 +219,7 @@ impl TableMap {
                 body[start + i / 8] |= 1 << (i % 8);
             }
         }
-        // SIGNEDNESS.
-        // YEAR is always unsigned in MariaDB, whatever the caller's flag says.
-        let numeric: Vec<bool> = self
-            .columns
-            .iter()
-            .filter(|c| c.is_numeric())
-            .map(|c| c.unsigned || c.column_type == ColumnType::Year)
-            .collect();
-        if !numeric.is_empty() {
-            let mut bits = vec![0u8; numeric.len().div_ceil(8)];
-            for (i, &u) in numeric.iter().enumerate() {
-                if u {
-                    bits[i / 8] |= 0x80 >> (i % 8);
-                }
-            }
-            body.push(OPT_SIGNEDNESS);
-            put_packed(&mut body, bits.len() as u64);
-            body.extend_from_slice(&bits);
-        }
-        // DEFAULT_CHARSET.
-        if self.columns.iter().any(|c| c.is_character()) {
-            let mut f = Vec::new();
-            put_packed(&mut f, u64::from(UTF8MB4_GENERAL_CI));
-            for (i, c) in self.columns.iter().filter(|c| c.is_character()).enumerate() {
-                if collation(c) != UTF8MB4_GENERAL_CI {
-                    put_packed(&mut f, i as u64);
-                    put_packed(&mut f, u64::from(collation(c)));
-                }
-            }
-            body.push(OPT_DEFAULT_CHARSET);
-            put_packed(&mut body, f.len() as u64);
-            body.extend_from_slice(&f);
-        }
-        // COLUMN_NAME.
-        let mut f = Vec::new();
-        for c in &self.columns {
-            put_packed(&mut f, c.name.len() as u64);
-            f.extend_from_slice(c.name.as_bytes());
-        }
-        body.push(OPT_COLUMN_NAME);
-        put_packed(&mut body, f.len() as u64);
-        body.extend_from_slice(&f);
+        self.put_optional_metadata(&mut body)?;
         super::write_event(
             out,
             new_header(event_type::TABLE_MAP, timestamp, server_id),
@@ -250,6 +267,8 @@ impl TableMap {
         for (i, c) in columns.iter_mut().enumerate() {
             c.nullable = nulls[i / 8] & (1 << (i % 8)) != 0;
         }
+        let mut primary_key = Vec::new();
+        let mut metadata = RowMetadata::NoLog;
         while !r.is_empty() {
             let kind = r.u8()?;
             let len = r.packed_len()?;
@@ -260,8 +279,19 @@ impl TableMap {
                 OPT_DEFAULT_CHARSET => read_default_charset(f, &mut columns)?,
                 OPT_COLUMN_CHARSET => read_column_charset(f, &mut columns)?,
                 OPT_COLUMN_NAME => read_column_names(f, &mut columns)?,
+                OPT_SIMPLE_PRIMARY_KEY => primary_key = read_primary_key(f, n, false)?,
+                OPT_PRIMARY_KEY_WITH_PREFIX => primary_key = read_primary_key(f, n, true)?,
                 _ => {}
             }
+            metadata = match kind {
+                OPT_COLUMN_NAME => RowMetadata::Full,
+                OPT_SIGNEDNESS | OPT_DEFAULT_CHARSET | OPT_COLUMN_CHARSET
+                    if metadata == RowMetadata::NoLog =>
+                {
+                    RowMetadata::Minimal
+                }
+                _ => metadata,
+            };
         }
         Ok(TableMap {
             table_id,
@@ -269,6 +299,8 @@ impl TableMap {
             db,
             table,
             columns,
+            metadata,
+            primary_key,
         })
     }
 
@@ -276,6 +308,145 @@ impl TableMap {
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
     }
+}
+
+impl TableMap {
+    /// The optional metadata fields of `self.metadata`, in MariaDB's order (module docs).
+    fn put_optional_metadata(&self, body: &mut Vec<u8>) -> Result<(), EncodeError> {
+        if self.metadata == RowMetadata::NoLog {
+            return Ok(());
+        }
+        put_signedness(&self.columns, body);
+        put_charsets(&self.columns, body);
+        if self.metadata == RowMetadata::Full {
+            self.put_full_fields(body)?;
+        }
+        Ok(())
+    }
+
+    /// COLUMN_NAME and SIMPLE_PRIMARY_KEY.
+    fn put_full_fields(&self, body: &mut Vec<u8>) -> Result<(), EncodeError> {
+        const WHAT: &str = "Table_map event";
+        for (i, c) in self.columns.iter().enumerate() {
+            let enum_or_set = match c.column_type {
+                ColumnType::Enum | ColumnType::Set => true,
+                ColumnType::String => matches!(
+                    ColumnMeta::unpack_string_meta(c.meta).0,
+                    ENUM_REAL_TYPE | SET_REAL_TYPE
+                ),
+                _ => false,
+            };
+            if enum_or_set {
+                return Err(EncodeError::column(
+                    WHAT,
+                    i,
+                    "binlog_row_metadata=FULL needs the value list of an ENUM or SET column",
+                ));
+            }
+        }
+        let mut f = Vec::new();
+        for c in &self.columns {
+            put_packed(&mut f, c.name.len() as u64);
+            f.extend_from_slice(c.name.as_bytes());
+        }
+        put_field(body, OPT_COLUMN_NAME, &f);
+        if !self.primary_key.is_empty() {
+            f.clear();
+            for &i in &self.primary_key {
+                if i >= self.columns.len() {
+                    return Err(EncodeError::new(
+                        WHAT,
+                        format!("primary key column {i} of {} columns", self.columns.len()),
+                    ));
+                }
+                put_packed(&mut f, i as u64);
+            }
+            put_field(body, OPT_SIMPLE_PRIMARY_KEY, &f);
+        }
+        Ok(())
+    }
+}
+
+/// One optional metadata field: type, packed length, value.
+fn put_field(body: &mut Vec<u8>, kind: u8, value: &[u8]) {
+    body.push(kind);
+    put_packed(body, value.len() as u64);
+    body.extend_from_slice(value);
+}
+
+/// SIGNEDNESS, when the table has a numeric column. YEAR is always unsigned in MariaDB,
+/// whatever the caller's flag says.
+fn put_signedness(columns: &[ColumnMeta], body: &mut Vec<u8>) {
+    let numeric = columns.iter().filter(|c| c.is_numeric());
+    let mut bits = Vec::new();
+    for (i, c) in numeric.enumerate() {
+        if i % 8 == 0 {
+            bits.push(0u8);
+        }
+        if c.unsigned || c.column_type == ColumnType::Year {
+            bits[i / 8] |= 0x80 >> (i % 8);
+        }
+    }
+    if !bits.is_empty() {
+        put_field(body, OPT_SIGNEDNESS, &bits);
+    }
+}
+
+/// DEFAULT_CHARSET or COLUMN_CHARSET, whichever is shorter (DEFAULT_CHARSET on a tie, as
+/// MariaDB), when the table has a character column. The default is the most used collation
+/// (the lower id on a tie).
+fn put_charsets(columns: &[ColumnMeta], body: &mut Vec<u8>) {
+    let colls: Vec<u16> = columns
+        .iter()
+        .filter(|c| c.is_character())
+        .map(collation)
+        .collect();
+    if colls.is_empty() {
+        return;
+    }
+    let binary = colls.iter().filter(|&&c| c == BINARY_COLLATION).count();
+    let default = if binary > colls.len() - binary {
+        BINARY_COLLATION
+    } else {
+        UTF8MB4_GENERAL_CI
+    };
+    let mut by_default = Vec::new();
+    put_packed(&mut by_default, u64::from(default));
+    for (i, &c) in colls.iter().enumerate() {
+        if c != default {
+            put_packed(&mut by_default, i as u64);
+            put_packed(&mut by_default, u64::from(c));
+        }
+    }
+    let mut by_column = Vec::new();
+    for &c in &colls {
+        put_packed(&mut by_column, u64::from(c));
+    }
+    if by_default.len() <= by_column.len() {
+        put_field(body, OPT_DEFAULT_CHARSET, &by_default);
+    } else {
+        put_field(body, OPT_COLUMN_CHARSET, &by_column);
+    }
+}
+
+/// SIMPLE_PRIMARY_KEY (column indexes) or PRIMARY_KEY_WITH_PREFIX ((index, prefix) pairs).
+fn read_primary_key(
+    mut f: Reader<'_>,
+    ncols: usize,
+    with_prefix: bool,
+) -> Result<Vec<usize>, DecodeError> {
+    let mut key = Vec::new();
+    while !f.is_empty() {
+        let i = usize::try_from(f.packed()?).unwrap_or(usize::MAX);
+        if i >= ncols {
+            return Err(f.err(format!("primary key column {i} of {ncols} columns")));
+        }
+        if with_prefix {
+            f.packed()?;
+        }
+        key.push(i);
+    }
+    Ok(key)
 }
 
 fn read_signedness(mut f: Reader<'_>, columns: &mut [ColumnMeta]) -> Result<(), DecodeError> {
@@ -342,4 +513,157 @@ fn read_column_names(mut f: Reader<'_>, columns: &mut [ColumnMeta]) -> Result<()
         return Err(f.err("more column names than columns"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn col(
+        t: ColumnType,
+        meta: u16,
+        unsigned: bool,
+        nullable: bool,
+        binary: bool,
+        name: &str,
+    ) -> ColumnMeta {
+        ColumnMeta {
+            column_type: t,
+            meta,
+            unsigned,
+            nullable,
+            binary,
+            name: name.into(),
+        }
+    }
+
+    /// The event's bytes from the column count to the end, CRC excluded.
+    fn tail(t: &TableMap) -> Vec<u8> {
+        let mut buf = Vec::new();
+        t.encode(1, 1, &mut buf).unwrap();
+        let from = 19 + 8 + 2 + t.db.len() + 2 + t.table.len();
+        buf[from..buf.len() - 4].to_vec()
+    }
+
+    fn hex(s: impl AsRef<str>) -> Vec<u8> {
+        let s = s.as_ref();
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    /// `CREATE TABLE b (id INT, b1 VARBINARY(5), c VARCHAR(5), c2 CHAR(2), c3 TEXT,
+    /// PRIMARY KEY (c, id))` in a utf8mb4 database, as MariaDB 10.11.19 logs it.
+    fn mariadb_table_b(metadata: RowMetadata) -> TableMap {
+        use ColumnType::*;
+        TableMap {
+            table_id: 1,
+            flags: 1,
+            db: "m2".into(),
+            table: "b".into(),
+            columns: vec![
+                col(Long, 0, false, false, false, "id"),
+                col(VarChar, 5, false, true, true, "b1"),
+                col(VarChar, 20, false, false, false, "c"),
+                col(
+                    String,
+                    ColumnMeta::pack_string_meta(254, 8),
+                    false,
+                    true,
+                    false,
+                    "c2",
+                ),
+                col(Blob, 2, false, true, false, "c3"),
+            ],
+            metadata,
+            primary_key: vec![2, 0],
+        }
+    }
+
+    #[test]
+    fn each_binlog_row_metadata_level_writes_mariadbs_bytes() {
+        // Column count, types, metadata block, null bitmap: the same at every level.
+        let base =
+            "05030f0ffefc" /* types */.to_string() + "07050014" + "00fe0802" /* metadata */ + "1a";
+        let minimal = "010100" /* SIGNEDNESS */.to_string() + "02032d003f" /* DEFAULT_CHARSET */;
+        let full = minimal.clone()
+            + "040e" + "026964" + "026231" + "0163" + "026332" + "026333" /* COLUMN_NAME */
+            + "08020200" /* SIMPLE_PRIMARY_KEY (c, id) */;
+        assert_eq!(tail(&mariadb_table_b(RowMetadata::NoLog)), hex(&base));
+        assert_eq!(
+            tail(&mariadb_table_b(RowMetadata::Minimal)),
+            hex(&(base.clone() + &minimal))
+        );
+        assert_eq!(
+            tail(&mariadb_table_b(RowMetadata::Full)),
+            hex(&(base + &full))
+        );
+    }
+
+    #[test]
+    fn charsets_use_the_shorter_field_and_signedness_counts_year() {
+        use ColumnType::*;
+        // (id INT PRIMARY KEY, b1 VARBINARY(5), c VARCHAR(5)): COLUMN_CHARSET is shorter.
+        let t = TableMap {
+            table_id: 1,
+            flags: 1,
+            db: "m3".into(),
+            table: "a".into(),
+            columns: vec![
+                col(Long, 0, false, false, false, "id"),
+                col(VarChar, 5, false, true, true, "b1"),
+                col(VarChar, 20, false, true, false, "c"),
+            ],
+            metadata: RowMetadata::Minimal,
+            primary_key: vec![0],
+        };
+        assert!(tail(&t).ends_with(&hex("010100" /* SIGNEDNESS */
+            .to_string()
+            + "03023f2d")));
+        // (BIGINT UNSIGNED, FLOAT, DOUBLE, TINYINT UNSIGNED, SMALLINT, MEDIUMINT UNSIGNED,
+        // DECIMAL(3,1), YEAR, BIT(3)): MariaDB's signedness byte is 0x95.
+        let n = |t, u| col(t, 0, u, true, false, "x");
+        let t = TableMap {
+            columns: vec![
+                n(LongLong, true),
+                n(Float, false),
+                n(Double, false),
+                n(Tiny, true),
+                n(Short, false),
+                n(Int24, true),
+                col(NewDecimal, (3 << 8) | 1, false, true, false, "x"),
+                n(Year, false),
+                col(Bit, 3, false, true, false, "x"),
+            ],
+            ..t
+        };
+        assert!(tail(&t).ends_with(&[OPT_SIGNEDNESS, 1, 0x95]));
+    }
+
+    #[test]
+    fn full_metadata_decodes_names_and_primary_key() {
+        let t = mariadb_table_b(RowMetadata::Full);
+        let mut buf = Vec::new();
+        t.encode(1, 1, &mut buf).unwrap();
+        let d = TableMap::decode(&buf).unwrap();
+        assert_eq!(d, t);
+        assert_eq!(d.column_index("c2"), Some(3));
+        let mut buf = Vec::new();
+        mariadb_table_b(RowMetadata::NoLog)
+            .encode(1, 1, &mut buf)
+            .unwrap();
+        let d = TableMap::decode(&buf).unwrap();
+        assert_eq!(d.metadata, RowMetadata::NoLog);
+        assert!(d.primary_key.is_empty() && d.columns.iter().all(|c| c.name.is_empty()));
+    }
+
+    #[test]
+    fn full_metadata_refuses_enum_without_its_values() {
+        let mut t = mariadb_table_b(RowMetadata::Full);
+        t.columns[3].meta = ColumnMeta::pack_string_meta(ENUM_REAL_TYPE, 1);
+        assert!(t.encode(1, 1, &mut Vec::new()).is_err());
+        t.metadata = RowMetadata::Minimal;
+        assert!(t.encode(1, 1, &mut Vec::new()).is_ok());
+    }
 }

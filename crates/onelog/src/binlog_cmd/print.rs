@@ -1017,6 +1017,7 @@ fn strip_zeros(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use onelog_binlog::event::table_map::RowMetadata;
 
     #[test]
     fn format_g_matches_c() {
@@ -1164,6 +1165,9 @@ mod tests {
             db: "d".into(),
             table: "t".into(),
             columns: cols.clone(),
+            // MINIMAL: FULL would need the SET column's value list.
+            metadata: RowMetadata::Minimal,
+            primary_key: vec![],
         };
         let mut tm = Vec::new();
         map.encode(1, 1, &mut tm).unwrap();

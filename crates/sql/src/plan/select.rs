@@ -376,6 +376,15 @@ fn compile_projection(
                 let x = c.compile(e)?;
                 let name = match e {
                     ast::Expr::Identifier(i) => i.value.clone(),
+                    // `@@GLOBAL.x` names its column as written, like MariaDB; `t.c` is `c`.
+                    ast::Expr::CompoundIdentifier(p)
+                        if p.first().is_some_and(|i| i.value.starts_with("@@")) =>
+                    {
+                        p.iter()
+                            .map(|i| i.value.as_str())
+                            .collect::<Vec<_>>()
+                            .join(".")
+                    }
                     ast::Expr::CompoundIdentifier(p) => {
                         p.last().map(|i| i.value.clone()).unwrap_or_default()
                     }

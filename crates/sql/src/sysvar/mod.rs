@@ -32,6 +32,7 @@ pub mod registry;
 use onelog_protocol::errors;
 use std::time::Duration;
 
+use onelog_binlog::event::table_map::RowMetadata;
 use onelog_binlog::Value;
 use onelog_engine::WaitPoint;
 use onelog_log::Durability;
@@ -76,6 +77,7 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
         "gtid_binlog_state" => text(binlog_state_text(engine)),
         "gtid_slave_pos" => text(""),
         "binlog_state_interval" => Value::Int(cfg.binlog_state_interval as i64),
+        "binlog_row_metadata" => text(engine.binlog_row_metadata().name()),
         "binlog_storage" => text(cfg.binlog_storage.name()),
         "binlog_file_mirror" => Value::Int(i64::from(cfg.binlog_file_mirror)),
         "sync_binlog" => Value::Int(i64::from(cfg.sync_binlog)),
@@ -125,6 +127,20 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
         "rpl_semi_sync_master_wait_point" => text(engine.semisync().wait_point().name()),
         n if expiry::owns(n) => expiry::value(server, n).unwrap_or_else(|| typed_default(def)),
         _ => typed_default(def),
+    }
+}
+
+/// `SET GLOBAL binlog_row_metadata`: a live variable, the engine holds the value (`None`:
+/// DEFAULT, the startup value).
+fn set_row_metadata(cx: &ExecContext, value: Option<&Value>) {
+    let m = match value {
+        Some(Value::Bytes(b)) => std::str::from_utf8(b).ok().and_then(RowMetadata::from_name),
+        _ => Some(cx.server.config.binlog_row_metadata),
+    };
+    // Coerced to one of the enum's names before, so always Some.
+    debug_assert!(m.is_some(), "binlog_row_metadata value {value:?}");
+    if let Some(m) = m {
+        cx.server.engine.set_binlog_row_metadata(m);
     }
 }
 
@@ -341,6 +357,10 @@ pub(crate) fn set_var(
             let d = Durability::from_level(level).unwrap_or(Durability::Level1);
             cx.server.engine.log().set_durability(d);
             // Live variable: the log holds the value.
+            return Ok(());
+        }
+        "binlog_row_metadata" => {
+            set_row_metadata(cx, value.as_ref());
             return Ok(());
         }
         "autocommit" => {

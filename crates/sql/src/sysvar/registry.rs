@@ -141,6 +141,13 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "FULL",
     ),
+    v(
+        "binlog_row_metadata",
+        Global,
+        Kind::Enum(&["NO_LOG", "MINIMAL", "FULL"]),
+        true,
+        "",
+    ),
     v("binlog_state_interval", Global, I64, false, ""),
     v(
         "binlog_storage",
@@ -230,6 +237,19 @@ pub(crate) static VARS: &[VarDef] = &[
     ),
     v("last_insert_id", Sess, I64, true, ""),
     v("license", Global, Str, false, "GPL"),
+    // Bounds metadata-lock waits. onelog has none: DDL does not wait for the transactions
+    // that used a table (they fail at commit), and LOCK TABLES and FLUSH TABLES WITH READ
+    // LOCK are refused, so no statement waits longer than any value.
+    v(
+        "lock_wait_timeout",
+        Both,
+        Kind::Int {
+            min: 0,
+            max: 31_536_000,
+        },
+        true,
+        "86400",
+    ),
     v("log_bin", Global, Bool, false, "1"),
     v("log_bin_basename", Global, Str, false, ""),
     v("log_warnings", Both, U32, true, "2"),
@@ -356,6 +376,7 @@ pub(crate) static VARS: &[VarDef] = &[
     ),
     v("skip_name_resolve", Global, Bool, false, "1"),
     v("skip_networking", Global, Bool, false, "0"),
+    v("skip_replication", Sess, Bool, true, "0"),
     v("socket", Global, Str, false, ""),
     v("sql_auto_is_null", Both, Bool, true, "0"),
     v("sql_log_bin", Sess, Bool, true, "1"),
@@ -740,6 +761,8 @@ pub(crate) fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
         "net_write_timeout" => &["60"],
         "read_only" => &["0"],
         "session_track_schema" => &["1"],
+        // Events are never marked LOG_EVENT_SKIP_REPLICATION_F, nor filtered by it.
+        "skip_replication" => &["0"],
         "session_track_state_change" => &["0"],
         "session_track_transaction_info" => &["OFF"],
         "sql_auto_is_null" => &["0"],

@@ -63,6 +63,7 @@ fn com_kind(s: &Stmt) -> ComKind {
         Stmt::ResetMaster => ComKind::Other,
         Stmt::Shutdown => ComKind::Shutdown,
         Stmt::Kill { .. } => ComKind::Kill,
+        Stmt::UnlockTables => ComKind::Other,
         _ => ComKind::Show,
     }
 }
@@ -148,7 +149,9 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::Grant { .. }
         | Stmt::Revoke { .. }
         | Stmt::ShowGrants { .. } => run_account(cx, stmt),
-        Stmt::FlushNoop | Stmt::Shutdown | Stmt::Kill { .. } => run_server(cx, stmt),
+        Stmt::FlushNoop | Stmt::UnlockTables | Stmt::Shutdown | Stmt::Kill { .. } => {
+            run_server(cx, stmt)
+        }
         _ => run_show(cx, stmt),
     }
 }
@@ -459,7 +462,7 @@ fn run_account(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
 /// Server control: FLUSH (nothing to do), SHUTDOWN, KILL.
 fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     match stmt {
-        Stmt::FlushNoop => Ok(ok(0)),
+        Stmt::FlushNoop | Stmt::UnlockTables => Ok(ok(0)),
         Stmt::Shutdown => {
             if cx.is_checked() && cx.privileges_on("*") & crate::privilege::SHUTDOWN == 0 {
                 return Err(SqlError::of(errors::ER_SPECIFIC_ACCESS_DENIED_ERROR,

@@ -73,6 +73,10 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
         ),
         ("Queries".into(), Value::UInt(server.registry.questions())),
         ("Questions".into(), Value::UInt(server.registry.questions())),
+        // No connection uses TLS (have_ssl=DISABLED): MariaDB shows these empty then
+        // (Debezium reads Ssl_version).
+        ("Ssl_cipher".into(), Value::Bytes(Vec::new())),
+        ("Ssl_version".into(), Value::Bytes(Vec::new())),
         ("Threads_connected".into(), Value::UInt(threads)),
         (
             "Threads_running".into(),

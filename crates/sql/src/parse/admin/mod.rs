@@ -157,6 +157,10 @@ pub(crate) enum Stmt {
     FlushBinaryLogs,
     /// FLUSH LOGS / TABLES / PRIVILEGES / STATUS / HOSTS ...: nothing to do for onelog.
     FlushNoop,
+    /// UNLOCK TABLES: releases the session's table locks and global read lock; onelog refuses
+    /// LOCK TABLES and FLUSH TABLES WITH READ LOCK, so a session never holds one and this has
+    /// nothing to release (and, as in MariaDB without table locks, commits nothing).
+    UnlockTables,
     PurgeTo(String),
     PurgeBefore(String),
     ResetMaster,
@@ -454,7 +458,7 @@ fn maybe_admin(sql: &str) -> bool {
     let is = |k: &str| w.eq_ignore_ascii_case(k.as_bytes());
     if [
         "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "SET", "FLUSH", "PURGE", "RESET", "GRANT", "REVOKE",
-        "SHUTDOWN", "KILL",
+        "SHUTDOWN", "KILL", "UNLOCK",
     ]
     .iter()
     .any(|k| is(k))
@@ -507,6 +511,7 @@ fn dispatch(sql: &str) -> Option<R<Stmt>> {
         "FLUSH" => Some(server::flush(&mut p)),
         "SHUTDOWN" => Some(p.expect_end().map(|_| Stmt::Shutdown)),
         "KILL" => Some(server::kill(&mut p)),
+        "UNLOCK" => Some(server::unlock(&mut p)),
         "PURGE" => binlog::purge(&mut p),
         "RESET" => binlog::reset(&mut p),
         "CREATE" if user => Some(account::create_user(&mut p)),
@@ -753,6 +758,8 @@ mod tests {
         assert_eq!(ok("FLUSH BINARY LOGS"), Stmt::FlushBinaryLogs);
         assert_eq!(ok("flush privileges"), Stmt::FlushNoop);
         assert_eq!(ok("FLUSH LOCAL TABLES"), Stmt::FlushNoop);
+        assert_eq!(ok("UNLOCK TABLES"), Stmt::UnlockTables);
+        assert_eq!(ok("unlock table"), Stmt::UnlockTables);
         assert_eq!(
             ok("PURGE BINARY LOGS TO 'binlog-000002.olog'"),
             Stmt::PurgeTo("binlog-000002.olog".into())

@@ -1,5 +1,5 @@
 //! Server control: FLUSH (BINARY LOGS and the forms that have nothing to do in onelog),
-//! SHUTDOWN, KILL [QUERY | CONNECTION].
+//! SHUTDOWN, KILL [QUERY | CONNECTION], UNLOCK TABLES.
 //!
 //! Invariants: those of the family parsers (`parse/admin/mod.rs`); `FLUSH TABLES WITH READ
 //! LOCK` is refused (1235), never accepted and ignored.
@@ -70,4 +70,13 @@ pub(super) fn kill(p: &mut P<'_>) -> R<Stmt> {
     let id = p.number()?;
     p.expect_end()?;
     Ok(Stmt::Kill { query_only, id })
+}
+
+/// `UNLOCK {TABLES | TABLE}` (after `UNLOCK`).
+pub(super) fn unlock(p: &mut P<'_>) -> R<Stmt> {
+    if !p.eat_kw("TABLES") {
+        p.expect_kw("TABLE")?;
+    }
+    p.expect_end()?;
+    Ok(Stmt::UnlockTables)
 }
