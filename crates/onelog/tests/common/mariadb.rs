@@ -62,10 +62,15 @@ impl MariaDb {
     /// apply to every [`MariaDb::restart`].
     pub fn start_with(dir: &Path, extra: &[&str]) -> MariaDb {
         let datadir = dir.join("data");
+        // A private tmpdir: bootstraps running side by side must not share /tmp's
+        // `#sql-temptable-*` files.
+        let tmpdir = dir.join("tmp");
+        std::fs::create_dir_all(&tmpdir).expect("creating the MariaDB tmpdir");
         let mut install = Command::new(find_program("mariadb-install-db"));
         install.args([
             "--no-defaults".to_string(),
             format!("--datadir={}", datadir.display()),
+            format!("--tmpdir={}", tmpdir.display()),
             "--auth-root-authentication-method=normal".to_string(),
             "--skip-test-db".to_string(),
         ]);
@@ -101,6 +106,7 @@ impl MariaDb {
             format!("--datadir={}", self.dir.join("data").display()),
             format!("--socket={}", self.socket.display()),
             format!("--pid-file={}", self.dir.join("mariadb.pid").display()),
+            format!("--tmpdir={}", self.dir.join("tmp").display()),
             "--skip-networking".to_string(),
             "--skip-log-bin".to_string(),
             "--innodb-buffer-pool-size=32M".to_string(),
