@@ -3,7 +3,8 @@
 #   scripts/test.sh
 # 1. makes sure the real programs the integration tests drive are installed (sysbench 1.0.20,
 #    the mariadb CLI, mariadb-slap and mariadb-binlog, and MariaDB 10.11's server mariadbd
-#    with mariadb-install-db, the peer of tests/mariadb_peer.rs): installs them with apt-get
+#    with mariadb-install-db, the peer of tests/mariadb_peer.rs and tests/replication_*.rs, and
+#    python3 with venv for tests/replication_cdc.rs): installs them with apt-get
 #    when missing and running as root, otherwise says what to install and fails;
 # 2. runs `cargo test --workspace --profile ci` (extra arguments are passed to cargo test): the
 #    `ci` profile is release code with debug assertions on (Cargo.toml), so the invariants'
@@ -20,6 +21,7 @@ declare -A NEEDED=(
     [mariadb-binlog]=mariadb-client
     [mariadbd]=mariadb-server
     [mariadb-install-db]=mariadb-server
+    [python3]=python3
 )
 
 missing_pkgs=()
@@ -31,6 +33,12 @@ for prog in "${!NEEDED[@]}"; do
         [[ " ${missing_pkgs[*]-} " == *" $pkg "* ]] || missing_pkgs+=("$pkg")
     fi
 done
+
+# tests/replication_cdc.rs makes a venv (python3 -m venv needs ensurepip: python3-venv on
+# Debian) and pip-installs python-mysql-replication into it from PyPI.
+if ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+    missing_pkgs+=(python3-venv)
+fi
 
 if ((${#missing_pkgs[@]})); then
     if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then

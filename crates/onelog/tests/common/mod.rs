@@ -11,6 +11,9 @@
 
 #![allow(dead_code)] // each test binary uses a different part of the harness
 
+pub mod mariadb;
+pub mod raw;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};

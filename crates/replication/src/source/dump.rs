@@ -118,6 +118,11 @@ struct Sender<'a> {
     until_left: GtidPos,
     last_sent: Instant,
     buf: Vec<u8>,
+    /// The checksum of the current file's events (from its Format_description): what the
+    /// artificial events sent after it carry (MariaDB's `current_checksum_alg`). Only the
+    /// fake Rotate, sent before the file's Format_description, follows the reader's
+    /// `@master_binlog_checksum`.
+    file_checksum: Checksum,
 }
 
 fn fatal(text: impl Into<String>) -> Fatal {
@@ -150,6 +155,7 @@ pub fn run(
         );
         io.read_in_background(sink);
     }
+    let params_checksum = params.checksum;
     let mut s = Sender {
         io,
         p: params,
@@ -164,6 +170,7 @@ pub fn run(
         until_left: GtidPos::new(),
         last_sent: Instant::now(),
         buf: Vec::with_capacity(16 * 1024),
+        file_checksum: params_checksum,
     };
     let end = match s.start(log) {
         Ok((view, pin)) => s.stream(view, &pin, guard, &gone),
@@ -393,7 +400,7 @@ impl Sender<'_> {
             self.p.server_id,
             &view_file_name(self.file),
             self.pos,
-            self.p.checksum,
+            self.file_checksum,
         );
         self.send_event(&ev, false)?;
         self.io.flush()
@@ -482,6 +489,9 @@ impl Sender<'_> {
             let size = event_size(rest).min(rest.len());
             let ev = &rest[..size];
             let (offset, end) = (self.pos, self.pos + size as u64);
+            if ev[4] == FORMAT_DESCRIPTION {
+                self.file_checksum = fde_checksum(ev);
+            }
             if ev[4] == FORMAT_DESCRIPTION && start > 4 {
                 self.send_event(&fde_mid_file(ev), false)?;
             } else if offset >= start {
@@ -538,7 +548,7 @@ impl Sender<'_> {
 
     fn send_fake_list(&mut self) -> Result<(), SendError> {
         let gtids = self.skip.as_ref().map(Skip::start).unwrap_or_default();
-        let ev = fake_gtid_list(self.p.server_id, &gtids, self.pos, 0, self.p.checksum);
+        let ev = fake_gtid_list(self.p.server_id, &gtids, self.pos, 0, self.file_checksum);
         self.send_event(&ev, false)?;
         Ok(())
     }
@@ -574,7 +584,7 @@ impl Sender<'_> {
             &gtids,
             self.pos,
             super::artificial::FLAG_UNTIL_REACHED,
-            self.p.checksum,
+            self.file_checksum,
         );
         self.send_event(&ev, false)?;
         self.io.flush()?;
@@ -627,6 +637,15 @@ impl Sender<'_> {
     }
 }
 
+/// The checksum a Format_description event announces: its body ends with the algorithm byte
+/// (0 off, 1 CRC32) and, when on, the 4-byte CRC32.
+fn fde_checksum(fde: &[u8]) -> Checksum {
+    match fde.len().checked_sub(5).and_then(|at| fde.get(at)) {
+        Some(1) => Checksum::Crc32,
+        _ => Checksum::None,
+    }
+}
+
 fn event_size(ev: &[u8]) -> usize {
     if ev.len() < 13 {
         return ev.len();
@@ -656,5 +675,25 @@ impl From<io::Error> for SendError {
 impl From<Fatal> for SendError {
     fn from(f: Fatal) -> Self {
         SendError::Fatal(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_checksum_comes_from_the_format_description() {
+        // A real Format_description as onelog writes it (CRC32), and one saying OFF.
+        let mut fde = Vec::new();
+        onelog_binlog::event::FormatDescriptionEvent::new("10.11.9-MariaDB-onelog", 0)
+            .encode(0, 1, &mut fde)
+            .expect("encodes");
+        assert_eq!(fde_checksum(&fde), Checksum::Crc32);
+        let mut off = fde.clone();
+        let at = off.len() - 5;
+        off[at] = 0;
+        assert_eq!(fde_checksum(&off), Checksum::None);
+        assert_eq!(fde_checksum(&[]), Checksum::None);
     }
 }
