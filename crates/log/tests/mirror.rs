@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use onelog_binlog::event::gtid::{FL_DDL, FL_STANDALONE, FL_TRANSACTIONAL};
-use onelog_binlog::event::{event_type, GtidEvent, QueryEvent, XidEvent};
+use onelog_binlog::event::{event_type, GtidEvent, QueryEvent, XidEvent, BINLOG_MAGIC};
 use onelog_binlog::Gtid;
+use onelog_log::view::ViewItem;
 use onelog_log::{
     read_classic_file, ClassicOptions, Durability, FileSystem, GtidAssign, Log, LogOptions, Mirror,
     PendingRecord, ReadStart, ReaderOptions, RecordKind, SimFs,
@@ -132,6 +133,33 @@ fn mirror_groups(fs: &SimFs) -> Groups {
     out
 }
 
+/// The mirror's files (index order) with their bytes.
+fn mirror_files(fs: &SimFs) -> Vec<(String, Vec<u8>)> {
+    let index =
+        String::from_utf8(fs.read_file(&mirror_dir().join("binlog.index")).unwrap()).unwrap();
+    index
+        .lines()
+        .map(|l| {
+            let name = l.trim_start_matches("./").to_string();
+            let data = fs.read_file(&mirror_dir().join(&name)).unwrap();
+            (name, data)
+        })
+        .collect()
+}
+
+/// The classic view's files from the oldest segment, as bytes.
+fn view_files(log: &Log) -> Vec<(String, Vec<u8>)> {
+    let mut r = log.view_reader(log.segments()[0].number).unwrap();
+    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
+    while let Some(item) = r.next_wait(Duration::ZERO).unwrap() {
+        if let ViewItem::FileStart { name, .. } = &item {
+            out.push((name.clone(), BINLOG_MAGIC.to_vec()));
+        }
+        out.last_mut().unwrap().1.extend_from_slice(item.events());
+    }
+    out
+}
+
 /// The log's durable groups from its oldest segment.
 fn log_groups(log: &Log) -> Groups {
     let start = log.segments()[0].start_lsn;
@@ -163,11 +191,16 @@ fn mirror_follows_commits_across_rotations() {
     log.commit(ddl()).unwrap();
     for i in 0..40 {
         log.commit(txn(i)).unwrap();
+        if i % 12 == 11 {
+            // The mirror rotates exactly when the log moves to its next segment.
+            log.rotate().unwrap();
+        }
     }
     assert!(m.wait_caught_up(WAIT), "{:?}", m.stats());
     let st = m.stats();
     assert_eq!(st.groups, 41);
-    assert!(st.files.len() > 2, "{st:?}");
+    let want: Vec<String> = (1..=4).map(|n| format!("binlog.{n:06}")).collect();
+    assert_eq!(st.files, want, "{st:?}");
     assert_eq!(st.last_gtid, Some(Gtid::new(0, 1, 41)));
     assert_eq!(st.last_error, None);
     m.shutdown().unwrap();
@@ -177,6 +210,8 @@ fn mirror_follows_commits_across_rotations() {
     // Closed cleanly: the current file's in-use flag is clear.
     let last = m.stats().files.last().cloned().unwrap();
     assert_eq!(fs.read_file(&mirror_dir().join(last)).unwrap()[21] & 1, 0);
+    // Byte for byte the view's files (the last one closed, so its in-use flag is clear too).
+    assert_eq!(mirror_files(&fs), view_files(&log));
     log.shutdown().unwrap();
 }
 
@@ -237,6 +272,7 @@ fn after_a_crash_the_mirror_is_repaired_to_the_logs_groups() {
         assert!(m.wait_caught_up(WAIT), "seed {seed}: {:?}", m.stats());
         m.shutdown().unwrap();
         assert_eq!(mirror_groups(&fs2), log_groups(&log), "seed {seed}");
+        assert_eq!(mirror_files(&fs2), view_files(&log), "seed {seed}");
         log.shutdown().unwrap();
     }
 }
