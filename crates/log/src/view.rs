@@ -140,6 +140,13 @@ pub fn file_start_with_state(
     })
 }
 
+/// The timestamp of an event group: its first event's header timestamp (0 when too short).
+pub fn group_timestamp(events: &[u8]) -> u32 {
+    events
+        .get(0..4)
+        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
 /// Places the event group `events` of a record (as stored in the log) at `offset` of view
 /// file `number`: appends its events to `out`, each `end_log_pos` its true end and its CRC32
 /// recomputed. Returns the group's GTID. A malformed group or an offset past 4 GiB is an
@@ -159,15 +166,23 @@ pub fn place(number: u64, offset: u64, events: &[u8], out: &mut Vec<u8>) -> Resu
 
 /// The Rotate event that ends view file `number` (segment header `header`) at `offset`,
 /// naming file `next` (segment header `next_header`): the server id of this file's
-/// Format_description, the timestamp of the next one's.
+/// Format_description; the timestamp of the next one's, or when that is 0 the timestamp of
+/// the file's last group (`last_ts`, [`group_timestamp`]), or 1. Never 0: mariadb-binlog
+/// and replicas take a Rotate with timestamp 0 for the artificial one a dump sends, and
+/// would drop it from the file.
 pub fn rotate(
     number: u64,
     offset: u64,
     header: &SegmentHeader,
     next: u64,
     next_header: &SegmentHeader,
+    last_ts: u32,
 ) -> Result<ViewItem, LogError> {
-    let (ts, _) = fde_stamp(&next_header.fde)?;
+    let (next_ts, _) = fde_stamp(&next_header.fde)?;
+    let ts = [next_ts, last_ts, 1]
+        .into_iter()
+        .find(|&t| t != 0)
+        .unwrap_or(1);
     let (_, server_id) = fde_stamp(&header.fde)?;
     let name = view_file_name(next);
     let event = rotate_event(&name, offset, server_id, ts);
@@ -257,6 +272,8 @@ pub struct ViewReader {
     offset: u64,
     /// The current file's header events are yet to be yielded.
     header_due: bool,
+    /// Timestamp of the current file's last group so far (0: none), for its Rotate.
+    last_ts: u32,
     /// A record of the next segment, read before the Rotate and FileStart it follows.
     held: Option<Record>,
     /// Items ready to be yielded (a Rotate followed by a FileStart).
@@ -282,6 +299,7 @@ impl ViewReader {
             seg,
             offset: FIRST_EVENT_OFFSET,
             header_due: true,
+            last_ts: 0,
             held: None,
             ready: Default::default(),
             header,
@@ -378,7 +396,9 @@ impl ViewReader {
             &self.header,
             next.number,
             &next_header,
+            self.last_ts,
         )?;
+        self.last_ts = 0;
         let start = file_start(next.number, &next_header)?;
         self.offset = FIRST_EVENT_OFFSET + start.events().len() as u64;
         self.seg = next;
@@ -395,6 +415,7 @@ impl ViewReader {
         })?;
         let offset = self.offset;
         self.offset = offset + events.len() as u64;
+        self.last_ts = group_timestamp(&events);
         Ok(ViewItem::Group {
             number: self.seg.number,
             offset,
