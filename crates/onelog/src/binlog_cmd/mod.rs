@@ -545,7 +545,9 @@ fn run_export(opts: &BinlogOptions, dir: &Path, out: &mut dyn Write) -> Result<(
 
 fn export_segment(path: &Path, filter: &GtidFilter, export: &mut Export) -> Result<(), Fatal> {
     let mut ins = SegmentInspector::open(path).map_err(|e| fatal(path, e.offset, e.reason))?;
-    export.segment_header(ins.header());
+    export
+        .segment_header(ins.header())
+        .map_err(|e| fatal(path, 0, e))?;
     loop {
         let rec = match ins.next_record() {
             Ok(Some(r)) => r,
