@@ -35,6 +35,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use onelog_binlog::event::{event_type, GtidListEvent};
 use onelog_binlog::Gtid;
 
 use crate::classic::{ClassicBinlog, ClassicOpenReport, ClassicOptions};
@@ -114,6 +115,9 @@ pub struct Mirror {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
+/// Files longer than this are not header-only (a header is a few hundred bytes).
+const HEADER_ONLY_MAX: u64 = 64 << 10;
+
 /// Index of the Format_description flags byte in a file's header events (after the magic).
 const FLAGS_IN_HEADER: usize = 17;
 
@@ -148,6 +152,10 @@ fn position_reader(
     classic: &mut ClassicBinlog,
     open: &ClassicOpenReport,
 ) -> Result<Option<ViewReader>, LogError> {
+    debug_assert!(
+        open.files.last() == classic.files().last().map(|f| &f.name),
+        "the report names the current file last"
+    );
     let Some(cur) = classic.files().last().cloned() else {
         return Ok(None);
     };
@@ -170,7 +178,7 @@ fn position_reader(
     };
     let header = classic.read_current(FIRST_EVENT_OFFSET, events.len())?;
     if !same_header(&header, &events) {
-        if open.last_gtid.is_none() && open.gtid_state == state {
+        if header_only_at(classic, cur.size, &state)? {
             classic.begin_view_file(&name, &events, &state)?;
             return Ok(Some(r));
         }
@@ -201,6 +209,30 @@ fn position_reader(
         }
     }
     Ok(Some(r))
+}
+
+/// True when the current file (`size` bytes) holds only header events, its Gtid_list being
+/// `state`: a file a repair created (a rotation cut by a crash), whose header may be given
+/// the view's.
+fn header_only_at(
+    classic: &ClassicBinlog,
+    size: u64,
+    state: &onelog_binlog::GtidState,
+) -> Result<bool, LogError> {
+    if size > HEADER_ONLY_MAX {
+        return Ok(false);
+    }
+    let data = classic.read_current(0, size as usize)?;
+    let mut list = None;
+    for ev in crate::classic::read_classic_file("current", &data) {
+        let Ok(ev) = ev else { return Ok(false) };
+        match ev.event_type() {
+            event_type::GTID_LIST => list = GtidListEvent::decode(ev.bytes).ok(),
+            event_type::FORMAT_DESCRIPTION | event_type::BINLOG_CHECKPOINT => {}
+            _ => return Ok(false),
+        }
+    }
+    Ok(list.is_some_and(|l| &l.to_state() == state))
 }
 
 /// Removes the files and starts them again with the view of the oldest segment.

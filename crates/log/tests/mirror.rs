@@ -403,3 +403,77 @@ fn mirror_and_classic_binlog_can_be_shared_between_threads() {
     send_sync::<Mirror>();
     send_sync::<onelog_log::ClassicBinlog>();
 }
+
+#[test]
+fn a_rotation_cut_by_a_crash_is_finished_with_the_views_header() {
+    let fs = SimFs::new();
+    let (log, _) = Log::open(fs.clone(), log_opts()).unwrap();
+    let (m, _) = start(&log, &fs);
+    for i in 0..5 {
+        log.commit(txn(i)).unwrap();
+    }
+    assert!(m.wait_caught_up(WAIT));
+    // The mirror syncs binlog.000001's Rotate, then the power goes before binlog.000002.
+    fs.arm_crash_point(onelog_log::classic::CRASH_ROTATE_AFTER_OLD_SYNC, 1);
+    log.rotate().unwrap();
+    log.commit(txn(5)).unwrap();
+    assert!(!m.wait_caught_up(Duration::from_secs(2)));
+    drop(m);
+    drop(log);
+    let fs2 = fs.reboot(7, true);
+    let (log, _) = Log::open(fs2.clone(), log_opts()).unwrap();
+    let (m, report) = start(&log, &fs2);
+    assert!(!report.rebuilt, "{report:?}");
+    m.shutdown().unwrap();
+    assert_eq!(mirror_files(&fs2), view_files(&log));
+    assert_eq!(gtids(&mirror_groups(&fs2)), (1..=6).collect::<Vec<_>>());
+    log.shutdown().unwrap();
+}
+
+#[test]
+fn binlog_gtid_pos_reads_the_view() {
+    let fs = SimFs::new();
+    let (log, _) = Log::open(fs.clone(), log_opts()).unwrap();
+    for i in 0..4 {
+        log.commit(txn(i)).unwrap();
+    }
+    log.rotate().unwrap();
+    log.commit(txn(4)).unwrap();
+    log.flush().unwrap();
+    let files = view_files(&log);
+    assert_eq!(files.len(), 2);
+    for (n, (name, data)) in files.iter().enumerate() {
+        let number = n as u64 + 1;
+        let mut state = onelog_binlog::GtidState::new();
+        let evs: Vec<_> = read_classic_file(name, data).map(|e| e.unwrap()).collect();
+        for ev in &evs {
+            if ev.event_type() == event_type::GTID_LIST {
+                state = onelog_binlog::event::GtidListEvent::decode(ev.bytes)
+                    .unwrap()
+                    .to_state();
+            }
+        }
+        // Before the Gtid_list too: its state (MariaDB reads it first).
+        for pos in [0, 4] {
+            assert_eq!(log.view_gtid_pos(number, pos).unwrap(), Some(state.clone()));
+        }
+        for ev in &evs {
+            if ev.event_type() == event_type::GTID {
+                state.record(GtidEvent::decode(ev.bytes).unwrap().gtid);
+            }
+            let end = u64::from(ev.end_log_pos());
+            let got = log.view_gtid_pos(number, end).unwrap();
+            assert_eq!(got.as_ref(), Some(&state), "{name} at {end}");
+            assert_eq!(log.view_gtid_pos(number, ev.offset + 1).unwrap(), None);
+        }
+        let end = data.len() as u64;
+        assert_eq!(log.view_gtid_pos(number, end + 1).unwrap(), None);
+    }
+    assert_eq!(log.view_gtid_pos(2, 1 << 20).unwrap(), None, "past the end");
+    assert_eq!(log.view_gtid_pos(9, 4).unwrap(), None, "unknown file");
+    assert_eq!(
+        log.view_gtid_pos(2, 4).unwrap().unwrap().pos().to_string(),
+        "0-1-4"
+    );
+    log.shutdown().unwrap();
+}

@@ -129,6 +129,11 @@ impl ClassicBinlog {
             .and_then(|()| {
                 let cur = self.cur.clone();
                 self.sync_file(&cur, &info.path)
+            })
+            .and_then(|()| {
+                self.fs
+                    .crash_point(super::CRASH_ROTATE_AFTER_OLD_SYNC)
+                    .map_err(|e| LogError::io(&info.path, info.size, "rotate", e))
             });
         match r {
             Ok(()) => {
