@@ -57,7 +57,8 @@ pub struct ClassicOptions {
     pub dir: PathBuf,
     /// `binlog`: files `binlog.000001`, ..., index `binlog.index`.
     pub basename: String,
-    /// Rotate after the group that takes the current file past this size.
+    /// Rotate after the group that takes the current file past this size (file mode and
+    /// `append_group`; the mirror ignores it: its files rotate with the log's segments).
     pub max_size: u64,
     pub server_id: u32,
     /// For the Format_description event (cut to 49 bytes).
