@@ -1,44 +1,49 @@
-//! The mirror: classic MariaDB binlog files (`binlog.000001`, ...) kept in step with the
-//! engine log in the background, for tools that read binlog files.
+//! The mirror: the classic view's files (`crate::view`: `binlog.NNNNNN` for segment N) kept
+//! on disk in step with the engine log in the background, for tools that read binlog files.
 //!
-//! Owns [`Mirror`]. [`Mirror::start`] opens the classic files (cutting a torn tail), finds
-//! where they stop in the log and, synchronously, appends every DURABLE log record they miss,
-//! then syncs; only then does a background thread follow the log's durable end and append
-//! each new group. The commit path never waits for the mirror: the thread reads the log with
-//! its own [`LogReader`], and pins its position ([`Log::pin_reader`]) so that PURGE and
-//! expiry never remove a segment it has not copied yet.
+//! Owns [`Mirror`]. The mirror does not place anything itself: its thread reads a
+//! [`ViewReader`] and writes each item as it comes (a FileStart creates the file and names it
+//! in the index, a Group is appended, a Rotate ends the file), so a mirror file is byte for
+//! byte the view's file: same name, same header events, same offsets, rotated exactly when
+//! the log moves to its next segment (the classic options' `max_size` is not used), except
+//! the in-use flag of the open last file. [`Mirror::start`] opens the files (cutting a torn
+//! tail), checks them against the view and, synchronously, appends every DURABLE item they
+//! miss, then syncs; only then does the thread follow the log's durable end. The commit path
+//! never waits for the mirror, and the thread pins its position ([`Log::pin_reader`]) so
+//! that PURGE and expiry never remove a segment it has not copied yet.
 //!
-//! Where the files stop: the last complete group of the last file is looked up in the log
-//! (reader from the GTID position just before it); its GTID event must be the log's, byte for
-//! byte (modulo `end_log_pos` and CRC: the commit id in it is unique across restarts and
-//! resets). If the log no longer holds it (purged), does not hold it (the mirror is ahead, e.g.
-//! after `RESET MASTER`) or holds another group there, the files are removed and rebuilt from
-//! the oldest log segment (`MirrorReport::rebuilt`). A last file without groups (just rotated)
-//! is positioned by its Gtid_list alone.
+//! The check at start: the last file must be a view file (`binlog.NNNNNN` with segment N
+//! present) whose header events are the view's and whose size is an item boundary of the
+//! view, its last group equal to the view's, byte for byte (the commit id in its GTID event
+//! is unique across restarts and resets). A last file without groups whose Gtid_list is the
+//! view's state but whose header differs (created by a repair, e.g. a rotation cut by a
+//! crash) gets the view's header. Anything else (purged, ahead of the log after `RESET
+//! MASTER`, another history) removes the files and rebuilds them from the oldest segment
+//! (`MirrorReport::rebuilt`).
 //!
 //! Invariants:
-//! - the files hold a prefix of the log's groups in log order; a group is never skipped: any
-//!   error stops the thread's appends, is remembered and reported by [`Mirror::stats`] /
+//! - the files hold a prefix of the view in order; nothing is skipped: any error stops the
+//!   thread's appends, is remembered and reported by [`Mirror::stats`] /
 //!   [`Mirror::last_error`] (never a panic), and is cleared only by a rebuild;
 //! - the thread syncs at rotation (the writer does), at most every [`MIRROR_SYNC_INTERVAL`]
 //!   while groups arrive, when idle, and at shutdown;
 //! - after the log's `RESET MASTER` ([`Mirror::reset`], or detected by the thread when its
 //!   segment disappears and the oldest segment is number 1 again) the files are rebuilt.
 //!
-//! `fs` must be the file system of the log too: the mirror reads the oldest segment's header
-//! for the GTID state a rebuilt first file starts with.
+//! `fs` must be the file system of the log too.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use onelog_binlog::{Gtid, GtidPos, GtidState};
+use onelog_binlog::event::{event_type, GtidListEvent};
+use onelog_binlog::Gtid;
 
-use crate::classic::{first_event, same_event, ClassicBinlog, ClassicOpenReport, ClassicOptions};
+use crate::classic::{ClassicBinlog, ClassicOpenReport, ClassicOptions};
 use crate::error::LogError;
 use crate::fs::FileSystem;
-use crate::segment::SegmentHeader;
-use crate::{Log, LogReader, Lsn, ReadStart, ReaderOptions, ReaderPin, Record};
+use crate::view::{parse_view_file_name, ViewItem, ViewReader, FIRST_EVENT_OFFSET};
+use crate::{Log, Lsn, ReaderPin};
 
 /// Longest time appended groups stay unsynced while the mirror is busy.
 pub const MIRROR_SYNC_INTERVAL: Duration = Duration::from_secs(1);
@@ -111,93 +116,154 @@ pub struct Mirror {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
-/// The oldest segment's start LSN and header state.
-fn oldest_segment(log: &Log, fs: &dyn FileSystem) -> Result<(Lsn, GtidState), LogError> {
-    let segs = log.segments();
-    let first = segs.first().ok_or(LogError::Closed)?;
-    let f = fs
-        .open(&first.path, false)
-        .map_err(|e| LogError::io(&first.path, 0, "open oldest segment", e))?;
-    let h = SegmentHeader::read(f.as_ref(), &first.path)?;
-    Ok((first.start_lsn, h.state))
+/// Files longer than this are not header-only (a header is a few hundred bytes).
+const HEADER_ONLY_MAX: u64 = 64 << 10;
+
+/// Index of the Format_description flags byte in a file's header events (after the magic).
+const FLAGS_IN_HEADER: usize = 17;
+
+fn not_found(e: &LogError) -> bool {
+    matches!(
+        e,
+        LogError::GtidNotFound(_) | LogError::InvalidPosition { .. }
+    )
 }
 
-/// A reader positioned after the mirror's last group, or None when the files do not belong
-/// to this log (rebuild).
+/// The next item already durable, or None (the log's durable end, or the log closed).
+fn next_now(r: &mut ViewReader) -> Result<Option<ViewItem>, LogError> {
+    match r.next_wait(Duration::ZERO) {
+        Err(LogError::Closed) => Ok(None),
+        other => other,
+    }
+}
+
+/// True when two header event runs are equal but for the in-use flag.
+fn same_header(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && a.len() > FLAGS_IN_HEADER
+        && a[..FLAGS_IN_HEADER] == b[..FLAGS_IN_HEADER]
+        && a[FLAGS_IN_HEADER + 1..] == b[FLAGS_IN_HEADER + 1..]
+}
+
+/// A view reader positioned at the end of the mirror's last file, or None when the files are
+/// not the view's (rebuild). May rewrite the header of a last file without groups (see the
+/// module docs).
 fn position_reader(
     log: &Log,
-    classic: &ClassicBinlog,
+    classic: &mut ClassicBinlog,
     open: &ClassicOpenReport,
-    oldest: &(Lsn, GtidState),
-) -> Result<Option<LogReader>, LogError> {
-    let opts = ReaderOptions::default();
-    let pos = open.gtid_state.pos();
-    let not_found = |e: &LogError| {
-        matches!(
-            e,
-            LogError::GtidNotFound(_) | LogError::InvalidPosition { .. }
-        )
+) -> Result<Option<ViewReader>, LogError> {
+    debug_assert!(
+        open.files.last() == classic.files().last().map(|f| &f.name),
+        "the report names the current file last"
+    );
+    let Some(cur) = classic.files().last().cloned() else {
+        return Ok(None);
     };
-    match (classic.opened_last_gtid_event(), open.last_gtid) {
-        (Some(ev), Some(g)) => {
-            let mut before = GtidPos::new();
-            for x in pos.iter() {
-                if x.domain_id != g.domain_id {
-                    before.set(x);
-                } else if g.seq_no > 1 {
-                    before.set(Gtid {
-                        seq_no: g.seq_no - 1,
-                        ..g
-                    });
-                }
-            }
-            let mut r = match log.reader(ReadStart::Gtid(before), opts) {
-                Ok(r) => r,
-                Err(e) if not_found(&e) => return Ok(None),
-                Err(e) => return Err(e),
-            };
-            match r.next() {
-                Ok(Some(rec)) => {
-                    if rec.gtid == Some(g) && same_event(first_event(&rec.events), ev) {
-                        Ok(Some(r))
-                    } else {
-                        Ok(None)
-                    }
-                }
-                Ok(None) => Ok(None),
-                Err(e) if not_found(&e) => Ok(None),
-                Err(e) => Err(e),
-            }
+    let Some(number) = parse_view_file_name(&cur.name) else {
+        return Ok(None);
+    };
+    let mut r = match log.view_reader(number) {
+        Ok(r) => r,
+        Err(e) if not_found(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let Some(ViewItem::FileStart {
+        name,
+        state,
+        events,
+        ..
+    }) = next_now(&mut r)?
+    else {
+        return Ok(None);
+    };
+    let header = classic.read_current(FIRST_EVENT_OFFSET, events.len())?;
+    if !same_header(&header, &events) {
+        if header_only_at(classic, cur.size, &state)? {
+            classic.begin_view_file(&name, &events, &state)?;
+            return Ok(Some(r));
         }
-        _ => {
-            if open.gtid_state.is_empty() {
-                return if oldest.1.is_empty() {
-                    log.reader(ReadStart::Lsn(oldest.0), opts).map(Some)
-                } else {
-                    Ok(None)
-                };
+        return Ok(None);
+    }
+    let mut offset = FIRST_EVENT_OFFSET + events.len() as u64;
+    let mut last: Option<(u64, Vec<u8>)> = None;
+    while offset < cur.size {
+        match next_now(&mut r) {
+            Ok(Some(ViewItem::Group {
+                offset: at, events, ..
+            })) => {
+                offset = at + events.len() as u64;
+                last = Some((at, events));
             }
-            let now = log.gtid_state();
-            if pos
-                .iter()
-                .any(|g| now.last(g.domain_id).is_none() || now.next_seq(g.domain_id) <= g.seq_no)
-            {
-                return Ok(None);
-            }
-            match log.reader(ReadStart::Gtid(pos), opts) {
-                Ok(r) => Ok(Some(r)),
-                Err(e) if not_found(&e) => Ok(None),
-                Err(e) => Err(e),
-            }
+            // The file goes on where the view ends it, or the log lacks what the file holds.
+            Ok(_) => return Ok(None),
+            Err(e) if not_found(&e) => return Ok(None),
+            Err(e) => return Err(e),
         }
     }
+    if offset != cur.size {
+        return Ok(None);
+    }
+    if let Some((at, events)) = last {
+        if classic.read_current(at, events.len())? != events {
+            return Ok(None);
+        }
+    }
+    Ok(Some(r))
+}
+
+/// True when the current file (`size` bytes) holds only header events, its Gtid_list being
+/// `state`: a file a repair created (a rotation cut by a crash), whose header may be given
+/// the view's.
+fn header_only_at(
+    classic: &ClassicBinlog,
+    size: u64,
+    state: &onelog_binlog::GtidState,
+) -> Result<bool, LogError> {
+    if size > HEADER_ONLY_MAX {
+        return Ok(false);
+    }
+    let data = classic.read_current(0, size as usize)?;
+    let mut list = None;
+    for ev in crate::classic::read_classic_file("current", &data) {
+        let Ok(ev) = ev else { return Ok(false) };
+        match ev.event_type() {
+            event_type::GTID_LIST => list = GtidListEvent::decode(ev.bytes).ok(),
+            event_type::FORMAT_DESCRIPTION | event_type::BINLOG_CHECKPOINT => {}
+            _ => return Ok(false),
+        }
+    }
+    Ok(list.is_some_and(|l| &l.to_state() == state))
+}
+
+/// Removes the files and starts them again with the view of the oldest segment.
+fn rebuild_files(log: &Log, classic: &mut ClassicBinlog) -> Result<ViewReader, LogError> {
+    let first = log
+        .segments()
+        .first()
+        .map(|s| s.number)
+        .ok_or(LogError::Closed)?;
+    let mut r = log.view_reader(first)?;
+    match next_now(&mut r)? {
+        Some(ViewItem::FileStart {
+            name,
+            state,
+            events,
+            ..
+        }) => classic.reset_to_view_file(&name, &events, &state)?,
+        other => {
+            return Err(LogError::Failed(format!(
+                "the view of segment {first} does not start with its file header: {other:?}"
+            )))
+        }
+    }
+    Ok(r)
 }
 
 struct Worker {
     log: Arc<Log>,
-    fs: Arc<dyn FileSystem>,
     shared: Arc<Shared>,
-    reader: LogReader,
+    reader: ViewReader,
     /// Holds the segments the mirror has not copied yet back from purges and expiry.
     pin: ReaderPin,
     last_sync: Instant,
@@ -206,36 +272,58 @@ struct Worker {
 }
 
 impl Worker {
-    /// Appends the durable records the reader has; returns how many.
+    /// Writes the durable items the reader has; returns how many groups.
     fn catch_up(&mut self) -> Result<u64, LogError> {
         let mut n = 0;
-        while let Some(rec) = self.reader.next()? {
-            self.append(&rec)?;
-            n += 1;
+        while let Some(item) = next_now(&mut self.reader)? {
+            n += u64::from(self.write(item)?);
         }
         self.publish();
         Ok(n)
     }
 
-    fn append(&mut self, rec: &Record) -> Result<(), LogError> {
-        let r = lock(&self.shared.classic).append_group(&rec.events);
-        if let Err(e) = r {
-            let gtid = rec.gtid.map_or_else(|| "-".to_string(), |g| g.to_string());
-            return Err(LogError::Failed(format!(
-                "mirroring the group {gtid} at LSN {} failed: {e}",
-                rec.lsn
-            )));
+    /// Writes one view item; true for a group.
+    fn write(&mut self, item: ViewItem) -> Result<bool, LogError> {
+        let mut classic = lock(&self.shared.classic);
+        match item {
+            ViewItem::FileStart {
+                name,
+                state,
+                events,
+                ..
+            } => {
+                classic.begin_view_file(&name, &events, &state)?;
+                Ok(false)
+            }
+            ViewItem::Rotate { offset, event, .. } => {
+                classic.end_view_file(offset, &event)?;
+                Ok(false)
+            }
+            ViewItem::Group {
+                offset,
+                gtid,
+                lsn,
+                events,
+                ..
+            } => {
+                if let Err(e) = classic.append_view_bytes(offset, &events, Some(gtid)) {
+                    return Err(LogError::Failed(format!(
+                        "mirroring the group {gtid} at LSN {lsn} failed: {e}"
+                    )));
+                }
+                drop(classic);
+                self.dirty = true;
+                let mut c = lock(&self.shared.ctl);
+                c.groups += 1;
+                c.last_gtid = Some(gtid);
+                Ok(true)
+            }
         }
-        self.dirty = true;
-        let mut c = lock(&self.shared.ctl);
-        c.groups += 1;
-        c.last_gtid = rec.gtid;
-        Ok(())
     }
 
     fn publish(&self) {
-        self.pin.advance(self.reader.position());
-        lock(&self.shared.ctl).applied_lsn = self.reader.position();
+        self.pin.advance(self.reader.done_lsn());
+        lock(&self.shared.ctl).applied_lsn = self.reader.done_lsn();
         self.shared.cv.notify_all();
     }
 
@@ -248,11 +336,7 @@ impl Worker {
 
     /// Removes the files and starts them again from the oldest segment.
     fn rebuild(&mut self) -> Result<(), LogError> {
-        let (lsn, state) = oldest_segment(&self.log, self.fs.as_ref())?;
-        lock(&self.shared.classic).reset_to(&state)?;
-        self.reader = self
-            .log
-            .reader(ReadStart::Lsn(lsn), ReaderOptions::default())?;
+        self.reader = rebuild_files(&self.log, &mut lock(&self.shared.classic))?;
         self.dirty = false;
         lock(&self.shared.ctl).rebuilds += 1;
         self.catch_up()?;
@@ -260,18 +344,23 @@ impl Worker {
     }
 
     /// The reader's segment disappeared: a `RESET MASTER` (the oldest segment is number 1
-    /// again) means rebuild; after a purge the reader is reopened at its position, which
-    /// fails if records the mirror lacks were purged.
+    /// again) means rebuild; after a purge the reader is reopened at its file and offset,
+    /// which fails if that file was purged.
     fn on_purged(&mut self, e: LogError) -> Result<(), LogError> {
         let segs = self.log.segments();
-        let pos = self.reader.position();
+        let (number, offset) = self.reader.position();
         match segs.first() {
             Some(first) if first.number == 1 => self.rebuild(),
             Some(_) => {
-                self.reader = self
-                    .log
-                    .reader(ReadStart::Lsn(pos), ReaderOptions::default())
-                    .map_err(|_| e)?;
+                let mut r = self.log.view_reader(number).map_err(|_| e)?;
+                while r.position() != (number, offset) {
+                    if next_now(&mut r)?.is_none() {
+                        return Err(LogError::Failed(format!(
+                            "the mirror cannot find offset {offset} of segment {number} again"
+                        )));
+                    }
+                }
+                self.reader = r;
                 Ok(())
             }
             None => Err(e),
@@ -288,8 +377,8 @@ impl Worker {
             return Ok(());
         }
         match self.reader.next_wait(POLL) {
-            Ok(Some(rec)) => {
-                self.append(&rec)?;
+            Ok(Some(item)) => {
+                self.write(item)?;
                 if self.last_sync.elapsed() >= MIRROR_SYNC_INTERVAL {
                     self.sync()?;
                 }
@@ -373,19 +462,22 @@ impl Mirror {
         fs: Arc<dyn FileSystem>,
         opts: ClassicOptions,
     ) -> Result<(Mirror, MirrorReport), LogError> {
-        let oldest = oldest_segment(&log, fs.as_ref())?;
-        let (mut classic, open) = ClassicBinlog::open(fs.clone(), opts, &oldest.1)?;
+        let initial = match log.segments().first() {
+            Some(first) => {
+                let f = fs
+                    .open(&first.path, false)
+                    .map_err(|e| LogError::io(&first.path, 0, "open oldest segment", e))?;
+                crate::segment::SegmentHeader::read(f.as_ref(), &first.path)?.state
+            }
+            None => return Err(LogError::Closed),
+        };
+        let (mut classic, open) = ClassicBinlog::open(fs, opts, &initial)?;
         let mut rebuilt = false;
-        let reader = if open.created {
-            log.reader(ReadStart::Lsn(oldest.0), ReaderOptions::default())?
-        } else {
-            match position_reader(&log, &classic, &open, &oldest)? {
-                Some(r) => r,
-                None => {
-                    classic.reset_to(&oldest.1)?;
-                    rebuilt = true;
-                    log.reader(ReadStart::Lsn(oldest.0), ReaderOptions::default())?
-                }
+        let reader = match position_reader(&log, &mut classic, &open)? {
+            Some(r) => r,
+            None => {
+                rebuilt = true;
+                rebuild_files(&log, &mut classic)?
             }
         };
         let shared = Arc::new(Shared {
@@ -397,10 +489,9 @@ impl Mirror {
             cv: Condvar::new(),
             classic: Mutex::new(classic),
         });
-        let pin = log.pin_reader(reader.position());
+        let pin = log.pin_reader(reader.done_lsn());
         let mut w = Worker {
             log: log.clone(),
-            fs,
             shared: shared.clone(),
             reader,
             pin,

@@ -1,27 +1,24 @@
-//! The binlog position view: the one place that says where a log position (an LSN) sits in
-//! the binlog files users and tools see, and back (DESIGN.md §7, "one position map").
+//! Offsets inside the on-disk segment files (`binlog-NNNNNN.olog`): where a record (an LSN)
+//! sits in its segment, and back. This is the storage layout only: the binlog files and
+//! offsets users, replicas and tools see are the classic view's (`binlog.NNNNNN`,
+//! contiguous offsets; [`crate::view`], DESIGN.md §7 "one position map"), which SHOW MASTER
+//! STATUS / SHOW BINARY LOGS / SHOW BINLOG EVENTS, the dump, `BINLOG_GTID_POS()`, the
+//! mirror and `onelog binlog --to-binlog` all use. Nothing here is shown as a binlog
+//! position.
 //!
 //! Owns [`SegmentPositions`] and the formulas under it ([`offset_in_segment`],
-//! [`lsn_in_segment`], [`events_offset`], [`file_name`]). In engine mode the binlog files are
-//! the log's segments (`binlog-NNNNNN.olog`, [`crate::segment::file_name`]): segment N is the
-//! file of that name, and
+//! [`lsn_in_segment`], [`events_offset`], [`file_name`]):
 //! - the record at LSN `l` sits at byte `header_len + (l - start_lsn)` of its segment
 //!   ([`offset_in_segment`]; [`lsn_in_segment`] is the inverse);
 //! - the first binlog event of a record sits after the frame header and the 4-byte events
 //!   length ([`events_offset`]); the next events follow back to back;
-//! - the Format_description event of the header block is shown at
-//!   `40 + state_len` ([`SegmentPositions::fde_offset`]; 40 is the version-1 fixed header
-//!   length, kept so that positions printed before stay valid);
-//! - a segment's binlog size (SHOW BINARY LOGS' `File_size`, SHOW MASTER STATUS' `Position`
-//!   for the current one) is the offset of its end LSN ([`SegmentPositions::size`]).
+//! - the Format_description event of the header block is shown at `40 + state_len`
+//!   ([`SegmentPositions::fde_offset`]; 40 is the version-1 fixed header length);
+//! - [`SegmentPositions::size`] is the segment offset of an end LSN.
 //!
-//! File mode's classic files (`binlog.NNNNNN`) carry their real offsets
-//! ([`crate::ClassicFileInfo`]), so nothing needs mapping there.
-//!
-//! Called by the log's own cursors, appender and recovery (file offsets of LSNs), by the
-//! segment inspector ([`crate::inspect`]), by SQL's SHOW MASTER STATUS / SHOW BINARY LOGS /
-//! SHOW BINLOG EVENTS and by `onelog binlog` (through the inspector), so a position read
-//! anywhere is valid everywhere.
+//! Called by the log's own cursors, appender and recovery (file offsets of LSNs) and by the
+//! segment inspector ([`crate::inspect`], used by `onelog binlog` to print segment files
+//! with their on-disk offsets).
 //!
 //! Invariants: an LSN mapped into a segment is at or after its start LSN, and an offset mapped
 //! back is at or after its header length (records start there): asserted; the two mappings are
@@ -95,7 +92,7 @@ impl SegmentPositions {
         }
     }
 
-    /// The binlog file name (`binlog-NNNNNN.olog`).
+    /// The segment's file name (`binlog-NNNNNN.olog`; not a view file name).
     pub fn name(&self) -> &str {
         &self.name
     }

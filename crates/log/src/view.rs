@@ -107,7 +107,19 @@ impl ViewItem {
 }
 
 /// The header events of the virtual file of a segment with this header: in-use flag clear.
-fn file_start(number: u64, header: &SegmentHeader) -> Result<ViewItem, LogError> {
+/// The one definition of a file's start: the dump, the mirror and `onelog binlog
+/// --to-binlog` all use it.
+pub fn file_start(number: u64, header: &SegmentHeader) -> Result<ViewItem, LogError> {
+    file_start_with_state(number, header, &header.state)
+}
+
+/// [`file_start`] with another GTID state in the Gtid_list (an export that starts after the
+/// segment's first group: the state just before its first group).
+pub fn file_start_with_state(
+    number: u64,
+    header: &SegmentHeader,
+    state: &GtidState,
+) -> Result<ViewItem, LogError> {
     let name = view_file_name(number);
     let (ts, server_id) = fde_stamp(&header.fde)?;
     // `created` 0: a virtual file does not begin at a server start, and a non-zero value
@@ -116,15 +128,72 @@ fn file_start(number: u64, header: &SegmentHeader) -> Result<ViewItem, LogError>
     if fde.len() >= FDE_CREATED + 4 {
         fde[FDE_CREATED..FDE_CREATED + 4].fill(0);
     }
-    let mut bytes = file_header(&fde, &header.state, &name, server_id, ts)?;
+    let mut bytes = file_header(&fde, state, &name, server_id, ts)?;
     // The CRC was computed with the flag cleared; a closed file shows it cleared.
     bytes[FDE_FLAGS_OFFSET as usize] &= !(LOG_EVENT_BINLOG_IN_USE_F as u8);
     let events = bytes.split_off(FIRST_EVENT_OFFSET as usize);
     Ok(ViewItem::FileStart {
         number,
         name,
-        state: header.state.clone(),
+        state: state.clone(),
         events,
+    })
+}
+
+/// The timestamp of an event group: its first event's header timestamp (0 when too short).
+pub fn group_timestamp(events: &[u8]) -> u32 {
+    events
+        .get(0..4)
+        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Places the event group `events` of a record (as stored in the log) at `offset` of view
+/// file `number`: appends its events to `out`, each `end_log_pos` its true end and its CRC32
+/// recomputed. Returns the group's GTID. A malformed group or an offset past 4 GiB is an
+/// error (`out` may then hold part of the group).
+pub fn place(number: u64, offset: u64, events: &[u8], out: &mut Vec<u8>) -> Result<Gtid, LogError> {
+    let end = offset + events.len() as u64;
+    if end > u32::MAX as u64 {
+        return Err(too_big(number, end));
+    }
+    place_group(events, offset, out).map_err(|why| {
+        LogError::InvalidRecord(format!(
+            "group at offset {offset} of {}: {why}",
+            view_file_name(number)
+        ))
+    })
+}
+
+/// The Rotate event that ends view file `number` (segment header `header`) at `offset`,
+/// naming file `next` (segment header `next_header`): the server id of this file's
+/// Format_description; the timestamp of the next one's, or when that is 0 the timestamp of
+/// the file's last group (`last_ts`, [`group_timestamp`]), or 1. Never 0: mariadb-binlog
+/// and replicas take a Rotate with timestamp 0 for the artificial one a dump sends, and
+/// would drop it from the file.
+pub fn rotate(
+    number: u64,
+    offset: u64,
+    header: &SegmentHeader,
+    next: u64,
+    next_header: &SegmentHeader,
+    last_ts: u32,
+) -> Result<ViewItem, LogError> {
+    let (next_ts, _) = fde_stamp(&next_header.fde)?;
+    let ts = [next_ts, last_ts, 1]
+        .into_iter()
+        .find(|&t| t != 0)
+        .unwrap_or(1);
+    let (_, server_id) = fde_stamp(&header.fde)?;
+    let name = view_file_name(next);
+    let event = rotate_event(&name, offset, server_id, ts);
+    if offset + event.len() as u64 > u32::MAX as u64 {
+        return Err(too_big(number, offset));
+    }
+    Ok(ViewItem::Rotate {
+        number,
+        offset,
+        next: name,
+        event,
     })
 }
 
@@ -203,6 +272,8 @@ pub struct ViewReader {
     offset: u64,
     /// The current file's header events are yet to be yielded.
     header_due: bool,
+    /// Timestamp of the current file's last group so far (0: none), for its Rotate.
+    last_ts: u32,
     /// A record of the next segment, read before the Rotate and FileStart it follows.
     held: Option<Record>,
     /// Items ready to be yielded (a Rotate followed by a FileStart).
@@ -228,6 +299,7 @@ impl ViewReader {
             seg,
             offset: FIRST_EVENT_OFFSET,
             header_due: true,
+            last_ts: 0,
             held: None,
             ready: Default::default(),
             header,
@@ -250,6 +322,12 @@ impl ViewReader {
     /// The LSN the underlying log reader has reached.
     pub fn lsn(&self) -> Lsn {
         self.reader.position()
+    }
+
+    /// The LSN before which every record has been yielded: [`lsn`](Self::lsn), or the LSN of
+    /// a record read but held back behind a Rotate and the next file's start.
+    pub fn done_lsn(&self) -> Lsn {
+        self.held.as_ref().map_or(self.reader.position(), |r| r.lsn)
     }
 
     /// The next item, waiting up to `timeout` for the log's durable end to move; `Ok(None)`
@@ -312,16 +390,15 @@ impl ViewReader {
                 ),
             })?;
         let next_header = read_header(&self.inner, &next)?;
-        let (ts, _) = fde_stamp(&next_header.fde)?;
-        let (_, server_id) = fde_stamp(&self.header.fde)?;
-        let name = view_file_name(next.number);
-        let event = rotate_event(&name, self.offset, server_id, ts);
-        let rotate = ViewItem::Rotate {
-            number: self.seg.number,
-            offset: self.offset,
-            next: name,
-            event,
-        };
+        let rotate = rotate(
+            self.seg.number,
+            self.offset,
+            &self.header,
+            next.number,
+            &next_header,
+            self.last_ts,
+        )?;
+        self.last_ts = 0;
         let start = file_start(next.number, &next_header)?;
         self.offset = FIRST_EVENT_OFFSET + start.events().len() as u64;
         self.seg = next;
@@ -332,19 +409,13 @@ impl ViewReader {
 
     fn place(&mut self, rec: Record) -> Result<ViewItem, LogError> {
         let mut events = Vec::with_capacity(rec.events.len());
-        let gtid = place_group(&rec.events, self.offset, &mut events).map_err(|why| {
-            LogError::InvalidRecord(format!(
-                "record at LSN {} of {}: {why}",
-                rec.lsn,
-                view_file_name(self.seg.number)
-            ))
+        let gtid = place(self.seg.number, self.offset, &rec.events, &mut events).map_err(|e| {
+            let gtid = rec.gtid.map_or_else(|| "-".to_string(), |g| g.to_string());
+            LogError::InvalidRecord(format!("record {gtid} at LSN {}: {e}", rec.lsn))
         })?;
         let offset = self.offset;
-        let end = offset + events.len() as u64;
-        if end > u32::MAX as u64 {
-            return Err(too_big(self.seg.number, end));
-        }
-        self.offset = end;
+        self.offset = offset + events.len() as u64;
+        self.last_ts = group_timestamp(&events);
         Ok(ViewItem::Group {
             number: self.seg.number,
             offset,
@@ -544,4 +615,65 @@ impl crate::Log {
 /// new).
 fn covers_gtid(pos: &GtidPos, g: Gtid) -> bool {
     pos.get(g.domain_id).is_some_and(|p| p.seq_no >= g.seq_no)
+}
+
+/// Event boundaries of `events` placed at `start`: every event's start offset after the
+/// first, and the end (whole events: the view made them).
+fn boundaries(start: u64, events: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    let mut at = 0usize;
+    std::iter::from_fn(move || {
+        let len = events
+            .get(at + 9..at + 13)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)?;
+        if len == 0 || at + len > events.len() {
+            return None;
+        }
+        at += len;
+        Some(start + at as u64)
+    })
+}
+
+impl crate::Log {
+    /// `BINLOG_GTID_POS(file, pos)` (MariaDB's `gtid_state_from_pos`): the GTID state at
+    /// offset `offset` of view file `number`: the file's Gtid_list state plus the GTID of
+    /// every group whose GTID event starts before `offset` (an offset below 4 is 4). `None`
+    /// when the file is not present or `offset` is not an event boundary of the file's
+    /// durable part (its end included).
+    pub fn view_gtid_pos(&self, number: u64, offset: u64) -> Result<Option<GtidState>, LogError> {
+        let offset = offset.max(FIRST_EVENT_OFFSET);
+        let mut r = match self.view_reader(number) {
+            Ok(r) => r,
+            Err(LogError::InvalidPosition { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let mut state = GtidState::new();
+        while let Some(item) = match r.next_wait(Duration::ZERO) {
+            Err(LogError::Closed) => Ok(None),
+            other => other,
+        }? {
+            let start = match &item {
+                ViewItem::FileStart { number: n, .. } if *n != number => break,
+                ViewItem::FileStart { state: s, .. } => {
+                    state = s.clone();
+                    FIRST_EVENT_OFFSET
+                }
+                ViewItem::Group { offset, .. } | ViewItem::Rotate { offset, .. } => *offset,
+            };
+            if start == offset {
+                return Ok(Some(state));
+            }
+            if start > offset {
+                return Ok(None);
+            }
+            // `start < offset`: a group's GTID event lies before `offset`.
+            if let ViewItem::Group { gtid, .. } = &item {
+                state.record(*gtid);
+            }
+            let mut ends = boundaries(start, item.events());
+            if ends.any(|b| b == offset) {
+                return Ok(Some(state));
+            }
+        }
+        Ok(None)
+    }
 }

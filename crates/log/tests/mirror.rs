@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use onelog_binlog::event::gtid::{FL_DDL, FL_STANDALONE, FL_TRANSACTIONAL};
-use onelog_binlog::event::{event_type, GtidEvent, QueryEvent, XidEvent};
+use onelog_binlog::event::{event_type, GtidEvent, QueryEvent, XidEvent, BINLOG_MAGIC};
 use onelog_binlog::Gtid;
+use onelog_log::view::ViewItem;
 use onelog_log::{
     read_classic_file, ClassicOptions, Durability, FileSystem, GtidAssign, Log, LogOptions, Mirror,
     PendingRecord, ReadStart, ReaderOptions, RecordKind, SimFs,
@@ -132,6 +133,33 @@ fn mirror_groups(fs: &SimFs) -> Groups {
     out
 }
 
+/// The mirror's files (index order) with their bytes.
+fn mirror_files(fs: &SimFs) -> Vec<(String, Vec<u8>)> {
+    let index =
+        String::from_utf8(fs.read_file(&mirror_dir().join("binlog.index")).unwrap()).unwrap();
+    index
+        .lines()
+        .map(|l| {
+            let name = l.trim_start_matches("./").to_string();
+            let data = fs.read_file(&mirror_dir().join(&name)).unwrap();
+            (name, data)
+        })
+        .collect()
+}
+
+/// The classic view's files from the oldest segment, as bytes.
+fn view_files(log: &Log) -> Vec<(String, Vec<u8>)> {
+    let mut r = log.view_reader(log.segments()[0].number).unwrap();
+    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
+    while let Some(item) = r.next_wait(Duration::ZERO).unwrap() {
+        if let ViewItem::FileStart { name, .. } = &item {
+            out.push((name.clone(), BINLOG_MAGIC.to_vec()));
+        }
+        out.last_mut().unwrap().1.extend_from_slice(item.events());
+    }
+    out
+}
+
 /// The log's durable groups from its oldest segment.
 fn log_groups(log: &Log) -> Groups {
     let start = log.segments()[0].start_lsn;
@@ -163,11 +191,16 @@ fn mirror_follows_commits_across_rotations() {
     log.commit(ddl()).unwrap();
     for i in 0..40 {
         log.commit(txn(i)).unwrap();
+        if i % 12 == 11 {
+            // The mirror rotates exactly when the log moves to its next segment.
+            log.rotate().unwrap();
+        }
     }
     assert!(m.wait_caught_up(WAIT), "{:?}", m.stats());
     let st = m.stats();
     assert_eq!(st.groups, 41);
-    assert!(st.files.len() > 2, "{st:?}");
+    let want: Vec<String> = (1..=4).map(|n| format!("binlog.{n:06}")).collect();
+    assert_eq!(st.files, want, "{st:?}");
     assert_eq!(st.last_gtid, Some(Gtid::new(0, 1, 41)));
     assert_eq!(st.last_error, None);
     m.shutdown().unwrap();
@@ -177,6 +210,8 @@ fn mirror_follows_commits_across_rotations() {
     // Closed cleanly: the current file's in-use flag is clear.
     let last = m.stats().files.last().cloned().unwrap();
     assert_eq!(fs.read_file(&mirror_dir().join(last)).unwrap()[21] & 1, 0);
+    // Byte for byte the view's files (the last one closed, so its in-use flag is clear too).
+    assert_eq!(mirror_files(&fs), view_files(&log));
     log.shutdown().unwrap();
 }
 
@@ -237,6 +272,7 @@ fn after_a_crash_the_mirror_is_repaired_to_the_logs_groups() {
         assert!(m.wait_caught_up(WAIT), "seed {seed}: {:?}", m.stats());
         m.shutdown().unwrap();
         assert_eq!(mirror_groups(&fs2), log_groups(&log), "seed {seed}");
+        assert_eq!(mirror_files(&fs2), view_files(&log), "seed {seed}");
         log.shutdown().unwrap();
     }
 }
@@ -381,5 +417,78 @@ fn the_mirror_pins_what_it_has_not_copied_and_releases_it_at_shutdown() {
     assert_eq!(log.oldest_reader_lsn(), Some(log.durable_lsn()));
     m.shutdown().unwrap();
     assert_eq!(log.reader_pins(), 0);
+}
+
+#[test]
+fn a_rotation_cut_by_a_crash_is_finished_with_the_views_header() {
+    let fs = SimFs::new();
+    let (log, _) = Log::open(fs.clone(), log_opts()).unwrap();
+    let (m, _) = start(&log, &fs);
+    for i in 0..5 {
+        log.commit(txn(i)).unwrap();
+    }
+    assert!(m.wait_caught_up(WAIT));
+    // The mirror syncs binlog.000001's Rotate, then the power goes before binlog.000002.
+    fs.arm_crash_point(onelog_log::classic::CRASH_ROTATE_AFTER_OLD_SYNC, 1);
+    log.rotate().unwrap();
+    log.commit(txn(5)).unwrap();
+    assert!(!m.wait_caught_up(Duration::from_secs(2)));
+    drop(m);
+    drop(log);
+    let fs2 = fs.reboot(7, true);
+    let (log, _) = Log::open(fs2.clone(), log_opts()).unwrap();
+    let (m, report) = start(&log, &fs2);
+    assert!(!report.rebuilt, "{report:?}");
+    m.shutdown().unwrap();
+    assert_eq!(mirror_files(&fs2), view_files(&log));
+    assert_eq!(gtids(&mirror_groups(&fs2)), (1..=6).collect::<Vec<_>>());
+    log.shutdown().unwrap();
+}
+
+#[test]
+fn binlog_gtid_pos_reads_the_view() {
+    let fs = SimFs::new();
+    let (log, _) = Log::open(fs.clone(), log_opts()).unwrap();
+    for i in 0..4 {
+        log.commit(txn(i)).unwrap();
+    }
+    log.rotate().unwrap();
+    log.commit(txn(4)).unwrap();
+    log.flush().unwrap();
+    let files = view_files(&log);
+    assert_eq!(files.len(), 2);
+    for (n, (name, data)) in files.iter().enumerate() {
+        let number = n as u64 + 1;
+        let mut state = onelog_binlog::GtidState::new();
+        let evs: Vec<_> = read_classic_file(name, data).map(|e| e.unwrap()).collect();
+        for ev in &evs {
+            if ev.event_type() == event_type::GTID_LIST {
+                state = onelog_binlog::event::GtidListEvent::decode(ev.bytes)
+                    .unwrap()
+                    .to_state();
+            }
+        }
+        // Before the Gtid_list too: its state (MariaDB reads it first).
+        for pos in [0, 4] {
+            assert_eq!(log.view_gtid_pos(number, pos).unwrap(), Some(state.clone()));
+        }
+        for ev in &evs {
+            if ev.event_type() == event_type::GTID {
+                state.record(GtidEvent::decode(ev.bytes).unwrap().gtid);
+            }
+            let end = u64::from(ev.end_log_pos());
+            let got = log.view_gtid_pos(number, end).unwrap();
+            assert_eq!(got.as_ref(), Some(&state), "{name} at {end}");
+            assert_eq!(log.view_gtid_pos(number, ev.offset + 1).unwrap(), None);
+        }
+        let end = data.len() as u64;
+        assert_eq!(log.view_gtid_pos(number, end + 1).unwrap(), None);
+    }
+    assert_eq!(log.view_gtid_pos(2, 1 << 20).unwrap(), None, "past the end");
+    assert_eq!(log.view_gtid_pos(9, 4).unwrap(), None, "unknown file");
+    assert_eq!(
+        log.view_gtid_pos(2, 4).unwrap().unwrap().pos().to_string(),
+        "0-1-4"
+    );
     log.shutdown().unwrap();
 }

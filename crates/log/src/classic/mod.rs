@@ -28,6 +28,7 @@
 
 pub(crate) mod format;
 mod scan;
+mod view_files;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -56,7 +57,8 @@ pub struct ClassicOptions {
     pub dir: PathBuf,
     /// `binlog`: files `binlog.000001`, ..., index `binlog.index`.
     pub basename: String,
-    /// Rotate after the group that takes the current file past this size.
+    /// Rotate after the group that takes the current file past this size (file mode and
+    /// `append_group`; the mirror ignores it: its files rotate with the log's segments).
     pub max_size: u64,
     pub server_id: u32,
     /// For the Format_description event (cut to 49 bytes).
@@ -464,6 +466,20 @@ impl ClassicBinlog {
     }
 
     fn reset_inner(&mut self, state: &GtidState) -> Result<(), LogError> {
+        self.remove_all()?;
+        let (file, info) = create_file(self.fs.as_ref(), &self.opts, &self.fde, 1, state)?;
+        self.fsyncs += 1;
+        self.files = vec![info];
+        self.cur = file;
+        self.cur_fde_flags = LOG_EVENT_BINLOG_IN_USE_F as u8;
+        self.state = state.clone();
+        self.opened_last_gtid_event = None;
+        self.dirty = false;
+        self.write_index()
+    }
+
+    /// Removes the index and every `<basename>.NNNNNN` file of the directory, durably.
+    fn remove_all(&mut self) -> Result<(), LogError> {
         let dir = self.opts.dir.clone();
         let index = index_path(&self.opts);
         if self.fs.exists(&index) {
@@ -484,16 +500,7 @@ impl ClassicBinlog {
                     .map_err(|e| LogError::io(&p, 0, "remove classic binlog", e))?;
             }
         }
-        self.sync_dir()?;
-        let (file, info) = create_file(self.fs.as_ref(), &self.opts, &self.fde, 1, state)?;
-        self.fsyncs += 1;
-        self.files = vec![info];
-        self.cur = file;
-        self.cur_fde_flags = LOG_EVENT_BINLOG_IN_USE_F as u8;
-        self.state = state.clone();
-        self.opened_last_gtid_event = None;
-        self.dirty = false;
-        self.write_index()
+        self.sync_dir()
     }
 
     /// Clears the in-use flag of the current file and syncs it; later appends get `Closed`.

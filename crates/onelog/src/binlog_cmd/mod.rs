@@ -1,11 +1,13 @@
 //! `onelog binlog [--verbose|-v] [--start-gtid=LIST] [--stop-gtid=LIST] [--to-binlog DIR] FILE...`
 //!
-//! Decodes onelog log segments (`binlog-NNNNNN.olog`) and classic MariaDB binlog files
-//! (`binlog.NNNNNN`, told apart by their magic) into mariadb-binlog's text
-//! (`--base64-output=decode-rows`; `-v` adds the `### INSERT ...` pseudo-SQL of row events),
-//! or, with `--to-binlog DIR`, exports the event groups of the given segments as standard
-//! MariaDB binlog files in DIR (`binlog.000001`, ..., `binlog.index`) that MariaDB tools and
-//! replicas read.
+//! Decodes onelog log segments (`binlog-NNNNNN.olog`, the on-disk storage) and classic
+//! MariaDB binlog files (`binlog.NNNNNN`, told apart by their magic) into mariadb-binlog's
+//! text (`--base64-output=decode-rows`; `-v` adds the `### INSERT ...` pseudo-SQL of row
+//! events), or, with `--to-binlog DIR`, writes the classic view of the given segments
+//! (`onelog_log::view`: segment N is `binlog.NNNNNN`, the very file the server's SHOW BINLOG
+//! EVENTS, dump and mirror show) in DIR, with `binlog.index`, for MariaDB tools and replicas.
+//! Printing a segment shows its on-disk offsets (`# LSN ... at offset N`), which are not
+//! binlog positions; export it with `--to-binlog` to see the view's positions.
 //!
 //! Owns the argument parsing of the subcommand ([`parse_args`]), the walk over the files
 //! ([`run`]), GTID filtering ([`GtidFilter`]) and the export ([`export`]); the text itself is
@@ -545,7 +547,9 @@ fn run_export(opts: &BinlogOptions, dir: &Path, out: &mut dyn Write) -> Result<(
 
 fn export_segment(path: &Path, filter: &GtidFilter, export: &mut Export) -> Result<(), Fatal> {
     let mut ins = SegmentInspector::open(path).map_err(|e| fatal(path, e.offset, e.reason))?;
-    export.segment_header(ins.header());
+    export
+        .segment_header(ins.header())
+        .map_err(|e| fatal(path, 0, e))?;
     loop {
         let rec = match ins.next_record() {
             Ok(Some(r)) => r,

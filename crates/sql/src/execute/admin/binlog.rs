@@ -1,12 +1,13 @@
 //! Binlog statements over the log: SHOW MASTER STATUS / SHOW BINLOG STATUS, SHOW BINARY LOGS,
 //! SHOW BINLOG EVENTS, FLUSH BINARY LOGS, PURGE BINARY LOGS, RESET MASTER.
 //!
-//! The binlog files are the log's segments (`binlog-NNNNNN.olog`). Positions are byte offsets
-//! in those files, placed by the log's one position view (`onelog_log::position`: a record at
-//! `header_len + (lsn - start_lsn)`, its first event after the frame header and the events
-//! length). SHOW BINLOG EVENTS prints those real offsets; SHOW MASTER STATUS prints the offset
-//! where the next record goes. `File_size` is the used size (header + records), not the
-//! preallocated file length.
+//! The binlog files users see are the log's classic view (`onelog_log::view`): segment N is
+//! the virtual file `binlog.NNNNNN`, whose bytes are what mariadbd would have written
+//! (header events, then the groups with contiguous, true `end_log_pos`, then a Rotate when
+//! sealed). SHOW BINLOG EVENTS prints those offsets; SHOW MASTER STATUS prints the view's
+//! durable end; `File_size` is the view file's size. The dump, BINLOG_GTID_POS(), the
+//! mirror and `onelog binlog --to-binlog` use the same view, so a position is valid
+//! everywhere. (`binlog-NNNNNN.olog` is only the on-disk segment.)
 //!
 //! PURGE removes whole segments, oldest first, by `Engine::purge_log_to`'s rules: never one
 //! that recovery still needs (it must end at or before the LSN of the newest checkpoint:
@@ -23,11 +24,11 @@
 //! refused there with 1235 (the classic files are not purged yet: they go with RESET MASTER).
 //!
 //! RESET MASTER removes every binlog file and empties the binlog GTID state (MariaDB
-//! semantics): the log continues in a new `binlog-000001.olog` and the next GTID of a domain
+//! semantics): the log continues in a new segment 1 (`binlog.000001`) and the next GTID of a domain
 //! has sequence number 1. The tables are kept: `Engine::reset_log` checkpoints them at the
 //! log's end first, and LSNs keep growing across the reset, so checkpoints stay valid.
 //!
-//! Invariants: every position this module prints comes from `onelog_log::position` (never
+//! Invariants: every position this module prints comes from `onelog_log::view` (never
 //! computed here); PURGE removes only what `Engine::purge_log_to` allows.
 
 use onelog_protocol::errors;

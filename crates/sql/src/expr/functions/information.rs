@@ -1,16 +1,27 @@
 //! Information and miscellaneous functions: DATABASE, USER, CURRENT_USER, VERSION,
-//! CONNECTION_ID, LAST_INSERT_ID, FOUND_ROWS, ROW_COUNT, SLEEP.
+//! CONNECTION_ID, LAST_INSERT_ID, FOUND_ROWS, ROW_COUNT, SLEEP, BINLOG_GTID_POS.
+//!
+//! BINLOG_GTID_POS(file, pos) is MariaDB's: the GTID position at offset `pos` of binlog file
+//! `file` (the file's Gtid_list plus every GTID event that starts before `pos`; a `pos` below
+//! 4 is 4; an empty name is the first file), NULL for a NULL argument, a `pos` outside
+//! 0..2^32, an unknown file or a `pos` that is no event boundary of the file (its end is
+//! one). Engine mode reads the log's classic view (`onelog_log::view`), file mode the classic
+//! file itself. No privilege is needed (as in MariaDB 10.11).
 //!
 //! Invariants: each reads the session at evaluation time (a cached compiled statement sees
 //! the current database, the last statement's counters); SLEEP waits at most an hour and is
 //! interruptible (KILL, max_statement_time, a client disconnect end it).
 
-use onelog_binlog::Value;
+use onelog_binlog::event::{event_type, GtidEvent, GtidListEvent};
+use onelog_binlog::{GtidState, Value};
+use onelog_log::read_classic_file;
+use onelog_log::view::parse_view_file_name;
 
-use super::{rt_int, rt_str, rt_uint, sees_null, str_val, FunctionDef};
+use super::{rt_int, rt_str, rt_uint, sees_null, str_val, strict, FunctionDef};
 use crate::error::SqlError;
 use crate::expr::env::Env;
-use crate::expr::numeric::to_f64;
+use crate::expr::numeric::{to_f64, to_i128};
+use crate::expr::text::text_of;
 
 type R = Result<Value, SqlError>;
 
@@ -65,7 +76,74 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         Ok(Value::Int(env.cx.row_count))
     }),
     sees_null("SLEEP", &["SLEEP"], (1, 1), rt_int, sleep),
+    strict(
+        "BINLOG_GTID_POS",
+        &["BINLOG_GTID_POS"],
+        (2, 2),
+        rt_str,
+        binlog_gtid_pos,
+    ),
 ];
+
+/// BINLOG_GTID_POS(file, pos): see the module docs.
+fn binlog_gtid_pos(v: Vec<Value>, env: &Env) -> R {
+    let name = String::from_utf8_lossy(&text_of(&v[0])).into_owned();
+    let pos = match to_i128(&v[1]) {
+        Some(p) if (0..=i128::from(u32::MAX)).contains(&p) => p as u64,
+        _ => return Ok(Value::Null),
+    };
+    let log = env.cx.server.engine.log();
+    let state = match log.classic_files() {
+        Some(files) => {
+            let file = if name.is_empty() {
+                files.first()
+            } else {
+                files.iter().find(|f| f.name == name)
+            };
+            file.and_then(|f| classic_gtid_pos(&f.path, pos))
+        }
+        None => {
+            let number = if name.is_empty() {
+                log.segments().first().map(|s| s.number)
+            } else {
+                parse_view_file_name(&name)
+            };
+            number.and_then(|n| log.view_gtid_pos(n, pos).ok().flatten())
+        }
+    };
+    Ok(match state {
+        Some(s) => str_val(s.pos().to_string().into_bytes()),
+        None => Value::Null,
+    })
+}
+
+/// File mode's BINLOG_GTID_POS: the state at `pos` of the classic file at `path`, None when
+/// `pos` is no event boundary of it (or it cannot be read).
+fn classic_gtid_pos(path: &std::path::Path, pos: u64) -> Option<GtidState> {
+    let pos = pos.max(4);
+    let data = std::fs::read(path).ok()?;
+    let name = path.display().to_string();
+    let mut state = GtidState::new();
+    let (mut cur, mut valid, mut have_list) = (4u64, false, false);
+    for ev in read_classic_file(&name, &data) {
+        valid |= cur == pos;
+        if have_list && cur >= pos {
+            break;
+        }
+        let ev = ev.ok()?;
+        match ev.event_type() {
+            event_type::GTID_LIST => {
+                state = GtidListEvent::decode(ev.bytes).ok()?.to_state();
+                have_list = true;
+            }
+            event_type::GTID => state.record(GtidEvent::decode(ev.bytes).ok()?.gtid),
+            _ => {}
+        }
+        cur = ev.offset + ev.bytes.len() as u64;
+    }
+    valid |= cur == pos;
+    (valid && cur >= pos).then_some(state)
+}
 
 fn user(_: Vec<Value>, env: &Env) -> R {
     Ok(str_val(
