@@ -480,9 +480,17 @@ impl Sender<'_> {
     /// A file begins: fake Rotate, then its header events (those at or after `skip_to`).
     fn enter_file(&mut self, number: u64, name: &str, events: &[u8]) -> Result<(), SendError> {
         let start = self.skip_to.unwrap_or(4);
+        // The first fake Rotate comes before any Format_description: it carries what the
+        // reader asked for. Later ones follow the previous file's FD, whose algorithm the
+        // reader now decodes with (MariaDB's `current_checksum_alg`).
+        let checksum = if self.file == 0 {
+            self.p.checksum
+        } else {
+            self.file_checksum
+        };
         self.file = number;
         self.pos = 4;
-        let rot = fake_rotate(self.p.server_id, name, start, self.p.checksum);
+        let rot = fake_rotate(self.p.server_id, name, start, checksum);
         self.send_event(&rot, false)?;
         let mut rest = events;
         while rest.len() >= HEADER_LEN {
