@@ -560,7 +560,7 @@ class Repl:
         if c.get("c2r_quarter_p50"):
             extra.append("c→r p50 per quarter " + "/".join(f(x, 0) for x in c["c2r_quarter_p50"]) + " ms")
         if c.get("catchup_s") is not None:
-            extra.append(f"caught up {f(c['catchup_s'], 1)} s after, rows equal")
+            extra.append(f"replicas caught up {f(c['catchup_s'], 1)} s after sysbench ended, rows equal")
         if c.get("semi_sync"):
             extra.append(f"semi-sync yes_tx {c['semi_sync'].get('Rpl_semi_sync_master_yes_tx')}, "
                          f"no_tx {c['semi_sync'].get('Rpl_semi_sync_master_no_tx')}")
@@ -577,7 +577,7 @@ def repl_goals(r):
         parts, ok = [], []
         for t in cfg["repl_threads"]:
             x = ratio(r.get(p, "async", n_max, t, "tps"), r.get(p, "async", 0, t, "tps"))
-            parts.append(f"{t} thr: {f(x)}×")
+            parts.append(f"{t} thr: {f(x)}" + ("×" if x is not None else ""))
             ok.append(None if x is None else x >= 0.95)
         rows.append((f"{REPL_LABEL.get(p, p)} primary: {n_max} replicas cost ≤ 5% TPS (≥ 0.95× of 0 replicas)",
                      "; ".join(parts) or "n/a", verdict(ok)))
@@ -667,6 +667,8 @@ def replication_method(data):
   and the probe table; otherwise the cell is **void** (listed, never counted). A semi-sync cell with
   `Rpl_semi_sync_master_no_tx` > 0 (fell back to async) is void too.
 - TPS vs 0 replicas: the same primary and thread count without replicas, in the same run.
+  "caught up N s after": from the end of the sysbench run until every replica had applied the
+  primary's last transaction (a replica that applies slower than the primary commits lags by then).
 """)
     return "\n".join(out)
 
