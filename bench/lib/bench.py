@@ -297,6 +297,7 @@ class Server:
         self.max_binlog_size = max_binlog_size or env.cfg["segment_size"]
         self.preload = preload
         self.extra = list(extra or [])  # appended last: a later option overrides an earlier one
+        self.wrap = []  # a command prefix, e.g. ["taskset", "-c", "2-3"]
         self.dir = tempfile.mkdtemp(dir=env.work, prefix=f"{system}-")
         self.data = os.path.join(self.dir, "data")
         self.port = env.next_port()
@@ -351,7 +352,7 @@ class Server:
                      FSYNC_COUNT_FILE=self.count_file)
         logf = open(self.logpath, "ab")
         t0 = time.monotonic()
-        self.proc = subprocess.Popen(self.command(), stdout=logf, stderr=subprocess.STDOUT, env=e,
+        self.proc = subprocess.Popen(self.wrap + self.command(), stdout=logf, stderr=subprocess.STDOUT, env=e,
                                      start_new_session=True)
         logf.close()
         while time.monotonic() - t0 < timeout:
@@ -1077,6 +1078,8 @@ BENCH_CELL_WARMUP and BENCH_SEED as above):
   BENCH_REPL_PRIMARIES ("onelog-engine mariadb-binlog")
   BENCH_REPL_PROBE_MS (50)    commit-to-replica probe: one insert on the primary per interval
   BENCH_REPL_CATCHUP_S (300)  how long a replica may take to catch up before the cell is void
+  BENCH_REPL_PRIMARY_CPUS, BENCH_REPL_REPLICA_CPUS (unset)  taskset -c lists pinning the primary and
+                              the replicas (e.g. "0-7" and "8-15": replicas off the primary's cores)
 """
 
 if __name__ == "__main__":

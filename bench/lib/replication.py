@@ -46,6 +46,8 @@ def make_config(args, cfg):
         "repl_primaries": B.env_list("BENCH_REPL_PRIMARIES", list(REPL_PRIMARIES)),
         "repl_probe_ms": B.env_int("BENCH_REPL_PROBE_MS", 50),
         "repl_catchup_s": B.env_int("BENCH_REPL_CATCHUP_S", 300),
+        "repl_primary_cpus": os.environ.get("BENCH_REPL_PRIMARY_CPUS") or None,
+        "repl_replica_cpus": os.environ.get("BENCH_REPL_REPLICA_CPUS") or None,
         "sections": ["replication"],
     })
     return cfg
@@ -71,12 +73,21 @@ def replica_template(env):
     return path
 
 
+def pin(srv, cpus):
+    """Runs the server under `taskset -c cpus` when a CPU list is configured."""
+    if cpus:
+        if not shutil.which("taskset"):
+            raise B.StartError("BENCH_REPL_*_CPUS is set but taskset is not installed")
+        srv.wrap = ["taskset", "-c", cpus]
+
+
 def start_primary(env, cfg, system):
     extra = []
     if system.startswith("mariadb"):
         # the same character set as onelog's (utf8mb4) so both primaries send the same rows
         extra = ["--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci"]
     srv = B.Server(env, system, 1, 1, cfg["repl_latency_us"], extra=extra)
+    pin(srv, cfg["repl_primary_cpus"])
     srv.start()
     srv.q(f"CREATE USER 'repl'@'%' IDENTIFIED BY '{REPL_PASSWORD}'; "
           "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'")
@@ -89,6 +100,7 @@ def start_replica(env, cfg, n, primary, semisync):
         f"--server-id={n + 1}", "--skip-log-bin", "--character-set-server=utf8mb4",
         "--collation-server=utf8mb4_general_ci", "--innodb-buffer-pool-size=512M",
         f"--slave-parallel-threads={cfg['repl_parallel_threads']}", "--slave-parallel-mode=optimistic"])
+    pin(srv, cfg["repl_replica_cpus"])
     shutil.copytree(replica_template(env), srv.data)
     srv.installed = True
     srv.start()

@@ -641,6 +641,9 @@ def replication_method(data):
         out += [f"**Quick mode**: {cfg['tables']} tables × {cfg['table_size']} rows, {cfg['repl_seconds']} s per cell, "
                 "1 run: a smoke test of the harness whose numbers are indicative only (the primary, its replicas, "
                 "sysbench and the probe share the machine's CPUs); the full run is `bench/run --replication`.", ""]
+    pc, rc = cfg.get("repl_primary_cpus"), cfg.get("repl_replica_cpus")
+    pins = (f"primary pinned to CPUs {pc or 'any'}, replicas to {rc or 'any'} (`taskset -c`)" if pc or rc
+            else f"nothing pinned: all {mc['cpus']} CPUs shared by every process")
     out.append(f"""- sysbench `oltp_write_only`, threads {', '.join(map(str, cfg['repl_threads']))},
   `--rand-type=uniform --rand-seed={cfg['seed']}`, {cfg['tables']} tables × {cfg['table_size']} rows,
   {cfg['repl_seconds']} s per cell{f" after a {cfg['cell_warmup']} s warm-up" if cfg['cell_warmup'] else ""};
@@ -666,6 +669,11 @@ def replication_method(data):
   both replication threads running) and hold the same `COUNT(*)` and `SUM(k)` in every sysbench table
   and the probe table; otherwise the cell is **void** (listed, never counted). A semi-sync cell with
   `Rpl_semi_sync_master_no_tx` > 0 (fell back to async) is void too.
+- CPUs: {pins}. When the primary, its replicas, sysbench and the probe share few
+  CPUs, every replica applying the primary's transactions takes CPU time from the primary: the
+  TPS cost of replicas then measures the machine, not the primary's replication overhead, and a
+  replica that applies slower than the primary commits shows as a commit→replica latency that
+  grows through the cell (the per-quarter medians) and a catch-up after it.
 - TPS vs 0 replicas: the same primary and thread count without replicas, in the same run.
   "caught up N s after": from the end of the sysbench run until every replica had applied the
   primary's last transaction (a replica that applies slower than the primary commits lags by then).
