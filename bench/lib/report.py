@@ -681,6 +681,17 @@ def replication_method(data):
     return "\n".join(out)
 
 
+def shared_cpus_note(data):
+    cfg = data["config"]
+    if cfg.get("repl_primary_cpus") or cfg.get("repl_replica_cpus"):
+        return (f"Primary on CPUs {cfg.get('repl_primary_cpus') or 'any'}, replicas on "
+                f"{cfg.get('repl_replica_cpus') or 'any'}.")
+    return (f"Nothing was pinned: the primary, up to {max(cfg['repl_replicas'] or [0])} replicas, sysbench and the "
+            f"probe shared {data['machine']['cpus']} CPUs, so the replicas' cost here is mostly CPU taken "
+            "from the primary; on a bigger machine pin them apart (`BENCH_REPL_PRIMARY_CPUS`, "
+            "`BENCH_REPL_REPLICA_CPUS`).")
+
+
 def write_replication(data, repo, results_path, docs=None):
     docs = docs or os.path.join(repo, "docs")
     rel = os.path.relpath(results_path, repo)
@@ -692,6 +703,7 @@ def write_replication(data, repo, results_path, docs=None):
                             f"From `bench/run --replication{' --quick' if data['config']['mode'] == 'quick' else ''}` "
                             f"({data['generated']}, {data['machine']['cpus']} CPUs; method and all numbers in "
                             "[BENCHMARKS.md](BENCHMARKS.md#replication-onelog-vs-mariadb-1011-as-a-primary-issue-11)):",
-                            "", table(["goal", "measured", "verdict"], repl_goals(Repl(data)))])
+                            "", table(["goal", "measured", "verdict"], repl_goals(Repl(data))), "",
+                            shared_cpus_note(data)])
     replace_section(os.path.join(docs, "REPLICATION.md"), REPL_BEGIN, REPL_END, goals_only, "Replication")
     print(f"bench/run: wrote the replication sections of {docs}/BENCHMARKS.md and {docs}/REPLICATION.md")
