@@ -122,7 +122,9 @@ def slave_status(rep):
 
 def slave_broken(rep):
     st = slave_status(rep)
-    if st.get("Slave_SQL_Running") != "Yes" or st.get("Slave_IO_Running") != "Yes":
+    # an IO thread reconnecting without an error is not broken (MASTER_CONNECT_RETRY=1)
+    io_down = st.get("Slave_IO_Running") != "Yes" and (st.get("Last_IO_Error") or st.get("Slave_IO_Running") == "No")
+    if st.get("Slave_SQL_Running") != "Yes" or io_down or "error" in st:
         return (f"IO={st.get('Slave_IO_Running')} SQL={st.get('Slave_SQL_Running')} "
                 f"io_error={st.get('Last_IO_Error', '')!r} sql_error={st.get('Last_SQL_Error', '')!r} "
                 f"{st.get('error', '')}")

@@ -573,7 +573,7 @@ def repl_goals(r):
     cfg = r.cfg
     rows = []
     n_max = max(cfg["repl_replicas"]) if cfg["repl_replicas"] else None
-    for p in cfg["repl_primaries"]:
+    for p in cfg["repl_primaries"] if n_max else []:
         parts, ok = [], []
         for t in cfg["repl_threads"]:
             x = ratio(r.get(p, "async", n_max, t, "tps"), r.get(p, "async", 0, t, "tps"))
