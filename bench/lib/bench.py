@@ -10,7 +10,8 @@ plots in docs/bench/).
 
 Invariants:
 - every server gets a fresh data directory per profile (system x durability x injected
-  latency) and is stopped (or killed) before the next starts; only one server runs at a time;
+  latency) and is stopped (or killed) before the next starts; only one server runs at a time
+  (except in `--replication`, bench/lib/replication.py: one primary and its replicas);
 - per-cell counters are deltas taken immediately before and after the measured sysbench run
   (warm-ups are separate runs outside the window);
 - a system the onelog binary cannot run (an option it does not know yet, a start failure) is
@@ -286,7 +287,7 @@ def unavailable(env, system):
 
 class Server:
     def __init__(self, env, system, flush, sync_binlog, latency_us=0, max_binlog_size=None,
-                 preload=True):
+                 preload=True, extra=None):
         self.env = env
         self.system = system
         self.spec = SYSTEMS[system]
@@ -295,6 +296,8 @@ class Server:
         self.latency_us = latency_us
         self.max_binlog_size = max_binlog_size or env.cfg["segment_size"]
         self.preload = preload
+        self.extra = list(extra or [])  # appended last: a later option overrides an earlier one
+        self.wrap = []  # a command prefix, e.g. ["taskset", "-c", "2-3"]
         self.dir = tempfile.mkdtemp(dir=env.work, prefix=f"{system}-")
         self.data = os.path.join(self.dir, "data")
         self.port = env.next_port()
@@ -317,7 +320,7 @@ class Server:
                 cmd += ["--binlog-storage=file", f"--sync-binlog={self.sync_binlog}"]
             if self.spec.get("mirror"):
                 cmd += ["--binlog-file-mirror=ON"]
-            return cmd
+            return cmd + self.extra
         user = sh("id -un")
         cmd = ["mariadbd", "--no-defaults", f"--datadir={self.data}",
                f"--socket={self.dir}/mariadb.sock", f"--port={self.port}",
@@ -329,7 +332,7 @@ class Server:
         if self.spec["binlog"]:
             cmd += [f"--log-bin={self.data}/mariadb-bin", "--binlog-format=ROW",
                     f"--sync-binlog={self.sync_binlog}", "--server-id=1"]
-        return cmd
+        return cmd + self.extra
 
     def install(self):
         if self.spec["kind"] == "mariadb" and not self.installed:
@@ -349,7 +352,7 @@ class Server:
                      FSYNC_COUNT_FILE=self.count_file)
         logf = open(self.logpath, "ab")
         t0 = time.monotonic()
-        self.proc = subprocess.Popen(self.command(), stdout=logf, stderr=subprocess.STDOUT, env=e,
+        self.proc = subprocess.Popen(self.wrap + self.command(), stdout=logf, stderr=subprocess.STDOUT, env=e,
                                      start_new_session=True)
         logf.close()
         while time.monotonic() - t0 < timeout:
@@ -972,20 +975,27 @@ def main():
     ap.add_argument("--no-report", action="store_true", help="do not touch docs/BENCHMARKS.md / docs/bench/*.png")
     ap.add_argument("--docs", default=os.path.join(REPO, "docs"),
                     help="docs directory holding BENCHMARKS.md and bench/ (default: the repository's docs/)")
+    ap.add_argument("--replication", action="store_true",
+                    help="the replication benchmark (issue 11) instead of the sections above: results in "
+                         "docs/bench/replication[-quick].json, its own section of docs/BENCHMARKS.md")
     ap.add_argument("--keep", action="store_true", help="keep the temporary data directories")
     ap.add_argument("--selfcheck-only", action="store_true", help="build and check the preload library, then stop")
     args = ap.parse_args()
+    stem = "replication" if args.replication else "results"
     results_path = args.results or os.path.join(
-        REPO, "docs", "bench", "results-quick.json" if args.quick else "results.json")
+        REPO, "docs", "bench", f"{stem}-quick.json" if args.quick else f"{stem}.json")
 
     sys.dont_write_bytecode = True  # no __pycache__ in the source tree
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import report  # noqa: E402  (bench/lib/report.py)
+    sys.modules.setdefault("bench", sys.modules[__name__])  # replication.py imports this module
+    import replication  # noqa: E402  (bench/lib/replication.py)
+    write_report = report.write_replication if args.replication else report.write
 
     if args.report_only:
         with open(results_path) as f:
             data = json.load(f)
-        report.write(data, REPO, results_path, args.docs)
+        write_report(data, REPO, results_path, args.docs)
         return
 
     for tool in ("sysbench", "mariadb", "mariadbd", "mariadb-install-db", "gcc"):
@@ -1004,6 +1014,9 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     signal.signal(signal.SIGINT, signal.default_int_handler)
     cfg = make_config(args)
+    if args.replication:
+        cfg = replication.make_config(args, cfg)
+        cfg["systems"] = cfg["repl_primaries"]  # find_onelog builds onelog only when it is measured
     env = Env(cfg, args)
     try:
         sc = build_preload(env)
@@ -1014,6 +1027,8 @@ def main():
         res = Results(results_path, cfg, machine, sc, env)
         t0 = time.monotonic()
         log(f"mode {cfg['mode']}: sections {','.join(cfg['sections'])}; results -> {results_path}")
+        if "replication" in cfg["sections"]:
+            replication.run(env, cfg, res)
         if "matrix" in cfg["sections"]:
             run_matrix(env, cfg, res)
         if "rotation" in cfg["sections"]:
@@ -1027,7 +1042,9 @@ def main():
         res.save()
         log(f"measured in {res.data['elapsed_s']}s")
         if not args.no_report:
-            report.write(res.data, REPO, results_path, args.docs)
+            write_report(res.data, REPO, results_path, args.docs)
+        if args.replication:
+            print(report.replication_tables(res.data))
     finally:
         env.cleanup()
 
@@ -1051,6 +1068,18 @@ Environment (defaults: full / --quick):
   BENCH_SEED (1)              sysbench --rand-seed
   BENCH_RUNS (1)              repeat the whole matrix; tables show per-cell medians
   BENCH_PORT_BASE (27400), BENCH_WORKDIR (temp dir parent), ONELOG_BIN, BENCH_PYTHON
+With --replication (bench/lib/replication.py; BENCH_TABLES, BENCH_TABLE_SIZE, BENCH_WARMUP,
+BENCH_CELL_WARMUP and BENCH_SEED as above):
+  BENCH_REPL_SECONDS (60/15)  seconds per measured cell
+  BENCH_REPL_THREADS ("8 32"), BENCH_REPL_REPLICAS ("0 1 4": asynchronous replicas)
+  BENCH_REPL_SEMISYNC ("AFTER_SYNC AFTER_COMMIT": one semi-sync replica per wait point)
+  BENCH_REPL_LATENCY_US (1000) injected fsync latency, primary only
+  BENCH_REPL_PARALLEL_THREADS (4) the replicas' slave_parallel_threads (optimistic mode)
+  BENCH_REPL_PRIMARIES ("onelog-engine mariadb-binlog")
+  BENCH_REPL_PROBE_MS (50)    commit-to-replica probe: one insert on the primary per interval
+  BENCH_REPL_CATCHUP_S (300)  how long a replica may take to catch up before the cell is void
+  BENCH_REPL_PRIMARY_CPUS, BENCH_REPL_REPLICA_CPUS (unset)  taskset -c lists pinning the primary and
+                              the replicas (e.g. "0-7" and "8-15": replicas off the primary's cores)
 """
 
 if __name__ == "__main__":

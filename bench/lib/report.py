@@ -505,3 +505,205 @@ def write(data, repo, results_path, docs=None):
     with open(path, "w") as fh:
         fh.write(page)
     print(f"bench/run: wrote {path} and {len(plots) + (1 if rot_file else 0)} plots in docs/bench/")
+
+
+# ----------------------------------------------------------------------------- replication (issue 11)
+
+REPL_BEGIN = "<!-- BEGIN bench/run --replication generated section: written by bench/lib/report.py, do not edit by hand -->"
+REPL_END = "<!-- END bench/run --replication generated section -->"
+REPL_LABEL = {"onelog-engine": "onelog", "mariadb-binlog": "MariaDB 10.11"}
+
+
+def replace_section(path, begin, end, text, title):
+    """Writes text between begin and end in the page at path (appended the first time); the rest
+    of the page is kept byte for byte."""
+    try:
+        with open(path) as fh:
+            page = fh.read()
+    except FileNotFoundError:
+        page = f"# {title}\n"
+    text = text.rstrip("\n")
+    if begin in page and end in page:
+        a, b = page.index(begin), page.index(end) + len(end)
+        page = page[:a] + begin + "\n" + text + "\n" + end + page[b:]
+    else:
+        page = page.rstrip("\n") + "\n\n" + begin + "\n" + text + "\n" + end + "\n"
+    with open(path, "w") as fh:
+        fh.write(page)
+
+
+class Repl:
+    """The replication cells by (primary, mode, replicas, threads); a void cell counts as n/a."""
+
+    def __init__(self, data):
+        self.cfg = data["config"]
+        self.cells = {(c["primary"], c["mode"], c["replicas"], c["threads"]): c for c in data.get("replication", [])}
+
+    def cell(self, p, mode, n, t):
+        return self.cells.get((p, mode, n, t))
+
+    def get(self, p, mode, n, t, key):
+        c = self.cell(p, mode, n, t)
+        if c is None or c.get("na") or c.get("void"):
+            return None
+        return c.get(key)
+
+    def note(self, p, mode, n, t):
+        c = self.cell(p, mode, n, t)
+        if c is None:
+            return "not run"
+        if c.get("na"):
+            return "n/a: " + c["na"].replace("\n", " ").replace("|", "/")[:200]
+        if c.get("void"):
+            return "**void**: " + c["void"].replace("\n", " ").replace("|", "/")[:200]
+        extra = []
+        if c.get("c2r_quarter_p50"):
+            extra.append("c→r p50 per quarter " + "/".join(f(x, 0) for x in c["c2r_quarter_p50"]) + " ms")
+        if c.get("catchup_s") is not None:
+            extra.append(f"replicas caught up {f(c['catchup_s'], 1)} s after sysbench ended, rows equal")
+        if c.get("semi_sync"):
+            extra.append(f"semi-sync yes_tx {c['semi_sync'].get('Rpl_semi_sync_master_yes_tx')}, "
+                         f"no_tx {c['semi_sync'].get('Rpl_semi_sync_master_no_tx')}")
+        if c.get("semi_sync_unverified"):
+            extra.append(c["semi_sync_unverified"])
+        return "; ".join(extra)
+
+
+def repl_goals(r):
+    cfg = r.cfg
+    rows = []
+    n_max = max(cfg["repl_replicas"]) if cfg["repl_replicas"] else None
+    for p in cfg["repl_primaries"] if n_max else []:
+        parts, ok = [], []
+        for t in cfg["repl_threads"]:
+            x = ratio(r.get(p, "async", n_max, t, "tps"), r.get(p, "async", 0, t, "tps"))
+            parts.append(f"{t} thr: {f(x)}" + ("×" if x is not None else ""))
+            ok.append(None if x is None else x >= 0.95)
+        rows.append((f"{REPL_LABEL.get(p, p)} primary: {n_max} replicas cost ≤ 5% TPS (≥ 0.95× of 0 replicas)",
+                     "; ".join(parts) or "n/a", verdict(ok)))
+    parts, ok = [], []
+    for t in cfg["repl_threads"]:
+        x = ratio(r.get("onelog-engine", "AFTER_SYNC", 1, t, "tps"), r.get("mariadb-binlog", "AFTER_SYNC", 1, t, "tps"))
+        parts.append(f"{t} thr: {f(x)}" + ("×" if x is not None else ""))
+        ok.append(None if x is None else x >= 2.0)
+    rows.append(("onelog with an AFTER_SYNC replica ≥ 2× MariaDB with an AFTER_SYNC replica", "; ".join(parts) or "n/a",
+                 verdict(ok)))
+    return rows
+
+
+def replication_tables(data, machine=True):
+    """The two result tables and the goals (printed by bench/run --replication, and in the docs)."""
+    r = Repl(data)
+    cfg = r.cfg
+    mc = data["machine"]
+    out = [f"Machine: {mc['cpu_model']}, {mc['cpus']} CPUs, {mc['mem_gib']} GiB, {mc['disk']}; "
+           f"{cfg['mode']} mode, {cfg['repl_seconds']} s per cell, injected fsync latency "
+           f"{lat_text(cfg['repl_latency_us'])} (primary only).\n"] if machine else []
+    out.append("#### Asynchronous replicas\n")
+    rows = []
+    for p in cfg["repl_primaries"]:
+        for n in cfg["repl_replicas"]:
+            for t in cfg["repl_threads"]:
+                g = lambda k: r.get(p, "async", n, t, k)  # noqa: E731
+                rows.append([f"{REPL_LABEL.get(p, p)}", n, t, f(g("tps"), 0), f(g("p99")), f(g("c2r_p50"), 1),
+                             f(g("c2r_p99"), 1), f(ratio(g("tps"), r.get(p, "async", 0, t, "tps"))),
+                             f(g("fsyncs_per_txn"), 3), r.note(p, "async", n, t)])
+    out.append(table(["primary", "replicas", "threads", "primary TPS", "p99 ms", "commit→replica p50 ms",
+                      "commit→replica p99 ms", "TPS vs 0 replicas", "primary fsyncs/txn", ""], rows) + "\n")
+    out.append("#### One semi-sync replica: onelog vs MariaDB 10.11\n")
+    rows = []
+    for mode in cfg["repl_semisync"]:
+        for t in cfg["repl_threads"]:
+            o = lambda k: r.get("onelog-engine", mode, 1, t, k)  # noqa: E731
+            m = lambda k: r.get("mariadb-binlog", mode, 1, t, k)  # noqa: E731
+            notes = [f"onelog: {r.note('onelog-engine', mode, 1, t)}", f"MariaDB: {r.note('mariadb-binlog', mode, 1, t)}"]
+            rows.append([mode, t, f(o("tps"), 0), f(o("p99")), f(o("c2r_p50"), 1), f(o("c2r_p99"), 1),
+                         f(m("tps"), 0), f(m("p99")), f(m("c2r_p50"), 1), f(m("c2r_p99"), 1),
+                         f(ratio(o("tps"), m("tps"))) + ("×" if ratio(o("tps"), m("tps")) else ""),
+                         "; ".join(x for x in notes if not x.endswith(": "))])
+    out.append(table(["wait point", "threads", "onelog TPS", "onelog p99 ms", "onelog c→r p50", "onelog c→r p99",
+                      "MariaDB TPS", "MariaDB p99 ms", "MariaDB c→r p50", "MariaDB c→r p99", "onelog / MariaDB", ""],
+                     rows) + "\n")
+    out.append("#### Goals (issue 11)\n")
+    out.append(table(["goal", "measured", "verdict"], repl_goals(r)) + "\n")
+    return "\n".join(out)
+
+
+def replication_method(data):
+    cfg, mc = data["config"], data["machine"]
+    quick = cfg["mode"] == "quick"
+    cmd = "bench/run --replication --quick" if quick else "bench/run --replication"
+    out = [f"Generated by `{cmd}` on {data['generated']} (measuring took {data.get('elapsed_s', '?')} s).",
+           f"Machine: {mc['cpu_model']}, {mc['cpus']} CPUs, {mc['mem_gib']} GiB; disk {mc['disk']}; load average "
+           f"before {' '.join(mc['loadavg_before'])}, after {' '.join(data.get('loadavg_after', ['?']))}; "
+           f"{mc['mariadb']}; {data['onelog'].get('version', 'onelog ?')} (source {mc.get('git', '?')}).", ""]
+    if quick:
+        out += [f"**Quick mode**: {cfg['tables']} tables × {cfg['table_size']} rows, {cfg['repl_seconds']} s per cell, "
+                "1 run: a smoke test of the harness whose numbers are indicative only (the primary, its replicas, "
+                "sysbench and the probe share the machine's CPUs); the full run is `bench/run --replication`.", ""]
+    pc, rc = cfg.get("repl_primary_cpus"), cfg.get("repl_replica_cpus")
+    pins = (f"primary pinned to CPUs {pc or 'any'}, replicas to {rc or 'any'} (`taskset -c`)" if pc or rc
+            else f"nothing pinned: all {mc['cpus']} CPUs shared by every process")
+    out.append(f"""- sysbench `oltp_write_only`, threads {', '.join(map(str, cfg['repl_threads']))},
+  `--rand-type=uniform --rand-seed={cfg['seed']}`, {cfg['tables']} tables × {cfg['table_size']} rows,
+  {cfg['repl_seconds']} s per cell{f" after a {cfg['cell_warmup']} s warm-up" if cfg['cell_warmup'] else ""};
+  every profile (primary × replica setup) starts from fresh servers, attaches the replicas, then
+  `sysbench prepare` (replicated) and a {cfg['profile_warmup']} s warm-up.
+- Primaries: **onelog** (`onelog serve`, engine mode: the log is the binlog,
+  innodb_flush_log_at_trx_commit=1) and **MariaDB 10.11** (`--log-bin --binlog-format=ROW
+  --sync-binlog=1 --innodb-flush-log-at-trx-commit=1`, utf8mb4). Injected fsync latency
+  {lat_text(cfg['repl_latency_us'])} **in the primary only** (`bench/fsync_delay`, LD_PRELOAD); the
+  replicas run on the real disk without it.
+- Replicas: MariaDB 10.11 (`--skip-log-bin`, utf8mb4, innodb_flush_log_at_trx_commit=1,
+  `slave_parallel_threads={cfg['repl_parallel_threads']}`, `slave_parallel_mode=optimistic`), attached with
+  `CHANGE MASTER TO … MASTER_USE_GTID=slave_pos`. Semi-sync: primary `rpl_semi_sync_master_enabled=ON`,
+  `rpl_semi_sync_master_wait_point` as shown, `rpl_semi_sync_master_timeout=60000`; replica
+  `rpl_semi_sync_slave_enabled=ON` before `START SLAVE`. A primary that refuses these variables
+  gets n/a with its error text.
+- **commit→replica latency**: a probe client inserts a numbered row on the primary every
+  {cfg['repl_probe_ms']} ms during the cell (autocommit) and notes when the OK arrives; another client polls the
+  first replica's `MAX(id)` about every 2 ms (plus its round trip) and notes when each row becomes visible;
+  latency = visible on the replica − acknowledged on the primary (one clock; can be slightly negative
+  with semi-sync, where the replica may apply before the primary's OK reaches the client).
+- After every cell each replica must reach the primary's `@@gtid_binlog_pos` (`MASTER_GTID_WAIT`,
+  both replication threads running) and hold the same `COUNT(*)` and `SUM(k)` in every sysbench table
+  and the probe table; otherwise the cell is **void** (listed, never counted). A semi-sync cell with
+  `Rpl_semi_sync_master_no_tx` > 0 (fell back to async) is void too.
+- CPUs: {pins}. When the primary, its replicas, sysbench and the probe share few
+  CPUs, every replica applying the primary's transactions takes CPU time from the primary: the
+  TPS cost of replicas then measures the machine, not the primary's replication overhead, and a
+  replica that applies slower than the primary commits shows as a commit→replica latency that
+  grows through the cell (the per-quarter medians) and a catch-up after it.
+- TPS vs 0 replicas: the same primary and thread count without replicas, in the same run.
+  "caught up N s after": from the end of the sysbench run until every replica had applied the
+  primary's last transaction (a replica that applies slower than the primary commits lags by then).
+""")
+    return "\n".join(out)
+
+
+def shared_cpus_note(data):
+    cfg = data["config"]
+    if cfg.get("repl_primary_cpus") or cfg.get("repl_replica_cpus"):
+        return (f"Primary on CPUs {cfg.get('repl_primary_cpus') or 'any'}, replicas on "
+                f"{cfg.get('repl_replica_cpus') or 'any'}.")
+    return (f"Nothing was pinned: the primary, up to {max(cfg['repl_replicas'] or [0])} replicas, sysbench and the "
+            f"probe shared {data['machine']['cpus']} CPUs, so the replicas' cost here is mostly CPU taken "
+            "from the primary; on a bigger machine pin them apart (`BENCH_REPL_PRIMARY_CPUS`, "
+            "`BENCH_REPL_REPLICA_CPUS`).")
+
+
+def write_replication(data, repo, results_path, docs=None):
+    docs = docs or os.path.join(repo, "docs")
+    rel = os.path.relpath(results_path, repo)
+    tables = replication_tables(data, machine=False)
+    text = "\n".join(["## Replication: onelog vs MariaDB 10.11 as a primary (issue 11)", "",
+                      replication_method(data), f"Raw numbers: `{rel}`.", "", tables])
+    replace_section(os.path.join(docs, "BENCHMARKS.md"), REPL_BEGIN, REPL_END, text, "onelog benchmarks")
+    goals_only = "\n".join(["## Measured: what replicas cost the primary", "",
+                            f"From `bench/run --replication{' --quick' if data['config']['mode'] == 'quick' else ''}` "
+                            f"({data['generated']}, {data['machine']['cpus']} CPUs; method and all numbers in "
+                            "[BENCHMARKS.md](BENCHMARKS.md#replication-onelog-vs-mariadb-1011-as-a-primary-issue-11)):",
+                            "", table(["goal", "measured", "verdict"], repl_goals(Repl(data))), "",
+                            shared_cpus_note(data)])
+    replace_section(os.path.join(docs, "REPLICATION.md"), REPL_BEGIN, REPL_END, goals_only, "Replication")
+    print(f"bench/run: wrote the replication sections of {docs}/BENCHMARKS.md and {docs}/REPLICATION.md")
