@@ -55,6 +55,7 @@ mod seglist;
 pub mod segment;
 mod shared;
 pub mod view;
+mod view_cache;
 
 use std::any::Any;
 use std::path::PathBuf;

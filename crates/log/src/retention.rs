@@ -360,8 +360,7 @@ mod tests {
              crash recovery (it ends at LSN 200, after the newest checkpoint at LSN 150); it can \
              be purged after the next checkpoint"
         );
-        let Err(PurgeError::InUse(e)) =
-            plan_purge_to(&s, "binlog.000002", &Retention::default())
+        let Err(PurgeError::InUse(e)) = plan_purge_to(&s, "binlog.000002", &Retention::default())
         else {
             panic!("not refused")
         };

@@ -51,7 +51,7 @@ pub(crate) struct Shared {
     pub preparer: Preparer,
     pub stats: Stats,
     /// Measured sizes of the classic view's files (`view.rs`).
-    pub view_sizes: crate::view::ViewSizes,
+    pub view_sizes: crate::view_cache::ViewSizes,
     /// Open readers' positions (`pins.rs`), which purges respect.
     pub pins: Arc<PinRegistry>,
 }

@@ -19,7 +19,7 @@
 //! Only durable records are in the view (a [`ViewReader`] reads with the default
 //! [`ReaderOptions`]): a replica is never ahead of a crashed primary.
 //!
-//! Sizes are found by reading the segment (the view is not stored); [`ViewSizes`] keeps, per
+//! Sizes are found by reading the segment (the view is not stored); `view_cache::ViewSizes` keeps, per
 //! segment, the LSN and offset reached so far, so a repeated SHOW MASTER STATUS reads only the
 //! records appended since the last one.
 //!
@@ -27,8 +27,7 @@
 //! the previous one of the same file ended, and a file starts at offset 4 (asserted); offsets
 //! stay below 4 GiB (a segment larger than that is refused with an error, never wrapped).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use onelog_binlog::event::format_description::LOG_EVENT_BINLOG_IN_USE_F;
@@ -39,6 +38,7 @@ use crate::error::LogError;
 use crate::inner::Inner;
 use crate::locks::lock;
 use crate::segment::SegmentHeader;
+use crate::view_cache::Measured;
 use crate::{LogReader, Lsn, ReadStart, ReaderOptions, Record, RecordKind};
 
 /// Base name of the virtual files.
@@ -428,79 +428,55 @@ impl ViewReader {
     }
 }
 
-/// Per segment: the LSN the view has been measured to and the offset there (the start of
-/// the next group), and whether the segment's final size (its Rotate included) is known.
-#[derive(Clone, Copy, Debug, Default)]
-struct Measured {
-    start_lsn: Lsn,
-    lsn: Lsn,
-    offset: u64,
-    sealed_size: Option<u64>,
-}
-
-/// Cache of measured view sizes, one entry per segment (keyed by number and start LSN, so a
-/// RESET MASTER's new segment 1 is measured afresh).
-#[derive(Default)]
-pub(crate) struct ViewSizes {
-    measured: Mutex<HashMap<u64, Measured>>,
-}
-
-impl ViewSizes {
-    /// Size of the virtual file of `seg` up to the durable end (with its Rotate when sealed).
-    fn size(&self, inner: &Arc<Inner>, seg: &SegRef) -> Result<u64, LogError> {
-        let cached = lock(&self.measured)
-            .get(&seg.number)
-            .copied()
-            .filter(|m| m.start_lsn == seg.start_lsn);
-        if let Some(size) = cached.and_then(|m| m.sealed_size) {
-            return Ok(size);
-        }
-        let mut m = match cached {
-            Some(m) => m,
-            None => {
-                let header = read_header(inner, seg)?;
-                let start = file_start(seg.number, &header)?;
-                Measured {
-                    start_lsn: seg.start_lsn,
-                    lsn: seg.start_lsn,
-                    offset: FIRST_EVENT_OFFSET + start.events().len() as u64,
-                    sealed_size: None,
-                }
-            }
-        };
-        let durable = lock(&inner.progress).durable();
-        let limit = seg.end_lsn.map_or(durable, |e| e.min(durable));
-        if m.lsn < limit {
-            let mut r = LogReader::new(inner.clone(), ReadStart::Lsn(m.lsn), Default::default())?;
-            while let Some(rec) = r.next()? {
-                if rec.lsn >= limit {
-                    break;
-                }
-                m.offset += rec.events.len() as u64;
-                m.lsn = rec.end_lsn;
-            }
-            m.lsn = m.lsn.max(r.position().min(limit));
-        }
-        let size = match seg.end_lsn {
-            Some(end) if durable >= end => {
-                let next = segment_holding(inner, end).filter(|s| s.start_lsn == end);
-                let next_name = view_file_name(next.map_or(seg.number + 1, |s| s.number));
-                let rotate = rotate_event(&next_name, m.offset, 0, 0).len() as u64;
-                m.sealed_size = Some(m.offset + rotate);
-                m.offset + rotate
-            }
-            _ => m.offset,
-        };
-        if size > u32::MAX as u64 {
-            return Err(too_big(seg.number, size));
-        }
-        lock(&self.measured).insert(seg.number, m);
-        Ok(size)
+/// Size of the virtual file of `seg` up to the durable end (with its Rotate when sealed),
+/// measured from where the cache (`view_cache::ViewSizes`, kept in `Shared`) left off.
+fn measured_size(inner: &Arc<Inner>, seg: &SegRef) -> Result<u64, LogError> {
+    let sizes = &inner.view_sizes;
+    let cached = sizes.get(seg.number, seg.start_lsn);
+    if let Some(size) = cached.and_then(|m| m.sealed_size) {
+        return Ok(size);
     }
-
-    fn forget_missing(&self, present: &[u64]) {
-        lock(&self.measured).retain(|n, _| present.contains(n));
+    let mut m = match cached {
+        Some(m) => m,
+        None => {
+            let header = read_header(inner, seg)?;
+            let start = file_start(seg.number, &header)?;
+            Measured {
+                start_lsn: seg.start_lsn,
+                lsn: seg.start_lsn,
+                offset: FIRST_EVENT_OFFSET + start.events().len() as u64,
+                sealed_size: None,
+            }
+        }
+    };
+    let durable = lock(&inner.progress).durable();
+    let limit = seg.end_lsn.map_or(durable, |e| e.min(durable));
+    if m.lsn < limit {
+        let mut r = LogReader::new(inner.clone(), ReadStart::Lsn(m.lsn), Default::default())?;
+        while let Some(rec) = r.next()? {
+            if rec.lsn >= limit {
+                break;
+            }
+            m.offset += rec.events.len() as u64;
+            m.lsn = rec.end_lsn;
+        }
+        m.lsn = m.lsn.max(r.position().min(limit));
     }
+    let size = match seg.end_lsn {
+        Some(end) if durable >= end => {
+            let next = segment_holding(inner, end).filter(|s| s.start_lsn == end);
+            let next_name = view_file_name(next.map_or(seg.number + 1, |s| s.number));
+            let rotate = rotate_event(&next_name, m.offset, 0, 0).len() as u64;
+            m.sealed_size = Some(m.offset + rotate);
+            m.offset + rotate
+        }
+        _ => m.offset,
+    };
+    if size > u32::MAX as u64 {
+        return Err(too_big(seg.number, size));
+    }
+    sizes.put(seg.number, m);
+    Ok(size)
 }
 
 /// A binlog file of the view: its name and size (SHOW BINARY LOGS).
@@ -531,13 +507,13 @@ impl crate::Log {
             })
             .collect();
         let numbers: Vec<u64> = segs.iter().map(|s| s.number).collect();
-        inner.view_sizes.forget_missing(&numbers);
+        inner.view_sizes.retain(&numbers);
         segs.iter()
             .map(|s| {
                 Ok(ViewFile {
                     number: s.number,
                     name: view_file_name(s.number),
-                    size: inner.view_sizes.size(inner, s)?,
+                    size: measured_size(inner, s)?,
                 })
             })
             .collect()
@@ -560,7 +536,7 @@ impl crate::Log {
         Ok(ViewFile {
             number: seg.number,
             name: view_file_name(seg.number),
-            size: inner.view_sizes.size(inner, &seg)?,
+            size: measured_size(inner, &seg)?,
         })
     }
 
