@@ -2,9 +2,8 @@
 //! - python-mysql-replication 1.0.15 (installed with pip into a venv under `$HOME/.cache`,
 //!   PyPI must be reachable): `BinlogStreamReader(is_mariadb=True, auto_position=<GTID>,
 //!   blocking=False)` run by `tests/python/binlog_stream.py` gets every row event written after
-//!   that GTID, with the right values. Without `binlog_row_metadata=FULL` (not in onelog yet)
-//!   the client cannot tell BLOB from TEXT nor know column names: the BLOB holds ASCII bytes
-//!   and the names are checked only once the variable exists. onelog has no
+//!   that GTID, with the right values and, through `binlog_row_metadata=FULL`'s Table_map
+//!   metadata, the column names (and a BLOB as bytes, not text). onelog has no
 //!   `information_schema` yet, which the client's control connection opens: the script drops
 //!   that default database (see its `connect`);
 //! - go-mysql's and Debezium's connect sequences (REPLICATION_FACTS.md §3.2, §3.3; neither can
@@ -94,13 +93,8 @@ fn python_mysql_replication_reads_every_row() {
          price DECIMAL(10,2), at DATETIME, d DOUBLE, data BLOB); \
          INSERT INTO cdc.t (id, name) VALUES (99, 'before the start')",
     );
-    let full = run_bounded(
-        mariadb_cmd(port).args(["-e", "SET GLOBAL binlog_row_metadata = FULL"]),
-        None,
-        Duration::from_secs(60),
-    )
-    .status
-    .success();
+    // Column names (and BLOB vs TEXT) reach the client only through Table_map metadata.
+    sql(port, "SET GLOBAL binlog_row_metadata = FULL");
     let start = sql_value(port, "SELECT @@gtid_binlog_pos");
     sql(
         port,
@@ -136,10 +130,9 @@ fn python_mysql_replication_reads_every_row() {
                 .any(|k| l.starts_with(k))
         })
         .collect();
-    let one =
-        r#"["1", "-9223372036854775808", "one", "12.50", "2026-11-25 10:11:12", "0.5", "abc"]"#;
-    let uno =
-        r#"["1", "9223372036854775807", "uno", "12.50", "2026-11-25 10:11:12", "0.5", "abc"]"#;
+    // The BLOB arrives as bytes (the script prints them as hex).
+    let one = r#"["1", "-9223372036854775808", "one", "12.50", "2026-11-25 10:11:12", "0.5", "0x616263"]"#;
+    let uno = r#"["1", "9223372036854775807", "uno", "12.50", "2026-11-25 10:11:12", "0.5", "0x616263"]"#;
     let two = r#"["2", null, null, null, null, null, null]"#;
     let before = r#"["99", null, "before the start", null, null, null, null]"#;
     let want = vec![
@@ -152,16 +145,8 @@ fn python_mysql_replication_reads_every_row() {
     assert_eq!(rows, want, "python-mysql-replication's rows");
     let names: Vec<&str> = stdout.lines().filter(|l| l.starts_with("names ")).collect();
     assert_eq!(names.len(), want.len());
-    if full {
-        let want_names = r#"names cdc.t ["id", "big", "name", "price", "at", "d", "data"]"#;
-        assert!(names.iter().all(|n| *n == want_names), "{names:?}");
-    } else {
-        // binlog_row_metadata=FULL is not there yet (another part of issue 11): the client
-        // cannot know column names. Checked once it is (the branch above).
-        eprintln!("column names NOT checked: SET GLOBAL binlog_row_metadata=FULL is refused");
-        let unknown = r#"names cdc.t ["UNKNOWN_COL0", "UNKNOWN_COL1", "UNKNOWN_COL2", "UNKNOWN_COL3", "UNKNOWN_COL4", "UNKNOWN_COL5", "UNKNOWN_COL6"]"#;
-        assert!(names.iter().all(|n| *n == unknown), "{names:?}");
-    }
+    let want_names = r#"names cdc.t ["id", "big", "name", "price", "at", "d", "data"]"#;
+    assert!(names.iter().all(|n| *n == want_names), "{names:?}");
 }
 
 // ---------------------------------------------------------------------------------------

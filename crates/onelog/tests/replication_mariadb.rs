@@ -24,7 +24,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::mariadb::MariaDb;
-use common::{mariadb_cmd, run_bounded, sql, sql_value, sysbench, Onelog};
+use common::{mariadb_cmd, run_bounded, sql, sql_value, status, sysbench, Onelog};
 
 /// How long the replica may take to catch up with the primary.
 const SYNC_TIMEOUT: Duration = Duration::from_secs(180);
@@ -47,18 +47,22 @@ fn create_rpl_user(port: u16) {
 
 /// A MariaDB replica of the onelog on `primary_port`, replicating.
 fn start_replica(dir: &Path, primary_port: u16) -> MariaDb {
+    start_replica_with(dir, primary_port, &[])
+}
+
+/// [`start_replica`] with more server options.
+fn start_replica_with(dir: &Path, primary_port: u16, extra: &[&str]) -> MariaDb {
     // utf8mb4: a replica reconnecting after losing its primary (mysql_reconnect) sends
     // `SET NAMES <its character_set_server>`, latin1 by default, which onelog refuses with
     // 1235 (it acts only on utf8mb4): the replica would retry forever with an empty error.
-    let replica = MariaDb::start_with(
-        dir,
-        &[
-            "--server-id=2",
-            "--slave-net-timeout=20",
-            "--character-set-server=utf8mb4",
-            "--collation-server=utf8mb4_general_ci",
-        ],
-    );
+    let mut args = vec![
+        "--server-id=2",
+        "--slave-net-timeout=20",
+        "--character-set-server=utf8mb4",
+        "--collation-server=utf8mb4_general_ci",
+    ];
+    args.extend_from_slice(extra);
+    let replica = MariaDb::start_with(dir, &args);
     replica.run(
         Some(&format!(
             "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={primary_port}, \
@@ -561,4 +565,88 @@ fn a_replica_with_the_primarys_server_id_stops_with_mariadbs_error() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// The semi-sync status text (`ON`/`OFF`) of the primary.
+fn semi_sync_status(port: u16) -> String {
+    sql(port, "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_master_status'")
+        .trim()
+        .rsplit('\t')
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Waits (bounded) until `cond` holds.
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + SYNC_TIMEOUT;
+    while !cond() {
+        assert!(Instant::now() < deadline, "{what}: not within {SYNC_TIMEOUT:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Semi-sync with a real MariaDB 10.11 replica (`rpl_semi_sync_slave_enabled=ON`), issue 11
+/// part 5: with AFTER_SYNC every commit is acknowledged by the replica (`yes_tx` counts each
+/// one, `no_tx` none, the status stays ON); with the replica's IO thread stopped a commit
+/// waits out `rpl_semi_sync_master_timeout`, the primary switches to async (`OFF`, `no_tx`)
+/// and, once the replica is back and has caught up, switches ON again at the next commit.
+#[test]
+fn semi_sync_after_sync_with_a_mariadb_replica_and_fallback_to_async() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let primary = start_primary(&dir.path().join("onelog"), None);
+    let port = primary.port;
+    create_rpl_user(port);
+    sql(
+        port,
+        "CREATE DATABASE ss; CREATE TABLE ss.t (id INT PRIMARY KEY, v INT); \
+         SET GLOBAL rpl_semi_sync_master_enabled = ON; \
+         SET GLOBAL rpl_semi_sync_master_wait_point = 'AFTER_SYNC'; \
+         SET GLOBAL rpl_semi_sync_master_timeout = 60000",
+    );
+    let replica = start_replica_with(
+        &dir.path().join("replica"),
+        port,
+        &["--rpl-semi-sync-slave-enabled=ON"],
+    );
+    wait_for("the semi-sync replica connects", || {
+        status(port, "Rpl_semi_sync_master_clients") == 1
+    });
+    wait_caught_up(port, &replica, "before the semi-sync commits");
+    let yes_before = status(port, "Rpl_semi_sync_master_yes_tx");
+    for i in 0..20 {
+        sql(port, &format!("INSERT INTO ss.t VALUES ({i}, {i})"));
+    }
+    assert_eq!(
+        status(port, "Rpl_semi_sync_master_yes_tx") - yes_before,
+        20,
+        "every commit was acknowledged by the replica"
+    );
+    assert_eq!(status(port, "Rpl_semi_sync_master_no_tx"), 0);
+    assert_eq!(semi_sync_status(port), "ON");
+    assert_eq!(replica.value("SELECT COUNT(*) FROM ss.t"), "20");
+
+    // No replica acknowledging: the commit waits out the timeout and falls back to async.
+    sql(port, "SET GLOBAL rpl_semi_sync_master_timeout = 500");
+    replica.run(Some("STOP SLAVE IO_THREAD"), None);
+    wait_for("the dump ends", || {
+        status(port, "Rpl_semi_sync_master_clients") == 0
+    });
+    sql(port, "INSERT INTO ss.t VALUES (100, 100)");
+    assert_eq!(semi_sync_status(port), "OFF");
+    assert_eq!(status(port, "Rpl_semi_sync_master_no_tx"), 1);
+    assert_eq!(status(port, "Rpl_semi_sync_master_no_times"), 1);
+
+    // The replica comes back, catches up, and the next commit's ACK switches semi-sync ON.
+    replica.run(Some("START SLAVE IO_THREAD"), None);
+    wait_caught_up(port, &replica, "after the replica came back");
+    let mut n = 200;
+    wait_for("semi-sync switches back ON", || {
+        n += 1;
+        sql(port, &format!("INSERT INTO ss.t VALUES ({n}, {n})"));
+        semi_sync_status(port) == "ON"
+    });
+    wait_caught_up(port, &replica, "at the end");
+    assert_same_table(port, &replica, "ss.t", "id, v");
+    assert_no_sql_error(&replica, "semi-sync");
 }
