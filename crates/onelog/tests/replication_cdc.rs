@@ -22,7 +22,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::raw::{binlog_dump, register_slave, RawConn};
-use common::{mariadb_cmd, run_bounded, sql, sql_value, Onelog};
+use common::{run_bounded, sql, sql_value, Onelog};
 use onelog_binlog::event::{check_event, event_type, EventHeader, HEADER_LEN};
 
 const ARTIFICIAL: u16 = 0x20;
@@ -132,7 +132,8 @@ fn python_mysql_replication_reads_every_row() {
         .collect();
     // The BLOB arrives as bytes (the script prints them as hex).
     let one = r#"["1", "-9223372036854775808", "one", "12.50", "2026-11-25 10:11:12", "0.5", "0x616263"]"#;
-    let uno = r#"["1", "9223372036854775807", "uno", "12.50", "2026-11-25 10:11:12", "0.5", "0x616263"]"#;
+    let uno =
+        r#"["1", "9223372036854775807", "uno", "12.50", "2026-11-25 10:11:12", "0.5", "0x616263"]"#;
     let two = r#"["2", null, null, null, null, null, null]"#;
     let before = r#"["99", null, "before the start", null, null, null, null]"#;
     let want = vec![

@@ -569,19 +569,25 @@ fn a_replica_with_the_primarys_server_id_stops_with_mariadbs_error() {
 
 /// The semi-sync status text (`ON`/`OFF`) of the primary.
 fn semi_sync_status(port: u16) -> String {
-    sql(port, "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_master_status'")
-        .trim()
-        .rsplit('\t')
-        .next()
-        .unwrap_or_default()
-        .to_string()
+    sql(
+        port,
+        "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_master_status'",
+    )
+    .trim()
+    .rsplit('\t')
+    .next()
+    .unwrap_or_default()
+    .to_string()
 }
 
 /// Waits (bounded) until `cond` holds.
 fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     let deadline = Instant::now() + SYNC_TIMEOUT;
     while !cond() {
-        assert!(Instant::now() < deadline, "{what}: not within {SYNC_TIMEOUT:?}");
+        assert!(
+            Instant::now() < deadline,
+            "{what}: not within {SYNC_TIMEOUT:?}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
