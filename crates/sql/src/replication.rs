@@ -9,7 +9,6 @@
 
 use std::time::Duration;
 
-use onelog_binlog::Value;
 use onelog_protocol::errors;
 use onelog_replication::source::{
     run_dump, Checksum, DumpEnd, DumpIo, DumpParams, DumpRequest, PacketSink, RegisterSlave,
@@ -19,19 +18,11 @@ use crate::context::ExecContext;
 use crate::privilege::REPLICATION_SLAVE;
 use crate::server::registry::Registry;
 use crate::session::Session;
+use crate::sysvar::registry::value_text;
 use crate::SqlError;
 
 fn var_text(cx: &ExecContext, name: &str) -> Option<String> {
-    match cx.user_vars.get(name)? {
-        Value::Null => None,
-        Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
-        Value::Int(i) => Some(i.to_string()),
-        Value::UInt(u) => Some(u.to_string()),
-        Value::Decimal(d) => Some(d.clone()),
-        Value::Double(d) => Some(d.to_string()),
-        Value::Float(f) => Some(f.to_string()),
-        _ => None,
-    }
+    value_text(cx.user_vars.get(name)?)
 }
 
 fn var_int(cx: &ExecContext, name: &str) -> Option<u64> {
