@@ -1,6 +1,6 @@
 //! Differential check of expression evaluation: the same seeded random `SELECT <expr>`
-//! statements go to a real MariaDB 10.11 (started here on a temporary datadir, as
-//! `mariadb_peer.rs` does; installed by `scripts/test.sh`) and to the real onelog binary,
+//! statements go to a real MariaDB 10.11 (the tests' one harness, `common/mariadb.rs`, on a
+//! temporary datadir; installed by `scripts/test.sh`) and to the real onelog binary,
 //! through the `mysql_async` driver; the values (text protocol), the error codes and the
 //! codes of SHOW WARNINGS must agree.
 //!
@@ -10,114 +10,16 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{capture_stderr, run_bounded, Onelog};
+use common::mariadb::MariaDb;
+use common::Onelog;
 use mysql_async::prelude::*;
 use mysql_async::{Conn, OptsBuilder, Row, Value};
 
 const CASES: usize = 3000;
 const TIME_BUDGET: Duration = Duration::from_secs(90);
-const START_TIMEOUT: Duration = Duration::from_secs(120);
 const SEED: u64 = 0x5eed_0009;
-
-/// Finds a program in PATH or the sbin directories (mariadbd lives in /usr/sbin).
-fn find_program(name: &str) -> PathBuf {
-    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect())
-        .unwrap_or_default();
-    dirs.extend(["/usr/sbin", "/usr/local/sbin", "/sbin"].map(PathBuf::from));
-    dirs.into_iter()
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "`{name}` is not installed: this test needs MariaDB 10.11 (mariadb-server); \
-                 run scripts/test.sh, which installs it"
-            )
-        })
-}
-
-/// A MariaDB server on a temporary datadir, reachable only through its unix socket.
-struct MariaDb {
-    child: Option<Child>,
-    socket: PathBuf,
-}
-
-impl MariaDb {
-    fn start(dir: &Path) -> MariaDb {
-        let datadir = dir.join("data");
-        // SAFETY: getuid(2) has no preconditions.
-        let root = unsafe { libc::getuid() } == 0;
-        let mut install = Command::new(find_program("mariadb-install-db"));
-        install.args([
-            "--no-defaults".to_string(),
-            format!("--datadir={}", datadir.display()),
-            "--auth-root-authentication-method=normal".to_string(),
-            "--skip-test-db".to_string(),
-        ]);
-        if root {
-            install.arg("--user=root");
-        }
-        let out = run_bounded(&mut install, None, START_TIMEOUT);
-        assert!(out.status.success(), "mariadb-install-db failed");
-        let socket = dir.join("mariadb.sock");
-        let mut cmd = Command::new(find_program("mariadbd"));
-        cmd.args([
-            "--no-defaults".to_string(),
-            format!("--datadir={}", datadir.display()),
-            format!("--socket={}", socket.display()),
-            format!("--pid-file={}", dir.join("mariadb.pid").display()),
-            "--skip-networking".to_string(),
-            "--skip-log-bin".to_string(),
-            "--innodb-buffer-pool-size=32M".to_string(),
-            "--innodb-log-file-size=16M".to_string(),
-        ]);
-        if root {
-            cmd.arg("--user=root");
-        }
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawning mariadbd");
-        let (log, rx) = capture_stderr(&mut child);
-        let mut server = MariaDb {
-            child: Some(child),
-            socket,
-        };
-        let deadline = Instant::now() + START_TIMEOUT;
-        loop {
-            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(line) if line.contains("ready for connections") => return server,
-                Ok(_) => {}
-                Err(_) => {
-                    server.kill();
-                    panic!(
-                        "mariadbd did not start:\n{}",
-                        log.lock().unwrap().join("\n")
-                    );
-                }
-            }
-        }
-    }
-
-    fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for MariaDb {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
 
 /// A small deterministic generator (xorshift64*), so no dependency is needed.
 struct Rng(u64);
