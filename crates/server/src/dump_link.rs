@@ -6,7 +6,8 @@
 //! an ACK is seen at once, whatever the dump is doing. Invariants: the thread ends when the
 //! link is dropped (the socket is shut down both ways, which also tells the client the dump is
 //! over) or when the stream ends; it never holds more than one packet of at most
-//! [`MAX_CLIENT_PACKET`] bytes.
+//! [`MAX_CLIENT_PACKET`] bytes. After a failed write nothing more is written: a client that
+//! stopped reading costs one write timeout, then its connection is shut down.
 
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,6 +28,11 @@ pub(crate) struct DumpLink<'a, S: Transport> {
     pub stream: &'a mut PacketStream<S>,
     pub killed: &'a dyn Fn() -> bool,
     reader: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
+    /// Something was sent: the connection ends with the dump.
+    started: bool,
+    /// A write failed (the client stopped reading past the write timeout, or left): nothing
+    /// more is written, not even what is buffered.
+    failed: bool,
 }
 
 impl<'a, S: Transport> DumpLink<'a, S> {
@@ -35,18 +41,25 @@ impl<'a, S: Transport> DumpLink<'a, S> {
             stream,
             killed,
             reader: None,
+            started: false,
+            failed: false,
         }
     }
 }
 
 impl<S: Transport> DumpIo for DumpLink<'_, S> {
     fn send(&mut self, payload: &[u8]) -> io::Result<()> {
+        self.started = true;
         self.stream.write_packet(payload);
-        self.stream.maybe_flush()
+        let r = self.stream.maybe_flush();
+        self.failed |= r.is_err();
+        r
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.stream.flush()
+        let r = self.stream.flush();
+        self.failed |= r.is_err();
+        r
     }
 
     fn set_sequence(&mut self, seq: u8) {
@@ -54,6 +67,7 @@ impl<S: Transport> DumpIo for DumpLink<'_, S> {
     }
 
     fn send_error(&mut self, code: u16, message: &str) -> io::Result<()> {
+        self.started = true;
         let start = self.stream.begin_packet();
         put_err(self.stream.out(), code, "HY000", message);
         self.stream.finish_packet(start);
@@ -61,6 +75,7 @@ impl<S: Transport> DumpIo for DumpLink<'_, S> {
     }
 
     fn send_eof(&mut self) -> io::Result<()> {
+        self.started = true;
         // `fe 00 00 02 00`: no warnings, AUTOCOMMIT, as MariaDB ends a dump.
         self.stream.write_packet(&[0xfe, 0, 0, 2, 0]);
         self.stream.flush()
@@ -145,11 +160,19 @@ fn read_exact_or_stop(r: &mut dyn Read, buf: &mut [u8], stop: &AtomicBool) -> io
 }
 
 impl<S: Transport> Drop for DumpLink<'_, S> {
+    /// A dump that sent anything ends its connection: what is buffered goes out (unless a
+    /// write already failed: another blocked write would wait out the timeout again), then
+    /// the socket is shut down both ways, which ends the reader thread too. A dump refused
+    /// before it sent anything leaves the connection as it was.
     fn drop(&mut self) {
-        let _ = self.stream.flush();
+        if self.started && !self.failed {
+            let _ = self.stream.flush();
+        }
+        if self.started || self.failed || self.reader.is_some() {
+            self.stream.get_ref().shutdown_both();
+        }
         if let Some((done, h)) = self.reader.take() {
             done.store(true, Ordering::SeqCst);
-            self.stream.get_ref().shutdown_both();
             let _ = h.join();
         }
     }
