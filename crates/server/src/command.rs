@@ -285,6 +285,10 @@ pub fn exercise_decoders(data: &[u8]) {
         let _ = decode_execute(&payload, num_params, Some(&types), &long_data);
         let _ = decode_send_long_data(&payload);
         let _ = stmt_id(&payload);
+        // The replication commands' bodies and a semi-sync ACK.
+        let _ = onelog_replication::source::RegisterSlave::decode(&payload);
+        let _ = onelog_replication::source::DumpRequest::decode(&payload);
+        let _ = onelog_replication::source::SemiSyncAck::decode(&payload);
         let mut r = Reader::new(&payload);
         while !r.is_empty() {
             let Ok(t) = r.u8("type") else { break };
