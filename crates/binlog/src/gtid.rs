@@ -93,6 +93,11 @@ impl GtidPos {
         self.by_domain.get(&domain_id).copied()
     }
 
+    /// Drops the domain `domain_id` from the position; its GTID, if it had one.
+    pub fn remove(&mut self, domain_id: u32) -> Option<Gtid> {
+        self.by_domain.remove(&domain_id)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.by_domain.is_empty()
     }

@@ -244,11 +244,7 @@ impl LogReader {
                         continue;
                     }
                     // First record of this domain the position lacks: stop skipping it.
-                    let mut rest = GtidPos::new();
-                    for x in filter.iter().filter(|x| x.domain_id != g.domain_id) {
-                        rest.set(x);
-                    }
-                    *filter = rest;
+                    filter.remove(g.domain_id);
                 }
             }
             return Ok(Some(Record {

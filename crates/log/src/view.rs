@@ -30,22 +30,20 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use onelog_binlog::event::format_description::LOG_EVENT_BINLOG_IN_USE_F;
+use onelog_binlog::event::format_description::{clear_created, LOG_EVENT_BINLOG_IN_USE_F};
 use onelog_binlog::{Gtid, GtidPos, GtidState};
 
 use crate::classic::format::{file_header, place_group, rotate_event, FDE_FLAGS_OFFSET};
 use crate::error::LogError;
 use crate::inner::Inner;
 use crate::locks::lock;
+use crate::seglist::SegmentMeta;
 use crate::segment::SegmentHeader;
 use crate::view_cache::Measured;
 use crate::{LogReader, Lsn, ReadStart, ReaderOptions, Record, RecordKind};
 
 /// Base name of the virtual files.
 pub const VIEW_BASENAME: &str = "binlog";
-
-/// Offset of `created` in a Format_description event (header, binlog version, server version).
-const FDE_CREATED: usize = 19 + 2 + 50;
 
 /// Offset of the first event of a file (after the 4-byte magic).
 pub const FIRST_EVENT_OFFSET: u64 = 4;
@@ -125,9 +123,7 @@ pub fn file_start_with_state(
     // `created` 0: a virtual file does not begin at a server start, and a non-zero value
     // tells a replica the primary restarted (it would drop its temporary tables).
     let mut fde = header.fde.clone();
-    if fde.len() >= FDE_CREATED + 4 {
-        fde[FDE_CREATED..FDE_CREATED + 4].fill(0);
-    }
+    clear_created(&mut fde);
     let mut bytes = file_header(&fde, state, &name, server_id, ts)?;
     // The CRC was computed with the flag cleared; a closed file shows it cleared.
     bytes[FDE_FLAGS_OFFSET as usize] &= !(LOG_EVENT_BINLOG_IN_USE_F as u8);
@@ -217,27 +213,28 @@ struct SegRef {
     path: std::path::PathBuf,
 }
 
+impl From<&SegmentMeta> for SegRef {
+    fn from(s: &SegmentMeta) -> SegRef {
+        SegRef {
+            number: s.number,
+            start_lsn: s.start_lsn,
+            end_lsn: s.end_lsn,
+            path: s.path.clone(),
+        }
+    }
+}
+
 fn segment_holding(inner: &Inner, lsn: Lsn) -> Option<SegRef> {
     let segs = inner.segments_read();
     segs.iter()
         .rev()
         .find(|s| s.start_lsn <= lsn)
-        .map(|s| SegRef {
-            number: s.number,
-            start_lsn: s.start_lsn,
-            end_lsn: s.end_lsn,
-            path: s.path.clone(),
-        })
+        .map(SegRef::from)
 }
 
 fn segment_numbered(inner: &Inner, number: u64) -> Option<SegRef> {
     let segs = inner.segments_read();
-    segs.iter().find(|s| s.number == number).map(|s| SegRef {
-        number: s.number,
-        start_lsn: s.start_lsn,
-        end_lsn: s.end_lsn,
-        path: s.path.clone(),
-    })
+    segs.iter().find(|s| s.number == number).map(SegRef::from)
 }
 
 fn read_header(inner: &Inner, seg: &SegRef) -> Result<SegmentHeader, LogError> {
@@ -314,18 +311,8 @@ impl ViewReader {
         }
     }
 
-    /// The name of the file the next item belongs to.
-    pub fn file_name(&self) -> String {
-        view_file_name(self.position().0)
-    }
-
-    /// The LSN the underlying log reader has reached.
-    pub fn lsn(&self) -> Lsn {
-        self.reader.position()
-    }
-
-    /// The LSN before which every record has been yielded: [`lsn`](Self::lsn), or the LSN of
-    /// a record read but held back behind a Rotate and the next file's start.
+    /// The LSN before which every record has been yielded: the log reader's position, or the
+    /// LSN of a record read but held back behind a Rotate and the next file's start.
     pub fn done_lsn(&self) -> Lsn {
         self.held.as_ref().map_or(self.reader.position(), |r| r.lsn)
     }
@@ -428,6 +415,34 @@ impl ViewReader {
     }
 }
 
+/// The offset after the header events of `seg`'s file (where its first group goes).
+fn header_end(inner: &Inner, seg: &SegRef) -> Result<u64, LogError> {
+    let header = read_header(inner, seg)?;
+    Ok(FIRST_EVENT_OFFSET + file_start(seg.number, &header)?.events().len() as u64)
+}
+
+/// From the record boundary `lsn` at view offset `offset`, reads the durable records before
+/// `limit` and returns the LSN and offset reached (each record adds its events' bytes).
+fn advance(
+    inner: &Arc<Inner>,
+    mut lsn: Lsn,
+    mut offset: u64,
+    limit: Lsn,
+) -> Result<(Lsn, u64), LogError> {
+    if lsn >= limit {
+        return Ok((lsn, offset));
+    }
+    let mut r = LogReader::new(inner.clone(), ReadStart::Lsn(lsn), Default::default())?;
+    while let Some(rec) = r.next()? {
+        if rec.lsn >= limit {
+            break;
+        }
+        offset += rec.events.len() as u64;
+        lsn = rec.end_lsn;
+    }
+    Ok((lsn.max(r.position().min(limit)), offset))
+}
+
 /// Size of the virtual file of `seg` up to the durable end (with its Rotate when sealed),
 /// measured from where the cache (`view_cache::ViewSizes`, kept in `Shared`) left off.
 fn measured_size(inner: &Arc<Inner>, seg: &SegRef) -> Result<u64, LogError> {
@@ -438,30 +453,16 @@ fn measured_size(inner: &Arc<Inner>, seg: &SegRef) -> Result<u64, LogError> {
     }
     let mut m = match cached {
         Some(m) => m,
-        None => {
-            let header = read_header(inner, seg)?;
-            let start = file_start(seg.number, &header)?;
-            Measured {
-                start_lsn: seg.start_lsn,
-                lsn: seg.start_lsn,
-                offset: FIRST_EVENT_OFFSET + start.events().len() as u64,
-                sealed_size: None,
-            }
-        }
+        None => Measured {
+            start_lsn: seg.start_lsn,
+            lsn: seg.start_lsn,
+            offset: header_end(inner, seg)?,
+            sealed_size: None,
+        },
     };
     let durable = lock(&inner.progress).durable();
     let limit = seg.end_lsn.map_or(durable, |e| e.min(durable));
-    if m.lsn < limit {
-        let mut r = LogReader::new(inner.clone(), ReadStart::Lsn(m.lsn), Default::default())?;
-        while let Some(rec) = r.next()? {
-            if rec.lsn >= limit {
-                break;
-            }
-            m.offset += rec.events.len() as u64;
-            m.lsn = rec.end_lsn;
-        }
-        m.lsn = m.lsn.max(r.position().min(limit));
-    }
+    (m.lsn, m.offset) = advance(inner, m.lsn, m.offset, limit)?;
     let size = match seg.end_lsn {
         Some(end) if durable >= end => {
             let next = segment_holding(inner, end).filter(|s| s.start_lsn == end);
@@ -496,16 +497,7 @@ impl crate::Log {
     /// The virtual files, oldest first, with their sizes up to the durable end.
     pub fn view_files(&self) -> Result<Vec<ViewFile>, LogError> {
         let inner = self.inner();
-        let segs: Vec<SegRef> = inner
-            .segments_read()
-            .iter()
-            .map(|s| SegRef {
-                number: s.number,
-                start_lsn: s.start_lsn,
-                end_lsn: s.end_lsn,
-                path: s.path.clone(),
-            })
-            .collect();
+        let segs: Vec<SegRef> = inner.segments_read().iter().map(SegRef::from).collect();
         let numbers: Vec<u64> = segs.iter().map(|s| s.number).collect();
         inner.view_sizes.retain(&numbers);
         segs.iter()
@@ -523,16 +515,11 @@ impl crate::Log {
     /// STATUS).
     pub fn view_end(&self) -> Result<ViewFile, LogError> {
         let inner = self.inner();
-        let seg = {
-            let segs = inner.segments_read();
-            segs.last().map(|s| SegRef {
-                number: s.number,
-                start_lsn: s.start_lsn,
-                end_lsn: s.end_lsn,
-                path: s.path.clone(),
-            })
-        }
-        .ok_or(LogError::Closed)?;
+        let seg = inner
+            .segments_read()
+            .last()
+            .map(SegRef::from)
+            .ok_or(LogError::Closed)?;
         Ok(ViewFile {
             number: seg.number,
             name: view_file_name(seg.number),
@@ -549,20 +536,7 @@ impl crate::Log {
             lsn,
             reason: "before the oldest binlog file".into(),
         })?;
-        let header = read_header(inner, &seg)?;
-        let mut offset =
-            FIRST_EVENT_OFFSET + file_start(seg.number, &header)?.events().len() as u64;
-        let mut r = LogReader::new(
-            inner.clone(),
-            ReadStart::Lsn(seg.start_lsn),
-            Default::default(),
-        )?;
-        while let Some(rec) = r.next()? {
-            if rec.lsn >= lsn {
-                break;
-            }
-            offset += rec.events.len() as u64;
-        }
+        let (_, offset) = advance(inner, seg.start_lsn, header_end(inner, &seg)?, lsn)?;
         Ok((view_file_name(seg.number), offset))
     }
 
@@ -573,7 +547,7 @@ impl crate::Log {
         let segs = self.inner().segments_read();
         segs.iter()
             .rev()
-            .find(|s| s.state.pos().iter().all(|g| covers_gtid(pos, g)))
+            .find(|s| s.state.pos().iter().all(|g| pos.contains(g)))
             .map(|s| s.number)
     }
 
@@ -584,13 +558,6 @@ impl crate::Log {
             .map(|s| (s.number, (*s.state).clone()))
             .collect()
     }
-}
-
-/// True when the position `pos` includes `g`: a GTID of the same domain at or after it
-/// (domains `pos` lacks are not included, so a file starting after a group of them is too
-/// new).
-fn covers_gtid(pos: &GtidPos, g: Gtid) -> bool {
-    pos.get(g.domain_id).is_some_and(|p| p.seq_no >= g.seq_no)
 }
 
 /// Event boundaries of `events` placed at `start`: every event's start offset after the

@@ -31,6 +31,19 @@ pub const CHECKSUM_ALG_CRC32: u8 = 1;
 pub const CHECKSUM_ALG_OFF: u8 = 0;
 /// `LOG_EVENT_BINLOG_IN_USE_F`: set in the header of the Format_description of an open file.
 pub const LOG_EVENT_BINLOG_IN_USE_F: u16 = 1;
+/// Offset of `create_timestamp` in a whole Format_description event (common header, binlog
+/// version, server version).
+pub const CREATED_OFFSET: usize = super::HEADER_LEN + 2 + SERVER_VERSION_LEN;
+
+/// Sets `create_timestamp` of the whole Format_description event `ev` to 0 (a file that does
+/// not begin at a server start: a non-zero value tells a replica the primary restarted). The
+/// CRC is left to the caller to recompute; a buffer too short to hold the field is left alone.
+pub fn clear_created(ev: &mut [u8]) {
+    if let Some(created) = ev.get_mut(CREATED_OFFSET..CREATED_OFFSET + 4) {
+        created.fill(0);
+    }
+}
+
 /// `LOG_EVENT_TYPES` of MariaDB 10.11 (`ENUM_END_EVENT - 1`).
 pub const LOG_EVENT_TYPES: usize = 171;
 

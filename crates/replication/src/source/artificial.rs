@@ -6,6 +6,7 @@
 //! builders. Invariant: an artificial event carries a CRC32 exactly when the reader's
 //! checksum is CRC32, and its `event_size` always matches its bytes (asserted).
 
+use onelog_binlog::event::format_description::{clear_created, CREATED_OFFSET};
 use onelog_binlog::event::{crc32, EventHeader, HEADER_LEN};
 use onelog_binlog::Gtid;
 
@@ -100,16 +101,13 @@ pub fn fake_gtid_list(
     build(GTID_LIST, server_id, log_pos as u32, ARTIFICIAL_F, &body, c)
 }
 
-/// Offset of `created` in a Format_description event (header, binlog version, server version).
-const FDE_CREATED: usize = HEADER_LEN + 2 + 50;
-
 /// The Format_description as a dump sends it when it starts inside a file (MariaDB: `log_pos`
 /// 0 so the reader does not move its position, `created` 0), CRC recomputed.
 pub fn fde_mid_file(fde: &[u8]) -> Vec<u8> {
     let mut ev = fde.to_vec();
-    if ev.len() >= FDE_CREATED + 4 + 4 {
+    if ev.len() >= CREATED_OFFSET + 4 + 4 {
         ev[13..17].copy_from_slice(&0u32.to_le_bytes());
-        ev[FDE_CREATED..FDE_CREATED + 4].copy_from_slice(&0u32.to_le_bytes());
+        clear_created(&mut ev);
         onelog_binlog::event::reseal(&mut ev);
     }
     ev

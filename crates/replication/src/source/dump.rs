@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use onelog_binlog::event::HEADER_LEN;
-use onelog_binlog::{GtidPos, GtidState};
+use onelog_binlog::GtidPos;
 use onelog_log::view::{parse_view_file_name, view_file_name, ViewItem, ViewReader};
 use onelog_log::{Log, LogError, ReaderPin};
 use onelog_protocol::errors::ER_MASTER_FATAL_ERROR_READING_BINLOG;
@@ -271,10 +271,12 @@ impl Sender<'_> {
                  GTID state",
             )
         })?;
-        let binlog_state: GtidState = durable_state(log);
+        // Checked against the log's state as of its last append: a reader only holds GTIDs it
+        // was sent, which were durable, and after a crash the state is the recovered (durable)
+        // one, so the not-yet-durable tail never decides a refusal; a start inside it waits.
         gtid_start::validate(
             &pos,
-            &binlog_state,
+            &log.gtid_state(),
             &self.p.own_slave_pos,
             self.p.ignore_duplicates,
         )?;
@@ -363,7 +365,7 @@ impl Sender<'_> {
                 waiting = false;
             }
             // What was read is in memory: the log before it may go.
-            pin.advance(view.lsn());
+            pin.advance(view.done_lsn());
             match self.send_item(item) {
                 Ok(None) => {}
                 Ok(Some(end)) => return Ok(end),
@@ -492,11 +494,8 @@ impl Sender<'_> {
         self.pos = 4;
         let rot = fake_rotate(self.p.server_id, name, start, checksum);
         self.send_event(&rot, false)?;
-        let mut rest = events;
-        while rest.len() >= HEADER_LEN {
-            let size = event_size(rest).min(rest.len());
-            let ev = &rest[..size];
-            let (offset, end) = (self.pos, self.pos + size as u64);
+        for ev in events_in(events) {
+            let offset = self.pos;
             if ev[4] == FORMAT_DESCRIPTION {
                 self.file_checksum = fde_checksum(ev);
             }
@@ -505,8 +504,7 @@ impl Sender<'_> {
             } else if offset >= start {
                 self.send_event(ev, false)?;
             }
-            self.pos = end;
-            rest = &rest[size..];
+            self.pos = offset + ev.len() as u64;
         }
         if self.skip_to.is_some_and(|to| to <= self.pos) {
             if self.skip_to != Some(self.pos) {
@@ -540,8 +538,11 @@ impl Sender<'_> {
         }
         // The start is inside this group: it must be where one of its events starts.
         let mut at = 0usize;
-        while offset + (at as u64) < to && at < events.len() {
-            at += event_size(&events[at..]).max(1);
+        for ev in events_in(events) {
+            if offset + at as u64 >= to {
+                break;
+            }
+            at += ev.len();
         }
         if offset + at as u64 != to {
             return Err(SendError::Fatal(fatal(
@@ -565,18 +566,12 @@ impl Sender<'_> {
         if self.until.is_none() {
             return false;
         }
-        if let Some(u) = self.until_left.get(g.domain_id) {
-            if g.seq_no >= u.seq_no {
-                let mut rest = GtidPos::new();
-                for x in self
-                    .until_left
-                    .iter()
-                    .filter(|x| x.domain_id != g.domain_id)
-                {
-                    rest.set(x);
-                }
-                self.until_left = rest;
-            }
+        if self
+            .until_left
+            .get(g.domain_id)
+            .is_some_and(|u| g.seq_no >= u.seq_no)
+        {
+            self.until_left.remove(g.domain_id);
         }
         self.until_left.is_empty()
     }
@@ -603,17 +598,13 @@ impl Sender<'_> {
     /// the last one asks for a semi-sync ACK when the sink wants one.
     fn send_group(&mut self, offset: u64, events: &[u8], end_lsn: u64) -> Result<(), SendError> {
         let want_ack = self.ack.as_ref().is_some_and(|a| a.wants_ack(end_lsn));
-        let mut rest = events;
         let mut pos = offset;
-        while rest.len() >= HEADER_LEN {
-            let size = event_size(rest).min(rest.len());
-            let ev = &rest[..size];
-            pos += size as u64;
-            let last = size == rest.len();
+        let end = offset + events.len() as u64;
+        for ev in events_in(events) {
+            pos += ev.len() as u64;
             if ev[4] != ANNOTATE_ROWS || self.p.request.wants_annotate() {
-                self.send_event(ev, last && want_ack)?;
+                self.send_event(ev, pos == end && want_ack)?;
             }
-            rest = &rest[size..];
         }
         self.pos = pos;
         if want_ack {
@@ -654,19 +645,24 @@ fn fde_checksum(fde: &[u8]) -> Checksum {
     }
 }
 
-fn event_size(ev: &[u8]) -> usize {
-    if ev.len() < 13 {
-        return ev.len();
-    }
-    u32::from_le_bytes([ev[9], ev[10], ev[11], ev[12]]) as usize
-}
-
-/// The binlog state a GTID start is checked against: the log's, as of its last append. A
-/// reader can only hold GTIDs it was sent, which were durable, and after a crash the log's
-/// state is the recovered (durable) one, so the appended-not-yet-durable tail never decides
-/// a refusal; a start inside that tail simply waits for it to become durable.
-fn durable_state(log: &Log) -> GtidState {
-    log.gtid_state()
+/// The events of a group or header block the view placed (whole events, already checked),
+/// each by its header's `event_size`; a size that does not fit ends the walk with the rest
+/// as one piece, so the walk always moves forward.
+fn events_in(mut rest: &[u8]) -> impl Iterator<Item = &[u8]> {
+    std::iter::from_fn(move || {
+        if rest.len() < HEADER_LEN {
+            return None;
+        }
+        let size = u32::from_le_bytes([rest[9], rest[10], rest[11], rest[12]]) as usize;
+        let size = if (HEADER_LEN..=rest.len()).contains(&size) {
+            size
+        } else {
+            rest.len()
+        };
+        let (ev, tail) = rest.split_at(size);
+        rest = tail;
+        Some(ev)
+    })
 }
 
 enum SendError {

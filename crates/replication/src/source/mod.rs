@@ -76,21 +76,11 @@ impl Source {
         locked(&self.hosts).remove(&connection_id);
     }
 
-    /// The server id connection `connection_id` registered with, if it did.
-    pub fn registered_server_id(&self, connection_id: u32) -> Option<u32> {
-        locked(&self.hosts).get(&connection_id).map(|h| h.server_id)
-    }
-
     /// SHOW SLAVE HOSTS, by server id.
     pub fn slave_hosts(&self) -> Vec<SlaveHost> {
         let mut v: Vec<SlaveHost> = locked(&self.hosts).values().cloned().collect();
         v.sort_by_key(|h| (h.server_id, h.connection_id));
         v
-    }
-
-    /// Number of dumps running.
-    pub fn dump_count(&self) -> usize {
-        locked(&self.dumps).len()
     }
 
     /// A dump starts on `connection_id` for `server_id`: an older dump with the same non-zero
