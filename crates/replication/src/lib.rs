@@ -13,4 +13,5 @@
 //! others), never takes a lock the commit path holds for longer than a read of the segment
 //! list, and holds at most one record and one packet in memory whatever the reader's speed.
 
+pub mod replica;
 pub mod source;

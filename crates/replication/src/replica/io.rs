@@ -1,0 +1,1 @@
+//! The IO thread (see the module docs of `replica`).
