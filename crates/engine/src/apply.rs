@@ -39,6 +39,22 @@ use crate::store::{Root, Row, RowChange};
 pub struct DecodedRecord {
     pub gtid_event: GtidEvent,
     pub body: DecodedBody,
+    /// A replica applied it (its `aux` starts with [`REPLICATED_AUX`]): it moves
+    /// `gtid_slave_pos`.
+    pub replicated: bool,
+}
+
+/// The first bytes of the `aux` of a record a replica applied from its primary (a
+/// transaction's `aux` is otherwise empty; a DDL's catalog change follows the marker). A
+/// catalog change starts with its format byte (1 or 2), never with this.
+pub const REPLICATED_AUX: &[u8] = &[0xF7, b'R'];
+
+/// Splits `aux` into (replicated, the rest).
+pub fn split_aux(aux: &[u8]) -> (bool, &[u8]) {
+    match aux.strip_prefix(REPLICATED_AUX) {
+        Some(rest) => (true, rest),
+        None => (false, aux),
+    }
 }
 
 /// What a record does.
@@ -108,12 +124,14 @@ pub fn decode_record(
     events: &[u8],
     aux: &[u8],
 ) -> Result<DecodedRecord, String> {
+    let (replicated, aux) = split_aux(aux);
     let group = decode_group(events).map_err(|e| format!("bad event group: {e}"))?;
     let is_ddl = group.gtid.flags2 & FL_DDL != 0 || !aux.is_empty();
     if is_ddl {
         return Ok(DecodedRecord {
             gtid_event: group.gtid,
             body: decode_ddl(&group.statements, aux)?,
+            replicated,
         });
     }
     let mut changes = Vec::new();
@@ -144,6 +162,7 @@ pub fn decode_record(
     Ok(DecodedRecord {
         gtid_event: group.gtid,
         body: DecodedBody::Rows(changes),
+        replicated,
     })
 }
 
@@ -239,6 +258,9 @@ pub fn apply_record(
     apply_body(root, &decoded.body).map_err(fail)?;
     let recorded = gtid.unwrap_or(decoded.gtid_event.gtid);
     root.gtid_state.record(recorded);
+    if decoded.replicated {
+        root.slave_pos.set(recorded);
+    }
     debug_assert!(root.lsn <= end_lsn, "the root's LSN moves forward");
     root.lsn = end_lsn;
     debug_assert_eq!(root.gtid_state.last(recorded.domain_id), Some(recorded));

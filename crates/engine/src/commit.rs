@@ -66,12 +66,28 @@ use crate::store::{Root, RowChange, Store};
 
 /// What a log record carries to the sink.
 pub(crate) enum CommitPayload {
-    /// A transaction's change log (`txn`: whose locks to release; None for replicated groups).
+    /// A transaction's change log (`txn`: whose locks to release; None for replicated groups
+    /// applied without row locks, which the sink admits first: [`Sink::admit`]).
     Rows {
         txn: Option<TxnId>,
         changes: Vec<RowChange>,
+        /// Moves `gtid_slave_pos` (a replica applied it).
+        replicated: bool,
     },
-    Ddl(CatalogChange),
+    Ddl {
+        change: CatalogChange,
+        replicated: bool,
+    },
+}
+
+impl CommitPayload {
+    fn replicated(&self) -> bool {
+        match self {
+            CommitPayload::Rows { replicated, .. } | CommitPayload::Ddl { replicated, .. } => {
+                *replicated
+            }
+        }
+    }
 }
 
 /// State shared with the log's sink.
@@ -85,6 +101,10 @@ struct Shared {
     hold: Mutex<VecDeque<Vec<CommittedRecord>>>,
     /// True while `hold` is not empty (set and cleared under its mutex).
     held_back: AtomicBool,
+    /// Bumped (and `slave_pos_cv` notified) whenever a published root moved
+    /// `gtid_slave_pos`: MASTER_GTID_WAIT waits on it.
+    slave_pos_version: Mutex<u64>,
+    slave_pos_cv: std::sync::Condvar,
 }
 
 impl Shared {
@@ -102,6 +122,51 @@ impl Shared {
 struct Sink(Arc<Shared>);
 
 impl GroupSink for Sink {
+    /// Replicated row groups applied without row locks are checked against the latest root
+    /// plus the records before them in the batch (their changes must apply, or the log would
+    /// hold a record the data cannot take); a refused one refuses every later replicated one
+    /// of the batch too, so a replica's groups never get logged out of their order.
+    fn admit(&self, batch: &[PendingRecord]) -> Vec<(usize, String)> {
+        let unlocked = |r: &PendingRecord| {
+            matches!(
+                r.payload
+                    .as_ref()
+                    .and_then(|p| p.downcast_ref::<CommitPayload>()),
+                Some(CommitPayload::Rows { txn: None, .. })
+            )
+        };
+        if !batch.iter().any(unlocked) {
+            return Vec::new();
+        }
+        let mut scratch = (*self.0.store.current()).clone();
+        let mut refused = Vec::new();
+        let mut failed = false;
+        for (i, rec) in batch.iter().enumerate() {
+            let payload = rec
+                .payload
+                .as_ref()
+                .and_then(|p| p.downcast_ref::<CommitPayload>());
+            let result = match payload {
+                Some(CommitPayload::Rows { changes, .. }) => {
+                    changes.iter().try_for_each(|c| scratch.apply_row_change(c))
+                }
+                Some(CommitPayload::Ddl { change, .. }) => scratch
+                    .apply_catalog_change(change)
+                    .map_err(|e| e.to_string()),
+                None => Ok(()),
+            };
+            if unlocked(rec) && (failed || result.is_err()) {
+                let why = match result {
+                    Err(e) if !failed => e,
+                    _ => "an earlier replicated transaction was refused".to_string(),
+                };
+                failed = true;
+                refused.push((i, why));
+            }
+        }
+        refused
+    }
+
     fn apply_group(&self, group: &mut [CommittedRecord]) {
         let shared = &self.0;
         // Semi-sync off and nothing held back: the one atomic load of each (module docs).
@@ -120,6 +185,7 @@ impl Shared {
         let mut root = (*self.store.current()).clone();
         let start_lsn = root.lsn;
         let mut release = Vec::with_capacity(group.len());
+        let mut moved_slave_pos = false;
         for rec in group.iter_mut() {
             debug_assert!(
                 rec.receipt.lsn >= root.lsn && rec.receipt.end_lsn > rec.receipt.lsn,
@@ -133,25 +199,23 @@ impl Shared {
                 .take()
                 .and_then(|p| p.downcast::<CommitPayload>().ok());
             let result = match payload.as_deref() {
-                Some(CommitPayload::Rows { txn, changes }) => {
+                Some(CommitPayload::Rows { txn, changes, .. }) => {
                     if let Some(t) = txn {
                         release.push(*t);
-                        // A local commit's GTID is the next of its domain.
-                        let g = rec.receipt.gtid;
-                        debug_assert!(
-                            g.seq_no >= root.gtid_state.next_seq(g.domain_id),
-                            "GTID {g} not above the domain's last"
-                        );
                     }
                     changes.iter().try_for_each(|c| root.apply_row_change(c))
                 }
-                Some(CommitPayload::Ddl(change)) => {
+                Some(CommitPayload::Ddl { change, .. }) => {
                     root.apply_catalog_change(change).map_err(|e| e.to_string())
                 }
                 None => Err("record without the engine's payload".to_string()),
             };
             if let Err(e) = result {
                 self.note_apply_failure(rec, e);
+            }
+            if payload.as_deref().is_some_and(CommitPayload::replicated) {
+                root.slave_pos.set(rec.receipt.gtid);
+                moved_slave_pos = true;
             }
             root.gtid_state.record(rec.receipt.gtid);
             root.lsn = rec.receipt.end_lsn;
@@ -161,6 +225,18 @@ impl Shared {
         for t in release {
             self.locks.release_all(t);
         }
+        if moved_slave_pos {
+            self.slave_pos_moved();
+        }
+    }
+
+    /// Wakes the waiters of `gtid_slave_pos` (after a root that moved it was published).
+    fn slave_pos_moved(&self) {
+        *self
+            .slave_pos_version
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) += 1;
+        self.slave_pos_cv.notify_all();
     }
 
     /// The sink while semi-sync is enabled or groups are held back: registers the group's
@@ -271,6 +347,8 @@ impl Committer {
             semi: SemiSync::new(notifier.clone()),
             hold: Mutex::new(VecDeque::new()),
             held_back: AtomicBool::new(false),
+            slave_pos_version: Mutex::new(0),
+            slave_pos_cv: std::sync::Condvar::new(),
         });
         log.set_sink(Arc::new(Sink(shared.clone())));
         Committer {
@@ -322,6 +400,52 @@ impl Committer {
     /// wait and the record's visibility, in the wait point's order. AFTER_SYNC: wait for the
     /// ack, then make the record (and the held-back groups before it) visible; AFTER_COMMIT:
     /// visible first, then wait. Disabled: one atomic load (and one more for held-back groups).
+    /// Logs a replica's row group (`changes` of `gtid`, no row locks taken) with its original
+    /// GTID, marked replicated; the sink admits it against the latest data first
+    /// ([`Sink::admit`]). `on_queued` runs once it has its place in the log's queue.
+    pub(crate) fn commit_replicated(
+        &self,
+        gtid_event: &onelog_binlog::event::GtidEvent,
+        changes: Vec<RowChange>,
+        on_queued: &dyn Fn(),
+    ) -> Result<CommitReceipt, EngineError> {
+        self.check_open()?;
+        let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
+        let root = self.shared.store.current();
+        let g = gtid_event.gtid;
+        let events = encode_transaction(
+            &root.catalog,
+            &changes,
+            g.domain_id,
+            g.server_id,
+            gtid_event.timestamp,
+            g.seq_no,
+            self.row_metadata(),
+        )?;
+        drop(root);
+        self.log
+            .commit_queued(
+                PendingRecord {
+                    kind: RecordKind::Transaction,
+                    gtid: GtidAssign::Fixed(g),
+                    events,
+                    aux: crate::apply::REPLICATED_AUX.to_vec(),
+                    payload: Some(Box::new(CommitPayload::Rows {
+                        txn: None,
+                        changes,
+                        replicated: true,
+                    })),
+                },
+                on_queued,
+            )
+            .map_err(|e| self.log_error(format!("logging replicated GTID {g}"), e))
+            .inspect(|r| {
+                crate::origin::note_committed(r.gtid);
+                self.notifier.logged();
+                self.finish_commit(r.end_lsn, &|| false);
+            })
+    }
+
     fn finish_commit(&self, end: Lsn, waiter: &dyn CommitWaiter) {
         let semi = &self.shared.semi;
         if !semi.is_enabled() {
@@ -440,47 +564,85 @@ impl Committer {
         // DDL is excluded while the gate is held: if every written table still has the
         // generation the writes were based on (and the row locks are held), the changes apply.
         check_generations(&root, generations)?;
+        let origin = self.origin();
         let events = encode_transaction(
             &root.catalog,
             &changes,
-            self.domain_id,
-            self.server_id,
-            now_secs(),
+            origin.domain_id,
+            origin.server_id,
+            origin.timestamp,
             txn,
             self.row_metadata(),
         )?;
         self.log
             .commit(PendingRecord {
                 kind: RecordKind::Transaction,
-                gtid: self.next_gtid(),
+                gtid: origin.assign,
                 events,
-                aux: Vec::new(),
+                aux: origin.aux(),
                 payload: Some(Box::new(CommitPayload::Rows {
                     txn: Some(txn),
                     changes,
+                    replicated: origin.replicated,
                 })),
             })
             .map_err(|e| self.log_error("committing a transaction", e))
             .inspect(|r| {
+                origin.used(r.gtid);
                 self.notifier.logged();
                 self.finish_commit(r.end_lsn, waiter);
             })
     }
 
-    /// The next GTID of this server's domain.
-    pub(crate) fn next_gtid(&self) -> GtidAssign {
-        GtidAssign::Next {
-            domain_id: self.domain_id,
-            server_id: self.server_id,
+    /// What the next record of this thread is logged as: the origin in scope
+    /// (`origin.rs`), else this server's next GTID.
+    pub(crate) fn origin(&self) -> ResolvedOrigin {
+        let o = crate::origin::current_origin().unwrap_or_default();
+        let domain_id = o.domain_id.unwrap_or(self.domain_id);
+        let server_id = o.server_id.unwrap_or(self.server_id);
+        ResolvedOrigin {
+            domain_id,
+            server_id,
+            timestamp: o.timestamp.unwrap_or_else(now_secs),
+            assign: match o.seq_no {
+                Some(seq_no) => {
+                    GtidAssign::Fixed(onelog_binlog::Gtid::new(domain_id, server_id, seq_no))
+                }
+                None => GtidAssign::Next {
+                    domain_id,
+                    server_id,
+                },
+            },
+            replicated: o.replicated,
         }
     }
 
-    pub(crate) fn domain_id(&self) -> u32 {
-        self.domain_id
+    /// Waits up to `timeout` for a root that moved `gtid_slave_pos` after `seen` (a version
+    /// from an earlier call; 0 the first time); returns the version now.
+    pub(crate) fn wait_slave_pos_moved(&self, seen: u64, timeout: Duration) -> u64 {
+        let v = self
+            .shared
+            .slave_pos_version
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if *v != seen {
+            return *v;
+        }
+        let (v, _) = self
+            .shared
+            .slave_pos_cv
+            .wait_timeout(v, timeout)
+            .unwrap_or_else(|p| p.into_inner());
+        *v
     }
 
-    pub(crate) fn server_id(&self) -> u32 {
-        self.server_id
+    /// Publishes `root` with `gtid_slave_pos` = `pos` (under the exclusive gate: SET GLOBAL
+    /// gtid_slave_pos with the replica stopped) and wakes the waiters.
+    pub(crate) fn publish_slave_pos(&self, _gate: &Exclusive<'_>, pos: onelog_binlog::GtidPos) {
+        let mut root = (*self.shared.store.current()).clone();
+        root.slave_pos = pos;
+        self.shared.store.publish(Arc::new(root));
+        self.shared.slave_pos_moved();
     }
 
     /// Logs a DDL or replicated `record` (its payload a [`CommitPayload`]) under the exclusive
@@ -499,6 +661,35 @@ impl Committer {
             .commit(record)
             .map_err(|e| self.log_error(context(), e))
             .inspect(|r| self.finish_commit(r.end_lsn, &|| false))
+    }
+}
+
+/// A commit's origin resolved against this server's identity ([`Committer::origin`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ResolvedOrigin {
+    pub domain_id: u32,
+    pub server_id: u32,
+    pub timestamp: u32,
+    pub assign: GtidAssign,
+    pub replicated: bool,
+}
+
+impl ResolvedOrigin {
+    /// The record's `aux` prefix: the replicated marker or nothing.
+    pub fn aux(&self) -> Vec<u8> {
+        if self.replicated {
+            crate::apply::REPLICATED_AUX.to_vec()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The record was logged as `gtid`: `@@last_gtid`, and a fixed seq_no is used up.
+    pub fn used(&self, gtid: onelog_binlog::Gtid) {
+        crate::origin::note_committed(gtid);
+        if matches!(self.assign, GtidAssign::Fixed(_)) {
+            crate::origin::consume_seq_no();
+        }
     }
 }
 

@@ -27,7 +27,7 @@ use onelog_log::{PendingRecord, RecordKind};
 use crate::catalog::{
     check_identifier, AccountDef, CatalogChange, IndexDef, IndexSpec, TableDef, TableId, TableSpec,
 };
-use crate::commit::{now_secs, CommitPayload};
+use crate::commit::CommitPayload;
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::events::encode_ddl;
@@ -58,25 +58,32 @@ impl Engine {
                 check_unique_index(&scratch, *table, index)?;
             }
         }
+        let origin = core.origin();
         let events = encode_ddl(
             db,
             sql,
             change.suppresses_use(),
-            core.domain_id(),
-            core.server_id(),
-            now_secs(),
+            origin.domain_id,
+            origin.server_id,
+            origin.timestamp,
         )?;
+        let mut aux = origin.aux();
+        aux.extend_from_slice(&change.encode());
         let record = PendingRecord {
             kind: RecordKind::Ddl,
-            gtid: core.next_gtid(),
+            gtid: origin.assign,
             events,
-            aux: change.encode(),
-            payload: Some(Box::new(CommitPayload::Ddl(change.clone()))),
+            aux,
+            payload: Some(Box::new(CommitPayload::Ddl {
+                change: change.clone(),
+                replicated: origin.replicated,
+            })),
         };
         // The exclusive gate kept every commit out: the change was validated against the
         // state it is logged after.
         debug_assert!(Arc::ptr_eq(&root, &core.store().current()));
-        core.log_exclusive(&gate, record, || format!("logging DDL `{sql}`"))?;
+        let receipt = core.log_exclusive(&gate, record, || format!("logging DDL `{sql}`"))?;
+        origin.used(receipt.gtid);
         core.notifier().logged();
         core.forget_auto_inc(&change);
         Ok(Some(change))

@@ -371,12 +371,12 @@ impl Engine {
         &self.core
     }
 
-    /// The checkpoint writer (for `retention.rs`).
     /// The live expiry settings (`expiry.rs`).
     pub(crate) fn expiry(&self) -> &ExpirySettings {
         &self.expiry
     }
 
+    /// The checkpoint writer (for `origin.rs`).
     pub(crate) fn checkpoints(&self) -> &Checkpointer {
         &self.checkpoints
     }

@@ -146,6 +146,14 @@ impl EngineError {
                 source: LogError::StorageFull { .. },
                 ..
             } => ER_DISK_FULL,
+            Log {
+                source: LogError::GtidOutOfOrder { .. },
+                ..
+            } => ER_GTID_STRICT_OUT_OF_ORDER,
+            Log {
+                source: LogError::Refused(_),
+                ..
+            } => ER_KEY_NOT_FOUND,
             Log { .. } | Checkpoint { .. } | Corrupt { .. } | Apply { .. } | Io { .. } => {
                 ER_GET_ERRNO
             }
@@ -230,6 +238,10 @@ impl fmt::Display for EngineError {
             WrongColumnSpec { column, reason } => {
                 write!(f, "Incorrect column specifier for column '{column}': {reason}")
             }
+            Log {
+                source: source @ (LogError::GtidOutOfOrder { .. } | LogError::Refused(_)),
+                ..
+            } => write!(f, "{source}"),
             Log { context, source } => write!(f, "{context}: {source}"),
             Checkpoint { context, source } => write!(f, "{context}: {source}"),
             Corrupt { context, reason } => write!(f, "{context}: corrupt data: {reason}"),

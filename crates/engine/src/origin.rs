@@ -75,36 +75,65 @@ impl Engine {
 
     /// `@@gtid_slave_pos`.
     pub fn gtid_slave_pos(&self) -> GtidPos {
-        GtidPos::new()
+        self.core().store().current().slave_pos.clone()
     }
 
-    /// `SET GLOBAL gtid_slave_pos` (and DEMOTE, RESET of it): durable before it returns. The
-    /// caller checks that no replica thread runs and MariaDB's 1947/1948 rules.
+    /// `SET GLOBAL gtid_slave_pos` (and DEMOTE): durable before it returns (a checkpoint of
+    /// the root carrying it is written: the log after it only moves the position further).
+    /// The caller checks that no replica thread runs and MariaDB's 1947/1948 rules.
     pub fn set_gtid_slave_pos(&self, pos: GtidPos) -> Result<(), EngineError> {
-        let _ = pos;
+        let core = self.core();
+        core.check_open()?;
+        {
+            let gate = core.exclusive();
+            core.publish_slave_pos(&gate, pos);
+        }
+        self.checkpoints().write(core, true)?;
         Ok(())
     }
 
-    /// `@@gtid_current_pos` (REPLICATION_FACTS.md §2.1): per domain, the binlog's GTID if its
-    /// server id is this server's and its seq_no is above the slave position's, else the slave
-    /// position's.
+    /// `@@gtid_current_pos` (REPLICATION_FACTS.md §2.1): per domain, the binlog's last GTID if
+    /// its server id is this server's and its seq_no is above the slave position's, else the
+    /// slave position's; domains only in the binlog under other server ids are left out.
     pub fn gtid_current_pos(&self) -> GtidPos {
-        self.log().gtid_state().pos()
+        let own = self.options().server_id;
+        let slave = self.gtid_slave_pos();
+        let mut pos = slave.clone();
+        for g in self.log().gtid_state().pos().iter() {
+            if g.server_id != own {
+                continue;
+            }
+            match slave.get(g.domain_id) {
+                Some(s) if s.seq_no >= g.seq_no => {}
+                _ => pos.set(g),
+            }
+        }
+        pos
     }
 
     /// Waits up to `timeout` for `gtid_slave_pos` to satisfy `until`; true when it does.
     pub fn wait_slave_pos(&self, until: &dyn Fn(&GtidPos) -> bool, timeout: Duration) -> bool {
-        let _ = timeout;
-        until(&self.gtid_slave_pos())
+        let deadline = std::time::Instant::now() + timeout;
+        let mut seen = self.core().wait_slave_pos_moved(u64::MAX, Duration::ZERO);
+        loop {
+            if until(&self.gtid_slave_pos()) {
+                return true;
+            }
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            seen = self.core().wait_slave_pos_moved(seen, deadline - now);
+        }
     }
 
     /// `@@gtid_strict_mode`: a commit whose GTID would not be above its domain's last fails
-    /// with 1950 (`EngineError::GtidOutOfOrder`).
+    /// with 1950 (the log refuses it: `LogError::GtidOutOfOrder`).
     pub fn set_gtid_strict_mode(&self, on: bool) {
-        let _ = on;
+        self.log().set_gtid_strict_mode(on);
     }
 
     pub fn gtid_strict_mode(&self) -> bool {
-        false
+        self.log().gtid_strict_mode()
     }
 }

@@ -56,6 +56,39 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// Replica path for a row-based group from a MariaDB or onelog primary (Table_map and
+    /// Write/Update/Delete_rows with full images, `BEGIN`/`COMMIT`, Xid; Annotate_rows and
+    /// other informational events ignored): decoded against the latest catalog and logged here
+    /// with its original GTID, marked replicated (it moves `gtid_slave_pos`). No row locks:
+    /// the log's sink admits it against the latest data and everything queued before it, so
+    /// `on_queued` lets the next group queue behind it (parallel workers keep their primary's
+    /// order); a group that does not apply is refused (`EngineError::Log` with
+    /// `LogError::Refused`, code 1032) and nothing is logged.
+    pub fn apply_replicated_rows(
+        &self,
+        events: &[u8],
+        on_queued: &dyn Fn(),
+    ) -> Result<onelog_log::CommitReceipt, EngineError> {
+        let core = self.core();
+        let catalog = core.store().current().catalog.clone();
+        let decoded =
+            decode_record(&catalog, events, &[]).map_err(|reason| EngineError::Apply {
+                gtid: None,
+                lsn: None,
+                reason,
+            })?;
+        let DecodedBody::Rows(changes) = decoded.body else {
+            return Err(EngineError::Apply {
+                gtid: Some(decoded.gtid_event.gtid),
+                lsn: None,
+                reason: "a DDL group is not a row group".into(),
+            });
+        };
+        core.commit_replicated(&decoded.gtid_event, changes, on_queued)
+    }
+}
+
 /// Applies `body` to a scratch copy of `root` (and checks a new unique index for duplicates):
 /// the error the group would meet when the sink applies it.
 fn check_applies(
@@ -105,8 +138,12 @@ fn re_encode(
             (
                 RecordKind::Transaction,
                 ev,
-                Vec::new(),
-                CommitPayload::Rows { txn: None, changes },
+                crate::apply::REPLICATED_AUX.to_vec(),
+                CommitPayload::Rows {
+                    txn: None,
+                    changes,
+                    replicated: true,
+                },
             )
         }
         DecodedBody::Ddl { change, query } => {
@@ -121,8 +158,11 @@ fn re_encode(
             (
                 RecordKind::Ddl,
                 ev,
-                change.encode(),
-                CommitPayload::Ddl(change),
+                [crate::apply::REPLICATED_AUX, &change.encode()].concat(),
+                CommitPayload::Ddl {
+                    change,
+                    replicated: true,
+                },
             )
         }
     };

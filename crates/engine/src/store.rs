@@ -34,7 +34,7 @@ use std::ops::Bound;
 use std::sync::{Arc, RwLock};
 
 use imbl::OrdMap;
-use onelog_binlog::{GtidState, Value};
+use onelog_binlog::{Gtid, GtidPos, GtidState, Value};
 use onelog_log::Lsn;
 
 use crate::catalog::{Catalog, CatalogChange, IndexDef, TableDef, TableId};
@@ -265,6 +265,9 @@ pub struct Root {
     pub lsn: Lsn,
     /// GTID state at `lsn`.
     pub gtid_state: GtidState,
+    /// `@@gtid_slave_pos` at `lsn`: moved by replicated records and SET GLOBAL gtid_slave_pos
+    /// (`origin.rs`).
+    pub slave_pos: GtidPos,
     /// Number of catalog changes applied since this process loaded the database (in memory
     /// only; see `TableData::generation`).
     pub ddl_seq: u64,
@@ -278,6 +281,7 @@ impl Root {
             tables: OrdMap::new(),
             lsn: 0,
             gtid_state: GtidState::new(),
+            slave_pos: GtidPos::new(),
             ddl_seq: 0,
         }
     }
@@ -549,11 +553,19 @@ impl Root {
 
     /// The checkpoint body: format byte, catalog, then per table its id, AUTO_INCREMENT
     /// counter, row count and rows (values in `encoding.rs`'s compact form). Indexes are not
-    /// stored; loading rebuilds them.
+    /// stored; loading rebuilds them. Format 2 adds `gtid_slave_pos` (count, then domain,
+    /// server, seq per GTID) after the catalog.
     pub fn encode_checkpoint(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(1 << 16);
         put_u8(&mut out, CHECKPOINT_FORMAT);
         self.catalog.encode(&mut out);
+        let slave: Vec<_> = self.slave_pos.iter().collect();
+        put_var(&mut out, slave.len() as u64);
+        for g in slave {
+            put_u64(&mut out, u64::from(g.domain_id));
+            put_u64(&mut out, u64::from(g.server_id));
+            put_u64(&mut out, g.seq_no);
+        }
         put_var(&mut out, self.tables.len() as u64);
         for (id, t) in self.tables.iter() {
             put_u64(&mut out, *id);
@@ -577,15 +589,27 @@ impl Root {
     ) -> Result<Root, FormatError> {
         let mut r = Reader::new(body, "checkpoint body");
         let version = r.u8()?;
-        if version != CHECKPOINT_FORMAT {
+        if version != CHECKPOINT_FORMAT && version != 1 {
             return Err(r.err(format!("unknown checkpoint body format {version}")));
         }
         let catalog = Catalog::decode(&mut r)?;
+        let mut slave_pos = GtidPos::new();
+        if version >= 2 {
+            let n = r.count(24)?;
+            for _ in 0..n {
+                let (d, s, q) = (r.u64()?, r.u64()?, r.u64()?);
+                let (Ok(d), Ok(s)) = (u32::try_from(d), u32::try_from(s)) else {
+                    return Err(r.err("gtid_slave_pos entry out of range"));
+                };
+                slave_pos.set(Gtid::new(d, s, q));
+            }
+        }
         let mut root = Root {
             catalog: Arc::new(catalog),
             tables: OrdMap::new(),
             lsn,
             gtid_state,
+            slave_pos,
             ddl_seq: 0,
         };
         let nt = r.count(17)?;
@@ -643,7 +667,7 @@ impl Root {
     }
 }
 
-const CHECKPOINT_FORMAT: u8 = 1;
+const CHECKPOINT_FORMAT: u8 = 2;
 
 /// The published root. Writers (the commit group's sink, DDL, recovery) build a new root and
 /// [`publish`](Store::publish) it; readers clone the `Arc`.

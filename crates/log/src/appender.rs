@@ -449,7 +449,17 @@ impl Writer {
                     domain_id,
                     server_id,
                 } => Gtid::new(domain_id, server_id, self.state.next_seq(domain_id)),
-                GtidAssign::Fixed(g) => g,
+                GtidAssign::Fixed(g) => {
+                    if inner.gtid_strict.load(std::sync::atomic::Ordering::Relaxed)
+                        && self.state.next_seq(g.domain_id) > g.seq_no
+                    {
+                        if let Some(last) = self.state.last(g.domain_id) {
+                            *out = Err(LogError::GtidOutOfOrder { gtid: g, last });
+                            continue;
+                        }
+                    }
+                    g
+                }
             };
             if let Err(e) = patch(&mut rec.events, gtid, commit_id) {
                 *out = Err(LogError::InvalidRecord(format!("first event: {e}")));

@@ -8,6 +8,8 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
+use onelog_binlog::Gtid;
+
 use crate::Lsn;
 
 /// Everything the log can fail with.
@@ -39,6 +41,12 @@ pub enum LogError {
     /// A record the log refuses (too large for a segment, first event not a patchable GTID
     /// event, wrong kind). Nothing was logged; other records of the group are unaffected.
     InvalidRecord(String),
+    /// `gtid_strict_mode`: a record with a fixed GTID whose sequence number is not above the
+    /// last one of its domain (MariaDB's 1950). Nothing was logged.
+    GtidOutOfOrder { gtid: Gtid, last: Gtid },
+    /// The log's sink refused the record before it was framed (a replicated group that does
+    /// not apply to the data: `GroupSink::admit`). Nothing was logged.
+    Refused(String),
     /// A read position that is not a record boundary, is beyond the end of the log, or lies in a
     /// purged segment.
     InvalidPosition { lsn: Lsn, reason: String },
@@ -124,6 +132,12 @@ impl fmt::Display for LogError {
             }
             LogError::Closed => f.write_str("the binlog is shut down"),
             LogError::InvalidRecord(why) => write!(f, "record refused by the binlog: {why}"),
+            LogError::GtidOutOfOrder { gtid, last } => write!(
+                f,
+                "An attempt was made to binlog GTID {gtid} which would create an out-of-order \
+                 sequence number with existing GTID {last}, and gtid strict mode is enabled"
+            ),
+            LogError::Refused(why) => f.write_str(why),
             LogError::InvalidPosition { lsn, reason } => {
                 write!(f, "invalid binlog position {lsn}: {reason}")
             }

@@ -100,6 +100,15 @@ use crate::{CommitReceipt, CommittedRecord, Durability, GroupSink, Lsn, PendingR
 
 /// `Log::commit`.
 pub(crate) fn commit(inner: &Inner, rec: PendingRecord) -> Result<CommitReceipt, LogError> {
+    commit_then(inner, rec, &|| {})
+}
+
+/// `Log::commit_queued`: [`commit`] calling `on_queued` once the record is in the queue.
+pub(crate) fn commit_then(
+    inner: &Inner,
+    rec: PendingRecord,
+    on_queued: &dyn Fn(),
+) -> Result<CommitReceipt, LogError> {
     if let Some(e) = inner.refusal() {
         return Err(e);
     }
@@ -112,6 +121,7 @@ pub(crate) fn commit(inner: &Inner, rec: PendingRecord) -> Result<CommitReceipt,
         }
         lead
     };
+    on_queued();
     if !lead {
         if let Some(r) = slot.wait() {
             return r;
@@ -156,14 +166,19 @@ fn append_batch(
     }
     let mut slots = Vec::with_capacity(batch.len());
     let mut recs = Vec::with_capacity(batch.len());
+    let mut epochs = Vec::with_capacity(batch.len());
     for w in batch {
         let (slot, rec, epoch) = w.into_parts();
         slots.push(slot);
         recs.push(rec);
-        turn.epochs.push(epoch);
+        epochs.push(epoch);
     }
     let (outcomes, mut committed, end) = {
         let mut w = lock(&inner.writer);
+        if let Some(s) = sink {
+            admit(s.as_ref(), &mut slots, &mut recs, &mut epochs);
+        }
+        turn.epochs.append(&mut epochs);
         let (o, mut c, end) = w.append_group(inner, &mut recs, write_now);
         if !strict && !c.is_empty() {
             if let Some(s) = sink {
@@ -187,6 +202,42 @@ fn append_batch(
     turn.outcomes.extend(outcomes);
     if strict {
         turn.to_apply.append(&mut committed);
+    }
+}
+
+/// Lets the sink refuse records of a batch before they are framed (`GroupSink::admit`, under
+/// the writer lock, so every earlier group is applied): a refused record's committer gets
+/// [`LogError::Refused`] and the record leaves the batch.
+fn admit(
+    sink: &dyn GroupSink,
+    slots: &mut Vec<Arc<Slot>>,
+    recs: &mut Vec<PendingRecord>,
+    epochs: &mut Vec<u64>,
+) {
+    let refused = sink.admit(recs);
+    if refused.is_empty() {
+        return;
+    }
+    let mut reasons: Vec<Option<String>> = (0..recs.len()).map(|_| None).collect();
+    for (i, why) in refused {
+        if let Some(r) = reasons.get_mut(i) {
+            *r = Some(why);
+        }
+    }
+    let old = (
+        std::mem::take(slots),
+        std::mem::take(recs),
+        std::mem::take(epochs),
+    );
+    for (((slot, rec), epoch), why) in old.0.into_iter().zip(old.1).zip(old.2).zip(reasons) {
+        match why {
+            Some(why) => slot.set(SlotState::Done(Err(LogError::Refused(why)))),
+            None => {
+                slots.push(slot);
+                recs.push(rec);
+                epochs.push(epoch);
+            }
+        }
     }
 }
 

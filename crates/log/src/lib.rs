@@ -290,6 +290,14 @@ pub struct CommittedRecord {
 /// (and not `rotate` or `reset` either).
 pub trait GroupSink: Send + Sync {
     fn apply_group(&self, group: &mut [CommittedRecord]);
+
+    /// Called (engine mode) under the writer lock before a batch is framed, every earlier
+    /// group applied: the indexes of the records to refuse, with why (each committer gets
+    /// `LogError::Refused`). The default admits everything.
+    fn admit(&self, batch: &[PendingRecord]) -> Vec<(usize, String)> {
+        let _ = batch;
+        Vec::new()
+    }
 }
 
 /// What `Log::open` found.

@@ -89,6 +89,28 @@ impl Log {
         group_commit::commit(&self.inner, rec)
     }
 
+    /// [`Log::commit`] that calls `on_queued` once the record has its place in the commit
+    /// queue (every record queued later is logged after it): a replica's workers queue in
+    /// their primary's order by waiting for each other's `on_queued`.
+    pub fn commit_queued(
+        &self,
+        rec: PendingRecord,
+        on_queued: &dyn Fn(),
+    ) -> Result<CommitReceipt, LogError> {
+        group_commit::commit_then(&self.inner, rec, on_queued)
+    }
+
+    /// `gtid_strict_mode`: from now on a record with a fixed GTID that is not above its
+    /// domain's last is refused with [`LogError::GtidOutOfOrder`].
+    pub fn set_gtid_strict_mode(&self, on: bool) {
+        self.inner.gtid_strict.store(on, Ordering::SeqCst);
+    }
+
+    /// `gtid_strict_mode` as set by [`Log::set_gtid_strict_mode`].
+    pub fn gtid_strict_mode(&self) -> bool {
+        self.inner.gtid_strict.load(Ordering::SeqCst)
+    }
+
     pub fn set_durability(&self, d: Durability) {
         self.inner.durability.store(d.level(), Ordering::SeqCst);
     }

@@ -598,6 +598,7 @@ fn build_inner(
             stats: Stats::default(),
             view_sizes: Default::default(),
             pins: Default::default(),
+            gtid_strict: Default::default(),
         },
         sink: RwLock::new(None),
         queue: Mutex::new(Default::default()),

@@ -54,6 +54,8 @@ pub(crate) struct Shared {
     pub view_sizes: crate::view_cache::ViewSizes,
     /// Open readers' positions (`pins.rs`), which purges respect.
     pub pins: Arc<PinRegistry>,
+    /// `gtid_strict_mode`: records with a fixed GTID must be above their domain's last.
+    pub gtid_strict: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {

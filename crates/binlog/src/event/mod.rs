@@ -24,6 +24,7 @@ pub mod gtid_list;
 pub mod query;
 pub mod rotate;
 pub mod rows;
+pub mod statement_vars;
 pub mod table_map;
 pub mod xid;
 
