@@ -105,6 +105,10 @@ struct Shared {
     /// `gtid_slave_pos`: MASTER_GTID_WAIT waits on it.
     slave_pos_version: Mutex<u64>,
     slave_pos_cv: std::sync::Condvar,
+    /// Set when the sink refused a replicated row group: every later one is refused too
+    /// (they were queued behind it and may depend on it) until the replica, having stopped or
+    /// retried it, clears it ([`Committer::clear_replica_refusal`]).
+    replica_refused: AtomicBool,
 }
 
 impl Shared {
@@ -140,7 +144,7 @@ impl GroupSink for Sink {
         }
         let mut scratch = (*self.0.store.current()).clone();
         let mut refused = Vec::new();
-        let mut failed = false;
+        let mut failed = self.0.replica_refused.load(Ordering::Acquire);
         for (i, rec) in batch.iter().enumerate() {
             let payload = rec
                 .payload
@@ -163,6 +167,9 @@ impl GroupSink for Sink {
                 failed = true;
                 refused.push((i, why));
             }
+        }
+        if failed {
+            self.0.replica_refused.store(true, Ordering::Release);
         }
         refused
     }
@@ -349,6 +356,7 @@ impl Committer {
             held_back: AtomicBool::new(false),
             slave_pos_version: Mutex::new(0),
             slave_pos_cv: std::sync::Condvar::new(),
+            replica_refused: AtomicBool::new(false),
         });
         log.set_sink(Arc::new(Sink(shared.clone())));
         Committer {
@@ -444,6 +452,11 @@ impl Committer {
                 self.notifier.logged();
                 self.finish_commit(r.end_lsn, &|| false);
             })
+    }
+
+    /// Lets replicated row groups in again after a refusal (see `Shared::replica_refused`).
+    pub(crate) fn clear_replica_refusal(&self) {
+        self.shared.replica_refused.store(false, Ordering::Release);
     }
 
     fn finish_commit(&self, end: Lsn, waiter: &dyn CommitWaiter) {

@@ -87,6 +87,24 @@ impl Engine {
         };
         core.commit_replicated(&decoded.gtid_event, changes, on_queued)
     }
+
+    /// Logs an empty replicated transaction with `gtid` (a group that changed nothing here:
+    /// its GTID still moves `gtid_binlog_pos` and `gtid_slave_pos`, as on MariaDB).
+    pub fn log_replicated_empty(
+        &self,
+        gtid_event: &GtidEvent,
+        on_queued: &dyn Fn(),
+    ) -> Result<onelog_log::CommitReceipt, EngineError> {
+        self.core()
+            .commit_replicated(gtid_event, Vec::new(), on_queued)
+    }
+
+    /// After the sink refused a replicated row group, every later one is refused until this
+    /// is called: by the replica once every group before the refused one committed and it is
+    /// about to retry it (or when its SQL thread starts).
+    pub fn clear_replica_refusal(&self) {
+        self.core().clear_replica_refusal();
+    }
 }
 
 /// Applies `body` to a scratch copy of `root` (and checks a new unique index for duplicates):

@@ -56,6 +56,9 @@ pub struct ExecContext {
     pub(crate) read_only: bool,
     pub(crate) autocommit: bool,
     stmt_time: (i64, u32),
+    /// A replica applying a statement-based event: its statements run at the primary's time
+    /// (the Query event's timestamp), as MariaDB's SET TIMESTAMP in the binlog does.
+    fixed_time: Option<i64>,
     /// The account's privileges, cached per catalog version.
     pub(crate) privs: PrivCache,
     /// The limits of the running statement (KILL, max_statement_time, memory, strings).
@@ -85,6 +88,7 @@ impl ExecContext {
             read_only: false,
             autocommit: true,
             stmt_time: now_unix(),
+            fixed_time: None,
             privs,
         }
     }
@@ -111,7 +115,15 @@ impl ExecContext {
     }
 
     pub(crate) fn begin_statement_time(&mut self) {
-        self.stmt_time = now_unix();
+        self.stmt_time = match self.fixed_time {
+            Some(t) => (t, 0),
+            None => now_unix(),
+        };
+    }
+
+    /// Fixes the time the next statements run at (None: the clock again).
+    pub(crate) fn set_fixed_time(&mut self, t: Option<i64>) {
+        self.fixed_time = t;
     }
 
     pub fn current_database(&self) -> Option<&str> {

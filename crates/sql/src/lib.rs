@@ -41,6 +41,7 @@ pub(crate) mod parse;
 pub(crate) mod plan;
 pub mod privilege;
 pub mod render;
+pub mod replica_apply;
 mod replication;
 pub mod server;
 pub mod session;

@@ -1,0 +1,484 @@
+//! The replica's applier: how an event group from a MariaDB or onelog primary becomes a
+//! commit here, with its original GTID (REPLICATION_FACTS.md §2, DESIGN.md §7).
+//!
+//! Owns [`SqlApplier`] (the `GroupApplier` each replica worker runs) and [`SqlHost`] (the
+//! `ReplicaHost` the replica's threads read positions and settings from).
+//!
+//! A group is one of:
+//! - **rows** (Table_map, Write/Update/Delete_rows with full images, Annotate_rows, Xid): the
+//!   engine logs it without row locks ([`Engine::apply_replicated_rows`]); it queues behind
+//!   the group before it ([`CommitOrder::wait_prior_queued`]) and lets the next one queue
+//!   behind it, so workers prepare in parallel and the log keeps the primary's order; the log's
+//!   sink admits it against the latest data and everything queued before it;
+//! - **statements** (Query events, DDL or DML as MIXED/STATEMENT format sends them, with the
+//!   Intvar / User_var events they depend on): run alone, after every earlier group committed,
+//!   through a session of this server, inside [`Engine::with_origin`] so the commit carries
+//!   the original GTID and is marked replicated.
+//!
+//! Anything else (Rand seeds, v2 or compressed rows events, XA, a group mixing rows and
+//! statements, a partial row image, an INSERT whose AUTO_INCREMENT value would differ from the
+//! primary's) stops the SQL side with an error naming the GTID: never a silent skip or a
+//! different answer.
+//!
+//! Invariants: every group that returns Ok was logged here exactly once with its GTID (a group
+//! that changed nothing is logged empty), so `gtid_slave_pos` moves; `CommitOrder::queued` is
+//! called at most once per attempt, and only once the commit holds its place in the log.
+
+use std::sync::Arc;
+
+use onelog_binlog::event::gtid::{FL_DDL, FL_STANDALONE};
+use onelog_binlog::event::statement_vars::{
+    decode_statement_var, StatementVar, UserValue, INTVAR_INSERT_ID, INTVAR_LAST_INSERT_ID,
+};
+use onelog_binlog::event::{check_event, event_type, GtidEvent, QueryEvent};
+use onelog_binlog::{GtidPos, Value};
+use onelog_engine::{CommitOrigin, Engine, EngineError};
+use onelog_log::LogError;
+use onelog_protocol::errors;
+use onelog_replication::replica::schedule::{CommitOrder, OrderAbort};
+use onelog_replication::replica::{
+    ApplyError, GroupApplier, ParallelMode, RelayGroup, ReplicaHost,
+};
+
+use crate::error::SqlError;
+use crate::server::Server;
+use crate::session::Session;
+use crate::sysvar;
+
+/// The replica's view of this server ([`ReplicaHost`]).
+pub struct SqlHost {
+    server: Arc<Server>,
+}
+
+impl SqlHost {
+    pub fn new(server: Arc<Server>) -> SqlHost {
+        SqlHost { server }
+    }
+
+    fn global_u64(&self, name: &str, default: u64) -> u64 {
+        match sysvar::global_var(&self.server, name) {
+            Ok(Value::Int(i)) => u64::try_from(i).unwrap_or(default),
+            Ok(Value::UInt(u)) => u,
+            Ok(Value::Bytes(b)) => std::str::from_utf8(&b)
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .unwrap_or(default),
+            _ => default,
+        }
+    }
+
+    fn global_text(&self, name: &str) -> Option<String> {
+        match sysvar::global_var(&self.server, name) {
+            Ok(Value::Bytes(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
+            _ => None,
+        }
+    }
+}
+
+impl ReplicaHost for SqlHost {
+    fn server_id(&self) -> u32 {
+        self.server.engine().options().server_id
+    }
+
+    fn gtid_slave_pos(&self) -> GtidPos {
+        self.server.engine().gtid_slave_pos()
+    }
+
+    fn gtid_current_pos(&self) -> GtidPos {
+        self.server.engine().gtid_current_pos()
+    }
+
+    fn gtid_strict_mode(&self) -> bool {
+        self.server.engine().gtid_strict_mode()
+    }
+
+    fn gtid_ignore_duplicates(&self) -> bool {
+        self.global_u64("gtid_ignore_duplicates", 0) != 0
+            || self
+                .global_text("gtid_ignore_duplicates")
+                .is_some_and(|t| t.eq_ignore_ascii_case("on"))
+    }
+
+    fn slave_net_timeout(&self) -> u64 {
+        self.global_u64("slave_net_timeout", 60)
+    }
+
+    fn slave_parallel_threads(&self) -> usize {
+        self.global_u64("slave_parallel_threads", 0) as usize
+    }
+
+    fn slave_parallel_mode(&self) -> ParallelMode {
+        self.global_text("slave_parallel_mode")
+            .and_then(|t| ParallelMode::from_name(&t))
+            .unwrap_or(ParallelMode::Optimistic)
+    }
+
+    fn slave_transaction_retries(&self) -> u64 {
+        self.global_u64("slave_transaction_retries", 10)
+    }
+
+    fn applier(&self) -> Box<dyn GroupApplier> {
+        Box::new(SqlApplier::new(self.server.clone()))
+    }
+}
+
+/// One worker's applier (module docs).
+pub struct SqlApplier {
+    server: Arc<Server>,
+    session: Option<Session>,
+}
+
+/// What a group holds, by kind of event.
+enum Shape {
+    Rows,
+    Statements,
+}
+
+impl SqlApplier {
+    pub fn new(server: Arc<Server>) -> SqlApplier {
+        server.engine().clear_replica_refusal();
+        SqlApplier {
+            server,
+            session: None,
+        }
+    }
+
+    fn engine(&self) -> &Arc<Engine> {
+        self.server.engine()
+    }
+
+    fn session(&mut self) -> &mut Session {
+        let server = self.server.clone();
+        self.session
+            .get_or_insert_with(|| Session::new(server, 0, "system user", ""))
+    }
+}
+
+fn abort(a: OrderAbort) -> ApplyError {
+    match a {
+        OrderAbort::PriorFailed => ApplyError {
+            code: errors::ER_PRIOR_COMMIT_FAILED.code,
+            message: "Commit failed due to failure of an earlier commit on which this one depends"
+                .into(),
+            retryable: true,
+        },
+        OrderAbort::Stopping => ApplyError {
+            code: errors::ER_QUERY_INTERRUPTED.code,
+            message: "Query execution was interrupted (the SQL thread is stopping)".into(),
+            retryable: true,
+        },
+    }
+}
+
+/// Last_SQL_Error's text for a group: the error, then where it came from.
+fn group_error(group: &RelayGroup, code: u16, what: &str) -> ApplyError {
+    ApplyError {
+        code,
+        message: format!(
+            "{what}; GTID {}, the event's master log {}, end_log_pos {}",
+            group.gtid, group.master_log_file, group.end_log_pos
+        ),
+        retryable: false,
+    }
+}
+
+fn event_name(t: u8) -> String {
+    match t {
+        30..=32 => format!("rows event v2 (type {t})"),
+        166..=171 => format!("compressed event (type {t})"),
+        26 => "Incident event".into(),
+        13 => "Rand event (a statement using RAND() in binlog_format=STATEMENT)".into(),
+        _ => format!("event type {t}"),
+    }
+}
+
+/// Classifies `group` (and checks every event's framing and checksum).
+fn shape(group: &RelayGroup) -> Result<Shape, ApplyError> {
+    let (mut rows, mut statements) = (false, false);
+    for (i, ev) in group.events.iter().enumerate() {
+        let (h, _) = check_event(ev)
+            .map_err(|e| group_error(group, errors::ER_UNKNOWN_ERROR.code, &e.to_string()))?;
+        match h.event_type {
+            event_type::GTID if i == 0 => {}
+            event_type::TABLE_MAP
+            | event_type::WRITE_ROWS_V1
+            | event_type::UPDATE_ROWS_V1
+            | event_type::DELETE_ROWS_V1 => rows = true,
+            event_type::ANNOTATE_ROWS | event_type::XID => {}
+            event_type::QUERY => {
+                let q = QueryEvent::decode(ev).map_err(|e| {
+                    group_error(group, errors::ER_UNKNOWN_ERROR.code, &e.to_string())
+                })?;
+                let s = q.query.trim();
+                if !(s.eq_ignore_ascii_case("BEGIN") || s.eq_ignore_ascii_case("COMMIT")) {
+                    statements = true;
+                }
+            }
+            5 | 14 => statements = true,
+            t => {
+                return Err(group_error(
+                    group,
+                    errors::ER_NOT_SUPPORTED_YET.code,
+                    &format!("onelog cannot apply {}", event_name(t)),
+                ))
+            }
+        }
+    }
+    if rows && statements {
+        return Err(group_error(
+            group,
+            errors::ER_NOT_SUPPORTED_YET.code,
+            "onelog cannot apply a transaction that mixes row events and statements \
+             (binlog_format=MIXED switched format inside it); use binlog_format=ROW on the primary",
+        ));
+    }
+    Ok(if statements {
+        Shape::Statements
+    } else {
+        Shape::Rows
+    })
+}
+
+impl GroupApplier for SqlApplier {
+    fn apply(&mut self, group: &RelayGroup, order: &CommitOrder) -> Result<(), ApplyError> {
+        let gev = group
+            .events
+            .first()
+            .and_then(|e| GtidEvent::decode(e).ok())
+            .ok_or_else(|| {
+                group_error(
+                    group,
+                    errors::ER_UNKNOWN_ERROR.code,
+                    "group without a GTID event",
+                )
+            })?;
+        if self.skip_duplicate(group) {
+            order.wait_prior_queued().map_err(abort)?;
+            order.queued();
+            return Ok(());
+        }
+        match shape(group)? {
+            Shape::Rows => self.apply_rows(group, order),
+            Shape::Statements => self.apply_statements(group, &gev, order),
+        }
+    }
+}
+
+impl SqlApplier {
+    /// `gtid_ignore_duplicates`: a group whose seq_no is not above its domain's applied one.
+    fn skip_duplicate(&self, group: &RelayGroup) -> bool {
+        let host = SqlHost::new(self.server.clone());
+        host.gtid_ignore_duplicates()
+            && self
+                .engine()
+                .gtid_slave_pos()
+                .get(group.gtid.domain_id)
+                .is_some_and(|g| g.seq_no >= group.gtid.seq_no)
+    }
+
+    fn apply_rows(&mut self, group: &RelayGroup, order: &CommitOrder) -> Result<(), ApplyError> {
+        order.wait_prior_queued().map_err(abort)?;
+        if order.book.committed_below(order.index) {
+            self.engine().clear_replica_refusal();
+        }
+        let bytes = group.events.concat();
+        match self
+            .engine()
+            .apply_replicated_rows(&bytes, &|| order.queued())
+        {
+            Ok(_) => Ok(()),
+            Err(e) => Err(engine_error(group, &e)),
+        }
+    }
+
+    fn apply_statements(
+        &mut self,
+        group: &RelayGroup,
+        gev: &GtidEvent,
+        order: &CommitOrder,
+    ) -> Result<(), ApplyError> {
+        order.wait_prior_committed().map_err(abort)?;
+        let origin = CommitOrigin {
+            domain_id: Some(gev.gtid.domain_id),
+            server_id: Some(gev.gtid.server_id),
+            seq_no: Some(gev.gtid.seq_no),
+            replicated: true,
+            timestamp: Some(gev.timestamp),
+        };
+        let engine = self.engine().clone();
+        let before = Engine::thread_last_gtid();
+        let (r, _) = engine.with_origin(origin, || self.run_statements(group, gev));
+        if let Err(e) = r {
+            let s = self.session();
+            if s.in_transaction() {
+                let _ = s.query("ROLLBACK");
+            }
+            return Err(e);
+        }
+        let logged = Engine::thread_last_gtid() == Some(gev.gtid) && before != Some(gev.gtid);
+        if logged {
+            order.queued();
+            return Ok(());
+        }
+        engine
+            .log_replicated_empty(gev, &|| order.queued())
+            .map(|_| ())
+            .map_err(|e| engine_error(group, &e))
+    }
+
+    /// Runs the group's statements in one session transaction (or alone, for a standalone
+    /// group), with their Intvar / User_var context and the primary's statement time.
+    fn run_statements(&mut self, group: &RelayGroup, gev: &GtidEvent) -> Result<(), ApplyError> {
+        let standalone = gev.flags2 & (FL_STANDALONE | FL_DDL) != 0;
+        if !standalone {
+            self.run(group, "", "BEGIN")?;
+        }
+        let mut insert_id = None;
+        for ev in &group.events[1..] {
+            let Ok((h, _)) = check_event(ev) else {
+                continue;
+            };
+            match h.event_type {
+                event_type::QUERY => {
+                    let q = QueryEvent::decode(ev).map_err(|e| {
+                        group_error(group, errors::ER_UNKNOWN_ERROR.code, &e.to_string())
+                    })?;
+                    let s = q.query.trim();
+                    if s.eq_ignore_ascii_case("BEGIN") {
+                        continue;
+                    }
+                    self.session().set_fixed_time(Some(i64::from(h.timestamp)));
+                    let r = self.run(group, &q.db, &q.query);
+                    self.session().set_fixed_time(None);
+                    r?;
+                    if let Some(id) = insert_id.take() {
+                        self.check_insert_id(group, &q, id)?;
+                    }
+                }
+                event_type::XID => self.run(group, "", "COMMIT")?,
+                _ => match decode_statement_var(ev) {
+                    Ok(Some(StatementVar::Intvar { kind, value })) => match kind {
+                        INTVAR_INSERT_ID => insert_id = Some(value),
+                        INTVAR_LAST_INSERT_ID => self.session().last_insert_id = value,
+                        _ => {}
+                    },
+                    Ok(Some(StatementVar::UserVar { name, value })) => {
+                        let v = user_value(value);
+                        self.session()
+                            .user_vars
+                            .insert(name.to_ascii_lowercase(), v);
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        return Err(group_error(
+                            group,
+                            errors::ER_UNKNOWN_ERROR.code,
+                            &e.to_string(),
+                        ))
+                    }
+                },
+            }
+        }
+        if self.session().in_transaction() {
+            return Err(group_error(
+                group,
+                errors::ER_UNKNOWN_ERROR.code,
+                "the group ended without its commit (Xid or COMMIT)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs one statement of the group in database `db` ('' = keep the current one).
+    fn run(&mut self, group: &RelayGroup, db: &str, sql: &str) -> Result<(), ApplyError> {
+        let s = self.session();
+        if !db.is_empty() && s.current_database() != Some(db) {
+            if let Err(e) = s.use_database(db) {
+                return Err(statement_error(group, db, sql, &e));
+            }
+        }
+        for r in s.query(sql) {
+            if let Err(e) = r {
+                return Err(statement_error(group, db, sql, &e));
+            }
+        }
+        Ok(())
+    }
+
+    /// An INSERT the primary ran with AUTO_INCREMENT value `id` must have used the same here.
+    fn check_insert_id(
+        &mut self,
+        group: &RelayGroup,
+        q: &QueryEvent,
+        id: u64,
+    ) -> Result<(), ApplyError> {
+        let got = self.session().last_insert_id;
+        if got != id {
+            return Err(group_error(
+                group,
+                errors::ER_UNKNOWN_ERROR.code,
+                &format!(
+                    "the statement `{}` generated AUTO_INCREMENT value {got} here but {id} on \
+                     the primary: the replica's data differs from the primary's",
+                    q.query
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// MariaDB's Last_SQL_Error for a failed statement.
+fn statement_error(group: &RelayGroup, db: &str, sql: &str, e: &SqlError) -> ApplyError {
+    let retryable =
+        e.code == errors::ER_LOCK_DEADLOCK.code || e.code == errors::ER_LOCK_WAIT_TIMEOUT.code;
+    let mut err = group_error(
+        group,
+        e.code,
+        &format!(
+            "Error '{}' on query. Default database: '{db}'. Query: '{sql}'",
+            e.message
+        ),
+    );
+    err.retryable = retryable;
+    err
+}
+
+/// The error of a row group the engine did not log.
+fn engine_error(group: &RelayGroup, e: &EngineError) -> ApplyError {
+    let mut err = group_error(
+        group,
+        e.code(),
+        &format!("Could not execute row event group: {e}"),
+    );
+    if let EngineError::Log {
+        source: LogError::Refused(why),
+        ..
+    } = e
+    {
+        err.retryable = why.starts_with("an earlier replicated transaction");
+    }
+    err
+}
+
+fn user_value(v: UserValue) -> Value {
+    match v {
+        UserValue::Null => Value::Null,
+        UserValue::String { bytes, .. } => Value::Bytes(bytes),
+        UserValue::Real(f) => Value::Double(f),
+        UserValue::Int { value, unsigned } => {
+            if unsigned {
+                Value::UInt(value as u64)
+            } else {
+                Value::Int(value)
+            }
+        }
+        UserValue::Decimal {
+            precision,
+            scale,
+            bytes,
+        } => onelog_binlog::decimal::decode(&bytes, precision, scale)
+            .map(|(t, _)| Value::Decimal(t))
+            .unwrap_or(Value::Null),
+    }
+}
