@@ -109,10 +109,10 @@ fn kill_rounds(durability: &str) {
 
 #[test]
 fn a_replica_killed_20_times_at_durability_1_resumes_without_gap_or_duplicate() {
-    kill_rounds("--durability=1");
+    kill_rounds("--innodb-flush-log-at-trx-commit=1");
 }
 
 #[test]
 fn a_replica_killed_20_times_at_durability_2_resumes_without_gap_or_duplicate() {
-    kill_rounds("--durability=2");
+    kill_rounds("--innodb-flush-log-at-trx-commit=2");
 }
