@@ -218,8 +218,12 @@ pub fn binlog_gtids(port: u16) -> Vec<String> {
         for ev in events.lines() {
             let cols: Vec<&str> = ev.split('\t').collect();
             if cols.get(2) == Some(&"Gtid") {
-                if let Some(g) = cols.get(5).and_then(|i| i.split("GTID ").nth(1)) {
-                    out.push(g.trim().to_string());
+                let gtid = cols
+                    .get(5)
+                    .and_then(|i| i.split("GTID ").nth(1))
+                    .and_then(|g| g.split_whitespace().next());
+                if let Some(g) = gtid {
+                    out.push(g.to_string());
                 }
             }
         }
