@@ -37,6 +37,8 @@ use super::{ApplyError, GroupApplier, ParallelMode, ReplicaHost};
 /// ER_PRIOR_COMMIT_FAILED: "Commit failed due to failure of an earlier commit on which this
 /// one depends" (an applier whose wait ended `PriorFailed` returns it).
 pub const ER_PRIOR_COMMIT_FAILED: u16 = 1964;
+/// ER_SLAVE_FATAL_ERROR: "Fatal error: %s".
+pub const ER_SLAVE_FATAL_ERROR: u16 = 1593;
 
 /// Why a wait on the order book ended without the condition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -409,6 +411,15 @@ impl Pool {
         }
     }
 
+    /// False once a worker ended before the shutdown (its applier panicked): its group will
+    /// never be answered.
+    fn alive(&self) -> bool {
+        match self {
+            Pool::Serial { .. } => true,
+            Pool::Workers { handles, .. } => handles.iter().all(|h| !h.is_finished()),
+        }
+    }
+
     /// Closes the job channel and joins the workers.
     fn shutdown(&mut self) {
         if let Pool::Workers { jobs, handles, .. } = self {
@@ -576,6 +587,13 @@ impl Sql {
                 self.collect(TICK);
                 continue;
             }
+            if !self.in_flight.is_empty() && !self.pool.alive() {
+                self.ctx.status.update(|s| {
+                    s.last_sql_errno = ER_SLAVE_FATAL_ERROR;
+                    s.last_sql_error = "Fatal error: a replica worker thread ended".into();
+                });
+                return SqlEndReason::Error;
+            }
             if self.in_flight.len() >= self.pool.capacity() {
                 self.set_state(STATE_WAIT_ROOM);
                 self.collect(TICK);
@@ -657,9 +675,14 @@ impl Sql {
         if let Some(p) = self.pending.pop_front() {
             return Some(p);
         }
+        let asked = Instant::now();
         let group = match self.ctx.queue.pop(TICK) {
             Some(g) => g,
             None => {
+                if asked.elapsed() < TICK / 4 {
+                    // A closed queue (the IO thread is being stopped) answers at once.
+                    std::thread::sleep(TICK / 4);
+                }
                 if self.in_flight.is_empty() {
                     self.set_state(STATE_IDLE);
                     self.ctx.status.update(|s| s.sql_busy = false);
@@ -834,7 +857,7 @@ impl Sql {
         while !self.in_flight.is_empty() {
             let before = self.in_flight.len();
             self.collect(TICK);
-            if self.in_flight.len() == before && self.pool.is_serial() {
+            if self.in_flight.len() == before && (self.pool.is_serial() || !self.pool.alive()) {
                 break;
             }
         }
