@@ -684,6 +684,30 @@ mod tests {
     }
 
     #[test]
+    fn until_already_reached_ends_the_sql_thread_and_clears_the_condition() {
+        let (r, dir) = replica("until");
+        configure(&r);
+        r.start(Threads::Both, Some("0-1-3".parse().unwrap()))
+            .unwrap();
+        for _ in 0..500 {
+            if !r.any_running() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!r.any_running());
+        let s = r.status();
+        assert!(!s.sql_running);
+        assert_eq!(s.until_gtid, None);
+        assert_eq!(s.last_sql_errno, 0);
+        assert_eq!(
+            r.stop(Threads::Both).unwrap(),
+            vec![NOTE_SLAVE_WAS_NOT_RUNNING.to_string()]
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
     fn start_clears_the_errors_and_the_io_thread_gets_its_position() {
         let (r, dir) = replica("position");
         configure(&r);

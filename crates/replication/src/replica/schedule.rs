@@ -916,6 +916,9 @@ mod tests {
         /// Sleep per group, microseconds (upper bound of a random sleep).
         sleep_us: u64,
         seed: AtomicU64,
+        /// Appliers inside `apply` now, and the most seen at once.
+        inside: AtomicU64,
+        most_inside: AtomicU64,
     }
 
     struct FakeHost {
@@ -998,6 +1001,20 @@ mod tests {
 
     impl GroupApplier for FakeApplier {
         fn apply(&mut self, group: &RelayGroup, order: &CommitOrder) -> Result<(), ApplyError> {
+            let now = self.shared.inside.fetch_add(1, Ordering::SeqCst) + 1;
+            self.shared.most_inside.fetch_max(now, Ordering::SeqCst);
+            let r = self.apply_inner(group, order);
+            self.shared.inside.fetch_sub(1, Ordering::SeqCst);
+            r
+        }
+    }
+
+    impl FakeApplier {
+        fn apply_inner(
+            &mut self,
+            group: &RelayGroup,
+            order: &CommitOrder,
+        ) -> Result<(), ApplyError> {
             self.sleep();
             let seq = group.gtid.seq_no;
             let alone = group.flags2 & FL_DDL != 0 || group.flags2 & FL_TRANSACTIONAL == 0;
@@ -1150,6 +1167,13 @@ mod tests {
             assert!(!s.sql_running);
             assert_eq!(s.sql_state, "");
             assert_eq!(s.last_sql_errno, 0);
+            let most = sh.most_inside.load(Ordering::SeqCst);
+            if threads == 0 || mode == ParallelMode::None {
+                assert_eq!(most, 1, "{mode:?}: one group at a time");
+            } else {
+                assert!(most > 1, "{mode:?}: groups overlap");
+                assert!(most <= 4, "{mode:?}: at most one group per worker");
+            }
         }
     }
 
