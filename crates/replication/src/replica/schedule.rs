@@ -471,6 +471,10 @@ struct Sql {
     failed: BTreeMap<u64, (Arc<RelayGroup>, ApplyError)>,
     /// Retries per group index.
     retries: BTreeMap<u64, u64>,
+    /// Groups in flight or failed that were started speculatively (optimistic/aggressive,
+    /// before the groups before them committed): any error of theirs is retried, as
+    /// MariaDB turns it into a deadlock kill and retry (§2.12).
+    speculative: BTreeSet<u64>,
     /// The last group handed out: its commit id and whether later groups must wait for it to
     /// commit.
     last: Option<(Option<u64>, bool, u64)>,
@@ -494,8 +498,9 @@ struct Sql {
 /// aggressive start transactional groups at once; DDL and non-transactional groups start after
 /// every earlier group committed and run alone.
 ///
-/// Failures: a retryable error (or 1964, an earlier group failed) makes the thread let every
-/// group in flight end, then retry the lowest failed group alone, up to
+/// Failures: a retryable error (or 1964, an earlier group failed; or any error of a group that
+/// optimistic/aggressive mode started before the groups before it committed) makes the thread
+/// let every group in flight end, then retry the lowest failed group alone, up to
 /// `slave_transaction_retries` times (`Retried_transactions`), then go on in parallel. Any
 /// other error stops the thread with `Last_SQL_Errno` / `Last_SQL_Error` set; the groups not
 /// committed stay unapplied.
@@ -544,6 +549,7 @@ impl Sql {
             exec_next: 0,
             failed: BTreeMap::new(),
             retries: BTreeMap::new(),
+            speculative: BTreeSet::new(),
             last: None,
             retry_at: None,
             until,
@@ -629,6 +635,7 @@ impl Sql {
             match done.result {
                 Ok(()) => {
                     self.retries.remove(&done.index);
+                    self.speculative.remove(&done.index);
                     self.committed.insert(done.index, group);
                 }
                 Err(e) => {
@@ -781,7 +788,16 @@ impl Sql {
 
     /// Hands group `index` out and records it.
     fn dispatch(&mut self, index: u64, group: Arc<RelayGroup>) {
-        let (_, alone) = self.gate(index, &group);
+        let (gate, alone) = self.gate(index, &group);
+        if gate == Gate::Now
+            && matches!(
+                self.mode,
+                ParallelMode::Optimistic | ParallelMode::Aggressive
+            )
+            && !self.book.committed_below(index)
+        {
+            self.speculative.insert(index);
+        }
         let was_idle = self.in_flight.is_empty();
         let serial = self.pool.is_serial();
         self.ctx.status.update(|s| {
@@ -812,15 +828,16 @@ impl Sql {
         };
         let err = err.clone();
         let later_committed = self.exec_next > f || self.committed.keys().any(|&i| i > f);
+        let may_retry = |i: u64, e: &ApplyError| e.retryable || self.speculative.contains(&i);
         // Count a retry for every group that failed on its own (1964 is a consequence).
         let own: Vec<u64> = self
             .failed
             .iter()
-            .filter(|(_, (_, e))| e.retryable && e.code != ER_PRIOR_COMMIT_FAILED)
+            .filter(|(&i, (_, e))| may_retry(i, e) && e.code != ER_PRIOR_COMMIT_FAILED)
             .map(|(&i, _)| i)
             .collect();
         let limit = self.ctx.host.slave_transaction_retries();
-        let retryable = err.retryable || err.code == ER_PRIOR_COMMIT_FAILED;
+        let retryable = may_retry(f, &err) || err.code == ER_PRIOR_COMMIT_FAILED;
         let tries = self.retries.get(&f).copied().unwrap_or(0);
         if !retryable || later_committed || (err.code != ER_PRIOR_COMMIT_FAILED && tries >= limit) {
             self.ctx.status.update(|s| {
@@ -839,6 +856,7 @@ impl Sql {
             "every group before a retry committed"
         );
         self.book.restart_at(f);
+        self.speculative.clear();
         let failed = std::mem::take(&mut self.failed);
         for (i, (g, _)) in failed.into_iter().rev() {
             self.pending.push_front((i, g));
@@ -913,6 +931,12 @@ mod tests {
         fail: Mutex<HashMap<u64, u32>>,
         /// seq_no that fails with a fatal 1062.
         fatal: Option<u64>,
+        /// seq_nos whose first attempt fails with a 1032 that is not retryable.
+        fatal_once: Mutex<Vec<u64>>,
+        /// (a, b): group a waits until group b started.
+        hold: Option<(u64, u64)>,
+        /// Groups that entered `apply`, in order.
+        entered: Mutex<Vec<u64>>,
         /// Sleep per group, microseconds (upper bound of a random sleep).
         sleep_us: u64,
         seed: AtomicU64,
@@ -1017,6 +1041,24 @@ mod tests {
         ) -> Result<(), ApplyError> {
             self.sleep();
             let seq = group.gtid.seq_no;
+            self.shared.entered.lock().unwrap().push(seq);
+            if let Some((a, b)) = self.shared.hold {
+                // Group a waits (bounded) until group b started.
+                for _ in 0..500 {
+                    if seq != a || self.shared.entered.lock().unwrap().contains(&b) {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
+            // An error while applying, before the commit step (e.g. a row not found that an
+            // earlier group inserts).
+            let mut once = self.shared.fatal_once.lock().unwrap();
+            if let Some(at) = once.iter().position(|&s| s == seq) {
+                once.remove(at);
+                return Err(ApplyError::fatal(1032, "Can't find record in 't1'"));
+            }
+            drop(once);
             let alone = group.flags2 & FL_DDL != 0 || group.flags2 & FL_TRANSACTIONAL == 0;
             if alone {
                 order.wait_prior_committed().map_err(abort_error)?;
@@ -1043,6 +1085,8 @@ mod tests {
             }
             self.shared.log.lock().unwrap().push(group.gtid);
             order.queued();
+            // The log's flush after the group was queued.
+            self.sleep();
             Ok(())
         }
     }
@@ -1230,7 +1274,36 @@ mod tests {
             assert_eq!(s.last_sql_error, "Duplicate entry '100' for key 'PRIMARY'");
             assert_eq!(*sh.log.lock().unwrap(), gtids(&input[..99]));
             assert_eq!(s.exec_master_log_pos, 1000 + 99 * 100);
+            // In parallel it may have run before 99 committed (speculatively): then it was
+            // retried once, alone, before the error was taken as real.
+            assert!(s.retried_transactions <= u64::from(threads > 0));
         }
+    }
+
+    #[test]
+    fn any_error_of_a_speculative_group_is_retried() {
+        let input = groups(200);
+        // 39 waits until 40 started, so 40 surely runs before 39 committed.
+        let sh = Arc::new(Shared {
+            sleep_us: 300,
+            hold: Some((39, 40)),
+            fatal_once: Mutex::new(vec![40]),
+            ..Shared::default()
+        });
+        let run = start(host(4, ParallelMode::Optimistic, &sh), &input, None);
+        let (end, s) = finish(run, |s| s.exec_master_log_pos == 1000 + 200 * 100);
+        assert_eq!(end.reason, SqlEndReason::Stopped);
+        assert_eq!(*sh.log.lock().unwrap(), gtids(&input));
+        assert_eq!(s.last_sql_errno, 0);
+        assert_eq!(s.retried_transactions, 1);
+        // The same error in the serial thread is real.
+        let sh = shared(0);
+        *sh.fatal_once.lock().unwrap() = vec![40];
+        let run = start(host(0, ParallelMode::Optimistic, &sh), &input, None);
+        let (end, s) = finish(run, |_| false);
+        assert_eq!(end.reason, SqlEndReason::Error);
+        assert_eq!((s.last_sql_errno, s.retried_transactions), (1032, 0));
+        assert_eq!(*sh.log.lock().unwrap(), gtids(&input[..39]));
     }
 
     #[test]
