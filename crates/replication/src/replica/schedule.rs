@@ -175,6 +175,11 @@ impl OrderBook {
         self.changed.notify_all();
     }
 
+    /// Every group below `index` was handed to the log.
+    fn prior_queued(&self, index: u64) -> bool {
+        self.locked().queued_upto >= index
+    }
+
     /// Every group below `index` committed.
     pub fn committed_below(&self, index: u64) -> bool {
         self.locked().committed_upto >= index
@@ -289,7 +294,18 @@ fn apply_one(
         book: book.clone(),
         index,
     };
-    let r = applier.apply(group, &order);
+    let mut r = applier.apply(group, &order);
+    if r.is_ok() && !book.prior_queued(index) {
+        // An applier that did not commit (a duplicate it skipped) and did not wait: the
+        // groups after it must still not pass the groups before it.
+        if let Err(a) = order.wait_prior_queued() {
+            r = Err(ApplyError {
+                code: ER_PRIOR_COMMIT_FAILED,
+                message: format!("{a:?}"),
+                retryable: a == OrderAbort::PriorFailed,
+            });
+        }
+    }
     match &r {
         Ok(()) => book.mark_committed(index),
         Err(_) => book.mark_failed(index),
@@ -937,6 +953,8 @@ mod tests {
         hold: Option<(u64, u64)>,
         /// Groups that entered `apply`, in order.
         entered: Mutex<Vec<u64>>,
+        /// seq_nos the applier skips as duplicates (Ok without waiting or committing).
+        skip: Vec<u64>,
         /// Sleep per group, microseconds (upper bound of a random sleep).
         sleep_us: u64,
         seed: AtomicU64,
@@ -1059,6 +1077,10 @@ mod tests {
                 return Err(ApplyError::fatal(1032, "Can't find record in 't1'"));
             }
             drop(once);
+            if self.shared.skip.contains(&seq) {
+                // gtid_ignore_duplicates: already applied, nothing to commit, no wait.
+                return Ok(());
+            }
             let alone = group.flags2 & FL_DDL != 0 || group.flags2 & FL_TRANSACTIONAL == 0;
             if alone {
                 order.wait_prior_committed().map_err(abort_error)?;
@@ -1234,6 +1256,26 @@ mod tests {
             assert_eq!(s.retried_transactions, 6);
             assert_eq!(s.last_sql_errno, 0);
         }
+    }
+
+    #[test]
+    fn skipped_groups_keep_the_order() {
+        let input = groups(200);
+        let skip: Vec<u64> = (1..=200).filter(|s| s % 5 == 0).collect();
+        let sh = Arc::new(Shared {
+            sleep_us: 300,
+            skip: skip.clone(),
+            ..Shared::default()
+        });
+        let run = start(host(4, ParallelMode::Aggressive, &sh), &input, None);
+        let (end, s) = finish(run, |s| s.exec_master_log_pos == 1000 + 200 * 100);
+        assert_eq!(end.reason, SqlEndReason::Stopped);
+        let want: Vec<Gtid> = gtids(&input)
+            .into_iter()
+            .filter(|g| !skip.contains(&g.seq_no))
+            .collect();
+        assert_eq!(*sh.log.lock().unwrap(), want);
+        assert_eq!(s.exec_master_log_pos, 1000 + 200 * 100);
     }
 
     #[test]
