@@ -181,11 +181,11 @@ impl Replica {
             code: 1201,
             message: format!("Could not initialize master info structure for ''; {e}"),
         })?;
-        let moved = cm.host.is_some()
-            || cm.port.is_some()
-            || cm.log_file.is_some()
-            || cm.log_pos.is_some()
-            || cm.use_gtid.is_some();
+        // A new primary or a new file position: the old positions no longer apply (a change
+        // of MASTER_USE_GTID alone keeps them: file mode goes on from where GTID mode got).
+        let moved =
+            cm.host.is_some() || cm.port.is_some() || cm.log_file.is_some() || cm.log_pos.is_some();
+        let (file, pos) = (next.log_file.clone(), next.log_pos);
         *c = next;
         self.queue.clear();
         self.status.update(|s| {
@@ -194,10 +194,10 @@ impl Replica {
             s.last_sql_errno = 0;
             s.last_sql_error.clear();
             if moved {
-                s.master_log_file.clear();
-                s.read_master_log_pos = 0;
-                s.exec_master_log_file.clear();
-                s.exec_master_log_pos = 0;
+                s.master_log_file.clone_from(&file);
+                s.read_master_log_pos = pos;
+                s.exec_master_log_file = file;
+                s.exec_master_log_pos = pos;
                 s.gtid_io_pos = GtidPos::new();
             }
         });
@@ -704,6 +704,40 @@ mod tests {
             r.stop(Threads::Both).unwrap(),
             vec![NOTE_SLAVE_WAS_NOT_RUNNING.to_string()]
         );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn file_mode_starts_where_the_sql_thread_got() {
+        let (r, dir) = replica("file");
+        configure(&r);
+        let c = r.config();
+        assert_eq!(
+            r.start_position(&c, false),
+            StartPosition::Gtid("0-1-5".parse().unwrap())
+        );
+        let no_gtid = ChangeMaster {
+            use_gtid: Some(UseGtid::No),
+            ..ChangeMaster::default()
+        };
+        r.change_master(&no_gtid).unwrap();
+        let c = r.config();
+        let s = r.status();
+        assert_eq!(
+            (s.exec_master_log_file.as_str(), s.exec_master_log_pos),
+            ("mb.000002", 100)
+        );
+        r.status.update(|s| {
+            s.exec_master_log_pos = 700;
+            s.master_log_file = "mb.000003".into();
+            s.read_master_log_pos = 300;
+        });
+        let at = |name: &str, pos| StartPosition::File {
+            name: name.into(),
+            pos,
+        };
+        assert_eq!(r.start_position(&c, false), at("mb.000002", 700));
+        assert_eq!(r.start_position(&c, true), at("mb.000003", 300));
         let _ = std::fs::remove_dir_all(dir);
     }
 
