@@ -1414,4 +1414,30 @@ mod tests {
         assert!(queue.is_empty());
         assert_eq!(status.snapshot().last_master_timestamp, 1_700_000_003);
     }
+
+    /// Groups per second through the SQL thread with an applier that only keeps the order
+    /// (`cargo test --release -p onelog-replication throughput -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn throughput() {
+        let n = 100_000;
+        let input = groups(n);
+        for (threads, mode) in [
+            (0, ParallelMode::Optimistic),
+            (4, ParallelMode::Optimistic),
+            (4, ParallelMode::Conservative),
+        ] {
+            let sh = shared(0);
+            let t0 = Instant::now();
+            let run = start(host(threads, mode, &sh), &input, None);
+            let (_, s) = finish(run, |s| s.exec_master_log_pos == 1000 + n * 100);
+            let secs = t0.elapsed().as_secs_f64();
+            assert_eq!(sh.log.lock().unwrap().len() as u64, n);
+            assert_eq!(s.exec_master_log_pos, 1000 + n * 100);
+            println!(
+                "{threads} workers {mode:?}: {:.0} groups/s",
+                n as f64 / secs
+            );
+        }
+    }
 }
