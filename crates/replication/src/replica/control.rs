@@ -566,6 +566,12 @@ mod tests {
     }
 
     #[test]
+    fn the_replica_is_shared_between_sessions() {
+        fn shared<T: Send + Sync>() {}
+        shared::<Replica>();
+    }
+
+    #[test]
     fn start_needs_a_host_for_the_io_thread() {
         let (r, dir) = replica("nohost");
         let e = r.start(Threads::Both, None).unwrap_err();
