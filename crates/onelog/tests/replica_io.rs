@@ -39,6 +39,7 @@ const WAIT: Duration = Duration::from_secs(60);
 /// The replica's side, as the SQL layer would provide it.
 struct FakeHost {
     server_id: u32,
+    net_timeout: u64,
 }
 
 struct NoApply;
@@ -66,7 +67,7 @@ impl ReplicaHost for FakeHost {
         false
     }
     fn slave_net_timeout(&self) -> u64 {
-        10
+        self.net_timeout
     }
     fn slave_parallel_threads(&self) -> usize {
         0
@@ -90,16 +91,53 @@ struct IoThread {
     handle: Option<JoinHandle<()>>,
 }
 
+/// What a test varies in an IO thread's context.
+struct Opts {
+    password: &'static str,
+    server_id: u32,
+    retry_count: u64,
+    start: StartPosition,
+    until: Option<GtidPos>,
+    heartbeat_period: f64,
+    net_timeout: u64,
+}
+
+impl Default for Opts {
+    fn default() -> Opts {
+        Opts {
+            password: "rpl",
+            server_id: 2,
+            retry_count: 100,
+            start: StartPosition::Gtid(GtidPos::new()),
+            until: None,
+            heartbeat_period: 1.0,
+            net_timeout: 10,
+        }
+    }
+}
+
 impl IoThread {
-    fn start(port: u16, password: &str, server_id: u32, retry_count: u64) -> IoThread {
+    fn start(port: u16, password: &'static str, server_id: u32, retry_count: u64) -> IoThread {
+        Self::start_with(
+            port,
+            Opts {
+                password,
+                server_id,
+                retry_count,
+                ..Opts::default()
+            },
+        )
+    }
+
+    fn start_with(port: u16, o: Opts) -> IoThread {
         let config = MasterConfig {
             host: "127.0.0.1".into(),
             port,
             user: "rpl".into(),
-            password: password.into(),
+            password: o.password.into(),
             connect_retry: 1,
-            heartbeat_period: 1.0,
-            retry_count,
+            heartbeat_period: o.heartbeat_period,
+            retry_count: o.retry_count,
             ..MasterConfig::default()
         };
         let status = Arc::new(ReplicaStatus::new());
@@ -107,9 +145,12 @@ impl IoThread {
         let stop = Arc::new(AtomicBool::new(false));
         let ctx = IoContext {
             config,
-            start: StartPosition::Gtid(GtidPos::new()),
-            until: None,
-            host: Arc::new(FakeHost { server_id }),
+            start: o.start,
+            until: o.until,
+            host: Arc::new(FakeHost {
+                server_id: o.server_id,
+                net_timeout: o.net_timeout,
+            }),
             status: Arc::clone(&status),
             queue: Arc::clone(&queue),
             stop: Arc::clone(&stop),
@@ -327,6 +368,94 @@ fn io_thread_follows_a_mariadb_primary_across_a_restart() {
          server ids; these ids must be different for replication to work (or the \
          --replicate-same-server-id option must be used on slave but this does not always make \
          sense; please check the manual before using it)."
+    );
+    assert_eq!(s.connects, 0);
+
+    more_mariadb_cases(&primary, port);
+}
+
+/// UNTIL, a position the primary cannot serve (1236), file/offset mode and the
+/// slave_net_timeout reconnect, against the primary of the test above (GTIDs 0-1-1..0-1-8 in
+/// mb.000001 and mb.000002).
+fn more_mariadb_cases(primary: &MariaDb, port: u16) {
+    // START SLAVE UNTIL master_gtid_pos='0-1-6': groups up to 0-1-6, then the thread ends.
+    let mut t = IoThread::start_with(
+        port,
+        Opts {
+            until: Some("0-1-6".parse().unwrap()),
+            ..Opts::default()
+        },
+    );
+    t.join_ended();
+    let mut seqs = Vec::new();
+    while let Some(g) = t.queue.pop(Duration::from_millis(10)) {
+        seqs.push(g.gtid.seq_no);
+    }
+    assert_eq!(seqs, (1..=6).collect::<Vec<_>>());
+    let s = t.status.snapshot();
+    assert_eq!((s.last_io_errno, s.io_running), (0, IoRunning::No));
+    assert_eq!(s.until_gtid.map(|p| p.to_string()), Some("0-1-6".into()));
+
+    // A GTID the primary never logged: 1236 with the primary's text, no retry.
+    let mut t = IoThread::start_with(
+        port,
+        Opts {
+            start: StartPosition::Gtid("0-1-100".parse().unwrap()),
+            ..Opts::default()
+        },
+    );
+    t.join_ended();
+    let s = t.status.snapshot();
+    assert_eq!(s.last_io_errno, 1236);
+    assert!(
+        s.last_io_error
+            .starts_with("Got fatal error 1236 from master when reading data from binary log: '")
+            && s.last_io_error.contains("0-1-100"),
+        "{}",
+        s.last_io_error
+    );
+    assert_eq!(s.connects, 1);
+    assert!(t.queue.is_empty());
+
+    // File/offset mode from the start of mb.000002: only the group logged there, then the
+    // position follows the file; no heartbeats and a 2 s slave_net_timeout force reconnects
+    // from that position, which bring nothing again.
+    let mut t = IoThread::start_with(
+        port,
+        Opts {
+            start: StartPosition::File {
+                name: "mb.000002".into(),
+                pos: 4,
+            },
+            heartbeat_period: 0.0,
+            net_timeout: 2,
+            ..Opts::default()
+        },
+    );
+    let g = t.next_group();
+    assert_eq!(g.gtid, Gtid::new(0, 1, 8));
+    assert_eq!(g.master_log_file, "mb.000002");
+    wait_status(&t, "a reconnect after slave_net_timeout", |s| {
+        s.connects >= 3
+    });
+    assert!(t.queue.pop(Duration::from_millis(500)).is_none());
+    let s = t.status.snapshot();
+    assert_eq!(s.received_heartbeats, 0);
+    assert_eq!(s.master_log_file, "mb.000002");
+    assert_eq!(s.read_master_log_pos, g.end_log_pos);
+    assert_eq!(s.last_io_errno, 0);
+    t.stop();
+
+    // A primary logging without checksums: refused before the dump, no retry.
+    primary.run(Some("SET GLOBAL binlog_checksum=NONE"), None);
+    let mut t = IoThread::start(port, "rpl", 2, 100);
+    t.join_ended();
+    let s = t.status.snapshot();
+    assert_eq!(s.last_io_errno, 1593);
+    assert_eq!(
+        s.last_io_error,
+        "Fatal error: The slave I/O thread stops because the master's binlog_checksum is NONE: \
+         onelog replicates only from a primary with binlog_checksum=CRC32"
     );
     assert_eq!(s.connects, 0);
 }

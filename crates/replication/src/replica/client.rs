@@ -65,7 +65,8 @@ impl ClientError {
         }
     }
 
-    fn lost() -> ClientError {
+    /// 2013, what a dropped connection reads as.
+    pub fn lost() -> ClientError {
         ClientError::new(CR_SERVER_LOST, "Lost connection to server during query")
     }
 

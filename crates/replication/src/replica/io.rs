@@ -309,7 +309,7 @@ fn connect(ctx: &IoContext, cursor: &mut Cursor) -> Result<Client, End> {
 /// A failed setup step: network errors reconnect, the primary's refusals stop the thread.
 fn query_error(e: ClientError, what: &str) -> End {
     if e.is_network() {
-        return End::Retry(None);
+        return End::Retry(Some(e));
     }
     if what.starts_with("COM_") {
         return End::Fatal(
@@ -353,7 +353,7 @@ fn check_master(ctx: &IoContext, client: &mut Client) -> Result<(), End> {
                 ctx.status.update(|s| s.clock_diff_with_master = diff);
             }
         }
-        Err(e) if e.is_network() => return Err(End::Retry(None)),
+        Err(e) if e.is_network() => return Err(End::Retry(Some(e))),
         Err(_) => {}
     }
     let id = match client.query("SHOW VARIABLES LIKE 'SERVER_ID'") {
@@ -362,7 +362,7 @@ fn check_master(ctx: &IoContext, client: &mut Client) -> Result<(), End> {
             .and_then(|r| r.get(1).cloned().flatten())
             .and_then(|v| v.parse::<u32>().ok()),
         Ok(_) => None,
-        Err(e) if e.is_network() => return Err(End::Retry(None)),
+        Err(e) if e.is_network() => return Err(End::Retry(Some(e))),
         Err(_) => None,
     };
     if let Some(id) = id {
@@ -403,7 +403,7 @@ fn set_stream_variables(ctx: &IoContext, client: &mut Client, cursor: &Cursor) -
     }
     match client.query("SELECT @@GLOBAL.gtid_domain_id") {
         Ok(r) if r.first_value().is_some() => {}
-        Err(e) if e.is_network() => return Err(End::Retry(None)),
+        Err(e) if e.is_network() => return Err(End::Retry(Some(e))),
         _ => {
             return Err(End::Fatal(
                 ER_SLAVE_FATAL_ERROR,
@@ -438,14 +438,14 @@ fn set_stream_variables(ctx: &IoContext, client: &mut Client, cursor: &Cursor) -
 fn check_checksum(client: &mut Client) -> Result<(), End> {
     match client.query("SET @master_binlog_checksum= @@global.binlog_checksum") {
         Ok(_) => {}
-        Err(e) if e.is_network() => return Err(End::Retry(None)),
+        Err(e) if e.is_network() => return Err(End::Retry(Some(e))),
         // ER_UNKNOWN_SYSTEM_VARIABLE: a pre-checksum primary; the SELECT below says NONE.
         Err(e) if e.code == 1193 => {}
         Err(e) => return Err(query_error(e, "SET @master_binlog_checksum")),
     }
     let alg = match client.query("SELECT @master_binlog_checksum") {
         Ok(r) => r.first_value().unwrap_or("NONE").to_ascii_uppercase(),
-        Err(e) if e.is_network() => return Err(End::Retry(None)),
+        Err(e) if e.is_network() => return Err(End::Retry(Some(e))),
         Err(e) => return Err(query_error(e, "SELECT @master_binlog_checksum")),
     };
     if alg != "CRC32" {
@@ -469,6 +469,7 @@ fn stream(ctx: &IoContext, mut client: Client, cursor: &mut Cursor) -> End {
         cursor.file.clone()
     };
     let mut last_packet = Instant::now();
+    let mut received = false;
     let timeout = net_timeout(ctx);
     loop {
         if stopped(ctx) {
@@ -476,20 +477,33 @@ fn stream(ctx: &IoContext, mut client: Client, cursor: &mut Cursor) -> End {
         }
         let packet = match client.read_dump_packet() {
             Ok(p) => p,
-            Err(e) => return read_error(e),
+            Err(e) => return dropped(read_error(e), received),
         };
         let ev = match packet {
-            DumpPacket::Idle if last_packet.elapsed() >= timeout => return End::Retry(None),
+            DumpPacket::Idle if last_packet.elapsed() >= timeout => {
+                return dropped(End::Retry(None), received)
+            }
             DumpPacket::Idle => continue,
             DumpPacket::Eof if ctx.until.is_some() => return End::Until,
-            DumpPacket::Eof => return End::Retry(None),
+            DumpPacket::Eof => return dropped(End::Retry(None), received),
             DumpPacket::Event(ev) => ev,
         };
+        received = true;
         if let Some(end) = on_event(ctx, cursor, &mut asm, &mut file, ev) {
             return end;
         }
         // After the event: a wait for queue space is not the primary's silence.
         last_packet = Instant::now();
+    }
+}
+
+/// A stream that ended before its first packet counts as a failed attempt (it waits
+/// `connect_retry` and counts toward `retry_count`), so a primary that drops every dump
+/// at once is not hammered; after a working stream the first reconnect is immediate.
+fn dropped(end: End, received: bool) -> End {
+    match end {
+        End::Retry(None) if !received => End::Retry(Some(ClientError::lost())),
+        end => end,
     }
 }
 
