@@ -100,6 +100,7 @@ struct Opts {
     until: Option<GtidPos>,
     heartbeat_period: f64,
     net_timeout: u64,
+    queue_bytes: usize,
 }
 
 impl Default for Opts {
@@ -112,6 +113,7 @@ impl Default for Opts {
             until: None,
             heartbeat_period: 1.0,
             net_timeout: 10,
+            queue_bytes: 1 << 20,
         }
     }
 }
@@ -141,7 +143,7 @@ impl IoThread {
             ..MasterConfig::default()
         };
         let status = Arc::new(ReplicaStatus::new());
-        let queue = Arc::new(RelayQueue::new(1 << 20));
+        let queue = Arc::new(RelayQueue::new(o.queue_bytes));
         let stop = Arc::new(AtomicBool::new(false));
         let ctx = IoContext {
             config,
@@ -445,6 +447,22 @@ fn more_mariadb_cases(primary: &MariaDb, port: u16) {
     assert_eq!(s.read_master_log_pos, g.end_log_pos);
     assert_eq!(s.last_io_errno, 0);
     t.stop();
+
+    // A full queue holds the thread back (one group fits a 1-byte bound); STOP still ends it.
+    let mut t = IoThread::start_with(
+        port,
+        Opts {
+            queue_bytes: 1,
+            ..Opts::default()
+        },
+    );
+    wait_status(&t, "waiting for queue space", |s| {
+        s.io_state == "Waiting for the slave SQL thread to free enough relay log space"
+    });
+    assert_eq!(t.queue.len(), 1);
+    assert_eq!(t.status.snapshot().gtid_io_pos.to_string(), "0-1-1");
+    t.stop();
+    assert_eq!(t.status.snapshot().last_io_errno, 0);
 
     // A primary logging without checksums: refused before the dump, no retry.
     primary.run(Some("SET GLOBAL binlog_checksum=NONE"), None);

@@ -23,6 +23,8 @@
 //! Caller: the IO thread (`replica::io`).
 
 use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use onelog_protocol::packet::{FrameError, PacketStream};
@@ -112,6 +114,9 @@ pub struct ClientConfig {
     pub read_timeout: Duration,
     /// The socket's read timeout: how often a waiting [`Client::read_dump_packet`] returns.
     pub tick: Duration,
+    /// When set (STOP SLAVE), a connect or a wait for an answer gives up within a tick
+    /// (error 2013).
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// A query's answer.
@@ -184,13 +189,14 @@ pub struct Client {
     server_version: String,
     connection_id: u32,
     read_timeout: Duration,
+    stop: Option<Arc<AtomicBool>>,
     buf: Vec<u8>,
 }
 
 impl Client {
     /// Connects to `cfg.host:cfg.port` and logs in.
     pub fn connect(cfg: &ClientConfig) -> Result<Client, ClientError> {
-        let stream = tcp_connect(&cfg.host, cfg.port, cfg.connect_timeout)?;
+        let stream = tcp_connect(cfg)?;
         let _ = stream.set_nodelay(true);
         stream
             .set_read_timeout(Some(cfg.tick.max(Duration::from_millis(1))))
@@ -207,6 +213,7 @@ impl Client {
             server_version: String::new(),
             connection_id: 0,
             read_timeout: cfg.read_timeout,
+            stop: cfg.stop.clone(),
             buf: Vec::new(),
         };
         client.login(&cfg.user, cfg.password.as_bytes())?;
@@ -227,6 +234,7 @@ impl Client {
             server_version: String::new(),
             connection_id: 0,
             read_timeout,
+            stop: None,
             buf: Vec::new(),
         };
         client.login(user, password.as_bytes())?;
@@ -309,6 +317,7 @@ impl Client {
         loop {
             match self.io.wait_readable() {
                 Ok(true) => break,
+                Ok(false) if is_stopped(&self.stop) => return Err(ClientError::lost()),
                 Ok(false) if Instant::now() < deadline => {}
                 Ok(false) => return Err(ClientError::lost()),
                 Err(e) => return Err(ClientError::from_frame(e)),
@@ -439,22 +448,46 @@ impl Client {
     }
 }
 
-/// Connects over TCP to the first address of `host:port` that answers within `timeout`.
-fn tcp_connect(host: &str, port: u16, timeout: Duration) -> Result<TcpStream, ClientError> {
+fn is_stopped(stop: &Option<Arc<AtomicBool>>) -> bool {
+    stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+}
+
+/// Connects over TCP to the first address of `cfg.host:cfg.port` that answers within
+/// `cfg.connect_timeout`, in attempts of at most a second so that `cfg.stop` is seen.
+fn tcp_connect(cfg: &ClientConfig) -> Result<TcpStream, ClientError> {
+    let host = &cfg.host;
     let fail = |detail: String| {
         ClientError::new(
             CR_CONN_HOST_ERROR,
             format!("Can't connect to server on '{host}' ({detail})"),
         )
     };
-    let addrs = (host, port)
+    let unknown = || fail("-2 \"Name or service not known\"".into());
+    let addrs: Vec<_> = (host.as_str(), cfg.port)
         .to_socket_addrs()
-        .map_err(|_| fail("-2 \"Name or service not known\"".into()))?;
-    let mut last = fail("-2 \"Name or service not known\"".into());
+        .map_err(|_| unknown())?
+        .collect();
+    let mut last = unknown();
+    let deadline = Instant::now() + cfg.connect_timeout;
     for addr in addrs {
-        match TcpStream::connect_timeout(&addr, timeout.max(Duration::from_millis(1))) {
-            Ok(s) => return Ok(s),
-            Err(e) => last = fail(os_error_text(&e)),
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let step = left
+                .min(Duration::from_secs(1))
+                .max(Duration::from_millis(1));
+            match TcpStream::connect_timeout(&addr, step) {
+                Ok(s) => return Ok(s),
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                    last = fail(os_error_text(&e));
+                    if is_stopped(&cfg.stop) || Instant::now() >= deadline {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    last = fail(os_error_text(&e));
+                    break;
+                }
+            }
         }
     }
     Err(last)
@@ -687,6 +720,7 @@ mod tests {
             connect_timeout: Duration::from_secs(5),
             read_timeout: Duration::from_secs(5),
             tick: Duration::from_millis(100),
+            stop: None,
         };
         let e = Client::connect(&cfg).err().unwrap();
         assert_eq!(e.code, CR_CONN_HOST_ERROR);

@@ -171,6 +171,10 @@ pub fn run(ctx: IoContext) {
             }
             Err(e) => e,
         };
+        if stopped(&ctx) {
+            // STOP SLAVE: whatever the connection was doing, it is not an error to report.
+            break;
+        }
         match end {
             End::Stop | End::Until => break,
             End::Fatal(code, message) => {
@@ -279,6 +283,7 @@ fn connect(ctx: &IoContext, cursor: &mut Cursor) -> Result<Client, End> {
         connect_timeout: net_timeout(ctx),
         read_timeout: net_timeout(ctx),
         tick: TICK,
+        stop: Some(Arc::clone(&ctx.stop)),
     };
     let mut client = Client::connect(&cfg).map_err(|e| End::Retry(Some(e)))?;
     if stopped(ctx) {
@@ -734,4 +739,202 @@ fn ends_group(query: &str) -> bool {
         || q.eq_ignore_ascii_case("ROLLBACK")
         || starts("XA COMMIT")
         || starts("XA ROLLBACK")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use onelog_binlog::event::XidEvent;
+    use onelog_binlog::Gtid;
+
+    fn gtid_ev(seq: u64, flags2: u8) -> Vec<u8> {
+        let mut out = Vec::new();
+        GtidEvent {
+            gtid: Gtid::new(0, 1, seq),
+            flags2,
+            commit_id: None,
+            timestamp: 5,
+        }
+        .encode(&mut out);
+        out
+    }
+
+    fn query_ev(q: &str) -> Vec<u8> {
+        let mut out = Vec::new();
+        QueryEvent::new("d", q).encode(5, 1, &mut out).unwrap();
+        out
+    }
+
+    fn xid_ev() -> Vec<u8> {
+        let mut out = Vec::new();
+        XidEvent { xid: 9 }.encode(5, 1, &mut out);
+        out
+    }
+
+    /// Feeds `events`; returns (seq_no, event count) of each group completed.
+    fn feed(asm: &mut Assembler, events: &[Vec<u8>]) -> Vec<(u64, usize)> {
+        let mut done = Vec::new();
+        for ev in events {
+            let (h, _) = check_event(ev).unwrap();
+            if let Some((g, evs)) = asm.push(&h, ev.clone()).unwrap() {
+                assert_eq!(
+                    evs[0],
+                    gtid_ev(g.gtid.seq_no, g.flags2),
+                    "the GTID event first"
+                );
+                done.push((g.gtid.seq_no, evs.len()));
+            }
+        }
+        done
+    }
+
+    #[test]
+    fn groups_end_where_the_group_decoder_ends_them() {
+        let mut asm = Assembler::default();
+        let events = [
+            // Outside a group: ignored.
+            query_ev("BEGIN"),
+            // DDL: standalone, ends with its Query.
+            gtid_ev(1, FL_STANDALONE),
+            query_ev("CREATE TABLE t (a INT)"),
+            // Transactional: BEGIN .. Xid.
+            gtid_ev(2, 4),
+            query_ev("BEGIN"),
+            query_ev("INSERT INTO t VALUES (1)"),
+            xid_ev(),
+            // Non-transactional: ends with a COMMIT Query.
+            gtid_ev(3, 0),
+            query_ev("BEGIN"),
+            query_ev("commit"),
+            // XA: ends with XA COMMIT.
+            gtid_ev(4, 0),
+            query_ev("XA COMMIT X'01',X'',1"),
+        ];
+        assert_eq!(
+            feed(&mut asm, &events),
+            vec![(1, 2), (2, 4), (3, 3), (4, 2)]
+        );
+        assert!(!asm.in_group());
+    }
+
+    #[test]
+    fn a_gtid_inside_an_open_group_drops_the_partial_group() {
+        let mut asm = Assembler::default();
+        let events = [
+            gtid_ev(1, 4),
+            query_ev("BEGIN"),
+            gtid_ev(2, 4),
+            query_ev("BEGIN"),
+            xid_ev(),
+        ];
+        assert_eq!(feed(&mut asm, &events), vec![(2, 3)]);
+    }
+
+    #[test]
+    fn commit_detection_needs_the_whole_word() {
+        assert!(ends_group("COMMIT"));
+        assert!(ends_group("  rollback"));
+        assert!(ends_group("xa rollback X'0a'"));
+        assert!(!ends_group("COMMITTED"));
+        assert!(!ends_group("XA"));
+        assert!(!ends_group("é"));
+    }
+
+    #[test]
+    fn the_connect_error_text_is_mariadbs() {
+        let ctx = context(13308);
+        let e = ClientError {
+            code: 2003,
+            message: "Can't connect to server on '127.0.0.1' (111 \"Connection refused\")".into(),
+        };
+        report_connect_error(&ctx, &e, false);
+        let s = ctx.status.snapshot();
+        assert_eq!(s.last_io_errno, 2003);
+        // As captured from a MariaDB 10.11 replica (REPLICATION_FACTS.md §2.11).
+        assert_eq!(
+            s.last_io_error,
+            "error connecting to master 'repl@127.0.0.1:13308' - retry-time: 60  \
+             maximum-retries: 100000  message: Can't connect to server on '127.0.0.1' \
+             (111 \"Connection refused\")"
+        );
+    }
+
+    fn context(port: u16) -> IoContext {
+        IoContext {
+            config: MasterConfig {
+                host: "127.0.0.1".into(),
+                port,
+                user: "repl".into(),
+                ..MasterConfig::default()
+            },
+            start: StartPosition::Gtid(GtidPos::new()),
+            until: None,
+            host: Arc::new(NoHost),
+            status: Arc::new(ReplicaStatus::new()),
+            queue: Arc::new(RelayQueue::new(1)),
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// A primary that accepts and never says a word: with slave_net_timeout 600 the handshake
+    /// would wait 10 minutes; STOP SLAVE must end the thread long before (bounded at 60 s here,
+    /// a tick in practice), without leaving an error behind.
+    #[test]
+    fn stop_ends_a_thread_stuck_in_the_handshake() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let ctx = context(port);
+        let (status, stop) = (Arc::clone(&ctx.status), Arc::clone(&ctx.stop));
+        let t = std::thread::spawn(move || run(ctx));
+        let (_held, _) = listener.accept().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(status.snapshot().io_running, IoRunning::Connecting);
+        stop.store(true, Ordering::Relaxed);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !t.is_finished() {
+            assert!(Instant::now() < deadline, "STOP did not end the thread");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        t.join().unwrap();
+        let s = status.snapshot();
+        assert_eq!(
+            (s.io_running, s.last_io_errno, s.io_state.as_str()),
+            (IoRunning::No, 0, "")
+        );
+    }
+
+    struct NoHost;
+
+    impl ReplicaHost for NoHost {
+        fn server_id(&self) -> u32 {
+            2
+        }
+        fn gtid_slave_pos(&self) -> GtidPos {
+            GtidPos::new()
+        }
+        fn gtid_current_pos(&self) -> GtidPos {
+            GtidPos::new()
+        }
+        fn gtid_strict_mode(&self) -> bool {
+            false
+        }
+        fn gtid_ignore_duplicates(&self) -> bool {
+            false
+        }
+        fn slave_net_timeout(&self) -> u64 {
+            600
+        }
+        fn slave_parallel_threads(&self) -> usize {
+            0
+        }
+        fn slave_parallel_mode(&self) -> super::super::ParallelMode {
+            super::super::ParallelMode::None
+        }
+        fn slave_transaction_retries(&self) -> u64 {
+            0
+        }
+        fn applier(&self) -> Box<dyn super::super::GroupApplier> {
+            unreachable!("the IO thread never applies")
+        }
+    }
 }
