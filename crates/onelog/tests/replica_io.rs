@@ -464,6 +464,28 @@ fn more_mariadb_cases(primary: &MariaDb, port: u16) {
     t.stop();
     assert_eq!(t.status.snapshot().last_io_errno, 0);
 
+    // A group logged with the replica's own server id (a ring's own transaction) is skipped,
+    // the position moves past it, and the next group comes.
+    primary.run(
+        Some(
+            "SET SESSION server_id=2; INSERT INTO d.t VALUES (5,'e'); \
+             SET SESSION server_id=1; INSERT INTO d.t VALUES (6,'f')",
+        ),
+        None,
+    );
+    let mut t = IoThread::start_with(
+        port,
+        Opts {
+            start: StartPosition::Gtid("0-1-8".parse().unwrap()),
+            ..Opts::default()
+        },
+    );
+    let g = t.next_group();
+    assert_insert(&g, Gtid::new(0, 1, 10), "INSERT INTO d.t VALUES (6,'f')", 6);
+    assert!(t.queue.pop(Duration::from_millis(500)).is_none());
+    assert_eq!(t.status.snapshot().gtid_io_pos.to_string(), "0-1-10");
+    t.stop();
+
     // A primary logging without checksums: refused before the dump, no retry.
     primary.run(Some("SET GLOBAL binlog_checksum=NONE"), None);
     let mut t = IoThread::start(port, "rpl", 2, 100);

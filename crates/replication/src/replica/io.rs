@@ -14,7 +14,9 @@
 //!   `Slave_received_heartbeats`); every other event joins the open group, and a group ends as
 //!   `onelog_binlog::EventGroupDecoder` ends one (Xid, the Query of a standalone group, a
 //!   `COMMIT`/`ROLLBACK` Query, XA_PREPARE, `XA COMMIT`/`XA ROLLBACK`); a whole group is pushed
-//!   into the bounded queue with its raw events;
+//!   into the bounded queue with its raw events, unless it carries this server's own id (a
+//!   ring's own transaction coming back: skipped, as MariaDB does without
+//!   `replicate_same_server_id`, while `Gtid_IO_Pos` moves past it);
 //! - after a network error, the primary's EOF packet (its shutdown) or `slave_net_timeout`
 //!   seconds without a packet (heartbeats count), it reconnects at once, then every
 //!   `connect_retry` seconds, at most `retry_count` times in a row.
@@ -647,27 +649,15 @@ fn on_group_event(
     enqueue(ctx, cursor, group)
 }
 
-/// Pushes `group`, waiting while the queue is full; moves the cursor once it is queued.
-fn enqueue(ctx: &IoContext, cursor: &mut Cursor, mut group: RelayGroup) -> Option<End> {
+/// Pushes `group`, waiting while the queue is full; moves the cursor once it is queued. A
+/// group the primary logged with this server's own id is not queued (MariaDB's IO thread
+/// drops such events without `replicate_same_server_id`: in a ring they are this server's own
+/// transactions coming back), but the position moves past it.
+fn enqueue(ctx: &IoContext, cursor: &mut Cursor, group: RelayGroup) -> Option<End> {
     let gtid = group.gtid;
     let (file, end) = (group.master_log_file.clone(), group.end_log_pos);
-    set_state(ctx, IoRunning::Yes, STATE_QUEUEING);
-    loop {
-        if stopped(ctx) {
-            return Some(End::Stop);
-        }
-        let started = Instant::now();
-        match ctx.queue.push(group, TICK) {
-            Ok(()) => break,
-            Err(back) => {
-                group = back;
-                set_state(ctx, IoRunning::Yes, STATE_QUEUE_FULL);
-                // A closed queue answers at once: do not spin.
-                if started.elapsed() < TICK / 2 {
-                    std::thread::sleep(TICK / 5);
-                }
-            }
-        }
+    if gtid.server_id != ctx.host.server_id() && !push_waiting(ctx, group) {
+        return Some(End::Stop);
     }
     cursor.io_pos.set(gtid);
     if !file.is_empty() {
@@ -682,6 +672,29 @@ fn enqueue(ctx: &IoContext, cursor: &mut Cursor, mut group: RelayGroup) -> Optio
         s.io_state = STATE_WAITING.into();
     });
     None
+}
+
+/// Pushes `group` into the queue, waiting while it is full; false when `ctx.stop` was set
+/// first.
+fn push_waiting(ctx: &IoContext, mut group: RelayGroup) -> bool {
+    set_state(ctx, IoRunning::Yes, STATE_QUEUEING);
+    loop {
+        if stopped(ctx) {
+            return false;
+        }
+        let started = Instant::now();
+        match ctx.queue.push(group, TICK) {
+            Ok(()) => return true,
+            Err(back) => {
+                group = back;
+                set_state(ctx, IoRunning::Yes, STATE_QUEUE_FULL);
+                // A closed queue answers at once: do not spin.
+                if started.elapsed() < TICK / 2 {
+                    std::thread::sleep(TICK / 5);
+                }
+            }
+        }
+    }
 }
 
 /// The open group of the stream (module docs for where a group ends).
