@@ -916,6 +916,46 @@ mod tests {
         );
     }
 
+    /// Nothing listens: 2003 with MariaDB's retry text while the thread waits `connect_retry`
+    /// (60 s) as Connecting; STOP ends the wait.
+    #[test]
+    fn an_unreachable_primary_is_2003_and_connecting() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let ctx = context(port);
+        let (status, stop) = (Arc::clone(&ctx.status), Arc::clone(&ctx.stop));
+        let t = std::thread::spawn(move || run(ctx));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while status.snapshot().last_io_errno == 0 {
+            assert!(Instant::now() < deadline, "no connect error");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let s = status.snapshot();
+        assert_eq!(s.last_io_errno, 2003);
+        assert_eq!(
+            s.last_io_error,
+            format!(
+                "error connecting to master 'repl@127.0.0.1:{port}' - retry-time: 60  \
+                 maximum-retries: 100000  message: Can't connect to server on '127.0.0.1' \
+                 (111 \"Connection refused\")"
+            )
+        );
+        assert_eq!(s.io_running, IoRunning::Connecting);
+        assert_eq!(s.io_state, "Connecting to master");
+        stop.store(true, Ordering::Relaxed);
+        while !t.is_finished() {
+            assert!(Instant::now() < deadline, "STOP did not end the retry wait");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        t.join().unwrap();
+        let s = status.snapshot();
+        // The error stays for SHOW SLAVE STATUS after the thread stopped, as in MariaDB.
+        assert_eq!((s.io_running, s.last_io_errno), (IoRunning::No, 2003));
+    }
+
     struct NoHost;
 
     impl ReplicaHost for NoHost {
