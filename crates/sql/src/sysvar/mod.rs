@@ -28,6 +28,7 @@
 
 mod expiry;
 pub mod registry;
+pub(crate) mod replica;
 
 use onelog_protocol::errors;
 use std::time::Duration;
@@ -73,9 +74,9 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
         "version" => text(cfg.version.clone()),
         "server_id" => Value::Int(i64::from(cfg.server_id)),
         "gtid_domain_id" => Value::Int(i64::from(cfg.gtid_domain_id)),
-        "gtid_binlog_pos" | "gtid_current_pos" => text(engine.log().gtid_state().pos().to_string()),
+        "gtid_binlog_pos" => text(engine.log().gtid_state().pos().to_string()),
         "gtid_binlog_state" => text(binlog_state_text(engine)),
-        "gtid_slave_pos" => text(""),
+        n if replica::owns(n) => replica::value(server, n).unwrap_or_else(|| typed_default(def)),
         "binlog_state_interval" => Value::Int(cfg.binlog_state_interval as i64),
         "binlog_row_metadata" => text(engine.binlog_row_metadata().name()),
         "binlog_storage" => text(cfg.binlog_storage.name()),
@@ -346,6 +347,9 @@ pub(crate) fn set_var(
     };
     if let Some(v) = &value {
         check_honoured(cx, def, global, v)?;
+    }
+    if replica::set(cx, def.name, value.as_ref())? {
+        return Ok(());
     }
     // Side effects and special cases.
     match def.name {

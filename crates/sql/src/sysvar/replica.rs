@@ -1,0 +1,209 @@
+//! The replica's system variables whose values live outside the variable stores, and the
+//! checks MariaDB makes when they are set: `gtid_slave_pos`, `gtid_current_pos` and
+//! `gtid_strict_mode` (the engine holds them), `last_gtid` (the thread's last commit), and
+//! `slave_parallel_threads` / `slave_parallel_mode` (stored as usual, but not while a replica
+//! thread runs: 1198).
+//!
+//! Also owns the GTID list parser with MariaDB's errors ([`parse_gtid_list`]: 1941, 1943),
+//! shared with START SLAVE UNTIL.
+//!
+//! Invariants: `SET GLOBAL gtid_slave_pos` reaches the engine only after every check passed
+//! (no replica thread runs; the list parses; under `gtid_strict_mode` no GTID of this server in
+//! the binlog is newer than the value: 1947 / 1948, warnings otherwise).
+
+use onelog_binlog::{Gtid, GtidPos, Value};
+use onelog_engine::Engine;
+use onelog_protocol::errors;
+
+use crate::context::ExecContext;
+use crate::error::SqlError;
+use crate::server::Server;
+
+fn text(s: String) -> Value {
+    Value::Bytes(s.into_bytes())
+}
+
+/// True for the variables this module reads live.
+pub(super) fn owns(name: &str) -> bool {
+    matches!(
+        name,
+        "gtid_slave_pos" | "gtid_current_pos" | "gtid_strict_mode" | "last_gtid"
+    )
+}
+
+/// The live value of one of [`owns`]'s variables.
+pub(super) fn value(server: &Server, name: &str) -> Option<Value> {
+    let engine = &server.engine;
+    Some(match name {
+        "gtid_slave_pos" => text(engine.gtid_slave_pos().to_string()),
+        "gtid_current_pos" => text(engine.gtid_current_pos().to_string()),
+        "gtid_strict_mode" => Value::Int(i64::from(engine.gtid_strict_mode())),
+        // The GTID of the last commit of this connection's thread (one thread per connection).
+        "last_gtid" => text(Engine::thread_last_gtid().map_or(String::new(), |g| g.to_string())),
+        _ => return None,
+    })
+}
+
+/// 1198 `ER_SLAVE_MUST_STOP`.
+pub(crate) fn slave_must_stop() -> SqlError {
+    SqlError::of(
+        errors::ER_SLAVE_MUST_STOP,
+        "This operation cannot be performed as you have a running slave ''; run STOP SLAVE '' \
+         first",
+    )
+}
+
+/// True while a replica thread runs.
+pub(crate) fn replica_running(server: &Server) -> bool {
+    server.replica().is_some_and(|r| r.any_running())
+}
+
+/// A GTID list as MariaDB parses it: 1941 when it does not parse, 1943 for two GTIDs of one
+/// domain.
+pub(crate) fn parse_gtid_list(s: &str) -> Result<GtidPos, SqlError> {
+    let bad = || SqlError::of(errors::ER_INCORRECT_GTID_STATE, "Could not parse GTID list");
+    let mut pos = GtidPos::new();
+    for part in s.split(',').map(str::trim) {
+        if part.is_empty() && s.trim().is_empty() {
+            continue;
+        }
+        let g: Gtid = part.parse().map_err(|_| bad())?;
+        if let Some(old) = pos.get(g.domain_id) {
+            return Err(SqlError::of(
+                errors::ER_DUPLICATE_GTID_DOMAIN,
+                format!(
+                    "GTID {g} and {old} conflict (duplicate domain id {})",
+                    g.domain_id
+                ),
+            ));
+        }
+        pos.set(g);
+    }
+    Ok(pos)
+}
+
+/// SET of one of the replica's variables (already coerced; `None`: DEFAULT). Returns true
+/// when the value went where it lives (nothing more to store), false when the caller stores
+/// it as usual.
+pub(super) fn set(
+    cx: &mut ExecContext,
+    name: &str,
+    value: Option<&Value>,
+) -> Result<bool, SqlError> {
+    match name {
+        "slave_parallel_threads" | "slave_parallel_mode" => {
+            if replica_running(&cx.server) {
+                return Err(slave_must_stop());
+            }
+            Ok(false)
+        }
+        "gtid_strict_mode" => {
+            let on = matches!(value, Some(Value::Int(i)) if *i != 0);
+            cx.server.engine.set_gtid_strict_mode(on);
+            Ok(true)
+        }
+        "gtid_slave_pos" => {
+            let s = match value {
+                Some(Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+                _ => String::new(),
+            };
+            set_slave_pos(cx, &s)?;
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}
+
+/// `SET GLOBAL gtid_slave_pos = s` (MariaDB's `rpl_gtid_pos_check`).
+fn set_slave_pos(cx: &mut ExecContext, s: &str) -> Result<(), SqlError> {
+    if replica_running(&cx.server) {
+        return Err(slave_must_stop());
+    }
+    let pos = parse_gtid_list(s)?;
+    let engine = cx.server.engine.clone();
+    let strict = engine.gtid_strict_mode();
+    let own = cx.server.config.server_id;
+    for (code, message) in conflicts(&pos, &engine.log().gtid_state().pos(), own) {
+        if strict {
+            return Err(SqlError::new(code, "HY000", message));
+        }
+        cx.warnings.push(("Warning".into(), code, message));
+    }
+    engine.set_gtid_slave_pos(pos)?;
+    Ok(())
+}
+
+/// MariaDB's 1947 / 1948 for a new `gtid_slave_pos` against the binlog's last GTIDs
+/// (`binlog_pos`): only GTIDs of this server (`own`) count; at most one 1948.
+pub(crate) fn conflicts(pos: &GtidPos, binlog_pos: &GtidPos, own: u32) -> Vec<(u16, String)> {
+    const TAIL: &str = "If MASTER_GTID_POS=CURRENT_POS is used, the binlog position will \
+                        override the new value of @@gtid_slave_pos";
+    let mut out = Vec::new();
+    let mut missing_given = false;
+    for b in binlog_pos.iter().filter(|b| b.server_id == own) {
+        match pos.get(b.domain_id) {
+            None if !missing_given => {
+                missing_given = true;
+                out.push((
+                    errors::ER_MASTER_GTID_POS_MISSING_DOMAIN.code,
+                    format!(
+                        "Specified value for @@gtid_slave_pos contains no value for replication \
+                         domain {}. This conflicts with the binary log which contains GTID {b}. \
+                         {TAIL}",
+                        b.domain_id
+                    ),
+                ));
+            }
+            Some(g) if g.seq_no < b.seq_no => out.push((
+                errors::ER_MASTER_GTID_POS_CONFLICTS_WITH_BINLOG.code,
+                format!(
+                    "Specified GTID {g} conflicts with the binary log which contains a more \
+                     recent GTID {b}. {TAIL}"
+                ),
+            )),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gtid_lists_parse_with_mariadb_errors() {
+        assert_eq!(parse_gtid_list("").unwrap(), GtidPos::new());
+        assert_eq!(
+            parse_gtid_list(" 0-1-5, 2-1-3").unwrap().to_string(),
+            "0-1-5,2-1-3"
+        );
+        assert_eq!(parse_gtid_list("0-1").unwrap_err().code, 1941);
+        assert_eq!(parse_gtid_list("0-1-1,").unwrap_err().code, 1941);
+        let e = parse_gtid_list("0-1-1,0-1-2").unwrap_err();
+        assert_eq!(e.code, 1943);
+        assert_eq!(
+            e.message,
+            "GTID 0-1-2 and 0-1-1 conflict (duplicate domain id 0)"
+        );
+    }
+
+    #[test]
+    fn slave_pos_conflicts_only_with_own_gtids() {
+        let binlog: GtidPos = "0-2-103,3-2-10,8-77-1,9-2-4".parse().unwrap();
+        let set: GtidPos = "0-1-102,3-1-50".parse().unwrap();
+        let c = conflicts(&set, &binlog, 2);
+        let codes: Vec<u16> = c.iter().map(|c| c.0).collect();
+        assert_eq!(codes, vec![1947, 1948]);
+        assert!(c[0].1.starts_with(
+            "Specified GTID 0-1-102 conflicts with the binary log which contains a more recent \
+             GTID 0-2-103."
+        ));
+        assert!(c[1].1.starts_with(
+            "Specified value for @@gtid_slave_pos contains no value for replication domain 9. \
+             This conflicts with the binary log which contains GTID 9-2-4."
+        ));
+        let fine: GtidPos = "0-1-200,3-1-10,9-9-4".parse().unwrap();
+        assert!(conflicts(&fine, &binlog, 2).is_empty());
+    }
+}
