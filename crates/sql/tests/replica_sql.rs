@@ -313,3 +313,35 @@ fn replica_variables_check_their_values() {
     assert_eq!(warnings(&mut s)[0].1, "1948");
     server.shutdown().unwrap();
 }
+
+#[test]
+fn master_gtid_wait_answers_as_mariadb() {
+    let dir = TempDir::new("replica-sql-gtid-wait");
+    let server = open(dir.path(), false);
+    let mut s = root(&server);
+    let one = |s: &mut Session, sql: &str| table(s, sql).1[0][0].clone();
+    let status = |s: &mut Session, name: &str| {
+        table(s, &format!("SHOW GLOBAL STATUS LIKE '{name}'")).1[0][1].clone()
+    };
+    assert_eq!(one(&mut s, "SELECT MASTER_GTID_WAIT('')"), "0");
+    assert_eq!(one(&mut s, "SELECT MASTER_GTID_WAIT(NULL)"), "NULL");
+    assert_eq!(one(&mut s, "SELECT MASTER_GTID_WAIT(NULL, 1)"), "NULL");
+    // A domain the replica never saw: the timeout (0: check only).
+    assert_eq!(one(&mut s, "SELECT MASTER_GTID_WAIT('55-1-1', 0)"), "-1");
+    assert_eq!(one(&mut s, "SELECT MASTER_GTID_WAIT('55-1-1', 0.05)"), "-1");
+    assert_eq!(err(&mut s, "SELECT MASTER_GTID_WAIT('0-1')"), 1941);
+    assert_eq!(
+        err(&mut s, "SELECT MASTER_GTID_WAIT('0-1-1,0-2-2', 0)"),
+        1943
+    );
+    assert_eq!(status(&mut s, "Master_gtid_wait_count"), "3");
+    assert_eq!(status(&mut s, "Master_gtid_wait_timeouts"), "2");
+    // No timeout: waits until max_statement_time stops it.
+    ok(&mut s, "SET max_statement_time = 0.2");
+    assert_eq!(err(&mut s, "SELECT MASTER_GTID_WAIT('55-1-1')"), 1969);
+    ok(&mut s, "SET max_statement_time = 0");
+    assert_eq!(status(&mut s, "Slave_running"), "OFF");
+    assert_eq!(status(&mut s, "Slaves_running"), "0");
+    assert_eq!(status(&mut s, "Slave_open_temp_tables"), "0");
+    server.shutdown().unwrap();
+}
