@@ -60,6 +60,10 @@ pub struct ExecContext {
     pub(crate) privs: PrivCache,
     /// The limits of the running statement (KILL, max_statement_time, memory, strings).
     pub(crate) guard: StatementGuard,
+    /// What the session's `gtid_domain_id` / `server_id` / `gtid_seq_no` ask of its commits;
+    /// None while all three are the server's defaults (statements then run without an origin
+    /// scope). Kept by `sysvar::replica::refresh_origin`.
+    pub(crate) origin: Option<onelog_engine::CommitOrigin>,
 }
 
 impl ExecContext {
@@ -86,7 +90,14 @@ impl ExecContext {
             autocommit: true,
             stmt_time: now_unix(),
             privs,
+            origin: None,
         }
+        .with_origin_refreshed()
+    }
+
+    fn with_origin_refreshed(mut self) -> Self {
+        crate::sysvar::replica::refresh_origin(&mut self);
+        self
     }
 
     /// Checks the transaction-state invariants of the module docs.

@@ -348,6 +348,7 @@ pub(crate) fn set_var(
     if let Some(v) = &value {
         check_honoured(cx, def, global, v)?;
     }
+    replica::check_session_set(cx, def.name, global)?;
     if replica::set(cx, def.name, value.as_ref())? {
         return Ok(());
     }
@@ -445,6 +446,9 @@ pub(crate) fn set_var(
     } else {
         cx.vars.get(a.name) == cx.vars.get(def.name)
     }));
+    if !global && matches!(def.name, "gtid_domain_id" | "server_id" | "gtid_seq_no") {
+        replica::refresh_origin(cx);
+    }
     Ok(())
 }
 

@@ -201,8 +201,18 @@ pub(crate) static VARS: &[VarDef] = &[
     v("gtid_binlog_pos", Global, Str, false, ""),
     v("gtid_binlog_state", Global, Str, false, ""),
     v("gtid_current_pos", Global, Str, false, ""),
-    v("gtid_domain_id", Both, U32, false, ""),
+    v("gtid_domain_id", Both, U32, true, ""),
     v("gtid_ignore_duplicates", Global, Bool, true, "0"),
+    v(
+        "gtid_seq_no",
+        Sess,
+        Kind::Int {
+            min: 0,
+            max: i64::MAX,
+        },
+        true,
+        "0",
+    ),
     v("gtid_slave_pos", Global, Str, true, ""),
     v("gtid_strict_mode", Global, Bool, true, "0"),
     v("have_ssl", Global, Str, false, "DISABLED"),
@@ -359,7 +369,7 @@ pub(crate) static VARS: &[VarDef] = &[
         "5",
     ),
     v("rpl_semi_sync_slave_trace_level", Global, U32, false, "32"),
-    v("server_id", Both, U32, false, ""),
+    v("server_id", Both, U32, true, ""),
     v("session_track_schema", Both, Bool, true, "1"),
     v("session_track_state_change", Both, Bool, true, "0"),
     v(

@@ -82,6 +82,65 @@ pub(crate) fn parse_gtid_list(s: &str) -> Result<GtidPos, SqlError> {
     Ok(pos)
 }
 
+/// Recomputes `cx.origin` from the session's `gtid_domain_id`, `server_id` and `gtid_seq_no`
+/// (after a SET of one of them, and when the session starts or a SET STATEMENT ends).
+pub(crate) fn refresh_origin(cx: &mut ExecContext) {
+    let int = |name: &str| match cx.vars.get(name) {
+        Some(Value::Int(i)) => Some(*i as u64),
+        Some(Value::UInt(u)) => Some(*u),
+        _ => None,
+    };
+    let cfg = &cx.server.config;
+    let domain_id = int("gtid_domain_id")
+        .map(|d| d as u32)
+        .filter(|d| *d != cfg.gtid_domain_id);
+    let server_id = int("server_id")
+        .map(|d| d as u32)
+        .filter(|d| *d != cfg.server_id);
+    let seq_no = int("gtid_seq_no").filter(|s| *s != 0);
+    cx.origin = (domain_id.is_some() || server_id.is_some() || seq_no.is_some()).then_some(
+        onelog_engine::CommitOrigin {
+            domain_id,
+            server_id,
+            seq_no,
+            ..Default::default()
+        },
+    );
+}
+
+/// After a statement ran in the session's origin scope: a fixed `gtid_seq_no` the commit used
+/// goes back to 0 (MariaDB uses it for one transaction).
+pub(crate) fn origin_used(cx: &mut ExecContext, after: onelog_engine::CommitOrigin) {
+    if cx.origin.is_some_and(|o| o.seq_no.is_some()) && after.seq_no.is_none() {
+        cx.vars.values.remove("gtid_seq_no");
+        refresh_origin(cx);
+    }
+}
+
+/// Checks of SET for the session GTID variables (before anything is stored): 1953 inside a
+/// transaction for `gtid_domain_id` / `gtid_seq_no`; `server_id` of a session needs SUPER,
+/// and the server's own (GLOBAL) is fixed at startup here.
+pub(super) fn check_session_set(
+    cx: &ExecContext,
+    name: &str,
+    global: bool,
+) -> Result<(), SqlError> {
+    match name {
+        "gtid_domain_id" | "gtid_seq_no" if !global && cx.explicit => Err(SqlError::of(
+            errors::ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO,
+            "Cannot modify @@session.gtid_domain_id or @@session.gtid_seq_no inside a \
+             transaction",
+        )),
+        "server_id" if global => Err(SqlError::of(
+            errors::ER_NOT_SUPPORTED_YET,
+            "This version of onelog doesn't yet support 'SET GLOBAL server_id' (set \
+             --server-id at startup)",
+        )),
+        "server_id" => cx.require_any_global(crate::privilege::SUPER, "SUPER"),
+        _ => Ok(()),
+    }
+}
+
 /// SET of one of the replica's variables (already coerced; `None`: DEFAULT). Returns true
 /// when the value went where it lives (nothing more to store), false when the caller stores
 /// it as usual.
