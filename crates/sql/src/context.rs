@@ -62,7 +62,8 @@ pub struct ExecContext {
     pub(crate) guard: StatementGuard,
     /// What the session's `gtid_domain_id` / `server_id` / `gtid_seq_no` ask of its commits;
     /// None while all three are the server's defaults (statements then run without an origin
-    /// scope). Kept by `sysvar::replica::refresh_origin`.
+    /// scope). Kept by `sysvar::replica::refresh_origin` (the session
+    /// sets it when it starts).
     pub(crate) origin: Option<onelog_engine::CommitOrigin>,
 }
 
@@ -92,12 +93,6 @@ impl ExecContext {
             privs,
             origin: None,
         }
-        .with_origin_refreshed()
-    }
-
-    fn with_origin_refreshed(mut self) -> Self {
-        crate::sysvar::replica::refresh_origin(&mut self);
-        self
     }
 
     /// Checks the transaction-state invariants of the module docs.

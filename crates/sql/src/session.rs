@@ -110,8 +110,11 @@ impl std::ops::DerefMut for Session {
 
 impl Session {
     pub fn new(server: Arc<Server>, connection_id: u32, user: &str, host: &str) -> Session {
+        let mut cx = ExecContext::new(server, connection_id, user, host);
+        // SET GLOBAL gtid_domain_id reaches new sessions.
+        crate::sysvar::replica::refresh_origin(&mut cx);
         Session {
-            cx: ExecContext::new(server, connection_id, user, host),
+            cx,
             multi_statements: true,
             prepared: HashMap::new(),
             next_stmt_id: 1,

@@ -348,8 +348,7 @@ pub(crate) fn set_var(
     if let Some(v) = &value {
         check_honoured(cx, def, global, v)?;
     }
-    replica::check_session_set(cx, def.name, global)?;
-    if replica::set(cx, def.name, value.as_ref())? {
+    if replica::set(cx, def.name, global, value.as_ref())? {
         return Ok(());
     }
     // Side effects and special cases.
@@ -397,22 +396,8 @@ pub(crate) fn set_var(
             1287,
             "sync_binlog is ignored: in binlog_storage=engine the binlog is the write-ahead log, made durable per innodb_flush_log_at_trx_commit".into(),
         )),
-        "tx_isolation" | "transaction_isolation" => {
-            if let Some(Value::Bytes(b)) = &value {
-                match b.as_slice() {
-                    b"REPEATABLE-READ" => {}
-                    b"SERIALIZABLE" => {
-                        return Err(SqlError::of(errors::ER_NOT_SUPPORTED_YET,
-                            "onelog runs every transaction at REPEATABLE READ; SERIALIZABLE is not supported",
-                        ))
-                    }
-                    _ => {
-                        isolation_warning(cx);
-                        // The level stays REPEATABLE READ (stronger than the one asked for).
-                        return Ok(());
-                    }
-                }
-            }
+        "tx_isolation" | "transaction_isolation" if !isolation_stored(cx, value.as_ref())? => {
+            return Ok(());
         }
         "max_connections" if !global => {}
         "sql_mode" => {
@@ -446,10 +431,27 @@ pub(crate) fn set_var(
     } else {
         cx.vars.get(a.name) == cx.vars.get(def.name)
     }));
-    if !global && matches!(def.name, "gtid_domain_id" | "server_id" | "gtid_seq_no") {
-        replica::refresh_origin(cx);
-    }
     Ok(())
+}
+
+/// SET of the isolation level: REPEATABLE READ is stored (true), SERIALIZABLE refused, the
+/// weaker levels warn and leave REPEATABLE READ (false: nothing to store).
+fn isolation_stored(cx: &mut ExecContext, value: Option<&Value>) -> Result<bool, SqlError> {
+    let Some(Value::Bytes(b)) = value else {
+        return Ok(true);
+    };
+    match b.as_slice() {
+        b"REPEATABLE-READ" => Ok(true),
+        b"SERIALIZABLE" => Err(SqlError::of(
+            errors::ER_NOT_SUPPORTED_YET,
+            "onelog runs every transaction at REPEATABLE READ; SERIALIZABLE is not supported",
+        )),
+        _ => {
+            isolation_warning(cx);
+            // The level stays REPEATABLE READ (stronger than the one asked for).
+            Ok(false)
+        }
+    }
 }
 
 /// `SET GLOBAL rpl_semi_sync_master_*` (already coerced; `None`: DEFAULT).
@@ -533,6 +535,9 @@ fn put_session(cx: &mut ExecContext, name: &'static str, v: Option<Value>) {
                 None => cx.vars.values.remove(name),
             };
         }
+    }
+    if matches!(name, "gtid_domain_id" | "server_id" | "gtid_seq_no") {
+        replica::refresh_origin(cx);
     }
 }
 

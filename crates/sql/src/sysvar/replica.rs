@@ -120,11 +120,7 @@ pub(crate) fn origin_used(cx: &mut ExecContext, after: onelog_engine::CommitOrig
 /// Checks of SET for the session GTID variables (before anything is stored): 1953 inside a
 /// transaction for `gtid_domain_id` / `gtid_seq_no`; `server_id` of a session needs SUPER,
 /// and the server's own (GLOBAL) is fixed at startup here.
-pub(super) fn check_session_set(
-    cx: &ExecContext,
-    name: &str,
-    global: bool,
-) -> Result<(), SqlError> {
+fn check_session_set(cx: &ExecContext, name: &str, global: bool) -> Result<(), SqlError> {
     match name {
         "gtid_domain_id" | "gtid_seq_no" if !global && cx.explicit => Err(SqlError::of(
             errors::ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO,
@@ -147,8 +143,10 @@ pub(super) fn check_session_set(
 pub(super) fn set(
     cx: &mut ExecContext,
     name: &str,
+    global: bool,
     value: Option<&Value>,
 ) -> Result<bool, SqlError> {
+    check_session_set(cx, name, global)?;
     match name {
         "slave_parallel_threads" | "slave_parallel_mode" => {
             if replica_running(&cx.server) {
