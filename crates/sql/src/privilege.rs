@@ -449,6 +449,11 @@ impl PrivCache {
         );
     }
 
+    /// The session's `*.*` privileges.
+    pub(crate) fn global(&self) -> u64 {
+        self.global
+    }
+
     /// Changes with every change of the session's account.
     pub(crate) fn epoch(&self) -> u64 {
         self.epoch

@@ -178,6 +178,8 @@ pub struct Server {
     /// The replica side of replication, once the server wired it ([`Server::set_replica`]);
     /// absent, the replica statements act as on a MariaDB never configured as a replica.
     replica: OnceLock<Arc<onelog_replication::replica::Replica>>,
+    /// `@@global.read_only` (read on every write statement, so an atomic).
+    pub(crate) read_only: AtomicBool,
     shut_down: AtomicBool,
 }
 
@@ -230,6 +232,7 @@ impl Server {
             mirror: OnceLock::new(),
             source: Arc::new(Source::new()),
             replica: OnceLock::new(),
+            read_only: AtomicBool::new(false),
             shut_down: AtomicBool::new(false),
             config,
         });

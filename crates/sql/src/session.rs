@@ -606,6 +606,9 @@ impl Session {
             Compiled::Delete(_) => ComKind::Delete,
         });
         let writes = !matches!(c, Compiled::Select(_));
+        if writes {
+            crate::sysvar::replica::check_read_only(&self.cx)?;
+        }
         if writes && self.cx.read_only && self.cx.txn.is_some() {
             return Err(SqlError::of(
                 errors::ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION,
@@ -721,6 +724,18 @@ impl Session {
             },
             _ => ComKind::Other,
         });
+        if matches!(
+            stmt,
+            Statement::CreateDatabase { .. }
+                | Statement::CreateSchema { .. }
+                | Statement::CreateTable(_)
+                | Statement::CreateIndex(_)
+                | Statement::AlterTable(_)
+                | Statement::Truncate(_)
+                | Statement::Drop { .. }
+        ) {
+            crate::sysvar::replica::check_read_only(&self.cx)?;
+        }
         match stmt {
             Statement::Use(u) => {
                 let s = u.to_string();

@@ -407,3 +407,37 @@ fn session_gtid_variables_reach_commits() {
     assert!(pos.split(',').any(|g| g.starts_with("0-7-")), "{pos}");
     server.shutdown().unwrap();
 }
+
+#[test]
+fn read_only_refuses_writes_of_users_without_read_only_admin() {
+    let dir = TempDir::new("replica-sql-read-only");
+    let server = open(dir.path(), false);
+    let mut r = root(&server);
+    ok(&mut r, "CREATE DATABASE d");
+    ok(&mut r, "CREATE TABLE d.t (id INT PRIMARY KEY)");
+    ok(&mut r, "CREATE USER 'app'@'%'");
+    ok(&mut r, "GRANT ALL ON d.* TO 'app'@'%'");
+    ok(&mut r, "CREATE USER 'ops'@'%'");
+    ok(&mut r, "GRANT ALL ON d.* TO 'ops'@'%'");
+    ok(&mut r, "GRANT READ_ONLY ADMIN ON *.* TO 'ops'@'%'");
+    let mut app = Session::new(server.clone(), 2, "app", "10.0.0.1");
+    let mut ops = Session::new(server.clone(), 3, "ops", "10.0.0.1");
+    ok(&mut app, "INSERT INTO d.t VALUES (1)");
+    ok(&mut r, "SET GLOBAL read_only = ON");
+    assert_eq!(table(&mut r, "SELECT @@global.read_only").1[0][0], "1");
+    let e = fail(&mut app, "INSERT INTO d.t VALUES (2)");
+    assert_eq!(e.code, 1290);
+    assert_eq!(
+        e.message,
+        "The MariaDB server is running with the --read-only option so it cannot execute this \
+         statement"
+    );
+    assert_eq!(err(&mut app, "DELETE FROM d.t"), 1290);
+    assert_eq!(err(&mut app, "CREATE TABLE d.u (id INT PRIMARY KEY)"), 1290);
+    assert_eq!(table(&mut app, "SELECT COUNT(*) FROM d.t").1[0][0], "1");
+    ok(&mut ops, "INSERT INTO d.t VALUES (3)");
+    ok(&mut r, "INSERT INTO d.t VALUES (4)");
+    ok(&mut r, "SET GLOBAL read_only = 0");
+    ok(&mut app, "INSERT INTO d.t VALUES (5)");
+    server.shutdown().unwrap();
+}

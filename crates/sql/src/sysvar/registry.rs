@@ -814,7 +814,6 @@ pub(crate) fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
         "net_buffer_length" => &["16384"],
         "net_read_timeout" => &["30"],
         "net_write_timeout" => &["60"],
-        "read_only" => &["0"],
         "session_track_schema" => &["1"],
         // Events are never marked LOG_EVENT_SKIP_REPLICATION_F, nor filtered by it.
         "skip_replication" => &["0"],

@@ -1,6 +1,7 @@
 //! The replica's system variables whose values live outside the variable stores, and the
 //! checks MariaDB makes when they are set: `gtid_slave_pos`, `gtid_current_pos` and
-//! `gtid_strict_mode` (the engine holds them), `last_gtid` (the thread's last commit), and
+//! `gtid_strict_mode` (the engine holds them), `last_gtid` (the thread's last commit),
+//! `read_only` (mirrored in an atomic the write statements read: [`check_read_only`]), and
 //! `slave_parallel_threads` / `slave_parallel_mode` (stored as usual, but not while a replica
 //! thread runs: 1198).
 //!
@@ -10,6 +11,8 @@
 //! Invariants: `SET GLOBAL gtid_slave_pos` reaches the engine only after every check passed
 //! (no replica thread runs; the list parses; under `gtid_strict_mode` no GTID of this server in
 //! the binlog is newer than the value: 1947 / 1948, warnings otherwise).
+
+use std::sync::atomic::Ordering;
 
 use onelog_binlog::{Gtid, GtidPos, Value};
 use onelog_engine::Engine;
@@ -42,6 +45,24 @@ pub(super) fn value(server: &Server, name: &str) -> Option<Value> {
         "last_gtid" => text(Engine::thread_last_gtid().map_or(String::new(), |g| g.to_string())),
         _ => return None,
     })
+}
+
+/// `read_only`: a statement that changes data fails with 1290 while it is ON, unless the
+/// session holds SUPER or READ_ONLY ADMIN or is not privilege-checked (the replica's applier,
+/// embedded use), as MariaDB's `--read-only`.
+pub(crate) fn check_read_only(cx: &ExecContext) -> Result<(), SqlError> {
+    use crate::privilege::{READ_ONLY_ADMIN, SUPER};
+    if !cx.server.read_only.load(Ordering::Relaxed)
+        || !cx.privs.enforce
+        || cx.privs.global() & (SUPER | READ_ONLY_ADMIN) != 0
+    {
+        return Ok(());
+    }
+    Err(SqlError::of(
+        errors::ER_OPTION_PREVENTS_STATEMENT,
+        "The MariaDB server is running with the --read-only option so it cannot execute this \
+         statement",
+    ))
 }
 
 /// 1198 `ER_SLAVE_MUST_STOP`.
@@ -152,6 +173,11 @@ pub(super) fn set(
             if replica_running(&cx.server) {
                 return Err(slave_must_stop());
             }
+            Ok(false)
+        }
+        "read_only" => {
+            let on = matches!(value, Some(Value::Int(i)) if *i != 0);
+            cx.server.read_only.store(on, Ordering::Relaxed);
             Ok(false)
         }
         "gtid_strict_mode" => {
