@@ -48,13 +48,13 @@ pub(super) fn value(server: &Server, name: &str) -> Option<Value> {
 }
 
 /// `read_only`: a statement that changes data fails with 1290 while it is ON, unless the
-/// session holds SUPER or READ_ONLY ADMIN or is not privilege-checked (the replica's applier,
-/// embedded use), as MariaDB's `--read-only`.
+/// session holds READ_ONLY ADMIN (SUPER alone no longer does in MariaDB 10.11, MDEV-29596) or
+/// is not privilege-checked (the replica's applier, embedded use), as MariaDB's `--read-only`.
 pub(crate) fn check_read_only(cx: &ExecContext) -> Result<(), SqlError> {
-    use crate::privilege::{READ_ONLY_ADMIN, SUPER};
+    use crate::privilege::READ_ONLY_ADMIN;
     if !cx.server.read_only.load(Ordering::Relaxed)
         || !cx.privs.enforce
-        || cx.privs.global() & (SUPER | READ_ONLY_ADMIN) != 0
+        || cx.privs.global() & READ_ONLY_ADMIN != 0
     {
         return Ok(());
     }
@@ -153,7 +153,8 @@ fn check_session_set(cx: &ExecContext, name: &str, global: bool) -> Result<(), S
             "This version of onelog doesn't yet support 'SET GLOBAL server_id' (set \
              --server-id at startup)",
         )),
-        "server_id" => cx.require_any_global(crate::privilege::SUPER, "SUPER"),
+        // MariaDB 10.11: SUPER or BINLOG REPLAY (onelog has no BINLOG REPLAY to grant).
+        "server_id" => cx.require_any_global(crate::privilege::SUPER, "SUPER, BINLOG REPLAY"),
         _ => Ok(()),
     }
 }

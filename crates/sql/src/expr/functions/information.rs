@@ -170,7 +170,17 @@ fn master_gtid_wait(v: Vec<Value>, env: &Env) -> R {
         counters.gtid_wait_count.fetch_add(1, Relaxed);
         return Ok(Value::Int(0));
     }
-    let until = crate::sysvar::replica::parse_gtid_list(&list)?;
+    // One GTID per item; a domain may repeat (MariaDB waits for each in turn).
+    let until = list
+        .split(',')
+        .map(|g| g.trim().parse::<onelog_binlog::Gtid>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| {
+            SqlError::of(
+                onelog_protocol::errors::ER_INCORRECT_GTID_STATE,
+                "Could not parse GTID list",
+            )
+        })?;
     counters.gtid_wait_count.fetch_add(1, Relaxed);
     let timeout = match v.get(1).and_then(to_f64) {
         Some(t) if t >= 0.0 => Some(Duration::from_secs_f64(t.min(1e9))),
