@@ -326,6 +326,10 @@ impl Server {
         if self.shut_down.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
+        // The replica's threads end first: a group being committed finishes, none starts.
+        if let Some(r) = self.replica.get() {
+            r.shutdown();
+        }
         let engine = self.engine.shutdown();
         let mirror = match self.mirror.get() {
             Some(m) => m.shutdown().map_err(|e| {
