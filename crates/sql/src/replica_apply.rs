@@ -426,9 +426,9 @@ impl SqlApplier {
     fn run(&mut self, group: &RelayGroup, db: &str, sql: &str) -> Result<(), ApplyError> {
         let s = self.session();
         if !db.is_empty() && s.current_database() != Some(db) {
-            if let Err(e) = s.use_database(db) {
-                return Err(statement_error(group, db, sql, &e));
-            }
+            // As MariaDB's SQL thread: the event's database becomes the default one whether
+            // it exists or not (CREATE DATABASE d is logged with d as its database).
+            s.current_db = Some(db.to_string());
         }
         for r in s.query(sql) {
             if let Err(e) = r {
