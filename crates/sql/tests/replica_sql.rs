@@ -295,6 +295,16 @@ fn replica_variables_check_their_values() {
     assert_eq!(err(&mut s, "SET GLOBAL slave_parallel_mode = 'fast'"), 1231);
     ok(&mut s, "SET GLOBAL slave_parallel_threads = 4");
     assert_eq!(one(&mut s, "SELECT @@slave_parallel_threads"), "4");
+    ok(
+        &mut s,
+        "SET GLOBAL gtid_ignore_duplicates = ON, slave_net_timeout = 20",
+    );
+    let set = onelog_sql::sysvar::replica::settings(&server);
+    assert_eq!(set.slave_parallel_threads, 4);
+    assert_eq!(set.slave_parallel_mode, ParallelMode::Conservative);
+    assert_eq!(set.slave_net_timeout, 20);
+    assert_eq!(set.slave_transaction_retries, 10);
+    assert!(set.gtid_ignore_duplicates);
     assert_eq!(err(&mut s, "SET GLOBAL gtid_slave_pos = 'x-1'"), 1941);
     assert_eq!(
         err(&mut s, "SET GLOBAL gtid_slave_pos = '0-1-1,0-1-2'"),

@@ -65,6 +65,37 @@ pub(crate) fn check_read_only(cx: &ExecContext) -> Result<(), SqlError> {
     ))
 }
 
+/// The global variables the replica reads (what a `ReplicaHost` answers), from the server's
+/// current global values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReplicaSettings {
+    pub slave_net_timeout: u64,
+    pub slave_parallel_threads: usize,
+    pub slave_parallel_mode: onelog_replication::replica::ParallelMode,
+    pub slave_transaction_retries: u64,
+    pub gtid_ignore_duplicates: bool,
+}
+
+/// [`ReplicaSettings`] now.
+pub fn settings(server: &Server) -> ReplicaSettings {
+    use onelog_replication::replica::ParallelMode;
+    let int = |name: &str, default: u64| match super::global_var(server, name) {
+        Ok(Value::Int(i)) => i.max(0) as u64,
+        _ => default,
+    };
+    let mode = match super::global_var(server, "slave_parallel_mode") {
+        Ok(Value::Bytes(b)) => ParallelMode::from_name(&String::from_utf8_lossy(&b)),
+        _ => None,
+    };
+    ReplicaSettings {
+        slave_net_timeout: int("slave_net_timeout", 60),
+        slave_parallel_threads: int("slave_parallel_threads", 0) as usize,
+        slave_parallel_mode: mode.unwrap_or(ParallelMode::Optimistic),
+        slave_transaction_retries: int("slave_transaction_retries", 10),
+        gtid_ignore_duplicates: int("gtid_ignore_duplicates", 0) != 0,
+    }
+}
+
 /// 1198 `ER_SLAVE_MUST_STOP`.
 pub(crate) fn slave_must_stop() -> SqlError {
     SqlError::of(
