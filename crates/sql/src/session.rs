@@ -256,6 +256,7 @@ impl Session {
         self.cx.last_insert_id = 0;
         self.cx.found_rows = 0;
         self.cx.vars = SessionVars::new(&self.cx.server.globals);
+        crate::sysvar::replica::refresh_origin(&mut self.cx);
     }
 
     pub fn change_user(&mut self, user: &str, db: Option<&str>) -> Result<(), SqlError> {

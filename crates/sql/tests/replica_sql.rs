@@ -295,6 +295,16 @@ fn replica_variables_check_their_values() {
     assert_eq!(err(&mut s, "SET GLOBAL slave_parallel_mode = 'fast'"), 1231);
     ok(&mut s, "SET GLOBAL slave_parallel_threads = 4");
     assert_eq!(one(&mut s, "SELECT @@slave_parallel_threads"), "4");
+    ok(
+        &mut s,
+        "SET GLOBAL gtid_ignore_duplicates = ON, slave_net_timeout = 20",
+    );
+    let set = onelog_sql::sysvar::replica::settings(&server);
+    assert_eq!(set.slave_parallel_threads, 4);
+    assert_eq!(set.slave_parallel_mode, ParallelMode::Conservative);
+    assert_eq!(set.slave_net_timeout, 20);
+    assert_eq!(set.slave_transaction_retries, 10);
+    assert!(set.gtid_ignore_duplicates);
     assert_eq!(err(&mut s, "SET GLOBAL gtid_slave_pos = 'x-1'"), 1941);
     assert_eq!(
         err(&mut s, "SET GLOBAL gtid_slave_pos = '0-1-1,0-1-2'"),
@@ -373,7 +383,25 @@ fn session_gtid_variables_are_checked() {
     let e = fail(&mut app, "SET server_id = 5");
     assert_eq!(e.code, 1227);
     assert!(e.message.contains("SUPER, BINLOG REPLAY"), "{}", e.message);
-    ok(&mut app, "SET gtid_domain_id = 2");
+    assert_eq!(err(&mut app, "SET gtid_domain_id = 2"), 1227);
+    assert_eq!(err(&mut app, "SET gtid_seq_no = 2"), 1227);
+    // SET GLOBAL of the replica's variables: REPLICATION SLAVE ADMIN is enough; read_only
+    // needs READ_ONLY ADMIN (SUPER is not enough in MariaDB 10.11).
+    ok(&mut s, "CREATE USER 'radm'@'%'");
+    ok(&mut s, "GRANT REPLICATION SLAVE ADMIN ON *.* TO 'radm'@'%'");
+    ok(&mut s, "CREATE USER 'sup'@'%'");
+    ok(&mut s, "GRANT SUPER ON *.* TO 'sup'@'%'");
+    let mut radm = Session::new(server.clone(), 3, "radm", "10.0.0.1");
+    let mut sup = Session::new(server.clone(), 4, "sup", "10.0.0.1");
+    ok(
+        &mut radm,
+        "SET GLOBAL slave_parallel_threads = 2, gtid_ignore_duplicates = 0",
+    );
+    let e = fail(&mut radm, "SET GLOBAL slave_transaction_retries = 3");
+    assert_eq!(e.code, 1227);
+    assert!(e.message.contains("the SUPER privilege"), "{}", e.message);
+    let e = fail(&mut sup, "SET GLOBAL read_only = 1");
+    assert!(e.message.contains("READ_ONLY ADMIN"), "{}", e.message);
     server.shutdown().unwrap();
 }
 

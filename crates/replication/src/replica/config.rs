@@ -253,7 +253,14 @@ impl MasterConfig {
         let path = Self::path(datadir);
         let tmp = datadir.join("master.info.tmp");
         let write = || -> std::io::Result<()> {
-            let mut f = std::fs::File::create(&tmp)?;
+            // The file holds the replication password: readable by the server's user only.
+            let mut f = {
+                let mut o = std::fs::OpenOptions::new();
+                o.write(true).create(true).truncate(true);
+                #[cfg(unix)]
+                std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+                o.open(&tmp)?
+            };
             f.write_all(self.render().as_bytes())?;
             f.sync_all()?;
             drop(f);
@@ -580,6 +587,15 @@ mod tests {
         };
         c.save(&dir).unwrap();
         assert!(!dir.join("master.info.tmp").exists());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(MasterConfig::path(&dir))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
         assert_eq!(MasterConfig::load(&dir).unwrap(), Some(c.clone()));
         std::fs::write(MasterConfig::path(&dir), format!("{HEADER}\nport=x\n")).unwrap();
         let e = MasterConfig::load(&dir).unwrap_err();

@@ -28,7 +28,7 @@
 
 mod expiry;
 pub mod registry;
-pub(crate) mod replica;
+pub mod replica;
 
 use onelog_protocol::errors;
 use std::time::Duration;

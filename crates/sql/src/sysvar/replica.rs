@@ -65,6 +65,61 @@ pub(crate) fn check_read_only(cx: &ExecContext) -> Result<(), SqlError> {
     ))
 }
 
+/// The global variables the replica reads (what a `ReplicaHost` answers), from the server's
+/// current global values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReplicaSettings {
+    pub slave_net_timeout: u64,
+    pub slave_parallel_threads: usize,
+    pub slave_parallel_mode: onelog_replication::replica::ParallelMode,
+    pub slave_transaction_retries: u64,
+    pub gtid_ignore_duplicates: bool,
+}
+
+/// The privilege `SET GLOBAL name` needs, with its name for 1227 (MariaDB 10.11's for the
+/// replica's variables and `read_only`; SUPER for the others).
+pub(crate) fn global_set_privilege(name: &str) -> (u64, &'static str) {
+    use crate::privilege::SUPER;
+    use crate::privilege::{READ_ONLY_ADMIN, REPLICATION_MASTER_ADMIN, REPLICATION_SLAVE_ADMIN};
+    match name.to_ascii_lowercase().as_str() {
+        "gtid_slave_pos"
+        | "gtid_strict_mode"
+        | "gtid_ignore_duplicates"
+        | "slave_parallel_threads"
+        | "slave_parallel_mode"
+        | "slave_net_timeout" => (
+            SUPER | REPLICATION_SLAVE_ADMIN,
+            "SUPER, REPLICATION SLAVE ADMIN",
+        ),
+        "gtid_domain_id" => (
+            SUPER | REPLICATION_MASTER_ADMIN,
+            "SUPER, REPLICATION MASTER ADMIN",
+        ),
+        "read_only" => (READ_ONLY_ADMIN, "READ_ONLY ADMIN"),
+        _ => (SUPER, "SUPER"),
+    }
+}
+
+/// [`ReplicaSettings`] now.
+pub fn settings(server: &Server) -> ReplicaSettings {
+    use onelog_replication::replica::ParallelMode;
+    let int = |name: &str, default: u64| match super::global_var(server, name) {
+        Ok(Value::Int(i)) => i.max(0) as u64,
+        _ => default,
+    };
+    let mode = match super::global_var(server, "slave_parallel_mode") {
+        Ok(Value::Bytes(b)) => ParallelMode::from_name(&String::from_utf8_lossy(&b)),
+        _ => None,
+    };
+    ReplicaSettings {
+        slave_net_timeout: int("slave_net_timeout", 60),
+        slave_parallel_threads: int("slave_parallel_threads", 0) as usize,
+        slave_parallel_mode: mode.unwrap_or(ParallelMode::Optimistic),
+        slave_transaction_retries: int("slave_transaction_retries", 10),
+        gtid_ignore_duplicates: int("gtid_ignore_duplicates", 0) != 0,
+    }
+}
+
 /// 1198 `ER_SLAVE_MUST_STOP`.
 pub(crate) fn slave_must_stop() -> SqlError {
     SqlError::of(
@@ -141,7 +196,13 @@ pub(crate) fn origin_used(cx: &mut ExecContext, after: onelog_engine::CommitOrig
 /// Checks of SET for the session GTID variables (before anything is stored): 1953 inside a
 /// transaction for `gtid_domain_id` / `gtid_seq_no`; `server_id` of a session needs SUPER,
 /// and the server's own (GLOBAL) is fixed at startup here.
+/// A session's `gtid_domain_id`, `gtid_seq_no` and `server_id` need SUPER (MariaDB: SUPER or
+/// BINLOG REPLAY).
 fn check_session_set(cx: &ExecContext, name: &str, global: bool) -> Result<(), SqlError> {
+    if !global && matches!(name, "gtid_domain_id" | "gtid_seq_no" | "server_id") {
+        // MariaDB 10.11: SUPER or BINLOG REPLAY (onelog has no BINLOG REPLAY to grant).
+        cx.require_any_global(crate::privilege::SUPER, "SUPER, BINLOG REPLAY")?;
+    }
     match name {
         "gtid_domain_id" | "gtid_seq_no" if !global && cx.explicit => Err(SqlError::of(
             errors::ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_GTID_DOMAIN_ID_SEQ_NO,
@@ -153,8 +214,6 @@ fn check_session_set(cx: &ExecContext, name: &str, global: bool) -> Result<(), S
             "This version of onelog doesn't yet support 'SET GLOBAL server_id' (set \
              --server-id at startup)",
         )),
-        // MariaDB 10.11: SUPER or BINLOG REPLAY (onelog has no BINLOG REPLAY to grant).
-        "server_id" => cx.require_any_global(crate::privilege::SUPER, "SUPER, BINLOG REPLAY"),
         _ => Ok(()),
     }
 }

@@ -138,7 +138,16 @@ fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError>
             "SUPER, REPLICATION SLAVE ADMIN",
         ),
         Stmt::ShowSlaveStatus { .. } => (SLAVE_MONITOR | SUPER, "SUPER, SLAVE MONITOR"),
-        Stmt::Set(a) if a.iter().any(global_set) => (SUPER, "SUPER"),
+        // Each SET GLOBAL asks for its variable's privilege (MariaDB 10.11's).
+        Stmt::Set(a) => {
+            for x in a.iter().filter(|x| global_set(x)) {
+                if let SetTarget::Sys { name, .. } = &x.target {
+                    let (bits, what) = crate::sysvar::replica::global_set_privilege(name);
+                    cx.require_any_global(bits, what)?;
+                }
+            }
+            return Ok(());
+        }
         Stmt::SetTransaction { global: true, .. } => (SUPER, "SUPER"),
         _ => return Ok(()),
     };

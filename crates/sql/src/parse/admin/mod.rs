@@ -828,6 +828,17 @@ mod tests {
             "PURGE BINARY LOGS TO ",
             "NAMES ",
             "TRANSACTION ",
+            "CHANGE MASTER ",
+            "TO ",
+            "MASTER_HOST=",
+            "MASTER_HEARTBEAT_PERIOD=",
+            "IGNORE_SERVER_IDS=(",
+            "START SLAVE ",
+            "STOP ALL SLAVES ",
+            "IO_THREAD,",
+            "UNTIL master_gtid_pos=",
+            "RESET REPLICA ",
+            "SHOW ALL SLAVES STATUS",
         ];
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = move || {
