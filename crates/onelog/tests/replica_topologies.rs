@@ -17,21 +17,10 @@ use std::time::Duration;
 use common::mariadb::MariaDb;
 use common::replica::{
     binlog_gtids, dump, mariadb_dump, mariadb_primary, mariadb_start_slave, onelog_rpl_user,
-    slave_status, start_slave, wait_mariadb_pos, wait_onelog_caught_up, wait_onelog_pos,
-    wait_sql_error,
+    replicated, slave_status, start_slave, wait_mariadb_pos, wait_onelog_caught_up,
+    wait_onelog_pos, wait_sql_error,
 };
 use common::{sql, sql_err, sql_value, Onelog};
-
-/// `gtids` without those of server `own` (a fresh onelog logs its bootstrap account as its
-/// own first GTID).
-fn replicated(gtids: &[String], own: u32) -> Vec<String> {
-    let prefix = format!("-{own}-");
-    gtids
-        .iter()
-        .filter(|g| !g.contains(&prefix))
-        .cloned()
-        .collect()
-}
 
 fn onelog(dir: &std::path::Path, server_id: u32, extra: &[&str]) -> Onelog {
     let id = format!("--server-id={server_id}");

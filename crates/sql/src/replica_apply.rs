@@ -88,23 +88,8 @@ impl SqlHost {
         SqlHost { server }
     }
 
-    fn global_u64(&self, name: &str, default: u64) -> u64 {
-        match sysvar::global_var(&self.server, name) {
-            Ok(Value::Int(i)) => u64::try_from(i).unwrap_or(default),
-            Ok(Value::UInt(u)) => u,
-            Ok(Value::Bytes(b)) => std::str::from_utf8(&b)
-                .ok()
-                .and_then(|s| s.trim().parse().ok())
-                .unwrap_or(default),
-            _ => default,
-        }
-    }
-
-    fn global_text(&self, name: &str) -> Option<String> {
-        match sysvar::global_var(&self.server, name) {
-            Ok(Value::Bytes(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
-            _ => None,
-        }
+    fn settings(&self) -> sysvar::replica::ReplicaSettings {
+        sysvar::replica::settings(&self.server)
     }
 }
 
@@ -126,28 +111,23 @@ impl ReplicaHost for SqlHost {
     }
 
     fn gtid_ignore_duplicates(&self) -> bool {
-        self.global_u64("gtid_ignore_duplicates", 0) != 0
-            || self
-                .global_text("gtid_ignore_duplicates")
-                .is_some_and(|t| t.eq_ignore_ascii_case("on"))
+        self.settings().gtid_ignore_duplicates
     }
 
     fn slave_net_timeout(&self) -> u64 {
-        self.global_u64("slave_net_timeout", 60)
+        self.settings().slave_net_timeout
     }
 
     fn slave_parallel_threads(&self) -> usize {
-        self.global_u64("slave_parallel_threads", 0) as usize
+        self.settings().slave_parallel_threads
     }
 
     fn slave_parallel_mode(&self) -> ParallelMode {
-        self.global_text("slave_parallel_mode")
-            .and_then(|t| ParallelMode::from_name(&t))
-            .unwrap_or(ParallelMode::Optimistic)
+        self.settings().slave_parallel_mode
     }
 
     fn slave_transaction_retries(&self) -> u64 {
-        self.global_u64("slave_transaction_retries", 10)
+        self.settings().slave_transaction_retries
     }
 
     fn applier(&self) -> Box<dyn GroupApplier> {

@@ -406,7 +406,6 @@ fn session_gtid_variables_are_checked() {
 }
 
 #[test]
-#[ignore = "needs the engine's commit-origin path (origin.rs bodies, built by the owner)"]
 fn session_gtid_variables_reach_commits() {
     let dir = TempDir::new("replica-sql-origin");
     let server = open(dir.path(), false);

@@ -240,3 +240,14 @@ pub fn dump(port: u16, table: &str) -> String {
 pub fn mariadb_dump(m: &MariaDb, table: &str) -> String {
     m.run(Some(&format!("SELECT * FROM {table} ORDER BY 1")), None)
 }
+
+/// `gtids` without those of server `own` (a fresh onelog logs its bootstrap account as its
+/// own first GTID).
+pub fn replicated(gtids: &[String], own: u32) -> Vec<String> {
+    let infix = format!("-{own}-");
+    gtids
+        .iter()
+        .filter(|g| !g.contains(&infix))
+        .cloned()
+        .collect()
+}
