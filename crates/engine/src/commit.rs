@@ -427,6 +427,9 @@ impl Committer {
         on_queued: &dyn Fn(),
     ) -> Result<CommitReceipt, EngineError> {
         self.check_open()?;
+        if !self.log.admits_before_framing() {
+            return self.commit_replicated_checked(gtid_event, changes, on_queued);
+        }
         let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
         let root = self.shared.store.current();
         let g = gtid_event.gtid;
@@ -461,6 +464,55 @@ impl Committer {
                 self.notifier.logged();
                 self.finish_commit(r.end_lsn, &|| false);
             })
+    }
+
+    /// [`Committer::commit_replicated`] where the log does not admit before framing (file
+    /// mode, strict visibility): under the exclusive gate, so every earlier commit is applied,
+    /// the group is checked against the latest root, then logged. One group at a time.
+    fn commit_replicated_checked(
+        &self,
+        gtid_event: &onelog_binlog::event::GtidEvent,
+        changes: Vec<RowChange>,
+        on_queued: &dyn Fn(),
+    ) -> Result<CommitReceipt, EngineError> {
+        let gate = self.exclusive();
+        let root = self.shared.store.current();
+        let mut scratch = (*root).clone();
+        if let Err(why) = changes.iter().try_for_each(|c| scratch.apply_row_change(c)) {
+            return Err(self.log_error(
+                format!("logging replicated GTID {}", gtid_event.gtid),
+                LogError::Refused(why),
+            ));
+        }
+        let g = gtid_event.gtid;
+        let events = encode_transaction(
+            &root.catalog,
+            &changes,
+            g.domain_id,
+            g.server_id,
+            gtid_event.timestamp,
+            g.seq_no,
+            self.row_metadata(),
+        )?;
+        on_queued();
+        let r = self.log_exclusive(
+            &gate,
+            PendingRecord {
+                kind: RecordKind::Transaction,
+                gtid: GtidAssign::Fixed(g),
+                events,
+                aux: crate::apply::REPLICATED_AUX.to_vec(),
+                payload: Some(Box::new(CommitPayload::Rows {
+                    txn: None,
+                    changes,
+                    replicated: true,
+                })),
+            },
+            || format!("logging replicated GTID {g}"),
+        )?;
+        crate::origin::note_committed(r.gtid);
+        self.notifier.logged();
+        Ok(r)
     }
 
     /// Lets replicated row groups in again after a refusal (see `Shared::replica_refused`).

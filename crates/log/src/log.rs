@@ -106,6 +106,13 @@ impl Log {
         self.inner.gtid_strict.store(on, Ordering::SeqCst);
     }
 
+    /// True when the sink's `GroupSink::admit` runs before each batch is framed with every
+    /// earlier group applied: engine mode without `strict_visibility`. Otherwise (file mode,
+    /// strict visibility) a caller that needs the check must make it itself.
+    pub fn admits_before_framing(&self) -> bool {
+        self.inner.file.is_none() && !self.inner.opts.strict_visibility
+    }
+
     /// `gtid_strict_mode` as set by [`Log::set_gtid_strict_mode`].
     pub fn gtid_strict_mode(&self) -> bool {
         self.inner.gtid_strict.load(Ordering::SeqCst)
