@@ -7,6 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use onelog_binlog::event::statement_vars::decode_statement_var;
 use onelog_binlog::event::{decode_event, reseal, RowsEvent, TableMap};
 use onelog_binlog::{decode_group, Event};
 
@@ -27,5 +28,11 @@ fuzz_target!(|data: &[u8]| {
         let _ = decode_event(&ev);
         let _ = decode_group(&ev);
         let _ = TableMap::decode(&ev);
+        // A replica's statement context (Intvar, Rand, User_var) in any event type.
+        for t in [5u8, 13, 14] {
+            ev[4] = t;
+            reseal(&mut ev);
+            let _ = decode_statement_var(&ev);
+        }
     }
 });

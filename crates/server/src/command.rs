@@ -289,6 +289,9 @@ pub fn exercise_decoders(data: &[u8]) {
         let _ = onelog_replication::source::RegisterSlave::decode(&payload);
         let _ = onelog_replication::source::DumpRequest::decode(&payload);
         let _ = onelog_replication::source::SemiSyncAck::decode(&payload);
+        // What a replica reads from its primary: the greeting and an error packet.
+        let _ = onelog_protocol::response::parse_handshake(&payload);
+        let _ = onelog_protocol::response::parse_err(&payload);
         let mut r = Reader::new(&payload);
         while !r.is_empty() {
             let Ok(t) = r.u8("type") else { break };
