@@ -1,18 +1,25 @@
-//! Replica apply: an event group logged by another onelog, applied and logged here.
+//! The engine's replica side, as `impl Engine` blocks.
 //!
-//! Owns [`Engine::apply_logged_group`], the entry point of a replica's applier. The decoding
-//! and the apply to a root are `apply.rs`'s (shared with recovery); this module validates the
-//! group against the latest root, re-encodes it for this log and logs it through the commit
-//! path (`commit.rs`) with its original GTID. Uses `ddl.rs` for the unique-index check;
-//! nothing imports it.
+//! Owns the replica's entry points: [`Engine::apply_replicated_rows`] (a row group from a
+//! MariaDB or onelog primary, logged with its GTID without row locks, admitted by the log's
+//! sink: `commit.rs`), [`Engine::log_replicated_empty`], [`Engine::clear_replica_refusal`],
+//! [`Engine::apply_logged_group`] (another onelog's raw log record), the commit origin scope
+//! ([`Engine::with_origin`], `origin.rs`), and the replica position API
+//! ([`Engine::gtid_slave_pos`], [`Engine::set_gtid_slave_pos`], [`Engine::gtid_current_pos`],
+//! [`Engine::wait_slave_pos`], `gtid_strict_mode`). The decoding and the apply to a root are
+//! `apply.rs`'s (shared with recovery). Uses `ddl.rs` for the unique-index check; nothing
+//! imports it.
 //!
-//! Invariants: a group is logged only after it applied to a scratch copy of the latest root
-//! under the exclusive commit gate (so the sink's apply of it cannot fail, and no local commit
-//! or DDL runs between the check and the log); its GTID is the one it was logged with
-//! elsewhere. Replicated row changes take no row locks (a replica has no local writers).
+//! Invariants: a replicated group is logged only once it applies to the latest data (checked
+//! under the exclusive gate, or by the sink's admission before framing), with the GTID it was
+//! logged with elsewhere, marked replicated so that it moves `gtid_slave_pos`; a set slave
+//! position is durable (checkpointed) before `set_gtid_slave_pos` returns.
 
 use onelog_binlog::event::table_map::RowMetadata;
+use std::time::Duration;
+
 use onelog_binlog::event::GtidEvent;
+use onelog_binlog::{Gtid, GtidPos};
 use onelog_log::{GtidAssign, PendingRecord, RecordKind};
 
 use crate::apply::{apply_body, decode_record, DecodedBody};
@@ -22,6 +29,7 @@ use crate::ddl::check_unique_index;
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::events::{encode_ddl, encode_transaction};
+use crate::origin::CommitOrigin;
 use crate::store::Root;
 
 impl Engine {
@@ -191,4 +199,85 @@ fn re_encode(
         aux,
         payload: Some(Box::new(payload)),
     })
+}
+
+impl Engine {
+    /// Runs `f` with `origin` in scope on this thread: every commit and DDL `f` makes is
+    /// logged as the origin says (module docs). Returns `f`'s result and the origin as `f`
+    /// left it (`seq_no` cleared once used).
+    pub fn with_origin<R>(&self, origin: CommitOrigin, f: impl FnOnce() -> R) -> (R, CommitOrigin) {
+        let prev = crate::origin::enter(origin);
+        let r = f();
+        let after = crate::origin::leave(prev);
+        (r, after.unwrap_or(origin))
+    }
+
+    /// The GTID of the last commit made on this thread (`@@last_gtid`).
+    pub fn thread_last_gtid() -> Option<Gtid> {
+        crate::origin::last_gtid()
+    }
+
+    /// `@@gtid_slave_pos`.
+    pub fn gtid_slave_pos(&self) -> GtidPos {
+        self.core().store().current().slave_pos.clone()
+    }
+
+    /// `SET GLOBAL gtid_slave_pos` (and DEMOTE): durable before it returns (a checkpoint of
+    /// the root carrying it is written: the log after it only moves the position further).
+    /// The caller checks that no replica thread runs and MariaDB's 1947/1948 rules.
+    pub fn set_gtid_slave_pos(&self, pos: GtidPos) -> Result<(), EngineError> {
+        let core = self.core();
+        core.check_open()?;
+        {
+            let gate = core.exclusive();
+            core.publish_slave_pos(&gate, pos);
+        }
+        self.checkpoints().write(core, true)?;
+        Ok(())
+    }
+
+    /// `@@gtid_current_pos` (REPLICATION_FACTS.md §2.1): per domain, the binlog's last GTID if
+    /// its server id is this server's and its seq_no is above the slave position's, else the
+    /// slave position's; domains only in the binlog under other server ids are left out.
+    pub fn gtid_current_pos(&self) -> GtidPos {
+        let own = self.options().server_id;
+        let slave = self.gtid_slave_pos();
+        let mut pos = slave.clone();
+        for g in self.log().gtid_state().pos().iter() {
+            if g.server_id != own {
+                continue;
+            }
+            match slave.get(g.domain_id) {
+                Some(s) if s.seq_no >= g.seq_no => {}
+                _ => pos.set(g),
+            }
+        }
+        pos
+    }
+
+    /// Waits up to `timeout` for `gtid_slave_pos` to satisfy `until`; true when it does.
+    pub fn wait_slave_pos(&self, until: &dyn Fn(&GtidPos) -> bool, timeout: Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut seen = self.core().wait_slave_pos_moved(u64::MAX, Duration::ZERO);
+        loop {
+            if until(&self.gtid_slave_pos()) {
+                return true;
+            }
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            seen = self.core().wait_slave_pos_moved(seen, deadline - now);
+        }
+    }
+
+    /// `@@gtid_strict_mode`: a commit whose GTID would not be above its domain's last fails
+    /// with 1950 (the log refuses it: `LogError::GtidOutOfOrder`).
+    pub fn set_gtid_strict_mode(&self, on: bool) {
+        self.log().set_gtid_strict_mode(on);
+    }
+
+    pub fn gtid_strict_mode(&self) -> bool {
+        self.log().gtid_strict_mode()
+    }
 }

@@ -552,14 +552,20 @@ mod tests {
     }
 
     fn configure(r: &Replica) {
+        // A file position switches Using_Gtid to No (note 4190); MASTER_USE_GTID alone then
+        // keeps the positions (MariaDB's rules, config.rs).
         let cm = ChangeMaster {
             host: Some("127.0.0.1".into()),
             port: Some(3307),
             user: Some("repl".into()),
             password: Some("pw".into()),
-            use_gtid: Some(UseGtid::CurrentPos),
             log_file: Some("mb.000002".into()),
             log_pos: Some(100),
+            ..ChangeMaster::default()
+        };
+        r.change_master(&cm).unwrap();
+        let cm = ChangeMaster {
+            use_gtid: Some(UseGtid::CurrentPos),
             ..ChangeMaster::default()
         };
         r.change_master(&cm).unwrap();
@@ -696,20 +702,19 @@ mod tests {
         r.start(Threads::Both, Some("0-1-3".parse().unwrap()))
             .unwrap();
         for _ in 0..500 {
-            if !r.any_running() {
+            if !r.status().sql_running {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        assert!(!r.any_running());
         let s = r.status();
         assert!(!s.sql_running);
         assert_eq!(s.until_gtid, None);
         assert_eq!(s.last_sql_errno, 0);
-        assert_eq!(
-            r.stop(Threads::Both).unwrap(),
-            vec![NOTE_SLAVE_WAS_NOT_RUNNING.to_string()]
-        );
+        // The IO thread (no primary listens on the test's port) is still connecting: it ends
+        // on STOP SLAVE.
+        r.stop(Threads::Both).unwrap();
+        assert!(!r.any_running());
         let _ = std::fs::remove_dir_all(dir);
     }
 

@@ -155,7 +155,8 @@ pub fn run(ctx: IoContext) {
         s.io_state = STATE_CONNECTING.into();
         s.last_io_errno = 0;
         s.last_io_error.clear();
-        s.until_gtid = ctx.until.clone();
+        // `Until_Condition` is the control's (START SLAVE UNTIL sets it, the SQL thread
+        // clears it when reached).
         if cursor.gtid_mode {
             s.gtid_io_pos = cursor.io_pos.clone();
         }
