@@ -1,6 +1,6 @@
 //! onelog as a replica (issue 12 part 6), with real processes on loopback:
 //! - a MariaDB 10.11 primary (binlog_format MIXED, its default, and ROW) → onelog: DDL, DML as
-//!   statements (AUTO_INCREMENT, NOW(), user variables) and as rows; primary restart; STOP /
+//!   statements (AUTO_INCREMENT, NOW(), user variables, RAND()) and as rows; primary restart; STOP /
 //!   START SLAVE; an event onelog cannot apply stops the SQL side with an error naming it;
 //! - onelog → onelog → MariaDB → onelog: the original GTIDs survive the chain;
 //! - the seed's runbooks verbatim between two onelog servers: resync after lag, split-brain
@@ -85,20 +85,34 @@ fn a_mariadb_primary_replicates_into_onelog_in_mixed_and_row_format() {
     wait_onelog_pos(rport, &want, "after STOP/START SLAVE");
     assert_eq!(dump(rport, "d.t"), mariadb_dump(&primary, "d.t"));
 
-    // A statement onelog cannot reproduce (RAND() in statement format) stops the SQL side
-    // with an error that names the GTID: never a silent skip.
+    // RAND() in statement format: the primary's seeds travel in a Rand event and the replica's
+    // RAND() (MariaDB's generator) gives the same values.
     primary.run(
         Some(
             "SET SESSION binlog_format=STATEMENT; \
-             INSERT INTO d.t VALUES (100, 'r', FLOOR(RAND() * 0))",
+             INSERT INTO d.t VALUES (100, 'r', FLOOR(RAND() * 1000000)), \
+             (101, 's', FLOOR(RAND() * 1000000))",
+        ),
+        None,
+    );
+    let want = primary.value("SELECT @@gtid_binlog_pos");
+    wait_onelog_pos(rport, &want, "RAND() in statement format");
+    assert_eq!(dump(rport, "d.t"), mariadb_dump(&primary, "d.t"));
+
+    // A transaction onelog cannot apply (MIXED switched to rows for UUID() inside it) stops
+    // the SQL side with an error that names the GTID: never a silent skip.
+    primary.run(
+        Some(
+            "BEGIN; INSERT INTO d.t VALUES (102, 'stmt', 1); \
+             INSERT INTO d.t VALUES (103, LEFT(UUID(), 8), 2); COMMIT",
         ),
         None,
     );
     let bad = primary.value("SELECT @@gtid_binlog_pos");
-    let (errno, text) = wait_sql_error(rport, "RAND() in statement format");
-    assert_ne!(errno, "0");
+    let (errno, text) = wait_sql_error(rport, "a transaction mixing statements and rows");
+    assert_eq!(errno, "1235", "{text}");
     assert!(text.contains(&format!("GTID {bad}")), "{text}");
-    assert!(text.contains("Rand"), "{text}");
+    assert!(text.contains("mixes row events and statements"), "{text}");
     assert_ne!(sql_value(rport, "SELECT @@gtid_slave_pos"), bad);
 }
 

@@ -36,6 +36,36 @@ pub(crate) fn now_unix() -> (i64, u32) {
     (d.as_secs() as i64, d.subsec_micros())
 }
 
+/// `my_rnd`'s modulus (MariaDB `my_rnd_init`).
+pub(crate) const RAND_MAX_VALUE: u64 = 0x3FFF_FFFF;
+
+/// A session's first RAND() seeds: from the clock and the connection id (MariaDB mixes a
+/// global random value with the THD's address; only unpredictability matters here).
+fn initial_rand_seeds(connection_id: u32) -> (u64, u64) {
+    let (s, us) = now_unix();
+    let t = (s as u64).wrapping_mul(1_000_003) ^ u64::from(us) << 17;
+    (
+        t.wrapping_add(u64::from(connection_id)) % RAND_MAX_VALUE,
+        (t >> 7).wrapping_add(0x9E37_79B9) % RAND_MAX_VALUE,
+    )
+}
+
+/// MariaDB's `my_rnd`: advances `seeds`, returns the next value in [0, 1).
+pub(crate) fn my_rnd(seeds: &mut (u64, u64)) -> f64 {
+    seeds.0 = (seeds.0 * 3 + seeds.1) % RAND_MAX_VALUE;
+    seeds.1 = (seeds.0 + seeds.1 + 33) % RAND_MAX_VALUE;
+    seeds.0 as f64 / RAND_MAX_VALUE as f64
+}
+
+/// RAND(N)'s seeds (MariaDB `Item_func_rand::seed_random`).
+pub(crate) fn rand_seeds_for(n: i64) -> (u64, u64) {
+    let tmp = n as u32;
+    (
+        u64::from(tmp.wrapping_mul(0x10001).wrapping_add(55_555_555)) % RAND_MAX_VALUE,
+        u64::from(tmp.wrapping_mul(0x1000_0001)) % RAND_MAX_VALUE,
+    )
+}
+
 /// A statement's execution context (see the module docs).
 pub struct ExecContext {
     pub(crate) server: Arc<Server>,
@@ -56,6 +86,11 @@ pub struct ExecContext {
     pub(crate) read_only: bool,
     pub(crate) autocommit: bool,
     stmt_time: (i64, u32),
+    /// RAND()'s generator (MariaDB's `thd->rand`: `my_rnd` over two seeds below 2^30-1);
+    /// a replica sets it from the primary's Rand event.
+    pub(crate) rand: std::cell::Cell<(u64, u64)>,
+    /// RAND(N)'s generators of the running statement, by N (seeded at first use).
+    pub(crate) rand_seeded: std::cell::RefCell<HashMap<i64, (u64, u64)>>,
     /// A replica applying a statement-based event: its statements run at the primary's time
     /// (the Query event's timestamp), as MariaDB's SET TIMESTAMP in the binlog does.
     fixed_time: Option<i64>,
@@ -94,6 +129,8 @@ impl ExecContext {
             autocommit: true,
             stmt_time: now_unix(),
             fixed_time: None,
+            rand: std::cell::Cell::new(initial_rand_seeds(connection_id)),
+            rand_seeded: std::cell::RefCell::new(HashMap::new()),
             privs,
             origin: None,
         }
@@ -121,6 +158,7 @@ impl ExecContext {
     }
 
     pub(crate) fn begin_statement_time(&mut self) {
+        self.rand_seeded.get_mut().clear();
         self.stmt_time = match self.fixed_time {
             Some(t) => (t, 0),
             None => now_unix(),

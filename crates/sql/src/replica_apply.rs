@@ -13,9 +13,10 @@
 //! - **statements** (Query events, DDL or DML as MIXED/STATEMENT format sends them, with the
 //!   Intvar / User_var events they depend on): run alone, after every earlier group committed,
 //!   through a session of this server, inside [`Engine::with_origin`] so the commit carries
-//!   the original GTID and is marked replicated.
+//!   the original GTID and is marked replicated; Intvar, Rand and User_var events set the
+//!   session's INSERT_ID / LAST_INSERT_ID, RAND() seeds and user variables first.
 //!
-//! Anything else (Rand seeds, v2 or compressed rows events, XA, a group mixing rows and
+//! Anything else (v2 or compressed rows events, XA, a group mixing rows and
 //! statements, a partial row image, an INSERT whose AUTO_INCREMENT value would differ from the
 //! primary's) stops the SQL side with an error naming the GTID: never a silent skip or a
 //! different answer.
@@ -227,7 +228,7 @@ fn shape(group: &RelayGroup) -> Result<Shape, ApplyError> {
                     statements = true;
                 }
             }
-            5 | 14 => statements = true,
+            5 | 13 | 14 => statements = true,
             t => {
                 return Err(group_error(
                     group,
@@ -375,6 +376,13 @@ impl SqlApplier {
                         INTVAR_LAST_INSERT_ID => self.session().last_insert_id = value,
                         _ => {}
                     },
+                    Ok(Some(StatementVar::Rand { seed1, seed2 })) => {
+                        // The session's RAND() generator, as the primary's was.
+                        self.session().rand.set((
+                            seed1 % crate::context::RAND_MAX_VALUE,
+                            seed2 % crate::context::RAND_MAX_VALUE,
+                        ));
+                    }
                     Ok(Some(StatementVar::UserVar { name, value })) => {
                         let v = user_value(value);
                         self.session()

@@ -9,7 +9,6 @@ use std::cmp::Ordering;
 use onelog_binlog::Value;
 
 use super::{int, rt_double, rt_int, sees_null, strict, FunctionDef};
-use crate::context::now_unix;
 use crate::error::SqlError;
 use crate::expr::env::Env;
 use crate::expr::ir::{BinOp, Expr};
@@ -169,13 +168,24 @@ fn floor_ceil_value(v: &[Value], floor: bool) -> R {
 }
 
 /// RAND(): a value in [0, 1) mixed from the current time (the seed argument is ignored).
-fn rand(_: Vec<Value>, _: &Env) -> R {
-    let (s, us) = now_unix();
-    let mut x = (s as u64) ^ (u64::from(us) << 20) ^ 0x9E37_79B9_7F4A_7C15;
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    Ok(Value::Double((x >> 11) as f64 / (1u64 << 53) as f64))
+/// RAND() and RAND(N) as MariaDB: `my_rnd` over the session's seeds, or over seeds derived
+/// from N (one generator per N in a statement, so `ORDER BY RAND(5)` is a repeatable
+/// sequence; a NULL N is 0).
+fn rand(args: Vec<Value>, env: &Env) -> R {
+    use crate::context::{my_rnd, rand_seeds_for};
+    let Some(n) = args.first() else {
+        let mut seeds = env.cx.rand.get();
+        let x = my_rnd(&mut seeds);
+        env.cx.rand.set(seeds);
+        return Ok(Value::Double(x));
+    };
+    let n = match n {
+        Value::Null => 0,
+        v => to_f64(v).map_or(0, |f| f.round() as i64),
+    };
+    let mut map = env.cx.rand_seeded.borrow_mut();
+    let seeds = map.entry(n).or_insert_with(|| rand_seeds_for(n));
+    Ok(Value::Double(my_rnd(seeds)))
 }
 
 #[cfg(test)]
@@ -200,6 +210,9 @@ mod tests {
             ("TRUNCATE(1.999, 1)", "1.9"),
             ("TRUNCATE(-1.999, 1)", "-1.9"),
             ("TRUNCATE(122, -2)", "100"),
+            ("RAND(1)", "0.40540353712197724"),
+            ("RAND(0)", "0.15522042769493574"),
+            ("RAND(NULL)", "0.15522042769493574"),
             ("FLOOR(-1.5)", "-2"),
             ("CEIL(1.2)", "2"),
             ("CEILING(-1.2)", "-1"),
