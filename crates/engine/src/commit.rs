@@ -432,6 +432,27 @@ impl Committer {
         }
         let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
         let root = self.shared.store.current();
+        let record = self.replicated_record(&root, gtid_event, changes)?;
+        drop(root);
+        let g = gtid_event.gtid;
+        self.log
+            .commit_queued(record, on_queued)
+            .map_err(|e| self.log_error(format!("logging replicated GTID {g}"), e))
+            .inspect(|r| {
+                crate::origin::note_committed(r.gtid);
+                self.notifier.logged();
+                self.finish_commit(r.end_lsn, &|| false);
+            })
+    }
+
+    /// The log record of a replicated row group: its events encoded against `root`'s catalog
+    /// with the group's GTID and timestamp, marked replicated, the changes as the payload.
+    fn replicated_record(
+        &self,
+        root: &Root,
+        gtid_event: &onelog_binlog::event::GtidEvent,
+        changes: Vec<RowChange>,
+    ) -> Result<PendingRecord, EngineError> {
         let g = gtid_event.gtid;
         let events = encode_transaction(
             &root.catalog,
@@ -442,28 +463,17 @@ impl Committer {
             g.seq_no,
             self.row_metadata(),
         )?;
-        drop(root);
-        self.log
-            .commit_queued(
-                PendingRecord {
-                    kind: RecordKind::Transaction,
-                    gtid: GtidAssign::Fixed(g),
-                    events,
-                    aux: crate::apply::REPLICATED_AUX.to_vec(),
-                    payload: Some(Box::new(CommitPayload::Rows {
-                        txn: None,
-                        changes,
-                        replicated: true,
-                    })),
-                },
-                on_queued,
-            )
-            .map_err(|e| self.log_error(format!("logging replicated GTID {g}"), e))
-            .inspect(|r| {
-                crate::origin::note_committed(r.gtid);
-                self.notifier.logged();
-                self.finish_commit(r.end_lsn, &|| false);
-            })
+        Ok(PendingRecord {
+            kind: RecordKind::Transaction,
+            gtid: GtidAssign::Fixed(g),
+            events,
+            aux: crate::apply::REPLICATED_AUX.to_vec(),
+            payload: Some(Box::new(CommitPayload::Rows {
+                txn: None,
+                changes,
+                replicated: true,
+            })),
+        })
     }
 
     /// [`Committer::commit_replicated`] where the log does not admit before framing (file
@@ -485,31 +495,9 @@ impl Committer {
             ));
         }
         let g = gtid_event.gtid;
-        let events = encode_transaction(
-            &root.catalog,
-            &changes,
-            g.domain_id,
-            g.server_id,
-            gtid_event.timestamp,
-            g.seq_no,
-            self.row_metadata(),
-        )?;
+        let record = self.replicated_record(&root, gtid_event, changes)?;
         on_queued();
-        let r = self.log_exclusive(
-            &gate,
-            PendingRecord {
-                kind: RecordKind::Transaction,
-                gtid: GtidAssign::Fixed(g),
-                events,
-                aux: crate::apply::REPLICATED_AUX.to_vec(),
-                payload: Some(Box::new(CommitPayload::Rows {
-                    txn: None,
-                    changes,
-                    replicated: true,
-                })),
-            },
-            || format!("logging replicated GTID {g}"),
-        )?;
+        let r = self.log_exclusive(&gate, record, || format!("logging replicated GTID {g}"))?;
         crate::origin::note_committed(r.gtid);
         self.notifier.logged();
         Ok(r)
