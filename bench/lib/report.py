@@ -740,7 +740,11 @@ class Lag:
         """True when the replica had a backlog at the load's end (its apply rate is its speed),
         False when it kept up (its speed is at least the primary's rate), None when unknown."""
         c = self.ok(p, spec)
-        return None if c is None or c.get("catchup_s") is None else c["catchup_s"] > 1.0
+        if c is None:
+            return None
+        if c.get("not_caught_up"):
+            return True
+        return None if c.get("catchup_s") is None else c["catchup_s"] > 1.0
 
     def speed(self, p, spec):
         """(groups/s, is a lower bound): the replica's apply speed."""
@@ -759,6 +763,8 @@ class Lag:
             return "n/a: " + c["na"].replace("\n", " ").replace("|", "/")[:200]
         if c.get("void"):
             return "**void**: " + c["void"].replace("\n", " ").replace("|", "/")[:200]
+        if c.get("not_caught_up"):
+            return c["not_caught_up"]
         return "rows equal" + ("" if self.behind(p, spec) else "; kept up (apply rate = the primary's)")
 
 
@@ -768,7 +774,8 @@ def lag_goals(r):
     for spec in [s for s in cfg["lag_replicas"] if s.startswith("onelog")]:
         sbm, cu = r.get("onelog-engine", spec, "peak_sbm"), r.get("onelog-engine", spec, "catchup_s")
         parts.append(f"{lag_replica_label(spec)}: peak {f(sbm, 0)} s, caught up {f(cu, 1)} s after the load")
-        ok.append(None if sbm is None or cu is None else sbm < 1 and cu < 1.0)
+        late = r.behind("onelog-engine", spec) and r.get("onelog-engine", spec, "not_caught_up")
+        ok.append(False if late else None if sbm is None or cu is None else sbm < 1 and cu < 1.0)
     rows.append(("onelog replica lag < 1 s behind an onelog primary at full D1 speed (peak Seconds_Behind_Master "
                  "< 1 and caught up < 1 s after the load)", "; ".join(parts) or "n/a", verdict(ok)))
     for p in cfg["lag_primaries"]:
@@ -888,7 +895,8 @@ def replica_lag_tables(data, svgs=None):
             time_lag = ratio(g("peak_gtid_distance_load"), g("primary_groups_per_s"))
             rows.append([LAG_PRIMARIES_LABEL.get(p, p), lag_replica_label(spec), f(g("tps"), 0),
                          f(g("primary_groups_per_s"), 0), f(g("peak_sbm"), 0), f(g("peak_gtid_distance_load"), 0),
-                         f(time_lag, 2), f(c.get("catchup_s") if r.ok(p, spec) else None, 1),
+                         f(time_lag, 2), (f"> {cfg['lag_idle_factor'] * cfg['lag_seconds']}" if c.get("not_caught_up")
+                                          else f(c.get("catchup_s") if r.ok(p, spec) else None, 1)),
                          f(g("apply_rate"), 0), ("≥ " if low else "") + f(sp, 0), r.note(p, spec)])
     out = [table(["primary", "replica", "primary TPS", "primary GTIDs/s", "peak Seconds_Behind_Master",
                   "peak GTID distance (load)", "peak distance / primary rate (s)", "caught up after load (s)",
@@ -940,9 +948,10 @@ def replica_lag_method(data):
   ≥ the primary's GTID rate. The "2× as fast" goal compares a replica that kept up only against one
   that fell behind.
 - After the catch-up every sysbench table must hold the same rows on both servers (an md5 over all rows
-  `ORDER BY id`, read from each server); otherwise, or when replication stopped or the replica did not
-  catch up within {idle} s, the cell is **void** (listed, never counted). A replica that cannot be
-  configured (onelog before its replica side was merged) is n/a with the server's error text.
+  `ORDER BY id`, read from each server); otherwise, or when replication stopped, the cell is **void**
+  (listed, never counted). A replica still behind {idle} s after the load is shown with its lag and
+  apply rate as "not caught up" (its rows are not compared). A replica that cannot be configured
+  (onelog before its replica side was merged) is n/a with the server's error text.
 - **One primary and one replica at a time**: on this {mc['cpus']}-CPU machine the primary, the replica and
   sysbench already share every CPU (nothing pinned unless `BENCH_REPL_PRIMARY_CPUS` /
   `BENCH_REPL_REPLICA_CPUS` are set); running cells side by side would measure the machine, so the
