@@ -79,8 +79,12 @@ def start_onelog_replica(env, cfg, primary, parallel):
     srv = B.Server(env, "onelog-engine", 1, 1, 0, preload=False, extra=["--server-id=2"])
     R.pin(srv, cfg["repl_replica_cpus"])
     srv.start()
-    srv.q(f"{R.change_master_sql(primary)}; SET GLOBAL slave_parallel_threads={parallel}; "
-          "SET GLOBAL slave_parallel_mode='optimistic'; START SLAVE")
+    for sql in (R.change_master_sql(primary), f"SET GLOBAL slave_parallel_threads={parallel}",
+                "SET GLOBAL slave_parallel_mode='optimistic'", "START SLAVE"):
+        try:
+            srv.q(sql)
+        except RuntimeError as e:
+            raise RuntimeError(f"the onelog replica refused {sql.split(' MASTER_HOST')[0]}: {R.server_error(e)}") from None
     return srv
 
 

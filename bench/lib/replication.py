@@ -122,6 +122,13 @@ def start_replica(env, cfg, n, primary, semisync, parallel=None):
     return srv
 
 
+def server_error(e):
+    """'code (SQLSTATE): message' from a failed client run's error text (the whole text when it
+    holds no server error)."""
+    m = re.search(r"ERROR (\d+ \(\w+\))(?: at line \d+)?: ([^\n]*)", str(e))
+    return f"{m.group(1)}: {m.group(2)}" if m else str(e)
+
+
 def slave_status(rep):
     r = subprocess.run(B.client_args(rep.port) + ["-B", "-e", "SHOW SLAVE STATUS"], capture_output=True,
                        text=True, timeout=60)
@@ -310,9 +317,7 @@ def run_profile(env, cfg, res, system, mode, nrep):
                 primary.q("SET GLOBAL rpl_semi_sync_master_enabled=ON, "
                           f"rpl_semi_sync_master_wait_point='{mode}', rpl_semi_sync_master_timeout=60000")
             except RuntimeError as e:
-                m = re.search(r"ERROR (\d+ \(\w+\))(?: at line \d+)?: ([^\n]*)", str(e))
-                raise RuntimeError(f"the primary refused semi-sync: {m.group(1)}: {m.group(2)}" if m
-                                   else f"the primary refused semi-sync: {e}") from None
+                raise RuntimeError(f"the primary refused semi-sync: {server_error(e)}") from None
         replicas = [start_replica(env, cfg, i + 1, primary, mode != "async") for i in range(nrep)]
         if mode != "async":
             wait_semi_clients(primary, nrep)
