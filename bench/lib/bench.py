@@ -580,6 +580,9 @@ def describe_machine(env):
                 f"{sh(f'df -h --output=size {env.work} | tail -1').strip()}); "
                 f"rotational={sh('cat /sys/block/' + os.path.basename(dev).rstrip('0123456789') + '/queue/rotational 2>/dev/null') or '?'}",
         "kernel": sh("uname -r"),
+        # a VM shows the hypervisor CPU flag; systemd-detect-virt names the innermost layer (docker, kvm)
+        "hypervisor": "hypervisor" in sh("grep -m1 '^flags' /proc/cpuinfo").split(),
+        "virt": sh("systemd-detect-virt 2>/dev/null") or None,
         "loadavg_before": open("/proc/loadavg").read().split()[:3],
         "mariadb": sh("mariadbd --version"),
         "sysbench": sh("sysbench --version"),

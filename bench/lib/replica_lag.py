@@ -84,6 +84,9 @@ def start_onelog_replica(env, cfg, primary, parallel):
         try:
             srv.q(sql)
         except RuntimeError as e:
+            if sql.startswith("CHANGE MASTER") and "ERROR 1064" in str(e):
+                raise RuntimeError("this onelog binary has no replica side yet (CHANGE MASTER TO is a syntax "
+                                   "error: 1064 (42000))") from None
             raise RuntimeError(f"the onelog replica refused {sql.split(' MASTER_HOST')[0]}: {R.server_error(e)}") from None
     return srv
 
@@ -216,7 +219,7 @@ def run_idle(tr, cfg):
     bound = cfg["lag_idle_factor"] * cfg["lag_seconds"]
     while tr.broken is None and tr.now() - tr.load_end <= bound:
         if r >= p:
-            if tr.samples[-1]["gtid_distance"] != 0:
+            if tr.samples[-1]["phase"] != "load end":
                 tr.poll(force_sample="caught up")
             return max(0.0, tr.trace[-1][0] - tr.load_end)
         time.sleep(cfg["lag_poll_s"])
