@@ -14,6 +14,8 @@
 //! - Write_rows = insert-or-replace by primary key, Update_rows = find the row by the before
 //!   image's primary key and replace it with the after image (an update of a missing row is an
 //!   error), Delete_rows = remove by the before image's primary key (missing: error);
+//! - an `aux` starting with [`REPLICATED_AUX`] marks a record a replica applied: it moves the
+//!   root's `slave_pos` (`@@gtid_slave_pos`) to its GTID; the rest of `aux` is read as below;
 //! - a DDL group (GTID flag FL_DDL, or a non-empty `aux`) applies the `aux` catalog change; a
 //!   DDL group without one cannot be applied (onelog does not parse SQL here);
 //! - errors name the GTID and the LSN of the record.

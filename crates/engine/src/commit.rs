@@ -27,6 +27,15 @@
 //! A held group keeps its row locks until it is applied. While semi-sync is disabled and nothing
 //! is held back, each costs one atomic load in the sink and in the committer.
 //!
+//! Replicas: a replicated row group is committed without row locks
+//! ([`Committer::commit_replicated`]); the sink's `admit` checks it against the latest root
+//! plus the records queued before it in its batch, under the writer lock, and refuses it (and
+//! every later replicated group, until the replica clears the refusal) when it does not apply,
+//! so the log never holds a record the data cannot take. Records marked replicated (the
+//! payload's `replicated`, `aux`'s marker) move `gtid_slave_pos` in the root they publish.
+//! The origin of a commit (its GTID's domain, server id and fixed seq_no, the replicated mark)
+//! comes from the thread's scope (`origin.rs`), else this server's next GTID.
+//!
 //! Invariants:
 //! - DDL and commits are ordered by the commit gate: commits hold it shared
 //!   ([`Committer::commit_changes`]), DDL and replica apply exclusively ([`Committer::exclusive`],

@@ -80,6 +80,8 @@ pub struct ServeOptions {
     /// `--binlog-file-mirror=ON|OFF`: engine mode keeps classic binlog files in the datadir,
     /// written behind the commit path by a background thread.
     pub binlog_file_mirror: bool,
+    /// `--skip-slave-start`: a configured replica does not start replicating at startup.
+    pub skip_slave_start: bool,
     /// `--log-recovery=strict|truncate-damaged`: what opening the log does with damage a
     /// crash cannot explain (docs/LOG_FORMAT.md, "Torn tail vs corruption").
     pub log_recovery: onelog_log::LogRecovery,
@@ -120,6 +122,7 @@ impl Default for ServeOptions {
             binlog_storage: BinlogStorageMode::Engine,
             sync_binlog: 1,
             binlog_file_mirror: false,
+            skip_slave_start: false,
             log_recovery: onelog_log::LogRecovery::Strict,
             root_auth: RootAuth::Socket,
             binlog_expire_logs_seconds: 0,
@@ -173,6 +176,8 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
                          durability: 1 = acknowledged commits are on disk (default {flush}),
                          2 = written to the OS, synced every second, 0 = synced every second
   --max-binlog-size=SIZE log segment size (default 1G)
+  --skip-slave-start     a configured replica (CHANGE MASTER, master.info) does not start
+                         replicating when the server starts
   --binlog-state-interval=SIZE
                          log bytes between GTID state records (default 2M)
   --binlog-row-metadata=NO_LOG|MINIMAL|FULL
@@ -419,10 +424,11 @@ const KNOWN: &[&str] = &[
     "binlog-expire-logs-seconds",
     "expire-logs-days",
     "max-binlog-total-size",
+    "skip-slave-start",
 ];
 
 /// Options that take ON/OFF and may be given bare (`--NAME`) or as `--skip-NAME`.
-const BOOLEAN: &[&str] = &["binlog-file-mirror"];
+const BOOLEAN: &[&str] = &["binlog-file-mirror", "skip-slave-start"];
 
 fn is_known(name: &str) -> bool {
     KNOWN.contains(&name)
@@ -472,6 +478,7 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
         }
         "sync-binlog" => o.sync_binlog = parse_int(v, 0, u32::MAX as u64)? as u32,
         "binlog-file-mirror" => o.binlog_file_mirror = parse_bool(v)?,
+        "skip-slave-start" => o.skip_slave_start = parse_bool(v)?,
         "log-recovery" => {
             o.log_recovery = match v.to_ascii_lowercase().as_str() {
                 "strict" => onelog_log::LogRecovery::Strict,

@@ -100,7 +100,7 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
         .map_err(|e| format!("cannot start the signal thread: {e}"))?;
     // Step 3.
     let config = server_config(opts, &datadir);
-    let server = open_server(&config)?;
+    let server = open_server(&config, opts.skip_slave_start)?;
     // A SIGTERM/SIGINT that arrived during recovery: stop before listening.
     if let Ok(Stop::Signal(name)) = stop_rx.try_recv() {
         note(&format!("received {name} during startup: normal shutdown"));
@@ -150,7 +150,7 @@ fn open_datadir(dir: &Path) -> Result<(DataDirLock, PathBuf), String> {
 
 /// Step 3: opens (and recovers) the SQL server, routes the engine's events to the log, logs the
 /// recovery report, starts the mirror when configured.
-fn open_server(config: &ServerConfig) -> Result<Arc<Server>, String> {
+fn open_server(config: &ServerConfig, skip_slave_start: bool) -> Result<Arc<Server>, String> {
     let datadir = &config.datadir;
     note(&format!(
         "opening the database (durability innodb_flush_log_at_trx_commit={}, max_binlog_size={}, \
@@ -187,6 +187,14 @@ fn open_server(config: &ServerConfig) -> Result<Arc<Server>, String> {
         Err(e) => {
             shutdown_server(&server);
             return Err(e.to_string());
+        }
+    }
+    match onelog_sql::replica_apply::wire_replica(&server, !skip_slave_start) {
+        Ok(Some(what)) => note(&what),
+        Ok(None) => {}
+        Err(e) => {
+            shutdown_server(&server);
+            return Err(format!("replication: {e}"));
         }
     }
     Ok(server)

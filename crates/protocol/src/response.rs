@@ -16,7 +16,9 @@
 //! Callers: `onelog-server`'s connection and listener (and, next, the replica side of
 //! `crates/replication`, which reads what these write).
 
-use crate::wire::{put_lenenc_bytes, put_lenenc_int, put_nul_bytes, put_u16, put_u32};
+use crate::wire::{
+    put_lenenc_bytes, put_lenenc_int, put_nul_bytes, put_u16, put_u32, Malformed, Reader,
+};
 
 pub const OK_HEADER: u8 = 0x00;
 pub const EOF_HEADER: u8 = 0xFE;
@@ -116,6 +118,81 @@ pub fn put_handshake(out: &mut Vec<u8>, h: &Handshake<'_>) {
     put_nul_bytes(out, h.auth_plugin.as_bytes());
 }
 
+/// A server's initial handshake as a client reads it (the inverse of [`put_handshake`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerHandshake {
+    pub protocol_version: u8,
+    pub version: String,
+    pub connection_id: u32,
+    /// Both scramble parts joined, without their NUL terminators (20 bytes from MariaDB).
+    pub scramble: Vec<u8>,
+    pub capabilities: u32,
+    pub collation: u8,
+    pub status: u16,
+    /// "" when the server does not send CLIENT_PLUGIN_AUTH's plugin name.
+    pub auth_plugin: String,
+}
+
+/// Reads a Protocol::HandshakeV10 payload (never panics on short or odd input).
+pub fn parse_handshake(payload: &[u8]) -> Result<ServerHandshake, Malformed> {
+    let mut r = Reader::new(payload);
+    let protocol_version = r.u8("protocol version")?;
+    let version = String::from_utf8_lossy(r.nul_bytes("server version")?).into_owned();
+    let connection_id = r.u32("connection id")?;
+    let mut scramble = r.bytes(8, "scramble part 1")?.to_vec();
+    r.u8("filler")?;
+    let low = r.u16("capability flags")?;
+    let mut h = ServerHandshake {
+        protocol_version,
+        version,
+        connection_id,
+        scramble: Vec::new(),
+        capabilities: u32::from(low),
+        collation: 0,
+        status: 0,
+        auth_plugin: String::new(),
+    };
+    if r.is_empty() {
+        h.scramble = scramble;
+        return Ok(h);
+    }
+    h.collation = r.u8("collation")?;
+    h.status = r.u16("status flags")?;
+    h.capabilities |= u32::from(r.u16("capability flags")?) << 16;
+    let auth_len = usize::from(r.u8("auth data length")?);
+    r.bytes(10, "reserved")?;
+    // CLIENT_SECURE_CONNECTION (or a non-zero auth data length): part 2 is
+    // max(13, auth_len - 8) bytes, its last one a NUL.
+    if h.capabilities & 0x8000 != 0 || auth_len > 0 {
+        let n = auth_len.saturating_sub(8).max(13).min(r.remaining());
+        let part2 = r.bytes(n, "scramble part 2")?;
+        let end = part2.iter().position(|&b| b == 0).unwrap_or(part2.len());
+        scramble.extend_from_slice(&part2[..end]);
+    }
+    h.scramble = scramble;
+    if h.capabilities & 0x8_0000 != 0 {
+        h.auth_plugin = String::from_utf8_lossy(r.nul_or_rest()).into_owned();
+    }
+    Ok(h)
+}
+
+/// The code, SQLSTATE ("" when the packet has no `#` marker) and message of an ERR payload;
+/// None when `payload` is not one.
+pub fn parse_err(payload: &[u8]) -> Option<(u16, String, String)> {
+    let mut r = Reader::new(payload);
+    if r.u8("header").ok()? != ERR_HEADER {
+        return None;
+    }
+    let code = r.u16("error code").ok()?;
+    let mut state = String::new();
+    if payload.get(3) == Some(&b'#') && payload.len() >= 9 {
+        r.u8("marker").ok()?;
+        state = String::from_utf8_lossy(r.bytes(5, "sqlstate").ok()?).into_owned();
+    }
+    let message = String::from_utf8_lossy(r.rest()).into_owned();
+    Some((code, state, message))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +242,34 @@ mod tests {
         want.extend_from_slice(&[b'a'; 12]);
         want.extend_from_slice(&[0, b'p', 0]);
         assert_eq!(out, want);
+        let back = parse_handshake(&out).unwrap();
+        assert_eq!(back.version, "v");
+        assert_eq!(back.connection_id, 7);
+        assert_eq!(back.scramble, scramble.to_vec());
+        assert_eq!(back.capabilities, 0x0102_0304);
+        assert_eq!(back.collation, 45);
+        assert_eq!(back.status, 2);
+        // 0x0102_0304 lacks CLIENT_PLUGIN_AUTH: no plugin name is read.
+        assert_eq!(back.auth_plugin, "");
+        // Every truncation is an error or a shorter handshake, never a panic.
+        for n in 0..out.len() {
+            let _ = parse_handshake(&out[..n]);
+        }
+    }
+
+    #[test]
+    fn err_parses_back() {
+        let mut out = Vec::new();
+        put_err(&mut out, 1236, "HY000", "boom");
+        assert_eq!(
+            parse_err(&out),
+            Some((1236, "HY000".to_string(), "boom".to_string()))
+        );
+        assert_eq!(parse_err(&[0xff, 1]), None);
+        assert_eq!(parse_err(&[0]), None);
+        assert_eq!(
+            parse_err(&[0xff, 0x15, 0x04, b'x']),
+            Some((1045, String::new(), "x".to_string()))
+        );
     }
 }

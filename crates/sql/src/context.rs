@@ -63,6 +63,11 @@ pub struct ExecContext {
     pub(crate) privs: PrivCache,
     /// The limits of the running statement (KILL, max_statement_time, memory, strings).
     pub(crate) guard: StatementGuard,
+    /// What the session's `gtid_domain_id` / `server_id` / `gtid_seq_no` ask of its commits;
+    /// None while all three are the server's defaults (statements then run without an origin
+    /// scope). Kept by `sysvar::replica::refresh_origin` (the session
+    /// sets it when it starts).
+    pub(crate) origin: Option<onelog_engine::CommitOrigin>,
 }
 
 impl ExecContext {
@@ -90,6 +95,7 @@ impl ExecContext {
             stmt_time: now_unix(),
             fixed_time: None,
             privs,
+            origin: None,
         }
     }
 

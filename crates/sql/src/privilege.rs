@@ -124,6 +124,14 @@ pub const CONNECTION_ADMIN: u64 = 1 << 28;
 /// MariaDB 10.5.2+'s REPLICATION MASTER ADMIN: SHOW SLAVE HOSTS and the primary's semi-sync
 /// variables.
 pub const REPLICATION_MASTER_ADMIN: u64 = 1 << 29;
+/// MariaDB 10.5.2+'s READ_ONLY ADMIN: writes while `read_only` is ON (SUPER keeps it too, as
+/// in MariaDB 10.11).
+pub const READ_ONLY_ADMIN: u64 = 1 << 30;
+/// MariaDB 10.5.2+'s REPLICATION SLAVE ADMIN: CHANGE MASTER, START / STOP / RESET SLAVE and
+/// the replica's variables.
+pub const REPLICATION_SLAVE_ADMIN: u64 = 1 << 31;
+/// MariaDB 10.5.9+'s SLAVE MONITOR (alias REPLICA MONITOR): SHOW SLAVE STATUS.
+pub const SLAVE_MONITOR: u64 = 1 << 32;
 /// What lets an account kill others' connections and take the reserved connection.
 pub const KILL_OTHERS: u64 = SUPER | CONNECTION_ADMIN;
 /// WITH GRANT OPTION.
@@ -159,13 +167,16 @@ pub(crate) const NAMES: &[(&str, u64)] = &[
     ("TRIGGER", TRIGGER),
     ("DELETE HISTORY", DELETE_HISTORY),
     ("CONNECTION ADMIN", CONNECTION_ADMIN),
+    ("READ_ONLY ADMIN", READ_ONLY_ADMIN),
+    ("REPLICATION SLAVE ADMIN", REPLICATION_SLAVE_ADMIN),
     ("REPLICATION MASTER ADMIN", REPLICATION_MASTER_ADMIN),
+    ("SLAVE MONITOR", SLAVE_MONITOR),
 ];
 
 /// Every privilege that exists at `*.*`.
 /// (A data directory bootstrapped before CONNECTION ADMIN existed keeps its root's grants as
 /// they were: SHOW GRANTS lists them one by one; SUPER still does what CONNECTION ADMIN does.)
-pub const ALL_GLOBAL: u64 = (1 << 30) - 1;
+pub const ALL_GLOBAL: u64 = (1 << 33) - 1;
 /// Every privilege that exists at `db.*`.
 pub const ALL_DB: u64 = SELECT
     | INSERT
@@ -188,10 +199,13 @@ pub const ALL_DB: u64 = SELECT
     | DELETE_HISTORY;
 
 /// The bit of a privilege name (upper case, words separated by one space). `REPLICATION
-/// CLIENT` is MariaDB's old name of `BINLOG MONITOR`.
+/// CLIENT` is MariaDB's old name of `BINLOG MONITOR`; `REPLICA MONITOR` is `SLAVE MONITOR`.
 pub(crate) fn privilege_bit(name: &str) -> Option<u64> {
     if name == "REPLICATION CLIENT" {
         return Some(BINLOG_MONITOR);
+    }
+    if name == "REPLICA MONITOR" {
+        return Some(SLAVE_MONITOR);
     }
     NAMES.iter().find(|(n, _)| *n == name).map(|(_, b)| *b)
 }
@@ -433,6 +447,11 @@ impl PrivCache {
             self.global,
             self.account.as_deref().map_or(0, global_grants)
         );
+    }
+
+    /// The session's `*.*` privileges.
+    pub(crate) fn global(&self) -> u64 {
+        self.global
     }
 
     /// Changes with every change of the session's account.

@@ -35,15 +35,48 @@ use onelog_binlog::{GtidPos, Value};
 use onelog_engine::{CommitOrigin, Engine, EngineError};
 use onelog_log::LogError;
 use onelog_protocol::errors;
+use onelog_replication::replica::control::Threads;
 use onelog_replication::replica::schedule::{CommitOrder, OrderAbort};
 use onelog_replication::replica::{
-    ApplyError, GroupApplier, ParallelMode, RelayGroup, ReplicaHost,
+    ApplyError, GroupApplier, ParallelMode, RelayGroup, Replica, ReplicaHost,
 };
 
 use crate::error::SqlError;
 use crate::server::Server;
 use crate::session::Session;
 use crate::sysvar;
+
+/// Wires the replica connection into `server` (its `master.info` in the data directory) and,
+/// when `start` and CHANGE MASTER configured it, starts replicating, as mariadbd does at
+/// startup unless `--skip-slave-start`. Returns what to tell the operator.
+pub fn wire_replica(server: &Arc<Server>, start: bool) -> Result<Option<String>, String> {
+    let host: Arc<dyn ReplicaHost> = Arc::new(SqlHost::new(server.clone()));
+    let replica = Arc::new(Replica::open(&server.config().datadir, host)?);
+    let configured = replica.is_configured();
+    if server.set_replica(replica.clone()).is_err() {
+        return Err("the replica connection was already wired".into());
+    }
+    if !configured {
+        return Ok(None);
+    }
+    let c = replica.config();
+    if !start {
+        return Ok(Some(format!(
+            "replica of '{}@{}:{}' configured; not started (--skip-slave-start)",
+            c.user, c.host, c.port
+        )));
+    }
+    replica
+        .start(Threads::Both, None)
+        .map_err(|e| format!("starting replication: {}", e.message))?;
+    Ok(Some(format!(
+        "replica of '{}@{}:{}' started (Using_Gtid={})",
+        c.user,
+        c.host,
+        c.port,
+        c.use_gtid.name()
+    )))
+}
 
 /// The replica's view of this server ([`ReplicaHost`]).
 pub struct SqlHost {

@@ -175,6 +175,11 @@ pub struct Server {
     mirror: OnceLock<Mirror>,
     /// The primary side of replication: registered replicas and running dumps.
     source: Arc<Source>,
+    /// The replica side of replication, once the server wired it ([`Server::set_replica`]);
+    /// absent, the replica statements act as on a MariaDB never configured as a replica.
+    replica: OnceLock<Arc<onelog_replication::replica::Replica>>,
+    /// `@@global.read_only` (read on every write statement, so an atomic).
+    pub(crate) read_only: AtomicBool,
     shut_down: AtomicBool,
 }
 
@@ -226,6 +231,8 @@ impl Server {
             registry: Arc::new(Registry::new()),
             mirror: OnceLock::new(),
             source: Arc::new(Source::new()),
+            replica: OnceLock::new(),
+            read_only: AtomicBool::new(false),
             shut_down: AtomicBool::new(false),
             config,
         });
@@ -246,6 +253,19 @@ impl Server {
     /// The primary side of replication (SHOW SLAVE HOSTS, dumps).
     pub fn source(&self) -> &Arc<Source> {
         &self.source
+    }
+
+    /// The replica connection (CHANGE MASTER, START / STOP SLAVE, SHOW SLAVE STATUS), if wired.
+    pub fn replica(&self) -> Option<&Arc<onelog_replication::replica::Replica>> {
+        self.replica.get()
+    }
+
+    /// Wires the replica connection (once; a second call gives its argument back).
+    pub fn set_replica(
+        &self,
+        replica: Arc<onelog_replication::replica::Replica>,
+    ) -> Result<(), Arc<onelog_replication::replica::Replica>> {
+        self.replica.set(replica)
     }
 
     /// Where dumps report semi-sync acknowledgements: the engine's semi-sync state.
@@ -305,6 +325,10 @@ impl Server {
     pub fn shutdown(&self) -> Result<(), SqlError> {
         if self.shut_down.swap(true, Ordering::AcqRel) {
             return Ok(());
+        }
+        // The replica's threads end first: a group being committed finishes, none starts.
+        if let Some(r) = self.replica.get() {
+            r.shutdown();
         }
         let engine = self.engine.shutdown();
         let mirror = match self.mirror.get() {

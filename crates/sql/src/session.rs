@@ -110,8 +110,11 @@ impl std::ops::DerefMut for Session {
 
 impl Session {
     pub fn new(server: Arc<Server>, connection_id: u32, user: &str, host: &str) -> Session {
+        let mut cx = ExecContext::new(server, connection_id, user, host);
+        // SET GLOBAL gtid_domain_id reaches new sessions.
+        crate::sysvar::replica::refresh_origin(&mut cx);
         Session {
-            cx: ExecContext::new(server, connection_id, user, host),
+            cx,
             multi_statements: true,
             prepared: HashMap::new(),
             next_stmt_id: 1,
@@ -297,11 +300,25 @@ impl Session {
             Some(Err(e)) => return Err(e),
         };
         self.begin_guard(sql);
-        let mut r = self.run_text(text);
+        let mut r = self.in_origin(|s| s.run_text(text));
         self.end_guard(&mut r);
         if let Some(v) = saved {
             self.cx.vars = v;
+            crate::sysvar::replica::refresh_origin(&mut self.cx);
         }
+        r
+    }
+
+    /// Runs `f` in the origin scope of the session's GTID variables when one differs from the
+    /// server's default (the common case runs `f` directly: no scope, no allocation), then
+    /// gives back a fixed `gtid_seq_no` a commit used.
+    fn in_origin<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let Some(origin) = self.cx.origin else {
+            return f(self);
+        };
+        let engine = self.cx.server.engine.clone();
+        let (r, after) = engine.with_origin(origin, || f(self));
+        crate::sysvar::replica::origin_used(&mut self.cx, after);
         r
     }
 
@@ -397,7 +414,7 @@ impl Session {
     pub fn execute(&mut self, stmt_id: u32, params: &[Value]) -> Result<Output, SqlError> {
         let sql = self.prepared.get(&stmt_id).map(|p| p.sql.clone());
         self.begin_guard(sql.as_deref().unwrap_or(""));
-        let mut r = self.execute_inner(stmt_id, params);
+        let mut r = self.in_origin(|s| s.execute_inner(stmt_id, params));
         self.end_guard(&mut r);
         self.note_error(&r);
         r
@@ -589,6 +606,9 @@ impl Session {
             Compiled::Delete(_) => ComKind::Delete,
         });
         let writes = !matches!(c, Compiled::Select(_));
+        if writes {
+            crate::sysvar::replica::check_read_only(&self.cx)?;
+        }
         if writes && self.cx.read_only && self.cx.txn.is_some() {
             return Err(SqlError::of(
                 errors::ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION,
@@ -704,6 +724,18 @@ impl Session {
             },
             _ => ComKind::Other,
         });
+        if matches!(
+            stmt,
+            Statement::CreateDatabase { .. }
+                | Statement::CreateSchema { .. }
+                | Statement::CreateTable(_)
+                | Statement::CreateIndex(_)
+                | Statement::AlterTable(_)
+                | Statement::Truncate(_)
+                | Statement::Drop { .. }
+        ) {
+            crate::sysvar::replica::check_read_only(&self.cx)?;
+        }
         match stmt {
             Statement::Use(u) => {
                 let s = u.to_string();

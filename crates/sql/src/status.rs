@@ -25,6 +25,10 @@
 //! `Onelog_log_idle_sync_marks`: SyncMarks the log wrote and synced after going idle (each one
 //! fsync, also counted in `Onelog_engine_log_fsyncs`; docs/LOG_FORMAT.md).
 //!
+//! Replica: `Master_gtid_wait_count` / `_time` (µs) / `_timeouts` (MASTER_GTID_WAIT, as
+//! MariaDB counts them), and `Slave_running`, `Slaves_running`, `Slave_received_heartbeats`,
+//! `Slave_retried_transactions`, `Slave_open_temp_tables` read from the replica's status.
+//!
 //! Only global values exist: `SHOW SESSION STATUS` prints the same (documented).
 //!
 //! Invariants: every counter only grows, except `Threads_running`, which a [`RunningGuard`]
@@ -125,6 +129,10 @@ pub struct StatusCounters {
     pub(crate) bytes_sent: AtomicU64,
     pub(crate) running: AtomicU64,
     pub(crate) max_used_connections: AtomicU64,
+    /// MASTER_GTID_WAIT calls, microseconds waited (calls that returned 0 or -1), timeouts.
+    pub(crate) gtid_wait_count: AtomicU64,
+    pub(crate) gtid_wait_time: AtomicU64,
+    pub(crate) gtid_wait_timeouts: AtomicU64,
 }
 
 impl Default for StatusCounters {
@@ -138,6 +146,9 @@ impl Default for StatusCounters {
             bytes_sent: AtomicU64::new(0),
             running: AtomicU64::new(0),
             max_used_connections: AtomicU64::new(0),
+            gtid_wait_count: AtomicU64::new(0),
+            gtid_wait_time: AtomicU64::new(0),
+            gtid_wait_timeouts: AtomicU64::new(0),
         }
     }
 }

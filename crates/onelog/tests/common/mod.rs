@@ -13,6 +13,7 @@
 
 pub mod mariadb;
 pub mod raw;
+pub mod replica;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};

@@ -64,7 +64,8 @@ pub struct StatusSnapshot {
     pub last_master_timestamp: u32,
     /// True while a group is being applied or waits in the queue.
     pub sql_busy: bool,
-    /// Primary's clock minus ours in seconds (`SELECT UNIX_TIMESTAMP()` at connect).
+    /// Our clock minus the primary's in seconds (MariaDB's `clock_diff_with_master`, from
+    /// `SELECT UNIX_TIMESTAMP()` at connect).
     pub clock_diff_with_master: i64,
     /// `Slave_received_heartbeats`.
     pub received_heartbeats: u64,

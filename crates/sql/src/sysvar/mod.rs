@@ -28,6 +28,7 @@
 
 mod expiry;
 pub mod registry;
+pub(crate) mod replica;
 
 use onelog_protocol::errors;
 use std::time::Duration;
@@ -73,9 +74,9 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
         "version" => text(cfg.version.clone()),
         "server_id" => Value::Int(i64::from(cfg.server_id)),
         "gtid_domain_id" => Value::Int(i64::from(cfg.gtid_domain_id)),
-        "gtid_binlog_pos" | "gtid_current_pos" => text(engine.log().gtid_state().pos().to_string()),
+        "gtid_binlog_pos" => text(engine.log().gtid_state().pos().to_string()),
         "gtid_binlog_state" => text(binlog_state_text(engine)),
-        "gtid_slave_pos" => text(""),
+        n if replica::owns(n) => replica::value(server, n).unwrap_or_else(|| typed_default(def)),
         "binlog_state_interval" => Value::Int(cfg.binlog_state_interval as i64),
         "binlog_row_metadata" => text(engine.binlog_row_metadata().name()),
         "binlog_storage" => text(cfg.binlog_storage.name()),
@@ -347,6 +348,9 @@ pub(crate) fn set_var(
     if let Some(v) = &value {
         check_honoured(cx, def, global, v)?;
     }
+    if replica::set(cx, def.name, global, value.as_ref())? {
+        return Ok(());
+    }
     // Side effects and special cases.
     match def.name {
         "innodb_flush_log_at_trx_commit" => {
@@ -392,22 +396,8 @@ pub(crate) fn set_var(
             1287,
             "sync_binlog is ignored: in binlog_storage=engine the binlog is the write-ahead log, made durable per innodb_flush_log_at_trx_commit".into(),
         )),
-        "tx_isolation" | "transaction_isolation" => {
-            if let Some(Value::Bytes(b)) = &value {
-                match b.as_slice() {
-                    b"REPEATABLE-READ" => {}
-                    b"SERIALIZABLE" => {
-                        return Err(SqlError::of(errors::ER_NOT_SUPPORTED_YET,
-                            "onelog runs every transaction at REPEATABLE READ; SERIALIZABLE is not supported",
-                        ))
-                    }
-                    _ => {
-                        isolation_warning(cx);
-                        // The level stays REPEATABLE READ (stronger than the one asked for).
-                        return Ok(());
-                    }
-                }
-            }
+        "tx_isolation" | "transaction_isolation" if !isolation_stored(cx, value.as_ref())? => {
+            return Ok(());
         }
         "max_connections" if !global => {}
         "sql_mode" => {
@@ -442,6 +432,26 @@ pub(crate) fn set_var(
         cx.vars.get(a.name) == cx.vars.get(def.name)
     }));
     Ok(())
+}
+
+/// SET of the isolation level: REPEATABLE READ is stored (true), SERIALIZABLE refused, the
+/// weaker levels warn and leave REPEATABLE READ (false: nothing to store).
+fn isolation_stored(cx: &mut ExecContext, value: Option<&Value>) -> Result<bool, SqlError> {
+    let Some(Value::Bytes(b)) = value else {
+        return Ok(true);
+    };
+    match b.as_slice() {
+        b"REPEATABLE-READ" => Ok(true),
+        b"SERIALIZABLE" => Err(SqlError::of(
+            errors::ER_NOT_SUPPORTED_YET,
+            "onelog runs every transaction at REPEATABLE READ; SERIALIZABLE is not supported",
+        )),
+        _ => {
+            isolation_warning(cx);
+            // The level stays REPEATABLE READ (stronger than the one asked for).
+            Ok(false)
+        }
+    }
 }
 
 /// `SET GLOBAL rpl_semi_sync_master_*` (already coerced; `None`: DEFAULT).
@@ -525,6 +535,9 @@ fn put_session(cx: &mut ExecContext, name: &'static str, v: Option<Value>) {
                 None => cx.vars.values.remove(name),
             };
         }
+    }
+    if matches!(name, "gtid_domain_id" | "server_id" | "gtid_seq_no") {
+        replica::refresh_origin(cx);
     }
 }
 

@@ -201,8 +201,19 @@ pub(crate) static VARS: &[VarDef] = &[
     v("gtid_binlog_pos", Global, Str, false, ""),
     v("gtid_binlog_state", Global, Str, false, ""),
     v("gtid_current_pos", Global, Str, false, ""),
-    v("gtid_domain_id", Both, U32, false, ""),
-    v("gtid_slave_pos", Global, Str, false, ""),
+    v("gtid_domain_id", Both, U32, true, ""),
+    v("gtid_ignore_duplicates", Global, Bool, true, "0"),
+    v(
+        "gtid_seq_no",
+        Sess,
+        Kind::Int {
+            min: 0,
+            max: i64::MAX,
+        },
+        true,
+        "0",
+    ),
+    v("gtid_slave_pos", Global, Str, true, ""),
     v("gtid_strict_mode", Global, Bool, true, "0"),
     v("have_ssl", Global, Str, false, "DISABLED"),
     v("hostname", Global, Str, false, ""),
@@ -235,6 +246,7 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "28800",
     ),
+    v("last_gtid", Sess, Str, false, ""),
     v("last_insert_id", Sess, I64, true, ""),
     v("license", Global, Str, false, "GPL"),
     // Bounds metadata-lock waits. onelog has none: DDL does not wait for the transactions
@@ -357,7 +369,7 @@ pub(crate) static VARS: &[VarDef] = &[
         "5",
     ),
     v("rpl_semi_sync_slave_trace_level", Global, U32, false, "32"),
-    v("server_id", Both, U32, false, ""),
+    v("server_id", Both, U32, true, ""),
     v("session_track_schema", Both, Bool, true, "1"),
     v("session_track_state_change", Both, Bool, true, "0"),
     v(
@@ -377,6 +389,46 @@ pub(crate) static VARS: &[VarDef] = &[
     v("skip_name_resolve", Global, Bool, false, "1"),
     v("skip_networking", Global, Bool, false, "0"),
     v("skip_replication", Sess, Bool, true, "0"),
+    v(
+        "slave_net_timeout",
+        Global,
+        Kind::Int {
+            min: 1,
+            max: 31_536_000,
+        },
+        true,
+        "60",
+    ),
+    v(
+        "slave_parallel_mode",
+        Global,
+        Kind::Enum(&[
+            "none",
+            "minimal",
+            "conservative",
+            "optimistic",
+            "aggressive",
+        ]),
+        true,
+        "optimistic",
+    ),
+    v(
+        "slave_parallel_threads",
+        Global,
+        Kind::Int { min: 0, max: 16383 },
+        true,
+        "0",
+    ),
+    v(
+        "slave_transaction_retries",
+        Global,
+        Kind::Int {
+            min: 0,
+            max: u32::MAX as i64,
+        },
+        true,
+        "10",
+    ),
     v("socket", Global, Str, false, ""),
     v("sql_auto_is_null", Both, Bool, true, "0"),
     v("sql_log_bin", Sess, Bool, true, "1"),
@@ -728,7 +780,11 @@ pub(crate) fn coerce(
             let up = s.to_ascii_uppercase();
             // Numeric index (as MariaDB accepts for enum variables).
             let by_index = up.parse::<usize>().ok().and_then(|i| allowed.get(i));
-            match allowed.iter().find(|a| **a == up).or(by_index) {
+            match allowed
+                .iter()
+                .find(|a| a.eq_ignore_ascii_case(&s))
+                .or(by_index)
+            {
                 Some(a) => Ok(text(*a)),
                 None => Err(wrong_value(name, &s)),
             }
@@ -754,12 +810,10 @@ pub(crate) fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
         // Values are stored, not acted on: only the defaults describe what onelog does.
         "auto_increment_increment" | "auto_increment_offset" => &["1"],
         "default_storage_engine" | "storage_engine" => &["InnoDB"],
-        "gtid_strict_mode" => &["0"],
         "init_connect" => &[""],
         "net_buffer_length" => &["16384"],
         "net_read_timeout" => &["30"],
         "net_write_timeout" => &["60"],
-        "read_only" => &["0"],
         "session_track_schema" => &["1"],
         // Events are never marked LOG_EVENT_SKIP_REPLICATION_F, nor filtered by it.
         "skip_replication" => &["0"],

@@ -21,6 +21,7 @@
 
 pub mod accounts;
 pub mod binlog;
+pub mod replica;
 pub mod show;
 pub mod status;
 
@@ -64,6 +65,10 @@ fn com_kind(s: &Stmt) -> ComKind {
         Stmt::Shutdown => ComKind::Shutdown,
         Stmt::Kill { .. } => ComKind::Kill,
         Stmt::UnlockTables => ComKind::Other,
+        Stmt::ChangeMaster(_)
+        | Stmt::StartSlave { .. }
+        | Stmt::StopSlave { .. }
+        | Stmt::ResetSlave { .. } => ComKind::Other,
         _ => ComKind::Show,
     }
 }
@@ -97,7 +102,10 @@ fn text(s: impl Into<String>) -> Value {
 
 /// Global privileges a statement needs (MariaDB 10.11's; at least one of the bits).
 fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError> {
-    use crate::privilege::{BINLOG_MONITOR, RELOAD, REPLICATION_MASTER_ADMIN, SUPER};
+    use crate::privilege::{
+        BINLOG_MONITOR, RELOAD, REPLICATION_MASTER_ADMIN, REPLICATION_SLAVE_ADMIN, SLAVE_MONITOR,
+        SUPER,
+    };
     let global_set = |a: &parse::Assignment| {
         matches!(
             a.target,
@@ -119,6 +127,17 @@ fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError>
         // MariaDB: RESET MASTER needs RELOAD, like FLUSH BINARY LOGS.
         Stmt::FlushBinaryLogs | Stmt::FlushNoop | Stmt::ResetMaster => (RELOAD, "RELOAD"),
         Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => (SUPER, "SUPER, BINLOG ADMIN"),
+        // MariaDB 10.11: PRIV_STMT_CHANGE_MASTER, _START_SLAVE, _STOP_SLAVE, _RESET_SLAVE are
+        // REPLICATION SLAVE ADMIN or SUPER; PRIV_STMT_SHOW_SLAVE_STATUS is SLAVE MONITOR or
+        // SUPER.
+        Stmt::ChangeMaster(_)
+        | Stmt::StartSlave { .. }
+        | Stmt::StopSlave { .. }
+        | Stmt::ResetSlave { .. } => (
+            REPLICATION_SLAVE_ADMIN | SUPER,
+            "SUPER, REPLICATION SLAVE ADMIN",
+        ),
+        Stmt::ShowSlaveStatus { .. } => (SLAVE_MONITOR | SUPER, "SUPER, SLAVE MONITOR"),
         Stmt::Set(a) if a.iter().any(global_set) => (SUPER, "SUPER"),
         Stmt::SetTransaction { global: true, .. } => (SUPER, "SUPER"),
         _ => return Ok(()),
@@ -152,8 +171,26 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         Stmt::FlushNoop | Stmt::UnlockTables | Stmt::Shutdown | Stmt::Kill { .. } => {
             run_server(cx, stmt)
         }
+        Stmt::ChangeMaster(_)
+        | Stmt::StartSlave { .. }
+        | Stmt::StopSlave { .. }
+        | Stmt::ResetSlave { .. }
+        | Stmt::ShowSlaveStatus { .. } => run_replica(cx, stmt),
         _ => run_show(cx, stmt),
     }
+}
+
+/// The replica's statements (`replica.rs`).
+fn run_replica(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
+    let out = match stmt {
+        Stmt::ChangeMaster(cm) => replica::change_master(cx, &cm)?,
+        Stmt::StartSlave { threads, until } => replica::start(cx, threads, until.as_deref())?,
+        Stmt::StopSlave { threads } => replica::stop(cx, threads)?,
+        Stmt::ResetSlave { all } => replica::reset(cx, all)?,
+        Stmt::ShowSlaveStatus { all } => return Ok(replica::show_status(cx, all)),
+        other => return Err(misrouted(&other)),
+    };
+    Ok(with_warnings(cx, out))
 }
 
 /// A statement handed to the wrong family's runner: a bug of [`execute`]'s dispatch, reported

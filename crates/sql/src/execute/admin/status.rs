@@ -97,9 +97,46 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
         "Rpl_semi_sync_slave_status".into(),
         Value::Bytes(b"OFF".to_vec()),
     ));
+    out.extend(replica_rows(server));
     for (i, name) in COM_NAMES.iter().enumerate() {
         out.push((format!("Com_{name}"), ld(&s.com[i])));
     }
     out.sort_by_key(|a| a.0.to_ascii_lowercase());
     out
+}
+
+/// The replica's status variables (module docs of `crate::status`).
+fn replica_rows(server: &Server) -> Vec<(String, Value)> {
+    use onelog_replication::replica::IoRunning;
+    let s = &server.status;
+    let ld = |a: &AtomicU64| Value::UInt(a.load(Ordering::Relaxed));
+    let st = server
+        .replica()
+        .filter(|r| r.is_configured())
+        .map(|r| r.status());
+    let both = st
+        .as_ref()
+        .is_some_and(|st| st.sql_running && st.io_running == IoRunning::Yes);
+    // MariaDB's Slaves_running counts connections whose SQL thread runs.
+    let running = st.as_ref().is_some_and(|st| st.sql_running);
+    let on_off = |b: bool| Value::Bytes(if b { b"ON".to_vec() } else { b"OFF".to_vec() });
+    vec![
+        ("Master_gtid_wait_count".into(), ld(&s.gtid_wait_count)),
+        ("Master_gtid_wait_time".into(), ld(&s.gtid_wait_time)),
+        (
+            "Master_gtid_wait_timeouts".into(),
+            ld(&s.gtid_wait_timeouts),
+        ),
+        ("Slave_open_temp_tables".into(), Value::UInt(0)),
+        (
+            "Slave_received_heartbeats".into(),
+            Value::UInt(st.as_ref().map_or(0, |st| st.received_heartbeats)),
+        ),
+        (
+            "Slave_retried_transactions".into(),
+            Value::UInt(st.as_ref().map_or(0, |st| st.retried_transactions)),
+        ),
+        ("Slave_running".into(), on_off(both)),
+        ("Slaves_running".into(), Value::UInt(u64::from(running))),
+    ]
 }

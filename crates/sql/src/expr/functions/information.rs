@@ -1,5 +1,6 @@
 //! Information and miscellaneous functions: DATABASE, USER, CURRENT_USER, VERSION,
-//! CONNECTION_ID, LAST_INSERT_ID, FOUND_ROWS, ROW_COUNT, SLEEP, BINLOG_GTID_POS.
+//! CONNECTION_ID, LAST_INSERT_ID, FOUND_ROWS, ROW_COUNT, SLEEP, BINLOG_GTID_POS,
+//! MASTER_GTID_WAIT.
 //!
 //! BINLOG_GTID_POS(file, pos) is MariaDB's: the GTID position at offset `pos` of binlog file
 //! `file` (the file's Gtid_list plus every GTID event that starts before `pos`; a `pos` below
@@ -76,6 +77,13 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         Ok(Value::Int(env.cx.row_count))
     }),
     sees_null("SLEEP", &["SLEEP"], (1, 1), rt_int, sleep),
+    sees_null(
+        "MASTER_GTID_WAIT",
+        &["MASTER_GTID_WAIT"],
+        (1, 2),
+        rt_int,
+        master_gtid_wait,
+    ),
     strict(
         "BINLOG_GTID_POS",
         &["BINLOG_GTID_POS"],
@@ -143,6 +151,79 @@ fn classic_gtid_pos(path: &std::path::Path, pos: u64) -> Option<GtidState> {
     }
     valid |= cur == pos;
     (valid && cur >= pos).then_some(state)
+}
+
+/// MASTER_GTID_WAIT(pos [, timeout]) (REPLICATION_FACTS.md §2.8): 0 once `gtid_slave_pos`
+/// reached every listed GTID's sequence number in its domain (server ids not compared), -1 at
+/// the timeout (seconds, fractional; negative, NULL or omitted: forever; 0: check only), NULL
+/// for a NULL position, 0 at once for ''. Waits in slices so that KILL and
+/// max_statement_time end it; counts Master_gtid_wait_* as MariaDB.
+fn master_gtid_wait(v: Vec<Value>, env: &Env) -> R {
+    use std::sync::atomic::Ordering::Relaxed;
+    use std::time::{Duration, Instant};
+    if v[0] == Value::Null {
+        return Ok(Value::Null);
+    }
+    let counters = &env.cx.server.status;
+    let list = String::from_utf8_lossy(&text_of(&v[0])).into_owned();
+    if list.trim().is_empty() {
+        counters.gtid_wait_count.fetch_add(1, Relaxed);
+        return Ok(Value::Int(0));
+    }
+    // One GTID per item; a domain may repeat (MariaDB waits for each in turn).
+    let until = list
+        .split(',')
+        .map(|g| g.trim().parse::<onelog_binlog::Gtid>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| {
+            SqlError::of(
+                onelog_protocol::errors::ER_INCORRECT_GTID_STATE,
+                "Could not parse GTID list",
+            )
+        })?;
+    counters.gtid_wait_count.fetch_add(1, Relaxed);
+    let timeout = match v.get(1).and_then(to_f64) {
+        Some(t) if t >= 0.0 => Some(Duration::from_secs_f64(t.min(1e9))),
+        _ => None,
+    };
+    let reached = |pos: &onelog_binlog::GtidPos| {
+        until
+            .iter()
+            .all(|g| pos.get(g.domain_id).is_some_and(|p| p.seq_no >= g.seq_no))
+    };
+    let engine = &env.cx.server.engine;
+    let guard = &env.cx.guard;
+    let start = Instant::now();
+    let deadline = timeout.map(|t| start + t);
+    guard.set_state("Waiting for GTID to be applied");
+    let done = loop {
+        let now = Instant::now();
+        let slice = deadline.map_or(Duration::from_millis(50), |d| {
+            d.saturating_duration_since(now)
+                .min(Duration::from_millis(50))
+        });
+        if engine.wait_slave_pos(&reached, slice) {
+            break true;
+        }
+        if let Err(e) = guard.check_now() {
+            guard.set_state("Sending data");
+            return Err(e);
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break false;
+        }
+        if slice.is_zero() {
+            // The engine answered at once (its wait cannot block): do not spin.
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    guard.set_state("Sending data");
+    let waited = start.elapsed().as_micros().min(u128::from(u64::MAX)) as u64;
+    counters.gtid_wait_time.fetch_add(waited, Relaxed);
+    if !done {
+        counters.gtid_wait_timeouts.fetch_add(1, Relaxed);
+    }
+    Ok(Value::Int(if done { 0 } else { -1 }))
 }
 
 fn user(_: Vec<Value>, env: &Env) -> R {

@@ -13,9 +13,8 @@
 //!
 //! Families, one file each: `show` (SHOW, DESCRIBE), `set` (SET), `account` (CREATE / DROP /
 //! ALTER USER, GRANT, REVOKE), `binlog` (PURGE, RESET MASTER), `server` (FLUSH, SHUTDOWN,
-//! KILL). The replication statements (CHANGE MASTER TO, START / STOP SLAVE, RESET SLAVE,
-//! SHOW SLAVE STATUS, SHOW SLAVE HOSTS) will take a `replication` file beside them, with their
-//! words added to [`parse`]'s dispatch and [`maybe_admin`]'s first-word check. This module
+//! KILL), `replication` (CHANGE MASTER TO, START / STOP / RESET SLAVE, SHOW SLAVE STATUS; SHOW
+//! SLAVE HOSTS is a SHOW form, in `show`). This module
 //! keeps the statement tree ([`Stmt`]), the token cursor the families share and the dispatch.
 //!
 //! Invariants: [`parse`] answers `Some` only for a statement whose first word
@@ -24,6 +23,7 @@
 
 mod account;
 mod binlog;
+mod replication;
 mod server;
 mod set;
 mod show;
@@ -205,6 +205,24 @@ pub(crate) enum Stmt {
     Kill {
         query_only: bool,
         id: u64,
+    },
+    /// `CHANGE MASTER TO ...` (the options given).
+    ChangeMaster(onelog_replication::replica::ChangeMaster),
+    /// `START SLAVE [threads] [UNTIL MASTER_GTID_POS = 'pos']` (`until` unparsed: its errors
+    /// depend on the replica's state).
+    StartSlave {
+        threads: onelog_replication::replica::control::Threads,
+        until: Option<String>,
+    },
+    StopSlave {
+        threads: onelog_replication::replica::control::Threads,
+    },
+    ResetSlave {
+        all: bool,
+    },
+    /// `SHOW SLAVE STATUS` (`all`: `SHOW ALL SLAVES STATUS`).
+    ShowSlaveStatus {
+        all: bool,
     },
 }
 
@@ -458,7 +476,7 @@ fn maybe_admin(sql: &str) -> bool {
     let is = |k: &str| w.eq_ignore_ascii_case(k.as_bytes());
     if [
         "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "SET", "FLUSH", "PURGE", "RESET", "GRANT", "REVOKE",
-        "SHUTDOWN", "KILL", "UNLOCK",
+        "SHUTDOWN", "KILL", "UNLOCK", "CHANGE", "START", "STOP",
     ]
     .iter()
     .any(|k| is(k))
@@ -513,7 +531,10 @@ fn dispatch(sql: &str) -> Option<R<Stmt>> {
         "KILL" => Some(server::kill(&mut p)),
         "UNLOCK" => Some(server::unlock(&mut p)),
         "PURGE" => binlog::purge(&mut p),
-        "RESET" => binlog::reset(&mut p),
+        "RESET" => binlog::reset(&mut p).or_else(|| replication::reset(&mut p)),
+        "CHANGE" => replication::change(&mut p),
+        "START" => replication::start(&mut p),
+        "STOP" => replication::stop(&mut p),
         "CREATE" if user => Some(account::create_user(&mut p)),
         "DROP" if user => Some(account::drop_user(&mut p)),
         "ALTER" if user => Some(account::alter_user(&mut p)),
@@ -621,7 +642,6 @@ mod tests {
             ok("SHOW GRANTS FOR CURRENT_USER()"),
             Stmt::ShowGrants { user: None }
         );
-        assert!(parse("SHOW SLAVE STATUS").is_none());
         assert!(parse("SELECT 1").is_none());
         assert_eq!(
             parse("SHOW VARIABLES LIKE").unwrap().unwrap_err().code,

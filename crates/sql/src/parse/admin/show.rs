@@ -116,6 +116,10 @@ fn show_what(p: &mut P<'_>, w: &str, global: bool, full: bool) -> R<Option<Stmt>
         },
         "MASTER" | "BINLOG" | "BINARY" => return show_binlog(p, w),
         "SLAVE" | "REPLICA" if p.eat_kw("HOSTS") => return Ok(Some(Stmt::ShowSlaveHosts)),
+        "SLAVE" | "REPLICA" => return super::replication::show_status(p, false),
+        "ALL" if p.eat_kw("SLAVES") || p.eat_kw("REPLICAS") => {
+            return super::replication::show_status(p, true)
+        }
         "GRANTS" => {
             let user = if p.eat_kw("FOR") { p.user()? } else { None };
             Stmt::ShowGrants { user }
