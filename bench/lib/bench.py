@@ -541,8 +541,9 @@ def parse_sysbench(out):
     return res
 
 
-def prepare(srv, cfg, tables=None, table_size=None):
-    srv.q("CREATE DATABASE sbtest")
+def prepare(srv, cfg, tables=None, table_size=None, create_db=True):
+    if create_db:
+        srv.q("CREATE DATABASE sbtest")
     t = tables or cfg["tables"]
     sysbench(srv.port, "oltp_read_write", min(t, 8), 0, cfg, "prepare", tables=t, table_size=table_size)
 
