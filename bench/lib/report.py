@@ -831,6 +831,20 @@ def lag_samples_table(r, p):
                  [[lag_replica_label(spec)] + [v.get(k, "") for k in order] for spec, v in rows])
 
 
+def nice_top(v):
+    """The smallest of 1, 2, 4, 5, 8 x 10^k at or above v (axis tops that divide into 4 or 5
+    round steps)."""
+    k = 1
+    while k * 10 < v:
+        k *= 10
+    return next(m * k for m in (1, 2, 4, 5, 8, 10) if m * k >= v)
+
+
+def nice_steps(top):
+    """How many equal round steps divide a nice_top value: 5 for 1 and 5 x 10^k, else 4."""
+    return 5 if str(int(top))[0] in "15" else 4
+
+
 def lag_svg(r, p):
     """An SVG (written here, no plotting library): GTID distance (top) and Seconds_Behind_Master
     (bottom) against seconds since the load started, one line per replica of primary p."""
@@ -838,10 +852,10 @@ def lag_svg(r, p):
               if (p, spec) in r.cells and r.cells[(p, spec)].get("trace")]
     if not series:
         return None
-    W, H, L, R_, T, PH, GAP = 760, 490, 70, 200, 48, 170, 55
-    tmax = max(max(t for t, _ in c["trace"]) for _, c in series) or 1
-    dmax = max(max(d for _, d in c["trace"]) for _, c in series) or 1
-    smax = max([s["sbm"] for _, c in series for s in c["samples"] if s["sbm"] is not None] + [1])
+    W, H, L, R_, T, PH, GAP = 820, 490, 70, 240, 48, 170, 55
+    tmax = nice_top(max(max(t for t, _ in c["trace"]) for _, c in series))
+    dmax = nice_top(max(max(d for _, d in c["trace"]) for _, c in series))
+    smax = nice_top(max([s["sbm"] for _, c in series for s in c["samples"] if s["sbm"] is not None] + [1]))
     pw = W - L - R_
     x = lambda t: L + pw * t / tmax  # noqa: E731
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
@@ -853,13 +867,15 @@ def lag_svg(r, p):
         y = lambda v: top + PH - PH * v / vmax  # noqa: E731,B023
         out.append(f'<rect x="{L}" y="{top}" width="{pw}" height="{PH}" fill="none" stroke="#888"/>')
         out.append(f'<text x="{L}" y="{top - 4}">{name}</text>')
-        for i in range(5):
-            v = vmax * i / 4
-            out.append(f'<text x="{L - 5}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.0f}{unit}</text>')
+        n = nice_steps(vmax)
+        for i in range(n + 1):
+            v = vmax * i / n
+            out.append(f'<text x="{L - 5}" y="{y(v) + 4:.1f}" text-anchor="end">{v:g}{unit}</text>')
             out.append(f'<line x1="{L}" x2="{L + pw}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#eee"/>')
-        for i in range(6):
-            t = tmax * i / 5
-            out.append(f'<text x="{x(t):.1f}" y="{top + PH + 14}" text-anchor="middle">{t:.0f} s</text>')
+        n = nice_steps(tmax)
+        for i in range(n + 1):
+            t = tmax * i / n
+            out.append(f'<text x="{x(t):.1f}" y="{top + PH + 14}" text-anchor="middle">{t:g} s</text>')
         load_s = series[0][1].get("load_s")
         if load_s:
             out.append(f'<line x1="{x(load_s):.1f}" x2="{x(load_s):.1f}" y1="{top}" y2="{top + PH}" '
