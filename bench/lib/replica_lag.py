@@ -54,6 +54,7 @@ def make_config(args, cfg):
         "lag_sample_s": B.env_int("BENCH_LAG_SAMPLE_S", 10),
         "lag_poll_s": float(os.environ.get("BENCH_LAG_POLL_S") or 0.5),
         "lag_idle_factor": B.env_int("BENCH_LAG_IDLE_FACTOR", 5),
+        "lag_baseline": B.env_int("BENCH_LAG_BASELINE", 1),
         "lag_primaries": B.env_list("BENCH_LAG_PRIMARIES", list(LAG_PRIMARIES)),
         "lag_replicas": B.env_list("BENCH_LAG_REPLICAS", LAG_REPLICAS_QUICK if q else LAG_REPLICAS_FULL),
         "sections": ["replica_lag"],
@@ -267,6 +268,31 @@ def summarize(tr, load_s, catchup, sb):
     }
 
 
+def run_baseline(env, cfg, system):
+    """The primary alone under the same load: its full speed, which the cells with a replica are
+    compared against (on a machine with few CPUs the replica takes CPU time from the primary)."""
+    cell = {"primary": system, "replica": "none", "threads": cfg["lag_threads"],
+            "latency_us": cfg["lag_latency_us"], "load_s": cfg["lag_seconds"]}
+    primary = None
+    try:
+        B.log(f"replica lag: {LAG_PRIMARIES[system]} primary alone (its full speed)")
+        primary = R.start_primary(env, cfg, system, latency_us=cfg["lag_latency_us"])
+        B.prepare(primary, cfg)
+        seq0, t0 = domain0_seq(primary.q("SELECT @@global.gtid_binlog_pos")[0][0]), time.monotonic()
+        out = B.sysbench(primary.port, "oltp_write_only", cfg["lag_threads"], cfg["lag_seconds"], cfg)
+        seq1, t1 = domain0_seq(primary.q("SELECT @@global.gtid_binlog_pos")[0][0]), time.monotonic()
+        sb = B.parse_sysbench(out)
+        cell.update(tps=sb.get("tps"), p99=sb.get("p99"), errors=sb.get("errors"),
+                    primary_groups_per_s=(seq1 - seq0) / (t1 - t0))
+        B.log(f"  {B.fmt(cell['tps'], 0)} tps, {B.fmt(cell['primary_groups_per_s'], 0)} GTIDs/s")
+    except (B.StartError, RuntimeError, subprocess.TimeoutExpired, OSError, IndexError) as e:
+        B.log(f"replica lag: {LAG_PRIMARIES[system]} primary alone: n/a: {e}")
+        cell["na"] = str(e)[:600]
+    finally:
+        stop(primary)
+    return cell
+
+
 def run_cell(env, cfg, res, system, spec):
     base = {"primary": system, "replica": spec, "threads": cfg["lag_threads"], "latency_us": cfg["lag_latency_us"],
             "load_s": cfg["lag_seconds"]}
@@ -333,11 +359,13 @@ def run(env, cfg, res):
     res.data["replica_lag"] = []
     for system in cfg["lag_primaries"]:
         why = B.unavailable(env, system)
-        for spec in cfg["lag_replicas"]:
+        for spec in (["none"] if cfg["lag_baseline"] else []) + cfg["lag_replicas"]:
             if why:
                 cell = {"primary": system, "replica": spec, "na": why}
             elif spec.startswith("onelog") and not env.onelog:
                 cell = {"primary": system, "replica": spec, "na": "no onelog binary"}
+            elif spec == "none":
+                cell = run_baseline(env, cfg, system)
             else:
                 cell = run_cell(env, cfg, res, system, spec)
             res.data["replica_lag"].append(cell)
