@@ -167,12 +167,23 @@ def verify_tables(primary, replica, cfg):
 
 # ----------------------------------------------------------------------------- one cell
 
+def cpu_seconds(srv):
+    """User + system CPU seconds the server process has used (from /proc; None when gone)."""
+    try:
+        with open(f"/proc/{srv.proc.pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, AttributeError, IndexError, ValueError):
+        return None
+
+
 class Tracker:
     """The lag samples and the fine trace of one cell, relative to the load's start."""
 
     def __init__(self, primary, replica, cfg):
         self.primary, self.replica, self.cfg = primary, replica, cfg
         self.t0 = time.monotonic()
+        self.cpu0 = (cpu_seconds(primary), cpu_seconds(replica))
         self.trace = []  # (t, primary seq, replica seq), every lag_poll_s
         self.samples = []  # dicts, every lag_sample_s and at the load's end / catch-up
         self.next_sample = 0.0
@@ -247,6 +258,17 @@ def apply_rate(trace, t_from=0.0):
     return groups / secs if secs > 0 else None
 
 
+def cpu_delta(srv, c0):
+    c1 = cpu_seconds(srv)
+    return None if c0 is None or c1 is None else round(c1 - c0, 2)
+
+
+def per_gtid(cpu_s, tr, col):
+    """CPU milliseconds per GTID: col 1 counts the primary's GTIDs, 2 the replica's."""
+    n = tr.trace[-1][col] - tr.trace[0][col] if len(tr.trace) > 1 else 0
+    return cpu_s * 1000 / n if cpu_s is not None and n > 0 else None
+
+
 def summarize(tr, load_s, catchup, sb):
     """The cell's numbers from the tracker and sysbench's parsed output."""
     load = [s for s in tr.trace if s[0] <= load_s]
@@ -264,6 +286,11 @@ def summarize(tr, load_s, catchup, sb):
         "replica_groups_per_s_overall": ((tr.trace[-1][2] - tr.trace[0][2]) / tr.trace[-1][0]
                                          if len(tr.trace) > 1 and tr.trace[-1][0] > 0 else None),
         "final_gtid_distance": d_end, "samples": tr.samples,
+        # CPU seconds from the load's start to the end of the cell, per 1000 GTIDs applied: what
+        # each server costs on a machine whose CPUs they share
+        "primary_cpu_s": cpu_delta(tr.primary, tr.cpu0[0]), "replica_cpu_s": cpu_delta(tr.replica, tr.cpu0[1]),
+        "replica_cpu_ms_per_gtid": per_gtid(cpu_delta(tr.replica, tr.cpu0[1]), tr, 2),
+        "primary_cpu_ms_per_gtid": per_gtid(cpu_delta(tr.primary, tr.cpu0[0]), tr, 1),
         "trace": [[t, p - r] for t, p, r in tr.trace],
     }
 
@@ -279,11 +306,14 @@ def run_baseline(env, cfg, system):
         primary = R.start_primary(env, cfg, system, latency_us=cfg["lag_latency_us"])
         B.prepare(primary, cfg)
         seq0, t0 = domain0_seq(primary.q("SELECT @@global.gtid_binlog_pos")[0][0]), time.monotonic()
+        cpu0 = cpu_seconds(primary)
         out = B.sysbench(primary.port, "oltp_write_only", cfg["lag_threads"], cfg["lag_seconds"], cfg)
         seq1, t1 = domain0_seq(primary.q("SELECT @@global.gtid_binlog_pos")[0][0]), time.monotonic()
         sb = B.parse_sysbench(out)
+        cpu = cpu_delta(primary, cpu0)
         cell.update(tps=sb.get("tps"), p99=sb.get("p99"), errors=sb.get("errors"),
-                    primary_groups_per_s=(seq1 - seq0) / (t1 - t0))
+                    primary_groups_per_s=(seq1 - seq0) / (t1 - t0), primary_cpu_s=cpu,
+                    primary_cpu_ms_per_gtid=cpu * 1000 / (seq1 - seq0) if cpu is not None and seq1 > seq0 else None)
         B.log(f"  {B.fmt(cell['tps'], 0)} tps, {B.fmt(cell['primary_groups_per_s'], 0)} GTIDs/s")
     except (B.StartError, RuntimeError, subprocess.TimeoutExpired, OSError, IndexError) as e:
         B.log(f"replica lag: {LAG_PRIMARIES[system]} primary alone: n/a: {e}")

@@ -801,16 +801,19 @@ def lag_goals(r):
             if other not in cfg["lag_replicas"]:
                 continue
             (o, o_low), (m, m_low) = r.speed(p, spec), r.speed(p, other)
-            x = ratio(o, m)
+            x, n = ratio(o, m), spec.partition(":")[2]
+            # a replica that kept up has only a lower bound (the primary's rate) for its speed
             if x is None:
-                parts.append(f"{spec.partition(':')[2]} thr: n/a")
+                parts.append(f"{n} thr: n/a")
                 ok.append(None)
-            elif m_low:
-                parts.append(f"{spec.partition(':')[2]} thr: both kept up with the primary (not comparable)")
+            elif o_low and m_low:
+                parts.append(f"{n} thr: both kept up with their primary (not comparable)")
                 ok.append(None)
             else:
-                parts.append(f"{spec.partition(':')[2]} thr: {'≥ ' if o_low else ''}{f(x)}× ({f(o, 0)} vs {f(m, 0)} groups/s)")
-                ok.append(True if x >= 2.0 else (None if o_low else False))
+                rel = "≥ " if o_low else "≤ " if m_low else ""
+                parts.append(f"{n} thr: {rel}{f(x)}× ({f(o, 0)} vs {f(m, 0)} GTIDs/s"
+                             + (", onelog kept up" if o_low else ", MariaDB kept up" if m_low else "") + ")")
+                ok.append(None if (o_low and x < 2.0) or (m_low and x >= 2.0) else x >= 2.0)
         rows.append((f"onelog replica applies ≥ 2× as fast as a MariaDB 10.11 replica with the same threads "
                      f"({LAG_PRIMARIES_LABEL.get(p, p)} primary)", "; ".join(parts) or "n/a", verdict(ok)))
     return rows
@@ -930,10 +933,12 @@ def replica_lag_tables(data, svgs=None):
                          f(g("primary_groups_per_s"), 0), f(g("peak_sbm"), 0), f(g("peak_gtid_distance_load"), 0),
                          f(time_lag, 2), (f"> {cfg['lag_idle_factor'] * cfg['lag_seconds']}" if c.get("not_caught_up")
                                           else f(c.get("catchup_s") if r.ok(p, spec) else None, 1)),
-                         f(g("apply_rate"), 0), ("≥ " if low else "") + f(sp, 0), r.note(p, spec)])
+                         f(g("apply_rate"), 0), ("≥ " if low else "") + f(sp, 0),
+                         f(g("primary_cpu_ms_per_gtid")), f(g("replica_cpu_ms_per_gtid")), r.note(p, spec)])
     out = [table(["primary", "replica", "primary TPS", "TPS vs alone", "primary GTIDs/s", "peak Seconds_Behind_Master",
                   "peak GTID distance (load)", "peak distance / primary rate (s)", "caught up after load (s)",
-                  "apply rate while behind (GTIDs/s)", "replica speed (GTIDs/s)", ""], rows), ""]
+                  "apply rate while behind (GTIDs/s)", "replica speed (GTIDs/s)", "primary CPU ms/GTID",
+                  "replica CPU ms/GTID", ""], rows), ""]
     for p in cfg["lag_primaries"]:
         out += [f"#### {LAG_PRIMARIES_LABEL.get(p, p)} primary: Seconds_Behind_Master (s) / GTID distance per sample", ""]
         if svgs and svgs.get(p):
@@ -983,6 +988,9 @@ def replica_lag_method(data):
   both seq_nos every {cfg['lag_poll_s']:g} s gives the plot, the **apply rate while behind** (GTIDs the replica
   applied per second over the trace intervals it was behind at both ends) and the **catch-up time** (from the
   load's end to the replica holding the primary's last GTID).
+- **CPU ms/GTID**: user + system CPU time of the server process (`/proc/PID/stat`) from the load's start
+  to the catch-up, per GTID it committed (primary) or applied (replica): on a machine whose CPUs both
+  servers share, what each transaction costs them.
 - **Replica speed**: the apply rate while behind when the replica still had a backlog 1 s after the load
   ended; a replica that kept up applied as fast as the primary committed, so its speed is shown as
   ≥ the primary's GTID rate. The "2× as fast" goal compares a replica that kept up only against one
