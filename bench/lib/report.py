@@ -963,6 +963,12 @@ def replica_lag_method(data):
         out += [f"**Quick mode**: {cfg['lag_seconds']} s of load instead of 180 s, {cfg['tables']} tables × "
                 f"{cfg['table_size']} rows, replicas {', '.join(cfg['lag_replicas'])}: indicative numbers; the full "
                 "run is `bench/run --replica-lag`.", ""]
+    loads = [float(x) for x in mc.get("loadavg_before", [])[:1] + data.get("loadavg_after", [])[:1]]
+    if loads and max(loads) > mc["cpus"]:
+        out += [f"**Shared machine**: the 1-minute load average reached {max(loads):g} on {mc['cpus']} CPUs, so other "
+                "processes ran during the measurement and took CPU time from the primary and the replica: cells "
+                "(and the primary's speed alone) vary from run to run by more than some of the differences "
+                "between them. Read single cells as indicative.", ""]
     out.append(f"""The seed's method (seed 001, "Replica lag under load: Seconds_Behind_Master, 1 primary → 1 replica"):
 - One cell per primary × replica configuration, each on fresh servers: the replica is attached
   (`CHANGE MASTER TO … MASTER_USE_GTID=slave_pos; SET GLOBAL slave_parallel_threads=N;
