@@ -11,7 +11,8 @@ plots in docs/bench/).
 Invariants:
 - every server gets a fresh data directory per profile (system x durability x injected
   latency) and is stopped (or killed) before the next starts; only one server runs at a time
-  (except in `--replication`, bench/lib/replication.py: one primary and its replicas);
+  (except in `--replication`, bench/lib/replication.py: one primary and its replicas, and
+  `--replica-lag`, bench/lib/replica_lag.py: one primary and one replica);
 - per-cell counters are deltas taken immediately before and after the measured sysbench run
   (warm-ups are separate runs outside the window);
 - a system the onelog binary cannot run (an option it does not know yet, a start failure) is
@@ -540,8 +541,9 @@ def parse_sysbench(out):
     return res
 
 
-def prepare(srv, cfg, tables=None, table_size=None):
-    srv.q("CREATE DATABASE sbtest")
+def prepare(srv, cfg, tables=None, table_size=None, create_db=True):
+    if create_db:
+        srv.q("CREATE DATABASE sbtest")
     t = tables or cfg["tables"]
     sysbench(srv.port, "oltp_read_write", min(t, 8), 0, cfg, "prepare", tables=t, table_size=table_size)
 
@@ -579,6 +581,9 @@ def describe_machine(env):
                 f"{sh(f'df -h --output=size {env.work} | tail -1').strip()}); "
                 f"rotational={sh('cat /sys/block/' + os.path.basename(dev).rstrip('0123456789') + '/queue/rotational 2>/dev/null') or '?'}",
         "kernel": sh("uname -r"),
+        # a VM shows the hypervisor CPU flag; systemd-detect-virt names the innermost layer (docker, kvm)
+        "hypervisor": "hypervisor" in sh("grep -m1 '^flags' /proc/cpuinfo").split(),
+        "virt": sh("systemd-detect-virt 2>/dev/null") or None,
         "loadavg_before": open("/proc/loadavg").read().split()[:3],
         "mariadb": sh("mariadbd --version"),
         "sysbench": sh("sysbench --version"),
@@ -978,10 +983,13 @@ def main():
     ap.add_argument("--replication", action="store_true",
                     help="the replication benchmark (issue 11) instead of the sections above: results in "
                          "docs/bench/replication[-quick].json, its own section of docs/BENCHMARKS.md")
+    ap.add_argument("--replica-lag", action="store_true",
+                    help="the replica-lag benchmark (issue 12) instead of the sections above: results in "
+                         "docs/bench/replica-lag[-quick].json, its own section of docs/BENCHMARKS.md")
     ap.add_argument("--keep", action="store_true", help="keep the temporary data directories")
     ap.add_argument("--selfcheck-only", action="store_true", help="build and check the preload library, then stop")
     args = ap.parse_args()
-    stem = "replication" if args.replication else "results"
+    stem = "replica-lag" if args.replica_lag else "replication" if args.replication else "results"
     results_path = args.results or os.path.join(
         REPO, "docs", "bench", f"{stem}-quick.json" if args.quick else f"{stem}.json")
 
@@ -990,7 +998,9 @@ def main():
     import report  # noqa: E402  (bench/lib/report.py)
     sys.modules.setdefault("bench", sys.modules[__name__])  # replication.py imports this module
     import replication  # noqa: E402  (bench/lib/replication.py)
-    write_report = report.write_replication if args.replication else report.write
+    import replica_lag  # noqa: E402  (bench/lib/replica_lag.py)
+    write_report = (report.write_replica_lag if args.replica_lag else
+                    report.write_replication if args.replication else report.write)
 
     if args.report_only:
         with open(results_path) as f:
@@ -1017,6 +1027,10 @@ def main():
     if args.replication:
         cfg = replication.make_config(args, cfg)
         cfg["systems"] = cfg["repl_primaries"]  # find_onelog builds onelog only when it is measured
+    elif args.replica_lag:
+        cfg = replica_lag.make_config(args, cfg)
+        cfg["systems"] = list(dict.fromkeys(cfg["lag_primaries"] + (
+            ["onelog-engine"] if any(r.startswith("onelog") for r in cfg["lag_replicas"]) else [])))
     env = Env(cfg, args)
     try:
         sc = build_preload(env)
@@ -1029,6 +1043,8 @@ def main():
         log(f"mode {cfg['mode']}: sections {','.join(cfg['sections'])}; results -> {results_path}")
         if "replication" in cfg["sections"]:
             replication.run(env, cfg, res)
+        if "replica_lag" in cfg["sections"]:
+            replica_lag.run(env, cfg, res)
         if "matrix" in cfg["sections"]:
             run_matrix(env, cfg, res)
         if "rotation" in cfg["sections"]:
@@ -1045,6 +1061,8 @@ def main():
             write_report(res.data, REPO, results_path, args.docs)
         if args.replication:
             print(report.replication_tables(res.data))
+        if args.replica_lag:
+            print(report.replica_lag_tables(res.data))
     finally:
         env.cleanup()
 
@@ -1080,6 +1098,18 @@ BENCH_CELL_WARMUP and BENCH_SEED as above):
   BENCH_REPL_CATCHUP_S (300)  how long a replica may take to catch up before the cell is void
   BENCH_REPL_PRIMARY_CPUS, BENCH_REPL_REPLICA_CPUS (unset)  taskset -c lists pinning the primary and
                               the replicas (e.g. "0-7" and "8-15": replicas off the primary's cores)
+With --replica-lag (bench/lib/replica_lag.py; BENCH_TABLES, BENCH_TABLE_SIZE, BENCH_SEED,
+BENCH_REPL_CATCHUP_S (the bound for catching up with prepare) and BENCH_REPL_*_CPUS as above):
+  BENCH_LAG_SECONDS (180/30)  seconds of sysbench oltp_write_only load on the primary
+  BENCH_LAG_THREADS (16)      sysbench threads
+  BENCH_LAG_LATENCY_US (1000) injected fsync latency, primary only
+  BENCH_LAG_SAMPLE_S (10)     a Seconds_Behind_Master / GTID distance sample every N seconds
+  BENCH_LAG_POLL_S (0.5)      the GTID trace (apply rate, catch-up time) every N seconds
+  BENCH_LAG_IDLE_FACTOR (5)   after the load, wait at most N x the load time for the catch-up
+  BENCH_LAG_BASELINE (1)      also load each primary alone first (its full speed); 0: skip
+  BENCH_LAG_PRIMARIES ("onelog-engine mariadb-binlog")
+  BENCH_LAG_REPLICAS ("onelog:0 onelog:4 onelog:16 mariadb:0 mariadb:4" /
+                      "onelog:0 onelog:4 mariadb:0 mariadb:4")  replica kind:parallel threads
 """
 
 if __name__ == "__main__":

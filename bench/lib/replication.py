@@ -81,12 +81,15 @@ def pin(srv, cpus):
         srv.wrap = ["taskset", "-c", cpus]
 
 
-def start_primary(env, cfg, system):
+def start_primary(env, cfg, system, latency_us=None):
+    """A fresh primary (server id 1) with a `repl` user, the injected fsync latency
+    (cfg["repl_latency_us"] unless latency_us is given) and cfg["repl_primary_cpus"] pinning."""
     extra = []
     if system.startswith("mariadb"):
         # the same character set as onelog's (utf8mb4) so both primaries send the same rows
         extra = ["--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci"]
-    srv = B.Server(env, system, 1, 1, cfg["repl_latency_us"], extra=extra)
+    lat = cfg["repl_latency_us"] if latency_us is None else latency_us
+    srv = B.Server(env, system, 1, 1, lat, extra=extra)
     pin(srv, cfg["repl_primary_cpus"])
     srv.start()
     srv.q(f"CREATE USER 'repl'@'%' IDENTIFIED BY '{REPL_PASSWORD}'; "
@@ -94,21 +97,36 @@ def start_primary(env, cfg, system):
     return srv
 
 
-def start_replica(env, cfg, n, primary, semisync):
-    """Replica number n (server_id n + 1) of `primary`, replicating from the start of its log."""
+def change_master_sql(primary):
+    """The statement attaching a replica (MariaDB's or onelog's) to `primary` from the start of
+    its log, by GTID."""
+    return (f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={primary.port}, MASTER_USER='repl', "
+            f"MASTER_PASSWORD='{REPL_PASSWORD}', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1")
+
+
+def start_replica(env, cfg, n, primary, semisync, parallel=None):
+    """MariaDB replica number n (server_id n + 1) of `primary`, replicating from the start of its
+    log with `parallel` (default cfg["repl_parallel_threads"]) optimistic parallel threads."""
+    par = cfg["repl_parallel_threads"] if parallel is None else parallel
     srv = B.Server(env, "mariadb-nobinlog", 1, 0, 0, preload=False, extra=[
         f"--server-id={n + 1}", "--skip-log-bin", "--character-set-server=utf8mb4",
         "--collation-server=utf8mb4_general_ci", "--innodb-buffer-pool-size=512M",
-        f"--slave-parallel-threads={cfg['repl_parallel_threads']}", "--slave-parallel-mode=optimistic"])
+        f"--slave-parallel-threads={par}", "--slave-parallel-mode=optimistic"])
     pin(srv, cfg["repl_replica_cpus"])
     shutil.copytree(replica_template(env), srv.data)
     srv.installed = True
     srv.start()
     if semisync:
         srv.q("SET GLOBAL rpl_semi_sync_slave_enabled=ON")
-    srv.q(f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={primary.port}, MASTER_USER='repl', "
-          f"MASTER_PASSWORD='{REPL_PASSWORD}', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1; START SLAVE")
+    srv.q(f"{change_master_sql(primary)}; START SLAVE")
     return srv
+
+
+def server_error(e):
+    """'code (SQLSTATE): message' from a failed client run's error text (the whole text when it
+    holds no server error)."""
+    m = re.search(r"ERROR (\d+ \(\w+\))(?: at line \d+)?: ([^\n]*)", str(e))
+    return f"{m.group(1)}: {m.group(2)}" if m else str(e)
 
 
 def slave_status(rep):
@@ -299,9 +317,7 @@ def run_profile(env, cfg, res, system, mode, nrep):
                 primary.q("SET GLOBAL rpl_semi_sync_master_enabled=ON, "
                           f"rpl_semi_sync_master_wait_point='{mode}', rpl_semi_sync_master_timeout=60000")
             except RuntimeError as e:
-                m = re.search(r"ERROR (\d+ \(\w+\))(?: at line \d+)?: ([^\n]*)", str(e))
-                raise RuntimeError(f"the primary refused semi-sync: {m.group(1)}: {m.group(2)}" if m
-                                   else f"the primary refused semi-sync: {e}") from None
+                raise RuntimeError(f"the primary refused semi-sync: {server_error(e)}") from None
         replicas = [start_replica(env, cfg, i + 1, primary, mode != "async") for i in range(nrep)]
         if mode != "async":
             wait_semi_clients(primary, nrep)

@@ -707,3 +707,328 @@ def write_replication(data, repo, results_path, docs=None):
                             shared_cpus_note(data)])
     replace_section(os.path.join(docs, "REPLICATION.md"), REPL_BEGIN, REPL_END, goals_only, "Replication")
     print(f"bench/run: wrote the replication sections of {docs}/BENCHMARKS.md and {docs}/REPLICATION.md")
+
+
+# ----------------------------------------------------------------------------- replica lag (issue 12)
+
+LAG_BEGIN = "<!-- BEGIN bench/run --replica-lag generated section: written by bench/lib/report.py, do not edit by hand -->"
+LAG_END = "<!-- END bench/run --replica-lag generated section -->"
+LAG_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"]
+
+
+def lag_replica_label(spec):
+    if spec == "none":
+        return "none (primary alone)"
+    kind, _, n = spec.partition(":")
+    return f"{'onelog' if kind == 'onelog' else 'MariaDB 10.11'} {n} thr" + (" (optimistic)" if kind != "onelog" and n != "0" else "")
+
+
+class Lag:
+    """The replica-lag cells by (primary, replica spec); a void or n/a cell gives no numbers."""
+
+    def __init__(self, data):
+        self.cfg = data["config"]
+        self.cells = {(c["primary"], c["replica"]): c for c in data.get("replica_lag", [])}
+
+    def ok(self, p, spec):
+        c = self.cells.get((p, spec))
+        return c if c and not c.get("na") and not c.get("void") else None
+
+    def get(self, p, spec, key):
+        c = self.ok(p, spec)
+        return None if c is None else c.get(key)
+
+    def behind(self, p, spec):
+        """True when the replica had a backlog at the load's end (its apply rate is its speed),
+        False when it kept up (its speed is at least the primary's rate), None when unknown."""
+        c = self.ok(p, spec)
+        if c is None:
+            return None
+        if c.get("not_caught_up"):
+            return True
+        return None if c.get("catchup_s") is None else c["catchup_s"] > 1.0
+
+    def speed(self, p, spec):
+        """(groups/s, is a lower bound): the replica's apply speed."""
+        b = self.behind(p, spec)
+        if b is None:
+            return None, False
+        if b:
+            return self.get(p, spec, "apply_rate"), False
+        return self.get(p, spec, "primary_groups_per_s"), True
+
+    def vs_alone(self, p, spec):
+        """The primary's TPS with this replica / alone (None without the baseline)."""
+        return ratio(self.get(p, spec, "tps"), self.get(p, "none", "tps"))
+
+    def note(self, p, spec):
+        c = self.cells.get((p, spec))
+        if c is None:
+            return "not run"
+        if spec == "none" and not c.get("na"):
+            return "the primary's full speed"
+        if c.get("na"):
+            return "n/a: " + c["na"].replace("\n", " ").replace("|", "/")[:200]
+        if c.get("void"):
+            return "**void**: " + c["void"].replace("\n", " ").replace("|", "/")[:200]
+        if c.get("not_caught_up"):
+            return c["not_caught_up"]
+        return "rows equal" + ("" if self.behind(p, spec) else "; kept up (apply rate = the primary's)")
+
+
+def lag_goals(r):
+    cfg, rows = r.cfg, []
+    parts, ok = [], []
+    slowed = False
+    for spec in [s for s in cfg["lag_replicas"] if s.startswith("onelog")]:
+        sbm, cu = r.get("onelog-engine", spec, "peak_sbm"), r.get("onelog-engine", spec, "catchup_s")
+        speed = r.vs_alone("onelog-engine", spec)
+        parts.append(f"{lag_replica_label(spec)}: peak {f(sbm, 0)} s, caught up {f(cu, 1)} s after the load, "
+                     f"primary at {f(speed)}× its speed alone")
+        late = r.behind("onelog-engine", spec) and r.get("onelog-engine", spec, "not_caught_up")
+        lag_ok = False if late else None if sbm is None or cu is None else sbm < 1 and cu < 1.0
+        slowed = slowed or bool(lag_ok and speed is not None and speed < 0.9)
+        ok.append(lag_ok)
+    v = verdict(ok)
+    if v == "**met**" and slowed:
+        v = "lag met, but not at full speed (the replica took the primary below 0.9× its speed alone)"
+    rows.append(("onelog replica lag < 1 s behind an onelog primary at full D1 speed (peak Seconds_Behind_Master "
+                 "< 1, caught up < 1 s after the load; primary TPS ≥ 0.9× alone)", "; ".join(parts) or "n/a", v))
+    for p in cfg["lag_primaries"]:
+        parts, ok = [], []
+        for spec in [s for s in cfg["lag_replicas"] if s.startswith("onelog")]:
+            other = "mariadb:" + spec.partition(":")[2]
+            if other not in cfg["lag_replicas"]:
+                continue
+            (o, o_low), (m, m_low) = r.speed(p, spec), r.speed(p, other)
+            x, n = ratio(o, m), spec.partition(":")[2]
+            # a replica that kept up has only a lower bound (the primary's rate) for its speed
+            if x is None:
+                parts.append(f"{n} thr: n/a")
+                ok.append(None)
+            elif o_low and m_low:
+                parts.append(f"{n} thr: both kept up with their primary (not comparable)")
+                ok.append(None)
+            else:
+                rel = "≥ " if o_low else "≤ " if m_low else ""
+                parts.append(f"{n} thr: {rel}{f(x)}× ({f(o, 0)} vs {f(m, 0)} GTIDs/s"
+                             + (", onelog kept up" if o_low else ", MariaDB kept up" if m_low else "") + ")")
+                ok.append(None if (o_low and x < 2.0) or (m_low and x >= 2.0) else x >= 2.0)
+        rows.append((f"onelog replica applies ≥ 2× as fast as a MariaDB 10.11 replica with the same threads "
+                     f"({LAG_PRIMARIES_LABEL.get(p, p)} primary)", "; ".join(parts) or "n/a", verdict(ok)))
+    return rows
+
+
+LAG_PRIMARIES_LABEL = {"onelog-engine": "onelog", "mariadb-binlog": "MariaDB 10.11"}
+
+
+def lag_samples_table(r, p):
+    """Seconds_Behind_Master / GTID distance at every sample of every cell of primary p: columns
+    are the nominal sample times, the load's end and the catch-up."""
+    step = r.cfg["lag_sample_s"]
+    cols, rows = {}, []
+    for spec in r.cfg["lag_replicas"]:
+        c = r.cells.get((p, spec))
+        if not c or c.get("na"):
+            continue
+        vals = {}
+        for s in c.get("samples", []):
+            v = f"{f(s['sbm'], 0)} / {s['gtid_distance']}"
+            if s["phase"] == "load end":
+                key, name = (c["load_s"] + 0.5, 1), "load end"
+            elif s["phase"] == "caught up":
+                key, name = (float("inf"), 2), "caught up"
+                v += f" (+{f(c.get('catchup_s'), 1)} s)"
+            else:
+                nominal = round(s["t"] / step) * step
+                key, name = (nominal, 0), f"{nominal:g}"
+            cols[key] = name
+            vals[key] = v
+        rows.append((spec, vals))
+    order = sorted(cols)
+    return table(["replica \\ t (s)"] + [cols[k] for k in order],
+                 [[lag_replica_label(spec)] + [v.get(k, "") for k in order] for spec, v in rows])
+
+
+def nice_top(v):
+    """The smallest of 1, 2, 4, 5, 8 x 10^k at or above v (axis tops that divide into 4 or 5
+    round steps)."""
+    k = 1
+    while k * 10 < v:
+        k *= 10
+    return next(m * k for m in (1, 2, 4, 5, 8, 10) if m * k >= v)
+
+
+def nice_steps(top):
+    """How many equal round steps divide a nice_top value: 5 for 1 and 5 x 10^k, else 4."""
+    return 5 if str(int(top))[0] in "15" else 4
+
+
+def lag_svg(r, p):
+    """An SVG (written here, no plotting library): GTID distance (top) and Seconds_Behind_Master
+    (bottom) against seconds since the load started, one line per replica of primary p."""
+    series = [(spec, r.cells[(p, spec)]) for spec in r.cfg["lag_replicas"]
+              if (p, spec) in r.cells and r.cells[(p, spec)].get("trace")]
+    if not series:
+        return None
+    W, H, L, R_, T, PH, GAP = 820, 490, 70, 240, 48, 170, 55
+    tmax = nice_top(max(max(t for t, _ in c["trace"]) for _, c in series))
+    dmax = nice_top(max(max(d for _, d in c["trace"]) for _, c in series))
+    smax = nice_top(max([s["sbm"] for _, c in series for s in c["samples"] if s["sbm"] is not None] + [1]))
+    pw = W - L - R_
+    x = lambda t: L + pw * t / tmax  # noqa: E731
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{W}" height="{H}" fill="white"/>',
+           f'<text x="{L}" y="18" font-size="13">Replica lag under sysbench oltp_write_only, '
+           f'{LAG_PRIMARIES_LABEL.get(p, p)} primary</text>']
+    for k, (name, vmax, unit) in enumerate((("GTID distance (transactions)", dmax, ""), ("Seconds_Behind_Master", smax, " s"))):
+        top = T + k * (PH + GAP)
+        y = lambda v: top + PH - PH * v / vmax  # noqa: E731,B023
+        out.append(f'<rect x="{L}" y="{top}" width="{pw}" height="{PH}" fill="none" stroke="#888"/>')
+        out.append(f'<text x="{L}" y="{top - 4}">{name}</text>')
+        n = nice_steps(vmax)
+        for i in range(n + 1):
+            v = vmax * i / n
+            out.append(f'<text x="{L - 5}" y="{y(v) + 4:.1f}" text-anchor="end">{v:g}{unit}</text>')
+            out.append(f'<line x1="{L}" x2="{L + pw}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#eee"/>')
+        n = nice_steps(tmax)
+        for i in range(n + 1):
+            t = tmax * i / n
+            out.append(f'<text x="{x(t):.1f}" y="{top + PH + 14}" text-anchor="middle">{t:g} s</text>')
+        load_s = series[0][1].get("load_s")
+        if load_s:
+            out.append(f'<line x1="{x(load_s):.1f}" x2="{x(load_s):.1f}" y1="{top}" y2="{top + PH}" '
+                       'stroke="#555" stroke-dasharray="4 3"/>')
+            out.append(f'<text x="{x(load_s) + 3:.1f}" y="{top + 12}" fill="#555">load ends</text>')
+        for j, (spec, c) in enumerate(series):
+            col = LAG_COLORS[j % len(LAG_COLORS)]
+            pts = ([(t, d) for t, d in c["trace"]] if k == 0 else
+                   [(s["t"], s["sbm"]) for s in c["samples"] if s["sbm"] is not None])
+            if pts:
+                out.append(f'<polyline fill="none" stroke="{col}" stroke-width="1.5" points="'
+                           + " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in pts) + '"/>')
+    for j, (spec, c) in enumerate(series):
+        col = LAG_COLORS[j % len(LAG_COLORS)]
+        ly = T + 10 + 18 * j
+        out.append(f'<line x1="{W - R_ + 15}" x2="{W - R_ + 40}" y1="{ly}" y2="{ly}" stroke="{col}" stroke-width="2"/>')
+        out.append(f'<text x="{W - R_ + 45}" y="{ly + 4}">{lag_replica_label(spec)}'
+                   f'{" (void)" if c.get("void") else ""}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def replica_lag_tables(data, svgs=None):
+    """The result table, the per-sample tables and the goals (printed by bench/run --replica-lag,
+    and in the docs); svgs maps a primary to its plot's path relative to docs/."""
+    r, cfg = Lag(data), data["config"]
+    rows = []
+    for p in cfg["lag_primaries"]:
+        for spec in (["none"] if cfg.get("lag_baseline") else []) + cfg["lag_replicas"]:
+            g = lambda k: r.get(p, spec, k)  # noqa: E731
+            c = r.cells.get((p, spec)) or {}
+            sp, low = r.speed(p, spec)
+            time_lag = ratio(g("peak_gtid_distance_load"), g("primary_groups_per_s"))
+            rows.append([LAG_PRIMARIES_LABEL.get(p, p), lag_replica_label(spec), f(g("tps"), 0),
+                         f(r.vs_alone(p, spec)) if spec != "none" else ("1" if g("tps") else "n/a"),
+                         f(g("primary_groups_per_s"), 0), f(g("peak_sbm"), 0), f(g("peak_gtid_distance_load"), 0),
+                         f(time_lag, 2), (f"> {cfg['lag_idle_factor'] * cfg['lag_seconds']}" if c.get("not_caught_up")
+                                          else f(c.get("catchup_s") if r.ok(p, spec) else None, 1)),
+                         f(g("apply_rate"), 0), ("≥ " if low else "") + f(sp, 0),
+                         f(g("primary_cpu_ms_per_gtid")), f(g("replica_cpu_ms_per_gtid")), r.note(p, spec)])
+    out = [table(["primary", "replica", "primary TPS", "TPS vs alone", "primary GTIDs/s", "peak Seconds_Behind_Master",
+                  "peak GTID distance (load)", "peak distance / primary rate (s)", "caught up after load (s)",
+                  "apply rate while behind (GTIDs/s)", "replica speed (GTIDs/s)", "primary CPU ms/GTID",
+                  "replica CPU ms/GTID", ""], rows), ""]
+    for p in cfg["lag_primaries"]:
+        out += [f"#### {LAG_PRIMARIES_LABEL.get(p, p)} primary: Seconds_Behind_Master (s) / GTID distance per sample", ""]
+        if svgs and svgs.get(p):
+            out += [f"![replica lag, {LAG_PRIMARIES_LABEL.get(p, p)} primary]({svgs[p]})", ""]
+        out += [lag_samples_table(r, p), ""]
+    out += ["#### Goals (issue 12)", "", table(["goal", "measured", "verdict"], lag_goals(r)), ""]
+    return "\n".join(out)
+
+
+def replica_lag_method(data):
+    cfg, mc = data["config"], data["machine"]
+    quick = cfg["mode"] == "quick"
+    cmd = "bench/run --replica-lag --quick" if quick else "bench/run --replica-lag"
+    idle = cfg["lag_idle_factor"] * cfg["lag_seconds"]
+    kind = (f"a {mc['cpus']} vCPU VM" if mc.get("hypervisor") else f"{mc['cpus']} CPUs") + (
+        f" ({mc['virt']} inside)" if mc.get("virt") and mc.get("virt") != "none" else "")
+    out = [f"Generated by `{cmd}` on {data['generated']} (measuring took {data.get('elapsed_s', '?')} s).",
+           f"Machine: {kind}, {mc['cpu_model']}, {mc['mem_gib']} GiB; disk {mc['disk']}; load average "
+           f"before {' '.join(mc['loadavg_before'])}, after {' '.join(data.get('loadavg_after', ['?']))}; "
+           f"{mc['mariadb']}; {data['onelog'].get('version', 'onelog ?')} (source {mc.get('git', '?')}).", ""]
+    if quick:
+        out += [f"**Quick mode**: {cfg['lag_seconds']} s of load instead of 180 s, {cfg['tables']} tables × "
+                f"{cfg['table_size']} rows, replicas {', '.join(cfg['lag_replicas'])}: indicative numbers; the full "
+                "run is `bench/run --replica-lag`.", ""]
+    loads = [float(x) for x in mc.get("loadavg_before", [])[:1] + data.get("loadavg_after", [])[:1]]
+    if loads and max(loads) > mc["cpus"]:
+        out += [f"**Shared machine**: the 1-minute load average reached {max(loads):g} on {mc['cpus']} CPUs, so other "
+                "processes ran during the measurement and took CPU time from the primary and the replica: cells "
+                "(and the primary's speed alone) vary from run to run by more than some of the differences "
+                "between them. Read single cells as indicative.", ""]
+    out.append(f"""The seed's method (seed 001, "Replica lag under load: Seconds_Behind_Master, 1 primary → 1 replica"):
+- One cell per primary × replica configuration, each on fresh servers: the replica is attached
+  (`CHANGE MASTER TO … MASTER_USE_GTID=slave_pos; SET GLOBAL slave_parallel_threads=N;
+  SET GLOBAL slave_parallel_mode='optimistic'; START SLAVE`), `sysbench prepare` ({cfg['tables']} tables ×
+  {cfg['table_size']} rows) runs on the primary and is replicated (for an onelog replica the `sbtest`
+  database itself is made on both servers first, the replica starting from the primary's position after
+  it: onelog's replica as merged stops on a replicated `CREATE DATABASE`, "Unknown database"), then
+  sysbench `oltp_write_only`,
+  {cfg['lag_threads']} threads, `--rand-type=uniform --rand-seed={cfg['seed']}`, loads the primary for
+  {cfg['lag_seconds']} s with {lat_text(cfg['lag_latency_us'])} injected fsync latency **on the primary only**
+  (`bench/fsync_delay`, LD_PRELOAD; the replica runs on the real disk), then the primary is idle until the
+  replica has caught up (at most {idle} s).
+- Primaries: **onelog** (engine mode: the log is the binlog, innodb_flush_log_at_trx_commit=1 = D1) and
+  **MariaDB 10.11** (`--log-bin --binlog-format=ROW --sync-binlog=1 --innodb-flush-log-at-trx-commit=1`,
+  utf8mb4). Replicas: **onelog** (engine mode, D1, server id 2) with 0, 4 and 16 parallel threads and
+  **MariaDB 10.11** (`--skip-log-bin`, innodb_flush_log_at_trx_commit=1, utf8mb4) with 0 and 4 threads,
+  optimistic mode.
+- **Primary alone**: each primary also runs the same load without a replica first (its full speed); "TPS
+  vs alone" is the primary's TPS with the replica attached over that.
+- Every {cfg['lag_sample_s']} s from the load's start, at its end and when the replica caught up: the replica's
+  `Seconds_Behind_Master` (SHOW SLAVE STATUS) and the **GTID distance** = the primary's domain-0 seq_no in
+  `@@gtid_binlog_pos` − the replica's in `@@gtid_slave_pos` (transactions not yet applied). A finer trace of
+  both seq_nos every {cfg['lag_poll_s']:g} s gives the plot, the **apply rate while behind** (GTIDs the replica
+  applied per second over the trace intervals it was behind at both ends) and the **catch-up time** (from the
+  load's end to the replica holding the primary's last GTID).
+- **CPU ms/GTID**: user + system CPU time of the server process (`/proc/PID/stat`) from the load's start
+  to the catch-up, per GTID it committed (primary) or applied (replica): on a machine whose CPUs both
+  servers share, what each transaction costs them.
+- **Replica speed**: the apply rate while behind when the replica still had a backlog 1 s after the load
+  ended; a replica that kept up applied as fast as the primary committed, so its speed is shown as
+  ≥ the primary's GTID rate. The "2× as fast" goal compares a replica that kept up only against one
+  that fell behind.
+- After the catch-up every sysbench table must hold the same rows on both servers (an md5 over all rows
+  `ORDER BY id`, read from each server); otherwise, or when replication stopped, the cell is **void**
+  (listed, never counted). A replica still behind {idle} s after the load is shown with its lag and
+  apply rate as "not caught up" (its rows are not compared). A replica that cannot be configured
+  (onelog before its replica side was merged) is n/a with the server's error text.
+- **One primary and one replica at a time**: on this {mc['cpus']}-CPU machine the primary, the replica and
+  sysbench already share every CPU (nothing pinned unless `BENCH_REPL_PRIMARY_CPUS` /
+  `BENCH_REPL_REPLICA_CPUS` are set); running cells side by side would measure the machine, so the
+  cells run one after another in one run, and the replica's apply speed here is what the CPUs left by
+  the primary and sysbench allow.
+""")
+    return "\n".join(out)
+
+
+def write_replica_lag(data, repo, results_path, docs=None):
+    docs = docs or os.path.join(repo, "docs")
+    rel = os.path.relpath(results_path, repo)
+    stem = os.path.splitext(os.path.basename(results_path))[0]
+    r, svgs = Lag(data), {}
+    os.makedirs(os.path.join(docs, "bench"), exist_ok=True)
+    for p in data["config"]["lag_primaries"]:
+        svg = lag_svg(r, p)
+        if svg:
+            name = f"{stem}-{p}.svg"
+            with open(os.path.join(docs, "bench", name), "w") as fh:
+                fh.write(svg)
+            svgs[p] = f"bench/{name}"
+    text = "\n".join(["## Replica lag: onelog and MariaDB 10.11 replicas under load (issue 12)", "",
+                      replica_lag_method(data), f"Raw numbers: `{rel}`.", "", replica_lag_tables(data, svgs)])
+    replace_section(os.path.join(docs, "BENCHMARKS.md"), LAG_BEGIN, LAG_END, text, "onelog benchmarks")
+    print(f"bench/run: wrote the replica-lag section of {docs}/BENCHMARKS.md and {len(svgs)} plots in {docs}/bench/")
