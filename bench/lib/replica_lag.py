@@ -80,13 +80,6 @@ def start_onelog_replica(env, cfg, primary, parallel):
     srv = B.Server(env, "onelog-engine", 1, 1, 0, preload=False, extra=["--server-id=2"])
     R.pin(srv, cfg["repl_replica_cpus"])
     srv.start()
-    # Workaround: onelog's replica (as merged for issue 12) stops on the primary's CREATE DATABASE
-    # event, whose default database is the new one ("Unknown database"; MariaDB's replica applies
-    # it). So the database is made on both servers before the replica starts from the primary's
-    # position after it; the tables and every row replicate.
-    primary.q("CREATE DATABASE sbtest")
-    pos = primary.q("SELECT @@global.gtid_binlog_pos")[0][0]
-    srv.q(f"CREATE DATABASE sbtest; SET GLOBAL gtid_slave_pos='{pos}'")
     for sql in (R.change_master_sql(primary), f"SET GLOBAL slave_parallel_threads={parallel}",
                 "SET GLOBAL slave_parallel_mode='optimistic'", "START SLAVE"):
         try:
@@ -333,7 +326,7 @@ def run_cell(env, cfg, res, system, spec):
         B.log(f"replica lag: {label}: start, attach, prepare")
         primary = R.start_primary(env, cfg, system, latency_us=cfg["lag_latency_us"])
         replica = start_replica(env, cfg, primary, spec)
-        B.prepare(primary, cfg, create_db=not spec.startswith("onelog"))
+        B.prepare(primary, cfg)
         B.log(f"  replica caught up with prepare in {wait_seq(primary, replica, cfg['repl_catchup_s']):.1f}s")
         res.data.setdefault("profiles", {})[f"{system}/{spec}"] = {"primary": B.server_vars(primary),
                                                                   "replica": replica_vars(replica)}

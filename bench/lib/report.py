@@ -973,9 +973,7 @@ def replica_lag_method(data):
 - One cell per primary × replica configuration, each on fresh servers: the replica is attached
   (`CHANGE MASTER TO … MASTER_USE_GTID=slave_pos; SET GLOBAL slave_parallel_threads=N;
   SET GLOBAL slave_parallel_mode='optimistic'; START SLAVE`), `sysbench prepare` ({cfg['tables']} tables ×
-  {cfg['table_size']} rows) runs on the primary and is replicated (for an onelog replica the `sbtest`
-  database itself is made on both servers first, the replica starting from the primary's position after
-  it: onelog's replica as merged stops on a replicated `CREATE DATABASE`, "Unknown database"), then
+  {cfg['table_size']} rows, its `CREATE DATABASE` included) runs on the primary and is replicated, then
   sysbench `oltp_write_only`,
   {cfg['lag_threads']} threads, `--rand-type=uniform --rand-seed={cfg['seed']}`, loads the primary for
   {cfg['lag_seconds']} s with {lat_text(cfg['lag_latency_us'])} injected fsync latency **on the primary only**
