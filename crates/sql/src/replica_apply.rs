@@ -16,10 +16,12 @@
 //!   the original GTID and is marked replicated; Intvar, Rand and User_var events set the
 //!   session's INSERT_ID / LAST_INSERT_ID, RAND() seeds and user variables first.
 //!
-//! Anything else (v2 or compressed rows events, XA, a group mixing rows and
-//! statements, a partial row image, an INSERT whose AUTO_INCREMENT value would differ from the
-//! primary's) stops the SQL side with an error naming the GTID: never a silent skip or a
-//! different answer.
+//! A statement group may also hold row events (MIXED switching to rows inside a transaction):
+//! they are applied to the session's transaction in their place, by primary key.
+//!
+//! Anything else (v2 or compressed rows events, XA, a partial row image, a statement onelog
+//! refuses, an INSERT whose AUTO_INCREMENT value would differ from the primary's) stops the
+//! SQL side with an error naming the GTID: never a silent skip or a different answer.
 //!
 //! Invariants: every group that returns Ok was logged here exactly once with its GTID (a group
 //! that changed nothing is logged empty), so `gtid_slave_pos` moves; `CommitOrder::queued` is
@@ -238,14 +240,9 @@ fn shape(group: &RelayGroup) -> Result<Shape, ApplyError> {
             }
         }
     }
-    if rows && statements {
-        return Err(group_error(
-            group,
-            errors::ER_NOT_SUPPORTED_YET.code,
-            "onelog cannot apply a transaction that mixes row events and statements \
-             (binlog_format=MIXED switched format inside it); use binlog_format=ROW on the primary",
-        ));
-    }
+    // A group with statements (MIXED may switch to rows inside one transaction) runs through
+    // the session, its row events applied to the session's transaction in order.
+    let _ = rows;
     Ok(if statements {
         Shape::Statements
     } else {
@@ -348,10 +345,18 @@ impl SqlApplier {
             self.run(group, "", "BEGIN")?;
         }
         let mut insert_id = None;
+        let mut rows_run: Vec<&[u8]> = Vec::new();
         for ev in &group.events[1..] {
             let Ok((h, _)) = check_event(ev) else {
                 continue;
             };
+            if is_row_event(h.event_type) {
+                rows_run.push(ev);
+                continue;
+            }
+            if !rows_run.is_empty() {
+                self.apply_rows_in_session(group, &std::mem::take(&mut rows_run))?;
+            }
             match h.event_type {
                 event_type::QUERY => {
                     let q = QueryEvent::decode(ev).map_err(|e| {
@@ -400,12 +405,60 @@ impl SqlApplier {
                 },
             }
         }
+        if !rows_run.is_empty() {
+            self.apply_rows_in_session(group, &rows_run)?;
+        }
         if self.session().in_transaction() {
             return Err(group_error(
                 group,
                 errors::ER_UNKNOWN_ERROR.code,
                 "the group ended without its commit (Xid or COMMIT)",
             ));
+        }
+        Ok(())
+    }
+
+    /// Applies a run of Table_map / rows events of a statement group to the session's open
+    /// transaction (MIXED format switching to rows inside a transaction): with row locks, as
+    /// the statements around them; an update or delete of a missing row is 1032, a write of an
+    /// existing key 1062, as MariaDB's replica in its default (strict) slave_exec_mode.
+    fn apply_rows_in_session(
+        &mut self,
+        group: &RelayGroup,
+        run: &[&[u8]],
+    ) -> Result<(), ApplyError> {
+        let mut bytes = group.events[0].clone();
+        for ev in run {
+            bytes.extend_from_slice(ev);
+        }
+        let catalog = self.engine().catalog();
+        let decoded = onelog_engine::apply::decode_record(&catalog, &bytes, &[]).map_err(|e| {
+            group_error(
+                group,
+                errors::ER_UNKNOWN_ERROR.code,
+                &format!("rows event: {e}"),
+            )
+        })?;
+        let onelog_engine::apply::DecodedBody::Rows(changes) = decoded.body else {
+            return Ok(());
+        };
+        let Some(txn) = self.session().txn.as_mut() else {
+            return Err(group_error(
+                group,
+                errors::ER_UNKNOWN_ERROR.code,
+                "rows event outside a transaction",
+            ));
+        };
+        for c in changes {
+            apply_change(txn, &catalog, c).map_err(|e| {
+                let mut err = group_error(
+                    group,
+                    e.code(),
+                    &format!("Could not execute row event: {e}"),
+                );
+                err.retryable = matches!(e, EngineError::Deadlock | EngineError::LockWaitTimeout);
+                err
+            })?;
         }
         Ok(())
     }
@@ -446,6 +499,60 @@ impl SqlApplier {
             ));
         }
         Ok(())
+    }
+}
+
+fn is_row_event(t: u8) -> bool {
+    matches!(
+        t,
+        event_type::TABLE_MAP
+            | event_type::WRITE_ROWS_V1
+            | event_type::UPDATE_ROWS_V1
+            | event_type::DELETE_ROWS_V1
+    )
+}
+
+/// One row change applied to a session transaction by primary key.
+fn apply_change(
+    txn: &mut onelog_engine::Transaction,
+    catalog: &onelog_engine::Catalog,
+    change: onelog_engine::RowChange,
+) -> Result<(), EngineError> {
+    use onelog_engine::RowChange;
+    let table = change.table();
+    let def = catalog
+        .table(table)
+        .ok_or_else(|| EngineError::NoSuchTable {
+            db: String::new(),
+            table: format!("#{table}"),
+        })?;
+    let pk = |row: &[Value]| -> Vec<Value> {
+        def.primary_key
+            .iter()
+            .map(|&i| row.get(i).cloned().unwrap_or(Value::Null))
+            .collect()
+    };
+    let missing = || EngineError::Apply {
+        gtid: None,
+        lsn: None,
+        reason: format!("Can't find record in '{}'", def.name),
+    };
+    match change {
+        RowChange::Insert { row, .. } => txn.insert(table, row.to_vec()).map(|_| ()),
+        RowChange::Update { before, after, .. } => {
+            if txn.update(table, &pk(&before), after.to_vec())? {
+                Ok(())
+            } else {
+                Err(missing())
+            }
+        }
+        RowChange::Delete { before, .. } => {
+            if txn.delete(table, &pk(&before))? {
+                Ok(())
+            } else {
+                Err(missing())
+            }
+        }
     }
 }
 
