@@ -55,6 +55,10 @@ def make_config(args, cfg):
         "lag_poll_s": float(os.environ.get("BENCH_LAG_POLL_S") or 0.5),
         "lag_idle_factor": B.env_int("BENCH_LAG_IDLE_FACTOR", 5),
         "lag_baseline": B.env_int("BENCH_LAG_BASELINE", 1),
+        # backlog mode: the replica is stopped (STOP SLAVE) during the load and started when it
+        # ends, so "apply rate while behind" is its apply speed from a backlog with the primary
+        # idle: the speed to compare between replicas that all keep up with a loaded primary
+        "lag_backlog": B.env_int("BENCH_LAG_BACKLOG", 0),
         "lag_primaries": B.env_list("BENCH_LAG_PRIMARIES", list(LAG_PRIMARIES)),
         "lag_replicas": B.env_list("BENCH_LAG_REPLICAS", LAG_REPLICAS_QUICK if q else LAG_REPLICAS_FULL),
         "sections": ["replica_lag"],
@@ -199,7 +203,9 @@ class Tracker:
                                  "gtid_distance": p - r, "primary_seq": p, "replica_seq": r})
             if not force_sample:
                 self.next_sample += self.cfg["lag_sample_s"]
-            self.broken = R.slave_broken(self.replica)
+            # backlog mode: the replica is stopped on purpose while the load runs
+            if not (self.cfg["lag_backlog"] and self.load_end is None):
+                self.broken = R.slave_broken(self.replica)
         return p, r
 
 
@@ -337,7 +343,11 @@ def run_cell(env, cfg, res, system, spec):
         return cell
     try:
         tr = Tracker(primary, replica, cfg)
+        if cfg["lag_backlog"]:
+            replica.q("STOP SLAVE", timeout=60)
         out = run_load(tr, cfg, primary)
+        if cfg["lag_backlog"]:
+            replica.q("START SLAVE", timeout=60)
         sb = B.parse_sysbench(out) if out else {}
         catchup = run_idle(tr, cfg) if tr.broken is None else None
         cell.update(summarize(tr, tr.load_end or tr.now(), catchup, sb))
