@@ -1107,6 +1107,8 @@ BENCH_REPL_CATCHUP_S (the bound for catching up with prepare) and BENCH_REPL_*_C
   BENCH_LAG_POLL_S (0.5)      the GTID trace (apply rate, catch-up time) every N seconds
   BENCH_LAG_IDLE_FACTOR (5)   after the load, wait at most N x the load time for the catch-up
   BENCH_LAG_BASELINE (1)      also load each primary alone first (its full speed); 0: skip
+  BENCH_LAG_BACKLOG (0)       1: stop the replica during the load and start it after: its apply
+                              speed from a backlog (docs/BENCHMARKS.md, apply speed from a backlog)
   BENCH_LAG_PRIMARIES ("onelog-engine mariadb-binlog")
   BENCH_LAG_REPLICAS ("onelog:0 onelog:4 onelog:16 mariadb:0 mariadb:4" /
                       "onelog:0 onelog:4 mariadb:0 mariadb:4")  replica kind:parallel threads
