@@ -31,7 +31,8 @@ use std::sync::Arc;
 
 use onelog_binlog::event::gtid::{FL_DDL, FL_STANDALONE};
 use onelog_binlog::event::statement_vars::{
-    decode_statement_var, StatementVar, UserValue, INTVAR_INSERT_ID, INTVAR_LAST_INSERT_ID,
+    decode_statement_var, StatementVar, UserValue, INTVAR, INTVAR_INSERT_ID, INTVAR_LAST_INSERT_ID,
+    RAND, USER_VAR,
 };
 use onelog_binlog::event::{check_event, event_type, GtidEvent, QueryEvent};
 use onelog_binlog::{GtidPos, Value};
@@ -203,23 +204,19 @@ fn event_name(t: u8) -> String {
         30..=32 => format!("rows event v2 (type {t})"),
         166..=171 => format!("compressed event (type {t})"),
         26 => "Incident event".into(),
-        13 => "Rand event (a statement using RAND() in binlog_format=STATEMENT)".into(),
         _ => format!("event type {t}"),
     }
 }
 
 /// Classifies `group` (and checks every event's framing and checksum).
 fn shape(group: &RelayGroup) -> Result<Shape, ApplyError> {
-    let (mut rows, mut statements) = (false, false);
+    let mut statements = false;
     for (i, ev) in group.events.iter().enumerate() {
         let (h, _) = check_event(ev)
             .map_err(|e| group_error(group, errors::ER_UNKNOWN_ERROR.code, &e.to_string()))?;
         match h.event_type {
             event_type::GTID if i == 0 => {}
-            event_type::TABLE_MAP
-            | event_type::WRITE_ROWS_V1
-            | event_type::UPDATE_ROWS_V1
-            | event_type::DELETE_ROWS_V1 => rows = true,
+            t if is_row_event(t) => {}
             event_type::ANNOTATE_ROWS | event_type::XID => {}
             event_type::QUERY => {
                 let q = QueryEvent::decode(ev).map_err(|e| {
@@ -230,7 +227,7 @@ fn shape(group: &RelayGroup) -> Result<Shape, ApplyError> {
                     statements = true;
                 }
             }
-            5 | 13 | 14 => statements = true,
+            INTVAR | RAND | USER_VAR => statements = true,
             t => {
                 return Err(group_error(
                     group,
@@ -242,7 +239,6 @@ fn shape(group: &RelayGroup) -> Result<Shape, ApplyError> {
     }
     // A group with statements (MIXED may switch to rows inside one transaction) runs through
     // the session, its row events applied to the session's transaction in order.
-    let _ = rows;
     Ok(if statements {
         Shape::Statements
     } else {
@@ -278,8 +274,7 @@ impl GroupApplier for SqlApplier {
 impl SqlApplier {
     /// `gtid_ignore_duplicates`: a group whose seq_no is not above its domain's applied one.
     fn skip_duplicate(&self, group: &RelayGroup) -> bool {
-        let host = SqlHost::new(self.server.clone());
-        host.gtid_ignore_duplicates()
+        sysvar::replica::settings(&self.server).gtid_ignore_duplicates
             && self
                 .engine()
                 .gtid_slave_pos()
