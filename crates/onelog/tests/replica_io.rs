@@ -29,8 +29,8 @@ use onelog_replication::replica::config::StartPosition;
 use onelog_replication::replica::io::{self, IoContext};
 use onelog_replication::replica::schedule::CommitOrder;
 use onelog_replication::replica::{
-    ApplyError, GroupApplier, IoRunning, MasterConfig, ParallelMode, RelayGroup, RelayQueue,
-    ReplicaHost, ReplicaStatus,
+    ApplyError, GroupApplier, IoRunning, MasterConfig, RelayGroup, RelayQueue, ReplicaHost,
+    ReplicaSettings, ReplicaStatus,
 };
 
 /// How long one expected group or state may take to show up.
@@ -63,20 +63,11 @@ impl ReplicaHost for FakeHost {
     fn gtid_strict_mode(&self) -> bool {
         false
     }
-    fn gtid_ignore_duplicates(&self) -> bool {
-        false
-    }
-    fn slave_net_timeout(&self) -> u64 {
-        self.net_timeout
-    }
-    fn slave_parallel_threads(&self) -> usize {
-        0
-    }
-    fn slave_parallel_mode(&self) -> ParallelMode {
-        ParallelMode::Optimistic
-    }
-    fn slave_transaction_retries(&self) -> u64 {
-        10
+    fn settings(&self) -> ReplicaSettings {
+        ReplicaSettings {
+            slave_net_timeout: self.net_timeout,
+            ..ReplicaSettings::default()
+        }
     }
     fn applier(&self) -> Box<dyn GroupApplier> {
         Box::new(NoApply)

@@ -42,7 +42,7 @@ use onelog_protocol::errors;
 use onelog_replication::replica::control::Threads;
 use onelog_replication::replica::schedule::{CommitOrder, OrderAbort};
 use onelog_replication::replica::{
-    ApplyError, GroupApplier, ParallelMode, RelayGroup, Replica, ReplicaHost,
+    ApplyError, GroupApplier, RelayGroup, Replica, ReplicaHost, ReplicaSettings,
 };
 
 use crate::error::SqlError;
@@ -91,10 +91,6 @@ impl SqlHost {
     pub fn new(server: Arc<Server>) -> SqlHost {
         SqlHost { server }
     }
-
-    fn settings(&self) -> sysvar::replica::ReplicaSettings {
-        sysvar::replica::settings(&self.server)
-    }
 }
 
 impl ReplicaHost for SqlHost {
@@ -114,24 +110,8 @@ impl ReplicaHost for SqlHost {
         self.server.engine().gtid_strict_mode()
     }
 
-    fn gtid_ignore_duplicates(&self) -> bool {
-        self.settings().gtid_ignore_duplicates
-    }
-
-    fn slave_net_timeout(&self) -> u64 {
-        self.settings().slave_net_timeout
-    }
-
-    fn slave_parallel_threads(&self) -> usize {
-        self.settings().slave_parallel_threads
-    }
-
-    fn slave_parallel_mode(&self) -> ParallelMode {
-        self.settings().slave_parallel_mode
-    }
-
-    fn slave_transaction_retries(&self) -> u64 {
-        self.settings().slave_transaction_retries
+    fn settings(&self) -> ReplicaSettings {
+        sysvar::replica::settings(&self.server)
     }
 
     fn applier(&self) -> Box<dyn GroupApplier> {

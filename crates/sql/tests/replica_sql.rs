@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use onelog_binlog::GtidPos;
 use onelog_replication::replica::{
-    schedule::CommitOrder, ApplyError, GroupApplier, ParallelMode, RelayGroup, Replica, ReplicaHost,
+    schedule::CommitOrder, ApplyError, GroupApplier, ParallelMode, RelayGroup, Replica,
+    ReplicaHost, ReplicaSettings,
 };
 use onelog_sql::{Output, Server, ServerConfig, Session, Value};
 
@@ -39,20 +40,8 @@ impl ReplicaHost for Host {
     fn gtid_strict_mode(&self) -> bool {
         false
     }
-    fn gtid_ignore_duplicates(&self) -> bool {
-        false
-    }
-    fn slave_net_timeout(&self) -> u64 {
-        60
-    }
-    fn slave_parallel_threads(&self) -> usize {
-        0
-    }
-    fn slave_parallel_mode(&self) -> ParallelMode {
-        ParallelMode::Optimistic
-    }
-    fn slave_transaction_retries(&self) -> u64 {
-        10
+    fn settings(&self) -> ReplicaSettings {
+        ReplicaSettings::default()
     }
     fn applier(&self) -> Box<dyn GroupApplier> {
         Box::new(NoApply)

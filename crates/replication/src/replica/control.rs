@@ -176,7 +176,7 @@ impl Replica {
         }
         let mut c = self.config.lock().unwrap_or_else(|p| p.into_inner());
         let mut next = c.clone();
-        let warnings = next.change(cm, self.host.slave_net_timeout())?;
+        let warnings = next.change(cm, self.host.settings().slave_net_timeout)?;
         next.save(&self.datadir).map_err(|e| ConfigError {
             code: 1201,
             message: format!("Could not initialize master info structure for ''; {e}"),
@@ -439,7 +439,7 @@ impl Replica {
         } else {
             let d = MasterConfig::default();
             let next = MasterConfig {
-                heartbeat_period: self.host.slave_net_timeout() as f64 / 2.0,
+                heartbeat_period: self.host.settings().slave_net_timeout as f64 / 2.0,
                 use_gtid: d.use_gtid,
                 log_file: d.log_file,
                 log_pos: d.log_pos,
@@ -498,7 +498,7 @@ fn thread_error() -> ConfigError {
 mod tests {
     use super::*;
     use crate::replica::schedule::CommitOrder;
-    use crate::replica::{ApplyError, GroupApplier, ParallelMode, RelayGroup};
+    use crate::replica::{ApplyError, GroupApplier, RelayGroup, ReplicaSettings};
 
     struct Host;
 
@@ -524,20 +524,11 @@ mod tests {
         fn gtid_strict_mode(&self) -> bool {
             false
         }
-        fn gtid_ignore_duplicates(&self) -> bool {
-            false
-        }
-        fn slave_net_timeout(&self) -> u64 {
-            60
-        }
-        fn slave_parallel_threads(&self) -> usize {
-            2
-        }
-        fn slave_parallel_mode(&self) -> ParallelMode {
-            ParallelMode::Optimistic
-        }
-        fn slave_transaction_retries(&self) -> u64 {
-            10
+        fn settings(&self) -> ReplicaSettings {
+            ReplicaSettings {
+                slave_parallel_threads: 2,
+                ..ReplicaSettings::default()
+            }
         }
         fn applier(&self) -> Box<dyn GroupApplier> {
             Box::new(NoApply)

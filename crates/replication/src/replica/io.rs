@@ -272,7 +272,7 @@ fn report_connect_error(ctx: &IoContext, e: &ClientError, reconnect: bool) {
 
 /// Seconds of silence after which the connection is given up (`slave_net_timeout`).
 fn net_timeout(ctx: &IoContext) -> Duration {
-    Duration::from_secs(ctx.host.slave_net_timeout().max(1))
+    Duration::from_secs(ctx.host.settings().slave_net_timeout.max(1))
 }
 
 /// Connects, logs in and runs the connect sequence up to COM_BINLOG_DUMP.
@@ -431,7 +431,7 @@ fn set_stream_variables(ctx: &IoContext, client: &mut Client, cursor: &Cursor) -
     set(client, &strict, "SET @slave_gtid_strict_mode")?;
     let dups = format!(
         "SET @slave_gtid_ignore_duplicates={}",
-        u8::from(ctx.host.gtid_ignore_duplicates())
+        u8::from(ctx.host.settings().gtid_ignore_duplicates)
     );
     set(client, &dups, "SET @slave_gtid_ignore_duplicates")?;
     if let Some(until) = &ctx.until {
@@ -758,6 +758,7 @@ fn ends_group(query: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replica::{ParallelMode, ReplicaSettings};
     use onelog_binlog::event::XidEvent;
     use onelog_binlog::Gtid;
 
@@ -972,20 +973,13 @@ mod tests {
         fn gtid_strict_mode(&self) -> bool {
             false
         }
-        fn gtid_ignore_duplicates(&self) -> bool {
-            false
-        }
-        fn slave_net_timeout(&self) -> u64 {
-            600
-        }
-        fn slave_parallel_threads(&self) -> usize {
-            0
-        }
-        fn slave_parallel_mode(&self) -> super::super::ParallelMode {
-            super::super::ParallelMode::None
-        }
-        fn slave_transaction_retries(&self) -> u64 {
-            0
+        fn settings(&self) -> ReplicaSettings {
+            ReplicaSettings {
+                slave_net_timeout: 600,
+                slave_parallel_mode: ParallelMode::None,
+                slave_transaction_retries: 0,
+                ..ReplicaSettings::default()
+            }
         }
         fn applier(&self) -> Box<dyn super::super::GroupApplier> {
             unreachable!("the IO thread never applies")

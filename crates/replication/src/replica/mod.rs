@@ -47,18 +47,38 @@ pub trait ReplicaHost: Send + Sync + 'static {
     fn gtid_current_pos(&self) -> GtidPos;
     /// `@@gtid_strict_mode`: sent to the primary as `@slave_gtid_strict_mode`.
     fn gtid_strict_mode(&self) -> bool;
-    /// `@@gtid_ignore_duplicates`: sent as `@slave_gtid_ignore_duplicates`.
-    fn gtid_ignore_duplicates(&self) -> bool;
-    /// `@@slave_net_timeout` in seconds.
-    fn slave_net_timeout(&self) -> u64;
-    /// `@@slave_parallel_threads` (0: apply in the SQL thread itself).
-    fn slave_parallel_threads(&self) -> usize;
-    /// `@@slave_parallel_mode`.
-    fn slave_parallel_mode(&self) -> ParallelMode;
-    /// `@@slave_transaction_retries`.
-    fn slave_transaction_retries(&self) -> u64;
+    /// The replica's variables now.
+    fn settings(&self) -> ReplicaSettings;
     /// A new applier for one worker (or the SQL thread).
     fn applier(&self) -> Box<dyn GroupApplier>;
+}
+
+/// The replica's system variables its threads read, as they are now (MariaDB 10.11's defaults
+/// by `Default`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplicaSettings {
+    /// `@@slave_net_timeout` in seconds.
+    pub slave_net_timeout: u64,
+    /// `@@slave_parallel_threads` (0: apply in the SQL thread itself).
+    pub slave_parallel_threads: usize,
+    /// `@@slave_parallel_mode`.
+    pub slave_parallel_mode: ParallelMode,
+    /// `@@slave_transaction_retries`.
+    pub slave_transaction_retries: u64,
+    /// `@@gtid_ignore_duplicates`: sent as `@slave_gtid_ignore_duplicates`.
+    pub gtid_ignore_duplicates: bool,
+}
+
+impl Default for ReplicaSettings {
+    fn default() -> Self {
+        ReplicaSettings {
+            slave_net_timeout: 60,
+            slave_parallel_threads: 0,
+            slave_parallel_mode: ParallelMode::Optimistic,
+            slave_transaction_retries: 10,
+            gtid_ignore_duplicates: false,
+        }
+    }
 }
 
 /// `slave_parallel_mode`.

@@ -529,8 +529,11 @@ pub fn run_sql_thread(ctx: SqlContext) -> SqlEnd {
 impl Sql {
     fn new(ctx: SqlContext) -> Sql {
         let book = OrderBook::new();
-        let mode = ctx.host.slave_parallel_mode();
-        let threads = ctx.host.slave_parallel_threads();
+        let settings = ctx.host.settings();
+        let (mode, threads) = (
+            settings.slave_parallel_mode,
+            settings.slave_parallel_threads,
+        );
         let pool = if threads == 0 || mode == ParallelMode::None {
             Pool::Serial {
                 applier: ctx.host.applier(),
@@ -852,7 +855,7 @@ impl Sql {
             .filter(|(&i, (_, e))| may_retry(i, e) && e.code != ER_PRIOR_COMMIT_FAILED)
             .map(|(&i, _)| i)
             .collect();
-        let limit = self.ctx.host.slave_transaction_retries();
+        let limit = self.ctx.host.settings().slave_transaction_retries;
         let retryable = may_retry(f, &err) || err.code == ER_PRIOR_COMMIT_FAILED;
         let tries = self.retries.get(&f).copied().unwrap_or(0);
         if !retryable || later_committed || (err.code != ER_PRIOR_COMMIT_FAILED && tries >= limit) {
@@ -911,6 +914,7 @@ impl Sql {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replica::ReplicaSettings;
 
     #[test]
     fn order_book_tracks_prefixes_and_failures() {
@@ -987,20 +991,13 @@ mod tests {
         fn gtid_strict_mode(&self) -> bool {
             false
         }
-        fn gtid_ignore_duplicates(&self) -> bool {
-            false
-        }
-        fn slave_net_timeout(&self) -> u64 {
-            60
-        }
-        fn slave_parallel_threads(&self) -> usize {
-            self.threads
-        }
-        fn slave_parallel_mode(&self) -> ParallelMode {
-            self.mode
-        }
-        fn slave_transaction_retries(&self) -> u64 {
-            self.retries
+        fn settings(&self) -> ReplicaSettings {
+            ReplicaSettings {
+                slave_parallel_threads: self.threads,
+                slave_parallel_mode: self.mode,
+                slave_transaction_retries: self.retries,
+                ..ReplicaSettings::default()
+            }
         }
         fn applier(&self) -> Box<dyn GroupApplier> {
             let seed = self.shared.seed.fetch_add(0x9E37_79B9, Ordering::Relaxed) | 1;

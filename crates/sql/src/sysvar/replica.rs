@@ -65,16 +65,7 @@ pub(crate) fn check_read_only(cx: &ExecContext) -> Result<(), SqlError> {
     ))
 }
 
-/// The global variables the replica reads (what a `ReplicaHost` answers), from the server's
-/// current global values.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ReplicaSettings {
-    pub slave_net_timeout: u64,
-    pub slave_parallel_threads: usize,
-    pub slave_parallel_mode: onelog_replication::replica::ParallelMode,
-    pub slave_transaction_retries: u64,
-    pub gtid_ignore_duplicates: bool,
-}
+pub use onelog_replication::replica::ReplicaSettings;
 
 /// The privilege `SET GLOBAL name` needs, with its name for 1227 (MariaDB 10.11's for the
 /// replica's variables and `read_only`; SUPER for the others).
