@@ -408,7 +408,7 @@ fn check_magic(path: &Path, head: &[u8], magic: &[u8; 8]) -> Result<(), Checkpoi
 }
 
 /// Reads and verifies the control file: the LSN and file name of the current checkpoint.
-fn read_control(fs: &dyn FileSystem, path: &Path) -> Result<(Lsn, String), CheckpointError> {
+pub fn read_control(fs: &dyn FileSystem, path: &Path) -> Result<(Lsn, String), CheckpointError> {
     let file = fs.open(path, false).map_err(io_err(path, 0, "open"))?;
     let len = file.len().map_err(io_err(path, 0, "stat"))?;
     if len < (CTRL_HEAD + 4) as u64 || len > CTRL_MAX_LEN {
@@ -609,6 +609,121 @@ pub fn read_current_checkpoint(
     }
     let (lsn, name) = read_control(fs, &control)?;
     read_checkpoint_file(fs, &dir.join(&name), lsn).map(Some)
+}
+
+/// Verifies a checkpoint file from its bytes, fed in order in any chunking (a backup checks
+/// the file while it copies it): magic, version, the LSN the control file named, the GTID
+/// state, the body length against the file's length and the CRC32C of everything before the
+/// trailer. Holds only the header and the last four bytes seen.
+pub struct CheckpointStreamCheck {
+    expect_lsn: Lsn,
+    head: Vec<u8>,
+    /// Bytes of the head still to collect (known once the GTID count is in).
+    head_len: usize,
+    crc: u32,
+    /// The last (at most) four bytes fed: the trailer once the file ends.
+    tail: Vec<u8>,
+    fed: u64,
+}
+
+impl CheckpointStreamCheck {
+    pub fn new(expect_lsn: Lsn) -> Self {
+        CheckpointStreamCheck {
+            expect_lsn,
+            head: Vec::new(),
+            head_len: CKPT_FIXED_HEAD as usize + 4,
+            crc: 0,
+            tail: Vec::with_capacity(8),
+            fed: 0,
+        }
+    }
+
+    /// The next bytes of the file.
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        self.fed += bytes.len() as u64;
+        while self.head.len() < self.head_len && !bytes.is_empty() {
+            let take = (self.head_len - self.head.len()).min(bytes.len());
+            self.head.extend_from_slice(&bytes[..take]);
+            self.crc_in(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.head.len() == CKPT_FIXED_HEAD as usize + 4 {
+                let count = le_u32(&self.head, CKPT_FIXED_HEAD as usize) as usize;
+                self.head_len = (CKPT_FIXED_HEAD as usize + 4)
+                    .saturating_add(count.saturating_mul(16))
+                    .saturating_add(8)
+                    .min(64 << 20);
+            }
+        }
+        self.crc_in(bytes);
+    }
+
+    /// Adds bytes to the CRC, holding back the last four (they may be the trailer).
+    fn crc_in(&mut self, bytes: &[u8]) {
+        if bytes.len() >= 4 {
+            self.crc = crc32c::crc32c_append(self.crc, &self.tail);
+            let (body, last) = bytes.split_at(bytes.len() - 4);
+            self.crc = crc32c::crc32c_append(self.crc, body);
+            self.tail.clear();
+            self.tail.extend_from_slice(last);
+        } else {
+            self.tail.extend_from_slice(bytes);
+            let extra = self.tail.len().saturating_sub(4);
+            self.crc = crc32c::crc32c_append(self.crc, &self.tail[..extra]);
+            self.tail.drain(..extra);
+        }
+    }
+
+    /// Ends the file (`path` names it in errors); returns the GTID state it holds.
+    pub fn finish(self, path: &Path) -> Result<GtidState, CheckpointError> {
+        let bad = |off: u64, why: String| CheckpointError::corrupt(path, off, why);
+        if self.head.len() < self.head_len || self.tail.len() < 4 {
+            return Err(bad(
+                self.fed,
+                format!("file too short ({} bytes)", self.fed),
+            ));
+        }
+        check_magic(path, &self.head, CKPT_MAGIC)?;
+        let lsn = le_u64(&self.head, 12);
+        if lsn != self.expect_lsn {
+            return Err(bad(
+                12,
+                format!(
+                    "holds LSN {lsn} but the control file says {}",
+                    self.expect_lsn
+                ),
+            ));
+        }
+        let body_len = le_u64(&self.head, self.head_len - 8);
+        if (self.head_len as u64)
+            .checked_add(body_len)
+            .and_then(|n| n.checked_add(4))
+            != Some(self.fed)
+        {
+            return Err(bad(
+                self.head_len as u64 - 8,
+                format!(
+                    "body length {body_len} does not match file length {}",
+                    self.fed
+                ),
+            ));
+        }
+        let stored = le_u32(&self.tail, 0);
+        if stored != self.crc {
+            return Err(bad(
+                self.fed - 4,
+                format!(
+                    "CRC32C mismatch: stored {stored:#010x}, computed {:#010x}",
+                    self.crc
+                ),
+            ));
+        }
+        let gtid = &self.head[CKPT_FIXED_HEAD as usize..self.head_len - 8];
+        match GtidState::decode(gtid) {
+            Ok((state, used)) if used == gtid.len() => Ok(state),
+            Ok(_) => Err(bad(CKPT_FIXED_HEAD, "GTID state length mismatch".into())),
+            Err(e) => Err(bad(CKPT_FIXED_HEAD + e.offset as u64, e.to_string())),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -924,5 +1039,43 @@ mod tests {
         assert_eq!((loaded.lsn, loaded.body.as_slice()), (10, &b"first"[..]));
         fs.set_space_limit(None);
         write_checkpoint(fs.as_ref(), &dir(), 20, &GtidState::new(), &body).unwrap();
+    }
+
+    #[test]
+    fn stream_check_accepts_the_file_in_any_chunking_and_finds_damage() {
+        let fs = SimFs::new();
+        fs.create_dir_all(&dir()).unwrap();
+        write_checkpoint(
+            fs.as_ref(),
+            &dir(),
+            77,
+            &state(3),
+            b"body bytes of the store",
+        )
+        .unwrap();
+        let path = dir().join(checkpoint_file_name(77));
+        let f = fs.open(&path, false).unwrap();
+        let mut bytes = vec![0u8; f.len().unwrap() as usize];
+        read_exact_at(f.as_ref(), &path, &mut bytes, 0).unwrap();
+        for chunk in [1, 3, 4, 5, 7, 64, bytes.len()] {
+            let mut c = CheckpointStreamCheck::new(77);
+            bytes.chunks(chunk).for_each(|b| c.feed(b));
+            assert_eq!(c.finish(&path).unwrap(), state(3), "chunk {chunk}");
+        }
+        let mut bad = bytes.clone();
+        bad[60] ^= 1;
+        let mut c = CheckpointStreamCheck::new(77);
+        c.feed(&bad);
+        assert!(c.finish(&path).unwrap_err().to_string().contains("CRC32C"));
+        let mut c = CheckpointStreamCheck::new(78);
+        c.feed(&bytes);
+        assert!(c
+            .finish(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("control file says 78"));
+        let mut c = CheckpointStreamCheck::new(77);
+        c.feed(&bytes[..bytes.len() - 1]);
+        assert!(c.finish(&path).is_err());
     }
 }

@@ -54,6 +54,7 @@ pub mod retention;
 mod seglist;
 pub mod segment;
 mod shared;
+pub mod verify;
 pub mod view;
 mod view_cache;
 
