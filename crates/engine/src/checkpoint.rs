@@ -457,7 +457,7 @@ pub fn read_control(fs: &dyn FileSystem, path: &Path) -> Result<(Lsn, String), C
 }
 
 /// Reads and verifies a checkpoint file written for `expect_lsn`.
-fn read_checkpoint_file(
+pub fn read_checkpoint_file(
     fs: &dyn FileSystem,
     path: &Path,
     expect_lsn: Lsn,

@@ -1,4 +1,5 @@
-//! The `onelog` command: `onelog serve`, `onelog binlog` (`binlog_cmd`), `onelog --version`,
+//! The `onelog` command: `onelog serve`, `onelog binlog` (`binlog_cmd`), `onelog backup`,
+//! `onelog restore`, `onelog check` (`backup`), `onelog --version`,
 //! `onelog --help`.
 //!
 //! Thin on purpose: `cli.rs` parses, `serve.rs` runs the server. Exit status 0 on success
@@ -7,6 +8,7 @@
 //! Invariants: `main` starts no thread before it hands over to the command, so `serve` can
 //! block the termination signals before any other thread exists (see `signals.rs`).
 
+mod backup;
 mod binlog_cmd;
 mod cli;
 mod config;
@@ -19,8 +21,12 @@ use cli::Command;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("binlog") {
-        std::process::exit(binlog_cmd::main(&args[1..]));
+    match args.first().map(String::as_str) {
+        Some("binlog") => std::process::exit(binlog_cmd::main(&args[1..])),
+        Some("backup") => std::process::exit(backup::backup_main(&args[1..])),
+        Some("restore") => std::process::exit(backup::restore_main(&args[1..])),
+        Some("check") => std::process::exit(backup::check::main(&args[1..])),
+        _ => {}
     }
     let code = match cli::parse_args(&args) {
         Ok(Command::Help) => {

@@ -18,9 +18,10 @@ mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
+use common::tmpfs::Tmpfs;
 use common::{mariadb_cmd, run_bounded, sql, sql_value, Onelog};
 
 /// How long a SIGTERM may take before the test fails (it used to hang forever).
@@ -29,55 +30,6 @@ const SIGTERM_DEADLINE: Duration = Duration::from_secs(30);
 const LOG_WAIT: Duration = Duration::from_secs(120);
 /// Bytes of `pad` per row.
 const PAD: usize = 1000;
-
-/// A tmpfs mounted on a fresh temporary directory; unmounted (lazily if busy) on drop.
-struct Tmpfs {
-    dir: tempfile::TempDir,
-}
-
-impl Tmpfs {
-    fn mount(size: &str) -> Tmpfs {
-        let dir = tempfile::tempdir().expect("temporary directory");
-        let out = run_bounded(
-            Command::new("mount").args([
-                "-t",
-                "tmpfs",
-                "-o",
-                &format!("size={size},mode=0700"),
-                "tmpfs",
-                dir.path().to_str().expect("utf-8 path"),
-            ]),
-            None,
-            Duration::from_secs(30),
-        );
-        assert!(
-            out.status.success(),
-            "cannot mount a {size} tmpfs on {} (this test needs root or CAP_SYS_ADMIN, as in \
-             scripts/test.sh; in a container without it run the suite under `unshare -m` \
-             as root): {}",
-            dir.path().display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Tmpfs { dir }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let p = self.dir.path().to_path_buf();
-        let ok = Command::new("umount")
-            .arg(&p)
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            let _ = Command::new("umount").arg("-l").arg(&p).status();
-        }
-    }
-}
 
 /// Fills the file system holding `path` with the file `path`, 1 MiB at a time, until ENOSPC.
 fn fill(path: &Path) {

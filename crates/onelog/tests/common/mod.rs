@@ -14,6 +14,7 @@
 pub mod mariadb;
 pub mod raw;
 pub mod replica;
+pub mod tmpfs;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};

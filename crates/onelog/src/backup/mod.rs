@@ -1,0 +1,294 @@
+//! Backup, restore and offline checks: `onelog backup`, `onelog restore`, `onelog check`
+//! (docs/BACKUP.md; DESIGN.md §7a: the log is the history, so a backup is the newest
+//! checkpoint plus the log from its LSN to a durable LSN, and a restore is a recovery).
+//!
+//! Owns the three subcommands' argument parsing ([`parse_backup`], [`parse_restore`]) and
+//! entry points ([`backup_main`], [`restore_main`], `check::main`); the work is in
+//! `copy.rs` (the online copy), `restore.rs`, `check.rs`, with the manifest format in
+//! `manifest.rs`, the server session in `source.rs` and the output targets in `target.rs`.
+//!
+//! Invariants: options use mariadb-backup's names where it has the option (`--target-dir`,
+//! `--incremental-basedir`, `--stream`, `--host`, `--port`, `--user`, `--password`,
+//! `--datadir`); every option given is applied or refused with an error naming it; exit
+//! status 0 only on success.
+
+pub mod check;
+pub mod copy;
+pub mod manifest;
+pub mod restore;
+pub mod source;
+pub mod target;
+
+use std::path::{Path, PathBuf};
+
+use onelog_binlog::Gtid;
+
+use copy::BackupOptions;
+use manifest::{Manifest, MANIFEST};
+use restore::{RestoreOptions, Stop};
+
+/// `1.5 GiB`-style sizes for messages.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} bytes")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// Reads and parses `dir/backup.info`.
+pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
+    let path = dir.join(MANIFEST);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(format!(
+                "{}: not a complete backup: no {MANIFEST} (was the backup interrupted?)",
+                dir.display()
+            ))
+        }
+        Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+    };
+    Manifest::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Splits `--name=value` / `--name value` arguments; `flags` take no value.
+fn options<'a>(
+    args: &'a [String],
+    flags: &[&str],
+) -> Result<(Vec<(String, Option<String>)>, Vec<&'a String>), String> {
+    let mut opts = Vec::new();
+    let mut positional = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let Some(body) = a.strip_prefix("--") else {
+            positional.push(a);
+            continue;
+        };
+        let (name, value) = match body.split_once('=') {
+            Some((n, v)) => (n.replace('_', "-"), Some(v.to_owned())),
+            None => (body.replace('_', "-"), None),
+        };
+        let value = if value.is_none() && !flags.contains(&name.as_str()) {
+            Some(
+                it.next()
+                    .ok_or_else(|| format!("option --{name} needs a value"))?
+                    .clone(),
+            )
+        } else {
+            value
+        };
+        opts.push((name, value));
+    }
+    Ok((opts, positional))
+}
+
+const BACKUP_USAGE: &str = "usage: onelog backup (--target-dir=DIR | --stream) [--incremental-basedir=DIR]
+                     [--host=127.0.0.1] [--port=3306] [--user=root] [--password=PW] [--datadir=DIR]";
+
+/// Parses `onelog backup`'s arguments.
+pub fn parse_backup(args: &[String]) -> Result<BackupOptions, String> {
+    let (opts, positional) = options(args, &["stream", "help"])?;
+    if let Some(p) = positional.first() {
+        return Err(format!("unexpected argument {p:?}"));
+    }
+    let mut o = BackupOptions::default();
+    for (name, value) in opts {
+        let v = value.clone().unwrap_or_default();
+        match name.as_str() {
+            "target-dir" => o.target_dir = Some(PathBuf::from(v)),
+            "stream" => {
+                if value.as_deref().is_some_and(|v| v != "tar") {
+                    return Err("--stream writes a tar archive (--stream or --stream=tar)".into());
+                }
+                o.stream = true
+            }
+            "incremental-basedir" => o.incremental_basedir = Some(PathBuf::from(v)),
+            "host" => o.connect.host = v,
+            "port" => o.connect.port = v.parse().map_err(|_| format!("--port: bad port {v:?}"))?,
+            "user" => o.connect.user = v,
+            "password" => o.connect.password = v,
+            "datadir" => o.datadir = Some(PathBuf::from(v)),
+            "help" => return Err(BACKUP_USAGE.into()),
+            _ => return Err(format!("unknown option --{name}\n{BACKUP_USAGE}")),
+        }
+    }
+    if o.stream == o.target_dir.is_some() {
+        return Err(format!(
+            "give exactly one of --target-dir and --stream\n{BACKUP_USAGE}"
+        ));
+    }
+    Ok(o)
+}
+
+const RESTORE_USAGE: &str = "usage: onelog restore --target-dir=NEW_DATADIR [--stop-gtid=D-S-N | --stop-datetime='YYYY-MM-DD HH:MM:SS']
+                      FULL_BACKUP_DIR [INCREMENTAL_BACKUP_DIR ...]";
+
+/// `YYYY-MM-DD HH:MM:SS` in the local time zone (as mariadb-binlog reads --stop-datetime) to
+/// seconds since the epoch.
+fn parse_local_datetime(s: &str) -> Option<i64> {
+    let (date, time) = s.trim().split_once([' ', 'T'])?;
+    let d: Vec<i32> = date
+        .split('-')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    let t: Vec<i32> = time
+        .split(':')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    let ([y, mo, da], [h, mi, se]) = (d.as_slice(), t.as_slice()) else {
+        return None;
+    };
+    if !(1..=12).contains(mo) || !(1..=31).contains(da) || *h > 23 || *mi > 59 || *se > 59 {
+        return None;
+    }
+    // SAFETY: mktime reads and normalises the struct we own; no pointers escape.
+    let secs = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        tm.tm_year = y - 1900;
+        tm.tm_mon = mo - 1;
+        tm.tm_mday = *da;
+        tm.tm_hour = *h;
+        tm.tm_min = *mi;
+        tm.tm_sec = *se;
+        tm.tm_isdst = -1;
+        libc::mktime(&mut tm)
+    };
+    (secs != -1).then_some(secs as i64)
+}
+
+/// Parses `onelog restore`'s arguments.
+pub fn parse_restore(args: &[String]) -> Result<RestoreOptions, String> {
+    let (opts, positional) = options(args, &["help"])?;
+    let mut o = RestoreOptions::default();
+    let mut target = None;
+    for (name, value) in opts {
+        let v = value.unwrap_or_default();
+        let stop =
+            match name.as_str() {
+                "target-dir" => {
+                    target = Some(PathBuf::from(v));
+                    continue;
+                }
+                "stop-gtid" => Stop::Gtid(v.parse::<Gtid>().map_err(|_| {
+                    format!("--stop-gtid: {v:?} is not a GTID (domain-server-seq)")
+                })?),
+                "stop-datetime" => Stop::Time(parse_local_datetime(&v).ok_or_else(|| {
+                    format!("--stop-datetime: {v:?} is not 'YYYY-MM-DD HH:MM:SS'")
+                })?),
+                "help" => return Err(RESTORE_USAGE.into()),
+                _ => return Err(format!("unknown option --{name}\n{RESTORE_USAGE}")),
+            };
+        if o.stop.replace(stop).is_some() {
+            return Err("give at most one of --stop-gtid and --stop-datetime".into());
+        }
+    }
+    o.target_dir = target.ok_or_else(|| format!("--target-dir is required\n{RESTORE_USAGE}"))?;
+    o.backups = positional.into_iter().map(PathBuf::from).collect();
+    if o.backups.is_empty() {
+        return Err(format!("name the backup to restore\n{RESTORE_USAGE}"));
+    }
+    Ok(o)
+}
+
+/// `onelog backup ARGS`: exit status.
+pub fn backup_main(args: &[String]) -> i32 {
+    let result = parse_backup(args).and_then(|o| copy::run(&o));
+    match result {
+        Ok(_) => 0,
+        Err(e) => {
+            eprintln!("onelog backup: {e}");
+            1
+        }
+    }
+}
+
+/// `onelog restore ARGS`: exit status.
+pub fn restore_main(args: &[String]) -> i32 {
+    let result = parse_restore(args).and_then(|o| restore::run(&o).map(|r| (o, r)));
+    match result {
+        Ok((o, r)) => {
+            println!(
+                "onelog restore: {} is ready (log ends at LSN {}); gtid_binlog_pos = gtid_slave_pos = {}",
+                o.target_dir.display(),
+                r.end_lsn,
+                r.gtid_pos
+            );
+            0
+        }
+        Err(e) => {
+            eprintln!("onelog restore: {e}");
+            1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn backup_options_use_mariadb_backup_names() {
+        let o = parse_backup(&args(&[
+            "--target-dir=/b",
+            "--host",
+            "127.0.0.1",
+            "--port=3307",
+            "--user=bk",
+            "--password=pw",
+            "--incremental_basedir=/a",
+        ]))
+        .unwrap();
+        assert_eq!(o.target_dir, Some(PathBuf::from("/b")));
+        assert_eq!((o.connect.port, o.connect.user.as_str()), (3307, "bk"));
+        assert_eq!(o.incremental_basedir, Some(PathBuf::from("/a")));
+        assert!(parse_backup(&args(&["--stream"])).unwrap().stream);
+        assert!(parse_backup(&args(&["--stream", "--target-dir=/b"])).is_err());
+        assert!(parse_backup(&args(&[])).is_err());
+        assert!(parse_backup(&args(&["--stream=xbstream"])).is_err());
+        assert!(parse_backup(&args(&["--stream", "--throttle=5"]))
+            .unwrap_err()
+            .contains("unknown option --throttle"));
+    }
+
+    #[test]
+    fn restore_options() {
+        let o =
+            parse_restore(&args(&["--target-dir=/n", "--stop-gtid=0-1-5", "/f", "/i"])).unwrap();
+        assert_eq!(o.stop, Some(Stop::Gtid(Gtid::new(0, 1, 5))));
+        assert_eq!(o.backups, vec![PathBuf::from("/f"), PathBuf::from("/i")]);
+        assert!(parse_restore(&args(&["--target-dir=/n"])).is_err());
+        assert!(parse_restore(&args(&["/f"])).is_err());
+        assert!(parse_restore(&args(&["--target-dir=/n", "--stop-gtid=x", "/f"])).is_err());
+        let o = parse_restore(&args(&[
+            "--target-dir=/n",
+            "--stop-datetime=2026-01-02 03:04:05",
+            "/f",
+        ]))
+        .unwrap();
+        assert!(matches!(o.stop, Some(Stop::Time(t)) if t > 1_700_000_000));
+        assert!(parse_restore(&args(&[
+            "--target-dir=/n",
+            "--stop-datetime=2026-13-02 03:04:05",
+            "/f"
+        ]))
+        .is_err());
+    }
+
+    #[test]
+    fn sizes_read_like_humans_write_them() {
+        assert_eq!(human_bytes(512), "512 bytes");
+        assert_eq!(human_bytes(3 << 29), "1.5 GiB");
+    }
+}

@@ -1,0 +1,327 @@
+//! `onelog restore`: a data directory from a backup or a chain of backups, optionally stopped
+//! at a GTID or a time (docs/BACKUP.md; DESIGN.md §7a).
+//!
+//! Owns [`RestoreOptions`], [`Stop`] and [`run`]. Steps:
+//! 1. every backup of the chain is verified ([`verify_backup`]); the first must be full, each
+//!    next one incremental, starting at the previous one's end LSN and GTID state;
+//! 2. the target (absent or empty) gets the checkpoint, rewritten by the engine's own writer
+//!    (control file included), and the segments: each piece's records placed at their offsets,
+//!    each file extended to the size its header names (sparse zeros, as preallocated);
+//! 3. a stop point cuts the log after the record of `--stop-gtid`, or before the first record
+//!    whose GTID event's time is at or after `--stop-datetime` (mariadb-binlog's rule); the
+//!    rest of that segment is zeroed and later segments are not written;
+//! 4. the engine opens the new directory (recovery: checkpoint + replay, the same code a
+//!    server start runs, so a restore that finishes starts), sets `gtid_slave_pos` to
+//!    `gtid_binlog_pos` (which writes a checkpoint) and shuts down cleanly.
+//!
+//! Invariants: nothing is written before every backup verified; a stop point before the full
+//! backup's checkpoint (whose state already includes later transactions) is refused, never
+//! approximated; files are synced before the engine opens them.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use onelog_binlog::{Gtid, GtidPos};
+use onelog_engine::checkpoint::{read_checkpoint_file, write_checkpoint};
+use onelog_engine::{Engine, EngineOptions};
+use onelog_log::inspect::SegmentInspector;
+use onelog_log::segment::file_name;
+use onelog_log::{Lsn, StdFs};
+
+use super::check::{piece_header, verify_backup};
+use super::manifest::Manifest;
+
+/// Where a restore stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// After the record of this GTID.
+    Gtid(Gtid),
+    /// Before the first record whose GTID event time (seconds since the epoch) is at or after.
+    Time(i64),
+}
+
+/// Options of `onelog restore`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RestoreOptions {
+    pub target_dir: PathBuf,
+    pub stop: Option<Stop>,
+    /// The full backup, then its incrementals in order.
+    pub backups: Vec<PathBuf>,
+}
+
+/// What a restore produced.
+#[derive(Debug)]
+pub struct Restored {
+    pub end_lsn: Lsn,
+    pub gtid_pos: GtidPos,
+}
+
+/// Step 1: verifies the chain; returns the manifests in order.
+fn verify_chain(backups: &[PathBuf]) -> Result<Vec<Manifest>, String> {
+    let mut out: Vec<Manifest> = Vec::new();
+    for dir in backups {
+        let m = verify_backup(dir)?;
+        match out.last() {
+            None if !m.full => {
+                return Err(format!(
+                    "{}: an incremental backup; restore starts from a full backup (give the full one first, then its incrementals in order)",
+                    dir.display()
+                ))
+            }
+            Some(_) if m.full => {
+                return Err(format!(
+                    "{}: a full backup in the middle of the chain",
+                    dir.display()
+                ))
+            }
+            Some(prev)
+                if prev.end_lsn != m.start_lsn
+                    || prev.end_state.entries() != m.start_state.entries() =>
+            {
+                return Err(format!(
+                    "{}: does not continue the previous backup (it starts at LSN {} / {}, the previous one ends at LSN {} / {})",
+                    dir.display(),
+                    m.start_lsn,
+                    m.start_state.pos(),
+                    prev.end_lsn,
+                    prev.end_state.pos()
+                ))
+            }
+            _ => {}
+        }
+        out.push(m);
+    }
+    if out.is_empty() {
+        return Err("no backup given".into());
+    }
+    Ok(out)
+}
+
+fn io_err<'a>(what: &'a str, p: &'a Path) -> impl FnOnce(std::io::Error) -> String + 'a {
+    move |e| format!("{what} {}: {e}", p.display())
+}
+
+/// The target directory, created (it must not exist or be empty).
+fn prepare_target(dir: &Path) -> Result<(), String> {
+    if let Ok(mut rd) = fs::read_dir(dir) {
+        if rd.next().is_some() {
+            return Err(format!(
+                "the target directory {} is not empty",
+                dir.display()
+            ));
+        }
+    }
+    for sub in ["", "checkpoints", "binlog"] {
+        let p = dir.join(sub);
+        fs::create_dir_all(&p).map_err(io_err("cannot create", &p))?;
+    }
+    Ok(())
+}
+
+/// One segment being written: its file, header length, start LSN and preallocated size.
+struct OutSegment {
+    file: File,
+    path: PathBuf,
+    header: Vec<u8>,
+    header_len: u64,
+    start_lsn: Lsn,
+    file_len: Option<u64>,
+}
+
+/// Step 2's log part: writes every piece of the chain into `binlog/`.
+fn write_segments(
+    chain: &[(PathBuf, Manifest)],
+    target: &Path,
+) -> Result<BTreeMap<u64, OutSegment>, String> {
+    let mut segs: BTreeMap<u64, OutSegment> = BTreeMap::new();
+    let mut buf = vec![0u8; 4 << 20];
+    for (dir, m) in chain {
+        for f in m.files.iter().filter(|f| f.piece.is_some()) {
+            let piece = f.piece.unwrap_or_else(|| unreachable!("filtered"));
+            let h = piece_header(dir, f)?;
+            let src_path = dir.join(&f.path);
+            let src = File::open(&src_path).map_err(io_err("cannot open", &src_path))?;
+            let mut head = vec![0u8; h.header_len as usize];
+            src.read_exact_at(&mut head, 0)
+                .map_err(io_err("cannot read", &src_path))?;
+            if let Some(seg) = segs.get(&piece.number) {
+                if seg.header != head {
+                    return Err(format!(
+                        "{}: its segment header differs from the base backup's (a different log: was RESET MASTER run between the backups?)",
+                        src_path.display()
+                    ));
+                }
+            } else {
+                let path = target.join("binlog").join(file_name(piece.number));
+                let file = OpenOptions::new()
+                    .write(true)
+                    .read(true)
+                    .create_new(true)
+                    .open(&path)
+                    .map_err(io_err("cannot create", &path))?;
+                file.write_all_at(&head, 0)
+                    .map_err(io_err("cannot write", &path))?;
+                segs.insert(
+                    piece.number,
+                    OutSegment {
+                        file,
+                        path,
+                        header: head,
+                        header_len: h.header_len,
+                        start_lsn: h.start_lsn,
+                        file_len: h.file_len,
+                    },
+                );
+            }
+            let seg = &segs[&piece.number];
+            let mut done = 0u64;
+            let len = piece.to - piece.from;
+            while done < len {
+                let n = ((len - done) as usize).min(buf.len());
+                src.read_exact_at(&mut buf[..n], h.header_len + done)
+                    .map_err(io_err("cannot read", &src_path))?;
+                let at = seg.header_len + (piece.from - seg.start_lsn) + done;
+                seg.file
+                    .write_all_at(&buf[..n], at)
+                    .map_err(io_err("cannot write", &seg.path))?;
+                done += n as u64;
+            }
+        }
+    }
+    Ok(segs)
+}
+
+/// Step 3: the LSN to cut the log at, by walking the restored segments from `ckpt_lsn`.
+fn stop_lsn(
+    segs: &BTreeMap<u64, OutSegment>,
+    stop: Stop,
+    ckpt_lsn: Lsn,
+    end: Lsn,
+) -> Result<Lsn, String> {
+    let mut before_checkpoint = false;
+    for seg in segs.values() {
+        let mut insp = SegmentInspector::open(&seg.path).map_err(|e| e.to_string())?;
+        while insp.lsn() < end {
+            let Some(rec) = insp.next_record().map_err(|e| e.to_string())? else {
+                break;
+            };
+            let Some(gtid) = rec.gtid else { continue };
+            let ts = rec
+                .events
+                .get(..4)
+                .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            let hit = match stop {
+                Stop::Gtid(g) => g == gtid,
+                Stop::Time(t) => i64::from(ts) >= t,
+            };
+            if !hit {
+                continue;
+            }
+            let at = match stop {
+                Stop::Gtid(_) => rec.end_lsn(),
+                Stop::Time(_) => rec.lsn,
+            };
+            if at < ckpt_lsn {
+                before_checkpoint = true;
+                continue;
+            }
+            return Ok(at);
+        }
+    }
+    match stop {
+        _ if before_checkpoint => Err(format!(
+            "the stop point is before the full backup's checkpoint (LSN {ckpt_lsn}), which already holds later transactions: restore from an older full backup"
+        )),
+        Stop::Gtid(g) => Err(format!(
+            "GTID {g} is not in the backup's log after its checkpoint (LSN {ckpt_lsn}..{end})"
+        )),
+        // No record at or after the time: everything is before it.
+        Stop::Time(_) => Ok(end),
+    }
+}
+
+/// Step 3's cut and the final sizes: zeros after `end` in its segment, later segments removed.
+fn finish_segments(segs: BTreeMap<u64, OutSegment>, end: Lsn) -> Result<(), String> {
+    let mut first = true;
+    for seg in segs.into_values() {
+        if !first && seg.start_lsn > end {
+            drop(seg.file);
+            fs::remove_file(&seg.path).map_err(io_err("cannot remove", &seg.path))?;
+            continue;
+        }
+        first = false;
+        let data_end = seg.header_len + end.saturating_sub(seg.start_lsn);
+        let len = seg
+            .file
+            .metadata()
+            .map_err(io_err("cannot stat", &seg.path))?
+            .len();
+        if data_end < len {
+            seg.file
+                .set_len(data_end)
+                .map_err(io_err("cannot truncate", &seg.path))?;
+        }
+        if let Some(l) = seg.file_len {
+            seg.file
+                .set_len(l)
+                .map_err(io_err("cannot extend", &seg.path))?;
+        }
+        seg.file
+            .sync_all()
+            .map_err(io_err("cannot sync", &seg.path))?;
+    }
+    Ok(())
+}
+
+/// `onelog restore` (module docs).
+pub fn run(opts: &RestoreOptions) -> Result<Restored, String> {
+    let manifests = verify_chain(&opts.backups)?;
+    let chain: Vec<(PathBuf, Manifest)> = opts.backups.iter().cloned().zip(manifests).collect();
+    let (full_dir, full) = &chain[0];
+    let Some((ckpt_lsn, ckpt_file)) = full.checkpoint.clone() else {
+        return Err("the first backup has no checkpoint".into());
+    };
+    let end = chain.last().map_or(full.end_lsn, |(_, m)| m.end_lsn);
+    prepare_target(&opts.target_dir)?;
+    let ck = read_checkpoint_file(&StdFs, &full_dir.join(&ckpt_file), ckpt_lsn)
+        .map_err(|e| e.to_string())?;
+    let ckdir = opts.target_dir.join("checkpoints");
+    write_checkpoint(&StdFs, &ckdir, ck.lsn, &ck.gtid_state, &ck.body)
+        .map_err(|e| e.to_string())?;
+    drop(ck);
+    let segs = write_segments(&chain, &opts.target_dir)?;
+    let end = match opts.stop {
+        Some(stop) => stop_lsn(&segs, stop, ckpt_lsn, end)?,
+        None => end,
+    };
+    finish_segments(segs, end)?;
+    File::open(opts.target_dir.join("binlog"))
+        .and_then(|d| d.sync_all())
+        .map_err(|e| format!("cannot sync {}: {e}", opts.target_dir.display()))?;
+    let mut eopts = EngineOptions::new(&opts.target_dir);
+    eopts.background_checkpoints = false;
+    let (engine, report) = Engine::open(Arc::new(StdFs), eopts)
+        .map_err(|e| format!("recovery of the restored directory failed: {e}"))?;
+    let pos = report.gtid_binlog_pos();
+    if report.log.end_lsn != end {
+        return Err(format!(
+            "recovery of the restored directory ended at LSN {}, expected {end}",
+            report.log.end_lsn
+        ));
+    }
+    engine
+        .set_gtid_slave_pos(pos.clone())
+        .map_err(|e| format!("setting gtid_slave_pos: {e}"))?;
+    engine
+        .shutdown()
+        .map_err(|e| format!("closing the restored directory: {e}"))?;
+    let _ = std::io::stderr().flush();
+    Ok(Restored {
+        end_lsn: end,
+        gtid_pos: pos,
+    })
+}
