@@ -110,6 +110,11 @@ pub fn verify_backup(dir: &Path) -> Result<Manifest, String> {
                 if piece.from != h.start_lsn || piece.from > m.start_lsn {
                     return Err(bad("the log does not start at the checkpoint".into()));
                 }
+                if m.checkpoint.is_none() && (piece.from != 0 || h.number != 1) {
+                    return Err(bad(
+                        "without a checkpoint the log must start at segment 1, LSN 0".into(),
+                    ));
+                }
                 h.state.clone()
             }
             (Some(s), prev) => {
@@ -151,7 +156,7 @@ pub fn verify_backup(dir: &Path) -> Result<Manifest, String> {
         lsn = piece.to;
         number = Some(h.number);
     }
-    if m.full && !saw_checkpoint {
+    if m.checkpoint.is_some() && !saw_checkpoint {
         return Err(format!("{}: the checkpoint file is missing", dir.display()));
     }
     let end_state = state.unwrap_or_default();

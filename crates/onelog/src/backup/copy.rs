@@ -4,7 +4,9 @@
 //! `BACKUP STAGE START` (the server then purges no segment and removes no checkpoint file;
 //! commits go on), and copies from the data directory:
 //! 1. a full backup: the current checkpoint (named by `checkpoints/control`), verified as it is
-//!    copied ([`CheckpointStreamCheck`]); an incremental one: nothing (its base has it);
+//!    copied ([`CheckpointStreamCheck`]), or none if the server has not written one yet (the log
+//!    is then copied from LSN 0, which no purge can have removed); an incremental one: nothing
+//!    (its base has it);
 //! 2. the log from the segment holding the start LSN (the checkpoint's, or the base backup's
 //!    end), every segment that has a successor (sealed: fully durable, never written again);
 //! 3. then the durable LSN L is read from the server, and the log up to exactly L is copied
@@ -148,8 +150,13 @@ impl Copy<'_> {
             .map_err(|e| format!("writing {}: {e}", self.target.describe()))
     }
 
-    /// Copies the checkpoint the control file names; returns its LSN and file name.
-    fn checkpoint(&mut self, ckdir: &Path) -> Result<(Lsn, String), String> {
+    /// Copies the checkpoint the control file names; returns its LSN and file name. None
+    /// when the server has written no checkpoint yet (recovery then replays the log from LSN 0,
+    /// and no segment can have been purged).
+    fn checkpoint(&mut self, ckdir: &Path) -> Result<Option<(Lsn, String)>, String> {
+        if !ckdir.join(CONTROL_FILE).exists() {
+            return Ok(None);
+        }
         let (lsn, name) = read_control(&StdFs, &ckdir.join(CONTROL_FILE))
             .map_err(|e| format!("the server has no readable checkpoint: {e}"))?;
         let path = ckdir.join(&name);
@@ -182,7 +189,7 @@ impl Copy<'_> {
             crc,
             piece: None,
         });
-        Ok((lsn, rel))
+        Ok(Some((lsn, rel)))
     }
 
     /// Copies the records `[self.lsn, to)` of `seg` with its header block.
@@ -438,8 +445,9 @@ fn backup_into(
     };
     let (checkpoint, start) = match base {
         None => {
-            let (lsn, rel) = copy.checkpoint(&datadir.join("checkpoints"))?;
-            (Some((lsn, rel)), Start { lsn, state: None })
+            let ck = copy.checkpoint(&datadir.join("checkpoints"))?;
+            let lsn = ck.as_ref().map_or(0, |c| c.0);
+            (ck, Start { lsn, state: None })
         }
         Some(b) => (
             None,

@@ -47,7 +47,8 @@ pub struct Manifest {
     pub server_version: String,
     /// When the backup ended, UTC (`2026-11-25T23:59:59Z`).
     pub created: String,
-    /// Full backups: the checkpoint's LSN and its file (under `checkpoints/`).
+    /// Full backups: the checkpoint's LSN and its file (under `checkpoints/`); None when the
+    /// server had written none (the log then starts at LSN 0).
     pub checkpoint: Option<(Lsn, String)>,
     /// Full: the checkpoint's LSN; incremental: the base backup's `end_lsn`.
     pub start_lsn: Lsn,
@@ -141,8 +142,11 @@ impl Manifest {
             m.parse_line(line)
                 .map_err(|e| format!("line {line:?}: {e}"))?;
         }
-        if m.full != m.checkpoint.is_some() {
-            return Err("a full backup names its checkpoint, an incremental one does not".into());
+        if !m.full && m.checkpoint.is_some() {
+            return Err("an incremental backup has no checkpoint".into());
+        }
+        if m.full && m.checkpoint.is_none() && m.start_lsn != 0 {
+            return Err("a full backup without a checkpoint starts at LSN 0".into());
         }
         if m.end_lsn < m.start_lsn {
             return Err("end_lsn is before start_lsn".into());

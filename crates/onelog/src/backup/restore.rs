@@ -282,17 +282,20 @@ pub fn run(opts: &RestoreOptions) -> Result<Restored, String> {
     let manifests = verify_chain(&opts.backups)?;
     let chain: Vec<(PathBuf, Manifest)> = opts.backups.iter().cloned().zip(manifests).collect();
     let (full_dir, full) = &chain[0];
-    let Some((ckpt_lsn, ckpt_file)) = full.checkpoint.clone() else {
-        return Err("the first backup has no checkpoint".into());
-    };
     let end = chain.last().map_or(full.end_lsn, |(_, m)| m.end_lsn);
     prepare_target(&opts.target_dir)?;
-    let ck = read_checkpoint_file(&StdFs, &full_dir.join(&ckpt_file), ckpt_lsn)
-        .map_err(|e| e.to_string())?;
-    let ckdir = opts.target_dir.join("checkpoints");
-    write_checkpoint(&StdFs, &ckdir, ck.lsn, &ck.gtid_state, &ck.body)
-        .map_err(|e| e.to_string())?;
-    drop(ck);
+    // Without a checkpoint recovery replays the whole log, from LSN 0.
+    let ckpt_lsn = match &full.checkpoint {
+        Some((lsn, file)) => {
+            let ck = read_checkpoint_file(&StdFs, &full_dir.join(file), *lsn)
+                .map_err(|e| e.to_string())?;
+            let ckdir = opts.target_dir.join("checkpoints");
+            write_checkpoint(&StdFs, &ckdir, ck.lsn, &ck.gtid_state, &ck.body)
+                .map_err(|e| e.to_string())?;
+            *lsn
+        }
+        None => 0,
+    };
     let segs = write_segments(&chain, &opts.target_dir)?;
     let end = match opts.stop {
         Some(stop) => stop_lsn(&segs, stop, ckpt_lsn, end)?,
