@@ -130,9 +130,8 @@ fn backup_under_load_becomes_a_replica_in_three_commands() {
     a.stop();
     let a = Onelog::start(&adir, &["--server-id=1"]);
     let port = a.port;
-    let load = std::thread::spawn(move || {
-        run_bounded(&mut sysbench(port, "run", 12), None, TOOL_TIMEOUT)
-    });
+    let load =
+        std::thread::spawn(move || run_bounded(&mut sysbench(port, "run", 12), None, TOOL_TIMEOUT));
     std::thread::sleep(Duration::from_secs(3));
     let bdir = tmp.path().join("backup");
     let text = ok(&backup_to(a.port, &bdir, &[]), "backup under load");
@@ -169,7 +168,11 @@ fn backup_under_load_becomes_a_replica_in_three_commands() {
         .position(|g| Some(g) == rg.first())
         .expect("the restored log's first GTID is the primary's");
     assert_eq!(ag[at..], rg[..], "a gap or a duplicate");
-    assert!(rg.len() > 100, "the load ran during the backup: {}", rg.len());
+    assert!(
+        rg.len() > 100,
+        "the load ran during the backup: {}",
+        rg.len()
+    );
 }
 
 /// Inserts rows `from..=to` into `t.r`, one transaction each.
@@ -191,7 +194,10 @@ fn incremental_chain_and_point_in_time() {
     let tmp = tempfile::tempdir().unwrap();
     let a = Onelog::start(&tmp.path().join("a"), &["--server-id=1"]);
     bk_user(a.port);
-    sql(a.port, "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)");
+    sql(
+        a.port,
+        "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)",
+    );
     insert(a.port, 1, 50);
     let full = tmp.path().join("full");
     ok(&backup_to(a.port, &full, &[]), "full backup");
@@ -223,7 +229,10 @@ fn incremental_chain_and_point_in_time() {
 
     // The whole chain: the newest point.
     let r1 = tmp.path().join("r1");
-    ok(&restore(&r1, &[], &[&full, &inc1, &inc2]), "restore of the chain");
+    ok(
+        &restore(&r1, &[], &[&full, &inc1, &inc2]),
+        "restore of the chain",
+    );
     let text = ok(&check(&r1), "check of the restored directory");
     assert_eq!(checked_pos(&text), newest);
     let s = Onelog::start(&r1, &["--server-id=3"]);
@@ -235,7 +244,10 @@ fn incremental_chain_and_point_in_time() {
     // --stop-gtid: row 80's transaction is the last one.
     let r2 = tmp.path().join("r2");
     let stop = format!("--stop-gtid={gtid_at_80}");
-    ok(&restore(&r2, &[&stop], &[&full, &inc1, &inc2]), "restore --stop-gtid");
+    ok(
+        &restore(&r2, &[&stop], &[&full, &inc1, &inc2]),
+        "restore --stop-gtid",
+    );
     let s = Onelog::start(&r2, &["--server-id=3"]);
     assert_eq!(count(s.port), 80);
     assert_eq!(sql_value(s.port, "SELECT MAX(id) FROM t.r"), "80");
@@ -249,15 +261,24 @@ fn incremental_chain_and_point_in_time() {
     // --stop-datetime: everything committed before that time, nothing after.
     let r3 = tmp.path().join("r3");
     let stop = format!("--stop-datetime={stop_time}");
-    ok(&restore(&r3, &[&stop], &[&full, &inc1, &inc2]), "restore --stop-datetime");
+    ok(
+        &restore(&r3, &[&stop], &[&full, &inc1, &inc2]),
+        "restore --stop-datetime",
+    );
     let s = Onelog::start(&r3, &["--server-id=3"]);
     assert_eq!(count(s.port), 100);
     drop(s);
 
     // Broken chains and bad stop points are refused, and leave no directory to start.
-    let e = failed(&restore(&tmp.path().join("x1"), &[], &[&inc1]), "incremental alone");
+    let e = failed(
+        &restore(&tmp.path().join("x1"), &[], &[&inc1]),
+        "incremental alone",
+    );
     assert!(e.contains("restore starts from a full backup"), "{e}");
-    let e = failed(&restore(&tmp.path().join("x2"), &[], &[&full, &inc2]), "a gap");
+    let e = failed(
+        &restore(&tmp.path().join("x2"), &[], &[&full, &inc2]),
+        "a gap",
+    );
     assert!(e.contains("does not continue the previous backup"), "{e}");
     let e = failed(
         &restore(&tmp.path().join("x3"), &["--stop-gtid=0-1-99999"], &[&full]),
@@ -306,7 +327,10 @@ fn check_and_restore_refuse_damage() {
     let tmp = tempfile::tempdir().unwrap();
     let a = Onelog::start(&tmp.path().join("a"), &["--server-id=1"]);
     bk_user(a.port);
-    sql(a.port, "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)");
+    sql(
+        a.port,
+        "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)",
+    );
     insert(a.port, 1, 40);
     let good = tmp.path().join("good");
     ok(&backup_to(a.port, &good, &[]), "backup");
@@ -325,10 +349,22 @@ fn check_and_restore_refuse_damage() {
     let len = std::fs::metadata(seg(&bad)).unwrap().len();
     flip(&seg(&bad), len - 100);
     let e = failed(&check(&bad), "check of a damaged backup");
-    assert!(e.contains("binlog-000001.olog") && e.contains("CRC32C"), "{e}");
-    let e = failed(&restore(&tmp.path().join("r1"), &[], &[&bad]), "restore of it");
-    assert!(e.contains("binlog-000001.olog") && e.contains("CRC32C"), "{e}");
-    assert!(!tmp.path().join("r1").join("binlog").exists() || dir_is_empty(&tmp.path().join("r1").join("binlog")));
+    assert!(
+        e.contains("binlog-000001.olog") && e.contains("CRC32C"),
+        "{e}"
+    );
+    let e = failed(
+        &restore(&tmp.path().join("r1"), &[], &[&bad]),
+        "restore of it",
+    );
+    assert!(
+        e.contains("binlog-000001.olog") && e.contains("CRC32C"),
+        "{e}"
+    );
+    assert!(
+        !tmp.path().join("r1").join("binlog").exists()
+            || dir_is_empty(&tmp.path().join("r1").join("binlog"))
+    );
 
     // A flipped byte in the segment header, where the manifest's CRC and the header's catch it.
     let bad2 = tmp.path().join("bad2");
@@ -340,7 +376,10 @@ fn check_and_restore_refuse_damage() {
     // A truncated piece.
     let bad3 = tmp.path().join("bad3");
     copy_dir(&good, &bad3);
-    let f = std::fs::OpenOptions::new().write(true).open(seg(&bad3)).unwrap();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(seg(&bad3))
+        .unwrap();
     f.set_len(len - 1).unwrap();
     let e = failed(&check(&bad3), "check of a truncated backup");
     assert!(e.contains("truncated or replaced"), "{e}");
@@ -351,17 +390,28 @@ fn check_and_restore_refuse_damage() {
     std::fs::remove_file(bad4.join("backup.info")).unwrap();
     let e = failed(&check(&bad4), "check without backup.info");
     assert!(e.contains("backup.info"), "{e}");
-    let e = failed(&restore(&tmp.path().join("r4"), &[], &[&bad4]), "restore without it");
+    let e = failed(
+        &restore(&tmp.path().join("r4"), &[], &[&bad4]),
+        "restore without it",
+    );
     assert!(e.contains("not a complete backup"), "{e}");
 
     // The good one still restores and checks.
     ok(&check(&good), "check of the good backup");
-    ok(&restore(&tmp.path().join("r5"), &[], &[&good]), "restore of the good backup");
-    ok(&check(&tmp.path().join("r5")), "check of the restored directory");
+    ok(
+        &restore(&tmp.path().join("r5"), &[], &[&good]),
+        "restore of the good backup",
+    );
+    ok(
+        &check(&tmp.path().join("r5")),
+        "check of the restored directory",
+    );
 }
 
 fn dir_is_empty(p: &Path) -> bool {
-    std::fs::read_dir(p).map(|mut d| d.next().is_none()).unwrap_or(true)
+    std::fs::read_dir(p)
+        .map(|mut d| d.next().is_none())
+        .unwrap_or(true)
 }
 
 /// Part 1: the backup privilege is MariaDB's: RELOAD.
@@ -370,7 +420,10 @@ fn backup_needs_the_reload_privilege() {
     let tmp = tempfile::tempdir().unwrap();
     let a = Onelog::start(&tmp.path().join("a"), &["--server-id=1"]);
     sql(a.port, "CREATE USER bk@'%' IDENTIFIED BY 'bk'");
-    let e = failed(&backup_to(a.port, &tmp.path().join("b"), &[]), "backup without RELOAD");
+    let e = failed(
+        &backup_to(a.port, &tmp.path().join("b"), &[]),
+        "backup without RELOAD",
+    );
     assert!(e.contains("1227"), "{e}");
     assert!(!tmp.path().join("b").exists(), "nothing left behind");
 }
@@ -421,7 +474,10 @@ impl StalledBackup {
 fn loaded_server(dir: &Path) -> Onelog {
     let a = Onelog::start(dir, &["--server-id=1"]);
     bk_user(a.port);
-    sql(a.port, "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)");
+    sql(
+        a.port,
+        "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)",
+    );
     for k in 0..10 {
         let stmts: Vec<String> = (0..30)
             .map(|i| {
@@ -501,7 +557,10 @@ fn purge_waits_for_a_running_backup() {
     extract(&archive, &bdir);
     ok(&check(&bdir), "check of the streamed backup");
     let r = tmp.path().join("r");
-    ok(&restore(&r, &[], &[&bdir]), "restore of the streamed backup");
+    ok(
+        &restore(&r, &[], &[&bdir]),
+        "restore of the streamed backup",
+    );
     let s = Onelog::start(&r, &["--server-id=2"]);
     assert_eq!(sql_value(s.port, "SELECT COUNT(*) FROM t.r"), "300");
 }

@@ -202,7 +202,6 @@ fn stop_lsn(
     ckpt_lsn: Lsn,
     end: Lsn,
 ) -> Result<Lsn, String> {
-    let mut before_checkpoint = false;
     for seg in segs.values() {
         let mut insp = SegmentInspector::open(&seg.path).map_err(|e| e.to_string())?;
         while insp.lsn() < end {
@@ -214,28 +213,21 @@ fn stop_lsn(
                 .events
                 .get(..4)
                 .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-            let hit = match stop {
-                Stop::Gtid(g) => g == gtid,
-                Stop::Time(t) => i64::from(ts) >= t,
-            };
-            if !hit {
-                continue;
-            }
             let at = match stop {
-                Stop::Gtid(_) => rec.end_lsn(),
-                Stop::Time(_) => rec.lsn,
+                Stop::Gtid(g) if g == gtid => rec.end_lsn(),
+                Stop::Time(t) if i64::from(ts) >= t => rec.lsn,
+                _ => continue,
             };
             if at < ckpt_lsn {
-                before_checkpoint = true;
-                continue;
+                return Err(format!(
+                    "the stop point is before the full backup's checkpoint (LSN {ckpt_lsn}), \
+                     which already holds later transactions: restore from an older full backup"
+                ));
             }
             return Ok(at);
         }
     }
     match stop {
-        _ if before_checkpoint => Err(format!(
-            "the stop point is before the full backup's checkpoint (LSN {ckpt_lsn}), which already holds later transactions: restore from an older full backup"
-        )),
         Stop::Gtid(g) => Err(format!(
             "GTID {g} is not in the backup's log after its checkpoint (LSN {ckpt_lsn}..{end})"
         )),
@@ -301,12 +293,17 @@ pub fn run(opts: &RestoreOptions) -> Result<Restored, String> {
         Some(stop) => stop_lsn(&segs, stop, ckpt_lsn, end)?,
         None => end,
     };
+    let last_file_len = segs.values().last().and_then(|s| s.file_len);
     finish_segments(segs, end)?;
     File::open(opts.target_dir.join("binlog"))
         .and_then(|d| d.sync_all())
         .map_err(|e| format!("cannot sync {}: {e}", opts.target_dir.display()))?;
     let mut eopts = EngineOptions::new(&opts.target_dir);
     eopts.background_checkpoints = false;
+    // The segment the log prepares next is the size the server used.
+    if let Some(len) = last_file_len {
+        eopts.log.segment_size = len;
+    }
     let (engine, report) = Engine::open(Arc::new(StdFs), eopts)
         .map_err(|e| format!("recovery of the restored directory failed: {e}"))?;
     let pos = report.gtid_binlog_pos();
