@@ -59,11 +59,11 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
     Manifest::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Options given as `(name, value)`, names with `-` for `_`; flags have no value.
+type Named = Vec<(String, Option<String>)>;
+
 /// Splits `--name=value` / `--name value` arguments; `flags` take no value.
-fn options<'a>(
-    args: &'a [String],
-    flags: &[&str],
-) -> Result<(Vec<(String, Option<String>)>, Vec<&'a String>), String> {
+fn options<'a>(args: &'a [String], flags: &[&str]) -> Result<(Named, Vec<&'a String>), String> {
     let mut opts = Vec::new();
     let mut positional = Vec::new();
     let mut it = args.iter();
