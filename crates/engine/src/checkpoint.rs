@@ -250,10 +250,36 @@ pub fn write_checkpoint(
     gtid_state: &GtidState,
     body: &[u8],
 ) -> Result<PathBuf, CheckpointError> {
+    write_checkpoint_then(fs, dir, lsn, gtid_state, body, &mut |remove| remove())
+}
+
+/// Removes every checkpoint file of `dir` but the one of `lsn` (the current one), and this
+/// module's temporary files: what a switch does after writing, for a writer that skipped it.
+pub fn remove_older_checkpoints(fs: &dyn FileSystem, dir: &Path, lsn: Lsn) {
+    let _serialized = WRITE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    remove_leftovers(fs, dir, &checkpoint_file_name(lsn));
+}
+
+/// [`write_checkpoint`], with the removal of the older checkpoint files handed to `cleanup`,
+/// which runs it (or not: a backup may be copying the previous checkpoint; its files are then
+/// removed by a later switch or at the next load).
+pub fn write_checkpoint_then(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    lsn: Lsn,
+    gtid_state: &GtidState,
+    body: &[u8],
+    cleanup: &mut dyn FnMut(&mut dyn FnMut()),
+) -> Result<PathBuf, CheckpointError> {
     // One checkpoint write at a time in this process: a concurrent writer's leftover removal
     // could otherwise delete the file the other is about to name in the control file.
     let _serialized = WRITE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let r = write_checkpoint_serialized(fs, dir, lsn, gtid_state, body);
+    if let Ok(path) = &r {
+        let name = checkpoint_file_name(lsn);
+        debug_assert_eq!(path.file_name().and_then(|n| n.to_str()), Some(&name[..]));
+        cleanup(&mut || remove_leftovers(fs, dir, &name));
+    }
     if r.is_err() {
         // Under WRITE_LOCK the only temporary files are this attempt's. After a simulated
         // crash the file system refuses the removal, which is what a real crash leaves.
@@ -318,8 +344,6 @@ fn write_checkpoint_serialized(
         .map_err(io_err(&ctrl_tmp, 0, "rename"))?;
     fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory"))?;
     crash_point(fs, dir, "checkpoint.after_control_switch")?;
-
-    remove_leftovers(fs, dir, &name);
     Ok(path)
 }
 

@@ -377,6 +377,10 @@ impl Engine {
     }
 
     /// The checkpoint writer (for `origin.rs`).
+    pub(crate) fn backup_holds(&self) -> &std::sync::Arc<crate::backup::BackupHolds> {
+        self.checkpoints.backups()
+    }
+
     pub(crate) fn checkpoints(&self) -> &Checkpointer {
         &self.checkpoints
     }

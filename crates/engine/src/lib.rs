@@ -22,6 +22,7 @@
 //! Invariants: each module's docs name its own; the crate imports nothing of `sql` or `server`.
 
 pub mod apply;
+pub mod backup;
 pub mod catalog;
 pub mod checkpoint;
 mod commit;

@@ -28,17 +28,21 @@
 //! In `--binlog-storage=file` mode PURGE is refused with 1235 and expiry does nothing (the
 //! classic files are not purged yet: they go with RESET MASTER).
 //!
+//! While a backup runs (`backup.rs`) nothing is purged: PURGE and RESET MASTER wait for it
+//! (bounded; then 1205), expiry waits for its next look.
+//!
 //! Invariants: no segment that ends after the newest checkpoint's LSN (or any segment, before
 //! the first checkpoint), or after the oldest reader pin, is ever purged; the current (last)
 //! segment is never purged; RESET MASTER checkpoints at the log's end before removing any
 //! segment.
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use onelog_binlog::GtidState;
 use onelog_log::retention::{segment_name, NeededBy, PurgeError, PurgeOutcome, Retention};
 
+use crate::backup::DEFAULT_BACKUP_WAIT;
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::report::EngineEvent;
@@ -108,9 +112,21 @@ impl Engine {
 
     /// PURGE BINARY LOGS: removes the segments `target` names, by the rules of the module docs.
     /// Errors: 1235 in file mode, 1373 for an unknown file, 1378 when [`PurgeTarget::To`] would
-    /// remove a segment recovery needs, 1377 when removing failed.
+    /// remove a segment recovery needs, 1377 when removing failed. Waits for running backups
+    /// as [`Engine::purge_log_within`] does, up to [`DEFAULT_BACKUP_WAIT`].
     pub fn purge_log_to(&self, target: PurgeTarget<'_>) -> Result<Purged, EngineError> {
+        self.purge_log_within(target, DEFAULT_BACKUP_WAIT)
+    }
+
+    /// [`Engine::purge_log_to`], waiting at most `wait` for running backups to end (a backup
+    /// hold keeps every segment, `backup.rs`); then 1205.
+    pub fn purge_log_within(
+        &self,
+        target: PurgeTarget<'_>,
+        wait: Duration,
+    ) -> Result<Purged, EngineError> {
         self.check_purge_allowed()?;
+        let _no_backup = self.backup_holds().exclusive(wait)?;
         let retention = self.retention();
         let log = self.log();
         let out = match target {
@@ -167,6 +183,10 @@ impl Engine {
         if limits.is_off() || self.check_purge_allowed().is_err() {
             return Ok(Purged::default());
         }
+        // A running backup keeps every segment; expiry tries again at its next look.
+        let Some(_no_backup) = self.backup_holds().try_exclusive() else {
+            return Ok(Purged::default());
+        };
         let notifier = self.core().notifier();
         let result = self.log().expire_checked(&self.retention(), &limits, now);
         match result {
@@ -198,9 +218,17 @@ impl Engine {
     /// meanwhile) it flushes the log and checkpoints at the log's end LSN, so recovery never
     /// needs the removed segments; then resets the log and checkpoints again so the stored
     /// GTID state is empty too (recovery takes the log's state anyway, see [`Engine::open`]).
+    /// Waits for running backups as [`Engine::reset_log_within`] does, up to
+    /// [`DEFAULT_BACKUP_WAIT`].
     pub fn reset_log(&self) -> Result<(), EngineError> {
+        self.reset_log_within(DEFAULT_BACKUP_WAIT)
+    }
+
+    /// [`Engine::reset_log`], waiting at most `wait` for running backups to end; then 1205.
+    pub fn reset_log_within(&self, wait: Duration) -> Result<(), EngineError> {
         let core = self.core();
         core.check_open()?;
+        let _no_backup = self.backup_holds().exclusive(wait)?;
         let _gate = core.exclusive();
         let log = core.log();
         log.flush()
@@ -222,6 +250,8 @@ impl Engine {
         root.gtid_state = GtidState::new();
         core.store().publish(Arc::new(root));
         self.checkpoints().write(core, true)?;
+        // No backup runs (we hold that), but the writes above could not know it.
+        self.checkpoints().remove_older();
         // MariaDB's after_reset_master: positions forgotten, counters zeroed.
         core.semisync().reset();
         Ok(())

@@ -30,7 +30,8 @@ use std::time::{Duration, Instant};
 
 use onelog_log::{FileSystem, Lsn};
 
-use crate::checkpoint::write_checkpoint;
+use crate::backup::BackupHolds;
+use crate::checkpoint::{remove_older_checkpoints, write_checkpoint_then};
 use crate::commit::Committer;
 use crate::error::EngineError;
 use crate::report::EngineEvent;
@@ -271,6 +272,8 @@ pub(crate) struct Checkpointer {
     /// LSN of the current checkpoint; its lock serializes the writes.
     last: Mutex<Option<Lsn>>,
     scheduler: Mutex<Option<CheckpointScheduler>>,
+    /// Backups running: older checkpoint files are kept while any does (`backup.rs`).
+    backups: Arc<BackupHolds>,
 }
 
 impl Checkpointer {
@@ -281,7 +284,21 @@ impl Checkpointer {
             dir,
             last: Mutex::new(loaded),
             scheduler: Mutex::new(None),
+            backups: Arc::default(),
         }
+    }
+
+    /// Removes the checkpoint files older than the current one, for a caller that holds the
+    /// backups' exclusivity itself (RESET MASTER: its writes could not remove them).
+    pub(crate) fn remove_older(&self) {
+        if let Some(lsn) = self.lsn() {
+            remove_older_checkpoints(&*self.fs, &self.dir, lsn);
+        }
+    }
+
+    /// The engine's backup holds (kept here: the writer consults them after every switch).
+    pub(crate) fn backups(&self) -> &Arc<BackupHolds> {
+        &self.backups
     }
 
     /// Starts the background scheduler (see [`CheckpointScheduler::start`]).
@@ -336,12 +353,25 @@ impl Checkpointer {
         }
         debug_assert!(log.durable_lsn() >= root.lsn || log.failed().is_some());
         let body = root.encode_checkpoint();
-        write_checkpoint(&*self.fs, &self.dir, root.lsn, &root.gtid_state, &body).map_err(
-            |source| EngineError::Checkpoint {
-                context: format!("writing the checkpoint at LSN {}", root.lsn),
-                source,
-            },
-        )?;
+        // Older checkpoint files go only while no backup runs (one may be copying them).
+        let backups = &self.backups;
+        let mut cleanup = |remove: &mut dyn FnMut()| {
+            if let Some(_none) = backups.try_exclusive() {
+                remove();
+            }
+        };
+        write_checkpoint_then(
+            &*self.fs,
+            &self.dir,
+            root.lsn,
+            &root.gtid_state,
+            &body,
+            &mut cleanup,
+        )
+        .map_err(|source| EngineError::Checkpoint {
+            context: format!("writing the checkpoint at LSN {}", root.lsn),
+            source,
+        })?;
         *last = Some(root.lsn);
         Ok(root.lsn)
     }
