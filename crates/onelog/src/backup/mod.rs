@@ -7,7 +7,8 @@
 //! `copy.rs` (the online copy), `restore.rs`, `check.rs`, with the manifest format in
 //! `manifest.rs`, the server session in `source.rs` and the output targets in `target.rs`.
 //!
-//! Invariants: options use mariadb-backup's names where it has the option (`--target-dir`,
+//! Invariants: everything the commands create is private to the OS user (umask 077, as
+//! `onelog serve`); options use mariadb-backup's names where it has the option (`--target-dir`,
 //! `--incremental-basedir`, `--stream`, `--host`, `--port`, `--user`, `--password`,
 //! `--datadir`); every option given is applied or refused with an error naming it; exit
 //! status 0 only on success.
@@ -200,6 +201,8 @@ pub fn parse_restore(args: &[String]) -> Result<RestoreOptions, String> {
 
 /// `onelog backup ARGS`: exit status.
 pub fn backup_main(args: &[String]) -> i32 {
+    // A backup holds every row: its files are the OS user's alone, like the data directory's.
+    crate::datadir::set_private_umask();
     let result = parse_backup(args).and_then(|o| copy::run(&o));
     match result {
         Ok(_) => 0,
@@ -212,6 +215,7 @@ pub fn backup_main(args: &[String]) -> i32 {
 
 /// `onelog restore ARGS`: exit status.
 pub fn restore_main(args: &[String]) -> i32 {
+    crate::datadir::set_private_umask();
     let result = parse_restore(args).and_then(|o| restore::run(&o).map(|r| (o, r)));
     match result {
         Ok((o, r)) => {

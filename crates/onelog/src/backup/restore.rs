@@ -304,17 +304,15 @@ pub fn run(opts: &RestoreOptions) -> Result<Restored, String> {
         Some(stop) => stop_lsn(&segs, stop, ckpt_lsn, end)?,
         None => end,
     };
-    let last_file_len = segs.values().last().and_then(|s| s.file_len);
     finish_segments(segs, end)?;
     File::open(opts.target_dir.join("binlog"))
         .and_then(|d| d.sync_all())
         .map_err(|e| format!("cannot sync {}: {e}", opts.target_dir.display()))?;
     let mut eopts = EngineOptions::new(&opts.target_dir);
     eopts.background_checkpoints = false;
-    // The segment the log prepares next is the size the server used.
-    if let Some(len) = last_file_len {
-        eopts.log.segment_size = len;
-    }
+    // Restore writes no record: the segment the log prepares in the background is as small as
+    // allowed (the server's first open deletes it and prepares its own size).
+    eopts.log.segment_size = 16 << 10;
     let (engine, report) = Engine::open(Arc::new(StdFs), eopts)
         .map_err(|e| format!("recovery of the restored directory failed: {e}"))?;
     let pos = report.gtid_binlog_pos();
