@@ -285,6 +285,19 @@ fn incremental_chain_and_point_in_time() {
         "unknown stop GTID",
     );
     assert!(e.contains("is not in the backup's log"), "{e}");
+
+    // After RESET MASTER the log is another one: an incremental on the old chain is refused.
+    sql(a.port, "RESET MASTER");
+    insert(a.port, 151, 160);
+    let basedir = format!("--incremental-basedir={}", inc2.display());
+    let e = failed(
+        &backup_to(a.port, &tmp.path().join("inc3"), &[&basedir]),
+        "incremental after RESET MASTER",
+    );
+    assert!(
+        e.contains("not the one the base backup was taken from"),
+        "{e}"
+    );
 }
 
 fn dir_bytes(dir: &Path) -> u64 {

@@ -286,6 +286,23 @@ fn damaged(path: &Path, h: &SegmentHeader, e: &onelog_log::verify::VerifyError) 
 struct Start {
     lsn: Lsn,
     state: Option<GtidState>,
+    /// Incremental: the base backup's last log piece (segment number and header block), which
+    /// the server's segment holding `lsn` must match: the same log, not one reset since.
+    base_header: Option<(u64, Vec<u8>)>,
+}
+
+/// The segment number and header block of the base backup's last log piece (it ends at the
+/// base's end LSN).
+fn base_header(dir: &Path, m: &Manifest) -> Result<Option<(u64, Vec<u8>)>, String> {
+    let Some((f, p)) = m.files.iter().rev().find_map(|f| f.piece.map(|p| (f, p))) else {
+        return Ok(None);
+    };
+    let path = dir.join(&f.path);
+    let insp = SegmentInspector::open(&path).map_err(|e| e.to_string())?;
+    let mut head = vec![0u8; insp.header().header_len as usize];
+    let file = File::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    read_at(&file, &path, &mut head, 0)?;
+    Ok(Some((p.number, head)))
 }
 
 /// Copies the log from `start` to the server's durable LSN (steps 2 and 3 of the module docs).
@@ -310,6 +327,21 @@ fn copy_log(
         ));
     };
     let seg = open_segment(&segments[first].1)?;
+    if let Some((number, head)) = &start.base_header {
+        let f = File::open(&seg.path)
+            .map_err(|e| format!("cannot open {}: {e}", seg.path.display()))?;
+        let mut mine = vec![0u8; head.len()];
+        let same = seg.header.number == *number
+            && read_at(&f, &seg.path, &mut mine, 0).is_ok()
+            && mine == *head;
+        if !same {
+            return Err(format!(
+                "the server's log is not the one the base backup was taken from (its segment at \
+                 LSN {} differs: RESET MASTER since, or another server): take a full backup",
+                start.lsn
+            ));
+        }
+    }
     copy.lsn = if start.state.is_some() {
         start.lsn
     } else {
@@ -379,7 +411,7 @@ pub fn run(opts: &BackupOptions) -> Result<Manifest, String> {
         ));
     }
     let base = match &opts.incremental_basedir {
-        Some(b) => Some(read_manifest(b)?),
+        Some(b) => Some((b.as_path(), read_manifest(b)?)),
         None => None,
     };
     server.execute("BACKUP STAGE START")?;
@@ -400,7 +432,13 @@ pub fn run(opts: &BackupOptions) -> Result<Manifest, String> {
         estimate,
         started,
     };
-    let result = backup_into(target, &mut server, &run, base.as_ref()).and_then(|m| {
+    let result = backup_into(
+        target,
+        &mut server,
+        &run,
+        base.as_ref().map(|(d, m)| (*d, m)),
+    )
+    .and_then(|m| {
         server.execute("BACKUP STAGE END")?;
         target
             .finish(&m.encode())
@@ -440,7 +478,7 @@ fn backup_into(
     target: &mut dyn Target,
     server: &mut ServerSession,
     run: &Run,
-    base: Option<&Manifest>,
+    base: Option<(&Path, &Manifest)>,
 ) -> Result<Manifest, String> {
     let (datadir, started) = (&run.datadir, run.started);
     let mut copy = Copy {
@@ -461,13 +499,19 @@ fn backup_into(
         None => {
             let ck = copy.checkpoint(&datadir.join("checkpoints"))?;
             let lsn = ck.as_ref().map_or(0, |c| c.0);
-            (ck, Start { lsn, state: None })
+            let start = Start {
+                lsn,
+                state: None,
+                base_header: None,
+            };
+            (ck, start)
         }
-        Some(b) => (
+        Some((dir, b)) => (
             None,
             Start {
                 lsn: b.end_lsn,
                 state: Some(b.end_state.clone()),
+                base_header: base_header(dir, b)?,
             },
         ),
     };
@@ -475,7 +519,7 @@ fn backup_into(
     copy.progress.total = copy.progress.done + run.estimate.saturating_sub(start_lsn);
     copy_log(&mut copy, server, &datadir.join("binlog"), start)?;
     let start_state = match base {
-        Some(b) => b.end_state.clone(),
+        Some((_, b)) => b.end_state.clone(),
         None => state_at(&copy.files, datadir, start_lsn)?,
     };
     Ok(Manifest {
