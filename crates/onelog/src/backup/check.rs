@@ -17,7 +17,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use onelog_binlog::GtidState;
-use onelog_engine::checkpoint::{read_current_checkpoint, CheckpointStreamCheck};
+use onelog_engine::checkpoint::{read_control, CheckpointStreamCheck, CONTROL_FILE};
 use onelog_log::inspect::SegmentInspector;
 use onelog_log::segment::{parse_name, SegmentHeader};
 use onelog_log::verify::RecordVerifier;
@@ -199,13 +199,48 @@ fn list_segments(logdir: &Path) -> Result<Vec<(u64, PathBuf)>, String> {
     Ok(v)
 }
 
+/// Verifies the current checkpoint of `ckdir` as a stream (its body is never held in
+/// memory); returns its LSN, None without a control file.
+fn check_checkpoint(ckdir: &Path) -> Result<Option<Lsn>, String> {
+    let control = ckdir.join(CONTROL_FILE);
+    if !control.exists() {
+        return Ok(None);
+    }
+    // A running server may switch to a newer checkpoint and remove the one the control file
+    // named between the two reads: read the control file again then (a few times at most).
+    let mut attempts = 0;
+    let (lsn, path, file) = loop {
+        let (lsn, name) = read_control(&StdFs, &control).map_err(|e| e.to_string())?;
+        let path = ckdir.join(&name);
+        match File::open(&path) {
+            Ok(f) => break (lsn, path, f),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && attempts < 3 => attempts += 1,
+            Err(e) => return Err(format!("{}: cannot open: {e}", path.display())),
+        }
+    };
+    let mut check = CheckpointStreamCheck::new(lsn);
+    let mut buf = vec![0u8; CHUNK];
+    let mut off = 0u64;
+    loop {
+        let n = file
+            .read_at(&mut buf, off)
+            .map_err(|e| format!("{}: offset {off}: read failed: {e}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        check.feed(&buf[..n]);
+        off += n as u64;
+    }
+    check.finish(&path).map_err(|e| e.to_string())?;
+    Ok(Some(lsn))
+}
+
 /// Verifies the data directory `dir` (module docs).
 pub fn check_datadir(dir: &Path) -> Result<DatadirReport, String> {
-    let ck =
-        read_current_checkpoint(&StdFs, &dir.join("checkpoints")).map_err(|e| e.to_string())?;
+    let checkpoint_lsn = check_checkpoint(&dir.join("checkpoints"))?;
     let segments = list_segments(&dir.join("binlog"))?;
     let mut r = DatadirReport {
-        checkpoint_lsn: ck.as_ref().map(|c| c.lsn),
+        checkpoint_lsn,
         first_lsn: 0,
         end_lsn: 0,
         segments: segments.len(),
