@@ -28,6 +28,10 @@
 //! has sequence number 1. The tables are kept: `Engine::reset_log` checkpoints them at the
 //! log's end first, and LSNs keep growing across the reset, so checkpoints stay valid.
 //!
+//! While a backup runs (`BACKUP STAGE START`, `backup.rs`) PURGE and RESET MASTER wait for it,
+//! bounded by the session's `lock_wait_timeout` (then 1205), and automatic expiry removes
+//! nothing.
+//!
 //! Invariants: every position this module prints comes from `onelog_log::view` (never
 //! computed here); PURGE removes only what `Engine::purge_log_to` allows.
 
@@ -39,6 +43,7 @@ use onelog_log::view::{parse_view_file_name, view_file_name, ViewItem};
 use onelog_log::{read_classic_file, ClassicFileInfo};
 
 use crate::context::ExecContext;
+use crate::execute::admin::backup::wait_for_backups;
 use onelog_engine::PurgeTarget;
 
 use crate::error::SqlError;
@@ -317,13 +322,13 @@ fn refuse_purge_in_file_mode(cx: &ExecContext) -> Result<(), SqlError> {
 }
 
 /// PURGE BINARY LOGS TO 'file': removes the segments before `file` (the rules are
-/// `Engine::purge_log_to`'s). Returns how many.
+/// `Engine::purge_log_to`'s). Returns how many. Waits for running backups
+/// (`backup::wait_for_backups`).
 pub(crate) fn purge_to(cx: &ExecContext, file: &str) -> Result<usize, SqlError> {
-    let purged = cx
-        .server
-        .engine
-        .purge_log_to(PurgeTarget::To(file))
-        .map_err(SqlError::from)?;
+    let engine = &cx.server.engine;
+    let purged = wait_for_backups(cx, |wait| {
+        engine.purge_log_within(PurgeTarget::To(file), wait)
+    })?;
     Ok(purged.segments)
 }
 
@@ -339,9 +344,9 @@ pub(crate) fn purge_before(cx: &mut ExecContext, when: &str) -> Result<usize, Sq
         )
     })?;
     let engine = cx.server.engine.clone();
-    let purged = engine
-        .purge_log_to(PurgeTarget::Before(cutoff))
-        .map_err(SqlError::from)?;
+    let purged = wait_for_backups(cx, |wait| {
+        engine.purge_log_within(PurgeTarget::Before(cutoff), wait)
+    })?;
     if let Some(kept) = purged.kept_for_recovery {
         let e = SqlError::from(kept);
         cx.warnings.push(("Warning".into(), e.code, e.message));
@@ -369,9 +374,11 @@ fn parse_utc(s: &str) -> Option<i64> {
 }
 
 /// RESET MASTER: see the module docs. With `--binlog-file-mirror` the mirror's classic files
-/// are reset too, after the log (its next group is the log's first after the reset).
+/// are reset too, after the log (its next group is the log's first after the reset). Waits
+/// for running backups (`backup::wait_for_backups`).
 pub(crate) fn reset_master(cx: &ExecContext) -> Result<(), SqlError> {
-    cx.server.engine.reset_log().map_err(SqlError::from)?;
+    let engine = &cx.server.engine;
+    wait_for_backups(cx, |wait| engine.reset_log_within(wait))?;
     if let Some(mirror) = cx.server.mirror() {
         mirror.reset().map_err(|e| {
             SqlError::of(
