@@ -47,6 +47,7 @@ use crate::execute::admin::backup::wait_for_backups;
 use onelog_engine::PurgeTarget;
 
 use crate::error::SqlError;
+use crate::sysvar::SetValue;
 
 fn io_err(what: &str, e: impl std::fmt::Display) -> SqlError {
     SqlError::of(
@@ -332,12 +333,16 @@ pub(crate) fn purge_to(cx: &ExecContext, file: &str) -> Result<usize, SqlError> 
     Ok(purged.segments)
 }
 
-/// PURGE BINARY LOGS BEFORE 'datetime' (UTC): removes the oldest segments closed before the
-/// time, as far as recovery and readers allow (a warning says when a segment was kept for
-/// recovery; none for a reader, as MariaDB).
-pub(crate) fn purge_before(cx: &mut ExecContext, when: &str) -> Result<usize, SqlError> {
+/// PURGE BINARY LOGS BEFORE datetime (UTC; any expression, `expr` is its source text):
+/// removes the oldest segments closed before the time, as far as recovery and readers allow
+/// (a warning says when a segment was kept for recovery; none for a reader, as MariaDB).
+pub(crate) fn purge_before(cx: &mut ExecContext, expr: &str) -> Result<usize, SqlError> {
     refuse_purge_in_file_mode(cx)?;
-    let cutoff = parse_utc(when).ok_or_else(|| {
+    let when = match super::eval_set_value(cx, expr, false)? {
+        SetValue::Value(v) => String::from_utf8_lossy(&crate::render::text_plain(&v)).into_owned(),
+        SetValue::Default => expr.to_string(),
+    };
+    let cutoff = parse_utc(&when).ok_or_else(|| {
         SqlError::of(
             errors::ER_TRUNCATED_WRONG_VALUE,
             format!("Incorrect datetime value: '{when}'"),

@@ -5,8 +5,9 @@
 
 use super::{Stmt, P, R};
 
-/// `PURGE {BINARY | MASTER} LOGS {TO 'file' | BEFORE 'datetime'}` (after `PURGE`); None when
-/// the next word is neither BINARY nor MASTER (not ours).
+/// `PURGE {BINARY | MASTER} LOGS {TO 'file' | BEFORE datetime_expr}` (after `PURGE`); None
+/// when the next word is neither BINARY nor MASTER (not ours). The BEFORE expression is kept as
+/// its source text (MariaDB's grammar takes any expression: `NOW() - INTERVAL 3 DAY`).
 pub(super) fn purge(p: &mut P<'_>) -> Option<R<Stmt>> {
     if !(p.eat_kw("BINARY") || p.eat_kw("MASTER")) {
         return None;
@@ -16,7 +17,7 @@ pub(super) fn purge(p: &mut P<'_>) -> Option<R<Stmt>> {
         let s = if p.eat_kw("TO") {
             Stmt::PurgeTo(p.string()?)
         } else if p.eat_kw("BEFORE") {
-            Stmt::PurgeBefore(p.string()?)
+            Stmt::PurgeBefore(p.expr_text()?)
         } else {
             return Err(p.err());
         };

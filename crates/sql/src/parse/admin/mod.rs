@@ -195,6 +195,7 @@ pub(crate) enum Stmt {
     /// nothing to release (and, as in MariaDB without table locks, commits nothing).
     UnlockTables,
     PurgeTo(String),
+    /// `PURGE BINARY LOGS BEFORE expr` (the expression's source text).
     PurgeBefore(String),
     ResetMaster,
     Set(Vec<Assignment>),
