@@ -136,3 +136,26 @@ fn reset_master_waits_and_cleans_up() {
     assert_eq!(e.log().segments().len(), 1);
     assert_eq!(checkpoint_files(&fs).len(), 1);
 }
+
+#[test]
+fn the_hold_pins_the_log_so_its_own_purge_keeps_every_segment() {
+    let fs = SimFs::new();
+    let (e, _) = filled(&fs);
+    let retention = onelog_log::retention::Retention {
+        checkpoint_lsn: e.checkpoint_lsn(),
+        oldest_reader_lsn: None,
+    };
+    let target = third_segment(&e);
+    let before = e.log().segments().len();
+    let hold = e.hold_for_backup();
+    assert_eq!(e.log().oldest_reader_lsn(), Some(0));
+    // The log's purge, below the engine's wait, stops at the pin: nothing goes.
+    let out = e.log().purge_to_checked(&target, &retention).unwrap();
+    assert!(out.removed.is_empty(), "{:?}", out.removed);
+    assert!(out.stopped_at.is_some());
+    assert_eq!(e.log().segments().len(), before);
+    drop(hold);
+    assert_eq!(e.log().oldest_reader_lsn(), None);
+    let out = e.log().purge_to_checked(&target, &retention).unwrap();
+    assert_eq!(out.removed.len(), 2);
+}
