@@ -3,7 +3,7 @@
 //! checkpoint files stay; all of it resumes when the hold goes.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use onelog_engine::{Engine, EngineError, EngineOptions, PurgeTarget, TableId};
 use onelog_log::{FileSystem, SimFs};
@@ -52,17 +52,14 @@ fn purge_waits_for_the_hold_then_runs() {
     let target = third_segment(&e);
     let e2 = e.clone();
     let purge = std::thread::spawn(move || {
-        let started = Instant::now();
-        let r = e2.purge_log_within(PurgeTarget::To(&target), Duration::from_secs(60));
-        (r.map(|p| p.segments), started.elapsed())
+        e2.purge_log_within(PurgeTarget::To(&target), Duration::from_secs(60))
+            .map(|p| p.segments)
     });
     std::thread::sleep(Duration::from_millis(300));
     assert!(!purge.is_finished(), "PURGE ran under a backup");
     assert_eq!(e.log().segments().len(), before);
     drop(hold);
-    let (purged, waited) = purge.join().unwrap();
-    assert_eq!(purged.unwrap(), 2);
-    assert!(waited >= Duration::from_millis(300));
+    assert_eq!(purge.join().unwrap().unwrap(), 2);
     assert_eq!(e.backups_running(), 0);
 }
 
