@@ -377,7 +377,7 @@ impl Engine {
     }
 
     /// The checkpoint writer (for `origin.rs`).
-    pub(crate) fn backup_holds(&self) -> &std::sync::Arc<crate::backup::BackupHolds> {
+    pub(crate) fn backup_holds(&self) -> &std::sync::Arc<crate::backup_hold::BackupHolds> {
         self.checkpoints.backups()
     }
 

@@ -23,6 +23,7 @@
 
 pub mod apply;
 pub mod backup;
+mod backup_hold;
 pub mod catalog;
 pub mod checkpoint;
 mod commit;

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use onelog_log::{FileSystem, Lsn};
 
-use crate::backup::BackupHolds;
+use crate::backup_hold::BackupHolds;
 use crate::checkpoint::{remove_older_checkpoints, write_checkpoint_then};
 use crate::commit::Committer;
 use crate::error::EngineError;

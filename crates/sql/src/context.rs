@@ -17,10 +17,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use onelog_binlog::Value;
+use onelog_engine::backup::BackupHold;
 use onelog_engine::{AccountDef, Transaction};
 
 use crate::error::SqlError;
 use crate::guard::StatementGuard;
+use crate::parse::admin::BackupStage;
 use crate::privilege::{
     best_match, db_denied, global_grants, grants_on, need_global_error, table_denied, PrivCache,
     ALL_DB, SHOW_DATABASES,
@@ -103,12 +105,10 @@ pub struct ExecContext {
     /// scope). Kept by `sysvar::replica::refresh_origin` (the session
     /// sets it when it starts).
     pub(crate) origin: Option<onelog_engine::CommitOrigin>,
-    /// `BACKUP STAGE`: the stage this session reached and the engine's backup hold, released
-    /// by `BACKUP STAGE END` or when the session (and so this context) ends.
-    pub(crate) backup: Option<(
-        crate::parse::admin::BackupStage,
-        onelog_engine::backup::BackupHold,
-    )>,
+    /// The session's `BACKUP STAGE`: its stage and the engine hold it keeps (None: no backup
+    /// runs in this session). Dropped with the session, which releases the hold
+    /// (`execute::admin::backup`).
+    pub(crate) backup: Option<(BackupStage, BackupHold)>,
 }
 
 impl ExecContext {

@@ -247,6 +247,8 @@ impl Session {
         if let Some(t) = self.cx.txn.take() {
             t.rollback();
         }
+        // A running backup ends, as MariaDB's THD::cleanup does.
+        self.cx.backup = None;
         self.cx.explicit = false;
         self.cx.read_only = false;
         self.cx.autocommit = true;

@@ -74,6 +74,7 @@ pub enum ComKind {
     StmtClose,
     StmtReset,
     Shutdown,
+    Backup,
     Other,
 }
 
@@ -113,6 +114,7 @@ pub(crate) const COM_NAMES: &[&str] = &[
     "stmt_close",
     "stmt_reset",
     "shutdown",
+    "backup",
     "other",
 ];
 

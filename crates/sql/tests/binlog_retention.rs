@@ -214,3 +214,31 @@ fn expiry_is_refused_in_file_mode_where_the_classic_files_are_not_purged() {
     assert_eq!(expiry(&mut s), pair("0", "0.000000"));
     server.shutdown().unwrap();
 }
+
+#[test]
+fn purge_before_takes_a_datetime_expression() {
+    let d = TempDir::new("retention-before-expr");
+    let server = open(d.path());
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    ok(&mut s, "CREATE DATABASE d");
+    ok(&mut s, "CREATE TABLE d.t (a INT PRIMARY KEY)");
+    for i in 0..3 {
+        ok(&mut s, &format!("INSERT INTO d.t VALUES ({i})"));
+        ok(&mut s, "FLUSH BINARY LOGS");
+    }
+    server.engine().checkpoint().unwrap();
+    let count = |s: &mut Session| rows(s, "SHOW BINARY LOGS").len();
+    assert_eq!(count(&mut s), 4);
+    // Nothing was closed a day ago; everything closed before tomorrow goes (as MariaDB's
+    // grammar, BEFORE takes any expression).
+    ok(
+        &mut s,
+        "PURGE BINARY LOGS BEFORE FROM_UNIXTIME(UNIX_TIMESTAMP() - 86400)",
+    );
+    assert_eq!(count(&mut s), 4);
+    ok(
+        &mut s,
+        "PURGE MASTER LOGS BEFORE FROM_UNIXTIME(UNIX_TIMESTAMP(NOW()) + 86400)",
+    );
+    assert_eq!(rows(&mut s, "SHOW BINARY LOGS")[0][0], "binlog.000004");
+}

@@ -28,6 +28,10 @@
 //! has sequence number 1. The tables are kept: `Engine::reset_log` checkpoints them at the
 //! log's end first, and LSNs keep growing across the reset, so checkpoints stay valid.
 //!
+//! While a backup runs (`BACKUP STAGE START`, `backup.rs`) PURGE and RESET MASTER wait for it,
+//! bounded by the session's `lock_wait_timeout` (then 1205), and automatic expiry removes
+//! nothing.
+//!
 //! Invariants: every position this module prints comes from `onelog_log::view` (never
 //! computed here); PURGE removes only what `Engine::purge_log_to` allows.
 
@@ -39,13 +43,11 @@ use onelog_log::view::{parse_view_file_name, view_file_name, ViewItem};
 use onelog_log::{read_classic_file, ClassicFileInfo};
 
 use crate::context::ExecContext;
-use std::time::Duration;
-
+use crate::execute::admin::backup::wait_for_backups;
 use onelog_engine::PurgeTarget;
 
-use crate::parse::admin::BackupStage;
-
 use crate::error::SqlError;
+use crate::sysvar::SetValue;
 
 fn io_err(what: &str, e: impl std::fmt::Display) -> SqlError {
     SqlError::of(
@@ -321,110 +323,40 @@ fn refuse_purge_in_file_mode(cx: &ExecContext) -> Result<(), SqlError> {
 }
 
 /// PURGE BINARY LOGS TO 'file': removes the segments before `file` (the rules are
-/// `Engine::purge_log_to`'s). Returns how many.
+/// `Engine::purge_log_to`'s). Returns how many. Waits for running backups
+/// (`backup::wait_for_backups`).
 pub(crate) fn purge_to(cx: &ExecContext, file: &str) -> Result<usize, SqlError> {
-    let purged = waiting_for_backups(cx, |e, wait| {
-        e.purge_log_within(PurgeTarget::To(file), wait)
+    let engine = &cx.server.engine;
+    let purged = wait_for_backups(cx, |wait| {
+        engine.purge_log_within(PurgeTarget::To(file), wait)
     })?;
     Ok(purged.segments)
 }
 
-/// PURGE BINARY LOGS BEFORE 'datetime' (UTC): removes the oldest segments closed before the
-/// time, as far as recovery and readers allow (a warning says when a segment was kept for
-/// recovery; none for a reader, as MariaDB).
-pub(crate) fn purge_before(cx: &mut ExecContext, when: &str) -> Result<usize, SqlError> {
+/// PURGE BINARY LOGS BEFORE datetime (UTC; any expression, `expr` is its source text):
+/// removes the oldest segments closed before the time, as far as recovery and readers allow
+/// (a warning says when a segment was kept for recovery; none for a reader, as MariaDB).
+pub(crate) fn purge_before(cx: &mut ExecContext, expr: &str) -> Result<usize, SqlError> {
     refuse_purge_in_file_mode(cx)?;
-    let cutoff = parse_utc(when).ok_or_else(|| {
+    let when = match super::eval_set_value(cx, expr, false)? {
+        SetValue::Value(v) => String::from_utf8_lossy(&crate::render::text_plain(&v)).into_owned(),
+        SetValue::Default => expr.to_string(),
+    };
+    let cutoff = parse_utc(&when).ok_or_else(|| {
         SqlError::of(
             errors::ER_TRUNCATED_WRONG_VALUE,
             format!("Incorrect datetime value: '{when}'"),
         )
     })?;
-    let purged = waiting_for_backups(cx, |e, wait| {
-        e.purge_log_within(PurgeTarget::Before(cutoff), wait)
+    let engine = cx.server.engine.clone();
+    let purged = wait_for_backups(cx, |wait| {
+        engine.purge_log_within(PurgeTarget::Before(cutoff), wait)
     })?;
     if let Some(kept) = purged.kept_for_recovery {
         let e = SqlError::from(kept);
         cx.warnings.push(("Warning".into(), e.code, e.message));
     }
     Ok(purged.segments)
-}
-
-/// PROCESSLIST `State` while PURGE or RESET MASTER waits for a running backup (MariaDB's
-/// text for a statement waiting on the backup lock).
-const WAITING_FOR_BACKUP: &str = "Waiting for backup lock";
-
-/// Runs a purge or RESET MASTER, which waits for running backups (bounded by the session's
-/// `lock_wait_timeout`, then 1205), showing so in PROCESSLIST meanwhile.
-fn waiting_for_backups<T>(
-    cx: &ExecContext,
-    run: impl FnOnce(&onelog_engine::Engine, Duration) -> Result<T, onelog_engine::EngineError>,
-) -> Result<T, SqlError> {
-    let engine = cx.server.engine.clone();
-    let waits = engine.backups_running() > 0;
-    if waits {
-        cx.guard.set_state(WAITING_FOR_BACKUP);
-    }
-    let r = run(&engine, crate::sysvar::metadata_lock_wait_timeout(cx));
-    if waits {
-        cx.guard.set_state("");
-    }
-    r.map_err(SqlError::from)
-}
-
-/// `BACKUP STAGE stage`, as MariaDB's `run_backup_stage`: START takes the engine's backup hold
-/// (no segment purged, no checkpoint file removed, commits go on); FLUSH has nothing to do
-/// (onelog has no non-transactional tables to flush); END releases the hold. Stages only move
-/// forward (4146 before START, 4147 for a stage at or before the current one); BLOCK_DDL and
-/// BLOCK_COMMIT, which would block DDL and commits, are not implemented and refused (1235).
-pub(crate) fn backup_stage(cx: &mut ExecContext, stage: BackupStage) -> Result<(), SqlError> {
-    let current = cx.backup.as_ref().map(|(s, _)| *s);
-    match current {
-        None if stage != BackupStage::Start => {
-            return Err(SqlError::of(
-                errors::ER_BACKUP_NOT_RUNNING,
-                "You must start backup with \"BACKUP STAGE START\"",
-            ))
-        }
-        Some(cur) if cur >= stage => {
-            return Err(SqlError::of(
-                errors::ER_BACKUP_WRONG_STAGE,
-                format!(
-                    "Backup stage '{}' is same or before current backup stage '{}'",
-                    stage.name(),
-                    cur.name()
-                ),
-            ))
-        }
-        _ => {}
-    }
-    match stage {
-        BackupStage::Start => {
-            if cx.server.engine.log().classic_files().is_some() {
-                return Err(SqlError::of(
-                    errors::ER_NOT_SUPPORTED_YET,
-                    "This version of onelog doesn't yet support 'BACKUP STAGE in --binlog-storage=file mode'",
-                ));
-            }
-            cx.backup = Some((stage, cx.server.engine.hold_for_backup()));
-        }
-        BackupStage::Flush => {
-            if let Some((s, _)) = cx.backup.as_mut() {
-                *s = stage;
-            }
-        }
-        BackupStage::BlockDdl | BackupStage::BlockCommit => {
-            return Err(SqlError::of(
-                errors::ER_NOT_SUPPORTED_YET,
-                format!(
-                    "This version of onelog doesn't yet support 'BACKUP STAGE {}' (onelog backup needs no blocking stage)",
-                    stage.name()
-                ),
-            ))
-        }
-        BackupStage::End => cx.backup = None,
-    }
-    Ok(())
 }
 
 /// Seconds since the epoch of `YYYY-MM-DD[ HH:MM[:SS]]` read as UTC.
@@ -447,9 +379,11 @@ fn parse_utc(s: &str) -> Option<i64> {
 }
 
 /// RESET MASTER: see the module docs. With `--binlog-file-mirror` the mirror's classic files
-/// are reset too, after the log (its next group is the log's first after the reset).
+/// are reset too, after the log (its next group is the log's first after the reset). Waits
+/// for running backups (`backup::wait_for_backups`).
 pub(crate) fn reset_master(cx: &ExecContext) -> Result<(), SqlError> {
-    waiting_for_backups(cx, |e, wait| e.reset_log_within(wait))?;
+    let engine = &cx.server.engine;
+    wait_for_backups(cx, |wait| engine.reset_log_within(wait))?;
     if let Some(mirror) = cx.server.mirror() {
         mirror.reset().map_err(|e| {
             SqlError::of(

@@ -1,12 +1,13 @@
 //! Administration statements: SHOW ..., SET (system/user variables, NAMES, TRANSACTION,
 //! PASSWORD), account statements, binlog statements, FLUSH, PURGE, RESET MASTER, SHUTDOWN,
-//! KILL.
+//! KILL, BACKUP STAGE.
 //!
 //! [`try_execute`] is called by the session for every statement before sqlparser: it returns
 //! `None` when the statement is not an administration statement. Modules: `parse` (hand
 //! parser), `sysvars` (system variables), `status` (status counters), `accounts` (users,
-//! passwords, privileges), `binlog` (binlog statements over the log), `show` (SHOW over the
-//! catalog and the session).
+//! passwords, privileges), `binlog` (binlog statements over the log), `backup` (BACKUP STAGE
+//! and the backup waits of PURGE and RESET MASTER), `show` (SHOW over the catalog and the
+//! session).
 //!
 //! Administration statements count themselves in `Com_*` (`Com_show_other`, `Com_set_option`,
 //! `Com_create_user`, ...); the session counts `Questions` and the other statements.
@@ -20,6 +21,7 @@
 //! its family's statements (asserted: `misrouted`).
 
 pub mod accounts;
+pub mod backup;
 pub mod binlog;
 pub mod replica;
 pub mod show;
@@ -61,7 +63,8 @@ fn com_kind(s: &Stmt) -> ComKind {
         Stmt::Revoke { .. } => ComKind::Revoke,
         Stmt::FlushBinaryLogs | Stmt::FlushNoop => ComKind::Flush,
         Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => ComKind::Purge,
-        Stmt::ResetMaster | Stmt::BackupStage(_) => ComKind::Other,
+        Stmt::ResetMaster => ComKind::Other,
+        Stmt::BackupStage(_) => ComKind::Backup,
         Stmt::Shutdown => ComKind::Shutdown,
         Stmt::Kill { .. } => ComKind::Kill,
         Stmt::UnlockTables => ComKind::Other,
@@ -124,8 +127,8 @@ fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError>
         Stmt::ShowBinlogEvents { .. } => (BINLOG_MONITOR, "BINLOG MONITOR"),
         // MariaDB 10.5.2+: PRIV_STMT_SHOW_SLAVE_HOSTS is REPLICATION MASTER ADMIN alone.
         Stmt::ShowSlaveHosts => (REPLICATION_MASTER_ADMIN, "REPLICATION MASTER ADMIN"),
-        // MariaDB: RESET MASTER needs RELOAD, like FLUSH BINARY LOGS.
-        // MariaDB: RESET MASTER needs RELOAD, like FLUSH BINARY LOGS; so does BACKUP STAGE.
+        // MariaDB: RESET MASTER needs RELOAD, like FLUSH BINARY LOGS; so does every BACKUP
+        // STAGE (sql_parse.cc's SQLCOM_BACKUP).
         Stmt::FlushBinaryLogs | Stmt::FlushNoop | Stmt::ResetMaster | Stmt::BackupStage(_) => {
             (RELOAD, "RELOAD")
         }
@@ -172,10 +175,6 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::PurgeTo { .. }
         | Stmt::PurgeBefore { .. }
         | Stmt::ResetMaster => run_binlog(cx, stmt),
-        Stmt::BackupStage(stage) => {
-            binlog::backup_stage(cx, stage)?;
-            Ok(ok(0))
-        }
         Stmt::Set { .. } | Stmt::SetNames { .. } | Stmt::SetTransaction { .. } => run_set(cx, stmt),
         Stmt::SetPassword { .. }
         | Stmt::CreateUser { .. }
@@ -184,9 +183,11 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::Grant { .. }
         | Stmt::Revoke { .. }
         | Stmt::ShowGrants { .. } => run_account(cx, stmt),
-        Stmt::FlushNoop | Stmt::UnlockTables | Stmt::Shutdown | Stmt::Kill { .. } => {
-            run_server(cx, stmt)
-        }
+        Stmt::FlushNoop
+        | Stmt::UnlockTables
+        | Stmt::Shutdown
+        | Stmt::Kill { .. }
+        | Stmt::BackupStage(_) => run_server(cx, stmt),
         Stmt::ChangeMaster(_)
         | Stmt::StartSlave { .. }
         | Stmt::StopSlave { .. }
@@ -512,7 +513,7 @@ fn run_account(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     }
 }
 
-/// Server control: FLUSH (nothing to do), SHUTDOWN, KILL.
+/// Server control: FLUSH (nothing to do), SHUTDOWN, KILL, BACKUP STAGE.
 fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     match stmt {
         Stmt::FlushNoop | Stmt::UnlockTables => Ok(ok(0)),
@@ -526,6 +527,10 @@ fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(Output::Shutdown)
         }
         Stmt::Kill { query_only, id } => kill(cx, query_only, id),
+        Stmt::BackupStage(stage) => {
+            backup::backup_stage(cx, stage)?;
+            Ok(ok(0))
+        }
         other => Err(misrouted(&other)),
     }
 }

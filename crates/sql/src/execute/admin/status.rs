@@ -34,6 +34,10 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
             Value::UInt(s.max_used_connections.load(Ordering::Relaxed).max(threads)),
         ),
         ("Onelog_log_fsyncs".into(), Value::UInt(log.fsyncs)),
+        (
+            "Onelog_backups_running".into(),
+            Value::UInt(server.engine.backups_running() as u64),
+        ),
         ("Onelog_engine_log_fsyncs".into(), Value::UInt(log.fsyncs)),
         (
             "Onelog_log_idle_sync_marks".into(),
@@ -62,10 +66,6 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
         (
             "Onelog_checkpoint_lsn".into(),
             Value::UInt(server.engine.checkpoint_lsn().unwrap_or(0)),
-        ),
-        (
-            "Onelog_backups_running".into(),
-            Value::UInt(server.engine.backups_running() as u64),
         ),
         (
             "Onelog_durable_lsn".into(),

@@ -1,6 +1,7 @@
 //! Hand parser for the administration statements sqlparser does not know (or knows only in
 //! part): SHOW ..., DESCRIBE, SET (system and user variables, NAMES, TRANSACTION, PASSWORD),
-//! FLUSH, PURGE BINARY LOGS, RESET MASTER, CREATE/DROP/ALTER USER, GRANT, REVOKE, SHUTDOWN, KILL.
+//! FLUSH, PURGE BINARY LOGS, RESET MASTER, CREATE/DROP/ALTER USER, GRANT, REVOKE, SHUTDOWN, KILL,
+//! BACKUP STAGE.
 //!
 //! Contract: [`parse`] returns `None` when the statement is not one of these (the caller then
 //! hands it to sqlparser), `Some(Err(1064))` when it clearly is one but is malformed, and
@@ -13,13 +14,13 @@
 //!
 //! Families, one file each: `show` (SHOW, DESCRIBE), `set` (SET), `account` (CREATE / DROP /
 //! ALTER USER, GRANT, REVOKE), `binlog` (PURGE, RESET MASTER), `server` (FLUSH, SHUTDOWN,
-//! KILL), `replication` (CHANGE MASTER TO, START / STOP / RESET SLAVE, SHOW SLAVE STATUS; SHOW
-//! SLAVE HOSTS is a SHOW form, in `show`). This module
-//! keeps the statement tree ([`Stmt`]), the token cursor the families share and the dispatch.
+//! KILL, UNLOCK TABLES, BACKUP STAGE), `replication` (CHANGE MASTER TO, START / STOP / RESET
+//! SLAVE, SHOW SLAVE STATUS; SHOW SLAVE HOSTS is a SHOW form, in `show`). This module keeps the statement tree ([`Stmt`]), the token cursor the families share and the dispatch.
 //!
 //! Invariants: [`parse`] answers `Some` only for a statement whose first word
-//! [`maybe_admin`] accepts; its errors are 1064 (syntax), 1235 (a form onelog refuses) or 1524
-//! (an authentication plugin onelog does not have), asserted at the dispatch.
+//! [`maybe_admin`] accepts; its errors are 1064 (syntax), 1235 (a form onelog refuses), 1524
+//! (an authentication plugin onelog does not have) or 4149 (an unknown BACKUP STAGE, which
+//! MariaDB's grammar refuses too), asserted at the dispatch.
 
 mod account;
 mod binlog;
@@ -27,8 +28,6 @@ mod replication;
 mod server;
 mod set;
 mod show;
-
-pub use binlog::BackupStage;
 
 use crate::error::SqlError;
 use crate::parse::lexer::{lex, skip_blank, word_at, Tok, Token};
@@ -84,6 +83,38 @@ pub(crate) struct Assignment {
     pub target: SetTarget,
     /// Source text of the value expression.
     pub expr: String,
+}
+
+/// The stages of `BACKUP STAGE`, in MariaDB's order (a session moves only forward).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum BackupStage {
+    Start,
+    Flush,
+    BlockDdl,
+    BlockCommit,
+    End,
+}
+
+impl BackupStage {
+    /// Every stage, in order.
+    pub(crate) const ALL: [BackupStage; 5] = [
+        BackupStage::Start,
+        BackupStage::Flush,
+        BackupStage::BlockDdl,
+        BackupStage::BlockCommit,
+        BackupStage::End,
+    ];
+
+    /// The name MariaDB's messages use.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            BackupStage::Start => "START",
+            BackupStage::Flush => "FLUSH",
+            BackupStage::BlockDdl => "BLOCK_DDL",
+            BackupStage::BlockCommit => "BLOCK_COMMIT",
+            BackupStage::End => "END",
+        }
+    }
 }
 
 /// Privileges a GRANT can name.
@@ -164,10 +195,9 @@ pub(crate) enum Stmt {
     /// nothing to release (and, as in MariaDB without table locks, commits nothing).
     UnlockTables,
     PurgeTo(String),
+    /// `PURGE BINARY LOGS BEFORE expr` (the expression's source text).
     PurgeBefore(String),
     ResetMaster,
-    /// `BACKUP STAGE name` (MariaDB 10.4+): START, FLUSH, BLOCK_DDL, BLOCK_COMMIT or END.
-    BackupStage(BackupStage),
     Set(Vec<Assignment>),
     SetNames {
         charset: Option<String>,
@@ -206,6 +236,8 @@ pub(crate) enum Stmt {
         users: Vec<(String, String)>,
     },
     Shutdown,
+    /// `BACKUP STAGE stage`.
+    BackupStage(BackupStage),
     Kill {
         query_only: bool,
         id: u64,
@@ -502,7 +534,7 @@ pub(crate) fn parse(sql: &str) -> Option<R<Stmt>> {
         "a statement maybe_admin rejects parsed as ours"
     );
     debug_assert!(
-        !matches!(&r, Some(Err(e)) if ![1064, 1235, 1524].contains(&e.code)),
+        !matches!(&r, Some(Err(e)) if ![1064, 1235, 1524, 4149].contains(&e.code)),
         "an administration parse error outside the contract: {r:?}"
     );
     r
@@ -534,8 +566,8 @@ fn dispatch(sql: &str) -> Option<R<Stmt>> {
         "SHUTDOWN" => Some(p.expect_end().map(|_| Stmt::Shutdown)),
         "KILL" => Some(server::kill(&mut p)),
         "UNLOCK" => Some(server::unlock(&mut p)),
+        "BACKUP" => server::backup(&mut p),
         "PURGE" => binlog::purge(&mut p),
-        "BACKUP" => binlog::backup_stage(&mut p),
         "RESET" => binlog::reset(&mut p).or_else(|| replication::reset(&mut p)),
         "CHANGE" => replication::change(&mut p),
         "START" => replication::start(&mut p),
@@ -790,6 +822,39 @@ mod tests {
             Stmt::PurgeTo("binlog-000002.olog".into())
         );
         assert_eq!(ok("RESET MASTER"), Stmt::ResetMaster);
+    }
+
+    #[test]
+    fn backup_stage_takes_mariadbs_stage_names() {
+        assert_eq!(
+            ok("BACKUP STAGE START"),
+            Stmt::BackupStage(BackupStage::Start)
+        );
+        assert_eq!(
+            ok("backup stage block_commit;"),
+            Stmt::BackupStage(BackupStage::BlockCommit)
+        );
+        assert_eq!(
+            ok("BACKUP STAGE `end`"),
+            Stmt::BackupStage(BackupStage::End)
+        );
+        let e = parse("BACKUP STAGE FOO").unwrap().unwrap_err();
+        assert_eq!(e.code, 4149);
+        assert_eq!(
+            e.message,
+            "Unknown backup stage: 'FOO'. Stage should be one of START, FLUSH, BLOCK_DDL, BLOCK_COMMIT or END"
+        );
+        for bad in [
+            "BACKUP STAGE",
+            "BACKUP STAGE 'START'",
+            "BACKUP STAGE START END",
+        ] {
+            assert_eq!(parse(bad).unwrap().unwrap_err().code, 1064, "{bad}");
+        }
+        assert!(parse("BACKUP LOCK t").is_none());
+        assert!(
+            BackupStage::Start < BackupStage::Flush && BackupStage::BlockCommit < BackupStage::End
+        );
     }
 
     #[test]

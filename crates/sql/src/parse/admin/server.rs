@@ -1,11 +1,11 @@
 //! Server control: FLUSH (BINARY LOGS and the forms that have nothing to do in onelog),
-//! SHUTDOWN, KILL [QUERY | CONNECTION], UNLOCK TABLES.
+//! SHUTDOWN, KILL [QUERY | CONNECTION], UNLOCK TABLES, BACKUP STAGE.
 //!
 //! Invariants: those of the family parsers (`parse/admin/mod.rs`); `FLUSH TABLES WITH READ
 //! LOCK` is refused (1235), never accepted and ignored.
 use onelog_protocol::errors;
 
-use super::{Stmt, P, R};
+use super::{BackupStage, Stmt, P, R};
 use crate::error::SqlError;
 use crate::parse::lexer::Tok;
 
@@ -79,4 +79,29 @@ pub(super) fn unlock(p: &mut P<'_>) -> R<Stmt> {
     }
     p.expect_end()?;
     Ok(Stmt::UnlockTables)
+}
+
+/// `BACKUP STAGE {START | FLUSH | BLOCK_DDL | BLOCK_COMMIT | END}` (after `BACKUP`); None when
+/// the next word is not STAGE (not ours). The stage is an identifier, as in MariaDB's grammar
+/// (so it may be backquoted); an unknown one is MariaDB's 4149.
+pub(super) fn backup(p: &mut P<'_>) -> Option<R<Stmt>> {
+    if !p.eat_kw("STAGE") {
+        return None;
+    }
+    Some((|| {
+        let name = p.ident()?;
+        let stage = BackupStage::ALL
+            .into_iter()
+            .find(|s| s.name().eq_ignore_ascii_case(&name))
+            .ok_or_else(|| {
+                SqlError::of(
+                    errors::ER_BACKUP_UNKNOWN_STAGE,
+                    format!(
+                        "Unknown backup stage: '{name}'. Stage should be one of START, FLUSH, BLOCK_DDL, BLOCK_COMMIT or END"
+                    ),
+                )
+            })?;
+        p.expect_end()?;
+        Ok(Stmt::BackupStage(stage))
+    })())
 }
