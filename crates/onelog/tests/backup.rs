@@ -539,9 +539,7 @@ fn purge_waits_for_a_running_backup() {
             .and_then(|l| l.split('\t').next())
             .unwrap()
             .to_string();
-        let started = Instant::now();
         sql(port, &format!("PURGE BINARY LOGS TO '{last}'"));
-        started.elapsed()
     });
     // PURGE is waiting for the backup, visibly; a bounded one gives up with 1205.
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -565,8 +563,7 @@ fn purge_waits_for_a_running_backup() {
     let archive = tmp.path().join("b.tar");
     let (st, err) = backup.finish(&archive);
     assert!(st.success(), "{err}");
-    let waited = purge.join().unwrap();
-    assert!(waited > Duration::from_millis(500));
+    purge.join().unwrap();
     assert_eq!(sql(a.port, "SHOW BINARY LOGS").lines().count(), 1);
     assert_eq!(status(a.port, "Onelog_backups_running"), 0);
 
