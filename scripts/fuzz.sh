@@ -2,8 +2,8 @@
 # Bounded fuzzing run for CI: builds the cargo-fuzz targets in fuzz/ with libFuzzer's coverage
 # instrumentation on the stable toolchain (no nightly, no cargo-fuzz needed: the flags below are
 # what `cargo fuzz build --sanitizer none` passes, all stable), then runs each target for
-# FUZZ_SECONDS (default 60 for sql_frontend, 15 for the decoders). Exits non-zero if libFuzzer
-# finds a crash, a panic, a stack overflow or a timeout; the crashing input is left in
+# FUZZ_SECONDS (default 60 for sql_frontend, 15 for the decoders and the backup verifiers).
+# Exits non-zero if libFuzzer finds a crash, a panic, a stack overflow or a timeout; the crashing input is left in
 # fuzz/artifacts/<target>/ (add it as a regression test).
 #
 # Locally with cargo-fuzz installed, the same targets run with
@@ -37,4 +37,5 @@ run() {
 run sql_frontend "$SQL_SECONDS"
 run decode_event "$DECODER_SECONDS"
 run decode_packet "$DECODER_SECONDS"
+run verify_backup "$DECODER_SECONDS"
 echo "== fuzz: no crash found"

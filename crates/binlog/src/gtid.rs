@@ -172,13 +172,17 @@ impl GtidState {
         d.by_server.insert(gtid.server_id, gtid.seq_no);
         d.last = Some(gtid);
         d.max_seq = d.max_seq.max(gtid.seq_no);
-        debug_assert!(self.next_seq(gtid.domain_id) > gtid.seq_no);
+        debug_assert!(self.next_seq(gtid.domain_id) > gtid.seq_no || gtid.seq_no == u64::MAX);
         debug_assert_eq!(self.last(gtid.domain_id), Some(gtid));
     }
 
-    /// The sequence number the next GTID of `domain_id` gets when onelog assigns it.
+    /// The sequence number the next GTID of `domain_id` gets when onelog assigns it. A domain
+    /// whose largest sequence number is already `u64::MAX` (only a fixed GTID can put it
+    /// there: `SET gtid_seq_no`, a primary's event, a file) answers `u64::MAX`, never wraps.
     pub fn next_seq(&self, domain_id: u32) -> u64 {
-        self.domains.get(&domain_id).map_or(1, |d| d.max_seq + 1)
+        self.domains
+            .get(&domain_id)
+            .map_or(1, |d| d.max_seq.saturating_add(1))
     }
 
     /// The last GTID of `domain_id`, if any.
@@ -289,6 +293,15 @@ impl fmt::Display for GtidState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the verify_backup fuzz target: a GTID state record at u64::MAX overflowed.
+    #[test]
+    fn next_seq_never_wraps() {
+        let mut st = GtidState::new();
+        st.record(Gtid::new(0, 1, u64::MAX));
+        assert_eq!(st.next_seq(0), u64::MAX);
+        assert_eq!(st.last(0), Some(Gtid::new(0, 1, u64::MAX)));
+    }
 
     #[test]
     fn gtid_text_round_trips() {
