@@ -78,11 +78,13 @@ impl BackupHolds {
 /// A live backup hold (module docs); dropping it releases it.
 pub struct BackupHold {
     holds: Arc<BackupHolds>,
-    _pin: ReaderPin,
+    pin: Option<ReaderPin>,
 }
 
 impl Drop for BackupHold {
     fn drop(&mut self) {
+        // The pin goes first: a purge woken below must not find it still registered.
+        drop(self.pin.take());
         let mut count = self.holds.lock();
         debug_assert!(*count > 0, "a hold is released once");
         *count = count.saturating_sub(1);
@@ -105,7 +107,10 @@ impl Engine {
         let pin = self.log().pin_reader(0);
         *count += 1;
         drop(count);
-        BackupHold { holds, _pin: pin }
+        BackupHold {
+            holds,
+            pin: Some(pin),
+        }
     }
 
     /// Live backup holds (`Onelog_backups_running`).

@@ -509,10 +509,14 @@ fn extract(archive: &Path, to: &Path) {
 #[test]
 fn purge_waits_for_a_running_backup() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = loaded_server(&tmp.path().join("a"));
+    let adir = tmp.path().join("a");
+    let mut a = loaded_server(&adir);
     for _ in 0..3 {
         sql(a.port, "FLUSH BINARY LOGS");
     }
+    // A restart checkpoints at the end: only the backup keeps the old segments now.
+    a.stop();
+    let a = Onelog::start(&adir, &["--server-id=1"]);
     let backup = StalledBackup::start(a.port);
     let port = a.port;
     let purge = std::thread::spawn(move || {
@@ -626,7 +630,7 @@ fn killed_backups_leave_nothing_restore_accepts() {
     }
     assert!(complete < 8, "no backup was ever interrupted");
     sql(a.port, "FLUSH BINARY LOGS");
-    sql(a.port, "PURGE BINARY LOGS BEFORE NOW() + INTERVAL 1 DAY");
+    sql(a.port, "PURGE BINARY LOGS BEFORE '2099-01-01'");
 }
 
 /// Part 6: a full target disk fails the backup with the reason, removes what it wrote, and
@@ -654,4 +658,59 @@ fn disk_full_on_the_target() {
     let e = failed(&out, "stream into /dev/full");
     assert!(e.contains("No space left on device"), "{e}");
     assert_eq!(status(a.port, "Onelog_backups_running"), 0);
+}
+
+/// `BACKUP STAGE` as MariaDB's: RELOAD, stages only forward (4146 / 4147), the blocking
+/// stages refused (1235), and a session that ends releases its hold.
+#[test]
+fn backup_stage_statements() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = Onelog::start(&tmp.path().join("a"), &["--server-id=1"]);
+    let e = sql_err(a.port, "BACKUP STAGE FLUSH");
+    assert!(
+        e.contains("ERROR 4146") && e.contains("You must start backup with \"BACKUP STAGE START\""),
+        "{e}"
+    );
+    let e = sql_err(a.port, "BACKUP STAGE START; BACKUP STAGE START");
+    assert!(
+        e.contains("ERROR 4147")
+            && e.contains("Backup stage 'START' is same or before current backup stage 'START'"),
+        "{e}"
+    );
+    let e = sql_err(
+        a.port,
+        "BACKUP STAGE START; BACKUP STAGE FLUSH; BACKUP STAGE BLOCK_COMMIT",
+    );
+    assert!(
+        e.contains("ERROR 1235") && e.contains("BLOCK_COMMIT"),
+        "{e}"
+    );
+    let e = sql_err(
+        a.port,
+        "BACKUP STAGE START; BACKUP STAGE END; BACKUP STAGE END",
+    );
+    assert!(e.contains("ERROR 4146"), "{e}");
+    let out = sql(
+        a.port,
+        "BACKUP STAGE START; SHOW GLOBAL STATUS LIKE 'Onelog_backups_running'; BACKUP STAGE END; \
+         SHOW GLOBAL STATUS LIKE 'Onelog_backups_running'",
+    );
+    assert_eq!(
+        out,
+        "Onelog_backups_running\t1\nOnelog_backups_running\t0\n"
+    );
+    // Sessions that ended inside a stage (the errors above) left nothing held.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while status(a.port, "Onelog_backups_running") != 0 {
+        assert!(Instant::now() < deadline, "a hold outlived its session");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    sql(a.port, "CREATE USER nobk@'%'");
+    let out = run_bounded(
+        common::mariadb_cmd(a.port).args(["-unobk", "-N", "-B", "-e", "BACKUP STAGE START"]),
+        None,
+        TOOL_TIMEOUT,
+    );
+    let e = failed(&out, "BACKUP STAGE without RELOAD");
+    assert!(e.contains("ERROR 1227") && e.contains("RELOAD"), "{e}");
 }

@@ -103,6 +103,12 @@ pub struct ExecContext {
     /// scope). Kept by `sysvar::replica::refresh_origin` (the session
     /// sets it when it starts).
     pub(crate) origin: Option<onelog_engine::CommitOrigin>,
+    /// `BACKUP STAGE`: the stage this session reached and the engine's backup hold, released
+    /// by `BACKUP STAGE END` or when the session (and so this context) ends.
+    pub(crate) backup: Option<(
+        crate::parse::admin::BackupStage,
+        onelog_engine::backup::BackupHold,
+    )>,
 }
 
 impl ExecContext {
@@ -133,6 +139,7 @@ impl ExecContext {
             rand_seeded: std::cell::RefCell::new(HashMap::new()),
             privs,
             origin: None,
+            backup: None,
         }
     }
 

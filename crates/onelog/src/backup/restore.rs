@@ -30,7 +30,7 @@ use onelog_engine::checkpoint::{read_checkpoint_file, write_checkpoint};
 use onelog_engine::{Engine, EngineOptions};
 use onelog_log::inspect::SegmentInspector;
 use onelog_log::segment::file_name;
-use onelog_log::{Lsn, StdFs};
+use onelog_log::{Lsn, RecordKind, StdFs};
 
 use super::check::{piece_header, verify_backup};
 use super::manifest::Manifest;
@@ -202,23 +202,34 @@ fn stop_lsn(
     ckpt_lsn: Lsn,
     end: Lsn,
 ) -> Result<Lsn, String> {
+    // The end of the last record that is not a SyncMark: a time stop cuts there, so no mark
+    // is left dangling at the end of the log (recovery would drop it as an idle mark).
+    let mut kept_end = segs.values().next().map_or(0, |s| s.start_lsn);
     for seg in segs.values() {
         let mut insp = SegmentInspector::open(&seg.path).map_err(|e| e.to_string())?;
         while insp.lsn() < end {
             let Some(rec) = insp.next_record().map_err(|e| e.to_string())? else {
                 break;
             };
-            let Some(gtid) = rec.gtid else { continue };
+            let Some(gtid) = rec.gtid else {
+                if rec.kind != RecordKind::SyncMark {
+                    kept_end = rec.end_lsn();
+                }
+                continue;
+            };
             let ts = rec
                 .events
                 .get(..4)
                 .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
             let at = match stop {
                 Stop::Gtid(g) if g == gtid => rec.end_lsn(),
-                Stop::Time(t) if i64::from(ts) >= t => rec.lsn,
-                _ => continue,
+                Stop::Time(t) if i64::from(ts) >= t => kept_end.max(ckpt_lsn),
+                _ => {
+                    kept_end = rec.end_lsn();
+                    continue;
+                }
             };
-            if at < ckpt_lsn {
+            if rec.lsn < ckpt_lsn {
                 return Err(format!(
                     "the stop point is before the full backup's checkpoint (LSN {ckpt_lsn}), \
                      which already holds later transactions: restore from an older full backup"

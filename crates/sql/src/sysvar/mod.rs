@@ -252,6 +252,15 @@ pub fn lock_wait_timeout(cx: &ExecContext) -> Duration {
     }
 }
 
+/// The session's `lock_wait_timeout`: how long a statement waits for a metadata-level lock
+/// (in onelog: PURGE BINARY LOGS and RESET MASTER waiting for a running backup).
+pub fn metadata_lock_wait_timeout(cx: &ExecContext) -> Duration {
+    match get_var(cx, "lock_wait_timeout", VarScope::Session) {
+        Ok(Value::Int(i)) if i >= 0 => Duration::from_secs(i as u64),
+        _ => Duration::from_secs(86_400),
+    }
+}
+
 /// Whether the session's sql_mode is strict (STRICT_TRANS_TABLES or STRICT_ALL_TABLES: every
 /// onelog table is transactional, so both mean the same): INSERT/UPDATE then fail on values
 /// MariaDB would otherwise clip with a warning (`dml::coerce_col`).

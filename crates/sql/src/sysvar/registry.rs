@@ -249,9 +249,10 @@ pub(crate) static VARS: &[VarDef] = &[
     v("last_gtid", Sess, Str, false, ""),
     v("last_insert_id", Sess, I64, true, ""),
     v("license", Global, Str, false, "GPL"),
-    // Bounds metadata-lock waits. onelog has none: DDL does not wait for the transactions
-    // that used a table (they fail at commit), and LOCK TABLES and FLUSH TABLES WITH READ
-    // LOCK are refused, so no statement waits longer than any value.
+    // Bounds metadata-lock waits. onelog's only one: PURGE BINARY LOGS and RESET MASTER wait
+    // for running backups (BACKUP STAGE START), then fail with 1205. DDL does not wait for the
+    // transactions that used a table (they fail at commit), and LOCK TABLES and FLUSH TABLES
+    // WITH READ LOCK are refused.
     v(
         "lock_wait_timeout",
         Both,

@@ -39,7 +39,11 @@ use onelog_log::view::{parse_view_file_name, view_file_name, ViewItem};
 use onelog_log::{read_classic_file, ClassicFileInfo};
 
 use crate::context::ExecContext;
+use std::time::Duration;
+
 use onelog_engine::PurgeTarget;
+
+use crate::parse::admin::BackupStage;
 
 use crate::error::SqlError;
 
@@ -319,11 +323,9 @@ fn refuse_purge_in_file_mode(cx: &ExecContext) -> Result<(), SqlError> {
 /// PURGE BINARY LOGS TO 'file': removes the segments before `file` (the rules are
 /// `Engine::purge_log_to`'s). Returns how many.
 pub(crate) fn purge_to(cx: &ExecContext, file: &str) -> Result<usize, SqlError> {
-    let purged = cx
-        .server
-        .engine
-        .purge_log_to(PurgeTarget::To(file))
-        .map_err(SqlError::from)?;
+    let purged = waiting_for_backups(cx, |e, wait| {
+        e.purge_log_within(PurgeTarget::To(file), wait)
+    })?;
     Ok(purged.segments)
 }
 
@@ -338,15 +340,91 @@ pub(crate) fn purge_before(cx: &mut ExecContext, when: &str) -> Result<usize, Sq
             format!("Incorrect datetime value: '{when}'"),
         )
     })?;
-    let engine = cx.server.engine.clone();
-    let purged = engine
-        .purge_log_to(PurgeTarget::Before(cutoff))
-        .map_err(SqlError::from)?;
+    let purged = waiting_for_backups(cx, |e, wait| {
+        e.purge_log_within(PurgeTarget::Before(cutoff), wait)
+    })?;
     if let Some(kept) = purged.kept_for_recovery {
         let e = SqlError::from(kept);
         cx.warnings.push(("Warning".into(), e.code, e.message));
     }
     Ok(purged.segments)
+}
+
+/// PROCESSLIST `State` while PURGE or RESET MASTER waits for a running backup (MariaDB's
+/// text for a statement waiting on the backup lock).
+const WAITING_FOR_BACKUP: &str = "Waiting for backup lock";
+
+/// Runs a purge or RESET MASTER, which waits for running backups (bounded by the session's
+/// `lock_wait_timeout`, then 1205), showing so in PROCESSLIST meanwhile.
+fn waiting_for_backups<T>(
+    cx: &ExecContext,
+    run: impl FnOnce(&onelog_engine::Engine, Duration) -> Result<T, onelog_engine::EngineError>,
+) -> Result<T, SqlError> {
+    let engine = cx.server.engine.clone();
+    let waits = engine.backups_running() > 0;
+    if waits {
+        cx.guard.set_state(WAITING_FOR_BACKUP);
+    }
+    let r = run(&engine, crate::sysvar::metadata_lock_wait_timeout(cx));
+    if waits {
+        cx.guard.set_state("");
+    }
+    r.map_err(SqlError::from)
+}
+
+/// `BACKUP STAGE stage`, as MariaDB's `run_backup_stage`: START takes the engine's backup hold
+/// (no segment purged, no checkpoint file removed, commits go on); FLUSH has nothing to do
+/// (onelog has no non-transactional tables to flush); END releases the hold. Stages only move
+/// forward (4146 before START, 4147 for a stage at or before the current one); BLOCK_DDL and
+/// BLOCK_COMMIT, which would block DDL and commits, are not implemented and refused (1235).
+pub(crate) fn backup_stage(cx: &mut ExecContext, stage: BackupStage) -> Result<(), SqlError> {
+    let current = cx.backup.as_ref().map(|(s, _)| *s);
+    match current {
+        None if stage != BackupStage::Start => {
+            return Err(SqlError::of(
+                errors::ER_BACKUP_NOT_RUNNING,
+                "You must start backup with \"BACKUP STAGE START\"",
+            ))
+        }
+        Some(cur) if cur >= stage => {
+            return Err(SqlError::of(
+                errors::ER_BACKUP_WRONG_STAGE,
+                format!(
+                    "Backup stage '{}' is same or before current backup stage '{}'",
+                    stage.name(),
+                    cur.name()
+                ),
+            ))
+        }
+        _ => {}
+    }
+    match stage {
+        BackupStage::Start => {
+            if cx.server.engine.log().classic_files().is_some() {
+                return Err(SqlError::of(
+                    errors::ER_NOT_SUPPORTED_YET,
+                    "This version of onelog doesn't yet support 'BACKUP STAGE in --binlog-storage=file mode'",
+                ));
+            }
+            cx.backup = Some((stage, cx.server.engine.hold_for_backup()));
+        }
+        BackupStage::Flush => {
+            if let Some((s, _)) = cx.backup.as_mut() {
+                *s = stage;
+            }
+        }
+        BackupStage::BlockDdl | BackupStage::BlockCommit => {
+            return Err(SqlError::of(
+                errors::ER_NOT_SUPPORTED_YET,
+                format!(
+                    "This version of onelog doesn't yet support 'BACKUP STAGE {}' (onelog backup needs no blocking stage)",
+                    stage.name()
+                ),
+            ))
+        }
+        BackupStage::End => cx.backup = None,
+    }
+    Ok(())
 }
 
 /// Seconds since the epoch of `YYYY-MM-DD[ HH:MM[:SS]]` read as UTC.
@@ -371,7 +449,7 @@ fn parse_utc(s: &str) -> Option<i64> {
 /// RESET MASTER: see the module docs. With `--binlog-file-mirror` the mirror's classic files
 /// are reset too, after the log (its next group is the log's first after the reset).
 pub(crate) fn reset_master(cx: &ExecContext) -> Result<(), SqlError> {
-    cx.server.engine.reset_log().map_err(SqlError::from)?;
+    waiting_for_backups(cx, |e, wait| e.reset_log_within(wait))?;
     if let Some(mirror) = cx.server.mirror() {
         mirror.reset().map_err(|e| {
             SqlError::of(

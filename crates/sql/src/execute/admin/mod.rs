@@ -61,7 +61,7 @@ fn com_kind(s: &Stmt) -> ComKind {
         Stmt::Revoke { .. } => ComKind::Revoke,
         Stmt::FlushBinaryLogs | Stmt::FlushNoop => ComKind::Flush,
         Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => ComKind::Purge,
-        Stmt::ResetMaster => ComKind::Other,
+        Stmt::ResetMaster | Stmt::BackupStage(_) => ComKind::Other,
         Stmt::Shutdown => ComKind::Shutdown,
         Stmt::Kill { .. } => ComKind::Kill,
         Stmt::UnlockTables => ComKind::Other,
@@ -125,7 +125,10 @@ fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError>
         // MariaDB 10.5.2+: PRIV_STMT_SHOW_SLAVE_HOSTS is REPLICATION MASTER ADMIN alone.
         Stmt::ShowSlaveHosts => (REPLICATION_MASTER_ADMIN, "REPLICATION MASTER ADMIN"),
         // MariaDB: RESET MASTER needs RELOAD, like FLUSH BINARY LOGS.
-        Stmt::FlushBinaryLogs | Stmt::FlushNoop | Stmt::ResetMaster => (RELOAD, "RELOAD"),
+        // MariaDB: RESET MASTER needs RELOAD, like FLUSH BINARY LOGS; so does BACKUP STAGE.
+        Stmt::FlushBinaryLogs | Stmt::FlushNoop | Stmt::ResetMaster | Stmt::BackupStage(_) => {
+            (RELOAD, "RELOAD")
+        }
         Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => (SUPER, "SUPER, BINLOG ADMIN"),
         // MariaDB 10.11: PRIV_STMT_CHANGE_MASTER, _START_SLAVE, _STOP_SLAVE, _RESET_SLAVE are
         // REPLICATION SLAVE ADMIN or SUPER; PRIV_STMT_SHOW_SLAVE_STATUS is SLAVE MONITOR or
@@ -169,6 +172,10 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::PurgeTo { .. }
         | Stmt::PurgeBefore { .. }
         | Stmt::ResetMaster => run_binlog(cx, stmt),
+        Stmt::BackupStage(stage) => {
+            binlog::backup_stage(cx, stage)?;
+            Ok(ok(0))
+        }
         Stmt::Set { .. } | Stmt::SetNames { .. } | Stmt::SetTransaction { .. } => run_set(cx, stmt),
         Stmt::SetPassword { .. }
         | Stmt::CreateUser { .. }

@@ -64,6 +64,10 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
             Value::UInt(server.engine.checkpoint_lsn().unwrap_or(0)),
         ),
         (
+            "Onelog_backups_running".into(),
+            Value::UInt(server.engine.backups_running() as u64),
+        ),
+        (
             "Onelog_durable_lsn".into(),
             Value::UInt(server.engine.log().durable_lsn()),
         ),

@@ -1,4 +1,4 @@
-//! Binlog statements: PURGE BINARY LOGS, RESET MASTER (FLUSH BINARY LOGS is a FLUSH form,
+//! Binlog statements: PURGE BINARY LOGS, RESET MASTER, BACKUP STAGE (FLUSH BINARY LOGS is a FLUSH form,
 //! in `server`; SHOW MASTER STATUS / BINARY LOGS / BINLOG EVENTS are SHOW forms, in `show`).
 //!
 //! Invariants: those of the family parsers (`parse/admin/mod.rs`).
@@ -23,6 +23,50 @@ pub(super) fn purge(p: &mut P<'_>) -> Option<R<Stmt>> {
         p.expect_end()?;
         Ok(s)
     })())
+}
+
+/// A stage of `BACKUP STAGE`, in MariaDB's order (stages only move forward).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum BackupStage {
+    Start,
+    Flush,
+    BlockDdl,
+    BlockCommit,
+    End,
+}
+
+impl BackupStage {
+    /// MariaDB's name of the stage (in its error messages).
+    pub fn name(self) -> &'static str {
+        match self {
+            BackupStage::Start => "START",
+            BackupStage::Flush => "FLUSH",
+            BackupStage::BlockDdl => "BLOCK_DDL",
+            BackupStage::BlockCommit => "BLOCK_COMMIT",
+            BackupStage::End => "END",
+        }
+    }
+}
+
+/// `BACKUP STAGE {START | FLUSH | BLOCK_DDL | BLOCK_COMMIT | END}` (after `BACKUP`); None when
+/// the next word is not STAGE (BACKUP LOCK, not ours).
+pub(super) fn backup_stage(p: &mut P<'_>) -> Option<R<Stmt>> {
+    if !p.eat_kw("STAGE") {
+        return None;
+    }
+    let stage = [
+        BackupStage::Start,
+        BackupStage::Flush,
+        BackupStage::BlockDdl,
+        BackupStage::BlockCommit,
+        BackupStage::End,
+    ]
+    .into_iter()
+    .find(|s| p.eat_kw(s.name()));
+    Some(match stage {
+        Some(s) => p.expect_end().map(|_| Stmt::BackupStage(s)),
+        None => Err(p.err()),
+    })
 }
 
 /// `RESET MASTER` (after `RESET`); None for other RESET statements (not ours).

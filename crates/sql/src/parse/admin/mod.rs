@@ -28,6 +28,8 @@ mod server;
 mod set;
 mod show;
 
+pub use binlog::BackupStage;
+
 use crate::error::SqlError;
 use crate::parse::lexer::{lex, skip_blank, word_at, Tok, Token};
 use crate::sysvar::registry::VarScope;
@@ -164,6 +166,8 @@ pub(crate) enum Stmt {
     PurgeTo(String),
     PurgeBefore(String),
     ResetMaster,
+    /// `BACKUP STAGE name` (MariaDB 10.4+): START, FLUSH, BLOCK_DDL, BLOCK_COMMIT or END.
+    BackupStage(BackupStage),
     Set(Vec<Assignment>),
     SetNames {
         charset: Option<String>,
@@ -476,7 +480,7 @@ fn maybe_admin(sql: &str) -> bool {
     let is = |k: &str| w.eq_ignore_ascii_case(k.as_bytes());
     if [
         "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "SET", "FLUSH", "PURGE", "RESET", "GRANT", "REVOKE",
-        "SHUTDOWN", "KILL", "UNLOCK", "CHANGE", "START", "STOP",
+        "SHUTDOWN", "KILL", "UNLOCK", "CHANGE", "START", "STOP", "BACKUP",
     ]
     .iter()
     .any(|k| is(k))
@@ -531,6 +535,7 @@ fn dispatch(sql: &str) -> Option<R<Stmt>> {
         "KILL" => Some(server::kill(&mut p)),
         "UNLOCK" => Some(server::unlock(&mut p)),
         "PURGE" => binlog::purge(&mut p),
+        "BACKUP" => binlog::backup_stage(&mut p),
         "RESET" => binlog::reset(&mut p).or_else(|| replication::reset(&mut p)),
         "CHANGE" => replication::change(&mut p),
         "START" => replication::start(&mut p),
