@@ -30,6 +30,7 @@ import datetime
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -69,11 +70,20 @@ def dir_bytes(path):
     return total
 
 
-def timed(cmd, timeout, what):
-    """Runs cmd; returns (seconds, stdout + stderr). A failure raises RuntimeError with the tail."""
-    t0 = time.monotonic()
+def children_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def timed(cmd, timeout, what, cpu=None):
+    """Runs cmd; returns (seconds, stdout + stderr). A failure raises RuntimeError with the tail.
+    With a dict as cpu, cpu[what] = the command's user + system CPU seconds (the children reaped
+    meanwhile: only cmd, as a background load is reaped after)."""
+    t0, c0 = time.monotonic(), children_cpu()
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     wall = time.monotonic() - t0
+    if cpu is not None:
+        cpu[what] = round(children_cpu() - c0, 2)
     out = r.stdout + r.stderr
     if r.returncode != 0:
         raise RuntimeError(f"{what} failed (exit {r.returncode}): {out[-1500:]}")
@@ -139,6 +149,11 @@ def manifest(path):
                 k, _, v = line.rstrip("\n").partition(" ")
                 if k != "file":
                     vals.setdefault(k, v)
+                    continue
+                parts = v.split()  # <path> <bytes> <crc> [segment ...]
+                if len(parts) >= 2 and parts[1].isdigit():
+                    key = "checkpoint_bytes" if parts[0].startswith("checkpoints/") else "log_bytes"
+                    vals[key] = vals.get(key, 0) + int(parts[1])
     except OSError:
         pass
     return vals
@@ -148,14 +163,15 @@ def restore(env, cfg, srv, bdir, new, cell):
     """Times the restore of bdir into new (a fresh server's data path) and verifies it offline."""
     tmo = cfg["backup_timeout_s"]
     if srv.spec["kind"] == "onelog":
-        cell["restore_s"], _ = timed([env.onelog, "restore", f"--target-dir={new}", bdir], tmo, "onelog restore")
+        cell["restore_s"], _ = timed([env.onelog, "restore", f"--target-dir={new}", bdir], tmo, "onelog restore",
+                                     cell.setdefault("cpu_s", {}))
         _, out = timed([env.onelog, "check", new], tmo, "onelog check")
         m = re.search(r"GTID position: *(\S*)", out)
         cell["check"] = "ok" + (f", GTID position {m.group(1)}" if m else "")
         cell["copy_back_s"] = None
     else:
         cell["restore_s"], _ = timed(["mariadb-backup", "--no-defaults", "--prepare", f"--target-dir={bdir}"],
-                                     tmo, "mariadb-backup --prepare")
+                                     tmo, "mariadb-backup --prepare", cell.setdefault("cpu_s", {}))
         cell["copy_back_s"], _ = timed(["mariadb-backup", "--no-defaults", "--copy-back", f"--target-dir={bdir}",
                                         f"--datadir={new}"], tmo, "mariadb-backup --copy-back")
         cell["check"] = "prepare ok"
@@ -195,7 +211,7 @@ def run_backup_during_load(env, cfg, srv, bdir, cell):
         t0 = time.monotonic()
         time.sleep(cfg["backup_delay_s"])
         bs = time.monotonic() - t0
-        wall, out = timed(backup_cmd(env, srv, bdir), cfg["backup_timeout_s"], "backup")
+        wall, out = timed(backup_cmd(env, srv, bdir), cfg["backup_timeout_s"], "backup", cell.setdefault("cpu_s", {}))
         be = time.monotonic() - t0
         sb = finish_load(load, cfg["backup_seconds"])
         load = None
@@ -237,7 +253,8 @@ def run_server(env, cfg, system):
         cell["tps_without"], cell["without_intervals"] = sb.get("tps"), sb["intervals"]
         B.log(f"  TPS without a backup {cell['tps_without'] or 0:.0f}; data directory {cell['data_bytes'] / 1e6:.0f} MB")
         run_backup_during_load(env, cfg, srv, bdir, cell)
-        cell.update({k: v for k, v in manifest(bdir).items() if k in ("end_lsn", "start_lsn", "end_gtid_pos")})
+        cell.update({k: v for k, v in manifest(bdir).items() if k in ("end_lsn", "start_lsn", "end_gtid_pos",
+                                                                 "checkpoint_bytes", "log_bytes")})
         srv.stop()
         rsrv = B.Server(env, system, 1, 1, 0, max_binlog_size="256M")
         rsrv.installed = True  # its data directory is the restore's

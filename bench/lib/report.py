@@ -1070,6 +1070,13 @@ def backup_note(c, cfg):
         notes.append(f"restored: {cfg['backup_tables']} × {cfg['backup_table_size']} rows"
                      + (", CHECK TABLE OK" if c["system"].startswith("mariadb") else
                         f", `onelog check` ok, gtid_binlog_pos = backup end {c.get('end_gtid_pos')}"))
+    if c.get("cpu_s"):
+        notes.append("CPU (user + sys): " + ", ".join(f"{k} {f(v, 1)} s" for k, v in c["cpu_s"].items()))
+    if c.get("intervals_during") is not None:
+        notes.append(f"TPS during over {c['intervals_during']} interval(s) of 1 s")
+    if c.get("log_bytes") is not None:
+        notes.append(f"backup = checkpoint {f(mb(c.get('checkpoint_bytes') or 0), 0)} MB + log "
+                     f"{f(mb(c['log_bytes']), 0)} MB (LSN {c.get('start_lsn')}..{c.get('end_lsn')})")
     if c.get("copy_back_s") is not None:
         notes.append(f"copy-back {f(c['copy_back_s'], 1)} s more (not in total)")
     return " ".join("; ".join(notes).split()).replace("|", "/")
@@ -1126,7 +1133,9 @@ def backup_method(data):
   10.11** (`--log-bin --binlog-format=ROW --sync-binlog=1 --innodb-flush-log-at-trx-commit=1`,
   `--innodb-buffer-pool-size=2G`), both on the real disk.
 - `sysbench prepare`: {cfg['backup_tables']} tables × {cfg['backup_table_size']} rows, then
-  {cfg['backup_warmup']} s of warm-up (not measured). "data dir" is the data directory's size after it.
+  {cfg['backup_warmup']} s of warm-up (not measured). "data dir" is the data directory's size after it
+  (onelog's counts its preallocated log segments, `--max-binlog-size=256M` each, in full; MariaDB's
+  its InnoDB files, 256 MB redo log and binlog).
 - **TPS without**: sysbench `oltp_write_only`, {cfg['backup_threads']} threads, {cfg['backup_seconds']} s,
   `--rand-type=uniform --report-interval=1`.
 - **TPS during backup**: the same load again; {cfg['backup_delay_s']} s into it the backup starts (onelog:
@@ -1143,6 +1152,9 @@ def backup_method(data):
   (oltp_write_only deletes and re-inserts a row in one transaction, so every committed state has that
   count); MariaDB: `CHECK TABLE` OK on each; onelog: `onelog check NEW` passes and the restored
   `@@gtid_binlog_pos` equals the backup's `end_gtid_pos` (backup.info).
+- **Not measured here**: `--stream` (onelog tar, mariadb-backup xbstream), incremental backups,
+  mariadb-backup `--parallel` > 1, point-in-time restores, a backup on a separate disk (both write
+  the backup to the same disk as the data directory); cells shown "n/a" were not run, with the reason.
 """)
     return "\n".join(out)
 
