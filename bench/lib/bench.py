@@ -12,7 +12,8 @@ Invariants:
 - every server gets a fresh data directory per profile (system x durability x injected
   latency) and is stopped (or killed) before the next starts; only one server runs at a time
   (except in `--replication`, bench/lib/replication.py: one primary and its replicas, and
-  `--replica-lag`, bench/lib/replica_lag.py: one primary and one replica);
+  `--replica-lag`, bench/lib/replica_lag.py: one primary and one replica; `--backup`,
+  bench/lib/backup.py, also runs one server at a time);
 - per-cell counters are deltas taken immediately before and after the measured sysbench run
   (warm-ups are separate runs outside the window);
 - a system the onelog binary cannot run (an option it does not know yet, a start failure) is
@@ -986,10 +987,15 @@ def main():
     ap.add_argument("--replica-lag", action="store_true",
                     help="the replica-lag benchmark (issue 12) instead of the sections above: results in "
                          "docs/bench/replica-lag[-quick].json, its own section of docs/BENCHMARKS.md")
+    ap.add_argument("--backup", action="store_true",
+                    help="the backup/restore benchmark (issue 13) instead of the sections above: onelog backup / "
+                         "restore vs mariadb-backup --backup / --prepare; results in docs/bench/backup[-quick].json, "
+                         "its own section of docs/BENCHMARKS.md")
     ap.add_argument("--keep", action="store_true", help="keep the temporary data directories")
     ap.add_argument("--selfcheck-only", action="store_true", help="build and check the preload library, then stop")
     args = ap.parse_args()
-    stem = "replica-lag" if args.replica_lag else "replication" if args.replication else "results"
+    stem = ("backup" if args.backup else "replica-lag" if args.replica_lag else
+            "replication" if args.replication else "results")
     results_path = args.results or os.path.join(
         REPO, "docs", "bench", f"{stem}-quick.json" if args.quick else f"{stem}.json")
 
@@ -999,7 +1005,8 @@ def main():
     sys.modules.setdefault("bench", sys.modules[__name__])  # replication.py imports this module
     import replication  # noqa: E402  (bench/lib/replication.py)
     import replica_lag  # noqa: E402  (bench/lib/replica_lag.py)
-    write_report = (report.write_replica_lag if args.replica_lag else
+    import backup  # noqa: E402  (bench/lib/backup.py)
+    write_report = (report.write_backup if args.backup else report.write_replica_lag if args.replica_lag else
                     report.write_replication if args.replication else report.write)
 
     if args.report_only:
@@ -1008,9 +1015,11 @@ def main():
         write_report(data, REPO, results_path, args.docs)
         return
 
-    for tool in ("sysbench", "mariadb", "mariadbd", "mariadb-install-db", "gcc"):
+    tools = ("sysbench", "mariadb", "mariadbd", "mariadb-install-db", "gcc") + (("mariadb-backup",) if args.backup else ())
+    for tool in tools:
         if not shutil.which(tool):
-            pkgs = {"sysbench": "sysbench", "mariadb": "mariadb-client", "gcc": "gcc"}.get(tool, "mariadb-server")
+            pkgs = {"sysbench": "sysbench", "mariadb": "mariadb-client", "gcc": "gcc",
+                    "mariadb-backup": "mariadb-backup"}.get(tool, "mariadb-server")
             if os.geteuid() == 0 and shutil.which("apt-get"):
                 log(f"installing {pkgs} (apt-get)")
                 subprocess.run(f"DEBIAN_FRONTEND=noninteractive apt-get install -y -qq {pkgs} || "
@@ -1027,6 +1036,9 @@ def main():
     if args.replication:
         cfg = replication.make_config(args, cfg)
         cfg["systems"] = cfg["repl_primaries"]  # find_onelog builds onelog only when it is measured
+    elif args.backup:
+        cfg = backup.make_config(args, cfg)
+        cfg["systems"] = cfg["backup_systems"]
     elif args.replica_lag:
         cfg = replica_lag.make_config(args, cfg)
         cfg["systems"] = list(dict.fromkeys(cfg["lag_primaries"] + (
@@ -1038,6 +1050,7 @@ def main():
             return
         machine = describe_machine(env)
         find_onelog(env, args)
+        previous = backup.previous_cells(results_path) if args.backup else []
         res = Results(results_path, cfg, machine, sc, env)
         t0 = time.monotonic()
         log(f"mode {cfg['mode']}: sections {','.join(cfg['sections'])}; results -> {results_path}")
@@ -1045,6 +1058,8 @@ def main():
             replication.run(env, cfg, res)
         if "replica_lag" in cfg["sections"]:
             replica_lag.run(env, cfg, res)
+        if "backup" in cfg["sections"]:
+            backup.run(env, cfg, res, previous)
         if "matrix" in cfg["sections"]:
             run_matrix(env, cfg, res)
         if "rotation" in cfg["sections"]:
@@ -1063,6 +1078,8 @@ def main():
             print(report.replication_tables(res.data))
         if args.replica_lag:
             print(report.replica_lag_tables(res.data))
+        if args.backup:
+            print(report.backup_tables(res.data))
     finally:
         env.cleanup()
 
@@ -1112,6 +1129,15 @@ BENCH_REPL_CATCHUP_S (the bound for catching up with prepare) and BENCH_REPL_*_C
   BENCH_LAG_PRIMARIES ("onelog-engine mariadb-binlog")
   BENCH_LAG_REPLICAS ("onelog:0 onelog:4 onelog:16 mariadb:0 mariadb:4" /
                       "onelog:0 onelog:4 mariadb:0 mariadb:4")  replica kind:parallel threads
+With --backup (bench/lib/backup.py; BENCH_SEED as above):
+  BENCH_BACKUP_TABLES (4), BENCH_BACKUP_TABLE_SIZE (1000000/100000)
+  BENCH_BACKUP_THREADS (8)    sysbench oltp_write_only threads, with and without the backup
+  BENCH_BACKUP_SECONDS (90/30) seconds of each load
+  BENCH_BACKUP_WARMUP (15/5)  warm-up seconds after prepare (not measured)
+  BENCH_BACKUP_DELAY_S (10/5) the backup starts this many seconds into the second load
+  BENCH_BACKUP_TIMEOUT_S (1800) bound on each backup, restore, prepare and copy-back
+  BENCH_BACKUP_SYSTEMS ("onelog-engine mariadb-binlog")
+  BENCH_BACKUP_MERGE (0)      1: keep the earlier results' cells of servers not measured in this run
 """
 
 if __name__ == "__main__":

@@ -1030,3 +1030,142 @@ def write_replica_lag(data, repo, results_path, docs=None):
                       replica_lag_method(data), f"Raw numbers: `{rel}`.", "", replica_lag_tables(data, svgs)])
     replace_section(os.path.join(docs, "BENCHMARKS.md"), LAG_BEGIN, LAG_END, text, "onelog benchmarks")
     print(f"bench/run: wrote the replica-lag section of {docs}/BENCHMARKS.md and {len(svgs)} plots in {docs}/bench/")
+
+
+# ----------------------------------------------------------------------------- backup (issue 13)
+
+BACKUP_BEGIN = "<!-- BEGIN bench/run --backup generated section: written by bench/lib/report.py, do not edit by hand -->"
+BACKUP_END = "<!-- END bench/run --backup generated section -->"
+BACKUP_LABEL = {"onelog-engine": "onelog (`onelog backup` / `onelog restore`)",
+                "mariadb-binlog": "MariaDB 10.11 (`mariadb-backup --backup` / `--prepare`)"}
+
+
+def mb(v):
+    return None if v is None else v / 1e6
+
+
+def backup_total(c):
+    return None if c.get("backup_s") is None or c.get("restore_s") is None else c["backup_s"] + c["restore_s"]
+
+
+def backup_ratio(c):
+    return ratio(c.get("tps_during"), c.get("tps_without"))
+
+
+def backup_note(c, cfg):
+    if c.get("na"):
+        return "n/a: " + " ".join(c["na"].split())[:300].replace("|", "/")
+    notes = []
+    if c.get("earlier_run"):
+        notes.append(f"measured in an earlier run ({c.get('measured_at')}, load average "
+                     f"{' '.join(c.get('loadavg_at_start') or ['?'])})")
+    if c.get("load_ended_first"):
+        notes.append("the load ended before the backup: TPS during = the intervals up to the load's end")
+    if c.get("verified") is False:
+        notes.append(f"restored server NOT verified: rows {c.get('restored_rows')}"
+                     + (f", {c['check_table']}" if c.get("check_table") else "")
+                     + ("" if c.get("gtid_ok", True) else f", gtid_binlog_pos {c.get('restored_gtid_pos')!r} ≠ "
+                        f"backup end {c.get('end_gtid_pos')!r}"))
+    elif c.get("verified"):
+        notes.append(f"restored: {cfg['backup_tables']} × {cfg['backup_table_size']} rows"
+                     + (", CHECK TABLE OK" if c["system"].startswith("mariadb") else
+                        f", `onelog check` ok, gtid_binlog_pos = backup end {c.get('end_gtid_pos')}"))
+    if c.get("cpu_s"):
+        notes.append("CPU (user + sys): " + ", ".join(f"{k} {f(v, 1)} s" for k, v in c["cpu_s"].items()))
+    if c.get("intervals_during") is not None:
+        notes.append(f"TPS during over {c['intervals_during']} interval(s) of 1 s")
+    if c.get("log_bytes") is not None:
+        notes.append(f"backup = checkpoint {f(mb(c.get('checkpoint_bytes') or 0), 0)} MB + log "
+                     f"{f(mb(c['log_bytes']), 0)} MB (LSN {c.get('start_lsn')}..{c.get('end_lsn')})")
+    if c.get("copy_back_s") is not None:
+        notes.append(f"copy-back {f(c['copy_back_s'], 1)} s more (not in total)")
+    return " ".join("; ".join(notes).split()).replace("|", "/")
+
+
+def backup_goals(data):
+    cells = {c["system"]: c for c in data.get("backup", [])}
+    o, m = cells.get("onelog-engine", {}), cells.get("mariadb-binlog", {})
+    ot, mt = backup_total(o), backup_total(m)
+    fast = None if ot is None or mt is None else ot < mt
+    r = backup_ratio(o)
+    keep = None if r is None else r >= 0.9
+    return [["onelog backup + restore faster than mariadb-backup's backup + prepare",
+             f"{f(ot, 1)} s vs {f(mt, 1)} s" + (f" (onelog {f(mt / ot)}× as fast)" if ot and mt else ""),
+             verdict([fast])],
+            ["onelog TPS during the backup ≥ 90% of without", "n/a" if r is None else f"{f(r * 100, 0)}%",
+             verdict([keep])]]
+
+
+def backup_tables(data):
+    cfg = data["config"]
+    rows = []
+    for c in data.get("backup", []):
+        rows.append([BACKUP_LABEL.get(c["system"], c["system"]), f(mb(c.get("data_bytes")), 0),
+                     f(mb(c.get("backup_bytes")), 0), f(c.get("backup_s"), 1), f(c.get("backup_mb_s"), 0),
+                     f(c.get("restore_s"), 1), f(backup_total(c), 1), f(c.get("restored_start_s"), 1),
+                     f(c.get("tps_without"), 0),
+                     f(c.get("tps_during"), 0), f(backup_ratio(c)), backup_note(c, cfg)])
+    out = [table(["server", "data dir (MB)", "backup (MB)", "backup (s)", "backup MB/s", "restore / prepare (s)",
+                  "total (s)", "restored server ready (s)", "TPS without", "TPS during backup", "during / without", ""], rows), "",
+           "#### Goals (issue 13)", "", table(["goal", "measured", "verdict"], backup_goals(data)), ""]
+    return "\n".join(out)
+
+
+def backup_method(data):
+    cfg, mc = data["config"], data["machine"]
+    quick = cfg["mode"] == "quick"
+    cmd = "bench/run --backup --quick" if quick else "bench/run --backup"
+    kind = (f"a {mc['cpus']} vCPU VM" if mc.get("hypervisor") else f"{mc['cpus']} CPUs") + (
+        f" ({mc['virt']} inside)" if mc.get("virt") and mc.get("virt") != "none" else "")
+    out = [f"Generated by `{cmd}` on {data['generated']} (measuring took {data.get('elapsed_s', '?')} s).",
+           f"Machine: {kind}, {mc['cpu_model']}, {mc['mem_gib']} GiB; disk {mc['disk']}; load average "
+           f"before {' '.join(mc['loadavg_before'])}, after {' '.join(data.get('loadavg_after', ['?']))}; "
+           f"{mc['mariadb']}; {data['onelog'].get('version', 'onelog ?')} (source {mc.get('git', '?')}).", ""]
+    if quick:
+        out += [f"**Quick mode**: {cfg['backup_tables']} tables × {cfg['backup_table_size']} rows and "
+                f"{cfg['backup_seconds']} s loads instead of 4 × 1 000 000 rows and 90 s: indicative numbers; the "
+                "full run is `bench/run --backup`.", ""]
+    loads = [float(x) for x in mc.get("loadavg_before", [])[:1] + data.get("loadavg_after", [])[:1]]
+    if loads and max(loads) > mc["cpus"]:
+        out += [f"**Shared machine**: the 1-minute load average reached {max(loads):g} on {mc['cpus']} CPUs: other "
+                "processes took CPU time during the measurement. Read single cells as indicative.", ""]
+    out.append(f"""Method, per server, each on a fresh data directory, one server at a time:
+- **onelog** in engine mode (the log is the binlog, innodb_flush_log_at_trx_commit=1 = D1) and **MariaDB
+  10.11** (`--log-bin --binlog-format=ROW --sync-binlog=1 --innodb-flush-log-at-trx-commit=1`,
+  `--innodb-buffer-pool-size=2G`), both on the real disk.
+- `sysbench prepare`: {cfg['backup_tables']} tables × {cfg['backup_table_size']} rows, then
+  {cfg['backup_warmup']} s of warm-up (not measured). "data dir" is the data directory's size after it
+  (onelog's counts its preallocated log segments, `--max-binlog-size=256M` each, in full; MariaDB's
+  its InnoDB files, 256 MB redo log and binlog).
+- **TPS without**: sysbench `oltp_write_only`, {cfg['backup_threads']} threads, {cfg['backup_seconds']} s,
+  `--rand-type=uniform --report-interval=1`.
+- **TPS during backup**: the same load again; {cfg['backup_delay_s']} s into it the backup starts (onelog:
+  `onelog backup --target-dir=B` as a `RELOAD`-only account over TCP; MariaDB: `mariadb-backup --backup
+  --target-dir=B` as root, default `--parallel=1`). TPS during = the mean of sysbench's 1-second intervals
+  that overlap the backup's run.
+- **backup s / MB/s**: the backup command's wall time; MB/s = bytes in the backup directory / that time.
+- **restore / prepare s**: after the server is stopped: onelog `onelog restore --target-dir=NEW B`
+  (verifies the backup, writes the checkpoint and the log into NEW, runs the engine's recovery, sets
+  gtid_slave_pos); MariaDB `mariadb-backup --prepare --target-dir=B` (the redo apply, in place): the
+  issue compares backup + prepare. MariaDB's `--copy-back` into NEW is timed apart and not counted
+  in "total"; onelog's restore already writes NEW, so its total includes the copy.
+- **restored server ready**: from starting the server on NEW to its first answered query (not in
+  "total").
+- **Verification**: a server started on NEW must hold exactly {cfg['backup_table_size']} rows in every table
+  (oltp_write_only deletes and re-inserts a row in one transaction, so every committed state has that
+  count); MariaDB: `CHECK TABLE` OK on each; onelog: `onelog check NEW` passes and the restored
+  `@@gtid_binlog_pos` equals the backup's `end_gtid_pos` (backup.info).
+- **Not measured here**: `--stream` (onelog tar, mariadb-backup xbstream), incremental backups,
+  mariadb-backup `--parallel` > 1, point-in-time restores, a backup on a separate disk (both write
+  the backup to the same disk as the data directory); cells shown "n/a" were not run, with the reason.
+""")
+    return "\n".join(out)
+
+
+def write_backup(data, repo, results_path, docs=None):
+    docs = docs or os.path.join(repo, "docs")
+    rel = os.path.relpath(results_path, repo)
+    text = "\n".join(["## Backup and restore: onelog vs mariadb-backup (issue 13)", "",
+                      backup_method(data), f"Raw numbers: `{rel}`.", "", backup_tables(data)])
+    replace_section(os.path.join(docs, "BENCHMARKS.md"), BACKUP_BEGIN, BACKUP_END, text, "onelog benchmarks")
+    print(f"bench/run: wrote the backup section of {docs}/BENCHMARKS.md")
