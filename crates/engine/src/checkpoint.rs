@@ -250,7 +250,7 @@ pub fn write_checkpoint(
     gtid_state: &GtidState,
     body: &[u8],
 ) -> Result<PathBuf, CheckpointError> {
-    write_checkpoint_then(fs, dir, lsn, gtid_state, body, &mut |remove| remove())
+    write_checkpoint_then(fs, dir, lsn, gtid_state, &[body], &mut |remove| remove())
 }
 
 /// Removes every checkpoint file of `dir` but the one of `lsn` (the current one), and this
@@ -260,15 +260,16 @@ pub fn remove_older_checkpoints(fs: &dyn FileSystem, dir: &Path, lsn: Lsn) {
     remove_leftovers(fs, dir, &checkpoint_file_name(lsn));
 }
 
-/// [`write_checkpoint`], with the removal of the older checkpoint files handed to `cleanup`,
-/// which runs it (or not: a backup may be copying the previous checkpoint; its files are then
-/// removed by a later switch or at the next load).
+/// [`write_checkpoint`], with the body given in parts written one after the other, and the
+/// removal of the older checkpoint files handed to `cleanup`, which runs it (or not: a backup
+/// may be copying the previous checkpoint; its files are then removed by a later switch or at
+/// the next load).
 pub fn write_checkpoint_then(
     fs: &dyn FileSystem,
     dir: &Path,
     lsn: Lsn,
     gtid_state: &GtidState,
-    body: &[u8],
+    body: &[&[u8]],
     cleanup: &mut dyn FnMut(&mut dyn FnMut()),
 ) -> Result<PathBuf, CheckpointError> {
     // One checkpoint write at a time in this process: a concurrent writer's leftover removal
@@ -294,7 +295,7 @@ fn write_checkpoint_serialized(
     dir: &Path,
     lsn: Lsn,
     gtid_state: &GtidState,
-    body: &[u8],
+    body: &[&[u8]],
 ) -> Result<PathBuf, CheckpointError> {
     let control = dir.join(CONTROL_FILE);
     if fs.exists(&control) {
@@ -316,9 +317,17 @@ fn write_checkpoint_serialized(
     head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     head.extend_from_slice(&lsn.to_le_bytes());
     gtid_state.encode(&mut head);
-    head.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    let crc = crc32c::crc32c_append(crc32c::crc32c(&head), body);
-    write_synced(fs, &tmp, &[&head, body, &crc.to_le_bytes()])?;
+    let body_len: usize = body.iter().map(|b| b.len()).sum();
+    head.extend_from_slice(&(body_len as u64).to_le_bytes());
+    let crc = body
+        .iter()
+        .fold(crc32c::crc32c(&head), |c, b| crc32c::crc32c_append(c, b));
+    let crc_bytes = crc.to_le_bytes();
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(body.len() + 2);
+    parts.push(&head);
+    parts.extend_from_slice(body);
+    parts.push(&crc_bytes);
+    write_synced(fs, &tmp, &parts)?;
     fs.rename(&tmp, &path).map_err(io_err(&tmp, 0, "rename"))?;
     fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory"))?;
     crash_point(fs, dir, "checkpoint.after_write")?;

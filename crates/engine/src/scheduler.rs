@@ -365,7 +365,7 @@ impl Checkpointer {
             &self.dir,
             root.lsn,
             &root.gtid_state,
-            &body,
+            &[&body],
             &mut cleanup,
         )
         .map_err(|source| EngineError::Checkpoint {

@@ -559,13 +559,7 @@ impl Root {
         let mut out = Vec::with_capacity(1 << 16);
         put_u8(&mut out, CHECKPOINT_FORMAT);
         self.catalog.encode(&mut out);
-        let slave: Vec<_> = self.slave_pos.iter().collect();
-        put_var(&mut out, slave.len() as u64);
-        for g in slave {
-            put_u64(&mut out, u64::from(g.domain_id));
-            put_u64(&mut out, u64::from(g.server_id));
-            put_u64(&mut out, g.seq_no);
-        }
+        encode_slave_pos(&self.slave_pos, &mut out);
         put_var(&mut out, self.tables.len() as u64);
         for (id, t) in self.tables.iter() {
             put_u64(&mut out, *id);
@@ -579,6 +573,43 @@ impl Root {
             }
         }
         out
+    }
+
+    /// The same checkpoint body with `gtid_slave_pos` replaced, as three parts to write one
+    /// after the other (the tables, by far the largest part, are not decoded or copied): what
+    /// `onelog restore` does to give a restored directory its position without loading it.
+    /// A format-1 body (no slave position) comes back as format 2.
+    pub fn checkpoint_with_slave_pos<'b>(
+        body: &'b [u8],
+        pos: &GtidPos,
+    ) -> Result<[std::borrow::Cow<'b, [u8]>; 3], FormatError> {
+        use std::borrow::Cow;
+        let mut r = Reader::new(body, "checkpoint body");
+        let version = r.u8()?;
+        if version != CHECKPOINT_FORMAT && version != 1 {
+            return Err(r.err(format!("unknown checkpoint body format {version}")));
+        }
+        Catalog::decode(&mut r)?;
+        let catalog_end = r.position();
+        if version >= 2 {
+            let n = r.count(24)?;
+            for _ in 0..n {
+                r.u64()?;
+                r.u64()?;
+                r.u64()?;
+            }
+        }
+        let rest = r.position();
+        let mut head = Vec::with_capacity(catalog_end);
+        head.push(CHECKPOINT_FORMAT);
+        head.extend_from_slice(&body[1..catalog_end]);
+        let mut slave = Vec::new();
+        encode_slave_pos(pos, &mut slave);
+        Ok([
+            Cow::Owned(head),
+            Cow::Owned(slave),
+            Cow::Borrowed(&body[rest..]),
+        ])
     }
 
     /// Loads a checkpoint body written by [`encode_checkpoint`](Self::encode_checkpoint).
@@ -734,6 +765,18 @@ impl Snapshot {
     /// Every table's rows in primary key order, keyed `db.table` (tests, `onelog check`).
     pub fn dump(&self) -> BTreeMap<String, Vec<Vec<Value>>> {
         self.root.dump()
+    }
+}
+
+/// A checkpoint body's `gtid_slave_pos` section: a count, then (domain, server, seq) each
+/// as a u64.
+fn encode_slave_pos(pos: &GtidPos, out: &mut Vec<u8>) {
+    let slave: Vec<_> = pos.iter().collect();
+    put_var(out, slave.len() as u64);
+    for g in slave {
+        put_u64(out, u64::from(g.domain_id));
+        put_u64(out, u64::from(g.server_id));
+        put_u64(out, g.seq_no);
     }
 }
 

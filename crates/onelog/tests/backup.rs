@@ -724,3 +724,52 @@ fn backup_stage_statements() {
     let e = failed(&out, "BACKUP STAGE without RELOAD");
     assert!(e.contains("ERROR 1227") && e.contains("RELOAD"), "{e}");
 }
+
+/// A backup of a replica: restored, `gtid_slave_pos` = `gtid_binlog_pos` = the backup's end,
+/// both when the replica only applied its primary's transactions after its checkpoint (the
+/// position goes into the checkpoint) and when a local transaction came last in the domain
+/// (restore then runs recovery to set it).
+#[test]
+fn backup_of_a_replica_restores_its_position() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = Onelog::start(&tmp.path().join("a"), &["--server-id=1"]);
+    onelog_rpl_user(a.port);
+    sql(
+        a.port,
+        "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)",
+    );
+    let bdir = tmp.path().join("b");
+    let mut b = Onelog::start(&bdir, &["--server-id=2"]);
+    bk_user(b.port);
+    start_slave(b.port, a.port, ", MASTER_USE_GTID=slave_pos");
+    insert(a.port, 1, 20);
+    wait_onelog_caught_up(b.port, a.port, "replica");
+    // A restart checkpoints; replicated transactions follow.
+    b.stop();
+    let b = Onelog::start(&bdir, &["--server-id=2"]);
+    insert(a.port, 21, 40);
+    wait_onelog_caught_up(b.port, a.port, "replica after restart");
+
+    for (name, local) in [("only-replicated", false), ("local-last", true)] {
+        if local {
+            sql(b.port, "INSERT INTO t.r VALUES (1000, 'local')");
+        }
+        let want = sql_value(b.port, "SELECT @@gtid_binlog_pos");
+        let backup = tmp.path().join(format!("bk-{name}"));
+        ok(&backup_to(b.port, &backup, &[]), "backup of the replica");
+        let r = tmp.path().join(format!("r-{name}"));
+        ok(&restore(&r, &[], &[&backup]), "restore");
+        let s = Onelog::start(&r, &["--server-id=3"]);
+        assert_eq!(
+            sql_value(s.port, "SELECT @@gtid_binlog_pos"),
+            want,
+            "{name}"
+        );
+        assert_eq!(sql_value(s.port, "SELECT @@gtid_slave_pos"), want, "{name}");
+        assert_eq!(
+            sql_value(s.port, "SELECT COUNT(*) FROM t.r"),
+            if local { "41" } else { "40" },
+            "{name}"
+        );
+    }
+}

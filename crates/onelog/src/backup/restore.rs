@@ -10,11 +10,18 @@
 //! 3. a stop point cuts the log after the record of `--stop-gtid`, or before the first record
 //!    whose GTID event's time is at or after `--stop-datetime` (mariadb-binlog's rule); the
 //!    rest of that segment is zeroed and later segments are not written;
-//! 4. the engine opens the new directory (recovery: checkpoint + replay, the same code a
-//!    server start runs, so a restore that finishes starts), sets `gtid_slave_pos` to
-//!    `gtid_binlog_pos` (which writes a checkpoint) and shuts down cleanly.
+//! 4. the restored directory gets `gtid_slave_pos` = its `gtid_binlog_pos` at the end. Fast
+//!    path: the checkpoint is written with that position in its body
+//!    (`Root::checkpoint_with_slave_pos`: the tables are copied, not decoded), and the first
+//!    server start replays the log after it as any start does; that replay moves a domain's
+//!    position only for replicated records, so this path is taken only when no domain has a
+//!    replicated record after the checkpoint followed by a record of the server's own (a
+//!    replica's local write). Otherwise, and without a checkpoint, the engine opens the
+//!    directory (recovery: checkpoint + replay), sets the position (which writes a checkpoint)
+//!    and shuts down.
 //!
-//! Invariants: nothing is written before every backup verified; a stop point before the full
+//! Invariants: nothing is written before every backup verified; the restored directory's
+//! `gtid_slave_pos` after its first start equals its `gtid_binlog_pos` (either path); a stop point before the full
 //! backup's checkpoint (whose state already includes later transactions) is refused, never
 //! approximated; files are synced before the engine opens them.
 
@@ -26,7 +33,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use onelog_binlog::{Gtid, GtidPos};
-use onelog_engine::checkpoint::{read_checkpoint_file, write_checkpoint};
+use onelog_engine::apply::REPLICATED_AUX;
+use onelog_engine::checkpoint::{
+    read_checkpoint_file, write_checkpoint, write_checkpoint_then, LoadedCheckpoint,
+};
+use onelog_engine::store::Root;
 use onelog_engine::{Engine, EngineOptions};
 use onelog_log::inspect::SegmentInspector;
 use onelog_log::segment::file_name;
@@ -280,35 +291,78 @@ fn finish_segments(segs: BTreeMap<u64, OutSegment>, end: Lsn) -> Result<(), Stri
     Ok(())
 }
 
-/// `onelog restore` (module docs).
-pub fn run(opts: &RestoreOptions) -> Result<Restored, String> {
-    let manifests = verify_chain(&opts.backups)?;
-    let chain: Vec<(PathBuf, Manifest)> = opts.backups.iter().cloned().zip(manifests).collect();
-    let (full_dir, full) = &chain[0];
-    let end = chain.last().map_or(full.end_lsn, |(_, m)| m.end_lsn);
-    prepare_target(&opts.target_dir)?;
-    // Without a checkpoint recovery replays the whole log, from LSN 0.
-    let ckpt_lsn = match &full.checkpoint {
-        Some((lsn, file)) => {
-            let ck = read_checkpoint_file(&StdFs, &full_dir.join(file), *lsn)
-                .map_err(|e| e.to_string())?;
-            let ckdir = opts.target_dir.join("checkpoints");
-            write_checkpoint(&StdFs, &ckdir, ck.lsn, &ck.gtid_state, &ck.body)
-                .map_err(|e| e.to_string())?;
-            *lsn
+/// What the log after the checkpoint holds, up to the restore's end.
+struct LogAfter {
+    /// The GTID position at the end (`gtid_binlog_pos` of the restored directory).
+    pos: GtidPos,
+    /// Some domain's last record after the checkpoint is the server's own but an earlier one
+    /// was replicated: recovery would move that domain's `gtid_slave_pos` to the replicated
+    /// one, so the position cannot be given by the checkpoint alone.
+    mixed: bool,
+}
+
+/// Walks the restored log up to `end` (module docs, step 4).
+fn log_after(
+    segs: &BTreeMap<u64, OutSegment>,
+    ckpt_lsn: Lsn,
+    end: Lsn,
+) -> Result<LogAfter, String> {
+    let mut state = None;
+    // Per domain: (a replicated record after the checkpoint, the last one was replicated).
+    let mut domains: BTreeMap<u32, (bool, bool)> = BTreeMap::new();
+    for seg in segs.values() {
+        if seg.start_lsn > end {
+            break;
         }
-        None => 0,
-    };
-    let segs = write_segments(&chain, &opts.target_dir)?;
-    let end = match opts.stop {
-        Some(stop) => stop_lsn(&segs, stop, ckpt_lsn, end)?,
-        None => end,
-    };
-    finish_segments(segs, end)?;
-    File::open(opts.target_dir.join("binlog"))
-        .and_then(|d| d.sync_all())
-        .map_err(|e| format!("cannot sync {}: {e}", opts.target_dir.display()))?;
-    let mut eopts = EngineOptions::new(&opts.target_dir);
+        let mut insp = SegmentInspector::open(&seg.path).map_err(|e| e.to_string())?;
+        let st = state.get_or_insert_with(|| insp.header().state.clone());
+        while insp.lsn() < end {
+            let Some(rec) = insp.next_record().map_err(|e| e.to_string())? else {
+                break;
+            };
+            let Some(g) = rec.gtid else { continue };
+            st.record(g);
+            if rec.lsn >= ckpt_lsn {
+                let replicated = rec.aux.starts_with(REPLICATED_AUX);
+                let d = domains.entry(g.domain_id).or_default();
+                d.0 |= replicated;
+                d.1 = replicated;
+            }
+        }
+    }
+    Ok(LogAfter {
+        pos: state.unwrap_or_default().pos(),
+        mixed: domains.values().any(|&(any, last)| any && !last),
+    })
+}
+
+/// Step 4, fast: the checkpoint rewritten with `gtid_slave_pos` = `pos`, its tables copied as
+/// they are. Recovery at the first start replays the log after it and moves no domain's
+/// position ([`LogAfter::mixed`] is false).
+fn write_checkpoint_at_pos(
+    ck: &LoadedCheckpoint,
+    ckdir: &Path,
+    pos: &GtidPos,
+) -> Result<(), String> {
+    let parts = Root::checkpoint_with_slave_pos(&ck.body, pos)
+        .map_err(|e| format!("{}: {e}", ck.path.display()))?;
+    let parts: Vec<&[u8]> = parts.iter().map(|p| p.as_ref()).collect();
+    write_checkpoint_then(
+        &StdFs,
+        ckdir,
+        ck.lsn,
+        &ck.gtid_state,
+        &parts,
+        &mut |remove| remove(),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Step 4, by recovery: opens the engine on the directory, sets `gtid_slave_pos` to
+/// `gtid_binlog_pos` (a checkpoint) and shuts down.
+fn recover_and_set_pos(dir: &Path, end: Lsn) -> Result<GtidPos, String> {
+    let mut eopts = EngineOptions::new(dir);
     eopts.background_checkpoints = false;
     // Restore writes no record: the segment the log prepares in the background is as small as
     // allowed (the server's first open deletes it and prepares its own size).
@@ -328,6 +382,50 @@ pub fn run(opts: &RestoreOptions) -> Result<Restored, String> {
     engine
         .shutdown()
         .map_err(|e| format!("closing the restored directory: {e}"))?;
+    // The process exits next: freeing every table row by row would only cost time.
+    std::mem::forget(engine);
+    Ok(pos)
+}
+
+/// `onelog restore` (module docs).
+pub fn run(opts: &RestoreOptions) -> Result<Restored, String> {
+    let manifests = verify_chain(&opts.backups)?;
+    let chain: Vec<(PathBuf, Manifest)> = opts.backups.iter().cloned().zip(manifests).collect();
+    let (full_dir, full) = &chain[0];
+    let end = chain.last().map_or(full.end_lsn, |(_, m)| m.end_lsn);
+    prepare_target(&opts.target_dir)?;
+    // Without a checkpoint recovery replays the whole log, from LSN 0.
+    let ck = match &full.checkpoint {
+        Some((lsn, file)) => Some(
+            read_checkpoint_file(&StdFs, &full_dir.join(file), *lsn).map_err(|e| e.to_string())?,
+        ),
+        None => None,
+    };
+    let ckpt_lsn = ck.as_ref().map_or(0, |c| c.lsn);
+    let segs = write_segments(&chain, &opts.target_dir)?;
+    let end = match opts.stop {
+        Some(stop) => stop_lsn(&segs, stop, ckpt_lsn, end)?,
+        None => end,
+    };
+    let after = log_after(&segs, ckpt_lsn, end)?;
+    finish_segments(segs, end)?;
+    File::open(opts.target_dir.join("binlog"))
+        .and_then(|d| d.sync_all())
+        .map_err(|e| format!("cannot sync {}: {e}", opts.target_dir.display()))?;
+    let ckdir = opts.target_dir.join("checkpoints");
+    let pos = match ck {
+        Some(ck) if !after.mixed => {
+            write_checkpoint_at_pos(&ck, &ckdir, &after.pos)?;
+            after.pos
+        }
+        ck => {
+            if let Some(ck) = ck {
+                write_checkpoint(&StdFs, &ckdir, ck.lsn, &ck.gtid_state, &ck.body)
+                    .map_err(|e| e.to_string())?;
+            }
+            recover_and_set_pos(&opts.target_dir, end)?
+        }
+    };
     let _ = std::io::stderr().flush();
     Ok(Restored {
         end_lsn: end,
