@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use common::replica::{binlog_gtids, dump, onelog_rpl_user, start_slave, wait_onelog_caught_up};
 use common::tmpfs::Tmpfs;
-use common::{onelog_bin, require_tool, run_bounded, sql, sql_err, sql_value, status, Onelog};
+use common::{onelog_bin, run_bounded, sql, sql_err, sql_value, status, Onelog};
 
 const TOOL_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -93,23 +93,7 @@ fn checked_pos(out: &str) -> String {
 }
 
 fn sysbench(port: u16, command: &str, seconds: u64) -> Command {
-    require_tool("sysbench");
-    let mut cmd = Command::new("sysbench");
-    cmd.arg("oltp_write_only").args([
-        "--db-driver=mysql",
-        "--mysql-host=127.0.0.1",
-        &format!("--mysql-port={port}"),
-        "--mysql-user=root",
-        "--mysql-db=sb",
-        "--threads=4",
-        "--tables=2",
-        "--table-size=2000",
-        &format!("--time={seconds}"),
-        "--events=0",
-        "--rand-seed=7",
-        command,
-    ]);
-    cmd
+    common::sysbench_write_only(port, command, seconds, 2000)
 }
 
 /// Parts 1, 4: a backup under sysbench load, restored, started, made a replica with the
@@ -183,6 +167,17 @@ fn insert(port: u16, from: u32, to: u32) {
     sql(port, &stmts.join(";"));
 }
 
+/// A server with the backup account and the table `t.r` of [`insert`].
+fn table_server(dir: &Path) -> Onelog {
+    let a = Onelog::start(dir, &["--server-id=1"]);
+    bk_user(a.port);
+    sql(
+        a.port,
+        "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)",
+    );
+    a
+}
+
 fn count(port: u16) -> u64 {
     sql_value(port, "SELECT COUNT(*) FROM t.r").parse().unwrap()
 }
@@ -192,12 +187,7 @@ fn count(port: u16) -> u64 {
 #[test]
 fn incremental_chain_and_point_in_time() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = Onelog::start(&tmp.path().join("a"), &["--server-id=1"]);
-    bk_user(a.port);
-    sql(
-        a.port,
-        "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)",
-    );
+    let a = table_server(&tmp.path().join("a"));
     insert(a.port, 1, 50);
     let full = tmp.path().join("full");
     ok(&backup_to(a.port, &full, &[]), "full backup");
@@ -338,12 +328,7 @@ fn copy_dir(from: &Path, to: &Path) {
 #[test]
 fn check_and_restore_refuse_damage() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = Onelog::start(&tmp.path().join("a"), &["--server-id=1"]);
-    bk_user(a.port);
-    sql(
-        a.port,
-        "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)",
-    );
+    let a = table_server(&tmp.path().join("a"));
     insert(a.port, 1, 40);
     let good = tmp.path().join("good");
     ok(&backup_to(a.port, &good, &[]), "backup");
@@ -485,12 +470,7 @@ impl StalledBackup {
 
 /// A server with about 3 MiB of log (more than a pipe holds).
 fn loaded_server(dir: &Path) -> Onelog {
-    let a = Onelog::start(dir, &["--server-id=1"]);
-    bk_user(a.port);
-    sql(
-        a.port,
-        "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)",
-    );
+    let a = table_server(dir);
     for k in 0..10 {
         let stmts: Vec<String> = (0..30)
             .map(|i| {

@@ -13,28 +13,12 @@ use std::time::Duration;
 use common::replica::{
     binlog_gtids, dump, onelog_rpl_user, replicated, start_slave, wait_onelog_caught_up,
 };
-use common::{require_tool, run_bounded, sql, sql_value, Onelog};
+use common::{run_bounded, sql, sql_value, Onelog};
 
 const ROUNDS: u32 = 20;
 
 fn sysbench_cmd(port: u16, command: &str, seconds: u64) -> Command {
-    require_tool("sysbench");
-    let mut cmd = Command::new("sysbench");
-    cmd.arg("oltp_write_only").args([
-        "--db-driver=mysql",
-        "--mysql-host=127.0.0.1",
-        &format!("--mysql-port={port}"),
-        "--mysql-user=root",
-        "--mysql-db=sb",
-        "--threads=4",
-        "--tables=2",
-        "--table-size=500",
-        &format!("--time={seconds}"),
-        "--events=0",
-        "--rand-seed=11",
-        command,
-    ]);
-    cmd
+    common::sysbench_write_only(port, command, seconds, 500)
 }
 
 fn kill_rounds(durability: &str) {

@@ -14,17 +14,17 @@
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use onelog_binlog::GtidState;
 use onelog_engine::checkpoint::{read_control, CheckpointStreamCheck, CONTROL_FILE};
 use onelog_log::inspect::SegmentInspector;
-use onelog_log::segment::{parse_name, SegmentHeader};
+use onelog_log::segment::SegmentHeader;
 use onelog_log::verify::RecordVerifier;
 use onelog_log::{Lsn, RecordKind, StdFs};
 
 use super::manifest::{FileEntry, Manifest, MANIFEST};
-use super::{human_bytes, read_manifest};
+use super::{human_bytes, list_segments, read_manifest};
 
 const CHUNK: usize = 4 << 20;
 
@@ -180,23 +180,6 @@ pub struct DatadirReport {
     pub segments: usize,
     pub transactions: u64,
     pub state: GtidState,
-}
-
-fn list_segments(logdir: &Path) -> Result<Vec<(u64, PathBuf)>, String> {
-    let mut v = Vec::new();
-    let rd = match std::fs::read_dir(logdir) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(v),
-        Err(e) => return Err(format!("cannot list {}: {e}", logdir.display())),
-    };
-    for entry in rd {
-        let entry = entry.map_err(|e| format!("cannot list {}: {e}", logdir.display()))?;
-        if let Some(n) = entry.file_name().to_str().and_then(parse_name) {
-            v.push((n, entry.path()));
-        }
-    }
-    v.sort();
-    Ok(v)
 }
 
 /// Verifies the current checkpoint of `ckdir` as a stream (its body is never held in

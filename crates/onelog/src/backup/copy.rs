@@ -33,14 +33,14 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use onelog_binlog::GtidState;
 use onelog_engine::checkpoint::{read_control, CheckpointStreamCheck, CONTROL_FILE};
 use onelog_log::inspect::SegmentInspector;
-use onelog_log::segment::{file_name, parse_name, SegmentHeader};
+use onelog_log::segment::{file_name, SegmentHeader};
 use onelog_log::verify::RecordVerifier;
 use onelog_log::{Lsn, StdFs};
 
 use super::manifest::{FileEntry, Manifest, Piece};
 use super::source::{ConnectOptions, ServerSession};
 use super::target::{DirTarget, TarTarget, Target};
-use super::{human_bytes, read_manifest};
+use super::{human_bytes, list_segments, read_manifest};
 
 /// Options of `onelog backup`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -109,20 +109,6 @@ struct Copy<'a> {
 struct Segment {
     path: PathBuf,
     header: SegmentHeader,
-}
-
-fn list_segments(logdir: &Path) -> Result<Vec<(u64, PathBuf)>, String> {
-    let rd =
-        std::fs::read_dir(logdir).map_err(|e| format!("cannot list {}: {e}", logdir.display()))?;
-    let mut v = Vec::new();
-    for entry in rd {
-        let entry = entry.map_err(|e| format!("cannot list {}: {e}", logdir.display()))?;
-        if let Some(n) = entry.file_name().to_str().and_then(parse_name) {
-            v.push((n, entry.path()));
-        }
-    }
-    v.sort();
-    Ok(v)
 }
 
 fn open_segment(path: &Path) -> Result<Segment, String> {

@@ -23,6 +23,7 @@ pub mod target;
 use std::path::{Path, PathBuf};
 
 use onelog_binlog::Gtid;
+use onelog_log::segment::parse_name;
 
 use copy::BackupOptions;
 use manifest::{Manifest, MANIFEST};
@@ -42,6 +43,24 @@ pub fn human_bytes(n: u64) -> String {
     } else {
         format!("{v:.1} {}", UNITS[u])
     }
+}
+
+/// The segment files of `logdir` (`binlog-NNNNNN.olog`) by number; none if it does not exist.
+pub fn list_segments(logdir: &Path) -> Result<Vec<(u64, PathBuf)>, String> {
+    let mut v = Vec::new();
+    let rd = match std::fs::read_dir(logdir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(v),
+        Err(e) => return Err(format!("cannot list {}: {e}", logdir.display())),
+    };
+    for entry in rd {
+        let entry = entry.map_err(|e| format!("cannot list {}: {e}", logdir.display()))?;
+        if let Some(n) = entry.file_name().to_str().and_then(parse_name) {
+            v.push((n, entry.path()));
+        }
+    }
+    v.sort();
+    Ok(v)
 }
 
 /// Reads and parses `dir/backup.info`.

@@ -350,6 +350,28 @@ pub fn status(port: u16, name: &str) -> u64 {
         .unwrap_or_else(|_| panic!("{name} is not a number: {value:?}"))
 }
 
+/// `sysbench oltp_write_only COMMAND` as root on database `sb`: 4 threads, 2 tables of
+/// `table_size` rows, `seconds` of load (`run`), a fixed seed.
+pub fn sysbench_write_only(port: u16, command: &str, seconds: u64, table_size: u32) -> Command {
+    require_tool("sysbench");
+    let mut cmd = Command::new("sysbench");
+    cmd.arg("oltp_write_only").args([
+        "--db-driver=mysql",
+        "--mysql-host=127.0.0.1",
+        &format!("--mysql-port={port}"),
+        "--mysql-user=root",
+        "--mysql-db=sb",
+        "--threads=4",
+        "--tables=2",
+        &format!("--table-size={table_size}"),
+        &format!("--time={seconds}"),
+        "--events=0",
+        "--rand-seed=11",
+        command,
+    ]);
+    cmd
+}
+
 /// Runs `sysbench WORKLOAD COMMAND` (1 table of 1000 rows, `events` transactions, seeded) and
 /// returns its stdout; fails on a non-zero exit or a FATAL line.
 pub fn sysbench(
