@@ -151,37 +151,30 @@ pub fn parse_backup(args: &[String]) -> Result<BackupOptions, String> {
 const RESTORE_USAGE: &str = "usage: onelog restore --target-dir=NEW_DATADIR [--stop-gtid=D-S-N | --stop-datetime='YYYY-MM-DD HH:MM:SS']
                       FULL_BACKUP_DIR [INCREMENTAL_BACKUP_DIR ...]";
 
-/// `YYYY-MM-DD HH:MM:SS` in the local time zone (as mariadb-binlog reads --stop-datetime) to
-/// seconds since the epoch.
-fn parse_local_datetime(s: &str) -> Option<i64> {
+/// `YYYY-MM-DD HH:MM:SS` as seconds since the epoch, read in the server's time zone: onelog's
+/// `SYSTEM` zone is UTC (`@@system_time_zone`), so the time means what `NOW()` and the binlog's
+/// timestamps show (mariadb-binlog reads it in its machine's zone, the server's own for MariaDB).
+fn parse_server_datetime(s: &str) -> Option<i64> {
     let (date, time) = s.trim().split_once([' ', 'T'])?;
-    let d: Vec<i32> = date
+    let d: Vec<i64> = date
         .split('-')
         .map(|p| p.parse().ok())
         .collect::<Option<_>>()?;
-    let t: Vec<i32> = time
+    let t: Vec<i64> = time
         .split(':')
         .map(|p| p.parse().ok())
         .collect::<Option<_>>()?;
     let ([y, mo, da], [h, mi, se]) = (d.as_slice(), t.as_slice()) else {
         return None;
     };
-    if !(1..=12).contains(mo) || !(1..=31).contains(da) || *h > 23 || *mi > 59 || *se > 59 {
+    if !(1..=12).contains(mo) || !(1..=31).contains(da) || !(0..=23).contains(h) {
         return None;
     }
-    // SAFETY: mktime reads and normalises the struct we own; no pointers escape.
-    let secs = unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        tm.tm_year = y - 1900;
-        tm.tm_mon = mo - 1;
-        tm.tm_mday = *da;
-        tm.tm_hour = *h;
-        tm.tm_min = *mi;
-        tm.tm_sec = *se;
-        tm.tm_isdst = -1;
-        libc::mktime(&mut tm)
-    };
-    (secs != -1).then_some(secs as i64)
+    if !(0..=59).contains(mi) || !(0..=59).contains(se) {
+        return None;
+    }
+    let days = onelog_binlog::value::days_from_civil(*y, *mo as u32, *da as u32);
+    Some(days * 86_400 + h * 3600 + mi * 60 + se)
 }
 
 /// Parses `onelog restore`'s arguments.
@@ -200,7 +193,7 @@ pub fn parse_restore(args: &[String]) -> Result<RestoreOptions, String> {
                 "stop-gtid" => Stop::Gtid(v.parse::<Gtid>().map_err(|_| {
                     format!("--stop-gtid: {v:?} is not a GTID (domain-server-seq)")
                 })?),
-                "stop-datetime" => Stop::Time(parse_local_datetime(&v).ok_or_else(|| {
+                "stop-datetime" => Stop::Time(parse_server_datetime(&v).ok_or_else(|| {
                     format!("--stop-datetime: {v:?} is not 'YYYY-MM-DD HH:MM:SS'")
                 })?),
                 "help" => return Err(RESTORE_USAGE.into()),
@@ -300,7 +293,11 @@ mod tests {
             "/f",
         ]))
         .unwrap();
-        assert!(matches!(o.stop, Some(Stop::Time(t)) if t > 1_700_000_000));
+        assert_eq!(
+            o.stop,
+            Some(Stop::Time(1_767_323_045)),
+            "UTC, as the server's NOW()"
+        );
         assert!(parse_restore(&args(&[
             "--target-dir=/n",
             "--stop-datetime=2026-13-02 03:04:05",
