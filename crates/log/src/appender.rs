@@ -59,6 +59,7 @@ use crate::locks::lock;
 use crate::position;
 use crate::seglist::SegmentMeta;
 use crate::segment::{self, SegmentHeader, PREPARED_NAME};
+use crate::shared::PhaseCounters;
 use crate::shared::Shared;
 use crate::{CommitReceipt, CommittedRecord, GtidAssign, Lsn, PendingRecord, RecordKind};
 
@@ -355,6 +356,7 @@ impl Writer {
         if let Some(e) = inner.refusal() {
             return Err(e);
         }
+        let began = std::time::Instant::now();
         let commit_id = self.lsn + 1;
         let max_frame = self.max_frame(inner);
         let (mut outcomes, total) = check_group(batch, max_frame, commit_id);
@@ -372,9 +374,12 @@ impl Writer {
             let mut p = lock(&inner.progress);
             p.set_end(self.lsn);
         }
+        PhaseCounters::add(&inner.stats.phases.encode, began);
         if write_now || self.pending.len() >= LEVEL0_WRITE_THRESHOLD {
+            let began = std::time::Instant::now();
             self.write_pending(inner)
                 .map_err(|e| self.failure(inner, e))?;
+            PhaseCounters::add(&inner.stats.phases.write, began);
         }
         self.debug_check();
         Ok((outcomes, committed))

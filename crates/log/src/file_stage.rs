@@ -39,11 +39,19 @@ impl FileMode {
         let batch = lock(&inner.queue).take_batch();
         let mut slots = Vec::with_capacity(batch.len());
         let mut recs = Vec::with_capacity(batch.len());
+        let taken = std::time::Instant::now();
+        let mut waited = 0u64;
         for w in batch {
-            let (slot, rec, _) = w.into_parts();
+            let (slot, rec, _, queued) = w.into_parts();
+            waited += taken.saturating_duration_since(queued).as_nanos() as u64;
             slots.push(slot);
             recs.push(rec);
         }
+        inner
+            .stats
+            .phases
+            .queue_wait
+            .fetch_add(waited, std::sync::atomic::Ordering::Relaxed);
         // 1. Prepare.
         let (mut outcomes, mut committed, end) = {
             let mut w = lock(&inner.writer);

@@ -96,6 +96,7 @@ use crate::flusher::sync_to_then;
 use crate::inner::Inner;
 use crate::locks::lock;
 use crate::pipeline::{Slot, SlotState, Waiter, MIN_GATHER};
+use crate::shared::PhaseCounters;
 use crate::{CommitReceipt, CommittedRecord, Durability, GroupSink, Lsn, PendingRecord};
 
 /// `Log::commit`.
@@ -167,12 +168,17 @@ fn append_batch(
     let mut slots = Vec::with_capacity(batch.len());
     let mut recs = Vec::with_capacity(batch.len());
     let mut epochs = Vec::with_capacity(batch.len());
+    let phases = &inner.stats.phases;
+    let taken = Instant::now();
+    let mut waited = 0u64;
     for w in batch {
-        let (slot, rec, epoch) = w.into_parts();
+        let (slot, rec, epoch, queued) = w.into_parts();
+        waited += taken.saturating_duration_since(queued).as_nanos() as u64;
         slots.push(slot);
         recs.push(rec);
         epochs.push(epoch);
     }
+    phases.queue_wait.fetch_add(waited, Ordering::Relaxed);
     let (outcomes, mut committed, end) = {
         let mut w = lock(&inner.writer);
         if let Some(s) = sink {
@@ -182,7 +188,9 @@ fn append_batch(
         let (o, mut c, end) = w.append_group(inner, &mut recs, write_now);
         if !strict && !c.is_empty() {
             if let Some(s) = sink {
+                let began = Instant::now();
                 s.apply_group(&mut c);
+                PhaseCounters::add(&phases.apply, began);
             }
         }
         (o, c, end)
@@ -195,6 +203,7 @@ fn append_batch(
     );
     if !committed.is_empty() {
         inner.stats.groups.fetch_add(1, Ordering::SeqCst);
+        phases.group(committed.len());
         turn.logged = true;
     }
     turn.end = turn.end.max(end);
@@ -303,7 +312,10 @@ fn lead_one_group(inner: &Inner) {
             handed = true;
             Some(turn.end)
         };
-        if let Err(e) = sync_to_then(inner, target, &mut on_locked) {
+        let began = Instant::now();
+        let synced = sync_to_then(inner, target, &mut on_locked);
+        PhaseCounters::add(&inner.stats.phases.sync, began);
+        if let Err(e) = synced {
             group_err = Some(e);
         } else if let Err(e) = inner.fs.crash_point("commit.after_sync") {
             group_err = Some(LogError::Failed(
@@ -312,7 +324,9 @@ fn lead_one_group(inner: &Inner) {
         }
         if strict && group_err.is_none() && !turn.to_apply.is_empty() {
             if let Some(s) = &sink {
+                let began = Instant::now();
                 s.apply_group(&mut turn.to_apply);
+                PhaseCounters::add(&inner.stats.phases.apply, began);
             }
         }
     }
@@ -320,7 +334,9 @@ fn lead_one_group(inner: &Inner) {
     if !handed {
         hand_off(inner);
     }
+    let began = Instant::now();
     acknowledge(inner, &turn.slots, &mut turn.outcomes, group_err.as_ref());
+    PhaseCounters::add(&inner.stats.phases.ack, began);
 }
 
 /// Completes each committer's slot with its record's outcome (a group error replaces the

@@ -369,6 +369,36 @@ pub struct LogStats {
     /// Idle SyncMarks written and synced (`LogOptions::idle_sync_mark`); their fsyncs are
     /// counted in `fsyncs` too.
     pub idle_marks: u64,
+    /// Where commits spend their time (module docs of `group_commit.rs` name the phases).
+    pub phases: CommitPhases,
+}
+
+/// Size buckets of [`CommitPhases::group_sizes`]: 1, 2-3, 4-7, 8-15, 16-31, 32-63, 64+.
+pub const GROUP_SIZE_BUCKETS: usize = 7;
+
+/// Time the commit path spent in each phase since the log opened, in microseconds, summed
+/// over records (queue wait) or over groups (the rest), and the groups by size. Differences of
+/// two readings over an interval give each phase's share; `fsync_busy_us` over the interval's
+/// length is the fraction of time the log had an fsync in flight (one at a time).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CommitPhases {
+    /// From a committer's enqueue until a leader takes its record into a group.
+    pub queue_wait_us: u64,
+    /// Framing a group: GTIDs, commit id, frames, marks (under the writer lock).
+    pub encode_us: u64,
+    /// Writing a group's buffer to the segment (levels 1 and 2; level 0 buffers).
+    pub write_us: u64,
+    /// The group sink applying a group (making it visible).
+    pub apply_us: u64,
+    /// A leader's sync of its group: the wait for the sync lock (an earlier sync running),
+    /// gathering, and the fdatasync itself.
+    pub sync_us: u64,
+    /// Completing the committers' slots after the sync.
+    pub ack_us: u64,
+    /// Time any fdatasync of a segment was in flight (group syncs, the flusher, rotations).
+    pub fsync_busy_us: u64,
+    /// Commit groups by number of records, in [`GROUP_SIZE_BUCKETS`] buckets.
+    pub group_sizes: [u64; GROUP_SIZE_BUCKETS],
 }
 
 /// A segment of the log.

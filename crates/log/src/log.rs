@@ -172,6 +172,20 @@ impl Log {
             binlog_fsyncs: s.binlog_fsyncs.load(Ordering::SeqCst),
             binlog_bytes: s.binlog_bytes.load(Ordering::SeqCst),
             idle_marks: s.idle_marks.load(Ordering::SeqCst),
+            phases: {
+                let p = &s.phases;
+                let us = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed) / 1000;
+                crate::CommitPhases {
+                    queue_wait_us: us(&p.queue_wait),
+                    encode_us: us(&p.encode),
+                    write_us: us(&p.write),
+                    apply_us: us(&p.apply),
+                    sync_us: us(&p.sync),
+                    ack_us: us(&p.ack),
+                    fsync_busy_us: us(&p.fsync_busy),
+                    group_sizes: std::array::from_fn(|i| p.group_sizes[i].load(Ordering::Relaxed)),
+                }
+            },
         }
     }
 

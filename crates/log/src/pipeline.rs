@@ -97,15 +97,23 @@ pub(crate) struct Waiter {
     rec: PendingRecord,
     /// `Gather::sync_epoch` when it enqueued.
     epoch: u64,
+    /// When it enqueued (the commit path's queue-wait phase ends when a leader takes it).
+    queued: std::time::Instant,
 }
 
 impl Waiter {
     pub(crate) fn new(slot: Arc<Slot>, rec: PendingRecord, epoch: u64) -> Self {
-        Waiter { slot, rec, epoch }
+        Waiter {
+            slot,
+            rec,
+            epoch,
+            queued: std::time::Instant::now(),
+        }
     }
 
-    pub(crate) fn into_parts(self) -> (Arc<Slot>, PendingRecord, u64) {
-        (self.slot, self.rec, self.epoch)
+    /// Its slot, record, enqueue epoch and enqueue time.
+    pub(crate) fn into_parts(self) -> (Arc<Slot>, PendingRecord, u64, std::time::Instant) {
+        (self.slot, self.rec, self.epoch, self.queued)
     }
 }
 

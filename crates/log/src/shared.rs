@@ -34,6 +34,35 @@ pub(crate) struct Stats {
     pub binlog_fsyncs: AtomicU64,
     pub binlog_bytes: AtomicU64,
     pub idle_marks: AtomicU64,
+    /// The commit path's phases, in nanoseconds (summed; `LogStats` documents each).
+    pub phases: PhaseCounters,
+}
+
+/// Time spent in each phase of the commit path, summed in nanoseconds, and the commit groups
+/// by size (`LogStats::phases`). Each is one relaxed atomic add per record or per group.
+#[derive(Default)]
+pub(crate) struct PhaseCounters {
+    pub queue_wait: AtomicU64,
+    pub encode: AtomicU64,
+    pub write: AtomicU64,
+    pub apply: AtomicU64,
+    pub sync: AtomicU64,
+    pub ack: AtomicU64,
+    pub fsync_busy: AtomicU64,
+    pub group_sizes: [AtomicU64; crate::GROUP_SIZE_BUCKETS],
+}
+
+impl PhaseCounters {
+    /// Adds the time since `since` to `c`.
+    pub fn add(c: &AtomicU64, since: std::time::Instant) {
+        c.fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    /// Counts a group of `n` records in its size bucket (1, 2-3, 4-7, ..., 64 and more).
+    pub fn group(&self, n: usize) {
+        let b = (usize::BITS - n.max(1).leading_zeros() - 1) as usize;
+        self.group_sizes[b.min(crate::GROUP_SIZE_BUCKETS - 1)].fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// The state every part of the log reads (see the module docs).
@@ -90,7 +119,11 @@ impl Shared {
             return Err(e);
         }
         self.stats.fsyncs.fetch_add(1, Ordering::SeqCst);
-        file.sync_data().map_err(|e| {
+        let began = std::time::Instant::now();
+        let r = file.sync_data();
+        // One fsync at a time (the gate): the sum is the time an fsync was in flight.
+        PhaseCounters::add(&self.stats.phases.fsync_busy, began);
+        r.map_err(|e| {
             let msg = self.fail(what(e));
             debug_assert!(
                 self.refusal().is_some(),
@@ -111,5 +144,25 @@ impl Shared {
 
     pub fn segments_read(&self) -> std::sync::RwLockReadGuard<'_, Vec<SegmentMeta>> {
         self.segments.read()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_sizes_go_to_power_of_two_buckets() {
+        let c = PhaseCounters::default();
+        for n in [0, 1, 2, 3, 4, 7, 8, 63, 64, 10_000] {
+            c.group(n);
+        }
+        let got: Vec<u64> = c
+            .group_sizes
+            .iter()
+            .map(|a| a.load(Ordering::Relaxed))
+            .collect();
+        // 0 and 1 | 2, 3 | 4, 7 | 8 | - | 63 | 64, 10000
+        assert_eq!(got, vec![2, 2, 2, 1, 0, 1, 2]);
     }
 }

@@ -314,3 +314,42 @@ fn default_server_version_identifies_as_mariadb_in_every_segment_header() {
     assert_eq!(fde.server_version, "10.11.9-MariaDB-onelog");
     assert!(fde.server_version.contains("MariaDB"));
 }
+
+/// The commit path's phase counters (`LogStats::phases`, issue 14 part 1): every group is
+/// counted once, in the bucket of its size (one committer: all groups of one; concurrent ones:
+/// the buckets still add up to the groups and their lower bounds to at most the records).
+#[test]
+fn commit_phases_count_groups_by_size() {
+    let fs = SimFs::new();
+    let log = open(&fs, opts(1 << 20, Durability::Level1));
+    for i in 0..20 {
+        log.commit(txn(i, 100)).unwrap();
+    }
+    let st = log.stats();
+    assert_eq!(st.phases.group_sizes[0], 20, "one committer: groups of one");
+    assert_eq!(st.phases.group_sizes.iter().sum::<u64>(), st.groups);
+    std::thread::scope(|s| {
+        for t in 0..8u64 {
+            let log = &log;
+            s.spawn(move || {
+                for i in 0..50 {
+                    log.commit(txn(1000 + t * 100 + i, 100)).unwrap();
+                }
+            });
+        }
+    });
+    let st = log.stats();
+    assert_eq!(st.commits, 420);
+    assert_eq!(st.phases.group_sizes.iter().sum::<u64>(), st.groups);
+    let records: u64 = st
+        .phases
+        .group_sizes
+        .iter()
+        .enumerate()
+        .map(|(b, n)| n * (1 << b))
+        .sum();
+    assert!(
+        records <= 420,
+        "each bucket counts groups of at least 2^b records"
+    );
+}

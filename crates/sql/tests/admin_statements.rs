@@ -364,6 +364,19 @@ fn status_counters_move_with_statements_and_commits() {
     assert!(status(&mut s, "Binlog_bytes_written") > 0);
     assert!(status(&mut s, "Onelog_log_fsyncs") >= 3);
     assert!(status(&mut s, "Com_set_option") >= 1);
+    // The commit path's group sizes (issue 14): one session commits groups of one, and every
+    // group is counted in exactly one bucket.
+    let groups = status(&mut s, "Binlog_group_commits");
+    let buckets: u64 = ["1", "2_3", "4_7", "8_15", "16_31", "32_63", "64_plus"]
+        .iter()
+        .map(|b| status(&mut s, &format!("Onelog_commit_groups_{b}")))
+        .sum();
+    assert_eq!(buckets, groups);
+    assert_eq!(status(&mut s, "Onelog_commit_groups_1"), groups);
+    for phase in ["queue_wait", "encode", "write", "apply", "sync", "ack"] {
+        status(&mut s, &format!("Onelog_commit_{phase}_us"));
+    }
+    status(&mut s, "Onelog_log_fsync_busy_us");
     let all = rows(&mut s, "SHOW STATUS");
     for name in [
         "Uptime",

@@ -102,11 +102,35 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
         Value::Bytes(b"OFF".to_vec()),
     ));
     out.extend(replica_rows(server));
+    out.extend(commit_phase_rows(&log.phases));
     for (i, name) in COM_NAMES.iter().enumerate() {
         out.push((format!("Com_{name}"), ld(&s.com[i])));
     }
     out.sort_by_key(|a| a.0.to_ascii_lowercase());
     out
+}
+
+/// The commit path's phases (`onelog_log::CommitPhases`): microseconds summed per phase, the
+/// time an fsync of the log was in flight, and the commit groups by size.
+fn commit_phase_rows(p: &onelog_log::CommitPhases) -> Vec<(String, Value)> {
+    const BUCKETS: [&str; onelog_log::GROUP_SIZE_BUCKETS] =
+        ["1", "2_3", "4_7", "8_15", "16_31", "32_63", "64_plus"];
+    let mut v: Vec<(String, Value)> = [
+        ("Onelog_commit_queue_wait_us", p.queue_wait_us),
+        ("Onelog_commit_encode_us", p.encode_us),
+        ("Onelog_commit_write_us", p.write_us),
+        ("Onelog_commit_apply_us", p.apply_us),
+        ("Onelog_commit_sync_us", p.sync_us),
+        ("Onelog_commit_ack_us", p.ack_us),
+        ("Onelog_log_fsync_busy_us", p.fsync_busy_us),
+    ]
+    .into_iter()
+    .map(|(n, x)| (n.to_string(), Value::UInt(x)))
+    .collect();
+    for (b, n) in BUCKETS.iter().zip(p.group_sizes) {
+        v.push((format!("Onelog_commit_groups_{b}"), Value::UInt(n)));
+    }
+    v
 }
 
 /// The replica's status variables (module docs of `crate::status`).
