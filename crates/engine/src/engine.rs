@@ -376,11 +376,12 @@ impl Engine {
         &self.expiry
     }
 
-    /// The checkpoint writer (for `origin.rs`).
+    /// The engine's backup holds (`backup.rs`; kept by the checkpoint writer).
     pub(crate) fn backup_holds(&self) -> &std::sync::Arc<crate::backup_hold::BackupHolds> {
         self.checkpoints.backups()
     }
 
+    /// The checkpoint writer (for `origin.rs`).
     pub(crate) fn checkpoints(&self) -> &Checkpointer {
         &self.checkpoints
     }

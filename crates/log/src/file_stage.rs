@@ -20,7 +20,7 @@ use crate::appender::{RecordOutcome, Writer};
 use crate::error::LogError;
 use crate::filemode::FileMode;
 use crate::flusher::sync_to;
-use crate::group_commit::{acknowledge, hand_off};
+use crate::group_commit::{acknowledge, hand_off, take_queue};
 use crate::inner::Inner;
 use crate::locks::lock;
 use crate::{Durability, Lsn, PendingRecord};
@@ -36,22 +36,7 @@ impl FileMode {
         let sync_now = strict || level == Durability::Level1;
         let sink = inner.sink.read().unwrap_or_else(|p| p.into_inner()).clone();
 
-        let batch = lock(&inner.queue).take_batch();
-        let mut slots = Vec::with_capacity(batch.len());
-        let mut recs = Vec::with_capacity(batch.len());
-        let taken = std::time::Instant::now();
-        let mut waited = 0u64;
-        for w in batch {
-            let (slot, rec, _, queued) = w.into_parts();
-            waited += taken.saturating_duration_since(queued).as_nanos() as u64;
-            slots.push(slot);
-            recs.push(rec);
-        }
-        inner
-            .stats
-            .phases
-            .queue_wait
-            .fetch_add(waited, std::sync::atomic::Ordering::Relaxed);
+        let (slots, mut recs, _) = take_queue(inner);
         // 1. Prepare.
         let (mut outcomes, mut committed, end) = {
             let mut w = lock(&inner.writer);

@@ -135,6 +135,27 @@ pub(crate) fn commit_then(
     slot.take_done()
 }
 
+/// Takes the whole queue as a batch: the committers' slots, records and enqueue epochs, in
+/// queue order; counts the time each waited in the queue (`PhaseCounters::queue_wait`).
+pub(crate) fn take_queue(inner: &Inner) -> (Vec<Arc<Slot>>, Vec<PendingRecord>, Vec<u64>) {
+    let batch = lock(&inner.queue).take_batch();
+    let mut slots = Vec::with_capacity(batch.len());
+    let mut recs = Vec::with_capacity(batch.len());
+    let mut epochs = Vec::with_capacity(batch.len());
+    let taken = Instant::now();
+    let mut waited = 0u64;
+    for w in batch {
+        let (slot, rec, epoch, queued) = w.into_parts();
+        waited += taken.saturating_duration_since(queued).as_nanos() as u64;
+        slots.push(slot);
+        recs.push(rec);
+        epochs.push(epoch);
+    }
+    let phases = &inner.stats.phases;
+    phases.queue_wait.fetch_add(waited, Ordering::Relaxed);
+    (slots, recs, epochs)
+}
+
 /// Passes leadership to the first waiter, or releases it.
 pub(crate) fn hand_off(inner: &Inner) {
     lock(&inner.queue).hand_off();
@@ -161,24 +182,11 @@ fn append_batch(
     strict: bool,
     sink: &Option<Arc<dyn GroupSink>>,
 ) {
-    let batch = lock(&inner.queue).take_batch();
-    if batch.is_empty() {
+    let (mut slots, mut recs, mut epochs) = take_queue(inner);
+    if slots.is_empty() {
         return;
     }
-    let mut slots = Vec::with_capacity(batch.len());
-    let mut recs = Vec::with_capacity(batch.len());
-    let mut epochs = Vec::with_capacity(batch.len());
     let phases = &inner.stats.phases;
-    let taken = Instant::now();
-    let mut waited = 0u64;
-    for w in batch {
-        let (slot, rec, epoch, queued) = w.into_parts();
-        waited += taken.saturating_duration_since(queued).as_nanos() as u64;
-        slots.push(slot);
-        recs.push(rec);
-        epochs.push(epoch);
-    }
-    phases.queue_wait.fetch_add(waited, Ordering::Relaxed);
     let (outcomes, mut committed, end) = {
         let mut w = lock(&inner.writer);
         if let Some(s) = sink {
