@@ -82,6 +82,11 @@ impl RecordVerifier {
         self.lsn
     }
 
+    /// Bytes fed but not yet verified: the start of a frame split across chunks.
+    pub fn pending_bytes(&self) -> u64 {
+        self.pending.len() as u64
+    }
+
     /// The GTID state after the records verified so far.
     pub fn state(&self) -> &GtidState {
         &self.state
@@ -216,12 +221,8 @@ impl RecordVerifier {
             RecordKind::GtidState => {
                 // decode() checked the payload is exactly one state.
                 let stored = GtidState::decode(f.aux).map(|(s, _)| s).unwrap_or_default();
-                if stored.entries() != self.state.entries() {
-                    return Err(self.fail(format!(
-                        "GTID state record {} disagrees with the records before it ({})",
-                        fmt_state(&stored),
-                        fmt_state(&self.state)
-                    )));
+                if let Err(e) = check_state_record(&stored, &self.state) {
+                    return Err(self.fail(e));
                 }
             }
             RecordKind::SyncMark => {
@@ -234,6 +235,19 @@ impl RecordVerifier {
         self.lsn += bytes.len() as u64;
         Ok(())
     }
+}
+
+/// GTID continuity at a GtidState record: it must hold exactly `state`, the state the records
+/// before it built (every reader of a log checks the same; the error names both).
+pub fn check_state_record(stored: &GtidState, state: &GtidState) -> Result<(), String> {
+    if stored.entries() == state.entries() {
+        return Ok(());
+    }
+    Err(format!(
+        "GTID state record {} disagrees with the records before it ({})",
+        fmt_state(stored),
+        fmt_state(state)
+    ))
 }
 
 fn fmt_state(s: &GtidState) -> String {

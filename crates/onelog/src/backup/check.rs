@@ -20,7 +20,7 @@ use onelog_binlog::GtidState;
 use onelog_engine::checkpoint::{read_control, CheckpointStreamCheck, CONTROL_FILE};
 use onelog_log::inspect::SegmentInspector;
 use onelog_log::segment::SegmentHeader;
-use onelog_log::verify::RecordVerifier;
+use onelog_log::verify::{check_state_record, RecordVerifier};
 use onelog_log::{Lsn, RecordKind, StdFs};
 
 use super::manifest::{FileEntry, Manifest, MANIFEST};
@@ -274,12 +274,8 @@ pub fn check_datadir(dir: &Path) -> Result<DatadirReport, String> {
                 }
                 RecordKind::GtidState => {
                     let s = rec.state.unwrap_or_default();
-                    if s.entries() != r.state.entries() {
-                        return Err(bad(format!(
-                            "offset {}: GTID state record disagrees with the records before it",
-                            rec.offset
-                        )));
-                    }
+                    check_state_record(&s, &r.state)
+                        .map_err(|e| bad(format!("offset {}: {e}", rec.offset)))?;
                 }
                 RecordKind::CommitMark | RecordKind::SyncMark => {}
             }

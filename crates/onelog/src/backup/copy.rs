@@ -103,6 +103,9 @@ struct Copy<'a> {
     lsn: Lsn,
     /// The number of the last segment copied.
     number: Option<u64>,
+    /// The backup's start LSN and, once the copy has verified the records up to it, the GTID
+    /// state there (the manifest's `start_gtid_state`).
+    start: (Lsn, Option<GtidState>),
 }
 
 /// A log segment found in the data directory.
@@ -207,8 +210,13 @@ impl Copy<'_> {
         self.write(&head)?;
         let mut verifier = RecordVerifier::new(from, to, std::mem::take(&mut self.state));
         let mut lsn = from;
+        self.note_start(&verifier, &seg.path)?;
         while lsn < to {
-            let n = ((to - lsn) as usize).min(CHUNK);
+            // A chunk ends at the start LSN, so the state there is known when it is reached.
+            let stop = Some(self.start.0)
+                .filter(|&s| s > lsn && s < to)
+                .unwrap_or(to);
+            let n = ((stop - lsn) as usize).min(CHUNK);
             let off = h.header_len + (lsn - h.start_lsn);
             read_at(&f, &seg.path, &mut buf[..n], off)?;
             verifier
@@ -218,6 +226,9 @@ impl Copy<'_> {
             self.write(&buf[..n])?;
             self.progress.add(n as u64);
             lsn += n as u64;
+            if lsn == self.start.0 {
+                self.note_start(&verifier, &seg.path)?;
+            }
         }
         self.buf = buf;
         let run = verifier.finish().map_err(|e| damaged(&seg.path, h, &e))?;
@@ -235,6 +246,23 @@ impl Copy<'_> {
                 to,
             }),
         });
+        Ok(())
+    }
+
+    /// Keeps the verified GTID state at the start LSN when the verifier stands there (the
+    /// checkpoint's LSN is a record boundary: anything else is damage).
+    fn note_start(&mut self, v: &RecordVerifier, path: &Path) -> Result<(), String> {
+        if self.start.1.is_some() || v.lsn() + v.pending_bytes() != self.start.0 {
+            return Ok(());
+        }
+        if v.pending_bytes() != 0 {
+            return Err(format!(
+                "{}: the checkpoint's LSN {} is not at a record boundary",
+                path.display(),
+                self.start.0
+            ));
+        }
+        self.start.1 = Some(v.state().clone());
         Ok(())
     }
 
@@ -480,6 +508,7 @@ fn backup_into(
         state: GtidState::new(),
         lsn: 0,
         number: None,
+        start: (0, None),
     };
     let (checkpoint, start) = match base {
         None => {
@@ -502,11 +531,13 @@ fn backup_into(
         ),
     };
     let start_lsn = start.lsn;
+    copy.start = (start_lsn, start.state.clone());
     copy.progress.total = copy.progress.done + run.estimate.saturating_sub(start_lsn);
     copy_log(&mut copy, server, &datadir.join("binlog"), start)?;
-    let start_state = match base {
-        Some((_, b)) => b.end_state.clone(),
-        None => state_at(&copy.files, datadir, start_lsn)?,
+    let Some(start_state) = copy.start.1 else {
+        return Err(format!(
+            "the log copied does not reach the start LSN {start_lsn} on a record boundary"
+        ));
     };
     Ok(Manifest {
         full: base.is_none(),
@@ -519,29 +550,6 @@ fn backup_into(
         end_state: copy.state,
         files: copy.files,
     })
-}
-
-/// The GTID state at `lsn` of a full backup: the first piece's header state plus the records
-/// before `lsn` (read back from the copied source segment).
-fn state_at(files: &[FileEntry], datadir: &Path, lsn: Lsn) -> Result<GtidState, String> {
-    let Some((path, piece)) = files.iter().find_map(|f| f.piece.map(|p| (&f.path, p))) else {
-        return Err("the backup holds no log".into());
-    };
-    let src = datadir.join(path);
-    let mut insp = SegmentInspector::open(&src).map_err(|e| e.to_string())?;
-    let mut state = insp.header().state.clone();
-    debug_assert_eq!(insp.header().start_lsn, piece.from);
-    while insp.lsn() < lsn {
-        match insp.next_record().map_err(|e| e.to_string())? {
-            Some(r) => {
-                if let Some(g) = r.gtid {
-                    state.record(g);
-                }
-            }
-            None => break,
-        }
-    }
-    Ok(state)
 }
 
 /// Now, as `2026-11-25T23:59:59Z`.

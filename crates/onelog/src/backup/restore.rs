@@ -206,18 +206,36 @@ fn write_segments(
     Ok(segs)
 }
 
-/// Step 3: the LSN to cut the log at, by walking the restored segments from `ckpt_lsn`.
-fn stop_lsn(
+/// What the log after the checkpoint holds, up to the restore's end.
+struct LogAfter {
+    /// Where the restored log ends: the stop point, or the backup's end.
+    end: Lsn,
+    /// The GTID position at the end (`gtid_binlog_pos` of the restored directory).
+    pos: GtidPos,
+    /// Some domain's last record after the checkpoint is the server's own but an earlier one
+    /// was replicated: recovery would move that domain's `gtid_slave_pos` to the replicated
+    /// one, so the position cannot be given by the checkpoint alone.
+    mixed: bool,
+}
+
+/// Steps 3 and 4's walk of the restored segments up to the backup's `end`, in one pass: where
+/// `stop` cuts the log (None: at `end`) and what the log after the checkpoint holds up to there.
+fn walk_log(
     segs: &BTreeMap<u64, OutSegment>,
-    stop: Stop,
+    stop: Option<Stop>,
     ckpt_lsn: Lsn,
     end: Lsn,
-) -> Result<Lsn, String> {
+) -> Result<LogAfter, String> {
+    let mut state = None;
+    // Per domain: (a replicated record after the checkpoint, the last one was replicated).
+    let mut domains: BTreeMap<u32, (bool, bool)> = BTreeMap::new();
     // The end of the last record that is not a SyncMark: a time stop cuts there, so no mark
     // is left dangling at the end of the log (recovery would drop it as an idle mark).
     let mut kept_end = segs.values().next().map_or(0, |s| s.start_lsn);
-    for seg in segs.values() {
+    let mut cut = None;
+    'segments: for seg in segs.values() {
         let mut insp = SegmentInspector::open(&seg.path).map_err(|e| e.to_string())?;
+        let st = state.get_or_insert_with(|| insp.header().state.clone());
         while insp.lsn() < end {
             let Some(rec) = insp.next_record().map_err(|e| e.to_string())? else {
                 break;
@@ -233,29 +251,48 @@ fn stop_lsn(
                 .get(..4)
                 .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
             let at = match stop {
-                Stop::Gtid(g) if g == gtid => rec.end_lsn(),
-                Stop::Time(t) if i64::from(ts) >= t => kept_end.max(ckpt_lsn),
-                _ => {
-                    kept_end = rec.end_lsn();
-                    continue;
-                }
+                Some(Stop::Gtid(g)) if g == gtid => Some(rec.end_lsn()),
+                Some(Stop::Time(t)) if i64::from(ts) >= t => Some(kept_end.max(ckpt_lsn)),
+                _ => None,
             };
-            if rec.lsn < ckpt_lsn {
+            if at.is_some() && rec.lsn < ckpt_lsn {
                 return Err(format!(
                     "the stop point is before the full backup's checkpoint (LSN {ckpt_lsn}), \
                      which already holds later transactions: restore from an older full backup"
                 ));
             }
-            return Ok(at);
+            // A time stop keeps nothing of the record it stops at; a GTID stop keeps it.
+            if !matches!(stop, Some(Stop::Time(_))) || at.is_none() {
+                st.record(gtid);
+                if rec.lsn >= ckpt_lsn {
+                    let replicated = rec.aux.starts_with(REPLICATED_AUX);
+                    let d = domains.entry(gtid.domain_id).or_default();
+                    d.0 |= replicated;
+                    d.1 = replicated;
+                }
+                kept_end = rec.end_lsn();
+            }
+            if at.is_some() {
+                cut = at;
+                break 'segments;
+            }
         }
     }
-    match stop {
-        Stop::Gtid(g) => Err(format!(
-            "GTID {g} is not in the backup's log after its checkpoint (LSN {ckpt_lsn}..{end})"
-        )),
-        // No record at or after the time: everything is before it.
-        Stop::Time(_) => Ok(end),
-    }
+    let end = match (stop, cut) {
+        (_, Some(at)) => at,
+        (Some(Stop::Gtid(g)), None) => {
+            return Err(format!(
+                "GTID {g} is not in the backup's log after its checkpoint (LSN {ckpt_lsn}..{end})"
+            ))
+        }
+        // No stop, or no record at or after the time: everything is before it.
+        _ => end,
+    };
+    Ok(LogAfter {
+        end,
+        pos: state.unwrap_or_default().pos(),
+        mixed: domains.values().any(|&(any, last)| any && !last),
+    })
 }
 
 /// Step 3's cut and the final sizes: zeros after `end` in its segment, later segments removed.
@@ -289,51 +326,6 @@ fn finish_segments(segs: BTreeMap<u64, OutSegment>, end: Lsn) -> Result<(), Stri
             .map_err(io_err("cannot sync", &seg.path))?;
     }
     Ok(())
-}
-
-/// What the log after the checkpoint holds, up to the restore's end.
-struct LogAfter {
-    /// The GTID position at the end (`gtid_binlog_pos` of the restored directory).
-    pos: GtidPos,
-    /// Some domain's last record after the checkpoint is the server's own but an earlier one
-    /// was replicated: recovery would move that domain's `gtid_slave_pos` to the replicated
-    /// one, so the position cannot be given by the checkpoint alone.
-    mixed: bool,
-}
-
-/// Walks the restored log up to `end` (module docs, step 4).
-fn log_after(
-    segs: &BTreeMap<u64, OutSegment>,
-    ckpt_lsn: Lsn,
-    end: Lsn,
-) -> Result<LogAfter, String> {
-    let mut state = None;
-    // Per domain: (a replicated record after the checkpoint, the last one was replicated).
-    let mut domains: BTreeMap<u32, (bool, bool)> = BTreeMap::new();
-    for seg in segs.values() {
-        if seg.start_lsn > end {
-            break;
-        }
-        let mut insp = SegmentInspector::open(&seg.path).map_err(|e| e.to_string())?;
-        let st = state.get_or_insert_with(|| insp.header().state.clone());
-        while insp.lsn() < end {
-            let Some(rec) = insp.next_record().map_err(|e| e.to_string())? else {
-                break;
-            };
-            let Some(g) = rec.gtid else { continue };
-            st.record(g);
-            if rec.lsn >= ckpt_lsn {
-                let replicated = rec.aux.starts_with(REPLICATED_AUX);
-                let d = domains.entry(g.domain_id).or_default();
-                d.0 |= replicated;
-                d.1 = replicated;
-            }
-        }
-    }
-    Ok(LogAfter {
-        pos: state.unwrap_or_default().pos(),
-        mixed: domains.values().any(|&(any, last)| any && !last),
-    })
 }
 
 /// Step 4, fast: the checkpoint rewritten with `gtid_slave_pos` = `pos`, its tables copied as
@@ -403,11 +395,8 @@ pub fn run(opts: &RestoreOptions) -> Result<Restored, String> {
     };
     let ckpt_lsn = ck.as_ref().map_or(0, |c| c.lsn);
     let segs = write_segments(&chain, &opts.target_dir)?;
-    let end = match opts.stop {
-        Some(stop) => stop_lsn(&segs, stop, ckpt_lsn, end)?,
-        None => end,
-    };
-    let after = log_after(&segs, ckpt_lsn, end)?;
+    let after = walk_log(&segs, opts.stop, ckpt_lsn, end)?;
+    let end = after.end;
     finish_segments(segs, end)?;
     File::open(opts.target_dir.join("binlog"))
         .and_then(|d| d.sync_all())
