@@ -12,7 +12,7 @@ use onelog_sql::server::ConnectionInfo;
 use onelog_sql::{Output, Server, ServerConfig, Session, Value};
 
 mod common;
-use common::{err, ok, TempDir};
+use common::{err, ok, text_rows as rows, TempDir};
 
 fn open(dir: &Path) -> Arc<Server> {
     let mut cfg = ServerConfig::new(dir);
@@ -24,25 +24,6 @@ fn open(dir: &Path) -> Arc<Server> {
 
 fn root(server: &Arc<Server>) -> Session {
     Session::new(server.clone(), 1, "root", "localhost")
-}
-
-fn cell(v: &Value) -> String {
-    match v {
-        Value::Null => "NULL".into(),
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        Value::Int(i) => i.to_string(),
-        Value::UInt(u) => u.to_string(),
-        Value::Decimal(d) => d.clone(),
-        other => format!("{other:?}"),
-    }
-}
-
-/// Rows as text; panics on a non-result.
-fn rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    match ok(s, sql) {
-        Output::Rows { rows, .. } => rows.iter().map(|r| r.iter().map(cell).collect()).collect(),
-        other => panic!("{sql}: not a result set: {other:?}"),
-    }
 }
 
 fn one(s: &mut Session, sql: &str) -> String {

@@ -8,27 +8,13 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use onelog_sql::{ConnectionInfo, Output, Server, ServerConfig, Session, Value};
+use onelog_sql::{ConnectionInfo, Server, ServerConfig, Session};
 
 mod common;
-use common::{err, fail, ok, Db, TempDir};
+use common::{err, fail, ok, text_rows as rows, Db, TempDir};
 
 fn root(server: &Arc<Server>, id: u32) -> Session {
     Session::new(server.clone(), id, "root", "localhost")
-}
-
-fn rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    let cell = |v: &Value| match v {
-        Value::Null => "NULL".into(),
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        Value::Int(i) => i.to_string(),
-        Value::UInt(u) => u.to_string(),
-        other => format!("{other:?}"),
-    };
-    match ok(s, sql) {
-        Output::Rows { rows, .. } => rows.iter().map(|r| r.iter().map(cell).collect()).collect(),
-        other => panic!("{sql}: not a result set: {other:?}"),
-    }
 }
 
 fn running(s: &mut Session) -> String {

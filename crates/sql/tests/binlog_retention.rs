@@ -6,30 +6,15 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use onelog_sql::{Output, Server, ServerConfig, Session, Value};
+use onelog_sql::{Server, ServerConfig, Session};
 
 mod common;
-use common::{err, ok, TempDir};
+use common::{err, ok, text_rows as rows, TempDir};
 
 fn open(dir: &Path) -> Arc<Server> {
     let mut cfg = ServerConfig::new(dir);
     cfg.max_binlog_size = 1 << 20;
     Server::open(cfg).unwrap().0
-}
-
-fn rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    let cell = |v: &Value| match v {
-        Value::Null => "NULL".into(),
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        Value::Int(i) => i.to_string(),
-        Value::UInt(u) => u.to_string(),
-        Value::Decimal(d) => d.clone(),
-        other => format!("{other:?}"),
-    };
-    match ok(s, sql) {
-        Output::Rows { rows, .. } => rows.iter().map(|r| r.iter().map(cell).collect()).collect(),
-        other => panic!("{sql}: not a result set: {other:?}"),
-    }
 }
 
 fn one(s: &mut Session, sql: &str) -> String {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
+use onelog_binlog::Value;
 use onelog_log::{ReadStart, ReaderOptions, Record};
 use onelog_sql::{Output, Server, ServerConfig, Session, SqlError};
 
@@ -60,6 +61,26 @@ impl Db {
 impl Drop for Db {
     fn drop(&mut self) {
         let _ = self.server.shutdown();
+    }
+}
+
+/// A value as the `mariadb` CLI prints it (NULL, text, numbers; other kinds by `Debug`).
+pub fn cell(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::Decimal(d) => d.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The rows of `sql`'s result set as text ([`cell`]); panics on a non-result.
+pub fn text_rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
+    match ok(s, sql) {
+        Output::Rows { rows, .. } => rows.iter().map(|r| r.iter().map(cell).collect()).collect(),
+        other => panic!("{sql}: not a result set: {other:?}"),
     }
 }
 
