@@ -134,21 +134,23 @@ impl Shared {
 
 struct Sink(Arc<Shared>);
 
+/// A replicated row group, committed without row locks (the sink's `admit` checks it).
+fn unlocked(r: &PendingRecord) -> bool {
+    matches!(
+        r.payload
+            .as_ref()
+            .and_then(|p| p.downcast_ref::<CommitPayload>()),
+        Some(CommitPayload::Rows { txn: None, .. })
+    )
+}
+
 impl GroupSink for Sink {
     /// Replicated row groups applied without row locks are checked against the latest root
     /// plus the records before them in the batch (their changes must apply, or the log would
     /// hold a record the data cannot take); a refused one refuses every later replicated one
     /// of the batch too, so a replica's groups never get logged out of their order.
     fn admit(&self, batch: &[PendingRecord]) -> Vec<(usize, String)> {
-        let unlocked = |r: &PendingRecord| {
-            matches!(
-                r.payload
-                    .as_ref()
-                    .and_then(|p| p.downcast_ref::<CommitPayload>()),
-                Some(CommitPayload::Rows { txn: None, .. })
-            )
-        };
-        if !batch.iter().any(unlocked) {
+        if !self.needs_applied(batch) {
             return Vec::new();
         }
         let mut scratch = (*self.0.store.current()).clone();
@@ -181,6 +183,11 @@ impl GroupSink for Sink {
             self.0.replica_refused.store(true, Ordering::Release);
         }
         refused
+    }
+
+    /// Only replicated row groups (no row locks) are judged against the applied state.
+    fn needs_applied(&self, batch: &[PendingRecord]) -> bool {
+        batch.iter().any(unlocked)
     }
 
     fn apply_group(&self, group: &mut [CommittedRecord]) {

@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use crate::appender::Writer;
 use crate::filemode::FileMode;
-use crate::pipeline::{FlusherCtl, Gather, Queue};
+use crate::pipeline::{Applier, FlusherCtl, Gather, Queue};
 pub(crate) use crate::shared::Shared;
 use crate::GroupSink;
 
@@ -46,6 +46,7 @@ pub(crate) struct Inner {
     pub gather: Gather,
     pub writer: Mutex<Writer>,
     pub sync_lock: Mutex<()>,
+    pub applier: Applier,
     pub flusher: FlusherCtl,
     /// Some in file mode: its commit stage (`file_stage.rs`), which the core calls where
     /// file mode adds to the engine-mode path.

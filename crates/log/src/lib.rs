@@ -299,6 +299,15 @@ pub trait GroupSink: Send + Sync {
         let _ = batch;
         Vec::new()
     }
+
+    /// Whether `admit` must see every earlier group applied to judge `batch`: the log then
+    /// applies the written groups still pending before it calls `admit` (engine mode applies
+    /// a group after its leader hands on, so without this `admit` may run ahead of them).
+    /// The default (false) suits a sink whose `admit` reads no applied state.
+    fn needs_applied(&self, batch: &[PendingRecord]) -> bool {
+        let _ = batch;
+        false
+    }
 }
 
 /// What `Log::open` found.

@@ -1,6 +1,6 @@
 //! The state of the commit pipeline, as types with private fields: the commit queue
-//! ([`Queue`], with each committer's [`Slot`]), the adaptive gather ([`Gather`]) and the
-//! flusher's control ([`FlusherCtl`]). They live in `Inner`; the procedures that run the
+//! ([`Queue`], with each committer's [`Slot`]), the written groups waiting to be applied
+//! ([`Applier`]), the adaptive gather ([`Gather`]) and the flusher's control ([`FlusherCtl`]). They live in `Inner`; the procedures that run the
 //! pipeline over them are `group_commit.rs`, `file_stage.rs` and `flusher.rs` (see their docs
 //! for the protocol), which change them only through the methods here. Kept apart from those
 //! so that `Inner` imports no module that imports it.
@@ -19,6 +19,8 @@
 //!   `last_sync_records` is set by a leader before its sync, read by the next one's gather;
 //! - the gather's epoch grows by one per successful group fsync ([`Gather::synced`], under
 //!   the sync lock), committers are stamped with it at enqueue;
+//! - a written group enters the [`Applier`] under the writer lock ([`Applier::push`]) and
+//!   leaves it, applied, in the first [`Applier::drain`] after that (one drainer at a time);
 //! - the flusher's `mark_due` is pushed back by every sync ([`FlusherCtl::synced`]) and taken
 //!   by the flusher when due ([`FlusherCtl::wait`]); `stop` is set once, at shutdown.
 //!
@@ -284,6 +286,41 @@ impl FlusherCtl {
         drop(st);
         if was.is_none() {
             self.cv.notify_all();
+        }
+    }
+}
+
+/// Groups written but not yet applied, applied in log order by whoever drains them
+/// ([`Applier::drain`]); `group_commit.rs` explains who pushes and who drains.
+#[derive(Default)]
+pub(crate) struct Applier {
+    /// Written groups waiting to be applied, in log order (pushed under the writer lock).
+    pending: Mutex<std::collections::VecDeque<Vec<crate::CommittedRecord>>>,
+    /// Held by the thread applying: applies happen one at a time, in the order pushed.
+    turn: Mutex<()>,
+}
+
+impl Applier {
+    /// Queues a written group (called under the writer lock, so the queue is in log order).
+    pub(crate) fn push(&self, group: Vec<crate::CommittedRecord>) {
+        lock(&self.pending).push_back(group);
+    }
+
+    /// Applies every group pushed so far, in log order, through `apply` (several queued
+    /// groups at once, as one call). When it returns, every group pushed before the call is
+    /// applied (by this thread or by another drainer that took it first and finished).
+    pub(crate) fn drain(&self, apply: &mut dyn FnMut(&mut [crate::CommittedRecord])) {
+        let _turn = lock(&self.turn);
+        loop {
+            let mut recs: Vec<crate::CommittedRecord> = {
+                let mut q = lock(&self.pending);
+                match q.len() {
+                    0 => return,
+                    1 => q.pop_front().unwrap_or_default(),
+                    _ => q.drain(..).flatten().collect(),
+                }
+            };
+            apply(&mut recs);
         }
     }
 }

@@ -605,6 +605,7 @@ fn build_inner(
         gather: Default::default(),
         writer: Mutex::new(writer),
         sync_lock: Mutex::new(()),
+        applier: Default::default(),
         flusher: Default::default(),
         file: file_mode,
     }

@@ -353,3 +353,79 @@ fn commit_phases_count_groups_by_size() {
         "each bucket counts groups of at least 2^b records"
     );
 }
+
+/// A sink whose first `apply_group` blocks until released, recording what it applied.
+#[derive(Default)]
+struct BlockingSink {
+    /// (blocked in the first apply: end LSN of its last record, released)
+    gate: Mutex<(Option<u64>, bool)>,
+    cv: std::sync::Condvar,
+    applied: Mutex<Vec<u64>>,
+}
+
+impl GroupSink for BlockingSink {
+    fn apply_group(&self, group: &mut [CommittedRecord]) {
+        let mut g = self.gate.lock().unwrap();
+        if g.0.is_none() {
+            g.0 = group.last().map(|r| r.receipt.end_lsn);
+            self.cv.notify_all();
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            while !g.1 && std::time::Instant::now() < deadline {
+                g = self.cv.wait_timeout(g, Duration::from_millis(50)).unwrap().0;
+            }
+        }
+        drop(g);
+        let mut applied = self.applied.lock().unwrap();
+        applied.extend(group.iter().map(|r| r.receipt.gtid.seq_no));
+    }
+}
+
+/// Issue 14 part 2: applying a group does not hold back the next group's write and sync (it
+/// used to run under the writer lock before the group's own sync), and still happens, in log
+/// order, before any committer of either group is acknowledged.
+#[test]
+fn a_slow_apply_does_not_stop_the_next_group_from_being_written_and_synced() {
+    let fs = SimFs::new();
+    let log = open(&fs, opts(4 << 20, Durability::Level1));
+    let sink = Arc::new(BlockingSink::default());
+    log.set_sink(sink.clone());
+    let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let spawn = |tag: u64| {
+        let (log, done) = (log.clone(), done.clone());
+        std::thread::spawn(move || {
+            let r = log.commit(txn(tag, 50));
+            done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            r
+        })
+    };
+    let a = spawn(1);
+    let a_end = {
+        let mut g = sink.gate.lock().unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while g.0.is_none() && std::time::Instant::now() < deadline {
+            g = sink.cv.wait_timeout(g, Duration::from_millis(50)).unwrap().0;
+        }
+        g.0.expect("the first group reached the sink")
+    };
+    // A's group is applied only after its sync now: it is durable while its apply blocks.
+    assert!(log.durable_lsn() >= a_end);
+    let b = spawn(2);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while log.durable_lsn() <= a_end && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        log.durable_lsn() > a_end,
+        "the next group was written and synced while the first one's apply ran"
+    );
+    assert_eq!(done.load(std::sync::atomic::Ordering::SeqCst), 0, "acked before applied");
+    {
+        let mut g = sink.gate.lock().unwrap();
+        g.1 = true;
+        sink.cv.notify_all();
+    }
+    let (ra, rb) = (a.join().unwrap().unwrap(), b.join().unwrap().unwrap());
+    assert!(ra.end_lsn <= rb.lsn);
+    assert_eq!(*sink.applied.lock().unwrap(), vec![ra.gtid.seq_no, rb.gtid.seq_no]);
+    log.shutdown().unwrap();
+}

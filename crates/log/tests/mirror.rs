@@ -431,7 +431,10 @@ fn a_rotation_cut_by_a_crash_is_finished_with_the_views_header() {
     // The mirror syncs binlog.000001's Rotate, then the power goes before binlog.000002.
     fs.arm_crash_point(onelog_log::classic::CRASH_ROTATE_AFTER_OLD_SYNC, 1);
     log.rotate().unwrap();
-    log.commit(txn(5)).unwrap();
+    // The mirror thread may cut the power before this commit's sync or right after it (the
+    // commit then fails at its crash point but is durable): either way it is not lost if
+    // acknowledged, and the mirror must end up with what the log kept.
+    let acked = log.commit(txn(5)).is_ok();
     assert!(!m.wait_caught_up(Duration::from_secs(2)));
     drop(m);
     drop(log);
@@ -441,7 +444,15 @@ fn a_rotation_cut_by_a_crash_is_finished_with_the_views_header() {
     assert!(!report.rebuilt, "{report:?}");
     m.shutdown().unwrap();
     assert_eq!(mirror_files(&fs2), view_files(&log));
-    assert_eq!(gtids(&mirror_groups(&fs2)), (1..=6).collect::<Vec<_>>());
+    let got = gtids(&mirror_groups(&fs2));
+    if acked {
+        assert_eq!(got, (1..=6).collect::<Vec<_>>());
+    } else {
+        assert!(
+            got == (1..=5).collect::<Vec<_>>() || got == (1..=6).collect::<Vec<_>>(),
+            "{got:?}"
+        );
+    }
     log.shutdown().unwrap();
 }
 
