@@ -55,15 +55,22 @@
 //! queue mutex) until that many are, or until the gather bound passes, then takes the queue. A committer that
 //! enqueues while a gather waits wakes the gatherer once the target is reached.
 //!
-//! The bound: at most 1/8 of the moving average of recent fsync latencies (EWMA, weight 1/8,
-//! of every sync made through `flusher::sync_to_then`: group syncs and flushes), so gathering costs at most 12.5% of a sync in
-//! latency even when nobody comes (it is the timeout asked of the condvar: on an overloaded
-//! machine the leader may be scheduled back later, like any sleeper); no gather at all when
-//! that is below `MIN_GATHER` (50 µs, i.e. fsyncs faster than 400 µs: there the CPU, not the
-//! fsync, limits throughput, and a wait that short is below the wake-up latency of a busy
-//! machine, so it merges little and only delays the sync), when `P <= 1` (a single committer
-//! never waits) or when enough are already present. In the steady state the wait ends as soon
-//! as the last acked committer is back, so each fsync covers ~all N committers.
+//! The bound (`Gather::bound`) follows two moving averages: of recent fsync latencies (every
+//! sync made through `flusher::sync_to_then`: group syncs and flushes), and of how long after
+//! a group sync as many committers as it covered have enqueued again (the queue watches for
+//! it: `Queue::watch_returns`, completed by `Queue::push`). When they come back within one
+//! fsync, waiting for them is worth it: each committer's cycle becomes one return plus one
+//! fsync instead of two fsyncs (at 3 ms fsync and 8 sysbench threads they come back after
+//! ~1-2 ms: the 1/8 bound of before never merged the two cohorts), so the bound is their
+//! return time plus a quarter, at most one fsync. Otherwise 1/8 of the fsync latency, so
+//! gathering costs at most 12.5% of a sync when nobody comes (it is the timeout asked of the
+//! condvar: on an overloaded machine the leader may be scheduled back later, like any
+//! sleeper). No gather at all when that is below `MIN_GATHER` (50 µs, i.e. fsyncs faster than
+//! 400 µs: there the CPU, not the fsync, limits throughput, and a wait that short is below the
+//! wake-up latency of a busy machine, so it merges little and only delays the sync), when
+//! `P <= 1` (a single committer never waits) or when enough are already present. In the
+//! steady state the wait ends as soon as the last acked committer is back, so each fsync
+//! covers ~all N committers.
 //!
 //! ## File mode (`BinlogStorage::File`): the classic staged commit
 //!
@@ -129,9 +136,13 @@ pub(crate) fn commit_then(
     let slot = Slot::new();
     let lead = {
         let mut q = lock(&inner.queue);
-        let (lead, reached) = q.push(Waiter::new(slot.clone(), rec, inner.gather.epoch()));
+        let (lead, reached, returned) =
+            q.push(Waiter::new(slot.clone(), rec, inner.gather.epoch()));
         if reached {
             inner.gather.notify();
+        }
+        if let Some(t) = returned {
+            inner.gather.returned(t);
         }
         lead
     };
@@ -345,6 +356,13 @@ fn lead_one_group(inner: &Inner) {
         let began = Instant::now();
         let synced = sync_to_then(inner, target, &mut on_locked);
         PhaseCounters::add(&inner.stats.phases.sync, began);
+        if synced.is_ok() && !strict {
+            // How long this sync's committers take to come back bounds the next gathers.
+            let open = lock(&inner.queue).watch_returns(turn.slots.len());
+            if let Some(t) = open {
+                inner.gather.returned(t);
+            }
+        }
         if let Err(e) = synced {
             group_err = Some(e);
         } else if let Err(e) = inner.fs.crash_point("commit.after_sync") {

@@ -123,9 +123,10 @@ pub struct LogOptions {
     pub flush_interval: Duration,
     /// Apply groups (and acknowledge them) only once durable, whatever the durability level.
     pub strict_visibility: bool,
-    /// Level 1: before starting a group's fsync, wait a bounded short time (at most 1/8 of
-    /// the recent average fsync latency) for the committers the previous sync just
-    /// acknowledged to re-enqueue, so one fsync covers them all (see `group_commit.rs`).
+    /// Level 1: before starting a group's fsync, wait a bounded time (1/8 of the recent
+    /// average fsync latency, or up to one fsync when they measurably come back sooner) for
+    /// the committers the previous sync just acknowledged to re-enqueue, so one fsync covers
+    /// them all (see `group_commit.rs`).
     /// Default true; false only to measure without it.
     pub commit_gather: bool,
     /// For the Format_description event in every segment header. Peers recognise a MariaDB

@@ -128,18 +128,50 @@ pub(crate) struct Queue {
     gather_for: Option<usize>,
     /// Records the last group sync covered (set by its leader before it synced).
     last_sync_records: usize,
+    /// Committers enqueued so far.
+    enqueued: u64,
+    /// After a group sync covering more than one record: the `enqueued` count at which as
+    /// many committers as it covered have enqueued again, and when it ended (how long its
+    /// committers take to come back: `Gather::returned`).
+    watch: Option<(u64, Instant)>,
 }
 
 impl Queue {
-    /// Enqueues a committer. Returns whether it becomes the leader (none was active) and
-    /// whether a gathering leader's target is now reached (the caller wakes it).
-    pub(crate) fn push(&mut self, w: Waiter) -> (bool, bool) {
+    /// Enqueues a committer. Returns whether it becomes the leader (none was active), whether
+    /// a gathering leader's target is now reached (the caller wakes it), and, when this
+    /// enqueue completes the watch of the last sync, how long after it ended (the caller feeds
+    /// it to `Gather::returned`).
+    pub(crate) fn push(&mut self, w: Waiter) -> (bool, bool, Option<Duration>) {
         self.waiting.push(w);
+        self.enqueued += 1;
         let reached = self.gather_for.is_some_and(|n| self.waiting.len() >= n);
         if reached {
             self.gather_for = None;
         }
-        (!std::mem::replace(&mut self.leader, true), reached)
+        let returned = match self.watch {
+            Some((at, since)) if self.enqueued >= at => {
+                self.watch = None;
+                Some(since.elapsed())
+            }
+            _ => None,
+        };
+        (
+            !std::mem::replace(&mut self.leader, true),
+            reached,
+            returned,
+        )
+    }
+
+    /// A group sync covering `records` records just ended: watch how long until as many
+    /// committers enqueue. Returns how long the previous watch had waited if it never
+    /// completed (a lower bound of that return time, for `Gather::returned`).
+    pub(crate) fn watch_returns(&mut self, records: usize) -> Option<Duration> {
+        let now = Instant::now();
+        let open = self.watch.take().map(|(_, since)| now - since);
+        if records > 1 {
+            self.watch = Some((self.enqueued + records as u64, now));
+        }
+        open
     }
 
     /// The leader takes every waiting committer.
@@ -193,6 +225,9 @@ pub(crate) struct Gather {
     sync_epoch: AtomicU64,
     /// Moving average (weight 1/8) of fsync latency (`sync_to_then`), in nanoseconds.
     fsync_avg_ns: AtomicU64,
+    /// Moving average (weight 1/4) of how long after a group sync as many committers as it
+    /// covered have enqueued again (0: not measured yet), in nanoseconds.
+    return_avg_ns: AtomicU64,
 }
 
 impl Gather {
@@ -227,9 +262,29 @@ impl Gather {
             .0
     }
 
-    /// How long a gather may wait: 1/8 of the average fsync latency.
+    /// How long committers took to come back after a sync (`Queue::push`, or a lower bound
+    /// from `Queue::watch_returns`).
+    pub fn returned(&self, took: Duration) {
+        let ns = took.as_nanos().min(u64::MAX as u128) as u64;
+        let avg = self.return_avg_ns.load(Ordering::Relaxed);
+        let avg = if avg == 0 { ns } else { avg - avg / 4 + ns / 4 };
+        self.return_avg_ns.store(avg.max(1), Ordering::Relaxed);
+    }
+
+    /// How long a gather may wait. When the committers of a sync come back (`return_avg_ns`)
+    /// before another fsync could end, waiting for them costs less than the extra fsync they
+    /// would otherwise wait for (a cycle of return + fsync instead of two fsyncs): up to their
+    /// return time plus a quarter (and `MIN_GATHER`), at most one average fsync. Else 1/8 of
+    /// the average fsync latency.
     pub fn bound(&self) -> Duration {
-        Duration::from_nanos(self.fsync_avg_ns.load(Ordering::Relaxed) / 8)
+        let fsync = self.fsync_avg_ns.load(Ordering::Relaxed);
+        let back = self.return_avg_ns.load(Ordering::Relaxed);
+        let ns = if back > 0 && back <= fsync {
+            (back + back / 4 + MIN_GATHER.as_nanos() as u64).min(fsync)
+        } else {
+            fsync / 8
+        };
+        Duration::from_nanos(ns)
     }
 }
 
@@ -322,5 +377,71 @@ impl Applier {
             };
             apply(&mut recs);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn the_gather_waits_for_committers_that_come_back_within_an_fsync() {
+        let g = Gather::default();
+        for _ in 0..4 {
+            g.synced(ms(3));
+        }
+        // Nothing measured yet: 1/8 of the fsync.
+        assert_eq!(g.bound(), Duration::from_micros(375));
+        // They come back after 1 ms: wait up to 1.25 ms + MIN_GATHER for them.
+        g.returned(ms(1));
+        assert_eq!(g.bound(), Duration::from_micros(1250) + MIN_GATHER);
+        // They come back later than an fsync would end: back to 1/8.
+        for _ in 0..8 {
+            g.returned(ms(10));
+        }
+        assert_eq!(g.bound(), Duration::from_micros(375));
+        // Never more than one fsync.
+        let g = Gather::default();
+        g.synced(ms(1));
+        g.returned(Duration::from_micros(950));
+        assert_eq!(g.bound(), ms(1));
+    }
+
+    #[test]
+    fn the_queue_times_how_long_a_syncs_committers_take_to_enqueue_again() {
+        let mut q = Queue::default();
+        let push = |q: &mut Queue| {
+            q.push(Waiter::new(
+                Slot::new(),
+                crate::PendingRecord {
+                    kind: crate::RecordKind::Transaction,
+                    gtid: crate::GtidAssign::Next {
+                        domain_id: 0,
+                        server_id: 1,
+                    },
+                    events: Vec::new(),
+                    aux: Vec::new(),
+                    payload: None,
+                },
+                0,
+            ))
+            .2
+        };
+        // A sync of one record starts no watch.
+        assert_eq!(q.watch_returns(1), None);
+        assert_eq!(push(&mut q), None);
+        // A sync of three: the third enqueue after it completes the watch.
+        assert_eq!(q.watch_returns(3), None);
+        assert_eq!(push(&mut q), None);
+        assert_eq!(push(&mut q), None);
+        assert!(push(&mut q).is_some());
+        assert_eq!(push(&mut q), None);
+        // A watch the next sync finds still open is reported as a lower bound.
+        assert_eq!(q.watch_returns(5), None);
+        assert!(q.watch_returns(2).is_some());
     }
 }

@@ -371,7 +371,11 @@ impl GroupSink for BlockingSink {
             self.cv.notify_all();
             let deadline = std::time::Instant::now() + Duration::from_secs(20);
             while !g.1 && std::time::Instant::now() < deadline {
-                g = self.cv.wait_timeout(g, Duration::from_millis(50)).unwrap().0;
+                g = self
+                    .cv
+                    .wait_timeout(g, Duration::from_millis(50))
+                    .unwrap()
+                    .0;
             }
         }
         drop(g);
@@ -403,7 +407,11 @@ fn a_slow_apply_does_not_stop_the_next_group_from_being_written_and_synced() {
         let mut g = sink.gate.lock().unwrap();
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while g.0.is_none() && std::time::Instant::now() < deadline {
-            g = sink.cv.wait_timeout(g, Duration::from_millis(50)).unwrap().0;
+            g = sink
+                .cv
+                .wait_timeout(g, Duration::from_millis(50))
+                .unwrap()
+                .0;
         }
         g.0.expect("the first group reached the sink")
     };
@@ -418,7 +426,11 @@ fn a_slow_apply_does_not_stop_the_next_group_from_being_written_and_synced() {
         log.durable_lsn() > a_end,
         "the next group was written and synced while the first one's apply ran"
     );
-    assert_eq!(done.load(std::sync::atomic::Ordering::SeqCst), 0, "acked before applied");
+    assert_eq!(
+        done.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "acked before applied"
+    );
     {
         let mut g = sink.gate.lock().unwrap();
         g.1 = true;
@@ -426,6 +438,9 @@ fn a_slow_apply_does_not_stop_the_next_group_from_being_written_and_synced() {
     }
     let (ra, rb) = (a.join().unwrap().unwrap(), b.join().unwrap().unwrap());
     assert!(ra.end_lsn <= rb.lsn);
-    assert_eq!(*sink.applied.lock().unwrap(), vec![ra.gtid.seq_no, rb.gtid.seq_no]);
+    assert_eq!(
+        *sink.applied.lock().unwrap(),
+        vec![ra.gtid.seq_no, rb.gtid.seq_no]
+    );
     log.shutdown().unwrap();
 }
