@@ -23,15 +23,15 @@ SB="sysbench oltp_write_only --db-driver=mysql --mysql-host=127.0.0.1 --mysql-po
 timeout 300 $SB prepare >/dev/null
 snap() { $M -e "SHOW GLOBAL STATUS WHERE Variable_name LIKE 'Onelog_commit%' OR Variable_name LIKE 'Onelog_log_fsync%' OR Variable_name IN ('Binlog_commits','Binlog_group_commits','Onelog_log_fsyncs')"; }
 snap > "$OUT/a.txt"
-head -1 /proc/stat > "$OUT/cpu_a.txt"
+head -1 /proc/stat > "$OUT/cpu_a.txt"; SRV=$(pgrep -P $PID | head -1); awk '{print $14+$15}' /proc/$SRV/stat > "$OUT/srv_a.txt"
 T0=$(date +%s.%N)
 timeout $((SECS + 120)) $SB --threads=$T --time=$SECS --report-interval=0 run | grep -E "transactions:" 
 T1=$(date +%s.%N)
-head -1 /proc/stat > "$OUT/cpu_b.txt"
+head -1 /proc/stat > "$OUT/cpu_b.txt"; awk '{print $14+$15}' /proc/$SRV/stat > "$OUT/srv_b.txt"
 snap > "$OUT/b.txt"
 kill $PID; wait $PID 2>/dev/null || true
 python3 - "$T0" "$T1" "$OUT" <<'PY'
-import sys
+import os, sys
 t=float(sys.argv[2])-float(sys.argv[1])
 a=dict(l.split('\t') for l in open(sys.argv[3]+'/a.txt').read().split('\n') if l)
 b=dict(l.split('\t') for l in open(sys.argv[3]+'/b.txt').read().split('\n') if l)
@@ -41,6 +41,8 @@ ca=[int(x) for x in open(sys.argv[3]+'/cpu_a.txt').read().split()[1:]]
 cb=[int(x) for x in open(sys.argv[3]+'/cpu_b.txt').read().split()[1:]]
 dc=[y-x for x,y in zip(ca,cb)]
 print(f"machine CPU busy {100*(1-(dc[3]+dc[4])/max(sum(dc),1)):.0f}% (all processes, {len(open('/proc/cpuinfo').read().split('processor'))-1} CPUs)")
+srv=(int(open(sys.argv[3]+'/srv_b.txt').read())-int(open(sys.argv[3]+'/srv_a.txt').read()))/os.sysconf('SC_CLK_TCK')
+print(f"server CPU {srv:.1f}s = {srv*1e6/max(int(dict(l.split(chr(9)) for l in open(sys.argv[3]+'/b.txt').read().split(chr(10)) if l)['Binlog_commits'])-int(dict(l.split(chr(9)) for l in open(sys.argv[3]+'/a.txt').read().split(chr(10)) if l)['Binlog_commits']),1):.0f} us per commit")
 print(f"wall {t:.1f}s commits {c} groups {g} ({c/max(g,1):.1f}/group) fsyncs {d['Onelog_log_fsyncs']} fsync busy {d['Onelog_log_fsync_busy_us']/1e6/t*100:.0f}% of wall")
 for k in ['queue_wait','encode','write','apply','sync','ack']:
     us=d[f'Onelog_commit_{k}_us']

@@ -19,6 +19,10 @@ mod signals;
 
 use cli::Command;
 
+/// Every allocation of the process goes through mimalloc (why: crates/onelog/Cargo.toml).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
