@@ -64,7 +64,15 @@ impl Log {
         let i = inner.clone();
         threads.push(spawn(
             "onelog-prealloc",
-            Box::new(move || crate::prealloc::run(&i.preparer, &*i.fs, &i.opts)),
+            Box::new(move || {
+                // The next segment is prepared once the current one is half full.
+                let due = || {
+                    let start = i.segments_read().last().map_or(0, |m| m.start_lsn);
+                    let written = lock(&i.progress).written();
+                    written.saturating_sub(start) >= i.opts.segment_size / 2
+                };
+                crate::prealloc::run(&i.preparer, &*i.fs, &i.opts, &due)
+            }),
         )?);
         let i = inner.clone();
         threads.push(spawn("onelog-flusher", Box::new(move || flusher::run(&i)))?);

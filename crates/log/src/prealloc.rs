@@ -6,6 +6,14 @@
 //! (see `segment::install`), then requests the next one (not before: the preparer reuses the
 //! temporary name).
 //!
+//! When: a request is served once the current segment is half full (the `due` check the
+//! log passes to [`run`], polled every [`POLL`] while a request waits), or at once when a
+//! rotation or reset needs the file ([`Preparer::ensure_ready`]). Zero-filling a segment (1
+//! GiB by default) costs a second of CPU and memory bandwidth and as much disk writeback; done
+//! at startup, as it was, it ran alongside whatever came first, typically a bulk load, on the
+//! same cores and disk (issue 14 part 4: 25% of the server's CPU during a fresh server's
+//! sysbench prepare). Half a segment of log is left to write before the file is needed.
+//!
 //! Invariants: at most one prepared file exists; a failed preparation (e.g. ENOSPC) is handed
 //! to the next rotation as its error and is retried only when a later rotation asks again,
 //! so a full disk does not turn into a busy loop; the tmp file never holds records, so a
@@ -25,8 +33,13 @@ use crate::LogOptions;
 struct Slot {
     ready: Option<Result<Arc<dyn File>, LogError>>,
     want: bool,
+    /// A rotation waits for the file: prepare it now, whatever `due` says.
+    urgent: bool,
     stop: bool,
 }
+
+/// How often a waiting request asks the log whether the current segment is half full.
+pub(crate) const POLL: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The slot shared by the preparer thread and rotation.
 #[derive(Default)]
@@ -70,6 +83,7 @@ impl Preparer {
                 None if s.stop => return Err(LogError::Closed),
                 None => {
                     s.want = true;
+                    s.urgent = true;
                     self.cv.notify_all();
                     s = self.cv.wait(s).unwrap_or_else(|p| p.into_inner());
                 }
@@ -84,6 +98,7 @@ impl Preparer {
         let mut s = lock(&self.slot);
         let r = s.ready.take().unwrap_or(Err(LogError::Closed));
         s.want = false;
+        s.urgent = false;
         r
     }
 
@@ -94,19 +109,13 @@ impl Preparer {
     }
 }
 
-/// The preparer thread's body.
-pub(crate) fn run(p: &Preparer, fs: &dyn FileSystem, opts: &LogOptions) {
+/// The preparer thread's body. `due` tells whether the current segment is full enough to
+/// prepare the next one (module docs); it is called without the slot's lock held.
+pub(crate) fn run(p: &Preparer, fs: &dyn FileSystem, opts: &LogOptions, due: &dyn Fn() -> bool) {
     let path = opts.dir.join(PREPARED_NAME);
     loop {
-        {
-            let mut s = lock(&p.slot);
-            while !(s.stop || (s.want && s.ready.is_none())) {
-                s = p.cv.wait(s).unwrap_or_else(|e| e.into_inner());
-            }
-            if s.stop {
-                return;
-            }
-            s.want = false;
+        if !wait_for_work(p, due) {
+            return;
         }
         let cancelled = || p.stopping.load(Ordering::SeqCst);
         let r = segment::create_zeroed(fs, &path, opts.segment_size, &cancelled);
@@ -115,5 +124,37 @@ pub(crate) fn run(p: &Preparer, fs: &dyn FileSystem, opts: &LogOptions) {
         s.ready = Some(r);
         drop(s);
         p.cv.notify_all();
+    }
+}
+
+/// Waits until a request is to be served now (urgent, or `due`), and takes it. False: stop.
+fn wait_for_work(p: &Preparer, due: &dyn Fn() -> bool) -> bool {
+    let mut s = lock(&p.slot);
+    loop {
+        if s.stop {
+            return false;
+        }
+        if s.want && s.ready.is_none() {
+            let now = s.urgent || {
+                drop(s);
+                let d = due();
+                s = lock(&p.slot);
+                d
+            };
+            if s.stop {
+                return false;
+            }
+            if now && s.want && s.ready.is_none() {
+                s.want = false;
+                s.urgent = false;
+                return true;
+            }
+            s =
+                p.cv.wait_timeout(s, POLL)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+        } else {
+            s = p.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
     }
 }

@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::*;
 use onelog_log::{Durability, SimFs};
 
@@ -100,3 +102,40 @@ fn checked_purges_keep_what_recovery_and_readers_need() {
     );
     assert_eq!(log.segments()[0].number, segs[2].number);
 }
+
+/// Issue 14 part 4: the next segment is zero-filled once the current one is half full, not at
+/// startup (where it competed with the first load for the disk and the CPU), and rotation
+/// still finds it or prepares it on demand.
+#[test]
+fn the_next_segment_is_prepared_once_the_current_one_is_half_full() {
+    let seg = 256u64 << 10;
+    let fs = SimFs::new();
+    let log = open(&fs, opts(seg, Durability::Level1));
+    let tmp = common::dir().join("next.olog.tmp");
+    // Three polls of the preparer: a fresh log has nothing to prepare yet.
+    std::thread::sleep(PREPARER_POLL * 3);
+    assert!(fs.read_file(&tmp).is_none(), "prepared at startup");
+    let mut n = 0u64;
+    while log.durable_lsn() < seg / 2 + 1024 {
+        log.commit(txn(n, 1000)).unwrap();
+        n += 1;
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while fs.read_file(&tmp).is_none_or(|b| b.len() as u64 != seg)
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(fs.read_file(&tmp).map(|b| b.len() as u64), Some(seg));
+    // Rotation takes it; the records go on in the next segment.
+    while log.segments().len() < 3 {
+        log.commit(txn(n, 1000)).unwrap();
+        n += 1;
+    }
+    log.shutdown().unwrap();
+    let log = open(&fs.reboot(1, false), opts(seg, Durability::Level1));
+    assert_eq!(all_records(&log).len() as u64, n);
+}
+
+/// How often a waiting preparation asks whether the segment is half full (`prealloc::POLL`).
+const PREPARER_POLL: Duration = Duration::from_millis(100);
