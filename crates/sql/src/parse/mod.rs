@@ -9,11 +9,11 @@
 use std::borrow::Cow;
 
 use sqlparser::ast::Statement;
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::{Parser, ParserError};
 
 pub(crate) mod admin;
 pub(crate) mod depth;
+pub(crate) mod dialect;
 pub(crate) mod lexer;
 
 use lexer::Tok;
@@ -358,7 +358,7 @@ pub(crate) fn parse_statement(sql: &str) -> Result<Parsed, SqlError> {
         (text, LockClause::None)
     };
     depth::check_lexical(body)?;
-    let mut stmts = Parser::new(&MySqlDialect {})
+    let mut stmts = Parser::new(&dialect::OnelogDialect::default())
         .with_recursion_limit(depth::PARSER_RECURSION_LIMIT)
         .try_with_sql(body)
         .and_then(|mut p| p.parse_statements())

@@ -29,7 +29,6 @@ pub mod status;
 
 use onelog_binlog::Value;
 use onelog_protocol::errors;
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
 use crate::context::ExecContext;
@@ -630,7 +629,7 @@ pub(crate) fn eval_set_value(
         }
         _ => {}
     }
-    let dialect = MySqlDialect {};
+    let dialect = crate::parse::dialect::OnelogDialect::default();
     crate::parse::depth::check_lexical(expr)?;
     let mut parsed = Parser::new(&dialect)
         .with_recursion_limit(crate::parse::depth::PARSER_RECURSION_LIMIT)

@@ -1,0 +1,238 @@
+//! The dialect every SQL text is parsed with: sqlparser's [`MySqlDialect`], behaving exactly as
+//! it does, plus a fast path for literals.
+//!
+//! Why: sqlparser's `parse_prefix` first tries every expression as a typed string (`DATE
+//! '2020-01-01'`), which for a plain literal fails by building a `ParserError` whose message
+//! formats the literal's token; only then does it parse the literal. A bulk INSERT's VALUES is
+//! thousands of literals per statement, so that failed attempt (the message's formatting and
+//! its allocations) was ~6% of a sysbench prepare's server CPU (issue 14 part 4). A number or a
+//! quoted string can never start a typed string, so [`OnelogDialect::parse_prefix`] parses it
+//! as the value it is at once (`Parser::parse_value`, what `parse_prefix` ends up calling for
+//! it, string concatenation included).
+//!
+//! Invariant: apart from that, the dialect is `MySqlDialect`: it forwards every method
+//! `MySqlDialect` (sqlparser 0.63) overrides and reports `MySqlDialect`'s type to the parser's
+//! `dialect_of!` checks; the other methods keep the trait's defaults, as in `MySqlDialect`. A
+//! sqlparser upgrade must re-check the list (the test parses a corpus with both dialects and
+//! compares the trees).
+
+use std::any::TypeId;
+
+use sqlparser::ast::{Expr, Statement};
+use sqlparser::dialect::{Dialect, MySqlDialect};
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
+
+/// [`MySqlDialect`] with the literal fast path (module docs).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct OnelogDialect(MySqlDialect);
+
+impl Dialect for OnelogDialect {
+    fn dialect(&self) -> TypeId {
+        TypeId::of::<MySqlDialect>()
+    }
+
+    fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        match parser.peek_token_ref().token {
+            Token::Number(..) | Token::SingleQuotedString(_) | Token::DoubleQuotedString(_) => {
+                Some(parser.parse_value().map(Expr::Value))
+            }
+            _ => None,
+        }
+    }
+
+    fn is_identifier_start(&self, ch: char) -> bool {
+        self.0.is_identifier_start(ch)
+    }
+
+    fn is_identifier_part(&self, ch: char) -> bool {
+        self.0.is_identifier_part(ch)
+    }
+
+    fn is_delimited_identifier_start(&self, ch: char) -> bool {
+        self.0.is_delimited_identifier_start(ch)
+    }
+
+    fn identifier_quote_style(&self, identifier: &str) -> Option<char> {
+        self.0.identifier_quote_style(identifier)
+    }
+
+    fn supports_string_literal_backslash_escape(&self) -> bool {
+        self.0.supports_string_literal_backslash_escape()
+    }
+
+    fn supports_string_literal_concatenation(&self) -> bool {
+        self.0.supports_string_literal_concatenation()
+    }
+
+    fn ignores_wildcard_escapes(&self) -> bool {
+        self.0.ignores_wildcard_escapes()
+    }
+
+    fn supports_numeric_prefix(&self) -> bool {
+        self.0.supports_numeric_prefix()
+    }
+
+    fn supports_bitwise_shift_operators(&self) -> bool {
+        self.0.supports_bitwise_shift_operators()
+    }
+
+    fn supports_multiline_comment_hints(&self) -> bool {
+        self.0.supports_multiline_comment_hints()
+    }
+
+    fn parse_infix(
+        &self,
+        parser: &mut Parser,
+        expr: &Expr,
+        precedence: u8,
+    ) -> Option<Result<Expr, ParserError>> {
+        self.0.parse_infix(parser, expr, precedence)
+    }
+
+    fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
+        self.0.parse_statement(parser)
+    }
+
+    fn require_interval_qualifier(&self) -> bool {
+        self.0.require_interval_qualifier()
+    }
+
+    fn supports_limit_comma(&self) -> bool {
+        self.0.supports_limit_comma()
+    }
+
+    fn supports_create_table_select(&self) -> bool {
+        self.0.supports_create_table_select()
+    }
+
+    fn supports_insert_set(&self) -> bool {
+        self.0.supports_insert_set()
+    }
+
+    fn supports_user_host_grantee(&self) -> bool {
+        self.0.supports_user_host_grantee()
+    }
+
+    fn is_table_factor_alias(&self, explicit: bool, kw: &Keyword, parser: &mut Parser) -> bool {
+        self.0.is_table_factor_alias(explicit, kw, parser)
+    }
+
+    fn supports_table_hints(&self) -> bool {
+        self.0.supports_table_hints()
+    }
+
+    fn requires_single_line_comment_whitespace(&self) -> bool {
+        self.0.requires_single_line_comment_whitespace()
+    }
+
+    fn supports_match_against(&self) -> bool {
+        self.0.supports_match_against()
+    }
+
+    fn supports_select_modifiers(&self) -> bool {
+        self.0.supports_select_modifiers()
+    }
+
+    fn supports_set_names(&self) -> bool {
+        self.0.supports_set_names()
+    }
+
+    fn supports_comma_separated_set_assignments(&self) -> bool {
+        self.0.supports_comma_separated_set_assignments()
+    }
+
+    fn supports_update_order_by(&self) -> bool {
+        self.0.supports_update_order_by()
+    }
+
+    fn supports_data_type_signed_suffix(&self) -> bool {
+        self.0.supports_data_type_signed_suffix()
+    }
+
+    fn supports_cross_join_constraint(&self) -> bool {
+        self.0.supports_cross_join_constraint()
+    }
+
+    fn supports_double_ampersand_operator(&self) -> bool {
+        self.0.supports_double_ampersand_operator()
+    }
+
+    fn supports_binary_kw_as_cast(&self) -> bool {
+        self.0.supports_binary_kw_as_cast()
+    }
+
+    fn supports_comment_optimizer_hint(&self) -> bool {
+        self.0.supports_comment_optimizer_hint()
+    }
+
+    fn supports_constraint_keyword_without_name(&self) -> bool {
+        self.0.supports_constraint_keyword_without_name()
+    }
+
+    fn supports_key_column_option(&self) -> bool {
+        self.0.supports_key_column_option()
+    }
+
+    fn supports_group_by_with_modifier(&self) -> bool {
+        self.0.supports_group_by_with_modifier()
+    }
+
+    fn supports_left_associative_joins_without_parens(&self) -> bool {
+        self.0.supports_left_associative_joins_without_parens()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Statements whose trees must not depend on the fast path: literals in every position
+    /// the parser treats specially, and what the MySQL dialect adds.
+    const CORPUS: &[&str] = &[
+        "INSERT INTO sbtest1(k, c, pad) VALUES(50, '83868641912-28773972837', '67847967377'),(1,'a','b')",
+        "INSERT INTO t VALUES (-1, +2, 1.5, .5, 1e3, 1.5E-3, 0x1F, x'ff', b'0101', X'AB')",
+        "INSERT INTO t VALUES ('a' 'b' 'c', \"dq\", 'it''s', 'back\\\\slash\\n', N'nat', _utf8mb4'intro')",
+        "SELECT DATE '2020-05-20', TIMESTAMP '2020-05-20 07:43:54', TIME '10:11:12'",
+        "SELECT NOW() + INTERVAL 1 DAY, DATE_ADD('2020-01-01', INTERVAL '1' DAY)",
+        "SELECT 1 DIV 2, 5 % 3, 1 << 2, 3 & 1, 'a' COLLATE utf8mb4_bin, 1 XOR 0",
+        "SELECT CAST('1' AS SIGNED), CONVERT('x', CHAR(3)), BINARY 'a', 'x' LIKE 'y%' ESCAPE '!'",
+        "SELECT CASE WHEN 1 = 1 THEN 'a' ELSE \"b\" END, IF(1, 2, 3), COALESCE(NULL, 1)",
+        "SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY c LIMIT 5, 10",
+        "SELECT DISTINCT c FROM sbtest1 WHERE id IN (1, 2, '3') GROUP BY c WITH ROLLUP",
+        "UPDATE sbtest1 SET k=k+1 WHERE id=42",
+        "UPDATE sbtest1 SET c='12-34' WHERE id=7 ORDER BY id LIMIT 1",
+        "DELETE FROM sbtest1 WHERE id=9",
+        "SET @a = 1, @b = 'x', sql_mode = 'STRICT_TRANS_TABLES'",
+        "CREATE TABLE t (id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, c CHAR(120) DEFAULT '' NOT NULL, KEY k_1 (c)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+        "LOCK TABLES t READ, u WRITE",
+        "SELECT 'a' = 'A', \"x\" <> 'y', 1 <=> NULL, - 5, NOT 1, ~1",
+        "SELECT a.b, `quoted id`, t.* FROM t AS a JOIN u b ON a.id = b.id",
+        "SELECT 1 FROM t WHERE MATCH (c) AGAINST ('word' IN BOOLEAN MODE)",
+        "SELECT '1' + 1, 2 * '3', ('a'), ((1))",
+    ];
+
+    #[test]
+    fn the_fast_path_parses_every_statement_as_mysql_dialect_does() {
+        for sql in CORPUS {
+            let ours = Parser::new(&OnelogDialect::default())
+                .try_with_sql(sql)
+                .and_then(|mut p| p.parse_statements());
+            let theirs = Parser::new(&MySqlDialect {})
+                .try_with_sql(sql)
+                .and_then(|mut p| p.parse_statements());
+            assert_eq!(format!("{ours:?}"), format!("{theirs:?}"), "{sql}");
+            assert!(
+                theirs.is_ok() || sql.contains("AGAINST"),
+                "{sql}: {theirs:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_parser_still_sees_the_mysql_dialect() {
+        let d: &dyn Dialect = &OnelogDialect::default();
+        assert!(d.is::<MySqlDialect>());
+    }
+}
