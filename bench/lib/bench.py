@@ -13,7 +13,7 @@ Invariants:
   latency) and is stopped (or killed) before the next starts; only one server runs at a time
   (except in `--replication`, bench/lib/replication.py: one primary and its replicas, and
   `--replica-lag`, bench/lib/replica_lag.py: one primary and one replica; `--backup`,
-  bench/lib/backup.py, also runs one server at a time);
+  bench/lib/backup.py, and `--commit`, bench/lib/commit.py, also run one server at a time);
 - per-cell counters are deltas taken immediately before and after the measured sysbench run
   (warm-ups are separate runs outside the window);
 - a system the onelog binary cannot run (an option it does not know yet, a start failure) is
