@@ -1171,7 +1171,9 @@ With --commit (bench/lib/commit.py; BENCH_SEED as above; servers on the real dis
   BENCH_COMMIT_BIG_ROWS (1000000/200000)  rows of big.sbtest1 (UPDATE / INSERT ... SELECT of all)
   BENCH_COMMIT_PART_ROWS (100000/20000)   rows of the partial UPDATE / INSERT ... SELECT
   BENCH_COMMIT_SMALL_SECONDS (10/5)       the small-commit client alone (its baseline p99)
-  BENCH_COMMIT_MEM_LIMIT (6G)  memory cgroup limit per server (prlimit --data without cgroups)
+  BENCH_COMMIT_MEM_LIMIT (6G)  resident memory bound per server: VmRSS sampled every 50 ms, the server is
+                              killed and reported past it (a memory cgroup at 2x, page cache included,
+                              backs it up where one can be made)
   BENCH_COMMIT_STMT_TIMEOUT_S (900)  a big statement not committed by then: the server is killed
   BENCH_COMMIT_LARGE_SYSTEMS ("onelog-engine mariadb-binlog")
 """

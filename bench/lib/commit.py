@@ -14,8 +14,8 @@ Owns the commit benchmark, in three parts (BENCH_COMMIT_PARTS or --commit-parts;
   phase and group-size tables (bench/commit_profile.sh's arithmetic). Without "table" only the
   onelog profiles run.
 - **large** (parts 3 and 4): onelog D1 and MariaDB D1, one at a time, no injected latency, each
-  server in a memory cgroup of commit_mem_limit (or under `prlimit --data` where no cgroup can
-  be made): the time of `sysbench prepare` of commit_load_tables × commit_load_rows rows; then a
+  server bounded to commit_mem_limit of resident memory (RssWatch kills it past that; a memory
+  cgroup at CGROUP_FACTOR × the bound, page cache included, is the backstop): the time of `sysbench prepare` of commit_load_tables × commit_load_rows rows; then a
   commit_big_rows-row table `big.sbtest1` (sysbench schema) and, one after the other, UPDATE …
   SET k=k+1 over commit_part_rows rows and over all rows, INSERT INTO big.copy SELECT … of
   commit_part_rows rows and of all rows (copy: the same schema, emptied before each), each
@@ -39,7 +39,6 @@ Invariants:
 
 import os
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -50,6 +49,7 @@ import bench as B
 TABLE_PROFILES = [("onelog-engine", "D1"), ("onelog-engine", "D2"), ("mariadb-binlog", "D1")]
 LARGE_LABEL = {"onelog-engine": "onelog", "mariadb-binlog": "MariaDB 10.11"}
 PARTS = ["table", "pipeline", "large"]
+CGROUP_FACTOR = 2  # the cgroup backstop's limit over the RSS bound (v1 and v2 count page cache)
 SMALL_LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "small_commits.lua")
 # The sysbench table schema (oltp_common.lua) with its secondary index, for big.copy.
 COPY_DDL = ("CREATE TABLE big.copy (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, "
@@ -183,7 +183,8 @@ def run_table(env, cfg, res):
 
 class MemLimit:
     """A memory cgroup (v2 memory.max or v1 memory.limit_in_bytes) below this process's own, made
-    per server; where none can be made, `prlimit --data` (private writable memory only)."""
+    per server: the backstop behind RssWatch (it counts page cache too, so it gets CGROUP_FACTOR ×
+    the bound); where none can be made, RssWatch alone bounds the server."""
 
     def __init__(self, name, limit):
         self.limit = limit
@@ -199,8 +200,6 @@ class MemLimit:
                 return
             except OSError:
                 self.rmdir(d)
-        if shutil.which("prlimit"):
-            self.how = "prlimit --data"
 
     @staticmethod
     def candidates():
@@ -221,8 +220,6 @@ class MemLimit:
         if self.dir:
             procs = os.path.join(self.dir, "cgroup.procs")
             return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', procs]
-        if self.how:
-            return ["prlimit", f"--data={self.limit}", "--"]
         return []
 
     def oom_kills(self):
@@ -248,22 +245,17 @@ class MemLimit:
 
 
 class RssWatch:
-    """The server's peak RSS while it runs: VmHWM after a reset (writing 5 to clear_refs) and the
-    largest VmRSS sampled every 50 ms, whichever is larger; before = the first sample."""
+    """The server's resident memory for its whole life, sampled every 50 ms: a watchdog that
+    kills the server (SIGKILL) once VmRSS exceeds the limit (the cgroup behind it also counts page
+    cache, so it is set higher), and the peak of each statement: between begin() and end(), the
+    larger of VmHWM after a clear_refs reset and the largest sample."""
 
-    def __init__(self, pid):
-        self.pid = pid
+    def __init__(self, pid, limit):
+        self.pid, self.limit = pid, limit
+        self.killed = None  # the VmRSS that made the watchdog kill the server
+        self.peak = 0
         self.hwm_reset = False
-        try:
-            with open(f"/proc/{pid}/clear_refs", "w") as fh:
-                fh.write("5")
-            self.hwm_reset = True
-        except OSError:
-            pass
-        self.before = self.read("VmRSS")
-        self.peak = self.before or 0
-        self.last = self.before
-        self.stop = threading.Event()
+        self.halt = threading.Event()
         self.th = threading.Thread(target=self.loop, daemon=True)
         self.th.start()
 
@@ -278,19 +270,43 @@ class RssWatch:
         return None
 
     def loop(self):
-        while not self.stop.wait(0.05):
+        while not self.halt.wait(0.05):
             v = self.read("VmRSS")
-            if v is not None:
-                self.last = v
-                self.peak = max(self.peak, v)
+            if v is None:
+                continue
+            self.peak = max(self.peak, v)
+            if v > self.limit and self.killed is None:
+                self.killed = v
+                try:
+                    os.kill(self.pid, 9)
+                except OSError:
+                    pass
 
-    def finish(self):
-        self.stop.set()
-        self.th.join(5)
+    def begin(self):
+        try:
+            with open(f"/proc/{self.pid}/clear_refs", "w") as fh:
+                fh.write("5")
+            self.hwm_reset = True
+        except OSError:
+            self.hwm_reset = False
+        self.before = self.read("VmRSS")
+        self.peak = self.before or 0
+
+    def end(self):
         hwm = self.read("VmHWM") if self.hwm_reset else None
-        peak = max(self.peak, hwm or 0) or None
-        return {"rss_before": self.before, "rss_peak": peak, "rss_after": self.read("VmRSS") or self.last,
-                "hwm_reset": self.hwm_reset}
+        return {"rss_before": self.before, "rss_peak": max(self.peak, hwm or 0) or None,
+                "rss_after": self.read("VmRSS"), "hwm_reset": self.hwm_reset}
+
+    def stop(self):
+        self.halt.set()
+        self.th.join(5)
+
+    def death(self, cfg, mem):
+        """Why the server died, as far as the watchdog and the cgroup know."""
+        if self.killed:
+            return f"killed by the harness: VmRSS {self.killed >> 20} MiB > the {cfg['commit_mem_limit'] >> 20} MiB bound"
+        kills = mem.oom_kills()
+        return f"{kills} OOM kill(s) in its memory cgroup" if kills else ""
 
 
 # ----------------------------------------------------------------------------- part 3: small commits
@@ -398,7 +414,8 @@ def big_txn(srv, sql, timeout):
     err = ""
     if "commit_s" not in out:
         cli.p.kill()
-        err = cli.p.stderr.read()[-600:] if cli.p.stderr else ""
+        err = cli.p.stderr.read()[-2000:] if cli.p.stderr else ""
+        err = next((ln for ln in reversed(err.splitlines()) if ln.startswith("ERROR")), err[-600:])
     cli.close()
     if "commit_s" not in out:
         raise RuntimeError(f"failed: {err.strip() or 'the client lost its connection'}")
@@ -410,13 +427,13 @@ def status_of(srv):
     return {k: B.num(st, k) for k in LARGE_STATUS if k in st}
 
 
-def run_statement(srv, cfg, kind, rows, sql, mem):
+def run_statement(srv, cfg, kind, rows, sql, mem, watch):
     """One big statement with the small-commit client running; the statement's entry."""
     st = {"kind": kind, "rows": rows, "sql": sql}
     if kind == "insert_select":
         srv.q("TRUNCATE TABLE big.copy")
     sc = SmallCommits(srv, cfg, f"{kind}-{rows}")
-    watch = RssWatch(srv.proc.pid)
+    watch.begin()
     s0 = status_of(srv)
     try:
         sc.go()
@@ -425,18 +442,23 @@ def run_statement(srv, cfg, kind, rows, sql, mem):
         st["small"] = sc.stop()
     except RuntimeError as e:
         sc.kill()
-        died = srv.proc is None or srv.proc.poll() is not None
+        died = srv.proc is None
+        if not died:
+            try:
+                srv.proc.wait(3)  # a killed server's socket closes before it can be reaped
+                died = True
+            except subprocess.TimeoutExpired:
+                pass
         why = str(e)
         if died:
             code = None if srv.proc is None else srv.proc.returncode
-            kills = mem.oom_kills()
-            why = (f"the server died (exit {code}" + (f", {kills} OOM kill(s) in its {cfg['commit_mem_limit'] >> 20} "
-                                                       "MiB memory cgroup" if kills else "") + f"): {why}")
+            cause = watch.death(cfg, mem)
+            why = f"the server died (exit {code}" + (f", {cause}" if cause else "") + f"): {why}"
         st["na"] = why[:600]
         st["server_died"] = died
         return st
     finally:
-        st.update(watch.finish())
+        st.update(watch.end())
     time.sleep(1)
     st["rss_settled"] = watch.read("VmRSS")
     s1 = status_of(srv)
@@ -459,6 +481,22 @@ def load_data(srv, cfg, entry):
           f"1 x {cfg['commit_big_rows']}: {entry['big_prepare_s']:.1f}s")
 
 
+def restart(srv, cfg, entry):
+    """After a statement killed the server: start it again on the same data (its recovery), so the
+    next statements still run; None when it does not come up."""
+    if srv.proc is not None:
+        srv.proc.wait()
+        srv.proc = None
+    try:
+        t = srv.start()
+    except B.StartError as e:
+        entry.setdefault("restarts", []).append({"failed": str(e)[:600]})
+        return None
+    entry.setdefault("restarts", []).append({"ready_s": t})
+    B.log(f"  restarted after the server died: ready in {t:.1f}s")
+    return RssWatch(srv.proc.pid, cfg["commit_mem_limit"])
+
+
 def run_large_server(env, cfg, system):
     entry = {"system": system, "label": LARGE_LABEL.get(system, system), "statements": []}
     why = why_not(env, system)
@@ -466,31 +504,40 @@ def run_large_server(env, cfg, system):
         entry["na"] = why
         return entry
     srv = B.Server(env, system, 1, 1, 0, max_binlog_size="1G")
-    mem = MemLimit(f"onelog-bench-{os.getpid()}-{system}", cfg["commit_mem_limit"])
+    mem = MemLimit(f"onelog-bench-{os.getpid()}-{system}", CGROUP_FACTOR * cfg["commit_mem_limit"])
     srv.wrap = mem.wrap()
-    entry["mem_limit"] = {"bytes": cfg["commit_mem_limit"], "how": mem.how or "none (no cgroup, no prlimit)"}
+    entry["mem_limit"] = {"bytes": cfg["commit_mem_limit"], "how": "VmRSS watchdog" + (
+        f" + {mem.how} at {CGROUP_FACTOR}× (page cache included)" if mem.how else "")}
+    watch = None
     try:
-        B.log(f"commit large: {entry['label']}: start (memory limit {cfg['commit_mem_limit'] >> 20} MiB by "
+        B.log(f"commit large: {entry['label']}: start (memory bound {cfg['commit_mem_limit'] >> 20} MiB: "
               f"{entry['mem_limit']['how']}), prepare")
         srv.start()
+        watch = RssWatch(srv.proc.pid, cfg["commit_mem_limit"])
         load_data(srv, cfg, entry)
         entry["baseline"] = baseline(srv, cfg)
         B.log(f"  small commits alone: p99 {entry['baseline']['p99_ms']} ms, max {entry['baseline']['max_ms']} ms")
         for kind, rows, sql in statements(cfg):
             if srv.proc is None or srv.proc.poll() is not None:
-                entry["statements"].append({"kind": kind, "rows": rows, "sql": sql,
-                                            "na": "not run: the server died in an earlier statement"})
-                continue
-            st = run_statement(srv, cfg, kind, rows, sql, mem)
+                watch.stop()
+                watch = restart(srv, cfg, entry)
+                if watch is None:
+                    entry["statements"].append({"kind": kind, "rows": rows, "sql": sql,
+                                                "na": "not run: the server died and did not restart"})
+                    continue
+            st = run_statement(srv, cfg, kind, rows, sql, mem, watch)
             entry["statements"].append(st)
             B.log(f"  {sql}: " + (st["na"] if st.get("na") else
                                   f"{st['stmt_s']:.2f}s + commit {st['commit_s']:.3f}s; peak RSS "
                                   f"{(st['rss_peak'] or 0) >> 20} MiB; small p99 {st['small']['p99_ms']} ms "
                                   f"max {st['small']['max_ms']} ms"))
     except (B.StartError, RuntimeError, subprocess.TimeoutExpired, ValueError, IndexError) as e:
-        B.log(f"commit large: {entry['label']}: {e}")
-        entry["na"] = f"failed: {str(e)[:900]}"
+        cause = watch.death(cfg, mem) if watch else ""
+        B.log(f"commit large: {entry['label']}: {cause} {e}")
+        entry["na"] = f"failed: {cause + '; ' if cause else ''}{str(e)[:900]}"
     finally:
+        if watch:
+            watch.stop()
         srv.remove()
         mem.remove()
     return entry

@@ -1290,14 +1290,19 @@ def bar(share, width=40):
 
 
 def group_histogram(cells):
+    """The group-size table (every bucket) and the bar chart (buckets up to the largest one any of
+    these cells used)."""
     rows, chart = [], []
+    used = [i for i, (_, k) in enumerate(GROUP_BUCKETS) for _, cell in cells
+            if (cell.get("phase_deltas") or {}).get(f"Onelog_commit_groups_{k}")]
+    last = max(used) if used else len(GROUP_BUCKETS) - 1
     for label, cell in cells:
         d = cell.get("phase_deltas") or {}
         counts = [d.get(f"Onelog_commit_groups_{k}") for _, k in GROUP_BUCKETS]
         total = sum(x for x in counts if x is not None) if any(x is not None for x in counts) else None
         rows.append([label] + [f"{f(x, 0)} ({pct(ratio(x, total))})" for x in counts] + [f(total, 0)])
         chart.append(f"{label}: {f(total, 0)} groups")
-        for (name, _), x in zip(GROUP_BUCKETS, counts):
+        for (name, _), x in list(zip(GROUP_BUCKETS, counts))[:last + 1]:
             share = ratio(x, total)
             chart.append(f"  {name:>5} |{bar(share)}| {pct(share, 1):>6} {f(x, 0)}")
     hdr = ["profile, threads"] + [f"groups of {name}" for name, _ in GROUP_BUCKETS] + ["groups"]
@@ -1352,7 +1357,7 @@ def rss_text(s):
 
 
 def small_text(x):
-    return "n/a" if not x else f"{f(x.get('p99_ms'))} / {f(x.get('max_ms'))} ({f(x.get('commits'), 0)})"
+    return "n/a" if not x else f"{f(x.get('p99_ms'))} / {f(x.get('max_ms'))} ({f(x.get('per_s'), 0)}/s)"
 
 
 def stmt_total(s):
@@ -1391,8 +1396,8 @@ def large_tables(data):
                      verdict([None if ta is None or tb is None else ta <= tb])])
     out += ["#### Large transactions (part 3): BEGIN; statement; COMMIT", "",
             table(["statement", "rows", "onelog s (statement + COMMIT)", "MariaDB s", "onelog / MariaDB (time)",
-                   "onelog peak RSS MiB (+ over before; after)", "MariaDB peak RSS MiB", "onelog small commits p99 / max ms (n)",
-                   "MariaDB small commits p99 / max ms (n)", "onelog no slower"], rows), ""]
+                   "onelog peak RSS MiB (+ over before; after)", "MariaDB peak RSS MiB", "onelog small commits p99 / max ms (rate)",
+                   "MariaDB small commits p99 / max ms (rate)", "onelog no slower"], rows), ""]
     for e in (o, m):
         if e and e.get("na"):
             out += [f"{e['label']}: n/a: " + " ".join(e["na"].split())[:600], ""]
@@ -1484,8 +1489,8 @@ def commit_method(data):
   Onelog_log_fsync_busy_us / the run's wall time; queue wait per record, every other phase per group
   (`bench/commit_profile.sh` computes the same for one cell).
 - **Bulk load and large transactions**: onelog D1 and MariaDB D1 with no injected latency (the preload
-  only counts), `--max-binlog-size=1G`, each in a memory limit of {f(mib(cfg['commit_mem_limit']), 0)} MiB
-  ({(mem or {}).get('how', 'n/a')}; a server killed by it is reported, not waited for). Bulk load = the wall
+  only counts), `--max-binlog-size=1G`, each bounded to {f(mib(cfg['commit_mem_limit']), 0)} MiB of
+  resident memory ({(mem or {}).get('how', 'n/a')}; a server killed by it is reported, not waited for). Bulk load = the wall
   time of `sysbench prepare` of {cfg['commit_load_tables']} × {cfg['commit_load_rows']} rows ({min(cfg['commit_load_tables'], 8)}
   threads: multi-row INSERTs, then the secondary index). Then big.sbtest1 = 1 × {cfg['commit_big_rows']} rows
   (sysbench prepare) and big.copy (the same schema, emptied before each INSERT … SELECT); each big statement
