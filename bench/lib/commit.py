@@ -15,9 +15,9 @@ Owns the commit benchmark, in three parts (BENCH_COMMIT_PARTS or --commit-parts;
   onelog profiles run.
 - **large** (parts 3 and 4): onelog D1 and MariaDB D1, one at a time, no injected latency, each
   server bounded to commit_mem_limit of resident memory (RssWatch kills it past that; a memory
-  cgroup at CGROUP_FACTOR × the bound, page cache included, is the backstop): the time of `sysbench prepare` of commit_load_tables × commit_load_rows rows; then a
-  commit_big_rows-row table `big.sbtest1` (sysbench schema) and, one after the other, UPDATE …
-  SET k=k+1 over commit_part_rows rows and over all rows, INSERT INTO big.copy SELECT … of
+  cgroup at CGROUP_FACTOR × the bound, page cache included, is the backstop): the time of
+  `sysbench prepare` of commit_load_tables × commit_load_rows rows; then a commit_big_rows-row
+  table `big.sbtest1` (sysbench schema) and, one after the other, UPDATE … SET k=k+1 over commit_part_rows rows and over all rows, INSERT INTO big.copy SELECT … of
   commit_part_rows rows and of all rows (copy: the same schema, emptied before each), each
   BEGIN; statement; COMMIT through one client: statement and COMMIT wall time, the server's
   peak RSS during it (VmHWM after a clear_refs reset, and VmRSS sampled every 50 ms), and the
@@ -81,9 +81,9 @@ def make_config(args, cfg):
         "commit_threads": [int(x) for x in B.env_list("BENCH_COMMIT_THREADS", ["1", "8", "32"])],
         "commit_table_size": B.env_int("BENCH_COMMIT_TABLE_SIZE", 100000),
         "commit_load_tables": B.env_int("BENCH_COMMIT_LOAD_TABLES", 4),
-        "commit_load_rows": B.env_int("BENCH_COMMIT_LOAD_ROWS", 50000 if q else 250000),
-        "commit_big_rows": B.env_int("BENCH_COMMIT_BIG_ROWS", 200000 if q else 1000000),
-        "commit_part_rows": B.env_int("BENCH_COMMIT_PART_ROWS", 20000 if q else 100000),
+        "commit_load_rows": B.env_int("BENCH_COMMIT_LOAD_ROWS", 100000 if q else 250000),
+        "commit_big_rows": B.env_int("BENCH_COMMIT_BIG_ROWS", 500000 if q else 1000000),
+        "commit_part_rows": B.env_int("BENCH_COMMIT_PART_ROWS", 50000 if q else 100000),
         "commit_small_seconds": B.env_int("BENCH_COMMIT_SMALL_SECONDS", 5 if q else 10),
         "commit_mem_limit": parse_size(os.environ.get("BENCH_COMMIT_MEM_LIMIT", "6G")),
         "commit_stmt_timeout_s": B.env_int("BENCH_COMMIT_STMT_TIMEOUT_S", 900),
