@@ -80,6 +80,7 @@ def make_config(args, cfg):
         "commit_latencies_us": [int(x) for x in B.env_list("BENCH_COMMIT_LATENCIES_US", ["1000", "3000"])],
         "commit_threads": [int(x) for x in B.env_list("BENCH_COMMIT_THREADS", ["1", "8", "32"])],
         "commit_table_size": B.env_int("BENCH_COMMIT_TABLE_SIZE", 100000),
+        "commit_runs": B.env_int("BENCH_COMMIT_RUNS", 1),
         "commit_load_tables": B.env_int("BENCH_COMMIT_LOAD_TABLES", 4),
         "commit_load_rows": B.env_int("BENCH_COMMIT_LOAD_ROWS", 100000 if q else 250000),
         "commit_big_rows": B.env_int("BENCH_COMMIT_BIG_ROWS", 500000 if q else 1000000),
@@ -132,7 +133,7 @@ def measure(srv, cfg, threads):
     return cell
 
 
-def run_profile(env, cfg, res, system, dur, lat):
+def run_profile(env, cfg, res, system, dur, lat, run=1):
     key = f"{system}/{dur}/{lat}"
     why = why_not(env, system)
     if why:
@@ -143,7 +144,8 @@ def run_profile(env, cfg, res, system, dur, lat):
     srv = B.Server(env, system, flush, syncb, lat, max_binlog_size="256M")
     tbl = {"tables": 1, "table_size": cfg["commit_table_size"]}
     try:
-        B.log(f"commit table: {system} {dur} latency={lat}us: start, prepare 1 x {cfg['commit_table_size']}, "
+        B.log(f"commit table{f' run {run}' if cfg['commit_runs'] > 1 else ''}: {system} {dur} latency={lat}us: "
+              f"start, prepare 1 x {cfg['commit_table_size']}, "
               f"warm-up {cfg['commit_warmup']}s")
         srv.start()
         res.data["commit_profiles"][key] = B.server_vars(srv)
@@ -152,7 +154,7 @@ def run_profile(env, cfg, res, system, dur, lat):
             B.sysbench(srv.port, "oltp_write_only", 8, cfg["commit_warmup"], cfg, **tbl)
         for t in cfg["commit_threads"]:
             cell = measure(srv, cfg, t)
-            cell.update(system=system, durability=dur, latency_us=lat, threads=t)
+            cell.update(system=system, durability=dur, latency_us=lat, threads=t, run=run)
             res.data["commit_table"].append(cell)
             res.save()
             pd = cell["phase_deltas"]
@@ -174,9 +176,10 @@ def ratio(a, b):
 def run_table(env, cfg, res):
     profiles = TABLE_PROFILES if "table" in cfg["commit_parts"] else [p for p in TABLE_PROFILES
                                                                     if p[0].startswith("onelog")]
-    for lat in cfg["commit_latencies_us"]:
-        for system, dur in profiles:
-            run_profile(env, cfg, res, system, dur, lat)
+    for run in range(1, cfg["commit_runs"] + 1):
+        for lat in cfg["commit_latencies_us"]:
+            for system, dur in profiles:
+                run_profile(env, cfg, res, system, dur, lat, run)
 
 
 # ----------------------------------------------------------------------------- part 3: memory bound

@@ -1184,12 +1184,15 @@ VS_MARIADB_GOALS = {(3000, 1): 2.0, (3000, 8): 2.4, (3000, 32): 3.3}
 
 
 class Commit:
-    """The --commit cells by (system, durability, latency, threads); the last run of a key wins."""
+    """The --commit cells by (system, durability, latency, threads); with BENCH_COMMIT_RUNS > 1 each
+    number (and each counter delta) is the median over the runs of that cell."""
 
     def __init__(self, data):
         self.cfg = data["config"]
-        self.cells = {(c["system"], c["durability"], c["latency_us"], c["threads"]): c
-                      for c in data.get("commit_table", [])}
+        runs = {}
+        for c in data.get("commit_table", []):
+            runs.setdefault((c["system"], c["durability"], c["latency_us"], c["threads"]), []).append(c)
+        self.cells = {k: median_cell(cs) for k, cs in runs.items()}
         self.na = data.get("commit_na", {})
 
     def get(self, system, dur, lat, t, key):
@@ -1201,6 +1204,22 @@ class Commit:
 
     def vs_mariadb(self, lat, t):
         return ratio(self.get("onelog-engine", "D1", lat, t, "tps"), self.get("mariadb-binlog", "D1", lat, t, "tps"))
+
+
+def median_cell(cs):
+    if len(cs) == 1:
+        return cs[0]
+    cell = dict(cs[-1], runs=len(cs))
+    for fld, v in cs[-1].items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and fld not in ("threads", "latency_us", "run"):
+            vals = [c[fld] for c in cs if isinstance(c.get(fld), (int, float))]
+            cell[fld] = statistics.median(vals) if vals else None
+    deltas = {}
+    for c in cs:
+        for k, v in (c.get("phase_deltas") or {}).items():
+            deltas.setdefault(k, []).append(v)
+    cell["phase_deltas"] = {k: statistics.median(v) for k, v in deltas.items()}
+    return cell
 
 
 def pct(v, d=0):
@@ -1471,6 +1490,8 @@ def commit_method(data):
         out += [f"**Shared machine**: the 1-minute load average reached {max(loads):g} on {mc['cpus']} CPUs: other "
                 "processes took CPU time during the measurement. Read single cells as indicative.", ""]
     mem = next((e.get("mem_limit") for e in data.get("commit_large", []) if e.get("mem_limit")), None)
+    n = cfg.get("commit_runs", 1)
+    runs = f"; the whole table {n} times, every number a per-cell median" if n > 1 else ""
     out.append(f"""Method (one server at a time, each on a fresh data directory on the real disk, loopback TCP):
 - **Systems**: onelog D1 and D2 (`--innodb-flush-log-at-trx-commit=1` / `2`; the log is the binlog) and
   MariaDB 10.11 D1 (`--log-bin --binlog-format=ROW --sync-binlog=1 --innodb-flush-log-at-trx-commit=1`,
@@ -1479,7 +1500,7 @@ def commit_method(data):
   `bench/fsync_delay` LD_PRELOAD sleeps that long after every fsync/fdatasync/O_DSYNC write of either server)
   and system, a fresh server, `sysbench prepare` of 1 table × {cfg['commit_table_size']} rows, {cfg['commit_warmup']} s
   of oltp_write_only warm-up at 8 threads, then oltp_write_only for {cfg['commit_seconds']} s at each of
-  {', '.join(str(t) for t in cfg['commit_threads'])} threads (`--rand-type=uniform --rand-seed={cfg['seed']}`).
+  {', '.join(str(t) for t in cfg['commit_threads'])} threads (`--rand-type=uniform --rand-seed={cfg['seed']}`){runs}.
   fsyncs/trx: onelog = the `Onelog_log_fsyncs` delta / transactions; MariaDB = the syncs the preload
   counted (redo and binlog) / transactions. D1/D2 and onelog/MariaDB are TPS ratios of the same row.
 - **The pipeline**: for every onelog cell, the deltas of SHOW GLOBAL STATUS `Onelog_commit_*_us`,
