@@ -1491,8 +1491,10 @@ def commit_method(data):
                 "processes took CPU time during the measurement. Read single cells as indicative.", ""]
     mem = next((e.get("mem_limit") for e in data.get("commit_large", []) if e.get("mem_limit")), None)
     n = cfg.get("commit_runs", 1)
+    table_fs = (f" (the table's servers: on {cfg['commit_table_dir']}, {data.get('commit_table_fs', '?')}: a sync costs "
+                "the injected latency only)" if cfg.get("commit_table_dir") else "")
     runs = f"; the whole table {n} times, every number a per-cell median" if n > 1 else ""
-    out.append(f"""Method (one server at a time, each on a fresh data directory on the real disk, loopback TCP):
+    out.append(f"""Method (one server at a time, each on a fresh data directory on the real disk{table_fs}, loopback TCP):
 - **Systems**: onelog D1 and D2 (`--innodb-flush-log-at-trx-commit=1` / `2`; the log is the binlog) and
   MariaDB 10.11 D1 (`--log-bin --binlog-format=ROW --sync-binlog=1 --innodb-flush-log-at-trx-commit=1`,
   `--innodb-buffer-pool-size=2G --innodb-log-file-size=256M`).
