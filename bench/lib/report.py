@@ -1474,7 +1474,9 @@ def commit_tables(data):
 def commit_method(data):
     cfg, mc = data["config"], data["machine"]
     quick = cfg["mode"] == "quick"
-    cmd = "bench/run --commit" + (" --quick" if quick else "") + (
+    envs = ([f"BENCH_COMMIT_TABLE_DIR={cfg['commit_table_dir']}"] if cfg.get("commit_table_dir") else []) + (
+        [f"BENCH_COMMIT_RUNS={cfg['commit_runs']}"] if cfg.get("commit_runs", 1) > 1 else [])
+    cmd = " ".join(envs + ["bench/run --commit"]) + (" --quick" if quick else "") + (
         f" --commit-parts={','.join(cfg['commit_parts'])}" if cfg["commit_parts"] != ["table", "pipeline", "large"] else "")
     kind = (f"a {mc['cpus']} vCPU VM" if mc.get("hypervisor") else f"{mc['cpus']} CPUs") + (
         f" ({mc['virt']} inside)" if mc.get("virt") and mc.get("virt") != "none" else "")
