@@ -13,7 +13,7 @@ Invariants:
   latency) and is stopped (or killed) before the next starts; only one server runs at a time
   (except in `--replication`, bench/lib/replication.py: one primary and its replicas, and
   `--replica-lag`, bench/lib/replica_lag.py: one primary and one replica; `--backup`,
-  bench/lib/backup.py, also runs one server at a time);
+  bench/lib/backup.py, and `--commit`, bench/lib/commit.py, also run one server at a time);
 - per-cell counters are deltas taken immediately before and after the measured sysbench run
   (warm-ups are separate runs outside the window);
 - a system the onelog binary cannot run (an option it does not know yet, a start failure) is
@@ -482,17 +482,19 @@ def log_bytes(srv, s0, s1):
 # ----------------------------------------------------------------------------- sysbench
 
 def sysbench(port, workload, threads, seconds, cfg, command="run", tables=None, table_size=None,
-             report_interval=0, background=False):
+             report_interval=0, background=False, db="sbtest", env=None):
+    """workload: a sysbench test name or the path of a Lua script; env: the process environment
+    (default: this one's)."""
     args = ["sysbench", workload, "--db-driver=mysql", "--mysql-host=127.0.0.1",
-            f"--mysql-port={port}", "--mysql-user=root", "--mysql-db=sbtest",
+            f"--mysql-port={port}", "--mysql-user=root", f"--mysql-db={db}",
             f"--tables={tables or cfg['tables']}", f"--table-size={table_size or cfg['table_size']}",
             f"--threads={threads}", f"--time={seconds}", "--events=0",
             f"--rand-seed={cfg['seed']}", "--rand-type=uniform", "--percentile=99",
             "--histogram=on", f"--report-interval={report_interval}", command]
     if background:
         return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                start_new_session=True)
-    r = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 1800)
+                                start_new_session=True, env=env)
+    r = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 1800, env=env)
     if r.returncode != 0:
         raise RuntimeError(f"sysbench {workload} {command} failed: {(r.stdout + r.stderr)[-1500:]}")
     return r.stdout
@@ -542,11 +544,11 @@ def parse_sysbench(out):
     return res
 
 
-def prepare(srv, cfg, tables=None, table_size=None, create_db=True):
+def prepare(srv, cfg, tables=None, table_size=None, create_db=True, db="sbtest"):
     if create_db:
-        srv.q("CREATE DATABASE sbtest")
+        srv.q(f"CREATE DATABASE {db}")
     t = tables or cfg["tables"]
-    sysbench(srv.port, "oltp_read_write", min(t, 8), 0, cfg, "prepare", tables=t, table_size=table_size)
+    sysbench(srv.port, "oltp_read_write", min(t, 8), 0, cfg, "prepare", tables=t, table_size=table_size, db=db)
 
 
 # ----------------------------------------------------------------------------- results store
@@ -991,10 +993,18 @@ def main():
                     help="the backup/restore benchmark (issue 13) instead of the sections above: onelog backup / "
                          "restore vs mariadb-backup --backup / --prepare; results in docs/bench/backup[-quick].json, "
                          "its own section of docs/BENCHMARKS.md")
+    ap.add_argument("--commit", action="store_true",
+                    help="the commit benchmark (issue 14) instead of the sections above: the issue's table (onelog D1/D2 "
+                         "vs MariaDB D1 at injected fsync latencies), the commit pipeline's phase counters and group "
+                         "sizes, and large transactions / bulk load with peak RSS and small-commit latency; results in "
+                         "docs/bench/commit[-quick].json, its own section of docs/BENCHMARKS.md")
+    ap.add_argument("--commit-parts", metavar="PARTS",
+                    help="with --commit: comma-separated parts table,pipeline,large (default all; "
+                         "env BENCH_COMMIT_PARTS)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary data directories")
     ap.add_argument("--selfcheck-only", action="store_true", help="build and check the preload library, then stop")
     args = ap.parse_args()
-    stem = ("backup" if args.backup else "replica-lag" if args.replica_lag else
+    stem = ("commit" if args.commit else "backup" if args.backup else "replica-lag" if args.replica_lag else
             "replication" if args.replication else "results")
     results_path = args.results or os.path.join(
         REPO, "docs", "bench", f"{stem}-quick.json" if args.quick else f"{stem}.json")
@@ -1006,7 +1016,8 @@ def main():
     import replication  # noqa: E402  (bench/lib/replication.py)
     import replica_lag  # noqa: E402  (bench/lib/replica_lag.py)
     import backup  # noqa: E402  (bench/lib/backup.py)
-    write_report = (report.write_backup if args.backup else report.write_replica_lag if args.replica_lag else
+    import commit  # noqa: E402  (bench/lib/commit.py)
+    write_report = (report.write_commit if args.commit else report.write_backup if args.backup else report.write_replica_lag if args.replica_lag else
                     report.write_replication if args.replication else report.write)
 
     if args.report_only:
@@ -1036,6 +1047,8 @@ def main():
     if args.replication:
         cfg = replication.make_config(args, cfg)
         cfg["systems"] = cfg["repl_primaries"]  # find_onelog builds onelog only when it is measured
+    elif args.commit:
+        cfg = commit.make_config(args, cfg)
     elif args.backup:
         cfg = backup.make_config(args, cfg)
         cfg["systems"] = cfg["backup_systems"]
@@ -1060,6 +1073,8 @@ def main():
             replica_lag.run(env, cfg, res)
         if "backup" in cfg["sections"]:
             backup.run(env, cfg, res, previous)
+        if "commit" in cfg["sections"]:
+            commit.run(env, cfg, res)
         if "matrix" in cfg["sections"]:
             run_matrix(env, cfg, res)
         if "rotation" in cfg["sections"]:
@@ -1080,6 +1095,8 @@ def main():
             print(report.replica_lag_tables(res.data))
         if args.backup:
             print(report.backup_tables(res.data))
+        if args.commit:
+            print(report.commit_tables(res.data))
     finally:
         env.cleanup()
 
@@ -1138,6 +1155,30 @@ With --backup (bench/lib/backup.py; BENCH_SEED as above):
   BENCH_BACKUP_TIMEOUT_S (1800) bound on each backup, restore, prepare and copy-back
   BENCH_BACKUP_SYSTEMS ("onelog-engine mariadb-binlog")
   BENCH_BACKUP_MERGE (0)      1: keep the earlier results' cells of servers not measured in this run
+With --commit (bench/lib/commit.py; BENCH_SEED as above; servers on the real disk plus the injected latency):
+  BENCH_COMMIT_PARTS ("table pipeline large")  or --commit-parts: which parts run
+    table: sysbench oltp_write_only, onelog D1, onelog D2, MariaDB D1 (binlog, ROW, sync_binlog=1)
+    pipeline: the onelog cells' Onelog_commit_* / Onelog_log_fsync* / group-size deltas (phase and
+              group-size tables; runs the onelog profiles alone when "table" is left out)
+    large: sysbench prepare time, big UPDATE / INSERT ... SELECT commit time, peak RSS, small-commit
+           p99/max while they commit vs alone (onelog D1 and MariaDB D1, no injected latency)
+  BENCH_COMMIT_SECONDS (15/5)  seconds per measured cell of the table
+  BENCH_COMMIT_WARMUP (5/2)    oltp_write_only warm-up seconds (8 threads) per server profile
+  BENCH_COMMIT_LATENCIES_US ("1000 3000"), BENCH_COMMIT_THREADS ("1 8 32")
+  BENCH_COMMIT_TABLE_SIZE (100000)  rows of the table's one sysbench table
+  BENCH_COMMIT_RUNS (1)        repeat the table (all latencies and profiles) N times: per-cell medians
+  BENCH_COMMIT_TABLE_DIR (unset: the work dir)  where the table's servers keep their data; a tmpfs
+                              (e.g. /dev/shm) leaves the injected latency as all a sync costs
+  BENCH_COMMIT_LOAD_TABLES (4), BENCH_COMMIT_LOAD_ROWS (250000/100000)  the timed sysbench prepare;
+                              the small-commit client then updates these tables
+  BENCH_COMMIT_BIG_ROWS (1000000/500000)  rows of big.sbtest1 (UPDATE / INSERT ... SELECT of all)
+  BENCH_COMMIT_PART_ROWS (100000/50000)   rows of the partial UPDATE / INSERT ... SELECT
+  BENCH_COMMIT_SMALL_SECONDS (10/5)       the small-commit client alone (its baseline p99)
+  BENCH_COMMIT_MEM_LIMIT (6G)  resident memory bound per server: VmRSS sampled every 50 ms, the server is
+                              killed and reported past it (a memory cgroup at 2x, page cache included,
+                              backs it up where one can be made)
+  BENCH_COMMIT_STMT_TIMEOUT_S (900)  a big statement not committed by then: the server is killed
+  BENCH_COMMIT_LARGE_SYSTEMS ("onelog-engine mariadb-binlog")
 """
 
 if __name__ == "__main__":

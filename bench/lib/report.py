@@ -1169,3 +1169,370 @@ def write_backup(data, repo, results_path, docs=None):
                       backup_method(data), f"Raw numbers: `{rel}`.", "", backup_tables(data)])
     replace_section(os.path.join(docs, "BENCHMARKS.md"), BACKUP_BEGIN, BACKUP_END, text, "onelog benchmarks")
     print(f"bench/run: wrote the backup section of {docs}/BENCHMARKS.md")
+
+
+# ----------------------------------------------------------------------------- commit (issue 14)
+
+COMMIT_BEGIN = "<!-- BEGIN bench/run --commit generated section: written by bench/lib/report.py, do not edit by hand -->"
+COMMIT_END = "<!-- END bench/run --commit generated section -->"
+GROUP_BUCKETS = [("1", "1"), ("2-3", "2_3"), ("4-7", "4_7"), ("8-15", "8_15"), ("16-31", "16_31"),
+                 ("32-63", "32_63"), ("64+", "64_plus")]
+PHASES = ["queue_wait", "encode", "write", "apply", "sync", "ack"]
+# Issue 14 part 2's goals: D1 / D2 of onelog at 1 ms, onelog D1 / MariaDB D1 at 3 ms.
+D1_D2_GOALS = {(1000, 32): 0.8, (1000, 8): 0.5}
+VS_MARIADB_GOALS = {(3000, 1): 2.0, (3000, 8): 2.4, (3000, 32): 3.3}
+
+
+class Commit:
+    """The --commit cells by (system, durability, latency, threads); with BENCH_COMMIT_RUNS > 1 each
+    number (and each counter delta) is the median over the runs of that cell."""
+
+    def __init__(self, data):
+        self.cfg = data["config"]
+        runs = {}
+        for c in data.get("commit_table", []):
+            runs.setdefault((c["system"], c["durability"], c["latency_us"], c["threads"]), []).append(c)
+        self.cells = {k: median_cell(cs) for k, cs in runs.items()}
+        self.na = data.get("commit_na", {})
+
+    def get(self, system, dur, lat, t, key):
+        c = self.cells.get((system, dur, lat, t))
+        return None if c is None else c.get(key)
+
+    def d1_d2(self, lat, t):
+        return ratio(self.get("onelog-engine", "D1", lat, t, "tps"), self.get("onelog-engine", "D2", lat, t, "tps"))
+
+    def vs_mariadb(self, lat, t):
+        return ratio(self.get("onelog-engine", "D1", lat, t, "tps"), self.get("mariadb-binlog", "D1", lat, t, "tps"))
+
+
+def median_cell(cs):
+    if len(cs) == 1:
+        return cs[0]
+    cell = dict(cs[-1], runs=len(cs))
+    for fld, v in cs[-1].items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and fld not in ("threads", "latency_us", "run"):
+            vals = [c[fld] for c in cs if isinstance(c.get(fld), (int, float))]
+            cell[fld] = statistics.median(vals) if vals else None
+    deltas = {}
+    for c in cs:
+        for k, v in (c.get("phase_deltas") or {}).items():
+            deltas.setdefault(k, []).append(v)
+    cell["phase_deltas"] = {k: statistics.median(v) for k, v in deltas.items()}
+    return cell
+
+
+def pct(v, d=0):
+    return "n/a" if v is None else f"{v * 100:.{d}f}%"
+
+
+def times(v):
+    return "n/a" if v is None else f"{v:.2f}×"
+
+
+def commit_goal_cell(c, lat, t):
+    out = []
+    if (lat, t) in D1_D2_GOALS:
+        need = D1_D2_GOALS[(lat, t)]
+        r = c.d1_d2(lat, t)
+        out.append(f"D1/D2 ≥ {need * 100:.0f}%: {verdict([None if r is None else r >= need])}")
+    if (lat, t) in VS_MARIADB_GOALS:
+        need = VS_MARIADB_GOALS[(lat, t)]
+        r = c.vs_mariadb(lat, t)
+        out.append(f"onelog/MariaDB ≥ {need:g}×: {verdict([None if r is None else r >= need])}")
+    return "; ".join(out)
+
+
+def commit_main_table(c):
+    cfg = c.cfg
+    rows = []
+    for lat in cfg["commit_latencies_us"]:
+        for t in cfg["commit_threads"]:
+            rows.append([lat_text(lat), t, f(c.get("onelog-engine", "D1", lat, t, "tps"), 0),
+                         f(c.get("onelog-engine", "D2", lat, t, "tps"), 0), pct(c.d1_d2(lat, t)),
+                         f(c.get("mariadb-binlog", "D1", lat, t, "tps"), 0), times(c.vs_mariadb(lat, t)),
+                         f(c.get("onelog-engine", "D1", lat, t, "log_fsyncs_per_txn"), 3),
+                         f(c.get("mariadb-binlog", "D1", lat, t, "fsyncs_per_txn"), 3),
+                         f(c.get("onelog-engine", "D1", lat, t, "p99")), f(c.get("mariadb-binlog", "D1", lat, t, "p99")),
+                         commit_goal_cell(c, lat, t)])
+    return table(["fsync latency", "threads", "onelog D1 TPS", "onelog D2 TPS", "D1/D2", "MariaDB D1 TPS",
+                  "onelog D1 / MariaDB D1", "onelog D1 fsyncs/trx", "MariaDB D1 fsyncs/trx", "onelog D1 p99 ms",
+                  "MariaDB D1 p99 ms", "goal"], rows)
+
+
+def commit_sync_table(c):
+    """The preload's view of each cell: mean real sync time (without the injected sleep) and mean sleep."""
+    cfg = c.cfg
+    rows = []
+    for lat in cfg["commit_latencies_us"]:
+        for t in cfg["commit_threads"]:
+            row = [lat_text(lat), t]
+            for s, dur in (("onelog-engine", "D1"), ("onelog-engine", "D2"), ("mariadb-binlog", "D1")):
+                row.append(f"{f(c.get(s, dur, lat, t, 'mean_sync_us'), 0)} / {f(c.get(s, dur, lat, t, 'mean_delay_us'), 0)}"
+                           f" / {f(c.get(s, dur, lat, t, 'fsyncs_per_txn'), 3)}")
+            rows.append(row)
+    return table(["fsync latency", "threads", "onelog D1", "onelog D2", "MariaDB D1"], rows)
+
+
+def commit_goals(c):
+    rows = []
+    for (lat, t), need in D1_D2_GOALS.items():
+        r = c.d1_d2(lat, t)
+        rows.append([f"onelog D1 ≥ {need * 100:.0f}% of onelog D2 at {lat_text(lat)}, {t} threads", pct(r),
+                     verdict([None if r is None else r >= need])])
+    for (lat, t), need in VS_MARIADB_GOALS.items():
+        r = c.vs_mariadb(lat, t)
+        rows.append([f"onelog D1 ≥ {need:g}× MariaDB D1 at {lat_text(lat)}, {t} thread{'s' if t > 1 else ''}",
+                     times(r), verdict([None if r is None else r >= need])])
+    return rows
+
+
+def phase_row(cell):
+    """bench/commit_profile.sh's arithmetic on one cell's counter deltas."""
+    d = cell.get("phase_deltas") or {}
+    commits, groups, fs = d.get("Binlog_commits"), d.get("Binlog_group_commits"), d.get("Onelog_log_fsyncs")
+    wall_us = (cell.get("wall_s") or 0) * 1e6
+    busy = d.get("Onelog_log_fsync_busy_us")
+    row = [f(cell.get("tps"), 0), f(commits, 0), f(groups, 0), f(ratio(commits, groups), 1), f(ratio(commits, fs), 1),
+           pct(ratio(busy, wall_us))]
+    for p in PHASES:
+        us = d.get(f"Onelog_commit_{p}_us")
+        row.append(f(ratio(us, commits if p == "queue_wait" else groups), 0))
+    ones = d.get("Onelog_commit_groups_1")
+    row.append(pct(ratio(ones, groups)))
+    return row
+
+
+def bar(share, width=40):
+    n = 0 if share is None else round(share * width)
+    return "#" * n + " " * (width - n)
+
+
+def group_histogram(cells):
+    """The group-size table (every bucket) and the bar chart (buckets up to the largest one any of
+    these cells used)."""
+    rows, chart = [], []
+    used = [i for i, (_, k) in enumerate(GROUP_BUCKETS) for _, cell in cells
+            if (cell.get("phase_deltas") or {}).get(f"Onelog_commit_groups_{k}")]
+    last = max(used) if used else len(GROUP_BUCKETS) - 1
+    for label, cell in cells:
+        d = cell.get("phase_deltas") or {}
+        counts = [d.get(f"Onelog_commit_groups_{k}") for _, k in GROUP_BUCKETS]
+        total = sum(x for x in counts if x is not None) if any(x is not None for x in counts) else None
+        rows.append([label] + [f"{f(x, 0)} ({pct(ratio(x, total))})" for x in counts] + [f(total, 0)])
+        chart.append(f"{label}: {f(total, 0)} groups")
+        for (name, _), x in list(zip(GROUP_BUCKETS, counts))[:last + 1]:
+            share = ratio(x, total)
+            chart.append(f"  {name:>5} |{bar(share)}| {pct(share, 1):>6} {f(x, 0)}")
+    hdr = ["profile, threads"] + [f"groups of {name}" for name, _ in GROUP_BUCKETS] + ["groups"]
+    return table(hdr, rows), "\n".join(chart)
+
+
+def commit_pipeline(c):
+    """Part 1's histogram: per latency, the phase table and the group-size histogram of the onelog cells."""
+    cfg = c.cfg
+    out = []
+    for lat in cfg["commit_latencies_us"]:
+        cells = [(f"{dur}, {t} thr", c.cells[k]) for dur in ("D1", "D2") for t in cfg["commit_threads"]
+                 for k in [("onelog-engine", dur, lat, t)] if k in c.cells]
+        if not cells:
+            continue
+        rows = [[label] + phase_row(cell) for label, cell in cells]
+        out += [f"#### Commit pipeline of onelog at {lat_text(lat)} injected fsync latency", "",
+                table(["profile, threads", "TPS", "commits", "groups", "commits/group", "commits/fsync",
+                       "fsync in flight", "queue wait / record µs", "encode / group µs", "write / group µs",
+                       "apply / group µs", "sync / group µs", "ack / group µs", "groups of 1"], rows), ""]
+        hist, chart = group_histogram(cells)
+        out += ["Group sizes (commit groups by records; share of the groups):", "", hist, "", "```", chart, "```", ""]
+    return out
+
+
+def mib(v):
+    return None if v is None else v / 1048576
+
+
+def large_cells(data):
+    """{system: entry} of the large part, and the statements' keys in run order."""
+    by = {e["system"]: e for e in data.get("commit_large", [])}
+    keys = []
+    for e in data.get("commit_large", []):
+        for s in e.get("statements", []):
+            if (s["kind"], s["rows"]) not in keys:
+                keys.append((s["kind"], s["rows"]))
+    return by, keys
+
+
+def stmt_of(entry, kind, rows):
+    if not entry:
+        return None
+    return next((s for s in entry.get("statements", []) if s["kind"] == kind and s["rows"] == rows), None)
+
+
+def rss_text(s):
+    if not s or s.get("rss_peak") is None:
+        return "n/a"
+    return (f"{f(mib(s['rss_peak']), 0)} (+{f(mib(s['rss_peak'] - (s.get('rss_before') or 0)), 0)}; after "
+            f"{f(mib(s.get('rss_settled') or s.get('rss_after')), 0)})")
+
+
+def small_text(x):
+    return "n/a" if not x else f"{f(x.get('p99_ms'))} / {f(x.get('max_ms'))} ({f(x.get('per_s'), 0)}/s)"
+
+
+def stmt_total(s):
+    return None if not s or s.get("na") else s.get("total_s")
+
+
+def stmt_text(s):
+    if not s:
+        return "n/a"
+    if s.get("na"):
+        return "n/a: " + " ".join(s["na"].split())[:200].replace("|", "/")
+    return f"{f(s['total_s'])} ({f(s['stmt_s'])} + {f(s['commit_s'], 3)})" + (
+        f" {s['row_count_note']}" if s.get("row_count_note") else "")
+
+
+def large_tables(data):
+    by, keys = large_cells(data)
+    o, m = by.get("onelog-engine"), by.get("mariadb-binlog")
+    cfg = data["config"]
+    out = []
+    prep = []
+    for key, what in (("load_prepare_s", f"sysbench prepare {cfg['commit_load_tables']} × {cfg['commit_load_rows']} rows"),
+                      ("big_prepare_s", f"sysbench prepare 1 × {cfg['commit_big_rows']} rows (big.sbtest1)")):
+        a, b = (o or {}).get(key), (m or {}).get(key)
+        prep.append([what, f(a, 1), f(b, 1), times(ratio(a, b)) if a and b else "n/a",
+                     verdict([None if a is None or b is None else a <= b]) if key == "load_prepare_s" else ""])
+    out += ["#### Bulk load (part 4)", "", table(["load", "onelog s", "MariaDB s", "onelog / MariaDB (time)",
+                                                 "onelog at least as fast"], prep), ""]
+    rows = [["small commits alone (baseline)", "", "", "", "", "", "", small_text((o or {}).get("baseline")),
+             small_text((m or {}).get("baseline")), ""]]
+    for kind, n in keys:
+        a, b = stmt_of(o, kind, n), stmt_of(m, kind, n)
+        ta, tb = stmt_total(a), stmt_total(b)
+        rows.append([(a or b)["sql"], f(n, 0), stmt_text(a), stmt_text(b), times(ratio(ta, tb)) if ta and tb else "n/a",
+                     rss_text(a), rss_text(b), small_text((a or {}).get("small")), small_text((b or {}).get("small")),
+                     verdict([None if ta is None or tb is None else ta <= tb])])
+    out += ["#### Large transactions (part 3): BEGIN; statement; COMMIT", "",
+            table(["statement", "rows", "onelog s (statement + COMMIT)", "MariaDB s", "onelog / MariaDB (time)",
+                   "onelog peak RSS MiB (+ over before; after)", "MariaDB peak RSS MiB", "onelog small commits p99 / max ms (rate)",
+                   "MariaDB small commits p99 / max ms (rate)", "onelog no slower"], rows), ""]
+    for e in (o, m):
+        if e and e.get("na"):
+            out += [f"{e['label']}: n/a: " + " ".join(e["na"].split())[:600], ""]
+    return out
+
+
+def large_goals(data):
+    by, keys = large_cells(data)
+    o, m = by.get("onelog-engine"), by.get("mariadb-binlog")
+    rows = []
+    a, b = (o or {}).get("load_prepare_s"), (m or {}).get("load_prepare_s")
+    rows.append(["sysbench prepare at least as fast as MariaDB's (part 4)", f"{f(a, 1)} s vs {f(b, 1)} s",
+                 verdict([None if a is None or b is None else a <= b])])
+    oks, parts = [], []
+    for kind, n in keys:
+        ta, tb = stmt_total(stmt_of(o, kind, n)), stmt_total(stmt_of(m, kind, n))
+        oks.append(None if ta is None or tb is None else ta <= tb)
+        parts.append(f"{kind} {f(n, 0)}: {f(ta)} s vs {f(tb)} s")
+    rows.append(["big UPDATE and INSERT … SELECT commit no slower than MariaDB (part 3)", "; ".join(parts) or "n/a",
+                 verdict(oks)])
+    ups = [stmt_of(o, k, n) for k, n in keys if k == "update"]
+    growth = [None if not s or s.get("na") or s.get("rss_peak") is None else s["rss_peak"] - (s.get("rss_before") or 0)
+              for s in ups]
+    ok = None
+    if len(growth) >= 2 and None not in growth[:1] + growth[-1:]:
+        ok = growth[-1] <= 2 * max(growth[0], 64 << 20)
+    rows.append(["onelog memory bounded by the settings, not by the transaction's size (counted as: peak RSS "
+                 "growth of the all-rows UPDATE ≤ 2× that of the partial one, at least 64 MiB)",
+                 " vs ".join(f"{f(mib(g), 0)} MiB" for g in growth) or "n/a", verdict([ok])])
+    return rows
+
+
+def commit_tables(data):
+    c = Commit(data)
+    parts = c.cfg.get("commit_parts", [])
+    out = []
+    if "table" in parts:
+        out += ["#### The issue's table: sysbench oltp_write_only, onelog D1 / D2 vs MariaDB D1", "",
+                commit_main_table(c), "",
+                "Syncs as the preload saw them: mean real sync µs (the disk's, without the injected sleep) / mean "
+                "injected sleep µs / syncs per transaction (every fsync, fdatasync and O_DSYNC write of the server):", "",
+                commit_sync_table(c), ""]
+        for k, why in c.na.items():
+            out += [f"n/a {k}: " + " ".join(why.split())[:400], ""]
+    if "pipeline" in parts:
+        out += commit_pipeline(c)
+    if "large" in parts:
+        out += large_tables(data)
+    goals = (commit_goals(c) if "table" in parts else []) + (large_goals(data) if "large" in parts else [])
+    if goals:
+        out += ["#### Goals (issue 14)", "", table(["goal", "measured", "verdict"], goals), ""]
+    return "\n".join(out)
+
+
+def commit_method(data):
+    cfg, mc = data["config"], data["machine"]
+    quick = cfg["mode"] == "quick"
+    envs = ([f"BENCH_COMMIT_TABLE_DIR={cfg['commit_table_dir']}"] if cfg.get("commit_table_dir") else []) + (
+        [f"BENCH_COMMIT_RUNS={cfg['commit_runs']}"] if cfg.get("commit_runs", 1) > 1 else [])
+    cmd = " ".join(envs + ["bench/run --commit"]) + (" --quick" if quick else "") + (
+        f" --commit-parts={','.join(cfg['commit_parts'])}" if cfg["commit_parts"] != ["table", "pipeline", "large"] else "")
+    kind = (f"a {mc['cpus']} vCPU VM" if mc.get("hypervisor") else f"{mc['cpus']} CPUs") + (
+        f" ({mc['virt']} inside)" if mc.get("virt") and mc.get("virt") != "none" else "")
+    out = [f"Generated by `{cmd}` on {data['generated']} (measuring took {data.get('elapsed_s', '?')} s).",
+           f"Machine: {kind}, {mc['cpu_model']}, {mc['mem_gib']} GiB; disk {mc['disk']}; load average "
+           f"before {' '.join(mc['loadavg_before'])}, after {' '.join(data.get('loadavg_after', ['?']))}; "
+           f"{mc['mariadb']}; {data['onelog'].get('version', 'onelog ?')} (source {mc.get('git', '?')}).", ""]
+    if quick:
+        out += [f"**Quick mode**: {cfg['commit_seconds']} s per cell and {cfg['commit_big_rows']}-row big statements "
+                "instead of 15 s and 1 000 000 rows: indicative numbers; the full run is `bench/run --commit`.", ""]
+    loads = [float(x) for x in mc.get("loadavg_before", [])[:1] + data.get("loadavg_after", [])[:1]]
+    if loads and max(loads) > mc["cpus"]:
+        out += [f"**Shared machine**: the 1-minute load average reached {max(loads):g} on {mc['cpus']} CPUs: other "
+                "processes took CPU time during the measurement. Read single cells as indicative.", ""]
+    mem = next((e.get("mem_limit") for e in data.get("commit_large", []) if e.get("mem_limit")), None)
+    n = cfg.get("commit_runs", 1)
+    table_fs = (f" (the table's servers: on {cfg['commit_table_dir']}, {data.get('commit_table_fs', '?')}: a sync costs "
+                "the injected latency only)" if cfg.get("commit_table_dir") else "")
+    runs = f"; the whole table {n} times, every number a per-cell median" if n > 1 else ""
+    out.append(f"""Method (one server at a time, each on a fresh data directory on the real disk{table_fs}, loopback TCP):
+- **Systems**: onelog D1 and D2 (`--innodb-flush-log-at-trx-commit=1` / `2`; the log is the binlog) and
+  MariaDB 10.11 D1 (`--log-bin --binlog-format=ROW --sync-binlog=1 --innodb-flush-log-at-trx-commit=1`,
+  `--innodb-buffer-pool-size=2G --innodb-log-file-size=256M`).
+- **The table**: per injected fsync latency ({', '.join(lat_text(x) for x in cfg['commit_latencies_us'])}; the
+  `bench/fsync_delay` LD_PRELOAD sleeps that long after every fsync/fdatasync/O_DSYNC write of either server)
+  and system, a fresh server, `sysbench prepare` of 1 table × {cfg['commit_table_size']} rows, {cfg['commit_warmup']} s
+  of oltp_write_only warm-up at 8 threads, then oltp_write_only for {cfg['commit_seconds']} s at each of
+  {', '.join(str(t) for t in cfg['commit_threads'])} threads (`--rand-type=uniform --rand-seed={cfg['seed']}`){runs}.
+  fsyncs/trx: onelog = the `Onelog_log_fsyncs` delta / transactions; MariaDB = the syncs the preload
+  counted (redo and binlog) / transactions. D1/D2 and onelog/MariaDB are TPS ratios of the same row.
+- **The pipeline**: for every onelog cell, the deltas of SHOW GLOBAL STATUS `Onelog_commit_*_us`,
+  `Onelog_log_fsync_busy_us`, `Onelog_commit_groups_*`, `Binlog_commits`, `Binlog_group_commits` and
+  `Onelog_log_fsyncs` over the measured run (docs/SQL.md): commits/group = Binlog_commits /
+  Binlog_group_commits; commits/fsync = Binlog_commits / Onelog_log_fsyncs; fsync in flight =
+  Onelog_log_fsync_busy_us / the run's wall time; queue wait per record, every other phase per group
+  (`bench/commit_profile.sh` computes the same for one cell).
+- **Bulk load and large transactions**: onelog D1 and MariaDB D1 with no injected latency (the preload
+  only counts), `--max-binlog-size=1G`, each bounded to {f(mib(cfg['commit_mem_limit']), 0)} MiB of
+  resident memory ({(mem or {}).get('how', 'n/a')}; a server killed by it is reported, not waited for). Bulk load = the wall
+  time of `sysbench prepare` of {cfg['commit_load_tables']} × {cfg['commit_load_rows']} rows ({min(cfg['commit_load_tables'], 8)}
+  threads: multi-row INSERTs, then the secondary index). Then big.sbtest1 = 1 × {cfg['commit_big_rows']} rows
+  (sysbench prepare) and big.copy (the same schema, emptied before each INSERT … SELECT); each big statement
+  runs as BEGIN; statement; COMMIT in one client, timed from the statement to COMMIT's answer (ROW_COUNT()
+  checked in between). Peak RSS = the server's VmHWM after a `clear_refs` reset, or the largest VmRSS sampled
+  every 50 ms, whichever is larger ("after" = 1 s after COMMIT). Small commits = one sysbench thread of
+  single-row autocommit `UPDATE sbtest.sbtestN SET k=k+1 WHERE id=?` (`bench/lib/small_commits.lua`: sysbench's
+  oltp_update_index with start/stop files) running from the statement's start until COMMIT returns: p99 and
+  max latency, number of commits; the baseline is the same client alone for {cfg['commit_small_seconds']} s.
+""")
+    return "\n".join(out)
+
+
+def write_commit(data, repo, results_path, docs=None):
+    docs = docs or os.path.join(repo, "docs")
+    rel = os.path.relpath(results_path, repo)
+    text = "\n".join(["## Commit pipeline, large transactions and bulk load: onelog vs MariaDB 10.11 (issue 14)", "",
+                      commit_method(data), f"Raw numbers: `{rel}`.", "", commit_tables(data)])
+    replace_section(os.path.join(docs, "BENCHMARKS.md"), COMMIT_BEGIN, COMMIT_END, text, "onelog benchmarks")
+    print(f"bench/run: wrote the commit section of {docs}/BENCHMARKS.md")
