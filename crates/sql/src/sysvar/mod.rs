@@ -79,6 +79,8 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
         n if replica::owns(n) => replica::value(server, n).unwrap_or_else(|| typed_default(def)),
         "binlog_state_interval" => Value::Int(cfg.binlog_state_interval as i64),
         "binlog_row_metadata" => text(engine.binlog_row_metadata().name()),
+        "binlog_cache_size" => Value::UInt(engine.binlog_cache_limits().memory),
+        "max_binlog_cache_size" => Value::UInt(engine.binlog_cache_limits().max),
         "binlog_storage" => text(cfg.binlog_storage.name()),
         "binlog_file_mirror" => Value::Int(i64::from(cfg.binlog_file_mirror)),
         "sync_binlog" => Value::Int(i64::from(cfg.sync_binlog)),
@@ -375,6 +377,23 @@ pub(crate) fn set_var(
         }
         "binlog_row_metadata" => {
             set_row_metadata(cx, value.as_ref());
+            return Ok(());
+        }
+        "binlog_cache_size" | "max_binlog_cache_size" => {
+            // Live variables: the engine holds the values (transactions started from now on).
+            let bytes = match value {
+                Some(Value::UInt(u)) => u,
+                _ => match typed_default(def) {
+                    Value::UInt(u) => u,
+                    _ => 0,
+                },
+            };
+            let engine = &cx.server.engine;
+            if def.name == "binlog_cache_size" {
+                engine.set_binlog_cache_size(bytes);
+            } else {
+                engine.set_max_binlog_cache_size(bytes);
+            }
             return Ok(());
         }
         "autocommit" => {
