@@ -848,7 +848,7 @@ fn coerce_size(
     };
     let clamped = i.clamp(i128::from(min), i128::from(u64::MAX)) as u64;
     let v = clamped - clamped % block.max(1);
-    debug_assert!(v >= min && v % block.max(1) == 0);
+    debug_assert!(v >= min && v.is_multiple_of(block.max(1)));
     if i128::from(v) != i {
         warnings.push((
             "Warning".into(),
