@@ -488,6 +488,7 @@ impl Committer {
             gtid: GtidAssign::Fixed(g),
             events,
             aux: crate::apply::REPLICATED_AUX.to_vec(),
+            streamed: None,
             payload: Some(Box::new(CommitPayload::Rows {
                 txn: None,
                 changes,
@@ -654,17 +655,24 @@ impl Committer {
             timestamp: origin.timestamp,
             server_id: origin.server_id,
         };
-        let events = cache.finish(
-            |out| transaction_gtid(out, origin.domain_id, origin.server_id, origin.timestamp),
-            txn,
-            stamp,
-        )?;
+        let gtid = |out: &mut Vec<u8>| {
+            transaction_gtid(out, origin.domain_id, origin.server_id, origin.timestamp)
+        };
+        // A spilled cache is streamed by the log from its file; a cache in memory is one
+        // buffer, as before.
+        let (events, streamed) = if cache.on_disk() {
+            let (head, streamed) = cache.finish_streamed(gtid, txn, stamp);
+            (head, Some(streamed))
+        } else {
+            (cache.finish(gtid, txn, stamp)?, None)
+        };
         self.log
             .commit(PendingRecord {
                 kind: RecordKind::Transaction,
                 gtid: origin.assign,
                 events,
                 aux: origin.aux(),
+                streamed,
                 payload: Some(Box::new(CommitPayload::Rows {
                     txn: Some(txn),
                     changes,

@@ -48,6 +48,8 @@ use onelog_binlog::event::table_map::RowMetadata;
 use onelog_binlog::event::{RowsEventWriter, RowsKind, TableMap, XidEvent, HEADER_LEN};
 use onelog_binlog::ColumnMeta;
 
+use onelog_log::{EventSource, StreamedEvents};
+
 use crate::catalog::{TableDef, TableId};
 use crate::error::EngineError;
 use crate::events::ROWS_EVENT_TARGET;
@@ -137,7 +139,7 @@ impl CacheStats {
             return;
         }
         self.uses.fetch_add(1, Ordering::Relaxed);
-        if cache.body.spilled {
+        if cache.spilled() {
             self.disk_uses.fetch_add(1, Ordering::Relaxed);
         }
     }
@@ -283,6 +285,20 @@ impl Spool {
     }
 }
 
+/// The log reads a committed cache's body from here while writing it (`onelog_log::streamed`).
+impl EventSource for Spool {
+    fn len(&self) -> u64 {
+        Spool::len(self)
+    }
+
+    fn read_at(&self, pos: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        Spool::read_at(self, pos, buf).map_err(|e| match e {
+            EngineError::Io { source, .. } => source,
+            other => std::io::Error::other(other.to_string()),
+        })
+    }
+}
+
 /// The rows event being filled.
 #[derive(Debug)]
 struct Open {
@@ -303,6 +319,9 @@ pub struct EventCache {
     body: Spool,
     open: Option<Open>,
     next_seq: u64,
+    /// The body was handed to the log by [`finish_streamed`](Self::finish_streamed) after it
+    /// spilled (the counters still count the spill).
+    streamed_spill: bool,
 }
 
 fn kind_of(c: &RowChange) -> RowsKind {
@@ -338,7 +357,13 @@ impl EventCache {
 
     /// Whether part of the rows events went to the temporary file.
     pub fn spilled(&self) -> bool {
-        self.body.spilled
+        self.body.spilled || self.streamed_spill
+    }
+
+    /// Whether part of the rows events is in the temporary file now (then the commit streams
+    /// them: [`finish_streamed`](Self::finish_streamed)).
+    pub fn on_disk(&self) -> bool {
+        self.body.on_disk()
     }
 
     /// Bytes of events held (Table_maps, finished rows events, the open one as it would be
@@ -576,6 +601,33 @@ impl EventCache {
         }
         self.finish_tail(xid, stamp, &mut out);
         Ok(out)
+    }
+
+    /// The record's events for the log to stream (a cache whose body is on disk): the GTID
+    /// event (written by `gtid`) and the Table_maps in memory, then the body (moved out of
+    /// the cache: its file goes with it, read by the log while it writes) and a tail with the
+    /// last rows event and the Xid. The same bytes as [`finish`](Self::finish).
+    pub fn finish_streamed(
+        &mut self,
+        gtid: impl FnOnce(&mut Vec<u8>),
+        xid: u64,
+        stamp: Stamp,
+    ) -> (Vec<u8>, StreamedEvents) {
+        let mut head = Vec::with_capacity(GTID_EVENT_LEN + self.maps.len());
+        gtid(&mut head);
+        head.extend_from_slice(&self.maps);
+        let open = self.open.as_ref().map_or(0, |o| Self::event_len(&o.writer)) as usize;
+        let mut tail = Vec::with_capacity(open + XID_EVENT_LEN);
+        self.finish_tail(xid, stamp, &mut tail);
+        self.streamed_spill |= self.body.spilled;
+        let body = std::mem::take(&mut self.body);
+        (
+            head,
+            StreamedEvents {
+                source: Box::new(body),
+                tail,
+            },
+        )
     }
 
     /// The last rows event (STMT_END_F) and the Xid event, appended to `out`.

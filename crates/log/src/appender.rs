@@ -3,8 +3,12 @@
 //!
 //! `Writer` is guarded by `Inner::writer`; only a group leader or the flusher holds it.
 //! Invariants:
-//! - `written <= lsn`; `pending` holds exactly the framed bytes of `written..lsn`, all in the
-//!   current segment at file offset `header_len + (written - seg_start_lsn)`;
+//! - `written <= lsn`; `pending`, with the streamed event bytes of `streams` in place between
+//!   its bytes, holds exactly the framed bytes of `written..lsn`, all in the current segment
+//!   at file offset `header_len + (written - seg_start_lsn)`. A record whose events are
+//!   streamed (`PendingRecord::streamed`, a spilled binlog cache) is framed like any other,
+//!   its CRC computed while reading its source; `write_pending` reads the source again in
+//!   chunks as it writes, so the record is never built in memory (`streamed.rs`);
 //! - GTIDs are assigned in record order from `state`, which is updated record by record, so
 //!   a segment header written at rotation carries the state at its start LSN;
 //! - a record never spans segments: if it does not fit, the current segment is written,
@@ -61,6 +65,7 @@ use crate::seglist::SegmentMeta;
 use crate::segment::{self, SegmentHeader, PREPARED_NAME};
 use crate::shared::PhaseCounters;
 use crate::shared::Shared;
+use crate::streamed::{EventSource, CHUNK};
 use crate::{CommitReceipt, CommittedRecord, GtidAssign, Lsn, PendingRecord, RecordKind};
 
 /// At level 0, buffered bytes past this are written without waiting for the flusher.
@@ -81,6 +86,10 @@ pub(crate) struct Writer {
     /// End of the records written to the file.
     written: Lsn,
     pending: Vec<u8>,
+    /// Streamed event bytes framed between the bytes of `pending` (`streamed.rs`): each is
+    /// written in place at its offset into `pending`, before the byte there. Offsets in
+    /// increasing order; empty unless a record's events were streamed.
+    streams: Vec<(usize, Box<dyn EventSource>)>,
     state: GtidState,
     next_state_lsn: Lsn,
     /// File mode: the CommitMark (its committed LSN) to frame before anything else.
@@ -117,6 +126,7 @@ impl Writer {
             lsn,
             written: lsn,
             pending: Vec::with_capacity(64 << 10),
+            streams: Vec::new(),
             state,
             next_state_lsn: lsn + state_interval.max(1),
             pending_mark: None,
@@ -163,6 +173,14 @@ impl Writer {
     }
 }
 
+/// Where [`Writer::write_pending`] is: the file offset of the next byte, the bytes written
+/// but not synced before it, and the bytes left to write.
+struct WriteCursor {
+    at: u64,
+    unsynced: u64,
+    left: u64,
+}
+
 /// What the leader gets back for one record of its group.
 pub(crate) type RecordOutcome = Result<CommitReceipt, LogError>;
 
@@ -194,7 +212,7 @@ fn check_group(
 
 /// The framed length of a record the log takes, or why it refuses it.
 fn check_record(rec: &PendingRecord, max_frame: u64) -> Result<u64, String> {
-    let len = frame::event_record_len(rec.events.len(), rec.aux.len()) as u64;
+    let len = frame::event_record_len(rec.events_len() as usize, rec.aux.len()) as u64;
     if matches!(
         rec.kind,
         RecordKind::GtidState | RecordKind::CommitMark | RecordKind::SyncMark
@@ -394,8 +412,13 @@ impl Writer {
             self.written,
             self.lsn
         );
+        debug_assert!(self.streams.windows(2).all(|w| w[0].0 <= w[1].0));
+        debug_assert!(self
+            .streams
+            .last()
+            .is_none_or(|s| s.0 <= self.pending.len()));
         debug_assert_eq!(
-            self.pending.len() as u64,
+            self.pending_len(),
             self.lsn - self.written,
             "pending does not hold exactly written..lsn"
         );
@@ -470,7 +493,7 @@ impl Writer {
                 *out = Err(LogError::InvalidRecord(format!("first event: {e}")));
                 continue;
             }
-            let len = frame::event_record_len(rec.events.len(), rec.aux.len());
+            let len = frame::event_record_len(rec.events_len() as usize, rec.aux.len());
             if !self.fits(inner, len) {
                 self.rotate(inner).map_err(|e| self.failure(inner, e))?;
                 debug_assert!(
@@ -479,7 +502,21 @@ impl Writer {
                 );
             }
             let lsn = self.lsn;
-            frame::encode_event_record(&mut self.pending, rec.kind, &rec.events, &rec.aux);
+            match rec.streamed.take() {
+                None => {
+                    frame::encode_event_record(&mut self.pending, rec.kind, &rec.events, &rec.aux)
+                }
+                Some(s) => {
+                    let before = self.pending.len();
+                    let at =
+                        frame::encode_streamed_record(&mut self.pending, rec, &s).map_err(|e| {
+                            self.pending.truncate(before);
+                            let e = LogError::io(&self.seg_path, 0, "read streamed events", e);
+                            self.failure(inner, e)
+                        })?;
+                    self.streams.push((at, s.source));
+                }
+            }
             self.lsn += len as u64;
             self.state.record(gtid);
             *receipt = CommitReceipt {
@@ -508,10 +545,20 @@ impl Writer {
         self.next_state_lsn = self.lsn + inner.opts.state_interval.max(1);
     }
 
+    /// Bytes framed but not written: `pending` and the streamed sources between its bytes.
+    fn pending_len(&self) -> u64 {
+        self.pending.len() as u64 + self.streams.iter().map(|(_, s)| s.len()).sum::<u64>()
+    }
+
     /// Writes the buffered records to the current segment with one write (several, with a
-    /// sync before each, when that would leave more than [`MAX_UNSYNCED`] bytes unsynced).
+    /// sync before each, when that would leave more than [`MAX_UNSYNCED`] bytes unsynced;
+    /// streamed event bytes are read and written [`CHUNK`] bytes at a time).
     pub fn write_pending(&mut self, inner: &Shared) -> Result<(), LogError> {
         if self.pending.is_empty() {
+            debug_assert!(
+                self.streams.is_empty(),
+                "a streamed record without its frame"
+            );
             return Ok(());
         }
         let off = self.file_offset(self.written);
@@ -521,39 +568,41 @@ impl Writer {
                 .map_err(|e| LogError::io(&self.seg_path, off, name, e))
         };
         crash("commit.before_write")?;
+        let total = self.pending_len();
         // Bytes before `self.written` that may not be durable (an over-estimate when a
         // previous call synced in the middle of a record: that only syncs earlier).
         let durable = lock(&inner.progress).durable();
-        let mut unsynced = self.written.saturating_sub(durable);
-        let mut done = 0usize;
-        while done < self.pending.len() {
-            if unsynced >= MAX_UNSYNCED {
-                self.sync_written(inner)?;
-                unsynced = 0;
-            }
-            let n = ((MAX_UNSYNCED - unsynced) as usize).min(self.pending.len() - done);
-            let at = off + done as u64;
-            self.seg_file
-                .write_all_at(&self.pending[done..done + n], at)
-                .map_err(|e| {
-                    if is_enospc(&e) {
-                        LogError::StorageFull {
-                            path: self.seg_path.clone(),
-                            needed: (self.pending.len() - done) as u64,
-                        }
-                    } else {
-                        LogError::io(&self.seg_path, at, "write records", e)
-                    }
+        let mut cursor = WriteCursor {
+            at: off,
+            unsynced: self.written.saturating_sub(durable),
+            left: total,
+        };
+        let mut from = 0usize;
+        let mut buf = Vec::new();
+        for (pos, src) in &self.streams {
+            self.write_bounded(inner, &self.pending[from..*pos], &mut cursor)?;
+            let len = src.len();
+            let mut p = 0u64;
+            while p < len {
+                let n = (len - p).min(CHUNK as u64) as usize;
+                buf.resize(n, 0);
+                src.read_at(p, &mut buf[..n]).map_err(|e| {
+                    LogError::io(&self.seg_path, cursor.at, "read streamed events", e)
                 })?;
-            done += n;
-            unsynced += n as u64;
+                self.write_bounded(inner, &buf[..n], &mut cursor)?;
+                p += n as u64;
+            }
+            from = *pos;
         }
+        self.write_bounded(inner, &self.pending[from..], &mut cursor)?;
+        debug_assert_eq!(cursor.left, 0);
         crash("commit.after_write")?;
-        inner.stats.bytes_written.fetch_add(
-            self.pending.len() as u64,
-            std::sync::atomic::Ordering::SeqCst,
-        );
+        inner
+            .stats
+            .bytes_written
+            .fetch_add(total, std::sync::atomic::Ordering::SeqCst);
         self.pending.clear();
+        self.streams.clear();
         self.written = self.lsn;
         {
             let mut p = lock(&inner.progress);
@@ -566,6 +615,42 @@ impl Writer {
         }
         inner.progress_cv.notify_all();
         self.debug_check();
+        Ok(())
+    }
+
+    /// Writes `bytes` at the cursor, syncing first whenever [`MAX_UNSYNCED`] bytes are
+    /// written but not synced (the module invariants).
+    fn write_bounded(
+        &self,
+        inner: &Shared,
+        bytes: &[u8],
+        c: &mut WriteCursor,
+    ) -> Result<(), LogError> {
+        let mut done = 0usize;
+        while done < bytes.len() {
+            if c.unsynced >= MAX_UNSYNCED {
+                self.sync_written(inner)?;
+                c.unsynced = 0;
+            }
+            let n = ((MAX_UNSYNCED - c.unsynced) as usize).min(bytes.len() - done);
+            let at = c.at;
+            self.seg_file
+                .write_all_at(&bytes[done..done + n], at)
+                .map_err(|e| {
+                    if is_enospc(&e) {
+                        LogError::StorageFull {
+                            path: self.seg_path.clone(),
+                            needed: c.left,
+                        }
+                    } else {
+                        LogError::io(&self.seg_path, at, "write records", e)
+                    }
+                })?;
+            done += n;
+            c.at += n as u64;
+            c.left -= n as u64;
+            c.unsynced += n as u64;
+        }
         Ok(())
     }
 
