@@ -12,7 +12,16 @@
 //! - GTIDs are assigned in record order from `state`, which is updated record by record, so
 //!   a segment header written at rotation carries the state at its start LSN;
 //! - a record never spans segments: if it does not fit, the current segment is written,
-//!   synced and closed first (a record larger than an empty segment is refused);
+//!   synced and closed first. A record larger than an empty segment gets a segment of its
+//!   own, made as large as the record (`seg_size`; its header records the size, as every
+//!   segment's does), created before anything of its group is touched. Why one large
+//!   segment rather than records spanning segments: a frame stays contiguous in one file, so
+//!   every reader of segments (recovery and its torn-tail judgement, the log readers and the
+//!   dump stream, retention, `onelog check`, backup) handles it unchanged; they all take a
+//!   segment's extent from its file and header, not from `segment_size`. Its file offsets
+//!   are binlog positions (`end_log_pos` is 32 bits), so the log takes records up to
+//!   ~4 GiB (`max_frame`); the engine refuses larger transactions earlier (1197 past
+//!   `max_binlog_cache_size`);
 //! - before a group that may need a rotation touches anything, the next segment must be
 //!   prepared: if preparing failed (ENOSPC) the whole group is refused with nothing written
 //!   and the log stays usable (a later group retries the preparation);
@@ -75,12 +84,19 @@ pub const LEVEL0_WRITE_THRESHOLD: usize = 1 << 20;
 /// extent a crash can leave torn or stale); see the module invariants and `recovery.rs`.
 pub const MAX_UNSYNCED: u64 = 8 << 20;
 
+/// Room a segment made for one large record keeps after it (a SyncMark and a GtidState record
+/// framed with it).
+const OVERSIZE_SLACK: u64 = 64 << 10;
+
 pub(crate) struct Writer {
     seg_number: u64,
     seg_path: PathBuf,
     seg_file: Arc<dyn File>,
     seg_start_lsn: Lsn,
     header_len: u64,
+    /// Size of the current segment's file: `segment_size`, or more for a segment made for
+    /// one record larger than an empty segment (module invariants).
+    seg_size: u64,
     /// End of the framed records (pending included).
     lsn: Lsn,
     /// End of the records written to the file.
@@ -103,6 +119,8 @@ pub(crate) struct Writer {
     sync_marks: bool,
     /// The log end an idle SyncMark was written (and synced) at, if any (module invariants).
     idle_marked: Option<Lsn>,
+    /// A segment file prepared for a record larger than an empty segment, and its size.
+    oversize: Option<(Arc<dyn File>, u64)>,
 }
 
 impl Writer {
@@ -123,6 +141,7 @@ impl Writer {
             seg_file: file,
             seg_start_lsn: seg.start_lsn,
             header_len: seg.header_len,
+            seg_size: 0,
             lsn,
             written: lsn,
             pending: Vec::with_capacity(64 << 10),
@@ -138,7 +157,14 @@ impl Writer {
             marked: lsn,
             sync_marks,
             idle_marked: None,
+            oversize: None,
         }
+    }
+
+    /// The recovered writer's segment is `size` bytes long (its file's length).
+    pub fn in_segment_of(mut self, size: u64) -> Self {
+        self.seg_size = size;
+        self
     }
 
     /// End of the framed records (pending included).
@@ -226,7 +252,7 @@ fn check_record(rec: &PendingRecord, max_frame: u64) -> Result<u64, String> {
             "event group of {} bytes cannot start with a GTID event",
             rec.events.len()
         ))
-    } else if len > max_frame || len > u32::MAX as u64 {
+    } else if len > max_frame {
         Err(format!(
             "record of {len} bytes is larger than a segment can hold ({max_frame} bytes)"
         ))
@@ -254,8 +280,8 @@ impl Writer {
         position::offset_in_segment(self.header_len, self.seg_start_lsn, lsn)
     }
 
-    fn fits(&self, inner: &Shared, frame_len: usize) -> bool {
-        self.file_offset(self.lsn) + frame_len as u64 + self.mark_reserve <= inner.opts.segment_size
+    fn fits(&self, frame_len: usize) -> bool {
+        self.file_offset(self.lsn) + frame_len as u64 + self.mark_reserve <= self.seg_size
     }
 
     /// File mode: frames the pending CommitMark (see the module invariants).
@@ -263,7 +289,7 @@ impl Writer {
         let Some(committed) = self.pending_mark.take() else {
             return;
         };
-        if self.file_offset(self.lsn) + frame::COMMIT_MARK_LEN as u64 > inner.opts.segment_size {
+        if self.file_offset(self.lsn) + frame::COMMIT_MARK_LEN as u64 > self.seg_size {
             // Unreachable (`mark_reserve`); and harmless: recovery counts every record of a
             // sealed segment as committed.
             return;
@@ -280,7 +306,7 @@ impl Writer {
             return;
         }
         let durable = lock(&inner.progress).durable();
-        if durable <= self.marked || !self.fits(inner, frame::SYNC_MARK_LEN) {
+        if durable <= self.marked || !self.fits(frame::SYNC_MARK_LEN) {
             return;
         }
         debug_assert!(durable <= self.written, "durable bytes were written");
@@ -303,7 +329,7 @@ impl Writer {
             && durable == self.lsn
             && durable > self.marked
             && self.idle_marked != Some(self.lsn)
-            && self.fits(inner, frame::SYNC_MARK_LEN);
+            && self.fits(frame::SYNC_MARK_LEN);
         if !idle {
             return Ok(false);
         }
@@ -324,15 +350,30 @@ impl Writer {
         Ok(true)
     }
 
-    /// Largest frame an empty segment (with a header for the current state) can hold.
-    fn max_frame(&self, inner: &Shared) -> u64 {
+    /// Header length of a segment starting now (with room for the state to grow).
+    fn next_header_len(&self, inner: &Shared) -> u64 {
         let mut st = Vec::new();
         self.state.encode(&mut st);
+        segment::header_len_for(st.len() + 4096, inner.fde.len())
+    }
+
+    /// Largest frame an empty segment of `segment_size` (with a header for the current
+    /// state) can hold.
+    fn segment_frame(&self, inner: &Shared) -> u64 {
         inner
             .opts
             .segment_size
-            .saturating_sub(segment::header_len_for(st.len() + 4096, inner.fde.len()))
+            .saturating_sub(self.next_header_len(inner))
             .saturating_sub(self.mark_reserve)
+    }
+
+    /// Largest frame the log takes: one that fits a segment made for it, whose file offsets
+    /// (binlog positions, `end_log_pos`) stay below 4 GiB.
+    fn max_frame(&self, inner: &Shared) -> u64 {
+        (u64::from(u32::MAX) - OVERSIZE_SLACK)
+            .saturating_sub(self.next_header_len(inner))
+            .saturating_sub(self.mark_reserve)
+            .max(self.segment_frame(inner))
     }
 
     /// Records a failure of the appender: the log enters the failed state. Returns the error
@@ -383,7 +424,9 @@ impl Writer {
         if total > 0 {
             self.frame_sync_mark(inner);
         }
-        self.keep_group_in_one_segment(inner, total, max_frame)?;
+        self.prepare_oversize(inner, &outcomes, batch)?;
+        let segment_frame = self.segment_frame(inner);
+        self.keep_group_in_one_segment(inner, total, segment_frame)?;
         let committed = self.frame_records(inner, batch, &mut outcomes, commit_id)?;
         if !committed.is_empty() && self.lsn >= self.next_state_lsn {
             self.frame_state(inner);
@@ -427,13 +470,48 @@ impl Writer {
     /// Makes sure a rotation a group of `total` bytes may need can happen, before anything
     /// of the group is touched.
     fn make_room(&self, inner: &Shared, total: u64) -> Result<(), LogError> {
-        if total == 0 || self.file_offset(self.lsn) + total + 4096 <= inner.opts.segment_size {
+        if total == 0 || self.file_offset(self.lsn) + total + 4096 <= self.seg_size {
             return Ok(());
         }
         inner.preparer.ensure_ready().map_err(|e| match e {
             LogError::StorageFull { .. } | LogError::Closed => e,
             other => LogError::Failed(format!("could not prepare the next segment: {other}")),
         })
+    }
+
+    /// Creates the segment a record larger than an empty segment goes to (the largest of the
+    /// group), before anything of the group is touched: a full disk refuses the group and
+    /// leaves the log usable, as `make_room` does for the prepared segment.
+    fn prepare_oversize(
+        &mut self,
+        inner: &Shared,
+        outcomes: &[RecordOutcome],
+        batch: &[PendingRecord],
+    ) -> Result<(), LogError> {
+        let biggest = batch
+            .iter()
+            .zip(outcomes)
+            .filter(|(_, o)| o.is_ok())
+            .map(|(r, _)| frame::event_record_len(r.events_len() as usize, r.aux.len()) as u64)
+            .max()
+            .unwrap_or(0);
+        if biggest <= self.segment_frame(inner) {
+            return Ok(());
+        }
+        let size = self.oversize_for(inner, biggest);
+        if self.oversize.as_ref().is_some_and(|(_, s)| *s >= size) {
+            return Ok(());
+        }
+        self.oversize = None;
+        let path = inner.opts.dir.join(segment::OVERSIZE_NAME);
+        let file = segment::create_zeroed(&*inner.fs, &path, size, &|| false)?;
+        self.oversize = Some((file, size));
+        Ok(())
+    }
+
+    /// The size of a segment made for a record of `len` framed bytes.
+    fn oversize_for(&self, inner: &Shared, len: u64) -> u64 {
+        self.next_header_len(inner) + len + self.mark_reserve + OVERSIZE_SLACK
     }
 
     /// File mode: a group must not span segments. Recovery counts every record of a sealed
@@ -452,7 +530,7 @@ impl Writer {
         if self.mark_reserve > 0
             && total > 0
             && self.lsn > self.seg_start_lsn
-            && !self.fits(inner, total as usize)
+            && !self.fits(total as usize)
             && total <= max_frame
         {
             self.rotate(inner).map_err(|e| self.failure(inner, e))?;
@@ -494,10 +572,11 @@ impl Writer {
                 continue;
             }
             let len = frame::event_record_len(rec.events_len() as usize, rec.aux.len());
-            if !self.fits(inner, len) {
-                self.rotate(inner).map_err(|e| self.failure(inner, e))?;
+            if !self.fits(len) {
+                self.rotate_for(inner, len as u64)
+                    .map_err(|e| self.failure(inner, e))?;
                 debug_assert!(
-                    self.fits(inner, len),
+                    self.fits(len),
                     "a record of {len} bytes would span segments"
                 );
             }
@@ -538,7 +617,7 @@ impl Writer {
     fn frame_state(&mut self, inner: &Shared) {
         let mut st = Vec::new();
         frame::encode_state_record(&mut st, &self.state);
-        if self.fits(inner, st.len()) {
+        if self.fits(st.len()) {
             self.pending.extend_from_slice(&st);
             self.lsn += st.len() as u64;
         }
@@ -741,6 +820,7 @@ impl Writer {
         self.seg_file = file;
         self.seg_start_lsn = self.lsn;
         self.header_len = header.len() as u64;
+        self.seg_size = inner.opts.segment_size;
         self.sync_marks = true;
         // Sealed: everything before the new segment is durable, and a mark only vouches for
         // bytes of its own segment (recovery scans the last one).
@@ -776,28 +856,52 @@ impl Writer {
         Ok(())
     }
 
+    /// Rotates so that a record of `len` framed bytes fits: into the prepared segment, or,
+    /// when even an empty one is too small, into a segment made as large as the record
+    /// (module invariants).
+    fn rotate_for(&mut self, inner: &Shared, len: u64) -> Result<(), LogError> {
+        if len <= self.segment_frame(inner) {
+            return self.rotate(inner);
+        }
+        let needed = self.oversize_for(inner, len);
+        self.seal(inner)?;
+        let path = inner.opts.dir.join(segment::OVERSIZE_NAME);
+        let (file, size) = match self.oversize.take() {
+            Some((f, size)) if size >= needed => (f, size),
+            // Not prepared (a second large record of the group): made now; a failure here
+            // fails the log like any rotation failure.
+            _ => (
+                segment::create_zeroed(&*inner.fs, &path, needed, &|| false)?,
+                needed,
+            ),
+        };
+        self.install_next(inner, file, &path, size)
+    }
+
     /// Closes the current segment (written and synced) and continues in a new one.
     fn rotate(&mut self, inner: &Shared) -> Result<(), LogError> {
         self.seal(inner)?;
         let file = inner.preparer.take()?;
+        let prepared = inner.opts.dir.join(PREPARED_NAME);
+        self.install_next(inner, file, &prepared, inner.opts.segment_size)
+    }
+
+    /// Installs `file` (prepared at `prepared`, `size` bytes of zeros) as the next segment
+    /// and continues in it; the current one is sealed.
+    fn install_next(
+        &mut self,
+        inner: &Shared,
+        file: Arc<dyn File>,
+        prepared: &std::path::Path,
+        size: u64,
+    ) -> Result<(), LogError> {
         let number = self.seg_number + 1;
-        let header = SegmentHeader::encode(
-            number,
-            self.lsn,
-            &self.state,
-            &inner.fde,
-            inner.opts.segment_size,
-        );
+        let header = SegmentHeader::encode(number, self.lsn, &self.state, &inner.fde, size);
         let dir = &inner.opts.dir;
-        let path = segment::install(
-            &*inner.fs,
-            dir,
-            &dir.join(PREPARED_NAME),
-            &*file,
-            &header,
-            number,
-        )?;
-        inner.preparer.request();
+        let path = segment::install(&*inner.fs, dir, prepared, &*file, &header, number)?;
+        if size == inner.opts.segment_size {
+            inner.preparer.request();
+        }
         {
             inner.segments.seal_and_push(SegmentMeta {
                 number,
@@ -818,6 +922,7 @@ impl Writer {
         self.seg_file = file;
         self.seg_start_lsn = self.lsn;
         self.header_len = header.len() as u64;
+        self.seg_size = size;
         self.sync_marks = true;
         // Sealed: everything before the new segment is durable, and a mark only vouches for
         // bytes of its own segment (recovery scans the last one).
