@@ -199,6 +199,14 @@ impl Writer {
     }
 }
 
+/// The frame sizes of a group ([`Writer::frame_limits`]): the header length of a segment
+/// started now, the largest frame a `segment_size` segment holds, the largest the log takes.
+struct FrameLimits {
+    header_len: u64,
+    segment_frame: u64,
+    max_frame: u64,
+}
+
 /// Where [`Writer::write_pending`] is: the file offset of the next byte, the bytes written
 /// but not synced before it, and the bytes left to write.
 struct WriteCursor {
@@ -350,30 +358,26 @@ impl Writer {
         Ok(true)
     }
 
-    /// Header length of a segment starting now (with room for the state to grow).
-    fn next_header_len(&self, inner: &Shared) -> u64 {
+    /// The frame sizes a group is held to now (one encoding of the GTID state per group).
+    fn frame_limits(&self, inner: &Shared) -> FrameLimits {
         let mut st = Vec::new();
         self.state.encode(&mut st);
-        segment::header_len_for(st.len() + 4096, inner.fde.len())
-    }
-
-    /// Largest frame an empty segment of `segment_size` (with a header for the current
-    /// state) can hold.
-    fn segment_frame(&self, inner: &Shared) -> u64 {
-        inner
+        // Room for the state to grow.
+        let header_len = segment::header_len_for(st.len() + 4096, inner.fde.len());
+        let segment_frame = inner
             .opts
             .segment_size
-            .saturating_sub(self.next_header_len(inner))
+            .saturating_sub(header_len)
+            .saturating_sub(self.mark_reserve);
+        let max_frame = (u64::from(u32::MAX) - OVERSIZE_SLACK)
+            .saturating_sub(header_len)
             .saturating_sub(self.mark_reserve)
-    }
-
-    /// Largest frame the log takes: one that fits a segment made for it, whose file offsets
-    /// (binlog positions, `end_log_pos`) stay below 4 GiB.
-    fn max_frame(&self, inner: &Shared) -> u64 {
-        (u64::from(u32::MAX) - OVERSIZE_SLACK)
-            .saturating_sub(self.next_header_len(inner))
-            .saturating_sub(self.mark_reserve)
-            .max(self.segment_frame(inner))
+            .max(segment_frame);
+        FrameLimits {
+            header_len,
+            segment_frame,
+            max_frame,
+        }
     }
 
     /// Records a failure of the appender: the log enters the failed state. Returns the error
@@ -417,16 +421,16 @@ impl Writer {
         }
         let began = std::time::Instant::now();
         let commit_id = self.lsn + 1;
-        let max_frame = self.max_frame(inner);
+        let limits = self.frame_limits(inner);
+        let max_frame = limits.max_frame;
         let (mut outcomes, total) = check_group(batch, max_frame, commit_id);
         self.make_room(inner, total)?;
         self.frame_commit_mark(inner);
         if total > 0 {
             self.frame_sync_mark(inner);
         }
-        self.prepare_oversize(inner, &outcomes, batch)?;
-        let segment_frame = self.segment_frame(inner);
-        self.keep_group_in_one_segment(inner, total, segment_frame)?;
+        self.prepare_oversize(inner, &limits, &outcomes, batch)?;
+        self.keep_group_in_one_segment(inner, total, limits.segment_frame)?;
         let committed = self.frame_records(inner, batch, &mut outcomes, commit_id)?;
         if !committed.is_empty() && self.lsn >= self.next_state_lsn {
             self.frame_state(inner);
@@ -485,6 +489,7 @@ impl Writer {
     fn prepare_oversize(
         &mut self,
         inner: &Shared,
+        limits: &FrameLimits,
         outcomes: &[RecordOutcome],
         batch: &[PendingRecord],
     ) -> Result<(), LogError> {
@@ -495,10 +500,10 @@ impl Writer {
             .map(|(r, _)| frame::event_record_len(r.events_len() as usize, r.aux.len()) as u64)
             .max()
             .unwrap_or(0);
-        if biggest <= self.segment_frame(inner) {
+        if biggest <= limits.segment_frame {
             return Ok(());
         }
-        let size = self.oversize_for(inner, biggest);
+        let size = self.oversize_for(limits, biggest);
         if self.oversize.as_ref().is_some_and(|(_, s)| *s >= size) {
             return Ok(());
         }
@@ -510,8 +515,8 @@ impl Writer {
     }
 
     /// The size of a segment made for a record of `len` framed bytes.
-    fn oversize_for(&self, inner: &Shared, len: u64) -> u64 {
-        self.next_header_len(inner) + len + self.mark_reserve + OVERSIZE_SLACK
+    fn oversize_for(&self, limits: &FrameLimits, len: u64) -> u64 {
+        limits.header_len + len + self.mark_reserve + OVERSIZE_SLACK
     }
 
     /// File mode: a group must not span segments. Recovery counts every record of a sealed
@@ -860,10 +865,11 @@ impl Writer {
     /// when even an empty one is too small, into a segment made as large as the record
     /// (module invariants).
     fn rotate_for(&mut self, inner: &Shared, len: u64) -> Result<(), LogError> {
-        if len <= self.segment_frame(inner) {
+        let limits = self.frame_limits(inner);
+        if len <= limits.segment_frame {
             return self.rotate(inner);
         }
-        let needed = self.oversize_for(inner, len);
+        let needed = self.oversize_for(&limits, len);
         self.seal(inner)?;
         let path = inner.opts.dir.join(segment::OVERSIZE_NAME);
         let (file, size) = match self.oversize.take() {
