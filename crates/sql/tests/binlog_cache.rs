@@ -108,6 +108,17 @@ fn a_statement_past_max_binlog_cache_size_fails_with_1197_and_the_transaction_go
         e.message,
         "Multi-statement transaction required more than 'max_binlog_cache_size' bytes of storage; increase this mariadbd variable and try again"
     );
+    assert_eq!(
+        rows(&mut s, "SHOW WARNINGS"),
+        [
+            ["Error", "1197", e.message.as_str()],
+            [
+                "Error",
+                "1534",
+                "Writing one row to the row-based binary log failed"
+            ]
+        ]
+    );
     // The statement is rolled back, the transaction and its earlier statements stay.
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM t"), "1");
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM u"), "1");
