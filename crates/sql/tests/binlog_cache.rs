@@ -5,8 +5,8 @@
 //! `Binlog_cache_disk_use` count as MariaDB's.
 
 mod common;
-use common::{err, fail, ok, text_rows as rows, Db};
-use onelog_sql::Session;
+use common::{err, fail, ok, text_rows as rows, Db, TempDir};
+use onelog_sql::{Server, ServerConfig, Session};
 
 fn one(s: &mut Session, sql: &str) -> String {
     rows(s, sql)[0][0].clone()
@@ -179,4 +179,35 @@ fn cache_use_counts_transactions_with_events_and_disk_use_those_that_spilled() {
         one(&mut s, "SELECT COUNT(*) FROM t WHERE v LIKE 'c%'"),
         "30"
     );
+}
+
+#[test]
+fn startup_sizes_and_tmpdir_are_the_servers() {
+    let d = TempDir::new("binlog-cache-startup");
+    let tmp = d.path().join("spill");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut cfg = ServerConfig::new(d.path().join("data"));
+    cfg.binlog_cache_size = 8192;
+    cfg.max_binlog_cache_size = 1 << 20;
+    cfg.tmpdir = Some(tmp.clone());
+    let server = Server::open(cfg).unwrap().0;
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    assert_eq!(one(&mut s, "SELECT @@binlog_cache_size"), "8192");
+    assert_eq!(one(&mut s, "SELECT @@max_binlog_cache_size"), "1048576");
+    assert_eq!(one(&mut s, "SELECT @@tmpdir"), tmp.to_string_lossy());
+    assert_eq!(err(&mut s, "SET GLOBAL tmpdir='/x'"), 1238);
+    ok(&mut s, "CREATE DATABASE d");
+    ok(
+        &mut s,
+        "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(2000))",
+    );
+    let many = (0..20)
+        .map(|i| format!("({i}, REPEAT('b', 1500))"))
+        .collect::<Vec<_>>()
+        .join(",");
+    ok(&mut s, &format!("INSERT INTO d.t VALUES {many}"));
+    assert_eq!(status(&mut s, "Binlog_cache_disk_use"), 1);
+    // The spill file was unlinked at once: nothing is left in tmpdir.
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    let _ = server.shutdown();
 }

@@ -105,6 +105,7 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
             text(s)
         }
         "port" => Value::Int(i64::from(cfg.port)),
+        "tmpdir" => text(cfg.tmpdir().to_string_lossy().into_owned()),
         "socket" => text(
             cfg.socket
                 .as_ref()

@@ -477,6 +477,7 @@ pub(crate) static VARS: &[VarDef] = &[
     v("system_time_zone", Global, Str, false, "UTC"),
     v("time_zone", Both, Str, true, "SYSTEM"),
     v("timestamp", Sess, Str, false, ""),
+    v("tmpdir", Global, Str, false, ""),
     v(
         "transaction_isolation",
         Both,
