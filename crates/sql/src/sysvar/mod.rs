@@ -381,20 +381,7 @@ pub(crate) fn set_var(
             return Ok(());
         }
         "binlog_cache_size" | "max_binlog_cache_size" => {
-            // Live variables: the engine holds the values (transactions started from now on).
-            let bytes = match value {
-                Some(Value::UInt(u)) => u,
-                _ => match typed_default(def) {
-                    Value::UInt(u) => u,
-                    _ => 0,
-                },
-            };
-            let engine = &cx.server.engine;
-            if def.name == "binlog_cache_size" {
-                engine.set_binlog_cache_size(bytes);
-            } else {
-                engine.set_max_binlog_cache_size(bytes);
-            }
+            set_cache_size(cx, def, value);
             return Ok(());
         }
         "autocommit" => {
@@ -462,6 +449,21 @@ pub(crate) fn set_var(
         cx.vars.get(a.name) == cx.vars.get(def.name)
     }));
     Ok(())
+}
+
+/// `SET GLOBAL binlog_cache_size` / `max_binlog_cache_size` (already coerced; `None`:
+/// DEFAULT): live variables, the engine holds the values (transactions started from now on).
+fn set_cache_size(cx: &ExecContext, def: &VarDef, value: Option<Value>) {
+    let bytes = match value.unwrap_or_else(|| typed_default(def)) {
+        Value::UInt(u) => u,
+        _ => return,
+    };
+    let engine = &cx.server.engine;
+    if def.name == "binlog_cache_size" {
+        engine.set_binlog_cache_size(bytes);
+    } else {
+        engine.set_max_binlog_cache_size(bytes);
+    }
 }
 
 /// SET of the isolation level: REPEATABLE READ is stored (true), SERIALIZABLE refused, the
