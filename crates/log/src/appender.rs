@@ -440,7 +440,7 @@ impl Writer {
             p.set_end(self.lsn);
         }
         PhaseCounters::add(&inner.stats.phases.encode, began);
-        if write_now || self.pending.len() >= LEVEL0_WRITE_THRESHOLD {
+        if write_now || self.pending_len() >= LEVEL0_WRITE_THRESHOLD as u64 {
             let began = std::time::Instant::now();
             self.write_pending(inner)
                 .map_err(|e| self.failure(inner, e))?;
@@ -592,13 +592,16 @@ impl Writer {
                 }
                 Some(s) => {
                     let before = self.pending.len();
-                    let at =
-                        frame::encode_streamed_record(&mut self.pending, rec, &s).map_err(|e| {
+                    match frame::encode_streamed_record(&mut self.pending, rec, &s) {
+                        Ok(at) => self.streams.push((at, s.source)),
+                        Err(e) => {
+                            // Nothing of the record is framed: only it is refused.
                             self.pending.truncate(before);
                             let e = LogError::io(&self.seg_path, 0, "read streamed events", e);
-                            self.failure(inner, e)
-                        })?;
-                    self.streams.push((at, s.source));
+                            *out = Err(e);
+                            continue;
+                        }
+                    }
                 }
             }
             self.lsn += len as u64;

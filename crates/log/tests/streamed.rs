@@ -62,3 +62,36 @@ fn a_streamed_record_is_framed_and_written_as_the_same_record_in_memory() {
         assert_eq!(reopened.gtid_state().pos().to_string(), "0-1-8");
     }
 }
+
+/// A source whose reads fail (a binlog cache file that cannot be read back).
+struct Unreadable(u64);
+
+impl onelog_log::EventSource for Unreadable {
+    fn len(&self) -> u64 {
+        self.0
+    }
+
+    fn read_at(&self, _pos: u64, _buf: &mut [u8]) -> std::io::Result<()> {
+        Err(std::io::Error::other("cache file unreadable"))
+    }
+}
+
+#[test]
+fn a_streamed_record_whose_source_cannot_be_read_is_refused_alone() {
+    let fs = SimFs::new();
+    let log = open(&fs, opts(1 << 20, Durability::Level1));
+    log.commit(txn(0, 10)).unwrap();
+    let mut r = txn(1, 10);
+    r.streamed = Some(StreamedEvents {
+        source: Box::new(Unreadable(5000)),
+        tail: vec![1; 31],
+    });
+    let e = log.commit(r).unwrap_err();
+    assert!(e.to_string().contains("cache file unreadable"), "{e}");
+    // Nothing of it was logged, no GTID was used, and the log goes on.
+    let next = log.commit(txn(2, 10)).unwrap();
+    assert_eq!(next.gtid.seq_no, 2);
+    let recs = all_records(&log);
+    assert_eq!(recs.len(), 2);
+    assert_eq!(tag_of(&recs[1]), 2);
+}
