@@ -28,7 +28,8 @@
 //! SQL layer then rolls the statement back to its savepoint; the transaction stays open).
 //! MariaDB checks the limit only when its in-memory buffer is written out, so a cache that
 //! fits in `binlog_cache_size` is never refused; so here the limit is
-//! `max(max_binlog_cache_size, binlog_cache_size)`. Counters: a cache that holds events when it
+//! `max(max_binlog_cache_size, binlog_cache_size)`, capped at [`LOG_RECORD_LIMIT`] (what one
+//! log record can hold). Counters: a cache that holds events when it
 //! is committed or dropped counts in `Binlog_cache_use`, and in `Binlog_cache_disk_use` when it
 //! spilled (MariaDB's `binlog_cache_data::reset`).
 //!
@@ -63,6 +64,11 @@ pub const DEFAULT_BINLOG_CACHE_SIZE: u64 = 32768;
 /// `max_binlog_cache_size`'s default (MariaDB 10.11: the largest multiple of 4096).
 pub const DEFAULT_MAX_BINLOG_CACHE_SIZE: u64 = 18_446_744_073_709_547_520;
 
+/// The most bytes of events a transaction may make whatever `max_binlog_cache_size` says: the
+/// log takes records up to ~4 GiB (a segment's offsets are 32-bit binlog positions), so a
+/// larger transaction fails at its statement (1197) rather than at commit.
+pub const LOG_RECORD_LIMIT: u64 = (4 << 30) - (4 << 20);
+
 /// The sizes a transaction's cache is held to (taken when the transaction starts).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CacheLimits {
@@ -70,6 +76,15 @@ pub struct CacheLimits {
     pub memory: u64,
     /// `max_binlog_cache_size`: the most bytes a transaction's events may take (1197 past it).
     pub max: u64,
+}
+
+impl CacheLimits {
+    /// The size past which a push fails with 1197: `max_binlog_cache_size`, but never within
+    /// `binlog_cache_size` (MariaDB checks at its buffer's spills) and never past
+    /// [`LOG_RECORD_LIMIT`].
+    pub fn effective_max(&self) -> u64 {
+        self.max.max(self.memory).min(LOG_RECORD_LIMIT)
+    }
 }
 
 impl Default for CacheLimits {
@@ -405,7 +420,7 @@ impl EventCache {
         debug_assert_eq!(def.id, change.table());
         let before = self.mark();
         let r = self.push_unchecked(def, metadata, change, stamp, env);
-        let over = self.len() > self.limits.max.max(self.limits.memory);
+        let over = self.len() > self.limits.effective_max();
         if r.is_err() || over {
             self.rollback_to(&before, env)?;
             return r.and(Err(cache_full()));
@@ -853,6 +868,15 @@ mod tests {
                 .unwrap();
         }
         assert!(!cache.spilled());
+    }
+
+    #[test]
+    fn the_limit_is_the_maximum_but_never_within_memory_nor_past_a_log_record() {
+        let l = |memory, max| CacheLimits { memory, max }.effective_max();
+        assert_eq!(l(32768, 8192), 32768);
+        assert_eq!(l(4096, 1 << 20), 1 << 20);
+        assert_eq!(l(32768, DEFAULT_MAX_BINLOG_CACHE_SIZE), LOG_RECORD_LIMIT);
+        assert_eq!(l(u64::MAX, 4096), LOG_RECORD_LIMIT);
     }
 
     #[test]
