@@ -7,8 +7,10 @@
 //! `Transaction` holds an `Arc<Committer>`) and below `engine.rs`, `ddl.rs`,
 //! `replica.rs` and `retention.rs`, and imports none of them.
 //!
-//! Commit: a transaction's change log is encoded as an event group (`events.rs`) and handed to
-//! `Log::commit` with the change log as payload. The group-commit leader calls the sink once
+//! Commit: a transaction's change log, already encoded into its event cache while its
+//! statements ran (`event_cache.rs`), is finished into an event group (GTID and Xid added) and
+//! handed to `Log::commit` with the change log as payload; a replica's row group is encoded
+//! at once (`events.rs`). The group-commit leader calls the sink once
 //! per group: the sink applies every record of the group in log order to a clone of the
 //! current root, publishes it once, then releases each transaction's row locks. The sink runs
 //! after the group is written but (unless `LogOptions::strict_visibility`) before it is
@@ -67,7 +69,8 @@ use onelog_log::{
 
 use crate::catalog::{CatalogChange, TableId};
 use crate::error::EngineError;
-use crate::events::encode_transaction;
+use crate::event_cache::{CacheStats, EventCache, Stamp};
+use crate::events::{encode_transaction, transaction_gtid};
 use crate::lock::{LockManager, TxnId};
 use crate::report::Notifier;
 use crate::semisync::{CommitWaiter, SemiSync, WaitPoint};
@@ -350,6 +353,8 @@ pub(crate) struct Committer {
     shut_down: AtomicBool,
     /// Where events go; shared with the checkpoint thread.
     notifier: Arc<Notifier>,
+    /// The transactions' event caches: limits, spill directory, counters (`event_cache.rs`).
+    cache: CacheStats,
 }
 
 impl Committer {
@@ -386,6 +391,7 @@ impl Committer {
             gate: RwLock::new(()),
             shut_down: AtomicBool::new(false),
             notifier,
+            cache: CacheStats::default(),
         }
     }
 
@@ -398,6 +404,20 @@ impl Committer {
     pub(crate) fn set_row_metadata(&self, m: RowMetadata) {
         self.row_metadata
             .store(row_metadata_index(m), Ordering::Relaxed);
+    }
+
+    /// The event caches' settings and counters.
+    pub(crate) fn cache_stats(&self) -> &CacheStats {
+        &self.cache
+    }
+
+    /// The timestamp and server id of events written now on this thread (its origin's).
+    pub(crate) fn stamp(&self) -> Stamp {
+        let o = crate::origin::current_origin();
+        Stamp {
+            timestamp: o.and_then(|o| o.timestamp).unwrap_or_else(now_secs),
+            server_id: o.and_then(|o| o.server_id).unwrap_or(self.server_id),
+        }
     }
 
     pub(crate) fn store(&self) -> &Store {
@@ -475,6 +495,7 @@ impl Committer {
             gtid: GtidAssign::Fixed(g),
             events,
             aux: crate::apply::REPLICATED_AUX.to_vec(),
+            streamed: None,
             payload: Some(Box::new(CommitPayload::Rows {
                 txn: None,
                 changes,
@@ -617,13 +638,15 @@ impl Committer {
         }
     }
 
-    /// Logs a transaction's change log (the commit path of `Transaction::commit`).
+    /// Logs a transaction's change log (the commit path of `Transaction::commit`), whose
+    /// events are in `cache` (encoded as the changes were made; finished here).
     /// Semi-sync may make it wait for a replica's ack (see [`Committer::finish_commit`]);
     /// `waiter` can end that wait early (KILL), without an error.
     pub(crate) fn commit_changes(
         &self,
         txn: TxnId,
         changes: Vec<RowChange>,
+        cache: &mut EventCache,
         generations: &HashMap<TableId, u64>,
         waiter: &dyn CommitWaiter,
     ) -> Result<CommitReceipt, EngineError> {
@@ -634,21 +657,29 @@ impl Committer {
         // generation the writes were based on (and the row locks are held), the changes apply.
         check_generations(&root, generations)?;
         let origin = self.origin();
-        let events = encode_transaction(
-            &root.catalog,
-            &changes,
-            origin.domain_id,
-            origin.server_id,
-            origin.timestamp,
-            txn,
-            self.row_metadata(),
-        )?;
+        debug_assert!(!cache.is_empty(), "a transaction with changes has events");
+        let stamp = Stamp {
+            timestamp: origin.timestamp,
+            server_id: origin.server_id,
+        };
+        let gtid = |out: &mut Vec<u8>| {
+            transaction_gtid(out, origin.domain_id, origin.server_id, origin.timestamp)
+        };
+        // A spilled cache is streamed by the log from its file; a cache in memory is one
+        // buffer, as before.
+        let (events, streamed) = if cache.on_disk() {
+            let (head, streamed) = cache.finish_streamed(gtid, txn, stamp);
+            (head, Some(streamed))
+        } else {
+            (cache.finish(gtid, txn, stamp)?, None)
+        };
         self.log
             .commit(PendingRecord {
                 kind: RecordKind::Transaction,
                 gtid: origin.assign,
                 events,
                 aux: origin.aux(),
+                streamed,
                 payload: Some(Box::new(CommitPayload::Rows {
                     txn: Some(txn),
                     changes,

@@ -74,6 +74,7 @@ impl Engine {
             gtid: origin.assign,
             events,
             aux,
+            streamed: None,
             payload: Some(Box::new(CommitPayload::Ddl {
                 change: change.clone(),
                 replicated: origin.replicated,

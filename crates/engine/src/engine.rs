@@ -357,6 +357,41 @@ impl Engine {
         self.core.set_row_metadata(m);
     }
 
+    /// `binlog_cache_size` and `max_binlog_cache_size` (bytes) of the transactions started
+    /// from now on (`event_cache.rs`).
+    pub fn binlog_cache_limits(&self) -> crate::event_cache::CacheLimits {
+        self.core.cache_stats().limits()
+    }
+
+    /// Sets `binlog_cache_size`: the bytes of a transaction's events kept in memory before
+    /// they spill to a temporary file (transactions started from now on).
+    pub fn set_binlog_cache_size(&self, bytes: u64) {
+        self.core.cache_stats().set_memory(bytes);
+    }
+
+    /// Sets `max_binlog_cache_size`: the most bytes of events a transaction may make (1197
+    /// past it; transactions started from now on).
+    pub fn set_max_binlog_cache_size(&self, bytes: u64) {
+        self.core.cache_stats().set_max(bytes);
+    }
+
+    /// `(Binlog_cache_use, Binlog_cache_disk_use)`: transactions whose event cache held
+    /// events when they committed or rolled back, and those of them whose cache spilled to
+    /// a temporary file.
+    pub fn binlog_cache_use(&self) -> (u64, u64) {
+        let c = self.core.cache_stats();
+        (
+            c.uses.load(std::sync::atomic::Ordering::Relaxed),
+            c.disk_uses.load(std::sync::atomic::Ordering::Relaxed),
+        )
+    }
+
+    /// The directory spilled event caches go to (`tmpdir`; the process's temporary
+    /// directory until set).
+    pub fn set_binlog_cache_dir(&self, dir: &std::path::Path) {
+        self.core.cache_stats().set_dir(dir);
+    }
+
     pub fn set_reporter(&self, reporter: Reporter) {
         self.core.notifier().install(reporter, self.core.log());
     }

@@ -30,6 +30,10 @@ pub enum EngineError {
     Deadlock,
     /// 1205 `ER_LOCK_WAIT_TIMEOUT`: only the statement failed; the transaction keeps its locks.
     LockWaitTimeout,
+    /// 1197 `ER_TRANS_CACHE_FULL`: the transaction's binlog events would exceed
+    /// `max_binlog_cache_size` (`event_cache.rs`); the change was not made, the transaction
+    /// stays open.
+    TransCacheFull,
     /// 1146 `ER_NO_SUCH_TABLE`.
     NoSuchTable { db: String, table: String },
     /// 1049 `ER_BAD_DB_ERROR`.
@@ -125,6 +129,7 @@ impl EngineError {
             Deadlock => ER_LOCK_DEADLOCK,
             TableDefChanged { .. } => ER_TABLE_DEF_CHANGED,
             LockWaitTimeout => ER_LOCK_WAIT_TIMEOUT,
+            TransCacheFull => ER_TRANS_CACHE_FULL,
             NoSuchTable { .. } => ER_NO_SUCH_TABLE,
             NoSuchDatabase { .. } => ER_BAD_DB_ERROR,
             DatabaseExists { .. } => ER_DB_CREATE_EXISTS,
@@ -203,6 +208,7 @@ impl fmt::Display for EngineError {
             ),
             Deadlock => write!(f, "Deadlock found when trying to get lock; try restarting transaction"),
             LockWaitTimeout => write!(f, "Lock wait timeout exceeded; try restarting transaction"),
+            TransCacheFull => write!(f, "Multi-statement transaction required more than 'max_binlog_cache_size' bytes of storage; increase this mariadbd variable and try again"),
             NoSuchTable { db, table } => write!(f, "Table '{db}.{table}' doesn't exist"),
             NoSuchDatabase { db } => write!(f, "Unknown database '{db}'"),
             DatabaseExists { db } => {

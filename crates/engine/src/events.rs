@@ -51,6 +51,18 @@ fn gtid_event(out: &mut Vec<u8>, domain_id: u32, server_id: u32, flags2: u8, tim
     debug_assert_eq!(out.len(), onelog_binlog::event::gtid::GTID_EVENT_LEN);
 }
 
+/// Writes the placeholder GTID event of a transaction's group into the empty `out`
+/// (the event cache's commit, `event_cache.rs`).
+pub(crate) fn transaction_gtid(out: &mut Vec<u8>, domain_id: u32, server_id: u32, timestamp: u32) {
+    gtid_event(
+        out,
+        domain_id,
+        server_id,
+        FL_TRANSACTIONAL | FL_ALLOW_PARALLEL,
+        timestamp,
+    );
+}
+
 /// The event group of a transaction's change log. `xid` goes into the Xid event; `metadata`
 /// (`binlog_row_metadata`) says which optional metadata the Table_map events carry, filled
 /// from the catalog: signedness and charsets of the columns, their names and the primary key.

@@ -31,6 +31,7 @@ mod ddl;
 pub mod encoding;
 pub mod engine;
 pub mod error;
+pub mod event_cache;
 pub mod events;
 mod expiry;
 pub mod key;

@@ -197,6 +197,7 @@ fn re_encode(
         gtid: GtidAssign::Fixed(gtid),
         events,
         aux,
+        streamed: None,
         payload: Some(Box::new(payload)),
     })
 }

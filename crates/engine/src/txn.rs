@@ -27,14 +27,21 @@
 //!   call returns 1213 again. Lock wait timeout (1205): only the call fails, locks stay;
 //! - savepoints mark positions in the change log; rolling back to one truncates the log and
 //!   rebuilds the row state (locks taken since are kept, like InnoDB);
-//! - nothing of an uncommitted transaction reaches the log: commit hands the whole change log
-//!   to the commit path (`Committer::commit_changes`, `commit.rs`) which logs it as one
-//!   event group; rollback (or drop) just releases the locks.
+//! - every change is encoded into the transaction's binlog event cache as it is made
+//!   (`event_cache.rs`; 1197 and nothing recorded when it would exceed
+//!   `max_binlog_cache_size`); savepoints mark the cache too, and rolling back to one
+//!   truncates it;
+//! - nothing of an uncommitted transaction reaches the log: commit hands the change log and
+//!   the cache to the commit path (`Committer::commit_changes`, `commit.rs`) which logs the
+//!   cached events as one event group; rollback (or drop) just releases the locks and drops
+//!   the cache.
 //!
 //! Imports the commit path (`commit.rs`), never the engine (`engine.rs` creates transactions).
 //!
 //! Invariants: savepoint marks are positions in the change log, in increasing order and never
-//! past its end (asserted where marks are set and the log truncated); the row state is derived
+//! past its end (asserted where marks are set and the log truncated); the event cache holds
+//! exactly the encoding of the change log (a change enters both or neither, and a rollback
+//! to a savepoint truncates both to the savepoint's positions); the row state is derived
 //! from the change log alone (rebuilt after every truncation); once a deadlock aborted the
 //! transaction, every call fails with 1213 (`check_active`).
 
@@ -49,6 +56,7 @@ use onelog_log::CommitReceipt;
 use crate::catalog::{IndexDef, TableDef, TableId};
 use crate::commit::Committer;
 use crate::error::EngineError;
+use crate::event_cache::{CacheMark, EventCache};
 use crate::key::{display_values, encode_value, prefix_end};
 use crate::lock::{LockError, LockMode, RowKey, TxnId};
 use crate::semisync::CommitWaiter;
@@ -79,7 +87,10 @@ pub struct Transaction {
     id: TxnId,
     snapshot: Option<Arc<Root>>,
     changes: Vec<RowChange>,
-    savepoints: Vec<(String, usize)>,
+    /// The change log encoded as binlog events, as the changes are made (`event_cache.rs`).
+    cache: EventCache,
+    /// Name, position in the change log, position in the event cache.
+    savepoints: Vec<(String, usize, CacheMark)>,
     writes: HashMap<TableId, TableWrites>,
     /// Generation (`TableData::generation`) of every table written, as first seen.
     generations: HashMap<TableId, u64>,
@@ -114,7 +125,9 @@ fn unique_lock_key(table: TableId, index_id: u32, ikey: &[u8]) -> RowKey {
 impl Transaction {
     pub(crate) fn new(core: Arc<Committer>, id: TxnId) -> Self {
         let lock_wait_timeout = core.lock_wait_timeout();
+        let cache = EventCache::new(core.cache_stats().limits());
         Transaction {
+            cache,
             lock_wait_timeout,
             core,
             id,
@@ -195,6 +208,7 @@ impl Transaction {
     /// Rolls everything back after a deadlock; the transaction stays unusable.
     fn abort(&mut self) {
         self.changes.clear();
+        self.cache.clear();
         self.writes.clear();
         self.generations.clear();
         self.savepoints.clear();
@@ -590,8 +604,14 @@ impl Transaction {
         }
         self.check_unique(&def, &row, &pk, None)?;
         let row = Arc::new(row);
-        self.set_own(&def, pk, Some(row.clone()));
-        self.changes.push(RowChange::Insert { table, row });
+        self.record(
+            &def,
+            RowChange::Insert {
+                table,
+                row: row.clone(),
+            },
+        )?;
+        self.set_own(&def, pk, Some(row));
         Ok(InsertOutcome {
             auto_increment: generated,
         })
@@ -632,15 +652,18 @@ impl Transaction {
         // A unique value the row keeps (even under a new primary key) cannot conflict.
         self.check_unique(&def, &after, &new_key, Some(&before))?;
         let after = Arc::new(after);
+        self.record(
+            &def,
+            RowChange::Update {
+                table,
+                before,
+                after: after.clone(),
+            },
+        )?;
         if !pk_same {
             self.set_own(&def, key, None);
         }
-        self.set_own(&def, new_key, Some(after.clone()));
-        self.changes.push(RowChange::Update {
-            table,
-            before,
-            after,
-        });
+        self.set_own(&def, new_key, Some(after));
         Ok(true)
     }
 
@@ -657,9 +680,24 @@ impl Transaction {
             return Ok(false);
         };
         self.lock_unique_values(&def, &before)?;
+        self.record(&def, RowChange::Delete { table, before })?;
         self.set_own(&def, key, None);
-        self.changes.push(RowChange::Delete { table, before });
         Ok(true)
+    }
+
+    /// Appends `change` (to `def`'s table) to the change log and encodes it into the event
+    /// cache; 1197 (nothing recorded) when the cache would exceed `max_binlog_cache_size`.
+    fn record(&mut self, def: &TableDef, change: RowChange) -> Result<(), EngineError> {
+        let core = &self.core;
+        self.cache.push(
+            def,
+            core.row_metadata(),
+            &change,
+            &|| core.stamp(),
+            core.cache_stats(),
+        )?;
+        self.changes.push(change);
+        Ok(())
     }
 
     /// Sets the own state of one row, keeping the own index entries in step.
@@ -718,8 +756,9 @@ impl Transaction {
     /// `SAVEPOINT name` (an existing savepoint of that name is replaced).
     pub fn savepoint(&mut self, name: &str) {
         self.savepoints
-            .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-        self.savepoints.push((name.to_string(), self.changes.len()));
+            .retain(|(n, _, _)| !n.eq_ignore_ascii_case(name));
+        self.savepoints
+            .push((name.to_string(), self.changes.len(), self.cache.mark()));
         debug_assert!(self.savepoints.windows(2).all(|w| w[0].1 <= w[1].1));
     }
 
@@ -730,11 +769,12 @@ impl Transaction {
         let i = self
             .savepoints
             .iter()
-            .rposition(|(n, _)| n.eq_ignore_ascii_case(name))
+            .rposition(|(n, _, _)| n.eq_ignore_ascii_case(name))
             .ok_or_else(|| EngineError::NoSuchSavepoint {
                 name: name.to_string(),
             })?;
         let pos = self.savepoints[i].1;
+        let mark = self.savepoints[i].2;
         debug_assert!(
             pos <= self.changes.len(),
             "a savepoint mark past the change log"
@@ -743,6 +783,11 @@ impl Transaction {
         if pos < self.changes.len() {
             self.changes.truncate(pos);
             self.rebuild_state();
+        }
+        if let Err(e) = self.cache.rollback_to(&mark, self.core.cache_stats()) {
+            // The cache file failed: the transaction cannot be logged any more.
+            self.abort();
+            return Err(e);
         }
         Ok(())
     }
@@ -753,7 +798,7 @@ impl Transaction {
         let i = self
             .savepoints
             .iter()
-            .rposition(|(n, _)| n.eq_ignore_ascii_case(name))
+            .rposition(|(n, _, _)| n.eq_ignore_ascii_case(name))
             .ok_or_else(|| EngineError::NoSuchSavepoint {
                 name: name.to_string(),
             })?;
@@ -792,10 +837,11 @@ impl Transaction {
         let generations = std::mem::take(&mut self.generations);
         let r = self
             .core
-            .commit_changes(self.id, changes, &generations, waiter);
+            .commit_changes(self.id, changes, &mut self.cache, &generations, waiter);
         // The sink released the locks when the group was applied; after a failure nothing
         // was applied and the locks go now (release is idempotent).
         self.core.locks().release_all(self.id);
+        self.core.cache_stats().note_done(&self.cache);
         r.map(Some)
     }
 
@@ -807,6 +853,7 @@ impl Transaction {
     fn finish_rollback(&mut self) {
         if !self.finished {
             self.finished = true;
+            self.core.cache_stats().note_done(&self.cache);
             self.changes.clear();
             self.writes.clear();
             self.core.locks().release_all(self.id);

@@ -89,6 +89,7 @@ fn record(size: usize, n: u64) -> PendingRecord {
         },
         events,
         aux: Vec::new(),
+        streamed: None,
         payload: None,
     }
 }

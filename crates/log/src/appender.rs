@@ -3,12 +3,25 @@
 //!
 //! `Writer` is guarded by `Inner::writer`; only a group leader or the flusher holds it.
 //! Invariants:
-//! - `written <= lsn`; `pending` holds exactly the framed bytes of `written..lsn`, all in the
-//!   current segment at file offset `header_len + (written - seg_start_lsn)`;
+//! - `written <= lsn`; `pending`, with the streamed event bytes of `streams` in place between
+//!   its bytes, holds exactly the framed bytes of `written..lsn`, all in the current segment
+//!   at file offset `header_len + (written - seg_start_lsn)`. A record whose events are
+//!   streamed (`PendingRecord::streamed`, a spilled binlog cache) is framed like any other,
+//!   its CRC computed while reading its source; `write_pending` reads the source again in
+//!   chunks as it writes, so the record is never built in memory (`streamed.rs`);
 //! - GTIDs are assigned in record order from `state`, which is updated record by record, so
 //!   a segment header written at rotation carries the state at its start LSN;
 //! - a record never spans segments: if it does not fit, the current segment is written,
-//!   synced and closed first (a record larger than an empty segment is refused);
+//!   synced and closed first. A record larger than an empty segment gets a segment of its
+//!   own, made as large as the record (`seg_size`; its header records the size, as every
+//!   segment's does), created before anything of its group is touched. Why one large
+//!   segment rather than records spanning segments: a frame stays contiguous in one file, so
+//!   every reader of segments (recovery and its torn-tail judgement, the log readers and the
+//!   dump stream, retention, `onelog check`, backup) handles it unchanged; they all take a
+//!   segment's extent from its file and header, not from `segment_size`. Its file offsets
+//!   are binlog positions (`end_log_pos` is 32 bits), so the log takes records up to
+//!   ~4 GiB (`max_frame`); the engine refuses larger transactions earlier (1197 past
+//!   `max_binlog_cache_size`);
 //! - before a group that may need a rotation touches anything, the next segment must be
 //!   prepared: if preparing failed (ENOSPC) the whole group is refused with nothing written
 //!   and the log stays usable (a later group retries the preparation);
@@ -61,6 +74,7 @@ use crate::seglist::SegmentMeta;
 use crate::segment::{self, SegmentHeader, PREPARED_NAME};
 use crate::shared::PhaseCounters;
 use crate::shared::Shared;
+use crate::streamed::{EventSource, CHUNK};
 use crate::{CommitReceipt, CommittedRecord, GtidAssign, Lsn, PendingRecord, RecordKind};
 
 /// At level 0, buffered bytes past this are written without waiting for the flusher.
@@ -70,17 +84,28 @@ pub const LEVEL0_WRITE_THRESHOLD: usize = 1 << 20;
 /// extent a crash can leave torn or stale); see the module invariants and `recovery.rs`.
 pub const MAX_UNSYNCED: u64 = 8 << 20;
 
+/// Room a segment made for one large record keeps after it (a SyncMark and a GtidState record
+/// framed with it).
+const OVERSIZE_SLACK: u64 = 64 << 10;
+
 pub(crate) struct Writer {
     seg_number: u64,
     seg_path: PathBuf,
     seg_file: Arc<dyn File>,
     seg_start_lsn: Lsn,
     header_len: u64,
+    /// Size of the current segment's file: `segment_size`, or more for a segment made for
+    /// one record larger than an empty segment (module invariants).
+    seg_size: u64,
     /// End of the framed records (pending included).
     lsn: Lsn,
     /// End of the records written to the file.
     written: Lsn,
     pending: Vec<u8>,
+    /// Streamed event bytes framed between the bytes of `pending` (`streamed.rs`): each is
+    /// written in place at its offset into `pending`, before the byte there. Offsets in
+    /// increasing order; empty unless a record's events were streamed.
+    streams: Vec<(usize, Box<dyn EventSource>)>,
     state: GtidState,
     next_state_lsn: Lsn,
     /// File mode: the CommitMark (its committed LSN) to frame before anything else.
@@ -94,6 +119,8 @@ pub(crate) struct Writer {
     sync_marks: bool,
     /// The log end an idle SyncMark was written (and synced) at, if any (module invariants).
     idle_marked: Option<Lsn>,
+    /// A segment file prepared for a record larger than an empty segment, and its size.
+    oversize: Option<(Arc<dyn File>, u64)>,
 }
 
 impl Writer {
@@ -114,9 +141,11 @@ impl Writer {
             seg_file: file,
             seg_start_lsn: seg.start_lsn,
             header_len: seg.header_len,
+            seg_size: 0,
             lsn,
             written: lsn,
             pending: Vec::with_capacity(64 << 10),
+            streams: Vec::new(),
             state,
             next_state_lsn: lsn + state_interval.max(1),
             pending_mark: None,
@@ -128,7 +157,14 @@ impl Writer {
             marked: lsn,
             sync_marks,
             idle_marked: None,
+            oversize: None,
         }
+    }
+
+    /// The recovered writer's segment is `size` bytes long (its file's length).
+    pub fn in_segment_of(mut self, size: u64) -> Self {
+        self.seg_size = size;
+        self
     }
 
     /// End of the framed records (pending included).
@@ -163,6 +199,22 @@ impl Writer {
     }
 }
 
+/// The frame sizes of a group ([`Writer::frame_limits`]): the header length of a segment
+/// started now, the largest frame a `segment_size` segment holds, the largest the log takes.
+struct FrameLimits {
+    header_len: u64,
+    segment_frame: u64,
+    max_frame: u64,
+}
+
+/// Where [`Writer::write_pending`] is: the file offset of the next byte, the bytes written
+/// but not synced before it, and the bytes left to write.
+struct WriteCursor {
+    at: u64,
+    unsynced: u64,
+    left: u64,
+}
+
 /// What the leader gets back for one record of its group.
 pub(crate) type RecordOutcome = Result<CommitReceipt, LogError>;
 
@@ -194,7 +246,7 @@ fn check_group(
 
 /// The framed length of a record the log takes, or why it refuses it.
 fn check_record(rec: &PendingRecord, max_frame: u64) -> Result<u64, String> {
-    let len = frame::event_record_len(rec.events.len(), rec.aux.len()) as u64;
+    let len = frame::event_record_len(rec.events_len() as usize, rec.aux.len()) as u64;
     if matches!(
         rec.kind,
         RecordKind::GtidState | RecordKind::CommitMark | RecordKind::SyncMark
@@ -208,7 +260,7 @@ fn check_record(rec: &PendingRecord, max_frame: u64) -> Result<u64, String> {
             "event group of {} bytes cannot start with a GTID event",
             rec.events.len()
         ))
-    } else if len > max_frame || len > u32::MAX as u64 {
+    } else if len > max_frame {
         Err(format!(
             "record of {len} bytes is larger than a segment can hold ({max_frame} bytes)"
         ))
@@ -236,8 +288,8 @@ impl Writer {
         position::offset_in_segment(self.header_len, self.seg_start_lsn, lsn)
     }
 
-    fn fits(&self, inner: &Shared, frame_len: usize) -> bool {
-        self.file_offset(self.lsn) + frame_len as u64 + self.mark_reserve <= inner.opts.segment_size
+    fn fits(&self, frame_len: usize) -> bool {
+        self.file_offset(self.lsn) + frame_len as u64 + self.mark_reserve <= self.seg_size
     }
 
     /// File mode: frames the pending CommitMark (see the module invariants).
@@ -245,7 +297,7 @@ impl Writer {
         let Some(committed) = self.pending_mark.take() else {
             return;
         };
-        if self.file_offset(self.lsn) + frame::COMMIT_MARK_LEN as u64 > inner.opts.segment_size {
+        if self.file_offset(self.lsn) + frame::COMMIT_MARK_LEN as u64 > self.seg_size {
             // Unreachable (`mark_reserve`); and harmless: recovery counts every record of a
             // sealed segment as committed.
             return;
@@ -262,7 +314,7 @@ impl Writer {
             return;
         }
         let durable = lock(&inner.progress).durable();
-        if durable <= self.marked || !self.fits(inner, frame::SYNC_MARK_LEN) {
+        if durable <= self.marked || !self.fits(frame::SYNC_MARK_LEN) {
             return;
         }
         debug_assert!(durable <= self.written, "durable bytes were written");
@@ -285,7 +337,7 @@ impl Writer {
             && durable == self.lsn
             && durable > self.marked
             && self.idle_marked != Some(self.lsn)
-            && self.fits(inner, frame::SYNC_MARK_LEN);
+            && self.fits(frame::SYNC_MARK_LEN);
         if !idle {
             return Ok(false);
         }
@@ -306,15 +358,26 @@ impl Writer {
         Ok(true)
     }
 
-    /// Largest frame an empty segment (with a header for the current state) can hold.
-    fn max_frame(&self, inner: &Shared) -> u64 {
+    /// The frame sizes a group is held to now (one encoding of the GTID state per group).
+    fn frame_limits(&self, inner: &Shared) -> FrameLimits {
         let mut st = Vec::new();
         self.state.encode(&mut st);
-        inner
+        // Room for the state to grow.
+        let header_len = segment::header_len_for(st.len() + 4096, inner.fde.len());
+        let segment_frame = inner
             .opts
             .segment_size
-            .saturating_sub(segment::header_len_for(st.len() + 4096, inner.fde.len()))
+            .saturating_sub(header_len)
+            .saturating_sub(self.mark_reserve);
+        let max_frame = (u64::from(u32::MAX) - OVERSIZE_SLACK)
+            .saturating_sub(header_len)
             .saturating_sub(self.mark_reserve)
+            .max(segment_frame);
+        FrameLimits {
+            header_len,
+            segment_frame,
+            max_frame,
+        }
     }
 
     /// Records a failure of the appender: the log enters the failed state. Returns the error
@@ -358,14 +421,16 @@ impl Writer {
         }
         let began = std::time::Instant::now();
         let commit_id = self.lsn + 1;
-        let max_frame = self.max_frame(inner);
+        let limits = self.frame_limits(inner);
+        let max_frame = limits.max_frame;
         let (mut outcomes, total) = check_group(batch, max_frame, commit_id);
         self.make_room(inner, total)?;
         self.frame_commit_mark(inner);
         if total > 0 {
             self.frame_sync_mark(inner);
         }
-        self.keep_group_in_one_segment(inner, total, max_frame)?;
+        self.prepare_oversize(inner, &limits, &outcomes, batch)?;
+        self.keep_group_in_one_segment(inner, total, limits.segment_frame)?;
         let committed = self.frame_records(inner, batch, &mut outcomes, commit_id)?;
         if !committed.is_empty() && self.lsn >= self.next_state_lsn {
             self.frame_state(inner);
@@ -375,7 +440,7 @@ impl Writer {
             p.set_end(self.lsn);
         }
         PhaseCounters::add(&inner.stats.phases.encode, began);
-        if write_now || self.pending.len() >= LEVEL0_WRITE_THRESHOLD {
+        if write_now || self.pending_len() >= LEVEL0_WRITE_THRESHOLD as u64 {
             let began = std::time::Instant::now();
             self.write_pending(inner)
                 .map_err(|e| self.failure(inner, e))?;
@@ -394,8 +459,13 @@ impl Writer {
             self.written,
             self.lsn
         );
+        debug_assert!(self.streams.windows(2).all(|w| w[0].0 <= w[1].0));
+        debug_assert!(self
+            .streams
+            .last()
+            .is_none_or(|s| s.0 <= self.pending.len()));
         debug_assert_eq!(
-            self.pending.len() as u64,
+            self.pending_len(),
             self.lsn - self.written,
             "pending does not hold exactly written..lsn"
         );
@@ -404,13 +474,49 @@ impl Writer {
     /// Makes sure a rotation a group of `total` bytes may need can happen, before anything
     /// of the group is touched.
     fn make_room(&self, inner: &Shared, total: u64) -> Result<(), LogError> {
-        if total == 0 || self.file_offset(self.lsn) + total + 4096 <= inner.opts.segment_size {
+        if total == 0 || self.file_offset(self.lsn) + total + 4096 <= self.seg_size {
             return Ok(());
         }
         inner.preparer.ensure_ready().map_err(|e| match e {
             LogError::StorageFull { .. } | LogError::Closed => e,
             other => LogError::Failed(format!("could not prepare the next segment: {other}")),
         })
+    }
+
+    /// Creates the segment a record larger than an empty segment goes to (the largest of the
+    /// group), before anything of the group is touched: a full disk refuses the group and
+    /// leaves the log usable, as `make_room` does for the prepared segment.
+    fn prepare_oversize(
+        &mut self,
+        inner: &Shared,
+        limits: &FrameLimits,
+        outcomes: &[RecordOutcome],
+        batch: &[PendingRecord],
+    ) -> Result<(), LogError> {
+        let biggest = batch
+            .iter()
+            .zip(outcomes)
+            .filter(|(_, o)| o.is_ok())
+            .map(|(r, _)| frame::event_record_len(r.events_len() as usize, r.aux.len()) as u64)
+            .max()
+            .unwrap_or(0);
+        if biggest <= limits.segment_frame {
+            return Ok(());
+        }
+        let size = self.oversize_for(limits, biggest);
+        if self.oversize.as_ref().is_some_and(|(_, s)| *s >= size) {
+            return Ok(());
+        }
+        self.oversize = None;
+        let path = inner.opts.dir.join(segment::OVERSIZE_NAME);
+        let file = segment::create_zeroed(&*inner.fs, &path, size, &|| false)?;
+        self.oversize = Some((file, size));
+        Ok(())
+    }
+
+    /// The size of a segment made for a record of `len` framed bytes.
+    fn oversize_for(&self, limits: &FrameLimits, len: u64) -> u64 {
+        limits.header_len + len + self.mark_reserve + OVERSIZE_SLACK
     }
 
     /// File mode: a group must not span segments. Recovery counts every record of a sealed
@@ -429,7 +535,7 @@ impl Writer {
         if self.mark_reserve > 0
             && total > 0
             && self.lsn > self.seg_start_lsn
-            && !self.fits(inner, total as usize)
+            && !self.fits(total as usize)
             && total <= max_frame
         {
             self.rotate(inner).map_err(|e| self.failure(inner, e))?;
@@ -470,16 +576,34 @@ impl Writer {
                 *out = Err(LogError::InvalidRecord(format!("first event: {e}")));
                 continue;
             }
-            let len = frame::event_record_len(rec.events.len(), rec.aux.len());
-            if !self.fits(inner, len) {
-                self.rotate(inner).map_err(|e| self.failure(inner, e))?;
+            let len = frame::event_record_len(rec.events_len() as usize, rec.aux.len());
+            if !self.fits(len) {
+                self.rotate_for(inner, len as u64)
+                    .map_err(|e| self.failure(inner, e))?;
                 debug_assert!(
-                    self.fits(inner, len),
+                    self.fits(len),
                     "a record of {len} bytes would span segments"
                 );
             }
             let lsn = self.lsn;
-            frame::encode_event_record(&mut self.pending, rec.kind, &rec.events, &rec.aux);
+            match rec.streamed.take() {
+                None => {
+                    frame::encode_event_record(&mut self.pending, rec.kind, &rec.events, &rec.aux)
+                }
+                Some(s) => {
+                    let before = self.pending.len();
+                    match frame::encode_streamed_record(&mut self.pending, rec, &s) {
+                        Ok(at) => self.streams.push((at, s.source)),
+                        Err(e) => {
+                            // Nothing of the record is framed: only it is refused.
+                            self.pending.truncate(before);
+                            let e = LogError::io(&self.seg_path, 0, "read streamed events", e);
+                            *out = Err(e);
+                            continue;
+                        }
+                    }
+                }
+            }
             self.lsn += len as u64;
             self.state.record(gtid);
             *receipt = CommitReceipt {
@@ -501,17 +625,27 @@ impl Writer {
     fn frame_state(&mut self, inner: &Shared) {
         let mut st = Vec::new();
         frame::encode_state_record(&mut st, &self.state);
-        if self.fits(inner, st.len()) {
+        if self.fits(st.len()) {
             self.pending.extend_from_slice(&st);
             self.lsn += st.len() as u64;
         }
         self.next_state_lsn = self.lsn + inner.opts.state_interval.max(1);
     }
 
+    /// Bytes framed but not written: `pending` and the streamed sources between its bytes.
+    fn pending_len(&self) -> u64 {
+        self.pending.len() as u64 + self.streams.iter().map(|(_, s)| s.len()).sum::<u64>()
+    }
+
     /// Writes the buffered records to the current segment with one write (several, with a
-    /// sync before each, when that would leave more than [`MAX_UNSYNCED`] bytes unsynced).
+    /// sync before each, when that would leave more than [`MAX_UNSYNCED`] bytes unsynced;
+    /// streamed event bytes are read and written [`CHUNK`] bytes at a time).
     pub fn write_pending(&mut self, inner: &Shared) -> Result<(), LogError> {
         if self.pending.is_empty() {
+            debug_assert!(
+                self.streams.is_empty(),
+                "a streamed record without its frame"
+            );
             return Ok(());
         }
         let off = self.file_offset(self.written);
@@ -521,39 +655,41 @@ impl Writer {
                 .map_err(|e| LogError::io(&self.seg_path, off, name, e))
         };
         crash("commit.before_write")?;
+        let total = self.pending_len();
         // Bytes before `self.written` that may not be durable (an over-estimate when a
         // previous call synced in the middle of a record: that only syncs earlier).
         let durable = lock(&inner.progress).durable();
-        let mut unsynced = self.written.saturating_sub(durable);
-        let mut done = 0usize;
-        while done < self.pending.len() {
-            if unsynced >= MAX_UNSYNCED {
-                self.sync_written(inner)?;
-                unsynced = 0;
-            }
-            let n = ((MAX_UNSYNCED - unsynced) as usize).min(self.pending.len() - done);
-            let at = off + done as u64;
-            self.seg_file
-                .write_all_at(&self.pending[done..done + n], at)
-                .map_err(|e| {
-                    if is_enospc(&e) {
-                        LogError::StorageFull {
-                            path: self.seg_path.clone(),
-                            needed: (self.pending.len() - done) as u64,
-                        }
-                    } else {
-                        LogError::io(&self.seg_path, at, "write records", e)
-                    }
+        let mut cursor = WriteCursor {
+            at: off,
+            unsynced: self.written.saturating_sub(durable),
+            left: total,
+        };
+        let mut from = 0usize;
+        let mut buf = Vec::new();
+        for (pos, src) in &self.streams {
+            self.write_bounded(inner, &self.pending[from..*pos], &mut cursor)?;
+            let len = src.len();
+            let mut p = 0u64;
+            while p < len {
+                let n = (len - p).min(CHUNK as u64) as usize;
+                buf.resize(n, 0);
+                src.read_at(p, &mut buf[..n]).map_err(|e| {
+                    LogError::io(&self.seg_path, cursor.at, "read streamed events", e)
                 })?;
-            done += n;
-            unsynced += n as u64;
+                self.write_bounded(inner, &buf[..n], &mut cursor)?;
+                p += n as u64;
+            }
+            from = *pos;
         }
+        self.write_bounded(inner, &self.pending[from..], &mut cursor)?;
+        debug_assert_eq!(cursor.left, 0);
         crash("commit.after_write")?;
-        inner.stats.bytes_written.fetch_add(
-            self.pending.len() as u64,
-            std::sync::atomic::Ordering::SeqCst,
-        );
+        inner
+            .stats
+            .bytes_written
+            .fetch_add(total, std::sync::atomic::Ordering::SeqCst);
         self.pending.clear();
+        self.streams.clear();
         self.written = self.lsn;
         {
             let mut p = lock(&inner.progress);
@@ -566,6 +702,42 @@ impl Writer {
         }
         inner.progress_cv.notify_all();
         self.debug_check();
+        Ok(())
+    }
+
+    /// Writes `bytes` at the cursor, syncing first whenever [`MAX_UNSYNCED`] bytes are
+    /// written but not synced (the module invariants).
+    fn write_bounded(
+        &self,
+        inner: &Shared,
+        bytes: &[u8],
+        c: &mut WriteCursor,
+    ) -> Result<(), LogError> {
+        let mut done = 0usize;
+        while done < bytes.len() {
+            if c.unsynced >= MAX_UNSYNCED {
+                self.sync_written(inner)?;
+                c.unsynced = 0;
+            }
+            let n = ((MAX_UNSYNCED - c.unsynced) as usize).min(bytes.len() - done);
+            let at = c.at;
+            self.seg_file
+                .write_all_at(&bytes[done..done + n], at)
+                .map_err(|e| {
+                    if is_enospc(&e) {
+                        LogError::StorageFull {
+                            path: self.seg_path.clone(),
+                            needed: c.left,
+                        }
+                    } else {
+                        LogError::io(&self.seg_path, at, "write records", e)
+                    }
+                })?;
+            done += n;
+            c.at += n as u64;
+            c.left -= n as u64;
+            c.unsynced += n as u64;
+        }
         Ok(())
     }
 
@@ -656,6 +828,7 @@ impl Writer {
         self.seg_file = file;
         self.seg_start_lsn = self.lsn;
         self.header_len = header.len() as u64;
+        self.seg_size = inner.opts.segment_size;
         self.sync_marks = true;
         // Sealed: everything before the new segment is durable, and a mark only vouches for
         // bytes of its own segment (recovery scans the last one).
@@ -691,28 +864,53 @@ impl Writer {
         Ok(())
     }
 
+    /// Rotates so that a record of `len` framed bytes fits: into the prepared segment, or,
+    /// when even an empty one is too small, into a segment made as large as the record
+    /// (module invariants).
+    fn rotate_for(&mut self, inner: &Shared, len: u64) -> Result<(), LogError> {
+        let limits = self.frame_limits(inner);
+        if len <= limits.segment_frame {
+            return self.rotate(inner);
+        }
+        let needed = self.oversize_for(&limits, len);
+        self.seal(inner)?;
+        let path = inner.opts.dir.join(segment::OVERSIZE_NAME);
+        let (file, size) = match self.oversize.take() {
+            Some((f, size)) if size >= needed => (f, size),
+            // Not prepared (a second large record of the group): made now; a failure here
+            // fails the log like any rotation failure.
+            _ => (
+                segment::create_zeroed(&*inner.fs, &path, needed, &|| false)?,
+                needed,
+            ),
+        };
+        self.install_next(inner, file, &path, size)
+    }
+
     /// Closes the current segment (written and synced) and continues in a new one.
     fn rotate(&mut self, inner: &Shared) -> Result<(), LogError> {
         self.seal(inner)?;
         let file = inner.preparer.take()?;
+        let prepared = inner.opts.dir.join(PREPARED_NAME);
+        self.install_next(inner, file, &prepared, inner.opts.segment_size)
+    }
+
+    /// Installs `file` (prepared at `prepared`, `size` bytes of zeros) as the next segment
+    /// and continues in it; the current one is sealed.
+    fn install_next(
+        &mut self,
+        inner: &Shared,
+        file: Arc<dyn File>,
+        prepared: &std::path::Path,
+        size: u64,
+    ) -> Result<(), LogError> {
         let number = self.seg_number + 1;
-        let header = SegmentHeader::encode(
-            number,
-            self.lsn,
-            &self.state,
-            &inner.fde,
-            inner.opts.segment_size,
-        );
+        let header = SegmentHeader::encode(number, self.lsn, &self.state, &inner.fde, size);
         let dir = &inner.opts.dir;
-        let path = segment::install(
-            &*inner.fs,
-            dir,
-            &dir.join(PREPARED_NAME),
-            &*file,
-            &header,
-            number,
-        )?;
-        inner.preparer.request();
+        let path = segment::install(&*inner.fs, dir, prepared, &*file, &header, number)?;
+        if size == inner.opts.segment_size {
+            inner.preparer.request();
+        }
         {
             inner.segments.seal_and_push(SegmentMeta {
                 number,
@@ -733,6 +931,7 @@ impl Writer {
         self.seg_file = file;
         self.seg_start_lsn = self.lsn;
         self.header_len = header.len() as u64;
+        self.seg_size = size;
         self.sync_marks = true;
         // Sealed: everything before the new segment is durable, and a mark only vouches for
         // bytes of its own segment (recovery scans the last one).

@@ -102,6 +102,43 @@ pub fn encode_event_record(out: &mut Vec<u8>, kind: RecordKind, events: &[u8], a
     seal(out, start);
 }
 
+/// Appends the frame of a Transaction/Ddl record whose event group is `rec.events ++
+/// streamed` to `out`, but for the streamed source's bytes: the frame is the one
+/// [`encode_event_record`] writes for the whole group, CRC included (computed while reading
+/// the source); the source's bytes belong at the returned offset of `out`.
+pub fn encode_streamed_record(
+    out: &mut Vec<u8>,
+    rec: &crate::PendingRecord,
+    streamed: &crate::StreamedEvents,
+) -> std::io::Result<usize> {
+    let start = out.len();
+    let events_len = rec.events.len() as u64 + streamed.len();
+    let payload_len = 4 + events_len + rec.aux.len() as u64;
+    let too_big = || std::io::Error::other("record larger than a frame can hold");
+    out.extend_from_slice(
+        &u32::try_from(payload_len)
+            .map_err(|_| too_big())?
+            .to_le_bytes(),
+    );
+    out.extend_from_slice(&[0; 4]);
+    out.push(rec.kind.code());
+    out.extend_from_slice(
+        &u32::try_from(events_len)
+            .map_err(|_| too_big())?
+            .to_le_bytes(),
+    );
+    out.extend_from_slice(&rec.events);
+    let mut buf = Vec::new();
+    let crc = crc32c::crc32c(&out[start + 8..]);
+    let crc = crate::streamed::crc_append(crc, &*streamed.source, &mut buf)?;
+    let at = out.len();
+    out.extend_from_slice(&streamed.tail);
+    out.extend_from_slice(&rec.aux);
+    let crc = crc32c::crc32c_append(crc, &out[at..]);
+    out[start + 4..start + 8].copy_from_slice(&mask_crc(crc).to_le_bytes());
+    Ok(at)
+}
+
 /// Appends a GtidState record to `out`.
 pub fn encode_state_record(out: &mut Vec<u8>, state: &GtidState) {
     let start = out.len();

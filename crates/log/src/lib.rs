@@ -54,6 +54,7 @@ pub mod retention;
 mod seglist;
 pub mod segment;
 mod shared;
+pub mod streamed;
 pub mod verify;
 pub mod view;
 mod view_cache;
@@ -75,6 +76,7 @@ pub use log::Log;
 pub use mirror::{Mirror, MirrorReport, MirrorStats};
 pub use pins::ReaderPin;
 pub use reader::LogReader;
+pub use streamed::{EventSource, StreamedEvents};
 
 /// Byte position in the whole record stream (segment headers excluded).
 pub type Lsn = u64;
@@ -261,6 +263,31 @@ pub struct PendingRecord {
     pub aux: Vec<u8>,
     /// Handed back to the GroupSink untouched (the engine's write set).
     pub payload: Option<Box<dyn Any + Send>>,
+    /// The rest of the event group when it is not all in `events` (a transaction whose binlog
+    /// cache spilled to a file): the group is `events ++ streamed`; the log frames and writes
+    /// it from there without building it in memory (`streamed.rs`). `None` for most records.
+    pub streamed: Option<StreamedEvents>,
+}
+
+impl PendingRecord {
+    /// Bytes of the whole event group (`events` and `streamed`).
+    pub fn events_len(&self) -> u64 {
+        self.events.len() as u64 + self.streamed.as_ref().map_or(0, StreamedEvents::len)
+    }
+
+    /// Moves the streamed part of the event group into `events` (a log that needs the group
+    /// as bytes: file mode's classic binlog).
+    pub fn materialize(&mut self) -> std::io::Result<()> {
+        let Some(s) = self.streamed.take() else {
+            return Ok(());
+        };
+        let start = self.events.len();
+        let n = usize::try_from(s.source.len()).map_err(|_| std::io::ErrorKind::OutOfMemory)?;
+        self.events.resize(start + n, 0);
+        s.source.read_at(0, &mut self.events[start..])?;
+        self.events.extend_from_slice(&s.tail);
+        Ok(())
+    }
 }
 
 /// Where and as what a record was logged.

@@ -94,7 +94,17 @@ impl Log {
     /// Enqueues `rec`, group-commits it, and returns once it is acknowledged per the
     /// durability level (level 1: durable; level 2: written; level 0: buffered).
     pub fn commit(&self, rec: PendingRecord) -> Result<CommitReceipt, LogError> {
-        group_commit::commit(&self.inner, rec)
+        group_commit::commit(&self.inner, self.streamable(rec)?)
+    }
+
+    /// The record as this log can take it: file mode's classic binlog takes an event group
+    /// as bytes, so a streamed group is read into memory first (`streamed.rs`).
+    fn streamable(&self, mut rec: PendingRecord) -> Result<PendingRecord, LogError> {
+        if rec.streamed.is_some() && self.inner.file.is_some() {
+            rec.materialize()
+                .map_err(|e| LogError::io(&self.inner.opts.dir, 0, "read streamed events", e))?;
+        }
+        Ok(rec)
     }
 
     /// [`Log::commit`] that calls `on_queued` once the record has its place in the commit
@@ -105,7 +115,7 @@ impl Log {
         rec: PendingRecord,
         on_queued: &dyn Fn(),
     ) -> Result<CommitReceipt, LogError> {
-        group_commit::commit_then(&self.inner, rec, on_queued)
+        group_commit::commit_then(&self.inner, self.streamable(rec)?, on_queued)
     }
 
     /// `gtid_strict_mode`: from now on a record with a fixed GTID that is not above its

@@ -1,7 +1,8 @@
 //! Opening the log: finding the segments, checking their headers, and recovering the tail.
 //!
 //! Steps:
-//! 1. create the directory; delete a stale `next.olog.tmp` (it never holds records);
+//! 1. create the directory; delete a stale `next.olog.tmp` or `oversize.olog.tmp` (they never
+//!    hold records);
 //!    if `reset.olog.tmp` exists, a reset was committed: finish it (`segment::finish_reset`);
 //! 2. list `binlog-NNNNNN.olog` files; none: create segment 1 (start LSN 0, empty state);
 //! 3. read every header: the numbers must be contiguous and match the names, start LSNs must
@@ -186,6 +187,11 @@ fn prepare_dir(fs: &dyn FileSystem, dir: &Path) -> Result<(), LogError> {
     if fs.exists(&tmp) {
         fs.remove_file(&tmp)
             .map_err(|e| LogError::io(&tmp, 0, "remove stale prepared segment", e))?;
+    }
+    let big = dir.join(segment::OVERSIZE_NAME);
+    if fs.exists(&big) {
+        fs.remove_file(&big)
+            .map_err(|e| LogError::io(&big, 0, "remove stale prepared segment", e))?;
     }
     if fs.exists(&dir.join(RESET_NAME)) {
         segment::finish_reset(fs, dir)?;
@@ -582,7 +588,8 @@ fn build_inner(
         opts.state_interval,
         file_mode.is_some(),
         segs.last_version >= 2,
-    );
+    )
+    .in_segment_of(segs.file_len);
     let progress = Progress::recovered(lsn, segs.file, last.path.clone(), file_mode.is_some());
     Inner {
         shared: Shared {

@@ -56,6 +56,10 @@ use crate::frame::{mask_crc, unmask_crc};
 use crate::fs::{read_full_at, File, FileSystem};
 use crate::Lsn;
 
+/// Where a segment sized for one record larger than `segment_size` is prepared (`appender.rs`);
+/// a stale one is removed at open.
+pub const OVERSIZE_NAME: &str = "oversize.olog.tmp";
+
 pub const MAGIC: &[u8; 8] = b"ONELOGSG";
 pub const VERSION: u32 = 2;
 /// The fixed part of a version-1 header (no `file_len`).

@@ -77,6 +77,7 @@ fn ftxn(tag: u64, pad: usize) -> PendingRecord {
         },
         events,
         aux,
+        streamed: None,
         payload: None,
     }
 }

@@ -85,6 +85,7 @@ fn record(kind: RecordKind, events: Vec<u8>) -> PendingRecord {
         },
         events,
         aux: Vec::new(),
+        streamed: None,
         payload: None,
     }
 }

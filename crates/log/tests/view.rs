@@ -66,6 +66,7 @@ fn group(i: u64, ddl: bool) -> PendingRecord {
         },
         events: v,
         aux: Vec::new(),
+        streamed: None,
         payload: None,
     }
 }

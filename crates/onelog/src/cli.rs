@@ -97,6 +97,12 @@ pub struct ServeOptions {
     /// `--max-binlog-total-size=SIZE`: the oldest binlog segments are purged while the binlog
     /// is larger; 0 (default) = unlimited. MariaDB has it from 11.4 on (not in 10.11).
     pub max_binlog_total_size: u64,
+    /// `--binlog-cache-size=SIZE`: startup `binlog_cache_size` (rounded down to 4K).
+    pub binlog_cache_size: u64,
+    /// `--max-binlog-cache-size=SIZE`: startup `max_binlog_cache_size` (rounded down to 4K).
+    pub max_binlog_cache_size: u64,
+    /// `--tmpdir=PATH`: where transactions' binlog caches spill (default `$TMPDIR`, else /tmp).
+    pub tmpdir: Option<PathBuf>,
     /// Messages for the log (ignored `--loose-` options).
     pub warnings: Vec<String>,
 }
@@ -127,6 +133,9 @@ impl Default for ServeOptions {
             root_auth: RootAuth::Socket,
             binlog_expire_logs_seconds: 0,
             max_binlog_total_size: 0,
+            binlog_cache_size: 32768,
+            max_binlog_cache_size: 18_446_744_073_709_547_520,
+            tmpdir: None,
             warnings: Vec::new(),
         }
     }
@@ -183,6 +192,13 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
   --binlog-row-metadata=NO_LOG|MINIMAL|FULL
                          optional metadata of Table_map events (default NO_LOG; FULL
                          adds column names and the primary key)
+  --binlog-cache-size=SIZE
+                         bytes of a transaction's binlog events kept in memory before
+                         they spill to a file in --tmpdir (default 32K)
+  --max-binlog-cache-size=SIZE
+                         most bytes of binlog events a transaction may make; past it the
+                         statement fails with 1197 (default 16E, MariaDB's)
+  --tmpdir=PATH          where spilled binlog caches go (default $TMPDIR, else /tmp)
   --max-connections=N    (default {maxc})
   --max-allowed-packet=SIZE
                          (default 16M)
@@ -425,6 +441,9 @@ const KNOWN: &[&str] = &[
     "expire-logs-days",
     "max-binlog-total-size",
     "skip-slave-start",
+    "binlog-cache-size",
+    "max-binlog-cache-size",
+    "tmpdir",
 ];
 
 /// Options that take ON/OFF and may be given bare (`--NAME`) or as `--skip-NAME`.
@@ -498,6 +517,15 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
         }
         "expire-logs-days" => o.binlog_expire_logs_seconds = parse_days(v)?,
         "max-binlog-total-size" => o.max_binlog_total_size = parse_size(v, 0, u64::MAX)?,
+        // MariaDB's range and 4096-byte blocks (rounded down, as `SET GLOBAL` does).
+        "binlog-cache-size" => o.binlog_cache_size = parse_size(v, 4096, u64::MAX)? & !4095,
+        "max-binlog-cache-size" => o.max_binlog_cache_size = parse_size(v, 4096, u64::MAX)? & !4095,
+        "tmpdir" => {
+            if v.is_empty() {
+                return Err("empty path".to_string());
+            }
+            o.tmpdir = Some(PathBuf::from(v));
+        }
         _ => return Err("unknown option".to_string()),
     }
     Ok(())
@@ -617,6 +645,30 @@ mod tests {
         assert_eq!(o.socket, None);
         assert_eq!(o.server_id, 1);
         assert_eq!(o.flush_log_at_trx_commit, 1);
+    }
+
+    #[test]
+    fn binlog_cache_options_take_mariadbs_range_and_4k_blocks() {
+        let o = serve(&[]).unwrap();
+        assert_eq!(
+            (
+                o.binlog_cache_size,
+                o.max_binlog_cache_size,
+                o.tmpdir.clone()
+            ),
+            (32768, 18_446_744_073_709_547_520, None)
+        );
+        let o = serve(&[
+            "--binlog-cache-size=10000",
+            "--max_binlog_cache_size=1G",
+            "--tmpdir=/var/tmp",
+        ])
+        .unwrap();
+        assert_eq!(o.binlog_cache_size, 8192);
+        assert_eq!(o.max_binlog_cache_size, 1 << 30);
+        assert_eq!(o.tmpdir, Some(PathBuf::from("/var/tmp")));
+        assert!(serve(&["--binlog-cache-size=100"]).is_err());
+        assert!(serve(&["--tmpdir="]).is_err());
     }
 
     #[test]

@@ -411,6 +411,9 @@ pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
         root_auth: opts.root_auth,
         binlog_expire_logs_seconds: opts.binlog_expire_logs_seconds,
         max_binlog_total_size: opts.max_binlog_total_size,
+        binlog_cache_size: opts.binlog_cache_size,
+        max_binlog_cache_size: opts.max_binlog_cache_size,
+        tmpdir: opts.tmpdir.clone(),
     }
 }
 

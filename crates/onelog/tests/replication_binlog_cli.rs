@@ -198,3 +198,71 @@ fn mariadb_binlog_stop_never_sees_a_later_commit() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Large transactions (issue 14 part 3): with 64K segments and a 4K binlog cache, a
+/// transaction larger than a segment is committed from its spilled cache into a segment of
+/// its own; the dump stream serves it to `mariadb-binlog`, and MariaDB applying the output
+/// ends with onelog's tables.
+#[test]
+fn transactions_larger_than_a_segment_stream_to_mariadb_binlog() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Onelog::start(
+        &dir.path().join("onelog"),
+        &["--max-binlog-size=64K", "--binlog-cache-size=4K"],
+    );
+    let port = server.port;
+    sql(
+        port,
+        "CREATE USER rpl@'%' IDENTIFIED BY 'rpl'; \
+         GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO rpl@'%'; \
+         CREATE DATABASE cli; \
+         CREATE TABLE cli.a (id INT NOT NULL PRIMARY KEY, v VARCHAR(1200), d DECIMAL(8,2)); \
+         CREATE TABLE cli.b (id BIGINT NOT NULL PRIMARY KEY, t DATETIME(3), n INT)",
+    );
+    let seed = (0..50)
+        .map(|i| format!("({i}, REPEAT('x', 1000), {i}.5)"))
+        .collect::<Vec<_>>()
+        .join(",");
+    sql(port, &format!("INSERT INTO cli.a VALUES {seed}"));
+    for k in [50, 100, 200] {
+        sql(
+            port,
+            &format!("INSERT INTO cli.a SELECT id+{k}, v, d FROM cli.a"),
+        );
+    }
+    sql(
+        port,
+        "BEGIN; UPDATE cli.a SET v = REPEAT('y', 1100), d = d + 1; \
+         INSERT INTO cli.b VALUES (1, '2024-01-02 03:04:05.678', 7); COMMIT",
+    );
+    assert_eq!(sql_value(port, "SELECT COUNT(*) FROM cli.a"), "400");
+    let disk = common::status(port, "Binlog_cache_disk_use");
+    assert!(disk >= 4, "Binlog_cache_disk_use {disk}");
+    let logs = sql(port, "SHOW BINARY LOGS");
+    let sizes: Vec<(String, u64)> = logs
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            Some((f.next()?.to_string(), f.next()?.parse().ok()?))
+        })
+        .collect();
+    // 64K segments: the three larger transactions each got a segment of their own.
+    assert!(sizes.len() >= 5, "{logs}");
+    assert!(
+        sizes.iter().filter(|(_, s)| *s > 65536).count() >= 3,
+        "{logs}"
+    );
+    assert!(
+        sizes.iter().any(|(_, s)| *s > 400_000),
+        "a segment made for the large update: {logs}"
+    );
+    let want = dump(|q| sql(port, q));
+    let all = run_ok(remote_binlog(port).args(["--to-last-log", &sizes[0].0]));
+    assert_eq!(
+        printed_gtids(&all).last().map(String::as_str),
+        Some(sql_value(port, "SELECT @@gtid_binlog_pos").as_str())
+    );
+    let mariadb = MariaDb::start(&dir.path().join("mariadb"));
+    mariadb.run(None, Some(&all));
+    assert_eq!(dump(|q| mariadb.run(Some(q), None)), want);
+}

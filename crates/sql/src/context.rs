@@ -13,6 +13,7 @@
 //! - `stmt_time` is fixed for the whole statement: set by [`ExecContext::begin_statement_time`]
 //!   at its start, read by NOW() and friends.
 
+use onelog_protocol::errors;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -245,12 +246,20 @@ impl ExecContext {
     }
 
     /// A failed statement leaves its error as the only condition of the diagnostics area
-    /// (SHOW ERRORS, `@@error_count`), as in MariaDB.
+    /// (SHOW ERRORS, `@@error_count`), as in MariaDB; a row change refused by the binlog
+    /// cache (1197) is followed by MariaDB's second condition, 1534.
     pub(crate) fn note_error<T>(&mut self, r: &Result<T, SqlError>) {
         if let Err(e) = r {
             self.warnings.clear();
             self.warnings
                 .push(("Error".to_string(), e.code, e.message.clone()));
+            if e.code == errors::ER_TRANS_CACHE_FULL.code {
+                self.warnings.push((
+                    "Error".to_string(),
+                    errors::ER_BINLOG_ROW_LOGGING_FAILED.code,
+                    "Writing one row to the row-based binary log failed".to_string(),
+                ));
+            }
         }
     }
 

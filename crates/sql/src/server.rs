@@ -82,6 +82,12 @@ pub struct ServerConfig {
     /// `--max-binlog-total-size` in bytes: the oldest segments are purged while the binlog
     /// is larger (0: unlimited). SET GLOBAL changes it.
     pub max_binlog_total_size: u64,
+    /// `--binlog-cache-size`: startup `binlog_cache_size`.
+    pub binlog_cache_size: u64,
+    /// `--max-binlog-cache-size`: startup `max_binlog_cache_size`.
+    pub max_binlog_cache_size: u64,
+    /// `--tmpdir`: where spilled binlog caches go (None: `$TMPDIR`, else /tmp).
+    pub tmpdir: Option<PathBuf>,
 }
 
 /// Where the binlog lives (`@@binlog_storage`).
@@ -105,6 +111,12 @@ impl BinlogStorageMode {
 }
 
 impl ServerConfig {
+    /// Where transactions' binlog caches spill (`@@tmpdir`): `tmpdir`, else the process's
+    /// temporary directory (`$TMPDIR`, else /tmp), as MariaDB's default.
+    pub fn tmpdir(&self) -> PathBuf {
+        self.tmpdir.clone().unwrap_or_else(std::env::temp_dir)
+    }
+
     /// Defaults (MariaDB's where it has one) for a data directory.
     pub fn new(datadir: impl Into<PathBuf>) -> Self {
         ServerConfig {
@@ -131,6 +143,9 @@ impl ServerConfig {
             root_auth: RootAuth::Socket,
             binlog_expire_logs_seconds: 0,
             max_binlog_total_size: 0,
+            binlog_cache_size: onelog_engine::event_cache::DEFAULT_BINLOG_CACHE_SIZE,
+            max_binlog_cache_size: onelog_engine::event_cache::DEFAULT_MAX_BINLOG_CACHE_SIZE,
+            tmpdir: None,
         }
     }
 
@@ -223,6 +238,9 @@ impl Server {
             };
         }
         let (engine, report) = Engine::open(Arc::new(StdFs), opts)?;
+        engine.set_binlog_cache_size(config.binlog_cache_size);
+        engine.set_max_binlog_cache_size(config.max_binlog_cache_size);
+        engine.set_binlog_cache_dir(&config.tmpdir());
         let server = Arc::new(Server {
             engine,
             globals: GlobalVars::default(),

@@ -116,6 +116,33 @@ impl RowsEventWriter {
         self.body.len() - self.preamble_len
     }
 
+    /// The row images pushed so far (what [`rows_len`](Self::rows_len) counts).
+    pub fn rows_bytes(&self) -> &[u8] {
+        &self.body[self.preamble_len..]
+    }
+
+    /// Bytes of the event's body before the row images (post-header and bitmaps): the row
+    /// images of a finished event start `HEADER_LEN + preamble_len()` bytes into it.
+    pub fn preamble_len(&self) -> usize {
+        self.preamble_len
+    }
+
+    /// Forgets the row images pushed after the first `rows_len` bytes, which held `rows` rows
+    /// (a position taken earlier with [`rows_len`](Self::rows_len) and [`rows`](Self::rows)):
+    /// an event cache rolled back to a savepoint.
+    pub fn truncate_rows(&mut self, rows_len: usize, rows: usize) {
+        debug_assert!(rows_len <= self.rows_len() && rows <= self.rows);
+        self.body.truncate(self.preamble_len + rows_len);
+        self.rows = rows;
+    }
+
+    /// Appends `count` row images encoded earlier by a writer of the same kind and table
+    /// (the [`rows_bytes`](Self::rows_bytes) of one, or the rows of an event it finished).
+    pub fn extend_encoded(&mut self, images: &[u8], count: usize) {
+        self.body.extend_from_slice(images);
+        self.rows += count;
+    }
+
     fn check_cols(&self, columns: &[ColumnMeta]) -> Result<(), EncodeError> {
         if columns.len() != self.ncols {
             return Err(EncodeError::new(

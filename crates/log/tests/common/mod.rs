@@ -51,6 +51,7 @@ pub fn txn(tag: u64, body_len: usize) -> PendingRecord {
         },
         events: events(body_len, tag),
         aux: tag.to_le_bytes().to_vec(),
+        streamed: None,
         payload: None,
     }
 }

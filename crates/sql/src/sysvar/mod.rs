@@ -79,6 +79,8 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
         n if replica::owns(n) => replica::value(server, n).unwrap_or_else(|| typed_default(def)),
         "binlog_state_interval" => Value::Int(cfg.binlog_state_interval as i64),
         "binlog_row_metadata" => text(engine.binlog_row_metadata().name()),
+        "binlog_cache_size" => Value::UInt(engine.binlog_cache_limits().memory),
+        "max_binlog_cache_size" => Value::UInt(engine.binlog_cache_limits().max),
         "binlog_storage" => text(cfg.binlog_storage.name()),
         "binlog_file_mirror" => Value::Int(i64::from(cfg.binlog_file_mirror)),
         "sync_binlog" => Value::Int(i64::from(cfg.sync_binlog)),
@@ -103,6 +105,7 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
             text(s)
         }
         "port" => Value::Int(i64::from(cfg.port)),
+        "tmpdir" => text(cfg.tmpdir().to_string_lossy().into_owned()),
         "socket" => text(
             cfg.socket
                 .as_ref()
@@ -377,6 +380,10 @@ pub(crate) fn set_var(
             set_row_metadata(cx, value.as_ref());
             return Ok(());
         }
+        "binlog_cache_size" | "max_binlog_cache_size" => {
+            set_cache_size(cx, def, value);
+            return Ok(());
+        }
         "autocommit" => {
             let on = !matches!(value, Some(Value::Int(0)));
             return cx.set_autocommit(on);
@@ -442,6 +449,21 @@ pub(crate) fn set_var(
         cx.vars.get(a.name) == cx.vars.get(def.name)
     }));
     Ok(())
+}
+
+/// `SET GLOBAL binlog_cache_size` / `max_binlog_cache_size` (already coerced; `None`:
+/// DEFAULT): live variables, the engine holds the values (transactions started from now on).
+fn set_cache_size(cx: &ExecContext, def: &VarDef, value: Option<Value>) {
+    let bytes = match value.unwrap_or_else(|| typed_default(def)) {
+        Value::UInt(u) => u,
+        _ => return,
+    };
+    let engine = &cx.server.engine;
+    if def.name == "binlog_cache_size" {
+        engine.set_binlog_cache_size(bytes);
+    } else {
+        engine.set_max_binlog_cache_size(bytes);
+    }
 }
 
 /// SET of the isolation level: REPEATABLE READ is stored (true), SERIALIZABLE refused, the

@@ -48,6 +48,12 @@ pub(crate) enum Kind {
     },
     Str,
     Enum(&'static [&'static str]),
+    /// An unsigned 64-bit size from `min` up, rounded down to a multiple of `block` (MariaDB's
+    /// `Sys_var_ulonglong` with a block size: `binlog_cache_size`, ...).
+    Size {
+        min: u64,
+        block: u64,
+    },
 }
 
 /// One variable of the table.
@@ -87,6 +93,12 @@ pub(crate) const I64: Kind = Kind::Int {
     max: i64::MAX,
 };
 
+/// The binlog cache sizes: 4096 up, in blocks of 4096 (MariaDB 10.11).
+pub(crate) const CACHE_SIZE: Kind = Kind::Size {
+    min: 4096,
+    block: 4096,
+};
+
 pub(crate) const ISOLATION: &[&str] = &[
     "READ-UNCOMMITTED",
     "READ-COMMITTED",
@@ -115,6 +127,8 @@ pub(crate) static VARS: &[VarDef] = &[
         "1",
     ),
     v("autocommit", Sess, Bool, true, "1"),
+    // The binlog caches (`onelog_engine::event_cache`): live, the engine holds the values.
+    v("binlog_cache_size", Global, CACHE_SIZE, true, "32768"),
     v(
         "binlog_checksum",
         Global,
@@ -149,6 +163,9 @@ pub(crate) static VARS: &[VarDef] = &[
         "",
     ),
     v("binlog_state_interval", Global, I64, false, ""),
+    // The statement cache holds non-transactional changes only; onelog has none (every table
+    // is transactional), so it is never used whatever its size.
+    v("binlog_stmt_cache_size", Global, CACHE_SIZE, true, "32768"),
     v(
         "binlog_storage",
         Global,
@@ -283,7 +300,21 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "",
     ),
+    v(
+        "max_binlog_cache_size",
+        Global,
+        CACHE_SIZE,
+        true,
+        "18446744073709547520",
+    ),
     v("max_binlog_size", Global, I64, false, ""),
+    v(
+        "max_binlog_stmt_cache_size",
+        Global,
+        CACHE_SIZE,
+        true,
+        "18446744073709547520",
+    ),
     // MariaDB 11.4+ (not in 10.11); its SET is `sysvar/expiry.rs`'.
     v("max_binlog_total_size", Global, I64, true, ""),
     v(
@@ -446,6 +477,7 @@ pub(crate) static VARS: &[VarDef] = &[
     v("system_time_zone", Global, Str, false, "UTC"),
     v("time_zone", Both, Str, true, "SYSTEM"),
     v("timestamp", Sess, Str, false, ""),
+    v("tmpdir", Global, Str, false, ""),
     v(
         "transaction_isolation",
         Both,
@@ -569,6 +601,10 @@ pub(crate) fn text(s: impl Into<String>) -> Value {
 /// The value of a definition's default text, typed.
 pub(crate) fn typed_default(d: &VarDef) -> Value {
     match d.kind {
+        Kind::Size { .. } => match d.default.parse::<u64>() {
+            Ok(u) => Value::UInt(u),
+            Err(_) => text(d.default),
+        },
         Bool | Kind::Int { .. } => match d.default.parse::<i64>() {
             Ok(i) => Value::Int(i),
             Err(_) => match d.default.parse::<u64>() {
@@ -769,6 +805,7 @@ pub(crate) fn coerce(
             }
             Ok(Value::Int(clamped as i64))
         }
+        Kind::Size { min, block } => coerce_size(name, value, min, block, warnings),
         Str => match value {
             Value::Null => Ok(text("")),
             other => value_text(other).map(text).ok_or_else(|| wrong_type(name)),
@@ -791,6 +828,36 @@ pub(crate) fn coerce(
             }
         }
     }
+}
+
+/// A [`Kind::Size`] value: clamped to `min..=u64::MAX` and rounded down to a multiple of
+/// `block`, with MariaDB's warning 1292 when that changed it; 1232 for a non-integer.
+fn coerce_size(
+    name: &str,
+    value: &Value,
+    min: u64,
+    block: u64,
+    warnings: &mut Vec<(String, u16, String)>,
+) -> Result<Value, SqlError> {
+    let i: i128 = match value {
+        Value::Int(i) => i128::from(*i),
+        Value::UInt(u) => i128::from(*u),
+        Value::Decimal(d) if !d.contains(['.', 'e', 'E']) => {
+            d.parse().map_err(|_| wrong_type(name))?
+        }
+        _ => return Err(wrong_type(name)),
+    };
+    let clamped = i.clamp(i128::from(min), i128::from(u64::MAX)) as u64;
+    let v = clamped - clamped % block.max(1);
+    debug_assert!(v >= min && v.is_multiple_of(block.max(1)));
+    if i128::from(v) != i {
+        warnings.push((
+            "Warning".into(),
+            1292,
+            format!("Truncated incorrect {name} value: '{i}'"),
+        ));
+    }
+    Ok(Value::UInt(v))
 }
 
 /// The values onelog honours for a variable whose other values it does not implement; `None`

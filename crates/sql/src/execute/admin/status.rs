@@ -17,6 +17,7 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
     let log = server.engine.log().stats();
     let mirror = server.mirror().map(|m| m.stats());
     let threads = server.connection_count() as u64;
+    let (cache_use, cache_disk_use) = server.engine.binlog_cache_use();
     let mut out: Vec<(String, Value)> = vec![
         ("Aborted_clients".into(), ld(&s.aborted_clients)),
         ("Aborted_connects".into(), ld(&s.aborted_connects)),
@@ -24,8 +25,13 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
             "Binlog_bytes_written".into(),
             Value::UInt(log.bytes_written),
         ),
+        ("Binlog_cache_disk_use".into(), Value::UInt(cache_disk_use)),
+        ("Binlog_cache_use".into(), Value::UInt(cache_use)),
         ("Binlog_commits".into(), Value::UInt(log.commits)),
         ("Binlog_group_commits".into(), Value::UInt(log.groups)),
+        // Only non-transactional changes use the statement cache; onelog has none.
+        ("Binlog_stmt_cache_disk_use".into(), Value::UInt(0)),
+        ("Binlog_stmt_cache_use".into(), Value::UInt(0)),
         ("Bytes_received".into(), ld(&s.bytes_received)),
         ("Bytes_sent".into(), ld(&s.bytes_sent)),
         ("Connections".into(), ld(&s.connections)),
