@@ -426,6 +426,7 @@ mod tests {
                     events: Vec::new(),
                     aux: Vec::new(),
                     payload: None,
+                    streamed: None,
                 },
                 0,
             ))
