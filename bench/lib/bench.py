@@ -1168,7 +1168,8 @@ With --commit (bench/lib/commit.py; BENCH_SEED as above; servers on the real dis
   BENCH_COMMIT_TABLE_SIZE (100000)  rows of the table's one sysbench table
   BENCH_COMMIT_RUNS (1)        repeat the table (all latencies and profiles) N times: per-cell medians
   BENCH_COMMIT_TABLE_DIR (unset: the work dir)  where the table's servers keep their data; a tmpfs
-                              (e.g. /dev/shm) leaves the injected latency as all a sync costs
+                              leaves the injected latency as all a sync costs (mount one: not
+                              /dev/shm, where MariaDB mmaps its redo log and never syncs it)
   BENCH_COMMIT_LOAD_TABLES (4), BENCH_COMMIT_LOAD_ROWS (250000/100000)  the timed sysbench prepare;
                               the small-commit client then updates these tables
   BENCH_COMMIT_BIG_ROWS (1000000/500000)  rows of big.sbtest1 (UPDATE / INSERT ... SELECT of all)
