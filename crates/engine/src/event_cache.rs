@@ -46,7 +46,7 @@ use std::sync::Arc;
 
 use onelog_binlog::event::gtid::GTID_EVENT_LEN;
 use onelog_binlog::event::table_map::RowMetadata;
-use onelog_binlog::event::{RowsEventWriter, RowsKind, TableMap, XidEvent, HEADER_LEN};
+use onelog_binlog::event::{RowsEventWriter, RowsKind, XidEvent, HEADER_LEN};
 use onelog_binlog::ColumnMeta;
 
 use onelog_log::{EventSource, StreamedEvents};
@@ -407,8 +407,8 @@ impl EventCache {
 
     /// Encodes `change` (to `def`'s table) into the cache: a Table_map the first time the
     /// table appears (`metadata`: `binlog_row_metadata`), the row images into the open rows
-    /// event or a new one. `stamp` gives the stamp of the events it opens (called only then). 1197 when the cache would grow
-    /// past its limit (then the cache is as it was).
+    /// event or a new one. `stamp` gives the stamp of the events it opens (called only then).
+    /// 1197 when the cache would grow past its limit (then the cache is as it was).
     pub fn push(
         &mut self,
         def: &TableDef,
@@ -475,19 +475,7 @@ impl EventCache {
         stamp: Stamp,
     ) -> Result<usize, EngineError> {
         let columns = def.column_metas();
-        let map = TableMap {
-            table_id: def.id,
-            flags: 1,
-            db: def.db.clone(),
-            table: def.name.clone(),
-            columns: columns.clone(),
-            metadata,
-            primary_key: if metadata == RowMetadata::Full {
-                def.primary_key.clone()
-            } else {
-                Vec::new()
-            },
-        };
+        let map = crate::events::table_map(def, columns.clone(), metadata);
         map.encode(stamp.timestamp, stamp.server_id, &mut self.maps)
             .map_err(|e| encode_err("Table_map event", e))?;
         self.tables.push((def.id, columns));

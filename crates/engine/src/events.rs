@@ -33,6 +33,28 @@ use crate::store::RowChange;
 /// default is 8 KiB).
 pub const ROWS_EVENT_TARGET: usize = 8 * 1024;
 
+/// The Table_map event of `def`'s table (`columns`: its column metas; `metadata`:
+/// `binlog_row_metadata`, which also decides whether the primary key is named).
+pub(crate) fn table_map(
+    def: &crate::catalog::TableDef,
+    columns: Vec<ColumnMeta>,
+    metadata: RowMetadata,
+) -> TableMap {
+    TableMap {
+        table_id: def.id,
+        flags: 1,
+        db: def.db.clone(),
+        table: def.name.clone(),
+        columns,
+        metadata,
+        primary_key: if metadata == RowMetadata::Full {
+            def.primary_key.clone()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
 fn encode_err(what: &str, e: impl std::fmt::Display) -> EngineError {
     EngineError::corrupt(format!("encoding the {what}"), e)
 }
@@ -96,19 +118,7 @@ pub fn encode_transaction(
             table: format!("#{id}"),
         })?;
         let columns = def.column_metas();
-        let map = TableMap {
-            table_id: id,
-            flags: 1,
-            db: def.db.clone(),
-            table: def.name.clone(),
-            columns: columns.clone(),
-            metadata,
-            primary_key: if metadata == RowMetadata::Full {
-                def.primary_key.clone()
-            } else {
-                Vec::new()
-            },
-        };
+        let map = table_map(def, columns.clone(), metadata);
         map.encode(timestamp, server_id, &mut out)
             .map_err(|e| encode_err("Table_map event", e))?;
         tables.push((id, columns));
