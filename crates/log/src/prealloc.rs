@@ -139,7 +139,8 @@ fn wait_for_work(p: &Preparer, due: &dyn Fn() -> bool) -> bool {
                 drop(s);
                 let d = due();
                 s = lock(&p.slot);
-                d
+                // A rotation may have asked meanwhile (its wake-up came while we were out).
+                d || s.urgent
             };
             if s.stop {
                 return false;
