@@ -211,35 +211,36 @@ fn append_batch(
     if slots.is_empty() {
         return;
     }
-    let (outcomes, mut committed, end) = {
-        let mut w = lock(&inner.writer);
-        if let Some(s) = sink {
-            if s.needs_applied(&recs) {
-                apply_pending(inner, sink);
-            }
-            admit(s.as_ref(), &mut slots, &mut recs, &mut epochs);
+    let mut w = lock(&inner.writer);
+    if let Some(s) = sink {
+        if s.needs_applied(&recs) {
+            apply_pending(inner, sink);
         }
-        turn.epochs.append(&mut epochs);
-        let (o, c, end) = w.append_group(inner, &mut recs, write_now);
-        if !c.is_empty() {
-            inner.stats.groups.fetch_add(1, Ordering::SeqCst);
-            inner.stats.phases.group(c.len());
-            turn.logged = true;
+        admit(s.as_ref(), &mut slots, &mut recs, &mut epochs);
+    }
+    turn.epochs.append(&mut epochs);
+    let (outcomes, mut committed, end) = w.append_group(inner, &mut recs, write_now);
+    debug_assert!(
+        committed
+            .windows(2)
+            .all(|w| w[0].receipt.lsn < w[1].receipt.lsn),
+        "a group's records are applied in log order"
+    );
+    if !committed.is_empty() {
+        inner.stats.groups.fetch_add(1, Ordering::SeqCst);
+        inner.stats.phases.group(committed.len());
+        turn.logged = true;
+        if strict {
+            turn.to_apply.append(&mut committed);
+        } else if sink.is_some() {
+            // Still under the writer lock: the applier's queue is in log order.
+            inner.applier.push(committed);
         }
-        let c = if !strict && sink.is_some() && !c.is_empty() {
-            inner.applier.push(c);
-            Vec::new()
-        } else {
-            c
-        };
-        (o, c, end)
-    };
+    }
+    drop(w);
     turn.end = turn.end.max(end);
     turn.slots.extend(slots);
     turn.outcomes.extend(outcomes);
-    if strict {
-        turn.to_apply.append(&mut committed);
-    }
 }
 
 /// Applies every group written so far and not yet applied, in log order (module docs, step 4).

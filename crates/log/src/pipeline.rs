@@ -1,9 +1,10 @@
 //! The state of the commit pipeline, as types with private fields: the commit queue
 //! ([`Queue`], with each committer's [`Slot`]), the written groups waiting to be applied
-//! ([`Applier`]), the adaptive gather ([`Gather`]) and the flusher's control ([`FlusherCtl`]). They live in `Inner`; the procedures that run the
-//! pipeline over them are `group_commit.rs`, `file_stage.rs` and `flusher.rs` (see their docs
-//! for the protocol), which change them only through the methods here. Kept apart from those
-//! so that `Inner` imports no module that imports it.
+//! ([`Applier`]), the adaptive gather ([`Gather`]) and the flusher's control ([`FlusherCtl`]).
+//! They live in `Inner`; the procedures that run the pipeline over them are `group_commit.rs`,
+//! `file_stage.rs` and `flusher.rs` (see their docs for the protocol), which change them only
+//! through the methods here. Kept apart from those so that `Inner` imports no module that
+//! imports it.
 //!
 //! States, who sets them, what follows (in the manner of RocksDB's `write_thread.h`):
 //! - a [`Slot`] starts `Waiting` ([`Slot::new`], by its committer, which enqueues it with
@@ -223,7 +224,8 @@ pub(crate) struct Gather {
     cv: Condvar,
     /// Completed group fsyncs; bumped under the sync lock right after each one.
     sync_epoch: AtomicU64,
-    /// Moving average (weight 1/8) of fsync latency (`sync_to_then`), in nanoseconds.
+    /// Moving average (weight 1/8) of fsync latency (`sync_to_then`), in nanoseconds (0: no
+    /// fsync yet).
     fsync_avg_ns: AtomicU64,
     /// Moving average (weight 1/4) of how long after a group sync as many committers as it
     /// covered have enqueued again (0: not measured yet), in nanoseconds.
@@ -233,10 +235,7 @@ pub(crate) struct Gather {
 impl Gather {
     /// Called under the sync lock after a successful group fsync that took `took`.
     pub fn synced(&self, took: Duration) {
-        let ns = took.as_nanos().min(u64::MAX as u128) as u64;
-        let avg = self.fsync_avg_ns.load(Ordering::Relaxed);
-        let avg = if avg == 0 { ns } else { avg - avg / 8 + ns / 8 };
-        self.fsync_avg_ns.store(avg, Ordering::Relaxed);
+        fold_average(&self.fsync_avg_ns, took, 8);
         self.sync_epoch.fetch_add(1, Ordering::SeqCst);
     }
 
@@ -265,10 +264,7 @@ impl Gather {
     /// How long committers took to come back after a sync (`Queue::push`, or a lower bound
     /// from `Queue::watch_returns`).
     pub fn returned(&self, took: Duration) {
-        let ns = took.as_nanos().min(u64::MAX as u128) as u64;
-        let avg = self.return_avg_ns.load(Ordering::Relaxed);
-        let avg = if avg == 0 { ns } else { avg - avg / 4 + ns / 4 };
-        self.return_avg_ns.store(avg.max(1), Ordering::Relaxed);
+        fold_average(&self.return_avg_ns, took, 4);
     }
 
     /// How long a gather may wait. When the committers of a sync come back (`return_avg_ns`)
@@ -286,6 +282,19 @@ impl Gather {
         };
         Duration::from_nanos(ns)
     }
+}
+
+/// Folds `sample` into the moving average in `cell` (nanoseconds, weight 1/`div`; the first
+/// sample sets it; never stored as 0, which means "nothing measured yet").
+fn fold_average(cell: &AtomicU64, sample: Duration, div: u64) {
+    let ns = sample.as_nanos().min(u64::MAX as u128) as u64;
+    let avg = cell.load(Ordering::Relaxed);
+    let avg = if avg == 0 {
+        ns
+    } else {
+        avg - avg / div + ns / div
+    };
+    cell.store(avg.max(1), Ordering::Relaxed);
 }
 
 /// Wakes/stops the flusher thread.
