@@ -75,8 +75,10 @@ pub(crate) fn is_const(e: &Expr) -> bool {
         Expr::Neg(x) | Expr::Not(x) | Expr::BitNot(x) | Expr::Cast(x, _) => is_const(x),
         Expr::Bin(_, l, r) => is_const(l) && is_const(r),
         Expr::Func(f, args) => {
-            !matches!(f, crate::expr::Func::Rand | crate::expr::Func::Sleep)
-                && args.iter().all(is_const)
+            !matches!(
+                f,
+                crate::expr::Func::Rand | crate::expr::Func::Sleep | crate::expr::Func::Uuid
+            ) && args.iter().all(is_const)
         }
         _ => false,
     }

@@ -1,8 +1,12 @@
-//! Numeric functions: ABS, ROUND, TRUNCATE, FLOOR, CEIL, MOD, POW, SQRT, SIGN, PI, RAND.
+//! Numeric functions: ABS, ROUND, TRUNCATE, FLOOR, CEIL, MOD, POW, SQRT, SIGN, PI, RAND, EXP,
+//! LN, LOG, LOG2, LOG10, SIN, COS, TAN, ASIN, ACOS, ATAN, ATAN2, COT, DEGREES, RADIANS,
+//! BIT_COUNT.
 //!
 //! Invariants: FLOOR and CEIL of an exact number (integer or DECIMAL) are exact (BIGINT, or
 //! DECIMAL past its range), of a DOUBLE a DOUBLE; ABS of the smallest BIGINT is error 1690, as
-//! in MariaDB.
+//! in MariaDB. Logarithms of a non-positive number (or to a base at or below 1) are NULL with
+//! warning 1365, as in MariaDB; ASIN/ACOS outside [-1, 1] are NULL; EXP and COT whose result is
+//! not finite are error 1690 naming the call, as MariaDB's text does.
 
 use std::cmp::Ordering;
 
@@ -68,7 +72,100 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         Ok(Value::Double(std::f64::consts::PI))
     }),
     sees_null("RAND", &["RAND"], (0, 1), rt_double, rand),
+    strict("EXP", &["EXP"], (1, 1), rt_double, |v, _| {
+        finite("exp", &v[0], f(&v[0]).exp())
+    }),
+    strict("LN", &["LN"], (1, 1), rt_double, |v, _| {
+        log_of(f(&v[0]), None)
+    }),
+    strict("LOG", &["LOG"], (1, 2), rt_double, |v, _| match &v[..] {
+        [b, x] => log_of(f(x), Some(f(b))),
+        _ => log_of(f(&v[0]), None),
+    }),
+    strict("LOG2", &["LOG2"], (1, 1), rt_double, |v, _| {
+        log_of(f(&v[0]), Some(2.0))
+    }),
+    strict("LOG10", &["LOG10"], (1, 1), rt_double, |v, _| {
+        log_of(f(&v[0]), Some(10.0))
+    }),
+    strict("SIN", &["SIN"], (1, 1), rt_double, |v, _| {
+        dbl(f(&v[0]).sin())
+    }),
+    strict("COS", &["COS"], (1, 1), rt_double, |v, _| {
+        dbl(f(&v[0]).cos())
+    }),
+    strict("TAN", &["TAN"], (1, 1), rt_double, |v, _| {
+        dbl(f(&v[0]).tan())
+    }),
+    strict("ASIN", &["ASIN"], (1, 1), rt_double, |v, _| {
+        dbl(f(&v[0]).asin())
+    }),
+    strict("ACOS", &["ACOS"], (1, 1), rt_double, |v, _| {
+        dbl(f(&v[0]).acos())
+    }),
+    strict("ATAN", &["ATAN"], (1, 2), rt_double, |v, _| match &v[..] {
+        [y, x] => dbl(f(y).atan2(f(x))),
+        _ => dbl(f(&v[0]).atan()),
+    }),
+    strict("ATAN2", &["ATAN2"], (2, 2), rt_double, |v, _| {
+        dbl(f(&v[0]).atan2(f(&v[1])))
+    }),
+    strict("COT", &["COT"], (1, 1), rt_double, |v, _| {
+        finite("cot", &v[0], 1.0 / f(&v[0]).tan())
+    }),
+    strict("DEGREES", &["DEGREES"], (1, 1), rt_double, |v, _| {
+        dbl(f(&v[0]).to_degrees())
+    }),
+    strict("RADIANS", &["RADIANS"], (1, 1), rt_double, |v, _| {
+        dbl(f(&v[0]).to_radians())
+    }),
+    strict("BIT_COUNT", &["BIT_COUNT"], (1, 1), rt_int, |v, _| {
+        // The argument's 64 bits (a negative number in two's complement).
+        let bits = to_i128(&v[0]).unwrap_or(0) as u64;
+        Ok(Value::Int(i64::from(bits.count_ones())))
+    }),
 ];
+
+/// A DOUBLE view of an argument (0 for what is not a number).
+fn f(v: &Value) -> f64 {
+    to_f64(v).unwrap_or(0.0)
+}
+
+/// A DOUBLE result; NaN (ASIN(2)) is NULL.
+fn dbl(x: f64) -> R {
+    Ok(if x.is_nan() {
+        Value::Null
+    } else {
+        Value::Double(x)
+    })
+}
+
+/// A DOUBLE result that must be finite: else error 1690 naming `name(arg)`.
+fn finite(name: &str, arg: &Value, x: f64) -> R {
+    if x.is_finite() {
+        Ok(Value::Double(x))
+    } else {
+        Err(out_of_range(
+            "DOUBLE",
+            &format!("{name}({})", sql_text(arg)),
+        ))
+    }
+}
+
+/// The logarithm of `x` to `base` (natural when None): NULL and warning 1365 for `x <= 0` or
+/// `base <= 1`, as MariaDB answers.
+fn log_of(x: f64, base: Option<f64>) -> R {
+    if x <= 0.0 || base.is_some_and(|b| b <= 1.0) {
+        return crate::expr::ops::div_by_zero();
+    }
+    dbl(match base {
+        None => x.ln(),
+        // The exact forms, so that LOG2(8) is 3 and LOG10(100) is 2.
+        Some(b) if (b - 2.0).abs() < f64::EPSILON => x.log2(),
+        Some(b) if (b - 10.0).abs() < f64::EPSILON => x.log10(),
+        Some(b) => x.ln() / b.ln(),
+    })
+}
 
 /// The numeric type of the first argument (ABS, MOD).
 fn rt_first_numeric(args: &[Expr], cx: &TypeCx) -> RType {
@@ -198,6 +295,35 @@ mod tests {
         // Not asserted, a known difference: MariaDB prints PI() as 3.141593 (6 decimals in
         // its column metadata), onelog as 3.141592653589793.
         check_against_mariadb(&[
+            ("EXP(1)", "2.718281828459045"),
+            ("EXP(1000)", "ERROR 1690"),
+            ("LN(0)", "NULL"),
+            ("LN(-1)", "NULL"),
+            ("LOG(10)", "2.302585092994046"),
+            ("LOG(2,8)", "3"),
+            ("LOG(0,8)", "NULL"),
+            ("LOG(1,8)", "NULL"),
+            ("LOG(2,-8)", "NULL"),
+            ("LOG2(8)", "3"),
+            ("LOG2(0)", "NULL"),
+            ("LOG10(100)", "2"),
+            ("LOG10(-5)", "NULL"),
+            ("SIN(0)", "0"),
+            ("COS(0)", "1"),
+            ("TAN(1)", "1.5574077246549023"),
+            ("ASIN(2)", "NULL"),
+            ("ACOS(1)", "0"),
+            ("ACOS(-2)", "NULL"),
+            ("ATAN(1)", "0.7853981633974483"),
+            ("ATAN(1,2)", "0.4636476090008061"),
+            ("ATAN2(1,2)", "0.4636476090008061"),
+            ("COT(1)", "0.6420926159343306"),
+            ("COT(0)", "ERROR 1690"),
+            ("DEGREES(PI())", "180"),
+            ("RADIANS(180)", "3.141592653589793"),
+            ("BIT_COUNT(7)", "3"),
+            ("BIT_COUNT(-1)", "64"),
+            ("BIT_COUNT(NULL)", "NULL"),
             ("ABS(-5)", "5"),
             ("ABS(-1.50)", "1.50"),
             ("ABS(NULL)", "NULL"),

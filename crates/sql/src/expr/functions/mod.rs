@@ -1,8 +1,9 @@
 //! The built-in scalar functions, one file per family: `string`, `math`, `temporal`,
 //! `control` (control flow and comparison), `information` (session and server information,
-//! SLEEP); `aggregate` names the aggregate functions. Each function is declared once, as a
-//! [`FunctionDef`] in its family's `FUNCTIONS` table: its names, arity, NULL behaviour, result
-//! type and evaluation. Adding a function adds one entry (and its code) to one family file.
+//! SLEEP), `encode` (digests, base64, UUID); `aggregate` names the aggregate functions. Each
+//! function is declared once, as a [`FunctionDef`] in its family's `FUNCTIONS` table: its
+//! names, arity, NULL behaviour, result type and evaluation. Adding a function adds one entry
+//! (and its code) to one family file.
 //!
 //! Invariants: every SQL name belongs to one definition; `min_args <= max_args`; a compiled
 //! call ([`super::Expr::Func`]) has an argument count within its definition's arity; a
@@ -10,10 +11,12 @@
 //! [`lookup`] make one).
 //!
 //! Called by `compile` (names to [`Func`]), `eval` ([`FunctionDef::eval`]) and `infer`
-//! ([`FunctionDef::return_type`]); the planner names [`Func::Rand`] and [`Func::Sleep`].
+//! ([`FunctionDef::return_type`]); the planner names [`Func::Rand`], [`Func::Sleep`] and
+//! [`Func::Uuid`] (never constants).
 
 pub(super) mod aggregate;
 mod control;
+mod encode;
 mod information;
 mod math;
 mod string;
@@ -120,16 +123,17 @@ const fn lazy(
 }
 
 /// Every family's table; a [`Func`] indexes it.
-const FAMILIES: [&[FunctionDef]; 5] = [
+const FAMILIES: [&[FunctionDef]; 6] = [
     string::FUNCTIONS,
     math::FUNCTIONS,
     temporal::FUNCTIONS,
     control::FUNCTIONS,
     information::FUNCTIONS,
+    encode::FUNCTIONS,
 ];
 
 /// [`FAMILIES`] at one address, for evaluation.
-static REGISTRY: [&[FunctionDef]; 5] = FAMILIES;
+static REGISTRY: [&[FunctionDef]; 6] = FAMILIES;
 
 const fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
@@ -153,6 +157,8 @@ impl Func {
     pub const Rand: &Func = &Func::named("RAND");
     /// SLEEP(): waits at each call (never folded as a constant).
     pub const Sleep: &Func = &Func::named("SLEEP");
+    /// UUID(): a new value at each call (never folded as a constant).
+    pub const Uuid: &Func = &Func::named("UUID");
 
     /// The function whose canonical name is `name` (a compile-time error when none is).
     pub(super) const fn named(name: &str) -> Func {
@@ -309,5 +315,6 @@ mod tests {
         }
         assert_eq!(Func::Rand.def().name, "RAND");
         assert_eq!(Func::Sleep.def().name, "SLEEP");
+        assert_eq!(Func::Uuid.def().name, "UUID");
     }
 }
