@@ -110,6 +110,8 @@ pub struct ExecContext {
     /// runs in this session). Dropped with the session, which releases the hold
     /// (`execute::admin::backup`).
     pub(crate) backup: Option<(BackupStage, BackupHold)>,
+    /// The user-level locks this session holds (GET_LOCK), released when it ends.
+    pub(crate) user_locks: crate::user_locks::SessionLocks,
 }
 
 impl ExecContext {
@@ -117,6 +119,8 @@ impl ExecContext {
         let vars = SessionVars::new(&server.globals);
         let privs = PrivCache::new(server.engine.catalog(), user, host);
         let ctl = server.connection_control(connection_id).unwrap_or_default();
+        let user_locks =
+            crate::user_locks::SessionLocks::new(server.user_locks.clone(), connection_id);
         ExecContext {
             guard: StatementGuard::new(ctl),
             server,
@@ -141,6 +145,7 @@ impl ExecContext {
             privs,
             origin: None,
             backup: None,
+            user_locks,
         }
     }
 

@@ -47,6 +47,7 @@ pub mod server;
 pub mod session;
 pub mod status;
 pub mod sysvar;
+pub mod user_locks;
 pub(crate) mod wide;
 
 pub use context::ExecContext;

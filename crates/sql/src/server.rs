@@ -196,6 +196,8 @@ pub struct Server {
     /// `@@global.read_only` (read on every write statement, so an atomic).
     pub(crate) read_only: AtomicBool,
     shut_down: AtomicBool,
+    /// GET_LOCK's names (`crate::user_locks`).
+    pub(crate) user_locks: Arc<crate::user_locks::UserLocks>,
 }
 
 fn mirror_with_file_mode() -> SqlError {
@@ -252,6 +254,7 @@ impl Server {
             replica: OnceLock::new(),
             read_only: AtomicBool::new(false),
             shut_down: AtomicBool::new(false),
+            user_locks: Arc::default(),
             config,
         });
         crate::privilege::bootstrap(&server.accounts, &server.engine, server.config.root_auth)?;

@@ -74,12 +74,7 @@ pub(crate) fn is_const(e: &Expr) -> bool {
         Expr::Col(_) | Expr::Agg(_) | Expr::InsertValue(_) => false,
         Expr::Neg(x) | Expr::Not(x) | Expr::BitNot(x) | Expr::Cast(x, _) => is_const(x),
         Expr::Bin(_, l, r) => is_const(l) && is_const(r),
-        Expr::Func(f, args) => {
-            !matches!(
-                f,
-                crate::expr::Func::Rand | crate::expr::Func::Sleep | crate::expr::Func::Uuid
-            ) && args.iter().all(is_const)
-        }
+        Expr::Func(f, args) => !f.def().volatile && args.iter().all(is_const),
         _ => false,
     }
 }

@@ -10,7 +10,7 @@
 //! UUID is a version 1 UUID as MariaDB's: 100 ns ticks since 1582-10-15, strictly increasing
 //! in this process (a tick that did not move is bumped by one), a random clock sequence and a
 //! random node with the multicast bit set (RFC 4122's choice when no MAC address is used),
-//! both drawn once per process. It is never folded as a constant (`plan::is_const`).
+//! both drawn once per process. It is volatile: never folded as a constant.
 
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -20,7 +20,7 @@ use onelog_binlog::Value;
 use sha1::{Digest, Sha1};
 use sha2::{Sha224, Sha256, Sha384, Sha512};
 
-use super::{int, rt_str, rt_uint, sees_null, str_val, strict, FunctionDef};
+use super::{int, rt_str, rt_uint, sees_null, str_val, strict, volatile, FunctionDef};
 use crate::error::SqlError;
 use crate::expr::env::Env;
 use crate::expr::text::text_of;
@@ -67,9 +67,9 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         }
         Ok(str_val(out))
     }),
-    sees_null("UUID", &["UUID"], (0, 0), rt_str, |_, _| {
+    volatile(sees_null("UUID", &["UUID"], (0, 0), rt_str, |_, _| {
         Ok(str_val(uuid_v1().into_bytes()))
-    }),
+    })),
 ];
 
 fn hex_str(bytes: &[u8]) -> Value {

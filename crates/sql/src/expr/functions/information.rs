@@ -18,7 +18,7 @@ use onelog_binlog::{GtidState, Value};
 use onelog_log::read_classic_file;
 use onelog_log::view::parse_view_file_name;
 
-use super::{rt_int, rt_str, rt_uint, sees_null, str_val, strict, FunctionDef};
+use super::{rt_int, rt_str, rt_uint, sees_null, str_val, strict, volatile, FunctionDef};
 use crate::error::SqlError;
 use crate::expr::env::Env;
 use crate::expr::numeric::{to_f64, to_i128};
@@ -76,7 +76,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
     sees_null("ROW_COUNT", &["ROW_COUNT"], (0, 0), rt_int, |_, env| {
         Ok(Value::Int(env.cx.row_count))
     }),
-    sees_null("SLEEP", &["SLEEP"], (1, 1), rt_int, sleep),
+    volatile(sees_null("SLEEP", &["SLEEP"], (1, 1), rt_int, sleep)),
     sees_null(
         "MASTER_GTID_WAIT",
         &["MASTER_GTID_WAIT"],

@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 
 use onelog_binlog::Value;
 
-use super::{int, rt_double, rt_int, sees_null, strict, FunctionDef};
+use super::{int, rt_double, rt_int, sees_null, strict, volatile, FunctionDef};
 use crate::error::SqlError;
 use crate::expr::env::Env;
 use crate::expr::ir::{BinOp, Expr};
@@ -71,7 +71,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
     sees_null("PI", &["PI"], (0, 0), rt_double, |_, _| {
         Ok(Value::Double(std::f64::consts::PI))
     }),
-    sees_null("RAND", &["RAND"], (0, 1), rt_double, rand),
+    volatile(sees_null("RAND", &["RAND"], (0, 1), rt_double, rand)),
     strict("EXP", &["EXP"], (1, 1), rt_double, |v, _| {
         finite("exp", &v[0], f(&v[0]).exp())
     }),

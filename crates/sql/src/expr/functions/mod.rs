@@ -1,6 +1,7 @@
 //! The built-in scalar functions, one file per family: `string`, `math`, `temporal`,
 //! `control` (control flow and comparison), `information` (session and server information,
-//! SLEEP), `encode` (digests, base64, UUID); `aggregate` names the aggregate functions. Each
+//! SLEEP), `encode` (digests, base64, UUID), `locks` (user-level locks); `aggregate` names the
+//! aggregate functions. Each
 //! function is declared once, as a [`FunctionDef`] in its family's `FUNCTIONS` table: its
 //! names, arity, NULL behaviour, result type and evaluation. Adding a function adds one entry
 //! (and its code) to one family file.
@@ -11,13 +12,14 @@
 //! [`lookup`] make one).
 //!
 //! Called by `compile` (names to [`Func`]), `eval` ([`FunctionDef::eval`]) and `infer`
-//! ([`FunctionDef::return_type`]); the planner names [`Func::Rand`], [`Func::Sleep`] and
-//! [`Func::Uuid`] (never constants).
+//! ([`FunctionDef::return_type`]); the planner never folds a [`FunctionDef::volatile`] call
+//! (RAND, SLEEP, UUID, the lock functions) as a constant.
 
 pub(super) mod aggregate;
 mod control;
 mod encode;
 mod information;
+mod locks;
 mod math;
 mod string;
 mod temporal;
@@ -46,6 +48,8 @@ pub(crate) struct FunctionDef {
     /// The result type, from the argument expressions.
     pub return_type: ReturnType,
     pub eval: Eval,
+    /// A new value (or an effect) at each call: never evaluated once as a constant.
+    pub volatile: bool,
 }
 
 /// How a function evaluates.
@@ -85,6 +89,7 @@ const fn strict(
         null_in_null_out: true,
         return_type,
         eval: Eval::Values(eval),
+        volatile: false,
     }
 }
 
@@ -119,21 +124,31 @@ const fn lazy(
         null_in_null_out: false,
         return_type,
         eval: Eval::Lazy(eval),
+        volatile: false,
+    }
+}
+
+/// `def`, evaluated at each call (RAND, SLEEP, UUID, GET_LOCK, ...).
+const fn volatile(def: FunctionDef) -> FunctionDef {
+    FunctionDef {
+        volatile: true,
+        ..def
     }
 }
 
 /// Every family's table; a [`Func`] indexes it.
-const FAMILIES: [&[FunctionDef]; 6] = [
+const FAMILIES: [&[FunctionDef]; 7] = [
     string::FUNCTIONS,
     math::FUNCTIONS,
     temporal::FUNCTIONS,
     control::FUNCTIONS,
     information::FUNCTIONS,
     encode::FUNCTIONS,
+    locks::FUNCTIONS,
 ];
 
 /// [`FAMILIES`] at one address, for evaluation.
-static REGISTRY: [&[FunctionDef]; 6] = FAMILIES;
+static REGISTRY: [&[FunctionDef]; 7] = FAMILIES;
 
 const fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
@@ -150,16 +165,7 @@ const fn same(a: &str, b: &str) -> bool {
     true
 }
 
-#[allow(non_upper_case_globals)]
 impl Func {
-    // References, so that a `&Func` matches them as patterns (`plan::is_const`).
-    /// RAND(): a new value at each call (never folded as a constant).
-    pub const Rand: &Func = &Func::named("RAND");
-    /// SLEEP(): waits at each call (never folded as a constant).
-    pub const Sleep: &Func = &Func::named("SLEEP");
-    /// UUID(): a new value at each call (never folded as a constant).
-    pub const Uuid: &Func = &Func::named("UUID");
-
     /// The function whose canonical name is `name` (a compile-time error when none is).
     pub(super) const fn named(name: &str) -> Func {
         let mut f = 0;
@@ -313,8 +319,16 @@ mod tests {
                 }
             }
         }
-        assert_eq!(Func::Rand.def().name, "RAND");
-        assert_eq!(Func::Sleep.def().name, "SLEEP");
-        assert_eq!(Func::Uuid.def().name, "UUID");
+        for name in [
+            "RAND",
+            "SLEEP",
+            "UUID",
+            "GET_LOCK",
+            "RELEASE_LOCK",
+            "IS_FREE_LOCK",
+        ] {
+            assert!(lookup(name).is_some_and(|f| f.def().volatile), "{name}");
+        }
+        assert!(!lookup("MD5").is_some_and(|f| f.def().volatile));
     }
 }
