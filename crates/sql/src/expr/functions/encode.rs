@@ -1,5 +1,6 @@
 //! Digests, encodings and identifiers: MD5, SHA1 (SHA), SHA2, CRC32, TO_BASE64, FROM_BASE64,
-//! UNHEX, UUID.
+//! UNHEX, UUID, and the network addresses INET_ATON, INET_NTOA, INET6_ATON, IS_IPV4, IS_IPV6,
+//! IS_IPV4_COMPAT, IS_IPV4_MAPPED.
 //!
 //! Digests are of the argument's bytes (its text form for a number), written as lower-case
 //! hex as MariaDB does. SHA2's length is 224, 256, 384 or 512 (0 and NULL mean 256); another is
@@ -11,6 +12,13 @@
 //! in this process (a tick that did not move is bumped by one), a random clock sequence and a
 //! random node with the multicast bit set (RFC 4122's choice when no MAC address is used),
 //! both drawn once per process. It is volatile: never folded as a constant.
+//!
+//! Addresses as MariaDB's `item_inetfunc.cc` reads them: INET_ATON takes 1 to 4 dot-separated
+//! numbers of at most 255 (`a.b` is `a.0.0.b`, `a.b.c` is `a.b.0.c`; anything else is NULL);
+//! INET6_ATON gives 4 bytes for a dotted IPv4 address (exactly 4 groups of up to 3 digits)
+//! and 16 for an IPv6 one, NULL for anything else. INET6_NTOA is not provided: MariaDB
+//! answers NULL for a non-binary string argument, and values here do not carry their
+//! character set, so it could not give the same answer.
 
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -20,7 +28,7 @@ use onelog_binlog::Value;
 use sha1::{Digest, Sha1};
 use sha2::{Sha224, Sha256, Sha384, Sha512};
 
-use super::{int, rt_str, rt_uint, sees_null, str_val, strict, volatile, FunctionDef};
+use super::{int, rt_int, rt_str, rt_uint, sees_null, str_val, strict, volatile, FunctionDef};
 use crate::error::SqlError;
 use crate::expr::env::Env;
 use crate::expr::text::text_of;
@@ -70,7 +78,115 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
     volatile(sees_null("UUID", &["UUID"], (0, 0), rt_str, |_, _| {
         Ok(str_val(uuid_v1().into_bytes()))
     })),
+    strict("INET_ATON", &["INET_ATON"], (1, 1), rt_uint, |v, _| {
+        Ok(inet_aton(&text_of(&v[0])).map_or(Value::Null, Value::UInt))
+    }),
+    strict("INET_NTOA", &["INET_NTOA"], (1, 1), rt_str, |v, _| {
+        Ok(match u32::try_from(int(&v[0])) {
+            Ok(n) => str_val(std::net::Ipv4Addr::from(n).to_string().into_bytes()),
+            Err(_) => Value::Null,
+        })
+    }),
+    strict("INET6_ATON", &["INET6_ATON"], (1, 1), rt_str, |v, _| {
+        Ok(match ip_bytes(&text_of(&v[0])) {
+            Some(b) => str_val(b),
+            None => Value::Null,
+        })
+    }),
+    strict("IS_IPV4", &["IS_IPV4"], (1, 1), rt_int, |v, _| {
+        let b = text_of(&v[0]);
+        Ok(Value::Int(i64::from(ipv4(&b).is_some())))
+    }),
+    strict("IS_IPV6", &["IS_IPV6"], (1, 1), rt_int, |v, _| {
+        let b = text_of(&v[0]);
+        Ok(Value::Int(i64::from(
+            ipv4(&b).is_none() && ipv6(&b).is_some(),
+        )))
+    }),
+    strict(
+        "IS_IPV4_COMPAT",
+        &["IS_IPV4_COMPAT"],
+        (1, 1),
+        rt_int,
+        |v, _| {
+            // ::a.b.c.d, not :: or ::1.
+            let b = text_of(&v[0]);
+            let compat =
+                b.len() == 16 && b[..12].iter().all(|&x| x == 0) && b[12..] > [0, 0, 0, 1][..];
+            Ok(Value::Int(i64::from(compat)))
+        },
+    ),
+    strict(
+        "IS_IPV4_MAPPED",
+        &["IS_IPV4_MAPPED"],
+        (1, 1),
+        rt_int,
+        |v, _| {
+            // ::ffff:a.b.c.d.
+            let b = text_of(&v[0]);
+            let mapped =
+                b.len() == 16 && b[..10].iter().all(|&x| x == 0) && b[10..12] == [0xFF, 0xFF];
+            Ok(Value::Int(i64::from(mapped)))
+        },
+    ),
 ];
+
+/// INET_ATON, as MariaDB computes it (module docs).
+fn inet_aton(text: &[u8]) -> Option<u64> {
+    let (mut result, mut byte, mut dots) = (0u64, 0u64, 0u32);
+    for &c in text {
+        match c {
+            b'0'..=b'9' => {
+                byte = byte * 10 + u64::from(c - b'0');
+                if byte > 255 {
+                    return None;
+                }
+            }
+            b'.' => {
+                dots += 1;
+                result = result.wrapping_shl(8).wrapping_add(byte);
+                byte = 0;
+            }
+            _ => return None,
+        }
+    }
+    if text.last().is_none_or(|&c| c == b'.') {
+        return None;
+    }
+    let shift = match dots {
+        1 => 16,
+        2 => 8,
+        _ => 0,
+    };
+    Some((result << shift).wrapping_shl(8).wrapping_add(byte))
+}
+
+/// A dotted IPv4 address: exactly 4 groups of 1 to 3 digits, each at most 255.
+fn ipv4(text: &[u8]) -> Option<[u8; 4]> {
+    let mut out = [0u8; 4];
+    let mut groups = text.split(|&c| c == b'.');
+    for o in &mut out {
+        let g = groups.next()?;
+        if g.is_empty() || g.len() > 3 || !g.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        *o = std::str::from_utf8(g).ok()?.parse::<u8>().ok()?;
+    }
+    groups.next().is_none().then_some(out)
+}
+
+fn ipv6(text: &[u8]) -> Option<[u8; 16]> {
+    let t = std::str::from_utf8(text).ok()?;
+    t.parse::<std::net::Ipv6Addr>().ok().map(|a| a.octets())
+}
+
+/// INET6_ATON's bytes: 4 for IPv4, 16 for IPv6.
+fn ip_bytes(text: &[u8]) -> Option<Vec<u8>> {
+    match ipv4(text) {
+        Some(b) => Some(b.to_vec()),
+        None => ipv6(text).map(|b| b.to_vec()),
+    }
+}
 
 fn hex_str(bytes: &[u8]) -> Value {
     str_val(
@@ -270,6 +386,41 @@ mod tests {
             ("LENGTH(UUID())", "36"),
             ("SUBSTRING(UUID(), 15, 1)", "1"),
             ("UUID() = UUID()", "0"),
+            ("INET_ATON('10.0.5.9')", "167773449"),
+            ("INET_ATON('10.5.9')", "168099849"),
+            ("INET_ATON('10.9')", "167772169"),
+            ("INET_ATON('1.2.3.256')", "NULL"),
+            ("INET_ATON('')", "NULL"),
+            ("INET_ATON('a')", "NULL"),
+            ("INET_ATON('1.2.3.4 ')", "NULL"),
+            ("INET_ATON('1.2.3.4.5')", "4328719365"),
+            ("INET_ATON('1..2')", "16777218"),
+            ("INET_ATON('.1')", "1"),
+            ("INET_ATON('1.')", "NULL"),
+            ("INET_NTOA(167773449)", "10.0.5.9"),
+            ("INET_NTOA(-1)", "NULL"),
+            ("INET_NTOA(4294967296)", "NULL"),
+            ("INET_NTOA(0)", "0.0.0.0"),
+            ("INET_NTOA('167773449')", "10.0.5.9"),
+            ("INET_NTOA(167773449.7)", "10.0.5.10"),
+            ("HEX(INET6_ATON('10.0.5.9'))", "0A000509"),
+            ("HEX(INET6_ATON('01.2.3.4'))", "01020304"),
+            ("HEX(INET6_ATON('fdfe::5a55:caff:fefa:9089'))", "FDFE0000000000005A55CAFFFEFA9089"),
+            ("HEX(INET6_ATON('::'))", "00000000000000000000000000000000"),
+            ("INET6_ATON('1.2.3')", "NULL"),
+            ("INET6_ATON('x')", "NULL"),
+            ("INET6_ATON(' ::1')", "NULL"),
+            ("INET6_ATON('fe80::1%eth0')", "NULL"),
+            ("IS_IPV4('10.0.5.9')", "1"),
+            ("IS_IPV4('10.0.5.256')", "0"),
+            ("IS_IPV4('1.2.3')", "0"),
+            ("IS_IPV6('::1')", "1"),
+            ("IS_IPV6('10.0.5.9')", "0"),
+            ("IS_IPV6('1::2::3')", "0"),
+            ("IS_IPV4_COMPAT(INET6_ATON('::10.0.5.9'))", "1"),
+            ("IS_IPV4_COMPAT(INET6_ATON('::1'))", "0"),
+            ("IS_IPV4_MAPPED(INET6_ATON('::ffff:10.0.5.9'))", "1"),
+            ("IS_IPV4_MAPPED(INET6_ATON('10.0.5.9'))", "0"),
         ]);
     }
 
