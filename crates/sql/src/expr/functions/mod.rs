@@ -1,4 +1,4 @@
-//! The built-in scalar functions, one file per family: `string`, `math`, `temporal`,
+//! The built-in scalar functions, one file per family: `string`, `math`, `temporal`, `calendar`,
 //! `control` (control flow and comparison), `information` (session and server information,
 //! SLEEP), `encode` (digests, base64, UUID), `locks` (user-level locks); `aggregate` names the
 //! aggregate functions. Each
@@ -16,6 +16,7 @@
 //! (RAND, SLEEP, UUID, the lock functions) as a constant.
 
 pub(super) mod aggregate;
+mod calendar;
 mod control;
 mod encode;
 mod information;
@@ -137,7 +138,7 @@ const fn volatile(def: FunctionDef) -> FunctionDef {
 }
 
 /// Every family's table; a [`Func`] indexes it.
-const FAMILIES: [&[FunctionDef]; 7] = [
+const FAMILIES: [&[FunctionDef]; 8] = [
     string::FUNCTIONS,
     math::FUNCTIONS,
     temporal::FUNCTIONS,
@@ -145,10 +146,11 @@ const FAMILIES: [&[FunctionDef]; 7] = [
     information::FUNCTIONS,
     encode::FUNCTIONS,
     locks::FUNCTIONS,
+    calendar::FUNCTIONS,
 ];
 
 /// [`FAMILIES`] at one address, for evaluation.
-static REGISTRY: [&[FunctionDef]; 7] = FAMILIES;
+static REGISTRY: [&[FunctionDef]; 8] = FAMILIES;
 
 const fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
