@@ -158,6 +158,9 @@ impl<'a> Compiler<'a> {
             A::Nested(inner) => self.compile(inner)?,
             A::UnaryOp { op, expr } => self.unary(op, expr)?,
             A::BinaryOp { left, op, right } => {
+                if let Some(e) = self.interval_arith(left, op, right)? {
+                    return Ok(e);
+                }
                 let op = bin_op(op)?;
                 let l = self.compile(left)?;
                 let r = self.compile(right)?;
@@ -221,6 +224,7 @@ impl<'a> Compiler<'a> {
             A::Subquery(_) | A::InSubquery { .. } | A::Exists { .. } => {
                 return Err(SqlError::unsupported("subqueries"))
             }
+            A::Extract { field, expr, .. } => self.extract(field, expr)?,
             A::Interval(_) => return Err(SqlError::unsupported("INTERVAL expressions")),
             other => {
                 return Err(SqlError::unsupported(&format!(
@@ -483,6 +487,9 @@ impl<'a> Compiler<'a> {
         }
         if let Some(func) = aggregate::lookup(&name) {
             return self.aggregate(f, func, &name);
+        }
+        if let Some(e) = self.interval_call(f)? {
+            return Ok(e);
         }
         if name == "VALUES" || name == "VALUE" {
             if !self.insert_values {

@@ -33,6 +33,7 @@ mod env;
 mod eval;
 mod functions;
 mod infer;
+mod interval;
 mod ir;
 mod like;
 mod numeric;

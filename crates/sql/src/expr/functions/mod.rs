@@ -17,6 +17,7 @@
 
 pub(super) mod aggregate;
 mod calendar;
+pub(super) use calendar::Unit;
 mod control;
 mod encode;
 mod information;
