@@ -1,6 +1,10 @@
 //! Date and time functions: NOW, CURDATE, CURTIME, UNIX_TIMESTAMP, FROM_UNIXTIME,
 //! DATE_FORMAT, YEAR, MONTH, DAY, HOUR, MINUTE, SECOND, DATE.
 //!
+//! The session time zone is always UTC (`time_zone` takes only UTC's forms and
+//! `system_time_zone` is UTC), so UTC_TIMESTAMP, UTC_DATE and UTC_TIME are NOW, CURDATE and
+//! CURTIME.
+//!
 //! Invariants: NOW/CURDATE/CURTIME/UNIX_TIMESTAMP() read the statement's time (one value for
 //! the whole statement, UTC); NOW(fsp) keeps at most `fsp` <= 6 fraction digits; a string
 //! argument that is not a date gives NULL.
@@ -39,6 +43,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             "LOCALTIME",
             "LOCALTIMESTAMP",
             "SYSDATE",
+            "UTC_TIMESTAMP",
         ],
         (0, 1),
         rt_now,
@@ -46,14 +51,14 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
     ),
     sees_null(
         "CURDATE",
-        &["CURDATE", "CURRENT_DATE"],
+        &["CURDATE", "CURRENT_DATE", "UTC_DATE"],
         (0, 0),
         |_, _| RType::Date,
         curdate,
     ),
     sees_null(
         "CURTIME",
-        &["CURTIME", "CURRENT_TIME"],
+        &["CURTIME", "CURRENT_TIME", "UTC_TIME"],
         (0, 1),
         |_, _| RType::Time,
         curtime,
