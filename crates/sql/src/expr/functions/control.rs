@@ -40,6 +40,14 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             }
         },
     ),
+    // NVL2(x, a, b): a when x is not NULL, else b (the type as IF's).
+    lazy("NVL2", &["NVL2"], (3, 3), rt_if, |_, arg| {
+        if arg(0)? != Value::Null {
+            arg(1)
+        } else {
+            arg(2)
+        }
+    }),
     lazy("IF", &["IF"], (3, 3), rt_if, |_, arg| {
         if truth(&arg(0)?) == Some(true) {
             arg(1)
@@ -116,6 +124,9 @@ mod tests {
     fn control_functions_match_mariadb() {
         // Expected values: what MariaDB 10.11.19 returned for `SELECT <expr>` (mariadb -N -B).
         check_against_mariadb(&[
+            ("NVL2(NULL,1,2)", "2"),
+            ("NVL2(0,1,2)", "1"),
+            ("NVL2(1,NULL,2)", "NULL"),
             ("COALESCE(NULL, NULL, 3)", "3"),
             ("COALESCE(NULL)", "NULL"),
             ("IFNULL(NULL, 'x')", "x"),

@@ -1,5 +1,5 @@
-//! Digests, encodings and identifiers: MD5, SHA1 (SHA), SHA2, CRC32, TO_BASE64, FROM_BASE64,
-//! UNHEX, UUID, and the network addresses INET_ATON, INET_NTOA, INET6_ATON, IS_IPV4, IS_IPV6,
+//! Digests, encodings and identifiers: MD5, SHA1 (SHA), SHA2, CRC32, CRC32C, TO_BASE64,
+//! FROM_BASE64, UNHEX, UUID, SYS_GUID (a UUID without its dashes), UUID_SHORT, and the network addresses INET_ATON, INET_NTOA, INET6_ATON, IS_IPV4, IS_IPV6,
 //! IS_IPV4_COMPAT, IS_IPV4_MAPPED.
 //!
 //! Digests are of the argument's bytes (its text form for a number), written as lower-case
@@ -11,7 +11,9 @@
 //! UUID is a version 1 UUID as MariaDB's: 100 ns ticks since 1582-10-15, strictly increasing
 //! in this process (a tick that did not move is bumped by one), a random clock sequence and a
 //! random node with the multicast bit set (RFC 4122's choice when no MAC address is used),
-//! both drawn once per process. It is volatile: never folded as a constant.
+//! both drawn once per process. It is volatile: never folded as a constant. UUID_SHORT is
+//! MariaDB's layout: `server_id & 255` in the top 8 bits, then the process's start time in
+//! seconds shifted left by 24, plus a counter of the calls.
 //!
 //! Addresses as MariaDB's `item_inetfunc.cc` reads them: INET_ATON takes 1 to 4 dot-separated
 //! numbers of at most 255 (`a.b` is `a.0.0.b`, `a.b.c` is `a.b.0.c`; anything else is NULL);
@@ -78,6 +80,23 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
     volatile(sees_null("UUID", &["UUID"], (0, 0), rt_str, |_, _| {
         Ok(str_val(uuid_v1().into_bytes()))
     })),
+    strict("CRC32C", &["CRC32C"], (1, 1), rt_uint, |v, _| {
+        Ok(Value::UInt(u64::from(crc32c::crc32c(&text_of(&v[0])))))
+    }),
+    volatile(sees_null(
+        "SYS_GUID",
+        &["SYS_GUID"],
+        (0, 0),
+        rt_str,
+        |_, _| Ok(str_val(uuid_v1().replace('-', "").into_bytes())),
+    )),
+    volatile(sees_null(
+        "UUID_SHORT",
+        &["UUID_SHORT"],
+        (0, 0),
+        rt_uint,
+        |_, env| Ok(Value::UInt(uuid_short(env.cx.server.config.server_id))),
+    )),
     strict("INET_ATON", &["INET_ATON"], (1, 1), rt_uint, |v, _| {
         Ok(inet_aton(&text_of(&v[0])).map_or(Value::Null, Value::UInt))
     }),
@@ -293,6 +312,20 @@ fn from_base64(text: &[u8]) -> Result<Vec<u8>, usize> {
     Ok(out)
 }
 
+/// UUID_SHORT's counter: starts at (start time in seconds) << 24, one more per call.
+static UUID_SHORT: std::sync::OnceLock<std::sync::atomic::AtomicU64> = std::sync::OnceLock::new();
+
+fn uuid_short(server_id: u32) -> u64 {
+    let counter = UUID_SHORT.get_or_init(|| {
+        let start = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        std::sync::atomic::AtomicU64::new(start << 24)
+    });
+    let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    (u64::from(server_id & 255) << 56) | (n & ((1 << 56) - 1))
+}
+
 /// The process's UUID state: (last 100 ns tick, clock sequence, node).
 static UUID_STATE: Mutex<Option<(u64, u16, [u8; 6])>> = Mutex::new(None);
 
@@ -386,6 +419,10 @@ mod tests {
             ("LENGTH(UUID())", "36"),
             ("SUBSTRING(UUID(), 15, 1)", "1"),
             ("UUID() = UUID()", "0"),
+            ("CRC32C('MariaDB')", "809606978"),
+            ("LENGTH(SYS_GUID())", "32"),
+            ("UUID_SHORT() > 0", "1"),
+            ("UUID_SHORT() < UUID_SHORT()", "1"),
             ("INET_ATON('10.0.5.9')", "167773449"),
             ("INET_ATON('10.5.9')", "168099849"),
             ("INET_ATON('10.9')", "167772169"),
