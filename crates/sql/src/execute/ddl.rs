@@ -235,12 +235,43 @@ fn index_columns(cols: &[ast::IndexColumn]) -> Vec<String> {
         .collect()
 }
 
-fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Value>, SqlError> {
-    let s = e.to_string().to_ascii_uppercase();
-    if s.starts_with("CURRENT_TIMESTAMP") || s.starts_with("NOW") {
-        // Not stored: the engine has no expression defaults.
-        return Ok(None);
+/// `CURRENT_TIMESTAMP[(n)]` and its synonyms (NOW, LOCALTIME, LOCALTIMESTAMP): Some(n).
+fn current_timestamp_fsp(e: &ast::Expr) -> Option<u8> {
+    let s = e.to_string().to_ascii_uppercase().replace(' ', "");
+    let rest = ["CURRENT_TIMESTAMP", "NOW", "LOCALTIMESTAMP", "LOCALTIME"]
+        .iter()
+        .find_map(|n| s.strip_prefix(n))?;
+    match rest {
+        "" | "()" => Some(0),
+        r => r
+            .strip_prefix('(')?
+            .strip_suffix(')')?
+            .parse::<u8>()
+            .ok()
+            .filter(|&n| n <= 6),
     }
+}
+
+/// `DEFAULT CURRENT_TIMESTAMP(n)` (any column type: MariaDB converts the DATETIME at insert)
+/// or `ON UPDATE CURRENT_TIMESTAMP(n)` (DATETIME and TIMESTAMP only, else MariaDB's 1294) of
+/// column `c`: n.
+fn now_option(e: &ast::Expr, ty: &SqlType, c: &str, on_update: bool) -> Result<u8, SqlError> {
+    match current_timestamp_fsp(e) {
+        Some(n) if !on_update || matches!(ty, SqlType::DateTime(_) | SqlType::Timestamp(_)) => {
+            Ok(n)
+        }
+        _ if on_update => Err(SqlError::of(
+            errors::ER_INVALID_ON_UPDATE,
+            format!("Invalid ON UPDATE clause for '{c}' column"),
+        )),
+        _ => Err(SqlError::of(
+            errors::ER_INVALID_DEFAULT,
+            format!("Invalid default value for '{c}'"),
+        )),
+    }
+}
+
+fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Value>, SqlError> {
     let mut c = Compiler::new(
         Scope {
             table: None,
@@ -311,7 +342,17 @@ pub(crate) fn create_table(
             match &o.option {
                 ast::ColumnOption::NotNull => spec.nullable = false,
                 ast::ColumnOption::Null => spec.nullable = true,
+                ast::ColumnOption::Default(e) if current_timestamp_fsp(e).is_some() => {
+                    let n = now_option(e, &ty, &cd.name.value, false)?;
+                    spec.extras.default_now = Some(n);
+                    spec.default = None;
+                }
+                ast::ColumnOption::OnUpdate(e) => {
+                    spec.extras.on_update_now = Some(now_option(e, &ty, &cd.name.value, true)?);
+                }
+                ast::ColumnOption::Comment(c) => spec.extras.comment = c.clone(),
                 ast::ColumnOption::Default(e) => {
+                    spec.extras.default_now = None;
                     if let Some(v) = default_value(cx, e)? {
                         let v = crate::expr::convert_for_column(v, &ty, &cd.name.value)?;
                         spec.default = Some(v);
@@ -332,11 +373,7 @@ pub(crate) fn create_table(
                             columns: cols,
                             unique: true,
                         });
-                    } else if t.starts_with("COMMENT")
-                        || t.starts_with("CHARACTER SET")
-                        || t.starts_with("COLLATE")
-                        || t.starts_with("ON UPDATE")
-                    {
+                    } else if t.starts_with("CHARACTER SET") || t.starts_with("COLLATE") {
                     } else {
                         return Err(SqlError::unsupported(&format!("column option {t}")));
                     }

@@ -307,14 +307,11 @@ pub(crate) fn execute_insert(
     let mut warnings = Vec::new();
     let mut dups = 0u64;
     let nrows = source.len();
+    let defaults = default_row(def, env)?;
     for (row_no, vals) in (1u64..).zip(source) {
         env.cx.guard.check()?;
         // Full row: defaults first, then the given columns.
-        let mut row: Vec<Value> = def
-            .columns
-            .iter()
-            .map(|c| c.default.clone().unwrap_or(Value::Null))
-            .collect();
+        let mut row = defaults.clone();
         let mut given = vec![false; row.len()];
         for (&c, v) in p.columns.iter().zip(vals) {
             if let Some(v) = v {
@@ -323,7 +320,12 @@ pub(crate) fn execute_insert(
             given[c] = true;
         }
         for (i, c) in def.columns.iter().enumerate() {
-            if !given[i] && !c.nullable && c.default.is_none() && def.auto_increment != Some(i) {
+            if !given[i]
+                && !c.nullable
+                && c.default.is_none()
+                && c.extras.default_now.is_none()
+                && def.auto_increment != Some(i)
+            {
                 return Err(SqlError::of(
                     errors::ER_NO_DEFAULT_FOR_FIELD,
                     format!("Field '{}' doesn't have a default value", c.name),
@@ -367,6 +369,8 @@ pub(crate) fn execute_insert(
                             new[*c] = coerce_col(def, *c, v, env, row_no)?;
                         }
                         if new != old {
+                            let set = |c: usize| p.on_dup.iter().any(|(a, _)| *a == c);
+                            touch_on_update(def, set, &mut new, env, row_no)?;
                             txn.update(def.id, &pk_of(def, &old), new)?;
                             affected += 2;
                         }
@@ -397,6 +401,40 @@ pub(crate) fn execute_insert(
         info,
         warnings,
     })
+}
+
+/// The row an INSERT starts from: each column's default (`DEFAULT CURRENT_TIMESTAMP(n)`: the
+/// statement's time, converted for the column), NULL where there is none. Shared by every
+/// insert path (VALUES, SELECT, REPLACE, ON DUPLICATE KEY UPDATE).
+pub(crate) fn default_row(def: &TableDef, env: &Env) -> Result<Vec<Value>, SqlError> {
+    let mut row = Vec::with_capacity(def.columns.len());
+    for (i, c) in def.columns.iter().enumerate() {
+        row.push(match c.extras.default_now {
+            Some(fsp) => coerce_col(def, i, crate::expr::statement_now(env, fsp), env, 1)?,
+            None => c.default.clone().unwrap_or(Value::Null),
+        });
+    }
+    Ok(row)
+}
+
+/// `ON UPDATE CURRENT_TIMESTAMP(n)`: a row an UPDATE (or ON DUPLICATE KEY UPDATE) really
+/// changes gets the statement's time in each such column it did not assign (`set(c)`), as
+/// MariaDB does; call only when the new row differs from the old one.
+pub(crate) fn touch_on_update(
+    def: &TableDef,
+    set: impl Fn(usize) -> bool,
+    new: &mut [Value],
+    env: &Env,
+    row_no: u64,
+) -> Result<(), SqlError> {
+    for (i, c) in def.columns.iter().enumerate() {
+        if let Some(fsp) = c.extras.on_update_now {
+            if !set(i) {
+                new[i] = coerce_col(def, i, crate::expr::statement_now(env, fsp), env, row_no)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn select_rows(
@@ -474,6 +512,8 @@ pub(crate) fn execute_update(
             new[*c] = coerce_col(def, *c, v, env, row_no)?;
         }
         if new != old {
+            let set = |c: usize| p.assignments.iter().any(|(a, _)| *a == c);
+            touch_on_update(def, set, &mut new, env, row_no)?;
             txn.update(def.id, &pk_of(def, &old), new)?;
             changed += 1;
         }

@@ -191,6 +191,14 @@ fn default_sql(v: &Value) -> String {
     }
 }
 
+/// `current_timestamp()` / `current_timestamp(n)` as MariaDB prints a default or ON UPDATE.
+fn now_sql(fsp: u8) -> String {
+    match fsp {
+        0 => "current_timestamp()".into(),
+        n => format!("current_timestamp({n})"),
+    }
+}
+
 /// SHOW CREATE TABLE text.
 pub(crate) fn create_table_sql(t: &TableDef) -> String {
     let mut lines = Vec::new();
@@ -198,17 +206,32 @@ pub(crate) fn create_table_sql(t: &TableDef) -> String {
         let mut l = format!("  {} {}", quote_ident(&c.name), type_text(&c.ty));
         if !c.nullable {
             l.push_str(" NOT NULL");
+        } else if matches!(c.ty, SqlType::Timestamp(_)) {
+            // MariaDB names the NULL of a nullable TIMESTAMP.
+            l.push_str(" NULL");
         }
-        match &c.default {
-            Some(v) => {
+        match (&c.default, c.extras.default_now) {
+            (_, Some(fsp)) => {
+                l.push_str(" DEFAULT ");
+                l.push_str(&now_sql(fsp));
+            }
+            (Some(v), None) => {
                 l.push_str(" DEFAULT ");
                 l.push_str(&default_sql(v));
             }
-            None if c.nullable => l.push_str(" DEFAULT NULL"),
-            None => {}
+            (None, None) if c.nullable => l.push_str(" DEFAULT NULL"),
+            (None, None) => {}
+        }
+        if let Some(fsp) = c.extras.on_update_now {
+            l.push_str(" ON UPDATE ");
+            l.push_str(&now_sql(fsp));
         }
         if c.auto_increment {
             l.push_str(" AUTO_INCREMENT");
+        }
+        if !c.extras.comment.is_empty() {
+            l.push_str(" COMMENT ");
+            l.push_str(&crate::execute::admin::accounts::quote(&c.extras.comment));
         }
         lines.push(l);
     }
@@ -271,9 +294,10 @@ pub(crate) fn columns(t: &TableDef, full: bool) -> Vec<Vec<Value>> {
             } else {
                 ""
             };
-            let default = match &c.default {
-                Some(Value::Null) | None => Value::Null,
-                Some(v) => {
+            let default = match (&c.default, c.extras.default_now) {
+                (_, Some(fsp)) => text(now_sql(fsp)),
+                (Some(Value::Null) | None, None) => Value::Null,
+                (Some(v), None) => {
                     text(String::from_utf8_lossy(&crate::render::text_plain(v)).into_owned())
                 }
             };
@@ -288,14 +312,14 @@ pub(crate) fn columns(t: &TableDef, full: bool) -> Vec<Vec<Value>> {
             r.push(text(if c.nullable { "YES" } else { "NO" }));
             r.push(text(key));
             r.push(default);
-            r.push(text(if c.auto_increment {
-                "auto_increment"
-            } else {
-                ""
+            r.push(text(match c.extras.on_update_now {
+                _ if c.auto_increment => "auto_increment".into(),
+                Some(fsp) => format!("on update {}", now_sql(fsp)),
+                None => String::new(),
             }));
             if full {
                 r.push(text("select,insert,update,references"));
-                r.push(text(""));
+                r.push(text(c.extras.comment.clone()));
             }
             r
         })

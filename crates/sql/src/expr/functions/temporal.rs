@@ -130,12 +130,18 @@ fn rt_now(args: &[Expr], _: &TypeCx) -> RType {
 }
 
 fn now(v: Vec<Value>, env: &Env) -> R {
+    let fsp = v.first().map_or(0, |x| int(x).clamp(0, 6) as u8);
+    Ok(statement_now(env, fsp))
+}
+
+/// NOW(fsp) of the statement: a DATETIME with at most `fsp` (<= 6) fraction digits (also the
+/// value of `DEFAULT` / `ON UPDATE CURRENT_TIMESTAMP(fsp)`).
+pub(crate) fn statement_now(env: &Env, fsp: u8) -> Value {
     let (s, us) = env.cx.statement_time();
-    let fsp = v.first().map_or(0, |x| int(x).clamp(0, 6) as u32);
-    let unit = 10u32.pow(6 - fsp);
+    let unit = 10u32.pow(6 - u32::from(fsp.min(6)));
     let us = us - us % unit;
     debug_assert!(us < 1_000_000);
-    Ok(datetime_from_unix(s, us))
+    datetime_from_unix(s, us)
 }
 
 fn curdate(_: Vec<Value>, env: &Env) -> R {

@@ -1,0 +1,131 @@
+//! Issue 15 part 3: statements onelog used to accept and answer differently from MariaDB
+//! 10.11 without an error. Every expected value below is what MariaDB 10.11 returned for the
+//! same statements (`mariadb -B`, `time_zone='+00:00'`).
+
+use onelog_sql::{Output, Session};
+
+mod common;
+use common::{err, ok, text_rows, Db};
+
+fn session(db: &Db) -> Session {
+    let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
+    ok(&mut s, "CREATE DATABASE IF NOT EXISTS d");
+    ok(&mut s, "USE d");
+    s
+}
+
+fn one(s: &mut Session, sql: &str) -> Vec<String> {
+    text_rows(s, sql).remove(0)
+}
+
+fn row(cells: &[&str]) -> Vec<String> {
+    cells.iter().map(|c| c.to_string()).collect()
+}
+
+fn show_create(s: &mut Session, t: &str) -> String {
+    match ok(s, &format!("SHOW CREATE TABLE {t}")) {
+        Output::Rows { rows, .. } => common::cell(&rows[0][1]),
+        o => panic!("{o:?}"),
+    }
+}
+
+#[test]
+fn current_timestamp_defaults_and_on_update_as_mariadb() {
+    let db = Db::open("silent-now");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE t(id INT PRIMARY KEY, \
+         a TIMESTAMP DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, \
+         b DATETIME(3) DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3), \
+         c DATETIME DEFAULT NOW(), \
+         d TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP, \
+         v INT COMMENT 'the v', s VARCHAR(30), s0 VARCHAR(30))",
+    );
+    // NOW(3) of the same statement is the time the defaults and ON UPDATE use; `s` keeps it.
+    let check = "SELECT CAST(a AS CHAR) = LEFT(s, 19), CAST(b AS CHAR) = s, \
+                 CAST(c AS CHAR) = LEFT(s0, 19), CAST(d AS CHAR) = LEFT(s, 19), d IS NULL, v FROM t";
+    ok(
+        &mut s,
+        "INSERT INTO t(id, v, s, s0) VALUES (1, 1, CAST(NOW(3) AS CHAR), CAST(NOW(3) AS CHAR))",
+    );
+    assert_eq!(one(&mut s, check), row(&["1", "1", "1", "NULL", "1", "1"]));
+    // No change: ON UPDATE does not fire (d stays NULL).
+    ok(&mut s, "UPDATE t SET v = 1");
+    assert_eq!(one(&mut s, check), row(&["1", "1", "1", "NULL", "1", "1"]));
+    ok(&mut s, "UPDATE t SET v = 2, s = CAST(NOW(3) AS CHAR)");
+    assert_eq!(one(&mut s, check), row(&["1", "1", "1", "1", "0", "2"]));
+    // An assigned column keeps the assigned value.
+    ok(
+        &mut s,
+        "UPDATE t SET v = 3, b = '2000-01-01', s = CAST(NOW(3) AS CHAR)",
+    );
+    assert_eq!(one(&mut s, check), row(&["1", "0", "1", "1", "0", "3"]));
+    assert_eq!(
+        one(&mut s, "SELECT DATE_FORMAT(b, '%Y-%m-%d %T.%f') FROM t"),
+        row(&["2000-01-01 00:00:00.000000"])
+    );
+    ok(
+        &mut s,
+        "INSERT INTO t(id, v) VALUES (1, 9) ON DUPLICATE KEY UPDATE v = 10, s = CAST(NOW(3) AS CHAR)",
+    );
+    assert_eq!(one(&mut s, check), row(&["1", "1", "1", "1", "0", "10"]));
+    assert_eq!(
+        show_create(&mut s, "t"),
+        "CREATE TABLE `t` (\n  \
+         `id` int(11) NOT NULL,\n  \
+         `a` timestamp NULL DEFAULT current_timestamp() ON UPDATE current_timestamp(),\n  \
+         `b` datetime(3) DEFAULT current_timestamp(3) ON UPDATE current_timestamp(3),\n  \
+         `c` datetime DEFAULT current_timestamp(),\n  \
+         `d` timestamp NULL DEFAULT NULL ON UPDATE current_timestamp(),\n  \
+         `v` int(11) DEFAULT NULL COMMENT 'the v',\n  \
+         `s` varchar(30) DEFAULT NULL,\n  \
+         `s0` varchar(30) DEFAULT NULL,\n  \
+         PRIMARY KEY (`id`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
+    );
+    let cols = text_rows(&mut s, "SHOW FULL COLUMNS FROM t");
+    let pick = |r: &Vec<String>| vec![r[0].clone(), r[5].clone(), r[6].clone(), r[8].clone()];
+    assert_eq!(
+        cols.iter().map(pick).collect::<Vec<_>>(),
+        vec![
+            row(&["id", "NULL", "", ""]),
+            row(&[
+                "a",
+                "current_timestamp()",
+                "on update current_timestamp()",
+                ""
+            ]),
+            row(&[
+                "b",
+                "current_timestamp(3)",
+                "on update current_timestamp(3)",
+                ""
+            ]),
+            row(&["c", "current_timestamp()", "", ""]),
+            row(&["d", "NULL", "on update current_timestamp()", ""]),
+            row(&["v", "NULL", "", "the v"]),
+            row(&["s", "NULL", "", ""]),
+            row(&["s0", "NULL", "", ""]),
+        ]
+    );
+    // A NOT NULL column with DEFAULT CURRENT_TIMESTAMP has a default (no 1364).
+    ok(
+        &mut s,
+        "CREATE TABLE n(id INT PRIMARY KEY, t DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP)",
+    );
+    ok(&mut s, "INSERT INTO n(id) VALUES (1)");
+    assert_eq!(
+        one(
+            &mut s,
+            "SELECT t IS NOT NULL, LENGTH(CAST(t AS CHAR)) FROM n"
+        ),
+        row(&["1", "19"])
+    );
+    assert_eq!(
+        err(
+            &mut s,
+            "CREATE TABLE x(id INT PRIMARY KEY, a INT ON UPDATE CURRENT_TIMESTAMP)"
+        ),
+        1294
+    );
+}
