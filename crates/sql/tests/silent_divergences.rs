@@ -129,3 +129,46 @@ fn current_timestamp_defaults_and_on_update_as_mariadb() {
         1294
     );
 }
+
+#[test]
+fn auto_increment_table_option_and_no_auto_value_on_zero_as_mariadb() {
+    let db = Db::open("silent-autoinc");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE a(id INT AUTO_INCREMENT PRIMARY KEY, v INT) AUTO_INCREMENT=10 COMMENT='tc'",
+    );
+    let tail = |n: &str| {
+        format!(
+            "CREATE TABLE `a` (\n  `id` int(11) NOT NULL AUTO_INCREMENT,\n  `v` int(11) DEFAULT NULL,\n  \
+             PRIMARY KEY (`id`)\n) ENGINE=InnoDB{n} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci COMMENT='tc'"
+        )
+    };
+    assert_eq!(show_create(&mut s, "a"), tail(" AUTO_INCREMENT=10"));
+    ok(&mut s, "INSERT INTO a(v) VALUES (1), (2)");
+    assert_eq!(
+        text_rows(&mut s, "SELECT id, v FROM a ORDER BY id"),
+        vec![row(&["10", "1"]), row(&["11", "2"])]
+    );
+    assert_eq!(show_create(&mut s, "a"), tail(" AUTO_INCREMENT=12"));
+    // TRUNCATE starts again at 1 (InnoDB), the option is not shown any more.
+    ok(&mut s, "TRUNCATE a");
+    assert_eq!(show_create(&mut s, "a"), tail(""));
+    ok(&mut s, "INSERT INTO a(v) VALUES (1)");
+    assert_eq!(one(&mut s, "SELECT id FROM a"), row(&["1"]));
+    // Without an AUTO_INCREMENT column the option is not shown.
+    ok(
+        &mut s,
+        "CREATE TABLE b(id INT PRIMARY KEY) AUTO_INCREMENT=5",
+    );
+    assert!(!show_create(&mut s, "b").contains("AUTO_INCREMENT"));
+    // NO_AUTO_VALUE_ON_ZERO: 0 is stored as 0; without it 0 generates.
+    ok(&mut s, "SET sql_mode = 'NO_AUTO_VALUE_ON_ZERO'");
+    ok(&mut s, "INSERT INTO a VALUES (0, 5)");
+    ok(&mut s, "SET sql_mode = DEFAULT");
+    ok(&mut s, "INSERT INTO a VALUES (0, 6)");
+    assert_eq!(
+        text_rows(&mut s, "SELECT id, v FROM a ORDER BY id"),
+        vec![row(&["0", "5"]), row(&["1", "1"]), row(&["2", "6"])]
+    );
+}

@@ -7,7 +7,7 @@
 //! commit), so a DDL never runs inside a transaction.
 
 use onelog_binlog::Value;
-use onelog_engine::{ColumnSpec, IndexSpec, SqlType, TableSpec};
+use onelog_engine::{ColumnSpec, IndexSpec, SqlType, TableOptions, TableSpec};
 use onelog_protocol::errors;
 use sqlparser::ast;
 
@@ -440,8 +440,47 @@ pub(crate) fn create_table(
         primary_key,
         indexes,
     };
-    cx.server.engine.create_table(spec, ct.if_not_exists, sql)?;
+    let options = table_options(ct)?;
+    cx.server
+        .engine
+        .create_table_with(spec, options, ct.if_not_exists, sql)?;
     Ok(())
+}
+
+/// The table options onelog keeps: `COMMENT` and `AUTO_INCREMENT=N` (the first generated
+/// value). The others (ENGINE, CHARSET, ROW_FORMAT, ...) describe what onelog is or does not
+/// apply to it, as before.
+fn table_options(ct: &ast::CreateTable) -> Result<TableOptions, SqlError> {
+    let mut o = TableOptions::default();
+    let list = match &ct.table_options {
+        ast::CreateTableOptions::Plain(v)
+        | ast::CreateTableOptions::With(v)
+        | ast::CreateTableOptions::Options(v)
+        | ast::CreateTableOptions::TableProperties(v) => v.as_slice(),
+        ast::CreateTableOptions::None => &[],
+    };
+    let comment = |c: &ast::CommentDef| match c {
+        ast::CommentDef::WithEq(s) | ast::CommentDef::WithoutEq(s) => s.clone(),
+    };
+    if let Some(c) = &ct.comment {
+        o.comment = comment(c);
+    }
+    for opt in list {
+        match opt {
+            ast::SqlOption::Comment(c) => o.comment = comment(c),
+            ast::SqlOption::KeyValue { key, value }
+                if key.value.eq_ignore_ascii_case("AUTO_INCREMENT") =>
+            {
+                let text = value.to_string();
+                o.auto_increment = text
+                    .trim_matches('\'')
+                    .parse()
+                    .map_err(|_| SqlError::syntax(&text))?;
+            }
+            _ => {}
+        }
+    }
+    Ok(o)
 }
 
 pub(crate) fn create_index(

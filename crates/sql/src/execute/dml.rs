@@ -308,6 +308,7 @@ pub(crate) fn execute_insert(
     let mut dups = 0u64;
     let nrows = source.len();
     let defaults = default_row(def, env)?;
+    txn.set_no_auto_value_on_zero(crate::sysvar::no_auto_value_on_zero(env.cx));
     for (row_no, vals) in (1u64..).zip(source) {
         env.cx.guard.check()?;
         // Full row: defaults first, then the given columns.

@@ -279,6 +279,16 @@ pub fn strict_mode(cx: &ExecContext) -> bool {
     }
 }
 
+/// sql_mode `NO_AUTO_VALUE_ON_ZERO`: an inserted 0 in an AUTO_INCREMENT column is stored
+/// as 0 (only NULL generates a value).
+pub fn no_auto_value_on_zero(cx: &ExecContext) -> bool {
+    matches!(get_var(cx, "sql_mode", VarScope::Session),
+        Ok(Value::Bytes(b)) if String::from_utf8_lossy(&b)
+            .to_ascii_uppercase()
+            .split(',')
+            .any(|m| m.trim() == "NO_AUTO_VALUE_ON_ZERO"))
+}
+
 /// Whether a division by zero in INSERT/UPDATE is an error (1365), as MariaDB does in strict
 /// mode with ERROR_FOR_DIVISION_BY_ZERO; otherwise it is a warning and NULL.
 pub fn division_by_zero_is_error(cx: &ExecContext) -> bool {

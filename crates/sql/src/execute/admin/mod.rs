@@ -273,7 +273,13 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             let t = show::table_def(cx, db, &table)?;
             Ok(result(
                 &["Table", "Create Table"],
-                vec![vec![text(t.name.clone()), text(show::create_table_sql(&t))]],
+                vec![vec![
+                    text(t.name.clone()),
+                    text(show::create_table_sql(
+                        &t,
+                        cx.server.engine.auto_increment_next(t.id),
+                    )),
+                ]],
             ))
         }
         Stmt::ShowCreateDatabase { name } => {

@@ -199,8 +199,9 @@ fn now_sql(fsp: u8) -> String {
     }
 }
 
-/// SHOW CREATE TABLE text.
-pub(crate) fn create_table_sql(t: &TableDef) -> String {
+/// SHOW CREATE TABLE text; `auto_increment_next`: the table's next AUTO_INCREMENT value
+/// (shown as `AUTO_INCREMENT=N` when the table has such a column and N > 1, as MariaDB).
+pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String {
     let mut lines = Vec::new();
     for c in &t.columns {
         let mut l = format!("  {} {}", quote_ident(&c.name), type_text(&c.ty));
@@ -250,8 +251,16 @@ pub(crate) fn create_table_sql(t: &TableDef) -> String {
             cols(&i.columns)
         ));
     }
+    let auto = match t.auto_increment {
+        Some(_) if auto_increment_next > 1 => format!(" AUTO_INCREMENT={auto_increment_next}"),
+        _ => String::new(),
+    };
+    let comment = match t.options.comment.as_str() {
+        "" => String::new(),
+        c => format!(" COMMENT={}", crate::execute::admin::accounts::quote(c)),
+    };
     format!(
-        "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
+        "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci{comment}",
         quote_ident(&t.name),
         lines.join(",\n")
     )
@@ -588,7 +597,7 @@ mod tests {
         };
         let t = TableDef::from_spec(1, &spec).unwrap();
         assert_eq!(
-            create_table_sql(&t),
+            create_table_sql(&t, 1),
             "CREATE TABLE `t` (\n  `id` bigint(20) unsigned NOT NULL AUTO_INCREMENT,\n  `name` varchar(20) NOT NULL DEFAULT 'x''y',\n  `n` int(11) DEFAULT 0,\n  `note` text DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  UNIQUE KEY `by_name` (`name`),\n  KEY `k` (`n`,`name`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
         );
         let cols = columns(&t, false);
