@@ -389,7 +389,15 @@ impl Session {
             _ => None,
         };
         let columns = match &compiled {
-            Some(Compiled::Select(p)) => p.columns.clone(),
+            Some(Compiled::Select(p)) if p.into.is_empty() => p.columns.clone(),
+            Some(Compiled::Insert(p)) => p
+                .returning
+                .as_ref()
+                .map_or(Vec::new(), |r| r.columns.clone()),
+            Some(Compiled::Delete(p)) => p
+                .returning
+                .as_ref()
+                .map_or(Vec::new(), |r| r.columns.clone()),
             _ => Vec::new(),
         };
         let id = self.next_stmt_id;
@@ -630,6 +638,8 @@ impl Session {
         }
         // Conditions left by an earlier evaluation outside a statement are not this one's.
         drop(crate::expr::take_warnings());
+        // SELECT ... INTO: the row to assign once the statement succeeded.
+        let mut into_row = None;
         let r = {
             let env = Env {
                 cx: self,
@@ -637,6 +647,12 @@ impl Session {
                 insert_row: None,
             };
             match c {
+                Compiled::Select(p) if !p.into.is_empty() => select::execute(p, &mut txn, &env)
+                    .and_then(|(rows, found)| {
+                        into_row = select::into_row(rows)?;
+                        let n = u64::from(into_row.is_some());
+                        Ok((Output::ok_affected(n), Some(found), None))
+                    }),
                 Compiled::Select(p) => select::execute(p, &mut txn, &env).map(|(rows, found)| {
                     (
                         Output::rows(select::result_columns(p, &rows), rows),
@@ -644,9 +660,13 @@ impl Session {
                         None,
                     )
                 }),
-                Compiled::Insert(p) => dml::execute_insert(p, &mut txn, &env).map(dml_out),
-                Compiled::Update(p) => dml::execute_update(p, &mut txn, &env).map(dml_out),
-                Compiled::Delete(p) => dml::execute_delete(p, &mut txn, &env).map(dml_out),
+                Compiled::Insert(p) => dml::execute_insert(p, &mut txn, &env)
+                    .map(|d| dml_out(d, p.returning.as_deref())),
+                Compiled::Update(p) => {
+                    dml::execute_update(p, &mut txn, &env).map(|d| dml_out(d, None))
+                }
+                Compiled::Delete(p) => dml::execute_delete(p, &mut txn, &env)
+                    .map(|d| dml_out(d, p.returning.as_deref())),
             }
         };
         // Strict mode with ERROR_FOR_DIVISION_BY_ZERO: a division by zero in INSERT/UPDATE
@@ -676,6 +696,12 @@ impl Session {
                 if let Some(f) = found {
                     self.cx.found_rows = f;
                     self.cx.row_count = -1;
+                }
+                if let (Compiled::Select(p), Some(row)) = (c, into_row) {
+                    debug_assert_eq!(p.into.len(), row.len());
+                    for (name, v) in p.into.iter().zip(row) {
+                        self.cx.user_vars.insert(name.clone(), v);
+                    }
                 }
                 if let Some((id, warnings, affected)) = extra {
                     if let Some(id) = id {
@@ -869,17 +895,22 @@ fn is_core_statement(sql: &str) -> bool {
 
 type Extra = Option<(Option<u64>, Vec<(String, u16, String)>, u64)>;
 
-fn dml_out(d: DmlResult) -> (Output, Option<u64>, Extra) {
-    (
-        Output::Ok {
+/// A DML statement's reply: OK, or with `RETURNING` (`returning`, the plan of its items) the
+/// result set of the returned rows.
+fn dml_out(
+    d: DmlResult,
+    returning: Option<&crate::plan::select::SelectPlan>,
+) -> (Output, Option<u64>, Extra) {
+    let out = match (d.returned, returning) {
+        (Some(rows), Some(sp)) => Output::rows(select::result_columns(sp, &rows), rows),
+        _ => Output::Ok {
             affected_rows: d.affected,
             last_insert_id: d.last_insert_id.unwrap_or(0),
             warnings: 0,
             info: d.info,
         },
-        None,
-        Some((d.last_insert_id, d.warnings, d.affected)),
-    )
+    };
+    (out, None, Some((d.last_insert_id, d.warnings, d.affected)))
 }
 
 fn affected(n: u64) -> Output {

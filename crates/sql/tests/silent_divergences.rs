@@ -172,3 +172,99 @@ fn auto_increment_table_option_and_no_auto_value_on_zero_as_mariadb() {
         vec![row(&["0", "5"]), row(&["1", "1"]), row(&["2", "6"])]
     );
 }
+
+fn names(o: &Output) -> Vec<String> {
+    match o {
+        Output::Rows { columns, .. } => columns.iter().map(|c| c.name.clone()).collect(),
+        o => panic!("not rows: {o:?}"),
+    }
+}
+
+fn cells(o: &Output) -> Vec<Vec<String>> {
+    match o {
+        Output::Rows { rows, .. } => rows
+            .iter()
+            .map(|r| r.iter().map(common::cell).collect())
+            .collect(),
+        o => panic!("not rows: {o:?}"),
+    }
+}
+
+#[test]
+fn select_into_and_returning_as_mariadb() {
+    let db = Db::open("silent-into");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE TABLE s(id INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT INTO s VALUES (1, 10), (2, 20)");
+    match ok(&mut s, "SELECT v INTO @a FROM s WHERE id = 1") {
+        Output::Ok { affected_rows, .. } => assert_eq!(affected_rows, 1),
+        o => panic!("{o:?}"),
+    }
+    assert_eq!(one(&mut s, "SELECT @a"), row(&["10"]));
+    assert_eq!(err(&mut s, "SELECT v INTO @a FROM s"), 1172);
+    ok(&mut s, "SET @q = 7");
+    match ok(&mut s, "SELECT v INTO @q FROM s WHERE id = 9") {
+        Output::Ok {
+            affected_rows,
+            warnings,
+            ..
+        } => assert_eq!((affected_rows, warnings), (0, 1)),
+        o => panic!("{o:?}"),
+    }
+    assert_eq!(
+        text_rows(&mut s, "SHOW WARNINGS"),
+        vec![row(&[
+            "Warning",
+            "1329",
+            "No data - zero rows fetched, selected, or processed"
+        ])]
+    );
+    assert_eq!(one(&mut s, "SELECT @q"), row(&["7"]));
+    ok(&mut s, "SELECT id, v INTO @x, @y FROM s WHERE id = 2");
+    assert_eq!(one(&mut s, "SELECT @x, @y"), row(&["2", "20"]));
+    ok(&mut s, "SELECT 5 INTO @z");
+    assert_eq!(one(&mut s, "SELECT @z"), row(&["5"]));
+    assert_eq!(err(&mut s, "SELECT id INTO @x, @y FROM s"), 1222);
+
+    ok(
+        &mut s,
+        "CREATE TABLE r(id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(10) NOT NULL DEFAULT 'x', n INT)",
+    );
+    let o = ok(
+        &mut s,
+        "INSERT INTO r(name, n) VALUES ('a', 1), ('b', 2) RETURNING id, name, n*2 AS dbl",
+    );
+    assert_eq!(names(&o), row(&["id", "name", "dbl"]));
+    assert_eq!(
+        cells(&o),
+        vec![row(&["1", "a", "2"]), row(&["2", "b", "4"])]
+    );
+    let o = ok(&mut s, "INSERT INTO r(n) VALUES (3) RETURNING *");
+    assert_eq!(names(&o), row(&["id", "name", "n"]));
+    assert_eq!(cells(&o), vec![row(&["3", "x", "3"])]);
+    let o = ok(
+        &mut s,
+        "REPLACE INTO r(id, name, n) VALUES (1, 'z', 9) RETURNING id, name",
+    );
+    assert_eq!(cells(&o), vec![row(&["1", "z"])]);
+    let o = ok(
+        &mut s,
+        "DELETE FROM r WHERE n >= 3 RETURNING id, CONCAT(name, '!')",
+    );
+    assert_eq!(cells(&o), vec![row(&["1", "z!"]), row(&["3", "x!"])]);
+    assert_eq!(
+        text_rows(&mut s, "SELECT id, name, n FROM r"),
+        vec![row(&["2", "b", "2"])]
+    );
+    assert_eq!(
+        err(&mut s, "INSERT INTO r(n) VALUES (1) RETURNING COUNT(*)"),
+        1111
+    );
+    let e = common::fail(&mut s, "INSERT INTO r(n) VALUES (1) RETURNING nosuch");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (1054, "Unknown column 'nosuch' in 'RETURNING'")
+    );
+    // Nothing of the refused statements was stored.
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM r"), row(&["1"]));
+}

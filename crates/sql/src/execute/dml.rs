@@ -22,6 +22,22 @@ pub(crate) struct DmlResult {
     pub last_insert_id: Option<u64>,
     pub info: String,
     pub warnings: Vec<(String, u16, String)>,
+    /// `RETURNING`: the projected rows (None without RETURNING).
+    pub returned: Option<Vec<Vec<Value>>>,
+}
+
+/// One RETURNING row: the plan's projections evaluated on the stored (or removed) `row`.
+fn project_returning(
+    sp: &crate::plan::select::SelectPlan,
+    row: &[Value],
+    env: &Env,
+) -> Result<Vec<Value>, SqlError> {
+    let mut out = Vec::with_capacity(sp.projections.len());
+    for x in &sp.projections {
+        out.push(x.eval(row, env)?);
+    }
+    env.cx.guard.charge(crate::guard::row_bytes(&out))?;
+    Ok(out)
 }
 
 fn pk_of(def: &TableDef, row: &[Value]) -> Vec<Value> {
@@ -309,6 +325,7 @@ pub(crate) fn execute_insert(
     let nrows = source.len();
     let defaults = default_row(def, env)?;
     txn.set_no_auto_value_on_zero(crate::sysvar::no_auto_value_on_zero(env.cx));
+    let mut returned = p.returning.as_ref().map(|_| Vec::new());
     for (row_no, vals) in (1u64..).zip(source) {
         env.cx.guard.check()?;
         // Full row: defaults first, then the given columns.
@@ -339,6 +356,13 @@ pub(crate) fn execute_insert(
                     affected += 1;
                     if let Some(id) = o.auto_increment {
                         first_id.get_or_insert(id);
+                    }
+                    if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {
+                        if let (Some(id), Some(a)) = (o.auto_increment, def.auto_increment) {
+                            let c = &def.columns[a];
+                            row[a] = c.ty.coerce(&c.name, Value::UInt(id))?;
+                        }
+                        out.push(project_returning(sp, &row, env)?);
                     }
                     break;
                 }
@@ -372,6 +396,11 @@ pub(crate) fn execute_insert(
                         if new != old {
                             let set = |c: usize| p.on_dup.iter().any(|(a, _)| *a == c);
                             touch_on_update(def, set, &mut new, env, row_no)?;
+                            if let (Some(out), Some(sp)) =
+                                (returned.as_mut(), p.returning.as_deref())
+                            {
+                                out.push(project_returning(sp, &new, env)?);
+                            }
                             txn.update(def.id, &pk_of(def, &old), new)?;
                             affected += 2;
                         }
@@ -401,6 +430,7 @@ pub(crate) fn execute_insert(
         last_insert_id: first_id,
         info,
         warnings,
+        returned,
     })
 }
 
@@ -524,6 +554,7 @@ pub(crate) fn execute_update(
         last_insert_id: None,
         info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
         warnings: Vec::new(),
+        returned: None,
     })
 }
 
@@ -535,10 +566,14 @@ pub(crate) fn execute_delete(
     let def = &*p.table;
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
     let mut n = 0;
+    let mut returned = p.returning.as_ref().map(|_| Vec::new());
     for r in rows {
         env.cx.guard.check()?;
         if txn.delete(def.id, &pk_of(def, &r))? {
             n += 1;
+            if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {
+                out.push(project_returning(sp, &r, env)?);
+            }
         }
     }
     Ok(DmlResult {
@@ -546,5 +581,6 @@ pub(crate) fn execute_delete(
         last_insert_id: None,
         info: String::new(),
         warnings: Vec::new(),
+        returned,
     })
 }

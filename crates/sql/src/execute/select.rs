@@ -185,6 +185,25 @@ impl AggState {
 
 /// Result columns of an execution: the compiled ones, with `Dyn` columns typed by their
 /// first non-NULL value.
+/// `SELECT ... INTO @vars`: the one row to assign; more than one is MariaDB's 1172, none
+/// leaves the variables as they are with warning 1329 (as MariaDB).
+pub(crate) fn into_row(mut rows: Vec<Vec<Value>>) -> Result<Option<Vec<Value>>, SqlError> {
+    if rows.len() > 1 {
+        return Err(SqlError::of(
+            onelog_protocol::errors::ER_TOO_MANY_ROWS,
+            "Result consisted of more than one row",
+        ));
+    }
+    if rows.is_empty() {
+        crate::expr::warn(
+            "Warning",
+            1329,
+            "No data - zero rows fetched, selected, or processed".into(),
+        );
+    }
+    Ok(rows.pop())
+}
+
 pub(crate) fn result_columns(p: &SelectPlan, rows: &[Vec<Value>]) -> Vec<Column> {
     let mut cols = p.columns.clone();
     for (i, r) in p.rtypes.iter().enumerate() {

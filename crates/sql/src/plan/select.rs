@@ -40,6 +40,9 @@ pub(crate) struct SelectPlan {
     pub offset: Option<Expr>,
     pub lock: Option<LockMode>,
     pub params: usize,
+    /// `SELECT ... INTO @a, @b`: the user variables (lower case) the single row is assigned
+    /// to instead of being sent (as many as the projections).
+    pub into: Vec<String>,
 }
 
 /// One joined table: nested loop over its rows, `on` tested on the joined row.
@@ -213,6 +216,31 @@ pub(crate) fn expr_column(name: &str, r: RType, nullable: bool) -> Column {
 }
 
 /// Compiles a SELECT query.
+/// `INTO @a, @b`: the variables' names; 1222 when their number differs from the columns', as
+/// MariaDB; only user variables (`INTO OUTFILE`/`DUMPFILE` and local variables: 1235).
+fn into_vars(sel: &ast::Select, ncols: usize) -> Result<Vec<String>, SqlError> {
+    let Some(into) = &sel.into else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::with_capacity(into.targets.len());
+    for t in &into.targets {
+        let text = t.to_string();
+        match text.strip_prefix('@') {
+            Some(v) if !v.starts_with('@') && !v.is_empty() => {
+                out.push(v.trim_matches('`').to_ascii_lowercase())
+            }
+            _ => return Err(SqlError::unsupported(&format!("SELECT ... INTO {text}"))),
+        }
+    }
+    if out.len() != ncols {
+        return Err(SqlError::of(
+            errors::ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
+            "The used SELECT statements have a different number of columns",
+        ));
+    }
+    Ok(out)
+}
+
 pub(crate) fn compile(
     cx: &ExecContext,
     q: &ast::Query,
@@ -256,6 +284,7 @@ pub(crate) fn compile(
     };
     debug_assert_eq!(rtypes.len(), items.projections.len());
     debug_assert_eq!(columns.len(), items.projections.len());
+    let into = into_vars(sel, items.projections.len())?;
     Ok(SelectPlan {
         table,
         joins,
@@ -273,6 +302,7 @@ pub(crate) fn compile(
         offset: clauses.offset,
         lock,
         params,
+        into,
     })
 }
 
