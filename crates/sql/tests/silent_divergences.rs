@@ -268,3 +268,64 @@ fn select_into_and_returning_as_mariadb() {
     // Nothing of the refused statements was stored.
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM r"), row(&["1"]));
 }
+
+#[test]
+fn found_rows_with_and_without_sql_calc_found_rows_as_mariadb() {
+    let db = Db::open("silent-found");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE a(id INT PRIMARY KEY, g INT, x INT, d DECIMAL(5,2), s VARCHAR(10))",
+    );
+    ok(
+        &mut s,
+        "INSERT INTO a VALUES (1,1,1,1.50,'a'),(2,1,2,NULL,'b'),(3,2,NULL,2.25,NULL),\
+         (4,2,4,3.00,'c'),(5,1,2,1,'b')",
+    );
+    // (statement, its rows, FOUND_ROWS() after it): MariaDB 10.11's answers.
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("SELECT id FROM a LIMIT 2", &["1", "2"], "2"),
+        (
+            "SELECT SQL_CALC_FOUND_ROWS id FROM a LIMIT 2",
+            &["1", "2"],
+            "5",
+        ),
+        (
+            "SELECT SQL_CALC_FOUND_ROWS id FROM a ORDER BY id DESC LIMIT 1 OFFSET 1",
+            &["4"],
+            "5",
+        ),
+        (
+            "SELECT id FROM a ORDER BY id DESC LIMIT 2",
+            &["5", "4"],
+            "2",
+        ),
+        ("SELECT id FROM a LIMIT 10 OFFSET 3", &["4", "5"], "5"),
+        (
+            "SELECT SQL_CALC_FOUND_ROWS DISTINCT g FROM a LIMIT 1",
+            &["1"],
+            "2",
+        ),
+        (
+            "SELECT SQL_CALC_FOUND_ROWS g FROM a GROUP BY g LIMIT 1",
+            &["1"],
+            "2",
+        ),
+        ("SELECT id FROM a WHERE id > 100", &[], "0"),
+    ];
+    for (sql, want, found) in cases {
+        let got: Vec<String> = text_rows(&mut s, sql)
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect();
+        assert_eq!(got, row(want), "{sql}");
+        assert_eq!(one(&mut s, "SELECT FOUND_ROWS()"), row(&[found]), "{sql}");
+    }
+    assert_eq!(
+        one(
+            &mut s,
+            "SELECT g, GROUP_CONCAT(s, x ORDER BY d DESC, id) FROM a WHERE g = 1 GROUP BY g"
+        ),
+        row(&["1", "a1,b2,b2"])
+    );
+}

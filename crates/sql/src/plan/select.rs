@@ -43,6 +43,9 @@ pub(crate) struct SelectPlan {
     /// `SELECT ... INTO @a, @b`: the user variables (lower case) the single row is assigned
     /// to instead of being sent (as many as the projections).
     pub into: Vec<String>,
+    /// `SQL_CALC_FOUND_ROWS`: FOUND_ROWS() is every row LIMIT would have kept; otherwise it
+    /// is OFFSET + the rows sent, as MariaDB.
+    pub calc_found_rows: bool,
 }
 
 /// One joined table: nested loop over its rows, `on` tested on the joined row.
@@ -303,6 +306,10 @@ pub(crate) fn compile(
         lock,
         params,
         into,
+        calc_found_rows: sel
+            .select_modifiers
+            .as_ref()
+            .is_some_and(|m| m.sql_calc_found_rows),
     })
 }
 
