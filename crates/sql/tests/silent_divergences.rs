@@ -329,3 +329,50 @@ fn found_rows_with_and_without_sql_calc_found_rows_as_mariadb() {
         row(&["1", "a1,b2,b2"])
     );
 }
+
+#[test]
+fn show_create_table_keeps_display_widths_and_refuses_index_prefixes() {
+    let db = Db::open("silent-width");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE w(id INT(5) PRIMARY KEY, a TINYINT(1), b BOOL, c INT(3) UNSIGNED, \
+         d BIGINT(30), e SMALLINT UNSIGNED, f MEDIUMINT(2), y YEAR(4))",
+    );
+    assert_eq!(
+        show_create(&mut s, "w"),
+        "CREATE TABLE `w` (\n  `id` int(5) NOT NULL,\n  `a` tinyint(1) DEFAULT NULL,\n  \
+         `b` tinyint(1) DEFAULT NULL,\n  `c` int(3) unsigned DEFAULT NULL,\n  \
+         `d` bigint(30) DEFAULT NULL,\n  `e` smallint(5) unsigned DEFAULT NULL,\n  \
+         `f` mediumint(2) DEFAULT NULL,\n  `y` year(4) DEFAULT NULL,\n  PRIMARY KEY (`id`)\n) \
+         ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
+    );
+    let types: Vec<String> = text_rows(&mut s, "SHOW COLUMNS FROM w")
+        .into_iter()
+        .map(|r| r[1].clone())
+        .collect();
+    assert_eq!(
+        types,
+        row(&[
+            "int(5)",
+            "tinyint(1)",
+            "tinyint(1)",
+            "int(3) unsigned",
+            "bigint(30)",
+            "smallint(5) unsigned",
+            "mediumint(2)",
+            "year(4)"
+        ])
+    );
+    // An index prefix is refused, never dropped.
+    assert_eq!(
+        err(
+            &mut s,
+            "CREATE TABLE p(id INT PRIMARY KEY, c VARCHAR(50), KEY k (c(10)))"
+        ),
+        1235
+    );
+    ok(&mut s, "CREATE TABLE p(id INT PRIMARY KEY, c VARCHAR(50))");
+    assert_eq!(err(&mut s, "CREATE INDEX k ON p (c(10))"), 1235);
+    assert_eq!(err(&mut s, "ALTER TABLE p ADD UNIQUE KEY k (c(3))"), 1235);
+}

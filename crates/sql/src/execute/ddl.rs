@@ -37,6 +37,22 @@ fn num_args(s: &str) -> Vec<u32> {
     }
 }
 
+/// The display width declared for an integer column (`INT(5)`; BOOL/BOOLEAN are
+/// `tinyint(1)`), kept for SHOW CREATE TABLE / SHOW COLUMNS as MariaDB shows it.
+fn display_width(dt: &ast::DataType, ty: &SqlType) -> Option<u16> {
+    if !ty.is_integer() {
+        return None;
+    }
+    let s = dt.to_string().to_ascii_uppercase();
+    if s.starts_with("BOOL") {
+        return Some(1);
+    }
+    if s.starts_with("SERIAL") {
+        return None;
+    }
+    num_args(&s).first().map(|&w| w.min(255) as u16)
+}
+
 /// Maps a sqlparser data type to the engine's (by its SQL text, robust to AST naming).
 pub(crate) fn sql_type(dt: &ast::DataType) -> Result<SqlType, SqlError> {
     let s = dt.to_string().to_ascii_uppercase();
@@ -225,12 +241,16 @@ fn index_spec(name: Option<&ast::Ident>, columns: Vec<String>, unique: bool) -> 
     }
 }
 
-fn index_columns(cols: &[ast::IndexColumn]) -> Vec<String> {
+/// The columns of an index. A prefix length (`c(10)`) is refused (1235): onelog indexes whole
+/// values, and a UNIQUE prefix would accept rows MariaDB refuses (never dropped silently).
+fn index_columns(cols: &[ast::IndexColumn]) -> Result<Vec<String>, SqlError> {
     cols.iter()
         .map(|c| match &c.column.expr {
-            ast::Expr::Identifier(i) => i.value.clone(),
-            ast::Expr::Function(f) => object_name_parts(&f.name).join("."),
-            other => other.to_string(),
+            ast::Expr::Identifier(i) => Ok(i.value.clone()),
+            ast::Expr::Function(f) => Err(SqlError::unsupported(&format!(
+                "index prefix lengths ({f})"
+            ))),
+            other => Ok(other.to_string()),
         })
         .collect()
 }
@@ -326,6 +346,7 @@ pub(crate) fn create_table(
         check_column_size(&cd.data_type, &cd.name.value)?;
         let ty = sql_type(&cd.data_type)?;
         let mut spec = ColumnSpec::new(&cd.name.value, ty);
+        spec.extras.display_width = display_width(&cd.data_type, &ty);
         if cd.data_type.to_string().eq_ignore_ascii_case("serial") {
             // SERIAL = BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE
             spec.nullable = false;
@@ -385,10 +406,10 @@ pub(crate) fn create_table(
     for c in &ct.constraints {
         match c {
             ast::TableConstraint::PrimaryKey(pk) => {
-                primary_key = index_columns(&pk.columns);
+                primary_key = index_columns(&pk.columns)?;
             }
             ast::TableConstraint::Unique(u) => {
-                let cols = index_columns(&u.columns);
+                let cols = index_columns(&u.columns)?;
                 let given = u
                     .index_name
                     .as_ref()
@@ -402,7 +423,7 @@ pub(crate) fn create_table(
                 });
             }
             ast::TableConstraint::Index(ix) => {
-                let cols = index_columns(&ix.columns);
+                let cols = index_columns(&ix.columns)?;
                 let given = ix.name.as_ref().map(|i| i.value.clone());
                 let n = index_name(&cols, given, &indexes);
                 indexes.push(IndexSpec {
@@ -491,7 +512,7 @@ pub(crate) fn create_index(
     assert_no_transaction(cx);
     let (db, table) = split_name(cx, &ci.table_name)?;
     cx.check_table_privilege(&db, &table, crate::privilege::INDEX)?;
-    let cols = index_columns(&ci.columns);
+    let cols = index_columns(&ci.columns)?;
     let name = match &ci.name {
         Some(n) => object_name_parts(n).join("."),
         None => cols.first().cloned().unwrap_or_default(),
@@ -527,12 +548,12 @@ pub(crate) fn alter_table(
         match op {
             ast::AlterTableOperation::AddConstraint { constraint, .. } => match constraint {
                 ast::TableConstraint::Index(ix) => {
-                    let cols = index_columns(&ix.columns);
+                    let cols = index_columns(&ix.columns)?;
                     let name = ix.name.as_ref();
                     engine.create_index(&db, &table, index_spec(name, cols, false), sql)?;
                 }
                 ast::TableConstraint::Unique(u) => {
-                    let cols = index_columns(&u.columns);
+                    let cols = index_columns(&u.columns)?;
                     let name = u.index_name.as_ref().or(u.name.as_ref());
                     engine.create_index(&db, &table, index_spec(name, cols, true), sql)?;
                 }

@@ -7,7 +7,8 @@
 //!   like InnoDB, and tools that copy a schema (mysqldump into MariaDB, ORMs comparing
 //!   schemas) expect an engine they know; SHOW ENGINES lists `onelog` as the default engine
 //!   and `InnoDB` as a supported alias of it, so `ENGINE=InnoDB` in DDL is accepted.
-//! - Integer types are shown with MariaDB's display widths (`int(11)`, `bigint(20) unsigned`).
+//! - Integer types are shown with their declared display width (`tinyint(1)`), else MariaDB's
+//!   default one (`int(11)`, `bigint(20) unsigned`).
 //! - Text columns are utf8mb4 with binary comparison in the engine; SHOW prints the default
 //!   `utf8mb4_general_ci` collation clients expect (the difference is documented in SQL.md).
 //! - SHOW DATABASES lists the databases of the catalog only (no `information_schema`,
@@ -155,8 +156,13 @@ pub(crate) fn table_def(
         .ok_or_else(|| SqlError::no_such_table(&db, table))
 }
 
-/// The column type as MariaDB prints it (with integer display widths).
-pub(crate) fn type_text(ty: &SqlType) -> String {
+/// A column's type as MariaDB shows it: an integer with its declared display width
+/// (`tinyint(1)`), else the type's default width.
+fn column_type_text(c: &onelog_engine::ColumnDef) -> String {
+    type_text_width(&c.ty, c.extras.display_width)
+}
+
+fn type_text_width(ty: &SqlType, width: Option<u16>) -> String {
     let (base, w_signed, w_unsigned, unsigned) = match *ty {
         SqlType::TinyInt { unsigned } => ("tinyint", 4, 3, unsigned),
         SqlType::SmallInt { unsigned } => ("smallint", 6, 5, unsigned),
@@ -166,10 +172,11 @@ pub(crate) fn type_text(ty: &SqlType) -> String {
         SqlType::Year => return "year(4)".into(),
         _ => return ty.sql_name(),
     };
-    if unsigned {
-        format!("{base}({w_unsigned}) unsigned")
-    } else {
-        format!("{base}({w_signed})")
+    match (width, unsigned) {
+        (Some(w), true) => format!("{base}({w}) unsigned"),
+        (Some(w), false) => format!("{base}({w})"),
+        (None, true) => format!("{base}({w_unsigned}) unsigned"),
+        (None, false) => format!("{base}({w_signed})"),
     }
 }
 
@@ -204,7 +211,7 @@ fn now_sql(fsp: u8) -> String {
 pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String {
     let mut lines = Vec::new();
     for c in &t.columns {
-        let mut l = format!("  {} {}", quote_ident(&c.name), type_text(&c.ty));
+        let mut l = format!("  {} {}", quote_ident(&c.name), column_type_text(c));
         if !c.nullable {
             l.push_str(" NOT NULL");
         } else if matches!(c.ty, SqlType::Timestamp(_)) {
@@ -310,7 +317,7 @@ pub(crate) fn columns(t: &TableDef, full: bool) -> Vec<Vec<Value>> {
                     text(String::from_utf8_lossy(&crate::render::text_plain(v)).into_owned())
                 }
             };
-            let mut r = vec![text(c.name.clone()), text(type_text(&c.ty))];
+            let mut r = vec![text(c.name.clone()), text(column_type_text(c))];
             if full {
                 r.push(if is_text_type(&c.ty) {
                     text("utf8mb4_general_ci")
