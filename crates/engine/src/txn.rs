@@ -7,7 +7,9 @@
 //!
 //! Semantics (InnoDB's, row by row):
 //! - plain reads ([`get`](Transaction::get), [`scan`](Transaction::scan) without a lock) read
-//!   the snapshot taken at the transaction's first plain read, overlaid with its own changes;
+//!   the snapshot taken at the transaction's first plain read (READ COMMITTED: at the first one
+//!   after each [`refresh_snapshot`](Transaction::refresh_snapshot)), overlaid with its own
+//!   changes;
 //!   the borrowed forms ([`get_shared`](Transaction::get_shared),
 //!   [`scan_with`](Transaction::scan_with), [`scan_ranges_with`](Transaction::scan_ranges_with))
 //!   read the same rows without copying them: a scan of a table the transaction did not change
@@ -171,6 +173,12 @@ impl Transaction {
             return Err(EngineError::Deadlock);
         }
         Ok(())
+    }
+
+    /// READ COMMITTED: the next plain read takes a new read view (the latest committed state),
+    /// as InnoDB does at each statement of such a transaction. Own changes stay overlaid.
+    pub fn refresh_snapshot(&mut self) {
+        self.snapshot = None;
     }
 
     /// The read view of plain reads (taken at the first one).

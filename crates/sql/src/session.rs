@@ -629,12 +629,26 @@ impl Session {
         let own = self.cx.txn.is_none() && self.cx.autocommit;
         let locks = writes || matches!(c, Compiled::Select(p) if p.lock.is_some());
         let mut txn = match self.cx.txn.take() {
-            Some(t) => t,
+            Some(mut t) => {
+                // READ COMMITTED: each statement sees the latest committed state.
+                if crate::sysvar::read_committed(self) {
+                    t.refresh_snapshot();
+                }
+                t
+            }
             None => self.begin_txn(locks || !self.cx.autocommit),
         };
         let guarded = !own && writes;
         if guarded {
             txn.savepoint(STMT_SAVEPOINT);
+        }
+        // NOWAIT / WAIT n: this statement's row lock waits only (restored below).
+        let lock_wait = match c {
+            Compiled::Select(p) => p.lock_wait,
+            _ => None,
+        };
+        if let Some(d) = lock_wait {
+            txn.set_lock_wait_timeout(d);
         }
         // Conditions left by an earlier evaluation outside a statement are not this one's.
         drop(crate::expr::take_warnings());
@@ -669,6 +683,9 @@ impl Session {
                     .map(|d| dml_out(d, p.returning.as_deref())),
             }
         };
+        if lock_wait.is_some() {
+            txn.set_lock_wait_timeout(crate::sysvar::lock_wait_timeout(self));
+        }
         // Strict mode with ERROR_FOR_DIVISION_BY_ZERO: a division by zero in INSERT/UPDATE
         // fails the statement (its changes are rolled back below).
         let r = match r {

@@ -46,6 +46,9 @@ pub(crate) struct SelectPlan {
     /// `SQL_CALC_FOUND_ROWS`: FOUND_ROWS() is every row LIMIT would have kept; otherwise it
     /// is OFFSET + the rows sent, as MariaDB.
     pub calc_found_rows: bool,
+    /// `NOWAIT` (zero) / `WAIT n` of a locking read: its row lock wait timeout instead of the
+    /// session's `innodb_lock_wait_timeout`.
+    pub lock_wait: Option<std::time::Duration>,
 }
 
 /// One joined table: nested loop over its rows, `on` tested on the joined row.
@@ -280,10 +283,16 @@ pub(crate) fn compile(
     let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
     let (rtypes, columns) = result_metadata(&items, &from, &aggs);
     let plan = access_plan(table.as_deref(), clauses.where_);
-    let lock = match lock {
-        crate::parse::LockClause::None => None,
-        crate::parse::LockClause::Shared => Some(LockMode::Shared),
-        crate::parse::LockClause::Exclusive => Some(LockMode::Exclusive),
+    use crate::parse::{LockClause, LockWait};
+    let (lock, wait) = match lock {
+        LockClause::None => (None, LockWait::Default),
+        LockClause::Shared(w) => (Some(LockMode::Shared), w),
+        LockClause::Exclusive(w) => (Some(LockMode::Exclusive), w),
+    };
+    let lock_wait = match wait {
+        LockWait::Default => None,
+        LockWait::NoWait => Some(std::time::Duration::ZERO),
+        LockWait::Seconds(n) => Some(std::time::Duration::from_secs(n)),
     };
     debug_assert_eq!(rtypes.len(), items.projections.len());
     debug_assert_eq!(columns.len(), items.projections.len());
@@ -310,6 +319,7 @@ pub(crate) fn compile(
             .select_modifiers
             .as_ref()
             .is_some_and(|m| m.sql_calc_found_rows),
+        lock_wait,
     })
 }
 
