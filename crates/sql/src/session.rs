@@ -831,6 +831,31 @@ impl Session {
                 Ok(Output::ok())
             }
             Statement::Drop {
+                object_type: ast::ObjectType::Table,
+                if_exists,
+                names,
+                temporary: true,
+                ..
+            } => {
+                // onelog has no temporary tables: as MariaDB for names that are not temporary
+                // tables (never the base table of that name).
+                self.commit()?;
+                let db = self.cx.current_db.clone().unwrap_or_default();
+                let list: Vec<String> = names
+                    .iter()
+                    .map(|n| match crate::expr::object_name_parts(n).as_slice() {
+                        [t] => format!("{db}.{t}"),
+                        p => p.join("."),
+                    })
+                    .collect();
+                let msg = format!("Unknown table '{}'", list.join(","));
+                if !*if_exists {
+                    return Err(SqlError::of(errors::ER_BAD_TABLE_ERROR, msg));
+                }
+                self.cx.warnings.push(("Note".into(), 1051, msg));
+                Ok(Output::ok().with_warning_count(self.warning_count()))
+            }
+            Statement::Drop {
                 object_type,
                 if_exists,
                 names,

@@ -481,3 +481,31 @@ fn no_gap_locks_an_insert_into_a_locked_range_goes_through() {
     );
     ok(&mut a, "COMMIT");
 }
+
+#[test]
+fn temporary_tables_are_refused_and_never_touch_base_tables() {
+    let db = Db::open("silent-temp");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE TABLE a(id INT PRIMARY KEY)");
+    ok(&mut s, "INSERT INTO a VALUES (1)");
+    assert_eq!(
+        err(&mut s, "CREATE TEMPORARY TABLE tmp(id INT PRIMARY KEY)"),
+        1235
+    );
+    assert_eq!(
+        err(&mut s, "CREATE TEMPORARY TABLE a(id INT PRIMARY KEY)"),
+        1235
+    );
+    // DROP TEMPORARY TABLE only drops temporary tables (MariaDB): the base table stays.
+    let e = common::fail(&mut s, "DROP TEMPORARY TABLE a");
+    assert_eq!((e.code, e.message.as_str()), (1051, "Unknown table 'd.a'"));
+    match ok(&mut s, "DROP TEMPORARY TABLE IF EXISTS a, b") {
+        Output::Ok { warnings, .. } => assert_eq!(warnings, 1),
+        o => panic!("{o:?}"),
+    }
+    assert_eq!(
+        text_rows(&mut s, "SHOW WARNINGS"),
+        vec![row(&["Note", "1051", "Unknown table 'd.a,d.b'"])]
+    );
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM a"), row(&["1"]));
+}

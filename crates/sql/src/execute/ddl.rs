@@ -324,6 +324,10 @@ pub(crate) fn create_table(
     if ct.query.is_some() || ct.like.is_some() {
         return Err(SqlError::unsupported("CREATE TABLE ... SELECT/LIKE"));
     }
+    if ct.temporary {
+        // Refused rather than made a table every session shares and that outlives its session.
+        return Err(SqlError::unsupported("CREATE TEMPORARY TABLE"));
+    }
     let (db, name) = split_name(cx, &ct.name)?;
     cx.check_table_privilege(&db, &name, crate::privilege::CREATE)?;
     let mut columns = Vec::new();
