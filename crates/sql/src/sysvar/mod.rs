@@ -590,8 +590,6 @@ fn put_session(cx: &mut ExecContext, name: &'static str, v: Option<Value>) {
     }
 }
 
-/// The warning for an isolation level onelog runs as REPEATABLE READ.
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -222,7 +222,7 @@ fn time_of(v: &Value) -> Option<Value> {
         Value::Null => return None,
         Value::Bytes(b) => {
             let s = String::from_utf8_lossy(b);
-            if let Some(t) = parse_datetime(&s).as_ref().and_then(|d| time_of(d)) {
+            if let Some(t) = parse_datetime(&s).as_ref().and_then(time_of) {
                 return Some(t);
             }
             let t = time_of_text(&s);
