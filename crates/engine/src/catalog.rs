@@ -627,6 +627,37 @@ pub struct ColumnSpec {
     /// DEFAULT value (the SQL layer fills it into rows; the engine stores it canonically).
     pub default: Option<Value>,
     pub auto_increment: bool,
+    /// Attributes MariaDB keeps and shows that change no stored value by themselves.
+    pub extras: ColumnExtras,
+}
+
+/// Column attributes beyond type, nullability and default value (persisted as the optional
+/// trailing extension of a table definition, see [`TableDef`]'s encoding).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ColumnExtras {
+    /// `DEFAULT CURRENT_TIMESTAMP(fsp)`: the fsp written (0 for none). DATETIME/TIMESTAMP only.
+    pub default_now: Option<u8>,
+    /// `ON UPDATE CURRENT_TIMESTAMP(fsp)`: the fsp written. DATETIME/TIMESTAMP only.
+    pub on_update_now: Option<u8>,
+    /// `COMMENT '...'` (empty: none).
+    pub comment: String,
+    /// Declared display width of an integer type (`tinyint(1)`); None: the type's default.
+    pub display_width: Option<u16>,
+}
+
+impl ColumnExtras {
+    fn is_plain(&self) -> bool {
+        *self == ColumnExtras::default()
+    }
+}
+
+/// Table options kept with a table definition (the optional trailing extension).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    /// `COMMENT='...'` (empty: none).
+    pub comment: String,
+    /// `AUTO_INCREMENT=N` of CREATE TABLE: the first generated value (0 or 1: none given).
+    pub auto_increment: u64,
 }
 
 impl ColumnSpec {
@@ -638,6 +669,7 @@ impl ColumnSpec {
             nullable: true,
             default: None,
             auto_increment: false,
+            extras: ColumnExtras::default(),
         }
     }
     pub fn not_null(mut self) -> Self {
@@ -691,6 +723,7 @@ pub struct ColumnDef {
     pub nullable: bool,
     pub default: Option<Value>,
     pub auto_increment: bool,
+    pub extras: ColumnExtras,
 }
 
 /// A stored secondary index.
@@ -718,6 +751,7 @@ pub struct TableDef {
     pub auto_increment: Option<usize>,
     /// Next index id to assign.
     pub next_index_id: u32,
+    pub options: TableOptions,
 }
 
 impl TableDef {
@@ -824,6 +858,7 @@ impl TableDef {
                 nullable: c.nullable,
                 default,
                 auto_increment: c.auto_increment,
+                extras: c.extras.clone(),
             });
         }
         if columns.is_empty() {
@@ -844,6 +879,7 @@ impl TableDef {
             indexes: Vec::new(),
             auto_increment: None,
             next_index_id: 1,
+            options: TableOptions::default(),
         };
         def.primary_key = def.resolve_columns(&spec.primary_key)?;
         for &p in &def.primary_key {
@@ -937,6 +973,69 @@ impl TableDef {
         }
         put_var(out, self.auto_increment.map_or(0, |a| a as u64 + 1));
         put_u32(out, self.next_index_id);
+        self.encode_extension(out);
+    }
+
+    /// The optional trailing extension: absent when every column's [`ColumnExtras`] and the
+    /// [`TableOptions`] are the defaults (so older definitions keep their bytes); otherwise
+    /// tag [`EXT_ATTRIBUTES`] with, per column, flags (1: default_now, 2: on_update_now,
+    /// 4: display width), the two fsps, the comment and the width; then the table comment and
+    /// AUTO_INCREMENT start. Definitions written before the extension existed end after
+    /// `next_index_id` and still decode.
+    fn encode_extension(&self, out: &mut Vec<u8>) {
+        if self.columns.iter().all(|c| c.extras.is_plain())
+            && self.options == TableOptions::default()
+        {
+            return;
+        }
+        put_u8(out, EXT_ATTRIBUTES);
+        for c in &self.columns {
+            let e = &c.extras;
+            let flags = e.default_now.is_some() as u8
+                | (e.on_update_now.is_some() as u8) << 1
+                | (e.display_width.is_some() as u8) << 2;
+            put_u8(out, flags);
+            put_u8(out, e.default_now.unwrap_or(0));
+            put_u8(out, e.on_update_now.unwrap_or(0));
+            put_str(out, &e.comment);
+            put_var(out, u64::from(e.display_width.unwrap_or(0)));
+        }
+        put_str(out, &self.options.comment);
+        put_u64(out, self.options.auto_increment);
+    }
+
+    /// Reads [`encode_extension`](Self::encode_extension)'s bytes when there are any left.
+    fn decode_extension(&mut self, r: &mut Reader<'_>) -> Result<(), FormatError> {
+        if r.is_empty() {
+            return Ok(());
+        }
+        match r.u8()? {
+            EXT_ATTRIBUTES => {}
+            t => return Err(r.err(format!("unknown table definition extension {t}"))),
+        }
+        for c in &mut self.columns {
+            let flags = r.u8()?;
+            if flags & !7 != 0 {
+                return Err(r.err(format!("bad column attribute flags {flags}")));
+            }
+            let (dn, un) = (r.u8()?, r.u8()?);
+            let comment = r.string()?;
+            let width = r.var()?;
+            if dn > 6 || un > 6 || width > u64::from(u16::MAX) {
+                return Err(r.err("bad column attribute values"));
+            }
+            c.extras = ColumnExtras {
+                default_now: (flags & 1 != 0).then_some(dn),
+                on_update_now: (flags & 2 != 0).then_some(un),
+                comment,
+                display_width: (flags & 4 != 0).then_some(width as u16),
+            };
+        }
+        self.options = TableOptions {
+            comment: r.string()?,
+            auto_increment: r.u64()?,
+        };
+        Ok(())
     }
 
     fn decode(r: &mut Reader<'_>) -> Result<Self, FormatError> {
@@ -960,6 +1059,7 @@ impl TableDef {
                 nullable: flags & 1 != 0,
                 default,
                 auto_increment: flags & 2 != 0,
+                extras: ColumnExtras::default(),
             });
         }
         let ncols = columns.len();
@@ -988,7 +1088,7 @@ impl TableDef {
             a => return Err(r.err(format!("auto-increment column {a} out of range"))),
         };
         let next_index_id = r.u32()?;
-        Ok(TableDef {
+        let mut def = TableDef {
             id,
             db,
             name,
@@ -997,7 +1097,10 @@ impl TableDef {
             indexes,
             auto_increment,
             next_index_id,
-        })
+            options: TableOptions::default(),
+        };
+        def.decode_extension(r)?;
+        Ok(def)
     }
 }
 
@@ -1159,6 +1262,9 @@ pub enum CatalogChange {
         account: AccountDef,
     },
 }
+
+/// Tag of the table definition's trailing extension (column attributes and table options).
+const EXT_ATTRIBUTES: u8 = 1;
 
 /// Format 2 added the accounts' [`AuthMethods`]; format 1 is still read.
 const CHANGE_FORMAT: u8 = 2;
@@ -1831,6 +1937,42 @@ mod tests {
         let enc = ch.encode();
         for n in 0..enc.len() {
             assert!(CatalogChange::decode(&enc[..n]).is_err());
+        }
+    }
+
+    #[test]
+    fn table_attributes_extension_round_trips_and_old_definitions_still_decode() {
+        let plain = TableDef::from_spec(1, &spec()).unwrap();
+        let mut old = Vec::new();
+        plain.encode(&mut old);
+        // A definition without attributes has the bytes of the format before the extension.
+        let back = TableDef::decode(&mut Reader::new(&old, "t")).unwrap();
+        assert_eq!(back, plain);
+        assert!(back.columns.iter().all(|c| c.extras.is_plain()));
+        let mut t = plain.clone();
+        t.columns[1].extras = ColumnExtras {
+            default_now: Some(3),
+            on_update_now: Some(0),
+            comment: "the name".into(),
+            display_width: Some(1),
+        };
+        t.options = TableOptions {
+            comment: "tc".into(),
+            auto_increment: 42,
+        };
+        let mut new = Vec::new();
+        t.encode(&mut new);
+        assert!(new.starts_with(&old) && new.len() > old.len());
+        let mut r = Reader::new(&new, "t");
+        assert_eq!(TableDef::decode(&mut r).unwrap(), t);
+        assert!(r.is_empty());
+        let ch = CatalogChange::CreateTable { table: t };
+        assert_eq!(CatalogChange::decode(&ch.encode()).unwrap(), ch);
+        let mut bad = new.clone();
+        bad[old.len()] = 9;
+        assert!(TableDef::decode(&mut Reader::new(&bad, "t")).is_err());
+        for n in old.len() + 1..new.len() {
+            assert!(TableDef::decode(&mut Reader::new(&new[..n], "t")).is_err());
         }
     }
 

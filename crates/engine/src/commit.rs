@@ -609,6 +609,18 @@ impl Committer {
         v
     }
 
+    /// The value [`next_auto_inc`](Self::next_auto_inc) would give now, without taking it.
+    pub(crate) fn peek_auto_inc(&self, table: TableId) -> u64 {
+        let committed = self
+            .shared
+            .store
+            .current()
+            .table(table)
+            .map_or(1, |t| t.auto_inc_next);
+        let m = self.auto_inc.lock().unwrap_or_else(|p| p.into_inner());
+        m.get(&table).copied().unwrap_or(1).max(committed).max(1)
+    }
+
     /// An explicit AUTO_INCREMENT value `v` was used: later generated values are above it.
     pub(crate) fn observe_auto_inc(&self, table: TableId, v: u64) {
         let mut m = self.auto_inc.lock().unwrap_or_else(|p| p.into_inner());

@@ -25,7 +25,8 @@ use std::sync::Arc;
 use onelog_log::{PendingRecord, RecordKind};
 
 use crate::catalog::{
-    check_identifier, AccountDef, CatalogChange, IndexDef, IndexSpec, TableDef, TableId, TableSpec,
+    check_identifier, AccountDef, CatalogChange, IndexDef, IndexSpec, TableDef, TableId,
+    TableOptions, TableSpec,
 };
 use crate::commit::CommitPayload;
 use crate::engine::Engine;
@@ -154,6 +155,18 @@ impl Engine {
         if_not_exists: bool,
         sql: &str,
     ) -> Result<TableId, EngineError> {
+        self.create_table_with(spec, TableOptions::default(), if_not_exists, sql)
+    }
+
+    /// `CREATE TABLE` with table options (COMMENT, `AUTO_INCREMENT=N`: the first generated
+    /// value).
+    pub fn create_table_with(
+        &self,
+        spec: TableSpec,
+        options: TableOptions,
+        if_not_exists: bool,
+        sql: &str,
+    ) -> Result<TableId, EngineError> {
         let mut existing = None;
         let change = self.run_ddl(&spec.db, sql, |root| {
             if !root.catalog.has_database(&spec.db) {
@@ -170,7 +183,8 @@ impl Engine {
                     table: spec.name.clone(),
                 });
             }
-            let def = TableDef::from_spec(root.catalog.next_table_id(), &spec)?;
+            let mut def = TableDef::from_spec(root.catalog.next_table_id(), &spec)?;
+            def.options = options.clone();
             Ok(Some(CatalogChange::CreateTable { table: def }))
         })?;
         match (change, existing) {
@@ -178,6 +192,12 @@ impl Engine {
             (_, Some(id)) => Ok(id),
             _ => Err(EngineError::corrupt("CREATE TABLE", "no table created")),
         }
+    }
+
+    /// The value the next generated AUTO_INCREMENT of `table` would be (SHOW CREATE TABLE's
+    /// `AUTO_INCREMENT=N`); 1 for a table never given one.
+    pub fn auto_increment_next(&self, table: TableId) -> u64 {
+        self.core().peek_auto_inc(table)
     }
 
     /// `DROP TABLE`.

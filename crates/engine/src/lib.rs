@@ -46,8 +46,8 @@ pub mod store;
 pub mod txn;
 
 pub use catalog::{
-    AccountDef, AuthMethods, Catalog, CatalogChange, ColumnDef, ColumnSpec, GrantDef, IndexDef,
-    IndexSpec, SqlType, TableDef, TableId, TableSpec,
+    AccountDef, AuthMethods, Catalog, CatalogChange, ColumnDef, ColumnExtras, ColumnSpec, GrantDef,
+    IndexDef, IndexSpec, SqlType, TableDef, TableId, TableOptions, TableSpec,
 };
 pub use engine::{Engine, EngineOptions, RecoveryReport};
 pub use error::EngineError;

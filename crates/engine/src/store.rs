@@ -481,7 +481,9 @@ impl Root {
                         .iter()
                         .map(|i| (i.id, OrdMap::new()))
                         .collect(),
-                    auto_inc_next: 1,
+                    // `AUTO_INCREMENT=N` of CREATE TABLE (TRUNCATE starts again at 1, as
+                    // InnoDB does).
+                    auto_inc_next: table.options.auto_increment.max(1),
                     generation,
                     ..Default::default()
                 };

@@ -7,7 +7,9 @@
 //!
 //! Semantics (InnoDB's, row by row):
 //! - plain reads ([`get`](Transaction::get), [`scan`](Transaction::scan) without a lock) read
-//!   the snapshot taken at the transaction's first plain read, overlaid with its own changes;
+//!   the snapshot taken at the transaction's first plain read (READ COMMITTED: at the first one
+//!   after each [`refresh_snapshot`](Transaction::refresh_snapshot)), overlaid with its own
+//!   changes;
 //!   the borrowed forms ([`get_shared`](Transaction::get_shared),
 //!   [`scan_with`](Transaction::scan_with), [`scan_ranges_with`](Transaction::scan_ranges_with))
 //!   read the same rows without copying them: a scan of a table the transaction did not change
@@ -99,6 +101,9 @@ pub struct Transaction {
     /// How long a row lock wait may last (`innodb_lock_wait_timeout`); the engine's default
     /// unless [`set_lock_wait_timeout`](Self::set_lock_wait_timeout) changed it.
     lock_wait_timeout: std::time::Duration,
+    /// sql_mode `NO_AUTO_VALUE_ON_ZERO`: an inserted 0 in the AUTO_INCREMENT column is stored
+    /// as 0 instead of generating a value (only NULL generates).
+    zero_is_value: bool,
 }
 
 fn pk_lock_key(table: TableId, pk: &[u8]) -> RowKey {
@@ -138,7 +143,14 @@ impl Transaction {
             generations: HashMap::new(),
             aborted: false,
             finished: false,
+            zero_is_value: false,
         }
+    }
+
+    /// sql_mode `NO_AUTO_VALUE_ON_ZERO` for the statements that follow: an inserted 0 in the
+    /// AUTO_INCREMENT column is stored as 0, as MariaDB does (only NULL generates a value).
+    pub fn set_no_auto_value_on_zero(&mut self, on: bool) {
+        self.zero_is_value = on;
     }
 
     /// The transaction's id (its lock owner id).
@@ -161,6 +173,12 @@ impl Transaction {
             return Err(EngineError::Deadlock);
         }
         Ok(())
+    }
+
+    /// READ COMMITTED: the next plain read takes a new read view (the latest committed state),
+    /// as InnoDB does at each statement of such a transaction. Own changes stay overlaid.
+    pub fn refresh_snapshot(&mut self) {
+        self.snapshot = None;
     }
 
     /// The read view of plain reads (taken at the first one).
@@ -490,9 +508,10 @@ impl Transaction {
                     Value::UInt(n) if n > 0 => Some(n),
                     _ => None,
                 };
+                let zero_kept = self.zero_is_value && matches!(v, Value::Int(0) | Value::UInt(0));
                 match explicit {
                     Some(n) => self.core.observe_auto_inc(def.id, n),
-                    None if insert => {
+                    None if insert && !zero_kept => {
                         let n = self.core.next_auto_inc(def.id);
                         v = col.ty.coerce(&col.name, Value::UInt(n))?;
                         generated = Some(n);

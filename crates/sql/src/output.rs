@@ -52,8 +52,13 @@ impl Output {
     }
 
     pub(crate) fn ok() -> Output {
+        Output::ok_affected(0)
+    }
+
+    /// OK with `n` affected rows.
+    pub(crate) fn ok_affected(n: u64) -> Output {
         Output::Ok {
-            affected_rows: 0,
+            affected_rows: n,
             last_insert_id: 0,
             warnings: 0,
             info: String::new(),

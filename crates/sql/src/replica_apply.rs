@@ -513,7 +513,12 @@ fn apply_change(
         reason: format!("Can't find record in '{}'", def.name),
     };
     match change {
-        RowChange::Insert { row, .. } => txn.insert(table, row.to_vec()).map(|_| ()),
+        RowChange::Insert { row, .. } => {
+            // A row event's values are final: a 0 in the AUTO_INCREMENT column stays 0 (as
+            // MariaDB's row applier), whatever generated it on the primary.
+            txn.set_no_auto_value_on_zero(true);
+            txn.insert(table, row.to_vec()).map(|_| ())
+        }
         RowChange::Update { before, after, .. } => {
             if txn.update(table, &pk(&before), after.to_vec())? {
                 Ok(())

@@ -389,7 +389,15 @@ impl Session {
             _ => None,
         };
         let columns = match &compiled {
-            Some(Compiled::Select(p)) => p.columns.clone(),
+            Some(Compiled::Select(p)) if p.into.is_empty() => p.columns.clone(),
+            Some(Compiled::Insert(p)) => p
+                .returning
+                .as_ref()
+                .map_or(Vec::new(), |r| r.columns.clone()),
+            Some(Compiled::Delete(p)) => p
+                .returning
+                .as_ref()
+                .map_or(Vec::new(), |r| r.columns.clone()),
             _ => Vec::new(),
         };
         let id = self.next_stmt_id;
@@ -621,15 +629,31 @@ impl Session {
         let own = self.cx.txn.is_none() && self.cx.autocommit;
         let locks = writes || matches!(c, Compiled::Select(p) if p.lock.is_some());
         let mut txn = match self.cx.txn.take() {
-            Some(t) => t,
+            Some(mut t) => {
+                // READ COMMITTED: each statement sees the latest committed state.
+                if crate::sysvar::read_committed(self) {
+                    t.refresh_snapshot();
+                }
+                t
+            }
             None => self.begin_txn(locks || !self.cx.autocommit),
         };
         let guarded = !own && writes;
         if guarded {
             txn.savepoint(STMT_SAVEPOINT);
         }
+        // NOWAIT / WAIT n: this statement's row lock waits only (restored below).
+        let lock_wait = match c {
+            Compiled::Select(p) => p.lock_wait,
+            _ => None,
+        };
+        if let Some(d) = lock_wait {
+            txn.set_lock_wait_timeout(d);
+        }
         // Conditions left by an earlier evaluation outside a statement are not this one's.
         drop(crate::expr::take_warnings());
+        // SELECT ... INTO: the row to assign once the statement succeeded.
+        let mut into_row = None;
         let r = {
             let env = Env {
                 cx: self,
@@ -637,6 +661,12 @@ impl Session {
                 insert_row: None,
             };
             match c {
+                Compiled::Select(p) if !p.into.is_empty() => select::execute(p, &mut txn, &env)
+                    .and_then(|(rows, found)| {
+                        into_row = select::into_row(rows)?;
+                        let n = u64::from(into_row.is_some());
+                        Ok((Output::ok_affected(n), Some(found), None))
+                    }),
                 Compiled::Select(p) => select::execute(p, &mut txn, &env).map(|(rows, found)| {
                     (
                         Output::rows(select::result_columns(p, &rows), rows),
@@ -644,11 +674,18 @@ impl Session {
                         None,
                     )
                 }),
-                Compiled::Insert(p) => dml::execute_insert(p, &mut txn, &env).map(dml_out),
-                Compiled::Update(p) => dml::execute_update(p, &mut txn, &env).map(dml_out),
-                Compiled::Delete(p) => dml::execute_delete(p, &mut txn, &env).map(dml_out),
+                Compiled::Insert(p) => dml::execute_insert(p, &mut txn, &env)
+                    .map(|d| dml_out(d, p.returning.as_deref())),
+                Compiled::Update(p) => {
+                    dml::execute_update(p, &mut txn, &env).map(|d| dml_out(d, None))
+                }
+                Compiled::Delete(p) => dml::execute_delete(p, &mut txn, &env)
+                    .map(|d| dml_out(d, p.returning.as_deref())),
             }
         };
+        if lock_wait.is_some() {
+            txn.set_lock_wait_timeout(crate::sysvar::lock_wait_timeout(self));
+        }
         // Strict mode with ERROR_FOR_DIVISION_BY_ZERO: a division by zero in INSERT/UPDATE
         // fails the statement (its changes are rolled back below).
         let r = match r {
@@ -676,6 +713,12 @@ impl Session {
                 if let Some(f) = found {
                     self.cx.found_rows = f;
                     self.cx.row_count = -1;
+                }
+                if let (Compiled::Select(p), Some(row)) = (c, into_row) {
+                    debug_assert_eq!(p.into.len(), row.len());
+                    for (name, v) in p.into.iter().zip(row) {
+                        self.cx.user_vars.insert(name.clone(), v);
+                    }
                 }
                 if let Some((id, warnings, affected)) = extra {
                     if let Some(id) = id {
@@ -788,6 +831,31 @@ impl Session {
                 Ok(Output::ok())
             }
             Statement::Drop {
+                object_type: ast::ObjectType::Table,
+                if_exists,
+                names,
+                temporary: true,
+                ..
+            } => {
+                // onelog has no temporary tables: as MariaDB for names that are not temporary
+                // tables (never the base table of that name).
+                self.commit()?;
+                let db = self.cx.current_db.clone().unwrap_or_default();
+                let list: Vec<String> = names
+                    .iter()
+                    .map(|n| match crate::expr::object_name_parts(n).as_slice() {
+                        [t] => format!("{db}.{t}"),
+                        p => p.join("."),
+                    })
+                    .collect();
+                let msg = format!("Unknown table '{}'", list.join(","));
+                if !*if_exists {
+                    return Err(SqlError::of(errors::ER_BAD_TABLE_ERROR, msg));
+                }
+                self.cx.warnings.push(("Note".into(), 1051, msg));
+                Ok(Output::ok().with_warning_count(self.warning_count()))
+            }
+            Statement::Drop {
                 object_type,
                 if_exists,
                 names,
@@ -869,17 +937,22 @@ fn is_core_statement(sql: &str) -> bool {
 
 type Extra = Option<(Option<u64>, Vec<(String, u16, String)>, u64)>;
 
-fn dml_out(d: DmlResult) -> (Output, Option<u64>, Extra) {
-    (
-        Output::Ok {
+/// A DML statement's reply: OK, or with `RETURNING` (`returning`, the plan of its items) the
+/// result set of the returned rows.
+fn dml_out(
+    d: DmlResult,
+    returning: Option<&crate::plan::select::SelectPlan>,
+) -> (Output, Option<u64>, Extra) {
+    let out = match (d.returned, returning) {
+        (Some(rows), Some(sp)) => Output::rows(select::result_columns(sp, &rows), rows),
+        _ => Output::Ok {
             affected_rows: d.affected,
             last_insert_id: d.last_insert_id.unwrap_or(0),
             warnings: 0,
             info: d.info,
         },
-        None,
-        Some((d.last_insert_id, d.warnings, d.affected)),
-    )
+    };
+    (out, None, Some((d.last_insert_id, d.warnings, d.affected)))
 }
 
 fn affected(n: u64) -> Output {

@@ -7,7 +7,7 @@
 //! commit), so a DDL never runs inside a transaction.
 
 use onelog_binlog::Value;
-use onelog_engine::{ColumnSpec, IndexSpec, SqlType, TableSpec};
+use onelog_engine::{ColumnSpec, IndexSpec, SqlType, TableOptions, TableSpec};
 use onelog_protocol::errors;
 use sqlparser::ast;
 
@@ -35,6 +35,22 @@ fn num_args(s: &str) -> Vec<u32> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// The display width declared for an integer column (`INT(5)`; BOOL/BOOLEAN are
+/// `tinyint(1)`), kept for SHOW CREATE TABLE / SHOW COLUMNS as MariaDB shows it.
+fn display_width(dt: &ast::DataType, ty: &SqlType) -> Option<u16> {
+    if !ty.is_integer() {
+        return None;
+    }
+    let s = dt.to_string().to_ascii_uppercase();
+    if s.starts_with("BOOL") {
+        return Some(1);
+    }
+    if s.starts_with("SERIAL") {
+        return None;
+    }
+    num_args(&s).first().map(|&w| w.min(255) as u16)
 }
 
 /// Maps a sqlparser data type to the engine's (by its SQL text, robust to AST naming).
@@ -225,22 +241,57 @@ fn index_spec(name: Option<&ast::Ident>, columns: Vec<String>, unique: bool) -> 
     }
 }
 
-fn index_columns(cols: &[ast::IndexColumn]) -> Vec<String> {
+/// The columns of an index. A prefix length (`c(10)`) is refused (1235): onelog indexes whole
+/// values, and a UNIQUE prefix would accept rows MariaDB refuses (never dropped silently).
+fn index_columns(cols: &[ast::IndexColumn]) -> Result<Vec<String>, SqlError> {
     cols.iter()
         .map(|c| match &c.column.expr {
-            ast::Expr::Identifier(i) => i.value.clone(),
-            ast::Expr::Function(f) => object_name_parts(&f.name).join("."),
-            other => other.to_string(),
+            ast::Expr::Identifier(i) => Ok(i.value.clone()),
+            ast::Expr::Function(f) => Err(SqlError::unsupported(&format!(
+                "index prefix lengths ({f})"
+            ))),
+            other => Ok(other.to_string()),
         })
         .collect()
 }
 
-fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Value>, SqlError> {
-    let s = e.to_string().to_ascii_uppercase();
-    if s.starts_with("CURRENT_TIMESTAMP") || s.starts_with("NOW") {
-        // Not stored: the engine has no expression defaults.
-        return Ok(None);
+/// `CURRENT_TIMESTAMP[(n)]` and its synonyms (NOW, LOCALTIME, LOCALTIMESTAMP): Some(n).
+fn current_timestamp_fsp(e: &ast::Expr) -> Option<u8> {
+    let s = e.to_string().to_ascii_uppercase().replace(' ', "");
+    let rest = ["CURRENT_TIMESTAMP", "NOW", "LOCALTIMESTAMP", "LOCALTIME"]
+        .iter()
+        .find_map(|n| s.strip_prefix(n))?;
+    match rest {
+        "" | "()" => Some(0),
+        r => r
+            .strip_prefix('(')?
+            .strip_suffix(')')?
+            .parse::<u8>()
+            .ok()
+            .filter(|&n| n <= 6),
     }
+}
+
+/// `DEFAULT CURRENT_TIMESTAMP(n)` (any column type: MariaDB converts the DATETIME at insert)
+/// or `ON UPDATE CURRENT_TIMESTAMP(n)` (DATETIME and TIMESTAMP only, else MariaDB's 1294) of
+/// column `c`: n.
+fn now_option(e: &ast::Expr, ty: &SqlType, c: &str, on_update: bool) -> Result<u8, SqlError> {
+    match current_timestamp_fsp(e) {
+        Some(n) if !on_update || matches!(ty, SqlType::DateTime(_) | SqlType::Timestamp(_)) => {
+            Ok(n)
+        }
+        _ if on_update => Err(SqlError::of(
+            errors::ER_INVALID_ON_UPDATE,
+            format!("Invalid ON UPDATE clause for '{c}' column"),
+        )),
+        _ => Err(SqlError::of(
+            errors::ER_INVALID_DEFAULT,
+            format!("Invalid default value for '{c}'"),
+        )),
+    }
+}
+
+fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Value>, SqlError> {
     let mut c = Compiler::new(
         Scope {
             table: None,
@@ -273,6 +324,10 @@ pub(crate) fn create_table(
     if ct.query.is_some() || ct.like.is_some() {
         return Err(SqlError::unsupported("CREATE TABLE ... SELECT/LIKE"));
     }
+    if ct.temporary {
+        // Refused rather than made a table every session shares and that outlives its session.
+        return Err(SqlError::unsupported("CREATE TEMPORARY TABLE"));
+    }
     let (db, name) = split_name(cx, &ct.name)?;
     cx.check_table_privilege(&db, &name, crate::privilege::CREATE)?;
     let mut columns = Vec::new();
@@ -295,6 +350,7 @@ pub(crate) fn create_table(
         check_column_size(&cd.data_type, &cd.name.value)?;
         let ty = sql_type(&cd.data_type)?;
         let mut spec = ColumnSpec::new(&cd.name.value, ty);
+        spec.extras.display_width = display_width(&cd.data_type, &ty);
         if cd.data_type.to_string().eq_ignore_ascii_case("serial") {
             // SERIAL = BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE
             spec.nullable = false;
@@ -311,7 +367,17 @@ pub(crate) fn create_table(
             match &o.option {
                 ast::ColumnOption::NotNull => spec.nullable = false,
                 ast::ColumnOption::Null => spec.nullable = true,
+                ast::ColumnOption::Default(e) if current_timestamp_fsp(e).is_some() => {
+                    let n = now_option(e, &ty, &cd.name.value, false)?;
+                    spec.extras.default_now = Some(n);
+                    spec.default = None;
+                }
+                ast::ColumnOption::OnUpdate(e) => {
+                    spec.extras.on_update_now = Some(now_option(e, &ty, &cd.name.value, true)?);
+                }
+                ast::ColumnOption::Comment(c) => spec.extras.comment = c.clone(),
                 ast::ColumnOption::Default(e) => {
+                    spec.extras.default_now = None;
                     if let Some(v) = default_value(cx, e)? {
                         let v = crate::expr::convert_for_column(v, &ty, &cd.name.value)?;
                         spec.default = Some(v);
@@ -332,11 +398,7 @@ pub(crate) fn create_table(
                             columns: cols,
                             unique: true,
                         });
-                    } else if t.starts_with("COMMENT")
-                        || t.starts_with("CHARACTER SET")
-                        || t.starts_with("COLLATE")
-                        || t.starts_with("ON UPDATE")
-                    {
+                    } else if t.starts_with("CHARACTER SET") || t.starts_with("COLLATE") {
                     } else {
                         return Err(SqlError::unsupported(&format!("column option {t}")));
                     }
@@ -348,10 +410,10 @@ pub(crate) fn create_table(
     for c in &ct.constraints {
         match c {
             ast::TableConstraint::PrimaryKey(pk) => {
-                primary_key = index_columns(&pk.columns);
+                primary_key = index_columns(&pk.columns)?;
             }
             ast::TableConstraint::Unique(u) => {
-                let cols = index_columns(&u.columns);
+                let cols = index_columns(&u.columns)?;
                 let given = u
                     .index_name
                     .as_ref()
@@ -365,7 +427,7 @@ pub(crate) fn create_table(
                 });
             }
             ast::TableConstraint::Index(ix) => {
-                let cols = index_columns(&ix.columns);
+                let cols = index_columns(&ix.columns)?;
                 let given = ix.name.as_ref().map(|i| i.value.clone());
                 let n = index_name(&cols, given, &indexes);
                 indexes.push(IndexSpec {
@@ -403,8 +465,47 @@ pub(crate) fn create_table(
         primary_key,
         indexes,
     };
-    cx.server.engine.create_table(spec, ct.if_not_exists, sql)?;
+    let options = table_options(ct)?;
+    cx.server
+        .engine
+        .create_table_with(spec, options, ct.if_not_exists, sql)?;
     Ok(())
+}
+
+/// The table options onelog keeps: `COMMENT` and `AUTO_INCREMENT=N` (the first generated
+/// value). The others (ENGINE, CHARSET, ROW_FORMAT, ...) describe what onelog is or does not
+/// apply to it, as before.
+fn table_options(ct: &ast::CreateTable) -> Result<TableOptions, SqlError> {
+    let mut o = TableOptions::default();
+    let list = match &ct.table_options {
+        ast::CreateTableOptions::Plain(v)
+        | ast::CreateTableOptions::With(v)
+        | ast::CreateTableOptions::Options(v)
+        | ast::CreateTableOptions::TableProperties(v) => v.as_slice(),
+        ast::CreateTableOptions::None => &[],
+    };
+    let comment = |c: &ast::CommentDef| match c {
+        ast::CommentDef::WithEq(s) | ast::CommentDef::WithoutEq(s) => s.clone(),
+    };
+    if let Some(c) = &ct.comment {
+        o.comment = comment(c);
+    }
+    for opt in list {
+        match opt {
+            ast::SqlOption::Comment(c) => o.comment = comment(c),
+            ast::SqlOption::KeyValue { key, value }
+                if key.value.eq_ignore_ascii_case("AUTO_INCREMENT") =>
+            {
+                let text = value.to_string();
+                o.auto_increment = text
+                    .trim_matches('\'')
+                    .parse()
+                    .map_err(|_| SqlError::syntax(&text))?;
+            }
+            _ => {}
+        }
+    }
+    Ok(o)
 }
 
 pub(crate) fn create_index(
@@ -415,7 +516,7 @@ pub(crate) fn create_index(
     assert_no_transaction(cx);
     let (db, table) = split_name(cx, &ci.table_name)?;
     cx.check_table_privilege(&db, &table, crate::privilege::INDEX)?;
-    let cols = index_columns(&ci.columns);
+    let cols = index_columns(&ci.columns)?;
     let name = match &ci.name {
         Some(n) => object_name_parts(n).join("."),
         None => cols.first().cloned().unwrap_or_default(),
@@ -451,12 +552,12 @@ pub(crate) fn alter_table(
         match op {
             ast::AlterTableOperation::AddConstraint { constraint, .. } => match constraint {
                 ast::TableConstraint::Index(ix) => {
-                    let cols = index_columns(&ix.columns);
+                    let cols = index_columns(&ix.columns)?;
                     let name = ix.name.as_ref();
                     engine.create_index(&db, &table, index_spec(name, cols, false), sql)?;
                 }
                 ast::TableConstraint::Unique(u) => {
-                    let cols = index_columns(&u.columns);
+                    let cols = index_columns(&u.columns)?;
                     let name = u.index_name.as_ref().or(u.name.as_ref());
                     engine.create_index(&db, &table, index_spec(name, cols, true), sql)?;
                 }

@@ -22,6 +22,22 @@ pub(crate) struct DmlResult {
     pub last_insert_id: Option<u64>,
     pub info: String,
     pub warnings: Vec<(String, u16, String)>,
+    /// `RETURNING`: the projected rows (None without RETURNING).
+    pub returned: Option<Vec<Vec<Value>>>,
+}
+
+/// One RETURNING row: the plan's projections evaluated on the stored (or removed) `row`.
+fn project_returning(
+    sp: &crate::plan::select::SelectPlan,
+    row: &[Value],
+    env: &Env,
+) -> Result<Vec<Value>, SqlError> {
+    let mut out = Vec::with_capacity(sp.projections.len());
+    for x in &sp.projections {
+        out.push(x.eval(row, env)?);
+    }
+    env.cx.guard.charge(crate::guard::row_bytes(&out))?;
+    Ok(out)
 }
 
 fn pk_of(def: &TableDef, row: &[Value]) -> Vec<Value> {
@@ -307,14 +323,13 @@ pub(crate) fn execute_insert(
     let mut warnings = Vec::new();
     let mut dups = 0u64;
     let nrows = source.len();
+    let defaults = default_row(def, env)?;
+    txn.set_no_auto_value_on_zero(crate::sysvar::no_auto_value_on_zero(env.cx));
+    let mut returned = p.returning.as_ref().map(|_| Vec::new());
     for (row_no, vals) in (1u64..).zip(source) {
         env.cx.guard.check()?;
         // Full row: defaults first, then the given columns.
-        let mut row: Vec<Value> = def
-            .columns
-            .iter()
-            .map(|c| c.default.clone().unwrap_or(Value::Null))
-            .collect();
+        let mut row = defaults.clone();
         let mut given = vec![false; row.len()];
         for (&c, v) in p.columns.iter().zip(vals) {
             if let Some(v) = v {
@@ -323,7 +338,12 @@ pub(crate) fn execute_insert(
             given[c] = true;
         }
         for (i, c) in def.columns.iter().enumerate() {
-            if !given[i] && !c.nullable && c.default.is_none() && def.auto_increment != Some(i) {
+            if !given[i]
+                && !c.nullable
+                && c.default.is_none()
+                && c.extras.default_now.is_none()
+                && def.auto_increment != Some(i)
+            {
                 return Err(SqlError::of(
                     errors::ER_NO_DEFAULT_FOR_FIELD,
                     format!("Field '{}' doesn't have a default value", c.name),
@@ -336,6 +356,13 @@ pub(crate) fn execute_insert(
                     affected += 1;
                     if let Some(id) = o.auto_increment {
                         first_id.get_or_insert(id);
+                    }
+                    if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {
+                        if let (Some(id), Some(a)) = (o.auto_increment, def.auto_increment) {
+                            let c = &def.columns[a];
+                            row[a] = c.ty.coerce(&c.name, Value::UInt(id))?;
+                        }
+                        out.push(project_returning(sp, &row, env)?);
                     }
                     break;
                 }
@@ -367,6 +394,13 @@ pub(crate) fn execute_insert(
                             new[*c] = coerce_col(def, *c, v, env, row_no)?;
                         }
                         if new != old {
+                            let set = |c: usize| p.on_dup.iter().any(|(a, _)| *a == c);
+                            touch_on_update(def, set, &mut new, env, row_no)?;
+                            if let (Some(out), Some(sp)) =
+                                (returned.as_mut(), p.returning.as_deref())
+                            {
+                                out.push(project_returning(sp, &new, env)?);
+                            }
                             txn.update(def.id, &pk_of(def, &old), new)?;
                             affected += 2;
                         }
@@ -396,7 +430,42 @@ pub(crate) fn execute_insert(
         last_insert_id: first_id,
         info,
         warnings,
+        returned,
     })
+}
+
+/// The row an INSERT starts from: each column's default (`DEFAULT CURRENT_TIMESTAMP(n)`: the
+/// statement's time, converted for the column), NULL where there is none. Shared by every
+/// insert path (VALUES, SELECT, REPLACE, ON DUPLICATE KEY UPDATE).
+pub(crate) fn default_row(def: &TableDef, env: &Env) -> Result<Vec<Value>, SqlError> {
+    let mut row = Vec::with_capacity(def.columns.len());
+    for (i, c) in def.columns.iter().enumerate() {
+        row.push(match c.extras.default_now {
+            Some(fsp) => coerce_col(def, i, crate::expr::statement_now(env, fsp), env, 1)?,
+            None => c.default.clone().unwrap_or(Value::Null),
+        });
+    }
+    Ok(row)
+}
+
+/// `ON UPDATE CURRENT_TIMESTAMP(n)`: a row an UPDATE (or ON DUPLICATE KEY UPDATE) really
+/// changes gets the statement's time in each such column it did not assign (`set(c)`), as
+/// MariaDB does; call only when the new row differs from the old one.
+pub(crate) fn touch_on_update(
+    def: &TableDef,
+    set: impl Fn(usize) -> bool,
+    new: &mut [Value],
+    env: &Env,
+    row_no: u64,
+) -> Result<(), SqlError> {
+    for (i, c) in def.columns.iter().enumerate() {
+        if let Some(fsp) = c.extras.on_update_now {
+            if !set(i) {
+                new[i] = coerce_col(def, i, crate::expr::statement_now(env, fsp), env, row_no)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn select_rows(
@@ -474,6 +543,8 @@ pub(crate) fn execute_update(
             new[*c] = coerce_col(def, *c, v, env, row_no)?;
         }
         if new != old {
+            let set = |c: usize| p.assignments.iter().any(|(a, _)| *a == c);
+            touch_on_update(def, set, &mut new, env, row_no)?;
             txn.update(def.id, &pk_of(def, &old), new)?;
             changed += 1;
         }
@@ -483,6 +554,7 @@ pub(crate) fn execute_update(
         last_insert_id: None,
         info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
         warnings: Vec::new(),
+        returned: None,
     })
 }
 
@@ -494,10 +566,14 @@ pub(crate) fn execute_delete(
     let def = &*p.table;
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
     let mut n = 0;
+    let mut returned = p.returning.as_ref().map(|_| Vec::new());
     for r in rows {
         env.cx.guard.check()?;
         if txn.delete(def.id, &pk_of(def, &r))? {
             n += 1;
+            if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {
+                out.push(project_returning(sp, &r, env)?);
+            }
         }
     }
     Ok(DmlResult {
@@ -505,5 +581,6 @@ pub(crate) fn execute_delete(
         last_insert_id: None,
         info: String::new(),
         warnings: Vec::new(),
+        returned,
     })
 }

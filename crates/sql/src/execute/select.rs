@@ -46,6 +46,9 @@ struct AggState {
     seen: Vec<Option<HashSet<Vec<u8>>>>,
     /// GROUP_CONCAT values cut at `group_concat_max_len`.
     cut: Vec<bool>,
+    /// GROUP_CONCAT with ORDER BY: (sort keys, text) of each value, joined at the end.
+    #[allow(clippy::type_complexity)]
+    pending: Vec<Vec<(Vec<Value>, Vec<u8>)>>,
 }
 
 impl AggState {
@@ -61,7 +64,44 @@ impl AggState {
             counts: vec![0; aggs.len()],
             seen: aggs.iter().map(|a| a.distinct.then(HashSet::new)).collect(),
             cut: vec![false; aggs.len()],
+            pending: vec![Vec::new(); aggs.len()],
         }
+    }
+
+    /// Appends `t` to GROUP_CONCAT `i`'s value after its separator, cut at
+    /// `group_concat_max_len` with warning 1260 as MariaDB (the row number is the value's
+    /// position in its group); a cut value stays.
+    fn concat(&mut self, aggs: &[AggSpec], i: usize, t: &[u8], env: &Env) -> Result<(), SqlError> {
+        if self.cut[i] {
+            return Ok(());
+        }
+        let guard = &env.cx.guard;
+        let max = guard.group_concat_max().min(usize::MAX as u64) as usize;
+        let sep = &aggs[i].separator;
+        guard.charge((t.len() + sep.len()) as u64)?;
+        let mut b = match std::mem::replace(&mut self.vals[i], Value::Null) {
+            Value::Bytes(mut b) => {
+                b.extend_from_slice(sep);
+                b
+            }
+            _ => Vec::new(),
+        };
+        b.extend_from_slice(t);
+        if b.len() > max {
+            // On a character boundary (a UTF-8 sequence is never split).
+            let mut m = max;
+            while m > 0 && b[m] & 0xC0 == 0x80 {
+                m -= 1;
+            }
+            b.truncate(m);
+            self.cut[i] = true;
+            guard.warn(
+                1260,
+                format!("Row {} was cut by GROUP_CONCAT()", self.counts[i]),
+            );
+        }
+        self.vals[i] = Value::Bytes(b);
+        Ok(())
     }
 
     fn add(&mut self, aggs: &[AggSpec], row: &[Value], env: &Env) -> Result<(), SqlError> {
@@ -111,38 +151,20 @@ impl AggState {
                         *cur = v;
                     }
                 }
-                AggFunc::GroupConcat => {
-                    // Cut at group_concat_max_len with warning 1260, as MariaDB (the row
-                    // number is the value's position in its group); a cut value stays.
-                    if self.cut[i] {
-                        continue;
-                    }
-                    let guard = &env.cx.guard;
-                    let max = guard.group_concat_max().min(usize::MAX as u64) as usize;
+                AggFunc::GroupConcat if a.order_by.is_empty() => {
                     let t = crate::expr::text_of(&v);
-                    guard.charge(t.len() as u64 + 1)?;
-                    let mut b = match std::mem::replace(cur, Value::Null) {
-                        Value::Bytes(mut b) => {
-                            b.push(b',');
-                            b
-                        }
-                        _ => Vec::new(),
-                    };
-                    b.extend_from_slice(&t);
-                    if b.len() > max {
-                        // On a character boundary (a UTF-8 sequence is never split).
-                        let mut m = max;
-                        while m > 0 && b[m] & 0xC0 == 0x80 {
-                            m -= 1;
-                        }
-                        b.truncate(m);
-                        self.cut[i] = true;
-                        guard.warn(
-                            1260,
-                            format!("Row {} was cut by GROUP_CONCAT()", self.counts[i]),
-                        );
+                    self.concat(aggs, i, &t, env)?;
+                }
+                AggFunc::GroupConcat => {
+                    let mut keys = Vec::with_capacity(a.order_by.len());
+                    for (x, _) in &a.order_by {
+                        keys.push(x.eval(row, env)?);
                     }
-                    *cur = Value::Bytes(b);
+                    let t = crate::expr::text_of(&v);
+                    env.cx
+                        .guard
+                        .charge(crate::guard::row_bytes(&keys) + t.len() as u64)?;
+                    self.pending[i].push((keys, t));
                 }
                 AggFunc::BitAnd | AggFunc::BitOr => {
                     *cur = if *cur == Value::Null {
@@ -164,8 +186,29 @@ impl AggState {
         Ok(())
     }
 
-    fn finish(mut self, aggs: &[AggSpec]) -> Result<Vec<Value>, SqlError> {
+    fn finish(mut self, aggs: &[AggSpec], env: &Env) -> Result<Vec<Value>, SqlError> {
         for (i, a) in aggs.iter().enumerate() {
+            if a.func == AggFunc::GroupConcat && !a.order_by.is_empty() {
+                let mut items = std::mem::take(&mut self.pending[i]);
+                // Stable: equal keys keep the order the rows were read in.
+                items.sort_by(|x, y| {
+                    for (k, (_, desc)) in a.order_by.iter().enumerate() {
+                        let o = sort_cmp(&x.0[k], &y.0[k]);
+                        let o = if *desc { o.reverse() } else { o };
+                        if o != std::cmp::Ordering::Equal {
+                            return o;
+                        }
+                    }
+                    std::cmp::Ordering::Equal
+                });
+                let n = self.counts[i];
+                for (pos, (_, t)) in (1..).zip(items) {
+                    // The 1260 row number is the value's position in the ordered group.
+                    self.counts[i] = pos;
+                    self.concat(aggs, i, &t, env)?;
+                }
+                self.counts[i] = n;
+            }
             match a.func {
                 AggFunc::Count | AggFunc::CountStar => self.vals[i] = Value::Int(self.counts[i]),
                 AggFunc::Avg if self.vals[i] != Value::Null => {
@@ -181,6 +224,25 @@ impl AggState {
         }
         Ok(self.vals)
     }
+}
+
+/// `SELECT ... INTO @vars`: the one row to assign; more than one is MariaDB's 1172, none
+/// leaves the variables as they are with warning 1329 (as MariaDB).
+pub(crate) fn into_row(mut rows: Vec<Vec<Value>>) -> Result<Option<Vec<Value>>, SqlError> {
+    if rows.len() > 1 {
+        return Err(SqlError::of(
+            onelog_protocol::errors::ER_TOO_MANY_ROWS,
+            "Result consisted of more than one row",
+        ));
+    }
+    if rows.is_empty() {
+        crate::expr::warn(
+            "Warning",
+            1329,
+            "No data - zero rows fetched, selected, or processed".into(),
+        );
+    }
+    Ok(rows.pop())
 }
 
 /// Result columns of an execution: the compiled ones, with `Dyn` columns typed by their
@@ -205,7 +267,7 @@ pub(crate) fn result_columns(p: &SelectPlan, rows: &[Vec<Value>]) -> Vec<Column>
     cols
 }
 
-/// Runs a compiled SELECT; returns (rows, rows found before LIMIT).
+/// Runs a compiled SELECT; returns (rows, FOUND_ROWS()).
 ///
 /// Single-table queries stream: each row the access path yields is filtered, projected (only
 /// the projected values are copied) or folded into its group without being materialised;
@@ -232,7 +294,7 @@ pub(crate) fn execute(
             _ => None,
         })
         .collect();
-    let stop_at = if !sorted && !p.distinct && !p.grouped {
+    let stop_at = if !sorted && !p.distinct && !p.grouped && !p.calc_found_rows {
         limit.map(|l| l.saturating_add(offset))
     } else {
         None
@@ -347,7 +409,11 @@ pub(crate) fn execute(
         });
         stop?;
     }
-    let found = rows.len() as u64;
+    // MariaDB: every row with SQL_CALC_FOUND_ROWS, else the rows up to OFFSET + LIMIT.
+    let found = match limit {
+        Some(l) if !p.calc_found_rows => (rows.len() as u64).min(l.saturating_add(offset)),
+        _ => rows.len() as u64,
+    };
     if offset > 0 {
         let n = (offset as usize).min(rows.len());
         rows.drain(..n);
@@ -523,7 +589,7 @@ impl Sink<'_> {
         }
         let mut out = Vec::with_capacity(groups.len());
         for (rep, st) in groups {
-            let aggs = st.finish(&p.aggs)?;
+            let aggs = st.finish(&p.aggs, env)?;
             if let Some(h) = &p.having {
                 if !h.test(&rep, &aggs, env)? {
                     continue;

@@ -534,6 +534,7 @@ impl<'a> Compiler<'a> {
             "an aggregate's argument holds an aggregate"
         );
         let (mut args, star, distinct) = r?;
+        let (order_by, separator) = self.concat_clauses(f, func, &args)?;
         if star {
             if func != AggFunc::Count || !args.is_empty() {
                 return Err(SqlError::syntax(&f.to_string()));
@@ -551,8 +552,66 @@ impl<'a> Compiler<'a> {
             func,
             distinct,
             arg: args.pop(),
+            order_by,
+            separator,
         });
         Ok(Expr::Agg(aggs.len() - 1))
+    }
+
+    /// GROUP_CONCAT's `ORDER BY` (a number is an argument's position, as MariaDB) and
+    /// `SEPARATOR`; any clause on another aggregate, or LIMIT, is refused.
+    #[allow(clippy::type_complexity)]
+    fn concat_clauses(
+        &mut self,
+        f: &ast::Function,
+        func: AggFunc,
+        args: &[Expr],
+    ) -> Result<(Vec<(Expr, bool)>, Vec<u8>), SqlError> {
+        let (mut order_by, mut separator) = (Vec::new(), b",".to_vec());
+        let ast::FunctionArguments::List(l) = &f.args else {
+            return Ok((order_by, separator));
+        };
+        for c in &l.clauses {
+            match c {
+                ast::FunctionArgumentClause::OrderBy(items) if func == AggFunc::GroupConcat => {
+                    // ORDER BY keys are not aggregates either.
+                    let saved = self.aggs.take();
+                    for o in items {
+                        let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
+                        let pos = match &o.expr {
+                            ast::Expr::Value(v) => v.value.to_string().parse::<usize>().ok(),
+                            _ => None,
+                        };
+                        let x = match pos {
+                            Some(n) if n >= 1 && n <= args.len() => Ok(args[n - 1].clone()),
+                            Some(_) => Err(SqlError::of(
+                                onelog_protocol::errors::ER_BAD_FIELD_ERROR,
+                                format!("Unknown column '{}' in 'order clause'", o.expr),
+                            )),
+                            None => self.compile(&o.expr),
+                        };
+                        match x {
+                            Ok(x) => order_by.push((x, desc)),
+                            Err(e) => {
+                                self.aggs = saved;
+                                return Err(e);
+                            }
+                        }
+                    }
+                    self.aggs = saved;
+                }
+                ast::FunctionArgumentClause::Separator(v) if func == AggFunc::GroupConcat => {
+                    separator = match &v.value {
+                        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                            s.clone().into_bytes()
+                        }
+                        other => return Err(SqlError::syntax(&other.to_string())),
+                    };
+                }
+                other => return Err(SqlError::unsupported(&format!("{other} in {}", f.name))),
+            }
+        }
+        Ok((order_by, separator))
     }
 }
 

@@ -107,4 +107,8 @@ pub(crate) struct AggSpec {
     pub func: AggFunc,
     pub distinct: bool,
     pub arg: Option<Expr>,
+    /// GROUP_CONCAT's `ORDER BY` (expression over the row, descending).
+    pub order_by: Vec<(Expr, bool)>,
+    /// GROUP_CONCAT's `SEPARATOR` (`,` by default).
+    pub separator: Vec<u8>,
 }

@@ -47,6 +47,7 @@ pub(crate) use coerce::{compare, convert_for_column, key_bytes, sort_cmp};
 pub(crate) use compile::{object_name_parts, Compiler, Scope};
 pub(crate) use env::Env;
 pub(crate) use eval::eval_scalar;
+pub(crate) use functions::statement_now;
 pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr};
 pub(crate) use numeric::{number_prefix, parse_num_prefix, to_f64, to_f64_quiet, to_i128, Num2};
 pub(crate) use ops::binary_values;

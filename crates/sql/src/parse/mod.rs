@@ -35,8 +35,19 @@ pub(crate) enum TxnStmt {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LockClause {
     None,
-    Shared,
-    Exclusive,
+    Shared(LockWait),
+    Exclusive(LockWait),
+}
+
+/// How long a locking read waits for a row lock another transaction holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LockWait {
+    /// The session's `innodb_lock_wait_timeout`.
+    Default,
+    /// `NOWAIT`: 1205 at once.
+    NoWait,
+    /// `WAIT n` seconds.
+    Seconds(u64),
 }
 
 /// One parsed statement.
@@ -320,25 +331,33 @@ fn strip_tail<'t>(t: &'t str, suffix: &str) -> Option<&'t str> {
         .then(|| before.trim_end())
 }
 
-/// Cuts a trailing `FOR UPDATE` / `LOCK IN SHARE MODE` / `FOR SHARE` off a SELECT (after
-/// `NOWAIT` / `SKIP LOCKED`, which go with it).
-fn strip_lock_clause(sql: &str) -> (&str, LockClause) {
+/// Cuts a trailing `FOR UPDATE` / `LOCK IN SHARE MODE` / `FOR SHARE` off a SELECT, with its
+/// `NOWAIT` / `WAIT n`. `SKIP LOCKED` is refused (1235): onelog cannot skip locked rows yet,
+/// and waiting instead would answer differently.
+fn strip_lock_clause(sql: &str) -> Result<(&str, LockClause), SqlError> {
     let mut t = sql.trim_end().trim_end_matches(';').trim_end();
-    for tail in ["NOWAIT", "SKIP LOCKED"] {
-        if let Some(b) = strip_tail(t, tail) {
+    let mut wait = LockWait::Default;
+    if let Some(b) = strip_tail(t, "NOWAIT") {
+        t = b;
+        wait = LockWait::NoWait;
+    } else if strip_tail(t, "SKIP LOCKED").is_some() {
+        return Err(SqlError::unsupported("SKIP LOCKED"));
+    } else if let Some((b, n)) = t.rsplit_once(char::is_whitespace) {
+        if let (Ok(n), Some(b)) = (n.parse::<u64>(), strip_tail(b.trim_end(), "WAIT")) {
             t = b;
+            wait = LockWait::Seconds(n);
         }
     }
     for (tail, lock) in [
-        ("FOR UPDATE", LockClause::Exclusive),
-        ("LOCK IN SHARE MODE", LockClause::Shared),
-        ("FOR SHARE", LockClause::Shared),
+        ("FOR UPDATE", LockClause::Exclusive(wait)),
+        ("LOCK IN SHARE MODE", LockClause::Shared(wait)),
+        ("FOR SHARE", LockClause::Shared(wait)),
     ] {
         if let Some(b) = strip_tail(t, tail) {
-            return (b, lock);
+            return Ok((b, lock));
         }
     }
-    (sql, LockClause::None)
+    Ok((sql, LockClause::None))
 }
 
 /// Parses one statement (already split; comments allowed).
@@ -353,7 +372,7 @@ pub(crate) fn parse_statement(sql: &str) -> Result<Parsed, SqlError> {
     }
     let first = text.split_whitespace().next().unwrap_or("");
     let (body, lock) = if first.eq_ignore_ascii_case("SELECT") || first.starts_with('(') {
-        strip_lock_clause(text)
+        strip_lock_clause(text)?
     } else {
         (text, LockClause::None)
     };
@@ -482,13 +501,28 @@ mod tests {
 
     #[test]
     fn lock_clauses_strip() {
+        let d = LockWait::Default;
         assert_eq!(
-            strip_lock_clause("SELECT 1 FROM t LOCK IN SHARE MODE"),
-            ("SELECT 1 FROM t", LockClause::Shared)
+            strip_lock_clause("SELECT 1 FROM t LOCK IN SHARE MODE").unwrap(),
+            ("SELECT 1 FROM t", LockClause::Shared(d))
         );
         assert_eq!(
-            strip_lock_clause("select 1 from t for update"),
-            ("select 1 from t", LockClause::Exclusive)
+            strip_lock_clause("select 1 from t for update").unwrap(),
+            ("select 1 from t", LockClause::Exclusive(d))
+        );
+        assert_eq!(
+            strip_lock_clause("select 1 from t for update nowait").unwrap(),
+            ("select 1 from t", LockClause::Exclusive(LockWait::NoWait))
+        );
+        assert_eq!(
+            strip_lock_clause("select 1 from t lock in share mode wait 3").unwrap(),
+            ("select 1 from t", LockClause::Shared(LockWait::Seconds(3)))
+        );
+        assert_eq!(
+            strip_lock_clause("select 1 from t for update skip locked")
+                .unwrap_err()
+                .code,
+            1235
         );
     }
 }

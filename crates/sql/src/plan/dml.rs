@@ -29,6 +29,9 @@ pub(crate) struct InsertPlan {
     pub on_dup: Vec<(usize, Expr)>,
     #[allow(dead_code)]
     pub params: usize,
+    /// `RETURNING ...`: the items as a SELECT over the target table, evaluated on each row
+    /// stored (or, for DELETE, removed).
+    pub returning: Option<Box<SelectPlan>>,
 }
 
 #[derive(Debug, Clone)]
@@ -50,6 +53,50 @@ pub(crate) struct DeletePlan {
     pub limit: Option<Expr>,
     #[allow(dead_code)]
     pub params: usize,
+    pub returning: Option<Box<SelectPlan>>,
+}
+
+/// `RETURNING items` of INSERT/REPLACE/DELETE on `t`: compiled as `SELECT items FROM t`
+/// (which checks SELECT on it), so the result columns are the SELECT's. Aggregates and
+/// placeholders in it are refused (MariaDB: aggregates are 1111).
+fn compile_returning(
+    cx: &ExecContext,
+    items: &Option<Vec<ast::SelectItem>>,
+    t: &TableDef,
+) -> Result<Option<Box<SelectPlan>>, SqlError> {
+    let Some(items) = items else {
+        return Ok(None);
+    };
+    let list: Vec<String> = items.iter().map(|i| i.to_string()).collect();
+    let quote = |s: &str| format!("`{}`", s.replace('`', "``"));
+    let sql = format!(
+        "SELECT {} FROM {}.{}",
+        list.join(", "),
+        quote(&t.db),
+        quote(&t.name)
+    );
+    let crate::parse::Parsed::Sql(stmt, _) = crate::parse::parse_statement(&sql)? else {
+        return Err(SqlError::unsupported("this RETURNING"));
+    };
+    let ast::Statement::Query(q) = &*stmt else {
+        return Err(SqlError::unsupported("this RETURNING"));
+    };
+    let sp =
+        crate::plan::select::compile(cx, q, crate::parse::LockClause::None).map_err(|mut e| {
+            // MariaDB names the clause in 1054.
+            e.message = e.message.replace("in 'field list'", "in 'RETURNING'");
+            e
+        })?;
+    if !sp.aggs.is_empty() {
+        return Err(SqlError::of(
+            errors::ER_INVALID_GROUP_FUNC_USE,
+            "Invalid use of group function",
+        ));
+    }
+    if sp.params > 0 {
+        return Err(SqlError::unsupported("placeholders in RETURNING"));
+    }
+    Ok(Some(Box::new(sp)))
 }
 
 pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<InsertPlan, SqlError> {
@@ -163,6 +210,7 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
         replace: ins.replace_into,
         on_dup,
         params: c.params,
+        returning: compile_returning(cx, &ins.returning, &t)?,
     })
 }
 
@@ -249,11 +297,13 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
     c.place = "order clause";
     let (order_by, limit) = compile_order_limit(&mut c, &d.order_by, &d.limit)?;
     let plan = plan(&t, w.as_ref());
+    let returning = compile_returning(cx, &d.returning, &t)?;
     Ok(DeletePlan {
         table: t.clone(),
         plan,
         order_by,
         limit,
         params: c.params,
+        returning,
     })
 }

@@ -40,6 +40,15 @@ pub(crate) struct SelectPlan {
     pub offset: Option<Expr>,
     pub lock: Option<LockMode>,
     pub params: usize,
+    /// `SELECT ... INTO @a, @b`: the user variables (lower case) the single row is assigned
+    /// to instead of being sent (as many as the projections).
+    pub into: Vec<String>,
+    /// `SQL_CALC_FOUND_ROWS`: FOUND_ROWS() is every row LIMIT would have kept; otherwise it
+    /// is OFFSET + the rows sent, as MariaDB.
+    pub calc_found_rows: bool,
+    /// `NOWAIT` (zero) / `WAIT n` of a locking read: its row lock wait timeout instead of the
+    /// session's `innodb_lock_wait_timeout`.
+    pub lock_wait: Option<std::time::Duration>,
 }
 
 /// One joined table: nested loop over its rows, `on` tested on the joined row.
@@ -213,6 +222,31 @@ pub(crate) fn expr_column(name: &str, r: RType, nullable: bool) -> Column {
 }
 
 /// Compiles a SELECT query.
+/// `INTO @a, @b`: the variables' names; 1222 when their number differs from the columns', as
+/// MariaDB; only user variables (`INTO OUTFILE`/`DUMPFILE` and local variables: 1235).
+fn into_vars(sel: &ast::Select, ncols: usize) -> Result<Vec<String>, SqlError> {
+    let Some(into) = &sel.into else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::with_capacity(into.targets.len());
+    for t in &into.targets {
+        let text = t.to_string();
+        match text.strip_prefix('@') {
+            Some(v) if !v.starts_with('@') && !v.is_empty() => {
+                out.push(v.trim_matches('`').to_ascii_lowercase())
+            }
+            _ => return Err(SqlError::unsupported(&format!("SELECT ... INTO {text}"))),
+        }
+    }
+    if out.len() != ncols {
+        return Err(SqlError::of(
+            errors::ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
+            "The used SELECT statements have a different number of columns",
+        ));
+    }
+    Ok(out)
+}
+
 pub(crate) fn compile(
     cx: &ExecContext,
     q: &ast::Query,
@@ -249,13 +283,20 @@ pub(crate) fn compile(
     let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
     let (rtypes, columns) = result_metadata(&items, &from, &aggs);
     let plan = access_plan(table.as_deref(), clauses.where_);
-    let lock = match lock {
-        crate::parse::LockClause::None => None,
-        crate::parse::LockClause::Shared => Some(LockMode::Shared),
-        crate::parse::LockClause::Exclusive => Some(LockMode::Exclusive),
+    use crate::parse::{LockClause, LockWait};
+    let (lock, wait) = match lock {
+        LockClause::None => (None, LockWait::Default),
+        LockClause::Shared(w) => (Some(LockMode::Shared), w),
+        LockClause::Exclusive(w) => (Some(LockMode::Exclusive), w),
+    };
+    let lock_wait = match wait {
+        LockWait::Default => None,
+        LockWait::NoWait => Some(std::time::Duration::ZERO),
+        LockWait::Seconds(n) => Some(std::time::Duration::from_secs(n)),
     };
     debug_assert_eq!(rtypes.len(), items.projections.len());
     debug_assert_eq!(columns.len(), items.projections.len());
+    let into = into_vars(sel, items.projections.len())?;
     Ok(SelectPlan {
         table,
         joins,
@@ -273,6 +314,12 @@ pub(crate) fn compile(
         offset: clauses.offset,
         lock,
         params,
+        into,
+        calc_found_rows: sel
+            .select_modifiers
+            .as_ref()
+            .is_some_and(|m| m.sql_calc_found_rows),
+        lock_wait,
     })
 }
 

@@ -279,6 +279,16 @@ pub fn strict_mode(cx: &ExecContext) -> bool {
     }
 }
 
+/// sql_mode `NO_AUTO_VALUE_ON_ZERO`: an inserted 0 in an AUTO_INCREMENT column is stored
+/// as 0 (only NULL generates a value).
+pub fn no_auto_value_on_zero(cx: &ExecContext) -> bool {
+    matches!(get_var(cx, "sql_mode", VarScope::Session),
+        Ok(Value::Bytes(b)) if String::from_utf8_lossy(&b)
+            .to_ascii_uppercase()
+            .split(',')
+            .any(|m| m.trim() == "NO_AUTO_VALUE_ON_ZERO"))
+}
+
 /// Whether a division by zero in INSERT/UPDATE is an error (1365), as MariaDB does in strict
 /// mode with ERROR_FOR_DIVISION_BY_ZERO; otherwise it is a warning and NULL.
 pub fn division_by_zero_is_error(cx: &ExecContext) -> bool {
@@ -413,7 +423,7 @@ pub(crate) fn set_var(
             1287,
             "sync_binlog is ignored: in binlog_storage=engine the binlog is the write-ahead log, made durable per innodb_flush_log_at_trx_commit".into(),
         )),
-        "tx_isolation" | "transaction_isolation" if !isolation_stored(cx, value.as_ref())? => {
+        "tx_isolation" | "transaction_isolation" if !isolation_stored(value.as_ref())? => {
             return Ok(());
         }
         "max_connections" if !global => {}
@@ -466,24 +476,31 @@ fn set_cache_size(cx: &ExecContext, def: &VarDef, value: Option<Value>) {
     }
 }
 
-/// SET of the isolation level: REPEATABLE READ is stored (true), SERIALIZABLE refused, the
-/// weaker levels warn and leave REPEATABLE READ (false: nothing to store).
-fn isolation_stored(cx: &mut ExecContext, value: Option<&Value>) -> Result<bool, SqlError> {
+/// SET of the isolation level: REPEATABLE READ and READ COMMITTED are stored (true);
+/// SERIALIZABLE and READ UNCOMMITTED, which onelog cannot honour, are refused (1235).
+fn isolation_stored(value: Option<&Value>) -> Result<bool, SqlError> {
     let Some(Value::Bytes(b)) = value else {
         return Ok(true);
     };
     match b.as_slice() {
-        b"REPEATABLE-READ" => Ok(true),
+        // READ COMMITTED: each statement reads the latest committed state (`read_committed`).
+        b"REPEATABLE-READ" | b"READ-COMMITTED" => Ok(true),
         b"SERIALIZABLE" => Err(SqlError::of(
             errors::ER_NOT_SUPPORTED_YET,
-            "onelog runs every transaction at REPEATABLE READ; SERIALIZABLE is not supported",
+            "onelog runs transactions at REPEATABLE READ or READ COMMITTED; SERIALIZABLE is not supported",
         )),
-        _ => {
-            isolation_warning(cx);
-            // The level stays REPEATABLE READ (stronger than the one asked for).
-            Ok(false)
-        }
+        _ => Err(SqlError::of(
+            errors::ER_NOT_SUPPORTED_YET,
+            "onelog cannot read uncommitted changes; READ UNCOMMITTED is not supported",
+        )),
     }
+}
+
+/// Whether the session runs at READ COMMITTED (each statement of a transaction takes a new
+/// read view).
+pub fn read_committed(cx: &ExecContext) -> bool {
+    matches!(get_var(cx, "transaction_isolation", VarScope::Session),
+        Ok(Value::Bytes(b)) if b == b"READ-COMMITTED")
 }
 
 /// `SET GLOBAL rpl_semi_sync_master_*` (already coerced; `None`: DEFAULT).
@@ -571,15 +588,6 @@ fn put_session(cx: &mut ExecContext, name: &'static str, v: Option<Value>) {
     if matches!(name, "gtid_domain_id" | "server_id" | "gtid_seq_no") {
         replica::refresh_origin(cx);
     }
-}
-
-/// The warning for an isolation level onelog runs as REPEATABLE READ.
-pub(crate) fn isolation_warning(cx: &mut ExecContext) {
-    cx.warnings.push((
-        "Warning".into(),
-        1235,
-        "onelog runs every transaction at REPEATABLE READ (stronger than the level requested); the isolation level is unchanged".into(),
-    ));
 }
 
 #[cfg(test)]

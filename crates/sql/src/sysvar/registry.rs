@@ -657,12 +657,14 @@ pub(crate) const SQL_MODE_FLAGS: &[&str] = &[
 ];
 
 /// The sql_mode flags onelog honours: strictness (`strict_mode`), division by zero in
-/// INSERT/UPDATE (`division_by_zero_is_error`), and two that describe what onelog always
+/// INSERT/UPDATE (`division_by_zero_is_error`), a 0 kept in AUTO_INCREMENT columns
+/// (`no_auto_value_on_zero`), and two that describe what onelog always
 /// does (GRANT never creates an account; no storage engine is ever substituted).
 pub(crate) const SQL_MODE_HONOURED: &[&str] = &[
     "STRICT_TRANS_TABLES",
     "STRICT_ALL_TABLES",
     "ERROR_FOR_DIVISION_BY_ZERO",
+    "NO_AUTO_VALUE_ON_ZERO",
     "NO_AUTO_CREATE_USER",
     "NO_ENGINE_SUBSTITUTION",
 ];

@@ -273,7 +273,13 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             let t = show::table_def(cx, db, &table)?;
             Ok(result(
                 &["Table", "Create Table"],
-                vec![vec![text(t.name.clone()), text(show::create_table_sql(&t))]],
+                vec![vec![
+                    text(t.name.clone()),
+                    text(show::create_table_sql(
+                        &t,
+                        cx.server.engine.auto_increment_next(t.id),
+                    )),
+                ]],
             ))
         }
         Stmt::ShowCreateDatabase { name } => {
@@ -430,6 +436,7 @@ fn run_set(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         }
         Stmt::SetTransaction {
             global,
+            next_only,
             isolation,
             read_only,
         } => {
@@ -439,6 +446,14 @@ fn run_set(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 VarScope::Session
             };
             if let Some(level) = isolation {
+                // The next-transaction-only form is honoured when it names the session's
+                // level (nothing changes); another level would outlive that transaction here.
+                let current = sysvars::get_var(cx, "transaction_isolation", VarScope::Session)?;
+                if next_only && current != text(level.clone()) {
+                    return Err(SqlError::unsupported(
+                        "SET TRANSACTION ISOLATION LEVEL without SESSION or GLOBAL (the next transaction only)",
+                    ));
+                }
                 sysvars::set_var(
                     cx,
                     "transaction_isolation",

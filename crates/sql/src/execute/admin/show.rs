@@ -7,7 +7,8 @@
 //!   like InnoDB, and tools that copy a schema (mysqldump into MariaDB, ORMs comparing
 //!   schemas) expect an engine they know; SHOW ENGINES lists `onelog` as the default engine
 //!   and `InnoDB` as a supported alias of it, so `ENGINE=InnoDB` in DDL is accepted.
-//! - Integer types are shown with MariaDB's display widths (`int(11)`, `bigint(20) unsigned`).
+//! - Integer types are shown with their declared display width (`tinyint(1)`), else MariaDB's
+//!   default one (`int(11)`, `bigint(20) unsigned`).
 //! - Text columns are utf8mb4 with binary comparison in the engine; SHOW prints the default
 //!   `utf8mb4_general_ci` collation clients expect (the difference is documented in SQL.md).
 //! - SHOW DATABASES lists the databases of the catalog only (no `information_schema`,
@@ -155,8 +156,13 @@ pub(crate) fn table_def(
         .ok_or_else(|| SqlError::no_such_table(&db, table))
 }
 
-/// The column type as MariaDB prints it (with integer display widths).
-pub(crate) fn type_text(ty: &SqlType) -> String {
+/// A column's type as MariaDB shows it: an integer with its declared display width
+/// (`tinyint(1)`), else the type's default width.
+fn column_type_text(c: &onelog_engine::ColumnDef) -> String {
+    type_text_width(&c.ty, c.extras.display_width)
+}
+
+fn type_text_width(ty: &SqlType, width: Option<u16>) -> String {
     let (base, w_signed, w_unsigned, unsigned) = match *ty {
         SqlType::TinyInt { unsigned } => ("tinyint", 4, 3, unsigned),
         SqlType::SmallInt { unsigned } => ("smallint", 6, 5, unsigned),
@@ -166,10 +172,11 @@ pub(crate) fn type_text(ty: &SqlType) -> String {
         SqlType::Year => return "year(4)".into(),
         _ => return ty.sql_name(),
     };
-    if unsigned {
-        format!("{base}({w_unsigned}) unsigned")
-    } else {
-        format!("{base}({w_signed})")
+    match (width, unsigned) {
+        (Some(w), true) => format!("{base}({w}) unsigned"),
+        (Some(w), false) => format!("{base}({w})"),
+        (None, true) => format!("{base}({w_unsigned}) unsigned"),
+        (None, false) => format!("{base}({w_signed})"),
     }
 }
 
@@ -191,24 +198,48 @@ fn default_sql(v: &Value) -> String {
     }
 }
 
-/// SHOW CREATE TABLE text.
-pub(crate) fn create_table_sql(t: &TableDef) -> String {
+/// `current_timestamp()` / `current_timestamp(n)` as MariaDB prints a default or ON UPDATE.
+fn now_sql(fsp: u8) -> String {
+    match fsp {
+        0 => "current_timestamp()".into(),
+        n => format!("current_timestamp({n})"),
+    }
+}
+
+/// SHOW CREATE TABLE text; `auto_increment_next`: the table's next AUTO_INCREMENT value
+/// (shown as `AUTO_INCREMENT=N` when the table has such a column and N > 1, as MariaDB).
+pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String {
     let mut lines = Vec::new();
     for c in &t.columns {
-        let mut l = format!("  {} {}", quote_ident(&c.name), type_text(&c.ty));
+        let mut l = format!("  {} {}", quote_ident(&c.name), column_type_text(c));
         if !c.nullable {
             l.push_str(" NOT NULL");
+        } else if matches!(c.ty, SqlType::Timestamp(_)) {
+            // MariaDB names the NULL of a nullable TIMESTAMP.
+            l.push_str(" NULL");
         }
-        match &c.default {
-            Some(v) => {
+        match (&c.default, c.extras.default_now) {
+            (_, Some(fsp)) => {
+                l.push_str(" DEFAULT ");
+                l.push_str(&now_sql(fsp));
+            }
+            (Some(v), None) => {
                 l.push_str(" DEFAULT ");
                 l.push_str(&default_sql(v));
             }
-            None if c.nullable => l.push_str(" DEFAULT NULL"),
-            None => {}
+            (None, None) if c.nullable => l.push_str(" DEFAULT NULL"),
+            (None, None) => {}
+        }
+        if let Some(fsp) = c.extras.on_update_now {
+            l.push_str(" ON UPDATE ");
+            l.push_str(&now_sql(fsp));
         }
         if c.auto_increment {
             l.push_str(" AUTO_INCREMENT");
+        }
+        if !c.extras.comment.is_empty() {
+            l.push_str(" COMMENT ");
+            l.push_str(&crate::execute::admin::accounts::quote(&c.extras.comment));
         }
         lines.push(l);
     }
@@ -227,8 +258,16 @@ pub(crate) fn create_table_sql(t: &TableDef) -> String {
             cols(&i.columns)
         ));
     }
+    let auto = match t.auto_increment {
+        Some(_) if auto_increment_next > 1 => format!(" AUTO_INCREMENT={auto_increment_next}"),
+        _ => String::new(),
+    };
+    let comment = match t.options.comment.as_str() {
+        "" => String::new(),
+        c => format!(" COMMENT={}", crate::execute::admin::accounts::quote(c)),
+    };
     format!(
-        "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
+        "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci{comment}",
         quote_ident(&t.name),
         lines.join(",\n")
     )
@@ -271,13 +310,14 @@ pub(crate) fn columns(t: &TableDef, full: bool) -> Vec<Vec<Value>> {
             } else {
                 ""
             };
-            let default = match &c.default {
-                Some(Value::Null) | None => Value::Null,
-                Some(v) => {
+            let default = match (&c.default, c.extras.default_now) {
+                (_, Some(fsp)) => text(now_sql(fsp)),
+                (Some(Value::Null) | None, None) => Value::Null,
+                (Some(v), None) => {
                     text(String::from_utf8_lossy(&crate::render::text_plain(v)).into_owned())
                 }
             };
-            let mut r = vec![text(c.name.clone()), text(type_text(&c.ty))];
+            let mut r = vec![text(c.name.clone()), text(column_type_text(c))];
             if full {
                 r.push(if is_text_type(&c.ty) {
                     text("utf8mb4_general_ci")
@@ -288,14 +328,14 @@ pub(crate) fn columns(t: &TableDef, full: bool) -> Vec<Vec<Value>> {
             r.push(text(if c.nullable { "YES" } else { "NO" }));
             r.push(text(key));
             r.push(default);
-            r.push(text(if c.auto_increment {
-                "auto_increment"
-            } else {
-                ""
+            r.push(text(match c.extras.on_update_now {
+                _ if c.auto_increment => "auto_increment".into(),
+                Some(fsp) => format!("on update {}", now_sql(fsp)),
+                None => String::new(),
             }));
             if full {
                 r.push(text("select,insert,update,references"));
-                r.push(text(""));
+                r.push(text(c.extras.comment.clone()));
             }
             r
         })
@@ -564,7 +604,7 @@ mod tests {
         };
         let t = TableDef::from_spec(1, &spec).unwrap();
         assert_eq!(
-            create_table_sql(&t),
+            create_table_sql(&t, 1),
             "CREATE TABLE `t` (\n  `id` bigint(20) unsigned NOT NULL AUTO_INCREMENT,\n  `name` varchar(20) NOT NULL DEFAULT 'x''y',\n  `n` int(11) DEFAULT 0,\n  `note` text DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  UNIQUE KEY `by_name` (`name`),\n  KEY `k` (`n`,`name`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
         );
         let cols = columns(&t, false);

@@ -26,6 +26,8 @@ mod math;
 mod string;
 mod temporal;
 
+pub(crate) use temporal::statement_now;
+
 use onelog_binlog::Value;
 
 use super::env::Env;

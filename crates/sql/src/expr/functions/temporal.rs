@@ -1,5 +1,5 @@
 //! Date and time functions: NOW, CURDATE, CURTIME, UNIX_TIMESTAMP, FROM_UNIXTIME,
-//! DATE_FORMAT, YEAR, MONTH, DAY, HOUR, MINUTE, SECOND, DATE.
+//! DATE_FORMAT, YEAR, MONTH, DAY, HOUR, MINUTE, SECOND, TIME, DATE.
 //!
 //! The session time zone is always UTC (`time_zone` takes only UTC's forms and
 //! `system_time_zone` is UTC), so UTC_TIMESTAMP, UTC_DATE and UTC_TIME are NOW, CURDATE and
@@ -17,10 +17,12 @@ use crate::expr::env::Env;
 use crate::expr::ir::Expr;
 use crate::expr::numeric::{to_i128, Dec};
 use crate::expr::temporal::{
-    civil_from_days, date_format, date_parts, datetime_from_unix, unix_of,
+    civil_from_days, date_format, date_parts, datetime_from_unix, parse_datetime, parse_time,
+    unix_of,
 };
 use crate::expr::text::text_of;
 use crate::expr::types::{RType, TypeCx};
+use crate::expr::warnings::warn;
 use crate::wide::Wide;
 
 type R = Result<Value, SqlError>;
@@ -100,6 +102,13 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
     part("MINUTE", &["MINUTE"], |v, _| Ok(time_part(&v[0], 1))),
     part("SECOND", &["SECOND"], |v, _| Ok(time_part(&v[0], 2))),
     strict(
+        "TIME",
+        &["TIME"],
+        (1, 1),
+        |_, _| RType::Time,
+        |v, _| Ok(time_of(&v[0]).unwrap_or(Value::Null)),
+    ),
+    strict(
         "DATE",
         &["DATE"],
         (1, 1),
@@ -126,12 +135,18 @@ fn rt_now(args: &[Expr], _: &TypeCx) -> RType {
 }
 
 fn now(v: Vec<Value>, env: &Env) -> R {
+    let fsp = v.first().map_or(0, |x| int(x).clamp(0, 6) as u8);
+    Ok(statement_now(env, fsp))
+}
+
+/// NOW(fsp) of the statement: a DATETIME with at most `fsp` (<= 6) fraction digits (also the
+/// value of `DEFAULT` / `ON UPDATE CURRENT_TIMESTAMP(fsp)`).
+pub(crate) fn statement_now(env: &Env, fsp: u8) -> Value {
     let (s, us) = env.cx.statement_time();
-    let fsp = v.first().map_or(0, |x| int(x).clamp(0, 6) as u32);
-    let unit = 10u32.pow(6 - fsp);
+    let unit = 10u32.pow(6 - u32::from(fsp.min(6)));
     let us = us - us % unit;
     debug_assert!(us < 1_000_000);
-    Ok(datetime_from_unix(s, us))
+    datetime_from_unix(s, us)
 }
 
 fn curdate(_: Vec<Value>, env: &Env) -> R {
@@ -184,25 +199,85 @@ fn date_part(v: &Value, pick: fn((i64, u32, u32)) -> i64) -> Value {
     }
 }
 
-/// HOUR (0), MINUTE (1) or SECOND (2) of a TIME or a date-like value.
+/// HOUR (0), MINUTE (1) or SECOND (2) of a TIME or a date-like value; a string is read as a
+/// DATETIME or else as a TIME (`[-][D ]HH:MM[:SS[.f]]`, `HHMMSS`), as MariaDB does (HOUR of
+/// a time string may exceed 23).
 fn time_part(v: &Value, which: usize) -> Value {
-    if let Value::Time {
+    match time_of(v) {
+        Some(Value::Time {
+            hours,
+            minutes,
+            seconds,
+            ..
+        }) => Value::Int(match which {
+            0 => i64::from(hours),
+            1 => i64::from(minutes),
+            _ => i64::from(seconds),
+        }),
+        _ => Value::Null,
+    }
+}
+
+/// The TIME part of a value (TIME(v)): a TIME as is, the time of day of a date-like value, a
+/// string read as a DATETIME or else as a TIME; None (with MariaDB's warning 1292 for a
+/// string) when it is neither.
+fn time_of(v: &Value) -> Option<Value> {
+    match v {
+        Value::Time { .. } => return Some(v.clone()),
+        Value::Null => return None,
+        Value::Bytes(b) => {
+            let s = String::from_utf8_lossy(b);
+            if let Some(t) = parse_datetime(&s).as_ref().and_then(time_of) {
+                return Some(t);
+            }
+            let t = time_of_text(&s);
+            if t.is_none() {
+                warn("Warning", 1292, format!("Incorrect time value: '{s}'"));
+            }
+            return t;
+        }
+        _ => {}
+    }
+    let (_, _, _, h, mi, s, us) = date_parts(v)?;
+    Some(Value::Time {
+        negative: false,
+        hours: h as u16,
+        minutes: mi as u8,
+        seconds: s as u8,
+        micros: us,
+    })
+}
+
+/// `[-][D ]HH:MM[:SS[.f]]` or `HHMMSS`: a day count before a space adds 24 hours a day.
+fn time_of_text(s: &str) -> Option<Value> {
+    let s = s.trim();
+    let (negative, body) = match s.strip_prefix('-') {
+        Some(r) => (true, r.trim_start()),
+        None => (false, s),
+    };
+    let (days, rest) = match body.split_once(' ') {
+        Some((d, r)) if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) => {
+            (d.parse::<u16>().ok()?, r.trim())
+        }
+        _ => (0, body),
+    };
+    let Value::Time {
         hours,
         minutes,
         seconds,
+        micros,
         ..
-    } = v
-    {
-        return Value::Int(match which {
-            0 => i64::from(*hours),
-            1 => i64::from(*minutes),
-            _ => i64::from(*seconds),
-        });
-    }
-    match date_parts(v) {
-        Some((_, _, _, h, mi, s, _)) => Value::Int(i64::from([h, mi, s][which.min(2)])),
-        None => Value::Null,
-    }
+    } = parse_time(rest)?
+    else {
+        return None;
+    };
+    Some(Value::Time {
+        negative,
+        hours: hours.checked_add(days.checked_mul(24)?)?,
+        minutes,
+        seconds,
+        micros,
+    })
 }
 
 #[cfg(test)]
@@ -224,6 +299,22 @@ mod tests {
             ("HOUR('2024-02-29 13:14:15')", "13"),
             ("MINUTE('2024-02-29 13:14:15')", "14"),
             ("SECOND('2024-02-29 13:14:15')", "15"),
+            ("HOUR('10:11:12')", "10"),
+            ("MINUTE('10:11:12')", "11"),
+            ("SECOND('10:11:12.5')", "12"),
+            ("HOUR('100:11:12')", "100"),
+            ("HOUR('-10:11:12')", "10"),
+            ("MINUTE('10:11')", "11"),
+            ("SECOND('101112')", "12"),
+            ("HOUR('1112')", "0"),
+            ("HOUR('1 10:11:12')", "34"),
+            ("MINUTE('1 10:11:12')", "11"),
+            ("HOUR('abc')", "NULL"),
+            ("TIME('10:11:12')", "10:11:12"),
+            ("TIME('100:11:12')", "100:11:12"),
+            ("TIME('2024-02-29 13:14:15')", "13:14:15"),
+            ("TIME('abc')", "NULL"),
+            ("TIME(NULL)", "NULL"),
             ("DATE('2024-02-29 13:14:15')", "2024-02-29"),
             ("DATE('not a date')", "NULL"),
             (

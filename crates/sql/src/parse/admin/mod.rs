@@ -205,6 +205,8 @@ pub(crate) enum Stmt {
     },
     SetTransaction {
         global: bool,
+        /// No GLOBAL / SESSION: MariaDB applies it to the next transaction only.
+        next_only: bool,
         isolation: Option<String>,
         read_only: Option<bool>,
     },
@@ -729,6 +731,7 @@ mod tests {
             ok("set session transaction isolation level read committed"),
             Stmt::SetTransaction {
                 global: false,
+                next_only: false,
                 isolation: Some("READ-COMMITTED".into()),
                 read_only: None
             }

@@ -34,7 +34,7 @@ pub(super) fn set(p: &mut P<'_>) -> Option<R<Stmt>> {
     if p.is_kw_at(k, "TRANSACTION") {
         let global = p.is_kw("GLOBAL");
         p.i += k + 1;
-        return Some(set_transaction(p, global));
+        return Some(set_transaction(p, global, k == 0));
     }
     Some(assignments(p))
 }
@@ -96,8 +96,9 @@ fn set_password(p: &mut P<'_>) -> R<Stmt> {
     Ok(Stmt::SetPassword { user, password })
 }
 
-/// `SET [GLOBAL | SESSION] TRANSACTION characteristic, ...` (after `TRANSACTION`).
-fn set_transaction(p: &mut P<'_>, global: bool) -> R<Stmt> {
+/// `SET [GLOBAL | SESSION] TRANSACTION characteristic, ...` (after `TRANSACTION`);
+/// `next_only`: neither GLOBAL nor SESSION (MariaDB: the next transaction only).
+fn set_transaction(p: &mut P<'_>, global: bool, next_only: bool) -> R<Stmt> {
     let mut isolation = None;
     let mut read_only = None;
     loop {
@@ -138,6 +139,7 @@ fn set_transaction(p: &mut P<'_>, global: bool) -> R<Stmt> {
     p.expect_end()?;
     Ok(Stmt::SetTransaction {
         global,
+        next_only,
         isolation,
         read_only,
     })
