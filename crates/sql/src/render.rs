@@ -29,6 +29,10 @@ pub fn text(v: &Value, col: &Column) -> Option<Vec<u8>> {
             float_text(f64::from(*f), true)
         }
         (Value::Year(y), _) => format!("{y:04}").into_bytes(),
+        // A DOUBLE column with fixed decimals (STD, VARIANCE): MariaDB writes that many.
+        (Value::Double(x), _) if col.column_type == ColumnType::Double && col.decimals < 31 => {
+            format!("{x:.*}", usize::from(col.decimals)).into_bytes()
+        }
         (Value::DateTime { .. } | Value::Timestamp { .. } | Value::Time { .. }, Some(f)) => {
             temporal_text(v, Some(f))
         }

@@ -49,6 +49,9 @@ struct AggState {
     /// GROUP_CONCAT with ORDER BY: (sort keys, text) of each value, joined at the end.
     #[allow(clippy::type_complexity)]
     pending: Vec<Vec<(Vec<Value>, Vec<u8>)>>,
+    /// STD / VARIANCE: (mean, sum of squared deviations) of the values so far (Welford's
+    /// update; `counts` has their number).
+    moments: Vec<(f64, f64)>,
 }
 
 impl AggState {
@@ -65,6 +68,7 @@ impl AggState {
             seen: aggs.iter().map(|a| a.distinct.then(HashSet::new)).collect(),
             cut: vec![false; aggs.len()],
             pending: vec![Vec::new(); aggs.len()],
+            moments: vec![(0.0, 0.0); aggs.len()],
         }
     }
 
@@ -166,6 +170,20 @@ impl AggState {
                         .charge(crate::guard::row_bytes(&keys) + t.len() as u64)?;
                     self.pending[i].push((keys, t));
                 }
+                AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
+                    let x = crate::expr::to_f64(&v).unwrap_or(0.0);
+                    let (mean, m2) = &mut self.moments[i];
+                    let delta = x - *mean;
+                    *mean += delta / self.counts[i] as f64;
+                    *m2 += delta * (x - *mean);
+                }
+                AggFunc::BitXor => {
+                    let x = crate::expr::to_i128(&v).unwrap_or(0) as u64;
+                    *cur = match cur {
+                        Value::UInt(acc) => Value::UInt(*acc ^ x),
+                        _ => Value::UInt(x),
+                    };
+                }
                 AggFunc::BitAnd | AggFunc::BitOr => {
                     *cur = if *cur == Value::Null {
                         Value::UInt(crate::expr::to_i128(&v).unwrap_or(0) as u64)
@@ -219,6 +237,23 @@ impl AggState {
                     self.vals[i] = Value::UInt(u64::MAX)
                 }
                 AggFunc::BitOr if self.vals[i] == Value::Null => self.vals[i] = Value::UInt(0),
+                AggFunc::BitXor if self.vals[i] == Value::Null => self.vals[i] = Value::UInt(0),
+                AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
+                    let n = self.counts[i];
+                    let sample = matches!(a.func, AggFunc::StdSamp | AggFunc::VarSamp);
+                    let m2 = self.moments[i].1;
+                    let var = match (n, sample) {
+                        (0, _) | (1, true) => None,
+                        (n, true) => Some(m2 / (n - 1) as f64),
+                        (n, false) => Some(m2 / n as f64),
+                    };
+                    let root = matches!(a.func, AggFunc::StdPop | AggFunc::StdSamp);
+                    self.vals[i] = match var {
+                        Some(v) if root => Value::Double(v.max(0.0).sqrt()),
+                        Some(v) => Value::Double(v),
+                        None => Value::Null,
+                    };
+                }
                 _ => {}
             }
         }

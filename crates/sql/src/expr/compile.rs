@@ -534,6 +534,19 @@ impl<'a> Compiler<'a> {
             "an aggregate's argument holds an aggregate"
         );
         let (mut args, star, distinct) = r?;
+        let counts_distinct = matches!(
+            func,
+            AggFunc::Count
+                | AggFunc::Sum
+                | AggFunc::Avg
+                | AggFunc::Min
+                | AggFunc::Max
+                | AggFunc::GroupConcat
+        );
+        if distinct && !counts_distinct {
+            // MariaDB's grammar has no DISTINCT for the bit and statistics aggregates.
+            return Err(SqlError::syntax(&f.to_string()));
+        }
         let (order_by, separator) = self.concat_clauses(f, func, &args)?;
         if star {
             if func != AggFunc::Count || !args.is_empty() {

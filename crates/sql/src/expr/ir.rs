@@ -100,6 +100,13 @@ pub(crate) enum AggFunc {
     GroupConcat,
     BitAnd,
     BitOr,
+    BitXor,
+    /// STD / STDDEV / STDDEV_POP.
+    StdPop,
+    StdSamp,
+    /// VARIANCE / VAR_POP.
+    VarPop,
+    VarSamp,
 }
 
 #[derive(Debug, Clone)]

@@ -17,6 +17,9 @@ pub(crate) enum RType {
     UInt,
     Decimal(u8, u8),
     Double,
+    /// A DOUBLE shown with this many decimals (MariaDB's STD/VARIANCE of an exact number:
+    /// its scale + 4); arithmetic treats it as a DOUBLE.
+    DoubleDec(u8),
     Str(u32),
     Date,
     DateTime(u8),
@@ -66,7 +69,7 @@ impl TypeCx<'_> {
                 Some(SqlType::Float | SqlType::Double) => RType::Double,
                 _ => RType::Double,
             },
-            RType::Str(_) => RType::Double,
+            RType::Str(_) | RType::DoubleDec(_) => RType::Double,
             RType::Dyn => RType::Dyn,
             RType::Year => RType::Int,
             other => other,
@@ -110,6 +113,7 @@ pub(crate) fn rtype_column(r: RType) -> (ColumnType, u16, u32, u8, u16) {
             63,
         ),
         RType::Double => (ColumnType::Double, BIN | NUM, 22, 31, 63),
+        RType::DoubleDec(d) => (ColumnType::Double, BIN | NUM, 22, d, 63),
         RType::Str(n) => (ColumnType::VarString, 0, n.max(1).saturating_mul(4), 39, 45),
         RType::Date => (ColumnType::Date, BIN, 10, 0, 63),
         RType::DateTime(f) => (
@@ -162,8 +166,8 @@ fn conform_value(v: Value, r: RType) -> Value {
             Some(d) => Value::Double(d),
             None => v,
         },
-        (RType::Double, Value::Double(_)) => v,
-        (RType::Double, _) => match to_f64_quiet(&v) {
+        (RType::Double | RType::DoubleDec(_), Value::Double(_)) => v,
+        (RType::Double | RType::DoubleDec(_), _) => match to_f64_quiet(&v) {
             Some(d) => Value::Double(d),
             None => v,
         },

@@ -1,7 +1,7 @@
 //! The aggregate functions: each one's SQL name and result type. Their accumulation is the
 //! grouped executor's (`select.rs`); compiling puts their arguments in [`AggSpec`] slots.
 //!
-//! Invariants: every [`AggFunc`] has exactly one entry; `COUNT(*)` ([`AggFunc::CountStar`])
+//! Invariants: every [`AggFunc`] has exactly one entry (other names are `ALIASES`); `COUNT(*)` ([`AggFunc::CountStar`])
 //! has no name of its own (the compiler makes it from `COUNT` with a `*`).
 //!
 //! [`AggSpec`]: crate::expr::ir::AggSpec
@@ -44,7 +44,29 @@ const AGGREGATES: &[AggregateDef] = &[
     }),
     agg("BIT_AND", AggFunc::BitAnd, |_, _| RType::UInt),
     agg("BIT_OR", AggFunc::BitOr, |_, _| RType::UInt),
+    agg("BIT_XOR", AggFunc::BitXor, |_, _| RType::UInt),
+    agg("STDDEV_POP", AggFunc::StdPop, rt_moment),
+    agg("STDDEV_SAMP", AggFunc::StdSamp, rt_moment),
+    agg("VAR_POP", AggFunc::VarPop, rt_moment),
+    agg("VAR_SAMP", AggFunc::VarSamp, rt_moment),
 ];
+
+/// Other names SQL calls an aggregate by.
+const ALIASES: &[(&str, &str)] = &[
+    ("STD", "STDDEV_POP"),
+    ("STDDEV", "STDDEV_POP"),
+    ("VARIANCE", "VAR_POP"),
+];
+
+/// STD / VARIANCE: a DOUBLE, shown with the argument's scale + 4 decimals when it is an exact
+/// number (MariaDB's), with all its digits otherwise.
+fn rt_moment(arg: Option<&Expr>, cx: &TypeCx) -> RType {
+    match arg.map(|e| cx.numeric(cx.of(e))) {
+        Some(RType::Int | RType::UInt) => RType::DoubleDec(4),
+        Some(RType::Decimal(_, s)) => RType::DoubleDec(s.saturating_add(4).min(30)),
+        _ => RType::Double,
+    }
+}
 
 const fn agg(
     name: &'static str,
@@ -68,6 +90,10 @@ pub(in crate::expr) fn lookup(name: &str) -> Option<AggFunc> {
     if name.is_empty() {
         return None;
     }
+    let name = ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, to)| to);
     AGGREGATES.iter().find(|a| a.name == name).map(|a| a.func)
 }
 
@@ -117,6 +143,39 @@ mod tests {
                 ("BIT_OR(x) FROM t.a", "7"),
                 ("COUNT(DISTINCT g) FROM t.a", "2"),
                 ("SUM(x) FROM t.a GROUP BY g ORDER BY g LIMIT 1", "3"),
+            ],
+        );
+    }
+
+    #[test]
+    fn moments_and_bit_xor_match_mariadb() {
+        // Expected values: what MariaDB 10.11.19 returned for `SELECT <expr>` (mariadb -N -B)
+        // after the same three statements.
+        check_against_mariadb_after(
+            &[
+                "CREATE DATABASE t",
+                "CREATE TABLE t.a (id INT PRIMARY KEY, g INT, x INT, d DECIMAL(5,2), s VARCHAR(10))",
+                "INSERT INTO t.a VALUES (1,1,1,1.50,'3'),(2,1,2,2.25,'x'),(3,1,3,NULL,'4'),\
+                 (4,1,4,4.00,NULL),(5,2,10,1.00,'1')",
+            ],
+            &[
+                ("STD(x) FROM t.a WHERE g = 1", "1.1180"),
+                ("STDDEV(x) FROM t.a WHERE g = 1", "1.1180"),
+                ("STDDEV_POP(x) FROM t.a WHERE g = 1", "1.1180"),
+                ("STDDEV_SAMP(x) FROM t.a WHERE g = 1", "1.2910"),
+                ("VARIANCE(x) FROM t.a WHERE g = 1", "1.2500"),
+                ("VAR_POP(x) FROM t.a WHERE g = 1", "1.2500"),
+                ("VAR_SAMP(x) FROM t.a WHERE g = 1", "1.6667"),
+                ("BIT_XOR(x) FROM t.a WHERE g = 1", "4"),
+                ("STD(d) FROM t.a WHERE g = 1", "1.047484"),
+                ("VAR_SAMP(d) FROM t.a WHERE g = 1", "1.645833"),
+                ("VAR_POP(s) FROM t.a WHERE g = 1", "2.888888888888889"),
+                ("STD(x) FROM t.a WHERE g = 2", "0.0000"),
+                ("STDDEV_SAMP(x) FROM t.a WHERE g = 2", "NULL"),
+                ("VAR_SAMP(d) FROM t.a WHERE g = 2", "NULL"),
+                ("STD(x) FROM t.a WHERE id > 100", "NULL"),
+                ("BIT_XOR(x) FROM t.a WHERE id > 100", "0"),
+                ("VAR_SAMP(DISTINCT g) FROM t.a", "ERROR 1064"),
             ],
         );
     }
