@@ -50,6 +50,8 @@ use crate::status::ComKind;
 use crate::sysvar::SessionVars;
 use onelog_engine::Transaction;
 
+mod sql_prepare;
+
 /// A compiled statement (cached by prepared statements).
 #[derive(Debug, Clone)]
 pub(crate) enum Compiled {
@@ -93,6 +95,9 @@ pub struct Session {
     multi_statements: bool,
     prepared: HashMap<u32, Prepared>,
     next_stmt_id: u32,
+    /// SQL-level prepared statements: name (lower case) -> id in `prepared`
+    /// (`sql_prepare.rs`).
+    sql_names: HashMap<String, u32>,
 }
 
 impl std::ops::Deref for Session {
@@ -118,6 +123,7 @@ impl Session {
             multi_statements: true,
             prepared: HashMap::new(),
             next_stmt_id: 1,
+            sql_names: HashMap::new(),
         }
     }
 
@@ -255,6 +261,7 @@ impl Session {
         self.cx.user_vars.clear();
         self.cx.warnings.clear();
         self.prepared.clear();
+        self.sql_names.clear();
         self.cx.last_insert_id = 0;
         self.cx.found_rows = 0;
         self.cx.vars = SessionVars::new(&self.cx.server.globals);
@@ -331,6 +338,9 @@ impl Session {
         server.registry.question();
         let _running = server.status.running();
         if !is_core_statement(sql) {
+            if let Some(r) = self.sql_prepared(sql) {
+                return r;
+            }
             if let Some(r) = admin::try_execute(self, sql) {
                 return r;
             }
