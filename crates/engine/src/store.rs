@@ -729,7 +729,7 @@ impl Root {
 const CHECKPOINT_FORMAT: u8 = 2;
 
 /// The size of the parts the checkpoint writer encodes a body in
-/// ([`Root::encode_checkpoint_parts`]).
+/// ([`Root::encode_checkpoint_with`]).
 pub const CHECKPOINT_PART: usize = 1 << 20;
 
 /// The published root. Writers (the commit group's sink, DDL, recovery) build a new root and
