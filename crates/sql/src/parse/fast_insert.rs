@@ -404,6 +404,119 @@ mod tests {
         assert!(!ins.replace && !ins.ignore);
     }
 
+    /// One value of sqlparser's tree as the compiler folds it (`None`: `DEFAULT`); `Err` for a
+    /// shape the scanner must never accept.
+    fn parsed_value(e: &sqlparser::ast::Expr) -> Result<Option<Value>, String> {
+        use sqlparser::ast::{Expr as A, UnaryOperator, Value as V};
+        match e {
+            A::Identifier(i)
+                if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("DEFAULT") =>
+            {
+                Ok(None)
+            }
+            A::Value(v) => match &v.value {
+                V::Number(n, false) => crate::expr::number_literal(n)
+                    .map(Some)
+                    .map_err(|e| e.message),
+                V::SingleQuotedString(s) => Ok(Some(Value::Bytes(s.as_bytes().to_vec()))),
+                V::Null => Ok(Some(Value::Null)),
+                other => Err(format!("{other:?}")),
+            },
+            A::UnaryOp {
+                op: UnaryOperator::Minus,
+                expr,
+            } => match parsed_value(expr)? {
+                Some(v @ (Value::Int(_) | Value::UInt(_) | Value::Decimal(_))) => {
+                    crate::expr::negate_literal(v)
+                        .map(Some)
+                        .map_err(|v| format!("-{v:?}"))
+                }
+                other => Err(format!("-{other:?}")),
+            },
+            other => Err(format!("{other:?}")),
+        }
+    }
+
+    /// What sqlparser makes of `sql`, in the scanner's terms.
+    fn parsed_insert(sql: &str) -> Result<LiteralInsert, String> {
+        use sqlparser::ast::{SetExpr, Statement, TableObject};
+        let Ok(crate::parse::Parsed::Sql(stmt, _)) = crate::parse::parse_statement(sql) else {
+            return Err("not parsed as one statement".into());
+        };
+        let Statement::Insert(i) = *stmt else {
+            return Err("not an INSERT".into());
+        };
+        let (TableObject::TableName(table), Some(src)) = (&i.table, &i.source) else {
+            return Err("no table or no source".into());
+        };
+        let SetExpr::Values(v) = &*src.body else {
+            return Err("not VALUES".into());
+        };
+        if i.on.is_some() || !i.assignments.is_empty() || i.partitioned.is_some() {
+            return Err("more than VALUES".into());
+        }
+        let rows = v
+            .rows
+            .iter()
+            .map(|r| r.content.iter().map(parsed_value).collect());
+        Ok(LiteralInsert {
+            replace: i.replace_into,
+            ignore: i.ignore,
+            table: table.clone(),
+            columns: i.columns.clone(),
+            rows: rows.collect::<Result<_, _>>()?,
+        })
+    }
+
+    fn value_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            "[0-9]{1,22}",
+            "-[0-9]{1,22}",
+            "'[aé日'\\\" ,()%_\n0]{0,10}'",
+            "'[a-z]{0,4}'",
+            Just("NULL".to_string()),
+            Just("null".to_string()),
+            Just("Default".to_string()),
+            "[-+0-9.eExX'a-z ]{1,5}",
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 3000,
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+        /// Whatever the scanner accepts, sqlparser reads as the same INSERT: same table and
+        /// columns, same flags, and per value the literal the compiler would make.
+        #[test]
+        fn whatever_the_scanner_takes_the_parser_reads_the_same(
+            rows in proptest::collection::vec(proptest::collection::vec(value_text(), 1..4), 1..4),
+            ws in "[ \t\n]{0,2}",
+            head in proptest::sample::select(vec![
+                "INSERT INTO t (a, b) VALUES",
+                "insert ignore into d.`t x` (`c`,b) values",
+                "REPLACE INTO t(a)VALUES",
+                "INSERT INTO t VALUES",
+            ]),
+        ) {
+            let body: Vec<String> = rows.iter().map(|r| format!("({})", r.join(&format!(",{ws}")))).collect();
+            let sql = format!("{head}{ws}{}{ws}", body.join(","));
+            if let Some(ins) = scan(&sql) {
+                let parsed = parsed_insert(&sql);
+                proptest::prop_assert!(parsed.is_ok(), "{}: {:?}", sql, parsed.err());
+                let parsed = parsed.unwrap();
+                let names = |n: &ObjectName| crate::expr::object_name_parts(n);
+                proptest::prop_assert_eq!(names(&parsed.table), names(&ins.table), "{}", sql);
+                let cols = |c: &[ObjectName]| c.iter().map(names).collect::<Vec<_>>();
+                proptest::prop_assert_eq!(cols(&parsed.columns), cols(&ins.columns), "{}", sql);
+                proptest::prop_assert_eq!((parsed.replace, parsed.ignore), (ins.replace, ins.ignore));
+                proptest::prop_assert_eq!(parsed.rows, ins.rows, "{}", sql);
+            }
+        }
+    }
+
     struct Db(Arc<Server>, std::path::PathBuf);
 
     impl Db {
