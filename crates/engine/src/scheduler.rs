@@ -15,8 +15,8 @@
 //!
 //! [`Checkpointer::write`] takes the current root (consistent at its LSN, never blocking
 //! commits), makes sure the log is durable up to that LSN (a checkpoint must never be ahead of
-//! the durable log, since visibility precedes durability), serializes it and writes it with
-//! `checkpoint::write_checkpoint`.
+//! the durable log, since visibility precedes durability), and streams its serialization into
+//! `checkpoint::write_checkpoint_streamed` part by part (`Root::encode_checkpoint_with`).
 //!
 //! Invariants: a checkpoint's LSN is at or below the log's durable LSN when it is written;
 //! checkpoints of one engine are written one at a time with non-decreasing LSNs (the
@@ -31,10 +31,11 @@ use std::time::{Duration, Instant};
 use onelog_log::{FileSystem, Lsn};
 
 use crate::backup_hold::BackupHolds;
-use crate::checkpoint::{remove_older_checkpoints, write_checkpoint_then};
+use crate::checkpoint::{remove_older_checkpoints, write_checkpoint_streamed, PartSink};
 use crate::commit::Committer;
 use crate::error::EngineError;
 use crate::report::EngineEvent;
+use crate::store::CHECKPOINT_PART;
 
 /// Longest sleep of the scheduler thread between two looks at the log's growth.
 const MAX_CHECK_INTERVAL: Duration = Duration::from_secs(1);
@@ -352,7 +353,7 @@ impl Checkpointer {
                 .map_err(|e| core.log_error("syncing the log before a checkpoint", e))?;
         }
         debug_assert!(log.durable_lsn() >= root.lsn || log.failed().is_some());
-        let body = root.encode_checkpoint();
+        let mut body = |sink: &mut PartSink| root.encode_checkpoint_with(CHECKPOINT_PART, sink);
         // Older checkpoint files go only while no backup runs (one may be copying them).
         let backups = &self.backups;
         let mut cleanup = |remove: &mut dyn FnMut()| {
@@ -360,12 +361,12 @@ impl Checkpointer {
                 remove();
             }
         };
-        write_checkpoint_then(
+        write_checkpoint_streamed(
             &*self.fs,
             &self.dir,
             root.lsn,
             &root.gtid_state,
-            &[&body],
+            &mut body,
             &mut cleanup,
         )
         .map_err(|source| EngineError::Checkpoint {

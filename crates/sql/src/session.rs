@@ -345,6 +345,13 @@ impl Session {
                 return r;
             }
         }
+        if let Some(ins) = parse::fast_insert::scan(sql) {
+            // A bulk INSERT of literals: the plan the general path below would build.
+            self.refresh_privileges();
+            let c = Compiled::Insert(Box::new(plan::dml::compile_literal_insert(self, ins)?));
+            self.begin_diagnostics(&c, sql);
+            return self.run_compiled(&c, &[]);
+        }
         let parsed = parse::parse_statement(sql)?;
         if matches!(parsed, Parsed::Sql(..)) {
             self.refresh_privileges();

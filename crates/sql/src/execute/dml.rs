@@ -350,8 +350,16 @@ pub(crate) fn execute_insert(
                 ));
             }
         }
+        // The row is needed again after a duplicate key only to find the conflicting rows
+        // (REPLACE, ON DUPLICATE KEY UPDATE); otherwise it moves into the engine uncopied.
+        let keep = p.replace || !p.on_dup.is_empty();
         loop {
-            match txn.insert(def.id, row.clone()) {
+            let given = if keep {
+                row.clone()
+            } else {
+                std::mem::take(&mut row)
+            };
+            match txn.insert(def.id, given) {
                 Ok(o) => {
                     affected += 1;
                     if let Some(id) = o.auto_increment {

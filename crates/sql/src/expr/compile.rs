@@ -354,16 +354,10 @@ impl<'a> Compiler<'a> {
         let x = self.compile(expr)?;
         Ok(match op {
             ast::UnaryOperator::Minus => match x {
-                // -(-9223372036854775808) is 9223372036854775808, not a wrap.
-                Expr::Lit(Value::Int(i)) if i != i64::MIN => Expr::Lit(Value::Int(-i)),
-                Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => Expr::Lit(Value::Int(i64::MIN)),
-                // Past -2^63 a negated literal is a DECIMAL, as in MariaDB.
-                Expr::Lit(Value::UInt(u)) if u > 1u64 << 63 => {
-                    Expr::Lit(Value::Decimal(format!("-{u}")))
-                }
-                Expr::Lit(Value::Decimal(d)) if !d.starts_with('-') => {
-                    Expr::Lit(Value::Decimal(format!("-{d}")))
-                }
+                Expr::Lit(v) => match negate_literal(v) {
+                    Ok(n) => Expr::Lit(n),
+                    Err(v) => Expr::Neg(Box::new(Expr::Lit(v))),
+                },
                 x => Expr::Neg(Box::new(x)),
             },
             ast::UnaryOperator::Plus => x,
@@ -800,7 +794,23 @@ pub(super) fn hex_decode(h: &str) -> Result<Vec<u8>, SqlError> {
         .collect()
 }
 
-pub(super) fn number_literal(s: &str) -> Result<Value, SqlError> {
+/// `-v` folded into one literal, as the compiler folds a minus before a number literal; `Err`
+/// gives `v` back where it is not folded (evaluated as a negation instead). Shared with the
+/// bulk INSERT fast path (`crate::parse::fast_insert`), which must fold exactly the same way.
+pub(crate) fn negate_literal(v: Value) -> Result<Value, Value> {
+    Ok(match v {
+        // -(-9223372036854775808) is 9223372036854775808, not a wrap.
+        Value::Int(i) if i != i64::MIN => Value::Int(-i),
+        Value::UInt(u) if u == 1u64 << 63 => Value::Int(i64::MIN),
+        // Past -2^63 a negated literal is a DECIMAL, as in MariaDB.
+        Value::UInt(u) if u > 1u64 << 63 => Value::Decimal(format!("-{u}")),
+        Value::Decimal(d) if !d.starts_with('-') => Value::Decimal(format!("-{d}")),
+        v => return Err(v),
+    })
+}
+
+/// The value of a number literal's text (sqlparser's `Value::Number`).
+pub(crate) fn number_literal(s: &str) -> Result<Value, SqlError> {
     if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         return Ok(Value::Bytes(hex_decode(h)?));
     }

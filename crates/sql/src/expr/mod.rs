@@ -44,7 +44,7 @@ mod types;
 mod warnings;
 
 pub(crate) use coerce::{compare, convert_for_column, key_bytes, sort_cmp};
-pub(crate) use compile::{object_name_parts, Compiler, Scope};
+pub(crate) use compile::{negate_literal, number_literal, object_name_parts, Compiler, Scope};
 pub(crate) use env::Env;
 pub(crate) use eval::eval_scalar;
 pub(crate) use functions::statement_now;

@@ -14,6 +14,7 @@ use sqlparser::parser::{Parser, ParserError};
 pub(crate) mod admin;
 pub(crate) mod depth;
 pub(crate) mod dialect;
+pub(crate) mod fast_insert;
 pub(crate) mod lexer;
 
 use lexer::Tok;

@@ -10,6 +10,7 @@ use crate::bind::target::{check_select, scope, single_table, target_column};
 use crate::context::ExecContext;
 use crate::error::SqlError;
 use crate::expr::{Compiler, Expr};
+use crate::parse::fast_insert::LiteralInsert;
 use crate::plan::access::{plan, Plan};
 use crate::plan::select::SelectPlan;
 use onelog_engine::TableDef;
@@ -99,27 +100,78 @@ fn compile_returning(
     Ok(Some(Box::new(sp)))
 }
 
+/// The table an INSERT / REPLACE writes (its privileges checked: INSERT, and DELETE for
+/// REPLACE, UPDATE for ON DUPLICATE KEY UPDATE, as MariaDB) and the positions of the target
+/// columns as written (empty: none written).
+fn insert_target(
+    cx: &ExecContext,
+    name: &ast::ObjectName,
+    written: &[ast::ObjectName],
+    replace: bool,
+    on_dup_update: bool,
+) -> Result<(Arc<TableDef>, Vec<usize>), SqlError> {
+    let mut need = crate::privilege::INSERT;
+    if replace {
+        need |= crate::privilege::DELETE;
+    }
+    if on_dup_update {
+        need |= crate::privilege::UPDATE;
+    }
+    let t = resolve_table(cx, name, need)?;
+    let columns = written
+        .iter()
+        .map(|c| target_column(&t, c))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((t, columns))
+}
+
+/// 1136 unless the `row_no`th row (from 1) has one value per target column.
+fn check_row_width(values: usize, columns: usize, row_no: usize) -> Result<(), SqlError> {
+    if values == columns {
+        return Ok(());
+    }
+    Err(SqlError::of(
+        errors::ER_WRONG_VALUE_COUNT_ON_ROW,
+        format!("Column count doesn't match value count at row {row_no}"),
+    ))
+}
+
+/// The plan of an INSERT the fast path scanned (`crate::parse::fast_insert`): the plan
+/// [`compile_insert`] builds for the same statement, without its AST.
+pub(crate) fn compile_literal_insert(
+    cx: &ExecContext,
+    ins: LiteralInsert,
+) -> Result<InsertPlan, SqlError> {
+    let (t, mut columns) = insert_target(cx, &ins.table, &ins.columns, ins.replace, false)?;
+    if columns.is_empty() {
+        columns = (0..t.columns.len()).collect();
+    }
+    let mut rows = Vec::with_capacity(ins.rows.len());
+    for r in ins.rows {
+        check_row_width(r.len(), columns.len(), rows.len() + 1)?;
+        rows.push(r.into_iter().map(|v| v.map(Expr::Lit)).collect());
+    }
+    Ok(InsertPlan {
+        table: t,
+        columns,
+        rows,
+        select: None,
+        ignore: ins.ignore,
+        replace: ins.replace,
+        on_dup: Vec::new(),
+        params: 0,
+    })
+}
+
 pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<InsertPlan, SqlError> {
     let name = match &ins.table {
         ast::TableObject::TableName(n) => n,
         _ => return Err(SqlError::unsupported("INSERT into a table function")),
     };
-    // REPLACE needs DELETE too, ON DUPLICATE KEY UPDATE needs UPDATE (MariaDB).
-    let mut need = crate::privilege::INSERT;
-    if ins.replace_into {
-        need |= crate::privilege::DELETE;
-    }
-    if matches!(ins.on, Some(ast::OnInsert::DuplicateKeyUpdate(_))) {
-        need |= crate::privilege::UPDATE;
-    }
-    let t = resolve_table(cx, name, need)?;
+    let on_dup_update = matches!(ins.on, Some(ast::OnInsert::DuplicateKeyUpdate(_)));
+    let (t, mut columns) = insert_target(cx, name, &ins.columns, ins.replace_into, on_dup_update)?;
     let db = cx.current_db.clone().unwrap_or_default();
     let qualifier = t.name.clone();
-    let mut columns = Vec::new();
-    for c in &ins.columns {
-        let i = target_column(&t, c)?;
-        columns.push(i);
-    }
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "field list");
     let mut rows = Vec::new();
     let mut select = None;
@@ -156,15 +208,7 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
                             other => Some(c.compile(other)?),
                         });
                     }
-                    if row.len() != columns.len() {
-                        return Err(SqlError::of(
-                            errors::ER_WRONG_VALUE_COUNT_ON_ROW,
-                            format!(
-                                "Column count doesn't match value count at row {}",
-                                rows.len() + 1
-                            ),
-                        ));
-                    }
+                    check_row_width(row.len(), columns.len(), rows.len() + 1)?;
                     rows.push(row);
                 }
             }
