@@ -350,9 +350,10 @@ pub(crate) fn execute_insert(
                 ));
             }
         }
-        // The row is needed again after a duplicate key only to find the conflicting rows
-        // (REPLACE, ON DUPLICATE KEY UPDATE); otherwise it moves into the engine uncopied.
-        let keep = p.replace || !p.on_dup.is_empty();
+        // The row is needed again after a duplicate key to find the conflicting rows
+        // (REPLACE, ON DUPLICATE KEY UPDATE), and after the insert for RETURNING; otherwise it
+        // moves into the engine uncopied.
+        let keep = p.replace || !p.on_dup.is_empty() || p.returning.is_some();
         loop {
             let given = if keep {
                 row.clone()

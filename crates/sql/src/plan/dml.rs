@@ -160,6 +160,8 @@ pub(crate) fn compile_literal_insert(
         replace: ins.replace,
         on_dup: Vec::new(),
         params: 0,
+        // The scanner takes no RETURNING (it falls back to the parser for it).
+        returning: None,
     })
 }
 
