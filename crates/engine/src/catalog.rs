@@ -1247,6 +1247,12 @@ pub enum CatalogChange {
         table: TableId,
         index_id: u32,
     },
+    /// `RENAME TABLE` / `ALTER TABLE ... RENAME`: each table in turn gets a new database and
+    /// name (later pairs see the earlier ones, so `a TO t, b TO a, t TO b` swaps two tables);
+    /// the rows stay with the table id.
+    RenameTables {
+        renames: Vec<(TableId, String, String)>,
+    },
     /// `CREATE USER`: the account must not exist.
     CreateAccount {
         account: AccountDef,
@@ -1334,6 +1340,15 @@ impl CatalogChange {
                 put_u8(&mut out, 10);
                 account.encode(&mut out);
             }
+            CatalogChange::RenameTables { renames } => {
+                put_u8(&mut out, 11);
+                put_u32(&mut out, renames.len() as u32);
+                for (id, db, name) in renames {
+                    put_u64(&mut out, *id);
+                    put_str(&mut out, db);
+                    put_str(&mut out, name);
+                }
+            }
         }
         out
     }
@@ -1374,6 +1389,14 @@ impl CatalogChange {
                 table: r.u64()?,
                 index_id: r.u32()?,
             },
+            11 => {
+                let n = r.u32()?;
+                let mut renames = Vec::new();
+                for _ in 0..n {
+                    renames.push((r.u64()?, r.string()?, r.string()?));
+                }
+                CatalogChange::RenameTables { renames }
+            }
             8 => CatalogChange::CreateAccount {
                 account: AccountDef::decode(&mut r, with_auth)?,
             },
@@ -1497,6 +1520,24 @@ impl Catalog {
             CatalogChange::DropIndex { table, index_id } => {
                 let t = without_index(c.table_for_change(*table)?, *index_id)?;
                 c.tables.insert(*table, Arc::new(t));
+            }
+            CatalogChange::RenameTables { renames } => {
+                for (id, db, name) in renames {
+                    let mut t = c.table_for_change(*id)?;
+                    if !c.databases.contains(db) {
+                        return Err(EngineError::NoSuchDatabase { db: db.clone() });
+                    }
+                    if c.names.contains_key(&(db.clone(), name.clone())) {
+                        return Err(EngineError::TableExists {
+                            table: name.clone(),
+                        });
+                    }
+                    c.names.remove(&(t.db.clone(), t.name.clone()));
+                    t.db = db.clone();
+                    t.name = name.clone();
+                    c.names.insert((db.clone(), name.clone()), *id);
+                    c.tables.insert(*id, Arc::new(t));
+                }
             }
             CatalogChange::CreateAccount { .. }
             | CatalogChange::DropAccount { .. }

@@ -216,6 +216,38 @@ impl Engine {
         Ok(())
     }
 
+    /// `RENAME TABLE old TO new, ...` (each pair `(db, table, new db, new table)`, applied in
+    /// order, all or none): 1146 for a missing table, 1050 for a name in use, 1049 for a
+    /// missing target database.
+    pub fn rename_tables(
+        &self,
+        db: &str,
+        pairs: &[(String, String, String, String)],
+        sql: &str,
+    ) -> Result<(), EngineError> {
+        self.run_ddl(db, sql, |root| {
+            // Each pair is resolved against the catalog the earlier pairs produced.
+            let mut scratch = (*root.catalog).clone();
+            let mut renames = Vec::with_capacity(pairs.len());
+            for (old_db, old, new_db, new) in pairs {
+                let id = scratch
+                    .table_by_name(old_db, old)
+                    .map(|t| t.id)
+                    .ok_or_else(|| EngineError::NoSuchTable {
+                        db: old_db.clone(),
+                        table: old.clone(),
+                    })?;
+                let one = CatalogChange::RenameTables {
+                    renames: vec![(id, new_db.clone(), new.clone())],
+                };
+                scratch = scratch.apply(&one)?;
+                renames.push((id, new_db.clone(), new.clone()));
+            }
+            Ok(Some(CatalogChange::RenameTables { renames }))
+        })?;
+        Ok(())
+    }
+
     /// `TRUNCATE TABLE`: removes every row, resets AUTO_INCREMENT.
     pub fn truncate_table(&self, db: &str, table: &str, sql: &str) -> Result<(), EngineError> {
         self.run_ddl(db, sql, |root| {

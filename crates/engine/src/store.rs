@@ -492,6 +492,15 @@ impl Root {
             CatalogChange::DropTable { id } => {
                 self.tables.remove(id);
             }
+            CatalogChange::RenameTables { renames } => {
+                // Same rows; a new generation, so a transaction that wrote the table under
+                // its old name fails its commit (1412) instead of logging rows for that name.
+                for (id, ..) in renames {
+                    if let Some(t) = self.tables.get_mut(id) {
+                        t.generation = generation;
+                    }
+                }
+            }
             CatalogChange::TruncateTable { id } => {
                 if let Some(def) = catalog.table(*id) {
                     let data = TableData {

@@ -837,6 +837,12 @@ impl Session {
                 crate::execute::ddl::create_table(self, ct, text)?;
                 Ok(Output::ok())
             }
+            Statement::RenameTable(pairs) => {
+                self.commit()?;
+                let pairs: Vec<_> = pairs.iter().map(|r| (&r.old_name, &r.new_name)).collect();
+                crate::execute::ddl::rename_tables(self, &pairs, text)?;
+                Ok(Output::ok())
+            }
             Statement::CreateIndex(ci) => {
                 self.commit()?;
                 crate::execute::ddl::create_index(self, ci, text)?;

@@ -24,21 +24,30 @@ fn prepare_execute_and_deallocate_as_mariadb() {
     }
     ok(&mut s, "SET @a = 1, @b = 2");
     assert_eq!(rows(&mut s, "EXECUTE s1 USING @a, @b"), vec![vec!["3"]]);
-    assert_eq!(rows(&mut s, "EXECUTE S1 USING 5, @b * 10"), vec![vec!["25"]]);
+    assert_eq!(
+        rows(&mut s, "EXECUTE S1 USING 5, @b * 10"),
+        vec![vec!["25"]]
+    );
     ok(
         &mut s,
         "SET @q = 'SELECT id FROM a WHERE g = ? ORDER BY id'",
     );
     ok(&mut s, "PREPARE S2 FROM @q");
     ok(&mut s, "SET @g = 1");
-    assert_eq!(rows(&mut s, "EXECUTE s2 USING @g"), vec![vec!["1"], vec!["2"]]);
+    assert_eq!(
+        rows(&mut s, "EXECUTE s2 USING @g"),
+        vec![vec!["1"], vec!["2"]]
+    );
     // Changing @q afterwards does not change the prepared statement.
     ok(&mut s, "SET @q = 'SELECT 0'");
     assert_eq!(rows(&mut s, "EXECUTE s2 USING 2").len(), 3);
     // DML through EXECUTE.
     ok(&mut s, "PREPARE ins FROM 'INSERT INTO a VALUES (?, ?)'");
     ok(&mut s, "EXECUTE ins USING 6, 3");
-    assert_eq!(rows(&mut s, "SELECT g FROM a WHERE id = 6"), vec![vec!["3"]]);
+    assert_eq!(
+        rows(&mut s, "SELECT g FROM a WHERE id = 6"),
+        vec![vec!["3"]]
+    );
     assert_eq!(err(&mut s, "EXECUTE s1 USING @a"), 1210);
     assert_eq!(err(&mut s, "EXECUTE s1"), 1210);
     ok(&mut s, "DEALLOCATE PREPARE s1");
