@@ -509,3 +509,57 @@ fn temporary_tables_are_refused_and_never_touch_base_tables() {
     );
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM a"), row(&["1"]));
 }
+
+/// The attributes survive a restart: replayed from the log, and read back from a checkpoint.
+#[test]
+fn column_attributes_and_table_options_survive_restarts() {
+    use onelog_sql::{Server, ServerConfig};
+    let dir = common::TempDir::new("silent-restart");
+    let open = || {
+        let mut cfg = ServerConfig::new(dir.path());
+        cfg.max_binlog_size = 1 << 20;
+        cfg.flush_log_at_trx_commit = 1;
+        Server::open(cfg).unwrap().0
+    };
+    let expected = "CREATE TABLE `t` (\n  `id` int(11) NOT NULL AUTO_INCREMENT,\n  \
+         `flag` tinyint(1) DEFAULT NULL COMMENT 'yes/no',\n  \
+         `at` timestamp NULL DEFAULT current_timestamp() ON UPDATE current_timestamp(),\n  \
+         PRIMARY KEY (`id`)\n) ENGINE=InnoDB AUTO_INCREMENT=8 DEFAULT CHARSET=utf8mb4 \
+         COLLATE=utf8mb4_general_ci COMMENT='kept'";
+    let server = open();
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    ok(&mut s, "CREATE DATABASE d");
+    ok(&mut s, "USE d");
+    ok(
+        &mut s,
+        "CREATE TABLE t(id INT AUTO_INCREMENT PRIMARY KEY, flag BOOL COMMENT 'yes/no', \
+         at TIMESTAMP DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP) \
+         AUTO_INCREMENT=7 COMMENT='kept'",
+    );
+    ok(&mut s, "INSERT INTO t(flag) VALUES (1)");
+    assert_eq!(show_create(&mut s, "t"), expected);
+    drop(s);
+    server.shutdown().unwrap();
+    drop(server);
+    // Replayed from the log.
+    let server = open();
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    ok(&mut s, "USE d");
+    assert_eq!(show_create(&mut s, "t"), expected);
+    server.engine().checkpoint().unwrap();
+    drop(s);
+    server.shutdown().unwrap();
+    drop(server);
+    // From the checkpoint.
+    let server = open();
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    ok(&mut s, "USE d");
+    assert_eq!(show_create(&mut s, "t"), expected);
+    ok(&mut s, "INSERT INTO t(flag) VALUES (0)");
+    assert_eq!(
+        text_rows(&mut s, "SELECT id, flag, at IS NOT NULL FROM t ORDER BY id"),
+        vec![row(&["7", "1", "1"]), row(&["8", "0", "1"])]
+    );
+    drop(s);
+    server.shutdown().unwrap();
+}
