@@ -267,6 +267,25 @@ fn select_into_and_returning_as_mariadb() {
     );
     // Nothing of the refused statements was stored.
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM r"), row(&["1"]));
+    // ON DUPLICATE KEY UPDATE returns the row as it stands, changed or not; INSERT IGNORE
+    // returns no row for a duplicate (MariaDB 10.11).
+    ok(&mut s, "CREATE TABLE q(id INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT INTO q VALUES (1, 1)");
+    let o = ok(
+        &mut s,
+        "INSERT INTO q VALUES (1, 5), (2, 6) ON DUPLICATE KEY UPDATE v = v + 10 RETURNING id, v",
+    );
+    assert_eq!(cells(&o), vec![row(&["1", "11"]), row(&["2", "6"])]);
+    let o = ok(
+        &mut s,
+        "INSERT IGNORE INTO q VALUES (1, 0), (3, 3) RETURNING id, v",
+    );
+    assert_eq!(cells(&o), vec![row(&["3", "3"])]);
+    let o = ok(
+        &mut s,
+        "INSERT INTO q VALUES (1, 11) ON DUPLICATE KEY UPDATE v = 11 RETURNING id, v",
+    );
+    assert_eq!(cells(&o), vec![row(&["1", "11"])]);
 }
 
 #[test]

@@ -396,11 +396,12 @@ pub(crate) fn execute_insert(
                         if new != old {
                             let set = |c: usize| p.on_dup.iter().any(|(a, _)| *a == c);
                             touch_on_update(def, set, &mut new, env, row_no)?;
-                            if let (Some(out), Some(sp)) =
-                                (returned.as_mut(), p.returning.as_deref())
-                            {
-                                out.push(project_returning(sp, &new, env)?);
-                            }
+                        }
+                        // RETURNING: the row as it stands, changed or not (MariaDB).
+                        if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {
+                            out.push(project_returning(sp, &new, env)?);
+                        }
+                        if new != old {
                             txn.update(def.id, &pk_of(def, &old), new)?;
                             affected += 2;
                         }
