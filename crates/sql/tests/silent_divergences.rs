@@ -128,6 +128,20 @@ fn current_timestamp_defaults_and_on_update_as_mariadb() {
         ),
         1294
     );
+    // VALUES (DEFAULT) takes the time too; a default that is not used is not evaluated (a
+    // TINYINT with DEFAULT NOW() takes a given value; MariaDB 10.11 answers the same).
+    ok(&mut s, "INSERT INTO n VALUES (2, DEFAULT)");
+    assert_eq!(
+        one(&mut s, "SELECT t IS NOT NULL FROM n WHERE id = 2"),
+        row(&["1"])
+    );
+    ok(
+        &mut s,
+        "CREATE TABLE y(id INT PRIMARY KEY, v TINYINT DEFAULT CURRENT_TIMESTAMP)",
+    );
+    ok(&mut s, "INSERT INTO y VALUES (1, 5)");
+    assert_eq!(err(&mut s, "INSERT INTO y(id) VALUES (2)"), 1264);
+    assert_eq!(one(&mut s, "SELECT v FROM y"), row(&["5"]));
 }
 
 #[test]

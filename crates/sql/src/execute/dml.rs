@@ -323,7 +323,8 @@ pub(crate) fn execute_insert(
     let mut warnings = Vec::new();
     let mut dups = 0u64;
     let nrows = source.len();
-    let defaults = default_row(def, env)?;
+    let defaults = default_row(def);
+    let has_now = def.columns.iter().any(|c| c.extras.default_now.is_some());
     txn.set_no_auto_value_on_zero(crate::sysvar::no_auto_value_on_zero(env.cx));
     let mut returned = p.returning.as_ref().map(|_| Vec::new());
     for (row_no, vals) in (1u64..).zip(source) {
@@ -331,11 +332,17 @@ pub(crate) fn execute_insert(
         // Full row: defaults first, then the given columns.
         let mut row = defaults.clone();
         let mut given = vec![false; row.len()];
+        // Columns that take their default: not given, or given as DEFAULT.
+        let mut defaulted = vec![true; row.len()];
         for (&c, v) in p.columns.iter().zip(vals) {
             if let Some(v) = v {
                 row[c] = coerce_col(def, c, v, env, row_no)?;
+                defaulted[c] = false;
             }
             given[c] = true;
+        }
+        if has_now {
+            fill_default_now(def, &defaulted, &mut row, env, row_no)?;
         }
         for (i, c) in def.columns.iter().enumerate() {
             if !given[i]
@@ -435,18 +442,33 @@ pub(crate) fn execute_insert(
     })
 }
 
-/// The row an INSERT starts from: each column's default (`DEFAULT CURRENT_TIMESTAMP(n)`: the
-/// statement's time, converted for the column), NULL where there is none. Shared by every
-/// insert path (VALUES, SELECT, REPLACE, ON DUPLICATE KEY UPDATE).
-pub(crate) fn default_row(def: &TableDef, env: &Env) -> Result<Vec<Value>, SqlError> {
-    let mut row = Vec::with_capacity(def.columns.len());
+/// The row an INSERT starts from: each column's constant default, NULL where there is none
+/// (and for `DEFAULT CURRENT_TIMESTAMP` columns, which [`fill_default_now`] fills). Shared by
+/// every insert path (VALUES, SELECT, REPLACE, ON DUPLICATE KEY UPDATE).
+pub(crate) fn default_row(def: &TableDef) -> Vec<Value> {
+    def.columns
+        .iter()
+        .map(|c| c.default.clone().unwrap_or(Value::Null))
+        .collect()
+}
+
+/// `DEFAULT CURRENT_TIMESTAMP(n)`: each such column that takes its default (`defaulted`: not
+/// given, or given as DEFAULT) gets the statement's time converted for the column (a
+/// conversion condition names row `row_no`), as MariaDB evaluates an expression default only
+/// when it is used.
+pub(crate) fn fill_default_now(
+    def: &TableDef,
+    defaulted: &[bool],
+    row: &mut [Value],
+    env: &Env,
+    row_no: u64,
+) -> Result<(), SqlError> {
     for (i, c) in def.columns.iter().enumerate() {
-        row.push(match c.extras.default_now {
-            Some(fsp) => coerce_col(def, i, crate::expr::statement_now(env, fsp), env, 1)?,
-            None => c.default.clone().unwrap_or(Value::Null),
-        });
+        if let (Some(fsp), true) = (c.extras.default_now, defaulted[i]) {
+            row[i] = coerce_col(def, i, crate::expr::statement_now(env, fsp), env, row_no)?;
+        }
     }
-    Ok(row)
+    Ok(())
 }
 
 /// `ON UPDATE CURRENT_TIMESTAMP(n)`: a row an UPDATE (or ON DUPLICATE KEY UPDATE) really
