@@ -329,34 +329,7 @@ pub(crate) fn execute_insert(
     let mut returned = p.returning.as_ref().map(|_| Vec::new());
     for (row_no, vals) in (1u64..).zip(source) {
         env.cx.guard.check()?;
-        // Full row: defaults first, then the given columns.
-        let mut row = defaults.clone();
-        let mut given = vec![false; row.len()];
-        // Columns that take their default: not given, or given as DEFAULT.
-        let mut defaulted = vec![true; row.len()];
-        for (&c, v) in p.columns.iter().zip(vals) {
-            if let Some(v) = v {
-                row[c] = coerce_col(def, c, v, env, row_no)?;
-                defaulted[c] = false;
-            }
-            given[c] = true;
-        }
-        if has_now {
-            fill_default_now(def, &defaulted, &mut row, env, row_no)?;
-        }
-        for (i, c) in def.columns.iter().enumerate() {
-            if !given[i]
-                && !c.nullable
-                && c.default.is_none()
-                && c.extras.default_now.is_none()
-                && def.auto_increment != Some(i)
-            {
-                return Err(SqlError::of(
-                    errors::ER_NO_DEFAULT_FOR_FIELD,
-                    format!("Field '{}' doesn't have a default value", c.name),
-                ));
-            }
-        }
+        let mut row = full_row(def, &p.columns, &defaults, vals, has_now, env, row_no)?;
         loop {
             match txn.insert(def.id, row.clone()) {
                 Ok(o) => {
@@ -489,6 +462,49 @@ pub(crate) fn touch_on_update(
         }
     }
     Ok(())
+}
+
+/// The full row of one INSERT source row: the defaults, then the given columns converted
+/// (`vals[k]` for `columns[k]`; None: DEFAULT), then the `DEFAULT CURRENT_TIMESTAMP` columns
+/// that take their default (`has_now`: the table has some); 1364 for a NOT NULL column
+/// without a default that is not given.
+fn full_row(
+    def: &TableDef,
+    columns: &[usize],
+    defaults: &[Value],
+    vals: Vec<Option<Value>>,
+    has_now: bool,
+    env: &Env,
+    row_no: u64,
+) -> Result<Vec<Value>, SqlError> {
+    let mut row = defaults.to_vec();
+    let mut given = vec![false; row.len()];
+    // Columns that take their default: not given, or given as DEFAULT.
+    let mut defaulted = vec![true; row.len()];
+    for (&c, v) in columns.iter().zip(vals) {
+        if let Some(v) = v {
+            row[c] = coerce_col(def, c, v, env, row_no)?;
+            defaulted[c] = false;
+        }
+        given[c] = true;
+    }
+    if has_now {
+        fill_default_now(def, &defaulted, &mut row, env, row_no)?;
+    }
+    for (i, c) in def.columns.iter().enumerate() {
+        if !given[i]
+            && !c.nullable
+            && c.default.is_none()
+            && c.extras.default_now.is_none()
+            && def.auto_increment != Some(i)
+        {
+            return Err(SqlError::of(
+                errors::ER_NO_DEFAULT_FOR_FIELD,
+                format!("Field '{}' doesn't have a default value", c.name),
+            ));
+        }
+    }
+    Ok(row)
 }
 
 fn select_rows(
