@@ -104,6 +104,9 @@ pub struct Transaction {
     /// sql_mode `NO_AUTO_VALUE_ON_ZERO`: an inserted 0 in the AUTO_INCREMENT column is stored
     /// as 0 instead of generating a value (only NULL generates).
     zero_is_value: bool,
+    /// `SKIP LOCKED`: locking reads leave out rows another transaction holds a conflicting
+    /// lock on, without waiting.
+    skip_locked: bool,
 }
 
 fn pk_lock_key(table: TableId, pk: &[u8]) -> RowKey {
@@ -144,6 +147,35 @@ impl Transaction {
             aborted: false,
             finished: false,
             zero_is_value: false,
+            skip_locked: false,
+        }
+    }
+
+    /// `SKIP LOCKED` for the locking reads that follow (until set back): a row another
+    /// transaction holds a conflicting lock on is left out at once instead of waited for, as
+    /// InnoDB does. Writes (UPDATE, DELETE, INSERT) are not affected.
+    pub fn set_skip_locked(&mut self, on: bool) {
+        self.skip_locked = on;
+    }
+
+    /// Locks `key` for a locking read: with [`set_skip_locked`](Self::set_skip_locked) a lock
+    /// that cannot be granted at once answers false (the row is skipped), else as `lock`.
+    fn lock_for_read(&mut self, key: &RowKey, mode: LockMode) -> Result<bool, EngineError> {
+        if !self.skip_locked {
+            return self.lock(key, mode).map(|()| true);
+        }
+        // A zero timeout never queues: no wait, no deadlock.
+        match self
+            .core
+            .locks()
+            .lock(self.id, key, mode, std::time::Duration::ZERO)
+        {
+            Ok(()) => Ok(true),
+            Err(LockError::Timeout) => Ok(false),
+            Err(LockError::Deadlock) => {
+                self.abort();
+                Err(EngineError::Deadlock)
+            }
         }
     }
 
@@ -304,7 +336,9 @@ impl Transaction {
         let latest = self.core.store().current();
         let def = self.table_def(&latest, table)?;
         let key = Self::encode_pk(&def, pk)?;
-        self.lock(&pk_lock_key(table, &key), LockMode::Exclusive)?;
+        if !self.lock_for_read(&pk_lock_key(table, &key), LockMode::Exclusive)? {
+            return Ok(None);
+        }
         let latest = self.core.store().current();
         Ok(self.visible(&latest, table, &key).map(|r| (*r).clone()))
     }
@@ -415,17 +449,25 @@ impl Transaction {
     ) -> Result<Vec<(Vec<u8>, Vec<u8>, Arc<Row>)>, EngineError> {
         let mut hits = self.collect_ranges(root, def, ix, brs);
         let mut locked: HashSet<Vec<u8>> = HashSet::new();
+        // SKIP LOCKED: rows whose lock was refused, left out.
+        let mut skipped: HashSet<Vec<u8>> = HashSet::new();
         loop {
             let mut fresh = false;
             for (_, pk, _) in &hits {
-                if !locked.contains(pk) {
-                    self.lock(&pk_lock_key(def.id, pk), mode)?;
-                    locked.insert(pk.clone());
-                    fresh = true;
+                if !locked.contains(pk) && !skipped.contains(pk) {
+                    if self.lock_for_read(&pk_lock_key(def.id, pk), mode)? {
+                        locked.insert(pk.clone());
+                        fresh = true;
+                    } else {
+                        skipped.insert(pk.clone());
+                    }
                 }
             }
             let latest = self.core.store().current();
             hits = self.collect_ranges(&latest, def, ix, brs);
+            if !skipped.is_empty() {
+                hits.retain(|(_, pk, _)| !skipped.contains(pk));
+            }
             if !fresh && hits.iter().all(|(_, pk, _)| locked.contains(pk)) {
                 return Ok(hits);
             }

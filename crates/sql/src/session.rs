@@ -659,14 +659,15 @@ impl Session {
         if guarded {
             txn.savepoint(STMT_SAVEPOINT);
         }
-        // NOWAIT / WAIT n: this statement's row lock waits only (restored below).
-        let lock_wait = match c {
-            Compiled::Select(p) => p.lock_wait,
-            _ => None,
+        // NOWAIT / WAIT n / SKIP LOCKED: this statement's locking reads only (reset below).
+        let (lock_wait, skip_locked) = match c {
+            Compiled::Select(p) => (p.lock_wait, p.skip_locked),
+            _ => (None, false),
         };
         if let Some(d) = lock_wait {
             txn.set_lock_wait_timeout(d);
         }
+        txn.set_skip_locked(skip_locked);
         // Conditions left by an earlier evaluation outside a statement are not this one's.
         drop(crate::expr::take_warnings());
         // SELECT ... INTO: the row to assign once the statement succeeded.
@@ -702,6 +703,9 @@ impl Session {
         };
         if lock_wait.is_some() {
             txn.set_lock_wait_timeout(crate::sysvar::lock_wait_timeout(self));
+        }
+        if skip_locked {
+            txn.set_skip_locked(false);
         }
         // Strict mode with ERROR_FOR_DIVISION_BY_ZERO: a division by zero in INSERT/UPDATE
         // fails the statement (its changes are rolled back below).

@@ -128,6 +128,20 @@ fn current_timestamp_defaults_and_on_update_as_mariadb() {
         ),
         1294
     );
+    // VALUES (DEFAULT) takes the time too; a default that is not used is not evaluated (a
+    // TINYINT with DEFAULT NOW() takes a given value; MariaDB 10.11 answers the same).
+    ok(&mut s, "INSERT INTO n VALUES (2, DEFAULT)");
+    assert_eq!(
+        one(&mut s, "SELECT t IS NOT NULL FROM n WHERE id = 2"),
+        row(&["1"])
+    );
+    ok(
+        &mut s,
+        "CREATE TABLE y(id INT PRIMARY KEY, v TINYINT DEFAULT CURRENT_TIMESTAMP)",
+    );
+    ok(&mut s, "INSERT INTO y VALUES (1, 5)");
+    assert_eq!(err(&mut s, "INSERT INTO y(id) VALUES (2)"), 1264);
+    assert_eq!(one(&mut s, "SELECT v FROM y"), row(&["5"]));
 }
 
 #[test]
@@ -267,6 +281,25 @@ fn select_into_and_returning_as_mariadb() {
     );
     // Nothing of the refused statements was stored.
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM r"), row(&["1"]));
+    // ON DUPLICATE KEY UPDATE returns the row as it stands, changed or not; INSERT IGNORE
+    // returns no row for a duplicate (MariaDB 10.11).
+    ok(&mut s, "CREATE TABLE q(id INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT INTO q VALUES (1, 1)");
+    let o = ok(
+        &mut s,
+        "INSERT INTO q VALUES (1, 5), (2, 6) ON DUPLICATE KEY UPDATE v = v + 10 RETURNING id, v",
+    );
+    assert_eq!(cells(&o), vec![row(&["1", "11"]), row(&["2", "6"])]);
+    let o = ok(
+        &mut s,
+        "INSERT IGNORE INTO q VALUES (1, 0), (3, 3) RETURNING id, v",
+    );
+    assert_eq!(cells(&o), vec![row(&["3", "3"])]);
+    let o = ok(
+        &mut s,
+        "INSERT INTO q VALUES (1, 11) ON DUPLICATE KEY UPDATE v = 11 RETURNING id, v",
+    );
+    assert_eq!(cells(&o), vec![row(&["1", "11"])]);
 }
 
 #[test]
@@ -378,7 +411,7 @@ fn show_create_table_keeps_display_widths_and_refuses_index_prefixes() {
 }
 
 #[test]
-fn nowait_and_wait_n_fail_with_1205_and_skip_locked_is_refused() {
+fn nowait_and_wait_n_fail_with_1205_and_skip_locked_skips() {
     let db = Db::open("silent-nowait");
     let mut a = session(&db);
     let mut b = Session::new(db.server.clone(), 2, "root", "localhost");
@@ -407,7 +440,30 @@ fn nowait_and_wait_n_fail_with_1205_and_skip_locked_is_refused() {
         one(&mut b, "SELECT v FROM l WHERE id = 2 FOR UPDATE NOWAIT"),
         row(&["2"])
     );
-    assert_eq!(err(&mut b, "SELECT v FROM l FOR UPDATE SKIP LOCKED"), 1235);
+    // SKIP LOCKED leaves out the row a holds (MariaDB 10.11 answers the same).
+    assert_eq!(
+        text_rows(&mut b, "SELECT id FROM l FOR UPDATE SKIP LOCKED"),
+        vec![row(&["2"])]
+    );
+    assert_eq!(
+        text_rows(
+            &mut b,
+            "SELECT id FROM l WHERE id = 1 FOR UPDATE SKIP LOCKED"
+        ),
+        Vec::<Vec<String>>::new()
+    );
+    assert_eq!(
+        text_rows(&mut b, "SELECT id FROM l LOCK IN SHARE MODE SKIP LOCKED"),
+        vec![row(&["2"])]
+    );
+    // b's autocommit reads released their locks; a never skips the rows it holds itself.
+    assert_eq!(
+        text_rows(
+            &mut a,
+            "SELECT id FROM l ORDER BY id FOR UPDATE SKIP LOCKED"
+        ),
+        vec![row(&["1"]), row(&["2"])]
+    );
     ok(&mut a, "COMMIT");
     assert_eq!(
         one(&mut b, "SELECT v FROM l WHERE id = 1 FOR UPDATE NOWAIT"),
@@ -508,4 +564,58 @@ fn temporary_tables_are_refused_and_never_touch_base_tables() {
         vec![row(&["Note", "1051", "Unknown table 'd.a,d.b'"])]
     );
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM a"), row(&["1"]));
+}
+
+/// The attributes survive a restart: replayed from the log, and read back from a checkpoint.
+#[test]
+fn column_attributes_and_table_options_survive_restarts() {
+    use onelog_sql::{Server, ServerConfig};
+    let dir = common::TempDir::new("silent-restart");
+    let open = || {
+        let mut cfg = ServerConfig::new(dir.path());
+        cfg.max_binlog_size = 1 << 20;
+        cfg.flush_log_at_trx_commit = 1;
+        Server::open(cfg).unwrap().0
+    };
+    let expected = "CREATE TABLE `t` (\n  `id` int(11) NOT NULL AUTO_INCREMENT,\n  \
+         `flag` tinyint(1) DEFAULT NULL COMMENT 'yes/no',\n  \
+         `at` timestamp NULL DEFAULT current_timestamp() ON UPDATE current_timestamp(),\n  \
+         PRIMARY KEY (`id`)\n) ENGINE=InnoDB AUTO_INCREMENT=8 DEFAULT CHARSET=utf8mb4 \
+         COLLATE=utf8mb4_general_ci COMMENT='kept'";
+    let server = open();
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    ok(&mut s, "CREATE DATABASE d");
+    ok(&mut s, "USE d");
+    ok(
+        &mut s,
+        "CREATE TABLE t(id INT AUTO_INCREMENT PRIMARY KEY, flag BOOL COMMENT 'yes/no', \
+         at TIMESTAMP DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP) \
+         AUTO_INCREMENT=7 COMMENT='kept'",
+    );
+    ok(&mut s, "INSERT INTO t(flag) VALUES (1)");
+    assert_eq!(show_create(&mut s, "t"), expected);
+    drop(s);
+    server.shutdown().unwrap();
+    drop(server);
+    // Replayed from the log.
+    let server = open();
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    ok(&mut s, "USE d");
+    assert_eq!(show_create(&mut s, "t"), expected);
+    server.engine().checkpoint().unwrap();
+    drop(s);
+    server.shutdown().unwrap();
+    drop(server);
+    // From the checkpoint.
+    let server = open();
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    ok(&mut s, "USE d");
+    assert_eq!(show_create(&mut s, "t"), expected);
+    ok(&mut s, "INSERT INTO t(flag) VALUES (0)");
+    assert_eq!(
+        text_rows(&mut s, "SELECT id, flag, at IS NOT NULL FROM t ORDER BY id"),
+        vec![row(&["7", "1", "1"]), row(&["8", "0", "1"])]
+    );
+    drop(s);
+    server.shutdown().unwrap();
 }

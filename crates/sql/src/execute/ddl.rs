@@ -445,18 +445,7 @@ pub(crate) fn create_table(
         }
     }
     if primary_key.is_empty() {
-        // Like InnoDB's clustered index: the first UNIQUE index over NOT NULL columns.
-        let not_null = |n: &String| {
-            columns
-                .iter()
-                .any(|c: &ColumnSpec| c.name.eq_ignore_ascii_case(n) && !c.nullable)
-        };
-        if let Some(i) = indexes
-            .iter()
-            .position(|ix| ix.unique && ix.columns.iter().all(not_null))
-        {
-            primary_key = indexes.remove(i).columns;
-        }
+        primary_key = implicit_primary_key(&columns, &mut indexes);
     }
     let spec = TableSpec {
         db,
@@ -470,6 +459,23 @@ pub(crate) fn create_table(
         .engine
         .create_table_with(spec, options, ct.if_not_exists, sql)?;
     Ok(())
+}
+
+/// Like InnoDB's clustered index for a table without PRIMARY KEY: the first UNIQUE index over
+/// NOT NULL columns (taken out of `indexes`); empty when there is none.
+fn implicit_primary_key(columns: &[ColumnSpec], indexes: &mut Vec<IndexSpec>) -> Vec<String> {
+    let not_null = |n: &String| {
+        columns
+            .iter()
+            .any(|c: &ColumnSpec| c.name.eq_ignore_ascii_case(n) && !c.nullable)
+    };
+    match indexes
+        .iter()
+        .position(|ix| ix.unique && ix.columns.iter().all(not_null))
+    {
+        Some(i) => indexes.remove(i).columns,
+        None => Vec::new(),
+    }
 }
 
 /// The table options onelog keeps: `COMMENT` and `AUTO_INCREMENT=N` (the first generated

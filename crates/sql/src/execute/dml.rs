@@ -323,33 +323,13 @@ pub(crate) fn execute_insert(
     let mut warnings = Vec::new();
     let mut dups = 0u64;
     let nrows = source.len();
-    let defaults = default_row(def, env)?;
+    let defaults = default_row(def);
+    let has_now = def.columns.iter().any(|c| c.extras.default_now.is_some());
     txn.set_no_auto_value_on_zero(crate::sysvar::no_auto_value_on_zero(env.cx));
     let mut returned = p.returning.as_ref().map(|_| Vec::new());
     for (row_no, vals) in (1u64..).zip(source) {
         env.cx.guard.check()?;
-        // Full row: defaults first, then the given columns.
-        let mut row = defaults.clone();
-        let mut given = vec![false; row.len()];
-        for (&c, v) in p.columns.iter().zip(vals) {
-            if let Some(v) = v {
-                row[c] = coerce_col(def, c, v, env, row_no)?;
-            }
-            given[c] = true;
-        }
-        for (i, c) in def.columns.iter().enumerate() {
-            if !given[i]
-                && !c.nullable
-                && c.default.is_none()
-                && c.extras.default_now.is_none()
-                && def.auto_increment != Some(i)
-            {
-                return Err(SqlError::of(
-                    errors::ER_NO_DEFAULT_FOR_FIELD,
-                    format!("Field '{}' doesn't have a default value", c.name),
-                ));
-            }
-        }
+        let mut row = full_row(def, &p.columns, &defaults, vals, has_now, env, row_no)?;
         // The row is needed again after a duplicate key to find the conflicting rows
         // (REPLACE, ON DUPLICATE KEY UPDATE), and after the insert for RETURNING; otherwise it
         // moves into the engine uncopied.
@@ -405,11 +385,12 @@ pub(crate) fn execute_insert(
                         if new != old {
                             let set = |c: usize| p.on_dup.iter().any(|(a, _)| *a == c);
                             touch_on_update(def, set, &mut new, env, row_no)?;
-                            if let (Some(out), Some(sp)) =
-                                (returned.as_mut(), p.returning.as_deref())
-                            {
-                                out.push(project_returning(sp, &new, env)?);
-                            }
+                        }
+                        // RETURNING: the row as it stands, changed or not (MariaDB).
+                        if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {
+                            out.push(project_returning(sp, &new, env)?);
+                        }
+                        if new != old {
                             txn.update(def.id, &pk_of(def, &old), new)?;
                             affected += 2;
                         }
@@ -443,18 +424,33 @@ pub(crate) fn execute_insert(
     })
 }
 
-/// The row an INSERT starts from: each column's default (`DEFAULT CURRENT_TIMESTAMP(n)`: the
-/// statement's time, converted for the column), NULL where there is none. Shared by every
-/// insert path (VALUES, SELECT, REPLACE, ON DUPLICATE KEY UPDATE).
-pub(crate) fn default_row(def: &TableDef, env: &Env) -> Result<Vec<Value>, SqlError> {
-    let mut row = Vec::with_capacity(def.columns.len());
+/// The row an INSERT starts from: each column's constant default, NULL where there is none
+/// (and for `DEFAULT CURRENT_TIMESTAMP` columns, which [`fill_default_now`] fills). Shared by
+/// every insert path (VALUES, SELECT, REPLACE, ON DUPLICATE KEY UPDATE).
+pub(crate) fn default_row(def: &TableDef) -> Vec<Value> {
+    def.columns
+        .iter()
+        .map(|c| c.default.clone().unwrap_or(Value::Null))
+        .collect()
+}
+
+/// `DEFAULT CURRENT_TIMESTAMP(n)`: each such column that takes its default (`defaulted`: not
+/// given, or given as DEFAULT) gets the statement's time converted for the column (a
+/// conversion condition names row `row_no`), as MariaDB evaluates an expression default only
+/// when it is used.
+pub(crate) fn fill_default_now(
+    def: &TableDef,
+    defaulted: &[bool],
+    row: &mut [Value],
+    env: &Env,
+    row_no: u64,
+) -> Result<(), SqlError> {
     for (i, c) in def.columns.iter().enumerate() {
-        row.push(match c.extras.default_now {
-            Some(fsp) => coerce_col(def, i, crate::expr::statement_now(env, fsp), env, 1)?,
-            None => c.default.clone().unwrap_or(Value::Null),
-        });
+        if let (Some(fsp), true) = (c.extras.default_now, defaulted[i]) {
+            row[i] = coerce_col(def, i, crate::expr::statement_now(env, fsp), env, row_no)?;
+        }
     }
-    Ok(row)
+    Ok(())
 }
 
 /// `ON UPDATE CURRENT_TIMESTAMP(n)`: a row an UPDATE (or ON DUPLICATE KEY UPDATE) really
@@ -475,6 +471,49 @@ pub(crate) fn touch_on_update(
         }
     }
     Ok(())
+}
+
+/// The full row of one INSERT source row: the defaults, then the given columns converted
+/// (`vals[k]` for `columns[k]`; None: DEFAULT), then the `DEFAULT CURRENT_TIMESTAMP` columns
+/// that take their default (`has_now`: the table has some); 1364 for a NOT NULL column
+/// without a default that is not given.
+fn full_row(
+    def: &TableDef,
+    columns: &[usize],
+    defaults: &[Value],
+    vals: Vec<Option<Value>>,
+    has_now: bool,
+    env: &Env,
+    row_no: u64,
+) -> Result<Vec<Value>, SqlError> {
+    let mut row = defaults.to_vec();
+    let mut given = vec![false; row.len()];
+    // Columns that take their default: not given, or given as DEFAULT.
+    let mut defaulted = vec![true; row.len()];
+    for (&c, v) in columns.iter().zip(vals) {
+        if let Some(v) = v {
+            row[c] = coerce_col(def, c, v, env, row_no)?;
+            defaulted[c] = false;
+        }
+        given[c] = true;
+    }
+    if has_now {
+        fill_default_now(def, &defaulted, &mut row, env, row_no)?;
+    }
+    for (i, c) in def.columns.iter().enumerate() {
+        if !given[i]
+            && !c.nullable
+            && c.default.is_none()
+            && c.extras.default_now.is_none()
+            && def.auto_increment != Some(i)
+        {
+            return Err(SqlError::of(
+                errors::ER_NO_DEFAULT_FOR_FIELD,
+                format!("Field '{}' doesn't have a default value", c.name),
+            ));
+        }
+    }
+    Ok(row)
 }
 
 fn select_rows(

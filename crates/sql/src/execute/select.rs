@@ -444,9 +444,15 @@ pub(crate) fn execute(
         });
         stop?;
     }
-    // MariaDB: every row with SQL_CALC_FOUND_ROWS, else the rows up to OFFSET + LIMIT.
+    let found = page(&mut rows, limit, offset, p.calc_found_rows);
+    Ok((rows, found))
+}
+
+/// Applies OFFSET and LIMIT to `rows`; returns FOUND_ROWS(): every row with
+/// SQL_CALC_FOUND_ROWS (`calc`), else the rows up to OFFSET + LIMIT, as MariaDB.
+fn page(rows: &mut Vec<Vec<Value>>, limit: Option<u64>, offset: u64, calc: bool) -> u64 {
     let found = match limit {
-        Some(l) if !p.calc_found_rows => (rows.len() as u64).min(l.saturating_add(offset)),
+        Some(l) if !calc => (rows.len() as u64).min(l.saturating_add(offset)),
         _ => rows.len() as u64,
     };
     if offset > 0 {
@@ -456,7 +462,7 @@ pub(crate) fn execute(
     if let Some(l) = limit {
         rows.truncate(l.min(usize::MAX as u64) as usize);
     }
-    Ok((rows, found))
+    found
 }
 
 /// The rows of each joined table (read once, kept for the nested loops; charged to the

@@ -49,6 +49,8 @@ pub(crate) enum LockWait {
     NoWait,
     /// `WAIT n` seconds.
     Seconds(u64),
+    /// `SKIP LOCKED`: rows locked by another transaction are left out.
+    SkipLocked,
 }
 
 /// One parsed statement.
@@ -333,16 +335,16 @@ fn strip_tail<'t>(t: &'t str, suffix: &str) -> Option<&'t str> {
 }
 
 /// Cuts a trailing `FOR UPDATE` / `LOCK IN SHARE MODE` / `FOR SHARE` off a SELECT, with its
-/// `NOWAIT` / `WAIT n`. `SKIP LOCKED` is refused (1235): onelog cannot skip locked rows yet,
-/// and waiting instead would answer differently.
+/// `NOWAIT` / `WAIT n` / `SKIP LOCKED`.
 fn strip_lock_clause(sql: &str) -> Result<(&str, LockClause), SqlError> {
     let mut t = sql.trim_end().trim_end_matches(';').trim_end();
     let mut wait = LockWait::Default;
     if let Some(b) = strip_tail(t, "NOWAIT") {
         t = b;
         wait = LockWait::NoWait;
-    } else if strip_tail(t, "SKIP LOCKED").is_some() {
-        return Err(SqlError::unsupported("SKIP LOCKED"));
+    } else if let Some(b) = strip_tail(t, "SKIP LOCKED") {
+        t = b;
+        wait = LockWait::SkipLocked;
     } else if let Some((b, n)) = t.rsplit_once(char::is_whitespace) {
         if let (Ok(n), Some(b)) = (n.parse::<u64>(), strip_tail(b.trim_end(), "WAIT")) {
             t = b;
@@ -520,10 +522,11 @@ mod tests {
             ("select 1 from t", LockClause::Shared(LockWait::Seconds(3)))
         );
         assert_eq!(
-            strip_lock_clause("select 1 from t for update skip locked")
-                .unwrap_err()
-                .code,
-            1235
+            strip_lock_clause("select 1 from t for update skip locked").unwrap(),
+            (
+                "select 1 from t",
+                LockClause::Exclusive(LockWait::SkipLocked)
+            )
         );
     }
 }

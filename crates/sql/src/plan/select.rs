@@ -49,6 +49,8 @@ pub(crate) struct SelectPlan {
     /// `NOWAIT` (zero) / `WAIT n` of a locking read: its row lock wait timeout instead of the
     /// session's `innodb_lock_wait_timeout`.
     pub lock_wait: Option<std::time::Duration>,
+    /// `SKIP LOCKED` of a locking read.
+    pub skip_locked: bool,
 }
 
 /// One joined table: nested loop over its rows, `on` tested on the joined row.
@@ -290,7 +292,7 @@ pub(crate) fn compile(
         LockClause::Exclusive(w) => (Some(LockMode::Exclusive), w),
     };
     let lock_wait = match wait {
-        LockWait::Default => None,
+        LockWait::Default | LockWait::SkipLocked => None,
         LockWait::NoWait => Some(std::time::Duration::ZERO),
         LockWait::Seconds(n) => Some(std::time::Duration::from_secs(n)),
     };
@@ -320,6 +322,7 @@ pub(crate) fn compile(
             .as_ref()
             .is_some_and(|m| m.sql_calc_found_rows),
         lock_wait,
+        skip_locked: wait == LockWait::SkipLocked,
     })
 }
 
