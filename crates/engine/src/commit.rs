@@ -56,7 +56,7 @@
 //!   is at or past `end` (asserted).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 use onelog_binlog::event::table_map::RowMetadata;
 use std::sync::{Arc, Mutex, RwLock, RwLockWriteGuard};
@@ -72,6 +72,7 @@ use crate::error::EngineError;
 use crate::event_cache::{CacheStats, EventCache, Stamp};
 use crate::events::{encode_transaction, transaction_gtid};
 use crate::lock::{LockManager, TxnId};
+use crate::prebuild::{Feed, Prebuild, PREBUILD_MIN_CHANGES};
 use crate::report::Notifier;
 use crate::semisync::{CommitWaiter, SemiSync, WaitPoint};
 use crate::store::{Root, RowChange, Store};
@@ -82,9 +83,12 @@ pub(crate) enum CommitPayload {
     /// applied without row locks, which the sink admits first: [`Sink::admit`]).
     Rows {
         txn: Option<TxnId>,
-        changes: Vec<RowChange>,
+        changes: Arc<Vec<RowChange>>,
         /// Moves `gtid_slave_pos` (a replica applied it).
         replicated: bool,
+        /// The touched tables with `changes` applied, built while the record is written
+        /// (big transactions only: `prebuild.rs`).
+        prebuilt: Option<Arc<Prebuild>>,
     },
     Ddl {
         change: CatalogChange,
@@ -121,6 +125,9 @@ struct Shared {
     /// (they were queued behind it and may depend on it) until the replica, having stopped or
     /// retried it, clears it ([`Committer::clear_replica_refusal`]).
     replica_refused: AtomicBool,
+    /// Big commits whose prebuilt tables were installed, and those applied instead
+    /// (`prebuild.rs`).
+    prebuilt: [AtomicU64; 2],
 }
 
 impl Shared {
@@ -225,11 +232,24 @@ impl Shared {
                 .take()
                 .and_then(|p| p.downcast::<CommitPayload>().ok());
             let result = match payload.as_deref() {
-                Some(CommitPayload::Rows { txn, changes, .. }) => {
+                Some(CommitPayload::Rows {
+                    txn,
+                    changes,
+                    prebuilt,
+                    ..
+                }) => {
                     if let Some(t) = txn {
                         release.push(*t);
                     }
-                    changes.iter().try_for_each(|c| root.apply_row_change(c))
+                    let installed = prebuilt.as_ref().map(|p| p.install(&mut root));
+                    if let Some(i) = installed {
+                        self.prebuilt[usize::from(!i)].fetch_add(1, Ordering::Relaxed);
+                    }
+                    if installed == Some(true) {
+                        Ok(())
+                    } else {
+                        changes.iter().try_for_each(|c| root.apply_row_change(c))
+                    }
                 }
                 Some(CommitPayload::Ddl { change, .. }) => {
                     root.apply_catalog_change(change).map_err(|e| e.to_string())
@@ -378,6 +398,7 @@ impl Committer {
             slave_pos_version: Mutex::new(0),
             slave_pos_cv: std::sync::Condvar::new(),
             replica_refused: AtomicBool::new(false),
+            prebuilt: [AtomicU64::new(0), AtomicU64::new(0)],
         });
         log.set_sink(Arc::new(Sink(shared.clone())));
         Committer {
@@ -498,8 +519,9 @@ impl Committer {
             streamed: None,
             payload: Some(Box::new(CommitPayload::Rows {
                 txn: None,
-                changes,
+                changes: Arc::new(changes),
                 replicated: true,
+                prebuilt: None,
             })),
         })
     }
@@ -553,6 +575,13 @@ impl Committer {
             }
         }
         debug_assert!(self.shared.store.current().lsn >= end);
+    }
+
+    /// Big commits whose prebuilt tables were installed, and those whose tables had changed
+    /// meanwhile and were applied from the change log instead (`prebuild.rs`).
+    pub(crate) fn prebuilt_commits(&self) -> (u64, u64) {
+        let [a, b] = &self.shared.prebuilt;
+        (a.load(Ordering::Relaxed), b.load(Ordering::Relaxed))
     }
 
     pub(crate) fn lock_wait_timeout(&self) -> Duration {
@@ -639,7 +668,8 @@ impl Committer {
     }
 
     /// Logs a transaction's change log (the commit path of `Transaction::commit`), whose
-    /// events are in `cache` (encoded as the changes were made; finished here).
+    /// events are in `cache` (encoded as the changes were made; finished here), and `feed`
+    /// the prebuild of its tables if it started one (`prebuild.rs`).
     /// Semi-sync may make it wait for a replica's ack (see [`Committer::finish_commit`]);
     /// `waiter` can end that wait early (KILL), without an error.
     pub(crate) fn commit_changes(
@@ -648,6 +678,7 @@ impl Committer {
         changes: Vec<RowChange>,
         cache: &mut EventCache,
         generations: &HashMap<TableId, u64>,
+        feed: Option<Feed>,
         waiter: &dyn CommitWaiter,
     ) -> Result<CommitReceipt, EngineError> {
         self.check_open()?;
@@ -656,6 +687,16 @@ impl Committer {
         // DDL is excluded while the gate is held: if every written table still has the
         // generation the writes were based on (and the row locks are held), the changes apply.
         check_generations(&root, generations)?;
+        // A big change log is applied to its tables while the statements run and the record is
+        // written (`prebuild.rs`); started here if the transaction has no feed running.
+        let prebuilt = match feed {
+            Some(f) => Some(f.finish(&changes)),
+            None if changes.len() >= PREBUILD_MIN_CHANGES => {
+                Feed::start(root).map(|f| f.finish(&changes))
+            }
+            None => None,
+        };
+        let changes = Arc::new(changes);
         let origin = self.origin();
         debug_assert!(!cache.is_empty(), "a transaction with changes has events");
         let stamp = Stamp {
@@ -684,6 +725,7 @@ impl Committer {
                     txn: Some(txn),
                     changes,
                     replicated: origin.replicated,
+                    prebuilt,
                 })),
             })
             .map_err(|e| self.log_error("committing a transaction", e))

@@ -59,6 +59,7 @@ use crate::error::EngineError;
 use crate::event_cache::{CacheMark, EventCache};
 use crate::key::{display_values, encode_value, prefix_end};
 use crate::lock::{LockError, LockMode, RowKey, TxnId};
+use crate::prebuild::{Feed, PREBUILD_MIN_CHANGES};
 use crate::semisync::CommitWaiter;
 use crate::store::{
     borrowed, encode_range, index_has_null, index_key, pk_key, range_is_empty, ByteRange, IndexRef,
@@ -96,6 +97,11 @@ pub struct Transaction {
     generations: HashMap<TableId, u64>,
     aborted: bool,
     finished: bool,
+    /// The prebuild of the written tables, fed as changes are made once the change log is big
+    /// (`prebuild.rs`); cancelled by a rollback below what it was sent.
+    feed: Option<Feed>,
+    /// No prebuild thread could be started: do not try again.
+    feed_off: bool,
     /// How long a row lock wait may last (`innodb_lock_wait_timeout`); the engine's default
     /// unless [`set_lock_wait_timeout`](Self::set_lock_wait_timeout) changed it.
     lock_wait_timeout: std::time::Duration,
@@ -138,6 +144,8 @@ impl Transaction {
             generations: HashMap::new(),
             aborted: false,
             finished: false,
+            feed: None,
+            feed_off: false,
         }
     }
 
@@ -212,6 +220,7 @@ impl Transaction {
         self.writes.clear();
         self.generations.clear();
         self.savepoints.clear();
+        self.feed = None;
         self.aborted = true;
         self.core.locks().release_all(self.id);
     }
@@ -697,7 +706,23 @@ impl Transaction {
             core.cache_stats(),
         )?;
         self.changes.push(change);
+        self.feed_prebuild();
         Ok(())
+    }
+
+    /// Sends new changes to the prebuild, starting it once the change log is big.
+    fn feed_prebuild(&mut self) {
+        match &mut self.feed {
+            Some(f) => f.feed(&self.changes),
+            None if self.changes.len() >= PREBUILD_MIN_CHANGES && !self.feed_off => {
+                self.feed = Feed::start(self.core.store().current());
+                self.feed_off = self.feed.is_none();
+                if let Some(f) = &mut self.feed {
+                    f.feed(&self.changes);
+                }
+            }
+            None => {}
+        }
     }
 
     /// Sets the own state of one row, keeping the own index entries in step.
@@ -781,6 +806,9 @@ impl Transaction {
         );
         self.savepoints.truncate(i + 1);
         if pos < self.changes.len() {
+            if self.feed.as_ref().is_some_and(|f| f.sent() > pos) {
+                self.feed = None;
+            }
             self.changes.truncate(pos);
             self.rebuild_state();
         }
@@ -835,9 +863,15 @@ impl Transaction {
         let changes = std::mem::take(&mut self.changes);
         self.writes.clear();
         let generations = std::mem::take(&mut self.generations);
-        let r = self
-            .core
-            .commit_changes(self.id, changes, &mut self.cache, &generations, waiter);
+        let feed = self.feed.take();
+        let r = self.core.commit_changes(
+            self.id,
+            changes,
+            &mut self.cache,
+            &generations,
+            feed,
+            waiter,
+        );
         // The sink released the locks when the group was applied; after a failure nothing
         // was applied and the locks go now (release is idempotent).
         self.core.locks().release_all(self.id);
@@ -856,6 +890,7 @@ impl Transaction {
             self.core.cache_stats().note_done(&self.cache);
             self.changes.clear();
             self.writes.clear();
+            self.feed = None;
             self.core.locks().release_all(self.id);
         }
     }
