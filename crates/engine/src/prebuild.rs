@@ -209,21 +209,11 @@ fn build(base: Arc<Root>, rx: mpsc::Receiver<Msg>) -> Option<Option<Built>> {
     }))
 }
 
-/// Whether `now` is the very table version `base` was (shared trees, same counters): O(number
-/// of indexes).
+/// Whether `now` is the very table version `base` was (`TableData::same_version`).
 fn same_version(now: Option<&TableData>, base: Option<&TableData>) -> bool {
     match (now, base) {
         (None, None) => true,
-        (Some(a), Some(b)) => {
-            a.rows.ptr_eq(&b.rows)
-                && a.auto_inc_next == b.auto_inc_next
-                && a.generation == b.generation
-                && a.indexes.len() == b.indexes.len()
-                && a.indexes
-                    .iter()
-                    .zip(&b.indexes)
-                    .all(|((ia, ma), (ib, mb))| ia == ib && ma.ptr_eq(mb))
-        }
+        (Some(a), Some(b)) => a.same_version(b),
         _ => false,
     }
 }

@@ -84,6 +84,21 @@ pub struct TableData {
 }
 
 impl TableData {
+    /// Whether `other` is this very table version (the same imbl trees and counters), O(number
+    /// of indexes). Meaningful while one of the two is held: a tree shared with a held version
+    /// is never changed in place, so the same trees mean the same rows.
+    pub fn same_version(&self, other: &TableData) -> bool {
+        self.rows.ptr_eq(&other.rows)
+            && self.auto_inc_next == other.auto_inc_next
+            && self.generation == other.generation
+            && self.indexes.len() == other.indexes.len()
+            && self
+                .indexes
+                .iter()
+                .zip(&other.indexes)
+                .all(|((ia, ma), (ib, mb))| ia == ib && ma.ptr_eq(mb))
+    }
+
     /// The index invariant of the module docs: every index of `def` holds one entry per row
     /// (debug assertions; O(number of indexes)).
     fn indexes_in_step(&self, def: &TableDef) -> bool {

@@ -392,9 +392,9 @@ impl Transaction {
     }
 
     /// The rows of a locking scan ([`collect_ranges`](Self::collect_ranges) of the latest
-    /// state), every one locked in `mode`: lock what the latest state holds, then re-read
-    /// under the locks (rows may have changed or appeared meanwhile) until every row returned
-    /// is locked.
+    /// state), every one locked in `mode`: lock what the latest state holds; if the table
+    /// changed meanwhile, re-read under the locks (rows may have changed or appeared) until
+    /// every row returned is locked.
     #[allow(clippy::type_complexity)]
     fn lock_ranges(
         &mut self,
@@ -405,7 +405,22 @@ impl Transaction {
         mode: LockMode,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>, Arc<Row>)>, EngineError> {
         let mut hits = self.collect_ranges(root, def, ix, brs);
-        let mut locked: HashSet<Vec<u8>> = HashSet::new();
+        for (_, pk, _) in &hits {
+            self.lock(&pk_lock_key(def.id, pk), mode)?;
+        }
+        // Nothing committed to the table while the locks were taken: the rows read are the
+        // latest, all locked (no need to read the ranges again, as below).
+        let latest = self.core.store().current();
+        let unchanged = match (root.table(def.id), latest.table(def.id)) {
+            (Some(a), Some(b)) => a.same_version(b),
+            (None, None) => true,
+            _ => false,
+        };
+        if unchanged {
+            return Ok(hits);
+        }
+        let mut locked: HashSet<Vec<u8>> = hits.iter().map(|(_, pk, _)| pk.clone()).collect();
+        hits = self.collect_ranges(&latest, def, ix, brs);
         loop {
             let mut fresh = false;
             for (_, pk, _) in &hits {
