@@ -72,7 +72,7 @@ use crate::error::EngineError;
 use crate::event_cache::{CacheStats, EventCache, Stamp};
 use crate::events::{encode_transaction, transaction_gtid};
 use crate::lock::{LockManager, TxnId};
-use crate::prebuild::{Feed, Prebuild, PREBUILD_MIN_CHANGES};
+use crate::prebuild::{drop_later, Feed, Prebuild, PREBUILD_MIN_CHANGES};
 use crate::report::Notifier;
 use crate::semisync::{CommitWaiter, SemiSync, WaitPoint};
 use crate::store::{Root, RowChange, Store};
@@ -97,6 +97,11 @@ pub(crate) enum CommitPayload {
 }
 
 impl CommitPayload {
+    /// A change log big enough to have been prebuilt (`prebuild.rs`).
+    fn big(&self) -> bool {
+        matches!(self, CommitPayload::Rows { changes, .. } if changes.len() >= PREBUILD_MIN_CHANGES)
+    }
+
     fn replicated(&self) -> bool {
         match self {
             CommitPayload::Rows { replicated, .. } | CommitPayload::Ddl { replicated, .. } => {
@@ -219,6 +224,10 @@ impl Shared {
         let start_lsn = root.lsn;
         let mut release = Vec::with_capacity(group.len());
         let mut moved_slave_pos = false;
+        // Big change logs, dropped with the old root (and the old table versions they
+        // replaced) on a thread of their own once the locks are released (`Vec::new` does
+        // not allocate: small groups cost nothing more).
+        let mut big = Vec::new();
         for rec in group.iter_mut() {
             debug_assert!(
                 rec.receipt.lsn >= root.lsn && rec.receipt.end_lsn > rec.receipt.lsn,
@@ -265,11 +274,19 @@ impl Shared {
             }
             root.gtid_state.record(rec.receipt.gtid);
             root.lsn = rec.receipt.end_lsn;
+            if payload.as_deref().is_some_and(CommitPayload::big) {
+                big.push(payload);
+            }
         }
         debug_assert!(root.lsn >= start_lsn);
-        self.store.publish(Arc::new(root));
+        let old = self.store.publish(Arc::new(root));
         for t in release {
             self.locks.release_all(t);
+        }
+        if big.is_empty() {
+            drop(old);
+        } else {
+            drop_later((old, big));
         }
         if moved_slave_pos {
             self.slave_pos_moved();
@@ -783,7 +800,7 @@ impl Committer {
     pub(crate) fn publish_slave_pos(&self, _gate: &Exclusive<'_>, pos: onelog_binlog::GtidPos) {
         let mut root = (*self.shared.store.current()).clone();
         root.slave_pos = pos;
-        self.shared.store.publish(Arc::new(root));
+        drop(self.shared.store.publish(Arc::new(root)));
         self.shared.slave_pos_moved();
     }
 

@@ -209,6 +209,15 @@ fn build(base: Arc<Root>, rx: mpsc::Receiver<Msg>) -> Option<Option<Built>> {
     }))
 }
 
+/// Drops `x` on a thread of its own (the change log, overlay and old table versions of a big
+/// transaction: freeing a million rows' worth takes a while), or here if none can be started.
+pub(crate) fn drop_later<T: Send + 'static>(x: T) {
+    // On a failed spawn the closure, and `x` with it, is dropped here.
+    let _ = std::thread::Builder::new()
+        .name("onelog-drop".into())
+        .spawn(move || drop(x));
+}
+
 /// Whether `now` is the very table version `base` was (`TableData::same_version`).
 fn same_version(now: Option<&TableData>, base: Option<&TableData>) -> bool {
     match (now, base) {

@@ -736,9 +736,11 @@ impl Store {
         }
     }
 
-    /// Makes `root` the visible state. Its LSN is never behind the published one's (roots
-    /// follow the log).
-    pub fn publish(&self, root: Arc<Root>) {
+    /// Makes `root` the visible state; returns the previous one, so that the caller drops it
+    /// (maybe the last reference to a big table's old version) outside the store's lock. Its
+    /// LSN is never behind the published one's (roots follow the log).
+    #[must_use = "the old root is dropped by the caller, outside the store's lock"]
+    pub fn publish(&self, root: Arc<Root>) -> Arc<Root> {
         let mut g = match self.current.write() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
@@ -749,7 +751,7 @@ impl Store {
             root.lsn,
             g.lsn
         );
-        *g = root;
+        std::mem::replace(&mut *g, root)
     }
 }
 

@@ -59,7 +59,7 @@ use crate::error::EngineError;
 use crate::event_cache::{CacheMark, EventCache};
 use crate::key::{display_values, encode_value, prefix_end};
 use crate::lock::{LockError, LockMode, RowKey, TxnId};
-use crate::prebuild::{Feed, PREBUILD_MIN_CHANGES};
+use crate::prebuild::{drop_later, Feed, PREBUILD_MIN_CHANGES};
 use crate::semisync::CommitWaiter;
 use crate::store::{
     borrowed, encode_range, index_has_null, index_key, pk_key, range_is_empty, ByteRange, IndexRef,
@@ -876,7 +876,12 @@ impl Transaction {
             return Ok(None);
         }
         let changes = std::mem::take(&mut self.changes);
-        self.writes.clear();
+        let writes = std::mem::take(&mut self.writes);
+        if changes.len() >= PREBUILD_MIN_CHANGES {
+            drop_later(writes);
+        } else {
+            drop(writes);
+        }
         let generations = std::mem::take(&mut self.generations);
         let feed = self.feed.take();
         let r = self.core.commit_changes(
