@@ -19,6 +19,13 @@
 //! once the log says it is durable (level 1). With `strict_visibility` the sink runs after the
 //! sync.
 //!
+//! A big transaction's record (at least `PREBUILD_MIN_CHANGES` changes) carries the new
+//! versions of its tables, built on a thread of its own while it ran and while its record was
+//! written (`prebuild.rs`): the sink installs them instead of applying the change log when
+//! those tables are still the versions the prebuild started from, which gives the same root;
+//! its change log and the table versions it replaced are freed off the commit path. The old
+//! root a publish replaces is always dropped outside the store's lock.
+//!
 //! Semi-sync (`semisync.rs`, owned here as `Shared::semi`): while it is enabled the sink
 //! registers each record's end with it, and while its status is ON with `AFTER_SYNC` the sink
 //! HOLDS the group back instead of applying it (`Shared::hold`, log order; every later group is

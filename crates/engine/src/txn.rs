@@ -31,6 +31,9 @@
 //!   (`event_cache.rs`; 1197 and nothing recorded when it would exceed
 //!   `max_binlog_cache_size`); savepoints mark the cache too, and rolling back to one
 //!   truncates it;
+//! - once the change log is big (`prebuild::PREBUILD_MIN_CHANGES`), its changes are also fed,
+//!   in batches, to a thread that builds the new versions of the written tables (`prebuild.rs`)
+//!   for the commit to install; a rollback to a savepoint below what was fed cancels it;
 //! - nothing of an uncommitted transaction reaches the log: commit hands the change log and
 //!   the cache to the commit path (`Committer::commit_changes`, `commit.rs`) which logs the
 //!   cached events as one event group; rollback (or drop) just releases the locks and drops
