@@ -19,6 +19,13 @@
 //! once the log says it is durable (level 1). With `strict_visibility` the sink runs after the
 //! sync.
 //!
+//! A big transaction's record (at least `PREBUILD_MIN_CHANGES` changes) carries the new
+//! versions of its tables, built on a thread of its own while it ran and while its record was
+//! written (`prebuild.rs`): the sink installs them instead of applying the change log when
+//! those tables are still the versions the prebuild started from, which gives the same root;
+//! its change log and the table versions it replaced are freed off the commit path. The old
+//! root a publish replaces is always dropped outside the store's lock.
+//!
 //! Semi-sync (`semisync.rs`, owned here as `Shared::semi`): while it is enabled the sink
 //! registers each record's end with it, and while its status is ON with `AFTER_SYNC` the sink
 //! HOLDS the group back instead of applying it (`Shared::hold`, log order; every later group is
@@ -56,7 +63,7 @@
 //!   is at or past `end` (asserted).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 use onelog_binlog::event::table_map::RowMetadata;
 use std::sync::{Arc, Mutex, RwLock, RwLockWriteGuard};
@@ -72,6 +79,7 @@ use crate::error::EngineError;
 use crate::event_cache::{CacheStats, EventCache, Stamp};
 use crate::events::{encode_transaction, transaction_gtid};
 use crate::lock::{LockManager, TxnId};
+use crate::prebuild::{drop_later, Feed, Prebuild, PREBUILD_MIN_CHANGES};
 use crate::report::Notifier;
 use crate::semisync::{CommitWaiter, SemiSync, WaitPoint};
 use crate::store::{Root, RowChange, Store};
@@ -82,9 +90,12 @@ pub(crate) enum CommitPayload {
     /// applied without row locks, which the sink admits first: [`Sink::admit`]).
     Rows {
         txn: Option<TxnId>,
-        changes: Vec<RowChange>,
+        changes: Arc<Vec<RowChange>>,
         /// Moves `gtid_slave_pos` (a replica applied it).
         replicated: bool,
+        /// The touched tables with `changes` applied, built while the record is written
+        /// (big transactions only: `prebuild.rs`).
+        prebuilt: Option<Arc<Prebuild>>,
     },
     Ddl {
         change: CatalogChange,
@@ -93,6 +104,11 @@ pub(crate) enum CommitPayload {
 }
 
 impl CommitPayload {
+    /// A change log big enough to have been prebuilt (`prebuild.rs`).
+    fn big(&self) -> bool {
+        matches!(self, CommitPayload::Rows { changes, .. } if changes.len() >= PREBUILD_MIN_CHANGES)
+    }
+
     fn replicated(&self) -> bool {
         match self {
             CommitPayload::Rows { replicated, .. } | CommitPayload::Ddl { replicated, .. } => {
@@ -121,6 +137,9 @@ struct Shared {
     /// (they were queued behind it and may depend on it) until the replica, having stopped or
     /// retried it, clears it ([`Committer::clear_replica_refusal`]).
     replica_refused: AtomicBool,
+    /// Big commits whose prebuilt tables were installed, and those applied instead
+    /// (`prebuild.rs`).
+    prebuilt: [AtomicU64; 2],
 }
 
 impl Shared {
@@ -212,6 +231,10 @@ impl Shared {
         let start_lsn = root.lsn;
         let mut release = Vec::with_capacity(group.len());
         let mut moved_slave_pos = false;
+        // Big change logs, dropped with the old root (and the old table versions they
+        // replaced) on a thread of their own once the locks are released (`Vec::new` does
+        // not allocate: small groups cost nothing more).
+        let mut big = Vec::new();
         for rec in group.iter_mut() {
             debug_assert!(
                 rec.receipt.lsn >= root.lsn && rec.receipt.end_lsn > rec.receipt.lsn,
@@ -225,11 +248,24 @@ impl Shared {
                 .take()
                 .and_then(|p| p.downcast::<CommitPayload>().ok());
             let result = match payload.as_deref() {
-                Some(CommitPayload::Rows { txn, changes, .. }) => {
+                Some(CommitPayload::Rows {
+                    txn,
+                    changes,
+                    prebuilt,
+                    ..
+                }) => {
                     if let Some(t) = txn {
                         release.push(*t);
                     }
-                    changes.iter().try_for_each(|c| root.apply_row_change(c))
+                    let installed = prebuilt.as_ref().map(|p| p.install(&mut root));
+                    if let Some(i) = installed {
+                        self.prebuilt[usize::from(!i)].fetch_add(1, Ordering::Relaxed);
+                    }
+                    if installed == Some(true) {
+                        Ok(())
+                    } else {
+                        changes.iter().try_for_each(|c| root.apply_row_change(c))
+                    }
                 }
                 Some(CommitPayload::Ddl { change, .. }) => {
                     root.apply_catalog_change(change).map_err(|e| e.to_string())
@@ -245,11 +281,19 @@ impl Shared {
             }
             root.gtid_state.record(rec.receipt.gtid);
             root.lsn = rec.receipt.end_lsn;
+            if payload.as_deref().is_some_and(CommitPayload::big) {
+                big.push(payload);
+            }
         }
         debug_assert!(root.lsn >= start_lsn);
-        self.store.publish(Arc::new(root));
+        let old = self.store.publish(Arc::new(root));
         for t in release {
             self.locks.release_all(t);
+        }
+        if big.is_empty() {
+            drop(old);
+        } else {
+            drop_later((old, big));
         }
         if moved_slave_pos {
             self.slave_pos_moved();
@@ -378,6 +422,7 @@ impl Committer {
             slave_pos_version: Mutex::new(0),
             slave_pos_cv: std::sync::Condvar::new(),
             replica_refused: AtomicBool::new(false),
+            prebuilt: [AtomicU64::new(0), AtomicU64::new(0)],
         });
         log.set_sink(Arc::new(Sink(shared.clone())));
         Committer {
@@ -498,8 +543,9 @@ impl Committer {
             streamed: None,
             payload: Some(Box::new(CommitPayload::Rows {
                 txn: None,
-                changes,
+                changes: Arc::new(changes),
                 replicated: true,
+                prebuilt: None,
             })),
         })
     }
@@ -553,6 +599,13 @@ impl Committer {
             }
         }
         debug_assert!(self.shared.store.current().lsn >= end);
+    }
+
+    /// Big commits whose prebuilt tables were installed, and those whose tables had changed
+    /// meanwhile and were applied from the change log instead (`prebuild.rs`).
+    pub(crate) fn prebuilt_commits(&self) -> (u64, u64) {
+        let [a, b] = &self.shared.prebuilt;
+        (a.load(Ordering::Relaxed), b.load(Ordering::Relaxed))
     }
 
     pub(crate) fn lock_wait_timeout(&self) -> Duration {
@@ -651,7 +704,8 @@ impl Committer {
     }
 
     /// Logs a transaction's change log (the commit path of `Transaction::commit`), whose
-    /// events are in `cache` (encoded as the changes were made; finished here).
+    /// events are in `cache` (encoded as the changes were made; finished here), and `feed`
+    /// the prebuild of its tables if it started one (`prebuild.rs`).
     /// Semi-sync may make it wait for a replica's ack (see [`Committer::finish_commit`]);
     /// `waiter` can end that wait early (KILL), without an error.
     pub(crate) fn commit_changes(
@@ -660,6 +714,7 @@ impl Committer {
         changes: Vec<RowChange>,
         cache: &mut EventCache,
         generations: &HashMap<TableId, u64>,
+        feed: Option<Feed>,
         waiter: &dyn CommitWaiter,
     ) -> Result<CommitReceipt, EngineError> {
         self.check_open()?;
@@ -668,6 +723,16 @@ impl Committer {
         // DDL is excluded while the gate is held: if every written table still has the
         // generation the writes were based on (and the row locks are held), the changes apply.
         check_generations(&root, generations)?;
+        // A big change log is applied to its tables while the statements run and the record is
+        // written (`prebuild.rs`); started here if the transaction has no feed running.
+        let prebuilt = match feed {
+            Some(f) => Some(f.finish(&changes)),
+            None if changes.len() >= PREBUILD_MIN_CHANGES => {
+                Feed::start(root).map(|f| f.finish(&changes))
+            }
+            None => None,
+        };
+        let changes = Arc::new(changes);
         let origin = self.origin();
         debug_assert!(!cache.is_empty(), "a transaction with changes has events");
         let stamp = Stamp {
@@ -696,6 +761,7 @@ impl Committer {
                     txn: Some(txn),
                     changes,
                     replicated: origin.replicated,
+                    prebuilt,
                 })),
             })
             .map_err(|e| self.log_error("committing a transaction", e))
@@ -753,7 +819,7 @@ impl Committer {
     pub(crate) fn publish_slave_pos(&self, _gate: &Exclusive<'_>, pos: onelog_binlog::GtidPos) {
         let mut root = (*self.shared.store.current()).clone();
         root.slave_pos = pos;
-        self.shared.store.publish(Arc::new(root));
+        drop(self.shared.store.publish(Arc::new(root)));
         self.shared.slave_pos_moved();
     }
 

@@ -315,6 +315,13 @@ impl Engine {
         self.core.store().current().catalog.clone()
     }
 
+    /// Big commits (issue 14 part 3) whose tables were prebuilt while their record was written
+    /// and installed at its turn, and those applied from their change log instead because a
+    /// commit in between had changed one of their tables.
+    pub fn prebuilt_commits(&self) -> (u64, u64) {
+        self.core.prebuilt_commits()
+    }
+
     /// The latest visible state.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot::new(self.core.store().current())

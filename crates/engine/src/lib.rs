@@ -37,6 +37,7 @@ mod expiry;
 pub mod key;
 pub mod lock;
 pub mod origin;
+mod prebuild;
 mod replica;
 pub mod report;
 pub mod retention;

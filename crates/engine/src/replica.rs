@@ -167,8 +167,9 @@ fn re_encode(
                 crate::apply::REPLICATED_AUX.to_vec(),
                 CommitPayload::Rows {
                     txn: None,
-                    changes,
+                    changes: std::sync::Arc::new(changes),
                     replicated: true,
+                    prebuilt: None,
                 },
             )
         }

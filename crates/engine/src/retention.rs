@@ -238,7 +238,7 @@ impl Engine {
         let end = log.end_lsn();
         let mut root = (*core.store().current()).clone();
         root.lsn = root.lsn.max(end);
-        core.store().publish(Arc::new(root));
+        drop(core.store().publish(Arc::new(root)));
         let at = self.checkpoints().write(core, false)?;
         debug_assert!(
             at >= end,
@@ -248,7 +248,7 @@ impl Engine {
             .map_err(|e| EngineError::log("resetting the log (RESET MASTER)", e))?;
         let mut root = (*core.store().current()).clone();
         root.gtid_state = GtidState::new();
-        core.store().publish(Arc::new(root));
+        drop(core.store().publish(Arc::new(root)));
         self.checkpoints().write(core, true)?;
         // No backup runs (we hold that), but the writes above could not know it.
         self.checkpoints().remove_older();

@@ -84,6 +84,21 @@ pub struct TableData {
 }
 
 impl TableData {
+    /// Whether `other` is this very table version (the same imbl trees and counters), O(number
+    /// of indexes). Meaningful while one of the two is held: a tree shared with a held version
+    /// is never changed in place, so the same trees mean the same rows.
+    pub fn same_version(&self, other: &TableData) -> bool {
+        self.rows.ptr_eq(&other.rows)
+            && self.auto_inc_next == other.auto_inc_next
+            && self.generation == other.generation
+            && self.indexes.len() == other.indexes.len()
+            && self
+                .indexes
+                .iter()
+                .zip(&other.indexes)
+                .all(|((ia, ma), (ib, mb))| ia == ib && ma.ptr_eq(mb))
+    }
+
     /// The index invariant of the module docs: every index of `def` holds one entry per row
     /// (debug assertions; O(number of indexes)).
     fn indexes_in_step(&self, def: &TableDef) -> bool {
@@ -764,9 +779,11 @@ impl Store {
         }
     }
 
-    /// Makes `root` the visible state. Its LSN is never behind the published one's (roots
-    /// follow the log).
-    pub fn publish(&self, root: Arc<Root>) {
+    /// Makes `root` the visible state; returns the previous one, so that the caller drops it
+    /// (maybe the last reference to a big table's old version) outside the store's lock. Its
+    /// LSN is never behind the published one's (roots follow the log).
+    #[must_use = "the old root is dropped by the caller, outside the store's lock"]
+    pub fn publish(&self, root: Arc<Root>) -> Arc<Root> {
         let mut g = match self.current.write() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
@@ -777,7 +794,7 @@ impl Store {
             root.lsn,
             g.lsn
         );
-        *g = root;
+        std::mem::replace(&mut *g, root)
     }
 }
 

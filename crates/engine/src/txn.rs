@@ -33,6 +33,9 @@
 //!   (`event_cache.rs`; 1197 and nothing recorded when it would exceed
 //!   `max_binlog_cache_size`); savepoints mark the cache too, and rolling back to one
 //!   truncates it;
+//! - once the change log is big (`prebuild::PREBUILD_MIN_CHANGES`), its changes are also fed,
+//!   in batches, to a thread that builds the new versions of the written tables (`prebuild.rs`)
+//!   for the commit to install; a rollback to a savepoint below what was fed cancels it;
 //! - nothing of an uncommitted transaction reaches the log: commit hands the change log and
 //!   the cache to the commit path (`Committer::commit_changes`, `commit.rs`) which logs the
 //!   cached events as one event group; rollback (or drop) just releases the locks and drops
@@ -61,6 +64,7 @@ use crate::error::EngineError;
 use crate::event_cache::{CacheMark, EventCache};
 use crate::key::{display_values, encode_value, prefix_end};
 use crate::lock::{LockError, LockMode, RowKey, TxnId};
+use crate::prebuild::{drop_later, Feed, PREBUILD_MIN_CHANGES};
 use crate::semisync::CommitWaiter;
 use crate::store::{
     borrowed, encode_range, index_has_null, index_key, pk_key, range_is_empty, ByteRange, IndexRef,
@@ -98,6 +102,11 @@ pub struct Transaction {
     generations: HashMap<TableId, u64>,
     aborted: bool,
     finished: bool,
+    /// The prebuild of the written tables, fed as changes are made once the change log is big
+    /// (`prebuild.rs`); cancelled by a rollback below what it was sent.
+    feed: Option<Feed>,
+    /// No prebuild thread could be started: do not try again.
+    feed_off: bool,
     /// How long a row lock wait may last (`innodb_lock_wait_timeout`); the engine's default
     /// unless [`set_lock_wait_timeout`](Self::set_lock_wait_timeout) changed it.
     lock_wait_timeout: std::time::Duration,
@@ -148,6 +157,8 @@ impl Transaction {
             finished: false,
             zero_is_value: false,
             skip_locked: false,
+            feed: None,
+            feed_off: false,
         }
     }
 
@@ -262,6 +273,7 @@ impl Transaction {
         self.writes.clear();
         self.generations.clear();
         self.savepoints.clear();
+        self.feed = None;
         self.aborted = true;
         self.core.locks().release_all(self.id);
     }
@@ -435,9 +447,9 @@ impl Transaction {
     }
 
     /// The rows of a locking scan ([`collect_ranges`](Self::collect_ranges) of the latest
-    /// state), every one locked in `mode`: lock what the latest state holds, then re-read
-    /// under the locks (rows may have changed or appeared meanwhile) until every row returned
-    /// is locked.
+    /// state), every one locked in `mode`: lock what the latest state holds; if the table
+    /// changed meanwhile, re-read under the locks (rows may have changed or appeared) until
+    /// every row returned is locked.
     #[allow(clippy::type_complexity)]
     fn lock_ranges(
         &mut self,
@@ -448,9 +460,33 @@ impl Transaction {
         mode: LockMode,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>, Arc<Row>)>, EngineError> {
         let mut hits = self.collect_ranges(root, def, ix, brs);
-        let mut locked: HashSet<Vec<u8>> = HashSet::new();
         // SKIP LOCKED: rows whose lock was refused, left out.
         let mut skipped: HashSet<Vec<u8>> = HashSet::new();
+        for (_, pk, _) in &hits {
+            if !self.lock_for_read(&pk_lock_key(def.id, pk), mode)? {
+                skipped.insert(pk.clone());
+            }
+        }
+        // Nothing committed to the table while the locks were taken: the rows read are the
+        // latest, all locked or skipped (no need to read the ranges again, as below).
+        let latest = self.core.store().current();
+        let unchanged = match (root.table(def.id), latest.table(def.id)) {
+            (Some(a), Some(b)) => a.same_version(b),
+            (None, None) => true,
+            _ => false,
+        };
+        if unchanged {
+            if !skipped.is_empty() {
+                hits.retain(|(_, pk, _)| !skipped.contains(pk));
+            }
+            return Ok(hits);
+        }
+        let mut locked: HashSet<Vec<u8>> = hits
+            .iter()
+            .map(|(_, pk, _)| pk.clone())
+            .filter(|pk| !skipped.contains(pk))
+            .collect();
+        hits = self.collect_ranges(&latest, def, ix, brs);
         loop {
             let mut fresh = false;
             for (_, pk, _) in &hits {
@@ -758,7 +794,23 @@ impl Transaction {
             core.cache_stats(),
         )?;
         self.changes.push(change);
+        self.feed_prebuild();
         Ok(())
+    }
+
+    /// Sends new changes to the prebuild, starting it once the change log is big.
+    fn feed_prebuild(&mut self) {
+        match &mut self.feed {
+            Some(f) => f.feed(&self.changes),
+            None if self.changes.len() >= PREBUILD_MIN_CHANGES && !self.feed_off => {
+                self.feed = Feed::start(self.core.store().current());
+                self.feed_off = self.feed.is_none();
+                if let Some(f) = &mut self.feed {
+                    f.feed(&self.changes);
+                }
+            }
+            None => {}
+        }
     }
 
     /// Sets the own state of one row, keeping the own index entries in step.
@@ -842,6 +894,9 @@ impl Transaction {
         );
         self.savepoints.truncate(i + 1);
         if pos < self.changes.len() {
+            if self.feed.as_ref().is_some_and(|f| f.sent() > pos) {
+                self.feed = None;
+            }
             self.changes.truncate(pos);
             self.rebuild_state();
         }
@@ -894,11 +949,22 @@ impl Transaction {
             return Ok(None);
         }
         let changes = std::mem::take(&mut self.changes);
-        self.writes.clear();
+        let writes = std::mem::take(&mut self.writes);
+        if changes.len() >= PREBUILD_MIN_CHANGES {
+            drop_later(writes);
+        } else {
+            drop(writes);
+        }
         let generations = std::mem::take(&mut self.generations);
-        let r = self
-            .core
-            .commit_changes(self.id, changes, &mut self.cache, &generations, waiter);
+        let feed = self.feed.take();
+        let r = self.core.commit_changes(
+            self.id,
+            changes,
+            &mut self.cache,
+            &generations,
+            feed,
+            waiter,
+        );
         // The sink released the locks when the group was applied; after a failure nothing
         // was applied and the locks go now (release is idempotent).
         self.core.locks().release_all(self.id);
@@ -917,6 +983,7 @@ impl Transaction {
             self.core.cache_stats().note_done(&self.cache);
             self.changes.clear();
             self.writes.clear();
+            self.feed = None;
             self.core.locks().release_all(self.id);
         }
     }

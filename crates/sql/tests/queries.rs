@@ -425,6 +425,20 @@ fn dml_features_and_affected_rows() {
         Output::Ok { info, .. } => assert_eq!(info, "Rows matched: 2  Changed: 1  Warnings: 0"),
         _ => unreachable!(),
     }
+    // Assignments run left to right, each seeing the ones before; a row whose assignments
+    // end where they began is matched, not changed.
+    let o = ok(&mut s, "UPDATE u SET n = n + 1, n = n * 2 WHERE id = 2");
+    assert_eq!(affected(&o), 1);
+    assert_eq!(
+        rows(&mut s, "SELECT n FROM u WHERE id = 2"),
+        vec![vec![Value::Int(16)]]
+    );
+    let o = ok(
+        &mut s,
+        "UPDATE u SET n = n + 1, n = n - 1 WHERE id IN (1, 2)",
+    );
+    assert_eq!(affected(&o), 0);
+    ok(&mut s, "UPDATE u SET n = 7 WHERE id = 2");
     let o = ok(&mut s, "UPDATE u SET n = n + 1 ORDER BY id DESC LIMIT 2");
     assert_eq!(affected(&o), 2);
     assert_eq!(

@@ -583,17 +583,25 @@ pub(crate) fn execute_update(
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
     let matched = rows.len() as u64;
     let mut changed = 0u64;
-    for (row_no, old) in (1u64..).zip(rows) {
+    // Each fetched row becomes its new version in place (no copy of the row): the original
+    // values of the columns assigned are kept aside to tell whether anything changed.
+    let mut saved: Vec<(usize, Value)> = Vec::with_capacity(p.assignments.len());
+    for (row_no, mut row) in (1u64..).zip(rows) {
         env.cx.guard.check()?;
-        let mut new = old.clone();
+        let pk = pk_of(def, &row);
+        saved.clear();
         for (c, e) in &p.assignments {
-            let v = e.eval(&new, env)?;
-            new[*c] = coerce_col(def, *c, v, env, row_no)?;
+            let v = e.eval(&row, env)?;
+            let v = coerce_col(def, *c, v, env, row_no)?;
+            let old = std::mem::replace(&mut row[*c], v);
+            if !saved.iter().any(|(s, _)| s == c) {
+                saved.push((*c, old));
+            }
         }
-        if new != old {
+        if saved.iter().any(|(c, old)| row[*c] != *old) {
             let set = |c: usize| p.assignments.iter().any(|(a, _)| *a == c);
-            touch_on_update(def, set, &mut new, env, row_no)?;
-            txn.update(def.id, &pk_of(def, &old), new)?;
+            touch_on_update(def, set, &mut row, env, row_no)?;
+            txn.update(def.id, &pk, row)?;
             changed += 1;
         }
     }

@@ -109,6 +109,13 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
     ));
     out.extend(replica_rows(server));
     out.extend(commit_phase_rows(&log.phases));
+    // Big commits whose prebuilt tables were installed / applied from the change log instead.
+    let (installed, applied) = server.engine.prebuilt_commits();
+    out.push(("Onelog_commit_prebuilt".into(), Value::UInt(installed)));
+    out.push((
+        "Onelog_commit_prebuilt_not_used".into(),
+        Value::UInt(applied),
+    ));
     for (i, name) in COM_NAMES.iter().enumerate() {
         out.push((format!("Com_{name}"), ld(&s.com[i])));
     }
