@@ -17,7 +17,8 @@
 //!
 //! Invariants: `compare(a, b) == Equal` exactly when `sort_key(a) == sort_key(b)`; for
 //! strings whose trailing characters weigh at least a space (everything but control
-//! characters) `sort_key` order is `compare` order (tested below). Bytes that are not UTF-8
+//! characters) `sort_key` order is `compare` order (tested below); the one exception to the
+//! first: under utf8mb4_general_ci the noncharacters U+FFFE and U+FFFF share a key unit. Bytes that are not UTF-8
 //! weigh as U+FFFD in the utf8mb4 collations. Nothing here panics on any input.
 //!
 //! Callers: the catalog (column collations), `key.rs` (index keys) and the SQL layer
@@ -138,25 +139,51 @@ impl Collation {
         }
     }
 
-    /// Appends the sort key of `s`: bytes whose order is the collation's (trailing spaces
-    /// dropped under PAD SPACE; 2 bytes a weight for the ci collations, 3 a code point for
-    /// `utf8mb4_bin`, the bytes themselves for `binary`).
+    /// Appends the sort key of `s`: a memcomparable, self-delimiting key part whose byte
+    /// order is the collation's order. `binary`: the bytes with each `00` written `00 FF`, then
+    /// `00 01`; the others: each weight plus one as a fixed-width big-endian unit (2 bytes; 3
+    /// for `utf8mb4_bin`'s code points), trailing space weights dropped (PAD SPACE), then a
+    /// zero unit, which sorts below every weight.
     pub fn sort_key(self, s: &[u8], out: &mut Vec<u8>) {
-        if self == Collation::Binary {
-            out.extend_from_slice(s);
-            return;
-        }
-        let mut w = Vec::new();
-        self.weights(s, &mut w);
-        let space = self.space_weight();
-        while w.last() == Some(&space) {
-            w.pop();
-        }
-        for x in w {
-            if self == Collation::Utf8mb4Bin {
-                out.extend_from_slice(&x.to_be_bytes()[1..]);
-            } else {
-                out.extend_from_slice(&(x as u16).to_be_bytes());
+        match self {
+            Collation::Binary => {
+                for &c in s {
+                    out.push(c);
+                    if c == 0 {
+                        out.push(0xff);
+                    }
+                }
+                out.extend_from_slice(&[0, 1]);
+            }
+            Collation::Utf8mb4Bin => {
+                let start = out.len();
+                for cp in chars(s) {
+                    out.extend_from_slice(&(cp + 1).to_be_bytes()[1..]);
+                }
+                pop_units(out, start, &[0, 0, 0x21]);
+                out.extend_from_slice(&[0, 0, 0]);
+            }
+            Collation::Utf8mb4GeneralCi => {
+                let start = out.len();
+                for cp in chars(s) {
+                    out.extend_from_slice(&general_weight(cp).saturating_add(1).to_be_bytes());
+                }
+                pop_units(out, start, &[0, 0x21]);
+                out.extend_from_slice(&[0, 0]);
+            }
+            Collation::Utf8mb4UnicodeCi => {
+                let start = out.len();
+                let mut w = Vec::new();
+                for cp in chars(s) {
+                    w.clear();
+                    unicode_weights(cp, &mut w);
+                    for &x in &w {
+                        out.extend_from_slice(&x.saturating_add(1).to_be_bytes());
+                    }
+                }
+                let space = (self.space_weight() as u16).saturating_add(1);
+                pop_units(out, start, &space.to_be_bytes());
+                out.extend_from_slice(&[0, 0]);
             }
         }
     }
@@ -209,6 +236,14 @@ impl Collation {
                 }
             }
         }
+    }
+}
+
+/// Drops the trailing units equal to `unit` from `out[start..]` (PAD SPACE).
+fn pop_units(out: &mut Vec<u8>, start: usize, unit: &[u8]) {
+    debug_assert!((out.len() - start).is_multiple_of(unit.len()), "unit-aligned key");
+    while out.len() >= start + unit.len() && out.ends_with(unit) {
+        out.truncate(out.len() - unit.len());
     }
 }
 
