@@ -241,7 +241,10 @@ impl Collation {
 
 /// Drops the trailing units equal to `unit` from `out[start..]` (PAD SPACE).
 fn pop_units(out: &mut Vec<u8>, start: usize, unit: &[u8]) {
-    debug_assert!((out.len() - start).is_multiple_of(unit.len()), "unit-aligned key");
+    debug_assert!(
+        (out.len() - start).is_multiple_of(unit.len()),
+        "unit-aligned key"
+    );
     while out.len() >= start + unit.len() && out.ends_with(unit) {
         out.truncate(out.len() - unit.len());
     }

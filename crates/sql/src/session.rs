@@ -635,6 +635,7 @@ impl Session {
                 cx: self,
                 params,
                 insert_row: None,
+                coll: crate::expr::connection_collation(self),
             };
             match c {
                 Compiled::Select(p) => select::execute(p, &mut txn, &env).map(|(rows, found)| {

@@ -514,11 +514,21 @@ fn set_semisync(cx: &ExecContext, def: &VarDef, value: Option<Value>) {
 /// Refuses (1235) a value of a variable that onelog would store without honouring it.
 fn check_honoured(cx: &ExecContext, def: &VarDef, global: bool, v: &Value) -> Result<(), SqlError> {
     let given = show_text(def, v);
-    // Collations: onelog compares strings as bytes whatever the utf8 collation named (a
-    // known divergence, docs/SQL.md); other character sets' collations are refused.
+    // Collations: literals compare under collation_connection (`expr::collate`), which takes
+    // the utf8 collations onelog has (a utf8mb3 name weighs as its utf8mb4 namesake, the same
+    // on the BMP); new tables always default to utf8mb4_general_ci, so collation_server and
+    // collation_database keep that one.
     if def.name.starts_with("collation_") {
         let l = given.to_ascii_lowercase();
-        if l.starts_with("utf8mb4_") || l.starts_with("utf8mb3_") || l.starts_with("utf8_") {
+        let rest = ["utf8mb4_", "utf8mb3_", "utf8_"]
+            .iter()
+            .find_map(|p| l.strip_prefix(p));
+        let ok = match rest {
+            Some("general_ci") => true,
+            Some("bin" | "unicode_ci") => def.name == "collation_connection",
+            _ => false,
+        };
+        if ok {
             return Ok(());
         }
     } else {
