@@ -117,24 +117,33 @@ impl Collation {
         self != Collation::Binary
     }
 
-    /// Compares two strings under this collation.
+    /// Compares two strings under this collation (no allocation).
     pub fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
-        match self {
-            Collation::Binary => a.cmp(b),
-            _ => {
-                let (mut wa, mut wb) = (Vec::new(), Vec::new());
-                self.weights(a, &mut wa);
-                self.weights(b, &mut wb);
-                let space = self.space_weight();
-                let n = wa.len().min(wb.len());
-                match wa[..n].cmp(&wb[..n]) {
-                    Ordering::Equal => {}
-                    o => return o,
-                }
+        if self == Collation::Binary {
+            return a.cmp(b);
+        }
+        let (mut wa, mut wb) = (Weights::new(self, a), Weights::new(self, b));
+        let space = self.space_weight();
+        loop {
+            match (wa.next(), wb.next()) {
+                (Some(x), Some(y)) if x != y => return x.cmp(&y),
+                (Some(_), Some(_)) => {}
+                (None, None) => return Ordering::Equal,
                 // PAD SPACE: the shorter string is padded with spaces.
-                let rest_a = wa[n..].iter().map(|w| w.cmp(&space)).find(|o| o.is_ne());
-                let rest_b = wb[n..].iter().map(|w| space.cmp(w)).find(|o| o.is_ne());
-                rest_a.or(rest_b).unwrap_or(Ordering::Equal)
+                (Some(x), None) => {
+                    return std::iter::once(x)
+                        .chain(wa)
+                        .map(|w| w.cmp(&space))
+                        .find(|o| o.is_ne())
+                        .unwrap_or(Ordering::Equal)
+                }
+                (None, Some(y)) => {
+                    return std::iter::once(y)
+                        .chain(wb)
+                        .map(|w| space.cmp(&w))
+                        .find(|o| o.is_ne())
+                        .unwrap_or(Ordering::Equal)
+                }
             }
         }
     }
@@ -173,13 +182,8 @@ impl Collation {
             }
             Collation::Utf8mb4UnicodeCi => {
                 let start = out.len();
-                let mut w = Vec::new();
-                for cp in chars(s) {
-                    w.clear();
-                    unicode_weights(cp, &mut w);
-                    for &x in &w {
-                        out.extend_from_slice(&x.saturating_add(1).to_be_bytes());
-                    }
+                for w in Weights::new(self, s) {
+                    out.extend_from_slice(&(w as u16).saturating_add(1).to_be_bytes());
                 }
                 let space = (self.space_weight() as u16).saturating_add(1);
                 pop_units(out, start, &space.to_be_bytes());
@@ -198,42 +202,87 @@ impl Collation {
     }
 
     fn char_key(self, cp: u32) -> u64 {
-        let mut w = Vec::new();
+        let pack = |w: &[u16]| {
+            w.iter()
+                .fold(w.len() as u64, |k, &x| (k << 16) | u64::from(x))
+        };
         match self {
-            Collation::Utf8mb4Bin | Collation::Binary => return u64::from(cp),
-            Collation::Utf8mb4GeneralCi => w.push(general_weight(cp)),
-            Collation::Utf8mb4UnicodeCi => unicode_weights(cp, &mut w),
+            Collation::Utf8mb4Bin | Collation::Binary => u64::from(cp),
+            Collation::Utf8mb4GeneralCi => pack(&[general_weight(cp)]),
+            Collation::Utf8mb4UnicodeCi => match unicode_weight(cp) {
+                Uw::One(a) => pack(&[a]),
+                Uw::Two(a, b) => pack(&[a, b]),
+                Uw::Many(w) if w.len() <= 3 => pack(w),
+                Uw::Many(_) => (1 << 63) | u64::from(cp),
+            },
         }
-        if w.len() > 3 {
-            return (1 << 63) | u64::from(cp);
-        }
-        w.iter()
-            .fold(w.len() as u64, |k, &x| (k << 16) | u64::from(x))
     }
 
-    /// The weight of a space.
+    /// The weight of a space (U+0020).
     fn space_weight(self) -> u32 {
-        let mut w = Vec::new();
-        self.weights(b" ", &mut w);
-        w.first().copied().unwrap_or(0x20)
+        match self {
+            Collation::Utf8mb4UnicodeCi => 0x0209,
+            _ => 0x20,
+        }
     }
 
     /// The weights of every character of `s` (code points for `utf8mb4_bin`, bytes for
     /// `binary`).
+    #[cfg(test)]
     fn weights(self, s: &[u8], out: &mut Vec<u32>) {
         match self {
             Collation::Binary => out.extend(s.iter().map(|&b| u32::from(b))),
-            Collation::Utf8mb4Bin => out.extend(chars(s)),
-            Collation::Utf8mb4GeneralCi => {
-                out.extend(chars(s).map(|cp| u32::from(general_weight(cp))))
+            _ => out.extend(Weights::new(self, s)),
+        }
+    }
+}
+
+/// The weights of a string's characters under a utf8mb4 collation, one by one.
+struct Weights<I> {
+    coll: Collation,
+    chars: I,
+    /// The rest of the current character's expansion (utf8mb4_unicode_ci).
+    pending: &'static [u16],
+    /// A second weight still to give (a UCA implicit weight).
+    second: Option<u16>,
+}
+
+impl Weights<()> {
+    fn new(coll: Collation, s: &[u8]) -> Weights<impl Iterator<Item = u32> + '_> {
+        debug_assert!(coll != Collation::Binary, "binary has no character weights");
+        Weights {
+            coll,
+            chars: chars(s),
+            pending: &[],
+            second: None,
+        }
+    }
+}
+
+impl<I: Iterator<Item = u32>> Iterator for Weights<I> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        loop {
+            if let Some(w) = self.second.take() {
+                return Some(u32::from(w));
             }
-            Collation::Utf8mb4UnicodeCi => {
-                let mut w = Vec::new();
-                for cp in chars(s) {
-                    w.clear();
-                    unicode_weights(cp, &mut w);
-                    out.extend(w.iter().map(|&x| u32::from(x)));
-                }
+            if let Some((&w, rest)) = self.pending.split_first() {
+                self.pending = rest;
+                return Some(u32::from(w));
+            }
+            let cp = self.chars.next()?;
+            match self.coll {
+                Collation::Utf8mb4GeneralCi => return Some(u32::from(general_weight(cp))),
+                Collation::Utf8mb4UnicodeCi => match unicode_weight(cp) {
+                    Uw::One(w) => return Some(u32::from(w)),
+                    Uw::Two(a, b) => {
+                        self.second = Some(b);
+                        return Some(u32::from(a));
+                    }
+                    Uw::Many(list) => self.pending = list,
+                },
+                _ => return Some(cp),
             }
         }
     }
@@ -301,38 +350,35 @@ fn general_weight(cp: u32) -> u16 {
     }
 }
 
-/// utf8mb4_unicode_ci primary weights of one code point (none for an ignorable one).
-fn unicode_weights(cp: u32, out: &mut Vec<u16>) {
+/// The utf8mb4_unicode_ci primary weights of one code point.
+enum Uw {
+    One(u16),
+    /// A UCA implicit weight.
+    Two(u16, u16),
+    /// An expansion (empty: an ignorable character).
+    Many(&'static [u16]),
+}
+
+/// utf8mb4_unicode_ci primary weights of one code point.
+fn unicode_weight(cp: u32) -> Uw {
     if cp > 0xFFFF {
-        out.push(REPLACEMENT);
-        return;
+        return Uw::One(REPLACEMENT);
     }
     let Some((start, _, w, kind)) = find_run(&UNICODE_RUNS, cp) else {
-        out.push(REPLACEMENT);
-        return;
+        return Uw::One(REPLACEMENT);
     };
     let off = (cp - u32::from(start)) as u16;
     match kind {
-        0 => out.push(w),
-        1 => out.push(w.wrapping_add(off)),
-        2 => {
-            out.push(w + (cp >> 15) as u16);
-            out.push(((cp & 0x7FFF) | 0x8000) as u16);
-        }
+        0 => Uw::One(w),
+        1 => Uw::One(w.wrapping_add(off)),
+        2 => Uw::Two(w + (cp >> 15) as u16, ((cp & 0x7FFF) | 0x8000) as u16),
         _ => {
             let i = usize::from(w) + usize::from(off);
-            let (Some(&a), Some(&b)) = (
-                UNICODE_EXPANSION_STARTS.get(i),
-                UNICODE_EXPANSION_STARTS.get(i + 1),
-            ) else {
-                out.push(REPLACEMENT);
-                return;
-            };
-            out.extend_from_slice(
-                UNICODE_EXPANSIONS
-                    .get(usize::from(a)..usize::from(b))
-                    .unwrap_or(&[REPLACEMENT]),
-            );
+            let range = UNICODE_EXPANSION_STARTS
+                .get(i)
+                .zip(UNICODE_EXPANSION_STARTS.get(i + 1))
+                .and_then(|(&a, &b)| UNICODE_EXPANSIONS.get(usize::from(a)..usize::from(b)));
+            range.map_or(Uw::One(REPLACEMENT), Uw::Many)
         }
     }
 }
