@@ -271,3 +271,37 @@ fn show_prints_column_collations_as_mariadb() {
     );
     assert_eq!(col(&mut s, "SELECT COUNT(*) FROM t3 WHERE a = 'x'"), "0");
 }
+
+#[test]
+fn column_collations_survive_a_restart() {
+    use onelog_sql::{Server, ServerConfig};
+    let dir = common::TempDir::new("coll-restart");
+    let open = || {
+        let mut cfg = ServerConfig::new(dir.path());
+        cfg.max_binlog_size = 1 << 20;
+        Server::open(cfg).unwrap().0
+    };
+    let server = open();
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    ok(&mut s, "CREATE DATABASE cdb");
+    ok(&mut s, "USE cdb");
+    setup(&mut s);
+    ok(&mut s, "CREATE TABLE p (name VARCHAR(20) PRIMARY KEY)");
+    ok(&mut s, "INSERT INTO p VALUES ('Bob')");
+    drop(s);
+    server.shutdown().unwrap();
+    drop(server);
+    let server = open();
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    ok(&mut s, "USE cdb");
+    assert_eq!(
+        rows(&mut s, "SHOW FULL COLUMNS FROM w")[3][2],
+        "utf8mb4_unicode_ci"
+    );
+    assert_eq!(fail(&mut s, "INSERT INTO p VALUES ('BOB')").code, 1062);
+    assert_eq!(
+        col(&mut s, "SELECT id FROM w WHERE g > 'a' ORDER BY id"),
+        "2 4 5"
+    );
+    server.shutdown().unwrap();
+}
