@@ -305,3 +305,29 @@ fn column_collations_survive_a_restart() {
     );
     server.shutdown().unwrap();
 }
+
+#[test]
+fn the_handshake_collation_becomes_the_connection_collation() {
+    let db = Db::open("coll-handshake");
+    let mut s = session(&db);
+    // Node's mysql2 sends utf8mb4_unicode_ci (224) in its handshake response.
+    onelog_sql::sysvar::set_client_collation(&mut s, 224);
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT @@collation_connection, @@character_set_client, 'ß' = 'ss'"
+        ),
+        vec![vec!["utf8mb4_unicode_ci", "utf8mb4", "1"]]
+    );
+    // An id onelog does not have (latin1_swedish_ci) leaves the defaults.
+    let mut t = session_named(&db);
+    onelog_sql::sysvar::set_client_collation(&mut t, 8);
+    assert_eq!(
+        col(&mut t, "SELECT @@collation_connection"),
+        "utf8mb4_general_ci"
+    );
+}
+
+fn session_named(db: &Db) -> Session {
+    Session::new(db.server.clone(), 2, "root", "localhost")
+}
