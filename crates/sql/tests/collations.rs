@@ -179,6 +179,21 @@ fn literals_follow_the_connection_collation_and_collate() {
         ),
         vec![vec!["1", "0", "1", "1", "1", "1"]]
     );
+    // Binary literals are binary strings: they win over a literal, a column wins over them.
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT _binary'A' = 'a', x'41' = 'a', 0x41 = 'a', _binary'a' = 'a'"
+        ),
+        vec![vec!["0", "0", "0", "1"]]
+    );
+    setup(&mut s);
+    ok(&mut s, "DELETE FROM w WHERE id IN (1, 3)");
+    assert_eq!(col(&mut s, "SELECT COUNT(*) FROM w WHERE g = x'62'"), "2");
+    assert_eq!(
+        col(&mut s, "SELECT COUNT(*) FROM w WHERE b = _binary'b'"),
+        "1"
+    );
     ok(&mut s, "SET NAMES utf8mb4 COLLATE utf8mb4_bin");
     assert_eq!(col(&mut s, "SELECT 'a' = 'A'"), "0");
     ok(&mut s, "SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci");

@@ -101,6 +101,7 @@ impl<'a> Compiler<'a> {
                 Some(Deriv::new(CollRef::Fixed(coll), C::Implicit))
             }
             Expr::Collate(_, c) => Some(Deriv::new(CollRef::Fixed(*c), C::Explicit)),
+            Expr::Introduced(_, c) => Some(Deriv::new(CollRef::Fixed(*c), C::Coercible)),
             Expr::Collated(..) => None,
             Expr::Cast(_, CastTo::Char) => conn(C::Implicit),
             Expr::Cast(_, CastTo::Binary) => {
@@ -237,9 +238,28 @@ impl<'a> Compiler<'a> {
                     self.params += 1;
                     Expr::Param(n)
                 }
-                other => Expr::Lit(literal(other)?),
+                other => {
+                    let lit = Expr::Lit(literal(other)?);
+                    let hex = match other {
+                        ast::Value::HexStringLiteral(_) => true,
+                        ast::Value::Number(n, _) => n.starts_with("0x") || n.starts_with("0X"),
+                        _ => false,
+                    };
+                    if hex {
+                        Expr::Introduced(Box::new(lit), Collation::Binary)
+                    } else {
+                        lit
+                    }
+                }
             },
-            // _binary'..', _utf8mb4'..': onelog's strings are UTF-8 text or bytes already.
+            // _binary'..': a binary string (COERCIBLE).
+            A::Prefixed { prefix, value }
+                if prefix.value.eq_ignore_ascii_case("_binary")
+                    && matches!(**value, A::Value(_)) =>
+            {
+                Expr::Introduced(Box::new(self.compile(value)?), Collation::Binary)
+            }
+            // _utf8mb4'..': onelog's strings are UTF-8 text already.
             A::Prefixed { prefix, value }
                 if matches!(
                     prefix.value.to_ascii_lowercase().as_str(),

@@ -78,7 +78,7 @@ impl Expr {
             Expr::In(..) | Expr::Between(..) | Expr::Like(..) | Expr::Case(..) => {
                 return self.eval_in(env.coll, row, aggs, env)
             }
-            Expr::Collate(x, _) => return x.eval_with(row, aggs, env),
+            Expr::Collate(x, _) | Expr::Introduced(x, _) => return x.eval_with(row, aggs, env),
             Expr::Collated(c, inner) => return inner.eval_in(c.resolve(env.coll), row, aggs, env),
             Expr::Cast(x, to) => cast(x.eval_with(row, aggs, env)?, *to)?,
             Expr::SysVar(name, scope) => get_var(env.cx, name, *scope)?,

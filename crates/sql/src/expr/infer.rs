@@ -33,7 +33,7 @@ impl Expr {
             | Expr::Between(..)
             | Expr::Like(..)
             | Expr::Collated(..) => RType::Int,
-            Expr::Collate(x, _) => sub(x),
+            Expr::Collate(x, _) | Expr::Introduced(x, _) => sub(x),
             Expr::BitNot(_) => RType::UInt,
             Expr::Bin(op, l, r) => binary_type(*op, l, r, &cx),
             Expr::Case(_, whens, el) => {

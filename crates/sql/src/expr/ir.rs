@@ -91,6 +91,8 @@ pub(crate) enum Expr {
     InsertValue(usize),
     /// `e COLLATE c`: the value of `e`, with an explicit collation (for derivations).
     Collate(Box<Expr>, Collation),
+    /// A literal with a character set: `_binary'..'`, `X'..'`, `0x..` (binary, COERCIBLE).
+    Introduced(Box<Expr>, Collation),
     /// A comparison node (`Bin` comparison, `In`, `Between`, `Like`, simple `Case`) whose
     /// strings compare under this collation; a bare one compares under the connection's.
     Collated(CollRef, Box<Expr>),

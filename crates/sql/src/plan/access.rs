@@ -72,9 +72,12 @@ pub(crate) fn is_const(e: &Expr) -> bool {
     match e {
         Expr::Lit(_) | Expr::Param(_) | Expr::SysVar(..) | Expr::UserVar(_) => true,
         Expr::Col(_) | Expr::Agg(_) | Expr::InsertValue(_) => false,
-        Expr::Neg(x) | Expr::Not(x) | Expr::BitNot(x) | Expr::Cast(x, _) | Expr::Collate(x, _) => {
-            is_const(x)
-        }
+        Expr::Neg(x)
+        | Expr::Not(x)
+        | Expr::BitNot(x)
+        | Expr::Cast(x, _)
+        | Expr::Collate(x, _)
+        | Expr::Introduced(x, _) => is_const(x),
         Expr::Bin(_, l, r) => is_const(l) && is_const(r),
         Expr::Func(f, args) => {
             !matches!(f, crate::expr::Func::Rand | crate::expr::Func::Sleep)
