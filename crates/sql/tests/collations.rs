@@ -275,6 +275,18 @@ fn show_prints_column_collations_as_mariadb() {
         cols,
         want.map(|(a, b)| (a.to_string(), b.to_string())).to_vec()
     );
+    // Result metadata: a utf8mb4_bin column is flagged BINARY (128), charset 45 (MariaDB's
+    // `--column-type-info`).
+    match ok(&mut s, "SELECT g, b, u FROM w") {
+        onelog_sql::Output::Rows { columns, .. } => {
+            let f: Vec<(u16, bool)> = columns
+                .iter()
+                .map(|c| (c.charset, c.flags & 128 != 0))
+                .collect();
+            assert_eq!(f, vec![(45, false), (45, true), (45, false)]);
+        }
+        other => panic!("{other:?}"),
+    }
     ok(
         &mut s,
         "CREATE TABLE t3 (id INT PRIMARY KEY, a VARCHAR(5)) COLLATE utf8mb4_bin",

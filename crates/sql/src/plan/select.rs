@@ -10,6 +10,8 @@
 use crate::bind::tables::{from_tables, From, JoinKind};
 use crate::context::ExecContext;
 use crate::error::SqlError;
+use onelog_engine::collation::Collation;
+
 use crate::expr::{rtype_column, AggFunc, AggSpec, CollRef, Compiler, Expr, RType, Scope};
 use crate::output::Column;
 use crate::plan::access::{plan, Plan};
@@ -156,6 +158,13 @@ pub(crate) fn table_column(def: &TableDef, i: usize, table_alias: &str, name: &s
         ),
         T::Year => (ColumnType::Year, 4, 0, 63, NUM | UNSIGNED),
         T::Null => (ColumnType::Null, 0, 0, 63, BINARY),
+    };
+    // A text column under a binary-order collation (utf8mb4_bin) is flagged BINARY, as
+    // MariaDB does; its character set stays the connection's.
+    let extra = if c.collation == Some(Collation::Utf8mb4Bin) {
+        extra | BINARY
+    } else {
+        extra
     };
     Column {
         name: name.to_string(),
