@@ -340,6 +340,19 @@ fn find_run(runs: &[(u16, u16, u16, u8)], cp: u32) -> Option<(u16, u16, u16, u8)
 
 /// utf8mb4_general_ci weight of one code point.
 fn general_weight(cp: u32) -> u16 {
+    if cp < 0x80 {
+        // ASCII (the common case, no table search): lower case folds to upper case.
+        return if (0x61..=0x7A).contains(&cp) {
+            (cp - 0x20) as u16
+        } else {
+            cp as u16
+        };
+    }
+    general_weight_from_table(cp)
+}
+
+/// utf8mb4_general_ci weight of one code point, from the generated table.
+fn general_weight_from_table(cp: u32) -> u16 {
     if cp > 0xFFFF {
         return REPLACEMENT;
     }
@@ -464,6 +477,13 @@ mod tests {
                     assert_eq!(key(c, a).cmp(&key(c, b)), o, "{c:?} {a:?} {b:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_ascii_fast_path_agrees_with_the_table() {
+        for cp in 0..0x80 {
+            assert_eq!(general_weight(cp), general_weight_from_table(cp), "{cp:#x}");
         }
     }
 
