@@ -35,6 +35,7 @@ use std::sync::Arc;
 use onelog_binlog::value::STRING_REAL_TYPE;
 use onelog_binlog::{ColumnMeta, ColumnType, Value};
 
+use crate::collation::Collation;
 use crate::encoding::{
     put_bytes, put_str, put_u32, put_u64, put_u8, put_value, put_var, FormatError, Reader,
 };
@@ -629,6 +630,9 @@ pub struct ColumnSpec {
     pub auto_increment: bool,
     /// Attributes MariaDB keeps and shows that change no stored value by themselves.
     pub extras: ColumnExtras,
+    /// COLLATE of a text column (None: the default, `utf8mb4_general_ci`); ignored for other
+    /// types.
+    pub collation: Option<Collation>,
 }
 
 /// Column attributes beyond type, nullability and default value (persisted as the optional
@@ -670,7 +674,13 @@ impl ColumnSpec {
             default: None,
             auto_increment: false,
             extras: ColumnExtras::default(),
+            collation: None,
         }
+    }
+    /// Sets the column's collation.
+    pub fn collation(mut self, c: Collation) -> Self {
+        self.collation = Some(c);
+        self
     }
     pub fn not_null(mut self) -> Self {
         self.nullable = false;
@@ -724,6 +734,22 @@ pub struct ColumnDef {
     pub default: Option<Value>,
     pub auto_increment: bool,
     pub extras: ColumnExtras,
+    /// The collation of a text column (always `Some` for one, `None` for other types).
+    pub collation: Option<Collation>,
+}
+
+impl ColumnDef {
+    /// How values of this column compare: its collation for a text column, `binary` for a
+    /// binary string, None for other types.
+    pub fn string_collation(&self) -> Option<Collation> {
+        if self.ty.is_text() {
+            self.collation
+        } else if self.ty.is_string() {
+            Some(Collation::Binary)
+        } else {
+            None
+        }
+    }
 }
 
 /// A stored secondary index.
@@ -852,6 +878,18 @@ impl TableDef {
                 None | Some(Value::Null) => None,
                 Some(v) => Some(c.ty.coerce(&c.name, v.clone())?),
             };
+            let collation = if c.ty.is_text() {
+                let coll = c.collation.unwrap_or(Collation::DEFAULT);
+                if coll.charset() != "utf8mb4" {
+                    return Err(EngineError::WrongColumnSpec {
+                        column: c.name.clone(),
+                        reason: format!("collation {} on a text column", coll.name()),
+                    });
+                }
+                Some(coll)
+            } else {
+                None
+            };
             columns.push(ColumnDef {
                 name: c.name.clone(),
                 ty: c.ty,
@@ -859,6 +897,7 @@ impl TableDef {
                 default,
                 auto_increment: c.auto_increment,
                 extras: c.extras.clone(),
+                collation,
             });
         }
         if columns.is_empty() {
@@ -954,13 +993,22 @@ impl TableDef {
         for c in &self.columns {
             put_str(out, &c.name);
             c.ty.encode(out);
-            put_u8(out, c.nullable as u8 | (c.auto_increment as u8) << 1);
+            // Flag 4: the column's collation id follows its default (an extension: bytes
+            // written before collations have no flag 4).
+            let coll_flag = (c.collation.is_some() as u8) << 2;
+            put_u8(
+                out,
+                c.nullable as u8 | (c.auto_increment as u8) << 1 | coll_flag,
+            );
             match &c.default {
                 None => put_u8(out, 0),
                 Some(v) => {
                     put_u8(out, 1);
                     put_value(out, v);
                 }
+            }
+            if let Some(coll) = c.collation {
+                put_u32(out, u32::from(coll.id()));
             }
         }
         put_positions(out, &self.primary_key);
@@ -1053,6 +1101,17 @@ impl TableDef {
                 1 => Some(r.value()?),
                 b => return Err(r.err(format!("bad default flag {b}"))),
             };
+            let collation = if flags & 4 != 0 {
+                let id = r.u32()?;
+                let coll = u16::try_from(id).ok().and_then(Collation::by_id);
+                Some(coll.ok_or_else(|| r.err(format!("unknown collation id {id}")))?)
+            } else if ty.is_text() {
+                // Written before collations: those columns compared as bytes; they keep
+                // that order (docs/SQL.md).
+                Some(Collation::Utf8mb4Bin)
+            } else {
+                None
+            };
             columns.push(ColumnDef {
                 name: cname,
                 ty,
@@ -1060,6 +1119,7 @@ impl TableDef {
                 default,
                 auto_increment: flags & 2 != 0,
                 extras: ColumnExtras::default(),
+                collation,
             });
         }
         let ncols = columns.len();
@@ -2015,6 +2075,38 @@ mod tests {
         for n in old.len() + 1..new.len() {
             assert!(TableDef::decode(&mut Reader::new(&new[..n], "t")).is_err());
         }
+    }
+
+    #[test]
+    fn column_collations_round_trip_and_old_bytes_read_as_utf8mb4_bin() {
+        let mut sp = spec();
+        sp.columns[1] =
+            ColumnSpec::new("name", SqlType::VarChar(20)).collation(Collation::Utf8mb4UnicodeCi);
+        sp.columns.push(ColumnSpec::new("t", SqlType::Text));
+        let t = TableDef::from_spec(1, &sp).unwrap();
+        assert_eq!(t.columns[1].collation, Some(Collation::Utf8mb4UnicodeCi));
+        assert_eq!(t.columns[3].collation, Some(Collation::Utf8mb4GeneralCi));
+        assert_eq!(t.columns[2].collation, None);
+        let ch = CatalogChange::CreateTable { table: t.clone() };
+        assert_eq!(CatalogChange::decode(&ch.encode()).unwrap(), ch);
+        // Bytes written before collations (no flag 4 on any column) still decode; their text
+        // columns keep the byte order they were built with.
+        let mut old = t;
+        for c in &mut old.columns {
+            c.collation = None;
+        }
+        let bytes = CatalogChange::CreateTable { table: old }.encode();
+        let CatalogChange::CreateTable { table: back } = CatalogChange::decode(&bytes).unwrap()
+        else {
+            panic!("not a CREATE TABLE");
+        };
+        assert_eq!(back.columns[1].collation, Some(Collation::Utf8mb4Bin));
+        assert_eq!(back.columns[3].collation, Some(Collation::Utf8mb4Bin));
+        assert_eq!(back.columns[0].collation, None);
+        // A binary collation on a text column is refused.
+        let mut bad = spec();
+        bad.columns[1] = ColumnSpec::new("name", SqlType::VarChar(20)).collation(Collation::Binary);
+        assert!(TableDef::from_spec(1, &bad).is_err());
     }
 
     #[test]

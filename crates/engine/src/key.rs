@@ -31,13 +31,30 @@
 //! - every value encoding is prefix-free (self-delimiting), so a composite key is the
 //!   concatenation of its parts, a secondary index entry is `index key ++ primary key`, and
 //!   all entries of one index value share the index key as a byte prefix;
-//! - strings compare as bytes: `utf8mb4_bin`-like (NO PAD: `'a' < 'a '`). Case- and
-//!   accent-insensitive collations (the MySQL default `utf8mb4_general_ci` / `_0900_ai_ci`)
-//!   are a later step: they need a weight function applied before this encoding.
+//! - a string of a column with a collation ([`encode_value_as`]) is its collation's sort key
+//!   ([`Collation::sort_key`]: `'Bob'` and `'bob '` encode alike under utf8mb4_general_ci);
+//!   without one ([`encode_value`], binary strings) it is the bytes as in the table above
+//!   (NO PAD: `'a' < 'a '`), the `binary` collation's key.
 
 use std::cmp::Ordering;
 
 use onelog_binlog::Value;
+
+use crate::collation::Collation;
+
+/// Appends the key bytes of one value of a column whose strings compare under `coll` (None:
+/// as bytes). `nullable` adds the NULL/not-NULL marker byte.
+pub fn encode_value_as(out: &mut Vec<u8>, v: &Value, nullable: bool, coll: Option<Collation>) {
+    match (v, coll) {
+        (Value::Bytes(b), Some(c)) => {
+            if nullable {
+                out.push(1);
+            }
+            c.sort_key(b, out);
+        }
+        _ => encode_value(out, v, nullable),
+    }
+}
 
 /// Appends the key bytes of one value. `nullable` adds the NULL/not-NULL marker byte.
 pub fn encode_value(out: &mut Vec<u8>, v: &Value, nullable: bool) {
@@ -444,6 +461,33 @@ pub fn display_value(s: &mut String, v: &Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn collated_strings_key_by_weight() {
+        let k = |s: &str, c: Option<Collation>| {
+            let mut out = Vec::new();
+            encode_value_as(&mut out, &Value::Bytes(s.as_bytes().to_vec()), true, c);
+            out
+        };
+        let ci = Some(Collation::Utf8mb4GeneralCi);
+        assert_eq!(k("Bob", ci), k("bob ", ci));
+        assert_eq!(k("straße", ci), k("STRASE", ci));
+        assert!(k("a", ci) < k("B", ci));
+        assert!(k("B", None) < k("a", None));
+        assert!(k("a", ci) < k("ab", ci));
+        let bin = Some(Collation::Utf8mb4Bin);
+        assert_ne!(k("Bob", bin), k("bob", bin));
+        assert_eq!(k("bob", bin), k("bob  ", bin));
+        // Composite keys stay ordered by their first part.
+        let mut a = k("a", ci);
+        a.extend(k("z", ci));
+        let mut b = k("a ", ci);
+        b.extend(k("zz", ci));
+        assert!(a < b);
+        let mut null = Vec::new();
+        encode_value_as(&mut null, &Value::Null, true, ci);
+        assert_eq!(null, vec![0]);
+    }
     use proptest::prelude::*;
 
     fn enc(v: &Value, nullable: bool) -> Vec<u8> {

@@ -26,6 +26,8 @@ pub mod backup;
 mod backup_hold;
 pub mod catalog;
 pub mod checkpoint;
+pub mod collation;
+mod collation_tables;
 mod commit;
 mod ddl;
 pub mod encoding;

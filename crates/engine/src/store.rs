@@ -40,7 +40,7 @@ use onelog_log::Lsn;
 use crate::catalog::{Catalog, CatalogChange, IndexDef, TableDef, TableId};
 use crate::encoding::{put_u64, put_u8, put_value, put_var, FormatError, Reader};
 use crate::error::EngineError;
-use crate::key::{encode_value, prefix_end, KeyBytes};
+use crate::key::{encode_value_as, prefix_end, KeyBytes};
 
 /// One row: a canonical value per column.
 pub type Row = Vec<Value>;
@@ -137,7 +137,8 @@ impl RowChange {
 pub fn pk_key(def: &TableDef, row: &[Value]) -> Vec<u8> {
     let mut out = Vec::with_capacity(16);
     for &c in &def.primary_key {
-        encode_value(&mut out, row.get(c).unwrap_or(&Value::Null), false);
+        let coll = def.columns.get(c).and_then(|col| col.string_collation());
+        encode_value_as(&mut out, row.get(c).unwrap_or(&Value::Null), false, coll);
     }
     out
 }
@@ -145,8 +146,10 @@ pub fn pk_key(def: &TableDef, row: &[Value]) -> Vec<u8> {
 /// Index key bytes (without the primary key) of `row` for `index`.
 pub fn index_key(def: &TableDef, index: &IndexDef, row: &[Value], out: &mut Vec<u8>) {
     for &c in &index.columns {
-        let nullable = def.columns.get(c).is_some_and(|col| col.nullable);
-        encode_value(out, row.get(c).unwrap_or(&Value::Null), nullable);
+        let col = def.columns.get(c);
+        let nullable = col.is_some_and(|col| col.nullable);
+        let coll = col.and_then(|col| col.string_collation());
+        encode_value_as(out, row.get(c).unwrap_or(&Value::Null), nullable, coll);
     }
 }
 
@@ -225,7 +228,7 @@ pub fn encode_range(
             if v == Value::Null && !nullable {
                 return Ok((out, true));
             }
-            encode_value(&mut out, &v, nullable);
+            encode_value_as(&mut out, &v, nullable, col.string_collation());
         }
         Ok((out, false))
     };

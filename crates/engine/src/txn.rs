@@ -62,7 +62,7 @@ use crate::catalog::{IndexDef, TableDef, TableId};
 use crate::commit::Committer;
 use crate::error::EngineError;
 use crate::event_cache::{CacheMark, EventCache};
-use crate::key::{display_values, encode_value, prefix_end};
+use crate::key::{display_values, encode_value_as, prefix_end};
 use crate::lock::{LockError, LockMode, RowKey, TxnId};
 use crate::prebuild::{drop_later, Feed, PREBUILD_MIN_CHANGES};
 use crate::semisync::CommitWaiter;
@@ -301,7 +301,7 @@ impl Transaction {
                     column: col.name.clone(),
                 });
             }
-            encode_value(&mut out, &v, false);
+            encode_value_as(&mut out, &v, false, col.string_collation());
         }
         Ok(out)
     }

@@ -84,6 +84,8 @@ pub trait SessionApi {
 
     /// The client set CLIENT_INTERACTIVE: `wait_timeout` starts at `interactive_timeout`.
     fn make_interactive(&mut self) {}
+    /// The collation id the client sent in its handshake response.
+    fn set_client_collation(&mut self, _id: u16) {}
     /// Installs the probe running statements poll to notice a client disconnect.
     fn set_liveness_probe(&mut self, _probe: onelog_sql::guard::Probe) {}
 

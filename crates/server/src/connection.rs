@@ -580,6 +580,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             }
         };
         self.caps = resp.capabilities & server_capabilities();
+        let client_collation = u16::from(resp.charset);
         let user = String::from_utf8_lossy(resp.user).into_owned();
         let db = resp
             .database
@@ -610,6 +611,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         if self.caps.contains(CapabilityFlags::CLIENT_INTERACTIVE) {
             session.make_interactive();
         }
+        session.set_client_collation(client_collation);
         if let Some(db) = db {
             if let Err(e) = session.use_database(&db) {
                 self.count_aborted_connect();

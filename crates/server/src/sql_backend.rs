@@ -125,6 +125,9 @@ impl SessionApi for SqlSession {
     fn make_interactive(&mut self) {
         onelog_sql::sysvar::make_interactive(&mut self.0)
     }
+    fn set_client_collation(&mut self, id: u16) {
+        onelog_sql::sysvar::set_client_collation(&mut self.0, id)
+    }
     fn set_liveness_probe(&mut self, probe: onelog_sql::guard::Probe) {
         self.0.set_liveness_probe(probe)
     }

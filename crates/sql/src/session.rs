@@ -677,6 +677,7 @@ impl Session {
                 cx: self,
                 params,
                 insert_row: None,
+                coll: crate::expr::connection_collation(self),
             };
             match c {
                 Compiled::Select(p) if !p.into.is_empty() => select::execute(p, &mut txn, &env)

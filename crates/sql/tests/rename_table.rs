@@ -27,17 +27,17 @@ fn rename_table_as_mariadb() {
     }
     ok(&mut s, "RENAME TABLE r1 TO r3, r2 TO r1, r3 TO r2");
     assert_eq!(rows(&mut s, "SELECT id FROM r1"), vec![vec!["2"]]);
-    assert_eq!(rows(&mut s, "SELECT id FROM r2 WHERE k = 10"), vec![vec!["1"]]);
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM r2 WHERE k = 10"),
+        vec![vec!["1"]]
+    );
     assert_eq!(err(&mut s, "RENAME TABLE r1 TO r2"), 1050);
     assert_eq!(err(&mut s, "RENAME TABLE r2 TO r2"), 1050);
     assert_eq!(err(&mut s, "RENAME TABLE nope TO r9"), 1146);
     assert_eq!(err(&mut s, "RENAME TABLE r1 TO nodb.r9"), 1025);
     // All or nothing: the first pair is not kept when the second fails.
     assert_eq!(err(&mut s, "RENAME TABLE r1 TO r7, nope TO r8"), 1146);
-    assert_eq!(
-        rows(&mut s, "SHOW TABLES"),
-        vec![vec!["r1"], vec!["r2"]]
-    );
+    assert_eq!(rows(&mut s, "SHOW TABLES"), vec![vec!["r1"], vec!["r2"]]);
     ok(&mut s, "CREATE DATABASE t2");
     ok(&mut s, "RENAME TABLE r1 TO t2.moved");
     assert_eq!(rows(&mut s, "SELECT id FROM t2.moved"), vec![vec!["2"]]);
@@ -77,14 +77,20 @@ fn a_rename_survives_restarts() {
     // Replayed from the log.
     let server = open();
     let mut s = session(&server, 1);
-    assert_eq!(rows(&mut s, "SELECT id FROM d.b ORDER BY id"), vec![vec!["1"], vec!["2"]]);
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM d.b ORDER BY id"),
+        vec![vec!["1"], vec!["2"]]
+    );
     assert_eq!(err(&mut s, "SELECT id FROM d.a"), 1146);
     ok(&mut s, "FLUSH BINARY LOGS");
     drop(s);
     server.shutdown().unwrap();
     let server = open();
     let mut s = session(&server, 1);
-    assert_eq!(rows(&mut s, "SELECT id FROM d.b ORDER BY id"), vec![vec!["1"], vec!["2"]]);
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM d.b ORDER BY id"),
+        vec![vec!["1"], vec!["2"]]
+    );
     drop(s);
     server.shutdown().unwrap();
 }

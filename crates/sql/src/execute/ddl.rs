@@ -7,13 +7,16 @@
 //! commit), so a DDL never runs inside a transaction.
 
 use onelog_binlog::Value;
+use onelog_engine::collation::Collation;
 use onelog_engine::{ColumnSpec, IndexSpec, SqlType, TableOptions, TableSpec};
 use onelog_protocol::errors;
 use sqlparser::ast;
 
 use crate::context::ExecContext;
 use crate::error::SqlError;
-use crate::expr::{object_name_parts, Compiler, Env, Scope};
+use crate::expr::{
+    charset_named, check_charset, collation_named, object_name_parts, Compiler, Env, Scope,
+};
 
 fn split_name(cx: &ExecContext, n: &ast::ObjectName) -> Result<(String, String), SqlError> {
     let p = object_name_parts(n);
@@ -306,8 +309,93 @@ fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Value>, SqlEr
         cx,
         params: &[],
         insert_row: None,
+        coll: crate::expr::connection_collation(cx),
     };
     Ok(Some(x.eval(&[], &env)?))
+}
+
+/// The text of a table option's value (`utf8mb4`, `'utf8mb4'`).
+fn option_text(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Identifier(i) => i.value.clone(),
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// The table's default collation from its `[DEFAULT] CHARSET=` / `COLLATE=` options: None when
+/// neither is given (the server's, utf8mb4_general_ci); 1115/1273/1235/1253 as MariaDB.
+fn table_collation(opts: &ast::CreateTableOptions) -> Result<Option<Collation>, SqlError> {
+    let list = match opts {
+        ast::CreateTableOptions::None => return Ok(None),
+        ast::CreateTableOptions::With(v)
+        | ast::CreateTableOptions::Options(v)
+        | ast::CreateTableOptions::Plain(v)
+        | ast::CreateTableOptions::TableProperties(v) => v,
+    };
+    let (mut charset, mut coll) = (None, None);
+    for o in list {
+        let ast::SqlOption::KeyValue { key, value } = o else {
+            continue;
+        };
+        let k = key.value.to_ascii_uppercase();
+        let k = k.strip_prefix("DEFAULT ").unwrap_or(&k);
+        match k {
+            "CHARSET" | "CHARACTER SET" => charset = Some(charset_named(&option_text(value))?),
+            "COLLATE" => coll = Some(collation_named(&option_text(value))?),
+            _ => {}
+        }
+    }
+    both(charset, coll)
+}
+
+/// A charset and a collation given together: the collation, if it belongs to the charset.
+fn both(
+    charset: Option<Collation>,
+    coll: Option<Collation>,
+) -> Result<Option<Collation>, SqlError> {
+    match (charset, coll) {
+        (Some(cs), Some(c)) => {
+            check_charset(c, cs)?;
+            Ok(Some(c))
+        }
+        (cs, c) => Ok(c.or(cs)),
+    }
+}
+
+/// A column's collation: its COLLATE, else its CHARACTER SET's default, else the table's
+/// (None: the server default). Only text columns take one; a binary charset on a text
+/// column (MariaDB turns it into a binary type) is refused.
+fn column_collation(
+    options: &[ast::ColumnOptionDef],
+    ty: SqlType,
+    table: Option<Collation>,
+) -> Result<Option<Collation>, SqlError> {
+    let (mut charset, mut coll) = (None, None);
+    for o in options {
+        match &o.option {
+            ast::ColumnOption::CharacterSet(n) => {
+                charset = Some(charset_named(&object_name_parts(n).join("."))?)
+            }
+            ast::ColumnOption::Collation(n) => {
+                coll = Some(collation_named(&object_name_parts(n).join("."))?)
+            }
+            _ => {}
+        }
+    }
+    let given = both(charset, coll)?;
+    if !ty.is_text() {
+        return Ok(None);
+    }
+    match given.or(table) {
+        Some(Collation::Binary) => Err(SqlError::unsupported(
+            "CHARACTER SET binary on a text column",
+        )),
+        c => Ok(c),
+    }
 }
 
 /// The module's invariant: DDL never runs inside a transaction (the session committed it).
@@ -346,11 +434,13 @@ pub(crate) fn create_table(
         }
         n
     };
+    let table_coll = table_collation(&ct.table_options)?;
     for cd in &ct.columns {
         check_column_size(&cd.data_type, &cd.name.value)?;
         let ty = sql_type(&cd.data_type)?;
         let mut spec = ColumnSpec::new(&cd.name.value, ty);
         spec.extras.display_width = display_width(&cd.data_type, &ty);
+        spec.collation = column_collation(&cd.options, ty, table_coll)?;
         if cd.data_type.to_string().eq_ignore_ascii_case("serial") {
             // SERIAL = BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE
             spec.nullable = false;
@@ -399,6 +489,7 @@ pub(crate) fn create_table(
                             unique: true,
                         });
                     } else if t.starts_with("CHARACTER SET") || t.starts_with("COLLATE") {
+                        // CHARACTER SET and COLLATE: `column_collation`.
                     } else {
                         return Err(SqlError::unsupported(&format!("column option {t}")));
                     }

@@ -9,7 +9,7 @@
 //! each statement in a savepoint so a failing statement leaves none of its rows.
 
 use crate::error::{with_row, SqlError};
-use crate::expr::{convert_for_column, sort_cmp, Env, Expr};
+use crate::expr::{convert_for_column, order_collation, sort_cmp_in, Env, Expr};
 use crate::plan::access::{fetch, Plan};
 use crate::plan::dml::*;
 use onelog_binlog::Value;
@@ -376,6 +376,7 @@ pub(crate) fn execute_insert(
                             cx: env.cx,
                             params: env.params,
                             insert_row: Some(&row),
+                            coll: env.coll,
                         };
                         let mut new = old.clone();
                         for (c, x) in &p.on_dup {
@@ -556,9 +557,13 @@ fn select_rows(
             guard.charge(crate::guard::row_bytes(&k))?;
             keyed.push((k, r));
         }
+        let colls: Vec<_> = order_by
+            .iter()
+            .map(|(e, _)| order_collation(e, def, env.coll))
+            .collect();
         keyed.sort_by(|a, b| {
             for (i, (_, desc)) in order_by.iter().enumerate() {
-                let o = sort_cmp(&a.0[i], &b.0[i]);
+                let o = sort_cmp_in(colls[i], &a.0[i], &b.0[i]);
                 let o = if *desc { o.reverse() } else { o };
                 if o != std::cmp::Ordering::Equal {
                     return o;

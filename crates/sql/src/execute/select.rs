@@ -16,12 +16,14 @@
 
 use crate::error::SqlError;
 use crate::expr::{
-    binary_values, compare, conform, key_bytes, sort_cmp, AggFunc, AggSpec, BinOp, Env, Expr, RType,
+    binary_values, compare_in, conform, key_bytes_in, sort_cmp_in, AggFunc, AggSpec, BinOp,
+    CollRef, Env, Expr, RType,
 };
 use crate::output::Column;
 use crate::plan::access::{resolve, visit};
 use crate::plan::select::*;
 use onelog_binlog::Value;
+use onelog_engine::collation::Collation;
 use onelog_engine::Transaction;
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
@@ -108,8 +110,15 @@ impl AggState {
         Ok(())
     }
 
-    fn add(&mut self, aggs: &[AggSpec], row: &[Value], env: &Env) -> Result<(), SqlError> {
+    fn add(
+        &mut self,
+        aggs: &[AggSpec],
+        colls: &[CollRef],
+        row: &[Value],
+        env: &Env,
+    ) -> Result<(), SqlError> {
         for (i, a) in aggs.iter().enumerate() {
+            let coll = colls.get(i).map_or(env.coll, |c| c.resolve(env.coll));
             if a.func == AggFunc::CountStar {
                 self.counts[i] += 1;
                 continue;
@@ -123,7 +132,7 @@ impl AggState {
             }
             if let Some(seen) = &mut self.seen[i] {
                 let mut k = Vec::new();
-                key_bytes(&v, &mut k);
+                key_bytes_in(coll, &v, &mut k);
                 if !seen.insert(k) {
                     continue;
                 }
@@ -146,7 +155,7 @@ impl AggState {
                 }
                 AggFunc::Min | AggFunc::Max => {
                     let replace = *cur == Value::Null
-                        || match compare(&v, cur) {
+                        || match compare_in(coll, &v, cur) {
                             Some(std::cmp::Ordering::Less) => a.func == AggFunc::Min,
                             Some(std::cmp::Ordering::Greater) => a.func == AggFunc::Max,
                             _ => false,
@@ -208,10 +217,13 @@ impl AggState {
         for (i, a) in aggs.iter().enumerate() {
             if a.func == AggFunc::GroupConcat && !a.order_by.is_empty() {
                 let mut items = std::mem::take(&mut self.pending[i]);
+                // Strings sort under the connection's collation (MariaDB: the key's own;
+                // docs/SQL.md lists the difference).
+                let coll = crate::expr::connection_collation(env.cx);
                 // Stable: equal keys keep the order the rows were read in.
                 items.sort_by(|x, y| {
                     for (k, (_, desc)) in a.order_by.iter().enumerate() {
-                        let o = sort_cmp(&x.0[k], &y.0[k]);
+                        let o = sort_cmp_in(coll, &x.0[k], &y.0[k]);
                         let o = if *desc { o.reverse() } else { o };
                         if o != std::cmp::Ordering::Equal {
                             return o;
@@ -371,37 +383,12 @@ pub(crate) fn execute(
     }
     let mut out = sink.finish()?;
     let guard = &env.cx.guard;
+    let order_coll: Vec<Collation> = p.colls.order.iter().map(|c| c.resolve(env.coll)).collect();
+    let proj_coll: Vec<Collation> = p.colls.proj.iter().map(|c| c.resolve(env.coll)).collect();
+    debug_assert_eq!(order_coll.len(), p.order_by.len());
+    debug_assert_eq!(proj_coll.len(), p.projections.len());
     if sorted {
-        // The comparator cannot fail: once the guard stops the statement every comparison
-        // answers Equal (the sort ends quickly) and the error is returned after it.
-        let mut stop: Option<SqlError> = None;
-        out.sort_by(|a, b| {
-            if stop.is_some() {
-                return std::cmp::Ordering::Equal;
-            }
-            if let Err(e) = guard.check() {
-                stop = Some(e);
-                return std::cmp::Ordering::Equal;
-            }
-            let mut slot = 0;
-            for ((_, desc), src) in p.order_by.iter().zip(&order_src) {
-                let o = match src {
-                    Some(j) => sort_cmp(&a.1[*j], &b.1[*j]),
-                    None => {
-                        slot += 1;
-                        sort_cmp(&a.0[slot - 1], &b.0[slot - 1])
-                    }
-                };
-                let o = if *desc { o.reverse() } else { o };
-                if o != std::cmp::Ordering::Equal {
-                    return o;
-                }
-            }
-            std::cmp::Ordering::Equal
-        });
-        if let Some(e) = stop {
-            return Err(e);
-        }
+        sort_output(&mut out, p, &order_src, &order_coll, guard)?;
     }
     let mut rows: Vec<Vec<Value>> = out.into_iter().map(|(_, r)| r).collect();
     if p.distinct && sorted && (0..p.projections.len()).all(|j| order_src.contains(&Some(j))) {
@@ -412,8 +399,8 @@ pub(crate) fn execute(
         let mut first = true;
         rows.retain(|r| {
             cur.clear();
-            for v in r {
-                key_bytes(v, &mut cur);
+            for (v, c) in r.iter().zip(&proj_coll) {
+                key_bytes_in(*c, v, &mut cur);
             }
             let keep = first || cur != prev;
             first = false;
@@ -429,8 +416,8 @@ pub(crate) fn execute(
                 return false;
             }
             k.clear();
-            for v in r {
-                key_bytes(v, &mut k);
+            for (v, c) in r.iter().zip(&proj_coll) {
+                key_bytes_in(*c, v, &mut k);
             }
             if seen.contains(&k) {
                 false
@@ -529,6 +516,48 @@ fn join_rows(
     Ok(ControlFlow::Continue(()))
 }
 
+/// Sorts output rows by the ORDER BY items (`order_src`: a projection or the next key slot)
+/// under their collations.
+fn sort_output(
+    out: &mut [(Vec<Value>, Vec<Value>)],
+    p: &SelectPlan,
+    order_src: &[Option<usize>],
+    order_coll: &[Collation],
+    guard: &crate::guard::StatementGuard,
+) -> Result<(), SqlError> {
+    // The comparator cannot fail: once the guard stops the statement every comparison
+    // answers Equal (the sort ends quickly) and the error is returned after it.
+    let mut stop: Option<SqlError> = None;
+    out.sort_by(|a, b| {
+        if stop.is_some() {
+            return std::cmp::Ordering::Equal;
+        }
+        if let Err(e) = guard.check() {
+            stop = Some(e);
+            return std::cmp::Ordering::Equal;
+        }
+        let mut slot = 0;
+        for (((_, desc), src), coll) in p.order_by.iter().zip(order_src).zip(order_coll) {
+            let o = match src {
+                Some(j) => sort_cmp_in(*coll, &a.1[*j], &b.1[*j]),
+                None => {
+                    slot += 1;
+                    sort_cmp_in(*coll, &a.0[slot - 1], &b.0[slot - 1])
+                }
+            };
+            let o = if *desc { o.reverse() } else { o };
+            if o != std::cmp::Ordering::Equal {
+                return o;
+            }
+        }
+        std::cmp::Ordering::Equal
+    });
+    if let Some(e) = stop {
+        return Err(e);
+    }
+    Ok(())
+}
+
 /// Where the source rows of one execution go: filter, then groups or projected output rows.
 struct Sink<'a> {
     p: &'a SelectPlan,
@@ -565,8 +594,8 @@ impl Sink<'_> {
                 0
             } else {
                 self.key.clear();
-                for g in &p.group_by {
-                    key_bytes(&g.eval(row, env)?, &mut self.key);
+                for (g, c) in p.group_by.iter().zip(&p.colls.group) {
+                    key_bytes_in(c.resolve(env.coll), &g.eval(row, env)?, &mut self.key);
                 }
                 match self.group_index.get(&self.key) {
                     Some(&i) => i,
@@ -582,7 +611,7 @@ impl Sink<'_> {
                     }
                 }
             };
-            self.groups[gi].1.add(&p.aggs, row, env)?;
+            self.groups[gi].1.add(&p.aggs, &p.colls.aggs, row, env)?;
             return Ok(ControlFlow::Continue(()));
         }
         if let Some(h) = &p.having {

@@ -51,20 +51,6 @@ pub(crate) fn compare(a: &Value, b: &Value) -> Option<Ordering> {
     }
 }
 
-/// Total order for sorting: NULL first, then [`compare`].
-pub(crate) fn sort_cmp(a: &Value, b: &Value) -> Ordering {
-    match (a, b) {
-        (Value::Null, Value::Null) => Ordering::Equal,
-        (Value::Null, _) => Ordering::Less,
-        (_, Value::Null) => Ordering::Greater,
-        _ => {
-            let o = compare(a, b);
-            debug_assert!(o.is_some(), "compare gave None for non-NULL values");
-            o.unwrap_or(Ordering::Equal)
-        }
-    }
-}
-
 /// Appends a canonical, type-tagged encoding of `v` (GROUP BY / DISTINCT keys): equal
 /// values of one type encode equally.
 pub(crate) fn key_bytes(v: &Value, out: &mut Vec<u8>) {

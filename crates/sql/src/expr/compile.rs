@@ -10,13 +10,18 @@
 //! Called by the executors (`select`, `dml`, `ddl`) and by `eval_scalar`.
 
 use onelog_binlog::Value;
-use onelog_engine::TableDef;
+use onelog_engine::collation::Collation;
+use onelog_engine::{ColumnDef, TableDef};
 use onelog_protocol::errors;
 use sqlparser::ast;
 
+use super::collate::{
+    aggregate, check_charset, collation_named, for_comparison, Coercibility, CollRef, Deriv,
+};
 use super::functions::{self, aggregate};
 use super::ir::{AggFunc, AggSpec, BinOp, CastTo, Expr, Func};
 use super::numeric::Dec;
+use super::types::RType;
 use crate::error::SqlError;
 use crate::sysvar::VarScope;
 
@@ -69,6 +74,96 @@ impl<'a> Compiler<'a> {
             insert_values: false,
             aliases: Vec::new(),
         }
+    }
+
+    /// The definition of the column at row position `i` (across a join's tables).
+    fn column_def(&self, i: usize) -> Option<&ColumnDef> {
+        let t = self.scope.table?;
+        if i < t.columns.len() {
+            return t.columns.get(i);
+        }
+        self.scope
+            .joined
+            .iter()
+            .find(|(d, _, off)| (*off..off + d.columns.len()).contains(&i))
+            .and_then(|(d, _, off)| d.columns.get(i - off))
+    }
+
+    /// The collation derivation of a compiled expression (None: not a string).
+    pub fn derive(&self, e: &Expr) -> Option<Deriv> {
+        use Coercibility as C;
+        let conn = |co| Some(Deriv::new(CollRef::Connection, co));
+        match e {
+            Expr::Lit(Value::Bytes(_)) | Expr::Param(_) | Expr::UserVar(_) => conn(C::Coercible),
+            Expr::SysVar(..) => conn(C::SysConst),
+            Expr::Col(c) | Expr::InsertValue(c) => {
+                let coll = self.column_def(*c)?.string_collation()?;
+                Some(Deriv::new(CollRef::Fixed(coll), C::Implicit))
+            }
+            Expr::Collate(_, c) => Some(Deriv::new(CollRef::Fixed(*c), C::Explicit)),
+            Expr::Introduced(_, c) => Some(Deriv::new(CollRef::Fixed(*c), C::Coercible)),
+            Expr::Collated(..) => None,
+            Expr::Cast(_, CastTo::Char) => conn(C::Implicit),
+            Expr::Cast(_, CastTo::Binary) => {
+                Some(Deriv::new(CollRef::Fixed(Collation::Binary), C::Implicit))
+            }
+            Expr::Agg(i) => {
+                let a = self.aggs.as_ref()?.get(*i)?;
+                match a.func {
+                    AggFunc::Min | AggFunc::Max | AggFunc::GroupConcat => {
+                        self.derive(a.arg.as_ref()?)
+                    }
+                    _ => None,
+                }
+            }
+            Expr::Case(_, whens, el) => {
+                let results = whens.iter().map(|(_, r)| r).chain(el.as_deref());
+                results.filter_map(|r| self.derive(r)).reduce(aggregate)
+            }
+            Expr::Func(_, args) => {
+                let r = e.rtype(self.scope.table, self.aggs.as_deref().unwrap_or(&[]));
+                let string = match r {
+                    RType::Str(_) | RType::Dyn => true,
+                    RType::Column(c) => self.column_def(c).is_some_and(|d| d.ty.is_string()),
+                    _ => false,
+                };
+                if !string {
+                    return None;
+                }
+                args.iter()
+                    .filter_map(|a| self.derive(a))
+                    .reduce(aggregate)
+                    .or_else(|| conn(C::Coercible))
+            }
+            _ => None,
+        }
+    }
+
+    /// Wraps a comparison node in the collation its string operands (`ds`) aggregate to;
+    /// 1267/1270/1271 for an illegal mix.
+    fn collated(&self, node: Expr, ds: &[Option<Deriv>], op: &str) -> Result<Expr, SqlError> {
+        let is_cmp = !matches!(&node, Expr::Bin(o, ..) if comparison_name(*o).is_empty());
+        // The first operand is compared with each other one: when it is not a string, no
+        // comparison is of two strings (IN, BETWEEN, CASE over a number).
+        if !is_cmp || ds.first().is_some_and(|d| d.is_none()) {
+            return Ok(node);
+        }
+        Ok(match for_comparison(ds, op)? {
+            Some(c) => Expr::Collated(c, Box::new(node)),
+            None => node,
+        })
+    }
+
+    /// `a <=> b`.
+    fn null_eq(&mut self, a: &ast::Expr, b: &ast::Expr) -> Result<Expr, SqlError> {
+        let l = self.compile(a)?;
+        let r = self.compile(b)?;
+        let ds = [self.derive(&l), self.derive(&r)];
+        self.collated(
+            Expr::Bin(BinOp::NullEq, Box::new(l), Box::new(r)),
+            &ds,
+            "<=>",
+        )
     }
 
     fn column(&self, parts: &[&str]) -> Result<Expr, SqlError> {
@@ -143,9 +238,28 @@ impl<'a> Compiler<'a> {
                     self.params += 1;
                     Expr::Param(n)
                 }
-                other => Expr::Lit(literal(other)?),
+                other => {
+                    let lit = Expr::Lit(literal(other)?);
+                    let hex = match other {
+                        ast::Value::HexStringLiteral(_) => true,
+                        ast::Value::Number(n, _) => n.starts_with("0x") || n.starts_with("0X"),
+                        _ => false,
+                    };
+                    if hex {
+                        Expr::Introduced(Box::new(lit), Collation::Binary)
+                    } else {
+                        lit
+                    }
+                }
             },
-            // _binary'..', _utf8mb4'..': onelog's strings are UTF-8 text or bytes already.
+            // _binary'..': a binary string (COERCIBLE).
+            A::Prefixed { prefix, value }
+                if prefix.value.eq_ignore_ascii_case("_binary")
+                    && matches!(**value, A::Value(_)) =>
+            {
+                Expr::Introduced(Box::new(self.compile(value)?), Collation::Binary)
+            }
+            // _utf8mb4'..': onelog's strings are UTF-8 text already.
             A::Prefixed { prefix, value }
                 if matches!(
                     prefix.value.to_ascii_lowercase().as_str(),
@@ -164,7 +278,9 @@ impl<'a> Compiler<'a> {
                 let op = bin_op(op)?;
                 let l = self.compile(left)?;
                 let r = self.compile(right)?;
-                Expr::Bin(op, Box::new(l), Box::new(r))
+                let name = comparison_name(op);
+                let ds = [self.derive(&l), self.derive(&r)];
+                self.collated(Expr::Bin(op, Box::new(l), Box::new(r)), &ds, name)?
             }
             A::IsNull(x) => Expr::IsNull(Box::new(self.compile(x)?), false),
             A::IsNotNull(x) => Expr::IsNull(Box::new(self.compile(x)?), true),
@@ -172,16 +288,8 @@ impl<'a> Compiler<'a> {
             A::IsNotTrue(x) => Expr::IsBool(Box::new(self.compile(x)?), true, true),
             A::IsFalse(x) => Expr::IsBool(Box::new(self.compile(x)?), false, false),
             A::IsNotFalse(x) => Expr::IsBool(Box::new(self.compile(x)?), false, true),
-            A::IsNotDistinctFrom(a, b) => Expr::Bin(
-                BinOp::NullEq,
-                Box::new(self.compile(a)?),
-                Box::new(self.compile(b)?),
-            ),
-            A::IsDistinctFrom(a, b) => Expr::Not(Box::new(Expr::Bin(
-                BinOp::NullEq,
-                Box::new(self.compile(a)?),
-                Box::new(self.compile(b)?),
-            ))),
+            A::IsNotDistinctFrom(a, b) => self.null_eq(a, b)?,
+            A::IsDistinctFrom(a, b) => Expr::Not(Box::new(self.null_eq(a, b)?)),
             A::InList {
                 expr,
                 list,
@@ -282,7 +390,18 @@ impl<'a> Compiler<'a> {
                 data_type: None,
                 ..
             } => self.compile(expr)?,
-            A::Collate { expr, .. } => self.compile(expr)?,
+            A::Collate { expr, collation } => {
+                let x = self.compile(expr)?;
+                let name = object_name_parts(collation).join(".");
+                let c = collation_named(&name)?;
+                if let Some(d) = self.derive(&x) {
+                    let have = d.coll.resolve(Collation::DEFAULT);
+                    if have.charset() != c.charset() {
+                        return Err(check_charset(c, have).unwrap_err());
+                    }
+                }
+                Expr::Collate(Box::new(x), c)
+            }
             other => {
                 return Err(SqlError::unsupported(&format!(
                     "expression {}",
@@ -303,7 +422,10 @@ impl<'a> Compiler<'a> {
         for i in list {
             items.push(self.compile(i)?);
         }
-        Ok(Expr::In(Box::new(x), items, negated))
+        let mut ds = vec![self.derive(&x)];
+        ds.extend(items.iter().map(|i| self.derive(i)));
+        let name = if items.len() == 1 { "=" } else { "in" };
+        self.collated(Expr::In(Box::new(x), items, negated), &ds, name)
     }
 
     fn between(
@@ -316,12 +438,12 @@ impl<'a> Compiler<'a> {
         let x = self.compile(expr)?;
         let lo = self.compile(low)?;
         let hi = self.compile(high)?;
-        Ok(Expr::Between(
-            Box::new(x),
-            Box::new(lo),
-            Box::new(hi),
-            negated,
-        ))
+        let ds = [self.derive(&x), self.derive(&lo), self.derive(&hi)];
+        self.collated(
+            Expr::Between(Box::new(x), Box::new(lo), Box::new(hi), negated),
+            &ds,
+            "between",
+        )
     }
 
     fn identifier(&mut self, i: &ast::Ident) -> Result<Expr, SqlError> {
@@ -384,7 +506,12 @@ impl<'a> Compiler<'a> {
             },
             Some(_) => return Err(SqlError::wrong_arguments("ESCAPE")),
         };
-        Ok(Expr::Like(Box::new(x), Box::new(p), esc, negated))
+        let ds = [self.derive(&x), self.derive(&p)];
+        self.collated(
+            Expr::Like(Box::new(x), Box::new(p), esc, negated),
+            &ds,
+            "like",
+        )
     }
 
     fn case(
@@ -407,7 +534,12 @@ impl<'a> Compiler<'a> {
             Some(e) => Some(Box::new(self.compile(e)?)),
             None => None,
         };
-        Ok(Expr::Case(op, whens, el))
+        let Some(o) = &op else {
+            return Ok(Expr::Case(op, whens, el));
+        };
+        let mut ds = vec![self.derive(o)];
+        ds.extend(whens.iter().map(|(c, _)| self.derive(c)));
+        self.collated(Expr::Case(op, whens, el), &ds, "case")
     }
 
     fn substring(
@@ -692,6 +824,20 @@ pub(super) fn sys_var(name: &str, scope: Option<&str>) -> Expr {
         }
     };
     Expr::SysVar(name.trim_matches('`').to_ascii_lowercase(), scope)
+}
+
+/// How MariaDB names a comparison operator in 1267; empty for other operators.
+fn comparison_name(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Eq => "=",
+        BinOp::NullEq => "<=>",
+        BinOp::Ne => "<>",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        _ => "",
+    }
 }
 
 pub(super) fn cast_target(dt: &ast::DataType) -> Result<CastTo, SqlError> {

@@ -6,6 +6,7 @@
 //! fixed for that statement (its start time, its parameters).
 
 use onelog_binlog::Value;
+use onelog_engine::collation::Collation;
 
 use crate::context::ExecContext;
 
@@ -15,4 +16,29 @@ pub(crate) struct Env<'a> {
     pub params: &'a [Value],
     /// The row INSERT wanted to write (for `VALUES(col)`).
     pub insert_row: Option<&'a [Value]>,
+    /// The connection's collation (`collation_connection` at the statement's start): how
+    /// literals compare.
+    pub coll: Collation,
+}
+
+/// The session's `collation_connection` (a utf8mb3 one as its utf8mb4 namesake; the default
+/// if it names none onelog has).
+pub(crate) fn connection_collation(cx: &ExecContext) -> Collation {
+    match crate::sysvar::get_var(cx, "collation_connection", crate::sysvar::VarScope::Session) {
+        Ok(Value::Bytes(b)) => std::str::from_utf8(&b)
+            .ok()
+            .and_then(|n| {
+                let n = n.to_ascii_lowercase();
+                let rest = n
+                    .strip_prefix("utf8mb3_")
+                    .or_else(|| n.strip_prefix("utf8_"));
+                let n = match rest {
+                    Some(rest) => format!("utf8mb4_{rest}"),
+                    None => n,
+                };
+                Collation::by_name(&n)
+            })
+            .unwrap_or(Collation::DEFAULT),
+        _ => Collation::DEFAULT,
+    }
 }

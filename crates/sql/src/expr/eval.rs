@@ -13,12 +13,15 @@ use std::cmp::Ordering;
 use onelog_binlog::Value;
 use sqlparser::ast;
 
-use super::coerce::{cast, compare};
+use onelog_engine::collation::Collation;
+
+use super::coerce::cast;
+use super::collate::{compare_in, compare_op};
 use super::compile::{Compiler, Scope};
 use super::env::Env;
 use super::functions::Eval;
 use super::ir::{BinOp, Expr, Func};
-use super::like::like_match;
+use super::like::like_match_in;
 use super::numeric::{int_value, num_of, to_i128, truth, Num};
 use super::ops::{binary_values, bool_value};
 use super::text::text_of;
@@ -63,7 +66,7 @@ impl Expr {
                 None => Value::Null,
                 Some(i) => Value::UInt(!(i as u64)),
             },
-            Expr::Bin(op, l, r) => return self.binary(*op, l, r, row, aggs, env),
+            Expr::Bin(op, l, r) => return self.binary(*op, l, r, env.coll, row, aggs, env),
             Expr::IsNull(x, neg) => {
                 let n = x.eval_with(row, aggs, env)? == Value::Null;
                 Value::Int((n != *neg) as i64)
@@ -72,13 +75,36 @@ impl Expr {
                 let t = truth(&x.eval_with(row, aggs, env)?);
                 Value::Int(((t == Some(*want)) != *neg) as i64)
             }
-            Expr::In(x, list, neg) => return in_list(x, list, *neg, row, aggs, env),
+            Expr::In(..) | Expr::Between(..) | Expr::Like(..) | Expr::Case(..) => {
+                return self.eval_in(env.coll, row, aggs, env)
+            }
+            Expr::Collate(x, _) | Expr::Introduced(x, _) => return x.eval_with(row, aggs, env),
+            Expr::Collated(c, inner) => return inner.eval_in(c.resolve(env.coll), row, aggs, env),
+            Expr::Cast(x, to) => cast(x.eval_with(row, aggs, env)?, *to)?,
+            Expr::SysVar(name, scope) => get_var(env.cx, name, *scope)?,
+            Expr::UserVar(name) => env.cx.user_vars.get(name).cloned().unwrap_or(Value::Null),
+            Expr::Func(f, args) => return self.func(*f, args, row, aggs, env),
+        })
+    }
+
+    /// Evaluates a comparison node with its strings compared under `coll` (any other node
+    /// as [`Expr::eval_with`]).
+    fn eval_in(
+        &self,
+        coll: Collation,
+        row: &[Value],
+        aggs: &[Value],
+        env: &Env,
+    ) -> Result<Value, SqlError> {
+        Ok(match self {
+            Expr::Bin(op, l, r) => return self.binary(*op, l, r, coll, row, aggs, env),
+            Expr::In(x, list, neg) => return in_list(x, list, *neg, coll, row, aggs, env),
             Expr::Between(x, lo, hi, neg) => {
                 let v = x.eval_with(row, aggs, env)?;
                 let a = lo.eval_with(row, aggs, env)?;
                 let b = hi.eval_with(row, aggs, env)?;
-                let ge = compare(&v, &a).map(|o| o != Ordering::Less);
-                let le = compare(&v, &b).map(|o| o != Ordering::Greater);
+                let ge = compare_in(coll, &v, &a).map(|o| o != Ordering::Less);
+                let le = compare_in(coll, &v, &b).map(|o| o != Ordering::Greater);
                 let r = match (ge, le) {
                     (Some(false), _) | (_, Some(false)) => Some(false),
                     (Some(true), Some(true)) => Some(true),
@@ -92,24 +118,23 @@ impl Expr {
                 if v == Value::Null || pv == Value::Null {
                     return Ok(Value::Null);
                 }
-                let m = like_match(&text_of(&v), &text_of(&pv), *esc);
+                let m = like_match_in(coll, &text_of(&v), &text_of(&pv), *esc);
                 Value::Int((m != *neg) as i64)
             }
             Expr::Case(op, whens, el) => {
-                return case(op.as_deref(), whens, el.as_deref(), row, aggs, env)
+                return case(op.as_deref(), whens, el.as_deref(), coll, row, aggs, env)
             }
-            Expr::Cast(x, to) => cast(x.eval_with(row, aggs, env)?, *to)?,
-            Expr::SysVar(name, scope) => get_var(env.cx, name, *scope)?,
-            Expr::UserVar(name) => env.cx.user_vars.get(name).cloned().unwrap_or(Value::Null),
-            Expr::Func(f, args) => return self.func(*f, args, row, aggs, env),
+            other => return other.eval_with(row, aggs, env),
         })
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn binary(
         &self,
         op: BinOp,
         l: &Expr,
         r: &Expr,
+        coll: Collation,
         row: &[Value],
         aggs: &[Value],
         env: &Env,
@@ -143,7 +168,10 @@ impl Expr {
         }
         let a = l.eval_with(row, aggs, env)?;
         let b = r.eval_with(row, aggs, env)?;
-        binary_values(op, &a, &b)
+        match compare_op(op, coll, &a, &b) {
+            Some(v) => Ok(v),
+            None => binary_values(op, &a, &b),
+        }
     }
 
     fn func(
@@ -187,11 +215,13 @@ impl Expr {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 /// `x [NOT] IN (list)`: NULL when `x` is NULL, or when no item matches and one is NULL.
 fn in_list(
     x: &Expr,
     list: &[Expr],
     neg: bool,
+    coll: Collation,
     row: &[Value],
     aggs: &[Value],
     env: &Env,
@@ -203,7 +233,7 @@ fn in_list(
     let mut saw_null = false;
     for item in list {
         let w = item.eval_with(row, aggs, env)?;
-        match compare(&v, &w) {
+        match compare_in(coll, &v, &w) {
             Some(Ordering::Equal) => return Ok(Value::Int(!neg as i64)),
             None => saw_null = true,
             _ => {}
@@ -217,10 +247,12 @@ fn in_list(
 }
 
 /// `CASE [base] WHEN .. THEN .. [ELSE ..] END`: the first matching branch only is evaluated.
+#[allow(clippy::too_many_arguments)]
 fn case(
     op: Option<&Expr>,
     whens: &[(Expr, Expr)],
     el: Option<&Expr>,
+    coll: Collation,
     row: &[Value],
     aggs: &[Value],
     env: &Env,
@@ -232,7 +264,7 @@ fn case(
     for (c, r) in whens {
         let cv = c.eval_with(row, aggs, env)?;
         let hit = match &base {
-            Some(b) => compare(b, &cv) == Some(Ordering::Equal),
+            Some(b) => compare_in(coll, b, &cv) == Some(Ordering::Equal),
             None => truth(&cv) == Some(true),
         };
         if hit {
@@ -264,6 +296,7 @@ pub(crate) fn eval_scalar(cx: &mut ExecContext, expr: &ast::Expr) -> Result<Valu
         cx,
         params: &[],
         insert_row: None,
+        coll: super::env::connection_collation(cx),
     };
     e.eval(&[], &env)
 }

@@ -31,7 +31,9 @@ impl Expr {
             | Expr::IsBool(..)
             | Expr::In(..)
             | Expr::Between(..)
-            | Expr::Like(..) => RType::Int,
+            | Expr::Like(..)
+            | Expr::Collated(..) => RType::Int,
+            Expr::Collate(x, _) | Expr::Introduced(x, _) => sub(x),
             Expr::BitNot(_) => RType::UInt,
             Expr::Bin(op, l, r) => binary_type(*op, l, r, &cx),
             Expr::Case(_, whens, el) => {

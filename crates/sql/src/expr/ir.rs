@@ -9,6 +9,9 @@
 //! `eval.rs` checks column positions and argument order.)
 
 use onelog_binlog::Value;
+use onelog_engine::collation::Collation;
+
+use super::collate::CollRef;
 
 use crate::sysvar::VarScope;
 
@@ -86,6 +89,13 @@ pub(crate) enum Expr {
     UserVar(String),
     /// `VALUES(col)` in ON DUPLICATE KEY UPDATE: the column of the row that was to be inserted.
     InsertValue(usize),
+    /// `e COLLATE c`: the value of `e`, with an explicit collation (for derivations).
+    Collate(Box<Expr>, Collation),
+    /// A literal with a character set: `_binary'..'`, `X'..'`, `0x..` (binary, COERCIBLE).
+    Introduced(Box<Expr>, Collation),
+    /// A comparison node (`Bin` comparison, `In`, `Between`, `Like`, simple `Case`) whose
+    /// strings compare under this collation; a bare one compares under the connection's.
+    Collated(CollRef, Box<Expr>),
 }
 
 /// Aggregate functions.

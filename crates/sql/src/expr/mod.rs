@@ -9,6 +9,7 @@
 //!   decimal arithmetic, LIKE;
 //! - `ir`: the compiled expression tree; `env`: what evaluation reads besides the row;
 //! - `coerce`, `ops`: comparison, CAST, column conversion; operators on two values;
+//! - `collate`: collation derivation of expressions and comparison under a collation;
 //! - `types`: result types;
 //! - `functions`: the built-in functions, one file per family, each function declared once;
 //! - `infer`, `compile`, `eval`: typing, compilation and evaluation of a whole tree.
@@ -28,6 +29,7 @@
 //! (`SET`), all through the re-exports below.
 
 mod coerce;
+mod collate;
 mod compile;
 mod env;
 mod eval;
@@ -43,9 +45,13 @@ mod text;
 mod types;
 mod warnings;
 
-pub(crate) use coerce::{compare, convert_for_column, key_bytes, sort_cmp};
+pub(crate) use coerce::{compare, convert_for_column};
+pub(crate) use collate::{
+    charset_named, check_charset, collation_named, compare_in, key_bytes_in, order_collation,
+    sort_cmp_in, CollRef,
+};
 pub(crate) use compile::{negate_literal, number_literal, object_name_parts, Compiler, Scope};
-pub(crate) use env::Env;
+pub(crate) use env::{connection_collation, Env};
 pub(crate) use eval::eval_scalar;
 pub(crate) use functions::statement_now;
 pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr};

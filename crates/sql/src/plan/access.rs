@@ -17,7 +17,7 @@ use onelog_binlog::Value;
 use onelog_engine::{IndexRef, KeyRange, LockMode, TableDef, Transaction};
 
 use crate::error::SqlError;
-use crate::expr::{convert_for_column, BinOp, Env, Expr};
+use crate::expr::{convert_for_column, BinOp, CollRef, Env, Expr};
 
 /// One range over an index: equality prefix values then bounds of the next column.
 #[derive(Debug, Clone)]
@@ -72,15 +72,35 @@ pub(crate) fn is_const(e: &Expr) -> bool {
     match e {
         Expr::Lit(_) | Expr::Param(_) | Expr::SysVar(..) | Expr::UserVar(_) => true,
         Expr::Col(_) | Expr::Agg(_) | Expr::InsertValue(_) => false,
-        Expr::Neg(x) | Expr::Not(x) | Expr::BitNot(x) | Expr::Cast(x, _) => is_const(x),
+        Expr::Neg(x)
+        | Expr::Not(x)
+        | Expr::BitNot(x)
+        | Expr::Cast(x, _)
+        | Expr::Collate(x, _)
+        | Expr::Introduced(x, _) => is_const(x),
         Expr::Bin(_, l, r) => is_const(l) && is_const(r),
         Expr::Func(f, args) => !f.def().volatile && args.iter().all(is_const),
         _ => false,
     }
 }
 
+/// The comparison `e` is, when its strings compare in the key order of column `col` (its
+/// collation); None for a comparison under another collation, which no key order serves.
+fn keyed<'e>(e: &'e Expr, def: &TableDef, col: usize) -> Option<&'e Expr> {
+    match e {
+        Expr::Collated(CollRef::Fixed(c), inner)
+            if def.columns.get(col).and_then(|d| d.string_collation()) == Some(*c) =>
+        {
+            Some(inner)
+        }
+        Expr::Collated(..) => None,
+        other => Some(other),
+    }
+}
+
 /// `col = const` -> const.
-fn eq_on(e: &Expr, col: usize) -> Option<Expr> {
+fn eq_on(e: &Expr, col: usize, def: &TableDef) -> Option<Expr> {
+    let e = keyed(e, def, col)?;
     if let Expr::Bin(BinOp::Eq, l, r) = e {
         match (&**l, &**r) {
             (Expr::Col(c), x) if *c == col && is_const(x) => return Some(x.clone()),
@@ -92,7 +112,8 @@ fn eq_on(e: &Expr, col: usize) -> Option<Expr> {
 }
 
 /// Ranges on `col` that exactly represent `e`, if it is a range predicate on it.
-fn ranges_on(e: &Expr, col: usize) -> Option<Vec<RangeExpr>> {
+fn ranges_on(e: &Expr, col: usize, def: &TableDef) -> Option<Vec<RangeExpr>> {
+    let e = keyed(e, def, col)?;
     match e {
         Expr::Bin(op, l, r) => {
             let (op, x) = match (&**l, &**r) {
@@ -109,8 +130,8 @@ fn ranges_on(e: &Expr, col: usize) -> Option<Vec<RangeExpr>> {
                 ),
                 _ => {
                     if *op == BinOp::Or {
-                        let mut a = ranges_on(l, col)?;
-                        a.extend(ranges_on(r, col)?);
+                        let mut a = ranges_on(l, col, def)?;
+                        a.extend(ranges_on(r, col, def)?);
                         return Some(a);
                     }
                     return None;
@@ -193,7 +214,7 @@ pub(crate) fn plan(def: &TableDef, where_: Option<&Expr>) -> Plan {
                 if used[i] {
                     None
                 } else {
-                    eq_on(e, c).map(|x| (i, x))
+                    eq_on(e, c, def).map(|x| (i, x))
                 }
             });
             match hit {
@@ -211,7 +232,7 @@ pub(crate) fn plan(def: &TableDef, where_: Option<&Expr>) -> Plan {
                 if used[i] {
                     None
                 } else {
-                    ranges_on(e, c).map(|r| (i, r))
+                    ranges_on(e, c, def).map(|r| (i, r))
                 }
             }) {
                 used[i] = true;

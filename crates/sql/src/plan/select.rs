@@ -10,7 +10,9 @@
 use crate::bind::tables::{from_tables, From, JoinKind};
 use crate::context::ExecContext;
 use crate::error::SqlError;
-use crate::expr::{rtype_column, AggFunc, AggSpec, Compiler, Expr, RType, Scope};
+use onelog_engine::collation::Collation;
+
+use crate::expr::{rtype_column, AggFunc, AggSpec, CollRef, Compiler, Expr, RType, Scope};
 use crate::output::Column;
 use crate::plan::access::{plan, Plan};
 use onelog_binlog::{ColumnType, Value};
@@ -35,6 +37,8 @@ pub(crate) struct SelectPlan {
     pub group_by: Vec<Expr>,
     pub having: Option<Expr>,
     pub order_by: Vec<(Expr, bool)>,
+    /// The collations strings sort, group and compare under (`Colls`).
+    pub colls: Colls,
     pub distinct: bool,
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
@@ -166,6 +170,13 @@ pub(crate) fn table_column(def: &TableDef, i: usize, table_alias: &str, name: &s
         T::Year => (ColumnType::Year, 4, 0, 63, NUM | UNSIGNED),
         T::Null => (ColumnType::Null, 0, 0, 63, BINARY),
     };
+    // A text column under a binary-order collation (utf8mb4_bin) is flagged BINARY, as
+    // MariaDB does; its character set stays the connection's.
+    let extra = if c.collation == Some(Collation::Utf8mb4Bin) {
+        extra | BINARY
+    } else {
+        extra
+    };
     Column {
         name: name.to_string(),
         org_name: c.name.clone(),
@@ -279,6 +290,7 @@ pub(crate) fn compile(
     c.aggs = Some(Vec::new());
     let items = compile_projection(&mut c, sel, &from)?;
     let clauses = compile_clauses(&mut c, q, sel, &items)?;
+    let colls = Colls::derive(&c, &items.projections, &clauses);
     let aggs = c.aggs.take().unwrap_or_default();
     let params = c.params;
     let grouped = !aggs.is_empty() || !clauses.group_by.is_empty();
@@ -311,6 +323,7 @@ pub(crate) fn compile(
         group_by: clauses.group_by,
         having: clauses.having,
         order_by: clauses.order_by,
+        colls,
         distinct,
         limit: clauses.limit,
         offset: clauses.offset,
@@ -324,6 +337,32 @@ pub(crate) fn compile(
         lock_wait,
         skip_locked: wait == LockWait::SkipLocked,
     })
+}
+
+/// The collation of each ORDER BY item, GROUP BY item, projection (DISTINCT) and aggregate
+/// argument (MIN, MAX, DISTINCT aggregates): their derivations' (the connection's when none).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Colls {
+    pub order: Vec<CollRef>,
+    pub group: Vec<CollRef>,
+    pub proj: Vec<CollRef>,
+    pub aggs: Vec<CollRef>,
+}
+
+impl Colls {
+    fn derive(c: &Compiler<'_>, projections: &[Expr], clauses: &Clauses) -> Colls {
+        let of = |e: &Expr| c.derive(e).map_or(CollRef::Connection, |d| d.coll);
+        let aggs = c.aggs.as_deref().unwrap_or(&[]);
+        Colls {
+            order: clauses.order_by.iter().map(|(e, _)| of(e)).collect(),
+            group: clauses.group_by.iter().map(of).collect(),
+            proj: projections.iter().map(of).collect(),
+            aggs: aggs
+                .iter()
+                .map(|a| a.arg.as_ref().map_or(CollRef::Connection, of))
+                .collect(),
+        }
+    }
 }
 
 /// What a query's body is: one SELECT, or a parenthesised query to compile instead.

@@ -246,6 +246,26 @@ pub fn make_interactive(cx: &mut ExecContext) {
     }
 }
 
+/// The collation a client names in its handshake (by id) sets the session's
+/// `character_set_client`/`_connection`/`_results` and `collation_connection`, as in MariaDB,
+/// when onelog has it (utf8mb4's and utf8mb3's general_ci, bin, unicode_ci); any other id
+/// leaves the defaults (utf8mb4, utf8mb4_general_ci).
+pub fn set_client_collation(cx: &mut ExecContext, id: u16) {
+    let (cs, coll) = match id {
+        46 => ("utf8mb4", "utf8mb4_bin"),
+        224 => ("utf8mb4", "utf8mb4_unicode_ci"),
+        33 => ("utf8mb3", "utf8mb3_general_ci"),
+        83 => ("utf8mb3", "utf8mb3_bin"),
+        192 => ("utf8mb3", "utf8mb3_unicode_ci"),
+        _ => return,
+    };
+    let text = |s: &str| Some(Value::Bytes(s.as_bytes().to_vec()));
+    put_session(cx, "character_set_client", text(cs));
+    put_session(cx, "character_set_connection", text(cs));
+    put_session(cx, "character_set_results", text(cs));
+    put_session(cx, "collation_connection", text(coll));
+}
+
 /// The session's `innodb_lock_wait_timeout` (the SQL layer applies it to each transaction it
 /// begins with `Transaction::set_lock_wait_timeout`).
 pub fn lock_wait_timeout(cx: &ExecContext) -> Duration {
@@ -531,11 +551,21 @@ fn set_semisync(cx: &ExecContext, def: &VarDef, value: Option<Value>) {
 /// Refuses (1235) a value of a variable that onelog would store without honouring it.
 fn check_honoured(cx: &ExecContext, def: &VarDef, global: bool, v: &Value) -> Result<(), SqlError> {
     let given = show_text(def, v);
-    // Collations: onelog compares strings as bytes whatever the utf8 collation named (a
-    // known divergence, docs/SQL.md); other character sets' collations are refused.
+    // Collations: literals compare under collation_connection (`expr::collate`), which takes
+    // the utf8 collations onelog has (a utf8mb3 name weighs as its utf8mb4 namesake, the same
+    // on the BMP); new tables always default to utf8mb4_general_ci, so collation_server and
+    // collation_database keep that one.
     if def.name.starts_with("collation_") {
         let l = given.to_ascii_lowercase();
-        if l.starts_with("utf8mb4_") || l.starts_with("utf8mb3_") || l.starts_with("utf8_") {
+        let rest = ["utf8mb4_", "utf8mb3_", "utf8_"]
+            .iter()
+            .find_map(|p| l.strip_prefix(p));
+        let ok = match rest {
+            Some("general_ci") => true,
+            Some("bin" | "unicode_ci") => def.name == "collation_connection",
+            _ => false,
+        };
+        if ok {
             return Ok(());
         }
     } else {

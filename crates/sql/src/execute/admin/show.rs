@@ -9,8 +9,9 @@
 //!   and `InnoDB` as a supported alias of it, so `ENGINE=InnoDB` in DDL is accepted.
 //! - Integer types are shown with their declared display width (`tinyint(1)`), else MariaDB's
 //!   default one (`int(11)`, `bigint(20) unsigned`).
-//! - Text columns are utf8mb4 with binary comparison in the engine; SHOW prints the default
-//!   `utf8mb4_general_ci` collation clients expect (the difference is documented in SQL.md).
+//! - Text columns show the collation the catalog keeps for them (SHOW FULL COLUMNS); SHOW
+//!   CREATE TABLE prints `CHARACTER SET .. COLLATE ..` on a column whose collation is not the
+//!   table's, and as the table's the one all its text columns share (else the default).
 //! - SHOW DATABASES lists the databases of the catalog only (no `information_schema`,
 //!   `mysql` or `performance_schema`: they do not exist in onelog).
 //!
@@ -19,6 +20,7 @@
 //! filters apply to the result's own columns, so a filter never changes a row's values.
 
 use onelog_binlog::Value;
+use onelog_engine::collation::Collation;
 use onelog_engine::{SqlType, TableDef};
 
 use crate::context::ExecContext;
@@ -209,9 +211,17 @@ fn now_sql(fsp: u8) -> String {
 /// SHOW CREATE TABLE text; `auto_increment_next`: the table's next AUTO_INCREMENT value
 /// (shown as `AUTO_INCREMENT=N` when the table has such a column and N > 1, as MariaDB).
 pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String {
+    let table_coll = table_collation(t);
     let mut lines = Vec::new();
     for c in &t.columns {
         let mut l = format!("  {} {}", quote_ident(&c.name), column_type_text(c));
+        if let Some(coll) = c.collation.filter(|&k| k != table_coll) {
+            l.push_str(&format!(
+                " CHARACTER SET {} COLLATE {}",
+                coll.charset(),
+                coll.name()
+            ));
+        }
         if !c.nullable {
             l.push_str(" NOT NULL");
         } else if matches!(c.ty, SqlType::Timestamp(_)) {
@@ -267,10 +277,23 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
         c => format!(" COMMENT={}", crate::execute::admin::accounts::quote(c)),
     };
     format!(
-        "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci{comment}",
+        "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET={} COLLATE={}{comment}",
         quote_ident(&t.name),
-        lines.join(",\n")
+        lines.join(",\n"),
+        table_coll.charset(),
+        table_coll.name()
     )
+}
+
+/// The table collation SHOW CREATE TABLE prints: the catalog keeps each column's collation,
+/// not the table's default, so this is the one every text column shares, else the server
+/// default (the text then recreates the same column collations; docs/SQL.md).
+fn table_collation(t: &TableDef) -> Collation {
+    let mut colls = t.columns.iter().filter_map(|c| c.collation);
+    match colls.next() {
+        Some(first) if colls.all(|c| c == first) => first,
+        _ => Collation::DEFAULT,
+    }
 }
 
 /// SHOW CREATE DATABASE: needs some privilege on the database (1044 otherwise, also for a
@@ -319,10 +342,9 @@ pub(crate) fn columns(t: &TableDef, full: bool) -> Vec<Vec<Value>> {
             };
             let mut r = vec![text(c.name.clone()), text(column_type_text(c))];
             if full {
-                r.push(if is_text_type(&c.ty) {
-                    text("utf8mb4_general_ci")
-                } else {
-                    Value::Null
+                r.push(match c.collation.filter(|_| is_text_type(&c.ty)) {
+                    Some(coll) => text(coll.name()),
+                    None => Value::Null,
                 });
             }
             r.push(text(if c.nullable { "YES" } else { "NO" }));
@@ -553,6 +575,11 @@ pub(crate) fn collations() -> Vec<Vec<Value>> {
         row("binary", "binary", 63, "Yes"),
         row("utf8mb4_bin", "utf8mb4", 46, ""),
         row("utf8mb4_general_ci", "utf8mb4", 45, "Yes"),
+        {
+            let mut r = row("utf8mb4_unicode_ci", "utf8mb4", 224, "");
+            r[5] = Value::Int(8);
+            r
+        },
     ]
 }
 
