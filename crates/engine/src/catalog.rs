@@ -2078,6 +2078,37 @@ mod tests {
     }
 
     #[test]
+    fn renames_round_trip_and_apply_in_order_all_or_none() {
+        let mut c = Catalog::new()
+            .apply(&CatalogChange::CreateDatabase { name: "d".into() })
+            .unwrap();
+        for (id, name) in [(1, "a"), (2, "b")] {
+            let mut sp = spec();
+            sp.name = name.into();
+            let table = TableDef::from_spec(id, &sp).unwrap();
+            c = c.apply(&CatalogChange::CreateTable { table }).unwrap();
+        }
+        let swap = CatalogChange::RenameTables {
+            renames: vec![
+                (1, "d".into(), "t".into()),
+                (2, "d".into(), "a".into()),
+                (1, "d".into(), "b".into()),
+            ],
+        };
+        assert_eq!(CatalogChange::decode(&swap.encode()).unwrap(), swap);
+        let c2 = c.apply(&swap).unwrap();
+        assert_eq!(c2.table_by_name("d", "a").map(|t| t.id), Some(2));
+        assert_eq!(c2.table_by_name("d", "b").map(|t| t.id), Some(1));
+        assert!(c2.table_by_name("d", "t").is_none());
+        // A pair onto a name in use fails the whole change.
+        let clash = CatalogChange::RenameTables {
+            renames: vec![(1, "d".into(), "x".into()), (2, "d".into(), "x".into())],
+        };
+        assert!(c.apply(&clash).is_err());
+        assert_eq!(c.table_by_name("d", "a").map(|t| t.id), Some(1));
+    }
+
+    #[test]
     fn column_collations_round_trip_and_old_bytes_read_as_utf8mb4_bin() {
         let mut sp = spec();
         sp.columns[1] =

@@ -646,14 +646,18 @@ impl Committer {
         }
     }
 
-    /// Next AUTO_INCREMENT value of `table` (not transactional).
-    pub(crate) fn next_auto_inc(&self, table: TableId) -> u64 {
-        let committed = self
-            .shared
+    /// The AUTO_INCREMENT value the committed rows of `table` call for.
+    fn committed_auto_inc(&self, table: TableId) -> u64 {
+        self.shared
             .store
             .current()
             .table(table)
-            .map_or(1, |t| t.auto_inc_next);
+            .map_or(1, |t| t.auto_inc_next)
+    }
+
+    /// Next AUTO_INCREMENT value of `table` (not transactional).
+    pub(crate) fn next_auto_inc(&self, table: TableId) -> u64 {
+        let committed = self.committed_auto_inc(table);
         let mut m = self.auto_inc.lock().unwrap_or_else(|p| p.into_inner());
         let e = m.entry(table).or_insert(1);
         let v = (*e).max(committed).max(1);
@@ -664,12 +668,7 @@ impl Committer {
 
     /// The value [`next_auto_inc`](Self::next_auto_inc) would give now, without taking it.
     pub(crate) fn peek_auto_inc(&self, table: TableId) -> u64 {
-        let committed = self
-            .shared
-            .store
-            .current()
-            .table(table)
-            .map_or(1, |t| t.auto_inc_next);
+        let committed = self.committed_auto_inc(table);
         let m = self.auto_inc.lock().unwrap_or_else(|p| p.into_inner());
         m.get(&table).copied().unwrap_or(1).max(committed).max(1)
     }

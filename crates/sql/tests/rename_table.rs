@@ -1,7 +1,8 @@
 //! RENAME TABLE and ALTER TABLE ... RENAME as MariaDB 10.11 answered the same statements: a
 //! swap through a third name, atomic failure, the errors, rows and indexes following the
 //! table, a transaction that wrote the old name failing its commit, and the rename surviving
-//! a restart (log replay and checkpoint).
+//! restarts (each shutdown writes a checkpoint; the catalog change's log form is tested in
+//! `onelog_engine::catalog`).
 
 mod common;
 use common::{err, ok, text_rows as rows, Db};
@@ -74,7 +75,7 @@ fn a_rename_survives_restarts() {
     }
     drop(s);
     server.shutdown().unwrap();
-    // Replayed from the log.
+    // From the shutdown's checkpoint.
     let server = open();
     let mut s = session(&server, 1);
     assert_eq!(

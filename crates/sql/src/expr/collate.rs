@@ -230,26 +230,7 @@ pub(crate) fn compare_in(coll: Collation, a: &Value, b: &Value) -> Option<Orderi
 
 /// A comparison operator on two values with strings under `coll`; None for other operators.
 pub(crate) fn compare_op(op: BinOp, coll: Collation, a: &Value, b: &Value) -> Option<Value> {
-    let cmp = |want: fn(Ordering) -> bool| -> Value {
-        match compare_in(coll, a, b) {
-            None => Value::Null,
-            Some(o) => Value::Int(want(o) as i64),
-        }
-    };
-    Some(match op {
-        BinOp::Eq => cmp(|o| o == Ordering::Equal),
-        BinOp::Ne => cmp(|o| o != Ordering::Equal),
-        BinOp::Lt => cmp(|o| o == Ordering::Less),
-        BinOp::Le => cmp(|o| o != Ordering::Greater),
-        BinOp::Gt => cmp(|o| o == Ordering::Greater),
-        BinOp::Ge => cmp(|o| o != Ordering::Less),
-        BinOp::NullEq => Value::Int(match (a, b) {
-            (Value::Null, Value::Null) => 1,
-            (Value::Null, _) | (_, Value::Null) => 0,
-            _ => (compare_in(coll, a, b) == Some(Ordering::Equal)) as i64,
-        }),
-        _ => return None,
-    })
+    super::ops::comparison(op, a, b, || compare_in(coll, a, b))
 }
 
 /// Total order for sorting under `coll`: NULL first, then [`compare_in`].

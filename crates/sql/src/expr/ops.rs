@@ -24,21 +24,40 @@ pub(super) fn bool_value(b: Option<bool>) -> Value {
     }
 }
 
+/// A comparison operator on `a` and `b`, whose order `order` gives (None: a NULL or a pair
+/// that does not compare); None for the other operators. Shared by the comparison of
+/// [`binary_values`] and the collated one (`collate::compare_op`).
+pub(super) fn comparison(
+    op: BinOp,
+    a: &Value,
+    b: &Value,
+    order: impl Fn() -> Option<Ordering>,
+) -> Option<Value> {
+    let want: fn(Ordering) -> bool = match op {
+        BinOp::Eq => |o| o == Ordering::Equal,
+        BinOp::Ne => |o| o != Ordering::Equal,
+        BinOp::Lt => |o| o == Ordering::Less,
+        BinOp::Le => |o| o != Ordering::Greater,
+        BinOp::Gt => |o| o == Ordering::Greater,
+        BinOp::Ge => |o| o != Ordering::Less,
+        BinOp::NullEq => {
+            return Some(Value::Int(match (a, b) {
+                (Value::Null, Value::Null) => 1,
+                (Value::Null, _) | (_, Value::Null) => 0,
+                _ => (order() == Some(Ordering::Equal)) as i64,
+            }))
+        }
+        _ => return None,
+    };
+    Some(bool_value(order().map(want)))
+}
+
 /// Arithmetic and comparison on two values.
 pub(crate) fn binary_values(op: BinOp, a: &Value, b: &Value) -> Result<Value, SqlError> {
-    let cmp = |want: fn(Ordering) -> bool| -> Value { bool_value(compare(a, b).map(want)) };
+    if let Some(v) = comparison(op, a, b, || compare(a, b)) {
+        return Ok(v);
+    }
     Ok(match op {
-        BinOp::Eq => cmp(|o| o == Ordering::Equal),
-        BinOp::Ne => cmp(|o| o != Ordering::Equal),
-        BinOp::Lt => cmp(|o| o == Ordering::Less),
-        BinOp::Le => cmp(|o| o != Ordering::Greater),
-        BinOp::Gt => cmp(|o| o == Ordering::Greater),
-        BinOp::Ge => cmp(|o| o != Ordering::Less),
-        BinOp::NullEq => Value::Int(match (a, b) {
-            (Value::Null, Value::Null) => 1,
-            (Value::Null, _) | (_, Value::Null) => 0,
-            _ => (compare(a, b) == Some(Ordering::Equal)) as i64,
-        }),
         BinOp::Xor => match (truth(a), truth(b)) {
             (Some(x), Some(y)) => Value::Int((x != y) as i64),
             _ => Value::Null,
@@ -95,6 +114,10 @@ pub(crate) fn binary_values(op: BinOp, a: &Value, b: &Value) -> Result<Value, Sq
                 "integer result signedness"
             );
             r
+        }
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::NullEq => {
+            // Answered by `comparison` above.
+            Value::Null
         }
     })
 }
