@@ -774,6 +774,30 @@ impl Session {
         }
     }
 
+    /// `DROP TEMPORARY TABLE`: onelog has no temporary tables, so it answers as MariaDB does
+    /// for names that are not temporary tables (never dropping the base table of that name).
+    fn drop_temporary(
+        &mut self,
+        if_exists: bool,
+        names: &[ast::ObjectName],
+    ) -> Result<Output, SqlError> {
+        self.commit()?;
+        let db = self.cx.current_db.clone().unwrap_or_default();
+        let list: Vec<String> = names
+            .iter()
+            .map(|n| match crate::expr::object_name_parts(n).as_slice() {
+                [t] => format!("{db}.{t}"),
+                p => p.join("."),
+            })
+            .collect();
+        let msg = format!("Unknown table '{}'", list.join(","));
+        if !if_exists {
+            return Err(SqlError::of(errors::ER_BAD_TABLE_ERROR, msg));
+        }
+        self.cx.warnings.push(("Note".into(), 1051, msg));
+        Ok(Output::ok().with_warning_count(self.warning_count()))
+    }
+
     /// Non-DML statements: DDL, USE.
     fn run_other(&mut self, stmt: &Statement, sql: &str) -> Result<Output, SqlError> {
         let text = parse::strip_comments(sql);
@@ -845,8 +869,7 @@ impl Session {
             Statement::RenameTable(pairs) => {
                 self.commit()?;
                 let pairs: Vec<_> = pairs.iter().map(|r| (&r.old_name, &r.new_name)).collect();
-                crate::execute::ddl::rename_tables(self, &pairs, text)?;
-                Ok(Output::ok())
+                crate::execute::ddl::rename_tables(self, &pairs, text).map(|_| Output::ok())
             }
             Statement::CreateIndex(ci) => {
                 self.commit()?;
@@ -864,25 +887,7 @@ impl Session {
                 names,
                 temporary: true,
                 ..
-            } => {
-                // onelog has no temporary tables: as MariaDB for names that are not temporary
-                // tables (never the base table of that name).
-                self.commit()?;
-                let db = self.cx.current_db.clone().unwrap_or_default();
-                let list: Vec<String> = names
-                    .iter()
-                    .map(|n| match crate::expr::object_name_parts(n).as_slice() {
-                        [t] => format!("{db}.{t}"),
-                        p => p.join("."),
-                    })
-                    .collect();
-                let msg = format!("Unknown table '{}'", list.join(","));
-                if !*if_exists {
-                    return Err(SqlError::of(errors::ER_BAD_TABLE_ERROR, msg));
-                }
-                self.cx.warnings.push(("Note".into(), 1051, msg));
-                Ok(Output::ok().with_warning_count(self.warning_count()))
-            }
+            } => self.drop_temporary(*if_exists, names),
             Statement::Drop {
                 object_type,
                 if_exists,
