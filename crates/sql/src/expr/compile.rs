@@ -369,7 +369,9 @@ impl<'a> Compiler<'a> {
             A::Position { expr, r#in } => {
                 let a = self.compile(expr)?;
                 let b = self.compile(r#in)?;
-                Expr::Func(const { Func::named("LOCATE") }, vec![a, b])
+                let ds = [self.derive(&a), self.derive(&b)];
+                let node = Expr::Func(const { Func::named("LOCATE") }, vec![a, b]);
+                self.collated(node, &ds, "locate")?
             }
             A::Cast {
                 expr, data_type, ..
@@ -635,6 +637,11 @@ impl<'a> Compiler<'a> {
         let def = func.def();
         if args.len() < def.min_args || args.len() > def.max_args {
             return Err(SqlError::param_count(&name));
+        }
+        if def.collated {
+            // Compared as a comparison's operands are: under the collation they derive to.
+            let ds: Vec<_> = args.iter().map(|a| self.derive(a)).collect();
+            return self.collated(Expr::Func(func, args), &ds, &name.to_ascii_lowercase());
         }
         Ok(Expr::Func(func, args))
     }

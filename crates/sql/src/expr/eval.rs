@@ -124,6 +124,16 @@ impl Expr {
             Expr::Case(op, whens, el) => {
                 return case(op.as_deref(), whens, el.as_deref(), coll, row, aggs, env)
             }
+            // A collated function reads the collation as `Env::coll`.
+            Expr::Func(..) => {
+                let env = Env {
+                    cx: env.cx,
+                    params: env.params,
+                    insert_row: env.insert_row,
+                    coll,
+                };
+                return self.eval_with(row, aggs, &env);
+            }
             other => return other.eval_with(row, aggs, env),
         })
     }

@@ -31,9 +31,9 @@ impl Expr {
             | Expr::IsBool(..)
             | Expr::In(..)
             | Expr::Between(..)
-            | Expr::Like(..)
-            | Expr::Collated(..) => RType::Int,
-            Expr::Collate(x, _) | Expr::Introduced(x, _) => sub(x),
+            | Expr::Like(..) => RType::Int,
+            // The node it wraps: a comparison (an integer), a simple CASE or a function.
+            Expr::Collate(x, _) | Expr::Introduced(x, _) | Expr::Collated(_, x) => sub(x),
             Expr::BitNot(_) => RType::UInt,
             Expr::Bin(op, l, r) => binary_type(*op, l, r, &cx),
             Expr::Case(_, whens, el) => {

@@ -1,5 +1,5 @@
 //! Control flow and comparison functions: COALESCE, IFNULL, NULLIF, IF, ISNULL, GREATEST,
-//! LEAST.
+//! LEAST (NULLIF, GREATEST and LEAST compare strings under their derived collation).
 //!
 //! Invariants: COALESCE, IFNULL and IF evaluate only the arguments their result needs, left
 //! to right (an argument with a side effect, such as SLEEP, runs only when chosen); the lazy
@@ -9,12 +9,13 @@ use std::cmp::Ordering;
 
 use onelog_binlog::Value;
 
-use super::{lazy, rt_int, sees_null, strict, FunctionDef, LazyArg, ANY};
+use super::{collated, lazy, rt_int, sees_null, strict, FunctionDef, LazyArg, ANY};
 use crate::error::SqlError;
-use crate::expr::coerce::compare;
+use crate::expr::collate::compare_in;
 use crate::expr::ir::Expr;
 use crate::expr::numeric::truth;
 use crate::expr::types::{RType, TypeCx};
+use onelog_engine::collation::Collation;
 
 type R = Result<Value, SqlError>;
 
@@ -55,26 +56,38 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             arg(2)
         }
     }),
-    sees_null("NULLIF", &["NULLIF"], (2, 2), rt_first_known, |mut v, _| {
-        Ok(if compare(&v[0], &v[1]) == Some(Ordering::Equal) {
-            Value::Null
-        } else {
-            v.swap_remove(0)
-        })
-    }),
+    collated(sees_null(
+        "NULLIF",
+        &["NULLIF"],
+        (2, 2),
+        rt_first_known,
+        |mut v, env| {
+            Ok(
+                if compare_in(env.coll, &v[0], &v[1]) == Some(Ordering::Equal) {
+                    Value::Null
+                } else {
+                    v.swap_remove(0)
+                },
+            )
+        },
+    )),
     sees_null("ISNULL", &["ISNULL"], (1, 1), rt_int, |v, _| {
         Ok(Value::Int((v[0] == Value::Null) as i64))
     }),
-    strict(
+    collated(strict(
         "GREATEST",
         &["GREATEST"],
         (2, ANY),
         rt_first_known,
-        |v, _| Ok(extreme(&v, Ordering::Greater)),
-    ),
-    strict("LEAST", &["LEAST"], (2, ANY), rt_first_known, |v, _| {
-        Ok(extreme(&v, Ordering::Less))
-    }),
+        |v, env| Ok(extreme(&v, Ordering::Greater, env.coll)),
+    )),
+    collated(strict(
+        "LEAST",
+        &["LEAST"],
+        (2, ANY),
+        rt_first_known,
+        |v, env| Ok(extreme(&v, Ordering::Less, env.coll)),
+    )),
 ];
 
 /// The type of the first argument whose type is known (not NULL).
@@ -106,10 +119,10 @@ fn coalesce(n: usize, arg: &mut LazyArg) -> R {
 }
 
 /// GREATEST / LEAST: the first value no other compares `want` to.
-fn extreme(v: &[Value], want: Ordering) -> Value {
+fn extreme(v: &[Value], want: Ordering, coll: Collation) -> Value {
     let mut best = v[0].clone();
     for x in &v[1..] {
-        if compare(x, &best).unwrap_or(Ordering::Equal) == want {
+        if compare_in(coll, x, &best).unwrap_or(Ordering::Equal) == want {
             best = x.clone();
         }
     }
@@ -124,6 +137,7 @@ mod tests {
     fn control_functions_match_mariadb() {
         // Expected values: what MariaDB 10.11.19 returned for `SELECT <expr>` (mariadb -N -B).
         check_against_mariadb(&[
+            ("CASE 'a' WHEN 'A' THEN 'yes' ELSE 'no' END", "yes"),
             ("NVL2(NULL,1,2)", "2"),
             ("NVL2(0,1,2)", "1"),
             ("NVL2(1,NULL,2)", "NULL"),

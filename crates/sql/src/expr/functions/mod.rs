@@ -54,6 +54,9 @@ pub(crate) struct FunctionDef {
     pub eval: Eval,
     /// A new value (or an effect) at each call: never evaluated once as a constant.
     pub volatile: bool,
+    /// Compares its string arguments: compiled under the collation they derive to (MariaDB's
+    /// rules, as a comparison), which it reads as `Env::coll`.
+    pub collated: bool,
 }
 
 /// How a function evaluates.
@@ -94,6 +97,7 @@ const fn strict(
         return_type,
         eval: Eval::Values(eval),
         volatile: false,
+        collated: false,
     }
 }
 
@@ -129,6 +133,15 @@ const fn lazy(
         return_type,
         eval: Eval::Lazy(eval),
         volatile: false,
+        collated: false,
+    }
+}
+
+/// `def`, comparing its strings under their derived collation (LOCATE, FIELD, GREATEST, ...).
+const fn collated(def: FunctionDef) -> FunctionDef {
+    FunctionDef {
+        collated: true,
+        ..def
     }
 }
 

@@ -14,10 +14,12 @@
 
 use onelog_binlog::Value;
 
-use super::{int, lossy, rt_int, rt_str, sees_null, str_val, strict, FunctionDef, ANY};
+use super::{collated, int, lossy, rt_int, rt_str, sees_null, str_val, strict, FunctionDef, ANY};
 use crate::error::SqlError;
+use crate::expr::collate::compare_in;
 use crate::expr::env::Env;
 use crate::expr::text::text_of;
+use onelog_engine::collation::Collation;
 
 type R = Result<Value, SqlError>;
 
@@ -96,12 +98,55 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         )))
     }),
     // LOCATE(needle, haystack); POSITION(needle IN haystack) compiles to it.
-    strict("LOCATE", &["LOCATE"], (2, 2), rt_int, |v, _| {
-        Ok(locate(&v[0], &v[1]))
-    }),
-    strict("INSTR", &["INSTR"], (2, 2), rt_int, |v, _| {
-        Ok(locate(&v[1], &v[0]))
-    }),
+    collated(strict("LOCATE", &["LOCATE"], (2, 3), rt_int, |v, env| {
+        let from = if v.len() > 2 { int(&v[2]) } else { 1 };
+        Ok(locate(&v[0], &v[1], from, env.coll))
+    })),
+    collated(strict("INSTR", &["INSTR"], (2, 2), rt_int, |v, env| {
+        Ok(locate(&v[1], &v[0], 1, env.coll))
+    })),
+    // FIELD(s, s1, ...): the position of the first si equal to s (0: none, or s NULL).
+    collated(sees_null(
+        "FIELD",
+        &["FIELD"],
+        (2, ANY),
+        rt_int,
+        |v, env| {
+            if v[0] == Value::Null {
+                return Ok(Value::Int(0));
+            }
+            let hit = v[1..].iter().position(|x| {
+                *x != Value::Null
+                    && compare_in(env.coll, &v[0], x) == Some(std::cmp::Ordering::Equal)
+            });
+            Ok(Value::Int(hit.map_or(0, |i| i as i64 + 1)))
+        },
+    )),
+    collated(strict(
+        "FIND_IN_SET",
+        &["FIND_IN_SET"],
+        (2, 2),
+        rt_int,
+        |v, env| {
+            let (s, list) = (text_of(&v[0]), text_of(&v[1]));
+            if s.contains(&b',') || list.is_empty() {
+                return Ok(Value::Int(0));
+            }
+            let hit = list
+                .split(|&b| b == b',')
+                .position(|item| same_no_pad(env.coll, item, &s));
+            Ok(Value::Int(hit.map_or(0, |i| i as i64 + 1)))
+        },
+    )),
+    collated(strict("STRCMP", &["STRCMP"], (2, 2), rt_int, |v, env| {
+        Ok(Value::Int(
+            match env.coll.compare(&text_of(&v[0]), &text_of(&v[1])) {
+                std::cmp::Ordering::Less => -1,
+                std::cmp::Ordering::Equal => 0,
+                std::cmp::Ordering::Greater => 1,
+            },
+        ))
+    })),
     strict("SPACE", &["SPACE"], (1, 1), rt_str, space),
     strict(
         "SUBSTRING_INDEX",
@@ -384,12 +429,44 @@ fn hex(v: Vec<Value>, _: &Env) -> R {
 }
 
 /// 1-based character position of `needle` in `hay`, 0 when absent.
-fn locate(needle: &Value, hay: &Value) -> Value {
+/// Whether `a` and `b` are equal under `coll` without PAD SPACE (`'a '` is not `'a'`), as
+/// FIND_IN_SET and LOCATE compare: a character that is no space after both keeps trailing
+/// spaces significant.
+fn same_no_pad(coll: Collation, a: &[u8], b: &[u8]) -> bool {
+    let mut x = a.to_vec();
+    let mut y = b.to_vec();
+    x.push(b'x');
+    y.push(b'x');
+    coll.compare(&x, &y) == std::cmp::Ordering::Equal
+}
+
+/// LOCATE(needle, hay, from): the 1-based character position of the first `needle` in `hay`
+/// at or after `from`, matched under `coll` (0: none, or `from` outside `hay`).
+fn locate(needle: &Value, hay: &Value, from: i128, coll: Collation) -> Value {
     let (needle, hay) = (lossy(needle), lossy(hay));
-    Value::Int(match hay.find(&needle) {
-        Some(i) => hay[..i].chars().count() as i64 + 1,
-        None => 0,
-    })
+    let starts: Vec<usize> = hay.char_indices().map(|(i, _)| i).collect();
+    let n = starts.len() as i128;
+    if from < 1 || from > n + 1 {
+        return Value::Int(0);
+    }
+    let k = needle.chars().count();
+    let byte_at = |c: usize| starts.get(c).copied().unwrap_or(hay.len());
+    let exact = matches!(coll, Collation::Binary | Collation::Utf8mb4Bin);
+    for c in (from - 1) as usize..=starts.len().saturating_sub(k) {
+        if c + k > starts.len() {
+            break;
+        }
+        let window = &hay.as_bytes()[byte_at(c)..byte_at(c + k)];
+        let hit = if exact {
+            window == needle.as_bytes()
+        } else {
+            same_no_pad(coll, window, needle.as_bytes())
+        };
+        if hit {
+            return Value::Int(c as i64 + 1);
+        }
+    }
+    Value::Int(0)
 }
 
 fn space(v: Vec<Value>, env: &Env) -> R {
@@ -689,6 +766,48 @@ mod tests {
             ("SOUNDEX('Hello')", "H400"),
             ("SOUNDEX('Quadratically')", "Q36324"),
             ("SOUNDEX('')", ""),
+        ]);
+    }
+
+    #[test]
+    fn collated_string_functions_match_mariadb() {
+        // Expected values: what MariaDB 10.11.19 returned for `SELECT <expr>` with a utf8mb4
+        // connection (mariadb --default-character-set=utf8mb4 -N -B).
+        check_against_mariadb(&[
+            ("LOCATE('B','abc')", "2"),
+            ("INSTR('ABC','b')", "2"),
+            ("LOCATE('b', 'abcb', 3)", "4"),
+            ("LOCATE(_utf8mb4'B' COLLATE utf8mb4_bin,'abc')", "0"),
+            ("POSITION('C' IN 'abc')", "3"),
+            ("LOCATE('é','abÉ')", "3"),
+            ("LOCATE('ss','aßb')", "0"),
+            ("LOCATE('', 'abc')", "1"),
+            ("LOCATE('a', '')", "0"),
+            ("LOCATE('b','abcb',0)", "0"),
+            ("LOCATE('b','abcb',-1)", "0"),
+            ("LOCATE('b','abcb',10)", "0"),
+            ("FIELD('b','A','B','c')", "2"),
+            ("FIELD('x','a')", "0"),
+            ("FIELD(NULL,'a')", "0"),
+            ("FIELD(2, 1, 2, 3)", "2"),
+            ("FIELD('a', NULL, 'a')", "2"),
+            ("FIELD('1', 1)", "1"),
+            ("FIND_IN_SET('B','a,b,c')", "2"),
+            ("FIND_IN_SET('b,c','a,b,c')", "0"),
+            ("FIND_IN_SET('', 'a,,b')", "2"),
+            ("FIND_IN_SET('x','')", "0"),
+            ("FIND_IN_SET(NULL,'a')", "NULL"),
+            ("FIND_IN_SET('a ', 'a,b')", "0"),
+            ("STRCMP('a','A')", "0"),
+            ("STRCMP('a','b')", "-1"),
+            ("STRCMP('b','a')", "1"),
+            ("STRCMP(10, 9)", "-1"),
+            ("STRCMP(NULL,'a')", "NULL"),
+            ("STRCMP('a' COLLATE utf8mb4_bin,'A')", "1"),
+            ("GREATEST('a','B')", "B"),
+            ("LEAST('a','B')", "a"),
+            ("GREATEST('apple', 'APPLE')", "apple"),
+            ("NULLIF('a','A')", "NULL"),
         ]);
         check_against_mariadb(&[
             ("CONCAT('ab', 'cd', 1)", "abcd1"),
