@@ -409,8 +409,8 @@ pub(crate) fn create_table(
     sql: &str,
 ) -> Result<(), SqlError> {
     assert_no_transaction(cx);
-    if ct.query.is_some() || ct.like.is_some() {
-        return Err(SqlError::unsupported("CREATE TABLE ... SELECT/LIKE"));
+    if ct.query.is_some() {
+        return Err(SqlError::unsupported("CREATE TABLE ... SELECT"));
     }
     if ct.temporary {
         // Refused rather than made a table every session shares and that outlives its session.
@@ -418,6 +418,20 @@ pub(crate) fn create_table(
     }
     let (db, name) = split_name(cx, &ct.name)?;
     cx.check_table_privilege(&db, &name, crate::privilege::CREATE)?;
+    if let Some(like) = &ct.like {
+        let (ast::CreateTableLikeKind::Plain(l) | ast::CreateTableLikeKind::Parenthesized(l)) =
+            like;
+        if !ct.columns.is_empty() || !ct.constraints.is_empty() || l.defaults.is_some() {
+            return Err(SqlError::syntax(&ct.to_string()));
+        }
+        // MariaDB: SELECT on the source table, CREATE on the new one.
+        let (src_db, src) = split_name(cx, &l.name)?;
+        cx.check_table_privilege(&src_db, &src, crate::privilege::SELECT)?;
+        cx.server
+            .engine
+            .create_table_like((&db, &name), (&src_db, &src), ct.if_not_exists, sql)?;
+        return Ok(());
+    }
     let mut columns = Vec::new();
     let mut primary_key: Vec<String> = Vec::new();
     let mut indexes: Vec<IndexSpec> = Vec::new();
