@@ -333,6 +333,23 @@ impl<'a> Compiler<'a> {
                 return Err(SqlError::unsupported("subqueries"))
             }
             A::Extract { field, expr, .. } => self.extract(field, expr)?,
+            A::RLike {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => {
+                let x = self.compile(expr)?;
+                let p = self.compile(pattern)?;
+                let ds = [self.derive(&x), self.derive(&p)];
+                let node = Expr::Func(const { Func::named("REGEXP_MATCH") }, vec![x, p]);
+                let m = self.collated(node, &ds, "regexp")?;
+                if *negated {
+                    Expr::Not(Box::new(m))
+                } else {
+                    m
+                }
+            }
             A::Interval(_) => return Err(SqlError::unsupported("INTERVAL expressions")),
             other => {
                 return Err(SqlError::unsupported(&format!(

@@ -1,10 +1,9 @@
-//! The built-in scalar functions, one file per family: `string`, `math`, `temporal`, `calendar`,
-//! `control` (control flow and comparison), `information` (session and server information,
-//! SLEEP), `encode` (digests, base64, UUID), `locks` (user-level locks); `aggregate` names the
-//! aggregate functions. Each
-//! function is declared once, as a [`FunctionDef`] in its family's `FUNCTIONS` table: its
-//! names, arity, NULL behaviour, result type and evaluation. Adding a function adds one entry
-//! (and its code) to one family file.
+//! The built-in scalar functions, one file per family: `string`, `math`, `temporal`,
+//! `calendar`, `control` (control flow and comparison), `information` (session and server
+//! information, SLEEP), `encode` (digests, base64, UUID), `locks` (user-level locks) and
+//! `regexp`; `aggregate` names the aggregate functions. Each function is declared once, as a
+//! [`FunctionDef`] in its family's `FUNCTIONS` table: its names, arity, NULL behaviour, result
+//! type and evaluation. Adding a function adds one entry (and its code) to one family file.
 //!
 //! Invariants: every SQL name belongs to one definition; `min_args <= max_args`; a compiled
 //! call ([`super::Expr::Func`]) has an argument count within its definition's arity; a
@@ -23,6 +22,7 @@ mod encode;
 mod information;
 mod locks;
 mod math;
+mod regexp;
 mod string;
 mod temporal;
 
@@ -154,7 +154,7 @@ const fn volatile(def: FunctionDef) -> FunctionDef {
 }
 
 /// Every family's table; a [`Func`] indexes it.
-const FAMILIES: [&[FunctionDef]; 8] = [
+const FAMILIES: [&[FunctionDef]; 9] = [
     string::FUNCTIONS,
     math::FUNCTIONS,
     temporal::FUNCTIONS,
@@ -163,10 +163,11 @@ const FAMILIES: [&[FunctionDef]; 8] = [
     encode::FUNCTIONS,
     locks::FUNCTIONS,
     calendar::FUNCTIONS,
+    regexp::FUNCTIONS,
 ];
 
 /// [`FAMILIES`] at one address, for evaluation.
-static REGISTRY: [&[FunctionDef]; 8] = FAMILIES;
+static REGISTRY: [&[FunctionDef]; 9] = FAMILIES;
 
 const fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
