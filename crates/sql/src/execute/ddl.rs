@@ -698,6 +698,11 @@ pub(crate) fn alter_table(
         crate::privilege::INSERT | crate::privilege::CREATE,
     )?;
     let engine = &cx.server.engine;
+    if ops.len() > 1 {
+        // Each operation is a DDL record of its own that logs the statement's text: two
+        // operations would log the whole ALTER twice, and a replica would run it twice.
+        return Err(SqlError::unsupported("ALTER TABLE with more than one operation"));
+    }
     for op in ops {
         match op {
             ast::AlterTableOperation::AddConstraint { constraint, .. } => match constraint {
@@ -716,7 +721,7 @@ pub(crate) fn alter_table(
             ast::AlterTableOperation::DropIndex { name, .. } => {
                 engine.drop_index(&db, &table, &name.value, sql)?;
             }
-            ast::AlterTableOperation::RenameTable { table_name } if ops.len() == 1 => {
+            ast::AlterTableOperation::RenameTable { table_name } => {
                 let to = match table_name {
                     ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n) => n,
                 };
