@@ -750,6 +750,48 @@ impl ColumnDef {
             None
         }
     }
+
+    /// The definition of one column of a CREATE TABLE or an ADD COLUMN (its name, type,
+    /// default and collation checked; no duplicate check, which needs the table).
+    pub fn from_spec(c: &ColumnSpec) -> Result<ColumnDef, EngineError> {
+        check_identifier(&c.name)?;
+        c.ty.validate()
+            .map_err(|reason| EngineError::WrongColumnSpec {
+                column: c.name.clone(),
+                reason,
+            })?;
+        if c.auto_increment && !c.ty.is_integer() {
+            return Err(EngineError::WrongColumnSpec {
+                column: c.name.clone(),
+                reason: "AUTO_INCREMENT needs an integer column".into(),
+            });
+        }
+        let default = match &c.default {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(c.ty.coerce(&c.name, v.clone())?),
+        };
+        let collation = if c.ty.is_text() {
+            let coll = c.collation.unwrap_or(Collation::DEFAULT);
+            if coll.charset() != "utf8mb4" {
+                return Err(EngineError::WrongColumnSpec {
+                    column: c.name.clone(),
+                    reason: format!("collation {} on a text column", coll.name()),
+                });
+            }
+            Some(coll)
+        } else {
+            None
+        };
+        Ok(ColumnDef {
+            name: c.name.clone(),
+            ty: c.ty,
+            nullable: c.nullable,
+            default,
+            auto_increment: c.auto_increment,
+            extras: c.extras.clone(),
+            collation,
+        })
+    }
 }
 
 /// A stored secondary index.
@@ -857,48 +899,12 @@ impl TableDef {
         check_identifier(&spec.name)?;
         let mut columns: Vec<ColumnDef> = Vec::with_capacity(spec.columns.len());
         for c in &spec.columns {
-            check_identifier(&c.name)?;
             if columns.iter().any(|d| d.name.eq_ignore_ascii_case(&c.name)) {
                 return Err(EngineError::DuplicateColumn {
                     column: c.name.clone(),
                 });
             }
-            c.ty.validate()
-                .map_err(|reason| EngineError::WrongColumnSpec {
-                    column: c.name.clone(),
-                    reason,
-                })?;
-            if c.auto_increment && !c.ty.is_integer() {
-                return Err(EngineError::WrongColumnSpec {
-                    column: c.name.clone(),
-                    reason: "AUTO_INCREMENT needs an integer column".into(),
-                });
-            }
-            let default = match &c.default {
-                None | Some(Value::Null) => None,
-                Some(v) => Some(c.ty.coerce(&c.name, v.clone())?),
-            };
-            let collation = if c.ty.is_text() {
-                let coll = c.collation.unwrap_or(Collation::DEFAULT);
-                if coll.charset() != "utf8mb4" {
-                    return Err(EngineError::WrongColumnSpec {
-                        column: c.name.clone(),
-                        reason: format!("collation {} on a text column", coll.name()),
-                    });
-                }
-                Some(coll)
-            } else {
-                None
-            };
-            columns.push(ColumnDef {
-                name: c.name.clone(),
-                ty: c.ty,
-                nullable: c.nullable,
-                default,
-                auto_increment: c.auto_increment,
-                extras: c.extras.clone(),
-                collation,
-            });
+            columns.push(ColumnDef::from_spec(c)?);
         }
         if columns.is_empty() {
             return Err(EngineError::WrongColumnSpec {
@@ -1313,6 +1319,12 @@ pub enum CatalogChange {
     RenameTables {
         renames: Vec<(TableId, String, String)>,
     },
+    /// `ALTER TABLE ... ADD COLUMN` at the end: `table` is the new definition (the old one with
+    /// one more column last); every row gets `fill` in it.
+    AddColumn {
+        table: TableDef,
+        fill: Value,
+    },
     /// `CREATE USER`: the account must not exist.
     CreateAccount {
         account: AccountDef,
@@ -1400,6 +1412,12 @@ impl CatalogChange {
                 put_u8(&mut out, 10);
                 account.encode(&mut out);
             }
+            CatalogChange::AddColumn { table, fill } => {
+                put_u8(&mut out, 12);
+                // The definition last: its optional trailing extension runs to the end.
+                put_value(&mut out, fill);
+                table.encode(&mut out);
+            }
             CatalogChange::RenameTables { renames } => {
                 put_u8(&mut out, 11);
                 put_u32(&mut out, renames.len() as u32);
@@ -1449,6 +1467,13 @@ impl CatalogChange {
                 table: r.u64()?,
                 index_id: r.u32()?,
             },
+            12 => {
+                let fill = r.value()?;
+                CatalogChange::AddColumn {
+                    table: TableDef::decode(&mut r)?,
+                    fill,
+                }
+            }
             11 => {
                 let n = r.u32()?;
                 let mut renames = Vec::new();
@@ -1580,6 +1605,20 @@ impl Catalog {
             CatalogChange::DropIndex { table, index_id } => {
                 let t = without_index(c.table_for_change(*table)?, *index_id)?;
                 c.tables.insert(*table, Arc::new(t));
+            }
+            CatalogChange::AddColumn { table, .. } => {
+                let old = c.table_for_change(table.id)?;
+                let same = old.db == table.db
+                    && old.name == table.name
+                    && table.columns.len() == old.columns.len() + 1
+                    && table.columns[..old.columns.len()] == old.columns[..];
+                if !same {
+                    return Err(EngineError::corrupt(
+                        "ADD COLUMN",
+                        "the new definition is not the old one with a column added last",
+                    ));
+                }
+                c.tables.insert(table.id, Arc::new(table.clone()));
             }
             CatalogChange::RenameTables { renames } => {
                 for (id, db, name) in renames {
@@ -2075,6 +2114,41 @@ mod tests {
         for n in old.len() + 1..new.len() {
             assert!(TableDef::decode(&mut Reader::new(&new[..n], "t")).is_err());
         }
+    }
+
+    #[test]
+    fn add_column_round_trips_and_only_appends() {
+        let c = Catalog::new()
+            .apply(&CatalogChange::CreateDatabase { name: "d".into() })
+            .unwrap();
+        let mut sp = spec();
+        sp.name = "a".into();
+        let t = TableDef::from_spec(1, &sp).unwrap();
+        let c = c
+            .apply(&CatalogChange::CreateTable { table: t.clone() })
+            .unwrap();
+        let mut wider = t.clone();
+        let mut col = ColumnSpec::new("extra", SqlType::Int { unsigned: false });
+        col.default = Some(Value::Int(7));
+        wider.columns.push(ColumnDef::from_spec(&col).unwrap());
+        let add = CatalogChange::AddColumn {
+            table: wider.clone(),
+            fill: Value::Int(7),
+        };
+        assert_eq!(CatalogChange::decode(&add.encode()).unwrap(), add);
+        let c2 = c.apply(&add).unwrap();
+        assert_eq!(
+            c2.table(1).map(|t| t.columns.len()),
+            Some(t.columns.len() + 1)
+        );
+        // A definition that is not the old one plus a last column is refused.
+        let mut other = wider;
+        other.columns.swap(0, 1);
+        let bad = CatalogChange::AddColumn {
+            table: other,
+            fill: Value::Null,
+        };
+        assert!(c.apply(&bad).is_err());
     }
 
     #[test]

@@ -24,9 +24,11 @@ use std::sync::Arc;
 
 use onelog_log::{PendingRecord, RecordKind};
 
+use onelog_binlog::Value;
+
 use crate::catalog::{
-    check_identifier, AccountDef, CatalogChange, IndexDef, IndexSpec, TableDef, TableId,
-    TableOptions, TableSpec,
+    check_identifier, AccountDef, CatalogChange, ColumnDef, ColumnSpec, IndexDef, IndexSpec,
+    TableDef, TableId, TableOptions, TableSpec,
 };
 use crate::commit::CommitPayload;
 use crate::engine::Engine;
@@ -278,6 +280,44 @@ impl Engine {
                 renames.push((id, new_db.clone(), new.clone()));
             }
             Ok(Some(CatalogChange::RenameTables { renames }))
+        })?;
+        Ok(())
+    }
+
+    /// `ALTER TABLE ... ADD COLUMN` (last): every row gets `fill`. 1060 for a name in use;
+    /// an AUTO_INCREMENT column is refused (its values would have to be generated).
+    pub fn add_column(
+        &self,
+        db: &str,
+        table: &str,
+        column: ColumnSpec,
+        fill: Value,
+        sql: &str,
+    ) -> Result<(), EngineError> {
+        self.run_ddl(db, sql, |root| {
+            let t = Self::find_table(root, db, table)?;
+            if t.columns
+                .iter()
+                .any(|c| c.name.eq_ignore_ascii_case(&column.name))
+            {
+                return Err(EngineError::DuplicateColumn {
+                    column: column.name.clone(),
+                });
+            }
+            if column.auto_increment {
+                return Err(EngineError::WrongColumnSpec {
+                    column: column.name.clone(),
+                    reason: "ADD COLUMN ... AUTO_INCREMENT".into(),
+                });
+            }
+            let col = ColumnDef::from_spec(&column)?;
+            let fill = match fill {
+                Value::Null => Value::Null,
+                v => col.ty.coerce(&col.name, v)?,
+            };
+            let mut def = (*t).clone();
+            def.columns.push(col);
+            Ok(Some(CatalogChange::AddColumn { table: def, fill }))
         })?;
         Ok(())
     }

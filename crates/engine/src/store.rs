@@ -510,6 +510,27 @@ impl Root {
             CatalogChange::DropTable { id } => {
                 self.tables.remove(id);
             }
+            CatalogChange::AddColumn { table: def, fill } => {
+                // Every row gets the new column's value; the index entries are built again
+                // for the new rows (their keys do not change: the column is last and in no
+                // index).
+                if let Some(old) = self.tables.remove(&def.id) {
+                    self.tables.insert(
+                        def.id,
+                        TableData {
+                            indexes: def.indexes.iter().map(|i| (i.id, OrdMap::new())).collect(),
+                            auto_inc_next: old.auto_inc_next,
+                            generation,
+                            ..Default::default()
+                        },
+                    );
+                    for (_, row) in old.rows.iter() {
+                        let mut r = (**row).clone();
+                        r.push(fill.clone());
+                        self.put_row(def, Arc::new(r));
+                    }
+                }
+            }
             CatalogChange::RenameTables { renames } => {
                 // Same rows; a new generation, so a transaction that wrote the table under
                 // its old name fails its commit (1412) instead of logging rows for that name.

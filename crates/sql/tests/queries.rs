@@ -563,7 +563,10 @@ fn ddl_variants_work() {
     ok(&mut s, "DROP INDEX uab ON d");
     // One operation per ALTER: two would each log the whole statement (a replica would run it
     // twice), so they are refused until one record can carry them.
-    assert_eq!(err(&mut s, "ALTER TABLE d ADD INDEX kb2 (b), DROP INDEX ka"), 1235);
+    assert_eq!(
+        err(&mut s, "ALTER TABLE d ADD INDEX kb2 (b), DROP INDEX ka"),
+        1235
+    );
     ok(&mut s, "ALTER TABLE d ADD INDEX kb2 (b)");
     ok(&mut s, "ALTER TABLE d DROP INDEX ka");
     ok(&mut s, "INSERT INTO d VALUES (1, 1, 'x'), (2, 1, 'y')");

@@ -403,6 +403,71 @@ fn assert_no_transaction(cx: &ExecContext) {
     debug_assert!(cx.txn.is_none(), "DDL inside an open transaction");
 }
 
+/// The keys a column definition declares itself (`PRIMARY KEY`, `UNIQUE`, SERIAL's UNIQUE).
+#[derive(Default)]
+struct ColumnKeys {
+    primary: bool,
+    unique: bool,
+}
+
+/// A column definition of CREATE TABLE or ALTER TABLE ... ADD COLUMN as the engine's spec.
+fn column_spec(
+    cx: &ExecContext,
+    cd: &ast::ColumnDef,
+    table_coll: Option<Collation>,
+) -> Result<(ColumnSpec, ColumnKeys), SqlError> {
+    check_column_size(&cd.data_type, &cd.name.value)?;
+    let ty = sql_type(&cd.data_type)?;
+    let mut spec = ColumnSpec::new(&cd.name.value, ty);
+    let mut keys = ColumnKeys::default();
+    spec.extras.display_width = display_width(&cd.data_type, &ty);
+    spec.collation = column_collation(&cd.options, ty, table_coll)?;
+    if cd.data_type.to_string().eq_ignore_ascii_case("serial") {
+        // SERIAL = BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE
+        spec.nullable = false;
+        spec.auto_increment = true;
+        keys.unique = true;
+    }
+    for o in &cd.options {
+        match &o.option {
+            ast::ColumnOption::NotNull => spec.nullable = false,
+            ast::ColumnOption::Null => spec.nullable = true,
+            ast::ColumnOption::Default(e) if current_timestamp_fsp(e).is_some() => {
+                let n = now_option(e, &ty, &cd.name.value, false)?;
+                spec.extras.default_now = Some(n);
+                spec.default = None;
+            }
+            ast::ColumnOption::OnUpdate(e) => {
+                spec.extras.on_update_now = Some(now_option(e, &ty, &cd.name.value, true)?);
+            }
+            ast::ColumnOption::Comment(c) => spec.extras.comment = c.clone(),
+            ast::ColumnOption::Default(e) => {
+                spec.extras.default_now = None;
+                if let Some(v) = default_value(cx, e)? {
+                    let v = crate::expr::convert_for_column(v, &ty, &cd.name.value)?;
+                    spec.default = Some(v);
+                }
+            }
+            other => {
+                let t = other.to_string().to_ascii_uppercase();
+                if t.contains("AUTO_INCREMENT") || t.contains("AUTOINCREMENT") {
+                    spec.auto_increment = true;
+                } else if t.starts_with("PRIMARY KEY") {
+                    keys.primary = true;
+                    spec.nullable = false;
+                } else if t.starts_with("UNIQUE") {
+                    keys.unique = true;
+                } else if t.starts_with("CHARACTER SET") || t.starts_with("COLLATE") {
+                    // CHARACTER SET and COLLATE: `column_collation`.
+                } else {
+                    return Err(SqlError::unsupported(&format!("column option {t}")));
+                }
+            }
+        }
+    }
+    Ok((spec, keys))
+}
+
 pub(crate) fn create_table(
     cx: &ExecContext,
     ct: &ast::CreateTable,
@@ -450,15 +515,11 @@ pub(crate) fn create_table(
     };
     let table_coll = table_collation(&ct.table_options)?;
     for cd in &ct.columns {
-        check_column_size(&cd.data_type, &cd.name.value)?;
-        let ty = sql_type(&cd.data_type)?;
-        let mut spec = ColumnSpec::new(&cd.name.value, ty);
-        spec.extras.display_width = display_width(&cd.data_type, &ty);
-        spec.collation = column_collation(&cd.options, ty, table_coll)?;
-        if cd.data_type.to_string().eq_ignore_ascii_case("serial") {
-            // SERIAL = BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE
-            spec.nullable = false;
-            spec.auto_increment = true;
+        let (spec, keys) = column_spec(cx, cd, table_coll)?;
+        if keys.primary {
+            primary_key = vec![cd.name.value.clone()];
+        }
+        if keys.unique {
             let cols = vec![cd.name.value.clone()];
             let n = index_name(&cols, None, &indexes);
             indexes.push(IndexSpec {
@@ -466,49 +527,6 @@ pub(crate) fn create_table(
                 columns: cols,
                 unique: true,
             });
-        }
-        for o in &cd.options {
-            match &o.option {
-                ast::ColumnOption::NotNull => spec.nullable = false,
-                ast::ColumnOption::Null => spec.nullable = true,
-                ast::ColumnOption::Default(e) if current_timestamp_fsp(e).is_some() => {
-                    let n = now_option(e, &ty, &cd.name.value, false)?;
-                    spec.extras.default_now = Some(n);
-                    spec.default = None;
-                }
-                ast::ColumnOption::OnUpdate(e) => {
-                    spec.extras.on_update_now = Some(now_option(e, &ty, &cd.name.value, true)?);
-                }
-                ast::ColumnOption::Comment(c) => spec.extras.comment = c.clone(),
-                ast::ColumnOption::Default(e) => {
-                    spec.extras.default_now = None;
-                    if let Some(v) = default_value(cx, e)? {
-                        let v = crate::expr::convert_for_column(v, &ty, &cd.name.value)?;
-                        spec.default = Some(v);
-                    }
-                }
-                other => {
-                    let t = other.to_string().to_ascii_uppercase();
-                    if t.contains("AUTO_INCREMENT") || t.contains("AUTOINCREMENT") {
-                        spec.auto_increment = true;
-                    } else if t.starts_with("PRIMARY KEY") {
-                        primary_key = vec![cd.name.value.clone()];
-                        spec.nullable = false;
-                    } else if t.starts_with("UNIQUE") {
-                        let cols = vec![cd.name.value.clone()];
-                        let n = index_name(&cols, None, &indexes);
-                        indexes.push(IndexSpec {
-                            name: n,
-                            columns: cols,
-                            unique: true,
-                        });
-                    } else if t.starts_with("CHARACTER SET") || t.starts_with("COLLATE") {
-                        // CHARACTER SET and COLLATE: `column_collation`.
-                    } else {
-                        return Err(SqlError::unsupported(&format!("column option {t}")));
-                    }
-                }
-            }
         }
         columns.push(spec);
     }
@@ -682,6 +700,98 @@ pub(crate) fn rename_tables(
     Ok(())
 }
 
+/// `ALTER TABLE t ADD [COLUMN] c ...` (last, as MariaDB without FIRST/AFTER):
+/// existing rows get the column's default, the statement's time for `DEFAULT
+/// CURRENT_TIMESTAMP`, NULL, or (NOT NULL without a default) the type's zero value, as
+/// MariaDB fills them. FIRST/AFTER, keys declared on the column and AUTO_INCREMENT are
+/// refused (1235); a name in use is 1060 (a note with IF NOT EXISTS).
+fn add_column(
+    cx: &ExecContext,
+    (db, table): (&str, &str),
+    cd: &ast::ColumnDef,
+    position: &Option<ast::MySQLColumnPosition>,
+    if_not_exists: bool,
+    sql: &str,
+) -> Result<(), SqlError> {
+    if position.is_some() {
+        return Err(SqlError::unsupported("ADD COLUMN ... FIRST/AFTER"));
+    }
+    let cat = cx.server.engine.catalog();
+    let t = cat.table_by_name(db, table).ok_or_else(|| {
+        SqlError::from(onelog_engine::EngineError::NoSuchTable {
+            db: db.to_string(),
+            table: table.to_string(),
+        })
+    })?;
+    let exists = t
+        .columns
+        .iter()
+        .any(|c| c.name.eq_ignore_ascii_case(&cd.name.value));
+    if exists && if_not_exists {
+        // Nothing changes and nothing is logged (MariaDB adds note 1060, which this does not).
+        return Ok(());
+    }
+    // The table's collation, as SHOW CREATE TABLE derives it: the one its text columns share.
+    let mut colls = t.columns.iter().filter_map(|c| c.collation);
+    let table_coll = colls.next().filter(|first| colls.all(|c| c == *first));
+    let (spec, keys) = column_spec(cx, cd, table_coll)?;
+    if keys.primary || keys.unique {
+        return Err(SqlError::unsupported("ADD COLUMN with a key on it"));
+    }
+    let env = Env {
+        cx,
+        params: &[],
+        insert_row: None,
+        coll: crate::expr::connection_collation(cx),
+    };
+    let fill = match (&spec.default, spec.extras.default_now) {
+        (_, Some(fsp)) => crate::expr::statement_now(&env, fsp),
+        (Some(v), None) => v.clone(),
+        (None, None) if spec.nullable => Value::Null,
+        (None, None) => zero_value(&spec.ty),
+    };
+    cx.server
+        .engine
+        .add_column(db, table, spec, fill, sql)
+        .map_err(SqlError::from)
+}
+
+/// The value MariaDB gives existing rows for a NOT NULL column added without a default.
+fn zero_value(ty: &SqlType) -> Value {
+    match ty {
+        SqlType::Float | SqlType::Double => Value::Double(0.0),
+        SqlType::Decimal { scale, .. } => Value::Decimal(if *scale == 0 {
+            "0".to_string()
+        } else {
+            format!("0.{}", "0".repeat(usize::from(*scale)))
+        }),
+        SqlType::Date => Value::Date {
+            year: 0,
+            month: 0,
+            day: 0,
+        },
+        SqlType::DateTime(_) | SqlType::Timestamp(_) => Value::DateTime {
+            year: 0,
+            month: 0,
+            day: 0,
+            hour: 0,
+            minute: 0,
+            second: 0,
+            micros: 0,
+        },
+        SqlType::Time(_) => Value::Time {
+            negative: false,
+            hours: 0,
+            minutes: 0,
+            seconds: 0,
+            micros: 0,
+        },
+        SqlType::Year => Value::Year(0),
+        t if t.is_integer() => Value::Int(0),
+        _ => Value::Bytes(Vec::new()),
+    }
+}
+
 pub(crate) fn alter_table(
     cx: &ExecContext,
     name: &ast::ObjectName,
@@ -701,7 +811,9 @@ pub(crate) fn alter_table(
     if ops.len() > 1 {
         // Each operation is a DDL record of its own that logs the statement's text: two
         // operations would log the whole ALTER twice, and a replica would run it twice.
-        return Err(SqlError::unsupported("ALTER TABLE with more than one operation"));
+        return Err(SqlError::unsupported(
+            "ALTER TABLE with more than one operation",
+        ));
     }
     for op in ops {
         match op {
@@ -720,6 +832,21 @@ pub(crate) fn alter_table(
             },
             ast::AlterTableOperation::DropIndex { name, .. } => {
                 engine.drop_index(&db, &table, &name.value, sql)?;
+            }
+            ast::AlterTableOperation::AddColumn {
+                column_def,
+                column_position,
+                if_not_exists,
+                ..
+            } => {
+                return add_column(
+                    cx,
+                    (&db, &table),
+                    column_def,
+                    column_position,
+                    *if_not_exists,
+                    sql,
+                )
             }
             ast::AlterTableOperation::RenameTable { table_name } => {
                 let to = match table_name {

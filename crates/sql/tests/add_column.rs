@@ -1,0 +1,104 @@
+//! ALTER TABLE ... ADD COLUMN as MariaDB 10.11 answered the same statements: existing rows get
+//! the default, NULL, or the type's zero value for NOT NULL without a default; the errors; new
+//! rows use the new column; a transaction that wrote the table before fails its commit.
+
+mod common;
+use common::{err, ok, Db};
+use onelog_sql::output::Output;
+use onelog_sql::Session;
+
+/// The rows as the text protocol sends them.
+fn rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
+    match ok(s, sql) {
+        Output::Rows { columns, rows } => rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .zip(&columns)
+                    .map(|(v, c)| {
+                        onelog_sql::render::text(v, c)
+                            .map_or("NULL".to_string(), |b| String::from_utf8_lossy(&b).into())
+                    })
+                    .collect()
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[test]
+fn add_column_fills_existing_rows_as_mariadb() {
+    let db = Db::open("add-column");
+    let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
+    for sql in [
+        "CREATE DATABASE t1",
+        "USE t1",
+        "CREATE TABLE ac (id INT PRIMARY KEY, k INT, KEY kk (k))",
+        "INSERT INTO ac VALUES (1, 10), (2, 20)",
+        "ALTER TABLE ac ADD COLUMN a INT NOT NULL",
+        "ALTER TABLE ac ADD COLUMN b VARCHAR(5) NOT NULL",
+        "ALTER TABLE ac ADD COLUMN c DATE NOT NULL",
+        "ALTER TABLE ac ADD COLUMN d INT DEFAULT 7",
+        "ALTER TABLE ac ADD e VARCHAR(3)",
+        "ALTER TABLE ac ADD COLUMN f DECIMAL(5,2) NOT NULL",
+        "ALTER TABLE ac ADD COLUMN g DATETIME NOT NULL",
+        "ALTER TABLE ac ADD COLUMN h DOUBLE NOT NULL",
+    ] {
+        ok(&mut s, sql);
+    }
+    let want = |id: &str, k: &str| {
+        [
+            id,
+            k,
+            "0",
+            "",
+            "0000-00-00",
+            "7",
+            "NULL",
+            "0.00",
+            "0000-00-00 00:00:00",
+            "0",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM ac ORDER BY id"),
+        vec![want("1", "10"), want("2", "20")]
+    );
+    // The index still finds the rows (its entries were rebuilt for the new rows).
+    assert_eq!(
+        rows(&mut s, "SELECT id, d FROM ac WHERE k = 20"),
+        vec![vec!["2", "7"]]
+    );
+    ok(
+        &mut s,
+        "INSERT INTO ac (id, k, a, b, c, f, g, h) VALUES (3, 30, 1, 'x', '2020-01-02', 1.5, \
+         '2020-01-02 03:04:05', 2)",
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT d, e, f FROM ac WHERE id = 3"),
+        vec![vec!["7", "NULL", "1.50"]]
+    );
+    assert_eq!(err(&mut s, "ALTER TABLE ac ADD COLUMN a INT"), 1060);
+    // MariaDB takes IF NOT EXISTS here; sqlparser does not parse it (1064, documented).
+    assert_eq!(
+        err(&mut s, "ALTER TABLE ac ADD COLUMN IF NOT EXISTS a INT"),
+        1064
+    );
+    assert_eq!(err(&mut s, "ALTER TABLE ac ADD COLUMN z INT FIRST"), 1235);
+    assert_eq!(err(&mut s, "ALTER TABLE ac ADD COLUMN z INT UNIQUE"), 1235);
+    assert_eq!(err(&mut s, "ALTER TABLE nope ADD COLUMN z INT"), 1146);
+
+    // A transaction that wrote the table before the ALTER fails its commit (1412).
+    let mut w = Session::new(db.server.clone(), 2, "root", "localhost");
+    ok(&mut w, "USE t1");
+    ok(&mut w, "BEGIN");
+    ok(&mut w, "UPDATE ac SET k = 11 WHERE id = 1");
+    ok(&mut s, "ALTER TABLE ac ADD COLUMN last INT DEFAULT 5");
+    assert_eq!(err(&mut w, "COMMIT"), 1412);
+    assert_eq!(
+        rows(&mut s, "SELECT k, last FROM ac WHERE id = 1"),
+        vec![vec!["10", "5"]]
+    );
+}
