@@ -3,28 +3,8 @@
 //! rows use the new column; a transaction that wrote the table before fails its commit.
 
 mod common;
-use common::{err, ok, Db};
-use onelog_sql::output::Output;
+use common::{err, ok, wire_rows as rows, Db};
 use onelog_sql::Session;
-
-/// The rows as the text protocol sends them.
-fn rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    match ok(s, sql) {
-        Output::Rows { columns, rows } => rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .zip(&columns)
-                    .map(|(v, c)| {
-                        onelog_sql::render::text(v, c)
-                            .map_or("NULL".to_string(), |b| String::from_utf8_lossy(&b).into())
-                    })
-                    .collect()
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
 
 #[test]
 fn add_column_fills_existing_rows_as_mariadb() {

@@ -84,6 +84,26 @@ pub fn text_rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
     }
 }
 
+/// The rows of `sql`'s result set as the text protocol sends them (the columns' types decide
+/// the form of dates and decimals, unlike [`text_rows`]); panics on a non-result.
+pub fn wire_rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
+    match ok(s, sql) {
+        Output::Rows { columns, rows } => rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .zip(&columns)
+                    .map(|(v, c)| {
+                        onelog_sql::render::text(v, c)
+                            .map_or("NULL".to_string(), |b| String::from_utf8_lossy(&b).into())
+                    })
+                    .collect()
+            })
+            .collect(),
+        other => panic!("{sql}: not a result set: {other:?}"),
+    }
+}
+
 /// The result of the last statement of `sql`.
 pub fn run(s: &mut Session, sql: &str) -> Result<Output, SqlError> {
     s.query(sql).pop().unwrap()
