@@ -1325,6 +1325,12 @@ pub enum CatalogChange {
         table: TableDef,
         fill: Value,
     },
+    /// `ALTER TABLE ... DROP COLUMN`: `table` is the new definition (the old one without the
+    /// column at `position`, key positions past it moved down); every row loses that value.
+    DropColumn {
+        table: TableDef,
+        position: u32,
+    },
     /// `CREATE USER`: the account must not exist.
     CreateAccount {
         account: AccountDef,
@@ -1412,6 +1418,11 @@ impl CatalogChange {
                 put_u8(&mut out, 10);
                 account.encode(&mut out);
             }
+            CatalogChange::DropColumn { table, position } => {
+                put_u8(&mut out, 13);
+                put_u32(&mut out, *position);
+                table.encode(&mut out);
+            }
             CatalogChange::AddColumn { table, fill } => {
                 put_u8(&mut out, 12);
                 // The definition last: its optional trailing extension runs to the end.
@@ -1467,6 +1478,13 @@ impl CatalogChange {
                 table: r.u64()?,
                 index_id: r.u32()?,
             },
+            13 => {
+                let position = r.u32()?;
+                CatalogChange::DropColumn {
+                    table: TableDef::decode(&mut r)?,
+                    position,
+                }
+            }
             12 => {
                 let fill = r.value()?;
                 CatalogChange::AddColumn {
@@ -1605,6 +1623,22 @@ impl Catalog {
             CatalogChange::DropIndex { table, index_id } => {
                 let t = without_index(c.table_for_change(*table)?, *index_id)?;
                 c.tables.insert(*table, Arc::new(t));
+            }
+            CatalogChange::DropColumn { table, position } => {
+                let old = c.table_for_change(table.id)?;
+                let p = *position as usize;
+                let mut rest = old.columns.clone();
+                let same = p < rest.len() && {
+                    rest.remove(p);
+                    rest == table.columns && old.db == table.db && old.name == table.name
+                };
+                if !same {
+                    return Err(EngineError::corrupt(
+                        "DROP COLUMN",
+                        "the new definition is not the old one without that column",
+                    ));
+                }
+                c.tables.insert(table.id, Arc::new(table.clone()));
             }
             CatalogChange::AddColumn { table, .. } => {
                 let old = c.table_for_change(table.id)?;
@@ -2136,6 +2170,11 @@ mod tests {
             fill: Value::Int(7),
         };
         assert_eq!(CatalogChange::decode(&add.encode()).unwrap(), add);
+        let drop = CatalogChange::DropColumn {
+            table: t.clone(),
+            position: t.columns.len() as u32,
+        };
+        assert_eq!(CatalogChange::decode(&drop.encode()).unwrap(), drop);
         let c2 = c.apply(&add).unwrap();
         assert_eq!(
             c2.table(1).map(|t| t.columns.len()),

@@ -322,6 +322,48 @@ impl Engine {
         Ok(())
     }
 
+    /// `ALTER TABLE ... DROP COLUMN c`: the caller has checked that `c` exists, is not the only
+    /// column and is in no key (the primary key or an index).
+    pub fn drop_column(
+        &self,
+        db: &str,
+        table: &str,
+        column: &str,
+        sql: &str,
+    ) -> Result<(), EngineError> {
+        self.run_ddl(db, sql, |root| {
+            let t = Self::find_table(root, db, table)?;
+            let p = t
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(column))
+                .ok_or_else(|| EngineError::NoSuchKeyColumn {
+                    column: column.to_string(),
+                })?;
+            let keyed =
+                t.primary_key.contains(&p) || t.indexes.iter().any(|i| i.columns.contains(&p));
+            if keyed || t.columns.len() == 1 {
+                return Err(EngineError::WrongColumnSpec {
+                    column: column.to_string(),
+                    reason: "a key column or the only column".into(),
+                });
+            }
+            let down = |q: usize| if q > p { q - 1 } else { q };
+            let mut def = (*t).clone();
+            def.columns.remove(p);
+            def.primary_key = def.primary_key.iter().map(|&q| down(q)).collect();
+            for ix in &mut def.indexes {
+                ix.columns = ix.columns.iter().map(|&q| down(q)).collect();
+            }
+            def.auto_increment = def.auto_increment.filter(|&a| a != p).map(down);
+            Ok(Some(CatalogChange::DropColumn {
+                table: def,
+                position: p as u32,
+            }))
+        })?;
+        Ok(())
+    }
+
     /// `TRUNCATE TABLE`: removes every row, resets AUTO_INCREMENT.
     pub fn truncate_table(&self, db: &str, table: &str, sql: &str) -> Result<(), EngineError> {
         self.run_ddl(db, sql, |root| {

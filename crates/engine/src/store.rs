@@ -510,6 +510,31 @@ impl Root {
             CatalogChange::DropTable { id } => {
                 self.tables.remove(id);
             }
+            CatalogChange::DropColumn {
+                table: def,
+                position,
+            } => {
+                // Every row loses the value; the index entries are built again under the new
+                // definition (its key positions already moved down).
+                if let Some(old) = self.tables.remove(&def.id) {
+                    self.tables.insert(
+                        def.id,
+                        TableData {
+                            indexes: def.indexes.iter().map(|i| (i.id, OrdMap::new())).collect(),
+                            auto_inc_next: old.auto_inc_next,
+                            generation,
+                            ..Default::default()
+                        },
+                    );
+                    for (_, row) in old.rows.iter() {
+                        let mut r = (**row).clone();
+                        if (*position as usize) < r.len() {
+                            r.remove(*position as usize);
+                        }
+                        self.put_row(def, Arc::new(r));
+                    }
+                }
+            }
             CatalogChange::AddColumn { table: def, fill } => {
                 // Every row gets the new column's value; the index entries are built again
                 // for the new rows (their keys do not change: the column is last and in no

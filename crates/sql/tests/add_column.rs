@@ -1,6 +1,7 @@
-//! ALTER TABLE ... ADD COLUMN as MariaDB 10.11 answered the same statements: existing rows get
-//! the default, NULL, or the type's zero value for NOT NULL without a default; the errors; new
-//! rows use the new column; a transaction that wrote the table before fails its commit.
+//! ALTER TABLE ... ADD COLUMN and DROP COLUMN as MariaDB 10.11 answered the same statements:
+//! existing rows get the default, NULL, or the type's zero value for NOT NULL without a
+//! default; a dropped column leaves every row and the indexes past it still find their rows;
+//! the errors; a transaction that wrote the table before fails its commit.
 
 mod common;
 use common::{err, ok, wire_rows as rows, Db};
@@ -81,4 +82,41 @@ fn add_column_fills_existing_rows_as_mariadb() {
         rows(&mut s, "SELECT k, last FROM ac WHERE id = 1"),
         vec![vec!["10", "5"]]
     );
+}
+
+#[test]
+fn drop_column_removes_the_value_and_keeps_the_keys() {
+    let db = Db::open("drop-column");
+    let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
+    for sql in [
+        "CREATE DATABASE t1",
+        "USE t1",
+        "CREATE TABLE dc (id INT PRIMARY KEY, a INT, b VARCHAR(5), c INT, KEY kc (c))",
+        "INSERT INTO dc VALUES (1, 2, 'x', 3), (2, 4, 'y', 6)",
+        "ALTER TABLE dc DROP COLUMN a",
+    ] {
+        ok(&mut s, sql);
+    }
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM dc ORDER BY id"),
+        vec![vec!["1", "x", "3"], vec!["2", "y", "6"]]
+    );
+    ok(&mut s, "ALTER TABLE dc DROP b");
+    // The index on c (now the second column) still finds its rows.
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM dc WHERE c = 6"),
+        vec![vec!["2"]]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM dc WHERE id = 1"),
+        vec![vec!["1", "3"]]
+    );
+    assert_eq!(err(&mut s, "ALTER TABLE dc DROP COLUMN nope"), 1091);
+    ok(&mut s, "ALTER TABLE dc DROP COLUMN IF EXISTS nope");
+    assert_eq!(err(&mut s, "ALTER TABLE dc DROP COLUMN c"), 1235);
+    assert_eq!(err(&mut s, "ALTER TABLE dc DROP COLUMN id"), 1235);
+    ok(&mut s, "CREATE TABLE one (id INT PRIMARY KEY)");
+    assert_eq!(err(&mut s, "ALTER TABLE one DROP COLUMN id"), 1090);
+    ok(&mut s, "INSERT INTO dc VALUES (3, 9)");
+    assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM dc"), vec![vec!["3"]]);
 }

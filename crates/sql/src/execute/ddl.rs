@@ -700,6 +700,51 @@ pub(crate) fn rename_tables(
     Ok(())
 }
 
+/// `ALTER TABLE t DROP [COLUMN] [IF EXISTS] c`: 1091 for a column that is not there (nothing
+/// with IF EXISTS), 1090 for the only column; a column in the primary key or an index is
+/// refused (1235: MariaDB would shrink or drop those keys).
+fn drop_column(
+    cx: &ExecContext,
+    (db, table): (&str, &str),
+    column: &str,
+    if_exists: bool,
+    sql: &str,
+) -> Result<(), SqlError> {
+    let cat = cx.server.engine.catalog();
+    let t = cat.table_by_name(db, table).ok_or_else(|| {
+        SqlError::from(onelog_engine::EngineError::NoSuchTable {
+            db: db.to_string(),
+            table: table.to_string(),
+        })
+    })?;
+    let Some(p) = t
+        .columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(column))
+    else {
+        if if_exists {
+            return Ok(());
+        }
+        return Err(SqlError::of(
+            errors::ER_CANT_DROP_FIELD_OR_KEY,
+            format!("Can't DROP COLUMN `{column}`; check that it exists"),
+        ));
+    };
+    if t.columns.len() == 1 {
+        return Err(SqlError::of(
+            errors::ER_CANT_REMOVE_ALL_FIELDS,
+            "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
+        ));
+    }
+    if t.primary_key.contains(&p) || t.indexes.iter().any(|i| i.columns.contains(&p)) {
+        return Err(SqlError::unsupported("DROP COLUMN of a column in a key"));
+    }
+    cx.server
+        .engine
+        .drop_column(db, table, column, sql)
+        .map_err(SqlError::from)
+}
+
 /// `ALTER TABLE t ADD [COLUMN] c ...` (last, as MariaDB without FIRST/AFTER):
 /// existing rows get the column's default, the statement's time for `DEFAULT
 /// CURRENT_TIMESTAMP`, NULL, or (NOT NULL without a default) the type's zero value, as
@@ -832,6 +877,14 @@ pub(crate) fn alter_table(
             },
             ast::AlterTableOperation::DropIndex { name, .. } => {
                 engine.drop_index(&db, &table, &name.value, sql)?;
+            }
+            ast::AlterTableOperation::DropColumn {
+                column_names,
+                if_exists,
+                drop_behavior: None,
+                ..
+            } if column_names.len() == 1 => {
+                return drop_column(cx, (&db, &table), &column_names[0].value, *if_exists, sql)
             }
             ast::AlterTableOperation::AddColumn {
                 column_def,
