@@ -84,6 +84,16 @@ pub struct TableData {
 }
 
 impl TableData {
+    /// No rows: an empty map per index of `def`.
+    fn empty(def: &TableDef, auto_inc_next: u64, generation: u64) -> TableData {
+        TableData {
+            indexes: def.indexes.iter().map(|i| (i.id, OrdMap::new())).collect(),
+            auto_inc_next,
+            generation,
+            ..Default::default()
+        }
+    }
+
     /// Whether `other` is this very table version (the same imbl trees and counters), O(number
     /// of indexes). Meaningful while one of the two is held: a tree shared with a held version
     /// is never changed in place, so the same trees mean the same rows.
@@ -493,18 +503,9 @@ impl Root {
                 }
             }
             CatalogChange::CreateTable { table } => {
-                let data = TableData {
-                    indexes: table
-                        .indexes
-                        .iter()
-                        .map(|i| (i.id, OrdMap::new()))
-                        .collect(),
-                    // `AUTO_INCREMENT=N` of CREATE TABLE (TRUNCATE starts again at 1, as
-                    // InnoDB does).
-                    auto_inc_next: table.options.auto_increment.max(1),
-                    generation,
-                    ..Default::default()
-                };
+                // `AUTO_INCREMENT=N` of CREATE TABLE (TRUNCATE starts again at 1, as InnoDB
+                // does).
+                let data = TableData::empty(table, table.options.auto_increment.max(1), generation);
                 self.tables.insert(table.id, data);
             }
             CatalogChange::DropTable { id } => {
@@ -514,47 +515,18 @@ impl Root {
                 table: def,
                 position,
             } => {
-                // Every row loses the value; the index entries are built again under the new
-                // definition (its key positions already moved down).
-                if let Some(old) = self.tables.remove(&def.id) {
-                    self.tables.insert(
-                        def.id,
-                        TableData {
-                            indexes: def.indexes.iter().map(|i| (i.id, OrdMap::new())).collect(),
-                            auto_inc_next: old.auto_inc_next,
-                            generation,
-                            ..Default::default()
-                        },
-                    );
-                    for (_, row) in old.rows.iter() {
-                        let mut r = (**row).clone();
-                        if (*position as usize) < r.len() {
-                            r.remove(*position as usize);
-                        }
-                        self.put_row(def, Arc::new(r));
+                // Every row loses the value (the new definition's key positions already moved
+                // down).
+                let p = *position as usize;
+                self.rewrite_rows(def, generation, |r| {
+                    if p < r.len() {
+                        r.remove(p);
                     }
-                }
+                });
             }
             CatalogChange::AddColumn { table: def, fill } => {
-                // Every row gets the new column's value; the index entries are built again
-                // for the new rows (their keys do not change: the column is last and in no
-                // index).
-                if let Some(old) = self.tables.remove(&def.id) {
-                    self.tables.insert(
-                        def.id,
-                        TableData {
-                            indexes: def.indexes.iter().map(|i| (i.id, OrdMap::new())).collect(),
-                            auto_inc_next: old.auto_inc_next,
-                            generation,
-                            ..Default::default()
-                        },
-                    );
-                    for (_, row) in old.rows.iter() {
-                        let mut r = (**row).clone();
-                        r.push(fill.clone());
-                        self.put_row(def, Arc::new(r));
-                    }
-                }
+                // Every row gets the new column's value (last, in no index: keys unchanged).
+                self.rewrite_rows(def, generation, |r| r.push(fill.clone()));
             }
             CatalogChange::RenameTables { renames } => {
                 // Same rows; a new generation, so a transaction that wrote the table under
@@ -567,13 +539,8 @@ impl Root {
             }
             CatalogChange::TruncateTable { id } => {
                 if let Some(def) = catalog.table(*id) {
-                    let data = TableData {
-                        indexes: def.indexes.iter().map(|i| (i.id, OrdMap::new())).collect(),
-                        auto_inc_next: 1,
-                        generation,
-                        ..Default::default()
-                    };
-                    self.tables.insert(*id, data);
+                    self.tables
+                        .insert(*id, TableData::empty(def, 1, generation));
                 }
             }
             CatalogChange::CreateIndex { table, index } => {
@@ -792,12 +759,22 @@ impl Root {
     }
 
     fn apply_catalog_change_data_only(&mut self, def: &TableDef) {
-        let data = TableData {
-            indexes: def.indexes.iter().map(|i| (i.id, OrdMap::new())).collect(),
-            auto_inc_next: 1,
-            ..Default::default()
+        self.tables.insert(def.id, TableData::empty(def, 1, 0));
+    }
+
+    /// A column added or dropped: `def`'s table gets every row through `edit`, under `def`
+    /// (index entries built again for the new rows), keeping its AUTO_INCREMENT counter.
+    fn rewrite_rows(&mut self, def: &TableDef, generation: u64, edit: impl Fn(&mut Row)) {
+        let Some(old) = self.tables.remove(&def.id) else {
+            return;
         };
-        self.tables.insert(def.id, data);
+        self.tables
+            .insert(def.id, TableData::empty(def, old.auto_inc_next, generation));
+        for (_, row) in old.rows.iter() {
+            let mut r = (**row).clone();
+            edit(&mut r);
+            self.put_row(def, Arc::new(r));
+        }
     }
 }
 

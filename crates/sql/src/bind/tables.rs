@@ -26,10 +26,19 @@ pub(crate) fn resolve_table(
         _ => return Err(SqlError::syntax(&name.to_string())),
     };
     cx.check_table_privilege(&db, &table, need)?;
+    table_named(cx, &db, &table)
+}
+
+/// The table `db.table` of the current catalog; 1146 when there is none (no privilege check).
+pub(crate) fn table_named(
+    cx: &ExecContext,
+    db: &str,
+    table: &str,
+) -> Result<Arc<TableDef>, SqlError> {
     let cat = cx.server.engine.catalog();
-    match cat.table_by_name(&db, &table) {
+    match cat.table_by_name(db, table) {
         Some(t) => Ok(t.clone()),
-        None => Err(SqlError::no_such_table(&db, &table)),
+        None => Err(SqlError::no_such_table(db, table)),
     }
 }
 

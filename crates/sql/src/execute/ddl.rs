@@ -710,13 +710,7 @@ fn drop_column(
     if_exists: bool,
     sql: &str,
 ) -> Result<(), SqlError> {
-    let cat = cx.server.engine.catalog();
-    let t = cat.table_by_name(db, table).ok_or_else(|| {
-        SqlError::from(onelog_engine::EngineError::NoSuchTable {
-            db: db.to_string(),
-            table: table.to_string(),
-        })
-    })?;
+    let t = crate::bind::tables::table_named(cx, db, table)?;
     let Some(p) = t
         .columns
         .iter()
@@ -761,13 +755,7 @@ fn add_column(
     if position.is_some() {
         return Err(SqlError::unsupported("ADD COLUMN ... FIRST/AFTER"));
     }
-    let cat = cx.server.engine.catalog();
-    let t = cat.table_by_name(db, table).ok_or_else(|| {
-        SqlError::from(onelog_engine::EngineError::NoSuchTable {
-            db: db.to_string(),
-            table: table.to_string(),
-        })
-    })?;
+    let t = crate::bind::tables::table_named(cx, db, table)?;
     let exists = t
         .columns
         .iter()
