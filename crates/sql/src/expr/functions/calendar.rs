@@ -663,13 +663,18 @@ fn timestamp_diff(unit: Unit, a: &Moment, b: &Moment) -> i64 {
 /// EXTRACT_UNIT(unit, d).
 fn extract(unit: Unit, v: &Value) -> Result<Value, SqlError> {
     if unit <= Unit::Hour {
+        // The hour within its day, signed as the TIME is (MariaDB: `-01:00:00` is -1,
+        // `1 10:00:00` is 10).
         return Ok(match time_or_date(v) {
-            Some((_, h, m, s, us)) => Value::Int(i64::from(match unit {
-                Unit::Microsecond => us,
-                Unit::Second => s,
-                Unit::Minute => m,
-                _ => h,
-            })),
+            Some((neg, h, m, s, us)) => {
+                let x = i64::from(match unit {
+                    Unit::Microsecond => us,
+                    Unit::Second => s,
+                    Unit::Minute => m,
+                    _ => h % 24,
+                });
+                Value::Int(if neg { -x } else { x })
+            }
             None => Value::Null,
         });
     }
@@ -716,34 +721,18 @@ fn rt_date_add(args: &[Expr], cx: &TypeCx) -> RType {
     }
 }
 
-/// (negative, hours, minutes, seconds, micros) of a TIME, or of the time of day of a
-/// date-like value; a string is read as a DATETIME, else as a TIME.
+/// (negative, hours, minutes, seconds, micros) of a value read as a TIME by
+/// `temporal::time_of` (a TIME, the time of day of a date-like value, a string as a DATETIME
+/// or else as a TIME with an optional day count; None, with MariaDB's warning 1292 for a
+/// string, when it is neither).
 fn time_or_date(v: &Value) -> Option<(bool, u32, u32, u32, u32)> {
-    use crate::expr::temporal::parse_time;
-    let t = match v {
-        Value::Time { .. } => v.clone(),
-        Value::Bytes(b) => {
-            let s = std::str::from_utf8(b).ok()?;
-            match date_parts(v) {
-                Some((_, _, _, h, m, sec, us)) if s.contains('-') => {
-                    return Some((false, h, m, sec, us))
-                }
-                _ => parse_time(s)?,
-            }
-        }
-        other => {
-            let (_, _, _, h, m, s, us) = date_parts(other)?;
-            return Some((false, h, m, s, us));
-        }
-    };
-    match t {
+    match super::temporal::time_of(v)? {
         Value::Time {
             negative,
             hours,
             minutes,
             seconds,
             micros,
-            ..
         } => Some((
             negative,
             u32::from(hours),
@@ -796,6 +785,11 @@ mod tests {
             ("TIME_TO_SEC('-01:00:00')", "-3600"),
             ("TIME_TO_SEC('2008-01-01 01:00:01')", "3601"),
             ("TIME_TO_SEC('10:00:00.5')", "36000.5"),
+            ("TIME_TO_SEC('1 10:00:00')", "122400"),
+            ("TIME_TO_SEC('-1 01:00:00')", "-90000"),
+            ("TIME_TO_SEC('x10')", "NULL"),
+            ("MICROSECOND('1 10:00:00.5')", "500000"),
+            ("MICROSECOND('-00:00:00.25')", "250000"),
             ("TO_SECONDS('2009-11-29')", "63426672000"),
             ("TO_SECONDS('2009-11-29 13:43:32')", "63426721412"),
             ("MICROSECOND('12:00:00.123456')", "123456"),
@@ -886,6 +880,11 @@ mod tests {
                 "123",
             ),
             ("EXTRACT(HOUR FROM '2019-07-02 01:02:03')", "1"),
+            ("EXTRACT(HOUR FROM '1 10:00:00')", "10"),
+            ("EXTRACT(HOUR FROM '25:00:00')", "1"),
+            ("EXTRACT(HOUR FROM '-01:00:00')", "-1"),
+            ("EXTRACT(MINUTE FROM '-01:20:00')", "-20"),
+            ("EXTRACT(MICROSECOND FROM '-00:00:00.5')", "-500000"),
             ("EXTRACT(QUARTER FROM '2019-07-02')", "3"),
             ("EXTRACT(DAY FROM NULL)", "NULL"),
             ("EXTRACT(WEEK FROM '2019-07-02')", "ERROR 1235"),

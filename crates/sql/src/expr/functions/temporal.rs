@@ -221,7 +221,7 @@ fn time_part(v: &Value, which: usize) -> Value {
 /// The TIME part of a value (TIME(v)): a TIME as is, the time of day of a date-like value, a
 /// string read as a DATETIME or else as a TIME; None (with MariaDB's warning 1292 for a
 /// string) when it is neither.
-fn time_of(v: &Value) -> Option<Value> {
+pub(super) fn time_of(v: &Value) -> Option<Value> {
     match v {
         Value::Time { .. } => return Some(v.clone()),
         Value::Null => return None,
