@@ -73,7 +73,7 @@ struct Ymd {
 
 fn ymd(v: &Value) -> Option<Ymd> {
     let (y, m, d, ..) = date_parts(v)?;
-    if m == 0 || m > 12 || d == 0 || d > days_in_month(y, m) {
+    if !valid_date(y, m, d) {
         return None;
     }
     Some(Ymd {
@@ -102,6 +102,11 @@ fn date_value(daynr: i64) -> Value {
         month: m as u8,
         day: d as u8,
     }
+}
+
+/// A calendar date (no zero month or day, no day past its month's last).
+fn valid_date(y: i64, m: u32, d: u32) -> bool {
+    (1..=12).contains(&m) && d >= 1 && d <= days_in_month(y, m)
 }
 
 fn days_in_month(y: i64, m: u32) -> u32 {
@@ -498,7 +503,7 @@ fn moment(v: &Value) -> Result<Option<Moment>, SqlError> {
     let Some((y, m, d, h, mi, sec, us)) = date_parts(&parsed) else {
         return Ok(None);
     };
-    if m == 0 || m > 12 || d == 0 || d > days_in_month(y, m) {
+    if !valid_date(y, m, d) {
         if matches!(kind, Kind::Text(_)) {
             let shown = text(v);
             warn(

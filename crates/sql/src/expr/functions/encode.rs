@@ -30,7 +30,9 @@ use onelog_binlog::Value;
 use sha1::{Digest, Sha1};
 use sha2::{Sha224, Sha256, Sha384, Sha512};
 
-use super::{int, rt_int, rt_str, rt_uint, sees_null, str_val, strict, volatile, FunctionDef};
+use super::{
+    hex_digits, int, rt_int, rt_str, rt_uint, sees_null, str_val, strict, volatile, FunctionDef,
+};
 use crate::error::SqlError;
 use crate::expr::env::Env;
 use crate::expr::text::text_of;
@@ -208,13 +210,7 @@ fn ip_bytes(text: &[u8]) -> Option<Vec<u8>> {
 }
 
 fn hex_str(bytes: &[u8]) -> Value {
-    str_val(
-        bytes
-            .iter()
-            .flat_map(|b| [b >> 4, b & 15])
-            .map(|d| b"0123456789abcdef"[usize::from(d)])
-            .collect(),
-    )
+    str_val(hex_digits(bytes, false))
 }
 
 fn sha2(v: Vec<Value>, _: &Env) -> R {
@@ -358,7 +354,7 @@ fn uuid_v1() -> String {
     let t = *last;
     let (seq, node) = (*seq, *node);
     drop(st);
-    let node_hex: String = node.iter().map(|b| format!("{b:02x}")).collect();
+    let node_hex = String::from_utf8_lossy(&hex_digits(&node, false)).into_owned();
     format!(
         "{:08x}-{:04x}-{:04x}-{:04x}-{node_hex}",
         t & 0xFFFF_FFFF,

@@ -236,6 +236,21 @@ pub(super) fn lookup(name: &str) -> Option<Func> {
 
 // Helpers shared by the families.
 
+/// `bytes` as hexadecimal digits, two per byte (HEX writes them upper case, the digests
+/// lower case).
+fn hex_digits(bytes: &[u8], upper: bool) -> Vec<u8> {
+    let digits: &[u8; 16] = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    bytes
+        .iter()
+        .flat_map(|b| [b >> 4, b & 15])
+        .map(|d| digits[usize::from(d)])
+        .collect()
+}
+
 fn str_val(v: Vec<u8>) -> Value {
     Value::Bytes(v)
 }

@@ -14,7 +14,9 @@
 
 use onelog_binlog::Value;
 
-use super::{collated, int, lossy, rt_int, rt_str, sees_null, str_val, strict, FunctionDef, ANY};
+use super::{
+    collated, hex_digits, int, lossy, rt_int, rt_str, sees_null, str_val, strict, FunctionDef, ANY,
+};
 use crate::error::SqlError;
 use crate::expr::collate::compare_in;
 use crate::expr::env::Env;
@@ -418,17 +420,11 @@ fn pad(v: &[Value], env: &Env, left: bool) -> R {
 
 fn hex(v: Vec<Value>, _: &Env) -> R {
     Ok(match &v[0] {
-        Value::Bytes(b) => str_val(
-            b.iter()
-                .map(|x| format!("{x:02X}"))
-                .collect::<String>()
-                .into_bytes(),
-        ),
+        Value::Bytes(b) => str_val(hex_digits(b, true)),
         other => str_val(format!("{:X}", int(other) as u64).into_bytes()),
     })
 }
 
-/// 1-based character position of `needle` in `hay`, 0 when absent.
 /// Whether `a` and `b` are equal under `coll` without PAD SPACE (`'a '` is not `'a'`), as
 /// FIND_IN_SET and LOCATE compare: a character that is no space after both keeps trailing
 /// spaces significant.
