@@ -37,6 +37,10 @@ fn create_table_like_copies_the_definition_only() {
     assert_eq!(err(&mut s, "INSERT INTO dst (name) VALUES ('x')"), 1062);
     ok(&mut s, "CREATE TABLE IF NOT EXISTS dst LIKE src");
     assert_eq!(err(&mut s, "CREATE TABLE dst LIKE src"), 1050);
+    assert_eq!(
+        err(&mut s, "CREATE TABLE dst3 LIKE src ENGINE=InnoDB"),
+        1064
+    );
     assert_eq!(err(&mut s, "CREATE TABLE dst2 LIKE nope"), 1146);
     assert_eq!(err(&mut s, "CREATE TABLE nodb.x LIKE t1.src"), 1049);
 }

@@ -486,7 +486,10 @@ pub(crate) fn create_table(
     if let Some(like) = &ct.like {
         let (ast::CreateTableLikeKind::Plain(l) | ast::CreateTableLikeKind::Parenthesized(l)) =
             like;
-        if !ct.columns.is_empty() || !ct.constraints.is_empty() || l.defaults.is_some() {
+        // MariaDB takes nothing beside the LIKE (1064 for columns or table options).
+        let options =
+            !matches!(ct.table_options, ast::CreateTableOptions::None) || ct.comment.is_some();
+        if !ct.columns.is_empty() || !ct.constraints.is_empty() || l.defaults.is_some() || options {
             return Err(SqlError::syntax(&ct.to_string()));
         }
         // MariaDB: SELECT on the source table, CREATE on the new one.

@@ -67,11 +67,18 @@ fn unit_error(what: &str) -> SqlError {
 impl Compiler<'_> {
     /// `(n, unit)` of an INTERVAL expression.
     fn interval(&mut self, iv: &ast::Interval) -> Result<(Expr, Unit), SqlError> {
-        let unit = match (&iv.leading_field, &iv.last_field) {
-            (Some(f), None) => Unit::of_field(f),
-            _ => None,
+        // MariaDB has no `unit(precision)` or `unit TO unit` forms (1064 there).
+        if iv.leading_precision.is_some()
+            || iv.fractional_seconds_precision.is_some()
+            || iv.last_field.is_some()
+        {
+            return Err(SqlError::syntax(&iv.to_string()));
         }
-        .ok_or_else(|| unit_error("INTERVAL"))?;
+        let unit = iv
+            .leading_field
+            .as_ref()
+            .and_then(Unit::of_field)
+            .ok_or_else(|| unit_error("INTERVAL"))?;
         Ok((self.compile(&iv.value)?, unit))
     }
 

@@ -893,6 +893,7 @@ mod tests {
             ("EXTRACT(QUARTER FROM '2019-07-02')", "3"),
             ("EXTRACT(DAY FROM NULL)", "NULL"),
             ("EXTRACT(WEEK FROM '2019-07-02')", "ERROR 1235"),
+            ("DATE_ADD('2008-01-01', INTERVAL 1 SECOND(3))", "ERROR 1064"),
         ]);
     }
 
