@@ -340,6 +340,13 @@ fn check_and_restore_refuse_damage() {
     );
     assert!(text.contains("data directory OK"), "{text}");
 
+    // A backup cut after its directories but before any file: no manifest and no segment.
+    let cut = tmp.path().join("cut");
+    std::fs::create_dir_all(cut.join("binlog")).unwrap();
+    std::fs::create_dir_all(cut.join("checkpoints")).unwrap();
+    let e = failed(&check(&cut), "check of a directory without a log");
+    assert!(e.contains("no log segment"), "{e}");
+
     let seg = |dir: &Path| dir.join("binlog").join("binlog-000001.olog");
     // A flipped byte inside a record.
     let bad = tmp.path().join("bad");

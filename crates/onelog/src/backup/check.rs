@@ -222,6 +222,15 @@ fn check_checkpoint(ckdir: &Path) -> Result<Option<Lsn>, String> {
 pub fn check_datadir(dir: &Path) -> Result<DatadirReport, String> {
     let checkpoint_lsn = check_checkpoint(&dir.join("checkpoints"))?;
     let segments = list_segments(&dir.join("binlog"))?;
+    if segments.is_empty() {
+        // A server writes segment 1 before it accepts anything, so a directory without one is
+        // not a data directory: most often a backup cut before its log was copied.
+        return Err(format!(
+            "{}: no log segment in binlog/: neither a data directory a server wrote nor a \
+             complete backup (no {MANIFEST}: was the backup interrupted?)",
+            dir.display()
+        ));
+    }
     let mut r = DatadirReport {
         checkpoint_lsn,
         first_lsn: 0,
