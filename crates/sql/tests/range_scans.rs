@@ -300,3 +300,35 @@ fn ordering_distinct_and_grouping_over_ranges() {
     assert_eq!(got, want);
     assert_eq!(got.len(), 3);
 }
+
+/// A string key compared with a number compares as numbers (`'01' = 1` and `'1.0' = 1` hold,
+/// as MariaDB answers), so no key lookup may serve it: every such row is found, on the
+/// primary key and on a secondary index, in WHERE and in IN lists.
+#[test]
+fn string_keys_compared_with_numbers_find_every_numerically_equal_row() {
+    let db = Db::open("ranges-string-keys");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE sk (a VARCHAR(10) PRIMARY KEY, b VARCHAR(10), n INT, KEY kb (b))",
+    );
+    ok(
+        &mut s,
+        "INSERT INTO sk VALUES ('01','01',1),('1','1',2),('1.0','1.0',3),('x','x',4),('2','2',5)",
+    );
+    for q in [
+        "SELECT n FROM sk WHERE a = 1 ORDER BY n",
+        "SELECT n FROM sk WHERE b = 1 ORDER BY n",
+        "SELECT n FROM sk WHERE a IN (1) ORDER BY n",
+        "SELECT n FROM sk WHERE b IN (1.0) ORDER BY n",
+    ] {
+        let got: Vec<i64> = rows(&mut s, q).iter().map(|r| int(&r[0])).collect();
+        assert_eq!(got, vec![1, 2, 3], "{q}");
+    }
+    // A string value still uses the key and matches exactly.
+    let got: Vec<i64> = rows(&mut s, "SELECT n FROM sk WHERE a = '1'")
+        .iter()
+        .map(|r| int(&r[0]))
+        .collect();
+    assert_eq!(got, vec![2]);
+}

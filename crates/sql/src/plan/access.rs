@@ -291,6 +291,12 @@ fn key_value(def: &TableDef, col: usize, e: &Expr, env: &Env) -> Result<Option<V
         return Ok(None);
     }
     let c = &def.columns[col];
+    if c.ty.is_string() && !matches!(v, Value::Bytes(_)) {
+        // A string column compared with a number or a temporal value compares as that type
+        // (`'01' = 1` and `'1.0' = 1` hold): many keys match one value, so no key range
+        // serves it.
+        return Ok(None);
+    }
     let conv = match convert_for_column(v.clone(), &c.ty, &c.name) {
         Ok(x) => x,
         Err(_) => return Ok(None),
