@@ -59,6 +59,8 @@ pub(crate) enum Compiled {
     Insert(Box<InsertPlan>),
     Update(Box<UpdatePlan>),
     Delete(Box<DeletePlan>),
+    /// Multi-table UPDATE or DELETE.
+    Multi(Box<crate::plan::multi_dml::MultiPlan>),
 }
 
 impl Compiled {
@@ -68,6 +70,7 @@ impl Compiled {
             Compiled::Insert(p) => Some(&p.table),
             Compiled::Update(p) => Some(&p.table),
             Compiled::Delete(p) => Some(&p.table),
+            Compiled::Multi(p) => p.tables.first(),
         }
     }
 }
@@ -525,6 +528,12 @@ impl Session {
                 Compiled::Select(Box::new(plan::select::compile(self, q, lock)?))
             }
             Statement::Insert(i) => Compiled::Insert(Box::new(plan::dml::compile_insert(self, i)?)),
+            Statement::Update(u) if plan::multi_dml::is_multi_update(u) => {
+                Compiled::Multi(Box::new(plan::multi_dml::compile_multi_update(self, u)?))
+            }
+            Statement::Delete(d) if plan::multi_dml::is_multi_delete(d) => {
+                Compiled::Multi(Box::new(plan::multi_dml::compile_multi_delete(self, d)?))
+            }
             Statement::Update(u) => Compiled::Update(Box::new(plan::dml::compile_update(self, u)?)),
             Statement::Delete(d) => Compiled::Delete(Box::new(plan::dml::compile_delete(self, d)?)),
             _ => return Ok(None),
@@ -632,6 +641,8 @@ impl Session {
             Compiled::Insert(_) => ComKind::Insert,
             Compiled::Update(_) => ComKind::Update,
             Compiled::Delete(_) => ComKind::Delete,
+            Compiled::Multi(p) if p.delete => ComKind::DeleteMulti,
+            Compiled::Multi(_) => ComKind::UpdateMulti,
         });
         let writes = !matches!(c, Compiled::Select(_));
         if writes {
@@ -700,6 +711,8 @@ impl Session {
                 }
                 Compiled::Delete(p) => dml::execute_delete(p, &mut txn, &env)
                     .map(|d| dml_out(d, p.returning.as_deref())),
+                Compiled::Multi(p) => crate::execute::multi_dml::execute_multi(p, &mut txn, &env)
+                    .map(|d| dml_out(d, None)),
             }
         };
         if lock_wait.is_some() {

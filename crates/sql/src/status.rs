@@ -45,6 +45,9 @@ pub enum ComKind {
     Update,
     Delete,
     Replace,
+    /// Multi-table UPDATE / DELETE (`Com_update_multi`, `Com_delete_multi`).
+    UpdateMulti,
+    DeleteMulti,
     Begin,
     Commit,
     Rollback,
@@ -85,6 +88,8 @@ pub(crate) const COM_NAMES: &[&str] = &[
     "update",
     "delete",
     "replace",
+    "update_multi",
+    "delete_multi",
     "begin",
     "commit",
     "rollback",

@@ -50,14 +50,32 @@ pub(crate) fn is_dual(name: &ast::ObjectName) -> bool {
 /// A FROM table with its qualifier (alias or name).
 pub(crate) type FromTable = (Arc<TableDef>, String);
 
-/// For each table after the first: its ON condition and whether it is a LEFT join.
-pub(crate) type JoinKind<'q> = (Option<&'q ast::Expr>, bool);
+/// How a table after the first joins what is before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JoinSide {
+    Inner,
+    /// LEFT [OUTER] JOIN: the rows before it are kept, with NULLs when nothing matches.
+    Left,
+    /// RIGHT [OUTER] JOIN: this table's rows are kept, with NULLs for the tables before it.
+    Right,
+}
+
+/// For each table after the first: its ON condition and how it joins.
+pub(crate) type JoinKind<'q> = (Option<&'q ast::Expr>, JoinSide);
 
 /// FROM: the tables in order (comma joins and JOIN ... ON), each resolved with its SELECT
 /// privilege; no table for `FROM DUAL` alone.
 pub(crate) fn from_tables<'q>(
     cx: &ExecContext,
     sel: &'q ast::Select,
+) -> Result<(Vec<FromTable>, Vec<JoinKind<'q>>), SqlError> {
+    from_list(cx, &sel.from)
+}
+
+/// [`from_tables`] of a FROM list (a SELECT's, or a multi-table UPDATE's or DELETE's).
+pub(crate) fn from_list<'q>(
+    cx: &ExecContext,
+    list: &'q [ast::TableWithJoins],
 ) -> Result<(Vec<FromTable>, Vec<JoinKind<'q>>), SqlError> {
     let mut froms: Vec<FromTable> = Vec::new();
     let mut join_kinds: Vec<JoinKind<'q>> = Vec::new();
@@ -77,22 +95,25 @@ pub(crate) fn from_tables<'q>(
             _ => Err(SqlError::unsupported("derived tables")),
         }
     };
-    for (n, twj) in sel.from.iter().enumerate() {
+    for (n, twj) in list.iter().enumerate() {
         match table_of(&twj.relation)? {
             Some(t) => {
                 if n > 0 {
-                    join_kinds.push((None, false));
+                    join_kinds.push((None, JoinSide::Inner));
                 }
                 froms.push(t);
             }
-            None if sel.from.len() == 1 && twj.joins.is_empty() => {}
+            None if list.len() == 1 && twj.joins.is_empty() => {}
             None => return Err(SqlError::unsupported("DUAL in a join")),
         }
         for j in &twj.joins {
-            let (constraint, left) = match &j.join_operator {
-                ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (c, false),
-                ast::JoinOperator::CrossJoin(c) => (c, false),
-                ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (c, true),
+            let (constraint, side) = match &j.join_operator {
+                ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (c, JoinSide::Inner),
+                ast::JoinOperator::CrossJoin(c) => (c, JoinSide::Inner),
+                ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (c, JoinSide::Left),
+                ast::JoinOperator::Right(c) | ast::JoinOperator::RightOuter(c) => {
+                    (c, JoinSide::Right)
+                }
                 _ => return Err(SqlError::unsupported("this kind of JOIN")),
             };
             let on = match constraint {
@@ -104,7 +125,7 @@ pub(crate) fn from_tables<'q>(
                 Some(t) => froms.push(t),
                 None => return Err(SqlError::unsupported("DUAL in a join")),
             }
-            join_kinds.push((on, left));
+            join_kinds.push((on, side));
         }
     }
     Ok((froms, join_kinds))

@@ -40,7 +40,7 @@ fn project_returning(
     Ok(out)
 }
 
-fn pk_of(def: &TableDef, row: &[Value]) -> Vec<Value> {
+pub(crate) fn pk_of(def: &TableDef, row: &[Value]) -> Vec<Value> {
     def.primary_key
         .iter()
         .map(|&c| row.get(c).cloned().unwrap_or(Value::Null))
@@ -52,7 +52,13 @@ fn pk_of(def: &TableDef, row: &[Value]) -> Vec<Value> {
 /// (1265), wrong (1366) and too long (1406) values with the error; otherwise the value is
 /// clipped, cut or zeroed and the condition becomes a warning. `row` is the statement's
 /// 1-based row number, which the condition names as MariaDB does ("at row 3").
-fn coerce_col(def: &TableDef, i: usize, v: Value, env: &Env, row: u64) -> Result<Value, SqlError> {
+pub(crate) fn coerce_col(
+    def: &TableDef,
+    i: usize,
+    v: Value,
+    env: &Env,
+    row: u64,
+) -> Result<Value, SqlError> {
     let before = crate::expr::warning_count();
     let r = match coerce_strict(def, i, v.clone()) {
         Ok(v) => Ok(v),

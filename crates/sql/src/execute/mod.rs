@@ -7,4 +7,6 @@
 pub mod admin;
 pub(crate) mod ddl;
 pub(crate) mod dml;
+pub(crate) mod join;
+pub(crate) mod multi_dml;
 pub(crate) mod select;

@@ -3,8 +3,8 @@
 //!
 //! Execution streams: the access path's rows are visited borrowed (`plan::visit`) and only
 //! what the query keeps is copied (projected values, a group's first row); joins are nested
-//! loops over the joined tables' rows (read once) that hand each joined row to the same sink,
-//! so the join is never materialised; LIMIT stops the scan (and the loops) when nothing after
+//! steps (`execute::join`: index lookups, hash joins or loops) that hand each joined row to the
+//! same sink, so the join is never materialised; LIMIT stops the scan (and the loops) when nothing after
 //! it reorders or removes rows.
 //!
 //! Limits (`guard.rs`): every source row, joined row, sort comparison and DISTINCT row passes
@@ -358,24 +358,23 @@ pub(crate) fn execute(
         key: Vec::new(),
     };
     match (&p.table, &p.plan) {
-        (Some(t), Some(pl)) if p.joins.is_empty() => {
-            let (src, filter) = resolve(t, pl, env)?;
-            sink.filter = filter;
-            visit(txn, t, &src, p.lock, &mut |row| sink.row(row))?;
-        }
-        (Some(t), Some(pl)) => {
-            // The access path only narrows the first table: the whole WHERE runs on the
-            // joined rows, which stream into the sink (LIMIT stops the loops).
-            let rights = join_tables(p, txn, env)?;
-            let (src, _) = resolve(t, pl, env)?;
-            sink.filter = pl.filter.as_ref();
-            let mut buf = Vec::new();
-            visit(txn, t, &src, p.lock, &mut |row| {
-                buf.clear();
-                buf.extend_from_slice(row);
-                join_rows(p, &rights, env, &mut buf, 0, &mut sink)
-            })?;
-        }
+        (Some(t), Some(pl)) => match &p.join {
+            None => {
+                let (src, filter) = resolve(t, pl, env)?;
+                sink.filter = filter;
+                visit(txn, t, &src, p.lock, &mut |row| sink.row(row))?;
+            }
+            Some(jp) => {
+                // The access path narrows the driving table (the first one; a leading RIGHT
+                // JOIN's right table is scanned); the join's own filter runs on joined rows.
+                let (def, src) = match jp.driver {
+                    0 => (&**t, resolve(t, pl, env)?.0),
+                    _ => (&*jp.driver_table, crate::plan::access::Source::Full),
+                };
+                sink.filter = jp.filter.as_ref();
+                super::join::run(jp, (def, &src), p.lock, txn, env, &mut |row| sink.row(row))?;
+            }
+        },
         (_, pl) => {
             sink.filter = pl.as_ref().and_then(|x| x.residual.as_ref());
             let _ = sink.row(&[])?;
@@ -450,70 +449,6 @@ fn page(rows: &mut Vec<Vec<Value>>, limit: Option<u64>, offset: u64, calc: bool)
         rows.truncate(l.min(usize::MAX as u64) as usize);
     }
     found
-}
-
-/// The rows of each joined table (read once, kept for the nested loops; charged to the
-/// statement's memory budget).
-fn join_tables(
-    p: &SelectPlan,
-    txn: &mut Transaction,
-    env: &Env,
-) -> Result<Vec<Vec<Vec<Value>>>, SqlError> {
-    let guard = &env.cx.guard;
-    let mut out = Vec::with_capacity(p.joins.len());
-    for j in &p.joins {
-        let mut rows = Vec::new();
-        let src = crate::plan::access::Source::Full;
-        visit(txn, &j.table, &src, p.lock, &mut |row| {
-            guard.check()?;
-            guard.charge(crate::guard::row_bytes(row))?;
-            rows.push(row.to_vec());
-            Ok(ControlFlow::Continue(()))
-        })?;
-        out.push(rows);
-    }
-    Ok(out)
-}
-
-/// Nested-loop join of the partial row `row` (tables `0..=k` of the FROM list) with joined
-/// table `k` onwards; every complete row goes to `sink` as it is made, so nothing but the
-/// sink's own output is materialised, and the sink's Break (LIMIT reached) stops every loop.
-fn join_rows(
-    p: &SelectPlan,
-    rights: &[Vec<Vec<Value>>],
-    env: &Env,
-    row: &mut Vec<Value>,
-    k: usize,
-    sink: &mut Sink,
-) -> crate::plan::access::Visit {
-    let Some(j) = p.joins.get(k) else {
-        return sink.row(row);
-    };
-    let base = row.len();
-    let mut matched = false;
-    for r in &rights[k] {
-        env.cx.guard.check()?;
-        row.truncate(base);
-        row.extend_from_slice(r);
-        if let Some(on) = &j.on {
-            if !on.test(row, &[], env)? {
-                continue;
-            }
-        }
-        matched = true;
-        if join_rows(p, rights, env, row, k + 1, sink)?.is_break() {
-            return Ok(ControlFlow::Break(()));
-        }
-    }
-    if !matched && j.left {
-        row.truncate(base);
-        row.resize(base + j.table.columns.len(), Value::Null);
-        if join_rows(p, rights, env, row, k + 1, sink)?.is_break() {
-            return Ok(ControlFlow::Break(()));
-        }
-    }
-    row.truncate(base);
-    Ok(ControlFlow::Continue(()))
 }
 
 /// Sorts output rows by the ORDER BY items (`order_src`: a projection or the next key slot)

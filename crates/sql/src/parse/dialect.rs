@@ -10,7 +10,12 @@
 //! as the value it is at once (`Parser::parse_value`, what `parse_prefix` ends up calling for
 //! it, string concatenation included).
 //!
-//! Invariant: apart from that, the dialect is `MySqlDialect`: it forwards every method
+//! Second, MySQL's multi-table `UPDATE t1, t2 SET ...` (a comma-separated table list, which
+//! sqlparser's UPDATE does not take): [`comma_update`] parses it into an `Update` whose
+//! `table` is the first table and whose `from` (`BeforeSet`) holds the others; a statement
+//! with one table reference is left to sqlparser untouched.
+//!
+//! Invariant: apart from those, the dialect is `MySqlDialect`: it forwards every method
 //! `MySqlDialect` (sqlparser 0.63) overrides and reports `MySqlDialect`'s type to the parser's
 //! `dialect_of!` checks; the other methods keep the trait's defaults, as in `MySqlDialect`. A
 //! sqlparser upgrade must re-check the list (the test parses a corpus with both dialects and
@@ -92,6 +97,11 @@ impl Dialect for OnelogDialect {
     }
 
     fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
+        if parser.peek_keyword(Keyword::UPDATE) {
+            if let Some(r) = comma_update(parser) {
+                return Some(r);
+            }
+        }
         self.0.parse_statement(parser)
     }
 
@@ -182,6 +192,62 @@ impl Dialect for OnelogDialect {
     fn supports_left_associative_joins_without_parens(&self) -> bool {
         self.0.supports_left_associative_joins_without_parens()
     }
+}
+
+/// `UPDATE t1[, t2 ...] SET ... [WHERE ...] [ORDER BY ...] [LIMIT n]` with at least two
+/// comma-separated table references (module docs); None (the parser rewound) otherwise.
+fn comma_update(parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
+    use sqlparser::ast::helpers::attached_token::AttachedToken;
+    use sqlparser::ast::{Update, UpdateTableFromKind};
+    let start = parser.index();
+    let token = parser.next_token();
+    let rewind = |parser: &mut Parser| {
+        while parser.index() > start {
+            parser.prev_token();
+        }
+    };
+    let Ok(first) = parser.parse_table_and_joins() else {
+        rewind(parser);
+        return None;
+    };
+    if !parser.consume_token(&Token::Comma) {
+        rewind(parser);
+        return None;
+    }
+    let rest = (|| {
+        let more = parser.parse_comma_separated(Parser::parse_table_and_joins)?;
+        parser.expect_keyword(Keyword::SET)?;
+        let assignments = parser.parse_comma_separated(Parser::parse_assignment)?;
+        let selection = if parser.parse_keyword(Keyword::WHERE) {
+            Some(parser.parse_expr()?)
+        } else {
+            None
+        };
+        let order_by = if parser.parse_keywords(&[Keyword::ORDER, Keyword::BY]) {
+            parser.parse_comma_separated(Parser::parse_order_by_expr)?
+        } else {
+            Vec::new()
+        };
+        let limit = if parser.parse_keyword(Keyword::LIMIT) {
+            Some(parser.parse_expr()?)
+        } else {
+            None
+        };
+        Ok(Statement::Update(Update {
+            update_token: AttachedToken(token),
+            optimizer_hints: Vec::new(),
+            table: first,
+            assignments,
+            from: Some(UpdateTableFromKind::BeforeSet(more)),
+            selection,
+            returning: None,
+            output: None,
+            or: None,
+            order_by,
+            limit,
+        }))
+    })();
+    Some(rest)
 }
 
 #[cfg(test)]

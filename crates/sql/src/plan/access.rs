@@ -49,7 +49,7 @@ pub(crate) struct Plan {
     pub filter: Option<Expr>,
 }
 
-fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
+pub(crate) fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
     match e {
         Expr::Bin(BinOp::And, l, r) => {
             conjuncts(l, out);
@@ -59,7 +59,7 @@ fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
     }
 }
 
-fn and_all(mut v: Vec<Expr>) -> Option<Expr> {
+pub(crate) fn and_all(mut v: Vec<Expr>) -> Option<Expr> {
     let mut acc = v.pop()?;
     while let Some(x) = v.pop() {
         acc = Expr::Bin(BinOp::And, Box::new(x), Box::new(acc));
@@ -286,30 +286,41 @@ pub(crate) fn plan(def: &TableDef, where_: Option<&Expr>) -> Plan {
 
 /// Evaluates a key value and converts it exactly to the column's type (None: cannot).
 fn key_value(def: &TableDef, col: usize, e: &Expr, env: &Env) -> Result<Option<Value>, SqlError> {
-    let v = e.eval(&[], env)?;
+    key_value_on(def, col, e, &[], env)
+}
+
+/// [`key_value`] of an expression over `row` (a join's key, computed from the partial row).
+pub(crate) fn key_value_on(
+    def: &TableDef,
+    col: usize,
+    e: &Expr,
+    row: &[Value],
+    env: &Env,
+) -> Result<Option<Value>, SqlError> {
+    let v = e.eval(row, env)?;
     if v == Value::Null {
         return Ok(None);
     }
+    Ok(exact_key(def, col, v))
+}
+
+/// The non-NULL value `v` converted exactly to column `col`'s type, when the column's key
+/// order serves a comparison with it (None: it does not, or it cannot be converted exactly).
+pub(crate) fn exact_key(def: &TableDef, col: usize, v: Value) -> Option<Value> {
     let c = &def.columns[col];
     if c.ty.is_string() && !matches!(v, Value::Bytes(_)) {
         // A string column compared with a number or a temporal value compares as that type
         // (`'01' = 1` and `'1.0' = 1` hold): many keys match one value, so no key range
         // serves it.
-        return Ok(None);
+        return None;
     }
-    let conv = match convert_for_column(v.clone(), &c.ty, &c.name) {
-        Ok(x) => x,
-        Err(_) => return Ok(None),
-    };
-    let coerced = match c.ty.coerce(&c.name, conv) {
-        Ok(x) => x,
-        Err(_) => return Ok(None),
-    };
+    let conv = convert_for_column(v.clone(), &c.ty, &c.name).ok()?;
+    let coerced = c.ty.coerce(&c.name, conv).ok()?;
     // Exactness: the converted value must compare equal to the original.
     if crate::expr::compare(&coerced, &v) != Some(std::cmp::Ordering::Equal) {
-        return Ok(None);
+        return None;
     }
-    Ok(Some(coerced))
+    Some(coerced)
 }
 
 /// An access path with its key values evaluated and converted to the key columns' types.

@@ -294,13 +294,17 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
     }
     let qualifier = alias.unwrap_or_else(|| t.name.clone());
     let db = cx.current_db.clone().unwrap_or_default();
-    let mut c = Compiler::new(scope(&t, &qualifier, &db), "field list");
+    // MariaDB names the SET clause in 1054, for the target and the value alike.
+    let mut c = Compiler::new(scope(&t, &qualifier, &db), "SET");
     let mut assignments = Vec::new();
     for a in &u.assignments {
         let ast::AssignmentTarget::ColumnName(n) = &a.target else {
             return Err(SqlError::unsupported("tuple assignment"));
         };
-        let col = target_column(&t, n)?;
+        let col = target_column(&t, n).map_err(|mut e| {
+            e.message = e.message.replace("in 'field list'", "in 'SET'");
+            e
+        })?;
         assignments.push((col, c.compile(&a.value)?));
     }
     c.place = "where clause";

@@ -7,4 +7,6 @@
 //! again when the account's privileges or the statement's database changed.
 pub(crate) mod access;
 pub(crate) mod dml;
+pub(crate) mod join;
+pub(crate) mod multi_dml;
 pub(crate) mod select;

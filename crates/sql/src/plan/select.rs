@@ -7,7 +7,7 @@
 //! Invariants: placeholders are numbered in textual order (projection, WHERE, GROUP BY,
 //! HAVING, ORDER BY, LIMIT); a plan's `columns` and `rtypes` have one entry per projection.
 
-use crate::bind::tables::{from_tables, From, JoinKind};
+use crate::bind::tables::{from_tables, From, JoinKind, JoinSide};
 use crate::context::ExecContext;
 use crate::error::SqlError;
 use onelog_engine::collation::Collation;
@@ -15,6 +15,7 @@ use onelog_engine::collation::Collation;
 use crate::expr::{rtype_column, AggFunc, AggSpec, CollRef, Compiler, Expr, RType, Scope};
 use crate::output::Column;
 use crate::plan::access::{plan, Plan};
+use crate::plan::join::{plan_joins, JoinPlan, StepSpec};
 use onelog_binlog::{ColumnType, Value};
 use onelog_engine::{LockMode, SqlType, TableDef};
 use onelog_protocol::errors;
@@ -26,8 +27,8 @@ use std::sync::Arc;
 #[derive(Debug, Clone)]
 pub(crate) struct SelectPlan {
     pub table: Option<Arc<TableDef>>,
-    /// Tables joined to `table`, in order.
-    pub joins: Vec<JoinStep>,
+    /// How the FROM tables join (None: one table or none).
+    pub join: Option<JoinPlan>,
     pub plan: Option<Plan>,
     pub projections: Vec<Expr>,
     pub rtypes: Vec<RType>,
@@ -55,15 +56,6 @@ pub(crate) struct SelectPlan {
     pub lock_wait: Option<std::time::Duration>,
     /// `SKIP LOCKED` of a locking read.
     pub skip_locked: bool,
-}
-
-/// One joined table: nested loop over its rows, `on` tested on the joined row.
-#[derive(Debug, Clone)]
-pub(crate) struct JoinStep {
-    pub table: Arc<TableDef>,
-    pub on: Option<Expr>,
-    /// LEFT JOIN: a left row without a match gets NULLs.
-    pub left: bool,
 }
 
 const NOT_NULL: u16 = 1;
@@ -285,7 +277,7 @@ pub(crate) fn compile(
         },
         "field list",
     );
-    let joins = compile_joins(&mut c, &join_kinds, &from)?;
+    let (driver, specs) = compile_joins(&mut c, &join_kinds, &from)?;
     c.place = "field list";
     c.aggs = Some(Vec::new());
     let items = compile_projection(&mut c, sel, &from)?;
@@ -295,7 +287,10 @@ pub(crate) fn compile(
     let params = c.params;
     let grouped = !aggs.is_empty() || !clauses.group_by.is_empty();
     let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
-    let (rtypes, columns) = result_metadata(&items, &from, &aggs);
+    let outer: Vec<usize> = specs.iter().filter(|s| s.left).map(|s| s.table).collect();
+    let (rtypes, columns) = result_metadata(&items, &from, &aggs, &outer);
+    let join =
+        (from.tables.len() > 1).then(|| plan_joins(&from, driver, specs, clauses.where_.as_ref()));
     let plan = access_plan(table.as_deref(), clauses.where_);
     use crate::parse::{LockClause, LockWait};
     let (lock, wait) = match lock {
@@ -313,7 +308,7 @@ pub(crate) fn compile(
     let into = into_vars(sel, items.projections.len())?;
     Ok(SelectPlan {
         table,
-        joins,
+        join,
         plan,
         projections: items.projections,
         rtypes,
@@ -387,26 +382,43 @@ fn select_body(q: &ast::Query) -> Result<Body<'_>, SqlError> {
     }
 }
 
-/// The JOIN steps: each joined table with its compiled ON condition.
+/// The JOIN steps, each joined table with its compiled ON condition, in nesting order, after
+/// the driving table: FROM order, except that a leading `A RIGHT JOIN B` drives from B with A
+/// left-joined. A RIGHT JOIN after other joins is refused (1235).
 fn compile_joins(
     c: &mut Compiler,
     join_kinds: &[JoinKind<'_>],
     from: &From,
-) -> Result<Vec<JoinStep>, SqlError> {
-    let mut joins = Vec::new();
-    for (k, (on, left)) in join_kinds.iter().enumerate() {
+) -> Result<(usize, Vec<StepSpec>), SqlError> {
+    let mut specs = Vec::with_capacity(join_kinds.len());
+    let mut driver = 0;
+    for (k, (on, side)) in join_kinds.iter().enumerate() {
         c.place = "on clause";
         let cond = match on {
             Some(e) => Some(c.compile(e)?),
             None => None,
         };
-        joins.push(JoinStep {
-            table: from.tables[k + 1].0.clone(),
-            on: cond,
-            left: *left,
-        });
+        debug_assert!(k + 1 < from.tables.len(), "one FROM table per join");
+        match side {
+            JoinSide::Right if k == 0 => {
+                driver = 1;
+                specs.push(StepSpec {
+                    table: 0,
+                    on: cond,
+                    left: true,
+                });
+            }
+            JoinSide::Right => {
+                return Err(SqlError::unsupported("RIGHT JOIN after another join"));
+            }
+            side => specs.push(StepSpec {
+                table: k + 1,
+                on: cond,
+                left: *side == JoinSide::Left,
+            }),
+        }
     }
-    Ok(joins)
+    Ok((driver, specs))
 }
 
 /// The select list compiled: one expression per result column, its name and source column
@@ -600,7 +612,14 @@ fn compile_clauses(
 
 /// Each result column's type and its column definition: a table column keeps its table's
 /// metadata; an expression of one column keeps the column's type but not its origin.
-fn result_metadata(items: &Projection, from: &From, aggs: &[AggSpec]) -> (Vec<RType>, Vec<Column>) {
+/// Result column metadata; `outer`: the FROM tables an outer join may null-extend (their
+/// columns are nullable in the result, as MariaDB reports them).
+fn result_metadata(
+    items: &Projection,
+    from: &From,
+    aggs: &[AggSpec],
+    outer: &[usize],
+) -> (Vec<RType>, Vec<Column>) {
     let froms = &from.tables;
     let (combined, table) = (&from.combined, froms.first().map(|(t, _)| &**t));
     let owner = |i: usize| from.owner(i);
@@ -618,11 +637,18 @@ fn result_metadata(items: &Projection, from: &From, aggs: &[AggSpec]) -> (Vec<RT
         columns.push(match (col, table, r) {
             (Some(i), Some(_), _) => {
                 let (k, j) = owner(*i);
-                table_column(&froms[k].0, j, &froms[k].1, name)
+                let mut col = table_column(&froms[k].0, j, &froms[k].1, name);
+                if outer.contains(&k) {
+                    col.flags &= !NOT_NULL;
+                }
+                col
             }
             (_, Some(_), RType::Column(i)) => {
                 let (k, j) = owner(i);
                 let mut col = table_column(&froms[k].0, j, "", name);
+                if outer.contains(&k) {
+                    col.flags &= !NOT_NULL;
+                }
                 col.org_name.clear();
                 col.org_table.clear();
                 col.db.clear();

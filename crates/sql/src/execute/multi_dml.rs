@@ -1,0 +1,201 @@
+//! Multi-table UPDATE and DELETE execution (plans from `plan::multi_dml`).
+//!
+//! The join runs first, with exclusive row locks on every row it reads, and each target
+//! table's rows are gathered once each (a row several joined rows match is changed once, from
+//! the first of them, as MariaDB does). UPDATE evaluates the SET list in order on the joined
+//! row, a later assignment seeing the values earlier ones gave to the same table (the other
+//! tables' values stay as read); then every gathered row is
+//! written (UPDATE: only when a value changed, with ON UPDATE CURRENT_TIMESTAMP) through the
+//! same transaction calls as single-table statements.
+//!
+//! Limits: every gathered row is charged to the statement's memory budget.
+//!
+//! Invariants: each target row is written at most once per statement; `Rows matched` counts
+//! distinct target rows, `Changed` those written.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+use onelog_binlog::Value;
+use onelog_engine::LockMode;
+use onelog_engine::Transaction;
+
+use crate::error::SqlError;
+use crate::expr::{sort_cmp_in, Env};
+use crate::plan::access::{resolve, Source};
+use crate::plan::multi_dml::MultiPlan;
+
+use super::dml::{coerce_col, pk_of, touch_on_update, DmlResult};
+
+/// The rows gathered for one target table: (primary key, the row as read, the new row).
+type Gathered = Vec<(Vec<Value>, Vec<Value>, Vec<Value>)>;
+
+pub(crate) fn execute_multi(
+    p: &MultiPlan,
+    txn: &mut Transaction,
+    env: &Env,
+) -> Result<DmlResult, SqlError> {
+    let guard = &env.cx.guard;
+    let mut gathered: Vec<Gathered> = vec![Vec::new(); p.targets.len()];
+    let mut seen: Vec<HashMap<Vec<u8>, ()>> = vec![HashMap::new(); p.targets.len()];
+    let offsets: Vec<usize> = (0..p.tables.len()).map(|k| p.offset(k)).collect();
+    let (driver, src) = match p.join.driver {
+        0 => (&*p.tables[0], resolve(&p.tables[0], &p.first, env)?.0),
+        _ => (&*p.join.driver_table, Source::Full),
+    };
+    let filter = p.join.filter.as_ref();
+    let limit = match &p.limit {
+        Some(e) => match crate::expr::to_i128(&e.eval(&[], env)?) {
+            Some(n) if n >= 0 => Some(n as u64),
+            _ => return Err(SqlError::wrong_arguments("LIMIT")),
+        },
+        None => None,
+    };
+    let mut g = Gather {
+        p,
+        env,
+        offsets,
+        gathered: &mut gathered,
+        seen: &mut seen,
+        work: Vec::new(),
+        row_no: 0,
+        limit,
+    };
+    // Without ORDER BY the joined rows are gathered as they come; with it, they are sorted
+    // first (charged to the statement's budget).
+    let mut sorted: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+    super::join::run(
+        &p.join,
+        (driver, &src),
+        Some(LockMode::Exclusive),
+        txn,
+        env,
+        &mut |row| {
+            guard.check()?;
+            if let Some(f) = filter {
+                if !f.test(row, &[], env)? {
+                    return Ok(ControlFlow::Continue(()));
+                }
+            }
+            if p.order_by.is_empty() {
+                return g.row(row);
+            }
+            let mut keys = Vec::with_capacity(p.order_by.len());
+            for (e, _) in &p.order_by {
+                keys.push(e.eval(row, env)?);
+            }
+            guard.charge(crate::guard::row_bytes(row) + crate::guard::row_bytes(&keys))?;
+            sorted.push((keys, row.to_vec()));
+            Ok(ControlFlow::Continue(()))
+        },
+    )?;
+    if !p.order_by.is_empty() {
+        sorted.sort_by(|a, b| {
+            for (i, (_, desc)) in p.order_by.iter().enumerate() {
+                let o = sort_cmp_in(env.coll, &a.0[i], &b.0[i]);
+                let o = if *desc { o.reverse() } else { o };
+                if o.is_ne() {
+                    return o;
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+        for (_, row) in &sorted {
+            if g.row(row)?.is_break() {
+                break;
+            }
+        }
+    }
+    let (mut matched, mut changed) = (0u64, 0u64);
+    for (t, &k) in p.targets.iter().enumerate() {
+        let def = &*p.tables[k];
+        for (n, (pk, old, mut new)) in (1u64..).zip(std::mem::take(&mut gathered[t])) {
+            guard.check()?;
+            matched += 1;
+            if p.delete {
+                if txn.delete(def.id, &pk)? {
+                    changed += 1;
+                }
+                continue;
+            }
+            if new != old {
+                let set = |c: usize| p.assignments.iter().any(|(kk, a, _)| *kk == k && *a == c);
+                touch_on_update(def, set, &mut new, env, n)?;
+                txn.update(def.id, &pk, new)?;
+                changed += 1;
+            }
+        }
+    }
+    Ok(DmlResult {
+        affected: changed,
+        last_insert_id: None,
+        info: if p.delete {
+            String::new()
+        } else {
+            format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0")
+        },
+        warnings: Vec::new(),
+        returned: None,
+    })
+}
+
+/// Gathers the target rows of joined rows, each target row once.
+struct Gather<'a> {
+    p: &'a MultiPlan,
+    env: &'a Env<'a>,
+    offsets: Vec<usize>,
+    gathered: &'a mut [Gathered],
+    seen: &'a mut [HashMap<Vec<u8>, ()>],
+    /// The joined row, with the values assigned so far to the table being gathered.
+    work: Vec<Value>,
+    row_no: u64,
+    /// LIMIT: stop once this many target rows are gathered.
+    limit: Option<u64>,
+}
+
+impl Gather<'_> {
+    fn row(&mut self, row: &[Value]) -> crate::plan::access::Visit {
+        let (p, env) = (self.p, self.env);
+        if self.limit.is_some_and(|l| self.row_no >= l) {
+            return Ok(ControlFlow::Break(()));
+        }
+        for (t, &k) in p.targets.iter().enumerate() {
+            // Each table's assignments see the values its earlier assignments gave, and the
+            // other tables' values as read (as MariaDB: `SET a.x = a.x + 1, b.y = a.x` gives
+            // b.y the old a.x).
+            self.work.clear();
+            self.work.extend_from_slice(row);
+            let def = &p.tables[k];
+            let (off, w) = (self.offsets[k], def.columns.len());
+            let old = &row[off..off + w];
+            let extended = match def.primary_key.is_empty() {
+                true => old.iter().all(|v| *v == Value::Null),
+                false => def.primary_key.iter().any(|&c| old[c] == Value::Null),
+            };
+            if extended {
+                // A NULL-extended row of an outer join: nothing to change.
+                continue;
+            }
+            let key = onelog_engine::store::pk_key(def, old);
+            if self.seen[t].contains_key(&key) {
+                continue;
+            }
+            self.row_no += 1;
+            let mut new = old.to_vec();
+            for (kk, col, e) in &p.assignments {
+                if *kk == k {
+                    let v = e.eval(&self.work, env)?;
+                    let v = coerce_col(def, *col, v, env, self.row_no)?;
+                    self.work[off + col] = v.clone();
+                    new[*col] = v;
+                }
+            }
+            env.cx
+                .guard
+                .charge(crate::guard::row_bytes(old) * 2 + key.len() as u64)?;
+            self.seen[t].insert(key, ());
+            self.gathered[t].push((pk_of(def, old), old.to_vec(), new));
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+}
