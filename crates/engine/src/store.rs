@@ -37,10 +37,11 @@ use imbl::OrdMap;
 use onelog_binlog::{Gtid, GtidPos, GtidState, Value};
 use onelog_log::Lsn;
 
-use crate::catalog::{Catalog, CatalogChange, IndexDef, TableDef, TableId};
+use crate::alter;
+use crate::catalog::{Catalog, CatalogChange, ColumnSource, IndexDef, TableDef, TableId};
 use crate::encoding::{put_u64, put_u8, put_value, put_var, FormatError, Reader};
 use crate::error::EngineError;
-use crate::key::{encode_value_as, prefix_end, KeyBytes};
+use crate::key::{display_values, encode_value_as, prefix_end, KeyBytes};
 
 /// One row: a canonical value per column.
 pub type Row = Vec<Value>;
@@ -528,6 +529,16 @@ impl Root {
                 // Every row gets the new column's value (last, in no index: keys unchanged).
                 self.rewrite_rows(def, generation, |r| r.push(fill.clone()));
             }
+            CatalogChange::AlterTable {
+                strict,
+                sources,
+                table: def,
+            } => {
+                let old = self.catalog.table(def.id).cloned();
+                if let Some(old) = old {
+                    self.alter_rows(&old, def, (sources, *strict), generation)?;
+                }
+            }
             CatalogChange::RenameTables { renames } => {
                 // Same rows; a new generation, so a transaction that wrote the table under
                 // its old name fails its commit (1412) instead of logging rows for that name.
@@ -760,6 +771,53 @@ impl Root {
 
     fn apply_catalog_change_data_only(&mut self, def: &TableDef) {
         self.tables.insert(def.id, TableData::empty(def, 1, 0));
+    }
+
+    /// [`CatalogChange::AlterTable`]'s rows: every old row (in primary key order) becomes a
+    /// row of `def` through `sources` and [`alter::convert`] (`strict`: its failures are errors), its keys
+    /// built again; 1062 when
+    /// two new rows share a primary key or a unique key's value. The AUTO_INCREMENT counter is
+    /// kept (and raised past the new rows).
+    fn alter_rows(
+        &mut self,
+        old_def: &TableDef,
+        def: &TableDef,
+        (sources, strict): (&[ColumnSource], bool),
+        generation: u64,
+    ) -> Result<(), EngineError> {
+        let mut conditions = Vec::new();
+        let Some(old) = self.tables.remove(&def.id) else {
+            return Ok(());
+        };
+        self.tables
+            .insert(def.id, TableData::empty(def, old.auto_inc_next, generation));
+        for (n, (_, row)) in old.rows.iter().enumerate() {
+            let mut r = Vec::with_capacity(sources.len());
+            for (col, src) in def.columns.iter().zip(sources) {
+                r.push(match src {
+                    ColumnSource::Old(p) => {
+                        let v = row.get(*p).unwrap_or(&Value::Null);
+                        let from = &old_def.columns[*p].ty;
+                        let row = n as u64 + 1;
+                        let v = alter::convert(col, from, v, row, strict, &mut conditions)?;
+                        conditions.clear(); // the DDL reported them when it was validated
+                        v
+                    }
+                    ColumnSource::Fill(v) => v.clone(),
+                    ColumnSource::Sequence => alter::number(col, n as u64 + 1)?,
+                });
+            }
+            let pk = pk_key(def, &r);
+            if self.get(def.id, &pk).is_some() {
+                let vals: Vec<&Value> = def.primary_key.iter().map(|&c| &r[c]).collect();
+                return Err(EngineError::DuplicateKey {
+                    entry: display_values(&vals),
+                    key: "PRIMARY".into(),
+                });
+            }
+            self.put_row(def, Arc::new(r));
+        }
+        Ok(())
     }
 
     /// A column added or dropped: `def`'s table gets every row through `edit`, under `def`

@@ -1,0 +1,603 @@
+//! ALTER TABLE as one change: the conversion of an existing value into a column of the new
+//! definition ([`convert`]) and the test of which type changes onelog performs
+//! ([`convertible`]).
+//!
+//! Owns the value rules of [`CatalogChange::AlterTable`](crate::catalog::CatalogChange): a
+//! new column fed from an old one gets the old value converted to its type, as MariaDB's
+//! table copy does in strict mode (an error names the column and the 1-based row, in primary
+//! key order, which is MariaDB's copy order for InnoDB). Called by `store.rs` (the row
+//! rewrite, during validation on a scratch root and again when the sink applies the logged
+//! change: the conversion is a pure function of the old value and the new column, so both
+//! give the same rows) and by the SQL layer ([`convertible`], to refuse other type changes
+//! with 1235 before anything is logged). Imports only the catalog.
+//!
+//! Invariant: [`convert`] of a value of the old type that [`convertible`] accepted either
+//! fails or returns a value that [`SqlType::coerce`] accepts for the new column unchanged.
+
+use onelog_binlog::Value;
+
+use crate::catalog::{ColumnDef, SqlType};
+use crate::error::{AlterValueKind, EngineError};
+
+/// The type families between which ALTER TABLE converts values (numbers to text, text to
+/// integers and decimals, within a family by range or length); any other type change is
+/// refused by the SQL layer (1235).
+pub fn convertible(from: &SqlType, to: &SqlType) -> bool {
+    let family = |t: &SqlType| {
+        if t.is_integer() || matches!(t, SqlType::Decimal { .. }) {
+            1
+        } else if t.is_text() {
+            2
+        } else if t.is_string() {
+            3
+        } else {
+            0
+        }
+    };
+    if from == to {
+        return true;
+    }
+    match (family(from), family(to)) {
+        (1, 1) | (1, 2) | (2, 1) | (2, 2) | (3, 3) => true,
+        // Other types (dates, times, floats, YEAR) only to an equal type, handled above, or
+        // within their own kind where `coerce` checks the value: DATETIME(p) to DATETIME(q).
+        (0, 0) => std::mem::discriminant(from) == std::mem::discriminant(to),
+        _ => false,
+    }
+}
+
+/// A condition the copy raised and went on after: a note (either mode), or a warning where
+/// strict mode would have failed.
+#[derive(Debug)]
+pub struct Condition {
+    pub note: bool,
+    /// The condition's code and text (an [`EngineError::AlterValue`]).
+    pub error: EngineError,
+}
+
+/// The copy of one value: which column and row, and whether a condition is an error.
+struct Copy<'a> {
+    col: &'a ColumnDef,
+    row: u64,
+    strict: bool,
+    conditions: &'a mut Vec<Condition>,
+}
+
+impl Copy<'_> {
+    fn error(&self, kind: AlterValueKind) -> EngineError {
+        EngineError::AlterValue {
+            kind,
+            column: self.col.name.clone(),
+            row: self.row,
+        }
+    }
+
+    /// Strict: the error; otherwise a warning, and the copy goes on.
+    fn raise(&mut self, kind: AlterValueKind) -> Result<(), EngineError> {
+        let e = self.error(kind);
+        if self.strict {
+            return Err(e);
+        }
+        self.conditions.push(Condition {
+            note: false,
+            error: e,
+        });
+        Ok(())
+    }
+}
+
+/// How a text reads as a number.
+#[derive(Debug, PartialEq)]
+enum Reading {
+    Exact,
+    /// Trailing spaces: a note (MariaDB's 1292 note).
+    TrailingSpace,
+    /// Anything else after the number (or no number): 1292.
+    Garbage,
+}
+
+/// The number at the start of `text` (leading spaces skipped): its text (with the fraction
+/// digits when `fraction`, else the integer part and the fraction kept for rounding) and how
+/// the rest reads.
+fn number_prefix(text: &str, fraction: bool) -> (String, Reading) {
+    let t = text.trim_start_matches(' ');
+    let b = t.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
+    let digits_start = i;
+    while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    let int_end = i;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    let any = int_end > digits_start || i > int_end + 1;
+    let end = if fraction { i } else { int_end };
+    let rest = &t[end..];
+    let reading = if !any {
+        Reading::Garbage
+    } else if rest.is_empty() {
+        Reading::Exact
+    } else if rest.bytes().all(|c| c == b' ') {
+        Reading::TrailingSpace
+    } else {
+        Reading::Garbage
+    };
+    let mut num = if any { t[..i].to_string() } else { "0".into() };
+    if num.ends_with('.') {
+        num.pop();
+    }
+    if num.starts_with('.') || num.starts_with("-.") || num.starts_with("+.") {
+        num = num.replacen('.', "0.", 1);
+    }
+    (num, reading)
+}
+
+/// The value `v` (a value of a column of type `from`) in column `col`, at `row` (1-based) of
+/// the copy, as MariaDB's ALTER TABLE copies it. Strict: NULL into NOT NULL is 1265, numbers
+/// out of the new range 1264, a number too long for its text 1406 (text cut shorter 1265),
+/// text that is not a number 1292. Not strict: the same conditions are warnings in
+/// `conditions` and the value is the type's zero, clipped to the range, cut, or the number the
+/// text starts with. Text that is a number followed by spaces adds a note in both modes.
+pub fn convert(
+    col: &ColumnDef,
+    from: &SqlType,
+    v: &Value,
+    row: u64,
+    strict: bool,
+    conditions: &mut Vec<Condition>,
+) -> Result<Value, EngineError> {
+    let mut c = Copy {
+        col,
+        row,
+        strict,
+        conditions,
+    };
+    if *v == Value::Null {
+        if col.nullable {
+            return Ok(Value::Null);
+        }
+        c.raise(AlterValueKind::Truncated)?;
+        return Ok(zero_of(col));
+    }
+    let to = &col.ty;
+    let input = if to.is_string() && !from.is_string() {
+        // A number as its text (DECIMAL keeps its scale's digits, as MariaDB prints it).
+        match v {
+            Value::Int(i) => Value::Bytes(i.to_string().into_bytes()),
+            Value::UInt(u) => Value::Bytes(u.to_string().into_bytes()),
+            Value::Decimal(d) => Value::Bytes(d.clone().into_bytes()),
+            other => other.clone(),
+        }
+    } else if (to.is_integer() || matches!(to, SqlType::Decimal { .. })) && from.is_string() {
+        let text = match v {
+            Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+            other => format!("{other:?}"),
+        };
+        let integer = to.is_integer();
+        let (num, reading) = number_prefix(&text, !integer);
+        let kind = AlterValueKind::NotNumber {
+            ty: if integer { "INTEGER" } else { "DECIMAL" },
+            text,
+        };
+        match reading {
+            Reading::Exact => {}
+            Reading::TrailingSpace => c.conditions.push(Condition {
+                note: true,
+                error: c.error(kind),
+            }),
+            Reading::Garbage => c.raise(kind)?,
+        }
+        if integer {
+            // The integer part, rounded by the fraction that follows it (as MariaDB's
+            // strntoull10rnd).
+            return integer_in(&mut c, integer_of(&num).unwrap_or(0));
+        }
+        Value::Decimal(num)
+    } else if to.is_integer() && !from.is_integer() {
+        // DECIMAL rounds half away from zero.
+        match v {
+            Value::Decimal(d) => {
+                let i = integer_of(d).ok_or_else(|| c.error(AlterValueKind::OutOfRange))?;
+                return integer_in(&mut c, i);
+            }
+            other => other.clone(),
+        }
+    } else {
+        v.clone()
+    };
+    coerce_or_clip(&mut c, from, input)
+}
+
+/// Row `row`'s number in an added AUTO_INCREMENT column (1264 past the type's range, as
+/// MariaDB).
+pub fn number(col: &ColumnDef, row: u64) -> Result<Value, EngineError> {
+    col.ty
+        .coerce(&col.name, Value::UInt(row))
+        .map_err(|_| EngineError::AlterValue {
+            kind: AlterValueKind::OutOfRange,
+            column: col.name.clone(),
+            row,
+        })
+}
+
+/// `i` in the integer column: clipped to its range (1264) when outside.
+fn integer_in(c: &mut Copy<'_>, i: i128) -> Result<Value, EngineError> {
+    let to = &c.col.ty;
+    let (lo, hi): (i128, i128) = match (to.signed_range(), to.unsigned_max()) {
+        (Some((lo, hi)), _) => (lo.into(), hi.into()),
+        (None, Some(max)) => (0, max.into()),
+        (None, None) => (i128::MIN, i128::MAX),
+    };
+    let clipped = i.clamp(lo, hi);
+    if clipped != i {
+        c.raise(AlterValueKind::OutOfRange)?;
+    }
+    let v = match i64::try_from(clipped) {
+        Ok(x) => Value::Int(x),
+        Err(_) => Value::UInt(u64::try_from(clipped).unwrap_or(u64::MAX)),
+    };
+    to.coerce(&c.col.name, v)
+        .map_err(|_| c.error(AlterValueKind::OutOfRange))
+}
+
+/// [`SqlType::coerce`] of `input`, its failures raised (strict: the error) or, not strict,
+/// the value clipped to the range or cut to the length.
+fn coerce_or_clip(c: &mut Copy<'_>, from: &SqlType, input: Value) -> Result<Value, EngineError> {
+    let to = c.col.ty;
+    let negative = match &input {
+        Value::Int(i) => *i < 0,
+        Value::Decimal(d) => d.starts_with('-'),
+        _ => false,
+    };
+    match to.coerce(&c.col.name, input.clone()) {
+        Ok(v) => Ok(v),
+        Err(EngineError::OutOfRange { .. }) => {
+            c.raise(AlterValueKind::OutOfRange)?;
+            Ok(clip(&to, negative))
+        }
+        Err(EngineError::DataTooLong { .. }) => {
+            // Text cut shorter is 1265; a number whose text does not fit is 1406 (a warning
+            // 1265 when not strict).
+            if from.is_string() || !c.strict {
+                c.raise(AlterValueKind::Truncated)?;
+            } else {
+                c.raise(AlterValueKind::TooLong)?;
+            }
+            Ok(cut(&to, input))
+        }
+        Err(EngineError::WrongValue { .. }) => {
+            c.raise(AlterValueKind::Truncated)?;
+            Ok(zero_of(c.col))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The end of `ty`'s range on the value's side.
+fn clip(ty: &SqlType, negative: bool) -> Value {
+    match *ty {
+        SqlType::Decimal { precision, scale } => {
+            let int = "9".repeat(usize::from(precision - scale));
+            let mut s = String::new();
+            if negative {
+                s.push('-');
+            }
+            s.push_str(if int.is_empty() { "0" } else { &int });
+            if scale > 0 {
+                s.push('.');
+                s.push_str(&"9".repeat(usize::from(scale)));
+            }
+            Value::Decimal(s)
+        }
+        t => match (t.signed_range(), t.unsigned_max()) {
+            (Some((lo, hi)), _) => Value::Int(if negative { lo } else { hi }),
+            (None, Some(max)) => Value::UInt(if negative { 0 } else { max }),
+            _ => Value::Null,
+        },
+    }
+}
+
+/// `v` cut to `ty`'s length (characters for CHAR/VARCHAR, bytes otherwise, at a character
+/// boundary for text).
+fn cut(ty: &SqlType, v: Value) -> Value {
+    let Value::Bytes(mut b) = v else {
+        return v;
+    };
+    match *ty {
+        SqlType::Char(n) | SqlType::VarChar(n) => {
+            let s = String::from_utf8_lossy(&b);
+            return Value::Bytes(s.chars().take(n as usize).collect::<String>().into_bytes());
+        }
+        SqlType::Binary(n) | SqlType::VarBinary(n) => b.truncate(n as usize),
+        t => {
+            let max = match t {
+                SqlType::TinyText | SqlType::TinyBlob => 255,
+                SqlType::Text | SqlType::Blob => 65_535,
+                _ => 16_777_215,
+            };
+            let mut n = b.len().min(max);
+            while t.is_text() && n > 0 && std::str::from_utf8(&b[..n]).is_err() {
+                n -= 1;
+            }
+            b.truncate(n);
+        }
+    }
+    Value::Bytes(b)
+}
+
+/// The value MariaDB gives a NOT NULL column for NULL in a non-strict copy: the type's zero.
+fn zero_of(col: &ColumnDef) -> Value {
+    let v = match col.ty {
+        SqlType::Float | SqlType::Double => Value::Double(0.0),
+        SqlType::Decimal { .. } => Value::Decimal("0".into()),
+        SqlType::Date => Value::Date {
+            year: 0,
+            month: 0,
+            day: 0,
+        },
+        SqlType::DateTime(_) | SqlType::Timestamp(_) => Value::DateTime {
+            year: 0,
+            month: 0,
+            day: 0,
+            hour: 0,
+            minute: 0,
+            second: 0,
+            micros: 0,
+        },
+        SqlType::Time(_) => Value::Time {
+            negative: false,
+            hours: 0,
+            minutes: 0,
+            seconds: 0,
+            micros: 0,
+        },
+        SqlType::Year => Value::Year(0),
+        t if t.is_integer() => Value::Int(0),
+        _ => Value::Bytes(Vec::new()),
+    };
+    col.ty.coerce(&col.name, v).unwrap_or(Value::Null)
+}
+
+/// A number's text (`[-+]digits[.digits]`) as an integer rounded half away from zero. None
+/// when it is not one (or past i128, which no column holds).
+fn integer_of(text: &str) -> Option<i128> {
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (int_part, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    if int_part.is_empty() || !int_part.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if !frac.bytes().all(|b| b.is_ascii_digit()) || int_part.len() > 30 {
+        return None;
+    }
+    let mut n: i128 = int_part.parse().ok()?;
+    if frac.as_bytes().first().is_some_and(|&d| d >= b'5') {
+        n += 1;
+    }
+    Some(if neg { -n } else { n })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::ColumnSpec;
+
+    fn col(ty: SqlType, nullable: bool) -> ColumnDef {
+        let mut s = ColumnSpec::new("c", ty);
+        s.nullable = nullable;
+        ColumnDef::from_spec(&s).unwrap()
+    }
+
+    fn strict(to: ColumnDef, from: SqlType, v: Value, row: u64) -> Result<Value, EngineError> {
+        let mut conds = Vec::new();
+        let r = convert(&to, &from, &v, row, true, &mut conds);
+        assert!(conds.iter().all(|c| c.note));
+        r
+    }
+
+    /// The value and the conditions (note?, code, text) of a non-strict copy.
+    fn loose(
+        to: ColumnDef,
+        from: SqlType,
+        v: Value,
+        row: u64,
+    ) -> (Value, Vec<(bool, u16, String)>) {
+        let mut conds = Vec::new();
+        let v = convert(&to, &from, &v, row, false, &mut conds).unwrap();
+        let conds = conds
+            .into_iter()
+            .map(|c| (c.note, c.error.error_code().code, c.error.to_string()))
+            .collect();
+        (v, conds)
+    }
+
+    fn kind(r: Result<Value, EngineError>) -> (AlterValueKind, u64) {
+        match r {
+            Err(EngineError::AlterValue { kind, row, .. }) => (kind, row),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    const INT: SqlType = SqlType::Int { unsigned: false };
+    const TINY: SqlType = SqlType::TinyInt { unsigned: false };
+
+    fn s(t: &str) -> Value {
+        Value::Bytes(t.as_bytes().to_vec())
+    }
+
+    // Each case checked on MariaDB 10.11 (ALTER TABLE t MODIFY c ... over such a row).
+    #[test]
+    fn strict_conversions_as_mariadb_copies() {
+        assert_eq!(
+            strict(col(INT, true), SqlType::VarChar(10), s("12"), 1).unwrap(),
+            Value::Int(12)
+        );
+        let dec = SqlType::Decimal {
+            precision: 5,
+            scale: 2,
+        };
+        assert_eq!(
+            strict(col(INT, true), dec, Value::Decimal("-3.50".into()), 1).unwrap(),
+            Value::Int(-4)
+        );
+        assert_eq!(
+            strict(col(SqlType::VarChar(5), true), INT, Value::Int(-7), 1).unwrap(),
+            s("-7")
+        );
+        let (k, _) = kind(strict(col(INT, true), SqlType::VarChar(10), s("abcdef"), 1));
+        assert_eq!(
+            k,
+            AlterValueKind::NotNumber {
+                ty: "INTEGER",
+                text: "abcdef".into()
+            }
+        );
+        let (k, _) = kind(strict(col(INT, true), SqlType::VarChar(10), s("1.5"), 1));
+        assert!(matches!(k, AlterValueKind::NotNumber { .. }));
+        assert_eq!(
+            kind(strict(col(TINY, true), INT, Value::Int(300), 2)),
+            (AlterValueKind::OutOfRange, 2)
+        );
+        assert_eq!(
+            kind(strict(
+                col(SqlType::VarChar(2), true),
+                INT,
+                Value::Int(300),
+                2
+            )),
+            (AlterValueKind::TooLong, 2)
+        );
+        assert_eq!(
+            kind(strict(col(INT, false), INT, Value::Null, 1)),
+            (AlterValueKind::Truncated, 1)
+        );
+        assert_eq!(
+            kind(strict(
+                col(SqlType::VarChar(3), true),
+                SqlType::VarChar(10),
+                s("abcdef"),
+                1
+            )),
+            (AlterValueKind::Truncated, 1)
+        );
+    }
+
+    // MariaDB 10.11 with sql_mode='' over the same values: the value and its conditions.
+    #[test]
+    fn non_strict_conversions_clip_cut_and_warn_as_mariadb() {
+        let w = |code: u16, text: &str| vec![(false, code, text.to_string())];
+        let vc = SqlType::VarChar(10);
+        assert_eq!(
+            loose(col(SqlType::VarChar(3), true), vc, s("abcdef"), 1),
+            (s("abc"), w(1265, "Data truncated for column 'c' at row 1"))
+        );
+        assert_eq!(
+            loose(col(TINY, true), INT, Value::Int(300), 1),
+            (
+                Value::Int(127),
+                w(1264, "Out of range value for column 'c' at row 1")
+            )
+        );
+        assert_eq!(
+            loose(col(TINY, true), INT, Value::Int(-300), 2),
+            (
+                Value::Int(-128),
+                w(1264, "Out of range value for column 'c' at row 2")
+            )
+        );
+        assert_eq!(
+            loose(col(INT, false), INT, Value::Null, 1),
+            (
+                Value::Int(0),
+                w(1265, "Data truncated for column 'c' at row 1")
+            )
+        );
+        assert_eq!(
+            loose(col(INT, true), vc, s("12abc"), 1),
+            (
+                Value::Int(12),
+                w(1292, "Truncated incorrect INTEGER value: '12abc'")
+            )
+        );
+        assert_eq!(
+            loose(col(INT, true), vc, s("abc"), 2),
+            (
+                Value::Int(0),
+                w(1292, "Truncated incorrect INTEGER value: 'abc'")
+            )
+        );
+        // A number followed by spaces: a note, in strict mode too.
+        let note = vec![(
+            true,
+            1292,
+            "Truncated incorrect INTEGER value: ' 13 '".to_string(),
+        )];
+        assert_eq!(
+            loose(col(INT, true), vc, s(" 13 "), 3),
+            (Value::Int(13), note)
+        );
+        assert_eq!(
+            strict(col(INT, true), vc, s(" 13 "), 3).unwrap(),
+            Value::Int(13)
+        );
+        let d41 = SqlType::Decimal {
+            precision: 4,
+            scale: 1,
+        };
+        let d62 = SqlType::Decimal {
+            precision: 6,
+            scale: 2,
+        };
+        assert_eq!(
+            loose(col(d41, true), d62, Value::Decimal("1234.50".into()), 1),
+            (
+                Value::Decimal("999.9".into()),
+                w(1264, "Out of range value for column 'c' at row 1")
+            )
+        );
+        assert_eq!(
+            loose(col(d41, true), d62, Value::Decimal("-9999.99".into()), 2).0,
+            Value::Decimal("-999.9".into())
+        );
+        // TINYINT to VARCHAR(2): 127 is '12', -128 '-1', each with 1265.
+        assert_eq!(
+            loose(col(SqlType::VarChar(2), true), TINY, Value::Int(-128), 2),
+            (s("-1"), w(1265, "Data truncated for column 'c' at row 2"))
+        );
+        assert_eq!(
+            loose(
+                col(SqlType::Char(2), true),
+                SqlType::VarChar(3),
+                s("abc"),
+                1
+            )
+            .0,
+            s("ab")
+        );
+        // '-1' into TINYINT UNSIGNED: 0 with 1264.
+        let ut = SqlType::TinyInt { unsigned: true };
+        assert_eq!(
+            loose(col(ut, true), SqlType::VarChar(2), s("-1"), 2),
+            (
+                Value::UInt(0),
+                w(1264, "Out of range value for column 'c' at row 2")
+            )
+        );
+    }
+
+    #[test]
+    fn convertible_families() {
+        assert!(convertible(&INT, &SqlType::VarChar(3)));
+        assert!(convertible(&SqlType::Text, &INT));
+        assert!(!convertible(&SqlType::Date, &INT));
+        assert!(!convertible(&SqlType::VarBinary(3), &SqlType::VarChar(3)));
+        assert!(convertible(&SqlType::DateTime(0), &SqlType::DateTime(3)));
+        assert!(!convertible(&SqlType::Date, &SqlType::DateTime(3)));
+    }
+}
