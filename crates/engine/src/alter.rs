@@ -19,31 +19,24 @@ use onelog_binlog::Value;
 use crate::catalog::{ColumnDef, SqlType};
 use crate::error::{AlterValueKind, EngineError};
 
-/// The type families between which ALTER TABLE converts values (numbers to text, text to
-/// integers and decimals, within a family by range or length); any other type change is
-/// refused by the SQL layer (1235).
+/// The type changes ALTER TABLE converts values for: within a kind (by range, length or
+/// fsp), integers and decimals to and from text, binary strings among themselves, exact
+/// numbers to FLOAT/DOUBLE and back to integers, DATE to and from DATETIME; any other type
+/// change is refused by the SQL layer (1235).
 pub fn convertible(from: &SqlType, to: &SqlType) -> bool {
-    let family = |t: &SqlType| {
-        if t.is_integer() || matches!(t, SqlType::Decimal { .. }) {
-            1
-        } else if t.is_text() {
-            2
-        } else if t.is_string() {
-            3
-        } else {
-            0
-        }
-    };
-    if from == to {
+    use SqlType::*;
+    let exact = |t: &SqlType| t.is_integer() || matches!(t, Decimal { .. });
+    let float = |t: &SqlType| matches!(t, Float | Double);
+    if from == to || std::mem::discriminant(from) == std::mem::discriminant(to) {
+        // Same kind, other length, range or fsp: `coerce` checks the value.
         return true;
     }
-    match (family(from), family(to)) {
-        (1, 1) | (1, 2) | (2, 1) | (2, 2) | (3, 3) => true,
-        // Other types (dates, times, floats, YEAR) only to an equal type, handled above, or
-        // within their own kind where `coerce` checks the value: DATETIME(p) to DATETIME(q).
-        (0, 0) => std::mem::discriminant(from) == std::mem::discriminant(to),
-        _ => false,
-    }
+    let binary = |t: &SqlType| t.is_string() && !t.is_text();
+    ((exact(from) || from.is_text()) && (exact(to) || to.is_text()))
+        || (binary(from) && binary(to))
+        || ((exact(from) || float(from)) && float(to))
+        || (float(from) && to.is_integer())
+        || matches!((from, to), (Date, DateTime(_)) | (DateTime(_), Date))
 }
 
 /// A condition the copy raised and went on after: a note (either mode), or a warning where
@@ -198,14 +191,31 @@ pub fn convert(
         }
         Value::Decimal(num)
     } else if to.is_integer() && !from.is_integer() {
-        // DECIMAL rounds half away from zero.
+        // DECIMAL rounds half away from zero, FLOAT/DOUBLE half to even (rint), as MariaDB.
         match v {
             Value::Decimal(d) => {
                 let i = integer_of(d).ok_or_else(|| c.error(AlterValueKind::OutOfRange))?;
                 return integer_in(&mut c, i);
             }
+            Value::Double(_) | Value::Float(_) => {
+                let f = match v {
+                    Value::Float(f) => f64::from(*f),
+                    Value::Double(d) => *d,
+                    _ => 0.0,
+                };
+                // Past i128 both ways clips like any out-of-range value.
+                let i = f.round_ties_even().clamp(-1e38, 1e38) as i128;
+                return integer_in(&mut c, i);
+            }
             other => other.clone(),
         }
+    } else if matches!(to, SqlType::Float | SqlType::Double) {
+        match v {
+            Value::Decimal(d) => Value::Double(d.parse::<f64>().unwrap_or(0.0)),
+            other => other.clone(),
+        }
+    } else if let (SqlType::Date, Value::DateTime { .. }) = (to, v) {
+        return Ok(date_of(&mut c, v));
     } else {
         v.clone()
     };
@@ -222,6 +232,29 @@ pub fn number(col: &ColumnDef, row: u64) -> Result<Value, EngineError> {
             column: col.name.clone(),
             row,
         })
+}
+
+/// A DATETIME's date (note 1265 when it had a time of day, in both modes, as MariaDB).
+fn date_of(c: &mut Copy<'_>, v: &Value) -> Value {
+    let Value::DateTime {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        micros,
+    } = *v
+    else {
+        return v.clone();
+    };
+    if (hour, minute, second, micros) != (0, 0, 0, 0) {
+        c.conditions.push(Condition {
+            note: true,
+            error: c.error(AlterValueKind::Truncated),
+        });
+    }
+    Value::Date { year, month, day }
 }
 
 /// `i` in the integer column: clipped to its range (1264) when outside.
@@ -591,6 +624,75 @@ mod tests {
         );
     }
 
+    // MariaDB 10.11: MODIFY i DOUBLE, d INT, dt DATE; then da DATETIME, f DOUBLE.
+    #[test]
+    fn floats_and_dates_convert_as_mariadb() {
+        let dbl = SqlType::Double;
+        assert_eq!(
+            strict(col(dbl, true), INT, Value::Int(-3), 2).unwrap(),
+            Value::Double(-3.0)
+        );
+        assert_eq!(
+            strict(col(INT, true), dbl, Value::Double(2.5), 1).unwrap(),
+            Value::Int(2)
+        );
+        assert_eq!(
+            strict(col(INT, true), dbl, Value::Double(-2.5), 2).unwrap(),
+            Value::Int(-2)
+        );
+        assert_eq!(
+            strict(col(dbl, true), SqlType::Float, Value::Float(0.1), 2).unwrap(),
+            Value::Double(0.10000000149011612)
+        );
+        let dt = |h: u8| Value::DateTime {
+            year: 2020,
+            month: 1,
+            day: 2,
+            hour: h,
+            minute: 4,
+            second: 5,
+            micros: 0,
+        };
+        let date = Value::Date {
+            year: 2020,
+            month: 1,
+            day: 2,
+        };
+        let (v, conds) = loose(col(SqlType::Date, true), SqlType::DateTime(0), dt(3), 1);
+        assert_eq!(v, date);
+        assert_eq!(
+            conds,
+            vec![(
+                true,
+                1265,
+                "Data truncated for column 'c' at row 1".to_string()
+            )]
+        );
+        // A note, not an error, in strict mode too.
+        assert_eq!(
+            strict(col(SqlType::Date, true), SqlType::DateTime(0), dt(3), 1).unwrap(),
+            date
+        );
+        assert_eq!(
+            strict(
+                col(SqlType::DateTime(0), true),
+                SqlType::Date,
+                date.clone(),
+                1
+            )
+            .unwrap(),
+            Value::DateTime {
+                year: 2020,
+                month: 1,
+                day: 2,
+                hour: 0,
+                minute: 0,
+                second: 0,
+                micros: 0
+            }
+        );
+    }
+
     #[test]
     fn convertible_families() {
         assert!(convertible(&INT, &SqlType::VarChar(3)));
@@ -598,6 +700,11 @@ mod tests {
         assert!(!convertible(&SqlType::Date, &INT));
         assert!(!convertible(&SqlType::VarBinary(3), &SqlType::VarChar(3)));
         assert!(convertible(&SqlType::DateTime(0), &SqlType::DateTime(3)));
-        assert!(!convertible(&SqlType::Date, &SqlType::DateTime(3)));
+        assert!(convertible(&SqlType::Date, &SqlType::DateTime(3)));
+        assert!(!convertible(&SqlType::Date, &SqlType::Timestamp(0)));
+        assert!(convertible(&INT, &SqlType::Double));
+        assert!(!convertible(&SqlType::Double, &SqlType::VarChar(3)));
+        assert!(!convertible(&SqlType::VarChar(3), &SqlType::Double));
+        assert!(convertible(&SqlType::Char(3), &SqlType::VarChar(3)));
     }
 }

@@ -181,6 +181,39 @@ fn type_changes_convert_existing_values_as_mariadb() {
     );
     // Types onelog does not convert between are refused, never stored otherwise.
     assert_eq!(err(&mut s, "ALTER TABLE v MODIFY s DATE"), 1235);
+    // MariaDB 10.11 on the same rows: DOUBLE to INT rounds half to even, DATETIME to DATE
+    // keeps the date with note 1265 where there was a time of day.
+    for sql in [
+        "CREATE TABLE cv (id INT PRIMARY KEY, i INT, d DOUBLE, dt DATETIME, da DATE, f FLOAT)",
+        "INSERT INTO cv VALUES (1, 7, 2.5, '2020-01-02 03:04:05', '2021-05-06', 1.5), \
+         (2, -3, -2.5, '2020-01-02 00:00:00', '2021-05-07', 0.1)",
+        "ALTER TABLE cv MODIFY i DOUBLE, MODIFY d INT, MODIFY dt DATE",
+    ] {
+        ok(&mut s, sql);
+    }
+    assert_eq!(
+        rows(&mut s, "SHOW WARNINGS"),
+        vec![vec![
+            "Note",
+            "1265",
+            "Data truncated for column 'dt' at row 1"
+        ]]
+    );
+    ok(&mut s, "ALTER TABLE cv MODIFY da DATETIME, MODIFY f DOUBLE");
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM cv ORDER BY id"),
+        vec![
+            vec!["1", "7", "2", "2020-01-02", "2021-05-06 00:00:00", "1.5"],
+            vec![
+                "2",
+                "-3",
+                "-2",
+                "2020-01-02",
+                "2021-05-07 00:00:00",
+                "0.10000000149011612"
+            ],
+        ]
+    );
 }
 
 #[test]
@@ -262,6 +295,21 @@ fn keys_follow_their_columns_and_primary_keys_change() {
     assert!(ct.contains("UNIQUE KEY `b` (`b`)"), "{ct}");
     assert!(ct.contains("KEY `b_2` (`b`)"), "{ct}");
     assert!(ct.contains("KEY `a` (`a`,`b`)"), "{ct}");
+    // MariaDB's key order: unique keys first (over NOT NULL columns before the others), each
+    // kind in the order made.
+    for sql in [
+        "CREATE TABLE k2 (id INT PRIMARY KEY, a INT, b INT NOT NULL, c INT)",
+        "ALTER TABLE k2 ADD KEY (a), ADD UNIQUE (c), ADD UNIQUE (b), ADD UNIQUE (a, c)",
+    ] {
+        ok(&mut s, sql);
+    }
+    assert_eq!(
+        show(&mut s, "k2"),
+        "CREATE TABLE `k2` (\n  `id` int(11) NOT NULL,\n  `a` int(11) DEFAULT NULL,\n  \
+         `b` int(11) NOT NULL,\n  `c` int(11) DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  \
+         UNIQUE KEY `b` (`b`),\n  UNIQUE KEY `c` (`c`),\n  UNIQUE KEY `a_2` (`a`,`c`),\n  \
+         KEY `a` (`a`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
+    );
     // A table without a primary key is not supported yet.
     assert_eq!(err(&mut s, "ALTER TABLE n DROP PRIMARY KEY"), 1235);
 }

@@ -564,5 +564,11 @@ fn new_keys(
         });
         next_id += 1;
     }
+    // MariaDB keeps keys sorted (`sort_keys`): unique ones first, those over NOT NULL columns
+    // only before the others, then the rest, each in its original order.
+    indexes.sort_by_key(|ix| {
+        let nullable = ix.columns.iter().any(|&p| columns[p].def.nullable);
+        (!ix.unique, nullable)
+    });
     Ok((primary, indexes, next_id))
 }
