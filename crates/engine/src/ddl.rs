@@ -34,7 +34,7 @@ use crate::catalog::{
 use crate::commit::CommitPayload;
 use crate::engine::Engine;
 use crate::error::EngineError;
-use crate::events::encode_ddl;
+use crate::events::encode_ddl_with_mode;
 use crate::key::display_values;
 use crate::store::{index_has_null, index_key, Root, Row};
 
@@ -68,13 +68,12 @@ impl Engine {
             }
         }
         let origin = core.origin();
-        let events = encode_ddl(
+        let events = encode_ddl_with_mode(
             db,
             sql,
             change.suppresses_use(),
-            origin.domain_id,
-            origin.server_id,
-            origin.timestamp,
+            logged_sql_mode(&change),
+            (origin.domain_id, origin.server_id, origin.timestamp),
         )?;
         let mut aux = origin.aux();
         aux.extend_from_slice(&change.encode());
@@ -517,6 +516,20 @@ impl Engine {
             Ok(Some(CatalogChange::AlterAccount { account }))
         })?;
         Ok(())
+    }
+}
+
+/// MariaDB's MODE_STRICT_TRANS_TABLES and MODE_STRICT_ALL_TABLES bits of `sql_mode`.
+const STRICT_MODES: u64 = (1 << 22) | (1 << 23);
+
+/// The `sql_mode` a DDL's Query event carries: MariaDB's default, without the strict modes
+/// for an ALTER TABLE that copied without them (a replica, MariaDB's or onelog's, then
+/// converts the values as the primary did).
+fn logged_sql_mode(change: &CatalogChange) -> u64 {
+    let default = onelog_binlog::event::query::DEFAULT_SQL_MODE;
+    match change {
+        CatalogChange::AlterTable { strict: false, .. } => default & !STRICT_MODES,
+        _ => default,
     }
 }
 

@@ -379,6 +379,16 @@ fn non_strict_copies_convert_with_mariadbs_warnings() {
             vec!["3", "y", "5", "1", "13", "1.0"],
         ]
     );
+    // Logged with the session's non-strict sql_mode, so a replica clips the values as well.
+    let last = log_records(&db.server)
+        .into_iter()
+        .rfind(|r| r.kind == onelog_log::RecordKind::Ddl)
+        .unwrap();
+    let gtid_len = u32::from_le_bytes(last.events[9..13].try_into().unwrap()) as usize;
+    let q = onelog_binlog::event::QueryEvent::decode(&last.events[gtid_len..]).unwrap();
+    assert!(q.query.starts_with("ALTER TABLE ns MODIFY a VARCHAR(3)"));
+    assert_eq!(q.sql_mode & (1 << 22), 0);
+    assert_ne!(q.sql_mode, 0);
     ok(
         &mut s,
         "ALTER TABLE ns MODIFY b VARCHAR(2), MODIFY a CHAR(2)",
