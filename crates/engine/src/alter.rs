@@ -16,7 +16,7 @@
 
 use onelog_binlog::Value;
 
-use crate::catalog::{ColumnDef, SqlType};
+use crate::catalog::{ColumnDef, ColumnSource, SqlType, TableDef};
 use crate::error::{AlterValueKind, EngineError};
 
 /// The type changes ALTER TABLE converts values for: within a kind (by range, length or
@@ -37,6 +37,29 @@ pub fn convertible(from: &SqlType, to: &SqlType) -> bool {
         || ((exact(from) || float(from)) && float(to))
         || (float(from) && to.is_integer())
         || matches!((from, to), (Date, DateTime(_)) | (DateTime(_), Date))
+}
+
+/// Whether `new` keeps every row of `old` as it is: each column fed from the same position,
+/// with the same type and collation and no new NOT NULL, the same primary key, and only old
+/// indexes (RENAME COLUMN, SET/DROP DEFAULT, a comment, DROP INDEX, a table rename). Such an
+/// ALTER changes no stored value and no key, so the rows are not copied (as MariaDB's
+/// instant ALTER).
+pub fn keeps_rows(old: &TableDef, new: &TableDef, sources: &[ColumnSource]) -> bool {
+    let same_columns = old.columns.len() == new.columns.len()
+        && sources.len() == new.columns.len()
+        && sources.iter().enumerate().all(|(i, s)| {
+            let (o, n) = (&old.columns[i], &new.columns[i]);
+            *s == ColumnSource::Old(i)
+                && o.ty == n.ty
+                && o.collation == n.collation
+                && (n.nullable || !o.nullable)
+        });
+    same_columns
+        && old.primary_key == new.primary_key
+        && new.indexes.iter().all(|ix| {
+            old.index_by_id(ix.id)
+                .is_some_and(|o| o.columns == ix.columns && o.unique == ix.unique)
+        })
 }
 
 /// A condition the copy raised and went on after: a note (either mode), or a warning where
@@ -691,6 +714,44 @@ mod tests {
                 micros: 0
             }
         );
+    }
+
+    #[test]
+    fn metadata_only_changes_keep_the_rows() {
+        use crate::catalog::{IndexSpec, TableSpec};
+        let spec = TableSpec {
+            db: "d".into(),
+            name: "t".into(),
+            columns: vec![
+                ColumnSpec::new("id", INT).not_null(),
+                ColumnSpec::new("a", SqlType::VarChar(5)),
+            ],
+            primary_key: vec!["id".into()],
+            indexes: vec![IndexSpec::new("ka", &["a"], false)],
+        };
+        let old = TableDef::from_spec(1, &spec).unwrap();
+        let same = vec![ColumnSource::Old(0), ColumnSource::Old(1)];
+        let mut renamed = old.clone();
+        renamed.columns[1].name = "b".into();
+        renamed.columns[1].default = Some(Value::Bytes(b"x".to_vec()));
+        assert!(keeps_rows(&old, &renamed, &same));
+        let mut no_index = old.clone();
+        no_index.indexes.clear();
+        assert!(keeps_rows(&old, &no_index, &same));
+        // A type change, a new NOT NULL, a moved column or a new key copies the rows.
+        let mut wider = old.clone();
+        wider.columns[1].ty = SqlType::VarChar(9);
+        assert!(!keeps_rows(&old, &wider, &same));
+        let mut not_null = old.clone();
+        not_null.columns[1].nullable = false;
+        assert!(!keeps_rows(&old, &not_null, &same));
+        let swapped = vec![ColumnSource::Old(1), ColumnSource::Old(0)];
+        assert!(!keeps_rows(&old, &old, &swapped));
+        let mut new_key = old.clone();
+        new_key
+            .add_index(&IndexSpec::new("kb", &["id", "a"], true))
+            .unwrap();
+        assert!(!keeps_rows(&old, &new_key, &same));
     }
 
     #[test]

@@ -62,8 +62,13 @@ impl Engine {
                 check_unique_index(&scratch, *table, index)?;
             }
         }
-        if let CatalogChange::AlterTable { table, .. } = &change {
-            for index in table.indexes.iter().filter(|i| i.unique) {
+        if let CatalogChange::AlterTable { table, sources, .. } = &change {
+            // Rows that stay as they were keep their unique keys valid.
+            let kept = root
+                .catalog
+                .table(table.id)
+                .is_some_and(|old| alter::keeps_rows(old, table, sources));
+            for index in table.indexes.iter().filter(|i| i.unique && !kept) {
                 check_unique_index(&scratch, table.id, index)?;
             }
         }
@@ -542,7 +547,10 @@ fn copy_conditions(
     strict: bool,
 ) -> Result<Vec<Condition>, EngineError> {
     let mut out = Vec::new();
-    let Some(data) = root.table(old.id) else {
+    let Some(data) = root
+        .table(old.id)
+        .filter(|_| !alter::keeps_rows(old, new, sources))
+    else {
         return Ok(out);
     };
     for (n, row) in data.rows.values().enumerate() {

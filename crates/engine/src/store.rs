@@ -774,10 +774,10 @@ impl Root {
     }
 
     /// [`CatalogChange::AlterTable`]'s rows: every old row (in primary key order) becomes a
-    /// row of `def` through `sources` and [`alter::convert`] (`strict`: its failures are errors), its keys
-    /// built again; 1062 when
-    /// two new rows share a primary key or a unique key's value. The AUTO_INCREMENT counter is
-    /// kept (and raised past the new rows).
+    /// row of `def` through `sources` and [`alter::convert`] (`strict`: its failures are
+    /// errors), its keys built again; 1062 when two new rows share a primary key value (unique
+    /// keys: `ddl.rs` checks them). The AUTO_INCREMENT counter is kept (and raised past the new
+    /// rows). An ALTER that [keeps the rows](alter::keeps_rows) copies nothing.
     fn alter_rows(
         &mut self,
         old_def: &TableDef,
@@ -785,6 +785,14 @@ impl Root {
         (sources, strict): (&[ColumnSource], bool),
         generation: u64,
     ) -> Result<(), EngineError> {
+        if alter::keeps_rows(old_def, def, sources) {
+            // No value or key changes: the rows stay, the dropped indexes go.
+            if let Some(t) = self.tables.get_mut(&def.id) {
+                t.indexes.retain(|id, _| def.index_by_id(*id).is_some());
+                t.generation = generation;
+            }
+            return Ok(());
+        }
         let mut conditions = Vec::new();
         let Some(old) = self.tables.remove(&def.id) else {
             return Ok(());

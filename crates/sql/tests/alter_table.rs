@@ -470,3 +470,43 @@ fn an_added_auto_increment_column_numbers_the_rows_and_rename_goes_along() {
     );
     assert!(!show(&mut s, "ai2").contains("`z`"));
 }
+
+#[test]
+fn a_transaction_that_wrote_before_any_alter_fails_its_commit() {
+    let db = Db::open("alter-1412");
+    let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
+    for sql in [
+        "CREATE DATABASE d",
+        "USE d",
+        "CREATE TABLE t (id INT PRIMARY KEY, a INT, KEY ka (a))",
+        "INSERT INTO t VALUES (1, 10), (2, 20)",
+    ] {
+        ok(&mut s, sql);
+    }
+    let mut w = Session::new(db.server.clone(), 2, "root", "localhost");
+    // A rename copies no row (the same rows, keys and types), yet the definition changed.
+    for alter in [
+        "ALTER TABLE t RENAME COLUMN a TO b, ALTER b SET DEFAULT 5",
+        "ALTER TABLE t MODIFY b BIGINT, ADD c INT FIRST",
+    ] {
+        ok(&mut w, "USE d");
+        ok(&mut w, "BEGIN");
+        ok(&mut w, "INSERT INTO t (id) VALUES (50)");
+        ok(&mut s, alter);
+        assert_eq!(err(&mut w, "COMMIT"), 1412, "{alter}");
+    }
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM t WHERE b = 20"),
+        vec![vec!["2"]]
+    );
+    ok(&mut s, "INSERT INTO t (id) VALUES (3)");
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM t ORDER BY id"),
+        vec![
+            vec!["NULL", "1", "10"],
+            vec!["NULL", "2", "20"],
+            // MODIFY replaced the whole definition, its DEFAULT 5 too (as MariaDB).
+            vec!["NULL", "3", "NULL"]
+        ]
+    );
+}
