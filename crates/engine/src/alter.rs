@@ -39,6 +39,18 @@ pub fn convertible(from: &SqlType, to: &SqlType) -> bool {
         || matches!((from, to), (Date, DateTime(_)) | (DateTime(_), Date))
 }
 
+/// How an ALTER TABLE fills its new definition (the rest of
+/// [`CatalogChange::AlterTable`](crate::catalog::CatalogChange)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlterPlan {
+    /// Where each new column's values come from.
+    pub sources: Vec<ColumnSource>,
+    /// The session's sql_mode is strict: conversion failures are errors.
+    pub strict: bool,
+    /// `AUTO_INCREMENT=N` among the operations.
+    pub auto_increment: Option<u64>,
+}
+
 /// Whether `new` keeps every row of `old` as it is: each column fed from the same position,
 /// with the same type and collation and no new NOT NULL, the same primary key, and only old
 /// indexes (RENAME COLUMN, SET/DROP DEFAULT, a comment, DROP INDEX, a table rename). Such an

@@ -1394,8 +1394,11 @@ pub enum CatalogChange {
     /// every row). Keys are rebuilt from the new rows.
     /// `strict`: the copy's conversion failures are errors (the session's strict sql_mode);
     /// otherwise values are clipped, cut or zeroed, as MariaDB's non-strict copy.
+    /// `auto_increment`: `AUTO_INCREMENT=N` among the operations: the counter becomes N, or
+    /// the largest value + 1 when that is higher (as InnoDB).
     AlterTable {
         strict: bool,
+        auto_increment: Option<u64>,
         sources: Vec<ColumnSource>,
         table: TableDef,
     },
@@ -1511,11 +1514,19 @@ impl CatalogChange {
             }
             CatalogChange::AlterTable {
                 strict,
+                auto_increment,
                 sources,
                 table,
             } => {
                 put_u8(&mut out, 30);
-                put_u8(&mut out, *strict as u8);
+                // Flags: 1 strict, 2 an AUTO_INCREMENT value follows.
+                put_u8(
+                    &mut out,
+                    *strict as u8 | (auto_increment.is_some() as u8) << 1,
+                );
+                if let Some(n) = auto_increment {
+                    put_u64(&mut out, *n);
+                }
                 put_u32(&mut out, sources.len() as u32);
                 for s in sources {
                     match s {
@@ -1597,11 +1608,12 @@ impl CatalogChange {
                 }
             }
             30 => {
-                let strict = match r.u8()? {
-                    0 => false,
-                    1 => true,
-                    f => return Err(r.err(format!("unknown ALTER TABLE flags {f}"))),
-                };
+                let flags = r.u8()?;
+                if flags > 3 {
+                    return Err(r.err(format!("unknown ALTER TABLE flags {flags}")));
+                }
+                let strict = flags & 1 != 0;
+                let auto_increment = if flags & 2 != 0 { Some(r.u64()?) } else { None };
                 let n = r.u32()?;
                 let mut sources = Vec::new();
                 for _ in 0..n {
@@ -1614,6 +1626,7 @@ impl CatalogChange {
                 }
                 CatalogChange::AlterTable {
                     strict,
+                    auto_increment,
                     sources,
                     table: TableDef::decode(&mut r)?,
                 }
@@ -2375,6 +2388,7 @@ mod tests {
         sources.extend((0..t.columns.len()).map(ColumnSource::Old));
         let ch = CatalogChange::AlterTable {
             strict: true,
+            auto_increment: None,
             sources: sources.clone(),
             table: new.clone(),
         };
@@ -2382,6 +2396,7 @@ mod tests {
         assert_eq!(bytes[1], 30);
         let loose = CatalogChange::AlterTable {
             strict: false,
+            auto_increment: Some(100),
             sources: sources.clone(),
             table: new.clone(),
         };
@@ -2390,6 +2405,7 @@ mod tests {
         numbered[0] = ColumnSource::Sequence;
         let seq = CatalogChange::AlterTable {
             strict: true,
+            auto_increment: None,
             sources: numbered,
             table: new.clone(),
         };
@@ -2402,12 +2418,14 @@ mod tests {
         past[1] = ColumnSource::Old(t.columns.len());
         let bad = CatalogChange::AlterTable {
             strict: true,
+            auto_increment: None,
             sources: past,
             table: new.clone(),
         };
         assert!(c.apply(&bad).is_err());
         let bad = CatalogChange::AlterTable {
             strict: true,
+            auto_increment: None,
             sources: sources[1..].to_vec(),
             table: new,
         };
@@ -2417,7 +2435,7 @@ mod tests {
         odd[7] = 7;
         assert!(CatalogChange::decode(&odd).is_err());
         let mut odd = bytes.clone();
-        odd[2] = 2;
+        odd[2] = 4;
         assert!(CatalogChange::decode(&odd).is_err());
     }
 

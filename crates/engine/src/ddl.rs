@@ -26,7 +26,7 @@ use onelog_log::{PendingRecord, RecordKind};
 
 use onelog_binlog::Value;
 
-use crate::alter::{self, Condition};
+use crate::alter::{self, AlterPlan, Condition};
 use crate::catalog::{
     check_identifier, AccountDef, CatalogChange, ColumnDef, ColumnSource, ColumnSpec, IndexDef,
     IndexSpec, TableDef, TableId, TableOptions, TableSpec,
@@ -387,9 +387,14 @@ impl Engine {
         &self,
         old: &TableDef,
         new: TableDef,
-        (sources, strict): (Vec<ColumnSource>, bool),
+        plan: AlterPlan,
         sql: &str,
     ) -> Result<Vec<Condition>, EngineError> {
+        let AlterPlan {
+            sources,
+            strict,
+            auto_increment,
+        } = plan;
         let mut conditions = Vec::new();
         self.run_ddl(&old.db, sql, |root| {
             let t = Self::find_table(root, &old.db, &old.name)?;
@@ -402,6 +407,7 @@ impl Engine {
             conditions = copy_conditions(root, (&t, &new), &sources, strict)?;
             Ok(Some(CatalogChange::AlterTable {
                 strict,
+                auto_increment,
                 sources,
                 table: new,
             }))

@@ -531,12 +531,16 @@ impl Root {
             }
             CatalogChange::AlterTable {
                 strict,
+                auto_increment,
                 sources,
                 table: def,
             } => {
                 let old = self.catalog.table(def.id).cloned();
                 if let Some(old) = old {
                     self.alter_rows(&old, def, (sources, *strict), generation)?;
+                }
+                if let (Some(n), Some(t)) = (auto_increment, self.tables.get_mut(&def.id)) {
+                    t.auto_inc_next = auto_increment_after(def, t, *n);
                 }
             }
             CatalogChange::RenameTables { renames } => {
@@ -842,6 +846,25 @@ impl Root {
             self.put_row(def, Arc::new(r));
         }
     }
+}
+
+/// `ALTER TABLE ... AUTO_INCREMENT=n`'s counter: `n`, or the column's largest value + 1 when
+/// that is higher (as InnoDB); unchanged for a table without an AUTO_INCREMENT column.
+fn auto_increment_after(def: &TableDef, t: &TableData, n: u64) -> u64 {
+    let Some(a) = def.auto_increment else {
+        return t.auto_inc_next;
+    };
+    let max = t
+        .rows
+        .values()
+        .filter_map(|r| match r.get(a) {
+            Some(Value::Int(i)) if *i > 0 => Some(*i as u64),
+            Some(Value::UInt(u)) => Some(*u),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    n.max(max.saturating_add(1)).max(1)
 }
 
 const CHECKPOINT_FORMAT: u8 = 2;

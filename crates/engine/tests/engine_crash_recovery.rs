@@ -281,7 +281,16 @@ fn an_alter_table_replays_from_the_log_after_power_loss() {
         ColumnSource::Old(1),
     ];
     let conds = e
-        .alter_table(&old, new, (sources, false), "ALTER TABLE t ...")
+        .alter_table(
+            &old,
+            new,
+            onelog_engine::alter::AlterPlan {
+                sources,
+                strict: false,
+                auto_increment: None,
+            },
+            "ALTER TABLE t ...",
+        )
         .unwrap();
     // 'row 1 ' etc. cut to 3 characters: one 1265 warning per such row (row 0, the counter,
     // holds '3', which fits).

@@ -510,3 +510,38 @@ fn a_transaction_that_wrote_before_any_alter_fails_its_commit() {
         ]
     );
 }
+
+#[test]
+fn auto_increment_sets_the_counter_as_innodb() {
+    let db = Db::open("alter-auto-counter");
+    let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
+    for sql in [
+        "CREATE DATABASE d",
+        "USE d",
+        "CREATE TABLE ac (id INT AUTO_INCREMENT PRIMARY KEY, v INT)",
+        "INSERT INTO ac (v) VALUES (1), (2), (3)",
+        "ALTER TABLE ac AUTO_INCREMENT=100",
+    ] {
+        ok(&mut s, sql);
+    }
+    // Each value as MariaDB 10.11 showed it after the same statements.
+    let counter = |s: &mut Session| {
+        let ct = show(s, "ac");
+        ct.split_whitespace()
+            .find_map(|w| w.strip_prefix("AUTO_INCREMENT=").map(String::from))
+    };
+    assert_eq!(counter(&mut s).as_deref(), Some("100"));
+    ok(&mut s, "INSERT INTO ac (v) VALUES (4)");
+    assert_eq!(rows(&mut s, "SELECT MAX(id) FROM ac"), vec![vec!["100"]]);
+    // Below the largest value: the largest + 1.
+    ok(&mut s, "ALTER TABLE ac AUTO_INCREMENT=50");
+    assert_eq!(counter(&mut s).as_deref(), Some("101"));
+    ok(&mut s, "INSERT INTO ac (v) VALUES (5)");
+    assert_eq!(rows(&mut s, "SELECT MAX(id) FROM ac"), vec![vec!["101"]]);
+    ok(&mut s, "ALTER TABLE ac AUTO_INCREMENT=10, ADD w INT");
+    assert_eq!(counter(&mut s).as_deref(), Some("102"));
+    // A table without an AUTO_INCREMENT column takes it and shows none.
+    ok(&mut s, "CREATE TABLE na (id INT PRIMARY KEY)");
+    ok(&mut s, "ALTER TABLE na AUTO_INCREMENT=10");
+    assert!(!show(&mut s, "na").contains("AUTO_INCREMENT"));
+}

@@ -15,7 +15,7 @@
 //! transaction (the session committed it).
 
 use onelog_binlog::Value;
-use onelog_engine::alter::convertible;
+use onelog_engine::alter::{convertible, AlterPlan};
 use onelog_engine::{ColumnDef, ColumnSource, IndexDef, TableDef};
 use onelog_protocol::errors;
 use sqlparser::ast;
@@ -59,6 +59,8 @@ struct Operations<'a> {
     add_keys: Vec<(Option<String>, Vec<String>, bool, bool)>,
     /// `RENAME [TO] name` among other operations.
     rename_to: Option<&'a ast::ObjectName>,
+    /// `AUTO_INCREMENT [=] n`.
+    auto_increment: Option<u64>,
 }
 
 /// `ALTER TABLE name ops`.
@@ -126,7 +128,12 @@ pub(crate) fn alter_table(
         (new.db, new.name) = (to_db, to_name);
     }
     let strict = crate::sysvar::strict_mode(cx);
-    for c in engine.alter_table(&old, new, (sources, strict), sql)? {
+    let plan = AlterPlan {
+        sources,
+        strict,
+        auto_increment: operations.auto_increment,
+    };
+    for c in engine.alter_table(&old, new, plan, sql)? {
         let level = if c.note { "Note" } else { "Warning" };
         let e = SqlError::from(c.error);
         crate::expr::warn(level, e.code, e.message);
@@ -240,6 +247,13 @@ fn sort_operations(ops: &[ast::AlterTableOperation]) -> Result<Operations<'_>, S
                 }
                 _ => return Err(SqlError::unsupported("this ALTER TABLE")),
             },
+            Op::AutoIncrement { value, .. } => {
+                let n = match &value.value {
+                    ast::Value::Number(n, _) => n.parse::<u64>().ok(),
+                    _ => None,
+                };
+                o.auto_increment = Some(n.ok_or_else(|| SqlError::syntax(&value.to_string()))?);
+            }
             Op::RenameTable { table_name } => {
                 let (ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n)) =
                     table_name;
