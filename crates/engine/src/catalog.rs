@@ -148,7 +148,7 @@ impl SqlType {
     }
 
     /// `(min, max)` of a signed integer type, `None` for unsigned or non-integers.
-    fn signed_range(&self) -> Option<(i64, i64)> {
+    pub fn signed_range(&self) -> Option<(i64, i64)> {
         use SqlType::*;
         Some(match self {
             TinyInt { unsigned: false } => (i8::MIN as i64, i8::MAX as i64),
@@ -161,7 +161,7 @@ impl SqlType {
     }
 
     /// Max of an unsigned integer type.
-    fn unsigned_max(&self) -> Option<u64> {
+    pub fn unsigned_max(&self) -> Option<u64> {
         use SqlType::*;
         Some(match self {
             TinyInt { unsigned: true } => u8::MAX as u64,
@@ -866,6 +866,63 @@ impl TableDef {
         Ok(())
     }
 
+    /// Checks a definition an ALTER TABLE built: a column at least, a primary key (1173),
+    /// unique column (1060) and index (1061) names, one AUTO_INCREMENT column first in a key
+    /// (1075), and the invariants of [`check_consistent`](Self::check_consistent).
+    pub fn check_alter(&self) -> Result<(), EngineError> {
+        if self.columns.is_empty() {
+            return Err(EngineError::WrongColumnSpec {
+                column: String::new(),
+                reason: "a table needs a column".into(),
+            });
+        }
+        if self.primary_key.is_empty() {
+            return Err(EngineError::RequiresPrimaryKey);
+        }
+        check_identifier(&self.db)?;
+        check_identifier(&self.name)?;
+        for (i, c) in self.columns.iter().enumerate() {
+            check_identifier(&c.name)?;
+            if self.columns[..i]
+                .iter()
+                .any(|d| d.name.eq_ignore_ascii_case(&c.name))
+            {
+                return Err(EngineError::DuplicateColumn {
+                    column: c.name.clone(),
+                });
+            }
+        }
+        for (i, ix) in self.indexes.iter().enumerate() {
+            check_identifier(&ix.name)?;
+            if ix.name.eq_ignore_ascii_case("PRIMARY")
+                || self.indexes[..i]
+                    .iter()
+                    .any(|j| j.name.eq_ignore_ascii_case(&ix.name))
+            {
+                return Err(EngineError::DuplicateKeyName {
+                    index: ix.name.clone(),
+                });
+            }
+        }
+        let autos: Vec<usize> = (0..self.columns.len())
+            .filter(|&i| self.columns[i].auto_increment)
+            .collect();
+        let keyed = |a: &usize| {
+            self.primary_key.first() == Some(a)
+                || self.indexes.iter().any(|i| i.columns.first() == Some(a))
+        };
+        match autos.as_slice() {
+            [] if self.auto_increment.is_none() => {}
+            [a] if self.auto_increment == Some(*a) && keyed(a) => {}
+            _ => return Err(EngineError::WrongAutoKey),
+        }
+        self.check_consistent()
+            .map_err(|reason| EngineError::WrongColumnSpec {
+                column: String::new(),
+                reason,
+            })
+    }
+
     /// Position of a column (ASCII case-insensitive).
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns
@@ -1331,6 +1388,20 @@ pub enum CatalogChange {
         table: TableDef,
         position: u32,
     },
+    /// `ALTER TABLE` with any operations, as one change: `table` is the whole new definition
+    /// (same id; a new database or name for a RENAME among the operations) and `sources[i]` says where column `i`'s values come from
+    /// (an old column's value converted to the new type by `alter::convert`, or one value for
+    /// every row). Keys are rebuilt from the new rows.
+    /// `strict`: the copy's conversion failures are errors (the session's strict sql_mode);
+    /// otherwise values are clipped, cut or zeroed, as MariaDB's non-strict copy.
+    /// `auto_increment`: `AUTO_INCREMENT=N` among the operations: the counter becomes N, or
+    /// the largest value + 1 when that is higher (as InnoDB).
+    AlterTable {
+        strict: bool,
+        auto_increment: Option<u64>,
+        sources: Vec<ColumnSource>,
+        table: TableDef,
+    },
     /// `CREATE USER`: the account must not exist.
     CreateAccount {
         account: AccountDef,
@@ -1345,6 +1416,18 @@ pub enum CatalogChange {
     AlterAccount {
         account: AccountDef,
     },
+}
+
+/// Where a column of an ALTER TABLE's new definition takes its values from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ColumnSource {
+    /// The old row's value at this position, converted to the new column.
+    Old(usize),
+    /// This value in every row (an added column).
+    Fill(Value),
+    /// The row's number in the copy, 1-based in primary key order: an added AUTO_INCREMENT
+    /// column, numbered as MariaDB numbers it.
+    Sequence,
 }
 
 /// Tag of the table definition's trailing extension (column attributes and table options).
@@ -1429,6 +1512,38 @@ impl CatalogChange {
                 put_value(&mut out, fill);
                 table.encode(&mut out);
             }
+            CatalogChange::AlterTable {
+                strict,
+                auto_increment,
+                sources,
+                table,
+            } => {
+                put_u8(&mut out, 30);
+                // Flags: 1 strict, 2 an AUTO_INCREMENT value follows.
+                put_u8(
+                    &mut out,
+                    *strict as u8 | (auto_increment.is_some() as u8) << 1,
+                );
+                if let Some(n) = auto_increment {
+                    put_u64(&mut out, *n);
+                }
+                put_u32(&mut out, sources.len() as u32);
+                for s in sources {
+                    match s {
+                        ColumnSource::Old(p) => {
+                            put_u8(&mut out, 0);
+                            put_u32(&mut out, *p as u32);
+                        }
+                        ColumnSource::Fill(v) => {
+                            put_u8(&mut out, 1);
+                            put_value(&mut out, v);
+                        }
+                        ColumnSource::Sequence => put_u8(&mut out, 2),
+                    }
+                }
+                // The definition last: its optional trailing extension runs to the end.
+                table.encode(&mut out);
+            }
             CatalogChange::RenameTables { renames } => {
                 put_u8(&mut out, 11);
                 put_u32(&mut out, renames.len() as u32);
@@ -1490,6 +1605,30 @@ impl CatalogChange {
                 CatalogChange::AddColumn {
                     table: TableDef::decode(&mut r)?,
                     fill,
+                }
+            }
+            30 => {
+                let flags = r.u8()?;
+                if flags > 3 {
+                    return Err(r.err(format!("unknown ALTER TABLE flags {flags}")));
+                }
+                let strict = flags & 1 != 0;
+                let auto_increment = if flags & 2 != 0 { Some(r.u64()?) } else { None };
+                let n = r.u32()?;
+                let mut sources = Vec::new();
+                for _ in 0..n {
+                    sources.push(match r.u8()? {
+                        0 => ColumnSource::Old(r.u32()? as usize),
+                        1 => ColumnSource::Fill(r.value()?),
+                        2 => ColumnSource::Sequence,
+                        k => return Err(r.err(format!("unknown column source {k}"))),
+                    });
+                }
+                CatalogChange::AlterTable {
+                    strict,
+                    auto_increment,
+                    sources,
+                    table: TableDef::decode(&mut r)?,
                 }
             }
             11 => {
@@ -1651,6 +1790,41 @@ impl Catalog {
                         "ADD COLUMN",
                         "the new definition is not the old one with a column added last",
                     ));
+                }
+                c.tables.insert(table.id, Arc::new(table.clone()));
+            }
+            CatalogChange::AlterTable { sources, table, .. } => {
+                let old = c.table_for_change(table.id)?;
+                let same = sources.len() == table.columns.len()
+                    && table.next_index_id >= old.next_index_id
+                    && sources.iter().all(|s| match s {
+                        ColumnSource::Old(p) => *p < old.columns.len(),
+                        ColumnSource::Fill(_) | ColumnSource::Sequence => true,
+                    });
+                if !same {
+                    return Err(EngineError::corrupt(
+                        "ALTER TABLE",
+                        "the new definition does not fit the old one",
+                    ));
+                }
+                table.check_consistent().map_err(|reason| {
+                    EngineError::corrupt("ALTER TABLE", format!("new definition: {reason}"))
+                })?;
+                if (&old.db, &old.name) != (&table.db, &table.name) {
+                    // `ALTER TABLE ... RENAME` with other operations.
+                    if !c.databases.contains(&table.db) {
+                        return Err(EngineError::NoSuchDatabase {
+                            db: table.db.clone(),
+                        });
+                    }
+                    let key = (table.db.clone(), table.name.clone());
+                    if c.names.contains_key(&key) {
+                        return Err(EngineError::TableExists {
+                            table: table.name.clone(),
+                        });
+                    }
+                    c.names.remove(&(old.db.clone(), old.name.clone()));
+                    c.names.insert(key, table.id);
                 }
                 c.tables.insert(table.id, Arc::new(table.clone()));
             }
@@ -2188,6 +2362,81 @@ mod tests {
             fill: Value::Null,
         };
         assert!(c.apply(&bad).is_err());
+    }
+
+    #[test]
+    fn alter_table_round_trips_and_checks_its_sources() {
+        let c = Catalog::new()
+            .apply(&CatalogChange::CreateDatabase { name: "d".into() })
+            .unwrap();
+        let mut sp = spec();
+        sp.name = "a".into();
+        let t = TableDef::from_spec(1, &sp).unwrap();
+        let c = c
+            .apply(&CatalogChange::CreateTable { table: t.clone() })
+            .unwrap();
+        // A column first, the old ones after it.
+        let mut new = t.clone();
+        let col = ColumnSpec::new("first", SqlType::Int { unsigned: false });
+        new.columns.insert(0, ColumnDef::from_spec(&col).unwrap());
+        new.primary_key = new.primary_key.iter().map(|p| p + 1).collect();
+        for ix in &mut new.indexes {
+            ix.columns = ix.columns.iter().map(|p| p + 1).collect();
+        }
+        new.auto_increment = new.auto_increment.map(|p| p + 1);
+        let mut sources = vec![ColumnSource::Fill(Value::Int(3))];
+        sources.extend((0..t.columns.len()).map(ColumnSource::Old));
+        let ch = CatalogChange::AlterTable {
+            strict: true,
+            auto_increment: None,
+            sources: sources.clone(),
+            table: new.clone(),
+        };
+        let bytes = ch.encode();
+        assert_eq!(bytes[1], 30);
+        let loose = CatalogChange::AlterTable {
+            strict: false,
+            auto_increment: Some(100),
+            sources: sources.clone(),
+            table: new.clone(),
+        };
+        assert_eq!(CatalogChange::decode(&loose.encode()).unwrap(), loose);
+        let mut numbered = sources.clone();
+        numbered[0] = ColumnSource::Sequence;
+        let seq = CatalogChange::AlterTable {
+            strict: true,
+            auto_increment: None,
+            sources: numbered,
+            table: new.clone(),
+        };
+        assert_eq!(CatalogChange::decode(&seq.encode()).unwrap(), seq);
+        assert_eq!(CatalogChange::decode(&bytes).unwrap(), ch);
+        let c2 = c.apply(&ch).unwrap();
+        assert_eq!(c2.table(1).unwrap().columns[0].name, "first");
+        // A source past the old columns, or one source too few, is refused.
+        let mut past = sources.clone();
+        past[1] = ColumnSource::Old(t.columns.len());
+        let bad = CatalogChange::AlterTable {
+            strict: true,
+            auto_increment: None,
+            sources: past,
+            table: new.clone(),
+        };
+        assert!(c.apply(&bad).is_err());
+        let bad = CatalogChange::AlterTable {
+            strict: true,
+            auto_increment: None,
+            sources: sources[1..].to_vec(),
+            table: new,
+        };
+        assert!(c.apply(&bad).is_err());
+        // An unknown source kind does not decode.
+        let mut odd = bytes.clone();
+        odd[7] = 7;
+        assert!(CatalogChange::decode(&odd).is_err());
+        let mut odd = bytes.clone();
+        odd[2] = 4;
+        assert!(CatalogChange::decode(&odd).is_err());
     }
 
     #[test]

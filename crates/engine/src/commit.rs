@@ -685,7 +685,12 @@ impl Committer {
     /// After a logged DDL `change`: forgets the counters of tables it removed or emptied.
     pub(crate) fn forget_auto_inc(&self, change: &CatalogChange) {
         match change {
-            CatalogChange::DropTable { id } | CatalogChange::TruncateTable { id } => {
+            CatalogChange::DropTable { id }
+            | CatalogChange::TruncateTable { id }
+            | CatalogChange::AlterTable {
+                table: crate::catalog::TableDef { id, .. },
+                ..
+            } => {
                 self.auto_inc
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())

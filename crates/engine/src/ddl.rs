@@ -26,14 +26,15 @@ use onelog_log::{PendingRecord, RecordKind};
 
 use onelog_binlog::Value;
 
+use crate::alter::{self, AlterPlan, Condition};
 use crate::catalog::{
-    check_identifier, AccountDef, CatalogChange, ColumnDef, ColumnSpec, IndexDef, IndexSpec,
-    TableDef, TableId, TableOptions, TableSpec,
+    check_identifier, AccountDef, CatalogChange, ColumnDef, ColumnSource, ColumnSpec, IndexDef,
+    IndexSpec, TableDef, TableId, TableOptions, TableSpec,
 };
 use crate::commit::CommitPayload;
 use crate::engine::Engine;
 use crate::error::EngineError;
-use crate::events::encode_ddl;
+use crate::events::encode_ddl_with_mode;
 use crate::key::display_values;
 use crate::store::{index_has_null, index_key, Root, Row};
 
@@ -61,14 +62,23 @@ impl Engine {
                 check_unique_index(&scratch, *table, index)?;
             }
         }
+        if let CatalogChange::AlterTable { table, sources, .. } = &change {
+            // Rows that stay as they were keep their unique keys valid.
+            let kept = root
+                .catalog
+                .table(table.id)
+                .is_some_and(|old| alter::keeps_rows(old, table, sources));
+            for index in table.indexes.iter().filter(|i| i.unique && !kept) {
+                check_unique_index(&scratch, table.id, index)?;
+            }
+        }
         let origin = core.origin();
-        let events = encode_ddl(
+        let events = encode_ddl_with_mode(
             db,
             sql,
             change.suppresses_use(),
-            origin.domain_id,
-            origin.server_id,
-            origin.timestamp,
+            logged_sql_mode(&change),
+            (origin.domain_id, origin.server_id, origin.timestamp),
         )?;
         let mut aux = origin.aux();
         aux.extend_from_slice(&change.encode());
@@ -364,6 +374,47 @@ impl Engine {
         Ok(())
     }
 
+    /// `ALTER TABLE` with any operations, all or nothing as one change: `new` is the whole
+    /// new definition the caller built from `old` (what it read of the table), `sources` where
+    /// each new column's values come from. 1412 when the table is no longer `old` (another DDL
+    /// changed it meanwhile); the copy's conversion errors (`alter::convert`), 1062 for a
+    /// primary or unique key the new rows repeat, and the definition's own errors (1060, 1061,
+    /// 1075, ...) as MariaDB.
+    ///
+    /// `strict`: conversion failures are errors; otherwise they are warnings. Returns the
+    /// copy's conditions (notes, and those warnings), at most 64, in row order.
+    pub fn alter_table(
+        &self,
+        old: &TableDef,
+        new: TableDef,
+        plan: AlterPlan,
+        sql: &str,
+    ) -> Result<Vec<Condition>, EngineError> {
+        let AlterPlan {
+            sources,
+            strict,
+            auto_increment,
+        } = plan;
+        let mut conditions = Vec::new();
+        self.run_ddl(&old.db, sql, |root| {
+            let t = Self::find_table(root, &old.db, &old.name)?;
+            if *t != *old || new.id != t.id {
+                return Err(EngineError::TableDefChanged {
+                    table: old.name.clone(),
+                });
+            }
+            new.check_alter()?;
+            conditions = copy_conditions(root, (&t, &new), &sources, strict)?;
+            Ok(Some(CatalogChange::AlterTable {
+                strict,
+                auto_increment,
+                sources,
+                table: new,
+            }))
+        })?;
+        Ok(conditions)
+    }
+
     /// `TRUNCATE TABLE`: removes every row, resets AUTO_INCREMENT.
     pub fn truncate_table(&self, db: &str, table: &str, sql: &str) -> Result<(), EngineError> {
         self.run_ddl(db, sql, |root| {
@@ -477,6 +528,51 @@ impl Engine {
         })?;
         Ok(())
     }
+}
+
+/// MariaDB's MODE_STRICT_TRANS_TABLES and MODE_STRICT_ALL_TABLES bits of `sql_mode`.
+const STRICT_MODES: u64 = (1 << 22) | (1 << 23);
+
+/// The `sql_mode` a DDL's Query event carries: MariaDB's default, without the strict modes
+/// for an ALTER TABLE that copied without them (a replica, MariaDB's or onelog's, then
+/// converts the values as the primary did).
+fn logged_sql_mode(change: &CatalogChange) -> u64 {
+    let default = onelog_binlog::event::query::DEFAULT_SQL_MODE;
+    match change {
+        CatalogChange::AlterTable { strict: false, .. } => default & !STRICT_MODES,
+        _ => default,
+    }
+}
+
+/// The conditions an ALTER TABLE's copy of `old`'s rows into `new` raises (the first failure
+/// when `strict`), at most 64 (MariaDB's max_error_count), in row order.
+fn copy_conditions(
+    root: &Root,
+    (old, new): (&TableDef, &TableDef),
+    sources: &[ColumnSource],
+    strict: bool,
+) -> Result<Vec<Condition>, EngineError> {
+    let mut out = Vec::new();
+    let Some(data) = root
+        .table(old.id)
+        .filter(|_| !alter::keeps_rows(old, new, sources))
+    else {
+        return Ok(out);
+    };
+    for (n, row) in data.rows.values().enumerate() {
+        for (col, src) in new.columns.iter().zip(sources) {
+            if let ColumnSource::Old(p) = src {
+                let (Some(v), Some(from)) = (row.get(*p), old.columns.get(*p)) else {
+                    continue;
+                };
+                alter::convert(col, &from.ty, v, n as u64 + 1, strict, &mut out)?;
+                out.truncate(64);
+            } else if let ColumnSource::Sequence = src {
+                alter::number(col, n as u64 + 1)?;
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// 1062 when `index` (already built in `root`) holds two entries with one non-NULL key.

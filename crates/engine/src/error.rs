@@ -17,6 +17,19 @@ use onelog_protocol::{errors, ErrorCode};
 
 use crate::checkpoint::CheckpointError;
 
+/// What went wrong converting a value in an ALTER TABLE's copy (`alter.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AlterValueKind {
+    /// 1265 `Data truncated for column 'c' at row N` (NULL into NOT NULL among others).
+    Truncated,
+    /// 1264 `Out of range value for column 'c' at row N`.
+    OutOfRange,
+    /// 1406 `Data too long for column 'c' at row N`.
+    TooLong,
+    /// 1292 `Truncated incorrect INTEGER value: 'text'` (or DECIMAL).
+    NotNumber { ty: &'static str, text: String },
+}
+
 /// Every error the engine returns.
 #[derive(Debug)]
 pub enum EngineError {
@@ -64,6 +77,13 @@ pub enum EngineError {
     DataTooLong { column: String },
     /// 1366 `ER_TRUNCATED_WRONG_VALUE_FOR_FIELD`: a value of the wrong kind for the column.
     WrongValue { column: String, value: String },
+    /// An ALTER TABLE's copy could not convert an existing value (`alter.rs`): 1265, 1264,
+    /// 1406 or 1292 with MariaDB's texts, naming the 1-based row.
+    AlterValue {
+        kind: AlterValueKind,
+        column: String,
+        row: u64,
+    },
     /// 1305 `ER_SP_DOES_NOT_EXIST` as MySQL uses it for `SAVEPOINT x does not exist`.
     NoSuchSavepoint { name: String },
     /// 1063 `ER_WRONG_FIELD_SPEC`: a column definition the engine cannot store.
@@ -145,6 +165,12 @@ impl EngineError {
             OutOfRange { .. } => ER_WARN_DATA_OUT_OF_RANGE,
             DataTooLong { .. } => ER_DATA_TOO_LONG,
             WrongValue { .. } => ER_TRUNCATED_WRONG_VALUE_FOR_FIELD,
+            AlterValue { kind, .. } => match kind {
+                AlterValueKind::Truncated => WARN_DATA_TRUNCATED,
+                AlterValueKind::OutOfRange => ER_WARN_DATA_OUT_OF_RANGE,
+                AlterValueKind::TooLong => ER_DATA_TOO_LONG,
+                AlterValueKind::NotNumber { .. } => ER_TRUNCATED_WRONG_VALUE,
+            },
             NoSuchSavepoint { .. } => ER_SP_DOES_NOT_EXIST,
             WrongColumnSpec { .. } => ER_WRONG_FIELD_SPEC,
             Log {
@@ -240,6 +266,20 @@ impl fmt::Display for EngineError {
             WrongValue { column, value } => {
                 write!(f, "Incorrect value: '{value}' for column '{column}' at row 1")
             }
+            AlterValue { kind, column, row } => match kind {
+                AlterValueKind::Truncated => {
+                    write!(f, "Data truncated for column '{column}' at row {row}")
+                }
+                AlterValueKind::OutOfRange => {
+                    write!(f, "Out of range value for column '{column}' at row {row}")
+                }
+                AlterValueKind::TooLong => {
+                    write!(f, "Data too long for column '{column}' at row {row}")
+                }
+                AlterValueKind::NotNumber { ty, text } => {
+                    write!(f, "Truncated incorrect {ty} value: '{text}'")
+                }
+            },
             NoSuchSavepoint { name } => write!(f, "SAVEPOINT {name} does not exist"),
             WrongColumnSpec { column, reason } => {
                 write!(f, "Incorrect column specifier for column '{column}': {reason}")

@@ -20,7 +20,7 @@
 //! Every byte format is the binlog crate's (no encoder here).
 
 use onelog_binlog::event::gtid::{FL_ALLOW_PARALLEL, FL_DDL, FL_STANDALONE, FL_TRANSACTIONAL};
-use onelog_binlog::event::query::LOG_EVENT_SUPPRESS_USE_F;
+use onelog_binlog::event::query::{DEFAULT_SQL_MODE, LOG_EVENT_SUPPRESS_USE_F};
 use onelog_binlog::event::table_map::RowMetadata;
 use onelog_binlog::event::{GtidEvent, QueryEvent, RowsEventWriter, RowsKind, TableMap, XidEvent};
 use onelog_binlog::{ColumnMeta, Gtid};
@@ -172,6 +172,20 @@ pub fn encode_ddl(
     server_id: u32,
     timestamp: u32,
 ) -> Result<Vec<u8>, EngineError> {
+    let ids = (domain_id, server_id, timestamp);
+    encode_ddl_with_mode(db, sql, suppress_use, DEFAULT_SQL_MODE, ids)
+}
+
+/// [`encode_ddl`] with the Query event's `sql_mode` given (an ALTER TABLE that converted
+/// values without strict mode logs a mode without STRICT_TRANS_TABLES, so a replica converts
+/// them the same way); `ids` is (domain id, server id, timestamp).
+pub fn encode_ddl_with_mode(
+    db: &str,
+    sql: &str,
+    suppress_use: bool,
+    sql_mode: u64,
+    (domain_id, server_id, timestamp): (u32, u32, u32),
+) -> Result<Vec<u8>, EngineError> {
     let mut out = Vec::with_capacity(128 + sql.len());
     gtid_event(
         &mut out,
@@ -185,8 +199,9 @@ pub fn encode_ddl(
     } else {
         0
     };
-    QueryEvent::new(db, sql)
-        .encode_with_flags(timestamp, server_id, flags, &mut out)
+    let mut q = QueryEvent::new(db, sql);
+    q.sql_mode = sql_mode;
+    q.encode_with_flags(timestamp, server_id, flags, &mut out)
         .map_err(|e| encode_err("Query event", e))?;
     Ok(out)
 }

@@ -21,6 +21,7 @@
 //!
 //! Invariants: each module's docs name its own; the crate imports nothing of `sql` or `server`.
 
+pub mod alter;
 pub mod apply;
 pub mod backup;
 mod backup_hold;
@@ -49,8 +50,8 @@ pub mod store;
 pub mod txn;
 
 pub use catalog::{
-    AccountDef, AuthMethods, Catalog, CatalogChange, ColumnDef, ColumnExtras, ColumnSpec, GrantDef,
-    IndexDef, IndexSpec, SqlType, TableDef, TableId, TableOptions, TableSpec,
+    AccountDef, AuthMethods, Catalog, CatalogChange, ColumnDef, ColumnExtras, ColumnSource,
+    ColumnSpec, GrantDef, IndexDef, IndexSpec, SqlType, TableDef, TableId, TableOptions, TableSpec,
 };
 pub use engine::{Engine, EngineOptions, RecoveryReport};
 pub use error::EngineError;

@@ -28,7 +28,7 @@ use crate::commit::CommitPayload;
 use crate::ddl::check_unique_index;
 use crate::engine::Engine;
 use crate::error::EngineError;
-use crate::events::{encode_ddl, encode_transaction};
+use crate::events::{encode_ddl_with_mode, encode_transaction};
 use crate::origin::CommitOrigin;
 use crate::store::Root;
 
@@ -174,13 +174,17 @@ fn re_encode(
             )
         }
         DecodedBody::Ddl { change, query } => {
-            let ev = encode_ddl(
+            // The primary's sql_mode (strictness of an ALTER TABLE's copy) goes on downstream.
+            let mode = match query.sql_mode {
+                0 => onelog_binlog::event::query::DEFAULT_SQL_MODE,
+                m => m,
+            };
+            let ev = encode_ddl_with_mode(
                 &query.db,
                 &query.query,
                 change.suppresses_use(),
-                gtid.domain_id,
-                gtid.server_id,
-                ts,
+                mode,
+                (gtid.domain_id, gtid.server_id, ts),
             )?;
             (
                 RecordKind::Ddl,

@@ -37,10 +37,11 @@ use imbl::OrdMap;
 use onelog_binlog::{Gtid, GtidPos, GtidState, Value};
 use onelog_log::Lsn;
 
-use crate::catalog::{Catalog, CatalogChange, IndexDef, TableDef, TableId};
+use crate::alter;
+use crate::catalog::{Catalog, CatalogChange, ColumnSource, IndexDef, TableDef, TableId};
 use crate::encoding::{put_u64, put_u8, put_value, put_var, FormatError, Reader};
 use crate::error::EngineError;
-use crate::key::{encode_value_as, prefix_end, KeyBytes};
+use crate::key::{display_values, encode_value_as, prefix_end, KeyBytes};
 
 /// One row: a canonical value per column.
 pub type Row = Vec<Value>;
@@ -528,6 +529,20 @@ impl Root {
                 // Every row gets the new column's value (last, in no index: keys unchanged).
                 self.rewrite_rows(def, generation, |r| r.push(fill.clone()));
             }
+            CatalogChange::AlterTable {
+                strict,
+                auto_increment,
+                sources,
+                table: def,
+            } => {
+                let old = self.catalog.table(def.id).cloned();
+                if let Some(old) = old {
+                    self.alter_rows(&old, def, (sources, *strict), generation)?;
+                }
+                if let (Some(n), Some(t)) = (auto_increment, self.tables.get_mut(&def.id)) {
+                    t.auto_inc_next = auto_increment_after(def, t, *n);
+                }
+            }
             CatalogChange::RenameTables { renames } => {
                 // Same rows; a new generation, so a transaction that wrote the table under
                 // its old name fails its commit (1412) instead of logging rows for that name.
@@ -762,6 +777,61 @@ impl Root {
         self.tables.insert(def.id, TableData::empty(def, 1, 0));
     }
 
+    /// [`CatalogChange::AlterTable`]'s rows: every old row (in primary key order) becomes a
+    /// row of `def` through `sources` and [`alter::convert`] (`strict`: its failures are
+    /// errors), its keys built again; 1062 when two new rows share a primary key value (unique
+    /// keys: `ddl.rs` checks them). The AUTO_INCREMENT counter is kept (and raised past the new
+    /// rows). An ALTER that [keeps the rows](alter::keeps_rows) copies nothing.
+    fn alter_rows(
+        &mut self,
+        old_def: &TableDef,
+        def: &TableDef,
+        (sources, strict): (&[ColumnSource], bool),
+        generation: u64,
+    ) -> Result<(), EngineError> {
+        if alter::keeps_rows(old_def, def, sources) {
+            // No value or key changes: the rows stay, the dropped indexes go.
+            if let Some(t) = self.tables.get_mut(&def.id) {
+                t.indexes.retain(|id, _| def.index_by_id(*id).is_some());
+                t.generation = generation;
+            }
+            return Ok(());
+        }
+        let mut conditions = Vec::new();
+        let Some(old) = self.tables.remove(&def.id) else {
+            return Ok(());
+        };
+        self.tables
+            .insert(def.id, TableData::empty(def, old.auto_inc_next, generation));
+        for (n, (_, row)) in old.rows.iter().enumerate() {
+            let mut r = Vec::with_capacity(sources.len());
+            for (col, src) in def.columns.iter().zip(sources) {
+                r.push(match src {
+                    ColumnSource::Old(p) => {
+                        let v = row.get(*p).unwrap_or(&Value::Null);
+                        let from = &old_def.columns[*p].ty;
+                        let row = n as u64 + 1;
+                        let v = alter::convert(col, from, v, row, strict, &mut conditions)?;
+                        conditions.clear(); // the DDL reported them when it was validated
+                        v
+                    }
+                    ColumnSource::Fill(v) => v.clone(),
+                    ColumnSource::Sequence => alter::number(col, n as u64 + 1)?,
+                });
+            }
+            let pk = pk_key(def, &r);
+            if self.get(def.id, &pk).is_some() {
+                let vals: Vec<&Value> = def.primary_key.iter().map(|&c| &r[c]).collect();
+                return Err(EngineError::DuplicateKey {
+                    entry: display_values(&vals),
+                    key: "PRIMARY".into(),
+                });
+            }
+            self.put_row(def, Arc::new(r));
+        }
+        Ok(())
+    }
+
     /// A column added or dropped: `def`'s table gets every row through `edit`, under `def`
     /// (index entries built again for the new rows), keeping its AUTO_INCREMENT counter.
     fn rewrite_rows(&mut self, def: &TableDef, generation: u64, edit: impl Fn(&mut Row)) {
@@ -776,6 +846,25 @@ impl Root {
             self.put_row(def, Arc::new(r));
         }
     }
+}
+
+/// `ALTER TABLE ... AUTO_INCREMENT=n`'s counter: `n`, or the column's largest value + 1 when
+/// that is higher (as InnoDB); unchanged for a table without an AUTO_INCREMENT column.
+fn auto_increment_after(def: &TableDef, t: &TableData, n: u64) -> u64 {
+    let Some(a) = def.auto_increment else {
+        return t.auto_inc_next;
+    };
+    let max = t
+        .rows
+        .values()
+        .filter_map(|r| match r.get(a) {
+            Some(Value::Int(i)) if *i > 0 => Some(*i as u64),
+            Some(Value::UInt(u)) => Some(*u),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    n.max(max.saturating_add(1)).max(1)
 }
 
 const CHECKPOINT_FORMAT: u8 = 2;

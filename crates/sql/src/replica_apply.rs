@@ -188,6 +188,15 @@ fn event_name(t: u8) -> String {
     }
 }
 
+/// MariaDB's MODE_STRICT_TRANS_TABLES and MODE_STRICT_ALL_TABLES bits of a Query event's
+/// `sql_mode`.
+const STRICT_MODES: u64 = (1 << 22) | (1 << 23);
+
+/// The session mode a statement logged without the strict modes runs under: MariaDB's
+/// default without them.
+const NON_STRICT: &str =
+    "SET SESSION sql_mode = 'ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'";
+
 /// Classifies `group` (and checks every event's framing and checksum).
 fn shape(group: &RelayGroup) -> Result<Shape, ApplyError> {
     let mut statements = false;
@@ -342,7 +351,16 @@ impl SqlApplier {
                         continue;
                     }
                     self.session().set_fixed_time(Some(i64::from(h.timestamp)));
+                    // A statement the primary ran without strict mode (an ALTER TABLE that
+                    // clipped values with warnings) runs without it here too.
+                    let loose = q.sql_mode != 0 && q.sql_mode & STRICT_MODES == 0;
+                    if loose {
+                        self.run(group, "", NON_STRICT)?;
+                    }
                     let r = self.run(group, &q.db, &q.query);
+                    if loose {
+                        self.run(group, "", "SET SESSION sql_mode = DEFAULT")?;
+                    }
                     self.session().set_fixed_time(None);
                     r?;
                     if let Some(id) = insert_id.take() {
@@ -588,5 +606,88 @@ fn user_value(v: UserValue) -> Value {
         } => onelog_binlog::decimal::decode(&bytes, precision, scale)
             .map(|(t, _)| Value::Decimal(t))
             .unwrap_or(Value::Null),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::ServerConfig;
+    use onelog_binlog::event::query::DEFAULT_SQL_MODE;
+    use onelog_binlog::Gtid;
+    use onelog_replication::replica::schedule::OrderBook;
+
+    /// A primary's DDL group (GTID + Query with `sql_mode`) as the relay hands it over.
+    fn ddl_group(sql: &str, sql_mode: u64, seq: u64) -> RelayGroup {
+        let ids = (0, 9, 1_700_000_000);
+        let bytes =
+            onelog_engine::events::encode_ddl_with_mode("d", sql, false, sql_mode, ids).unwrap();
+        let mut events = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let len = u32::from_le_bytes(bytes[at + 9..at + 13].try_into().unwrap()) as usize;
+            events.push(bytes[at..at + len].to_vec());
+            at += len;
+        }
+        RelayGroup {
+            gtid: Gtid {
+                domain_id: 0,
+                server_id: 9,
+                seq_no: seq,
+            },
+            flags2: FL_STANDALONE | FL_DDL,
+            commit_id: None,
+            timestamp: ids.2,
+            events,
+            master_log_file: "mb.000001".into(),
+            end_log_pos: 0,
+        }
+    }
+
+    /// An ALTER TABLE the primary ran without strict mode (its Query event's sql_mode says so)
+    /// clips the values here too; logged with strict mode it fails as the primary's would.
+    #[test]
+    fn a_statement_runs_under_the_primarys_strictness() {
+        let dir = std::env::temp_dir().join(format!("onelog-replica-mode-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut cfg = ServerConfig::new(&dir);
+        cfg.flush_log_at_trx_commit = 2;
+        let server = Server::open(cfg).unwrap().0;
+        let mut s = Session::new(server.clone(), 1, "root", "localhost");
+        for sql in [
+            "CREATE DATABASE d",
+            "CREATE TABLE d.t (id INT PRIMARY KEY, b INT, c INT)",
+            "INSERT INTO d.t VALUES (1, 300, 300)",
+        ] {
+            assert!(s.query(sql).pop().unwrap().is_ok(), "{sql}");
+        }
+        let mut applier = SqlApplier::new(server.clone());
+        let order = CommitOrder {
+            book: OrderBook::new(),
+            index: 0,
+        };
+        let strict = ddl_group("ALTER TABLE t MODIFY b TINYINT", DEFAULT_SQL_MODE, 1);
+        let e = applier.apply(&strict, &order).unwrap_err();
+        assert!(
+            e.message
+                .contains("Out of range value for column 'b' at row 1"),
+            "{e:?}"
+        );
+        let loose = ddl_group(
+            "ALTER TABLE t MODIFY c TINYINT",
+            DEFAULT_SQL_MODE & !STRICT_MODES,
+            2,
+        );
+        applier.apply(&loose, &order).unwrap();
+        let snap = server.engine().snapshot();
+        assert_eq!(
+            snap.dump()["d.t"],
+            vec![vec![Value::Int(1), Value::Int(300), Value::Int(127)]]
+        );
+        // The SQL thread's session is strict again afterwards.
+        assert!(sysvar::strict_mode(applier.session()));
+        drop(s);
+        let _ = server.shutdown();
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

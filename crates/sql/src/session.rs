@@ -891,8 +891,11 @@ impl Session {
             }
             Statement::AlterTable(at) => {
                 self.commit()?;
-                crate::execute::ddl::alter_table(self, &at.name, &at.operations, text)?;
-                Ok(Output::ok())
+                drop(crate::expr::take_warnings());
+                crate::execute::alter::alter_table(self, &at.name, &at.operations, text)?;
+                // The copy's conditions (`execute::alter` raises them as evaluation ones).
+                self.cx.warnings.extend(crate::expr::take_warnings());
+                Ok(Output::ok().with_warning_count(self.warning_count()))
             }
             Statement::Drop {
                 object_type: ast::ObjectType::Table,

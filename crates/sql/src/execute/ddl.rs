@@ -18,7 +18,10 @@ use crate::expr::{
     charset_named, check_charset, collation_named, object_name_parts, Compiler, Env, Scope,
 };
 
-fn split_name(cx: &ExecContext, n: &ast::ObjectName) -> Result<(String, String), SqlError> {
+pub(super) fn split_name(
+    cx: &ExecContext,
+    n: &ast::ObjectName,
+) -> Result<(String, String), SqlError> {
     let p = object_name_parts(n);
     match p.as_slice() {
         [t] => Ok((
@@ -233,7 +236,11 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
 }
 
 /// An index named `name`, or after its first column when unnamed (MariaDB's default).
-fn index_spec(name: Option<&ast::Ident>, columns: Vec<String>, unique: bool) -> IndexSpec {
+pub(super) fn index_spec(
+    name: Option<&ast::Ident>,
+    columns: Vec<String>,
+    unique: bool,
+) -> IndexSpec {
     let name = name
         .map(|i| i.value.clone())
         .unwrap_or_else(|| columns.first().cloned().unwrap_or_default());
@@ -246,7 +253,7 @@ fn index_spec(name: Option<&ast::Ident>, columns: Vec<String>, unique: bool) -> 
 
 /// The columns of an index. A prefix length (`c(10)`) is refused (1235): onelog indexes whole
 /// values, and a UNIQUE prefix would accept rows MariaDB refuses (never dropped silently).
-fn index_columns(cols: &[ast::IndexColumn]) -> Result<Vec<String>, SqlError> {
+pub(super) fn index_columns(cols: &[ast::IndexColumn]) -> Result<Vec<String>, SqlError> {
     cols.iter()
         .map(|c| match &c.column.expr {
             ast::Expr::Identifier(i) => Ok(i.value.clone()),
@@ -294,7 +301,7 @@ fn now_option(e: &ast::Expr, ty: &SqlType, c: &str, on_update: bool) -> Result<u
     }
 }
 
-fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Value>, SqlError> {
+pub(super) fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Value>, SqlError> {
     let mut c = Compiler::new(
         Scope {
             table: None,
@@ -405,13 +412,13 @@ fn assert_no_transaction(cx: &ExecContext) {
 
 /// The keys a column definition declares itself (`PRIMARY KEY`, `UNIQUE`, SERIAL's UNIQUE).
 #[derive(Default)]
-struct ColumnKeys {
-    primary: bool,
-    unique: bool,
+pub(super) struct ColumnKeys {
+    pub(super) primary: bool,
+    pub(super) unique: bool,
 }
 
 /// A column definition of CREATE TABLE or ALTER TABLE ... ADD COLUMN as the engine's spec.
-fn column_spec(
+pub(super) fn column_spec(
     cx: &ExecContext,
     cd: &ast::ColumnDef,
     table_coll: Option<Collation>,
@@ -703,97 +710,8 @@ pub(crate) fn rename_tables(
     Ok(())
 }
 
-/// `ALTER TABLE t DROP [COLUMN] [IF EXISTS] c`: 1091 for a column that is not there (nothing
-/// with IF EXISTS), 1090 for the only column; a column in the primary key or an index is
-/// refused (1235: MariaDB would shrink or drop those keys).
-fn drop_column(
-    cx: &ExecContext,
-    (db, table): (&str, &str),
-    column: &str,
-    if_exists: bool,
-    sql: &str,
-) -> Result<(), SqlError> {
-    let t = crate::bind::tables::table_named(cx, db, table)?;
-    let Some(p) = t
-        .columns
-        .iter()
-        .position(|c| c.name.eq_ignore_ascii_case(column))
-    else {
-        if if_exists {
-            return Ok(());
-        }
-        return Err(SqlError::of(
-            errors::ER_CANT_DROP_FIELD_OR_KEY,
-            format!("Can't DROP COLUMN `{column}`; check that it exists"),
-        ));
-    };
-    if t.columns.len() == 1 {
-        return Err(SqlError::of(
-            errors::ER_CANT_REMOVE_ALL_FIELDS,
-            "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
-        ));
-    }
-    if t.primary_key.contains(&p) || t.indexes.iter().any(|i| i.columns.contains(&p)) {
-        return Err(SqlError::unsupported("DROP COLUMN of a column in a key"));
-    }
-    cx.server
-        .engine
-        .drop_column(db, table, column, sql)
-        .map_err(SqlError::from)
-}
-
-/// `ALTER TABLE t ADD [COLUMN] c ...` (last, as MariaDB without FIRST/AFTER):
-/// existing rows get the column's default, the statement's time for `DEFAULT
-/// CURRENT_TIMESTAMP`, NULL, or (NOT NULL without a default) the type's zero value, as
-/// MariaDB fills them. FIRST/AFTER, keys declared on the column and AUTO_INCREMENT are
-/// refused (1235); a name in use is 1060 (a note with IF NOT EXISTS).
-fn add_column(
-    cx: &ExecContext,
-    (db, table): (&str, &str),
-    cd: &ast::ColumnDef,
-    position: &Option<ast::MySQLColumnPosition>,
-    if_not_exists: bool,
-    sql: &str,
-) -> Result<(), SqlError> {
-    if position.is_some() {
-        return Err(SqlError::unsupported("ADD COLUMN ... FIRST/AFTER"));
-    }
-    let t = crate::bind::tables::table_named(cx, db, table)?;
-    let exists = t
-        .columns
-        .iter()
-        .any(|c| c.name.eq_ignore_ascii_case(&cd.name.value));
-    if exists && if_not_exists {
-        // Nothing changes and nothing is logged (MariaDB adds note 1060, which this does not).
-        return Ok(());
-    }
-    // The table's collation, as SHOW CREATE TABLE derives it: the one its text columns share.
-    let mut colls = t.columns.iter().filter_map(|c| c.collation);
-    let table_coll = colls.next().filter(|first| colls.all(|c| c == *first));
-    let (spec, keys) = column_spec(cx, cd, table_coll)?;
-    if keys.primary || keys.unique {
-        return Err(SqlError::unsupported("ADD COLUMN with a key on it"));
-    }
-    let env = Env {
-        cx,
-        params: &[],
-        insert_row: None,
-        coll: crate::expr::connection_collation(cx),
-    };
-    let fill = match (&spec.default, spec.extras.default_now) {
-        (_, Some(fsp)) => crate::expr::statement_now(&env, fsp),
-        (Some(v), None) => v.clone(),
-        (None, None) if spec.nullable => Value::Null,
-        (None, None) => zero_value(&spec.ty),
-    };
-    cx.server
-        .engine
-        .add_column(db, table, spec, fill, sql)
-        .map_err(SqlError::from)
-}
-
 /// The value MariaDB gives existing rows for a NOT NULL column added without a default.
-fn zero_value(ty: &SqlType) -> Value {
+pub(super) fn zero_value(ty: &SqlType) -> Value {
     match ty {
         SqlType::Float | SqlType::Double => Value::Double(0.0),
         SqlType::Decimal { scale, .. } => Value::Decimal(if *scale == 0 {
@@ -826,82 +744,6 @@ fn zero_value(ty: &SqlType) -> Value {
         t if t.is_integer() => Value::Int(0),
         _ => Value::Bytes(Vec::new()),
     }
-}
-
-pub(crate) fn alter_table(
-    cx: &ExecContext,
-    name: &ast::ObjectName,
-    ops: &[ast::AlterTableOperation],
-    sql: &str,
-) -> Result<(), SqlError> {
-    assert_no_transaction(cx);
-    let (db, table) = split_name(cx, name)?;
-    // MariaDB: ALTER, and INSERT and CREATE (ALTER TABLE copies the table).
-    cx.check_table_privilege(&db, &table, crate::privilege::ALTER)?;
-    cx.check_table_privilege(
-        &db,
-        &table,
-        crate::privilege::INSERT | crate::privilege::CREATE,
-    )?;
-    let engine = &cx.server.engine;
-    if ops.len() > 1 {
-        // Each operation is a DDL record of its own that logs the statement's text: two
-        // operations would log the whole ALTER twice, and a replica would run it twice.
-        return Err(SqlError::unsupported(
-            "ALTER TABLE with more than one operation",
-        ));
-    }
-    for op in ops {
-        match op {
-            ast::AlterTableOperation::AddConstraint { constraint, .. } => match constraint {
-                ast::TableConstraint::Index(ix) => {
-                    let cols = index_columns(&ix.columns)?;
-                    let name = ix.name.as_ref();
-                    engine.create_index(&db, &table, index_spec(name, cols, false), sql)?;
-                }
-                ast::TableConstraint::Unique(u) => {
-                    let cols = index_columns(&u.columns)?;
-                    let name = u.index_name.as_ref().or(u.name.as_ref());
-                    engine.create_index(&db, &table, index_spec(name, cols, true), sql)?;
-                }
-                _ => return Err(SqlError::unsupported("this ALTER TABLE")),
-            },
-            ast::AlterTableOperation::DropIndex { name, .. } => {
-                engine.drop_index(&db, &table, &name.value, sql)?;
-            }
-            ast::AlterTableOperation::DropColumn {
-                column_names,
-                if_exists,
-                drop_behavior: None,
-                ..
-            } if column_names.len() == 1 => {
-                return drop_column(cx, (&db, &table), &column_names[0].value, *if_exists, sql)
-            }
-            ast::AlterTableOperation::AddColumn {
-                column_def,
-                column_position,
-                if_not_exists,
-                ..
-            } => {
-                return add_column(
-                    cx,
-                    (&db, &table),
-                    column_def,
-                    column_position,
-                    *if_not_exists,
-                    sql,
-                )
-            }
-            ast::AlterTableOperation::RenameTable { table_name } => {
-                let to = match table_name {
-                    ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n) => n,
-                };
-                return rename_tables(cx, &[(name, to)], sql);
-            }
-            _ => return Err(SqlError::unsupported("this ALTER TABLE")),
-        }
-    }
-    Ok(())
 }
 
 pub(crate) fn drop(

@@ -1,0 +1,588 @@
+//! ALTER TABLE: any number of operations, applied all or nothing as one engine change
+//! ([`onelog_engine::CatalogChange::AlterTable`]) and logged as one Query event.
+//!
+//! Owns the translation of the statement's operations into the new table definition, with
+//! MariaDB 10.11's rules for their order (`mysql_prepare_alter_table`): DROP, MODIFY, CHANGE,
+//! RENAME COLUMN and ALTER COLUMN name columns of the table as it was (a column added or
+//! dropped in the same statement is unknown to them: 1054 / 1091); the old columns keep their
+//! order, a MODIFY/CHANGE without position in place; then the added columns and the moved ones,
+//! in statement order, go last, FIRST, or AFTER a column of the list built so far (1054 when it
+//! is not there). Keys follow their columns: a dropped column leaves every key it was in (a key
+//! left without columns is dropped), renamed ones keep theirs.
+//!
+//! Called by the session for `ALTER TABLE`; a lone `RENAME`, `ADD INDEX` or `DROP INDEX` keeps
+//! its cheaper engine change of its own (`ddl.rs`). Invariant: DDL never runs inside a
+//! transaction (the session committed it).
+
+use onelog_binlog::Value;
+use onelog_engine::alter::{convertible, AlterPlan};
+use onelog_engine::{ColumnDef, ColumnSource, IndexDef, TableDef};
+use onelog_protocol::errors;
+use sqlparser::ast;
+
+use crate::context::ExecContext;
+use crate::error::SqlError;
+use crate::execute::ddl;
+use crate::expr::Env;
+
+/// A column of the new definition and where its values come from (`old`: its position in
+/// the old definition).
+struct NewColumn {
+    def: ColumnDef,
+    old: Option<usize>,
+    fill: Value,
+    /// An added AUTO_INCREMENT column: the rows are numbered.
+    numbered: bool,
+    /// Keys the column's own definition declared (`UNIQUE`, `PRIMARY KEY`).
+    unique: bool,
+    primary: bool,
+}
+
+/// A column definition an operation carries: ADD, MODIFY or CHANGE.
+struct Definition<'a> {
+    /// The old column it replaces (MODIFY, CHANGE), by name.
+    replaces: Option<&'a str>,
+    column: ast::ColumnDef,
+    position: Option<&'a ast::MySQLColumnPosition>,
+}
+
+/// The operations of one ALTER TABLE, sorted by kind (their order within a kind kept).
+#[derive(Default)]
+struct Operations<'a> {
+    definitions: Vec<Definition<'a>>,
+    drop_columns: Vec<(&'a str, bool)>,
+    renames: Vec<(&'a str, &'a str)>,
+    defaults: Vec<(&'a str, Option<&'a ast::Expr>)>,
+    drop_indexes: Vec<&'a str>,
+    drop_primary: bool,
+    /// (name given, columns, unique, primary)
+    add_keys: Vec<(Option<String>, Vec<String>, bool, bool)>,
+    /// `RENAME [TO] name` among other operations.
+    rename_to: Option<&'a ast::ObjectName>,
+    /// `AUTO_INCREMENT [=] n`.
+    auto_increment: Option<u64>,
+}
+
+/// `ALTER TABLE name ops`.
+pub(crate) fn alter_table(
+    cx: &ExecContext,
+    name: &ast::ObjectName,
+    ops: &[ast::AlterTableOperation],
+    sql: &str,
+) -> Result<(), SqlError> {
+    debug_assert!(cx.txn.is_none(), "DDL inside an open transaction");
+    let (db, table) = ddl::split_name(cx, name)?;
+    // MariaDB: ALTER, and INSERT and CREATE (ALTER TABLE copies the table).
+    cx.check_table_privilege(&db, &table, crate::privilege::ALTER)?;
+    cx.check_table_privilege(
+        &db,
+        &table,
+        crate::privilege::INSERT | crate::privilege::CREATE,
+    )?;
+    let engine = &cx.server.engine;
+    if let [op] = ops {
+        match op {
+            ast::AlterTableOperation::RenameTable { table_name } => {
+                let to = match table_name {
+                    ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n) => n,
+                };
+                return ddl::rename_tables(cx, &[(name, to)], sql);
+            }
+            ast::AlterTableOperation::DropIndex { name } => {
+                engine.drop_index(&db, &table, &name.value, sql)?;
+                return Ok(());
+            }
+            ast::AlterTableOperation::AddConstraint {
+                constraint: ast::TableConstraint::Index(ix),
+                ..
+            } => {
+                let cols = ddl::index_columns(&ix.columns)?;
+                let spec = ddl::index_spec(ix.name.as_ref(), cols, false);
+                engine.create_index(&db, &table, spec, sql)?;
+                return Ok(());
+            }
+            ast::AlterTableOperation::AddConstraint {
+                constraint: ast::TableConstraint::Unique(u),
+                ..
+            } => {
+                let cols = ddl::index_columns(&u.columns)?;
+                let name = u.index_name.as_ref().or(u.name.as_ref());
+                engine.create_index(&db, &table, ddl::index_spec(name, cols, true), sql)?;
+                return Ok(());
+            }
+            _ => {}
+        }
+    }
+    let operations = sort_operations(ops)?;
+    let old = crate::bind::tables::table_named(cx, &db, &table)?;
+    let (mut new, sources) = new_definition(cx, &old, &operations)?;
+    if let Some(to) = operations.rename_to {
+        // As RENAME TABLE: DROP on the old table, CREATE and INSERT on the new name.
+        let (to_db, to_name) = ddl::split_name(cx, to)?;
+        cx.check_table_privilege(&db, &table, crate::privilege::DROP)?;
+        cx.check_table_privilege(
+            &to_db,
+            &to_name,
+            crate::privilege::CREATE | crate::privilege::INSERT,
+        )?;
+        (new.db, new.name) = (to_db, to_name);
+    }
+    let strict = crate::sysvar::strict_mode(cx);
+    let plan = AlterPlan {
+        sources,
+        strict,
+        auto_increment: operations.auto_increment,
+    };
+    for c in engine.alter_table(&old, new, plan, sql)? {
+        let level = if c.note { "Note" } else { "Warning" };
+        let e = SqlError::from(c.error);
+        crate::expr::warn(level, e.code, e.message);
+    }
+    Ok(())
+}
+
+fn unknown_column(column: &str, table: &str) -> SqlError {
+    SqlError::of(
+        errors::ER_BAD_FIELD_ERROR,
+        format!("Unknown column '{column}' in '{table}'"),
+    )
+}
+
+/// The operations by kind; 1235 for the ones onelog does not perform.
+fn sort_operations(ops: &[ast::AlterTableOperation]) -> Result<Operations<'_>, SqlError> {
+    use ast::AlterTableOperation as Op;
+    let mut o = Operations::default();
+    let with = |name: &ast::Ident, data_type: &ast::DataType, options: &[ast::ColumnOption]| {
+        ast::ColumnDef {
+            name: name.clone(),
+            data_type: data_type.clone(),
+            options: options
+                .iter()
+                .map(|option| ast::ColumnOptionDef {
+                    name: None,
+                    option: option.clone(),
+                })
+                .collect(),
+        }
+    };
+    for op in ops {
+        match op {
+            Op::AddColumn {
+                column_def,
+                column_position,
+                if_not_exists: false,
+                ..
+            } => o.definitions.push(Definition {
+                replaces: None,
+                column: column_def.clone(),
+                position: column_position.as_ref(),
+            }),
+            Op::ModifyColumn {
+                col_name,
+                data_type,
+                options,
+                column_position,
+            } => o.definitions.push(Definition {
+                replaces: Some(&col_name.value),
+                column: with(col_name, data_type, options),
+                position: column_position.as_ref(),
+            }),
+            Op::ChangeColumn {
+                old_name,
+                new_name,
+                data_type,
+                options,
+                column_position,
+            } => o.definitions.push(Definition {
+                replaces: Some(&old_name.value),
+                column: with(new_name, data_type, options),
+                position: column_position.as_ref(),
+            }),
+            Op::DropColumn {
+                column_names,
+                if_exists,
+                drop_behavior: None,
+                ..
+            } => o
+                .drop_columns
+                .extend(column_names.iter().map(|c| (c.value.as_str(), *if_exists))),
+            Op::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => o
+                .renames
+                .push((&old_column_name.value, &new_column_name.value)),
+            Op::AlterColumn { column_name, op } => match op {
+                ast::AlterColumnOperation::SetDefault { value } => {
+                    o.defaults.push((&column_name.value, Some(value)))
+                }
+                ast::AlterColumnOperation::DropDefault => {
+                    o.defaults.push((&column_name.value, None))
+                }
+                _ => return Err(SqlError::unsupported("this ALTER COLUMN")),
+            },
+            Op::DropIndex { name } => o.drop_indexes.push(&name.value),
+            Op::DropPrimaryKey {
+                drop_behavior: None,
+            } => o.drop_primary = true,
+            Op::AddConstraint { constraint, .. } => match constraint {
+                ast::TableConstraint::Index(ix) => o.add_keys.push((
+                    ix.name.as_ref().map(|i| i.value.clone()),
+                    ddl::index_columns(&ix.columns)?,
+                    false,
+                    false,
+                )),
+                ast::TableConstraint::Unique(u) => o.add_keys.push((
+                    u.index_name
+                        .as_ref()
+                        .or(u.name.as_ref())
+                        .map(|i| i.value.clone()),
+                    ddl::index_columns(&u.columns)?,
+                    true,
+                    false,
+                )),
+                ast::TableConstraint::PrimaryKey(pk) => {
+                    o.add_keys
+                        .push((None, ddl::index_columns(&pk.columns)?, true, true))
+                }
+                _ => return Err(SqlError::unsupported("this ALTER TABLE")),
+            },
+            Op::AutoIncrement { value, .. } => {
+                let n = match &value.value {
+                    ast::Value::Number(n, _) => n.parse::<u64>().ok(),
+                    _ => None,
+                };
+                o.auto_increment = Some(n.ok_or_else(|| SqlError::syntax(&value.to_string()))?);
+            }
+            Op::RenameTable { table_name } => {
+                let (ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n)) =
+                    table_name;
+                o.rename_to = Some(n);
+            }
+            Op::AddColumn { .. } => {
+                // MariaDB takes IF NOT EXISTS here; sqlparser does not parse it (1064).
+                return Err(SqlError::syntax("IF NOT EXISTS"));
+            }
+            _ => return Err(SqlError::unsupported("this ALTER TABLE")),
+        }
+    }
+    Ok(o)
+}
+
+/// The new definition and each new column's source.
+fn new_definition(
+    cx: &ExecContext,
+    old: &TableDef,
+    o: &Operations<'_>,
+) -> Result<(TableDef, Vec<ColumnSource>), SqlError> {
+    let mut columns = old_columns(cx, old, o)?;
+    place_definitions(cx, old, o, &mut columns)?;
+    for (name, default) in &o.defaults {
+        let c = columns
+            .iter_mut()
+            .find(|c| c.old.is_some() && c.def.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| unknown_column(name, &old.name))?;
+        c.def.extras.default_now = None;
+        c.def.default = match default {
+            None => None,
+            Some(e) => match ddl::default_value(cx, e)? {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(crate::expr::convert_for_column(v, &c.def.ty, &c.def.name)?),
+            },
+        };
+    }
+    if columns.is_empty() {
+        return Err(SqlError::of(
+            errors::ER_CANT_REMOVE_ALL_FIELDS,
+            "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
+        ));
+    }
+    let keys = new_keys(old, o, &mut columns)?;
+    let mut def = old.clone();
+    def.auto_increment = columns.iter().position(|c| c.def.auto_increment);
+    let sources = columns
+        .iter()
+        .map(|c| match c.old {
+            Some(p) => ColumnSource::Old(p),
+            None if c.numbered => ColumnSource::Sequence,
+            None => ColumnSource::Fill(c.fill.clone()),
+        })
+        .collect();
+    def.columns = columns.into_iter().map(|c| c.def).collect();
+    (def.primary_key, def.indexes, def.next_index_id) = keys;
+    for &p in &def.primary_key {
+        def.columns[p].nullable = false;
+    }
+    if def.primary_key.is_empty() {
+        return Err(SqlError::unsupported("a table without a primary key"));
+    }
+    Ok((def, sources))
+}
+
+/// The old columns that stay, in their order, renamed, with their MODIFY/CHANGE definitions
+/// when those have no position. 1091 for a DROP of a column that is not there (unless IF
+/// EXISTS), 1054 for a MODIFY/CHANGE/RENAME of one, 1090 when none would be left.
+fn old_columns(
+    cx: &ExecContext,
+    old: &TableDef,
+    o: &Operations<'_>,
+) -> Result<Vec<NewColumn>, SqlError> {
+    for (name, if_exists) in &o.drop_columns {
+        if old.column_index(name).is_none() && !if_exists {
+            return Err(SqlError::of(
+                errors::ER_CANT_DROP_FIELD_OR_KEY,
+                format!("Can't DROP COLUMN `{name}`; check that it exists"),
+            ));
+        }
+    }
+    for name in o
+        .definitions
+        .iter()
+        .filter_map(|d| d.replaces)
+        .chain(o.renames.iter().map(|r| r.0))
+    {
+        let dropped = o
+            .drop_columns
+            .iter()
+            .any(|d| d.0.eq_ignore_ascii_case(name));
+        if old.column_index(name).is_none() || dropped {
+            return Err(unknown_column(name, &old.name));
+        }
+    }
+    let mut out = Vec::with_capacity(old.columns.len());
+    for (p, c) in old.columns.iter().enumerate() {
+        let is = |n: &str| n.eq_ignore_ascii_case(&c.name);
+        if o.drop_columns.iter().any(|d| is(d.0)) {
+            continue;
+        }
+        let mut col = NewColumn {
+            def: c.clone(),
+            old: Some(p),
+            fill: Value::Null,
+            numbered: false,
+            unique: false,
+            primary: false,
+        };
+        if let Some(d) = o.definitions.iter().find(|d| d.replaces.is_some_and(is)) {
+            if d.position.is_some() {
+                continue; // placed with the added columns
+            }
+            col = redefined(cx, old, c, p, &d.column)?;
+        }
+        if let Some((_, to)) = o.renames.iter().find(|r| is(r.0)) {
+            col.def.name = to.to_string();
+        }
+        out.push(col);
+    }
+    Ok(out)
+}
+
+/// A MODIFY/CHANGE of old column `c` (at `p`) to `cd`: 1235 for a type change onelog does not
+/// convert and for a column that becomes AUTO_INCREMENT.
+fn redefined(
+    cx: &ExecContext,
+    old: &TableDef,
+    c: &ColumnDef,
+    p: usize,
+    cd: &ast::ColumnDef,
+) -> Result<NewColumn, SqlError> {
+    let mut col = defined(cx, old, cd)?;
+    if !convertible(&c.ty, &col.def.ty) {
+        return Err(SqlError::unsupported(&format!(
+            "ALTER TABLE changing a {:?} column to {:?}",
+            c.ty, col.def.ty
+        )));
+    }
+    if col.def.auto_increment && !c.auto_increment {
+        return Err(SqlError::unsupported(
+            "ALTER TABLE making a column AUTO_INCREMENT",
+        ));
+    }
+    col.old = Some(p);
+    Ok(col)
+}
+
+/// A column definition of the statement as a new column (its fill for existing rows as
+/// MariaDB's ADD COLUMN gives them).
+fn defined(cx: &ExecContext, old: &TableDef, cd: &ast::ColumnDef) -> Result<NewColumn, SqlError> {
+    // The table's collation, as SHOW CREATE TABLE derives it: the one its text columns share.
+    let mut colls = old.columns.iter().filter_map(|c| c.collation);
+    let table_coll = colls.next().filter(|first| colls.all(|c| c == *first));
+    let (spec, keys) = ddl::column_spec(cx, cd, table_coll)?;
+    let env = Env {
+        cx,
+        params: &[],
+        insert_row: None,
+        coll: crate::expr::connection_collation(cx),
+    };
+    let fill = match (&spec.default, spec.extras.default_now) {
+        (_, Some(fsp)) => crate::expr::statement_now(&env, fsp),
+        (Some(v), None) => v.clone(),
+        (None, None) if spec.nullable => Value::Null,
+        (None, None) => ddl::zero_value(&spec.ty),
+    };
+    let def = ColumnDef::from_spec(&spec).map_err(SqlError::from)?;
+    let fill = match fill {
+        Value::Null => Value::Null,
+        v => def.ty.coerce(&def.name, v).map_err(SqlError::from)?,
+    };
+    Ok(NewColumn {
+        def,
+        old: None,
+        fill,
+        numbered: false,
+        unique: keys.unique,
+        primary: keys.primary,
+    })
+}
+
+/// Adds the ADD COLUMN definitions and the positioned MODIFY/CHANGE ones, in statement order:
+/// last, FIRST, or AFTER a column already in `columns` (1054 otherwise). An added
+/// AUTO_INCREMENT column numbers the rows.
+fn place_definitions(
+    cx: &ExecContext,
+    old: &TableDef,
+    o: &Operations<'_>,
+    columns: &mut Vec<NewColumn>,
+) -> Result<(), SqlError> {
+    for d in &o.definitions {
+        let col = match d.replaces {
+            None => {
+                let mut col = defined(cx, old, &d.column)?;
+                if col.def.auto_increment {
+                    // MariaDB numbers the rows (1, 2, ... in primary key order).
+                    col.numbered = true;
+                    col.def.nullable = false;
+                }
+                col
+            }
+            Some(_) if d.position.is_none() => continue,
+            Some(name) => {
+                let p = old
+                    .column_index(name)
+                    .ok_or_else(|| unknown_column(name, &old.name))?;
+                redefined(cx, old, &old.columns[p], p, &d.column)?
+            }
+        };
+        if columns
+            .iter()
+            .any(|c| c.def.name.eq_ignore_ascii_case(&col.def.name))
+        {
+            return Err(SqlError::of(
+                errors::ER_DUP_FIELDNAME,
+                format!("Duplicate column name '{}'", col.def.name),
+            ));
+        }
+        match d.position {
+            None => columns.push(col),
+            Some(ast::MySQLColumnPosition::First) => columns.insert(0, col),
+            Some(ast::MySQLColumnPosition::After(a)) => {
+                let i = columns
+                    .iter()
+                    .position(|c| c.def.name.eq_ignore_ascii_case(&a.value))
+                    .ok_or_else(|| unknown_column(&a.value, &old.name))?;
+                columns.insert(i + 1, col);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The keys of the new definition: (primary key, indexes, next index id). Old keys follow
+/// their columns (a dropped column leaves them; an emptied key is dropped); DROP INDEX / DROP
+/// PRIMARY KEY remove theirs (1091 when there is none); ADD ... KEY and the keys the new
+/// column definitions declare are added (1068 for a second primary key, 1072 for an unknown
+/// column, names as CREATE TABLE gives them).
+fn new_keys(
+    old: &TableDef,
+    o: &Operations<'_>,
+    columns: &mut [NewColumn],
+) -> Result<(Vec<usize>, Vec<IndexDef>, u32), SqlError> {
+    let new_pos = |p: usize| columns.iter().position(|c| c.old == Some(p));
+    let mut primary: Vec<usize> = old.primary_key.iter().filter_map(|&p| new_pos(p)).collect();
+    if o.drop_primary {
+        primary.clear();
+    }
+    for name in &o.drop_indexes {
+        if old.index(name).is_none() {
+            return Err(SqlError::of(
+                errors::ER_CANT_DROP_FIELD_OR_KEY,
+                format!("Can't DROP INDEX `{name}`; check that it exists"),
+            ));
+        }
+    }
+    let mut indexes: Vec<IndexDef> = Vec::new();
+    for ix in &old.indexes {
+        if o.drop_indexes
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(&ix.name))
+        {
+            continue;
+        }
+        let cols: Vec<usize> = ix.columns.iter().filter_map(|&p| new_pos(p)).collect();
+        if !cols.is_empty() {
+            indexes.push(IndexDef {
+                columns: cols,
+                ..ix.clone()
+            });
+        }
+    }
+    let mut next_id = old.next_index_id;
+    let mut adds = o.add_keys.clone();
+    for c in columns.iter() {
+        if c.primary || c.unique {
+            adds.push((None, vec![c.def.name.clone()], true, c.primary));
+        }
+    }
+    for (given, names, unique, is_primary) in adds {
+        let mut cols = Vec::with_capacity(names.len());
+        for n in &names {
+            let p = columns
+                .iter()
+                .position(|c| c.def.name.eq_ignore_ascii_case(n))
+                .ok_or_else(|| {
+                    SqlError::of(
+                        errors::ER_KEY_COLUMN_DOES_NOT_EXIST,
+                        format!("Key column '{n}' doesn't exist in table"),
+                    )
+                })?;
+            cols.push(p);
+        }
+        if is_primary {
+            if !primary.is_empty() {
+                return Err(SqlError::of(
+                    errors::ER_MULTIPLE_PRI_KEY,
+                    "Multiple primary key defined",
+                ));
+            }
+            primary = cols;
+            continue;
+        }
+        let name = given.unwrap_or_else(|| {
+            let base = names.first().cloned().unwrap_or_default();
+            let mut n = base.clone();
+            let mut k = 1;
+            while indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&n))
+                || n.eq_ignore_ascii_case("PRIMARY")
+            {
+                k += 1;
+                n = format!("{base}_{k}");
+            }
+            n
+        });
+        indexes.push(IndexDef {
+            id: next_id,
+            name,
+            columns: cols,
+            unique,
+        });
+        next_id += 1;
+    }
+    // MariaDB keeps keys sorted (`sort_keys`): unique ones first, those over NOT NULL columns
+    // only before the others, then the rest, each in its original order.
+    indexes.sort_by_key(|ix| {
+        let nullable = ix.columns.iter().any(|&p| columns[p].def.nullable);
+        (!ix.unique, nullable)
+    });
+    Ok((primary, indexes, next_id))
+}
