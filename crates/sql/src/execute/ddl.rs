@@ -310,6 +310,7 @@ fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Value>, SqlEr
         params: &[],
         insert_row: None,
         coll: crate::expr::connection_collation(cx),
+        subq: None,
     };
     Ok(Some(x.eval(&[], &env)?))
 }
@@ -779,6 +780,7 @@ fn add_column(
         params: &[],
         insert_row: None,
         coll: crate::expr::connection_collation(cx),
+        subq: None,
     };
     let fill = match (&spec.default, spec.extras.default_now) {
         (_, Some(fsp)) => crate::expr::statement_now(&env, fsp),

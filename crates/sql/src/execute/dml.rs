@@ -377,6 +377,7 @@ pub(crate) fn execute_insert(
                             params: env.params,
                             insert_row: Some(&row),
                             coll: env.coll,
+                            subq: None,
                         };
                         let mut new = old.clone();
                         for (c, x) in &p.on_dup {

@@ -8,3 +8,4 @@ pub mod admin;
 pub(crate) mod ddl;
 pub(crate) mod dml;
 pub(crate) mod select;
+pub(crate) mod subquery;

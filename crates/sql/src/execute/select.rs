@@ -319,10 +319,43 @@ pub(crate) fn result_columns(p: &SelectPlan, rows: &[Vec<Value>]) -> Vec<Column>
 /// Single-table queries stream: each row the access path yields is filtered, projected (only
 /// the projected values are copied) or folded into its group without being materialised;
 /// without ORDER BY / DISTINCT / grouping the scan stops once LIMIT + OFFSET rows are out.
+/// A plan with subqueries or derived tables runs through `execute::subquery`.
 pub(crate) fn execute(
     p: &SelectPlan,
     txn: &mut Transaction,
     env: &Env,
+) -> Result<(Vec<Vec<Value>>, u64), SqlError> {
+    run(p, txn, env, &[])
+}
+
+/// [`execute`] with `outer` (the enclosing row of a correlated subquery) after each row.
+pub(crate) fn run(
+    p: &SelectPlan,
+    txn: &mut Transaction,
+    env: &Env,
+    outer: &[Value],
+) -> Result<(Vec<Vec<Value>>, u64), SqlError> {
+    if p.subqueries.is_empty() && p.derived.is_empty() {
+        return run_with(p, Input::Txn(txn, &[]), env, outer);
+    }
+    crate::execute::subquery::run(p, txn, env, outer)
+}
+
+/// Where a SELECT's FROM rows come from.
+pub(crate) enum Input<'t, 'p> {
+    /// Read through the transaction as they stream; a derived table's rows per FROM
+    /// position (empty: none).
+    Txn(&'t mut Transaction, &'t [Option<Vec<Vec<Value>>>]),
+    /// Joined rows read beforehand, with the filter still to apply.
+    Rows(Vec<Vec<Value>>, Option<&'p Expr>),
+}
+
+/// Runs `p` on the rows of `input`, each followed by `outer`.
+pub(crate) fn run_with<'p>(
+    p: &'p SelectPlan,
+    input: Input<'_, 'p>,
+    env: &Env,
+    outer: &[Value],
 ) -> Result<(Vec<Vec<Value>>, u64), SqlError> {
     let limit = limit_value(&p.limit, env)?;
     let offset = limit_value(&p.offset, env)?.unwrap_or(0);
@@ -356,29 +389,18 @@ pub(crate) fn execute(
         groups: Vec::new(),
         group_index: HashMap::new(),
         key: Vec::new(),
+        outer,
+        scratch: Vec::new(),
     };
-    match (&p.table, &p.plan) {
-        (Some(t), Some(pl)) if p.joins.is_empty() => {
-            let (src, filter) = resolve(t, pl, env)?;
+    match input {
+        Input::Txn(txn, derived) => scan(p, txn, derived, env, &mut sink)?,
+        Input::Rows(rows, filter) => {
             sink.filter = filter;
-            visit(txn, t, &src, p.lock, &mut |row| sink.row(row))?;
-        }
-        (Some(t), Some(pl)) => {
-            // The access path only narrows the first table: the whole WHERE runs on the
-            // joined rows, which stream into the sink (LIMIT stops the loops).
-            let rights = join_tables(p, txn, env)?;
-            let (src, _) = resolve(t, pl, env)?;
-            sink.filter = pl.filter.as_ref();
-            let mut buf = Vec::new();
-            visit(txn, t, &src, p.lock, &mut |row| {
-                buf.clear();
-                buf.extend_from_slice(row);
-                join_rows(p, &rights, env, &mut buf, 0, &mut sink)
-            })?;
-        }
-        (_, pl) => {
-            sink.filter = pl.as_ref().and_then(|x| x.residual.as_ref());
-            let _ = sink.row(&[])?;
+            for r in &rows {
+                if sink.row(r)?.is_break() {
+                    break;
+                }
+            }
         }
     }
     let mut out = sink.finish()?;
@@ -435,6 +457,79 @@ pub(crate) fn execute(
     Ok((rows, found))
 }
 
+/// What the FROM rows are handed to: the filter the scan leaves to it, then each row.
+pub(crate) trait RowSink<'p> {
+    fn set_filter(&mut self, f: Option<&'p Expr>);
+    fn row(&mut self, row: &[Value]) -> crate::plan::access::Visit;
+}
+
+impl<'p> RowSink<'p> for Sink<'p> {
+    fn set_filter(&mut self, f: Option<&'p Expr>) {
+        self.filter = f;
+    }
+    fn row(&mut self, row: &[Value]) -> crate::plan::access::Visit {
+        Sink::row(self, row)
+    }
+}
+
+/// Reads the FROM rows of `p` through `txn` (a derived table's from `derived`) into `sink`,
+/// after telling it the filter the access path leaves.
+pub(crate) fn scan<'p>(
+    p: &'p SelectPlan,
+    txn: &mut Transaction,
+    derived: &[Option<Vec<Vec<Value>>>],
+    env: &Env,
+    sink: &mut dyn RowSink<'p>,
+) -> Result<(), SqlError> {
+    let mem = |k: usize| derived.get(k).and_then(|d| d.as_ref());
+    match (&p.table, &p.plan) {
+        (Some(_), Some(pl)) if p.joins.is_empty() && mem(0).is_some() => {
+            sink.set_filter(pl.filter.as_ref());
+            for r in mem(0).into_iter().flatten() {
+                if sink.row(r)?.is_break() {
+                    break;
+                }
+            }
+        }
+        (Some(t), Some(pl)) if p.joins.is_empty() => {
+            let (src, filter) = resolve(t, pl, env)?;
+            sink.set_filter(filter);
+            visit(txn, t, &src, p.lock, &mut |row| sink.row(row))?;
+        }
+        (Some(t), Some(pl)) => {
+            // The access path only narrows the first table: the whole WHERE runs on the
+            // joined rows, which stream into the sink (LIMIT stops the loops).
+            let rights = join_tables(p, txn, derived, env)?;
+            sink.set_filter(pl.filter.as_ref());
+            let mut buf = Vec::new();
+            match mem(0) {
+                Some(rows) => {
+                    for r in rows {
+                        buf.clear();
+                        buf.extend_from_slice(r);
+                        if join_rows(p, &rights, env, &mut buf, 0, sink)?.is_break() {
+                            break;
+                        }
+                    }
+                }
+                None => {
+                    let (src, _) = resolve(t, pl, env)?;
+                    visit(txn, t, &src, p.lock, &mut |row| {
+                        buf.clear();
+                        buf.extend_from_slice(row);
+                        join_rows(p, &rights, env, &mut buf, 0, sink)
+                    })?;
+                }
+            }
+        }
+        (_, pl) => {
+            sink.set_filter(pl.as_ref().and_then(|x| x.residual.as_ref()));
+            let _ = sink.row(&[])?;
+        }
+    }
+    Ok(())
+}
+
 /// Applies OFFSET and LIMIT to `rows`; returns FOUND_ROWS(): every row with
 /// SQL_CALC_FOUND_ROWS (`calc`), else the rows up to OFFSET + LIMIT, as MariaDB.
 fn page(rows: &mut Vec<Vec<Value>>, limit: Option<u64>, offset: u64, calc: bool) -> u64 {
@@ -457,11 +552,16 @@ fn page(rows: &mut Vec<Vec<Value>>, limit: Option<u64>, offset: u64, calc: bool)
 fn join_tables(
     p: &SelectPlan,
     txn: &mut Transaction,
+    derived: &[Option<Vec<Vec<Value>>>],
     env: &Env,
 ) -> Result<Vec<Vec<Vec<Value>>>, SqlError> {
     let guard = &env.cx.guard;
     let mut out = Vec::with_capacity(p.joins.len());
-    for j in &p.joins {
+    for (k, j) in p.joins.iter().enumerate() {
+        if let Some(Some(rows)) = derived.get(k + 1) {
+            out.push(rows.clone());
+            continue;
+        }
         let mut rows = Vec::new();
         let src = crate::plan::access::Source::Full;
         visit(txn, &j.table, &src, p.lock, &mut |row| {
@@ -484,7 +584,7 @@ fn join_rows(
     env: &Env,
     row: &mut Vec<Value>,
     k: usize,
-    sink: &mut Sink,
+    sink: &mut dyn RowSink<'_>,
 ) -> crate::plan::access::Visit {
     let Some(j) = p.joins.get(k) else {
         return sink.row(row);
@@ -559,7 +659,7 @@ fn sort_output(
 }
 
 /// Where the source rows of one execution go: filter, then groups or projected output rows.
-struct Sink<'a> {
+pub(crate) struct Sink<'a> {
     p: &'a SelectPlan,
     env: &'a Env<'a>,
     filter: Option<&'a Expr>,
@@ -573,10 +673,27 @@ struct Sink<'a> {
     groups: Vec<(Vec<Value>, AggState)>,
     group_index: HashMap<Vec<u8>, usize>,
     key: Vec<u8>,
+    /// The enclosing row a correlated subquery's rows continue with (empty: none).
+    outer: &'a [Value],
+    /// The row followed by `outer`, reused.
+    scratch: Vec<Value>,
 }
 
 impl Sink<'_> {
     fn row(&mut self, row: &[Value]) -> crate::plan::access::Visit {
+        if self.outer.is_empty() {
+            return self.row_full(row);
+        }
+        let mut full = std::mem::take(&mut self.scratch);
+        full.clear();
+        full.extend_from_slice(row);
+        full.extend_from_slice(self.outer);
+        let r = self.row_full(&full);
+        self.scratch = full;
+        r
+    }
+
+    fn row_full(&mut self, row: &[Value]) -> crate::plan::access::Visit {
         let p = self.p;
         let env = self.env;
         let guard = &env.cx.guard;

@@ -8,3 +8,4 @@
 pub(crate) mod access;
 pub(crate) mod dml;
 pub(crate) mod select;
+pub(crate) mod subquery;
