@@ -65,3 +65,8 @@ fn check(tag: &str, setup: &[&str], cases: &[Case]) {
 fn subqueries_answer_as_mariadb() {
     check("subq", expected::SUBQ_SETUP, expected::SUBQ_CASES);
 }
+
+#[test]
+fn derived_tables_answer_as_mariadb() {
+    check("derived", expected::DERIVED_SETUP, expected::DERIVED_CASES);
+}

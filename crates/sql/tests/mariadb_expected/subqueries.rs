@@ -48,3 +48,32 @@ pub const SUBQ_CASES: &[super::Case] = &[
     ("SELECT id FROM t1 WHERE a IN (SELECT a FROM t2 WHERE t2.id = t1.id) ORDER BY id", Ok("1")),
     ("SELECT id FROM t1 HAVING id > (SELECT MIN(id) FROM t2 WHERE a = 10) ORDER BY id", Ok("2\n3\n4\n5")),
 ];
+/// Setup statements (run on MariaDB 10.11 to produce the expected values below).
+pub const DERIVED_SETUP: &[&str] = &[
+    "CREATE TABLE t1 (id INT NOT NULL PRIMARY KEY, a INT, b VARCHAR(20))",
+    "CREATE TABLE t2 (id INT NOT NULL PRIMARY KEY, a INT, c VARCHAR(20))",
+    "CREATE TABLE e (id INT NOT NULL PRIMARY KEY)",
+    "INSERT INTO t1 VALUES (1,10,'x'),(2,20,'y'),(3,NULL,'z'),(4,30,'X'),(5,10,NULL)",
+    "INSERT INTO t2 VALUES (1,10,'p'),(2,10,'q'),(3,30,'r'),(4,NULL,'s'),(6,50,'x')",
+];
+/// (statement, Ok(rows as `mariadb -B -N` prints them) or Err((code, message))) from MariaDB 10.11.
+pub const DERIVED_CASES: &[super::Case] = &[
+    ("SELECT * FROM (SELECT id, a FROM t1 WHERE a > 10) AS d ORDER BY id", Ok("2\t20\n4\t30")),
+    ("SELECT d.x FROM (SELECT a + 1 AS x FROM t1) d ORDER BY d.x", Ok("NULL\n11\n11\n21\n31")),
+    ("SELECT * FROM (SELECT id FROM t1)", Err((1064, "You have an error in your SQL syntax; check the manual that corresponds to your MariaDB server version for the right syntax to use near '' at line 1"))),
+    ("SELECT d.a, COUNT(*) FROM (SELECT a FROM t2) AS d GROUP BY d.a ORDER BY d.a", Ok("NULL\t1\n10\t2\n30\t1\n50\t1")),
+    ("SELECT t1.id, d.n FROM t1 JOIN (SELECT a, COUNT(*) AS n FROM t2 GROUP BY a) AS d ON d.a = t1.a ORDER BY t1.id", Ok("1\t2\n4\t1\n5\t2")),
+    ("SELECT d.id, t2.c FROM (SELECT id FROM t1 WHERE id < 4) AS d LEFT JOIN t2 ON t2.id = d.id ORDER BY d.id", Ok("1\tp\n2\tq\n3\tr")),
+    ("SELECT * FROM (SELECT id, id FROM t1) AS d", Err((1060, "Duplicate column name 'id'"))),
+    ("SELECT * FROM (SELECT 1 AS a, 'x' AS b) AS d", Ok("1\tx")),
+    ("SELECT MAX(s) FROM (SELECT SUM(a) AS s FROM t1 GROUP BY b) AS d", Ok("40")),
+    ("SELECT * FROM (SELECT * FROM (SELECT id, b FROM t1) AS i WHERE id > 2) AS o ORDER BY id DESC", Ok("5\tNULL\n4\tX\n3\tz")),
+    ("SELECT id FROM (SELECT id, a FROM t1) AS d WHERE a IN (SELECT a FROM t2) ORDER BY id", Ok("1\n4\n5")),
+    ("SELECT id FROM (SELECT id, a FROM t1) AS d WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.a = d.a) ORDER BY id", Ok("1\n4\n5")),
+    ("SELECT * FROM (SELECT id FROM t1 ORDER BY id DESC LIMIT 2) AS d ORDER BY id", Ok("4\n5")),
+    ("SELECT COUNT(*) FROM (SELECT DISTINCT a FROM t1) AS d", Ok("4")),
+    ("SELECT d.b FROM (SELECT b FROM t1 WHERE b IS NOT NULL) AS d WHERE d.b = 'x' ORDER BY d.b", Ok("x\nX")),
+    ("SELECT * FROM (SELECT id FROM t1) AS d, (SELECT id FROM e) AS f", Ok("")),
+    ("SELECT x.id, y.id FROM (SELECT id FROM t1 WHERE id < 3) AS x, (SELECT id FROM t2 WHERE id < 3) AS y ORDER BY x.id, y.id", Ok("1\t1\n1\t2\n2\t1\n2\t2")),
+    ("SELECT d.nope FROM (SELECT id FROM t1) AS d", Err((1054, "Unknown column 'd.nope' in 'SELECT'"))),
+];
