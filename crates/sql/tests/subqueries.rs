@@ -70,3 +70,8 @@ fn subqueries_answer_as_mariadb() {
 fn derived_tables_answer_as_mariadb() {
     check("derived", expected::DERIVED_SETUP, expected::DERIVED_CASES);
 }
+
+#[test]
+fn unions_and_ctes_answer_as_mariadb() {
+    check("setop", expected::SETOP_SETUP, expected::SETOP_CASES);
+}

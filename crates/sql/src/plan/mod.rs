@@ -8,4 +8,5 @@
 pub(crate) mod access;
 pub(crate) mod dml;
 pub(crate) mod select;
+pub(crate) mod setop;
 pub(crate) mod subquery;

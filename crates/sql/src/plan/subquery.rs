@@ -17,6 +17,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use onelog_engine::collation::Collation;
 use onelog_engine::{ColumnDef, ColumnExtras, SqlType, TableDef, TableOptions};
 use onelog_protocol::errors;
 use sqlparser::ast;
@@ -40,16 +41,58 @@ pub(crate) struct SubPlan {
 pub(crate) enum Derived {
     /// A derived table or a non-recursive CTE.
     Select(Box<SelectPlan>),
+    /// `left UNION|INTERSECT|EXCEPT [ALL] right`.
+    SetOp(Box<SetOpPlan>),
+    /// WITH RECURSIVE's CTE.
+    Recursive(Box<RecursivePlan>),
+    /// The rows the last round of the recursive CTE computing under this slot added.
+    WorkTable(u64),
 }
+
+/// A set operation of two parts; values are converted to `rtypes`, rows compared under the
+/// collations `colls` (None: the connection's).
+#[derive(Debug, Clone)]
+pub(crate) struct SetOpPlan {
+    pub op: SetOp,
+    pub all: bool,
+    pub left: Derived,
+    pub right: Derived,
+    pub rtypes: Vec<RType>,
+    pub colls: Vec<Option<Collation>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SetOp {
+    Union,
+    Intersect,
+    Except,
+}
+
+/// WITH RECURSIVE's CTE: the anchor, then rounds of the recursive parts, each reading the
+/// rows the round before added (`Derived::WorkTable(slot)`), until a round adds none or
+/// `max_recursive_iterations` rounds ran. `distinct`: UNION (a row already there is not
+/// added again), else UNION ALL.
+#[derive(Debug, Clone)]
+pub(crate) struct RecursivePlan {
+    pub anchor: Derived,
+    pub steps: Vec<Derived>,
+    pub distinct: bool,
+    pub slot: u64,
+    pub rtypes: Vec<RType>,
+    pub colls: Vec<Option<Collation>>,
+}
+
+/// A recursive CTE's definition and the slot its rounds' rows are kept under.
+pub(crate) type WorkTable = (Arc<TableDef>, u64);
 
 /// One WITH's CTEs, inside those of the WITHs enclosing it.
 pub(crate) struct Ctes<'a> {
     pub list: Vec<(String, &'a ast::Cte)>,
     pub recursive: bool,
     pub parent: Option<&'a Ctes<'a>>,
-    /// A CTE being compiled as recursive: its name and the definition its self-references
-    /// read (the rows of the previous round).
-    pub this: Option<(String, Arc<TableDef>)>,
+    /// A CTE being compiled as recursive: its name, and the definition and slot its
+    /// self-references read (None while its anchor is being found).
+    pub this: Option<(String, Option<WorkTable>)>,
 }
 
 impl Ctes<'_> {
@@ -75,8 +118,8 @@ impl Ctes<'_> {
 enum CteRef<'a> {
     /// A CTE (the `i`th of scope `.2`).
     Cte(&'a ast::Cte, usize, &'a Ctes<'a>),
-    /// A self-reference of the recursive CTE being compiled.
-    Recursing(Arc<TableDef>),
+    /// A self-reference of the recursive CTE being compiled (None: while finding its anchor).
+    Recursing(Option<WorkTable>),
 }
 
 /// What compiling a SELECT in a scope needs beyond the statement.
@@ -132,11 +175,13 @@ impl<'c> Hook<'c> {
                 let qn = alias.as_ref().map_or(n.clone(), |a| a.name.value.clone());
                 match ctes.find(n) {
                     None => return Ok(None),
-                    Some(CteRef::Recursing(def)) => {
-                        return Err(SqlError::unsupported(&format!(
-                            "WITH RECURSIVE {}",
-                            def.name
-                        )))
+                    Some(CteRef::Recursing(None)) => return Err(recursive_mark()),
+                    Some(CteRef::Recursing(Some((def, slot)))) => {
+                        let mut d = (*def).clone();
+                        d.name = qn.clone();
+                        let d = Arc::new(d);
+                        out.push((d.clone(), Derived::WorkTable(slot)));
+                        return Ok(Some((d, qn)));
                     }
                     Some(CteRef::Cte(cte, i, scope)) => {
                         let (d, plan) = compile_cte(self.cx, cte, i, scope, &qn)?;
@@ -152,9 +197,9 @@ impl<'c> Hook<'c> {
             params: 0,
             ctes: cte_scope,
         };
-        let out1 = compile_in(self.cx, q, crate::parse::LockClause::None, ctx)?;
+        let (plan, defs) = compile_derived(self.cx, q, ctx)?;
         let renames = alias.map(|a| &a.columns[..]).unwrap_or(&[]);
-        let (def, plan) = derived_def(out1, &name, renames)?;
+        let def = derived_table_def(defs, &name, renames)?;
         out.push((def.clone(), plan));
         Ok(Some((def, name)))
     }
@@ -204,6 +249,9 @@ fn compile_cte(
     scope: &Ctes<'_>,
     qn: &str,
 ) -> Result<(Arc<TableDef>, Derived), SqlError> {
+    if scope.recursive {
+        return crate::plan::setop::compile_recursive(cx, cte, scope, qn);
+    }
     let before = Ctes {
         list: scope.list[..i].to_vec(),
         recursive: scope.recursive,
@@ -215,27 +263,41 @@ fn compile_cte(
         params: 0,
         ctes: Some(&before),
     };
-    let out = compile_in(cx, &cte.query, crate::parse::LockClause::None, ctx)?;
-    let renames: Vec<ast::TableAliasColumnDef> = cte.alias.columns.clone();
-    derived_def(out, qn, &renames)
+    let (plan, defs) = compile_derived(cx, &cte.query, ctx)?;
+    Ok((derived_table_def(defs, qn, &cte.alias.columns)?, plan))
+}
+
+/// A query compiled as a derived table or CTE: its plan and column definitions (a bare set
+/// operation through `plan::setop`); a placeholder in it is refused (1235), as it would be
+/// numbered out of textual order.
+pub(crate) fn compile_derived(
+    cx: &ExecContext,
+    q: &ast::Query,
+    ctx: Ctx<'_>,
+) -> Result<(Derived, Vec<ColumnDef>), SqlError> {
+    if crate::plan::setop::is_bare_set(q) {
+        let (d, defs, _) = crate::plan::setop::compile_set(cx, &q.body, ctx)?;
+        return Ok((d, defs));
+    }
+    let out = compile_in(cx, q, crate::parse::LockClause::None, ctx)?;
+    if out.plan.params > ctx.params {
+        return Err(SqlError::unsupported("placeholders in a derived table"));
+    }
+    Ok((Derived::Select(Box::new(out.plan)), out.defs))
 }
 
 /// The synthetic table definition of a derived table named `name` (its columns renamed by
-/// `renames` when given; 1060 for a duplicate name, 1353 for a wrong count).
-fn derived_def(
-    out: Compiled,
+/// `renames` when given; 1060 for a duplicate name, 4002 for a wrong count).
+pub(crate) fn derived_table_def(
+    mut columns: Vec<ColumnDef>,
     name: &str,
     renames: &[ast::TableAliasColumnDef],
-) -> Result<(Arc<TableDef>, Derived), SqlError> {
-    if out.plan.params > 0 {
-        return Err(SqlError::unsupported("placeholders in a derived table"));
-    }
-    let mut columns = out.defs;
+) -> Result<Arc<TableDef>, SqlError> {
     if !renames.is_empty() {
         if renames.len() != columns.len() {
             return Err(SqlError::of(
-                errors::ER_VIEW_WRONG_LIST,
-                "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts",
+                errors::ER_WITH_COL_WRONG_LIST,
+                "WITH column list and SELECT field list have different column counts",
             ));
         }
         for (c, r) in columns.iter_mut().zip(renames) {
@@ -253,8 +315,7 @@ fn derived_def(
             ));
         }
     }
-    let def = Arc::new(synthetic(name, columns));
-    Ok((def, Derived::Select(Box::new(out.plan))))
+    Ok(Arc::new(synthetic(name, columns)))
 }
 
 /// A table definition for rows held in memory (no keys).
@@ -327,7 +388,6 @@ pub(crate) fn result_defs(
 
 /// A column definition holding values of result type `r`.
 pub(crate) fn rtype_def(r: RType, nullable: bool) -> ColumnDef {
-    use onelog_engine::collation::Collation;
     let ty = match r {
         RType::Int => SqlType::BigInt { unsigned: false },
         RType::UInt => SqlType::BigInt { unsigned: true },
@@ -423,6 +483,11 @@ fn subq_correlated(e: &Expr) -> bool {
     }
 }
 
+/// The error a self-reference of a recursive CTE raises while its anchor is looked for.
+pub(crate) fn recursive_mark() -> SqlError {
+    SqlError::unsupported("a recursive reference here")
+}
+
 /// WITH and set operations: compiled here (None: a plain SELECT, compiled by the caller).
 pub(crate) fn compile_query(
     cx: &ExecContext,
@@ -430,9 +495,43 @@ pub(crate) fn compile_query(
     lock: crate::parse::LockClause,
     ctx: Ctx<'_>,
 ) -> Result<Option<Compiled>, SqlError> {
-    let _ = (cx, lock, ctx);
-    if q.with.is_some() {
-        return Err(SqlError::unsupported("WITH"));
+    if let Some(w) = &q.with {
+        let scope = Ctes {
+            list: w
+                .cte_tables
+                .iter()
+                .map(|c| (c.alias.name.value.clone(), c))
+                .collect(),
+            recursive: w.recursive,
+            parent: ctx.ctes,
+            this: None,
+        };
+        for (i, (n, _)) in scope.list.iter().enumerate() {
+            if scope.list[..i]
+                .iter()
+                .any(|(m, _)| m.eq_ignore_ascii_case(n))
+            {
+                return Err(SqlError::of(
+                    errors::ER_DUP_QUERY_NAME,
+                    format!("Duplicate query name `{n}` in WITH clause"),
+                ));
+            }
+        }
+        let mut body = q.clone();
+        body.with = None;
+        let inner = Ctx {
+            ctes: Some(&scope),
+            ..ctx
+        };
+        return compile_in(cx, &body, lock, inner).map(Some);
     }
-    Ok(None)
+    let set_op = match &*q.body {
+        ast::SetExpr::SetOperation { .. } => true,
+        ast::SetExpr::Query(_) => q.order_by.is_some() || q.limit_clause.is_some(),
+        _ => false,
+    };
+    if !set_op {
+        return Ok(None);
+    }
+    crate::plan::setop::compile_wrapped(cx, q, lock, ctx).map(Some)
 }
