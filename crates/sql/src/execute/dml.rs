@@ -585,6 +585,11 @@ pub(crate) fn execute_update(
     txn: &mut Transaction,
     env: &Env,
 ) -> Result<DmlResult, SqlError> {
+    if !p.subqueries.is_empty() && env.subq.is_none() {
+        return crate::execute::subquery::with_uncorrelated(&p.subqueries, txn, env, |t, e| {
+            execute_update(p, t, e)
+        });
+    }
     let def = &*p.table;
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
     let matched = rows.len() as u64;
@@ -625,6 +630,11 @@ pub(crate) fn execute_delete(
     txn: &mut Transaction,
     env: &Env,
 ) -> Result<DmlResult, SqlError> {
+    if !p.subqueries.is_empty() && env.subq.is_none() {
+        return crate::execute::subquery::with_uncorrelated(&p.subqueries, txn, env, |t, e| {
+            execute_delete(p, t, e)
+        });
+    }
     let def = &*p.table;
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
     let mut n = 0;

@@ -73,6 +73,32 @@ fn plain<'a>(env: &Env<'a>) -> Env<'a> {
     }
 }
 
+/// Runs `f` with an environment whose subqueries `subs` (all uncorrelated) were run first.
+pub(crate) fn with_uncorrelated<R>(
+    subs: &[SubPlan],
+    txn: &mut Transaction,
+    env: &Env,
+    f: impl FnOnce(&mut Transaction, &Env) -> Result<R, SqlError>,
+) -> Result<R, SqlError> {
+    debug_assert!(subs.iter().all(|s| !s.correlated));
+    let base = plain(env);
+    let mut cache = Vec::with_capacity(subs.len());
+    for sp in subs {
+        let (rows, _) = run_select(&sp.plan, txn, &base, &[])?;
+        cache.push(Some(Rc::new(SubRows::new(rows))));
+    }
+    let rt = Runtime {
+        plans: subs,
+        cache,
+        txn: RefCell::new(None),
+    };
+    let env2 = Env {
+        subq: Some(&rt),
+        ..plain(env)
+    };
+    f(txn, &env2)
+}
+
 /// Runs `p` (with subqueries or derived tables), each row followed by `outer`.
 pub(crate) fn run(
     p: &SelectPlan,

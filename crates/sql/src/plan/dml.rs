@@ -38,6 +38,9 @@ pub(crate) struct InsertPlan {
 #[derive(Debug, Clone)]
 pub(crate) struct UpdatePlan {
     pub table: Arc<TableDef>,
+    /// Uncorrelated subqueries of its expressions (`plan::subquery`), run before any row
+    /// changes.
+    pub subqueries: Vec<crate::plan::subquery::SubPlan>,
     pub assignments: Vec<(usize, Expr)>,
     pub plan: Plan,
     pub order_by: Vec<(Expr, bool)>,
@@ -49,6 +52,9 @@ pub(crate) struct UpdatePlan {
 #[derive(Debug, Clone)]
 pub(crate) struct DeletePlan {
     pub table: Arc<TableDef>,
+    /// Uncorrelated subqueries of its expressions (`plan::subquery`), run before any row
+    /// changes.
+    pub subqueries: Vec<crate::plan::subquery::SubPlan>,
     pub plan: Plan,
     pub order_by: Vec<(Expr, bool)>,
     pub limit: Option<Expr>,
@@ -294,7 +300,9 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
     }
     let qualifier = alias.unwrap_or_else(|| t.name.clone());
     let db = cx.current_db.clone().unwrap_or_default();
+    let hook = crate::plan::subquery::Hook::new(cx, Default::default());
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "field list");
+    c.subq = Some(&hook);
     let mut assignments = Vec::new();
     for a in &u.assignments {
         let ast::AssignmentTarget::ColumnName(n) = &a.target else {
@@ -311,13 +319,16 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
     c.place = "order clause";
     let (order_by, limit) = compile_order_limit(&mut c, &u.order_by, &u.limit)?;
     let plan = plan(&t, w.as_ref());
+    let params = c.params;
+    drop(c);
     Ok(UpdatePlan {
+        subqueries: crate::plan::subquery::dml_subqueries(hook)?,
         table: t.clone(),
         assignments,
         plan,
         order_by,
         limit,
-        params: c.params,
+        params,
     })
 }
 
@@ -335,7 +346,9 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
     }
     let qualifier = alias.unwrap_or_else(|| t.name.clone());
     let db = cx.current_db.clone().unwrap_or_default();
+    let hook = crate::plan::subquery::Hook::new(cx, Default::default());
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "where clause");
+    c.subq = Some(&hook);
     let w = match &d.selection {
         Some(w) => Some(c.compile(w)?),
         None => None,
@@ -344,12 +357,15 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
     let (order_by, limit) = compile_order_limit(&mut c, &d.order_by, &d.limit)?;
     let plan = plan(&t, w.as_ref());
     let returning = compile_returning(cx, &d.returning, &t)?;
+    let params = c.params;
+    drop(c);
     Ok(DeletePlan {
+        subqueries: crate::plan::subquery::dml_subqueries(hook)?,
         table: t.clone(),
         plan,
         order_by,
         limit,
-        params: c.params,
+        params,
         returning,
     })
 }

@@ -416,6 +416,18 @@ pub(crate) fn rtype_def(r: RType, nullable: bool) -> ColumnDef {
     }
 }
 
+/// The subqueries an UPDATE or DELETE compiled: each runs once, before any row changes (as
+/// MariaDB reads them: the table as it was); a correlated one is refused (1235).
+pub(crate) fn dml_subqueries(hook: Hook<'_>) -> Result<Vec<SubPlan>, SqlError> {
+    let plans = hook.plans.into_inner();
+    if plans.iter().any(|p| p.correlated) {
+        return Err(SqlError::unsupported(
+            "correlated subqueries in UPDATE or DELETE",
+        ));
+    }
+    Ok(plans)
+}
+
 /// What a SELECT with subqueries cannot run exactly: refused (1235).
 pub(crate) fn check_plan(p: &SelectPlan) -> Result<(), SqlError> {
     if p.lock.is_some() && (!p.subqueries.is_empty() || p.derived.iter().any(Option::is_some)) {

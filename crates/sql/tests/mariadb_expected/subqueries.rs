@@ -126,3 +126,30 @@ pub const SETOP_CASES: &[super::Case] = &[
     ("WITH RECURSIVE anc (id, a) AS (SELECT id, a FROM t2 WHERE id = 1 UNION SELECT t2.id, t2.a FROM t2 JOIN anc ON t2.a = anc.a) SELECT * FROM anc ORDER BY id", Ok("1\t10\n2\t10")),
     ("WITH RECURSIVE c AS (SELECT 5 AS n) SELECT n FROM c", Ok("5")),
 ];
+/// Setup statements (run on MariaDB 10.11 to produce the expected values below).
+pub const DML_SETUP: &[&str] = &[
+    "CREATE TABLE t1 (id INT NOT NULL PRIMARY KEY, a INT, b VARCHAR(20))",
+    "CREATE TABLE t2 (id INT NOT NULL PRIMARY KEY, a INT, c VARCHAR(20))",
+    "CREATE TABLE u1 (id INT NOT NULL PRIMARY KEY, a INT, b VARCHAR(20))",
+    "CREATE TABLE log1 (id INT NOT NULL PRIMARY KEY, n INT)",
+    "INSERT INTO t1 VALUES (1,10,'x'),(2,20,'y'),(3,NULL,'z'),(4,30,'X'),(5,10,NULL)",
+    "INSERT INTO t2 VALUES (1,10,'p'),(2,10,'q'),(3,30,'r'),(4,NULL,'s'),(6,50,'x')",
+    "INSERT INTO u1 SELECT * FROM t1",
+];
+/// (statement, Ok(rows as `mariadb -B -N` prints them) or Err((code, message))) from MariaDB 10.11.
+pub const DML_CASES: &[super::Case] = &[
+    ("UPDATE u1 SET a = 0 WHERE id IN (SELECT id FROM u1 WHERE a = 10)", Ok("")),
+    ("SELECT * FROM u1 ORDER BY id", Ok("1\t0\tx\n2\t20\ty\n3\tNULL\tz\n4\t30\tX\n5\t0\tNULL")),
+    ("DELETE FROM u1 WHERE a = (SELECT MIN(a) FROM u1)", Ok("")),
+    ("SELECT * FROM u1 ORDER BY id", Ok("2\t20\ty\n3\tNULL\tz\n4\t30\tX")),
+    ("UPDATE u1 SET a = (SELECT MAX(a) FROM t2) WHERE id = 2", Ok("")),
+    ("UPDATE u1 SET b = (SELECT c FROM t2 WHERE t2.id = 3) WHERE a > (SELECT AVG(a) FROM t2)", Ok("")),
+    ("SELECT * FROM u1 ORDER BY id", Ok("2\t50\tr\n3\tNULL\tz\n4\t30\tr")),
+    ("DELETE FROM u1 WHERE id NOT IN (SELECT id FROM t2 WHERE a IS NOT NULL)", Ok("")),
+    ("SELECT * FROM u1 ORDER BY id", Ok("2\t50\tr\n3\tNULL\tz")),
+    ("UPDATE u1 SET a = (SELECT a FROM t2)", Err((1242, "Subquery returns more than 1 row"))),
+    ("INSERT INTO log1 SELECT id, (SELECT COUNT(*) FROM t2 WHERE t2.a = t1.a) FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.id = t1.id)", Ok("")),
+    ("SELECT * FROM log1 ORDER BY id", Ok("1\t2\n2\t0\n3\t0\n4\t1")),
+    ("INSERT INTO log1 SELECT id + 10, n FROM (SELECT id, a AS n FROM t2 UNION ALL SELECT 100, 1) AS d WHERE n IS NOT NULL", Ok("")),
+    ("SELECT * FROM log1 ORDER BY id", Ok("1\t2\n2\t0\n3\t0\n4\t1\n11\t10\n12\t10\n13\t30\n16\t50\n110\t1")),
+];
