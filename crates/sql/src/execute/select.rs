@@ -20,7 +20,7 @@ use crate::expr::{
     CollRef, Env, Expr, RType,
 };
 use crate::output::Column;
-use crate::plan::access::{resolve, visit};
+use crate::plan::access::{resolve_in, visit};
 use crate::plan::select::*;
 use onelog_binlog::Value;
 use onelog_engine::collation::Collation;
@@ -393,7 +393,7 @@ pub(crate) fn run_with<'p>(
         scratch: Vec::new(),
     };
     match input {
-        Input::Txn(txn, derived) => scan(p, txn, derived, env, &mut sink)?,
+        Input::Txn(txn, derived) => scan(p, txn, derived, env, outer, &mut sink)?,
         Input::Rows(rows, filter) => {
             sink.filter = filter;
             for r in &rows {
@@ -479,9 +479,20 @@ pub(crate) fn scan<'p>(
     txn: &mut Transaction,
     derived: &[Option<Vec<Vec<Value>>>],
     env: &Env,
+    outer: &[Value],
     sink: &mut dyn RowSink<'p>,
 ) -> Result<(), SqlError> {
     let mem = |k: usize| derived.get(k).and_then(|d| d.as_ref());
+    // Key values may read the enclosing row (`plan_in`): NULLs for the FROM columns, then it.
+    let key_row: Vec<Value> = if outer.is_empty() {
+        Vec::new()
+    } else {
+        let width = p.table.as_ref().map_or(0, |t| t.columns.len())
+            + p.joins.iter().map(|j| j.table.columns.len()).sum::<usize>();
+        let mut r = vec![Value::Null; width];
+        r.extend_from_slice(outer);
+        r
+    };
     match (&p.table, &p.plan) {
         (Some(_), Some(pl)) if p.joins.is_empty() && mem(0).is_some() => {
             sink.set_filter(pl.filter.as_ref());
@@ -492,7 +503,7 @@ pub(crate) fn scan<'p>(
             }
         }
         (Some(t), Some(pl)) if p.joins.is_empty() => {
-            let (src, filter) = resolve(t, pl, env)?;
+            let (src, filter) = resolve_in(t, pl, env, &key_row)?;
             sink.set_filter(filter);
             visit(txn, t, &src, p.lock, &mut |row| sink.row(row))?;
         }
@@ -513,7 +524,7 @@ pub(crate) fn scan<'p>(
                     }
                 }
                 None => {
-                    let (src, _) = resolve(t, pl, env)?;
+                    let (src, _) = resolve_in(t, pl, env, &key_row)?;
                     visit(txn, t, &src, p.lock, &mut |row| {
                         buf.clear();
                         buf.extend_from_slice(row);

@@ -141,7 +141,7 @@ pub(crate) fn run(
         rows: Vec::new(),
         env: &base,
     };
-    scan(p, txn, &derived, &env2, &mut c)?;
+    scan(p, txn, &derived, &env2, outer, &mut c)?;
     let Collect { filter, rows, .. } = c;
     *rt.txn.borrow_mut() = Some(txn);
     run_with(p, Input::Rows(rows, filter), &env2, outer)

@@ -14,7 +14,7 @@ use onelog_engine::collation::Collation;
 
 use crate::expr::{rtype_column, AggFunc, AggSpec, CollRef, Compiler, Expr, RType, Scope};
 use crate::output::Column;
-use crate::plan::access::{plan, Plan};
+use crate::plan::access::Plan;
 pub(crate) use crate::plan::subquery::{Ctx, Derived, Hook, SubPlan};
 use onelog_binlog::{ColumnType, Value};
 use onelog_engine::{LockMode, SqlType, TableDef};
@@ -333,7 +333,7 @@ pub(crate) fn compile_in(
     let grouped = !aggs.is_empty() || !clauses.group_by.is_empty();
     let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
     let (rtypes, columns) = result_metadata(&items, &from, &aggs);
-    let plan = access_plan(table.as_deref(), clauses.where_);
+    let plan = access_plan(table.as_deref(), clauses.where_, c.width());
     use crate::parse::{LockClause, LockWait};
     let (lock, wait) = match lock {
         LockClause::None => (None, LockWait::Default),
@@ -696,9 +696,10 @@ fn result_metadata(items: &Projection, from: &From, aggs: &[AggSpec]) -> (Vec<RT
 }
 
 /// The access path of the FROM table; a table-less SELECT with a WHERE filters its one row.
-fn access_plan(table: Option<&TableDef>, where_: Option<Expr>) -> Option<Plan> {
+/// `width`: the FROM tables' columns (a correlated subquery's enclosing row follows them).
+fn access_plan(table: Option<&TableDef>, where_: Option<Expr>, width: usize) -> Option<Plan> {
     match table {
-        Some(t) => Some(plan(t, where_.as_ref())),
+        Some(t) => Some(crate::plan::access::plan_in(t, where_.as_ref(), width)),
         None => where_.map(|w| Plan {
             access: crate::plan::access::Access::Full,
             residual: Some(w.clone()),
