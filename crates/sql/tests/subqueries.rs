@@ -182,3 +182,59 @@ fn subqueries_agree_with_joins_on_bigger_tables() {
         total - join.parse::<i64>().unwrap()
     );
 }
+
+/// Placeholders inside subqueries are numbered in textual order with the enclosing query's
+/// (MariaDB: `EXECUTE s USING 1, 5` answers 1 and 4 here), and a prepared statement runs its
+/// subqueries afresh at each execution.
+#[test]
+fn placeholders_in_subqueries_follow_text_order() {
+    let db = Db::open("prepared");
+    let mut s = session(&db);
+    for q in expected::SUBQ_SETUP {
+        ok(&mut s, q);
+    }
+    let p = s
+        .prepare(
+            "SELECT id FROM t1 WHERE a IN (SELECT a FROM t2 WHERE id > ?) AND id < ? ORDER BY id",
+        )
+        .unwrap();
+    assert_eq!(p.params, 2);
+    let run = |s: &mut Session, a: i64, b: i64| -> String {
+        let out = s
+            .execute(p.stmt_id, &[Value::Int(a), Value::Int(b)])
+            .unwrap();
+        text_of(&out).replace('\n', ",")
+    };
+    assert_eq!(run(&mut s, 1, 5), "1,4");
+    ok(&mut s, "UPDATE t2 SET a = 20 WHERE id = 6");
+    assert_eq!(run(&mut s, 1, 5), "1,2,4");
+    assert_eq!(run(&mut s, 3, 9), "2");
+}
+
+/// WITH RECURSIVE stops after `max_recursive_iterations` rounds with MariaDB's warning
+/// 1931; a runaway recursion with the bound lifted ends with an error of the statement's
+/// limits (here max_statement_time), never running on.
+#[test]
+fn recursion_is_bounded() {
+    let db = Db::open("recursion");
+    let mut s = session(&db);
+    ok(&mut s, "SET max_recursive_iterations = 5");
+    let out = ok(
+        &mut s,
+        "WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT * FROM r",
+    );
+    assert_eq!(text_of(&out).replace('\n', ","), "1,2,3,4,5,6");
+    let w = text_of(&ok(&mut s, "SHOW WARNINGS"));
+    assert_eq!(
+        w,
+        "Warning\t1931\tQuery execution was interrupted. The query exceeded \
+         max_recursive_iterations = 5. The query result may be incomplete"
+    );
+    ok(&mut s, "SET max_recursive_iterations = 4294967295");
+    ok(&mut s, "SET max_statement_time = 0.2");
+    let e = common::fail(
+        &mut s,
+        "WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT COUNT(*) FROM r",
+    );
+    assert_eq!(e.code, 1969, "{}", e.message);
+}

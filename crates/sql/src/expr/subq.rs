@@ -54,6 +54,9 @@ impl Compiler<'_> {
             },
             _ => return Err(SqlError::unsupported("this subquery")),
         };
+        if left.is_some() && q.limit_clause.is_some() {
+            return Err(SqlError::unsupported("LIMIT & IN/ALL/ANY/SOME subquery"));
+        }
         if matches!(left, Some(A::Tuple(_))) {
             return Err(SqlError::unsupported("row subqueries"));
         }

@@ -47,6 +47,13 @@ pub const SUBQ_CASES: &[super::Case] = &[
     ("SELECT t1.id, t2.id FROM t1 JOIN t2 ON t2.id = t1.id WHERE t1.a IN (SELECT a FROM t2) ORDER BY t1.id", Ok("1\t1\n4\t4")),
     ("SELECT id FROM t1 WHERE a IN (SELECT a FROM t2 WHERE t2.id = t1.id) ORDER BY id", Ok("1")),
     ("SELECT id FROM t1 HAVING id > (SELECT MIN(id) FROM t2 WHERE a = 10) ORDER BY id", Ok("2\n3\n4\n5")),
+    ("SELECT id FROM t1 WHERE a IN (SELECT a FROM t2 LIMIT 2)", Err((1235, "This version of MariaDB doesn't yet support 'LIMIT & IN/ALL/ANY/SOME subquery'"))),
+    ("SELECT id FROM t1 WHERE a > ALL (SELECT a FROM t2 LIMIT 1)", Err((1235, "This version of MariaDB doesn't yet support 'LIMIT & IN/ALL/ANY/SOME subquery'"))),
+    ("SELECT id FROM t1 WHERE EXISTS (SELECT a FROM t2 LIMIT 2) ORDER BY id", Ok("1\n2\n3\n4\n5")),
+    ("SELECT id FROM t1 WHERE a IN (SELECT * FROM (SELECT a FROM t2 ORDER BY id LIMIT 2) d) ORDER BY id", Ok("1\n5")),
+    ("SELECT id, b = ANY (SELECT c FROM t2) FROM t1 ORDER BY id", Ok("1\t1\n2\t0\n3\t0\n4\t1\n5\tNULL")),
+    ("SELECT (SELECT 1 FROM t2 WHERE id = 1) + (SELECT COUNT(*) FROM e)", Ok("1")),
+    ("SELECT id FROM t1 WHERE (SELECT a FROM t2 WHERE id = t1.id) IS NULL ORDER BY id", Ok("4\n5")),
 ];
 /// Setup statements (run on MariaDB 10.11 to produce the expected values below).
 pub const DERIVED_SETUP: &[&str] = &[
