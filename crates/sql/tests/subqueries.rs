@@ -112,6 +112,9 @@ fn what_is_not_supported_is_refused() {
         "SELECT * FROM t1 JOIN t2 ON t2.a = (SELECT MAX(a) FROM u1 WHERE u1.id = t1.id)",
         "SELECT * FROM t1 WHERE a IN (SELECT a FROM t2) FOR UPDATE",
         "SELECT * FROM (SELECT id FROM t1) AS d LOCK IN SHARE MODE",
+        "WITH RECURSIVE a AS (SELECT 1 AS n UNION SELECT n + 1 FROM b WHERE n < 3), \
+         b AS (SELECT n FROM a) SELECT * FROM a",
+        "SELECT id FROM t1 WHERE (id, a) IN (SELECT id, a FROM t2)",
     ] {
         let e = common::fail(&mut s, sql);
         assert_eq!(e.code, 1235, "{sql}: {}", e.message);

@@ -188,6 +188,7 @@ impl<'a> Compiler<'a> {
             Expr::Collate(_, c) => Some(Deriv::new(CollRef::Fixed(*c), C::Explicit)),
             Expr::Introduced(_, c) => Some(Deriv::new(CollRef::Fixed(*c), C::Coercible)),
             Expr::Collated(..) => None,
+            Expr::Subq(s) if matches!(s.kind, super::ir::SubqKind::Scalar) => s.deriv,
             Expr::Cast(_, CastTo::Char) => conn(C::Implicit),
             Expr::Cast(_, CastTo::Binary) => {
                 Some(Deriv::new(CollRef::Fixed(Collation::Binary), C::Implicit))

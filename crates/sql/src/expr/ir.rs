@@ -111,6 +111,8 @@ pub(crate) struct Subq {
     pub correlated: bool,
     /// The type of its (first) column.
     pub rtype: super::types::RType,
+    /// The collation derivation of its (first) column (None: not a string).
+    pub deriv: Option<super::collate::Deriv>,
 }
 
 /// How a subquery's rows make a value.

@@ -107,6 +107,7 @@ impl Compiler<'_> {
             kind,
             correlated: info.correlated,
             rtype: info.rtype,
+            deriv: info.deriv,
         })))
     }
 }

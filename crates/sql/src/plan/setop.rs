@@ -263,6 +263,18 @@ pub(crate) fn compile_recursive(
 ) -> Result<(Arc<TableDef>, Derived), SqlError> {
     let name = cte.alias.name.value.clone();
     let renames = &cte.alias.columns;
+    // Compiled inside its own compilation: CTEs that read each other (1235; MariaDB runs
+    // mutual recursion).
+    let mut up = Some(scope);
+    while let Some(s) = up {
+        if s.this
+            .as_ref()
+            .is_some_and(|(n, _)| n.eq_ignore_ascii_case(&name))
+        {
+            return Err(SqlError::unsupported("mutually recursive CTEs"));
+        }
+        up = s.parent;
+    }
     let mut parts = Vec::new();
     if is_bare_set(&cte.query) {
         flatten(&cte.query.body, true, &mut parts)?;
@@ -270,7 +282,7 @@ pub(crate) fn compile_recursive(
     let finding = Ctes {
         list: scope.list.clone(),
         recursive: true,
-        parent: scope.parent,
+        parent: Some(scope),
         this: Some((name.clone(), None)),
     };
     let ctx = Ctx {
@@ -320,7 +332,7 @@ pub(crate) fn compile_recursive(
     let reading = Ctes {
         list: scope.list.clone(),
         recursive: true,
-        parent: scope.parent,
+        parent: Some(scope),
         this: Some((name, Some((def.clone(), slot)))),
     };
     let ctx = Ctx {

@@ -5,6 +5,8 @@ pub const SUBQ_SETUP: &[&str] = &[
     "CREATE TABLE e (id INT NOT NULL PRIMARY KEY)",
     "INSERT INTO t1 VALUES (1,10,'x'),(2,20,'y'),(3,NULL,'z'),(4,30,'X'),(5,10,NULL)",
     "INSERT INTO t2 VALUES (1,10,'p'),(2,10,'q'),(3,30,'r'),(4,NULL,'s'),(6,50,'x')",
+    "CREATE TABLE tb (id INT NOT NULL PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_bin)",
+    "INSERT INTO tb VALUES (1,'x'),(2,'X'),(3,'y')",
 ];
 /// (statement, Ok(rows as `mariadb -B -N` prints them) or Err((code, message))) from MariaDB 10.11.
 pub const SUBQ_CASES: &[super::Case] = &[
@@ -54,6 +56,12 @@ pub const SUBQ_CASES: &[super::Case] = &[
     ("SELECT id, b = ANY (SELECT c FROM t2) FROM t1 ORDER BY id", Ok("1\t1\n2\t0\n3\t0\n4\t1\n5\tNULL")),
     ("SELECT (SELECT 1 FROM t2 WHERE id = 1) + (SELECT COUNT(*) FROM e)", Ok("1")),
     ("SELECT id FROM t1 WHERE (SELECT a FROM t2 WHERE id = t1.id) IS NULL ORDER BY id", Ok("4\n5")),
+    ("SELECT id FROM t1 WHERE b = (SELECT s FROM tb WHERE id = 2) ORDER BY id", Ok("4")),
+    ("SELECT id FROM tb WHERE s IN (SELECT 'x') ORDER BY id", Ok("1")),
+    ("SELECT id FROM tb WHERE s = (SELECT 'x') ORDER BY id", Ok("1")),
+    ("SELECT id FROM tb WHERE (SELECT 'X') = s ORDER BY id", Ok("2")),
+    ("SELECT id FROM t1 WHERE b IN (SELECT s FROM tb) ORDER BY id", Ok("1\n2\n4")),
+    ("SELECT id FROM tb WHERE s IN (SELECT b FROM t1 WHERE b IS NOT NULL) ORDER BY id", Ok("1\n2\n3")),
 ];
 /// Setup statements (run on MariaDB 10.11 to produce the expected values below).
 pub const DERIVED_SETUP: &[&str] = &[
@@ -62,6 +70,8 @@ pub const DERIVED_SETUP: &[&str] = &[
     "CREATE TABLE e (id INT NOT NULL PRIMARY KEY)",
     "INSERT INTO t1 VALUES (1,10,'x'),(2,20,'y'),(3,NULL,'z'),(4,30,'X'),(5,10,NULL)",
     "INSERT INTO t2 VALUES (1,10,'p'),(2,10,'q'),(3,30,'r'),(4,NULL,'s'),(6,50,'x')",
+    "CREATE TABLE tb (id INT NOT NULL PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_bin)",
+    "INSERT INTO tb VALUES (1,'x'),(2,'X'),(3,'y')",
 ];
 /// (statement, Ok(rows as `mariadb -B -N` prints them) or Err((code, message))) from MariaDB 10.11.
 pub const DERIVED_CASES: &[super::Case] = &[
@@ -91,6 +101,8 @@ pub const SETOP_SETUP: &[&str] = &[
     "CREATE TABLE e (id INT NOT NULL PRIMARY KEY)",
     "INSERT INTO t1 VALUES (1,10,'x'),(2,20,'y'),(3,NULL,'z'),(4,30,'X'),(5,10,NULL)",
     "INSERT INTO t2 VALUES (1,10,'p'),(2,10,'q'),(3,30,'r'),(4,NULL,'s'),(6,50,'x')",
+    "CREATE TABLE tb (id INT NOT NULL PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_bin)",
+    "INSERT INTO tb VALUES (1,'x'),(2,'X'),(3,'y')",
 ];
 /// (statement, Ok(rows as `mariadb -B -N` prints them) or Err((code, message))) from MariaDB 10.11.
 pub const SETOP_CASES: &[super::Case] = &[
