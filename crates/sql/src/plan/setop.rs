@@ -307,26 +307,9 @@ pub(crate) fn compile_recursive(
             Err(e) => return Err(e),
         }
     }
-    let mut anchors = anchors.into_iter();
-    let Some((_, mut anchor, mut defs, mut rtypes)) = anchors.next() else {
+    let Some((anchor, defs, rtypes)) = union_of(anchors)? else {
         return Err(no_anchors(&name));
     };
-    for (distinct, d, more, rt) in anchors {
-        if more.len() != defs.len() {
-            return Err(wrong_columns());
-        }
-        rtypes = rtypes.iter().zip(&rt).map(|(a, b)| unify(*a, *b)).collect();
-        defs = unify_defs(defs, &more, &rtypes);
-        let colls = defs.iter().map(|d| d.string_collation()).collect();
-        anchor = Derived::SetOp(Box::new(SetOpPlan {
-            op: SetOp::Union,
-            all: !distinct,
-            left: anchor,
-            right: d,
-            rtypes: rtypes.clone(),
-            colls,
-        }));
-    }
     let def = derived_table_def(defs, qn, renames)?;
     let slot = NEXT_SLOT.fetch_add(1, Ordering::Relaxed);
     let reading = Ctes {
@@ -358,6 +341,35 @@ pub(crate) fn compile_recursive(
         colls,
     };
     Ok((def, Derived::Recursive(Box::new(plan))))
+}
+
+/// A recursive CTE's anchor parts (each with whether the UNION before it is DISTINCT) as
+/// one plan, with their columns and types unified; None when there is none.
+#[allow(clippy::type_complexity)]
+fn union_of(
+    parts: Vec<(bool, Derived, Vec<ColumnDef>, Vec<RType>)>,
+) -> Result<Option<(Derived, Vec<ColumnDef>, Vec<RType>)>, SqlError> {
+    let mut parts = parts.into_iter();
+    let Some((_, mut anchor, mut defs, mut rtypes)) = parts.next() else {
+        return Ok(None);
+    };
+    for (distinct, d, more, rt) in parts {
+        if more.len() != defs.len() {
+            return Err(wrong_columns());
+        }
+        rtypes = rtypes.iter().zip(&rt).map(|(a, b)| unify(*a, *b)).collect();
+        defs = unify_defs(defs, &more, &rtypes);
+        let colls = defs.iter().map(|d| d.string_collation()).collect();
+        anchor = Derived::SetOp(Box::new(SetOpPlan {
+            op: SetOp::Union,
+            all: !distinct,
+            left: anchor,
+            right: d,
+            rtypes: rtypes.clone(),
+            colls,
+        }));
+    }
+    Ok(Some((anchor, defs, rtypes)))
 }
 
 fn no_anchors(name: &str) -> SqlError {
