@@ -73,19 +73,69 @@ fn plain<'a>(env: &Env<'a>) -> Env<'a> {
     }
 }
 
-/// Runs `f` with an environment whose subqueries `subs` (all uncorrelated) were run first.
+/// The rows `filter` keeps, its correlated subqueries (of `subs`) run in `txn` per row and
+/// the uncorrelated ones read from `env` (`with_uncorrelated` ran them); charged to the
+/// statement's memory budget.
+pub(crate) fn filter_rows(
+    subs: &[SubPlan],
+    rows: Vec<Vec<Value>>,
+    filter: Option<&Expr>,
+    txn: &mut Transaction,
+    env: &Env,
+) -> Result<Vec<Vec<Value>>, SqlError> {
+    let Some(f) = filter else {
+        return Ok(rows);
+    };
+    let cache = subs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            if s.correlated {
+                Ok(None)
+            } else {
+                env.subq
+                    .ok_or_else(|| SqlError::unsupported("this subquery"))
+                    .and_then(|rt| rt.rows(i, &[], env))
+                    .map(Some)
+            }
+        })
+        .collect::<Result<Vec<_>, SqlError>>()?;
+    let rt = Runtime {
+        plans: subs,
+        cache,
+        txn: RefCell::new(Some(txn)),
+    };
+    let env2 = Env {
+        subq: Some(&rt),
+        ..plain(env)
+    };
+    let mut kept = Vec::new();
+    for r in rows {
+        env.cx.guard.check()?;
+        if f.test(&r, &[], &env2)? {
+            kept.push(r);
+        }
+    }
+    Ok(kept)
+}
+
+/// Runs `f` with an environment whose uncorrelated subqueries (of `subs`) were run first
+/// (a correlated one there is run by [`filter_rows`]).
 pub(crate) fn with_uncorrelated<R>(
     subs: &[SubPlan],
     txn: &mut Transaction,
     env: &Env,
     f: impl FnOnce(&mut Transaction, &Env) -> Result<R, SqlError>,
 ) -> Result<R, SqlError> {
-    debug_assert!(subs.iter().all(|s| !s.correlated));
     let base = plain(env);
     let mut cache = Vec::with_capacity(subs.len());
     for sp in subs {
-        let (rows, _) = run_select(&sp.plan, txn, &base, &[])?;
-        cache.push(Some(Rc::new(SubRows::new(rows))));
+        cache.push(if sp.correlated {
+            None
+        } else {
+            let (rows, _) = run_select(&sp.plan, txn, &base, &[])?;
+            Some(Rc::new(SubRows::new(rows)))
+        });
     }
     let rt = Runtime {
         plans: subs,

@@ -311,18 +311,20 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
         let col = target_column(&t, n)?;
         assignments.push((col, c.compile(&a.value)?));
     }
+    let set_end = hook.plans.borrow().len();
     c.place = "where clause";
     let w = match &u.selection {
         Some(w) => Some(c.compile(w)?),
         None => None,
     };
+    let where_ = set_end..hook.plans.borrow().len();
     c.place = "order clause";
     let (order_by, limit) = compile_order_limit(&mut c, &u.order_by, &u.limit)?;
     let plan = plan(&t, w.as_ref());
     let params = c.params;
     drop(c);
     Ok(UpdatePlan {
-        subqueries: crate::plan::subquery::dml_subqueries(hook)?,
+        subqueries: crate::plan::subquery::dml_subqueries(hook, where_)?,
         table: t.clone(),
         assignments,
         plan,
@@ -353,6 +355,7 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
         Some(w) => Some(c.compile(w)?),
         None => None,
     };
+    let where_ = 0..hook.plans.borrow().len();
     c.place = "order clause";
     let (order_by, limit) = compile_order_limit(&mut c, &d.order_by, &d.limit)?;
     let plan = plan(&t, w.as_ref());
@@ -360,7 +363,7 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
     let params = c.params;
     drop(c);
     Ok(DeletePlan {
-        subqueries: crate::plan::subquery::dml_subqueries(hook)?,
+        subqueries: crate::plan::subquery::dml_subqueries(hook, where_)?,
         table: t.clone(),
         plan,
         order_by,

@@ -416,13 +416,22 @@ pub(crate) fn rtype_def(r: RType, nullable: bool) -> ColumnDef {
     }
 }
 
-/// The subqueries an UPDATE or DELETE compiled: each runs once, before any row changes (as
-/// MariaDB reads them: the table as it was); a correlated one is refused (1235).
-pub(crate) fn dml_subqueries(hook: Hook<'_>) -> Result<Vec<SubPlan>, SqlError> {
+/// The subqueries an UPDATE or DELETE compiled: uncorrelated ones run once before any row
+/// changes, correlated ones (allowed in WHERE only: the subqueries with ids in `where_`) per
+/// row while the rows to change are chosen, also before any changes (as MariaDB reads them:
+/// the table as it was); a correlated one elsewhere is refused (1235).
+pub(crate) fn dml_subqueries(
+    hook: Hook<'_>,
+    where_: std::ops::Range<usize>,
+) -> Result<Vec<SubPlan>, SqlError> {
     let plans = hook.plans.into_inner();
-    if plans.iter().any(|p| p.correlated) {
+    let elsewhere = plans
+        .iter()
+        .enumerate()
+        .any(|(i, p)| p.correlated && !where_.contains(&i));
+    if elsewhere {
         return Err(SqlError::unsupported(
-            "correlated subqueries in UPDATE or DELETE",
+            "correlated subqueries in UPDATE ... SET or ORDER BY",
         ));
     }
     Ok(plans)
