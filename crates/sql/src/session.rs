@@ -689,6 +689,7 @@ impl Session {
                 params,
                 insert_row: None,
                 coll: crate::expr::connection_collation(self),
+                subq: None,
             };
             match c {
                 Compiled::Select(p) if !p.into.is_empty() => select::execute(p, &mut txn, &env)

@@ -64,37 +64,44 @@ pub(crate) enum JoinSide {
 pub(crate) type JoinKind<'q> = (Option<&'q ast::Expr>, JoinSide);
 
 /// FROM: the tables in order (comma joins and JOIN ... ON), each resolved with its SELECT
-/// privilege; no table for `FROM DUAL` alone.
+/// privilege; no table for `FROM DUAL` alone. `other` is asked first about each table
+/// factor: a derived table or a CTE reference it compiles (`plan::subquery`).
 pub(crate) fn from_tables<'q>(
     cx: &ExecContext,
     sel: &'q ast::Select,
+    other: &mut dyn FnMut(&ast::TableFactor) -> Result<Option<FromTable>, SqlError>,
 ) -> Result<(Vec<FromTable>, Vec<JoinKind<'q>>), SqlError> {
-    from_list(cx, &sel.from)
+    from_list(cx, &sel.from, other)
 }
 
 /// [`from_tables`] of a FROM list (a SELECT's, or a multi-table UPDATE's or DELETE's).
 pub(crate) fn from_list<'q>(
     cx: &ExecContext,
     list: &'q [ast::TableWithJoins],
+    other: &mut dyn FnMut(&ast::TableFactor) -> Result<Option<FromTable>, SqlError>,
 ) -> Result<(Vec<FromTable>, Vec<JoinKind<'q>>), SqlError> {
     let mut froms: Vec<FromTable> = Vec::new();
     let mut join_kinds: Vec<JoinKind<'q>> = Vec::new();
-    let table_of = |tf: &ast::TableFactor| -> Result<Option<(Arc<TableDef>, String)>, SqlError> {
-        match tf {
-            ast::TableFactor::Table { name, alias, .. } if is_dual(name) && alias.is_none() => {
-                Ok(None)
+    let mut table_of =
+        |tf: &ast::TableFactor| -> Result<Option<(Arc<TableDef>, String)>, SqlError> {
+            if let Some(t) = other(tf)? {
+                return Ok(Some(t));
             }
-            ast::TableFactor::Table { name, alias, .. } => {
-                let t = resolve_table(cx, name, crate::privilege::SELECT)?;
-                let qn = match alias {
-                    Some(a) => a.name.value.clone(),
-                    None => t.name.clone(),
-                };
-                Ok(Some((t, qn)))
+            match tf {
+                ast::TableFactor::Table { name, alias, .. } if is_dual(name) && alias.is_none() => {
+                    Ok(None)
+                }
+                ast::TableFactor::Table { name, alias, .. } => {
+                    let t = resolve_table(cx, name, crate::privilege::SELECT)?;
+                    let qn = match alias {
+                        Some(a) => a.name.value.clone(),
+                        None => t.name.clone(),
+                    };
+                    Ok(Some((t, qn)))
+                }
+                _ => Err(SqlError::unsupported("derived tables")),
             }
-            _ => Err(SqlError::unsupported("derived tables")),
-        }
-    };
+        };
     for (n, twj) in list.iter().enumerate() {
         match table_of(&twj.relation)? {
             Some(t) => {

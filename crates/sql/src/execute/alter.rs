@@ -414,6 +414,7 @@ fn defined(cx: &ExecContext, old: &TableDef, cd: &ast::ColumnDef) -> Result<NewC
         params: &[],
         insert_row: None,
         coll: crate::expr::connection_collation(cx),
+        subq: None,
     };
     let fill = match (&spec.default, spec.extras.default_now) {
         (_, Some(fsp)) => crate::expr::statement_now(&env, fsp),

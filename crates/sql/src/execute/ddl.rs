@@ -317,6 +317,7 @@ pub(super) fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Va
         params: &[],
         insert_row: None,
         coll: crate::expr::connection_collation(cx),
+        subq: None,
     };
     Ok(Some(x.eval(&[], &env)?))
 }

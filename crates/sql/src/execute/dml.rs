@@ -383,6 +383,7 @@ pub(crate) fn execute_insert(
                             params: env.params,
                             insert_row: Some(&row),
                             coll: env.coll,
+                            subq: None,
                         };
                         let mut new = old.clone();
                         for (c, x) in &p.on_dup {
@@ -530,6 +531,7 @@ fn select_rows(
     order_by: &[(Expr, bool)],
     limit: &Option<Expr>,
     env: &Env,
+    subqueries: &[crate::plan::subquery::SubPlan],
 ) -> Result<Vec<Vec<Value>>, SqlError> {
     let limit = match limit {
         Some(e) => match crate::expr::to_i128(&e.eval(&[], env)?) {
@@ -539,6 +541,13 @@ fn select_rows(
         None => None,
     };
     let (rows, filter) = fetch(txn, def, plan, env, Some(LockMode::Exclusive))?;
+    // Correlated subqueries in WHERE run in the transaction: the filter is applied there.
+    let (rows, filter) = if subqueries.iter().any(|s| s.correlated) {
+        let kept = crate::execute::subquery::filter_rows(subqueries, rows, filter, txn, env)?;
+        (kept, None)
+    } else {
+        (rows, filter)
+    };
     let guard = &env.cx.guard;
     let mut keep = Vec::with_capacity(rows.len());
     for r in rows {
@@ -590,8 +599,13 @@ pub(crate) fn execute_update(
     txn: &mut Transaction,
     env: &Env,
 ) -> Result<DmlResult, SqlError> {
+    if !p.subqueries.is_empty() && env.subq.is_none() {
+        return crate::execute::subquery::with_uncorrelated(&p.subqueries, txn, env, |t, e| {
+            execute_update(p, t, e)
+        });
+    }
     let def = &*p.table;
-    let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
+    let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env, &p.subqueries)?;
     let matched = rows.len() as u64;
     let mut changed = 0u64;
     // Each fetched row becomes its new version in place (no copy of the row): the original
@@ -630,8 +644,13 @@ pub(crate) fn execute_delete(
     txn: &mut Transaction,
     env: &Env,
 ) -> Result<DmlResult, SqlError> {
+    if !p.subqueries.is_empty() && env.subq.is_none() {
+        return crate::execute::subquery::with_uncorrelated(&p.subqueries, txn, env, |t, e| {
+            execute_delete(p, t, e)
+        });
+    }
     let def = &*p.table;
-    let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
+    let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env, &p.subqueries)?;
     let mut n = 0;
     let mut returned = p.returning.as_ref().map(|_| Vec::new());
     for r in rows {

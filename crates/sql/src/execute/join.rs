@@ -47,45 +47,78 @@ enum Key {
     Values(Vec<Value>),
 }
 
-/// Runs the join of `jp`: the driving table `driver` (its rows from `src`) with the steps;
-/// each joined row goes to `sink`.
+/// Where the driving table's rows come from.
+pub(crate) enum Driver<'a> {
+    /// A table, read through an access path.
+    Table(&'a TableDef, &'a Source),
+    /// Rows the statement computed (a derived table).
+    Rows(&'a [Vec<Value>]),
+}
+
+/// Runs the join of `jp` from `driver`; each joined row goes to `sink`. `derived[k]`: the rows
+/// of FROM position `k` when the statement computed them; `outer`: an enclosing query's
+/// values (a correlated subquery's), which follow the FROM columns while conditions and keys
+/// are evaluated (the sink gets the FROM columns only).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     jp: &JoinPlan,
-    (driver, src): (&TableDef, &Source),
+    driver: Driver<'_>,
     lock: Option<LockMode>,
     txn: &mut Transaction,
     env: &Env,
+    derived: &[Option<Vec<Vec<Value>>>],
+    outer: &[Value],
     sink: &mut dyn FnMut(&[Value]) -> Visit,
 ) -> Result<(), SqlError> {
     let guard = &env.cx.guard;
     let mut loaded = Vec::with_capacity(jp.steps.len());
     for s in &jp.steps {
-        loaded.push(load(s, lock, txn, env)?);
+        let mem = derived.get(s.position).and_then(|d| d.as_deref());
+        loaded.push(load(s, mem, lock, txn, env)?);
     }
     let lookups = loaded.iter().any(|l| matches!(l, Loaded::Lookup));
-    let mut row = vec![Value::Null; jp.width];
+    let width = jp.width;
+    let mut row = vec![Value::Null; width];
+    row.extend_from_slice(outer);
     let off = jp.driver_offset;
-    let w = driver.columns.len();
     let j = Joiner {
         jp,
         loaded: &loaded,
         lock,
         env,
+        width,
+    };
+    let mut each =
+        |j: &Joiner, t: &mut Option<&mut Transaction>, row: &mut [Value], r: &[Value]| {
+            guard.check()?;
+            row[off..off + r.len()].clone_from_slice(r);
+            if !j.driver_passes(row)? {
+                return Ok(ControlFlow::Continue(()));
+            }
+            j.step(t, row, 0, sink)
+        };
+    let (def, src) = match driver {
+        Driver::Rows(rows) => {
+            let mut t = Some(txn);
+            for r in rows {
+                if each(&j, &mut t, &mut row, r)?.is_break() {
+                    break;
+                }
+            }
+            return Ok(());
+        }
+        Driver::Table(def, src) => (def, src),
     };
     if !lookups {
         // Nothing needs the transaction inside the loops: the driver streams.
         let mut none: Option<&mut Transaction> = None;
-        return visit(txn, driver, src, lock, &mut |r| {
-            guard.check()?;
-            row[off..off + w].clone_from_slice(r);
-            if !j.driver_passes(&row)? {
-                return Ok(ControlFlow::Continue(()));
-            }
-            j.step(&mut none, &mut row, 0, sink)
+        return visit(txn, def, src, lock, &mut |r| {
+            each(&j, &mut none, &mut row, r)
         });
     }
+    let w = def.columns.len();
     let mut rows = Vec::new();
-    visit(txn, driver, src, lock, &mut |r| {
+    visit(txn, def, src, lock, &mut |r| {
         guard.check()?;
         row[off..off + w].clone_from_slice(r);
         if j.driver_passes(&row)? {
@@ -107,21 +140,27 @@ pub(crate) fn run(
 /// Reads a Loop or Hash step's rows (charged to the statement's memory budget).
 fn load(
     s: &JoinStep,
+    mem: Option<&[Vec<Value>]>,
     lock: Option<LockMode>,
     txn: &mut Transaction,
     env: &Env,
 ) -> Result<Loaded, SqlError> {
     if matches!(s.access, JoinAccess::Lookup { .. }) {
+        debug_assert!(mem.is_none(), "no lookups in computed rows");
         return Ok(Loaded::Lookup);
     }
     let guard = &env.cx.guard;
     let mut rows = Vec::new();
-    visit(txn, &s.table, &Source::Full, lock, &mut |row| {
-        guard.check()?;
-        guard.charge(crate::guard::row_bytes(row))?;
-        rows.push(row.to_vec());
-        Ok(ControlFlow::Continue(()))
-    })?;
+    match mem {
+        // Already charged when the statement computed them.
+        Some(m) => rows = m.to_vec(),
+        None => visit(txn, &s.table, &Source::Full, lock, &mut |row| {
+            guard.check()?;
+            guard.charge(crate::guard::row_bytes(row))?;
+            rows.push(row.to_vec());
+            Ok(ControlFlow::Continue(()))
+        })?,
+    }
     let JoinAccess::Hash { cols, .. } = &s.access else {
         return Ok(Loaded::Rows(rows));
     };
@@ -146,6 +185,8 @@ struct Joiner<'a> {
     loaded: &'a [Loaded],
     lock: Option<LockMode>,
     env: &'a Env<'a>,
+    /// The FROM columns' width: what the sink gets of the row.
+    width: usize,
 }
 
 impl Joiner<'_> {
@@ -187,7 +228,7 @@ impl Joiner<'_> {
         sink: &mut dyn FnMut(&[Value]) -> Visit,
     ) -> Visit {
         let Some(s) = self.jp.steps.get(k) else {
-            return sink(row);
+            return sink(&row[..self.width]);
         };
         let guard = &self.env.cx.guard;
         let (off, w) = (s.offset, s.table.columns.len());

@@ -26,6 +26,7 @@ use crate::plan::access::{resolve, Source};
 use crate::plan::multi_dml::MultiPlan;
 
 use super::dml::{coerce_col, pk_of, touch_on_update, DmlResult};
+use super::join::Driver;
 
 /// The rows gathered for one target table: (primary key, the row as read, the new row).
 type Gathered = Vec<(Vec<Value>, Vec<Value>, Vec<Value>)>;
@@ -39,10 +40,11 @@ pub(crate) fn execute_multi(
     let mut gathered: Vec<Gathered> = vec![Vec::new(); p.targets.len()];
     let mut seen: Vec<HashMap<Vec<u8>, ()>> = vec![HashMap::new(); p.targets.len()];
     let offsets: Vec<usize> = (0..p.tables.len()).map(|k| p.offset(k)).collect();
-    let (driver, src) = match p.join.driver {
-        0 => (&*p.tables[0], resolve(&p.tables[0], &p.first, env)?.0),
-        _ => (&*p.join.driver_table, Source::Full),
+    let src = match p.join.driver {
+        0 => resolve(&p.tables[0], &p.first, env)?.0,
+        _ => Source::Full,
     };
+    let driver = Driver::Table(&p.join.driver_table, &src);
     let filter = p.join.filter.as_ref();
     let limit = match &p.limit {
         Some(e) => match crate::expr::to_i128(&e.eval(&[], env)?) {
@@ -66,10 +68,12 @@ pub(crate) fn execute_multi(
     let mut sorted: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
     super::join::run(
         &p.join,
-        (driver, &src),
+        driver,
         Some(LockMode::Exclusive),
         txn,
         env,
+        &[],
+        &[],
         &mut |row| {
             guard.check()?;
             if let Some(f) = filter {

@@ -14,13 +14,14 @@
 //! Invariants: result values conform to their column's declared type; every result row has
 //! one value per projection (asserted where rows are emitted).
 
+use super::join::Driver;
 use crate::error::SqlError;
 use crate::expr::{
     binary_values, compare_in, conform, key_bytes_in, sort_cmp_in, AggFunc, AggSpec, BinOp,
     CollRef, Env, Expr, RType,
 };
 use crate::output::Column;
-use crate::plan::access::{resolve, visit};
+use crate::plan::access::{resolve_in, visit, Source};
 use crate::plan::select::*;
 use onelog_binlog::Value;
 use onelog_engine::collation::Collation;
@@ -319,10 +320,43 @@ pub(crate) fn result_columns(p: &SelectPlan, rows: &[Vec<Value>]) -> Vec<Column>
 /// Single-table queries stream: each row the access path yields is filtered, projected (only
 /// the projected values are copied) or folded into its group without being materialised;
 /// without ORDER BY / DISTINCT / grouping the scan stops once LIMIT + OFFSET rows are out.
+/// A plan with subqueries or derived tables runs through `execute::subquery`.
 pub(crate) fn execute(
     p: &SelectPlan,
     txn: &mut Transaction,
     env: &Env,
+) -> Result<(Vec<Vec<Value>>, u64), SqlError> {
+    run(p, txn, env, &[])
+}
+
+/// [`execute`] with `outer` (the enclosing row of a correlated subquery) after each row.
+pub(crate) fn run(
+    p: &SelectPlan,
+    txn: &mut Transaction,
+    env: &Env,
+    outer: &[Value],
+) -> Result<(Vec<Vec<Value>>, u64), SqlError> {
+    if p.subqueries.is_empty() && p.derived.is_empty() {
+        return run_with(p, Input::Txn(txn, &[]), env, outer);
+    }
+    crate::execute::subquery::run(p, txn, env, outer)
+}
+
+/// Where a SELECT's FROM rows come from.
+pub(crate) enum Input<'t, 'p> {
+    /// Read through the transaction as they stream; a derived table's rows per FROM
+    /// position (empty: none).
+    Txn(&'t mut Transaction, &'t [Option<Vec<Vec<Value>>>]),
+    /// Joined rows read beforehand, with the filter still to apply.
+    Rows(Vec<Vec<Value>>, Option<&'p Expr>),
+}
+
+/// Runs `p` on the rows of `input`, each followed by `outer`.
+pub(crate) fn run_with<'p>(
+    p: &'p SelectPlan,
+    input: Input<'_, 'p>,
+    env: &Env,
+    outer: &[Value],
 ) -> Result<(Vec<Vec<Value>>, u64), SqlError> {
     let limit = limit_value(&p.limit, env)?;
     let offset = limit_value(&p.offset, env)?.unwrap_or(0);
@@ -356,28 +390,18 @@ pub(crate) fn execute(
         groups: Vec::new(),
         group_index: HashMap::new(),
         key: Vec::new(),
+        outer,
+        scratch: Vec::new(),
     };
-    match (&p.table, &p.plan) {
-        (Some(t), Some(pl)) => match &p.join {
-            None => {
-                let (src, filter) = resolve(t, pl, env)?;
-                sink.filter = filter;
-                visit(txn, t, &src, p.lock, &mut |row| sink.row(row))?;
+    match input {
+        Input::Txn(txn, derived) => scan(p, txn, derived, env, outer, &mut sink)?,
+        Input::Rows(rows, filter) => {
+            sink.filter = filter;
+            for r in &rows {
+                if sink.row(r)?.is_break() {
+                    break;
+                }
             }
-            Some(jp) => {
-                // The access path narrows the driving table (the first one; a leading RIGHT
-                // JOIN's right table is scanned); the join's own filter runs on joined rows.
-                let (def, src) = match jp.driver {
-                    0 => (&**t, resolve(t, pl, env)?.0),
-                    _ => (&*jp.driver_table, crate::plan::access::Source::Full),
-                };
-                sink.filter = jp.filter.as_ref();
-                super::join::run(jp, (def, &src), p.lock, txn, env, &mut |row| sink.row(row))?;
-            }
-        },
-        (_, pl) => {
-            sink.filter = pl.as_ref().and_then(|x| x.residual.as_ref());
-            let _ = sink.row(&[])?;
         }
     }
     let mut out = sink.finish()?;
@@ -432,6 +456,86 @@ pub(crate) fn execute(
     }
     let found = page(&mut rows, limit, offset, p.calc_found_rows);
     Ok((rows, found))
+}
+
+/// What the FROM rows are handed to: the filter the scan leaves to it, then each row.
+pub(crate) trait RowSink<'p> {
+    fn set_filter(&mut self, f: Option<&'p Expr>);
+    fn row(&mut self, row: &[Value]) -> crate::plan::access::Visit;
+}
+
+impl<'p> RowSink<'p> for Sink<'p> {
+    fn set_filter(&mut self, f: Option<&'p Expr>) {
+        self.filter = f;
+    }
+    fn row(&mut self, row: &[Value]) -> crate::plan::access::Visit {
+        Sink::row(self, row)
+    }
+}
+
+/// Reads the FROM rows of `p` through `txn` (a derived table's from `derived`) into `sink`,
+/// after telling it the filter the access path leaves.
+pub(crate) fn scan<'p>(
+    p: &'p SelectPlan,
+    txn: &mut Transaction,
+    derived: &[Option<Vec<Vec<Value>>>],
+    env: &Env,
+    outer: &[Value],
+    sink: &mut dyn RowSink<'p>,
+) -> Result<(), SqlError> {
+    let mem = |k: usize| derived.get(k).and_then(|d| d.as_ref());
+    // Key values may read the enclosing row (`plan_in`): NULLs for the FROM columns, then it.
+    let key_row: Vec<Value> = if outer.is_empty() {
+        Vec::new()
+    } else {
+        let width = match &p.join {
+            Some(jp) => jp.width,
+            None => p.table.as_ref().map_or(0, |t| t.columns.len()),
+        };
+        let mut r = vec![Value::Null; width];
+        r.extend_from_slice(outer);
+        r
+    };
+    match (&p.table, &p.plan) {
+        (Some(_), Some(pl)) if p.join.is_none() && mem(0).is_some() => {
+            sink.set_filter(pl.filter.as_ref());
+            for r in mem(0).into_iter().flatten() {
+                if sink.row(r)?.is_break() {
+                    break;
+                }
+            }
+        }
+        (Some(t), Some(pl)) if p.join.is_none() => {
+            let (src, filter) = resolve_in(t, pl, env, &key_row)?;
+            sink.set_filter(filter);
+            visit(txn, t, &src, p.lock, &mut |row| sink.row(row))?;
+        }
+        (Some(t), Some(pl)) => {
+            // The access path narrows the driving table (the first one; a leading RIGHT
+            // JOIN's right table is scanned); the join's own filter runs on joined rows.
+            let Some(jp) = &p.join else {
+                return Err(SqlError::unsupported("this join"));
+            };
+            sink.set_filter(jp.filter.as_ref());
+            let src;
+            let driver = match (mem(jp.driver), jp.driver) {
+                (Some(rows), _) => Driver::Rows(rows),
+                (None, 0) => {
+                    src = resolve_in(t, pl, env, &key_row)?.0;
+                    Driver::Table(t, &src)
+                }
+                (None, _) => Driver::Table(&jp.driver_table, &Source::Full),
+            };
+            super::join::run(jp, driver, p.lock, txn, env, derived, outer, &mut |row| {
+                sink.row(row)
+            })?;
+        }
+        (_, pl) => {
+            sink.set_filter(pl.as_ref().and_then(|x| x.residual.as_ref()));
+            let _ = sink.row(&[])?;
+        }
+    }
+    Ok(())
 }
 
 /// Applies OFFSET and LIMIT to `rows`; returns FOUND_ROWS(): every row with
@@ -494,7 +598,7 @@ fn sort_output(
 }
 
 /// Where the source rows of one execution go: filter, then groups or projected output rows.
-struct Sink<'a> {
+pub(crate) struct Sink<'a> {
     p: &'a SelectPlan,
     env: &'a Env<'a>,
     filter: Option<&'a Expr>,
@@ -508,10 +612,27 @@ struct Sink<'a> {
     groups: Vec<(Vec<Value>, AggState)>,
     group_index: HashMap<Vec<u8>, usize>,
     key: Vec<u8>,
+    /// The enclosing row a correlated subquery's rows continue with (empty: none).
+    outer: &'a [Value],
+    /// The row followed by `outer`, reused.
+    scratch: Vec<Value>,
 }
 
 impl Sink<'_> {
     fn row(&mut self, row: &[Value]) -> crate::plan::access::Visit {
+        if self.outer.is_empty() {
+            return self.row_full(row);
+        }
+        let mut full = std::mem::take(&mut self.scratch);
+        full.clear();
+        full.extend_from_slice(row);
+        full.extend_from_slice(self.outer);
+        let r = self.row_full(&full);
+        self.scratch = full;
+        r
+    }
+
+    fn row_full(&mut self, row: &[Value]) -> crate::plan::access::Visit {
         let p = self.p;
         let env = self.env;
         let guard = &env.cx.guard;

@@ -15,8 +15,9 @@ use onelog_engine::{ColumnDef, TableDef};
 use onelog_protocol::errors;
 use sqlparser::ast;
 
+pub(crate) use super::collate::Deriv;
 use super::collate::{
-    aggregate, check_charset, collation_named, for_comparison, Coercibility, CollRef, Deriv,
+    aggregate, check_charset, collation_named, for_comparison, Coercibility, CollRef,
 };
 use super::functions::{self, aggregate};
 use super::ir::{AggFunc, AggSpec, BinOp, CastTo, Expr, Func};
@@ -49,6 +50,55 @@ pub(crate) struct Compiler<'a> {
     pub insert_values: bool,
     /// Select-list aliases (lower-case) usable here (HAVING, ORDER BY), after table columns.
     pub aliases: Vec<(String, Expr)>,
+    /// The enclosing query's names, when this compiles a subquery: a name this scope lacks
+    /// resolves there, at `width() + its position` in the enclosing row (appended to ours).
+    pub outer: Option<&'a dyn OuterNames>,
+    /// Compiles subqueries (`plan::subquery`); None: a subquery is refused here (1235).
+    pub subq: Option<&'a dyn SubqueryHook>,
+    /// Set when a name resolved in an enclosing query (this query is correlated).
+    pub correlated: std::cell::Cell<bool>,
+}
+
+/// The names of an enclosing query, for a subquery's outer references.
+pub(crate) trait OuterNames {
+    /// The column `parts` names in this scope or one enclosing it, as a position in this
+    /// scope's full row (its own columns, then its enclosing row); 1054/1052 as a column.
+    fn outer_column(&self, parts: &[&str]) -> Result<usize, SqlError>;
+}
+
+impl OuterNames for Compiler<'_> {
+    fn outer_column(&self, parts: &[&str]) -> Result<usize, SqlError> {
+        match self.lookup(parts)? {
+            Expr::Col(i) => Ok(i),
+            _ => Err(SqlError::unknown_column(&parts.join("."), self.place)),
+        }
+    }
+}
+
+/// Compiles a subquery of an expression (implemented by `plan::subquery`).
+pub(crate) trait SubqueryHook {
+    /// Compiles `q` with `outer` as its enclosing scope, its placeholders numbered from
+    /// `params`; the plan is kept by the hook under the returned id.
+    fn compile_subquery(
+        &self,
+        q: &ast::Query,
+        outer: &dyn OuterNames,
+        params: usize,
+    ) -> Result<SubqInfo, SqlError>;
+}
+
+/// What the enclosing compiler learns of a compiled subquery.
+pub(crate) struct SubqInfo {
+    pub id: usize,
+    /// Its number of result columns.
+    pub columns: usize,
+    /// The type and collation derivation of its first column.
+    pub rtype: RType,
+    pub deriv: Option<Deriv>,
+    /// It refers to the enclosing row.
+    pub correlated: bool,
+    /// The next placeholder number after it.
+    pub params: usize,
 }
 
 pub(super) fn ident_name(i: &ast::Ident) -> &str {
@@ -73,6 +123,41 @@ impl<'a> Compiler<'a> {
             place,
             insert_values: false,
             aliases: Vec::new(),
+            outer: None,
+            subq: None,
+            correlated: std::cell::Cell::new(false),
+        }
+    }
+
+    /// The width of this scope's own row (its tables' columns; the enclosing row follows).
+    pub fn width(&self) -> usize {
+        self.scope.table.map_or(0, |t| t.columns.len())
+            + self
+                .scope
+                .joined
+                .iter()
+                .map(|(d, _, _)| d.columns.len())
+                .sum::<usize>()
+    }
+
+    /// A column of this scope or, when it has none of that name, of the enclosing query
+    /// (inner scope first, as MariaDB); the error is this scope's.
+    pub(super) fn lookup(&self, parts: &[&str]) -> Result<Expr, SqlError> {
+        match self.column(parts) {
+            Err(e) if e.code == errors::ER_BAD_FIELD_ERROR.code => {
+                let Some(outer) = self.outer else {
+                    return Err(e);
+                };
+                match outer.outer_column(parts) {
+                    Ok(p) => {
+                        self.correlated.set(true);
+                        Ok(Expr::Col(self.width() + p))
+                    }
+                    Err(o) if o.code == errors::ER_BAD_FIELD_ERROR.code => Err(e),
+                    Err(o) => Err(o),
+                }
+            }
+            r => r,
         }
     }
 
@@ -103,6 +188,7 @@ impl<'a> Compiler<'a> {
             Expr::Collate(_, c) => Some(Deriv::new(CollRef::Fixed(*c), C::Explicit)),
             Expr::Introduced(_, c) => Some(Deriv::new(CollRef::Fixed(*c), C::Coercible)),
             Expr::Collated(..) => None,
+            Expr::Subq(s) if matches!(s.kind, super::ir::SubqKind::Scalar) => s.deriv,
             Expr::Cast(_, CastTo::Char) => conn(C::Implicit),
             Expr::Cast(_, CastTo::Binary) => {
                 Some(Deriv::new(CollRef::Fixed(Collation::Binary), C::Implicit))
@@ -230,7 +316,7 @@ impl<'a> Compiler<'a> {
                         return Ok(sys_var(&names[1..].join("."), Some(scope)));
                     }
                 }
-                self.column(&names)?
+                self.lookup(&names)?
             }
             A::Value(v) => match &v.value {
                 ast::Value::Placeholder(_) => {
@@ -329,9 +415,11 @@ impl<'a> Compiler<'a> {
                     "Operand should contain 1 column(s)",
                 ))
             }
-            A::Subquery(_) | A::InSubquery { .. } | A::Exists { .. } => {
-                return Err(SqlError::unsupported("subqueries"))
-            }
+            A::Subquery(_)
+            | A::InSubquery { .. }
+            | A::Exists { .. }
+            | A::AnyOp { .. }
+            | A::AllOp { .. } => self.subquery(e)?,
             A::Extract { field, expr, .. } => self.extract(field, expr)?,
             A::RLike {
                 negated,
@@ -479,7 +567,7 @@ impl<'a> Compiler<'a> {
             // ANSI_QUOTES is off: "x" is a string.
             return Ok(Expr::Lit(Value::Bytes(n.as_bytes().to_vec())));
         }
-        Ok(match self.column(&[n]) {
+        Ok(match self.lookup(&[n]) {
             Ok(c) => c,
             Err(e) => {
                 let l = n.to_ascii_lowercase();
@@ -793,7 +881,7 @@ fn typed_string(ts: &ast::TypedString) -> Expr {
 }
 
 /// The IR operator of a sqlparser binary operator.
-fn bin_op(op: &ast::BinaryOperator) -> Result<BinOp, SqlError> {
+pub(super) fn bin_op(op: &ast::BinaryOperator) -> Result<BinOp, SqlError> {
     use ast::BinaryOperator as B;
     Ok(match op {
         B::Plus => BinOp::Add,
@@ -851,7 +939,7 @@ pub(super) fn sys_var(name: &str, scope: Option<&str>) -> Expr {
 }
 
 /// How MariaDB names a comparison operator in 1267; empty for other operators.
-fn comparison_name(op: BinOp) -> &'static str {
+pub(super) fn comparison_name(op: BinOp) -> &'static str {
     match op {
         BinOp::Eq => "=",
         BinOp::NullEq => "<=>",

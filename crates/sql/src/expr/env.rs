@@ -5,10 +5,15 @@
 //! Invariants: an `Env` lives for one statement; what it reads from the execution context is
 //! fixed for that statement (its start time, its parameters).
 
+use std::cell::OnceCell;
+use std::collections::HashSet;
+use std::rc::Rc;
+
 use onelog_binlog::Value;
 use onelog_engine::collation::Collation;
 
 use crate::context::ExecContext;
+use crate::error::SqlError;
 
 /// Per-statement evaluation environment.
 pub(crate) struct Env<'a> {
@@ -19,6 +24,39 @@ pub(crate) struct Env<'a> {
     /// The connection's collation (`collation_connection` at the statement's start): how
     /// literals compare.
     pub coll: Collation,
+    /// The statement's subqueries (`execute::subquery`); None where none was compiled.
+    pub subq: Option<&'a dyn Subqueries>,
+}
+
+/// The subqueries of a running SELECT, as evaluation reads them (`execute::subquery`).
+pub(crate) trait Subqueries {
+    /// The rows of subquery `id` for the enclosing row `row` (computed once when the
+    /// subquery is uncorrelated).
+    fn rows(&self, id: usize, row: &[Value], env: &Env) -> Result<Rc<SubRows>, SqlError>;
+}
+
+/// The rows of one subquery execution, and the hash set `IN` looks values up in (built on
+/// first use, kept with the rows: once per statement for an uncorrelated subquery).
+pub(crate) struct SubRows {
+    pub rows: Vec<Vec<Value>>,
+    pub set: OnceCell<Option<InSet>>,
+}
+
+/// The first column's values as keys; `ints`: every value is an integer (keyed as i128),
+/// else every value is a string (keyed by its sort key). NULLs are only counted.
+pub(crate) struct InSet {
+    pub ints: bool,
+    pub keys: HashSet<Vec<u8>>,
+    pub has_null: bool,
+}
+
+impl SubRows {
+    pub fn new(rows: Vec<Vec<Value>>) -> Self {
+        SubRows {
+            rows,
+            set: OnceCell::new(),
+        }
+    }
 }
 
 /// The session's `collation_connection` (a utf8mb3 one as its utf8mb4 namesake; the default

@@ -84,6 +84,7 @@ impl Expr {
             Expr::SysVar(name, scope) => get_var(env.cx, name, *scope)?,
             Expr::UserVar(name) => env.cx.user_vars.get(name).cloned().unwrap_or(Value::Null),
             Expr::Func(f, args) => return self.func(*f, args, row, aggs, env),
+            Expr::Subq(s) => return s.eval(row, aggs, env),
         })
     }
 
@@ -131,6 +132,7 @@ impl Expr {
                     params: env.params,
                     insert_row: env.insert_row,
                     coll,
+                    subq: env.subq,
                 };
                 return self.eval_with(row, aggs, &env);
             }
@@ -307,6 +309,7 @@ pub(crate) fn eval_scalar(cx: &mut ExecContext, expr: &ast::Expr) -> Result<Valu
         params: &[],
         insert_row: None,
         coll: super::env::connection_collation(cx),
+        subq: None,
     };
     e.eval(&[], &env)
 }

@@ -51,6 +51,10 @@ impl Expr {
                 None => RType::Null,
             },
             Expr::Func(f, args) => (f.def().return_type)(args, &cx),
+            Expr::Subq(s) => match s.kind {
+                super::ir::SubqKind::Scalar => s.rtype,
+                _ => RType::Int,
+            },
         };
         debug_assert!(
             !matches!(r, RType::Decimal(p, _) if p > 65),

@@ -96,6 +96,36 @@ pub(crate) enum Expr {
     /// A comparison node (`Bin` comparison, `In`, `Between`, `Like`, simple `Case`) whose
     /// strings compare under this collation; a bare one compares under the connection's.
     Collated(CollRef, Box<Expr>),
+    /// A subquery (`plan::subquery`): its kind and the index of its plan in the compiling
+    /// SELECT's subquery list.
+    Subq(Box<Subq>),
+}
+
+/// A compiled subquery reference: which of the statement's subqueries, how its rows are read.
+#[derive(Debug, Clone)]
+pub(crate) struct Subq {
+    /// Index into the enclosing plan's subquery list.
+    pub id: usize,
+    pub kind: SubqKind,
+    /// It reads columns of the enclosing row (evaluated per row, never cached).
+    pub correlated: bool,
+    /// The type of its (first) column.
+    pub rtype: super::types::RType,
+    /// The collation derivation of its (first) column (None: not a string).
+    pub deriv: Option<super::collate::Deriv>,
+}
+
+/// How a subquery's rows make a value.
+#[derive(Debug, Clone)]
+pub(crate) enum SubqKind {
+    /// `(SELECT ...)`: its one value (NULL when empty; 1242 for more than one row).
+    Scalar,
+    /// `[NOT] EXISTS (SELECT ...)`.
+    Exists(bool),
+    /// `x [NOT] IN (SELECT ...)`, compared under a collation (`CollRef`).
+    In(Box<Expr>, bool, CollRef),
+    /// `x op ANY|ALL (SELECT ...)`: (x, comparison, ALL, collation).
+    Quantified(Box<Expr>, BinOp, bool, CollRef),
 }
 
 /// Aggregate functions.

@@ -12,7 +12,9 @@
 //! - `collate`: collation derivation of expressions and comparison under a collation;
 //! - `types`: result types;
 //! - `functions`: the built-in functions, one file per family, each function declared once;
-//! - `infer`, `compile`, `eval`: typing, compilation and evaluation of a whole tree.
+//! - `infer`, `compile`, `eval`: typing, compilation and evaluation of a whole tree;
+//! - `subq`: subqueries in expressions (compiled through a hook, evaluated on the rows the
+//!   statement's `Subqueries` give).
 //!
 //! Invariants: a compiled [`Expr`] refers to columns by position in the row it is evaluated
 //! on and to `?` placeholders by their order of appearance in the statement text (compile in
@@ -40,6 +42,7 @@ mod ir;
 mod like;
 mod numeric;
 mod ops;
+mod subq;
 pub(crate) mod temporal;
 mod text;
 mod types;
@@ -50,11 +53,14 @@ pub(crate) use collate::{
     charset_named, check_charset, collation_named, compare_in, key_bytes_in, order_collation,
     sort_cmp_in, CollRef,
 };
-pub(crate) use compile::{negate_literal, number_literal, object_name_parts, Compiler, Scope};
-pub(crate) use env::{connection_collation, Env};
+pub(crate) use compile::{
+    negate_literal, number_literal, object_name_parts, Compiler, Deriv, OuterNames, Scope,
+    SubqInfo, SubqueryHook,
+};
+pub(crate) use env::{connection_collation, Env, SubRows, Subqueries};
 pub(crate) use eval::eval_scalar;
 pub(crate) use functions::statement_now;
-pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr};
+pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr, SubqKind};
 pub(crate) use numeric::{number_prefix, parse_num_prefix, to_f64, to_f64_quiet, to_i128, Num2};
 pub(crate) use ops::binary_values;
 

@@ -67,19 +67,24 @@ pub(crate) fn and_all(mut v: Vec<Expr>) -> Option<Expr> {
     Some(acc)
 }
 
-/// True when `e` does not depend on the row.
-pub(crate) fn is_const(e: &Expr) -> bool {
+/// True when `e` does not depend on the row's first `width` columns: those after them are
+/// an enclosing query's (a correlated subquery's), fixed while it runs; an uncorrelated
+/// scalar subquery is computed once per statement.
+pub(crate) fn is_const_in(e: &Expr, width: usize) -> bool {
+    let k = |x: &Expr| is_const_in(x, width);
     match e {
         Expr::Lit(_) | Expr::Param(_) | Expr::SysVar(..) | Expr::UserVar(_) => true,
-        Expr::Col(_) | Expr::Agg(_) | Expr::InsertValue(_) => false,
+        Expr::Col(i) => *i >= width,
+        Expr::Agg(_) | Expr::InsertValue(_) => false,
         Expr::Neg(x)
         | Expr::Not(x)
         | Expr::BitNot(x)
         | Expr::Cast(x, _)
         | Expr::Collate(x, _)
-        | Expr::Introduced(x, _) => is_const(x),
-        Expr::Bin(_, l, r) => is_const(l) && is_const(r),
-        Expr::Func(f, args) => !f.def().volatile && args.iter().all(is_const),
+        | Expr::Introduced(x, _) => k(x),
+        Expr::Bin(_, l, r) => k(l) && k(r),
+        Expr::Func(f, args) => !f.def().volatile && args.iter().all(k),
+        Expr::Subq(s) => !s.correlated && matches!(s.kind, crate::expr::SubqKind::Scalar),
         _ => false,
     }
 }
@@ -99,7 +104,8 @@ fn keyed<'e>(e: &'e Expr, def: &TableDef, col: usize) -> Option<&'e Expr> {
 }
 
 /// `col = const` -> const.
-fn eq_on(e: &Expr, col: usize, def: &TableDef) -> Option<Expr> {
+fn eq_on(e: &Expr, col: usize, def: &TableDef, width: usize) -> Option<Expr> {
+    let is_const = |x: &Expr| is_const_in(x, width);
     let e = keyed(e, def, col)?;
     if let Expr::Bin(BinOp::Eq, l, r) = e {
         match (&**l, &**r) {
@@ -112,7 +118,8 @@ fn eq_on(e: &Expr, col: usize, def: &TableDef) -> Option<Expr> {
 }
 
 /// Ranges on `col` that exactly represent `e`, if it is a range predicate on it.
-fn ranges_on(e: &Expr, col: usize, def: &TableDef) -> Option<Vec<RangeExpr>> {
+fn ranges_on(e: &Expr, col: usize, def: &TableDef, width: usize) -> Option<Vec<RangeExpr>> {
+    let is_const = |x: &Expr| is_const_in(x, width);
     let e = keyed(e, def, col)?;
     match e {
         Expr::Bin(op, l, r) => {
@@ -130,8 +137,8 @@ fn ranges_on(e: &Expr, col: usize, def: &TableDef) -> Option<Vec<RangeExpr>> {
                 ),
                 _ => {
                     if *op == BinOp::Or {
-                        let mut a = ranges_on(l, col, def)?;
-                        a.extend(ranges_on(r, col, def)?);
+                        let mut a = ranges_on(l, col, def, width)?;
+                        a.extend(ranges_on(r, col, def, width)?);
                         return Some(a);
                     }
                     return None;
@@ -186,6 +193,12 @@ fn ranges_on(e: &Expr, col: usize, def: &TableDef) -> Option<Vec<RangeExpr>> {
 
 /// Chooses an access path for `where_` over `def`.
 pub(crate) fn plan(def: &TableDef, where_: Option<&Expr>) -> Plan {
+    plan_in(def, where_, usize::MAX)
+}
+
+/// [`plan`] for a row of `width` columns followed by an enclosing query's (whose values
+/// are key values like constants: `resolve_in` reads them).
+pub(crate) fn plan_in(def: &TableDef, where_: Option<&Expr>, width: usize) -> Plan {
     let Some(w) = where_ else {
         return Plan {
             access: Access::Full,
@@ -214,7 +227,7 @@ pub(crate) fn plan(def: &TableDef, where_: Option<&Expr>) -> Plan {
                 if used[i] {
                     None
                 } else {
-                    eq_on(e, c, def).map(|x| (i, x))
+                    eq_on(e, c, def, width).map(|x| (i, x))
                 }
             });
             match hit {
@@ -232,7 +245,7 @@ pub(crate) fn plan(def: &TableDef, where_: Option<&Expr>) -> Plan {
                 if used[i] {
                     None
                 } else {
-                    ranges_on(e, c, def).map(|r| (i, r))
+                    ranges_on(e, c, def, width).map(|r| (i, r))
                 }
             }) {
                 used[i] = true;
@@ -285,17 +298,12 @@ pub(crate) fn plan(def: &TableDef, where_: Option<&Expr>) -> Plan {
 }
 
 /// Evaluates a key value and converts it exactly to the column's type (None: cannot).
-fn key_value(def: &TableDef, col: usize, e: &Expr, env: &Env) -> Result<Option<Value>, SqlError> {
-    key_value_on(def, col, e, &[], env)
-}
-
-/// [`key_value`] of an expression over `row` (a join's key, computed from the partial row).
-pub(crate) fn key_value_on(
+fn key_value(
     def: &TableDef,
     col: usize,
     e: &Expr,
-    row: &[Value],
     env: &Env,
+    row: &[Value],
 ) -> Result<Option<Value>, SqlError> {
     let v = e.eval(row, env)?;
     if v == Value::Null {
@@ -341,7 +349,18 @@ pub(crate) fn resolve<'p>(
     plan: &'p Plan,
     env: &Env,
 ) -> Result<(Source, Option<&'p Expr>), SqlError> {
-    Ok(match resolve_access(def, &plan.access, env)? {
+    resolve_in(def, plan, env, &[])
+}
+
+/// [`resolve`] with key values read from `row` (a plan of `plan_in`: NULLs, then the
+/// enclosing query's row).
+pub(crate) fn resolve_in<'p>(
+    def: &TableDef,
+    plan: &'p Plan,
+    env: &Env,
+    row: &[Value],
+) -> Result<(Source, Option<&'p Expr>), SqlError> {
+    Ok(match resolve_access(def, &plan.access, env, row)? {
         Some(src) => (src, plan.residual.as_ref()),
         None => (Source::Full, plan.filter.as_ref()),
     })
@@ -462,13 +481,18 @@ pub(crate) fn fetch<'p>(
 }
 
 /// The access path's key values, or None when one cannot be converted exactly.
-fn resolve_access(def: &TableDef, access: &Access, env: &Env) -> Result<Option<Source>, SqlError> {
+fn resolve_access(
+    def: &TableDef,
+    access: &Access,
+    env: &Env,
+    row: &[Value],
+) -> Result<Option<Source>, SqlError> {
     match access {
         Access::Full => Ok(Some(Source::Full)),
         Access::PkPoint(exprs) => {
             let mut pk = Vec::with_capacity(exprs.len());
             for (e, &c) in exprs.iter().zip(&def.primary_key) {
-                match key_value(def, c, e, env)? {
+                match key_value(def, c, e, env, row)? {
                     Some(v) => pk.push(v),
                     None => return Ok(None),
                 }
@@ -490,7 +514,7 @@ fn resolve_access(def: &TableDef, access: &Access, env: &Env) -> Result<Option<S
             };
             let mut pre = Vec::with_capacity(prefix.len() + 1);
             for (e, &c) in prefix.iter().zip(cols) {
-                match key_value(def, c, e, env)? {
+                match key_value(def, c, e, env, row)? {
                     Some(v) => pre.push(v),
                     None => return Ok(None),
                 }
@@ -514,7 +538,7 @@ fn resolve_access(def: &TableDef, access: &Access, env: &Env) -> Result<Option<S
                             let v = if matches!(e, Expr::Lit(Value::Null)) {
                                 Some(Value::Null)
                             } else {
-                                key_value(def, next, e, env)?
+                                key_value(def, next, e, env, row)?
                             };
                             match v {
                                 None => None,

@@ -38,6 +38,9 @@ pub(crate) struct InsertPlan {
 #[derive(Debug, Clone)]
 pub(crate) struct UpdatePlan {
     pub table: Arc<TableDef>,
+    /// Uncorrelated subqueries of its expressions (`plan::subquery`), run before any row
+    /// changes.
+    pub subqueries: Vec<crate::plan::subquery::SubPlan>,
     pub assignments: Vec<(usize, Expr)>,
     pub plan: Plan,
     pub order_by: Vec<(Expr, bool)>,
@@ -49,6 +52,9 @@ pub(crate) struct UpdatePlan {
 #[derive(Debug, Clone)]
 pub(crate) struct DeletePlan {
     pub table: Arc<TableDef>,
+    /// Uncorrelated subqueries of its expressions (`plan::subquery`), run before any row
+    /// changes.
+    pub subqueries: Vec<crate::plan::subquery::SubPlan>,
     pub plan: Plan,
     pub order_by: Vec<(Expr, bool)>,
     pub limit: Option<Expr>,
@@ -295,7 +301,9 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
     let qualifier = alias.unwrap_or_else(|| t.name.clone());
     let db = cx.current_db.clone().unwrap_or_default();
     // MariaDB names the SET clause in 1054, for the target and the value alike.
+    let hook = crate::plan::subquery::Hook::new(cx, Default::default());
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "SET");
+    c.subq = Some(&hook);
     let mut assignments = Vec::new();
     for a in &u.assignments {
         let ast::AssignmentTarget::ColumnName(n) = &a.target else {
@@ -307,21 +315,26 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
         })?;
         assignments.push((col, c.compile(&a.value)?));
     }
+    let set_end = hook.plans.borrow().len();
     c.place = "where clause";
     let w = match &u.selection {
         Some(w) => Some(c.compile(w)?),
         None => None,
     };
+    let where_ = set_end..hook.plans.borrow().len();
     c.place = "order clause";
     let (order_by, limit) = compile_order_limit(&mut c, &u.order_by, &u.limit)?;
     let plan = plan(&t, w.as_ref());
+    let params = c.params;
+    drop(c);
     Ok(UpdatePlan {
+        subqueries: crate::plan::subquery::dml_subqueries(hook, where_)?,
         table: t.clone(),
         assignments,
         plan,
         order_by,
         limit,
-        params: c.params,
+        params,
     })
 }
 
@@ -339,21 +352,27 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
     }
     let qualifier = alias.unwrap_or_else(|| t.name.clone());
     let db = cx.current_db.clone().unwrap_or_default();
+    let hook = crate::plan::subquery::Hook::new(cx, Default::default());
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "where clause");
+    c.subq = Some(&hook);
     let w = match &d.selection {
         Some(w) => Some(c.compile(w)?),
         None => None,
     };
+    let where_ = 0..hook.plans.borrow().len();
     c.place = "order clause";
     let (order_by, limit) = compile_order_limit(&mut c, &d.order_by, &d.limit)?;
     let plan = plan(&t, w.as_ref());
     let returning = compile_returning(cx, &d.returning, &t)?;
+    let params = c.params;
+    drop(c);
     Ok(DeletePlan {
+        subqueries: crate::plan::subquery::dml_subqueries(hook, where_)?,
         table: t.clone(),
         plan,
         order_by,
         limit,
-        params: c.params,
+        params,
         returning,
     })
 }

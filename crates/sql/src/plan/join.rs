@@ -28,7 +28,7 @@ use onelog_engine::TableDef;
 
 use crate::bind::tables::From;
 use crate::expr::{BinOp, CollRef, Expr};
-use crate::plan::access::{and_all, conjuncts, is_const};
+use crate::plan::access::{and_all, conjuncts, is_const_in};
 
 /// How the rows of a joined table are found for one partial row.
 #[derive(Debug, Clone)]
@@ -50,6 +50,8 @@ pub(crate) enum JoinAccess {
 #[derive(Debug, Clone)]
 pub(crate) struct JoinStep {
     pub table: Arc<TableDef>,
+    /// Its FROM position.
+    pub position: usize,
     /// Where its columns start in the joined row.
     pub offset: usize,
     /// Its ON condition with the WHERE conjuncts moved to it (inner joins), tested on the
@@ -85,11 +87,18 @@ pub(crate) struct StepSpec {
     pub left: bool,
 }
 
+/// The joined row's width: the FROM tables' columns (an enclosing query's values follow them
+/// in a correlated subquery, fixed while it runs).
+fn from_width(from: &From) -> usize {
+    from.tables.iter().map(|(t, _)| t.columns.len()).sum()
+}
+
 /// The tables (FROM positions) whose columns `e` reads, or None when `e` holds something
 /// whose dependencies are not known here (aggregates, row-independent values are fine).
 fn tables_read(e: &Expr, from: &From, out: &mut Vec<usize>) -> bool {
     let all = |xs: &[Expr], out: &mut Vec<usize>| xs.iter().all(|x| tables_read(x, from, out));
     match e {
+        Expr::Col(c) if *c >= from_width(from) => true,
         Expr::Col(c) => {
             let (k, _) = from.owner(*c);
             if !out.contains(&k) {
@@ -121,6 +130,8 @@ fn tables_read(e: &Expr, from: &From, out: &mut Vec<usize>) -> bool {
                 && els.as_deref().is_none_or(|x| tables_read(x, from, out))
         }
         Expr::Func(f, args) => !f.def().volatile && all(args, out),
+        // An uncorrelated scalar subquery is one value for the statement.
+        Expr::Subq(s) => !s.correlated && matches!(s.kind, crate::expr::SubqKind::Scalar),
         _ => false,
     }
 }
@@ -194,27 +205,32 @@ fn choose(def: &TableDef, eqs: &[(usize, Expr)]) -> JoinAccess {
     }
     match best {
         Some((_, index, keys)) => JoinAccess::Lookup { index, keys },
-        None => {
-            let mut cols = Vec::new();
-            let mut keys = Vec::new();
-            for (c, k) in eqs {
-                if !cols.contains(c) {
-                    cols.push(*c);
-                    keys.push(k.clone());
-                }
-            }
-            JoinAccess::Hash { cols, keys }
-        }
+        None => hash_of(eqs),
     }
 }
 
+/// A hash join on the equalities' columns (each column once).
+fn hash_of(eqs: &[(usize, Expr)]) -> JoinAccess {
+    let mut cols = Vec::new();
+    let mut keys = Vec::new();
+    for (c, k) in eqs {
+        if !cols.contains(c) {
+            cols.push(*c);
+            keys.push(k.clone());
+        }
+    }
+    JoinAccess::Hash { cols, keys }
+}
+
 /// Plans the join of `from`'s tables: `driver` first, then `specs` in nesting order (see the
-/// module docs), with the compiled WHERE.
+/// module docs), with the compiled WHERE. `in_memory[k]`: FROM table `k` is a derived table
+/// (its rows computed by the statement, no key to look up).
 pub(crate) fn plan_joins(
     from: &From,
     driver: usize,
     specs: Vec<StepSpec>,
     where_: Option<&Expr>,
+    in_memory: &[bool],
 ) -> JoinPlan {
     let mut conj = Vec::new();
     if let Some(w) = where_ {
@@ -232,7 +248,7 @@ pub(crate) fn plan_joins(
     let mut driver_filter = Vec::new();
     for (i, r) in reads.iter().enumerate() {
         if let Some(t) = r {
-            if t.iter().all(|&k| k == driver) && !is_const(&conj[i]) {
+            if t.iter().all(|&k| k == driver) && !is_const_in(&conj[i], from_width(from)) {
                 taken[i] = true;
                 driver_filter.push(conj[i].clone());
             }
@@ -262,9 +278,14 @@ pub(crate) fn plan_joins(
             .iter()
             .filter_map(|e| equality(e, &def, offset, before, from))
             .collect();
-        let access = choose(&def, &eqs);
+        let access = match in_memory.get(spec.table) {
+            Some(true) if !eqs.is_empty() => hash_of(&eqs),
+            Some(true) => JoinAccess::Loop,
+            _ => choose(&def, &eqs),
+        };
         steps.push(JoinStep {
             table: def,
+            position: spec.table,
             offset,
             on: and_all(conds),
             left: spec.left,
@@ -281,7 +302,7 @@ pub(crate) fn plan_joins(
         driver,
         driver_table: from.tables[driver].0.clone(),
         driver_offset: from.offsets[driver],
-        width: from.tables.iter().map(|(t, _)| t.columns.len()).sum(),
+        width: from_width(from),
         driver_filter: and_all(driver_filter),
         steps,
         filter: and_all(rest),

@@ -109,7 +109,7 @@ fn join_and_where(
         None => None,
     };
     let first = plan(&from.tables[0].0, w.as_ref());
-    let join = plan_joins(from, driver, specs, w.as_ref());
+    let join = plan_joins(from, driver, specs, w.as_ref(), &[]);
     Ok((join, first))
 }
 
@@ -136,7 +136,7 @@ pub(crate) fn compile_multi_update(
     } else if u.from.is_some() {
         return Err(SqlError::unsupported("UPDATE ... FROM"));
     }
-    let (froms, kinds) = from_list(cx, &list)?;
+    let (froms, kinds) = from_list(cx, &list, &mut |_| Ok(None))?;
     let from = From::new(froms);
     let db = cx.current_db.clone().unwrap_or_default();
     let mut c = Compiler::new(scope_of(&from, &db), "SET");
@@ -245,7 +245,7 @@ pub(crate) fn compile_multi_delete(
             return Err(SqlError::syntax("JOIN"));
         }
     };
-    let (froms, kinds) = from_list(cx, list)?;
+    let (froms, kinds) = from_list(cx, list, &mut |_| Ok(None))?;
     let from = From::new(froms);
     let mut targets = Vec::with_capacity(names.len());
     for n in &names {

@@ -14,8 +14,9 @@ use onelog_engine::collation::Collation;
 
 use crate::expr::{rtype_column, AggFunc, AggSpec, CollRef, Compiler, Expr, RType, Scope};
 use crate::output::Column;
-use crate::plan::access::{plan, Plan};
+use crate::plan::access::Plan;
 use crate::plan::join::{plan_joins, JoinPlan, StepSpec};
+pub(crate) use crate::plan::subquery::{Ctx, Derived, Hook, SubPlan};
 use onelog_binlog::{ColumnType, Value};
 use onelog_engine::{LockMode, SqlType, TableDef};
 use onelog_protocol::errors;
@@ -56,6 +57,10 @@ pub(crate) struct SelectPlan {
     pub lock_wait: Option<std::time::Duration>,
     /// `SKIP LOCKED` of a locking read.
     pub skip_locked: bool,
+    /// The subqueries of its expressions (`Expr::Subq` ids index this).
+    pub subqueries: Vec<SubPlan>,
+    /// Per FROM position (`table`, then `joins`): the derived table read there, if any.
+    pub derived: Vec<Option<Derived>>,
 }
 
 const NOT_NULL: u16 = 1;
@@ -257,11 +262,40 @@ pub(crate) fn compile(
     q: &ast::Query,
     lock: crate::parse::LockClause,
 ) -> Result<SelectPlan, SqlError> {
+    Ok(compile_in(cx, q, lock, Ctx::default())?.plan)
+}
+
+/// A SELECT compiled in a scope (`plan::subquery`): the plan, and what an enclosing query
+/// or a derived table reads of it.
+pub(crate) struct Compiled {
+    pub plan: SelectPlan,
+    /// It refers to the enclosing query's row.
+    pub correlated: bool,
+    /// The collation derivation of its first column.
+    pub deriv: Option<crate::expr::Deriv>,
+    /// A column definition per result column (a derived table's columns).
+    pub defs: Vec<onelog_engine::ColumnDef>,
+}
+
+// Long: the SELECT's stages in order, each a call; the plan literal takes the rest.
+pub(crate) fn compile_in(
+    cx: &ExecContext,
+    q: &ast::Query,
+    lock: crate::parse::LockClause,
+    ctx: Ctx<'_>,
+) -> Result<Compiled, SqlError> {
+    if let Some(out) = crate::plan::subquery::compile_query(cx, q, lock, ctx)? {
+        return Ok(out);
+    }
     let sel = match select_body(q)? {
         Body::Select(s) => s,
-        Body::Nested(inner) => return compile(cx, inner, lock),
+        Body::Nested(inner) => return compile_in(cx, inner, lock, ctx),
     };
-    let (froms, join_kinds) = from_tables(cx, sel)?;
+    let hook = Hook::new(cx, ctx);
+    let mut derived_list = Vec::new();
+    let (froms, join_kinds) =
+        from_tables(cx, sel, &mut |tf| hook.derived_table(tf, &mut derived_list))?;
+    let derived = crate::plan::subquery::derived_at(&froms, derived_list);
     let from = From::new(froms);
     let db = cx.current_db.clone().unwrap_or_default();
     let (table, qualifier) = match from.tables.first() {
@@ -277,6 +311,9 @@ pub(crate) fn compile(
         },
         "field list",
     );
+    c.outer = ctx.outer;
+    c.subq = Some(&hook);
+    c.params = ctx.params;
     let (driver, specs) = compile_joins(&mut c, &join_kinds, &from)?;
     c.place = "field list";
     c.aggs = Some(Vec::new());
@@ -289,9 +326,10 @@ pub(crate) fn compile(
     let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
     let outer: Vec<usize> = specs.iter().filter(|s| s.left).map(|s| s.table).collect();
     let (rtypes, columns) = result_metadata(&items, &from, &aggs, &outer);
-    let join =
-        (from.tables.len() > 1).then(|| plan_joins(&from, driver, specs, clauses.where_.as_ref()));
-    let plan = access_plan(table.as_deref(), clauses.where_);
+    let in_memory: Vec<bool> = derived.iter().map(|d| d.is_some()).collect();
+    let join = (from.tables.len() > 1)
+        .then(|| plan_joins(&from, driver, specs, clauses.where_.as_ref(), &in_memory));
+    let plan = access_plan(table.as_deref(), clauses.where_, c.width());
     use crate::parse::{LockClause, LockWait};
     let (lock, wait) = match lock {
         LockClause::None => (None, LockWait::Default),
@@ -306,7 +344,11 @@ pub(crate) fn compile(
     debug_assert_eq!(rtypes.len(), items.projections.len());
     debug_assert_eq!(columns.len(), items.projections.len());
     let into = into_vars(sel, items.projections.len())?;
-    Ok(SelectPlan {
+    let correlated = c.correlated.get();
+    let deriv = items.projections.first().and_then(|x| c.derive(x));
+    let defs = crate::plan::subquery::result_defs(&columns, &rtypes, &items.projections, &from);
+    drop(c);
+    let plan = SelectPlan {
         table,
         join,
         plan,
@@ -331,6 +373,15 @@ pub(crate) fn compile(
             .is_some_and(|m| m.sql_calc_found_rows),
         lock_wait,
         skip_locked: wait == LockWait::SkipLocked,
+        subqueries: hook.plans.take(),
+        derived,
+    };
+    crate::plan::subquery::check_plan(&plan)?;
+    Ok(Compiled {
+        plan,
+        correlated,
+        deriv,
+        defs,
     })
 }
 
@@ -395,7 +446,7 @@ fn compile_joins(
     for (k, (on, side)) in join_kinds.iter().enumerate() {
         c.place = "on clause";
         let cond = match on {
-            Some(e) => Some(c.compile(e)?),
+            Some(e) => Some(crate::plan::subquery::compile_on(c, e)?),
             None => None,
         };
         debug_assert!(k + 1 < from.tables.len(), "one FROM table per join");
@@ -626,9 +677,15 @@ fn result_metadata(
     let (projections, names) = (&items.projections, &items.names);
     let mut rtypes = Vec::with_capacity(projections.len());
     let mut columns = Vec::with_capacity(projections.len());
+    let width = combined.as_deref().or(table).map_or(0, |t| t.columns.len());
     for (x, (name, col)) in projections.iter().zip(names) {
         let tdef = combined.as_deref().or(table);
-        let r = x.rtype(tdef, aggs);
+        // A column of an enclosing query (a correlated subquery's) is typed by its values.
+        let col = &col.filter(|i| *i < width);
+        let r = match x.rtype(tdef, aggs) {
+            RType::Column(i) if i >= width => RType::Dyn,
+            r => r,
+        };
         rtypes.push(match (x, r, tdef) {
             (Expr::Col(_), _, _) | (_, _, None) => r,
             (_, RType::Column(i), Some(t)) => concrete(&t.columns[i].ty),
@@ -666,9 +723,10 @@ fn result_metadata(
 }
 
 /// The access path of the FROM table; a table-less SELECT with a WHERE filters its one row.
-fn access_plan(table: Option<&TableDef>, where_: Option<Expr>) -> Option<Plan> {
+/// `width`: the FROM tables' columns (a correlated subquery's enclosing row follows them).
+fn access_plan(table: Option<&TableDef>, where_: Option<Expr>, width: usize) -> Option<Plan> {
     match table {
-        Some(t) => Some(plan(t, where_.as_ref())),
+        Some(t) => Some(crate::plan::access::plan_in(t, where_.as_ref(), width)),
         None => where_.map(|w| Plan {
             access: crate::plan::access::Access::Full,
             residual: Some(w.clone()),

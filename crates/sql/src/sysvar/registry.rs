@@ -327,6 +327,17 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "",
     ),
+    // WITH RECURSIVE's bound on rounds (`plan::subquery`, `execute::subquery`).
+    v(
+        "max_recursive_iterations",
+        Both,
+        Kind::Int {
+            min: 0,
+            max: u32::MAX as i64,
+        },
+        true,
+        "1000",
+    ),
     v(
         "max_session_mem_used",
         Both,

@@ -1,0 +1,251 @@
+//! Subqueries in expressions: compiling `(SELECT ...)`, `[NOT] EXISTS`, `x [NOT] IN
+//! (SELECT ...)` and `x op ANY|ALL (SELECT ...)` into [`Expr::Subq`] (the SELECT itself is
+//! compiled by the compiler's [`SubqueryHook`], `plan::subquery`), and evaluating them on the
+//! rows the statement's [`Subqueries`](super::env::Subqueries) give, with SQL's NULL rules.
+//!
+//! Invariants: a compiled subquery used as a value has exactly one column (1241 otherwise);
+//! its placeholders are numbered after the enclosing expression's so far (textual order);
+//! `IN` looks values up in a hash set when both sides are integers or both strings (equal
+//! keys exactly when the values compare equal under the comparison's collation), and compares
+//! row by row otherwise.
+//!
+//! Called by `compile` (the `Compiler::compile` arms) and `eval` (the `Expr::Subq` arm).
+
+use std::cmp::Ordering;
+use std::collections::HashSet;
+
+use onelog_binlog::Value;
+use onelog_protocol::errors;
+use sqlparser::ast;
+
+use super::collate::{compare_in, compare_op, for_comparison, key_bytes_in};
+use super::compile::{bin_op, comparison_name, Compiler};
+use super::env::{Env, InSet, SubRows};
+use super::ir::{BinOp, Expr, Subq, SubqKind};
+use super::numeric::truth;
+use super::ops::bool_value;
+use crate::error::SqlError;
+
+fn one_column() -> SqlError {
+    SqlError::of(
+        errors::ER_OPERAND_COLUMNS,
+        "Operand should contain 1 column(s)",
+    )
+}
+
+impl Compiler<'_> {
+    /// Compiles a subquery expression (any of the forms in the module docs).
+    pub(super) fn subquery(&mut self, e: &ast::Expr) -> Result<Expr, SqlError> {
+        use ast::Expr as A;
+        let Some(hook) = self.subq else {
+            return Err(SqlError::unsupported("subqueries in this statement"));
+        };
+        let (left, q, kind): (Option<&ast::Expr>, &ast::Query, _) = match e {
+            A::Subquery(q) => (None, q, 0),
+            A::Exists { subquery, negated } => (None, subquery, 1 + u8::from(*negated)),
+            A::InSubquery {
+                expr,
+                subquery,
+                negated,
+            } => (Some(expr), subquery, 3 + u8::from(*negated)),
+            A::AnyOp { left, right, .. } | A::AllOp { left, right, .. } => match &**right {
+                A::Subquery(q) => (Some(left), q, 5),
+                _ => return Err(SqlError::unsupported("ANY/ALL without a subquery")),
+            },
+            _ => return Err(SqlError::unsupported("this subquery")),
+        };
+        if left.is_some() && q.limit_clause.is_some() {
+            return Err(SqlError::unsupported("LIMIT & IN/ALL/ANY/SOME subquery"));
+        }
+        if matches!(left, Some(A::Tuple(_))) {
+            return Err(SqlError::unsupported("row subqueries"));
+        }
+        let x = match left {
+            Some(l) => Some(self.compile(l)?),
+            None => None,
+        };
+        let info = hook.compile_subquery(q, &*self, self.params)?;
+        self.params = info.params;
+        if info.correlated {
+            self.correlated
+                .set(self.correlated.get() || info.correlated);
+        }
+        if kind != 1 && kind != 2 && info.columns != 1 {
+            return Err(one_column());
+        }
+        let coll = |c: &Compiler, x: &Expr, op: &str| -> Result<_, SqlError> {
+            let ds = [c.derive(x), info.deriv];
+            if ds[0].is_none() {
+                return Ok(super::collate::CollRef::Connection);
+            }
+            Ok(for_comparison(&ds, op)?.unwrap_or(super::collate::CollRef::Connection))
+        };
+        let kind = match (kind, x) {
+            (0, _) => SubqKind::Scalar,
+            (1 | 2, _) => SubqKind::Exists(kind == 2),
+            (3 | 4, Some(x)) => {
+                let c = coll(self, &x, "IN")?;
+                SubqKind::In(Box::new(x), kind == 4, c)
+            }
+            (_, Some(x)) => {
+                let (op, all) = match e {
+                    A::AnyOp { compare_op, .. } => (bin_op(compare_op)?, false),
+                    A::AllOp { compare_op, .. } => (bin_op(compare_op)?, true),
+                    _ => return Err(SqlError::unsupported("this subquery")),
+                };
+                let name = comparison_name(op);
+                if name.is_empty() || op == BinOp::NullEq {
+                    return Err(SqlError::syntax(&e.to_string()));
+                }
+                let c = coll(self, &x, name)?;
+                SubqKind::Quantified(Box::new(x), op, all, c)
+            }
+            _ => return Err(SqlError::unsupported("this subquery")),
+        };
+        Ok(Expr::Subq(Box::new(Subq {
+            id: info.id,
+            kind,
+            correlated: info.correlated,
+            rtype: info.rtype,
+            deriv: info.deriv,
+        })))
+    }
+}
+
+impl Subq {
+    /// Evaluates the subquery expression on the enclosing row `row`.
+    pub(super) fn eval(&self, row: &[Value], aggs: &[Value], env: &Env) -> Result<Value, SqlError> {
+        let Some(rt) = env.subq else {
+            return Err(SqlError::unsupported("subqueries here"));
+        };
+        // The left operand first (textual order), then the subquery's rows.
+        let x = match &self.kind {
+            SubqKind::In(x, ..) | SubqKind::Quantified(x, ..) => Some(x.eval_with(row, aggs, env)?),
+            _ => None,
+        };
+        let sub = rt.rows(self.id, row, env)?;
+        Ok(match &self.kind {
+            SubqKind::Scalar => match sub.rows.as_slice() {
+                [] => Value::Null,
+                [one] => one.first().cloned().unwrap_or(Value::Null),
+                _ => {
+                    return Err(SqlError::of(
+                        errors::ER_SUBQUERY_NO_1_ROW,
+                        "Subquery returns more than 1 row",
+                    ))
+                }
+            },
+            SubqKind::Exists(neg) => Value::Int(i64::from(sub.rows.is_empty() == *neg)),
+            SubqKind::In(_, neg, c) => {
+                let v = x.unwrap_or(Value::Null);
+                let r = in_rows(&v, &sub, c.resolve(env.coll));
+                bool_value(r.map(|b| b != *neg))
+            }
+            SubqKind::Quantified(_, op, all, c) => {
+                let v = x.unwrap_or(Value::Null);
+                bool_value(quantified(&v, *op, *all, &sub.rows, c.resolve(env.coll)))
+            }
+        })
+    }
+}
+
+/// `v IN (rows)`: true when a value equals it, else NULL when `v` or some value is NULL
+/// (and there are rows), else false.
+fn in_rows(v: &Value, sub: &SubRows, coll: onelog_engine::collation::Collation) -> Option<bool> {
+    if sub.rows.is_empty() {
+        return Some(false);
+    }
+    if *v == Value::Null {
+        return None;
+    }
+    let set = sub.set.get_or_init(|| in_set(&sub.rows, coll));
+    if let Some(set) = set {
+        if let Some(k) = set_key(v, set.ints, coll) {
+            return if set.keys.contains(&k) {
+                Some(true)
+            } else if set.has_null {
+                None
+            } else {
+                Some(false)
+            };
+        }
+    }
+    let mut saw_null = false;
+    for r in &sub.rows {
+        let w = r.first().unwrap_or(&Value::Null);
+        match compare_in(coll, v, w) {
+            Some(Ordering::Equal) => return Some(true),
+            None => saw_null = true,
+            _ => {}
+        }
+    }
+    if saw_null {
+        None
+    } else {
+        Some(false)
+    }
+}
+
+/// The key of `v` in a set of integers (`ints`) or strings; None when `v` is of another
+/// kind (then it is compared row by row).
+fn set_key(v: &Value, ints: bool, coll: onelog_engine::collation::Collation) -> Option<Vec<u8>> {
+    match (v, ints) {
+        (Value::Int(i), true) => Some(i128::from(*i).to_le_bytes().to_vec()),
+        (Value::UInt(u), true) => Some(i128::from(*u).to_le_bytes().to_vec()),
+        (Value::Bytes(_), false) => {
+            let mut k = Vec::new();
+            key_bytes_in(coll, v, &mut k);
+            Some(k)
+        }
+        _ => None,
+    }
+}
+
+/// The hash set of the rows' first values, when all are integers or all strings.
+fn in_set(rows: &[Vec<Value>], coll: onelog_engine::collation::Collation) -> Option<InSet> {
+    let first = rows
+        .iter()
+        .filter_map(|r| r.first())
+        .find(|v| **v != Value::Null)?;
+    let ints = matches!(first, Value::Int(_) | Value::UInt(_));
+    let mut set = InSet {
+        ints,
+        keys: HashSet::with_capacity(rows.len()),
+        has_null: false,
+    };
+    for r in rows {
+        let v = r.first().unwrap_or(&Value::Null);
+        if *v == Value::Null {
+            set.has_null = true;
+            continue;
+        }
+        set.keys.insert(set_key(v, ints, coll)?);
+    }
+    Some(set)
+}
+
+/// `v op ANY|ALL (rows)`: ANY is true when one comparison is, ALL when none is false (true
+/// on no rows); otherwise NULL when a comparison is NULL, else the other answer.
+fn quantified(
+    v: &Value,
+    op: BinOp,
+    all: bool,
+    rows: &[Vec<Value>],
+    coll: onelog_engine::collation::Collation,
+) -> Option<bool> {
+    let mut saw_null = false;
+    for r in rows {
+        let w = r.first().unwrap_or(&Value::Null);
+        let c = compare_op(op, coll, v, w).and_then(|x| truth(&x));
+        match c {
+            Some(b) if b != all => return Some(b),
+            None => saw_null = true,
+            _ => {}
+        }
+    }
+    if saw_null {
+        None
+    } else {
+        Some(all)
+    }
+}

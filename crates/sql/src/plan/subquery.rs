@@ -1,0 +1,558 @@
+//! Subqueries, derived tables, UNION and CTEs, planned: the [`Hook`] through which the
+//! expression compiler compiles `(SELECT ...)` (each into a [`SubPlan`] of the enclosing
+//! SELECT), derived tables `FROM (SELECT ...) AS d` and CTE references (each a [`Derived`]
+//! read where its FROM position is, with a synthetic table definition), set operations and
+//! `WITH [RECURSIVE]` (`compile_query`).
+//!
+//! Invariants: a subquery that names a column of an enclosing query is correlated, and its
+//! row is its own columns followed by the enclosing row (`SelectPlan::width`); derived
+//! tables, CTEs and union parts never see an enclosing row; every subquery, derived table
+//! and union part is compiled with the statement's placeholders numbered in textual order
+//! (a placeholder in a derived table, CTE or union is refused, 1235, as it would be out of
+//! order); what cannot be run exactly is refused with 1235 (a subquery in a locking read,
+//! a correlated subquery in an ON condition).
+//!
+//! Called by `plan::select::compile_in` (its hooks); run by `execute::subquery`.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use onelog_engine::collation::Collation;
+use onelog_engine::{ColumnDef, ColumnExtras, SqlType, TableDef, TableOptions};
+use onelog_protocol::errors;
+use sqlparser::ast;
+
+use crate::bind::tables::FromTable;
+use crate::context::ExecContext;
+use crate::error::SqlError;
+use crate::expr::{Compiler, Expr, OuterNames, RType, SubqInfo, SubqueryHook};
+use crate::output::Column;
+use crate::plan::select::{compile_in, concrete, Compiled, SelectPlan};
+
+/// A subquery of a SELECT: its plan and whether it reads the enclosing row.
+#[derive(Debug, Clone)]
+pub(crate) struct SubPlan {
+    pub plan: SelectPlan,
+    pub correlated: bool,
+}
+
+/// A table read from memory where a FROM position is: materialized before the query runs.
+#[derive(Debug, Clone)]
+pub(crate) enum Derived {
+    /// A derived table or a non-recursive CTE.
+    Select(Box<SelectPlan>),
+    /// `left UNION|INTERSECT|EXCEPT [ALL] right`.
+    SetOp(Box<SetOpPlan>),
+    /// WITH RECURSIVE's CTE.
+    Recursive(Box<RecursivePlan>),
+    /// The rows the last round of the recursive CTE computing under this slot added.
+    WorkTable(u64),
+}
+
+/// A set operation of two parts; values are converted to `rtypes`, rows compared under the
+/// collations `colls` (None: the connection's).
+#[derive(Debug, Clone)]
+pub(crate) struct SetOpPlan {
+    pub op: SetOp,
+    pub all: bool,
+    pub left: Derived,
+    pub right: Derived,
+    pub rtypes: Vec<RType>,
+    pub colls: Vec<Option<Collation>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SetOp {
+    Union,
+    Intersect,
+    Except,
+}
+
+/// WITH RECURSIVE's CTE: the anchor, then rounds of the recursive parts, each reading the
+/// rows the round before added (`Derived::WorkTable(slot)`), until a round adds none or
+/// `max_recursive_iterations` rounds ran. `distinct`: UNION (a row already there is not
+/// added again), else UNION ALL.
+#[derive(Debug, Clone)]
+pub(crate) struct RecursivePlan {
+    pub anchor: Derived,
+    pub steps: Vec<Derived>,
+    pub distinct: bool,
+    pub slot: u64,
+    pub rtypes: Vec<RType>,
+    pub colls: Vec<Option<Collation>>,
+}
+
+/// A recursive CTE's definition and the slot its rounds' rows are kept under.
+pub(crate) type WorkTable = (Arc<TableDef>, u64);
+
+/// One WITH's CTEs, inside those of the WITHs enclosing it.
+pub(crate) struct Ctes<'a> {
+    pub list: Vec<(String, &'a ast::Cte)>,
+    pub recursive: bool,
+    pub parent: Option<&'a Ctes<'a>>,
+    /// A CTE being compiled as recursive: its name, and the definition and slot its
+    /// self-references read (None while its anchor is being found).
+    pub this: Option<(String, Option<WorkTable>)>,
+}
+
+impl Ctes<'_> {
+    /// The CTE `name` visible here: (its definition, the scope it is compiled in, or the
+    /// recursive table being built).
+    fn find(&self, name: &str) -> Option<CteRef<'_>> {
+        if let Some((n, def)) = &self.this {
+            if n.eq_ignore_ascii_case(name) {
+                return Some(CteRef::Recursing(def.clone()));
+            }
+        }
+        match self
+            .list
+            .iter()
+            .position(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
+            Some(i) => Some(CteRef::Cte(self.list[i].1, i, self)),
+            None => self.parent.and_then(|p| p.find(name)),
+        }
+    }
+}
+
+enum CteRef<'a> {
+    /// A CTE (the `i`th of scope `.2`).
+    Cte(&'a ast::Cte, usize, &'a Ctes<'a>),
+    /// A self-reference of the recursive CTE being compiled (None: while finding its anchor).
+    Recursing(Option<WorkTable>),
+}
+
+/// What compiling a SELECT in a scope needs beyond the statement.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Ctx<'a> {
+    /// The enclosing query's names (a subquery).
+    pub outer: Option<&'a dyn OuterNames>,
+    /// The next placeholder number.
+    pub params: usize,
+    /// The CTEs visible.
+    pub ctes: Option<&'a Ctes<'a>>,
+}
+
+/// The subquery compiler of one SELECT: its subqueries' plans, in id order.
+pub(crate) struct Hook<'c> {
+    cx: &'c ExecContext,
+    ctes: Option<&'c Ctes<'c>>,
+    pub plans: RefCell<Vec<SubPlan>>,
+}
+
+impl<'c> Hook<'c> {
+    pub fn new(cx: &'c ExecContext, ctx: Ctx<'c>) -> Self {
+        Hook {
+            cx,
+            ctes: ctx.ctes,
+            plans: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// A derived table or CTE reference in FROM: compiled, with its synthetic definition
+    /// (kept with its plan in `out`); None for a base table.
+    pub fn derived_table(
+        &self,
+        tf: &ast::TableFactor,
+        out: &mut Vec<(Arc<TableDef>, Derived)>,
+    ) -> Result<Option<FromTable>, SqlError> {
+        let (q, alias, cte_scope, name) = match tf {
+            ast::TableFactor::Derived {
+                subquery, alias, ..
+            } => {
+                // MariaDB 10.11's grammar has no derived table without an alias: 1064 (its
+                // text names what follows the table; the statement's text is not at hand).
+                let Some(a) = alias else {
+                    return Err(SqlError::syntax(""));
+                };
+                (&**subquery, Some(a), self.ctes, a.name.value.clone())
+            }
+            ast::TableFactor::Table { name, alias, .. } => {
+                let parts = crate::expr::object_name_parts(name);
+                let ([n], Some(ctes)) = (parts.as_slice(), self.ctes) else {
+                    return Ok(None);
+                };
+                let qn = alias.as_ref().map_or(n.clone(), |a| a.name.value.clone());
+                match ctes.find(n) {
+                    None => return Ok(None),
+                    Some(CteRef::Recursing(None)) => return Err(recursive_mark()),
+                    Some(CteRef::Recursing(Some((def, slot)))) => {
+                        let mut d = (*def).clone();
+                        d.name = qn.clone();
+                        let d = Arc::new(d);
+                        out.push((d.clone(), Derived::WorkTable(slot)));
+                        return Ok(Some((d, qn)));
+                    }
+                    Some(CteRef::Cte(cte, i, scope)) => {
+                        let (d, plan) = compile_cte(self.cx, cte, i, scope, &qn)?;
+                        out.push((d.clone(), plan));
+                        return Ok(Some((d, qn)));
+                    }
+                }
+            }
+            _ => return Ok(None),
+        };
+        let ctx = Ctx {
+            outer: None,
+            params: 0,
+            ctes: cte_scope,
+        };
+        let (plan, defs) = compile_derived(self.cx, q, ctx)?;
+        let renames = alias.map(|a| &a.columns[..]).unwrap_or(&[]);
+        let def = derived_table_def(defs, &name, renames)?;
+        out.push((def.clone(), plan));
+        Ok(Some((def, name)))
+    }
+}
+
+impl SubqueryHook for Hook<'_> {
+    fn compile_subquery(
+        &self,
+        q: &ast::Query,
+        outer: &dyn OuterNames,
+        params: usize,
+    ) -> Result<SubqInfo, SqlError> {
+        let ctx = Ctx {
+            outer: Some(outer),
+            params,
+            ctes: self.ctes,
+        };
+        let out = compile_in(self.cx, q, crate::parse::LockClause::None, ctx)?;
+        let rtype = match out.plan.rtypes.first() {
+            Some(RType::Column(_)) => out.defs.first().map_or(RType::Null, |d| concrete(&d.ty)),
+            Some(r) => *r,
+            None => RType::Null,
+        };
+        let mut plans = self.plans.borrow_mut();
+        let info = SubqInfo {
+            id: plans.len(),
+            columns: out.plan.projections.len(),
+            rtype,
+            deriv: out.deriv,
+            correlated: out.correlated,
+            params: out.plan.params.max(params),
+        };
+        plans.push(SubPlan {
+            plan: out.plan,
+            correlated: out.correlated,
+        });
+        Ok(info)
+    }
+}
+
+/// A CTE referenced as `qn`: compiled in the scope of the CTEs before it (all of its WITH's
+/// when RECURSIVE).
+fn compile_cte(
+    cx: &ExecContext,
+    cte: &ast::Cte,
+    i: usize,
+    scope: &Ctes<'_>,
+    qn: &str,
+) -> Result<(Arc<TableDef>, Derived), SqlError> {
+    if scope.recursive {
+        return crate::plan::setop::compile_recursive(cx, cte, scope, qn);
+    }
+    let before = Ctes {
+        list: scope.list[..i].to_vec(),
+        recursive: scope.recursive,
+        parent: scope.parent,
+        this: None,
+    };
+    let ctx = Ctx {
+        outer: None,
+        params: 0,
+        ctes: Some(&before),
+    };
+    let (plan, defs) = compile_derived(cx, &cte.query, ctx)?;
+    Ok((derived_table_def(defs, qn, &cte.alias.columns)?, plan))
+}
+
+/// A query compiled as a derived table or CTE: its plan and column definitions (a bare set
+/// operation through `plan::setop`); a placeholder in it is refused (1235), as it would be
+/// numbered out of textual order.
+pub(crate) fn compile_derived(
+    cx: &ExecContext,
+    q: &ast::Query,
+    ctx: Ctx<'_>,
+) -> Result<(Derived, Vec<ColumnDef>), SqlError> {
+    if crate::plan::setop::is_bare_set(q) {
+        let (d, defs, _) = crate::plan::setop::compile_set(cx, &q.body, ctx)?;
+        return Ok((d, defs));
+    }
+    let out = compile_in(cx, q, crate::parse::LockClause::None, ctx)?;
+    if out.plan.params > ctx.params {
+        return Err(SqlError::unsupported("placeholders in a derived table"));
+    }
+    Ok((Derived::Select(Box::new(out.plan)), out.defs))
+}
+
+/// The synthetic table definition of a derived table named `name` (its columns renamed by
+/// `renames` when given; 1060 for a duplicate name, 4002 for a wrong count).
+pub(crate) fn derived_table_def(
+    mut columns: Vec<ColumnDef>,
+    name: &str,
+    renames: &[ast::TableAliasColumnDef],
+) -> Result<Arc<TableDef>, SqlError> {
+    if !renames.is_empty() {
+        if renames.len() != columns.len() {
+            return Err(SqlError::of(
+                errors::ER_WITH_COL_WRONG_LIST,
+                "WITH column list and SELECT field list have different column counts",
+            ));
+        }
+        for (c, r) in columns.iter_mut().zip(renames) {
+            c.name = r.name.value.clone();
+        }
+    }
+    for (i, c) in columns.iter().enumerate() {
+        if columns[..i]
+            .iter()
+            .any(|d| d.name.eq_ignore_ascii_case(&c.name))
+        {
+            return Err(SqlError::of(
+                errors::ER_DUP_FIELDNAME,
+                format!("Duplicate column name '{}'", c.name),
+            ));
+        }
+    }
+    Ok(Arc::new(synthetic(name, columns)))
+}
+
+/// A table definition for rows held in memory (no keys).
+pub(crate) fn synthetic(name: &str, columns: Vec<ColumnDef>) -> TableDef {
+    TableDef {
+        id: u64::MAX,
+        db: String::new(),
+        name: name.to_string(),
+        columns,
+        primary_key: Vec::new(),
+        indexes: Vec::new(),
+        auto_increment: None,
+        next_index_id: 0,
+        options: TableOptions::default(),
+    }
+}
+
+/// Per FROM position: the derived table compiled for it (matched by definition identity).
+pub(crate) fn derived_at(
+    froms: &[FromTable],
+    list: Vec<(Arc<TableDef>, Derived)>,
+) -> Vec<Option<Derived>> {
+    if list.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<Option<Derived>> = vec![None; froms.len()];
+    for (d, p) in list {
+        if let Some(k) = froms.iter().position(|(t, _)| Arc::ptr_eq(t, &d)) {
+            out[k] = Some(p);
+        }
+    }
+    out
+}
+
+/// A column definition per result column: a table column's own (named as the result
+/// column), else one of the expression's type.
+pub(crate) fn result_defs(
+    columns: &[Column],
+    rtypes: &[RType],
+    projections: &[Expr],
+    from: &crate::bind::tables::From,
+) -> Vec<ColumnDef> {
+    let mut out = Vec::with_capacity(columns.len());
+    for ((col, r), x) in columns.iter().zip(rtypes).zip(projections) {
+        let src = match (x, r) {
+            (Expr::Col(i), _) | (_, RType::Column(i)) if !from.tables.is_empty() => {
+                let (k, j) = from.owner(*i);
+                from.tables.get(k).and_then(|(t, _)| t.columns.get(j))
+            }
+            _ => None,
+        };
+        let mut d = match src {
+            Some(d) => {
+                let mut d = d.clone();
+                d.auto_increment = false;
+                d.default = None;
+                d.extras = ColumnExtras::default();
+                if !matches!(x, Expr::Col(_)) {
+                    d.nullable = true;
+                }
+                d
+            }
+            None => rtype_def(*r, col.flags & 1 == 0),
+        };
+        d.name = col.name.clone();
+        out.push(d);
+    }
+    out
+}
+
+/// A column definition holding values of result type `r`.
+pub(crate) fn rtype_def(r: RType, nullable: bool) -> ColumnDef {
+    let ty = match r {
+        RType::Int => SqlType::BigInt { unsigned: false },
+        RType::UInt => SqlType::BigInt { unsigned: true },
+        RType::Decimal(p, s) => SqlType::Decimal {
+            precision: p.clamp(1, 65),
+            scale: s.min(30).min(p.clamp(1, 65)),
+        },
+        RType::Double | RType::DoubleDec(_) => SqlType::Double,
+        RType::Str(n) if n <= 16383 => SqlType::VarChar(n.max(1)),
+        RType::Str(_) | RType::Dyn | RType::Column(_) => SqlType::LongText,
+        RType::Date => SqlType::Date,
+        RType::DateTime(f) => SqlType::DateTime(f),
+        RType::Time => SqlType::Time(0),
+        RType::Year => SqlType::Year,
+        RType::Null => SqlType::Binary(0),
+    };
+    let collation = ty.is_text().then_some(Collation::DEFAULT);
+    ColumnDef {
+        name: String::new(),
+        ty,
+        nullable,
+        default: None,
+        auto_increment: false,
+        extras: ColumnExtras::default(),
+        collation,
+    }
+}
+
+/// The subqueries an UPDATE or DELETE compiled: uncorrelated ones run once before any row
+/// changes, correlated ones (allowed in WHERE only: the subqueries with ids in `where_`) per
+/// row while the rows to change are chosen, also before any changes (as MariaDB reads them:
+/// the table as it was); a correlated one elsewhere is refused (1235).
+pub(crate) fn dml_subqueries(
+    hook: Hook<'_>,
+    where_: std::ops::Range<usize>,
+) -> Result<Vec<SubPlan>, SqlError> {
+    let plans = hook.plans.into_inner();
+    let elsewhere = plans
+        .iter()
+        .enumerate()
+        .any(|(i, p)| p.correlated && !where_.contains(&i));
+    if elsewhere {
+        return Err(SqlError::unsupported(
+            "correlated subqueries in UPDATE ... SET or ORDER BY",
+        ));
+    }
+    Ok(plans)
+}
+
+/// What a SELECT with subqueries cannot run exactly: refused (1235).
+pub(crate) fn check_plan(p: &SelectPlan) -> Result<(), SqlError> {
+    if p.lock.is_some() && (!p.subqueries.is_empty() || p.derived.iter().any(Option::is_some)) {
+        return Err(SqlError::unsupported(
+            "subqueries or derived tables in a locking read",
+        ));
+    }
+    Ok(())
+}
+
+/// An ON condition: no name of an enclosing query nor a correlated subquery in it (its
+/// joined row is not complete when it is tested: 1235).
+pub(crate) fn compile_on(c: &mut Compiler<'_>, e: &ast::Expr) -> Result<Expr, SqlError> {
+    let was = c.correlated.replace(false);
+    let x = c.compile(e)?;
+    let outer = c.correlated.replace(was);
+    if outer || subq_correlated(&x) {
+        return Err(SqlError::unsupported(
+            "correlated subqueries in an ON condition",
+        ));
+    }
+    Ok(x)
+}
+
+/// True when `e` holds a correlated subquery anywhere.
+fn subq_correlated(e: &Expr) -> bool {
+    let any = |v: &[Expr]| v.iter().any(subq_correlated);
+    match e {
+        Expr::Subq(s) => {
+            s.correlated
+                || match &s.kind {
+                    crate::expr::SubqKind::In(x, ..) | crate::expr::SubqKind::Quantified(x, ..) => {
+                        subq_correlated(x)
+                    }
+                    _ => false,
+                }
+        }
+        Expr::Bin(_, l, r) | Expr::Like(l, r, ..) => subq_correlated(l) || subq_correlated(r),
+        Expr::Not(x)
+        | Expr::Neg(x)
+        | Expr::BitNot(x)
+        | Expr::Cast(x, _)
+        | Expr::Collate(x, _)
+        | Expr::Introduced(x, _)
+        | Expr::Collated(_, x)
+        | Expr::IsNull(x, _)
+        | Expr::IsBool(x, ..) => subq_correlated(x),
+        Expr::Between(a, b, c, _) => subq_correlated(a) || subq_correlated(b) || subq_correlated(c),
+        Expr::In(x, list, _) => subq_correlated(x) || any(list),
+        Expr::Case(op, whens, el) => {
+            op.as_deref().is_some_and(subq_correlated)
+                || whens
+                    .iter()
+                    .any(|(a, b)| subq_correlated(a) || subq_correlated(b))
+                || el.as_deref().is_some_and(subq_correlated)
+        }
+        Expr::Func(_, args) => any(args),
+        Expr::Lit(_)
+        | Expr::Col(_)
+        | Expr::Param(_)
+        | Expr::Agg(_)
+        | Expr::SysVar(..)
+        | Expr::UserVar(_)
+        | Expr::InsertValue(_) => false,
+    }
+}
+
+/// The error a self-reference of a recursive CTE raises while its anchor is looked for.
+pub(crate) fn recursive_mark() -> SqlError {
+    SqlError::unsupported("a recursive reference here")
+}
+
+/// WITH and set operations: compiled here (None: a plain SELECT, compiled by the caller).
+pub(crate) fn compile_query(
+    cx: &ExecContext,
+    q: &ast::Query,
+    lock: crate::parse::LockClause,
+    ctx: Ctx<'_>,
+) -> Result<Option<Compiled>, SqlError> {
+    if let Some(w) = &q.with {
+        let scope = Ctes {
+            list: w
+                .cte_tables
+                .iter()
+                .map(|c| (c.alias.name.value.clone(), c))
+                .collect(),
+            recursive: w.recursive,
+            parent: ctx.ctes,
+            this: None,
+        };
+        for (i, (n, _)) in scope.list.iter().enumerate() {
+            if scope.list[..i]
+                .iter()
+                .any(|(m, _)| m.eq_ignore_ascii_case(n))
+            {
+                return Err(SqlError::of(
+                    errors::ER_DUP_QUERY_NAME,
+                    format!("Duplicate query name `{n}` in WITH clause"),
+                ));
+            }
+        }
+        let mut body = q.clone();
+        body.with = None;
+        let inner = Ctx {
+            ctes: Some(&scope),
+            ..ctx
+        };
+        return compile_in(cx, &body, lock, inner).map(Some);
+    }
+    let set_op = match &*q.body {
+        ast::SetExpr::SetOperation { .. } => true,
+        ast::SetExpr::Query(_) => q.order_by.is_some() || q.limit_clause.is_some(),
+        _ => false,
+    };
+    if !set_op {
+        return Ok(None);
+    }
+    crate::plan::setop::compile_wrapped(cx, q, lock, ctx).map(Some)
+}
