@@ -197,8 +197,8 @@ impl Engine {
     }
 
     /// `CREATE TABLE [IF NOT EXISTS] db.name LIKE src_db.src`: a new empty table with the
-    /// source's columns, keys, collations, attributes and COMMENT, but not its AUTO_INCREMENT
-    /// start (as MariaDB). 1146 for a missing source, 1049 for a missing database, 1050 for a
+    /// source's columns, keys, collations, attributes, CHECK constraints and COMMENT, but not
+    /// its AUTO_INCREMENT start nor its foreign keys (as MariaDB). 1146 for a missing source, 1049 for a missing database, 1050 for a
     /// name in use (IF NOT EXISTS: nothing happens).
     pub fn create_table_like(
         &self,
@@ -225,6 +225,8 @@ impl Engine {
             def.db = db.to_string();
             def.name = name.to_string();
             def.options.auto_increment = 0;
+            // MariaDB's LIKE copies CHECK constraints but no FOREIGN KEY.
+            def.options.foreign_keys.clear();
             Ok(Some(CatalogChange::CreateTable { table: def }))
         })?;
         Ok(())

@@ -14,6 +14,7 @@ use sqlparser::ast;
 
 use crate::context::ExecContext;
 use crate::error::SqlError;
+use crate::execute::fk;
 use crate::expr::{
     charset_named, check_charset, collation_named, object_name_parts, Compiler, Env, Scope,
 };
@@ -408,6 +409,8 @@ fn assert_no_transaction(cx: &ExecContext) {
 struct ColumnKeys {
     primary: bool,
     unique: bool,
+    /// `REFERENCES p (c)`: MariaDB 10.5+ makes it a foreign key of the column.
+    references: Option<ast::ForeignKeyConstraint>,
 }
 
 /// A column definition of CREATE TABLE or ALTER TABLE ... ADD COLUMN as the engine's spec.
@@ -441,6 +444,8 @@ fn column_spec(
                 spec.extras.on_update_now = Some(now_option(e, &ty, &cd.name.value, true)?);
             }
             ast::ColumnOption::Comment(c) => spec.extras.comment = c.clone(),
+            ast::ColumnOption::ForeignKey(fk) => keys.references = Some(fk.clone()),
+            ast::ColumnOption::Check(_) => return Err(SqlError::unsupported("CHECK constraints")),
             ast::ColumnOption::Default(e) => {
                 spec.extras.default_now = None;
                 if let Some(v) = default_value(cx, e)? {
@@ -517,8 +522,12 @@ pub(crate) fn create_table(
         n
     };
     let table_coll = table_collation(&ct.table_options)?;
+    let mut fks: Vec<fk::Declared> = Vec::new();
     for cd in &ct.columns {
         let (spec, keys) = column_spec(cx, cd, table_coll)?;
+        if let Some(r) = &keys.references {
+            fks.push(fk::declared(&db, r, Some(vec![cd.name.value.clone()]))?);
+        }
         if keys.primary {
             primary_key = vec![cd.name.value.clone()];
         }
@@ -562,7 +571,10 @@ pub(crate) fn create_table(
                     unique: false,
                 });
             }
-            ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_) => {}
+            ast::TableConstraint::ForeignKey(f) => fks.push(fk::declared(&db, f, None)?),
+            ast::TableConstraint::Check(_) => {
+                return Err(SqlError::unsupported("CHECK constraints"))
+            }
             other => {
                 return Err(SqlError::unsupported(
                     &other.to_string().chars().take(40).collect::<String>(),
@@ -573,6 +585,17 @@ pub(crate) fn create_table(
     if primary_key.is_empty() {
         primary_key = implicit_primary_key(&columns, &mut indexes);
     }
+    for f in &fks {
+        // InnoDB adds an index on the foreign key's columns when no key starts with them.
+        if !key_covers(&primary_key, &indexes, &f.def.columns) {
+            let n = index_name(&f.def.columns, f.index_name.clone(), &indexes);
+            indexes.push(IndexSpec {
+                name: n,
+                columns: f.def.columns.clone(),
+                unique: false,
+            });
+        }
+    }
     let spec = TableSpec {
         db,
         name,
@@ -580,11 +603,45 @@ pub(crate) fn create_table(
         primary_key,
         indexes,
     };
-    let options = table_options(ct)?;
+    let mut options = table_options(ct)?;
+    options.foreign_keys = name_foreign_keys(&spec.name, fks);
+    if !options.foreign_keys.is_empty() {
+        let engine = &cx.server.engine;
+        let mut child = onelog_engine::TableDef::from_spec(0, &spec)?;
+        child.options = options.clone();
+        fk::validate(&engine.catalog(), &child, fk::checks_on(cx))?;
+    }
     cx.server
         .engine
         .create_table_with(spec, options, ct.if_not_exists, sql)?;
     Ok(())
+}
+
+/// Whether the primary key or an index starts with `cols` (ASCII case-insensitively).
+fn key_covers(primary_key: &[String], indexes: &[IndexSpec], cols: &[String]) -> bool {
+    let starts = |k: &[String]| {
+        k.len() >= cols.len() && k.iter().zip(cols).all(|(a, b)| a.eq_ignore_ascii_case(b))
+    };
+    starts(primary_key) || indexes.iter().any(|i| starts(&i.columns))
+}
+
+/// The foreign keys' names (InnoDB's `<table>_ibfk_<n>` for the unnamed ones, numbered in
+/// order), sorted by name as InnoDB keeps and shows them.
+fn name_foreign_keys(table: &str, fks: Vec<fk::Declared>) -> Vec<onelog_engine::ForeignKeyDef> {
+    let mut n = 0;
+    let mut out: Vec<_> = fks
+        .into_iter()
+        .map(|f| {
+            let mut def = f.def;
+            def.name = f.name.unwrap_or_else(|| {
+                n += 1;
+                fk::generated_name(table, n)
+            });
+            def
+        })
+        .collect();
+    out.sort_by_key(|f| f.name.to_ascii_lowercase());
+    out
 }
 
 /// Like InnoDB's clustered index for a table without PRIMARY KEY: the first UNIQUE index over
@@ -698,6 +755,15 @@ pub(crate) fn rename_tables(
         }
         resolved.push((db, table, new_db, new_table));
     }
+    let cat = cx.server.engine.catalog();
+    for (db, table, _, _) in &resolved {
+        // InnoDB renames the references of the children; onelog's keep the parent's name.
+        if fk::check_drop(&cat, db, table).is_err() {
+            return Err(SqlError::unsupported(
+                "RENAME of a table other tables' foreign keys reference",
+            ));
+        }
+    }
     let current = cx.current_db.clone().unwrap_or_default();
     cx.server.engine.rename_tables(&current, &resolved, sql)?;
     Ok(())
@@ -733,6 +799,7 @@ fn drop_column(
             "You can't delete all columns with ALTER TABLE; use DROP TABLE instead",
         ));
     }
+    fk::check_drop_column(&cx.server.engine.catalog(), &t, column)?;
     if t.primary_key.contains(&p) || t.indexes.iter().any(|i| i.columns.contains(&p)) {
         return Err(SqlError::unsupported("DROP COLUMN of a column in a key"));
     }
@@ -864,10 +931,13 @@ pub(crate) fn alter_table(
                     let name = u.index_name.as_ref().or(u.name.as_ref());
                     engine.create_index(&db, &table, index_spec(name, cols, true), sql)?;
                 }
+                ast::TableConstraint::ForeignKey(_) => {
+                    return Err(SqlError::unsupported("ALTER TABLE ... ADD FOREIGN KEY"))
+                }
                 _ => return Err(SqlError::unsupported("this ALTER TABLE")),
             },
             ast::AlterTableOperation::DropIndex { name, .. } => {
-                engine.drop_index(&db, &table, &name.value, sql)?;
+                drop_index_checked(cx, (&db, &table), &name.value, sql)?;
             }
             ast::AlterTableOperation::DropColumn {
                 column_names,
@@ -935,11 +1005,20 @@ pub(crate) fn drop(
                     format!("Unknown table '{}'", missing.join(",")),
                 ));
             }
+            // As MariaDB: a parent another table references is not dropped (1451, after the
+            // other tables are).
+            let mut refused = None;
             for n in names {
                 let (db, t) = split_name(cx, n)?;
+                if fk::checks_on(cx) {
+                    if let Err(e) = fk::check_drop(&engine.catalog(), &db, &t) {
+                        refused = Some(e);
+                        continue;
+                    }
+                }
                 engine.drop_table(&db, &t, true, sql)?;
             }
-            Ok(())
+            refused.map_or(Ok(()), Err)
         }
         ast::ObjectType::Database | ast::ObjectType::Schema => {
             for n in names {
@@ -967,9 +1046,8 @@ pub(crate) fn drop(
             cx.check_table_privilege(&db, &tn, crate::privilege::INDEX)?;
             for n in names {
                 let ix = object_name_parts(n).join(".");
-                match engine.drop_index(&db, &tn, &ix, sql) {
-                    Err(onelog_engine::EngineError::NoSuchIndex { .. }) if if_exists => {}
-                    r => r?,
+                if !if_exists || fk_index_exists(cx, (&db, &tn), &ix) {
+                    drop_index_checked(cx, (&db, &tn), &ix, sql)?;
                 }
             }
             Ok(())
@@ -987,9 +1065,33 @@ pub(crate) fn truncate(cx: &ExecContext, t: &ast::Truncate, sql: &str) -> Result
     }
     for n in &t.table_names {
         let (db, table) = split_name(cx, &n.name)?;
+        if fk::checks_on(cx) {
+            fk::check_truncate(&cx.server.engine.catalog(), &db, &table)?;
+        }
         cx.server.engine.truncate_table(&db, &table, sql)?;
     }
     Ok(())
+}
+
+/// DROP INDEX, refused (1553) when a foreign key needs the index.
+fn drop_index_checked(
+    cx: &ExecContext,
+    (db, table): (&str, &str),
+    ix: &str,
+    sql: &str,
+) -> Result<(), SqlError> {
+    let cat = cx.server.engine.catalog();
+    if let Some(t) = cat.table_by_name(db, table) {
+        fk::check_drop_index(&cat, t, ix)?;
+    }
+    Ok(cx.server.engine.drop_index(db, table, ix, sql)?)
+}
+
+/// Whether DROP INDEX IF EXISTS has `ix` to drop (or a missing table to report).
+fn fk_index_exists(cx: &ExecContext, (db, table): (&str, &str), ix: &str) -> bool {
+    let cat = cx.server.engine.catalog();
+    cat.table_by_name(db, table)
+        .is_none_or(|t| t.index(ix).is_some())
 }
 
 pub(crate) fn create_database(

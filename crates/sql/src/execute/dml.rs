@@ -9,6 +9,7 @@
 //! each statement in a savepoint so a failing statement leaves none of its rows.
 
 use crate::error::{with_row, SqlError};
+use crate::execute::fk;
 use crate::expr::{convert_for_column, order_collation, sort_cmp_in, Env, Expr};
 use crate::plan::access::{fetch, Plan};
 use crate::plan::dml::*;
@@ -327,19 +328,30 @@ pub(crate) fn execute_insert(
     let has_now = def.columns.iter().any(|c| c.extras.default_now.is_some());
     txn.set_no_auto_value_on_zero(crate::sysvar::no_auto_value_on_zero(env.cx));
     let mut returned = p.returning.as_ref().map(|_| Vec::new());
+    let fks = fk::involved(env.cx, def);
     for (row_no, vals) in (1u64..).zip(source) {
         env.cx.guard.check()?;
         let mut row = full_row(def, &p.columns, &defaults, vals, has_now, env, row_no)?;
         // The row is needed again after a duplicate key to find the conflicting rows
-        // (REPLACE, ON DUPLICATE KEY UPDATE), and after the insert for RETURNING; otherwise it
-        // moves into the engine uncopied.
-        let keep = p.replace || !p.on_dup.is_empty() || p.returning.is_some();
+        // (REPLACE, ON DUPLICATE KEY UPDATE), after the insert for RETURNING and for the
+        // foreign key checks; otherwise it moves into the engine uncopied.
+        let keep = p.replace || !p.on_dup.is_empty() || p.returning.is_some() || fks;
         loop {
             let given = if keep {
                 row.clone()
             } else {
                 std::mem::take(&mut row)
             };
+            if fks {
+                // Before the write, so that INSERT IGNORE leaves the row out with a warning.
+                match fk::check_child_row(env.cx, txn, def, &given, None) {
+                    Err(e) if p.ignore && e.code == errors::ER_NO_REFERENCED_ROW_2.code => {
+                        warnings.push(("Warning".to_string(), e.code, e.message.clone()));
+                        break;
+                    }
+                    r => r?,
+                }
+            }
             match txn.insert(def.id, given) {
                 Ok(o) => {
                     affected += 1;
@@ -362,6 +374,9 @@ pub(crate) fn execute_insert(
                             return Err(e.into());
                         }
                         for o in old {
+                            if fks {
+                                fk::check_parent_row(env.cx, txn, def, &o, None)?;
+                            }
                             txn.delete(def.id, &pk_of(def, &o))?;
                             affected += 1;
                         }
@@ -392,7 +407,13 @@ pub(crate) fn execute_insert(
                             out.push(project_returning(sp, &new, env)?);
                         }
                         if new != old {
-                            txn.update(def.id, &pk_of(def, &old), new)?;
+                            if fks {
+                                fk::check_parent_row(env.cx, txn, def, &old, Some(&new))?;
+                                fk::check_child_row(env.cx, txn, def, &new, Some(&old))?;
+                                txn.update(def.id, &pk_of(def, &old), new.clone())?;
+                            } else {
+                                txn.update(def.id, &pk_of(def, &old), new)?;
+                            }
                             affected += 2;
                         }
                         break;
@@ -588,6 +609,7 @@ pub(crate) fn execute_update(
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
     let matched = rows.len() as u64;
     let mut changed = 0u64;
+    let fks = fk::involved(env.cx, def);
     // Each fetched row becomes its new version in place (no copy of the row): the original
     // values of the columns assigned are kept aside to tell whether anything changed.
     let mut saved: Vec<(usize, Value)> = Vec::with_capacity(p.assignments.len());
@@ -606,7 +628,11 @@ pub(crate) fn execute_update(
         if saved.iter().any(|(c, old)| row[*c] != *old) {
             let set = |c: usize| p.assignments.iter().any(|(a, _)| *a == c);
             touch_on_update(def, set, &mut row, env, row_no)?;
-            txn.update(def.id, &pk, row)?;
+            if fks {
+                update_checked(env, txn, def, &pk, row, &saved)?;
+            } else {
+                txn.update(def.id, &pk, row)?;
+            }
             changed += 1;
         }
     }
@@ -619,6 +645,28 @@ pub(crate) fn execute_update(
     })
 }
 
+/// An UPDATE's row write with its foreign key checks: `saved` holds the previous values of
+/// the columns assigned (the rest of `row` is unchanged). The parent side is checked before
+/// the write (children of the old key), the child side after it (the row may reference
+/// itself).
+fn update_checked(
+    env: &Env,
+    txn: &mut Transaction,
+    def: &TableDef,
+    pk: &[Value],
+    row: Vec<Value>,
+    saved: &[(usize, Value)],
+) -> Result<(), SqlError> {
+    let mut old = row.clone();
+    for (c, v) in saved {
+        old[*c] = v.clone();
+    }
+    fk::check_parent_row(env.cx, txn, def, &old, Some(&row))?;
+    fk::check_child_row(env.cx, txn, def, &row, Some(&old))?;
+    txn.update(def.id, pk, row)?;
+    Ok(())
+}
+
 pub(crate) fn execute_delete(
     p: &DeletePlan,
     txn: &mut Transaction,
@@ -628,8 +676,12 @@ pub(crate) fn execute_delete(
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env)?;
     let mut n = 0;
     let mut returned = p.returning.as_ref().map(|_| Vec::new());
+    let fks = fk::involved(env.cx, def);
     for r in rows {
         env.cx.guard.check()?;
+        if fks {
+            fk::check_parent_row(env.cx, txn, def, &r, None)?;
+        }
         if txn.delete(def.id, &pk_of(def, &r))? {
             n += 1;
             if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {

@@ -7,4 +7,5 @@
 pub mod admin;
 pub(crate) mod ddl;
 pub(crate) mod dml;
+pub(crate) mod fk;
 pub(crate) mod select;

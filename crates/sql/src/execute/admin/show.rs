@@ -268,6 +268,9 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
             cols(&i.columns)
         ));
     }
+    for fk in &t.options.foreign_keys {
+        lines.push(crate::execute::fk::show_line(&t.db, fk));
+    }
     let auto = match t.auto_increment {
         Some(_) if auto_increment_next > 1 => format!(" AUTO_INCREMENT={auto_increment_next}"),
         _ => String::new(),
