@@ -2,11 +2,15 @@
 //! definitions (names, implicit index, SHOW CREATE TABLE), the DDL refusals (1005 errno 150,
 //! 1451 on DROP TABLE, 1701 on TRUNCATE, 1553, 1829), the row checks (1452 on a child row
 //! without parent, 1451 on a parent row with children) with their exact texts,
-//! `foreign_key_checks=0`, self-referencing tables, and the shared lock a child's check holds
-//! on its parent row. What onelog does not do yet is refused (1235), never ignored.
+//! `foreign_key_checks=0` (and the flags it gives the logged events), self-referencing tables,
+//! and the shared lock a child's check holds on its parent row. What onelog does not do yet is
+//! refused (1235), never ignored.
 
 mod common;
 use common::{err, fail, ok, text_rows as rows, Db};
+use onelog_binlog::event::query::OPTION_NO_FOREIGN_KEY_CHECKS;
+use onelog_binlog::event::rows::{NO_FOREIGN_KEY_CHECKS_F, STMT_END_F};
+use onelog_binlog::event::{event_type, split_events, QueryEvent};
 use onelog_sql::Session;
 
 fn session(db: &Db) -> Session {
@@ -157,8 +161,7 @@ fn malformed_definitions_are_refused_as_innodb() {
          CASCADE)",
         "CREATE TABLE x (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES p(id) ON UPDATE \
          SET NULL)",
-        "CREATE TABLE x (id INT PRIMARY KEY, a INT, CHECK (a > 0))",
-        "CREATE TABLE x (id INT PRIMARY KEY, a INT CHECK (a > 0))",
+        "ALTER TABLE c ADD COLUMN q INT REFERENCES p(id)",
         "ALTER TABLE c ADD FOREIGN KEY (p) REFERENCES p(id)",
     ] {
         assert_eq!(err(&mut s, sql), 1235, "{sql}");
@@ -305,7 +308,17 @@ fn self_references_and_foreign_key_checks_off() {
         "CREATE TABLE z (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES nope(id))",
     );
     assert!(show(&mut s, "z").ends_with("REFERENCES `nope` (`id`)"));
+    // Logged with the session's OPTION_NO_FOREIGN_KEY_CHECKS, as MariaDB: a replica runs it
+    // unchecked too.
+    assert_eq!(
+        query_flags2(&db, "CREATE TABLE z"),
+        OPTION_NO_FOREIGN_KEY_CHECKS
+    );
     ok(&mut s, "INSERT INTO z VALUES (1, 1)");
+    assert_eq!(
+        rows_flags(&db).last(),
+        Some(&(NO_FOREIGN_KEY_CHECKS_F | STMT_END_F))
+    );
     ok(&mut s, "SET foreign_key_checks = 1");
     let e = fail(&mut s, "INSERT INTO z VALUES (2, 1)");
     assert_eq!(
@@ -314,14 +327,50 @@ fn self_references_and_foreign_key_checks_off() {
          CONSTRAINT `z_ibfk_1` FOREIGN KEY (`p`) REFERENCES `nope` (`id`))"
     );
     ok(&mut s, "CREATE TABLE nope (id INT PRIMARY KEY)");
+    assert_eq!(query_flags2(&db, "CREATE TABLE nope"), 0);
     ok(&mut s, "INSERT INTO nope VALUES (1)");
     ok(&mut s, "INSERT INTO z VALUES (2, 1)");
+    assert_eq!(rows_flags(&db).last(), Some(&STMT_END_F));
     assert_eq!(err(&mut s, "DROP TABLE nope"), 1451);
     ok(&mut s, "SET foreign_key_checks = 0");
     ok(&mut s, "DELETE FROM nope");
     ok(&mut s, "DROP TABLE nope");
     ok(&mut s, "SET foreign_key_checks = 1");
     assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM z"), vec![vec!["2"]]);
+}
+
+/// The flags of every logged rows event, in log order.
+fn rows_flags(db: &Db) -> Vec<u16> {
+    let mut out = Vec::new();
+    for rec in common::log_records(&db.server) {
+        for ev in split_events(&rec.events) {
+            let (h, ev) = ev.unwrap();
+            if matches!(
+                h.event_type,
+                event_type::WRITE_ROWS_V1 | event_type::UPDATE_ROWS_V1 | event_type::DELETE_ROWS_V1
+            ) {
+                // Header (19 bytes), table id (6), flags.
+                out.push(u16::from_le_bytes([ev[25], ev[26]]));
+            }
+        }
+    }
+    out
+}
+
+/// Q_FLAGS2 of the logged Query event whose statement starts with `head`.
+fn query_flags2(db: &Db, head: &str) -> u32 {
+    for rec in common::log_records(&db.server) {
+        for ev in split_events(&rec.events) {
+            let (h, ev) = ev.unwrap();
+            if h.event_type == event_type::QUERY {
+                let q = QueryEvent::decode(ev).unwrap();
+                if q.query.starts_with(head) {
+                    return q.flags2;
+                }
+            }
+        }
+    }
+    panic!("no Query event {head}");
 }
 
 #[test]

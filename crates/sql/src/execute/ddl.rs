@@ -14,7 +14,7 @@ use sqlparser::ast;
 
 use crate::context::ExecContext;
 use crate::error::SqlError;
-use crate::execute::fk;
+use crate::execute::{check, fk};
 use crate::expr::{
     charset_named, check_charset, collation_named, object_name_parts, Compiler, Env, Scope,
 };
@@ -411,6 +411,8 @@ struct ColumnKeys {
     unique: bool,
     /// `REFERENCES p (c)`: MariaDB 10.5+ makes it a foreign key of the column.
     references: Option<ast::ForeignKeyConstraint>,
+    /// `CHECK (...)`: the column's check constraint.
+    check: Option<ast::CheckConstraint>,
 }
 
 /// A column definition of CREATE TABLE or ALTER TABLE ... ADD COLUMN as the engine's spec.
@@ -445,7 +447,7 @@ fn column_spec(
             }
             ast::ColumnOption::Comment(c) => spec.extras.comment = c.clone(),
             ast::ColumnOption::ForeignKey(fk) => keys.references = Some(fk.clone()),
-            ast::ColumnOption::Check(_) => return Err(SqlError::unsupported("CHECK constraints")),
+            ast::ColumnOption::Check(c) => keys.check = Some(c.clone()),
             ast::ColumnOption::Default(e) => {
                 spec.extras.default_now = None;
                 if let Some(v) = default_value(cx, e)? {
@@ -523,10 +525,14 @@ pub(crate) fn create_table(
     };
     let table_coll = table_collation(&ct.table_options)?;
     let mut fks: Vec<fk::Declared> = Vec::new();
+    let mut checks = Vec::new();
     for cd in &ct.columns {
         let (spec, keys) = column_spec(cx, cd, table_coll)?;
         if let Some(r) = &keys.references {
             fks.push(fk::declared(&db, r, Some(vec![cd.name.value.clone()]))?);
+        }
+        if let Some(c) = &keys.check {
+            checks.push(check::column_check(&cd.name.value, c));
         }
         if keys.primary {
             primary_key = vec![cd.name.value.clone()];
@@ -542,6 +548,7 @@ pub(crate) fn create_table(
         }
         columns.push(spec);
     }
+    let mut checks_unnamed: Vec<&ast::CheckConstraint> = Vec::new();
     for c in &ct.constraints {
         match c {
             ast::TableConstraint::PrimaryKey(pk) => {
@@ -572,8 +579,11 @@ pub(crate) fn create_table(
                 });
             }
             ast::TableConstraint::ForeignKey(f) => fks.push(fk::declared(&db, f, None)?),
-            ast::TableConstraint::Check(_) => {
-                return Err(SqlError::unsupported("CHECK constraints"))
+            ast::TableConstraint::Check(c) => {
+                if c.enforced == Some(false) || c.no_inherit {
+                    return Err(SqlError::unsupported("CHECK ... NOT ENFORCED"));
+                }
+                checks_unnamed.push(c);
             }
             other => {
                 return Err(SqlError::unsupported(
@@ -605,15 +615,25 @@ pub(crate) fn create_table(
     };
     let mut options = table_options(ct)?;
     options.foreign_keys = name_foreign_keys(&spec.name, fks);
-    if !options.foreign_keys.is_empty() {
+    let mut unnamed = 0;
+    checks.extend(
+        checks_unnamed
+            .into_iter()
+            .map(|c| check::table_check(c, &mut unnamed)),
+    );
+    options.checks = checks;
+    if !options.foreign_keys.is_empty() || !options.checks.is_empty() {
         let engine = &cx.server.engine;
         let mut child = onelog_engine::TableDef::from_spec(0, &spec)?;
         child.options = options.clone();
+        check::compile(cx, &child)?;
         fk::validate(&engine.catalog(), &child, fk::checks_on(cx))?;
     }
-    cx.server
-        .engine
-        .create_table_with(spec, options, ct.if_not_exists, sql)?;
+    fk::logged_with_checks(cx, || {
+        cx.server
+            .engine
+            .create_table_with(spec, options, ct.if_not_exists, sql)
+    })?;
     Ok(())
 }
 
@@ -800,6 +820,11 @@ fn drop_column(
         ));
     }
     fk::check_drop_column(&cx.server.engine.catalog(), &t, column)?;
+    if check::uses_column(&t, column) {
+        return Err(SqlError::unsupported(
+            "DROP COLUMN of a column a CHECK constraint uses",
+        ));
+    }
     if t.primary_key.contains(&p) || t.indexes.iter().any(|i| i.columns.contains(&p)) {
         return Err(SqlError::unsupported("DROP COLUMN of a column in a key"));
     }
@@ -840,6 +865,11 @@ fn add_column(
     let (spec, keys) = column_spec(cx, cd, table_coll)?;
     if keys.primary || keys.unique {
         return Err(SqlError::unsupported("ADD COLUMN with a key on it"));
+    }
+    if keys.references.is_some() || keys.check.is_some() {
+        return Err(SqlError::unsupported(
+            "ADD COLUMN with a REFERENCES or CHECK constraint",
+        ));
     }
     let env = Env {
         cx,
@@ -1016,7 +1046,7 @@ pub(crate) fn drop(
                         continue;
                     }
                 }
-                engine.drop_table(&db, &t, true, sql)?;
+                fk::logged_with_checks(cx, || engine.drop_table(&db, &t, true, sql))?;
             }
             refused.map_or(Ok(()), Err)
         }
@@ -1068,7 +1098,7 @@ pub(crate) fn truncate(cx: &ExecContext, t: &ast::Truncate, sql: &str) -> Result
         if fk::checks_on(cx) {
             fk::check_truncate(&cx.server.engine.catalog(), &db, &table)?;
         }
-        cx.server.engine.truncate_table(&db, &table, sql)?;
+        fk::logged_with_checks(cx, || cx.server.engine.truncate_table(&db, &table, sql))?;
     }
     Ok(())
 }

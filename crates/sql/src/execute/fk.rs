@@ -40,6 +40,18 @@ pub(crate) fn checks_on(cx: &ExecContext) -> bool {
     )
 }
 
+/// Runs a DDL's engine call so that its Query event carries the session's
+/// `foreign_key_checks=0` (Q_FLAGS2 `OPTION_NO_FOREIGN_KEY_CHECKS`): a replica then runs it
+/// unchecked too, as MariaDB's does (a CREATE TABLE naming a parent not created yet).
+pub(crate) fn logged_with_checks<R>(cx: &ExecContext, f: impl FnOnce() -> R) -> R {
+    if checks_on(cx) {
+        f()
+    } else {
+        let flag = onelog_binlog::event::query::OPTION_NO_FOREIGN_KEY_CHECKS;
+        onelog_engine::events::with_query_flags2(flag, f)
+    }
+}
+
 fn quote(s: &str) -> String {
     format!("`{}`", s.replace('`', "``"))
 }
@@ -505,11 +517,18 @@ pub(crate) fn check_parent_row(
     Ok(())
 }
 
-/// Whether DML on `def` has any foreign key work to do: it has foreign keys, or another
-/// table references it (then the session's `foreign_key_checks` decides).
-pub(crate) fn involved(cx: &ExecContext, def: &TableDef) -> bool {
+/// Whether DML on `def` has foreign key checks to make: it has foreign keys, or another
+/// table references it, and the session's `foreign_key_checks` is on. For such a table the
+/// transaction's rows events get `NO_FOREIGN_KEY_CHECKS_F` when it is off (as MariaDB
+/// logs them: its replica then skips the checks too); other tables cost no variable lookup.
+pub(crate) fn involved(cx: &ExecContext, txn: &mut Transaction, def: &TableDef) -> bool {
     let cat = cx.server.engine.catalog();
     let any = !def.options.foreign_keys.is_empty()
         || referencing(&cat, &def.db, &def.name).next().is_some();
-    any && checks_on(cx)
+    if !any {
+        return false;
+    }
+    let on = checks_on(cx);
+    txn.set_no_foreign_key_checks(!on);
+    on
 }

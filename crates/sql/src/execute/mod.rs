@@ -5,6 +5,7 @@
 //!
 //! Invariants: an executor changes data only through the transaction it is handed.
 pub mod admin;
+pub(crate) mod check;
 pub(crate) mod ddl;
 pub(crate) mod dml;
 pub(crate) mod fk;
