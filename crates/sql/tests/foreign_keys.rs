@@ -298,8 +298,22 @@ fn self_references_and_foreign_key_checks_off() {
         "Cannot delete or update a parent row: a foreign key constraint fails (`d`.`s`, \
          CONSTRAINT `s_ibfk_1` FOREIGN KEY (`m`) REFERENCES `s` (`id`))"
     );
-    // A table referencing itself only can be dropped.
+    // Its generated constraint names would follow a rename in InnoDB: refused.
+    assert_eq!(err(&mut s, "RENAME TABLE s TO s3"), 1235);
+    // A table referencing itself only can be truncated and dropped.
+    ok(&mut s, "TRUNCATE s");
     ok(&mut s, "DROP TABLE s");
+    // A database whose table another database's table references is not dropped.
+    ok(&mut s, "CREATE DATABASE da");
+    ok(&mut s, "CREATE TABLE da.p (id INT PRIMARY KEY)");
+    ok(
+        &mut s,
+        "CREATE TABLE dc (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES da.p(id))",
+    );
+    assert_eq!(err(&mut s, "DROP DATABASE da"), 1451);
+    assert_eq!(rows(&mut s, "SHOW TABLES IN da"), vec![vec!["p"]]);
+    ok(&mut s, "DROP TABLE dc");
+    ok(&mut s, "DROP DATABASE da");
 
     // foreign_key_checks=0: a missing parent, unchecked rows, a referenced parent dropped.
     ok(&mut s, "SET foreign_key_checks = 0");

@@ -777,10 +777,11 @@ pub(crate) fn rename_tables(
     }
     let cat = cx.server.engine.catalog();
     for (db, table, _, _) in &resolved {
-        // InnoDB renames the references of the children; onelog's keep the parent's name.
-        if fk::check_drop(&cat, db, table).is_err() {
+        // InnoDB renames the children's references and the generated constraint names
+        // (`t_ibfk_1`); onelog keeps both, so such a rename is refused.
+        if fk::has_foreign_keys(&cat, db, table) {
             return Err(SqlError::unsupported(
-                "RENAME of a table other tables' foreign keys reference",
+                "RENAME of a table with foreign keys or referenced by one",
             ));
         }
     }
@@ -1056,6 +1057,9 @@ pub(crate) fn drop(
             }
             for n in names {
                 let db = object_name_parts(n).join(".");
+                if fk::checks_on(cx) {
+                    fk::check_drop_database(&engine.catalog(), &db)?;
+                }
                 match engine.drop_database(&db, if_exists, sql) {
                     Err(onelog_engine::EngineError::NoSuchDatabase { .. }) => {
                         return Err(SqlError::of(
