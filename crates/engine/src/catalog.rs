@@ -1505,6 +1505,14 @@ pub enum CatalogChange {
         table: TableDef,
         position: u32,
     },
+    /// `ALTER TABLE ... ADD/DROP FOREIGN KEY / CONSTRAINT / CHECK`: `table` is the new
+    /// definition, the old one with other foreign keys and checks and, when `index` is set,
+    /// that (non-unique) index added, which InnoDB adds for a foreign key no key serves and
+    /// which is built from the rows. Nothing else differs; the rows do not change.
+    AlterConstraints {
+        index: Option<IndexDef>,
+        table: TableDef,
+    },
     /// `CREATE USER`: the account must not exist.
     CreateAccount {
         account: AccountDef,
@@ -1526,6 +1534,9 @@ const EXT_ATTRIBUTES: u8 = 1;
 /// Tag of the extension's section of FOREIGN KEY and CHECK constraints (after
 /// [`EXT_ATTRIBUTES`] when both are present).
 const EXT_CONSTRAINTS: u8 = 2;
+
+/// Tag of [`CatalogChange::AlterConstraints`] (the fk range of tags is 20..=29).
+const TAG_ALTER_CONSTRAINTS: u8 = 20;
 
 /// Format 2 added the accounts' [`AuthMethods`]; format 1 is still read.
 const CHANGE_FORMAT: u8 = 2;
@@ -1559,6 +1570,20 @@ impl CatalogChange {
             }
             CatalogChange::CreateTable { table } => {
                 put_u8(&mut out, 3);
+                table.encode(&mut out);
+            }
+            CatalogChange::AlterConstraints { index, table } => {
+                put_u8(&mut out, TAG_ALTER_CONSTRAINTS);
+                match index {
+                    None => put_u8(&mut out, 0),
+                    Some(i) => {
+                        put_u8(&mut out, 1);
+                        put_u32(&mut out, i.id);
+                        put_str(&mut out, &i.name);
+                        put_positions(&mut out, &i.columns);
+                    }
+                }
+                // The definition last: its optional trailing extension runs to the end.
                 table.encode(&mut out);
             }
             CatalogChange::DropTable { id } => {
@@ -1649,6 +1674,22 @@ impl CatalogChange {
                         columns,
                         unique,
                     },
+                }
+            }
+            TAG_ALTER_CONSTRAINTS => {
+                let index = match r.u8()? {
+                    0 => None,
+                    1 => Some(IndexDef {
+                        id: r.u32()?,
+                        name: r.string()?,
+                        columns: get_positions(&mut r, usize::MAX)?,
+                        unique: false,
+                    }),
+                    b => return Err(r.err(format!("bad index flag {b}"))),
+                };
+                CatalogChange::AlterConstraints {
+                    index,
+                    table: TableDef::decode(&mut r)?,
                 }
             }
             7 => CatalogChange::DropIndex {
@@ -1813,6 +1854,27 @@ impl Catalog {
                     return Err(EngineError::corrupt(
                         "DROP COLUMN",
                         "the new definition is not the old one without that column",
+                    ));
+                }
+                c.tables.insert(table.id, Arc::new(table.clone()));
+            }
+            CatalogChange::AlterConstraints { index, table } => {
+                let mut old = c.table_for_change(table.id)?;
+                if let Some(i) = index {
+                    if i.unique {
+                        return Err(EngineError::corrupt(
+                            "ALTER TABLE constraints",
+                            "a unique index",
+                        ));
+                    }
+                    old = with_index(old, i)?;
+                }
+                old.options.foreign_keys = table.options.foreign_keys.clone();
+                old.options.checks = table.options.checks.clone();
+                if old != *table {
+                    return Err(EngineError::corrupt(
+                        "ALTER TABLE constraints",
+                        "the new definition differs from the old one beyond its constraints",
                     ));
                 }
                 c.tables.insert(table.id, Arc::new(table.clone()));
@@ -2392,6 +2454,60 @@ mod tests {
         let mut bad = new.clone();
         bad[old.len() + 2] = 0xff; // a name's length past the end
         assert!(TableDef::decode(&mut Reader::new(&bad, "t")).is_err());
+    }
+
+    #[test]
+    fn alter_constraints_round_trips_and_changes_only_constraints() {
+        let c = Catalog::new()
+            .apply(&CatalogChange::CreateDatabase { name: "d".into() })
+            .unwrap();
+        let t = TableDef::from_spec(c.next_table_id(), &spec()).unwrap();
+        let c = c
+            .apply(&CatalogChange::CreateTable { table: t.clone() })
+            .unwrap();
+        let mut with = t.clone();
+        (with.options.foreign_keys, with.options.checks) = constraints();
+        let ch = CatalogChange::AlterConstraints {
+            index: None,
+            table: with.clone(),
+        };
+        let enc = ch.encode();
+        assert_eq!(enc[1], TAG_ALTER_CONSTRAINTS);
+        assert_eq!(CatalogChange::decode(&enc).unwrap(), ch);
+        let c2 = c.apply(&ch).unwrap();
+        assert_eq!(**c2.table(t.id).unwrap(), with);
+        // Back without them.
+        let c3 = c2
+            .apply(&CatalogChange::AlterConstraints {
+                index: None,
+                table: t.clone(),
+            })
+            .unwrap();
+        assert_eq!(**c3.table(t.id).unwrap(), t);
+        // With the index the foreign key needs.
+        let mut indexed = with.clone();
+        let ix = indexed
+            .add_index(&IndexSpec::new("name_fk", &["name"], false))
+            .unwrap();
+        let ch = CatalogChange::AlterConstraints {
+            index: Some(ix),
+            table: indexed.clone(),
+        };
+        assert_eq!(CatalogChange::decode(&ch.encode()).unwrap(), ch);
+        assert_eq!(**c.apply(&ch).unwrap().table(t.id).unwrap(), indexed);
+        // Anything else changed is refused.
+        let mut other = with.clone();
+        other.options.comment = "x".into();
+        let bad = CatalogChange::AlterConstraints {
+            index: None,
+            table: other,
+        };
+        assert!(c.apply(&bad).is_err());
+        let no_index = CatalogChange::AlterConstraints {
+            index: None,
+            table: indexed,
+        };
+        assert!(c.apply(&no_index).is_err());
     }
 
     #[test]

@@ -27,8 +27,8 @@ use onelog_log::{PendingRecord, RecordKind};
 use onelog_binlog::Value;
 
 use crate::catalog::{
-    check_identifier, AccountDef, CatalogChange, ColumnDef, ColumnSpec, IndexDef, IndexSpec,
-    TableDef, TableId, TableOptions, TableSpec,
+    check_identifier, AccountDef, CatalogChange, CheckDef, ColumnDef, ColumnSpec, ForeignKeyDef,
+    IndexDef, IndexSpec, TableDef, TableId, TableOptions, TableSpec,
 };
 use crate::commit::CommitPayload;
 use crate::engine::Engine;
@@ -236,6 +236,33 @@ impl Engine {
     /// `AUTO_INCREMENT=N`); 1 for a table never given one.
     pub fn auto_increment_next(&self, table: TableId) -> u64 {
         self.core().peek_auto_inc(table)
+    }
+
+    /// `ALTER TABLE ... ADD/DROP FOREIGN KEY / CONSTRAINT / CHECK`: the table's foreign keys
+    /// and checks become `foreign_keys` and `checks` (validated by the caller, which checked
+    /// the rows too), with `index` (a non-unique index, InnoDB's for a foreign key no key
+    /// serves) added and built; 1146 for a missing table, 1061 for an index name in use.
+    pub fn alter_constraints(
+        &self,
+        (db, table): (&str, &str),
+        (foreign_keys, checks): (Vec<ForeignKeyDef>, Vec<CheckDef>),
+        index: Option<IndexSpec>,
+        sql: &str,
+    ) -> Result<(), EngineError> {
+        self.run_ddl(db, sql, |root| {
+            let mut def = (*Self::find_table(root, db, table)?).clone();
+            let index = match index {
+                Some(spec) => Some(def.add_index(&IndexSpec {
+                    unique: false,
+                    ..spec
+                })?),
+                None => None,
+            };
+            def.options.foreign_keys = foreign_keys;
+            def.options.checks = checks;
+            Ok(Some(CatalogChange::AlterConstraints { index, table: def }))
+        })?;
+        Ok(())
     }
 
     /// `DROP TABLE`.
