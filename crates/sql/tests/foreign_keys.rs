@@ -11,7 +11,7 @@ use common::{err, fail, ok, text_rows as rows, Db};
 use onelog_binlog::event::query::OPTION_NO_FOREIGN_KEY_CHECKS;
 use onelog_binlog::event::rows::{NO_FOREIGN_KEY_CHECKS_F, STMT_END_F};
 use onelog_binlog::event::{event_type, split_events, QueryEvent};
-use onelog_sql::Session;
+use onelog_sql::{Server, ServerConfig, Session};
 
 fn session(db: &Db) -> Session {
     let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
@@ -162,7 +162,6 @@ fn malformed_definitions_are_refused_as_innodb() {
         "CREATE TABLE x (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES p(id) ON UPDATE \
          SET NULL)",
         "ALTER TABLE c ADD COLUMN q INT REFERENCES p(id)",
-        "ALTER TABLE c ADD FOREIGN KEY (p) REFERENCES p(id)",
     ] {
         assert_eq!(err(&mut s, sql), 1235, "{sql}");
     }
@@ -416,4 +415,113 @@ fn a_childs_check_holds_its_parent_row() {
     assert_eq!(err(&mut a, "INSERT INTO c VALUES (2, 3)"), 1205);
     ok(&mut b, "COMMIT");
     assert_eq!(err(&mut a, "INSERT INTO c VALUES (2, 3)"), 1452);
+}
+
+#[test]
+fn alter_table_adds_and_drops_constraints_as_mariadb() {
+    let db = Db::open("fk-alter");
+    let mut s = session(&db);
+    for sql in [
+        "CREATE TABLE p (id INT PRIMARY KEY)",
+        "CREATE TABLE c (id INT PRIMARY KEY, p INT, q INT, KEY (q))",
+        "INSERT INTO p VALUES (1)",
+        "INSERT INTO c VALUES (1, 1, 5)",
+    ] {
+        ok(&mut s, sql);
+    }
+    // An existing row without parent: 1452 (MariaDB names its temporary copy there).
+    let e = fail(&mut s, "ALTER TABLE c ADD FOREIGN KEY (q) REFERENCES p(id)");
+    assert_eq!(e.code, 1452);
+    // InnoDB's index comes with the constraint; the next one reuses it.
+    ok(&mut s, "ALTER TABLE c ADD FOREIGN KEY (p) REFERENCES p(id)");
+    ok(
+        &mut s,
+        "ALTER TABLE c ADD CONSTRAINT FOREIGN KEY (p) REFERENCES p(id)",
+    );
+    assert_eq!(
+        show(&mut s, "c"),
+        "CREATE TABLE `c` (\n  `id` int(11) NOT NULL,\n  `p` int(11) DEFAULT NULL,\n  `q` \
+         int(11) DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  KEY `q` (`q`),\n  KEY `p` (`p`),\n  \
+         CONSTRAINT `c_ibfk_1` FOREIGN KEY (`p`) REFERENCES `p` (`id`),\n  CONSTRAINT \
+         `c_ibfk_2` FOREIGN KEY (`p`) REFERENCES `p` (`id`)"
+    );
+    assert_eq!(err(&mut s, "DELETE FROM p"), 1451);
+    let e = fail(&mut s, "ALTER TABLE c DROP FOREIGN KEY nope");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (1091, "Can't DROP FOREIGN KEY `nope`; check that it exists")
+    );
+    let e = fail(&mut s, "ALTER TABLE c DROP CONSTRAINT nope");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (1091, "Can't DROP CONSTRAINT `nope`; check that it exists")
+    );
+    ok(&mut s, "ALTER TABLE c DROP FOREIGN KEY c_ibfk_1");
+    ok(&mut s, "ALTER TABLE c DROP CONSTRAINT c_ibfk_2");
+    assert_eq!(
+        show(&mut s, "c"),
+        "CREATE TABLE `c` (\n  `id` int(11) NOT NULL,\n  `p` int(11) DEFAULT NULL,\n  `q` \
+         int(11) DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  KEY `q` (`q`),\n  KEY `p` (`p`)"
+    );
+    ok(&mut s, "DELETE FROM p");
+    // CHECK constraints: existing rows are tested.
+    let e = fail(&mut s, "ALTER TABLE c ADD CONSTRAINT ck CHECK (q < 5)");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (4025, "CONSTRAINT `ck` failed for `d`.`c`")
+    );
+    ok(&mut s, "ALTER TABLE c ADD CONSTRAINT ck CHECK (q < 6)");
+    ok(&mut s, "ALTER TABLE c ADD CHECK (q > 0)");
+    assert!(show(&mut s, "c").ends_with(
+        "KEY `p` (`p`),\n  CONSTRAINT `ck` CHECK (`q` < 6),\n  CONSTRAINT `CONSTRAINT_1` CHECK \
+         (`q` > 0)"
+    ));
+    assert_eq!(err(&mut s, "UPDATE c SET q = 9"), 4025);
+    ok(&mut s, "ALTER TABLE c DROP CONSTRAINT ck");
+    ok(&mut s, "ALTER TABLE c DROP CONSTRAINT IF EXISTS ck");
+    ok(&mut s, "UPDATE c SET q = 9");
+    // With foreign_key_checks=0 the rows are not looked at.
+    ok(&mut s, "SET foreign_key_checks = 0");
+    ok(
+        &mut s,
+        "ALTER TABLE c ADD CONSTRAINT fq FOREIGN KEY (q) REFERENCES p(id)",
+    );
+    ok(&mut s, "SET foreign_key_checks = 1");
+    assert_eq!(err(&mut s, "INSERT INTO c VALUES (2, NULL, 3)"), 1452);
+}
+
+#[test]
+fn constraints_survive_restarts() {
+    let dir = common::TempDir::new("fk-restart");
+    let open = || Server::open(ServerConfig::new(dir.path())).unwrap().0;
+    let server = open();
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    for sql in [
+        "CREATE DATABASE d",
+        "USE d",
+        "CREATE TABLE p (id INT PRIMARY KEY)",
+        "CREATE TABLE c (id INT PRIMARY KEY, p INT REFERENCES p(id), CHECK (id > 0))",
+        "CREATE TABLE c2 (id INT PRIMARY KEY, p INT)",
+        "ALTER TABLE c2 ADD CONSTRAINT f2 FOREIGN KEY (p) REFERENCES p(id)",
+        "INSERT INTO p VALUES (1)",
+    ] {
+        ok(&mut s, sql);
+    }
+    let want_c = show(&mut s, "c");
+    let want_c2 = show(&mut s, "c2");
+    drop(s);
+    server.shutdown().unwrap();
+    for round in 0..2 {
+        let server = open();
+        let mut s = Session::new(server.clone(), 1, "root", "localhost");
+        ok(&mut s, "USE d");
+        assert_eq!(show(&mut s, "c"), want_c, "round {round}");
+        assert_eq!(show(&mut s, "c2"), want_c2, "round {round}");
+        assert_eq!(err(&mut s, "INSERT INTO c VALUES (1, 2)"), 1452);
+        assert_eq!(err(&mut s, "INSERT INTO c VALUES (-1, 1)"), 4025);
+        assert_eq!(err(&mut s, "INSERT INTO c2 VALUES (1, 2)"), 1452);
+        ok(&mut s, "FLUSH BINARY LOGS");
+        drop(s);
+        server.shutdown().unwrap();
+    }
 }

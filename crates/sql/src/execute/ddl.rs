@@ -962,11 +962,26 @@ pub(crate) fn alter_table(
                     let name = u.index_name.as_ref().or(u.name.as_ref());
                     engine.create_index(&db, &table, index_spec(name, cols, true), sql)?;
                 }
-                ast::TableConstraint::ForeignKey(_) => {
-                    return Err(SqlError::unsupported("ALTER TABLE ... ADD FOREIGN KEY"))
+                ast::TableConstraint::ForeignKey(f) => {
+                    return fk::alter_add(cx, (&db, &table), f, sql)
+                }
+                ast::TableConstraint::Check(c) => {
+                    return check::alter_add(cx, (&db, &table), c, sql)
                 }
                 _ => return Err(SqlError::unsupported("this ALTER TABLE")),
             },
+            ast::AlterTableOperation::DropForeignKey {
+                name,
+                drop_behavior: None,
+            } => return fk::alter_drop(cx, (&db, &table), &name.value, (false, false), sql),
+            ast::AlterTableOperation::DropConstraint {
+                if_exists,
+                name,
+                drop_behavior: None,
+            } => {
+                let how = (true, *if_exists);
+                return fk::alter_drop(cx, (&db, &table), &name.value, how, sql);
+            }
             ast::AlterTableOperation::DropIndex { name, .. } => {
                 drop_index_checked(cx, (&db, &table), &name.value, sql)?;
             }

@@ -556,3 +556,157 @@ pub(crate) fn involved(cx: &ExecContext, txn: &mut Transaction, def: &TableDef) 
     txn.set_no_foreign_key_checks(!on);
     on
 }
+
+/// The table `db`.`table` (1146 when missing).
+fn table_of(cat: &Catalog, db: &str, table: &str) -> Result<std::sync::Arc<TableDef>, SqlError> {
+    cat.table_by_name(db, table).cloned().ok_or_else(|| {
+        SqlError::of(
+            errors::ER_NO_SUCH_TABLE,
+            format!("Table '{db}.{table}' doesn't exist"),
+        )
+    })
+}
+
+/// InnoDB's next generated name for `t`: `<table>_ibfk_<n>` past the highest such n.
+fn next_generated_name(t: &TableDef) -> String {
+    let prefix = format!("{}_ibfk_", t.name);
+    let top = t
+        .options
+        .foreign_keys
+        .iter()
+        .filter_map(|f| f.name.strip_prefix(&prefix)?.parse::<usize>().ok())
+        .max()
+        .unwrap_or(0);
+    generated_name(&t.name, top + 1)
+}
+
+/// `ALTER TABLE t ADD [CONSTRAINT x] FOREIGN KEY [name] (...) REFERENCES ...`: validated as
+/// at CREATE TABLE; with `foreign_key_checks` on, every existing row must have its parent
+/// (1452); the index InnoDB adds when no key starts with the columns is added with it.
+pub(crate) fn alter_add(
+    cx: &ExecContext,
+    (db, table): (&str, &str),
+    f: &ast::ForeignKeyConstraint,
+    sql: &str,
+) -> Result<(), SqlError> {
+    let engine = &cx.server.engine;
+    let cat = engine.catalog();
+    let t = table_of(&cat, db, table)?;
+    let d = declared(db, f, None)?;
+    let mut fk = d.def;
+    fk.name = d.name.unwrap_or_else(|| next_generated_name(&t));
+    let mut child = (*t).clone();
+    let cols = match positions(&child, &fk.columns) {
+        Some(c) => c,
+        None => {
+            let missing = fk.columns.iter().find(|c| child.column_index(c).is_none());
+            return Err(onelog_engine::EngineError::NoSuchKeyColumn {
+                column: missing.cloned().unwrap_or_default(),
+            }
+            .into());
+        }
+    };
+    let index = match key_starting_with(&child, &cols) {
+        Some(_) => None,
+        None => {
+            let base = d.index_name.unwrap_or_else(|| fk.columns[0].clone());
+            let mut name = base.clone();
+            let mut n = 1;
+            while child.index(&name).is_some() || name.eq_ignore_ascii_case("PRIMARY") {
+                n += 1;
+                name = format!("{base}_{n}");
+            }
+            let spec = onelog_engine::IndexSpec {
+                name,
+                columns: fk.columns.clone(),
+                unique: false,
+            };
+            child.add_index(&spec)?;
+            Some(spec)
+        }
+    };
+    child.options.foreign_keys.push(fk.clone());
+    child
+        .options
+        .foreign_keys
+        .sort_by_key(|f| f.name.to_ascii_lowercase());
+    let checks = checks_on(cx);
+    validate(&cat, &child, checks)?;
+    if checks {
+        check_existing_rows(cx, &child, &fk, &cols)?;
+    }
+    let constraints = (child.options.foreign_keys, t.options.checks.clone());
+    logged_with_checks(cx, || {
+        engine.alter_constraints((db, table), constraints, index, sql)
+    })?;
+    Ok(())
+}
+
+/// Every row of `child` must have its parent under `fk` (1452, naming the child table;
+/// MariaDB names its temporary copy `#sql-alter-...` there).
+fn check_existing_rows(
+    cx: &ExecContext,
+    child: &TableDef,
+    fk: &ForeignKeyDef,
+    cols: &[usize],
+) -> Result<(), SqlError> {
+    let cat = cx.server.engine.catalog();
+    let mut txn = cx.server.engine.begin();
+    let rows = txn.scan(child.id, IndexRef::Primary, KeyRange::all(), None)?;
+    let parent = cat.table_by_name(&fk.parent_db, &fk.parent_table);
+    let pcols = parent.and_then(|p| positions(p, &fk.parent_columns));
+    for row in rows {
+        cx.guard.check()?;
+        let Some(key) = key_of(&row, cols) else {
+            continue;
+        };
+        let self_ref = pcols.as_ref().is_some_and(|pc| {
+            parent.is_some_and(|p| p.id == child.id) && key_of(&row, pc).as_ref() == Some(&key)
+        });
+        let found = match (parent, &pcols) {
+            _ if self_ref => true,
+            (Some(p), Some(pc)) => exists_locked(&mut txn, p, pc, key)?,
+            _ => false,
+        };
+        if !found {
+            txn.rollback();
+            return Err(no_parent(child, fk));
+        }
+    }
+    txn.rollback();
+    Ok(())
+}
+
+/// `ALTER TABLE t DROP FOREIGN KEY x` (`any`: false) or `DROP CONSTRAINT x` (`any`: a foreign
+/// key or a check): 1091 when there is none (`if_exists`: nothing happens).
+pub(crate) fn alter_drop(
+    cx: &ExecContext,
+    (db, table): (&str, &str),
+    name: &str,
+    (any, if_exists): (bool, bool),
+    sql: &str,
+) -> Result<(), SqlError> {
+    let engine = &cx.server.engine;
+    let t = table_of(&engine.catalog(), db, table)?;
+    let mut fks = t.options.foreign_keys.clone();
+    let mut checks = t.options.checks.clone();
+    let before = fks.len() + checks.len();
+    fks.retain(|f| !f.name.eq_ignore_ascii_case(name));
+    if any && fks.len() == t.options.foreign_keys.len() {
+        checks.retain(|c| c.column.is_some() || !c.name.eq_ignore_ascii_case(name));
+    }
+    if fks.len() + checks.len() == before {
+        if if_exists {
+            return Ok(());
+        }
+        let what = if any { "CONSTRAINT" } else { "FOREIGN KEY" };
+        return Err(SqlError::of(
+            errors::ER_CANT_DROP_FIELD_OR_KEY,
+            format!("Can't DROP {what} `{name}`; check that it exists"),
+        ));
+    }
+    logged_with_checks(cx, || {
+        engine.alter_constraints((db, table), (fks, checks), None, sql)
+    })?;
+    Ok(())
+}
