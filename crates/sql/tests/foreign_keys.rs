@@ -70,6 +70,27 @@ fn definitions_are_named_indexed_and_shown_as_mariadb() {
          PRIMARY KEY (`id`),\n  KEY `k` (`p`,`id`),\n  CONSTRAINT `cn` FOREIGN KEY (`p`) \
          REFERENCES `p` (`id`)"
     );
+    // The constraint's name (or FOREIGN KEY's) names the index too.
+    for (sql, key) in [
+        (
+            "CREATE TABLE n1 (id INT PRIMARY KEY, p INT, CONSTRAINT mk1 FOREIGN KEY (p) \
+             REFERENCES p(id))",
+            "KEY `mk1` (`p`),\n  CONSTRAINT `mk1` FOREIGN KEY",
+        ),
+        (
+            "CREATE TABLE n2 (id INT PRIMARY KEY, p INT, CONSTRAINT myfk2 FOREIGN KEY ix2 (p) \
+             REFERENCES p(id))",
+            "KEY `myfk2` (`p`),\n  CONSTRAINT `myfk2` FOREIGN KEY",
+        ),
+        (
+            "CREATE TABLE n3 (id INT PRIMARY KEY, p INT, FOREIGN KEY ix3 (p) REFERENCES p(id))",
+            "KEY `ix3` (`p`),\n  CONSTRAINT `ix3` FOREIGN KEY",
+        ),
+    ] {
+        ok(&mut s, sql);
+        let table = &sql[13..15];
+        assert!(show(&mut s, table).contains(key), "{sql}");
+    }
     ok(
         &mut s,
         "CREATE TABLE y (id INT PRIMARY KEY, p INT REFERENCES p(id))",

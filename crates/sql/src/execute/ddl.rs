@@ -1,6 +1,8 @@
 //! DDL: CREATE/DROP DATABASE, CREATE TABLE (types, defaults, NOT NULL, AUTO_INCREMENT,
 //! PRIMARY KEY inline or as a constraint, UNIQUE/KEY/INDEX, table options ignored), DROP
-//! TABLE (several), TRUNCATE, CREATE [UNIQUE] INDEX, DROP INDEX, ALTER TABLE ADD/DROP INDEX.
+//! TABLE (several), TRUNCATE, CREATE [UNIQUE] INDEX, DROP INDEX, ALTER TABLE ADD/DROP INDEX;
+//! FOREIGN KEY and CHECK constraints through `fk` and `check` (declared at CREATE TABLE, added
+//! and dropped by ALTER TABLE, guarding DROP/TRUNCATE/DROP COLUMN/DROP INDEX/RENAME).
 //! Each runs through the engine's DDL methods with the statement text (its Query event).
 //!
 //! Invariant: the session commits any open transaction before calling in here (implicit
@@ -595,15 +597,18 @@ pub(crate) fn create_table(
     if primary_key.is_empty() {
         primary_key = implicit_primary_key(&columns, &mut indexes);
     }
-    for f in &fks {
-        // InnoDB adds an index on the foreign key's columns when no key starts with them.
-        if !key_covers(&primary_key, &indexes, &f.def.columns) {
-            let n = index_name(&f.def.columns, f.index_name.clone(), &indexes);
-            indexes.push(IndexSpec {
-                name: n,
-                columns: f.def.columns.clone(),
-                unique: false,
-            });
+    // InnoDB's index for each foreign key no declared key starts with; of two such
+    // generated indexes on the same columns the later stays (MariaDB drops a generated key
+    // another key starts with).
+    for (i, f) in fks.iter().enumerate() {
+        let cols = &f.def.columns;
+        let later = fks[i + 1..]
+            .iter()
+            .any(|g| key_covers(&g.def.columns, &[], cols));
+        if !later && !key_covers(&primary_key, &indexes, cols) {
+            let name = index_name(cols, f.name.clone(), &indexes);
+            let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
+            indexes.push(IndexSpec::new(&name, &cols, false));
         }
     }
     let spec = TableSpec {
@@ -622,6 +627,19 @@ pub(crate) fn create_table(
             .map(|c| check::table_check(c, &mut unnamed)),
     );
     options.checks = checks;
+    create_checked(cx, spec, options, ct.if_not_exists, sql)
+}
+
+/// The engine's CREATE TABLE of `spec` after its constraints are validated (the CHECK
+/// expressions compile, the foreign keys are well formed), logged with the session's
+/// `foreign_key_checks`.
+fn create_checked(
+    cx: &ExecContext,
+    spec: TableSpec,
+    options: TableOptions,
+    if_not_exists: bool,
+    sql: &str,
+) -> Result<(), SqlError> {
     if !options.foreign_keys.is_empty() || !options.checks.is_empty() {
         let engine = &cx.server.engine;
         let mut child = onelog_engine::TableDef::from_spec(0, &spec)?;
@@ -632,7 +650,7 @@ pub(crate) fn create_table(
     fk::logged_with_checks(cx, || {
         cx.server
             .engine
-            .create_table_with(spec, options, ct.if_not_exists, sql)
+            .create_table_with(spec, options, if_not_exists, sql)
     })?;
     Ok(())
 }

@@ -139,9 +139,9 @@ fn incorrectly_formed(db: &str, table: &str) -> SqlError {
 
 /// A foreign key of CREATE TABLE as parsed, before validation.
 pub(crate) struct Declared {
+    /// `CONSTRAINT x`, else `FOREIGN KEY x (...)` (MariaDB names the constraint and the index
+    /// it adds after either); None: generated.
     pub name: Option<String>,
-    /// `FOREIGN KEY name (...)`: the name of the index InnoDB adds when none fits.
-    pub index_name: Option<String>,
     pub def: ForeignKeyDef,
 }
 
@@ -198,8 +198,11 @@ pub(crate) fn declared(
         ));
     }
     Ok(Declared {
-        name: fk.name.as_ref().map(|n| n.value.clone()),
-        index_name: fk.index_name.as_ref().map(|n| n.value.clone()),
+        name: fk
+            .name
+            .as_ref()
+            .or(fk.index_name.as_ref())
+            .map(|n| n.value.clone()),
         def: ForeignKeyDef {
             name: String::new(),
             columns,
@@ -594,7 +597,7 @@ pub(crate) fn alter_add(
     let t = table_of(&cat, db, table)?;
     let d = declared(db, f, None)?;
     let mut fk = d.def;
-    fk.name = d.name.unwrap_or_else(|| next_generated_name(&t));
+    fk.name = d.name.clone().unwrap_or_else(|| next_generated_name(&t));
     let mut child = (*t).clone();
     let cols = match positions(&child, &fk.columns) {
         Some(c) => c,
@@ -609,7 +612,7 @@ pub(crate) fn alter_add(
     let index = match key_starting_with(&child, &cols) {
         Some(_) => None,
         None => {
-            let base = d.index_name.unwrap_or_else(|| fk.columns[0].clone());
+            let base = d.name.unwrap_or_else(|| fk.columns[0].clone());
             let mut name = base.clone();
             let mut n = 1;
             while child.index(&name).is_some() || name.eq_ignore_ascii_case("PRIMARY") {
