@@ -597,20 +597,7 @@ pub(crate) fn create_table(
     if primary_key.is_empty() {
         primary_key = implicit_primary_key(&columns, &mut indexes);
     }
-    // InnoDB's index for each foreign key no declared key starts with; of two such
-    // generated indexes on the same columns the later stays (MariaDB drops a generated key
-    // another key starts with).
-    for (i, f) in fks.iter().enumerate() {
-        let cols = &f.def.columns;
-        let later = fks[i + 1..]
-            .iter()
-            .any(|g| key_covers(&g.def.columns, &[], cols));
-        if !later && !key_covers(&primary_key, &indexes, cols) {
-            let name = index_name(cols, f.name.clone(), &indexes);
-            let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
-            indexes.push(IndexSpec::new(&name, &cols, false));
-        }
-    }
+    add_fk_indexes(&fks, &primary_key, &mut indexes, &mut index_name);
     let spec = TableSpec {
         db,
         name,
@@ -653,6 +640,28 @@ fn create_checked(
             .create_table_with(spec, options, if_not_exists, sql)
     })?;
     Ok(())
+}
+
+/// InnoDB's index for each foreign key no declared key starts with (named by `name_of`); of
+/// two such generated indexes on the same columns the later stays (MariaDB drops a generated
+/// key another key starts with).
+fn add_fk_indexes(
+    fks: &[fk::Declared],
+    primary_key: &[String],
+    indexes: &mut Vec<IndexSpec>,
+    name_of: &mut impl FnMut(&[String], Option<String>, &[IndexSpec]) -> String,
+) {
+    for (i, f) in fks.iter().enumerate() {
+        let cols = &f.def.columns;
+        let later = fks[i + 1..]
+            .iter()
+            .any(|g| key_covers(&g.def.columns, &[], cols));
+        if !later && !key_covers(primary_key, indexes, cols) {
+            let name = name_of(cols, f.name.clone(), indexes);
+            let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
+            indexes.push(IndexSpec::new(&name, &cols, false));
+        }
+    }
 }
 
 /// Whether the primary key or an index starts with `cols` (ASCII case-insensitively).
