@@ -662,6 +662,79 @@ pub struct TableOptions {
     pub comment: String,
     /// `AUTO_INCREMENT=N` of CREATE TABLE: the first generated value (0 or 1: none given).
     pub auto_increment: u64,
+    /// The table's FOREIGN KEY constraints (it is their child), in the order SHOW CREATE
+    /// TABLE prints them (by name, as InnoDB keeps them).
+    pub foreign_keys: Vec<ForeignKeyDef>,
+    /// The table's CHECK constraints, in declaration order.
+    pub checks: Vec<CheckDef>,
+}
+
+/// What a foreign key does to the child rows when their parent row is deleted or its key
+/// updated. `Restrict` is also what InnoDB makes of an absent clause and of `SET DEFAULT`
+/// (MariaDB accepts `SET DEFAULT`, shows no clause for it and refuses the parent change).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FkAction {
+    Restrict,
+    NoAction,
+    Cascade,
+    SetNull,
+}
+
+impl FkAction {
+    /// The clause's words as SHOW CREATE TABLE prints them (None: not printed).
+    pub fn sql(self) -> Option<&'static str> {
+        match self {
+            FkAction::Restrict => None,
+            FkAction::NoAction => Some("NO ACTION"),
+            FkAction::Cascade => Some("CASCADE"),
+            FkAction::SetNull => Some("SET NULL"),
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            FkAction::Restrict => 0,
+            FkAction::NoAction => 1,
+            FkAction::Cascade => 2,
+            FkAction::SetNull => 3,
+        }
+    }
+
+    fn from_code(c: u8) -> Option<FkAction> {
+        Some(match c {
+            0 => FkAction::Restrict,
+            1 => FkAction::NoAction,
+            2 => FkAction::Cascade,
+            3 => FkAction::SetNull,
+            _ => return None,
+        })
+    }
+}
+
+/// A FOREIGN KEY constraint of a child table. Columns are kept by name: the parent may not
+/// exist (created with `foreign_key_checks=0`), and names survive column moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignKeyDef {
+    /// The constraint's name (given, or InnoDB's generated `<table>_ibfk_<n>`).
+    pub name: String,
+    /// The child's columns (non-empty, as many as `parent_columns`).
+    pub columns: Vec<String>,
+    pub parent_db: String,
+    pub parent_table: String,
+    pub parent_columns: Vec<String>,
+    pub on_delete: FkAction,
+    pub on_update: FkAction,
+}
+
+/// A CHECK constraint: its name (given, `CONSTRAINT_<n>` for an unnamed table constraint,
+/// the column's name for a column constraint) and its expression's SQL text as SHOW CREATE
+/// TABLE prints it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckDef {
+    pub name: String,
+    /// Set for a column-level constraint (printed after the column's definition).
+    pub column: Option<String>,
+    pub expr: String,
 }
 
 impl ColumnSpec {
@@ -847,6 +920,12 @@ impl TableDef {
                 .any(|d| d.name.eq_ignore_ascii_case(&c.name))
             {
                 return Err(format!("duplicate column {}", c.name));
+            }
+        }
+        for fk in &self.options.foreign_keys {
+            let known = fk.columns.iter().all(|c| self.column_index(c).is_some());
+            if !known || fk.columns.len() != fk.parent_columns.len() {
+                return Err(format!("foreign key {} columns", fk.name));
             }
         }
         for (i, ix) in self.indexes.iter().enumerate() {
@@ -1094,11 +1173,19 @@ impl TableDef {
     /// AUTO_INCREMENT start. Definitions written before the extension existed end after
     /// `next_index_id` and still decode.
     fn encode_extension(&self, out: &mut Vec<u8>) {
-        if self.columns.iter().all(|c| c.extras.is_plain())
-            && self.options == TableOptions::default()
+        let o = &self.options;
+        if !self.columns.iter().all(|c| c.extras.is_plain())
+            || !o.comment.is_empty()
+            || o.auto_increment != 0
         {
-            return;
+            self.encode_attributes(out);
         }
+        if !o.foreign_keys.is_empty() || !o.checks.is_empty() {
+            encode_constraints(o, out);
+        }
+    }
+
+    fn encode_attributes(&self, out: &mut Vec<u8>) {
         put_u8(out, EXT_ATTRIBUTES);
         for c in &self.columns {
             let e = &c.extras;
@@ -1116,14 +1203,27 @@ impl TableDef {
     }
 
     /// Reads [`encode_extension`](Self::encode_extension)'s bytes when there are any left.
+    /// The extension is a sequence of tagged sections, each at most once and in tag order
+    /// ([`EXT_ATTRIBUTES`], then [`EXT_CONSTRAINTS`]); bytes written before constraints
+    /// existed hold at most the first.
     fn decode_extension(&mut self, r: &mut Reader<'_>) -> Result<(), FormatError> {
-        if r.is_empty() {
-            return Ok(());
+        let mut last = 0;
+        while !r.is_empty() {
+            let tag = r.u8()?;
+            if tag <= last {
+                return Err(r.err(format!("table definition extension {tag} out of order")));
+            }
+            last = tag;
+            match tag {
+                EXT_ATTRIBUTES => self.decode_attributes(r)?,
+                EXT_CONSTRAINTS => decode_constraints(&mut self.options, r)?,
+                t => return Err(r.err(format!("unknown table definition extension {t}"))),
+            }
         }
-        match r.u8()? {
-            EXT_ATTRIBUTES => {}
-            t => return Err(r.err(format!("unknown table definition extension {t}"))),
-        }
+        Ok(())
+    }
+
+    fn decode_attributes(&mut self, r: &mut Reader<'_>) -> Result<(), FormatError> {
         for c in &mut self.columns {
             let flags = r.u8()?;
             if flags & !7 != 0 {
@@ -1142,10 +1242,8 @@ impl TableDef {
                 display_width: (flags & 4 != 0).then_some(width as u16),
             };
         }
-        self.options = TableOptions {
-            comment: r.string()?,
-            auto_increment: r.u64()?,
-        };
+        self.options.comment = r.string()?;
+        self.options.auto_increment = r.u64()?;
         Ok(())
     }
 
@@ -1225,6 +1323,82 @@ impl TableDef {
         def.decode_extension(r)?;
         Ok(def)
     }
+}
+
+/// Section [`EXT_CONSTRAINTS`]: the foreign keys (name, child columns, parent database,
+/// table and columns, the ON DELETE and ON UPDATE action codes), then the checks (name,
+/// column or empty, expression text).
+fn encode_constraints(o: &TableOptions, out: &mut Vec<u8>) {
+    put_u8(out, EXT_CONSTRAINTS);
+    put_var(out, o.foreign_keys.len() as u64);
+    for fk in &o.foreign_keys {
+        put_str(out, &fk.name);
+        put_names(out, &fk.columns);
+        put_str(out, &fk.parent_db);
+        put_str(out, &fk.parent_table);
+        put_names(out, &fk.parent_columns);
+        put_u8(out, fk.on_delete.code());
+        put_u8(out, fk.on_update.code());
+    }
+    put_var(out, o.checks.len() as u64);
+    for c in &o.checks {
+        put_str(out, &c.name);
+        put_str(out, c.column.as_deref().unwrap_or(""));
+        put_str(out, &c.expr);
+    }
+}
+
+fn decode_constraints(o: &mut TableOptions, r: &mut Reader<'_>) -> Result<(), FormatError> {
+    let n = r.count(8)?;
+    for _ in 0..n {
+        let name = r.string()?;
+        let columns = get_names(r)?;
+        let parent_db = r.string()?;
+        let parent_table = r.string()?;
+        let parent_columns = get_names(r)?;
+        let action = |r: &mut Reader<'_>| {
+            let c = r.u8()?;
+            FkAction::from_code(c).ok_or_else(|| r.err(format!("bad foreign key action {c}")))
+        };
+        let on_delete = action(r)?;
+        let on_update = action(r)?;
+        if columns.is_empty() || columns.len() != parent_columns.len() {
+            return Err(r.err("foreign key column counts differ"));
+        }
+        o.foreign_keys.push(ForeignKeyDef {
+            name,
+            columns,
+            parent_db,
+            parent_table,
+            parent_columns,
+            on_delete,
+            on_update,
+        });
+    }
+    let n = r.count(3)?;
+    for _ in 0..n {
+        let name = r.string()?;
+        let column = Some(r.string()?).filter(|c| !c.is_empty());
+        let expr = r.string()?;
+        o.checks.push(CheckDef { name, column, expr });
+    }
+    Ok(())
+}
+
+fn put_names(out: &mut Vec<u8>, names: &[String]) {
+    put_var(out, names.len() as u64);
+    for n in names {
+        put_str(out, n);
+    }
+}
+
+fn get_names(r: &mut Reader<'_>) -> Result<Vec<String>, FormatError> {
+    let n = r.count(1)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(r.string()?);
+    }
+    Ok(v)
 }
 
 fn put_positions(out: &mut Vec<u8>, p: &[usize]) {
@@ -1389,8 +1563,8 @@ pub enum CatalogChange {
         position: u32,
     },
     /// `ALTER TABLE` with any operations, as one change: `table` is the whole new definition
-    /// (same id; a new database or name for a RENAME among the operations) and `sources[i]` says where column `i`'s values come from
-    /// (an old column's value converted to the new type by `alter::convert`, or one value for
+    /// (same id; a new database or name for a RENAME among the operations) and `sources[i]`
+    /// says where column `i`'s values come from (an old column's value converted to the new type by `alter::convert`, or one value for
     /// every row). Keys are rebuilt from the new rows.
     /// `strict`: the copy's conversion failures are errors (the session's strict sql_mode);
     /// otherwise values are clipped, cut or zeroed, as MariaDB's non-strict copy.
@@ -1400,6 +1574,14 @@ pub enum CatalogChange {
         strict: bool,
         auto_increment: Option<u64>,
         sources: Vec<ColumnSource>,
+        table: TableDef,
+    },
+    /// `ALTER TABLE ... ADD/DROP FOREIGN KEY / CONSTRAINT / CHECK`: `table` is the new
+    /// definition, the old one with other foreign keys and checks and, when `index` is set,
+    /// that (non-unique) index added, which InnoDB adds for a foreign key no key serves and
+    /// which is built from the rows. Nothing else differs; the rows do not change.
+    AlterConstraints {
+        index: Option<IndexDef>,
         table: TableDef,
     },
     /// `CREATE USER`: the account must not exist.
@@ -1432,6 +1614,12 @@ pub enum ColumnSource {
 
 /// Tag of the table definition's trailing extension (column attributes and table options).
 const EXT_ATTRIBUTES: u8 = 1;
+/// Tag of the extension's section of FOREIGN KEY and CHECK constraints (after
+/// [`EXT_ATTRIBUTES`] when both are present).
+const EXT_CONSTRAINTS: u8 = 2;
+
+/// Tag of [`CatalogChange::AlterConstraints`] (the fk range of tags is 20..=29).
+const TAG_ALTER_CONSTRAINTS: u8 = 20;
 
 /// Format 2 added the accounts' [`AuthMethods`]; format 1 is still read.
 const CHANGE_FORMAT: u8 = 2;
@@ -1465,6 +1653,20 @@ impl CatalogChange {
             }
             CatalogChange::CreateTable { table } => {
                 put_u8(&mut out, 3);
+                table.encode(&mut out);
+            }
+            CatalogChange::AlterConstraints { index, table } => {
+                put_u8(&mut out, TAG_ALTER_CONSTRAINTS);
+                match index {
+                    None => put_u8(&mut out, 0),
+                    Some(i) => {
+                        put_u8(&mut out, 1);
+                        put_u32(&mut out, i.id);
+                        put_str(&mut out, &i.name);
+                        put_positions(&mut out, &i.columns);
+                    }
+                }
+                // The definition last: its optional trailing extension runs to the end.
                 table.encode(&mut out);
             }
             CatalogChange::DropTable { id } => {
@@ -1587,6 +1789,22 @@ impl CatalogChange {
                         columns,
                         unique,
                     },
+                }
+            }
+            TAG_ALTER_CONSTRAINTS => {
+                let index = match r.u8()? {
+                    0 => None,
+                    1 => Some(IndexDef {
+                        id: r.u32()?,
+                        name: r.string()?,
+                        columns: get_positions(&mut r, usize::MAX)?,
+                        unique: false,
+                    }),
+                    b => return Err(r.err(format!("bad index flag {b}"))),
+                };
+                CatalogChange::AlterConstraints {
+                    index,
+                    table: TableDef::decode(&mut r)?,
                 }
             }
             7 => CatalogChange::DropIndex {
@@ -1775,6 +1993,27 @@ impl Catalog {
                     return Err(EngineError::corrupt(
                         "DROP COLUMN",
                         "the new definition is not the old one without that column",
+                    ));
+                }
+                c.tables.insert(table.id, Arc::new(table.clone()));
+            }
+            CatalogChange::AlterConstraints { index, table } => {
+                let mut old = c.table_for_change(table.id)?;
+                if let Some(i) = index {
+                    if i.unique {
+                        return Err(EngineError::corrupt(
+                            "ALTER TABLE constraints",
+                            "a unique index",
+                        ));
+                    }
+                    old = with_index(old, i)?;
+                }
+                old.options.foreign_keys = table.options.foreign_keys.clone();
+                old.options.checks = table.options.checks.clone();
+                if old != *table {
+                    return Err(EngineError::corrupt(
+                        "ALTER TABLE constraints",
+                        "the new definition differs from the old one beyond its constraints",
                     ));
                 }
                 c.tables.insert(table.id, Arc::new(table.clone()));
@@ -2307,6 +2546,7 @@ mod tests {
         t.options = TableOptions {
             comment: "tc".into(),
             auto_increment: 42,
+            ..Default::default()
         };
         let mut new = Vec::new();
         t.encode(&mut new);
@@ -2322,6 +2562,126 @@ mod tests {
         for n in old.len() + 1..new.len() {
             assert!(TableDef::decode(&mut Reader::new(&new[..n], "t")).is_err());
         }
+    }
+
+    fn constraints() -> (Vec<ForeignKeyDef>, Vec<CheckDef>) {
+        let fk = ForeignKeyDef {
+            name: "t_ibfk_1".into(),
+            columns: vec!["name".into()],
+            parent_db: "other".into(),
+            parent_table: "p".into(),
+            parent_columns: vec!["k".into()],
+            on_delete: FkAction::Cascade,
+            on_update: FkAction::NoAction,
+        };
+        let ck = CheckDef {
+            name: "CONSTRAINT_1".into(),
+            column: None,
+            expr: "`id` > 0".into(),
+        };
+        let col = CheckDef {
+            name: "name".into(),
+            column: Some("name".into()),
+            expr: "`name` <> ''".into(),
+        };
+        (vec![fk], vec![ck, col])
+    }
+
+    #[test]
+    fn constraints_section_round_trips_after_old_bytes() {
+        let plain = TableDef::from_spec(1, &spec()).unwrap();
+        let mut old = Vec::new();
+        plain.encode(&mut old);
+        // Constraints alone: the section follows the old bytes directly.
+        let mut t = plain.clone();
+        (t.options.foreign_keys, t.options.checks) = constraints();
+        let mut new = Vec::new();
+        t.encode(&mut new);
+        assert!(new.starts_with(&old));
+        assert_eq!(new[old.len()], EXT_CONSTRAINTS);
+        let mut r = Reader::new(&new, "t");
+        assert_eq!(TableDef::decode(&mut r).unwrap(), t);
+        assert!(r.is_empty());
+        for n in old.len() + 1..new.len() {
+            assert!(TableDef::decode(&mut Reader::new(&new[..n], "t")).is_err());
+        }
+        // Attributes then constraints; the attributes' bytes (an older definition) still
+        // decode alone, without constraints.
+        let mut a = plain.clone();
+        a.options.comment = "tc".into();
+        let mut attrs = Vec::new();
+        a.encode(&mut attrs);
+        let back = TableDef::decode(&mut Reader::new(&attrs, "t")).unwrap();
+        assert_eq!(back, a);
+        assert!(back.options.foreign_keys.is_empty() && back.options.checks.is_empty());
+        (a.options.foreign_keys, a.options.checks) = constraints();
+        let mut both = Vec::new();
+        a.encode(&mut both);
+        assert!(both.starts_with(&attrs));
+        assert_eq!(TableDef::decode(&mut Reader::new(&both, "t")).unwrap(), a);
+        let ch = CatalogChange::CreateTable { table: a.clone() };
+        assert_eq!(CatalogChange::decode(&ch.encode()).unwrap(), ch);
+        // Sections out of order or repeated are refused.
+        let mut twice = new.clone();
+        twice.extend_from_slice(&new[old.len()..]);
+        assert!(TableDef::decode(&mut Reader::new(&twice, "t")).is_err());
+        let mut bad = new.clone();
+        bad[old.len() + 2] = 0xff; // a name's length past the end
+        assert!(TableDef::decode(&mut Reader::new(&bad, "t")).is_err());
+    }
+
+    #[test]
+    fn alter_constraints_round_trips_and_changes_only_constraints() {
+        let c = Catalog::new()
+            .apply(&CatalogChange::CreateDatabase { name: "d".into() })
+            .unwrap();
+        let t = TableDef::from_spec(c.next_table_id(), &spec()).unwrap();
+        let c = c
+            .apply(&CatalogChange::CreateTable { table: t.clone() })
+            .unwrap();
+        let mut with = t.clone();
+        (with.options.foreign_keys, with.options.checks) = constraints();
+        let ch = CatalogChange::AlterConstraints {
+            index: None,
+            table: with.clone(),
+        };
+        let enc = ch.encode();
+        assert_eq!(enc[1], TAG_ALTER_CONSTRAINTS);
+        assert_eq!(CatalogChange::decode(&enc).unwrap(), ch);
+        let c2 = c.apply(&ch).unwrap();
+        assert_eq!(**c2.table(t.id).unwrap(), with);
+        // Back without them.
+        let c3 = c2
+            .apply(&CatalogChange::AlterConstraints {
+                index: None,
+                table: t.clone(),
+            })
+            .unwrap();
+        assert_eq!(**c3.table(t.id).unwrap(), t);
+        // With the index the foreign key needs.
+        let mut indexed = with.clone();
+        let ix = indexed
+            .add_index(&IndexSpec::new("name_fk", &["name"], false))
+            .unwrap();
+        let ch = CatalogChange::AlterConstraints {
+            index: Some(ix),
+            table: indexed.clone(),
+        };
+        assert_eq!(CatalogChange::decode(&ch.encode()).unwrap(), ch);
+        assert_eq!(**c.apply(&ch).unwrap().table(t.id).unwrap(), indexed);
+        // Anything else changed is refused.
+        let mut other = with.clone();
+        other.options.comment = "x".into();
+        let bad = CatalogChange::AlterConstraints {
+            index: None,
+            table: other,
+        };
+        assert!(c.apply(&bad).is_err());
+        let no_index = CatalogChange::AlterConstraints {
+            index: None,
+            table: indexed,
+        };
+        assert!(c.apply(&no_index).is_err());
     }
 
     #[test]

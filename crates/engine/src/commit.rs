@@ -85,6 +85,9 @@ use crate::semisync::{CommitWaiter, SemiSync, WaitPoint};
 use crate::store::{Root, RowChange, Store};
 
 /// What a log record carries to the sink.
+// A DDL's change (a whole table definition) is bigger than the rows variant; DDL is rare and
+// the payload moves once, so it is not boxed.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum CommitPayload {
     /// A transaction's change log (`txn`: whose locks to release; None for replicated groups
     /// applied without row locks, which the sink admits first: [`Sink::admit`]).

@@ -28,8 +28,8 @@ use onelog_binlog::Value;
 
 use crate::alter::{self, AlterPlan, Condition};
 use crate::catalog::{
-    check_identifier, AccountDef, CatalogChange, ColumnDef, ColumnSource, ColumnSpec, IndexDef,
-    IndexSpec, TableDef, TableId, TableOptions, TableSpec,
+    check_identifier, AccountDef, CatalogChange, CheckDef, ColumnDef, ColumnSource, ColumnSpec,
+    ForeignKeyDef, IndexDef, IndexSpec, TableDef, TableId, TableOptions, TableSpec,
 };
 use crate::commit::CommitPayload;
 use crate::engine::Engine;
@@ -207,8 +207,8 @@ impl Engine {
     }
 
     /// `CREATE TABLE [IF NOT EXISTS] db.name LIKE src_db.src`: a new empty table with the
-    /// source's columns, keys, collations, attributes and COMMENT, but not its AUTO_INCREMENT
-    /// start (as MariaDB). 1146 for a missing source, 1049 for a missing database, 1050 for a
+    /// source's columns, keys, collations, attributes, CHECK constraints and COMMENT, but not
+    /// its AUTO_INCREMENT start nor its foreign keys (as MariaDB). 1146 for a missing source, 1049 for a missing database, 1050 for a
     /// name in use (IF NOT EXISTS: nothing happens).
     pub fn create_table_like(
         &self,
@@ -235,6 +235,8 @@ impl Engine {
             def.db = db.to_string();
             def.name = name.to_string();
             def.options.auto_increment = 0;
+            // MariaDB's LIKE copies CHECK constraints but no FOREIGN KEY.
+            def.options.foreign_keys.clear();
             Ok(Some(CatalogChange::CreateTable { table: def }))
         })?;
         Ok(())
@@ -244,6 +246,33 @@ impl Engine {
     /// `AUTO_INCREMENT=N`); 1 for a table never given one.
     pub fn auto_increment_next(&self, table: TableId) -> u64 {
         self.core().peek_auto_inc(table)
+    }
+
+    /// `ALTER TABLE ... ADD/DROP FOREIGN KEY / CONSTRAINT / CHECK`: the table's foreign keys
+    /// and checks become `foreign_keys` and `checks` (validated by the caller, which checked
+    /// the rows too), with `index` (a non-unique index, InnoDB's for a foreign key no key
+    /// serves) added and built; 1146 for a missing table, 1061 for an index name in use.
+    pub fn alter_constraints(
+        &self,
+        (db, table): (&str, &str),
+        (foreign_keys, checks): (Vec<ForeignKeyDef>, Vec<CheckDef>),
+        index: Option<IndexSpec>,
+        sql: &str,
+    ) -> Result<(), EngineError> {
+        self.run_ddl(db, sql, |root| {
+            let mut def = (*Self::find_table(root, db, table)?).clone();
+            let index = match index {
+                Some(spec) => Some(def.add_index(&IndexSpec {
+                    unique: false,
+                    ..spec
+                })?),
+                None => None,
+            };
+            def.options.foreign_keys = foreign_keys;
+            def.options.checks = checks;
+            Ok(Some(CatalogChange::AlterConstraints { index, table: def }))
+        })?;
+        Ok(())
     }
 
     /// `DROP TABLE`.

@@ -337,6 +337,8 @@ pub struct EventCache {
     /// The body was handed to the log by [`finish_streamed`](Self::finish_streamed) after it
     /// spilled (the counters still count the spill).
     streamed_spill: bool,
+    /// Flags of the rows events started from now on ([`set_rows_flags`](Self::set_rows_flags)).
+    rows_flags: u16,
 }
 
 fn kind_of(c: &RowChange) -> RowsKind {
@@ -363,6 +365,12 @@ impl EventCache {
             limits,
             ..EventCache::default()
         }
+    }
+
+    /// Flags (e.g. `NO_FOREIGN_KEY_CHECKS_F`) of the rows events of the changes pushed from
+    /// now on; a change of flags starts a new rows event, as MariaDB's.
+    pub fn set_rows_flags(&mut self, flags: u16) {
+        self.rows_flags = flags;
     }
 
     /// No change was pushed (or all were rolled back).
@@ -442,16 +450,19 @@ impl EventCache {
             None => self.add_table(def, metadata, stamp())?,
         };
         let kind = kind_of(change);
-        let reuse = matches!(&self.open, Some(o) if o.table == id && o.writer.kind() == kind && o.writer.rows_len() < ROWS_EVENT_TARGET);
+        let flags = self.rows_flags;
+        let reuse = matches!(&self.open, Some(o) if o.table == id && o.writer.kind() == kind && o.writer.flags() == flags && o.writer.rows_len() < ROWS_EVENT_TARGET);
         if !reuse {
             self.flush_open(env)?;
             let ncols = self.tables[slot].1.len();
+            let mut writer = RowsEventWriter::new(kind, id, ncols);
+            writer.set_flags(flags);
             self.open = Some(Open {
                 seq: self.next_seq,
                 table: id,
                 slot,
                 stamp: stamp(),
-                writer: RowsEventWriter::new(kind, id, ncols),
+                writer,
             });
             self.next_seq += 1;
         }

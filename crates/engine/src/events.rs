@@ -29,6 +29,21 @@ use crate::catalog::{Catalog, TableId};
 use crate::error::EngineError;
 use crate::store::RowChange;
 
+thread_local! {
+    /// Q_FLAGS2 bits of the session whose DDL this thread logs ([`with_query_flags2`]).
+    static QUERY_FLAGS2: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` with `flags2` (MariaDB's session option bits, e.g.
+/// `query::OPTION_NO_FOREIGN_KEY_CHECKS`) in the Query event of every DDL it logs on this
+/// thread, as MariaDB writes the session's options into Q_FLAGS2.
+pub fn with_query_flags2<R>(flags2: u32, f: impl FnOnce() -> R) -> R {
+    let before = QUERY_FLAGS2.with(|c| c.replace(flags2));
+    let r = f();
+    QUERY_FLAGS2.with(|c| c.set(before));
+    r
+}
+
 /// Row image bytes after which a rows event is cut (MariaDB's `binlog_row_event_max_size`
 /// default is 8 KiB).
 pub const ROWS_EVENT_TARGET: usize = 8 * 1024;
@@ -201,6 +216,7 @@ pub fn encode_ddl_with_mode(
     };
     let mut q = QueryEvent::new(db, sql);
     q.sql_mode = sql_mode;
+    q.flags2 = QUERY_FLAGS2.with(|c| c.get());
     q.encode_with_flags(timestamp, server_id, flags, &mut out)
         .map_err(|e| encode_err("Query event", e))?;
     Ok(out)

@@ -50,8 +50,9 @@ pub mod store;
 pub mod txn;
 
 pub use catalog::{
-    AccountDef, AuthMethods, Catalog, CatalogChange, ColumnDef, ColumnExtras, ColumnSource,
-    ColumnSpec, GrantDef, IndexDef, IndexSpec, SqlType, TableDef, TableId, TableOptions, TableSpec,
+    AccountDef, AuthMethods, Catalog, CatalogChange, CheckDef, ColumnDef, ColumnExtras,
+    ColumnSource, ColumnSpec, FkAction, ForeignKeyDef, GrantDef, IndexDef, IndexSpec, SqlType,
+    TableDef, TableId, TableOptions, TableSpec,
 };
 pub use engine::{Engine, EngineOptions, RecoveryReport};
 pub use error::EngineError;

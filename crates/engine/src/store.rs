@@ -485,6 +485,36 @@ impl Root {
         Ok(())
     }
 
+    /// Builds `index` of `table` (as `catalog` defines the table) from its rows.
+    fn build_index(
+        &mut self,
+        catalog: &Catalog,
+        table: TableId,
+        index: &IndexDef,
+        generation: u64,
+    ) {
+        let def = catalog.table(table).cloned();
+        if let (Some(def), Some(t)) = (def, self.tables.get_mut(&table)) {
+            let mut entries = OrdMap::new();
+            for (pk, row) in t.rows.iter() {
+                let mut k = Vec::with_capacity(32);
+                index_key(&def, index, row, &mut k);
+                let klen = k.len() as u32;
+                k.extend_from_slice(pk);
+                entries.insert(
+                    KeyBytes::from(k),
+                    IndexEntry {
+                        klen,
+                        row: row.clone(),
+                    },
+                );
+            }
+            debug_assert_eq!(entries.len(), t.rows.len());
+            t.indexes.insert(index.id, entries);
+            t.generation = generation;
+        }
+    }
+
     /// Applies a DDL change: new catalog, and the table data it implies.
     pub fn apply_catalog_change(&mut self, change: &CatalogChange) -> Result<(), EngineError> {
         let catalog = self.catalog.apply(change)?;
@@ -558,27 +588,18 @@ impl Root {
                         .insert(*id, TableData::empty(def, 1, generation));
                 }
             }
-            CatalogChange::CreateIndex { table, index } => {
-                let def = catalog.table(*table).cloned();
-                if let (Some(def), Some(t)) = (def, self.tables.get_mut(table)) {
-                    let mut entries = OrdMap::new();
-                    for (pk, row) in t.rows.iter() {
-                        let mut k = Vec::with_capacity(32);
-                        index_key(&def, index, row, &mut k);
-                        let klen = k.len() as u32;
-                        k.extend_from_slice(pk);
-                        entries.insert(
-                            KeyBytes::from(k),
-                            IndexEntry {
-                                klen,
-                                row: row.clone(),
-                            },
-                        );
-                    }
-                    debug_assert_eq!(entries.len(), t.rows.len());
-                    t.indexes.insert(index.id, entries);
+            CatalogChange::AlterConstraints { index, table } => {
+                // Same rows (and the new index built from them); a transaction that wrote
+                // them unchecked by the new constraints fails its commit (1412).
+                if let Some(index) = index {
+                    self.build_index(&catalog, table.id, index, generation);
+                }
+                if let Some(t) = self.tables.get_mut(&table.id) {
                     t.generation = generation;
                 }
+            }
+            CatalogChange::CreateIndex { table, index } => {
+                self.build_index(&catalog, *table, index, generation);
             }
             CatalogChange::DropIndex { table, index_id } => {
                 if let Some(t) = self.tables.get_mut(table) {

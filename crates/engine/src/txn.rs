@@ -196,6 +196,18 @@ impl Transaction {
         self.zero_is_value = on;
     }
 
+    /// The session's `foreign_key_checks=0` for the changes made from now on: their rows
+    /// events carry `NO_FOREIGN_KEY_CHECKS_F`, so a replica applies them unchecked too, as
+    /// MariaDB logs them (the checks themselves are the SQL layer's).
+    pub fn set_no_foreign_key_checks(&mut self, on: bool) {
+        let flags = if on {
+            onelog_binlog::event::rows::NO_FOREIGN_KEY_CHECKS_F
+        } else {
+            0
+        };
+        self.cache.set_rows_flags(flags);
+    }
+
     /// The transaction's id (its lock owner id).
     pub fn id(&self) -> TxnId {
         self.id

@@ -30,6 +30,7 @@
 use std::sync::Arc;
 
 use onelog_binlog::event::gtid::{FL_DDL, FL_STANDALONE};
+use onelog_binlog::event::query::OPTION_NO_FOREIGN_KEY_CHECKS;
 use onelog_binlog::event::statement_vars::{
     decode_statement_var, StatementVar, UserValue, INTVAR, INTVAR_INSERT_ID, INTVAR_LAST_INSERT_ID,
     RAND, USER_VAR,
@@ -357,7 +358,7 @@ impl SqlApplier {
                     if loose {
                         self.run(group, "", NON_STRICT)?;
                     }
-                    let r = self.run(group, &q.db, &q.query);
+                    let r = self.run_query(group, &q);
                     if loose {
                         self.run(group, "", "SET SESSION sql_mode = DEFAULT")?;
                     }
@@ -470,6 +471,18 @@ impl SqlApplier {
             }
         }
         Ok(())
+    }
+
+    /// A Query event's statement, run as the primary's session did: with `foreign_key_checks`
+    /// off when its Q_FLAGS2 says so (as MariaDB's SQL thread takes the event's options).
+    fn run_query(&mut self, group: &RelayGroup, q: &QueryEvent) -> Result<(), ApplyError> {
+        if q.flags2 & OPTION_NO_FOREIGN_KEY_CHECKS == 0 {
+            return self.run(group, &q.db, &q.query);
+        }
+        self.run(group, "", "SET SESSION foreign_key_checks = 0")?;
+        let r = self.run(group, &q.db, &q.query);
+        let restored = self.run(group, "", "SET SESSION foreign_key_checks = 1");
+        r.and(restored)
     }
 
     /// An INSERT the primary ran with AUTO_INCREMENT value `id` must have used the same here.

@@ -142,3 +142,39 @@ fn multi_table_delete_as_mariadb() {
     let e = fail(&mut s, "DELETE a FROM a JOIN b ON a.id = b.aid LIMIT 1");
     assert_eq!(e.code, 1064);
 }
+
+/// Foreign keys and CHECK constraints hold for multi-table statements as for single-table
+/// ones (codes and texts as MariaDB 10.11).
+#[test]
+fn multi_table_statements_keep_constraints() {
+    let db = Db::open("multi-constraints");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE TABLE p (id INT PRIMARY KEY)");
+    ok(
+        &mut s,
+        "CREATE TABLE c (id INT PRIMARY KEY, pid INT, v INT CHECK (v < 1000), \
+         CONSTRAINT fk_p FOREIGN KEY (pid) REFERENCES p (id))",
+    );
+    ok(&mut s, "INSERT INTO p VALUES (1), (2)");
+    ok(&mut s, "INSERT INTO c VALUES (10, 1, 5), (20, 2, 6)");
+    let e = fail(
+        &mut s,
+        "DELETE p FROM p JOIN c ON c.pid = p.id WHERE c.id = 10",
+    );
+    assert_eq!(e.code, 1451, "{}", e.message);
+    let e = fail(
+        &mut s,
+        "UPDATE c JOIN p ON c.pid = p.id SET c.pid = p.id + 10",
+    );
+    assert_eq!(e.code, 1452, "{}", e.message);
+    let e = fail(&mut s, "UPDATE c JOIN p ON c.pid = p.id SET c.v = 5000");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (4025, "CONSTRAINT `c.v` failed for `m`.`c`")
+    );
+    // Nothing changed.
+    assert_eq!(
+        lines(&mut s, "SELECT id, pid, v FROM c ORDER BY id"),
+        ["10|1|5", "20|2|6"]
+    );
+}

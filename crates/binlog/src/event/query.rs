@@ -32,6 +32,10 @@ use crate::wire::Reader;
 /// (`CREATE/DROP DATABASE`): readers must not `use` that database before the statement.
 pub const LOG_EVENT_SUPPRESS_USE_F: u16 = 0x0008;
 
+/// Q_FLAGS2 bit of a session with `foreign_key_checks=0` (MariaDB's
+/// `OPTION_NO_FOREIGN_KEY_CHECKS`): a replica runs the statement without foreign key checks.
+pub const OPTION_NO_FOREIGN_KEY_CHECKS: u32 = 1 << 26;
+
 pub const Q_FLAGS2_CODE: u8 = 0;
 pub const Q_SQL_MODE_CODE: u8 = 1;
 pub const Q_CATALOG_CODE: u8 = 2;

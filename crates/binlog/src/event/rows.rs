@@ -70,6 +70,8 @@ pub struct RowsEventWriter {
     body: Vec<u8>,
     preamble_len: usize,
     rows: usize,
+    /// Flags besides STMT_END_F (e.g. [`NO_FOREIGN_KEY_CHECKS_F`]) of every event written.
+    flags: u16,
 }
 
 impl RowsEventWriter {
@@ -95,7 +97,18 @@ impl RowsEventWriter {
             body,
             preamble_len,
             rows: 0,
+            flags: 0,
         }
+    }
+
+    /// Sets the flags (besides STMT_END_F) of the events this writer finishes.
+    pub fn set_flags(&mut self, flags: u16) {
+        self.flags = flags & !STMT_END_F;
+    }
+
+    /// The flags [`set_flags`](Self::set_flags) gave.
+    pub fn flags(&self) -> u16 {
+        self.flags
     }
 
     pub fn kind(&self) -> RowsKind {
@@ -205,7 +218,7 @@ impl RowsEventWriter {
         end_of_statement: bool,
         out: &mut Vec<u8>,
     ) {
-        let flags = if end_of_statement { STMT_END_F } else { 0 };
+        let flags = if end_of_statement { STMT_END_F } else { 0 } | self.flags;
         self.body[6..8].copy_from_slice(&flags.to_le_bytes());
         super::write_event(
             out,

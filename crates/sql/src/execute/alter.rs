@@ -89,8 +89,31 @@ pub(crate) fn alter_table(
                 return ddl::rename_tables(cx, &[(name, to)], sql);
             }
             ast::AlterTableOperation::DropIndex { name } => {
-                engine.drop_index(&db, &table, &name.value, sql)?;
-                return Ok(());
+                return ddl::drop_index_checked(cx, (&db, &table), &name.value, sql);
+            }
+            // Constraints: one operation of their own (crates/sql/src/execute/fk.rs, check.rs).
+            ast::AlterTableOperation::AddConstraint {
+                constraint: ast::TableConstraint::ForeignKey(f),
+                ..
+            } => return crate::execute::fk::alter_add(cx, (&db, &table), f, sql),
+            ast::AlterTableOperation::AddConstraint {
+                constraint: ast::TableConstraint::Check(c),
+                ..
+            } => return crate::execute::check::alter_add(cx, (&db, &table), c, sql),
+            ast::AlterTableOperation::DropForeignKey {
+                name,
+                drop_behavior: None,
+            } => {
+                let how = (false, false);
+                return crate::execute::fk::alter_drop(cx, (&db, &table), &name.value, how, sql);
+            }
+            ast::AlterTableOperation::DropConstraint {
+                if_exists,
+                name,
+                drop_behavior: None,
+            } => {
+                let how = (true, *if_exists);
+                return crate::execute::fk::alter_drop(cx, (&db, &table), &name.value, how, sql);
             }
             ast::AlterTableOperation::AddConstraint {
                 constraint: ast::TableConstraint::Index(ix),
@@ -115,7 +138,12 @@ pub(crate) fn alter_table(
     }
     let operations = sort_operations(ops)?;
     let old = crate::bind::tables::table_named(cx, &db, &table)?;
+    for (column, _) in &operations.drop_columns {
+        // A dropped column's foreign keys answer first (1829 / 1553), as MariaDB.
+        crate::execute::fk::check_drop_column(&engine.catalog(), &old, column)?;
+    }
     let (mut new, sources) = new_definition(cx, &old, &operations)?;
+    constraints_hold(cx, &old, &new, &sources)?;
     if let Some(to) = operations.rename_to {
         // As RENAME TABLE: DROP on the old table, CREATE and INSERT on the new name.
         let (to_db, to_name) = ddl::split_name(cx, to)?;
@@ -137,6 +165,60 @@ pub(crate) fn alter_table(
         let level = if c.note { "Note" } else { "Warning" };
         let e = SqlError::from(c.error);
         crate::expr::warn(level, e.code, e.message);
+    }
+    Ok(())
+}
+
+/// The foreign keys and CHECK constraints on `old`'s columns survive the change: a dropped
+/// column answers as DROP COLUMN does (1829 / 1553, 1235 for a CHECK's column); a column a
+/// constraint names that is renamed or changes type is refused (1235: InnoDB would rename the
+/// references or re-check the rows, which onelog does not yet).
+fn constraints_hold(
+    cx: &ExecContext,
+    old: &TableDef,
+    new: &TableDef,
+    sources: &[ColumnSource],
+) -> Result<(), SqlError> {
+    let cat = cx.server.engine.catalog();
+    let referenced = |name: &str| {
+        cat.tables().any(|t| {
+            t.options.foreign_keys.iter().any(|fk| {
+                fk.parent_db == old.db
+                    && fk.parent_table == old.name
+                    && fk
+                        .parent_columns
+                        .iter()
+                        .any(|c| c.eq_ignore_ascii_case(name))
+            })
+        })
+    };
+    for (p, c) in old.columns.iter().enumerate() {
+        let own = old
+            .options
+            .foreign_keys
+            .iter()
+            .any(|fk| fk.columns.iter().any(|n| n.eq_ignore_ascii_case(&c.name)));
+        let checked = crate::execute::check::uses_column(old, &c.name);
+        if !own && !checked && !referenced(&c.name) {
+            continue;
+        }
+        let kept = sources
+            .iter()
+            .position(|s| matches!(s, ColumnSource::Old(q) if *q == p));
+        match kept {
+            None => {
+                crate::execute::fk::check_drop_column(&cat, old, &c.name)?;
+                return Err(SqlError::unsupported(
+                    "DROP COLUMN of a column a CHECK constraint uses",
+                ));
+            }
+            Some(n) if new.columns[n].name != c.name || new.columns[n].ty != c.ty => {
+                return Err(SqlError::unsupported(
+                    "ALTER TABLE that renames or retypes a column a FOREIGN KEY or CHECK uses",
+                ));
+            }
+            Some(_) => {}
+        }
     }
     Ok(())
 }
@@ -409,6 +491,11 @@ fn defined(cx: &ExecContext, old: &TableDef, cd: &ast::ColumnDef) -> Result<NewC
     let mut colls = old.columns.iter().filter_map(|c| c.collation);
     let table_coll = colls.next().filter(|first| colls.all(|c| c == *first));
     let (spec, keys) = ddl::column_spec(cx, cd, table_coll)?;
+    if keys.references.is_some() || keys.check.is_some() {
+        return Err(SqlError::unsupported(
+            "ALTER TABLE with a column REFERENCES or CHECK constraint",
+        ));
+    }
     let env = Env {
         cx,
         params: &[],

@@ -1,6 +1,8 @@
 //! DDL: CREATE/DROP DATABASE, CREATE TABLE (types, defaults, NOT NULL, AUTO_INCREMENT,
 //! PRIMARY KEY inline or as a constraint, UNIQUE/KEY/INDEX, table options ignored), DROP
-//! TABLE (several), TRUNCATE, CREATE [UNIQUE] INDEX, DROP INDEX, ALTER TABLE ADD/DROP INDEX.
+//! TABLE (several), TRUNCATE, CREATE [UNIQUE] INDEX, DROP INDEX, ALTER TABLE ADD/DROP INDEX;
+//! FOREIGN KEY and CHECK constraints through `fk` and `check` (declared at CREATE TABLE, added
+//! and dropped by ALTER TABLE, guarding DROP/TRUNCATE/DROP COLUMN/DROP INDEX/RENAME).
 //! Each runs through the engine's DDL methods with the statement text (its Query event).
 //!
 //! Invariant: the session commits any open transaction before calling in here (implicit
@@ -14,6 +16,7 @@ use sqlparser::ast;
 
 use crate::context::ExecContext;
 use crate::error::SqlError;
+use crate::execute::{check, fk};
 use crate::expr::{
     charset_named, check_charset, collation_named, object_name_parts, Compiler, Env, Scope,
 };
@@ -416,6 +419,10 @@ fn assert_no_transaction(cx: &ExecContext) {
 pub(super) struct ColumnKeys {
     pub(super) primary: bool,
     pub(super) unique: bool,
+    /// `REFERENCES p (c)`: MariaDB 10.5+ makes it a foreign key of the column.
+    pub(super) references: Option<ast::ForeignKeyConstraint>,
+    /// `CHECK (...)`: the column's check constraint.
+    pub(super) check: Option<ast::CheckConstraint>,
 }
 
 /// A column definition of CREATE TABLE or ALTER TABLE ... ADD COLUMN as the engine's spec.
@@ -449,6 +456,8 @@ pub(super) fn column_spec(
                 spec.extras.on_update_now = Some(now_option(e, &ty, &cd.name.value, true)?);
             }
             ast::ColumnOption::Comment(c) => spec.extras.comment = c.clone(),
+            ast::ColumnOption::ForeignKey(fk) => keys.references = Some(fk.clone()),
+            ast::ColumnOption::Check(c) => keys.check = Some(c.clone()),
             ast::ColumnOption::Default(e) => {
                 spec.extras.default_now = None;
                 if let Some(v) = default_value(cx, e)? {
@@ -525,8 +534,16 @@ pub(crate) fn create_table(
         n
     };
     let table_coll = table_collation(&ct.table_options)?;
+    let mut fks: Vec<fk::Declared> = Vec::new();
+    let mut checks = Vec::new();
     for cd in &ct.columns {
         let (spec, keys) = column_spec(cx, cd, table_coll)?;
+        if let Some(r) = &keys.references {
+            fks.push(fk::declared(&db, r, Some(vec![cd.name.value.clone()]))?);
+        }
+        if let Some(c) = &keys.check {
+            checks.push(check::column_check(&cd.name.value, c));
+        }
         if keys.primary {
             primary_key = vec![cd.name.value.clone()];
         }
@@ -541,6 +558,7 @@ pub(crate) fn create_table(
         }
         columns.push(spec);
     }
+    let mut checks_unnamed: Vec<&ast::CheckConstraint> = Vec::new();
     for c in &ct.constraints {
         match c {
             ast::TableConstraint::PrimaryKey(pk) => {
@@ -570,7 +588,13 @@ pub(crate) fn create_table(
                     unique: false,
                 });
             }
-            ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_) => {}
+            ast::TableConstraint::ForeignKey(f) => fks.push(fk::declared(&db, f, None)?),
+            ast::TableConstraint::Check(c) => {
+                if c.enforced == Some(false) || c.no_inherit {
+                    return Err(SqlError::unsupported("CHECK ... NOT ENFORCED"));
+                }
+                checks_unnamed.push(c);
+            }
             other => {
                 return Err(SqlError::unsupported(
                     &other.to_string().chars().take(40).collect::<String>(),
@@ -581,6 +605,7 @@ pub(crate) fn create_table(
     if primary_key.is_empty() {
         primary_key = implicit_primary_key(&columns, &mut indexes);
     }
+    add_fk_indexes(&fks, &primary_key, &mut indexes, &mut index_name);
     let spec = TableSpec {
         db,
         name,
@@ -588,11 +613,90 @@ pub(crate) fn create_table(
         primary_key,
         indexes,
     };
-    let options = table_options(ct)?;
-    cx.server
-        .engine
-        .create_table_with(spec, options, ct.if_not_exists, sql)?;
+    let mut options = table_options(ct)?;
+    options.foreign_keys = name_foreign_keys(&spec.name, fks);
+    let mut unnamed = 0;
+    checks.extend(
+        checks_unnamed
+            .into_iter()
+            .map(|c| check::table_check(c, &mut unnamed)),
+    );
+    options.checks = checks;
+    create_checked(cx, spec, options, ct.if_not_exists, sql)
+}
+
+/// The engine's CREATE TABLE of `spec` after its constraints are validated (the CHECK
+/// expressions compile, the foreign keys are well formed), logged with the session's
+/// `foreign_key_checks`.
+fn create_checked(
+    cx: &ExecContext,
+    spec: TableSpec,
+    options: TableOptions,
+    if_not_exists: bool,
+    sql: &str,
+) -> Result<(), SqlError> {
+    if !options.foreign_keys.is_empty() || !options.checks.is_empty() {
+        let engine = &cx.server.engine;
+        let mut child = onelog_engine::TableDef::from_spec(0, &spec)?;
+        child.options = options.clone();
+        check::compile(cx, &child)?;
+        fk::validate(&engine.catalog(), &child, fk::checks_on(cx))?;
+    }
+    fk::logged_with_checks(cx, || {
+        cx.server
+            .engine
+            .create_table_with(spec, options, if_not_exists, sql)
+    })?;
     Ok(())
+}
+
+/// InnoDB's index for each foreign key no declared key starts with (named by `name_of`); of
+/// two such generated indexes on the same columns the later stays (MariaDB drops a generated
+/// key another key starts with).
+fn add_fk_indexes(
+    fks: &[fk::Declared],
+    primary_key: &[String],
+    indexes: &mut Vec<IndexSpec>,
+    name_of: &mut impl FnMut(&[String], Option<String>, &[IndexSpec]) -> String,
+) {
+    for (i, f) in fks.iter().enumerate() {
+        let cols = &f.def.columns;
+        let later = fks[i + 1..]
+            .iter()
+            .any(|g| key_covers(&g.def.columns, &[], cols));
+        if !later && !key_covers(primary_key, indexes, cols) {
+            let name = name_of(cols, f.name.clone(), indexes);
+            let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
+            indexes.push(IndexSpec::new(&name, &cols, false));
+        }
+    }
+}
+
+/// Whether the primary key or an index starts with `cols` (ASCII case-insensitively).
+fn key_covers(primary_key: &[String], indexes: &[IndexSpec], cols: &[String]) -> bool {
+    let starts = |k: &[String]| {
+        k.len() >= cols.len() && k.iter().zip(cols).all(|(a, b)| a.eq_ignore_ascii_case(b))
+    };
+    starts(primary_key) || indexes.iter().any(|i| starts(&i.columns))
+}
+
+/// The foreign keys' names (InnoDB's `<table>_ibfk_<n>` for the unnamed ones, numbered in
+/// order), sorted by name as InnoDB keeps and shows them.
+fn name_foreign_keys(table: &str, fks: Vec<fk::Declared>) -> Vec<onelog_engine::ForeignKeyDef> {
+    let mut n = 0;
+    let mut out: Vec<_> = fks
+        .into_iter()
+        .map(|f| {
+            let mut def = f.def;
+            def.name = f.name.unwrap_or_else(|| {
+                n += 1;
+                fk::generated_name(table, n)
+            });
+            def
+        })
+        .collect();
+    out.sort_by_key(|f| f.name.to_ascii_lowercase());
+    out
 }
 
 /// Like InnoDB's clustered index for a table without PRIMARY KEY: the first UNIQUE index over
@@ -706,6 +810,16 @@ pub(crate) fn rename_tables(
         }
         resolved.push((db, table, new_db, new_table));
     }
+    let cat = cx.server.engine.catalog();
+    for (db, table, _, _) in &resolved {
+        // InnoDB renames the children's references and the generated constraint names
+        // (`t_ibfk_1`); onelog keeps both, so such a rename is refused.
+        if fk::has_foreign_keys(&cat, db, table) {
+            return Err(SqlError::unsupported(
+                "RENAME of a table with foreign keys or referenced by one",
+            ));
+        }
+    }
     let current = cx.current_db.clone().unwrap_or_default();
     cx.server.engine.rename_tables(&current, &resolved, sql)?;
     Ok(())
@@ -778,11 +892,20 @@ pub(crate) fn drop(
                     format!("Unknown table '{}'", missing.join(",")),
                 ));
             }
+            // As MariaDB: a parent another table references is not dropped (1451, after the
+            // other tables are).
+            let mut refused = None;
             for n in names {
                 let (db, t) = split_name(cx, n)?;
-                engine.drop_table(&db, &t, true, sql)?;
+                if fk::checks_on(cx) {
+                    if let Err(e) = fk::check_drop(&engine.catalog(), &db, &t) {
+                        refused = Some(e);
+                        continue;
+                    }
+                }
+                fk::logged_with_checks(cx, || engine.drop_table(&db, &t, true, sql))?;
             }
-            Ok(())
+            refused.map_or(Ok(()), Err)
         }
         ast::ObjectType::Database | ast::ObjectType::Schema => {
             for n in names {
@@ -790,6 +913,9 @@ pub(crate) fn drop(
             }
             for n in names {
                 let db = object_name_parts(n).join(".");
+                if fk::checks_on(cx) {
+                    fk::check_drop_database(&engine.catalog(), &db)?;
+                }
                 match engine.drop_database(&db, if_exists, sql) {
                     Err(onelog_engine::EngineError::NoSuchDatabase { .. }) => {
                         return Err(SqlError::of(
@@ -810,9 +936,8 @@ pub(crate) fn drop(
             cx.check_table_privilege(&db, &tn, crate::privilege::INDEX)?;
             for n in names {
                 let ix = object_name_parts(n).join(".");
-                match engine.drop_index(&db, &tn, &ix, sql) {
-                    Err(onelog_engine::EngineError::NoSuchIndex { .. }) if if_exists => {}
-                    r => r?,
+                if !if_exists || fk_index_exists(cx, (&db, &tn), &ix) {
+                    drop_index_checked(cx, (&db, &tn), &ix, sql)?;
                 }
             }
             Ok(())
@@ -830,9 +955,33 @@ pub(crate) fn truncate(cx: &ExecContext, t: &ast::Truncate, sql: &str) -> Result
     }
     for n in &t.table_names {
         let (db, table) = split_name(cx, &n.name)?;
-        cx.server.engine.truncate_table(&db, &table, sql)?;
+        if fk::checks_on(cx) {
+            fk::check_truncate(&cx.server.engine.catalog(), &db, &table)?;
+        }
+        fk::logged_with_checks(cx, || cx.server.engine.truncate_table(&db, &table, sql))?;
     }
     Ok(())
+}
+
+/// DROP INDEX, refused (1553) when a foreign key needs the index.
+pub(super) fn drop_index_checked(
+    cx: &ExecContext,
+    (db, table): (&str, &str),
+    ix: &str,
+    sql: &str,
+) -> Result<(), SqlError> {
+    let cat = cx.server.engine.catalog();
+    if let Some(t) = cat.table_by_name(db, table) {
+        fk::check_drop_index(&cat, t, ix)?;
+    }
+    Ok(cx.server.engine.drop_index(db, table, ix, sql)?)
+}
+
+/// Whether DROP INDEX IF EXISTS has `ix` to drop (or a missing table to report).
+fn fk_index_exists(cx: &ExecContext, (db, table): (&str, &str), ix: &str) -> bool {
+    let cat = cx.server.engine.catalog();
+    cat.table_by_name(db, table)
+        .is_none_or(|t| t.index(ix).is_some())
 }
 
 pub(crate) fn create_database(

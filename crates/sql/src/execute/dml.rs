@@ -9,6 +9,7 @@
 //! each statement in a savepoint so a failing statement leaves none of its rows.
 
 use crate::error::{with_row, SqlError};
+use crate::execute::{check, fk};
 use crate::expr::{convert_for_column, order_collation, sort_cmp_in, Env, Expr};
 use crate::plan::access::{fetch, Plan};
 use crate::plan::dml::*;
@@ -296,34 +297,40 @@ fn dup_warning(e: &EngineError) -> (String, u16, String) {
     ("Warning".to_string(), 1062, e.to_string())
 }
 
+/// An INSERT's source rows: one value per target column (None: the column's default).
+fn insert_source(
+    p: &InsertPlan,
+    txn: &mut Transaction,
+    env: &Env,
+) -> Result<Vec<Vec<Option<Value>>>, SqlError> {
+    if let Some(sp) = &p.select {
+        return Ok(crate::execute::select::execute(sp, txn, env)?
+            .0
+            .into_iter()
+            .map(|r| r.into_iter().map(Some).collect())
+            .collect());
+    }
+    let mut out = Vec::with_capacity(p.rows.len());
+    for r in &p.rows {
+        let mut vals = Vec::with_capacity(r.len());
+        for e in r {
+            vals.push(match e {
+                Some(e) => Some(e.eval(&[], env)?),
+                None => None,
+            });
+        }
+        out.push(vals);
+    }
+    Ok(out)
+}
+
 pub(crate) fn execute_insert(
     p: &InsertPlan,
     txn: &mut Transaction,
     env: &Env,
 ) -> Result<DmlResult, SqlError> {
     let def = &*p.table;
-    // Each source row: one value per target column (None: the column's default).
-    let source: Vec<Vec<Option<Value>>> = match &p.select {
-        Some(sp) => crate::execute::select::execute(sp, txn, env)?
-            .0
-            .into_iter()
-            .map(|r| r.into_iter().map(Some).collect())
-            .collect(),
-        None => {
-            let mut out = Vec::with_capacity(p.rows.len());
-            for r in &p.rows {
-                let mut vals = Vec::with_capacity(r.len());
-                for e in r {
-                    vals.push(match e {
-                        Some(e) => Some(e.eval(&[], env)?),
-                        None => None,
-                    });
-                }
-                out.push(vals);
-            }
-            out
-        }
-    };
+    let source = insert_source(p, txn, env)?;
     let mut affected = 0u64;
     let mut first_id: Option<u64> = None;
     let mut warnings = Vec::new();
@@ -333,9 +340,24 @@ pub(crate) fn execute_insert(
     let has_now = def.columns.iter().any(|c| c.extras.default_now.is_some());
     txn.set_no_auto_value_on_zero(crate::sysvar::no_auto_value_on_zero(env.cx));
     let mut returned = p.returning.as_ref().map(|_| Vec::new());
+    let fks = fk::involved(env.cx, txn, def);
+    let checks = check::compile(env.cx, def)?;
     for (row_no, vals) in (1u64..).zip(source) {
         env.cx.guard.check()?;
         let mut row = full_row(def, &p.columns, &defaults, vals, has_now, env, row_no)?;
+        let checked = fks || checks.is_some();
+        if checked
+            && !row_admitted(
+                env,
+                txn,
+                (def, checks.as_ref(), fks),
+                &row,
+                p.ignore,
+                &mut warnings,
+            )?
+        {
+            continue;
+        }
         // The row is needed again after a duplicate key to find the conflicting rows
         // (REPLACE, ON DUPLICATE KEY UPDATE), and after the insert for RETURNING; otherwise it
         // moves into the engine uncopied.
@@ -368,6 +390,9 @@ pub(crate) fn execute_insert(
                             return Err(e.into());
                         }
                         for o in old {
+                            if fks {
+                                fk::check_parent_row(env.cx, txn, def, &o, None)?;
+                            }
                             txn.delete(def.id, &pk_of(def, &o))?;
                             affected += 1;
                         }
@@ -398,8 +423,17 @@ pub(crate) fn execute_insert(
                         if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {
                             out.push(project_returning(sp, &new, env)?);
                         }
+                        if let (true, Some(c)) = (new != old, &checks) {
+                            check::check_row(c, def, &new, env)?;
+                        }
                         if new != old {
-                            txn.update(def.id, &pk_of(def, &old), new)?;
+                            if fks {
+                                fk::check_parent_row(env.cx, txn, def, &old, Some(&new))?;
+                                fk::check_child_row(env.cx, txn, def, &new, Some(&old))?;
+                                txn.update(def.id, &pk_of(def, &old), new.clone())?;
+                            } else {
+                                txn.update(def.id, &pk_of(def, &old), new)?;
+                            }
                             affected += 2;
                         }
                         break;
@@ -430,6 +464,38 @@ pub(crate) fn execute_insert(
         warnings,
         returned,
     })
+}
+
+/// The CHECK constraints and foreign keys of a row about to be inserted (before the write):
+/// false when INSERT IGNORE leaves the row out, its 4025 or 1452 then a warning, as MariaDB.
+fn row_admitted(
+    env: &Env,
+    txn: &mut Transaction,
+    (def, checks, fks): (&TableDef, Option<&check::Compiled>, bool),
+    row: &[Value],
+    ignore: bool,
+    warnings: &mut Vec<(String, u16, String)>,
+) -> Result<bool, SqlError> {
+    let r = match checks {
+        Some(c) => check::check_row(c, def, row, env),
+        None => Ok(()),
+    };
+    let r = match r {
+        Ok(()) if fks => fk::check_child_row(env.cx, txn, def, row, None),
+        r => r,
+    };
+    let ignorable = [
+        errors::ER_NO_REFERENCED_ROW_2.code,
+        errors::ER_CONSTRAINT_FAILED.code,
+    ];
+    match r {
+        Ok(()) => Ok(true),
+        Err(e) if ignore && ignorable.contains(&e.code) => {
+            warnings.push(("Warning".to_string(), e.code, e.message));
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// The row an INSERT starts from: each column's constant default, NULL where there is none
@@ -608,6 +674,8 @@ pub(crate) fn execute_update(
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env, &p.subqueries)?;
     let matched = rows.len() as u64;
     let mut changed = 0u64;
+    let fks = fk::involved(env.cx, txn, def);
+    let checks = check::compile(env.cx, def)?;
     // Each fetched row becomes its new version in place (no copy of the row): the original
     // values of the columns assigned are kept aside to tell whether anything changed.
     let mut saved: Vec<(usize, Value)> = Vec::with_capacity(p.assignments.len());
@@ -626,7 +694,14 @@ pub(crate) fn execute_update(
         if saved.iter().any(|(c, old)| row[*c] != *old) {
             let set = |c: usize| p.assignments.iter().any(|(a, _)| *a == c);
             touch_on_update(def, set, &mut row, env, row_no)?;
-            txn.update(def.id, &pk, row)?;
+            if let Some(c) = &checks {
+                check::check_row(c, def, &row, env)?;
+            }
+            if fks {
+                update_checked(env, txn, def, &pk, row, &saved)?;
+            } else {
+                txn.update(def.id, &pk, row)?;
+            }
             changed += 1;
         }
     }
@@ -637,6 +712,28 @@ pub(crate) fn execute_update(
         warnings: Vec::new(),
         returned: None,
     })
+}
+
+/// An UPDATE's row write with its foreign key checks: `saved` holds the previous values of
+/// the columns assigned (the rest of `row` is unchanged). The parent side is checked before
+/// the write (children of the old key), the child side after it (the row may reference
+/// itself).
+fn update_checked(
+    env: &Env,
+    txn: &mut Transaction,
+    def: &TableDef,
+    pk: &[Value],
+    row: Vec<Value>,
+    saved: &[(usize, Value)],
+) -> Result<(), SqlError> {
+    let mut old = row.clone();
+    for (c, v) in saved {
+        old[*c] = v.clone();
+    }
+    fk::check_parent_row(env.cx, txn, def, &old, Some(&row))?;
+    fk::check_child_row(env.cx, txn, def, &row, Some(&old))?;
+    txn.update(def.id, pk, row)?;
+    Ok(())
 }
 
 pub(crate) fn execute_delete(
@@ -653,8 +750,12 @@ pub(crate) fn execute_delete(
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env, &p.subqueries)?;
     let mut n = 0;
     let mut returned = p.returning.as_ref().map(|_| Vec::new());
+    let fks = fk::involved(env.cx, txn, def);
     for r in rows {
         env.cx.guard.check()?;
+        if fks {
+            fk::check_parent_row(env.cx, txn, def, &r, None)?;
+        }
         if txn.delete(def.id, &pk_of(def, &r))? {
             n += 1;
             if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {

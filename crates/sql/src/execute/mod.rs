@@ -6,8 +6,10 @@
 //! Invariants: an executor changes data only through the transaction it is handed.
 pub mod admin;
 pub(crate) mod alter;
+pub(crate) mod check;
 pub(crate) mod ddl;
 pub(crate) mod dml;
+pub(crate) mod fk;
 pub(crate) mod join;
 pub(crate) mod multi_dml;
 pub(crate) mod select;

@@ -6,7 +6,8 @@
 //! row, a later assignment seeing the values earlier ones gave to the same table (the other
 //! tables' values stay as read); then every gathered row is
 //! written (UPDATE: only when a value changed, with ON UPDATE CURRENT_TIMESTAMP) through the
-//! same transaction calls as single-table statements.
+//! same transaction calls as single-table statements, with the same foreign key and CHECK
+//! constraint checks (`execute::fk`, `execute::check`).
 //!
 //! Limits: every gathered row is charged to the statement's memory budget.
 //!
@@ -27,6 +28,7 @@ use crate::plan::multi_dml::MultiPlan;
 
 use super::dml::{coerce_col, pk_of, touch_on_update, DmlResult};
 use super::join::Driver;
+use super::{check, fk};
 
 /// The rows gathered for one target table: (primary key, the row as read, the new row).
 type Gathered = Vec<(Vec<Value>, Vec<Value>, Vec<Value>)>;
@@ -113,10 +115,20 @@ pub(crate) fn execute_multi(
     let (mut matched, mut changed) = (0u64, 0u64);
     for (t, &k) in p.targets.iter().enumerate() {
         let def = &*p.tables[k];
+        // Foreign keys and CHECK constraints as a single-table statement checks them.
+        let fks = fk::involved(env.cx, txn, def);
+        let checks = if p.delete {
+            None
+        } else {
+            check::compile(env.cx, def)?
+        };
         for (n, (pk, old, mut new)) in (1u64..).zip(std::mem::take(&mut gathered[t])) {
             guard.check()?;
             matched += 1;
             if p.delete {
+                if fks {
+                    fk::check_parent_row(env.cx, txn, def, &old, None)?;
+                }
                 if txn.delete(def.id, &pk)? {
                     changed += 1;
                 }
@@ -125,6 +137,13 @@ pub(crate) fn execute_multi(
             if new != old {
                 let set = |c: usize| p.assignments.iter().any(|(kk, a, _)| *kk == k && *a == c);
                 touch_on_update(def, set, &mut new, env, n)?;
+                if let Some(c) = &checks {
+                    check::check_row(c, def, &new, env)?;
+                }
+                if fks {
+                    fk::check_parent_row(env.cx, txn, def, &old, Some(&new))?;
+                    fk::check_child_row(env.cx, txn, def, &new, Some(&old))?;
+                }
                 txn.update(def.id, &pk, new)?;
                 changed += 1;
             }

@@ -251,6 +251,7 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
             l.push_str(" COMMENT ");
             l.push_str(&crate::execute::admin::accounts::quote(&c.extras.comment));
         }
+        l.push_str(&crate::execute::check::show_column(t, &c.name));
         lines.push(l);
     }
     let cols = |ps: &[usize]| {
@@ -268,6 +269,10 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
             cols(&i.columns)
         ));
     }
+    for fk in &t.options.foreign_keys {
+        lines.push(crate::execute::fk::show_line(&t.db, fk));
+    }
+    lines.extend(crate::execute::check::show_lines(t));
     let auto = match t.auto_increment {
         Some(_) if auto_increment_next > 1 => format!(" AUTO_INCREMENT={auto_increment_next}"),
         _ => String::new(),
