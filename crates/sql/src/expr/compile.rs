@@ -652,8 +652,33 @@ impl<'a> Compiler<'a> {
         }
         let func = functions::lookup(&name).ok_or_else(|| SqlError::unknown_function(&name))?;
         let def = func.def();
-        if args.len() < def.min_args || args.len() > def.max_args {
+        if args.len() < def.min_args
+            || args.len() > def.max_args
+            || !functions::json::count_ok(func, args.len())
+        {
             return Err(SqlError::param_count(&name));
+        }
+        let mut args = args;
+        if functions::json::takes_values(func) {
+            let is_bool: Vec<bool> = match &f.args {
+                ast::FunctionArguments::List(l) => l
+                    .args
+                    .iter()
+                    .map(|a| match a {
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                            let mut e = e;
+                            while let ast::Expr::Nested(inner) = e {
+                                e = inner;
+                            }
+                            matches!(e, ast::Expr::Value(v) if matches!(v.value, ast::Value::Boolean(_)))
+                        }
+                        _ => false,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let kinds = functions::json::value_kinds(&args, &is_bool);
+            args.push(kinds);
         }
         if def.collated {
             // Compared as a comparison's operands are: under the collation they derive to.

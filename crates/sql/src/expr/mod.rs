@@ -5,8 +5,8 @@
 //!
 //! One module per mechanism, lower ones first (none imports a module listed after it):
 //! - `warnings`: conditions raised during evaluation, per thread;
-//! - `text`, `temporal`, `numeric`, `like`: the text, date/time and number views of a value,
-//!   decimal arithmetic, LIKE;
+//! - `text`, `temporal`, `numeric`, `like`, `json`: the text, date/time and number views of a
+//!   value, decimal arithmetic, LIKE, JSON documents and paths;
 //! - `ir`: the compiled expression tree; `env`: what evaluation reads besides the row;
 //! - `coerce`, `ops`: comparison, CAST, column conversion; operators on two values;
 //! - `collate`: collation derivation of expressions and comparison under a collation;
@@ -37,6 +37,7 @@ mod functions;
 mod infer;
 mod interval;
 mod ir;
+mod json;
 mod like;
 mod numeric;
 mod ops;
