@@ -26,7 +26,7 @@
 //!
 //! Simplifications (later steps): CHAR/BINARY values are stored as given (MySQL strips CHAR's
 //! trailing spaces and pads BINARY with zero bytes); text columns are utf8mb4 with binary
-//! comparison (`key.rs`); no ENUM/SET/BIT/JSON/GEOMETRY types; DATETIME/TIME fractions beyond
+//! comparison (`key.rs`); no ENUM/SET/BIT/GEOMETRY types (JSON is LONGTEXT, see [`SqlType::Json`]); DATETIME/TIME fractions beyond
 //! the column's fsp are truncated, as MariaDB does by default.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -95,6 +95,10 @@ pub enum SqlType {
     Year,
     /// The NULL type (a column that is always NULL).
     Null,
+    /// JSON: MariaDB's alias of LONGTEXT with collation `utf8mb4_bin` and an automatic
+    /// `CHECK (json_valid(col))`. Stored, compared and logged exactly as LONGTEXT (MariaDB's
+    /// Table_map has no JSON type); the SQL layer refuses a value that is not JSON (4025).
+    Json,
 }
 
 /// Longest utf8mb4 character.
@@ -135,6 +139,7 @@ impl SqlType {
             Time(f) => format!("time({f})"),
             Year => "year".into(),
             Null => "null".into(),
+            Json => "longtext".into(),
         }
     }
 
@@ -178,7 +183,7 @@ impl SqlType {
         use SqlType::*;
         matches!(
             self,
-            Char(_) | VarChar(_) | TinyText | Text | MediumText | LongText
+            Char(_) | VarChar(_) | TinyText | Text | MediumText | LongText | Json
         )
     }
 
@@ -254,7 +259,7 @@ impl SqlType {
             TinyText => (ColumnType::Blob, 1, false, false),
             Text => (ColumnType::Blob, 2, false, false),
             MediumText => (ColumnType::Blob, 3, false, false),
-            LongText => (ColumnType::Blob, 4, false, false),
+            LongText | Json => (ColumnType::Blob, 4, false, false),
             TinyBlob => (ColumnType::Blob, 1, false, true),
             Blob => (ColumnType::Blob, 2, false, true),
             MediumBlob => (ColumnType::Blob, 3, false, true),
@@ -293,7 +298,9 @@ impl SqlType {
             Float | Double => self.coerce_float(err, v),
             Decimal { precision, scale } => coerce_decimal(err, v, precision, scale),
             Char(_) | VarChar(_) | Binary(_) | VarBinary(_) | TinyText | Text | MediumText
-            | LongText | TinyBlob | Blob | MediumBlob | LongBlob => self.coerce_bytes(err, v),
+            | LongText | TinyBlob | Blob | MediumBlob | LongBlob | Json => {
+                self.coerce_bytes(err, v)
+            }
             Date | DateTime(_) | Timestamp(_) => self.coerce_date_time(err, v),
             Time(fsp) => coerce_time(err, v, fsp),
             Year => coerce_year(err, v),
@@ -477,6 +484,7 @@ impl SqlType {
             Time(f) => (24, u32::from(f), 0),
             Year => (25, 0, 0),
             Null => (26, 0, 0),
+            Json => (27, 0, 0),
         };
         put_u8(out, tag);
         put_var(out, u64::from(a));
@@ -526,6 +534,7 @@ impl SqlType {
             24 => Time(small(a)?),
             25 => Year,
             26 => Null,
+            27 => Json,
             t => return Err(r.err(format!("unknown column type tag {t}"))),
         };
         t.validate().map_err(|e| r.err(e))?;
@@ -770,7 +779,10 @@ impl ColumnDef {
             None | Some(Value::Null) => None,
             Some(v) => Some(c.ty.coerce(&c.name, v.clone())?),
         };
-        let collation = if c.ty.is_text() {
+        let collation = if c.ty == SqlType::Json {
+            // MariaDB's JSON is utf8mb4_bin whatever the table's or a COLLATE says.
+            Some(Collation::Utf8mb4Bin)
+        } else if c.ty.is_text() {
             let coll = c.collation.unwrap_or(Collation::DEFAULT);
             if coll.charset() != "utf8mb4" {
                 return Err(EngineError::WrongColumnSpec {
@@ -2112,6 +2124,33 @@ mod tests {
         for n in 0..enc.len() {
             assert!(CatalogChange::decode(&enc[..n]).is_err());
         }
+    }
+
+    #[test]
+    fn json_is_a_new_type_tag_logged_as_longtext() {
+        // A new tag: definitions written before it never hold tag 27, so they decode as before.
+        let mut b = Vec::new();
+        SqlType::Json.encode(&mut b);
+        assert_eq!(b, [27, 0, 0]);
+        assert_eq!(
+            SqlType::decode(&mut Reader::new(&b, "t")).unwrap(),
+            SqlType::Json
+        );
+        let mut old = Vec::new();
+        SqlType::LongText.encode(&mut old);
+        assert_eq!(old, [16, 0, 0]);
+        assert_eq!(
+            SqlType::Json.column_meta("j", true),
+            SqlType::LongText.column_meta("j", true)
+        );
+        let mut sp = spec();
+        sp.columns
+            .push(ColumnSpec::new("j", SqlType::Json).collation(Collation::DEFAULT));
+        let t = TableDef::from_spec(1, &sp).unwrap();
+        let j = &t.columns[t.column_index("j").unwrap()];
+        assert_eq!(j.collation, Some(Collation::Utf8mb4Bin));
+        let ch = CatalogChange::CreateTable { table: t };
+        assert_eq!(CatalogChange::decode(&ch.encode()).unwrap(), ch);
     }
 
     #[test]

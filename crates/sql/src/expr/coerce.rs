@@ -411,6 +411,7 @@ pub(crate) fn convert_for_column(v: Value, ty: &SqlType, column: &str) -> Result
         | T::Text
         | T::MediumText
         | T::LongText
+        | T::Json
         | T::TinyBlob
         | T::Blob
         | T::MediumBlob

@@ -140,7 +140,7 @@ pub(crate) fn table_column(def: &TableDef, i: usize, table_alias: &str, name: &s
         T::TinyText => (ColumnType::Blob, 255 * 4, 0, 45, BLOB),
         T::Text => (ColumnType::Blob, 65535 * 4, 0, 45, BLOB),
         T::MediumText => (ColumnType::Blob, 16_777_215 * 4, 0, 45, BLOB),
-        T::LongText => (ColumnType::Blob, u32::MAX, 0, 45, BLOB),
+        T::LongText | T::Json => (ColumnType::Blob, u32::MAX, 0, 45, BLOB),
         T::TinyBlob => (ColumnType::Blob, 255, 0, 63, BLOB | BINARY),
         T::Blob => (ColumnType::Blob, 65535, 0, 63, BLOB | BINARY),
         T::MediumBlob => (ColumnType::Blob, 16_777_215, 0, 63, BLOB | BINARY),
