@@ -100,6 +100,7 @@ pub(crate) fn sql_type(dt: &ast::DataType) -> Result<SqlType, SqlError> {
         "TEXT" => SqlType::Text,
         "MEDIUMTEXT" => SqlType::MediumText,
         "LONGTEXT" => SqlType::LongText,
+        "JSON" => SqlType::Json,
         "TINYBLOB" => SqlType::TinyBlob,
         "BLOB" => SqlType::Blob,
         "MEDIUMBLOB" => SqlType::MediumBlob,

@@ -58,7 +58,8 @@ fn coerce_col(def: &TableDef, i: usize, v: Value, env: &Env, row: u64) -> Result
         Ok(v) => Ok(v),
         Err(e) if !crate::sysvar::strict_mode(env.cx) => relaxed(def, i, v, e),
         Err(e) => Err(e),
-    };
+    }
+    .and_then(|v| check_json(def, i, v));
     // The conversions (here, in expr and in the engine's types) name row 1: the row loop
     // is the one that knows the row.
     if row != 1 {
@@ -68,6 +69,26 @@ fn coerce_col(def: &TableDef, i: usize, v: Value, env: &Env, row: u64) -> Result
         e.message = with_row(&e.message, row);
         e
     })
+}
+
+/// A JSON column's automatic `CHECK (json_valid(col))`: a value that is not JSON is 4025
+/// in every sql_mode, as in MariaDB (NULL passes).
+fn check_json(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> {
+    let col = &def.columns[i];
+    match &v {
+        Value::Bytes(b)
+            if col.ty == onelog_engine::SqlType::Json && !crate::expr::json_valid(b) =>
+        {
+            Err(SqlError::of(
+                errors::ER_CONSTRAINT_FAILED,
+                format!(
+                    "CONSTRAINT `{}.{}` failed for `{}`.`{}`",
+                    def.name, col.name, def.db, def.name
+                ),
+            ))
+        }
+        _ => Ok(v),
+    }
 }
 
 /// The largest magnitude of a numeric column type, as a value of its kind.

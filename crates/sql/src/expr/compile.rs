@@ -660,25 +660,8 @@ impl<'a> Compiler<'a> {
         }
         let mut args = args;
         if functions::json::takes_values(func) {
-            let is_bool: Vec<bool> = match &f.args {
-                ast::FunctionArguments::List(l) => l
-                    .args
-                    .iter()
-                    .map(|a| match a {
-                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
-                            let mut e = e;
-                            while let ast::Expr::Nested(inner) = e {
-                                e = inner;
-                            }
-                            matches!(e, ast::Expr::Value(v) if matches!(v.value, ast::Value::Boolean(_)))
-                        }
-                        _ => false,
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
-            let kinds = functions::json::value_kinds(&args, &is_bool);
-            args.push(kinds);
+            let hints = self.json_value_hints(f, &args);
+            args.push(functions::json::value_kinds(&args, &hints));
         }
         if def.collated {
             // Compared as a comparison's operands are: under the collation they derive to.
@@ -686,6 +669,44 @@ impl<'a> Compiler<'a> {
             return self.collated(Expr::Func(func, args), &ds, &name.to_ascii_lowercase());
         }
         Ok(Expr::Func(func, args))
+    }
+
+    /// What the JSON functions that take values must know of each argument that the
+    /// compiled tree does not say: a TRUE/FALSE literal (`KIND_BOOL`) and a JSON column
+    /// (`KIND_COLUMN`).
+    fn json_value_hints(&self, f: &ast::Function, args: &[Expr]) -> Vec<u8> {
+        let ast_args: &[ast::FunctionArg] = match &f.args {
+            ast::FunctionArguments::List(l) => &l.args,
+            _ => &[],
+        };
+        args.iter()
+            .enumerate()
+            .map(|(i, a)| {
+                if let Expr::Col(c) = a {
+                    if self
+                        .column_def(*c)
+                        .is_some_and(|d| d.ty == onelog_engine::SqlType::Json)
+                    {
+                        return functions::json::KIND_COLUMN;
+                    }
+                }
+                let Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(first))) =
+                    ast_args.get(i)
+                else {
+                    return 0;
+                };
+                let mut e = first;
+                while let ast::Expr::Nested(inner) = e {
+                    e = inner;
+                }
+                match e {
+                    ast::Expr::Value(v) if matches!(v.value, ast::Value::Boolean(_)) => {
+                        functions::json::KIND_BOOL
+                    }
+                    _ => 0,
+                }
+            })
+            .collect()
     }
 
     /// An aggregate call: its argument goes to a new [`AggSpec`] slot.

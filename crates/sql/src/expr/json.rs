@@ -60,6 +60,11 @@ pub(crate) fn parse(text: &[u8]) -> Result<Json, TextError> {
     Ok(v)
 }
 
+/// Whether `text` is a JSON document (a JSON column's check).
+pub(crate) fn valid(text: &[u8]) -> bool {
+    parse(text).is_ok()
+}
+
 struct Parser<'a> {
     s: &'a [u8],
     i: usize,

@@ -56,6 +56,7 @@ pub(crate) use env::{connection_collation, Env};
 pub(crate) use eval::eval_scalar;
 pub(crate) use functions::statement_now;
 pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr};
+pub(crate) use json::valid as json_valid;
 pub(crate) use numeric::{number_prefix, parse_num_prefix, to_f64, to_f64_quiet, to_i128, Num2};
 pub(crate) use ops::binary_values;
 

@@ -251,6 +251,10 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
             l.push_str(" COMMENT ");
             l.push_str(&crate::execute::admin::accounts::quote(&c.extras.comment));
         }
+        if c.ty == SqlType::Json {
+            // MariaDB's automatic constraint of a JSON column.
+            l.push_str(&format!(" CHECK (json_valid({}))", quote_ident(&c.name)));
+        }
         lines.push(l);
     }
     let cols = |ps: &[usize]| {
@@ -289,7 +293,12 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
 /// not the table's default, so this is the one every text column shares, else the server
 /// default (the text then recreates the same column collations; docs/SQL.md).
 fn table_collation(t: &TableDef) -> Collation {
-    let mut colls = t.columns.iter().filter_map(|c| c.collation);
+    // A JSON column's utf8mb4_bin is its type's, never the table's default.
+    let mut colls = t
+        .columns
+        .iter()
+        .filter(|c| c.ty != SqlType::Json)
+        .filter_map(|c| c.collation);
     match colls.next() {
         Some(first) if colls.all(|c| c == first) => first,
         _ => Collation::DEFAULT,

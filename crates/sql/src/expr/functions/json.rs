@@ -178,24 +178,29 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
     }),
     sees_null("JSON_OBJECT", &["JSON_OBJECT"], (0, ANY), rt_str, |v, _| {
         let (args, kinds) = split_kinds(v);
-        let mut members = Vec::with_capacity(args.len() / 2);
+        let mut out = String::from("{");
         for (i, pair) in args.chunks(2).enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
             let key = String::from_utf8_lossy(&text_of(&pair[0])).into_owned();
-            let val = pair
-                .get(1)
-                .map_or(Json::Null, |x| to_json(x, kind(&kinds, 2 * i + 1)));
-            members.push((json::escape(&key), val));
+            out.push_str(&json::quote(&key));
+            out.push_str(": ");
+            if let Some(x) = pair.get(1) {
+                out.push_str(&embedded(x, kind(&kinds, 2 * i + 1)));
+            }
         }
-        Ok(json_value(&Json::Obj(members)))
+        out.push('}');
+        Ok(text(&out))
     }),
     sees_null("JSON_ARRAY", &["JSON_ARRAY"], (0, ANY), rt_str, |v, _| {
         let (args, kinds) = split_kinds(v);
-        let items = args
+        let items: Vec<String> = args
             .iter()
             .enumerate()
-            .map(|(i, x)| to_json(x, kind(&kinds, i)))
+            .map(|(i, x)| embedded(x, kind(&kinds, i)))
             .collect();
-        Ok(json_value(&Json::Arr(items)))
+        Ok(text(&format!("[{}]", items.join(", "))))
     }),
     sees_null("JSON_SET", &["JSON_SET"], (3, ANY), rt_str, |v, _| {
         modify(v, "json_set", Write::Set)
@@ -285,18 +290,23 @@ pub(in crate::expr) fn count_ok(f: Func, n: usize) -> bool {
 
 /// Argument kinds: a value another JSON function returns.
 const KIND_JSON: u8 = 1;
-/// Argument kinds: a TRUE/FALSE literal.
-const KIND_BOOL: u8 = 2;
+/// Argument kinds: a TRUE/FALSE literal or a predicate.
+pub(in crate::expr) const KIND_BOOL: u8 = 2;
+/// Argument kinds: a JSON column (JSON_ARRAY and JSON_OBJECT embed its text as stored,
+/// the others as they write any JSON).
+pub(in crate::expr) const KIND_COLUMN: u8 = 3;
 
-/// The kinds literal of a call of a [`takes_values`] function: per argument, whether it is
-/// a JSON function's result or a boolean literal (`is_bool`).
-pub(in crate::expr) fn value_kinds(args: &[Expr], is_bool: &[bool]) -> Expr {
+/// The kinds literal of a call of a [`takes_values`] function: per argument, what
+/// `hints` (from the compiler: [`KIND_BOOL`] literals, [`KIND_COLUMN`]) or the
+/// argument's expression says.
+pub(in crate::expr) fn value_kinds(args: &[Expr], hints: &[u8]) -> Expr {
     let kinds = args
         .iter()
-        .zip(is_bool.iter().chain(std::iter::repeat(&false)))
-        .map(|(a, &b)| match a {
-            Expr::Func(g, _) if returns_json(*g) => KIND_JSON,
-            _ if b || is_boolean(a) => KIND_BOOL,
+        .enumerate()
+        .map(|(i, a)| match (a, hints.get(i).copied().unwrap_or(0)) {
+            (_, h) if h != 0 => h,
+            (Expr::Func(g, _), _) if returns_json(*g) => KIND_JSON,
+            _ if is_boolean(a) => KIND_BOOL,
             _ => 0,
         })
         .collect();
@@ -357,12 +367,23 @@ fn kind(kinds: &[u8], i: usize) -> u8 {
     kinds.get(i).copied().unwrap_or(0)
 }
 
+/// The text JSON_ARRAY and JSON_OBJECT write for a value: a JSON column's text as stored
+/// (when it is JSON), anything else as [`to_json`] makes it.
+fn embedded(v: &Value, kind: u8) -> String {
+    match v {
+        Value::Bytes(b) if kind == KIND_COLUMN && json::valid(b) => {
+            String::from_utf8_lossy(b).into_owned()
+        }
+        _ => to_json(v, kind).text(),
+    }
+}
+
 /// An SQL value as a JSON value.
 fn to_json(v: &Value, kind: u8) -> Json {
     match v {
         Value::Null => Json::Null,
         _ if kind == KIND_BOOL => Json::Bool(int(v) != 0),
-        Value::Bytes(b) if kind == KIND_JSON => {
+        Value::Bytes(b) if kind == KIND_JSON || kind == KIND_COLUMN => {
             json::parse(b).unwrap_or_else(|_| Json::Str(json::escape(&String::from_utf8_lossy(b))))
         }
         Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Double(_) | Value::Decimal(_) => {
@@ -726,6 +747,67 @@ mod tests {
         let _ = server.shutdown();
         let _ = std::fs::remove_dir_all(&dir);
         out
+    }
+
+    #[test]
+    fn a_json_column_is_checked_longtext_as_in_mariadb() {
+        let dir = std::env::temp_dir().join(format!("onelog-json-column-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut cfg = ServerConfig::new(&dir);
+        cfg.max_binlog_size = 1 << 20;
+        cfg.flush_log_at_trx_commit = 2;
+        let (server, _) = Server::open(cfg).unwrap();
+        let mut s = Session::new(server.clone(), 1, "root", "localhost");
+        let mut run = |sql: &str| -> Result<Vec<Vec<String>>, String> {
+            match s.query(sql).pop() {
+                Some(Ok(Output::Rows { rows, .. })) => Ok(rows
+                    .iter()
+                    .map(|r| {
+                        r.iter()
+                            .map(|v| String::from_utf8_lossy(&crate::expr::text_of(v)).into_owned())
+                            .collect()
+                    })
+                    .collect()),
+                Some(Ok(_)) => Ok(Vec::new()),
+                Some(Err(e)) => Err(format!("{} {}", e.code, e.message)),
+                None => Ok(Vec::new()),
+            }
+        };
+        run("CREATE DATABASE d").unwrap();
+        run("CREATE TABLE d.t (a INT PRIMARY KEY, j JSON COMMENT 'c', k JSON NOT NULL DEFAULT '{}')")
+            .unwrap();
+        let create = run("SHOW CREATE TABLE d.t").unwrap();
+        assert!(
+            create[0][1].contains(
+                "  `j` longtext CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL COMMENT 'c' CHECK (json_valid(`j`)),\n  `k` longtext CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL DEFAULT '{}' CHECK (json_valid(`k`)),"
+            ),
+            "{}",
+            create[0][1]
+        );
+        let described = run("DESCRIBE d.t").unwrap();
+        assert_eq!(described[1][1], "longtext");
+        let failed = "4025 CONSTRAINT `t.j` failed for `d`.`t`".to_string();
+        assert_eq!(
+            run("INSERT INTO d.t (a, j) VALUES (2, '{bad')"),
+            Err(failed.clone())
+        );
+        run("SET sql_mode = ''").unwrap();
+        assert_eq!(
+            run("INSERT INTO d.t (a, j) VALUES (2, '')"),
+            Err(failed.clone())
+        );
+        run("INSERT INTO d.t (a, j) VALUES (1, '{\"x\":1}'), (3, NULL), (4, '[1,   2]')").unwrap();
+        assert_eq!(run("UPDATE d.t SET j = 'x' WHERE a = 1"), Err(failed));
+        assert_eq!(
+            run("SELECT json_array(j), json_object('a', j), json_set('[]', '$[0]', j), json_extract(j, '$') FROM d.t WHERE a IN (1, 4) ORDER BY a")
+                .unwrap(),
+            [
+                ["[{\"x\":1}]", "{\"a\": {\"x\":1}}", "[{\"x\": 1}]", "{\"x\": 1}"],
+                ["[[1,   2]]", "{\"a\": [1,   2]}", "[[1, 2]]", "[1, 2]"]
+            ]
+        );
+        let _ = server.shutdown();
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
