@@ -32,7 +32,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use onelog_binlog::value::STRING_REAL_TYPE;
+use onelog_binlog::value::{ENUM_REAL_TYPE, SET_REAL_TYPE, STRING_REAL_TYPE};
 use onelog_binlog::{ColumnMeta, ColumnType, Value};
 
 use crate::collation::Collation;
@@ -95,6 +95,12 @@ pub enum SqlType {
     Year,
     /// The NULL type (a column that is always NULL).
     Null,
+    /// ENUM of this many members (1..=65535, the members in [`ColumnDef::members`]): stored
+    /// as the 1-based index of the member (0: the error value `''`), as MariaDB stores it.
+    Enum(u16),
+    /// SET of this many members (1..=64, in [`ColumnDef::members`]): stored as the bit set
+    /// of the members (bit 0: the first).
+    Set(u8),
     /// JSON: MariaDB's alias of LONGTEXT with collation `utf8mb4_bin` and an automatic
     /// `CHECK (json_valid(col))`. Stored, compared and logged exactly as LONGTEXT (MariaDB's
     /// Table_map has no JSON type); the SQL layer refuses a value that is not JSON (4025).
@@ -140,6 +146,17 @@ impl SqlType {
             Year => "year".into(),
             Null => "null".into(),
             Json => "longtext".into(),
+            Enum(_) => "enum".into(),
+            Set(_) => "set".into(),
+        }
+    }
+
+    /// The members an ENUM or SET column must list (0 for other types).
+    pub fn member_count(&self) -> usize {
+        match *self {
+            SqlType::Enum(n) => usize::from(n),
+            SqlType::Set(n) => usize::from(n),
+            _ => 0,
         }
     }
 
@@ -215,6 +232,8 @@ impl SqlType {
             DateTime(f) | Timestamp(f) | Time(f) if f > 6 => {
                 return Err(format!("fractional seconds precision {f} > 6"))
             }
+            Enum(0) | Set(0) => return Err("ENUM or SET without members".into()),
+            Set(n) if n > 64 => return Err(format!("SET of {n} members > 64")),
             _ => {}
         }
         Ok(())
@@ -260,6 +279,18 @@ impl SqlType {
             Text => (ColumnType::Blob, 2, false, false),
             MediumText => (ColumnType::Blob, 3, false, false),
             LongText | Json => (ColumnType::Blob, 4, false, false),
+            Enum(n) => (
+                ColumnType::String,
+                ColumnMeta::pack_string_meta(ENUM_REAL_TYPE, if n < 256 { 1 } else { 2 }),
+                false,
+                false,
+            ),
+            Set(n) => (
+                ColumnType::String,
+                ColumnMeta::pack_string_meta(SET_REAL_TYPE, set_pack_length(n)),
+                false,
+                false,
+            ),
             TinyBlob => (ColumnType::Blob, 1, false, true),
             Blob => (ColumnType::Blob, 2, false, true),
             MediumBlob => (ColumnType::Blob, 3, false, true),
@@ -304,6 +335,19 @@ impl SqlType {
             Date | DateTime(_) | Timestamp(_) => self.coerce_date_time(err, v),
             Time(fsp) => coerce_time(err, v, fsp),
             Year => coerce_year(err, v),
+            Enum(n) => match v {
+                Value::UInt(i) if i <= u64::from(n) => Ok(Value::UInt(i)),
+                Value::Int(i) if (0..=i64::from(n)).contains(&i) => Ok(Value::UInt(i as u64)),
+                ref other => Err(err.wrong(other)),
+            },
+            Set(n) => {
+                let fits = |m: u64| n >= 64 || m >> n == 0;
+                match v {
+                    Value::UInt(m) if fits(m) => Ok(Value::UInt(m)),
+                    Value::Int(i) if i >= 0 && fits(i as u64) => Ok(Value::UInt(i as u64)),
+                    ref other => Err(err.wrong(other)),
+                }
+            }
             Null => Err(err.wrong(&v)),
         }
     }
@@ -485,6 +529,8 @@ impl SqlType {
             Year => (25, 0, 0),
             Null => (26, 0, 0),
             Json => (27, 0, 0),
+            Enum(n) => (28, u32::from(n), 0),
+            Set(n) => (29, u32::from(n), 0),
         };
         put_u8(out, tag);
         put_var(out, u64::from(a));
@@ -535,10 +581,20 @@ impl SqlType {
             25 => Year,
             26 => Null,
             27 => Json,
+            28 => Enum(u16::try_from(a).map_err(|_| r.err(format!("ENUM of {a} members")))?),
+            29 => Set(small(a)?),
             t => return Err(r.err(format!("unknown column type tag {t}"))),
         };
         t.validate().map_err(|e| r.err(e))?;
         Ok(t)
+    }
+}
+
+/// Bytes of a SET's bit set in a row image (MariaDB's `get_set_pack_length`).
+fn set_pack_length(members: u8) -> u16 {
+    match u16::from(members).div_ceil(8) {
+        n if n > 4 => 8,
+        n => n,
     }
 }
 
@@ -642,6 +698,8 @@ pub struct ColumnSpec {
     /// COLLATE of a text column (None: the default, `utf8mb4_general_ci`); ignored for other
     /// types.
     pub collation: Option<Collation>,
+    /// The members of an ENUM or SET, in order (empty for other types).
+    pub members: Vec<String>,
 }
 
 /// Column attributes beyond type, nullability and default value (persisted as the optional
@@ -684,7 +742,13 @@ impl ColumnSpec {
             auto_increment: false,
             extras: ColumnExtras::default(),
             collation: None,
+            members: Vec::new(),
         }
+    }
+    /// Sets the members of an ENUM or SET column.
+    pub fn members(mut self, members: Vec<String>) -> Self {
+        self.members = members;
+        self
     }
     /// Sets the column's collation.
     pub fn collation(mut self, c: Collation) -> Self {
@@ -745,6 +809,8 @@ pub struct ColumnDef {
     pub extras: ColumnExtras,
     /// The collation of a text column (always `Some` for one, `None` for other types).
     pub collation: Option<Collation>,
+    /// The members of an ENUM or SET, as many as its type says (empty for other types).
+    pub members: Vec<String>,
 }
 
 impl ColumnDef {
@@ -769,6 +835,12 @@ impl ColumnDef {
                 column: c.name.clone(),
                 reason,
             })?;
+        if c.members.len() != c.ty.member_count() {
+            return Err(EngineError::WrongColumnSpec {
+                column: c.name.clone(),
+                reason: format!("{} members for {}", c.members.len(), c.ty.sql_name()),
+            });
+        }
         if c.auto_increment && !c.ty.is_integer() {
             return Err(EngineError::WrongColumnSpec {
                 column: c.name.clone(),
@@ -802,6 +874,7 @@ impl ColumnDef {
             auto_increment: c.auto_increment,
             extras: c.extras.clone(),
             collation,
+            members: c.members.clone(),
         })
     }
 }
@@ -1011,6 +1084,16 @@ impl TableDef {
         for c in &self.columns {
             put_str(out, &c.name);
             c.ty.encode(out);
+            // An ENUM's or SET's members follow its type (types written before them have none).
+            debug_assert_eq!(
+                c.members.len(),
+                c.ty.member_count(),
+                "members of {}",
+                c.name
+            );
+            for m in &c.members {
+                put_str(out, m);
+            }
             // Flag 4: the column's collation id follows its default (an extension: bytes
             // written before collations have no flag 4).
             let coll_flag = (c.collation.is_some() as u8) << 2;
@@ -1113,6 +1196,10 @@ impl TableDef {
         for _ in 0..n {
             let cname = r.string()?;
             let ty = SqlType::decode(r)?;
+            let mut members = Vec::new();
+            for _ in 0..ty.member_count() {
+                members.push(r.string()?);
+            }
             let flags = r.u8()?;
             let default = match r.u8()? {
                 0 => None,
@@ -1138,6 +1225,7 @@ impl TableDef {
                 auto_increment: flags & 2 != 0,
                 extras: ColumnExtras::default(),
                 collation,
+                members,
             });
         }
         let ncols = columns.len();
@@ -2124,6 +2212,55 @@ mod tests {
         for n in 0..enc.len() {
             assert!(CatalogChange::decode(&enc[..n]).is_err());
         }
+    }
+
+    #[test]
+    fn enum_and_set_are_new_type_tags_with_their_members() {
+        let mut sp = spec();
+        sp.columns
+            .push(ColumnSpec::new("e", SqlType::Enum(3)).members(vec![
+                "b".into(),
+                "a".into(),
+                "c".into(),
+            ]));
+        sp.columns
+            .push(ColumnSpec::new("s", SqlType::Set(2)).members(vec!["x".into(), "y".into()]));
+        let t = TableDef::from_spec(1, &sp).unwrap();
+        let mut b = Vec::new();
+        t.encode(&mut b);
+        let mut r = Reader::new(&b, "t");
+        assert_eq!(TableDef::decode(&mut r).unwrap(), t);
+        assert!(r.is_empty());
+        for n in 0..b.len() {
+            assert!(TableDef::decode(&mut Reader::new(&b[..n], "t")).is_err());
+        }
+        // The binlog sees MariaDB's String columns with real types ENUM/SET and pack lengths.
+        let metas = t.column_metas();
+        let e = &metas[t.column_index("e").unwrap()];
+        assert_eq!(e.column_type, ColumnType::String);
+        assert_eq!(ColumnMeta::unpack_string_meta(e.meta), (ENUM_REAL_TYPE, 1));
+        let s = &metas[t.column_index("s").unwrap()];
+        assert_eq!(ColumnMeta::unpack_string_meta(s.meta), (SET_REAL_TYPE, 1));
+        assert_eq!(
+            ColumnMeta::unpack_string_meta(SqlType::Enum(300).column_meta("e", true).meta),
+            (ENUM_REAL_TYPE, 2)
+        );
+        assert_eq!(set_pack_length(33), 8);
+        assert_eq!(set_pack_length(17), 3);
+        // Stored values: the index (0..=count) and the bit set.
+        assert_eq!(
+            SqlType::Enum(3).coerce("e", Value::Int(3)).unwrap(),
+            Value::UInt(3)
+        );
+        assert!(SqlType::Enum(3).coerce("e", Value::UInt(4)).is_err());
+        assert!(SqlType::Set(2).coerce("s", Value::UInt(4)).is_err());
+        assert_eq!(
+            SqlType::Set(64).coerce("s", Value::UInt(u64::MAX)).unwrap(),
+            Value::UInt(u64::MAX)
+        );
+        // Members must match the type's count.
+        let bad = ColumnSpec::new("e", SqlType::Enum(2)).members(vec!["a".into()]);
+        assert!(ColumnDef::from_spec(&bad).is_err());
     }
 
     #[test]

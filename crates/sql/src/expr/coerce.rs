@@ -416,6 +416,9 @@ pub(crate) fn convert_for_column(v: Value, ty: &SqlType, column: &str) -> Result
         | T::Blob
         | T::MediumBlob
         | T::LongBlob => to_text(v),
+        // ENUM and SET values are found among their members by the caller (the members
+        // are the column's); a number here is an index / bit set the engine checks.
+        T::Enum(_) | T::Set(_) => v,
         T::Date => to_date(v, &bad)?,
         T::DateTime(_) => to_datetime(v, &bad)?,
         T::Timestamp(_) => to_timestamp(v, &bad)?,

@@ -80,7 +80,11 @@ const UNSIGNED: u16 = 32;
 
 const BINARY: u16 = 128;
 
+/// `ENUM_FLAG`
+const ENUM_FLAG: u16 = 256;
 const AUTO_INCREMENT: u16 = 512;
+/// `SET_FLAG`
+const SET_FLAG: u16 = 2048;
 
 const NUM: u16 = 32768;
 
@@ -169,6 +173,26 @@ pub(crate) fn table_column(def: &TableDef, i: usize, table_alias: &str, name: &s
         ),
         T::Year => (ColumnType::Year, 4, 0, 63, NUM | UNSIGNED),
         T::Null => (ColumnType::Null, 0, 0, 63, BINARY),
+        // MariaDB's ENUM/SET columns: a STRING of the longest text, flagged ENUM / SET.
+        T::Enum(_) => {
+            let longest = c
+                .members
+                .iter()
+                .map(|m| m.chars().count())
+                .max()
+                .unwrap_or(0);
+            (ColumnType::String, longest as u32 * 4, 0, 45, ENUM_FLAG)
+        }
+        T::Set(_) => {
+            let all: usize = c.members.iter().map(|m| m.chars().count() + 1).sum();
+            (
+                ColumnType::String,
+                all.saturating_sub(1) as u32 * 4,
+                0,
+                45,
+                SET_FLAG,
+            )
+        }
     };
     // A text column under a binary-order collation (utf8mb4_bin) is flagged BINARY, as
     // MariaDB does; its character set stays the connection's.
