@@ -136,6 +136,13 @@ fn type_limits(ty: &onelog_engine::SqlType) -> Option<(Value, Value)> {
 fn relaxed(def: &TableDef, i: usize, v: Value, e: SqlError) -> Result<Value, SqlError> {
     let col = &def.columns[i];
     let fixed = match e.code {
+        1265 if col.ty.member_count() > 0 => {
+            // ENUM: '' (0); SET: the members the value did name.
+            let set = matches!(col.ty, onelog_engine::SqlType::Set(_));
+            let (Ok(x) | Err(x)) = crate::expr::member_value(&col.members, set, &v);
+            crate::expr::warn("Warning", e.code, e.message.clone());
+            return Ok(col.ty.coerce(&col.name, x)?);
+        }
         1264 => {
             let Some((lo, hi)) = type_limits(&col.ty) else {
                 return Err(e);
@@ -229,6 +236,13 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
             format!("Data truncated for column '{}' at row 1", col.name),
         )
     };
+    if col.ty.member_count() > 0 {
+        let set = matches!(col.ty, onelog_engine::SqlType::Set(_));
+        return match crate::expr::member_value(&col.members, set, &v) {
+            Ok(x) => Ok(col.ty.coerce(&col.name, x)?),
+            Err(_) => Err(truncated()),
+        };
+    }
     // '12abc' into a number: MariaDB's "Data truncated" (a number prefix), not 1366.
     if let (true, Value::Bytes(b)) = (type_limits(&col.ty).is_some(), &v) {
         let (prefix, bad) = crate::expr::number_prefix(b, false);
@@ -452,7 +466,12 @@ pub(crate) fn execute_insert(
 pub(crate) fn default_row(def: &TableDef) -> Vec<Value> {
     def.columns
         .iter()
-        .map(|c| c.default.clone().unwrap_or(Value::Null))
+        .map(|c| match (&c.default, c.ty) {
+            (Some(v), _) => v.clone(),
+            // A NOT NULL ENUM without a default takes its first member, as in MariaDB.
+            (None, onelog_engine::SqlType::Enum(_)) if !c.nullable => Value::UInt(1),
+            (None, _) => Value::Null,
+        })
         .collect()
 }
 
@@ -526,6 +545,7 @@ fn full_row(
         if !given[i]
             && !c.nullable
             && c.default.is_none()
+            && !matches!(c.ty, onelog_engine::SqlType::Enum(_))
             && c.extras.default_now.is_none()
             && def.auto_increment != Some(i)
         {

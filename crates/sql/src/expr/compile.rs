@@ -89,6 +89,28 @@ impl<'a> Compiler<'a> {
             .and_then(|(d, _, off)| d.columns.get(i - off))
     }
 
+    /// The expression reading column `i` (its stored value `inner`): an ENUM or SET column
+    /// reads as its text (`members`), any other as itself.
+    pub(crate) fn column_ref(&self, inner: Expr, i: usize) -> Expr {
+        match self.column_def(i) {
+            Some(d) if d.ty.member_count() > 0 => {
+                let f = if matches!(d.ty, onelog_engine::SqlType::Set(_)) {
+                    const { Func::named("SET_TEXT") }
+                } else {
+                    const { Func::named("ENUM_TEXT") }
+                };
+                Expr::Func(
+                    f,
+                    vec![
+                        inner,
+                        Expr::Lit(Value::Bytes(super::members::encode_members(&d.members))),
+                    ],
+                )
+            }
+            _ => inner,
+        }
+    }
+
     /// The collation derivation of a compiled expression (None: not a string).
     pub fn derive(&self, e: &Expr) -> Option<Deriv> {
         use Coercibility as C;
@@ -194,7 +216,7 @@ impl<'a> Compiler<'a> {
                 }
             }
             return found
-                .map(Expr::Col)
+                .map(|i| self.column_ref(Expr::Col(i), i))
                 .ok_or_else(|| SqlError::unknown_column(&full, self.place));
         }
         let (qual, name) = match parts {
@@ -215,7 +237,7 @@ impl<'a> Compiler<'a> {
         }
         t.column_index(name)
             .inspect(|&i| debug_assert!(i < t.columns.len(), "column {i} of {}", t.columns.len()))
-            .map(Expr::Col)
+            .map(|i| self.column_ref(Expr::Col(i), i))
             .ok_or_else(|| SqlError::unknown_column(&full, self.place))
     }
 
@@ -276,8 +298,7 @@ impl<'a> Compiler<'a> {
                     return Ok(e);
                 }
                 let op = bin_op(op)?;
-                let l = self.compile(left)?;
-                let r = self.compile(right)?;
+                let (l, r) = numeric_operands(op, self.compile(left)?, self.compile(right)?);
                 let name = comparison_name(op);
                 let ds = [self.derive(&l), self.derive(&r)];
                 self.collated(Expr::Bin(op, Box::new(l), Box::new(r)), &ds, name)?
@@ -394,7 +415,7 @@ impl<'a> Compiler<'a> {
                 expr, data_type, ..
             } => {
                 let x = self.compile(expr)?;
-                Expr::Cast(Box::new(x), cast_target(data_type)?)
+                cast_of(x, cast_target(data_type)?)
             }
             A::Convert {
                 expr,
@@ -402,7 +423,7 @@ impl<'a> Compiler<'a> {
                 ..
             } => {
                 let x = self.compile(expr)?;
-                Expr::Cast(Box::new(x), cast_target(dt)?)
+                cast_of(x, cast_target(dt)?)
             }
             A::Convert {
                 expr,
@@ -493,6 +514,10 @@ impl<'a> Compiler<'a> {
 
     fn unary(&mut self, op: &ast::UnaryOperator, expr: &ast::Expr) -> Result<Expr, SqlError> {
         let x = self.compile(expr)?;
+        let x = match op {
+            ast::UnaryOperator::Minus | ast::UnaryOperator::BitwiseNot => numeric_view(x),
+            _ => x,
+        };
         Ok(match op {
             ast::UnaryOperator::Minus => match x {
                 Expr::Lit(v) => match negate_literal(v) {
@@ -641,8 +666,9 @@ impl<'a> Compiler<'a> {
                 return Ok(Expr::Lit(Value::Null));
             }
             let (args, _, _) = self.args(f)?;
+            let args: Vec<Expr> = args.into_iter().map(numeric_view).collect();
             return match args.as_slice() {
-                [Expr::Col(c)] => Ok(Expr::InsertValue(*c)),
+                [Expr::Col(c)] => Ok(self.column_ref(Expr::InsertValue(*c), *c)),
                 _ => Err(SqlError::wrong_arguments("VALUES")),
             };
         }
@@ -756,11 +782,24 @@ impl<'a> Compiler<'a> {
                 return Err(SqlError::param_count(name));
             }
         }
+        // The numeric aggregates read an ENUM or SET as its number (MIN/MAX/COUNT/
+        // GROUP_CONCAT as its text), as MariaDB does.
+        let numeric = !matches!(
+            func,
+            AggFunc::Min
+                | AggFunc::Max
+                | AggFunc::Count
+                | AggFunc::CountStar
+                | AggFunc::GroupConcat
+        );
+        let arg = args
+            .pop()
+            .map(|a| if numeric { numeric_view(a) } else { a });
         let aggs = self.aggs.as_mut().ok_or_else(SqlError::invalid_group_use)?;
         aggs.push(AggSpec {
             func,
             distinct,
-            arg: args.pop(),
+            arg,
             order_by,
             separator,
         });
@@ -836,6 +875,53 @@ fn typed_string(ts: &ast::TypedString) -> Expr {
         _ => CastTo::DateTime,
     };
     Expr::Cast(Box::new(Expr::Lit(Value::Bytes(s.into_bytes()))), to)
+}
+
+/// `CAST(x AS to)`: an ENUM or SET cast to a number is its index / bit set, as in MariaDB.
+fn cast_of(x: Expr, to: CastTo) -> Expr {
+    let x = match to {
+        CastTo::Signed | CastTo::Unsigned | CastTo::Decimal(..) | CastTo::Double => numeric_view(x),
+        _ => x,
+    };
+    Expr::Cast(Box::new(x), to)
+}
+
+/// `e` where MariaDB reads an ENUM or SET column as its number (arithmetic, a comparison
+/// with a number, SUM/AVG..., ORDER BY): the stored index / bit set rather than the text
+/// that reading the column gives (`column_ref`).
+pub(crate) fn numeric_view(e: Expr) -> Expr {
+    match e {
+        Expr::Func(f, mut args)
+            if args.len() == 2
+                && (f == const { Func::named("SET_TEXT") }
+                    || f == const { Func::named("ENUM_TEXT") }) =>
+        {
+            args.swap_remove(0)
+        }
+        other => other,
+    }
+}
+
+/// The operands of `l op r` where ENUM/SET columns read as numbers: both for arithmetic,
+/// one compared with a number literal.
+fn numeric_operands(op: BinOp, l: Expr, r: Expr) -> (Expr, Expr) {
+    use BinOp::*;
+    let number = |e: &Expr| match e {
+        Expr::Lit(v) => matches!(
+            v,
+            Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_)
+        ),
+        Expr::Neg(x) => matches!(**x, Expr::Lit(_)),
+        _ => false,
+    };
+    match op {
+        Add | Sub | Mul | Div | IntDiv | Mod | BitAnd | BitOr | BitXor | Shl | Shr => {
+            (numeric_view(l), numeric_view(r))
+        }
+        Eq | NullEq | Ne | Lt | Le | Gt | Ge if number(&r) => (numeric_view(l), r),
+        Eq | NullEq | Ne | Lt | Le | Gt | Ge if number(&l) => (l, numeric_view(r)),
+        _ => (l, r),
+    }
 }
 
 /// The IR operator of a sqlparser binary operator.

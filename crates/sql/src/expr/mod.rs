@@ -5,8 +5,8 @@
 //!
 //! One module per mechanism, lower ones first (none imports a module listed after it):
 //! - `warnings`: conditions raised during evaluation, per thread;
-//! - `text`, `temporal`, `numeric`, `like`, `json`: the text, date/time and number views of a
-//!   value, decimal arithmetic, LIKE, JSON documents and paths;
+//! - `text`, `temporal`, `numeric`, `like`, `json`, `members`: the text, date/time and number
+//!   views of a value, decimal arithmetic, LIKE, JSON documents and paths, ENUM/SET values;
 //! - `ir`: the compiled expression tree; `env`: what evaluation reads besides the row;
 //! - `coerce`, `ops`: comparison, CAST, column conversion; operators on two values;
 //! - `collate`: collation derivation of expressions and comparison under a collation;
@@ -39,6 +39,7 @@ mod interval;
 mod ir;
 mod json;
 mod like;
+mod members;
 mod numeric;
 mod ops;
 pub(crate) mod temporal;
@@ -51,12 +52,15 @@ pub(crate) use collate::{
     charset_named, check_charset, collation_named, compare_in, key_bytes_in, order_collation,
     sort_cmp_in, CollRef,
 };
-pub(crate) use compile::{negate_literal, number_literal, object_name_parts, Compiler, Scope};
+pub(crate) use compile::{
+    negate_literal, number_literal, numeric_view, object_name_parts, Compiler, Scope,
+};
 pub(crate) use env::{connection_collation, Env};
 pub(crate) use eval::eval_scalar;
 pub(crate) use functions::statement_now;
 pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr};
 pub(crate) use json::valid as json_valid;
+pub(crate) use members::store_value as member_value;
 pub(crate) use numeric::{number_prefix, parse_num_prefix, to_f64, to_f64_quiet, to_i128, Num2};
 pub(crate) use ops::binary_values;
 

@@ -474,7 +474,7 @@ fn compile_projection(
                     }
                     any = true;
                     for (i, col) in t.columns.iter().enumerate() {
-                        projections.push(Expr::Col(o + i));
+                        projections.push(c.column_ref(Expr::Col(o + i), o + i));
                         names.push((col.name.clone(), Some(o + i)));
                     }
                 }
@@ -585,7 +585,13 @@ fn compile_clauses(
         match &ob.kind {
             ast::OrderByKind::Expressions(list) => {
                 for o in list {
-                    let x = resolve_order_expr(c, &o.expr, aliases, projections)?;
+                    // ENUM and SET sort by their index / bit set, as in MariaDB.
+                    let x = crate::expr::numeric_view(resolve_order_expr(
+                        c,
+                        &o.expr,
+                        aliases,
+                        projections,
+                    )?);
                     let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
                     order_by.push((x, desc));
                 }
