@@ -462,6 +462,12 @@ impl<'a> Compiler<'a> {
         for i in list {
             items.push(self.compile(i)?);
         }
+        // `e IN (1, 2)`: an ENUM or SET compared with numbers reads as its number.
+        let x = if items.iter().all(is_number) {
+            numeric_view(x)
+        } else {
+            x
+        };
         let mut ds = vec![self.derive(&x)];
         ds.extend(items.iter().map(|i| self.derive(i)));
         let name = if items.len() == 1 { "=" } else { "in" };
@@ -902,18 +908,23 @@ pub(crate) fn numeric_view(e: Expr) -> Expr {
     }
 }
 
-/// The operands of `l op r` where ENUM/SET columns read as numbers: both for arithmetic,
-/// one compared with a number literal.
-fn numeric_operands(op: BinOp, l: Expr, r: Expr) -> (Expr, Expr) {
-    use BinOp::*;
-    let number = |e: &Expr| match e {
+/// A number literal (MariaDB compares an ENUM or SET with one by its number).
+fn is_number(e: &Expr) -> bool {
+    match e {
         Expr::Lit(v) => matches!(
             v,
             Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_)
         ),
         Expr::Neg(x) => matches!(**x, Expr::Lit(_)),
         _ => false,
-    };
+    }
+}
+
+/// The operands of `l op r` where ENUM/SET columns read as numbers: both for arithmetic,
+/// one compared with a number literal.
+fn numeric_operands(op: BinOp, l: Expr, r: Expr) -> (Expr, Expr) {
+    use BinOp::*;
+    let number = is_number;
     match op {
         Add | Sub | Mul | Div | IntDiv | Mod | BitAnd | BitOr | BitXor | Shl | Shr => {
             (numeric_view(l), numeric_view(r))
