@@ -26,7 +26,7 @@
 //!
 //! Simplifications (later steps): CHAR/BINARY values are stored as given (MySQL strips CHAR's
 //! trailing spaces and pads BINARY with zero bytes); text columns are utf8mb4 with binary
-//! comparison (`key.rs`); no ENUM/SET/BIT/GEOMETRY types (JSON is LONGTEXT, see [`SqlType::Json`]); DATETIME/TIME fractions beyond
+//! comparison (`key.rs`); no GEOMETRY types (JSON is LONGTEXT, see [`SqlType::Json`]); DATETIME/TIME fractions beyond
 //! the column's fsp are truncated, as MariaDB does by default.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -101,6 +101,9 @@ pub enum SqlType {
     /// SET of this many members (1..=64, in [`ColumnDef::members`]): stored as the bit set
     /// of the members (bit 0: the first).
     Set(u8),
+    /// BIT(M), M in 1..=64: stored as the unsigned number (below `2^M`), logged as MariaDB's
+    /// BIT (big-endian in `(M + 7) / 8` bytes).
+    Bit(u8),
     /// JSON: MariaDB's alias of LONGTEXT with collation `utf8mb4_bin` and an automatic
     /// `CHECK (json_valid(col))`. Stored, compared and logged exactly as LONGTEXT (MariaDB's
     /// Table_map has no JSON type); the SQL layer refuses a value that is not JSON (4025).
@@ -147,6 +150,7 @@ impl SqlType {
             Null => "null".into(),
             Json => "longtext".into(),
             Enum(_) => "enum".into(),
+            Bit(m) => format!("bit({m})"),
             Set(_) => "set".into(),
         }
     }
@@ -234,6 +238,7 @@ impl SqlType {
             }
             Enum(0) | Set(0) => return Err("ENUM or SET without members".into()),
             Set(n) if n > 64 => return Err(format!("SET of {n} members > 64")),
+            Bit(m) if m == 0 || m > 64 => return Err(format!("BIT({m})")),
             _ => {}
         }
         Ok(())
@@ -279,6 +284,12 @@ impl SqlType {
             Text => (ColumnType::Blob, 2, false, false),
             MediumText => (ColumnType::Blob, 3, false, false),
             LongText | Json => (ColumnType::Blob, 4, false, false),
+            Bit(m) => (
+                ColumnType::Bit,
+                u16::from(m % 8) | u16::from(m / 8) << 8,
+                false,
+                false,
+            ),
             Enum(n) => (
                 ColumnType::String,
                 ColumnMeta::pack_string_meta(ENUM_REAL_TYPE, if n < 256 { 1 } else { 2 }),
@@ -340,6 +351,15 @@ impl SqlType {
                 Value::Int(i) if (0..=i64::from(n)).contains(&i) => Ok(Value::UInt(i as u64)),
                 ref other => Err(err.wrong(other)),
             },
+            Bit(m) => {
+                let fits = |u: u64| m >= 64 || u >> m == 0;
+                match v {
+                    Value::UInt(u) if fits(u) => Ok(Value::UInt(u)),
+                    Value::Int(i) if i >= 0 && fits(i as u64) => Ok(Value::UInt(i as u64)),
+                    Value::UInt(_) | Value::Int(_) => Err(err.too_long()),
+                    ref other => Err(err.wrong(other)),
+                }
+            }
             Set(n) => {
                 let fits = |m: u64| n >= 64 || m >> n == 0;
                 match v {
@@ -531,6 +551,7 @@ impl SqlType {
             Json => (27, 0, 0),
             Enum(n) => (28, u32::from(n), 0),
             Set(n) => (29, u32::from(n), 0),
+            Bit(m) => (30, u32::from(m), 0),
         };
         put_u8(out, tag);
         put_var(out, u64::from(a));
@@ -583,6 +604,7 @@ impl SqlType {
             27 => Json,
             28 => Enum(u16::try_from(a).map_err(|_| r.err(format!("ENUM of {a} members")))?),
             29 => Set(small(a)?),
+            30 => Bit(small(a)?),
             t => return Err(r.err(format!("unknown column type tag {t}"))),
         };
         t.validate().map_err(|e| r.err(e))?;
@@ -2261,6 +2283,38 @@ mod tests {
         // Members must match the type's count.
         let bad = ColumnSpec::new("e", SqlType::Enum(2)).members(vec!["a".into()]);
         assert!(ColumnDef::from_spec(&bad).is_err());
+    }
+
+    #[test]
+    fn bit_is_a_new_type_tag_logged_as_mariadbs_bit() {
+        let mut b = Vec::new();
+        SqlType::Bit(10).encode(&mut b);
+        assert_eq!(b, [30, 10, 0]);
+        assert_eq!(
+            SqlType::decode(&mut Reader::new(&b, "t")).unwrap(),
+            SqlType::Bit(10)
+        );
+        assert!(SqlType::decode(&mut Reader::new(&[30, 65, 0], "t")).is_err());
+        // MariaDB's Table_map metadata: BIT(3) 3, BIT(10) 258, BIT(64) 2048.
+        for (m, meta) in [(3, 3), (10, 258), (64, 2048)] {
+            let c = SqlType::Bit(m).column_meta("b", true);
+            assert_eq!((c.column_type, c.meta), (ColumnType::Bit, meta));
+        }
+        assert_eq!(
+            SqlType::Bit(3).coerce("b", Value::Int(7)).unwrap(),
+            Value::UInt(7)
+        );
+        assert_eq!(
+            SqlType::Bit(3)
+                .coerce("b", Value::UInt(8))
+                .unwrap_err()
+                .code(),
+            1406
+        );
+        assert_eq!(
+            SqlType::Bit(64).coerce("b", Value::UInt(u64::MAX)).unwrap(),
+            Value::UInt(u64::MAX)
+        );
     }
 
     #[test]

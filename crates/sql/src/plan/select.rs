@@ -173,6 +173,7 @@ pub(crate) fn table_column(def: &TableDef, i: usize, table_alias: &str, name: &s
         ),
         T::Year => (ColumnType::Year, 4, 0, 63, NUM | UNSIGNED),
         T::Null => (ColumnType::Null, 0, 0, 63, BINARY),
+        T::Bit(m) => (ColumnType::Bit, u32::from(m), 0, 63, UNSIGNED),
         // MariaDB's ENUM/SET columns: a STRING of the longest text, flagged ENUM / SET.
         T::Enum(_) => {
             let longest = c
