@@ -101,6 +101,11 @@ pub(crate) fn sql_type(dt: &ast::DataType) -> Result<SqlType, SqlError> {
         "MEDIUMTEXT" => SqlType::MediumText,
         "LONGTEXT" => SqlType::LongText,
         "JSON" => SqlType::Json,
+        // BIT(M): M 1..=64 (65 and up: `check_column_size`'s 1439; BIT(0) is refused).
+        "BIT" => match a0.unwrap_or(1) {
+            m @ 1..=64 => SqlType::Bit(m as u8),
+            _ => return Err(SqlError::unsupported(&format!("column type {s}"))),
+        },
         "ENUM" | "SET" => {
             let n = type_members(dt).len();
             match (base.as_str(), u16::try_from(n), u8::try_from(n)) {
@@ -231,6 +236,7 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
     match base.as_str() {
         "TINYINT" | "INT1" | "SMALLINT" | "INT2" | "MEDIUMINT" | "INT3" | "INT" | "INTEGER"
         | "INT4" | "BIGINT" | "INT8" => width(255),
+        "BIT" => width(64),
         "DECIMAL" | "NUMERIC" | "DEC" | "FIXED" => {
             let p = args.first().copied().unwrap_or(10);
             let d = args.get(1).copied().unwrap_or(0);
@@ -900,7 +906,7 @@ fn zero_value(ty: &SqlType) -> Value {
         SqlType::Year => Value::Year(0),
         // MariaDB's implicit default of a NOT NULL ENUM is its first member.
         SqlType::Enum(_) => Value::UInt(1),
-        SqlType::Set(_) => Value::UInt(0),
+        SqlType::Set(_) | SqlType::Bit(_) => Value::UInt(0),
         t if t.is_integer() => Value::Int(0),
         _ => Value::Bytes(Vec::new()),
     }

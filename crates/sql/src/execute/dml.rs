@@ -136,6 +136,21 @@ fn type_limits(ty: &onelog_engine::SqlType) -> Option<(Value, Value)> {
 fn relaxed(def: &TableDef, i: usize, v: Value, e: SqlError) -> Result<Value, SqlError> {
     let col = &def.columns[i];
     let fixed = match e.code {
+        1406 if matches!(col.ty, onelog_engine::SqlType::Bit(_)) => {
+            // A BIT too long is clipped to all ones, with MariaDB's 1264.
+            let m = match col.ty {
+                onelog_engine::SqlType::Bit(m) => u32::from(m),
+                _ => 64,
+            };
+            crate::expr::warn(
+                "Warning",
+                1264,
+                format!("Out of range value for column '{}' at row 1", col.name),
+            );
+            return Ok(col
+                .ty
+                .coerce(&col.name, Value::UInt(u64::MAX >> (64 - m)))?);
+        }
         1265 if col.ty.member_count() > 0 => {
             // ENUM: '' (0); SET: the members the value did name.
             let set = matches!(col.ty, onelog_engine::SqlType::Set(_));

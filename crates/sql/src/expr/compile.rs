@@ -93,6 +93,16 @@ impl<'a> Compiler<'a> {
     /// reads as its text (`members`), any other as itself.
     pub(crate) fn column_ref(&self, inner: Expr, i: usize) -> Expr {
         match self.column_def(i) {
+            // BIT(M) reads as its bytes, big-endian.
+            Some(d) if matches!(d.ty, onelog_engine::SqlType::Bit(_)) => {
+                let m = d.ty.sql_name();
+                let m = m.trim_start_matches("bit(").trim_end_matches(')');
+                let m: i64 = m.parse().unwrap_or(64);
+                Expr::Func(
+                    const { Func::named("BIT_TEXT") },
+                    vec![inner, Expr::Lit(Value::Int(m))],
+                )
+            }
             Some(d) if d.ty.member_count() > 0 => {
                 let f = if matches!(d.ty, onelog_engine::SqlType::Set(_)) {
                     const { Func::named("SET_TEXT") }
@@ -683,6 +693,17 @@ impl<'a> Compiler<'a> {
             return Err(SqlError::syntax(&f.to_string()));
         }
         let func = functions::lookup(&name).ok_or_else(|| SqlError::unknown_function(&name))?;
+        // HEX of a BIT column is the hex of its number (`5` for b'101'), as in MariaDB.
+        let args: Vec<Expr> = if name == "HEX" {
+            args.into_iter()
+                .map(|a| match a {
+                    Expr::Func(g, _) if g == const { Func::named("BIT_TEXT") } => numeric_view(a),
+                    other => other,
+                })
+                .collect()
+        } else {
+            args
+        };
         let def = func.def();
         if args.len() < def.min_args
             || args.len() > def.max_args
@@ -900,7 +921,8 @@ pub(crate) fn numeric_view(e: Expr) -> Expr {
         Expr::Func(f, mut args)
             if args.len() == 2
                 && (f == const { Func::named("SET_TEXT") }
-                    || f == const { Func::named("ENUM_TEXT") }) =>
+                    || f == const { Func::named("ENUM_TEXT") }
+                    || f == const { Func::named("BIT_TEXT") }) =>
         {
             args.swap_remove(0)
         }

@@ -177,6 +177,7 @@ fn column_type_text(c: &onelog_engine::ColumnDef) -> String {
 /// number as its text.
 fn default_text(c: &onelog_engine::ColumnDef, v: &Value) -> Value {
     match (c.ty, v) {
+        (SqlType::Bit(_), Value::UInt(n)) => Value::Bytes(format!("b'{n:b}'").into_bytes()),
         (SqlType::Enum(_) | SqlType::Set(_), Value::UInt(n)) => {
             let set = matches!(c.ty, SqlType::Set(_));
             let names: Vec<&str> = if set {
@@ -271,7 +272,11 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
             }
             (Some(v), None) => {
                 l.push_str(" DEFAULT ");
-                l.push_str(&default_sql(&default_text(c, v)));
+                match (c.ty, default_text(c, v)) {
+                    // `b'101'` as written, not quoted.
+                    (SqlType::Bit(_), Value::Bytes(b)) => l.push_str(&String::from_utf8_lossy(&b)),
+                    (_, d) => l.push_str(&default_sql(&d)),
+                }
             }
             (None, None) if c.nullable => l.push_str(" DEFAULT NULL"),
             (None, None) => {}

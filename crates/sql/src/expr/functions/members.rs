@@ -1,6 +1,7 @@
-//! ENUM_TEXT and SET_TEXT: the text of an ENUM or SET column's stored value. SQL cannot
-//! call them (no names): compile wraps a reference to such a column in one, with the
-//! column's members as the second, literal, argument (`expr::members`).
+//! ENUM_TEXT and SET_TEXT: the text of an ENUM or SET column's stored value; BIT_TEXT: the
+//! bytes of a BIT(M) column's number. SQL cannot call them (no names): compile wraps a
+//! reference to such a column in one, with the column's members (its M) as the second,
+//! literal, argument (`expr::members`).
 
 use onelog_binlog::Value;
 
@@ -12,6 +13,17 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         Ok(match &v[1] {
             Value::Bytes(m) => member_text(&v[0], &decode_members(m), false),
             _ => Value::Null,
+        })
+    }),
+    strict("BIT_TEXT", &[], (2, 2), rt_str, |v, _| {
+        // The number of a BIT(M) as `(M + 7) / 8` bytes, big-endian.
+        let m = usize::try_from(super::int(&v[1]))
+            .unwrap_or(64)
+            .clamp(1, 64);
+        Ok(match v[0] {
+            Value::UInt(n) => Value::Bytes(n.to_be_bytes()[8 - m.div_ceil(8)..].to_vec()),
+            Value::Int(i) => Value::Bytes(i.to_be_bytes()[8 - m.div_ceil(8)..].to_vec()),
+            ref other => other.clone(),
         })
     }),
     strict("SET_TEXT", &[], (2, 2), rt_str, |v, _| {
@@ -30,8 +42,9 @@ mod tests {
 
     /// Runs `statements` on a fresh server: each one's rows as text (NULL as "NULL"), or
     /// "code message" for an error.
-    fn run_all(statements: &[&str]) -> Vec<Result<Vec<String>, String>> {
-        let dir = std::env::temp_dir().join(format!("onelog-members-{}", std::process::id()));
+    fn run_all(name: &str, statements: &[&str]) -> Vec<Result<Vec<String>, String>> {
+        let dir =
+            std::env::temp_dir().join(format!("onelog-members-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut cfg = ServerConfig::new(&dir);
         cfg.max_binlog_size = 1 << 20;
@@ -73,8 +86,56 @@ mod tests {
 
     /// Each value checked against MariaDB 10.11 with the same statements.
     #[test]
+    fn bit_columns_behave_as_in_mariadb() {
+        let r = run_all("bit", &[
+            "CREATE DATABASE d",
+            "CREATE TABLE d.b2 (id INT PRIMARY KEY, b BIT(3) NOT NULL DEFAULT b'101', c BIT(10))",
+            "SHOW CREATE TABLE d.b2",
+            "DESCRIBE d.b2",
+            "INSERT INTO d.b2 VALUES (1, 8, 1)",
+            "INSERT INTO d.b2 VALUES (2, -1, 1)",
+            "INSERT INTO d.b2 VALUES (3, 'a', 1)",
+            "INSERT INTO d.b2 VALUES (4, '', 1)",
+            "INSERT INTO d.b2 (id) VALUES (5)",
+            "INSERT INTO d.b2 VALUES (6, 2.6, 'ab')",
+            "SELECT id, b+0, hex(b), c+0, hex(c), b = 5, b = b'101', length(b), length(c) FROM d.b2 ORDER BY id",
+            "CREATE TABLE d.b3 (id INT PRIMARY KEY, b BIT(65))",
+            "SET sql_mode = ''",
+            "INSERT INTO d.b2 VALUES (8, 9, 'ab')",
+            "INSERT INTO d.b2 VALUES (9, -1, 2.6)",
+            "SELECT b+0, c+0 FROM d.b2 WHERE id >= 8 ORDER BY id",
+            "SELECT id FROM d.b2 ORDER BY b DESC, id",
+        ]);
+        let create = rows(&r[2]).join("\n");
+        assert!(
+            create.contains("  `b` bit(3) NOT NULL DEFAULT b'101',\n  `c` bit(10) DEFAULT NULL,"),
+            "{create}"
+        );
+        assert_eq!(
+            &rows(&r[3])[1..],
+            ["b|bit(3)|NO||b'101'|", "c|bit(10)|YES||NULL|"]
+        );
+        let too_long = |c: &str| Err(format!("1406 Data too long for column '{c}' at row 1"));
+        assert_eq!(r[4], too_long("b"));
+        assert_eq!(r[5], too_long("b"));
+        assert_eq!(r[6], too_long("b"));
+        assert_eq!(r[9], too_long("c"));
+        assert_eq!(
+            rows(&r[10]),
+            ["4|0|0|1|1|0|0|1|2", "5|5|5|NULL|NULL|1|1|1|NULL"]
+        );
+        assert_eq!(
+            r[11],
+            Err("1439 Display width out of range for 'b' (max = 64)".into())
+        );
+        assert_eq!(rows(&r[15]), ["7|1023", "7|3"]);
+        assert_eq!(rows(&r[16]), ["8", "9", "5", "4"]);
+    }
+
+    /// Each value checked against MariaDB 10.11 with the same statements.
+    #[test]
     fn enum_and_set_columns_behave_as_in_mariadb() {
-        let r = run_all(&[
+        let r = run_all("enum", &[
             "CREATE DATABASE d",
             "CREATE TABLE d.e1 (id INT PRIMARY KEY, e ENUM('b','a','c') NOT NULL DEFAULT 'a', s SET('x','y','z'), n ENUM('p','q'))",
             "SHOW CREATE TABLE d.e1",
