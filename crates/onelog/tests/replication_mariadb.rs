@@ -301,6 +301,8 @@ const TYPES: &[Col] = &[
         "'d9,a0'",
         "'b5,c5'",
     ),
+    ("c_bit3", "BIT(3)", "0", "b'111'", "5"),
+    ("c_bit64", "BIT(64)", "0", "18446744073709551615", "b'1010'"),
     ("c_json", "JSON", "'[]'", "'{\"a\": [1, 2.50, \"x\"]}'", "'\"s\"'"),
 ];
 
@@ -310,6 +312,8 @@ fn types_select() -> String {
     for (name, ty, ..) in TYPES {
         if ty.contains("BIN") || ty.contains("BLOB") {
             cols.push(format!("HEX({name})"));
+        } else if ty.starts_with("BIT") {
+            cols.push(format!("{name} + 0"));
         } else {
             cols.push(name.to_string());
         }
@@ -453,8 +457,8 @@ fn mariadb_replica_follows_ddl_types_and_sysbench() {
     // ENUM/SET arrive as the members they name, JSON as its text (row 3 was updated to the
     // maxima, row 1 holds the minima).
     assert_eq!(
-        replica.value("SELECT c_enum, c_enum + 0, c_set, c_set + 0, c_set64, c_json FROM types.t WHERE id = 3"),
-        "c\t3\tx,y,z\t7\ta0,d9\t{\"a\": [1, 2.50, \"x\"]}"
+        replica.value("SELECT c_enum, c_enum + 0, c_set, c_set + 0, c_set64, c_json, c_bit3 + 0, c_bit64 + 0 FROM types.t WHERE id = 3"),
+        "c\t3\tx,y,z\t7\ta0,d9\t{\"a\": [1, 2.50, \"x\"]}\t7\t18446744073709551615"
     );
     assert_eq!(
         replica.value("SELECT c_enum, c_bigenum, c_set, c_json FROM types.t WHERE id = 1"),

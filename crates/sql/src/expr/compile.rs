@@ -90,14 +90,15 @@ impl<'a> Compiler<'a> {
     }
 
     /// The expression reading column `i` (its stored value `inner`): an ENUM or SET column
-    /// reads as its text (`members`), any other as itself.
+    /// reads as its text (`members`), a BIT(M) as its bytes, any other as itself. Whoever
+    /// makes a column reference (SELECT *, a derived table's columns) goes through here.
     pub(crate) fn column_ref(&self, inner: Expr, i: usize) -> Expr {
         match self.column_def(i) {
-            // BIT(M) reads as its bytes, big-endian.
             Some(d) if matches!(d.ty, onelog_engine::SqlType::Bit(_)) => {
-                let m = d.ty.sql_name();
-                let m = m.trim_start_matches("bit(").trim_end_matches(')');
-                let m: i64 = m.parse().unwrap_or(64);
+                let m = match d.ty {
+                    onelog_engine::SqlType::Bit(m) => i64::from(m),
+                    _ => 64,
+                };
                 Expr::Func(
                     const { Func::named("BIT_TEXT") },
                     vec![inner, Expr::Lit(Value::Int(m))],
