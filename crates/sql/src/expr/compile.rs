@@ -495,6 +495,12 @@ impl<'a> Compiler<'a> {
         let x = self.compile(expr)?;
         let lo = self.compile(low)?;
         let hi = self.compile(high)?;
+        // `e BETWEEN 1 AND 2`: an ENUM, SET or BIT between numbers reads as its number.
+        let x = if is_number(&lo) && is_number(&hi) {
+            numeric_view(x)
+        } else {
+            x
+        };
         let ds = [self.derive(&x), self.derive(&lo), self.derive(&hi)];
         self.collated(
             Expr::Between(Box::new(x), Box::new(lo), Box::new(hi), negated),

@@ -173,6 +173,11 @@ mod tests {
             "CREATE TABLE d.x6 (id INT PRIMARY KEY, s SET('a,b','c'))",
             "UPDATE d.e1 SET e = 'c', s = 'y' WHERE id = 2",
             "SELECT e, s FROM d.e1 WHERE id = 2",
+            "SELECT id FROM d.e1 WHERE e BETWEEN 1 AND 2 ORDER BY id",
+            "CREATE TABLE d.e2 (id INT PRIMARY KEY, e ENUM('b','a','c'))",
+            "INSERT INTO d.e2 VALUES (1,'c'),(2,'b'),(3,'a')",
+            "UPDATE d.e2 SET id = id + 10 ORDER BY e LIMIT 1",
+            "SELECT id, e FROM d.e2 ORDER BY id",
         ]);
         let create = rows(&r[2]).join("\n");
         assert!(
@@ -223,5 +228,7 @@ mod tests {
             Err("1367 Illegal set 'a,b' value found during parsing".into())
         );
         assert_eq!(rows(&r[27]), ["c|y"]);
+        assert_eq!(rows(&r[28]), ["3", "4"]);
+        assert_eq!(rows(&r[32]), ["1|c", "3|a", "12|b"]);
     }
 }
