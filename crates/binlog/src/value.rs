@@ -20,6 +20,7 @@
 //! | TIMESTAMP(fsp) | Timestamp2 | fsp |
 //! | TIME(fsp) | Time2 | fsp |
 //! | YEAR | Year | 0 (always unsigned in the SIGNEDNESS metadata) |
+//! | BIT(M) | Bit | `M % 8 \| (M / 8) << 8`; values are `UInt` |
 //! | ENUM, SET | String (real type 247/248) | `pack_string_meta(247 or 248, pack length)`; values are `UInt` |
 //! | GEOMETRY | Geometry | length bytes (4) |
 //! | NULL type | Null | 0 |

@@ -26,13 +26,13 @@
 //!
 //! Simplifications (later steps): CHAR/BINARY values are stored as given (MySQL strips CHAR's
 //! trailing spaces and pads BINARY with zero bytes); text columns are utf8mb4 with binary
-//! comparison (`key.rs`); no ENUM/SET/BIT/JSON/GEOMETRY types; DATETIME/TIME fractions beyond
+//! comparison (`key.rs`); no GEOMETRY types (JSON is LONGTEXT, see [`SqlType::Json`]); DATETIME/TIME fractions beyond
 //! the column's fsp are truncated, as MariaDB does by default.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use onelog_binlog::value::STRING_REAL_TYPE;
+use onelog_binlog::value::{ENUM_REAL_TYPE, SET_REAL_TYPE, STRING_REAL_TYPE};
 use onelog_binlog::{ColumnMeta, ColumnType, Value};
 
 use crate::collation::Collation;
@@ -95,6 +95,19 @@ pub enum SqlType {
     Year,
     /// The NULL type (a column that is always NULL).
     Null,
+    /// ENUM of this many members (1..=65535, the members in [`ColumnDef::members`]): stored
+    /// as the 1-based index of the member (0: the error value `''`), as MariaDB stores it.
+    Enum(u16),
+    /// SET of this many members (1..=64, in [`ColumnDef::members`]): stored as the bit set
+    /// of the members (bit 0: the first).
+    Set(u8),
+    /// BIT(M), M in 1..=64: stored as the unsigned number (below `2^M`), logged as MariaDB's
+    /// BIT (big-endian in `(M + 7) / 8` bytes).
+    Bit(u8),
+    /// JSON: MariaDB's alias of LONGTEXT with collation `utf8mb4_bin` and an automatic
+    /// `CHECK (json_valid(col))`. Stored, compared and logged exactly as LONGTEXT (MariaDB's
+    /// Table_map has no JSON type); the SQL layer refuses a value that is not JSON (4025).
+    Json,
 }
 
 /// Longest utf8mb4 character.
@@ -135,6 +148,19 @@ impl SqlType {
             Time(f) => format!("time({f})"),
             Year => "year".into(),
             Null => "null".into(),
+            Json => "longtext".into(),
+            Enum(_) => "enum".into(),
+            Bit(m) => format!("bit({m})"),
+            Set(_) => "set".into(),
+        }
+    }
+
+    /// The members an ENUM or SET column must list (0 for other types).
+    pub fn member_count(&self) -> usize {
+        match *self {
+            SqlType::Enum(n) => usize::from(n),
+            SqlType::Set(n) => usize::from(n),
+            _ => 0,
         }
     }
 
@@ -178,7 +204,7 @@ impl SqlType {
         use SqlType::*;
         matches!(
             self,
-            Char(_) | VarChar(_) | TinyText | Text | MediumText | LongText
+            Char(_) | VarChar(_) | TinyText | Text | MediumText | LongText | Json
         )
     }
 
@@ -210,6 +236,9 @@ impl SqlType {
             DateTime(f) | Timestamp(f) | Time(f) if f > 6 => {
                 return Err(format!("fractional seconds precision {f} > 6"))
             }
+            Enum(0) | Set(0) => return Err("ENUM or SET without members".into()),
+            Set(n) if n > 64 => return Err(format!("SET of {n} members > 64")),
+            Bit(m) if m == 0 || m > 64 => return Err(format!("BIT({m})")),
             _ => {}
         }
         Ok(())
@@ -254,7 +283,25 @@ impl SqlType {
             TinyText => (ColumnType::Blob, 1, false, false),
             Text => (ColumnType::Blob, 2, false, false),
             MediumText => (ColumnType::Blob, 3, false, false),
-            LongText => (ColumnType::Blob, 4, false, false),
+            LongText | Json => (ColumnType::Blob, 4, false, false),
+            Bit(m) => (
+                ColumnType::Bit,
+                u16::from(m % 8) | u16::from(m / 8) << 8,
+                false,
+                false,
+            ),
+            Enum(n) => (
+                ColumnType::String,
+                ColumnMeta::pack_string_meta(ENUM_REAL_TYPE, if n < 256 { 1 } else { 2 }),
+                false,
+                false,
+            ),
+            Set(n) => (
+                ColumnType::String,
+                ColumnMeta::pack_string_meta(SET_REAL_TYPE, set_pack_length(n)),
+                false,
+                false,
+            ),
             TinyBlob => (ColumnType::Blob, 1, false, true),
             Blob => (ColumnType::Blob, 2, false, true),
             MediumBlob => (ColumnType::Blob, 3, false, true),
@@ -293,10 +340,34 @@ impl SqlType {
             Float | Double => self.coerce_float(err, v),
             Decimal { precision, scale } => coerce_decimal(err, v, precision, scale),
             Char(_) | VarChar(_) | Binary(_) | VarBinary(_) | TinyText | Text | MediumText
-            | LongText | TinyBlob | Blob | MediumBlob | LongBlob => self.coerce_bytes(err, v),
+            | LongText | TinyBlob | Blob | MediumBlob | LongBlob | Json => {
+                self.coerce_bytes(err, v)
+            }
             Date | DateTime(_) | Timestamp(_) => self.coerce_date_time(err, v),
             Time(fsp) => coerce_time(err, v, fsp),
             Year => coerce_year(err, v),
+            Enum(n) => match v {
+                Value::UInt(i) if i <= u64::from(n) => Ok(Value::UInt(i)),
+                Value::Int(i) if (0..=i64::from(n)).contains(&i) => Ok(Value::UInt(i as u64)),
+                ref other => Err(err.wrong(other)),
+            },
+            Bit(m) => {
+                let fits = |u: u64| m >= 64 || u >> m == 0;
+                match v {
+                    Value::UInt(u) if fits(u) => Ok(Value::UInt(u)),
+                    Value::Int(i) if i >= 0 && fits(i as u64) => Ok(Value::UInt(i as u64)),
+                    Value::UInt(_) | Value::Int(_) => Err(err.too_long()),
+                    ref other => Err(err.wrong(other)),
+                }
+            }
+            Set(n) => {
+                let fits = |m: u64| n >= 64 || m >> n == 0;
+                match v {
+                    Value::UInt(m) if fits(m) => Ok(Value::UInt(m)),
+                    Value::Int(i) if i >= 0 && fits(i as u64) => Ok(Value::UInt(i as u64)),
+                    ref other => Err(err.wrong(other)),
+                }
+            }
             Null => Err(err.wrong(&v)),
         }
     }
@@ -477,6 +548,10 @@ impl SqlType {
             Time(f) => (24, u32::from(f), 0),
             Year => (25, 0, 0),
             Null => (26, 0, 0),
+            Json => (27, 0, 0),
+            Enum(n) => (28, u32::from(n), 0),
+            Set(n) => (29, u32::from(n), 0),
+            Bit(m) => (30, u32::from(m), 0),
         };
         put_u8(out, tag);
         put_var(out, u64::from(a));
@@ -526,10 +601,22 @@ impl SqlType {
             24 => Time(small(a)?),
             25 => Year,
             26 => Null,
+            27 => Json,
+            28 => Enum(u16::try_from(a).map_err(|_| r.err(format!("ENUM of {a} members")))?),
+            29 => Set(small(a)?),
+            30 => Bit(small(a)?),
             t => return Err(r.err(format!("unknown column type tag {t}"))),
         };
         t.validate().map_err(|e| r.err(e))?;
         Ok(t)
+    }
+}
+
+/// Bytes of a SET's bit set in a row image (MariaDB's `get_set_pack_length`).
+fn set_pack_length(members: u8) -> u16 {
+    match u16::from(members).div_ceil(8) {
+        n if n > 4 => 8,
+        n => n,
     }
 }
 
@@ -633,6 +720,8 @@ pub struct ColumnSpec {
     /// COLLATE of a text column (None: the default, `utf8mb4_general_ci`); ignored for other
     /// types.
     pub collation: Option<Collation>,
+    /// The members of an ENUM or SET, in order (empty for other types).
+    pub members: Vec<String>,
 }
 
 /// Column attributes beyond type, nullability and default value (persisted as the optional
@@ -748,7 +837,13 @@ impl ColumnSpec {
             auto_increment: false,
             extras: ColumnExtras::default(),
             collation: None,
+            members: Vec::new(),
         }
+    }
+    /// Sets the members of an ENUM or SET column.
+    pub fn members(mut self, members: Vec<String>) -> Self {
+        self.members = members;
+        self
     }
     /// Sets the column's collation.
     pub fn collation(mut self, c: Collation) -> Self {
@@ -809,6 +904,8 @@ pub struct ColumnDef {
     pub extras: ColumnExtras,
     /// The collation of a text column (always `Some` for one, `None` for other types).
     pub collation: Option<Collation>,
+    /// The members of an ENUM or SET, as many as its type says (empty for other types).
+    pub members: Vec<String>,
 }
 
 impl ColumnDef {
@@ -833,6 +930,12 @@ impl ColumnDef {
                 column: c.name.clone(),
                 reason,
             })?;
+        if c.members.len() != c.ty.member_count() {
+            return Err(EngineError::WrongColumnSpec {
+                column: c.name.clone(),
+                reason: format!("{} members for {}", c.members.len(), c.ty.sql_name()),
+            });
+        }
         if c.auto_increment && !c.ty.is_integer() {
             return Err(EngineError::WrongColumnSpec {
                 column: c.name.clone(),
@@ -843,7 +946,10 @@ impl ColumnDef {
             None | Some(Value::Null) => None,
             Some(v) => Some(c.ty.coerce(&c.name, v.clone())?),
         };
-        let collation = if c.ty.is_text() {
+        let collation = if c.ty == SqlType::Json {
+            // MariaDB's JSON is utf8mb4_bin whatever the table's or a COLLATE says.
+            Some(Collation::Utf8mb4Bin)
+        } else if c.ty.is_text() {
             let coll = c.collation.unwrap_or(Collation::DEFAULT);
             if coll.charset() != "utf8mb4" {
                 return Err(EngineError::WrongColumnSpec {
@@ -863,6 +969,7 @@ impl ColumnDef {
             auto_increment: c.auto_increment,
             extras: c.extras.clone(),
             collation,
+            members: c.members.clone(),
         })
     }
 }
@@ -1135,6 +1242,16 @@ impl TableDef {
         for c in &self.columns {
             put_str(out, &c.name);
             c.ty.encode(out);
+            // An ENUM's or SET's members follow its type (types written before them have none).
+            debug_assert_eq!(
+                c.members.len(),
+                c.ty.member_count(),
+                "members of {}",
+                c.name
+            );
+            for m in &c.members {
+                put_str(out, m);
+            }
             // Flag 4: the column's collation id follows its default (an extension: bytes
             // written before collations have no flag 4).
             let coll_flag = (c.collation.is_some() as u8) << 2;
@@ -1256,6 +1373,10 @@ impl TableDef {
         for _ in 0..n {
             let cname = r.string()?;
             let ty = SqlType::decode(r)?;
+            let mut members = Vec::new();
+            for _ in 0..ty.member_count() {
+                members.push(r.string()?);
+            }
             let flags = r.u8()?;
             let default = match r.u8()? {
                 0 => None,
@@ -1281,6 +1402,7 @@ impl TableDef {
                 auto_increment: flags & 2 != 0,
                 extras: ColumnExtras::default(),
                 collation,
+                members,
             });
         }
         let ncols = columns.len();
@@ -2525,6 +2647,114 @@ mod tests {
         for n in 0..enc.len() {
             assert!(CatalogChange::decode(&enc[..n]).is_err());
         }
+    }
+
+    #[test]
+    fn enum_and_set_are_new_type_tags_with_their_members() {
+        let mut sp = spec();
+        sp.columns
+            .push(ColumnSpec::new("e", SqlType::Enum(3)).members(vec![
+                "b".into(),
+                "a".into(),
+                "c".into(),
+            ]));
+        sp.columns
+            .push(ColumnSpec::new("s", SqlType::Set(2)).members(vec!["x".into(), "y".into()]));
+        let t = TableDef::from_spec(1, &sp).unwrap();
+        let mut b = Vec::new();
+        t.encode(&mut b);
+        let mut r = Reader::new(&b, "t");
+        assert_eq!(TableDef::decode(&mut r).unwrap(), t);
+        assert!(r.is_empty());
+        for n in 0..b.len() {
+            assert!(TableDef::decode(&mut Reader::new(&b[..n], "t")).is_err());
+        }
+        // The binlog sees MariaDB's String columns with real types ENUM/SET and pack lengths.
+        let metas = t.column_metas();
+        let e = &metas[t.column_index("e").unwrap()];
+        assert_eq!(e.column_type, ColumnType::String);
+        assert_eq!(ColumnMeta::unpack_string_meta(e.meta), (ENUM_REAL_TYPE, 1));
+        let s = &metas[t.column_index("s").unwrap()];
+        assert_eq!(ColumnMeta::unpack_string_meta(s.meta), (SET_REAL_TYPE, 1));
+        assert_eq!(
+            ColumnMeta::unpack_string_meta(SqlType::Enum(300).column_meta("e", true).meta),
+            (ENUM_REAL_TYPE, 2)
+        );
+        assert_eq!(set_pack_length(33), 8);
+        assert_eq!(set_pack_length(17), 3);
+        // Stored values: the index (0..=count) and the bit set.
+        assert_eq!(
+            SqlType::Enum(3).coerce("e", Value::Int(3)).unwrap(),
+            Value::UInt(3)
+        );
+        assert!(SqlType::Enum(3).coerce("e", Value::UInt(4)).is_err());
+        assert!(SqlType::Set(2).coerce("s", Value::UInt(4)).is_err());
+        assert_eq!(
+            SqlType::Set(64).coerce("s", Value::UInt(u64::MAX)).unwrap(),
+            Value::UInt(u64::MAX)
+        );
+        // Members must match the type's count.
+        let bad = ColumnSpec::new("e", SqlType::Enum(2)).members(vec!["a".into()]);
+        assert!(ColumnDef::from_spec(&bad).is_err());
+    }
+
+    #[test]
+    fn bit_is_a_new_type_tag_logged_as_mariadbs_bit() {
+        let mut b = Vec::new();
+        SqlType::Bit(10).encode(&mut b);
+        assert_eq!(b, [30, 10, 0]);
+        assert_eq!(
+            SqlType::decode(&mut Reader::new(&b, "t")).unwrap(),
+            SqlType::Bit(10)
+        );
+        assert!(SqlType::decode(&mut Reader::new(&[30, 65, 0], "t")).is_err());
+        // MariaDB's Table_map metadata: BIT(3) 3, BIT(10) 258, BIT(64) 2048.
+        for (m, meta) in [(3, 3), (10, 258), (64, 2048)] {
+            let c = SqlType::Bit(m).column_meta("b", true);
+            assert_eq!((c.column_type, c.meta), (ColumnType::Bit, meta));
+        }
+        assert_eq!(
+            SqlType::Bit(3).coerce("b", Value::Int(7)).unwrap(),
+            Value::UInt(7)
+        );
+        assert_eq!(
+            SqlType::Bit(3)
+                .coerce("b", Value::UInt(8))
+                .unwrap_err()
+                .code(),
+            1406
+        );
+        assert_eq!(
+            SqlType::Bit(64).coerce("b", Value::UInt(u64::MAX)).unwrap(),
+            Value::UInt(u64::MAX)
+        );
+    }
+
+    #[test]
+    fn json_is_a_new_type_tag_logged_as_longtext() {
+        // A new tag: definitions written before it never hold tag 27, so they decode as before.
+        let mut b = Vec::new();
+        SqlType::Json.encode(&mut b);
+        assert_eq!(b, [27, 0, 0]);
+        assert_eq!(
+            SqlType::decode(&mut Reader::new(&b, "t")).unwrap(),
+            SqlType::Json
+        );
+        let mut old = Vec::new();
+        SqlType::LongText.encode(&mut old);
+        assert_eq!(old, [16, 0, 0]);
+        assert_eq!(
+            SqlType::Json.column_meta("j", true),
+            SqlType::LongText.column_meta("j", true)
+        );
+        let mut sp = spec();
+        sp.columns
+            .push(ColumnSpec::new("j", SqlType::Json).collation(Collation::DEFAULT));
+        let t = TableDef::from_spec(1, &sp).unwrap();
+        let j = &t.columns[t.column_index("j").unwrap()];
+        assert_eq!(j.collation, Some(Collation::Utf8mb4Bin));
+        let ch = CatalogChange::CreateTable { table: t };
+        assert_eq!(CatalogChange::decode(&ch.encode()).unwrap(), ch);
     }
 
     #[test]

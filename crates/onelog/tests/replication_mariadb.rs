@@ -5,6 +5,7 @@
 //! What must hold, each checked against the replica's own state (never a mock):
 //! - DDL (CREATE/DROP DATABASE, CREATE/DROP TABLE, CREATE/DROP INDEX, ALTER TABLE ADD/DROP
 //!   INDEX, TRUNCATE), a table with one column of every type onelog supports (extremes, NULLs,
+//!   ENUM/SET/JSON included,
 //!   an update and a delete) and sysbench oltp_read_write at 4 threads replicate: the sorted
 //!   dumps of every table are equal on both sides and the replica's `@@gtid_slave_pos` equals
 //!   onelog's `@@gtid_binlog_pos`; the replica never reports an SQL or IO error;
@@ -289,6 +290,20 @@ const TYPES: &[Col] = &[
         "'12:34:56.654321'",
     ),
     ("c_y", "YEAR", "1901", "2155", "2026"),
+    // Issue 15 part 4: ENUM/SET row images (index / bit set) and JSON (LONGTEXT).
+    ("c_enum", "ENUM('b','a','c')", "'b'", "'c'", "'A'"),
+    ("c_bigenum", "ENUM('x','y')", "1", "'y'", "'x'"),
+    ("c_set", "SET('x','y','z')", "''", "'z,y,x'", "'y'"),
+    (
+        "c_set64",
+        "SET('a0','a1','a2','a3','a4','a5','a6','a7','a8','a9','b0','b1','b2','b3','b4','b5','b6','b7','b8','b9','c0','c1','c2','c3','c4','c5','c6','c7','c8','c9','d0','d1','d2','d3','d4','d5','d6','d7','d8','d9')",
+        "'a0'",
+        "'d9,a0'",
+        "'b5,c5'",
+    ),
+    ("c_bit3", "BIT(3)", "0", "b'111'", "5"),
+    ("c_bit64", "BIT(64)", "0", "18446744073709551615", "b'1010'"),
+    ("c_json", "JSON", "'[]'", "'{\"a\": [1, 2.50, \"x\"]}'", "'\"s\"'"),
 ];
 
 /// The column list that dumps `types.t` comparably (binary strings as hex).
@@ -297,6 +312,8 @@ fn types_select() -> String {
     for (name, ty, ..) in TYPES {
         if ty.contains("BIN") || ty.contains("BLOB") {
             cols.push(format!("HEX({name})"));
+        } else if ty.starts_with("BIT") {
+            cols.push(format!("{name} + 0"));
         } else {
             cols.push(name.to_string());
         }
@@ -437,6 +454,16 @@ fn mariadb_replica_follows_ddl_types_and_sysbench() {
         "18446744073709551615\t9223372036854775807"
     );
     assert_eq!(replica.value("SELECT COUNT(*) FROM types.t"), "4");
+    // ENUM/SET arrive as the members they name, JSON as its text (row 3 was updated to the
+    // maxima, row 1 holds the minima).
+    assert_eq!(
+        replica.value("SELECT c_enum, c_enum + 0, c_set, c_set + 0, c_set64, c_json, c_bit3 + 0, c_bit64 + 0 FROM types.t WHERE id = 3"),
+        "c\t3\tx,y,z\t7\ta0,d9\t{\"a\": [1, 2.50, \"x\"]}\t7\t18446744073709551615"
+    );
+    assert_eq!(
+        replica.value("SELECT c_enum, c_bigenum, c_set, c_json FROM types.t WHERE id = 1"),
+        "b\tx\t\t[]"
+    );
     assert_eq!(
         replica.value("SELECT c_dec65 IS NULL FROM types.t WHERE id = 2"),
         "1"

@@ -106,6 +106,20 @@ pub(crate) fn sql_type(dt: &ast::DataType) -> Result<SqlType, SqlError> {
         "TEXT" => SqlType::Text,
         "MEDIUMTEXT" => SqlType::MediumText,
         "LONGTEXT" => SqlType::LongText,
+        "JSON" => SqlType::Json,
+        // BIT(M): M 1..=64 (65 and up: `check_column_size`'s 1439; BIT(0) is refused).
+        "BIT" => match a0.unwrap_or(1) {
+            m @ 1..=64 => SqlType::Bit(m as u8),
+            _ => return Err(SqlError::unsupported(&format!("column type {s}"))),
+        },
+        "ENUM" | "SET" => {
+            let n = type_members(dt).len();
+            match (base.as_str(), u16::try_from(n), u8::try_from(n)) {
+                ("ENUM", Ok(n), _) if n > 0 => SqlType::Enum(n),
+                ("SET", _, Ok(n)) if n > 0 && n <= 64 => SqlType::Set(n),
+                _ => return Err(SqlError::unsupported(&format!("column type {s}"))),
+            }
+        }
         "TINYBLOB" => SqlType::TinyBlob,
         "BLOB" => SqlType::Blob,
         "MEDIUMBLOB" => SqlType::MediumBlob,
@@ -117,6 +131,60 @@ pub(crate) fn sql_type(dt: &ast::DataType) -> Result<SqlType, SqlError> {
         "YEAR" => SqlType::Year,
         _ => return Err(SqlError::unsupported(&format!("column type {s}"))),
     })
+}
+
+/// The members of an ENUM or SET type as declared (empty for other types).
+fn type_members(dt: &ast::DataType) -> Vec<String> {
+    match dt {
+        ast::DataType::Enum(members, _) => members
+            .iter()
+            .map(|m| match m {
+                ast::EnumMember::Name(n) | ast::EnumMember::NamedValue(n, _) => n.clone(),
+            })
+            .collect(),
+        ast::DataType::Set(members) => members.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// An ENUM's or SET's members as MariaDB keeps them (trailing spaces dropped), or its error
+/// for a list it refuses: 1291 a duplicate (compared case-insensitively), 1367 a SET member
+/// with a comma, 1097 a SET of more than 64. A member with a NUL byte is 1235.
+fn checked_members(dt: &ast::DataType, col: &str) -> Result<Vec<String>, SqlError> {
+    let set = matches!(dt, ast::DataType::Set(_));
+    let kind = if set { "SET" } else { "ENUM" };
+    let members: Vec<String> = type_members(dt)
+        .into_iter()
+        .map(|m| m.trim_end_matches(' ').to_string())
+        .collect();
+    if set && members.len() > 64 {
+        return Err(SqlError::of(
+            errors::ER_TOO_BIG_SET,
+            format!("Too many strings for column {col} and SET"),
+        ));
+    }
+    for (i, m) in members.iter().enumerate() {
+        if m.contains('\0') {
+            return Err(SqlError::unsupported("a NUL byte in an ENUM or SET member"));
+        }
+        if set && m.contains(',') {
+            return Err(SqlError::of(
+                errors::ER_ILLEGAL_VALUE_FOR_TYPE,
+                format!("Illegal set '{m}' value found during parsing"),
+            ));
+        }
+        // MariaDB names the first of the two.
+        if let Some(first) = members[..i]
+            .iter()
+            .find(|x| x.to_lowercase() == m.to_lowercase())
+        {
+            return Err(SqlError::of(
+                errors::ER_DUPLICATED_VALUE_IN_TYPE,
+                format!("Column '{col}' has duplicated value '{first}' in {kind}"),
+            ));
+        }
+    }
+    Ok(members)
 }
 
 /// MariaDB's checks of a column's declared sizes, with its errors: 1425 too big scale, 1426
@@ -174,6 +242,7 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
     match base.as_str() {
         "TINYINT" | "INT1" | "SMALLINT" | "INT2" | "MEDIUMINT" | "INT3" | "INT" | "INTEGER"
         | "INT4" | "BIGINT" | "INT8" => width(255),
+        "BIT" => width(64),
         "DECIMAL" | "NUMERIC" | "DEC" | "FIXED" => {
             let p = args.first().copied().unwrap_or(10);
             let d = args.get(1).copied().unwrap_or(0);
@@ -433,7 +502,8 @@ pub(super) fn column_spec(
 ) -> Result<(ColumnSpec, ColumnKeys), SqlError> {
     check_column_size(&cd.data_type, &cd.name.value)?;
     let ty = sql_type(&cd.data_type)?;
-    let mut spec = ColumnSpec::new(&cd.name.value, ty);
+    let mut spec = ColumnSpec::new(&cd.name.value, ty)
+        .members(checked_members(&cd.data_type, &cd.name.value)?);
     let mut keys = ColumnKeys::default();
     spec.extras.display_width = display_width(&cd.data_type, &ty);
     spec.collation = column_collation(&cd.options, ty, table_coll)?;
@@ -461,7 +531,18 @@ pub(super) fn column_spec(
             ast::ColumnOption::Default(e) => {
                 spec.extras.default_now = None;
                 if let Some(v) = default_value(cx, e)? {
-                    let v = crate::expr::convert_for_column(v, &ty, &cd.name.value)?;
+                    let v = if ty.member_count() > 0 {
+                        // An ENUM's or SET's default names its members exactly (1067).
+                        let set = matches!(ty, SqlType::Set(_));
+                        crate::expr::member_value(&spec.members, set, &v).map_err(|_| {
+                            SqlError::of(
+                                errors::ER_INVALID_DEFAULT,
+                                format!("Invalid default value for '{}'", cd.name.value),
+                            )
+                        })?
+                    } else {
+                        crate::expr::convert_for_column(v, &ty, &cd.name.value)?
+                    };
                     spec.default = Some(v);
                 }
             }
@@ -856,6 +937,9 @@ pub(super) fn zero_value(ty: &SqlType) -> Value {
             micros: 0,
         },
         SqlType::Year => Value::Year(0),
+        // MariaDB's implicit default of a NOT NULL ENUM is its first member.
+        SqlType::Enum(_) => Value::UInt(1),
+        SqlType::Set(_) | SqlType::Bit(_) => Value::UInt(0),
         t if t.is_integer() => Value::Int(0),
         _ => Value::Bytes(Vec::new()),
     }

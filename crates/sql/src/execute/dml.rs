@@ -65,7 +65,8 @@ pub(crate) fn coerce_col(
         Ok(v) => Ok(v),
         Err(e) if !crate::sysvar::strict_mode(env.cx) => relaxed(def, i, v, e),
         Err(e) => Err(e),
-    };
+    }
+    .and_then(|v| check_json(def, i, v));
     // The conversions (here, in expr and in the engine's types) name row 1: the row loop
     // is the one that knows the row.
     if row != 1 {
@@ -75,6 +76,26 @@ pub(crate) fn coerce_col(
         e.message = with_row(&e.message, row);
         e
     })
+}
+
+/// A JSON column's automatic `CHECK (json_valid(col))`: a value that is not JSON is 4025
+/// in every sql_mode, as in MariaDB (NULL passes).
+fn check_json(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> {
+    let col = &def.columns[i];
+    match &v {
+        Value::Bytes(b)
+            if col.ty == onelog_engine::SqlType::Json && !crate::expr::json_valid(b) =>
+        {
+            Err(SqlError::of(
+                errors::ER_CONSTRAINT_FAILED,
+                format!(
+                    "CONSTRAINT `{}.{}` failed for `{}`.`{}`",
+                    def.name, col.name, def.db, def.name
+                ),
+            ))
+        }
+        _ => Ok(v),
+    }
 }
 
 /// The largest magnitude of a numeric column type, as a value of its kind.
@@ -122,6 +143,28 @@ fn type_limits(ty: &onelog_engine::SqlType) -> Option<(Value, Value)> {
 fn relaxed(def: &TableDef, i: usize, v: Value, e: SqlError) -> Result<Value, SqlError> {
     let col = &def.columns[i];
     let fixed = match e.code {
+        1406 if matches!(col.ty, onelog_engine::SqlType::Bit(_)) => {
+            // A BIT too long is clipped to all ones, with MariaDB's 1264.
+            let m = match col.ty {
+                onelog_engine::SqlType::Bit(m) => u32::from(m),
+                _ => 64,
+            };
+            crate::expr::warn(
+                "Warning",
+                1264,
+                format!("Out of range value for column '{}' at row 1", col.name),
+            );
+            return Ok(col
+                .ty
+                .coerce(&col.name, Value::UInt(u64::MAX >> (64 - m)))?);
+        }
+        1265 if col.ty.member_count() > 0 => {
+            // ENUM: '' (0); SET: the members the value did name.
+            let set = matches!(col.ty, onelog_engine::SqlType::Set(_));
+            let (Ok(x) | Err(x)) = crate::expr::member_value(&col.members, set, &v);
+            crate::expr::warn("Warning", e.code, e.message.clone());
+            return Ok(col.ty.coerce(&col.name, x)?);
+        }
         1264 => {
             let Some((lo, hi)) = type_limits(&col.ty) else {
                 return Err(e);
@@ -215,6 +258,13 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
             format!("Data truncated for column '{}' at row 1", col.name),
         )
     };
+    if col.ty.member_count() > 0 {
+        let set = matches!(col.ty, onelog_engine::SqlType::Set(_));
+        return match crate::expr::member_value(&col.members, set, &v) {
+            Ok(x) => Ok(col.ty.coerce(&col.name, x)?),
+            Err(_) => Err(truncated()),
+        };
+    }
     // '12abc' into a number: MariaDB's "Data truncated" (a number prefix), not 1366.
     if let (true, Value::Bytes(b)) = (type_limits(&col.ty).is_some(), &v) {
         let (prefix, bad) = crate::expr::number_prefix(b, false);
@@ -504,7 +554,12 @@ fn row_admitted(
 pub(crate) fn default_row(def: &TableDef) -> Vec<Value> {
     def.columns
         .iter()
-        .map(|c| c.default.clone().unwrap_or(Value::Null))
+        .map(|c| match (&c.default, c.ty) {
+            (Some(v), _) => v.clone(),
+            // A NOT NULL ENUM without a default takes its first member, as in MariaDB.
+            (None, onelog_engine::SqlType::Enum(_)) if !c.nullable => Value::UInt(1),
+            (None, _) => Value::Null,
+        })
         .collect()
 }
 
@@ -578,6 +633,7 @@ fn full_row(
         if !given[i]
             && !c.nullable
             && c.default.is_none()
+            && !matches!(c.ty, onelog_engine::SqlType::Enum(_))
             && c.extras.default_now.is_none()
             && def.auto_increment != Some(i)
         {

@@ -411,10 +411,26 @@ pub(crate) fn convert_for_column(v: Value, ty: &SqlType, column: &str) -> Result
         | T::Text
         | T::MediumText
         | T::LongText
+        | T::Json
         | T::TinyBlob
         | T::Blob
         | T::MediumBlob
         | T::LongBlob => to_text(v),
+        // ENUM and SET values are found among their members by the caller (the members
+        // are the column's); a number here is an index / bit set the engine checks.
+        T::Enum(_) | T::Set(_) => v,
+        // BIT: a number as itself (a negative one is past any BIT, the engine's 1406), a
+        // string as its bytes' big-endian number, as MariaDB stores them.
+        T::Bit(_) => match v {
+            Value::Int(i) => Value::UInt(i as u64),
+            Value::UInt(_) => v,
+            Value::Bytes(b) if b.len() > 8 => Value::UInt(u64::MAX),
+            Value::Bytes(b) => Value::UInt(b.iter().fold(0u64, |acc, &x| acc << 8 | u64::from(x))),
+            other => match to_integer(other, &bad)? {
+                Value::Int(i) => Value::UInt(i as u64),
+                x => x,
+            },
+        },
         T::Date => to_date(v, &bad)?,
         T::DateTime(_) => to_datetime(v, &bad)?,
         T::Timestamp(_) => to_timestamp(v, &bad)?,

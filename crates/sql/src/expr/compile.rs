@@ -174,6 +174,39 @@ impl<'a> Compiler<'a> {
             .and_then(|(d, _, off)| d.columns.get(i - off))
     }
 
+    /// The expression reading column `i` (its stored value `inner`): an ENUM or SET column
+    /// reads as its text (`members`), a BIT(M) as its bytes, any other as itself. Whoever
+    /// makes a column reference (SELECT *, a derived table's columns) goes through here.
+    pub(crate) fn column_ref(&self, inner: Expr, i: usize) -> Expr {
+        match self.column_def(i) {
+            Some(d) if matches!(d.ty, onelog_engine::SqlType::Bit(_)) => {
+                let m = match d.ty {
+                    onelog_engine::SqlType::Bit(m) => i64::from(m),
+                    _ => 64,
+                };
+                Expr::Func(
+                    const { Func::named("BIT_TEXT") },
+                    vec![inner, Expr::Lit(Value::Int(m))],
+                )
+            }
+            Some(d) if d.ty.member_count() > 0 => {
+                let f = if matches!(d.ty, onelog_engine::SqlType::Set(_)) {
+                    const { Func::named("SET_TEXT") }
+                } else {
+                    const { Func::named("ENUM_TEXT") }
+                };
+                Expr::Func(
+                    f,
+                    vec![
+                        inner,
+                        Expr::Lit(Value::Bytes(super::members::encode_members(&d.members))),
+                    ],
+                )
+            }
+            _ => inner,
+        }
+    }
+
     /// The collation derivation of a compiled expression (None: not a string).
     pub fn derive(&self, e: &Expr) -> Option<Deriv> {
         use Coercibility as C;
@@ -280,7 +313,7 @@ impl<'a> Compiler<'a> {
                 }
             }
             return found
-                .map(Expr::Col)
+                .map(|i| self.column_ref(Expr::Col(i), i))
                 .ok_or_else(|| SqlError::unknown_column(&full, self.place));
         }
         let (qual, name) = match parts {
@@ -301,7 +334,7 @@ impl<'a> Compiler<'a> {
         }
         t.column_index(name)
             .inspect(|&i| debug_assert!(i < t.columns.len(), "column {i} of {}", t.columns.len()))
-            .map(Expr::Col)
+            .map(|i| self.column_ref(Expr::Col(i), i))
             .ok_or_else(|| SqlError::unknown_column(&full, self.place))
     }
 
@@ -362,8 +395,7 @@ impl<'a> Compiler<'a> {
                     return Ok(e);
                 }
                 let op = bin_op(op)?;
-                let l = self.compile(left)?;
-                let r = self.compile(right)?;
+                let (l, r) = numeric_operands(op, self.compile(left)?, self.compile(right)?);
                 let name = comparison_name(op);
                 let ds = [self.derive(&l), self.derive(&r)];
                 self.collated(Expr::Bin(op, Box::new(l), Box::new(r)), &ds, name)?
@@ -482,7 +514,7 @@ impl<'a> Compiler<'a> {
                 expr, data_type, ..
             } => {
                 let x = self.compile(expr)?;
-                Expr::Cast(Box::new(x), cast_target(data_type)?)
+                cast_of(x, cast_target(data_type)?)
             }
             A::Convert {
                 expr,
@@ -490,7 +522,7 @@ impl<'a> Compiler<'a> {
                 ..
             } => {
                 let x = self.compile(expr)?;
-                Expr::Cast(Box::new(x), cast_target(dt)?)
+                cast_of(x, cast_target(dt)?)
             }
             A::Convert {
                 expr,
@@ -529,6 +561,12 @@ impl<'a> Compiler<'a> {
         for i in list {
             items.push(self.compile(i)?);
         }
+        // `e IN (1, 2)`: an ENUM or SET compared with numbers reads as its number.
+        let x = if items.iter().all(is_number) {
+            numeric_view(x)
+        } else {
+            x
+        };
         let mut ds = vec![self.derive(&x)];
         ds.extend(items.iter().map(|i| self.derive(i)));
         let name = if items.len() == 1 { "=" } else { "in" };
@@ -545,6 +583,12 @@ impl<'a> Compiler<'a> {
         let x = self.compile(expr)?;
         let lo = self.compile(low)?;
         let hi = self.compile(high)?;
+        // `e BETWEEN 1 AND 2`: an ENUM, SET or BIT between numbers reads as its number.
+        let x = if is_number(&lo) && is_number(&hi) {
+            numeric_view(x)
+        } else {
+            x
+        };
         let ds = [self.derive(&x), self.derive(&lo), self.derive(&hi)];
         self.collated(
             Expr::Between(Box::new(x), Box::new(lo), Box::new(hi), negated),
@@ -581,6 +625,10 @@ impl<'a> Compiler<'a> {
 
     fn unary(&mut self, op: &ast::UnaryOperator, expr: &ast::Expr) -> Result<Expr, SqlError> {
         let x = self.compile(expr)?;
+        let x = match op {
+            ast::UnaryOperator::Minus | ast::UnaryOperator::BitwiseNot => numeric_view(x),
+            _ => x,
+        };
         Ok(match op {
             ast::UnaryOperator::Minus => match x {
                 Expr::Lit(v) => match negate_literal(v) {
@@ -729,8 +777,9 @@ impl<'a> Compiler<'a> {
                 return Ok(Expr::Lit(Value::Null));
             }
             let (args, _, _) = self.args(f)?;
+            let args: Vec<Expr> = args.into_iter().map(numeric_view).collect();
             return match args.as_slice() {
-                [Expr::Col(c)] => Ok(Expr::InsertValue(*c)),
+                [Expr::Col(c)] => Ok(self.column_ref(Expr::InsertValue(*c), *c)),
                 _ => Err(SqlError::wrong_arguments("VALUES")),
             };
         }
@@ -739,9 +788,28 @@ impl<'a> Compiler<'a> {
             return Err(SqlError::syntax(&f.to_string()));
         }
         let func = functions::lookup(&name).ok_or_else(|| SqlError::unknown_function(&name))?;
+        // HEX of a BIT column is the hex of its number (`5` for b'101'), as in MariaDB.
+        let args: Vec<Expr> = if name == "HEX" {
+            args.into_iter()
+                .map(|a| match a {
+                    Expr::Func(g, _) if g == const { Func::named("BIT_TEXT") } => numeric_view(a),
+                    other => other,
+                })
+                .collect()
+        } else {
+            args
+        };
         let def = func.def();
-        if args.len() < def.min_args || args.len() > def.max_args {
+        if args.len() < def.min_args
+            || args.len() > def.max_args
+            || !functions::json::count_ok(func, args.len())
+        {
             return Err(SqlError::param_count(&name));
+        }
+        let mut args = args;
+        if functions::json::takes_values(func) {
+            let hints = self.json_value_hints(f, &args);
+            args.push(functions::json::value_kinds(&args, &hints));
         }
         if def.collated {
             // Compared as a comparison's operands are: under the collation they derive to.
@@ -749,6 +817,44 @@ impl<'a> Compiler<'a> {
             return self.collated(Expr::Func(func, args), &ds, &name.to_ascii_lowercase());
         }
         Ok(Expr::Func(func, args))
+    }
+
+    /// What the JSON functions that take values must know of each argument that the
+    /// compiled tree does not say: a TRUE/FALSE literal (`KIND_BOOL`) and a JSON column
+    /// (`KIND_COLUMN`).
+    fn json_value_hints(&self, f: &ast::Function, args: &[Expr]) -> Vec<u8> {
+        let ast_args: &[ast::FunctionArg] = match &f.args {
+            ast::FunctionArguments::List(l) => &l.args,
+            _ => &[],
+        };
+        args.iter()
+            .enumerate()
+            .map(|(i, a)| {
+                if let Expr::Col(c) = a {
+                    if self
+                        .column_def(*c)
+                        .is_some_and(|d| d.ty == onelog_engine::SqlType::Json)
+                    {
+                        return functions::json::KIND_COLUMN;
+                    }
+                }
+                let Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(first))) =
+                    ast_args.get(i)
+                else {
+                    return 0;
+                };
+                let mut e = first;
+                while let ast::Expr::Nested(inner) = e {
+                    e = inner;
+                }
+                match e {
+                    ast::Expr::Value(v) if matches!(v.value, ast::Value::Boolean(_)) => {
+                        functions::json::KIND_BOOL
+                    }
+                    _ => 0,
+                }
+            })
+            .collect()
     }
 
     /// An aggregate call: its argument goes to a new [`AggSpec`] slot.
@@ -798,11 +904,24 @@ impl<'a> Compiler<'a> {
                 return Err(SqlError::param_count(name));
             }
         }
+        // The numeric aggregates read an ENUM or SET as its number (MIN/MAX/COUNT/
+        // GROUP_CONCAT as its text), as MariaDB does.
+        let numeric = !matches!(
+            func,
+            AggFunc::Min
+                | AggFunc::Max
+                | AggFunc::Count
+                | AggFunc::CountStar
+                | AggFunc::GroupConcat
+        );
+        let arg = args
+            .pop()
+            .map(|a| if numeric { numeric_view(a) } else { a });
         let aggs = self.aggs.as_mut().ok_or_else(SqlError::invalid_group_use)?;
         aggs.push(AggSpec {
             func,
             distinct,
-            arg: args.pop(),
+            arg,
             order_by,
             separator,
         });
@@ -878,6 +997,59 @@ fn typed_string(ts: &ast::TypedString) -> Expr {
         _ => CastTo::DateTime,
     };
     Expr::Cast(Box::new(Expr::Lit(Value::Bytes(s.into_bytes()))), to)
+}
+
+/// `CAST(x AS to)`: an ENUM or SET cast to a number is its index / bit set, as in MariaDB.
+fn cast_of(x: Expr, to: CastTo) -> Expr {
+    let x = match to {
+        CastTo::Signed | CastTo::Unsigned | CastTo::Decimal(..) | CastTo::Double => numeric_view(x),
+        _ => x,
+    };
+    Expr::Cast(Box::new(x), to)
+}
+
+/// `e` where MariaDB reads an ENUM or SET column as its number (arithmetic, a comparison
+/// with a number, SUM/AVG..., ORDER BY): the stored index / bit set rather than the text
+/// that reading the column gives (`column_ref`).
+pub(crate) fn numeric_view(e: Expr) -> Expr {
+    match e {
+        Expr::Func(f, mut args)
+            if args.len() == 2
+                && (f == const { Func::named("SET_TEXT") }
+                    || f == const { Func::named("ENUM_TEXT") }
+                    || f == const { Func::named("BIT_TEXT") }) =>
+        {
+            args.swap_remove(0)
+        }
+        other => other,
+    }
+}
+
+/// A number literal (MariaDB compares an ENUM or SET with one by its number).
+fn is_number(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(v) => matches!(
+            v,
+            Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(_)
+        ),
+        Expr::Neg(x) => matches!(**x, Expr::Lit(_)),
+        _ => false,
+    }
+}
+
+/// The operands of `l op r` where ENUM/SET columns read as numbers: both for arithmetic,
+/// one compared with a number literal.
+fn numeric_operands(op: BinOp, l: Expr, r: Expr) -> (Expr, Expr) {
+    use BinOp::*;
+    let number = is_number;
+    match op {
+        Add | Sub | Mul | Div | IntDiv | Mod | BitAnd | BitOr | BitXor | Shl | Shr => {
+            (numeric_view(l), numeric_view(r))
+        }
+        Eq | NullEq | Ne | Lt | Le | Gt | Ge if number(&r) => (numeric_view(l), r),
+        Eq | NullEq | Ne | Lt | Le | Gt | Ge if number(&l) => (l, numeric_view(r)),
+        _ => (l, r),
+    }
 }
 
 /// The IR operator of a sqlparser binary operator.

@@ -5,8 +5,8 @@
 //!
 //! One module per mechanism, lower ones first (none imports a module listed after it):
 //! - `warnings`: conditions raised during evaluation, per thread;
-//! - `text`, `temporal`, `numeric`, `like`: the text, date/time and number views of a value,
-//!   decimal arithmetic, LIKE;
+//! - `text`, `temporal`, `numeric`, `like`, `json`, `members`: the text, date/time and number
+//!   views of a value, decimal arithmetic, LIKE, JSON documents and paths, ENUM/SET values;
 //! - `ir`: the compiled expression tree; `env`: what evaluation reads besides the row;
 //! - `coerce`, `ops`: comparison, CAST, column conversion; operators on two values;
 //! - `collate`: collation derivation of expressions and comparison under a collation;
@@ -39,7 +39,9 @@ mod functions;
 mod infer;
 mod interval;
 mod ir;
+mod json;
 mod like;
+mod members;
 mod numeric;
 mod ops;
 mod subq;
@@ -54,13 +56,15 @@ pub(crate) use collate::{
     sort_cmp_in, CollRef,
 };
 pub(crate) use compile::{
-    negate_literal, number_literal, object_name_parts, Compiler, Deriv, OuterNames, Scope,
-    SubqInfo, SubqueryHook,
+    negate_literal, number_literal, numeric_view, object_name_parts, Compiler, Deriv, OuterNames,
+    Scope, SubqInfo, SubqueryHook,
 };
 pub(crate) use env::{connection_collation, Env, SubRows, Subqueries};
 pub(crate) use eval::eval_scalar;
 pub(crate) use functions::statement_now;
 pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr, SubqKind};
+pub(crate) use json::valid as json_valid;
+pub(crate) use members::store_value as member_value;
 pub(crate) use numeric::{
     number_prefix, parse_num_prefix, to_f64, to_f64_quiet, to_i128, truth, Num2,
 };

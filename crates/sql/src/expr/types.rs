@@ -66,6 +66,8 @@ impl TypeCx<'_> {
                 }
                 Some(SqlType::Decimal { precision, scale }) => RType::Decimal(precision, scale),
                 Some(SqlType::Year) => RType::Int,
+                // The index / bit set of an ENUM or SET, the number of a BIT.
+                Some(SqlType::Enum(_) | SqlType::Set(_) | SqlType::Bit(_)) => RType::UInt,
                 Some(SqlType::Float | SqlType::Double) => RType::Double,
                 _ => RType::Double,
             },

@@ -83,6 +83,9 @@ pub(crate) fn stack_overrun(depth: usize) -> SqlError {
 /// per `DIV`): the left operand of a `DIV` may span at most [`MAX_DIV_OPERAND`] tokens
 /// (`AND`/`OR`/`XOR`, `,` and parentheses end one), and all `DIV`s together may clone at most
 /// [`MAX_DIV_WORK`] tokens.
+///
+/// Also refuses MySQL's JSON operators `->` and `->>` as MariaDB does (1064 near the `>`;
+/// sqlparser would parse them).
 pub(crate) fn check_lexical(sql: &str) -> Result<(), SqlError> {
     let b = sql.as_bytes();
     let mut levels: Vec<Level> = vec![Level::default()];
@@ -154,9 +157,14 @@ pub(crate) fn check_lexical(sql: &str) -> Result<(), SqlError> {
             _ => {
                 // A run of operator characters (`||`, `<=>`, `->>`) is one token.
                 let op = |c: u8| b"+-*/%=<>!|&^~:".contains(&c);
+                let start = i;
                 i += 1;
                 while op(c) && i < b.len() && op(b[i]) {
                     i += 1;
+                }
+                if let Some(at) = b[start..i].windows(2).position(|w| w == b"->") {
+                    // MySQL's `->`/`->>`: MariaDB's grammar has no such operator.
+                    return Err(SqlError::syntax(&sql[start + at + 1..]));
                 }
                 bump(&mut levels, &mut total);
             }

@@ -277,7 +277,8 @@ fn compile_order_limit(
     let mut ob = Vec::new();
     for o in order_by {
         ob.push((
-            c.compile(&o.expr)?,
+            // ENUM, SET and BIT sort by their number, as in SELECT.
+            crate::expr::numeric_view(c.compile(&o.expr)?),
             matches!(o.options.sort, Some(ast::OrderBySort::Desc)),
         ));
     }

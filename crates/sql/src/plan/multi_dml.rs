@@ -149,7 +149,8 @@ pub(crate) fn compile_multi_update(
         let name = ast::Expr::CompoundIdentifier(
             n.0.iter().filter_map(|p| p.as_ident().cloned()).collect(),
         );
-        let Expr::Col(i) = c.compile(&name)? else {
+        // An ENUM/SET/BIT column reads as its text; the target is the column itself.
+        let Expr::Col(i) = crate::expr::numeric_view(c.compile(&name)?) else {
             return Err(SqlError::unknown_column(&n.to_string(), "SET"));
         };
         let (k, col) = from.owner(i);

@@ -77,7 +77,11 @@ const UNSIGNED: u16 = 32;
 
 const BINARY: u16 = 128;
 
+/// `ENUM_FLAG`
+const ENUM_FLAG: u16 = 256;
 const AUTO_INCREMENT: u16 = 512;
+/// `SET_FLAG`
+const SET_FLAG: u16 = 2048;
 
 const NUM: u16 = 32768;
 
@@ -137,7 +141,7 @@ pub(crate) fn table_column(def: &TableDef, i: usize, table_alias: &str, name: &s
         T::TinyText => (ColumnType::Blob, 255 * 4, 0, 45, BLOB),
         T::Text => (ColumnType::Blob, 65535 * 4, 0, 45, BLOB),
         T::MediumText => (ColumnType::Blob, 16_777_215 * 4, 0, 45, BLOB),
-        T::LongText => (ColumnType::Blob, u32::MAX, 0, 45, BLOB),
+        T::LongText | T::Json => (ColumnType::Blob, u32::MAX, 0, 45, BLOB),
         T::TinyBlob => (ColumnType::Blob, 255, 0, 63, BLOB | BINARY),
         T::Blob => (ColumnType::Blob, 65535, 0, 63, BLOB | BINARY),
         T::MediumBlob => (ColumnType::Blob, 16_777_215, 0, 63, BLOB | BINARY),
@@ -166,6 +170,27 @@ pub(crate) fn table_column(def: &TableDef, i: usize, table_alias: &str, name: &s
         ),
         T::Year => (ColumnType::Year, 4, 0, 63, NUM | UNSIGNED),
         T::Null => (ColumnType::Null, 0, 0, 63, BINARY),
+        T::Bit(m) => (ColumnType::Bit, u32::from(m), 0, 63, UNSIGNED),
+        // MariaDB's ENUM/SET columns: a STRING of the longest text, flagged ENUM / SET.
+        T::Enum(_) => {
+            let longest = c
+                .members
+                .iter()
+                .map(|m| m.chars().count())
+                .max()
+                .unwrap_or(0);
+            (ColumnType::String, longest as u32 * 4, 0, 45, ENUM_FLAG)
+        }
+        T::Set(_) => {
+            let all: usize = c.members.iter().map(|m| m.chars().count() + 1).sum();
+            (
+                ColumnType::String,
+                all.saturating_sub(1) as u32 * 4,
+                0,
+                45,
+                SET_FLAG,
+            )
+        }
     };
     // A text column under a binary-order collation (utf8mb4_bin) is flagged BINARY, as
     // MariaDB does; its character set stays the connection's.
@@ -513,7 +538,7 @@ fn compile_projection(
                     }
                     any = true;
                     for (i, col) in t.columns.iter().enumerate() {
-                        projections.push(Expr::Col(o + i));
+                        projections.push(c.column_ref(Expr::Col(o + i), o + i));
                         names.push((col.name.clone(), Some(o + i)));
                     }
                 }
@@ -624,7 +649,13 @@ fn compile_clauses(
         match &ob.kind {
             ast::OrderByKind::Expressions(list) => {
                 for o in list {
-                    let x = resolve_order_expr(c, &o.expr, aliases, projections)?;
+                    // ENUM and SET sort by their index / bit set, as in MariaDB.
+                    let x = crate::expr::numeric_view(resolve_order_expr(
+                        c,
+                        &o.expr,
+                        aliases,
+                        projections,
+                    )?);
                     let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
                     order_by.push((x, desc));
                 }

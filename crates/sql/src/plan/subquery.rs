@@ -367,6 +367,9 @@ pub(crate) fn result_defs(
             }
             _ => None,
         };
+        // An ENUM, SET or BIT column's value in a result is its text (its bytes): the rows
+        // hold that, so the column is a string one, not the stored number again.
+        let src = src.filter(|d| d.ty.member_count() == 0 && !matches!(d.ty, SqlType::Bit(_)));
         let mut d = match src {
             Some(d) => {
                 let mut d = d.clone();
@@ -413,6 +416,7 @@ pub(crate) fn rtype_def(r: RType, nullable: bool) -> ColumnDef {
         auto_increment: false,
         extras: ColumnExtras::default(),
         collation,
+        members: Vec::new(),
     }
 }
 

@@ -161,7 +161,44 @@ pub(crate) fn table_def(
 /// A column's type as MariaDB shows it: an integer with its declared display width
 /// (`tinyint(1)`), else the type's default width.
 fn column_type_text(c: &onelog_engine::ColumnDef) -> String {
+    if c.ty.member_count() > 0 {
+        // `enum('a','it''s')`, as MariaDB prints it.
+        let list: Vec<String> = c
+            .members
+            .iter()
+            .map(|m| format!("'{}'", m.replace('\'', "''")))
+            .collect();
+        return format!("{}({})", c.ty.sql_name(), list.join(","));
+    }
     type_text_width(&c.ty, c.extras.display_width)
+}
+
+/// A column's default as SHOW CREATE TABLE and DESCRIBE read it: an ENUM's or SET's stored
+/// number as its text.
+fn default_text(c: &onelog_engine::ColumnDef, v: &Value) -> Value {
+    match (c.ty, v) {
+        (SqlType::Bit(_), Value::UInt(n)) => Value::Bytes(format!("b'{n:b}'").into_bytes()),
+        (SqlType::Enum(_) | SqlType::Set(_), Value::UInt(n)) => {
+            let set = matches!(c.ty, SqlType::Set(_));
+            let names: Vec<&str> = if set {
+                c.members
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i < 64 && n >> i & 1 == 1)
+                    .map(|(_, m)| m.as_str())
+                    .collect()
+            } else {
+                usize::try_from(*n)
+                    .ok()
+                    .and_then(|i| i.checked_sub(1))
+                    .and_then(|i| c.members.get(i))
+                    .map(|m| vec![m.as_str()])
+                    .unwrap_or_default()
+            };
+            Value::Bytes(names.join(",").into_bytes())
+        }
+        _ => v.clone(),
+    }
 }
 
 fn type_text_width(ty: &SqlType, width: Option<u16>) -> String {
@@ -235,7 +272,11 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
             }
             (Some(v), None) => {
                 l.push_str(" DEFAULT ");
-                l.push_str(&default_sql(v));
+                match (c.ty, default_text(c, v)) {
+                    // `b'101'` as written, not quoted.
+                    (SqlType::Bit(_), Value::Bytes(b)) => l.push_str(&String::from_utf8_lossy(&b)),
+                    (_, d) => l.push_str(&default_sql(&d)),
+                }
             }
             (None, None) if c.nullable => l.push_str(" DEFAULT NULL"),
             (None, None) => {}
@@ -252,6 +293,10 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
             l.push_str(&crate::execute::admin::accounts::quote(&c.extras.comment));
         }
         l.push_str(&crate::execute::check::show_column(t, &c.name));
+        if c.ty == SqlType::Json {
+            // MariaDB's automatic constraint of a JSON column.
+            l.push_str(&format!(" CHECK (json_valid({}))", quote_ident(&c.name)));
+        }
         lines.push(l);
     }
     let cols = |ps: &[usize]| {
@@ -294,7 +339,12 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
 /// not the table's default, so this is the one every text column shares, else the server
 /// default (the text then recreates the same column collations; docs/SQL.md).
 fn table_collation(t: &TableDef) -> Collation {
-    let mut colls = t.columns.iter().filter_map(|c| c.collation);
+    // A JSON column's utf8mb4_bin is its type's, never the table's default.
+    let mut colls = t
+        .columns
+        .iter()
+        .filter(|c| c.ty != SqlType::Json)
+        .filter_map(|c| c.collation);
     match colls.next() {
         Some(first) if colls.all(|c| c == first) => first,
         _ => Collation::DEFAULT,
@@ -341,9 +391,10 @@ pub(crate) fn columns(t: &TableDef, full: bool) -> Vec<Vec<Value>> {
             let default = match (&c.default, c.extras.default_now) {
                 (_, Some(fsp)) => text(now_sql(fsp)),
                 (Some(Value::Null) | None, None) => Value::Null,
-                (Some(v), None) => {
-                    text(String::from_utf8_lossy(&crate::render::text_plain(v)).into_owned())
-                }
+                (Some(v), None) => text(
+                    String::from_utf8_lossy(&crate::render::text_plain(&default_text(c, v)))
+                        .into_owned(),
+                ),
             };
             let mut r = vec![text(c.name.clone()), text(column_type_text(c))];
             if full {

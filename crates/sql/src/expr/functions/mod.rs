@@ -1,7 +1,7 @@
 //! The built-in scalar functions, one file per family: `string`, `math`, `temporal`,
 //! `calendar`, `control` (control flow and comparison), `information` (session and server
-//! information, SLEEP), `encode` (digests, base64, UUID), `locks` (user-level locks) and
-//! `regexp`; `aggregate` names the aggregate functions. Each function is declared once, as a
+//! information, SLEEP), `encode` (digests, base64, UUID), `locks` (user-level locks),
+//! `regexp`, `json` and `members` (the text of ENUM and SET columns); `aggregate` names the aggregate functions. Each function is declared once, as a
 //! [`FunctionDef`] in its family's `FUNCTIONS` table: its names, arity, NULL behaviour, result
 //! type and evaluation. Adding a function adds one entry (and its code) to one family file.
 //!
@@ -20,8 +20,10 @@ pub(super) use calendar::Unit;
 mod control;
 mod encode;
 mod information;
+pub(super) mod json;
 mod locks;
 mod math;
+mod members;
 mod regexp;
 mod string;
 mod temporal;
@@ -154,7 +156,7 @@ const fn volatile(def: FunctionDef) -> FunctionDef {
 }
 
 /// Every family's table; a [`Func`] indexes it.
-const FAMILIES: [&[FunctionDef]; 9] = [
+const FAMILIES: [&[FunctionDef]; 11] = [
     string::FUNCTIONS,
     math::FUNCTIONS,
     temporal::FUNCTIONS,
@@ -164,10 +166,12 @@ const FAMILIES: [&[FunctionDef]; 9] = [
     locks::FUNCTIONS,
     calendar::FUNCTIONS,
     regexp::FUNCTIONS,
+    json::FUNCTIONS,
+    members::FUNCTIONS,
 ];
 
 /// [`FAMILIES`] at one address, for evaluation.
-static REGISTRY: [&[FunctionDef]; 9] = FAMILIES;
+static REGISTRY: [&[FunctionDef]; 11] = FAMILIES;
 
 const fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
