@@ -942,6 +942,19 @@ impl Session {
                 Ok(Output::ok())
             }
             Statement::Set(_) => Err(SqlError::unsupported("this SET statement")),
+            Statement::Explain {
+                statement,
+                analyze: false,
+                verbose: false,
+                query_plan: false,
+                estimate: false,
+                format: None,
+                options: None,
+                ..
+            } if matches!(&**statement, Statement::Query(_)) => match &**statement {
+                Statement::Query(q) => crate::execute::explain::explain_query(self, q),
+                _ => Err(SqlError::unsupported("EXPLAIN of this statement")),
+            },
             other => {
                 let s = other.to_string();
                 let kind: String = s.split_whitespace().take(2).collect::<Vec<_>>().join(" ");

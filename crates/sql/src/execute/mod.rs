@@ -9,6 +9,7 @@ pub(crate) mod alter;
 pub(crate) mod check;
 pub(crate) mod ddl;
 pub(crate) mod dml;
+pub(crate) mod explain;
 pub(crate) mod fk;
 pub(crate) mod join;
 pub(crate) mod multi_dml;
