@@ -64,6 +64,19 @@ pub(crate) enum Compiled {
 }
 
 impl Compiled {
+    /// The `Com_` counter the statement counts in.
+    fn com_kind(&self) -> ComKind {
+        match self {
+            Compiled::Select(_) => ComKind::Select,
+            Compiled::Insert(p) if p.replace => ComKind::Replace,
+            Compiled::Insert(_) => ComKind::Insert,
+            Compiled::Update(_) => ComKind::Update,
+            Compiled::Delete(_) => ComKind::Delete,
+            Compiled::Multi(p) if p.delete => ComKind::DeleteMulti,
+            Compiled::Multi(_) => ComKind::UpdateMulti,
+        }
+    }
+
     fn table(&self) -> Option<&Arc<onelog_engine::TableDef>> {
         match self {
             Compiled::Select(p) => p.table.as_ref(),
@@ -635,15 +648,7 @@ impl Session {
 
     /// Runs a compiled statement in the session's transaction (or its own one).
     fn run_compiled(&mut self, c: &Compiled, params: &[Value]) -> Result<Output, SqlError> {
-        self.cx.server.status.com(match c {
-            Compiled::Select(_) => ComKind::Select,
-            Compiled::Insert(p) if p.replace => ComKind::Replace,
-            Compiled::Insert(_) => ComKind::Insert,
-            Compiled::Update(_) => ComKind::Update,
-            Compiled::Delete(_) => ComKind::Delete,
-            Compiled::Multi(p) if p.delete => ComKind::DeleteMulti,
-            Compiled::Multi(_) => ComKind::UpdateMulti,
-        });
+        self.cx.server.status.com(c.com_kind());
         let writes = !matches!(c, Compiled::Select(_));
         if writes {
             crate::sysvar::replica::check_read_only(&self.cx)?;
@@ -692,19 +697,23 @@ impl Session {
                 subq: None,
             };
             match c {
-                Compiled::Select(p) if !p.into.is_empty() => select::execute(p, &mut txn, &env)
-                    .and_then(|(rows, found)| {
-                        into_row = select::into_row(rows)?;
-                        let n = u64::from(into_row.is_some());
-                        Ok((Output::ok_affected(n), Some(found), None))
-                    }),
-                Compiled::Select(p) => select::execute(p, &mut txn, &env).map(|(rows, found)| {
-                    (
-                        Output::rows(select::result_columns(p, &rows), rows),
-                        Some(found),
-                        None,
-                    )
+                Compiled::Select(p) if !p.into.is_empty() => crate::execute::subquery::execute(
+                    p, &mut txn, &env,
+                )
+                .and_then(|(rows, found)| {
+                    into_row = select::into_row(rows)?;
+                    let n = u64::from(into_row.is_some());
+                    Ok((Output::ok_affected(n), Some(found), None))
                 }),
+                Compiled::Select(p) => {
+                    crate::execute::subquery::execute(p, &mut txn, &env).map(|(rows, found)| {
+                        (
+                            Output::rows(select::result_columns(p, &rows), rows),
+                            Some(found),
+                            None,
+                        )
+                    })
+                }
                 Compiled::Insert(p) => dml::execute_insert(p, &mut txn, &env)
                     .map(|d| dml_out(d, p.returning.as_deref())),
                 Compiled::Update(p) => {

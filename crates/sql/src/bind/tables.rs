@@ -65,7 +65,7 @@ pub(crate) type JoinKind<'q> = (Option<&'q ast::Expr>, JoinSide);
 
 /// FROM: the tables in order (comma joins and JOIN ... ON), each resolved with its SELECT
 /// privilege; no table for `FROM DUAL` alone. `other` is asked first about each table
-/// factor: a derived table or a CTE reference it compiles (`plan::subquery`).
+/// factor: a derived table or a CTE reference it compiles (`plan::select::subquery`).
 pub(crate) fn from_tables<'q>(
     cx: &ExecContext,
     sel: &'q ast::Select,

@@ -354,7 +354,7 @@ fn insert_source(
     env: &Env,
 ) -> Result<Vec<Vec<Option<Value>>>, SqlError> {
     if let Some(sp) = &p.select {
-        return Ok(crate::execute::select::execute(sp, txn, env)?
+        return Ok(crate::execute::subquery::execute(sp, txn, env)?
             .0
             .into_iter()
             .map(|r| r.into_iter().map(Some).collect())
@@ -653,7 +653,7 @@ fn select_rows(
     order_by: &[(Expr, bool)],
     limit: &Option<Expr>,
     env: &Env,
-    subqueries: &[crate::plan::subquery::SubPlan],
+    subqueries: &[crate::plan::select::subquery::SubPlan],
 ) -> Result<Vec<Vec<Value>>, SqlError> {
     let limit = match limit {
         Some(e) => match crate::expr::to_i128(&e.eval(&[], env)?) {

@@ -315,33 +315,6 @@ pub(crate) fn result_columns(p: &SelectPlan, rows: &[Vec<Value>]) -> Vec<Column>
     cols
 }
 
-/// Runs a compiled SELECT; returns (rows, FOUND_ROWS()).
-///
-/// Single-table queries stream: each row the access path yields is filtered, projected (only
-/// the projected values are copied) or folded into its group without being materialised;
-/// without ORDER BY / DISTINCT / grouping the scan stops once LIMIT + OFFSET rows are out.
-/// A plan with subqueries or derived tables runs through `execute::subquery`.
-pub(crate) fn execute(
-    p: &SelectPlan,
-    txn: &mut Transaction,
-    env: &Env,
-) -> Result<(Vec<Vec<Value>>, u64), SqlError> {
-    run(p, txn, env, &[])
-}
-
-/// [`execute`] with `outer` (the enclosing row of a correlated subquery) after each row.
-pub(crate) fn run(
-    p: &SelectPlan,
-    txn: &mut Transaction,
-    env: &Env,
-    outer: &[Value],
-) -> Result<(Vec<Vec<Value>>, u64), SqlError> {
-    if p.subqueries.is_empty() && p.derived.is_empty() {
-        return run_with(p, Input::Txn(txn, &[]), env, outer);
-    }
-    crate::execute::subquery::run(p, txn, env, outer)
-}
-
 /// Where a SELECT's FROM rows come from.
 pub(crate) enum Input<'t, 'p> {
     /// Read through the transaction as they stream; a derived table's rows per FROM

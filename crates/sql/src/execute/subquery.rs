@@ -1,4 +1,4 @@
-//! Running a SELECT that has subqueries or derived tables (`plan::subquery`): derived
+//! Running a SELECT that has subqueries or derived tables (`plan::select::subquery`): derived
 //! tables (and CTEs, unions) are materialized first; uncorrelated subqueries run once, before
 //! the FROM rows are read, and their rows are kept for the statement (an `IN` builds its hash
 //! set once from them); correlated subqueries run per enclosing row, with that row bound.
@@ -11,7 +11,8 @@
 //! the plan that holds it; every materialized row is charged to the statement guard, and
 //! every round of a recursive CTE checks it (KILL, max_statement_time, memory).
 //!
-//! Called by `execute::select::run`.
+//! Every SELECT runs through [`execute`] / [`run`] here: a plan without subqueries or
+//! derived tables goes straight to `execute::select::run_with`.
 
 use std::cell::RefCell;
 use std::ops::ControlFlow;
@@ -21,10 +22,10 @@ use onelog_binlog::Value;
 use onelog_engine::Transaction;
 
 use crate::error::SqlError;
-use crate::execute::select::{run as run_select, run_with, scan, Input, RowSink};
+use crate::execute::select::{run_with, scan, Input, RowSink};
 use crate::expr::{conform, key_bytes_in, Env, Expr, RType, SubRows, Subqueries};
+use crate::plan::select::subquery::{RecursivePlan, SetOp};
 use crate::plan::select::{Derived, SelectPlan, SubPlan};
-use crate::plan::subquery::{RecursivePlan, SetOp};
 use onelog_engine::collation::Collation;
 use std::collections::{HashMap, HashSet};
 
@@ -57,7 +58,7 @@ impl Subqueries for Runtime<'_> {
         let Some(txn) = held.as_deref_mut() else {
             return Err(SqlError::unsupported("this correlated subquery"));
         };
-        let (rows, _) = run_select(&sp.plan, txn, &plain(env), row)?;
+        let (rows, _) = run(&sp.plan, txn, &plain(env), row)?;
         Ok(Rc::new(SubRows::new(rows)))
     }
 }
@@ -133,7 +134,7 @@ pub(crate) fn with_uncorrelated<R>(
         cache.push(if sp.correlated {
             None
         } else {
-            let (rows, _) = run_select(&sp.plan, txn, &base, &[])?;
+            let (rows, _) = run(&sp.plan, txn, &base, &[])?;
             Some(Rc::new(SubRows::new(rows)))
         });
     }
@@ -149,8 +150,36 @@ pub(crate) fn with_uncorrelated<R>(
     f(txn, &env2)
 }
 
-/// Runs `p` (with subqueries or derived tables), each row followed by `outer`.
+/// Runs a compiled SELECT; returns (rows, FOUND_ROWS()).
+///
+/// Single-table queries stream: each row the access path yields is filtered, projected (only
+/// the projected values are copied) or folded into its group without being materialised;
+/// without ORDER BY / DISTINCT / grouping the scan stops once LIMIT + OFFSET rows are out.
+/// A plan with subqueries or derived tables runs here; a plain one goes straight to
+/// `execute::select::run_with`.
+pub(crate) fn execute(
+    p: &SelectPlan,
+    txn: &mut Transaction,
+    env: &Env,
+) -> Result<(Vec<Vec<Value>>, u64), SqlError> {
+    run(p, txn, env, &[])
+}
+
+/// [`execute`] with `outer` (the enclosing row of a correlated subquery) after each row.
 pub(crate) fn run(
+    p: &SelectPlan,
+    txn: &mut Transaction,
+    env: &Env,
+    outer: &[Value],
+) -> Result<(Vec<Vec<Value>>, u64), SqlError> {
+    if p.subqueries.is_empty() && p.derived.is_empty() {
+        return run_with(p, Input::Txn(txn, &[]), env, outer);
+    }
+    run_nested(p, txn, env, outer)
+}
+
+/// Runs `p` (with subqueries or derived tables), each row followed by `outer`.
+fn run_nested(
     p: &SelectPlan,
     txn: &mut Transaction,
     env: &Env,
@@ -169,7 +198,7 @@ pub(crate) fn run(
         cache.push(if sp.correlated {
             None
         } else {
-            let (rows, _) = run_select(&sp.plan, txn, &base, &[])?;
+            let (rows, _) = run(&sp.plan, txn, &base, &[])?;
             Some(Rc::new(SubRows::new(rows)))
         });
     }
@@ -222,7 +251,7 @@ fn materialize(d: &Derived, txn: &mut Transaction, env: &Env) -> Result<Vec<Vec<
     let guard = &env.cx.guard;
     match d {
         Derived::Select(p) => {
-            let (rows, _) = run_select(p, txn, env, &[])?;
+            let (rows, _) = run(p, txn, env, &[])?;
             for r in &rows {
                 guard.charge(crate::guard::row_bytes(r))?;
             }

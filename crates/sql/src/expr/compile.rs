@@ -53,7 +53,7 @@ pub(crate) struct Compiler<'a> {
     /// The enclosing query's names, when this compiles a subquery: a name this scope lacks
     /// resolves there, at `width() + its position` in the enclosing row (appended to ours).
     pub outer: Option<&'a dyn OuterNames>,
-    /// Compiles subqueries (`plan::subquery`); None: a subquery is refused here (1235).
+    /// Compiles subqueries (`plan::select::subquery`); None: a subquery is refused here (1235).
     pub subq: Option<&'a dyn SubqueryHook>,
     /// Set when a name resolved in an enclosing query (this query is correlated).
     pub correlated: std::cell::Cell<bool>,
@@ -75,7 +75,7 @@ impl OuterNames for Compiler<'_> {
     }
 }
 
-/// Compiles a subquery of an expression (implemented by `plan::subquery`).
+/// Compiles a subquery of an expression (implemented by `plan::select::subquery`).
 pub(crate) trait SubqueryHook {
     /// Compiles `q` with `outer` as its enclosing scope, its placeholders numbered from
     /// `params`; the plan is kept by the hook under the returned id.

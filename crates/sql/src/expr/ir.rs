@@ -96,7 +96,7 @@ pub(crate) enum Expr {
     /// A comparison node (`Bin` comparison, `In`, `Between`, `Like`, simple `Case`) whose
     /// strings compare under this collation; a bare one compares under the connection's.
     Collated(CollRef, Box<Expr>),
-    /// A subquery (`plan::subquery`): its kind and the index of its plan in the compiling
+    /// A subquery (`plan::select::subquery`): its kind and the index of its plan in the compiling
     /// SELECT's subquery list.
     Subq(Box<Subq>),
 }

@@ -1,6 +1,6 @@
 //! Subqueries in expressions: compiling `(SELECT ...)`, `[NOT] EXISTS`, `x [NOT] IN
 //! (SELECT ...)` and `x op ANY|ALL (SELECT ...)` into [`Expr::Subq`] (the SELECT itself is
-//! compiled by the compiler's [`SubqueryHook`], `plan::subquery`), and evaluating them on the
+//! compiled by the compiler's [`SubqueryHook`], `plan::select::subquery`), and evaluating them on the
 //! rows the statement's [`Subqueries`](super::env::Subqueries) give, with SQL's NULL rules.
 //!
 //! Invariants: a compiled subquery used as a value has exactly one column (1241 otherwise);

@@ -38,9 +38,9 @@ pub(crate) struct InsertPlan {
 #[derive(Debug, Clone)]
 pub(crate) struct UpdatePlan {
     pub table: Arc<TableDef>,
-    /// Uncorrelated subqueries of its expressions (`plan::subquery`), run before any row
+    /// Uncorrelated subqueries of its expressions (`plan::select::subquery`), run before any row
     /// changes.
-    pub subqueries: Vec<crate::plan::subquery::SubPlan>,
+    pub subqueries: Vec<crate::plan::select::subquery::SubPlan>,
     pub assignments: Vec<(usize, Expr)>,
     pub plan: Plan,
     pub order_by: Vec<(Expr, bool)>,
@@ -52,9 +52,9 @@ pub(crate) struct UpdatePlan {
 #[derive(Debug, Clone)]
 pub(crate) struct DeletePlan {
     pub table: Arc<TableDef>,
-    /// Uncorrelated subqueries of its expressions (`plan::subquery`), run before any row
+    /// Uncorrelated subqueries of its expressions (`plan::select::subquery`), run before any row
     /// changes.
-    pub subqueries: Vec<crate::plan::subquery::SubPlan>,
+    pub subqueries: Vec<crate::plan::select::subquery::SubPlan>,
     pub plan: Plan,
     pub order_by: Vec<(Expr, bool)>,
     pub limit: Option<Expr>,
@@ -302,7 +302,7 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
     let qualifier = alias.unwrap_or_else(|| t.name.clone());
     let db = cx.current_db.clone().unwrap_or_default();
     // MariaDB names the SET clause in 1054, for the target and the value alike.
-    let hook = crate::plan::subquery::Hook::new(cx, Default::default());
+    let hook = crate::plan::select::subquery::Hook::new(cx, Default::default());
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "SET");
     c.subq = Some(&hook);
     let mut assignments = Vec::new();
@@ -329,7 +329,7 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
     let params = c.params;
     drop(c);
     Ok(UpdatePlan {
-        subqueries: crate::plan::subquery::dml_subqueries(hook, where_)?,
+        subqueries: crate::plan::select::subquery::dml_subqueries(hook, where_)?,
         table: t.clone(),
         assignments,
         plan,
@@ -353,7 +353,7 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
     }
     let qualifier = alias.unwrap_or_else(|| t.name.clone());
     let db = cx.current_db.clone().unwrap_or_default();
-    let hook = crate::plan::subquery::Hook::new(cx, Default::default());
+    let hook = crate::plan::select::subquery::Hook::new(cx, Default::default());
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "where clause");
     c.subq = Some(&hook);
     let w = match &d.selection {
@@ -368,7 +368,7 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
     let params = c.params;
     drop(c);
     Ok(DeletePlan {
-        subqueries: crate::plan::subquery::dml_subqueries(hook, where_)?,
+        subqueries: crate::plan::select::subquery::dml_subqueries(hook, where_)?,
         table: t.clone(),
         plan,
         order_by,

@@ -10,5 +10,3 @@ pub(crate) mod dml;
 pub(crate) mod join;
 pub(crate) mod multi_dml;
 pub(crate) mod select;
-pub(crate) mod setop;
-pub(crate) mod subquery;

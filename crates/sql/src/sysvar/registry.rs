@@ -327,7 +327,7 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "",
     ),
-    // WITH RECURSIVE's bound on rounds (`plan::subquery`, `execute::subquery`).
+    // WITH RECURSIVE's bound on rounds (`plan::select::subquery`, `execute::subquery`).
     v(
         "max_recursive_iterations",
         Both,

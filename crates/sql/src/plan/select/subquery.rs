@@ -22,12 +22,12 @@ use onelog_engine::{ColumnDef, ColumnExtras, SqlType, TableDef, TableOptions};
 use onelog_protocol::errors;
 use sqlparser::ast;
 
+use super::{compile_in, concrete, Compiled, SelectPlan};
 use crate::bind::tables::FromTable;
 use crate::context::ExecContext;
 use crate::error::SqlError;
 use crate::expr::{Compiler, Expr, OuterNames, RType, SubqInfo, SubqueryHook};
 use crate::output::Column;
-use crate::plan::select::{compile_in, concrete, Compiled, SelectPlan};
 
 /// A subquery of a SELECT: its plan and whether it reads the enclosing row.
 #[derive(Debug, Clone)]
@@ -250,7 +250,7 @@ fn compile_cte(
     qn: &str,
 ) -> Result<(Arc<TableDef>, Derived), SqlError> {
     if scope.recursive {
-        return crate::plan::setop::compile_recursive(cx, cte, scope, qn);
+        return super::setop::compile_recursive(cx, cte, scope, qn);
     }
     let before = Ctes {
         list: scope.list[..i].to_vec(),
@@ -268,15 +268,15 @@ fn compile_cte(
 }
 
 /// A query compiled as a derived table or CTE: its plan and column definitions (a bare set
-/// operation through `plan::setop`); a placeholder in it is refused (1235), as it would be
+/// operation through `plan::select::setop`); a placeholder in it is refused (1235), as it would be
 /// numbered out of textual order.
 pub(crate) fn compile_derived(
     cx: &ExecContext,
     q: &ast::Query,
     ctx: Ctx<'_>,
 ) -> Result<(Derived, Vec<ColumnDef>), SqlError> {
-    if crate::plan::setop::is_bare_set(q) {
-        let (d, defs, _) = crate::plan::setop::compile_set(cx, &q.body, ctx)?;
+    if super::setop::is_bare_set(q) {
+        let (d, defs, _) = super::setop::compile_set(cx, &q.body, ctx)?;
         return Ok((d, defs));
     }
     let out = compile_in(cx, q, crate::parse::LockClause::None, ctx)?;
@@ -558,5 +558,5 @@ pub(crate) fn compile_query(
     if !set_op {
         return Ok(None);
     }
-    crate::plan::setop::compile_wrapped(cx, q, lock, ctx).map(Some)
+    super::setop::compile_wrapped(cx, q, lock, ctx).map(Some)
 }

@@ -7,7 +7,7 @@
 //! Invariants: every part has the first part's number of columns (1222 otherwise); result
 //! columns are named after the first part's; a placeholder in a part is refused (1235).
 //!
-//! Called by `plan::subquery` (its `compile_query`, derived tables and CTEs).
+//! Called by `plan::select::subquery` (its `compile_query`, derived tables and CTEs).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -16,14 +16,14 @@ use onelog_engine::{ColumnDef, TableDef};
 use onelog_protocol::errors;
 use sqlparser::ast;
 
-use crate::context::ExecContext;
-use crate::error::SqlError;
-use crate::expr::RType;
-use crate::plan::select::{compile_in, concrete, Compiled};
-use crate::plan::subquery::{
+use super::subquery::{
     compile_derived, derived_table_def, recursive_mark, rtype_def, Ctes, Ctx, Derived,
     RecursivePlan, SetOp, SetOpPlan,
 };
+use super::{compile_in, concrete, Compiled};
+use crate::context::ExecContext;
+use crate::error::SqlError;
+use crate::expr::RType;
 
 /// The name the whole of a set operation with ORDER BY / LIMIT is read under.
 const WHOLE: &str = "__union";

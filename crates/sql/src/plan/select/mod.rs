@@ -6,6 +6,13 @@
 //!
 //! Invariants: placeholders are numbered in textual order (projection, WHERE, GROUP BY,
 //! HAVING, ORDER BY, LIMIT); a plan's `columns` and `rtypes` have one entry per projection.
+//!
+//! A query's nested queries compile through its child modules, `subquery` (subqueries, derived
+//! tables, CTEs) and `setop` (UNION / INTERSECT / EXCEPT, recursive CTEs), which compile their
+//! parts with [`compile_in`] again: one mutual recursion, kept inside this module tree.
+
+pub(crate) mod setop;
+pub(crate) mod subquery;
 
 use crate::bind::tables::{from_tables, From, JoinKind, JoinSide};
 use crate::context::ExecContext;
@@ -16,13 +23,13 @@ use crate::expr::{rtype_column, AggFunc, AggSpec, CollRef, Compiler, Expr, RType
 use crate::output::Column;
 use crate::plan::access::Plan;
 use crate::plan::join::{plan_joins, JoinPlan, StepSpec};
-pub(crate) use crate::plan::subquery::{Ctx, Derived, Hook, SubPlan};
 use onelog_binlog::{ColumnType, Value};
 use onelog_engine::{LockMode, SqlType, TableDef};
 use onelog_protocol::errors;
 use sqlparser::ast;
 use std::collections::HashMap;
 use std::sync::Arc;
+pub(crate) use subquery::{Ctx, Derived, Hook, SubPlan};
 
 /// A compiled SELECT.
 #[derive(Debug, Clone)]
@@ -290,7 +297,7 @@ pub(crate) fn compile(
     Ok(compile_in(cx, q, lock, Ctx::default())?.plan)
 }
 
-/// A SELECT compiled in a scope (`plan::subquery`): the plan, and what an enclosing query
+/// A SELECT compiled in a scope (`plan::select::subquery`): the plan, and what an enclosing query
 /// or a derived table reads of it.
 pub(crate) struct Compiled {
     pub plan: SelectPlan,
@@ -309,7 +316,7 @@ pub(crate) fn compile_in(
     lock: crate::parse::LockClause,
     ctx: Ctx<'_>,
 ) -> Result<Compiled, SqlError> {
-    if let Some(out) = crate::plan::subquery::compile_query(cx, q, lock, ctx)? {
+    if let Some(out) = subquery::compile_query(cx, q, lock, ctx)? {
         return Ok(out);
     }
     let sel = match select_body(q)? {
@@ -320,7 +327,7 @@ pub(crate) fn compile_in(
     let mut derived_list = Vec::new();
     let (froms, join_kinds) =
         from_tables(cx, sel, &mut |tf| hook.derived_table(tf, &mut derived_list))?;
-    let derived = crate::plan::subquery::derived_at(&froms, derived_list);
+    let derived = subquery::derived_at(&froms, derived_list);
     let from = From::new(froms);
     let db = cx.current_db.clone().unwrap_or_default();
     let (table, qualifier) = match from.tables.first() {
@@ -371,7 +378,7 @@ pub(crate) fn compile_in(
     let into = into_vars(sel, items.projections.len())?;
     let correlated = c.correlated.get();
     let deriv = items.projections.first().and_then(|x| c.derive(x));
-    let defs = crate::plan::subquery::result_defs(&columns, &rtypes, &items.projections, &from);
+    let defs = subquery::result_defs(&columns, &rtypes, &items.projections, &from);
     drop(c);
     let plan = SelectPlan {
         table,
@@ -401,7 +408,7 @@ pub(crate) fn compile_in(
         subqueries: hook.plans.take(),
         derived,
     };
-    crate::plan::subquery::check_plan(&plan)?;
+    subquery::check_plan(&plan)?;
     Ok(Compiled {
         plan,
         correlated,
@@ -471,7 +478,7 @@ fn compile_joins(
     for (k, (on, side)) in join_kinds.iter().enumerate() {
         c.place = "on clause";
         let cond = match on {
-            Some(e) => Some(crate::plan::subquery::compile_on(c, e)?),
+            Some(e) => Some(subquery::compile_on(c, e)?),
             None => None,
         };
         debug_assert!(k + 1 < from.tables.len(), "one FROM table per join");
