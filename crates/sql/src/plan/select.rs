@@ -61,6 +61,8 @@ pub(crate) struct SelectPlan {
     pub subqueries: Vec<SubPlan>,
     /// Per FROM position (`table`, then `joins`): the derived table read there, if any.
     pub derived: Vec<Option<Derived>>,
+    /// A projection is a window function call (`execute::window`).
+    pub windowed: bool,
 }
 
 const NOT_NULL: u16 = 1;
@@ -373,7 +375,12 @@ pub(crate) fn compile_in(
     let deriv = items.projections.first().and_then(|x| c.derive(x));
     let defs = crate::plan::subquery::result_defs(&columns, &rtypes, &items.projections, &from);
     drop(c);
+    let windowed = items.projections.iter().any(|x| matches!(x, Expr::Win(_)));
+    if windowed && !sel.named_window.is_empty() {
+        return Err(SqlError::unsupported("named windows"));
+    }
     let plan = SelectPlan {
+        windowed,
         table,
         join,
         plan,
@@ -550,7 +557,7 @@ fn compile_projection(
                 }
             }
             ast::SelectItem::UnnamedExpr(e) => {
-                let x = c.compile(e)?;
+                let x = compile_item(c, e, projections.len())?;
                 let name = match e {
                     ast::Expr::Identifier(i) => i.value.clone(),
                     // `@@GLOBAL.x` names its column as written, like MariaDB; `t.c` is `c`.
@@ -581,7 +588,7 @@ fn compile_projection(
                 names.push((name, col));
             }
             ast::SelectItem::ExprWithAlias { expr, alias } => {
-                let x = c.compile(expr)?;
+                let x = compile_item(c, expr, projections.len())?;
                 aliases.insert(alias.value.to_ascii_lowercase(), projections.len());
                 let col = match x {
                     Expr::Col(i) => Some(i),
@@ -598,6 +605,22 @@ fn compile_projection(
         names,
         aliases,
     })
+}
+
+/// A select-list item: a window function call is allowed as the whole item.
+/// `slot`: its position in the select list.
+fn compile_item(c: &mut Compiler, e: &ast::Expr, slot: usize) -> Result<Expr, SqlError> {
+    let window = matches!(e, ast::Expr::Function(f) if f.over.is_some());
+    c.windows = window;
+    let r = c.compile(e);
+    c.windows = false;
+    match r? {
+        Expr::Win(mut w) => {
+            w.slot = slot;
+            Ok(Expr::Win(w))
+        }
+        x => Ok(x),
+    }
 }
 
 /// WHERE, GROUP BY, HAVING, ORDER BY and LIMIT / OFFSET, compiled.

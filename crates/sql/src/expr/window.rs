@@ -1,0 +1,251 @@
+//! Window functions, compiled: a `f(...) OVER (PARTITION BY ... ORDER BY ... [frame])` of a
+//! select list becomes an [`Expr::Win`] holding a [`WinCall`]; `execute::window` computes
+//! its value for every output row once the rows are collected (after WHERE, GROUP BY and
+//! HAVING; before the final ORDER BY, DISTINCT and LIMIT, as MariaDB).
+//!
+//! Invariants: a window call is a whole select-list item (never nested in another
+//! expression, never in WHERE/GROUP BY/HAVING/ORDER BY: those are refused); `colls` has one
+//! collation per partition key then per order key; a RANGE frame's bounds are unbounded or
+//! CURRENT ROW (offsets are refused with 1235).
+//! Called by `expr::compile` (`Compiler::function` on a call with OVER).
+
+use super::collate::CollRef;
+use super::compile::Compiler;
+use super::ir::{AggFunc, AggSpec, Expr};
+use crate::error::SqlError;
+use sqlparser::ast;
+
+/// The function a window computes.
+#[derive(Debug, Clone)]
+pub(crate) enum WinFunc {
+    RowNumber,
+    Rank,
+    DenseRank,
+    /// An aggregate over the frame (its argument as compiled, over the output row).
+    Agg(AggSpec),
+}
+
+/// A window's frame: `ROWS` (offsets from the row) or `RANGE` (peers: only 0, CURRENT ROW);
+/// None: UNBOUNDED; negative: PRECEDING.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Frame {
+    pub rows: bool,
+    pub start: Option<i64>,
+    pub end: Option<i64>,
+}
+
+/// One window function call.
+#[derive(Debug, Clone)]
+pub(crate) struct WinCall {
+    pub func: WinFunc,
+    pub partition: Vec<Expr>,
+    /// ORDER BY of the window: (expression, descending).
+    pub order: Vec<(Expr, bool)>,
+    /// The collation of each partition key, then of each order key.
+    pub colls: Vec<CollRef>,
+    /// The collation an aggregate's argument compares under (MIN, MAX).
+    pub arg_coll: CollRef,
+    pub frame: Frame,
+    /// Its position in the select list (an ORDER BY naming it sorts on that column).
+    pub slot: usize,
+}
+
+/// 4015: a window function outside the select list.
+pub(crate) fn misplaced() -> SqlError {
+    SqlError::new(
+        4015,
+        "HY000",
+        "Window function is allowed only in SELECT list and ORDER BY clause",
+    )
+}
+
+impl Compiler<'_> {
+    /// `f(...) OVER (...)` as a select-list item (`self.windows` set by the SELECT planner).
+    pub(crate) fn window_call(
+        &mut self,
+        f: &ast::Function,
+        name: &str,
+        over: &ast::WindowType,
+    ) -> Result<Expr, SqlError> {
+        if !self.windows {
+            return Err(
+                if self.place == "order clause" || self.place == "field list" {
+                    SqlError::unsupported("window function inside an expression or ORDER BY")
+                } else {
+                    misplaced()
+                },
+            );
+        }
+        let ast::WindowType::WindowSpec(spec) = over else {
+            return Err(SqlError::unsupported("named windows"));
+        };
+        if spec.window_name.is_some() {
+            return Err(SqlError::unsupported("named windows"));
+        }
+        // The arguments, keys and order are ordinary expressions (no nested windows).
+        self.windows = false;
+        let r = self.window_parts(f, name, spec);
+        self.windows = true;
+        r
+    }
+
+    fn window_parts(
+        &mut self,
+        f: &ast::Function,
+        name: &str,
+        spec: &ast::WindowSpec,
+    ) -> Result<Expr, SqlError> {
+        let func = match name {
+            "ROW_NUMBER" | "RANK" | "DENSE_RANK" => {
+                let (args, star, _) = self.args(f)?;
+                if !args.is_empty() || star {
+                    return Err(SqlError::syntax(&f.to_string()));
+                }
+                if name != "ROW_NUMBER" && spec.order_by.is_empty() {
+                    return Err(SqlError::new(
+                        4018,
+                        "HY000",
+                        format!(
+                            "No order list in window specification for '{}'",
+                            name.to_ascii_lowercase()
+                        ),
+                    ));
+                }
+                match name {
+                    "ROW_NUMBER" => WinFunc::RowNumber,
+                    "RANK" => WinFunc::Rank,
+                    _ => WinFunc::DenseRank,
+                }
+            }
+            _ => match super::functions::aggregate::lookup(name) {
+                Some(
+                    a
+                    @ (AggFunc::Sum | AggFunc::Count | AggFunc::Avg | AggFunc::Min | AggFunc::Max),
+                ) => WinFunc::Agg(self.window_aggregate(f, a, name)?),
+                _ => {
+                    return Err(SqlError::unsupported(&format!(
+                        "{name}() as a window function"
+                    )))
+                }
+            },
+        };
+        let mut partition = Vec::with_capacity(spec.partition_by.len());
+        for e in &spec.partition_by {
+            partition.push(super::compile::numeric_view(self.compile(e)?));
+        }
+        let mut order = Vec::with_capacity(spec.order_by.len());
+        for o in &spec.order_by {
+            let x = super::compile::numeric_view(self.compile(&o.expr)?);
+            order.push((x, matches!(o.options.sort, Some(ast::OrderBySort::Desc))));
+        }
+        let of = |c: &Compiler, e: &Expr| c.derive(e).map_or(CollRef::Connection, |d| d.coll);
+        let mut colls: Vec<CollRef> = partition.iter().map(|e| of(self, e)).collect();
+        colls.extend(order.iter().map(|(e, _)| of(self, e)));
+        let arg_coll = match &func {
+            WinFunc::Agg(a) => a.arg.as_ref().map_or(CollRef::Connection, |e| of(self, e)),
+            _ => CollRef::Connection,
+        };
+        let frame = frame(spec.window_frame.as_ref())?;
+        Ok(Expr::Win(Box::new(WinCall {
+            func,
+            partition,
+            order,
+            colls,
+            arg_coll,
+            frame,
+            slot: 0,
+        })))
+    }
+
+    /// SUM/COUNT/AVG/MIN/MAX as a window function: its argument is an expression of the
+    /// output row (it may hold the query's own aggregates: `SUM(SUM(a)) OVER (...)`);
+    /// DISTINCT is refused, as in MariaDB.
+    fn window_aggregate(
+        &mut self,
+        f: &ast::Function,
+        func: AggFunc,
+        name: &str,
+    ) -> Result<AggSpec, SqlError> {
+        let (mut args, star, distinct) = self.args(f)?;
+        if distinct {
+            return Err(SqlError::unsupported(&format!(
+                "{name}(DISTINCT) aggregate as window function"
+            )));
+        }
+        let func = match (star, args.len()) {
+            (true, 0) if func == AggFunc::Count => AggFunc::CountStar,
+            (false, 1) => func,
+            (true, _) => return Err(SqlError::syntax(&f.to_string())),
+            _ => return Err(SqlError::param_count(name)),
+        };
+        // SUM and AVG read an ENUM or SET as its number, as their aggregates do.
+        let arg = args.pop().map(|a| {
+            if matches!(func, AggFunc::Sum | AggFunc::Avg) {
+                super::compile::numeric_view(a)
+            } else {
+                a
+            }
+        });
+        Ok(AggSpec {
+            func,
+            distinct: false,
+            arg,
+            order_by: Vec::new(),
+            separator: b",".to_vec(),
+        })
+    }
+}
+
+/// The frame of a window: the default (RANGE UNBOUNDED PRECEDING .. CURRENT ROW) or an
+/// explicit ROWS / RANGE frame; RANGE offsets and GROUPS are refused (1235).
+fn frame(f: Option<&ast::WindowFrame>) -> Result<Frame, SqlError> {
+    let text = f
+        .map(|f| format!("{} {}", f.units, f.start_bound))
+        .unwrap_or_default();
+    let Some(f) = f else {
+        return Ok(Frame {
+            rows: false,
+            start: None,
+            end: Some(0),
+        });
+    };
+    let rows = match f.units {
+        ast::WindowFrameUnits::Rows => true,
+        ast::WindowFrameUnits::Range => false,
+        ast::WindowFrameUnits::Groups => return Err(SqlError::unsupported("GROUPS frames")),
+    };
+    let start = bound(&f.start_bound)?;
+    let end = match &f.end_bound {
+        Some(b) => bound(b)?,
+        None => Some(0),
+    };
+    if matches!(f.start_bound, ast::WindowFrameBound::Following(None))
+        || matches!(f.end_bound, Some(ast::WindowFrameBound::Preceding(None)))
+    {
+        return Err(SqlError::syntax(&text));
+    }
+    if !rows && (start.is_some_and(|s| s != 0) || end.is_some_and(|e| e != 0)) {
+        return Err(SqlError::unsupported("RANGE-type frame with an offset"));
+    }
+    Ok(Frame { rows, start, end })
+}
+
+fn bound(b: &ast::WindowFrameBound) -> Result<Option<i64>, SqlError> {
+    let n = |e: &ast::Expr| -> Result<i64, SqlError> {
+        match e {
+            ast::Expr::Value(v) => match &v.value {
+                ast::Value::Number(n, _) => n
+                    .parse::<i64>()
+                    .map_err(|_| SqlError::unsupported("this frame bound")),
+                _ => Err(SqlError::unsupported("this frame bound")),
+            },
+            _ => Err(SqlError::unsupported("this frame bound")),
+        }
+    };
+    Ok(match b {
+        ast::WindowFrameBound::CurrentRow => Some(0),
+        ast::WindowFrameBound::Preceding(None) | ast::WindowFrameBound::Following(None) => None,
+        ast::WindowFrameBound::Preceding(Some(e)) => Some(-n(e)?),
+        ast::WindowFrameBound::Following(Some(e)) => Some(n(e)?),
+    })
+}
