@@ -410,7 +410,8 @@ pub(crate) fn run_with<'p>(
     let mut out = sink.finish()?;
     if p.windowed {
         let nkeys = order_src.iter().filter(|s| s.is_none()).count();
-        super::window::compute::<AggState>(&mut out, &p.projections, &p.rtypes, nkeys, env)?;
+        let keys = (nkeys, !sorted);
+        super::window::compute::<AggState>(&mut out, &p.projections, &p.rtypes, keys, env)?;
     }
     let guard = &env.cx.guard;
     let order_coll: Vec<Collation> = p.colls.order.iter().map(|c| c.resolve(env.coll)).collect();

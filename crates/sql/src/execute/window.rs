@@ -64,17 +64,20 @@ pub(crate) fn push_inputs(
 }
 
 /// Fills the window projections of `out` (rows: (key slots, projected values)); `nkeys`:
-/// the ORDER BY key slots before the window inputs, which are removed after.
+/// the ORDER BY key slots before the window inputs, which are removed after. `reorder` (no
+/// ORDER BY follows): the rows are left in the last window's (partition, order) order, as
+/// MariaDB sends them.
 pub(crate) fn compute<A: Accumulator>(
-    out: &mut [(Vec<Value>, Vec<Value>)],
+    out: &mut Vec<(Vec<Value>, Vec<Value>)>,
     projections: &[Expr],
     rtypes: &[RType],
-    nkeys: usize,
+    (nkeys, reorder): (usize, bool),
     env: &Env,
 ) -> Result<(), SqlError> {
     let guard = &env.cx.guard;
     guard.charge(16 * out.len() as u64)?;
     let mut at = nkeys;
+    let mut last = Vec::new();
     for (pos, w) in calls(projections) {
         let n = inputs_of(w);
         let colls: Vec<Collation> = w.colls.iter().map(|c| c.resolve(env.coll)).collect();
@@ -85,10 +88,20 @@ pub(crate) fn compute<A: Accumulator>(
             out[i].1[pos] = conform(v, rtypes[pos]);
         }
         at += n;
+        last = order;
     }
     for (keys, _) in out.iter_mut() {
         debug_assert_eq!(keys.len(), at, "every row carries every window's inputs");
         keys.truncate(nkeys);
+    }
+    if reorder && !last.is_empty() {
+        debug_assert_eq!(
+            last.len(),
+            out.len(),
+            "the order is a permutation of the rows"
+        );
+        let mut rows: Vec<Option<(Vec<Value>, Vec<Value>)>> = out.drain(..).map(Some).collect();
+        out.extend(last.iter().filter_map(|&i| rows[i].take()));
     }
     Ok(())
 }

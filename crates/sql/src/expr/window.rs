@@ -101,6 +101,16 @@ impl Compiler<'_> {
                 if !args.is_empty() || star {
                     return Err(SqlError::syntax(&f.to_string()));
                 }
+                if spec.window_frame.is_some() {
+                    return Err(SqlError::new(
+                        4017,
+                        "HY000",
+                        format!(
+                            "Window frame is not allowed with '{}'",
+                            name.to_ascii_lowercase()
+                        ),
+                    ));
+                }
                 if name != "ROW_NUMBER" && spec.order_by.is_empty() {
                     return Err(SqlError::new(
                         4018,
@@ -199,9 +209,6 @@ impl Compiler<'_> {
 /// The frame of a window: the default (RANGE UNBOUNDED PRECEDING .. CURRENT ROW) or an
 /// explicit ROWS / RANGE frame; RANGE offsets and GROUPS are refused (1235).
 fn frame(f: Option<&ast::WindowFrame>) -> Result<Frame, SqlError> {
-    let text = f
-        .map(|f| format!("{} {}", f.units, f.start_bound))
-        .unwrap_or_default();
     let Some(f) = f else {
         return Ok(Frame {
             rows: false,
@@ -219,10 +226,32 @@ fn frame(f: Option<&ast::WindowFrame>) -> Result<Frame, SqlError> {
         Some(b) => bound(b)?,
         None => Some(0),
     };
-    if matches!(f.start_bound, ast::WindowFrameBound::Following(None))
-        || matches!(f.end_bound, Some(ast::WindowFrameBound::Preceding(None)))
-    {
-        return Err(SqlError::syntax(&text));
+    // MariaDB's check of the bounds' combination (4014).
+    use ast::WindowFrameBound as B;
+    let bad = matches!(
+        (
+            &f.start_bound,
+            f.end_bound.as_ref().unwrap_or(&B::CurrentRow)
+        ),
+        (B::Following(None), _)
+            | (_, B::Preceding(None))
+            | (B::CurrentRow, B::Preceding(_))
+            | (B::Following(_), B::CurrentRow)
+    );
+    if bad {
+        return Err(SqlError::new(
+            4014,
+            "HY000",
+            "Unacceptable combination of window frame bound specifications",
+        ));
+    }
+    if let (Some(s), Some(e)) = (start, end) {
+        if s > e {
+            // MariaDB answers a frame that ends before it starts unevenly (not always empty).
+            return Err(SqlError::unsupported(
+                "a window frame that ends before it starts",
+            ));
+        }
     }
     if !rows && (start.is_some_and(|s| s != 0) || end.is_some_and(|e| e != 0)) {
         return Err(SqlError::unsupported("RANGE-type frame with an offset"));
