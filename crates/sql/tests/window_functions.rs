@@ -136,3 +136,29 @@ fn windows_in_derived_tables_and_subqueries() {
         "8\t1\n7\t2"
     );
 }
+
+/// Result metadata as MariaDB sends it: ROW_NUMBER and COUNT OVER are NOT NULL BIGINTs
+/// (length 21), SUM OVER of an INT a nullable DECIMAL.
+#[test]
+fn window_columns_are_typed_as_mariadb() {
+    let db = Db::open("win_meta");
+    let mut s = session(&db);
+    for q in expected::WIN_SETUP {
+        ok(&mut s, q);
+    }
+    let out = ok(
+        &mut s,
+        "SELECT ROW_NUMBER() OVER (ORDER BY id) rn, COUNT(*) OVER () c, SUM(a) OVER () s FROM w",
+    );
+    let Output::Rows { columns, .. } = out else {
+        panic!("no result set");
+    };
+    let not_null = |i: usize| columns[i].flags & 1 != 0;
+    assert_eq!(columns[0].column_type, onelog_binlog::ColumnType::LongLong);
+    assert_eq!(columns[0].length, 21);
+    assert!(not_null(0) && not_null(1) && !not_null(2));
+    assert_eq!(
+        columns[2].column_type,
+        onelog_binlog::ColumnType::NewDecimal
+    );
+}

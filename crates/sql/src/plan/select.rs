@@ -768,12 +768,22 @@ fn result_metadata(
             }
             _ => {
                 let nullable = !matches!(x, Expr::Lit(v) if *v != Value::Null)
-                    && !matches!(x, Expr::Agg(i) if matches!(aggs[*i].func, AggFunc::Count | AggFunc::CountStar));
+                    && !matches!(x, Expr::Agg(i) if matches!(aggs[*i].func, AggFunc::Count | AggFunc::CountStar))
+                    && !window_not_null(x);
                 expr_column(name, r, nullable)
             }
         });
     }
     (rtypes, columns)
+}
+
+/// A window call that is never NULL: a ranking or a COUNT (MariaDB flags them NOT NULL).
+fn window_not_null(x: &Expr) -> bool {
+    use crate::expr::WinFunc;
+    matches!(x, Expr::Win(w) if match &w.func {
+        WinFunc::Agg(a) => matches!(a.func, AggFunc::Count | AggFunc::CountStar),
+        _ => true,
+    })
 }
 
 /// The access path of the FROM table; a table-less SELECT with a WHERE filters its one row.
