@@ -40,7 +40,7 @@ pub(crate) fn calls(projections: &[Expr]) -> impl Iterator<Item = (usize, &WinCa
 /// How many input values a row carries for `w`.
 fn inputs_of(w: &WinCall) -> usize {
     let arg = matches!(&w.func, WinFunc::Agg(a) if a.arg.is_some());
-    w.partition.len() + w.order.len() + usize::from(arg)
+    w.partition.len() + w.order.len() + usize::from(arg) + w.args.len()
 }
 
 /// Appends a row's window inputs to `keys`, each evaluated by `eval`.
@@ -58,6 +58,9 @@ pub(crate) fn push_inputs(
         }
         if let WinFunc::Agg(AggSpec { arg: Some(a), .. }) = &w.func {
             keys.push(eval(a)?);
+        }
+        for x in &w.args {
+            keys.push(eval(x)?);
         }
     }
     Ok(())
@@ -198,6 +201,13 @@ fn one_window<A: Accumulator>(
             WinFunc::Agg(spec) => {
                 aggregate::<A>(out, w, spec, at + nk, order, &part, env, &mut values)?
             }
+            WinFunc::Lag(_) | WinFunc::Lead(_) | WinFunc::FirstValue | WinFunc::LastValue => {
+                let arg = |k: usize| out[order[k]].0[at + nk].clone();
+                values.extend((start..end).map(|k| match pick(w, &part, k) {
+                    Some(j) => arg(j),
+                    None => Value::Null,
+                }));
+            }
             f => ranks(f, &part, &mut values),
         }
         start = end;
@@ -214,7 +224,39 @@ struct Partition<'a> {
     peer_end: &'a [usize],
 }
 
+/// The sorted position whose value LAG, LEAD, FIRST_VALUE or LAST_VALUE gives at `k`.
+fn pick(w: &WinCall, p: &Partition, k: usize) -> Option<usize> {
+    let inside = |j: i64| (j >= p.start as i64 && j < p.end as i64).then_some(j as usize);
+    match w.func {
+        WinFunc::Lag(n) => inside((k as i64).saturating_sub(n)),
+        WinFunc::Lead(n) => inside((k as i64).saturating_add(n)),
+        WinFunc::FirstValue => {
+            let (lo, hi) = frame_of(w, p, k);
+            (lo < hi).then_some(lo)
+        }
+        _ => {
+            let (lo, hi) = frame_of(w, p, k);
+            (lo < hi).then(|| hi - 1)
+        }
+    }
+}
+
 fn ranks(f: &WinFunc, p: &Partition, values: &mut Vec<Value>) {
+    let rows = (p.end - p.start) as i64;
+    if let WinFunc::Ntile(n) = *f {
+        // MariaDB's split: `rows / n` rows a bucket, the first `rows % n` one more.
+        let (q, r) = (rows / n, rows % n);
+        for i in 0..rows {
+            let big = r * (q + 1);
+            let b = if i < big {
+                i / (q + 1)
+            } else {
+                r + (i - big) / q.max(1)
+            };
+            values.push(Value::Int(b + 1));
+        }
+        return;
+    }
     let mut dense = 0i64;
     for k in p.start..p.end {
         let ps = p.peer_start[k - p.start];

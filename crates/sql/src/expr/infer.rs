@@ -59,7 +59,10 @@ impl Expr {
                 super::window::WinFunc::Agg(a) => {
                     aggregate::return_type(a.func, a.arg.as_ref(), &cx)
                 }
-                _ => RType::Int,
+                _ => match w.args.first() {
+                    Some(x) => sub(x),
+                    None => RType::Int,
+                },
             },
         };
         debug_assert!(

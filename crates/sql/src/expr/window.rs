@@ -23,6 +23,15 @@ pub(crate) enum WinFunc {
     DenseRank,
     /// An aggregate over the frame (its argument as compiled, over the output row).
     Agg(AggSpec),
+    /// `LAG(x, n)` / `LEAD(x, n)`: `x` (`args[0]`) of the row n before / after in the
+    /// partition (NULL past its ends); the frame is ignored, as MariaDB.
+    Lag(i64),
+    Lead(i64),
+    /// `FIRST_VALUE(x)` / `LAST_VALUE(x)`: `x` of the frame's first / last row.
+    FirstValue,
+    LastValue,
+    /// `NTILE(n)`: the bucket (1..n) of the row; the first `rows % n` buckets get one row more.
+    Ntile(i64),
 }
 
 /// A window's frame: `ROWS` (offsets from the row) or `RANGE` (peers: only 0, CURRENT ROW);
@@ -45,6 +54,8 @@ pub(crate) struct WinCall {
     pub colls: Vec<CollRef>,
     /// The collation an aggregate's argument compares under (MIN, MAX).
     pub arg_coll: CollRef,
+    /// The value argument of LAG, LEAD, FIRST_VALUE, LAST_VALUE (empty for the others).
+    pub args: Vec<Expr>,
     pub frame: Frame,
     /// Its position in the select list (an ORDER BY naming it sorts on that column).
     pub slot: usize,
@@ -95,6 +106,7 @@ impl Compiler<'_> {
         name: &str,
         spec: &ast::WindowSpec,
     ) -> Result<Expr, SqlError> {
+        let mut args = Vec::new();
         let func = match name {
             "ROW_NUMBER" | "RANK" | "DENSE_RANK" => {
                 let (args, star, _) = self.args(f)?;
@@ -126,6 +138,15 @@ impl Compiler<'_> {
                     "RANK" => WinFunc::Rank,
                     _ => WinFunc::DenseRank,
                 }
+            }
+            "LAG" | "LEAD" | "FIRST_VALUE" | "LAST_VALUE" | "NTILE" => {
+                let (got, star, distinct) = self.args(f)?;
+                if star || distinct {
+                    return Err(SqlError::syntax(&f.to_string()));
+                }
+                let (func, value) = self.value_function(f, name, spec, got)?;
+                args = value;
+                func
             }
             _ => match super::functions::aggregate::lookup(name) {
                 Some(
@@ -162,9 +183,83 @@ impl Compiler<'_> {
             order,
             colls,
             arg_coll,
+            args,
             frame,
             slot: 0,
         })))
+    }
+
+    /// LAG/LEAD(x[, n]), FIRST_VALUE(x), LAST_VALUE(x), NTILE(n): the function and its value
+    /// argument; `n` must be a literal integer (others: 1235), NTILE's above 0 (4024).
+    fn value_function(
+        &mut self,
+        f: &ast::Function,
+        name: &str,
+        spec: &ast::WindowSpec,
+        mut got: Vec<Expr>,
+    ) -> Result<(WinFunc, Vec<Expr>), SqlError> {
+        let lower = name.to_ascii_lowercase();
+        let need_order = matches!(name, "LAG" | "LEAD");
+        if need_order && spec.order_by.is_empty() {
+            return Err(SqlError::new(
+                4018,
+                "HY000",
+                format!("No order list in window specification for '{lower}'"),
+            ));
+        }
+        if name == "NTILE" && spec.window_frame.is_some() {
+            return Err(SqlError::new(
+                4017,
+                "HY000",
+                format!("Window frame is not allowed with '{lower}'"),
+            ));
+        }
+        let literal = |e: &Expr| -> Result<i64, SqlError> {
+            match e {
+                Expr::Lit(onelog_binlog::Value::Int(n)) if *n >= 0 => Ok(*n),
+                Expr::Lit(onelog_binlog::Value::UInt(n)) => {
+                    i64::try_from(*n).map_err(|_| SqlError::unsupported("this window offset"))
+                }
+                _ => Err(SqlError::unsupported(&format!(
+                    "a non-literal or negative argument of {name}"
+                ))),
+            }
+        };
+        let (min, max) = match name {
+            "LAG" | "LEAD" => (1, 2),
+            _ => (1, 1),
+        };
+        if got.len() < min || got.len() > max {
+            return Err(SqlError::syntax(&f.to_string()));
+        }
+        Ok(match name {
+            "NTILE" => {
+                let n = literal(&got[0])?;
+                if n == 0 {
+                    return Err(SqlError::new(
+                        4024,
+                        "HY000",
+                        "Argument of NTILE must be greater than 0",
+                    ));
+                }
+                (WinFunc::Ntile(n), Vec::new())
+            }
+            "LAG" | "LEAD" => {
+                let n = match got.get(1) {
+                    Some(e) => literal(e)?,
+                    None => 1,
+                };
+                got.truncate(1);
+                let func = if name == "LAG" {
+                    WinFunc::Lag(n)
+                } else {
+                    WinFunc::Lead(n)
+                };
+                (func, got)
+            }
+            "FIRST_VALUE" => (WinFunc::FirstValue, got),
+            _ => (WinFunc::LastValue, got),
+        })
     }
 
     /// SUM/COUNT/AVG/MIN/MAX as a window function: its argument is an expression of the

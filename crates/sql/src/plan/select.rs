@@ -782,7 +782,8 @@ fn window_not_null(x: &Expr) -> bool {
     use crate::expr::WinFunc;
     matches!(x, Expr::Win(w) if match &w.func {
         WinFunc::Agg(a) => matches!(a.func, AggFunc::Count | AggFunc::CountStar),
-        _ => true,
+        WinFunc::RowNumber | WinFunc::Rank | WinFunc::DenseRank | WinFunc::Ntile(_) => true,
+        _ => false,
     })
 }
 
