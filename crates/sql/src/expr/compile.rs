@@ -59,6 +59,8 @@ pub(crate) struct Compiler<'a> {
     pub correlated: std::cell::Cell<bool>,
     /// A window function is allowed here (a select-list item of a SELECT).
     pub windows: bool,
+    /// The SELECT's `WINDOW name AS (...)` definitions, by lower-case name.
+    pub named_windows: Vec<(String, ast::WindowSpec)>,
 }
 
 /// The names of an enclosing query, for a subquery's outer references.
@@ -129,6 +131,7 @@ impl<'a> Compiler<'a> {
             subq: None,
             correlated: std::cell::Cell::new(false),
             windows: false,
+            named_windows: Vec::new(),
         }
     }
 

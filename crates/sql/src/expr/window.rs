@@ -61,6 +61,21 @@ pub(crate) struct WinCall {
     pub slot: usize,
 }
 
+/// A SELECT's `WINDOW name AS (spec)` definitions, by lower-case name; one defined as another
+/// window's name is refused (1235).
+pub(crate) fn named_windows(sel: &ast::Select) -> Result<Vec<(String, ast::WindowSpec)>, SqlError> {
+    let mut out = Vec::with_capacity(sel.named_window.len());
+    for ast::NamedWindowDefinition(name, def) in &sel.named_window {
+        match def {
+            ast::NamedWindowExpr::WindowSpec(s) if s.window_name.is_none() => {
+                out.push((name.value.to_ascii_lowercase(), s.clone()))
+            }
+            _ => return Err(SqlError::unsupported("a window defined by another window")),
+        }
+    }
+    Ok(out)
+}
+
 /// 4015: a window function outside the select list.
 pub(crate) fn misplaced() -> SqlError {
     SqlError::new(
@@ -87,12 +102,32 @@ impl Compiler<'_> {
                 },
             );
         }
-        let ast::WindowType::WindowSpec(spec) = over else {
-            return Err(SqlError::unsupported("named windows"));
+        let spec = match over {
+            ast::WindowType::WindowSpec(s) if s.window_name.is_none() => s.clone(),
+            ast::WindowType::WindowSpec(_) => {
+                return Err(SqlError::unsupported(
+                    "a window that extends a named window",
+                ))
+            }
+            ast::WindowType::NamedWindow(id) => {
+                let key = id.value.to_ascii_lowercase();
+                let found = self.named_windows.iter().find(|(n, _)| *n == key);
+                match found {
+                    Some((_, s)) => s.clone(),
+                    None => {
+                        return Err(SqlError::new(
+                            4009,
+                            "HY000",
+                            format!(
+                                "Window specification with name '{}' is not defined",
+                                id.value
+                            ),
+                        ))
+                    }
+                }
+            }
         };
-        if spec.window_name.is_some() {
-            return Err(SqlError::unsupported("named windows"));
-        }
+        let spec = &spec;
         // The arguments, keys and order are ordinary expressions (no nested windows).
         self.windows = false;
         let r = self.window_parts(f, name, spec);

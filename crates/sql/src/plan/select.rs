@@ -344,6 +344,7 @@ pub(crate) fn compile_in(
     let (driver, specs) = compile_joins(&mut c, &join_kinds, &from)?;
     c.place = "field list";
     c.aggs = Some(Vec::new());
+    c.named_windows = crate::expr::named_windows(sel)?;
     let items = compile_projection(&mut c, sel, &from)?;
     let clauses = compile_clauses(&mut c, q, sel, &items)?;
     let colls = Colls::derive(&c, &items.projections, &clauses);
@@ -376,9 +377,6 @@ pub(crate) fn compile_in(
     let defs = crate::plan::subquery::result_defs(&columns, &rtypes, &items.projections, &from);
     drop(c);
     let windowed = items.projections.iter().any(|x| matches!(x, Expr::Win(_)));
-    if windowed && !sel.named_window.is_empty() {
-        return Err(SqlError::unsupported("named windows"));
-    }
     let plan = SelectPlan {
         windowed,
         table,

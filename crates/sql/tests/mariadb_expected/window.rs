@@ -54,6 +54,8 @@ pub const WIN_CASES: &[super::Case] = &[
     ("SELECT id, NTILE(3) OVER (ORDER BY id DESC) AS n, LEAD(id, 0) OVER (ORDER BY id) AS l0, LAST_VALUE(id) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS lv FROM w ORDER BY id", Ok("1\t3\t1\t8\n2\t3\t2\t8\n3\t2\t3\t8\n4\t2\t4\t8\n5\t2\t5\t8\n6\t1\t6\t8\n7\t1\t7\t8\n8\t1\t8\t8")),
     ("SELECT id, s, LAG(s) OVER (ORDER BY s, id) AS p, FIRST_VALUE(s) OVER (PARTITION BY s ORDER BY id DESC) AS f FROM wb ORDER BY id", Ok("1\ta\tA\ta\n2\tA\tNULL\tA\n3\tb\ta\tb\n4\ta\ta\ta")),
     ("SELECT NTILE(0) OVER (ORDER BY id) FROM w", Err((4024, "Argument of NTILE must be greater than 0"))),
+    ("SELECT id, ROW_NUMBER() OVER w1 rn, SUM(a) OVER w2 s, LAG(id) OVER W1 AS p FROM w WINDOW w1 AS (ORDER BY id DESC), w2 AS (PARTITION BY g ORDER BY id) ORDER BY id", Ok("1\t8\t10\t2\n2\t7\t20\t3\n3\t6\t20\t4\n4\t5\t20\t5\n5\t4\t50\t6\n6\t3\t20\t7\n7\t2\t40\t8\n8\t1\t60\tNULL")),
+    ("SELECT id, ROW_NUMBER() OVER w9 FROM w", Err((4009, "Window specification with name 'w9' is not defined"))),
     ("SELECT NTILE(2) OVER (ORDER BY id ROWS 1 PRECEDING) FROM w", Err((4017, "Window frame is not allowed with 'ntile'"))),
     ("SELECT LAG(a) OVER () FROM w", Err((4018, "No order list in window specification for 'lag'"))),
     ("SELECT LEAD(a) OVER (PARTITION BY g) FROM w", Err((4018, "No order list in window specification for 'lead'"))),
