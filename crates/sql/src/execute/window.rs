@@ -78,10 +78,11 @@ pub(crate) fn compute<A: Accumulator>(
     env: &Env,
 ) -> Result<(), SqlError> {
     let guard = &env.cx.guard;
-    guard.charge(16 * out.len() as u64)?;
     let mut at = nkeys;
     let mut last = Vec::new();
     for (pos, w) in calls(projections) {
+        // The sorted indexes, the peer bounds and the values of this window.
+        guard.charge(56 * out.len() as u64)?;
         let n = inputs_of(w);
         let colls: Vec<Collation> = w.colls.iter().map(|c| c.resolve(env.coll)).collect();
         let order = sorted(out, w, at, &colls, env)?;
