@@ -15,3 +15,4 @@ pub(crate) mod join;
 pub(crate) mod multi_dml;
 pub(crate) mod select;
 pub(crate) mod subquery;
+pub(crate) mod window;

@@ -43,6 +43,7 @@ fn limit_value(e: &Option<Expr>, env: &Env) -> Result<Option<u64>, SqlError> {
 }
 
 /// Per-group aggregate state.
+#[derive(Clone)]
 struct AggState {
     vals: Vec<Value>,
     counts: Vec<i64>,
@@ -345,10 +346,12 @@ pub(crate) fn run_with<'p>(
                 .projections
                 .iter()
                 .position(|y| matches!(y, Expr::Col(d) if d == c)),
+            // A window's value exists only in its projection.
+            Expr::Win(w) => Some(w.slot),
             _ => None,
         })
         .collect();
-    let stop_at = if !sorted && !p.distinct && !p.grouped && !p.calc_found_rows {
+    let stop_at = if !sorted && !p.distinct && !p.grouped && !p.calc_found_rows && !p.windowed {
         limit.map(|l| l.saturating_add(offset))
     } else {
         None
@@ -378,6 +381,11 @@ pub(crate) fn run_with<'p>(
         }
     }
     let mut out = sink.finish()?;
+    if p.windowed {
+        let nkeys = order_src.iter().filter(|s| s.is_none()).count();
+        let keys = (nkeys, !sorted);
+        super::window::compute::<AggState>(&mut out, &p.projections, &p.rtypes, keys, env)?;
+    }
     let guard = &env.cx.guard;
     let order_coll: Vec<Collation> = p.colls.order.iter().map(|c| c.resolve(env.coll)).collect();
     let proj_coll: Vec<Collation> = p.colls.proj.iter().map(|c| c.resolve(env.coll)).collect();
@@ -570,6 +578,26 @@ fn sort_output(
     Ok(())
 }
 
+impl super::window::Accumulator for AggState {
+    fn fresh(spec: &[AggSpec]) -> Self {
+        AggState::new(spec)
+    }
+
+    fn add_row(
+        &mut self,
+        spec: &[AggSpec],
+        colls: &[CollRef],
+        row: &[Value],
+        env: &Env,
+    ) -> Result<(), SqlError> {
+        self.add(spec, colls, row, env)
+    }
+
+    fn value(self, spec: &[AggSpec], env: &Env) -> Result<Value, SqlError> {
+        Ok(self.finish(spec, env)?.pop().unwrap_or(Value::Null))
+    }
+}
+
 /// Where the source rows of one execution go: filter, then groups or projected output rows.
 pub(crate) struct Sink<'a> {
     p: &'a SelectPlan,
@@ -652,6 +680,7 @@ impl Sink<'_> {
         for (x, r) in p.projections.iter().zip(&p.rtypes) {
             let v = match x {
                 Expr::Col(i) => row.get(*i).cloned().unwrap_or(Value::Null),
+                Expr::Win(_) => Value::Null,
                 other => conform(other.eval(row, env)?, *r),
             };
             proj.push(v);
@@ -661,6 +690,9 @@ impl Sink<'_> {
             if src.is_none() {
                 keys.push(x.eval(row, env)?);
             }
+        }
+        if p.windowed {
+            super::window::push_inputs(&p.projections, &mut keys, &mut |x| x.eval(row, env))?;
         }
         guard.charge(crate::guard::row_bytes(&keys) + crate::guard::row_bytes(&proj))?;
         debug_assert_eq!(proj.len(), p.projections.len(), "one value per projection");
@@ -696,11 +728,20 @@ impl Sink<'_> {
             }
             let mut proj = Vec::with_capacity(p.projections.len());
             for (x, r) in p.projections.iter().zip(&p.rtypes) {
-                proj.push(conform(x.eval_with(&rep, &aggs, env)?, *r));
+                proj.push(match x {
+                    Expr::Win(_) => Value::Null,
+                    x => conform(x.eval_with(&rep, &aggs, env)?, *r),
+                });
             }
             let mut keys = Vec::with_capacity(p.order_by.len());
-            for (x, _) in &p.order_by {
-                keys.push(x.eval_with(&rep, &aggs, env)?);
+            for ((x, _), src) in p.order_by.iter().zip(self.order_src) {
+                if src.is_none() {
+                    keys.push(x.eval_with(&rep, &aggs, env)?);
+                }
+            }
+            if p.windowed {
+                let mut eval = |x: &Expr| x.eval_with(&rep, &aggs, env);
+                super::window::push_inputs(&p.projections, &mut keys, &mut eval)?;
             }
             debug_assert_eq!(proj.len(), p.projections.len(), "one value per projection");
             out.push((keys, proj));

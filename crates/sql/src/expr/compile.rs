@@ -57,6 +57,10 @@ pub(crate) struct Compiler<'a> {
     pub subq: Option<&'a dyn SubqueryHook>,
     /// Set when a name resolved in an enclosing query (this query is correlated).
     pub correlated: std::cell::Cell<bool>,
+    /// A window function is allowed here (a select-list item of a SELECT).
+    pub windows: bool,
+    /// The SELECT's `WINDOW name AS (...)` definitions, by lower-case name.
+    pub named_windows: Vec<(String, ast::WindowSpec)>,
 }
 
 /// The names of an enclosing query, for a subquery's outer references.
@@ -126,6 +130,8 @@ impl<'a> Compiler<'a> {
             outer: None,
             subq: None,
             correlated: std::cell::Cell::new(false),
+            windows: false,
+            named_windows: Vec::new(),
         }
     }
 
@@ -734,7 +740,7 @@ impl<'a> Compiler<'a> {
         Ok(Expr::Func(f, vec![x, what]))
     }
 
-    fn args(&mut self, f: &ast::Function) -> Result<(Vec<Expr>, bool, bool), SqlError> {
+    pub(super) fn args(&mut self, f: &ast::Function) -> Result<(Vec<Expr>, bool, bool), SqlError> {
         // (args, star, distinct)
         match &f.args {
             ast::FunctionArguments::None => Ok((Vec::new(), false, false)),
@@ -763,8 +769,8 @@ impl<'a> Compiler<'a> {
     fn function(&mut self, f: &ast::Function) -> Result<Expr, SqlError> {
         let parts = object_name_parts(&f.name);
         let name = parts.join(".").to_ascii_uppercase();
-        if f.over.is_some() {
-            return Err(SqlError::unsupported("window functions"));
+        if let Some(over) = &f.over {
+            return self.window_call(f, &name, over);
         }
         if let Some(func) = aggregate::lookup(&name) {
             return self.aggregate(f, func, &name);

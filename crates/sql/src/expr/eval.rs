@@ -85,6 +85,8 @@ impl Expr {
             Expr::UserVar(name) => env.cx.user_vars.get(name).cloned().unwrap_or(Value::Null),
             Expr::Func(f, args) => return self.func(*f, args, row, aggs, env),
             Expr::Subq(s) => return s.eval(row, aggs, env),
+            // Computed over the collected rows by `execute::window`, never per row.
+            Expr::Win(_) => return Err(super::window::misplaced()),
         })
     }
 

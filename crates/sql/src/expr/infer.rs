@@ -55,6 +55,15 @@ impl Expr {
                 super::ir::SubqKind::Scalar => s.rtype,
                 _ => RType::Int,
             },
+            Expr::Win(w) => match &w.func {
+                super::window::WinFunc::Agg(a) => {
+                    aggregate::return_type(a.func, a.arg.as_ref(), &cx)
+                }
+                _ => match w.args.first() {
+                    Some(x) => sub(x),
+                    None => RType::Int,
+                },
+            },
         };
         debug_assert!(
             !matches!(r, RType::Decimal(p, _) if p > 65),

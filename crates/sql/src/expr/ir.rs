@@ -99,6 +99,9 @@ pub(crate) enum Expr {
     /// A subquery (`plan::select::subquery`): its kind and the index of its plan in the compiling
     /// SELECT's subquery list.
     Subq(Box<Subq>),
+    /// A window function call of the select list (`expr::window`); its value is computed
+    /// over the collected output rows (`execute::window`).
+    Win(Box<super::window::WinCall>),
 }
 
 /// A compiled subquery reference: which of the statement's subqueries, how its rows are read.

@@ -75,7 +75,7 @@ pub(crate) fn is_const_in(e: &Expr, width: usize) -> bool {
     match e {
         Expr::Lit(_) | Expr::Param(_) | Expr::SysVar(..) | Expr::UserVar(_) => true,
         Expr::Col(i) => *i >= width,
-        Expr::Agg(_) | Expr::InsertValue(_) => false,
+        Expr::Agg(_) | Expr::InsertValue(_) | Expr::Win(_) => false,
         Expr::Neg(x)
         | Expr::Not(x)
         | Expr::BitNot(x)

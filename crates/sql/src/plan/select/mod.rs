@@ -68,6 +68,8 @@ pub(crate) struct SelectPlan {
     pub subqueries: Vec<SubPlan>,
     /// Per FROM position (`table`, then `joins`): the derived table read there, if any.
     pub derived: Vec<Option<Derived>>,
+    /// A projection is a window function call (`execute::window`).
+    pub windowed: bool,
 }
 
 const NOT_NULL: u16 = 1;
@@ -349,6 +351,7 @@ pub(crate) fn compile_in(
     let (driver, specs) = compile_joins(&mut c, &join_kinds, &from)?;
     c.place = "field list";
     c.aggs = Some(Vec::new());
+    c.named_windows = crate::expr::named_windows(sel)?;
     let items = compile_projection(&mut c, sel, &from)?;
     let clauses = compile_clauses(&mut c, q, sel, &items)?;
     let colls = Colls::derive(&c, &items.projections, &clauses);
@@ -380,7 +383,9 @@ pub(crate) fn compile_in(
     let deriv = items.projections.first().and_then(|x| c.derive(x));
     let defs = subquery::result_defs(&columns, &rtypes, &items.projections, &from);
     drop(c);
+    let windowed = items.projections.iter().any(|x| matches!(x, Expr::Win(_)));
     let plan = SelectPlan {
+        windowed,
         table,
         join,
         plan,
@@ -557,7 +562,7 @@ fn compile_projection(
                 }
             }
             ast::SelectItem::UnnamedExpr(e) => {
-                let x = c.compile(e)?;
+                let x = compile_item(c, e, projections.len())?;
                 let name = match e {
                     ast::Expr::Identifier(i) => i.value.clone(),
                     // `@@GLOBAL.x` names its column as written, like MariaDB; `t.c` is `c`.
@@ -588,7 +593,7 @@ fn compile_projection(
                 names.push((name, col));
             }
             ast::SelectItem::ExprWithAlias { expr, alias } => {
-                let x = c.compile(expr)?;
+                let x = compile_item(c, expr, projections.len())?;
                 aliases.insert(alias.value.to_ascii_lowercase(), projections.len());
                 let col = match x {
                     Expr::Col(i) => Some(i),
@@ -605,6 +610,22 @@ fn compile_projection(
         names,
         aliases,
     })
+}
+
+/// A select-list item: a window function call is allowed as the whole item.
+/// `slot`: its position in the select list.
+fn compile_item(c: &mut Compiler, e: &ast::Expr, slot: usize) -> Result<Expr, SqlError> {
+    let window = matches!(e, ast::Expr::Function(f) if f.over.is_some());
+    c.windows = window;
+    let r = c.compile(e);
+    c.windows = false;
+    match r? {
+        Expr::Win(mut w) => {
+            w.slot = slot;
+            Ok(Expr::Win(w))
+        }
+        x => Ok(x),
+    }
 }
 
 /// WHERE, GROUP BY, HAVING, ORDER BY and LIMIT / OFFSET, compiled.
@@ -752,12 +773,23 @@ fn result_metadata(
             }
             _ => {
                 let nullable = !matches!(x, Expr::Lit(v) if *v != Value::Null)
-                    && !matches!(x, Expr::Agg(i) if matches!(aggs[*i].func, AggFunc::Count | AggFunc::CountStar));
+                    && !matches!(x, Expr::Agg(i) if matches!(aggs[*i].func, AggFunc::Count | AggFunc::CountStar))
+                    && !window_not_null(x);
                 expr_column(name, r, nullable)
             }
         });
     }
     (rtypes, columns)
+}
+
+/// A window call that is never NULL: a ranking or a COUNT (MariaDB flags them NOT NULL).
+fn window_not_null(x: &Expr) -> bool {
+    use crate::expr::WinFunc;
+    matches!(x, Expr::Win(w) if match &w.func {
+        WinFunc::Agg(a) => matches!(a.func, AggFunc::Count | AggFunc::CountStar),
+        WinFunc::RowNumber | WinFunc::Rank | WinFunc::DenseRank | WinFunc::Ntile(_) => true,
+        _ => false,
+    })
 }
 
 /// The access path of the FROM table; a table-less SELECT with a WHERE filters its one row.

@@ -498,6 +498,12 @@ fn subq_correlated(e: &Expr) -> bool {
                 || el.as_deref().is_some_and(subq_correlated)
         }
         Expr::Func(_, args) => any(args),
+        Expr::Win(w) => {
+            any(&w.partition)
+                || any(&w.args)
+                || w.order.iter().any(|(x, _)| subq_correlated(x))
+                || matches!(&w.func, crate::expr::WinFunc::Agg(a) if a.arg.as_ref().is_some_and(subq_correlated))
+        }
         Expr::Lit(_)
         | Expr::Col(_)
         | Expr::Param(_)

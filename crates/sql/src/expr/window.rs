@@ -1,0 +1,410 @@
+//! Window functions, compiled: a `f(...) OVER (PARTITION BY ... ORDER BY ... [frame])` of a
+//! select list becomes an [`Expr::Win`] holding a [`WinCall`]; `execute::window` computes
+//! its value for every output row once the rows are collected (after WHERE, GROUP BY and
+//! HAVING; before the final ORDER BY, DISTINCT and LIMIT, as MariaDB).
+//!
+//! Invariants: a window call is a whole select-list item (never nested in another
+//! expression, never in WHERE/GROUP BY/HAVING/ORDER BY: those are refused); `colls` has one
+//! collation per partition key then per order key; a RANGE frame's bounds are unbounded or
+//! CURRENT ROW (offsets are refused with 1235).
+//! Called by `expr::compile` (`Compiler::function` on a call with OVER).
+
+use super::collate::CollRef;
+use super::compile::Compiler;
+use super::ir::{AggFunc, AggSpec, Expr};
+use crate::error::SqlError;
+use sqlparser::ast;
+
+/// The function a window computes.
+#[derive(Debug, Clone)]
+pub(crate) enum WinFunc {
+    RowNumber,
+    Rank,
+    DenseRank,
+    /// An aggregate over the frame (its argument as compiled, over the output row).
+    Agg(AggSpec),
+    /// `LAG(x, n)` / `LEAD(x, n)`: `x` (`args[0]`) of the row n before / after in the
+    /// partition (NULL past its ends); the frame is ignored, as MariaDB.
+    Lag(i64),
+    Lead(i64),
+    /// `FIRST_VALUE(x)` / `LAST_VALUE(x)`: `x` of the frame's first / last row.
+    FirstValue,
+    LastValue,
+    /// `NTILE(n)`: the bucket (1..n) of the row; the first `rows % n` buckets get one row more.
+    Ntile(i64),
+}
+
+/// A window's frame: `ROWS` (offsets from the row) or `RANGE` (peers: only 0, CURRENT ROW);
+/// None: UNBOUNDED; negative: PRECEDING.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Frame {
+    pub rows: bool,
+    pub start: Option<i64>,
+    pub end: Option<i64>,
+}
+
+/// One window function call.
+#[derive(Debug, Clone)]
+pub(crate) struct WinCall {
+    pub func: WinFunc,
+    pub partition: Vec<Expr>,
+    /// ORDER BY of the window: (expression, descending).
+    pub order: Vec<(Expr, bool)>,
+    /// The collation of each partition key, then of each order key.
+    pub colls: Vec<CollRef>,
+    /// The collation an aggregate's argument compares under (MIN, MAX).
+    pub arg_coll: CollRef,
+    /// The value argument of LAG, LEAD, FIRST_VALUE, LAST_VALUE (empty for the others).
+    pub args: Vec<Expr>,
+    pub frame: Frame,
+    /// Its position in the select list (an ORDER BY naming it sorts on that column).
+    pub slot: usize,
+}
+
+/// A SELECT's `WINDOW name AS (spec)` definitions, by lower-case name; one defined as another
+/// window's name is refused (1235).
+pub(crate) fn named_windows(sel: &ast::Select) -> Result<Vec<(String, ast::WindowSpec)>, SqlError> {
+    let mut out = Vec::with_capacity(sel.named_window.len());
+    for ast::NamedWindowDefinition(name, def) in &sel.named_window {
+        match def {
+            ast::NamedWindowExpr::WindowSpec(s) if s.window_name.is_none() => {
+                out.push((name.value.to_ascii_lowercase(), s.clone()))
+            }
+            _ => return Err(SqlError::unsupported("a window defined by another window")),
+        }
+    }
+    Ok(out)
+}
+
+/// 4015: a window function outside the select list.
+pub(crate) fn misplaced() -> SqlError {
+    SqlError::new(
+        4015,
+        "HY000",
+        "Window function is allowed only in SELECT list and ORDER BY clause",
+    )
+}
+
+impl Compiler<'_> {
+    /// `f(...) OVER (...)` as a select-list item (`self.windows` set by the SELECT planner).
+    pub(crate) fn window_call(
+        &mut self,
+        f: &ast::Function,
+        name: &str,
+        over: &ast::WindowType,
+    ) -> Result<Expr, SqlError> {
+        if !self.windows {
+            return Err(
+                if self.place == "order clause" || self.place == "field list" {
+                    SqlError::unsupported("window function inside an expression or ORDER BY")
+                } else {
+                    misplaced()
+                },
+            );
+        }
+        let spec = match over {
+            ast::WindowType::WindowSpec(s) if s.window_name.is_none() => s.clone(),
+            ast::WindowType::WindowSpec(_) => {
+                return Err(SqlError::unsupported(
+                    "a window that extends a named window",
+                ))
+            }
+            ast::WindowType::NamedWindow(id) => {
+                let key = id.value.to_ascii_lowercase();
+                let found = self.named_windows.iter().find(|(n, _)| *n == key);
+                match found {
+                    Some((_, s)) => s.clone(),
+                    None => {
+                        return Err(SqlError::new(
+                            4009,
+                            "HY000",
+                            format!(
+                                "Window specification with name '{}' is not defined",
+                                id.value
+                            ),
+                        ))
+                    }
+                }
+            }
+        };
+        let spec = &spec;
+        // The arguments, keys and order are ordinary expressions (no nested windows).
+        self.windows = false;
+        let r = self.window_parts(f, name, spec);
+        self.windows = true;
+        r
+    }
+
+    fn window_parts(
+        &mut self,
+        f: &ast::Function,
+        name: &str,
+        spec: &ast::WindowSpec,
+    ) -> Result<Expr, SqlError> {
+        let mut args = Vec::new();
+        let func = match name {
+            "ROW_NUMBER" | "RANK" | "DENSE_RANK" => {
+                let (args, star, _) = self.args(f)?;
+                if !args.is_empty() || star {
+                    return Err(SqlError::syntax(&f.to_string()));
+                }
+                if spec.window_frame.is_some() {
+                    return Err(SqlError::new(
+                        4017,
+                        "HY000",
+                        format!(
+                            "Window frame is not allowed with '{}'",
+                            name.to_ascii_lowercase()
+                        ),
+                    ));
+                }
+                if name != "ROW_NUMBER" && spec.order_by.is_empty() {
+                    return Err(SqlError::new(
+                        4018,
+                        "HY000",
+                        format!(
+                            "No order list in window specification for '{}'",
+                            name.to_ascii_lowercase()
+                        ),
+                    ));
+                }
+                match name {
+                    "ROW_NUMBER" => WinFunc::RowNumber,
+                    "RANK" => WinFunc::Rank,
+                    _ => WinFunc::DenseRank,
+                }
+            }
+            "LAG" | "LEAD" | "FIRST_VALUE" | "LAST_VALUE" | "NTILE" => {
+                let (got, star, distinct) = self.args(f)?;
+                if star || distinct {
+                    return Err(SqlError::syntax(&f.to_string()));
+                }
+                let (func, value) = self.value_function(f, name, spec, got)?;
+                args = value;
+                func
+            }
+            _ => match super::functions::aggregate::lookup(name) {
+                Some(
+                    a
+                    @ (AggFunc::Sum | AggFunc::Count | AggFunc::Avg | AggFunc::Min | AggFunc::Max),
+                ) => WinFunc::Agg(self.window_aggregate(f, a, name)?),
+                _ => {
+                    return Err(SqlError::unsupported(&format!(
+                        "{name}() as a window function"
+                    )))
+                }
+            },
+        };
+        let mut partition = Vec::with_capacity(spec.partition_by.len());
+        for e in &spec.partition_by {
+            partition.push(super::compile::numeric_view(self.compile(e)?));
+        }
+        let mut order = Vec::with_capacity(spec.order_by.len());
+        for o in &spec.order_by {
+            let x = super::compile::numeric_view(self.compile(&o.expr)?);
+            order.push((x, matches!(o.options.sort, Some(ast::OrderBySort::Desc))));
+        }
+        let of = |c: &Compiler, e: &Expr| c.derive(e).map_or(CollRef::Connection, |d| d.coll);
+        let mut colls: Vec<CollRef> = partition.iter().map(|e| of(self, e)).collect();
+        colls.extend(order.iter().map(|(e, _)| of(self, e)));
+        let arg_coll = match &func {
+            WinFunc::Agg(a) => a.arg.as_ref().map_or(CollRef::Connection, |e| of(self, e)),
+            _ => CollRef::Connection,
+        };
+        let frame = frame(spec.window_frame.as_ref())?;
+        Ok(Expr::Win(Box::new(WinCall {
+            func,
+            partition,
+            order,
+            colls,
+            arg_coll,
+            args,
+            frame,
+            slot: 0,
+        })))
+    }
+
+    /// LAG/LEAD(x[, n]), FIRST_VALUE(x), LAST_VALUE(x), NTILE(n): the function and its value
+    /// argument; `n` must be a literal integer (others: 1235), NTILE's above 0 (4024).
+    fn value_function(
+        &mut self,
+        f: &ast::Function,
+        name: &str,
+        spec: &ast::WindowSpec,
+        mut got: Vec<Expr>,
+    ) -> Result<(WinFunc, Vec<Expr>), SqlError> {
+        let lower = name.to_ascii_lowercase();
+        let need_order = matches!(name, "LAG" | "LEAD");
+        if need_order && spec.order_by.is_empty() {
+            return Err(SqlError::new(
+                4018,
+                "HY000",
+                format!("No order list in window specification for '{lower}'"),
+            ));
+        }
+        if name == "NTILE" && spec.window_frame.is_some() {
+            return Err(SqlError::new(
+                4017,
+                "HY000",
+                format!("Window frame is not allowed with '{lower}'"),
+            ));
+        }
+        let literal = |e: &Expr| -> Result<i64, SqlError> {
+            match e {
+                Expr::Lit(onelog_binlog::Value::Int(n)) if *n >= 0 => Ok(*n),
+                Expr::Lit(onelog_binlog::Value::UInt(n)) => {
+                    i64::try_from(*n).map_err(|_| SqlError::unsupported("this window offset"))
+                }
+                _ => Err(SqlError::unsupported(&format!(
+                    "a non-literal or negative argument of {name}"
+                ))),
+            }
+        };
+        let (min, max) = match name {
+            "LAG" | "LEAD" => (1, 2),
+            _ => (1, 1),
+        };
+        if got.len() < min || got.len() > max {
+            return Err(SqlError::syntax(&f.to_string()));
+        }
+        Ok(match name {
+            "NTILE" => {
+                let n = literal(&got[0])?;
+                if n == 0 {
+                    return Err(SqlError::new(
+                        4024,
+                        "HY000",
+                        "Argument of NTILE must be greater than 0",
+                    ));
+                }
+                (WinFunc::Ntile(n), Vec::new())
+            }
+            "LAG" | "LEAD" => {
+                let n = match got.get(1) {
+                    Some(e) => literal(e)?,
+                    None => 1,
+                };
+                got.truncate(1);
+                let func = if name == "LAG" {
+                    WinFunc::Lag(n)
+                } else {
+                    WinFunc::Lead(n)
+                };
+                (func, got)
+            }
+            "FIRST_VALUE" => (WinFunc::FirstValue, got),
+            _ => (WinFunc::LastValue, got),
+        })
+    }
+
+    /// SUM/COUNT/AVG/MIN/MAX as a window function: its argument is an expression of the
+    /// output row (it may hold the query's own aggregates: `SUM(SUM(a)) OVER (...)`);
+    /// DISTINCT is refused, as in MariaDB.
+    fn window_aggregate(
+        &mut self,
+        f: &ast::Function,
+        func: AggFunc,
+        name: &str,
+    ) -> Result<AggSpec, SqlError> {
+        let (mut args, star, distinct) = self.args(f)?;
+        if distinct {
+            return Err(SqlError::unsupported(&format!(
+                "{name}(DISTINCT) aggregate as window function"
+            )));
+        }
+        let func = match (star, args.len()) {
+            (true, 0) if func == AggFunc::Count => AggFunc::CountStar,
+            (false, 1) => func,
+            (true, _) => return Err(SqlError::syntax(&f.to_string())),
+            _ => return Err(SqlError::param_count(name)),
+        };
+        // SUM and AVG read an ENUM or SET as its number, as their aggregates do.
+        let arg = args.pop().map(|a| {
+            if matches!(func, AggFunc::Sum | AggFunc::Avg) {
+                super::compile::numeric_view(a)
+            } else {
+                a
+            }
+        });
+        Ok(AggSpec {
+            func,
+            distinct: false,
+            arg,
+            order_by: Vec::new(),
+            separator: b",".to_vec(),
+        })
+    }
+}
+
+/// The frame of a window: the default (RANGE UNBOUNDED PRECEDING .. CURRENT ROW) or an
+/// explicit ROWS / RANGE frame; RANGE offsets and GROUPS are refused (1235).
+fn frame(f: Option<&ast::WindowFrame>) -> Result<Frame, SqlError> {
+    let Some(f) = f else {
+        return Ok(Frame {
+            rows: false,
+            start: None,
+            end: Some(0),
+        });
+    };
+    let rows = match f.units {
+        ast::WindowFrameUnits::Rows => true,
+        ast::WindowFrameUnits::Range => false,
+        ast::WindowFrameUnits::Groups => return Err(SqlError::unsupported("GROUPS frames")),
+    };
+    let start = bound(&f.start_bound)?;
+    let end = match &f.end_bound {
+        Some(b) => bound(b)?,
+        None => Some(0),
+    };
+    // MariaDB's check of the bounds' combination (4014).
+    use ast::WindowFrameBound as B;
+    let bad = matches!(
+        (
+            &f.start_bound,
+            f.end_bound.as_ref().unwrap_or(&B::CurrentRow)
+        ),
+        (B::Following(None), _)
+            | (_, B::Preceding(None))
+            | (B::CurrentRow, B::Preceding(_))
+            | (B::Following(_), B::CurrentRow)
+    );
+    if bad {
+        return Err(SqlError::new(
+            4014,
+            "HY000",
+            "Unacceptable combination of window frame bound specifications",
+        ));
+    }
+    if let (Some(s), Some(e)) = (start, end) {
+        if s > e {
+            // MariaDB answers a frame that ends before it starts unevenly (not always empty).
+            return Err(SqlError::unsupported(
+                "a window frame that ends before it starts",
+            ));
+        }
+    }
+    if !rows && (start.is_some_and(|s| s != 0) || end.is_some_and(|e| e != 0)) {
+        return Err(SqlError::unsupported("RANGE-type frame with an offset"));
+    }
+    Ok(Frame { rows, start, end })
+}
+
+fn bound(b: &ast::WindowFrameBound) -> Result<Option<i64>, SqlError> {
+    let n = |e: &ast::Expr| -> Result<i64, SqlError> {
+        match e {
+            ast::Expr::Value(v) => match &v.value {
+                ast::Value::Number(n, _) => n
+                    .parse::<i64>()
+                    .map_err(|_| SqlError::unsupported("this frame bound")),
+                _ => Err(SqlError::unsupported("this frame bound")),
+            },
+            _ => Err(SqlError::unsupported("this frame bound")),
+        }
+    };
+    Ok(match b {
+        ast::WindowFrameBound::CurrentRow => Some(0),
+        ast::WindowFrameBound::Preceding(None) | ast::WindowFrameBound::Following(None) => None,
+        ast::WindowFrameBound::Preceding(Some(e)) => Some(-n(e)?),
+        ast::WindowFrameBound::Following(Some(e)) => Some(n(e)?),
+    })
+}
