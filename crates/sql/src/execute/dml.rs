@@ -646,6 +646,17 @@ fn full_row(
     Ok(row)
 }
 
+/// An UPDATE's or DELETE's `LIMIT n`: a non-negative integer (1210 otherwise).
+pub(crate) fn limit_of(limit: &Option<Expr>, env: &Env) -> Result<Option<u64>, SqlError> {
+    match limit {
+        Some(e) => match crate::expr::to_i128(&e.eval(&[], env)?) {
+            Some(n) if n >= 0 => Ok(Some(n as u64)),
+            _ => Err(SqlError::wrong_arguments("LIMIT")),
+        },
+        None => Ok(None),
+    }
+}
+
 fn select_rows(
     txn: &mut Transaction,
     def: &TableDef,
@@ -655,13 +666,7 @@ fn select_rows(
     env: &Env,
     subqueries: &[crate::plan::select::subquery::SubPlan],
 ) -> Result<Vec<Vec<Value>>, SqlError> {
-    let limit = match limit {
-        Some(e) => match crate::expr::to_i128(&e.eval(&[], env)?) {
-            Some(n) if n >= 0 => Some(n as usize),
-            _ => return Err(SqlError::wrong_arguments("LIMIT")),
-        },
-        None => None,
-    };
+    let limit = limit_of(limit, env)?.map(|n| n as usize);
     let (rows, filter) = fetch(txn, def, plan, env, Some(LockMode::Exclusive))?;
     // Correlated subqueries in WHERE run in the transaction: the filter is applied there.
     let (rows, filter) = if subqueries.iter().any(|s| s.correlated) {

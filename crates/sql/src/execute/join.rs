@@ -18,6 +18,7 @@
 //! tested on each (so no access changes the answer); a key that cannot be converted exactly
 //! to its column's type falls back to every row of the table; NULL keys match nothing.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
@@ -29,13 +30,13 @@ use crate::expr::{key_bytes_in, Env, Expr};
 use crate::plan::access::{exact_key, visit, Source, Visit};
 use crate::plan::join::{hash_collation, JoinAccess, JoinPlan, JoinStep};
 
-/// The rows of a step read before the join.
-enum Loaded {
+/// The rows of a step read before the join (a derived table's are borrowed, not copied).
+enum Loaded<'d> {
     /// Looked up per partial row.
     Lookup,
-    Rows(Vec<Vec<Value>>),
+    Rows(Cow<'d, [Vec<Value>]>),
     /// The rows and, per key, the positions of the rows with it.
-    Hash(Vec<Vec<Value>>, HashMap<Vec<u8>, Vec<u32>>),
+    Hash(Cow<'d, [Vec<Value>]>, HashMap<Vec<u8>, Vec<u32>>),
 }
 
 /// A key computed from a partial row.
@@ -138,29 +139,32 @@ pub(crate) fn run(
 }
 
 /// Reads a Loop or Hash step's rows (charged to the statement's memory budget).
-fn load(
+fn load<'d>(
     s: &JoinStep,
-    mem: Option<&[Vec<Value>]>,
+    mem: Option<&'d [Vec<Value>]>,
     lock: Option<LockMode>,
     txn: &mut Transaction,
     env: &Env,
-) -> Result<Loaded, SqlError> {
+) -> Result<Loaded<'d>, SqlError> {
     if matches!(s.access, JoinAccess::Lookup { .. }) {
         debug_assert!(mem.is_none(), "no lookups in computed rows");
         return Ok(Loaded::Lookup);
     }
     let guard = &env.cx.guard;
-    let mut rows = Vec::new();
-    match mem {
+    let rows: Cow<'d, [Vec<Value>]> = match mem {
         // Already charged when the statement computed them.
-        Some(m) => rows = m.to_vec(),
-        None => visit(txn, &s.table, &Source::Full, lock, &mut |row| {
-            guard.check()?;
-            guard.charge(crate::guard::row_bytes(row))?;
-            rows.push(row.to_vec());
-            Ok(ControlFlow::Continue(()))
-        })?,
-    }
+        Some(m) => Cow::Borrowed(m),
+        None => {
+            let mut rows = Vec::new();
+            visit(txn, &s.table, &Source::Full, lock, &mut |row| {
+                guard.check()?;
+                guard.charge(crate::guard::row_bytes(row))?;
+                rows.push(row.to_vec());
+                Ok(ControlFlow::Continue(()))
+            })?;
+            Cow::Owned(rows)
+        }
+    };
     let JoinAccess::Hash { cols, .. } = &s.access else {
         return Ok(Loaded::Rows(rows));
     };
@@ -182,7 +186,7 @@ fn load(
 
 struct Joiner<'a> {
     jp: &'a JoinPlan,
-    loaded: &'a [Loaded],
+    loaded: &'a [Loaded<'a>],
     lock: Option<LockMode>,
     env: &'a Env<'a>,
     /// The FROM columns' width: what the sink gets of the row.

@@ -14,7 +14,7 @@
 //! Invariants: each target row is written at most once per statement; `Rows matched` counts
 //! distinct target rows, `Changed` those written.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 use onelog_binlog::Value;
@@ -26,7 +26,7 @@ use crate::expr::{sort_cmp_in, Env};
 use crate::plan::access::{resolve, Source};
 use crate::plan::multi_dml::MultiPlan;
 
-use super::dml::{coerce_col, pk_of, touch_on_update, DmlResult};
+use super::dml::{coerce_col, limit_of, pk_of, touch_on_update, DmlResult};
 use super::join::Driver;
 use super::{check, fk};
 
@@ -40,7 +40,7 @@ pub(crate) fn execute_multi(
 ) -> Result<DmlResult, SqlError> {
     let guard = &env.cx.guard;
     let mut gathered: Vec<Gathered> = vec![Vec::new(); p.targets.len()];
-    let mut seen: Vec<HashMap<Vec<u8>, ()>> = vec![HashMap::new(); p.targets.len()];
+    let mut seen: Vec<HashSet<Vec<u8>>> = vec![HashSet::new(); p.targets.len()];
     let offsets: Vec<usize> = (0..p.tables.len()).map(|k| p.offset(k)).collect();
     let src = match p.join.driver {
         0 => resolve(&p.tables[0], &p.first, env)?.0,
@@ -48,13 +48,7 @@ pub(crate) fn execute_multi(
     };
     let driver = Driver::Table(&p.join.driver_table, &src);
     let filter = p.join.filter.as_ref();
-    let limit = match &p.limit {
-        Some(e) => match crate::expr::to_i128(&e.eval(&[], env)?) {
-            Some(n) if n >= 0 => Some(n as u64),
-            _ => return Err(SqlError::wrong_arguments("LIMIT")),
-        },
-        None => None,
-    };
+    let limit = limit_of(&p.limit, env)?;
     let mut g = Gather {
         p,
         env,
@@ -168,7 +162,7 @@ struct Gather<'a> {
     env: &'a Env<'a>,
     offsets: Vec<usize>,
     gathered: &'a mut [Gathered],
-    seen: &'a mut [HashMap<Vec<u8>, ()>],
+    seen: &'a mut [HashSet<Vec<u8>>],
     /// The joined row, with the values assigned so far to the table being gathered.
     work: Vec<Value>,
     row_no: u64,
@@ -200,7 +194,7 @@ impl Gather<'_> {
                 continue;
             }
             let key = onelog_engine::store::pk_key(def, old);
-            if self.seen[t].contains_key(&key) {
+            if self.seen[t].contains(&key) {
                 continue;
             }
             self.row_no += 1;
@@ -216,7 +210,7 @@ impl Gather<'_> {
             env.cx
                 .guard
                 .charge(crate::guard::row_bytes(old) * 2 + key.len() as u64)?;
-            self.seen[t].insert(key, ());
+            self.seen[t].insert(key);
             self.gathered[t].push((pk_of(def, old), old.to_vec(), new));
         }
         Ok(ControlFlow::Continue(()))

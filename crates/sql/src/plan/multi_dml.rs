@@ -26,7 +26,8 @@ use crate::context::ExecContext;
 use crate::error::SqlError;
 use crate::expr::{Compiler, Expr, Scope};
 use crate::plan::access::{plan, Plan};
-use crate::plan::join::{plan_joins, JoinPlan, StepSpec};
+use crate::plan::join::{plan_joins, JoinPlan};
+use crate::plan::select::compile_joins;
 
 /// A multi-table UPDATE or DELETE.
 #[derive(Debug, Clone)]
@@ -77,32 +78,7 @@ fn join_and_where(
     kinds: &[crate::bind::tables::JoinKind<'_>],
     selection: Option<&ast::Expr>,
 ) -> Result<(JoinPlan, Plan), SqlError> {
-    let mut specs = Vec::with_capacity(kinds.len());
-    let mut driver = 0;
-    for (k, (on, side)) in kinds.iter().enumerate() {
-        c.place = "on clause";
-        let cond = match on {
-            Some(e) => Some(c.compile(e)?),
-            None => None,
-        };
-        use crate::bind::tables::JoinSide;
-        match side {
-            JoinSide::Right if k == 0 => {
-                driver = 1;
-                specs.push(StepSpec {
-                    table: 0,
-                    on: cond,
-                    left: true,
-                });
-            }
-            JoinSide::Right => return Err(SqlError::unsupported("RIGHT JOIN after another join")),
-            side => specs.push(StepSpec {
-                table: k + 1,
-                on: cond,
-                left: *side == JoinSide::Left,
-            }),
-        }
-    }
+    let (driver, specs) = compile_joins(c, kinds, from)?;
     c.place = "where clause";
     let w = match selection {
         Some(e) => Some(c.compile(e)?),

@@ -472,8 +472,9 @@ fn select_body(q: &ast::Query) -> Result<Body<'_>, SqlError> {
 
 /// The JOIN steps, each joined table with its compiled ON condition, in nesting order, after
 /// the driving table: FROM order, except that a leading `A RIGHT JOIN B` drives from B with A
-/// left-joined. A RIGHT JOIN after other joins is refused (1235).
-fn compile_joins(
+/// left-joined. A RIGHT JOIN after other joins is refused (1235). Multi-table UPDATE and
+/// DELETE compile their joins here too.
+pub(crate) fn compile_joins(
     c: &mut Compiler,
     join_kinds: &[JoinKind<'_>],
     from: &From,
