@@ -301,6 +301,11 @@ fn io_thread_follows_a_mariadb_primary_across_a_restart() {
             key,
         );
     }
+    // The IO thread records a group's position just after it queues the group, so the test
+    // can see the group before the status says so.
+    wait_status(&t, "the position of the last group", |s| {
+        s.gtid_io_pos.to_string() == "0-1-7"
+    });
     let s = t.status.snapshot();
     assert_eq!(s.io_running, IoRunning::Yes);
     assert_eq!(s.io_state, "Waiting for master to send event");
