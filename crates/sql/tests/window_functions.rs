@@ -103,8 +103,6 @@ fn what_is_not_supported_is_refused() {
         "SELECT id, COUNT(DISTINCT a) OVER () FROM w",
         "SELECT id, SUM(a) OVER (ORDER BY id ROWS BETWEEN 1 FOLLOWING AND 1 PRECEDING) FROM w",
         "SELECT id, SUM(a) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND 3 PRECEDING) FROM w",
-        "SELECT id, PERCENT_RANK() OVER (ORDER BY id) FROM w",
-        "SELECT id, CUME_DIST() OVER (ORDER BY id) FROM w",
         "SELECT id, NTILE(a) OVER (ORDER BY id) FROM w",
         "SELECT id, LAG(a, id) OVER (ORDER BY id) FROM w",
     ] {

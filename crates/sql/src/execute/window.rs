@@ -3,7 +3,8 @@
 //! carries the window inputs (partition keys, order keys, aggregate argument: see
 //! [`push_inputs`]) after its ORDER BY key slots; each window sorts the row indexes by
 //! (partition, order) under the keys' collations, walks the partitions and computes
-//! ROW_NUMBER, RANK, DENSE_RANK or an aggregate over the frame. The inputs are dropped after.
+//! ROW_NUMBER, RANK, DENSE_RANK, NTILE, PERCENT_RANK, CUME_DIST, the value functions (LAG,
+//! LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE) or an aggregate over the frame. The inputs are dropped after.
 //!
 //! Invariants: a row's input values follow its `nkeys` ORDER BY key slots, window by window
 //! in projection order (`inputs_of` values each); frames are clamped to the partition.
@@ -202,6 +203,18 @@ fn one_window<A: Accumulator>(
             WinFunc::Agg(spec) => {
                 aggregate::<A>(out, w, spec, at + nk, order, &part, env, &mut values)?
             }
+            WinFunc::NthValue => {
+                let input = |k: usize, i: usize| &out[order[k]].0[at + nk + i];
+                values.extend((start..end).map(|k| {
+                    let (lo, hi) = frame_of(w, &part, k);
+                    // MariaDB reads a NULL n as 1 (measured).
+                    let n = crate::expr::to_i128(input(k, 1)).unwrap_or(1);
+                    match usize::try_from(n - 1) {
+                        Ok(off) if off < hi - lo => input(lo + off, 0).clone(),
+                        _ => Value::Null,
+                    }
+                }));
+            }
             WinFunc::Lag(_) | WinFunc::Lead(_) | WinFunc::FirstValue | WinFunc::LastValue => {
                 let arg = |k: usize| out[order[k]].0[at + nk].clone();
                 values.extend((start..end).map(|k| match pick(w, &part, k) {
@@ -255,6 +268,19 @@ fn ranks(f: &WinFunc, p: &Partition, values: &mut Vec<Value>) {
                 r + (i - big) / q.max(1)
             };
             values.push(Value::Int(b + 1));
+        }
+        return;
+    }
+    if matches!(f, WinFunc::PercentRank | WinFunc::CumeDist) {
+        for k in p.start..p.end {
+            let v = if matches!(f, WinFunc::CumeDist) {
+                (p.peer_end[k - p.start] - p.start) as f64 / rows as f64
+            } else if rows > 1 {
+                (p.peer_start[k - p.start] - p.start) as f64 / (rows - 1) as f64
+            } else {
+                0.0
+            };
+            values.push(Value::Double(v));
         }
         return;
     }

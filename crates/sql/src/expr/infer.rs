@@ -59,6 +59,10 @@ impl Expr {
                 super::window::WinFunc::Agg(a) => {
                     aggregate::return_type(a.func, a.arg.as_ref(), &cx)
                 }
+                // MariaDB: DOUBLE shown with 10 decimals.
+                super::window::WinFunc::PercentRank | super::window::WinFunc::CumeDist => {
+                    RType::DoubleDec(10)
+                }
                 _ => match w.args.first() {
                     Some(x) => sub(x),
                     None => RType::Int,

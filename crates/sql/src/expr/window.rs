@@ -32,6 +32,14 @@ pub(crate) enum WinFunc {
     LastValue,
     /// `NTILE(n)`: the bucket (1..n) of the row; the first `rows % n` buckets get one row more.
     Ntile(i64),
+    /// `PERCENT_RANK()`: (rank - 1) / (partition rows - 1), 0 in a one-row partition.
+    PercentRank,
+    /// `CUME_DIST()`: the rows up to the row's last peer / the partition's rows.
+    CumeDist,
+    /// `NTH_VALUE(x, n)`: `x` (`args[0]`) of the frame's n-th row (`args[1]`, evaluated per
+    /// row, rounded; NULL reads as 1, as in MariaDB); NULL when the frame is shorter or n is
+    /// below 1.
+    NthValue,
 }
 
 /// A window's frame: `ROWS` (offsets from the row) or `RANGE` (peers: only 0, CURRENT ROW);
@@ -54,7 +62,8 @@ pub(crate) struct WinCall {
     pub colls: Vec<CollRef>,
     /// The collation an aggregate's argument compares under (MIN, MAX).
     pub arg_coll: CollRef,
-    /// The value argument of LAG, LEAD, FIRST_VALUE, LAST_VALUE (empty for the others).
+    /// The value argument of LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE (then also its
+    /// `n`; empty for the others).
     pub args: Vec<Expr>,
     pub frame: Frame,
     /// Its position in the select list (an ORDER BY naming it sorts on that column).
@@ -143,7 +152,7 @@ impl Compiler<'_> {
     ) -> Result<Expr, SqlError> {
         let mut args = Vec::new();
         let func = match name {
-            "ROW_NUMBER" | "RANK" | "DENSE_RANK" => {
+            "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "PERCENT_RANK" | "CUME_DIST" => {
                 let (args, star, _) = self.args(f)?;
                 if !args.is_empty() || star {
                     return Err(SqlError::syntax(&f.to_string()));
@@ -171,10 +180,12 @@ impl Compiler<'_> {
                 match name {
                     "ROW_NUMBER" => WinFunc::RowNumber,
                     "RANK" => WinFunc::Rank,
+                    "PERCENT_RANK" => WinFunc::PercentRank,
+                    "CUME_DIST" => WinFunc::CumeDist,
                     _ => WinFunc::DenseRank,
                 }
             }
-            "LAG" | "LEAD" | "FIRST_VALUE" | "LAST_VALUE" | "NTILE" => {
+            "LAG" | "LEAD" | "FIRST_VALUE" | "LAST_VALUE" | "NTILE" | "NTH_VALUE" => {
                 let (got, star, distinct) = self.args(f)?;
                 if star || distinct {
                     return Err(SqlError::syntax(&f.to_string()));
@@ -224,8 +235,9 @@ impl Compiler<'_> {
         })))
     }
 
-    /// LAG/LEAD(x[, n]), FIRST_VALUE(x), LAST_VALUE(x), NTILE(n): the function and its value
-    /// argument; `n` must be a literal integer (others: 1235), NTILE's above 0 (4024).
+    /// LAG/LEAD(x[, n]), FIRST_VALUE(x), LAST_VALUE(x), NTILE(n), NTH_VALUE(x, n): the
+    /// function and its value arguments; LAG/LEAD's and NTILE's `n` must be a literal integer
+    /// (others: 1235), NTILE's above 0 (4024); NTH_VALUE's is any expression of the row.
     fn value_function(
         &mut self,
         f: &ast::Function,
@@ -262,6 +274,7 @@ impl Compiler<'_> {
         };
         let (min, max) = match name {
             "LAG" | "LEAD" => (1, 2),
+            "NTH_VALUE" => (2, 2),
             _ => (1, 1),
         };
         if got.len() < min || got.len() > max {
@@ -293,6 +306,7 @@ impl Compiler<'_> {
                 (func, got)
             }
             "FIRST_VALUE" => (WinFunc::FirstValue, got),
+            "NTH_VALUE" => (WinFunc::NthValue, got),
             _ => (WinFunc::LastValue, got),
         })
     }
