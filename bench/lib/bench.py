@@ -998,13 +998,17 @@ def main():
                          "vs MariaDB D1 at injected fsync latencies), the commit pipeline's phase counters and group "
                          "sizes, and large transactions / bulk load with peak RSS and small-commit latency; results in "
                          "docs/bench/commit[-quick].json, its own section of docs/BENCHMARKS.md")
+    ap.add_argument("--queries", action="store_true",
+                    help="the join and subquery benchmark (issue 15) instead of the sections above: query shapes on "
+                         "100k-row tables, onelog vs MariaDB 10.11; results in docs/bench/queries[-quick].json, its own "
+                         "section of docs/BENCHMARKS.md")
     ap.add_argument("--commit-parts", metavar="PARTS",
                     help="with --commit: comma-separated parts table,pipeline,large (default all; "
                          "env BENCH_COMMIT_PARTS)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary data directories")
     ap.add_argument("--selfcheck-only", action="store_true", help="build and check the preload library, then stop")
     args = ap.parse_args()
-    stem = ("commit" if args.commit else "backup" if args.backup else "replica-lag" if args.replica_lag else
+    stem = ("queries" if args.queries else "commit" if args.commit else "backup" if args.backup else "replica-lag" if args.replica_lag else
             "replication" if args.replication else "results")
     results_path = args.results or os.path.join(
         REPO, "docs", "bench", f"{stem}-quick.json" if args.quick else f"{stem}.json")
@@ -1017,7 +1021,8 @@ def main():
     import replica_lag  # noqa: E402  (bench/lib/replica_lag.py)
     import backup  # noqa: E402  (bench/lib/backup.py)
     import commit  # noqa: E402  (bench/lib/commit.py)
-    write_report = (report.write_commit if args.commit else report.write_backup if args.backup else report.write_replica_lag if args.replica_lag else
+    import queries  # noqa: E402  (bench/lib/queries.py)
+    write_report = (queries.write_report if args.queries else report.write_commit if args.commit else report.write_backup if args.backup else report.write_replica_lag if args.replica_lag else
                     report.write_replication if args.replication else report.write)
 
     if args.report_only:
@@ -1049,6 +1054,9 @@ def main():
         cfg["systems"] = cfg["repl_primaries"]  # find_onelog builds onelog only when it is measured
     elif args.commit:
         cfg = commit.make_config(args, cfg)
+    elif args.queries:
+        cfg = queries.make_config(args, cfg)
+        cfg["systems"] = cfg["q_systems"]
     elif args.backup:
         cfg = backup.make_config(args, cfg)
         cfg["systems"] = cfg["backup_systems"]
@@ -1075,6 +1083,8 @@ def main():
             backup.run(env, cfg, res, previous)
         if "commit" in cfg["sections"]:
             commit.run(env, cfg, res)
+        if "queries" in cfg["sections"]:
+            queries.run(env, cfg, res)
         if "matrix" in cfg["sections"]:
             run_matrix(env, cfg, res)
         if "rotation" in cfg["sections"]:
@@ -1097,6 +1107,8 @@ def main():
             print(report.backup_tables(res.data))
         if args.commit:
             print(report.commit_tables(res.data))
+        if args.queries:
+            print(queries.tables(res.data))
     finally:
         env.cleanup()
 
