@@ -168,7 +168,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// The definition of the column at row position `i` (across a join's tables).
-    fn column_def(&self, i: usize) -> Option<&ColumnDef> {
+    pub(super) fn column_def(&self, i: usize) -> Option<&ColumnDef> {
         let t = self.scope.table?;
         if i < t.columns.len() {
             return t.columns.get(i);

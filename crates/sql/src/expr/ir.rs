@@ -129,6 +129,10 @@ pub(crate) enum SubqKind {
     In(Box<Expr>, bool, CollRef),
     /// `x op ANY|ALL (SELECT ...)`: (x, comparison, ALL, collation).
     Quantified(Box<Expr>, BinOp, bool, CollRef),
+    /// `[NOT] EXISTS (SELECT ... FROM t WHERE t.c = x AND ...)` run as a semi-join: true
+    /// (false when negated) when `x` is among the values of the uncorrelated subquery
+    /// `SELECT t.c FROM t WHERE ...`; a NULL `x` or NULL values never match (`expr::subq`).
+    ExistsIn(Box<Expr>, bool, CollRef),
 }
 
 /// Aggregate functions.

@@ -24,6 +24,7 @@ use super::env::{Env, InSet, SubRows};
 use super::ir::{BinOp, Expr, Subq, SubqKind};
 use super::numeric::truth;
 use super::ops::bool_value;
+use super::types::RType;
 use crate::error::SqlError;
 
 fn one_column() -> SqlError {
@@ -40,6 +41,11 @@ impl Compiler<'_> {
         let Some(hook) = self.subq else {
             return Err(SqlError::unsupported("subqueries in this statement"));
         };
+        if let A::Exists { subquery, negated } = e {
+            if let Some(x) = self.exists_as_semi_join(subquery, *negated)? {
+                return Ok(x);
+            }
+        }
         let (left, q, kind): (Option<&ast::Expr>, &ast::Query, _) = match e {
             A::Subquery(q) => (None, q, 0),
             A::Exists { subquery, negated } => (None, subquery, 1 + u8::from(*negated)),
@@ -110,6 +116,172 @@ impl Compiler<'_> {
             deriv: info.deriv,
         })))
     }
+
+    /// `[NOT] EXISTS (SELECT ... FROM t WHERE t.c = o.x AND rest)` (one table, `o.x` a column
+    /// of an enclosing query, `rest` not correlated, no grouping, aggregate or LIMIT) compiled
+    /// as [`SubqKind::ExistsIn`] over the uncorrelated `SELECT t.c FROM t WHERE rest`, which
+    /// runs once and is probed through a hash set, instead of running the subquery once per
+    /// enclosing row (MariaDB converts such an EXISTS to a semi-join too). Only when `t.c` and
+    /// `o.x` are both integers or both strings, where the hash set's equality is `=`'s; None
+    /// (compile it as written) otherwise.
+    fn exists_as_semi_join(
+        &mut self,
+        q: &ast::Query,
+        negated: bool,
+    ) -> Result<Option<Expr>, SqlError> {
+        let Some((outer, inner)) = semi_join_shape(q) else {
+            return Ok(None);
+        };
+        let Some(hook) = self.subq else {
+            return Ok(None);
+        };
+        let Ok(x) = self.compile(&outer) else {
+            return Ok(None);
+        };
+        let Ok(info) = hook.compile_subquery(&inner, &*self, self.params) else {
+            return Ok(None);
+        };
+        let kinds = |c: &Compiler| match &x {
+            Expr::Col(i) => c.column_def(*i).map(|d| {
+                if d.ty.is_integer() {
+                    Some(true)
+                } else {
+                    d.string_collation().map(|_| false)
+                }
+            }),
+            _ => None,
+        };
+        let same = match (kinds(self).flatten(), info.rtype) {
+            (Some(true), RType::Int | RType::UInt) => true,
+            (Some(false), RType::Str(_)) => info.deriv.is_some(),
+            _ => false,
+        };
+        // A correlated result (the guess of which side is outer was wrong) or other types:
+        // the plan compiled last stays unused, the EXISTS is compiled as written.
+        if info.correlated || info.columns != 1 || info.params != self.params || !same {
+            return Ok(None);
+        }
+        let c = match for_comparison(&[self.derive(&x), info.deriv], "=") {
+            Ok(c) => c.unwrap_or(super::collate::CollRef::Connection),
+            Err(_) => return Ok(None),
+        };
+        Ok(Some(Expr::Subq(Box::new(Subq {
+            id: info.id,
+            kind: SubqKind::ExistsIn(Box::new(x), negated, c),
+            correlated: false,
+            rtype: info.rtype,
+            deriv: info.deriv,
+        }))))
+    }
+}
+
+/// The parts of an EXISTS subquery [`Compiler::exists_as_semi_join`] can run as a semi-join:
+/// (the enclosing query's column `o.x`, `SELECT t.c FROM t WHERE rest`). The inner column
+/// must be qualified with the table's name or alias and the outer one with another name;
+/// the statement must hold no placeholder (their numbering would move).
+fn semi_join_shape(q: &ast::Query) -> Option<(ast::Expr, ast::Query)> {
+    use ast::Expr as A;
+    if q.with.is_some() || q.limit_clause.is_some() || q.fetch.is_some() || !q.locks.is_empty() {
+        return None;
+    }
+    let ast::SetExpr::Select(sel) = &*q.body else {
+        return None;
+    };
+    let plain_items = sel.projection.iter().all(|i| match i {
+        ast::SelectItem::Wildcard(_) => true,
+        ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+            matches!(e, A::Value(_) | A::Identifier(_) | A::CompoundIdentifier(_))
+        }
+        _ => false,
+    });
+    let grouped = !matches!(&sel.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty());
+    if !plain_items
+        || grouped
+        || sel.having.is_some()
+        || !sel.named_window.is_empty()
+        || sel.into.is_some()
+        || sel.from.len() != 1
+        || !sel.from[0].joins.is_empty()
+        || q.to_string().contains('?')
+    {
+        return None;
+    }
+    let ast::TableFactor::Table { name, alias, .. } = &sel.from[0].relation else {
+        return None;
+    };
+    let inner_name = match alias {
+        Some(a) => a.name.value.clone(),
+        None => super::compile::object_name_parts(name).pop()?,
+    };
+    let qualifier = |e: &A| match e {
+        A::CompoundIdentifier(p) if p.len() == 2 => Some(p[0].value.clone()),
+        _ => None,
+    };
+    let mut conjuncts = Vec::new();
+    split_and(sel.selection.as_ref()?, &mut conjuncts);
+    let mut found = None;
+    for (i, c) in conjuncts.iter().enumerate() {
+        let A::BinaryOp {
+            left,
+            op: ast::BinaryOperator::Eq,
+            right,
+        } = c
+        else {
+            continue;
+        };
+        let (lq, rq) = (qualifier(left), qualifier(right));
+        let is_inner = |q: &Option<String>| {
+            q.as_ref()
+                .is_some_and(|q| q.eq_ignore_ascii_case(&inner_name))
+        };
+        let is_outer = |q: &Option<String>| {
+            q.as_ref()
+                .is_some_and(|q| !q.eq_ignore_ascii_case(&inner_name))
+        };
+        if is_inner(&lq) && is_outer(&rq) {
+            found = Some((i, (**right).clone(), (**left).clone()));
+        } else if is_inner(&rq) && is_outer(&lq) {
+            found = Some((i, (**left).clone(), (**right).clone()));
+        } else {
+            continue;
+        }
+        break;
+    }
+    let (at, outer, inner_col) = found?;
+    let rest = conjuncts
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != at)
+        .map(|(_, c)| (*c).clone())
+        .reduce(|a, b| A::BinaryOp {
+            left: Box::new(a),
+            op: ast::BinaryOperator::And,
+            right: Box::new(b),
+        });
+    let mut sel = (**sel).clone();
+    sel.projection = vec![ast::SelectItem::UnnamedExpr(inner_col)];
+    sel.selection = rest;
+    sel.distinct = None;
+    let mut inner = q.clone();
+    inner.order_by = None;
+    inner.body = Box::new(ast::SetExpr::Select(Box::new(sel)));
+    Some((outer, inner))
+}
+
+/// The top-level AND operands of `e` (parentheses looked through).
+fn split_and<'e>(e: &'e ast::Expr, out: &mut Vec<&'e ast::Expr>) {
+    match e {
+        ast::Expr::BinaryOp {
+            left,
+            op: ast::BinaryOperator::And,
+            right,
+        } => {
+            split_and(left, out);
+            split_and(right, out);
+        }
+        ast::Expr::Nested(x) => split_and(x, out),
+        _ => out.push(e),
+    }
 }
 
 impl Subq {
@@ -120,7 +292,9 @@ impl Subq {
         };
         // The left operand first (textual order), then the subquery's rows.
         let x = match &self.kind {
-            SubqKind::In(x, ..) | SubqKind::Quantified(x, ..) => Some(x.eval_with(row, aggs, env)?),
+            SubqKind::In(x, ..) | SubqKind::Quantified(x, ..) | SubqKind::ExistsIn(x, ..) => {
+                Some(x.eval_with(row, aggs, env)?)
+            }
             _ => None,
         };
         let sub = rt.rows(self.id, row, env)?;
@@ -140,6 +314,11 @@ impl Subq {
                 let v = x.unwrap_or(Value::Null);
                 let r = in_rows(&v, &sub, c.resolve(env.coll));
                 bool_value(r.map(|b| b != *neg))
+            }
+            SubqKind::ExistsIn(_, neg, c) => {
+                let v = x.unwrap_or(Value::Null);
+                let found = in_rows(&v, &sub, c.resolve(env.coll)) == Some(true);
+                Value::Int(i64::from(found != *neg))
             }
             SubqKind::Quantified(_, op, all, c) => {
                 let v = x.unwrap_or(Value::Null);
@@ -247,5 +426,56 @@ fn quantified(
         None
     } else {
         Some(all)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::semi_join_shape;
+    use sqlparser::ast;
+
+    fn exists_query(sql: &str) -> ast::Query {
+        let stmts = sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::MySqlDialect {}, sql)
+            .expect("parses");
+        let ast::Statement::Query(q) = &stmts[0] else {
+            panic!("a query")
+        };
+        let ast::SetExpr::Select(sel) = &*q.body else {
+            panic!("a select")
+        };
+        match sel.selection.as_ref() {
+            Some(ast::Expr::Exists { subquery, .. }) => (**subquery).clone(),
+            other => panic!("an EXISTS: {other:?}"),
+        }
+    }
+
+    fn shape(sql: &str) -> Option<(String, String)> {
+        semi_join_shape(&exists_query(sql)).map(|(o, q)| (o.to_string(), q.to_string()))
+    }
+
+    #[test]
+    fn exists_with_one_outer_equality_becomes_a_semi_join() {
+        assert_eq!(
+            shape(
+                "SELECT 1 FROM p WHERE EXISTS (SELECT 1 FROM ch WHERE ch.pid = p.id AND ch.v > 9)"
+            ),
+            Some(("p.id".into(), "SELECT ch.pid FROM ch WHERE ch.v > 9".into()))
+        );
+        assert_eq!(
+            shape("SELECT 1 FROM p WHERE EXISTS (SELECT * FROM ch AS c WHERE (p.id = c.pid))"),
+            Some(("p.id".into(), "SELECT c.pid FROM ch AS c".into()))
+        );
+        // Aggregates, grouping, LIMIT, joins, placeholders, unqualified columns: as written.
+        for sql in [
+            "SELECT 1 FROM p WHERE EXISTS (SELECT COUNT(*) FROM ch WHERE ch.pid = p.id)",
+            "SELECT 1 FROM p WHERE EXISTS (SELECT 1 FROM ch WHERE ch.pid = p.id GROUP BY ch.v)",
+            "SELECT 1 FROM p WHERE EXISTS (SELECT 1 FROM ch WHERE ch.pid = p.id LIMIT 0)",
+            "SELECT 1 FROM p WHERE EXISTS (SELECT 1 FROM ch JOIN q ON q.a = ch.a WHERE ch.pid = p.id)",
+            "SELECT 1 FROM p WHERE EXISTS (SELECT 1 FROM ch WHERE ch.pid = p.id AND ch.v = ?)",
+            "SELECT 1 FROM p WHERE EXISTS (SELECT 1 FROM ch WHERE pid = id)",
+            "SELECT 1 FROM p WHERE EXISTS (SELECT 1 FROM ch WHERE ch.pid = p.id OR ch.v = 1)",
+        ] {
+            assert_eq!(shape(sql), None, "{sql}");
+        }
     }
 }

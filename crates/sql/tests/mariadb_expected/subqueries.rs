@@ -62,6 +62,14 @@ pub const SUBQ_CASES: &[super::Case] = &[
     ("SELECT id FROM tb WHERE (SELECT 'X') = s ORDER BY id", Ok("2")),
     ("SELECT id FROM t1 WHERE b IN (SELECT s FROM tb) ORDER BY id", Ok("1\n2\n4")),
     ("SELECT id FROM tb WHERE s IN (SELECT b FROM t1 WHERE b IS NOT NULL) ORDER BY id", Ok("1\n2\n3")),
+    ("SELECT id, EXISTS (SELECT 1 FROM t2 WHERE t2.a = t1.a), NOT EXISTS (SELECT * FROM t2 WHERE t1.a = t2.a AND t2.id > 1) FROM t1 ORDER BY id", Ok("1\t1\t0\n2\t0\t1\n3\t0\t1\n4\t1\t0\n5\t1\t0")),
+    ("SELECT id FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.c = t1.b) ORDER BY id", Ok("1\n4")),
+    ("SELECT id FROM t1 WHERE NOT EXISTS (SELECT 1 FROM t2 AS z WHERE t1.b = z.c AND z.a IS NULL) ORDER BY id", Ok("1\n2\n3\n4\n5")),
+    ("SELECT id FROM t1 WHERE EXISTS (SELECT 1 FROM tb WHERE tb.s = t1.b) ORDER BY id", Ok("1\n2\n4")),
+    ("SELECT id FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.c = t1.a) ORDER BY id", Ok("")),
+    ("SELECT id FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.a = t1.a AND t2.id = t1.id) ORDER BY id", Ok("1")),
+    ("SELECT id FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.a = t1.a AND t2.c > 'p' ORDER BY t2.id) ORDER BY id", Ok("1\n4\n5")),
+    ("SELECT COUNT(*) FROM t1 WHERE EXISTS (SELECT COUNT(*) FROM t2 WHERE t2.a = t1.a)", Ok("5")),
 ];
 /// Setup statements (run on MariaDB 10.11 to produce the expected values below).
 pub const DERIVED_SETUP: &[&str] = &[

@@ -472,9 +472,9 @@ fn subq_correlated(e: &Expr) -> bool {
         Expr::Subq(s) => {
             s.correlated
                 || match &s.kind {
-                    crate::expr::SubqKind::In(x, ..) | crate::expr::SubqKind::Quantified(x, ..) => {
-                        subq_correlated(x)
-                    }
+                    crate::expr::SubqKind::In(x, ..)
+                    | crate::expr::SubqKind::Quantified(x, ..)
+                    | crate::expr::SubqKind::ExistsIn(x, ..) => subq_correlated(x),
                     _ => false,
                 }
         }
