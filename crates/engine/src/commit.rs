@@ -77,7 +77,7 @@ use onelog_log::{
 use crate::catalog::{CatalogChange, TableId};
 use crate::error::EngineError;
 use crate::event_cache::{CacheStats, EventCache, Stamp};
-use crate::events::{encode_transaction, transaction_gtid};
+use crate::events::transaction_gtid;
 use crate::lock::{LockManager, TxnId};
 use crate::prebuild::{drop_later, Feed, Prebuild, PREBUILD_MIN_CHANGES};
 use crate::report::Notifier;
@@ -507,7 +507,7 @@ impl Committer {
         }
         let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
         let root = self.shared.store.current();
-        let record = self.replicated_record(&root, gtid_event, changes)?;
+        let record = self.replicated_record(&root, gtid_event, changes, &|_| 0)?;
         drop(root);
         let g = gtid_event.gtid;
         self.log
@@ -527,16 +527,15 @@ impl Committer {
         root: &Root,
         gtid_event: &onelog_binlog::event::GtidEvent,
         changes: Vec<RowChange>,
+        flags: &dyn Fn(usize) -> u16,
     ) -> Result<PendingRecord, EngineError> {
         let g = gtid_event.gtid;
-        let events = encode_transaction(
+        let events = crate::events::encode_transaction_flagged(
             &root.catalog,
             &changes,
-            g.domain_id,
-            g.server_id,
-            gtid_event.timestamp,
-            g.seq_no,
+            (g.domain_id, g.server_id, gtid_event.timestamp, g.seq_no),
             self.row_metadata(),
+            flags,
         )?;
         Ok(PendingRecord {
             kind: RecordKind::Transaction,
@@ -562,8 +561,34 @@ impl Committer {
         changes: Vec<RowChange>,
         on_queued: &dyn Fn(),
     ) -> Result<CommitReceipt, EngineError> {
+        let derive = |_: &Root, c: Vec<RowChange>| Ok((c, Vec::new()));
+        self.commit_replicated_derived(gtid_event, changes, &derive, on_queued)
+    }
+
+    /// [`Committer::commit_replicated`] of a group whose changes `derive` completes against
+    /// the latest data (the cascades a MariaDB primary did not log: `cascade.rs`), returning
+    /// the group and which of its changes it derived (logged with `NO_FOREIGN_KEY_CHECKS_F`):
+    /// under the exclusive gate, so every earlier commit is applied, then checked and logged
+    /// as `commit_replicated_checked`. One group at a time.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn commit_replicated_derived(
+        &self,
+        gtid_event: &onelog_binlog::event::GtidEvent,
+        changes: Vec<RowChange>,
+        derive: &dyn Fn(&Root, Vec<RowChange>) -> Result<(Vec<RowChange>, Vec<bool>), EngineError>,
+        on_queued: &dyn Fn(),
+    ) -> Result<CommitReceipt, EngineError> {
+        self.check_open()?;
         let gate = self.exclusive();
         let root = self.shared.store.current();
+        let (changes, derived) = derive(&root, changes)?;
+        let flags = |i: usize| {
+            if derived.get(i).copied().unwrap_or(false) {
+                onelog_binlog::event::rows::NO_FOREIGN_KEY_CHECKS_F
+            } else {
+                0
+            }
+        };
         let mut scratch = (*root).clone();
         if let Err(why) = changes.iter().try_for_each(|c| scratch.apply_row_change(c)) {
             return Err(self.log_error(
@@ -572,7 +597,7 @@ impl Committer {
             ));
         }
         let g = gtid_event.gtid;
-        let record = self.replicated_record(&root, gtid_event, changes)?;
+        let record = self.replicated_record(&root, gtid_event, changes, &flags)?;
         on_queued();
         let r = self.log_exclusive(&gate, record, || format!("logging replicated GTID {g}"))?;
         crate::origin::note_committed(r.gtid);
