@@ -313,3 +313,62 @@ fn cascades_survive_a_restart() {
     drop(s);
     server.shutdown().unwrap();
 }
+
+fn show(s: &mut Session, t: &str) -> String {
+    let text = rows(s, &format!("SHOW CREATE TABLE {t}"))[0][1].clone();
+    text.split("\n) ENGINE").next().unwrap_or("").to_string()
+}
+
+/// RENAME TABLE (and ALTER TABLE ... RENAME) of parents and children, as MariaDB 10.11: the
+/// children's REFERENCES name the new parent, a renamed child's `<old>_ibfk_<n>` constraints
+/// become `<new>_ibfk_<n>` (its indexes keep their names), and the constraints still act.
+#[test]
+fn renamed_tables_keep_their_foreign_keys_as_innodb() {
+    let db = Db::open("fka-rename");
+    let mut s = session(&db);
+    for sql in [
+        "CREATE TABLE rp (id INT PRIMARY KEY)",
+        "CREATE TABLE rc (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES rp(id) \
+         ON DELETE CASCADE, CONSTRAINT named1 FOREIGN KEY (id) REFERENCES rp(id))",
+        "INSERT INTO rp VALUES (1), (2)",
+        "INSERT INTO rc VALUES (1, 2), (2, 2)",
+        "RENAME TABLE rp TO rp2",
+    ] {
+        ok(&mut s, sql);
+    }
+    assert_eq!(
+        show(&mut s, "rc"),
+        "CREATE TABLE `rc` (\n  `id` int(11) NOT NULL,\n  `pid` int(11) DEFAULT NULL,\n  \
+         PRIMARY KEY (`id`),\n  KEY `pid` (`pid`),\n  CONSTRAINT `named1` FOREIGN KEY (`id`) \
+         REFERENCES `rp2` (`id`),\n  CONSTRAINT `rc_ibfk_1` FOREIGN KEY (`pid`) REFERENCES \
+         `rp2` (`id`) ON DELETE CASCADE"
+    );
+    ok(&mut s, "RENAME TABLE rc TO rc2");
+    assert!(show(&mut s, "rc2").ends_with(
+        "CONSTRAINT `rc2_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `rp2` (`id`) ON DELETE CASCADE"
+    ));
+    // Into another database: the parent is then qualified.
+    ok(&mut s, "CREATE DATABASE e");
+    ok(&mut s, "RENAME TABLE rc2 TO e.rc3");
+    ok(&mut s, "ALTER TABLE rp2 RENAME TO rp3");
+    assert!(show(&mut s, "e.rc3").ends_with(
+        "CONSTRAINT `rc3_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `d`.`rp3` (`id`) ON DELETE \
+         CASCADE"
+    ));
+    // The constraints still hold and act under the new names.
+    assert_eq!(fail(&mut s, "INSERT INTO e.rc3 VALUES (3, 9)").code, 1452);
+    assert_eq!(fail(&mut s, "DELETE FROM rp3 WHERE id = 1").code, 1451);
+    ok(&mut s, "DELETE FROM e.rc3 WHERE id = 1");
+    ok(&mut s, "DELETE FROM rp3 WHERE id = 1");
+    // A constraint so named is renamed too; the index keeps its name.
+    ok(
+        &mut s,
+        "CREATE TABLE rx (id INT PRIMARY KEY, pid INT, CONSTRAINT rx_ibfk_1 FOREIGN KEY (pid) \
+         REFERENCES rp3(id), CONSTRAINT xyz_ibfk_2 FOREIGN KEY (id) REFERENCES rp3(id))",
+    );
+    ok(&mut s, "RENAME TABLE rx TO ry");
+    assert!(show(&mut s, "ry").contains(
+        "KEY `rx_ibfk_1` (`pid`),\n  CONSTRAINT `ry_ibfk_1` FOREIGN KEY (`pid`) REFERENCES \
+         `rp3` (`id`),\n  CONSTRAINT `xyz_ibfk_2`"
+    ));
+}

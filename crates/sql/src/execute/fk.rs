@@ -268,14 +268,6 @@ pub(crate) fn check_drop_database(cat: &Catalog, db: &str) -> Result<(), SqlErro
     Ok(())
 }
 
-/// Whether `db`.`name` has foreign keys or is referenced by one.
-pub(crate) fn has_foreign_keys(cat: &Catalog, db: &str, name: &str) -> bool {
-    let own = cat
-        .table_by_name(db, name)
-        .is_some_and(|t| !t.options.foreign_keys.is_empty());
-    own || referencing(cat, db, name).next().is_some()
-}
-
 /// TRUNCATE of a parent another table references: 1701, naming the constraint.
 pub(crate) fn check_truncate(cat: &Catalog, db: &str, name: &str) -> Result<(), SqlError> {
     if let Some((c, fk)) = referencing(cat, db, name).find(|(c, _)| !(c.db == db && c.name == name))
