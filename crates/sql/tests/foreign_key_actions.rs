@@ -150,6 +150,47 @@ fn set_null_needs_nullable_columns_and_checks_off_skip_cascades() {
         .code,
         1005
     );
+    // A CHECK may not name a column an action changes (1901); ON DELETE CASCADE changes none.
+    let e = fail(
+        &mut s,
+        "CREATE TABLE ck (id INT PRIMARY KEY, pid INT, v INT, CHECK (pid IS NOT NULL), \
+         FOREIGN KEY (pid) REFERENCES p(id) ON DELETE SET NULL)",
+    );
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1901,
+            "Function or expression 'pid' cannot be used in the CHECK clause of `CONSTRAINT_1`"
+        )
+    );
+    ok(
+        &mut s,
+        "CREATE TABLE ck3 (id INT PRIMARY KEY, pid INT CHECK (pid > 0), v INT CHECK (v > 0), \
+         FOREIGN KEY (pid) REFERENCES p(id) ON DELETE CASCADE)",
+    );
+    ok(
+        &mut s,
+        "CREATE TABLE ck4 (id INT PRIMARY KEY, pid INT, CHECK (pid > 0), FOREIGN KEY (pid) \
+         REFERENCES p(id))",
+    );
+    assert_eq!(
+        fail(
+            &mut s,
+            "ALTER TABLE ck4 ADD FOREIGN KEY (pid) REFERENCES p(id) ON DELETE SET NULL"
+        )
+        .code,
+        1901
+    );
+    ok(
+        &mut s,
+        "CREATE TABLE ck5 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p(id) \
+         ON UPDATE CASCADE)",
+    );
+    let e = fail(&mut s, "ALTER TABLE ck5 ADD CONSTRAINT cc CHECK (pid > 0)");
+    assert_eq!(
+        e.message,
+        "Function or expression 'pid' cannot be used in the CHECK clause of `cc`"
+    );
     // foreign_key_checks=0: no cascade at all (InnoDB skips the parent side entirely).
     ok(&mut s, "SET foreign_key_checks = 0");
     ok(&mut s, "DELETE FROM p WHERE id = 1");

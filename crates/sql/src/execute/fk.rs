@@ -179,6 +179,7 @@ use cascade::{key_of, positions, referencing};
 /// constraint names are unique in the database. Each failure is 1005 errno 150 (121 for a
 /// name another table uses).
 pub(crate) fn validate(cat: &Catalog, child: &TableDef, checks: bool) -> Result<(), SqlError> {
+    check_free_columns(child)?;
     let fks = &child.options.foreign_keys;
     let bad = || incorrectly_formed(&child.db, &child.name);
     for (i, fk) in fks.iter().enumerate() {
@@ -231,6 +232,36 @@ pub(crate) fn validate(cat: &Catalog, child: &TableDef, checks: bool) -> Result<
             .all(|(&c, &p)| compatible(&child.columns[c], &parent.columns[p]));
         if !types_match {
             return Err(bad());
+        }
+    }
+    Ok(())
+}
+
+/// A column a foreign key's action changes (ON DELETE SET NULL, ON UPDATE CASCADE / SET NULL)
+/// may not be named by a CHECK constraint of its table (the cascade would change it below the
+/// checks): 1901, as MariaDB answers at CREATE TABLE and ALTER TABLE ... ADD.
+pub(crate) fn check_free_columns(t: &TableDef) -> Result<(), SqlError> {
+    let changes = |fk: &&ForeignKeyDef| {
+        fk.on_delete == FkAction::SetNull
+            || matches!(fk.on_update, FkAction::Cascade | FkAction::SetNull)
+    };
+    for fk in t.options.foreign_keys.iter().filter(changes) {
+        for col in &fk.columns {
+            let quoted = format!("`{}`", col.to_ascii_lowercase());
+            let used = t
+                .options
+                .checks
+                .iter()
+                .find(|c| c.expr.to_ascii_lowercase().contains(&quoted));
+            if let Some(c) = used {
+                return Err(SqlError::of(
+                    errors::ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED,
+                    format!(
+                        "Function or expression '{col}' cannot be used in the CHECK clause of {}",
+                        quote(&c.name)
+                    ),
+                ));
+            }
         }
     }
     Ok(())
