@@ -473,13 +473,15 @@ pub fn on_parent_change(
 /// `NO_FOREIGN_KEY_CHECKS_F`) of a table a CASCADE/SET NULL foreign key references preceded by
 /// the changes its cascade makes against `root` (the latest data, with the group's earlier
 /// changes). A stream from onelog carries its cascades before their parent: the derivation
-/// then finds no child left. Returns the group to log, and which of its changes were derived.
-/// Errors as [`on_parent_change`] (1451: the replica's data differs from its primary's).
+/// then finds no child left. Returns the group to log and, for each of its changes, the index
+/// in `changes` it came from (None: derived). Errors as [`on_parent_change`] (1451: the
+/// replica's data differs from its primary's).
+#[allow(clippy::type_complexity)]
 pub fn derive_replicated(
     root: &Root,
     changes: Vec<RowChange>,
     checked: &dyn Fn(usize) -> bool,
-) -> Result<(Vec<RowChange>, Vec<bool>), EngineError> {
+) -> Result<(Vec<RowChange>, Vec<Option<usize>>), EngineError> {
     let mut scratch = root.clone();
     let cat = scratch.catalog.clone();
     let mut out = Vec::with_capacity(changes.len());
@@ -515,8 +517,8 @@ pub fn derive_replicated(
                     },
                 };
                 walk.parent_change(def, &before, after.as_deref().map(|v| &v[..]))?;
-                derived.resize(out.len(), true);
-                debug_assert!(derived.len() == out.len() && start <= out.len());
+                debug_assert!(derived.len() == start && start <= out.len());
+                derived.resize(out.len(), None);
             }
         }
         scratch
@@ -527,7 +529,166 @@ pub fn derive_replicated(
                 reason,
             })?;
         out.push(c);
-        derived.push(false);
+        derived.push(Some(i));
     }
+    debug_assert_eq!(derived.len(), out.len());
     Ok((out, derived))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{CatalogChange, ColumnSpec, IndexSpec, SqlType, TableSpec};
+
+    /// p(id) <- c(id, pid ON DELETE CASCADE ON UPDATE CASCADE) <- g(id, cid ON DELETE SET NULL).
+    fn root() -> Root {
+        let mut root = Root::empty();
+        root.apply_catalog_change(&CatalogChange::CreateDatabase { name: "d".into() })
+            .unwrap();
+        let fk = |name: &str, col: &str, parent: &str, on_update| ForeignKeyDef {
+            name: name.into(),
+            columns: vec![col.into()],
+            parent_db: "d".into(),
+            parent_table: parent.into(),
+            parent_columns: vec!["id".into()],
+            on_delete: if parent == "p" {
+                FkAction::Cascade
+            } else {
+                FkAction::SetNull
+            },
+            on_update,
+        };
+        for (id, name, col, parent) in
+            [(1, "p", "", ""), (2, "c", "pid", "p"), (3, "g", "cid", "c")]
+        {
+            let mut columns =
+                vec![ColumnSpec::new("id", SqlType::Int { unsigned: false }).not_null()];
+            let mut indexes = Vec::new();
+            if !col.is_empty() {
+                columns.push(ColumnSpec::new(col, SqlType::Int { unsigned: false }));
+                indexes.push(IndexSpec::new(col, &[col], false));
+            }
+            let spec = TableSpec {
+                db: "d".into(),
+                name: name.into(),
+                columns,
+                primary_key: vec!["id".into()],
+                indexes,
+            };
+            let mut table = TableDef::from_spec(id, &spec).unwrap();
+            if !col.is_empty() {
+                let f = fk(&format!("{name}_ibfk_1"), col, parent, FkAction::Cascade);
+                table.options.foreign_keys = vec![f];
+            }
+            root.apply_catalog_change(&CatalogChange::CreateTable { table })
+                .unwrap();
+        }
+        for (t, rows) in [
+            (1, vec![vec![1], vec![2]]),
+            (2, vec![vec![10, 1], vec![11, 1], vec![20, 2]]),
+            (3, vec![vec![100, 10], vec![200, 20]]),
+        ] {
+            for r in rows {
+                let row = r.into_iter().map(Value::Int).collect();
+                root.apply_row_change(&RowChange::Insert {
+                    table: t,
+                    row: Arc::new(row),
+                })
+                .unwrap();
+            }
+        }
+        root
+    }
+
+    fn del(table: TableId, r: &[i64]) -> RowChange {
+        RowChange::Delete {
+            table,
+            before: Arc::new(r.iter().map(|v| Value::Int(*v)).collect()),
+        }
+    }
+
+    /// (table, kind, first column) of each change: 'D'elete, 'U'pdate, 'I'nsert.
+    fn shape(changes: &[RowChange]) -> Vec<(TableId, char, Value)> {
+        changes
+            .iter()
+            .map(|c| match c {
+                RowChange::Delete { table, before } => (*table, 'D', before[0].clone()),
+                RowChange::Update { table, after, .. } => (*table, 'U', after[0].clone()),
+                RowChange::Insert { table, row } => (*table, 'I', row[0].clone()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_checked_parent_delete_gets_its_cascades_before_it_deepest_first() {
+        let (out, from) = derive_replicated(&root(), vec![del(1, &[1])], &|_| true).unwrap();
+        let i = Value::Int;
+        assert_eq!(
+            shape(&out),
+            vec![
+                (3, 'U', i(100)),
+                (2, 'D', i(10)),
+                (2, 'D', i(11)),
+                (1, 'D', i(1))
+            ]
+        );
+        assert_eq!(from, vec![None, None, None, Some(0)]);
+        // g's row is set to NULL in its foreign key column.
+        let RowChange::Update { after, .. } = &out[0] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(after[1], Value::Null);
+    }
+
+    #[test]
+    fn a_group_that_carries_its_cascades_or_is_unchecked_gets_none() {
+        // As onelog logs it: the children first (unchecked), then the parent.
+        let group = vec![
+            RowChange::Update {
+                table: 3,
+                before: Arc::new(vec![Value::Int(100), Value::Int(10)]),
+                after: Arc::new(vec![Value::Int(100), Value::Null]),
+            },
+            del(2, &[10, 1]),
+            del(2, &[11, 1]),
+            del(1, &[1]),
+        ];
+        let checked = |i: usize| i == 3;
+        let (out, from) = derive_replicated(&root(), group.clone(), &checked).unwrap();
+        assert_eq!(out, group);
+        assert_eq!(from, vec![Some(0), Some(1), Some(2), Some(3)]);
+        // foreign_key_checks=0 on the primary: nothing derived, the children stay.
+        let (out, _) = derive_replicated(&root(), vec![del(1, &[1])], &|_| false).unwrap();
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn a_key_update_rewrites_the_children_to_the_new_key() {
+        let up = RowChange::Update {
+            table: 1,
+            before: Arc::new(vec![Value::Int(2)]),
+            after: Arc::new(vec![Value::Int(3)]),
+        };
+        let (out, _) = derive_replicated(&root(), vec![up], &|_| true).unwrap();
+        let RowChange::Update {
+            table: 2, after, ..
+        } = &out[0]
+        else {
+            panic!("{out:?}")
+        };
+        assert_eq!(**after, vec![Value::Int(20), Value::Int(3)]);
+        assert_eq!(out.len(), 2);
+        // g references c ON UPDATE CASCADE: c's key change rewrites g.
+        let up = RowChange::Update {
+            table: 2,
+            before: Arc::new(vec![Value::Int(20), Value::Int(2)]),
+            after: Arc::new(vec![Value::Int(21), Value::Int(2)]),
+        };
+        let (out, _) = derive_replicated(&root(), vec![up], &|_| true).unwrap();
+        assert_eq!(shape(&out)[0], (3, 'U', Value::Int(200)));
+        let RowChange::Update { after, .. } = &out[0] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(after[1], Value::Int(21));
+    }
 }

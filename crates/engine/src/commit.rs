@@ -561,34 +561,31 @@ impl Committer {
         changes: Vec<RowChange>,
         on_queued: &dyn Fn(),
     ) -> Result<CommitReceipt, EngineError> {
-        let derive = |_: &Root, c: Vec<RowChange>| Ok((c, Vec::new()));
-        self.commit_replicated_derived(gtid_event, changes, &derive, on_queued)
+        let derive = |_: &Root, c: Vec<RowChange>| Ok(c);
+        let flags = |_: usize| 0;
+        self.commit_replicated_derived(gtid_event, changes, &derive, &flags, on_queued)
     }
 
     /// [`Committer::commit_replicated`] of a group whose changes `derive` completes against
-    /// the latest data (the cascades a MariaDB primary did not log: `cascade.rs`), returning
-    /// the group and which of its changes it derived (logged with `NO_FOREIGN_KEY_CHECKS_F`):
-    /// under the exclusive gate, so every earlier commit is applied, then checked and logged
-    /// as `commit_replicated_checked`. One group at a time.
-    #[allow(clippy::type_complexity)]
-    pub(crate) fn commit_replicated_derived(
+    /// the latest data (the cascades a MariaDB primary did not log: `cascade.rs`); `flags(i)`:
+    /// the rows-event flags of the `i`th change it returns. Under the exclusive gate, so every
+    /// earlier commit is applied, then checked and logged as `commit_replicated_checked`. One
+    /// group at a time.
+    pub(crate) fn commit_replicated_derived<D>(
         &self,
         gtid_event: &onelog_binlog::event::GtidEvent,
         changes: Vec<RowChange>,
-        derive: &dyn Fn(&Root, Vec<RowChange>) -> Result<(Vec<RowChange>, Vec<bool>), EngineError>,
+        derive: &D,
+        flags: &dyn Fn(usize) -> u16,
         on_queued: &dyn Fn(),
-    ) -> Result<CommitReceipt, EngineError> {
+    ) -> Result<CommitReceipt, EngineError>
+    where
+        D: Fn(&Root, Vec<RowChange>) -> Result<Vec<RowChange>, EngineError> + ?Sized,
+    {
         self.check_open()?;
         let gate = self.exclusive();
         let root = self.shared.store.current();
-        let (changes, derived) = derive(&root, changes)?;
-        let flags = |i: usize| {
-            if derived.get(i).copied().unwrap_or(false) {
-                onelog_binlog::event::rows::NO_FOREIGN_KEY_CHECKS_F
-            } else {
-                0
-            }
-        };
+        let changes = derive(&root, changes)?;
         let mut scratch = (*root).clone();
         if let Err(why) = changes.iter().try_for_each(|c| scratch.apply_row_change(c)) {
             return Err(self.log_error(
@@ -597,7 +594,7 @@ impl Committer {
             ));
         }
         let g = gtid_event.gtid;
-        let record = self.replicated_record(&root, gtid_event, changes, &flags)?;
+        let record = self.replicated_record(&root, gtid_event, changes, flags)?;
         on_queued();
         let r = self.log_exclusive(&gate, record, || format!("logging replicated GTID {g}"))?;
         crate::origin::note_committed(r.gtid);

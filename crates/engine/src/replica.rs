@@ -108,13 +108,23 @@ impl Engine {
                     .get(i)
                     .is_some_and(|f| f & NO_FOREIGN_KEY_CHECKS_F == 0)
             };
+            // Where each change of the group to log came from (None: derived), for its flags:
+            // the derived ones and those that had it carry NO_FOREIGN_KEY_CHECKS_F.
+            let sources = std::cell::RefCell::new(Vec::new());
             let derive = |root: &Root, changes: Vec<RowChange>| {
-                crate::cascade::derive_replicated(root, changes, &checked)
+                let (out, from) = crate::cascade::derive_replicated(root, changes, &checked)?;
+                *sources.borrow_mut() = from;
+                Ok(out)
+            };
+            let out_flags = |i: usize| match sources.borrow().get(i) {
+                Some(Some(j)) => flags.get(*j).map_or(0, |f| f & NO_FOREIGN_KEY_CHECKS_F),
+                _ => NO_FOREIGN_KEY_CHECKS_F,
             };
             return core.commit_replicated_derived(
                 &decoded.gtid_event,
                 changes,
                 &derive,
+                &out_flags,
                 on_queued,
             );
         }

@@ -104,6 +104,31 @@ fn delete_and_update_cascade_and_set_null_as_mariadb() {
     assert_eq!(all(&mut s, "c").len(), 0);
     ok(&mut s, "ROLLBACK");
     assert_eq!(all(&mut s, "c"), r(&[&["21", "4"]]));
+    // A statement that fails after part of its cascade was made keeps none of it (inside a
+    // transaction too, whose earlier work stays).
+    for sql in [
+        "CREATE TABLE q (id INT PRIMARY KEY)",
+        "CREATE TABLE qa (id INT PRIMARY KEY, qid INT, FOREIGN KEY (qid) REFERENCES q(id) \
+         ON DELETE CASCADE)",
+        "CREATE TABLE qb (id INT PRIMARY KEY, qid INT, FOREIGN KEY (qid) REFERENCES q(id) \
+         ON DELETE CASCADE)",
+        "CREATE TABLE qr (id INT PRIMARY KEY, bid INT, FOREIGN KEY (bid) REFERENCES qb(id))",
+        "INSERT INTO q VALUES (1), (2)",
+        "INSERT INTO qa VALUES (1, 1), (2, 1), (3, 2)",
+        "INSERT INTO qb VALUES (1, 1), (2, 2)",
+        "INSERT INTO qr VALUES (1, 1)",
+    ] {
+        ok(&mut s, sql);
+    }
+    assert_eq!(fail(&mut s, "DELETE FROM q WHERE id = 1").code, 1451);
+    assert_eq!(all(&mut s, "qa").len(), 3);
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "DELETE FROM q WHERE id = 2");
+    assert_eq!(fail(&mut s, "DELETE FROM q").code, 1451);
+    ok(&mut s, "COMMIT");
+    assert_eq!(all(&mut s, "q"), r(&[&["1"]]));
+    assert_eq!(all(&mut s, "qa"), r(&[&["1", "1"], &["2", "1"]]));
+    assert_eq!(all(&mut s, "qb"), r(&[&["1", "1"]]));
     // Errors now name the actions of the constraint, as InnoDB prints it.
     let e = fail(&mut s, "INSERT INTO c VALUES (99, 999)");
     assert_eq!(

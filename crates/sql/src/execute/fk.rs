@@ -1,9 +1,14 @@
 //! FOREIGN KEY constraints with InnoDB's semantics: the definitions CREATE TABLE declares
-//! (named, validated against the parent, given an index on the child's columns), their text
+//! (named, validated against the parent, given an index on the child's columns; SET NULL
+//! needs nullable columns, a CHECK may not name a column an action changes: 1901), their text
 //! in SHOW CREATE TABLE and in errors, the DDL checks on a referenced parent (DROP TABLE 1451,
 //! TRUNCATE 1701, DROP COLUMN 1829 / DROP INDEX 1553), and the row checks of DML: a child row
-//! written needs its parent row (1452), a parent row deleted or whose referenced key changes
-//! must have no child row (1451, RESTRICT / NO ACTION).
+//! written needs its parent row (1452); a parent row deleted or whose referenced key changes
+//! has its children refused (1451, RESTRICT / NO ACTION) or changed by the constraint's
+//! action (ON DELETE/UPDATE CASCADE, SET NULL), which `onelog_engine::cascade` derives (shared
+//! with the replica's row apply): the cascaded rows are written, and logged with
+//! `NO_FOREIGN_KEY_CHECKS_F`, before the parent row, so the event group replays to the same
+//! rows on recovery and on a MariaDB replica (MariaDB itself does not log them).
 //!
 //! Invariants:
 //! - `foreign_key_checks=0` (session) turns every check off, as in MariaDB: a table may then
@@ -13,9 +18,8 @@
 //!   delete the parent (it waits for the exclusive lock), nor add a child of a parent being
 //!   deleted (its shared lock on the parent waits), so no committed state breaks a constraint;
 //! - a row with NULL in any of its foreign key columns references nothing (passes);
-//! - ON DELETE/UPDATE CASCADE and SET NULL are refused (1235) at CREATE TABLE: MariaDB does
-//!   not binlog the cascaded changes (InnoDB makes them below the binlog, the replica's
-//!   InnoDB re-derives them), which onelog's replica apply cannot yet do (docs/SQL.md).
+//! - a cascade happens only with `foreign_key_checks` on (InnoDB skips the parent side
+//!   entirely when off), so the rows events' flags are 0 around the cascaded ones;
 //!
 //! Callers: `ddl.rs` (CREATE/DROP/TRUNCATE/ALTER), `dml.rs` (every row write), `show.rs`.
 
