@@ -2210,38 +2210,12 @@ impl Catalog {
                     let mut t = table.clone();
                     rename_generated_fks(&mut t, &old.name);
                     c.tables.insert(table.id, Arc::new(t));
-                    c.follow_renamed_parent(
-                        (old.db.as_str(), old.name.as_str()),
-                        (table.db.as_str(), table.name.as_str()),
-                    );
+                    c.follow_renamed_parent([&old.db, &old.name], [&table.db, &table.name]);
                 } else {
                     c.tables.insert(table.id, Arc::new(table.clone()));
                 }
             }
-            CatalogChange::RenameTables { renames } => {
-                for (id, db, name) in renames {
-                    let mut t = c.table_for_change(*id)?;
-                    if !c.databases.contains(db) {
-                        return Err(EngineError::NoSuchDatabase { db: db.clone() });
-                    }
-                    if c.names.contains_key(&(db.clone(), name.clone())) {
-                        return Err(EngineError::TableExists {
-                            table: name.clone(),
-                        });
-                    }
-                    c.names.remove(&(t.db.clone(), t.name.clone()));
-                    let old = (std::mem::take(&mut t.db), std::mem::take(&mut t.name));
-                    t.db = db.clone();
-                    t.name = name.clone();
-                    rename_generated_fks(&mut t, &old.1);
-                    c.names.insert((db.clone(), name.clone()), *id);
-                    c.tables.insert(*id, Arc::new(t));
-                    c.follow_renamed_parent(
-                        (old.0.as_str(), old.1.as_str()),
-                        (db.as_str(), name.as_str()),
-                    );
-                }
-            }
+            CatalogChange::RenameTables { renames } => c.rename_tables(renames)?,
             CatalogChange::CreateAccount { .. }
             | CatalogChange::DropAccount { .. }
             | CatalogChange::AlterAccount { .. } => c.apply_account_change(change)?,
@@ -2250,10 +2224,35 @@ impl Catalog {
         Ok(c)
     }
 
+    /// `RENAME TABLE` of [`apply`](Self::apply): each pair in order (a swap goes through a
+    /// temporary name), foreign keys carried along as InnoDB does.
+    fn rename_tables(&mut self, renames: &[(TableId, String, String)]) -> Result<(), EngineError> {
+        for (id, db, name) in renames {
+            let mut t = self.table_for_change(*id)?;
+            if !self.databases.contains(db) {
+                return Err(EngineError::NoSuchDatabase { db: db.clone() });
+            }
+            if self.names.contains_key(&(db.clone(), name.clone())) {
+                return Err(EngineError::TableExists {
+                    table: name.clone(),
+                });
+            }
+            self.names.remove(&(t.db.clone(), t.name.clone()));
+            let old = (std::mem::take(&mut t.db), std::mem::take(&mut t.name));
+            t.db = db.clone();
+            t.name = name.clone();
+            rename_generated_fks(&mut t, &old.1);
+            self.names.insert((db.clone(), name.clone()), *id);
+            self.tables.insert(*id, Arc::new(t));
+            self.follow_renamed_parent([&old.0, &old.1], [db, name]);
+        }
+        Ok(())
+    }
+
     /// RENAME TABLE of a parent: every foreign key that referenced `old` (db, name) references
     /// `new`, as InnoDB renames them.
-    fn follow_renamed_parent(&mut self, old: (&str, &str), new: (&str, &str)) {
-        let refers = |fk: &ForeignKeyDef| fk.parent_db == old.0 && fk.parent_table == old.1;
+    fn follow_renamed_parent(&mut self, old: [&str; 2], new: [&str; 2]) {
+        let refers = |fk: &ForeignKeyDef| fk.parent_db == old[0] && fk.parent_table == old[1];
         let children: Vec<TableId> = self
             .tables
             .values()
@@ -2266,8 +2265,8 @@ impl Catalog {
             };
             let mut t = (**t).clone();
             for fk in t.options.foreign_keys.iter_mut().filter(|f| refers(f)) {
-                fk.parent_db = new.0.to_string();
-                fk.parent_table = new.1.to_string();
+                fk.parent_db = new[0].to_string();
+                fk.parent_table = new[1].to_string();
             }
             self.tables.insert(id, Arc::new(t));
         }
