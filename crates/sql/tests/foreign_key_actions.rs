@@ -246,6 +246,40 @@ fn self_references_cascade_and_refuse_cyclic_updates() {
     // A row referencing itself is being deleted: not a child of itself for the cascade.
     ok(&mut s, "DELETE FROM s WHERE id = 5");
     assert_eq!(all(&mut s, "s"), r(&[&["1", "NULL"]]));
+    // Affected rows count the rows the statement itself deleted, not those its cascade took
+    // first (MariaDB: 2 for both).
+    ok(&mut s, "CREATE TABLE s2 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES s2(id) ON DELETE CASCADE)");
+    ok(
+        &mut s,
+        "INSERT INTO s2 VALUES (1, NULL), (2, 1), (3, 2), (4, NULL)",
+    );
+    let out = ok(&mut s, "DELETE FROM s2");
+    assert!(
+        matches!(
+            out,
+            Output::Ok {
+                affected_rows: 2,
+                ..
+            }
+        ),
+        "{out:?}"
+    );
+    ok(&mut s, "CREATE TABLE p9 (id INT PRIMARY KEY)");
+    ok(&mut s, "CREATE TABLE c9 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES p9(id) ON DELETE CASCADE)");
+    ok(&mut s, "INSERT INTO p9 VALUES (1), (2)");
+    ok(&mut s, "INSERT INTO c9 VALUES (1, 1), (2, 1), (3, 2)");
+    let out = ok(&mut s, "DELETE p9, c9 FROM p9 JOIN c9 ON c9.pid = p9.id");
+    assert!(
+        matches!(
+            out,
+            Output::Ok {
+                affected_rows: 2,
+                ..
+            }
+        ),
+        "{out:?}"
+    );
+    assert_eq!(all(&mut s, "c9").len(), 0);
     // A cascaded update of the table the statement updates: 1451 (InnoDB refuses cycles).
     ok(
         &mut s,
