@@ -168,6 +168,23 @@ pub fn decode_record(
     })
 }
 
+/// The rows-event flags of each row change [`decode_record`] decodes from `events`, in its
+/// order (a replica's foreign key handling: `NO_FOREIGN_KEY_CHECKS_F`).
+pub fn rows_flags(events: &[u8]) -> Result<Vec<u16>, String> {
+    let group = decode_group(events).map_err(|e| format!("bad event group: {e}"))?;
+    let mut out = Vec::new();
+    for item in group.statements {
+        if let GroupItem::Rows { event, .. } = item {
+            let n = match &event.rows {
+                Rows::Write(r) | Rows::Delete(r) => r.len(),
+                Rows::Update(p) => p.len(),
+            };
+            out.extend(std::iter::repeat_n(event.flags, n));
+        }
+    }
+    Ok(out)
+}
+
 /// The body of a DDL group: its Query event and the catalog change in `aux`.
 fn decode_ddl(statements: &[GroupItem], aux: &[u8]) -> Result<DecodedBody, String> {
     let query = statements

@@ -800,6 +800,26 @@ impl FkAction {
     }
 }
 
+/// RENAME TABLE of a child from `old_name`: InnoDB renames its constraints named
+/// `<old_name>_ibfk_<n>` (generated, or so named) to `<new name>_ibfk_<n>`, keeping their order
+/// by name.
+fn rename_generated_fks(t: &mut TableDef, old_name: &str) {
+    let prefix = format!("{old_name}_ibfk_");
+    let mut renamed = false;
+    for fk in &mut t.options.foreign_keys {
+        let n = fk.name.strip_prefix(&prefix);
+        if let Some(n) = n.filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) {
+            fk.name = format!("{}_ibfk_{n}", t.name);
+            renamed = true;
+        }
+    }
+    if renamed {
+        t.options
+            .foreign_keys
+            .sort_by_key(|f| f.name.to_ascii_lowercase());
+    }
+}
+
 /// A FOREIGN KEY constraint of a child table. Columns are kept by name: the parent may not
 /// exist (created with `foreign_key_checks=0`), and names survive column moves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -2186,33 +2206,70 @@ impl Catalog {
                     }
                     c.names.remove(&(old.db.clone(), old.name.clone()));
                     c.names.insert(key, table.id);
-                }
-                c.tables.insert(table.id, Arc::new(table.clone()));
-            }
-            CatalogChange::RenameTables { renames } => {
-                for (id, db, name) in renames {
-                    let mut t = c.table_for_change(*id)?;
-                    if !c.databases.contains(db) {
-                        return Err(EngineError::NoSuchDatabase { db: db.clone() });
-                    }
-                    if c.names.contains_key(&(db.clone(), name.clone())) {
-                        return Err(EngineError::TableExists {
-                            table: name.clone(),
-                        });
-                    }
-                    c.names.remove(&(t.db.clone(), t.name.clone()));
-                    t.db = db.clone();
-                    t.name = name.clone();
-                    c.names.insert((db.clone(), name.clone()), *id);
-                    c.tables.insert(*id, Arc::new(t));
+                    // Foreign keys follow, as with RENAME TABLE.
+                    let mut t = table.clone();
+                    rename_generated_fks(&mut t, &old.name);
+                    c.tables.insert(table.id, Arc::new(t));
+                    c.follow_renamed_parent([&old.db, &old.name], [&table.db, &table.name]);
+                } else {
+                    c.tables.insert(table.id, Arc::new(table.clone()));
                 }
             }
+            CatalogChange::RenameTables { renames } => c.rename_tables(renames)?,
             CatalogChange::CreateAccount { .. }
             | CatalogChange::DropAccount { .. }
             | CatalogChange::AlterAccount { .. } => c.apply_account_change(change)?,
         }
         debug_assert_eq!(c.check_consistent(), Ok(()), "after {change:?}");
         Ok(c)
+    }
+
+    /// `RENAME TABLE` of [`apply`](Self::apply): each pair in order (a swap goes through a
+    /// temporary name), foreign keys carried along as InnoDB does.
+    fn rename_tables(&mut self, renames: &[(TableId, String, String)]) -> Result<(), EngineError> {
+        for (id, db, name) in renames {
+            let mut t = self.table_for_change(*id)?;
+            if !self.databases.contains(db) {
+                return Err(EngineError::NoSuchDatabase { db: db.clone() });
+            }
+            if self.names.contains_key(&(db.clone(), name.clone())) {
+                return Err(EngineError::TableExists {
+                    table: name.clone(),
+                });
+            }
+            self.names.remove(&(t.db.clone(), t.name.clone()));
+            let old = (std::mem::take(&mut t.db), std::mem::take(&mut t.name));
+            t.db = db.clone();
+            t.name = name.clone();
+            rename_generated_fks(&mut t, &old.1);
+            self.names.insert((db.clone(), name.clone()), *id);
+            self.tables.insert(*id, Arc::new(t));
+            self.follow_renamed_parent([&old.0, &old.1], [db, name]);
+        }
+        Ok(())
+    }
+
+    /// RENAME TABLE of a parent: every foreign key that referenced `old` (db, name) references
+    /// `new`, as InnoDB renames them.
+    fn follow_renamed_parent(&mut self, old: [&str; 2], new: [&str; 2]) {
+        let refers = |fk: &ForeignKeyDef| fk.parent_db == old[0] && fk.parent_table == old[1];
+        let children: Vec<TableId> = self
+            .tables
+            .values()
+            .filter(|t| t.options.foreign_keys.iter().any(refers))
+            .map(|t| t.id)
+            .collect();
+        for id in children {
+            let Some(t) = self.tables.get(&id) else {
+                continue;
+            };
+            let mut t = (**t).clone();
+            for fk in t.options.foreign_keys.iter_mut().filter(|f| refers(f)) {
+                fk.parent_db = new[0].to_string();
+                fk.parent_table = new[1].to_string();
+            }
+            self.tables.insert(id, Arc::new(t));
+        }
     }
 
     /// `CREATE TABLE` of [`apply`](Self::apply): the database exists, the name and id are new.
@@ -3058,6 +3115,57 @@ mod tests {
         };
         assert!(c.apply(&clash).is_err());
         assert_eq!(c.table_by_name("d", "a").map(|t| t.id), Some(1));
+    }
+
+    /// RENAME TABLE of a parent and of a child, swaps included: the references follow the
+    /// parent, the child's `<old>_ibfk_<n>` constraints take its new name, others keep theirs.
+    #[test]
+    fn renames_carry_foreign_keys_along_as_innodb() {
+        let mut c = Catalog::new()
+            .apply(&CatalogChange::CreateDatabase { name: "d".into() })
+            .unwrap();
+        let fk = |name: &str, parent: &str| ForeignKeyDef {
+            name: name.into(),
+            columns: vec!["name".into()],
+            parent_db: "d".into(),
+            parent_table: parent.into(),
+            parent_columns: vec!["name".into()],
+            on_delete: FkAction::Cascade,
+            on_update: FkAction::Restrict,
+        };
+        for (id, name) in [(1, "p"), (2, "c")] {
+            let mut sp = spec();
+            sp.name = name.into();
+            let mut table = TableDef::from_spec(id, &sp).unwrap();
+            if id == 2 {
+                table.options.foreign_keys = vec![fk("c_ibfk_1", "p"), fk("mine", "p")];
+            }
+            c = c.apply(&CatalogChange::CreateTable { table }).unwrap();
+        }
+        let rename = |c: &Catalog, renames: Vec<(TableId, &str)>| {
+            let renames = renames
+                .into_iter()
+                .map(|(id, n)| (id, "d".to_string(), n.to_string()))
+                .collect();
+            c.apply(&CatalogChange::RenameTables { renames }).unwrap()
+        };
+        let names = |c: &Catalog| -> Vec<(String, String)> {
+            let t = c.table(2).unwrap();
+            let fks = t.options.foreign_keys.iter();
+            fks.map(|f| (f.name.clone(), f.parent_table.clone()))
+                .collect()
+        };
+        let c2 = rename(&c, vec![(1, "p2"), (2, "c2")]);
+        let want =
+            |a: &str, p: &str| vec![(a.to_string(), p.to_string()), ("mine".into(), p.into())];
+        assert_eq!(names(&c2), want("c2_ibfk_1", "p2"));
+        // A swap through a temporary name ends where it began.
+        let c3 = rename(&c2, vec![(1, "tmp"), (2, "p2"), (1, "c2")]);
+        assert_eq!(c3.table_by_name("d", "p2").map(|t| t.id), Some(2));
+        // Kept in order by name, as SHOW CREATE TABLE lists them.
+        let got = names(&c3);
+        assert_eq!(got[0], ("mine".to_string(), "c2".to_string()));
+        assert_eq!(got[1], ("p2_ibfk_1".to_string(), "c2".to_string()));
     }
 
     #[test]

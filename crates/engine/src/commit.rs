@@ -77,7 +77,7 @@ use onelog_log::{
 use crate::catalog::{CatalogChange, TableId};
 use crate::error::EngineError;
 use crate::event_cache::{CacheStats, EventCache, Stamp};
-use crate::events::{encode_transaction, transaction_gtid};
+use crate::events::transaction_gtid;
 use crate::lock::{LockManager, TxnId};
 use crate::prebuild::{drop_later, Feed, Prebuild, PREBUILD_MIN_CHANGES};
 use crate::report::Notifier;
@@ -507,7 +507,7 @@ impl Committer {
         }
         let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
         let root = self.shared.store.current();
-        let record = self.replicated_record(&root, gtid_event, changes)?;
+        let record = self.replicated_record(&root, gtid_event, changes, &|_| 0)?;
         drop(root);
         let g = gtid_event.gtid;
         self.log
@@ -527,16 +527,15 @@ impl Committer {
         root: &Root,
         gtid_event: &onelog_binlog::event::GtidEvent,
         changes: Vec<RowChange>,
+        flags: &dyn Fn(usize) -> u16,
     ) -> Result<PendingRecord, EngineError> {
         let g = gtid_event.gtid;
-        let events = encode_transaction(
+        let events = crate::events::encode_transaction_flagged(
             &root.catalog,
             &changes,
-            g.domain_id,
-            g.server_id,
-            gtid_event.timestamp,
-            g.seq_no,
+            (g.domain_id, g.server_id, gtid_event.timestamp, g.seq_no),
             self.row_metadata(),
+            flags,
         )?;
         Ok(PendingRecord {
             kind: RecordKind::Transaction,
@@ -562,8 +561,31 @@ impl Committer {
         changes: Vec<RowChange>,
         on_queued: &dyn Fn(),
     ) -> Result<CommitReceipt, EngineError> {
+        let derive = |_: &Root, c: Vec<RowChange>| Ok(c);
+        let flags = |_: usize| 0;
+        self.commit_replicated_derived(gtid_event, changes, &derive, &flags, on_queued)
+    }
+
+    /// [`Committer::commit_replicated`] of a group whose changes `derive` completes against
+    /// the latest data (the cascades a MariaDB primary did not log: `cascade.rs`); `flags(i)`:
+    /// the rows-event flags of the `i`th change it returns. Under the exclusive gate, so every
+    /// earlier commit is applied, then checked and logged as `commit_replicated_checked`. One
+    /// group at a time.
+    pub(crate) fn commit_replicated_derived<D>(
+        &self,
+        gtid_event: &onelog_binlog::event::GtidEvent,
+        changes: Vec<RowChange>,
+        derive: &D,
+        flags: &dyn Fn(usize) -> u16,
+        on_queued: &dyn Fn(),
+    ) -> Result<CommitReceipt, EngineError>
+    where
+        D: Fn(&Root, Vec<RowChange>) -> Result<Vec<RowChange>, EngineError> + ?Sized,
+    {
+        self.check_open()?;
         let gate = self.exclusive();
         let root = self.shared.store.current();
+        let changes = derive(&root, changes)?;
         let mut scratch = (*root).clone();
         if let Err(why) = changes.iter().try_for_each(|c| scratch.apply_row_change(c)) {
             return Err(self.log_error(
@@ -572,7 +594,7 @@ impl Committer {
             ));
         }
         let g = gtid_event.gtid;
-        let record = self.replicated_record(&root, gtid_event, changes)?;
+        let record = self.replicated_record(&root, gtid_event, changes, flags)?;
         on_queued();
         let r = self.log_exclusive(&gate, record, || format!("logging replicated GTID {g}"))?;
         crate::origin::note_committed(r.gtid);

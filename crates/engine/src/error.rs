@@ -128,6 +128,12 @@ pub enum EngineError {
     PurgeFailed { source: LogError },
     /// 1235 `ER_NOT_SUPPORTED_YET`: PURGE BINARY LOGS with `--binlog-storage=file`.
     PurgeInFileMode,
+    /// 1451 `ER_ROW_IS_REFERENCED_2`: a parent row's change meets a child row its foreign key
+    /// (`detail`: `(`db`.`child`, CONSTRAINT ...)`) does not let go (`cascade.rs`).
+    RowIsReferenced { detail: String },
+    /// 1296 `ER_GET_ERRMSG` with InnoDB's error 193: a cascade deeper than 15 levels
+    /// (`detail`: the constraint, as in 1451 without the parentheses).
+    CascadeTooDeep { detail: String },
 }
 
 impl EngineError {
@@ -195,6 +201,8 @@ impl EngineError {
             UnknownTargetLog => ER_UNKNOWN_TARGET_BINLOG,
             PurgeFailed { .. } => ER_BINLOG_PURGE_FATAL_ERR,
             PurgeInFileMode => ER_NOT_SUPPORTED_YET,
+            RowIsReferenced { .. } => ER_ROW_IS_REFERENCED_2,
+            CascadeTooDeep { .. } => ER_GET_ERRMSG,
         }
     }
 
@@ -314,6 +322,15 @@ impl fmt::Display for EngineError {
                 f,
                 "This version of MariaDB doesn't yet support 'PURGE BINARY LOGS with --binlog-storage=file' (RESET MASTER removes the classic binlog files)"
             ),
+            RowIsReferenced { detail } => write!(
+                f,
+                "Cannot delete or update a parent row: a foreign key constraint fails {detail}"
+            ),
+            // MariaDB's "Got error %d '%-.200s' from %s".
+            CascadeTooDeep { detail } => {
+                let cut: String = detail.chars().take(200).collect();
+                write!(f, "Got error 193 '{cut}' from InnoDB")
+            }
         }
     }
 }

@@ -112,6 +112,20 @@ pub fn encode_transaction(
     xid: u64,
     metadata: RowMetadata,
 ) -> Result<Vec<u8>, EngineError> {
+    let ids = (domain_id, server_id, timestamp, xid);
+    encode_transaction_flagged(catalog, changes, ids, metadata, &|_| 0)
+}
+
+/// [`encode_transaction`] with the flags of each change's rows event given (`flags(i)` of
+/// `changes[i]`, e.g. `NO_FOREIGN_KEY_CHECKS_F` on the cascaded changes a replica derived): a
+/// change of flags starts a new rows event. `ids`: (domain id, server id, timestamp, xid).
+pub fn encode_transaction_flagged(
+    catalog: &Catalog,
+    changes: &[RowChange],
+    (domain_id, server_id, timestamp, xid): (u32, u32, u32, u64),
+    metadata: RowMetadata,
+    flags: &dyn Fn(usize) -> u16,
+) -> Result<Vec<u8>, EngineError> {
     let mut out = Vec::with_capacity(128 + changes.len() * 64);
     gtid_event(
         &mut out,
@@ -140,8 +154,9 @@ pub fn encode_transaction(
     }
 
     let mut writer: Option<(TableId, RowsEventWriter)> = None;
-    for c in changes {
+    for (i, c) in changes.iter().enumerate() {
         let id = c.table();
+        let f = flags(i);
         let kind = match c {
             RowChange::Insert { .. } => RowsKind::Write,
             RowChange::Update { .. } => RowsKind::Update,
@@ -152,12 +167,14 @@ pub fn encode_transaction(
             .find(|(t, _)| *t == id)
             .map(|(_, c)| c)
             .ok_or_else(|| encode_err("rows", "no map"))?;
-        let reuse = matches!(&writer, Some((t, w)) if *t == id && w.kind() == kind && w.rows_len() < ROWS_EVENT_TARGET);
+        let reuse = matches!(&writer, Some((t, w)) if *t == id && w.kind() == kind && w.flags() == f && w.rows_len() < ROWS_EVENT_TARGET);
         if !reuse {
             if let Some((_, mut w)) = writer.take() {
                 w.finish(timestamp, server_id, false, &mut out);
             }
-            writer = Some((id, RowsEventWriter::new(kind, id, columns.len())));
+            let mut w = RowsEventWriter::new(kind, id, columns.len());
+            w.set_flags(f);
+            writer = Some((id, w));
         }
         let Some((_, w)) = writer.as_mut() else {
             continue;

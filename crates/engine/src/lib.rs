@@ -25,6 +25,7 @@ pub mod alter;
 pub mod apply;
 pub mod backup;
 mod backup_hold;
+pub mod cascade;
 pub mod catalog;
 pub mod checkpoint;
 pub mod collation;

@@ -30,7 +30,8 @@ use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::events::{encode_ddl_with_mode, encode_transaction};
 use crate::origin::CommitOrigin;
-use crate::store::Root;
+use crate::store::{Root, RowChange};
+use onelog_binlog::event::rows::NO_FOREIGN_KEY_CHECKS_F;
 
 impl Engine {
     /// Replica path: applies an event group logged elsewhere (another onelog's log record:
@@ -93,6 +94,40 @@ impl Engine {
                 reason: "a DDL group is not a row group".into(),
             });
         };
+        if may_cascade(&catalog, &changes) {
+            // A MariaDB primary logs a parent's change without the rows its cascade changed:
+            // derive them here, against the latest data (a onelog primary logged them before
+            // the parent, so nothing is left to derive).
+            let flags = crate::apply::rows_flags(events).map_err(|reason| EngineError::Apply {
+                gtid: Some(decoded.gtid_event.gtid),
+                lsn: None,
+                reason,
+            })?;
+            let checked = |i: usize| {
+                flags
+                    .get(i)
+                    .is_some_and(|f| f & NO_FOREIGN_KEY_CHECKS_F == 0)
+            };
+            // Where each change of the group to log came from (None: derived), for its flags:
+            // the derived ones and those that had it carry NO_FOREIGN_KEY_CHECKS_F.
+            let sources = std::cell::RefCell::new(Vec::new());
+            let derive = |root: &Root, changes: Vec<RowChange>| {
+                let (out, from) = crate::cascade::derive_replicated(root, changes, &checked)?;
+                *sources.borrow_mut() = from;
+                Ok(out)
+            };
+            let out_flags = |i: usize| match sources.borrow().get(i) {
+                Some(Some(j)) => flags.get(*j).map_or(0, |f| f & NO_FOREIGN_KEY_CHECKS_F),
+                _ => NO_FOREIGN_KEY_CHECKS_F,
+            };
+            return core.commit_replicated_derived(
+                &decoded.gtid_event,
+                changes,
+                &derive,
+                &out_flags,
+                on_queued,
+            );
+        }
         core.commit_replicated(&decoded.gtid_event, changes, on_queued)
     }
 
@@ -113,6 +148,26 @@ impl Engine {
     pub fn clear_replica_refusal(&self) {
         self.core().clear_replica_refusal();
     }
+}
+
+/// Whether a parent change of `changes` (a Delete or Update) is of a table that a CASCADE or
+/// SET NULL foreign key references (each table looked at once).
+fn may_cascade(catalog: &Catalog, changes: &[RowChange]) -> bool {
+    let mut seen: Vec<crate::catalog::TableId> = Vec::new();
+    for c in changes {
+        let t = c.table();
+        if matches!(c, RowChange::Insert { .. }) || seen.contains(&t) {
+            continue;
+        }
+        seen.push(t);
+        if catalog
+            .table(t)
+            .is_some_and(|d| crate::cascade::cascades_from(catalog, d))
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// Applies `body` to a scratch copy of `root` (and checks a new unique index for duplicates):

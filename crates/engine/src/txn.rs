@@ -1003,7 +1003,7 @@ impl Transaction {
 
 /// Visits the rows of `table` in `brs` (disjoint, ordered) of `root` in place, by the primary
 /// key or by index `ix`, until `f` breaks.
-fn visit_in_place<F>(
+pub(crate) fn visit_in_place<F>(
     root: &Root,
     table: TableId,
     ix: Option<&IndexDef>,

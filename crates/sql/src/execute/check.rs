@@ -248,6 +248,8 @@ pub(crate) fn alter_add(
     }
     let mut only = (**t).clone();
     only.options.checks = vec![def.clone()];
+    // Not on a column a foreign key's action changes (1901).
+    crate::execute::fk::check_free_columns(&only)?;
     let Some(compiled) = compile(cx, &only)? else {
         return Ok(());
     };

@@ -891,16 +891,9 @@ pub(crate) fn rename_tables(
         }
         resolved.push((db, table, new_db, new_table));
     }
-    let cat = cx.server.engine.catalog();
-    for (db, table, _, _) in &resolved {
-        // InnoDB renames the children's references and the generated constraint names
-        // (`t_ibfk_1`); onelog keeps both, so such a rename is refused.
-        if fk::has_foreign_keys(&cat, db, table) {
-            return Err(SqlError::unsupported(
-                "RENAME of a table with foreign keys or referenced by one",
-            ));
-        }
-    }
+    // A table with foreign keys or referenced by one is renamed as InnoDB does: the catalog
+    // change carries the children's references and the generated constraint names along
+    // (`Catalog::apply`, RenameTables).
     let current = cx.current_db.clone().unwrap_or_default();
     cx.server.engine.rename_tables(&current, &resolved, sql)?;
     Ok(())

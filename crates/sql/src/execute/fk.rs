@@ -1,9 +1,14 @@
 //! FOREIGN KEY constraints with InnoDB's semantics: the definitions CREATE TABLE declares
-//! (named, validated against the parent, given an index on the child's columns), their text
+//! (named, validated against the parent, given an index on the child's columns; SET NULL
+//! needs nullable columns, a CHECK may not name a column an action changes: 1901), their text
 //! in SHOW CREATE TABLE and in errors, the DDL checks on a referenced parent (DROP TABLE 1451,
 //! TRUNCATE 1701, DROP COLUMN 1829 / DROP INDEX 1553), and the row checks of DML: a child row
-//! written needs its parent row (1452), a parent row deleted or whose referenced key changes
-//! must have no child row (1451, RESTRICT / NO ACTION).
+//! written needs its parent row (1452); a parent row deleted or whose referenced key changes
+//! has its children refused (1451, RESTRICT / NO ACTION) or changed by the constraint's
+//! action (ON DELETE/UPDATE CASCADE, SET NULL), which `onelog_engine::cascade` derives (shared
+//! with the replica's row apply): the cascaded rows are written, and logged with
+//! `NO_FOREIGN_KEY_CHECKS_F`, before the parent row, so the event group replays to the same
+//! rows on recovery and on a MariaDB replica (MariaDB itself does not log them).
 //!
 //! Invariants:
 //! - `foreign_key_checks=0` (session) turns every check off, as in MariaDB: a table may then
@@ -13,15 +18,15 @@
 //!   delete the parent (it waits for the exclusive lock), nor add a child of a parent being
 //!   deleted (its shared lock on the parent waits), so no committed state breaks a constraint;
 //! - a row with NULL in any of its foreign key columns references nothing (passes);
-//! - ON DELETE/UPDATE CASCADE and SET NULL are refused (1235) at CREATE TABLE: MariaDB does
-//!   not binlog the cascaded changes (InnoDB makes them below the binlog, the replica's
-//!   InnoDB re-derives them), which onelog's replica apply cannot yet do (docs/SQL.md).
+//! - a cascade happens only with `foreign_key_checks` on (InnoDB skips the parent side
+//!   entirely when off), so the rows events' flags are 0 around the cascaded ones;
 //!
 //! Callers: `ddl.rs` (CREATE/DROP/TRUNCATE/ALTER), `dml.rs` (every row write), `show.rs`.
 
 use std::ops::ControlFlow;
 
 use onelog_binlog::Value;
+use onelog_engine::cascade;
 use onelog_engine::{
     Catalog, FkAction, ForeignKeyDef, IndexRef, KeyRange, LockMode, SqlType, TableDef, Transaction,
 };
@@ -56,53 +61,9 @@ fn quote(s: &str) -> String {
     format!("`{}`", s.replace('`', "``"))
 }
 
-fn quote_list(names: &[String]) -> String {
-    names
-        .iter()
-        .map(|n| quote(n))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// `CONSTRAINT `x` FOREIGN KEY (`a`) REFERENCES `p` (`id`)` (the parent qualified by its
-/// database when it is not the child's, or when `qualify`), without the actions.
-fn constraint_text(child_db: &str, fk: &ForeignKeyDef, qualify: bool) -> String {
-    let parent = if qualify || fk.parent_db != child_db {
-        format!("{}.{}", quote(&fk.parent_db), quote(&fk.parent_table))
-    } else {
-        quote(&fk.parent_table)
-    };
-    format!(
-        "CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({})",
-        quote(&fk.name),
-        quote_list(&fk.columns),
-        parent,
-        quote_list(&fk.parent_columns)
-    )
-}
-
 /// The constraint's line of SHOW CREATE TABLE (with its ON DELETE / ON UPDATE clauses).
 pub(crate) fn show_line(child_db: &str, fk: &ForeignKeyDef) -> String {
-    let mut s = format!("  {}", constraint_text(child_db, fk, false));
-    if let Some(a) = fk.on_delete.sql() {
-        s.push_str(" ON DELETE ");
-        s.push_str(a);
-    }
-    if let Some(a) = fk.on_update.sql() {
-        s.push_str(" ON UPDATE ");
-        s.push_str(a);
-    }
-    s
-}
-
-/// `(`db`.`child`, CONSTRAINT ...)`: what 1451/1452 name.
-fn error_detail(child: &TableDef, fk: &ForeignKeyDef) -> String {
-    format!(
-        "({}.{}, {})",
-        quote(&child.db),
-        quote(&child.name),
-        constraint_text(&child.db, fk, false)
-    )
+    format!("  {}", cascade::constraint_with_actions(child_db, fk))
 }
 
 fn no_parent(child: &TableDef, fk: &ForeignKeyDef) -> SqlError {
@@ -110,17 +71,7 @@ fn no_parent(child: &TableDef, fk: &ForeignKeyDef) -> SqlError {
         errors::ER_NO_REFERENCED_ROW_2,
         format!(
             "Cannot add or update a child row: a foreign key constraint fails {}",
-            error_detail(child, fk)
-        ),
-    )
-}
-
-fn has_children(child: &TableDef, fk: &ForeignKeyDef) -> SqlError {
-    SqlError::of(
-        errors::ER_ROW_IS_REFERENCED_2,
-        format!(
-            "Cannot delete or update a parent row: a foreign key constraint fails {}",
-            error_detail(child, fk)
+            cascade::error_detail(child, fk)
         ),
     )
 }
@@ -151,12 +102,8 @@ fn action(a: &Option<ast::ReferentialAction>) -> Result<FkAction, SqlError> {
         // MariaDB accepts SET DEFAULT, shows no clause and refuses the parent change.
         Some(ast::ReferentialAction::SetDefault) => FkAction::Restrict,
         Some(ast::ReferentialAction::NoAction) => FkAction::NoAction,
-        Some(ast::ReferentialAction::Cascade) => {
-            return Err(SqlError::unsupported("FOREIGN KEY ... CASCADE"))
-        }
-        Some(ast::ReferentialAction::SetNull) => {
-            return Err(SqlError::unsupported("FOREIGN KEY ... SET NULL"))
-        }
+        Some(ast::ReferentialAction::Cascade) => FkAction::Cascade,
+        Some(ast::ReferentialAction::SetNull) => FkAction::SetNull,
     })
 }
 
@@ -227,21 +174,8 @@ fn compatible(c: &onelog_engine::ColumnDef, p: &onelog_engine::ColumnDef) -> boo
     }
 }
 
-/// Whether some key of `t` (its primary key or an index) starts with the columns `cols`.
-pub(crate) fn key_starting_with(t: &TableDef, cols: &[usize]) -> Option<IndexRef> {
-    let starts = |k: &[usize]| k.len() >= cols.len() && k[..cols.len()] == *cols;
-    if starts(&t.primary_key) {
-        return Some(IndexRef::Primary);
-    }
-    t.indexes
-        .iter()
-        .find(|i| starts(&i.columns))
-        .map(|i| IndexRef::Secondary(i.name.clone()))
-}
-
-fn positions(t: &TableDef, names: &[String]) -> Option<Vec<usize>> {
-    names.iter().map(|n| t.column_index(n)).collect()
-}
+pub(crate) use cascade::key_starting_with;
+use cascade::{key_of, positions, referencing};
 
 /// InnoDB's checks of a new table's foreign keys (`child` is the table as it will be
 /// created, with every index): the parent exists (unless `foreign_key_checks=0`; it may be
@@ -249,6 +183,7 @@ fn positions(t: &TableDef, names: &[String]) -> Option<Vec<usize>> {
 /// constraint names are unique in the database. Each failure is 1005 errno 150 (121 for a
 /// name another table uses).
 pub(crate) fn validate(cat: &Catalog, child: &TableDef, checks: bool) -> Result<(), SqlError> {
+    check_free_columns(child)?;
     let fks = &child.options.foreign_keys;
     let bad = || incorrectly_formed(&child.db, &child.name);
     for (i, fk) in fks.iter().enumerate() {
@@ -290,6 +225,11 @@ pub(crate) fn validate(cat: &Catalog, child: &TableDef, checks: bool) -> Result<
         if cols.len() != pcols.len() || key_starting_with(parent, &pcols).is_none() {
             return Err(bad());
         }
+        // SET NULL needs nullable columns (InnoDB: errno 150, MariaDB 10.11's answer).
+        let set_null = fk.on_delete == FkAction::SetNull || fk.on_update == FkAction::SetNull;
+        if set_null && cols.iter().any(|&c| !child.columns[c].nullable) {
+            return Err(bad());
+        }
         let types_match = cols
             .iter()
             .zip(&pcols)
@@ -301,26 +241,39 @@ pub(crate) fn validate(cat: &Catalog, child: &TableDef, checks: bool) -> Result<
     Ok(())
 }
 
+/// A column a foreign key's action changes (ON DELETE SET NULL, ON UPDATE CASCADE / SET NULL)
+/// may not be named by a CHECK constraint of its table (the cascade would change it below the
+/// checks): 1901, as MariaDB answers at CREATE TABLE and ALTER TABLE ... ADD.
+pub(crate) fn check_free_columns(t: &TableDef) -> Result<(), SqlError> {
+    let changes = |fk: &&ForeignKeyDef| {
+        fk.on_delete == FkAction::SetNull
+            || matches!(fk.on_update, FkAction::Cascade | FkAction::SetNull)
+    };
+    for fk in t.options.foreign_keys.iter().filter(changes) {
+        for col in &fk.columns {
+            let quoted = format!("`{}`", col.to_ascii_lowercase());
+            let used = t
+                .options
+                .checks
+                .iter()
+                .find(|c| c.expr.to_ascii_lowercase().contains(&quoted));
+            if let Some(c) = used {
+                return Err(SqlError::of(
+                    errors::ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED,
+                    format!(
+                        "Function or expression '{col}' cannot be used in the CHECK clause of {}",
+                        quote(&c.name)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// InnoDB's generated name for the `n`th unnamed constraint of `table`.
 pub(crate) fn generated_name(table: &str, n: usize) -> String {
     format!("{table}_ibfk_{n}")
-}
-
-/// The foreign keys of other tables that reference `t` (`db`.`name`), with their child.
-fn referencing<'a>(
-    cat: &'a Catalog,
-    db: &'a str,
-    name: &'a str,
-) -> impl Iterator<Item = (&'a TableDef, &'a ForeignKeyDef)> + 'a {
-    cat.tables()
-        .filter(|c| !c.options.foreign_keys.is_empty())
-        .flat_map(move |c| {
-            c.options
-                .foreign_keys
-                .iter()
-                .filter(move |fk| fk.parent_db == db && fk.parent_table == name)
-                .map(move |fk| (&**c, fk))
-        })
 }
 
 /// DROP TABLE of a parent another table references: 1451 (MariaDB's short text).
@@ -350,14 +303,6 @@ pub(crate) fn check_drop_database(cat: &Catalog, db: &str) -> Result<(), SqlErro
     Ok(())
 }
 
-/// Whether `db`.`name` has foreign keys or is referenced by one.
-pub(crate) fn has_foreign_keys(cat: &Catalog, db: &str, name: &str) -> bool {
-    let own = cat
-        .table_by_name(db, name)
-        .is_some_and(|t| !t.options.foreign_keys.is_empty());
-    own || referencing(cat, db, name).next().is_some()
-}
-
 /// TRUNCATE of a parent another table references: 1701, naming the constraint.
 pub(crate) fn check_truncate(cat: &Catalog, db: &str, name: &str) -> Result<(), SqlError> {
     if let Some((c, fk)) = referencing(cat, db, name).find(|(c, _)| !(c.db == db && c.name == name))
@@ -368,7 +313,7 @@ pub(crate) fn check_truncate(cat: &Catalog, db: &str, name: &str) -> Result<(), 
                 "Cannot truncate a table referenced in a foreign key constraint ({}.{}, {})",
                 quote(&c.db),
                 quote(&c.name),
-                constraint_text(&c.db, fk, true)
+                cascade::constraint_text(&c.db, fk, true)
             ),
         ));
     }
@@ -438,18 +383,6 @@ pub(crate) fn check_drop_index(cat: &Catalog, t: &TableDef, ix: &str) -> Result<
     }
 }
 
-/// The values of `cols` in `row`; None when one is NULL (the row then references nothing).
-fn key_of(row: &[Value], cols: &[usize]) -> Option<Vec<Value>> {
-    let mut out = Vec::with_capacity(cols.len());
-    for &c in cols {
-        match row.get(c) {
-            None | Some(Value::Null) => return None,
-            Some(v) => out.push(v.clone()),
-        }
-    }
-    Some(out)
-}
-
 /// Whether `t` has a row whose `cols` equal `key`, read with shared locks on what it finds.
 fn exists_locked(
     txn: &mut Transaction,
@@ -512,10 +445,11 @@ pub(crate) fn check_child_row(
     Ok(())
 }
 
-/// A parent row deleted (`new` None) or updated to `new`: for every foreign key referencing
-/// `def` whose referenced values change, no child row may hold the old values (1451). The
-/// children found are share-locked. Call before the row changes: a row that references itself
-/// holds itself back, as InnoDB finds it.
+/// A parent row deleted (`new` None) or updated to `new`, with foreign key checks on: each
+/// child row that references its old key is refused (1451, RESTRICT / NO ACTION) or changed by
+/// its constraint's action (CASCADE, SET NULL; recursively, the cascaded rows written and
+/// logged before the parent row: `onelog_engine::cascade`). Call before the row changes: a
+/// row that references itself holds itself back (RESTRICT), as InnoDB finds it.
 pub(crate) fn check_parent_row(
     cx: &ExecContext,
     txn: &mut Transaction,
@@ -524,23 +458,7 @@ pub(crate) fn check_parent_row(
     new: Option<&[Value]>,
 ) -> Result<(), SqlError> {
     let cat = cx.server.engine.catalog();
-    for (child, fk) in referencing(&cat, &def.db, &def.name) {
-        let Some(pcols) = positions(def, &fk.parent_columns) else {
-            continue;
-        };
-        if new.is_some_and(|n| pcols.iter().all(|&c| n.get(c) == row.get(c))) {
-            continue;
-        }
-        let Some(key) = key_of(row, &pcols) else {
-            continue;
-        };
-        let Some(cols) = positions(child, &fk.columns) else {
-            continue;
-        };
-        if exists_locked(txn, child, &cols, key)? {
-            return Err(has_children(child, fk));
-        }
-    }
+    cascade::on_parent_change(txn, &cat, def, row, new)?;
     Ok(())
 }
 
