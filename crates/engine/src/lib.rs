@@ -15,7 +15,8 @@
 //!
 //! Entry points: [`Engine::open`] (recovery), [`Engine::begin`] -> [`Transaction`] (get, scan,
 //! insert, update, delete, savepoints, commit), the DDL methods of [`Engine`], and
-//! [`Engine::apply_logged_group`] for replicas. Every table needs a primary key; strings compare
+//! [`Engine::apply_logged_group`] for replicas. A table without a primary key has its rows keyed
+//! by a hidden key (`store.rs`); strings compare
 //! as bytes (`utf8mb4_bin`-like); a commit is visible before it is durable unless the log runs
 //! with `strict_visibility` (see `engine.rs`).
 //!
