@@ -2,7 +2,7 @@
 //! checkpoints, recovery and the apply path shared by recovery and replicas.
 //!
 //! Modules, from the top: `engine` (open/recovery, shutdown, accessors) with the `impl Engine`
-//! blocks of `ddl` (DDL and accounts), `replica` (applying groups logged elsewhere) and
+//! blocks of `ddl` (DDL and accounts), `ctas` (CREATE TABLE ... SELECT), `replica` (applying groups logged elsewhere) and
 //! `retention` (PURGE BINARY LOGS, RESET MASTER); `txn` (transactions); `commit` (the commit
 //! path below both: commit gate, group sink, AUTO_INCREMENT counters); `scheduler` (checkpoint
 //! scheduling and the checkpoint writer); `semisync` (semi-sync replication, primary side: who
@@ -31,6 +31,7 @@ pub mod checkpoint;
 pub mod collation;
 mod collation_tables;
 mod commit;
+mod ctas;
 mod ddl;
 pub mod encoding;
 pub mod engine;
@@ -55,6 +56,7 @@ pub use catalog::{
     ColumnSource, ColumnSpec, FkAction, ForeignKeyDef, GrantDef, IndexDef, IndexSpec, SqlType,
     TableDef, TableId, TableOptions, TableSpec,
 };
+pub use ctas::{Duplicates, SelectOutcome};
 pub use engine::{Engine, EngineOptions, RecoveryReport};
 pub use error::EngineError;
 pub use lock::LockMode;

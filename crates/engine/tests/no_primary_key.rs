@@ -213,3 +213,98 @@ fn concurrent_deletes_of_identical_rows_each_take_one() {
     assert!(b.join().unwrap());
     assert_eq!(rows(&e, "d.t"), Vec::<Vec<Value>>::new());
 }
+
+#[test]
+fn create_table_select_is_one_group_that_survives_recovery() {
+    use onelog_engine::{Duplicates, SelectOutcome, TableOptions};
+    let fs = SimFs::new();
+    let e = open(&fs);
+    setup(&e);
+    let spec = |name: &str, pk: bool| TableSpec {
+        db: "d".into(),
+        name: name.into(),
+        columns: vec![
+            ColumnSpec::new("a", SqlType::Int { unsigned: false }).not_null(),
+            ColumnSpec::new("b", SqlType::VarChar(10)),
+        ],
+        primary_key: if pk { vec!["a".into()] } else { vec![] },
+        indexes: vec![],
+    };
+    let input = vec![row(2, Some("x")), row(1, None), row(2, Some("y"))];
+    let records = |e: &Engine| replay_from_empty(e).1.len();
+    let before = records(&e);
+    // A duplicate primary key: nothing created, nothing logged.
+    let err = e
+        .create_table_select(
+            (spec("c", true), TableOptions::default()),
+            input.clone(),
+            Duplicates::Error,
+            false,
+            "CREATE TABLE `c` (...)",
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), 1062);
+    assert!(e.catalog().table_by_name("d", "c").is_none());
+    assert_eq!(records(&e), before);
+    // IGNORE keeps the first, REPLACE the last of the duplicates.
+    let got = e
+        .create_table_select(
+            (spec("ci", true), TableOptions::default()),
+            input.clone(),
+            Duplicates::Ignore,
+            false,
+            "CREATE TABLE `ci` (...)",
+        )
+        .unwrap();
+    assert_eq!(
+        got,
+        Some(SelectOutcome {
+            rows: 2,
+            duplicates: 1,
+            skipped: vec!["Duplicate entry '2' for key 'PRIMARY'".into()],
+        })
+    );
+    e.create_table_select(
+        (spec("cr", true), TableOptions::default()),
+        input.clone(),
+        Duplicates::Replace,
+        false,
+        "CREATE TABLE `cr` (...)",
+    )
+    .unwrap();
+    // Without a primary key every row stays; IF NOT EXISTS on it does nothing.
+    e.create_table_select(
+        (spec("cn", false), TableOptions::default()),
+        input.clone(),
+        Duplicates::Error,
+        false,
+        "CREATE TABLE `cn` (...)",
+    )
+    .unwrap();
+    let again = e.create_table_select(
+        (spec("cn", false), TableOptions::default()),
+        input.clone(),
+        Duplicates::Error,
+        true,
+        "CREATE TABLE `cn` (...)",
+    );
+    assert_eq!(again.unwrap(), None);
+    assert_eq!(records(&e), before + 3);
+    let check = |e: &Engine| {
+        assert_eq!(rows(e, "d.ci"), vec![row(1, None), row(2, Some("x"))]);
+        assert_eq!(rows(e, "d.cr"), vec![row(1, None), row(2, Some("y"))]);
+        assert_eq!(
+            rows(e, "d.cn"),
+            vec![row(1, None), row(2, Some("x")), row(2, Some("y"))]
+        );
+    };
+    check(&e);
+    // Each is one DDL group: GTID, Query, Table_map, Write_rows, Xid.
+    let fs2 = fs.reboot(1, false);
+    let e2 = open(&fs2);
+    check(&e2);
+    assert_eq!(replay_from_empty(&e2).0.dump(), e2.snapshot().dump());
+    e2.shutdown().unwrap();
+    let e3 = open(&fs2);
+    check(&e3);
+}
