@@ -13,11 +13,15 @@
 //!   column's width);
 //! - Write_rows = insert-or-replace by primary key, Update_rows = find the row by the before
 //!   image's primary key and replace it with the after image (an update of a missing row is an
-//!   error), Delete_rows = remove by the before image's primary key (missing: error);
+//!   error), Delete_rows = remove by the before image's primary key (missing: error); a table
+//!   without primary key: insert a new row, and find the row by the whole before image
+//!   (any one of identical rows);
 //! - an `aux` starting with [`REPLICATED_AUX`] marks a record a replica applied: it moves the
 //!   root's `slave_pos` (`@@gtid_slave_pos`) to its GTID; the rest of `aux` is read as below;
 //! - a DDL group (GTID flag FL_DDL, or a non-empty `aux`) applies the `aux` catalog change; a
-//!   DDL group without one cannot be applied (onelog does not parse SQL here);
+//!   DDL group without one cannot be applied (onelog does not parse SQL here); the rows events
+//!   of a `CREATE TABLE ... SELECT` group (`ctas.rs`) follow, decoded against the catalog with
+//!   the change applied;
 //! - errors name the GTID and the LSN of the record.
 //!
 //! Invariants: a record that fails to apply may leave the root half changed, so callers apply
@@ -65,10 +69,12 @@ pub fn split_aux(aux: &[u8]) -> (bool, &[u8]) {
 pub enum DecodedBody {
     /// A transaction's row changes, in log order.
     Rows(Vec<RowChange>),
-    /// A DDL statement and its catalog change.
+    /// A DDL statement and its catalog change, and the rows `CREATE TABLE ... SELECT` put
+    /// into the table it creates (empty for other DDL).
     Ddl {
         change: CatalogChange,
         query: QueryEvent,
+        rows: Vec<RowChange>,
     },
 }
 
@@ -132,7 +138,7 @@ pub fn decode_record(
     if is_ddl {
         return Ok(DecodedRecord {
             gtid_event: group.gtid,
-            body: decode_ddl(&group.statements, aux)?,
+            body: decode_ddl(catalog, group.statements, aux)?,
             replicated,
         });
     }
@@ -185,8 +191,13 @@ pub fn rows_flags(events: &[u8]) -> Result<Vec<u16>, String> {
     Ok(out)
 }
 
-/// The body of a DDL group: its Query event and the catalog change in `aux`.
-fn decode_ddl(statements: &[GroupItem], aux: &[u8]) -> Result<DecodedBody, String> {
+/// The body of a DDL group: its Query event, the catalog change in `aux`, and the rows events
+/// of a `CREATE TABLE ... SELECT` (decoded against `catalog` with the change applied).
+fn decode_ddl(
+    catalog: &Catalog,
+    statements: Vec<GroupItem>,
+    aux: &[u8],
+) -> Result<DecodedBody, String> {
     let query = statements
         .iter()
         .find_map(|s| match s {
@@ -201,7 +212,26 @@ fn decode_ddl(statements: &[GroupItem], aux: &[u8]) -> Result<DecodedBody, Strin
         ));
     }
     let change = CatalogChange::decode(aux).map_err(|e| format!("bad catalog change: {e}"))?;
-    Ok(DecodedBody::Ddl { change, query })
+    let mut rows = Vec::new();
+    let mut after: Option<Catalog> = None;
+    for item in statements {
+        let GroupItem::Rows { table, event } = item else {
+            continue;
+        };
+        if after.is_none() {
+            after = Some(catalog.apply(&change).map_err(|e| e.to_string())?);
+        }
+        let def = after
+            .as_ref()
+            .and_then(|c| c.table_by_name(&table.db, &table.table))
+            .ok_or_else(|| format!("rows for unknown table {}.{}", table.db, table.table))?;
+        push_row_changes(def, event.rows, &mut rows)?;
+    }
+    Ok(DecodedBody::Ddl {
+        change,
+        query,
+        rows,
+    })
 }
 
 /// Appends the row changes of one rows event of table `def`, its images coerced to the
@@ -250,9 +280,13 @@ pub fn apply_body(root: &mut Root, body: &DecodedBody) -> Result<(), String> {
                 root.apply_row_change(c)?;
             }
         }
-        DecodedBody::Ddl { change, .. } => root
-            .apply_catalog_change(change)
-            .map_err(|e| e.to_string())?,
+        DecodedBody::Ddl { change, rows, .. } => {
+            root.apply_catalog_change(change)
+                .map_err(|e| e.to_string())?;
+            for c in rows {
+                root.apply_row_change(c)?;
+            }
+        }
     }
     Ok(())
 }

@@ -15,9 +15,9 @@
 //!   [`Catalog::apply`], which validates it fully, so a catalog is always consistent: table
 //!   names unique per database, every table's database exists, column and index names unique
 //!   per table (ASCII case-insensitively, like MySQL), index column positions in range;
-//! - every table has a primary key (onelog requires one, `ER_REQUIRES_PRIMARY_KEY` 1173,
-//!   instead of InnoDB's hidden row id: row events then always identify a row by its primary
-//!   key, which keeps apply/replay simple and exact); primary key columns are NOT NULL;
+//! - primary key columns are NOT NULL; a table may have no primary key (InnoDB's hidden row
+//!   id: `store.rs` keys its rows by a hidden key and finds them by full-row match, as
+//!   MariaDB's row events do);
 //! - table ids are assigned from `next_table_id`, stored in the catalog and never reused, so a
 //!   `TableId` names one table for the whole life of a database; index ids likewise per table;
 //! - database and table names compare exactly (like MySQL on Linux), column and index names
@@ -1012,7 +1012,8 @@ pub struct TableDef {
     pub db: String,
     pub name: String,
     pub columns: Vec<ColumnDef>,
-    /// Column positions of the primary key (non-empty).
+    /// Column positions of the primary key; empty for a table without one (its rows are keyed
+    /// by a hidden key, `store.rs`).
     pub primary_key: Vec<usize>,
     pub indexes: Vec<IndexDef>,
     /// Position of the AUTO_INCREMENT column.
@@ -1033,9 +1034,6 @@ impl TableDef {
     /// index ids below `next_index_id`.
     fn check_consistent(&self) -> Result<(), String> {
         let n = self.columns.len();
-        if self.primary_key.is_empty() {
-            return Err("no primary key".into());
-        }
         for &p in &self.primary_key {
             if p >= n || self.columns[p].nullable {
                 return Err(format!("primary key column {p} out of range or nullable"));
@@ -1072,7 +1070,7 @@ impl TableDef {
         Ok(())
     }
 
-    /// Checks a definition an ALTER TABLE built: a column at least, a primary key (1173),
+    /// Checks a definition an ALTER TABLE built: a column at least,
     /// unique column (1060) and index (1061) names, one AUTO_INCREMENT column first in a key
     /// (1075), and the invariants of [`check_consistent`](Self::check_consistent).
     pub fn check_alter(&self) -> Result<(), EngineError> {
@@ -1081,9 +1079,6 @@ impl TableDef {
                 column: String::new(),
                 reason: "a table needs a column".into(),
             });
-        }
-        if self.primary_key.is_empty() {
-            return Err(EngineError::RequiresPrimaryKey);
         }
         check_identifier(&self.db)?;
         check_identifier(&self.name)?;
@@ -1174,9 +1169,6 @@ impl TableDef {
                 column: String::new(),
                 reason: "a table needs a column".into(),
             });
-        }
-        if spec.primary_key.is_empty() {
-            return Err(EngineError::RequiresPrimaryKey);
         }
         let mut def = TableDef {
             id,
@@ -1426,10 +1418,8 @@ impl TableDef {
             });
         }
         let ncols = columns.len();
+        // Empty: a table without primary key (rows keyed by a hidden key, `store.rs`).
         let primary_key = get_positions(r, ncols)?;
-        if primary_key.is_empty() {
-            return Err(r.err("table without primary key"));
-        }
         let ni = r.count(6)?;
         let mut indexes = Vec::with_capacity(ni);
         for _ in 0..ni {
@@ -3322,7 +3312,17 @@ mod tests {
         );
         let mut s = spec();
         s.primary_key.clear();
-        assert_eq!(TableDef::from_spec(3, &s).unwrap_err().code(), 1173);
+        // Without a key the AUTO_INCREMENT column is refused; without it the table is fine
+        // (no primary key) and its definition survives encoding.
+        assert_eq!(TableDef::from_spec(3, &s).unwrap_err().code(), 1075);
+        s.columns[0] = ColumnSpec::new("id", SqlType::BigInt { unsigned: true });
+        let nopk = TableDef::from_spec(3, &s).unwrap();
+        assert!(nopk.primary_key.is_empty() && nopk.columns[0].nullable);
+        let change = CatalogChange::CreateTable {
+            table: nopk.clone(),
+        };
+        let back = CatalogChange::decode(&change.encode()).unwrap();
+        assert_eq!(back, change);
         let mut s = spec();
         s.primary_key = vec!["name".into()];
         assert_eq!(TableDef::from_spec(3, &s).unwrap_err().code(), 1075);

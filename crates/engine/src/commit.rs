@@ -102,6 +102,9 @@ pub(crate) enum CommitPayload {
     },
     Ddl {
         change: CatalogChange,
+        /// Rows inserted into the table the change creates (`CREATE TABLE ... SELECT`,
+        /// `ctas.rs`); empty for other DDL.
+        rows: Vec<RowChange>,
         replicated: bool,
     },
 }
@@ -190,9 +193,10 @@ impl GroupSink for Sink {
                 Some(CommitPayload::Rows { changes, .. }) => {
                     changes.iter().try_for_each(|c| scratch.apply_row_change(c))
                 }
-                Some(CommitPayload::Ddl { change, .. }) => scratch
+                Some(CommitPayload::Ddl { change, rows, .. }) => scratch
                     .apply_catalog_change(change)
-                    .map_err(|e| e.to_string()),
+                    .map_err(|e| e.to_string())
+                    .and_then(|()| rows.iter().try_for_each(|c| scratch.apply_row_change(c))),
                 None => Ok(()),
             };
             if unlocked(rec) && (failed || result.is_err()) {
@@ -270,9 +274,10 @@ impl Shared {
                         changes.iter().try_for_each(|c| root.apply_row_change(c))
                     }
                 }
-                Some(CommitPayload::Ddl { change, .. }) => {
-                    root.apply_catalog_change(change).map_err(|e| e.to_string())
-                }
+                Some(CommitPayload::Ddl { change, rows, .. }) => root
+                    .apply_catalog_change(change)
+                    .map_err(|e| e.to_string())
+                    .and_then(|()| rows.iter().try_for_each(|c| root.apply_row_change(c))),
                 None => Err("record without the engine's payload".to_string()),
             };
             if let Err(e) = result {

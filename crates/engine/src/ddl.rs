@@ -90,6 +90,7 @@ impl Engine {
             streamed: None,
             payload: Some(Box::new(CommitPayload::Ddl {
                 change: change.clone(),
+                rows: Vec::new(),
                 replicated: origin.replicated,
             })),
         };

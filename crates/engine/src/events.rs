@@ -193,6 +193,38 @@ pub fn encode_transaction_flagged(
     Ok(out)
 }
 
+/// The event group of `CREATE TABLE ... SELECT` as MariaDB logs it: GTID (DDL, transactional,
+/// not standalone) + the Query event `sql` (run in `db`) + the Table_maps and rows events of
+/// `changes` (against `catalog`, which has the new table) + Xid; `ids` is (domain id, server
+/// id, timestamp).
+pub fn encode_ddl_rows(
+    catalog: &Catalog,
+    changes: &[RowChange],
+    (db, sql): (&str, &str),
+    (domain_id, server_id, timestamp): (u32, u32, u32),
+    metadata: RowMetadata,
+) -> Result<Vec<u8>, EngineError> {
+    let rows = encode_transaction(
+        catalog, changes, domain_id, server_id, timestamp, 0, metadata,
+    )?;
+    let mut out = Vec::with_capacity(rows.len() + sql.len() + 128);
+    gtid_event(
+        &mut out,
+        domain_id,
+        server_id,
+        FL_TRANSACTIONAL | FL_DDL,
+        timestamp,
+    );
+    let mut q = QueryEvent::new(db, sql);
+    q.sql_mode = DEFAULT_SQL_MODE;
+    q.flags2 = QUERY_FLAGS2.with(|c| c.get());
+    q.encode_with_flags(timestamp, server_id, 0, &mut out)
+        .map_err(|e| encode_err("Query event", e))?;
+    let gtid_len = onelog_binlog::event::gtid::GTID_EVENT_LEN;
+    out.extend_from_slice(rows.get(gtid_len..).unwrap_or_default());
+    Ok(out)
+}
+
 /// The event group of a DDL statement: GTID (standalone, DDL) + Query with the default db.
 /// `suppress_use` (CREATE/DROP DATABASE, see `CatalogChange::suppresses_use`) sets MariaDB's
 /// `LOG_EVENT_SUPPRESS_USE_F`, so `mariadb-binlog` prints no `use db` before the statement.

@@ -2,7 +2,7 @@
 //! checkpoints, recovery and the apply path shared by recovery and replicas.
 //!
 //! Modules, from the top: `engine` (open/recovery, shutdown, accessors) with the `impl Engine`
-//! blocks of `ddl` (DDL and accounts), `replica` (applying groups logged elsewhere) and
+//! blocks of `ddl` (DDL and accounts), `ctas` (CREATE TABLE ... SELECT), `replica` (applying groups logged elsewhere) and
 //! `retention` (PURGE BINARY LOGS, RESET MASTER); `txn` (transactions); `commit` (the commit
 //! path below both: commit gate, group sink, AUTO_INCREMENT counters); `scheduler` (checkpoint
 //! scheduling and the checkpoint writer); `semisync` (semi-sync replication, primary side: who
@@ -15,7 +15,8 @@
 //!
 //! Entry points: [`Engine::open`] (recovery), [`Engine::begin`] -> [`Transaction`] (get, scan,
 //! insert, update, delete, savepoints, commit), the DDL methods of [`Engine`], and
-//! [`Engine::apply_logged_group`] for replicas. Every table needs a primary key; strings compare
+//! [`Engine::apply_logged_group`] for replicas. A table without a primary key has its rows keyed
+//! by a hidden key (`store.rs`); strings compare
 //! as bytes (`utf8mb4_bin`-like); a commit is visible before it is durable unless the log runs
 //! with `strict_visibility` (see `engine.rs`).
 //!
@@ -31,6 +32,7 @@ pub mod checkpoint;
 pub mod collation;
 mod collation_tables;
 mod commit;
+mod ctas;
 mod ddl;
 pub mod encoding;
 pub mod engine;
@@ -55,6 +57,7 @@ pub use catalog::{
     ColumnSource, ColumnSpec, FkAction, ForeignKeyDef, GrantDef, IndexDef, IndexSpec, SqlType,
     TableDef, TableId, TableOptions, TableSpec,
 };
+pub use ctas::{Duplicates, SelectOutcome};
 pub use engine::{Engine, EngineOptions, RecoveryReport};
 pub use error::EngineError;
 pub use lock::LockMode;

@@ -28,7 +28,7 @@ use crate::commit::CommitPayload;
 use crate::ddl::check_unique_index;
 use crate::engine::Engine;
 use crate::error::EngineError;
-use crate::events::{encode_ddl_with_mode, encode_transaction};
+use crate::events::{encode_ddl_rows, encode_ddl_with_mode, encode_transaction};
 use crate::origin::CommitOrigin;
 use crate::store::{Root, RowChange};
 use onelog_binlog::event::rows::NO_FOREIGN_KEY_CHECKS_F;
@@ -228,7 +228,32 @@ fn re_encode(
                 },
             )
         }
-        DecodedBody::Ddl { change, query } => {
+        DecodedBody::Ddl {
+            change,
+            query,
+            rows,
+        } if !rows.is_empty() => {
+            // CREATE TABLE ... SELECT: the rows against the catalog with the table created.
+            let after = catalog.apply(&change)?;
+            let ev = encode_ddl_rows(
+                &after,
+                &rows,
+                (&query.db, &query.query),
+                (gtid.domain_id, gtid.server_id, ts),
+                metadata,
+            )?;
+            (
+                RecordKind::Ddl,
+                ev,
+                [crate::apply::REPLICATED_AUX, &change.encode()].concat(),
+                CommitPayload::Ddl {
+                    change,
+                    rows,
+                    replicated: true,
+                },
+            )
+        }
+        DecodedBody::Ddl { change, query, .. } => {
             // The primary's sql_mode (strictness of an ALTER TABLE's copy) goes on downstream.
             let mode = match query.sql_mode {
                 0 => onelog_binlog::event::query::DEFAULT_SQL_MODE,
@@ -247,6 +272,7 @@ fn re_encode(
                 [crate::apply::REPLICATED_AUX, &change.encode()].concat(),
                 CommitPayload::Ddl {
                     change,
+                    rows: Vec::new(),
                     replicated: true,
                 },
             )

@@ -13,6 +13,15 @@
 //! decoding) and the row itself (the same `Arc` as the primary map's), so an index scan needs
 //! no primary-key lookup per row. Key bytes are `key.rs`'s memcomparable encoding.
 //!
+//! A table without a PRIMARY KEY keys its rows by a hidden key ([`hidden_key`]): the row's
+//! [`row_prefix`] (every column, binary, NULL-marked) followed by an 8-byte row id, so rows are
+//! found by full-row match (what MariaDB does for such tables in row events) with one range
+//! lookup, and identical rows are distinct entries. Committed ids come from the table's
+//! `next_row_id` (below `HIDDEN_OWN`); a transaction's own inserts use ids from `HIDDEN_OWN` up
+//! until they commit. Ids are not logged or checkpointed: applying a row change finds the
+//! first row with the image's prefix (identical rows are interchangeable), and loading a
+//! checkpoint numbers the rows again.
+//!
 //! Invariants:
 //! - a published `Root` is never mutated; a commit group is applied to a clone and the clone is
 //!   published once ([`Store::publish`]): readers see all of a group or none of it;
@@ -24,7 +33,9 @@
 //!   state at that LSN;
 //! - `TableData::auto_inc_next` is greater than every AUTO_INCREMENT value in the table's rows
 //!   (reset to 1 by TRUNCATE); the engine's non-transactional allocator starts from it;
-//! - reads are lock-free apart from cloning the published `Arc<Root>`.
+//! - reads are lock-free apart from cloning the published `Arc<Root>`;
+//! - a table without primary key: every key is `row_prefix(row) ++ id` (8 bytes BE) with a
+//!   committed id below `next_row_id` and below `HIDDEN_OWN`; an update keeps the id.
 //!
 //! The interface (get, scan, apply, checkpoint encode/decode) is narrow on purpose, so a paged
 //! store can replace this one later.
@@ -41,7 +52,7 @@ use crate::alter;
 use crate::catalog::{Catalog, CatalogChange, ColumnSource, IndexDef, TableDef, TableId};
 use crate::encoding::{put_u64, put_u8, put_value, put_var, FormatError, Reader};
 use crate::error::EngineError;
-use crate::key::{display_values, encode_value_as, prefix_end, KeyBytes};
+use crate::key::{display_values, encode_value, encode_value_as, prefix_end, KeyBytes};
 
 /// One row: a canonical value per column.
 pub type Row = Vec<Value>;
@@ -82,6 +93,9 @@ pub struct TableData {
     /// (in memory only): a transaction that wrote the table under another generation cannot
     /// commit (1412), so a logged row change always applies.
     pub generation: u64,
+    /// The next hidden row id of a table without primary key (in memory only: loading a
+    /// checkpoint numbers the rows again).
+    pub next_row_id: u64,
 }
 
 impl TableData {
@@ -102,6 +116,7 @@ impl TableData {
         self.rows.ptr_eq(&other.rows)
             && self.auto_inc_next == other.auto_inc_next
             && self.generation == other.generation
+            && self.next_row_id == other.next_row_id
             && self.indexes.len() == other.indexes.len()
             && self
                 .indexes
@@ -144,14 +159,58 @@ impl RowChange {
     }
 }
 
-/// Primary key bytes of `row`.
+/// Primary key bytes of `row`; for a table without primary key its [`row_prefix`] (the same
+/// for identical rows).
 pub fn pk_key(def: &TableDef, row: &[Value]) -> Vec<u8> {
+    if hidden_key(def) {
+        return row_prefix(def, row);
+    }
     let mut out = Vec::with_capacity(16);
     for &c in &def.primary_key {
         let coll = def.columns.get(c).and_then(|col| col.string_collation());
         encode_value_as(&mut out, row.get(c).unwrap_or(&Value::Null), false, coll);
     }
     out
+}
+
+/// Whether `def`'s rows are keyed by a hidden key (the table has no PRIMARY KEY; module docs).
+#[inline]
+pub fn hidden_key(def: &TableDef) -> bool {
+    def.primary_key.is_empty()
+}
+
+/// First id of a transaction's own (uncommitted) rows of a table without primary key.
+pub const HIDDEN_OWN: u64 = 1 << 63;
+
+/// The full-row match prefix of a table without primary key: every column's value, binary
+/// (no collation), NULL-marked. Two rows have the same prefix exactly when they are identical.
+pub fn row_prefix(def: &TableDef, row: &[Value]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + 8 * def.columns.len());
+    for i in 0..def.columns.len() {
+        encode_value(&mut out, row.get(i).unwrap_or(&Value::Null), true);
+    }
+    out
+}
+
+/// The hidden key `prefix ++ id`.
+pub fn hidden_row_key(mut prefix: Vec<u8>, id: u64) -> Vec<u8> {
+    prefix.extend_from_slice(&id.to_be_bytes());
+    prefix
+}
+
+/// The row id of a hidden key (its last 8 bytes).
+pub fn hidden_row_id(key: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    if key.len() >= 8 {
+        b.copy_from_slice(&key[key.len() - 8..]);
+    }
+    u64::from_be_bytes(b)
+}
+
+/// The byte range of every key starting with `prefix`.
+pub fn prefix_range(prefix: &[u8]) -> ByteRange {
+    let end = prefix_end(prefix).map_or(Bound::Unbounded, Bound::Excluded);
+    (Bound::Included(prefix.to_vec()), end)
 }
 
 /// Index key bytes (without the primary key) of `row` for `index`.
@@ -356,9 +415,29 @@ impl Root {
             .flatten()
     }
 
-    /// Puts `row` (insert or replace by primary key), keeping the indexes in step.
+    /// Puts `row` (insert or replace by primary key; a table without primary key gets a new
+    /// row under a new hidden id), keeping the indexes in step.
     pub fn put_row(&mut self, def: &TableDef, row: Arc<Row>) {
-        let pk = pk_key(def, &row);
+        let pk = if hidden_key(def) {
+            let t = self.tables.entry(def.id).or_default();
+            let id = t.next_row_id;
+            t.next_row_id += 1;
+            debug_assert!(id < HIDDEN_OWN);
+            hidden_row_key(row_prefix(def, &row), id)
+        } else {
+            pk_key(def, &row)
+        };
+        self.put_row_at(def, pk, row);
+    }
+
+    /// The key of the first row of a table without primary key identical to `row`.
+    pub fn find_identical(&self, def: &TableDef, row: &[Value]) -> Option<Vec<u8>> {
+        let range = prefix_range(&row_prefix(def, row));
+        self.scan_pk(def.id, &range).next().map(|(k, _)| k.to_vec())
+    }
+
+    /// Puts `row` under the storage key `pk`, keeping the indexes in step.
+    fn put_row_at(&mut self, def: &TableDef, pk: Vec<u8>, row: Arc<Row>) {
         let t = self.tables.entry(def.id).or_default();
         if let Some(a) = def.auto_increment {
             let v = match row.get(a) {
@@ -456,6 +535,23 @@ impl Root {
             RowChange::Insert { row, .. } => {
                 check(row)?;
                 self.put_row(&def, row.clone());
+            }
+            RowChange::Update { before, after, .. } if hidden_key(&def) => {
+                check(before)?;
+                check(after)?;
+                let old = self.find_identical(&def, before).ok_or_else(|| {
+                    format!("update of a missing row in {}", def.qualified_name())
+                })?;
+                self.delete_row(&def, &old);
+                let key = hidden_row_key(row_prefix(&def, after), hidden_row_id(&old));
+                self.put_row_at(&def, key, after.clone());
+            }
+            RowChange::Delete { before, .. } if hidden_key(&def) => {
+                check(before)?;
+                let old = self.find_identical(&def, before).ok_or_else(|| {
+                    format!("delete of a missing row in {}", def.qualified_name())
+                })?;
+                self.delete_row(&def, &old);
             }
             RowChange::Update { before, after, .. } => {
                 check(before)?;
@@ -840,8 +936,7 @@ impl Root {
                     ColumnSource::Sequence => alter::number(col, n as u64 + 1)?,
                 });
             }
-            let pk = pk_key(def, &r);
-            if self.get(def.id, &pk).is_some() {
+            if !hidden_key(def) && self.get(def.id, &pk_key(def, &r)).is_some() {
                 let vals: Vec<&Value> = def.primary_key.iter().map(|&c| &r[c]).collect();
                 return Err(EngineError::DuplicateKey {
                     entry: display_values(&vals),

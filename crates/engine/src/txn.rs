@@ -67,8 +67,9 @@ use crate::lock::{LockError, LockMode, RowKey, TxnId};
 use crate::prebuild::{drop_later, Feed, PREBUILD_MIN_CHANGES};
 use crate::semisync::CommitWaiter;
 use crate::store::{
-    borrowed, encode_range, index_has_null, index_key, pk_key, range_is_empty, ByteRange, IndexRef,
-    KeyRange, Root, Row, RowChange,
+    borrowed, encode_range, hidden_key, hidden_row_id, hidden_row_key, index_has_null, index_key,
+    pk_key, prefix_range, range_is_empty, row_prefix, ByteRange, IndexRef, KeyRange, Root, Row,
+    RowChange, HIDDEN_OWN,
 };
 
 /// What an insert did.
@@ -116,6 +117,9 @@ pub struct Transaction {
     /// `SKIP LOCKED`: locking reads leave out rows another transaction holds a conflicting
     /// lock on, without waiting.
     skip_locked: bool,
+    /// Next own hidden row id (from `HIDDEN_OWN`) for rows inserted into tables without
+    /// primary key.
+    next_own_id: u64,
 }
 
 fn pk_lock_key(table: TableId, pk: &[u8]) -> RowKey {
@@ -159,6 +163,7 @@ impl Transaction {
             skip_locked: false,
             feed: None,
             feed_off: false,
+            next_own_id: HIDDEN_OWN,
         }
     }
 
@@ -296,8 +301,23 @@ impl Transaction {
         self.generations.entry(table).or_insert(g);
     }
 
-    /// Coerces the primary key values and encodes them.
+    /// Coerces the primary key values and encodes them. For a table without primary key
+    /// `pk` is the whole row and the result its [`row_prefix`] (no row's key: resolve it with
+    /// [`first_identical`](Self::first_identical)).
     fn encode_pk(def: &TableDef, pk: &[Value]) -> Result<Vec<u8>, EngineError> {
+        if hidden_key(def) {
+            if pk.len() != def.columns.len() {
+                return Err(EngineError::WrongValueCount {
+                    expected: def.columns.len(),
+                    got: pk.len(),
+                });
+            }
+            let mut row = Vec::with_capacity(pk.len());
+            for (v, col) in pk.iter().zip(&def.columns) {
+                row.push(col.ty.coerce(&col.name, v.clone())?);
+            }
+            return Ok(row_prefix(def, &row));
+        }
         if pk.len() != def.primary_key.len() {
             return Err(EngineError::WrongValueCount {
                 expected: def.primary_key.len(),
@@ -325,6 +345,59 @@ impl Transaction {
             .and_then(|w| w.rows.get(pk).cloned())
     }
 
+    /// The key of the first row with `prefix` (a table without primary key) this transaction
+    /// sees in `root` overlaid with its own changes; `prefix` itself (no row's key) when none.
+    fn first_identical(&self, root: &Root, def: &TableDef, prefix: Vec<u8>) -> Vec<u8> {
+        if !hidden_key(def) {
+            return prefix;
+        }
+        let range = prefix_range(&prefix);
+        let own = self.writes.get(&def.id);
+        let committed = root
+            .scan_pk(def.id, &range)
+            .map(|(k, _)| k)
+            .find(|k| !matches!(own.and_then(|w| w.rows.get(k.as_slice())), Some(None)))
+            .map(|k| k.to_vec());
+        let owned = own.and_then(|w| {
+            w.rows
+                .range::<[u8], _>(borrowed(&range))
+                .find(|(_, r)| r.is_some())
+                .map(|(k, _)| k.clone())
+        });
+        match (committed, owned) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(prefix),
+        }
+    }
+
+    /// Locks the row `pk` names (its primary key values; a table without primary key: the
+    /// whole row, and the first identical row is taken, again if it went while waiting) and
+    /// returns its key and the latest root read after the lock.
+    fn lock_row(
+        &mut self,
+        def: &TableDef,
+        pk: &[Value],
+    ) -> Result<(Vec<u8>, Arc<Root>), EngineError> {
+        let key = Self::encode_pk(def, pk)?;
+        if !hidden_key(def) {
+            self.lock(&pk_lock_key(def.id, &key), LockMode::Exclusive)?;
+            return Ok((key, self.core.store().current()));
+        }
+        for _ in 0..8 {
+            let latest = self.core.store().current();
+            let k = self.first_identical(&latest, def, key.clone());
+            if k.len() == key.len() {
+                return Ok((k, latest)); // none
+            }
+            self.lock(&pk_lock_key(def.id, &k), LockMode::Exclusive)?;
+            let latest = self.core.store().current();
+            if self.visible(&latest, def.id, &k).is_some() {
+                return Ok((k, latest));
+            }
+        }
+        Ok((key, self.core.store().current()))
+    }
+
     fn visible(&self, root: &Root, table: TableId, pk: &[u8]) -> Option<Arc<Row>> {
         match self.own(table, pk) {
             Some(own) => own,
@@ -347,6 +420,7 @@ impl Transaction {
         let root = self.read_view();
         let def = self.table_def(&root, table)?;
         let key = Self::encode_pk(&def, pk)?;
+        let key = self.first_identical(&root, &def, key);
         Ok(self.visible(&root, table, &key))
     }
 
@@ -360,6 +434,7 @@ impl Transaction {
         let latest = self.core.store().current();
         let def = self.table_def(&latest, table)?;
         let key = Self::encode_pk(&def, pk)?;
+        let key = self.first_identical(&latest, &def, key);
         if !self.lock_for_read(&pk_lock_key(table, &key), LockMode::Exclusive)? {
             return Ok(None);
         }
@@ -704,13 +779,22 @@ impl Transaction {
         let latest = self.core.store().current();
         let def = self.table_def(&latest, table)?;
         let (row, generated) = self.prepare_row(&def, row, true)?;
-        let pk = pk_key(&def, &row);
-        self.lock(&pk_lock_key(table, &pk), LockMode::Exclusive)?;
-        let latest = self.core.store().current();
-        self.note_generation(&latest, table);
-        if self.visible(&latest, table, &pk).is_some() {
-            return Err(Self::duplicate_pk(&def, &row));
-        }
+        let pk = if hidden_key(&def) {
+            // A new own row id: no other transaction can hold or see it.
+            self.next_own_id += 1;
+            let pk = hidden_row_key(row_prefix(&def, &row), self.next_own_id - 1);
+            self.note_generation(&self.core.store().current(), table);
+            pk
+        } else {
+            let pk = pk_key(&def, &row);
+            self.lock(&pk_lock_key(table, &pk), LockMode::Exclusive)?;
+            let latest = self.core.store().current();
+            self.note_generation(&latest, table);
+            if self.visible(&latest, table, &pk).is_some() {
+                return Err(Self::duplicate_pk(&def, &row));
+            }
+            pk
+        };
         self.check_unique(&def, &row, &pk, None)?;
         let row = Arc::new(row);
         self.record(
@@ -737,9 +821,7 @@ impl Transaction {
         self.check_active()?;
         let latest = self.core.store().current();
         let def = self.table_def(&latest, table)?;
-        let key = Self::encode_pk(&def, pk)?;
-        self.lock(&pk_lock_key(table, &key), LockMode::Exclusive)?;
-        let latest = self.core.store().current();
+        let (key, latest) = self.lock_row(&def, pk)?;
         self.note_generation(&latest, table);
         let Some(before) = self.visible(&latest, table, &key) else {
             return Ok(false);
@@ -748,8 +830,13 @@ impl Transaction {
         if *before == after {
             return Ok(true);
         }
-        let new_key = pk_key(&def, &after);
-        if new_key != key {
+        let hidden = hidden_key(&def);
+        let new_key = match hidden {
+            // The row keeps its id: no other row can have this key.
+            true => hidden_row_key(row_prefix(&def, &after), hidden_row_id(&key)),
+            false => pk_key(&def, &after),
+        };
+        if new_key != key && !hidden {
             self.lock(&pk_lock_key(table, &new_key), LockMode::Exclusive)?;
             let latest = self.core.store().current();
             if self.visible(&latest, table, &new_key).is_some() {
@@ -781,9 +868,7 @@ impl Transaction {
         self.check_active()?;
         let latest = self.core.store().current();
         let def = self.table_def(&latest, table)?;
-        let key = Self::encode_pk(&def, pk)?;
-        self.lock(&pk_lock_key(table, &key), LockMode::Exclusive)?;
-        let latest = self.core.store().current();
+        let (key, latest) = self.lock_row(&def, pk)?;
         self.note_generation(&latest, table);
         let Some(before) = self.visible(&latest, table, &key) else {
             return Ok(false);
@@ -851,6 +936,31 @@ impl Transaction {
         }
     }
 
+    /// [`rebuild_state`](Self::rebuild_state) of one change to a table without primary key:
+    /// the first identical row the transaction sees is the one changed (identical rows are
+    /// interchangeable), an insert takes a new own id.
+    fn replay_hidden(&mut self, def: &TableDef, c: &RowChange) {
+        let latest = self.core.store().current();
+        let find = |t: &Self, row: &Row| t.first_identical(&latest, def, row_prefix(def, row));
+        match c {
+            RowChange::Insert { row, .. } => {
+                self.next_own_id += 1;
+                let key = hidden_row_key(row_prefix(def, row), self.next_own_id - 1);
+                self.set_own(def, key, Some(row.clone()));
+            }
+            RowChange::Update { before, after, .. } => {
+                let old = find(self, before);
+                let new = hidden_row_key(row_prefix(def, after), hidden_row_id(&old));
+                self.set_own(def, old, None);
+                self.set_own(def, new, Some(after.clone()));
+            }
+            RowChange::Delete { before, .. } => {
+                let old = find(self, before);
+                self.set_own(def, old, None);
+            }
+        }
+    }
+
     /// Rebuilds the row state from the change log (after a rollback to a savepoint).
     fn rebuild_state(&mut self) {
         self.writes.clear();
@@ -860,6 +970,10 @@ impl Transaction {
             let Some(def) = catalog.table(c.table()).cloned() else {
                 continue;
             };
+            if hidden_key(&def) {
+                self.replay_hidden(&def, c);
+                continue;
+            }
             match c {
                 RowChange::Insert { row, .. } => {
                     self.set_own(&def, pk_key(&def, row), Some(row.clone()))

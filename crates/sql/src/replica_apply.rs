@@ -532,7 +532,11 @@ fn apply_change(
             db: String::new(),
             table: format!("#{table}"),
         })?;
+    // A table without primary key: the whole before image, matched row for row.
     let pk = |row: &[Value]| -> Vec<Value> {
+        if def.primary_key.is_empty() {
+            return row.to_vec();
+        }
         def.primary_key
             .iter()
             .map(|&i| row.get(i).cloned().unwrap_or(Value::Null))

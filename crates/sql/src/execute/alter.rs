@@ -395,9 +395,6 @@ fn new_definition(
     for &p in &def.primary_key {
         def.columns[p].nullable = false;
     }
-    if def.primary_key.is_empty() {
-        return Err(SqlError::unsupported("a table without a primary key"));
-    }
     Ok((def, sources))
 }
 
@@ -589,6 +586,12 @@ fn new_keys(
     let new_pos = |p: usize| columns.iter().position(|c| c.old == Some(p));
     let mut primary: Vec<usize> = old.primary_key.iter().filter_map(|&p| new_pos(p)).collect();
     if o.drop_primary {
+        if old.primary_key.is_empty() {
+            return Err(SqlError::of(
+                errors::ER_CANT_DROP_FIELD_OR_KEY,
+                "Can't DROP INDEX `PRIMARY`; check that it exists",
+            ));
+        }
         primary.clear();
     }
     for name in &o.drop_indexes {

@@ -41,7 +41,12 @@ fn project_returning(
     Ok(out)
 }
 
+/// The values that name `row` to the engine: its primary key values, or for a table without
+/// primary key the whole row (the engine takes the first identical row).
 pub(crate) fn pk_of(def: &TableDef, row: &[Value]) -> Vec<Value> {
+    if def.primary_key.is_empty() {
+        return row.to_vec();
+    }
     def.primary_key
         .iter()
         .map(|&c| row.get(c).cloned().unwrap_or(Value::Null))
@@ -320,7 +325,8 @@ fn conflicting(
         def.primary_key.contains(&a)
             && matches!(row[a], Value::Null | Value::Int(0) | Value::UInt(0))
     });
-    if !auto_pk && def.primary_key.iter().all(|&c| row[c] != Value::Null) {
+    let keyed = !def.primary_key.is_empty();
+    if keyed && !auto_pk && def.primary_key.iter().all(|&c| row[c] != Value::Null) {
         if let Some(r) = txn.get_for_update(def.id, &pk_of(def, row))? {
             return Ok(vec![r]);
         }

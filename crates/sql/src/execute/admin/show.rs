@@ -305,7 +305,9 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
             .collect::<Vec<_>>()
             .join(",")
     };
-    lines.push(format!("  PRIMARY KEY ({})", cols(&t.primary_key)));
+    if !t.primary_key.is_empty() {
+        lines.push(format!("  PRIMARY KEY ({})", cols(&t.primary_key)));
+    }
     for i in &t.indexes {
         lines.push(format!(
             "  {}KEY {} ({})",
