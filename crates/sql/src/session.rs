@@ -357,6 +357,12 @@ impl Session {
             if let Some(r) = self.sql_prepared(sql) {
                 return r;
             }
+            if crate::parse::view::maybe_view(sql) {
+                self.refresh_privileges();
+                if let Some(r) = crate::execute::view::try_execute(self, sql) {
+                    return r;
+                }
+            }
             if let Some(r) = admin::try_execute(self, sql) {
                 return r;
             }

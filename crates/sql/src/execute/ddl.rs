@@ -892,6 +892,18 @@ pub(crate) fn rename_tables(
         resolved.push((db, table, new_db, new_table));
     }
     let cat = cx.server.engine.catalog();
+    let views = resolved
+        .iter()
+        .filter(|(db, t, _, _)| cat.view(db, t).is_some())
+        .count();
+    if views == resolved.len() {
+        return crate::execute::view::rename(cx, resolved, sql);
+    }
+    if views > 0 {
+        return Err(SqlError::unsupported(
+            "RENAME TABLE of views and tables in one statement",
+        ));
+    }
     for (db, table, _, _) in &resolved {
         // InnoDB renames the children's references and the generated constraint names
         // (`t_ibfk_1`); onelog keeps both, so such a rename is refused.
@@ -966,6 +978,9 @@ pub(crate) fn drop(
             }
             for n in names {
                 let (db, t) = split_name(cx, n)?;
+                if cat.view(&db, &t).is_some() {
+                    return Err(crate::execute::view::is_a_view(&db, &t));
+                }
                 if cat.table_by_name(&db, &t).is_none() {
                     missing.push(format!("{db}.{t}"));
                 }

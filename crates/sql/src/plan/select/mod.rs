@@ -13,6 +13,7 @@
 
 pub(crate) mod setop;
 pub(crate) mod subquery;
+pub(crate) mod view;
 
 use crate::bind::tables::{from_tables, From, JoinKind, JoinSide};
 use crate::context::ExecContext;

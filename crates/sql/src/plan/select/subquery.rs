@@ -170,11 +170,11 @@ impl<'c> Hook<'c> {
             ast::TableFactor::Table { name, alias, .. } => {
                 let parts = crate::expr::object_name_parts(name);
                 let ([n], Some(ctes)) = (parts.as_slice(), self.ctes) else {
-                    return Ok(None);
+                    return self.view(name, alias.as_ref(), out);
                 };
                 let qn = alias.as_ref().map_or(n.clone(), |a| a.name.value.clone());
                 match ctes.find(n) {
-                    None => return Ok(None),
+                    None => return self.view(name, alias.as_ref(), out),
                     Some(CteRef::Recursing(None)) => return Err(recursive_mark()),
                     Some(CteRef::Recursing(Some((def, slot)))) => {
                         let mut d = (*def).clone();
@@ -202,6 +202,25 @@ impl<'c> Hook<'c> {
         let def = derived_table_def(defs, &name, renames)?;
         out.push((def.clone(), plan));
         Ok(Some((def, name)))
+    }
+}
+
+impl Hook<'_> {
+    /// A view in FROM (`plan::select::view`): compiled, its definition kept with its plan in
+    /// `out`; None for a name that is not a view's.
+    fn view(
+        &self,
+        name: &ast::ObjectName,
+        alias: Option<&ast::TableAlias>,
+        out: &mut Vec<(Arc<TableDef>, Derived)>,
+    ) -> Result<Option<FromTable>, SqlError> {
+        let Some(v) = super::view::view_named(self.cx, name) else {
+            return Ok(None);
+        };
+        let qn = alias.map_or(v.name.clone(), |a| a.name.value.clone());
+        let (def, plan) = super::view::view_ref(self.cx, &v, &qn)?;
+        out.push((def.clone(), plan));
+        Ok(Some((def, qn)))
     }
 }
 
