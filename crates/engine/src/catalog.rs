@@ -2133,6 +2133,11 @@ impl Catalog {
             .collect()
     }
 
+    /// Whether there is any view (the readers' fast path: no view lookup without one).
+    pub fn has_views(&self) -> bool {
+        !self.views.is_empty()
+    }
+
     /// Every view, ordered by (database, name).
     pub fn views(&self) -> impl Iterator<Item = &Arc<ViewDef>> {
         self.views.values()

@@ -138,6 +138,9 @@ pub(crate) struct Hook<'c> {
     cx: &'c ExecContext,
     ctes: Option<&'c Ctes<'c>>,
     pub plans: RefCell<Vec<SubPlan>>,
+    /// The WHERE of a SELECT whose FROM is one table without joins (a view there takes the
+    /// terms it can: `plan::select::merge`).
+    alone_where: Option<&'c ast::Expr>,
 }
 
 impl<'c> Hook<'c> {
@@ -146,7 +149,19 @@ impl<'c> Hook<'c> {
             cx,
             ctes: ctx.ctes,
             plans: RefCell::new(Vec::new()),
+            alone_where: None,
         }
+    }
+
+    /// The hook of `sel`: its WHERE kept when its FROM is one table alone.
+    pub fn for_select(cx: &'c ExecContext, ctx: Ctx<'c>, sel: &'c ast::Select) -> Self {
+        let mut h = Hook::new(cx, ctx);
+        if let [only] = sel.from.as_slice() {
+            if only.joins.is_empty() {
+                h.alone_where = sel.selection.as_ref();
+            }
+        }
+        h
     }
 
     /// A derived table or CTE reference in FROM: compiled, with its synthetic definition
@@ -218,7 +233,7 @@ impl Hook<'_> {
             return Ok(None);
         };
         let qn = alias.map_or(v.name.clone(), |a| a.name.value.clone());
-        let (def, plan) = super::view::view_ref(self.cx, &v, &qn)?;
+        let (def, plan) = super::view::view_ref(self.cx, &v, &qn, self.alone_where)?;
         out.push((def.clone(), plan));
         Ok(Some((def, qn)))
     }

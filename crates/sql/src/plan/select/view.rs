@@ -30,30 +30,38 @@ pub(crate) const MAX_VIEW_DEPTH: u32 = 32;
 
 /// The view `name` names (against the current database), when it is one.
 pub(crate) fn view_named(cx: &ExecContext, name: &ast::ObjectName) -> Option<Arc<ViewDef>> {
+    let cat = cx.server.engine.catalog();
+    if !cat.has_views() {
+        // Every SELECT asks about each of its tables: no allocation while there is no view.
+        return None;
+    }
     let parts = crate::expr::object_name_parts(name);
     let (db, v) = match parts.as_slice() {
         [v] => (cx.current_db.clone()?, v.clone()),
         [d, v] => (d.clone(), v.clone()),
         _ => return None,
     };
-    cx.server.engine.catalog().view(&db, &v).cloned()
+    cat.view(&db, &v).cloned()
 }
 
 /// A reference to view `v` in FROM, read under the qualifier `qn`: its SELECT privilege
 /// checked, its query compiled as a derived table.
+/// `outer`: the WHERE of a SELECT that reads the view alone (its terms that can be are
+/// pushed into the view's SELECT: `plan::select::merge`).
 pub(crate) fn view_ref(
     cx: &ExecContext,
     v: &ViewDef,
     qn: &str,
+    outer: Option<&ast::Expr>,
 ) -> Result<(Arc<TableDef>, Derived), SqlError> {
     cx.check_table_privilege(&v.db, &v.name, crate::privilege::SELECT)?;
-    let (plan, defs) = compile_view(cx, v)?;
+    let (plan, defs) = compile_view(cx, v, outer.map(|w| (w, qn)))?;
     Ok((named_columns(v, defs, qn)?, plan))
 }
 
 /// The definition of view `v`'s rows (DESCRIBE, SHOW COLUMNS), named after the view.
 pub(crate) fn view_table_def(cx: &ExecContext, v: &ViewDef) -> Result<Arc<TableDef>, SqlError> {
-    let (_, defs) = compile_view(cx, v)?;
+    let (_, defs) = compile_view(cx, v, None)?;
     let t = named_columns(v, defs, &v.name)?;
     let mut t = (*t).clone();
     t.db = v.db.clone();
@@ -73,8 +81,13 @@ fn named_columns(v: &ViewDef, defs: Vec<ColumnDef>, qn: &str) -> Result<Arc<Tabl
     derived_table_def(defs, qn, &renames).map_err(|_| invalid(v))
 }
 
-/// Compiles view `v`'s SELECT in its security context (module docs).
-fn compile_view(cx: &ExecContext, v: &ViewDef) -> Result<(Derived, Vec<ColumnDef>), SqlError> {
+/// Compiles view `v`'s SELECT in its security context (module docs), with the terms of
+/// `push` (a WHERE reading the view alone, and the view's qualifier there) it can take.
+fn compile_view(
+    cx: &ExecContext,
+    v: &ViewDef,
+    push: Option<(&ast::Expr, &str)>,
+) -> Result<(Derived, Vec<ColumnDef>), SqlError> {
     let depth = cx.view_depth.get();
     if depth >= MAX_VIEW_DEPTH {
         return Err(SqlError::of(
@@ -93,7 +106,12 @@ fn compile_view(cx: &ExecContext, v: &ViewDef) -> Result<(Derived, Vec<ColumnDef
     };
     cx.view_depth.set(depth + 1);
     let saved = definer.map(|a| cx.definer.replace(Some(a)));
-    let r = compile_body(cx, &v.query, &v.query_db);
+    let r = parse_body(&v.query, &v.query_db).and_then(|mut q| {
+        if let Some((w, qn)) = push {
+            super::merge::push_where(cx, &mut q, &v.columns, qn, w);
+        }
+        compile_derived(cx, &q, Ctx::default())
+    });
     if let Some(s) = saved {
         cx.definer.replace(s);
     }
