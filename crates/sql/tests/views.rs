@@ -134,6 +134,21 @@ fn view_ddl_errors_as_mariadb() {
     );
     assert_eq!(err(&mut s, "INSERT INTO v VALUES (1)"), 1288);
     assert_eq!(err(&mut s, "DELETE FROM v"), 1288);
+    // DROP TABLE IF EXISTS of a view: a note, the view stays.
+    ok(&mut s, "DROP TABLE IF EXISTS v");
+    assert_eq!(
+        rows(&mut s, "SHOW WARNINGS"),
+        vec![vec!["Note", "1965", "'vd.v' is a view"]]
+    );
+    assert_eq!(rows(&mut s, "SELECT * FROM v"), vec![vec!["1"]]);
+    // ALGORITHM=MERGE of a view MariaDB cannot merge: UNDEFINED, with warning 1354.
+    ok(
+        &mut s,
+        "CREATE ALGORITHM=MERGE VIEW mg AS SELECT a, count(*) FROM t GROUP BY a",
+    );
+    assert_eq!(rows(&mut s, "SHOW WARNINGS")[0][1], "1354");
+    assert!(rows(&mut s, "SHOW CREATE VIEW mg")[0][1].starts_with("CREATE ALGORITHM=UNDEFINED"));
+    ok(&mut s, "DROP VIEW mg");
     // IF NOT EXISTS: a note; DROP VIEW IF EXISTS: a note per missing view.
     ok(&mut s, "CREATE VIEW IF NOT EXISTS v AS SELECT 2");
     assert_eq!(

@@ -126,6 +126,20 @@ fn create(cx: &mut ExecContext, c: CreateView) -> Result<(), SqlError> {
     }
     let query_db = cx.current_db.clone().unwrap_or_default();
     let (_, defs) = plan_view::compile_body(cx, &c.query, &query_db)?;
+    let mut algorithm = c
+        .algorithm
+        .or(inherit.map(|o| o.algorithm))
+        .unwrap_or(ViewAlgorithm::Undefined);
+    if algorithm == ViewAlgorithm::Merge
+        && !plan_view::mergeable(&plan_view::parse_body(&c.query, "")?)
+    {
+        cx.warnings.push((
+            "Warning".into(),
+            1354,
+            "View merge algorithm can't be used here for now (assumed undefined algorithm)".into(),
+        ));
+        algorithm = ViewAlgorithm::Undefined;
+    }
     let columns = view_columns(&c.columns, defs.iter().map(|d| d.name.clone()).collect())?;
     if cx.privs.enforce
         && cx
@@ -144,10 +158,7 @@ fn create(cx: &mut ExecContext, c: CreateView) -> Result<(), SqlError> {
         columns,
         query: c.query.clone(),
         query_db,
-        algorithm: c
-            .algorithm
-            .or(inherit.map(|o| o.algorithm))
-            .unwrap_or(ViewAlgorithm::Undefined),
+        algorithm,
         definer,
         invoker: c.invoker.or(inherit.map(|o| o.invoker)).unwrap_or(false),
         check: c.check,

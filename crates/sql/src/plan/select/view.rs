@@ -173,6 +173,57 @@ pub(crate) fn parse_body(query: &str, query_db: &str) -> Result<ast::Query, SqlE
     Ok(*q)
 }
 
+/// Whether MariaDB can MERGE a view of this SELECT (else `ALGORITHM=MERGE` becomes
+/// UNDEFINED with warning 1354): one SELECT reading a table, without DISTINCT, GROUP BY,
+/// HAVING, LIMIT, aggregate or window functions.
+pub(crate) fn mergeable(q: &ast::Query) -> bool {
+    let ast::SetExpr::Select(sel) = &*q.body else {
+        return false;
+    };
+    let grouped = !matches!(&sel.group_by, ast::GroupByExpr::Expressions(e, _) if e.is_empty());
+    if q.with.is_some()
+        || q.limit_clause.is_some()
+        || sel.from.is_empty()
+        || sel.distinct.is_some()
+        || grouped
+        || sel.having.is_some()
+    {
+        return false;
+    }
+    const AGGREGATES: &[&str] = &[
+        "COUNT",
+        "SUM",
+        "AVG",
+        "MIN",
+        "MAX",
+        "GROUP_CONCAT",
+        "BIT_AND",
+        "BIT_OR",
+        "BIT_XOR",
+        "STD",
+        "STDDEV",
+        "STDDEV_POP",
+        "STDDEV_SAMP",
+        "VARIANCE",
+        "VAR_POP",
+        "VAR_SAMP",
+        "JSON_ARRAYAGG",
+        "JSON_OBJECTAGG",
+    ];
+    let aggregate = ast::visit_expressions(&sel.projection, |e: &ast::Expr| match e {
+        ast::Expr::Function(f)
+            if f.over.is_some()
+                || AGGREGATES
+                    .iter()
+                    .any(|a| f.name.to_string().eq_ignore_ascii_case(a)) =>
+        {
+            ControlFlow::Break(())
+        }
+        _ => ControlFlow::Continue(()),
+    });
+    aggregate.is_continue()
+}
+
 /// Qualifies every one-part table name of `q` that is not a CTE name of `q` with `db`.
 pub(crate) fn qualify(q: &mut ast::Query, db: &str) {
     let mut ctes = CteNames(Vec::new());
