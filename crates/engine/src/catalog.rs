@@ -40,6 +40,7 @@ use crate::encoding::{
     put_bytes, put_str, put_u32, put_u64, put_u8, put_value, put_var, FormatError, Reader,
 };
 use crate::error::EngineError;
+use crate::view::ViewDef;
 
 /// A table's id: assigned at CREATE TABLE, never reused. It is also the binlog table id.
 pub type TableId = u64;
@@ -1730,6 +1731,21 @@ pub enum CatalogChange {
     AlterAccount {
         account: AccountDef,
     },
+    /// `CREATE VIEW` (`replace`: `OR REPLACE` / `ALTER VIEW`, an existing view of that name is
+    /// replaced). The name must not be a table's.
+    CreateView {
+        replace: bool,
+        view: ViewDef,
+    },
+    /// `DROP VIEW`: each `(db, name)` must be a view.
+    DropViews {
+        views: Vec<(String, String)>,
+    },
+    /// `RENAME TABLE` of views: `(db, name, new db, new name)` applied in order, each new name
+    /// free.
+    RenameViews {
+        renames: Vec<(String, String, String, String)>,
+    },
 }
 
 /// Where a column of an ALTER TABLE's new definition takes its values from.
@@ -1753,11 +1769,16 @@ const EXT_CONSTRAINTS: u8 = 2;
 /// Tag of [`CatalogChange::AlterConstraints`] (the fk range of tags is 20..=29).
 const TAG_ALTER_CONSTRAINTS: u8 = 20;
 
+/// Tags of the view changes (the views range of tags is 50..=59).
+const TAG_CREATE_VIEW: u8 = 50;
+const TAG_DROP_VIEWS: u8 = 51;
+const TAG_RENAME_VIEWS: u8 = 52;
+
 /// Format 2 added the accounts' [`AuthMethods`]; format 1 is still read.
 const CHANGE_FORMAT: u8 = 2;
-/// Format 2 added accounts after the tables, format 3 their [`AuthMethods`]; formats 1 (no
-/// accounts) and 2 are still read.
-const CATALOG_FORMAT: u8 = 3;
+/// Format 2 added accounts after the tables, format 3 their [`AuthMethods`], format 4 the
+/// views after the accounts; formats 1 (no accounts), 2 and 3 are still read.
+const CATALOG_FORMAT: u8 = 4;
 
 impl CatalogChange {
     /// CREATE/DROP DATABASE: MariaDB logs them with the database as the Query event's db and
@@ -1887,6 +1908,28 @@ impl CatalogChange {
                     put_str(&mut out, name);
                 }
             }
+            CatalogChange::CreateView { replace, view } => {
+                put_u8(&mut out, TAG_CREATE_VIEW);
+                put_u8(&mut out, u8::from(*replace));
+                view.encode(&mut out);
+            }
+            CatalogChange::DropViews { views } => {
+                put_u8(&mut out, TAG_DROP_VIEWS);
+                put_u32(&mut out, views.len() as u32);
+                for (db, name) in views {
+                    put_str(&mut out, db);
+                    put_str(&mut out, name);
+                }
+            }
+            CatalogChange::RenameViews { renames } => {
+                put_u8(&mut out, TAG_RENAME_VIEWS);
+                put_u32(&mut out, renames.len() as u32);
+                for (db, name, new_db, new_name) in renames {
+                    for s in [db, name, new_db, new_name] {
+                        put_str(&mut out, s);
+                    }
+                }
+            }
         }
         out
     }
@@ -1999,6 +2042,30 @@ impl CatalogChange {
             10 => CatalogChange::AlterAccount {
                 account: AccountDef::decode(&mut r, with_auth)?,
             },
+            TAG_CREATE_VIEW => CatalogChange::CreateView {
+                replace: match r.u8()? {
+                    0 => false,
+                    1 => true,
+                    b => return Err(r.err(format!("bad OR REPLACE flag {b}"))),
+                },
+                view: ViewDef::decode(&mut r)?,
+            },
+            TAG_DROP_VIEWS => {
+                let n = r.u32()?;
+                let mut views = Vec::new();
+                for _ in 0..n {
+                    views.push((r.string()?, r.string()?));
+                }
+                CatalogChange::DropViews { views }
+            }
+            TAG_RENAME_VIEWS => {
+                let n = r.u32()?;
+                let mut renames = Vec::new();
+                for _ in 0..n {
+                    renames.push((r.string()?, r.string()?, r.string()?, r.string()?));
+                }
+                CatalogChange::RenameViews { renames }
+            }
             k => return Err(r.err(format!("unknown catalog change kind {k}"))),
         };
         if !r.is_empty() {
@@ -2017,6 +2084,8 @@ pub struct Catalog {
     next_table_id: TableId,
     /// Accounts keyed by (user, host), both compared exactly.
     accounts: BTreeMap<(String, String), Arc<AccountDef>>,
+    /// Views keyed by (database, name); no name is both a table's and a view's.
+    views: BTreeMap<(String, String), Arc<ViewDef>>,
 }
 
 impl Catalog {
@@ -2060,6 +2129,36 @@ impl Catalog {
             .collect()
     }
 
+    /// The view `db.name`.
+    pub fn view(&self, db: &str, name: &str) -> Option<&Arc<ViewDef>> {
+        self.views.get(&(db.to_string(), name.to_string()))
+    }
+
+    /// Views of one database, by name.
+    pub fn views_in(&self, db: &str) -> Vec<&Arc<ViewDef>> {
+        self.views
+            .range((db.to_string(), String::new())..)
+            .take_while(|((d, _), _)| d == db)
+            .map(|(_, v)| v)
+            .collect()
+    }
+
+    /// Whether there is any view (the readers' fast path: no view lookup without one).
+    pub fn has_views(&self) -> bool {
+        !self.views.is_empty()
+    }
+
+    /// Every view, ordered by (database, name).
+    pub fn views(&self) -> impl Iterator<Item = &Arc<ViewDef>> {
+        self.views.values()
+    }
+
+    /// Whether `db.name` names a table or a view.
+    fn name_taken(&self, db: &str, name: &str) -> bool {
+        let key = (db.to_string(), name.to_string());
+        self.names.contains_key(&key) || self.views.contains_key(&key)
+    }
+
     /// Every account, ordered by (user, host).
     pub fn accounts(&self) -> impl Iterator<Item = &Arc<AccountDef>> {
         self.accounts.values()
@@ -2076,6 +2175,7 @@ impl Catalog {
     }
 
     /// Validates `change` against this catalog and returns the catalog after it.
+    // Long: one arm per kind of catalog change.
     pub fn apply(&self, change: &CatalogChange) -> Result<Catalog, EngineError> {
         let mut c = self.clone();
         match change {
@@ -2092,6 +2192,7 @@ impl Catalog {
                 for id in ids {
                     c.remove_table(id);
                 }
+                c.views.retain(|(d, _), _| d != name);
             }
             CatalogChange::CreateTable { table } => c.add_table(table)?,
             CatalogChange::DropTable { id } | CatalogChange::TruncateTable { id } => {
@@ -2189,7 +2290,7 @@ impl Catalog {
                         });
                     }
                     let key = (table.db.clone(), table.name.clone());
-                    if c.names.contains_key(&key) {
+                    if c.name_taken(&table.db, &table.name) {
                         return Err(EngineError::TableExists {
                             table: table.name.clone(),
                         });
@@ -2209,6 +2310,9 @@ impl Catalog {
             CatalogChange::CreateAccount { .. }
             | CatalogChange::DropAccount { .. }
             | CatalogChange::AlterAccount { .. } => c.apply_account_change(change)?,
+            CatalogChange::CreateView { .. }
+            | CatalogChange::DropViews { .. }
+            | CatalogChange::RenameViews { .. } => c.apply_view_change(change)?,
         }
         debug_assert_eq!(c.check_consistent(), Ok(()), "after {change:?}");
         Ok(c)
@@ -2222,7 +2326,7 @@ impl Catalog {
             if !self.databases.contains(db) {
                 return Err(EngineError::NoSuchDatabase { db: db.clone() });
             }
-            if self.names.contains_key(&(db.clone(), name.clone())) {
+            if self.name_taken(db, name) {
                 return Err(EngineError::TableExists {
                     table: name.clone(),
                 });
@@ -2269,7 +2373,7 @@ impl Catalog {
                 db: table.db.clone(),
             });
         }
-        if self.table_by_name(&table.db, &table.name).is_some() {
+        if self.name_taken(&table.db, &table.name) {
             return Err(EngineError::TableExists {
                 table: table.name.clone(),
             });
@@ -2331,8 +2435,76 @@ impl Catalog {
         Ok(())
     }
 
+    /// The view changes of [`apply`](Self::apply): 1049 for a missing database, 1050 for a
+    /// name in use, 1146 for a view that is not there.
+    fn apply_view_change(&mut self, change: &CatalogChange) -> Result<(), EngineError> {
+        let missing = |db: &str, name: &str| EngineError::NoSuchTable {
+            db: db.to_string(),
+            table: name.to_string(),
+        };
+        match change {
+            CatalogChange::CreateView { replace, view } => {
+                if !self.databases.contains(&view.db) {
+                    return Err(EngineError::NoSuchDatabase {
+                        db: view.db.clone(),
+                    });
+                }
+                let key = (view.db.clone(), view.name.clone());
+                if self.names.contains_key(&key) || (!replace && self.views.contains_key(&key)) {
+                    return Err(EngineError::TableExists {
+                        table: view.name.clone(),
+                    });
+                }
+                view.check_consistent()
+                    .map_err(|e| EngineError::corrupt("CREATE VIEW", e))?;
+                self.views.insert(key, Arc::new(view.clone()));
+            }
+            CatalogChange::DropViews { views } => {
+                for (db, name) in views {
+                    self.views
+                        .remove(&(db.clone(), name.clone()))
+                        .ok_or_else(|| missing(db, name))?;
+                }
+            }
+            CatalogChange::RenameViews { renames } => {
+                for (db, name, new_db, new_name) in renames {
+                    let v = self
+                        .views
+                        .get(&(db.clone(), name.clone()))
+                        .cloned()
+                        .ok_or_else(|| missing(db, name))?;
+                    if !self.databases.contains(new_db) {
+                        return Err(EngineError::NoSuchDatabase { db: new_db.clone() });
+                    }
+                    if self.name_taken(new_db, new_name) {
+                        return Err(EngineError::TableExists {
+                            table: new_name.clone(),
+                        });
+                    }
+                    self.views.remove(&(db.clone(), name.clone()));
+                    let mut v = (*v).clone();
+                    v.db = new_db.clone();
+                    v.name = new_name.clone();
+                    self.views
+                        .insert((new_db.clone(), new_name.clone()), Arc::new(v));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// The invariants of the module docs that one catalog can break (debug assertions).
     fn check_consistent(&self) -> Result<(), String> {
+        for ((db, name), v) in &self.views {
+            if (db, name) != (&v.db, &v.name) || !self.databases.contains(db) {
+                return Err(format!("view {db}.{name} misplaced"));
+            }
+            if self.names.contains_key(&(db.clone(), name.clone())) {
+                return Err(format!("{db}.{name} is both a table and a view"));
+            }
+            v.check_consistent()?;
+        }
         if self.names.len() != self.tables.len() {
             return Err("name map and table map differ".into());
         }
@@ -2379,6 +2551,10 @@ impl Catalog {
         for a in self.accounts.values() {
             a.encode(out);
         }
+        put_var(out, self.views.len() as u64);
+        for v in self.views.values() {
+            v.encode(out);
+        }
     }
 
     /// Decodes [`encode`](Self::encode)'s bytes and checks their consistency.
@@ -2400,6 +2576,7 @@ impl Catalog {
             names: BTreeMap::new(),
             next_table_id,
             accounts: BTreeMap::new(),
+            views: BTreeMap::new(),
         };
         for _ in 0..nt {
             let tb = r.bytes()?;
@@ -2430,6 +2607,19 @@ impl Catalog {
                 let key = (a.user.clone(), a.host.clone());
                 if c.accounts.insert(key, Arc::new(a)).is_some() {
                     return Err(r.err("duplicate account"));
+                }
+            }
+        }
+        if version >= 4 {
+            let nv = r.count(8)?;
+            for _ in 0..nv {
+                let v = ViewDef::decode(r)?;
+                let key = (v.db.clone(), v.name.clone());
+                if !c.databases.contains(&v.db) || c.names.contains_key(&key) {
+                    return Err(r.err(format!("inconsistent view {}.{}", v.db, v.name)));
+                }
+                if c.views.insert(key, Arc::new(v)).is_some() {
+                    return Err(r.err("duplicate view"));
                 }
             }
         }
@@ -3188,6 +3378,119 @@ mod tests {
         let mut bad = spec();
         bad.columns[1] = ColumnSpec::new("name", SqlType::VarChar(20)).collation(Collation::Binary);
         assert!(TableDef::from_spec(1, &bad).is_err());
+    }
+
+    fn view(db: &str, name: &str) -> ViewDef {
+        ViewDef {
+            db: db.into(),
+            name: name.into(),
+            columns: vec!["id".into(), "n".into()],
+            query: "select id, name as n from t where id > 1".into(),
+            query_db: "d".into(),
+            algorithm: crate::view::ViewAlgorithm::Undefined,
+            definer: ("root".into(), "localhost".into()),
+            invoker: false,
+            check: crate::view::ViewCheck::None,
+        }
+    }
+
+    #[test]
+    fn views_share_the_table_namespace_and_survive_the_catalog_bytes() {
+        let mut cat = Catalog::new()
+            .apply(&CatalogChange::CreateDatabase { name: "d".into() })
+            .unwrap();
+        let t = TableDef::from_spec(cat.next_table_id(), &spec()).unwrap();
+        cat = cat.apply(&CatalogChange::CreateTable { table: t }).unwrap();
+        let create = |replace, v| CatalogChange::CreateView { replace, view: v };
+        // A view named like a table, or like another view without OR REPLACE: 1050.
+        let err = cat.apply(&create(true, view("d", "t"))).unwrap_err();
+        assert_eq!(err.code(), 1050);
+        cat = cat.apply(&create(false, view("d", "v"))).unwrap();
+        assert_eq!(
+            cat.apply(&create(false, view("d", "v")))
+                .unwrap_err()
+                .code(),
+            1050
+        );
+        let mut v2 = view("d", "v");
+        v2.query = "select 1 as id, 2 as n".into();
+        cat = cat.apply(&create(true, v2.clone())).unwrap();
+        assert_eq!(cat.view("d", "v").unwrap().query, v2.query);
+        // A table cannot take a view's name, by CREATE or RENAME.
+        let mut sp = spec();
+        sp.name = "v".into();
+        let t2 = TableDef::from_spec(cat.next_table_id(), &sp).unwrap();
+        let err = cat
+            .apply(&CatalogChange::CreateTable { table: t2 })
+            .unwrap_err();
+        assert_eq!(err.code(), 1050);
+        let ren = CatalogChange::RenameTables {
+            renames: vec![(1, "d".into(), "v".into())],
+        };
+        assert_eq!(cat.apply(&ren).unwrap_err().code(), 1050);
+        // Changes and the whole catalog round trip.
+        let rv = CatalogChange::RenameViews {
+            renames: vec![("d".into(), "v".into(), "d".into(), "w".into())],
+        };
+        let dv = CatalogChange::DropViews {
+            views: vec![("d".into(), "w".into())],
+        };
+        for ch in [create(true, v2.clone()), rv.clone(), dv.clone()] {
+            let enc = ch.encode();
+            assert_eq!(
+                enc[1],
+                match ch {
+                    CatalogChange::CreateView { .. } => 50,
+                    CatalogChange::DropViews { .. } => 51,
+                    _ => 52,
+                }
+            );
+            assert_eq!(CatalogChange::decode(&enc).unwrap(), ch);
+            for n in 0..enc.len() {
+                assert!(CatalogChange::decode(&enc[..n]).is_err());
+            }
+        }
+        let mut bytes = Vec::new();
+        cat.encode(&mut bytes);
+        let back = Catalog::decode(&mut Reader::new(&bytes, "catalog")).unwrap();
+        assert_eq!(back, cat);
+        assert_eq!(back.views_in("d").len(), 1);
+        cat = cat.apply(&rv).unwrap();
+        assert!(cat.view("d", "v").is_none());
+        assert_eq!(cat.view("d", "w").unwrap().name, "w");
+        cat = cat.apply(&dv).unwrap();
+        assert_eq!(cat.views().count(), 0);
+        assert_eq!(cat.apply(&dv).unwrap_err().code(), 1146);
+        // DROP DATABASE takes its views with it.
+        cat = cat.apply(&create(false, view("d", "x"))).unwrap();
+        cat = cat
+            .apply(&CatalogChange::DropDatabase { name: "d".into() })
+            .unwrap();
+        assert_eq!(cat.views().count(), 0);
+    }
+
+    #[test]
+    fn format_3_catalog_bytes_decode_without_views() {
+        // Format 3, as written before views: version, next table id, databases, tables,
+        // accounts, and nothing after them.
+        let mut old = Vec::new();
+        put_u8(&mut old, 3);
+        put_u64(&mut old, 7);
+        put_var(&mut old, 1);
+        put_str(&mut old, "d");
+        put_var(&mut old, 0);
+        put_var(&mut old, 0);
+        let mut r = Reader::new(&old, "catalog");
+        let cat = Catalog::decode(&mut r).unwrap();
+        assert!(r.is_empty());
+        assert!(cat.has_database("d"));
+        assert_eq!(cat.next_table_id(), 7);
+        assert_eq!(cat.views().count(), 0);
+        // Today's bytes of the same catalog: format 4, with an empty view list.
+        let mut now = Vec::new();
+        cat.encode(&mut now);
+        assert_eq!(now[0], 4);
+        assert_eq!(&now[1..], &[&old[1..], &[0u8][..]].concat()[..]);
     }
 
     #[test]

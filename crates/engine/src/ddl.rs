@@ -37,6 +37,7 @@ use crate::error::EngineError;
 use crate::events::encode_ddl_with_mode;
 use crate::key::display_values;
 use crate::store::{index_has_null, index_key, Root, Row};
+use crate::view::ViewDef;
 
 impl Engine {
     /// Runs one DDL statement: `build` validates against the latest root and returns the
@@ -272,6 +273,62 @@ impl Engine {
             def.options.foreign_keys = foreign_keys;
             def.options.checks = checks;
             Ok(Some(CatalogChange::AlterConstraints { index, table: def }))
+        })?;
+        Ok(())
+    }
+
+    /// `CREATE [OR REPLACE] VIEW` / `ALTER VIEW` (`replace`); the SQL layer validated the
+    /// query. 1049 for a missing database, 1050 for a name in use (IF NOT EXISTS: nothing
+    /// happens, and the return is false).
+    /// `db`: the database the Query event runs in.
+    pub fn create_view(
+        &self,
+        db: &str,
+        view: ViewDef,
+        replace: bool,
+        if_not_exists: bool,
+        sql: &str,
+    ) -> Result<bool, EngineError> {
+        let change = self.run_ddl(db, sql, |root| {
+            let cat = &root.catalog;
+            if !cat.has_database(&view.db) {
+                return Err(EngineError::NoSuchDatabase {
+                    db: view.db.clone(),
+                });
+            }
+            let taken = cat.table_by_name(&view.db, &view.name).is_some()
+                || (!replace && cat.view(&view.db, &view.name).is_some());
+            if taken && if_not_exists {
+                return Ok(None);
+            }
+            Ok(Some(CatalogChange::CreateView { replace, view }))
+        })?;
+        Ok(change.is_some())
+    }
+
+    /// `DROP VIEW` of the views `views` (`(db, name)`, each one a view; the SQL layer left out
+    /// the missing ones of `IF EXISTS`); 1146 for one that is not there.
+    pub fn drop_views(
+        &self,
+        db: &str,
+        views: Vec<(String, String)>,
+        sql: &str,
+    ) -> Result<(), EngineError> {
+        self.run_ddl(db, sql, |_| {
+            Ok((!views.is_empty()).then_some(CatalogChange::DropViews { views }))
+        })?;
+        Ok(())
+    }
+
+    /// `RENAME TABLE` of views only: each `(db, name, new db, new name)` in order.
+    pub fn rename_views(
+        &self,
+        db: &str,
+        renames: Vec<(String, String, String, String)>,
+        sql: &str,
+    ) -> Result<(), EngineError> {
+        self.run_ddl(db, sql, |_| {
+            Ok(Some(CatalogChange::RenameViews { renames }))
         })?;
         Ok(())
     }

@@ -51,6 +51,7 @@ pub mod scheduler;
 pub mod semisync;
 pub mod store;
 pub mod txn;
+pub mod view;
 
 pub use catalog::{
     AccountDef, AuthMethods, Catalog, CatalogChange, CheckDef, ColumnDef, ColumnExtras,
@@ -69,3 +70,4 @@ pub use scheduler::Backoff;
 pub use semisync::{CommitWaiter, SemiSync, SemiSyncClient, SemiSyncStatus, WaitPoint};
 pub use store::{IndexRef, KeyRange, Row, RowChange, Snapshot};
 pub use txn::{InsertOutcome, Transaction};
+pub use view::{ViewAlgorithm, ViewCheck, ViewDef};

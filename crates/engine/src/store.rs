@@ -706,6 +706,10 @@ impl Root {
             CatalogChange::CreateAccount { .. }
             | CatalogChange::DropAccount { .. }
             | CatalogChange::AlterAccount { .. } => {}
+            // Views have no rows.
+            CatalogChange::CreateView { .. }
+            | CatalogChange::DropViews { .. }
+            | CatalogChange::RenameViews { .. } => {}
         }
         self.catalog = Arc::new(catalog);
         Ok(())

@@ -379,7 +379,14 @@ fn write_ddl(port: u16) {
          INSERT INTO ddl.b VALUES (3, 3); \
          DROP TABLE ddl.gone; \
          CREATE DATABASE scratch; CREATE TABLE scratch.x (id INT PRIMARY KEY); \
-         DROP DATABASE scratch",
+         DROP DATABASE scratch; \
+         CREATE DEFINER=root@localhost VIEW ddl.va AS SELECT id, v FROM ddl.a WHERE n > 10; \
+         USE ddl; \
+         CREATE SQL SECURITY INVOKER VIEW vb (k, w2) AS SELECT id, w + 1 FROM b; \
+         CREATE VIEW gonev AS SELECT 1 AS one; \
+         DROP VIEW IF EXISTS gonev, nope; \
+         RENAME TABLE vb TO vb2; \
+         ALTER VIEW va AS SELECT id, v, n FROM a WHERE n >= 10",
     );
 }
 
@@ -434,11 +441,19 @@ fn mariadb_replica_follows_ddl_types_and_sysbench() {
 
     assert_eq!(
         assert_same_tables_list(port, &replica, "ddl"),
-        "a\nb\n",
-        "ddl's tables"
+        "a\nb\nva\nvb2\n",
+        "ddl's tables and views"
     );
     assert_same_table(port, &replica, "ddl.a", "*");
     assert_same_table(port, &replica, "ddl.b", "*");
+    // The views arrived as views (ALTER VIEW's definition, RENAME's name) and read the same.
+    assert_eq!(
+        replica.value("SELECT GROUP_CONCAT(TABLE_NAME ORDER BY 1) FROM information_schema.views WHERE TABLE_SCHEMA = 'ddl'"),
+        "va,vb2"
+    );
+    assert_same_table(port, &replica, "ddl.va", "*");
+    assert_same_table(port, &replica, "ddl.vb2", "*");
+    assert_eq!(replica.value("SELECT COUNT(*) FROM ddl.va"), "2");
     assert_same_tables_list(port, &replica, "types");
     assert_same_table(port, &replica, "types.t", &types_select());
     assert_same_table(port, &replica, "sb.sbtest1", "*");

@@ -112,6 +112,12 @@ pub struct ExecContext {
     pub(crate) backup: Option<(BackupStage, BackupHold)>,
     /// The user-level locks this session holds (GET_LOCK), released when it ends.
     pub(crate) user_locks: crate::user_locks::SessionLocks,
+    /// While the SELECT of a `SQL SECURITY DEFINER` view is compiled: its definer's account,
+    /// against which table privileges are checked instead of the session's
+    /// (`plan::select::view`, which restores the previous value after).
+    pub(crate) definer: std::cell::RefCell<Option<Arc<AccountDef>>>,
+    /// How many views deep the SELECT being compiled is (`plan::select::view`).
+    pub(crate) view_depth: std::cell::Cell<u32>,
 }
 
 impl ExecContext {
@@ -146,6 +152,8 @@ impl ExecContext {
             origin: None,
             backup: None,
             user_locks,
+            definer: std::cell::RefCell::new(None),
+            view_depth: std::cell::Cell::new(0),
         }
     }
 
@@ -216,6 +224,14 @@ impl ExecContext {
         table: &str,
         need: u64,
     ) -> Result<(), SqlError> {
+        if let Some(a) = &*self.definer.borrow() {
+            // Inside a DEFINER view (only set while privileges are enforced).
+            let have = global_grants(a) | grants_on(a, db);
+            if have & need == need {
+                return Ok(());
+            }
+            return Err(table_denied(&a.user, &a.host, db, table, need & !have));
+        }
         self.privs
             .check_table(&self.user, &self.host, db, table, need)
     }

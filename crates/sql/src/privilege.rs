@@ -449,6 +449,11 @@ impl PrivCache {
         );
     }
 
+    /// The account the session's privileges are those of (None: not enforced, or no match).
+    pub(crate) fn account(&self) -> Option<&Arc<AccountDef>> {
+        self.account.as_ref()
+    }
+
     /// The session's `*.*` privileges.
     pub(crate) fn global(&self) -> u64 {
         self.global

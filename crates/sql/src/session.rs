@@ -357,6 +357,12 @@ impl Session {
             if let Some(r) = self.sql_prepared(sql) {
                 return r;
             }
+            if crate::parse::view::maybe_view(sql) {
+                self.refresh_privileges();
+                if let Some(r) = crate::execute::view::try_execute(self, sql) {
+                    return r;
+                }
+            }
             if let Some(r) = admin::try_execute(self, sql) {
                 return r;
             }
@@ -822,6 +828,7 @@ impl Session {
     }
 
     /// Non-DML statements: DDL, USE.
+    // Long: one arm per statement kind.
     fn run_other(&mut self, stmt: &Statement, sql: &str) -> Result<Output, SqlError> {
         let text = parse::strip_comments(sql);
         let text = text.trim();
@@ -922,6 +929,7 @@ impl Session {
                 ..
             } => {
                 self.commit()?;
+                drop(crate::expr::take_warnings());
                 crate::execute::ddl::drop(
                     self,
                     object_type,
@@ -930,6 +938,8 @@ impl Session {
                     table.as_ref(),
                     text,
                 )?;
+                // DROP TABLE IF EXISTS of a view: its note.
+                self.cx.warnings.extend(crate::expr::take_warnings());
                 if matches!(
                     object_type,
                     ast::ObjectType::Database | ast::ObjectType::Schema
@@ -943,7 +953,7 @@ impl Session {
                         }
                     }
                 }
-                Ok(Output::ok())
+                Ok(Output::ok().with_warning_count(self.warning_count()))
             }
             Statement::Truncate(t) => {
                 self.commit()?;

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use onelog_engine::TableDef;
+use onelog_protocol::errors;
 use sqlparser::ast;
 
 use crate::context::ExecContext;
@@ -26,10 +27,34 @@ pub(crate) fn resolve_table(
         _ => return Err(SqlError::syntax(&name.to_string())),
     };
     cx.check_table_privilege(&db, &table, need)?;
-    table_named(cx, &db, &table)
+    table_named(cx, &db, &table).map_err(|e| match e.code {
+        1347 => view_target_error(&table, need),
+        _ => e,
+    })
 }
 
-/// The table `db.table` of the current catalog; 1146 when there is none (no privilege check).
+/// A view where a statement needs a base table: an INSERT, UPDATE or DELETE target is
+/// refused as MariaDB refuses a view it cannot change (1288: onelog writes through no view);
+/// a view read by a multi-table UPDATE or DELETE is refused (1235).
+fn view_target_error(view: &str, need: u64) -> SqlError {
+    use crate::privilege::{DELETE, INSERT, UPDATE};
+    let verb = if need & INSERT != 0 {
+        "INSERT"
+    } else if need & UPDATE != 0 {
+        "UPDATE"
+    } else if need & DELETE != 0 {
+        "DELETE"
+    } else {
+        return SqlError::unsupported("a view in a multi-table UPDATE or DELETE");
+    };
+    SqlError::of(
+        errors::ER_NON_UPDATABLE_TABLE,
+        format!("The target table {view} of the {verb} is not updatable"),
+    )
+}
+
+/// The table `db.table` of the current catalog (no privilege check); 1347 when it is a view
+/// (MariaDB's answer where a base table is needed), 1146 when there is neither.
 pub(crate) fn table_named(
     cx: &ExecContext,
     db: &str,
@@ -38,6 +63,10 @@ pub(crate) fn table_named(
     let cat = cx.server.engine.catalog();
     match cat.table_by_name(db, table) {
         Some(t) => Ok(t.clone()),
+        None if cat.view(db, table).is_some() => Err(SqlError::of(
+            errors::ER_WRONG_OBJECT,
+            format!("'{db}.{table}' is not of type 'BASE TABLE'"),
+        )),
         None => Err(SqlError::no_such_table(db, table)),
     }
 }

@@ -891,6 +891,19 @@ pub(crate) fn rename_tables(
         }
         resolved.push((db, table, new_db, new_table));
     }
+    let cat = cx.server.engine.catalog();
+    let views = resolved
+        .iter()
+        .filter(|(db, t, _, _)| cat.view(db, t).is_some())
+        .count();
+    if views == resolved.len() {
+        return crate::execute::view::rename(cx, resolved, sql);
+    }
+    if views > 0 {
+        return Err(SqlError::unsupported(
+            "RENAME TABLE of views and tables in one statement",
+        ));
+    }
     // A table with foreign keys or referenced by one is renamed as InnoDB does: the catalog
     // change carries the children's references and the generated constraint names along
     // (`Catalog::apply`, RenameTables).
@@ -959,6 +972,16 @@ pub(crate) fn drop(
             }
             for n in names {
                 let (db, t) = split_name(cx, n)?;
+                if cat.view(&db, &t).is_some() {
+                    // A view is not dropped by DROP TABLE: 1965, a note with IF EXISTS (the
+                    // engine's drop below finds no table of that name and does nothing).
+                    let e = crate::execute::view::is_a_view(&db, &t);
+                    if !if_exists {
+                        return Err(e);
+                    }
+                    crate::expr::warn("Note", e.code, e.message);
+                    continue;
+                }
                 if cat.table_by_name(&db, &t).is_none() {
                     missing.push(format!("{db}.{t}"));
                 }

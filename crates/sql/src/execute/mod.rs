@@ -15,4 +15,5 @@ pub(crate) mod join;
 pub(crate) mod multi_dml;
 pub(crate) mod select;
 pub(crate) mod subquery;
+pub(crate) mod view;
 pub(crate) mod window;

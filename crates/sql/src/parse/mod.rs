@@ -16,6 +16,7 @@ pub(crate) mod depth;
 pub(crate) mod dialect;
 pub(crate) mod fast_insert;
 pub(crate) mod lexer;
+pub(crate) mod view;
 
 use lexer::Tok;
 

@@ -270,6 +270,12 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(result(&names, rows))
         }
         Stmt::ShowCreateTable { db, table } => {
+            let vdb = db.clone().or_else(|| cx.current_db.clone());
+            if let Some(vdb) = vdb.filter(|d| cx.server.engine.catalog().view(d, &table).is_some())
+            {
+                // MariaDB answers SHOW CREATE TABLE of a view as SHOW CREATE VIEW.
+                return crate::execute::view::show_create(cx, &vdb, &table);
+            }
             let t = show::table_def(cx, db, &table)?;
             Ok(result(
                 &["Table", "Create Table"],

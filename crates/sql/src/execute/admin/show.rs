@@ -126,13 +126,20 @@ pub(crate) fn tables(
 ) -> Result<(String, Vec<Vec<Value>>), SqlError> {
     let db = resolve_db(cx, db)?;
     let cat = cx.server.engine.catalog();
-    let rows = cat
+    // Tables and views, by name (a name is never both).
+    let mut named: Vec<(&str, &str)> = cat
         .tables_in(&db)
         .iter()
-        .map(|t| {
-            let mut r = vec![text(t.name.clone())];
+        .map(|t| (t.name.as_str(), "BASE TABLE"))
+        .chain(cat.views_in(&db).iter().map(|v| (v.name.as_str(), "VIEW")))
+        .collect();
+    named.sort_unstable();
+    let rows = named
+        .into_iter()
+        .map(|(name, ty)| {
+            let mut r = vec![text(name)];
             if full {
-                r.push(text("BASE TABLE"));
+                r.push(text(ty));
             }
             r
         })
@@ -150,12 +157,15 @@ pub(crate) fn table_def(
         None => cx.current_db.clone().ok_or_else(SqlError::no_database)?,
     };
     cx.require_some_on_db(&db)?;
-    cx.server
-        .engine
-        .catalog()
-        .table_by_name(&db, table)
-        .cloned()
-        .ok_or_else(|| SqlError::no_such_table(&db, table))
+    let cat = cx.server.engine.catalog();
+    if let Some(t) = cat.table_by_name(&db, table) {
+        return Ok(t.clone());
+    }
+    // A view: the columns its SELECT gives.
+    match cat.view(&db, table).cloned() {
+        Some(v) => crate::plan::select::view::view_table_def(cx, &v),
+        None => Err(SqlError::no_such_table(&db, table)),
+    }
 }
 
 /// A column's type as MariaDB shows it: an integer with its declared display width

@@ -11,8 +11,10 @@
 //! tables, CTEs) and `setop` (UNION / INTERSECT / EXCEPT, recursive CTEs), which compile their
 //! parts with [`compile_in`] again: one mutual recursion, kept inside this module tree.
 
+pub(crate) mod merge;
 pub(crate) mod setop;
 pub(crate) mod subquery;
+pub(crate) mod view;
 
 use crate::bind::tables::{from_tables, From, JoinKind, JoinSide};
 use crate::context::ExecContext;
@@ -325,7 +327,7 @@ pub(crate) fn compile_in(
         Body::Select(s) => s,
         Body::Nested(inner) => return compile_in(cx, inner, lock, ctx),
     };
-    let hook = Hook::new(cx, ctx);
+    let hook = Hook::for_select(cx, ctx, sel);
     let mut derived_list = Vec::new();
     let (froms, join_kinds) =
         from_tables(cx, sel, &mut |tf| hook.derived_table(tf, &mut derived_list))?;

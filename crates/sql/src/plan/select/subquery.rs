@@ -138,6 +138,9 @@ pub(crate) struct Hook<'c> {
     cx: &'c ExecContext,
     ctes: Option<&'c Ctes<'c>>,
     pub plans: RefCell<Vec<SubPlan>>,
+    /// The WHERE of a SELECT whose FROM is one table without joins (a view there takes the
+    /// terms it can: `plan::select::merge`).
+    alone_where: Option<&'c ast::Expr>,
 }
 
 impl<'c> Hook<'c> {
@@ -146,7 +149,19 @@ impl<'c> Hook<'c> {
             cx,
             ctes: ctx.ctes,
             plans: RefCell::new(Vec::new()),
+            alone_where: None,
         }
+    }
+
+    /// The hook of `sel`: its WHERE kept when its FROM is one table alone.
+    pub fn for_select(cx: &'c ExecContext, ctx: Ctx<'c>, sel: &'c ast::Select) -> Self {
+        let mut h = Hook::new(cx, ctx);
+        if let [only] = sel.from.as_slice() {
+            if only.joins.is_empty() {
+                h.alone_where = sel.selection.as_ref();
+            }
+        }
+        h
     }
 
     /// A derived table or CTE reference in FROM: compiled, with its synthetic definition
@@ -170,11 +185,11 @@ impl<'c> Hook<'c> {
             ast::TableFactor::Table { name, alias, .. } => {
                 let parts = crate::expr::object_name_parts(name);
                 let ([n], Some(ctes)) = (parts.as_slice(), self.ctes) else {
-                    return Ok(None);
+                    return self.view(name, alias.as_ref(), out);
                 };
                 let qn = alias.as_ref().map_or(n.clone(), |a| a.name.value.clone());
                 match ctes.find(n) {
-                    None => return Ok(None),
+                    None => return self.view(name, alias.as_ref(), out),
                     Some(CteRef::Recursing(None)) => return Err(recursive_mark()),
                     Some(CteRef::Recursing(Some((def, slot)))) => {
                         let mut d = (*def).clone();
@@ -202,6 +217,25 @@ impl<'c> Hook<'c> {
         let def = derived_table_def(defs, &name, renames)?;
         out.push((def.clone(), plan));
         Ok(Some((def, name)))
+    }
+}
+
+impl Hook<'_> {
+    /// A view in FROM (`plan::select::view`): compiled, its definition kept with its plan in
+    /// `out`; None for a name that is not a view's.
+    fn view(
+        &self,
+        name: &ast::ObjectName,
+        alias: Option<&ast::TableAlias>,
+        out: &mut Vec<(Arc<TableDef>, Derived)>,
+    ) -> Result<Option<FromTable>, SqlError> {
+        let Some(v) = super::view::view_named(self.cx, name) else {
+            return Ok(None);
+        };
+        let qn = alias.map_or(v.name.clone(), |a| a.name.value.clone());
+        let (def, plan) = super::view::view_ref(self.cx, &v, &qn, self.alone_where)?;
+        out.push((def.clone(), plan));
+        Ok(Some((def, qn)))
     }
 }
 
