@@ -757,6 +757,11 @@ pub struct TableOptions {
     pub foreign_keys: Vec<ForeignKeyDef>,
     /// The table's CHECK constraints, in declaration order.
     pub checks: Vec<CheckDef>,
+    /// The names of the indexes made for a foreign key that no declared key served (InnoDB's
+    /// generated keys, `HA_GENERATED_KEY`): such an index is dropped when another key comes to
+    /// start with its columns ([`TableDef::drop_covered_generated_keys`]). Only names of
+    /// existing indexes.
+    pub generated_keys: Vec<String>,
 }
 
 /// What a foreign key does to the child rows when their parent row is deleted or its key
@@ -1139,6 +1144,68 @@ impl TableDef {
             .find(|i| i.name.eq_ignore_ascii_case(name))
     }
 
+    /// Drops each generated key ([`TableOptions::generated_keys`]) whose columns a new key
+    /// over `columns` starts with; returns their ids.
+    pub fn drop_generated_keys_served_by(&mut self, columns: &[usize]) -> Vec<u32> {
+        let served: Vec<IndexDef> = self
+            .indexes
+            .iter()
+            .filter(|i| {
+                columns.len() >= i.columns.len()
+                    && columns[..i.columns.len()] == i.columns[..]
+                    && self
+                        .options
+                        .generated_keys
+                        .iter()
+                        .any(|n| n.eq_ignore_ascii_case(&i.name))
+            })
+            .cloned()
+            .collect();
+        for g in &served {
+            self.indexes.retain(|i| i.id != g.id);
+        }
+        self.options
+            .generated_keys
+            .retain(|n| !served.iter().any(|g| g.name.eq_ignore_ascii_case(n)));
+        served.iter().map(|g| g.id).collect()
+    }
+
+    /// Drops each generated key ([`TableOptions::generated_keys`]) that the primary key or
+    /// another index starts with (InnoDB's rule: the other key serves the foreign key; of two
+    /// generated keys the shorter goes, of two alike the later stays), and forgets the names
+    /// of generated keys that no longer exist. Returns the ids of the dropped indexes.
+    pub fn drop_covered_generated_keys(&mut self) -> Vec<u32> {
+        let (mut dropped, mut kept) = (Vec::new(), Vec::new());
+        let names = std::mem::take(&mut self.options.generated_keys);
+        for name in &names {
+            // The generated key is the oldest of that name (a new key may take the name).
+            let Some(g) = self
+                .indexes
+                .iter()
+                .filter(|i| i.name.eq_ignore_ascii_case(name))
+                .min_by_key(|i| i.id)
+                .cloned()
+            else {
+                continue;
+            };
+            let starts =
+                |k: &[usize]| k.len() >= g.columns.len() && k[..g.columns.len()] == g.columns[..];
+            let covered = starts(&self.primary_key)
+                || self
+                    .indexes
+                    .iter()
+                    .any(|i| i.id != g.id && starts(&i.columns));
+            if covered {
+                self.indexes.retain(|i| i.id != g.id);
+                dropped.push(g.id);
+            } else {
+                kept.push(name.clone());
+            }
+        }
+        self.options.generated_keys = kept;
+        dropped
+    }
+
     /// The index with id `id`.
     pub fn index_by_id(&self, id: u32) -> Option<&IndexDef> {
         self.indexes.iter().find(|i| i.id == id)
@@ -1224,6 +1291,11 @@ impl TableDef {
     /// Adds a secondary index (validated), returning its definition.
     pub fn add_index(&mut self, spec: &IndexSpec) -> Result<IndexDef, EngineError> {
         check_identifier(&spec.name)?;
+        if let Ok(cols) = self.resolve_columns(&spec.columns) {
+            // InnoDB drops the generated keys the new index serves the foreign keys of first
+            // (so their names are free again).
+            self.drop_generated_keys_served_by(&cols);
+        }
         if spec.name.eq_ignore_ascii_case("PRIMARY") || self.index(&spec.name).is_some() {
             return Err(EngineError::DuplicateKeyName {
                 index: spec.name.clone(),
@@ -1313,6 +1385,10 @@ impl TableDef {
         if !o.foreign_keys.is_empty() || !o.checks.is_empty() {
             encode_constraints(o, out);
         }
+        if !o.generated_keys.is_empty() {
+            put_u8(out, EXT_GENERATED_KEYS);
+            put_names(out, &o.generated_keys);
+        }
     }
 
     fn encode_attributes(&self, out: &mut Vec<u8>) {
@@ -1334,8 +1410,8 @@ impl TableDef {
 
     /// Reads [`encode_extension`](Self::encode_extension)'s bytes when there are any left.
     /// The extension is a sequence of tagged sections, each at most once and in tag order
-    /// ([`EXT_ATTRIBUTES`], then [`EXT_CONSTRAINTS`]); bytes written before constraints
-    /// existed hold at most the first.
+    /// ([`EXT_ATTRIBUTES`], then [`EXT_CONSTRAINTS`], then [`EXT_GENERATED_KEYS`]); bytes
+    /// written before a section existed lack it.
     fn decode_extension(&mut self, r: &mut Reader<'_>) -> Result<(), FormatError> {
         let mut last = 0;
         while !r.is_empty() {
@@ -1347,6 +1423,7 @@ impl TableDef {
             match tag {
                 EXT_ATTRIBUTES => self.decode_attributes(r)?,
                 EXT_CONSTRAINTS => decode_constraints(&mut self.options, r)?,
+                EXT_GENERATED_KEYS => self.options.generated_keys = get_names(r)?,
                 t => return Err(r.err(format!("unknown table definition extension {t}"))),
             }
         }
@@ -1765,6 +1842,10 @@ const EXT_ATTRIBUTES: u8 = 1;
 /// Tag of the extension's section of FOREIGN KEY and CHECK constraints (after
 /// [`EXT_ATTRIBUTES`] when both are present).
 const EXT_CONSTRAINTS: u8 = 2;
+
+/// Tag of the extension's section of generated key names ([`TableOptions::generated_keys`];
+/// last; a distant number leaves room for other sections before it).
+const EXT_GENERATED_KEYS: u8 = 10;
 
 /// Tag of [`CatalogChange::AlterConstraints`] (the fk range of tags is 20..=29).
 const TAG_ALTER_CONSTRAINTS: u8 = 20;
@@ -2243,6 +2324,7 @@ impl Catalog {
                 }
                 old.options.foreign_keys = table.options.foreign_keys.clone();
                 old.options.checks = table.options.checks.clone();
+                old.options.generated_keys = table.options.generated_keys.clone(); // + the new index
                 if old != *table {
                     return Err(EngineError::corrupt(
                         "ALTER TABLE constraints",
@@ -2629,6 +2711,10 @@ impl Catalog {
 
 /// `CREATE INDEX` of [`Catalog::apply`]: `t` with `index` added.
 fn with_index(mut t: TableDef, index: &IndexDef) -> Result<TableDef, EngineError> {
+    if index.columns.iter().all(|&p| p < t.columns.len()) {
+        // As TableDef::add_index: the generated keys the new index serves go first.
+        t.drop_generated_keys_served_by(&index.columns);
+    }
     if t.index(&index.name).is_some() || index.name.eq_ignore_ascii_case("PRIMARY") {
         return Err(EngineError::DuplicateKeyName {
             index: index.name.clone(),
@@ -2656,6 +2742,15 @@ fn with_index(mut t: TableDef, index: &IndexDef) -> Result<TableDef, EngineError
 fn without_index(mut t: TableDef, index_id: u32) -> Result<TableDef, EngineError> {
     let before = t.indexes.len();
     t.indexes.retain(|i| i.id != index_id);
+    let kept = |n: &String| t.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n));
+    let generated = t
+        .options
+        .generated_keys
+        .iter()
+        .filter(|n| kept(n))
+        .cloned()
+        .collect();
+    t.options.generated_keys = generated;
     if t.indexes.len() == before {
         return Err(EngineError::NoSuchIndex {
             index: format!("#{index_id}"),
@@ -3029,6 +3124,64 @@ mod tests {
         for n in old.len() + 1..new.len() {
             assert!(TableDef::decode(&mut Reader::new(&new[..n], "t")).is_err());
         }
+    }
+
+    #[test]
+    fn generated_keys_round_trip_and_go_when_another_key_serves_them() {
+        let mut sp = spec();
+        sp.indexes
+            .push(IndexSpec::new("amount", &["amount"], false));
+        let mut t = TableDef::from_spec(1, &sp).unwrap();
+        let mut old = Vec::new();
+        t.encode(&mut old);
+        // Definitions written before the section existed decode without generated keys.
+        let back = TableDef::decode(&mut Reader::new(&old, "t")).unwrap();
+        assert!(back.options.generated_keys.is_empty());
+        t.options.generated_keys = vec!["amount".into()];
+        let mut new = Vec::new();
+        t.encode(&mut new);
+        assert!(new.starts_with(&old) && new.len() > old.len());
+        let mut r = Reader::new(&new, "t");
+        assert_eq!(TableDef::decode(&mut r).unwrap(), t);
+        assert!(r.is_empty());
+        // Nothing starts with the generated key's columns but itself: it stays.
+        let mut same = t.clone();
+        assert!(same.drop_covered_generated_keys().is_empty());
+        assert_eq!(same, t);
+        // CREATE INDEX over (amount, name): the generated `amount` goes with the change.
+        let ix = IndexDef {
+            id: t.next_index_id,
+            name: "ix".into(),
+            columns: vec![2, 1],
+            unique: false,
+        };
+        let after = with_index(t.clone(), &ix).unwrap();
+        let names: Vec<&str> = after.indexes.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["by_name", "ix"]);
+        assert!(after.options.generated_keys.is_empty());
+        // A key of the user's own over the same columns is never dropped.
+        let mut user = t.clone();
+        user.options.generated_keys.clear();
+        let kept = with_index(user, &ix).unwrap();
+        assert_eq!(kept.indexes.len(), 3);
+        // A key named as the generated one it serves takes its name (TableDef::add_index).
+        let mut named = t.clone();
+        let ix = named
+            .add_index(&IndexSpec::new("amount", &["amount", "id"], false))
+            .unwrap();
+        assert_eq!(named.indexes.last(), Some(&ix));
+        assert_eq!(named.indexes.len(), 2);
+        assert!(named.options.generated_keys.is_empty());
+        // The primary key or another index covering it drops it in a rebuilt definition.
+        let mut rebuilt = t.clone();
+        rebuilt.primary_key = vec![2, 0];
+        assert_eq!(
+            rebuilt.drop_covered_generated_keys(),
+            [t.index("amount").unwrap().id]
+        );
+        // DROP INDEX of the generated key forgets its name.
+        let gone = without_index(t.clone(), t.index("amount").unwrap().id).unwrap();
+        assert!(gone.options.generated_keys.is_empty());
     }
 
     fn constraints() -> (Vec<ForeignKeyDef>, Vec<CheckDef>) {

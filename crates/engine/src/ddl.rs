@@ -264,10 +264,14 @@ impl Engine {
         self.run_ddl(db, sql, |root| {
             let mut def = (*Self::find_table(root, db, table)?).clone();
             let index = match index {
-                Some(spec) => Some(def.add_index(&IndexSpec {
-                    unique: false,
-                    ..spec
-                })?),
+                Some(spec) => {
+                    let ix = def.add_index(&IndexSpec {
+                        unique: false,
+                        ..spec
+                    })?;
+                    def.options.generated_keys.push(ix.name.clone());
+                    Some(ix)
+                }
                 None => None,
             };
             def.options.foreign_keys = foreign_keys;

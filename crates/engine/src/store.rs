@@ -689,6 +689,10 @@ impl Root {
                 // them unchecked by the new constraints fails its commit (1412).
                 if let Some(index) = index {
                     self.build_index(&catalog, table.id, index, generation);
+                    // A generated key the new one serves went with it.
+                    if let Some(t) = self.tables.get_mut(&table.id) {
+                        t.indexes.retain(|id, _| table.index_by_id(*id).is_some());
+                    }
                 }
                 if let Some(t) = self.tables.get_mut(&table.id) {
                     t.generation = generation;
@@ -696,6 +700,10 @@ impl Root {
             }
             CatalogChange::CreateIndex { table, index } => {
                 self.build_index(&catalog, *table, index, generation);
+                // The generated keys the new index made redundant went with it.
+                if let (Some(def), Some(t)) = (catalog.table(*table), self.tables.get_mut(table)) {
+                    t.indexes.retain(|id, _| def.index_by_id(*id).is_some());
+                }
             }
             CatalogChange::DropIndex { table, index_id } => {
                 if let Some(t) = self.tables.get_mut(table) {

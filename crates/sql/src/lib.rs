@@ -35,6 +35,7 @@ pub mod error;
 pub mod execute;
 pub(crate) mod expr;
 pub mod guard;
+pub(crate) mod infoschema;
 pub(crate) mod like;
 pub mod output;
 pub(crate) mod parse;

@@ -395,6 +395,8 @@ fn new_definition(
     for &p in &def.primary_key {
         def.columns[p].nullable = false;
     }
+    // InnoDB drops the key it generated for a foreign key when another key now serves it.
+    def.drop_covered_generated_keys();
     Ok((def, sources))
 }
 
@@ -649,11 +651,24 @@ fn new_keys(
             primary = cols;
             continue;
         }
+        // A generated key this one serves is dropped (`drop_covered_generated_keys`): its
+        // name is free for this key, as in MariaDB.
+        let served = |i: &IndexDef| {
+            cols.len() >= i.columns.len()
+                && cols[..i.columns.len()] == i.columns[..]
+                && old
+                    .options
+                    .generated_keys
+                    .iter()
+                    .any(|g| g.eq_ignore_ascii_case(&i.name))
+        };
         let name = given.unwrap_or_else(|| {
             let base = names.first().cloned().unwrap_or_default();
             let mut n = base.clone();
             let mut k = 1;
-            while indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&n))
+            while indexes
+                .iter()
+                .any(|i| i.name.eq_ignore_ascii_case(&n) && !served(i))
                 || n.eq_ignore_ascii_case("PRIMARY")
             {
                 k += 1;

@@ -686,7 +686,7 @@ pub(crate) fn create_table(
     if primary_key.is_empty() {
         primary_key = implicit_primary_key(&columns, &mut indexes);
     }
-    add_fk_indexes(&fks, &primary_key, &mut indexes, &mut index_name);
+    let generated = add_fk_indexes(&fks, &primary_key, &mut indexes, &mut index_name);
     let spec = TableSpec {
         db,
         name,
@@ -696,6 +696,7 @@ pub(crate) fn create_table(
     };
     let mut options = table_options(ct)?;
     options.foreign_keys = name_foreign_keys(&spec.name, fks);
+    options.generated_keys = generated;
     let mut unnamed = 0;
     checks.extend(
         checks_unnamed
@@ -733,13 +734,15 @@ fn create_checked(
 
 /// InnoDB's index for each foreign key no declared key starts with (named by `name_of`); of
 /// two such generated indexes on the same columns the later stays (MariaDB drops a generated
-/// key another key starts with).
+/// key another key starts with). Returns the generated indexes' names (kept with the table:
+/// a later key that serves the foreign key drops them, `TableOptions::generated_keys`).
 fn add_fk_indexes(
     fks: &[fk::Declared],
     primary_key: &[String],
     indexes: &mut Vec<IndexSpec>,
     name_of: &mut impl FnMut(&[String], Option<String>, &[IndexSpec]) -> String,
-) {
+) -> Vec<String> {
+    let mut generated = Vec::new();
     for (i, f) in fks.iter().enumerate() {
         let cols = &f.def.columns;
         let later = fks[i + 1..]
@@ -749,8 +752,10 @@ fn add_fk_indexes(
             let name = name_of(cols, f.name.clone(), indexes);
             let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
             indexes.push(IndexSpec::new(&name, &cols, false));
+            generated.push(name);
         }
     }
+    generated
 }
 
 /// Whether the primary key or an index starts with `cols` (ASCII case-insensitively).

@@ -170,7 +170,7 @@ pub(crate) fn table_def(
 
 /// A column's type as MariaDB shows it: an integer with its declared display width
 /// (`tinyint(1)`), else the type's default width.
-fn column_type_text(c: &onelog_engine::ColumnDef) -> String {
+pub(crate) fn column_type_text(c: &onelog_engine::ColumnDef) -> String {
     if c.ty.member_count() > 0 {
         // `enum('a','it''s')`, as MariaDB prints it.
         let list: Vec<String> = c
@@ -185,7 +185,7 @@ fn column_type_text(c: &onelog_engine::ColumnDef) -> String {
 
 /// A column's default as SHOW CREATE TABLE and DESCRIBE read it: an ENUM's or SET's stored
 /// number as its text.
-fn default_text(c: &onelog_engine::ColumnDef, v: &Value) -> Value {
+pub(crate) fn default_text(c: &onelog_engine::ColumnDef, v: &Value) -> Value {
     match (c.ty, v) {
         (SqlType::Bit(_), Value::UInt(n)) => Value::Bytes(format!("b'{n:b}'").into_bytes()),
         (SqlType::Enum(_) | SqlType::Set(_), Value::UInt(n)) => {
@@ -248,10 +248,36 @@ fn default_sql(v: &Value) -> String {
 }
 
 /// `current_timestamp()` / `current_timestamp(n)` as MariaDB prints a default or ON UPDATE.
-fn now_sql(fsp: u8) -> String {
+pub(crate) fn now_sql(fsp: u8) -> String {
     match fsp {
         0 => "current_timestamp()".into(),
         n => format!("current_timestamp({n})"),
+    }
+}
+
+/// The table's indexes in the order MariaDB keeps and shows them (its `sort_keys`): unique
+/// keys first, those without a nullable column before the others, then the rest; otherwise
+/// in the order they were added.
+pub(crate) fn keys_in_order(t: &TableDef) -> Vec<&onelog_engine::IndexDef> {
+    let mut keys: Vec<&onelog_engine::IndexDef> = t.indexes.iter().collect();
+    let nullable = |i: &onelog_engine::IndexDef| i.columns.iter().any(|&c| t.columns[c].nullable);
+    keys.sort_by_key(|i| (!i.unique, i.unique && nullable(i)));
+    keys
+}
+
+/// A column's DEFAULT clause as SHOW CREATE TABLE prints it (and
+/// information_schema.COLUMNS.COLUMN_DEFAULT shows it): None when it has none (a NOT NULL
+/// column without default).
+pub(crate) fn column_default_sql(c: &onelog_engine::ColumnDef) -> Option<String> {
+    match (&c.default, c.extras.default_now) {
+        (_, Some(fsp)) => Some(now_sql(fsp)),
+        (Some(v), None) => Some(match (c.ty, default_text(c, v)) {
+            // `b'101'` as written, not quoted.
+            (SqlType::Bit(_), Value::Bytes(b)) => String::from_utf8_lossy(&b).into_owned(),
+            (_, d) => default_sql(&d),
+        }),
+        (None, None) if c.nullable => Some("NULL".into()),
+        (None, None) => None,
     }
 }
 
@@ -275,21 +301,9 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
             // MariaDB names the NULL of a nullable TIMESTAMP.
             l.push_str(" NULL");
         }
-        match (&c.default, c.extras.default_now) {
-            (_, Some(fsp)) => {
-                l.push_str(" DEFAULT ");
-                l.push_str(&now_sql(fsp));
-            }
-            (Some(v), None) => {
-                l.push_str(" DEFAULT ");
-                match (c.ty, default_text(c, v)) {
-                    // `b'101'` as written, not quoted.
-                    (SqlType::Bit(_), Value::Bytes(b)) => l.push_str(&String::from_utf8_lossy(&b)),
-                    (_, d) => l.push_str(&default_sql(&d)),
-                }
-            }
-            (None, None) if c.nullable => l.push_str(" DEFAULT NULL"),
-            (None, None) => {}
+        if let Some(d) = column_default_sql(c) {
+            l.push_str(" DEFAULT ");
+            l.push_str(&d);
         }
         if let Some(fsp) = c.extras.on_update_now {
             l.push_str(" ON UPDATE ");
@@ -318,7 +332,7 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
     if !t.primary_key.is_empty() {
         lines.push(format!("  PRIMARY KEY ({})", cols(&t.primary_key)));
     }
-    for i in &t.indexes {
+    for i in keys_in_order(t) {
         lines.push(format!(
             "  {}KEY {} ({})",
             if i.unique { "UNIQUE " } else { "" },
@@ -350,7 +364,7 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
 /// The table collation SHOW CREATE TABLE prints: the catalog keeps each column's collation,
 /// not the table's default, so this is the one every text column shares, else the server
 /// default (the text then recreates the same column collations; docs/SQL.md).
-fn table_collation(t: &TableDef) -> Collation {
+pub(crate) fn table_collation(t: &TableDef) -> Collation {
     // A JSON column's utf8mb4_bin is its type's, never the table's default.
     let mut colls = t
         .columns
@@ -376,7 +390,7 @@ pub(crate) fn create_database_sql(cx: &ExecContext, name: &str) -> Result<String
     ))
 }
 
-fn is_text_type(ty: &SqlType) -> bool {
+pub(crate) fn is_text_type(ty: &SqlType) -> bool {
     ty.is_text() || matches!(ty, SqlType::Char(_) | SqlType::VarChar(_))
 }
 
@@ -389,11 +403,8 @@ pub(crate) fn columns(t: &TableDef, full: bool) -> Vec<Vec<Value>> {
         .map(|(i, c)| {
             let key = if t.primary_key.contains(&i) {
                 "PRI"
-            } else if t
-                .indexes
-                .iter()
-                .any(|x| x.unique && x.columns.first() == Some(&i))
-            {
+            } else if t.indexes.iter().any(|x| x.unique && x.columns == [i]) {
+                // A column that starts a unique key of several columns is MUL in MariaDB.
                 "UNI"
             } else if t.indexes.iter().any(|x| x.columns.first() == Some(&i)) {
                 "MUL"
@@ -493,7 +504,7 @@ pub(crate) fn index_rows(t: &TableDef) -> Vec<Vec<Value>> {
         }
     };
     push("PRIMARY", true, &t.primary_key);
-    for i in &t.indexes {
+    for i in keys_in_order(t) {
         push(&i.name, i.unique, &i.columns);
     }
     out

@@ -27,6 +27,7 @@ use crate::bind::tables::FromTable;
 use crate::context::ExecContext;
 use crate::error::SqlError;
 use crate::expr::{Compiler, Expr, OuterNames, RType, SubqInfo, SubqueryHook};
+use crate::infoschema::InfoTable;
 use crate::output::Column;
 
 /// A subquery of a SELECT: its plan and whether it reads the enclosing row.
@@ -45,6 +46,8 @@ pub(crate) enum Derived {
     SetOp(Box<SetOpPlan>),
     /// WITH RECURSIVE's CTE.
     Recursive(Box<RecursivePlan>),
+    /// An `information_schema` table, computed from the catalog when the statement runs.
+    Info(InfoTable),
     /// The rows the last round of the recursive CTE computing under this slot added.
     WorkTable(u64),
 }
@@ -184,6 +187,15 @@ impl<'c> Hook<'c> {
             }
             ast::TableFactor::Table { name, alias, .. } => {
                 let parts = crate::expr::object_name_parts(name);
+                if let [db, n] = parts.as_slice() {
+                    if db.eq_ignore_ascii_case(crate::infoschema::DATABASE) {
+                        let t = InfoTable::named(n)?;
+                        let qn = alias.as_ref().map_or(n.clone(), |a| a.name.value.clone());
+                        let d = Arc::new(synthetic(&qn, t.columns()));
+                        out.push((d.clone(), Derived::Info(t)));
+                        return Ok(Some((d, qn)));
+                    }
+                }
                 let ([n], Some(ctes)) = (parts.as_slice(), self.ctes) else {
                     return self.view(name, alias.as_ref(), out);
                 };
