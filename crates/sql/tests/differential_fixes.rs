@@ -3,7 +3,8 @@
 //! with the answers MariaDB 10.11 gave to the same statements.
 
 mod common;
-use common::{ok, text_rows as rows, Db};
+use common::{err, ok, text_rows as rows, Db};
+use onelog_sql::output::Output;
 use onelog_sql::Session;
 
 fn session(db: &Db) -> Session {
@@ -11,6 +12,18 @@ fn session(db: &Db) -> Session {
     ok(&mut s, "CREATE DATABASE IF NOT EXISTS d");
     ok(&mut s, "USE d");
     s
+}
+
+/// (affected rows, info text) of an OK.
+fn done(s: &mut Session, sql: &str) -> (u64, String) {
+    match ok(s, sql) {
+        Output::Ok {
+            affected_rows,
+            info,
+            ..
+        } => (affected_rows, info),
+        other => panic!("{sql}: not an OK: {other:?}"),
+    }
 }
 
 #[test]
@@ -24,4 +37,125 @@ fn infix_mod_is_the_modulo_operator() {
         ),
         vec![vec!["1", "-1", "1.5", "5", "1"]]
     );
+}
+
+/// `Duplicates:` counts the rows ON DUPLICATE KEY UPDATE changed and the rows REPLACE
+/// deleted (it said 0); an identical REPLACE on a table whose only unique key is the primary
+/// key (and that no foreign key references) is one affected row: MariaDB updates in place.
+#[test]
+fn upsert_and_replace_count_duplicates_and_affected_rows_as_mariadb() {
+    let db = Db::open("fix-dups");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE r (id INT PRIMARY KEY, u INT, v INT, UNIQUE KEY (u))",
+    );
+    ok(&mut s, "INSERT INTO r VALUES (1,1,1),(2,2,2),(3,3,3)");
+    let cases: &[(&str, u64, &str)] = &[
+        (
+            "REPLACE INTO r VALUES (1,1,1),(4,2,9),(5,5,5)",
+            5,
+            "Records: 3  Duplicates: 2  Warnings: 0",
+        ),
+        ("REPLACE INTO r VALUES (3,3,3)", 2, ""),
+        (
+            "INSERT INTO r VALUES (6,6,6),(7,7,7) ON DUPLICATE KEY UPDATE v = v",
+            2,
+            "Records: 2  Duplicates: 0  Warnings: 0",
+        ),
+        (
+            "INSERT INTO r VALUES (6,6,6),(3,0,0),(1,0,0) ON DUPLICATE KEY UPDATE v = v + 1",
+            6,
+            "Records: 3  Duplicates: 3  Warnings: 0",
+        ),
+        (
+            "INSERT INTO r VALUES (6,6,6),(7,7,7) ON DUPLICATE KEY UPDATE v = 7",
+            0,
+            "Records: 2  Duplicates: 0  Warnings: 0",
+        ),
+        (
+            "INSERT INTO r VALUES (6,6,6),(8,8,8) ON DUPLICATE KEY UPDATE v = 1",
+            3,
+            "Records: 2  Duplicates: 1  Warnings: 0",
+        ),
+    ];
+    for (sql, affected, info) in cases {
+        assert_eq!(done(&mut s, sql), (*affected, info.to_string()), "{sql}");
+    }
+    ok(
+        &mut s,
+        "CREATE TABLE r2 (id INT PRIMARY KEY, v INT, KEY (v))",
+    );
+    ok(&mut s, "INSERT INTO r2 VALUES (1,1),(2,2)");
+    let cases: &[(&str, u64, &str)] = &[
+        ("REPLACE INTO r2 VALUES (1,1)", 1, ""),
+        ("REPLACE INTO r2 VALUES (2,3)", 2, ""),
+        (
+            "REPLACE INTO r2 VALUES (1,1),(2,5),(3,3)",
+            4,
+            "Records: 3  Duplicates: 1  Warnings: 0",
+        ),
+    ];
+    for (sql, affected, info) in cases {
+        assert_eq!(done(&mut s, sql), (*affected, info.to_string()), "{sql}");
+    }
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM r2 ORDER BY id"),
+        vec![vec!["1", "1"], vec!["2", "5"], vec!["3", "3"]]
+    );
+    // Referenced by a foreign key: delete and insert, two rows.
+    ok(
+        &mut s,
+        "CREATE TABLE c2 (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES r2 (id))",
+    );
+    assert_eq!(
+        done(&mut s, "REPLACE INTO r2 VALUES (3,3)"),
+        (2, String::new())
+    );
+}
+
+/// A row that repeats a key is a duplicate (1062, or its warning under IGNORE) before its
+/// foreign keys are checked, as InnoDB checks them after the unique keys; REPLACE and ON
+/// DUPLICATE KEY UPDATE then check the row they write (1452).
+#[test]
+fn a_duplicate_key_is_found_before_the_foreign_key_check() {
+    let db = Db::open("fix-dup-fk");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE TABLE p (id INT PRIMARY KEY)");
+    ok(&mut s, "INSERT INTO p VALUES (1)");
+    ok(
+        &mut s,
+        "CREATE TABLE c (id INT PRIMARY KEY, p INT, u INT, UNIQUE KEY (u), \
+         FOREIGN KEY (p) REFERENCES p (id))",
+    );
+    ok(&mut s, "INSERT INTO c VALUES (1,1,1)");
+    assert_eq!(err(&mut s, "INSERT INTO c VALUES (1, 9, 5)"), 1062);
+    assert_eq!(err(&mut s, "INSERT INTO c VALUES (2, 9, 1)"), 1062);
+    assert_eq!(done(&mut s, "INSERT IGNORE INTO c VALUES (1, 9, 7)").0, 0);
+    assert_eq!(
+        rows(&mut s, "SHOW WARNINGS"),
+        vec![vec![
+            "Warning",
+            "1062",
+            "Duplicate entry '1' for key 'PRIMARY'"
+        ]]
+    );
+    assert_eq!(
+        done(
+            &mut s,
+            "INSERT INTO c VALUES (1, 9, 2) ON DUPLICATE KEY UPDATE u = 3"
+        ),
+        (2, String::new())
+    );
+    assert_eq!(rows(&mut s, "SELECT * FROM c"), vec![vec!["1", "1", "3"]]);
+    assert_eq!(err(&mut s, "REPLACE INTO c VALUES (1, 9, 3)"), 1452);
+    assert_eq!(
+        err(
+            &mut s,
+            "INSERT INTO c VALUES (1, 9, 2) ON DUPLICATE KEY UPDATE p = 9"
+        ),
+        1452
+    );
+    assert_eq!(err(&mut s, "INSERT INTO c VALUES (2, 9, 2)"), 1452);
+    assert_eq!(rows(&mut s, "SELECT * FROM c"), vec![vec!["1", "1", "3"]]);
 }

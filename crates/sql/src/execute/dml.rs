@@ -8,6 +8,7 @@
 //! it is clipped, cut or zeroed with that code as a warning, `coerce_col`); the session wraps
 //! each statement in a savepoint so a failing statement leaves none of its rows.
 
+use crate::context::ExecContext;
 use crate::error::{with_row, SqlError};
 use crate::execute::{check, fk};
 use crate::expr::{convert_for_column, order_collation, sort_cmp_in, Env, Expr};
@@ -396,11 +397,15 @@ pub(crate) fn execute_insert(
         env.cx.guard.check()?;
         let mut row = full_row(def, &p.columns, &defaults, vals, has_now, env, row_no)?;
         let checked = fks || checks.is_some();
+        // InnoDB finds a duplicate key before it checks the row's foreign keys (those are
+        // checked index by index, after the primary key's insert): a row that conflicts goes
+        // to its duplicate handling first; REPLACE checks them before its final insert.
+        let dup = fks && !conflicting(txn, def, &row)?.is_empty();
         if checked
             && !row_admitted(
                 env,
                 txn,
-                (def, checks.as_ref(), fks),
+                (def, checks.as_ref(), fks && !dup),
                 &row,
                 p.ignore,
                 &mut warnings,
@@ -439,13 +444,13 @@ pub(crate) fn execute_insert(
                         if old.is_empty() {
                             return Err(e.into());
                         }
-                        for o in old {
-                            if fks {
-                                fk::check_parent_row(env.cx, txn, def, &o, None)?;
-                            }
-                            txn.delete(def.id, &pk_of(def, &o))?;
+                        if replaced_in_place(env.cx, def, &old, &row) {
                             affected += 1;
+                            break;
                         }
+                        dups += old.len() as u64;
+                        affected += old.len() as u64;
+                        replace_delete(env, txn, (def, fks, dup), old, &row)?;
                         continue;
                     }
                     if !p.on_dup.is_empty() {
@@ -485,6 +490,7 @@ pub(crate) fn execute_insert(
                                 txn.update(def.id, &pk_of(def, &old), new)?;
                             }
                             affected += 2;
+                            dups += 1;
                         }
                         break;
                     }
@@ -514,6 +520,39 @@ pub(crate) fn execute_insert(
         warnings,
         returned,
     })
+}
+
+/// REPLACE's delete of the rows `row` conflicts with (checked as parents when `fks`), then,
+/// when `dup` put them off, the foreign keys of `row` itself before its insert.
+fn replace_delete(
+    env: &Env,
+    txn: &mut Transaction,
+    (def, fks, dup): (&TableDef, bool, bool),
+    old: Vec<Vec<Value>>,
+    row: &[Value],
+) -> Result<(), SqlError> {
+    for o in old {
+        if fks {
+            fk::check_parent_row(env.cx, txn, def, &o, None)?;
+        }
+        txn.delete(def.id, &pk_of(def, &o))?;
+    }
+    if dup {
+        fk::check_child_row(env.cx, txn, def, row, None)?;
+    }
+    Ok(())
+}
+
+/// Whether REPLACE leaves `row` alone because the one row it conflicts with is identical, as
+/// MariaDB does when the conflict is on the table's last unique key (the primary key when no
+/// UNIQUE index follows it) and no foreign key references the table: MariaDB then updates the
+/// old row in place (`write_record`'s `last_uniq_key` path), and an identical row counts one
+/// affected row and no duplicate, where the delete-and-insert path counts two.
+fn replaced_in_place(cx: &ExecContext, def: &TableDef, old: &[Vec<Value>], row: &[Value]) -> bool {
+    old.len() == 1
+        && old[0] == row
+        && !def.indexes.iter().any(|i| i.unique)
+        && !fk::is_referenced(cx, def)
 }
 
 /// The CHECK constraints and foreign keys of a row about to be inserted (before the write):
