@@ -159,3 +159,37 @@ fn a_duplicate_key_is_found_before_the_foreign_key_check() {
     assert_eq!(err(&mut s, "INSERT INTO c VALUES (2, 9, 2)"), 1452);
     assert_eq!(rows(&mut s, "SELECT * FROM c"), vec![vec!["1", "1", "3"]]);
 }
+
+/// A value with a time of day stored into a DATE column (INSERT, UPDATE, multi-table UPDATE)
+/// loses it with note 1265, as MariaDB; midnight is no loss.
+#[test]
+fn a_time_of_day_stored_into_a_date_column_is_noted() {
+    let db = Db::open("fix-date-note");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE TABLE d1 (id INT PRIMARY KEY, d DATE)");
+    ok(&mut s, "INSERT INTO d1 VALUES (1, '2024-01-01 00:00:00')");
+    assert!(rows(&mut s, "SHOW WARNINGS").is_empty());
+    ok(&mut s, "INSERT INTO d1 VALUES (2, '2024-01-01 10:30:00')");
+    let note = |row: &str| {
+        vec![
+            "Note",
+            "1265",
+            &format!("Data truncated for column 'd' at row {row}"),
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(rows(&mut s, "SHOW WARNINGS"), vec![note("1")]);
+    ok(&mut s, "UPDATE d1 SET d = '2024-01-05 00:00:01'");
+    assert_eq!(rows(&mut s, "SHOW WARNINGS"), vec![note("1"), note("2")]);
+    ok(
+        &mut s,
+        "UPDATE d1 a JOIN d1 b ON a.id = b.id SET a.d = TIMESTAMP'2024-01-02 10:30:00'",
+    );
+    assert_eq!(rows(&mut s, "SHOW WARNINGS"), vec![note("1"), note("2")]);
+    assert_eq!(
+        rows(&mut s, "SELECT id, CAST(d AS CHAR) FROM d1"),
+        vec![vec!["1", "2024-01-02"], vec!["2", "2024-01-02"]]
+    );
+}

@@ -62,12 +62,23 @@ pub(crate) fn coerce_col(
     row: u64,
 ) -> Result<Value, SqlError> {
     let before = crate::expr::warning_count();
+    let cut_time = def.columns[i].ty == onelog_engine::SqlType::Date && has_time_of_day(&v);
     let r = match coerce_strict(def, i, v.clone()) {
         Ok(v) => Ok(v),
         Err(e) if !crate::sysvar::strict_mode(env.cx) => relaxed(def, i, v, e),
         Err(e) => Err(e),
     }
     .and_then(|v| check_json(def, i, v));
+    if cut_time && r.is_ok() {
+        crate::expr::warn(
+            "Note",
+            errors::WARN_DATA_TRUNCATED.code,
+            format!(
+                "Data truncated for column '{}' at row 1",
+                def.columns[i].name
+            ),
+        );
+    }
     // The conversions (here, in expr and in the engine's types) name row 1: the row loop
     // is the one that knows the row.
     if row != 1 {
@@ -77,6 +88,23 @@ pub(crate) fn coerce_col(
         e.message = with_row(&e.message, row);
         e
     })
+}
+
+/// Whether `v`, read as a DATETIME, has a time of day other than midnight: stored into a
+/// DATE column it loses it, which MariaDB reports with note 1265.
+fn has_time_of_day(v: &Value) -> bool {
+    let dt = match v {
+        Value::Bytes(b) => std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| crate::expr::temporal::parse_datetime(s.trim())),
+        Value::Timestamp { .. } => Some(crate::expr::temporal::timestamp_to_datetime(v)),
+        other => Some(other.clone()),
+    };
+    matches!(
+        dt,
+        Some(Value::DateTime { hour, minute, second, micros, .. })
+            if (hour, minute, second, micros) != (0, 0, 0, 0)
+    )
 }
 
 /// A JSON column's automatic `CHECK (json_valid(col))`: a value that is not JSON is 4025
