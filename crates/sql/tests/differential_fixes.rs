@@ -160,6 +160,75 @@ fn a_duplicate_key_is_found_before_the_foreign_key_check() {
     assert_eq!(rows(&mut s, "SELECT * FROM c"), vec![vec!["1", "1", "3"]]);
 }
 
+/// A subquery's reference to an enclosing query's column keeps the column's collation
+/// (IMPLICIT): it used to compare under the inner column's, as a literal would.
+#[test]
+fn an_outer_column_keeps_its_collation_inside_a_subquery() {
+    let db = Db::open("fix-outer-coll");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE a1 (id INT PRIMARY KEY, c VARCHAR(5) COLLATE utf8mb4_bin)",
+    );
+    ok(&mut s, "CREATE TABLE a3 (id INT PRIMARY KEY, c VARCHAR(5))");
+    ok(
+        &mut s,
+        "CREATE TABLE b1 (id INT PRIMARY KEY, c VARCHAR(5) COLLATE utf8mb4_unicode_ci)",
+    );
+    ok(&mut s, "INSERT INTO a1 VALUES (1,'b'),(2,'B'),(3,'a')");
+    ok(&mut s, "INSERT INTO a3 VALUES (1,'b')");
+    ok(&mut s, "INSERT INTO b1 VALUES (1,'b')");
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT a1.id FROM a1 WHERE EXISTS (SELECT 1 FROM a3 s WHERE s.c = a1.c)"
+        ),
+        vec![vec!["1"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT COUNT(*) FROM a1 WHERE (SELECT COUNT(*) FROM a3 WHERE a3.c = a1.c) > 0"
+        ),
+        vec![vec!["1"]]
+    );
+    assert_eq!(
+        err(
+            &mut s,
+            "SELECT COUNT(*) FROM b1 WHERE EXISTS (SELECT 1 FROM a3 WHERE a3.c = b1.c)"
+        ),
+        1267
+    );
+}
+
+/// A subquery may name an ENUM column of the enclosing query (it was 1054: the column's text
+/// reading was not taken for a column).
+#[test]
+fn a_subquery_reads_an_outer_enum_column() {
+    let db = Db::open("fix-outer-enum");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE e (id INT PRIMARY KEY, e ENUM('a','b','c')) DEFAULT CHARSET=utf8mb4",
+    );
+    ok(&mut s, "INSERT INTO e VALUES (1,'a'),(2,'b'),(3,'a')");
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT id FROM e WHERE EXISTS (SELECT 1 FROM e AS s WHERE s.e = e.e AND \
+             s.id <> e.id) ORDER BY id"
+        ),
+        vec![vec!["1"], vec!["3"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT id, (SELECT COUNT(*) FROM e s WHERE s.e = e.e) FROM e ORDER BY id"
+        ),
+        vec![vec!["1", "2"], vec!["2", "1"], vec!["3", "2"]]
+    );
+}
+
 /// A value with a time of day stored into a DATE column (INSERT, UPDATE, multi-table UPDATE)
 /// loses it with note 1265, as MariaDB; midnight is no loss.
 #[test]
