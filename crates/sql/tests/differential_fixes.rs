@@ -229,6 +229,66 @@ fn a_subquery_reads_an_outer_enum_column() {
     );
 }
 
+/// A derived table's or CTE's text expression column keeps the collation it derives
+/// (`SUBSTRING(bin_col, 1, 1)` groups `'a'` and `'A'` apart); it was utf8mb4_general_ci.
+#[test]
+fn a_derived_expression_column_keeps_its_collation() {
+    let db = Db::open("fix-derived-coll");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE a1 (id INT PRIMARY KEY, c VARCHAR(5) COLLATE utf8mb4_bin)",
+    );
+    ok(&mut s, "INSERT INTO a1 VALUES (1,'b'),(2,'B'),(3,'a')");
+    assert_eq!(
+        rows(
+            &mut s,
+            "WITH d AS (SELECT SUBSTRING(c, 1, 1) AS x FROM a1) SELECT x, COUNT(*) FROM d \
+             GROUP BY x ORDER BY x"
+        ),
+        vec![vec!["B", "1"], vec!["a", "1"], vec!["b", "1"]]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT COUNT(*) FROM (SELECT UPPER(c) AS x FROM a1) d WHERE x = 'b'"
+        ),
+        vec![vec!["0"]]
+    );
+}
+
+/// A UNION / INTERSECT / EXCEPT column unified from a `utf8mb4_bin` column and another
+/// utf8mb4 collation (a column or a literal) is `utf8mb4_bin`, so `'b'` and `'B'` stay two
+/// rows (they were merged under utf8mb4_general_ci).
+#[test]
+fn a_set_operation_over_a_bin_column_keeps_case_distinct_rows() {
+    let db = Db::open("fix-setop-coll");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE a1 (id INT PRIMARY KEY, c VARCHAR(5) COLLATE utf8mb4_bin)",
+    );
+    ok(&mut s, "CREATE TABLE a2 (id INT PRIMARY KEY, c VARCHAR(5))");
+    ok(&mut s, "INSERT INTO a1 VALUES (1,'b'),(2,'B'),(3,'a')");
+    ok(&mut s, "INSERT INTO a2 VALUES (1,'b'),(2,'x')");
+    let sorted = |mut v: Vec<Vec<String>>| {
+        v.sort();
+        v
+    };
+    assert_eq!(
+        sorted(rows(&mut s, "SELECT c FROM a1 EXCEPT SELECT 'A' FROM a2")),
+        vec![vec!["B"], vec!["a"], vec!["b"]]
+    );
+    assert_eq!(
+        sorted(rows(&mut s, "SELECT c FROM a1 UNION SELECT c FROM a2")),
+        vec![vec!["B"], vec!["a"], vec!["b"], vec!["x"]]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT c FROM a2 INTERSECT SELECT c FROM a1"),
+        vec![vec!["b"]]
+    );
+}
+
 /// A value with a time of day stored into a DATE column (INSERT, UPDATE, multi-table UPDATE)
 /// loses it with note 1265, as MariaDB; midnight is no loss.
 #[test]
