@@ -322,3 +322,31 @@ fn a_time_of_day_stored_into_a_date_column_is_noted() {
         vec![vec!["1", "2024-01-02"], vec!["2", "2024-01-02"]]
     );
 }
+
+/// UPDATE checks a row's foreign keys after its unique keys, as InnoDB: a duplicate key is
+/// 1062 before a missing parent is 1452 (onelog said 1452).
+#[test]
+fn an_update_finds_a_duplicate_key_before_a_missing_parent() {
+    let db = Db::open("fix-upd-dup-fk");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE TABLE up (id INT PRIMARY KEY)");
+    ok(&mut s, "INSERT INTO up VALUES (1)");
+    ok(
+        &mut s,
+        "CREATE TABLE uc (id INT PRIMARY KEY, p INT, u INT, UNIQUE KEY (u), \
+         FOREIGN KEY (p) REFERENCES up (id))",
+    );
+    ok(&mut s, "INSERT INTO uc VALUES (1,1,1),(2,1,2)");
+    for (sql, code) in [
+        ("UPDATE uc SET p = 9, id = id + 1 WHERE id = 1", 1062),
+        ("UPDATE uc SET p = 9, u = 2 WHERE id = 1", 1062),
+        ("UPDATE uc SET p = 9 WHERE id = 1", 1452),
+        ("UPDATE uc SET p = 9, id = id + 5 WHERE id = 1", 1452),
+    ] {
+        assert_eq!(err(&mut s, sql), code, "{sql}");
+    }
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM uc ORDER BY id"),
+        vec![vec!["1", "1", "1"], vec!["2", "1", "2"]]
+    );
+}

@@ -859,8 +859,11 @@ fn update_checked(
         old[*c] = v.clone();
     }
     fk::check_parent_row(env.cx, txn, def, &old, Some(&row))?;
+    // The row's own foreign keys after its unique keys, as InnoDB checks them (on the foreign
+    // key's index, after the primary key's and the unique indexes' inserts): a duplicate key
+    // is 1062 before a missing parent is 1452. A failure undoes the statement.
+    txn.update(def.id, pk, row.clone())?;
     fk::check_child_row(env.cx, txn, def, &row, Some(&old))?;
-    txn.update(def.id, pk, row)?;
     Ok(())
 }
 
