@@ -1,7 +1,7 @@
 //! Differential check of expression evaluation: the same seeded random `SELECT <expr>`
 //! statements go to a real MariaDB 10.11 (the tests' one harness, `common/mariadb.rs`, on a
 //! temporary datadir; installed by `scripts/test.sh`) and to the real onelog binary,
-//! through the `mysql_async` driver; the values (text protocol), the error codes and the
+//! through the `mysql_async` driver (`common/differ.rs`, shared with `differential_queries.rs`); the values (text protocol), the error codes and the
 //! codes of SHOW WARNINGS must agree.
 //!
 //! Every known difference is a class in [`KNOWN_DIVERGENCES`] (documented in docs/SQL.md,
@@ -12,34 +12,14 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::differ::{self, numerically_close, Outcome, Rng};
 use common::mariadb::MariaDb;
 use common::Onelog;
-use mysql_async::prelude::*;
-use mysql_async::{Conn, OptsBuilder, Row, Value};
+use mysql_async::Conn;
 
 const CASES: usize = 3000;
 const TIME_BUDGET: Duration = Duration::from_secs(90);
 const SEED: u64 = 0x5eed_0009;
-
-/// A small deterministic generator (xorshift64*), so no dependency is needed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len())]
-    }
-}
 
 const INTS: &[&str] = &[
     "0",
@@ -150,31 +130,10 @@ enum Answer {
     Error(u16),
 }
 
-fn text(v: &Value) -> Option<String> {
-    match v {
-        Value::NULL => None,
-        Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
-        other => Some(format!("{other:?}")),
-    }
-}
-
 async fn ask(conn: &mut Conn, sql: &str) -> Answer {
-    match conn.query::<Row, _>(sql).await {
-        Ok(rows) => {
-            let v = rows.first().and_then(|r| r.as_ref(0)).and_then(text);
-            // The count comes with the result itself; SHOW WARNINGS only when it is not zero
-            // (MariaDB keeps the previous statement's list after a table-less statement
-            // that raised nothing).
-            let warnings: Vec<Row> = if conn.get_warnings() > 0 {
-                conn.query("SHOW WARNINGS").await.unwrap_or_default()
-            } else {
-                Vec::new()
-            };
-            let codes = warnings.iter().filter_map(|w| w.get::<u16, _>(1)).collect();
-            Answer::Value(v, codes)
-        }
-        Err(mysql_async::Error::Server(e)) => Answer::Error(e.code),
-        Err(e) => panic!("{sql}: not a server error: {e}"),
+    match differ::run(conn, sql).await {
+        Outcome::Error(code) => Answer::Error(code),
+        o => Answer::Value(o.first_value(), o.warnings().to_vec()),
     }
 }
 
@@ -192,28 +151,8 @@ fn warnings_of(a: &Answer) -> &[u16] {
     }
 }
 
-/// Numbers equal as decimals once trailing fraction zeros are dropped, or doubles within
-/// 1e-9 relative (onelog and MariaDB print doubles with different digit counts).
-fn numerically_close(a: &str, b: &str) -> bool {
-    match (a.parse::<f64>(), b.parse::<f64>()) {
-        (Ok(x), Ok(y)) => x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs()),
-        _ => false,
-    }
-}
-
-/// Whether two warning lists differ only in conversion conditions (1292 truncated value,
-/// 1916 overflow in conversion, 1365 division by zero): MariaDB raises them per conversion it
-/// performs, including operands it evaluates to resolve types or that a short-circuit would
-/// skip; onelog once per conversion its evaluation performs.
 fn only_conversion_warnings_differ(m: &Answer, o: &Answer) -> bool {
-    let strip = |a: &Answer| -> Vec<u16> {
-        warnings_of(a)
-            .iter()
-            .copied()
-            .filter(|c| !matches!(c, 1292 | 1916 | 1365))
-            .collect()
-    };
-    strip(m) == strip(o)
+    differ::only_conversion_warnings_differ(warnings_of(m), warnings_of(o))
 }
 
 fn same_value(m: &Answer, o: &Answer) -> bool {
@@ -302,22 +241,8 @@ fn random_expressions_agree_with_mariadb_or_are_known_divergences() {
         .build()
         .unwrap();
     let report = rt.block_on(async {
-        let mut o = Conn::new(
-            OptsBuilder::default()
-                .ip_or_hostname("127.0.0.1")
-                .tcp_port(onelog.port)
-                .user(Some("root"))
-                .prefer_socket(false),
-        )
-        .await
-        .expect("connecting to onelog");
-        let mut m = Conn::new(
-            OptsBuilder::default()
-                .socket(Some(mariadb.socket.display().to_string()))
-                .user(Some("root")),
-        )
-        .await
-        .expect("connecting to MariaDB");
+        let mut o = differ::connect_onelog(onelog.port).await;
+        let mut m = differ::connect_mariadb(&mariadb.socket).await;
         let mut rng = Rng(SEED);
         let started = Instant::now();
         let mut unexplained = Vec::new();

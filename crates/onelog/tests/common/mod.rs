@@ -11,6 +11,7 @@
 
 #![allow(dead_code)] // each test binary uses a different part of the harness
 
+pub mod differ;
 pub mod mariadb;
 pub mod raw;
 pub mod replica;

@@ -8,6 +8,7 @@
 //! it is clipped, cut or zeroed with that code as a warning, `coerce_col`); the session wraps
 //! each statement in a savepoint so a failing statement leaves none of its rows.
 
+use crate::context::ExecContext;
 use crate::error::{with_row, SqlError};
 use crate::execute::{check, fk};
 use crate::expr::{convert_for_column, order_collation, sort_cmp_in, Env, Expr};
@@ -66,12 +67,23 @@ pub(crate) fn coerce_col(
     row: u64,
 ) -> Result<Value, SqlError> {
     let before = crate::expr::warning_count();
+    let cut_time = def.columns[i].ty == onelog_engine::SqlType::Date && has_time_of_day(&v);
     let r = match coerce_strict(def, i, v.clone()) {
         Ok(v) => Ok(v),
         Err(e) if !crate::sysvar::strict_mode(env.cx) => relaxed(def, i, v, e),
         Err(e) => Err(e),
     }
     .and_then(|v| check_json(def, i, v));
+    if cut_time && r.is_ok() {
+        crate::expr::warn(
+            "Note",
+            errors::WARN_DATA_TRUNCATED.code,
+            format!(
+                "Data truncated for column '{}' at row 1",
+                def.columns[i].name
+            ),
+        );
+    }
     // The conversions (here, in expr and in the engine's types) name row 1: the row loop
     // is the one that knows the row.
     if row != 1 {
@@ -81,6 +93,23 @@ pub(crate) fn coerce_col(
         e.message = with_row(&e.message, row);
         e
     })
+}
+
+/// Whether `v`, read as a DATETIME, has a time of day other than midnight: stored into a
+/// DATE column it loses it, which MariaDB reports with note 1265.
+fn has_time_of_day(v: &Value) -> bool {
+    let dt = match v {
+        Value::Bytes(b) => std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| crate::expr::temporal::parse_datetime(s.trim())),
+        Value::Timestamp { .. } => Some(crate::expr::temporal::timestamp_to_datetime(v)),
+        other => Some(other.clone()),
+    };
+    matches!(
+        dt,
+        Some(Value::DateTime { hour, minute, second, micros, .. })
+            if (hour, minute, second, micros) != (0, 0, 0, 0)
+    )
 }
 
 /// A JSON column's automatic `CHECK (json_valid(col))`: a value that is not JSON is 4025
@@ -402,11 +431,15 @@ pub(crate) fn execute_insert(
         env.cx.guard.check()?;
         let mut row = full_row(def, &p.columns, &defaults, vals, has_now, env, row_no)?;
         let checked = fks || checks.is_some();
+        // InnoDB finds a duplicate key before it checks the row's foreign keys (those are
+        // checked index by index, after the primary key's insert): a row that conflicts goes
+        // to its duplicate handling first; REPLACE checks them before its final insert.
+        let dup = fks && !conflicting(txn, def, &row)?.is_empty();
         if checked
             && !row_admitted(
                 env,
                 txn,
-                (def, checks.as_ref(), fks),
+                (def, checks.as_ref(), fks && !dup),
                 &row,
                 p.ignore,
                 &mut warnings,
@@ -445,13 +478,13 @@ pub(crate) fn execute_insert(
                         if old.is_empty() {
                             return Err(e.into());
                         }
-                        for o in old {
-                            if fks {
-                                fk::check_parent_row(env.cx, txn, def, &o, None)?;
-                            }
-                            txn.delete(def.id, &pk_of(def, &o))?;
+                        if replaced_in_place(env.cx, def, &old, &row) {
                             affected += 1;
+                            break;
                         }
+                        dups += old.len() as u64;
+                        affected += old.len() as u64;
+                        replace_delete(env, txn, (def, fks, dup), old, &row)?;
                         continue;
                     }
                     if !p.on_dup.is_empty() {
@@ -491,6 +524,7 @@ pub(crate) fn execute_insert(
                                 txn.update(def.id, &pk_of(def, &old), new)?;
                             }
                             affected += 2;
+                            dups += 1;
                         }
                         break;
                     }
@@ -520,6 +554,39 @@ pub(crate) fn execute_insert(
         warnings,
         returned,
     })
+}
+
+/// REPLACE's delete of the rows `row` conflicts with (checked as parents when `fks`), then,
+/// when `dup` put them off, the foreign keys of `row` itself before its insert.
+fn replace_delete(
+    env: &Env,
+    txn: &mut Transaction,
+    (def, fks, dup): (&TableDef, bool, bool),
+    old: Vec<Vec<Value>>,
+    row: &[Value],
+) -> Result<(), SqlError> {
+    for o in old {
+        if fks {
+            fk::check_parent_row(env.cx, txn, def, &o, None)?;
+        }
+        txn.delete(def.id, &pk_of(def, &o))?;
+    }
+    if dup {
+        fk::check_child_row(env.cx, txn, def, row, None)?;
+    }
+    Ok(())
+}
+
+/// Whether REPLACE leaves `row` alone because the one row it conflicts with is identical, as
+/// MariaDB does when the conflict is on the table's last unique key (the primary key when no
+/// UNIQUE index follows it) and no foreign key references the table: MariaDB then updates the
+/// old row in place (`write_record`'s `last_uniq_key` path), and an identical row counts one
+/// affected row and no duplicate, where the delete-and-insert path counts two.
+fn replaced_in_place(cx: &ExecContext, def: &TableDef, old: &[Vec<Value>], row: &[Value]) -> bool {
+    old.len() == 1
+        && old[0] == row
+        && !def.indexes.iter().any(|i| i.unique)
+        && !fk::is_referenced(cx, def)
 }
 
 /// The CHECK constraints and foreign keys of a row about to be inserted (before the write):
@@ -798,8 +865,11 @@ fn update_checked(
         old[*c] = v.clone();
     }
     fk::check_parent_row(env.cx, txn, def, &old, Some(&row))?;
+    // The row's own foreign keys after its unique keys, as InnoDB checks them (on the foreign
+    // key's index, after the primary key's and the unique indexes' inserts): a duplicate key
+    // is 1062 before a missing parent is 1452. A failure undoes the statement.
+    txn.update(def.id, pk, row.clone())?;
     fk::check_child_row(env.cx, txn, def, &row, Some(&old))?;
-    txn.update(def.id, pk, row)?;
     Ok(())
 }
 

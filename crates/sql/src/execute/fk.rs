@@ -478,6 +478,14 @@ pub(crate) fn involved(cx: &ExecContext, txn: &mut Transaction, def: &TableDef) 
     on
 }
 
+/// Whether a foreign key of any table references `def` (whatever `foreign_key_checks` says:
+/// MariaDB's `referenced_by_foreign_key`).
+pub(crate) fn is_referenced(cx: &ExecContext, def: &TableDef) -> bool {
+    let cat = cx.server.engine.catalog();
+    let found = referencing(&cat, &def.db, &def.name).next().is_some();
+    found
+}
+
 /// The table `db`.`table` (1146 when missing).
 fn table_of(cat: &Catalog, db: &str, table: &str) -> Result<std::sync::Arc<TableDef>, SqlError> {
     cat.table_by_name(db, table).cloned().ok_or_else(|| {

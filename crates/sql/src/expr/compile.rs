@@ -65,17 +65,30 @@ pub(crate) struct Compiler<'a> {
 
 /// The names of an enclosing query, for a subquery's outer references.
 pub(crate) trait OuterNames {
-    /// The column `parts` names in this scope or one enclosing it, as a position in this
-    /// scope's full row (its own columns, then its enclosing row); 1054/1052 as a column.
-    fn outer_column(&self, parts: &[&str]) -> Result<usize, SqlError>;
+    /// The reading of the column `parts` names in this scope or one enclosing it, over this
+    /// scope's full row (its own columns, then its enclosing row): the column, or the text
+    /// reading of an ENUM, SET or BIT column ([`Compiler::column_ref`]); 1054/1052 as a
+    /// column.
+    fn outer_column(&self, parts: &[&str]) -> Result<Expr, SqlError>;
+
+    /// The collation derivation of position `p` of this scope's full row (a column keeps
+    /// its collation, IMPLICIT, inside a subquery that refers to it).
+    fn outer_deriv(&self, p: usize) -> Option<Deriv>;
 }
 
 impl OuterNames for Compiler<'_> {
-    fn outer_column(&self, parts: &[&str]) -> Result<usize, SqlError> {
+    fn outer_column(&self, parts: &[&str]) -> Result<Expr, SqlError> {
         match self.lookup(parts)? {
-            Expr::Col(i) => Ok(i),
+            e @ Expr::Col(_) => Ok(e),
+            Expr::Func(f, args) if matches!(args.first(), Some(Expr::Col(_))) => {
+                Ok(Expr::Func(f, args))
+            }
             _ => Err(SqlError::unknown_column(&parts.join("."), self.place)),
         }
+    }
+
+    fn outer_deriv(&self, p: usize) -> Option<Deriv> {
+        self.derive(&Expr::Col(p))
     }
 }
 
@@ -118,6 +131,22 @@ pub(crate) fn object_name_parts(n: &ast::ObjectName) -> Vec<String> {
         .collect()
 }
 
+/// An enclosing scope's column reading ([`OuterNames::outer_column`]) moved past this
+/// scope's own `width` columns: the column, or the first argument of its text reading (an
+/// ENUM/SET/BIT column used to be 1054 in a subquery).
+fn shift_outer(e: Expr, width: usize) -> Expr {
+    match e {
+        Expr::Col(p) => Expr::Col(width + p),
+        Expr::Func(f, mut args) => {
+            if let Some(Expr::Col(p)) = args.first_mut() {
+                *p += width;
+            }
+            Expr::Func(f, args)
+        }
+        e => e,
+    }
+}
+
 impl<'a> Compiler<'a> {
     pub fn new(scope: Scope<'a>, place: &'static str) -> Self {
         Compiler {
@@ -155,9 +184,9 @@ impl<'a> Compiler<'a> {
                     return Err(e);
                 };
                 match outer.outer_column(parts) {
-                    Ok(p) => {
+                    Ok(e) => {
                         self.correlated.set(true);
-                        Ok(Expr::Col(self.width() + p))
+                        Ok(shift_outer(e, self.width()))
                     }
                     Err(o) if o.code == errors::ER_BAD_FIELD_ERROR.code => Err(e),
                     Err(o) => Err(o),
@@ -220,6 +249,9 @@ impl<'a> Compiler<'a> {
         match e {
             Expr::Lit(Value::Bytes(_)) | Expr::Param(_) | Expr::UserVar(_) => conn(C::Coercible),
             Expr::SysVar(..) => conn(C::SysConst),
+            Expr::Col(c) if *c >= self.width() && self.outer.is_some() => {
+                self.outer?.outer_deriv(c - self.width())
+            }
             Expr::Col(c) | Expr::InsertValue(c) => {
                 let coll = self.column_def(*c)?.string_collation()?;
                 Some(Deriv::new(CollRef::Fixed(coll), C::Implicit))

@@ -15,6 +15,10 @@
 //! `table` is the first table and whose `from` (`BeforeSet`) holds the others; a statement
 //! with one table reference is left to sqlparser untouched.
 //!
+//! Third, MariaDB's infix `a MOD b` (the same operator as `%`, at `*`'s precedence), which
+//! sqlparser 0.63 knows only as the function `MOD(a, b)`: [`OnelogDialect::parse_infix`] reads
+//! it into the `%` operator's tree.
+//!
 //! Invariant: apart from those, the dialect is `MySqlDialect`: it forwards every method
 //! `MySqlDialect` (sqlparser 0.63) overrides and reports `MySqlDialect`'s type to the parser's
 //! `dialect_of!` checks; the other methods keep the trait's defaults, as in `MySqlDialect`. A
@@ -23,8 +27,8 @@
 
 use std::any::TypeId;
 
-use sqlparser::ast::{Expr, Statement};
-use sqlparser::dialect::{Dialect, MySqlDialect};
+use sqlparser::ast::{BinaryOperator, Expr, Statement};
+use sqlparser::dialect::{Dialect, MySqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
@@ -93,7 +97,27 @@ impl Dialect for OnelogDialect {
         expr: &Expr,
         precedence: u8,
     ) -> Option<Result<Expr, ParserError>> {
+        if parser.parse_keyword(Keyword::MOD) {
+            let right = match parser.parse_subexpr(precedence) {
+                Ok(e) => e,
+                Err(e) => return Some(Err(e)),
+            };
+            return Some(Ok(Expr::BinaryOp {
+                left: Box::new(expr.clone()),
+                op: BinaryOperator::Modulo,
+                right: Box::new(right),
+            }));
+        }
         self.0.parse_infix(parser, expr, precedence)
+    }
+
+    fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
+        match &parser.peek_token_ref().token {
+            Token::Word(w) if w.keyword == Keyword::MOD => {
+                Some(Ok(self.prec_value(Precedence::MulDivModOp)))
+            }
+            _ => self.0.get_next_precedence(parser),
+        }
     }
 
     fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
@@ -294,6 +318,29 @@ mod tests {
                 "{sql}: {theirs:?}"
             );
         }
+    }
+
+    /// `a MOD b` is `a % b` (MariaDB: same operator and precedence), `MOD(a, b)` still the
+    /// function; found by the differential query test (tests/differential_queries.rs).
+    #[test]
+    fn infix_mod_parses_as_the_modulo_operator() {
+        let parse = |sql: &str| {
+            Parser::new(&OnelogDialect::default())
+                .try_with_sql(sql)
+                .and_then(|mut p| p.parse_statements())
+                .map(|s| s.iter().map(|x| x.to_string()).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            parse("SELECT 1 + a MOD 3 * 2 FROM t"),
+            parse("SELECT 1 + a % 3 * 2 FROM t")
+        );
+        assert_eq!(parse("SELECT -a mod 3"), parse("SELECT -a % 3"));
+        assert_eq!(
+            parse("SELECT 1 + a MOD 3 * 2 FROM t").unwrap(),
+            ["SELECT 1 + a % 3 * 2 FROM t"]
+        );
+        assert_eq!(parse("SELECT MOD(7, 3)").unwrap(), ["SELECT MOD(7, 3)"]);
+        assert!(parse("SELECT 7 MOD").is_err());
     }
 
     #[test]

@@ -383,7 +383,7 @@ pub(crate) fn compile_in(
     let into = into_vars(sel, items.projections.len())?;
     let correlated = c.correlated.get();
     let deriv = items.projections.first().and_then(|x| c.derive(x));
-    let defs = subquery::result_defs(&columns, &rtypes, &items.projections, &from);
+    let defs = subquery::result_defs(&columns, &rtypes, (&items.projections, &colls.proj), &from);
     drop(c);
     let windowed = items.projections.iter().any(|x| matches!(x, Expr::Win(_)));
     let plan = SelectPlan {

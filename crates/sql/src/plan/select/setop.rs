@@ -12,6 +12,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use onelog_engine::collation::Collation;
 use onelog_engine::{ColumnDef, TableDef};
 use onelog_protocol::errors;
 use sqlparser::ast;
@@ -243,11 +244,28 @@ fn unify_defs(left: Vec<ColumnDef>, right: &[ColumnDef], rtypes: &[RType]) -> Ve
                 }
             } else {
                 let mut d = rtype_def(*t, true);
+                if d.ty.is_text() {
+                    if let Some(c) = bin_wins(l.string_collation(), r.string_collation()) {
+                        d.collation = Some(c);
+                    }
+                }
                 d.name = l.name;
                 d
             }
         })
         .collect()
+}
+
+/// The collation of a text column unified from two parts' columns when one is
+/// `utf8mb4_bin` and the other another utf8mb4 collation: the `_bin` one, as MariaDB's
+/// aggregation gives it at equal coercibility (two columns) and over a literal; so
+/// `SELECT bin_col ... UNION SELECT ci_col ...` keeps `'a'` and `'A'` apart.
+fn bin_wins(l: Option<Collation>, r: Option<Collation>) -> Option<Collation> {
+    use Collation::{Utf8mb4Bin as Bin, Utf8mb4GeneralCi as Gen, Utf8mb4UnicodeCi as Uni};
+    match (l?, r?) {
+        (Bin, Gen | Uni) | (Gen | Uni, Bin) => Some(Bin),
+        _ => None,
+    }
 }
 
 /// The slots recursive CTEs' work tables are kept under (unique in the process).

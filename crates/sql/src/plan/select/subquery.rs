@@ -26,7 +26,7 @@ use super::{compile_in, concrete, Compiled, SelectPlan};
 use crate::bind::tables::FromTable;
 use crate::context::ExecContext;
 use crate::error::SqlError;
-use crate::expr::{Compiler, Expr, OuterNames, RType, SubqInfo, SubqueryHook};
+use crate::expr::{CollRef, Compiler, Expr, OuterNames, RType, SubqInfo, SubqueryHook};
 use crate::infoschema::InfoTable;
 use crate::output::Column;
 
@@ -401,11 +401,12 @@ pub(crate) fn derived_at(
 pub(crate) fn result_defs(
     columns: &[Column],
     rtypes: &[RType],
-    projections: &[Expr],
+    (projections, colls): (&[Expr], &[CollRef]),
     from: &crate::bind::tables::From,
 ) -> Vec<ColumnDef> {
+    debug_assert_eq!(projections.len(), colls.len());
     let mut out = Vec::with_capacity(columns.len());
-    for ((col, r), x) in columns.iter().zip(rtypes).zip(projections) {
+    for (((col, r), x), coll) in columns.iter().zip(rtypes).zip(projections).zip(colls) {
         let src = match (x, r) {
             (Expr::Col(i), _) | (_, RType::Column(i)) if !from.tables.is_empty() => {
                 let (k, j) = from.owner(*i);
@@ -427,7 +428,15 @@ pub(crate) fn result_defs(
                 }
                 d
             }
-            None => rtype_def(*r, col.flags & 1 == 0),
+            None => {
+                // A text expression keeps the collation it derives (`SUBSTRING(bin_col, 1, 1)`
+                // is utf8mb4_bin in a derived table, a CTE or a UNION part, as in MariaDB).
+                let mut d = rtype_def(*r, col.flags & 1 == 0);
+                if let (true, CollRef::Fixed(c)) = (d.ty.is_text(), coll) {
+                    d.collation = Some(*c);
+                }
+                d
+            }
         };
         d.name = col.name.clone();
         out.push(d);
