@@ -98,33 +98,7 @@ impl Engine {
             .table(table.id)
             .cloned()
             .ok_or_else(|| EngineError::corrupt("CREATE TABLE ... SELECT", "no table"))?;
-        let mut outcome = SelectOutcome {
-            rows: 0,
-            duplicates: 0,
-            skipped: Vec::new(),
-        };
-        for row in rows {
-            let row = prepare(&scratch, &def, row)?;
-            let mut conflicts = conflicts(&scratch, &def, &row);
-            if !conflicts.is_empty() {
-                match duplicates {
-                    Duplicates::Error => return Err(conflicts.swap_remove(0).1),
-                    Duplicates::Ignore => {
-                        outcome.duplicates += 1;
-                        outcome.skipped.push(conflicts.swap_remove(0).1.to_string());
-                        continue;
-                    }
-                    Duplicates::Replace => {
-                        for (key, _) in &conflicts {
-                            if scratch.delete_row(&def, key).is_some() {
-                                outcome.duplicates += 1;
-                            }
-                        }
-                    }
-                }
-            }
-            scratch.put_row(&def, Arc::new(row));
-        }
+        let mut outcome = fill(&mut scratch, &def, rows, duplicates)?;
         let changes: Vec<RowChange> = scratch
             .table(def.id)
             .map(|t| {
@@ -167,6 +141,44 @@ impl Engine {
         core.forget_auto_inc(&change);
         Ok(Some(outcome))
     }
+}
+
+/// Puts `rows` into `def`'s new (empty) table of `scratch`, each prepared ([`prepare`]), a
+/// row repeating a primary or unique key value handled as `duplicates` says.
+fn fill(
+    scratch: &mut Root,
+    def: &TableDef,
+    rows: Vec<Vec<Value>>,
+    duplicates: Duplicates,
+) -> Result<SelectOutcome, EngineError> {
+    let mut outcome = SelectOutcome {
+        rows: 0,
+        duplicates: 0,
+        skipped: Vec::new(),
+    };
+    for row in rows {
+        let row = prepare(scratch, def, row)?;
+        let mut conflicts = conflicts(scratch, def, &row);
+        if !conflicts.is_empty() {
+            match duplicates {
+                Duplicates::Error => return Err(conflicts.swap_remove(0).1),
+                Duplicates::Ignore => {
+                    outcome.duplicates += 1;
+                    outcome.skipped.push(conflicts.swap_remove(0).1.to_string());
+                    continue;
+                }
+                Duplicates::Replace => {
+                    for (key, _) in &conflicts {
+                        if scratch.delete_row(def, key).is_some() {
+                            outcome.duplicates += 1;
+                        }
+                    }
+                }
+            }
+        }
+        scratch.put_row(def, Arc::new(row));
+    }
+    Ok(outcome)
 }
 
 /// `row` coerced to `def`'s columns, the AUTO_INCREMENT column numbered from the table's

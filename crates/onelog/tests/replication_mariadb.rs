@@ -698,3 +698,57 @@ fn semi_sync_after_sync_with_a_mariadb_replica_and_fallback_to_async() {
     assert_same_table(port, &replica, "ss.t", "id, v");
     assert_no_sql_error(&replica, "semi-sync");
 }
+
+/// Issue 15 part 4: a table without a primary key (identical rows, an UPDATE and a DELETE of
+/// one of two identical rows, a whole-table UPDATE) and `CREATE TABLE ... SELECT` (into a
+/// table without and one with a primary key) reach a MariaDB replica identically: it finds
+/// each row by its whole before image, and runs the generated CREATE TABLE before the rows
+/// of the same group.
+#[test]
+fn mariadb_replica_applies_tables_without_primary_key_and_create_select() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let primary = start_primary(&dir.path().join("onelog"), None);
+    let port = primary.port;
+    create_rpl_user(port);
+    let replica = start_replica(&dir.path().join("replica"), port);
+    sql(
+        port,
+        "CREATE DATABASE np; \
+         CREATE TABLE np.t (a INT, b VARCHAR(10), c DECIMAL(6,2), KEY (b)); \
+         INSERT INTO np.t VALUES (1, 'x', 1.5), (1, 'x', 1.5), (2, NULL, NULL), (3, 'y', 0); \
+         UPDATE np.t SET c = 9 WHERE a = 1 LIMIT 1; \
+         DELETE FROM np.t WHERE a = 1 AND c = 1.5 LIMIT 1; \
+         INSERT INTO np.t VALUES (2, NULL, NULL); \
+         UPDATE np.t SET a = a + 10; \
+         DELETE FROM np.t WHERE b IS NULL LIMIT 1; \
+         CREATE TABLE np.s AS SELECT a, b, c, a * 2 AS d, 'lit' AS e FROM np.t; \
+         CREATE TABLE np.k (id INT AUTO_INCREMENT PRIMARY KEY) SELECT b, c FROM np.t ORDER BY a",
+    );
+    wait_caught_up(port, &replica, "no primary key and CREATE TABLE ... SELECT");
+    for t in ["np.t", "np.s", "np.k"] {
+        assert_same_table(port, &replica, t, "*");
+    }
+    assert_eq!(sql(port, "SELECT COUNT(*) FROM np.t"), "3\n", "np.t's rows");
+    assert_eq!(replica.value("SELECT COUNT(*) FROM np.s"), "3");
+    assert_eq!(replica.value("SELECT COUNT(*) FROM np.k"), "3");
+    let shape = |t: &str| {
+        sql(port, &format!("SHOW CREATE TABLE {t}"))
+            .replace("\\n", "\n")
+            .lines()
+            .filter(|l| l.trim_start().starts_with('`'))
+            .map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>()
+    };
+    let on_replica = |t: &str| {
+        replica
+            .run(Some(&format!("SHOW CREATE TABLE {t}")), None)
+            .replace("\\n", "\n")
+            .lines()
+            .filter(|l| l.trim_start().starts_with('`'))
+            .map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(shape("np.s"), on_replica("np.s"), "np.s's columns");
+    assert_eq!(shape("np.k"), on_replica("np.k"), "np.k's columns");
+    assert_no_sql_error(&replica, "the end");
+}

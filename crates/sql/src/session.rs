@@ -827,6 +827,16 @@ impl Session {
         Ok(Output::ok().with_warning_count(self.warning_count()))
     }
 
+    /// CREATE TABLE (LIKE, ... SELECT), with the conditions CREATE TABLE ... SELECT raises
+    /// (note 1050, conversions, duplicates skipped).
+    fn create_table(&mut self, ct: &ast::CreateTable, text: &str) -> Result<Output, SqlError> {
+        self.commit()?;
+        drop(crate::expr::take_warnings());
+        let out = crate::execute::ddl::create_table(self, ct, text)?;
+        self.cx.warnings.extend(crate::expr::take_warnings());
+        Ok(out.with_warning_count(self.warning_count()))
+    }
+
     /// Non-DML statements: DDL, USE.
     // Long: one arm per statement kind.
     fn run_other(&mut self, stmt: &Statement, sql: &str) -> Result<Output, SqlError> {
@@ -891,11 +901,7 @@ impl Session {
                 crate::execute::ddl::create_database(self, &name, *if_not_exists, text)?;
                 Ok(affected(1))
             }
-            Statement::CreateTable(ct) => {
-                self.commit()?;
-                crate::execute::ddl::create_table(self, ct, text)?;
-                Ok(Output::ok())
-            }
+            Statement::CreateTable(ct) => self.create_table(ct, text),
             Statement::RenameTable(pairs) => {
                 self.commit()?;
                 let pairs: Vec<_> = pairs.iter().map(|r| (&r.old_name, &r.new_name)).collect();

@@ -570,11 +570,8 @@ pub(crate) fn create_table(
     cx: &ExecContext,
     ct: &ast::CreateTable,
     sql: &str,
-) -> Result<(), SqlError> {
+) -> Result<crate::output::Output, SqlError> {
     assert_no_transaction(cx);
-    if ct.query.is_some() {
-        return Err(SqlError::unsupported("CREATE TABLE ... SELECT"));
-    }
     if ct.temporary {
         // Refused rather than made a table every session shares and that outlives its session.
         return Err(SqlError::unsupported("CREATE TEMPORARY TABLE"));
@@ -596,7 +593,7 @@ pub(crate) fn create_table(
         cx.server
             .engine
             .create_table_like((&db, &name), (&src_db, &src), ct.if_not_exists, sql)?;
-        return Ok(());
+        return Ok(crate::output::Output::ok());
     }
     let mut columns = Vec::new();
     let mut primary_key: Vec<String> = Vec::new();
@@ -704,7 +701,10 @@ pub(crate) fn create_table(
             .map(|c| check::table_check(c, &mut unnamed)),
     );
     options.checks = checks;
-    create_checked(cx, spec, options, ct.if_not_exists, sql)
+    if let Some(q) = &ct.query {
+        return crate::execute::ctas::create_table_select(cx, ct, q, (spec, options), sql);
+    }
+    create_checked(cx, spec, options, ct.if_not_exists, sql).map(|()| crate::output::Output::ok())
 }
 
 /// The engine's CREATE TABLE of `spec` after its constraints are validated (the CHECK

@@ -7,6 +7,7 @@
 pub mod admin;
 pub(crate) mod alter;
 pub(crate) mod check;
+pub(crate) mod ctas;
 pub(crate) mod ddl;
 pub(crate) mod dml;
 pub(crate) mod explain;

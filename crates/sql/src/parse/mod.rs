@@ -364,6 +364,39 @@ fn strip_lock_clause(sql: &str) -> Result<(&str, LockClause), SqlError> {
     Ok((sql, LockClause::None))
 }
 
+/// The `IGNORE` or `REPLACE` of `CREATE TABLE ... {IGNORE | REPLACE} [AS] SELECT` (which
+/// sqlparser does not parse): its byte range in `sql` and whether it is REPLACE. None for any
+/// other statement (`CREATE OR REPLACE TABLE` included: REPLACE must come before the query).
+pub(crate) fn ctas_duplicates(sql: &str) -> Option<(std::ops::Range<usize>, bool)> {
+    let toks = lexer::lex(sql)?;
+    let word = |i: usize, w: &str| matches!(toks.get(i).map(|t| &t.tok), Some(lexer::Tok::Word(x)) if x.eq_ignore_ascii_case(w));
+    if !word(0, "CREATE") {
+        return None;
+    }
+    let mut depth = 0i32;
+    for (i, t) in toks.iter().enumerate() {
+        match &t.tok {
+            lexer::Tok::Sym("(") => depth += 1,
+            lexer::Tok::Sym(")") => depth -= 1,
+            lexer::Tok::Word(w)
+                if depth == 0
+                    && (w.eq_ignore_ascii_case("IGNORE") || w.eq_ignore_ascii_case("REPLACE"))
+                    && (word(i + 1, "SELECT")
+                        || word(i + 1, "AS")
+                        || matches!(
+                            toks.get(i + 1).map(|t| &t.tok),
+                            Some(lexer::Tok::Sym("("))
+                        )) =>
+            {
+                return Some((t.start..t.end, w.eq_ignore_ascii_case("REPLACE")));
+            }
+            lexer::Tok::Word(w) if depth == 0 && w.eq_ignore_ascii_case("SELECT") => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Parses one statement (already split; comments allowed).
 pub(crate) fn parse_statement(sql: &str) -> Result<Parsed, SqlError> {
     let text = strip_comments(sql);
@@ -379,6 +412,24 @@ pub(crate) fn parse_statement(sql: &str) -> Result<Parsed, SqlError> {
         strip_lock_clause(text)?
     } else {
         (text, LockClause::None)
+    };
+    // CREATE TABLE ... IGNORE/REPLACE SELECT: parsed without the word (the executor reads it
+    // from the statement's text, `execute::ctas`).
+    let blanked;
+    let body = match first
+        .eq_ignore_ascii_case("CREATE")
+        .then(|| ctas_duplicates(body))
+    {
+        Some(Some((r, _))) => {
+            blanked = format!(
+                "{}{}{}",
+                &body[..r.start],
+                " ".repeat(r.len()),
+                &body[r.end..]
+            );
+            blanked.as_str()
+        }
+        _ => body,
     };
     depth::check_lexical(body)?;
     let mut stmts = Parser::new(&dialect::OnelogDialect::default())

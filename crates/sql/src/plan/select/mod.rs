@@ -311,6 +311,9 @@ pub(crate) struct Compiled {
     pub deriv: Option<crate::expr::Deriv>,
     /// A column definition per result column (a derived table's columns).
     pub defs: Vec<onelog_engine::ColumnDef>,
+    /// Per result column, the whole definition of the table column it is (a plain column
+    /// reference: type, NOT NULL, default), as `CREATE TABLE ... SELECT` copies it.
+    pub sources: Vec<Option<onelog_engine::ColumnDef>>,
 }
 
 // Long: the SELECT's stages in order, each a call; the plan literal takes the rest.
@@ -384,6 +387,7 @@ pub(crate) fn compile_in(
     let correlated = c.correlated.get();
     let deriv = items.projections.first().and_then(|x| c.derive(x));
     let defs = subquery::result_defs(&columns, &rtypes, (&items.projections, &colls.proj), &from);
+    let sources = subquery::direct_sources(&items.projections, &from);
     drop(c);
     let windowed = items.projections.iter().any(|x| matches!(x, Expr::Win(_)));
     let plan = SelectPlan {
@@ -421,6 +425,7 @@ pub(crate) fn compile_in(
         correlated,
         deriv,
         defs,
+        sources,
     })
 }
 

@@ -444,6 +444,38 @@ pub(crate) fn result_defs(
     out
 }
 
+/// Per projection, the definition of the table column it names when it is a plain column
+/// reference (an ENUM, SET or BIT column's read as its text included; None for any other
+/// expression).
+pub(crate) fn direct_sources(
+    projections: &[Expr],
+    from: &crate::bind::tables::From,
+) -> Vec<Option<ColumnDef>> {
+    let column = |x: &Expr| match x {
+        Expr::Col(i) => Some(*i),
+        Expr::Func(f, args) if matches!(f.def().name, "ENUM_TEXT" | "SET_TEXT" | "BIT_TEXT") => {
+            match args.first() {
+                Some(Expr::Col(i)) => Some(*i),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    projections
+        .iter()
+        .map(|x| match column(x) {
+            Some(i) if !from.tables.is_empty() => {
+                let (k, j) = from.owner(i);
+                from.tables
+                    .get(k)
+                    .and_then(|(t, _)| t.columns.get(j))
+                    .cloned()
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// A column definition holding values of result type `r`.
 pub(crate) fn rtype_def(r: RType, nullable: bool) -> ColumnDef {
     let ty = match r {
