@@ -116,42 +116,19 @@ impl Cur<'_> {
     }
 }
 
-/// The first words of `sql` (at most 12), upper-cased, for the cheap check of [`parse`].
+/// Whether the tokens start a view statement: `SHOW CREATE VIEW`, `DROP VIEW`, or CREATE
+/// [OR REPLACE] / ALTER followed by ALGORITHM, DEFINER, SQL (SECURITY) or VIEW.
 fn starts_view_statement(t: &[Token]) -> bool {
-    let words: Vec<String> = t
-        .iter()
-        .take(16)
-        .map_while(|t| match &t.tok {
-            Tok::Word(w) => Some(w.to_ascii_uppercase()),
-            Tok::QIdent(_) | Tok::Str(_) => Some(String::new()),
-            Tok::Sym(_) | Tok::UserVar(_) => Some(String::new()),
-            _ => None,
-        })
-        .collect();
-    match words.first().map(String::as_str) {
-        Some("DROP") | Some("SHOW") => {
-            words.get(1).map(String::as_str) == Some("VIEW")
-                || (words.get(1).map(String::as_str) == Some("CREATE")
-                    && words.get(2).map(String::as_str) == Some("VIEW"))
-        }
-        Some("CREATE") | Some("ALTER") => {
-            // The clauses before VIEW hold no other keyword of another statement.
-            words.iter().skip(1).any(|w| w == "VIEW")
-                && !words.iter().skip(1).take_while(|w| *w != "VIEW").any(|w| {
-                    [
-                        "TABLE",
-                        "USER",
-                        "DATABASE",
-                        "SCHEMA",
-                        "INDEX",
-                        "TRIGGER",
-                        "PROCEDURE",
-                    ]
-                    .contains(&w.as_str())
-                        || w == "FUNCTION"
-                        || w == "EVENT"
-                })
-        }
+    let word = |k: usize| match t.get(k).map(|x| &x.tok) {
+        Some(Tok::Word(w)) => w.to_ascii_uppercase(),
+        _ => String::new(),
+    };
+    let clause = |w: &str| ["ALGORITHM", "DEFINER", "SQL", "VIEW"].contains(&w);
+    match word(0).as_str() {
+        "SHOW" => word(1) == "CREATE" && word(2) == "VIEW",
+        "DROP" => word(1) == "VIEW",
+        "CREATE" if word(1) == "OR" => word(2) == "REPLACE" && clause(&word(3)),
+        "CREATE" | "ALTER" => clause(&word(1)),
         _ => false,
     }
 }
@@ -395,6 +372,8 @@ mod tests {
             "drop table v",
             "show create table v",
             "alter table v add view int",
+            "create sequence view",
+            "create or replace table view (a int)",
         ] {
             assert!(parse(sql).is_none(), "{sql}");
         }
