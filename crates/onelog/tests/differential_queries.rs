@@ -510,7 +510,7 @@ impl<'a> Gen<'a> {
             let mut both = scope.clone();
             both.insert(0, rel.clone());
             let on = match (
-                self.column(&[rel.clone()], Some(kind)),
+                self.column(std::slice::from_ref(&rel), Some(kind)),
                 self.column(&scope, Some(kind)),
             ) {
                 (Some(x), Some(y)) => {
