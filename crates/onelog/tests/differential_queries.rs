@@ -510,7 +510,7 @@ impl<'a> Gen<'a> {
             let mut both = scope.clone();
             both.insert(0, rel.clone());
             let on = match (
-                self.column(&[rel.clone()], Some(kind)),
+                self.column(std::slice::from_ref(&rel), Some(kind)),
                 self.column(&scope, Some(kind)),
             ) {
                 (Some(x), Some(y)) => {
@@ -1120,6 +1120,11 @@ const KNOWN_DIVERGENCES: &[Divergence] = &[
             (Outcome::Error(1690), Outcome::Rows { .. }) => [" JOIN ", "FROM (SELECT", "WITH "]
                 .iter()
                 .any(|w| sql.contains(w)),
+            // INSERT ... SELECT: onelog reads every row before it inserts, MariaDB inserts as
+            // it reads and stops at the first failing row (1062), before a later one overflows.
+            (Outcome::Error(_), Outcome::Error(1690)) => {
+                sql.starts_with("INSERT") && sql.contains(" SELECT ")
+            }
             _ => false,
         },
     },
@@ -1434,7 +1439,10 @@ fn random_queries_agree_with_mariadb_or_are_known_divergences() {
     for (d, n) in KNOWN_DIVERGENCES.iter().zip(&tally.counts) {
         eprintln!("known divergence '{}': {n} statement(s)", d.name);
     }
-    assert!(ran >= 3, "only {ran} seeds ran in the time budget");
+    assert!(
+        ran >= seeds.min(3),
+        "only {ran} seeds ran in the time budget"
+    );
     assert!(
         tally.unexplained.is_empty(),
         "{} of {} statements differ from MariaDB outside the known divergences:\n{}",

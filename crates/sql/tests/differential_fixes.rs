@@ -287,6 +287,18 @@ fn a_set_operation_over_a_bin_column_keeps_case_distinct_rows() {
         rows(&mut s, "SELECT c FROM a2 INTERSECT SELECT c FROM a1"),
         vec![vec!["b"]]
     );
+    // Two utf8mb4_bin columns of different types stay utf8mb4_bin.
+    ok(
+        &mut s,
+        "CREATE TABLE a4 (id INT PRIMARY KEY, c VARCHAR(3) COLLATE utf8mb4_bin)",
+    );
+    assert_eq!(
+        sorted(rows(
+            &mut s,
+            "SELECT SUBSTRING(c, 1, 1) FROM a1 EXCEPT SELECT c FROM a4"
+        )),
+        vec![vec!["B"], vec!["a"], vec!["b"]]
+    );
 }
 
 /// A value with a time of day stored into a DATE column (INSERT, UPDATE, multi-table UPDATE)

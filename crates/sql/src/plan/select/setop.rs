@@ -245,7 +245,7 @@ fn unify_defs(left: Vec<ColumnDef>, right: &[ColumnDef], rtypes: &[RType]) -> Ve
             } else {
                 let mut d = rtype_def(*t, true);
                 if d.ty.is_text() {
-                    if let Some(c) = bin_wins(l.string_collation(), r.string_collation()) {
+                    if let Some(c) = unified_collation(l.string_collation(), r.string_collation()) {
                         d.collation = Some(c);
                     }
                 }
@@ -256,13 +256,15 @@ fn unify_defs(left: Vec<ColumnDef>, right: &[ColumnDef], rtypes: &[RType]) -> Ve
         .collect()
 }
 
-/// The collation of a text column unified from two parts' columns when one is
-/// `utf8mb4_bin` and the other another utf8mb4 collation: the `_bin` one, as MariaDB's
-/// aggregation gives it at equal coercibility (two columns) and over a literal; so
-/// `SELECT bin_col ... UNION SELECT ci_col ...` keeps `'a'` and `'A'` apart.
-fn bin_wins(l: Option<Collation>, r: Option<Collation>) -> Option<Collation> {
+/// The collation of a text column unified from two parts' columns of different types: the
+/// one they share (it was utf8mb4_general_ci whenever the types differed), or `utf8mb4_bin`
+/// when one is it and the other another utf8mb4 collation, as MariaDB's aggregation gives
+/// it at equal coercibility (two columns) and over a literal; so `SELECT bin_col ... UNION
+/// SELECT ci_col ...` keeps `'a'` and `'A'` apart.
+fn unified_collation(l: Option<Collation>, r: Option<Collation>) -> Option<Collation> {
     use Collation::{Utf8mb4Bin as Bin, Utf8mb4GeneralCi as Gen, Utf8mb4UnicodeCi as Uni};
     match (l?, r?) {
+        (a, b) if a == b => Some(a),
         (Bin, Gen | Uni) | (Gen | Uni, Bin) => Some(Bin),
         _ => None,
     }
