@@ -45,11 +45,10 @@ from sqlalchemy.orm import (
 
 RESULTS = []
 
-# TODO(cascade): the "cascade" helper (issue 15) is making FOREIGN KEY ... ON DELETE CASCADE
-# work; until it lands on this branch onelog refuses it (1235), so the models use RESTRICT, the
-# ORM deletes children itself (passive_deletes off) and the server-side cascade step deletes
-# the children first. Set this to "CASCADE" once it has landed.
-ONDELETE = "RESTRICT"
+# The models' foreign keys: ON DELETE CASCADE, so the ORM leaves deletes of children to the
+# server (passive_deletes) and the Core delete of an author cascades to its posts, comments
+# and tags. "RESTRICT" runs the scenario with the ORM deleting children itself instead.
+ONDELETE = "CASCADE"
 PASSIVE = ONDELETE == "CASCADE"
 
 
