@@ -43,48 +43,7 @@ const SCENARIO_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// A venv with SQLAlchemy, Django and PyMySQL, made once per machine (bounded).
 fn python_venv() -> PathBuf {
-    let home = std::env::var_os("HOME").map_or_else(std::env::temp_dir, PathBuf::from);
-    let venv = home.join(".cache/onelog-tests").join(VENV_NAME);
-    let python = venv.join("bin/python");
-    let ready = |p: &Path| {
-        p.is_file()
-            && run_bounded(
-                Command::new(p).args(["-c", "import sqlalchemy, django, pymysql"]),
-                None,
-                Duration::from_secs(60),
-            )
-            .status
-            .success()
-    };
-    if ready(&python) {
-        return python;
-    }
-    let _ = std::fs::remove_dir_all(&venv);
-    std::fs::create_dir_all(venv.parent().expect("parent")).expect("creating the cache dir");
-    let out = run_bounded(
-        Command::new("python3").args(["-m", "venv"]).arg(&venv),
-        None,
-        Duration::from_secs(120),
-    );
-    assert!(
-        out.status.success(),
-        "python3 -m venv failed (install python3-venv): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = run_bounded(
-        Command::new(venv.join("bin/pip"))
-            .args(["install", "-q", "--disable-pip-version-check"])
-            .args(PY_PACKAGES),
-        None,
-        Duration::from_secs(300),
-    );
-    assert!(
-        out.status.success(),
-        "pip install {PY_PACKAGES:?} failed (PyPI must be reachable): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(ready(&python), "the venv at {} is unusable", venv.display());
-    python
+    common::python::venv(VENV_NAME, PY_PACKAGES, "import sqlalchemy, django, pymysql")
 }
 
 fn script(name: &str) -> PathBuf {

@@ -13,6 +13,7 @@
 
 pub mod differ;
 pub mod mariadb;
+pub mod python;
 pub mod raw;
 pub mod replica;
 pub mod tmpfs;

@@ -45,6 +45,7 @@ mod members;
 mod numeric;
 mod ops;
 mod subq;
+pub(crate) use subq::split_and;
 pub(crate) mod temporal;
 mod text;
 mod types;

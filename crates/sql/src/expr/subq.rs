@@ -268,8 +268,8 @@ fn semi_join_shape(q: &ast::Query) -> Option<(ast::Expr, ast::Query)> {
     Some((outer, inner))
 }
 
-/// The top-level AND operands of `e` (parentheses looked through).
-fn split_and<'e>(e: &'e ast::Expr, out: &mut Vec<&'e ast::Expr>) {
+/// The top-level AND operands of `e` (parentheses looked through), in order.
+pub(crate) fn split_and<'e>(e: &'e ast::Expr, out: &mut Vec<&'e ast::Expr>) {
     match e {
         ast::Expr::BinaryOp {
             left,

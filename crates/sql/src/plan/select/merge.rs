@@ -45,7 +45,7 @@ pub(crate) fn push_where(
         qn,
     };
     let mut terms = Vec::new();
-    conjuncts(outer, &mut terms);
+    crate::expr::split_and(outer, &mut terms);
     let pushed: Vec<ast::Expr> = terms.into_iter().filter_map(|t| map.rewrite(t)).collect();
     if pushed.is_empty() {
         return false;
@@ -127,22 +127,6 @@ fn base_columns(sel: &ast::Select, table: &TableDef, n: usize) -> Option<Vec<Opt
         }
     }
     (out.len() == n).then_some(out)
-}
-
-/// Splits the top-level AND terms of `e`.
-fn conjuncts<'e>(e: &'e ast::Expr, out: &mut Vec<&'e ast::Expr>) {
-    match e {
-        ast::Expr::BinaryOp {
-            left,
-            op: ast::BinaryOperator::And,
-            right,
-        } => {
-            conjuncts(left, out);
-            conjuncts(right, out);
-        }
-        ast::Expr::Nested(x) => conjuncts(x, out),
-        other => out.push(other),
-    }
 }
 
 /// What a term's column references mean: view columns to base columns.
