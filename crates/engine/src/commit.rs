@@ -896,6 +896,30 @@ impl ResolvedOrigin {
         }
     }
 
+    /// The record of a DDL group: its `events`, the catalog `change` in `aux`, and the rows a
+    /// `CREATE TABLE ... SELECT` writes with it (none for other DDL).
+    pub fn ddl_record(
+        &self,
+        events: Vec<u8>,
+        change: &CatalogChange,
+        rows: Vec<RowChange>,
+    ) -> PendingRecord {
+        let mut aux = self.aux();
+        aux.extend_from_slice(&change.encode());
+        PendingRecord {
+            kind: RecordKind::Ddl,
+            gtid: self.assign,
+            events,
+            aux,
+            streamed: None,
+            payload: Some(Box::new(CommitPayload::Ddl {
+                change: change.clone(),
+                rows,
+                replicated: self.replicated,
+            })),
+        }
+    }
+
     /// The record was logged as `gtid`: `@@last_gtid`, and a fixed seq_no is used up.
     pub fn used(&self, gtid: onelog_binlog::Gtid) {
         crate::origin::note_committed(gtid);

@@ -18,10 +18,8 @@
 use std::sync::Arc;
 
 use onelog_binlog::Value;
-use onelog_log::{PendingRecord, RecordKind};
 
 use crate::catalog::{CatalogChange, TableDef, TableOptions, TableSpec};
-use crate::commit::CommitPayload;
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::events::encode_ddl_rows;
@@ -120,20 +118,7 @@ impl Engine {
             (origin.domain_id, origin.server_id, origin.timestamp),
             core.row_metadata(),
         )?;
-        let mut aux = origin.aux();
-        aux.extend_from_slice(&change.encode());
-        let record = PendingRecord {
-            kind: RecordKind::Ddl,
-            gtid: origin.assign,
-            events,
-            aux,
-            streamed: None,
-            payload: Some(Box::new(CommitPayload::Ddl {
-                change: change.clone(),
-                rows: changes,
-                replicated: origin.replicated,
-            })),
-        };
+        let record = origin.ddl_record(events, &change, changes);
         debug_assert!(Arc::ptr_eq(&root, &core.store().current()));
         let receipt = core.log_exclusive(&gate, record, || format!("logging `{sql}`"))?;
         origin.used(receipt.gtid);

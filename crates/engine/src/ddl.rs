@@ -22,8 +22,6 @@
 
 use std::sync::Arc;
 
-use onelog_log::{PendingRecord, RecordKind};
-
 use onelog_binlog::Value;
 
 use crate::alter::{self, AlterPlan, Condition};
@@ -31,7 +29,6 @@ use crate::catalog::{
     check_identifier, AccountDef, CatalogChange, CheckDef, ColumnDef, ColumnSource, ColumnSpec,
     ForeignKeyDef, IndexDef, IndexSpec, TableDef, TableId, TableOptions, TableSpec,
 };
-use crate::commit::CommitPayload;
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::events::encode_ddl_with_mode;
@@ -81,20 +78,7 @@ impl Engine {
             logged_sql_mode(&change),
             (origin.domain_id, origin.server_id, origin.timestamp),
         )?;
-        let mut aux = origin.aux();
-        aux.extend_from_slice(&change.encode());
-        let record = PendingRecord {
-            kind: RecordKind::Ddl,
-            gtid: origin.assign,
-            events,
-            aux,
-            streamed: None,
-            payload: Some(Box::new(CommitPayload::Ddl {
-                change: change.clone(),
-                rows: Vec::new(),
-                replicated: origin.replicated,
-            })),
-        };
+        let record = origin.ddl_record(events, &change, Vec::new());
         // The exclusive gate kept every commit out: the change was validated against the
         // state it is logged after.
         debug_assert!(Arc::ptr_eq(&root, &core.store().current()));
