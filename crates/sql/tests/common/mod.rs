@@ -93,10 +93,7 @@ pub fn wire_rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
             .map(|r| {
                 r.iter()
                     .zip(&columns)
-                    .map(|(v, c)| {
-                        onelog_sql::render::text(v, c)
-                            .map_or("NULL".to_string(), |b| String::from_utf8_lossy(&b).into())
-                    })
+                    .map(|(v, c)| wire_cell(v, c))
                     .collect()
             })
             .collect(),
@@ -145,4 +142,76 @@ pub fn log_records(server: &Server) -> Vec<Record> {
         out.push(rec);
     }
     out
+}
+
+/// A statement and MariaDB 10.11's answer: its rows as `mariadb -B -N` prints them, or its
+/// error (the `mariadb_expected/*.rs` files list them).
+pub type Case = (&'static str, Result<&'static str, (u16, &'static str)>);
+
+/// A root session in database `name` (created when missing).
+pub fn session_in(db: &Db, name: &str) -> Session {
+    let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
+    ok(&mut s, &format!("CREATE DATABASE IF NOT EXISTS {name}"));
+    ok(&mut s, &format!("USE {name}"));
+    s
+}
+
+/// A value as the text protocol sends it (`NULL` for NULL).
+fn wire_cell(v: &Value, c: &onelog_sql::Column) -> String {
+    onelog_sql::render::text(v, c)
+        .map_or("NULL".to_string(), |b| String::from_utf8_lossy(&b).into())
+}
+
+/// A result as `mariadb -B -N` prints it (values as the text protocol sends them, tab
+/// separated, a line per row); nothing for a statement without a result set.
+pub fn text_of(out: &Output) -> String {
+    let Output::Rows { columns, rows } = out else {
+        return String::new();
+    };
+    let line = |r: &Vec<Value>| -> String {
+        r.iter()
+            .zip(columns)
+            .map(|(v, c)| wire_cell(v, c))
+            .collect::<Vec<_>>()
+            .join("\t")
+    };
+    rows.iter().map(line).collect::<Vec<_>>().join("\n")
+}
+
+/// Runs `cases` in database `name` after `setup`; every difference from MariaDB's answer is
+/// reported at once.
+pub fn check_cases(tag: &str, name: &str, setup: &[&str], cases: &[Case]) {
+    let db = Db::open(tag);
+    let mut s = session_in(&db, name);
+    for q in setup {
+        ok(&mut s, q);
+    }
+    let mut bad = Vec::new();
+    for (sql, want) in cases {
+        match (run(&mut s, sql), want) {
+            (Ok(out), Ok(rows)) => {
+                let got = text_of(&out);
+                if got != *rows {
+                    bad.push(format!("{sql}\n  got  {got:?}\n  want {rows:?}"));
+                }
+            }
+            (Err(e), Err((code, msg))) => {
+                // 1054's clause name differs inside subqueries (MariaDB names it 'SELECT').
+                if e.code != *code || (*code != 1054 && e.message != *msg) {
+                    bad.push(format!(
+                        "{sql}\n  got  {} {}\n  want {code} {msg}",
+                        e.code, e.message
+                    ));
+                }
+            }
+            (Ok(_), Err((code, msg))) => bad.push(format!("{sql}\n  ran, want {code} {msg}")),
+            (Err(e), Ok(_)) => bad.push(format!("{sql}\n  failed: {} {}", e.code, e.message)),
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} differences:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }
