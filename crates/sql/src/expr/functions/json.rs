@@ -714,18 +714,10 @@ fn write_at(doc: &mut Json, steps: &[Step], value: Json, how: Write) {
 mod tests {
     use crate::expr::functions::check_against_mariadb;
     use crate::output::Output;
-    use crate::server::{Server, ServerConfig};
-    use crate::session::Session;
 
     /// The warnings (level, code, message) each statement leaves, on a fresh server.
     fn warnings_of(statements: &[&str]) -> Vec<Vec<String>> {
-        let dir = std::env::temp_dir().join(format!("onelog-json-warnings-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut cfg = ServerConfig::new(&dir);
-        cfg.max_binlog_size = 1 << 20;
-        cfg.flush_log_at_trx_commit = 2;
-        let (server, _) = Server::open(cfg).unwrap();
-        let mut s = Session::new(server.clone(), 1, "root", "localhost");
+        let mut s = crate::expr::functions::test_session("json-warnings");
         let mut out = Vec::new();
         for sql in statements {
             s.query(sql);
@@ -744,20 +736,12 @@ mod tests {
                     .collect(),
             );
         }
-        let _ = server.shutdown();
-        let _ = std::fs::remove_dir_all(&dir);
         out
     }
 
     #[test]
     fn a_json_column_is_checked_longtext_as_in_mariadb() {
-        let dir = std::env::temp_dir().join(format!("onelog-json-column-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut cfg = ServerConfig::new(&dir);
-        cfg.max_binlog_size = 1 << 20;
-        cfg.flush_log_at_trx_commit = 2;
-        let (server, _) = Server::open(cfg).unwrap();
-        let mut s = Session::new(server.clone(), 1, "root", "localhost");
+        let mut s = crate::expr::functions::test_session("json-column");
         let mut run = |sql: &str| -> Result<Vec<Vec<String>>, String> {
             match s.query(sql).pop() {
                 Some(Ok(Output::Rows { rows, .. })) => Ok(rows
@@ -806,8 +790,6 @@ mod tests {
                 ["[[1,   2]]", "{\"a\": [1,   2]}", "[[1, 2]]", "[1, 2]"]
             ]
         );
-        let _ = server.shutdown();
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -37,20 +37,11 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
 #[cfg(test)]
 mod tests {
     use crate::output::Output;
-    use crate::server::{Server, ServerConfig};
-    use crate::session::Session;
 
     /// Runs `statements` on a fresh server: each one's rows as text (NULL as "NULL"), or
     /// "code message" for an error.
     fn run_all(name: &str, statements: &[&str]) -> Vec<Result<Vec<String>, String>> {
-        let dir =
-            std::env::temp_dir().join(format!("onelog-members-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut cfg = ServerConfig::new(&dir);
-        cfg.max_binlog_size = 1 << 20;
-        cfg.flush_log_at_trx_commit = 2;
-        let (server, _) = Server::open(cfg).unwrap();
-        let mut s = Session::new(server.clone(), 1, "root", "localhost");
+        let mut s = crate::expr::functions::test_session(&format!("members-{name}"));
         let mut out = Vec::new();
         for sql in statements {
             out.push(match s.query(sql).pop() {
@@ -72,8 +63,6 @@ mod tests {
                 Some(Err(e)) => Err(format!("{} {}", e.code, e.message)),
             });
         }
-        let _ = server.shutdown();
-        let _ = std::fs::remove_dir_all(&dir);
         out
     }
 

@@ -287,6 +287,61 @@ fn rt_str(_: &[Expr], _: &TypeCx) -> RType {
 /// Checks built-in functions against the values a reference server gave (the families'
 /// tests): `SELECT <expr>` on a fresh server and session, its first value as the text
 /// protocol sends it ("NULL" for NULL, "ERROR <code>" for an error).
+/// A root session on a fresh server in a temporary directory of its own (`tag` names it),
+/// shut down and removed when dropped.
+#[cfg(test)]
+pub(in crate::expr) struct TestSession {
+    session: crate::session::Session,
+    server: std::sync::Arc<crate::server::Server>,
+    dir: std::path::PathBuf,
+}
+
+#[cfg(test)]
+pub(in crate::expr) fn test_session(tag: &str) -> TestSession {
+    use crate::server::{Server, ServerConfig};
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "onelog-{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = ServerConfig::new(&dir);
+    cfg.max_binlog_size = 1 << 20;
+    cfg.flush_log_at_trx_commit = 2;
+    let (server, _) = Server::open(cfg).unwrap();
+    let session = crate::session::Session::new(server.clone(), 1, "root", "localhost");
+    TestSession {
+        session,
+        server,
+        dir,
+    }
+}
+
+#[cfg(test)]
+impl std::ops::Deref for TestSession {
+    type Target = crate::session::Session;
+    fn deref(&self) -> &Self::Target {
+        &self.session
+    }
+}
+
+#[cfg(test)]
+impl std::ops::DerefMut for TestSession {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.session
+    }
+}
+
+#[cfg(test)]
+impl Drop for TestSession {
+    fn drop(&mut self) {
+        let _ = self.server.shutdown();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 #[cfg(test)]
 fn check_against_mariadb(cases: &[(&str, &str)]) {
     check_against_mariadb_after(&[], cases)
@@ -296,21 +351,7 @@ fn check_against_mariadb(cases: &[(&str, &str)]) {
 #[cfg(test)]
 pub(in crate::expr) fn check_against_mariadb_after(setup: &[&str], cases: &[(&str, &str)]) {
     use crate::output::Output;
-    use crate::server::{Server, ServerConfig};
-    use crate::session::Session;
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "onelog-expr-functions-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut cfg = ServerConfig::new(&dir);
-    cfg.max_binlog_size = 1 << 20;
-    cfg.flush_log_at_trx_commit = 2;
-    let (server, _) = Server::open(cfg).unwrap();
-    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    let mut s = test_session("expr-functions");
     for sql in setup {
         if let Some(Err(e)) = s.query(sql).pop() {
             panic!("{sql}: {e}");
@@ -335,8 +376,7 @@ pub(in crate::expr) fn check_against_mariadb_after(setup: &[&str], cases: &[(&st
             wrong.push(format!("SELECT {e}: {got}, MariaDB gives {want}"));
         }
     }
-    let _ = server.shutdown();
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(s); // shut down and removed before the verdict, as before
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
