@@ -18,8 +18,8 @@
 //!
 //! Bounded: [`CI_SEEDS`] seeds of [`STATEMENTS_PER_SEED`] statements and [`TIME_BUDGET`].
 //! `ONELOG_GRAMMAR_SEEDS=n` runs n seeds (from `ONELOG_GRAMMAR_FIRST_SEED`, default 1) with no
-//! time budget, for longer local runs; `ONELOG_GRAMMAR_SHOW=1` prints each seed's tables and
-//! rows, to replay a difference by hand.
+//! time budget, for longer local runs; `ONELOG_GRAMMAR_SHOW=1` prints each seed's tables,
+//! rows and data-changing statements, to replay a difference by hand.
 
 mod common;
 
@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 use common::differ::{self, Outcome, Rng};
 use common::mariadb::MariaDb;
 use common::Onelog;
+use mysql_async::prelude::Queryable;
 use mysql_async::Conn;
 
 const CI_SEEDS: u64 = 40;
@@ -1371,6 +1372,9 @@ async fn run_seed(seed: u64, m: &mut Conn, o: &mut Conn, tally: &mut Tally) {
         g.next_alias = 0;
         if g.r.one_in(4) {
             let (sql, changed) = g.dml();
+            if show {
+                eprintln!("seed {seed}: {sql};");
+            }
             let (a, b) = both(m, o, &sql).await;
             if tally.check(seed, &sql, a, b, true) {
                 if !compare_tables(seed, m, o, &changed, tally, &sql).await {
@@ -1414,6 +1418,14 @@ fn random_queries_agree_with_mariadb_or_are_known_divergences() {
     let (tally, ran) = rt.block_on(async {
         let mut o = differ::connect_onelog(onelog.port).await;
         let mut m = differ::connect_mariadb(&mariadb.socket).await;
+        // MariaDB's subquery cache keys a correlated subquery's result by the outer value in the
+        // outer column's own collation, not the comparison's: with a utf8mb4_general_ci outer
+        // column compared with a utf8mb4_bin one, 'AB' and 'ab' share one cached answer and the
+        // second gets the first's (seed 153, measured on 10.11.19; with the cache off MariaDB
+        // answers as onelog). docs/SQL.md lists it among MariaDB's wrong answers.
+        m.query_drop("SET SESSION optimizer_switch = 'subquery_cache=off'")
+            .await
+            .expect("turning MariaDB's subquery cache off");
         let mut tally = Tally {
             statements: 0,
             counts: vec![0; KNOWN_DIVERGENCES.len()],
