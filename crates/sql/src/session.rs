@@ -193,6 +193,15 @@ impl Session {
     fn end_guard(&mut self, r: &mut Result<Output, SqlError>) {
         self.cx.debug_check();
         self.cx.guard.end(&mut self.cx.warnings);
+        // `sql_notes=0`: the statement's notes are not recorded (MariaDB's rule; dumps set it).
+        if !self.cx.warnings.is_empty()
+            && matches!(
+                crate::sysvar::get_var(&self.cx, "sql_notes", crate::sysvar::VarScope::Session),
+                Ok(Value::Int(0))
+            )
+        {
+            self.cx.warnings.retain(|(level, _, _)| level != "Note");
+        }
         let n = self.warning_count();
         if let Ok(Output::Ok { warnings, .. }) = r {
             *warnings = n;
@@ -363,7 +372,10 @@ impl Session {
                     return r;
                 }
             }
-            if let Some(r) = admin::try_execute(self, sql) {
+            // Versioned comments (`/*!40101 SET ... */`, as dumps write them) unwrapped first:
+            // the administration parser skips every comment.
+            let unwrapped = parse::strip_comments(sql);
+            if let Some(r) = admin::try_execute(self, &unwrapped) {
                 return r;
             }
         }
@@ -395,7 +407,9 @@ impl Session {
             return Err(SqlError::syntax(pieces.get(1).copied().unwrap_or("")));
         }
         let text = pieces[0];
-        if !is_core_statement(text) && crate::parse::admin::parse(text).is_some() {
+        if !is_core_statement(text)
+            && crate::parse::admin::parse(&parse::strip_comments(text)).is_some()
+        {
             // An administration statement: run by the admin layer at each execution.
             let id = self.next_stmt_id;
             self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
@@ -484,7 +498,9 @@ impl Session {
         }
         if p.admin {
             let sql = p.sql.clone();
-            return admin::try_execute(self, &sql).unwrap_or_else(|| Err(SqlError::syntax(&sql)));
+            let unwrapped = parse::strip_comments(&sql);
+            return admin::try_execute(self, &unwrapped)
+                .unwrap_or_else(|| Err(SqlError::syntax(&sql)));
         }
         // Grants may have changed since the plan was checked: bring the privilege cache up to
         // date (a pointer comparison when the catalog is unchanged).

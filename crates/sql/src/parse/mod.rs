@@ -192,29 +192,7 @@ pub(crate) fn strip_comments(sql: &str) -> Cow<'_, str> {
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 changed = true;
-                let mut j = i + 2;
-                let versioned = match b.get(j) {
-                    Some(b'!') => {
-                        j += 1;
-                        true
-                    }
-                    Some(b'M') if b.get(j + 1) == Some(&b'!') => {
-                        j += 2;
-                        true
-                    }
-                    _ => false,
-                };
-                let end = lexer::block_comment_close(b, j).unwrap_or(b.len());
-                if versioned {
-                    while j < end && b[j].is_ascii_digit() {
-                        j += 1;
-                    }
-                    out.push(' ');
-                    // Nested content may itself hold comments.
-                    out.push_str(&strip_comments(&sql[j..end]));
-                }
-                out.push(' ');
-                i = (end + 2).min(b.len());
+                i = block_comment(sql, i, &mut out);
             }
             b'#' | b'-' if lexer::line_comment_at(b, i) => {
                 changed = true;
@@ -235,6 +213,69 @@ pub(crate) fn strip_comments(sql: &str) -> Cow<'_, str> {
     } else {
         Cow::Borrowed(sql)
     }
+}
+
+/// The version MariaDB's versioned comments are compared with: `MYSQL_VERSION_ID` of the server
+/// version onelog reports (10.11.9).
+pub(crate) const VERSION_ID: u64 = 101_109;
+
+/// One block comment starting at `start` (its `/*`): appends what of it runs to `out` (only a
+/// space for a plain comment or a versioned one not meant for this version) and returns the
+/// index after it. MariaDB's rule (its lexer): `/*!` or `/*M!` followed by no digit runs the
+/// content; followed by 5 digits (6 when a sixth follows) it runs when that version is at most
+/// ours and the comment is `/*M!` or the version is not MySQL 5.7's or later (50700 to 99999);
+/// otherwise the comment is skipped, one nested comment allowed inside. Fewer than 5 digits stay
+/// in the text, where they are a syntax error, as in MariaDB.
+fn block_comment(sql: &str, start: usize, out: &mut String) -> usize {
+    let b = sql.as_bytes();
+    let mut j = start + 2;
+    let maria = match (b.get(j), b.get(j + 1)) {
+        (Some(b'!'), _) => false,
+        (Some(b'M'), Some(b'!')) => true,
+        _ => {
+            out.push(' ');
+            return lexer::block_comment_close(b, j).map_or(b.len(), |end| end + 2);
+        }
+    };
+    j += if maria { 2 } else { 1 };
+    let digits = b[j..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits >= 5 {
+        let len = digits.min(6);
+        let version: u64 = sql[j..j + len].parse().unwrap_or(u64::MAX);
+        j += len;
+        if version > VERSION_ID || (!maria && (50_700..=99_999).contains(&version)) {
+            out.push(' ');
+            return skip_versioned(b, j);
+        }
+    }
+    let end = lexer::block_comment_close(b, j).unwrap_or(b.len());
+    out.push(' ');
+    // Nested content may itself hold comments.
+    out.push_str(&strip_comments(&sql[j..end]));
+    out.push(' ');
+    (end + 2).min(b.len())
+}
+
+/// Index after the `*/` that closes a skipped versioned comment whose body starts at `from`;
+/// one nested `/* ... */` inside it is allowed, as in MariaDB's lexer.
+fn skip_versioned(b: &[u8], from: usize) -> usize {
+    let mut k = from;
+    let mut nested = false;
+    while k + 1 < b.len() {
+        match (b[k], b[k + 1]) {
+            (b'/', b'*') if !nested => {
+                nested = true;
+                k += 2;
+            }
+            (b'*', b'/') if nested => {
+                nested = false;
+                k += 2;
+            }
+            (b'*', b'/') => return k + 2,
+            _ => k += 1,
+        }
+    }
+    b.len()
 }
 
 /// The words of a short statement by the shared lexer: keywords and names as written
@@ -537,6 +578,43 @@ mod tests {
             s.split_whitespace().collect::<Vec<_>>().join(" "),
             "create table t(a int) ENGINE = innodb"
         );
+    }
+
+    /// Each case was run on MariaDB 10.11.19 (`SELECT 3 <comment>`): 4 where the comment ran,
+    /// 3 where it was skipped, 1064 where its digits stayed in the text (versions between
+    /// 10.11.9 and 10.11.19 differ by design: onelog compares with its own 10.11.9).
+    #[test]
+    fn versioned_comments_run_by_version_as_mariadb() {
+        let words = |s: &str| {
+            strip_comments(s)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for (comment, runs) in [
+            ("/*!40101 +1 */", true),
+            ("/*!100119 +1 */", true), // 10.1.19: six digits read as one version
+            ("/*!99999 +1 */", false),  // MySQL 5.7+ versions: only in /*M!
+            ("/*!50700 +1 */", false),
+            ("/*!50699 +1 */", true),
+            ("/*M!99999 +1 */", true),
+            ("/*M!101109 +1 */", true),
+            ("/*M!101110 +1 */", false),
+            ("/*M!999999\\- enable the sandbox mode */", false),
+            ("/*! +1 */", true),
+            ("/*M! +1 */", true),
+        ] {
+            let got = words(&format!("SELECT 3 {comment}"));
+            let want = if runs { "SELECT 3 +1" } else { "SELECT 3" };
+            assert_eq!(got, want, "{comment}");
+        }
+        // Seven digits: six are the version, the seventh is text (MariaDB: 1064 near '9 +1').
+        assert_eq!(words("SELECT 3 /*M!1011099 +1 */"), "SELECT 3 9 +1");
+        // Fewer than five digits stay (MariaDB: 1064 near '1001 +1 */').
+        assert_eq!(words("SELECT 3 /*!1001 +1 */"), "SELECT 3 1001 +1");
+        // A skipped one may hold one nested comment.
+        assert_eq!(words("SELECT 3 /*!99999 a /* b */ c */ + 2"), "SELECT 3 + 2");
+        assert_eq!(words("/*!40101 SET @x=1 */"), "SET @x=1");
     }
 
     #[test]

@@ -482,6 +482,7 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",
     ),
+    v("sql_notes", Both, Bool, true, "1"),
     v("sql_select_limit", Both, I64, true, "18446744073709551615"),
     v("storage_engine", Both, Str, true, "InnoDB"),
     v("sync_binlog", Global, U32, true, ""),

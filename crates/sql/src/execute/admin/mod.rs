@@ -67,6 +67,7 @@ fn com_kind(s: &Stmt) -> ComKind {
         Stmt::Shutdown => ComKind::Shutdown,
         Stmt::Kill { .. } => ComKind::Kill,
         Stmt::UnlockTables => ComKind::Other,
+        Stmt::AlterKeys { .. } => ComKind::AlterTable,
         Stmt::ChangeMaster(_)
         | Stmt::StartSlave { .. }
         | Stmt::StopSlave { .. }
@@ -184,6 +185,7 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::ShowGrants { .. } => run_account(cx, stmt),
         Stmt::FlushNoop
         | Stmt::UnlockTables
+        | Stmt::AlterKeys { .. }
         | Stmt::Shutdown
         | Stmt::Kill { .. }
         | Stmt::BackupStage(_) => run_server(cx, stmt),
@@ -533,10 +535,34 @@ fn run_account(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     }
 }
 
+/// `ALTER TABLE t {DISABLE | ENABLE} KEYS`: ALTER TABLE's checks and implicit commit, then
+/// MariaDB's answer for an InnoDB table, note 1031 (nothing is changed or logged).
+fn alter_keys(cx: &mut ExecContext, db: Option<String>, table: &str) -> Result<Output, SqlError> {
+    let db = match db {
+        Some(d) => d,
+        None => cx.current_db.clone().ok_or_else(SqlError::no_database)?,
+    };
+    cx.check_table_privilege(&db, table, crate::privilege::ALTER)?;
+    cx.check_table_privilege(
+        &db,
+        table,
+        crate::privilege::INSERT | crate::privilege::CREATE,
+    )?;
+    cx.commit()?;
+    crate::bind::tables::table_named(cx, &db, table)?;
+    cx.warnings.push((
+        "Note".into(),
+        errors::ER_ILLEGAL_HA.code,
+        format!("Storage engine InnoDB of the table `{db}`.`{table}` doesn't have this option"),
+    ));
+    Ok(with_warnings(cx, ok(0)))
+}
+
 /// Server control: FLUSH (nothing to do), SHUTDOWN, KILL, BACKUP STAGE.
 fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     match stmt {
         Stmt::FlushNoop | Stmt::UnlockTables => Ok(ok(0)),
+        Stmt::AlterKeys { db, table } => alter_keys(cx, db, &table),
         Stmt::Shutdown => {
             if cx.is_checked() && cx.privileges_on("*") & crate::privilege::SHUTDOWN == 0 {
                 return Err(SqlError::of(errors::ER_SPECIFIC_ACCESS_DENIED_ERROR,

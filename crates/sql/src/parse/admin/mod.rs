@@ -14,7 +14,7 @@
 //!
 //! Families, one file each: `show` (SHOW, DESCRIBE), `set` (SET), `account` (CREATE / DROP /
 //! ALTER USER, GRANT, REVOKE), `binlog` (PURGE, RESET MASTER), `server` (FLUSH, SHUTDOWN,
-//! KILL, UNLOCK TABLES, BACKUP STAGE), `replication` (CHANGE MASTER TO, START / STOP / RESET
+//! KILL, UNLOCK TABLES, BACKUP STAGE, ALTER TABLE ... DISABLE/ENABLE KEYS), `replication` (CHANGE MASTER TO, START / STOP / RESET
 //! SLAVE, SHOW SLAVE STATUS; SHOW SLAVE HOSTS is a SHOW form, in `show`). This module keeps the statement tree ([`Stmt`]), the token cursor the families share and the dispatch.
 //!
 //! Invariants: [`parse`] answers `Some` only for a statement whose first word
@@ -194,6 +194,12 @@ pub(crate) enum Stmt {
     /// LOCK TABLES and FLUSH TABLES WITH READ LOCK, so a session never holds one and this has
     /// nothing to release (and, as in MariaDB without table locks, commits nothing).
     UnlockTables,
+    /// `ALTER TABLE t {DISABLE | ENABLE} KEYS`: InnoDB has no such option (note 1031), as for
+    /// every onelog table.
+    AlterKeys {
+        db: Option<String>,
+        table: String,
+    },
     PurgeTo(String),
     /// `PURGE BINARY LOGS BEFORE expr` (the expression's source text).
     PurgeBefore(String),
@@ -523,9 +529,17 @@ fn maybe_admin(sql: &str) -> bool {
     }
     if is("CREATE") || is("DROP") || is("ALTER") {
         let (w2, _) = word_at(b, skip_blank(b, j));
-        return w2.eq_ignore_ascii_case(b"USER");
+        return w2.eq_ignore_ascii_case(b"USER") || (is("ALTER") && ends_with_keys(b));
     }
     false
+}
+
+/// Whether the statement's last word is `KEYS` (`ALTER TABLE t DISABLE KEYS`).
+fn ends_with_keys(b: &[u8]) -> bool {
+    let end = b.len() - b.iter().rev().take_while(|c| c.is_ascii_whitespace() || **c == b';').count();
+    end >= 5
+        && b[end - 4..end].eq_ignore_ascii_case(b"KEYS")
+        && !(b[end - 5].is_ascii_alphanumeric() || b[end - 5] == b'_')
 }
 
 /// Parses one statement (see the module docs for the contract).
@@ -577,6 +591,7 @@ fn dispatch(sql: &str) -> Option<R<Stmt>> {
         "CREATE" if user => Some(account::create_user(&mut p)),
         "DROP" if user => Some(account::drop_user(&mut p)),
         "ALTER" if user => Some(account::alter_user(&mut p)),
+        "ALTER" => server::alter_keys(&mut p),
         "GRANT" => Some(account::grant(&mut p)),
         "REVOKE" => Some(account::revoke(&mut p)),
         _ => None,
@@ -820,6 +835,29 @@ mod tests {
         assert_eq!(ok("FLUSH LOCAL TABLES"), Stmt::FlushNoop);
         assert_eq!(ok("UNLOCK TABLES"), Stmt::UnlockTables);
         assert_eq!(ok("unlock table"), Stmt::UnlockTables);
+        assert_eq!(
+            ok("ALTER TABLE `d`.`t` DISABLE KEYS ;"),
+            Stmt::AlterKeys {
+                db: Some("d".into()),
+                table: "t".into()
+            }
+        );
+        assert_eq!(
+            ok("alter ignore table t enable keys"),
+            Stmt::AlterKeys {
+                db: None,
+                table: "t".into()
+            }
+        );
+        // Other ALTER TABLE forms, and ONLINE (MariaDB's 1845 here), are sqlparser's.
+        for other in [
+            "ALTER TABLE t ADD COLUMN keys INT",
+            "ALTER TABLE t DISABLE KEYS, ADD COLUMN z INT",
+            "ALTER ONLINE TABLE t DISABLE KEYS",
+            "ALTER TABLE t ADD KEY k (a)",
+        ] {
+            assert!(parse(other).is_none(), "{other}");
+        }
         assert_eq!(
             ok("PURGE BINARY LOGS TO 'binlog-000002.olog'"),
             Stmt::PurgeTo("binlog-000002.olog".into())

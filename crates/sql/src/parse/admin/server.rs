@@ -1,5 +1,6 @@
 //! Server control: FLUSH (BINARY LOGS and the forms that have nothing to do in onelog),
-//! SHUTDOWN, KILL [QUERY | CONNECTION], UNLOCK TABLES, BACKUP STAGE.
+//! SHUTDOWN, KILL [QUERY | CONNECTION], UNLOCK TABLES, BACKUP STAGE, ALTER TABLE ...
+//! {DISABLE | ENABLE} KEYS.
 //!
 //! Invariants: those of the family parsers (`parse/admin/mod.rs`); `FLUSH TABLES WITH READ
 //! LOCK` is refused (1235), never accepted and ignored.
@@ -79,6 +80,20 @@ pub(super) fn unlock(p: &mut P<'_>) -> R<Stmt> {
     }
     p.expect_end()?;
     Ok(Stmt::UnlockTables)
+}
+
+/// `ALTER [IGNORE] TABLE name {DISABLE | ENABLE} KEYS` (after `ALTER`); None for any other
+/// ALTER TABLE (sqlparser's: also ONLINE, which MariaDB refuses for this form, 1845).
+pub(super) fn alter_keys(p: &mut P<'_>) -> Option<R<Stmt>> {
+    let _ = p.eat_kw("IGNORE");
+    if !p.eat_kw("TABLE") {
+        return None;
+    }
+    let (db, table) = p.qualified().ok()?;
+    if !(p.eat_kw("DISABLE") || p.eat_kw("ENABLE")) || !p.eat_kw("KEYS") {
+        return None;
+    }
+    Some(p.expect_end().map(|_| Stmt::AlterKeys { db, table }))
 }
 
 /// `BACKUP STAGE {START | FLUSH | BLOCK_DDL | BLOCK_COMMIT | END}` (after `BACKUP`); None when
