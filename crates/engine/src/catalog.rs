@@ -975,7 +975,8 @@ impl ColumnDef {
         let collation = if c.ty == SqlType::Json {
             // MariaDB's JSON is utf8mb4_bin whatever the table's or a COLLATE says.
             Some(Collation::Utf8mb4Bin)
-        } else if c.ty.is_text() {
+        } else if c.ty.is_text() || c.ty.member_count() > 0 {
+            // ENUM and SET members compare as text, under the column's collation.
             let coll = c.collation.unwrap_or(Collation::DEFAULT);
             if coll.charset() != "utf8mb4" {
                 return Err(EngineError::WrongColumnSpec {

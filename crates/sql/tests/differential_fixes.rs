@@ -362,3 +362,65 @@ fn an_update_finds_a_duplicate_key_before_a_missing_parent() {
         vec![vec!["1", "1", "1"], vec!["2", "1", "2"]]
     );
 }
+
+/// Seeds 214, 339, 377, 379, 407, 410 and 422 of a 300-seed run: a DATE and a DATETIME in one
+/// set-operation column, and an ENUM's collation in a mix (MariaDB 10.11.19's answers).
+#[test]
+fn dates_in_a_datetime_union_column_and_enum_collations() {
+    let db = Db::open("fix-enum-coll");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE t (id INT PRIMARY KEY, d DATE, dt DATETIME, \
+         a VARCHAR(5) COLLATE utf8mb4_general_ci, b VARCHAR(5) COLLATE utf8mb4_unicode_ci, \
+         e ENUM('x','y'), eb ENUM('x','y') COLLATE utf8mb4_bin)",
+    );
+    ok(
+        &mut s,
+        "INSERT INTO t VALUES (1,'2024-01-01','2024-02-29 10:00:00','a','b','x','y')",
+    );
+    assert_eq!(
+        common::wire_rows(&mut s, "SELECT d FROM t UNION ALL SELECT dt FROM t"),
+        [["2024-01-01 00:00:00"], ["2024-02-29 10:00:00"]]
+    );
+    // A failed mix (NONE) is refused where values are compared: MIN/MAX too.
+    for (sql, op) in [
+        ("SELECT MAX(CONCAT(a, b)) FROM t", "max("),
+        ("SELECT MIN(CONCAT(a, b)) FROM t", "min("),
+    ] {
+        let e = common::fail(&mut s, sql);
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                1267,
+                format!(
+                    "Illegal mix of collations (utf8mb4_bin,NONE) and (utf8mb4_bin,NONE) for \
+                     operation '{op}'"
+                )
+                .as_str()
+            ),
+            "{sql}"
+        );
+    }
+    // An ENUM's text has its column's collation, IMPLICIT.
+    let e = common::fail(&mut s, "SELECT b = e FROM t");
+    assert_eq!(
+        e.message,
+        "Illegal mix of collations (utf8mb4_unicode_ci,IMPLICIT) and \
+         (utf8mb4_general_ci,IMPLICIT) for operation '='"
+    );
+    assert_eq!(err(&mut s, "SELECT CONCAT(b, e) = 'bx' FROM t"), 1267);
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT a = e, e = 'X', eb = 'Y', eb = 'y', b = eb FROM t"
+        ),
+        [["0", "1", "0", "1", "0"]]
+    );
+    let show = rows(&mut s, "SHOW CREATE TABLE t")[0][1].clone();
+    assert!(
+        show.contains("`eb` enum('x','y') CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL"),
+        "{show}"
+    );
+    assert!(show.contains("`e` enum('x','y') DEFAULT NULL"), "{show}");
+}

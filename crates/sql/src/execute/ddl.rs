@@ -467,7 +467,8 @@ fn column_collation(
         }
     }
     let given = both(charset, coll)?;
-    if !ty.is_text() {
+    // Text columns, and ENUM and SET, whose members compare as text.
+    if !ty.is_text() && ty.member_count() == 0 {
         return Ok(None);
     }
     match given.or(table) {

@@ -253,7 +253,12 @@ impl<'a> Compiler<'a> {
                 self.outer?.outer_deriv(c - self.width())
             }
             Expr::Col(c) | Expr::InsertValue(c) => {
-                let coll = self.column_def(*c)?.string_collation()?;
+                let d = self.column_def(*c)?;
+                // An ENUM or SET column's text has the column's collation (tables written
+                // before it was kept: the default).
+                let coll = d.string_collation().or_else(|| {
+                    (d.ty.member_count() > 0).then(|| d.collation.unwrap_or(Collation::DEFAULT))
+                })?;
                 Some(Deriv::new(CollRef::Fixed(coll), C::Implicit))
             }
             Expr::Collate(_, c) => Some(Deriv::new(CollRef::Fixed(*c), C::Explicit)),
@@ -955,6 +960,13 @@ impl<'a> Compiler<'a> {
         let arg = args
             .pop()
             .map(|a| if numeric { numeric_view(a) } else { a });
+        if let (AggFunc::Min | AggFunc::Max, Some(a)) = (func, &arg) {
+            // MIN/MAX compare their values: a failed collation mix (NONE) is MariaDB's 1267,
+            // with the operation named `min(` / `max(`.
+            let d = self.derive(a);
+            let op = if func == AggFunc::Min { "min(" } else { "max(" };
+            for_comparison(&[d, d], op)?;
+        }
         let aggs = self.aggs.as_mut().ok_or_else(SqlError::invalid_group_use)?;
         aggs.push(AggSpec {
             func,

@@ -175,6 +175,16 @@ fn conform_value(v: Value, r: RType) -> Value {
         },
         (RType::Str(_), Value::Bytes(_)) => v,
         (RType::Str(_), _) => Value::Bytes(text_of(&v)),
+        // A DATE among DATETIMEs (a set operation's column): midnight of that day.
+        (RType::DateTime(_), &Value::Date { year, month, day }) => Value::DateTime {
+            year,
+            month,
+            day,
+            hour: 0,
+            minute: 0,
+            second: 0,
+            micros: 0,
+        },
         _ => v,
     }
 }
