@@ -179,29 +179,32 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
     }),
     sees_null("JSON_OBJECT", &["JSON_OBJECT"], (0, ANY), rt_str, |v, _| {
         let (args, kinds) = split_kinds(v);
-        let mut out = String::from("{");
+        let mut out = b"{".to_vec();
         for (i, pair) in args.chunks(2).enumerate() {
             if i > 0 {
-                out.push_str(", ");
+                out.extend_from_slice(b", ");
             }
             let key = String::from_utf8_lossy(&text_of(&pair[0])).into_owned();
-            out.push_str(&json::quote(&key));
-            out.push_str(": ");
+            out.extend_from_slice(json::quote(&key).as_bytes());
+            out.extend_from_slice(b": ");
             if let Some(x) = pair.get(1) {
-                out.push_str(&embedded(x, kind(&kinds, 2 * i + 1)));
+                out.extend(embedded(x, kind(&kinds, 2 * i + 1)));
             }
         }
-        out.push('}');
-        Ok(text(&out))
+        out.push(b'}');
+        Ok(Value::Bytes(out))
     }),
     sees_null("JSON_ARRAY", &["JSON_ARRAY"], (0, ANY), rt_str, |v, _| {
         let (args, kinds) = split_kinds(v);
-        let items: Vec<String> = args
+        let items: Vec<Vec<u8>> = args
             .iter()
             .enumerate()
             .map(|(i, x)| embedded(x, kind(&kinds, i)))
             .collect();
-        Ok(text(&format!("[{}]", items.join(", "))))
+        let mut out = b"[".to_vec();
+        out.extend(items.join(&b", "[..]));
+        out.push(b']');
+        Ok(Value::Bytes(out))
     }),
     sees_null("JSON_SET", &["JSON_SET"], (3, ANY), rt_str, |v, _| {
         modify(v, "json_set", Write::Set)
@@ -304,7 +307,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
     // for NULL); the last argument is its [`value_kinds`].
     sees_null("JSON_AGG_VALUE", &[], (2, 2), rt_str, |v, _| {
         let (args, kinds) = split_kinds(v);
-        Ok(text(&embedded(&args[0], kind(&kinds, 0))))
+        Ok(Value::Bytes(embedded(&args[0], kind(&kinds, 0))))
     }),
     // Internal: JSON_OBJECTAGG's pair, `"key":value`; NULL (skipped) for a NULL key.
     sees_null("JSON_AGG_PAIR", &[], (3, 3), rt_str, |v, _| {
@@ -313,10 +316,10 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             return Ok(Value::Null);
         }
         let key = String::from_utf8_lossy(&text_of(&args[0])).into_owned();
-        let mut out = json::quote(&key);
-        out.push(':');
-        out.push_str(&embedded(&args[1], kind(&kinds, 1)));
-        Ok(text(&out))
+        let mut out = json::quote(&key).into_bytes();
+        out.push(b':');
+        out.extend(embedded(&args[1], kind(&kinds, 1)));
+        Ok(Value::Bytes(out))
     }),
     // Internal (no SQL name): a JSON_EXTRACT result as a string comparison reads it
     // ([`string_comparands`]).
@@ -398,6 +401,10 @@ pub(in crate::expr) const KIND_BOOL: u8 = 2;
 /// Argument kinds: a JSON column (JSON_ARRAY and JSON_OBJECT embed its text as stored,
 /// the others as they write any JSON).
 pub(in crate::expr) const KIND_COLUMN: u8 = 3;
+/// Argument kinds: a BIT column (its bytes unquoted, [`bit_text`]; refused by the
+/// functions that change a document, where MariaDB answers NULL with a warning about the
+/// text it made).
+const KIND_BIT: u8 = 4;
 
 /// The kinds literal of a call of a [`takes_values`] function: per argument, what
 /// `hints` (from the compiler: [`KIND_BOOL`] literals, [`KIND_COLUMN`]) or the
@@ -409,6 +416,7 @@ pub(in crate::expr) fn value_kinds(args: &[Expr], hints: &[u8]) -> Expr {
         .map(|(i, a)| match (a, hints.get(i).copied().unwrap_or(0)) {
             (_, h) if h != 0 => h,
             (Expr::Func(g, _), _) if returns_json(*g) => KIND_JSON,
+            (Expr::Func(g, _), _) if *g == const { Func::named("BIT_TEXT") } => KIND_BIT,
             _ if is_boolean(a) => KIND_BOOL,
             _ => 0,
         })
@@ -471,14 +479,29 @@ fn kind(kinds: &[u8], i: usize) -> u8 {
 }
 
 /// The text JSON_ARRAY and JSON_OBJECT write for a value: a JSON column's text as stored
-/// (when it is JSON), anything else as [`to_json`] makes it.
-fn embedded(v: &Value, kind: u8) -> String {
+/// (when it is JSON), a BIT column's bytes as [`bit_text`] writes them, anything else as
+/// [`to_json`] makes it.
+fn embedded(v: &Value, kind: u8) -> Vec<u8> {
     match v {
-        Value::Bytes(b) if kind == KIND_COLUMN && json::valid(b) => {
-            String::from_utf8_lossy(b).into_owned()
-        }
-        _ => to_json(v, kind).text(),
+        Value::Bytes(b) if kind == KIND_COLUMN && json::valid(b) => b.clone(),
+        Value::Bytes(b) if kind == KIND_BIT => bit_text(b),
+        _ => to_json(v, kind).text().into_bytes(),
     }
+}
+
+/// A BIT column's bytes as MariaDB writes them into JSON_ARRAY / JSON_OBJECT /
+/// JSON_ARRAYAGG: unquoted, ASCII escaped as inside a JSON string (`\u0007`), other bytes as
+/// they are (`[\u0007]` is not JSON, as in MariaDB).
+fn bit_text(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(b.len() * 6);
+    for &c in b {
+        if c.is_ascii() {
+            out.extend_from_slice(json::escape(char::from(c).encode_utf8(&mut [0; 4])).as_bytes());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// An SQL value as a JSON value.
@@ -732,6 +755,12 @@ enum Write {
 /// then (path, value) pairs applied in turn.
 fn modify(v: Vec<Value>, f: &str, how: Write) -> R {
     let (args, kinds) = split_kinds(v);
+    if kinds.contains(&KIND_BIT) {
+        return Err(SqlError::unsupported(&format!(
+            "a BIT value in {}",
+            f.to_ascii_uppercase()
+        )));
+    }
     if args[0] == Value::Null {
         return Ok(Value::Null);
     }
@@ -1197,5 +1226,55 @@ mod tests {
             ("json_overlaps('{}','{}')", "0"),
             ("json_overlaps('[[]]','[[]]')", "1"),
         ]);
+    }
+
+    /// A BIT column goes into JSON_ARRAY, JSON_OBJECT and the JSON aggregates as MariaDB
+    /// writes it: its bytes unquoted, ASCII escaped (not JSON); the functions that change a
+    /// document refuse it (MariaDB: NULL and a warning about the text it made).
+    #[test]
+    fn bit_columns_in_json_as_mariadb() {
+        let setup = [
+            "CREATE DATABASE t",
+            "CREATE TABLE t.tb (id INT PRIMARY KEY, b BIT(3), c BIT(16))",
+            "INSERT INTO t.tb VALUES (1,7,65),(2,5,258),(3,7,65281),(4,NULL,10)",
+        ];
+        crate::expr::functions::check_against_mariadb_after(
+            &setup,
+            &[
+                (
+                    "HEX(JSON_ARRAY(b)) FROM t.tb WHERE id = 1",
+                    "5B5C75303030375D",
+                ),
+                (
+                    "HEX(JSON_OBJECT('k', c)) FROM t.tb WHERE id = 2",
+                    "7B226B223A205C75303030315C75303030327D",
+                ),
+                (
+                    "HEX(JSON_ARRAY(c, b)) FROM t.tb WHERE id = 3",
+                    "5BFF5C75303030312C205C75303030375D",
+                ),
+                (
+                    "JSON_ARRAY(b, c) FROM t.tb WHERE id = 4",
+                    "[null, \\u0000\\n]",
+                ),
+                ("JSON_VALID(JSON_ARRAY(b)) FROM t.tb WHERE id = 1", "0"),
+                (
+                    "HEX(JSON_ARRAYAGG(b)) FROM t.tb",
+                    "5B5C75303030372C5C75303030352C5C75303030372C6E756C6C5D",
+                ),
+                (
+                    "HEX(JSON_OBJECTAGG(id, c)) FROM t.tb WHERE id < 3",
+                    "7B2231223A5C7530303030412C202232223A5C75303030315C75303030327D",
+                ),
+                ("JSON_ARRAY(b + 0) FROM t.tb WHERE id = 1", "[7]"),
+            ],
+        );
+        crate::expr::functions::check_against_mariadb_after(
+            &setup,
+            &[
+                ("JSON_SET('[]', '$[0]', b) FROM t.tb", "ERROR 1235"),
+                ("JSON_ARRAY_APPEND('[]', '$', c) FROM t.tb", "ERROR 1235"),
+            ],
+        );
     }
 }
