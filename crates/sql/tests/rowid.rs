@@ -23,22 +23,37 @@ const SETUP: &[&str] = &[
 
 /// What MariaDB 10.11.19 answered (`mariadb -B -N`), statement by statement.
 const CASES: &[Case] = &[
-        ("SELECT _rowid, id FROM r1 WHERE _rowid = 2", Ok("2	2")),
-        ("SELECT _rowid FROM r2 ORDER BY 1", Ok("5\n6")),
-        ("SELECT * FROM r2 WHERE _rowid = 5", Ok("5	1")),
-        ("SELECT _rowid, a FROM r5", Ok("2	1")),
-        ("SELECT _rowid FROM r6", Ok("3")),
-        ("SELECT r1._rowid FROM r1 ORDER BY 1", Ok("1\n2")),
-        ("SELECT _ROWID FROM r1 ORDER BY _rowid DESC LIMIT 1", Ok("2")),
-        ("UPDATE r1 SET v = 11 WHERE _rowid = 1", Ok("")),
-        ("SELECT * FROM r1 ORDER BY id", Ok("1	11\n2	20")),
-        ("DELETE FROM r2 WHERE _rowid = 6", Ok("")),
-        ("SELECT * FROM r2", Ok("5	1")),
-        ("SELECT _rowid + 1, COUNT(*) FROM r1 GROUP BY _rowid", Ok("2	1\n3	1")),
-        ("SELECT _rowid FROM r3", Err((1054, "Unknown column '_rowid' in 'SELECT'"))),
-        ("SELECT _rowid FROM r4", Err((1054, "Unknown column '_rowid' in 'SELECT'"))),
-        ("SELECT _rowid FROM r7", Ok("100")),
-        ("SELECT x._rowid FROM r1 x JOIN r2 y ON x._rowid = y.a - 4", Ok("1")),
+    ("SELECT _rowid, id FROM r1 WHERE _rowid = 2", Ok("2	2")),
+    ("SELECT _rowid FROM r2 ORDER BY 1", Ok("5\n6")),
+    ("SELECT * FROM r2 WHERE _rowid = 5", Ok("5	1")),
+    ("SELECT _rowid, a FROM r5", Ok("2	1")),
+    ("SELECT _rowid FROM r6", Ok("3")),
+    ("SELECT r1._rowid FROM r1 ORDER BY 1", Ok("1\n2")),
+    (
+        "SELECT _ROWID FROM r1 ORDER BY _rowid DESC LIMIT 1",
+        Ok("2"),
+    ),
+    ("UPDATE r1 SET v = 11 WHERE _rowid = 1", Ok("")),
+    ("SELECT * FROM r1 ORDER BY id", Ok("1	11\n2	20")),
+    ("DELETE FROM r2 WHERE _rowid = 6", Ok("")),
+    ("SELECT * FROM r2", Ok("5	1")),
+    (
+        "SELECT _rowid + 1, COUNT(*) FROM r1 GROUP BY _rowid",
+        Ok("2	1\n3	1"),
+    ),
+    (
+        "SELECT _rowid FROM r3",
+        Err((1054, "Unknown column '_rowid' in 'SELECT'")),
+    ),
+    (
+        "SELECT _rowid FROM r4",
+        Err((1054, "Unknown column '_rowid' in 'SELECT'")),
+    ),
+    ("SELECT _rowid FROM r7", Ok("100")),
+    (
+        "SELECT x._rowid FROM r1 x JOIN r2 y ON x._rowid = y.a - 4",
+        Ok("1"),
+    ),
 ];
 
 #[test]

@@ -15,6 +15,7 @@
 //! `+ - *` of integers (NOT NULL when every operand is) and COUNT (`bigint(21)`) are BIGINT;
 //! a DECIMAL literal, DOUBLE, dates and times keep their result type; a string literal of up
 //! to 512 characters is VARCHAR(n) (CHAR(0) for `''`), a longer one TEXT; NULL is BINARY(0);
+//! SUM and AVG of an integer or DECIMAL column are MariaDB's DECIMAL ([`sum_or_avg_type`]);
 //! other expressions are NOT NULL where the result column is. Refused (1235) rather than
 //! guessed, unless an explicit column definition names the column: what onelog's result
 //! types do not size as MariaDB does (other integer, DECIMAL and string expressions: CONCAT,
@@ -246,6 +247,11 @@ fn expression_def(c: &Compiled, i: usize) -> Result<ColumnDef, SqlError> {
     }
     d.default = None;
     d.auto_increment = false;
+    if let Some(ty) = x.and_then(|x| sum_or_avg_type(c, x)) {
+        d.ty = ty?;
+        d.extras.display_width = None;
+        return Ok(d);
+    }
     let literal = matches!(x, Some(Expr::Lit(_)));
     match r {
         RType::Dyn => return Err(underived("a value whose type is known only when it runs")),
@@ -296,6 +302,44 @@ fn expression_def(c: &Compiled, i: usize) -> Result<ColumnDef, SqlError> {
         _ => {}
     }
     Ok(d)
+}
+
+/// The column of `SUM(col)` / `AVG(col)` over an integer or DECIMAL column of the single
+/// table read, as MariaDB sizes it from the column's precision `p` (the digits of its type:
+/// TINYINT 3, SMALLINT 5, MEDIUMINT 8, INT 10, BIGINT 19, BIGINT UNSIGNED 20) and scale `s`:
+/// SUM `DECIMAL(p + 22, s)`, AVG `DECIMAL(p + 4, s + 4)` (precision at most 65; a scale over
+/// 30 is refused as onelog's DECIMAL columns are). None for any other expression.
+fn sum_or_avg_type(c: &Compiled, x: &Expr) -> Option<Result<SqlType, SqlError>> {
+    let Expr::Agg(k) = x else { return None };
+    let a = c.plan.aggs.get(*k)?;
+    if !matches!(a.func, AggFunc::Sum | AggFunc::Avg) || c.plan.join.is_some() {
+        return None;
+    }
+    let Some(Expr::Col(i)) = &a.arg else {
+        return None;
+    };
+    let col = c.plan.table.as_ref()?.columns.get(*i)?;
+    let (p, s): (u8, u8) = match col.ty {
+        SqlType::TinyInt { .. } => (3, 0),
+        SqlType::SmallInt { .. } => (5, 0),
+        SqlType::MediumInt { .. } => (8, 0),
+        SqlType::Int { .. } => (10, 0),
+        SqlType::BigInt { unsigned } => (19 + u8::from(unsigned), 0),
+        SqlType::Decimal { precision, scale } => (precision, scale),
+        _ => return None,
+    };
+    let (p, s) = if a.func == AggFunc::Sum {
+        (p.saturating_add(22), s)
+    } else {
+        (p.saturating_add(4), s.saturating_add(4))
+    };
+    if s > 30 {
+        return Some(Err(underived("an average with more than 30 decimals")));
+    }
+    Some(Ok(SqlType::Decimal {
+        precision: p.min(65),
+        scale: s,
+    }))
 }
 
 /// Whether `x` is never NULL as MariaDB derives it for `+ - *` and negation: every operand a
