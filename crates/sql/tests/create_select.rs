@@ -225,3 +225,39 @@ fn sums_and_averages_of_columns_are_mariadbs_decimals() {
          COLLATE=utf8mb4_general_ci"
     );
 }
+
+/// CONCAT, UPPER and LOWER of string and integer literals and columns are VARCHAR sized as
+/// MariaDB 10.11 sized them for the same statements (nullable, the arguments' collation).
+#[test]
+fn concatenations_are_mariadbs_varchars() {
+    let (_db, mut s) = setup("ctas-concat");
+    ok(
+        &mut s,
+        "CREATE TABLE s3 (id INT PRIMARY KEY, s VARCHAR(20) NOT NULL, c CHAR(3), \
+         b VARCHAR(5) COLLATE utf8mb4_bin NOT NULL, i INT NOT NULL, u INT UNSIGNED, \
+         t TINYINT, w INT(3))",
+    );
+    ok(&mut s, "INSERT INTO s3 VALUES (1,'ab','c','Bx',5,6,-7,8)");
+    ok(
+        &mut s,
+        "CREATE TABLE c4 AS SELECT concat('') a, concat(s, 'xy') b, concat(s, c) c, \
+         concat(i, u, t) d, upper(b) e, concat(b, 'x') f, lower(concat(s,s)) g, concat(w) h, \
+         upper('abc') m, concat(12, 'a') n FROM s3",
+    );
+    assert_eq!(
+        show(&mut s, "c4"),
+        "CREATE TABLE `c4` (\n  `a` char(0) DEFAULT NULL,\n  `b` varchar(22) DEFAULT NULL,\n  \
+         `c` varchar(23) DEFAULT NULL,\n  `d` varchar(25) DEFAULT NULL,\n  \
+         `e` varchar(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL,\n  \
+         `f` varchar(6) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL,\n  \
+         `g` varchar(40) DEFAULT NULL,\n  `h` varchar(11) DEFAULT NULL,\n  \
+         `m` varchar(3) DEFAULT NULL,\n  `n` varchar(3) DEFAULT NULL\n) ENGINE=InnoDB \
+         DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
+    );
+    assert_eq!(
+        wire_rows(&mut s, "SELECT * FROM c4"),
+        vec![vec![
+            "", "abxy", "abc", "56-7", "BX", "Bxx", "abab", "8", "ABC", "12a"
+        ]]
+    );
+}
