@@ -1277,4 +1277,13 @@ mod tests {
             ],
         );
     }
+
+    /// JSON_TABLE is not there yet: refused (1235), never answered as something else.
+    #[test]
+    fn json_table_is_refused() {
+        check_against_mariadb(&[(
+            "* FROM JSON_TABLE('[1, 2]', '$[*]' COLUMNS (a INT PATH '$')) AS jt",
+            "ERROR 1235",
+        )]);
+    }
 }
