@@ -598,7 +598,7 @@ impl<'a> Gen<'a> {
 
     fn aggregate(&mut self, scope: &[Rel]) -> String {
         let keys = Self::keys(scope).join(", ");
-        match self.r.below(8) {
+        match self.r.below(9) {
             0 => "COUNT(*)".into(),
             1 => {
                 let c = self.column(scope, None).map(|c| c.0).unwrap_or("1".into());
@@ -614,6 +614,12 @@ impl<'a> Gen<'a> {
                 let f = self.r.pick(&["MIN", "MAX"]);
                 let kind = self.any_kind();
                 format!("{f}({})", self.expr(scope, kind, 1))
+            }
+            8 => {
+                // JSON_ARRAYAGG of a number column (NULLs as `null`) in a fixed order.
+                let e = self.column(scope, Some(Kind::Int)).map(|c| c.0);
+                let e = e.unwrap_or_else(|| "1".into());
+                format!("JSON_ARRAYAGG({e} ORDER BY {e}, {keys})")
             }
             _ => {
                 // A column: a number in GROUP_CONCAT's ORDER BY is a position (docs/SQL.md).
@@ -644,7 +650,10 @@ impl<'a> Gen<'a> {
         sql.push_str(&format!(" GROUP BY {}", groups.join(", ")));
         if self.r.one_in(3) {
             let agg = self.aggregate(&scope);
-            let having = if agg.starts_with("GROUP_CONCAT") || agg.starts_with("M") {
+            let having = if agg.starts_with("GROUP_CONCAT")
+                || agg.starts_with("JSON")
+                || agg.starts_with("M")
+            {
                 format!("{agg} IS NOT NULL")
             } else {
                 format!("{agg} > {}", self.literal(Kind::Int))

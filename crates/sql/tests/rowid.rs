@@ -60,3 +60,25 @@ const CASES: &[Case] = &[
 fn rowid_names_the_integer_primary_key_as_in_mariadb() {
     common::check_cases("rowid", "rw", SETUP, CASES);
 }
+
+/// `_rowid` is read only here: as an INSERT column or an UPDATE target it is refused (1054),
+/// where MariaDB writes the key column (docs/SQL.md).
+#[test]
+fn rowid_is_not_written() {
+    let db = common::Db::open("rowid-write");
+    let mut s = common::session_in(&db, "rw");
+    common::ok(&mut s, "CREATE TABLE r1 (id INT PRIMARY KEY, v INT)");
+    assert_eq!(
+        common::err(&mut s, "INSERT INTO r1 (_rowid, v) VALUES (7, 70)"),
+        1054
+    );
+    common::ok(&mut s, "INSERT INTO r1 VALUES (7, 70)");
+    assert_eq!(
+        common::err(&mut s, "UPDATE r1 SET _rowid = 8 WHERE id = 7"),
+        1054
+    );
+    assert_eq!(
+        common::text_rows(&mut s, "SELECT _rowid, v FROM r1"),
+        vec![vec!["7".to_string(), "70".to_string()]]
+    );
+}
