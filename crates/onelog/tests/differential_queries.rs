@@ -598,7 +598,7 @@ impl<'a> Gen<'a> {
 
     fn aggregate(&mut self, scope: &[Rel]) -> String {
         let keys = Self::keys(scope).join(", ");
-        match self.r.below(9) {
+        match self.r.below(8) {
             0 => "COUNT(*)".into(),
             1 => {
                 let c = self.column(scope, None).map(|c| c.0).unwrap_or("1".into());
@@ -615,17 +615,19 @@ impl<'a> Gen<'a> {
                 let kind = self.any_kind();
                 format!("{f}({})", self.expr(scope, kind, 1))
             }
-            8 => {
-                // JSON_ARRAYAGG of a number column (NULLs as `null`) in a fixed order.
-                let e = self.column(scope, Some(Kind::Int)).map(|c| c.0);
-                let e = e.unwrap_or_else(|| "1".into());
-                format!("JSON_ARRAYAGG({e} ORDER BY {e}, {keys})")
-            }
             _ => {
                 // A column: a number in GROUP_CONCAT's ORDER BY is a position (docs/SQL.md).
-                let e = self.column(scope, None).map(|c| c.0);
-                let e = e.unwrap_or_else(|| "'x'".into());
-                format!("GROUP_CONCAT({e} ORDER BY {e}, {keys})")
+                // An integer column's values go to JSON_ARRAYAGG instead (NULLs as `null`),
+                // drawing nothing more from the generator.
+                let c = self.column(scope, None);
+                let json = c.as_ref().is_some_and(|(_, k)| matches!(k, Kind::Int));
+                let e = c.map(|c| c.0).unwrap_or_else(|| "'x'".into());
+                let f = if json {
+                    "JSON_ARRAYAGG"
+                } else {
+                    "GROUP_CONCAT"
+                };
+                format!("{f}({e} ORDER BY {e}, {keys})")
             }
         }
     }
