@@ -94,11 +94,7 @@ fn servers(db: &str) -> Servers {
 /// Steps whose results differ for a known divergence (docs/SQL.md, *Known divergences*): the
 /// step's name and the reason. The test fails when such a step stops differing, so the entry
 /// goes when the divergence is fixed.
-const KNOWN: &[(&str, &str)] = &[(
-    "json.key_exact",
-    "MariaDB compares a string with a JSON_EXTRACT result as the unquoted JSON value; onelog \
-     compares the JSON text, so Django's JSONField key lookups find nothing",
-)];
+const KNOWN: &[(&str, &str)] = &[];
 
 fn step_name(line: &str) -> &str {
     line.strip_prefix("[\"")

@@ -618,9 +618,17 @@ impl<'a> Gen<'a> {
             }
             _ => {
                 // A column: a number in GROUP_CONCAT's ORDER BY is a position (docs/SQL.md).
-                let e = self.column(scope, None).map(|c| c.0);
-                let e = e.unwrap_or_else(|| "'x'".into());
-                format!("GROUP_CONCAT({e} ORDER BY {e}, {keys})")
+                // An integer column's values go to JSON_ARRAYAGG instead (NULLs as `null`),
+                // drawing nothing more from the generator.
+                let c = self.column(scope, None);
+                let json = c.as_ref().is_some_and(|(_, k)| matches!(k, Kind::Int));
+                let e = c.map(|c| c.0).unwrap_or_else(|| "'x'".into());
+                let f = if json {
+                    "JSON_ARRAYAGG"
+                } else {
+                    "GROUP_CONCAT"
+                };
+                format!("{f}({e} ORDER BY {e}, {keys})")
             }
         }
     }
@@ -645,7 +653,10 @@ impl<'a> Gen<'a> {
         sql.push_str(&format!(" GROUP BY {}", groups.join(", ")));
         if self.r.one_in(3) {
             let agg = self.aggregate(&scope);
-            let having = if agg.starts_with("GROUP_CONCAT") || agg.starts_with("M") {
+            let having = if agg.starts_with("GROUP_CONCAT")
+                || agg.starts_with("JSON")
+                || agg.starts_with("M")
+            {
                 format!("{agg} IS NOT NULL")
             } else {
                 format!("{agg} > {}", self.literal(Kind::Int))

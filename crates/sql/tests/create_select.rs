@@ -178,3 +178,86 @@ fn explicit_columns_merge_and_errors_leave_nothing() {
     );
     assert!(kinds[1].starts_with("rows c6 Write("), "{kinds:?}");
 }
+
+/// SUM and AVG of an integer or DECIMAL column are DECIMAL sized from the column's digits, as
+/// MariaDB 10.11 showed for the same statements.
+#[test]
+fn sums_and_averages_of_columns_are_mariadbs_decimals() {
+    let (_db, mut s) = setup("ctas-sums");
+    ok(
+        &mut s,
+        "CREATE TABLE n (a TINYINT, b SMALLINT UNSIGNED, e MEDIUMINT, g INT, k BIGINT, \
+         l BIGINT UNSIGNED, m DECIMAL(10,2) NOT NULL, n DECIMAL(60,0), f DOUBLE)",
+    );
+    ok(
+        &mut s,
+        "INSERT INTO n VALUES (1,2,3,4,5,6,7.25,8,9.5),(1,2,3,4,5,6,1.5,8,0.5)",
+    );
+    ok(
+        &mut s,
+        "CREATE TABLE c AS SELECT sum(a),sum(b),sum(e),sum(g),avg(k),sum(l),sum(m),avg(m),\
+         sum(n),avg(n),sum(f) FROM n",
+    );
+    assert_eq!(
+        show(&mut s, "c"),
+        "CREATE TABLE `c` (\n  `sum(a)` decimal(25,0) DEFAULT NULL,\n  \
+         `sum(b)` decimal(27,0) DEFAULT NULL,\n  `sum(e)` decimal(30,0) DEFAULT NULL,\n  \
+         `sum(g)` decimal(32,0) DEFAULT NULL,\n  `avg(k)` decimal(23,4) DEFAULT NULL,\n  \
+         `sum(l)` decimal(42,0) DEFAULT NULL,\n  `sum(m)` decimal(32,2) DEFAULT NULL,\n  \
+         `avg(m)` decimal(14,6) DEFAULT NULL,\n  `sum(n)` decimal(65,0) DEFAULT NULL,\n  \
+         `avg(n)` decimal(64,4) DEFAULT NULL,\n  `sum(f)` double DEFAULT NULL\n) \
+         ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
+    );
+    assert_eq!(
+        wire_rows(&mut s, "SELECT * FROM c"),
+        vec![vec![
+            "2", "4", "6", "8", "5.0000", "12", "8.75", "4.375000", "16", "8.0000", "10"
+        ]]
+    );
+    ok(
+        &mut s,
+        "CREATE TABLE c2 AS SELECT avg(DISTINCT g) x, sum(g) y FROM n GROUP BY a",
+    );
+    assert_eq!(
+        show(&mut s, "c2"),
+        "CREATE TABLE `c2` (\n  `x` decimal(14,4) DEFAULT NULL,\n  \
+         `y` decimal(32,0) DEFAULT NULL\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 \
+         COLLATE=utf8mb4_general_ci"
+    );
+}
+
+/// CONCAT, UPPER and LOWER of string and integer literals and columns are VARCHAR sized as
+/// MariaDB 10.11 sized them for the same statements (nullable, the arguments' collation).
+#[test]
+fn concatenations_are_mariadbs_varchars() {
+    let (_db, mut s) = setup("ctas-concat");
+    ok(
+        &mut s,
+        "CREATE TABLE s3 (id INT PRIMARY KEY, s VARCHAR(20) NOT NULL, c CHAR(3), \
+         b VARCHAR(5) COLLATE utf8mb4_bin NOT NULL, i INT NOT NULL, u INT UNSIGNED, \
+         t TINYINT, w INT(3))",
+    );
+    ok(&mut s, "INSERT INTO s3 VALUES (1,'ab','c','Bx',5,6,-7,8)");
+    ok(
+        &mut s,
+        "CREATE TABLE c4 AS SELECT concat('') a, concat(s, 'xy') b, concat(s, c) c, \
+         concat(i, u, t) d, upper(b) e, concat(b, 'x') f, lower(concat(s,s)) g, concat(w) h, \
+         upper('abc') m, concat(12, 'a') n FROM s3",
+    );
+    assert_eq!(
+        show(&mut s, "c4"),
+        "CREATE TABLE `c4` (\n  `a` char(0) DEFAULT NULL,\n  `b` varchar(22) DEFAULT NULL,\n  \
+         `c` varchar(23) DEFAULT NULL,\n  `d` varchar(25) DEFAULT NULL,\n  \
+         `e` varchar(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL,\n  \
+         `f` varchar(6) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL,\n  \
+         `g` varchar(40) DEFAULT NULL,\n  `h` varchar(11) DEFAULT NULL,\n  \
+         `m` varchar(3) DEFAULT NULL,\n  `n` varchar(3) DEFAULT NULL\n) ENGINE=InnoDB \
+         DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
+    );
+    assert_eq!(
+        wire_rows(&mut s, "SELECT * FROM c4"),
+        vec![vec![
+            "", "abxy", "abc", "56-7", "BX", "Bxx", "abab", "8", "ABC", "12a"
+        ]]
+    );
+}

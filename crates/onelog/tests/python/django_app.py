@@ -304,7 +304,7 @@ def queries():
         [sorted(r.meta.items()) for r in reviews[:2]],
     ])
     # JSON_UNQUOTE(JSON_EXTRACT(meta, '$."src"')) = JSON_EXTRACT('"web"', '$'): MariaDB
-    # compares the JSON string unquoted (docs/SQL.md, known divergences).
+    # compares the JSON string unquoted (docs/SQL.md, *Functions*, JSON).
     record("json.key_exact", [
         list(reviews.filter(meta__src="web").values_list("text", flat=True)),
         list(reviews.filter(meta__tags__1="b").values_list("pk", flat=True)),

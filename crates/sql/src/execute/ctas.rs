@@ -15,10 +15,13 @@
 //! `+ - *` of integers (NOT NULL when every operand is) and COUNT (`bigint(21)`) are BIGINT;
 //! a DECIMAL literal, DOUBLE, dates and times keep their result type; a string literal of up
 //! to 512 characters is VARCHAR(n) (CHAR(0) for `''`), a longer one TEXT; NULL is BINARY(0);
+//! SUM and AVG of an integer or DECIMAL column are MariaDB's DECIMAL ([`sum_or_avg_type`]);
+//! CONCAT / UPPER / LOWER of literals, CHAR/VARCHAR and integer columns a nullable VARCHAR of
+//! MariaDB's length ([`char_length`]);
 //! other expressions are NOT NULL where the result column is. Refused (1235) rather than
 //! guessed, unless an explicit column definition names the column: what onelog's result
-//! types do not size as MariaDB does (other integer, DECIMAL and string expressions: CONCAT,
-//! SUM, `amt * 2`), a value of unknown type (placeholders, variables), an expression over an
+//! types do not size as MariaDB does (other integer, DECIMAL and string expressions:
+//! `amt * 2`, SUBSTRING), a value of unknown type (placeholders, variables), an expression over an
 //! ENUM/SET/BIT column.
 //!
 //! `IGNORE` skips a row whose primary or unique key an earlier row has (warning 1062 each),
@@ -41,6 +44,9 @@ use crate::plan::select::Compiled;
 
 /// The longest string result MariaDB makes a VARCHAR (`CONVERT_IF_BIGGER_TO_BLOB`).
 const MAX_VARCHAR_CHARS: u32 = 512;
+/// The most characters of a derived TEXT column (65535 bytes of utf8mb4); beyond, MariaDB
+/// makes a MEDIUMTEXT, which onelog does not derive.
+const MAX_TEXT_CHARS: u32 = 16383;
 
 /// Runs `CREATE TABLE ... SELECT` (module docs): `explicit` is the table the statement's own
 /// column definitions and keys declare (no columns when it has none). The log gets the
@@ -246,6 +252,11 @@ fn expression_def(c: &Compiled, i: usize) -> Result<ColumnDef, SqlError> {
     }
     d.default = None;
     d.auto_increment = false;
+    if let Some(ty) = x.and_then(|x| sum_or_avg_type(c, x)) {
+        d.ty = ty?;
+        d.extras.display_width = None;
+        return Ok(d);
+    }
     let literal = matches!(x, Some(Expr::Lit(_)));
     match r {
         RType::Dyn => return Err(underived("a value whose type is known only when it runs")),
@@ -292,10 +303,100 @@ fn expression_def(c: &Compiled, i: usize) -> Result<ColumnDef, SqlError> {
                 d.ty = SqlType::Text;
             }
         }
-        RType::Str(_) => return Err(underived("a string expression")),
+        RType::Str(_) => {
+            let n = x.and_then(|x| char_length(c, x));
+            let n = n.ok_or_else(|| underived("a string expression"))?;
+            // CONCAT, UPPER and LOWER are nullable whatever their arguments, as in MariaDB.
+            d.nullable = true;
+            return string_type(d, n);
+        }
         _ => {}
     }
     Ok(d)
+}
+
+/// The column of `SUM(col)` / `AVG(col)` over an integer or DECIMAL column of the single
+/// table read, as MariaDB sizes it from the column's precision `p` (the digits of its type:
+/// TINYINT 3, SMALLINT 5, MEDIUMINT 8, INT 10, BIGINT 19, BIGINT UNSIGNED 20) and scale `s`:
+/// SUM `DECIMAL(p + 22, s)`, AVG `DECIMAL(p + 4, s + 4)` (precision at most 65; a scale over
+/// 30 is refused as onelog's DECIMAL columns are). None for any other expression.
+fn sum_or_avg_type(c: &Compiled, x: &Expr) -> Option<Result<SqlType, SqlError>> {
+    let Expr::Agg(k) = x else { return None };
+    let a = c.plan.aggs.get(*k)?;
+    if !matches!(a.func, AggFunc::Sum | AggFunc::Avg) || c.plan.join.is_some() {
+        return None;
+    }
+    let Some(Expr::Col(i)) = &a.arg else {
+        return None;
+    };
+    let col = c.plan.table.as_ref()?.columns.get(*i)?;
+    let (p, s): (u8, u8) = match col.ty {
+        SqlType::TinyInt { .. } => (3, 0),
+        SqlType::SmallInt { .. } => (5, 0),
+        SqlType::MediumInt { .. } => (8, 0),
+        SqlType::Int { .. } => (10, 0),
+        SqlType::BigInt { unsigned } => (19 + u8::from(unsigned), 0),
+        SqlType::Decimal { precision, scale } => (precision, scale),
+        _ => return None,
+    };
+    let (p, s) = if a.func == AggFunc::Sum {
+        (p.saturating_add(22), s)
+    } else {
+        (p.saturating_add(4), s.saturating_add(4))
+    };
+    if s > 30 {
+        return Some(Err(underived("an average with more than 30 decimals")));
+    }
+    Some(Ok(SqlType::Decimal {
+        precision: p.min(65),
+        scale: s,
+    }))
+}
+
+/// A string column of `n` characters: CHAR(0), VARCHAR(n) up to 512, TEXT up to 16383.
+fn string_type(mut d: ColumnDef, n: u32) -> Result<ColumnDef, SqlError> {
+    d.ty = match n {
+        0 => SqlType::Char(0),
+        n if n <= MAX_VARCHAR_CHARS => SqlType::VarChar(n),
+        n if n <= MAX_TEXT_CHARS => SqlType::Text,
+        _ => return Err(underived("a string expression")),
+    };
+    Ok(d)
+}
+
+/// The most characters MariaDB gives a string expression onelog sizes ([`char_length`]):
+/// CONCAT, UPPER / LCASE ... of string literals, integer literals, CHAR / VARCHAR columns and
+/// integer columns (their display length, sign included: INT 11, INT UNSIGNED 10, TINYINT
+/// 4, ...), nested. None for anything else (refused).
+fn char_length(c: &Compiled, x: &Expr) -> Option<u32> {
+    match x {
+        Expr::Lit(Value::Bytes(b)) => {
+            u32::try_from(String::from_utf8_lossy(b).chars().count()).ok()
+        }
+        Expr::Lit(v @ (Value::Int(_) | Value::UInt(_))) => {
+            u32::try_from(crate::render::text_plain(v).len()).ok()
+        }
+        Expr::Col(i) if c.plan.join.is_none() => {
+            let col = c.plan.table.as_ref()?.columns.get(*i)?;
+            Some(match col.ty {
+                SqlType::Char(n) | SqlType::VarChar(n) => n,
+                SqlType::TinyInt { unsigned } => 4 - u32::from(unsigned),
+                SqlType::SmallInt { unsigned } => 6 - u32::from(unsigned),
+                SqlType::MediumInt { unsigned } => 9 - u32::from(unsigned),
+                SqlType::Int { unsigned } => 11 - u32::from(unsigned),
+                SqlType::BigInt { .. } => 20,
+                _ => return None,
+            })
+        }
+        Expr::Func(f, args) => match f.def().name {
+            "CONCAT" => args
+                .iter()
+                .try_fold(0u32, |n, a| n.checked_add(char_length(c, a)?)),
+            "UPPER" | "LOWER" => char_length(c, args.first()?),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Whether `x` is never NULL as MariaDB derives it for `+ - *` and negation: every operand a

@@ -95,18 +95,27 @@ impl AggState {
             _ => Vec::new(),
         };
         b.extend_from_slice(t);
-        if b.len() > max {
+        // JSON_OBJECTAGG is never cut; JSON_ARRAYAGG keeps a closing quote (MariaDB's
+        // `Item_func_json_arrayagg::cut_max_length`).
+        let func = aggs[i].func;
+        if b.len() > max && func != AggFunc::JsonObjectAgg {
+            let quote = func == AggFunc::JsonArrayAgg && max > 0 && b.last() == Some(&b'"');
             // On a character boundary (a UTF-8 sequence is never split).
-            let mut m = max;
+            let mut m = max - usize::from(quote);
             while m > 0 && b[m] & 0xC0 == 0x80 {
                 m -= 1;
             }
             b.truncate(m);
+            if quote {
+                b.push(b'"');
+            }
             self.cut[i] = true;
-            guard.warn(
-                1260,
-                format!("Row {} was cut by GROUP_CONCAT()", self.counts[i]),
-            );
+            let name = if func == AggFunc::JsonArrayAgg {
+                "JSON_ARRAYAGG"
+            } else {
+                "GROUP_CONCAT"
+            };
+            guard.warn(1260, format!("Row {} was cut by {name}()", self.counts[i]));
         }
         self.vals[i] = Value::Bytes(b);
         Ok(())
@@ -166,11 +175,13 @@ impl AggState {
                         *cur = v;
                     }
                 }
-                AggFunc::GroupConcat if a.order_by.is_empty() => {
+                AggFunc::GroupConcat | AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg
+                    if a.order_by.is_empty() =>
+                {
                     let t = crate::expr::text_of(&v);
                     self.concat(aggs, i, &t, env)?;
                 }
-                AggFunc::GroupConcat => {
+                AggFunc::GroupConcat | AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg => {
                     let mut keys = Vec::with_capacity(a.order_by.len());
                     for (x, _) in &a.order_by {
                         keys.push(x.eval(row, env)?);
@@ -217,7 +228,11 @@ impl AggState {
 
     fn finish(mut self, aggs: &[AggSpec], env: &Env) -> Result<Vec<Value>, SqlError> {
         for (i, a) in aggs.iter().enumerate() {
-            if a.func == AggFunc::GroupConcat && !a.order_by.is_empty() {
+            let concats = matches!(
+                a.func,
+                AggFunc::GroupConcat | AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg
+            );
+            if concats && !a.order_by.is_empty() {
                 let mut items = std::mem::take(&mut self.pending[i]);
                 // Strings sort under the connection's collation (MariaDB: the key's own;
                 // docs/SQL.md lists the difference).
@@ -243,6 +258,17 @@ impl AggState {
             }
             match a.func {
                 AggFunc::Count | AggFunc::CountStar => self.vals[i] = Value::Int(self.counts[i]),
+                AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg => {
+                    if let Value::Bytes(b) = &mut self.vals[i] {
+                        let (open, close) = if a.func == AggFunc::JsonArrayAgg {
+                            (b'[', b']')
+                        } else {
+                            (b'{', b'}')
+                        };
+                        b.insert(0, open);
+                        b.push(close);
+                    }
+                }
                 AggFunc::Avg if self.vals[i] != Value::Null => {
                     self.vals[i] =
                         binary_values(BinOp::Div, &self.vals[i], &Value::Int(self.counts[i]))?;

@@ -321,6 +321,7 @@ impl<'a> Compiler<'a> {
         let l = self.compile(a)?;
         let r = self.compile(b)?;
         let ds = [self.derive(&l), self.derive(&r)];
+        let (l, r) = functions::json::string_comparands(l, r, ds.iter().all(Option::is_some));
         self.collated(
             Expr::Bin(BinOp::NullEq, Box::new(l), Box::new(r)),
             &ds,
@@ -347,7 +348,7 @@ impl<'a> Compiler<'a> {
                 if qual.is_some_and(|x| x != q) || db.is_some_and(|d| d != def.db) {
                     continue;
                 }
-                if let Some(i) = def.column_index(name) {
+                if let Some(i) = column_named(def, name) {
                     if found.is_some() {
                         return Err(SqlError::ambiguous_column(&full, self.place));
                     }
@@ -375,7 +376,7 @@ impl<'a> Compiler<'a> {
                 return Err(SqlError::unknown_column(&full, self.place));
             }
         }
-        t.column_index(name)
+        column_named(t, name)
             .inspect(|&i| debug_assert!(i < t.columns.len(), "column {i} of {}", t.columns.len()))
             .map(|i| self.column_ref(Expr::Col(i), i))
             .ok_or_else(|| SqlError::unknown_column(&full, self.place))
@@ -441,6 +442,8 @@ impl<'a> Compiler<'a> {
                 let (l, r) = numeric_operands(op, self.compile(left)?, self.compile(right)?);
                 let name = comparison_name(op);
                 let ds = [self.derive(&l), self.derive(&r)];
+                let strings = !name.is_empty() && ds.iter().all(Option::is_some);
+                let (l, r) = functions::json::string_comparands(l, r, strings);
                 self.collated(Expr::Bin(op, Box::new(l), Box::new(r)), &ds, name)?
             }
             A::IsNull(x) => Expr::IsNull(Box::new(self.compile(x)?), false),
@@ -613,6 +616,15 @@ impl<'a> Compiler<'a> {
         let mut ds = vec![self.derive(&x)];
         ds.extend(items.iter().map(|i| self.derive(i)));
         let name = if items.len() == 1 { "=" } else { "in" };
+        // `x IN (y)` is `x = y` in MariaDB, also for a JSON_EXTRACT operand.
+        let (x, items) = match <[Expr; 1]>::try_from(items) {
+            Ok([y]) => {
+                let strings = ds.iter().all(Option::is_some);
+                let (x, y) = functions::json::string_comparands(x, y, strings);
+                (x, vec![y])
+            }
+            Err(items) => (x, items),
+        };
         self.collated(Expr::In(Box::new(x), items, negated), &ds, name)
     }
 
@@ -929,12 +941,16 @@ impl<'a> Compiler<'a> {
                 | AggFunc::Min
                 | AggFunc::Max
                 | AggFunc::GroupConcat
+                | AggFunc::JsonArrayAgg
         );
         if distinct && !counts_distinct {
             // MariaDB's grammar has no DISTINCT for the bit and statistics aggregates.
             return Err(SqlError::syntax(&f.to_string()));
         }
-        let (order_by, separator) = self.concat_clauses(f, func, &args)?;
+        let (mut order_by, mut separator) = self.concat_clauses(f, func, &args)?;
+        if matches!(func, AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg) && !star {
+            (args, separator) = self.json_aggregate(f, func, args, distinct, &mut order_by)?;
+        }
         if star {
             if func != AggFunc::Count || !args.is_empty() {
                 return Err(SqlError::syntax(&f.to_string()));
@@ -956,6 +972,8 @@ impl<'a> Compiler<'a> {
                 | AggFunc::Count
                 | AggFunc::CountStar
                 | AggFunc::GroupConcat
+                | AggFunc::JsonArrayAgg
+                | AggFunc::JsonObjectAgg
         );
         let arg = args
             .pop()
@@ -978,6 +996,35 @@ impl<'a> Compiler<'a> {
         Ok(Expr::Agg(aggs.len() - 1))
     }
 
+    /// JSON_ARRAYAGG's (one value) or JSON_OBJECTAGG's (key, value) arguments as the one
+    /// argument the aggregate collects (their JSON text, `functions::json::aggregate_value`)
+    /// and its separator; DISTINCT without ORDER BY lists the values in their order, as
+    /// MariaDB's tree of distinct values does.
+    fn json_aggregate(
+        &self,
+        f: &ast::Function,
+        func: AggFunc,
+        args: Vec<Expr>,
+        distinct: bool,
+        order_by: &mut Vec<(Expr, bool)>,
+    ) -> Result<(Vec<Expr>, Vec<u8>), SqlError> {
+        let pair = func == AggFunc::JsonObjectAgg;
+        match args.len() {
+            2 if pair => {}
+            1 if !pair => {}
+            // MariaDB's grammar takes JSON_OBJECTAGG's two arguments only.
+            _ if pair => return Err(SqlError::syntax(&f.to_string())),
+            _ => return Err(SqlError::param_count("JSON_ARRAYAGG")),
+        }
+        if distinct && order_by.is_empty() {
+            order_by.push((args[0].clone(), false));
+        }
+        let hints = self.json_value_hints(f, &args);
+        let arg = functions::json::aggregate_value(args, &hints, pair);
+        let separator = if pair { b", ".to_vec() } else { b",".to_vec() };
+        Ok((vec![arg], separator))
+    }
+
     /// GROUP_CONCAT's `ORDER BY` (a number is an argument's position, as MariaDB) and
     /// `SEPARATOR`; any clause on another aggregate, or LIMIT, is refused.
     #[allow(clippy::type_complexity)]
@@ -993,7 +1040,9 @@ impl<'a> Compiler<'a> {
         };
         for c in &l.clauses {
             match c {
-                ast::FunctionArgumentClause::OrderBy(items) if func == AggFunc::GroupConcat => {
+                ast::FunctionArgumentClause::OrderBy(items)
+                    if matches!(func, AggFunc::GroupConcat | AggFunc::JsonArrayAgg) =>
+                {
                     // ORDER BY keys are not aggregates either.
                     let saved = self.aggs.take();
                     for o in items {
@@ -1033,6 +1082,22 @@ impl<'a> Compiler<'a> {
         }
         Ok((order_by, separator))
     }
+}
+
+/// The position of the column `name` names in `t`: its column of that name or, for `_rowid`
+/// (any case) when it has none, its primary key when that is one integer column, as MariaDB
+/// (a table without PRIMARY KEY has its first UNIQUE key over NOT NULL columns as primary
+/// key here, as in MariaDB).
+fn column_named(t: &onelog_engine::TableDef, name: &str) -> Option<usize> {
+    t.column_index(name)
+        .or_else(|| match t.primary_key.as_slice() {
+            [c] if name.eq_ignore_ascii_case("_rowid")
+                && t.columns.get(*c).is_some_and(|d| d.ty.is_integer()) =>
+            {
+                Some(*c)
+            }
+            _ => None,
+        })
 }
 
 /// `DATE '...'`, `TIME '...'`, `TIMESTAMP '...'`: a CAST of the string.

@@ -145,6 +145,12 @@ pub(crate) enum AggFunc {
     Max,
     Avg,
     GroupConcat,
+    /// JSON_ARRAYAGG: GROUP_CONCAT of its argument's JSON texts (the argument is compiled
+    /// to `JSON_AGG_VALUE`, never NULL) with `,`, in `[...]`.
+    JsonArrayAgg,
+    /// JSON_OBJECTAGG: GROUP_CONCAT of `"key":value` pairs (the argument is compiled to
+    /// `JSON_AGG_PAIR`, NULL for a NULL key) with `, `, in `{...}`, never cut.
+    JsonObjectAgg,
     BitAnd,
     BitOr,
     BitXor,
@@ -161,8 +167,8 @@ pub(crate) struct AggSpec {
     pub func: AggFunc,
     pub distinct: bool,
     pub arg: Option<Expr>,
-    /// GROUP_CONCAT's `ORDER BY` (expression over the row, descending).
+    /// GROUP_CONCAT's and JSON_ARRAYAGG's `ORDER BY` (expression over the row, descending).
     pub order_by: Vec<(Expr, bool)>,
-    /// GROUP_CONCAT's `SEPARATOR` (`,` by default).
+    /// GROUP_CONCAT's `SEPARATOR` (`,` by default; JSON_ARRAYAGG's `,`, JSON_OBJECTAGG's `, `).
     pub separator: Vec<u8>,
 }

@@ -5,8 +5,9 @@
 //!
 //! One module per mechanism, lower ones first (none imports a module listed after it):
 //! - `warnings`: conditions raised during evaluation, per thread;
-//! - `text`, `temporal`, `numeric`, `like`, `json`, `members`: the text, date/time and number
-//!   views of a value, decimal arithmetic, LIKE, JSON documents and paths, ENUM/SET values;
+//! - `text`, `temporal`, `numeric`, `like`, `json`, `json_forms`, `members`: the text, date/time
+//!   and number views of a value, decimal arithmetic, LIKE, JSON documents and paths (and their
+//!   detailed, normalized and overlap views), ENUM/SET values;
 //! - `ir`: the compiled expression tree; `env`: what evaluation reads besides the row;
 //! - `coerce`, `ops`: comparison, CAST, column conversion; operators on two values;
 //! - `collate`: collation derivation of expressions and comparison under a collation;
@@ -40,6 +41,7 @@ mod infer;
 mod interval;
 mod ir;
 mod json;
+mod json_forms;
 mod like;
 mod members;
 mod numeric;

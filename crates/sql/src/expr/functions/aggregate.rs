@@ -42,6 +42,12 @@ const AGGREGATES: &[AggregateDef] = &[
     agg("GROUP_CONCAT", AggFunc::GroupConcat, |_, _| {
         RType::Str(1024)
     }),
+    agg("JSON_ARRAYAGG", AggFunc::JsonArrayAgg, |_, _| {
+        RType::Str(1024)
+    }),
+    agg("JSON_OBJECTAGG", AggFunc::JsonObjectAgg, |_, _| {
+        RType::Str(1024)
+    }),
     agg("BIT_AND", AggFunc::BitAnd, |_, _| RType::UInt),
     agg("BIT_OR", AggFunc::BitOr, |_, _| RType::UInt),
     agg("BIT_XOR", AggFunc::BitXor, |_, _| RType::UInt),
@@ -176,6 +182,65 @@ mod tests {
                 ("STD(x) FROM t.a WHERE id > 100", "NULL"),
                 ("BIT_XOR(x) FROM t.a WHERE id > 100", "0"),
                 ("VAR_SAMP(DISTINCT g) FROM t.a", "ERROR 1064"),
+            ],
+        );
+    }
+
+    /// JSON_ARRAYAGG keeps NULLs (`null`), embeds JSON and booleans as JSON, lists DISTINCT
+    /// values in their order; JSON_OBJECTAGG skips NULL keys; both are NULL for no rows.
+    #[test]
+    fn json_aggregates_match_mariadb() {
+        // Expected values: what MariaDB 10.11.19 returned for `SELECT <expr>` (mariadb -N -B)
+        // after the same statements.
+        check_against_mariadb_after(
+            &[
+                "CREATE DATABASE t",
+                "CREATE TABLE t.a (id INT PRIMARY KEY, g INT, s VARCHAR(10), n DECIMAL(5,2), j JSON)",
+                "INSERT INTO t.a VALUES (1,1,'a',1.50,'{\"x\": 1}'),(2,1,'b\"q',NULL,'[1,2]'),\
+                 (3,2,NULL,2.00,NULL),(4,2,'a',3,'\"s\"'),(5,1,'a',1.50,'true')",
+            ],
+            &[
+            ("JSON_ARRAYAGG(s) FROM t.a", "[\"a\",\"b\\\"q\",null,\"a\",\"a\"]"),
+            ("JSON_ARRAYAGG(n) FROM t.a WHERE g = 1", "[1.50,null,1.50]"),
+            ("JSON_ARRAYAGG(j) FROM t.a", "[{\"x\": 1},[1,2],null,\"s\",true]"),
+            ("JSON_ARRAYAGG(id) FROM t.a GROUP BY g ORDER BY g LIMIT 1", "[1,2,5]"),
+            ("JSON_ARRAYAGG(DISTINCT s) FROM t.a", "[null,\"a\",\"b\\\"q\"]"),
+            ("JSON_ARRAYAGG(DISTINCT id % 3) FROM t.a", "[0,1,2]"),
+            ("JSON_ARRAYAGG(DISTINCT n) FROM t.a", "[null,1.50,2.00,3.00]"),
+            ("JSON_ARRAYAGG(s ORDER BY s DESC) FROM t.a", "[\"b\\\"q\",\"a\",\"a\",\"a\",null]"),
+            ("JSON_ARRAYAGG(s ORDER BY id DESC) FROM t.a", "[\"a\",\"a\",null,\"b\\\"q\",\"a\"]"),
+            ("JSON_ARRAYAGG(JSON_OBJECT('k', s)) FROM t.a", "[{\"k\": \"a\"},{\"k\": \"b\\\"q\"},{\"k\": null},{\"k\": \"a\"},{\"k\": \"a\"}]"),
+            ("JSON_ARRAYAGG(s = 'a') FROM t.a", "[true,false,null,true,true]"),
+            ("JSON_ARRAYAGG(TRUE) FROM t.a", "[true,true,true,true,true]"),
+            ("JSON_ARRAYAGG(s) FROM t.a WHERE id > 10", "NULL"),
+            ("JSON_OBJECTAGG(s, id) FROM t.a", "{\"a\":1, \"b\\\"q\":2, \"a\":4, \"a\":5}"),
+            ("JSON_OBJECTAGG(id, j) FROM t.a", "{\"1\":{\"x\": 1}, \"2\":[1,2], \"3\":null, \"4\":\"s\", \"5\":true}"),
+            ("JSON_OBJECTAGG(id, s) FROM t.a", "{\"1\":\"a\", \"2\":\"b\\\"q\", \"3\":null, \"4\":\"a\", \"5\":\"a\"}"),
+            ("JSON_OBJECTAGG(s, id) FROM t.a WHERE id > 10", "NULL"),
+            ("JSON_ARRAYAGG(s, id) FROM t.a", "ERROR 1582"),
+            ("JSON_OBJECTAGG(s) FROM t.a", "ERROR 1064"),
+            ("JSON_OBJECTAGG(id, n) FROM t.a GROUP BY g ORDER BY g DESC LIMIT 1", "{\"3\":2.00, \"4\":3.00}"),
+            ],
+        );
+    }
+
+    /// JSON_ARRAYAGG is cut at group_concat_max_len keeping a closing quote, JSON_OBJECTAGG is
+    /// never cut.
+    #[test]
+    fn json_aggregates_cut_as_mariadb() {
+        check_against_mariadb_after(
+            &[
+                "CREATE DATABASE t",
+                "CREATE TABLE t.a (id INT PRIMARY KEY, g INT, s VARCHAR(10), n DECIMAL(5,2), j JSON)",
+                "INSERT INTO t.a VALUES (1,1,'a',1.50,'{\"x\": 1}'),(2,1,'b\"q',NULL,'[1,2]'),\
+                 (3,2,NULL,2.00,NULL),(4,2,'a',3,'\"s\"'),(5,1,'a',1.50,'true')",
+                "SET group_concat_max_len = 8",
+            ],
+            &[
+            ("JSON_ARRAYAGG(s) FROM t.a", "[\"a\",\"b\\\"]"),
+            ("JSON_ARRAYAGG(id) FROM t.a", "[1,2,3,4,]"),
+            ("JSON_OBJECTAGG(id, s) FROM t.a", "{\"1\":\"a\", \"2\":\"b\\\"q\", \"3\":null, \"4\":\"a\", \"5\":\"a\"}"),
+            ("GROUP_CONCAT(s) FROM t.a", "a,b\"q,a,"),
             ],
         );
     }

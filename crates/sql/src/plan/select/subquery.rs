@@ -217,6 +217,9 @@ impl<'c> Hook<'c> {
                     }
                 }
             }
+            ast::TableFactor::JsonTable { .. } => {
+                return Err(SqlError::unsupported("JSON_TABLE"));
+            }
             _ => return Ok(None),
         };
         let ctx = Ctx {
