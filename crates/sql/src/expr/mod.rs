@@ -64,7 +64,7 @@ pub(crate) use compile::{
 pub(crate) use env::{connection_collation, Env, SubRows, Subqueries};
 pub(crate) use eval::eval_scalar;
 pub(crate) use functions::statement_now;
-pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr, SubqKind};
+pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr, Subq, SubqKind};
 pub(crate) use json::valid as json_valid;
 pub(crate) use members::store_value as member_value;
 pub(crate) use numeric::{

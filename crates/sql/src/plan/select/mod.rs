@@ -72,6 +72,9 @@ pub(crate) struct SelectPlan {
     pub derived: Vec<Option<Derived>>,
     /// A projection is a window function call (`execute::window`).
     pub windowed: bool,
+    /// Per FROM position: the name the query gives the table (alias, else name), as EXPLAIN
+    /// shows it.
+    pub aliases: Vec<String>,
 }
 
 const NOT_NULL: u16 = 1;
@@ -335,6 +338,7 @@ pub(crate) fn compile_in(
     let (froms, join_kinds) =
         from_tables(cx, sel, &mut |tf| hook.derived_table(tf, &mut derived_list))?;
     let derived = subquery::derived_at(&froms, derived_list);
+    let aliases = froms.iter().map(|(_, q)| q.clone()).collect();
     let from = From::new(froms);
     let db = cx.current_db.clone().unwrap_or_default();
     let (table, qualifier) = match from.tables.first() {
@@ -391,6 +395,7 @@ pub(crate) fn compile_in(
     drop(c);
     let windowed = items.projections.iter().any(|x| matches!(x, Expr::Win(_)));
     let plan = SelectPlan {
+        aliases,
         windowed,
         table,
         join,
