@@ -71,7 +71,7 @@ pub(crate) use numeric::{
     number_prefix, parse_num_prefix, to_f64, to_f64_quiet, to_i128, truth, Num2,
 };
 pub(crate) use ops::binary_values;
-pub(crate) use window::{named_windows, WinCall, WinFunc};
+pub(crate) use window::{misplaced as misplaced_window, named_windows, WinCall, WinFunc};
 
 pub(crate) use text::text_of;
 pub(crate) use types::{conform, rtype_column, value_rtype, RType};

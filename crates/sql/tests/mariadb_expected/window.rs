@@ -74,3 +74,27 @@ pub const WIN_CASES: &[super::Case] = &[
     ("SELECT id, PERCENT_RANK() OVER (ORDER BY id) FROM w WHERE id = 3", Ok("3\t0.0000000000")),
     ("SELECT id, a, NTH_VALUE(id, a) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS n, NTH_VALUE(id, IF(id=4,NULL,2)) OVER (ORDER BY id) AS m, NTH_VALUE(id, a/10) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS k FROM w ORDER BY id", Ok("1\t10\tNULL\tNULL\t1\n2\t20\tNULL\t2\t2\n3\t10\tNULL\t2\t1\n4\tNULL\t1\t1\t1\n5\t30\tNULL\t2\t3\n6\t20\tNULL\t2\t2\n7\t20\tNULL\t2\t2\n8\t10\tNULL\t2\t1")),
 ];
+/// Window calls inside expressions and in ORDER BY, and the bit aggregates over windows
+/// (statement, MariaDB 10.11's answer), generated as the cases above.
+pub const WIN_EXPR_CASES: &[super::Case] = &[
+    ("SELECT id, ROW_NUMBER() OVER (ORDER BY id) + 1 FROM w ORDER BY id", Ok("1\t2\n2\t3\n3\t4\n4\t5\n5\t6\n6\t7\n7\t8\n8\t9")),
+    ("SELECT id, ROW_NUMBER() OVER w1 * 10 AS r FROM w WINDOW w1 AS (ORDER BY a, id) ORDER BY id", Ok("1\t20\n2\t50\n3\t30\n4\t10\n5\t80\n6\t60\n7\t70\n8\t40")),
+    ("SELECT id, g, CASE WHEN RANK() OVER (PARTITION BY g ORDER BY a DESC, id) = 1 THEN 'top' ELSE g END AS t FROM w ORDER BY id", Ok("1\tx\tx\n2\ty\ttop\n3\tX\tX\n4\ty\ty\n5\tx\ttop\n6\tz\ttop\n7\tY\tY\n8\tx\tx")),
+    ("SELECT id, SUM(a) OVER () / COUNT(*) OVER () AS avg_a, a - AVG(a) OVER (PARTITION BY g) AS dev FROM w ORDER BY id", Ok("1\t15.0000\t-5.0000\n2\t15.0000\t0.0000\n3\t15.0000\t-5.0000\n4\t15.0000\tNULL\n5\t15.0000\t15.0000\n6\t15.0000\t0.0000\n7\t15.0000\t0.0000\n8\t15.0000\t-5.0000")),
+    ("SELECT id FROM w ORDER BY ROW_NUMBER() OVER (ORDER BY a DESC, id)", Ok("5\n2\n6\n7\n1\n3\n8\n4")),
+    ("SELECT id, a FROM w ORDER BY SUM(a) OVER (PARTITION BY g) DESC, id", Ok("1\t10\n3\t10\n5\t30\n8\t10\n2\t20\n4\tNULL\n7\t20\n6\t20")),
+    ("SELECT g, COUNT(*) * 100 / SUM(COUNT(*)) OVER () AS pct FROM w GROUP BY g ORDER BY g", Ok("x\t50.0000\ny\t37.5000\nz\t12.5000")),
+    ("SELECT g AS k, RANK() OVER (ORDER BY COUNT(*) DESC) + 0 AS r FROM w GROUP BY k ORDER BY k", Ok("x\t1\ny\t2\nz\t3")),
+    ("SELECT DISTINCT g, DENSE_RANK() OVER (ORDER BY g) * 2 AS dr FROM w ORDER BY dr", Ok("x\t2\ny\t4\nz\t6")),
+    ("SELECT id, ROW_NUMBER() OVER (ORDER BY id) - 1 AS rn FROM w ORDER BY rn DESC LIMIT 3", Ok("8\t7\n7\t6\n6\t5")),
+    ("SELECT id, COALESCE(LAG(a) OVER (ORDER BY id), 0) + a AS s FROM w ORDER BY id", Ok("1\t10\n2\t30\n3\t30\n4\tNULL\n5\t30\n6\t50\n7\t40\n8\t30")),
+    ("SELECT id, ROUND(a / SUM(a) OVER (PARTITION BY g), 3) AS share FROM w ORDER BY id", Ok("1\t0.167\n2\t0.500\n3\t0.167\n4\tNULL\n5\t0.500\n6\t1.000\n7\t0.500\n8\t0.167")),
+    ("SELECT id, ROW_NUMBER() OVER (ORDER BY id) + 1 FROM w WHERE a > 10 ORDER BY 2 DESC", Ok("7\t5\n6\t4\n5\t3\n2\t2")),
+    ("SELECT id, (SELECT MAX(a) FROM w) - MAX(a) OVER (PARTITION BY g) AS gap FROM w ORDER BY id", Ok("1\t0\n2\t10\n3\t0\n4\t10\n5\t0\n6\t10\n7\t10\n8\t0")),
+    ("SELECT id, ROW_NUMBER() OVER (ORDER BY id) + 1 AS x, ROW_NUMBER() OVER (ORDER BY id) + 1 AS x FROM w ORDER BY id LIMIT 2", Ok("1\t2\t2\n2\t3\t3")),
+    ("SELECT MAX(a) + ROW_NUMBER() OVER () FROM w", Ok("31")),
+    ("SELECT id, a, a + SUM(a) OVER (ORDER BY id) s FROM w WHERE ROW_NUMBER() OVER () > 1", Err((4015, "Window function is allowed only in SELECT list and ORDER BY clause"))),
+    ("SELECT g, ROW_NUMBER() OVER (ORDER BY g) + 1 r FROM w GROUP BY g HAVING r > 2", Err((4015, "Window function is allowed only in SELECT list and ORDER BY clause"))),
+    ("SELECT id, a, BIT_OR(a) OVER (ORDER BY id) AS bo, BIT_AND(a) OVER (PARTITION BY g) AS ba, BIT_XOR(a) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS bx FROM w ORDER BY id", Ok("1\t10\t10\t10\t10\n2\t20\t30\t20\t30\n3\t10\t30\t10\t30\n4\tNULL\t30\t20\t10\n5\t30\t30\t10\t30\n6\t20\t30\t20\t10\n7\t20\t30\t20\t0\n8\t10\t30\t10\t30")),
+    ("SELECT g, BIT_OR(SUM(a)) OVER (ORDER BY g) AS b, BIT_XOR(COUNT(*)) OVER () AS s FROM w GROUP BY g ORDER BY g", Ok("x\t60\t6\ny\t60\t6\nz\t60\t6")),
+];

@@ -15,6 +15,7 @@ pub(crate) mod merge;
 pub(crate) mod setop;
 pub(crate) mod subquery;
 pub(crate) mod view;
+pub(crate) mod winexpr;
 
 use crate::bind::tables::{from_tables, From, JoinKind, JoinSide};
 use crate::context::ExecContext;
@@ -333,6 +334,11 @@ pub(crate) fn compile_in(
         Body::Select(s) => s,
         Body::Nested(inner) => return compile_in(cx, inner, lock, ctx),
     };
+    if let Some((lifted, whole)) = winexpr::lift(q, sel)? {
+        let mut out = compile_in(cx, &lifted, lock, ctx)?;
+        winexpr::restore_columns(&mut out.plan, &whole);
+        return Ok(out);
+    }
     let hook = Hook::for_select(cx, ctx, sel);
     let mut derived_list = Vec::new();
     let (froms, join_kinds) =
@@ -576,28 +582,7 @@ fn compile_projection(
             }
             ast::SelectItem::UnnamedExpr(e) => {
                 let x = compile_item(c, e, projections.len())?;
-                let name = match e {
-                    ast::Expr::Identifier(i) => i.value.clone(),
-                    // `@@GLOBAL.x` names its column as written, like MariaDB; `t.c` is `c`.
-                    ast::Expr::CompoundIdentifier(p)
-                        if p.first().is_some_and(|i| i.value.starts_with("@@")) =>
-                    {
-                        p.iter()
-                            .map(|i| i.value.as_str())
-                            .collect::<Vec<_>>()
-                            .join(".")
-                    }
-                    ast::Expr::CompoundIdentifier(p) => {
-                        p.last().map(|i| i.value.clone()).unwrap_or_default()
-                    }
-                    ast::Expr::Value(v) => match &v.value {
-                        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
-                            s.clone()
-                        }
-                        other => other.to_string(),
-                    },
-                    other => other.to_string(),
-                };
+                let name = item_name(e);
                 let col = match x {
                     Expr::Col(i) => Some(i),
                     _ => None,
@@ -623,6 +608,28 @@ fn compile_projection(
         names,
         aliases,
     })
+}
+
+/// The column name of an unaliased select-list item, as MariaDB names it.
+pub(crate) fn item_name(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Identifier(i) => i.value.clone(),
+        // `@@GLOBAL.x` names its column as written, like MariaDB; `t.c` is `c`.
+        ast::Expr::CompoundIdentifier(p)
+            if p.first().is_some_and(|i| i.value.starts_with("@@")) =>
+        {
+            p.iter()
+                .map(|i| i.value.as_str())
+                .collect::<Vec<_>>()
+                .join(".")
+        }
+        ast::Expr::CompoundIdentifier(p) => p.last().map(|i| i.value.clone()).unwrap_or_default(),
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    }
 }
 
 /// A select-list item: a window function call is allowed as the whole item.
