@@ -3,10 +3,11 @@
 //! its value for every output row once the rows are collected (after WHERE, GROUP BY and
 //! HAVING; before the final ORDER BY, DISTINCT and LIMIT, as MariaDB).
 //!
-//! Invariants: a window call is a whole select-list item (never nested in another
-//! expression, never in WHERE/GROUP BY/HAVING/ORDER BY: those are refused); `colls` has one
+//! Invariants: a window call is a whole select-list item (`plan::select::winexpr` rewrites a
+//! SELECT with one nested in an expression or in ORDER BY; WHERE/GROUP BY/HAVING are 4015); `colls` has one
 //! collation per partition key then per order key; a RANGE frame's bounds are unbounded or
-//! CURRENT ROW (offsets are refused with 1235).
+//! CURRENT ROW (offsets are refused with 1235); a window referencing a named one is merged
+//! with it ([`extend`]) before it is compiled.
 //! Called by `expr::compile` (`Compiler::function` on a call with OVER).
 
 use super::collate::CollRef;
@@ -70,19 +71,91 @@ pub(crate) struct WinCall {
     pub slot: usize,
 }
 
-/// A SELECT's `WINDOW name AS (spec)` definitions, by lower-case name; one defined as another
-/// window's name is refused (1235).
+/// A SELECT's `WINDOW name AS (spec)` definitions, by lower-case name, each one referencing
+/// an earlier one (`w2 AS (w1 ORDER BY ...)`) merged with it ([`extend`]). A name defined
+/// twice is 4010; `w2 AS w1` is a syntax error (1064), as in MariaDB.
 pub(crate) fn named_windows(sel: &ast::Select) -> Result<Vec<(String, ast::WindowSpec)>, SqlError> {
-    let mut out = Vec::with_capacity(sel.named_window.len());
+    let mut out: Vec<(String, ast::WindowSpec)> = Vec::with_capacity(sel.named_window.len());
     for ast::NamedWindowDefinition(name, def) in &sel.named_window {
-        match def {
-            ast::NamedWindowExpr::WindowSpec(s) if s.window_name.is_none() => {
-                out.push((name.value.to_ascii_lowercase(), s.clone()))
-            }
-            _ => return Err(SqlError::unsupported("a window defined by another window")),
+        let key = name.value.to_ascii_lowercase();
+        if out.iter().any(|(n, _)| *n == key) {
+            return Err(SqlError::new(
+                4010,
+                "HY000",
+                format!(
+                    "Multiple window specifications with the same name '{}'",
+                    name.value
+                ),
+            ));
         }
+        let spec = match def {
+            ast::NamedWindowExpr::WindowSpec(s) => extend(&out, s)?,
+            ast::NamedWindowExpr::NamedWindow(id) => return Err(SqlError::syntax(&id.value)),
+        };
+        out.push((key, spec));
     }
     Ok(out)
+}
+
+/// `spec` with the named window it references (`(w ORDER BY ...)`) merged in: the named
+/// window's PARTITION BY and ORDER BY, `spec`'s ORDER BY (when the named one has none) and
+/// frame. MariaDB's errors: an undefined name 4009, a PARTITION BY in `spec` 4011, ORDER BY in
+/// both 4012, a frame in the named window 4013.
+pub(crate) fn extend(
+    named: &[(String, ast::WindowSpec)],
+    spec: &ast::WindowSpec,
+) -> Result<ast::WindowSpec, SqlError> {
+    let Some(id) = &spec.window_name else {
+        return Ok(spec.clone());
+    };
+    let key = id.value.to_ascii_lowercase();
+    let Some((_, base)) = named.iter().find(|(n, _)| *n == key) else {
+        return Err(undefined(&id.value));
+    };
+    let err = |code: u16, text: String| Err(SqlError::new(code, "HY000", text));
+    if !spec.partition_by.is_empty() {
+        return err(
+            4011,
+            format!(
+                "Window specification referencing another one '{}' cannot contain partition list",
+                id.value
+            ),
+        );
+    }
+    if !spec.order_by.is_empty() && !base.order_by.is_empty() {
+        return err(
+            4012,
+            format!(
+                "Referenced window specification '{}' already contains order list",
+                id.value
+            ),
+        );
+    }
+    if base.window_frame.is_some() {
+        return err(
+            4013,
+            format!(
+                "Referenced window specification '{}' cannot contain window frame",
+                id.value
+            ),
+        );
+    }
+    let mut out = base.clone();
+    if !spec.order_by.is_empty() {
+        out.order_by = spec.order_by.clone();
+    }
+    out.window_frame = spec.window_frame.clone();
+    debug_assert!(out.window_name.is_none(), "named windows are stored merged");
+    Ok(out)
+}
+
+/// 4009: a window name no WINDOW clause defines.
+fn undefined(name: &str) -> SqlError {
+    SqlError::new(
+        4009,
+        "HY000",
+        format!("Window specification with name '{name}' is not defined"),
+    )
 }
 
 /// 4015: a window function outside the select list.
@@ -112,27 +185,13 @@ impl Compiler<'_> {
             );
         }
         let spec = match over {
-            ast::WindowType::WindowSpec(s) if s.window_name.is_none() => s.clone(),
-            ast::WindowType::WindowSpec(_) => {
-                return Err(SqlError::unsupported(
-                    "a window that extends a named window",
-                ))
-            }
+            ast::WindowType::WindowSpec(s) => extend(&self.named_windows, s)?,
             ast::WindowType::NamedWindow(id) => {
                 let key = id.value.to_ascii_lowercase();
                 let found = self.named_windows.iter().find(|(n, _)| *n == key);
                 match found {
                     Some((_, s)) => s.clone(),
-                    None => {
-                        return Err(SqlError::new(
-                            4009,
-                            "HY000",
-                            format!(
-                                "Window specification with name '{}' is not defined",
-                                id.value
-                            ),
-                        ))
-                    }
+                    None => return Err(undefined(&id.value)),
                 }
             }
         };

@@ -36,10 +36,7 @@ pub(crate) type Lifted = (ast::Query, Vec<Option<usize>>);
 /// The rewritten query when `sel` (the body of `q`) has a window call inside an expression
 /// or in ORDER BY, with, per select-list item moved to the inner query whole, its position
 /// there (its column metadata is the inner column's); None when it has none.
-pub(crate) fn lift(
-    q: &ast::Query,
-    sel: &ast::Select,
-) -> Result<Option<Lifted>, SqlError> {
+pub(crate) fn lift(q: &ast::Query, sel: &ast::Select) -> Result<Option<Lifted>, SqlError> {
     let order: Vec<&ast::OrderByExpr> = match q.order_by.as_ref().map(|o| &o.kind) {
         Some(ast::OrderByKind::Expressions(v)) => v.iter().collect(),
         _ => Vec::new(),
