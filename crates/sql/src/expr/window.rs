@@ -3,17 +3,21 @@
 //! its value for every output row once the rows are collected (after WHERE, GROUP BY and
 //! HAVING; before the final ORDER BY, DISTINCT and LIMIT, as MariaDB).
 //!
-//! Invariants: a window call is a whole select-list item (`plan::select::winexpr` rewrites a
-//! SELECT with one nested in an expression or in ORDER BY; WHERE/GROUP BY/HAVING are 4015); `colls` has one
-//! collation per partition key then per order key; a RANGE frame's bounds are unbounded or
-//! CURRENT ROW (offsets are refused with 1235); a window referencing a named one is merged
-//! with it ([`extend`]) before it is compiled.
+//! Invariants: a window call is a whole select-list item (`plan::select::winexpr` rewrites
+//! a SELECT with one nested in an expression or in ORDER BY; WHERE/GROUP BY/HAVING are
+//! 4015); `colls` has one collation per partition key then per order key; a RANGE frame with
+//! an offset bound has one numeric ORDER BY key and its offsets in `range` (non-negative
+//! numbers); a window referencing a named one is merged with it ([`extend`]) before it is
+//! compiled.
 //! Called by `expr::compile` (`Compiler::function` on a call with OVER).
 
 use super::collate::CollRef;
 use super::compile::Compiler;
 use super::ir::{AggFunc, AggSpec, Expr};
+use super::types::RType;
 use crate::error::SqlError;
+use onelog_binlog::Value;
+use onelog_engine::SqlType;
 use sqlparser::ast;
 
 /// The function a window computes.
@@ -67,6 +71,9 @@ pub(crate) struct WinCall {
     /// `n`; empty for the others).
     pub args: Vec<Expr>,
     pub frame: Frame,
+    /// A RANGE frame's offset bounds (start, end): the offset (a non-negative number) and
+    /// whether it is PRECEDING; None for an UNBOUNDED or CURRENT ROW bound and ROWS frames.
+    pub range: [Option<(Value, bool)>; 2],
     /// Its position in the select list (an ORDER BY naming it sorts on that column).
     pub slot: usize,
 }
@@ -292,7 +299,12 @@ impl Compiler<'_> {
             _ => CollRef::Connection,
         };
         let frame = frame(spec.window_frame.as_ref())?;
+        let range = match spec.window_frame.as_ref() {
+            Some(f) if !frame.rows => self.range_offsets(f, &order)?,
+            _ => [None, None],
+        };
         Ok(Expr::Win(Box::new(WinCall {
+            range,
             func,
             partition,
             order,
@@ -378,6 +390,70 @@ impl Compiler<'_> {
             "NTH_VALUE" => (WinFunc::NthValue, got),
             _ => (WinFunc::LastValue, got),
         })
+    }
+
+    /// A RANGE frame's offset bounds: MariaDB's rules, one ORDER BY key (4019) of a numeric
+    /// type (4021); each offset a non-negative number literal (else 1235, as an INTERVAL).
+    fn range_offsets(
+        &mut self,
+        f: &ast::WindowFrame,
+        order: &[(Expr, bool)],
+    ) -> Result<[Option<(Value, bool)>; 2], SqlError> {
+        use ast::WindowFrameBound as B;
+        let bounds = [Some(&f.start_bound), f.end_bound.as_ref()];
+        fn offset(b: Option<&B>) -> Option<(&ast::Expr, bool)> {
+            match b {
+                Some(B::Preceding(Some(e))) => Some((e, true)),
+                Some(B::Following(Some(e))) => Some((e, false)),
+                _ => None,
+            }
+        }
+        if bounds.iter().all(|b| offset(*b).is_none()) {
+            return Ok([None, None]);
+        }
+        if order.len() != 1 {
+            return Err(SqlError::new(
+                4019,
+                "HY000",
+                "RANGE-type frame requires ORDER BY clause with single sort key",
+            ));
+        }
+        let r = order[0]
+            .0
+            .rtype(self.scope.table, self.aggs.as_deref().unwrap_or(&[]));
+        let numeric = match r {
+            RType::Int | RType::UInt | RType::Decimal(..) | RType::Double | RType::DoubleDec(_) => {
+                true
+            }
+            RType::Column(c) => self.column_def(c).is_some_and(|d| {
+                d.ty.is_integer()
+                    || matches!(
+                        d.ty,
+                        SqlType::Decimal { .. } | SqlType::Float | SqlType::Double
+                    )
+            }),
+            _ => false,
+        };
+        if !numeric {
+            return Err(SqlError::new(
+                4021,
+                "HY000",
+                "Numeric datatype is required for RANGE-type frame",
+            ));
+        }
+        let mut out = [None, None];
+        for (slot, b) in out.iter_mut().zip(bounds) {
+            let Some((e, preceding)) = offset(b) else {
+                continue;
+            };
+            match self.compile(e)? {
+                Expr::Lit(v @ (Value::Int(0..) | Value::UInt(_) | Value::Decimal(_))) if !matches!(&v, Value::Decimal(d) if d.starts_with('-')) => {
+                    *slot = Some((v, preceding))
+                }
+                _ => return Err(SqlError::unsupported("this RANGE frame bound")),
+            }
+        }
+        Ok(out)
     }
 
     /// SUM/COUNT/AVG/MIN/MAX and BIT_AND/OR/XOR as a window function: its argument is an expression of the
@@ -466,19 +542,21 @@ fn frame(f: Option<&ast::WindowFrame>) -> Result<Frame, SqlError> {
             ));
         }
     }
-    if !rows && (start.is_some_and(|s| s != 0) || end.is_some_and(|e| e != 0)) {
-        return Err(SqlError::unsupported("RANGE-type frame with an offset"));
-    }
     Ok(Frame { rows, start, end })
 }
 
+/// A bound as a row offset (a RANGE offset that is not an integer: its sign, the value is
+/// read by `range_offsets`).
 fn bound(b: &ast::WindowFrameBound) -> Result<Option<i64>, SqlError> {
     let n = |e: &ast::Expr| -> Result<i64, SqlError> {
         match e {
             ast::Expr::Value(v) => match &v.value {
-                ast::Value::Number(n, _) => n
-                    .parse::<i64>()
-                    .map_err(|_| SqlError::unsupported("this frame bound")),
+                ast::Value::Number(n, _) => match n.parse::<i64>() {
+                    Ok(i) => Ok(i),
+                    Err(_) if n.parse::<f64>().is_ok_and(|f| f > 0.0) => Ok(1),
+                    Err(_) if n.parse::<f64>().is_ok() => Ok(0),
+                    Err(_) => Err(SqlError::unsupported("this frame bound")),
+                },
                 _ => Err(SqlError::unsupported("this frame bound")),
             },
             _ => Err(SqlError::unsupported("this frame bound")),
