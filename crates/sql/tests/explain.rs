@@ -207,6 +207,13 @@ fn explain_shows_nested_selects() {
             ],
         ),
         (
+            "SELECT id, ROW_NUMBER() OVER (ORDER BY x) + 1 FROM a",
+            &[
+                "1 PRIMARY <derived2> ALL NULL NULL NULL 3 | ",
+                "2 DERIVED a ALL NULL NULL NULL 3 | Using temporary",
+            ],
+        ),
+        (
             "SELECT * FROM v",
             &[
                 "1 PRIMARY <derived2> ALL NULL NULL NULL 2 | ",
@@ -325,6 +332,14 @@ fn explain_shows_data_changes() {
         ),
         (
             "UPDATE a JOIN b ON a.id = b.aid SET a.x = 1",
+            &[
+                "1 SIMPLE a ALL NULL NULL NULL 3 | ",
+                "1 SIMPLE b hash_ALL #hash#$hj 5 j.a.id 2 | \
+                 Using where; Using join buffer (flat, BNLH join)",
+            ],
+        ),
+        (
+            "DELETE a FROM a JOIN b ON a.id = b.aid",
             &[
                 "1 SIMPLE a ALL NULL NULL NULL 3 | ",
                 "1 SIMPLE b hash_ALL #hash#$hj 5 j.a.id 2 | \
