@@ -773,7 +773,7 @@ impl<'a> Gen<'a> {
         let num = self.column(&scope, Some(Kind::Int)).map(|c| c.0);
         let num = num.unwrap_or_else(|| format!("{a}.id"));
         let key = format!("{a}.id");
-        let w = match self.r.below(8) {
+        let w = match self.r.below(10) {
             0 => format!("ROW_NUMBER() OVER (PARTITION BY {part} ORDER BY {ord}, {key})"),
             1 => format!("RANK() OVER (ORDER BY {ord})"),
             2 => format!("DENSE_RANK() OVER (PARTITION BY {part} ORDER BY {ord})"),
@@ -783,7 +783,17 @@ impl<'a> Gen<'a> {
             6 => {
                 format!("SUM({num}) OVER (ORDER BY {key} ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)")
             }
+            7 => format!(
+                "SUM({num}) OVER (ORDER BY {key} RANGE BETWEEN 2 PRECEDING AND 1 FOLLOWING)"
+            ),
+            8 => format!("BIT_OR({num}) OVER (PARTITION BY {part})"),
             _ => format!("MAX({num}) OVER (PARTITION BY {part} ORDER BY {ord})"),
+        };
+        // A window call inside an expression (rewritten over a derived table).
+        let w = match self.r.below(4) {
+            0 => format!("{w} + 1"),
+            1 => format!("CASE WHEN {w} IS NULL THEN 0 ELSE 1 END"),
+            _ => w,
         };
         let mut sql = format!("SELECT {key}, {part}, {w} FROM {} AS {a}", t.name);
         if self.r.one_in(2) {

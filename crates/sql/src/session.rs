@@ -992,10 +992,7 @@ impl Session {
                 format: None,
                 options: None,
                 ..
-            } if matches!(&**statement, Statement::Query(_)) => match &**statement {
-                Statement::Query(q) => crate::execute::explain::explain_query(self, q),
-                _ => Err(SqlError::unsupported("EXPLAIN of this statement")),
-            },
+            } => crate::execute::explain::explain(self, statement),
             other => {
                 let s = other.to_string();
                 let kind: String = s.split_whitespace().take(2).collect::<Vec<_>>().join(" ");

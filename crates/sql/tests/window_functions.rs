@@ -24,10 +24,18 @@ fn window_functions_answer_as_mariadb() {
     check("window", expected::WIN_SETUP, expected::WIN_CASES);
 }
 
+/// Window calls inside expressions and in ORDER BY, BIT_AND / BIT_OR / BIT_XOR over
+/// windows, and windows referencing named ones (with MariaDB's errors), as MariaDB answers
+/// them.
+#[test]
+fn window_calls_in_expressions_answer_as_mariadb() {
+    check("window_expr", expected::WIN_SETUP, expected::WIN_EXPR_CASES);
+}
+
 /// MariaDB runs these; they are not implemented here and are refused (1235), never answered
-/// differently: a window call inside an expression or in ORDER BY, a window extending a named one, RANGE
-/// frames with offsets, GROUPS frames, ROWS frames that end before they start (MariaDB's
-/// answers there are uneven), the window functions not implemented.
+/// differently: `*` or INTO with a window call inside an expression, RANGE frames with offsets, GROUPS frames, ROWS frames that end before they
+/// start and the STD / VARIANCE family over windows (MariaDB's answers there are uneven),
+/// the window functions not implemented.
 #[test]
 fn what_is_not_supported_is_refused() {
     let db = Db::open("win_refused");
@@ -36,10 +44,11 @@ fn what_is_not_supported_is_refused() {
         ok(&mut s, q);
     }
     for sql in [
-        "SELECT id, ROW_NUMBER() OVER (ORDER BY id) + 1 FROM w",
-        "SELECT id FROM w ORDER BY ROW_NUMBER() OVER (ORDER BY a DESC)",
-        "SELECT id, ROW_NUMBER() OVER (w1 ORDER BY id) FROM w WINDOW w1 AS (PARTITION BY g)",
-        "SELECT id, SUM(a) OVER (ORDER BY a RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w",
+        "SELECT *, ROW_NUMBER() OVER (ORDER BY id) + 1 FROM w",
+        "SELECT id, ROW_NUMBER() OVER (ORDER BY id) + 1 INTO @a, @b FROM w LIMIT 1",
+        "SELECT id, STD(a) OVER (ORDER BY id) FROM w",
+        "SELECT id, VAR_SAMP(a) OVER (PARTITION BY g) FROM w",
+        "SELECT id, SUM(a) OVER (ORDER BY a RANGE BETWEEN -1 PRECEDING AND CURRENT ROW) FROM w",
         "SELECT id, SUM(a) OVER (ORDER BY a GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w",
         "SELECT id, GROUP_CONCAT(a) OVER (ORDER BY id) FROM w",
         "SELECT id, COUNT(DISTINCT a) OVER () FROM w",

@@ -6,6 +6,9 @@
 //! ROW_NUMBER, RANK, DENSE_RANK, NTILE, PERCENT_RANK, CUME_DIST, the value functions (LAG,
 //! LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE) or an aggregate over the frame. The inputs are dropped after.
 //!
+//! A RANGE frame with an offset bound finds each row's frame by binary search on the sorted
+//! key (`range_frames`).
+//!
 //! Invariants: a row's input values follow its `nkeys` ORDER BY key slots, window by window
 //! in projection order (`inputs_of` values each); frames are clamped to the partition.
 //! Limits: sort comparisons pass the statement guard; the index vectors are charged to it.
@@ -193,12 +196,18 @@ fn one_window<A: Accumulator>(
                 g = k;
             }
         }
-        let part = Partition {
+        let mut part = Partition {
             start,
             end,
             peer_start: &peer_start,
             peer_end: &peer_end,
+            range: None,
         };
+        let range;
+        if w.range.iter().any(Option::is_some) {
+            range = range_frames(out, w, at + np, order, &part)?;
+            part.range = Some(&range);
+        }
         match &w.func {
             WinFunc::Agg(spec) => {
                 aggregate::<A>(out, w, spec, at + nk, order, &part, env, &mut values)?
@@ -236,6 +245,76 @@ struct Partition<'a> {
     end: usize,
     peer_start: &'a [usize],
     peer_end: &'a [usize],
+    /// A RANGE frame with an offset bound: each row's frame (indexed from `start`).
+    range: Option<&'a [(usize, usize)]>,
+}
+
+/// The frame of each row of partition `p` under a RANGE frame with an offset bound
+/// (`WinCall::range`), over the one numeric ORDER BY key at input slot `key_at`: the rows
+/// whose key is within the offsets of the row's key (NULL keys never are); a row with a NULL
+/// key reads its peers (the NULL rows) for an offset bound, as MariaDB.
+fn range_frames(
+    out: &[(Vec<Value>, Vec<Value>)],
+    w: &WinCall,
+    key_at: usize,
+    order: &[usize],
+    p: &Partition,
+) -> Result<Vec<(usize, usize)>, SqlError> {
+    use crate::expr::{binary_values, compare, BinOp};
+    let key = |j: usize| &out[order[j]].0[key_at];
+    let desc = w.order.first().is_some_and(|(_, d)| *d);
+    // The rows with a key: contiguous (NULLs sort first ascending, last descending).
+    let keyed: Vec<usize> = (p.start..p.end)
+        .filter(|&j| !matches!(key(j), Value::Null))
+        .collect();
+    debug_assert!(
+        keyed.windows(2).all(|x| x[1] == x[0] + 1),
+        "NULL keys are together"
+    );
+    // Where the rows whose key is past `target` begin (`inclusive`: the target's own too).
+    let past = |target: &Value, inclusive: bool| -> usize {
+        let n = keyed.partition_point(|&j| {
+            let o = compare(key(j), target).unwrap_or(std::cmp::Ordering::Less);
+            let o = if desc { o.reverse() } else { o };
+            if inclusive {
+                o.is_lt()
+            } else {
+                o.is_le()
+            }
+        });
+        keyed
+            .get(n)
+            .copied()
+            .unwrap_or_else(|| keyed.last().map_or(p.end, |l| l + 1))
+    };
+    let mut frames = Vec::with_capacity(p.end - p.start);
+    for k in p.start..p.end {
+        let i = k - p.start;
+        let v = key(k);
+        let shifted = |(off, preceding): &(Value, bool)| -> Result<Value, SqlError> {
+            // PRECEDING: toward the start of the order (smaller keys ascending).
+            let op = if *preceding != desc {
+                BinOp::Sub
+            } else {
+                BinOp::Add
+            };
+            binary_values(op, v, off)
+        };
+        let lo = match (&w.range[0], w.frame.start) {
+            (Some(_), _) if matches!(v, Value::Null) => p.peer_start[i],
+            (Some(b), _) => past(&shifted(b)?, true),
+            (None, None) => p.start,
+            (None, Some(_)) => p.peer_start[i],
+        };
+        let hi = match (&w.range[1], w.frame.end) {
+            (Some(_), _) if matches!(v, Value::Null) => p.peer_end[i],
+            (Some(b), _) => past(&shifted(b)?, false),
+            (None, None) => p.end,
+            (None, Some(_)) => p.peer_end[i],
+        };
+        frames.push((lo, hi.max(lo)));
+    }
+    Ok(frames)
 }
 
 /// The sorted position whose value LAG, LEAD, FIRST_VALUE or LAST_VALUE gives at `k`.
@@ -355,6 +434,9 @@ fn aggregate<A: Accumulator>(
 
 /// The frame of the row at sorted position `k`: positions `lo..hi` (empty when lo >= hi).
 fn frame_of(w: &WinCall, p: &Partition, k: usize) -> (usize, usize) {
+    if let Some(r) = p.range {
+        return r[k - p.start];
+    }
     let f = w.frame;
     let at = |off: i64| -> usize {
         let x = (k as i64).saturating_add(off);

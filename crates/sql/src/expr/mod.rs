@@ -66,14 +66,14 @@ pub(crate) use compile::{
 pub(crate) use env::{connection_collation, Env, SubRows, Subqueries};
 pub(crate) use eval::eval_scalar;
 pub(crate) use functions::statement_now;
-pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr, SubqKind};
+pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr, Subq, SubqKind};
 pub(crate) use json::valid as json_valid;
 pub(crate) use members::store_value as member_value;
 pub(crate) use numeric::{
     number_prefix, parse_num_prefix, to_f64, to_f64_quiet, to_i128, truth, Num2,
 };
 pub(crate) use ops::binary_values;
-pub(crate) use window::{named_windows, WinCall, WinFunc};
+pub(crate) use window::{misplaced as misplaced_window, named_windows, WinCall, WinFunc};
 
 pub(crate) use text::text_of;
 pub(crate) use types::{conform, rtype_column, value_rtype, RType};

@@ -3,16 +3,21 @@
 //! its value for every output row once the rows are collected (after WHERE, GROUP BY and
 //! HAVING; before the final ORDER BY, DISTINCT and LIMIT, as MariaDB).
 //!
-//! Invariants: a window call is a whole select-list item (never nested in another
-//! expression, never in WHERE/GROUP BY/HAVING/ORDER BY: those are refused); `colls` has one
-//! collation per partition key then per order key; a RANGE frame's bounds are unbounded or
-//! CURRENT ROW (offsets are refused with 1235).
+//! Invariants: a window call is a whole select-list item (`plan::select::winexpr` rewrites
+//! a SELECT with one nested in an expression or in ORDER BY; WHERE/GROUP BY/HAVING are
+//! 4015); `colls` has one collation per partition key then per order key; a RANGE frame with
+//! an offset bound has one numeric ORDER BY key and its offsets in `range` (non-negative
+//! numbers); a window referencing a named one is merged with it ([`extend`]) before it is
+//! compiled.
 //! Called by `expr::compile` (`Compiler::function` on a call with OVER).
 
 use super::collate::CollRef;
 use super::compile::Compiler;
 use super::ir::{AggFunc, AggSpec, Expr};
+use super::types::RType;
 use crate::error::SqlError;
+use onelog_binlog::Value;
+use onelog_engine::SqlType;
 use sqlparser::ast;
 
 /// The function a window computes.
@@ -66,23 +71,98 @@ pub(crate) struct WinCall {
     /// `n`; empty for the others).
     pub args: Vec<Expr>,
     pub frame: Frame,
+    /// A RANGE frame's offset bounds (start, end): the offset (a non-negative number) and
+    /// whether it is PRECEDING; None for an UNBOUNDED or CURRENT ROW bound and ROWS frames.
+    pub range: [Option<(Value, bool)>; 2],
     /// Its position in the select list (an ORDER BY naming it sorts on that column).
     pub slot: usize,
 }
 
-/// A SELECT's `WINDOW name AS (spec)` definitions, by lower-case name; one defined as another
-/// window's name is refused (1235).
+/// A SELECT's `WINDOW name AS (spec)` definitions, by lower-case name, each one referencing
+/// an earlier one (`w2 AS (w1 ORDER BY ...)`) merged with it ([`extend`]). A name defined
+/// twice is 4010; `w2 AS w1` is a syntax error (1064), as in MariaDB.
 pub(crate) fn named_windows(sel: &ast::Select) -> Result<Vec<(String, ast::WindowSpec)>, SqlError> {
-    let mut out = Vec::with_capacity(sel.named_window.len());
+    let mut out: Vec<(String, ast::WindowSpec)> = Vec::with_capacity(sel.named_window.len());
     for ast::NamedWindowDefinition(name, def) in &sel.named_window {
-        match def {
-            ast::NamedWindowExpr::WindowSpec(s) if s.window_name.is_none() => {
-                out.push((name.value.to_ascii_lowercase(), s.clone()))
-            }
-            _ => return Err(SqlError::unsupported("a window defined by another window")),
+        let key = name.value.to_ascii_lowercase();
+        if out.iter().any(|(n, _)| *n == key) {
+            return Err(SqlError::new(
+                4010,
+                "HY000",
+                format!(
+                    "Multiple window specifications with the same name '{}'",
+                    name.value
+                ),
+            ));
         }
+        let spec = match def {
+            ast::NamedWindowExpr::WindowSpec(s) => extend(&out, s)?,
+            ast::NamedWindowExpr::NamedWindow(id) => return Err(SqlError::syntax(&id.value)),
+        };
+        out.push((key, spec));
     }
     Ok(out)
+}
+
+/// `spec` with the named window it references (`(w ORDER BY ...)`) merged in: the named
+/// window's PARTITION BY and ORDER BY, `spec`'s ORDER BY (when the named one has none) and
+/// frame. MariaDB's errors: an undefined name 4009, a PARTITION BY in `spec` 4011, ORDER BY in
+/// both 4012, a frame in the named window 4013.
+pub(crate) fn extend(
+    named: &[(String, ast::WindowSpec)],
+    spec: &ast::WindowSpec,
+) -> Result<ast::WindowSpec, SqlError> {
+    let Some(id) = &spec.window_name else {
+        return Ok(spec.clone());
+    };
+    let key = id.value.to_ascii_lowercase();
+    let Some((_, base)) = named.iter().find(|(n, _)| *n == key) else {
+        return Err(undefined(&id.value));
+    };
+    let err = |code: u16, text: String| Err(SqlError::new(code, "HY000", text));
+    if !spec.partition_by.is_empty() {
+        return err(
+            4011,
+            format!(
+                "Window specification referencing another one '{}' cannot contain partition list",
+                id.value
+            ),
+        );
+    }
+    if !spec.order_by.is_empty() && !base.order_by.is_empty() {
+        return err(
+            4012,
+            format!(
+                "Referenced window specification '{}' already contains order list",
+                id.value
+            ),
+        );
+    }
+    if base.window_frame.is_some() {
+        return err(
+            4013,
+            format!(
+                "Referenced window specification '{}' cannot contain window frame",
+                id.value
+            ),
+        );
+    }
+    let mut out = base.clone();
+    if !spec.order_by.is_empty() {
+        out.order_by = spec.order_by.clone();
+    }
+    out.window_frame = spec.window_frame.clone();
+    debug_assert!(out.window_name.is_none(), "named windows are stored merged");
+    Ok(out)
+}
+
+/// 4009: a window name no WINDOW clause defines.
+fn undefined(name: &str) -> SqlError {
+    SqlError::new(
+        4009,
+        "HY000",
+        format!("Window specification with name '{name}' is not defined"),
+    )
 }
 
 /// 4015: a window function outside the select list.
@@ -112,27 +192,13 @@ impl Compiler<'_> {
             );
         }
         let spec = match over {
-            ast::WindowType::WindowSpec(s) if s.window_name.is_none() => s.clone(),
-            ast::WindowType::WindowSpec(_) => {
-                return Err(SqlError::unsupported(
-                    "a window that extends a named window",
-                ))
-            }
+            ast::WindowType::WindowSpec(s) => extend(&self.named_windows, s)?,
             ast::WindowType::NamedWindow(id) => {
                 let key = id.value.to_ascii_lowercase();
                 let found = self.named_windows.iter().find(|(n, _)| *n == key);
                 match found {
                     Some((_, s)) => s.clone(),
-                    None => {
-                        return Err(SqlError::new(
-                            4009,
-                            "HY000",
-                            format!(
-                                "Window specification with name '{}' is not defined",
-                                id.value
-                            ),
-                        ))
-                    }
+                    None => return Err(undefined(&id.value)),
                 }
             }
         };
@@ -195,10 +261,20 @@ impl Compiler<'_> {
                 func
             }
             _ => match super::functions::aggregate::lookup(name) {
-                Some(
-                    a
-                    @ (AggFunc::Sum | AggFunc::Count | AggFunc::Avg | AggFunc::Min | AggFunc::Max),
-                ) => WinFunc::Agg(self.window_aggregate(f, a, name)?),
+                // MariaDB's aggregates as window functions. GROUP_CONCAT is not one (1235 there
+                // too); MariaDB answers the STD / VARIANCE family unevenly over frames (a NULL
+                // argument or a partition without ORDER BY gives wrong values): refused.
+                Some(AggFunc::GroupConcat) => {
+                    return Err(SqlError::unsupported(&format!(
+                        "{name}() aggregate as window function"
+                    )))
+                }
+                Some(AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp) => {
+                    return Err(SqlError::unsupported(&format!(
+                        "{name}() as a window function"
+                    )))
+                }
+                Some(a) => WinFunc::Agg(self.window_aggregate(f, a, name)?),
                 _ => {
                     return Err(SqlError::unsupported(&format!(
                         "{name}() as a window function"
@@ -223,7 +299,12 @@ impl Compiler<'_> {
             _ => CollRef::Connection,
         };
         let frame = frame(spec.window_frame.as_ref())?;
+        let range = match spec.window_frame.as_ref() {
+            Some(f) if !frame.rows => self.range_offsets(f, &order)?,
+            _ => [None, None],
+        };
         Ok(Expr::Win(Box::new(WinCall {
+            range,
             func,
             partition,
             order,
@@ -311,7 +392,71 @@ impl Compiler<'_> {
         })
     }
 
-    /// SUM/COUNT/AVG/MIN/MAX as a window function: its argument is an expression of the
+    /// A RANGE frame's offset bounds: MariaDB's rules, one ORDER BY key (4019) of a numeric
+    /// type (4021); each offset a non-negative number literal (else 1235, as an INTERVAL).
+    fn range_offsets(
+        &mut self,
+        f: &ast::WindowFrame,
+        order: &[(Expr, bool)],
+    ) -> Result<[Option<(Value, bool)>; 2], SqlError> {
+        use ast::WindowFrameBound as B;
+        let bounds = [Some(&f.start_bound), f.end_bound.as_ref()];
+        fn offset(b: Option<&B>) -> Option<(&ast::Expr, bool)> {
+            match b {
+                Some(B::Preceding(Some(e))) => Some((e, true)),
+                Some(B::Following(Some(e))) => Some((e, false)),
+                _ => None,
+            }
+        }
+        if bounds.iter().all(|b| offset(*b).is_none()) {
+            return Ok([None, None]);
+        }
+        if order.len() != 1 {
+            return Err(SqlError::new(
+                4019,
+                "HY000",
+                "RANGE-type frame requires ORDER BY clause with single sort key",
+            ));
+        }
+        let r = order[0]
+            .0
+            .rtype(self.scope.table, self.aggs.as_deref().unwrap_or(&[]));
+        let numeric = match r {
+            RType::Int | RType::UInt | RType::Decimal(..) | RType::Double | RType::DoubleDec(_) => {
+                true
+            }
+            RType::Column(c) => self.column_def(c).is_some_and(|d| {
+                d.ty.is_integer()
+                    || matches!(
+                        d.ty,
+                        SqlType::Decimal { .. } | SqlType::Float | SqlType::Double
+                    )
+            }),
+            _ => false,
+        };
+        if !numeric {
+            return Err(SqlError::new(
+                4021,
+                "HY000",
+                "Numeric datatype is required for RANGE-type frame",
+            ));
+        }
+        let mut out = [None, None];
+        for (slot, b) in out.iter_mut().zip(bounds) {
+            let Some((e, preceding)) = offset(b) else {
+                continue;
+            };
+            match self.compile(e)? {
+                Expr::Lit(v @ (Value::Int(0..) | Value::UInt(_) | Value::Decimal(_))) if !matches!(&v, Value::Decimal(d) if d.starts_with('-')) => {
+                    *slot = Some((v, preceding))
+                }
+                _ => return Err(SqlError::unsupported("this RANGE frame bound")),
+            }
+        }
+        Ok(out)
+    }
+
+    /// SUM/COUNT/AVG/MIN/MAX and BIT_AND/OR/XOR as a window function: its argument is an expression of the
     /// output row (it may hold the query's own aggregates: `SUM(SUM(a)) OVER (...)`);
     /// DISTINCT is refused, as in MariaDB.
     fn window_aggregate(
@@ -397,19 +542,21 @@ fn frame(f: Option<&ast::WindowFrame>) -> Result<Frame, SqlError> {
             ));
         }
     }
-    if !rows && (start.is_some_and(|s| s != 0) || end.is_some_and(|e| e != 0)) {
-        return Err(SqlError::unsupported("RANGE-type frame with an offset"));
-    }
     Ok(Frame { rows, start, end })
 }
 
+/// A bound as a row offset (a RANGE offset that is not an integer: its sign, the value is
+/// read by `range_offsets`).
 fn bound(b: &ast::WindowFrameBound) -> Result<Option<i64>, SqlError> {
     let n = |e: &ast::Expr| -> Result<i64, SqlError> {
         match e {
             ast::Expr::Value(v) => match &v.value {
-                ast::Value::Number(n, _) => n
-                    .parse::<i64>()
-                    .map_err(|_| SqlError::unsupported("this frame bound")),
+                ast::Value::Number(n, _) => match n.parse::<i64>() {
+                    Ok(i) => Ok(i),
+                    Err(_) if n.parse::<f64>().is_ok_and(|f| f > 0.0) => Ok(1),
+                    Err(_) if n.parse::<f64>().is_ok() => Ok(0),
+                    Err(_) => Err(SqlError::unsupported("this frame bound")),
+                },
                 _ => Err(SqlError::unsupported("this frame bound")),
             },
             _ => Err(SqlError::unsupported("this frame bound")),

@@ -223,8 +223,10 @@ impl Dialect for OnelogDialect {
 fn comma_update(parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
     use sqlparser::ast::helpers::attached_token::AttachedToken;
     use sqlparser::ast::{Update, UpdateTableFromKind};
-    let start = parser.index();
     let token = parser.next_token();
+    // The UPDATE keyword's own index (whitespace before it is skipped): rewinding to the
+    // index before it would step back over the previous word too (EXPLAIN UPDATE looped).
+    let start = parser.index() - 1;
     let rewind = |parser: &mut Parser| {
         while parser.index() > start {
             parser.prev_token();

@@ -34,6 +34,8 @@ use crate::plan::select::compile_joins;
 pub(crate) struct MultiPlan {
     /// The FROM tables, in order.
     pub tables: Vec<Arc<TableDef>>,
+    /// The FROM tables' names as the statement gives them (alias, else name), for EXPLAIN.
+    pub aliases: Vec<String>,
     pub join: JoinPlan,
     /// The access path of the first FROM table (the join's driver unless a RIGHT JOIN leads).
     pub first: Plan,
@@ -153,6 +155,7 @@ pub(crate) fn compile_multi_update(
     };
     Ok(MultiPlan {
         tables: from.tables.iter().map(|(t, _)| t.clone()).collect(),
+        aliases: from.tables.iter().map(|(_, q)| q.clone()).collect(),
         join,
         first,
         assignments,
@@ -238,6 +241,7 @@ pub(crate) fn compile_multi_delete(
     let (join, first) = join_and_where(&mut c, &from, &kinds, d.selection.as_ref())?;
     Ok(MultiPlan {
         tables: from.tables.iter().map(|(t, _)| t.clone()).collect(),
+        aliases: from.tables.iter().map(|(_, q)| q.clone()).collect(),
         join,
         first,
         assignments: Vec::new(),

@@ -219,6 +219,16 @@ fn show_binlog(p: &mut P<'_>, w: &str) -> R<Option<Stmt>> {
 /// `DESCRIBE | DESC | EXPLAIN [db.]table [column pattern]` (the keyword not yet consumed);
 /// None for `EXPLAIN SELECT ...` and the like (not ours).
 pub(super) fn describe(p: &mut P<'_>) -> Option<R<Stmt>> {
+    // MariaDB's EXPLAIN EXTENDED / PARTITIONS (the SQL parser knows neither): refused.
+    if let (Some(Tok::Word(w)), Some(Tok::Word(next))) = (p.peek_at(1), p.peek_at(2)) {
+        for kw in ["EXTENDED", "PARTITIONS"] {
+            if w.eq_ignore_ascii_case(kw) && is_statement_word(next) {
+                return Some(Err(crate::error::SqlError::unsupported(&format!(
+                    "EXPLAIN {kw}"
+                ))));
+            }
+        }
+    }
     match p.peek_at(1) {
         Some(Tok::Word(w)) if is_statement_word(w) => return None,
         Some(Tok::Word(_)) | Some(Tok::QIdent(_)) => {}

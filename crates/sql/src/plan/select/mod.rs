@@ -15,6 +15,7 @@ pub(crate) mod merge;
 pub(crate) mod setop;
 pub(crate) mod subquery;
 pub(crate) mod view;
+pub(crate) mod winexpr;
 
 use crate::bind::tables::{from_tables, From, JoinKind, JoinSide};
 use crate::context::ExecContext;
@@ -72,6 +73,9 @@ pub(crate) struct SelectPlan {
     pub derived: Vec<Option<Derived>>,
     /// A projection is a window function call (`execute::window`).
     pub windowed: bool,
+    /// Per FROM position: the name the query gives the table (alias, else name), as EXPLAIN
+    /// shows it.
+    pub aliases: Vec<String>,
 }
 
 const NOT_NULL: u16 = 1;
@@ -330,11 +334,17 @@ pub(crate) fn compile_in(
         Body::Select(s) => s,
         Body::Nested(inner) => return compile_in(cx, inner, lock, ctx),
     };
+    if let Some((lifted, whole)) = winexpr::lift(q, sel)? {
+        let mut out = compile_in(cx, &lifted, lock, ctx)?;
+        winexpr::restore_columns(&mut out.plan, &whole);
+        return Ok(out);
+    }
     let hook = Hook::for_select(cx, ctx, sel);
     let mut derived_list = Vec::new();
     let (froms, join_kinds) =
         from_tables(cx, sel, &mut |tf| hook.derived_table(tf, &mut derived_list))?;
     let derived = subquery::derived_at(&froms, derived_list);
+    let aliases = froms.iter().map(|(_, q)| q.clone()).collect();
     let from = From::new(froms);
     let db = cx.current_db.clone().unwrap_or_default();
     let (table, qualifier) = match from.tables.first() {
@@ -391,6 +401,7 @@ pub(crate) fn compile_in(
     drop(c);
     let windowed = items.projections.iter().any(|x| matches!(x, Expr::Win(_)));
     let plan = SelectPlan {
+        aliases,
         windowed,
         table,
         join,
@@ -571,28 +582,7 @@ fn compile_projection(
             }
             ast::SelectItem::UnnamedExpr(e) => {
                 let x = compile_item(c, e, projections.len())?;
-                let name = match e {
-                    ast::Expr::Identifier(i) => i.value.clone(),
-                    // `@@GLOBAL.x` names its column as written, like MariaDB; `t.c` is `c`.
-                    ast::Expr::CompoundIdentifier(p)
-                        if p.first().is_some_and(|i| i.value.starts_with("@@")) =>
-                    {
-                        p.iter()
-                            .map(|i| i.value.as_str())
-                            .collect::<Vec<_>>()
-                            .join(".")
-                    }
-                    ast::Expr::CompoundIdentifier(p) => {
-                        p.last().map(|i| i.value.clone()).unwrap_or_default()
-                    }
-                    ast::Expr::Value(v) => match &v.value {
-                        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
-                            s.clone()
-                        }
-                        other => other.to_string(),
-                    },
-                    other => other.to_string(),
-                };
+                let name = item_name(e);
                 let col = match x {
                     Expr::Col(i) => Some(i),
                     _ => None,
@@ -618,6 +608,28 @@ fn compile_projection(
         names,
         aliases,
     })
+}
+
+/// The column name of an unaliased select-list item, as MariaDB names it.
+pub(crate) fn item_name(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Identifier(i) => i.value.clone(),
+        // `@@GLOBAL.x` names its column as written, like MariaDB; `t.c` is `c`.
+        ast::Expr::CompoundIdentifier(p)
+            if p.first().is_some_and(|i| i.value.starts_with("@@")) =>
+        {
+            p.iter()
+                .map(|i| i.value.as_str())
+                .collect::<Vec<_>>()
+                .join(".")
+        }
+        ast::Expr::CompoundIdentifier(p) => p.last().map(|i| i.value.clone()).unwrap_or_default(),
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    }
 }
 
 /// A select-list item: a window function call is allowed as the whole item.

@@ -27,7 +27,7 @@ use crate::error::SqlError;
 use crate::expr::RType;
 
 /// The name the whole of a set operation with ORDER BY / LIMIT is read under.
-const WHOLE: &str = "__union";
+pub(crate) const WHOLE: &str = "__union";
 
 /// A query with only `body` (no WITH, ORDER BY, LIMIT).
 fn query_of(body: ast::SetExpr) -> ast::Query {
