@@ -309,6 +309,8 @@ pub(crate) struct Compiled {
     pub correlated: bool,
     /// The collation derivation of its first column.
     pub deriv: Option<crate::expr::Deriv>,
+    /// The collation derivation of each column.
+    pub derivs: Vec<Option<crate::expr::Deriv>>,
     /// A column definition per result column (a derived table's columns).
     pub defs: Vec<onelog_engine::ColumnDef>,
     /// Per result column, the whole definition of the table column it is (a plain column
@@ -385,7 +387,8 @@ pub(crate) fn compile_in(
     debug_assert_eq!(columns.len(), items.projections.len());
     let into = into_vars(sel, items.projections.len())?;
     let correlated = c.correlated.get();
-    let deriv = items.projections.first().and_then(|x| c.derive(x));
+    let derivs: Vec<_> = items.projections.iter().map(|x| c.derive(x)).collect();
+    let deriv = derivs.first().copied().flatten();
     let defs = subquery::result_defs(&columns, &rtypes, (&items.projections, &colls.proj), &from);
     let sources = subquery::direct_sources(&items.projections, &from);
     drop(c);
@@ -424,6 +427,7 @@ pub(crate) fn compile_in(
         plan,
         correlated,
         deriv,
+        derivs,
         defs,
         sources,
     })

@@ -275,6 +275,7 @@ impl SubqueryHook for Hook<'_> {
             columns: out.plan.projections.len(),
             rtype,
             deriv: out.deriv,
+            derivs: out.derivs,
             correlated: out.correlated,
             params: out.plan.params.max(params),
         };
@@ -562,6 +563,9 @@ fn subq_correlated(e: &Expr) -> bool {
                     crate::expr::SubqKind::In(x, ..)
                     | crate::expr::SubqKind::Quantified(x, ..)
                     | crate::expr::SubqKind::ExistsIn(x, ..) => subq_correlated(x),
+                    crate::expr::SubqKind::RowIn(v, ..) | crate::expr::SubqKind::RowCmp(v, ..) => {
+                        v.iter().any(subq_correlated)
+                    }
                     _ => false,
                 }
         }
