@@ -332,6 +332,8 @@ pub(crate) fn compile_in(
         Body::Select(s) => s,
         Body::Nested(inner) => return compile_in(cx, inner, lock, ctx),
     };
+    let moved = subquery::on_subqueries_to_where(sel);
+    let sel = moved.as_ref().unwrap_or(sel);
     let hook = Hook::for_select(cx, ctx, sel);
     let mut derived_list = Vec::new();
     let (froms, join_kinds) =
