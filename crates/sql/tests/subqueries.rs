@@ -102,6 +102,13 @@ fn set_takes_subqueries_as_mariadb() {
     }
 }
 
+/// Subqueries, correlated too, in a multi-table UPDATE's SET, WHERE and ORDER BY and a
+/// multi-table DELETE's WHERE (1093 when it reads a table deleted from, as MariaDB 10.11).
+#[test]
+fn subqueries_in_multi_table_statements_answer_as_mariadb() {
+    check("multi", expected::MULTI_SETUP, expected::MULTI_CASES);
+}
+
 /// Correlated subqueries in an inner join's ON condition (run as part of the WHERE).
 #[test]
 fn correlated_subqueries_in_inner_join_on_answer_as_mariadb() {

@@ -306,3 +306,29 @@ pub const ON_CASES: &[super::Case] = &[
     ("SELECT COUNT(*) FROM p JOIN c ON c.pid = p.id AND c.v >= ALL (SELECT v FROM c AS c6 WHERE c6.pid = p.id)", Ok("3")),
     ("SELECT p.id, (SELECT COUNT(*) + p.id FROM c WHERE c.pid = p.id), (SELECT COUNT(*) FROM c WHERE c.pid = p.id), (SELECT MAX(v) + p.n FROM c WHERE c.pid = p.id) FROM p ORDER BY p.id", Ok("1\t3\t2\t21\n2\t4\t2\t7\n3\t3\t0\tNULL")),
 ];
+
+pub const MULTI_SETUP: &[&str] = &[
+    "CREATE TABLE p (id INT NOT NULL PRIMARY KEY, n INT, s INT)",
+    "CREATE TABLE c (id INT NOT NULL PRIMARY KEY, pid INT, v INT)",
+    "INSERT INTO p VALUES (1,0,0),(2,0,0),(3,0,0)",
+    "INSERT INTO c VALUES (1,1,10),(2,1,20),(3,2,5),(4,3,7)",
+];
+/// (statement, Ok(rows as `mariadb -B -N` prints them) or Err((code, message))) from MariaDB 10.11.
+pub const MULTI_CASES: &[super::Case] = &[
+    ("UPDATE p JOIN c ON c.pid = p.id SET p.n = (SELECT COUNT(*) FROM c AS c2 WHERE c2.pid = p.id)", Ok("")),
+    ("SELECT * FROM p ORDER BY id", Ok("1\t2\t0\n2\t1\t0\n3\t1\t0")),
+    ("UPDATE p, c SET c.v = (SELECT n FROM p AS p2 WHERE p2.id = c.pid) + 100, p.s = (SELECT MAX(v) FROM c AS c3) WHERE c.pid = p.id", Ok("")),
+    ("SELECT * FROM c ORDER BY id", Ok("1\t1\t102\n2\t1\t102\n3\t2\t101\n4\t3\t101")),
+    ("SELECT * FROM p ORDER BY id", Ok("1\t2\t20\n2\t1\t20\n3\t1\t20")),
+    ("UPDATE p JOIN c ON c.pid = p.id SET p.s = p.s + 1 WHERE c.v > (SELECT AVG(v) FROM c AS c4)", Ok("")),
+    ("SELECT * FROM p ORDER BY id", Ok("1\t2\t21\n2\t1\t20\n3\t1\t20")),
+    ("UPDATE p JOIN c ON c.pid = p.id SET c.v = 0 WHERE EXISTS (SELECT 1 FROM c AS c5 WHERE c5.pid = p.id AND c5.id <> c.id)", Ok("")),
+    ("SELECT * FROM c ORDER BY id", Ok("1\t1\t0\n2\t1\t0\n3\t2\t101\n4\t3\t101")),
+    ("UPDATE p JOIN c ON c.pid = p.id SET p.n = 9 ORDER BY (SELECT COUNT(*) FROM c AS c6 WHERE c6.pid = p.id), p.id LIMIT 1", Ok("")),
+    ("SELECT * FROM p ORDER BY id", Ok("1\t2\t21\n2\t9\t20\n3\t1\t20")),
+    ("DELETE c FROM c JOIN p ON p.id = c.pid WHERE c.v = (SELECT MIN(v) FROM c AS c7 WHERE c7.pid = p.id)", Err((1093, "Table 'c' is specified twice, both as a target for 'DELETE' and as a separate source for data"))),
+    ("SELECT * FROM c ORDER BY id", Ok("1\t1\t0\n2\t1\t0\n3\t2\t101\n4\t3\t101")),
+    ("DELETE p FROM p JOIN c ON c.pid = p.id WHERE p.id IN (SELECT pid FROM c AS c8 WHERE v > 100)", Ok("")),
+    ("SELECT * FROM p ORDER BY id", Ok("1\t2\t21")),
+    ("UPDATE p JOIN c ON c.pid = p.id SET p.n = (SELECT v FROM c AS c9)", Err((1242, "Subquery returns more than 1 row"))),
+];

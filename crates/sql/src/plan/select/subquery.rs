@@ -516,6 +516,28 @@ pub(crate) fn dml_subqueries(hook: Hook<'_>) -> Vec<SubPlan> {
     hook.plans.into_inner()
 }
 
+/// Whether `p` reads the base table `id`: from its FROM tables, its subqueries or its
+/// derived tables (views included), at any depth.
+pub(crate) fn plan_reads(p: &SelectPlan, id: u64) -> bool {
+    let own = p.table.as_ref().is_some_and(|t| t.id == id)
+        || p.join
+            .as_ref()
+            .is_some_and(|j| j.driver_table.id == id || j.steps.iter().any(|s| s.table.id == id));
+    own || p.subqueries.iter().any(|s| plan_reads(&s.plan, id))
+        || p.derived.iter().flatten().any(|d| derived_reads(d, id))
+}
+
+fn derived_reads(d: &Derived, id: u64) -> bool {
+    match d {
+        Derived::Select(p) => plan_reads(p, id),
+        Derived::SetOp(s) => derived_reads(&s.left, id) || derived_reads(&s.right, id),
+        Derived::Recursive(r) => {
+            derived_reads(&r.anchor, id) || r.steps.iter().any(|s| derived_reads(s, id))
+        }
+        Derived::Info(_) | Derived::WorkTable(_) => false,
+    }
+}
+
 /// What a SELECT with subqueries cannot run exactly: refused (1235).
 pub(crate) fn check_plan(p: &SelectPlan) -> Result<(), SqlError> {
     if p.lock.is_some() && (!p.subqueries.is_empty() || p.derived.iter().any(Option::is_some)) {
