@@ -861,7 +861,11 @@ pub(crate) fn execute_update(
     let def = &*p.table;
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env, &p.subqueries)?;
     let matched = rows.len() as u64;
-    if p.subqueries.iter().any(|s| s.correlated) {
+    let staged = p.subqueries.iter().any(|s| s.correlated)
+        && p.assignments
+            .iter()
+            .any(|(_, e)| crate::plan::select::subquery::subq_correlated(e));
+    if staged {
         return update_staged(p, txn, env, rows);
     }
     let mut changed = 0u64;

@@ -624,7 +624,7 @@ pub(crate) fn compile_on(c: &mut Compiler<'_>, e: &ast::Expr) -> Result<Expr, Sq
 }
 
 /// True when `e` holds a correlated subquery anywhere.
-fn subq_correlated(e: &Expr) -> bool {
+pub(crate) fn subq_correlated(e: &Expr) -> bool {
     let any = |v: &[Expr]| v.iter().any(subq_correlated);
     match e {
         Expr::Subq(s) => {
