@@ -134,6 +134,8 @@ fn what_is_not_supported_is_refused() {
     for sql in [
         "INSERT INTO u1 VALUES (9, (SELECT MAX(a) FROM t2 WHERE t2.id = u1.id), 'v')",
         "SELECT * FROM t1 LEFT JOIN t2 ON t2.a = (SELECT MAX(a) FROM u1 WHERE u1.id = t1.id)",
+        "SELECT * FROM t1 JOIN t2 ON t2.a = (SELECT MAX(a) FROM u1 WHERE u1.id = t1.id) \
+         RIGHT JOIN u1 AS r ON r.id = t2.id",
         "SELECT * FROM t1 WHERE a IN (SELECT a FROM t2) FOR UPDATE",
         "SELECT * FROM (SELECT id FROM t1) AS d LOCK IN SHARE MODE",
         "WITH RECURSIVE a AS (SELECT 1 AS n UNION SELECT n + 1 FROM b WHERE n < 3), \

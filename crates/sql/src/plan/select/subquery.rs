@@ -549,7 +549,8 @@ pub(crate) fn check_plan(p: &SelectPlan) -> Result<(), SqlError> {
 }
 
 /// `sel` with the ON conjuncts of its inner joins that hold a subquery moved into its
-/// WHERE (for an inner join the same rows, wherever it stands among the joins): a correlated
+/// WHERE (for an inner join the same rows, wherever it stands among inner and left joins;
+/// nothing moves when a RIGHT JOIN is there): a correlated
 /// subquery there then runs per joined row, as WHERE's do, where in the ON it would be
 /// refused ([`compile_on`]). None when there is none to move, or when the statement has
 /// placeholders (their textual order would change).
@@ -566,7 +567,16 @@ pub(crate) fn on_subqueries_to_where(sel: &ast::Select) -> Option<ast::Select> {
         .flat_map(|t| &t.joins)
         .filter_map(inner_on)
         .any(|e| has_subquery(&e));
-    if !any || sel.to_string().contains('?') {
+    // A RIGHT (or FULL) JOIN keeps rows the inner join's ON would not: nothing moves then.
+    let preserving = sel.from.iter().flat_map(|t| &t.joins).any(|j| {
+        matches!(
+            j.join_operator,
+            ast::JoinOperator::Right(_)
+                | ast::JoinOperator::RightOuter(_)
+                | ast::JoinOperator::FullOuter(_)
+        )
+    });
+    if !any || preserving || sel.to_string().contains('?') {
         return None;
     }
     let mut out = sel.clone();
