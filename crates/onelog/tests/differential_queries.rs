@@ -463,6 +463,9 @@ impl<'a> Gen<'a> {
     }
 
     fn in_subquery(&mut self, outer: &[Rel], kind: Kind) -> String {
+        if self.r.one_in(4) {
+            return self.row_in_subquery(outer, kind);
+        }
         let a = self.expr(outer, kind, 0);
         let (scope, fw) = self.sub_from_where(outer);
         let b = self
@@ -471,6 +474,23 @@ impl<'a> Gen<'a> {
             .unwrap_or_else(|| self.literal(kind));
         let not = if self.r.one_in(3) { " NOT" } else { "" };
         format!("{a}{not} IN (SELECT {b} {fw})")
+    }
+
+    /// `(a, b) [NOT] IN (SELECT x, y ...)`.
+    fn row_in_subquery(&mut self, outer: &[Rel], kind: Kind) -> String {
+        let a = self.expr(outer, kind, 0);
+        let a2 = self.expr(outer, Kind::Int, 0);
+        let (scope, fw) = self.sub_from_where(outer);
+        let b = self
+            .column(&scope[..1], Some(kind))
+            .map(|c| c.0)
+            .unwrap_or_else(|| self.literal(kind));
+        let b2 = self
+            .column(&scope[..1], Some(Kind::Int))
+            .map(|c| c.0)
+            .unwrap_or_else(|| self.literal(Kind::Int));
+        let not = if self.r.one_in(3) { " NOT" } else { "" };
+        format!("({a}, {a2}){not} IN (SELECT {b}, {b2} {fw})")
     }
 
     fn scalar_compare(&mut self, outer: &[Rel]) -> String {
@@ -885,7 +905,14 @@ impl<'a> Gen<'a> {
     fn update(&mut self, t: &Table) -> String {
         let scope = vec![Rel::of(t, &t.name)];
         let c = self.data_col(t);
-        let mut sets = vec![format!("{} = {}", c.name, self.set_value(t, &t.name, c))];
+        let value = if matches!(c.ty.kind(), Kind::Int) && self.r.one_in(5) {
+            // A correlated count (the table read as it was before the statement).
+            let (_, fw) = self.sub_from_where(&scope);
+            format!("(SELECT COUNT(*) {fw})")
+        } else {
+            self.set_value(t, &t.name, c)
+        };
+        let mut sets = vec![format!("{} = {value}", c.name)];
         if self.r.one_in(6) {
             sets.push(format!("id = id + {}", self.r.pick(&["1", "3", "-1"])));
         }

@@ -395,18 +395,27 @@ fn insert_source(
             .map(|r| r.into_iter().map(Some).collect())
             .collect());
     }
+    if !p.subqueries.is_empty() {
+        // Evaluated row by row as each is inserted (`values_row`).
+        return Ok(vec![Vec::new(); p.rows.len()]);
+    }
     let mut out = Vec::with_capacity(p.rows.len());
     for r in &p.rows {
-        let mut vals = Vec::with_capacity(r.len());
-        for e in r {
-            vals.push(match e {
-                Some(e) => Some(e.eval(&[], env)?),
-                None => None,
-            });
-        }
-        out.push(vals);
+        out.push(values_row(r, env)?);
     }
     Ok(out)
+}
+
+/// The values of one VALUES row (None: DEFAULT).
+fn values_row(r: &[Option<Expr>], env: &Env) -> Result<Vec<Option<Value>>, SqlError> {
+    let mut vals = Vec::with_capacity(r.len());
+    for e in r {
+        vals.push(match e {
+            Some(e) => Some(e.eval(&[], env)?),
+            None => None,
+        });
+    }
+    Ok(vals)
 }
 
 pub(crate) fn execute_insert(
@@ -427,8 +436,21 @@ pub(crate) fn execute_insert(
     let mut returned = p.returning.as_ref().map(|_| Vec::new());
     let fks = fk::involved(env.cx, txn, def);
     let checks = check::compile(env.cx, def)?;
+    // With subqueries, a VALUES row is evaluated when it is inserted: its subqueries see
+    // the rows inserted before it, as in MariaDB.
+    let subs = match p.subqueries.is_empty() {
+        true => None,
+        false => Some(crate::execute::subquery::StmtSubqueries::new(
+            &p.subqueries,
+            env,
+        )?),
+    };
     for (row_no, vals) in (1u64..).zip(source) {
         env.cx.guard.check()?;
+        let vals = match (&subs, p.select.is_none(), p.rows.get(row_no as usize - 1)) {
+            (Some(subs), true, Some(r)) => subs.with(txn, env, |env| values_row(r, env))?,
+            _ => vals,
+        };
         let mut row = full_row(def, &p.columns, &defaults, vals, has_now, env, row_no)?;
         let checked = fks || checks.is_some();
         // InnoDB finds a duplicate key before it checks the row's foreign keys (those are
@@ -492,22 +514,7 @@ pub(crate) fn execute_insert(
                         let Some(old) = old.into_iter().next() else {
                             return Err(e.into());
                         };
-                        let ienv = Env {
-                            cx: env.cx,
-                            params: env.params,
-                            insert_row: Some(&row),
-                            coll: env.coll,
-                            subq: None,
-                        };
-                        let mut new = old.clone();
-                        for (c, x) in &p.on_dup {
-                            let v = x.eval(&new, &ienv)?;
-                            new[*c] = coerce_col(def, *c, v, env, row_no)?;
-                        }
-                        if new != old {
-                            let set = |c: usize| p.on_dup.iter().any(|(a, _)| *a == c);
-                            touch_on_update(def, set, &mut new, env, row_no)?;
-                        }
+                        let new = on_dup_row(p, (&old, &row), subs.as_ref(), txn, env, row_no)?;
                         // RETURNING: the row as it stands, changed or not (MariaDB).
                         if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {
                             out.push(project_returning(sp, &new, env)?);
@@ -554,6 +561,43 @@ pub(crate) fn execute_insert(
         warnings,
         returned,
     })
+}
+
+/// ON DUPLICATE KEY UPDATE's new version of the row `old` that the row `row` (its values
+/// read by `VALUES(c)`) conflicts with; its subqueries run in `txn` through `subs`.
+fn on_dup_row(
+    p: &InsertPlan,
+    (old, row): (&[Value], &[Value]),
+    subs: Option<&crate::execute::subquery::StmtSubqueries>,
+    txn: &mut Transaction,
+    env: &Env,
+    row_no: u64,
+) -> Result<Vec<Value>, SqlError> {
+    let def = &*p.table;
+    let ienv = Env {
+        cx: env.cx,
+        params: env.params,
+        insert_row: Some(row),
+        coll: env.coll,
+        subq: None,
+    };
+    let mut new = old.to_vec();
+    let mut set = |env: &Env| -> Result<(), SqlError> {
+        for (c, x) in &p.on_dup {
+            let v = x.eval(&new, env)?;
+            new[*c] = coerce_col(def, *c, v, env, row_no)?;
+        }
+        Ok(())
+    };
+    match subs {
+        Some(subs) => subs.with(txn, &ienv, set)?,
+        None => set(&ienv)?,
+    }
+    if new != old {
+        let set = |c: usize| p.on_dup.iter().any(|(a, _)| *a == c);
+        touch_on_update(def, set, &mut new, env, row_no)?;
+    }
+    Ok(new)
 }
 
 /// REPLACE's delete of the rows `row` conflicts with (checked as parents when `fks`), then,
@@ -762,12 +806,22 @@ fn select_rows(
         keep.push(r);
     }
     if !order_by.is_empty() {
+        // A correlated subquery among the keys runs in the transaction, per row.
+        let subs = match subqueries.iter().any(|s| s.correlated) {
+            true => Some(crate::execute::subquery::StmtSubqueries::new(
+                subqueries, env,
+            )?),
+            false => None,
+        };
         let mut keyed = Vec::with_capacity(keep.len());
         for r in keep {
             guard.check()?;
             let mut k = Vec::with_capacity(order_by.len());
             for (e, _) in order_by {
-                k.push(e.eval(&r, env)?);
+                k.push(match &subs {
+                    Some(subs) => subs.with(txn, env, |env| e.eval(&r, env))?,
+                    None => e.eval(&r, env)?,
+                });
             }
             guard.charge(crate::guard::row_bytes(&k))?;
             keyed.push((k, r));
@@ -807,6 +861,13 @@ pub(crate) fn execute_update(
     let def = &*p.table;
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env, &p.subqueries)?;
     let matched = rows.len() as u64;
+    let staged = p.subqueries.iter().any(|s| s.correlated)
+        && p.assignments
+            .iter()
+            .any(|(_, e)| crate::plan::select::subquery::subq_correlated(e));
+    if staged {
+        return update_staged(p, txn, env, rows);
+    }
     let mut changed = 0u64;
     let fks = fk::involved(env.cx, txn, def);
     let checks = check::compile(env.cx, def)?;
@@ -816,36 +877,101 @@ pub(crate) fn execute_update(
     for (row_no, mut row) in (1u64..).zip(rows) {
         env.cx.guard.check()?;
         let pk = pk_of(def, &row);
-        saved.clear();
-        for (c, e) in &p.assignments {
-            let v = e.eval(&row, env)?;
-            let v = coerce_col(def, *c, v, env, row_no)?;
-            let old = std::mem::replace(&mut row[*c], v);
-            if !saved.iter().any(|(s, _)| s == c) {
-                saved.push((*c, old));
-            }
-        }
-        if saved.iter().any(|(c, old)| row[*c] != *old) {
-            let set = |c: usize| p.assignments.iter().any(|(a, _)| *a == c);
-            touch_on_update(def, set, &mut row, env, row_no)?;
-            if let Some(c) = &checks {
-                check::check_row(c, def, &row, env)?;
-            }
-            if fks {
-                update_checked(env, txn, def, &pk, row, &saved)?;
-            } else {
-                txn.update(def.id, &pk, row)?;
-            }
+        assign(p, &mut row, &mut saved, env, row_no)?;
+        if write_updated(p, txn, env, (&checks, fks), (pk, row, &saved), row_no)? {
             changed += 1;
         }
     }
-    Ok(DmlResult {
+    Ok(update_result(matched, changed))
+}
+
+/// The SET list applied to `row` in place (each item sees the values the items before it
+/// gave); the previous values of the columns assigned go to `saved`.
+fn assign(
+    p: &UpdatePlan,
+    row: &mut [Value],
+    saved: &mut Vec<(usize, Value)>,
+    env: &Env,
+    row_no: u64,
+) -> Result<(), SqlError> {
+    saved.clear();
+    for (c, e) in &p.assignments {
+        let v = e.eval(row, env)?;
+        let v = coerce_col(&p.table, *c, v, env, row_no)?;
+        let old = std::mem::replace(&mut row[*c], v);
+        if !saved.iter().any(|(s, _)| s == c) {
+            saved.push((*c, old));
+        }
+    }
+    Ok(())
+}
+
+/// An UPDATE whose SET has correlated subqueries: every row's new values are computed
+/// first, with the table as it was before the statement (as MariaDB reads it), then written.
+fn update_staged(
+    p: &UpdatePlan,
+    txn: &mut Transaction,
+    env: &Env,
+    rows: Vec<Vec<Value>>,
+) -> Result<DmlResult, SqlError> {
+    let matched = rows.len() as u64;
+    let subs = crate::execute::subquery::StmtSubqueries::new(&p.subqueries, env)?;
+    let mut staged = Vec::with_capacity(rows.len());
+    for (row_no, mut row) in (1u64..).zip(rows) {
+        env.cx.guard.check()?;
+        let pk = pk_of(&p.table, &row);
+        let mut saved = Vec::with_capacity(p.assignments.len());
+        subs.with(txn, env, |env| assign(p, &mut row, &mut saved, env, row_no))?;
+        env.cx.guard.charge(crate::guard::row_bytes(&pk))?;
+        staged.push((pk, row, saved));
+    }
+    let fks = fk::involved(env.cx, txn, &p.table);
+    let checks = check::compile(env.cx, &p.table)?;
+    let mut changed = 0u64;
+    for (row_no, (pk, row, saved)) in (1u64..).zip(staged) {
+        env.cx.guard.check()?;
+        if write_updated(p, txn, env, (&checks, fks), (pk, row, &saved), row_no)? {
+            changed += 1;
+        }
+    }
+    Ok(update_result(matched, changed))
+}
+
+/// Writes an updated row when a value changed (ON UPDATE columns, CHECK constraints and
+/// foreign keys applied); true when it did.
+fn write_updated(
+    p: &UpdatePlan,
+    txn: &mut Transaction,
+    env: &Env,
+    (checks, fks): (&Option<check::Compiled>, bool),
+    (pk, mut row, saved): (Vec<Value>, Vec<Value>, &[(usize, Value)]),
+    row_no: u64,
+) -> Result<bool, SqlError> {
+    let def = &*p.table;
+    if !saved.iter().any(|(c, old)| row[*c] != *old) {
+        return Ok(false);
+    }
+    let set = |c: usize| p.assignments.iter().any(|(a, _)| *a == c);
+    touch_on_update(def, set, &mut row, env, row_no)?;
+    if let Some(c) = checks {
+        check::check_row(c, def, &row, env)?;
+    }
+    if fks {
+        update_checked(env, txn, def, &pk, row, saved)?;
+    } else {
+        txn.update(def.id, &pk, row)?;
+    }
+    Ok(true)
+}
+
+fn update_result(matched: u64, changed: u64) -> DmlResult {
+    DmlResult {
         affected: changed,
         last_insert_id: None,
         info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
         warnings: Vec::new(),
         returned: None,
-    })
+    }
 }
 
 /// An UPDATE's row write with its foreign key checks: `saved` holds the previous values of

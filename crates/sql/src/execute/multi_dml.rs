@@ -38,6 +38,11 @@ pub(crate) fn execute_multi(
     txn: &mut Transaction,
     env: &Env,
 ) -> Result<DmlResult, SqlError> {
+    if !p.subqueries.is_empty() && env.subq.is_none() {
+        return crate::execute::subquery::with_uncorrelated(&p.subqueries, txn, env, |t, e| {
+            execute_multi(p, t, e)
+        });
+    }
     let guard = &env.cx.guard;
     let mut gathered: Vec<Gathered> = vec![Vec::new(); p.targets.len()];
     let mut seen: Vec<HashSet<Vec<u8>>> = vec![HashSet::new(); p.targets.len()];
@@ -47,11 +52,9 @@ pub(crate) fn execute_multi(
         _ => Source::Full,
     };
     let driver = Driver::Table(&p.join.driver_table, &src);
-    let filter = p.join.filter.as_ref();
     let limit = limit_of(&p.limit, env)?;
     let mut g = Gather {
         p,
-        env,
         offsets,
         gathered: &mut gathered,
         seen: &mut seen,
@@ -62,6 +65,16 @@ pub(crate) fn execute_multi(
     // Without ORDER BY the joined rows are gathered as they come; with it, they are sorted
     // first (charged to the statement's budget).
     let mut sorted: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+    // Correlated subqueries run in the transaction: the joined rows are read into memory
+    // first (charged to the statement's budget), then taken one by one with it lent.
+    let subs = match p.subqueries.iter().any(|s| s.correlated) {
+        true => Some(crate::execute::subquery::StmtSubqueries::new(
+            &p.subqueries,
+            env,
+        )?),
+        false => None,
+    };
+    let mut joined: Vec<Vec<Value>> = Vec::new();
     super::join::run(
         &p.join,
         driver,
@@ -71,24 +84,23 @@ pub(crate) fn execute_multi(
         &[],
         &[],
         &mut |row| {
+            if subs.is_none() {
+                return take_row(p, &mut g, &mut sorted, row, env);
+            }
             guard.check()?;
-            if let Some(f) = filter {
-                if !f.test(row, &[], env)? {
-                    return Ok(ControlFlow::Continue(()));
-                }
-            }
-            if p.order_by.is_empty() {
-                return g.row(row);
-            }
-            let mut keys = Vec::with_capacity(p.order_by.len());
-            for (e, _) in &p.order_by {
-                keys.push(e.eval(row, env)?);
-            }
-            guard.charge(crate::guard::row_bytes(row) + crate::guard::row_bytes(&keys))?;
-            sorted.push((keys, row.to_vec()));
+            guard.charge(crate::guard::row_bytes(row))?;
+            joined.push(row.to_vec());
             Ok(ControlFlow::Continue(()))
         },
     )?;
+    if let Some(subs) = &subs {
+        for row in &joined {
+            let r = subs.with(txn, env, |e| take_row(p, &mut g, &mut sorted, row, e))?;
+            if r.is_break() {
+                break;
+            }
+        }
+    }
     if !p.order_by.is_empty() {
         sorted.sort_by(|a, b| {
             for (i, (_, desc)) in p.order_by.iter().enumerate() {
@@ -101,7 +113,11 @@ pub(crate) fn execute_multi(
             std::cmp::Ordering::Equal
         });
         for (_, row) in &sorted {
-            if g.row(row)?.is_break() {
+            let r = match &subs {
+                Some(subs) => subs.with(txn, env, |e| g.row(row, e))?,
+                None => g.row(row, env)?,
+            };
+            if r.is_break() {
                 break;
             }
         }
@@ -156,10 +172,37 @@ pub(crate) fn execute_multi(
     })
 }
 
+/// One joined row: tested against the WHERE, then gathered (or, with ORDER BY, kept with
+/// its sort keys).
+fn take_row(
+    p: &MultiPlan,
+    g: &mut Gather,
+    sorted: &mut Vec<(Vec<Value>, Vec<Value>)>,
+    row: &[Value],
+    env: &Env,
+) -> crate::plan::access::Visit {
+    let guard = &env.cx.guard;
+    guard.check()?;
+    if let Some(f) = &p.join.filter {
+        if !f.test(row, &[], env)? {
+            return Ok(ControlFlow::Continue(()));
+        }
+    }
+    if p.order_by.is_empty() {
+        return g.row(row, env);
+    }
+    let mut keys = Vec::with_capacity(p.order_by.len());
+    for (e, _) in &p.order_by {
+        keys.push(e.eval(row, env)?);
+    }
+    guard.charge(crate::guard::row_bytes(row) + crate::guard::row_bytes(&keys))?;
+    sorted.push((keys, row.to_vec()));
+    Ok(ControlFlow::Continue(()))
+}
+
 /// Gathers the target rows of joined rows, each target row once.
 struct Gather<'a> {
     p: &'a MultiPlan,
-    env: &'a Env<'a>,
     offsets: Vec<usize>,
     gathered: &'a mut [Gathered],
     seen: &'a mut [HashSet<Vec<u8>>],
@@ -171,8 +214,8 @@ struct Gather<'a> {
 }
 
 impl Gather<'_> {
-    fn row(&mut self, row: &[Value]) -> crate::plan::access::Visit {
-        let (p, env) = (self.p, self.env);
+    fn row(&mut self, row: &[Value], env: &Env) -> crate::plan::access::Visit {
+        let p = self.p;
         if self.limit.is_some_and(|l| self.row_no >= l) {
             return Ok(ControlFlow::Break(()));
         }

@@ -495,11 +495,7 @@ pub(crate) fn scan<'p>(
     let key_row: Vec<Value> = if outer.is_empty() {
         Vec::new()
     } else {
-        let width = match &p.join {
-            Some(jp) => jp.width,
-            None => p.table.as_ref().map_or(0, |t| t.columns.len()),
-        };
-        let mut r = vec![Value::Null; width];
+        let mut r = vec![Value::Null; from_width(p)];
         r.extend_from_slice(outer);
         r
     };
@@ -543,6 +539,14 @@ pub(crate) fn scan<'p>(
         }
     }
     Ok(())
+}
+
+/// The width of `p`'s FROM row (a correlated subquery's enclosing row follows it).
+fn from_width(p: &SelectPlan) -> usize {
+    match &p.join {
+        Some(jp) => jp.width,
+        None => p.table.as_ref().map_or(0, |t| t.columns.len()),
+    }
 }
 
 /// Applies OFFSET and LIMIT to `rows`; returns FOUND_ROWS(): every row with
@@ -650,6 +654,21 @@ impl Sink<'_> {
         if self.outer.is_empty() {
             return self.row_full(row);
         }
+        // A correlated subquery counting rows (`SELECT COUNT(*) ... WHERE <key>`): after the
+        // first row (the group's representative) no row is read again, so none is copied.
+        let p = self.p;
+        if self.filter.is_none()
+            && p.grouped
+            && p.group_by.is_empty()
+            && !self.groups.is_empty()
+            && p.aggs.iter().all(|a| a.func == AggFunc::CountStar)
+        {
+            self.env.cx.guard.check()?;
+            self.groups[0]
+                .1
+                .add(&p.aggs, &p.colls.aggs, &[], self.env)?;
+            return Ok(ControlFlow::Continue(()));
+        }
         let mut full = std::mem::take(&mut self.scratch);
         full.clear();
         full.extend_from_slice(row);
@@ -742,7 +761,14 @@ impl Sink<'_> {
         }
         let mut groups = self.groups;
         if groups.is_empty() && p.group_by.is_empty() {
-            groups.push((Vec::new(), AggState::new(&p.aggs)));
+            // No row: the FROM columns are NULL, a correlated subquery's enclosing row is
+            // still there (`(SELECT COUNT(*) + o.x ...)` on no row is `o.x`).
+            let mut rep = Vec::new();
+            if !self.outer.is_empty() {
+                rep = vec![Value::Null; from_width(p)];
+                rep.extend_from_slice(self.outer);
+            }
+            groups.push((rep, AggState::new(&p.aggs)));
         }
         let mut out = Vec::with_capacity(groups.len());
         for (rep, st) in groups {

@@ -63,6 +63,84 @@ impl Subqueries for Runtime<'_> {
     }
 }
 
+/// The subqueries of a statement that changes rows while they are evaluated (INSERT's
+/// VALUES and ON DUPLICATE KEY UPDATE, UPDATE's SET and ORDER BY): the transaction is lent
+/// to them for one evaluation at a time ([`StmtSubqueries::with`]). An uncorrelated one runs
+/// when first evaluated (or was run before the statement, `with_uncorrelated`) and its rows
+/// are kept for the statement, as MariaDB evaluates such a subquery once; a correlated one
+/// runs per evaluation, on the enclosing row.
+pub(crate) struct StmtSubqueries<'p> {
+    plans: &'p [SubPlan],
+    cache: RefCell<Vec<Option<Rc<SubRows>>>>,
+}
+
+impl<'p> StmtSubqueries<'p> {
+    /// The subqueries `plans`, the uncorrelated ones `env` already ran taken from it.
+    pub(crate) fn new(plans: &'p [SubPlan], env: &Env) -> Result<Self, SqlError> {
+        let mut cache = Vec::with_capacity(plans.len());
+        for (i, sp) in plans.iter().enumerate() {
+            cache.push(match env.subq {
+                Some(rt) if !sp.correlated => Some(rt.rows(i, &[], env)?),
+                _ => None,
+            });
+        }
+        Ok(StmtSubqueries {
+            plans,
+            cache: RefCell::new(cache),
+        })
+    }
+
+    /// Runs `f` with an environment (`env`'s) whose subqueries are these, `txn` lent to them.
+    pub(crate) fn with<R>(
+        &self,
+        txn: &mut Transaction,
+        env: &Env,
+        f: impl FnOnce(&Env) -> Result<R, SqlError>,
+    ) -> Result<R, SqlError> {
+        let rt = Lent {
+            subs: self,
+            txn: RefCell::new(txn),
+        };
+        let env2 = Env {
+            subq: Some(&rt),
+            ..plain(env)
+        };
+        f(&env2)
+    }
+}
+
+/// [`StmtSubqueries`] with the transaction lent for one evaluation.
+struct Lent<'a, 'p> {
+    subs: &'a StmtSubqueries<'p>,
+    txn: RefCell<&'a mut Transaction>,
+}
+
+impl Subqueries for Lent<'_, '_> {
+    fn rows(&self, id: usize, row: &[Value], env: &Env) -> Result<Rc<SubRows>, SqlError> {
+        if let Some(Some(r)) = self.subs.cache.borrow().get(id) {
+            return Ok(r.clone());
+        }
+        let sp = self
+            .subs
+            .plans
+            .get(id)
+            .ok_or_else(|| SqlError::unsupported("this subquery"))?;
+        let mut txn = self
+            .txn
+            .try_borrow_mut()
+            .map_err(|_| SqlError::unsupported("this correlated subquery"))?;
+        let outer = if sp.correlated { row } else { &[] };
+        let (rows, _) = run(&sp.plan, &mut txn, &plain(env), outer)?;
+        let rows = Rc::new(SubRows::new(rows));
+        if !sp.correlated {
+            if let Some(slot) = self.subs.cache.borrow_mut().get_mut(id) {
+                *slot = Some(rows.clone());
+            }
+        }
+        Ok(rows)
+    }
+}
+
 /// `env` without the enclosing plan's subqueries (a plan runs with its own).
 fn plain<'a>(env: &Env<'a>) -> Env<'a> {
     Env {

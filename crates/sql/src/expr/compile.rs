@@ -112,6 +112,8 @@ pub(crate) struct SubqInfo {
     /// The type and collation derivation of its first column.
     pub rtype: RType,
     pub deriv: Option<Deriv>,
+    /// The collation derivation of each column.
+    pub derivs: Vec<Option<Deriv>>,
     /// It refers to the enclosing row.
     pub correlated: bool,
     /// The next placeholder number after it.
@@ -316,6 +318,17 @@ impl<'a> Compiler<'a> {
         })
     }
 
+    /// The binary operator `op` on two compiled operands (a comparison under the collation
+    /// their derivations give).
+    pub(super) fn comparison(&self, op: BinOp, l: Expr, r: Expr) -> Result<Expr, SqlError> {
+        let (l, r) = numeric_operands(op, l, r);
+        let name = comparison_name(op);
+        let ds = [self.derive(&l), self.derive(&r)];
+        let strings = !name.is_empty() && ds.iter().all(Option::is_some);
+        let (l, r) = functions::json::string_comparands(l, r, strings);
+        self.collated(Expr::Bin(op, Box::new(l), Box::new(r)), &ds, name)
+    }
+
     /// `a <=> b`.
     fn null_eq(&mut self, a: &ast::Expr, b: &ast::Expr) -> Result<Expr, SqlError> {
         let l = self.compile(a)?;
@@ -439,12 +452,11 @@ impl<'a> Compiler<'a> {
                     return Ok(e);
                 }
                 let op = bin_op(op)?;
-                let (l, r) = numeric_operands(op, self.compile(left)?, self.compile(right)?);
-                let name = comparison_name(op);
-                let ds = [self.derive(&l), self.derive(&r)];
-                let strings = !name.is_empty() && ds.iter().all(Option::is_some);
-                let (l, r) = functions::json::string_comparands(l, r, strings);
-                self.collated(Expr::Bin(op, Box::new(l), Box::new(r)), &ds, name)?
+                if let Some(e) = self.row_comparison(left, op, right)? {
+                    return Ok(e);
+                }
+                let (l, r) = (self.compile(left)?, self.compile(right)?);
+                self.comparison(op, l, r)?
             }
             A::IsNull(x) => Expr::IsNull(Box::new(self.compile(x)?), false),
             A::IsNotNull(x) => Expr::IsNull(Box::new(self.compile(x)?), true),
@@ -602,6 +614,9 @@ impl<'a> Compiler<'a> {
         list: &[ast::Expr],
         negated: bool,
     ) -> Result<Expr, SqlError> {
+        if let Some(x) = self.row_in_list(expr, list, negated)? {
+            return Ok(x);
+        }
         let x = self.compile(expr)?;
         let mut items = Vec::with_capacity(list.len());
         for i in list {

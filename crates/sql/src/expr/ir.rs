@@ -133,6 +133,12 @@ pub(crate) enum SubqKind {
     /// (false when negated) when `x` is among the values of the uncorrelated subquery
     /// `SELECT t.c FROM t WHERE ...`; a NULL `x` or NULL values never match (`expr::subq`).
     ExistsIn(Box<Expr>, bool, CollRef),
+    /// `(a, b) [NOT] IN (SELECT x, y ...)` (also `= ANY`, `<> ALL`): the row's items, NOT,
+    /// the collation of each pair (`expr::row`).
+    RowIn(Vec<Expr>, bool, Vec<CollRef>),
+    /// `(a, b) op (SELECT x, y ...)`: the row's items, the comparison (the row on its left),
+    /// the collation of each pair; NULL when the subquery is empty, 1242 for two rows.
+    RowCmp(Vec<Expr>, BinOp, Vec<CollRef>),
 }
 
 /// Aggregate functions.

@@ -14,6 +14,7 @@
 //! - `types`: result types;
 //! - `functions`: the built-in functions, one file per family, each function declared once;
 //! - `infer`, `compile`, `eval`: typing, compilation and evaluation of a whole tree;
+//! - `row`: row constructors compared with each other (and with a subquery's row);
 //! - `subq`: subqueries in expressions (compiled through a hook, evaluated on the rows the
 //!   statement's `Subqueries` give).
 //!
@@ -46,6 +47,7 @@ mod like;
 mod members;
 mod numeric;
 mod ops;
+mod row;
 mod subq;
 pub(crate) use subq::split_and;
 pub(crate) mod temporal;

@@ -18,12 +18,15 @@ use onelog_binlog::Value;
 use onelog_protocol::errors;
 use sqlparser::ast;
 
-use super::collate::{compare_in, compare_op, for_comparison, key_bytes_in};
-use super::compile::{bin_op, comparison_name, Compiler};
+use onelog_engine::collation::Collation;
+
+use super::collate::{compare_in, compare_op, for_comparison, key_bytes_in, CollRef};
+use super::compile::{bin_op, comparison_name, Compiler, SubqInfo};
 use super::env::{Env, InSet, SubRows};
 use super::ir::{BinOp, Expr, Subq, SubqKind};
 use super::numeric::truth;
 use super::ops::bool_value;
+use super::row::compare_rows;
 use super::types::RType;
 use crate::error::SqlError;
 
@@ -63,8 +66,8 @@ impl Compiler<'_> {
         if left.is_some() && q.limit_clause.is_some() {
             return Err(SqlError::unsupported("LIMIT & IN/ALL/ANY/SOME subquery"));
         }
-        if matches!(left, Some(A::Tuple(_))) {
-            return Err(SqlError::unsupported("row subqueries"));
+        if let Some(items) = left.and_then(super::row::row_items) {
+            return self.row_subquery_in(&items, e, q);
         }
         let x = match left {
             Some(l) => Some(self.compile(l)?),
@@ -115,6 +118,131 @@ impl Compiler<'_> {
             rtype: info.rtype,
             deriv: info.deriv,
         })))
+    }
+
+    /// `row [NOT] IN (SELECT ...)`, `row = ANY (...)`, `row <> ALL (...)` (`e`, its
+    /// subquery `q`); any other quantified comparison of a row is 1241, as MariaDB.
+    fn row_subquery_in(
+        &mut self,
+        items: &[&ast::Expr],
+        e: &ast::Expr,
+        q: &ast::Query,
+    ) -> Result<Expr, SqlError> {
+        use ast::Expr as A;
+        let negated = match e {
+            A::InSubquery { negated, .. } => *negated,
+            A::AnyOp { compare_op, .. } if bin_op(compare_op)? == BinOp::Eq => false,
+            A::AllOp { compare_op, .. } if bin_op(compare_op)? == BinOp::Ne => true,
+            _ => return Err(one_column()),
+        };
+        let x = self.row_operand(items)?;
+        let (info, colls) = self.row_subquery(q, &x, "=")?;
+        Ok(Expr::Subq(Box::new(Subq {
+            id: info.id,
+            kind: SubqKind::RowIn(x, negated, colls),
+            correlated: info.correlated,
+            rtype: info.rtype,
+            deriv: info.deriv,
+        })))
+    }
+
+    /// `row op (SELECT ...)` or, `sub_first`, `(SELECT ...) op row` (`sub` the subquery
+    /// operand): the row compared with the subquery's one row (`expr::row`).
+    pub(super) fn row_subquery_cmp(
+        &mut self,
+        items: &[&ast::Expr],
+        op: BinOp,
+        sub: &ast::Expr,
+        sub_first: bool,
+    ) -> Result<Expr, SqlError> {
+        let Some(q) = super::row::subquery_of(sub) else {
+            return Err(one_column());
+        };
+        if self.subq.is_none() {
+            return Err(SqlError::unsupported("subqueries in this statement"));
+        }
+        let name = comparison_name(op);
+        // Compiled in textual order: the placeholders keep their numbers.
+        let (x, info) = if sub_first {
+            let info = self.compile_row_subquery(q)?;
+            (self.row_operand(items)?, info)
+        } else {
+            let x = self.row_operand(items)?;
+            (x, self.compile_row_subquery(q)?)
+        };
+        if info.columns == 1 {
+            let (l, r) = ("row", info_type_name(&info));
+            let (l, r) = if sub_first { (r, l) } else { (l, r) };
+            return Err(super::row::illegal_types(l, r, name));
+        }
+        if info.columns != x.len() {
+            return Err(super::row::operand_columns(x.len()));
+        }
+        let colls = self.row_colls(&x, &info, name)?;
+        let op = if sub_first {
+            super::row::flipped(op)
+        } else {
+            op
+        };
+        Ok(Expr::Subq(Box::new(Subq {
+            id: info.id,
+            kind: SubqKind::RowCmp(x, op, colls),
+            correlated: info.correlated,
+            rtype: info.rtype,
+            deriv: info.deriv,
+        })))
+    }
+
+    /// The compiled items of a row operand.
+    fn row_operand(&mut self, items: &[&ast::Expr]) -> Result<Vec<Expr>, SqlError> {
+        let mut x = Vec::with_capacity(items.len());
+        for i in items {
+            x.push(self.compile_item(i)?);
+        }
+        Ok(x)
+    }
+
+    /// Compiles a subquery compared with a row of `x.len()` items (1241 for another count):
+    /// its info and the collation of each pair.
+    fn row_subquery(
+        &mut self,
+        q: &ast::Query,
+        x: &[Expr],
+        op: &str,
+    ) -> Result<(SubqInfo, Vec<CollRef>), SqlError> {
+        let info = self.compile_row_subquery(q)?;
+        if info.columns != x.len() {
+            return Err(super::row::operand_columns(x.len()));
+        }
+        let colls = self.row_colls(x, &info, op)?;
+        Ok((info, colls))
+    }
+
+    /// Compiles a subquery operand of a row comparison.
+    fn compile_row_subquery(&mut self, q: &ast::Query) -> Result<SubqInfo, SqlError> {
+        let Some(hook) = self.subq else {
+            return Err(SqlError::unsupported("subqueries in this statement"));
+        };
+        let info = hook.compile_subquery(q, &*self, self.params)?;
+        self.params = info.params;
+        if info.correlated {
+            self.correlated.set(true);
+        }
+        Ok(info)
+    }
+
+    /// The collation each pair of a row and a subquery's columns compares under.
+    fn row_colls(&self, x: &[Expr], info: &SubqInfo, op: &str) -> Result<Vec<CollRef>, SqlError> {
+        let mut out = Vec::with_capacity(x.len());
+        for (i, item) in x.iter().enumerate() {
+            let ds = [self.derive(item), info.derivs.get(i).copied().flatten()];
+            out.push(match (ds[0], ds[1]) {
+                (Some(_), Some(_)) => for_comparison(&ds, op)?.unwrap_or(CollRef::Connection),
+                (Some(d), None) | (None, Some(d)) => d.coll,
+                (None, None) => CollRef::Connection,
+            });
+        }
+        Ok(out)
     }
 
     /// `[NOT] EXISTS (SELECT ... FROM t WHERE t.c = o.x AND rest)` (one table, `o.x` a column
@@ -297,17 +425,21 @@ impl Subq {
             }
             _ => None,
         };
+        let row_values = match &self.kind {
+            SubqKind::RowIn(items, ..) | SubqKind::RowCmp(items, ..) => Some(
+                items
+                    .iter()
+                    .map(|i| i.eval_with(row, aggs, env))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            _ => None,
+        };
         let sub = rt.rows(self.id, row, env)?;
         Ok(match &self.kind {
             SubqKind::Scalar => match sub.rows.as_slice() {
                 [] => Value::Null,
                 [one] => one.first().cloned().unwrap_or(Value::Null),
-                _ => {
-                    return Err(SqlError::of(
-                        errors::ER_SUBQUERY_NO_1_ROW,
-                        "Subquery returns more than 1 row",
-                    ))
-                }
+                _ => return Err(more_than_one_row()),
             },
             SubqKind::Exists(neg) => Value::Int(i64::from(sub.rows.is_empty() == *neg)),
             SubqKind::In(_, neg, c) => {
@@ -324,7 +456,67 @@ impl Subq {
                 let v = x.unwrap_or(Value::Null);
                 bool_value(quantified(&v, *op, *all, &sub.rows, c.resolve(env.coll)))
             }
+            SubqKind::RowIn(_, neg, cs) => {
+                let colls: Vec<Collation> = cs.iter().map(|c| c.resolve(env.coll)).collect();
+                let l = row_values.unwrap_or_default();
+                bool_value(row_in(&l, &sub.rows, &colls).map(|b| b != *neg))
+            }
+            SubqKind::RowCmp(_, op, cs) => match sub.rows.as_slice() {
+                [] => Value::Null,
+                [one] => {
+                    let colls: Vec<Collation> = cs.iter().map(|c| c.resolve(env.coll)).collect();
+                    let l = row_values.unwrap_or_default();
+                    if one.len() < l.len() {
+                        return Err(super::row::operand_columns(l.len()));
+                    }
+                    bool_value(compare_rows(*op, &l, &one[..l.len()], &colls))
+                }
+                _ => return Err(more_than_one_row()),
+            },
         })
+    }
+}
+
+/// 1242.
+fn more_than_one_row() -> SqlError {
+    SqlError::of(
+        errors::ER_SUBQUERY_NO_1_ROW,
+        "Subquery returns more than 1 row",
+    )
+}
+
+/// MariaDB's name of a one-column subquery's type in 4078 (the common ones).
+fn info_type_name(info: &SubqInfo) -> &'static str {
+    match info.rtype {
+        RType::Int | RType::UInt => "int",
+        RType::Decimal(..) => "decimal",
+        RType::Double | RType::DoubleDec(_) => "double",
+        RType::Date => "date",
+        RType::DateTime(_) => "datetime",
+        RType::Time => "time",
+        RType::Null => "null",
+        _ => "varchar",
+    }
+}
+
+/// `l IN (rows)` for a row: true when a row is equal, else NULL when a comparison is NULL
+/// (a row with a NULL pair and no differing one), else false (no rows: false).
+fn row_in(l: &[Value], rows: &[Vec<Value>], colls: &[Collation]) -> Option<bool> {
+    let mut saw_null = false;
+    for r in rows {
+        if r.len() < l.len() {
+            continue;
+        }
+        match compare_rows(BinOp::Eq, l, &r[..l.len()], colls) {
+            Some(true) => return Some(true),
+            None => saw_null = true,
+            Some(false) => {}
+        }
+    }
+    if saw_null {
+        None
+    } else {
+        Some(false)
     }
 }
 

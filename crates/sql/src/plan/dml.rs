@@ -28,6 +28,9 @@ pub(crate) struct InsertPlan {
     pub ignore: bool,
     pub replace: bool,
     pub on_dup: Vec<(usize, Expr)>,
+    /// Subqueries of its VALUES / SET rows (uncorrelated) and ON DUPLICATE KEY UPDATE
+    /// (`execute::dml`: each runs when first evaluated, a correlated one per row found).
+    pub subqueries: Vec<crate::plan::select::subquery::SubPlan>,
     #[allow(dead_code)]
     pub params: usize,
     /// `RETURNING ...`: the items as a SELECT over the target table, evaluated on each row
@@ -168,6 +171,7 @@ pub(crate) fn compile_literal_insert(
         params: 0,
         // The scanner takes no RETURNING (it falls back to the parser for it).
         returning: None,
+        subqueries: Vec::new(),
     })
 }
 
@@ -180,7 +184,9 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
     let (t, mut columns) = insert_target(cx, name, &ins.columns, ins.replace_into, on_dup_update)?;
     let db = cx.current_db.clone().unwrap_or_default();
     let qualifier = t.name.clone();
+    let hook = crate::plan::select::subquery::Hook::new(cx, Default::default());
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "field list");
+    c.subq = Some(&hook);
     let mut rows = Vec::new();
     let mut select = None;
     if !ins.assignments.is_empty() {
@@ -236,6 +242,13 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
             }
         }
     }
+    // A VALUES row is not a row of the table: a subquery there naming the table's columns
+    // is refused rather than given some other value.
+    if hook.plans.borrow().iter().any(|sp| sp.correlated) {
+        return Err(SqlError::unsupported(
+            "subqueries naming the inserted table's columns in VALUES",
+        ));
+    }
     let mut on_dup = Vec::new();
     if let Some(ast::OnInsert::DuplicateKeyUpdate(assigns)) = &ins.on {
         c.insert_values = true;
@@ -263,6 +276,10 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
         on_dup,
         params: c.params,
         returning: compile_returning(cx, &ins.returning, &t)?,
+        subqueries: {
+            drop(c);
+            crate::plan::select::subquery::dml_subqueries(hook)
+        },
     })
 }
 
@@ -316,20 +333,18 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
         })?;
         assignments.push((col, c.compile(&a.value)?));
     }
-    let set_end = hook.plans.borrow().len();
     c.place = "where clause";
     let w = match &u.selection {
         Some(w) => Some(c.compile(w)?),
         None => None,
     };
-    let where_ = set_end..hook.plans.borrow().len();
     c.place = "order clause";
     let (order_by, limit) = compile_order_limit(&mut c, &u.order_by, &u.limit)?;
     let plan = plan(&t, w.as_ref());
     let params = c.params;
     drop(c);
     Ok(UpdatePlan {
-        subqueries: crate::plan::select::subquery::dml_subqueries(hook, where_)?,
+        subqueries: crate::plan::select::subquery::dml_subqueries(hook),
         table: t.clone(),
         assignments,
         plan,
@@ -360,7 +375,6 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
         Some(w) => Some(c.compile(w)?),
         None => None,
     };
-    let where_ = 0..hook.plans.borrow().len();
     c.place = "order clause";
     let (order_by, limit) = compile_order_limit(&mut c, &d.order_by, &d.limit)?;
     let plan = plan(&t, w.as_ref());
@@ -368,7 +382,7 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
     let params = c.params;
     drop(c);
     Ok(DeletePlan {
-        subqueries: crate::plan::select::subquery::dml_subqueries(hook, where_)?,
+        subqueries: crate::plan::select::subquery::dml_subqueries(hook),
         table: t.clone(),
         plan,
         order_by,

@@ -27,7 +27,7 @@ use crate::error::SqlError;
 use crate::expr::{Compiler, Expr, Scope};
 use crate::plan::access::{plan, Plan};
 use crate::plan::join::{plan_joins, JoinPlan};
-use crate::plan::select::compile_joins;
+use crate::plan::select::{compile_joins, subquery};
 
 /// A multi-table UPDATE or DELETE.
 #[derive(Debug, Clone)]
@@ -48,6 +48,10 @@ pub(crate) struct MultiPlan {
     pub order_by: Vec<(Expr, bool)>,
     pub limit: Option<Expr>,
     pub delete: bool,
+    /// Subqueries of its ON, WHERE, SET and ORDER BY (`plan::select::subquery`): the
+    /// uncorrelated ones run once before the join, the correlated ones per joined row, all
+    /// before any row changes (`execute::multi_dml`).
+    pub subqueries: Vec<crate::plan::select::subquery::SubPlan>,
     #[allow(dead_code)]
     pub params: usize,
 }
@@ -117,7 +121,9 @@ pub(crate) fn compile_multi_update(
     let (froms, kinds) = from_list(cx, &list, &mut |_| Ok(None))?;
     let from = From::new(froms);
     let db = cx.current_db.clone().unwrap_or_default();
+    let hook = crate::plan::select::subquery::Hook::new(cx, Default::default());
     let mut c = Compiler::new(scope_of(&from, &db), "SET");
+    c.subq = Some(&hook);
     let mut assignments = Vec::with_capacity(u.assignments.len());
     let mut targets: Vec<usize> = Vec::new();
     for a in &u.assignments {
@@ -164,6 +170,10 @@ pub(crate) fn compile_multi_update(
         limit,
         delete: false,
         params: c.params,
+        subqueries: {
+            drop(c);
+            crate::plan::select::subquery::dml_subqueries(hook)
+        },
     })
 }
 
@@ -237,8 +247,26 @@ pub(crate) fn compile_multi_delete(
         }
     }
     let db = cx.current_db.clone().unwrap_or_default();
+    let hook = crate::plan::select::subquery::Hook::new(cx, Default::default());
     let mut c = Compiler::new(scope_of(&from, &db), "where clause");
+    c.subq = Some(&hook);
     let (join, first) = join_and_where(&mut c, &from, &kinds, d.selection.as_ref())?;
+    let params = c.params;
+    drop(c);
+    let subqueries = crate::plan::select::subquery::dml_subqueries(hook);
+    // MariaDB 10.11 refuses a subquery reading a table the statement deletes from.
+    for &k in &targets {
+        let (t, q) = &from.tables[k];
+        if subqueries
+            .iter()
+            .any(|s| subquery::plan_reads(&s.plan, t.id))
+        {
+            return Err(SqlError::of(
+                errors::ER_UPDATE_TABLE_USED,
+                format!("Table '{q}' is specified twice, both as a target for 'DELETE' and as a separate source for data"),
+            ));
+        }
+    }
     Ok(MultiPlan {
         tables: from.tables.iter().map(|(t, _)| t.clone()).collect(),
         aliases: from.tables.iter().map(|(_, q)| q.clone()).collect(),
@@ -249,6 +277,7 @@ pub(crate) fn compile_multi_delete(
         order_by: Vec::new(),
         limit: None,
         delete: true,
-        params: c.params,
+        params,
+        subqueries,
     })
 }

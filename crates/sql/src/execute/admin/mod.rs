@@ -678,6 +678,13 @@ pub(crate) fn eval_set_value(
     }
     let dialect = crate::parse::dialect::OnelogDialect::default();
     crate::parse::depth::check_lexical(expr)?;
+    // A subquery reads tables: the value is that of `SELECT expr`.
+    if toks
+        .iter()
+        .any(|t| matches!(&t.tok, Tok::Word(w) if w.eq_ignore_ascii_case("SELECT")))
+    {
+        return select_value(cx, expr).map(SetValue::Value);
+    }
     let mut parsed = Parser::new(&dialect)
         .with_recursion_limit(crate::parse::depth::PARSER_RECURSION_LIMIT)
         .try_with_sql(expr)
@@ -685,6 +692,58 @@ pub(crate) fn eval_set_value(
         .map_err(|_| SqlError::syntax(expr))?;
     crate::parse::depth::guard_expr(&mut parsed)?;
     crate::expr::eval_scalar(cx, &parsed).map(SetValue::Value)
+}
+
+/// The value of `SELECT expr` (an expression with subqueries), run in the session's
+/// transaction or, outside one, in a transaction of its own.
+fn select_value(cx: &mut ExecContext, expr: &str) -> Result<Value, SqlError> {
+    let sql = format!("SELECT {expr}");
+    let dialect = crate::parse::dialect::OnelogDialect::default();
+    let mut parsed = Parser::new(&dialect)
+        .with_recursion_limit(crate::parse::depth::PARSER_RECURSION_LIMIT)
+        .try_with_sql(&sql)
+        .and_then(|mut p| p.parse_statement())
+        .map_err(|_| SqlError::syntax(expr))?;
+    let sqlparser::ast::Statement::Query(q) = &mut parsed else {
+        return Err(SqlError::syntax(expr));
+    };
+    if let sqlparser::ast::SetExpr::Select(sel) = &mut *q.body {
+        for item in &mut sel.projection {
+            if let sqlparser::ast::SelectItem::UnnamedExpr(e) = item {
+                crate::parse::depth::guard_expr(e)?;
+            }
+        }
+    }
+    let plan = crate::plan::select::compile(cx, q, crate::parse::LockClause::None)?;
+    if plan.projections.len() != 1 || !plan.into.is_empty() {
+        return Err(SqlError::syntax(expr));
+    }
+    let own = cx.txn.is_none();
+    let mut txn = match cx.txn.take() {
+        Some(t) => t,
+        None => cx.server.engine.begin(),
+    };
+    let r = {
+        let env = crate::expr::Env {
+            cx,
+            params: &[],
+            insert_row: None,
+            coll: crate::expr::connection_collation(cx),
+            subq: None,
+        };
+        crate::execute::subquery::execute(&plan, &mut txn, &env)
+    };
+    if own {
+        txn.rollback();
+    } else {
+        cx.txn = Some(txn);
+    }
+    let (rows, _) = r?;
+    Ok(rows
+        .into_iter()
+        .next()
+        .and_then(|r| r.into_iter().next())
+        .unwrap_or(Value::Null))
 }
 
 const CHARSETS: &[(&str, &str)] = &[

@@ -313,6 +313,8 @@ pub(crate) struct Compiled {
     pub correlated: bool,
     /// The collation derivation of its first column.
     pub deriv: Option<crate::expr::Deriv>,
+    /// The collation derivation of each column.
+    pub derivs: Vec<Option<crate::expr::Deriv>>,
     /// A column definition per result column (a derived table's columns).
     pub defs: Vec<onelog_engine::ColumnDef>,
     /// Per result column, the whole definition of the table column it is (a plain column
@@ -339,6 +341,8 @@ pub(crate) fn compile_in(
         winexpr::restore_columns(&mut out.plan, &whole);
         return Ok(out);
     }
+    let moved = subquery::on_subqueries_to_where(sel);
+    let sel = moved.as_ref().unwrap_or(sel);
     let hook = Hook::for_select(cx, ctx, sel);
     let mut derived_list = Vec::new();
     let (froms, join_kinds) =
@@ -395,7 +399,8 @@ pub(crate) fn compile_in(
     debug_assert_eq!(columns.len(), items.projections.len());
     let into = into_vars(sel, items.projections.len())?;
     let correlated = c.correlated.get();
-    let deriv = items.projections.first().and_then(|x| c.derive(x));
+    let derivs: Vec<_> = items.projections.iter().map(|x| c.derive(x)).collect();
+    let deriv = derivs.first().copied().flatten();
     let defs = subquery::result_defs(&columns, &rtypes, (&items.projections, &colls.proj), &from);
     let sources = subquery::direct_sources(&items.projections, &from);
     drop(c);
@@ -435,6 +440,7 @@ pub(crate) fn compile_in(
         plan,
         correlated,
         deriv,
+        derivs,
         defs,
         sources,
     })

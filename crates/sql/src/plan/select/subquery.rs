@@ -278,6 +278,7 @@ impl SubqueryHook for Hook<'_> {
             columns: out.plan.projections.len(),
             rtype,
             deriv: out.deriv,
+            derivs: out.derivs,
             correlated: out.correlated,
             params: out.plan.params.max(params),
         };
@@ -510,25 +511,34 @@ pub(crate) fn rtype_def(r: RType, nullable: bool) -> ColumnDef {
     }
 }
 
-/// The subqueries an UPDATE or DELETE compiled: uncorrelated ones run once before any row
-/// changes, correlated ones (allowed in WHERE only: the subqueries with ids in `where_`) per
-/// row while the rows to change are chosen, also before any changes (as MariaDB reads them:
-/// the table as it was); a correlated one elsewhere is refused (1235).
-pub(crate) fn dml_subqueries(
-    hook: Hook<'_>,
-    where_: std::ops::Range<usize>,
-) -> Result<Vec<SubPlan>, SqlError> {
-    let plans = hook.plans.into_inner();
-    let elsewhere = plans
-        .iter()
-        .enumerate()
-        .any(|(i, p)| p.correlated && !where_.contains(&i));
-    if elsewhere {
-        return Err(SqlError::unsupported(
-            "correlated subqueries in UPDATE ... SET or ORDER BY",
-        ));
+/// The subqueries an UPDATE, DELETE or INSERT compiled: uncorrelated ones run once (an
+/// UPDATE's and DELETE's before any row changes), correlated ones per row: in WHERE while
+/// the rows to change are chosen, in SET and ORDER BY before any row changes (MariaDB reads
+/// the table as it was), in ON DUPLICATE KEY UPDATE on the row found (`execute::dml`).
+pub(crate) fn dml_subqueries(hook: Hook<'_>) -> Vec<SubPlan> {
+    hook.plans.into_inner()
+}
+
+/// Whether `p` reads the base table `id`: from its FROM tables, its subqueries or its
+/// derived tables (views included), at any depth.
+pub(crate) fn plan_reads(p: &SelectPlan, id: u64) -> bool {
+    let own = p.table.as_ref().is_some_and(|t| t.id == id)
+        || p.join
+            .as_ref()
+            .is_some_and(|j| j.driver_table.id == id || j.steps.iter().any(|s| s.table.id == id));
+    own || p.subqueries.iter().any(|s| plan_reads(&s.plan, id))
+        || p.derived.iter().flatten().any(|d| derived_reads(d, id))
+}
+
+fn derived_reads(d: &Derived, id: u64) -> bool {
+    match d {
+        Derived::Select(p) => plan_reads(p, id),
+        Derived::SetOp(s) => derived_reads(&s.left, id) || derived_reads(&s.right, id),
+        Derived::Recursive(r) => {
+            derived_reads(&r.anchor, id) || r.steps.iter().any(|s| derived_reads(s, id))
+        }
+        Derived::Info(_) | Derived::WorkTable(_) => false,
     }
-    Ok(plans)
 }
 
 /// What a SELECT with subqueries cannot run exactly: refused (1235).
@@ -539,6 +549,77 @@ pub(crate) fn check_plan(p: &SelectPlan) -> Result<(), SqlError> {
         ));
     }
     Ok(())
+}
+
+/// `sel` with the ON conjuncts of its inner joins that hold a subquery moved into its
+/// WHERE (for an inner join the same rows, wherever it stands among inner and left joins;
+/// nothing moves when a RIGHT JOIN is there): a correlated
+/// subquery there then runs per joined row, as WHERE's do, where in the ON it would be
+/// refused ([`compile_on`]). None when there is none to move, or when the statement has
+/// placeholders (their textual order would change).
+pub(crate) fn on_subqueries_to_where(sel: &ast::Select) -> Option<ast::Select> {
+    let has_subquery = |e: &ast::Expr| e.to_string().to_ascii_uppercase().contains("SELECT");
+    let inner_on = |j: &ast::Join| match &j.join_operator {
+        ast::JoinOperator::Join(ast::JoinConstraint::On(e))
+        | ast::JoinOperator::Inner(ast::JoinConstraint::On(e)) => Some(e.clone()),
+        _ => None,
+    };
+    let any = sel
+        .from
+        .iter()
+        .flat_map(|t| &t.joins)
+        .filter_map(inner_on)
+        .any(|e| has_subquery(&e));
+    // A RIGHT (or FULL) JOIN keeps rows the inner join's ON would not: nothing moves then.
+    let preserving = sel.from.iter().flat_map(|t| &t.joins).any(|j| {
+        matches!(
+            j.join_operator,
+            ast::JoinOperator::Right(_)
+                | ast::JoinOperator::RightOuter(_)
+                | ast::JoinOperator::FullOuter(_)
+        )
+    });
+    if !any || preserving || sel.to_string().contains('?') {
+        return None;
+    }
+    let mut out = sel.clone();
+    let mut moved: Vec<ast::Expr> = Vec::new();
+    for twj in &mut out.from {
+        for j in &mut twj.joins {
+            let Some(on) = inner_on(j) else {
+                continue;
+            };
+            let mut parts = Vec::new();
+            crate::expr::split_and(&on, &mut parts);
+            let (subq, kept): (Vec<&ast::Expr>, Vec<&ast::Expr>) =
+                parts.into_iter().partition(|e| has_subquery(e));
+            moved.extend(subq.into_iter().cloned());
+            let kept = and_all(kept.into_iter().cloned().collect()).unwrap_or_else(|| {
+                ast::Expr::Value(ast::Value::Number("1".into(), false).with_empty_span())
+            });
+            match &mut j.join_operator {
+                ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => {
+                    *c = ast::JoinConstraint::On(kept)
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut all: Vec<ast::Expr> = out.selection.take().into_iter().collect();
+    all.extend(moved);
+    out.selection = and_all(all);
+    Some(out)
+}
+
+/// `a AND b AND ...` (each operand parenthesised); None for no operand.
+fn and_all(v: Vec<ast::Expr>) -> Option<ast::Expr> {
+    v.into_iter()
+        .map(|e| ast::Expr::Nested(Box::new(e)))
+        .reduce(|a, b| ast::Expr::BinaryOp {
+            left: Box::new(a),
+            op: ast::BinaryOperator::And,
+            right: Box::new(b),
+        })
 }
 
 /// An ON condition: no name of an enclosing query nor a correlated subquery in it (its
@@ -556,7 +637,7 @@ pub(crate) fn compile_on(c: &mut Compiler<'_>, e: &ast::Expr) -> Result<Expr, Sq
 }
 
 /// True when `e` holds a correlated subquery anywhere.
-fn subq_correlated(e: &Expr) -> bool {
+pub(crate) fn subq_correlated(e: &Expr) -> bool {
     let any = |v: &[Expr]| v.iter().any(subq_correlated);
     match e {
         Expr::Subq(s) => {
@@ -565,6 +646,9 @@ fn subq_correlated(e: &Expr) -> bool {
                     crate::expr::SubqKind::In(x, ..)
                     | crate::expr::SubqKind::Quantified(x, ..)
                     | crate::expr::SubqKind::ExistsIn(x, ..) => subq_correlated(x),
+                    crate::expr::SubqKind::RowIn(v, ..) | crate::expr::SubqKind::RowCmp(v, ..) => {
+                        v.iter().any(subq_correlated)
+                    }
                     _ => false,
                 }
         }
