@@ -75,17 +75,21 @@ pub(crate) fn is_multi_delete(d: &ast::Delete) -> bool {
 fn join_and_where(
     c: &mut Compiler,
     from: &From,
-    kinds: &[crate::bind::tables::JoinKind<'_>],
+    tree: Option<&crate::bind::tables::FromNode<'_>>,
     selection: Option<&ast::Expr>,
 ) -> Result<(JoinPlan, Plan), SqlError> {
-    let (driver, specs) = compile_joins(c, kinds, from)?;
+    let Some(joins) = compile_joins(c, tree, from)? else {
+        return Err(SqlError::unsupported(
+            "a multi-table statement without tables",
+        ));
+    };
     c.place = "where clause";
     let w = match selection {
         Some(e) => Some(c.compile(e)?),
         None => None,
     };
     let first = plan(&from.tables[0].0, w.as_ref());
-    let join = plan_joins(from, driver, specs, w.as_ref(), &[]);
+    let join = plan_joins(from, joins.specs, w.as_ref(), &[]);
     Ok((join, first))
 }
 
@@ -140,7 +144,7 @@ pub(crate) fn compile_multi_update(
         }
         assignments.push((k, col, value));
     }
-    let (join, first) = join_and_where(&mut c, &from, &kinds, u.selection.as_ref())?;
+    let (join, first) = join_and_where(&mut c, &from, kinds.as_ref(), u.selection.as_ref())?;
     c.place = "order clause";
     let mut order_by = Vec::with_capacity(u.order_by.len());
     for o in &u.order_by {
@@ -235,7 +239,7 @@ pub(crate) fn compile_multi_delete(
     }
     let db = cx.current_db.clone().unwrap_or_default();
     let mut c = Compiler::new(scope_of(&from, &db), "where clause");
-    let (join, first) = join_and_where(&mut c, &from, &kinds, d.selection.as_ref())?;
+    let (join, first) = join_and_where(&mut c, &from, kinds.as_ref(), d.selection.as_ref())?;
     Ok(MultiPlan {
         tables: from.tables.iter().map(|(t, _)| t.clone()).collect(),
         join,
