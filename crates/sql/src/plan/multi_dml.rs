@@ -71,18 +71,24 @@ pub(crate) fn is_multi_delete(d: &ast::Delete) -> bool {
     !d.tables.is_empty() || d.using.is_some() || from.len() != 1 || !from[0].joins.is_empty()
 }
 
-/// Compiles the join's ON conditions and the WHERE in `c` (over the joined row).
-fn join_and_where(
+/// The join's ON conditions compiled in `c` (before anything else: an unqualified name of
+/// a USING column reads the merged one).
+fn joins_of(
     c: &mut Compiler,
     from: &From,
     tree: Option<&crate::bind::tables::FromNode<'_>>,
+) -> Result<crate::plan::select::from::Joins, SqlError> {
+    compile_joins(c, tree, from)?
+        .ok_or_else(|| SqlError::unsupported("a multi-table statement without tables"))
+}
+
+/// Plans the compiled `joins` with the WHERE compiled in `c` (over the joined row).
+fn join_and_where(
+    c: &mut Compiler,
+    from: &From,
+    joins: crate::plan::select::from::Joins,
     selection: Option<&ast::Expr>,
 ) -> Result<(JoinPlan, Plan), SqlError> {
-    let Some(joins) = compile_joins(c, tree, from)? else {
-        return Err(SqlError::unsupported(
-            "a multi-table statement without tables",
-        ));
-    };
     c.place = "where clause";
     let w = match selection {
         Some(e) => Some(c.compile(e)?),
@@ -120,6 +126,8 @@ pub(crate) fn compile_multi_update(
     let from = From::new(froms);
     let db = cx.current_db.clone().unwrap_or_default();
     let mut c = Compiler::new(scope_of(&from, &db), "SET");
+    let joins = joins_of(&mut c, &from, kinds.as_ref())?;
+    c.place = "SET";
     let mut assignments = Vec::with_capacity(u.assignments.len());
     let mut targets: Vec<usize> = Vec::new();
     for a in &u.assignments {
@@ -144,7 +152,7 @@ pub(crate) fn compile_multi_update(
         }
         assignments.push((k, col, value));
     }
-    let (join, first) = join_and_where(&mut c, &from, kinds.as_ref(), u.selection.as_ref())?;
+    let (join, first) = join_and_where(&mut c, &from, joins, u.selection.as_ref())?;
     c.place = "order clause";
     let mut order_by = Vec::with_capacity(u.order_by.len());
     for o in &u.order_by {
@@ -239,7 +247,8 @@ pub(crate) fn compile_multi_delete(
     }
     let db = cx.current_db.clone().unwrap_or_default();
     let mut c = Compiler::new(scope_of(&from, &db), "where clause");
-    let (join, first) = join_and_where(&mut c, &from, kinds.as_ref(), d.selection.as_ref())?;
+    let joins = joins_of(&mut c, &from, kinds.as_ref())?;
+    let (join, first) = join_and_where(&mut c, &from, joins, d.selection.as_ref())?;
     Ok(MultiPlan {
         tables: from.tables.iter().map(|(t, _)| t.clone()).collect(),
         join,

@@ -15,6 +15,14 @@ pub const JOIN_SETUP: &[&str] = &[
     "INSERT INTO t4 VALUES (1,'x'),(2,'y'),(9,'z')",
     "INSERT INTO s1 VALUES (1,'a'),(2,'B'),(3,'c')",
     "INSERT INTO s2 VALUES ('a',1),('A',2),('b',3),('c',4)",
+    "CREATE TABLE u1 (a INT PRIMARY KEY, b INT)",
+    "CREATE TABLE u2 (a INT PRIMARY KEY, c INT)",
+    "INSERT INTO u1 VALUES (1,1),(2,2)",
+    "INSERT INTO u2 VALUES (1,10),(3,30)",
+    "CREATE TABLE c1 (id INT, s VARCHAR(5) COLLATE utf8mb4_general_ci)",
+    "CREATE TABLE c2 (id INT, s VARCHAR(5) COLLATE utf8mb4_unicode_ci)",
+    "INSERT INTO c1 VALUES (1,'a')",
+    "INSERT INTO c2 VALUES (1,'A')",
 ];
 /// (statement, Ok(rows as `mariadb -B -N` prints them) or Err((code, message))) from MariaDB 10.11.
 pub const JOIN_CASES: &[super::Case] = &[
@@ -81,4 +89,13 @@ pub const JOIN_CASES: &[super::Case] = &[
     ("SELECT a FROM t1 JOIN t2 USING (a) JOIN t3 ON t3.a = t1.a", Err((1052, "Column 'a' in field list is ambiguous"))),
     ("SELECT c FROM t1 JOIN t2 USING (a)", Err((1052, "Column 'c' in field list is ambiguous"))),
     ("SELECT * FROM t1, t2 JOIN t3 ON t1.a = t3.a", Err((1054, "Unknown column 't1.a' in 'on clause'"))),
+    ("SELECT * FROM c1 JOIN c2 USING (s)", Err((1267, "Illegal mix of collations (utf8mb4_general_ci,IMPLICIT) and (utf8mb4_unicode_ci,IMPLICIT) for operation '='"))),
+    ("SELECT * FROM c1 NATURAL JOIN c2", Err((1267, "Illegal mix of collations (utf8mb4_general_ci,IMPLICIT) and (utf8mb4_unicode_ci,IMPLICIT) for operation '='"))),
+    ("SELECT * FROM c1 JOIN c2 USING (id)", Ok("1\ta\tA")),
+    ("UPDATE u1 JOIN u2 USING (a) SET b = a + c WHERE a = 1", Ok("")),
+    ("SELECT * FROM u1 ORDER BY a", Ok("1\t11\n2\t2")),
+    ("UPDATE u1 RIGHT JOIN u2 USING (a) SET c = a + 1000", Ok("")),
+    ("SELECT * FROM u2 ORDER BY a", Ok("1\t1001\n3\t1003")),
+    ("DELETE u2 FROM u1 NATURAL RIGHT JOIN u2 WHERE b IS NULL", Ok("")),
+    ("SELECT * FROM u2 ORDER BY a", Ok("1\t1001")),
 ];
