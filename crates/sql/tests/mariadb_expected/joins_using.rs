@@ -23,6 +23,8 @@ pub const JOIN_SETUP: &[&str] = &[
     "CREATE TABLE c2 (id INT, s VARCHAR(5) COLLATE utf8mb4_unicode_ci)",
     "INSERT INTO c1 VALUES (1,'a')",
     "INSERT INTO c2 VALUES (1,'A')",
+    "CREATE TABLE g1 (id INT PRIMARY KEY, k VARCHAR(5), d DOUBLE)",
+    "INSERT INTO g1 VALUES (1,'a',1),(2,'A',1),(3,'a',2),(4,'b',2),(5,'B',NULL),(6,'b',NULL)",
 ];
 /// (statement, Ok(rows as `mariadb -B -N` prints them) or Err((code, message))) from MariaDB 10.11.
 pub const JOIN_CASES: &[super::Case] = &[
@@ -92,6 +94,10 @@ pub const JOIN_CASES: &[super::Case] = &[
     ("SELECT * FROM c1 JOIN c2 USING (s)", Err((1267, "Illegal mix of collations (utf8mb4_general_ci,IMPLICIT) and (utf8mb4_unicode_ci,IMPLICIT) for operation '='"))),
     ("SELECT * FROM c1 NATURAL JOIN c2", Err((1267, "Illegal mix of collations (utf8mb4_general_ci,IMPLICIT) and (utf8mb4_unicode_ci,IMPLICIT) for operation '='"))),
     ("SELECT * FROM c1 JOIN c2 USING (id)", Ok("1\ta\tA")),
+    ("SELECT k, COUNT(*) FROM g1 GROUP BY k ORDER BY 1", Ok("a\t3\nb\t3")),
+    ("SELECT g1.k, COUNT(*) FROM g1 JOIN t3 ON t3.a <= g1.id GROUP BY g1.k ORDER BY 2 DESC, 1", Ok("b\t8\na\t3")),
+    ("SELECT g1.k, g1.d, COUNT(*), SUM(t3.e) FROM g1 JOIN t3 ON t3.a <= g1.id GROUP BY g1.k, g1.d ORDER BY 1, 2", Ok("a\t1\t2\t14\na\t2\t1\t7\nB\tNULL\t6\t48\nb\t2\t2\t15")),
+    ("SELECT d, COUNT(*) FROM g1 LEFT JOIN t3 USING (a) GROUP BY d ORDER BY 1", Err((1054, "Unknown column 'a' in 'from clause'"))),
     ("UPDATE u1 JOIN u2 USING (a) SET b = a + c WHERE a = 1", Ok("")),
     ("SELECT * FROM u1 ORDER BY a", Ok("1\t11\n2\t2")),
     ("UPDATE u1 RIGHT JOIN u2 USING (a) SET c = a + 1000", Ok("")),
