@@ -79,27 +79,66 @@ pub(crate) fn is_dual(name: &ast::ObjectName) -> bool {
 /// A FROM table with its qualifier (alias or name).
 pub(crate) type FromTable = (Arc<TableDef>, String);
 
-/// How a table after the first joins what is before it.
+/// How the right operand of a join joins its left one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum JoinSide {
     Inner,
     /// LEFT [OUTER] JOIN: the rows before it are kept, with NULLs when nothing matches.
     Left,
-    /// RIGHT [OUTER] JOIN: this table's rows are kept, with NULLs for the tables before it.
+    /// RIGHT [OUTER] JOIN: this operand's rows are kept, with NULLs for the left one.
     Right,
 }
 
-/// For each table after the first: its ON condition and how it joins.
-pub(crate) type JoinKind<'q> = (Option<&'q ast::Expr>, JoinSide);
+/// A join's condition as written.
+#[derive(Debug, Clone)]
+pub(crate) enum JoinCond<'q> {
+    /// A comma, `CROSS JOIN` or `JOIN` without a condition.
+    None,
+    On(&'q ast::Expr),
+    /// `USING (a, b)`: the names as written.
+    Using(Vec<String>),
+    Natural,
+}
 
-/// FROM: the tables in order (comma joins and JOIN ... ON), each resolved with its SELECT
-/// privilege; no table for `FROM DUAL` alone. `other` is asked first about each table
-/// factor: a derived table or a CTE reference it compiles (`plan::select::subquery`).
+/// A FROM clause as MariaDB nests it: FROM positions at the leaves, joins binding tighter
+/// than commas, a parenthesised join one operand.
+#[derive(Debug, Clone)]
+pub(crate) enum FromNode<'q> {
+    Table(usize),
+    Join(Box<JoinNode<'q>>),
+}
+
+/// `left <side> JOIN right <cond>`, as written (a RIGHT JOIN is not swapped here).
+#[derive(Debug, Clone)]
+pub(crate) struct JoinNode<'q> {
+    pub left: FromNode<'q>,
+    pub right: FromNode<'q>,
+    pub side: JoinSide,
+    pub cond: JoinCond<'q>,
+}
+
+fn join_of<'q>(
+    left: FromNode<'q>,
+    right: FromNode<'q>,
+    side: JoinSide,
+    cond: JoinCond<'q>,
+) -> FromNode<'q> {
+    FromNode::Join(Box::new(JoinNode {
+        left,
+        right,
+        side,
+        cond,
+    }))
+}
+
+/// FROM: the tables in written order, each resolved with its SELECT privilege, and how they
+/// join (None for `FROM DUAL` alone). `other` is asked first about each table factor: a
+/// derived table or a CTE reference it compiles (`plan::select::subquery`).
 pub(crate) fn from_tables<'q>(
     cx: &ExecContext,
     sel: &'q ast::Select,
     other: &mut dyn FnMut(&ast::TableFactor) -> Result<Option<FromTable>, SqlError>,
-) -> Result<(Vec<FromTable>, Vec<JoinKind<'q>>), SqlError> {
+) -> Result<(Vec<FromTable>, Option<FromNode<'q>>), SqlError> {
     from_list(cx, &sel.from, other)
 }
 
@@ -108,40 +147,45 @@ pub(crate) fn from_list<'q>(
     cx: &ExecContext,
     list: &'q [ast::TableWithJoins],
     other: &mut dyn FnMut(&ast::TableFactor) -> Result<Option<FromTable>, SqlError>,
-) -> Result<(Vec<FromTable>, Vec<JoinKind<'q>>), SqlError> {
-    let mut froms: Vec<FromTable> = Vec::new();
-    let mut join_kinds: Vec<JoinKind<'q>> = Vec::new();
-    let mut table_of =
-        |tf: &ast::TableFactor| -> Result<Option<(Arc<TableDef>, String)>, SqlError> {
-            if let Some(t) = other(tf)? {
-                return Ok(Some(t));
-            }
-            match tf {
-                ast::TableFactor::Table { name, alias, .. } if is_dual(name) && alias.is_none() => {
-                    Ok(None)
+) -> Result<(Vec<FromTable>, Option<FromNode<'q>>), SqlError> {
+    if let [twj] = list {
+        if twj.joins.is_empty() {
+            if let ast::TableFactor::Table {
+                name, alias: None, ..
+            } = &twj.relation
+            {
+                if is_dual(name) {
+                    return Ok((Vec::new(), None));
                 }
-                ast::TableFactor::Table { name, alias, .. } => {
-                    let t = resolve_table(cx, name, crate::privilege::SELECT)?;
-                    let qn = match alias {
-                        Some(a) => a.name.value.clone(),
-                        None => t.name.clone(),
-                    };
-                    Ok(Some((t, qn)))
-                }
-                _ => Err(SqlError::unsupported("derived tables")),
             }
-        };
-    for (n, twj) in list.iter().enumerate() {
-        match table_of(&twj.relation)? {
-            Some(t) => {
-                if n > 0 {
-                    join_kinds.push((None, JoinSide::Inner));
-                }
-                froms.push(t);
-            }
-            None if list.len() == 1 && twj.joins.is_empty() => {}
-            None => return Err(SqlError::unsupported("DUAL in a join")),
         }
+    }
+    let mut b = Binder {
+        cx,
+        other,
+        froms: Vec::new(),
+    };
+    let mut tree: Option<FromNode<'q>> = None;
+    for twj in list {
+        let item = b.with_joins(twj)?;
+        tree = Some(match tree {
+            None => item,
+            Some(t) => join_of(t, item, JoinSide::Inner, JoinCond::None),
+        });
+    }
+    Ok((b.froms, tree))
+}
+
+/// Resolves the table factors of a FROM clause in written order.
+struct Binder<'c, 'o> {
+    cx: &'c ExecContext,
+    other: &'o mut dyn FnMut(&ast::TableFactor) -> Result<Option<FromTable>, SqlError>,
+    froms: Vec<FromTable>,
+}
+
+impl Binder<'_, '_> {
+    fn with_joins<'q>(&mut self, twj: &'q ast::TableWithJoins) -> Result<FromNode<'q>, SqlError> {
+        let mut node = self.factor(&twj.relation)?;
         for j in &twj.joins {
             let (constraint, side) = match &j.join_operator {
                 ast::JoinOperator::Join(c) | ast::JoinOperator::Inner(c) => (c, JoinSide::Inner),
@@ -152,19 +196,53 @@ pub(crate) fn from_list<'q>(
                 }
                 _ => return Err(SqlError::unsupported("this kind of JOIN")),
             };
-            let on = match constraint {
-                ast::JoinConstraint::On(e) => Some(e),
-                ast::JoinConstraint::None => None,
-                _ => return Err(SqlError::unsupported("JOIN ... USING/NATURAL")),
+            let cond = match constraint {
+                ast::JoinConstraint::On(e) => JoinCond::On(e),
+                ast::JoinConstraint::None => JoinCond::None,
+                ast::JoinConstraint::Natural => JoinCond::Natural,
+                ast::JoinConstraint::Using(names) => JoinCond::Using(
+                    names
+                        .iter()
+                        .map(|n| crate::expr::object_name_parts(n).pop().unwrap_or_default())
+                        .collect(),
+                ),
             };
-            match table_of(&j.relation)? {
-                Some(t) => froms.push(t),
-                None => return Err(SqlError::unsupported("DUAL in a join")),
+            if side != JoinSide::Inner && matches!(cond, JoinCond::None) {
+                // MariaDB's grammar wants a condition for an outer join.
+                return Err(SqlError::syntax(""));
             }
-            join_kinds.push((on, side));
+            let right = self.factor(&j.relation)?;
+            node = join_of(node, right, side, cond);
+        }
+        Ok(node)
+    }
+
+    fn factor<'q>(&mut self, tf: &'q ast::TableFactor) -> Result<FromNode<'q>, SqlError> {
+        if let Some(t) = (self.other)(tf)? {
+            self.froms.push(t);
+            return Ok(FromNode::Table(self.froms.len() - 1));
+        }
+        match tf {
+            ast::TableFactor::Table { name, .. } if is_dual(name) => {
+                Err(SqlError::unsupported("DUAL in a join"))
+            }
+            ast::TableFactor::Table { name, alias, .. } => {
+                let t = resolve_table(self.cx, name, crate::privilege::SELECT)?;
+                let qn = match alias {
+                    Some(a) => a.name.value.clone(),
+                    None => t.name.clone(),
+                };
+                self.froms.push((t, qn));
+                Ok(FromNode::Table(self.froms.len() - 1))
+            }
+            ast::TableFactor::NestedJoin {
+                table_with_joins,
+                alias: None,
+            } => self.with_joins(table_with_joins),
+            ast::TableFactor::NestedJoin { .. } => Err(SqlError::syntax("")),
+            _ => Err(SqlError::unsupported("derived tables")),
         }
     }
-    Ok((froms, join_kinds))
 }
 
 /// The FROM tables laid out side by side in the joined row: table `k`'s columns start at

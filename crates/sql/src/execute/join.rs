@@ -4,8 +4,10 @@
 //! Each joined table is found per partial row by its step's access: an index lookup (keys
 //! computed from the partial row), a probe of a hash table built once from its rows, or a
 //! loop over its rows (read once). The joined row has every FROM table at its fixed slot;
-//! a step writes its table's slot, tests the step's condition, and recurses; a LEFT step with
-//! no match writes NULLs instead.
+//! a step writes its table's slot, tests the step's condition, and recurses. Reaching the
+//! step after an outer-join nest marks the nest matched (then tests the conditions waiting
+//! for it, `Nest::after`); a nest left unmatched once its first step has tried every
+//! candidate gets NULLs in all its tables and the join goes on after it.
 //!
 //! When no step looks rows up, the driving table streams (its scan stops when the sink says
 //! so); otherwise its rows (those passing the driver's filter) are read first, since a lookup
@@ -88,6 +90,7 @@ pub(crate) fn run(
         lock,
         env,
         width,
+        matched: vec![std::cell::Cell::new(false); jp.nests.len()],
     };
     let mut each =
         |j: &Joiner, t: &mut Option<&mut Transaction>, row: &mut [Value], r: &[Value]| {
@@ -191,6 +194,8 @@ struct Joiner<'a> {
     env: &'a Env<'a>,
     /// The FROM columns' width: what the sink gets of the row.
     width: usize,
+    /// Per nest: a row of it reached the step after it (for the partial row being joined).
+    matched: Vec<std::cell::Cell<bool>>,
 }
 
 impl Joiner<'_> {
@@ -236,7 +241,9 @@ impl Joiner<'_> {
         };
         let guard = &self.env.cx.guard;
         let (off, w) = (s.offset, s.table.columns.len());
-        let mut matched = false;
+        if let Some(n) = s.opens {
+            self.matched[n].set(false);
+        }
         let mut each = |this: &Self,
                         txn: &mut Option<&mut Transaction>,
                         row: &mut [Value],
@@ -249,8 +256,7 @@ impl Joiner<'_> {
                     return Ok(ControlFlow::Continue(()));
                 }
             }
-            matched = true;
-            this.step(txn, row, k + 1, sink)
+            this.arrive(txn, row, k + 1, 0, sink)
         };
         let flow = match (&self.loaded[k], &s.access) {
             (Loaded::Rows(rows), _) => {
@@ -276,7 +282,7 @@ impl Joiner<'_> {
             }
             (Loaded::Lookup, JoinAccess::Lookup { index, keys }) => {
                 let Some(src) = self.lookup_source(s, *index, keys, row)? else {
-                    return self.unmatched(s, txn, row, k, sink, false);
+                    return self.unmatched(s, txn, row, sink);
                 };
                 let Some(t) = txn.as_deref_mut() else {
                     debug_assert!(false, "lookups run with the transaction");
@@ -318,24 +324,56 @@ impl Joiner<'_> {
         if flow.is_break() {
             return Ok(ControlFlow::Break(()));
         }
-        self.unmatched(s, txn, row, k, sink, matched)
+        self.unmatched(s, txn, row, sink)
     }
 
-    /// After step `k`'s candidates: a LEFT step that `matched` nothing joins on with NULLs.
+    /// Arrives at step `k` (or the complete row): the nests closing before it, from the
+    /// `skip`-th innermost on, are matched and their waiting conditions tested.
+    fn arrive(
+        &self,
+        txn: &mut Option<&mut Transaction>,
+        row: &mut [Value],
+        k: usize,
+        skip: usize,
+        sink: &mut dyn FnMut(&[Value]) -> Visit,
+    ) -> Visit {
+        for &n in self.jp.closing[k].iter().skip(skip) {
+            self.matched[n].set(true);
+            if let Some(c) = &self.jp.nests[n].after {
+                if !c.test(row, &[], self.env)? {
+                    return Ok(ControlFlow::Continue(()));
+                }
+            }
+        }
+        self.step(txn, row, k, sink)
+    }
+
+    /// After the candidates of step `s`: a nest it opens that matched nothing gets NULLs in
+    /// all its tables, and the join goes on after it.
     fn unmatched(
         &self,
         s: &JoinStep,
         txn: &mut Option<&mut Transaction>,
         row: &mut [Value],
-        k: usize,
         sink: &mut dyn FnMut(&[Value]) -> Visit,
-        matched: bool,
     ) -> Visit {
-        if !matched && s.left {
-            row[s.offset..s.offset + s.table.columns.len()].fill(Value::Null);
-            return self.step(txn, row, k + 1, sink);
+        let Some(n) = s.opens else {
+            return Ok(ControlFlow::Continue(()));
+        };
+        if self.matched[n].get() {
+            return Ok(ControlFlow::Continue(()));
         }
-        Ok(ControlFlow::Continue(()))
+        let nest = &self.jp.nests[n];
+        for t in &self.jp.steps[nest.first..=nest.last] {
+            row[t.offset..t.offset + t.table.columns.len()].fill(Value::Null);
+        }
+        let next = nest.last + 1;
+        // The nests closing with it inside it are skipped: their conditions are its own.
+        let skip = self.jp.closing[next]
+            .iter()
+            .position(|&x| x == n)
+            .unwrap_or(0);
+        self.arrive(txn, row, next, skip, sink)
     }
 
     /// Whether a step after `k` looks rows up (and so needs the transaction).

@@ -394,6 +394,8 @@ pub(crate) fn run_with<'p>(
         key: Vec::new(),
         outer,
         scratch: Vec::new(),
+        group_cols: group_columns(p),
+        last_group: None,
     };
     match input {
         Input::Txn(txn, derived) => scan(p, txn, derived, env, outer, &mut sink)?,
@@ -647,9 +649,59 @@ pub(crate) struct Sink<'a> {
     outer: &'a [Value],
     /// The row followed by `outer`, reused.
     scratch: Vec<Value>,
+    /// GROUP BY items that are all plain columns: their positions in the row.
+    group_cols: Option<Vec<usize>>,
+    /// Those columns' values on the last row grouped, and its group: a row with the same
+    /// values is in the same group (rows of a join come in runs of one outer row).
+    last_group: Option<(Vec<Value>, usize)>,
+}
+
+/// The row positions of the GROUP BY items when every one is a plain column.
+fn group_columns(p: &SelectPlan) -> Option<Vec<usize>> {
+    p.group_by
+        .iter()
+        .map(|g| match g {
+            Expr::Col(i) => Some(*i),
+            _ => None,
+        })
+        .collect::<Option<Vec<usize>>>()
+        .filter(|c| !c.is_empty())
+}
+
+/// `a` and `b` are the same value, so the same group key under any collation (floats by
+/// their bits: -0.0 and 0.0 are not taken as the same here).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Double(x), Value::Double(y)) => x.to_bits() == y.to_bits(),
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
 }
 
 impl Sink<'_> {
+    /// The group of the last row grouped when `row` has the same GROUP BY column values.
+    fn same_group(&self, row: &[Value]) -> Option<usize> {
+        let cols = self.group_cols.as_ref()?;
+        let (vals, gi) = self.last_group.as_ref()?;
+        cols.iter()
+            .zip(vals)
+            .all(|(&c, v)| row.get(c).is_some_and(|x| same_value(x, v)))
+            .then_some(*gi)
+    }
+
+    fn remember_group(&mut self, row: &[Value], gi: usize) {
+        let Some(cols) = &self.group_cols else {
+            return;
+        };
+        let (vals, at) = self.last_group.get_or_insert_with(|| (Vec::new(), gi));
+        vals.clear();
+        vals.extend(
+            cols.iter()
+                .map(|&c| row.get(c).cloned().unwrap_or(Value::Null)),
+        );
+        *at = gi;
+    }
+
     fn row(&mut self, row: &[Value]) -> crate::plan::access::Visit {
         if self.outer.is_empty() {
             return self.row_full(row);
@@ -694,12 +746,20 @@ impl Sink<'_> {
                     self.groups.push((row.to_vec(), AggState::new(&p.aggs)));
                 }
                 0
+            } else if let Some(i) = self.same_group(row) {
+                i
             } else {
                 self.key.clear();
                 for (g, c) in p.group_by.iter().zip(&p.colls.group) {
-                    key_bytes_in(c.resolve(env.coll), &g.eval(row, env)?, &mut self.key);
+                    let coll = c.resolve(env.coll);
+                    match g {
+                        Expr::Col(i) if *i < row.len() => {
+                            key_bytes_in(coll, &row[*i], &mut self.key)
+                        }
+                        g => key_bytes_in(coll, &g.eval(row, env)?, &mut self.key),
+                    }
                 }
-                match self.group_index.get(&self.key) {
+                let gi = match self.group_index.get(&self.key) {
                     Some(&i) => i,
                     None => {
                         guard.charge(
@@ -711,7 +771,9 @@ impl Sink<'_> {
                         self.groups.push((row.to_vec(), AggState::new(&p.aggs)));
                         self.groups.len() - 1
                     }
-                }
+                };
+                self.remember_group(row, gi);
+                gi
             };
             self.groups[gi].1.add(&p.aggs, &p.colls.aggs, row, env)?;
             return Ok(ControlFlow::Continue(()));

@@ -61,6 +61,9 @@ pub(crate) struct Compiler<'a> {
     pub windows: bool,
     /// The SELECT's `WINDOW name AS (...)` definitions, by lower-case name.
     pub named_windows: Vec<(String, ast::WindowSpec)>,
+    /// Columns a USING or NATURAL join merged (`plan::select::from`): (column, the column
+    /// an unqualified name of it reads).
+    pub merged: Vec<(usize, usize)>,
 }
 
 /// The names of an enclosing query, for a subquery's outer references.
@@ -163,7 +166,38 @@ impl<'a> Compiler<'a> {
             correlated: std::cell::Cell::new(false),
             windows: false,
             named_windows: Vec::new(),
+            merged: Vec::new(),
         }
+    }
+
+    /// The column an unqualified name of joined-row column `i` reads (a merged one's).
+    fn merged_into(&self, i: usize) -> usize {
+        self.merged
+            .iter()
+            .find(|(c, _)| *c == i)
+            .map_or(i, |(_, to)| *to)
+    }
+
+    /// Merges column `from` (and what was merged into it) into column `to`: an unqualified
+    /// name of either reads `to` (a USING or NATURAL join's common column).
+    pub(crate) fn merge(&mut self, from: usize, to: usize) {
+        debug_assert_eq!(self.merged_into(to), to, "merged into a shown column");
+        for m in &mut self.merged {
+            if m.1 == from {
+                m.1 = to;
+            }
+        }
+        self.merged.push((from, to));
+    }
+
+    /// `l = r` of two joined-row columns, compiled as `ON l = r` is (a USING or NATURAL
+    /// join's equality).
+    pub(crate) fn column_equality(&self, l: usize, r: usize) -> Result<Expr, SqlError> {
+        let l = self.column_ref(Expr::Col(l), l);
+        let r = self.column_ref(Expr::Col(r), r);
+        let (l, r) = numeric_operands(BinOp::Eq, l, r);
+        let ds = [self.derive(&l), self.derive(&r)];
+        self.collated(Expr::Bin(BinOp::Eq, Box::new(l), Box::new(r)), &ds, "=")
     }
 
     /// The width of this scope's own row (its tables' columns; the enclosing row follows).
@@ -362,11 +396,16 @@ impl<'a> Compiler<'a> {
                     continue;
                 }
                 if let Some(i) = column_named(def, name) {
-                    if found.is_some() {
+                    debug_assert!(i < def.columns.len());
+                    // An unqualified name of a USING column reads the merged one.
+                    let at = match qual {
+                        None => self.merged_into(off + i),
+                        Some(_) => off + i,
+                    };
+                    if found.is_some_and(|f| f != at) {
                         return Err(SqlError::ambiguous_column(&full, self.place));
                     }
-                    debug_assert!(i < def.columns.len());
-                    found = Some(off + i);
+                    found = Some(at);
                 }
             }
             return found

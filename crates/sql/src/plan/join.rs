@@ -1,9 +1,12 @@
 //! Join planning: how each joined table's rows are found for a partial joined row, and where
-//! each WHERE conjunct is tested.
+//! each condition (ON, USING, NATURAL, WHERE) is tested.
 //!
-//! The tables nest in FROM order, except that a leading `A RIGHT JOIN B` is run as B driving
-//! and A left-joined (the joined row keeps FROM order: every table has a fixed column slot,
-//! `From::offsets`). For each joined table, in nesting order, [`plan_joins`] chooses:
+//! The tables nest in the order `plan::select::from` flattens the FROM tree into (written
+//! order, except that `X RIGHT JOIN Y` runs as `Y LEFT JOIN (X)`); the joined row keeps the
+//! written order: every table has a fixed column slot (`From::offsets`). The right operand
+//! of a LEFT JOIN is an outer-join **nest** (a run of consecutive steps, possibly holding
+//! inner nests): when no combination of its rows passes its conditions for a partial row, all
+//! its tables get NULLs once. For each joined table, in nesting order, [`plan_joins`] chooses:
 //! - an **index lookup** ([`JoinAccess::Lookup`]) when equalities `t.col = expr` cover a prefix
 //!   of one of its keys (primary key first, then unique, then the longest prefix) and `expr`
 //!   reads only tables already placed; the key values are computed per partial row;
@@ -11,16 +14,20 @@
 //!   them: the table is read once and hashed on those columns;
 //! - otherwise a **nested loop** over its rows, read once.
 //!
-//! The equalities come from the step's ON and, for an inner join, from the WHERE conjuncts
-//! too. A WHERE conjunct is tested as early as the rows it reads are final: conjuncts on the
-//! driving table alone filter its rows before any join; a conjunct whose last table is an
-//! inner join step joins that step's condition; the others stay for the joined row.
+//! Each condition belongs to a level: the top (WHERE and inner joins outside any nest) or
+//! the nest whose ON (or USING) it is. It is tested at the step of the last table it reads
+//! when that step belongs to its own level; when that step is inside an inner nest, it is
+//! tested once that inner nest is complete (`Nest::after`, on matched and null-extended rows
+//! alike); top-level conditions in that case, or reading unknown tables, stay in the WHERE
+//! filter of the joined row. Top-level conditions on the driving table alone filter its rows
+//! before any join.
 //!
 //! Invariants: an access never finds fewer rows than its condition selects (the step's whole
 //! condition is still tested on every row it yields, and a key value that cannot be converted
-//! exactly to its column falls back to every row of the table); a conjunct moved out of the
-//! WHERE is tested exactly once per row that reaches it; moving it never changes which rows a
-//! LEFT JOIN null-extends (conjuncts reading a left-joined table stay in the WHERE).
+//! exactly to its column falls back to every row of the table); each condition is tested
+//! exactly once per row that reaches it; a condition is never tested before the tables it
+//! reads are final (placed, or null-extended), so no placement changes which rows a nest
+//! null-extends.
 
 use std::sync::Arc;
 
@@ -54,19 +61,28 @@ pub(crate) struct JoinStep {
     pub position: usize,
     /// Where its columns start in the joined row.
     pub offset: usize,
-    /// Its ON condition with the WHERE conjuncts moved to it (inner joins), tested on the
-    /// partial row once the table's columns are in place.
+    /// The conditions tested on the partial row once the table's columns are in place.
     pub on: Option<Expr>,
-    /// LEFT JOIN: a partial row without a match gets NULLs for this table.
-    pub left: bool,
+    /// The outer-join nest (`JoinPlan::nests`) this step is the first table of.
+    pub opens: Option<usize>,
     pub access: JoinAccess,
+}
+
+/// An outer-join nest: steps `first..=last`, null-extended together when no combination of
+/// their rows passes their conditions.
+#[derive(Debug, Clone)]
+pub(crate) struct Nest {
+    pub first: usize,
+    pub last: usize,
+    /// Conditions of the enclosing nest that read this one's tables: tested once this nest
+    /// is complete, on its matched and null-extended rows.
+    pub after: Option<Expr>,
 }
 
 /// The nesting of a join.
 #[derive(Debug, Clone)]
 pub(crate) struct JoinPlan {
-    /// The FROM table that drives the loops (0, or 1 for a leading RIGHT JOIN) and where its
-    /// columns start.
+    /// The FROM table that drives the loops and where its columns start.
     pub driver: usize,
     pub driver_table: Arc<TableDef>,
     pub driver_offset: usize,
@@ -76,15 +92,34 @@ pub(crate) struct JoinPlan {
     /// joined row) before they join.
     pub driver_filter: Option<Expr>,
     pub steps: Vec<JoinStep>,
+    pub nests: Vec<Nest>,
+    /// Per step index (and `steps.len()`, the complete row): the nests whose last step is
+    /// just before it, innermost first.
+    pub closing: Vec<Vec<usize>>,
     /// What is left of the WHERE, tested on each complete joined row.
     pub filter: Option<Expr>,
 }
 
-/// A join step before planning: FROM table `table` joined with `on`.
+/// A join step before planning: FROM table `table`, in the innermost nest `nest`.
 pub(crate) struct StepSpec {
     pub table: usize,
-    pub on: Option<Expr>,
-    pub left: bool,
+    pub nest: Option<usize>,
+}
+
+/// An outer-join nest before planning: steps `first..=last` inside nest `parent`.
+pub(crate) struct NestSpec {
+    pub parent: Option<usize>,
+    pub first: usize,
+    pub last: usize,
+}
+
+/// A flattened FROM: the driving table, the steps in nesting order, the nests, and the
+/// join conditions with their level (None: the top level, as a WHERE conjunct).
+pub(crate) struct JoinSpecs {
+    pub driver: usize,
+    pub steps: Vec<StepSpec>,
+    pub nests: Vec<NestSpec>,
+    pub conds: Vec<(Expr, Option<usize>)>,
 }
 
 /// The joined row's width: the FROM tables' columns (an enclosing query's values follow them
@@ -95,7 +130,7 @@ fn from_width(from: &From) -> usize {
 
 /// The tables (FROM positions) whose columns `e` reads, or None when `e` holds something
 /// whose dependencies are not known here (aggregates, row-independent values are fine).
-fn tables_read(e: &Expr, from: &From, out: &mut Vec<usize>) -> bool {
+pub(crate) fn tables_read(e: &Expr, from: &From, out: &mut Vec<usize>) -> bool {
     let all = |xs: &[Expr], out: &mut Vec<usize>| xs.iter().all(|x| tables_read(x, from, out));
     match e {
         Expr::Col(c) if *c >= from_width(from) => true,
@@ -222,62 +257,94 @@ fn hash_of(eqs: &[(usize, Expr)]) -> JoinAccess {
     JoinAccess::Hash { cols, keys }
 }
 
-/// Plans the join of `from`'s tables: `driver` first, then `specs` in nesting order (see the
-/// module docs), with the compiled WHERE. `in_memory[k]`: FROM table `k` is a derived table
-/// (its rows computed by the statement, no key to look up).
+/// Where a condition is tested (see the module docs).
+enum Place {
+    Driver,
+    Step(usize),
+    After(usize),
+    Filter,
+}
+
+/// The place of condition `e` of level `level` in the flattened join `specs`.
+fn place_of(e: &Expr, level: Option<usize>, specs: &JoinSpecs, from: &From) -> Place {
+    let mut t = Vec::new();
+    let known = tables_read(e, from, &mut t);
+    let step_of = |k: usize| specs.steps.iter().position(|s| s.table == k);
+    let last = t.iter().filter_map(|&k| step_of(k)).max();
+    let Some(n) = level else {
+        return match (known, last) {
+            (true, None) if !is_const_in(e, from_width(from)) => Place::Driver,
+            (true, Some(k)) if specs.steps[k].nest.is_none() => Place::Step(k),
+            _ => Place::Filter,
+        };
+    };
+    let nest = &specs.nests[n];
+    let k = match (known, last) {
+        (true, Some(k)) => k.max(nest.first),
+        (true, None) => nest.first,
+        (false, _) => nest.last,
+    };
+    debug_assert!(
+        k <= nest.last,
+        "a nest's condition reads only what is placed by its end"
+    );
+    let k = k.min(nest.last);
+    // The nest holding step k just inside nest n (n itself when k is n's own).
+    let mut inner = specs.steps[k].nest;
+    while let Some(i) = inner {
+        let parent = specs.nests[i].parent;
+        if i == n || parent == Some(n) {
+            break;
+        }
+        inner = parent;
+    }
+    match inner {
+        Some(i) if i != n => Place::After(i),
+        _ => Place::Step(k),
+    }
+}
+
+/// Plans the join `specs` of `from`'s tables (see the module docs) with the compiled WHERE.
+/// `in_memory[k]`: FROM table `k` is a derived table (its rows computed by the statement, no
+/// key to look up).
 pub(crate) fn plan_joins(
     from: &From,
-    driver: usize,
-    specs: Vec<StepSpec>,
+    specs: JoinSpecs,
     where_: Option<&Expr>,
     in_memory: &[bool],
 ) -> JoinPlan {
+    let mut pool: Vec<(Expr, Option<usize>)> = Vec::new();
     let mut conj = Vec::new();
     if let Some(w) = where_ {
         conjuncts(w, &mut conj);
     }
-    // Each conjunct's tables (None: unknown, stays in the WHERE).
-    let reads: Vec<Option<Vec<usize>>> = conj
-        .iter()
-        .map(|e| {
-            let mut t = Vec::new();
-            tables_read(e, from, &mut t).then_some(t)
-        })
-        .collect();
-    let mut taken = vec![false; conj.len()];
-    let mut driver_filter = Vec::new();
-    for (i, r) in reads.iter().enumerate() {
-        if let Some(t) = r {
-            if t.iter().all(|&k| k == driver) && !is_const_in(&conj[i], from_width(from)) {
-                taken[i] = true;
-                driver_filter.push(conj[i].clone());
-            }
+    let wheres: Vec<Expr> = std::mem::take(&mut conj);
+    for (e, level) in &specs.conds {
+        conjuncts(e, &mut conj);
+        pool.extend(conj.drain(..).map(|e| (e, *level)));
+    }
+    pool.extend(wheres.into_iter().map(|e| (e, None)));
+    let mut on: Vec<Vec<Expr>> = vec![Vec::new(); specs.steps.len()];
+    let mut after: Vec<Vec<Expr>> = vec![Vec::new(); specs.nests.len()];
+    let (mut driver_filter, mut rest) = (Vec::new(), Vec::new());
+    for (e, level) in pool {
+        match place_of(&e, level, &specs, from) {
+            Place::Driver => driver_filter.push(e),
+            Place::Step(k) => on[k].push(e),
+            Place::After(n) => after[n].push(e),
+            Place::Filter => rest.push(e),
         }
     }
-    let mut placed = vec![driver];
-    let mut steps = Vec::with_capacity(specs.len());
-    for spec in specs {
+    let mut placed = vec![specs.driver];
+    let mut steps = Vec::with_capacity(specs.steps.len());
+    for (k, (spec, conds)) in specs.steps.iter().zip(on).enumerate() {
         let def = from.tables[spec.table].0.clone();
         let offset = from.offsets[spec.table];
-        let mut conds = Vec::new();
-        if let Some(on) = &spec.on {
-            conjuncts(on, &mut conds);
-        }
-        placed.push(spec.table);
-        if !spec.left {
-            for (i, r) in reads.iter().enumerate() {
-                let Some(t) = r else { continue };
-                if !taken[i] && t.contains(&spec.table) && t.iter().all(|k| placed.contains(k)) {
-                    taken[i] = true;
-                    conds.push(conj[i].clone());
-                }
-            }
-        }
-        let before = &placed[..placed.len() - 1];
         let eqs: Vec<(usize, Expr)> = conds
             .iter()
-            .filter_map(|e| equality(e, &def, offset, before, from))
+            .filter_map(|e| equality(e, &def, offset, &placed, from))
             .collect();
+        placed.push(spec.table);
         let access = match in_memory.get(spec.table) {
             Some(true) if !eqs.is_empty() => hash_of(&eqs),
             Some(true) => JoinAccess::Loop,
@@ -288,23 +355,35 @@ pub(crate) fn plan_joins(
             position: spec.table,
             offset,
             on: and_all(conds),
-            left: spec.left,
+            opens: specs.nests.iter().position(|n| n.first == k),
             access,
         });
     }
-    let rest = conj
-        .into_iter()
-        .zip(&taken)
-        .filter(|(_, t)| !**t)
-        .map(|(e, _)| e)
+    let mut closing: Vec<Vec<usize>> = vec![Vec::new(); steps.len() + 1];
+    let mut by_inner: Vec<usize> = (0..specs.nests.len()).collect();
+    by_inner.sort_by_key(|&n| std::cmp::Reverse(specs.nests[n].first));
+    for n in by_inner {
+        closing[specs.nests[n].last + 1].push(n);
+    }
+    let nests = specs
+        .nests
+        .iter()
+        .zip(after)
+        .map(|(n, a)| Nest {
+            first: n.first,
+            last: n.last,
+            after: and_all(a),
+        })
         .collect();
     JoinPlan {
-        driver,
-        driver_table: from.tables[driver].0.clone(),
-        driver_offset: from.offsets[driver],
+        driver: specs.driver,
+        driver_table: from.tables[specs.driver].0.clone(),
+        driver_offset: from.offsets[specs.driver],
         width: from_width(from),
         driver_filter: and_all(driver_filter),
         steps,
+        nests,
+        closing,
         filter: and_all(rest),
     }
 }

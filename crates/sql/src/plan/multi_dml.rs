@@ -77,21 +77,31 @@ pub(crate) fn is_multi_delete(d: &ast::Delete) -> bool {
     !d.tables.is_empty() || d.using.is_some() || from.len() != 1 || !from[0].joins.is_empty()
 }
 
-/// Compiles the join's ON conditions and the WHERE in `c` (over the joined row).
+/// The join's ON conditions compiled in `c` (before anything else: an unqualified name of
+/// a USING column reads the merged one).
+fn joins_of(
+    c: &mut Compiler,
+    from: &From,
+    tree: Option<&crate::bind::tables::FromNode<'_>>,
+) -> Result<crate::plan::select::from::Joins, SqlError> {
+    compile_joins(c, tree, from)?
+        .ok_or_else(|| SqlError::unsupported("a multi-table statement without tables"))
+}
+
+/// Plans the compiled `joins` with the WHERE compiled in `c` (over the joined row).
 fn join_and_where(
     c: &mut Compiler,
     from: &From,
-    kinds: &[crate::bind::tables::JoinKind<'_>],
+    joins: crate::plan::select::from::Joins,
     selection: Option<&ast::Expr>,
 ) -> Result<(JoinPlan, Plan), SqlError> {
-    let (driver, specs) = compile_joins(c, kinds, from)?;
     c.place = "where clause";
     let w = match selection {
         Some(e) => Some(c.compile(e)?),
         None => None,
     };
     let first = plan(&from.tables[0].0, w.as_ref());
-    let join = plan_joins(from, driver, specs, w.as_ref(), &[]);
+    let join = plan_joins(from, joins.specs, w.as_ref(), &[]);
     Ok((join, first))
 }
 
@@ -124,6 +134,8 @@ pub(crate) fn compile_multi_update(
     let hook = crate::plan::select::subquery::Hook::new(cx, Default::default());
     let mut c = Compiler::new(scope_of(&from, &db), "SET");
     c.subq = Some(&hook);
+    let joins = joins_of(&mut c, &from, kinds.as_ref())?;
+    c.place = "SET";
     let mut assignments = Vec::with_capacity(u.assignments.len());
     let mut targets: Vec<usize> = Vec::new();
     for a in &u.assignments {
@@ -148,7 +160,7 @@ pub(crate) fn compile_multi_update(
         }
         assignments.push((k, col, value));
     }
-    let (join, first) = join_and_where(&mut c, &from, &kinds, u.selection.as_ref())?;
+    let (join, first) = join_and_where(&mut c, &from, joins, u.selection.as_ref())?;
     c.place = "order clause";
     let mut order_by = Vec::with_capacity(u.order_by.len());
     for o in &u.order_by {
@@ -250,7 +262,8 @@ pub(crate) fn compile_multi_delete(
     let hook = crate::plan::select::subquery::Hook::new(cx, Default::default());
     let mut c = Compiler::new(scope_of(&from, &db), "where clause");
     c.subq = Some(&hook);
-    let (join, first) = join_and_where(&mut c, &from, &kinds, d.selection.as_ref())?;
+    let joins = joins_of(&mut c, &from, kinds.as_ref())?;
+    let (join, first) = join_and_where(&mut c, &from, joins, d.selection.as_ref())?;
     let params = c.params;
     drop(c);
     let subqueries = crate::plan::select::subquery::dml_subqueries(hook);

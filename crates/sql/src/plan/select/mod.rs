@@ -11,13 +11,14 @@
 //! tables, CTEs) and `setop` (UNION / INTERSECT / EXCEPT, recursive CTEs), which compile their
 //! parts with [`compile_in`] again: one mutual recursion, kept inside this module tree.
 
+pub(crate) mod from;
 pub(crate) mod merge;
 pub(crate) mod setop;
 pub(crate) mod subquery;
 pub(crate) mod view;
 pub(crate) mod winexpr;
 
-use crate::bind::tables::{from_tables, From, JoinKind, JoinSide};
+use crate::bind::tables::{from_tables, From, FromNode};
 use crate::context::ExecContext;
 use crate::error::SqlError;
 use onelog_engine::collation::Collation;
@@ -25,7 +26,7 @@ use onelog_engine::collation::Collation;
 use crate::expr::{rtype_column, AggFunc, AggSpec, CollRef, Compiler, Expr, RType, Scope};
 use crate::output::Column;
 use crate::plan::access::Plan;
-use crate::plan::join::{plan_joins, JoinPlan, StepSpec};
+use crate::plan::join::{plan_joins, JoinPlan};
 use onelog_binlog::{ColumnType, Value};
 use onelog_engine::{LockMode, SqlType, TableDef};
 use onelog_protocol::errors;
@@ -345,8 +346,7 @@ pub(crate) fn compile_in(
     let sel = moved.as_ref().unwrap_or(sel);
     let hook = Hook::for_select(cx, ctx, sel);
     let mut derived_list = Vec::new();
-    let (froms, join_kinds) =
-        from_tables(cx, sel, &mut |tf| hook.derived_table(tf, &mut derived_list))?;
+    let (froms, tree) = from_tables(cx, sel, &mut |tf| hook.derived_table(tf, &mut derived_list))?;
     let derived = subquery::derived_at(&froms, derived_list);
     let aliases = froms.iter().map(|(_, q)| q.clone()).collect();
     let from = From::new(froms);
@@ -367,22 +367,23 @@ pub(crate) fn compile_in(
     c.outer = ctx.outer;
     c.subq = Some(&hook);
     c.params = ctx.params;
-    let (driver, specs) = compile_joins(&mut c, &join_kinds, &from)?;
+    let joins = compile_joins(&mut c, tree.as_ref(), &from)?;
     c.place = "field list";
     c.aggs = Some(Vec::new());
     c.named_windows = crate::expr::named_windows(sel)?;
-    let items = compile_projection(&mut c, sel, &from)?;
+    let items = compile_projection(&mut c, sel, &from, joins.as_ref().map(|j| &j.star[..]))?;
     let clauses = compile_clauses(&mut c, q, sel, &items)?;
     let colls = Colls::derive(&c, &items.projections, &clauses);
     let aggs = c.aggs.take().unwrap_or_default();
     let params = c.params;
     let grouped = !aggs.is_empty() || !clauses.group_by.is_empty();
     let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
-    let outer: Vec<usize> = specs.iter().filter(|s| s.left).map(|s| s.table).collect();
-    let (rtypes, columns) = result_metadata(&items, &from, &aggs, &outer);
+    let outer: &[usize] = joins.as_ref().map_or(&[], |j| &j.nullable);
+    let (rtypes, columns) = result_metadata(&items, &from, &aggs, outer);
     let in_memory: Vec<bool> = derived.iter().map(|d| d.is_some()).collect();
-    let join = (from.tables.len() > 1)
-        .then(|| plan_joins(&from, driver, specs, clauses.where_.as_ref(), &in_memory));
+    let join = joins
+        .filter(|_| from.tables.len() > 1)
+        .map(|j| plan_joins(&from, j.specs, clauses.where_.as_ref(), &in_memory));
     let plan = access_plan(table.as_deref(), clauses.where_, c.width());
     use crate::parse::{LockClause, LockWait};
     let (lock, wait) = match lock {
@@ -494,44 +495,15 @@ fn select_body(q: &ast::Query) -> Result<Body<'_>, SqlError> {
     }
 }
 
-/// The JOIN steps, each joined table with its compiled ON condition, in nesting order, after
-/// the driving table: FROM order, except that a leading `A RIGHT JOIN B` drives from B with A
-/// left-joined. A RIGHT JOIN after other joins is refused (1235). Multi-table UPDATE and
-/// DELETE compile their joins here too.
+/// The FROM tree compiled (`from`): the flattened join, `SELECT *`'s columns and the
+/// nullable tables; None without tables. Multi-table UPDATE and DELETE compile their joins
+/// here too.
 pub(crate) fn compile_joins(
     c: &mut Compiler,
-    join_kinds: &[JoinKind<'_>],
+    tree: Option<&FromNode<'_>>,
     from: &From,
-) -> Result<(usize, Vec<StepSpec>), SqlError> {
-    let mut specs = Vec::with_capacity(join_kinds.len());
-    let mut driver = 0;
-    for (k, (on, side)) in join_kinds.iter().enumerate() {
-        c.place = "on clause";
-        let cond = match on {
-            Some(e) => Some(subquery::compile_on(c, e)?),
-            None => None,
-        };
-        debug_assert!(k + 1 < from.tables.len(), "one FROM table per join");
-        match side {
-            JoinSide::Right if k == 0 => {
-                driver = 1;
-                specs.push(StepSpec {
-                    table: 0,
-                    on: cond,
-                    left: true,
-                });
-            }
-            JoinSide::Right => {
-                return Err(SqlError::unsupported("RIGHT JOIN after another join"));
-            }
-            side => specs.push(StepSpec {
-                table: k + 1,
-                on: cond,
-                left: *side == JoinSide::Left,
-            }),
-        }
-    }
-    Ok((driver, specs))
+) -> Result<Option<from::Joins>, SqlError> {
+    tree.map(|t| from::compile_from(c, t, from)).transpose()
 }
 
 /// The select list compiled: one expression per result column, its name and source column
@@ -546,6 +518,7 @@ fn compile_projection(
     c: &mut Compiler,
     sel: &ast::Select,
     from: &From,
+    star: Option<&[usize]>,
 ) -> Result<Projection, SqlError> {
     let froms = &from.tables;
     let offsets = &from.offsets;
@@ -568,6 +541,15 @@ fn compile_projection(
                     }
                     _ => None,
                 };
+                if let (None, Some(star)) = (&only, star) {
+                    // `*` of a join: USING columns once, in MariaDB's order.
+                    for &i in star {
+                        let (k, col) = from.owner(i);
+                        projections.push(c.column_ref(Expr::Col(i), i));
+                        names.push((froms[k].0.columns[col].name.clone(), Some(i)));
+                    }
+                    continue;
+                }
                 let mut any = false;
                 for ((t, q), &o) in froms.iter().zip(offsets) {
                     if only.as_ref().is_some_and(|w| w != q) {
