@@ -367,7 +367,10 @@ impl Session {
                 return r;
             }
         }
-        if let Some(ins) = parse::fast_insert::scan(sql) {
+        let fast = parse::fast_insert::scan(sql);
+        // An INSERT into a view goes the general way (`plan::view_dml`).
+        let fast = fast.filter(|i| plan::view_dml::target_view(self, &i.table).is_none());
+        if let Some(ins) = fast {
             // A bulk INSERT of literals: the plan the general path below would build.
             self.refresh_privileges();
             let c = Compiled::Insert(Box::new(plan::dml::compile_literal_insert(self, ins)?));
@@ -553,7 +556,10 @@ impl Session {
             Statement::Delete(d) if plan::multi_dml::is_multi_delete(d) => {
                 Compiled::Multi(Box::new(plan::multi_dml::compile_multi_delete(self, d)?))
             }
-            Statement::Update(u) => Compiled::Update(Box::new(plan::dml::compile_update(self, u)?)),
+            Statement::Update(u) => match plan::dml::compile_update_any(self, u)? {
+                plan::dml::UpdateKind::Single(p) => Compiled::Update(p),
+                plan::dml::UpdateKind::Multi(p) => Compiled::Multi(p),
+            },
             Statement::Delete(d) => Compiled::Delete(Box::new(plan::dml::compile_delete(self, d)?)),
             _ => return Ok(None),
         }))

@@ -48,6 +48,10 @@ pub(crate) struct MultiPlan {
     pub delete: bool,
     #[allow(dead_code)]
     pub params: usize,
+    /// The join view an UPDATE writes through (`plan::view_dml`), and its CHECK OPTION over
+    /// the joined row.
+    pub view: Option<Box<crate::plan::view_dml::ViewTarget>>,
+    pub check: Option<Expr>,
 }
 
 impl MultiPlan {
@@ -103,6 +107,16 @@ pub(crate) fn compile_multi_update(
     cx: &ExecContext,
     u: &ast::Update,
 ) -> Result<MultiPlan, SqlError> {
+    compile_multi_update_checked(cx, u, None)
+}
+
+/// [`compile_multi_update`], with the CHECK OPTION of the join view it writes through
+/// (`check`, over the FROM tables) compiled into [`MultiPlan::check`].
+pub(crate) fn compile_multi_update_checked(
+    cx: &ExecContext,
+    u: &ast::Update,
+    check: Option<&ast::Expr>,
+) -> Result<MultiPlan, SqlError> {
     if u.returning.is_some() {
         return Err(SqlError::unsupported("RETURNING in a multi-table UPDATE"));
     }
@@ -151,6 +165,11 @@ pub(crate) fn compile_multi_update(
         Some(e) => Some(c.compile(e)?),
         None => None,
     };
+    c.place = "where clause";
+    let check = match check {
+        Some(e) => Some(c.compile(e)?),
+        None => None,
+    };
     Ok(MultiPlan {
         tables: from.tables.iter().map(|(t, _)| t.clone()).collect(),
         join,
@@ -161,6 +180,8 @@ pub(crate) fn compile_multi_update(
         limit,
         delete: false,
         params: c.params,
+        view: None,
+        check,
     })
 }
 
@@ -246,5 +267,7 @@ pub(crate) fn compile_multi_delete(
         limit: None,
         delete: true,
         params: c.params,
+        view: None,
+        check: None,
     })
 }
