@@ -359,3 +359,107 @@ fn writes_through_views_log_the_base_tables_rows() {
     assert_eq!(rows.len(), 3, "one transaction per statement");
     assert!(txns.iter().all(|b| !has(b, b"view_x")));
 }
+
+const MULTI_SETUP: &[&str] = &[
+    "create table t (a int primary key, b int, c int)",
+    "create table u (x int primary key, y int, z int)",
+    "insert into t values (1,1,1),(2,2,2),(3,3,3),(4,4,4)",
+    "insert into u values (1,10,1),(2,20,2),(3,30,3),(5,50,5)",
+    "create view v as select a, b as bb, c from t where a > 1",
+    "create view vc as select a, b, c from t where a < 4 with check option",
+    "create view vg as select a, count(*) n from t group by a",
+    "create view vu as select x, y from u where y >= 20",
+];
+
+/// Views of one table in multi-table UPDATE and DELETE: read or written, merged onto their
+/// base table with their WHERE (the CHECK OPTION of the view written), as MariaDB.
+#[test]
+fn views_in_multi_table_statements_as_mariadb() {
+    let cases: &[Case] = &[
+        ("update u join v on u.x = v.a set v.bb = u.y + 1000", Ok("")),
+        (
+            "select * from t order by a",
+            Ok("1\t1\t1\n2\t1020\t2\n3\t1030\t3\n4\t4\t4"),
+        ),
+        ("update u join v on u.x = v.a set u.z = v.bb", Ok("")),
+        (
+            "select * from u order by x",
+            Ok("1\t10\t1\n2\t20\t1020\n3\t30\t1030\n5\t50\t5"),
+        ),
+        (
+            "update u, v set u.y = u.y + 1 where u.x = v.a and v.c = 3",
+            Ok(""),
+        ),
+        (
+            "select * from u order by x",
+            Ok("1\t10\t1\n2\t20\t1020\n3\t31\t1030\n5\t50\t5"),
+        ),
+        ("update v join vu on v.a = vu.x set vu.y = v.c", Ok("")),
+        (
+            "select * from u order by x",
+            Ok("1\t10\t1\n2\t2\t1020\n3\t3\t1030\n5\t50\t5"),
+        ),
+        (
+            "update u join v on u.x = v.a set v.c = 0 where v.a = 3 or u.x = 1",
+            Ok(""),
+        ),
+        (
+            "select * from t order by a",
+            Ok("1\t1\t1\n2\t1020\t2\n3\t1030\t0\n4\t4\t4"),
+        ),
+        (
+            "update u join vc on u.x = vc.a set vc.a = vc.a + 10",
+            Err((1369, "CHECK OPTION failed `vw4`.`vc`")),
+        ),
+        ("update u join vc on u.x = vc.a set vc.b = 7", Ok("")),
+        (
+            "select * from t order by a",
+            Ok("1\t7\t1\n2\t7\t2\n3\t7\t0\n4\t4\t4"),
+        ),
+        (
+            "update u join v on u.x = v.a set v.a = v.a + 100 where u.x = 2 order by u.x limit 1",
+            Ok(""),
+        ),
+        (
+            "select * from t order by a",
+            Ok("1\t7\t1\n3\t7\t0\n4\t4\t4\n102\t7\t2"),
+        ),
+        (
+            "update u left join v on u.x = v.a set u.z = 99 where v.a is null",
+            Ok(""),
+        ),
+        (
+            "select * from u order by x",
+            Ok("1\t10\t99\n2\t2\t99\n3\t3\t1030\n5\t50\t99"),
+        ),
+        (
+            "update u join vg on u.x = vg.a set vg.n = 1",
+            Err((1288, "The target table vg of the UPDATE is not updatable")),
+        ),
+        ("delete u from u join v on u.x = v.a where v.c = 0", Ok("")),
+        (
+            "select * from u order by x",
+            Ok("1\t10\t99\n2\t2\t99\n5\t50\t99"),
+        ),
+        ("delete v from u join v on u.x = v.a", Ok("")),
+        ("delete v from t join v on t.a = v.a where v.c = 4", Ok("")),
+        (
+            "select * from t order by a",
+            Ok("1\t7\t1\n3\t7\t0\n102\t7\t2"),
+        ),
+        ("delete from vu using vu join t on vu.x = t.a", Ok("")),
+        (
+            "select * from u order by x",
+            Ok("1\t10\t99\n2\t2\t99\n5\t50\t99"),
+        ),
+        (
+            "update u join v on u.x = v.a set v.zz = 1",
+            Err((1054, "Unknown column 'v.zz' in 'SET'")),
+        ),
+        (
+            "update u join v on u.x = v.a set u.y = 1 where v.zz = 1",
+            Err((1054, "Unknown column 'v.zz' in 'WHERE'")),
+        ),
+    ];
+    check_cases("views-write-4", "vw4", MULTI_SETUP, cases);
+}

@@ -28,6 +28,7 @@ use crate::expr::{Compiler, Expr, Scope};
 use crate::plan::access::{plan, Plan};
 use crate::plan::join::{plan_joins, JoinPlan};
 use crate::plan::select::compile_joins;
+use crate::plan::view_dml;
 
 /// A multi-table UPDATE or DELETE.
 #[derive(Debug, Clone)]
@@ -107,7 +108,24 @@ pub(crate) fn compile_multi_update(
     cx: &ExecContext,
     u: &ast::Update,
 ) -> Result<MultiPlan, SqlError> {
-    compile_multi_update_checked(cx, u, None)
+    // Views in the FROM list are merged onto their base tables first (`plan::view_dml`).
+    let r = view_dml::rewrite_multi_update(cx, u).and_then(|rw| {
+        let Some(rw) = rw else {
+            return compile_multi_update_checked(cx, u, None);
+        };
+        let check = rw.check.as_ref().map(|(_, c)| c);
+        let mut p = compile_multi_update_checked(cx, &rw.stmt, check)?;
+        p.view = rw.check.map(|(v, _)| {
+            Box::new(view_dml::ViewTarget {
+                db: v.db.clone(),
+                name: v.name.clone(),
+                check: None,
+            })
+        });
+        Ok(p)
+    });
+    cx.view_grants.borrow_mut().clear();
+    r
 }
 
 /// [`compile_multi_update`], with the CHECK OPTION of the join view it writes through
@@ -220,6 +238,16 @@ pub(crate) fn compile_multi_delete(
     }
     if d.returning.is_some() {
         return Err(SqlError::unsupported("RETURNING in a multi-table DELETE"));
+    }
+    // Views in the FROM list are merged onto their base tables first (`plan::view_dml`).
+    let rw = view_dml::rewrite_multi_delete(cx, d);
+    if !matches!(rw, Ok(None)) {
+        let r = rw.and_then(|rw| match rw {
+            Some(rw) => compile_multi_delete(cx, &rw.stmt),
+            None => Err(SqlError::unsupported("multi-table DELETE")),
+        });
+        cx.view_grants.borrow_mut().clear();
+        return r;
     }
     let from_kw = match &d.from {
         ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,

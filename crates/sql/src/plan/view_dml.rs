@@ -821,3 +821,255 @@ pub(crate) fn rewrite_insert(
         target: Some(alias),
     })
 }
+
+/// A multi-table UPDATE or DELETE with its views merged into its FROM list.
+pub(crate) struct MultiRewritten<S> {
+    pub stmt: S,
+    /// The view written through that has a CHECK OPTION, and that condition.
+    pub check: Option<(Arc<ViewDef>, ast::Expr)>,
+}
+
+/// What [`merge_from_list`] gives: the merged views as factors (their qualifiers and columns),
+/// the conditions the statement's WHERE takes, the merged views.
+type MergedList = (Vec<Factor>, Vec<ast::Expr>, Vec<Merged>);
+
+/// The views of a FROM list merged in place: each view of one base table becomes that table
+/// (under the view's qualifier), its conditions going to the WHERE (returned), or to the ON of
+/// the join where it is the side a LEFT (or RIGHT) JOIN extends with NULLs. `written(q)`: the
+/// statement changes the view read under `q` (its privilege and updatability are needed,
+/// SELECT otherwise). Views of joins, and views that cannot be merged, are 1235.
+fn merge_from_list(
+    cx: &ExecContext,
+    list: &mut [ast::TableWithJoins],
+    verb: Verb,
+    written: &dyn Fn(&str) -> bool,
+) -> Result<MergedList, SqlError> {
+    let mut factors = Vec::new();
+    let mut wheres = Vec::new();
+    let mut merged = Vec::new();
+    for twj in list.iter_mut() {
+        let n = twj.joins.len();
+        for k in 0..=n {
+            let rel = if k == 0 {
+                &mut twj.relation
+            } else {
+                &mut twj.joins[k - 1].relation
+            };
+            let ast::TableFactor::Table { name, alias, .. } = &*rel else {
+                continue;
+            };
+            let Some(v) = view_named(cx, name) else {
+                continue;
+            };
+            let q = alias
+                .as_ref()
+                .map_or(v.name.clone(), |a| a.name.value.clone());
+            let w = written(&q);
+            let m = match merge(cx, &v, Some(&q), if w { verb } else { Verb::Update }) {
+                Ok(m) if m.tables.len() == 1 => m,
+                Ok(_) => {
+                    return Err(SqlError::unsupported(
+                        "a join view in a multi-table UPDATE or DELETE",
+                    ))
+                }
+                Err(e) if !w && matches!(e.code, 1288 | 1471) => {
+                    return Err(SqlError::unsupported(
+                        "a view that is not mergeable in a multi-table UPDATE or DELETE",
+                    ));
+                }
+                Err(e) => return Err(e),
+            };
+            let need = if w {
+                verb_privilege(verb)
+            } else {
+                crate::privilege::SELECT
+            };
+            check_privileges(cx, &m, need, &m.tables)?;
+            *rel = m.from[0].relation.clone();
+            let conds = m.conds.clone();
+            // Where the view's rows are filtered: the ON of the join that NULL-extends it.
+            let on_target = if k == 0 {
+                match twj.joins.first_mut().map(|j| &mut j.join_operator) {
+                    Some(ast::JoinOperator::Right(c) | ast::JoinOperator::RightOuter(c)) => Some(c),
+                    _ => None,
+                }
+            } else {
+                match &mut twj.joins[k - 1].join_operator {
+                    ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => Some(c),
+                    _ => None,
+                }
+            };
+            match on_target {
+                Some(ast::JoinConstraint::On(e)) if !conds.is_empty() => {
+                    let all = and_all(std::iter::once(nested(e.clone())).chain(conds));
+                    if let Some(all) = all {
+                        *e = all;
+                    }
+                }
+                Some(_) if !conds.is_empty() => {
+                    return Err(SqlError::unsupported(
+                        "this join of a view in a multi-table UPDATE or DELETE",
+                    ));
+                }
+                _ => wheres.extend(conds),
+            }
+            factors.push(view_factor(&m, &q));
+            merged.push(m);
+        }
+    }
+    Ok((factors, wheres, merged))
+}
+
+fn verb_privilege(verb: Verb) -> u64 {
+    match verb {
+        Verb::Insert => crate::privilege::INSERT,
+        Verb::Update => crate::privilege::UPDATE,
+        Verb::Delete => crate::privilege::DELETE,
+    }
+}
+
+/// The ON conditions of a FROM list, rewritten by `factors`.
+fn subst_ons(list: &mut [ast::TableWithJoins], factors: &[Factor]) {
+    for twj in list {
+        for j in &mut twj.joins {
+            if let ast::JoinOperator::Join(ast::JoinConstraint::On(e))
+            | ast::JoinOperator::Inner(ast::JoinConstraint::On(e))
+            | ast::JoinOperator::Left(ast::JoinConstraint::On(e))
+            | ast::JoinOperator::LeftOuter(ast::JoinConstraint::On(e))
+            | ast::JoinOperator::Right(ast::JoinConstraint::On(e))
+            | ast::JoinOperator::RightOuter(ast::JoinConstraint::On(e)) = &mut j.join_operator
+            {
+                subst(e, factors);
+            }
+        }
+    }
+}
+
+/// The qualifier an assignment target names (None: unqualified).
+fn target_qualifier(a: &ast::Assignment) -> Option<String> {
+    match &a.target {
+        ast::AssignmentTarget::ColumnName(n) => {
+            let mut p = crate::expr::object_name_parts(n);
+            p.pop();
+            p.pop()
+        }
+        _ => None,
+    }
+}
+
+/// A multi-table UPDATE reading or writing views, merged onto base tables (None when it names
+/// no view): a SET target of a view is its base column (1348 when it is not a plain one).
+pub(crate) fn rewrite_multi_update(
+    cx: &ExecContext,
+    u: &ast::Update,
+) -> Result<Option<MultiRewritten<ast::Update>>, SqlError> {
+    if !cx.server.engine.catalog().has_views() {
+        return Ok(None);
+    }
+    let mut list = vec![u.table.clone()];
+    if let Some(ast::UpdateTableFromKind::BeforeSet(more)) = &u.from {
+        list.extend(more.iter().cloned());
+    }
+    let quals: Vec<Option<String>> = u.assignments.iter().map(target_qualifier).collect();
+    let written = |q: &str| quals.iter().flatten().any(|t| t.eq_ignore_ascii_case(q));
+    let (factors, wheres, merged) = merge_from_list(cx, &mut list, Verb::Update, &written)?;
+    if merged.is_empty() {
+        return Ok(None);
+    }
+    let mut out = u.clone();
+    let mut assignments = Vec::with_capacity(u.assignments.len());
+    for (a, q) in u.assignments.iter().zip(&quals) {
+        let m = q.as_ref().and_then(|q| {
+            merged
+                .iter()
+                .zip(&factors)
+                .find(|(_, f)| f.qual.eq_ignore_ascii_case(q))
+                .map(|(m, f)| (m, f.qual.clone()))
+        });
+        match m {
+            Some((m, qual)) => {
+                let (mut one, _) = map_assignments(m, &qual, std::slice::from_ref(a), "SET")?;
+                subst(&mut one[0].value, &factors);
+                assignments.append(&mut one);
+            }
+            None => {
+                let mut a = a.clone();
+                subst(&mut a.value, &factors);
+                assignments.push(a);
+            }
+        }
+    }
+    out.assignments = assignments;
+    subst_ons(&mut list, &factors);
+    let mine = u.selection.clone().map(|mut w| {
+        subst(&mut w, &factors);
+        nested(w)
+    });
+    out.selection = and_all(wheres.into_iter().chain(mine));
+    for o in &mut out.order_by {
+        subst(&mut o.expr, &factors);
+    }
+    out.table = list.remove(0);
+    out.from = (!list.is_empty()).then_some(ast::UpdateTableFromKind::BeforeSet(list));
+    let mut checks = merged
+        .iter()
+        .zip(&factors)
+        .filter(|(m, f)| m.check.is_some() && written(&f.qual));
+    let check = checks
+        .next()
+        .and_then(|(m, _)| m.check.clone().map(|c| (m.view.clone(), c)));
+    if checks.next().is_some() {
+        return Err(SqlError::unsupported(
+            "two views WITH CHECK OPTION written by one UPDATE",
+        ));
+    }
+    Ok(Some(MultiRewritten { stmt: out, check }))
+}
+
+/// A multi-table DELETE reading or deleting from views, merged onto base tables (None when
+/// it names no view).
+pub(crate) fn rewrite_multi_delete(
+    cx: &ExecContext,
+    d: &ast::Delete,
+) -> Result<Option<MultiRewritten<ast::Delete>>, SqlError> {
+    if !cx.server.engine.catalog().has_views() {
+        return Ok(None);
+    }
+    let mut out = d.clone();
+    let from_kw = match &mut out.from {
+        ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
+    };
+    let targets: Vec<String> = match &d.using {
+        Some(_) => from_kw
+            .iter()
+            .filter_map(|t| match &t.relation {
+                ast::TableFactor::Table { name, .. } => crate::expr::object_name_parts(name).pop(),
+                _ => None,
+            })
+            .collect(),
+        None => d
+            .tables
+            .iter()
+            .filter_map(|n| crate::expr::object_name_parts(n).pop())
+            .collect(),
+    };
+    let written = |q: &str| targets.iter().any(|t| t.eq_ignore_ascii_case(q));
+    let list = match &mut out.using {
+        Some(u) => u,
+        None => from_kw,
+    };
+    let (factors, wheres, merged) = merge_from_list(cx, list, Verb::Delete, &written)?;
+    if merged.is_empty() {
+        return Ok(None);
+    }
+    subst_ons(list, &factors);
+    let mine = d.selection.clone().map(|mut w| {
+        subst(&mut w, &factors);
+        nested(w)
+    });
+    out.selection = and_all(wheres.into_iter().chain(mine));
+    Ok(Some(MultiRewritten {
+        stmt: out,
+        check: None,
+    }))
+}
