@@ -86,6 +86,18 @@ impl Compiled {
             Compiled::Multi(p) => p.tables.first(),
         }
     }
+
+    /// Whether the plan writes through a view (its definition may have changed since: such a
+    /// plan is compiled again at each execution).
+    fn through_view(&self) -> bool {
+        match self {
+            Compiled::Select(_) => false,
+            Compiled::Insert(p) => p.view.is_some(),
+            Compiled::Update(p) => p.view.is_some(),
+            Compiled::Delete(p) => p.view.is_some(),
+            Compiled::Multi(p) => p.view.is_some(),
+        }
+    }
 }
 
 /// A prepared statement.
@@ -506,6 +518,7 @@ impl Session {
             Some(c) => {
                 p.db != self.cx.current_db
                     || p.priv_epoch != epoch
+                    || c.through_view()
                     || c.table()
                         .is_some_and(|t| cat.table(t.id).is_none_or(|cur| !Arc::ptr_eq(cur, t)))
             }

@@ -463,3 +463,50 @@ fn views_in_multi_table_statements_as_mariadb() {
     ];
     check_cases("views-write-4", "vw4", MULTI_SETUP, cases);
 }
+
+const PREPARED_SETUP: &[&str] = &[
+    "create table t (a int primary key, b int)",
+    "insert into t values (1,1),(2,2),(3,3)",
+    "create view v as select a, b from t where a > 1",
+];
+
+/// Prepared statements through views: placeholders in place, and a view replaced between
+/// executions is read again (its new WHERE and CHECK OPTION), as MariaDB.
+#[test]
+fn prepared_writes_through_views_follow_the_view() {
+    let cases: &[Case] = &[
+        (
+            "prepare s from 'update v set b = b + ? where a < ?'",
+            Ok(""),
+        ),
+        ("set @x = 10, @y = 3", Ok("")),
+        ("execute s using @x, @y", Ok("")),
+        ("select * from t order by a", Ok("1\t1\n2\t12\n3\t3")),
+        (
+            "create or replace view v as select a, b from t where a > 0",
+            Ok(""),
+        ),
+        ("execute s using @x, @y", Ok("")),
+        ("select * from t order by a", Ok("1\t11\n2\t22\n3\t3")),
+        (
+            "prepare i from 'insert into v (a, b) values (?, ?)'",
+            Ok(""),
+        ),
+        ("execute i using @x, @y", Ok("")),
+        ("prepare d from 'delete from v where b = ?'", Ok("")),
+        ("execute d using @x", Ok("")),
+        (
+            "select * from t order by a",
+            Ok("1\t11\n2\t22\n3\t3\n10\t3"),
+        ),
+        (
+            "create or replace view v as select a, b from t where a < 3 with check option",
+            Ok(""),
+        ),
+        (
+            "execute i using @x, @y",
+            Err((1369, "CHECK OPTION failed `vw5`.`v`")),
+        ),
+    ];
+    check_cases("views-write-5", "vw5", PREPARED_SETUP, cases);
+}

@@ -66,6 +66,8 @@ pub(crate) struct DeletePlan {
     #[allow(dead_code)]
     pub params: usize,
     pub returning: Option<Box<SelectPlan>>,
+    /// The view deleted through (`plan::view_dml`), when the statement named one.
+    pub view: Option<Box<ViewTarget>>,
 }
 
 /// `RETURNING items` of INSERT/REPLACE/DELETE on `t`: compiled as `SELECT items FROM t`
@@ -431,8 +433,11 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
     }
     let (name, alias) = single_table(&from[0])?;
     if let Some(v) = view_dml::target_view(cx, name) {
-        let r =
-            view_dml::rewrite_delete(cx, d, &v, alias).and_then(|rw| compile_delete(cx, &rw.stmt));
+        let r = view_dml::rewrite_delete(cx, d, &v, alias).and_then(|rw| {
+            let mut p = compile_delete(cx, &rw.stmt)?;
+            p.view = Some(view_target(cx, &rw.merged, &p.table, rw.target.as_deref())?);
+            Ok(p)
+        });
         cx.view_grants.borrow_mut().clear();
         return r.map_err(view_dml::where_error);
     }
@@ -464,5 +469,6 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
         limit,
         params,
         returning,
+        view: None,
     })
 }

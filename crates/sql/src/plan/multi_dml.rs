@@ -49,8 +49,8 @@ pub(crate) struct MultiPlan {
     pub delete: bool,
     #[allow(dead_code)]
     pub params: usize,
-    /// The join view an UPDATE writes through (`plan::view_dml`), and its CHECK OPTION over
-    /// the joined row.
+    /// A view the statement reads or writes (`plan::view_dml`; the one written WITH CHECK
+    /// OPTION when there is one), and that CHECK OPTION over the joined row.
     pub view: Option<Box<crate::plan::view_dml::ViewTarget>>,
     pub check: Option<Expr>,
 }
@@ -115,13 +115,7 @@ pub(crate) fn compile_multi_update(
         };
         let check = rw.check.as_ref().map(|(_, c)| c);
         let mut p = compile_multi_update_checked(cx, &rw.stmt, check)?;
-        p.view = rw.check.map(|(v, _)| {
-            Box::new(view_dml::ViewTarget {
-                db: v.db.clone(),
-                name: v.name.clone(),
-                check: None,
-            })
-        });
+        p.view = Some(Box::new(rw.view));
         Ok(p)
     });
     cx.view_grants.borrow_mut().clear();
@@ -243,7 +237,11 @@ pub(crate) fn compile_multi_delete(
     let rw = view_dml::rewrite_multi_delete(cx, d);
     if !matches!(rw, Ok(None)) {
         let r = rw.and_then(|rw| match rw {
-            Some(rw) => compile_multi_delete(cx, &rw.stmt),
+            Some(rw) => {
+                let mut p = compile_multi_delete(cx, &rw.stmt)?;
+                p.view = Some(Box::new(rw.view));
+                Ok(p)
+            }
             None => Err(SqlError::unsupported("multi-table DELETE")),
         });
         cx.view_grants.borrow_mut().clear();

@@ -827,6 +827,18 @@ pub(crate) struct MultiRewritten<S> {
     pub stmt: S,
     /// The view written through that has a CHECK OPTION, and that condition.
     pub check: Option<(Arc<ViewDef>, ast::Expr)>,
+    /// The plan's view: the one with the CHECK OPTION, else the first merged.
+    pub view: ViewTarget,
+}
+
+/// The [`ViewTarget`] of a multi-table plan (its check compiled by `plan::multi_dml`).
+fn multi_target(first: &Merged, check: &Option<(Arc<ViewDef>, ast::Expr)>) -> ViewTarget {
+    let v = check.as_ref().map_or(&first.view, |(v, _)| v);
+    ViewTarget {
+        db: v.db.clone(),
+        name: v.name.clone(),
+        check: None,
+    }
 }
 
 /// What [`merge_from_list`] gives: the merged views as factors (their qualifiers and columns),
@@ -1023,7 +1035,12 @@ pub(crate) fn rewrite_multi_update(
             "two views WITH CHECK OPTION written by one UPDATE",
         ));
     }
-    Ok(Some(MultiRewritten { stmt: out, check }))
+    let view = multi_target(&merged[0], &check);
+    Ok(Some(MultiRewritten {
+        stmt: out,
+        check,
+        view,
+    }))
 }
 
 /// A multi-table DELETE reading or deleting from views, merged onto base tables (None when
@@ -1068,8 +1085,10 @@ pub(crate) fn rewrite_multi_delete(
         nested(w)
     });
     out.selection = and_all(wheres.into_iter().chain(mine));
+    let view = multi_target(&merged[0], &None);
     Ok(Some(MultiRewritten {
         stmt: out,
         check: None,
+        view,
     }))
 }
