@@ -92,6 +92,11 @@ fn single_table_views_take_writes_as_mariadb() {
         ("update v set b = 1 where zz = 1", Err((1054, "Unknown column 'zz' in 'FROM'"))),
         ("delete from v where zz = 1", Err((1054, "Unknown column 'zz' in 'FROM'"))),
         ("update v set b = zz", Err((1054, "Unknown column 'zz' in 'SET'"))),
+        ("insert into vx values (2, 'v2') on duplicate key update b = values(b)", Ok("")),
+        ("insert into vx values (2, 'v2') on duplicate key update b = concat(vx.b, '!')", Ok("")),
+        ("insert into vx values (2, 'v2') on duplicate key update b = x.b", Err((1054, "Unknown column 'x.b' in 'SELECT'"))),
+        ("insert into vx (a) values (2) on duplicate key update a = a + 1000", Ok("")),
+        ("select * from t order by a", Ok("5\trep\t0\tNULL\n6\tf\t60\tNULL\n7\tNULL\t0\tNULL\n8\tset\t0\tNULL\n9\th\t0\tNULL\n12\tx\t0\tNULL\n14\tNULL\t0\tNULL\n17\tvv\t0\tNULL\n18\tdup\t0\tNULL\n40\ts\t0\t19\n102\tNULL\t0\tNULL\n1002\tv2!\t21\t102")),
     ];
     check_cases("views-write-1", "vw1", SINGLE_SETUP, cases);
 }
