@@ -386,7 +386,10 @@ fn write_ddl(port: u16) {
          CREATE VIEW gonev AS SELECT 1 AS one; \
          DROP VIEW IF EXISTS gonev, nope; \
          RENAME TABLE vb TO vb2; \
-         ALTER VIEW va AS SELECT id, v, n FROM a WHERE n >= 10",
+         ALTER VIEW va AS SELECT id, v, n FROM a WHERE n >= 10; \
+         INSERT INTO va (id, v, n) VALUES (9, 'nine', 90); \
+         UPDATE va SET v = 'twenty' WHERE id = 2; \
+         DELETE FROM va WHERE id = 1 OR n IS NULL",
     );
 }
 
@@ -454,6 +457,11 @@ fn mariadb_replica_follows_ddl_types_and_sysbench() {
     assert_same_table(port, &replica, "ddl.va", "*");
     assert_same_table(port, &replica, "ddl.vb2", "*");
     assert_eq!(replica.value("SELECT COUNT(*) FROM ddl.va"), "2");
+    // The writes through va reached the replica as ddl.a's rows.
+    assert_eq!(
+        replica.value("SELECT GROUP_CONCAT(id, ':', IFNULL(v, '-') ORDER BY id) FROM ddl.a"),
+        "2:twenty,3:-,9:nine"
+    );
     assert_same_tables_list(port, &replica, "types");
     assert_same_table(port, &replica, "types.t", &types_select());
     assert_same_table(port, &replica, "sb.sbtest1", "*");

@@ -86,6 +86,18 @@ impl Compiled {
             Compiled::Multi(p) => p.tables.first(),
         }
     }
+
+    /// Whether the plan writes through a view (its definition may have changed since: such a
+    /// plan is compiled again at each execution).
+    fn through_view(&self) -> bool {
+        match self {
+            Compiled::Select(_) => false,
+            Compiled::Insert(p) => p.view.is_some(),
+            Compiled::Update(p) => p.view.is_some(),
+            Compiled::Delete(p) => p.view.is_some(),
+            Compiled::Multi(p) => p.view.is_some(),
+        }
+    }
 }
 
 /// A prepared statement.
@@ -379,7 +391,10 @@ impl Session {
                 return r;
             }
         }
-        if let Some(ins) = parse::fast_insert::scan(sql) {
+        let fast = parse::fast_insert::scan(sql);
+        // An INSERT into a view goes the general way (`plan::view_dml`).
+        let fast = fast.filter(|i| plan::view_dml::target_view(self, &i.table).is_none());
+        if let Some(ins) = fast {
             // A bulk INSERT of literals: the plan the general path below would build.
             self.refresh_privileges();
             let c = Compiled::Insert(Box::new(plan::dml::compile_literal_insert(self, ins)?));
@@ -519,6 +534,7 @@ impl Session {
             Some(c) => {
                 p.db != self.cx.current_db
                     || p.priv_epoch != epoch
+                    || c.through_view()
                     || c.table()
                         .is_some_and(|t| cat.table(t.id).is_none_or(|cur| !Arc::ptr_eq(cur, t)))
             }
@@ -569,7 +585,10 @@ impl Session {
             Statement::Delete(d) if plan::multi_dml::is_multi_delete(d) => {
                 Compiled::Multi(Box::new(plan::multi_dml::compile_multi_delete(self, d)?))
             }
-            Statement::Update(u) => Compiled::Update(Box::new(plan::dml::compile_update(self, u)?)),
+            Statement::Update(u) => match plan::dml::compile_update_any(self, u)? {
+                plan::dml::UpdateKind::Single(p) => Compiled::Update(p),
+                plan::dml::UpdateKind::Multi(p) => Compiled::Multi(p),
+            },
             Statement::Delete(d) => Compiled::Delete(Box::new(plan::dml::compile_delete(self, d)?)),
             _ => return Ok(None),
         }))

@@ -451,7 +451,10 @@ pub(crate) fn execute_insert(
             (Some(subs), true, Some(r)) => subs.with(txn, env, |env| values_row(r, env))?,
             _ => vals,
         };
-        let mut row = full_row(def, &p.columns, &defaults, vals, has_now, env, row_no)?;
+        let row = full_row(def, &p.columns, &defaults, vals, has_now, env, row_no);
+        let Some(mut row) = through_view(p, row, env, nrows, &mut warnings)? else {
+            continue;
+        };
         let checked = fks || checks.is_some();
         // InnoDB finds a duplicate key before it checks the row's foreign keys (those are
         // checked index by index, after the primary key's insert): a row that conflicts goes
@@ -519,8 +522,8 @@ pub(crate) fn execute_insert(
                         if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {
                             out.push(project_returning(sp, &new, env)?);
                         }
-                        if let (true, Some(c)) = (new != old, &checks) {
-                            check::check_row(c, def, &new, env)?;
+                        if new != old {
+                            check_changed(p.view.as_deref(), checks.as_ref(), def, &new, env)?;
                         }
                         if new != old {
                             if fks {
@@ -598,6 +601,61 @@ fn on_dup_row(
         touch_on_update(def, set, &mut new, env, row_no)?;
     }
     Ok(new)
+}
+
+/// An INSERT's full `row` (or the error building it) as the view it is written through takes
+/// it: 1423 for a column without default the view does not write; the CHECK OPTION's 1369,
+/// or None (the row skipped, a warning) for INSERT IGNORE of several rows (a single row's
+/// failure stays an error, as in MariaDB). An AUTO_INCREMENT column still without its value
+/// reads as 0 to the check, as in MariaDB (which checks before the value is generated).
+fn through_view(
+    p: &InsertPlan,
+    row: Result<Vec<Value>, SqlError>,
+    env: &Env,
+    nrows: usize,
+    warnings: &mut Vec<(String, u16, String)>,
+) -> Result<Option<Vec<Value>>, SqlError> {
+    let Some(vt) = &p.view else {
+        return row.map(Some);
+    };
+    let row = row.map_err(|e| vt.map_error(e))?;
+    let admitted = match p.table.auto_increment {
+        Some(a) if row[a] == Value::Null => {
+            let mut r = row.clone();
+            r[a] = Value::Int(0);
+            vt.admits(&r, env)?
+        }
+        _ => vt.admits(&row, env)?,
+    };
+    if admitted {
+        return Ok(Some(row));
+    }
+    if p.ignore && nrows > 1 {
+        let e = vt.check_failed();
+        warnings.push(("Warning".to_string(), e.code, e.message));
+        return Ok(None);
+    }
+    Err(vt.check_failed())
+}
+
+/// The checks of a row an ON DUPLICATE KEY UPDATE changed: the CHECK OPTION of the view
+/// written through (1369), then the table's CHECK constraints.
+fn check_changed(
+    view: Option<&crate::plan::view_dml::ViewTarget>,
+    checks: Option<&check::Compiled>,
+    def: &TableDef,
+    new: &[Value],
+    env: &Env,
+) -> Result<(), SqlError> {
+    if let Some(vt) = view {
+        if !vt.admits(new, env)? {
+            return Err(vt.check_failed());
+        }
+    }
+    match checks {
+        Some(c) => check::check_row(c, def, new, env),
+        None => Ok(()),
+    }
 }
 
 /// REPLACE's delete of the rows `row` conflicts with (checked as parents when `fks`), then,
@@ -953,6 +1011,11 @@ fn write_updated(
     }
     let set = |c: usize| p.assignments.iter().any(|(a, _)| *a == c);
     touch_on_update(def, set, &mut row, env, row_no)?;
+    if let Some(vt) = &p.view {
+        if !vt.admits(&row, env)? {
+            return Err(vt.check_failed());
+        }
+    }
     if let Some(c) = checks {
         check::check_row(c, def, &row, env)?;
     }

@@ -250,6 +250,13 @@ impl Gather<'_> {
                     new[*col] = v;
                 }
             }
+            if let (Some(c), Some(vt), true) = (&p.check, &p.view, new != old) {
+                // The CHECK OPTION of the join view written through, on the joined row
+                // with the new values.
+                if !c.test(&self.work, &[], env)? {
+                    return Err(vt.check_failed());
+                }
+            }
             env.cx
                 .guard
                 .charge(crate::guard::row_bytes(old) * 2 + key.len() as u64)?;

@@ -13,6 +13,7 @@ use crate::expr::{Compiler, Expr};
 use crate::parse::fast_insert::LiteralInsert;
 use crate::plan::access::{plan, Plan};
 use crate::plan::select::SelectPlan;
+use crate::plan::view_dml::{self, ViewTarget};
 use onelog_engine::TableDef;
 use onelog_protocol::errors;
 use sqlparser::ast;
@@ -36,6 +37,8 @@ pub(crate) struct InsertPlan {
     /// `RETURNING ...`: the items as a SELECT over the target table, evaluated on each row
     /// stored (or, for DELETE, removed).
     pub returning: Option<Box<SelectPlan>>,
+    /// The view written through (`plan::view_dml`), when the statement named one.
+    pub view: Option<Box<ViewTarget>>,
 }
 
 #[derive(Debug, Clone)]
@@ -50,6 +53,8 @@ pub(crate) struct UpdatePlan {
     pub limit: Option<Expr>,
     #[allow(dead_code)]
     pub params: usize,
+    /// The view written through (`plan::view_dml`), when the statement named one.
+    pub view: Option<Box<ViewTarget>>,
 }
 
 #[derive(Debug, Clone)]
@@ -64,6 +69,8 @@ pub(crate) struct DeletePlan {
     #[allow(dead_code)]
     pub params: usize,
     pub returning: Option<Box<SelectPlan>>,
+    /// The view deleted through (`plan::view_dml`), when the statement named one.
+    pub view: Option<Box<ViewTarget>>,
 }
 
 /// `RETURNING items` of INSERT/REPLACE/DELETE on `t`: compiled as `SELECT items FROM t`
@@ -172,6 +179,7 @@ pub(crate) fn compile_literal_insert(
         // The scanner takes no RETURNING (it falls back to the parser for it).
         returning: None,
         subqueries: Vec::new(),
+        view: None,
     })
 }
 
@@ -180,6 +188,16 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
         ast::TableObject::TableName(n) => n,
         _ => return Err(SqlError::unsupported("INSERT into a table function")),
     };
+    if let Some(v) = view_dml::target_view(cx, name) {
+        let rw = view_dml::rewrite_insert(cx, ins, &v);
+        let r = rw.and_then(|rw| {
+            let mut p = compile_insert(cx, &rw.stmt)?;
+            p.view = Some(view_target(cx, &rw.merged, &p.table, rw.target.as_deref())?);
+            Ok(p)
+        });
+        cx.view_grants.borrow_mut().clear();
+        return r;
+    }
     let on_dup_update = matches!(ins.on, Some(ast::OnInsert::DuplicateKeyUpdate(_)));
     let (t, mut columns) = insert_target(cx, name, &ins.columns, ins.replace_into, on_dup_update)?;
     let db = cx.current_db.clone().unwrap_or_default();
@@ -280,6 +298,7 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
             drop(c);
             crate::plan::select::subquery::dml_subqueries(hook)
         },
+        view: None,
     })
 }
 
@@ -351,7 +370,73 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
         order_by,
         limit,
         params,
+        view: None,
     })
+}
+
+/// What an UPDATE compiles to: a single-table plan, or a multi-table one (an UPDATE of a join
+/// view).
+pub(crate) enum UpdateKind {
+    Single(Box<UpdatePlan>),
+    Multi(Box<crate::plan::multi_dml::MultiPlan>),
+}
+
+/// A single-table UPDATE, its target a table or a view (`plan::view_dml`).
+pub(crate) fn compile_update_any(
+    cx: &ExecContext,
+    u: &ast::Update,
+) -> Result<UpdateKind, SqlError> {
+    let view = match (&u.from, single_table(&u.table)) {
+        (None, Ok((name, alias))) => view_dml::target_view(cx, name).map(|v| (v, alias)),
+        _ => None,
+    };
+    let Some((v, alias)) = view else {
+        return Ok(UpdateKind::Single(Box::new(compile_update(cx, u)?)));
+    };
+    let r = view_dml::rewrite_update(cx, u, &v, alias).and_then(|rw| {
+        if crate::plan::multi_dml::is_multi_update(&rw.stmt) {
+            let check = rw.merged.check.as_ref();
+            let mut p = crate::plan::multi_dml::compile_multi_update_checked(cx, &rw.stmt, check)?;
+            p.view = Some(Box::new(ViewTarget {
+                db: v.db.clone(),
+                name: v.name.clone(),
+                check: None,
+            }));
+            return Ok(UpdateKind::Multi(Box::new(p)));
+        }
+        let mut p = compile_update(cx, &rw.stmt)?;
+        p.view = Some(view_target(cx, &rw.merged, &p.table, rw.target.as_deref())?);
+        Ok(UpdateKind::Single(Box::new(p)))
+    });
+    cx.view_grants.borrow_mut().clear();
+    r.map_err(view_dml::where_error)
+}
+
+/// The view a plan writes through, its CHECK OPTION compiled over the row of `t` (read under
+/// the qualifier `alias`).
+fn view_target(
+    cx: &ExecContext,
+    m: &view_dml::Merged,
+    t: &TableDef,
+    alias: Option<&str>,
+) -> Result<Box<ViewTarget>, SqlError> {
+    let check = match &m.check {
+        Some(e) => {
+            let db = cx.current_db.clone().unwrap_or_default();
+            let qualifier = alias.unwrap_or(&t.name);
+            let mut c = Compiler::new(scope(t, qualifier, &db), "where clause");
+            let x = c
+                .compile(e)
+                .map_err(|_| SqlError::unsupported("this CHECK OPTION through a join view"))?;
+            Some(x)
+        }
+        None => None,
+    };
+    Ok(Box::new(ViewTarget {
+        db: m.view.db.clone(),
+        name: m.view.name.clone(),
+        check,
+    }))
 }
 
 pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<DeletePlan, SqlError> {
@@ -362,6 +447,15 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
         return Err(SqlError::unsupported("multi-table DELETE"));
     }
     let (name, alias) = single_table(&from[0])?;
+    if let Some(v) = view_dml::target_view(cx, name) {
+        let r = view_dml::rewrite_delete(cx, d, &v, alias).and_then(|rw| {
+            let mut p = compile_delete(cx, &rw.stmt)?;
+            p.view = Some(view_target(cx, &rw.merged, &p.table, rw.target.as_deref())?);
+            Ok(p)
+        });
+        cx.view_grants.borrow_mut().clear();
+        return r.map_err(view_dml::where_error);
+    }
     let t = resolve_table(cx, name, crate::privilege::DELETE)?;
     if d.selection.is_some() {
         check_select(cx, &t)?;
@@ -389,5 +483,6 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
         limit,
         params,
         returning,
+        view: None,
     })
 }

@@ -10,3 +10,4 @@ pub(crate) mod dml;
 pub(crate) mod join;
 pub(crate) mod multi_dml;
 pub(crate) mod select;
+pub(crate) mod view_dml;

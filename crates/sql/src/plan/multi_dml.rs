@@ -28,6 +28,7 @@ use crate::expr::{Compiler, Expr, Scope};
 use crate::plan::access::{plan, Plan};
 use crate::plan::join::{plan_joins, JoinPlan};
 use crate::plan::select::{compile_joins, subquery};
+use crate::plan::view_dml;
 
 /// A multi-table UPDATE or DELETE.
 #[derive(Debug, Clone)]
@@ -54,6 +55,10 @@ pub(crate) struct MultiPlan {
     pub subqueries: Vec<crate::plan::select::subquery::SubPlan>,
     #[allow(dead_code)]
     pub params: usize,
+    /// A view the statement reads or writes (`plan::view_dml`; the one written WITH CHECK
+    /// OPTION when there is one), and that CHECK OPTION over the joined row.
+    pub view: Option<Box<crate::plan::view_dml::ViewTarget>>,
+    pub check: Option<Expr>,
 }
 
 impl MultiPlan {
@@ -119,6 +124,27 @@ pub(crate) fn compile_multi_update(
     cx: &ExecContext,
     u: &ast::Update,
 ) -> Result<MultiPlan, SqlError> {
+    // Views in the FROM list are merged onto their base tables first (`plan::view_dml`).
+    let r = view_dml::rewrite_multi_update(cx, u).and_then(|rw| {
+        let Some(rw) = rw else {
+            return compile_multi_update_checked(cx, u, None);
+        };
+        let check = rw.check.as_ref().map(|(_, c)| c);
+        let mut p = compile_multi_update_checked(cx, &rw.stmt, check)?;
+        p.view = Some(Box::new(rw.view));
+        Ok(p)
+    });
+    cx.view_grants.borrow_mut().clear();
+    r
+}
+
+/// [`compile_multi_update`], with the CHECK OPTION of the join view it writes through
+/// (`check`, over the FROM tables) compiled into [`MultiPlan::check`].
+pub(crate) fn compile_multi_update_checked(
+    cx: &ExecContext,
+    u: &ast::Update,
+    check: Option<&ast::Expr>,
+) -> Result<MultiPlan, SqlError> {
     if u.returning.is_some() {
         return Err(SqlError::unsupported("RETURNING in a multi-table UPDATE"));
     }
@@ -171,6 +197,11 @@ pub(crate) fn compile_multi_update(
         Some(e) => Some(c.compile(e)?),
         None => None,
     };
+    c.place = "where clause";
+    let check = match check {
+        Some(e) => Some(c.compile(e)?),
+        None => None,
+    };
     Ok(MultiPlan {
         tables: from.tables.iter().map(|(t, _)| t.clone()).collect(),
         aliases: from.tables.iter().map(|(_, q)| q.clone()).collect(),
@@ -186,6 +217,8 @@ pub(crate) fn compile_multi_update(
             drop(c);
             crate::plan::select::subquery::dml_subqueries(hook)
         },
+        view: None,
+        check,
     })
 }
 
@@ -224,6 +257,20 @@ pub(crate) fn compile_multi_delete(
     }
     if d.returning.is_some() {
         return Err(SqlError::unsupported("RETURNING in a multi-table DELETE"));
+    }
+    // Views in the FROM list are merged onto their base tables first (`plan::view_dml`).
+    let rw = view_dml::rewrite_multi_delete(cx, d);
+    if !matches!(rw, Ok(None)) {
+        let r = rw.and_then(|rw| match rw {
+            Some(rw) => {
+                let mut p = compile_multi_delete(cx, &rw.stmt)?;
+                p.view = Some(Box::new(rw.view));
+                Ok(p)
+            }
+            None => Err(SqlError::unsupported("multi-table DELETE")),
+        });
+        cx.view_grants.borrow_mut().clear();
+        return r;
     }
     let from_kw = match &d.from {
         ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
@@ -292,5 +339,7 @@ pub(crate) fn compile_multi_delete(
         delete: true,
         params,
         subqueries,
+        view: None,
+        check: None,
     })
 }
