@@ -594,7 +594,7 @@ mod tests {
         for (comment, runs) in [
             ("/*!40101 +1 */", true),
             ("/*!100119 +1 */", true), // 10.1.19: six digits read as one version
-            ("/*!99999 +1 */", false),  // MySQL 5.7+ versions: only in /*M!
+            ("/*!99999 +1 */", false), // MySQL 5.7+ versions: only in /*M!
             ("/*!50700 +1 */", false),
             ("/*!50699 +1 */", true),
             ("/*M!99999 +1 */", true),
@@ -613,7 +613,10 @@ mod tests {
         // Fewer than five digits stay (MariaDB: 1064 near '1001 +1 */').
         assert_eq!(words("SELECT 3 /*!1001 +1 */"), "SELECT 3 1001 +1");
         // A skipped one may hold one nested comment.
-        assert_eq!(words("SELECT 3 /*!99999 a /* b */ c */ + 2"), "SELECT 3 + 2");
+        assert_eq!(
+            words("SELECT 3 /*!99999 a /* b */ c */ + 2"),
+            "SELECT 3 + 2"
+        );
         assert_eq!(words("/*!40101 SET @x=1 */"), "SET @x=1");
     }
 

@@ -50,7 +50,11 @@ pub(crate) fn explain(
             ex.unit(&p, Role::Top)
         }
         ast::Statement::Update(u) if !crate::plan::multi_dml::is_multi_update(u) => {
-            let p = crate::plan::dml::compile_update(cx, u)?;
+            // A view target may make it a multi-table UPDATE (`plan::view_dml`).
+            let p = match crate::plan::dml::compile_update_any(cx, u)? {
+                crate::plan::dml::UpdateKind::Single(p) => p,
+                crate::plan::dml::UpdateKind::Multi(p) => return Ok(table::render(ex.multi(&p))),
+            };
             let mut exprs: Vec<&Expr> = p.assignments.iter().map(|(_, e)| e).collect();
             exprs.extend(p.plan.filter.as_ref());
             ex.dml(
@@ -554,11 +558,14 @@ fn where_parts(p: &SelectPlan) -> Vec<&Expr> {
     let mut v = Vec::new();
     if let Some(jp) = &p.join {
         v.extend(jp.driver_filter.iter());
+        // Steps of an outer join's nest test their ON as part of the join, not the WHERE.
+        let nested = |k: usize| jp.nests.iter().any(|n| (n.first..=n.last).contains(&k));
         v.extend(
             jp.steps
                 .iter()
-                .filter(|s| !s.left)
-                .filter_map(|s| s.on.as_ref()),
+                .enumerate()
+                .filter(|(k, _)| !nested(*k))
+                .filter_map(|(_, s)| s.on.as_ref()),
         );
         v.extend(jp.filter.iter());
     } else if let Some(plan) = &p.plan {
@@ -691,6 +698,7 @@ fn each_subq<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Subq)) {
                 SubqKind::In(x, ..) | SubqKind::Quantified(x, ..) | SubqKind::ExistsIn(x, ..) => {
                     each_subq(x, f)
                 }
+                SubqKind::RowIn(xs, ..) | SubqKind::RowCmp(xs, ..) => all(xs, f),
                 SubqKind::Scalar | SubqKind::Exists(_) => {}
             }
         }

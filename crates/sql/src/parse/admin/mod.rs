@@ -536,7 +536,11 @@ fn maybe_admin(sql: &str) -> bool {
 
 /// Whether the statement's last word is `KEYS` (`ALTER TABLE t DISABLE KEYS`).
 fn ends_with_keys(b: &[u8]) -> bool {
-    let end = b.len() - b.iter().rev().take_while(|c| c.is_ascii_whitespace() || **c == b';').count();
+    let end = b.len()
+        - b.iter()
+            .rev()
+            .take_while(|c| c.is_ascii_whitespace() || **c == b';')
+            .count();
     end >= 5
         && b[end - 4..end].eq_ignore_ascii_case(b"KEYS")
         && !(b[end - 5].is_ascii_alphanumeric() || b[end - 5] == b'_')
