@@ -104,6 +104,69 @@ pub(crate) enum Expr {
     Win(Box<super::window::WinCall>),
 }
 
+impl Expr {
+    /// Calls `f` on each expression directly inside `self`: operands, arguments, a
+    /// subquery's outer operands (not the subquery's own plan) and a window call's parts.
+    /// Exhaustive, so a new variant must say what it holds.
+    pub(crate) fn for_each_child<'e>(&'e self, f: &mut dyn FnMut(&'e Expr)) {
+        match self {
+            Expr::Lit(_)
+            | Expr::Col(_)
+            | Expr::Param(_)
+            | Expr::Agg(_)
+            | Expr::SysVar(..)
+            | Expr::UserVar(_)
+            | Expr::InsertValue(_) => {}
+            Expr::Neg(x)
+            | Expr::Not(x)
+            | Expr::BitNot(x)
+            | Expr::IsNull(x, _)
+            | Expr::IsBool(x, ..)
+            | Expr::Cast(x, _)
+            | Expr::Collate(x, _)
+            | Expr::Introduced(x, _)
+            | Expr::Collated(_, x) => f(x),
+            Expr::Bin(_, l, r) | Expr::Like(l, r, ..) => {
+                f(l);
+                f(r);
+            }
+            Expr::Between(a, b, c, _) => {
+                f(a);
+                f(b);
+                f(c);
+            }
+            Expr::In(x, list, _) => {
+                f(x);
+                list.iter().for_each(f);
+            }
+            Expr::Case(op, whens, el) => {
+                op.iter().for_each(|x| f(x));
+                for (a, b) in whens {
+                    f(a);
+                    f(b);
+                }
+                el.iter().for_each(|x| f(x));
+            }
+            Expr::Func(_, args) => args.iter().for_each(f),
+            Expr::Subq(s) => match &s.kind {
+                SubqKind::In(x, ..) | SubqKind::Quantified(x, ..) | SubqKind::ExistsIn(x, ..) => {
+                    f(x)
+                }
+                SubqKind::RowIn(xs, ..) | SubqKind::RowCmp(xs, ..) => xs.iter().for_each(f),
+                SubqKind::Scalar | SubqKind::Exists(_) => {}
+            },
+            Expr::Win(w) => {
+                w.partition.iter().for_each(&mut *f);
+                w.args.iter().for_each(&mut *f);
+                w.order.iter().for_each(|(x, _)| f(x));
+                if let super::window::WinFunc::Agg(a) = &w.func {
+                    a.arg.iter().for_each(f);
+                }
+            }
+        }
+    }
+}
+
 /// A compiled subquery reference: which of the statement's subqueries, how its rows are read.
 #[derive(Debug, Clone)]
 pub(crate) struct Subq {

@@ -686,75 +686,8 @@ fn nested_order(p: &SelectPlan) -> Vec<Nested> {
 
 /// Calls `f` on each subquery reference in `e` (not inside the subqueries themselves).
 fn each_subq<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Subq)) {
-    let all = |xs: &'e [Expr], f: &mut dyn FnMut(&'e Subq)| {
-        for x in xs {
-            each_subq(x, f);
-        }
-    };
-    match e {
-        Expr::Subq(s) => {
-            f(s);
-            match &s.kind {
-                SubqKind::In(x, ..) | SubqKind::Quantified(x, ..) | SubqKind::ExistsIn(x, ..) => {
-                    each_subq(x, f)
-                }
-                SubqKind::RowIn(xs, ..) | SubqKind::RowCmp(xs, ..) => all(xs, f),
-                SubqKind::Scalar | SubqKind::Exists(_) => {}
-            }
-        }
-        Expr::Bin(_, l, r) | Expr::Like(l, r, ..) => {
-            each_subq(l, f);
-            each_subq(r, f);
-        }
-        Expr::Not(x)
-        | Expr::Neg(x)
-        | Expr::BitNot(x)
-        | Expr::Cast(x, _)
-        | Expr::Collate(x, _)
-        | Expr::Introduced(x, _)
-        | Expr::Collated(_, x)
-        | Expr::IsNull(x, _)
-        | Expr::IsBool(x, ..) => each_subq(x, f),
-        Expr::Between(a, b, c, _) => {
-            each_subq(a, f);
-            each_subq(b, f);
-            each_subq(c, f);
-        }
-        Expr::In(x, list, _) => {
-            each_subq(x, f);
-            all(list, f);
-        }
-        Expr::Case(op, whens, el) => {
-            if let Some(x) = op {
-                each_subq(x, f);
-            }
-            for (a, b) in whens {
-                each_subq(a, f);
-                each_subq(b, f);
-            }
-            if let Some(x) = el {
-                each_subq(x, f);
-            }
-        }
-        Expr::Func(_, args) => all(args, f),
-        Expr::Win(w) => {
-            all(&w.partition, f);
-            all(&w.args, f);
-            for (x, _) in &w.order {
-                each_subq(x, f);
-            }
-            if let crate::expr::WinFunc::Agg(a) = &w.func {
-                if let Some(x) = &a.arg {
-                    each_subq(x, f);
-                }
-            }
-        }
-        Expr::Lit(_)
-        | Expr::Col(_)
-        | Expr::Param(_)
-        | Expr::Agg(_)
-        | Expr::SysVar(..)
-        | Expr::UserVar(_)
-        | Expr::InsertValue(_) => {}
+    if let Expr::Subq(s) = e {
+        f(s);
     }
+    e.for_each_child(&mut |c| each_subq(c, f));
 }

@@ -638,54 +638,12 @@ pub(crate) fn compile_on(c: &mut Compiler<'_>, e: &ast::Expr) -> Result<Expr, Sq
 
 /// True when `e` holds a correlated subquery anywhere.
 pub(crate) fn subq_correlated(e: &Expr) -> bool {
-    let any = |v: &[Expr]| v.iter().any(subq_correlated);
-    match e {
-        Expr::Subq(s) => {
-            s.correlated
-                || match &s.kind {
-                    crate::expr::SubqKind::In(x, ..)
-                    | crate::expr::SubqKind::Quantified(x, ..)
-                    | crate::expr::SubqKind::ExistsIn(x, ..) => subq_correlated(x),
-                    crate::expr::SubqKind::RowIn(v, ..) | crate::expr::SubqKind::RowCmp(v, ..) => {
-                        v.iter().any(subq_correlated)
-                    }
-                    _ => false,
-                }
-        }
-        Expr::Bin(_, l, r) | Expr::Like(l, r, ..) => subq_correlated(l) || subq_correlated(r),
-        Expr::Not(x)
-        | Expr::Neg(x)
-        | Expr::BitNot(x)
-        | Expr::Cast(x, _)
-        | Expr::Collate(x, _)
-        | Expr::Introduced(x, _)
-        | Expr::Collated(_, x)
-        | Expr::IsNull(x, _)
-        | Expr::IsBool(x, ..) => subq_correlated(x),
-        Expr::Between(a, b, c, _) => subq_correlated(a) || subq_correlated(b) || subq_correlated(c),
-        Expr::In(x, list, _) => subq_correlated(x) || any(list),
-        Expr::Case(op, whens, el) => {
-            op.as_deref().is_some_and(subq_correlated)
-                || whens
-                    .iter()
-                    .any(|(a, b)| subq_correlated(a) || subq_correlated(b))
-                || el.as_deref().is_some_and(subq_correlated)
-        }
-        Expr::Func(_, args) => any(args),
-        Expr::Win(w) => {
-            any(&w.partition)
-                || any(&w.args)
-                || w.order.iter().any(|(x, _)| subq_correlated(x))
-                || matches!(&w.func, crate::expr::WinFunc::Agg(a) if a.arg.as_ref().is_some_and(subq_correlated))
-        }
-        Expr::Lit(_)
-        | Expr::Col(_)
-        | Expr::Param(_)
-        | Expr::Agg(_)
-        | Expr::SysVar(..)
-        | Expr::UserVar(_)
-        | Expr::InsertValue(_) => false,
+    if matches!(e, Expr::Subq(s) if s.correlated) {
+        return true;
     }
+    let mut found = false;
+    e.for_each_child(&mut |c| found = found || subq_correlated(c));
+    found
 }
 
 /// The error a self-reference of a recursive CTE raises while its anchor is looked for.
