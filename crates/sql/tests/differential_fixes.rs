@@ -424,3 +424,57 @@ fn dates_in_a_datetime_union_column_and_enum_collations() {
     );
     assert!(show.contains("`e` enum('x','y') DEFAULT NULL"), "{show}");
 }
+
+/// Seeds 328 and 400 of a 400-seed run: a value rounded to a DECIMAL column's scale is noted
+/// (1265) as MariaDB 10.11.19 notes it, in every sql_mode; an exact one is not.
+#[test]
+fn a_decimal_rounded_to_its_column_is_noted() {
+    let db = Db::open("fix-dec-note");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE t (id INT PRIMARY KEY, i INT, d DECIMAL(8,2))",
+    );
+    let notes = |s: &mut Session| -> Vec<String> {
+        rows(s, "SHOW WARNINGS")
+            .into_iter()
+            .map(|r| r.join(" "))
+            .collect()
+    };
+    let note = |row: u64| format!("Note 1265 Data truncated for column 'd' at row {row}");
+    // (value, noted) as MariaDB answered each INSERT.
+    for (id, value, noted) in [
+        (3, "1.255e0", true),
+        (4, "'1.255'", true),
+        (5, "0.1e0", false),
+        (6, "'01.50'", false),
+        (7, "1.2500", false),
+        (8, "-0.001", true),
+        (9, "'1e-3'", true),
+        (10, "1.25e0", false),
+        (11, "7", false),
+    ] {
+        ok(
+            &mut s,
+            &format!("INSERT INTO t VALUES ({id}, 2.5, {value})"),
+        );
+        let want: Vec<String> = if noted { vec![note(1)] } else { Vec::new() };
+        assert_eq!(notes(&mut s), want, "{value}");
+    }
+    ok(&mut s, "UPDATE t SET d = 3.333 WHERE id IN (3, 4)");
+    assert_eq!(notes(&mut s), [note(1), note(2)]);
+    ok(
+        &mut s,
+        "INSERT INTO t VALUES (12, 1, 1.255), (13, 1, 2.255)",
+    );
+    assert_eq!(notes(&mut s), [note(1), note(2)]);
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT d FROM t WHERE id IN (3, 5, 8, 9, 12, 13) ORDER BY id"
+        ),
+        [["3.33"], ["0.10"], ["0.00"], ["0.00"], ["1.26"], ["2.26"]]
+    );
+    // An INT column rounds 2.5 to 3 without a note, as MariaDB.
+    assert_eq!(rows(&mut s, "SELECT i FROM t WHERE id = 3"), [["3"]]);
+}

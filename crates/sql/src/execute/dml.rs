@@ -70,11 +70,14 @@ pub(crate) fn coerce_col(
     let cut_time = def.columns[i].ty == onelog_engine::SqlType::Date && has_time_of_day(&v);
     let r = match coerce_strict(def, i, v.clone()) {
         Ok(v) => Ok(v),
-        Err(e) if !crate::sysvar::strict_mode(env.cx) => relaxed(def, i, v, e),
+        Err(e) if !crate::sysvar::strict_mode(env.cx) => relaxed(def, i, v.clone(), e),
         Err(e) => Err(e),
     }
     .and_then(|v| check_json(def, i, v));
-    if cut_time && r.is_ok() {
+    let rounded = matches!(def.columns[i].ty, onelog_engine::SqlType::Decimal { .. })
+        && crate::expr::warning_count() == before
+        && r.as_ref().is_ok_and(|out| decimal_rounded(&v, out));
+    if (cut_time || rounded) && r.is_ok() {
         crate::expr::warn(
             "Note",
             errors::WARN_DATA_TRUNCATED.code,
@@ -92,6 +95,60 @@ pub(crate) fn coerce_col(
     r.map_err(|mut e| {
         e.message = with_row(&e.message, row);
         e
+    })
+}
+
+/// Whether storing `input` into a DECIMAL column as `out` lost digits (MariaDB's note 1265,
+/// in every sql_mode): a decimal or a plain decimal string compared digit by digit, anything
+/// else that reads as a number (a double, a string with an exponent) compared as a double.
+fn decimal_rounded(input: &Value, out: &Value) -> bool {
+    let Value::Decimal(stored) = out else {
+        return false;
+    };
+    let text = match input {
+        Value::Decimal(s) => s.as_str(),
+        Value::Bytes(b) => match std::str::from_utf8(b) {
+            Ok(s) => s.trim(),
+            Err(_) => return false,
+        },
+        Value::Double(d) => return stored.parse::<f64>().is_ok_and(|x| x != *d),
+        Value::Float(f) => return stored.parse::<f64>().is_ok_and(|x| x != f64::from(*f)),
+        _ => return false,
+    };
+    match plain_decimal(text) {
+        Some(digits) => plain_decimal(stored).is_some_and(|kept| kept != digits),
+        None => matches!(
+            (text.parse::<f64>(), stored.parse::<f64>()),
+            (Ok(a), Ok(b)) if a.is_finite() && a != b
+        ),
+    }
+}
+
+/// A plain decimal (`[+-]digits[.digits]`) in one canonical form: no leading zeros in the
+/// integer part, no trailing zeros in the fraction, no sign on zero. None for other text.
+fn plain_decimal(s: &str) -> Option<String> {
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let digits = |x: &str| x.bytes().all(|c| c.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
+        return None;
+    }
+    let int = int.trim_start_matches('0');
+    let frac = frac.trim_end_matches('0');
+    let int = if int.is_empty() { "0" } else { int };
+    let body = if frac.is_empty() {
+        int.to_string()
+    } else {
+        format!("{int}.{frac}")
+    };
+    Some(if neg && body != "0" {
+        format!("-{body}")
+    } else {
+        body
     })
 }
 
