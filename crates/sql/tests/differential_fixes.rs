@@ -478,3 +478,26 @@ fn a_decimal_rounded_to_its_column_is_noted() {
     // An INT column rounds 2.5 to 3 without a note, as MariaDB.
     assert_eq!(rows(&mut s, "SELECT i FROM t WHERE id = 3"), [["3"]]);
 }
+
+/// A row compared with a one-column subquery names the subquery's type in 4078 as MariaDB
+/// 10.11.19 does, YEAR included (the subquery's side named it `varchar`).
+#[test]
+fn a_row_against_a_year_subquery_names_year() {
+    let db = Db::open("fix-4078-year");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, y YEAR)");
+    ok(&mut s, "INSERT INTO t VALUES (1, 2024)");
+    for (sql, want) in [
+        (
+            "SELECT (1,2) = (SELECT y FROM t)",
+            "Illegal parameter data types row and year for operation '='",
+        ),
+        (
+            "SELECT (SELECT y FROM t) = (1,2)",
+            "Illegal parameter data types year and row for operation '='",
+        ),
+    ] {
+        let e = common::fail(&mut s, sql);
+        assert_eq!((e.code, e.message.as_str()), (4078, want), "{sql}");
+    }
+}

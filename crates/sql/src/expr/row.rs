@@ -274,18 +274,23 @@ impl Compiler<'_> {
             },
             r => r,
         };
-        match r {
-            RType::Int | RType::UInt => "int",
-            RType::Decimal(..) => "decimal",
-            RType::Double | RType::DoubleDec(_) => "double",
-            RType::Date => "date",
-            RType::DateTime(_) => "datetime",
-            RType::Time => "time",
-            RType::Year => "year",
-            RType::Null => "null",
-            _ => "varchar",
-        }
-        .to_string()
+        rtype_name(r).to_string()
+    }
+}
+
+/// MariaDB's name of a result type in 4078 (the common ones; a table column's own type is
+/// named by its declaration, `Compiler::type_name`).
+pub(super) fn rtype_name(r: RType) -> &'static str {
+    match r {
+        RType::Int | RType::UInt => "int",
+        RType::Decimal(..) => "decimal",
+        RType::Double | RType::DoubleDec(_) => "double",
+        RType::Date => "date",
+        RType::DateTime(_) => "datetime",
+        RType::Time => "time",
+        RType::Year => "year",
+        RType::Null => "null",
+        _ => "varchar",
     }
 }
 

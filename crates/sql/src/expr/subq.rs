@@ -171,7 +171,7 @@ impl Compiler<'_> {
             (x, self.compile_row_subquery(q)?)
         };
         if info.columns == 1 {
-            let (l, r) = ("row", info_type_name(&info));
+            let (l, r) = ("row", super::row::rtype_name(info.rtype));
             let (l, r) = if sub_first { (r, l) } else { (l, r) };
             return Err(super::row::illegal_types(l, r, name));
         }
@@ -483,20 +483,6 @@ fn more_than_one_row() -> SqlError {
         errors::ER_SUBQUERY_NO_1_ROW,
         "Subquery returns more than 1 row",
     )
-}
-
-/// MariaDB's name of a one-column subquery's type in 4078 (the common ones).
-fn info_type_name(info: &SubqInfo) -> &'static str {
-    match info.rtype {
-        RType::Int | RType::UInt => "int",
-        RType::Decimal(..) => "decimal",
-        RType::Double | RType::DoubleDec(_) => "double",
-        RType::Date => "date",
-        RType::DateTime(_) => "datetime",
-        RType::Time => "time",
-        RType::Null => "null",
-        _ => "varchar",
-    }
 }
 
 /// `l IN (rows)` for a row: true when a row is equal, else NULL when a comparison is NULL
