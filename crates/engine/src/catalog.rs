@@ -425,7 +425,7 @@ impl SqlType {
     }
 
     /// [`coerce`](Self::coerce) for the string types: a length limit (characters for CHAR and
-    /// VARCHAR, bytes otherwise) and valid UTF-8 for the text types.
+    /// VARCHAR, bytes otherwise), valid UTF-8 for the text types, BINARY(n) zero-padded to n.
     fn coerce_bytes(&self, err: CoerceErrors<'_>, v: Value) -> Result<Value, EngineError> {
         use SqlType::*;
         match *self {
@@ -442,6 +442,12 @@ impl SqlType {
             },
             Binary(n) | VarBinary(n) => match v {
                 Value::Bytes(b) if b.len() > n as usize => Err(err.too_long()),
+                // BINARY(n) keeps n bytes, a shorter value padded with zero bytes, as MariaDB
+                // stores it (and returns, compares, dumps and checksums it).
+                Value::Bytes(mut b) if matches!(self, Binary(_)) => {
+                    b.resize(n as usize, 0);
+                    Ok(Value::Bytes(b))
+                }
                 Value::Bytes(b) => Ok(Value::Bytes(b)),
                 ref other => Err(err.wrong(other)),
             },
@@ -2872,6 +2878,23 @@ pub(crate) fn check_identifier(name: &str) -> Result<(), EngineError> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn binary_values_are_zero_padded_to_the_column_length() {
+        let pad = |t: SqlType, b: &[u8]| t.coerce("c", Value::Bytes(b.to_vec())).unwrap();
+        assert_eq!(
+            pad(SqlType::Binary(4), b"ab"),
+            Value::Bytes(b"ab\0\0".to_vec())
+        );
+        assert_eq!(pad(SqlType::Binary(2), b""), Value::Bytes(vec![0, 0]));
+        assert_eq!(
+            pad(SqlType::VarBinary(4), b"ab"),
+            Value::Bytes(b"ab".to_vec())
+        );
+        assert!(SqlType::Binary(1)
+            .coerce("c", Value::Bytes(b"ab".to_vec()))
+            .is_err());
+    }
+
     use super::*;
 
     fn spec() -> TableSpec {
