@@ -513,6 +513,22 @@ fn decode_value(col: &ColumnMeta, r: &mut Reader<'_>) -> Result<Value, DecodeErr
     })
 }
 
+/// Appends the packed form of one non-NULL value `v` of column `col` (the table above).
+/// For the fixed-size types (integers, FLOAT/DOUBLE, DECIMAL, temporals, YEAR, ENUM/SET, BIT)
+/// these are also the bytes MariaDB keeps for the field in its in-memory record, which
+/// CHECKSUM TABLE hashes. On error `out` is left as it was.
+pub fn encode_value_packed(
+    col: &ColumnMeta,
+    v: &Value,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    let start = out.len();
+    encode_value(col, v, out).map_err(|reason| {
+        out.truncate(start);
+        EncodeError::new("value", reason)
+    })
+}
+
 /// Appends a full row image of `row` (one value per column of `columns`).
 /// On error `out` is left as it was.
 pub(crate) fn encode_row(

@@ -7,7 +7,7 @@
 //! parser), `sysvars` (system variables), `status` (status counters), `accounts` (users,
 //! passwords, privileges), `binlog` (binlog statements over the log), `backup` (BACKUP STAGE
 //! and the backup waits of PURGE and RESET MASTER), `show` (SHOW over the catalog and the
-//! session).
+//! session), `checksum` (CHECKSUM TABLE, with MariaDB's values).
 //!
 //! Administration statements count themselves in `Com_*` (`Com_show_other`, `Com_set_option`,
 //! `Com_create_user`, ...); the session counts `Questions` and the other statements.
@@ -23,6 +23,7 @@
 pub mod accounts;
 pub mod backup;
 pub mod binlog;
+pub mod checksum;
 pub mod replica;
 pub mod show;
 pub mod status;
@@ -68,6 +69,7 @@ fn com_kind(s: &Stmt) -> ComKind {
         Stmt::Kill { .. } => ComKind::Kill,
         Stmt::UnlockTables => ComKind::Other,
         Stmt::AlterKeys { .. } => ComKind::AlterTable,
+        Stmt::Checksum { .. } => ComKind::Other,
         Stmt::ChangeMaster(_)
         | Stmt::StartSlave { .. }
         | Stmt::StopSlave { .. }
@@ -194,6 +196,10 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::StopSlave { .. }
         | Stmt::ResetSlave { .. }
         | Stmt::ShowSlaveStatus { .. } => run_replica(cx, stmt),
+        Stmt::Checksum { tables, quick } => {
+            let out = checksum::checksum_tables(cx, &tables, quick)?;
+            Ok(with_warnings(cx, out))
+        }
         _ => run_show(cx, stmt),
     }
 }

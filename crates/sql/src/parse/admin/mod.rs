@@ -14,7 +14,8 @@
 //!
 //! Families, one file each: `show` (SHOW, DESCRIBE), `set` (SET), `account` (CREATE / DROP /
 //! ALTER USER, GRANT, REVOKE), `binlog` (PURGE, RESET MASTER), `server` (FLUSH, SHUTDOWN,
-//! KILL, UNLOCK TABLES, BACKUP STAGE, ALTER TABLE ... DISABLE/ENABLE KEYS), `replication` (CHANGE MASTER TO, START / STOP / RESET
+//! KILL, UNLOCK TABLES, BACKUP STAGE, ALTER TABLE ... DISABLE/ENABLE KEYS), `maintenance`
+//! (CHECKSUM TABLE), `replication` (CHANGE MASTER TO, START / STOP / RESET
 //! SLAVE, SHOW SLAVE STATUS; SHOW SLAVE HOSTS is a SHOW form, in `show`). This module keeps the statement tree ([`Stmt`]), the token cursor the families share and the dispatch.
 //!
 //! Invariants: [`parse`] answers `Some` only for a statement whose first word
@@ -24,6 +25,7 @@
 
 mod account;
 mod binlog;
+mod maintenance;
 mod replication;
 mod server;
 mod set;
@@ -267,6 +269,11 @@ pub(crate) enum Stmt {
     /// `SHOW SLAVE STATUS` (`all`: `SHOW ALL SLAVES STATUS`).
     ShowSlaveStatus {
         all: bool,
+    },
+    /// `CHECKSUM TABLE t [, t ...] [QUICK | EXTENDED]` (`maintenance`).
+    Checksum {
+        tables: Vec<(Option<String>, String)>,
+        quick: bool,
     },
 }
 
@@ -520,7 +527,7 @@ fn maybe_admin(sql: &str) -> bool {
     let is = |k: &str| w.eq_ignore_ascii_case(k.as_bytes());
     if [
         "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "SET", "FLUSH", "PURGE", "RESET", "GRANT", "REVOKE",
-        "SHUTDOWN", "KILL", "UNLOCK", "CHANGE", "START", "STOP", "BACKUP",
+        "SHUTDOWN", "KILL", "UNLOCK", "CHANGE", "START", "STOP", "BACKUP", "CHECKSUM",
     ]
     .iter()
     .any(|k| is(k))
@@ -587,6 +594,7 @@ fn dispatch(sql: &str) -> Option<R<Stmt>> {
         "KILL" => Some(server::kill(&mut p)),
         "UNLOCK" => Some(server::unlock(&mut p)),
         "BACKUP" => server::backup(&mut p),
+        "CHECKSUM" => Some(maintenance::checksum(&mut p)),
         "PURGE" => binlog::purge(&mut p),
         "RESET" => binlog::reset(&mut p).or_else(|| replication::reset(&mut p)),
         "CHANGE" => replication::change(&mut p),
