@@ -106,3 +106,20 @@ fn disable_keys_checks_the_table_like_alter_table() {
     // sql_notes is a boolean (MariaDB: 1231 for 2).
     assert_eq!(err(&mut s, "SET sql_notes = 2"), 1231);
 }
+
+/// Variables the dump tools set or read: mariadb-dump's `SET SQL_QUOTE_SHOW_CREATE=1` (onelog
+/// always quotes: 0 is refused) and mydumper's `SELECT @@default_master_connection` (the
+/// unnamed connection; MariaDB's answer is `''`, a session-only variable).
+#[test]
+fn dump_tool_variables_answer_as_mariadb() {
+    let db = Db::open("dump-vars");
+    let mut s = session_in(&db, "dv");
+    ok(&mut s, "SET SQL_QUOTE_SHOW_CREATE=1");
+    assert_eq!(rows(&mut s, "SELECT @@sql_quote_show_create"), [["1"]]);
+    assert_eq!(err(&mut s, "SET sql_quote_show_create=0"), 1235);
+    assert_eq!(err(&mut s, "SET sql_quote_show_create=2"), 1231);
+    assert_eq!(rows(&mut s, "SELECT @@default_master_connection"), [[""]]);
+    ok(&mut s, "SET default_master_connection=''");
+    assert_eq!(err(&mut s, "SET default_master_connection='other'"), 1235);
+    assert_eq!(err(&mut s, "SELECT @@global.default_master_connection"), 1238);
+}

@@ -200,6 +200,8 @@ pub(crate) static VARS: &[VarDef] = &[
         "10",
     ),
     v("datadir", Global, Str, false, ""),
+    // The unnamed replication connection only (no multi-source: other names are refused).
+    v("default_master_connection", Sess, Str, true, ""),
     v("default_storage_engine", Both, Str, true, "InnoDB"),
     v("error_count", Sess, U32, false, ""),
     // A DOUBLE in MariaDB: its SET is `sysvar/expiry.rs`'.
@@ -483,6 +485,8 @@ pub(crate) static VARS: &[VarDef] = &[
         "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION",
     ),
     v("sql_notes", Both, Bool, true, "1"),
+    // Only ON: SHOW CREATE always quotes names (OFF is refused, sysvar::set).
+    v("sql_quote_show_create", Both, Bool, true, "1"),
     v("sql_select_limit", Both, I64, true, "18446744073709551615"),
     v("storage_engine", Both, Str, true, "InnoDB"),
     v("sync_binlog", Global, U32, true, ""),
@@ -892,6 +896,7 @@ pub(crate) fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
         // Values are stored, not acted on: only the defaults describe what onelog does.
         "auto_increment_increment" | "auto_increment_offset" => &["1"],
         "default_storage_engine" | "storage_engine" => &["InnoDB"],
+        "default_master_connection" => &[""],
         "init_connect" => &[""],
         "net_buffer_length" => &["16384"],
         "net_read_timeout" => &["30"],
