@@ -22,6 +22,9 @@ declare -A NEEDED=(
     [mariadbd]=mariadb-server
     [mariadb-install-db]=mariadb-server
     [python3]=python3
+    [mariadb-dump]=mariadb-client
+    [mydumper]=mydumper
+    [myloader]=mydumper
 )
 
 missing_pkgs=()

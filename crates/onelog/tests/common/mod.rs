@@ -239,6 +239,11 @@ pub fn parse_banner(line: &str) -> Option<(String, u16)> {
 /// Runs `cmd` (stdin from `input` if given) and returns its output; kills it and panics past
 /// `timeout`.
 pub fn run_bounded(cmd: &mut Command, input: Option<&str>, timeout: Duration) -> Output {
+    run_bounded_bytes(cmd, input.map(str::as_bytes), timeout)
+}
+
+/// [`run_bounded`] with stdin bytes that need not be UTF-8 (a dump with binary data).
+pub fn run_bounded_bytes(cmd: &mut Command, input: Option<&[u8]>, timeout: Duration) -> Output {
     let what = format!("{cmd:?}");
     let mut child = cmd
         .stdin(if input.is_some() {
@@ -252,10 +257,10 @@ pub fn run_bounded(cmd: &mut Command, input: Option<&str>, timeout: Duration) ->
         .unwrap_or_else(|e| panic!("spawning {what}: {e}"));
     if let Some(text) = input {
         let mut stdin = child.stdin.take().expect("piped stdin");
-        let text = text.to_string();
+        let text = text.to_vec();
         std::thread::spawn(move || {
             use std::io::Write;
-            let _ = stdin.write_all(text.as_bytes());
+            let _ = stdin.write_all(&text);
         });
     }
     let out_reader = reader_thread(child.stdout.take().expect("piped stdout"));
