@@ -115,6 +115,10 @@ pub struct ExecContext {
     /// The table locks (LOCK TABLES) and global read lock this session holds, released when
     /// it ends (`crate::table_locks`).
     pub(crate) table_locks: crate::table_locks::SessionTableLocks,
+    /// The binlog file and position matching the read view of the open transaction, when it
+    /// began WITH CONSISTENT SNAPSHOT (`Binlog_snapshot_file` / `_position`); cleared when
+    /// the transaction ends.
+    pub(crate) binlog_snapshot: Option<(String, u64)>,
     /// While the SELECT of a `SQL SECURITY DEFINER` view is compiled: its definer's account,
     /// against which table privileges are checked instead of the session's
     /// (`plan::select::view`, which restores the previous value after).
@@ -161,6 +165,7 @@ impl ExecContext {
             backup: None,
             user_locks,
             table_locks,
+            binlog_snapshot: None,
             definer: std::cell::RefCell::new(None),
             view_depth: std::cell::Cell::new(0),
             view_grants: std::cell::RefCell::new(Vec::new()),
@@ -282,6 +287,7 @@ impl ExecContext {
         }
         self.explicit = false;
         self.read_only = false;
+        self.binlog_snapshot = None;
         if let Some(t) = self.txn.take() {
             let ctl = self.guard.control();
             t.commit_interruptible(&crate::guard::CommitWait::new(ctl))?;
@@ -301,6 +307,7 @@ impl ExecContext {
     }
 
     pub(crate) fn rollback(&mut self) {
+        self.binlog_snapshot = None;
         self.explicit = false;
         self.read_only = false;
         if let Some(t) = self.txn.take() {

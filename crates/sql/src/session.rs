@@ -292,6 +292,7 @@ impl Session {
         }
         // A running backup ends, as MariaDB's THD::cleanup does; so do table locks.
         self.cx.backup = None;
+        self.cx.binlog_snapshot = None;
         self.cx.table_locks.unlock_tables();
         self.cx.table_locks.unlock_global_read();
         self.cx.explicit = false;
@@ -660,11 +661,19 @@ impl Session {
             TxnStmt::Release(_) => ComKind::ReleaseSavepoint,
         });
         match t {
-            TxnStmt::Begin { read_only } => {
+            TxnStmt::Begin {
+                read_only,
+                consistent,
+            } => {
                 self.commit()?;
                 // START TRANSACTION / BEGIN releases the table locks, as in MariaDB.
                 self.cx.table_locks.unlock_tables();
-                self.cx.txn = Some(self.begin_txn(true));
+                let mut txn = self.begin_txn(true);
+                if *consistent {
+                    let lsn = txn.take_snapshot();
+                    self.cx.binlog_snapshot = Some(admin::binlog::snapshot_position(&self.cx, lsn));
+                }
+                self.cx.txn = Some(txn);
                 self.cx.explicit = true;
                 self.cx.read_only = *read_only;
             }

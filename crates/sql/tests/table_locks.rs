@@ -7,10 +7,10 @@
 
 use std::sync::Arc;
 
-use onelog_sql::{Server, Session};
+use onelog_sql::{Server, ServerConfig, Session};
 
 mod common;
-use common::{err, fail, in_background, ok, text_rows as rows, wait_for_state, Db};
+use common::{err, fail, in_background, ok, text_rows as rows, wait_for_state, Db, TempDir};
 
 /// A root session in database `d`; it waits at most 30 s for a lock (a test never makes it
 /// wait that long but a broken rule fails instead of hanging).
@@ -370,4 +370,51 @@ fn flush_tables_lists_lock_read_and_for_export_is_refused() {
         rows(&mut s, "SELECT @@global.lock_wait_timeout")[0][0],
         "86400"
     );
+}
+
+/// SHOW MASTER STATUS's file and position.
+fn master(s: &mut Session) -> Vec<String> {
+    rows(s, "SHOW MASTER STATUS")[0][..2].to_vec()
+}
+
+/// The session's `Binlog_snapshot_file` and `Binlog_snapshot_position`.
+fn snapshot(s: &mut Session, scope: &str) -> Vec<String> {
+    rows(s, &format!("SHOW {scope} STATUS LIKE 'Binlog_snapshot%'"))
+        .into_iter()
+        .map(|r| r[1].clone())
+        .collect()
+}
+
+#[test]
+fn a_consistent_snapshot_keeps_the_binlog_position_of_its_read_view() {
+    // Every commit durable at once, so SHOW MASTER STATUS moves with each.
+    let dir = TempDir::new("tl-snapshot");
+    let mut cfg = ServerConfig::new(dir.path());
+    cfg.flush_log_at_trx_commit = 1;
+    let server = Server::open(cfg).unwrap().0;
+    let mut s = root(&server, 1);
+    ok(&mut s, "CREATE TABLE u (a INT PRIMARY KEY)");
+    ok(&mut s, "INSERT INTO u VALUES (1)");
+    let mut o = root(&server, 2);
+    // Outside such a transaction: the current end, as MariaDB.
+    assert_eq!(snapshot(&mut s, "SESSION"), master(&mut s));
+    ok(&mut s, "START TRANSACTION WITH CONSISTENT SNAPSHOT");
+    let at = master(&mut s);
+    assert_eq!(snapshot(&mut s, "SESSION"), at);
+    ok(&mut o, "INSERT INTO u VALUES (5)");
+    let now = master(&mut o);
+    assert_ne!(now, at);
+    // The snapshot's position and data stay; the global value is the current end.
+    assert_eq!(snapshot(&mut s, "SESSION"), at);
+    assert_eq!(count(&mut s, "u"), "1", "the read view was taken at START");
+    assert_eq!(snapshot(&mut s, "GLOBAL"), now);
+    ok(&mut s, "COMMIT");
+    assert_eq!(snapshot(&mut s, "SESSION"), now);
+    // A plain START TRANSACTION keeps no snapshot position.
+    ok(&mut s, "START TRANSACTION");
+    ok(&mut o, "INSERT INTO u VALUES (6)");
+    assert_eq!(snapshot(&mut s, "SESSION"), master(&mut o));
+    ok(&mut s, "ROLLBACK");
+    drop((s, o));
+    server.shutdown().unwrap();
 }

@@ -240,9 +240,18 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             let names = ["Variable_name", "Value"];
             Ok(result(&names, show::filter_rows(&names, 0, rows, &filter)?))
         }
-        Stmt::ShowStatus { filter, .. } => {
+        Stmt::ShowStatus { filter, global } => {
+            let snapshot = match &cx.binlog_snapshot {
+                Some(s) if !global && cx.in_transaction() => Some(s.clone()),
+                _ => None,
+            };
             let rows = status::rows(&cx.server)
                 .into_iter()
+                .map(|(n, v)| match (&snapshot, n.as_str()) {
+                    (Some((file, _)), "Binlog_snapshot_file") => (n, text(file.clone())),
+                    (Some((_, pos)), "Binlog_snapshot_position") => (n, Value::UInt(*pos)),
+                    _ => (n, v),
+                })
                 .map(|(n, v)| {
                     let v = match v {
                         Value::Bytes(b) => Value::Bytes(b),
