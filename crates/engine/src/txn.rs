@@ -241,6 +241,12 @@ impl Transaction {
         self.snapshot = None;
     }
 
+    /// Takes the read view now instead of at the first read (START TRANSACTION WITH
+    /// CONSISTENT SNAPSHOT); the LSN of the state it sees.
+    pub fn take_snapshot(&mut self) -> onelog_log::Lsn {
+        self.read_view().lsn
+    }
+
     /// The read view of plain reads (taken at the first one).
     fn read_view(&mut self) -> Arc<Root> {
         if let Some(s) = &self.snapshot {

@@ -198,6 +198,8 @@ pub struct Server {
     shut_down: AtomicBool,
     /// GET_LOCK's names (`crate::user_locks`).
     pub(crate) user_locks: Arc<crate::user_locks::UserLocks>,
+    /// LOCK TABLES and FLUSH TABLES WITH READ LOCK (`crate::table_locks`).
+    pub(crate) table_locks: Arc<crate::table_locks::TableLocks>,
 }
 
 fn mirror_with_file_mode() -> SqlError {
@@ -255,6 +257,7 @@ impl Server {
             read_only: AtomicBool::new(false),
             shut_down: AtomicBool::new(false),
             user_locks: Arc::default(),
+            table_locks: Arc::default(),
             config,
         });
         crate::privilege::bootstrap(&server.accounts, &server.engine, server.config.root_auth)?;

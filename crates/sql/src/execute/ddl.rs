@@ -21,7 +21,7 @@ use crate::expr::{
     charset_named, check_charset, collation_named, object_name_parts, Compiler, Env, Scope,
 };
 
-pub(super) fn split_name(
+pub(crate) fn split_name(
     cx: &ExecContext,
     n: &ast::ObjectName,
 ) -> Result<(String, String), SqlError> {

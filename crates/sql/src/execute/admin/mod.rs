@@ -27,6 +27,7 @@ pub mod checksum;
 pub mod replica;
 pub mod show;
 pub mod status;
+pub mod table_lock;
 
 use onelog_binlog::Value;
 use onelog_protocol::errors;
@@ -67,7 +68,8 @@ fn com_kind(s: &Stmt) -> ComKind {
         Stmt::BackupStage(_) => ComKind::Backup,
         Stmt::Shutdown => ComKind::Shutdown,
         Stmt::Kill { .. } => ComKind::Kill,
-        Stmt::UnlockTables => ComKind::Other,
+        Stmt::UnlockTables | Stmt::LockTables(_) => ComKind::Other,
+        Stmt::FlushTablesReadLock(_) | Stmt::FlushTablesForExport => ComKind::Flush,
         Stmt::AlterKeys { .. } => ComKind::AlterTable,
         Stmt::Checksum { .. } => ComKind::Other,
         Stmt::ChangeMaster(_)
@@ -131,9 +133,12 @@ fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError>
         Stmt::ShowSlaveHosts => (REPLICATION_MASTER_ADMIN, "REPLICATION MASTER ADMIN"),
         // MariaDB: RESET MASTER needs RELOAD, like FLUSH BINARY LOGS; so does every BACKUP
         // STAGE (sql_parse.cc's SQLCOM_BACKUP).
-        Stmt::FlushBinaryLogs | Stmt::FlushNoop | Stmt::ResetMaster | Stmt::BackupStage(_) => {
-            (RELOAD, "RELOAD")
-        }
+        Stmt::FlushBinaryLogs
+        | Stmt::FlushNoop
+        | Stmt::FlushTablesReadLock(_)
+        | Stmt::FlushTablesForExport
+        | Stmt::ResetMaster
+        | Stmt::BackupStage(_) => (RELOAD, "RELOAD"),
         Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => (SUPER, "SUPER, BINLOG ADMIN"),
         // MariaDB 10.11: PRIV_STMT_CHANGE_MASTER, _START_SLAVE, _STOP_SLAVE, _RESET_SLAVE are
         // REPLICATION SLAVE ADMIN or SUPER; PRIV_STMT_SHOW_SLAVE_STATUS is SLAVE MONITOR or
@@ -187,6 +192,9 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::ShowGrants { .. } => run_account(cx, stmt),
         Stmt::FlushNoop
         | Stmt::UnlockTables
+        | Stmt::LockTables(_)
+        | Stmt::FlushTablesReadLock(_)
+        | Stmt::FlushTablesForExport
         | Stmt::AlterKeys { .. }
         | Stmt::Shutdown
         | Stmt::Kill { .. }
@@ -238,9 +246,18 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             let names = ["Variable_name", "Value"];
             Ok(result(&names, show::filter_rows(&names, 0, rows, &filter)?))
         }
-        Stmt::ShowStatus { filter, .. } => {
+        Stmt::ShowStatus { filter, global } => {
+            let snapshot = match &cx.binlog_snapshot {
+                Some(s) if !global && cx.in_transaction() => Some(s.clone()),
+                _ => None,
+            };
             let rows = status::rows(&cx.server)
                 .into_iter()
+                .map(|(n, v)| match (&snapshot, n.as_str()) {
+                    (Some((file, _)), "Binlog_snapshot_file") => (n, text(file.clone())),
+                    (Some((_, pos)), "Binlog_snapshot_position") => (n, Value::UInt(*pos)),
+                    _ => (n, v),
+                })
                 .map(|(n, v)| {
                     let v = match v {
                         Value::Bytes(b) => Value::Bytes(b),
@@ -564,10 +581,14 @@ fn alter_keys(cx: &mut ExecContext, db: Option<String>, table: &str) -> Result<O
     Ok(with_warnings(cx, ok(0)))
 }
 
-/// Server control: FLUSH (nothing to do), SHUTDOWN, KILL, BACKUP STAGE.
+/// Server control: FLUSH, LOCK / UNLOCK TABLES, SHUTDOWN, KILL, BACKUP STAGE.
 fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     match stmt {
-        Stmt::FlushNoop | Stmt::UnlockTables => Ok(ok(0)),
+        Stmt::FlushNoop => Ok(ok(0)),
+        Stmt::UnlockTables => table_lock::unlock_tables(cx).map(|_| ok(0)),
+        Stmt::LockTables(items) => table_lock::lock_tables(cx, items).map(|_| ok(0)),
+        Stmt::FlushTablesReadLock(tables) => table_lock::flush_read_lock(cx, tables).map(|_| ok(0)),
+        Stmt::FlushTablesForExport => Err(table_lock::flush_for_export()),
         Stmt::AlterKeys { db, table } => alter_keys(cx, db, &table),
         Stmt::Shutdown => {
             if cx.is_checked() && cx.privileges_on("*") & crate::privilege::SHUTDOWN == 0 {
