@@ -8,7 +8,7 @@
 //! its rows for a session ([`InfoTable::rows`]), and SHOW TABLES FROM information_schema
 //! ([`show_tables`]). The list of tables served is in docs/SQL.md (*information_schema*); any
 //! other name is MariaDB's 1109 `Unknown table 'x' in information_schema`. A new table is a
-//! variant, its column list in [`SERVED`] and its rows here.
+//! variant, its place in [`SERVED`], its name, columns and rows here.
 //!
 //! Invariants: every row has exactly as many values as its table has columns (asserted in
 //! debug builds). Privilege filtering is MariaDB's: the tables about objects (TABLES,
@@ -104,75 +104,39 @@ enum Ty {
 /// (name, type, nullable)
 type Col = (&'static str, Ty, bool);
 
-/// Every table served: its name (as SHOW TABLES FROM information_schema lists it, in
-/// MariaDB 10.11's order), its variant and its columns.
-const SERVED: &[(&str, InfoTable, &[Col])] = &[
-    ("CHARACTER_SETS", InfoTable::CharacterSets, CHARACTER_SETS),
-    (
-        "CHECK_CONSTRAINTS",
-        InfoTable::CheckConstraints,
-        CHECK_CONSTRAINTS,
-    ),
-    ("COLLATIONS", InfoTable::Collations, COLLATIONS),
-    ("COLUMNS", InfoTable::Columns, COLUMNS),
-    (
-        "COLUMN_PRIVILEGES",
-        InfoTable::ColumnPrivileges,
-        COLUMN_PRIVILEGES,
-    ),
-    ("ENGINES", InfoTable::Engines, ENGINES),
-    ("EVENTS", InfoTable::Events, EVENTS),
-    ("GLOBAL_STATUS", InfoTable::GlobalStatus, VARIABLES),
-    ("GLOBAL_VARIABLES", InfoTable::GlobalVariables, VARIABLES),
-    (
-        "KEY_COLUMN_USAGE",
-        InfoTable::KeyColumnUsage,
-        KEY_COLUMN_USAGE,
-    ),
-    ("PARAMETERS", InfoTable::Parameters, PARAMETERS),
-    ("PARTITIONS", InfoTable::Partitions, PARTITIONS),
-    ("PROCESSLIST", InfoTable::Processlist, PROCESSLIST),
-    (
-        "REFERENTIAL_CONSTRAINTS",
-        InfoTable::ReferentialConstraints,
-        REFERENTIAL_CONSTRAINTS,
-    ),
-    ("ROUTINES", InfoTable::Routines, ROUTINES),
-    ("SCHEMATA", InfoTable::Schemata, SCHEMATA),
-    (
-        "SCHEMA_PRIVILEGES",
-        InfoTable::SchemaPrivileges,
-        SCHEMA_PRIVILEGES,
-    ),
-    ("SESSION_STATUS", InfoTable::SessionStatus, VARIABLES),
-    ("SESSION_VARIABLES", InfoTable::SessionVariables, VARIABLES),
-    ("STATISTICS", InfoTable::Statistics, STATISTICS),
-    ("TABLES", InfoTable::Tables, TABLES),
-    (
-        "TABLE_CONSTRAINTS",
-        InfoTable::TableConstraints,
-        TABLE_CONSTRAINTS,
-    ),
-    (
-        "TABLE_PRIVILEGES",
-        InfoTable::TablePrivileges,
-        TABLE_PRIVILEGES,
-    ),
-    ("TRIGGERS", InfoTable::Triggers, TRIGGERS),
-    (
-        "USER_PRIVILEGES",
-        InfoTable::UserPrivileges,
-        USER_PRIVILEGES,
-    ),
-    ("VIEWS", InfoTable::Views, VIEWS),
-    ("INNODB_CMP", InfoTable::InnodbCmp, INNODB_CMP),
-    ("INNODB_CMP_RESET", InfoTable::InnodbCmpReset, INNODB_CMP),
-    ("INNODB_CMPMEM", InfoTable::InnodbCmpmem, INNODB_CMPMEM),
-    (
-        "INNODB_CMPMEM_RESET",
-        InfoTable::InnodbCmpmemReset,
-        INNODB_CMPMEM,
-    ),
+/// Every table served, in the order SHOW TABLES FROM information_schema lists them
+/// (MariaDB 10.11's).
+const SERVED: &[InfoTable] = &[
+    InfoTable::CharacterSets,
+    InfoTable::CheckConstraints,
+    InfoTable::Collations,
+    InfoTable::Columns,
+    InfoTable::ColumnPrivileges,
+    InfoTable::Engines,
+    InfoTable::Events,
+    InfoTable::GlobalStatus,
+    InfoTable::GlobalVariables,
+    InfoTable::KeyColumnUsage,
+    InfoTable::Parameters,
+    InfoTable::Partitions,
+    InfoTable::Processlist,
+    InfoTable::ReferentialConstraints,
+    InfoTable::Routines,
+    InfoTable::Schemata,
+    InfoTable::SchemaPrivileges,
+    InfoTable::SessionStatus,
+    InfoTable::SessionVariables,
+    InfoTable::Statistics,
+    InfoTable::Tables,
+    InfoTable::TableConstraints,
+    InfoTable::TablePrivileges,
+    InfoTable::Triggers,
+    InfoTable::UserPrivileges,
+    InfoTable::Views,
+    InfoTable::InnodbCmp,
+    InfoTable::InnodbCmpReset,
+    InfoTable::InnodbCmpmem,
+    InfoTable::InnodbCmpmemReset,
 ];
 
 const TABLES: &[Col] = &[
@@ -562,7 +526,7 @@ pub(crate) fn is_database(name: &str) -> bool {
 
 /// The names SHOW TABLES FROM information_schema lists, in MariaDB's order.
 pub(crate) fn table_names() -> impl Iterator<Item = &'static str> {
-    SERVED.iter().map(|(n, _, _)| *n)
+    SERVED.iter().map(|t| t.name())
 }
 
 /// SHOW [FULL] TABLES FROM information_schema (or in it): the title and rows (the served
@@ -592,8 +556,8 @@ impl InfoTable {
     pub(crate) fn named(name: &str) -> Result<InfoTable, SqlError> {
         SERVED
             .iter()
-            .find(|(n, _, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, t, _)| *t)
+            .find(|t| t.name().eq_ignore_ascii_case(name))
+            .copied()
             .ok_or_else(|| {
                 SqlError::of(
                     errors::ER_UNKNOWN_TABLE,
@@ -602,15 +566,75 @@ impl InfoTable {
             })
     }
 
-    fn served(self) -> &'static (&'static str, InfoTable, &'static [Col]) {
-        match SERVED.iter().find(|(_, t, _)| *t == self) {
-            Some(s) => s,
-            None => unreachable!("every InfoTable is in SERVED"),
+    /// The table's name as MariaDB spells it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            InfoTable::CharacterSets => "CHARACTER_SETS",
+            InfoTable::CheckConstraints => "CHECK_CONSTRAINTS",
+            InfoTable::Collations => "COLLATIONS",
+            InfoTable::Columns => "COLUMNS",
+            InfoTable::ColumnPrivileges => "COLUMN_PRIVILEGES",
+            InfoTable::Engines => "ENGINES",
+            InfoTable::Events => "EVENTS",
+            InfoTable::GlobalStatus => "GLOBAL_STATUS",
+            InfoTable::GlobalVariables => "GLOBAL_VARIABLES",
+            InfoTable::KeyColumnUsage => "KEY_COLUMN_USAGE",
+            InfoTable::Parameters => "PARAMETERS",
+            InfoTable::Partitions => "PARTITIONS",
+            InfoTable::Processlist => "PROCESSLIST",
+            InfoTable::ReferentialConstraints => "REFERENTIAL_CONSTRAINTS",
+            InfoTable::Routines => "ROUTINES",
+            InfoTable::Schemata => "SCHEMATA",
+            InfoTable::SchemaPrivileges => "SCHEMA_PRIVILEGES",
+            InfoTable::SessionStatus => "SESSION_STATUS",
+            InfoTable::SessionVariables => "SESSION_VARIABLES",
+            InfoTable::Statistics => "STATISTICS",
+            InfoTable::Tables => "TABLES",
+            InfoTable::TableConstraints => "TABLE_CONSTRAINTS",
+            InfoTable::TablePrivileges => "TABLE_PRIVILEGES",
+            InfoTable::Triggers => "TRIGGERS",
+            InfoTable::UserPrivileges => "USER_PRIVILEGES",
+            InfoTable::Views => "VIEWS",
+            InfoTable::InnodbCmp => "INNODB_CMP",
+            InfoTable::InnodbCmpReset => "INNODB_CMP_RESET",
+            InfoTable::InnodbCmpmem => "INNODB_CMPMEM",
+            InfoTable::InnodbCmpmemReset => "INNODB_CMPMEM_RESET",
         }
     }
 
     fn spec(self) -> &'static [Col] {
-        self.served().2
+        match self {
+            InfoTable::CharacterSets => CHARACTER_SETS,
+            InfoTable::CheckConstraints => CHECK_CONSTRAINTS,
+            InfoTable::Collations => COLLATIONS,
+            InfoTable::Columns => COLUMNS,
+            InfoTable::ColumnPrivileges => COLUMN_PRIVILEGES,
+            InfoTable::Engines => ENGINES,
+            InfoTable::Events => EVENTS,
+            InfoTable::GlobalStatus => VARIABLES,
+            InfoTable::GlobalVariables => VARIABLES,
+            InfoTable::KeyColumnUsage => KEY_COLUMN_USAGE,
+            InfoTable::Parameters => PARAMETERS,
+            InfoTable::Partitions => PARTITIONS,
+            InfoTable::Processlist => PROCESSLIST,
+            InfoTable::ReferentialConstraints => REFERENTIAL_CONSTRAINTS,
+            InfoTable::Routines => ROUTINES,
+            InfoTable::Schemata => SCHEMATA,
+            InfoTable::SchemaPrivileges => SCHEMA_PRIVILEGES,
+            InfoTable::SessionStatus => VARIABLES,
+            InfoTable::SessionVariables => VARIABLES,
+            InfoTable::Statistics => STATISTICS,
+            InfoTable::Tables => TABLES,
+            InfoTable::TableConstraints => TABLE_CONSTRAINTS,
+            InfoTable::TablePrivileges => TABLE_PRIVILEGES,
+            InfoTable::Triggers => TRIGGERS,
+            InfoTable::UserPrivileges => USER_PRIVILEGES,
+            InfoTable::Views => VIEWS,
+            InfoTable::InnodbCmp => INNODB_CMP,
+            InfoTable::InnodbCmpReset => INNODB_CMP,
+            InfoTable::InnodbCmpmem => INNODB_CMPMEM,
+            InfoTable::InnodbCmpmemReset => INNODB_CMPMEM,
+        }
     }
 
     /// The table's column definitions, in MariaDB's order.
@@ -623,7 +647,7 @@ impl InfoTable {
 
     /// The table as a definition (SHOW COLUMNS, DESCRIBE), named as MariaDB names it.
     pub(crate) fn table_def(self) -> TableDef {
-        let mut t = crate::plan::select::subquery::synthetic(self.served().0, self.columns());
+        let mut t = crate::plan::select::subquery::synthetic(self.name(), self.columns());
         t.db = DATABASE.to_string();
         t
     }
