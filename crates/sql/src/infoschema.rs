@@ -551,6 +551,46 @@ pub(crate) fn show_tables(
     Some((format!("Tables_in_{DATABASE}"), rows))
 }
 
+/// SHOW CREATE TABLE of an information_schema table (`db` None: the current database), as
+/// MariaDB prints it: a TEMPORARY table, MEMORY (Aria when it has a text or blob column);
+/// None for another database.
+pub(crate) fn show_create_table(
+    cx: &ExecContext,
+    db: Option<&str>,
+    table: &str,
+) -> Option<Result<(String, String), SqlError>> {
+    if !db.or(cx.current_db.as_deref()).is_some_and(is_database) {
+        return None;
+    }
+    let t = match InfoTable::named(table) {
+        Ok(t) => t,
+        Err(e) => return Some(Err(e)),
+    };
+    let columns: Vec<String> = t
+        .columns()
+        .iter()
+        .map(|c| {
+            let null = if c.nullable { "" } else { " NOT NULL" };
+            format!("  `{}` {}{null}", c.name, show::column_type_text(c))
+        })
+        .collect();
+    let aria = t
+        .spec()
+        .iter()
+        .any(|(_, ty, _)| matches!(ty, Ty::LongText | Ty::Blob));
+    let engine = if aria {
+        "Aria DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci PAGE_CHECKSUM=0"
+    } else {
+        "MEMORY DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci"
+    };
+    let sql = format!(
+        "CREATE TEMPORARY TABLE `{}` (\n{}\n) ENGINE={engine}",
+        t.name(),
+        columns.join(",\n")
+    );
+    Some(Ok((t.name().to_string(), sql)))
+}
+
 impl InfoTable {
     /// The table `name` (ASCII case-insensitive); 1109 for one onelog does not serve.
     pub(crate) fn named(name: &str) -> Result<InfoTable, SqlError> {

@@ -291,6 +291,14 @@ fn every_served_table_has_mariadbs_columns() {
         let sql = format!("SELECT * FROM information_schema.{table} LIMIT 0");
         assert_eq!(column_names(&mut s, &sql), names, "{sql}");
     }
+    for (table, want) in expected_columns::SHOW_CREATE {
+        let sql = format!("SHOW CREATE TABLE information_schema.{table}");
+        assert_eq!(
+            text_rows(&mut s, &sql),
+            [[table.to_string(), want.to_string()]],
+            "{sql}"
+        );
+    }
     // Tables onelog has no objects for are empty (no routines, triggers, events, table or
     // column grants yet).
     for t in [

@@ -272,6 +272,13 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(result(&names, rows))
         }
         Stmt::ShowCreateTable { db, table } => {
+            if let Some(r) = crate::infoschema::show_create_table(cx, db.as_deref(), &table) {
+                let (name, sql) = r?;
+                return Ok(result(
+                    &["Table", "Create Table"],
+                    vec![vec![text(name), text(sql)]],
+                ));
+            }
             let vdb = db.clone().or_else(|| cx.current_db.clone());
             if let Some(vdb) = vdb.filter(|d| cx.server.engine.catalog().view(d, &table).is_some())
             {
