@@ -375,6 +375,16 @@ fn information_schema_can_be_used_as_a_database() {
             "{sql}"
         );
     }
+    // Qualified column names (MariaDB 10.11.14 answers InnoDB, DEFAULT, YES: its engines).
+    assert_eq!(
+        tabbed(
+            &mut s,
+            "SELECT information_schema.engines.engine, engines.support, e.xa \
+             FROM information_schema.engines JOIN information_schema.engines e \
+             USING (engine) WHERE engines.support = 'DEFAULT'"
+        ),
+        ["onelog\tDEFAULT\tNO"]
+    );
     // Counting, filtering and a subquery over it.
     assert_eq!(
         tabbed(

@@ -398,7 +398,8 @@ fn info_table(
 ) -> Result<Option<FromTable>, SqlError> {
     let t = InfoTable::named(n)?;
     let qn = alias.map_or(n.to_string(), |a| a.name.value.clone());
-    let d = Arc::new(synthetic(&qn, t.columns()));
+    // Named as MariaDB names it (the result's org_table and database), read as `qn`.
+    let d = Arc::new(t.table_def());
     out.push((d.clone(), Derived::Info(t)));
     Ok(Some((d, qn)))
 }
