@@ -591,6 +591,22 @@ pub(crate) fn show_create_table(
     Some(Ok((t.name().to_string(), sql)))
 }
 
+/// SHOW FULL COLUMNS' rows of an information_schema table `t` (from `show::columns`) as
+/// MariaDB prints them: the strings' collation `utf8mb3_general_ci`, Privileges `select`.
+pub(crate) fn patch_full_columns(t: &TableDef, rows: &mut [Vec<Value>]) {
+    if !is_database(&t.db) {
+        return;
+    }
+    for r in rows {
+        if let Some(c) = r.get_mut(2).filter(|c| !matches!(c, Value::Null)) {
+            *c = text("utf8mb3_general_ci");
+        }
+        if let Some(p) = r.get_mut(7) {
+            *p = text("select");
+        }
+    }
+}
+
 impl InfoTable {
     /// The table `name` (ASCII case-insensitive); 1109 for one onelog does not serve.
     pub(crate) fn named(name: &str) -> Result<InfoTable, SqlError> {

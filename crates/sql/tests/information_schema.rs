@@ -299,6 +299,21 @@ fn every_served_table_has_mariadbs_columns() {
             "{sql}"
         );
     }
+    // SHOW FULL COLUMNS: MariaDB 10.11.14's collation and privileges.
+    assert_eq!(
+        tabbed(
+            &mut s,
+            "SHOW FULL COLUMNS FROM information_schema.engines LIKE 'X%'"
+        ),
+        ["XA\tvarchar(3)\tutf8mb3_general_ci\tYES\t\tNULL\t\tselect\t"]
+    );
+    assert_eq!(
+        tabbed(
+            &mut s,
+            "SHOW FULL COLUMNS FROM information_schema.innodb_cmp LIKE 'page%'"
+        ),
+        ["page_size\tint(5)\tNULL\tNO\t\tNULL\t\tselect\t"]
+    );
     // Tables onelog has no objects for are empty (no routines, triggers, events, table or
     // column grants yet).
     for t in [

@@ -312,7 +312,11 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         } => {
             let t = show::table_def(cx, db, &table)?;
             let names = show::column_names(full);
-            let rows = show::filter_rows(&names, 0, show::columns(&t, full), &filter)?;
+            let mut rows = show::columns(&t, full);
+            if full {
+                crate::infoschema::patch_full_columns(&t, &mut rows);
+            }
+            let rows = show::filter_rows(&names, 0, rows, &filter)?;
             Ok(result(&names, rows))
         }
         Stmt::ShowIndex { db, table } => {
