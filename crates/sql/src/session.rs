@@ -273,11 +273,16 @@ impl Session {
             .clone()
             .ok_or_else(SqlError::no_database)?;
         self.refresh_privileges();
-        self.check_table_privilege(&db, table, crate::privilege::SELECT)?;
-        let cat = self.cx.server.engine.catalog();
-        let t = cat
-            .table_by_name(&db, table)
-            .ok_or_else(|| SqlError::no_such_table(&db, table))?;
+        let t = if crate::infoschema::is_database(&db) {
+            Arc::new(crate::infoschema::InfoTable::named(table)?.table_def())
+        } else {
+            self.check_table_privilege(&db, table, crate::privilege::SELECT)?;
+            let cat = self.cx.server.engine.catalog();
+            cat.table_by_name(&db, table)
+                .cloned()
+                .ok_or_else(|| SqlError::no_such_table(&db, table))?
+        };
+        let t = &*t;
         let pat = wildcard.to_ascii_lowercase();
         let mut out = Vec::new();
         for (i, c) in t.columns.iter().enumerate() {

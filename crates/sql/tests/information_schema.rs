@@ -355,6 +355,24 @@ fn information_schema_can_be_used_as_a_database() {
         tabbed(&mut n, "SHOW COLUMNS FROM user_privileges LIKE 'IS%'"),
         ["IS_GRANTABLE\tvarchar(3)\tNO\t\tNULL\t"]
     );
+    // COM_FIELD_LIST (the CLI's completion) describes its tables too.
+    let fields: Vec<String> = n
+        .field_list("ENGINES", "")
+        .unwrap()
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "ENGINE",
+            "SUPPORT",
+            "COMMENT",
+            "TRANSACTIONS",
+            "XA",
+            "SAVEPOINTS"
+        ]
+    );
     let e = fail(&mut n, "SHOW COLUMNS FROM nope");
     assert_eq!(
         (e.code, e.message.as_str()),
