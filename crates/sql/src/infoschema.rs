@@ -16,7 +16,8 @@
 //! some privilege on (as SHOW TABLES); SCHEMATA those SHOW DATABASES lists; PROCESSLIST a
 //! session's own connections without PROCESS; USER_/SCHEMA_PRIVILEGES the session's own
 //! account without SELECT on `mysql`; the `INNODB_*` tables need PROCESS (1227). Rows come
-//! ordered by database, then table name, then (within a table) MariaDB's order: primary key,
+//! ordered by database (TABLES and COLUMNS first describe information_schema's own tables,
+//! as MariaDB), then table name, then (within a table) MariaDB's order: primary key,
 //! unique keys in index order, checks, foreign keys by name. What onelog does not know
 //! (InnoDB's statistics: row counts, lengths, times) is NULL, or 0 in a NOT NULL column.
 //!
