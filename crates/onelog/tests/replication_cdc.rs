@@ -3,9 +3,8 @@
 //!   PyPI must be reachable): `BinlogStreamReader(is_mariadb=True, auto_position=<GTID>,
 //!   blocking=False)` run by `tests/python/binlog_stream.py` gets every row event written after
 //!   that GTID, with the right values and, through `binlog_row_metadata=FULL`'s Table_map
-//!   metadata, the column names (and a BLOB as bytes, not text). onelog has no
-//!   `information_schema` yet, which the client's control connection opens: the script drops
-//!   that default database (see its `connect`);
+//!   metadata, the column names (and a BLOB as bytes, not text). Its control connection
+//!   logs in with the default database `information_schema`;
 //! - go-mysql's and Debezium's connect sequences (REPLICATION_FACTS.md §3.2, §3.3; neither can
 //!   be installed here), replayed byte for byte over a raw socket ([`common::raw`]): the
 //!   queries, go-mysql's COM_REGISTER_SLAVE, the dump with `@master_binlog_checksum='NONE'`

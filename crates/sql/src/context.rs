@@ -228,6 +228,7 @@ impl ExecContext {
         table: &str,
         need: u64,
     ) -> Result<(), SqlError> {
+        self.refuse_infoschema_write(db, need)?;
         {
             let granted = self.view_grants.borrow();
             if !granted.is_empty() && granted.iter().any(|(d, t)| d == db && t == table) {
@@ -248,7 +249,20 @@ impl ExecContext {
 
     /// Fails with 1044 unless the session holds every bit of `need` on `db`.
     pub(crate) fn check_db_privilege(&self, db: &str, need: u64) -> Result<(), SqlError> {
+        self.refuse_infoschema_write(db, need)?;
         self.privs.check_db(&self.user, &self.host, db, need)
+    }
+
+    /// `information_schema` is read-only for every account: anything but SELECT on it is
+    /// MariaDB's 1044.
+    fn refuse_infoschema_write(&self, db: &str, need: u64) -> Result<(), SqlError> {
+        if need & !crate::privilege::SELECT == 0 || !crate::infoschema::is_database(db) {
+            return Ok(());
+        }
+        let host = self
+            .current_account()
+            .map_or_else(|| self.host.clone(), |(_, h)| h);
+        Err(db_denied(&self.user, &host, db))
     }
 
     /// Commits the open transaction, if any.

@@ -241,6 +241,10 @@ impl Session {
     }
 
     fn use_database_inner(&mut self, db: &str) -> Result<(), SqlError> {
+        if crate::infoschema::is_database(db) {
+            // Every account may use it (MariaDB names it in lower case).
+            return self.enter_database(crate::infoschema::DATABASE);
+        }
         let cat = self.cx.server.engine.catalog();
         self.cx.privs.refresh(&cat, &self.cx.user, &self.cx.host);
         // MariaDB checks the privilege first: an unknown database is 1044 too without one.
@@ -250,6 +254,11 @@ impl Session {
         if !cat.has_database(db) {
             return Err(SqlError::unknown_database(db));
         }
+        drop(cat);
+        self.enter_database(db)
+    }
+
+    fn enter_database(&mut self, db: &str) -> Result<(), SqlError> {
         self.cx.current_db = Some(db.to_string());
         let id = self.cx.connection_id;
         let d = db.to_string();
@@ -264,11 +273,16 @@ impl Session {
             .clone()
             .ok_or_else(SqlError::no_database)?;
         self.refresh_privileges();
-        self.check_table_privilege(&db, table, crate::privilege::SELECT)?;
-        let cat = self.cx.server.engine.catalog();
-        let t = cat
-            .table_by_name(&db, table)
-            .ok_or_else(|| SqlError::no_such_table(&db, table))?;
+        let t = if crate::infoschema::is_database(&db) {
+            Arc::new(crate::infoschema::InfoTable::named(table)?.table_def())
+        } else {
+            self.check_table_privilege(&db, table, crate::privilege::SELECT)?;
+            let cat = self.cx.server.engine.catalog();
+            cat.table_by_name(&db, table)
+                .cloned()
+                .ok_or_else(|| SqlError::no_such_table(&db, table))?
+        };
+        let t = &*t;
         let pat = wildcard.to_ascii_lowercase();
         let mut out = Vec::new();
         for (i, c) in t.columns.iter().enumerate() {

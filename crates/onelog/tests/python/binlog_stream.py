@@ -10,8 +10,6 @@ Rust side compares text.
 import json
 import sys
 
-import pymysql
-
 from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.row_event import (
     DeleteRowsEvent,
@@ -32,15 +30,6 @@ def row(values):
     return [text(v) for v in values.values()], list(values.keys())
 
 
-def connect(**settings):
-    """pymysql.connect, except that the control connection's default database
-    `information_schema` (forced by BinLogStreamReader) is dropped: onelog has no
-    information_schema yet (1049 at login). Remove once it has one."""
-    if settings.get("db") == "information_schema":
-        settings.pop("db")
-    return pymysql.connect(**settings)
-
-
 def main():
     port, user, password, gtid = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
     stream = BinLogStreamReader(
@@ -51,7 +40,6 @@ def main():
         auto_position=gtid,
         blocking=False,
         only_events=[WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent],
-        pymysql_wrapper=connect,
     )
     try:
         for event in stream:

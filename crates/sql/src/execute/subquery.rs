@@ -343,7 +343,7 @@ fn materialize(d: &Derived, txn: &mut Transaction, env: &Env) -> Result<Vec<Vec<
         }
         Derived::Recursive(r) => recursive(r, txn, env),
         Derived::Info(t) => {
-            let rows = t.rows(env.cx);
+            let rows = t.rows(env.cx)?;
             for r in &rows {
                 guard.charge(crate::guard::row_bytes(r))?;
             }

@@ -272,6 +272,13 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(result(&names, rows))
         }
         Stmt::ShowCreateTable { db, table } => {
+            if let Some(r) = crate::infoschema::show_create_table(cx, db.as_deref(), &table) {
+                let (name, sql) = r?;
+                return Ok(result(
+                    &["Table", "Create Table"],
+                    vec![vec![text(name), text(sql)]],
+                ));
+            }
             let vdb = db.clone().or_else(|| cx.current_db.clone());
             if let Some(vdb) = vdb.filter(|d| cx.server.engine.catalog().view(d, &table).is_some())
             {
@@ -305,7 +312,11 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         } => {
             let t = show::table_def(cx, db, &table)?;
             let names = show::column_names(full);
-            let rows = show::filter_rows(&names, 0, show::columns(&t, full), &filter)?;
+            let mut rows = show::columns(&t, full);
+            if full {
+                crate::infoschema::patch_full_columns(&t, &mut rows);
+            }
+            let rows = show::filter_rows(&names, 0, rows, &filter)?;
             Ok(result(&names, rows))
         }
         Stmt::ShowIndex { db, table } => {

@@ -124,6 +124,9 @@ pub(crate) fn tables(
     full: bool,
     db: Option<String>,
 ) -> Result<(String, Vec<Vec<Value>>), SqlError> {
+    if let Some(r) = crate::infoschema::show_tables(cx, full, db.as_deref()) {
+        return Ok(r);
+    }
     let db = resolve_db(cx, db)?;
     let cat = cx.server.engine.catalog();
     // Tables and views, by name (a name is never both).
@@ -156,6 +159,11 @@ pub(crate) fn table_def(
         Some(d) => d,
         None => cx.current_db.clone().ok_or_else(SqlError::no_database)?,
     };
+    if crate::infoschema::is_database(&db) {
+        return Ok(std::sync::Arc::new(
+            crate::infoschema::InfoTable::named(table)?.table_def(),
+        ));
+    }
     cx.require_some_on_db(&db)?;
     let cat = cx.server.engine.catalog();
     if let Some(t) = cat.table_by_name(&db, table) {

@@ -188,12 +188,8 @@ impl<'c> Hook<'c> {
             ast::TableFactor::Table { name, alias, .. } => {
                 let parts = crate::expr::object_name_parts(name);
                 if let [db, n] = parts.as_slice() {
-                    if db.eq_ignore_ascii_case(crate::infoschema::DATABASE) {
-                        let t = InfoTable::named(n)?;
-                        let qn = alias.as_ref().map_or(n.clone(), |a| a.name.value.clone());
-                        let d = Arc::new(synthetic(&qn, t.columns()));
-                        out.push((d.clone(), Derived::Info(t)));
-                        return Ok(Some((d, qn)));
+                    if crate::infoschema::is_database(db) {
+                        return info_table(n, alias.as_ref(), out);
                     }
                 }
                 let ([n], Some(ctes)) = (parts.as_slice(), self.ctes) else {
@@ -244,6 +240,17 @@ impl Hook<'_> {
         alias: Option<&ast::TableAlias>,
         out: &mut Vec<(Arc<TableDef>, Derived)>,
     ) -> Result<Option<FromTable>, SqlError> {
+        // `x` while the current database is information_schema (a CTE named `x` comes first).
+        if let [n] = crate::expr::object_name_parts(name).as_slice() {
+            if self
+                .cx
+                .current_db
+                .as_deref()
+                .is_some_and(crate::infoschema::is_database)
+            {
+                return info_table(n, alias, out);
+            }
+        }
         let Some(v) = super::view::view_named(self.cx, name) else {
             return Ok(None);
         };
@@ -381,6 +388,20 @@ pub(crate) fn synthetic(name: &str, columns: Vec<ColumnDef>) -> TableDef {
         next_index_id: 0,
         options: TableOptions::default(),
     }
+}
+
+/// The `information_schema` table `n` in FROM (1109 for one onelog does not serve).
+fn info_table(
+    n: &str,
+    alias: Option<&ast::TableAlias>,
+    out: &mut Vec<(Arc<TableDef>, Derived)>,
+) -> Result<Option<FromTable>, SqlError> {
+    let t = InfoTable::named(n)?;
+    let qn = alias.map_or(n.to_string(), |a| a.name.value.clone());
+    // Named as MariaDB names it (the result's org_table and database), read as `qn`.
+    let d = Arc::new(t.table_def());
+    out.push((d.clone(), Derived::Info(t)));
+    Ok(Some((d, qn)))
 }
 
 /// Per FROM position: the derived table compiled for it (matched by definition identity).
