@@ -121,6 +121,9 @@ pub struct ExecContext {
     /// While a statement written through a view compiles: the base tables (database, name)
     /// whose privileges the view's security context granted (`plan::view_dml`).
     pub(crate) view_grants: std::cell::RefCell<Vec<(String, String)>>,
+    /// The connection's bytes on the wire (`SHOW SESSION STATUS LIKE 'Bytes%'`); None for a
+    /// session without a client connection.
+    pub(crate) traffic: Option<Arc<crate::status::Traffic>>,
 }
 
 impl ExecContext {
@@ -158,6 +161,7 @@ impl ExecContext {
             definer: std::cell::RefCell::new(None),
             view_depth: std::cell::Cell::new(0),
             view_grants: std::cell::RefCell::new(Vec::new()),
+            traffic: None,
         }
     }
 

@@ -41,6 +41,7 @@ pub mod output;
 pub(crate) mod parse;
 pub(crate) mod plan;
 pub mod privilege;
+pub mod querylog;
 pub mod render;
 pub mod replica_apply;
 mod replication;

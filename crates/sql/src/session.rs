@@ -173,6 +173,12 @@ impl Session {
         self.cx.guard.set_probe(probe);
     }
 
+    /// Gives the session its connection's byte counters (its session `Bytes_received` /
+    /// `Bytes_sent`), which the protocol layer keeps.
+    pub fn set_traffic(&mut self, traffic: Arc<crate::status::Traffic>) {
+        self.cx.traffic = Some(traffic);
+    }
+
     /// True once `KILL [CONNECTION]` named this session's connection, or its client was
     /// found gone while a statement ran: the connection closes without a reply.
     pub fn connection_killed(&self) -> bool {

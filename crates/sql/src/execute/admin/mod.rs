@@ -60,7 +60,7 @@ fn com_kind(s: &Stmt) -> ComKind {
         Stmt::AlterUser { .. } => ComKind::Other,
         Stmt::Grant { .. } => ComKind::Grant,
         Stmt::Revoke { .. } => ComKind::Revoke,
-        Stmt::FlushBinaryLogs | Stmt::FlushNoop => ComKind::Flush,
+        Stmt::FlushBinaryLogs | Stmt::FlushLogsStatus { .. } | Stmt::FlushNoop => ComKind::Flush,
         Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => ComKind::Purge,
         Stmt::ResetMaster => ComKind::Other,
         Stmt::BackupStage(_) => ComKind::Backup,
@@ -129,9 +129,11 @@ fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError>
         Stmt::ShowSlaveHosts => (REPLICATION_MASTER_ADMIN, "REPLICATION MASTER ADMIN"),
         // MariaDB: RESET MASTER needs RELOAD, like FLUSH BINARY LOGS; so does every BACKUP
         // STAGE (sql_parse.cc's SQLCOM_BACKUP).
-        Stmt::FlushBinaryLogs | Stmt::FlushNoop | Stmt::ResetMaster | Stmt::BackupStage(_) => {
-            (RELOAD, "RELOAD")
-        }
+        Stmt::FlushBinaryLogs
+        | Stmt::FlushLogsStatus { .. }
+        | Stmt::FlushNoop
+        | Stmt::ResetMaster
+        | Stmt::BackupStage(_) => (RELOAD, "RELOAD"),
         Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => (SUPER, "SUPER, BINLOG ADMIN"),
         // MariaDB 10.11: PRIV_STMT_CHANGE_MASTER, _START_SLAVE, _STOP_SLAVE, _RESET_SLAVE are
         // REPLICATION SLAVE ADMIN or SUPER; PRIV_STMT_SHOW_SLAVE_STATUS is SLAVE MONITOR or
@@ -172,6 +174,7 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::ShowBinaryLogs
         | Stmt::ShowBinlogEvents { .. }
         | Stmt::FlushBinaryLogs
+        | Stmt::FlushLogsStatus { .. }
         | Stmt::PurgeTo { .. }
         | Stmt::PurgeBefore { .. }
         | Stmt::ResetMaster => run_binlog(cx, stmt),
@@ -232,8 +235,9 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             let names = ["Variable_name", "Value"];
             Ok(result(&names, show::filter_rows(&names, 0, rows, &filter)?))
         }
-        Stmt::ShowStatus { filter, .. } => {
-            let rows = status::rows(&cx.server)
+        Stmt::ShowStatus { global, filter } => {
+            let session = if global { None } else { cx.traffic.clone() };
+            let rows = status::rows(&cx.server, session.as_deref())
                 .into_iter()
                 .map(|(n, v)| {
                     let v = match v {
@@ -424,6 +428,24 @@ fn run_binlog(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             binlog::flush_binary_logs(cx)?;
             Ok(ok(0))
         }
+        Stmt::FlushLogsStatus {
+            binary,
+            query_logs,
+            status,
+        } => {
+            if binary {
+                binlog::flush_binary_logs(cx)?;
+            }
+            if query_logs {
+                cx.server.query_logs.reopen();
+            }
+            // MariaDB moves the session's counters into the global ones and zeroes them; the
+            // global byte counters here already hold every session's bytes.
+            if let (true, Some(t)) = (status, &cx.traffic) {
+                t.reset();
+            }
+            Ok(ok(0))
+        }
         Stmt::PurgeTo(file) => {
             binlog::purge_to(cx, &file)?;
             Ok(ok(0))
@@ -504,8 +526,15 @@ fn run_account(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 lines.into_iter().map(|l| vec![text(l)]).collect(),
             ))
         }
-        Stmt::SetPassword { user, password } => {
+        Stmt::SetPassword {
+            user,
+            password,
+            then,
+        } => {
             accounts::set_password(cx, user, &password, false)?;
+            if !then.is_empty() {
+                return run_set(cx, Stmt::Set(then));
+            }
             Ok(ok(0))
         }
         Stmt::CreateUser {

@@ -188,7 +188,14 @@ pub(crate) enum Stmt {
         user: UserName,
     },
     FlushBinaryLogs,
-    /// FLUSH LOGS / TABLES / PRIVILEGES / STATUS / HOSTS ...: nothing to do for onelog.
+    /// FLUSH with LOGS (which rotates the binary log and reopens the query logs, as MariaDB's),
+    /// GENERAL / SLOW LOGS (the query logs) or STATUS (the session's status counters).
+    FlushLogsStatus {
+        binary: bool,
+        query_logs: bool,
+        status: bool,
+    },
+    /// FLUSH TABLES / PRIVILEGES / HOSTS ...: nothing to do for onelog.
     FlushNoop,
     /// UNLOCK TABLES: releases the session's table locks and global read lock; onelog refuses
     /// LOCK TABLES and FLUSH TABLES WITH READ LOCK, so a session never holds one and this has
@@ -219,6 +226,9 @@ pub(crate) enum Stmt {
     SetPassword {
         user: UserName,
         password: Password,
+        /// Assignments after it in the same SET (`mariadb-admin password` sends
+        /// `set password='*HASH',sql_log_off=0`), run after the password is set.
+        then: Vec<Assignment>,
     },
     CreateUser {
         if_not_exists: bool,
@@ -759,16 +769,22 @@ mod tests {
             ok("SET PASSWORD FOR 'u'@'%' = PASSWORD('it''s')"),
             Stmt::SetPassword {
                 user: Some(("u".into(), "%".into())),
-                password: Password::Plain("it's".into())
+                password: Password::Plain("it's".into()),
+                then: vec![],
             }
         );
         assert_eq!(
             ok("SET PASSWORD = '*ABC'"),
             Stmt::SetPassword {
                 user: None,
-                password: Password::Hash("*ABC".into())
+                password: Password::Hash("*ABC".into()),
+                then: vec![],
             }
         );
+        match ok("set password='*ABC',sql_log_off=0") {
+            Stmt::SetPassword { then, .. } => assert_eq!(then.len(), 1),
+            other => panic!("{other:?}"),
+        }
         assert!(parse("SET STATEMENT max_statement_time=1 FOR SELECT 1").is_none());
     }
 
@@ -836,6 +852,22 @@ mod tests {
         );
         assert_eq!(ok("FLUSH BINARY LOGS"), Stmt::FlushBinaryLogs);
         assert_eq!(ok("flush privileges"), Stmt::FlushNoop);
+        assert_eq!(
+            ok("FLUSH LOGS"),
+            Stmt::FlushLogsStatus {
+                binary: true,
+                query_logs: true,
+                status: false
+            }
+        );
+        assert_eq!(
+            ok("FLUSH STATUS, SLOW LOGS"),
+            Stmt::FlushLogsStatus {
+                binary: false,
+                query_logs: true,
+                status: true
+            }
+        );
         assert_eq!(ok("FLUSH LOCAL TABLES"), Stmt::FlushNoop);
         assert_eq!(ok("UNLOCK TABLES"), Stmt::UnlockTables);
         assert_eq!(ok("unlock table"), Stmt::UnlockTables);

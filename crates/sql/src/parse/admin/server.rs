@@ -12,7 +12,7 @@ use crate::parse::lexer::Tok;
 
 pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
     let _ = p.eat_kw("NO_WRITE_TO_BINLOG") || p.eat_kw("LOCAL");
-    let mut binary = false;
+    let (mut binary, mut query_logs, mut status) = (false, false, false);
     loop {
         let w = p.ident()?.to_ascii_uppercase();
         match w.as_str() {
@@ -22,8 +22,14 @@ pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
             }
             "ENGINE" | "ERROR" | "GENERAL" | "SLOW" | "RELAY" => {
                 p.expect_kw("LOGS")?;
+                query_logs |= w == "GENERAL" || w == "SLOW";
             }
-            "LOGS" | "PRIVILEGES" | "STATUS" | "HOSTS" | "USER_RESOURCES" | "QUERY" => {
+            "LOGS" => {
+                binary = true;
+                query_logs = true;
+            }
+            "STATUS" => status = true,
+            "PRIVILEGES" | "HOSTS" | "USER_RESOURCES" | "QUERY" | "THREADS" => {
                 if w == "QUERY" {
                     p.expect_kw("CACHE")?;
                 }
@@ -52,7 +58,13 @@ pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
         }
     }
     p.expect_end()?;
-    Ok(if binary {
+    Ok(if query_logs || status {
+        Stmt::FlushLogsStatus {
+            binary,
+            query_logs,
+            status,
+        }
+    } else if binary {
         Stmt::FlushBinaryLogs
     } else {
         Stmt::FlushNoop
