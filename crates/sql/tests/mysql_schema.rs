@@ -212,11 +212,26 @@ fn use_mysql_show_tables_and_show_databases() {
             "seq_no\tbigint(20) unsigned\tNULL\tNO\t\tNULL\t\tselect,insert,update,references\t",
         ]
     );
+    // MariaDB 10.11.14's SHOW INDEX but Cardinality (Aria's statistics: 4 and 2 there).
+    assert_eq!(
+        joined(text_rows(&mut s, "show index from mysql.db")),
+        [
+            "db\t0\tPRIMARY\t1\tHost\tA\tNULL\tNULL\tNULL\t\tBTREE\t\t\tNO",
+            "db\t0\tPRIMARY\t2\tDb\tA\tNULL\tNULL\tNULL\t\tBTREE\t\t\tNO",
+            "db\t0\tPRIMARY\t3\tUser\tA\tNULL\tNULL\tNULL\t\tBTREE\t\t\tNO",
+            "db\t1\tUser\t1\tUser\tA\tNULL\tNULL\tNULL\t\tBTREE\t\t\tNO",
+        ]
+    );
     let create = text_rows(&mut s, "show create table mysql.plugin");
     assert_eq!(
         create[0][1],
         "CREATE TABLE `plugin` (\n  `name` varchar(64) NOT NULL DEFAULT '',\n  `dl` varchar(128) NOT NULL DEFAULT '',\n  PRIMARY KEY (`name`)\n) ENGINE=Aria DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci PAGE_CHECKSUM=1 TRANSACTIONAL=1 COMMENT='MySQL plugins'"
     );
+    assert_eq!(
+        text_rows(&mut s, "show create view mysql.user"),
+        text_rows(&mut s, "show create table mysql.user")
+    );
+    assert_eq!(fail(&mut s, "show create view mysql.db").code, 1347);
     let view = text_rows(&mut s, "show create table mysql.user");
     assert_eq!(view[0].len(), 4);
     assert!(view[0][1].starts_with("CREATE ALGORITHM=UNDEFINED DEFINER=`mariadb.sys`@`localhost` SQL SECURITY DEFINER VIEW `mysql`.`user` AS select"));

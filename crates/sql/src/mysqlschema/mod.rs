@@ -29,11 +29,14 @@ mod tables;
 
 use onelog_binlog::Value;
 use onelog_engine::collation::Collation;
-use onelog_engine::{AccountDef, ColumnDef, ColumnExtras, SqlType};
+use onelog_engine::{
+    AccountDef, ColumnDef, ColumnExtras, IndexDef, SqlType, TableDef, TableOptions,
+};
 use onelog_protocol::errors;
 
 use crate::context::ExecContext;
 use crate::error::SqlError;
+use crate::output::Output;
 use crate::privilege::{self as p, global_grants};
 
 /// The database name (case-sensitive, as MariaDB's database names are on Linux).
@@ -101,6 +104,20 @@ pub(crate) fn refuse_change(cx: &ExecContext, table: &str) -> SqlError {
             crate::privilege::db_denied(&user, &host, DATABASE)
         }
     }
+}
+
+/// SHOW CREATE VIEW mysql.`name`: the view `user` as SHOW CREATE TABLE shows it; 1347 for a
+/// table, 1146 for neither (as MariaDB).
+pub(crate) fn show_create_view(cx: &ExecContext, name: &str) -> Result<Output, SqlError> {
+    let t = MysqlTable::named(name)?;
+    t.check_show(cx)?;
+    if !t.is_view() {
+        return Err(SqlError::of(
+            errors::ER_WRONG_OBJECT,
+            format!("'{DATABASE}.{name}' is not of type 'VIEW'"),
+        ));
+    }
+    Ok(t.show_create())
 }
 
 /// SHOW [FULL] TABLES FROM mysql: (name, Table_type) by name.
@@ -172,6 +189,26 @@ impl MysqlTable {
         })
     }
 
+    /// SHOW CREATE TABLE's result (SHOW CREATE VIEW's for the view `user`, as MariaDB).
+    pub(crate) fn show_create(self) -> Output {
+        let title = if self.is_view() {
+            [
+                "View",
+                "Create View",
+                "character_set_client",
+                "collation_connection",
+            ]
+            .as_slice()
+        } else {
+            ["Table", "Create Table"].as_slice()
+        };
+        let mut row = vec![text(self.name()), text(self.create_sql())];
+        if self.is_view() {
+            row.extend([text("latin1"), text("latin1_swedish_ci")]);
+        }
+        crate::execute::admin::result(title, vec![row])
+    }
+
     /// SHOW CREATE TABLE's text (a view's SHOW CREATE VIEW text for `user`).
     pub(crate) fn create_sql(self) -> &'static str {
         self.0.create
@@ -186,6 +223,53 @@ impl MysqlTable {
     /// as VARCHAR of their longest value: the rows carry their text).
     pub(crate) fn columns(self) -> Vec<ColumnDef> {
         self.0.columns.iter().map(column).collect()
+    }
+
+    /// The table as a definition with its keys (from its CREATE TABLE text), for SHOW
+    /// INDEX; a view (`user`) has none.
+    pub(crate) fn table_def(self) -> TableDef {
+        let columns = self.columns();
+        let position = |n: &str| columns.iter().position(|c| c.name == n);
+        let key_columns = |line: &str| -> Vec<usize> {
+            let inner = line
+                .rsplit_once('(')
+                .map_or("", |(_, r)| r.trim_end_matches([')', ',']));
+            inner
+                .split(',')
+                .filter_map(|c| position(c.trim_matches('`')))
+                .collect()
+        };
+        let mut primary_key = Vec::new();
+        let mut indexes = Vec::new();
+        for line in self.0.create.lines().map(str::trim) {
+            if line.starts_with("PRIMARY KEY (") {
+                primary_key = key_columns(line);
+            } else if let Some(rest) = line
+                .strip_prefix("UNIQUE KEY `")
+                .map(|r| (true, r))
+                .or_else(|| line.strip_prefix("KEY `").map(|r| (false, r)))
+            {
+                let (unique, rest) = rest;
+                let name = rest.split('`').next().unwrap_or("").to_string();
+                indexes.push(IndexDef {
+                    id: indexes.len() as u32 + 1,
+                    name,
+                    columns: key_columns(line),
+                    unique,
+                });
+            }
+        }
+        TableDef {
+            id: u64::MAX,
+            db: DATABASE.to_string(),
+            name: self.0.name.to_string(),
+            columns,
+            primary_key,
+            next_index_id: indexes.len() as u32 + 1,
+            indexes,
+            auto_increment: None,
+            options: TableOptions::default(),
+        }
     }
 
     /// SHOW [FULL] COLUMNS rows, as MariaDB prints them.
@@ -506,6 +590,25 @@ mod tests {
         let user = MysqlTable::named("user").unwrap();
         // Host, User, Password, 30 privilege columns, ssl_type .. max_statement_time.
         assert_eq!(user.columns().len(), 3 + 30 + 14);
+    }
+
+    #[test]
+    fn keys_come_from_the_create_text() {
+        let db = MysqlTable::named("db").unwrap().table_def();
+        assert_eq!(db.primary_key, [0, 1, 2]);
+        assert_eq!(db.indexes.len(), 1);
+        assert_eq!(
+            (db.indexes[0].name.as_str(), &db.indexes[0].columns[..]),
+            ("User", &[2][..])
+        );
+        let roles = MysqlTable::named("roles_mapping").unwrap().table_def();
+        assert!(roles.primary_key.is_empty());
+        assert!(roles.indexes[0].unique && roles.indexes[0].columns == [0, 1, 2]);
+        assert!(MysqlTable::named("user")
+            .unwrap()
+            .table_def()
+            .indexes
+            .is_empty());
     }
 
     #[test]

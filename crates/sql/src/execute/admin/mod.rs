@@ -276,22 +276,7 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         Stmt::ShowCreateTable { db, table } => {
             if let Some(t) = mysql_table(cx, db.as_deref(), &table)? {
                 t.check_show(cx)?;
-                let title = if t.is_view() {
-                    [
-                        "View",
-                        "Create View",
-                        "character_set_client",
-                        "collation_connection",
-                    ]
-                    .as_slice()
-                } else {
-                    ["Table", "Create Table"].as_slice()
-                };
-                let mut row = vec![text(t.name()), text(t.create_sql())];
-                if t.is_view() {
-                    row.extend([text("latin1"), text("latin1_swedish_ci")]);
-                }
-                return Ok(result(title, vec![row]));
+                return Ok(t.show_create());
             }
             let vdb = db.clone().or_else(|| cx.current_db.clone());
             if let Some(vdb) = vdb.filter(|d| cx.server.engine.catalog().view(d, &table).is_some())
@@ -366,6 +351,13 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(result(&names, rows))
         }
         Stmt::ShowIndex { db, table } => {
+            if let Some(t) = mysql_table(cx, db.as_deref(), &table)? {
+                t.check_select(cx)?;
+                return Ok(result(
+                    show::INDEX_COLUMNS,
+                    show::index_rows(&t.table_def()),
+                ));
+            }
             let t = show::table_def(cx, db, &table)?;
             Ok(result(show::INDEX_COLUMNS, show::index_rows(&t)))
         }
