@@ -12,8 +12,11 @@
 //! - Text columns show the collation the catalog keeps for them (SHOW FULL COLUMNS); SHOW
 //!   CREATE TABLE prints `CHARACTER SET .. COLLATE ..` on a column whose collation is not the
 //!   table's, and as the table's the one all its text columns share (else the default).
-//! - SHOW DATABASES lists the databases of the catalog only (no `information_schema`,
-//!   `mysql` or `performance_schema`: they do not exist in onelog).
+//! - SHOW DATABASES lists the databases of the catalog and the read-only `mysql` schema
+//!   (`mysqlschema`, which also answers SHOW TABLES / COLUMNS / INDEX / CREATE TABLE of its
+//!   tables); no `information_schema` or `performance_schema`.
+//! - SHOW TABLE STATUS, OPEN TABLES, PROCEDURE / FUNCTION STATUS, TRIGGERS, EVENTS and
+//!   ENGINE are in `show_status`.
 //!
 //! Invariants: SHOW reads only what the session may see (SHOW DATABASES filters by privilege,
 //! the table statements check a privilege on the table's database first: 1044); LIKE and WHERE
