@@ -24,6 +24,7 @@ declare -A NEEDED=(
     [mariadbd]=mariadb-server
     [mariadb-install-db]=mariadb-server
     [python3]=python3
+    [mydumper]=mydumper
 )
 
 missing_pkgs=()

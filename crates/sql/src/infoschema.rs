@@ -808,7 +808,11 @@ impl InfoTable {
                     .collect()
             }
             InfoTable::GlobalStatus | InfoTable::SessionStatus => {
-                crate::execute::admin::status::rows(&cx.server)
+                let session = match self {
+                    InfoTable::SessionStatus => cx.traffic.clone(),
+                    _ => None,
+                };
+                crate::execute::admin::status::rows(&cx.server, session.as_deref())
                     .into_iter()
                     .map(|(n, v)| vec![text(&n.to_ascii_uppercase()), as_text(v)])
                     .collect()

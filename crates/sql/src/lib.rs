@@ -37,6 +37,7 @@ pub(crate) mod expr;
 pub mod guard;
 pub(crate) mod infoschema;
 pub(crate) mod like;
+pub(crate) mod mysqlschema;
 pub mod output;
 pub(crate) mod parse;
 pub(crate) mod plan;

@@ -257,7 +257,7 @@ impl Session {
         self.cx
             .privs
             .check_some_on_db(&self.cx.user, &self.cx.host, db)?;
-        if !cat.has_database(db) {
+        if !cat.has_database(db) && !crate::mysqlschema::is_database(db) {
             return Err(SqlError::unknown_database(db));
         }
         drop(cat);

@@ -25,6 +25,7 @@ pub mod backup;
 pub mod binlog;
 pub mod replica;
 pub mod show;
+mod show_status;
 pub mod status;
 
 use onelog_binlog::Value;
@@ -185,7 +186,8 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::AlterUser { .. }
         | Stmt::Grant { .. }
         | Stmt::Revoke { .. }
-        | Stmt::ShowGrants { .. } => run_account(cx, stmt),
+        | Stmt::ShowGrants { .. }
+        | Stmt::ShowCreateUser { .. } => run_account(cx, stmt),
         Stmt::FlushNoop
         | Stmt::UnlockTables
         | Stmt::AlterKeys { .. }
@@ -283,6 +285,10 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                     vec![vec![text(name), text(sql)]],
                 ));
             }
+            if let Some(t) = mysql_table(cx, db.as_deref(), &table)? {
+                t.check_show(cx)?;
+                return Ok(t.show_create());
+            }
             let vdb = db.clone().or_else(|| cx.current_db.clone());
             if let Some(vdb) = vdb.filter(|d| cx.server.engine.catalog().view(d, &table).is_some())
             {
@@ -301,8 +307,39 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 ]],
             ))
         }
-        Stmt::ShowCreateDatabase { name } => {
-            let sql = show::create_database_sql(cx, &name)?;
+        Stmt::ShowTableStatus { db, filter } => {
+            let names = show_status::TABLE_STATUS_COLUMNS;
+            let rows = show_status::table_status(cx, db)?;
+            Ok(result(names, show::filter_rows(names, 0, rows, &filter)?))
+        }
+        Stmt::ShowOpenTables { db, filter } => {
+            let names = show_status::OPEN_TABLES_COLUMNS;
+            let rows = show_status::open_tables(cx, db)?;
+            Ok(result(names, show::filter_rows(names, 1, rows, &filter)?))
+        }
+        Stmt::ShowNoObjects { what, db, filter } => {
+            show_status::check_no_objects(cx, what, db)?;
+            let names = show_status::no_objects_columns(what);
+            // LIKE matches a trigger's table, else the object's name.
+            let like_col = if what == parse::NoObjects::Triggers {
+                2
+            } else {
+                1
+            };
+            Ok(result(
+                names,
+                show::filter_rows(names, like_col, Vec::new(), &filter)?,
+            ))
+        }
+        Stmt::ShowEngine { name } => {
+            show_status::check_engine(cx, &name)?;
+            Ok(result(show_status::ENGINE_STATUS_COLUMNS, Vec::new()))
+        }
+        Stmt::ShowCreateDatabase {
+            name,
+            if_not_exists,
+        } => {
+            let sql = show::create_database_sql(cx, &name, if_not_exists)?;
             Ok(result(
                 &["Database", "Create Database"],
                 vec![vec![text(name), text(sql)]],
@@ -314,8 +351,13 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             table,
             filter,
         } => {
-            let t = show::table_def(cx, db, &table)?;
             let names = show::column_names(full);
+            if let Some(t) = mysql_table(cx, db.as_deref(), &table)? {
+                t.check_select(cx)?;
+                let rows = show::filter_rows(&names, 0, t.show_columns(full), &filter)?;
+                return Ok(result(&names, rows));
+            }
+            let t = show::table_def(cx, db, &table)?;
             let mut rows = show::columns(&t, full);
             if full {
                 crate::infoschema::patch_full_columns(&t, &mut rows);
@@ -324,6 +366,13 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(result(&names, rows))
         }
         Stmt::ShowIndex { db, table } => {
+            if let Some(t) = mysql_table(cx, db.as_deref(), &table)? {
+                t.check_select(cx)?;
+                return Ok(result(
+                    show::INDEX_COLUMNS,
+                    show::index_rows(&t.table_def()),
+                ));
+            }
             let t = show::table_def(cx, db, &table)?;
             Ok(result(show::INDEX_COLUMNS, show::index_rows(&t)))
         }
@@ -526,6 +575,10 @@ fn run_account(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 lines.into_iter().map(|l| vec![text(l)]).collect(),
             ))
         }
+        Stmt::ShowCreateUser { user } => {
+            let (title, line) = accounts::show_create_user(cx, user)?;
+            Ok(result(&[title.as_str()], vec![vec![text(line)]]))
+        }
         Stmt::SetPassword {
             user,
             password,
@@ -577,6 +630,20 @@ fn run_account(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
 
 /// `ALTER TABLE t {DISABLE | ENABLE} KEYS`: ALTER TABLE's checks and implicit commit, then
 /// MariaDB's answer for an InnoDB table, note 1031 (nothing is changed or logged).
+/// The `mysql` table a SHOW names (`db`, else the current database), if it names one;
+/// 1146 for a name in `mysql` that onelog does not serve.
+fn mysql_table(
+    cx: &ExecContext,
+    db: Option<&str>,
+    table: &str,
+) -> Result<Option<crate::mysqlschema::MysqlTable>, SqlError> {
+    let db = db.or(cx.current_db.as_deref());
+    if !db.is_some_and(crate::mysqlschema::is_database) {
+        return Ok(None);
+    }
+    crate::mysqlschema::MysqlTable::named(table).map(Some)
+}
+
 fn alter_keys(cx: &mut ExecContext, db: Option<String>, table: &str) -> Result<Output, SqlError> {
     let db = match db {
         Some(d) => d,

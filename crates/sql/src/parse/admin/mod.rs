@@ -117,6 +117,15 @@ impl BackupStage {
     }
 }
 
+/// The SHOW statements that list objects onelog does not have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoObjects {
+    ProcedureStatus,
+    FunctionStatus,
+    Triggers,
+    Events,
+}
+
 /// Privileges a GRANT can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PrivName {
@@ -148,6 +157,29 @@ pub(crate) enum Stmt {
         table: String,
     },
     ShowCreateDatabase {
+        name: String,
+        /// `SHOW CREATE DATABASE IF NOT EXISTS`: printed as `/*!32312 IF NOT EXISTS*/`.
+        if_not_exists: bool,
+    },
+    /// `SHOW TABLE STATUS [{FROM | IN} db] [LIKE | WHERE]`.
+    ShowTableStatus {
+        db: Option<String>,
+        filter: Filter,
+    },
+    /// `SHOW OPEN TABLES [{FROM | IN} db] [LIKE | WHERE]`.
+    ShowOpenTables {
+        db: Option<String>,
+        filter: Filter,
+    },
+    /// SHOW {PROCEDURE | FUNCTION} STATUS, SHOW TRIGGERS, SHOW EVENTS: onelog has no stored
+    /// routines, triggers or events; the database named is still checked.
+    ShowNoObjects {
+        what: NoObjects,
+        db: Option<String>,
+        filter: Filter,
+    },
+    /// `SHOW ENGINE name {STATUS | MUTEX | LOGS}`.
+    ShowEngine {
         name: String,
     },
     ShowColumns {
@@ -185,6 +217,10 @@ pub(crate) enum Stmt {
         limit: Option<u64>,
     },
     ShowGrants {
+        user: UserName,
+    },
+    /// `SHOW CREATE USER [u | CURRENT_USER[()]]`.
+    ShowCreateUser {
         user: UserName,
     },
     FlushBinaryLogs,
