@@ -61,6 +61,10 @@ fn a_session_with_table_locks_uses_only_its_locked_tables() {
     assert_eq!(err(&mut s, "CREATE TABLE z (a INT)"), 1100);
     assert_eq!(err(&mut s, "RENAME TABLE t TO t2"), 1192);
     assert_eq!(err(&mut s, "CREATE VIEW v2 AS SELECT * FROM t"), 1192);
+    // SHOW CREATE TABLE needs the lock; SHOW COLUMNS does not.
+    assert_eq!(err(&mut s, "SHOW CREATE TABLE u"), 1100);
+    ok(&mut s, "SHOW CREATE TABLE t");
+    ok(&mut s, "SHOW COLUMNS FROM u");
     // information_schema needs no lock.
     assert_eq!(
         rows(

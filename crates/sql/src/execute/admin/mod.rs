@@ -296,6 +296,16 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 return crate::execute::view::show_create(cx, &vdb, &table);
             }
             let t = show::table_def(cx, db, &table)?;
+            // Under LOCK TABLES, only a locked table's (MariaDB: 1100 otherwise).
+            if !cx.table_locks.locked().is_empty()
+                && !cx
+                    .table_locks
+                    .locked()
+                    .iter()
+                    .any(|l| l.db == t.db && l.table == t.name)
+            {
+                return Err(crate::table_locks::not_locked(&table));
+            }
             Ok(result(
                 &["Table", "Create Table"],
                 vec![vec![
