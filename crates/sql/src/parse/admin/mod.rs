@@ -14,7 +14,7 @@
 //!
 //! Families, one file each: `show` (SHOW, DESCRIBE), `set` (SET), `account` (CREATE / DROP /
 //! ALTER USER, GRANT, REVOKE), `binlog` (PURGE, RESET MASTER), `server` (FLUSH, SHUTDOWN,
-//! KILL, UNLOCK TABLES, BACKUP STAGE, ALTER TABLE ... DISABLE/ENABLE KEYS), `replication` (CHANGE MASTER TO, START / STOP / RESET
+//! KILL, LOCK / UNLOCK TABLES, BACKUP STAGE, ALTER TABLE ... DISABLE/ENABLE KEYS), `replication` (CHANGE MASTER TO, START / STOP / RESET
 //! SLAVE, SHOW SLAVE STATUS; SHOW SLAVE HOSTS is a SHOW form, in `show`). This module keeps the statement tree ([`Stmt`]), the token cursor the families share and the dispatch.
 //!
 //! Invariants: [`parse`] answers `Some` only for a statement whose first word
