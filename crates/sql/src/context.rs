@@ -280,10 +280,10 @@ impl ExecContext {
 
     /// Commits the open transaction, if any.
     pub(crate) fn commit(&mut self) -> Result<(), SqlError> {
-        if self.txn.as_ref().is_some_and(|t| t.changes() > 0) {
-            // Another session's FLUSH TABLES WITH READ LOCK holds commits up (the
-            // transaction stays open when the wait fails).
-            self.wait_commit_allowed()?;
+        if let Some(t) = &self.txn {
+            // Another session's table locks and FLUSH TABLES WITH READ LOCK hold commits up
+            // (the transaction stays open when the wait fails).
+            self.wait_commit_allowed(t)?;
         }
         self.explicit = false;
         self.read_only = false;
@@ -295,15 +295,34 @@ impl ExecContext {
         Ok(())
     }
 
-    /// Waits while another session holds the global read lock (`crate::table_locks`).
-    pub(crate) fn wait_commit_allowed(&self) -> Result<(), SqlError> {
-        if !self.server.table_locks.active() {
+    /// Before `txn` commits: when it changed rows, waits while another session holds the
+    /// global read lock or a lock that blocks changes of a table it changed (READ, WRITE:
+    /// MariaDB's LOCK TABLES waits for such a transaction to end; onelog's holds its commit
+    /// up instead, `crate::table_locks`).
+    pub(crate) fn wait_commit_allowed(
+        &self,
+        txn: &onelog_engine::Transaction,
+    ) -> Result<(), SqlError> {
+        if !self.server.table_locks.active() || txn.changes() == 0 {
             return Ok(());
         }
         let timeout = crate::sysvar::metadata_lock_wait(self);
-        self.server
-            .table_locks
-            .commit_allowed(self.connection_id, timeout, &self.guard)
+        let locks = &self.server.table_locks;
+        locks.commit_allowed(self.connection_id, timeout, &self.guard)?;
+        let cat = self.server.engine.catalog();
+        for id in txn.changed_tables() {
+            if let Some(t) = cat.table(id) {
+                locks.access(
+                    self.connection_id,
+                    &t.db,
+                    &t.name,
+                    true,
+                    timeout,
+                    &self.guard,
+                )?;
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn rollback(&mut self) {

@@ -811,9 +811,7 @@ impl Session {
         match r {
             Ok((out, found, extra)) => {
                 if own {
-                    if txn.changes() > 0 {
-                        self.cx.wait_commit_allowed()?;
-                    }
+                    self.cx.wait_commit_allowed(&txn)?;
                     let ctl = self.cx.guard.control();
                     txn.commit_interruptible(&crate::guard::CommitWait::new(ctl))?;
                 } else {

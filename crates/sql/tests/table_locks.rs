@@ -234,6 +234,18 @@ fn other_sessions_wait_for_conflicting_locks_until_lock_wait_timeout() {
             "Lock wait timeout exceeded; try restarting transaction"
         )
     );
+    // A transaction that changed the table before the lock commits only once it goes.
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut o, "BEGIN");
+    ok(&mut o, "INSERT INTO t VALUES (8)");
+    ok(&mut s, "LOCK TABLES t READ");
+    assert_eq!(err(&mut o, "COMMIT"), 1205);
+    assert!(o.in_transaction());
+    assert_eq!(count(&mut s, "t"), "2");
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut o, "COMMIT");
+    ok(&mut o, "DELETE FROM t WHERE a = 8");
+    ok(&mut s, "LOCK TABLES t READ");
     assert_eq!(err(&mut o, "LOCK TABLES t WRITE"), 1205);
     ok(&mut o, "LOCK TABLES t READ");
     ok(&mut o, "UNLOCK TABLES");
