@@ -371,6 +371,22 @@ fn flush_tables_lists_lock_read_and_for_export_is_refused() {
     let mut s = setup(&db);
     ok(&mut s, "FLUSH TABLES");
     ok(&mut s, "FLUSH TABLES t, u");
+    // Under LOCK TABLES, FLUSH TABLES needs WRITE locks on what it names (all: every one).
+    ok(&mut s, "LOCK TABLES t WRITE, u READ");
+    ok(&mut s, "FLUSH TABLES t");
+    let e = fail(&mut s, "FLUSH TABLES");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1099,
+            "Table 'u' was locked with a READ lock and can't be updated"
+        )
+    );
+    assert_eq!(err(&mut s, "FLUSH TABLES u"), 1099);
+    ok(&mut s, "LOCK TABLES t WRITE");
+    ok(&mut s, "FLUSH LOCAL TABLES");
+    ok(&mut s, "FLUSH LOGS");
+    assert_eq!(err(&mut s, "FLUSH TABLES u"), 1100);
     ok(&mut s, "FLUSH TABLES t WITH READ LOCK");
     assert_eq!(count(&mut s, "t"), "2");
     assert_eq!(err(&mut s, "SELECT * FROM u"), 1100);

@@ -68,7 +68,9 @@ fn com_kind(s: &Stmt) -> ComKind {
         Stmt::Shutdown => ComKind::Shutdown,
         Stmt::Kill { .. } => ComKind::Kill,
         Stmt::UnlockTables | Stmt::LockTables(_) => ComKind::Other,
-        Stmt::FlushTablesReadLock(_) | Stmt::FlushTablesForExport => ComKind::Flush,
+        Stmt::FlushTables(_) | Stmt::FlushTablesReadLock(_) | Stmt::FlushTablesForExport => {
+            ComKind::Flush
+        }
         Stmt::AlterKeys { .. } => ComKind::AlterTable,
         Stmt::ChangeMaster(_)
         | Stmt::StartSlave { .. }
@@ -133,6 +135,7 @@ fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError>
         // STAGE (sql_parse.cc's SQLCOM_BACKUP).
         Stmt::FlushBinaryLogs
         | Stmt::FlushNoop
+        | Stmt::FlushTables(_)
         | Stmt::FlushTablesReadLock(_)
         | Stmt::FlushTablesForExport
         | Stmt::ResetMaster
@@ -191,6 +194,7 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         Stmt::FlushNoop
         | Stmt::UnlockTables
         | Stmt::LockTables(_)
+        | Stmt::FlushTables(_)
         | Stmt::FlushTablesReadLock(_)
         | Stmt::FlushTablesForExport
         | Stmt::AlterKeys { .. }
@@ -589,6 +593,7 @@ fn alter_keys(cx: &mut ExecContext, db: Option<String>, table: &str) -> Result<O
 fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     match stmt {
         Stmt::FlushNoop => Ok(ok(0)),
+        Stmt::FlushTables(tables) => table_lock::flush_tables(cx, tables).map(|_| ok(0)),
         Stmt::UnlockTables => table_lock::unlock_tables(cx).map(|_| ok(0)),
         Stmt::LockTables(items) => table_lock::lock_tables(cx, items).map(|_| ok(0)),
         Stmt::FlushTablesReadLock(tables) => table_lock::flush_read_lock(cx, tables).map(|_| ok(0)),

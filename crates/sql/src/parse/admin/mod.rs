@@ -197,6 +197,9 @@ pub(crate) enum Stmt {
     UnlockTables,
     /// `LOCK TABLE[S] t [[AS] alias] mode, ...` (`execute::admin::table_lock`).
     LockTables(Vec<LockItem>),
+    /// `FLUSH TABLES [t, ...]`: nothing to flush (no table cache), but under LOCK TABLES the
+    /// tables (all locked ones without a list) must be locked for WRITE (1100, 1099).
+    FlushTables(Vec<(Option<String>, String)>),
     /// `FLUSH TABLES t, ... WITH READ LOCK` (tables: LOCK TABLES t READ, ...) or, without
     /// tables, `FLUSH TABLES WITH READ LOCK` (the global read lock).
     FlushTablesReadLock(Vec<(Option<String>, String)>),
@@ -854,7 +857,11 @@ mod tests {
         );
         assert_eq!(ok("FLUSH BINARY LOGS"), Stmt::FlushBinaryLogs);
         assert_eq!(ok("flush privileges"), Stmt::FlushNoop);
-        assert_eq!(ok("FLUSH LOCAL TABLES"), Stmt::FlushNoop);
+        assert_eq!(ok("FLUSH LOCAL TABLES"), Stmt::FlushTables(vec![]));
+        assert_eq!(
+            ok("FLUSH TABLES t, d.u"),
+            Stmt::FlushTables(vec![(None, "t".into()), (Some("d".into()), "u".into())])
+        );
         assert_eq!(ok("UNLOCK TABLES"), Stmt::UnlockTables);
         assert_eq!(ok("unlock table"), Stmt::UnlockTables);
         use crate::table_locks::LockMode;

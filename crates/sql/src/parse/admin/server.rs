@@ -12,6 +12,8 @@ use crate::parse::lexer::Tok;
 pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
     let _ = p.eat_kw("NO_WRITE_TO_BINLOG") || p.eat_kw("LOCAL");
     let mut binary = false;
+    // `TABLES [t, ...]`: checked against the session's LOCK TABLES list.
+    let mut flushed: Option<Vec<(Option<String>, String)>> = None;
     loop {
         let w = p.ident()?.to_ascii_uppercase();
         match w.as_str() {
@@ -50,6 +52,7 @@ pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
                     p.expect_end()?;
                     return Ok(Stmt::FlushTablesForExport);
                 }
+                flushed.get_or_insert_with(Vec::new).extend(tables);
             }
             _ => return Err(p.err()),
         }
@@ -58,10 +61,10 @@ pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
         }
     }
     p.expect_end()?;
-    Ok(if binary {
-        Stmt::FlushBinaryLogs
-    } else {
-        Stmt::FlushNoop
+    Ok(match (binary, flushed) {
+        (true, _) => Stmt::FlushBinaryLogs,
+        (false, Some(tables)) => Stmt::FlushTables(tables),
+        (false, None) => Stmt::FlushNoop,
     })
 }
 
