@@ -228,6 +228,18 @@ impl Transaction {
         self.changes.len()
     }
 
+    /// The tables the transaction changed rows of, each once, in the order first changed.
+    pub fn changed_tables(&self) -> Vec<TableId> {
+        let mut out: Vec<TableId> = Vec::new();
+        for c in &self.changes {
+            let t = c.table();
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        out
+    }
+
     fn check_active(&self) -> Result<(), EngineError> {
         if self.aborted {
             return Err(EngineError::Deadlock);
@@ -239,6 +251,12 @@ impl Transaction {
     /// as InnoDB does at each statement of such a transaction. Own changes stay overlaid.
     pub fn refresh_snapshot(&mut self) {
         self.snapshot = None;
+    }
+
+    /// Takes the read view now instead of at the first read (START TRANSACTION WITH
+    /// CONSISTENT SNAPSHOT); the LSN of the state it sees.
+    pub fn take_snapshot(&mut self) -> onelog_log::Lsn {
+        self.read_view().lsn
     }
 
     /// The read view of plain reads (taken at the first one).

@@ -112,6 +112,13 @@ pub struct ExecContext {
     pub(crate) backup: Option<(BackupStage, BackupHold)>,
     /// The user-level locks this session holds (GET_LOCK), released when it ends.
     pub(crate) user_locks: crate::user_locks::SessionLocks,
+    /// The table locks (LOCK TABLES) and global read lock this session holds, released when
+    /// it ends (`crate::table_locks`).
+    pub(crate) table_locks: crate::table_locks::SessionTableLocks,
+    /// The binlog file and position matching the read view of the open transaction, when it
+    /// began WITH CONSISTENT SNAPSHOT (`Binlog_snapshot_file` / `_position`); cleared when
+    /// the transaction ends.
+    pub(crate) binlog_snapshot: Option<(String, u64)>,
     /// While the SELECT of a `SQL SECURITY DEFINER` view is compiled: its definer's account,
     /// against which table privileges are checked instead of the session's
     /// (`plan::select::view`, which restores the previous value after).
@@ -133,6 +140,8 @@ impl ExecContext {
         let ctl = server.connection_control(connection_id).unwrap_or_default();
         let user_locks =
             crate::user_locks::SessionLocks::new(server.user_locks.clone(), connection_id);
+        let table_locks =
+            crate::table_locks::SessionTableLocks::new(server.table_locks.clone(), connection_id);
         ExecContext {
             guard: StatementGuard::new(ctl),
             server,
@@ -158,6 +167,8 @@ impl ExecContext {
             origin: None,
             backup: None,
             user_locks,
+            table_locks,
+            binlog_snapshot: None,
             definer: std::cell::RefCell::new(None),
             view_depth: std::cell::Cell::new(0),
             view_grants: std::cell::RefCell::new(Vec::new()),
@@ -233,6 +244,7 @@ impl ExecContext {
         need: u64,
     ) -> Result<(), SqlError> {
         self.refuse_infoschema_write(db, need)?;
+        self.check_table_locks(db, table, need)?;
         {
             let granted = self.view_grants.borrow();
             if !granted.is_empty() && granted.iter().any(|(d, t)| d == db && t == table) {
@@ -249,6 +261,21 @@ impl ExecContext {
         }
         self.privs
             .check_table(&self.user, &self.host, db, table, need)
+    }
+
+    /// The table-lock side of using `db`.`table` with the privileges `need` (those of a
+    /// change mean a write): the session's own LOCK TABLES / global read lock rules, then the
+    /// wait for other sessions' locks (`crate::table_locks`). One atomic load when the
+    /// session and the server hold no table lock.
+    fn check_table_locks(&self, db: &str, table: &str, need: u64) -> Result<(), SqlError> {
+        use crate::privilege::{ALTER, CREATE, DELETE, DROP, INDEX, INSERT, UPDATE};
+        if !self.server.table_locks.active() {
+            return Ok(());
+        }
+        let write = need & (INSERT | UPDATE | DELETE | CREATE | DROP | ALTER | INDEX) != 0;
+        let timeout = crate::sysvar::metadata_lock_wait(self);
+        self.table_locks
+            .check_use(db, table, write, timeout, &self.guard)
     }
 
     /// Fails with 1044 unless the session holds every bit of `need` on `db`.
@@ -271,8 +298,14 @@ impl ExecContext {
 
     /// Commits the open transaction, if any.
     pub(crate) fn commit(&mut self) -> Result<(), SqlError> {
+        if let Some(t) = &self.txn {
+            // Another session's table locks and FLUSH TABLES WITH READ LOCK hold commits up
+            // (the transaction stays open when the wait fails).
+            self.wait_commit_allowed(t)?;
+        }
         self.explicit = false;
         self.read_only = false;
+        self.binlog_snapshot = None;
         if let Some(t) = self.txn.take() {
             let ctl = self.guard.control();
             t.commit_interruptible(&crate::guard::CommitWait::new(ctl))?;
@@ -280,7 +313,38 @@ impl ExecContext {
         Ok(())
     }
 
+    /// Before `txn` commits: when it changed rows, waits while another session holds the
+    /// global read lock or a lock that blocks changes of a table it changed (READ, WRITE:
+    /// MariaDB's LOCK TABLES waits for such a transaction to end; onelog's holds its commit
+    /// up instead, `crate::table_locks`).
+    pub(crate) fn wait_commit_allowed(
+        &self,
+        txn: &onelog_engine::Transaction,
+    ) -> Result<(), SqlError> {
+        if !self.server.table_locks.active() || txn.changes() == 0 {
+            return Ok(());
+        }
+        let timeout = crate::sysvar::metadata_lock_wait(self);
+        let locks = &self.server.table_locks;
+        locks.commit_allowed(self.connection_id, timeout, &self.guard)?;
+        let cat = self.server.engine.catalog();
+        for id in txn.changed_tables() {
+            if let Some(t) = cat.table(id) {
+                locks.access(
+                    self.connection_id,
+                    &t.db,
+                    &t.name,
+                    true,
+                    timeout,
+                    &self.guard,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn rollback(&mut self) {
+        self.binlog_snapshot = None;
         self.explicit = false;
         self.read_only = false;
         if let Some(t) = self.txn.take() {

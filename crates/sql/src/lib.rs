@@ -50,6 +50,7 @@ pub mod server;
 pub mod session;
 pub mod status;
 pub mod sysvar;
+pub mod table_locks;
 pub mod user_locks;
 pub(crate) mod wide;
 

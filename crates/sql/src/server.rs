@@ -200,6 +200,8 @@ pub struct Server {
     pub(crate) user_locks: Arc<crate::user_locks::UserLocks>,
     /// The general and slow query logs (`crate::querylog`).
     pub(crate) query_logs: crate::querylog::QueryLogs,
+    /// LOCK TABLES and FLUSH TABLES WITH READ LOCK (`crate::table_locks`).
+    pub(crate) table_locks: Arc<crate::table_locks::TableLocks>,
 }
 
 fn mirror_with_file_mode() -> SqlError {
@@ -263,6 +265,7 @@ impl Server {
                 config.socket.as_deref(),
                 &config.datadir,
             ),
+            table_locks: Arc::default(),
             config,
         });
         crate::privilege::bootstrap(&server.accounts, &server.engine, server.config.root_auth)?;

@@ -310,8 +310,11 @@ impl Session {
         if let Some(t) = self.cx.txn.take() {
             t.rollback();
         }
-        // A running backup ends, as MariaDB's THD::cleanup does.
+        // A running backup ends, as MariaDB's THD::cleanup does; so do table locks.
         self.cx.backup = None;
+        self.cx.binlog_snapshot = None;
+        self.cx.table_locks.unlock_tables();
+        self.cx.table_locks.unlock_global_read();
         self.cx.explicit = false;
         self.cx.read_only = false;
         self.cx.autocommit = true;
@@ -555,6 +558,9 @@ impl Session {
                 p.db != self.cx.current_db
                     || p.priv_epoch != epoch
                     || c.through_view()
+                    // Compiling checks table locks (`crate::table_locks`): while any exists,
+                    // a cached plan is compiled again.
+                    || self.cx.server.table_locks.active()
                     || c.table()
                         .is_some_and(|t| cat.table(t.id).is_none_or(|cur| !Arc::ptr_eq(cur, t)))
             }
@@ -594,6 +600,13 @@ impl Session {
 
     /// Compiles DML/SELECT statements (None for the others).
     fn compile(&self, s: &Statement, lock: LockClause) -> Result<Option<Compiled>, SqlError> {
+        if !self.cx.table_locks.locked().is_empty() {
+            crate::table_locks::check_statement(
+                s,
+                self.cx.current_db.as_deref(),
+                self.cx.table_locks.locked(),
+            )?;
+        }
         Ok(Some(match s {
             Statement::Query(q) => {
                 Compiled::Select(Box::new(plan::select::compile(self, q, lock)?))
@@ -668,9 +681,19 @@ impl Session {
             TxnStmt::Release(_) => ComKind::ReleaseSavepoint,
         });
         match t {
-            TxnStmt::Begin { read_only } => {
+            TxnStmt::Begin {
+                read_only,
+                consistent,
+            } => {
                 self.commit()?;
-                self.cx.txn = Some(self.begin_txn(true));
+                // START TRANSACTION / BEGIN releases the table locks, as in MariaDB.
+                self.cx.table_locks.unlock_tables();
+                let mut txn = self.begin_txn(true);
+                if *consistent {
+                    let lsn = txn.take_snapshot();
+                    self.cx.binlog_snapshot = Some(admin::binlog::snapshot_position(&self.cx, lsn));
+                }
+                self.cx.txn = Some(txn);
                 self.cx.explicit = true;
                 self.cx.read_only = *read_only;
             }
@@ -808,6 +831,7 @@ impl Session {
         match r {
             Ok((out, found, extra)) => {
                 if own {
+                    self.cx.wait_commit_allowed(&txn)?;
                     let ctl = self.cx.guard.control();
                     txn.commit_interruptible(&crate::guard::CommitWait::new(ctl))?;
                 } else {
@@ -958,6 +982,9 @@ impl Session {
             }
             Statement::CreateTable(ct) => self.create_table(ct, text),
             Statement::RenameTable(pairs) => {
+                if !self.cx.table_locks.locked().is_empty() {
+                    return Err(admin::table_lock::lock_or_active_transaction());
+                }
                 self.commit()?;
                 let pairs: Vec<_> = pairs.iter().map(|r| (&r.old_name, &r.new_name)).collect();
                 crate::execute::ddl::rename_tables(self, &pairs, text).map(|_| Output::ok())
@@ -999,6 +1026,16 @@ impl Session {
                     table.as_ref(),
                     text,
                 )?;
+                if *object_type == ast::ObjectType::Table
+                    && !self.cx.table_locks.locked().is_empty()
+                {
+                    // A dropped table leaves the session's LOCK TABLES list, as in MariaDB.
+                    for n in names {
+                        if let Ok((db, t)) = crate::execute::ddl::split_name(self, n) {
+                            self.cx.table_locks.forget(&db, &t);
+                        }
+                    }
+                }
                 // DROP TABLE IF EXISTS of a view: its note.
                 self.cx.warnings.extend(crate::expr::take_warnings());
                 if matches!(

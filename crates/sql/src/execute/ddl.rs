@@ -23,7 +23,7 @@ use crate::expr::{
 
 /// The (database, table) a DDL statement changes: the current database where none is named;
 /// a table of the read-only `mysql` schema is refused (`mysqlschema::refuse_change`).
-pub(super) fn split_name(
+pub(crate) fn split_name(
     cx: &ExecContext,
     n: &ast::ObjectName,
 ) -> Result<(String, String), SqlError> {

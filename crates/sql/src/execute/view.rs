@@ -46,6 +46,9 @@ fn run(cx: &mut ExecContext, stmt: ViewStmt, sql: &str) -> Result<Output, SqlErr
             show_create(cx, &db, &name)
         }
         ViewStmt::Create(c) => {
+            if !cx.table_locks.locked().is_empty() {
+                return Err(crate::execute::admin::table_lock::lock_or_active_transaction());
+            }
             crate::sysvar::replica::check_read_only(cx)?;
             cx.commit()?;
             create(cx, c)?;

@@ -25,7 +25,12 @@ use crate::error::SqlError;
 /// Transaction control statements, parsed by hand.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum TxnStmt {
-    Begin { read_only: bool },
+    /// START TRANSACTION / BEGIN; `consistent`: WITH CONSISTENT SNAPSHOT (the read view is
+    /// taken at once, and the binlog position matching it kept for `Binlog_snapshot_*`).
+    Begin {
+        read_only: bool,
+        consistent: bool,
+    },
     Commit,
     Rollback,
     Savepoint(String),
@@ -319,19 +324,27 @@ pub(crate) fn parse_txn(sql: &str) -> Option<Result<TxnStmt, SqlError>> {
     let up: Vec<String> = w.iter().map(|s| s.to_ascii_uppercase()).collect();
     let u: Vec<&str> = up.iter().map(|s| s.as_str()).collect();
     match u.as_slice() {
-        ["BEGIN"] | ["BEGIN", "WORK"] => Some(Ok(TxnStmt::Begin { read_only: false })),
+        ["BEGIN"] | ["BEGIN", "WORK"] => Some(Ok(TxnStmt::Begin {
+            read_only: false,
+            consistent: false,
+        })),
         ["START", "TRANSACTION", rest @ ..] => {
             let text = rest.join(" ").replace(" ,", ",");
             let mut read_only = false;
+            let mut consistent = false;
             for part in text.split(',') {
                 match part.trim() {
                     "" if rest.is_empty() => {}
                     "READ ONLY" => read_only = true,
-                    "READ WRITE" | "WITH CONSISTENT SNAPSHOT" => {}
+                    "READ WRITE" => {}
+                    "WITH CONSISTENT SNAPSHOT" => consistent = true,
                     _ => return bad(),
                 }
             }
-            Some(Ok(TxnStmt::Begin { read_only }))
+            Some(Ok(TxnStmt::Begin {
+                read_only,
+                consistent,
+            }))
         }
         ["START", ..] => None,
         ["COMMIT"] | ["COMMIT", "WORK"] | ["COMMIT", "AND", "NO", "CHAIN"] => {
@@ -626,7 +639,10 @@ mod tests {
             parse_txn("START TRANSACTION WITH CONSISTENT SNAPSHOT")
                 .unwrap()
                 .unwrap(),
-            TxnStmt::Begin { read_only: false }
+            TxnStmt::Begin {
+                read_only: false,
+                consistent: true
+            }
         );
         assert_eq!(
             parse_txn("rollback to savepoint `s1`").unwrap().unwrap(),

@@ -269,10 +269,10 @@ pub(crate) static VARS: &[VarDef] = &[
     v("last_gtid", Sess, Str, false, ""),
     v("last_insert_id", Sess, I64, true, ""),
     v("license", Global, Str, false, "GPL"),
-    // Bounds metadata-lock waits. onelog's only one is the backup lock: PURGE BINARY LOGS and
-    // RESET MASTER wait while a BACKUP STAGE runs, then fail with 1205
-    // (`execute::admin::backup`). DDL does not wait for the transactions that used a table
-    // (they fail at commit), and LOCK TABLES and FLUSH TABLES WITH READ LOCK are refused.
+    // Bounds metadata-lock waits: statements waiting for other sessions' LOCK TABLES and
+    // global read lock (`crate::table_locks`), PURGE BINARY LOGS and RESET MASTER waiting
+    // while a BACKUP STAGE runs (`execute::admin::backup`); then 1205. DDL does not wait for
+    // the transactions that used a table (they fail at commit).
     v(
         "lock_wait_timeout",
         Both,

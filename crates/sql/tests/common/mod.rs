@@ -215,3 +215,51 @@ pub fn check_cases(tag: &str, name: &str, setup: &[&str], cases: &[Case]) {
         bad.join("\n")
     );
 }
+
+// ---- Several sessions: a statement run in the background and PROCESSLIST states
+// (`table_locks.rs`).
+
+/// Runs `sql` in a root session of its own (connection `id`, registered so SHOW PROCESSLIST
+/// and KILL see it) on another thread, after running `setup` there; the statement's error
+/// code (0 for success).
+pub fn in_background(
+    server: &Arc<Server>,
+    id: u32,
+    setup: &'static str,
+    sql: &'static str,
+) -> std::thread::JoinHandle<u16> {
+    let server = server.clone();
+    let ready = Arc::new(std::sync::Barrier::new(2));
+    let r2 = ready.clone();
+    let h = std::thread::spawn(move || {
+        let _reg =
+            server.register_connection(onelog_sql::ConnectionInfo::new(id, "root", "localhost"));
+        let mut s = Session::new(server.clone(), id, "root", "localhost");
+        if !setup.is_empty() {
+            ok(&mut s, setup);
+        }
+        r2.wait();
+        match s.query(sql).pop().unwrap() {
+            Ok(_) => 0,
+            Err(e) => e.code,
+        }
+    });
+    ready.wait();
+    h
+}
+
+/// Waits (at most 30 s) until connection `id` shows `state` in SHOW PROCESSLIST.
+pub fn wait_for_state(s: &mut Session, id: u32, state: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let pl = text_rows(s, "SHOW PROCESSLIST");
+        if pl.iter().any(|r| r[0] == id.to_string() && r[6] == state) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{id} never showed {state}: {pl:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

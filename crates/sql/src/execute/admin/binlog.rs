@@ -58,7 +58,14 @@ fn io_err(what: &str, e: impl std::fmt::Display) -> SqlError {
 
 /// `(File, Position)` of SHOW MASTER STATUS: the current virtual file and its durable end.
 pub(crate) fn master_status(cx: &ExecContext) -> Result<(String, u64), SqlError> {
-    let log = cx.server.engine.log();
+    server_master_status(&cx.server)
+}
+
+/// [`master_status`] of `server` (also the global `Binlog_snapshot_file` / `_position`).
+pub(crate) fn server_master_status(
+    server: &crate::server::Server,
+) -> Result<(String, u64), SqlError> {
+    let log = server.engine.log();
     if let Some(files) = log.classic_files() {
         let cur = files
             .last()
@@ -67,6 +74,20 @@ pub(crate) fn master_status(cx: &ExecContext) -> Result<(String, u64), SqlError>
     }
     let end = log.view_end().map_err(|e| io_err("binlog", e))?;
     Ok((end.name, end.size))
+}
+
+/// The binlog file and position of the state at `lsn` (a transaction's consistent
+/// snapshot): the end of every event committed before it, on SHOW MASTER STATUS's scale.
+/// In file mode (`--binlog-storage=file`), or when the view cannot place `lsn`, the current
+/// end: right only when nothing was committed since the snapshot (docs/SQL.md).
+pub(crate) fn snapshot_position(cx: &ExecContext, lsn: onelog_log::Lsn) -> (String, u64) {
+    let log = cx.server.engine.log();
+    if log.classic_files().is_none() {
+        if let Ok(p) = log.view_position(lsn) {
+            return p;
+        }
+    }
+    master_status(cx).unwrap_or_default()
 }
 
 /// `(Log_name, File_size)` of every virtual file, oldest first.

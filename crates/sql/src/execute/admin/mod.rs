@@ -27,6 +27,7 @@ pub mod replica;
 pub mod show;
 mod show_status;
 pub mod status;
+pub mod table_lock;
 
 use onelog_binlog::Value;
 use onelog_protocol::errors;
@@ -67,7 +68,10 @@ fn com_kind(s: &Stmt) -> ComKind {
         Stmt::BackupStage(_) => ComKind::Backup,
         Stmt::Shutdown => ComKind::Shutdown,
         Stmt::Kill { .. } => ComKind::Kill,
-        Stmt::UnlockTables => ComKind::Other,
+        Stmt::UnlockTables | Stmt::LockTables(_) => ComKind::Other,
+        Stmt::FlushTables(_) | Stmt::FlushTablesReadLock(_) | Stmt::FlushTablesForExport => {
+            ComKind::Flush
+        }
         Stmt::AlterKeys { .. } => ComKind::AlterTable,
         Stmt::ChangeMaster(_)
         | Stmt::StartSlave { .. }
@@ -133,6 +137,9 @@ fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError>
         Stmt::FlushBinaryLogs
         | Stmt::FlushLogsStatus { .. }
         | Stmt::FlushNoop
+        | Stmt::FlushTables(_)
+        | Stmt::FlushTablesReadLock(_)
+        | Stmt::FlushTablesForExport
         | Stmt::ResetMaster
         | Stmt::BackupStage(_) => (RELOAD, "RELOAD"),
         Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => (SUPER, "SUPER, BINLOG ADMIN"),
@@ -190,6 +197,10 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::ShowCreateUser { .. } => run_account(cx, stmt),
         Stmt::FlushNoop
         | Stmt::UnlockTables
+        | Stmt::LockTables(_)
+        | Stmt::FlushTables(_)
+        | Stmt::FlushTablesReadLock(_)
+        | Stmt::FlushTablesForExport
         | Stmt::AlterKeys { .. }
         | Stmt::Shutdown
         | Stmt::Kill { .. }
@@ -237,10 +248,19 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             let names = ["Variable_name", "Value"];
             Ok(result(&names, show::filter_rows(&names, 0, rows, &filter)?))
         }
-        Stmt::ShowStatus { global, filter } => {
+        Stmt::ShowStatus { filter, global } => {
+            let snapshot = match &cx.binlog_snapshot {
+                Some(s) if !global && cx.in_transaction() => Some(s.clone()),
+                _ => None,
+            };
             let session = if global { None } else { cx.traffic.clone() };
             let rows = status::rows(&cx.server, session.as_deref())
                 .into_iter()
+                .map(|(n, v)| match (&snapshot, n.as_str()) {
+                    (Some((file, _)), "Binlog_snapshot_file") => (n, text(file.clone())),
+                    (Some((_, pos)), "Binlog_snapshot_position") => (n, Value::UInt(*pos)),
+                    _ => (n, v),
+                })
                 .map(|(n, v)| {
                     let v = match v {
                         Value::Bytes(b) => Value::Bytes(b),
@@ -296,6 +316,16 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 return crate::execute::view::show_create(cx, &vdb, &table);
             }
             let t = show::table_def(cx, db, &table)?;
+            // Under LOCK TABLES, only a locked table's (MariaDB: 1100 otherwise).
+            if !cx.table_locks.locked().is_empty()
+                && !cx
+                    .table_locks
+                    .locked()
+                    .iter()
+                    .any(|l| l.db == t.db && l.table == t.name)
+            {
+                return Err(crate::table_locks::not_locked(&table));
+            }
             Ok(result(
                 &["Table", "Create Table"],
                 vec![vec![
@@ -665,10 +695,15 @@ fn alter_keys(cx: &mut ExecContext, db: Option<String>, table: &str) -> Result<O
     Ok(with_warnings(cx, ok(0)))
 }
 
-/// Server control: FLUSH (nothing to do), SHUTDOWN, KILL, BACKUP STAGE.
+/// Server control: FLUSH, LOCK / UNLOCK TABLES, SHUTDOWN, KILL, BACKUP STAGE.
 fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     match stmt {
-        Stmt::FlushNoop | Stmt::UnlockTables => Ok(ok(0)),
+        Stmt::FlushNoop => Ok(ok(0)),
+        Stmt::FlushTables(tables) => table_lock::flush_tables(cx, tables).map(|_| ok(0)),
+        Stmt::UnlockTables => table_lock::unlock_tables(cx).map(|_| ok(0)),
+        Stmt::LockTables(items) => table_lock::lock_tables(cx, items).map(|_| ok(0)),
+        Stmt::FlushTablesReadLock(tables) => table_lock::flush_read_lock(cx, tables).map(|_| ok(0)),
+        Stmt::FlushTablesForExport => Err(table_lock::flush_for_export()),
         Stmt::AlterKeys { db, table } => alter_keys(cx, db, &table),
         Stmt::Shutdown => {
             if cx.is_checked() && cx.privileges_on("*") & crate::privilege::SHUTDOWN == 0 {

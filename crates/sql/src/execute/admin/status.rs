@@ -20,6 +20,7 @@ pub(crate) fn rows(server: &Server, session: Option<&Traffic>) -> Vec<(String, V
     let mirror = server.mirror().map(|m| m.stats());
     let threads = server.connection_count() as u64;
     let (cache_use, cache_disk_use) = server.engine.binlog_cache_use();
+    let snapshot = super::binlog::server_master_status(server).unwrap_or_default();
     let mut out: Vec<(String, Value)> = vec![
         ("Aborted_clients".into(), ld(&s.aborted_clients)),
         ("Aborted_connects".into(), ld(&s.aborted_connects)),
@@ -31,6 +32,13 @@ pub(crate) fn rows(server: &Server, session: Option<&Traffic>) -> Vec<(String, V
         ("Binlog_cache_use".into(), Value::UInt(cache_use)),
         ("Binlog_commits".into(), Value::UInt(log.commits)),
         ("Binlog_group_commits".into(), Value::UInt(log.groups)),
+        // Globally the current end (SHOW MASTER STATUS); a session in a transaction begun
+        // WITH CONSISTENT SNAPSHOT sees its snapshot's (`ExecContext::binlog_snapshot`).
+        (
+            "Binlog_snapshot_file".into(),
+            Value::Bytes(snapshot.0.into_bytes()),
+        ),
+        ("Binlog_snapshot_position".into(), Value::UInt(snapshot.1)),
         // Only non-transactional changes use the statement cache; onelog has none.
         ("Binlog_stmt_cache_disk_use".into(), Value::UInt(0)),
         ("Binlog_stmt_cache_use".into(), Value::UInt(0)),

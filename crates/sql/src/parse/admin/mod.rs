@@ -14,7 +14,7 @@
 //!
 //! Families, one file each: `show` (SHOW, DESCRIBE), `set` (SET), `account` (CREATE / DROP /
 //! ALTER USER, GRANT, REVOKE), `binlog` (PURGE, RESET MASTER), `server` (FLUSH, SHUTDOWN,
-//! KILL, UNLOCK TABLES, BACKUP STAGE, ALTER TABLE ... DISABLE/ENABLE KEYS), `replication` (CHANGE MASTER TO, START / STOP / RESET
+//! KILL, LOCK / UNLOCK TABLES, BACKUP STAGE, ALTER TABLE ... DISABLE/ENABLE KEYS), `replication` (CHANGE MASTER TO, START / STOP / RESET
 //! SLAVE, SHOW SLAVE STATUS; SHOW SLAVE HOSTS is a SHOW form, in `show`). This module keeps the statement tree ([`Stmt`]), the token cursor the families share and the dispatch.
 //!
 //! Invariants: [`parse`] answers `Some` only for a statement whose first word
@@ -233,10 +233,21 @@ pub(crate) enum Stmt {
     },
     /// FLUSH TABLES / PRIVILEGES / HOSTS ...: nothing to do for onelog.
     FlushNoop,
-    /// UNLOCK TABLES: releases the session's table locks and global read lock; onelog refuses
-    /// LOCK TABLES and FLUSH TABLES WITH READ LOCK, so a session never holds one and this has
-    /// nothing to release (and, as in MariaDB without table locks, commits nothing).
+    /// `UNLOCK TABLES`: releases the session's table locks (LOCK TABLES, FLUSH TABLES t WITH
+    /// READ LOCK) and its global read lock (FLUSH TABLES WITH READ LOCK); it commits the open
+    /// transaction only when the session held table locks, as MariaDB
+    /// (`execute::admin::table_lock`).
     UnlockTables,
+    /// `LOCK TABLE[S] t [[AS] alias] mode, ...` (`execute::admin::table_lock`).
+    LockTables(Vec<LockItem>),
+    /// `FLUSH TABLES [t, ...]`: nothing to flush (no table cache), but under LOCK TABLES the
+    /// tables (all locked ones without a list) must be locked for WRITE (1100, 1099).
+    FlushTables(Vec<(Option<String>, String)>),
+    /// `FLUSH TABLES t, ... WITH READ LOCK` (tables: LOCK TABLES t READ, ...) or, without
+    /// tables, `FLUSH TABLES WITH READ LOCK` (the global read lock).
+    FlushTablesReadLock(Vec<(Option<String>, String)>),
+    /// `FLUSH TABLES t, ... FOR EXPORT`: refused (onelog has no tablespace files).
+    FlushTablesForExport,
     /// `ALTER TABLE t {DISABLE | ENABLE} KEYS`: InnoDB has no such option (note 1031), as for
     /// every onelog table.
     AlterKeys {
@@ -556,6 +567,15 @@ impl<'a> P<'a> {
 
 type R<T> = Result<T, SqlError>;
 
+/// One table of a LOCK TABLES statement.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LockItem {
+    pub db: Option<String>,
+    pub table: String,
+    pub alias: Option<String>,
+    pub mode: crate::table_locks::LockMode,
+}
+
 /// Cheap first check, without allocating: could `sql` be an administration statement? The
 /// hot statements (SELECT, INSERT, UPDATE, DELETE, BEGIN, COMMIT, CREATE TABLE ...) are
 /// rejected after reading one or two words.
@@ -566,7 +586,7 @@ fn maybe_admin(sql: &str) -> bool {
     let is = |k: &str| w.eq_ignore_ascii_case(k.as_bytes());
     if [
         "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "SET", "FLUSH", "PURGE", "RESET", "GRANT", "REVOKE",
-        "SHUTDOWN", "KILL", "UNLOCK", "CHANGE", "START", "STOP", "BACKUP",
+        "SHUTDOWN", "KILL", "UNLOCK", "CHANGE", "START", "STOP", "BACKUP", "LOCK",
     ]
     .iter()
     .any(|k| is(k))
@@ -632,6 +652,7 @@ fn dispatch(sql: &str) -> Option<R<Stmt>> {
         "SHUTDOWN" => Some(p.expect_end().map(|_| Stmt::Shutdown)),
         "KILL" => Some(server::kill(&mut p)),
         "UNLOCK" => Some(server::unlock(&mut p)),
+        "LOCK" => Some(server::lock(&mut p)),
         "BACKUP" => server::backup(&mut p),
         "PURGE" => binlog::purge(&mut p),
         "RESET" => binlog::reset(&mut p).or_else(|| replication::reset(&mut p)),
@@ -904,9 +925,54 @@ mod tests {
                 status: true
             }
         );
-        assert_eq!(ok("FLUSH LOCAL TABLES"), Stmt::FlushNoop);
+        assert_eq!(ok("FLUSH LOCAL TABLES"), Stmt::FlushTables(vec![]));
+        assert_eq!(
+            ok("FLUSH TABLES t, d.u"),
+            Stmt::FlushTables(vec![(None, "t".into()), (Some("d".into()), "u".into())])
+        );
         assert_eq!(ok("UNLOCK TABLES"), Stmt::UnlockTables);
         assert_eq!(ok("unlock table"), Stmt::UnlockTables);
+        use crate::table_locks::LockMode;
+        let item = |db: Option<&str>, table: &str, alias: Option<&str>, mode| LockItem {
+            db: db.map(str::to_string),
+            table: table.to_string(),
+            alias: alias.map(str::to_string),
+            mode,
+        };
+        assert_eq!(
+            ok("LOCK TABLES `t` READ /*!32311 LOCAL */"),
+            Stmt::LockTables(vec![item(None, "t", None, LockMode::Read)])
+        );
+        assert_eq!(
+            ok("lock table d.t as a read local, t b low_priority write, u write concurrent, v write"),
+            Stmt::LockTables(vec![
+                item(Some("d"), "t", Some("a"), LockMode::Read),
+                item(None, "t", Some("b"), LockMode::Write),
+                item(None, "u", None, LockMode::WriteConcurrent),
+                item(None, "v", None, LockMode::Write),
+            ])
+        );
+        for bad in [
+            "LOCK TABLES",
+            "LOCK TABLES t",
+            "LOCK TABLES t READ,",
+            "LOCK t READ",
+        ] {
+            assert_eq!(parse(bad).unwrap().unwrap_err().code, 1064, "{bad}");
+        }
+        assert_eq!(
+            ok("FLUSH TABLES WITH READ LOCK"),
+            Stmt::FlushTablesReadLock(vec![])
+        );
+        assert_eq!(
+            ok("flush tables d.t, u with read lock"),
+            Stmt::FlushTablesReadLock(vec![(Some("d".into()), "t".into()), (None, "u".into())])
+        );
+        assert_eq!(ok("FLUSH TABLES t FOR EXPORT"), Stmt::FlushTablesForExport);
+        assert_eq!(
+            parse("FLUSH TABLES FOR EXPORT").unwrap().unwrap_err().code,
+            1064
+        );
         assert_eq!(
             ok("ALTER TABLE `d`.`t` DISABLE KEYS ;"),
             Stmt::AlterKeys {

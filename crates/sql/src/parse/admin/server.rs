@@ -1,9 +1,8 @@
-//! Server control: FLUSH (BINARY LOGS and the forms that have nothing to do in onelog),
-//! SHUTDOWN, KILL [QUERY | CONNECTION], UNLOCK TABLES, BACKUP STAGE, ALTER TABLE ...
-//! {DISABLE | ENABLE} KEYS.
+//! Server control: FLUSH (BINARY LOGS, TABLES [t, ...] [WITH READ LOCK | FOR EXPORT] and
+//! the forms that have nothing to do in onelog), SHUTDOWN, KILL [QUERY | CONNECTION], LOCK
+//! TABLES, UNLOCK TABLES, BACKUP STAGE, ALTER TABLE ... {DISABLE | ENABLE} KEYS.
 //!
-//! Invariants: those of the family parsers (`parse/admin/mod.rs`); `FLUSH TABLES WITH READ
-//! LOCK` is refused (1235), never accepted and ignored.
+//! Invariants: those of the family parsers (`parse/admin/mod.rs`).
 use onelog_protocol::errors;
 
 use super::{BackupStage, Stmt, P, R};
@@ -13,6 +12,8 @@ use crate::parse::lexer::Tok;
 pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
     let _ = p.eat_kw("NO_WRITE_TO_BINLOG") || p.eat_kw("LOCAL");
     let (mut binary, mut query_logs, mut status) = (false, false, false);
+    // `TABLES [t, ...]`: checked against the session's LOCK TABLES list.
+    let mut flushed: Option<Vec<(Option<String>, String)>> = None;
     loop {
         let w = p.ident()?.to_ascii_uppercase();
         match w.as_str() {
@@ -35,21 +36,29 @@ pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
                 }
             }
             "TABLES" | "TABLE" => {
-                // FLUSH TABLES [t, ...] [WITH READ LOCK] — the lock is not supported.
+                // FLUSH TABLES [t, ...] [WITH READ LOCK | FOR EXPORT]
+                let mut tables = Vec::new();
                 while matches!(p.peek(), Some(Tok::Word(_)) | Some(Tok::QIdent(_)))
                     && !p.is_kw("WITH")
+                    && !p.is_kw("FOR")
                 {
-                    p.qualified()?;
+                    tables.push(p.qualified()?);
                     if !p.eat_sym(",") {
                         break;
                     }
                 }
-                if p.is_kw("WITH") {
-                    return Err(SqlError::of(
-                        errors::ER_NOT_SUPPORTED_YET,
-                        "This version of onelog doesn't yet support 'FLUSH TABLES WITH READ LOCK'",
-                    ));
+                if p.eat_kw("WITH") {
+                    p.expect_kw("READ")?;
+                    p.expect_kw("LOCK")?;
+                    p.expect_end()?;
+                    return Ok(Stmt::FlushTablesReadLock(tables));
                 }
+                if !tables.is_empty() && p.eat_kw("FOR") {
+                    p.expect_kw("EXPORT")?;
+                    p.expect_end()?;
+                    return Ok(Stmt::FlushTablesForExport);
+                }
+                flushed.get_or_insert_with(Vec::new).extend(tables);
             }
             _ => return Err(p.err()),
         }
@@ -66,6 +75,8 @@ pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
         }
     } else if binary {
         Stmt::FlushBinaryLogs
+    } else if let Some(tables) = flushed {
+        Stmt::FlushTables(tables)
     } else {
         Stmt::FlushNoop
     })
@@ -92,6 +103,50 @@ pub(super) fn unlock(p: &mut P<'_>) -> R<Stmt> {
     }
     p.expect_end()?;
     Ok(Stmt::UnlockTables)
+}
+
+/// `LOCK {TABLES | TABLE} t [[AS] alias] {READ [LOCAL] | [LOW_PRIORITY] WRITE | WRITE
+/// CONCURRENT}, ...` (after `LOCK`), MariaDB 10.11's grammar.
+pub(super) fn lock(p: &mut P<'_>) -> R<Stmt> {
+    use crate::table_locks::LockMode;
+    if !p.eat_kw("TABLES") {
+        p.expect_kw("TABLE")?;
+    }
+    let mut items = Vec::new();
+    loop {
+        let (db, table) = p.qualified()?;
+        let is_mode = |p: &P<'_>| p.is_kw("READ") || p.is_kw("WRITE") || p.is_kw("LOW_PRIORITY");
+        let alias = if p.eat_kw("AS") || !is_mode(p) {
+            Some(p.ident()?)
+        } else {
+            None
+        };
+        let mode = if p.eat_kw("READ") {
+            let _ = p.eat_kw("LOCAL");
+            LockMode::Read
+        } else if p.eat_kw("LOW_PRIORITY") {
+            p.expect_kw("WRITE")?;
+            LockMode::Write
+        } else {
+            p.expect_kw("WRITE")?;
+            if p.eat_kw("CONCURRENT") {
+                LockMode::WriteConcurrent
+            } else {
+                LockMode::Write
+            }
+        };
+        items.push(super::LockItem {
+            db,
+            table,
+            alias,
+            mode,
+        });
+        if !p.eat_sym(",") {
+            break;
+        }
+    }
+    p.expect_end()?;
+    Ok(Stmt::LockTables(items))
 }
 
 /// `ALTER [IGNORE] TABLE name {DISABLE | ENABLE} KEYS` (after `ALTER`); None for any other

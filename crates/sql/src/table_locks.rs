@@ -1,0 +1,631 @@
+//! Table-level locks: `LOCK TABLES`, `FLUSH TABLES [t, ...] WITH READ LOCK` and the waits of
+//! the statements of other sessions they hold up (MariaDB's metadata locks, reduced to what
+//! those statements need). Row locks are the engine's (`onelog_engine::lock`); this module
+//! knows tables by `(database, name)` only.
+//!
+//! Owns [`TableLocks`] (one per server: which connection holds which table in which mode, and
+//! which connections hold the global read lock) and [`SessionTableLocks`] (a session's handle:
+//! the tables it locked, under which aliases, released when it is dropped, i.e. at
+//! disconnect).
+//!
+//! Modes, as MariaDB's metadata locks on InnoDB tables (measured on 10.11): `READ [LOCAL]`
+//! (MDL_SHARED_READ_ONLY) lets other sessions read and makes their writes wait; `[LOW_PRIORITY]
+//! WRITE` (MDL_SHARED_NO_READ_WRITE) makes their reads and writes wait; `WRITE CONCURRENT`
+//! (MDL_SHARED_WRITE) makes neither wait, only another session's `LOCK TABLES ... READ` or
+//! `WRITE` of the table. The global read lock (FTWRL) makes other sessions' writes, DDL and
+//! commits of transactions that changed rows wait. A wait lasts at most the waiter's
+//! `lock_wait_timeout` (then 1205), shows `Waiting for table metadata lock` (or `Waiting for
+//! backup lock` for the global read lock) in SHOW PROCESSLIST, and ends at KILL.
+//!
+//! Where statements check and wait: every statement checks the privilege of each table it
+//! uses when it is compiled (`ExecContext::check_table_privilege`); that check first asks
+//! [`SessionTableLocks::check_use`] (the session's own locks, by table name) and
+//! [`TableLocks::access`] (other sessions' locks). A SELECT, INSERT, UPDATE or DELETE of a
+//! session with table locks is also matched use by use, by alias, against its list before it
+//! compiles ([`check_statement`], `uses.rs`). A cached prepared plan is compiled again while any table lock exists, so it checks
+//! too. Statements pay one atomic load when no lock exists ([`TableLocks::active`]).
+//! Divergence: `LOCK TABLES` does not wait for statements and transactions of other sessions
+//! that already use the table (MariaDB's MDL does); their next statement on it waits, and a
+//! transaction that changed a table waits at its commit while another session holds a lock
+//! that blocks changes of it (`ExecContext::wait_commit_allowed`), so no change lands in a
+//! READ- or WRITE-locked table.
+//!
+//! Invariants: a connection appears at most once per table in `held` (its strongest mode
+//! there); `active` equals the number of `(table, holder)` pairs plus the global read lock
+//! holders, checked by `debug_check`; the mutex is never held while waiting (only the condvar
+//! wait releases it); a session's handle and the server's table agree on what it holds.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use onelog_protocol::errors;
+
+use crate::error::SqlError;
+use crate::guard::StatementGuard;
+
+mod uses;
+pub(crate) use uses::check_statement;
+
+/// PROCESSLIST state of a statement waiting for a table lock (MariaDB's MDL wait).
+pub(crate) const WAITING_FOR_TABLE_LOCK: &str = "Waiting for table metadata lock";
+/// PROCESSLIST state of a statement waiting for the global read lock (MariaDB's backup MDL).
+pub(crate) const WAITING_FOR_GLOBAL_READ_LOCK: &str = "Waiting for backup lock";
+
+/// A table lock's mode, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LockMode {
+    /// `WRITE CONCURRENT`: others read and write; only their LOCK TABLES conflicts.
+    WriteConcurrent,
+    /// `READ [LOCAL]`: others read, their writes wait.
+    Read,
+    /// `[LOW_PRIORITY] WRITE`: others' reads and writes wait.
+    Write,
+}
+
+impl LockMode {
+    /// Whether the holder itself may change the table.
+    pub fn writes(self) -> bool {
+        self != LockMode::Read
+    }
+
+    /// Whether another connection's lock in `other` conflicts with this one.
+    fn conflicts_with_lock(self, other: LockMode) -> bool {
+        !matches!(
+            (self, other),
+            (LockMode::Read, LockMode::Read)
+                | (LockMode::WriteConcurrent, LockMode::WriteConcurrent)
+        )
+    }
+
+    /// Whether a statement of another connection that reads (`write` false) or changes the
+    /// table must wait while this lock is held.
+    fn blocks_access(self, write: bool) -> bool {
+        match self {
+            LockMode::WriteConcurrent => false,
+            LockMode::Read => write,
+            LockMode::Write => true,
+        }
+    }
+}
+
+type Key = (String, String);
+
+#[derive(Default)]
+struct State {
+    /// Table -> (holder connection, mode).
+    held: HashMap<Key, Vec<(u32, LockMode)>>,
+    /// Connections holding the global read lock.
+    global_read: HashSet<u32>,
+}
+
+impl State {
+    fn pairs(&self) -> usize {
+        self.held.values().map(Vec::len).sum::<usize>() + self.global_read.len()
+    }
+}
+
+/// The server's table locks.
+#[derive(Default)]
+pub struct TableLocks {
+    state: Mutex<State>,
+    released: Condvar,
+    /// Number of `(table, holder)` pairs plus global read lock holders (module invariant):
+    /// statements skip everything while it is 0.
+    active: AtomicUsize,
+}
+
+/// How long one wait slice lasts before the statement's guard is checked again.
+const SLICE: Duration = Duration::from_millis(50);
+
+/// 1205, MariaDB's answer when `lock_wait_timeout` passes.
+fn timeout_error() -> SqlError {
+    SqlError::of(
+        errors::ER_LOCK_WAIT_TIMEOUT,
+        "Lock wait timeout exceeded; try restarting transaction",
+    )
+}
+
+impl TableLocks {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether any table lock or global read lock exists (one atomic load).
+    #[inline]
+    pub fn active(&self) -> bool {
+        self.active.load(Ordering::Acquire) != 0
+    }
+
+    fn debug_check(&self, s: &State) {
+        debug_assert_eq!(self.active.load(Ordering::Acquire), s.pairs());
+        debug_assert!(s.held.values().all(|v| {
+            let mut c: Vec<u32> = v.iter().map(|h| h.0).collect();
+            c.sort_unstable();
+            c.windows(2).all(|w| w[0] != w[1]) && !v.is_empty()
+        }));
+    }
+
+    /// Waits (the guard showing `state`) until `blocked(state)` is false, at most `timeout`
+    /// (1205), stopping at KILL; then runs `then` under the same mutex.
+    fn wait_until<T>(
+        &self,
+        timeout: Duration,
+        guard: &StatementGuard,
+        wait_state: &'static str,
+        blocked: impl Fn(&State) -> bool,
+        then: impl FnOnce(&mut State) -> T,
+    ) -> Result<T, SqlError> {
+        let mut s = self.lock();
+        if blocked(&s) {
+            let end = Instant::now().checked_add(timeout);
+            guard.set_state(wait_state);
+            let r = loop {
+                let now = Instant::now();
+                if end.is_some_and(|e| now >= e) {
+                    break Err(timeout_error());
+                }
+                let slice = end.map_or(SLICE, |e| (e - now).min(SLICE));
+                s = self
+                    .released
+                    .wait_timeout(s, slice)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
+                if let Err(e) = guard.check_now() {
+                    break Err(e);
+                }
+                if !blocked(&s) {
+                    break Ok(());
+                }
+            };
+            guard.set_state("starting");
+            r?;
+        }
+        let out = then(&mut s);
+        self.debug_check(&s);
+        Ok(out)
+    }
+
+    /// Takes the locks `wanted` for `conn` once no other connection's lock (or, for a mode
+    /// that writes, global read lock) conflicts. The connection holds nothing before (LOCK
+    /// TABLES releases first).
+    pub fn acquire(
+        &self,
+        conn: u32,
+        wanted: &[(Key, LockMode)],
+        timeout: Duration,
+        guard: &StatementGuard,
+    ) -> Result<(), SqlError> {
+        let blocked = |s: &State| {
+            wanted.iter().any(|(k, m)| {
+                (m.writes() && s.global_read.iter().any(|&c| c != conn))
+                    || s.held.get(k).is_some_and(|v| {
+                        v.iter()
+                            .any(|&(c, other)| c != conn && m.conflicts_with_lock(other))
+                    })
+            })
+        };
+        self.wait_until(timeout, guard, WAITING_FOR_TABLE_LOCK, blocked, |s| {
+            for (k, m) in wanted {
+                let v = s.held.entry(k.clone()).or_default();
+                match v.iter_mut().find(|h| h.0 == conn) {
+                    Some(h) => h.1 = h.1.max(*m),
+                    None => {
+                        v.push((conn, *m));
+                        self.active.fetch_add(1, Ordering::AcqRel);
+                    }
+                }
+            }
+        })
+    }
+
+    /// Releases every table lock of `conn` (not its global read lock).
+    pub fn release_tables(&self, conn: u32) {
+        let mut s = self.lock();
+        let mut n = 0;
+        s.held.retain(|_, v| {
+            let before = v.len();
+            v.retain(|h| h.0 != conn);
+            n += before - v.len();
+            !v.is_empty()
+        });
+        if n > 0 {
+            self.active.fetch_sub(n, Ordering::AcqRel);
+            self.released.notify_all();
+        }
+        self.debug_check(&s);
+    }
+
+    /// Forgets `conn`'s lock on a table it dropped or renamed away.
+    pub fn release_table(&self, conn: u32, key: &Key) {
+        let mut s = self.lock();
+        if let Some(v) = s.held.get_mut(key) {
+            let before = v.len();
+            v.retain(|h| h.0 != conn);
+            let n = before - v.len();
+            if v.is_empty() {
+                s.held.remove(key);
+            }
+            if n > 0 {
+                self.active.fetch_sub(n, Ordering::AcqRel);
+                self.released.notify_all();
+            }
+        }
+        self.debug_check(&s);
+    }
+
+    /// Takes the global read lock for `conn` (FLUSH TABLES WITH READ LOCK) once no other
+    /// connection holds a table lock that writes.
+    pub fn acquire_global_read(
+        &self,
+        conn: u32,
+        timeout: Duration,
+        guard: &StatementGuard,
+    ) -> Result<(), SqlError> {
+        let blocked = |s: &State| {
+            s.held
+                .values()
+                .flatten()
+                .any(|&(c, m)| c != conn && m.writes())
+        };
+        self.wait_until(timeout, guard, WAITING_FOR_GLOBAL_READ_LOCK, blocked, |s| {
+            if s.global_read.insert(conn) {
+                self.active.fetch_add(1, Ordering::AcqRel);
+            }
+        })
+    }
+
+    /// Releases `conn`'s global read lock; whether it held one.
+    pub fn release_global_read(&self, conn: u32) -> bool {
+        let mut s = self.lock();
+        let had = s.global_read.remove(&conn);
+        if had {
+            self.active.fetch_sub(1, Ordering::AcqRel);
+            self.released.notify_all();
+        }
+        self.debug_check(&s);
+        had
+    }
+
+    /// Waits until `conn` may read (`write` false) or change `db`.`table`: no other
+    /// connection holds a lock that blocks it, nor (for a change) the global read lock.
+    pub fn access(
+        &self,
+        conn: u32,
+        db: &str,
+        table: &str,
+        write: bool,
+        timeout: Duration,
+        guard: &StatementGuard,
+    ) -> Result<(), SqlError> {
+        if !self.active() {
+            return Ok(());
+        }
+        let key = (db.to_string(), table.to_string());
+        let table_blocked = |s: &State| {
+            s.held
+                .get(&key)
+                .is_some_and(|v| v.iter().any(|&(c, m)| c != conn && m.blocks_access(write)))
+        };
+        let global_blocked = |s: &State| write && s.global_read.iter().any(|&c| c != conn);
+        // The global read lock first, as MariaDB takes the backup MDL before the table's.
+        self.wait_until(
+            timeout,
+            guard,
+            WAITING_FOR_GLOBAL_READ_LOCK,
+            global_blocked,
+            |_| (),
+        )?;
+        self.wait_until(
+            timeout,
+            guard,
+            WAITING_FOR_TABLE_LOCK,
+            |s| table_blocked(s) || global_blocked(s),
+            |_| (),
+        )
+    }
+
+    /// Waits until `conn` may commit a transaction that changed rows: no other connection
+    /// holds the global read lock.
+    pub fn commit_allowed(
+        &self,
+        conn: u32,
+        timeout: Duration,
+        guard: &StatementGuard,
+    ) -> Result<(), SqlError> {
+        if !self.active() {
+            return Ok(());
+        }
+        self.wait_until(
+            timeout,
+            guard,
+            WAITING_FOR_GLOBAL_READ_LOCK,
+            |s| s.global_read.iter().any(|&c| c != conn),
+            |_| (),
+        )
+    }
+}
+
+/// One table a session locked: the name it locked it under (`alias`, the table's name when
+/// none was given) and whether it came with a view (`implicit`: a view's base table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockedTable {
+    pub db: String,
+    pub table: String,
+    pub alias: String,
+    pub mode: LockMode,
+    pub implicit: bool,
+}
+
+/// A session's handle on the server's table locks: what it holds, released when it is
+/// dropped.
+pub struct SessionTableLocks {
+    table: Arc<TableLocks>,
+    conn: u32,
+    /// The tables of the session's LOCK TABLES (empty: not in locked-tables mode).
+    locked: Vec<LockedTable>,
+    /// Whether the session holds the global read lock (FTWRL).
+    global_read: bool,
+}
+
+impl SessionTableLocks {
+    pub fn new(table: Arc<TableLocks>, conn: u32) -> Self {
+        SessionTableLocks {
+            table,
+            conn,
+            locked: Vec::new(),
+            global_read: false,
+        }
+    }
+
+    pub fn server(&self) -> &TableLocks {
+        &self.table
+    }
+
+    /// The tables of the session's LOCK TABLES (empty when it holds none).
+    pub fn locked(&self) -> &[LockedTable] {
+        &self.locked
+    }
+
+    pub fn holds_global_read(&self) -> bool {
+        self.global_read
+    }
+
+    /// Whether the session holds anything (table locks or the global read lock).
+    pub fn holds_any(&self) -> bool {
+        self.global_read || !self.locked.is_empty()
+    }
+
+    /// Takes `tables` (LOCK TABLES; the session holds no table lock before).
+    pub fn lock(
+        &mut self,
+        tables: Vec<LockedTable>,
+        timeout: Duration,
+        guard: &StatementGuard,
+    ) -> Result<(), SqlError> {
+        debug_assert!(self.locked.is_empty(), "LOCK TABLES releases first");
+        let wanted: Vec<(Key, LockMode)> = tables
+            .iter()
+            .map(|t| ((t.db.clone(), t.table.clone()), t.mode))
+            .collect();
+        self.table.acquire(self.conn, &wanted, timeout, guard)?;
+        self.locked = tables;
+        Ok(())
+    }
+
+    /// Releases the session's table locks (UNLOCK TABLES, LOCK TABLES, BEGIN); whether it
+    /// held any.
+    pub fn unlock_tables(&mut self) -> bool {
+        if self.locked.is_empty() {
+            return false;
+        }
+        self.locked.clear();
+        self.table.release_tables(self.conn);
+        true
+    }
+
+    /// Forgets the session's locks on `db`.`table` (it dropped the table).
+    pub fn forget(&mut self, db: &str, table: &str) {
+        let before = self.locked.len();
+        self.locked.retain(|t| !(t.db == db && t.table == table));
+        if self.locked.len() != before {
+            self.table
+                .release_table(self.conn, &(db.to_string(), table.to_string()));
+        }
+    }
+
+    /// FLUSH TABLES WITH READ LOCK.
+    pub fn lock_global_read(
+        &mut self,
+        timeout: Duration,
+        guard: &StatementGuard,
+    ) -> Result<(), SqlError> {
+        if !self.global_read {
+            self.table.acquire_global_read(self.conn, timeout, guard)?;
+            self.global_read = true;
+        }
+        Ok(())
+    }
+
+    /// Releases the global read lock; whether the session held it.
+    pub fn unlock_global_read(&mut self) -> bool {
+        self.global_read = false;
+        self.table.release_global_read(self.conn)
+    }
+
+    /// The checks of a statement of this session that uses `db`.`table` (as MariaDB's
+    /// locked-tables mode and global read lock): with table locks, the table must be locked
+    /// (1100), for a change in a mode that writes (1099); with the global read lock, a change
+    /// fails (1223). Then it waits for other sessions' locks ([`TableLocks::access`]).
+    pub fn check_use(
+        &self,
+        db: &str,
+        table: &str,
+        write: bool,
+        timeout: Duration,
+        guard: &StatementGuard,
+    ) -> Result<(), SqlError> {
+        if !self.locked.is_empty() && !exempt(db) {
+            let mut mine = self
+                .locked
+                .iter()
+                .filter(|t| t.db == db && t.table == table);
+            let Some(first) = mine.next() else {
+                return Err(not_locked(table));
+            };
+            if write && !first.mode.writes() && !mine.any(|t| t.mode.writes()) {
+                return Err(read_locked(table));
+            }
+        }
+        if write && self.global_read && !exempt(db) {
+            return Err(conflicting_read_lock());
+        }
+        self.table
+            .access(self.conn, db, table, write, timeout, guard)
+    }
+}
+
+impl Drop for SessionTableLocks {
+    fn drop(&mut self) {
+        if !self.locked.is_empty() {
+            self.table.release_tables(self.conn);
+        }
+        if self.global_read {
+            self.table.release_global_read(self.conn);
+        }
+    }
+}
+
+/// Schemas a session in locked-tables mode may read without locking them, as in MariaDB.
+fn exempt(db: &str) -> bool {
+    db.eq_ignore_ascii_case("information_schema") || db.eq_ignore_ascii_case("performance_schema")
+}
+
+/// 1100.
+pub(crate) fn not_locked(alias: &str) -> SqlError {
+    SqlError::of(
+        errors::ER_TABLE_NOT_LOCKED,
+        format!("Table '{alias}' was not locked with LOCK TABLES"),
+    )
+}
+
+/// 1099.
+pub(crate) fn read_locked(alias: &str) -> SqlError {
+    SqlError::of(
+        errors::ER_TABLE_NOT_LOCKED_FOR_WRITE,
+        format!("Table '{alias}' was locked with a READ lock and can't be updated"),
+    )
+}
+
+/// 1223.
+pub(crate) fn conflicting_read_lock() -> SqlError {
+    SqlError::of(
+        errors::ER_CANT_UPDATE_WITH_READLOCK,
+        "Can't execute the query because you have a conflicting read lock",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guard() -> StatementGuard {
+        StatementGuard::new(Default::default())
+    }
+
+    fn key(t: &str) -> Key {
+        ("d".to_string(), t.to_string())
+    }
+
+    #[test]
+    fn modes_block_other_connections_as_mariadbs_metadata_locks() {
+        let t = TableLocks::default();
+        let g = guard();
+        assert!(!t.active());
+        t.acquire(1, &[(key("r"), LockMode::Read)], Duration::ZERO, &g)
+            .unwrap();
+        t.acquire(1, &[(key("w"), LockMode::Write)], Duration::ZERO, &g)
+            .unwrap();
+        t.acquire(
+            1,
+            &[(key("c"), LockMode::WriteConcurrent)],
+            Duration::ZERO,
+            &g,
+        )
+        .unwrap();
+        assert!(t.active());
+        let z = Duration::ZERO;
+        assert!(t.access(2, "d", "r", false, z, &g).is_ok());
+        assert_eq!(t.access(2, "d", "r", true, z, &g).unwrap_err().code, 1205);
+        assert_eq!(t.access(2, "d", "w", false, z, &g).unwrap_err().code, 1205);
+        assert!(t.access(2, "d", "c", true, z, &g).is_ok());
+        assert!(t.access(1, "d", "w", true, z, &g).is_ok(), "own locks");
+        // Between LOCK TABLES: READ with READ, WRITE CONCURRENT with itself.
+        assert!(t.acquire(2, &[(key("r"), LockMode::Read)], z, &g).is_ok());
+        assert!(t
+            .acquire(3, &[(key("c"), LockMode::WriteConcurrent)], z, &g)
+            .is_ok());
+        assert!(t.acquire(4, &[(key("c"), LockMode::Read)], z, &g).is_err());
+        assert!(t.acquire(4, &[(key("r"), LockMode::Write)], z, &g).is_err());
+        t.release_tables(1);
+        t.release_tables(2);
+        t.release_tables(3);
+        assert!(!t.active());
+        assert!(t.access(2, "d", "w", true, z, &g).is_ok());
+    }
+
+    #[test]
+    fn the_global_read_lock_holds_up_other_writers_and_commits() {
+        let t = Arc::new(TableLocks::default());
+        let g = guard();
+        let z = Duration::ZERO;
+        t.acquire_global_read(1, z, &g).unwrap();
+        assert!(t.access(2, "d", "x", false, z, &g).is_ok());
+        assert_eq!(t.access(2, "d", "x", true, z, &g).unwrap_err().code, 1205);
+        assert!(t.commit_allowed(2, z, &g).is_err());
+        assert!(t.commit_allowed(1, z, &g).is_ok());
+        let t2 = t.clone();
+        let waiter = std::thread::spawn(move || {
+            t2.access(2, "d", "x", true, Duration::from_secs(30), &guard())
+        });
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(t.release_global_read(1));
+        waiter.join().unwrap().unwrap();
+        assert!(!t.active());
+    }
+
+    #[test]
+    fn a_session_handle_checks_its_own_locks_and_releases_them_when_dropped() {
+        let t = Arc::new(TableLocks::default());
+        let g = guard();
+        let z = Duration::ZERO;
+        {
+            let mut s = SessionTableLocks::new(t.clone(), 7);
+            let lt = |table: &str, mode| LockedTable {
+                db: "d".into(),
+                table: table.into(),
+                alias: table.into(),
+                mode,
+                implicit: false,
+            };
+            s.lock(
+                vec![lt("a", LockMode::Read), lt("b", LockMode::Write)],
+                z,
+                &g,
+            )
+            .unwrap();
+            assert!(s.check_use("d", "a", false, z, &g).is_ok());
+            assert_eq!(s.check_use("d", "a", true, z, &g).unwrap_err().code, 1099);
+            assert_eq!(s.check_use("d", "x", false, z, &g).unwrap_err().code, 1100);
+            assert!(s
+                .check_use("information_schema", "TABLES", false, z, &g)
+                .is_ok());
+            assert!(s.check_use("d", "b", true, z, &g).is_ok());
+            s.forget("d", "b");
+            assert_eq!(s.check_use("d", "b", true, z, &g).unwrap_err().code, 1100);
+            assert!(t.active());
+        }
+        assert!(!t.active());
+    }
+}

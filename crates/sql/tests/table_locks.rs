@@ -1,0 +1,452 @@
+//! LOCK TABLES, UNLOCK TABLES and FLUSH TABLES [t, ...] WITH READ LOCK (issue 16 part 4),
+//! each rule and error as MariaDB 10.11.14 answers it (measured): what a session with table
+//! locks may use (1100, 1099, 1066, 1146, 1192), the implicit commits, the waits of other
+//! sessions (1205 after `lock_wait_timeout`, `Waiting for table metadata lock`, KILL, the end
+//! of the holder's session), and the global read lock (1223 for the holder, other sessions'
+//! writes and commits wait).
+
+use std::sync::Arc;
+
+use onelog_sql::{Server, ServerConfig, Session};
+
+mod common;
+use common::{err, fail, in_background, ok, text_rows as rows, wait_for_state, Db, TempDir};
+
+/// A root session in database `d`; it waits at most 30 s for a lock (a test never makes it
+/// wait that long but a broken rule fails instead of hanging).
+fn root(server: &Arc<Server>, id: u32) -> Session {
+    let mut s = Session::new(server.clone(), id, "root", "localhost");
+    ok(&mut s, "CREATE DATABASE IF NOT EXISTS d");
+    ok(&mut s, "USE d");
+    ok(&mut s, "SET SESSION lock_wait_timeout = 30");
+    s
+}
+
+fn setup(db: &Db) -> Session {
+    let mut s = root(&db.server, 1);
+    ok(&mut s, "CREATE TABLE t (a INT PRIMARY KEY)");
+    ok(&mut s, "CREATE TABLE u (a INT PRIMARY KEY)");
+    ok(&mut s, "INSERT INTO t VALUES (1), (2)");
+    ok(&mut s, "INSERT INTO u VALUES (1)");
+    s
+}
+
+fn count(s: &mut Session, table: &str) -> String {
+    rows(s, &format!("SELECT COUNT(*) FROM {table}"))[0][0].clone()
+}
+
+#[test]
+fn a_session_with_table_locks_uses_only_its_locked_tables() {
+    let db = Db::open("tl-rules");
+    let mut s = setup(&db);
+    ok(&mut s, "LOCK TABLES t READ");
+    assert_eq!(count(&mut s, "t"), "2");
+    let e = fail(&mut s, "SELECT * FROM u");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (1100, "Table 'u' was not locked with LOCK TABLES")
+    );
+    let e = fail(&mut s, "INSERT INTO t VALUES (3)");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1099,
+            "Table 't' was locked with a READ lock and can't be updated"
+        )
+    );
+    assert_eq!(err(&mut s, "UPDATE t SET a = a + 10"), 1099);
+    assert_eq!(err(&mut s, "DELETE FROM t"), 1099);
+    assert_eq!(err(&mut s, "DROP TABLE t"), 1099);
+    assert_eq!(err(&mut s, "DROP TABLE u"), 1100);
+    assert_eq!(err(&mut s, "CREATE TABLE z (a INT)"), 1100);
+    assert_eq!(err(&mut s, "RENAME TABLE t TO t2"), 1192);
+    assert_eq!(err(&mut s, "CREATE VIEW v2 AS SELECT * FROM t"), 1192);
+    // SHOW CREATE TABLE needs the lock; SHOW COLUMNS does not.
+    assert_eq!(err(&mut s, "SHOW CREATE TABLE u"), 1100);
+    ok(&mut s, "SHOW CREATE TABLE t");
+    ok(&mut s, "SHOW COLUMNS FROM u");
+    // information_schema needs no lock.
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'd'"
+        )[0][0],
+        "2"
+    );
+    // A new LOCK TABLES replaces the list; WRITE lets the session change the table.
+    ok(&mut s, "LOCK TABLES t WRITE, u READ");
+    ok(&mut s, "INSERT INTO t SELECT a + 10 FROM u");
+    ok(&mut s, "UPDATE t SET a = a + 100 WHERE a = 11");
+    ok(&mut s, "DELETE FROM t WHERE a = 111");
+    assert_eq!(count(&mut s, "t"), "2");
+    assert_eq!(err(&mut s, "INSERT INTO u VALUES (5)"), 1099);
+    // A failed LOCK TABLES leaves the session without table locks.
+    let e = fail(&mut s, "LOCK TABLES t READ, nosuch READ");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (1146, "Table 'd.nosuch' doesn't exist")
+    );
+    assert_eq!(count(&mut s, "u"), "1");
+    let e = fail(&mut s, "LOCK TABLES t READ, t READ");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (1066, "Not unique table/alias: 't'")
+    );
+    ok(&mut s, "LOCK TABLES t READ, t AS x READ");
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut s, "INSERT INTO u VALUES (5)");
+}
+
+#[test]
+fn each_use_of_a_locked_table_needs_a_lock_under_its_alias() {
+    let db = Db::open("tl-alias");
+    let mut s = setup(&db);
+    ok(&mut s, "LOCK TABLES t READ");
+    let e = fail(&mut s, "SELECT * FROM t AS x");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (1100, "Table 'x' was not locked with LOCK TABLES")
+    );
+    // The same table twice in one statement needs two locks.
+    let e = fail(&mut s, "SELECT * FROM t WHERE a IN (SELECT a FROM t)");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (1100, "Table 't' was not locked with LOCK TABLES")
+    );
+    ok(&mut s, "LOCK TABLES t AS x READ, t WRITE");
+    assert_eq!(count(&mut s, "t AS x"), "2");
+    assert_eq!(count(&mut s, "t"), "2");
+    assert_eq!(count(&mut s, "t, t AS x"), "4");
+    assert_eq!(
+        err(&mut s, "SELECT * FROM t AS X"),
+        1100,
+        "aliases are case sensitive"
+    );
+    assert_eq!(err(&mut s, "SELECT * FROM t AS y"), 1100);
+    ok(&mut s, "INSERT INTO t SELECT a + 10 FROM t AS x");
+    assert_eq!(count(&mut s, "t"), "4");
+    let e = fail(&mut s, "UPDATE t AS x SET a = a + 100");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1099,
+            "Table 'x' was locked with a READ lock and can't be updated"
+        )
+    );
+    ok(&mut s, "UPDATE t SET a = a + 100 WHERE a > 10");
+    ok(
+        &mut s,
+        "DELETE FROM t WHERE a IN (SELECT a + 110 FROM t AS x)",
+    );
+    assert_eq!(count(&mut s, "t"), "2");
+    // A CTE's name is no table.
+    assert_eq!(
+        rows(&mut s, "WITH c AS (SELECT a FROM t) SELECT COUNT(*) FROM c")[0][0],
+        "2"
+    );
+}
+
+#[test]
+fn lock_tables_grammar_and_privileges_follow_mariadb() {
+    let db = Db::open("tl-grammar");
+    let mut s = setup(&db);
+    for sql in [
+        "LOCK TABLE t READ LOCAL",
+        "LOCK TABLES `t` READ /*!32311 LOCAL */",
+        "LOCK TABLES t LOW_PRIORITY WRITE",
+        "LOCK TABLES t WRITE CONCURRENT, d.u AS uu READ",
+        "lock tables t as a read, t b write",
+    ] {
+        ok(&mut s, sql);
+    }
+    assert_eq!(err(&mut s, "LOCK TABLES t"), 1064);
+    assert_eq!(err(&mut s, "LOCK TABLES t READ,"), 1064);
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut s, "CREATE USER a@localhost, b@localhost");
+    ok(&mut s, "GRANT SELECT ON d.* TO a@localhost");
+    ok(&mut s, "GRANT LOCK TABLES ON d.* TO b@localhost");
+    let mut a = Session::new(db.server.clone(), 2, "a", "localhost");
+    let e = fail(&mut a, "LOCK TABLES d.t READ");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1044,
+            "Access denied for user 'a'@'localhost' to database 'd'"
+        )
+    );
+    let mut b = Session::new(db.server.clone(), 3, "b", "localhost");
+    let e = fail(&mut b, "LOCK TABLES d.t READ");
+    assert_eq!(e.code, 1142);
+    assert_eq!(
+        e.message,
+        "SELECT command denied to user 'b'@'localhost' for table `d`.`t`"
+    );
+}
+
+#[test]
+fn lock_and_unlock_tables_commit_as_mariadb_and_begin_releases_the_locks() {
+    let db = Db::open("tl-commit");
+    let mut s = setup(&db);
+    let mut other = root(&db.server, 2);
+    // UNLOCK TABLES without table locks commits nothing.
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "INSERT INTO u VALUES (2)");
+    ok(&mut s, "UNLOCK TABLES");
+    assert!(s.in_transaction());
+    // LOCK TABLES commits the open transaction.
+    ok(&mut s, "LOCK TABLES t WRITE");
+    assert!(!s.in_transaction());
+    assert_eq!(count(&mut other, "u"), "2");
+    // With table locks, UNLOCK TABLES commits.
+    ok(&mut s, "SET autocommit = 0");
+    ok(&mut s, "INSERT INTO t VALUES (3)");
+    assert!(s.in_transaction());
+    ok(&mut s, "UNLOCK TABLES");
+    assert!(!s.in_transaction());
+    assert_eq!(count(&mut other, "t"), "3");
+    ok(&mut s, "SET autocommit = 1");
+    // BEGIN releases the table locks: any table again, and UNLOCK TABLES then commits
+    // nothing.
+    ok(&mut s, "LOCK TABLES u WRITE");
+    ok(&mut s, "BEGIN");
+    assert_eq!(count(&mut s, "t"), "3");
+    ok(&mut s, "INSERT INTO u VALUES (4)");
+    ok(&mut s, "UNLOCK TABLES");
+    assert!(s.in_transaction());
+    ok(&mut s, "ROLLBACK");
+    assert_eq!(count(&mut s, "u"), "2");
+}
+
+#[test]
+fn other_sessions_wait_for_conflicting_locks_until_lock_wait_timeout() {
+    let db = Db::open("tl-timeout");
+    let mut s = setup(&db);
+    let mut o = root(&db.server, 2);
+    ok(&mut o, "SET SESSION lock_wait_timeout = 0");
+    // READ: others read, their writes wait.
+    ok(&mut s, "LOCK TABLES t READ");
+    assert_eq!(count(&mut o, "t"), "2");
+    let e = fail(&mut o, "INSERT INTO t VALUES (9)");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1205,
+            "Lock wait timeout exceeded; try restarting transaction"
+        )
+    );
+    // A transaction that changed the table before the lock commits only once it goes.
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut o, "BEGIN");
+    ok(&mut o, "INSERT INTO t VALUES (8)");
+    ok(&mut s, "LOCK TABLES t READ");
+    assert_eq!(err(&mut o, "COMMIT"), 1205);
+    assert!(o.in_transaction());
+    assert_eq!(count(&mut s, "t"), "2");
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut o, "COMMIT");
+    ok(&mut o, "DELETE FROM t WHERE a = 8");
+    ok(&mut s, "LOCK TABLES t READ");
+    assert_eq!(err(&mut o, "LOCK TABLES t WRITE"), 1205);
+    ok(&mut o, "LOCK TABLES t READ");
+    ok(&mut o, "UNLOCK TABLES");
+    ok(&mut o, "INSERT INTO u VALUES (9)");
+    // WRITE: others' reads and writes wait.
+    ok(&mut s, "LOCK TABLES t WRITE");
+    assert_eq!(err(&mut o, "SELECT * FROM t"), 1205);
+    assert_eq!(err(&mut o, "INSERT INTO t VALUES (9)"), 1205);
+    assert_eq!(err(&mut o, "LOCK TABLES t READ"), 1205);
+    assert_eq!(count(&mut o, "u"), "2");
+    // A prepared statement's cached plan waits too.
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut o, "PREPARE p FROM 'SELECT COUNT(*) FROM t'");
+    assert_eq!(rows(&mut o, "EXECUTE p")[0][0], "2");
+    ok(&mut s, "LOCK TABLES t WRITE");
+    assert_eq!(err(&mut o, "EXECUTE p"), 1205);
+    // WRITE CONCURRENT: nothing of theirs waits but LOCK TABLES.
+    ok(&mut s, "LOCK TABLES t WRITE CONCURRENT");
+    ok(&mut o, "INSERT INTO t VALUES (9)");
+    assert_eq!(count(&mut o, "t"), "3");
+    assert_eq!(err(&mut o, "LOCK TABLES t READ"), 1205);
+    ok(&mut s, "UNLOCK TABLES");
+    assert_eq!(rows(&mut o, "EXECUTE p")[0][0], "3");
+}
+
+#[test]
+fn a_waiter_shows_its_state_and_runs_when_the_locks_go() {
+    let db = Db::open("tl-wait");
+    let mut s = setup(&db);
+    let mut watch = root(&db.server, 2);
+    ok(&mut s, "LOCK TABLES t WRITE");
+    let reader = in_background(&db.server, 7, "USE d", "SELECT * FROM t");
+    wait_for_state(&mut watch, 7, "Waiting for table metadata lock");
+    ok(&mut s, "UNLOCK TABLES");
+    assert_eq!(reader.join().unwrap(), 0);
+    // The holder's session ends: its locks go with it.
+    ok(&mut s, "LOCK TABLES t READ");
+    let writer = in_background(&db.server, 8, "USE d", "INSERT INTO t VALUES (5)");
+    wait_for_state(&mut watch, 8, "Waiting for table metadata lock");
+    drop(s);
+    assert_eq!(writer.join().unwrap(), 0);
+    assert_eq!(count(&mut watch, "t"), "3");
+    // KILL QUERY stops a waiter.
+    let mut s = root(&db.server, 1);
+    ok(&mut s, "LOCK TABLES t WRITE");
+    let reader = in_background(&db.server, 9, "USE d", "SELECT * FROM t");
+    wait_for_state(&mut watch, 9, "Waiting for table metadata lock");
+    ok(&mut watch, "KILL QUERY 9");
+    assert_eq!(reader.join().unwrap(), 1317);
+}
+
+#[test]
+fn views_lock_their_base_tables_and_a_dropped_table_leaves_the_list() {
+    let db = Db::open("tl-views");
+    let mut s = setup(&db);
+    ok(&mut s, "CREATE VIEW v AS SELECT * FROM t");
+    let mut o = root(&db.server, 2);
+    ok(&mut o, "SET SESSION lock_wait_timeout = 0");
+    ok(&mut s, "LOCK TABLES v READ");
+    assert_eq!(count(&mut s, "v"), "2");
+    // The base table came with the view, under its own name.
+    assert_eq!(count(&mut s, "t"), "2");
+    assert_eq!(err(&mut s, "SELECT * FROM u"), 1100);
+    assert_eq!(err(&mut o, "INSERT INTO t VALUES (7)"), 1205);
+    ok(&mut s, "LOCK TABLES t READ");
+    assert_eq!(err(&mut s, "SELECT * FROM v"), 1100);
+    // DROP TABLE of a WRITE-locked table is allowed; the table then is gone (1146).
+    ok(&mut s, "LOCK TABLES u WRITE");
+    ok(&mut s, "DROP TABLE u");
+    assert_eq!(err(&mut s, "SELECT * FROM u"), 1146);
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut o, "CREATE TABLE u (a INT)");
+}
+
+#[test]
+fn flush_tables_with_read_lock_holds_up_other_writers_and_commits() {
+    let db = Db::open("tl-ftwrl");
+    let mut s = setup(&db);
+    let mut o = root(&db.server, 2);
+    ok(&mut o, "SET SESSION lock_wait_timeout = 0");
+    // FTWRL commits the session's open transaction.
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "INSERT INTO u VALUES (2)");
+    ok(&mut o, "BEGIN");
+    ok(&mut o, "INSERT INTO u VALUES (3)");
+    ok(&mut s, "FLUSH TABLES WITH READ LOCK");
+    assert!(!s.in_transaction());
+    let e = fail(&mut s, "INSERT INTO t VALUES (3)");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1223,
+            "Can't execute the query because you have a conflicting read lock"
+        )
+    );
+    assert_eq!(err(&mut s, "CREATE TABLE z (a INT)"), 1223);
+    // The holder reads any table; so do the others, whose writes and commits wait.
+    assert_eq!(count(&mut s, "u"), "2");
+    assert_eq!(count(&mut o, "t"), "2");
+    assert_eq!(err(&mut o, "DELETE FROM t"), 1205);
+    assert_eq!(err(&mut o, "COMMIT"), 1205);
+    assert!(o.in_transaction(), "a commit that timed out leaves it open");
+    // FLUSH TABLES WITH READ LOCK again is fine; LOCK TABLES ... READ under it too.
+    ok(&mut s, "FLUSH TABLES WITH READ LOCK");
+    ok(&mut s, "LOCK TABLES t READ");
+    assert_eq!(err(&mut s, "FLUSH TABLES WITH READ LOCK"), 1192);
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut o, "COMMIT");
+    assert_eq!(count(&mut s, "u"), "3");
+    // A waiting commit proceeds once the lock goes.
+    ok(&mut s, "FLUSH TABLES WITH READ LOCK");
+    let mut watch = root(&db.server, 3);
+    let writer = in_background(&db.server, 9, "USE d", "INSERT INTO u VALUES (4)");
+    wait_for_state(&mut watch, 9, "Waiting for backup lock");
+    ok(&mut s, "UNLOCK TABLES");
+    assert_eq!(writer.join().unwrap(), 0);
+    assert_eq!(count(&mut watch, "u"), "4");
+}
+
+#[test]
+fn flush_tables_lists_lock_read_and_for_export_is_refused() {
+    let db = Db::open("tl-flush");
+    let mut s = setup(&db);
+    ok(&mut s, "FLUSH TABLES");
+    ok(&mut s, "FLUSH TABLES t, u");
+    // Under LOCK TABLES, FLUSH TABLES needs WRITE locks on what it names (all: every one).
+    ok(&mut s, "LOCK TABLES t WRITE, u READ");
+    ok(&mut s, "FLUSH TABLES t");
+    let e = fail(&mut s, "FLUSH TABLES");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1099,
+            "Table 'u' was locked with a READ lock and can't be updated"
+        )
+    );
+    assert_eq!(err(&mut s, "FLUSH TABLES u"), 1099);
+    ok(&mut s, "LOCK TABLES t WRITE");
+    ok(&mut s, "FLUSH LOCAL TABLES");
+    ok(&mut s, "FLUSH LOGS");
+    assert_eq!(err(&mut s, "FLUSH TABLES u"), 1100);
+    ok(&mut s, "FLUSH TABLES t WITH READ LOCK");
+    assert_eq!(count(&mut s, "t"), "2");
+    assert_eq!(err(&mut s, "SELECT * FROM u"), 1100);
+    assert_eq!(err(&mut s, "INSERT INTO t VALUES (3)"), 1099);
+    assert_eq!(err(&mut s, "FLUSH TABLES nosuch WITH READ LOCK"), 1146);
+    ok(&mut s, "UNLOCK TABLES");
+    let e = fail(&mut s, "FLUSH TABLES t FOR EXPORT");
+    assert_eq!(e.code, 1235);
+    assert!(e.message.contains("FOR EXPORT"), "{}", e.message);
+    ok(&mut s, "SET lock_wait_timeout = 2");
+    assert_eq!(rows(&mut s, "SELECT @@lock_wait_timeout")[0][0], "2");
+    assert_eq!(
+        rows(&mut s, "SELECT @@global.lock_wait_timeout")[0][0],
+        "86400"
+    );
+}
+
+/// SHOW MASTER STATUS's file and position.
+fn master(s: &mut Session) -> Vec<String> {
+    rows(s, "SHOW MASTER STATUS")[0][..2].to_vec()
+}
+
+/// The session's `Binlog_snapshot_file` and `Binlog_snapshot_position`.
+fn snapshot(s: &mut Session, scope: &str) -> Vec<String> {
+    rows(s, &format!("SHOW {scope} STATUS LIKE 'Binlog_snapshot%'"))
+        .into_iter()
+        .map(|r| r[1].clone())
+        .collect()
+}
+
+#[test]
+fn a_consistent_snapshot_keeps_the_binlog_position_of_its_read_view() {
+    // Every commit durable at once, so SHOW MASTER STATUS moves with each.
+    let dir = TempDir::new("tl-snapshot");
+    let mut cfg = ServerConfig::new(dir.path());
+    cfg.flush_log_at_trx_commit = 1;
+    let server = Server::open(cfg).unwrap().0;
+    let mut s = root(&server, 1);
+    ok(&mut s, "CREATE TABLE u (a INT PRIMARY KEY)");
+    ok(&mut s, "INSERT INTO u VALUES (1)");
+    let mut o = root(&server, 2);
+    // Outside such a transaction: the current end, as MariaDB.
+    assert_eq!(snapshot(&mut s, "SESSION"), master(&mut s));
+    ok(&mut s, "START TRANSACTION WITH CONSISTENT SNAPSHOT");
+    let at = master(&mut s);
+    assert_eq!(snapshot(&mut s, "SESSION"), at);
+    ok(&mut o, "INSERT INTO u VALUES (5)");
+    let now = master(&mut o);
+    assert_ne!(now, at);
+    // The snapshot's position and data stay; the global value is the current end.
+    assert_eq!(snapshot(&mut s, "SESSION"), at);
+    assert_eq!(count(&mut s, "u"), "1", "the read view was taken at START");
+    assert_eq!(snapshot(&mut s, "GLOBAL"), now);
+    ok(&mut s, "COMMIT");
+    assert_eq!(snapshot(&mut s, "SESSION"), now);
+    // A plain START TRANSACTION keeps no snapshot position.
+    ok(&mut s, "START TRANSACTION");
+    ok(&mut o, "INSERT INTO u VALUES (6)");
+    assert_eq!(snapshot(&mut s, "SESSION"), master(&mut o));
+    ok(&mut s, "ROLLBACK");
+    drop((s, o));
+    server.shutdown().unwrap();
+}
