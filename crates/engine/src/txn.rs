@@ -228,6 +228,18 @@ impl Transaction {
         self.changes.len()
     }
 
+    /// The tables the transaction changed rows of, each once, in the order first changed.
+    pub fn changed_tables(&self) -> Vec<TableId> {
+        let mut out: Vec<TableId> = Vec::new();
+        for c in &self.changes {
+            let t = c.table();
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        out
+    }
+
     fn check_active(&self) -> Result<(), EngineError> {
         if self.aborted {
             return Err(EngineError::Deadlock);

@@ -103,6 +103,11 @@ pub struct ServeOptions {
     pub max_binlog_cache_size: u64,
     /// `--tmpdir=PATH`: where transactions' binlog caches spill (default `$TMPDIR`, else /tmp).
     pub tmpdir: Option<PathBuf>,
+    /// Global variables set at startup as `SET GLOBAL` would (the query logs:
+    /// `--general-log`, `--general-log-file=`, `--slow-query-log`, `--slow-query-log-file=`,
+    /// `--long-query-time=`, `--log-output=`, `--log-warnings=`), in the order given:
+    /// (variable name, value).
+    pub globals: Vec<(String, String)>,
     /// Messages for the log (ignored `--loose-` options).
     pub warnings: Vec<String>,
 }
@@ -136,6 +141,7 @@ impl Default for ServeOptions {
             binlog_cache_size: 32768,
             max_binlog_cache_size: 18_446_744_073_709_547_520,
             tmpdir: None,
+            globals: Vec::new(),
             warnings: Vec::new(),
         }
     }
@@ -206,6 +212,10 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
                          memory one statement may keep (rows, sort keys, groups) before
                          it fails with 1290 (default 2G; MariaDB's default is unlimited)
   --wait-timeout=SECONDS idle connection timeout (default {wait})
+  --general-log[=ON|OFF], --general-log-file=FILE, --slow-query-log[=ON|OFF],
+  --slow-query-log-file=FILE, --long-query-time=SECONDS, --log-output=FILE|NONE,
+  --log-warnings=N       the query logs and the error log's verbosity, as the global
+                         variables of the same names (files relative to the datadir)
   --checkpoint-interval=SECONDS
                          background checkpoint after this long with log growth (default
                          {ckpt}; 0 = only after every 64M of log)
@@ -444,10 +454,22 @@ const KNOWN: &[&str] = &[
     "binlog-cache-size",
     "max-binlog-cache-size",
     "tmpdir",
+    "general-log",
+    "general-log-file",
+    "slow-query-log",
+    "slow-query-log-file",
+    "long-query-time",
+    "log-output",
+    "log-warnings",
 ];
 
 /// Options that take ON/OFF and may be given bare (`--NAME`) or as `--skip-NAME`.
-const BOOLEAN: &[&str] = &["binlog-file-mirror", "skip-slave-start"];
+const BOOLEAN: &[&str] = &[
+    "binlog-file-mirror",
+    "skip-slave-start",
+    "general-log",
+    "slow-query-log",
+];
 
 fn is_known(name: &str) -> bool {
     KNOWN.contains(&name)
@@ -526,6 +548,15 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
             }
             o.tmpdir = Some(PathBuf::from(v));
         }
+        // Global variables, checked and applied by the server as SET GLOBAL.
+        "general-log" | "slow-query-log" => o
+            .globals
+            .push((name.replace('-', "_"), u8::from(parse_bool(v)?).to_string())),
+        "general-log-file"
+        | "slow-query-log-file"
+        | "long-query-time"
+        | "log-output"
+        | "log-warnings" => o.globals.push((name.replace('-', "_"), v.to_string())),
         _ => return Err("unknown option".to_string()),
     }
     Ok(())

@@ -109,6 +109,18 @@ fn serve(opts: &ServeOptions) -> Result<(), String> {
             .map(|()| note("final checkpoint written; shutdown complete"))
             .map_err(|e| format!("shutdown failed: {e}"));
     }
+    // The global variables given as options (the query logs), as SET GLOBAL sets them.
+    server.query_logs().set_report(error);
+    for (name, value) in &opts.globals {
+        if let Err(e) = onelog_sql::sysvar::set_global_option(&server, name, value) {
+            shutdown_server(&server);
+            return Err(format!(
+                "--{}={value}: {}",
+                name.replace('_', "-"),
+                e.message
+            ));
+        }
+    }
     // Step 4.
     if let Err(msg) = check_bind_address(&config.bind_address, &server) {
         shutdown_server(&server);

@@ -57,6 +57,30 @@ pub trait Backend: Send + Sync + 'static {
 
     /// An authenticated connection ended without COM_QUIT (closed, wait_timeout, error).
     fn aborted_client(&self) {}
+
+    /// The server-wide byte counters (`Bytes_received`, `Bytes_sent`) every connection adds
+    /// its socket's bytes to; `None`: not counted.
+    fn traffic(&self) -> Option<Arc<onelog_sql::status::Traffic>> {
+        None
+    }
+
+    /// Whether the general query log is on (nothing is formatted for it otherwise).
+    fn general_log_on(&self) -> bool {
+        false
+    }
+
+    /// Writes one general log line: the connection, the command (`Connect`, `Query`, ...)
+    /// and its argument.
+    fn general_log(&self, _connection_id: u32, _command: &str, _argument: &str) {}
+
+    /// A statement ran longer than its session's `long_query_time`: counted in
+    /// `Slow_queries` and written to the slow query log when that is on.
+    fn slow_query(&self, _entry: &onelog_sql::querylog::SlowEntry<'_>) {}
+
+    /// `Slow_queries` (COM_STATISTICS prints it).
+    fn slow_queries(&self) -> u64 {
+        0
+    }
 }
 
 /// One connection's SQL session (`onelog_sql::Session`'s methods).
@@ -88,6 +112,16 @@ pub trait SessionApi {
     fn set_client_collation(&mut self, _id: u16) {}
     /// Installs the probe running statements poll to notice a client disconnect.
     fn set_liveness_probe(&mut self, _probe: onelog_sql::guard::Probe) {}
+    /// The connection's byte counters (session `Bytes_received` / `Bytes_sent`).
+    fn set_traffic(&mut self, _traffic: Arc<onelog_sql::status::Traffic>) {}
+    /// The session's `sql_log_off`: its commands are not written to the general log.
+    fn sql_log_off(&self) -> bool {
+        false
+    }
+    /// The session's `long_query_time` in seconds (None: no slow query accounting).
+    fn long_query_time(&self) -> Option<f64> {
+        None
+    }
 
     /// COM_REGISTER_SLAVE (body after the command byte).
     fn register_slave(&mut self, _body: &[u8]) -> Result<(), SqlError> {

@@ -26,7 +26,13 @@
 //!   server's effective uid or 0. No auth switch is sent for unix_socket: like MariaDB's
 //!   server plugin it reads no client data, so any client response is accepted for it.
 //!   Failed logins are logged as `[Warning] Access denied for user ...` when `log_warnings`
-//!   >= 2.
+//!   is 2 or more, and so are aborted connections (`Aborted connection N to db: ... (reason)`, as
+//!   MariaDB: a client gone without COM_QUIT, `wait_timeout`, a write error, a client that
+//!   closed before authenticating; not a killed connection).
+//! - Bytes on the socket are counted (`transport::Counted`) into the connection's and the
+//!   server's `Bytes_received` / `Bytes_sent`; the general query log gets `Connect`, `Query`,
+//!   `Init DB`, `Quit`, `Statistics`, `Refresh` and `Debug` lines; a COM_QUERY that took longer
+//!   than `long_query_time` (timed from receipt to its answer flushed) is a slow query.
 //! - `max_allowed_packet` is the global value at connect (SESSION is read-only, as MariaDB).
 //! - Between commands the connection wakes every [`IDLE_TICK`] (the socket's read timeout) to
 //!   notice a KILL or the end of `wait_timeout`, and then closes without a reply; a KILL seen
@@ -35,6 +41,7 @@
 
 use std::collections::HashMap;
 use std::io;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
@@ -60,9 +67,10 @@ use crate::response::{
     EOF_HEADER, OK_HEADER,
 };
 use crate::shared::Shared;
-use crate::transport::Transport;
+use crate::transport::{Counted, Transport};
 use crate::value::{binary_is_null, put_binary, put_text, wire_type};
 use crate::wire::{put_lenenc_int, put_nul_bytes, put_u16, put_u32, Malformed, Reader};
+use onelog_sql::status::Traffic;
 
 /// Capabilities onelog offers. CLIENT_LONG_PASSWORD (alias CLIENT_MYSQL) is left clear, which
 /// is how MariaDB servers announce that the filler carries MariaDB extended capabilities.
@@ -95,6 +103,12 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// `log_warnings` default (MariaDB 10.11's): failed logins are logged.
 const LOG_WARNINGS: u64 = 2;
+
+/// The reasons of MariaDB's `Aborted connection` warnings (ER_NET_READ_ERROR,
+/// ER_NET_READ_INTERRUPTED, ER_NET_ERROR_ON_WRITE).
+const READ_ERROR: &str = "Got an error reading communication packets";
+const TIMEOUT: &str = "Got timeout reading communication packets";
+const WRITE_ERROR: &str = "Got an error writing communication packets";
 
 /// Idle connections wake this often to notice KILL and `wait_timeout`; it is also the socket's
 /// read timeout, so a packet may stall `NET_READ_STALLS` ticks (MariaDB's `net_read_timeout`,
@@ -172,7 +186,9 @@ pub(crate) struct Connection<'a, B: Backend, S: Transport> {
     backend: &'a B,
     shared: &'a Shared,
     config: &'a ConnectionConfig,
-    stream: PacketStream<S>,
+    stream: PacketStream<Counted<S>>,
+    /// This connection's bytes on the wire (its session's `Bytes_received` / `Bytes_sent`).
+    traffic: Arc<Traffic>,
     id: u32,
     host: String,
     scramble: [u8; SCRAMBLE_LEN],
@@ -194,6 +210,9 @@ pub(crate) struct Connection<'a, B: Backend, S: Transport> {
     /// This connection was already counted in `Aborted_connects`.
     aborted_counted: bool,
     log_warnings: u64,
+    /// Why an authenticated connection ended without COM_QUIT, for the `Aborted connection`
+    /// warning (None: killed, which MariaDB does not report).
+    end_reason: Option<&'static str>,
 }
 
 impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
@@ -205,11 +224,14 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         id: u32,
         host: String,
     ) -> Self {
+        let traffic = Arc::new(Traffic::default());
+        let stream = Counted::new(stream, traffic.clone(), backend.traffic());
         Connection {
             backend,
             shared,
             config,
             stream: PacketStream::new(stream, config.max_allowed_packet),
+            traffic,
             id,
             host,
             scramble: new_scramble(id),
@@ -226,6 +248,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             open: false,
             aborted_counted: false,
             log_warnings: LOG_WARNINGS,
+            end_reason: Some(READ_ERROR),
         }
     }
 
@@ -242,10 +265,21 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         self.serve();
         if self.open {
             self.backend.aborted_client();
+            if let Some(reason) = self.end_reason.filter(|_| self.log_warnings >= 2) {
+                let db = self
+                    .session
+                    .as_ref()
+                    .and_then(|s| s.current_database().map(str::to_string))
+                    .unwrap_or_else(|| "unconnected".to_string());
+                (self.config.log_warning)(&format!(
+                    "Aborted connection {} to db: '{db}' user: '{}' host: '{}' ({reason})",
+                    self.id, self.user, self.host
+                ));
+            }
         }
         self.session = None;
         self.registration = None;
-        self.stream.into_inner()
+        self.stream.into_inner().into_inner()
     }
 
     /// Errors are answered on the wire where possible and otherwise just end the connection.
@@ -301,6 +335,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             match flow {
                 Ok(Flow::Continue) => {
                     if self.stream.flush().is_err() {
+                        self.end_reason = Some(WRITE_ERROR);
                         return;
                     }
                 }
@@ -336,9 +371,11 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 Ok(true) => return true,
                 Ok(false) => {
                     if self.registration.as_ref().is_some_and(B::is_killed) {
+                        self.end_reason = None;
                         return false;
                     }
                     if wait_timeout.is_some_and(|w| idle_since.elapsed() >= w) {
+                        self.end_reason = Some(TIMEOUT);
                         return false;
                     }
                 }
@@ -521,7 +558,16 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
 
     /// Checks credentials; sends 1045 (1698 for a socket-only account) when they are wrong and
     /// logs the failure when `log_warnings` >= 2.
-    fn authenticate(&mut self, user: &str, response: &[u8]) -> bool {
+    fn authenticate(&mut self, user: &str, response: &[u8], db: Option<&str>) -> bool {
+        if self.backend.general_log_on() {
+            let how = if self.peer_uid.is_some() {
+                "Socket"
+            } else {
+                "TCP/IP"
+            };
+            let line = format!("{user}@{} on {} using {how}", self.host, db.unwrap_or(""));
+            self.backend.general_log(self.id, "Connect", &line);
+        }
         let acct = self.backend.lookup_account(user, &self.host);
         let ok = acct.as_ref().is_some_and(|a| {
             (a.unix_socket && self.socket_peer_trusted())
@@ -548,6 +594,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         if self.log_warnings >= 2 {
             (self.config.log_warning)(&msg);
         }
+        self.backend.general_log(self.id, "Connect", &msg);
         self.count_aborted_connect();
         self.send_error(code, &msg);
         false
@@ -560,6 +607,12 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         self.stream.flush()?;
         let mut payload = Vec::new();
         if let Err(e) = self.stream.read_packet(&mut payload) {
+            if matches!(e, FrameError::Closed) && self.log_warnings >= 2 {
+                (self.config.log_warning)(&format!(
+                    "Aborted connection {} to db: 'unconnected' user: 'unauthenticated' host: '{}' (This connection closed normally without authentication)",
+                    self.id, self.host
+                ));
+            }
             self.answer_frame_error(e);
             let _ = self.stream.flush();
             return Ok(false);
@@ -588,7 +641,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         let plugin = resp.auth_plugin.map(<[u8]>::to_vec);
         let response = resp.auth_response.to_vec();
         let response = self.auth_data(plugin.as_deref(), response)?;
-        if !self.authenticate(&user, &response) {
+        if !self.authenticate(&user, &response, db.as_deref()) {
             self.stream.flush()?;
             return Ok(false);
         }
@@ -607,6 +660,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         if let Some(probe) = self.stream.get_ref().liveness_probe() {
             session.set_liveness_probe(probe);
         }
+        session.set_traffic(self.traffic.clone());
         session.set_multi_statements(self.caps.contains(CapabilityFlags::CLIENT_MULTI_STATEMENTS));
         if self.caps.contains(CapabilityFlags::CLIENT_INTERACTIVE) {
             session.make_interactive();
@@ -639,6 +693,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         };
         if self.registration.as_ref().is_some_and(B::is_killed) {
             self.send_error(ER_CONNECTION_KILLED, "Connection was killed");
+            self.end_reason = None;
             return Ok(Flow::Quit);
         }
         let Some(cmd) = Command::from_byte(cmd) else {
@@ -648,11 +703,13 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         match cmd {
             Command::Quit => {
                 // An orderly end, not an aborted client.
+                self.log_general("Quit", "");
                 self.open = false;
                 return Ok(Flow::Quit);
             }
             Command::InitDb => {
                 let db = String::from_utf8_lossy(body).into_owned();
+                self.log_general("Init DB", &db);
                 match self.session().use_database(&db) {
                     Ok(()) => self.send_ok(0, 0, 0, "", false),
                     Err(e) => self.send_sql_error(&e),
@@ -660,20 +717,39 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             }
             Command::Query => {
                 let sql = statement_text(body);
+                self.log_general("Query", &sql);
+                let started = (Instant::now(), self.traffic.get().1);
                 let results = self.session().query(&sql);
                 if self.killed_while_running(results.last().and_then(|r| r.as_ref().err())) {
+                    self.end_reason = None;
                     return Ok(Flow::Quit);
                 }
-                return self.send_results(results);
+                let counts = result_counts(&results);
+                let flow = self.send_results(results)?;
+                self.stream.flush()?;
+                self.account_slow_query(&sql, started, counts);
+                return Ok(flow);
             }
             Command::FieldList => self.com_field_list(body)?,
             Command::Shutdown => {
                 let results = self.session().query("SHUTDOWN");
                 return self.send_results(results);
             }
+            Command::Refresh => {
+                self.log_general("Refresh", "");
+                let Some(&options) = body.first() else {
+                    return Err(Malformed {
+                        what: "COM_REFRESH without options",
+                        offset: 1,
+                    }
+                    .into());
+                };
+                return self.com_refresh(options);
+            }
             Command::Statistics => {
                 // A bare string packet.
-                let stats = self.shared.statistics();
+                self.log_general("Statistics", "");
+                let stats = self.shared.statistics(self.backend.slow_queries());
                 self.stream.write_packet(stats.as_bytes());
             }
             Command::ProcessKill => {
@@ -686,7 +762,10 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 Err(e) => self.send_sql_error(&e),
             },
             Command::BinlogDump => return self.com_binlog_dump(body),
-            Command::Debug => self.send_terminator(false),
+            Command::Debug => {
+                self.log_general("Debug", "");
+                self.send_terminator(false)
+            }
             Command::Ping => self.send_ok(0, 0, 0, "", false),
             Command::ChangeUser => return self.com_change_user(body),
             Command::StmtPrepare => self.com_stmt_prepare(body),
@@ -726,6 +805,88 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             }
             _ => self.send_error(ER_UNKNOWN_COM_ERROR, "Unknown command"),
         }
+        Ok(Flow::Continue)
+    }
+
+    /// Writes a general log line for this connection (unless the log is off or the session
+    /// set `sql_log_off`).
+    fn log_general(&self, command: &str, argument: &str) {
+        if self.backend.general_log_on() && !self.session.as_ref().is_some_and(|s| s.sql_log_off())
+        {
+            self.backend.general_log(self.id, command, argument);
+        }
+    }
+
+    /// After a COM_QUERY's answer was sent: when it took longer than the session's
+    /// `long_query_time`, counts it in `Slow_queries` and writes it to the slow query log.
+    /// `started`: when it began and the connection's `Bytes_sent` then.
+    fn account_slow_query(&self, sql: &str, started: (Instant, u64), counts: (u64, u64)) {
+        let Some(session) = self.session.as_ref() else {
+            return;
+        };
+        let Some(limit) = session.long_query_time() else {
+            return;
+        };
+        let took = started.0.elapsed().as_secs_f64();
+        if took <= limit {
+            return;
+        }
+        let start = std::time::SystemTime::now()
+            .checked_sub(started.0.elapsed())
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_secs());
+        self.backend.slow_query(&onelog_sql::querylog::SlowEntry {
+            connection_id: self.id,
+            user: &self.user,
+            host: &self.host,
+            db: session.current_database().unwrap_or(""),
+            query_time: took,
+            rows_sent: counts.0,
+            rows_examined: 0,
+            rows_affected: counts.1,
+            bytes_sent: self.traffic.get().1 - started.1,
+            start,
+            sql,
+        });
+    }
+
+    /// COM_REFRESH (`mariadb-admin refresh`, `flush-threads`): MariaDB's `REFRESH_*` bits run
+    /// as the statements they stand for (so privileges, errors and counters are theirs): one
+    /// `FLUSH` for grant (PRIVILEGES), log (LOGS), hosts, status, threads and tables, then
+    /// `RESET SLAVE` (slave) and `RESET MASTER` (master). An OK when all succeed, else the
+    /// first error.
+    fn com_refresh(&mut self, options: u8) -> Result<Flow, ConnError> {
+        const FLUSHED: [(u8, &str); 6] = [
+            (0x01, "PRIVILEGES"),
+            (0x02, "LOGS"),
+            (0x08, "HOSTS"),
+            (0x10, "STATUS"),
+            (0x20, "THREADS"),
+            (0x04, "TABLES"),
+        ];
+        let what: Vec<&str> = FLUSHED
+            .iter()
+            .filter(|(bit, _)| options & bit != 0)
+            .map(|&(_, w)| w)
+            .collect();
+        let mut statements = Vec::new();
+        if !what.is_empty() {
+            statements.push(format!("FLUSH {}", what.join(", ")));
+        }
+        if options & 0x40 != 0 {
+            statements.push("RESET SLAVE".to_string());
+        }
+        if options & 0x80 != 0 {
+            statements.push("RESET MASTER".to_string());
+        }
+        for sql in statements {
+            let mut results = self.session().query(&sql);
+            if let Some(Err(e)) = results.pop() {
+                self.send_sql_error(&e);
+                return Ok(Flow::Continue);
+            }
+        }
+        self.send_ok(0, 0, 0, "", false);
         Ok(Flow::Continue)
     }
 
@@ -894,7 +1055,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             .map(|d| String::from_utf8_lossy(d).into_owned());
         let plugin = req.auth_plugin.map(<[u8]>::to_vec);
         let response = self.auth_data(plugin.as_deref(), req.auth_response.to_vec())?;
-        if !self.authenticate(&user, &response) {
+        if !self.authenticate(&user, &response, db.as_deref()) {
             return Ok(Flow::Quit);
         }
         self.stmts.clear();
@@ -1014,6 +1175,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         st.long_data_size = 0;
         let result = self.session().execute(id, &exec.params);
         if self.killed_while_running(result.as_ref().err()) {
+            self.end_reason = None;
             return Ok(Flow::Quit);
         }
         match result {
@@ -1065,6 +1227,20 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         }
         Ok(())
     }
+}
+
+/// (rows sent, rows affected) by a COM_QUERY's statements, for the slow query log.
+fn result_counts(results: &[Result<Output, SqlError>]) -> (u64, u64) {
+    let mut sent = 0;
+    let mut affected = 0;
+    for r in results.iter().flatten() {
+        match r {
+            Output::Rows { rows, .. } => sent += rows.len() as u64,
+            Output::Ok { affected_rows, .. } => affected += affected_rows,
+            Output::Shutdown => {}
+        }
+    }
+    (sent, affected)
 }
 
 /// The text of a COM_QUERY / COM_STMT_PREPARE. Some C clients send the terminating NUL of the

@@ -68,7 +68,7 @@ impl Shared {
     }
 
     /// COM_STATISTICS text.
-    pub(crate) fn statistics(&self) -> String {
+    pub(crate) fn statistics(&self, slow_queries: u64) -> String {
         let uptime = self.registry.uptime().as_secs();
         let threads = self.registry.slot_count();
         let questions = self.registry.questions();
@@ -78,7 +78,7 @@ impl Shared {
             questions as f64
         };
         format!(
-            "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  \
+            "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: {slow_queries}  Opens: 0  \
              Open tables: 0  Queries per second avg: {qps:.3}"
         )
     }

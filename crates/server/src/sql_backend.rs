@@ -72,6 +72,29 @@ impl Backend for SqlBackend {
     fn aborted_client(&self) {
         self.server.status().aborted_client();
     }
+
+    fn traffic(&self) -> Option<Arc<onelog_sql::status::Traffic>> {
+        Some(self.server.status().traffic())
+    }
+
+    fn general_log_on(&self) -> bool {
+        self.server.query_logs().general_on()
+    }
+
+    fn general_log(&self, connection_id: u32, command: &str, argument: &str) {
+        self.server
+            .query_logs()
+            .general(connection_id, command, argument)
+    }
+
+    fn slow_query(&self, entry: &onelog_sql::querylog::SlowEntry<'_>) {
+        self.server.status().slow_query();
+        self.server.query_logs().slow(entry)
+    }
+
+    fn slow_queries(&self) -> u64 {
+        self.server.status().slow_queries()
+    }
 }
 
 impl SessionApi for SqlSession {
@@ -130,6 +153,15 @@ impl SessionApi for SqlSession {
     }
     fn set_liveness_probe(&mut self, probe: onelog_sql::guard::Probe) {
         self.0.set_liveness_probe(probe)
+    }
+    fn set_traffic(&mut self, traffic: Arc<onelog_sql::status::Traffic>) {
+        self.0.set_traffic(traffic)
+    }
+    fn sql_log_off(&self) -> bool {
+        onelog_sql::sysvar::sql_log_off(&self.0)
+    }
+    fn long_query_time(&self) -> Option<f64> {
+        Some(onelog_sql::sysvar::long_query_time(&self.0))
     }
     fn register_slave(&mut self, body: &[u8]) -> Result<(), SqlError> {
         self.0.register_slave(body)

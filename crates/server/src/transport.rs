@@ -4,16 +4,22 @@
 //! The probe never blocks and never consumes the peer's bytes (a `MSG_PEEK | MSG_DONTWAIT`
 //! receive); the peer uid is the kernel's record, never the client's word.
 //!
+//! [`Counted`] wraps a transport and adds every byte read or written to the connection's
+//! and the server's [`Traffic`] (`Bytes_received`, `Bytes_sent`).
+//!
 //! Callers: `listener` (accepts them), `connection` (runs on one).
 //!
 //! Invariants: the liveness probe never blocks and never consumes a byte; the peer uid comes
-//! from the kernel only.
+//! from the kernel only; [`Counted`] counts exactly the bytes the socket calls returned.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
+use std::sync::Arc;
 use std::time::Duration;
+
+use onelog_sql::status::Traffic;
 
 /// A byte stream a connection runs on.
 pub trait Transport: Read + Write + Send + 'static {
@@ -75,6 +81,72 @@ impl Transport for UnixStream {
     }
     fn shutdown_both(&self) {
         let _ = self.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+/// A transport whose bytes are counted into a connection's and the server's [`Traffic`].
+pub struct Counted<S> {
+    inner: S,
+    connection: Arc<Traffic>,
+    server: Option<Arc<Traffic>>,
+}
+
+impl<S> Counted<S> {
+    pub fn new(inner: S, connection: Arc<Traffic>, server: Option<Arc<Traffic>>) -> Self {
+        Counted {
+            inner,
+            connection,
+            server,
+        }
+    }
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+}
+
+impl<S: Read> Read for Counted<S> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.connection.add_received(n as u64);
+        if let Some(s) = &self.server {
+            s.add_received(n as u64);
+        }
+        Ok(n)
+    }
+}
+
+impl<S: Write> Write for Counted<S> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.connection.add_sent(n as u64);
+        if let Some(s) = &self.server {
+            s.add_sent(n as u64);
+        }
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<S: Transport> Transport for Counted<S> {
+    fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        self.inner.set_read_timeout(timeout)
+    }
+    fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
+        self.inner.set_write_timeout(timeout)
+    }
+    fn peer_uid(&self) -> Option<u32> {
+        self.inner.peer_uid()
+    }
+    fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
+        self.inner.liveness_probe()
+    }
+    fn try_clone_reader(&self) -> Option<Box<dyn Read + Send>> {
+        self.inner.try_clone_reader()
+    }
+    fn shutdown_both(&self) {
+        self.inner.shutdown_both()
     }
 }
 

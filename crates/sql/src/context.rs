@@ -128,6 +128,9 @@ pub struct ExecContext {
     /// While a statement written through a view compiles: the base tables (database, name)
     /// whose privileges the view's security context granted (`plan::view_dml`).
     pub(crate) view_grants: std::cell::RefCell<Vec<(String, String)>>,
+    /// The connection's bytes on the wire (`SHOW SESSION STATUS LIKE 'Bytes%'`); None for a
+    /// session without a client connection.
+    pub(crate) traffic: Option<Arc<crate::status::Traffic>>,
 }
 
 impl ExecContext {
@@ -169,6 +172,7 @@ impl ExecContext {
             definer: std::cell::RefCell::new(None),
             view_depth: std::cell::Cell::new(0),
             view_grants: std::cell::RefCell::new(Vec::new()),
+            traffic: None,
         }
     }
 
@@ -294,10 +298,10 @@ impl ExecContext {
 
     /// Commits the open transaction, if any.
     pub(crate) fn commit(&mut self) -> Result<(), SqlError> {
-        if self.txn.as_ref().is_some_and(|t| t.changes() > 0) {
-            // Another session's FLUSH TABLES WITH READ LOCK holds commits up (the
-            // transaction stays open when the wait fails).
-            self.wait_commit_allowed()?;
+        if let Some(t) = &self.txn {
+            // Another session's table locks and FLUSH TABLES WITH READ LOCK hold commits up
+            // (the transaction stays open when the wait fails).
+            self.wait_commit_allowed(t)?;
         }
         self.explicit = false;
         self.read_only = false;
@@ -309,15 +313,34 @@ impl ExecContext {
         Ok(())
     }
 
-    /// Waits while another session holds the global read lock (`crate::table_locks`).
-    pub(crate) fn wait_commit_allowed(&self) -> Result<(), SqlError> {
-        if !self.server.table_locks.active() {
+    /// Before `txn` commits: when it changed rows, waits while another session holds the
+    /// global read lock or a lock that blocks changes of a table it changed (READ, WRITE:
+    /// MariaDB's LOCK TABLES waits for such a transaction to end; onelog's holds its commit
+    /// up instead, `crate::table_locks`).
+    pub(crate) fn wait_commit_allowed(
+        &self,
+        txn: &onelog_engine::Transaction,
+    ) -> Result<(), SqlError> {
+        if !self.server.table_locks.active() || txn.changes() == 0 {
             return Ok(());
         }
         let timeout = crate::sysvar::metadata_lock_wait(self);
-        self.server
-            .table_locks
-            .commit_allowed(self.connection_id, timeout, &self.guard)
+        let locks = &self.server.table_locks;
+        locks.commit_allowed(self.connection_id, timeout, &self.guard)?;
+        let cat = self.server.engine.catalog();
+        for id in txn.changed_tables() {
+            if let Some(t) = cat.table(id) {
+                locks.access(
+                    self.connection_id,
+                    &t.db,
+                    &t.name,
+                    true,
+                    timeout,
+                    &self.guard,
+                )?;
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn rollback(&mut self) {

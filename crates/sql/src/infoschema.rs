@@ -16,7 +16,8 @@
 //! some privilege on (as SHOW TABLES); SCHEMATA those SHOW DATABASES lists; PROCESSLIST a
 //! session's own connections without PROCESS; USER_/SCHEMA_PRIVILEGES the session's own
 //! account without SELECT on `mysql`; the `INNODB_*` tables need PROCESS (1227). Rows come
-//! ordered by database, then table name, then (within a table) MariaDB's order: primary key,
+//! ordered by database (TABLES and COLUMNS first describe information_schema's own tables,
+//! as MariaDB), then table name, then (within a table) MariaDB's order: primary key,
 //! unique keys in index order, checks, foreign keys by name. What onelog does not know
 //! (InnoDB's statistics: row counts, lengths, times) is NULL, or 0 in a NOT NULL column.
 //!
@@ -551,6 +552,62 @@ pub(crate) fn show_tables(
     Some((format!("Tables_in_{DATABASE}"), rows))
 }
 
+/// TABLES' rows for information_schema's own tables, as MariaDB fills them (`SYSTEM VIEW`,
+/// a temporary MEMORY or Aria table); the statistics and CREATE_OPTIONS MariaDB computes for
+/// its in-memory copy are NULL.
+fn own_table_rows(out: &mut Vec<Vec<Value>>) {
+    for t in SERVED {
+        let (engine, format) = if t.is_aria() {
+            ("Aria", "Page")
+        } else {
+            ("MEMORY", "Fixed")
+        };
+        let mut r = vec![text("def"), text(DATABASE), text(t.name())];
+        r.extend([
+            text("SYSTEM VIEW"),
+            text(engine),
+            Value::UInt(11),
+            text(format),
+        ]);
+        r.extend(std::iter::repeat_n(Value::Null, 10));
+        r.extend([
+            text("utf8mb3_general_ci"),
+            Value::Null,
+            Value::Null,
+            text(""),
+        ]);
+        r.extend([Value::Null, text("Y")]);
+        out.push(r);
+    }
+}
+
+/// COLUMNS' rows for information_schema's own columns, as MariaDB fills them: strings in
+/// utf8mb3 (3 bytes a character), PRIVILEGES `select`.
+fn own_column_rows(out: &mut Vec<Vec<Value>>) {
+    for t in SERVED {
+        let start = out.len();
+        column_rows(&t.table_def(), out);
+        for r in &mut out[start..] {
+            if r[13] != Value::Null {
+                if let (Value::UInt(n), Ty::Str(_)) = (&r[8], t.spec()[col_index(r)].1) {
+                    r[9] = Value::UInt(n * 3);
+                }
+                r[13] = text("utf8mb3");
+                r[14] = text("utf8mb3_general_ci");
+            }
+            r[18] = text("select");
+        }
+    }
+}
+
+/// The 0-based position of a COLUMNS row's column (its ORDINAL_POSITION less one).
+fn col_index(r: &[Value]) -> usize {
+    match r[4] {
+        Value::UInt(p) => (p as usize).saturating_sub(1),
+        _ => 0,
+    }
+}
+
 /// SHOW CREATE TABLE of an information_schema table (`db` None: the current database), as
 /// MariaDB prints it: a TEMPORARY table, MEMORY (Aria when it has a text or blob column);
 /// None for another database.
@@ -574,11 +631,7 @@ pub(crate) fn show_create_table(
             format!("  `{}` {}{null}", c.name, show::column_type_text(c))
         })
         .collect();
-    let aria = t
-        .spec()
-        .iter()
-        .any(|(_, ty, _)| matches!(ty, Ty::LongText | Ty::Blob));
-    let engine = if aria {
+    let engine = if t.is_aria() {
         "Aria DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci PAGE_CHECKSUM=0"
     } else {
         "MEMORY DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci"
@@ -656,6 +709,13 @@ impl InfoTable {
             InfoTable::InnodbCmpmem => "INNODB_CMPMEM",
             InfoTable::InnodbCmpmemReset => "INNODB_CMPMEM_RESET",
         }
+    }
+
+    /// Whether MariaDB makes the table as Aria (it has a text or blob column), else MEMORY.
+    fn is_aria(self) -> bool {
+        self.spec()
+            .iter()
+            .any(|(_, ty, _)| matches!(ty, Ty::LongText | Ty::Blob))
     }
 
     fn spec(self) -> &'static [Col] {
@@ -748,7 +808,11 @@ impl InfoTable {
                     .collect()
             }
             InfoTable::GlobalStatus | InfoTable::SessionStatus => {
-                crate::execute::admin::status::rows(&cx.server)
+                let session = match self {
+                    InfoTable::SessionStatus => cx.traffic.clone(),
+                    _ => None,
+                };
+                crate::execute::admin::status::rows(&cx.server, session.as_deref())
                     .into_iter()
                     .map(|(n, v)| vec![text(&n.to_ascii_uppercase()), as_text(v)])
                     .collect()
@@ -776,6 +840,12 @@ impl InfoTable {
             .filter(|d| cx.require_some_on_db(d).is_ok())
             .collect();
         dbs.sort_unstable();
+        // information_schema's own tables first, as MariaDB lists them.
+        match self {
+            InfoTable::Tables => own_table_rows(&mut out),
+            InfoTable::Columns => own_column_rows(&mut out),
+            _ => {}
+        }
         for db in dbs {
             if self == InfoTable::Views {
                 for v in cat.views_in(db) {

@@ -198,6 +198,8 @@ pub struct Server {
     shut_down: AtomicBool,
     /// GET_LOCK's names (`crate::user_locks`).
     pub(crate) user_locks: Arc<crate::user_locks::UserLocks>,
+    /// The general and slow query logs (`crate::querylog`).
+    pub(crate) query_logs: crate::querylog::QueryLogs,
     /// LOCK TABLES and FLUSH TABLES WITH READ LOCK (`crate::table_locks`).
     pub(crate) table_locks: Arc<crate::table_locks::TableLocks>,
 }
@@ -257,6 +259,12 @@ impl Server {
             read_only: AtomicBool::new(false),
             shut_down: AtomicBool::new(false),
             user_locks: Arc::default(),
+            query_logs: crate::querylog::QueryLogs::new(
+                &config.version,
+                config.port,
+                config.socket.as_deref(),
+                &config.datadir,
+            ),
             table_locks: Arc::default(),
             config,
         });
@@ -381,6 +389,11 @@ impl Server {
     /// True when `root@localhost` logs in with an empty password (over TCP too).
     pub fn root_has_no_password(&self) -> bool {
         self.accounts.root_has_no_password()
+    }
+
+    /// The general and slow query logs.
+    pub fn query_logs(&self) -> &crate::querylog::QueryLogs {
+        &self.query_logs
     }
 
     pub fn status(&self) -> &StatusCounters {

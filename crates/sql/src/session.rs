@@ -173,6 +173,12 @@ impl Session {
         self.cx.guard.set_probe(probe);
     }
 
+    /// Gives the session its connection's byte counters (its session `Bytes_received` /
+    /// `Bytes_sent`), which the protocol layer keeps.
+    pub fn set_traffic(&mut self, traffic: Arc<crate::status::Traffic>) {
+        self.cx.traffic = Some(traffic);
+    }
+
     /// True once `KILL [CONNECTION]` named this session's connection, or its client was
     /// found gone while a statement ran: the connection closes without a reply.
     pub fn connection_killed(&self) -> bool {
@@ -251,7 +257,7 @@ impl Session {
         self.cx
             .privs
             .check_some_on_db(&self.cx.user, &self.cx.host, db)?;
-        if !cat.has_database(db) {
+        if !cat.has_database(db) && !crate::mysqlschema::is_database(db) {
             return Err(SqlError::unknown_database(db));
         }
         drop(cat);
@@ -825,9 +831,7 @@ impl Session {
         match r {
             Ok((out, found, extra)) => {
                 if own {
-                    if txn.changes() > 0 {
-                        self.cx.wait_commit_allowed()?;
-                    }
+                    self.cx.wait_commit_allowed(&txn)?;
                     let ctl = self.cx.guard.control();
                     txn.commit_interruptible(&crate::guard::CommitWait::new(ctl))?;
                 } else {

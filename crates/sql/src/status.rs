@@ -9,8 +9,14 @@
 //! - [`StatusCounters::com`]`(ComKind)`: once per executed statement of that kind (`Com_*`);
 //! - [`StatusCounters::connection`]: once per accepted connection attempt (`Connections`),
 //!   [`StatusCounters::aborted_connect`], [`StatusCounters::aborted_client`];
-//! - [`StatusCounters::bytes_received`] / [`StatusCounters::bytes_sent`] from the protocol;
-//! - [`StatusCounters::running`] returns a guard counting a statement in `Threads_running`.
+//! - `Bytes_received` / `Bytes_sent`: [`Traffic`] counters the protocol layer adds every byte
+//!   it reads from or writes to a client socket to, twice: into the connection's own (its
+//!   session's `SHOW SESSION STATUS`, [`crate::Session::set_traffic`]) and into the server's
+//!   ([`StatusCounters::traffic`], `SHOW GLOBAL STATUS`), as MariaDB counts them (the
+//!   handshake included);
+//! - [`StatusCounters::running`] returns a guard counting a statement in `Threads_running`;
+//! - [`StatusCounters::slow_query`]: once per statement that ran longer than its session's
+//!   `long_query_time` (`Slow_queries`; the protocol layer times statements).
 //!
 //! `Max_used_connections` is updated by [`StatusCounters::observe_connections`], which the
 //! server calls with the number of registered connections after registering one.
@@ -29,12 +35,42 @@
 //! MariaDB counts them), and `Slave_running`, `Slaves_running`, `Slave_received_heartbeats`,
 //! `Slave_retried_transactions`, `Slave_open_temp_tables` read from the replica's status.
 //!
-//! Only global values exist: `SHOW SESSION STATUS` prints the same (documented).
+//! Only `Bytes_received` / `Bytes_sent` have session values; for the other counters
+//! `SHOW SESSION STATUS` prints the global value (documented).
 //!
 //! Invariants: every counter only grows, except `Threads_running`, which a [`RunningGuard`]
 //! raises and lowers exactly once (asserted never to go below zero).
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Bytes read from and written to client sockets: one connection's, or the whole server's.
+#[derive(Debug, Default)]
+pub struct Traffic {
+    pub received: AtomicU64,
+    pub sent: AtomicU64,
+}
+
+impl Traffic {
+    pub fn add_received(&self, n: u64) {
+        self.received.fetch_add(n, Ordering::Relaxed);
+    }
+    pub fn add_sent(&self, n: u64) {
+        self.sent.fetch_add(n, Ordering::Relaxed);
+    }
+    /// Zeroes both (FLUSH STATUS on a session's counters).
+    pub fn reset(&self) {
+        self.received.store(0, Ordering::Relaxed);
+        self.sent.store(0, Ordering::Relaxed);
+    }
+    /// (received, sent).
+    pub fn get(&self) -> (u64, u64) {
+        (
+            self.received.load(Ordering::Relaxed),
+            self.sent.load(Ordering::Relaxed),
+        )
+    }
+}
 
 /// Statement kinds counted as `Com_<name>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,9 +168,11 @@ pub struct StatusCounters {
     pub(crate) connections: AtomicU64,
     pub(crate) aborted_connects: AtomicU64,
     pub(crate) aborted_clients: AtomicU64,
-    pub(crate) bytes_received: AtomicU64,
-    pub(crate) bytes_sent: AtomicU64,
+    /// Every connection's bytes, summed (`Bytes_received`, `Bytes_sent`).
+    pub(crate) traffic: Arc<Traffic>,
     pub(crate) running: AtomicU64,
+    /// Statements that ran longer than their session's `long_query_time` (`Slow_queries`).
+    pub(crate) slow_queries: AtomicU64,
     pub(crate) max_used_connections: AtomicU64,
     /// MASTER_GTID_WAIT calls, microseconds waited (calls that returned 0 or -1), timeouts.
     pub(crate) gtid_wait_count: AtomicU64,
@@ -149,9 +187,9 @@ impl Default for StatusCounters {
             connections: AtomicU64::new(0),
             aborted_connects: AtomicU64::new(0),
             aborted_clients: AtomicU64::new(0),
-            bytes_received: AtomicU64::new(0),
-            bytes_sent: AtomicU64::new(0),
+            traffic: Arc::default(),
             running: AtomicU64::new(0),
+            slow_queries: AtomicU64::new(0),
             max_used_connections: AtomicU64::new(0),
             gtid_wait_count: AtomicU64::new(0),
             gtid_wait_time: AtomicU64::new(0),
@@ -183,11 +221,15 @@ impl StatusCounters {
     pub fn aborted_client(&self) {
         self.aborted_clients.fetch_add(1, Ordering::Relaxed);
     }
-    pub fn bytes_received(&self, n: u64) {
-        self.bytes_received.fetch_add(n, Ordering::Relaxed);
+    pub fn slow_query(&self) {
+        self.slow_queries.fetch_add(1, Ordering::Relaxed);
     }
-    pub fn bytes_sent(&self, n: u64) {
-        self.bytes_sent.fetch_add(n, Ordering::Relaxed);
+    pub fn slow_queries(&self) -> u64 {
+        self.slow_queries.load(Ordering::Relaxed)
+    }
+    /// The server-wide byte counters, which the protocol layer adds to directly.
+    pub fn traffic(&self) -> Arc<Traffic> {
+        self.traffic.clone()
     }
     pub fn observe_connections(&self, n: usize) {
         self.max_used_connections

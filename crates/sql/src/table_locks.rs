@@ -25,7 +25,10 @@
 //! compiles ([`check_statement`], `uses.rs`). A cached prepared plan is compiled again while any table lock exists, so it checks
 //! too. Statements pay one atomic load when no lock exists ([`TableLocks::active`]).
 //! Divergence: `LOCK TABLES` does not wait for statements and transactions of other sessions
-//! that already use the table (MariaDB's MDL does); their next statement on it waits.
+//! that already use the table (MariaDB's MDL does); their next statement on it waits, and a
+//! transaction that changed a table waits at its commit while another session holds a lock
+//! that blocks changes of it (`ExecContext::wait_commit_allowed`), so no change lands in a
+//! READ- or WRITE-locked table.
 //!
 //! Invariants: a connection appears at most once per table in `held` (its strongest mode
 //! there); `active` equals the number of `(table, holder)` pairs plus the global read lock

@@ -251,7 +251,8 @@ fn information_schema_follows_the_catalog_and_privileges() {
     assert_eq!(
         tabbed(
             &mut u,
-            "SELECT table_schema, table_name FROM information_schema.tables"
+            "SELECT table_schema, table_name FROM information_schema.tables \
+             WHERE table_schema <> 'information_schema'"
         ),
         ["other\to"]
     );
@@ -766,6 +767,64 @@ fn columns_of_every_type_match_mariadb() {
             "def\tit\tty\tv\t19\tNULL\tYES\tdouble\tNULL\tNULL\t22\tNULL\tNULL\tNULL\tNULL\tdouble\t\t\tselect,insert,update,references\t\tNEVER\tNULL",
             "def\tit\tty\tw\t20\tNULL\tYES\tdouble\tNULL\tNULL\t22\tNULL\tNULL\tNULL\tNULL\tdouble\t\t\tselect,insert,update,references\t\tNEVER\tNULL",
             "def\tit\tty\tx\t21\tNULL\tYES\tdecimal\tNULL\tNULL\t5\t2\tNULL\tNULL\tNULL\tdecimal(5,2)\t\t\tselect,insert,update,references\t\tNEVER\tNULL",
+        ]
+    );
+}
+
+#[test]
+fn information_schema_describes_its_own_tables() {
+    let db = Db::open("infoschema_own");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE USER nobody@localhost");
+    let mut n = login(&db, 2, "nobody", "localhost");
+    // MariaDB 10.11.14 (its statistics and CREATE_OPTIONS left out: onelog's are NULL).
+    assert_eq!(
+        tabbed(
+            &mut n,
+            "select table_catalog, table_schema, table_name, table_type, engine, version, \
+             row_format, table_collation, table_comment, temporary \
+             from information_schema.tables where table_schema = 'information_schema' \
+             and table_name in ('ENGINES', 'COLUMNS', 'INNODB_CMP')"
+        ),
+        [
+            "def\tinformation_schema\tCOLUMNS\tSYSTEM VIEW\tAria\t11\tPage\tutf8mb3_general_ci\t\tY",
+            "def\tinformation_schema\tENGINES\tSYSTEM VIEW\tMEMORY\t11\tFixed\tutf8mb3_general_ci\t\tY",
+            "def\tinformation_schema\tINNODB_CMP\tSYSTEM VIEW\tMEMORY\t11\tFixed\tutf8mb3_general_ci\t\tY",
+        ]
+    );
+    assert_eq!(
+        tabbed(
+            &mut n,
+            "select count(*) from information_schema.tables \
+             where table_schema = 'information_schema'"
+        ),
+        ["30"]
+    );
+    assert_eq!(
+        tabbed(
+            &mut n,
+            "select * from information_schema.columns where table_schema = 'information_schema' \
+             and table_name = 'PROCESSLIST' order by ordinal_position"
+        ),
+        [
+            "def\tinformation_schema\tPROCESSLIST\tID\t1\tNULL\tNO\tbigint\tNULL\tNULL\t19\t0\tNULL\tNULL\tNULL\tbigint(4)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tUSER\t2\tNULL\tNO\tvarchar\t128\t384\tNULL\tNULL\tNULL\tutf8mb3\tutf8mb3_general_ci\tvarchar(128)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tHOST\t3\tNULL\tNO\tvarchar\t64\t192\tNULL\tNULL\tNULL\tutf8mb3\tutf8mb3_general_ci\tvarchar(64)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tDB\t4\tNULL\tYES\tvarchar\t64\t192\tNULL\tNULL\tNULL\tutf8mb3\tutf8mb3_general_ci\tvarchar(64)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tCOMMAND\t5\tNULL\tNO\tvarchar\t16\t48\tNULL\tNULL\tNULL\tutf8mb3\tutf8mb3_general_ci\tvarchar(16)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tTIME\t6\tNULL\tNO\tint\tNULL\tNULL\t10\t0\tNULL\tNULL\tNULL\tint(7)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tSTATE\t7\tNULL\tYES\tvarchar\t64\t192\tNULL\tNULL\tNULL\tutf8mb3\tutf8mb3_general_ci\tvarchar(64)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tINFO\t8\tNULL\tYES\tlongtext\t4294967295\t4294967295\tNULL\tNULL\tNULL\tutf8mb3\tutf8mb3_general_ci\tlongtext\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tTIME_MS\t9\tNULL\tNO\tdecimal\tNULL\tNULL\t22\t3\tNULL\tNULL\tNULL\tdecimal(22,3)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tSTAGE\t10\tNULL\tNO\ttinyint\tNULL\tNULL\t3\t0\tNULL\tNULL\tNULL\ttinyint(2)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tMAX_STAGE\t11\tNULL\tNO\ttinyint\tNULL\tNULL\t3\t0\tNULL\tNULL\tNULL\ttinyint(2)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tPROGRESS\t12\tNULL\tNO\tdecimal\tNULL\tNULL\t7\t3\tNULL\tNULL\tNULL\tdecimal(7,3)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tMEMORY_USED\t13\tNULL\tNO\tbigint\tNULL\tNULL\t19\t0\tNULL\tNULL\tNULL\tbigint(7)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tMAX_MEMORY_USED\t14\tNULL\tNO\tbigint\tNULL\tNULL\t19\t0\tNULL\tNULL\tNULL\tbigint(7)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tEXAMINED_ROWS\t15\tNULL\tNO\tint\tNULL\tNULL\t10\t0\tNULL\tNULL\tNULL\tint(7)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tQUERY_ID\t16\tNULL\tNO\tbigint\tNULL\tNULL\t19\t0\tNULL\tNULL\tNULL\tbigint(4)\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tINFO_BINARY\t17\tNULL\tYES\tblob\t65535\t65535\tNULL\tNULL\tNULL\tNULL\tNULL\tblob\t\t\tselect\t\tNEVER\tNULL",
+            "def\tinformation_schema\tPROCESSLIST\tTID\t18\tNULL\tNO\tbigint\tNULL\tNULL\t19\t0\tNULL\tNULL\tNULL\tbigint(4)\t\t\tselect\t\tNEVER\tNULL",
         ]
     );
 }

@@ -61,6 +61,10 @@ fn a_session_with_table_locks_uses_only_its_locked_tables() {
     assert_eq!(err(&mut s, "CREATE TABLE z (a INT)"), 1100);
     assert_eq!(err(&mut s, "RENAME TABLE t TO t2"), 1192);
     assert_eq!(err(&mut s, "CREATE VIEW v2 AS SELECT * FROM t"), 1192);
+    // SHOW CREATE TABLE needs the lock; SHOW COLUMNS does not.
+    assert_eq!(err(&mut s, "SHOW CREATE TABLE u"), 1100);
+    ok(&mut s, "SHOW CREATE TABLE t");
+    ok(&mut s, "SHOW COLUMNS FROM u");
     // information_schema needs no lock.
     assert_eq!(
         rows(
@@ -230,6 +234,18 @@ fn other_sessions_wait_for_conflicting_locks_until_lock_wait_timeout() {
             "Lock wait timeout exceeded; try restarting transaction"
         )
     );
+    // A transaction that changed the table before the lock commits only once it goes.
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut o, "BEGIN");
+    ok(&mut o, "INSERT INTO t VALUES (8)");
+    ok(&mut s, "LOCK TABLES t READ");
+    assert_eq!(err(&mut o, "COMMIT"), 1205);
+    assert!(o.in_transaction());
+    assert_eq!(count(&mut s, "t"), "2");
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut o, "COMMIT");
+    ok(&mut o, "DELETE FROM t WHERE a = 8");
+    ok(&mut s, "LOCK TABLES t READ");
     assert_eq!(err(&mut o, "LOCK TABLES t WRITE"), 1205);
     ok(&mut o, "LOCK TABLES t READ");
     ok(&mut o, "UNLOCK TABLES");
@@ -355,6 +371,22 @@ fn flush_tables_lists_lock_read_and_for_export_is_refused() {
     let mut s = setup(&db);
     ok(&mut s, "FLUSH TABLES");
     ok(&mut s, "FLUSH TABLES t, u");
+    // Under LOCK TABLES, FLUSH TABLES needs WRITE locks on what it names (all: every one).
+    ok(&mut s, "LOCK TABLES t WRITE, u READ");
+    ok(&mut s, "FLUSH TABLES t");
+    let e = fail(&mut s, "FLUSH TABLES");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1099,
+            "Table 'u' was locked with a READ lock and can't be updated"
+        )
+    );
+    assert_eq!(err(&mut s, "FLUSH TABLES u"), 1099);
+    ok(&mut s, "LOCK TABLES t WRITE");
+    ok(&mut s, "FLUSH LOCAL TABLES");
+    ok(&mut s, "FLUSH LOGS");
+    assert_eq!(err(&mut s, "FLUSH TABLES u"), 1100);
     ok(&mut s, "FLUSH TABLES t WITH READ LOCK");
     assert_eq!(count(&mut s, "t"), "2");
     assert_eq!(err(&mut s, "SELECT * FROM u"), 1100);

@@ -60,6 +60,9 @@ pub(crate) fn table_named(
     db: &str,
     table: &str,
 ) -> Result<Arc<TableDef>, SqlError> {
+    if crate::mysqlschema::is_database(db) {
+        return Err(crate::mysqlschema::refuse_change(cx, table));
+    }
     let cat = cx.server.engine.catalog();
     match cat.table_by_name(db, table) {
         Some(t) => Ok(t.clone()),

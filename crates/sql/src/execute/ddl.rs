@@ -21,7 +21,21 @@ use crate::expr::{
     charset_named, check_charset, collation_named, object_name_parts, Compiler, Env, Scope,
 };
 
+/// The (database, table) a DDL statement changes: the current database where none is named;
+/// a table of the read-only `mysql` schema is refused (`mysqlschema::refuse_change`).
 pub(crate) fn split_name(
+    cx: &ExecContext,
+    n: &ast::ObjectName,
+) -> Result<(String, String), SqlError> {
+    let (db, t) = split_name_read(cx, n)?;
+    if crate::mysqlschema::is_database(&db) {
+        return Err(crate::mysqlschema::refuse_change(cx, &t));
+    }
+    Ok((db, t))
+}
+
+/// The (database, table) a statement reads (no refusal for `mysql`).
+pub(super) fn split_name_read(
     cx: &ExecContext,
     n: &ast::ObjectName,
 ) -> Result<(String, String), SqlError> {
@@ -589,7 +603,7 @@ pub(crate) fn create_table(
             return Err(SqlError::syntax(&ct.to_string()));
         }
         // MariaDB: SELECT on the source table, CREATE on the new one.
-        let (src_db, src) = split_name(cx, &l.name)?;
+        let (src_db, src) = split_name_read(cx, &l.name)?;
         cx.check_table_privilege(&src_db, &src, crate::privilege::SELECT)?;
         cx.server
             .engine
@@ -1015,7 +1029,11 @@ pub(crate) fn drop(
         }
         ast::ObjectType::Database | ast::ObjectType::Schema => {
             for n in names {
-                cx.check_db_privilege(&object_name_parts(n).join("."), crate::privilege::DROP)?;
+                let db = object_name_parts(n).join(".");
+                cx.check_db_privilege(&db, crate::privilege::DROP)?;
+                if crate::mysqlschema::is_database(&db) {
+                    return Err(crate::mysqlschema::refuse_change(cx, ""));
+                }
             }
             for n in names {
                 let db = object_name_parts(n).join(".");
@@ -1099,6 +1117,16 @@ pub(crate) fn create_database(
     assert_no_transaction(cx);
     let db = object_name_parts(name).join(".");
     cx.check_db_privilege(&db, crate::privilege::CREATE)?;
+    if crate::mysqlschema::is_database(&db) {
+        // The virtual `mysql` schema always exists.
+        return match if_not_exists {
+            true => Ok(()),
+            false => Err(SqlError::of(
+                errors::ER_DB_CREATE_EXISTS,
+                format!("Can't create database '{db}'; database exists"),
+            )),
+        };
+    }
     cx.server.engine.create_database(&db, if_not_exists, sql)?;
     Ok(())
 }

@@ -342,6 +342,13 @@ fn materialize(d: &Derived, txn: &mut Transaction, env: &Env) -> Result<Vec<Vec<
             set_op(s.op, s.all, left, right, &s.rtypes, &colls, env)
         }
         Derived::Recursive(r) => recursive(r, txn, env),
+        Derived::Mysql(t) => {
+            let rows = t.rows(env.cx);
+            for r in &rows {
+                guard.charge(crate::guard::row_bytes(r))?;
+            }
+            Ok(rows)
+        }
         Derived::Info(t) => {
             let rows = t.rows(env.cx)?;
             for r in &rows {

@@ -316,6 +316,9 @@ fn drop_views(
 /// `SHOW CREATE VIEW db.name` (and SHOW CREATE TABLE of a view): SHOW VIEW needed; 1347 for
 /// a table, 1146 for neither.
 pub(crate) fn show_create(cx: &mut ExecContext, db: &str, name: &str) -> Result<Output, SqlError> {
+    if crate::mysqlschema::is_database(db) {
+        return crate::mysqlschema::show_create_view(cx, name);
+    }
     cx.check_table_privilege(db, name, SHOW_VIEW)?;
     let cat = cx.server.engine.catalog();
     let Some(v) = cat.view(db, name).cloned() else {

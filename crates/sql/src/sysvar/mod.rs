@@ -113,6 +113,8 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
                 .unwrap_or_default(),
         ),
         "hostname" => text(hostname()),
+        "general_log_file" => text(format!("{}.log", hostname())),
+        "slow_query_log_file" => text(format!("{}-slow.log", hostname())),
         "max_connections" => Value::Int(i64::from(cfg.max_connections)),
         "max_allowed_packet" => Value::Int(i64::from(cfg.max_allowed_packet)),
         "max_session_mem_used" => Value::Int(cfg.max_session_mem_used.min(i64::MAX as u64) as i64),
@@ -275,9 +277,9 @@ pub fn lock_wait_timeout(cx: &ExecContext) -> Duration {
     }
 }
 
-/// The session's `lock_wait_timeout`: how long a statement waits for a metadata lock, which in
-/// onelog is what PURGE BINARY LOGS and RESET MASTER wait for while a backup runs
-/// (`execute::admin::backup`).
+/// The session's `lock_wait_timeout`: how long a statement waits for a metadata lock: other
+/// sessions' table locks and global read lock (`crate::table_locks`), and the backup lock
+/// PURGE BINARY LOGS and RESET MASTER wait for while a backup runs (`execute::admin::backup`).
 pub fn metadata_lock_wait(cx: &ExecContext) -> Duration {
     match get_var(cx, "lock_wait_timeout", VarScope::Session) {
         Ok(Value::Int(i)) if i >= 0 => Duration::from_secs(i as u64),
@@ -385,7 +387,10 @@ pub(crate) fn set_var(
     }
     let value = match value {
         SetValue::Default => None,
-        SetValue::Value(v) if def.name == "max_statement_time" => Some(statement_time(&v)?),
+        SetValue::Value(v) if def.name == "max_statement_time" || def.name == "long_query_time" => {
+            Some(statement_time(&v)?)
+        }
+        SetValue::Value(v) if def.name == "log_output" => Some(log_output(&v)?),
         SetValue::Value(v) => Some(coerce(def, &v, &mut cx.warnings)?),
     };
     if let Some(v) = &value {
@@ -396,6 +401,8 @@ pub(crate) fn set_var(
     }
     // Side effects and special cases.
     match def.name {
+        "general_log" | "general_log_file" | "slow_query_log" | "slow_query_log_file"
+        | "log_output" => return set_query_log(cx, def, value),
         "innodb_flush_log_at_trx_commit" => {
             let level = match &value {
                 Some(Value::Int(i)) => *i as u8,
@@ -486,6 +493,119 @@ pub(crate) fn set_var(
         cx.vars.get(a.name) == cx.vars.get(def.name)
     }));
     Ok(())
+}
+
+/// `log_output`'s value: FILE, NONE or both (NONE wins, as in MariaDB); TABLE is refused
+/// (there is no `mysql.general_log` / `mysql.slow_log`).
+fn log_output(v: &Value) -> Result<Value, SqlError> {
+    let given = match v {
+        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        _ => return Err(wrong_type("log_output")),
+    };
+    let (mut none, mut file) = (false, false);
+    for w in given.split(',') {
+        match w.trim().to_ascii_uppercase().as_str() {
+            "FILE" => file = true,
+            "NONE" => none = true,
+            "TABLE" => {
+                return Err(SqlError::of(
+                    errors::ER_NOT_SUPPORTED_YET,
+                    "This version of onelog doesn't yet support 'log_output=TABLE' (there are no mysql.general_log and mysql.slow_log tables; use FILE)",
+                ))
+            }
+            _ => return Err(wrong_value("log_output", &given)),
+        }
+    }
+    // MariaDB's SET order; NONE wins over FILE.
+    let shown = match (none, file) {
+        (true, true) => "NONE,FILE",
+        (true, false) => "NONE",
+        _ => "FILE",
+    };
+    Ok(text(shown.to_string()))
+}
+
+/// SET GLOBAL of a query log variable: a file name must be openable (1231 otherwise, as
+/// MariaDB); the value is stored and the logs reconfigured, and a log that cannot be opened
+/// leaves the variable as it was (1231).
+fn set_query_log(cx: &ExecContext, def: &VarDef, value: Option<Value>) -> Result<(), SqlError> {
+    let server = &cx.server;
+    if let (true, Some(Value::Bytes(b))) = (def.name.ends_with("_file"), &value) {
+        let name = String::from_utf8_lossy(b);
+        if !server.query_logs.can_open(&name) {
+            return Err(wrong_value(def.name, &name));
+        }
+    }
+    let before = server.globals.get(def.name);
+    server.globals.put(def.name, value.clone());
+    if let Err(e) = apply_query_logs(server) {
+        server.globals.put(def.name, before);
+        let _ = apply_query_logs(server);
+        let shown = value
+            .as_ref()
+            .map_or_else(String::new, |v| show_text(def, v));
+        return Err(SqlError::of(
+            errors::ER_WRONG_VALUE_FOR_VAR,
+            format!(
+                "Variable '{}' can't be set to the value of '{shown}' ({e})",
+                def.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Opens or closes the query logs to match the global variables.
+pub fn apply_query_logs(server: &Server) -> Result<(), String> {
+    let get = |n: &str| lookup_def(n).map_or(Value::Null, |d| global_value(server, d));
+    let on = |n: &str| matches!(get(n), Value::Int(1));
+    let file = |n: &str| match get(n) {
+        Value::Bytes(b) => String::from_utf8_lossy(&b).into_owned(),
+        _ => String::new(),
+    };
+    let to_file = matches!(get("log_output"), Value::Bytes(b) if b == b"FILE");
+    let logs = &server.query_logs;
+    logs.configure_general(to_file && on("general_log"), &file("general_log_file"))?;
+    logs.configure_slow(
+        to_file && on("slow_query_log"),
+        &file("slow_query_log_file"),
+    )
+}
+
+/// Sets a global variable from a server option (`--general-log`, `--long-query-time=0.5`,
+/// ...) as `SET GLOBAL` would, side effects included.
+pub fn set_global_option(
+    server: &std::sync::Arc<Server>,
+    name: &str,
+    value: &str,
+) -> Result<(), SqlError> {
+    let mut cx = ExecContext::new(server.clone(), 0, "root", "localhost");
+    let numeric = lookup_def(name).is_some_and(|d| d.kind != Str || d.name == "long_query_time");
+    let v = if let (true, Ok(i)) = (numeric, value.parse::<i64>()) {
+        Value::Int(i)
+    } else if let (true, Ok(_)) = (numeric, value.parse::<f64>()) {
+        Value::Decimal(value.to_string())
+    } else {
+        text(value.to_string())
+    };
+    set_var(&mut cx, name, VarScope::Global, SetValue::Value(v))
+}
+
+/// The session's `long_query_time` in seconds.
+pub fn long_query_time(cx: &ExecContext) -> f64 {
+    match get_var(cx, "long_query_time", VarScope::Session) {
+        Ok(Value::Decimal(d)) => d.parse().unwrap_or(10.0),
+        Ok(Value::Bytes(b)) => String::from_utf8_lossy(&b).parse().unwrap_or(10.0),
+        _ => 10.0,
+    }
+}
+
+/// The session's `sql_log_off`: its statements are not written to the general log.
+pub fn sql_log_off(cx: &ExecContext) -> bool {
+    matches!(
+        get_var(cx, "sql_log_off", VarScope::Session),
+        Ok(Value::Int(1))
+    )
 }
 
 /// `SET GLOBAL binlog_cache_size` / `max_binlog_cache_size` (already coerced; `None`:

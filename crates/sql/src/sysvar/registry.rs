@@ -207,6 +207,9 @@ pub(crate) static VARS: &[VarDef] = &[
     // A DOUBLE in MariaDB: its SET is `sysvar/expiry.rs`'.
     v("expire_logs_days", Global, Str, true, ""),
     v("foreign_key_checks", Both, Bool, true, "1"),
+    // The query logs (`crate::querylog`); the file names' defaults are live (the host name).
+    v("general_log", Global, Bool, true, "0"),
+    v("general_log_file", Global, Str, true, ""),
     v(
         "group_concat_max_len",
         Both,
@@ -268,10 +271,10 @@ pub(crate) static VARS: &[VarDef] = &[
     v("last_gtid", Sess, Str, false, ""),
     v("last_insert_id", Sess, I64, true, ""),
     v("license", Global, Str, false, "GPL"),
-    // Bounds metadata-lock waits. onelog's only one is the backup lock: PURGE BINARY LOGS and
-    // RESET MASTER wait while a BACKUP STAGE runs, then fail with 1205
-    // (`execute::admin::backup`). DDL does not wait for the transactions that used a table
-    // (they fail at commit), and LOCK TABLES and FLUSH TABLES WITH READ LOCK are refused.
+    // Bounds metadata-lock waits: statements waiting for other sessions' LOCK TABLES and
+    // global read lock (`crate::table_locks`), PURGE BINARY LOGS and RESET MASTER waiting
+    // while a BACKUP STAGE runs (`execute::admin::backup`); then 1205. DDL does not wait for
+    // the transactions that used a table (they fail at commit).
     v(
         "lock_wait_timeout",
         Both,
@@ -284,7 +287,11 @@ pub(crate) static VARS: &[VarDef] = &[
     ),
     v("log_bin", Global, Bool, false, "1"),
     v("log_bin_basename", Global, Str, false, ""),
+    v("log_output", Global, Str, true, "FILE"),
+    v("log_queries_not_using_indexes", Both, Bool, true, "0"),
     v("log_warnings", Both, U32, true, "2"),
+    // Fractional seconds, kept as MariaDB shows them (`statement_time`).
+    v("long_query_time", Both, Str, true, "10.000000"),
     v(
         "lower_case_table_names",
         Global,
@@ -351,6 +358,7 @@ pub(crate) static VARS: &[VarDef] = &[
         "", // `--max-session-mem-used` (base_value)
     ),
     v("max_statement_time", Both, U32, true, "0"),
+    v("min_examined_row_limit", Both, U32, true, "0"),
     v(
         "net_buffer_length",
         Both,
@@ -381,6 +389,8 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "60",
     ),
+    // Only mysql_native_password hashes are made (`mariadb-admin password` reads it).
+    v("old_passwords", Both, Bool, true, "0"),
     v("performance_schema", Global, Bool, false, "0"),
     v("port", Global, U32, false, ""),
     v("protocol_version", Global, U32, false, "10"),
@@ -474,9 +484,12 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "10",
     ),
+    v("slow_query_log", Global, Bool, true, "0"),
+    v("slow_query_log_file", Global, Str, true, ""),
     v("socket", Global, Str, false, ""),
     v("sql_auto_is_null", Both, Bool, true, "0"),
     v("sql_log_bin", Sess, Bool, true, "1"),
+    v("sql_log_off", Both, Bool, true, "0"),
     v(
         "sql_mode",
         Both,
@@ -898,9 +911,13 @@ pub(crate) fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
         "default_storage_engine" | "storage_engine" => &["InnoDB"],
         "default_master_connection" => &[""],
         "init_connect" => &[""],
+        // Rows examined are not counted, and no statement is told apart by its index use.
+        "min_examined_row_limit" => &["0"],
+        "log_queries_not_using_indexes" => &["0"],
         "net_buffer_length" => &["16384"],
         "net_read_timeout" => &["30"],
         "net_write_timeout" => &["60"],
+        "old_passwords" => &["0"],
         "session_track_schema" => &["1"],
         // Events are never marked LOG_EVENT_SKIP_REPLICATION_F, nor filtered by it.
         "skip_replication" => &["0"],

@@ -449,6 +449,41 @@ pub(crate) fn show_grants(
     Ok((format!("Grants for {}@{}", a.user, a.host), lines))
 }
 
+/// `SHOW CREATE USER [u@h]`: the column title and MariaDB 10.11's statement
+/// (`` CREATE USER `u`@`h` `` and the authentication part SHOW GRANTS prints). Another
+/// account needs SELECT on `mysql` (1044), as SHOW GRANTS; 1133 for no such account.
+pub(crate) fn show_create_user(
+    cx: &ExecContext,
+    user: Option<(String, String)>,
+) -> Result<(String, String), SqlError> {
+    let (user, host) = match user {
+        Some(u) => {
+            require_user_table_read(cx, &u)?;
+            u
+        }
+        None => cx
+            .current_account()
+            .unwrap_or_else(|| (cx.user.clone(), cx.host.clone())),
+    };
+    let cat = cx.server.engine.catalog();
+    let a = cat.account(&user, &host).ok_or_else(|| {
+        SqlError::of(
+            errors::ER_PASSWORD_NO_MATCH,
+            "Can't find any matching row in the user table",
+        )
+    })?;
+    let bq = |s: &str| format!("`{}`", s.replace('`', "``"));
+    Ok((
+        format!("CREATE USER for {}@{}", a.user, a.host),
+        format!(
+            "CREATE USER {}@{}{}",
+            bq(&a.user),
+            bq(&a.host),
+            identified_clause(a)
+        ),
+    ))
+}
+
 /// An engine error of an account change; 1396 (no such account) becomes MariaDB's 1133 of
 /// SET PASSWORD / GRANT ("Can't find any matching row in the user table").
 fn no_matching_row(e: onelog_engine::EngineError) -> SqlError {

@@ -26,6 +26,7 @@ pub mod binlog;
 pub mod checksum;
 pub mod replica;
 pub mod show;
+mod show_status;
 pub mod status;
 pub mod table_lock;
 
@@ -62,14 +63,16 @@ fn com_kind(s: &Stmt) -> ComKind {
         Stmt::AlterUser { .. } => ComKind::Other,
         Stmt::Grant { .. } => ComKind::Grant,
         Stmt::Revoke { .. } => ComKind::Revoke,
-        Stmt::FlushBinaryLogs | Stmt::FlushNoop => ComKind::Flush,
+        Stmt::FlushBinaryLogs | Stmt::FlushLogsStatus { .. } | Stmt::FlushNoop => ComKind::Flush,
         Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => ComKind::Purge,
         Stmt::ResetMaster => ComKind::Other,
         Stmt::BackupStage(_) => ComKind::Backup,
         Stmt::Shutdown => ComKind::Shutdown,
         Stmt::Kill { .. } => ComKind::Kill,
         Stmt::UnlockTables | Stmt::LockTables(_) => ComKind::Other,
-        Stmt::FlushTablesReadLock(_) | Stmt::FlushTablesForExport => ComKind::Flush,
+        Stmt::FlushTables(_) | Stmt::FlushTablesReadLock(_) | Stmt::FlushTablesForExport => {
+            ComKind::Flush
+        }
         Stmt::AlterKeys { .. } => ComKind::AlterTable,
         Stmt::Checksum { .. } => ComKind::Other,
         Stmt::ChangeMaster(_)
@@ -134,7 +137,9 @@ fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError>
         // MariaDB: RESET MASTER needs RELOAD, like FLUSH BINARY LOGS; so does every BACKUP
         // STAGE (sql_parse.cc's SQLCOM_BACKUP).
         Stmt::FlushBinaryLogs
+        | Stmt::FlushLogsStatus { .. }
         | Stmt::FlushNoop
+        | Stmt::FlushTables(_)
         | Stmt::FlushTablesReadLock(_)
         | Stmt::FlushTablesForExport
         | Stmt::ResetMaster
@@ -179,6 +184,7 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::ShowBinaryLogs
         | Stmt::ShowBinlogEvents { .. }
         | Stmt::FlushBinaryLogs
+        | Stmt::FlushLogsStatus { .. }
         | Stmt::PurgeTo { .. }
         | Stmt::PurgeBefore { .. }
         | Stmt::ResetMaster => run_binlog(cx, stmt),
@@ -189,10 +195,12 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::AlterUser { .. }
         | Stmt::Grant { .. }
         | Stmt::Revoke { .. }
-        | Stmt::ShowGrants { .. } => run_account(cx, stmt),
+        | Stmt::ShowGrants { .. }
+        | Stmt::ShowCreateUser { .. } => run_account(cx, stmt),
         Stmt::FlushNoop
         | Stmt::UnlockTables
         | Stmt::LockTables(_)
+        | Stmt::FlushTables(_)
         | Stmt::FlushTablesReadLock(_)
         | Stmt::FlushTablesForExport
         | Stmt::AlterKeys { .. }
@@ -251,7 +259,8 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 Some(s) if !global && cx.in_transaction() => Some(s.clone()),
                 _ => None,
             };
-            let rows = status::rows(&cx.server)
+            let session = if global { None } else { cx.traffic.clone() };
+            let rows = status::rows(&cx.server, session.as_deref())
                 .into_iter()
                 .map(|(n, v)| match (&snapshot, n.as_str()) {
                     (Some((file, _)), "Binlog_snapshot_file") => (n, text(file.clone())),
@@ -302,6 +311,10 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                     vec![vec![text(name), text(sql)]],
                 ));
             }
+            if let Some(t) = mysql_table(cx, db.as_deref(), &table)? {
+                t.check_show(cx)?;
+                return Ok(t.show_create());
+            }
             let vdb = db.clone().or_else(|| cx.current_db.clone());
             if let Some(vdb) = vdb.filter(|d| cx.server.engine.catalog().view(d, &table).is_some())
             {
@@ -309,6 +322,16 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 return crate::execute::view::show_create(cx, &vdb, &table);
             }
             let t = show::table_def(cx, db, &table)?;
+            // Under LOCK TABLES, only a locked table's (MariaDB: 1100 otherwise).
+            if !cx.table_locks.locked().is_empty()
+                && !cx
+                    .table_locks
+                    .locked()
+                    .iter()
+                    .any(|l| l.db == t.db && l.table == t.name)
+            {
+                return Err(crate::table_locks::not_locked(&table));
+            }
             Ok(result(
                 &["Table", "Create Table"],
                 vec![vec![
@@ -320,8 +343,39 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 ]],
             ))
         }
-        Stmt::ShowCreateDatabase { name } => {
-            let sql = show::create_database_sql(cx, &name)?;
+        Stmt::ShowTableStatus { db, filter } => {
+            let names = show_status::TABLE_STATUS_COLUMNS;
+            let rows = show_status::table_status(cx, db)?;
+            Ok(result(names, show::filter_rows(names, 0, rows, &filter)?))
+        }
+        Stmt::ShowOpenTables { db, filter } => {
+            let names = show_status::OPEN_TABLES_COLUMNS;
+            let rows = show_status::open_tables(cx, db)?;
+            Ok(result(names, show::filter_rows(names, 1, rows, &filter)?))
+        }
+        Stmt::ShowNoObjects { what, db, filter } => {
+            show_status::check_no_objects(cx, what, db)?;
+            let names = show_status::no_objects_columns(what);
+            // LIKE matches a trigger's table, else the object's name.
+            let like_col = if what == parse::NoObjects::Triggers {
+                2
+            } else {
+                1
+            };
+            Ok(result(
+                names,
+                show::filter_rows(names, like_col, Vec::new(), &filter)?,
+            ))
+        }
+        Stmt::ShowEngine { name } => {
+            show_status::check_engine(cx, &name)?;
+            Ok(result(show_status::ENGINE_STATUS_COLUMNS, Vec::new()))
+        }
+        Stmt::ShowCreateDatabase {
+            name,
+            if_not_exists,
+        } => {
+            let sql = show::create_database_sql(cx, &name, if_not_exists)?;
             Ok(result(
                 &["Database", "Create Database"],
                 vec![vec![text(name), text(sql)]],
@@ -333,8 +387,13 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             table,
             filter,
         } => {
-            let t = show::table_def(cx, db, &table)?;
             let names = show::column_names(full);
+            if let Some(t) = mysql_table(cx, db.as_deref(), &table)? {
+                t.check_select(cx)?;
+                let rows = show::filter_rows(&names, 0, t.show_columns(full), &filter)?;
+                return Ok(result(&names, rows));
+            }
+            let t = show::table_def(cx, db, &table)?;
             let mut rows = show::columns(&t, full);
             if full {
                 crate::infoschema::patch_full_columns(&t, &mut rows);
@@ -343,6 +402,13 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(result(&names, rows))
         }
         Stmt::ShowIndex { db, table } => {
+            if let Some(t) = mysql_table(cx, db.as_deref(), &table)? {
+                t.check_select(cx)?;
+                return Ok(result(
+                    show::INDEX_COLUMNS,
+                    show::index_rows(&t.table_def()),
+                ));
+            }
             let t = show::table_def(cx, db, &table)?;
             Ok(result(show::INDEX_COLUMNS, show::index_rows(&t)))
         }
@@ -447,6 +513,24 @@ fn run_binlog(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             binlog::flush_binary_logs(cx)?;
             Ok(ok(0))
         }
+        Stmt::FlushLogsStatus {
+            binary,
+            query_logs,
+            status,
+        } => {
+            if binary {
+                binlog::flush_binary_logs(cx)?;
+            }
+            if query_logs {
+                cx.server.query_logs.reopen();
+            }
+            // MariaDB moves the session's counters into the global ones and zeroes them; the
+            // global byte counters here already hold every session's bytes.
+            if let (true, Some(t)) = (status, &cx.traffic) {
+                t.reset();
+            }
+            Ok(ok(0))
+        }
         Stmt::PurgeTo(file) => {
             binlog::purge_to(cx, &file)?;
             Ok(ok(0))
@@ -527,8 +611,19 @@ fn run_account(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 lines.into_iter().map(|l| vec![text(l)]).collect(),
             ))
         }
-        Stmt::SetPassword { user, password } => {
+        Stmt::ShowCreateUser { user } => {
+            let (title, line) = accounts::show_create_user(cx, user)?;
+            Ok(result(&[title.as_str()], vec![vec![text(line)]]))
+        }
+        Stmt::SetPassword {
+            user,
+            password,
+            then,
+        } => {
             accounts::set_password(cx, user, &password, false)?;
+            if !then.is_empty() {
+                return run_set(cx, Stmt::Set(then));
+            }
             Ok(ok(0))
         }
         Stmt::CreateUser {
@@ -571,6 +666,20 @@ fn run_account(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
 
 /// `ALTER TABLE t {DISABLE | ENABLE} KEYS`: ALTER TABLE's checks and implicit commit, then
 /// MariaDB's answer for an InnoDB table, note 1031 (nothing is changed or logged).
+/// The `mysql` table a SHOW names (`db`, else the current database), if it names one;
+/// 1146 for a name in `mysql` that onelog does not serve.
+fn mysql_table(
+    cx: &ExecContext,
+    db: Option<&str>,
+    table: &str,
+) -> Result<Option<crate::mysqlschema::MysqlTable>, SqlError> {
+    let db = db.or(cx.current_db.as_deref());
+    if !db.is_some_and(crate::mysqlschema::is_database) {
+        return Ok(None);
+    }
+    crate::mysqlschema::MysqlTable::named(table).map(Some)
+}
+
 fn alter_keys(cx: &mut ExecContext, db: Option<String>, table: &str) -> Result<Output, SqlError> {
     let db = match db {
         Some(d) => d,
@@ -596,6 +705,7 @@ fn alter_keys(cx: &mut ExecContext, db: Option<String>, table: &str) -> Result<O
 fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     match stmt {
         Stmt::FlushNoop => Ok(ok(0)),
+        Stmt::FlushTables(tables) => table_lock::flush_tables(cx, tables).map(|_| ok(0)),
         Stmt::UnlockTables => table_lock::unlock_tables(cx).map(|_| ok(0)),
         Stmt::LockTables(items) => table_lock::lock_tables(cx, items).map(|_| ok(0)),
         Stmt::FlushTablesReadLock(tables) => table_lock::flush_read_lock(cx, tables).map(|_| ok(0)),

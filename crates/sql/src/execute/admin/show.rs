@@ -12,8 +12,11 @@
 //! - Text columns show the collation the catalog keeps for them (SHOW FULL COLUMNS); SHOW
 //!   CREATE TABLE prints `CHARACTER SET .. COLLATE ..` on a column whose collation is not the
 //!   table's, and as the table's the one all its text columns share (else the default).
-//! - SHOW DATABASES lists the databases of the catalog only (no `information_schema`,
-//!   `mysql` or `performance_schema`: they do not exist in onelog).
+//! - SHOW DATABASES lists the databases of the catalog and the read-only `mysql` schema
+//!   (`mysqlschema`, which also answers SHOW TABLES / COLUMNS / INDEX / CREATE TABLE of its
+//!   tables); no `information_schema` or `performance_schema`.
+//! - SHOW TABLE STATUS, OPEN TABLES, PROCEDURE / FUNCTION STATUS, TRIGGERS, EVENTS and
+//!   ENGINE are in `show_status`.
 //!
 //! Invariants: SHOW reads only what the session may see (SHOW DATABASES filters by privilege,
 //! the table statements check a privilege on the table's database first: 1044); LIKE and WHERE
@@ -100,19 +103,24 @@ pub(crate) fn filter_rows(
 
 pub(crate) fn databases(cx: &ExecContext) -> Vec<Vec<Value>> {
     let cat = cx.server.engine.catalog();
-    cat.databases()
+    let mut names: Vec<&str> = cat
+        .databases()
+        .chain([crate::mysqlschema::DATABASE])
         .filter(|n| cx.may_see_db(n))
-        .map(|n| vec![text(n)])
-        .collect()
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names.into_iter().map(|n| vec![text(n)]).collect()
 }
 
-fn resolve_db(cx: &ExecContext, db: Option<String>) -> Result<String, SqlError> {
+pub(crate) fn resolve_db(cx: &ExecContext, db: Option<String>) -> Result<String, SqlError> {
     let db = match db {
         Some(d) => d,
         None => cx.current_db.clone().ok_or_else(SqlError::no_database)?,
     };
     cx.require_some_on_db(&db)?;
-    if !cx.server.engine.catalog().has_database(&db) {
+    let virtual_db = crate::mysqlschema::is_database(&db);
+    if !virtual_db && !cx.server.engine.catalog().has_database(&db) {
         return Err(SqlError::unknown_database(&db));
     }
     Ok(db)
@@ -130,12 +138,17 @@ pub(crate) fn tables(
     let db = resolve_db(cx, db)?;
     let cat = cx.server.engine.catalog();
     // Tables and views, by name (a name is never both).
-    let mut named: Vec<(&str, &str)> = cat
-        .tables_in(&db)
-        .iter()
-        .map(|t| (t.name.as_str(), "BASE TABLE"))
-        .chain(cat.views_in(&db).iter().map(|v| (v.name.as_str(), "VIEW")))
-        .collect();
+    let mut named: Vec<(&str, &str)> = if crate::mysqlschema::is_database(&db) {
+        crate::mysqlschema::show_tables()
+    } else {
+        Vec::new()
+    };
+    named.extend(
+        cat.tables_in(&db)
+            .iter()
+            .map(|t| (t.name.as_str(), "BASE TABLE"))
+            .chain(cat.views_in(&db).iter().map(|v| (v.name.as_str(), "VIEW"))),
+    );
     named.sort_unstable();
     let rows = named
         .into_iter()
@@ -387,13 +400,30 @@ pub(crate) fn table_collation(t: &TableDef) -> Collation {
 
 /// SHOW CREATE DATABASE: needs some privilege on the database (1044 otherwise, also for a
 /// database that does not exist, as MariaDB: the check comes first).
-pub(crate) fn create_database_sql(cx: &ExecContext, name: &str) -> Result<String, SqlError> {
+/// `if_not_exists` (SHOW CREATE DATABASE IF NOT EXISTS) prints MariaDB's
+/// `/*!32312 IF NOT EXISTS*/`; the `mysql` schema shows MariaDB's latin1 default.
+pub(crate) fn create_database_sql(
+    cx: &ExecContext,
+    name: &str,
+    if_not_exists: bool,
+) -> Result<String, SqlError> {
     cx.require_some_on_db(name)?;
-    if !cx.server.engine.catalog().has_database(name) {
+    let virtual_db = crate::mysqlschema::is_database(name);
+    if !virtual_db && !cx.server.engine.catalog().has_database(name) {
         return Err(SqlError::unknown_database(name));
     }
+    let charset = if virtual_db {
+        "latin1 COLLATE latin1_swedish_ci"
+    } else {
+        "utf8mb4 COLLATE utf8mb4_general_ci"
+    };
     Ok(format!(
-        "CREATE DATABASE {} /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */",
+        "CREATE DATABASE {}{} /*!40100 DEFAULT CHARACTER SET {charset} */",
+        if if_not_exists {
+            "/*!32312 IF NOT EXISTS*/ "
+        } else {
+            ""
+        },
         quote_ident(name)
     ))
 }
@@ -429,10 +459,14 @@ pub(crate) fn columns(t: &TableDef, full: bool) -> Vec<Vec<Value>> {
             };
             let mut r = vec![text(c.name.clone()), text(column_type_text(c))];
             if full {
-                r.push(match c.collation.filter(|_| is_text_type(&c.ty)) {
-                    Some(coll) => text(coll.name()),
-                    None => Value::Null,
-                });
+                // ENUM and SET members compare as text: MariaDB shows their collation too.
+                let coll = match c.collation.filter(|_| is_text_type(&c.ty)) {
+                    None if c.ty.member_count() > 0 => {
+                        Some(c.collation.unwrap_or_else(|| table_collation(t)))
+                    }
+                    coll => coll,
+                };
+                r.push(coll.map_or(Value::Null, |k| text(k.name())));
             }
             r.push(text(if c.nullable { "YES" } else { "NO" }));
             r.push(text(key));

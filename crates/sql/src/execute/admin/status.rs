@@ -8,11 +8,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use onelog_binlog::Value;
 
 use crate::server::Server;
-use crate::status::COM_NAMES;
+use crate::status::{Traffic, COM_NAMES};
 
 /// Every status variable with its value, sorted by name (MariaDB's capitalisation).
-pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
+/// `session`: the connection's own byte counters (SHOW SESSION STATUS), None for the server's.
+pub(crate) fn rows(server: &Server, session: Option<&Traffic>) -> Vec<(String, Value)> {
     let s = &server.status;
+    let (received, sent) = session.unwrap_or(&s.traffic).get();
     let ld = |a: &AtomicU64| Value::UInt(a.load(Ordering::Relaxed));
     let log = server.engine.log().stats();
     let mirror = server.mirror().map(|m| m.stats());
@@ -40,8 +42,8 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
         // Only non-transactional changes use the statement cache; onelog has none.
         ("Binlog_stmt_cache_disk_use".into(), Value::UInt(0)),
         ("Binlog_stmt_cache_use".into(), Value::UInt(0)),
-        ("Bytes_received".into(), ld(&s.bytes_received)),
-        ("Bytes_sent".into(), ld(&s.bytes_sent)),
+        ("Bytes_received".into(), Value::UInt(received)),
+        ("Bytes_sent".into(), Value::UInt(sent)),
         ("Connections".into(), ld(&s.connections)),
         (
             "Max_used_connections".into(),
@@ -93,6 +95,7 @@ pub(crate) fn rows(server: &Server) -> Vec<(String, Value)> {
         ("Questions".into(), Value::UInt(server.registry.questions())),
         // No connection uses TLS (have_ssl=DISABLED): MariaDB shows these empty then
         // (Debezium reads Ssl_version).
+        ("Slow_queries".into(), ld(&s.slow_queries)),
         ("Ssl_cipher".into(), Value::Bytes(Vec::new())),
         ("Ssl_version".into(), Value::Bytes(Vec::new())),
         ("Threads_connected".into(), Value::UInt(threads)),

@@ -126,6 +126,41 @@ pub(crate) fn unlock_tables(cx: &mut ExecContext) -> Result<(), SqlError> {
     Ok(())
 }
 
+/// `FLUSH TABLES [t, ...]`: nothing to flush; under LOCK TABLES each named table (without
+/// names: each locked one) must be locked for WRITE, as MariaDB (1100, 1099).
+pub(crate) fn flush_tables(
+    cx: &ExecContext,
+    tables: Vec<(Option<String>, String)>,
+) -> Result<(), SqlError> {
+    let locked = cx.table_locks.locked();
+    if locked.is_empty() {
+        return Ok(());
+    }
+    if tables.is_empty() {
+        return match locked.iter().find(|l| !l.implicit && !l.mode.writes()) {
+            Some(l) => Err(crate::table_locks::read_locked(&l.table)),
+            None => Ok(()),
+        };
+    }
+    for (db, table) in tables {
+        let db = match db {
+            Some(d) => d,
+            None => cx.current_db.clone().ok_or_else(SqlError::no_database)?,
+        };
+        let mine: Vec<_> = locked
+            .iter()
+            .filter(|l| l.db == db && l.table == table)
+            .collect();
+        if mine.is_empty() {
+            return Err(crate::table_locks::not_locked(&table));
+        }
+        if !mine.iter().any(|l| l.mode.writes()) {
+            return Err(crate::table_locks::read_locked(&table));
+        }
+    }
+    Ok(())
+}
+
 /// `FLUSH TABLES [t, ...] WITH READ LOCK`.
 pub(crate) fn flush_read_lock(
     cx: &mut ExecContext,

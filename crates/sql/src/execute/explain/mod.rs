@@ -204,7 +204,7 @@ impl Explainer<'_> {
                 rows.push(result_row("UNION", &ids, false));
                 rows
             }
-            Derived::Info(_) | Derived::WorkTable(_) => Vec::new(),
+            Derived::Info(_) | Derived::Mysql(_) | Derived::WorkTable(_) => Vec::new(),
         }
     }
 
@@ -310,7 +310,7 @@ impl Explainer<'_> {
             let Some(d) = d else { continue };
             let id = match d {
                 Derived::WorkTable(slot) => self.work.get(slot),
-                Derived::Info(_) => None,
+                Derived::Info(_) | Derived::Mysql(_) => None,
                 _ => derived_ids.get(&k),
             };
             if let (Some(id), Some(n)) = (id, names.get_mut(k)) {
@@ -369,7 +369,7 @@ impl Explainer<'_> {
             }
             Derived::SetOp(s) => self.estimate(&s.left) + self.estimate(&s.right),
             Derived::Recursive(r) => self.estimate(&r.anchor),
-            Derived::Info(_) | Derived::WorkTable(_) => 1,
+            Derived::Info(_) | Derived::Mysql(_) | Derived::WorkTable(_) => 1,
         }
     }
 

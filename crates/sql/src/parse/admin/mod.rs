@@ -14,7 +14,7 @@
 //!
 //! Families, one file each: `show` (SHOW, DESCRIBE), `set` (SET), `account` (CREATE / DROP /
 //! ALTER USER, GRANT, REVOKE), `binlog` (PURGE, RESET MASTER), `server` (FLUSH, SHUTDOWN,
-//! KILL, UNLOCK TABLES, BACKUP STAGE, ALTER TABLE ... DISABLE/ENABLE KEYS), `maintenance`
+//! KILL, LOCK / UNLOCK TABLES, BACKUP STAGE, ALTER TABLE ... DISABLE/ENABLE KEYS), `maintenance`
 //! (CHECKSUM TABLE), `replication` (CHANGE MASTER TO, START / STOP / RESET
 //! SLAVE, SHOW SLAVE STATUS; SHOW SLAVE HOSTS is a SHOW form, in `show`). This module keeps the statement tree ([`Stmt`]), the token cursor the families share and the dispatch.
 //!
@@ -119,6 +119,15 @@ impl BackupStage {
     }
 }
 
+/// The SHOW statements that list objects onelog does not have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoObjects {
+    ProcedureStatus,
+    FunctionStatus,
+    Triggers,
+    Events,
+}
+
 /// Privileges a GRANT can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PrivName {
@@ -150,6 +159,29 @@ pub(crate) enum Stmt {
         table: String,
     },
     ShowCreateDatabase {
+        name: String,
+        /// `SHOW CREATE DATABASE IF NOT EXISTS`: printed as `/*!32312 IF NOT EXISTS*/`.
+        if_not_exists: bool,
+    },
+    /// `SHOW TABLE STATUS [{FROM | IN} db] [LIKE | WHERE]`.
+    ShowTableStatus {
+        db: Option<String>,
+        filter: Filter,
+    },
+    /// `SHOW OPEN TABLES [{FROM | IN} db] [LIKE | WHERE]`.
+    ShowOpenTables {
+        db: Option<String>,
+        filter: Filter,
+    },
+    /// SHOW {PROCEDURE | FUNCTION} STATUS, SHOW TRIGGERS, SHOW EVENTS: onelog has no stored
+    /// routines, triggers or events; the database named is still checked.
+    ShowNoObjects {
+        what: NoObjects,
+        db: Option<String>,
+        filter: Filter,
+    },
+    /// `SHOW ENGINE name {STATUS | MUTEX | LOGS}`.
+    ShowEngine {
         name: String,
     },
     ShowColumns {
@@ -189,8 +221,19 @@ pub(crate) enum Stmt {
     ShowGrants {
         user: UserName,
     },
+    /// `SHOW CREATE USER [u | CURRENT_USER[()]]`.
+    ShowCreateUser {
+        user: UserName,
+    },
     FlushBinaryLogs,
-    /// FLUSH LOGS / TABLES / PRIVILEGES / STATUS / HOSTS ...: nothing to do for onelog.
+    /// FLUSH with LOGS (which rotates the binary log and reopens the query logs, as MariaDB's),
+    /// GENERAL / SLOW LOGS (the query logs) or STATUS (the session's status counters).
+    FlushLogsStatus {
+        binary: bool,
+        query_logs: bool,
+        status: bool,
+    },
+    /// FLUSH TABLES / PRIVILEGES / HOSTS ...: nothing to do for onelog.
     FlushNoop,
     /// `UNLOCK TABLES`: releases the session's table locks (LOCK TABLES, FLUSH TABLES t WITH
     /// READ LOCK) and its global read lock (FLUSH TABLES WITH READ LOCK); it commits the open
@@ -199,6 +242,9 @@ pub(crate) enum Stmt {
     UnlockTables,
     /// `LOCK TABLE[S] t [[AS] alias] mode, ...` (`execute::admin::table_lock`).
     LockTables(Vec<LockItem>),
+    /// `FLUSH TABLES [t, ...]`: nothing to flush (no table cache), but under LOCK TABLES the
+    /// tables (all locked ones without a list) must be locked for WRITE (1100, 1099).
+    FlushTables(Vec<(Option<String>, String)>),
     /// `FLUSH TABLES t, ... WITH READ LOCK` (tables: LOCK TABLES t READ, ...) or, without
     /// tables, `FLUSH TABLES WITH READ LOCK` (the global read lock).
     FlushTablesReadLock(Vec<(Option<String>, String)>),
@@ -229,6 +275,9 @@ pub(crate) enum Stmt {
     SetPassword {
         user: UserName,
         password: Password,
+        /// Assignments after it in the same SET (`mariadb-admin password` sends
+        /// `set password='*HASH',sql_log_off=0`), run after the password is set.
+        then: Vec<Assignment>,
     },
     CreateUser {
         if_not_exists: bool,
@@ -785,16 +834,22 @@ mod tests {
             ok("SET PASSWORD FOR 'u'@'%' = PASSWORD('it''s')"),
             Stmt::SetPassword {
                 user: Some(("u".into(), "%".into())),
-                password: Password::Plain("it's".into())
+                password: Password::Plain("it's".into()),
+                then: vec![],
             }
         );
         assert_eq!(
             ok("SET PASSWORD = '*ABC'"),
             Stmt::SetPassword {
                 user: None,
-                password: Password::Hash("*ABC".into())
+                password: Password::Hash("*ABC".into()),
+                then: vec![],
             }
         );
+        match ok("set password='*ABC',sql_log_off=0") {
+            Stmt::SetPassword { then, .. } => assert_eq!(then.len(), 1),
+            other => panic!("{other:?}"),
+        }
         assert!(parse("SET STATEMENT max_statement_time=1 FOR SELECT 1").is_none());
     }
 
@@ -862,7 +917,27 @@ mod tests {
         );
         assert_eq!(ok("FLUSH BINARY LOGS"), Stmt::FlushBinaryLogs);
         assert_eq!(ok("flush privileges"), Stmt::FlushNoop);
-        assert_eq!(ok("FLUSH LOCAL TABLES"), Stmt::FlushNoop);
+        assert_eq!(
+            ok("FLUSH LOGS"),
+            Stmt::FlushLogsStatus {
+                binary: true,
+                query_logs: true,
+                status: false
+            }
+        );
+        assert_eq!(
+            ok("FLUSH STATUS, SLOW LOGS"),
+            Stmt::FlushLogsStatus {
+                binary: false,
+                query_logs: true,
+                status: true
+            }
+        );
+        assert_eq!(ok("FLUSH LOCAL TABLES"), Stmt::FlushTables(vec![]));
+        assert_eq!(
+            ok("FLUSH TABLES t, d.u"),
+            Stmt::FlushTables(vec![(None, "t".into()), (Some("d".into()), "u".into())])
+        );
         assert_eq!(ok("UNLOCK TABLES"), Stmt::UnlockTables);
         assert_eq!(ok("unlock table"), Stmt::UnlockTables);
         use crate::table_locks::LockMode;

@@ -11,7 +11,9 @@ use crate::parse::lexer::Tok;
 
 pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
     let _ = p.eat_kw("NO_WRITE_TO_BINLOG") || p.eat_kw("LOCAL");
-    let mut binary = false;
+    let (mut binary, mut query_logs, mut status) = (false, false, false);
+    // `TABLES [t, ...]`: checked against the session's LOCK TABLES list.
+    let mut flushed: Option<Vec<(Option<String>, String)>> = None;
     loop {
         let w = p.ident()?.to_ascii_uppercase();
         match w.as_str() {
@@ -21,8 +23,14 @@ pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
             }
             "ENGINE" | "ERROR" | "GENERAL" | "SLOW" | "RELAY" => {
                 p.expect_kw("LOGS")?;
+                query_logs |= w == "GENERAL" || w == "SLOW";
             }
-            "LOGS" | "PRIVILEGES" | "STATUS" | "HOSTS" | "USER_RESOURCES" | "QUERY" => {
+            "LOGS" => {
+                binary = true;
+                query_logs = true;
+            }
+            "STATUS" => status = true,
+            "PRIVILEGES" | "HOSTS" | "USER_RESOURCES" | "QUERY" | "THREADS" => {
                 if w == "QUERY" {
                     p.expect_kw("CACHE")?;
                 }
@@ -50,6 +58,7 @@ pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
                     p.expect_end()?;
                     return Ok(Stmt::FlushTablesForExport);
                 }
+                flushed.get_or_insert_with(Vec::new).extend(tables);
             }
             _ => return Err(p.err()),
         }
@@ -58,8 +67,16 @@ pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
         }
     }
     p.expect_end()?;
-    Ok(if binary {
+    Ok(if query_logs || status {
+        Stmt::FlushLogsStatus {
+            binary,
+            query_logs,
+            status,
+        }
+    } else if binary {
         Stmt::FlushBinaryLogs
+    } else if let Some(tables) = flushed {
+        Stmt::FlushTables(tables)
     } else {
         Stmt::FlushNoop
     })

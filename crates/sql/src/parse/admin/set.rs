@@ -69,7 +69,8 @@ fn set_charset(p: &mut P<'_>) -> R<Stmt> {
     })
 }
 
-/// `SET PASSWORD [FOR user] = {PASSWORD('plain') | '*HASH' | ''}` (after `PASSWORD`).
+/// `SET PASSWORD [FOR user] = {PASSWORD('plain') | '*HASH' | ''} [, assignment ...]` (after
+/// `PASSWORD`).
 fn set_password(p: &mut P<'_>) -> R<Stmt> {
     let user = if p.eat_kw("FOR") { p.user()? } else { None };
     if !p.eat_sym("=") {
@@ -92,8 +93,21 @@ fn set_password(p: &mut P<'_>) -> R<Stmt> {
             Password::Hash(h)
         }
     };
-    p.expect_end()?;
-    Ok(Stmt::SetPassword { user, password })
+    // More assignments may follow in the same SET, as in MariaDB's grammar.
+    let then = if p.eat_sym(",") {
+        match assignments(p)? {
+            Stmt::Set(a) => a,
+            _ => return Err(p.err()),
+        }
+    } else {
+        p.expect_end()?;
+        Vec::new()
+    };
+    Ok(Stmt::SetPassword {
+        user,
+        password,
+        then,
+    })
 }
 
 /// `SET [GLOBAL | SESSION] TRANSACTION characteristic, ...` (after `TRANSACTION`);

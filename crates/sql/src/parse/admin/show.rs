@@ -6,7 +6,7 @@
 //! consumed to the statement's end, or it is not ours (None), or it is a 1064.
 use super::Filter;
 
-use super::{Stmt, P, R};
+use super::{NoObjects, Stmt, P, R};
 use crate::parse::lexer::Tok;
 
 /// `SHOW ...` (after `SHOW`); None when it is not one of ours.
@@ -120,6 +120,41 @@ fn show_what(p: &mut P<'_>, w: &str, global: bool, full: bool) -> R<Option<Stmt>
         "ALL" if p.eat_kw("SLAVES") || p.eat_kw("REPLICAS") => {
             return super::replication::show_status(p, true)
         }
+        "TABLE" => {
+            p.expect_kw("STATUS")?;
+            let (db, filter) = from_db(p)?;
+            Stmt::ShowTableStatus { db, filter }
+        }
+        "OPEN" => {
+            p.expect_kw("TABLES")?;
+            let (db, filter) = from_db(p)?;
+            Stmt::ShowOpenTables { db, filter }
+        }
+        "PROCEDURE" | "FUNCTION" if p.eat_kw("STATUS") => Stmt::ShowNoObjects {
+            what: if w == "PROCEDURE" {
+                NoObjects::ProcedureStatus
+            } else {
+                NoObjects::FunctionStatus
+            },
+            db: None,
+            filter: p.filter()?,
+        },
+        "TRIGGERS" | "EVENTS" => {
+            let (db, filter) = from_db(p)?;
+            let what = if w == "TRIGGERS" {
+                NoObjects::Triggers
+            } else {
+                NoObjects::Events
+            };
+            Stmt::ShowNoObjects { what, db, filter }
+        }
+        "ENGINE" => {
+            let name = p.ident()?;
+            if !(p.eat_kw("STATUS") || p.eat_kw("MUTEX") || p.eat_kw("LOGS")) {
+                return Err(p.err());
+            }
+            Stmt::ShowEngine { name }
+        }
         "GRANTS" => {
             let user = if p.eat_kw("FOR") { p.user()? } else { None };
             Stmt::ShowGrants { user }
@@ -133,15 +168,37 @@ fn show_create(p: &mut P<'_>) -> R<Option<Stmt>> {
     if p.eat_kw("TABLE") {
         let (db, table) = p.qualified()?;
         Ok(Some(Stmt::ShowCreateTable { db, table }))
+    } else if p.eat_kw("USER") {
+        let user = if p.at_end() || matches!(p.peek(), Some(Tok::Sym(";"))) {
+            None
+        } else {
+            p.user()?
+        };
+        Ok(Some(Stmt::ShowCreateUser { user }))
     } else if p.eat_kw("DATABASE") || p.eat_kw("SCHEMA") {
-        if p.eat_kw("IF") {
+        let if_not_exists = p.eat_kw("IF");
+        if if_not_exists {
             p.expect_kw("NOT")?;
             p.expect_kw("EXISTS")?;
         }
-        Ok(Some(Stmt::ShowCreateDatabase { name: p.ident()? }))
+        Ok(Some(Stmt::ShowCreateDatabase {
+            name: p.ident()?,
+            if_not_exists,
+        }))
     } else {
         Ok(None)
     }
+}
+
+/// `[{FROM | IN} db] [LIKE 'p' | WHERE ...]` of SHOW TABLE STATUS, OPEN TABLES, TRIGGERS,
+/// EVENTS.
+fn from_db(p: &mut P<'_>) -> R<(Option<String>, Filter)> {
+    let db = if p.eat_kw("FROM") || p.eat_kw("IN") {
+        Some(p.ident()?)
+    } else {
+        None
+    };
+    Ok((db, p.filter()?))
 }
 
 /// `{FROM | IN} [db.]table [{FROM | IN} db]` of SHOW COLUMNS / SHOW INDEX.

@@ -48,6 +48,8 @@ pub(crate) enum Derived {
     Recursive(Box<RecursivePlan>),
     /// An `information_schema` table, computed from the catalog when the statement runs.
     Info(InfoTable),
+    /// A table of the `mysql` schema, computed from the catalog when the statement runs.
+    Mysql(crate::mysqlschema::MysqlTable),
     /// The rows the last round of the recursive CTE computing under this slot added.
     WorkTable(u64),
 }
@@ -192,6 +194,9 @@ impl<'c> Hook<'c> {
                         return info_table(n, alias.as_ref(), out);
                     }
                 }
+                if let Some(found) = self.mysql_table(&parts, alias.as_ref(), out)? {
+                    return Ok(Some(found));
+                }
                 let ([n], Some(ctes)) = (parts.as_slice(), self.ctes) else {
                     return self.view(name, alias.as_ref(), out);
                 };
@@ -232,6 +237,33 @@ impl<'c> Hook<'c> {
 }
 
 impl Hook<'_> {
+    /// A table of the `mysql` schema in FROM (`mysql.x`, or `x` while `mysql` is the current
+    /// database and no CTE is named `x`): SELECT on `mysql` checked, its definition kept
+    /// with its rows' source in `out`; None for another name.
+    fn mysql_table(
+        &self,
+        parts: &[String],
+        alias: Option<&ast::TableAlias>,
+        out: &mut Vec<(Arc<TableDef>, Derived)>,
+    ) -> Result<Option<FromTable>, SqlError> {
+        use crate::mysqlschema::{is_database, MysqlTable};
+        let n = match parts {
+            [db, n] if is_database(db) => n,
+            [n] if self.cx.current_db.as_deref().is_some_and(is_database)
+                && self.ctes.is_none_or(|c| c.find(n).is_none()) =>
+            {
+                n
+            }
+            _ => return Ok(None),
+        };
+        let t = MysqlTable::named(n)?;
+        t.check_select(self.cx)?;
+        let qn = alias.map_or(n.clone(), |a| a.name.value.clone());
+        let d = Arc::new(synthetic(&qn, t.columns()));
+        out.push((d.clone(), Derived::Mysql(t)));
+        Ok(Some((d, qn)))
+    }
+
     /// A view in FROM (`plan::select::view`): compiled, its definition kept with its plan in
     /// `out`; None for a name that is not a view's.
     fn view(
@@ -558,7 +590,7 @@ fn derived_reads(d: &Derived, id: u64) -> bool {
         Derived::Recursive(r) => {
             derived_reads(&r.anchor, id) || r.steps.iter().any(|s| derived_reads(s, id))
         }
-        Derived::Info(_) | Derived::WorkTable(_) => false,
+        Derived::Info(_) | Derived::Mysql(_) | Derived::WorkTable(_) => false,
     }
 }
 
