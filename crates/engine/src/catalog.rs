@@ -442,7 +442,15 @@ impl SqlType {
             },
             Binary(n) | VarBinary(n) => match v {
                 Value::Bytes(b) if b.len() > n as usize => Err(err.too_long()),
-                Value::Bytes(b) => Ok(Value::Bytes(b)),
+                Value::Bytes(mut b) => {
+                    // BINARY(n) is fixed length: MariaDB right-pads a shorter value with
+                    // 0x00 bytes (`0x01` in BINARY(2) is stored, compared and keyed as
+                    // `0x0100`).
+                    if matches!(self, Binary(_)) {
+                        b.resize(n as usize, 0);
+                    }
+                    Ok(Value::Bytes(b))
+                }
                 ref other => Err(err.wrong(other)),
             },
             _ => {

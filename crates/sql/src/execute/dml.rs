@@ -68,9 +68,11 @@ pub(crate) fn coerce_col(
 ) -> Result<Value, SqlError> {
     let before = crate::expr::warning_count();
     let cut_time = def.columns[i].ty == onelog_engine::SqlType::Date && has_time_of_day(&v);
-    let r = match coerce_strict(def, i, v.clone()) {
+    let r = match coerce_strict(def, i, v.clone()).map_err(|e| qualify_column(def, i, e)) {
         Ok(v) => Ok(v),
-        Err(e) if !crate::sysvar::strict_mode(env.cx) => relaxed(def, i, v.clone(), e),
+        Err(e) if ignoring() || !crate::sysvar::strict_mode(env.cx) => {
+            relaxed(def, i, v.clone(), e)
+        }
         Err(e) => Err(e),
     }
     .and_then(|v| check_json(def, i, v));
@@ -96,6 +98,46 @@ pub(crate) fn coerce_col(
         e.message = with_row(&e.message, row);
         e
     })
+}
+
+/// MariaDB names the column of a 1366 as `` `db`.`table`.`column` `` (the conversions name
+/// only the column).
+fn qualify_column(def: &TableDef, i: usize, mut e: SqlError) -> SqlError {
+    if e.code == errors::ER_TRUNCATED_WRONG_VALUE_FOR_FIELD.code {
+        let name = &def.columns[i].name;
+        e.message = e.message.replace(
+            &format!("for column `{name}` at row"),
+            &format!("for column `{}`.`{}`.`{name}` at row", def.db, def.name),
+        );
+    }
+    e
+}
+
+thread_local! {
+    /// Whether the statement running on this thread is an `INSERT IGNORE` / `UPDATE IGNORE`:
+    /// its conversion errors are warnings and the adjusted value is stored, as in
+    /// non-strict mode (MariaDB's IGNORE downgrades 1264, 1265, 1366, 1406 in every mode).
+    static IGNORE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn ignoring() -> bool {
+    IGNORE.with(|c| c.get())
+}
+
+/// While alive, [`coerce_col`] treats conversion errors as IGNORE does (`on`); dropping it
+/// restores the previous setting (so an error path cannot leave it set).
+pub(crate) struct IgnoreConversions(bool);
+
+impl IgnoreConversions {
+    pub(crate) fn set(on: bool) -> Self {
+        IgnoreConversions(IGNORE.with(|c| c.replace(on)))
+    }
+}
+
+impl Drop for IgnoreConversions {
+    fn drop(&mut self) {
+        IGNORE.with(|c| c.set(self.0));
+    }
 }
 
 /// Whether storing `input` into a DECIMAL column as `out` lost digits (MariaDB's note 1265,
@@ -481,6 +523,8 @@ pub(crate) fn execute_insert(
     env: &Env,
 ) -> Result<DmlResult, SqlError> {
     let def = &*p.table;
+    let _ignore = IgnoreConversions::set(p.ignore);
+    let eval_before = crate::expr::warning_count();
     let source = insert_source(p, txn, env)?;
     let mut affected = 0u64;
     let mut first_id: Option<u64> = None;
@@ -609,7 +653,7 @@ pub(crate) fn execute_insert(
     let info = if nrows > 1 || p.select.is_some() {
         format!(
             "Records: {nrows}  Duplicates: {dups}  Warnings: {}",
-            warnings.len()
+            warnings.len() + crate::expr::warning_count().saturating_sub(eval_before)
         )
     } else {
         String::new()
@@ -974,6 +1018,8 @@ pub(crate) fn execute_update(
         });
     }
     let def = &*p.table;
+    let _ignore = IgnoreConversions::set(p.ignore);
+    let before = crate::expr::warning_count();
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env, &p.subqueries)?;
     let matched = rows.len() as u64;
     let staged = p.subqueries.iter().any(|s| s.correlated)
@@ -981,7 +1027,7 @@ pub(crate) fn execute_update(
             .iter()
             .any(|(_, e)| crate::plan::select::subquery::subq_correlated(e));
     if staged {
-        return update_staged(p, txn, env, rows);
+        return update_staged(p, txn, env, rows, before);
     }
     let mut changed = 0u64;
     let fks = fk::involved(env.cx, txn, def);
@@ -997,7 +1043,7 @@ pub(crate) fn execute_update(
             changed += 1;
         }
     }
-    Ok(update_result(matched, changed))
+    Ok(update_result(matched, changed, before))
 }
 
 /// The SET list applied to `row` in place (each item sees the values the items before it
@@ -1028,6 +1074,7 @@ fn update_staged(
     txn: &mut Transaction,
     env: &Env,
     rows: Vec<Vec<Value>>,
+    before: usize,
 ) -> Result<DmlResult, SqlError> {
     let matched = rows.len() as u64;
     let subs = crate::execute::subquery::StmtSubqueries::new(&p.subqueries, env)?;
@@ -1049,7 +1096,7 @@ fn update_staged(
             changed += 1;
         }
     }
-    Ok(update_result(matched, changed))
+    Ok(update_result(matched, changed, before))
 }
 
 /// Writes an updated row when a value changed (ON UPDATE columns, CHECK constraints and
@@ -1076,19 +1123,39 @@ fn write_updated(
     if let Some(c) = checks {
         check::check_row(c, def, &row, env)?;
     }
-    if fks {
-        update_checked(env, txn, def, &pk, row, saved)?;
+    let written = if fks {
+        // With foreign keys the parent side is handled before the write: UPDATE IGNORE
+        // looks for the duplicate first, so a skipped row changes nothing.
+        if p.ignore
+            && conflicting(txn, def, &row)?
+                .iter()
+                .any(|other| pk_of(def, other) != pk)
+        {
+            return Ok(false);
+        }
+        update_checked(env, txn, def, &pk, row, saved)
     } else {
-        txn.update(def.id, &pk, row)?;
+        txn.update(def.id, &pk, row)
+            .map(|_| ())
+            .map_err(SqlError::from)
+    };
+    match written {
+        Ok(()) => Ok(true),
+        // UPDATE IGNORE: the duplicate is found before anything is written; the row keeps
+        // its old values, without a warning (as MariaDB 10.11).
+        Err(e) if p.ignore && e.code == errors::ER_DUP_ENTRY.code => Ok(false),
+        Err(e) => Err(e),
     }
-    Ok(true)
 }
 
-fn update_result(matched: u64, changed: u64) -> DmlResult {
+/// An UPDATE's OK: its counts, and the conditions raised since `before`
+/// ([`crate::expr::warning_count`]) in its info text, as MariaDB counts them.
+fn update_result(matched: u64, changed: u64, before: usize) -> DmlResult {
+    let warns = crate::expr::warning_count().saturating_sub(before);
     DmlResult {
         affected: changed,
         last_insert_id: None,
-        info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
+        info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: {warns}"),
         warnings: Vec::new(),
         returned: None,
     }
