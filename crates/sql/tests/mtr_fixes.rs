@@ -96,6 +96,11 @@ fn binary_is_padded_with_zero_bytes() {
         rows(&mut s, "SELECT hex(b), hex(v) FROM df"),
         vec![vec!["610000", "610000"]]
     );
+    assert_eq!(
+        rows(&mut s, "SHOW CREATE TABLE df")[0][1],
+        "CREATE TABLE `df` (\n  `b` binary(3) DEFAULT 'a\\0\\0',\n  `v` binary(3) DEFAULT NULL\n) \
+         ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
+    );
 
     // The row event carries the value without its trailing 0x00 bytes, as MariaDB logs it
     // (mariadb-binlog --hexdump of `INSERT INTO r VALUES (0x01)` into BINARY(3): length 1,
@@ -302,6 +307,18 @@ fn update_ignore_skips_duplicates_and_adjusts_values() {
             vec!["3", "4", "3"]
         ]
     );
+    // A CHECK constraint that fails: the row keeps its values, 4025 a warning.
+    ok(&mut s, "CREATE TABLE ck (a INT CHECK (a < 5))");
+    ok(&mut s, "INSERT INTO ck VALUES (1)");
+    assert_eq!(
+        done(&mut s, "UPDATE IGNORE ck SET a = 9"),
+        (0, "Rows matched: 0  Changed: 0  Warnings: 1".to_string())
+    );
+    assert_eq!(
+        warnings(&mut s),
+        vec![w("4025", "CONSTRAINT `ck.a` failed for `d`.`ck`")]
+    );
+    assert_eq!(rows(&mut s, "SELECT a FROM ck"), vec![vec!["1"]]);
     // Not yet: several tables (never IGNORE read as a table name, 1146).
     ok(&mut s, "CREATE TABLE ui2 (id INT PRIMARY KEY)");
     assert_eq!(

@@ -1021,7 +1021,7 @@ pub(crate) fn execute_update(
     let _ignore = IgnoreConversions::set(p.ignore);
     let before = crate::expr::warning_count();
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env, &p.subqueries)?;
-    let matched = rows.len() as u64;
+    let mut matched = rows.len() as u64;
     let staged = p.subqueries.iter().any(|s| s.correlated)
         && p.assignments
             .iter()
@@ -1039,8 +1039,10 @@ pub(crate) fn execute_update(
         env.cx.guard.check()?;
         let pk = pk_of(def, &row);
         assign(p, &mut row, &mut saved, env, row_no)?;
-        if write_updated(p, txn, env, (&checks, fks), (pk, row, &saved), row_no)? {
-            changed += 1;
+        match write_updated(p, txn, env, (&checks, fks), (pk, row, &saved), row_no)? {
+            Written::Changed => changed += 1,
+            Written::Unchanged => {}
+            Written::Skipped => matched -= 1,
         }
     }
     Ok(update_result(matched, changed, before))
@@ -1076,7 +1078,7 @@ fn update_staged(
     rows: Vec<Vec<Value>>,
     before: usize,
 ) -> Result<DmlResult, SqlError> {
-    let matched = rows.len() as u64;
+    let mut matched = rows.len() as u64;
     let subs = crate::execute::subquery::StmtSubqueries::new(&p.subqueries, env)?;
     let mut staged = Vec::with_capacity(rows.len());
     for (row_no, mut row) in (1u64..).zip(rows) {
@@ -1092,15 +1094,28 @@ fn update_staged(
     let mut changed = 0u64;
     for (row_no, (pk, row, saved)) in (1u64..).zip(staged) {
         env.cx.guard.check()?;
-        if write_updated(p, txn, env, (&checks, fks), (pk, row, &saved), row_no)? {
-            changed += 1;
+        match write_updated(p, txn, env, (&checks, fks), (pk, row, &saved), row_no)? {
+            Written::Changed => changed += 1,
+            Written::Unchanged => {}
+            Written::Skipped => matched -= 1,
         }
     }
     Ok(update_result(matched, changed, before))
 }
 
+/// What [`write_updated`] did with a row.
+enum Written {
+    Changed,
+    /// No value changed, or UPDATE IGNORE left a row whose new key is taken (MariaDB
+    /// still counts it as matched).
+    Unchanged,
+    /// UPDATE IGNORE left a row its CHECK constraint refuses (MariaDB does not count it as
+    /// matched: `Rows matched: 0  Changed: 0  Warnings: 1`).
+    Skipped,
+}
+
 /// Writes an updated row when a value changed (ON UPDATE columns, CHECK constraints and
-/// foreign keys applied); true when it did.
+/// foreign keys applied), or leaves it (UPDATE IGNORE).
 fn write_updated(
     p: &UpdatePlan,
     txn: &mut Transaction,
@@ -1108,10 +1123,10 @@ fn write_updated(
     (checks, fks): (&Option<check::Compiled>, bool),
     (pk, mut row, saved): (Vec<Value>, Vec<Value>, &[(usize, Value)]),
     row_no: u64,
-) -> Result<bool, SqlError> {
+) -> Result<Written, SqlError> {
     let def = &*p.table;
     if !saved.iter().any(|(c, old)| row[*c] != *old) {
-        return Ok(false);
+        return Ok(Written::Unchanged);
     }
     let set = |c: usize| p.assignments.iter().any(|(a, _)| *a == c);
     touch_on_update(def, set, &mut row, env, row_no)?;
@@ -1121,7 +1136,15 @@ fn write_updated(
         }
     }
     if let Some(c) = checks {
-        check::check_row(c, def, &row, env)?;
+        match check::check_row(c, def, &row, env) {
+            Ok(()) => {}
+            // UPDATE IGNORE: the row keeps its values, the 4025 a warning (MariaDB).
+            Err(e) if p.ignore && e.code == errors::ER_CONSTRAINT_FAILED.code => {
+                crate::expr::warn("Warning", e.code, e.message);
+                return Ok(Written::Skipped);
+            }
+            Err(e) => return Err(e),
+        }
     }
     let written = if fks {
         // With foreign keys the parent side is handled before the write: UPDATE IGNORE
@@ -1131,7 +1154,7 @@ fn write_updated(
                 .iter()
                 .any(|other| pk_of(def, other) != pk)
         {
-            return Ok(false);
+            return Ok(Written::Unchanged);
         }
         update_checked(env, txn, def, &pk, row, saved)
     } else {
@@ -1140,10 +1163,10 @@ fn write_updated(
             .map_err(SqlError::from)
     };
     match written {
-        Ok(()) => Ok(true),
+        Ok(()) => Ok(Written::Changed),
         // UPDATE IGNORE: the duplicate is found before anything is written; the row keeps
         // its old values, without a warning (as MariaDB 10.11).
-        Err(e) if p.ignore && e.code == errors::ER_DUP_ENTRY.code => Ok(false),
+        Err(e) if p.ignore && e.code == errors::ER_DUP_ENTRY.code => Ok(Written::Unchanged),
         Err(e) => Err(e),
     }
 }
