@@ -252,6 +252,54 @@ fn insert_ignore_turns_conversion_errors_into_warnings() {
     );
     // Without IGNORE the statement still fails (strict mode).
     assert_eq!(err(&mut s, "INSERT INTO ig (t) VALUES (300)"), 1264);
+
+    // NULL into NOT NULL: 0 / '' with 1048 a warning, for INSERT IGNORE and UPDATE IGNORE.
+    ok(
+        &mut s,
+        "CREATE TABLE nz (id INT AUTO_INCREMENT PRIMARY KEY, a INT NOT NULL, \
+         c VARCHAR(3) NOT NULL, b BINARY(2) NOT NULL, d DECIMAL(3,1) NOT NULL)",
+    );
+    assert_eq!(
+        done(
+            &mut s,
+            "INSERT IGNORE INTO nz (a, c, b, d) VALUES (NULL, NULL, NULL, NULL), (1, 'x', 'y', 1)"
+        ),
+        (2, "Records: 2  Duplicates: 0  Warnings: 4".to_string())
+    );
+    assert_eq!(
+        warnings(&mut s),
+        ["a", "c", "b", "d"]
+            .iter()
+            .map(|c| w("1048", &format!("Column '{c}' cannot be null")))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        done(
+            &mut s,
+            "UPDATE IGNORE nz SET a = NULL, c = NULL WHERE id = 2"
+        ),
+        (1, "Rows matched: 1  Changed: 1  Warnings: 2".to_string())
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT id, a, c, hex(b), d FROM nz"),
+        vec![
+            vec!["1", "0", "", "0000", "0.0"],
+            vec!["2", "0", "", "7900", "1.0"]
+        ]
+    );
+    // AUTO_INCREMENT still generates for NULL; without IGNORE NULL is still 1048.
+    ok(
+        &mut s,
+        "INSERT IGNORE INTO nz (id, a, c, b, d) VALUES (NULL, 5, '', '', 0)",
+    );
+    assert_eq!(rows(&mut s, "SELECT max(id) FROM nz"), vec![vec!["3"]]);
+    assert_eq!(
+        err(
+            &mut s,
+            "INSERT INTO nz (a, c, b, d) VALUES (NULL, '', '', 0)"
+        ),
+        1048
+    );
 }
 
 /// UPDATE IGNORE: a row whose new key is a duplicate keeps its values (MariaDB 10.11 gives

@@ -66,6 +66,14 @@ pub(crate) fn coerce_col(
     env: &Env,
     row: u64,
 ) -> Result<Value, SqlError> {
+    if let Some(zero) = ignored_null(def, i, &v) {
+        crate::expr::warn(
+            "Warning",
+            1048,
+            format!("Column '{}' cannot be null", def.columns[i].name),
+        );
+        return coerce_col(def, i, zero, env, row);
+    }
     let before = crate::expr::warning_count();
     let cut_time = def.columns[i].ty == onelog_engine::SqlType::Date && has_time_of_day(&v);
     let r = match coerce_strict(def, i, v.clone()).map_err(|e| qualify_column(def, i, e)) {
@@ -98,6 +106,23 @@ pub(crate) fn coerce_col(
         e.message = with_row(&e.message, row);
         e
     })
+}
+
+/// INSERT IGNORE / UPDATE IGNORE of NULL into a NOT NULL column: the value MariaDB stores
+/// instead (with warning 1048): 0 for a number, '' for a string (padded for BINARY). None
+/// otherwise (other types keep the engine's 1048; AUTO_INCREMENT generates).
+fn ignored_null(def: &TableDef, i: usize, v: &Value) -> Option<Value> {
+    let col = &def.columns[i];
+    if *v != Value::Null || col.nullable || def.auto_increment == Some(i) || !ignoring() {
+        return None;
+    }
+    if type_limits(&col.ty).is_some() {
+        Some(Value::Int(0))
+    } else if col.ty.is_string() && col.ty != onelog_engine::SqlType::Json {
+        Some(Value::Bytes(Vec::new()))
+    } else {
+        None
+    }
 }
 
 /// MariaDB names the column of a 1366 as `` `db`.`table`.`column` `` (the conversions name
