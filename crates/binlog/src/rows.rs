@@ -273,7 +273,17 @@ fn encode_string(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), S
             put_uint_le(out, u, n);
         }
         (ENUM_REAL_TYPE | SET_REAL_TYPE, _) => return Err(mismatch()),
-        (_, Value::Bytes(b)) => bytes_with_len(out, b, string_len_bytes(len), u64::from(len))?,
+        (_, Value::Bytes(b)) => {
+            // BINARY(n) is stored padded with 0x00; MariaDB logs it without the trailing
+            // 0x00 bytes (as CHAR without its trailing spaces) and pads it again on apply.
+            let b = if col.binary {
+                let keep = b.iter().rposition(|&c| c != 0).map_or(0, |at| at + 1);
+                &b[..keep]
+            } else {
+                &b[..]
+            };
+            bytes_with_len(out, b, string_len_bytes(len), u64::from(len))?
+        }
         _ => return Err(mismatch()),
     }
 

@@ -613,6 +613,9 @@ impl Session {
             }
             Statement::Insert(i) => Compiled::Insert(Box::new(plan::dml::compile_insert(self, i)?)),
             Statement::Update(u) if plan::multi_dml::is_multi_update(u) => {
+                if plan::dml::update_ignore(u)? {
+                    return Err(SqlError::unsupported("UPDATE IGNORE of several tables"));
+                }
                 Compiled::Multi(Box::new(plan::multi_dml::compile_multi_update(self, u)?))
             }
             Statement::Delete(d) if plan::multi_dml::is_multi_delete(d) => {

@@ -136,14 +136,14 @@ fn explicit_columns_merge_and_errors_leave_nothing() {
         (e.code, e.message.as_str()),
         (1062, "Duplicate entry '1' for key 'PRIMARY'")
     );
-    // A value the column refuses (strict mode): 1366 naming the row (as onelog's INSERT
-    // names the column: MariaDB writes `f`.`c5`.`name`).
+    // A value the column refuses (strict mode): 1366 naming the row and the column as
+    // MariaDB does (`db`.`table`.`column`).
     let e = fail(&mut s, "CREATE TABLE c5 (name INT) SELECT name FROM s");
     assert_eq!(
         (e.code, e.message.as_str()),
         (
             1366,
-            "Incorrect integer value: 'x' for column `name` at row 1"
+            "Incorrect integer value: 'x' for column `f`.`c5`.`name` at row 1"
         )
     );
     assert_eq!(rows(&mut s, "SHOW TABLES"), vec![vec!["c3"], vec!["s"]]);

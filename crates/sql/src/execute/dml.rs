@@ -66,11 +66,21 @@ pub(crate) fn coerce_col(
     env: &Env,
     row: u64,
 ) -> Result<Value, SqlError> {
+    if let Some(zero) = ignored_null(def, i, &v) {
+        crate::expr::warn(
+            "Warning",
+            1048,
+            format!("Column '{}' cannot be null", def.columns[i].name),
+        );
+        return coerce_col(def, i, zero, env, row);
+    }
     let before = crate::expr::warning_count();
     let cut_time = def.columns[i].ty == onelog_engine::SqlType::Date && has_time_of_day(&v);
-    let r = match coerce_strict(def, i, v.clone()) {
+    let r = match coerce_strict(def, i, v.clone()).map_err(|e| qualify_column(def, i, e)) {
         Ok(v) => Ok(v),
-        Err(e) if !crate::sysvar::strict_mode(env.cx) => relaxed(def, i, v.clone(), e),
+        Err(e) if ignoring() || !crate::sysvar::strict_mode(env.cx) => {
+            relaxed(def, i, v.clone(), e)
+        }
         Err(e) => Err(e),
     }
     .and_then(|v| check_json(def, i, v));
@@ -96,6 +106,63 @@ pub(crate) fn coerce_col(
         e.message = with_row(&e.message, row);
         e
     })
+}
+
+/// INSERT IGNORE / UPDATE IGNORE of NULL into a NOT NULL column: the value MariaDB stores
+/// instead (with warning 1048): 0 for a number, '' for a string (padded for BINARY). None
+/// otherwise (other types keep the engine's 1048; AUTO_INCREMENT generates).
+fn ignored_null(def: &TableDef, i: usize, v: &Value) -> Option<Value> {
+    let col = &def.columns[i];
+    if *v != Value::Null || col.nullable || def.auto_increment == Some(i) || !ignoring() {
+        return None;
+    }
+    if type_limits(&col.ty).is_some() {
+        Some(Value::Int(0))
+    } else if col.ty.is_string() && col.ty != onelog_engine::SqlType::Json {
+        Some(Value::Bytes(Vec::new()))
+    } else {
+        None
+    }
+}
+
+/// MariaDB names the column of a 1366 as `` `db`.`table`.`column` `` (the conversions name
+/// only the column).
+fn qualify_column(def: &TableDef, i: usize, mut e: SqlError) -> SqlError {
+    if e.code == errors::ER_TRUNCATED_WRONG_VALUE_FOR_FIELD.code {
+        let name = &def.columns[i].name;
+        e.message = e.message.replace(
+            &format!("for column `{name}` at row"),
+            &format!("for column `{}`.`{}`.`{name}` at row", def.db, def.name),
+        );
+    }
+    e
+}
+
+thread_local! {
+    /// Whether the statement running on this thread is an `INSERT IGNORE` / `UPDATE IGNORE`:
+    /// its conversion errors are warnings and the adjusted value is stored, as in
+    /// non-strict mode (MariaDB's IGNORE downgrades 1264, 1265, 1366, 1406 in every mode).
+    static IGNORE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn ignoring() -> bool {
+    IGNORE.with(|c| c.get())
+}
+
+/// While alive, [`coerce_col`] treats conversion errors as IGNORE does (`on`); dropping it
+/// restores the previous setting (so an error path cannot leave it set).
+pub(crate) struct IgnoreConversions(bool);
+
+impl IgnoreConversions {
+    pub(crate) fn set(on: bool) -> Self {
+        IgnoreConversions(IGNORE.with(|c| c.replace(on)))
+    }
+}
+
+impl Drop for IgnoreConversions {
+    fn drop(&mut self) {
+        IGNORE.with(|c| c.set(self.0));
+    }
 }
 
 /// Whether storing `input` into a DECIMAL column as `out` lost digits (MariaDB's note 1265,
@@ -481,6 +548,8 @@ pub(crate) fn execute_insert(
     env: &Env,
 ) -> Result<DmlResult, SqlError> {
     let def = &*p.table;
+    let _ignore = IgnoreConversions::set(p.ignore);
+    let eval_before = crate::expr::warning_count();
     let source = insert_source(p, txn, env)?;
     let mut affected = 0u64;
     let mut first_id: Option<u64> = None;
@@ -609,7 +678,7 @@ pub(crate) fn execute_insert(
     let info = if nrows > 1 || p.select.is_some() {
         format!(
             "Records: {nrows}  Duplicates: {dups}  Warnings: {}",
-            warnings.len()
+            warnings.len() + crate::expr::warning_count().saturating_sub(eval_before)
         )
     } else {
         String::new()
@@ -974,14 +1043,16 @@ pub(crate) fn execute_update(
         });
     }
     let def = &*p.table;
+    let _ignore = IgnoreConversions::set(p.ignore);
+    let before = crate::expr::warning_count();
     let rows = select_rows(txn, def, &p.plan, &p.order_by, &p.limit, env, &p.subqueries)?;
-    let matched = rows.len() as u64;
+    let mut matched = rows.len() as u64;
     let staged = p.subqueries.iter().any(|s| s.correlated)
         && p.assignments
             .iter()
             .any(|(_, e)| crate::plan::select::subquery::subq_correlated(e));
     if staged {
-        return update_staged(p, txn, env, rows);
+        return update_staged(p, txn, env, rows, before);
     }
     let mut changed = 0u64;
     let fks = fk::involved(env.cx, txn, def);
@@ -993,11 +1064,13 @@ pub(crate) fn execute_update(
         env.cx.guard.check()?;
         let pk = pk_of(def, &row);
         assign(p, &mut row, &mut saved, env, row_no)?;
-        if write_updated(p, txn, env, (&checks, fks), (pk, row, &saved), row_no)? {
-            changed += 1;
+        match write_updated(p, txn, env, (&checks, fks), (pk, row, &saved), row_no)? {
+            Written::Changed => changed += 1,
+            Written::Unchanged => {}
+            Written::Skipped => matched -= 1,
         }
     }
-    Ok(update_result(matched, changed))
+    Ok(update_result(matched, changed, before))
 }
 
 /// The SET list applied to `row` in place (each item sees the values the items before it
@@ -1028,8 +1101,9 @@ fn update_staged(
     txn: &mut Transaction,
     env: &Env,
     rows: Vec<Vec<Value>>,
+    before: usize,
 ) -> Result<DmlResult, SqlError> {
-    let matched = rows.len() as u64;
+    let mut matched = rows.len() as u64;
     let subs = crate::execute::subquery::StmtSubqueries::new(&p.subqueries, env)?;
     let mut staged = Vec::with_capacity(rows.len());
     for (row_no, mut row) in (1u64..).zip(rows) {
@@ -1045,15 +1119,28 @@ fn update_staged(
     let mut changed = 0u64;
     for (row_no, (pk, row, saved)) in (1u64..).zip(staged) {
         env.cx.guard.check()?;
-        if write_updated(p, txn, env, (&checks, fks), (pk, row, &saved), row_no)? {
-            changed += 1;
+        match write_updated(p, txn, env, (&checks, fks), (pk, row, &saved), row_no)? {
+            Written::Changed => changed += 1,
+            Written::Unchanged => {}
+            Written::Skipped => matched -= 1,
         }
     }
-    Ok(update_result(matched, changed))
+    Ok(update_result(matched, changed, before))
+}
+
+/// What [`write_updated`] did with a row.
+enum Written {
+    Changed,
+    /// No value changed, or UPDATE IGNORE left a row whose new key is taken (MariaDB
+    /// still counts it as matched).
+    Unchanged,
+    /// UPDATE IGNORE left a row its CHECK constraint refuses (MariaDB does not count it as
+    /// matched: `Rows matched: 0  Changed: 0  Warnings: 1`).
+    Skipped,
 }
 
 /// Writes an updated row when a value changed (ON UPDATE columns, CHECK constraints and
-/// foreign keys applied); true when it did.
+/// foreign keys applied), or leaves it (UPDATE IGNORE).
 fn write_updated(
     p: &UpdatePlan,
     txn: &mut Transaction,
@@ -1061,10 +1148,10 @@ fn write_updated(
     (checks, fks): (&Option<check::Compiled>, bool),
     (pk, mut row, saved): (Vec<Value>, Vec<Value>, &[(usize, Value)]),
     row_no: u64,
-) -> Result<bool, SqlError> {
+) -> Result<Written, SqlError> {
     let def = &*p.table;
     if !saved.iter().any(|(c, old)| row[*c] != *old) {
-        return Ok(false);
+        return Ok(Written::Unchanged);
     }
     let set = |c: usize| p.assignments.iter().any(|(a, _)| *a == c);
     touch_on_update(def, set, &mut row, env, row_no)?;
@@ -1074,21 +1161,49 @@ fn write_updated(
         }
     }
     if let Some(c) = checks {
-        check::check_row(c, def, &row, env)?;
+        match check::check_row(c, def, &row, env) {
+            Ok(()) => {}
+            // UPDATE IGNORE: the row keeps its values, the 4025 a warning (MariaDB).
+            Err(e) if p.ignore && e.code == errors::ER_CONSTRAINT_FAILED.code => {
+                crate::expr::warn("Warning", e.code, e.message);
+                return Ok(Written::Skipped);
+            }
+            Err(e) => return Err(e),
+        }
     }
-    if fks {
-        update_checked(env, txn, def, &pk, row, saved)?;
+    let written = if fks {
+        // With foreign keys the parent side is handled before the write: UPDATE IGNORE
+        // looks for the duplicate first, so a skipped row changes nothing.
+        if p.ignore
+            && conflicting(txn, def, &row)?
+                .iter()
+                .any(|other| pk_of(def, other) != pk)
+        {
+            return Ok(Written::Unchanged);
+        }
+        update_checked(env, txn, def, &pk, row, saved)
     } else {
-        txn.update(def.id, &pk, row)?;
+        txn.update(def.id, &pk, row)
+            .map(|_| ())
+            .map_err(SqlError::from)
+    };
+    match written {
+        Ok(()) => Ok(Written::Changed),
+        // UPDATE IGNORE: the duplicate is found before anything is written; the row keeps
+        // its old values, without a warning (as MariaDB 10.11).
+        Err(e) if p.ignore && e.code == errors::ER_DUP_ENTRY.code => Ok(Written::Unchanged),
+        Err(e) => Err(e),
     }
-    Ok(true)
 }
 
-fn update_result(matched: u64, changed: u64) -> DmlResult {
+/// An UPDATE's OK: its counts, and the conditions raised since `before`
+/// ([`crate::expr::warning_count`]) in its info text, as MariaDB counts them.
+fn update_result(matched: u64, changed: u64, before: usize) -> DmlResult {
+    let warns = crate::expr::warning_count().saturating_sub(before);
     DmlResult {
         affected: changed,
         last_insert_id: None,
-        info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0"),
+        info: format!("Rows matched: {matched}  Changed: {changed}  Warnings: {warns}"),
         warnings: Vec::new(),
         returned: None,
     }

@@ -15,6 +15,10 @@
 //! `table` is the first table and whose `from` (`BeforeSet`) holds the others; a statement
 //! with one table reference is left to sqlparser untouched.
 //!
+//! `UPDATE IGNORE ...` (single or multi-table), which sqlparser reads with `IGNORE` as the
+//! table's name, is parsed into an `Update` with sqlparser's `or: Some(Ignore)` (its
+//! `UPDATE OR IGNORE`), which the planner reads as MariaDB's IGNORE.
+//!
 //! Third, MariaDB's infix `a MOD b` (the same operator as `%`, at `*`'s precedence), which
 //! sqlparser 0.63 knows only as the function `MOD(a, b)`: [`OnelogDialect::parse_infix`] reads
 //! it into the `%` operator's tree.
@@ -122,8 +126,22 @@ impl Dialect for OnelogDialect {
 
     fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
         if parser.peek_keyword(Keyword::UPDATE) {
-            if let Some(r) = comma_update(parser) {
+            let ignore = matches!(&parser.peek_nth_token_ref(1).token,
+                Token::Word(w) if w.keyword == Keyword::IGNORE);
+            if let Some(r) = comma_update(parser, ignore) {
                 return Some(r);
+            }
+            if ignore {
+                // `UPDATE IGNORE t ...`: read as sqlparser's `UPDATE OR IGNORE`.
+                let token = parser.next_token();
+                parser.next_token();
+                return Some(parser.parse_update(token).map(|s| match s {
+                    Statement::Update(mut u) if u.or.is_none() => {
+                        u.or = Some(sqlparser::ast::SqliteOnConflict::Ignore);
+                        Statement::Update(u)
+                    }
+                    other => other,
+                }));
             }
         }
         self.0.parse_statement(parser)
@@ -220,13 +238,16 @@ impl Dialect for OnelogDialect {
 
 /// `UPDATE t1[, t2 ...] SET ... [WHERE ...] [ORDER BY ...] [LIMIT n]` with at least two
 /// comma-separated table references (module docs); None (the parser rewound) otherwise.
-fn comma_update(parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
+fn comma_update(parser: &mut Parser, ignore: bool) -> Option<Result<Statement, ParserError>> {
     use sqlparser::ast::helpers::attached_token::AttachedToken;
-    use sqlparser::ast::{Update, UpdateTableFromKind};
+    use sqlparser::ast::{SqliteOnConflict, Update, UpdateTableFromKind};
     let token = parser.next_token();
     // The UPDATE keyword's own index (whitespace before it is skipped): rewinding to the
     // index before it would step back over the previous word too (EXPLAIN UPDATE looped).
     let start = parser.index() - 1;
+    if ignore {
+        parser.next_token();
+    }
     let rewind = |parser: &mut Parser| {
         while parser.index() > start {
             parser.prev_token();
@@ -268,7 +289,7 @@ fn comma_update(parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
             selection,
             returning: None,
             output: None,
-            or: None,
+            or: ignore.then_some(SqliteOnConflict::Ignore),
             order_by,
             limit,
         }))

@@ -55,6 +55,9 @@ pub(crate) struct UpdatePlan {
     pub params: usize,
     /// The view written through (`plan::view_dml`), when the statement named one.
     pub view: Option<Box<ViewTarget>>,
+    /// `UPDATE IGNORE`: a row whose new key is a duplicate keeps its old values (MariaDB
+    /// 10.11 gives no warning for it), conversion errors are warnings.
+    pub ignore: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -159,7 +162,8 @@ pub(crate) fn compile_literal_insert(
     ins: LiteralInsert,
 ) -> Result<InsertPlan, SqlError> {
     let (t, mut columns) = insert_target(cx, &ins.table, &ins.columns, ins.replace, false)?;
-    if columns.is_empty() {
+    // `VALUES ()`: no column named, every row of defaults (as MariaDB).
+    if columns.is_empty() && !ins.rows.first().is_some_and(|r| r.is_empty()) {
         columns = (0..t.columns.len()).collect();
     }
     let mut rows = Vec::with_capacity(ins.rows.len());
@@ -224,7 +228,10 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
         };
         match &*src.body {
             ast::SetExpr::Values(v) => {
-                if columns.is_empty() {
+                // `INSERT INTO t VALUES ()` / `INSERT INTO t () VALUES ()`: no column named,
+                // every row all defaults (MariaDB: each row then has to be `()`, 1136).
+                let all_defaults = v.rows.first().is_some_and(|r| r.content.is_empty());
+                if columns.is_empty() && !all_defaults {
                     columns = (0..t.columns.len()).collect();
                 }
                 for r in &v.rows {
@@ -371,7 +378,18 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
         limit,
         params,
         view: None,
+        ignore: update_ignore(u)?,
     })
+}
+
+/// Whether an UPDATE is `UPDATE IGNORE` (the dialect reads it into sqlparser's `or` as
+/// `OR IGNORE`); sqlparser's other SQLite conflict clauses are no MariaDB syntax (1064).
+pub(crate) fn update_ignore(u: &ast::Update) -> Result<bool, SqlError> {
+    match &u.or {
+        None => Ok(false),
+        Some(ast::SqliteOnConflict::Ignore) => Ok(true),
+        Some(_) => Err(SqlError::syntax(&u.to_string())),
+    }
 }
 
 /// What an UPDATE compiles to: a single-table plan, or a multi-table one (an UPDATE of a join
@@ -395,6 +413,11 @@ pub(crate) fn compile_update_any(
     };
     let r = view_dml::rewrite_update(cx, u, &v, alias).and_then(|rw| {
         if crate::plan::multi_dml::is_multi_update(&rw.stmt) {
+            if update_ignore(u)? {
+                return Err(SqlError::unsupported(
+                    "UPDATE IGNORE of a view over several tables",
+                ));
+            }
             let check = rw.merged.check.as_ref();
             let mut p = crate::plan::multi_dml::compile_multi_update_checked(cx, &rw.stmt, check)?;
             p.view = Some(Box::new(ViewTarget {

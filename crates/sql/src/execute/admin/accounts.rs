@@ -60,6 +60,8 @@ pub(crate) fn quote(s: &str) -> String {
         match c {
             '\'' => out.push_str("''"),
             '\\' => out.push_str("\\\\"),
+            // A NUL (a BINARY(n) default's padding) as MariaDB writes it: `'a\0\0'`.
+            '\0' => out.push_str("\\0"),
             c => out.push(c),
         }
     }
