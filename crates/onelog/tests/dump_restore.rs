@@ -401,7 +401,6 @@ fn mariadb_dump_all_databases_of_onelog_restores_into_onelog_and_mariadb() {
 /// (a) with `--routines`: mariadb-dump asks `SHOW FUNCTION / PROCEDURE / PACKAGE [BODY] STATUS
 /// WHERE Db = '...'` (empty on onelog, which has no stored routines).
 #[test]
-#[ignore = "needs SHOW PACKAGE [BODY] STATUS WHERE ... (1064 now)"]
 fn mariadb_dump_routines_of_onelog_restores_into_onelog_and_mariadb() {
     dump_onelog_with(&[
         &["--routines", "--databases", "dumpdb"],

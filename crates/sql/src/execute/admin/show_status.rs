@@ -129,7 +129,7 @@ pub(crate) fn open_tables(
 /// The columns of a SHOW statement listing objects onelog does not have.
 pub(crate) fn no_objects_columns(what: NoObjects) -> &'static [&'static str] {
     match what {
-        NoObjects::ProcedureStatus | NoObjects::FunctionStatus => &[
+        NoObjects::ProcedureStatus | NoObjects::FunctionStatus | NoObjects::PackageStatus => &[
             "Db",
             "Name",
             "Type",
@@ -184,7 +184,9 @@ pub(crate) fn check_no_objects(
 ) -> Result<(), SqlError> {
     match what {
         NoObjects::Triggers | NoObjects::Events => show::resolve_db(cx, db).map(|_| ()),
-        NoObjects::ProcedureStatus | NoObjects::FunctionStatus => Ok(()),
+        NoObjects::ProcedureStatus | NoObjects::FunctionStatus | NoObjects::PackageStatus => {
+            Ok(())
+        }
     }
 }
 

@@ -124,6 +124,9 @@ impl BackupStage {
 pub(crate) enum NoObjects {
     ProcedureStatus,
     FunctionStatus,
+    /// `SHOW PACKAGE [BODY] STATUS` (MariaDB's Oracle-mode packages; mariadb-dump --routines
+    /// asks for them): PROCEDURE STATUS's columns.
+    PackageStatus,
     Triggers,
     Events,
 }

@@ -139,6 +139,15 @@ fn show_what(p: &mut P<'_>, w: &str, global: bool, full: bool) -> R<Option<Stmt>
             db: None,
             filter: p.filter()?,
         },
+        "PACKAGE" => {
+            let _ = p.eat_kw("BODY");
+            p.expect_kw("STATUS")?;
+            Stmt::ShowNoObjects {
+                what: NoObjects::PackageStatus,
+                db: None,
+                filter: p.filter()?,
+            }
+        }
         "TRIGGERS" | "EVENTS" => {
             let (db, filter) = from_db(p)?;
             let what = if w == "TRIGGERS" {
