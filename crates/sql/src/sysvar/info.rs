@@ -12,20 +12,21 @@
 
 use onelog_binlog::Value;
 
-use super::meta::meta;
+use super::meta::{meta, Meta};
 use super::*;
 use crate::server::ServerConfig;
 
 /// The rows of SYSTEM_VARIABLES for the session `cx`.
 pub(crate) fn system_variables_rows(cx: &ExecContext) -> Vec<Vec<Value>> {
-    VARS.iter().map(|d| row(cx, d)).collect()
+    let defaults = ServerConfig::new("");
+    VARS.iter().map(|d| row(cx, &defaults, d)).collect()
 }
 
 fn opt(s: Option<&str>) -> Value {
     s.map_or(Value::Null, text)
 }
 
-fn row(cx: &ExecContext, d: &VarDef) -> Vec<Value> {
+fn row(cx: &ExecContext, defaults: &ServerConfig, d: &VarDef) -> Vec<Value> {
     let m = meta(d.name);
     let value = |scope| {
         get_var(cx, d.name, scope)
@@ -42,7 +43,7 @@ fn row(cx: &ExecContext, d: &VarDef) -> Vec<Value> {
     } else {
         value(VarScope::Global)
     };
-    let configured = config_default(d.name);
+    let configured = config_default(defaults, d.name);
     let origin = if cx.server.globals.was_set_by_sql(d.name) {
         "SQL"
     } else if matches!((&configured, &global), (Some(c), Value::Bytes(g)) if c.as_bytes() != g.as_slice())
@@ -105,8 +106,6 @@ fn row(cx: &ExecContext, d: &VarDef) -> Vec<Value> {
     ]
 }
 
-use super::meta::Meta;
-
 /// DEFAULT_VALUE from the registry's default, in MariaDB's spelling where it means the same
 /// (`0.000000` for a DOUBLE's 0); MariaDB's own default where the registry has none.
 fn registry_default(d: &VarDef, m: Option<&Meta>) -> Value {
@@ -125,10 +124,9 @@ fn registry_default(d: &VarDef, m: Option<&Meta>) -> Value {
     }
 }
 
-/// The default of a variable that a server option configures (`ServerConfig::new`'s value),
-/// as SHOW VARIABLES prints it; None for the others.
-fn config_default(name: &str) -> Option<String> {
-    let c = ServerConfig::new("");
+/// The default of a variable that a server option configures (`c`: `ServerConfig::new`'s
+/// values), as SHOW VARIABLES prints it; None for the others.
+fn config_default(c: &ServerConfig, name: &str) -> Option<String> {
     let on_off = |b: bool| if b { "ON" } else { "OFF" }.to_string();
     Some(match name {
         "port" => c.port.to_string(),
