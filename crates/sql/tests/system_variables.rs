@@ -65,14 +65,19 @@ fn system_variables_rows_match_mariadb() {
             "MAX_CONNECTIONS\tNULL\t200\tSQL",
         ]
     );
-    // A server option off its default: COMMAND-LINE (the test server's max_binlog_size).
+    // A server option off its default: COMMAND-LINE (the test server's max_binlog_size); at
+    // its default: COMPILE-TIME. DEFAULT_VALUE is the option's default.
     assert_eq!(
         tabbed(
             &mut s,
-            "select global_value, global_value_origin, default_value, read_only \
-             from information_schema.system_variables where variable_name = 'max_binlog_size'"
+            "select variable_name, global_value, global_value_origin, default_value, read_only \
+             from information_schema.system_variables \
+             where variable_name in ('max_binlog_size', 'binlog_state_interval') order by 1"
         ),
-        ["1048576\tCOMMAND-LINE\t1073741824\tYES"]
+        [
+            "BINLOG_STATE_INTERVAL\t2097152\tCOMPILE-TIME\t2097152\tYES",
+            "MAX_BINLOG_SIZE\t1048576\tCOMMAND-LINE\t1073741824\tYES",
+        ]
     );
     // One row per variable SHOW VARIABLES lists, each with a comment.
     let all = tabbed(

@@ -52,12 +52,10 @@ fn row(cx: &ExecContext, defaults: &ServerConfig, d: &VarDef) -> Vec<Value> {
     } else {
         "COMPILE-TIME"
     };
-    let default = match m {
-        Some(Meta { default: None, .. }) => Value::Null,
-        _ => match configured {
-            Some(c) => text(c),
-            None => registry_default(d, m),
-        },
+    let default = match (configured, m) {
+        (Some(c), _) => text(c),
+        (None, Some(Meta { default: None, .. })) => Value::Null,
+        (None, _) => registry_default(d, m),
     };
     let scope = match d.scope {
         Scope::Both => "SESSION",
