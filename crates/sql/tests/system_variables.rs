@@ -79,6 +79,21 @@ fn system_variables_rows_match_mariadb() {
             "MAX_BINLOG_SIZE\t1048576\tCOMMAND-LINE\t1073741824\tYES",
         ]
     );
+    // The bounds SET clamps to: onelog's for an integer, MariaDB's for max_statement_time
+    // (a DOUBLE clamped to 0..31536000 by its own SET).
+    assert_eq!(
+        tabbed(
+            &mut s,
+            "select variable_name, variable_type, numeric_min_value, numeric_max_value, \
+             numeric_block_size from information_schema.system_variables \
+             where variable_name in ('max_statement_time', 'innodb_flush_log_at_trx_commit') \
+             order by 1"
+        ),
+        [
+            "INNODB_FLUSH_LOG_AT_TRX_COMMIT\tBIGINT UNSIGNED\t0\t2\t0",
+            "MAX_STATEMENT_TIME\tDOUBLE\t0\t31536000\tNULL",
+        ]
+    );
     // One row per variable SHOW VARIABLES lists, each with a comment.
     let all = tabbed(
         &mut s,

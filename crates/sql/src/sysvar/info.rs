@@ -63,7 +63,9 @@ fn row(cx: &ExecContext, defaults: &ServerConfig, d: &VarDef) -> Vec<Value> {
         Scope::Session => "SESSION ONLY",
     };
     let ty = m.map_or_else(|| kind_type(d.kind), |m| m.ty);
-    let (min, max, block) = match (d.settable, d.kind) {
+    // A DOUBLE (`max_statement_time`) has its own SET (`statement_time`): MariaDB's bounds.
+    let integral = m.is_none_or(|m| m.ty != "DOUBLE");
+    let (min, max, block) = match (d.settable && integral, d.kind) {
         (true, Kind::Int { min, max }) => (
             text(min.to_string()),
             text(max.to_string()),
