@@ -66,6 +66,7 @@ pub(crate) enum InfoTable {
     SessionStatus,
     SessionVariables,
     Statistics,
+    SystemVariables,
     Tables,
     TableConstraints,
     TablePrivileges,
@@ -128,6 +129,7 @@ const SERVED: &[InfoTable] = &[
     InfoTable::SessionStatus,
     InfoTable::SessionVariables,
     InfoTable::Statistics,
+    InfoTable::SystemVariables,
     InfoTable::Tables,
     InfoTable::TableConstraints,
     InfoTable::TablePrivileges,
@@ -432,6 +434,25 @@ const PROCESSLIST: &[Col] = &[
     ("TID", Ty::I64(4), false),
 ];
 
+/// SYSTEM_VARIABLES (rows: `sysvar::info`).
+const SYSTEM_VARIABLES: &[Col] = &[
+    ("VARIABLE_NAME", Ty::Str(64), false),
+    ("SESSION_VALUE", Ty::Str(2048), true),
+    ("GLOBAL_VALUE", Ty::Str(2048), true),
+    ("GLOBAL_VALUE_ORIGIN", Ty::Str(64), false),
+    ("DEFAULT_VALUE", Ty::Str(2048), true),
+    ("VARIABLE_SCOPE", Ty::Str(64), false),
+    ("VARIABLE_TYPE", Ty::Str(64), false),
+    ("VARIABLE_COMMENT", Ty::Str(2048), false),
+    ("NUMERIC_MIN_VALUE", Ty::Str(21), true),
+    ("NUMERIC_MAX_VALUE", Ty::Str(21), true),
+    ("NUMERIC_BLOCK_SIZE", Ty::Str(21), true),
+    ("ENUM_VALUE_LIST", Ty::LongText, true),
+    ("READ_ONLY", Ty::Str(3), false),
+    ("COMMAND_LINE_ARGUMENT", Ty::Str(64), true),
+    ("GLOBAL_VALUE_PATH", Ty::Str(2048), true),
+];
+
 /// GLOBAL_/SESSION_VARIABLES and GLOBAL_/SESSION_STATUS.
 const VARIABLES: &[Col] = &[
     ("VARIABLE_NAME", Ty::Str(64), false),
@@ -698,6 +719,7 @@ impl InfoTable {
             InfoTable::SessionStatus => "SESSION_STATUS",
             InfoTable::SessionVariables => "SESSION_VARIABLES",
             InfoTable::Statistics => "STATISTICS",
+            InfoTable::SystemVariables => "SYSTEM_VARIABLES",
             InfoTable::Tables => "TABLES",
             InfoTable::TableConstraints => "TABLE_CONSTRAINTS",
             InfoTable::TablePrivileges => "TABLE_PRIVILEGES",
@@ -740,6 +762,7 @@ impl InfoTable {
             InfoTable::SessionStatus => VARIABLES,
             InfoTable::SessionVariables => VARIABLES,
             InfoTable::Statistics => STATISTICS,
+            InfoTable::SystemVariables => SYSTEM_VARIABLES,
             InfoTable::Tables => TABLES,
             InfoTable::TableConstraints => TABLE_CONSTRAINTS,
             InfoTable::TablePrivileges => TABLE_PRIVILEGES,
@@ -807,6 +830,7 @@ impl InfoTable {
                     .map(|(n, v)| vec![text(&n.to_ascii_uppercase()), text(&v)])
                     .collect()
             }
+            InfoTable::SystemVariables => crate::sysvar::info::system_variables_rows(cx),
             InfoTable::GlobalStatus | InfoTable::SessionStatus => {
                 let session = match self {
                     InfoTable::SessionStatus => cx.traffic.clone(),

@@ -798,7 +798,7 @@ fn information_schema_describes_its_own_tables() {
             "select count(*) from information_schema.tables \
              where table_schema = 'information_schema'"
         ),
-        ["30"]
+        ["31"]
     );
     assert_eq!(
         tabbed(

@@ -27,6 +27,8 @@
 //! value (asserted after every store).
 
 mod expiry;
+pub(crate) mod info;
+mod meta;
 pub mod registry;
 pub mod replica;
 
@@ -338,8 +340,24 @@ pub(crate) fn show_all(cx: &ExecContext, global: bool) -> Vec<(&'static str, Str
 }
 
 /// `SET [GLOBAL|SESSION] name = value`: checks scope and type, applies side effects
-/// (durability, autocommit, ...), stores the value. Warnings go to the session.
+/// (durability, autocommit, ...), stores the value. Warnings go to the session. A successful
+/// SET GLOBAL is recorded for SYSTEM_VARIABLES' GLOBAL_VALUE_ORIGIN.
 pub(crate) fn set_var(
+    cx: &mut ExecContext,
+    name: &str,
+    scope: VarScope,
+    value: SetValue,
+) -> Result<(), SqlError> {
+    set_var_checked(cx, name, scope, value)?;
+    if scope == VarScope::Global {
+        if let Some(def) = lookup_def(&name.to_ascii_lowercase()) {
+            cx.server.globals.mark_set_by_sql(def.name);
+        }
+    }
+    Ok(())
+}
+
+fn set_var_checked(
     cx: &mut ExecContext,
     name: &str,
     scope: VarScope,
@@ -391,6 +409,9 @@ pub(crate) fn set_var(
             Some(statement_time(&v)?)
         }
         SetValue::Value(v) if def.name == "log_output" => Some(log_output(&v)?),
+        SetValue::Value(Value::Null) if def.name == "optimizer_switch" => {
+            return Err(wrong_value(def.name, "NULL"))
+        }
         SetValue::Value(v) => Some(coerce(def, &v, &mut cx.warnings)?),
     };
     if let Some(v) = &value {
@@ -461,6 +482,27 @@ pub(crate) fn set_var(
             return Ok(());
         }
         "max_connections" if !global => {}
+        "optimizer_switch" => {
+            if let Some(Value::Bytes(b)) = &value {
+                let scope = if global {
+                    VarScope::Global
+                } else {
+                    VarScope::Session
+                };
+                let current = get_var(cx, def.name, scope)
+                    .ok()
+                    .and_then(|v| value_text(&v))
+                    .unwrap_or_default();
+                let canonical = check_optimizer_switch(&current, &String::from_utf8_lossy(b))?;
+                let value = Some(text(canonical));
+                if global {
+                    cx.server.globals.put(def.name, value);
+                } else {
+                    put_session(cx, def.name, value);
+                }
+                return Ok(());
+            }
+        }
         "sql_mode" => {
             if let Some(Value::Bytes(b)) = &value {
                 let canonical = check_sql_mode(&String::from_utf8_lossy(b))?;

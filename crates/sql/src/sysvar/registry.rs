@@ -268,6 +268,35 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "28800",
     ),
+    // The optimizer's knobs (`optimizer_switch` below): onelog has no join cache, so they
+    // read as MariaDB's defaults and are set only to them ([`honoured_values`]).
+    v(
+        "join_buffer_size",
+        Both,
+        Kind::Size {
+            min: 128,
+            block: 128,
+        },
+        true,
+        "262144",
+    ),
+    v(
+        "join_buffer_space_limit",
+        Both,
+        Kind::Size {
+            min: 2048,
+            block: 2048,
+        },
+        true,
+        "2097152",
+    ),
+    v(
+        "join_cache_level",
+        Both,
+        Kind::Int { min: 0, max: 8 },
+        true,
+        "2",
+    ),
     v("last_gtid", Sess, Str, false, ""),
     v("last_insert_id", Sess, I64, true, ""),
     v("license", Global, Str, false, "GPL"),
@@ -391,6 +420,36 @@ pub(crate) static VARS: &[VarDef] = &[
     ),
     // Only mysql_native_password hashes are made (`mariadb-admin password` reads it).
     v("old_passwords", Both, Bool, true, "0"),
+    // onelog has no cost-based optimizer to tune: these read as MariaDB 10.11's defaults and
+    // are set only to them ([`honoured_values`], `sysvar::optimizer_switch`).
+    v(
+        "optimizer_prune_level",
+        Both,
+        Kind::Int { min: 0, max: 2 },
+        true,
+        "2",
+    ),
+    v(
+        "optimizer_search_depth",
+        Both,
+        Kind::Int { min: 0, max: 62 },
+        true,
+        "62",
+    ),
+    v(
+        "optimizer_switch",
+        Both,
+        Str,
+        true,
+        OPTIMIZER_SWITCH_DEFAULT,
+    ),
+    v(
+        "optimizer_use_condition_selectivity",
+        Both,
+        Kind::Int { min: 1, max: 5 },
+        true,
+        "4",
+    ),
     v("performance_schema", Global, Bool, false, "0"),
     v("port", Global, U32, false, ""),
     v("protocol_version", Global, U32, false, "10"),
@@ -547,6 +606,74 @@ pub(crate) static VARS: &[VarDef] = &[
     v("warning_count", Sess, U32, false, ""),
 ];
 
+/// `@@optimizer_switch`'s default in MariaDB 10.11 (`SELECT @@optimizer_switch` on 10.11.14):
+/// every flag, in MariaDB's order.
+pub(crate) const OPTIMIZER_SWITCH_DEFAULT: &str = "index_merge=on,index_merge_union=on,index_merge_sort_union=on,index_merge_intersection=on,index_merge_sort_intersection=off,engine_condition_pushdown=off,index_condition_pushdown=on,derived_merge=on,derived_with_keys=on,firstmatch=on,loosescan=on,materialization=on,in_to_exists=on,semijoin=on,partial_match_rowid_merge=on,partial_match_table_scan=on,subquery_cache=on,mrr=off,mrr_cost_based=off,mrr_sort_keys=off,outer_join_with_cache=on,semijoin_with_cache=on,join_cache_incremental=on,join_cache_hashed=on,join_cache_bka=on,optimize_join_buffer_size=on,table_elimination=on,extended_keys=on,exists_to_in=on,orderby_uses_equalities=on,condition_pushdown_for_derived=on,split_materialized=on,condition_pushdown_for_subquery=on,rowid_filter=on,condition_pushdown_from_having=on,not_null_range_scan=off,hash_join_cardinality=off,cset_narrowing=off";
+
+/// Checks a value for `optimizer_switch` as MariaDB parses it: comma-separated items, each
+/// `default` (every flag to its default) or `flag=on|off|default` (flag names and values
+/// ASCII case-insensitive, trailing spaces ignored), applied in order to `current`; flags not
+/// named keep their value. 1231 naming the first item MariaDB would refuse (an unknown flag, a
+/// bad value). onelog has none of these optimizations, so only a result that leaves every
+/// flag at MariaDB's default is accepted; one that changes a flag is refused with 1235 naming
+/// it. Returns the canonical text (every flag, MariaDB's order).
+pub(crate) fn check_optimizer_switch(current: &str, v: &str) -> Result<String, SqlError> {
+    let parse = |s: &'static str| -> Vec<(&'static str, bool)> {
+        s.split(',')
+            .filter_map(|f| f.split_once('='))
+            .map(|(n, v)| (n, v == "on"))
+            .collect()
+    };
+    let defaults = parse(OPTIMIZER_SWITCH_DEFAULT);
+    let mut flags: Vec<(&'static str, bool)> = defaults
+        .iter()
+        .map(|&(n, d)| {
+            let on = current
+                .split(',')
+                .filter_map(|f| f.split_once('='))
+                .find(|(c, _)| c.eq_ignore_ascii_case(n))
+                .map_or(d, |(_, v)| v.eq_ignore_ascii_case("on"));
+            (n, on)
+        })
+        .collect();
+    for item in v.split(',') {
+        let trimmed = item.trim_end();
+        if trimmed.is_empty() {
+            continue;
+        }
+        if trimmed.eq_ignore_ascii_case("default") {
+            flags.clone_from(&defaults);
+            continue;
+        }
+        let bad = || wrong_value("optimizer_switch", item);
+        let (name, value) = trimmed.split_once('=').ok_or_else(bad)?;
+        let i = defaults
+            .iter()
+            .position(|(n, _)| n.eq_ignore_ascii_case(name))
+            .ok_or_else(bad)?;
+        flags[i].1 = match value.to_ascii_lowercase().as_str() {
+            "on" => true,
+            "off" => false,
+            "default" => defaults[i].1,
+            _ => return Err(bad()),
+        };
+    }
+    if let Some(((name, on), _)) = flags.iter().zip(&defaults).find(|(f, d)| f.1 != d.1) {
+        return Err(SqlError::of(
+            errors::ER_NOT_SUPPORTED_YET,
+            format!(
+                "This version of onelog doesn't yet support 'optimizer_switch {name}={}' (onelog has no such optimization: every flag stays at its default)",
+                if *on { "on" } else { "off" }
+            ),
+        ));
+    }
+    Ok(flags
+        .iter()
+        .map(|(n, on)| format!("{n}={}", if *on { "on" } else { "off" }))
+        .collect::<Vec<_>>()
+        .join(","))
+}
+
 /// The definition of `name` (lower-case ASCII).
 pub(crate) fn lookup_def(name: &str) -> Option<&'static VarDef> {
     VARS.binary_search_by(|d| d.name.cmp(name))
@@ -571,6 +698,9 @@ pub(crate) fn alias_of(name: &str) -> Option<&'static str> {
 #[derive(Debug, Default)]
 pub struct GlobalVars {
     pub(crate) values: RwLock<HashMap<&'static str, Value>>,
+    /// The variables a `SET GLOBAL` has set since the server started (SYSTEM_VARIABLES'
+    /// GLOBAL_VALUE_ORIGIN `SQL`), live ones included.
+    pub(crate) set_by_sql: RwLock<std::collections::HashSet<&'static str>>,
 }
 
 impl GlobalVars {
@@ -588,6 +718,22 @@ impl GlobalVars {
             Some(v) => m.insert(name, v),
             None => m.remove(name),
         };
+    }
+
+    /// Records that `SET GLOBAL name` succeeded.
+    pub(crate) fn mark_set_by_sql(&self, name: &'static str) {
+        self.set_by_sql
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name);
+    }
+
+    /// Whether a `SET GLOBAL` has set `name`.
+    pub(crate) fn was_set_by_sql(&self, name: &str) -> bool {
+        self.set_by_sql
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(name)
     }
 }
 
@@ -914,6 +1060,12 @@ pub(crate) fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
         // Rows examined are not counted, and no statement is told apart by its index use.
         "min_examined_row_limit" => &["0"],
         "log_queries_not_using_indexes" => &["0"],
+        "join_buffer_size" => &["262144"],
+        "join_buffer_space_limit" => &["2097152"],
+        "join_cache_level" => &["2"],
+        "optimizer_prune_level" => &["2"],
+        "optimizer_search_depth" => &["62"],
+        "optimizer_use_condition_selectivity" => &["4"],
         "net_buffer_length" => &["16384"],
         "net_read_timeout" => &["30"],
         "net_write_timeout" => &["60"],
