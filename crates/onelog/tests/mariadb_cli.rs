@@ -38,8 +38,13 @@ fn version_and_show_databases_in_batch_mode() {
     sql(server.port, "CREATE DATABASE shop");
     let dbs = sql(server.port, "SHOW DATABASES");
     let dbs: Vec<&str> = dbs.lines().collect();
-    // information_schema is not listed yet; the read-only `mysql` schema is (docs/SQL.md).
-    assert_eq!(dbs, ["mysql", "shop"], "SHOW DATABASES");
+    // information_schema and the read-only `mysql` schema are listed, as MariaDB lists them
+    // (docs/SQL.md).
+    assert_eq!(
+        dbs,
+        ["information_schema", "mysql", "shop"],
+        "SHOW DATABASES"
+    );
     // -B without -N prints the column name first.
     let (ok, out, err) = cli(&server, &["-B", "-e", "SELECT 1 + 1 AS two"], None);
     assert!(ok, "{err}");

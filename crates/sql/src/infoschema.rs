@@ -1329,8 +1329,9 @@ fn partition_row(t: &TableDef) -> Vec<Value> {
     r
 }
 
-/// SCHEMATA: `information_schema` first (as MariaDB lists it), then the databases SHOW
-/// DATABASES lists for the session, with the character set SHOW CREATE DATABASE prints.
+/// SCHEMATA: `information_schema` first (as MariaDB lists it), then the other databases SHOW
+/// DATABASES lists for the session, with the character set SHOW CREATE DATABASE prints
+/// (`mysql`: latin1, as MariaDB's).
 fn schemata_rows(cx: &ExecContext) -> Vec<Vec<Value>> {
     let row = |name: &str, cs: &str, coll: &str| {
         vec![
@@ -1346,7 +1347,14 @@ fn schemata_rows(cx: &ExecContext) -> Vec<Vec<Value>> {
     for db in show::databases(cx) {
         if let Some(Value::Bytes(name)) = db.first() {
             let name = String::from_utf8_lossy(name);
-            out.push(row(&name, "utf8mb4", "utf8mb4_general_ci"));
+            if is_database(&name) {
+                continue;
+            }
+            if crate::mysqlschema::is_database(&name) {
+                out.push(row(&name, "latin1", "latin1_swedish_ci"));
+            } else {
+                out.push(row(&name, "utf8mb4", "utf8mb4_general_ci"));
+            }
         }
     }
     out

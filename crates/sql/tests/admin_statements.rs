@@ -240,8 +240,8 @@ fn show_statements_describe_the_catalog_like_mariadb() {
         .into_iter()
         .map(|r| r[0].clone())
         .collect();
-    // The read-only `mysql` schema is listed too, as MariaDB lists it.
-    assert_eq!(dbs, ["mysql", "shop"]);
+    // information_schema and the read-only `mysql` schema are listed too, as MariaDB lists them.
+    assert_eq!(dbs, ["information_schema", "mysql", "shop"]);
     assert_eq!(
         rows(&mut s, "SHOW DATABASES LIKE 'sh%'"),
         vec![vec!["shop".to_string()]]
@@ -512,11 +512,18 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     assert_eq!(err(&mut app, "SET GLOBAL max_connections = 10"), 1227);
     assert_eq!(err(&mut app, "SHOW TABLES FROM shop"), 1044);
     assert_eq!(err(&mut app, "SHUTDOWN"), 1227);
-    assert!(rows(&mut app, "SHOW DATABASES").is_empty());
+    // information_schema is listed for every account, as MariaDB lists it.
+    assert_eq!(
+        rows(&mut app, "SHOW DATABASES"),
+        vec![vec!["information_schema".to_string()]]
+    );
     ok(&mut s, "GRANT SELECT ON shop.* TO 'app'@'%'");
     assert_eq!(
         rows(&mut app, "SHOW DATABASES"),
-        vec![vec!["shop".to_string()]]
+        vec![
+            vec!["information_schema".to_string()],
+            vec!["shop".to_string()]
+        ]
     );
     assert!(rows(&mut app, "SHOW TABLES FROM shop").is_empty());
     // REPLICATION SLAVE alone may dump but not SHOW MASTER STATUS (MariaDB 10.5.2+: BINLOG

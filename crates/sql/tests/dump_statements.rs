@@ -121,5 +121,8 @@ fn dump_tool_variables_answer_as_mariadb() {
     assert_eq!(rows(&mut s, "SELECT @@default_master_connection"), [[""]]);
     ok(&mut s, "SET default_master_connection=''");
     assert_eq!(err(&mut s, "SET default_master_connection='other'"), 1235);
-    assert_eq!(err(&mut s, "SELECT @@global.default_master_connection"), 1238);
+    assert_eq!(
+        err(&mut s, "SELECT @@global.default_master_connection"),
+        1238
+    );
 }

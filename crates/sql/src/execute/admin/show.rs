@@ -103,10 +103,13 @@ pub(crate) fn filter_rows(
 
 pub(crate) fn databases(cx: &ExecContext) -> Vec<Vec<Value>> {
     let cat = cx.server.engine.catalog();
+    // `information_schema` is listed for every account, as MariaDB lists it; names sort
+    // byte-wise as MariaDB sorts them (`Zed` before `aaa` before `information_schema`).
     let mut names: Vec<&str> = cat
         .databases()
         .chain([crate::mysqlschema::DATABASE])
         .filter(|n| cx.may_see_db(n))
+        .chain([crate::infoschema::DATABASE])
         .collect();
     names.sort_unstable();
     names.dedup();

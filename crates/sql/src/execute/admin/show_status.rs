@@ -184,9 +184,7 @@ pub(crate) fn check_no_objects(
 ) -> Result<(), SqlError> {
     match what {
         NoObjects::Triggers | NoObjects::Events => show::resolve_db(cx, db).map(|_| ()),
-        NoObjects::ProcedureStatus | NoObjects::FunctionStatus | NoObjects::PackageStatus => {
-            Ok(())
-        }
+        NoObjects::ProcedureStatus | NoObjects::FunctionStatus | NoObjects::PackageStatus => Ok(()),
     }
 }
 
