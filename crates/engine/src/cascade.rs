@@ -20,6 +20,10 @@
 //! - a row already being deleted in the chain is not a child to act on (a row referencing
 //!   itself, a cycle of rows): InnoDB finds it delete-marked. RESTRICT still finds it (a row
 //!   referencing itself holds itself back);
+//! - a row of a table without primary key is named by its whole value (its primary key
+//!   values otherwise), to the transaction and in the chain: of identical rows, each one being
+//!   deleted in the chain passes over one of them, the others are children like any row (as
+//!   InnoDB's delete-marked row beside its unmarked twins);
 //! - a cascaded UPDATE (SET NULL, ON UPDATE CASCADE) of a table that an UPDATE of the chain
 //!   (not a DELETE) is changing fails with 1451 (InnoDB refuses cyclic cascaded updates);
 //! - a cascade 15 levels below the statement's row fails with 1296 "Got error 193" (InnoDB's
@@ -38,7 +42,7 @@ use onelog_binlog::Value;
 use crate::catalog::{Catalog, FkAction, ForeignKeyDef, TableDef, TableId};
 use crate::error::EngineError;
 use crate::lock::LockMode;
-use crate::store::{encode_range, IndexRef, KeyRange, Root, RowChange};
+use crate::store::{encode_range, hidden_key, IndexRef, KeyRange, Root, RowChange};
 use crate::txn::Transaction;
 
 /// InnoDB's `FK_MAX_CASCADE_DEL`: the most ancestors a cascaded change may have.
@@ -164,7 +168,13 @@ pub fn key_of(row: &[Value], cols: &[usize]) -> Option<Vec<Value>> {
     Some(out)
 }
 
+/// What names `row` of `def` to [`Transaction::delete`] / [`Transaction::update`] and in the
+/// chain's `deleting` list: its primary key values, or, for a table without primary key, the
+/// whole row (such a table's rows are found by full-row match, `store.rs`).
 fn pk_values(def: &TableDef, row: &[Value]) -> Vec<Value> {
+    if hidden_key(def) {
+        return row.to_vec();
+    }
     def.primary_key
         .iter()
         .map(|&c| row.get(c).cloned().unwrap_or(Value::Null))
@@ -364,13 +374,19 @@ impl<R: Rows> Walk<'_, R> {
                 .matching(child, &ix, key, LockMode::Exclusive, false)?;
             let new_key: Option<Vec<Value>> =
                 new.map(|n| pcols.iter().map(|&c| n[c].clone()).collect());
+            // The rows of `child` being deleted in the chain: each passes over one found row
+            // identical to it (a table without primary key may hold identical rows, of which
+            // only the ones being deleted are not children to act on).
+            let mut skip: Vec<Vec<Value>> = self
+                .deleting
+                .iter()
+                .filter(|(t, _)| *t == child.id)
+                .map(|(_, k)| k.clone())
+                .collect();
             for row in found {
                 let pk = pk_values(child, &row);
-                if self
-                    .deleting
-                    .iter()
-                    .any(|(t, k)| *t == child.id && *k == pk)
-                {
+                if let Some(i) = skip.iter().position(|k| *k == pk) {
+                    skip.swap_remove(i);
                     continue;
                 }
                 self.act(child, fk, (&cols, new_key.as_deref()), row, action)?;
