@@ -268,6 +268,33 @@ pub fn set_client_collation(cx: &mut ExecContext, id: u16) {
     put_session(cx, "collation_connection", text(coll));
 }
 
+/// Result metadata as MariaDB sends it under `character_set_results = binary`: a text
+/// column's character set becomes binary (63) and its length counts characters (the length
+/// divided by its character set's bytes per character); flags are unchanged. Other values
+/// of `character_set_results` (UTF-8 ones) send the metadata as computed.
+pub(crate) fn results_charset(cx: &ExecContext, r: &mut Result<crate::Output, SqlError>) {
+    let Ok(crate::Output::Rows { columns, .. }) = r else {
+        return;
+    };
+    let binary = matches!(get_var(cx, "character_set_results", VarScope::Session),
+        Ok(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"binary"));
+    if !binary {
+        return;
+    }
+    for c in columns {
+        let per_char = match c.charset {
+            63 => continue,
+            // utf8mb3 collations (general_ci, bin, unicode_ci).
+            33 | 83 | 192 => 3,
+            // latin1, ascii.
+            8 | 11 | 47 | 65 => 1,
+            _ => 4,
+        };
+        c.charset = 63;
+        c.length /= per_char;
+    }
+}
+
 /// The session's `innodb_lock_wait_timeout` (the SQL layer applies it to each transaction it
 /// begins with `Transaction::set_lock_wait_timeout`).
 pub fn lock_wait_timeout(cx: &ExecContext) -> Duration {
@@ -690,6 +717,8 @@ fn check_honoured(cx: &ExecContext, def: &VarDef, global: bool, v: &Value) -> Re
         let ok = match rest {
             Some("general_ci") => true,
             Some("bin" | "unicode_ci") => def.name == "collation_connection",
+            // `SET NAMES binary`: literals are binary strings compared byte by byte.
+            None => def.name == "collation_connection" && l == "binary",
             _ => false,
         };
         if ok {
