@@ -268,6 +268,45 @@ pub fn set_client_collation(cx: &mut ExecContext, id: u16) {
     put_session(cx, "collation_connection", text(coll));
 }
 
+/// As MariaDB: setting the session's `character_set_connection` sets `collation_connection`
+/// to the set's default collation, and setting `collation_connection` sets
+/// `character_set_connection` to the collation's set (literals follow the collation).
+fn link_connection_charset(cx: &mut ExecContext, name: &str, value: Option<&Value>) {
+    let Some(Value::Bytes(b)) = value else {
+        return;
+    };
+    let v = String::from_utf8_lossy(b).to_ascii_lowercase();
+    let charset_of = |c: &str| -> Option<&'static str> {
+        if c == "binary" {
+            Some("binary")
+        } else if c.starts_with("utf8mb4_") {
+            Some("utf8mb4")
+        } else if c.starts_with("utf8mb3_") || c.starts_with("utf8_") {
+            Some("utf8mb3")
+        } else {
+            None
+        }
+    };
+    let text = |s: &str| Some(Value::Bytes(s.as_bytes().to_vec()));
+    match name {
+        "character_set_connection" => {
+            let coll = match v.as_str() {
+                "binary" => "binary",
+                "utf8mb4" => "utf8mb4_general_ci",
+                "utf8mb3" | "utf8" => "utf8mb3_general_ci",
+                _ => return,
+            };
+            put_session(cx, "collation_connection", text(coll));
+        }
+        "collation_connection" => {
+            if let Some(cs) = charset_of(&v) {
+                put_session(cx, "character_set_connection", text(cs));
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Result metadata as MariaDB sends it under `character_set_results = binary`: a text
 /// column's character set becomes binary (63) and its length counts characters (the length
 /// divided by its character set's bytes per character); flags are unchanged. Other values
@@ -510,6 +549,7 @@ pub(crate) fn set_var(
         }
     } else {
         put_session(cx, def.name, value.clone());
+        link_connection_charset(cx, def.name, value.as_ref());
         if let Some(a) = alias {
             put_session(cx, a.name, value);
         }
