@@ -465,7 +465,6 @@ fn dump_onelog_with(option_sets: &[&[&str]]) {
 /// (c) mydumper of onelog, myloader into a fresh onelog (`--enable-binlog`: onelog's binlog is
 /// its log, `SET SQL_LOG_BIN=0` is refused) and into MariaDB.
 #[test]
-#[ignore = "needs SET NAMES binary (myloader runs the files mydumper writes under it: 1235 now)"]
 fn mydumper_of_onelog_restores_with_myloader() {
     require_tool("mydumper");
     require_tool("myloader");

@@ -350,7 +350,8 @@ impl Session {
         }
         let mut out = Vec::with_capacity(pieces.len());
         for p in pieces {
-            let r = self.run_piece(p);
+            let mut r = self.run_piece(p);
+            crate::sysvar::results_charset(&self.cx, &mut r);
             self.note_error(&r);
             let stop = r.is_err();
             out.push(r);
@@ -518,6 +519,7 @@ impl Session {
         self.begin_guard(sql.as_deref().unwrap_or(""));
         let mut r = self.in_origin(|s| s.execute_inner(stmt_id, params));
         self.end_guard(&mut r);
+        crate::sysvar::results_charset(&self.cx, &mut r);
         self.note_error(&r);
         r
     }

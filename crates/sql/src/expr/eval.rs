@@ -197,6 +197,18 @@ impl Expr {
         env: &Env,
     ) -> Result<Value, SqlError> {
         let def = f.def();
+        if env.coll == Collation::Binary
+            && CHARACTER_FUNCTIONS.contains(&def.name)
+            && args.iter().any(has_bare_text_literal)
+        {
+            // Under `SET NAMES binary` a literal is a binary string: MariaDB's UPPER leaves
+            // it as it is, CHAR_LENGTH counts its bytes... onelog's functions read text as
+            // UTF-8, so they refuse rather than answer differently.
+            return Err(SqlError::unsupported(&format!(
+                "{} of a string literal under SET NAMES binary",
+                def.name
+            )));
+        }
         debug_assert!(
             (def.min_args..=def.max_args).contains(&args.len()),
             "{}: {} arguments compiled",
@@ -314,4 +326,54 @@ pub(crate) fn eval_scalar(cx: &mut ExecContext, expr: &ast::Expr) -> Result<Valu
         subq: None,
     };
     e.eval(&[], &env)
+}
+
+/// The string functions whose answer depends on the character set or collation of their
+/// arguments (case mapping, counting or positioning characters, comparing): under
+/// `SET NAMES binary` they are refused on string literals (`Expr::func`).
+const CHARACTER_FUNCTIONS: &[&str] = &[
+    "CHAR_LENGTH",
+    "UPPER",
+    "LOWER",
+    "SUBSTRING",
+    "LEFT",
+    "RIGHT",
+    "LOCATE",
+    "INSTR",
+    "POSITION",
+    "REVERSE",
+    "LPAD",
+    "RPAD",
+    "INSERT",
+    "SUBSTRING_INDEX",
+    "FIELD",
+    "FIND_IN_SET",
+    "STRCMP",
+    "SOUNDEX",
+    "WEIGHT_STRING",
+    "ELT",
+    "TRIM",
+    "LTRIM",
+    "RTRIM",
+    "REPLACE",
+    "ORD",
+    "ASCII",
+    "INITCAP",
+    "REGEXP_REPLACE",
+    "REGEXP_SUBSTR",
+    "REGEXP_INSTR",
+];
+
+/// Whether `e` holds a string literal with the connection's character set (not one with
+/// an introducer or a COLLATE, not inside a subquery).
+fn has_bare_text_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(Value::Bytes(_)) => true,
+        Expr::Introduced(..) | Expr::Collate(..) | Expr::Subq(..) => false,
+        _ => {
+            let mut found = false;
+            e.for_each_child(&mut |c| found = found || has_bare_text_literal(c));
+            found
+        }
+    }
 }

@@ -270,6 +270,72 @@ pub fn set_client_collation(cx: &mut ExecContext, id: u16) {
     put_session(cx, "collation_connection", text(coll));
 }
 
+/// As MariaDB: setting the session's `character_set_connection` sets `collation_connection`
+/// to the set's default collation, and setting `collation_connection` sets
+/// `character_set_connection` to the collation's set (literals follow the collation).
+fn link_connection_charset(cx: &mut ExecContext, name: &str, value: Option<&Value>) {
+    let Some(Value::Bytes(b)) = value else {
+        return;
+    };
+    let v = String::from_utf8_lossy(b).to_ascii_lowercase();
+    let charset_of = |c: &str| -> Option<&'static str> {
+        if c == "binary" {
+            Some("binary")
+        } else if c.starts_with("utf8mb4_") {
+            Some("utf8mb4")
+        } else if c.starts_with("utf8mb3_") || c.starts_with("utf8_") {
+            Some("utf8mb3")
+        } else {
+            None
+        }
+    };
+    let text = |s: &str| Some(Value::Bytes(s.as_bytes().to_vec()));
+    match name {
+        "character_set_connection" => {
+            let coll = match v.as_str() {
+                "binary" => "binary",
+                "utf8mb4" => "utf8mb4_general_ci",
+                "utf8mb3" | "utf8" => "utf8mb3_general_ci",
+                _ => return,
+            };
+            put_session(cx, "collation_connection", text(coll));
+        }
+        "collation_connection" => {
+            if let Some(cs) = charset_of(&v) {
+                put_session(cx, "character_set_connection", text(cs));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Result metadata as MariaDB sends it under `character_set_results = binary`: a text
+/// column's character set becomes binary (63) and its length counts characters (the length
+/// divided by its character set's bytes per character); flags are unchanged. Other values
+/// of `character_set_results` (UTF-8 ones) send the metadata as computed.
+pub(crate) fn results_charset(cx: &ExecContext, r: &mut Result<crate::Output, SqlError>) {
+    let Ok(crate::Output::Rows { columns, .. }) = r else {
+        return;
+    };
+    let binary = matches!(get_var(cx, "character_set_results", VarScope::Session),
+        Ok(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"binary"));
+    if !binary {
+        return;
+    }
+    for c in columns {
+        let per_char = match c.charset {
+            63 => continue,
+            // utf8mb3 collations (general_ci, bin, unicode_ci).
+            33 | 83 | 192 => 3,
+            // latin1, ascii.
+            8 | 11 | 47 | 65 => 1,
+            _ => 4,
+        };
+        c.charset = 63;
+        c.length /= per_char;
+    }
+}
+
 /// The session's `innodb_lock_wait_timeout` (the SQL layer applies it to each transaction it
 /// begins with `Transaction::set_lock_wait_timeout`).
 pub fn lock_wait_timeout(cx: &ExecContext) -> Duration {
@@ -525,6 +591,7 @@ fn set_var_checked(
         }
     } else {
         put_session(cx, def.name, value.clone());
+        link_connection_charset(cx, def.name, value.as_ref());
         if let Some(a) = alias {
             put_session(cx, a.name, value);
         }
@@ -732,6 +799,8 @@ fn check_honoured(cx: &ExecContext, def: &VarDef, global: bool, v: &Value) -> Re
         let ok = match rest {
             Some("general_ci") => true,
             Some("bin" | "unicode_ci") => def.name == "collation_connection",
+            // `SET NAMES binary`: literals are binary strings compared byte by byte.
+            None => def.name == "collation_connection" && l == "binary",
             _ => false,
         };
         if ok {

@@ -1045,11 +1045,13 @@ fn coerce_size(
 pub(crate) fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
     const UTF8: &[&str] = &["utf8mb4", "utf8mb3", "utf8"];
     Some(match name {
-        // onelog receives and sends UTF-8 bytes without conversion.
-        "character_set_client"
-        | "character_set_connection"
-        | "character_set_database"
-        | "character_set_server" => UTF8,
+        // onelog receives and sends UTF-8 bytes without conversion; `binary` for the client
+        // and the connection (`SET NAMES binary`) makes literals binary strings, which is
+        // also no conversion (a binary string stored in a utf8mb4 column is checked).
+        "character_set_client" | "character_set_connection" => {
+            &["utf8mb4", "utf8mb3", "utf8", "binary"]
+        }
+        "character_set_database" | "character_set_server" => UTF8,
         "character_set_results" => &["utf8mb4", "utf8mb3", "utf8", "binary", ""],
         "character_set_filesystem" => &["binary"],
         // Values are stored, not acted on: only the defaults describe what onelog does.

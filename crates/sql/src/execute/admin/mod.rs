@@ -919,6 +919,13 @@ fn set_names(
     };
     let cs = if *cs == "utf8" { "utf8mb3" } else { cs };
     let coll = collate.map_or_else(|| default_coll.to_string(), |c| c.to_ascii_lowercase());
+    // The binary character set has the one collation `binary`, which no other set has.
+    if (*cs == *"binary") != (coll == "binary") {
+        return Err(SqlError::of(
+            errors::ER_COLLATION_CHARSET_MISMATCH,
+            format!("COLLATION '{coll}' is not valid for CHARACTER SET '{cs}'"),
+        ));
+    }
     for v in [
         "character_set_client",
         "character_set_connection",
