@@ -419,7 +419,13 @@ fn decode_value(col: &ColumnMeta, r: &mut Reader<'_>) -> Result<Value, DecodeErr
                 }
                 _ => {
                     let n = r.uint_le(string_len_bytes(len))? as usize;
-                    Value::Bytes(r.bytes(n)?.to_vec())
+                    let mut b = r.bytes(n)?.to_vec();
+                    // BINARY(len) is logged without its trailing 0x00 bytes (as MariaDB logs
+                    // it, `encode_string`): the value is those bytes padded back to len.
+                    if col.binary && b.len() < usize::from(len) {
+                        b.resize(usize::from(len), 0);
+                    }
+                    Value::Bytes(b)
                 }
             }
         }

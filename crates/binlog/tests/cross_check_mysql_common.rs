@@ -55,6 +55,12 @@ fn expected(c: &ColumnMeta, v: &Value) -> MyValue {
         (_, Value::Float(f)) => MyValue::Float(*f),
         (_, Value::Double(f)) => MyValue::Double(*f),
         (_, Value::Decimal(t)) => MyValue::Bytes(t.clone().into_bytes()),
+        // BINARY(n) goes on the wire without its trailing 0x00 bytes, as MariaDB writes it;
+        // mysql_common hands those bytes over unpadded.
+        (T::String, Value::Bytes(b)) if c.binary => {
+            let keep = b.iter().rposition(|&x| x != 0).map_or(0, |at| at + 1);
+            MyValue::Bytes(b[..keep].to_vec())
+        }
         (_, Value::Bytes(b)) => MyValue::Bytes(b.clone()),
         (T::String, Value::UInt(u)) => {
             let (real, len) = ColumnMeta::unpack_string_meta(c.meta);

@@ -164,6 +164,18 @@ pub fn arb_non_null(c: &ColumnMeta) -> BoxedStrategy<Value> {
                     (1u64 << (8 * len)) - 1
                 };
                 (0..=max).prop_map(Value::UInt).boxed()
+            } else if c.binary {
+                // BINARY(len): always len bytes (a shorter value is stored zero-padded).
+                let len = usize::from(len);
+                bytes(len.min(300))
+                    .prop_map(move |v| match v {
+                        Value::Bytes(mut b) => {
+                            b.resize(len, 0);
+                            Value::Bytes(b)
+                        }
+                        other => other,
+                    })
+                    .boxed()
             } else {
                 bytes(usize::from(len).min(300)).boxed()
             }
