@@ -1037,6 +1037,22 @@ pub struct TableDef {
 }
 
 impl TableDef {
+    /// A definition for rows held in memory (no keys, no id): a derived table's or a virtual
+    /// table's.
+    pub fn in_memory(name: &str, columns: Vec<ColumnDef>) -> TableDef {
+        TableDef {
+            id: u64::MAX,
+            db: String::new(),
+            name: name.to_string(),
+            columns,
+            primary_key: Vec::new(),
+            indexes: Vec::new(),
+            auto_increment: None,
+            next_index_id: 0,
+            options: TableOptions::default(),
+        }
+    }
+
     /// `db.table`.
     pub fn qualified_name(&self) -> String {
         format!("{}.{}", self.db, self.name)

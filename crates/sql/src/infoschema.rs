@@ -786,7 +786,7 @@ impl InfoTable {
 
     /// The table as a definition (SHOW COLUMNS, DESCRIBE), named as MariaDB names it.
     pub(crate) fn table_def(self) -> TableDef {
-        let mut t = crate::plan::select::subquery::synthetic(self.name(), self.columns());
+        let mut t = TableDef::in_memory(self.name(), self.columns());
         t.db = DATABASE.to_string();
         t
     }

@@ -39,6 +39,43 @@ fn infix_mod_is_the_modulo_operator() {
     );
 }
 
+/// XOR reads its operands as integers (MariaDB's `Item_func_xor` calls `val_int`): a fraction
+/// rounds first and a string stops at its first non-digit, unlike AND / OR / NOT, which read
+/// any non-zero value as true. Found by the expression test (`-0.25 XOR -120` was 0); every
+/// value below is MariaDB 10.11.14's.
+#[test]
+fn xor_reads_its_operands_as_integers() {
+    let db = Db::open("fix-xor");
+    let mut s = session(&db);
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT 0.4 XOR 0, 0.5 XOR 0, -0.25 XOR 1, 0.001 XOR 0, 0.4e0 XOR 0, 0.6e0 XOR 0, \
+             '0.4' XOR 0, '0.6' XOR 0, 0.4 AND 1, 0.4 OR 0, NOT 0.4, 1.5 XOR 1, -0.5 XOR 0, \
+             -0.25 XOR (-TRUNCATE(127, -1)), NULL XOR 0.6"
+        ),
+        vec![vec![
+            "0", "1", "1", "0", "0", "1", "0", "0", "1", "1", "0", "0", "1", "1", "NULL"
+        ]]
+    );
+    let warnings = rows(&mut s, "SHOW WARNINGS");
+    assert_eq!(
+        warnings,
+        vec![
+            vec![
+                "Warning",
+                "1292",
+                "Truncated incorrect INTEGER value: '0.4'"
+            ],
+            vec![
+                "Warning",
+                "1292",
+                "Truncated incorrect INTEGER value: '0.6'"
+            ],
+        ]
+    );
+}
+
 /// `Duplicates:` counts the rows ON DUPLICATE KEY UPDATE changed and the rows REPLACE
 /// deleted (it said 0); an identical REPLACE on a table whose only unique key is the primary
 /// key (and that no foreign key references) is one affected row: MariaDB updates in place.

@@ -36,7 +36,7 @@ use onelog_protocol::errors;
 
 use crate::context::ExecContext;
 use crate::error::SqlError;
-use crate::output::Output;
+use crate::output::{Column, Output};
 use crate::privilege::{self as p, global_grants};
 
 /// The database name (case-sensitive, as MariaDB's database names are on Linux).
@@ -206,7 +206,8 @@ impl MysqlTable {
         if self.is_view() {
             row.extend([text("latin1"), text("latin1_swedish_ci")]);
         }
-        crate::execute::admin::result(title, vec![row])
+        let columns = title.iter().map(|n| Column::new_text(n)).collect();
+        Output::rows(columns, vec![row])
     }
 
     /// SHOW CREATE TABLE's text (a view's SHOW CREATE VIEW text for `user`).

@@ -423,6 +423,9 @@ pub(crate) fn set_var(
     Ok(())
 }
 
+// Long: MariaDB's checks in its order, then one arm per variable with a side effect, all
+// reading the scope and value computed first (to split: the side-effect match into its own
+// function, once its early returns are made explicit).
 fn set_var_checked(
     cx: &mut ExecContext,
     name: &str,

@@ -757,6 +757,17 @@ impl SessionVars {
     }
 
     /// A session value set in this session (or inherited), if any.
+    /// `lock_wait_timeout` (seconds; MariaDB's default, a day, when unreadable): how long a
+    /// table-lock or global-read-lock wait lasts.
+    pub(crate) fn lock_wait_timeout(&self) -> std::time::Duration {
+        let secs = match self.get("lock_wait_timeout") {
+            Some(Value::Int(i)) if *i >= 0 => *i as u64,
+            Some(Value::UInt(u)) => *u,
+            _ => 86_400,
+        };
+        std::time::Duration::from_secs(secs)
+    }
+
     pub(crate) fn get(&self, name: &str) -> Option<&Value> {
         self.values.get(name)
     }

@@ -97,6 +97,39 @@ pub(crate) fn result(names: &[&str], rows: Vec<Vec<Value>>) -> Output {
     Output::rows(columns, rows)
 }
 
+/// SHOW [FULL] TABLES: `information_schema`'s tables, or `show::tables`.
+fn tables(
+    cx: &ExecContext,
+    full: bool,
+    db: Option<String>,
+) -> Result<(String, Vec<Vec<Value>>), SqlError> {
+    match crate::infoschema::show_tables(cx, full, db.as_deref()) {
+        Some(r) => Ok(r),
+        None => show::tables(cx, full, db),
+    }
+}
+
+/// The definition of `db`.`table`: an `information_schema` table's, or `show::table_def`.
+fn table_def(
+    cx: &ExecContext,
+    db: Option<String>,
+    table: &str,
+) -> Result<std::sync::Arc<onelog_engine::TableDef>, SqlError> {
+    let in_infoschema = match &db {
+        Some(d) => crate::infoschema::is_database(d),
+        None => cx
+            .current_db
+            .as_deref()
+            .is_some_and(crate::infoschema::is_database),
+    };
+    if in_infoschema {
+        return Ok(std::sync::Arc::new(
+            crate::infoschema::InfoTable::named(table)?.table_def(),
+        ));
+    }
+    show::table_def(cx, db, table)
+}
+
 fn ok(affected_rows: u64) -> Output {
     Output::Ok {
         affected_rows,
@@ -244,6 +277,7 @@ fn misrouted(stmt: &Stmt) -> SqlError {
 }
 
 /// SHOW statements over the catalog, the variables, the status counters and the session.
+// Long: one short arm per SHOW statement.
 fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     match stmt {
         Stmt::ShowVariables { global, filter } => {
@@ -290,7 +324,7 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             Ok(result(&[title.as_str()], rows))
         }
         Stmt::ShowTables { full, db, filter } => {
-            let (title, rows) = show::tables(cx, full, db)?;
+            let (title, rows) = tables(cx, full, db)?;
             let title = match &filter {
                 Filter::Like(p) => format!("{title} ({p})"),
                 _ => title,
@@ -321,7 +355,7 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 // MariaDB answers SHOW CREATE TABLE of a view as SHOW CREATE VIEW.
                 return crate::execute::view::show_create(cx, &vdb, &table);
             }
-            let t = show::table_def(cx, db, &table)?;
+            let t = table_def(cx, db, &table)?;
             // Under LOCK TABLES, only a locked table's (MariaDB: 1100 otherwise).
             if !cx.table_locks.locked().is_empty()
                 && !cx
@@ -393,7 +427,7 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                 let rows = show::filter_rows(&names, 0, t.show_columns(full), &filter)?;
                 return Ok(result(&names, rows));
             }
-            let t = show::table_def(cx, db, &table)?;
+            let t = table_def(cx, db, &table)?;
             let mut rows = show::columns(&t, full);
             if full {
                 crate::infoschema::patch_full_columns(&t, &mut rows);
@@ -409,7 +443,7 @@ fn run_show(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
                     show::index_rows(&t.table_def()),
                 ));
             }
-            let t = show::table_def(cx, db, &table)?;
+            let t = table_def(cx, db, &table)?;
             Ok(result(show::INDEX_COLUMNS, show::index_rows(&t)))
         }
         Stmt::ShowProcesslist { full } => Ok(result(

@@ -103,13 +103,14 @@ pub(crate) fn filter_rows(
 
 pub(crate) fn databases(cx: &ExecContext) -> Vec<Vec<Value>> {
     let cat = cx.server.engine.catalog();
-    // `information_schema` is listed for every account, as MariaDB lists it; names sort
+    // `information_schema` (`infoschema::DATABASE`, not named here: `infoschema` reads this
+    // module) is listed for every account, as MariaDB lists it; names sort
     // byte-wise as MariaDB sorts them (`Zed` before `aaa` before `information_schema`).
     let mut names: Vec<&str> = cat
         .databases()
         .chain([crate::mysqlschema::DATABASE])
         .filter(|n| cx.may_see_db(n))
-        .chain([crate::infoschema::DATABASE])
+        .chain(["information_schema"])
         .collect();
     names.sort_unstable();
     names.dedup();
@@ -129,15 +130,13 @@ pub(crate) fn resolve_db(cx: &ExecContext, db: Option<String>) -> Result<String,
     Ok(db)
 }
 
-/// SHOW [FULL] TABLES: the column name and rows.
+/// SHOW [FULL] TABLES of a catalog database or `mysql`: the column name and rows
+/// (`information_schema`'s: `execute::admin::tables`).
 pub(crate) fn tables(
     cx: &ExecContext,
     full: bool,
     db: Option<String>,
 ) -> Result<(String, Vec<Vec<Value>>), SqlError> {
-    if let Some(r) = crate::infoschema::show_tables(cx, full, db.as_deref()) {
-        return Ok(r);
-    }
     let db = resolve_db(cx, db)?;
     let cat = cx.server.engine.catalog();
     // Tables and views, by name (a name is never both).
@@ -166,6 +165,8 @@ pub(crate) fn tables(
     Ok((format!("Tables_in_{db}"), rows))
 }
 
+/// The definition of a catalog table or view `db`.`table` (`information_schema`'s:
+/// `execute::admin::table_def`).
 pub(crate) fn table_def(
     cx: &ExecContext,
     db: Option<String>,
@@ -175,11 +176,6 @@ pub(crate) fn table_def(
         Some(d) => d,
         None => cx.current_db.clone().ok_or_else(SqlError::no_database)?,
     };
-    if crate::infoschema::is_database(&db) {
-        return Ok(std::sync::Arc::new(
-            crate::infoschema::InfoTable::named(table)?.table_def(),
-        ));
-    }
     cx.require_some_on_db(&db)?;
     let cat = cx.server.engine.catalog();
     if let Some(t) = cat.table_by_name(&db, table) {

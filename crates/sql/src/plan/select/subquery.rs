@@ -18,7 +18,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use onelog_engine::collation::Collation;
-use onelog_engine::{ColumnDef, ColumnExtras, SqlType, TableDef, TableOptions};
+use onelog_engine::{ColumnDef, ColumnExtras, SqlType, TableDef};
 use onelog_protocol::errors;
 use sqlparser::ast;
 
@@ -409,17 +409,7 @@ pub(crate) fn derived_table_def(
 
 /// A table definition for rows held in memory (no keys).
 pub(crate) fn synthetic(name: &str, columns: Vec<ColumnDef>) -> TableDef {
-    TableDef {
-        id: u64::MAX,
-        db: String::new(),
-        name: name.to_string(),
-        columns,
-        primary_key: Vec::new(),
-        indexes: Vec::new(),
-        auto_increment: None,
-        next_index_id: 0,
-        options: TableOptions::default(),
-    }
+    TableDef::in_memory(name, columns)
 }
 
 /// The `information_schema` table `n` in FROM (1109 for one onelog does not serve).
