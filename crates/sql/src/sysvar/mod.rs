@@ -345,16 +345,6 @@ pub fn lock_wait_timeout(cx: &ExecContext) -> Duration {
     }
 }
 
-/// The session's `lock_wait_timeout`: how long a statement waits for a metadata lock: other
-/// sessions' table locks and global read lock (`crate::table_locks`), and the backup lock
-/// PURGE BINARY LOGS and RESET MASTER wait for while a backup runs (`execute::admin::backup`).
-pub fn metadata_lock_wait(cx: &ExecContext) -> Duration {
-    match get_var(cx, "lock_wait_timeout", VarScope::Session) {
-        Ok(Value::Int(i)) if i >= 0 => Duration::from_secs(i as u64),
-        _ => Duration::from_secs(86_400),
-    }
-}
-
 /// Whether the session's sql_mode is strict (STRICT_TRANS_TABLES or STRICT_ALL_TABLES: every
 /// onelog table is transactional, so both mean the same): INSERT/UPDATE then fail on values
 /// MariaDB would otherwise clip with a warning (`dml::coerce_col`).

@@ -757,8 +757,10 @@ impl SessionVars {
     }
 
     /// A session value set in this session (or inherited), if any.
-    /// `lock_wait_timeout` (seconds; MariaDB's default, a day, when unreadable): how long a
-    /// table-lock or global-read-lock wait lasts.
+    /// The session's `lock_wait_timeout` (seconds; MariaDB's default, a day, when unreadable):
+    /// how long a statement waits for a metadata lock: other sessions' table locks and global
+    /// read lock (`crate::table_locks`), and the backup lock PURGE BINARY LOGS and RESET MASTER
+    /// wait for while a backup runs (`execute::admin::backup`).
     pub(crate) fn lock_wait_timeout(&self) -> std::time::Duration {
         let secs = match self.get("lock_wait_timeout") {
             Some(Value::Int(i)) if *i >= 0 => *i as u64,

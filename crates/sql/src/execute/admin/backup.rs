@@ -120,7 +120,7 @@ pub(crate) fn wait_for_backups<T>(
         Err(EngineError::LockWaitTimeout) => {}
         other => return other.map_err(SqlError::from),
     }
-    let deadline = Instant::now() + crate::sysvar::metadata_lock_wait(cx);
+    let deadline = Instant::now() + cx.vars.lock_wait_timeout();
     cx.guard.set_state(WAITING_FOR_BACKUP_LOCK);
     let r = loop {
         if let Err(e) = cx.guard.check_now() {

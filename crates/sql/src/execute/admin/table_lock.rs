@@ -71,7 +71,7 @@ pub(crate) fn lock_tables(cx: &mut ExecContext, items: Vec<LockItem>) -> Result<
             view_base_tables(cx, &v, it.mode, 0, &mut tables);
         }
     }
-    let timeout = crate::sysvar::metadata_lock_wait(cx);
+    let timeout = cx.vars.lock_wait_timeout();
     cx.table_locks.lock(tables, timeout, &cx.guard)
 }
 
@@ -171,7 +171,7 @@ pub(crate) fn flush_read_lock(
             return Err(lock_or_active_transaction());
         }
         cx.commit()?;
-        let timeout = crate::sysvar::metadata_lock_wait(cx);
+        let timeout = cx.vars.lock_wait_timeout();
         return cx.table_locks.lock_global_read(timeout, &cx.guard);
     }
     let items = tables
