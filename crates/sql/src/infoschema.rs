@@ -40,8 +40,10 @@ use crate::error::SqlError;
 use crate::execute::admin::show;
 use crate::privilege::{GRANT_OPTION, NAMES, PROCESS, SELECT};
 
-/// The database name (matched ASCII case-insensitively, as MariaDB does).
-pub(crate) const DATABASE: &str = "information_schema";
+/// The database name and its test (`schema_names`, a leaf the session also reads).
+pub(crate) use crate::schema_names::{
+    is_information_schema as is_database, INFORMATION_SCHEMA as DATABASE,
+};
 
 /// An `information_schema` table onelog serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -540,11 +542,6 @@ const INNODB_CMPMEM: &[Col] = &[
     ("relocation_ops", Ty::I64(21), false),
     ("relocation_time", Ty::I32(11), false),
 ];
-
-/// Whether `name` is `information_schema` (ASCII case-insensitive, as MariaDB).
-pub(crate) fn is_database(name: &str) -> bool {
-    name.eq_ignore_ascii_case(DATABASE)
-}
 
 /// The names SHOW TABLES FROM information_schema lists, in MariaDB's order.
 pub(crate) fn table_names() -> impl Iterator<Item = &'static str> {

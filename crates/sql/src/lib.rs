@@ -46,6 +46,7 @@ pub mod querylog;
 pub mod render;
 pub mod replica_apply;
 mod replication;
+pub(crate) mod schema_names;
 pub mod server;
 pub mod session;
 pub mod status;

@@ -499,7 +499,7 @@ impl Drop for SessionTableLocks {
 
 /// Schemas a session in locked-tables mode may read without locking them, as in MariaDB.
 fn exempt(db: &str) -> bool {
-    db.eq_ignore_ascii_case("information_schema") || db.eq_ignore_ascii_case("performance_schema")
+    crate::schema_names::is_information_schema(db) || db.eq_ignore_ascii_case("performance_schema")
 }
 
 /// 1100.

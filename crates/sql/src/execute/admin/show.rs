@@ -103,14 +103,13 @@ pub(crate) fn filter_rows(
 
 pub(crate) fn databases(cx: &ExecContext) -> Vec<Vec<Value>> {
     let cat = cx.server.engine.catalog();
-    // `information_schema` (`infoschema::DATABASE`, not named here: `infoschema` reads this
-    // module) is listed for every account, as MariaDB lists it; names sort
+    // `information_schema` is listed for every account, as MariaDB lists it; names sort
     // byte-wise as MariaDB sorts them (`Zed` before `aaa` before `information_schema`).
     let mut names: Vec<&str> = cat
         .databases()
         .chain([crate::mysqlschema::DATABASE])
         .filter(|n| cx.may_see_db(n))
-        .chain(["information_schema"])
+        .chain([crate::schema_names::INFORMATION_SCHEMA])
         .collect();
     names.sort_unstable();
     names.dedup();
