@@ -38,6 +38,7 @@ use onelog_protocol::errors;
 use crate::context::ExecContext;
 use crate::error::SqlError;
 use crate::execute::admin::show;
+use crate::mysqlschema::{self, MysqlTable};
 use crate::privilege::{GRANT_OPTION, NAMES, PROCESS, SELECT};
 
 /// The database name and its test (`schema_names`, a leaf the session also reads).
@@ -860,6 +861,9 @@ impl InfoTable {
             .databases()
             .filter(|d| cx.require_some_on_db(d).is_ok())
             .collect();
+        if cx.require_some_on_db(mysqlschema::DATABASE).is_ok() {
+            dbs.push(mysqlschema::DATABASE);
+        }
         dbs.sort_unstable();
         // information_schema's own tables first, as MariaDB lists them.
         match self {
@@ -868,6 +872,10 @@ impl InfoTable {
             _ => {}
         }
         for db in dbs {
+            if db == mysqlschema::DATABASE {
+                mysql_rows(self, &mut out);
+                continue;
+            }
             if self == InfoTable::Views {
                 for v in cat.views_in(db) {
                     out.push(view_row(cx, v));
@@ -906,6 +914,89 @@ impl InfoTable {
             }
         }
         out
+    }
+}
+
+/// The rows of `t` (TABLES, COLUMNS, STATISTICS) about the `mysql` schema's tables, from
+/// their MariaDB definitions (`mysqlschema`), as MariaDB 10.11 fills them: Aria tables
+/// `Page`, InnoDB ones `Dynamic`, CREATE_OPTIONS `transactional=1`; the view `user` as a
+/// view. MariaDB's statistics (row counts, lengths, times, MAX_INDEX_LENGTH) are NULL.
+fn mysql_rows(t: InfoTable, out: &mut Vec<Vec<Value>>) {
+    for m in MysqlTable::all() {
+        match t {
+            InfoTable::Tables => out.push(mysql_table_row(m)),
+            InfoTable::Columns => mysql_column_rows(m, out),
+            InfoTable::Statistics => statistics_rows(&m.table_def(), out),
+            _ => {}
+        }
+    }
+}
+
+fn mysql_table_row(m: MysqlTable) -> Vec<Value> {
+    let mut r = vec![text("def"), text(mysqlschema::DATABASE), text(m.name())];
+    if m.is_view() {
+        r.push(text("VIEW"));
+        r.extend(std::iter::repeat_n(Value::Null, 16));
+        r.extend([text("VIEW"), Value::Null, Value::Null]);
+        return r;
+    }
+    let engine = m.option("ENGINE").unwrap_or("Aria");
+    // The frm version MariaDB 10.11.14 reports (global_priv's is newer).
+    let version = if m.name() == "global_priv" { 11 } else { 10 };
+    r.extend([text("BASE TABLE"), text(engine), Value::UInt(version)]);
+    r.push(text(if engine == "Aria" { "Page" } else { "Dynamic" }));
+    r.extend(std::iter::repeat_n(Value::Null, 10));
+    r.push(m.option("COLLATE").map_or(Value::Null, text));
+    r.push(Value::Null);
+    let options = match (m.option("TRANSACTIONAL"), m.option("STATS_PERSISTENT")) {
+        (Some(t), _) => format!("transactional={t}"),
+        (None, Some(s)) => format!("stats_persistent={s}"),
+        (None, None) => String::new(),
+    };
+    r.extend([text(&options), text(m.comment()), Value::Null, text("N")]);
+    r
+}
+
+/// COLUMNS' rows of a `mysql` table: its definition's (SHOW FULL COLUMNS') types, collations
+/// (utf8mb3 three bytes a character, latin1 one), keys, defaults (strings quoted, as MariaDB
+/// shows them here) and extras over what [`column_rows`] computes of the typed columns.
+fn mysql_column_rows(m: MysqlTable, out: &mut Vec<Vec<Value>>) {
+    let start = out.len();
+    column_rows(&m.table_def(), out);
+    for (r, c) in out[start..].iter_mut().zip(m.spec_columns()) {
+        let data_type = c.ty.split(['(', ' ']).next().unwrap_or(c.ty);
+        let string = c.collation.is_some() || data_type.ends_with("blob");
+        r[5] = match c.default {
+            None => Value::Null,
+            Some(d) if d.ends_with("()") || d.starts_with('\'') => text(d),
+            Some(d) if string || data_type == "timestamp" || data_type == "datetime" => {
+                text(&format!("'{d}'"))
+            }
+            Some(d) => text(d),
+        };
+        r[7] = text(data_type);
+        let per_char = match c.collation {
+            Some(k) if k.starts_with("utf8mb3") => 3,
+            Some(k) if k.starts_with("utf8mb4") => 4,
+            _ => 1,
+        };
+        // TEXT and BLOB columns: their length in bytes, as both lengths.
+        let bytes = match data_type {
+            "text" | "blob" => Some(65_535),
+            "longtext" | "longblob" => Some(4_294_967_295),
+            _ => None,
+        };
+        match (bytes, &r[8]) {
+            (Some(b), _) => (r[8], r[9]) = (Value::UInt(b), Value::UInt(b)),
+            (None, Value::UInt(n)) => r[9] = Value::UInt(n * per_char),
+            _ => {}
+        }
+        let charset = c.collation.map(|k| k.split('_').next().unwrap_or(k));
+        r[13] = charset.map_or(Value::Null, text);
+        r[14] = c.collation.map_or(Value::Null, text);
+        r[15] = text(c.ty);
+        r[16] = text(c.key);
+        r[17] = text(c.extra);
     }
 }
 

@@ -12,6 +12,9 @@ use common::{fail, ok, text_rows, Db};
 #[path = "mariadb_expected/information_schema_columns.rs"]
 mod expected_columns;
 
+#[path = "mariadb_expected/information_schema_mysql.rs"]
+mod expected_mysql;
+
 const SETUP: &[&str] = &[
     r#"create database it character set utf8mb4"#,
     r#"create table it.t (id int auto_increment primary key, a tinyint, b smallint unsigned not null default 3, c int(5), d bigint unsigned, e decimal(10,3) default 1.5, f float, g double, h char(3) default 'x''y', i varchar(10) collate utf8mb4_bin, j text, k longtext, l blob, m binary(4), n varbinary(7), o date default '2020-01-02', p datetime(3) default current_timestamp(3) on update current_timestamp(3), q timestamp null, r time(2), s year, t enum('a','bcd'), u set('x','yy'), v bit(5) default b'101', x mediumint, y tinytext, z tinyblob, aa mediumtext, ab bool default true, unique key uk (a, b), key kk (c), unique key (d), constraint ck check (a > 0), ac int check (ac < 5)) comment 'hi'"#,
@@ -826,5 +829,33 @@ fn information_schema_describes_its_own_tables() {
             "def\tinformation_schema\tPROCESSLIST\tINFO_BINARY\t17\tNULL\tYES\tblob\t65535\t65535\tNULL\tNULL\tNULL\tNULL\tNULL\tblob\t\t\tselect\t\tNEVER\tNULL",
             "def\tinformation_schema\tPROCESSLIST\tTID\t18\tNULL\tNO\tbigint\tNULL\tNULL\t19\t0\tNULL\tNULL\tNULL\tbigint(4)\t\t\tselect\t\tNEVER\tNULL",
         ]
+    );
+}
+
+#[test]
+fn the_mysql_schemas_tables_are_described_as_mariadb_describes_them() {
+    let db = Db::open("infoschema-mysql");
+    let mut s = session(&db);
+    for (sql, want) in expected_mysql::MYSQL_ROWS {
+        assert_eq!(tabbed(&mut s, sql), *want, "{sql}");
+    }
+    // MariaDB's statistics (row counts, lengths, times) are NULL: onelog keeps none.
+    assert_eq!(
+        tabbed(
+            &mut s,
+            "select table_rows, data_length, create_time, max_index_length \
+             from information_schema.tables where table_schema = 'mysql' and table_name = 'db'"
+        ),
+        ["NULL\tNULL\tNULL\tNULL"]
+    );
+    // Without a privilege on `mysql` an account sees none of its tables.
+    ok(&mut s, "CREATE USER nobody@localhost");
+    let mut other = Session::new(db.server.clone(), 2, "nobody", "localhost");
+    assert_eq!(
+        tabbed(
+            &mut other,
+            "select count(*) from information_schema.columns where table_schema = 'mysql'"
+        ),
+        ["0"]
     );
 }

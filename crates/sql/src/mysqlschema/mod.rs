@@ -58,16 +58,16 @@ pub(crate) struct Spec {
     columns: &'static [SpecCol],
 }
 
-/// A column as SHOW FULL COLUMNS prints it.
+/// A column as SHOW FULL COLUMNS prints it (information_schema.COLUMNS reads it too).
 #[derive(Debug)]
 pub(crate) struct SpecCol {
-    field: &'static str,
-    ty: &'static str,
-    collation: Option<&'static str>,
-    null: bool,
-    key: &'static str,
-    default: Option<&'static str>,
-    extra: &'static str,
+    pub field: &'static str,
+    pub ty: &'static str,
+    pub collation: Option<&'static str>,
+    pub null: bool,
+    pub key: &'static str,
+    pub default: Option<&'static str>,
+    pub extra: &'static str,
 }
 
 /// A `mysql` table onelog serves.
@@ -132,36 +132,57 @@ pub(crate) fn show_tables() -> Vec<(&'static str, &'static str)> {
 /// definition (MariaDB's Aria / InnoDB statistics are NULL: onelog keeps none), the `user`
 /// view as MariaDB shows a view.
 pub(crate) fn table_status() -> Vec<Vec<Value>> {
-    tables::ALL
-        .iter()
-        .map(|s| {
-            let mut r = vec![text(s.name)];
-            if s.view {
+    MysqlTable::all()
+        .map(|t| {
+            let mut r = vec![text(t.name())];
+            if t.is_view() {
                 r.extend(std::iter::repeat_n(Value::Null, 16));
                 r.extend([text("VIEW"), Value::Null, Value::Null]);
                 return r;
             }
-            let option = |key: &str| {
-                s.create
-                    .rsplit_once(')')
-                    .and_then(|(_, opts)| opts.split(key).nth(1))
-                    .map(|v| v.split(' ').next().unwrap_or(""))
-            };
-            let comment = s
-                .create
-                .rsplit_once("COMMENT='")
-                .map_or("", |(_, c)| c.trim_end_matches('\''));
-            r.push(option(" ENGINE=").map_or(Value::Null, text));
+            r.push(t.option("ENGINE").map_or(Value::Null, text));
             r.push(Value::UInt(10));
             r.extend(std::iter::repeat_n(Value::Null, 11));
-            r.push(option(" COLLATE=").map_or(Value::Null, text));
-            r.extend([Value::Null, text(""), text(comment), Value::Null, text("N")]);
+            r.push(t.option("COLLATE").map_or(Value::Null, text));
+            r.extend([
+                Value::Null,
+                text(""),
+                text(t.comment()),
+                Value::Null,
+                text("N"),
+            ]);
             r
         })
         .collect()
 }
 
 impl MysqlTable {
+    /// Every table served, by name.
+    pub(crate) fn all() -> impl Iterator<Item = MysqlTable> {
+        tables::ALL.iter().map(MysqlTable)
+    }
+
+    /// The value of table option `key` (`ENGINE`, `COLLATE`, `TRANSACTIONAL`, ...) in its
+    /// CREATE TABLE text; None for a view or an option it lacks.
+    pub(crate) fn option(self, key: &str) -> Option<&'static str> {
+        let (_, opts) = self.0.create.rsplit_once(')')?;
+        let value = opts.split(&format!(" {key}=")).nth(1)?;
+        Some(value.split(' ').next().unwrap_or(""))
+    }
+
+    /// The table's comment (empty for none).
+    pub(crate) fn comment(self) -> &'static str {
+        self.0
+            .create
+            .rsplit_once("COMMENT='")
+            .map_or("", |(_, c)| c.trim_end_matches('\''))
+    }
+
+    /// Its columns as SHOW FULL COLUMNS prints them.
+    pub(crate) fn spec_columns(self) -> &'static [SpecCol] {
+        self.0.columns
+    }
+
     /// The table `name` (case-sensitive); 1146 for one onelog does not serve.
     pub(crate) fn named(name: &str) -> Result<MysqlTable, SqlError> {
         tables::ALL
