@@ -1,8 +1,8 @@
 //! `SET NAMES binary` (what every file mydumper writes starts with) through `Session::query`:
 //! the session variables it sets, literals comparing byte by byte, literals stored into a
 //! utf8mb4 column (checked: 1366, 1406), result metadata under `character_set_results =
-//! binary`, the collation checks of SET NAMES (1253), the string functions onelog refuses on
-//! a binary literal (1235) and `SET NAMES utf8mb4` returning to normal. Every expected value
+//! binary`, the collation checks of SET NAMES (1253), the string functions on a binary literal
+//! (computed on bytes) and `SET NAMES utf8mb4` returning to normal. Every expected value
 //! was produced by MariaDB 10.11 running the same statements (utf8mb4 database).
 
 use onelog_sql::{Output, Session};
@@ -106,30 +106,20 @@ fn results_binary_sends_text_columns_as_binary_counting_characters() {
 }
 
 #[test]
-fn character_functions_on_a_binary_literal_are_refused() {
+fn character_functions_on_a_binary_literal_work_on_bytes() {
     let db = Db::open("names-functions");
     let mut s = session(&db);
     ok(&mut s, "INSERT INTO d VALUES (1, 'abé', 'x')");
     ok(&mut s, "SET NAMES binary");
-    // MariaDB: UPPER('abc') = 'abc', CHAR_LENGTH('é') = 2 (bytes); onelog refuses.
-    for (sql, f) in [
-        ("SELECT UPPER('abc')", "UPPER"),
-        ("SELECT CHAR_LENGTH('é')", "CHAR_LENGTH"),
-        ("SELECT LOWER(CONCAT('A', s)) FROM d", "LOWER"),
-    ] {
-        let e = fail(&mut s, sql);
-        assert_eq!(
-            (e.code, e.message),
-            (
-                1235,
-                format!(
-                    "This version of MariaDB doesn't yet support \
-                     '{f} of a string literal under SET NAMES binary'"
-                )
-            ),
-            "{sql}"
-        );
-    }
+    // MariaDB: UPPER('abc') = 'abc', CHAR_LENGTH('é') = 2 (bytes); a literal joined to a
+    // text column takes the column's collation (more in tests/charset_functions.rs).
+    assert_eq!(
+        one(
+            &mut s,
+            "SELECT UPPER('abc'), CHAR_LENGTH('é'), LOWER(CONCAT('A', s)) FROM d"
+        ),
+        ["abc", "2", "aabé"]
+    );
     // On a column alone they answer as MariaDB does.
     assert_eq!(
         one(&mut s, "SELECT UPPER(s), CHAR_LENGTH(s) FROM d"),

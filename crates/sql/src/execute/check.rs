@@ -146,6 +146,9 @@ pub(crate) fn compile(cx: &ExecContext, t: &TableDef) -> Result<Option<Compiled>
             joined: Vec::new(),
         };
         let mut comp = Compiler::new(scope, "CHECK");
+        // Literals compare under the table's collation, whoever writes the row (MariaDB
+        // 10.11: `CHECK ('b' = 'B')` holds in a utf8mb4_general_ci table under any SET NAMES).
+        comp.literals = crate::expr::CollRef::Fixed(crate::expr::table_collation(t));
         let e = comp.compile(&parse(&c.expr)?)?;
         let shown = match &c.column {
             Some(col) => format!("{}.{col}", t.name),

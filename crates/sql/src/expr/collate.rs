@@ -255,6 +255,23 @@ pub(crate) fn key_bytes_in(coll: Collation, v: &Value, out: &mut Vec<u8>) {
     }
 }
 
+/// A table's collation (SHOW CREATE TABLE's, the one a CHECK constraint's literals compare
+/// under): the catalog keeps each column's collation, not the table's default, so this is
+/// the one every text column shares, else the server default (the text then recreates the
+/// same column collations; docs/SQL.md).
+pub(crate) fn table_collation(t: &TableDef) -> Collation {
+    // A JSON column's utf8mb4_bin is its type's, never the table's default.
+    let mut colls = t
+        .columns
+        .iter()
+        .filter(|c| c.ty != onelog_engine::SqlType::Json)
+        .filter_map(|c| c.collation);
+    match colls.next() {
+        Some(first) if colls.all(|c| c == first) => first,
+        _ => Collation::DEFAULT,
+    }
+}
+
 /// The collation an ORDER BY item of a single-table statement sorts under: a column's, an
 /// explicit COLLATE, else the connection's (`conn`).
 pub(crate) fn order_collation(e: &Expr, def: &TableDef, conn: Collation) -> Collation {

@@ -83,7 +83,7 @@ impl Expr {
             Expr::Cast(x, to) => cast(x.eval_with(row, aggs, env)?, *to)?,
             Expr::SysVar(name, scope) => get_var(env.cx, name, *scope)?,
             Expr::UserVar(name) => env.cx.user_vars.get(name).cloned().unwrap_or(Value::Null),
-            Expr::Func(f, args) => return self.func(*f, args, row, aggs, env),
+            Expr::Func(f, args) => return self.func(*f, args, env.coll, row, aggs, env),
             Expr::Subq(s) => return s.eval(row, aggs, env),
             // Computed over the collected rows by `execute::window`, never per row.
             Expr::Win(_) => return Err(super::window::misplaced()),
@@ -127,17 +127,9 @@ impl Expr {
             Expr::Case(op, whens, el) => {
                 return case(op.as_deref(), whens, el.as_deref(), coll, row, aggs, env)
             }
-            // A collated function reads the collation as `Env::coll`.
-            Expr::Func(..) => {
-                let env = Env {
-                    cx: env.cx,
-                    params: env.params,
-                    insert_row: env.insert_row,
-                    coll,
-                    subq: env.subq,
-                };
-                return self.eval_with(row, aggs, &env);
-            }
+            // A collated function reads the collation as `Env::coll` (its arguments are
+            // evaluated as anywhere else).
+            Expr::Func(f, args) => return self.func(*f, args, coll, row, aggs, env),
             other => return other.eval_with(row, aggs, env),
         })
     }
@@ -188,27 +180,20 @@ impl Expr {
         }
     }
 
+    /// A function call; `coll` is the collation it runs under (`Env::coll` for it): its
+    /// string arguments' (`Compiler::function`), else the connection's. Under `binary` the
+    /// character functions work on bytes ([`on_bytes`]).
+    #[allow(clippy::too_many_arguments)]
     fn func(
         &self,
         f: Func,
         args: &[Expr],
+        coll: Collation,
         row: &[Value],
         aggs: &[Value],
         env: &Env,
     ) -> Result<Value, SqlError> {
         let def = f.def();
-        if env.coll == Collation::Binary
-            && CHARACTER_FUNCTIONS.contains(&def.name)
-            && args.iter().any(has_bare_text_literal)
-        {
-            // Under `SET NAMES binary` a literal is a binary string: MariaDB's UPPER leaves
-            // it as it is, CHAR_LENGTH counts its bytes... onelog's functions read text as
-            // UTF-8, so they refuse rather than answer differently.
-            return Err(SqlError::unsupported(&format!(
-                "{} of a string literal under SET NAMES binary",
-                def.name
-            )));
-        }
         debug_assert!(
             (def.min_args..=def.max_args).contains(&args.len()),
             "{}: {} arguments compiled",
@@ -235,10 +220,62 @@ impl Expr {
                 if def.null_in_null_out && vals.contains(&Value::Null) {
                     return Ok(Value::Null);
                 }
-                run(vals, env)
+                let env = Env {
+                    cx: env.cx,
+                    params: env.params,
+                    insert_row: env.insert_row,
+                    coll,
+                    subq: env.subq,
+                };
+                if coll == Collation::Binary && super::functions::counts_characters(def.name) {
+                    return on_bytes(def.name, vals, &env, run);
+                }
+                run(vals, &env)
             }
         }
     }
+}
+
+/// A character function (`functions::counts_characters`) on binary strings, as MariaDB:
+/// UPPER and LOWER leave the bytes as they are; the others count, cut and pad bytes. Each
+/// string argument's bytes are read as characters U+0000..U+00FF (one per byte), the
+/// function runs on that text, and a string result turns back into one byte per character.
+fn on_bytes(
+    name: &str,
+    vals: Vec<Value>,
+    env: &Env,
+    run: super::functions::ValuesFn,
+) -> Result<Value, SqlError> {
+    match name {
+        "UPPER" | "LOWER" => return Ok(Value::Bytes(text_of(&vals[0]))),
+        "ORD" => {
+            return Ok(Value::Int(
+                text_of(&vals[0]).first().map_or(0, |&b| i64::from(b)),
+            ))
+        }
+        _ => {}
+    }
+    let widened = vals
+        .into_iter()
+        .map(|v| match v {
+            Value::Bytes(b) => Value::Bytes(
+                b.iter()
+                    .map(|&c| char::from(c))
+                    .collect::<String>()
+                    .into_bytes(),
+            ),
+            other => other,
+        })
+        .collect();
+    Ok(match run(widened, env)? {
+        Value::Bytes(b) => Value::Bytes(
+            String::from_utf8_lossy(&b)
+                .chars()
+                .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+                .collect(),
+        ),
+        other => other,
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -326,54 +363,4 @@ pub(crate) fn eval_scalar(cx: &mut ExecContext, expr: &ast::Expr) -> Result<Valu
         subq: None,
     };
     e.eval(&[], &env)
-}
-
-/// The string functions whose answer depends on the character set or collation of their
-/// arguments (case mapping, counting or positioning characters, comparing): under
-/// `SET NAMES binary` they are refused on string literals (`Expr::func`).
-const CHARACTER_FUNCTIONS: &[&str] = &[
-    "CHAR_LENGTH",
-    "UPPER",
-    "LOWER",
-    "SUBSTRING",
-    "LEFT",
-    "RIGHT",
-    "LOCATE",
-    "INSTR",
-    "POSITION",
-    "REVERSE",
-    "LPAD",
-    "RPAD",
-    "INSERT",
-    "SUBSTRING_INDEX",
-    "FIELD",
-    "FIND_IN_SET",
-    "STRCMP",
-    "SOUNDEX",
-    "WEIGHT_STRING",
-    "ELT",
-    "TRIM",
-    "LTRIM",
-    "RTRIM",
-    "REPLACE",
-    "ORD",
-    "ASCII",
-    "INITCAP",
-    "REGEXP_REPLACE",
-    "REGEXP_SUBSTR",
-    "REGEXP_INSTR",
-];
-
-/// Whether `e` holds a string literal with the connection's character set (not one with
-/// an introducer or a COLLATE, not inside a subquery).
-fn has_bare_text_literal(e: &Expr) -> bool {
-    match e {
-        Expr::Lit(Value::Bytes(_)) => true,
-        Expr::Introduced(..) | Expr::Collate(..) | Expr::Subq(..) => false,
-        _ => {
-            let mut found = false;
-            e.for_each_child(&mut |c| found = found || has_bare_text_literal(c));
-            found
-        }
-    }
 }

@@ -1,6 +1,6 @@
 //! LIKE pattern matching (`%`, `_` as one UTF-8 character, an escape byte), under a
 //! collation: a literal pattern character matches a subject character of equal weight
-//! ([`like_match_in`]; `binary` compares bytes, as [`like_match`]). No padding: `'a '` is not
+//! ([`like_match_in`]; `binary` compares bytes and `_` is one byte, as [`like_match`]). No padding: `'a '` is not
 //! LIKE `'a'`, as in MariaDB.
 //!
 //! Invariants: matching never moves past the end of either input; it runs in
@@ -98,9 +98,10 @@ fn match_keys(s: &[u64], p: &[Pat]) -> bool {
     p[pi..].iter().all(|x| *x == Pat::Any)
 }
 
+/// `s LIKE p` for binary strings: byte by byte, `_` one byte (MariaDB: `_binary'é' LIKE
+/// '__'` is 1).
 pub(super) fn like_match(s: &[u8], p: &[u8], esc: Option<u8>) -> bool {
-    // Iterative matcher with backtracking over the last `%` (chars are matched as bytes,
-    // `_` as one UTF-8 character).
+    // Iterative matcher with backtracking over the last `%`.
     let (mut si, mut pi) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while si < s.len() {
@@ -116,11 +117,7 @@ pub(super) fn like_match(s: &[u8], p: &[u8], esc: Option<u8>) -> bool {
                 star = Some((pi, si));
                 pi += 1;
                 continue;
-            } else if c == b'_' {
-                si += char_len(s[si]).min(s.len() - si);
-                pi += 1;
-                continue;
-            } else if c == s[si] {
+            } else if c == b'_' || c == s[si] {
                 si += 1;
                 pi += 1;
                 continue;
@@ -128,7 +125,7 @@ pub(super) fn like_match(s: &[u8], p: &[u8], esc: Option<u8>) -> bool {
         }
         match star {
             Some((sp, ss)) => {
-                let ns = ss + char_len(s[ss]).min(s.len() - ss);
+                let ns = ss + 1;
                 star = Some((sp, ns));
                 pi = sp + 1;
                 si = ns;

@@ -59,7 +59,7 @@ mod window;
 pub(crate) use coerce::{compare, convert_for_column};
 pub(crate) use collate::{
     charset_named, check_charset, collation_named, compare_in, key_bytes_in, order_collation,
-    sort_cmp_in, CollRef,
+    sort_cmp_in, table_collation, CollRef,
 };
 pub(crate) use compile::{
     negate_literal, number_literal, numeric_view, object_name_parts, Compiler, Deriv, OuterNames,

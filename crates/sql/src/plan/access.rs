@@ -81,7 +81,8 @@ pub(crate) fn is_const_in(e: &Expr, width: usize) -> bool {
         | Expr::BitNot(x)
         | Expr::Cast(x, _)
         | Expr::Collate(x, _)
-        | Expr::Introduced(x, _) => k(x),
+        | Expr::Introduced(x, _)
+        | Expr::Collated(_, x) => k(x),
         Expr::Bin(_, l, r) => k(l) && k(r),
         Expr::Func(f, args) => !f.def().volatile && args.iter().all(k),
         Expr::Subq(s) => !s.correlated && matches!(s.kind, crate::expr::SubqKind::Scalar),

@@ -23,7 +23,6 @@
 //! filters apply to the result's own columns, so a filter never changes a row's values.
 
 use onelog_binlog::Value;
-use onelog_engine::collation::Collation;
 use onelog_engine::{SqlType, TableDef};
 
 use crate::context::ExecContext;
@@ -380,21 +379,8 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
     )
 }
 
-/// The table collation SHOW CREATE TABLE prints: the catalog keeps each column's collation,
-/// not the table's default, so this is the one every text column shares, else the server
-/// default (the text then recreates the same column collations; docs/SQL.md).
-pub(crate) fn table_collation(t: &TableDef) -> Collation {
-    // A JSON column's utf8mb4_bin is its type's, never the table's default.
-    let mut colls = t
-        .columns
-        .iter()
-        .filter(|c| c.ty != SqlType::Json)
-        .filter_map(|c| c.collation);
-    match colls.next() {
-        Some(first) if colls.all(|c| c == first) => first,
-        _ => Collation::DEFAULT,
-    }
-}
+/// The table collation SHOW CREATE TABLE prints (`expr::table_collation`).
+pub(crate) use crate::expr::table_collation;
 
 /// SHOW CREATE DATABASE: needs some privilege on the database (1044 otherwise, also for a
 /// database that does not exist, as MariaDB: the check comes first).

@@ -18,7 +18,7 @@ use onelog_binlog::{GtidState, Value};
 use onelog_log::read_classic_file;
 use onelog_log::view::parse_view_file_name;
 
-use super::{rt_int, rt_str, rt_uint, sees_null, str_val, strict, volatile, FunctionDef};
+use super::{rt_int, rt_name, rt_str, rt_uint, sees_null, str_val, strict, volatile, FunctionDef};
 use crate::error::SqlError;
 use crate::expr::env::Env;
 use crate::expr::numeric::{to_f64, to_i128};
@@ -27,6 +27,18 @@ use crate::expr::text::text_of;
 type R = Result<Value, SqlError>;
 
 pub(super) const FUNCTIONS: &[FunctionDef] = &[
+    // CHARSET(x), COLLATION(x), COERCIBILITY(x): compiled (`Compiler::collation_call`) into
+    // a call on x's description, never called by name here (no aliases).
+    sees_null("CHARSET", &[], (2, 2), rt_name, |v, env| {
+        let (coll, _) = described(&v, env);
+        Ok(str_val(charset_of(&coll).as_bytes().to_vec()))
+    }),
+    sees_null("COLLATION", &[], (2, 2), rt_name, |v, env| {
+        Ok(str_val(described(&v, env).0.into_bytes()))
+    }),
+    sees_null("COERCIBILITY", &[], (2, 2), rt_int, |v, env| {
+        Ok(Value::Int(described(&v, env).1))
+    }),
     sees_null(
         "DATABASE",
         &["DATABASE", "SCHEMA"],
@@ -241,6 +253,47 @@ fn sleep(v: Vec<Value>, env: &Env) -> R {
     guard.sleep(std::time::Duration::from_secs_f64(secs))?;
     guard.set_state("Sending data");
     Ok(Value::Int(0))
+}
+
+/// The collation name and coercibility a compiled CHARSET/COLLATION/COERCIBILITY call
+/// describes. Its arguments (`Compiler::collation_call`): `[name, co]` with `co >= 0` for a
+/// description made at compilation (`name` NULL: the connection's collation), or `[value,
+/// -co]` for a variable or parameter, described here from its value: a string has the
+/// connection's collation (a system variable the system charset's, as MariaDB's
+/// SYSCONST values) with coercibility `co`, a number `binary` NUMERIC (5), NULL `binary`
+/// (IMPLICIT for a user variable, IGNORABLE otherwise).
+fn described(v: &[Value], env: &Env) -> (String, i64) {
+    let conn = || {
+        crate::expr::env::connection_collation(env.cx)
+            .name()
+            .to_string()
+    };
+    let co = match v.get(1) {
+        Some(Value::Int(c)) => *c,
+        _ => 6,
+    };
+    if co >= 0 {
+        return match v.first() {
+            Some(Value::Bytes(name)) => (String::from_utf8_lossy(name).into_owned(), co),
+            _ => (conn(), co),
+        };
+    }
+    let co = -co;
+    match v.first() {
+        Some(Value::Bytes(_)) if co == 3 => (SYSTEM_COLLATION.to_string(), co),
+        Some(Value::Bytes(_)) => (conn(), co),
+        Some(Value::Null) | None if co == 2 => ("binary".to_string(), 2),
+        Some(Value::Null) | None => ("binary".to_string(), 6),
+        Some(_) => ("binary".to_string(), 5),
+    }
+}
+
+/// The collation of MariaDB's SYSCONST strings (the system character set, utf8mb3).
+pub(crate) const SYSTEM_COLLATION: &str = "utf8mb3_general_ci";
+
+/// The character set of the collation called `name` (its prefix; `binary` is its own).
+fn charset_of(name: &str) -> &str {
+    name.split('_').next().unwrap_or(name)
 }
 
 #[cfg(test)]

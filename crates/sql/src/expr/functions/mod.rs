@@ -28,6 +28,7 @@ mod regexp;
 mod string;
 mod temporal;
 
+pub(super) use information::SYSTEM_COLLATION;
 pub(crate) use temporal::statement_now;
 
 use onelog_binlog::Value;
@@ -80,7 +81,7 @@ const ANY: usize = usize::MAX;
 type ReturnType = fn(&[Expr], &TypeCx) -> RType;
 
 /// A function of its argument values.
-type ValuesFn = fn(Vec<Value>, &Env) -> Result<Value, SqlError>;
+pub(super) type ValuesFn = fn(Vec<Value>, &Env) -> Result<Value, SqlError>;
 
 /// A function of its argument values, NULL when one is NULL (most built-ins).
 const fn strict(
@@ -282,6 +283,45 @@ fn rt_double(_: &[Expr], _: &TypeCx) -> RType {
 
 fn rt_str(_: &[Expr], _: &TypeCx) -> RType {
     RType::Str(255)
+}
+
+/// Whether the function called `name` (its canonical name) counts, cuts, pads or maps
+/// characters: on binary strings (`SET NAMES binary` literals, BINARY/VARBINARY/BLOB values)
+/// it works on bytes (`eval::on_bytes`), as MariaDB's does. Those that only compare (FIELD,
+/// STRCMP, ...) follow their collation, `binary` included, without this.
+pub(crate) fn counts_characters(name: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "CHAR_LENGTH",
+        "UPPER",
+        "LOWER",
+        "SUBSTRING",
+        "LEFT",
+        "RIGHT",
+        "LOCATE",
+        "INSTR",
+        "REVERSE",
+        "LPAD",
+        "RPAD",
+        "INSERT",
+        "TRIM",
+        "LTRIM",
+        "RTRIM",
+        "TRIM_BOTH",
+        "TRIM_LEADING",
+        "TRIM_TRAILING",
+        "ORD",
+        "SOUNDEX",
+        "REGEXP_REPLACE",
+        "REGEXP_SUBSTR",
+        "REGEXP_INSTR",
+        "REGEXP_MATCH",
+    ];
+    NAMES.contains(&name)
+}
+
+/// A name (MariaDB's 64-character identifiers: CHARSET(), COLLATION()).
+fn rt_name(_: &[Expr], _: &TypeCx) -> RType {
+    RType::Str(64)
 }
 
 /// Checks built-in functions against the values a reference server gave (the families'
