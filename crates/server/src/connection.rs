@@ -32,8 +32,8 @@
 //! - Bytes on the socket are counted (`transport::Counted`) into the connection's and the
 //!   server's `Bytes_received` / `Bytes_sent`; the general query log gets MariaDB's lines
 //!   (`Connect`, `Change user`, `Query`, `Prepare`, `Execute` with its parameters written in,
-//!   `Close stmt`, `Reset stmt`, `Field List`, `Init DB`, `Quit`, `Statistics`, `Refresh`,
-//!   `Debug`); after a COM_QUERY's or COM_STMT_EXECUTE's answer, each statement the session
+//!   `Long Data`, `Close stmt`, `Reset stmt`, `Field List`, `Init DB`, `Quit`, `Statistics`,
+//!   `Refresh`, `Debug`); after a COM_QUERY's or COM_STMT_EXECUTE's answer, each statement the session
 //!   marked slow (`onelog_sql::querylog::StatementRun`) is counted and written to the slow
 //!   log with its own rows and bytes.
 //! - `max_allowed_packet` is the global value at connect (SESSION is read-only, as MariaDB).
@@ -875,7 +875,11 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 user: &self.user,
                 host: &self.host,
                 ip: &ip,
-                db: session.current_database().unwrap_or(""),
+                db: run
+                    .db
+                    .as_deref()
+                    .or(session.current_database())
+                    .unwrap_or(""),
                 query_time: run.took,
                 rows_sent,
                 rows_examined: run.rows_examined,
@@ -1278,7 +1282,9 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         let id = self.resolve_stmt(id);
         let max = self.config.max_allowed_packet;
         // No response; errors surface at the next COM_STMT_EXECUTE, as in MariaDB.
+        let mut logged = false;
         if let Some(st) = self.stmts.get_mut(&id) {
+            logged = usize::from(param) < st.long_data.len();
             match st.long_data.get_mut(usize::from(param)) {
                 Some(slot) if st.long_data_size + data.len() <= max => {
                     st.long_data_size += data.len();
@@ -1286,6 +1292,10 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 }
                 _ => st.long_data_error = true,
             }
+        }
+        // MariaDB's line for a known statement's parameter (its mysql_stmt_get_longdata).
+        if logged {
+            self.log_general("Long Data", "");
         }
         Ok(())
     }

@@ -24,7 +24,8 @@
 //! `Query` with the COM_QUERY text as [`trim_query`] leaves it, `Prepare` (after a successful
 //! prepare), `Execute` with the statement text and its parameters written as literals
 //! ([`expand_params`]; after a successful execution), `Close stmt` and `Reset stmt` (empty
-//! argument), `Field List` (`table wildcard`), `Change user` (`user@host on db using ...`),
+//! argument), `Long Data` (COM_STMT_SEND_LONG_DATA for a known statement's parameter), `Field
+//! List` (`table wildcard`), `Change user` (`user@host on db using ...`),
 //! `Connect`, `Init DB`, `Quit`, `Refresh`, `Statistics`, `Debug`; COM_PROCESS_KILL writes
 //! nothing (as MariaDB). The slow log gets one entry per statement of a multi-statement
 //! COM_QUERY ([`StatementRun`], text as [`piece_text`] cuts it) and one per COM_STMT_EXECUTE
@@ -335,6 +336,10 @@ pub struct StatementRun {
     /// MariaDB logs in the statement's place (with `Bytes_sent: 0`). Only set while a query
     /// log is on.
     pub expanded: Option<String>,
+    /// The current database just after it ran (empty: none), recorded only for the
+    /// statements of a multi-statement COM_QUERY (one may be a USE); otherwise the
+    /// session's current database is the statement's.
+    pub db: Option<String>,
 }
 
 /// The session settings that decide whether a statement is slow (`long_query_time`,

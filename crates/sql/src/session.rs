@@ -144,6 +144,7 @@ impl RunClock {
             admin: false,
             slow: false,
             expanded: None,
+            db: None,
         }
     }
 }
@@ -390,6 +391,7 @@ impl Session {
             return vec![Err(SqlError::syntax(pieces[1]))];
         }
         let mut out = Vec::with_capacity(pieces.len());
+        let multi = pieces.len() > 1;
         for p in pieces {
             let began = RunClock::start();
             self.expanded = None;
@@ -399,6 +401,9 @@ impl Session {
             run.text = crate::querylog::piece_text(sql, p);
             run.admin = crate::querylog::is_admin_statement(p);
             run.slow = crate::sysvar::is_slow(&self.cx, &run);
+            if multi {
+                run.db = Some(self.cx.current_db.clone().unwrap_or_default());
+            }
             self.runs.push(run);
             crate::sysvar::results_charset(&self.cx, &mut r);
             self.note_error(&r);

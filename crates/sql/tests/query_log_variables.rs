@@ -135,6 +135,12 @@ fn statement_runs_count_rows_examined_as_mariadb() {
             ("SELECT 3", true),
         ]
     );
+    // Each statement's schema, a USE among them (MariaDB's `Schema:` is the database after
+    // the statement).
+    ok(&mut s, "CREATE DATABASE lg2");
+    s.query("SELECT 1; USE lg2; SELECT 2; USE lg");
+    let dbs: Vec<Option<&str>> = s.statement_runs().iter().map(|r| r.db.as_deref()).collect();
+    assert_eq!(dbs, [Some("lg"), Some("lg2"), Some("lg2"), Some("lg")]);
     // min_examined_row_limit and log_queries_not_using_indexes.
     ok(&mut s, "SET long_query_time=10");
     ok(&mut s, "SET log_queries_not_using_indexes=ON");
