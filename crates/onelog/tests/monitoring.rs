@@ -478,7 +478,7 @@ fn general_and_slow_query_logs_are_written_in_mariadbs_formats() {
 
     let text = std::fs::read_to_string(&slow).unwrap();
     let at = text
-        .find("# User@Host: root[root] @ localhost []\n")
+        .find("# User@Host: root[root] @ localhost [127.0.0.1]\n")
         .unwrap_or_else(|| panic!("{text}"));
     let entry = &text[at..];
     let lines: Vec<&str> = entry.lines().collect();
@@ -499,4 +499,218 @@ fn general_and_slow_query_logs_are_written_in_mariadbs_formats() {
     // The same header as the general log's.
     let general_text = std::fs::read_to_string(&general).unwrap();
     assert!(text.starts_with(general_text.lines().next().unwrap()));
+}
+
+/// A log's lines with MariaDB's varying parts masked: the general log's time column (a line
+/// then starts with two tabs, as within one second), the slow log's `# Time:` lines (dropped),
+/// `Query_time`, `Thread_id` and `SET timestamp`.
+fn masked_log(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.starts_with("# Time: "))
+        .map(|l| {
+            let l = match l.split_once('\t') {
+                Some((t, rest)) if t.len() == 15 && t.as_bytes()[6] == b' ' => {
+                    format!("\t\t{rest}")
+                }
+                _ => l.to_string(),
+            };
+            if let Some(rest) = l.strip_prefix("# Query_time: ") {
+                let lock = rest.find("  Lock_time").unwrap_or(0);
+                return format!("# Query_time: Q{}", &rest[lock..]);
+            }
+            if let Some(rest) = l.strip_prefix("# Thread_id: ") {
+                let schema = rest.find("  Schema").unwrap_or(0);
+                return format!("# Thread_id: N{}", &rest[schema..]);
+            }
+            if l.starts_with("SET timestamp=") {
+                return "SET timestamp=T;".to_string();
+            }
+            l
+        })
+        .collect()
+}
+
+/// The slow log's entries (from each `# User@Host:` line), masked as [`masked_log`] and
+/// without their `use db;` lines.
+fn slow_entries(text: &str) -> Vec<String> {
+    let mut entries: Vec<String> = Vec::new();
+    for l in masked_log(text) {
+        if l.starts_with("# User@Host: ") {
+            entries.push(String::new());
+        }
+        if let Some(e) = entries.last_mut() {
+            if !l.starts_with("use `") {
+                e.push_str(&l);
+                e.push('\n');
+            }
+        }
+    }
+    entries
+}
+
+/// The slow log entry of `sql` as MariaDB 10.11 writes it (times masked).
+/// `counts`: rows sent, rows examined, rows affected, bytes sent.
+fn slow_entry(host: &str, counts: [u64; 4], sql: &str) -> String {
+    let [sent, examined, affected, bytes] = counts;
+    format!(
+        "# User@Host: root[root] @ {host}\n# Thread_id: N  Schema: lg  QC_hit: No\n\
+         # Query_time: Q  Lock_time: 0.000000  Rows_sent: {sent}  Rows_examined: {examined}\n\
+         # Rows_affected: {affected}  Bytes_sent: {bytes}\nSET timestamp=T;\n{sql};\n"
+    )
+}
+
+/// The general log and the slow log as MariaDB 10.11 writes them for the same statements
+/// (measured side by side with the same clients, times masked): a multi-statement COM_QUERY
+/// is one `Query` line and one slow entry per statement; a prepared statement's `Prepare`,
+/// `Execute` (parameters written in) and `Close stmt` lines and its slow entry; `Change user`;
+/// `Rows_examined` of scans and index lookups; the statements `log_queries_not_using_indexes`,
+/// `min_examined_row_limit` and `log_slow_admin_statements` select.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_logs_write_each_statement_and_prepared_executions_as_mariadb() {
+    use mysql_async::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let general = logs.path().join("general.log");
+    let slow = logs.path().join("slow.log");
+    let server = Onelog::start(
+        dir.path(),
+        &[
+            "--general-log",
+            &format!("--general-log-file={}", general.display()),
+            "--slow-query-log=ON",
+            &format!("--slow-query-log-file={}", slow.display()),
+            "--long-query-time=0",
+        ],
+    );
+    let port = server.port;
+    sql(
+        port,
+        "CREATE DATABASE lg; CREATE TABLE lg.t (id INT PRIMARY KEY, k INT, v VARCHAR(10), KEY(k)); \
+         INSERT INTO lg.t VALUES (1,10,'a'),(2,20,'b'),(3,30,'c'),(4,40,'d'),(5,50,'e'); \
+         CREATE USER u@localhost IDENTIFIED BY 'pw'; GRANT ALL ON *.* TO u@localhost",
+    );
+    // One COM_QUERY holding four statements (the CLI sends what lies between delimiters).
+    let multi = "SELECT 1;  SELECT 2 ; \n UPDATE t SET k=k+1 WHERE id=1;SELECT * FROM t WHERE id=1";
+    let out = run_bounded(
+        common::mariadb_cmd(port).args(["-N", "-B", "lg"]),
+        Some(&format!("delimiter //\n{multi} //\n")),
+        CLI_TIMEOUT,
+    );
+    assert!(out.status.success(), "{out:?}");
+    // Prepared statements and COM_CHANGE_USER through a driver.
+    let opts = mysql_async::OptsBuilder::default()
+        .ip_or_hostname("127.0.0.1")
+        .tcp_port(port)
+        .user(Some("root"))
+        .db_name(Some("lg"))
+        .prefer_socket(false);
+    let mut conn = mysql_async::Conn::new(opts).await.unwrap();
+    let id = conn.id();
+    let stmt = conn
+        .prep("SELECT id, ? AS s, ? AS n FROM t WHERE id = ? /* ? */ AND v <> '?'")
+        .await
+        .unwrap();
+    let text = mysql_async::Value::Bytes(b"it's \\ \"x\"\n".to_vec());
+    let rows: Vec<mysql_async::Row> = conn
+        .exec(&stmt, (text, mysql_async::Value::NULL, 2))
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    conn.close(stmt).await.unwrap();
+    conn.change_user(
+        mysql_async::ChangeUserOpts::new()
+            .with_user(Some("u".into()))
+            .with_pass(Some("pw".into()))
+            .with_db_name(Some("lg".into())),
+    )
+    .await
+    .unwrap();
+    conn.query_drop("SELECT CURRENT_USER()").await.unwrap();
+    conn.disconnect().await.unwrap();
+    // Which statements the slow log settings select (one statement per COM_QUERY).
+    let out = run_bounded(
+        common::mariadb_cmd(port).args(["-N", "-B", "lg"]),
+        Some(
+            "SET long_query_time=10; SET log_queries_not_using_indexes=ON;\n\
+             SELECT * FROM t WHERE id=2; SELECT * FROM t WHERE v='a';\n\
+             SET min_examined_row_limit=6; SELECT * FROM t WHERE v='b';\n\
+             SET log_queries_not_using_indexes=OFF; SET long_query_time=0;\n\
+             SELECT 'few'; SET min_examined_row_limit=0; SET log_slow_admin_statements=OFF;\n\
+             CREATE INDEX iv ON t(v); SET log_slow_admin_statements=ON; DROP INDEX iv ON t;\n",
+        ),
+        CLI_TIMEOUT,
+    );
+    assert!(out.status.success(), "{out:?}");
+
+    let general_text = std::fs::read_to_string(&general).unwrap();
+    let lines = masked_log(&general_text);
+    // The multi-statement query is one line (its text spans two lines of the file).
+    let start = lines
+        .iter()
+        .position(|l| l.ends_with(" Query\tSELECT 1;  SELECT 2 ; "))
+        .unwrap_or_else(|| panic!("{general_text}"));
+    assert_eq!(
+        lines[start + 1],
+        " UPDATE t SET k=k+1 WHERE id=1;SELECT * FROM t WHERE id=1"
+    );
+    let mine: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix(&format!("\t\t{id:6} ")))
+        .filter(|l| !l.starts_with("Query\tSELECT @@") && !l.starts_with("Query\tSET "))
+        .collect();
+    assert_eq!(
+        mine,
+        [
+            "Connect\troot@localhost on lg using TCP/IP",
+            "Prepare\tSELECT id, ? AS s, ? AS n FROM t WHERE id = ? /* ? */ AND v <> '?'",
+            "Execute\tSELECT id, 'it\\'s \\\\ \\\"x\\\"\\n' AS s, NULL AS n FROM t WHERE id = 2 /* ? */ AND v <> '?'",
+            "Close stmt\t",
+            "Change user\tu@localhost on lg using TCP/IP",
+            "Query\tSELECT CURRENT_USER()",
+            "Quit\t",
+        ],
+        "{general_text}"
+    );
+
+    let slow_text = std::fs::read_to_string(&slow).unwrap();
+    let entries = slow_entries(&slow_text);
+    let tcp = "localhost [127.0.0.1]";
+    // Bytes_sent: onelog's answers (MariaDB's own client gets one byte more per column and
+    // per result set from MariaDB: extended metadata, which onelog does not offer).
+    for want in [
+        slow_entry(tcp, [1, 0, 0, 56], "SELECT 1"),
+        slow_entry(tcp, [1, 0, 0, 56], "SELECT 2 "),
+        slow_entry(tcp, [0, 1, 1, 52], "UPDATE t SET k=k+1 WHERE id=1"),
+        slow_entry(tcp, [1, 1, 0, 132], "SELECT * FROM t WHERE id=1"),
+        slow_entry(
+            tcp,
+            [1, 1, 0, 0],
+            "SELECT id, 'it\\'s \\\\ \\\"x\\\"\\n' AS s, NULL AS n FROM t WHERE id = 2 /* ? */ AND v <> '?'",
+        ),
+        slow_entry(tcp, [1, 5, 0, 132], "SELECT * FROM t WHERE v='a'"),
+        slow_entry(tcp, [0, 0, 0, 11], "SET min_examined_row_limit=0"),
+    ] {
+        assert!(
+            entries.contains(&want),
+            "missing:\n{want}\nin:\n{}",
+            entries.join("")
+        );
+    }
+    let logged = |sql: &str| entries.iter().any(|e| e.ends_with(&format!("\n{sql};\n")));
+    // Under long_query_time without a full scan, fewer rows examined than
+    // min_examined_row_limit, an administrative statement while log_slow_admin_statements is
+    // OFF.
+    for absent in [
+        "SET long_query_time=10",
+        "SELECT * FROM t WHERE id=2",
+        "SELECT * FROM t WHERE v='b'",
+        "SET long_query_time=0",
+        "SELECT 'few'",
+        "CREATE INDEX iv ON t(v)",
+    ] {
+        assert!(!logged(absent), "{absent} logged:\n{slow_text}");
+    }
+    // Administrative again once log_slow_admin_statements is ON.
+    assert!(logged("DROP INDEX iv ON t"), "{slow_text}");
+    assert!(slow_text.contains("\nuse `lg`;\n"), "{slow_text}");
 }

@@ -118,8 +118,13 @@ pub trait SessionApi {
     fn sql_log_off(&self) -> bool {
         false
     }
-    /// The session's `long_query_time` in seconds (None: no slow query accounting).
-    fn long_query_time(&self) -> Option<f64> {
+    /// The statements the last COM_QUERY / COM_STMT_EXECUTE ran (for the slow log; those
+    /// marked `slow` are counted and logged).
+    fn statement_runs(&self) -> &[onelog_sql::querylog::StatementRun] {
+        &[]
+    }
+    /// A prepared statement's text with `params` written in, as the logs show an execution.
+    fn expanded_statement(&self, _stmt_id: u32, _params: &[Value]) -> Option<String> {
         None
     }
 

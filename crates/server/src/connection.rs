@@ -30,9 +30,12 @@
 //!   MariaDB: a client gone without COM_QUIT, `wait_timeout`, a write error, a client that
 //!   closed before authenticating; not a killed connection).
 //! - Bytes on the socket are counted (`transport::Counted`) into the connection's and the
-//!   server's `Bytes_received` / `Bytes_sent`; the general query log gets `Connect`, `Query`,
-//!   `Init DB`, `Quit`, `Statistics`, `Refresh` and `Debug` lines; a COM_QUERY that took longer
-//!   than `long_query_time` (timed from receipt to its answer flushed) is a slow query.
+//!   server's `Bytes_received` / `Bytes_sent`; the general query log gets MariaDB's lines
+//!   (`Connect`, `Change user`, `Query`, `Prepare`, `Execute` with its parameters written in,
+//!   `Long Data`, `Close stmt`, `Reset stmt`, `Field List`, `Init DB`, `Quit`, `Statistics`,
+//!   `Refresh`, `Debug`); after a COM_QUERY's or COM_STMT_EXECUTE's answer, each statement the session
+//!   marked slow (`onelog_sql::querylog::StatementRun`) is counted and written to the slow
+//!   log with its own rows and bytes.
 //! - `max_allowed_packet` is the global value at connect (SESSION is read-only, as MariaDB).
 //! - Between commands the connection wakes every [`IDLE_TICK`] (the socket's read timeout) to
 //!   notice a KILL or the end of `wait_timeout`, and then closes without a reply; a KILL seen
@@ -213,6 +216,9 @@ pub(crate) struct Connection<'a, B: Backend, S: Transport> {
     /// Why an authenticated connection ended without COM_QUIT, for the `Aborted connection`
     /// warning (None: killed, which MariaDB does not report).
     end_reason: Option<&'static str>,
+    /// Per result of the last COM_QUERY / COM_STMT_EXECUTE: (rows sent, rows affected, bytes
+    /// sent), for the slow log.
+    sent: Vec<(u64, u64, u64)>,
 }
 
 impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
@@ -249,6 +255,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             aborted_counted: false,
             log_warnings: LOG_WARNINGS,
             end_reason: Some(READ_ERROR),
+            sent: Vec::new(),
         }
     }
 
@@ -558,7 +565,14 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
 
     /// Checks credentials; sends 1045 (1698 for a socket-only account) when they are wrong and
     /// logs the failure when `log_warnings` >= 2.
-    fn authenticate(&mut self, user: &str, response: &[u8], db: Option<&str>) -> bool {
+    /// `command`: the general log's name for the login (`Connect`, `Change user`).
+    fn authenticate(
+        &mut self,
+        user: &str,
+        response: &[u8],
+        db: Option<&str>,
+        command: &str,
+    ) -> bool {
         if self.backend.general_log_on() {
             let how = if self.peer_uid.is_some() {
                 "Socket"
@@ -566,7 +580,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 "TCP/IP"
             };
             let line = format!("{user}@{} on {} using {how}", self.host, db.unwrap_or(""));
-            self.backend.general_log(self.id, "Connect", &line);
+            self.backend.general_log(self.id, command, &line);
         }
         let acct = self.backend.lookup_account(user, &self.host);
         let ok = acct.as_ref().is_some_and(|a| {
@@ -641,7 +655,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         let plugin = resp.auth_plugin.map(<[u8]>::to_vec);
         let response = resp.auth_response.to_vec();
         let response = self.auth_data(plugin.as_deref(), response)?;
-        if !self.authenticate(&user, &response, db.as_deref()) {
+        if !self.authenticate(&user, &response, db.as_deref(), "Connect") {
             self.stream.flush()?;
             return Ok(false);
         }
@@ -716,18 +730,20 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 }
             }
             Command::Query => {
-                let sql = statement_text(body);
-                self.log_general("Query", &sql);
-                let started = (Instant::now(), self.traffic.get().1);
-                let results = self.session().query(&sql);
+                let text = statement_text(body);
+                let sql = onelog_sql::querylog::trim_query(&text);
+                self.log_general("Query", sql);
+                let results = self.session().query(sql);
                 if self.killed_while_running(results.last().and_then(|r| r.as_ref().err())) {
+                    // Logged as MariaDB logs a killed statement: nothing sent.
+                    self.sent.clear();
+                    self.account_slow_statements(sql, None);
                     self.end_reason = None;
                     return Ok(Flow::Quit);
                 }
-                let counts = result_counts(&results);
                 let flow = self.send_results(results)?;
                 self.stream.flush()?;
-                self.account_slow_query(&sql, started, counts);
+                self.account_slow_statements(sql, None);
                 return Ok(flow);
             }
             Command::FieldList => self.com_field_list(body)?,
@@ -774,8 +790,11 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             Command::StmtClose => {
                 // No response.
                 let id = stmt_id(body)?;
-                self.stmts.remove(&id);
+                let known = self.stmts.remove(&id).is_some();
                 self.session().close_statement(id);
+                if known {
+                    self.log_general("Close stmt", "");
+                }
             }
             Command::StmtReset => self.com_stmt_reset(body)?,
             Command::SetOption => {
@@ -808,46 +827,72 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         Ok(Flow::Continue)
     }
 
+    /// Whether this connection's commands go to the general log now (it is on and the session
+    /// did not set `sql_log_off`): nothing is formatted for it otherwise.
+    fn general_wanted(&self) -> bool {
+        self.backend.general_log_on() && !self.session.as_ref().is_some_and(|s| s.sql_log_off())
+    }
+
     /// Writes a general log line for this connection (unless the log is off or the session
     /// set `sql_log_off`).
     fn log_general(&self, command: &str, argument: &str) {
-        if self.backend.general_log_on() && !self.session.as_ref().is_some_and(|s| s.sql_log_off())
-        {
+        if self.general_wanted() {
             self.backend.general_log(self.id, command, argument);
         }
     }
 
-    /// After a COM_QUERY's answer was sent: when it took longer than the session's
-    /// `long_query_time`, counts it in `Slow_queries` and writes it to the slow query log.
-    /// `started`: when it began and the connection's `Bytes_sent` then.
-    fn account_slow_query(&self, sql: &str, started: (Instant, u64), counts: (u64, u64)) {
+    /// The bytes this connection has produced: sent on the socket plus still buffered.
+    fn bytes_out(&mut self) -> u64 {
+        self.traffic.get().1 + self.stream.out().len() as u64
+    }
+
+    /// After the answer of a COM_QUERY (`sql`, its trimmed text) or a COM_STMT_EXECUTE
+    /// (`exec`: statement id and parameters) was sent: each statement it ran that the
+    /// session's slow log settings call slow is counted in `Slow_queries` and written to the
+    /// slow query log (MariaDB's entry per statement; an execution is logged with its
+    /// parameters written in and `Bytes_sent: 0`, as MariaDB logs it).
+    fn account_slow_statements(&self, sql: &str, exec: Option<(u32, &[Value])>) {
         let Some(session) = self.session.as_ref() else {
             return;
         };
-        let Some(limit) = session.long_query_time() else {
-            return;
-        };
-        let took = started.0.elapsed().as_secs_f64();
-        if took <= limit {
-            return;
+        for (i, run) in session.statement_runs().iter().enumerate() {
+            if !run.slow {
+                continue;
+            }
+            let text: std::borrow::Cow<'_, str> = match (exec, &run.expanded) {
+                (Some((id, params)), _) => session
+                    .expanded_statement(id, params)
+                    .map_or(std::borrow::Cow::Borrowed(""), std::borrow::Cow::Owned),
+                (None, Some(e)) => std::borrow::Cow::Borrowed(e),
+                (None, None) => {
+                    std::borrow::Cow::Borrowed(sql.get(run.text.clone()).unwrap_or(sql))
+                }
+            };
+            let (rows_sent, rows_affected, bytes) = self.sent.get(i).copied().unwrap_or_default();
+            let ip = self.stream.get_ref().peer_ip().unwrap_or_default();
+            self.backend.slow_query(&onelog_sql::querylog::SlowEntry {
+                connection_id: self.id,
+                user: &self.user,
+                host: &self.host,
+                ip: &ip,
+                db: run
+                    .db
+                    .as_deref()
+                    .or(session.current_database())
+                    .unwrap_or(""),
+                query_time: run.took,
+                rows_sent,
+                rows_examined: run.rows_examined,
+                rows_affected,
+                bytes_sent: if exec.is_some() || run.expanded.is_some() {
+                    0
+                } else {
+                    bytes
+                },
+                start: run.start,
+                sql: &text,
+            });
         }
-        let start = std::time::SystemTime::now()
-            .checked_sub(started.0.elapsed())
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_secs());
-        self.backend.slow_query(&onelog_sql::querylog::SlowEntry {
-            connection_id: self.id,
-            user: &self.user,
-            host: &self.host,
-            db: session.current_database().unwrap_or(""),
-            query_time: took,
-            rows_sent: counts.0,
-            rows_examined: 0,
-            rows_affected: counts.1,
-            bytes_sent: self.traffic.get().1 - started.1,
-            start,
-            sql,
-        });
     }
 
     /// COM_REFRESH (`mariadb-admin refresh`, `flush-threads`): MariaDB's `REFRESH_*` bits run
@@ -926,8 +971,10 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
     }
 
     /// Sends the results of a COM_QUERY (one per statement; an error is always last).
+    /// Records in `self.sent` the rows and bytes of each result.
     fn send_results(&mut self, results: Vec<Result<Output, SqlError>>) -> Result<Flow, ConnError> {
         let n = results.len();
+        self.sent.clear();
         if n == 0 {
             self.send_ok(0, 0, 0, "", false);
             return Ok(Flow::Continue);
@@ -935,17 +982,28 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         let mut shutdown = false;
         for (i, r) in results.into_iter().enumerate() {
             let more = i + 1 < n;
-            match r {
+            let before = self.bytes_out();
+            let (rows, affected) = match &r {
+                Ok(out) => output_counts(out),
+                Err(_) => (0, 0),
+            };
+            let stop = match r {
                 Ok(out) => {
                     if matches!(out, Output::Shutdown) {
                         shutdown = true;
                     }
                     self.send_output(out, more, false)?;
+                    false
                 }
                 Err(e) => {
                     self.send_sql_error(&e);
-                    break;
+                    true
                 }
+            };
+            let bytes = self.bytes_out() - before;
+            self.sent.push((rows, affected, bytes));
+            if stop {
+                break;
             }
         }
         if shutdown {
@@ -1033,6 +1091,15 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         let mut r = Reader::new(body);
         let table = String::from_utf8_lossy(r.nul_or_rest()).into_owned();
         let wildcard = String::from_utf8_lossy(r.rest()).into_owned();
+        // MariaDB logs it once a database is chosen, before the privilege check.
+        if self.general_wanted()
+            && self
+                .session
+                .as_ref()
+                .is_some_and(|s| s.current_database().is_some())
+        {
+            self.log_general("Field List", &format!("{table} {wildcard}"));
+        }
         match self.session().field_list(&table, &wildcard) {
             Ok(cols) => {
                 for c in &cols {
@@ -1055,7 +1122,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             .map(|d| String::from_utf8_lossy(d).into_owned());
         let plugin = req.auth_plugin.map(<[u8]>::to_vec);
         let response = self.auth_data(plugin.as_deref(), req.auth_response.to_vec())?;
-        if !self.authenticate(&user, &response, db.as_deref()) {
+        if !self.authenticate(&user, &response, db.as_deref(), "Change user") {
             return Ok(Flow::Quit);
         }
         self.stmts.clear();
@@ -1088,6 +1155,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 return;
             }
         };
+        self.log_general("Prepare", onelog_sql::querylog::trim_query(&sql));
         let warnings = self.warnings();
         let start = self.stream.begin_packet();
         let out = self.stream.out();
@@ -1178,6 +1246,23 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             self.end_reason = None;
             return Ok(Flow::Quit);
         }
+        if result.is_ok() && self.general_wanted() {
+            if let Some(text) = self
+                .session
+                .as_ref()
+                .and_then(|s| s.expanded_statement(id, &exec.params))
+            {
+                self.log_general("Execute", &text);
+            }
+        }
+        self.sent.clear();
+        self.sent.push(match &result {
+            Ok(out) => {
+                let (rows, affected) = output_counts(out);
+                (rows, affected, 0)
+            }
+            Err(_) => (0, 0, 0),
+        });
         match result {
             Ok(Output::Shutdown) => {
                 self.send_ok(0, 0, 0, "", false);
@@ -1188,6 +1273,7 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
             Ok(out) => self.send_output(out, false, true)?,
             Err(e) => self.send_sql_error(&e),
         }
+        self.account_slow_statements("", Some((id, &exec.params)));
         Ok(Flow::Continue)
     }
 
@@ -1196,7 +1282,9 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         let id = self.resolve_stmt(id);
         let max = self.config.max_allowed_packet;
         // No response; errors surface at the next COM_STMT_EXECUTE, as in MariaDB.
+        let mut logged = false;
         if let Some(st) = self.stmts.get_mut(&id) {
+            logged = usize::from(param) < st.long_data.len();
             match st.long_data.get_mut(usize::from(param)) {
                 Some(slot) if st.long_data_size + data.len() <= max => {
                     st.long_data_size += data.len();
@@ -1204,6 +1292,10 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 }
                 _ => st.long_data_error = true,
             }
+        }
+        // MariaDB's line for a known statement's parameter (its mysql_stmt_get_longdata).
+        if logged {
+            self.log_general("Long Data", "");
         }
         Ok(())
     }
@@ -1220,7 +1312,10 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
                 st.long_data_size = 0;
                 st.long_data_error = false;
                 match self.session().reset_statement(id) {
-                    Ok(()) => self.send_ok(0, 0, 0, "", false),
+                    Ok(()) => {
+                        self.log_general("Reset stmt", "");
+                        self.send_ok(0, 0, 0, "", false)
+                    }
                     Err(e) => self.send_sql_error(&e),
                 }
             }
@@ -1229,18 +1324,13 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
     }
 }
 
-/// (rows sent, rows affected) by a COM_QUERY's statements, for the slow query log.
-fn result_counts(results: &[Result<Output, SqlError>]) -> (u64, u64) {
-    let mut sent = 0;
-    let mut affected = 0;
-    for r in results.iter().flatten() {
-        match r {
-            Output::Rows { rows, .. } => sent += rows.len() as u64,
-            Output::Ok { affected_rows, .. } => affected += affected_rows,
-            Output::Shutdown => {}
-        }
+/// (rows sent, rows affected) by one statement's result, for the slow query log.
+fn output_counts(out: &Output) -> (u64, u64) {
+    match out {
+        Output::Rows { rows, .. } => (rows.len() as u64, 0),
+        Output::Ok { affected_rows, .. } => (0, *affected_rows),
+        Output::Shutdown => (0, 0),
     }
-    (sent, affected)
 }
 
 /// The text of a COM_QUERY / COM_STMT_PREPARE. Some C clients send the terminating NUL of the

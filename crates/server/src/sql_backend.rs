@@ -160,8 +160,11 @@ impl SessionApi for SqlSession {
     fn sql_log_off(&self) -> bool {
         onelog_sql::sysvar::sql_log_off(&self.0)
     }
-    fn long_query_time(&self) -> Option<f64> {
-        Some(onelog_sql::sysvar::long_query_time(&self.0))
+    fn statement_runs(&self) -> &[onelog_sql::querylog::StatementRun] {
+        self.0.statement_runs()
+    }
+    fn expanded_statement(&self, stmt_id: u32, params: &[Value]) -> Option<String> {
+        self.0.expanded_statement(stmt_id, params)
     }
     fn register_slave(&mut self, body: &[u8]) -> Result<(), SqlError> {
         self.0.register_slave(body)

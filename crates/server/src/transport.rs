@@ -29,6 +29,11 @@ pub trait Transport: Read + Write + Send + 'static {
     fn peer_uid(&self) -> Option<u32> {
         None
     }
+    /// The peer's IP address as MariaDB shows it (`127.0.0.1`, the slow log's `[ip]`);
+    /// `None` for unix sockets.
+    fn peer_ip(&self) -> Option<String> {
+        None
+    }
     /// A probe telling, without blocking or consuming bytes, whether the peer is still
     /// connected (false once it closed or reset the connection); running statements poll it
     /// so a client disconnect stops them. None: this transport cannot tell.
@@ -49,6 +54,14 @@ impl Transport for TcpStream {
     }
     fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
         TcpStream::set_write_timeout(self, timeout)
+    }
+    fn peer_ip(&self) -> Option<String> {
+        Some(match self.peer_addr().ok()?.ip() {
+            std::net::IpAddr::V6(v6) => v6
+                .to_ipv4_mapped()
+                .map_or_else(|| v6.to_string(), |v4| v4.to_string()),
+            ip => ip.to_string(),
+        })
     }
     fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
         let s = self.try_clone().ok()?;
@@ -138,6 +151,9 @@ impl<S: Transport> Transport for Counted<S> {
     }
     fn peer_uid(&self) -> Option<u32> {
         self.inner.peer_uid()
+    }
+    fn peer_ip(&self) -> Option<String> {
+        self.inner.peer_ip()
     }
     fn liveness_probe(&self) -> Option<onelog_sql::guard::Probe> {
         self.inner.liveness_probe()

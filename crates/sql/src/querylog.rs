@@ -20,10 +20,32 @@
 //!
 //! Times are UTC (the server's time zone).
 //!
+//! What the protocol layer writes (measured on MariaDB 10.11.14): the general log gets
+//! `Query` with the COM_QUERY text as [`trim_query`] leaves it, `Prepare` (after a successful
+//! prepare), `Execute` with the statement text and its parameters written as literals
+//! ([`expand_params`]; after a successful execution), `Close stmt` and `Reset stmt` (empty
+//! argument), `Long Data` (COM_STMT_SEND_LONG_DATA for a known statement's parameter), `Field
+//! List` (`table wildcard`), `Change user` (`user@host on db using ...`),
+//! `Connect`, `Init DB`, `Quit`, `Refresh`, `Statistics`, `Debug`; COM_PROCESS_KILL writes
+//! nothing (as MariaDB). The slow log gets one entry per statement of a multi-statement
+//! COM_QUERY ([`StatementRun`], text as [`piece_text`] cuts it) and one per COM_STMT_EXECUTE
+//! (the expanded text, `Bytes_sent: 0` as MariaDB writes it), when [`SlowPolicy::logs`] says so.
+//!
+//! `Rows_examined` counts the rows the executor reads from tables: every row an access path
+//! hands over (a full scan's rows, an index lookup's or range's matches, each inner lookup of
+//! a join, subqueries' reads), counted per connection thread by [`count_examined`] at the end
+//! of each access-path visit (one thread-local add, whether or not a log is on). MariaDB also
+//! counts rows it re-reads from its temporary tables and filesort buffers, and skips tables
+//! its optimizer answers from an index alone (`MIN`/`MAX`), so its number is higher for
+//! GROUP BY / ORDER BY through a temporary table and lower for those. `Lock_time` is written
+//! 0: onelog opens no tables before running a statement, so there is no "waiting to lock the
+//! tables" phase to time apart; lock waits are part of `Query_time`.
+//!
 //! Invariants: an entry is written whole under its file's lock; while a log is off, logging
 //! costs one atomic load and formats nothing; a file that cannot be written to is closed and
 //! its log turned off (with an error-log line), never a failed statement.
 
+use std::cell::Cell;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -38,6 +60,8 @@ pub struct SlowEntry<'a> {
     pub connection_id: u32,
     pub user: &'a str,
     pub host: &'a str,
+    /// The client's IP address (empty over the unix socket): `@ host [ip]`.
+    pub ip: &'a str,
     pub db: &'a str,
     pub query_time: f64,
     pub rows_sent: u64,
@@ -249,11 +273,12 @@ impl QueryLogs {
             text.push_str(&format!("# Time: {}\n", log_time(now)));
         }
         text.push_str(&format!(
-            "# User@Host: {u}[{u}] @ {h} []\n# Thread_id: {id}  Schema: {db}  QC_hit: No\n\
+            "# User@Host: {u}[{u}] @ {h} [{ip}]\n# Thread_id: {id}  Schema: {db}  QC_hit: No\n\
              # Query_time: {qt:.6}  Lock_time: 0.000000  Rows_sent: {rs}  Rows_examined: {rx}\n\
              # Rows_affected: {ra}  Bytes_sent: {bs}\n",
             u = e.user,
             h = e.host,
+            ip = e.ip,
             id = e.connection_id,
             db = e.db,
             qt = e.query_time,
@@ -283,6 +308,192 @@ impl QueryLogs {
                     .as_deref()
                     .map_or_else(String::new, |p| p.display().to_string())
             ));
+        }
+    }
+}
+
+/// One statement a session ran, as the slow log needs it: a statement of a COM_QUERY (in
+/// order; the one that failed is the last) or a COM_STMT_EXECUTE.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StatementRun {
+    /// Its text, a byte range of the COM_QUERY's text ([`piece_text`]); empty for an execute.
+    pub text: std::ops::Range<usize>,
+    /// When it began, seconds since the epoch (`SET timestamp=`).
+    pub start: u64,
+    /// How long it ran, in seconds.
+    pub took: f64,
+    /// Rows read from tables ([`count_examined`]).
+    pub rows_examined: u64,
+    /// A table was read by a full scan (MariaDB's "no index used").
+    pub no_index: bool,
+    /// An administrative statement (`log_slow_admin_statements`: ALTER, ANALYZE, CHECK,
+    /// OPTIMIZE, REPAIR, CREATE/DROP INDEX).
+    pub admin: bool,
+    /// The session's settings just after it ran call it slow ([`SlowPolicy::logs`]): it is
+    /// counted in `Slow_queries` and written to the slow log when that is on.
+    pub slow: bool,
+    /// An SQL-level `EXECUTE`: the prepared text with its parameters written in, which
+    /// MariaDB logs in the statement's place (with `Bytes_sent: 0`). Only set while a query
+    /// log is on.
+    pub expanded: Option<String>,
+    /// The current database just after it ran (empty: none), recorded only for the
+    /// statements of a multi-statement COM_QUERY (one may be a USE); otherwise the
+    /// session's current database is the statement's.
+    pub db: Option<String>,
+}
+
+/// The session settings that decide whether a statement is slow (`long_query_time`,
+/// `log_queries_not_using_indexes`, `min_examined_row_limit`, `log_slow_admin_statements`).
+#[derive(Debug, Clone, Copy)]
+pub struct SlowPolicy {
+    pub long_query_time: f64,
+    pub not_using_indexes: bool,
+    pub min_examined_row_limit: u64,
+    pub admin_statements: bool,
+}
+
+impl SlowPolicy {
+    /// MariaDB's `log_slow_statement` rule: an administrative statement counts only under
+    /// `log_slow_admin_statements`; then the statement ran longer than `long_query_time`, or
+    /// read a table without an index while `log_queries_not_using_indexes` is on; and it
+    /// examined at least `min_examined_row_limit` rows. Such a statement is counted in
+    /// `Slow_queries` and written to the slow log when that is on.
+    pub fn logs(&self, run: &StatementRun) -> bool {
+        if run.admin && !self.admin_statements {
+            return false;
+        }
+        (run.took > self.long_query_time || (run.no_index && self.not_using_indexes))
+            && run.rows_examined >= self.min_examined_row_limit
+    }
+}
+
+thread_local! {
+    /// Rows read by access paths on this thread, and full scans among those reads (running
+    /// totals; a statement takes the difference across its run).
+    static EXAMINED: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// Adds `rows` read by one access path (`full_scan`: a full table scan) to this thread's
+/// totals. Called by the executor at the end of each access-path visit.
+pub(crate) fn count_examined(rows: u64, full_scan: bool) {
+    EXAMINED.with(|c| {
+        let (r, f) = c.get();
+        c.set((r.wrapping_add(rows), f.wrapping_add(u64::from(full_scan))))
+    });
+}
+
+/// This thread's running totals: (rows examined, full scans).
+pub(crate) fn examined() -> (u64, u64) {
+    EXAMINED.with(Cell::get)
+}
+
+/// The statement text MariaDB keeps of a COM_QUERY or COM_STMT_PREPARE packet (its
+/// `alloc_query`): leading white space, and trailing white space and semicolons, removed.
+pub fn trim_query(sql: &str) -> &str {
+    sql.trim_start()
+        .trim_end_matches(|c: char| c == ';' || c.is_whitespace())
+}
+
+/// The byte range of `sql` a statement `piece` (a trimmed sub-slice of `sql`) is logged as in
+/// the slow log: MariaDB keeps a statement's text up to the `;` that ends it, white space
+/// before that `;` included (`SELECT 2 ;` is logged `SELECT 2 ;`); the last statement is
+/// trimmed ([`trim_query`]).
+pub(crate) fn piece_text(sql: &str, piece: &str) -> std::ops::Range<usize> {
+    let start = (piece.as_ptr() as usize)
+        .saturating_sub(sql.as_ptr() as usize)
+        .min(sql.len());
+    let mut end = (start + piece.len()).min(sql.len());
+    let rest = &sql.as_bytes()[end..];
+    let ws = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    if rest.get(ws) == Some(&b';') && !trim_query(&sql[end + ws..]).is_empty() {
+        end += ws;
+    }
+    start..end
+}
+
+/// Whether `sql` is one of the statements `log_slow_admin_statements` governs (no
+/// allocation: it is asked of every statement).
+pub(crate) fn is_admin_statement(sql: &str) -> bool {
+    let mut words = sql
+        .split(|c: char| c.is_whitespace() || c == '(')
+        .filter(|w| !w.is_empty());
+    let first = words.next().unwrap_or_default();
+    let second = words.next().unwrap_or_default();
+    let is = |w: &str, any: &[&str]| any.iter().any(|a| w.eq_ignore_ascii_case(a));
+    if is(first, &["ANALYZE", "CHECK", "OPTIMIZE", "REPAIR"]) {
+        is(second, &["TABLE", "NO_WRITE_TO_BINLOG", "LOCAL"])
+    } else if is(first, &["ALTER"]) {
+        is(second, &["TABLE", "ONLINE", "IGNORE"])
+    } else if is(first, &["CREATE"]) {
+        is(second, &["INDEX", "UNIQUE", "FULLTEXT", "SPATIAL"])
+    } else {
+        is(first, &["DROP"]) && is(second, &["INDEX"])
+    }
+}
+
+/// A prepared statement's text with each `?` placeholder (outside quotes and comments)
+/// replaced by its parameter written as MariaDB logs it (`Item_param::query_val_str`):
+/// NULL, numbers as they print, strings and temporal values quoted, `'` `\` `"` and control
+/// characters escaped with a backslash. Extra placeholders stay `?`.
+pub fn expand_params(sql: &str, params: &[onelog_binlog::Value]) -> String {
+    use crate::parse::lexer;
+    let b = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len() + 16 * params.len());
+    let mut next = params.iter();
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        let j = match b[i] {
+            b'\'' | b'"' | b'`' => lexer::skip_quoted(b, i),
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                lexer::block_comment_close(b, i + 2).map_or(b.len(), |k| k + 2)
+            }
+            b'#' | b'-' if lexer::line_comment_at(b, i) => lexer::skip_line(b, i),
+            b'?' => match next.next() {
+                Some(v) => {
+                    out.push_str(&sql[copied..i]);
+                    param_literal(v, &mut out);
+                    copied = i + 1;
+                    i + 1
+                }
+                None => i + 1,
+            },
+            _ => i + 1,
+        };
+        i = j.max(i + 1).min(b.len());
+    }
+    out.push_str(&sql[copied..]);
+    out
+}
+
+/// One parameter as MariaDB writes it into an expanded statement.
+fn param_literal(v: &onelog_binlog::Value, out: &mut String) {
+    use onelog_binlog::Value;
+    match v {
+        Value::Null => out.push_str("NULL"),
+        Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Double(_) | Value::Decimal(_) => {
+            out.push_str(&String::from_utf8_lossy(&crate::render::text_plain(v)))
+        }
+        Value::Bytes(bytes) => {
+            out.push('\'');
+            for ch in String::from_utf8_lossy(bytes).chars() {
+                match ch {
+                    '\0' => out.push_str("\\0"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\u{1a}' => out.push_str("\\Z"),
+                    '\\' | '\'' | '"' => {
+                        out.push('\\');
+                        out.push(ch);
+                    }
+                    c => out.push(c),
+                }
+            }
+            out.push('\'');
+        }
+        other => {
+            out.push('\'');
+            out.push_str(&String::from_utf8_lossy(&crate::render::text_plain(other)));
+            out.push('\'');
         }
     }
 }
@@ -320,6 +531,98 @@ mod tests {
             "{text}"
         );
         assert_eq!(lines.len(), 5, "{text}");
+    }
+
+    #[test]
+    fn multi_statement_pieces_are_cut_as_mariadb_logs_them() {
+        let sql = trim_query("  SELECT 1;  SELECT 2 ; \n UPDATE t SET k=1;SELECT 3 ;; \n");
+        assert_eq!(sql, "SELECT 1;  SELECT 2 ; \n UPDATE t SET k=1;SELECT 3");
+        let pieces = crate::parse::split_statements(sql);
+        let cut: Vec<&str> = pieces.iter().map(|p| &sql[piece_text(sql, p)]).collect();
+        // Measured on 10.11.14: `SELECT 2 ;` is logged `SELECT 2 ;` (its space kept).
+        assert_eq!(
+            cut,
+            ["SELECT 1", "SELECT 2 ", "UPDATE t SET k=1", "SELECT 3"]
+        );
+    }
+
+    #[test]
+    fn parameters_are_written_in_as_mariadb_logs_an_execution() {
+        use onelog_binlog::Value;
+        let sql = "SELECT ?, ? /* ? */, '?', `?`, ?, ?, ? -- ?\n, ?";
+        let params = [
+            Value::Bytes(b"it's \\ \"x\"\n\r\0\x1a".to_vec()),
+            Value::Null,
+            Value::Int(-3),
+            Value::Double(1.5),
+            Value::Date {
+                year: 2024,
+                month: 2,
+                day: 29,
+            },
+        ];
+        assert_eq!(
+            expand_params(sql, &params),
+            "SELECT 'it\\'s \\\\ \\\"x\\\"\\n\\r\\0\\Z', NULL /* ? */, '?', `?`, -3, 1.5, '2024-02-29' -- ?\n, ?"
+        );
+    }
+
+    #[test]
+    fn admin_statements_are_the_ones_log_slow_admin_statements_names() {
+        for s in [
+            "ALTER TABLE t ADD c INT",
+            "alter online table t force",
+            "CREATE INDEX i ON t(a)",
+            "create unique index i on t(a)",
+            "DROP INDEX i ON t",
+            "OPTIMIZE TABLE t",
+            "ANALYZE TABLE t",
+            "CHECK TABLE t",
+            "REPAIR TABLE t",
+        ] {
+            assert!(is_admin_statement(s), "{s}");
+        }
+        for s in [
+            "SELECT 1",
+            "CREATE TABLE t (a INT)",
+            "ALTER USER u",
+            "DROP TABLE t",
+            "ANALYZE SELECT 1",
+        ] {
+            assert!(!is_admin_statement(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn slow_policy_is_mariadbs_rule() {
+        let policy = SlowPolicy {
+            long_query_time: 1.0,
+            not_using_indexes: true,
+            min_examined_row_limit: 3,
+            admin_statements: false,
+        };
+        let run = |took: f64, rows: u64, no_index: bool, admin: bool| StatementRun {
+            took,
+            rows_examined: rows,
+            no_index,
+            admin,
+            ..StatementRun::default()
+        };
+        assert!(policy.logs(&run(2.0, 3, false, false)));
+        assert!(
+            !policy.logs(&run(0.5, 3, false, false)),
+            "fast, with an index"
+        );
+        assert!(policy.logs(&run(0.5, 3, true, false)), "a full scan");
+        assert!(!policy.logs(&run(2.0, 2, false, false)), "too few rows");
+        assert!(!policy.logs(&run(2.0, 3, false, true)), "administrative");
+        let all = SlowPolicy {
+            not_using_indexes: false,
+            admin_statements: true,
+            ..policy
+        };
+        assert!(!all.logs(&run(0.5, 3, true, false)));
+        assert!(all.logs(&run(2.0, 3, false, true)));
     }
 
     #[test]

@@ -115,6 +115,40 @@ pub(crate) struct Prepared {
 
 const STMT_SAVEPOINT: &str = "\u{1}stmt";
 
+/// Times one statement and takes the rows it examined (`crate::querylog`'s thread totals).
+struct RunClock {
+    at: std::time::Instant,
+    start: u64,
+    examined: (u64, u64),
+}
+
+impl RunClock {
+    fn start() -> RunClock {
+        RunClock {
+            at: std::time::Instant::now(),
+            start: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            examined: crate::querylog::examined(),
+        }
+    }
+
+    fn stop(self) -> crate::querylog::StatementRun {
+        let (rows, scans) = crate::querylog::examined();
+        crate::querylog::StatementRun {
+            text: 0..0,
+            start: self.start,
+            took: self.at.elapsed().as_secs_f64(),
+            rows_examined: rows.wrapping_sub(self.examined.0),
+            no_index: scans != self.examined.1,
+            admin: false,
+            slow: false,
+            expanded: None,
+            db: None,
+        }
+    }
+}
+
 /// A client session: the execution context its statements run in, plus what only the
 /// session's dispatch needs (prepared statements, the multi-statement flag). Dereferences to
 /// its [`ExecContext`].
@@ -126,6 +160,11 @@ pub struct Session {
     /// SQL-level prepared statements: name (lower case) -> id in `prepared`
     /// (`sql_prepare.rs`).
     sql_names: HashMap<String, u32>,
+    /// The statements the last COM_QUERY / COM_STMT_EXECUTE ran, for the slow log
+    /// (`crate::querylog`).
+    runs: Vec<crate::querylog::StatementRun>,
+    /// The expanded text of the SQL-level EXECUTE the current statement ran (`sql_prepare`).
+    expanded: Option<String>,
 }
 
 impl std::ops::Deref for Session {
@@ -152,6 +191,8 @@ impl Session {
             prepared: HashMap::new(),
             next_stmt_id: 1,
             sql_names: HashMap::new(),
+            runs: Vec::new(),
+            expanded: None,
         }
     }
 
@@ -341,6 +382,7 @@ impl Session {
 
     /// COM_QUERY.
     pub fn query(&mut self, sql: &str) -> Vec<Result<Output, SqlError>> {
+        self.runs.clear();
         let pieces = parse::split_statements(sql);
         if pieces.is_empty() {
             return vec![Err(SqlError::of(errors::ER_EMPTY_QUERY, "Query was empty"))];
@@ -349,8 +391,20 @@ impl Session {
             return vec![Err(SqlError::syntax(pieces[1]))];
         }
         let mut out = Vec::with_capacity(pieces.len());
+        let multi = pieces.len() > 1;
         for p in pieces {
+            let began = RunClock::start();
+            self.expanded = None;
             let mut r = self.run_piece(p);
+            let mut run = began.stop();
+            run.expanded = self.expanded.take();
+            run.text = crate::querylog::piece_text(sql, p);
+            run.admin = crate::querylog::is_admin_statement(p);
+            run.slow = crate::sysvar::is_slow(&self.cx, &run);
+            if multi {
+                run.db = Some(self.cx.current_db.clone().unwrap_or_default());
+            }
+            self.runs.push(run);
             crate::sysvar::results_charset(&self.cx, &mut r);
             self.note_error(&r);
             let stop = r.is_err();
@@ -360,6 +414,28 @@ impl Session {
             }
         }
         out
+    }
+
+    /// The statements the last COM_QUERY (one per statement run) or COM_STMT_EXECUTE (one)
+    /// ran: their text, times and rows examined, for the slow log.
+    pub fn statement_runs(&self) -> &[crate::querylog::StatementRun] {
+        &self.runs
+    }
+
+    /// Writes a general log line for this session (unless the log is off or the session set
+    /// `sql_log_off`).
+    pub(crate) fn log_general(&self, command: &str, argument: &str) {
+        let logs = &self.cx.server.query_logs;
+        if logs.general_on() && !crate::sysvar::sql_log_off(&self.cx) {
+            logs.general(self.cx.connection_id, command, argument);
+        }
+    }
+
+    /// The text prepared statement `stmt_id` is logged as when run with `params`
+    /// (`crate::querylog::expand_params`); None for an unknown statement.
+    pub fn expanded_statement(&self, stmt_id: u32, params: &[Value]) -> Option<String> {
+        let p = self.prepared.get(&stmt_id)?;
+        Some(crate::querylog::expand_params(&p.sql, params))
     }
 
     /// One statement of a COM_QUERY, under its statement guard (and, for `SET STATEMENT ...
@@ -517,7 +593,15 @@ impl Session {
     pub fn execute(&mut self, stmt_id: u32, params: &[Value]) -> Result<Output, SqlError> {
         let sql = self.prepared.get(&stmt_id).map(|p| p.sql.clone());
         self.begin_guard(sql.as_deref().unwrap_or(""));
+        let began = RunClock::start();
         let mut r = self.in_origin(|s| s.execute_inner(stmt_id, params));
+        let mut run = began.stop();
+        run.admin = sql
+            .as_deref()
+            .is_some_and(crate::querylog::is_admin_statement);
+        run.slow = crate::sysvar::is_slow(&self.cx, &run);
+        self.runs.clear();
+        self.runs.push(run);
         self.end_guard(&mut r);
         crate::sysvar::results_charset(&self.cx, &mut r);
         self.note_error(&r);

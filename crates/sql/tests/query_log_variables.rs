@@ -59,12 +59,108 @@ fn query_log_variables_have_mariadbs_scopes_values_and_errors() {
         )
     );
     assert_eq!(err(&mut s, "SET GLOBAL slow_query_log_file='/'"), 1231);
-    // Values onelog cannot honour.
-    assert_eq!(err(&mut s, "SET min_examined_row_limit=10"), 1235);
-    assert_eq!(
-        err(&mut s, "SET GLOBAL log_queries_not_using_indexes=ON"),
-        1235
+    // The slow log's selection settings (honoured: `querylog::SlowPolicy`), MariaDB's
+    // defaults; values onelog cannot honour are refused.
+    ok(&mut s, "SET min_examined_row_limit=10");
+    ok(&mut s, "SET GLOBAL log_queries_not_using_indexes=ON");
+    assert_eq!(one(&mut s, "SELECT @@log_slow_admin_statements"), "1");
+    ok(&mut s, "SET log_slow_admin_statements=OFF");
+    assert_eq!(one(&mut s, "SELECT @@log_slow_rate_limit"), "1");
+    assert_eq!(one(&mut s, "SELECT @@log_slow_verbosity"), "");
+    ok(&mut s, "SET log_slow_rate_limit=1");
+    assert_eq!(err(&mut s, "SET log_slow_rate_limit=2"), 1235);
+    assert_eq!(err(&mut s, "SET log_slow_verbosity='query_plan'"), 1235);
+}
+
+/// Rows examined, index use and the slow verdict of each statement a session runs, against
+/// MariaDB 10.11's `Rows_examined` for the same statements on the same 5-row table
+/// (measured with its slow log).
+#[test]
+fn statement_runs_count_rows_examined_as_mariadb() {
+    let db = Db::open("query-log-runs");
+    let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
+    ok(&mut s, "CREATE DATABASE lg");
+    ok(&mut s, "USE lg");
+    ok(
+        &mut s,
+        "CREATE TABLE t (id INT PRIMARY KEY, k INT, v VARCHAR(10), KEY(k))",
     );
+    ok(
+        &mut s,
+        "INSERT INTO t VALUES (1,10,'a'),(2,20,'b'),(3,30,'c'),(4,40,'d'),(5,50,'e')",
+    );
+    // (statement, MariaDB's Rows_examined, full scan)
+    for (sql, examined, full) in [
+        ("SELECT * FROM t", 5, true),
+        ("SELECT * FROM t WHERE id=3", 1, false),
+        ("SELECT * FROM t WHERE k=20", 1, false),
+        ("SELECT * FROM t WHERE v='c'", 5, true),
+        ("SELECT * FROM t WHERE id>2", 3, false),
+        ("SELECT * FROM t WHERE id=99", 0, false),
+        ("SELECT * FROM t LIMIT 1", 1, true),
+        ("SELECT COUNT(*) FROM t", 5, true),
+        ("SELECT a.id FROM t a JOIN t b ON a.k=b.k", 10, true),
+        ("UPDATE t SET v='z' WHERE id=2", 1, false),
+        ("UPDATE t SET v='y' WHERE v='c'", 5, true),
+        ("DELETE FROM t WHERE id=5", 1, false),
+        ("SELECT 1", 0, false),
+    ] {
+        let r = s.query(sql);
+        assert!(r.iter().all(|r| r.is_ok()), "{sql}: {r:?}");
+        let runs = s.statement_runs();
+        assert_eq!(runs.len(), 1, "{sql}");
+        assert_eq!(
+            (runs[0].rows_examined, runs[0].no_index),
+            (examined, full),
+            "{sql}"
+        );
+    }
+    // One run per statement of a multi-statement query, each judged by the settings just
+    // after it ran (`SET long_query_time=0` is itself slow, as in MariaDB), with its text as
+    // MariaDB's slow log writes it.
+    let sql = "SET long_query_time=10; SELECT 1;  SELECT 2 ; SET long_query_time=0; SELECT 3";
+    s.query(sql);
+    let runs = s.statement_runs();
+    let seen: Vec<(&str, bool)> = runs
+        .iter()
+        .map(|r| (&sql[r.text.clone()], r.slow))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("SET long_query_time=10", false),
+            ("SELECT 1", false),
+            ("SELECT 2 ", false),
+            ("SET long_query_time=0", true),
+            ("SELECT 3", true),
+        ]
+    );
+    // Each statement's schema, a USE among them (MariaDB's `Schema:` is the database after
+    // the statement).
+    ok(&mut s, "CREATE DATABASE lg2");
+    s.query("SELECT 1; USE lg2; SELECT 2; USE lg");
+    let dbs: Vec<Option<&str>> = s.statement_runs().iter().map(|r| r.db.as_deref()).collect();
+    assert_eq!(dbs, [Some("lg"), Some("lg2"), Some("lg2"), Some("lg")]);
+    // min_examined_row_limit and log_queries_not_using_indexes.
+    ok(&mut s, "SET long_query_time=10");
+    ok(&mut s, "SET log_queries_not_using_indexes=ON");
+    let slow = |s: &mut Session, sql: &str| {
+        s.query(sql);
+        s.statement_runs()[0].slow
+    };
+    assert!(slow(&mut s, "SELECT * FROM t WHERE v='a'"));
+    assert!(!slow(&mut s, "SELECT * FROM t WHERE id=1"));
+    // 4 rows left after the DELETE.
+    ok(&mut s, "SET min_examined_row_limit=4");
+    assert!(!slow(&mut s, "SELECT * FROM t LIMIT 1"));
+    assert!(slow(&mut s, "SELECT * FROM t"));
+    // Administrative statements only under log_slow_admin_statements.
+    ok(&mut s, "SET long_query_time=0, min_examined_row_limit=0");
+    ok(&mut s, "SET log_slow_admin_statements=OFF");
+    assert!(!slow(&mut s, "CREATE INDEX iv ON t(v)"));
+    assert!(slow(&mut s, "SELECT 1"));
+    ok(&mut s, "SET log_slow_admin_statements=ON");
+    assert!(slow(&mut s, "DROP INDEX iv ON t"));
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //! converted to the column's type exactly, execution falls back to a full scan filtered by
 //! the whole WHERE clause; rows found by several overlapping ranges are returned once, in
 //! index order (the engine merges the ranges); rows are visited borrowed ([`visit`]), so a
-//! caller copies only what it keeps.
+//! caller copies only what it keeps; every visit adds the rows it handed over to the slow
+//! log's `Rows_examined` (`crate::querylog::count_examined`).
 
 use onelog_protocol::errors;
 use std::ops::{Bound, ControlFlow};
@@ -389,7 +390,10 @@ pub(crate) fn visit(
         Source::Point(_) => false,
     };
     let mut last_pk: Option<Vec<u8>> = None;
+    // Rows handed over, for the slow log's `Rows_examined` (`crate::querylog`).
+    let mut read: u64 = 0;
     let mut each = |row: &[Value]| -> ControlFlow<()> {
+        read += 1;
         if row.len() != width {
             err = Some(stale_plan(def));
             return ControlFlow::Break(());
@@ -449,6 +453,7 @@ pub(crate) fn visit(
             txn.scan_ranges_with(def.id, index, ranges, lock, &mut each)?;
         }
     }
+    crate::querylog::count_examined(read, matches!(src, Source::Full));
     match err {
         Some(e) => Err(e),
         None => Ok(()),

@@ -193,6 +193,8 @@ impl Session {
             self.prepared.remove(&old);
         }
         let info = self.prepare_inner(&text)?;
+        // MariaDB's general log shows the prepared text after the PREPARE itself.
+        self.log_general("Prepare", crate::querylog::trim_query(&text));
         self.sql_names.insert(name, info.stmt_id);
         Ok(ok("Statement prepared"))
     }
@@ -212,7 +214,16 @@ impl Session {
         if params.len() != want {
             return Err(SqlError::wrong_arguments("EXECUTE"));
         }
-        self.execute_inner(id, &params)
+        let r = self.execute_inner(id, &params)?;
+        // Logged as MariaDB logs it: the statement with its parameters written in, as a
+        // general log `Execute` line and in the slow log in the EXECUTE's place.
+        let logs = &self.cx.server.query_logs;
+        if logs.general_on() || logs.slow_on() {
+            let text = self.expanded_statement(id, &params).unwrap_or_default();
+            self.log_general("Execute", &text);
+            self.expanded = Some(text);
+        }
+        Ok(r)
     }
 }
 

@@ -702,6 +702,34 @@ pub fn long_query_time(cx: &ExecContext) -> f64 {
     }
 }
 
+/// Whether `run`, which just ended, is a slow statement under the session's settings
+/// ([`slow_policy`]); reads only `long_query_time` (and `log_queries_not_using_indexes` after
+/// a full scan) for a statement that is not.
+pub fn is_slow(cx: &ExecContext, run: &crate::querylog::StatementRun) -> bool {
+    let candidate = run.took > long_query_time(cx)
+        || (run.no_index
+            && matches!(
+                get_var(cx, "log_queries_not_using_indexes", VarScope::Session),
+                Ok(Value::Int(1))
+            ));
+    candidate && slow_policy(cx).logs(run)
+}
+
+/// The session's slow log settings (`crate::querylog::SlowPolicy`).
+pub fn slow_policy(cx: &ExecContext) -> crate::querylog::SlowPolicy {
+    let int = |name: &str| match get_var(cx, name, VarScope::Session) {
+        Ok(Value::Int(i)) => i.max(0) as u64,
+        Ok(Value::UInt(u)) => u,
+        _ => 0,
+    };
+    crate::querylog::SlowPolicy {
+        long_query_time: long_query_time(cx),
+        not_using_indexes: int("log_queries_not_using_indexes") == 1,
+        min_examined_row_limit: int("min_examined_row_limit"),
+        admin_statements: int("log_slow_admin_statements") == 1,
+    }
+}
+
 /// The session's `sql_log_off`: its statements are not written to the general log.
 pub fn sql_log_off(cx: &ExecContext) -> bool {
     matches!(

@@ -318,6 +318,18 @@ pub(crate) static VARS: &[VarDef] = &[
     v("log_bin_basename", Global, Str, false, ""),
     v("log_output", Global, Str, true, "FILE"),
     v("log_queries_not_using_indexes", Both, Bool, true, "0"),
+    v("log_slow_admin_statements", Both, Bool, true, "1"),
+    v(
+        "log_slow_rate_limit",
+        Both,
+        Kind::Int {
+            min: 1,
+            max: 4_294_967_295,
+        },
+        true,
+        "1",
+    ),
+    v("log_slow_verbosity", Both, Str, true, ""),
     v("log_warnings", Both, U32, true, "2"),
     // Fractional seconds, kept as MariaDB shows them (`statement_time`).
     v("long_query_time", Both, Str, true, "10.000000"),
@@ -1072,9 +1084,9 @@ pub(crate) fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
         "default_storage_engine" | "storage_engine" => &["InnoDB"],
         "default_master_connection" => &[""],
         "init_connect" => &[""],
-        // Rows examined are not counted, and no statement is told apart by its index use.
-        "min_examined_row_limit" => &["0"],
-        "log_queries_not_using_indexes" => &["0"],
+        // The slow log writes every slow statement (`crate::querylog`), with no extra detail.
+        "log_slow_rate_limit" => &["1"],
+        "log_slow_verbosity" => &[""],
         "join_buffer_size" => &["262144"],
         "join_buffer_space_limit" => &["2097152"],
         "join_cache_level" => &["2"],
