@@ -211,13 +211,9 @@ impl Session {
     fn end_guard(&mut self, r: &mut Result<Output, SqlError>) {
         self.cx.debug_check();
         self.cx.guard.end(&mut self.cx.warnings);
-        // `sql_notes=0`: the statement's notes are not recorded (MariaDB's rule; dumps set it).
-        if !self.cx.warnings.is_empty()
-            && matches!(
-                crate::sysvar::get_var(&self.cx, "sql_notes", crate::sysvar::VarScope::Session),
-                Ok(Value::Int(0))
-            )
-        {
+        // `sql_notes=0`, or `note_verbosity` without `basic`: the statement's notes are not
+        // recorded (MariaDB's rule; dumps set sql_notes).
+        if !self.cx.warnings.is_empty() && !crate::sysvar::notes_recorded(&self.cx) {
             self.cx.warnings.retain(|(level, _, _)| level != "Note");
         }
         let n = self.warning_count();
@@ -395,6 +391,7 @@ impl Session {
 
     fn run_text(&mut self, sql: &str) -> Result<Output, SqlError> {
         self.begin_statement_time();
+        crate::expr::set_div_precision_increment(crate::sysvar::div_precision_increment(&self.cx));
         let server = self.cx.server.clone();
         server.registry.question();
         let _running = server.status.running();
@@ -526,6 +523,7 @@ impl Session {
 
     fn execute_inner(&mut self, stmt_id: u32, params: &[Value]) -> Result<Output, SqlError> {
         self.begin_statement_time();
+        crate::expr::set_div_precision_increment(crate::sysvar::div_precision_increment(&self.cx));
         let server = self.cx.server.clone();
         server.registry.question();
         server.status.com(ComKind::StmtExecute);
