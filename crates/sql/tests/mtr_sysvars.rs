@@ -198,6 +198,9 @@ fn div_precision_increment_sets_the_digits_of_a_quotient() {
         one(&mut s, "SELECT 1/3, 2/3, 1.5/7, AVG(1.5)"),
         "0\t0\t0.2\t1.5"
     );
+    assert_eq!(one(&mut s, "SELECT 5/3"), "1");
+    ok(&mut s, "SET div_precision_increment = 9");
+    assert_eq!(one(&mut s, "SELECT 2/3, 2.0/3"), "0.666666666\t0.6666666667");
     ok(&mut s, "SET div_precision_increment = 19");
     assert_eq!(
         one(&mut s, "SELECT 1/3, 1.123456789012345678901234567/7"),
