@@ -674,11 +674,21 @@ impl Session {
         }
     }
 
+    /// `COMMIT AND CHAIN` / `ROLLBACK AND CHAIN`: a new explicit transaction, with the
+    /// access mode of the one that ended (MariaDB's trans_begin after the commit), also under
+    /// autocommit.
+    fn chain_transaction(&mut self, read_only: bool) {
+        let txn = self.begin_txn(true);
+        self.cx.txn = Some(txn);
+        self.cx.explicit = true;
+        self.cx.read_only = read_only;
+    }
+
     fn run_txn(&mut self, t: &TxnStmt) -> Result<Output, SqlError> {
         self.cx.server.status.com(match t {
             TxnStmt::Begin { .. } => ComKind::Begin,
-            TxnStmt::Commit => ComKind::Commit,
-            TxnStmt::Rollback => ComKind::Rollback,
+            TxnStmt::Commit { .. } => ComKind::Commit,
+            TxnStmt::Rollback { .. } => ComKind::Rollback,
             TxnStmt::Savepoint(_) => ComKind::Savepoint,
             TxnStmt::RollbackTo(_) => ComKind::RollbackToSavepoint,
             TxnStmt::Release(_) => ComKind::ReleaseSavepoint,
@@ -700,8 +710,20 @@ impl Session {
                 self.cx.explicit = true;
                 self.cx.read_only = *read_only;
             }
-            TxnStmt::Commit => self.commit()?,
-            TxnStmt::Rollback => self.rollback(),
+            TxnStmt::Commit { chain } => {
+                let read_only = self.cx.read_only;
+                self.commit()?;
+                if *chain {
+                    self.chain_transaction(read_only);
+                }
+            }
+            TxnStmt::Rollback { chain } => {
+                let read_only = self.cx.read_only;
+                self.rollback();
+                if *chain {
+                    self.chain_transaction(read_only);
+                }
+            }
             TxnStmt::Savepoint(n) => {
                 if let Some(t) = self.cx.txn.as_mut() {
                     t.savepoint(n);

@@ -2,7 +2,7 @@
 //! yardstick*), each honoured and pinned to MariaDB 10.11.14's answers (measured with the
 //! `mariadb` client on a server started with `--no-defaults`): `sql_warnings`,
 //! `SET timestamp`, `div_precision_increment`, `check_constraint_checks`, `note_verbosity`
-//! and `innodb_stats_persistent`.
+//! and `innodb_stats_persistent`; and the statement form `COMMIT / ROLLBACK AND CHAIN`.
 
 use onelog_sql::{Output, Session};
 
@@ -200,7 +200,10 @@ fn div_precision_increment_sets_the_digits_of_a_quotient() {
     );
     assert_eq!(one(&mut s, "SELECT 5/3"), "1");
     ok(&mut s, "SET div_precision_increment = 9");
-    assert_eq!(one(&mut s, "SELECT 2/3, 2.0/3"), "0.666666666\t0.6666666667");
+    assert_eq!(
+        one(&mut s, "SELECT 2/3, 2.0/3"),
+        "0.666666666\t0.6666666667"
+    );
     ok(&mut s, "SET div_precision_increment = 19");
     assert_eq!(
         one(&mut s, "SELECT 1/3, 1.123456789012345678901234567/7"),
@@ -374,4 +377,51 @@ fn innodb_stats_persistent_takes_both_values() {
             "Variable 'innodb_stats_persistent' is a GLOBAL variable and should be set with SET GLOBAL"
         )
     );
+}
+
+/// MariaDB: `COMMIT [WORK] AND CHAIN` / `ROLLBACK AND CHAIN` start the next transaction at
+/// once, with the same access mode, under autocommit too; `AND NO CHAIN`, `NO RELEASE` are the
+/// plain forms; `AND CHAIN RELEASE`, `AND NO RELEASE`, `CHAIN` without AND are 1064. RELEASE
+/// (disconnect after the reply) is refused here (1235).
+#[test]
+fn commit_and_chain_starts_the_next_transaction() {
+    let db = Db::open("mtr-chain");
+    let mut s = session_in(&db, "t");
+    let mut other = session_in(&db, "t");
+    ok(&mut s, "CREATE TABLE ch (a INT PRIMARY KEY)");
+    ok(&mut s, "START TRANSACTION READ ONLY");
+    ok(&mut s, "COMMIT AND CHAIN");
+    assert_eq!(err(&mut s, "INSERT INTO ch VALUES (1)"), 1792);
+    ok(&mut s, "ROLLBACK");
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "INSERT INTO ch VALUES (2)");
+    ok(&mut s, "ROLLBACK WORK AND CHAIN");
+    // Still in a transaction: the next INSERT is not committed by itself.
+    ok(&mut s, "INSERT INTO ch VALUES (3)");
+    assert!(text_rows(&mut other, "SELECT * FROM ch").is_empty());
+    ok(&mut s, "COMMIT AND NO CHAIN");
+    assert_eq!(text_rows(&mut other, "SELECT * FROM ch"), [["3"]]);
+    // Under autocommit: COMMIT AND CHAIN opens a transaction too.
+    ok(&mut s, "COMMIT WORK AND CHAIN");
+    ok(&mut s, "INSERT INTO ch VALUES (4)");
+    assert_eq!(text_rows(&mut other, "SELECT * FROM ch"), [["3"]]);
+    ok(&mut s, "COMMIT WORK AND NO CHAIN NO RELEASE");
+    assert_eq!(text_rows(&mut other, "SELECT * FROM ch"), [["3"], ["4"]]);
+    ok(&mut s, "ROLLBACK AND CHAIN NO RELEASE");
+    ok(&mut s, "COMMIT NO RELEASE");
+    for bad in [
+        "COMMIT AND CHAIN RELEASE",
+        "COMMIT AND NO RELEASE",
+        "COMMIT CHAIN RELEASE",
+        "COMMIT NO CHAIN RELEASE",
+        "COMMIT AND RELEASE",
+    ] {
+        assert_eq!(err(&mut s, bad), 1064, "{bad}");
+    }
+    assert_eq!(err(&mut s, "COMMIT AND NO CHAIN RELEASE"), 1235);
+    assert_eq!(err(&mut s, "COMMIT RELEASE"), 1235);
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "SAVEPOINT sp");
+    ok(&mut s, "ROLLBACK WORK TO SAVEPOINT sp");
+    ok(&mut s, "ROLLBACK");
 }
