@@ -425,3 +425,26 @@ fn commit_and_chain_starts_the_next_transaction() {
     ok(&mut s, "ROLLBACK WORK TO SAVEPOINT sp");
     ok(&mut s, "ROLLBACK");
 }
+
+/// onelog has no event scheduler: `event_scheduler` reads OFF (MariaDB's default) and takes
+/// only OFF (create_drop_event.test sets it); ON is refused (1235), DISABLED is 1231 as in
+/// MariaDB (a startup value), SET SESSION 1229.
+#[test]
+fn event_scheduler_is_off() {
+    let db = Db::open("mtr-events");
+    let mut s = session_in(&db, "t");
+    assert_eq!(one(&mut s, "SELECT @@event_scheduler"), "OFF");
+    ok(&mut s, "SET GLOBAL event_scheduler = off");
+    ok(&mut s, "SET GLOBAL event_scheduler = 0");
+    assert_eq!(one(&mut s, "SELECT @@global.event_scheduler"), "OFF");
+    assert_eq!(err(&mut s, "SET GLOBAL event_scheduler = ON"), 1235);
+    let e = fail(&mut s, "SET GLOBAL event_scheduler = disabled");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1231,
+            "Variable 'event_scheduler' can't be set to the value of 'disabled'"
+        )
+    );
+    assert_eq!(err(&mut s, "SET event_scheduler = off"), 1229);
+}

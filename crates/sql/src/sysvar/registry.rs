@@ -214,6 +214,15 @@ pub(crate) static VARS: &[VarDef] = &[
         "4",
     ),
     v("error_count", Sess, U32, false, ""),
+    // onelog has no event scheduler: OFF only (`honoured_values`); DISABLED is a startup
+    // value in MariaDB too (1231 at run time).
+    v(
+        "event_scheduler",
+        Global,
+        Kind::Enum(&["OFF", "ON"]),
+        true,
+        "OFF",
+    ),
     // A DOUBLE in MariaDB: its SET is `sysvar/expiry.rs`'.
     v("expire_logs_days", Global, Str, true, ""),
     v("foreign_key_checks", Both, Bool, true, "1"),
@@ -1136,6 +1145,7 @@ pub(crate) fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
         // Values are stored, not acted on: only the defaults describe what onelog does.
         "auto_increment_increment" | "auto_increment_offset" => &["1"],
         "default_storage_engine" | "storage_engine" => &["InnoDB"],
+        "event_scheduler" => &["OFF"],
         "default_master_connection" => &[""],
         "init_connect" => &[""],
         // Rows examined are not counted, and no statement is told apart by its index use.
