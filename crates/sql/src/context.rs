@@ -94,9 +94,10 @@ pub struct ExecContext {
     pub(crate) rand: std::cell::Cell<(u64, u64)>,
     /// RAND(N)'s generators of the running statement, by N (seeded at first use).
     pub(crate) rand_seeded: std::cell::RefCell<HashMap<i64, (u64, u64)>>,
-    /// A replica applying a statement-based event: its statements run at the primary's time
-    /// (the Query event's timestamp), as MariaDB's SET TIMESTAMP in the binlog does.
-    fixed_time: Option<i64>,
+    /// The session's clock when fixed (seconds, microseconds): `SET timestamp = t`, or a
+    /// replica applying a statement-based event (its statements run at the primary's time,
+    /// the Query event's timestamp, as MariaDB's SET TIMESTAMP in the binlog does).
+    fixed_time: Option<(i64, u32)>,
     /// The account's privileges, cached per catalog version.
     pub(crate) privs: PrivCache,
     /// The limits of the running statement (KILL, max_statement_time, memory, strings).
@@ -199,15 +200,18 @@ impl ExecContext {
 
     pub(crate) fn begin_statement_time(&mut self) {
         self.rand_seeded.get_mut().clear();
-        self.stmt_time = match self.fixed_time {
-            Some(t) => (t, 0),
-            None => now_unix(),
-        };
+        self.stmt_time = self.fixed_time.unwrap_or_else(now_unix);
     }
 
-    /// Fixes the time the next statements run at (None: the clock again).
-    pub(crate) fn set_fixed_time(&mut self, t: Option<i64>) {
+    /// Fixes the time the next statements run at, (seconds, microseconds) since the epoch
+    /// (None: the clock again).
+    pub(crate) fn set_fixed_time(&mut self, t: Option<(i64, u32)>) {
         self.fixed_time = t;
+    }
+
+    /// The time fixed by [`Self::set_fixed_time`] (`@@timestamp` after SET timestamp).
+    pub(crate) fn fixed_time(&self) -> Option<(i64, u32)> {
+        self.fixed_time
     }
 
     pub fn current_database(&self) -> Option<&str> {

@@ -351,7 +351,8 @@ impl SqlApplier {
                     if s.eq_ignore_ascii_case("BEGIN") {
                         continue;
                     }
-                    self.session().set_fixed_time(Some(i64::from(h.timestamp)));
+                    self.session()
+                        .set_fixed_time(Some((i64::from(h.timestamp), 0)));
                     // A statement the primary ran without strict mode (an ALTER TABLE that
                     // clipped values with warnings) runs without it here too.
                     let loose = q.sql_mode != 0 && q.sql_mode & STRICT_MODES == 0;

@@ -252,13 +252,9 @@ impl Session {
     fn end_guard(&mut self, r: &mut Result<Output, SqlError>) {
         self.cx.debug_check();
         self.cx.guard.end(&mut self.cx.warnings);
-        // `sql_notes=0`: the statement's notes are not recorded (MariaDB's rule; dumps set it).
-        if !self.cx.warnings.is_empty()
-            && matches!(
-                crate::sysvar::get_var(&self.cx, "sql_notes", crate::sysvar::VarScope::Session),
-                Ok(Value::Int(0))
-            )
-        {
+        // `sql_notes=0`, or `note_verbosity` without `basic`: the statement's notes are not
+        // recorded (MariaDB's rule; dumps set sql_notes).
+        if !self.cx.warnings.is_empty() && !crate::sysvar::notes_recorded(&self.cx) {
             self.cx.warnings.retain(|(level, _, _)| level != "Note");
         }
         let n = self.warning_count();
@@ -471,6 +467,7 @@ impl Session {
 
     fn run_text(&mut self, sql: &str) -> Result<Output, SqlError> {
         self.begin_statement_time();
+        crate::expr::set_div_precision_increment(crate::sysvar::div_precision_increment(&self.cx));
         let server = self.cx.server.clone();
         server.registry.question();
         let _running = server.status.running();
@@ -610,6 +607,7 @@ impl Session {
 
     fn execute_inner(&mut self, stmt_id: u32, params: &[Value]) -> Result<Output, SqlError> {
         self.begin_statement_time();
+        crate::expr::set_div_precision_increment(crate::sysvar::div_precision_increment(&self.cx));
         let server = self.cx.server.clone();
         server.registry.question();
         server.status.com(ComKind::StmtExecute);
@@ -760,11 +758,21 @@ impl Session {
         }
     }
 
+    /// `COMMIT AND CHAIN` / `ROLLBACK AND CHAIN`: a new explicit transaction, with the
+    /// access mode of the one that ended (MariaDB's trans_begin after the commit), also under
+    /// autocommit.
+    fn chain_transaction(&mut self, read_only: bool) {
+        let txn = self.begin_txn(true);
+        self.cx.txn = Some(txn);
+        self.cx.explicit = true;
+        self.cx.read_only = read_only;
+    }
+
     fn run_txn(&mut self, t: &TxnStmt) -> Result<Output, SqlError> {
         self.cx.server.status.com(match t {
             TxnStmt::Begin { .. } => ComKind::Begin,
-            TxnStmt::Commit => ComKind::Commit,
-            TxnStmt::Rollback => ComKind::Rollback,
+            TxnStmt::Commit { .. } => ComKind::Commit,
+            TxnStmt::Rollback { .. } => ComKind::Rollback,
             TxnStmt::Savepoint(_) => ComKind::Savepoint,
             TxnStmt::RollbackTo(_) => ComKind::RollbackToSavepoint,
             TxnStmt::Release(_) => ComKind::ReleaseSavepoint,
@@ -786,8 +794,20 @@ impl Session {
                 self.cx.explicit = true;
                 self.cx.read_only = *read_only;
             }
-            TxnStmt::Commit => self.commit()?,
-            TxnStmt::Rollback => self.rollback(),
+            TxnStmt::Commit { chain } => {
+                let read_only = self.cx.read_only;
+                self.commit()?;
+                if *chain {
+                    self.chain_transaction(read_only);
+                }
+            }
+            TxnStmt::Rollback { chain } => {
+                let read_only = self.cx.read_only;
+                self.rollback();
+                if *chain {
+                    self.chain_transaction(read_only);
+                }
+            }
             TxnStmt::Savepoint(n) => {
                 if let Some(t) = self.cx.txn.as_mut() {
                     t.savepoint(n);

@@ -318,8 +318,8 @@ fn expression_def(c: &Compiled, i: usize) -> Result<ColumnDef, SqlError> {
 /// The column of `SUM(col)` / `AVG(col)` over an integer or DECIMAL column of the single
 /// table read, as MariaDB sizes it from the column's precision `p` (the digits of its type:
 /// TINYINT 3, SMALLINT 5, MEDIUMINT 8, INT 10, BIGINT 19, BIGINT UNSIGNED 20) and scale `s`:
-/// SUM `DECIMAL(p + 22, s)`, AVG `DECIMAL(p + 4, s + 4)` (precision at most 65; a scale over
-/// 30 is refused as onelog's DECIMAL columns are). None for any other expression.
+/// SUM `DECIMAL(p + 22, s)`, AVG `DECIMAL(p + i, s + i)` with `i` the div_precision_increment
+/// (precision at most 65; a scale over 30 is refused as onelog's DECIMAL columns are). None for any other expression.
 fn sum_or_avg_type(c: &Compiled, x: &Expr) -> Option<Result<SqlType, SqlError>> {
     let Expr::Agg(k) = x else { return None };
     let a = c.plan.aggs.get(*k)?;
@@ -342,7 +342,8 @@ fn sum_or_avg_type(c: &Compiled, x: &Expr) -> Option<Result<SqlType, SqlError>> 
     let (p, s) = if a.func == AggFunc::Sum {
         (p.saturating_add(22), s)
     } else {
-        (p.saturating_add(4), s.saturating_add(4))
+        let incr = crate::expr::div_precision_increment() as u8;
+        (p.saturating_add(incr), s.saturating_add(incr))
     };
     if s > 30 {
         return Some(Err(underived("an average with more than 30 decimals")));

@@ -675,7 +675,13 @@ pub(crate) fn execute_insert(
             }
         }
     }
-    let info = if nrows > 1 || p.select.is_some() {
+    // sql_warnings=1: a one-row INSERT whose values were cut or clipped (MariaDB's
+    // `cuted_fields`: 1048, 1264, 1265, 1292, not 1366) reports its counts too.
+    let cut = || {
+        crate::sysvar::sql_warnings(env.cx)
+            && crate::expr::has_code_since(eval_before, &[1048, 1264, 1265, 1292])
+    };
+    let info = if nrows > 1 || p.select.is_some() || cut() {
         format!(
             "Records: {nrows}  Duplicates: {dups}  Warnings: {}",
             warnings.len() + crate::expr::warning_count().saturating_sub(eval_before)

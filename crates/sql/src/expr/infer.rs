@@ -102,9 +102,16 @@ fn binary_type(op: BinOp, l: &Expr, r: &Expr, cx: &TypeCx) -> RType {
             (RType::Double, _) | (_, RType::Double) => RType::Double,
             (RType::Dyn, _) | (_, RType::Dyn) => RType::Dyn,
             (RType::Decimal(p, s), _) => {
-                RType::Decimal(p.saturating_add(4).min(65), s.saturating_add(4).min(30))
+                let incr = super::numeric::div_precision_increment() as u8;
+                RType::Decimal(
+                    p.saturating_add(incr).min(65),
+                    s.saturating_add(incr).min(38),
+                )
             }
-            _ => RType::Decimal(24, 4),
+            _ => {
+                let incr = super::numeric::div_precision_increment() as u8;
+                RType::Decimal(20 + incr, incr.min(38))
+            }
         },
         BinOp::IntDiv => RType::Int,
         BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => RType::UInt,

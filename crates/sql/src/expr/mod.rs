@@ -72,11 +72,14 @@ pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr, Subq, SubqKind};
 pub(crate) use json::valid as json_valid;
 pub(crate) use members::store_value as member_value;
 pub(crate) use numeric::{
-    number_prefix, parse_num_prefix, to_f64, to_f64_quiet, to_i128, truth, Num2,
+    div_precision_increment, number_prefix, parse_num_prefix, set_div_precision_increment, to_f64,
+    to_f64_quiet, to_i128, truth, Num2,
 };
 pub(crate) use ops::binary_values;
 pub(crate) use window::{misplaced as misplaced_window, named_windows, WinCall, WinFunc};
 
-pub(crate) use text::text_of;
+pub(crate) use text::{sql_text, text_of};
 pub(crate) use types::{conform, rtype_column, value_rtype, RType};
-pub(crate) use warnings::{has_warning, renumber_row_warnings, take_warnings, warn, warning_count};
+pub(crate) use warnings::{
+    has_code_since, has_warning, renumber_row_warnings, take_warnings, warn, warning_count,
+};

@@ -24,6 +24,23 @@ use crate::wide::Wide;
 /// range").
 pub(crate) const DEC_MAX_DIGITS: usize = 81;
 
+thread_local! {
+    /// The running statement's `div_precision_increment` (the session sets it before each
+    /// statement: [`set_div_precision_increment`]).
+    static DIV_PRECISION_INCREMENT: std::cell::Cell<u32> = const { std::cell::Cell::new(4) };
+}
+
+/// Sets the fraction digits `/` and AVG add for the statements this thread runs next
+/// (the session's `div_precision_increment`, 0 to 38).
+pub(crate) fn set_div_precision_increment(n: u32) {
+    DIV_PRECISION_INCREMENT.with(|c| c.set(n.min(38)));
+}
+
+/// The fraction digits `/` and AVG add (`div_precision_increment`, MariaDB's default 4).
+pub(crate) fn div_precision_increment() -> u32 {
+    DIV_PRECISION_INCREMENT.with(|c| c.get())
+}
+
 /// A fixed-point decimal: `m / 10^s`. Invariant: `m` has at most [`DEC_MAX_DIGITS`] digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Dec {
@@ -106,19 +123,25 @@ impl Dec {
         self.m.num_digits() <= DEC_MAX_DIGITS && self.s <= 38
     }
 
-    /// Division with `self.s + 4` fraction digits (div_precision_increment); None on / 0
-    /// and on overflow.
+    /// Division with `self.s + div_precision_increment` fraction digits (at most 38); None
+    /// on / 0 and on overflow. As MariaDB's decimal_div, the quotient is cut after
+    /// `self.s + o.s + increment` digits rounded up to whole 9-digit words, then rounded to
+    /// its scale: when those are the same digits it is cut, not rounded (`2/3` is 0 with an
+    /// increment of 0).
     pub fn div(self, o: Dec) -> Option<Dec> {
         if o.m.is_zero() {
             return None;
         }
-        let s = (self.s + 4).min(38);
-        // self.m / 10^self.s / (o.m / 10^o.s) = self.m * 10^(o.s + s - self.s + 1) / o.m / 10^(s + 1)
+        let incr = div_precision_increment();
+        let s = (self.s + incr).min(38);
+        let cut = (self.s + o.s + incr).div_ceil(9) * 9 == s;
+        let digits = if cut { s } else { s + 1 };
+        // self.m / 10^self.s / (o.m / 10^o.s) = self.m * 10^(o.s + d - self.s) / o.m / 10^d
         let num = self
             .m
-            .checked_mul(pow10((o.s + s + 1).checked_sub(self.s)?)?)?;
+            .checked_mul(pow10((o.s + digits).checked_sub(self.s)?)?)?;
         let (q, _) = num.div_rem(o.m)?;
-        let r = Dec { m: q, s: s + 1 }.rescale(s);
+        let r = Dec { m: q, s: digits }.rescale(s);
         debug_assert!(r.is_none_or(Dec::within_limits));
         r
     }

@@ -38,6 +38,11 @@ pub(crate) fn warning_count() -> usize {
     EVAL_WARNINGS.with(|w| w.borrow().len())
 }
 
+/// Whether a condition raised since `from` ([`warning_count`]) has one of `codes`.
+pub(crate) fn has_code_since(from: usize, codes: &[u16]) -> bool {
+    EVAL_WARNINGS.with(|w| w.borrow().iter().skip(from).any(|c| codes.contains(&c.1)))
+}
+
 /// Conditions raised since `from` ([`warning_count`]) that name row 1 name `row` instead
 /// (the DML row loop knows the row number; the conversions do not).
 pub(crate) fn renumber_row_warnings(from: usize, row: u64) {

@@ -31,8 +31,14 @@ pub(crate) enum TxnStmt {
         read_only: bool,
         consistent: bool,
     },
-    Commit,
-    Rollback,
+    /// COMMIT / ROLLBACK; `chain`: `AND CHAIN`, a new transaction starts at once with the
+    /// same access mode.
+    Commit {
+        chain: bool,
+    },
+    Rollback {
+        chain: bool,
+    },
     Savepoint(String),
     RollbackTo(String),
     Release(String),
@@ -347,13 +353,14 @@ pub(crate) fn parse_txn(sql: &str) -> Option<Result<TxnStmt, SqlError>> {
             }))
         }
         ["START", ..] => None,
-        ["COMMIT"] | ["COMMIT", "WORK"] | ["COMMIT", "AND", "NO", "CHAIN"] => {
-            Some(Ok(TxnStmt::Commit))
-        }
-        ["COMMIT", "WORK", "AND", "NO", "CHAIN"] => Some(Ok(TxnStmt::Commit)),
-        ["ROLLBACK"] | ["ROLLBACK", "WORK"] | ["ROLLBACK", "AND", "NO", "CHAIN"] => {
-            Some(Ok(TxnStmt::Rollback))
-        }
+        ["COMMIT", rest @ ..] => match completion(rest)? {
+            Ok(chain) => Some(Ok(TxnStmt::Commit { chain })),
+            Err(e) => Some(Err(e)),
+        },
+        ["ROLLBACK", rest @ ..] if !rest.contains(&"TO") => match completion(rest)? {
+            Ok(chain) => Some(Ok(TxnStmt::Rollback { chain })),
+            Err(e) => Some(Err(e)),
+        },
         ["ROLLBACK", rest @ ..] => {
             let rest = if rest.first() == Some(&"WORK") {
                 &rest[1..]
@@ -370,6 +377,25 @@ pub(crate) fn parse_txn(sql: &str) -> Option<Result<TxnStmt, SqlError>> {
         ["RELEASE", "SAVEPOINT", _] => Some(Ok(TxnStmt::Release(w[2].clone()))),
         ["RELEASE", ..] => None,
         _ => bad(),
+    }
+}
+
+/// The tail of COMMIT / ROLLBACK, MariaDB's `[WORK] [AND [NO] CHAIN] [[NO] RELEASE]`:
+/// Some(Ok(chain)); RELEASE (closing the connection after the reply) is refused with 1235;
+/// `AND CHAIN RELEASE`, and anything else, is a syntax error (1064), as in MariaDB.
+fn completion(rest: &[&str]) -> Option<Result<bool, SqlError>> {
+    let rest = rest.strip_prefix(&["WORK"]).unwrap_or(rest);
+    let (chain, rest) = match rest {
+        ["AND", "CHAIN", tail @ ..] => (true, tail),
+        ["AND", "NO", "CHAIN", tail @ ..] => (false, tail),
+        _ => (false, rest),
+    };
+    match rest {
+        [] | ["NO", "RELEASE"] => Some(Ok(chain)),
+        ["RELEASE"] if !chain => Some(Err(SqlError::unsupported(
+            "COMMIT / ROLLBACK ... RELEASE (closing the connection)",
+        ))),
+        _ => Some(Err(SqlError::syntax(&rest.join(" ")))),
     }
 }
 

@@ -57,11 +57,10 @@ fn live_session(cx: &ExecContext, name: &str, scope: VarScope) -> Option<Value> 
         // MariaDB counts notes, warnings and errors in warning_count.
         "warning_count" => Value::Int(cx.warnings.len() as i64),
         "error_count" => Value::Int(cx.warnings.iter().filter(|w| w.0 == "Error").count() as i64),
+        // `SET timestamp`'s value, else the clock.
         "timestamp" => {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default();
-            Value::Decimal(format!("{}.{:06}", now.as_secs(), now.subsec_micros()))
+            let (s, us) = cx.fixed_time().unwrap_or_else(crate::context::now_unix);
+            Value::Decimal(format!("{s}.{us:06}"))
         }
         _ => return None,
     })
@@ -359,6 +358,47 @@ pub fn strict_mode(cx: &ExecContext) -> bool {
     }
 }
 
+/// `sql_warnings`: a one-row INSERT that cut a value reports `Records: ...` as a
+/// many-row one does (`dml::execute_insert`).
+pub fn sql_warnings(cx: &ExecContext) -> bool {
+    matches!(
+        get_var(cx, "sql_warnings", VarScope::Session),
+        Ok(Value::Int(1))
+    )
+}
+
+/// The session's `div_precision_increment` (0 to 38): the fraction digits `/` and AVG add;
+/// the session hands it to the expression evaluator before each statement.
+pub fn div_precision_increment(cx: &ExecContext) -> u32 {
+    match get_var(cx, "div_precision_increment", VarScope::Session) {
+        Ok(Value::Int(i)) => i.clamp(0, 38) as u32,
+        _ => 4,
+    }
+}
+
+/// Whether a statement's notes are kept in the diagnostics area: `sql_notes` is 1 and
+/// `note_verbosity` has `basic` (onelog raises no notes of its other flags).
+pub fn notes_recorded(cx: &ExecContext) -> bool {
+    let notes = !matches!(
+        get_var(cx, "sql_notes", VarScope::Session),
+        Ok(Value::Int(0))
+    );
+    let basic = match get_var(cx, "note_verbosity", VarScope::Session) {
+        Ok(Value::Bytes(b)) => b.split(|c| *c == b',').any(|f| f == b"basic"),
+        _ => true,
+    };
+    notes && basic
+}
+
+/// `check_constraint_checks`: whether INSERT, UPDATE and ALTER TABLE test CHECK constraints
+/// (`execute::check`).
+pub fn check_constraint_checks(cx: &ExecContext) -> bool {
+    !matches!(
+        get_var(cx, "check_constraint_checks", VarScope::Session),
+        Ok(Value::Int(0))
+    )
+}
+
 /// sql_mode `NO_AUTO_VALUE_ON_ZERO`: an inserted 0 in an AUTO_INCREMENT column is stored
 /// as 0 (only NULL generates a value).
 pub fn no_auto_value_on_zero(cx: &ExecContext) -> bool {
@@ -462,12 +502,17 @@ fn set_var_checked(
         // GLOBAL only (checked above); the engine holds the values.
         return expiry::set(cx, def.name, value);
     }
+    if def.name == "timestamp" {
+        // SESSION only (checked above); the session's clock holds the value.
+        return set_timestamp(cx, value);
+    }
     let value = match value {
         SetValue::Default => None,
         SetValue::Value(v) if def.name == "max_statement_time" || def.name == "long_query_time" => {
             Some(statement_time(&v)?)
         }
         SetValue::Value(v) if def.name == "log_output" => Some(log_output(&v)?),
+        SetValue::Value(v) if def.name == "note_verbosity" => Some(note_verbosity(&v)?),
         SetValue::Value(Value::Null) if def.name == "optimizer_switch" => {
             return Err(wrong_value(def.name, "NULL"))
         }
@@ -576,6 +621,16 @@ fn set_var_checked(
         }
         _ => {}
     }
+    if def.name == "div_precision_increment" && !global {
+        let n = match &value {
+            Some(Value::Int(i)) => *i as u32,
+            _ => match cx.server.globals.get(def.name) {
+                Some(Value::Int(i)) => i as u32,
+                _ => 4,
+            },
+        };
+        crate::expr::set_div_precision_increment(n);
+    }
     let alias = alias_of(def.name).and_then(lookup_def);
     if global {
         cx.server.globals.put(def.name, value.clone());
@@ -595,6 +650,79 @@ fn set_var_checked(
         cx.vars.get(a.name) == cx.vars.get(def.name)
     }));
     Ok(())
+}
+
+/// The largest `SET timestamp` (MariaDB's TIMESTAMP_MAX_VALUE, 2038-01-19 03:14:07 UTC).
+const TIMESTAMP_MAX: i64 = 2_147_483_647;
+
+/// `SET timestamp = t`: fixes the session's clock at `t` seconds since the epoch, to the
+/// microsecond (cut, not rounded): NOW(), CURRENT_TIMESTAMP, UNIX_TIMESTAMP(), column defaults
+/// and the binlog events' timestamps read it (the events through the session's commit origin,
+/// [`replica::refresh_origin`]). 0 and DEFAULT give the session the system clock back. As
+/// MariaDB 10.11: a negative value is 0 and one past 2147483647 is 2147483647, each with
+/// warning 1292; a string or NULL is 1232.
+fn set_timestamp(cx: &mut ExecContext, value: SetValue) -> Result<(), SqlError> {
+    let v = match value {
+        SetValue::Default => Value::Int(0),
+        SetValue::Value(v) => v,
+    };
+    // (whole seconds, microseconds), or None when out of range.
+    let parsed: Option<(i64, u32)> = match &v {
+        Value::Int(i) => (*i >= 0 && *i <= TIMESTAMP_MAX).then_some((*i, 0)),
+        Value::UInt(u) => (*u <= TIMESTAMP_MAX as u64).then_some((*u as i64, 0)),
+        Value::Decimal(d) => decimal_time(d),
+        Value::Double(d) if d.is_finite() && *d >= 0.0 && *d <= TIMESTAMP_MAX as f64 => {
+            let s = d.trunc();
+            Some((s as i64, ((d - s) * 1e6) as u32))
+        }
+        Value::Double(_) => None,
+        _ => return Err(wrong_type("timestamp")),
+    };
+    let t = parsed.unwrap_or_else(|| {
+        cx.warnings.push((
+            "Warning".into(),
+            errors::ER_TRUNCATED_WRONG_VALUE.code,
+            format!(
+                "Truncated incorrect timestamp value: '{}'",
+                crate::expr::sql_text(&v)
+            ),
+        ));
+        let negative = match &v {
+            Value::Int(i) => *i < 0,
+            Value::Decimal(d) => d.starts_with('-'),
+            Value::Double(d) => *d < 0.0 || d.is_nan(),
+            _ => false,
+        };
+        if negative {
+            (0, 0)
+        } else {
+            (TIMESTAMP_MAX, 0)
+        }
+    });
+    cx.set_fixed_time((t != (0, 0)).then_some(t));
+    replica::refresh_origin(cx);
+    Ok(())
+}
+
+/// A DECIMAL `SET timestamp` value as (seconds, microseconds); None when negative (but for
+/// -0) or past the maximum.
+fn decimal_time(d: &str) -> Option<(i64, u32)> {
+    let (negative, digits) = match d.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, d),
+    };
+    if negative {
+        return digits
+            .chars()
+            .all(|c| c == '0' || c == '.')
+            .then_some((0, 0));
+    }
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let micros = format!("{:0<6}", &frac[..frac.len().min(6)])
+        .parse::<u32>()
+        .ok()?;
+    let secs = int.parse::<i64>().ok().filter(|s| *s <= TIMESTAMP_MAX)?;
+    Some((secs, micros))
 }
 
 /// `log_output`'s value: FILE, NONE or both (NONE wins, as in MariaDB); TABLE is refused

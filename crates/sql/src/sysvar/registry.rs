@@ -180,6 +180,8 @@ pub(crate) static VARS: &[VarDef] = &[
     v("character_set_results", Both, Str, true, "utf8mb4"),
     v("character_set_server", Both, Str, true, "utf8mb4"),
     v("character_set_system", Global, Str, false, "utf8mb3"),
+    // 0: INSERT, UPDATE and ALTER TABLE do not test CHECK constraints (`execute::check`).
+    v("check_constraint_checks", Both, Bool, true, "1"),
     v(
         "collation_connection",
         Both,
@@ -203,7 +205,24 @@ pub(crate) static VARS: &[VarDef] = &[
     // The unnamed replication connection only (no multi-source: other names are refused).
     v("default_master_connection", Sess, Str, true, ""),
     v("default_storage_engine", Both, Str, true, "InnoDB"),
+    // Fraction digits a `/` and AVG add (`expr::numeric`'s division reads it per statement).
+    v(
+        "div_precision_increment",
+        Both,
+        Kind::Int { min: 0, max: 38 },
+        true,
+        "4",
+    ),
     v("error_count", Sess, U32, false, ""),
+    // onelog has no event scheduler: OFF only (`honoured_values`); DISABLED is a startup
+    // value in MariaDB too (1231 at run time).
+    v(
+        "event_scheduler",
+        Global,
+        Kind::Enum(&["OFF", "ON"]),
+        true,
+        "OFF",
+    ),
     // A DOUBLE in MariaDB: its SET is `sysvar/expiry.rs`'.
     v("expire_logs_days", Global, Str, true, ""),
     v("foreign_key_checks", Both, Bool, true, "1"),
@@ -257,6 +276,18 @@ pub(crate) static VARS: &[VarDef] = &[
         },
         true,
         "50",
+    ),
+    // No statistics are kept: both values describe onelog (see `honoured_values`).
+    v("innodb_stats_persistent", Global, Bool, true, "1"),
+    v(
+        "innodb_stats_persistent_sample_pages",
+        Global,
+        Kind::Int {
+            min: 1,
+            max: u32::MAX as i64,
+        },
+        true,
+        "20",
     ),
     v(
         "interactive_timeout",
@@ -430,6 +461,9 @@ pub(crate) static VARS: &[VarDef] = &[
         true,
         "60",
     ),
+    // Notes other than `basic` (unusable keys) are never raised by onelog; without `basic`
+    // a statement's notes are dropped, as sql_notes=0 does (`Session::end_guard`).
+    v("note_verbosity", Both, Str, true, "basic,explain"),
     // Only mysql_native_password hashes are made (`mariadb-admin password` reads it).
     v("old_passwords", Both, Bool, true, "0"),
     // onelog has no cost-based optimizer to tune: these read as MariaDB 10.11's defaults and
@@ -572,11 +606,14 @@ pub(crate) static VARS: &[VarDef] = &[
     // Only ON: SHOW CREATE always quotes names (OFF is refused, sysvar::set).
     v("sql_quote_show_create", Both, Bool, true, "1"),
     v("sql_select_limit", Both, I64, true, "18446744073709551615"),
+    // 1: a one-row INSERT whose values were cut says so in its OK's info (`execute::dml`).
+    v("sql_warnings", Both, Bool, true, "0"),
     v("storage_engine", Both, Str, true, "InnoDB"),
     v("sync_binlog", Global, U32, true, ""),
     v("system_time_zone", Global, Str, false, "UTC"),
     v("time_zone", Both, Str, true, "SYSTEM"),
-    v("timestamp", Sess, Str, false, ""),
+    // SET timestamp fixes the session's clock (`sysvar::set_timestamp`).
+    v("timestamp", Sess, Str, true, ""),
     v("tmpdir", Global, Str, false, ""),
     v(
         "transaction_isolation",
@@ -917,6 +954,44 @@ pub(crate) enum SetValue {
     Value(Value),
 }
 
+/// `note_verbosity`'s flags, in MariaDB's order (bit 0 first).
+const NOTE_VERBOSITY: &[&str] = &["basic", "unusable_keys", "explain"];
+
+/// A `note_verbosity` value (a SET: a comma list of [`NOTE_VERBOSITY`], any case, or its bit
+/// mask 0-7) in canonical form; 1231 for anything else, 1232 for a non-integer number.
+pub(crate) fn note_verbosity(v: &Value) -> Result<Value, SqlError> {
+    let name = "note_verbosity";
+    let bits: u32 = match v {
+        Value::Int(i) if (0..8).contains(i) => *i as u32,
+        Value::UInt(u) if *u < 8 => *u as u32,
+        Value::Int(_) | Value::UInt(_) => {
+            return Err(wrong_value(name, &value_text(v).unwrap_or_default()))
+        }
+        Value::Bytes(b) => {
+            let s = String::from_utf8_lossy(b);
+            let mut bits = 0;
+            // Empty elements are skipped; 1231 names the first unknown one.
+            for part in s.split(',').filter(|p| !p.is_empty()) {
+                let i = NOTE_VERBOSITY
+                    .iter()
+                    .position(|n| n.eq_ignore_ascii_case(part))
+                    .ok_or_else(|| wrong_value(name, part))?;
+                bits |= 1 << i;
+            }
+            bits
+        }
+        Value::Null => return Err(wrong_value(name, "NULL")),
+        _ => return Err(wrong_type(name)),
+    };
+    let names: Vec<&str> = NOTE_VERBOSITY
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| bits >> i & 1 == 1)
+        .map(|(_, n)| *n)
+        .collect();
+    Ok(text(names.join(",")))
+}
+
 pub(crate) fn wrong_value(name: &str, v: &str) -> SqlError {
     SqlError::of(
         errors::ER_WRONG_VALUE_FOR_VAR,
@@ -1082,6 +1157,7 @@ pub(crate) fn honoured_values(name: &str) -> Option<&'static [&'static str]> {
         // Values are stored, not acted on: only the defaults describe what onelog does.
         "auto_increment_increment" | "auto_increment_offset" => &["1"],
         "default_storage_engine" | "storage_engine" => &["InnoDB"],
+        "event_scheduler" => &["OFF"],
         "default_master_connection" => &[""],
         "init_connect" => &[""],
         // The slow log writes every slow statement (`crate::querylog`), with no extra detail.

@@ -149,8 +149,9 @@ pub(crate) fn parse_gtid_list(s: &str) -> Result<GtidPos, SqlError> {
     Ok(pos)
 }
 
-/// Recomputes `cx.origin` from the session's `gtid_domain_id`, `server_id` and `gtid_seq_no`
-/// (after a SET of one of them, and when the session starts or a SET STATEMENT ends).
+/// Recomputes `cx.origin` from the session's `gtid_domain_id`, `server_id`, `gtid_seq_no` and
+/// `timestamp` (after a SET of one of them, and when the session starts or a SET STATEMENT
+/// ends).
 pub(crate) fn refresh_origin(cx: &mut ExecContext) {
     let int = |name: &str| match cx.vars.get(name) {
         Some(Value::Int(i)) => Some(*i as u64),
@@ -165,14 +166,19 @@ pub(crate) fn refresh_origin(cx: &mut ExecContext) {
         .map(|d| d as u32)
         .filter(|d| *d != cfg.server_id);
     let seq_no = int("gtid_seq_no").filter(|s| *s != 0);
-    cx.origin = (domain_id.is_some() || server_id.is_some() || seq_no.is_some()).then_some(
-        onelog_engine::CommitOrigin {
-            domain_id,
-            server_id,
-            seq_no,
-            ..Default::default()
-        },
-    );
+    // `SET timestamp`: the events carry the session's clock, as MariaDB's do.
+    let timestamp = cx
+        .fixed_time()
+        .map(|(s, _)| s.clamp(0, i64::from(u32::MAX)) as u32);
+    cx.origin =
+        (domain_id.is_some() || server_id.is_some() || seq_no.is_some() || timestamp.is_some())
+            .then_some(onelog_engine::CommitOrigin {
+                domain_id,
+                server_id,
+                seq_no,
+                timestamp,
+                ..Default::default()
+            });
 }
 
 /// After a statement ran in the session's origin scope: a fixed `gtid_seq_no` the commit used

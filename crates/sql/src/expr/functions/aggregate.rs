@@ -32,9 +32,16 @@ const AGGREGATES: &[AggregateDef] = &[
         match arg.map(|e| cx.numeric(cx.of(e))) {
             Some(RType::Double) => RType::Double,
             Some(RType::Decimal(p, s)) => {
-                RType::Decimal(p.saturating_add(4).min(65), s.saturating_add(4).min(30))
+                let incr = crate::expr::div_precision_increment() as u8;
+                RType::Decimal(
+                    p.saturating_add(incr).min(65),
+                    s.saturating_add(incr).min(38),
+                )
             }
-            _ => RType::Decimal(14, 4),
+            _ => {
+                let incr = crate::expr::div_precision_increment() as u8;
+                RType::Decimal(10 + incr, incr.min(38))
+            }
         }
     }),
     agg("MIN", AggFunc::Min, arg_type),

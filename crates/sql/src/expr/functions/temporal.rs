@@ -44,13 +44,16 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             "CURRENT_TIMESTAMP",
             "LOCALTIME",
             "LOCALTIMESTAMP",
-            "SYSDATE",
             "UTC_TIMESTAMP",
         ],
         (0, 1),
         rt_now,
         now,
     ),
+    FunctionDef {
+        volatile: true,
+        ..sees_null("SYSDATE", &["SYSDATE"], (0, 1), rt_now, sysdate)
+    },
     sees_null(
         "CURDATE",
         &["CURDATE", "CURRENT_DATE", "UTC_DATE"],
@@ -142,7 +145,18 @@ fn now(v: Vec<Value>, env: &Env) -> R {
 /// NOW(fsp) of the statement: a DATETIME with at most `fsp` (<= 6) fraction digits (also the
 /// value of `DEFAULT` / `ON UPDATE CURRENT_TIMESTAMP(fsp)`).
 pub(crate) fn statement_now(env: &Env, fsp: u8) -> Value {
-    let (s, us) = env.cx.statement_time();
+    datetime_at(env.cx.statement_time(), fsp)
+}
+
+/// SYSDATE(fsp): the clock when it is evaluated, not the statement's start nor the time `SET
+/// timestamp` fixed (MariaDB's SYSDATE without --sysdate-is-now).
+fn sysdate(v: Vec<Value>, _: &Env) -> R {
+    let fsp = v.first().map_or(0, |x| int(x).clamp(0, 6) as u8);
+    Ok(datetime_at(crate::context::now_unix(), fsp))
+}
+
+/// The DATETIME of (seconds, microseconds) since the epoch, cut to `fsp` fraction digits.
+fn datetime_at((s, us): (i64, u32), fsp: u8) -> Value {
     let unit = 10u32.pow(6 - u32::from(fsp.min(6)));
     let us = us - us % unit;
     debug_assert!(us < 1_000_000);
