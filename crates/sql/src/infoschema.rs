@@ -863,6 +863,15 @@ impl InfoTable {
             .databases()
             .filter(|d| cx.require_some_on_db(d).is_ok())
             .collect();
+        // The `mysql` schema (not in the catalogue): TABLES, COLUMNS and VIEWS describe it.
+        let mysql = crate::mysqlschema::DATABASE;
+        let described = matches!(
+            self,
+            InfoTable::Tables | InfoTable::Columns | InfoTable::Views
+        );
+        if described && !dbs.contains(&mysql) && cx.require_some_on_db(mysql).is_ok() {
+            dbs.push(mysql);
+        }
         dbs.sort_unstable();
         // information_schema's own tables first, as MariaDB lists them.
         match self {
@@ -871,14 +880,26 @@ impl InfoTable {
             _ => {}
         }
         for db in dbs {
+            if self == InfoTable::Views && crate::mysqlschema::is_database(db) {
+                out.extend(mysql_view_rows(cx));
+                continue;
+            }
             if self == InfoTable::Views {
                 for v in cat.views_in(db) {
                     out.push(view_row(cx, v));
                 }
                 continue;
             }
+            if self == InfoTable::Tables && crate::mysqlschema::is_database(db) {
+                mysql_table_rows(&mut out);
+                continue;
+            }
             if self == InfoTable::Tables {
                 table_rows(cx, &cat, db, &mut out);
+                continue;
+            }
+            if self == InfoTable::Columns && crate::mysqlschema::is_database(db) {
+                mysql_column_rows(&mut out);
                 continue;
             }
             if self == InfoTable::Columns {
@@ -971,6 +992,70 @@ fn table_rows(cx: &ExecContext, cat: &Catalog, db: &str, out: &mut Vec<Vec<Value
             }
         }
     }
+}
+
+/// TABLES' rows of the `mysql` schema: SHOW TABLE STATUS FROM mysql's (MariaDB's engines,
+/// collations and comments; a view as MariaDB shows one).
+fn mysql_table_rows(out: &mut Vec<Vec<Value>>) {
+    for status in crate::mysqlschema::table_status() {
+        let view = matches!(status.get(17), Some(Value::Bytes(c)) if c == b"VIEW");
+        let kind = if view { "VIEW" } else { "BASE TABLE" };
+        let mut r = vec![text("def"), text(crate::mysqlschema::DATABASE)];
+        r.push(status[0].clone());
+        r.push(text(kind));
+        r.extend(status.into_iter().skip(1));
+        out.push(r);
+    }
+}
+
+/// COLUMNS' rows of the `mysql` schema's tables, by table name: onelog's column rows with
+/// MariaDB's COLUMN_TYPE, DATA_TYPE, character set, collation, default, key and extra (SHOW
+/// FULL COLUMNS' text; the lengths are those of onelog's types).
+fn mysql_column_rows(out: &mut Vec<Vec<Value>>) {
+    for t in crate::mysqlschema::tables() {
+        let mut rows = Vec::new();
+        column_rows(&t.table_def(), &mut rows);
+        for (mut r, full) in rows.into_iter().zip(t.show_columns(true)) {
+            let ty = match &full[1] {
+                Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+                _ => String::new(),
+            };
+            let data_type = ty.split(['(', ' ']).next().unwrap_or_default();
+            let charset = match &full[2] {
+                Value::Bytes(b) => {
+                    let c = String::from_utf8_lossy(b);
+                    text(c.split('_').next().unwrap_or_default())
+                }
+                _ => Value::Null,
+            };
+            let default = match &full[5] {
+                Value::Bytes(d)
+                    if !is_numeric_type(data_type)
+                        && !d.ends_with(b")")
+                        && !d.starts_with(b"'") =>
+                {
+                    text(&format!("'{}'", String::from_utf8_lossy(d)))
+                }
+                d => d.clone(),
+            };
+            r[5] = default;
+            r[7] = text(data_type);
+            r[13] = charset;
+            r[14] = full[2].clone();
+            r[15] = full[1].clone();
+            r[16] = full[4].clone();
+            r[17] = full[6].clone();
+            out.push(r);
+        }
+    }
+}
+
+/// Whether a MariaDB DATA_TYPE is a number (its COLUMN_DEFAULT is not quoted).
+fn is_numeric_type(data_type: &str) -> bool {
+    matches!(
+        data_type,
+        "tinyint" | "smallint" | "int" | "bigint" | "decimal" | "float" | "double"
+    )
 }
 
 fn table_row(cx: &ExecContext, t: &TableDef) -> Vec<Value> {
@@ -1315,6 +1400,38 @@ fn view_row(cx: &ExecContext, v: &ViewDef) -> Vec<Value> {
         text("utf8mb4_general_ci"),
         text(v.algorithm.sql()),
     ]
+}
+
+/// VIEWS' rows of the `mysql` schema: its view `user` as MariaDB 10.11.14 describes it
+/// (VIEW_DEFINITION empty without SHOW VIEW on `mysql`, as for any view).
+fn mysql_view_rows(cx: &ExecContext) -> Vec<Vec<Value>> {
+    let may_show = !cx.is_checked()
+        || cx.privileges_on(crate::mysqlschema::DATABASE) & crate::privilege::SHOW_VIEW != 0;
+    crate::mysqlschema::tables()
+        .filter(|t| t.is_view())
+        .map(|t| {
+            let definition = match t.create_sql().split_once(" AS ") {
+                Some((_, d)) if may_show => d,
+                _ => "",
+            };
+            [
+                "def",
+                crate::mysqlschema::DATABASE,
+                t.name(),
+                definition,
+                "NONE",
+                "YES",
+                "mariadb.sys@localhost",
+                "DEFINER",
+                "latin1",
+                "latin1_swedish_ci",
+                "UNDEFINED",
+            ]
+            .into_iter()
+            .map(text)
+            .collect()
+        })
+        .collect()
 }
 
 /// A PARTITIONS row: MariaDB's row for an unpartitioned table (the partition columns NULL).

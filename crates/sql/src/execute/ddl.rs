@@ -591,6 +591,18 @@ pub(crate) fn create_table(
         // Refused rather than made a table every session shares and that outlives its session.
         return Err(SqlError::unsupported("CREATE TEMPORARY TABLE"));
     }
+    if ct.if_not_exists {
+        // A table of `mysql` onelog serves exists: note 1050 after the CREATE privilege check,
+        // as MariaDB (a dump's `CREATE TABLE IF NOT EXISTS mysql.general_log`).
+        let (db, name) = split_name_read(cx, &ct.name)?;
+        if crate::mysqlschema::is_database(&db) {
+            if let Ok(t) = crate::mysqlschema::MysqlTable::named(&name) {
+                cx.check_table_privilege(&db, &name, crate::privilege::CREATE)?;
+                crate::expr::warn("Note", 1050, format!("Table '{}' already exists", t.name()));
+                return Ok(crate::output::Output::ok());
+            }
+        }
+    }
     let (db, name) = split_name(cx, &ct.name)?;
     cx.check_table_privilege(&db, &name, crate::privilege::CREATE)?;
     if let Some(like) = &ct.like {
