@@ -423,7 +423,7 @@ fn mariadb_dump_all_databases_of_onelog_restores_into_mariadb() {
         "CREATE TABLE IF NOT EXISTS `general_log` (",
         "CREATE TABLE IF NOT EXISTS `slow_log` (",
         "DROP TABLE IF EXISTS `global_priv`;",
-        "('%','dumper','{\"access\":0,\"version_id\":101109,\"plugin\":\"mysql_native_password\"",
+        r#"('%','dumper','{\"access\":0,\"version_id\":101109,\"plugin\":\"mysql_native_password\""#,
         "INSERT INTO `db` VALUES",
     ] {
         assert!(text.contains(want), "{want} not in:\n{}", tail(&text, 3000));
