@@ -45,10 +45,10 @@ fn mydumper_dumps_the_mysql_schema_and_a_user_database() {
     };
     assert!(read("d1.t.sql").contains("(1,\"x\"),\n(2,\"y\");"));
     assert!(read("d1.v-schema-view.sql").contains(" VIEW `v`"));
-    // The account, as MariaDB's global_priv holds it (without version_id and
+    // The account, as MariaDB's global_priv holds it (version_id onelog's; without
     // password_last_changed, which onelog does not keep).
     assert!(read("mysql.global_priv.sql").contains(
-        r#"("%","u1","{\"access\":0,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"*D821809F681A40A6E379B50D0463EFAE20BDD122\"}")"#
+        r#"("%","u1","{\"access\":0,\"version_id\":101109,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"*D821809F681A40A6E379B50D0463EFAE20BDD122\"}")"#
     ));
     // MariaDB 10.11.14's definitions, verbatim.
     assert!(read("mysql.db-schema.sql").contains(

@@ -873,7 +873,11 @@ impl InfoTable {
         }
         for db in dbs {
             if db == mysqlschema::DATABASE {
-                mysql_rows(self, &mut out);
+                if self == InfoTable::Views {
+                    out.extend(mysql_view_rows(cx));
+                } else {
+                    mysql_rows(self, &mut out);
+                }
                 continue;
             }
             if self == InfoTable::Views {
@@ -1403,6 +1407,38 @@ fn view_row(cx: &ExecContext, v: &ViewDef) -> Vec<Value> {
         text("utf8mb4_general_ci"),
         text(v.algorithm.sql()),
     ]
+}
+
+/// VIEWS' rows of the `mysql` schema: its view `user` as MariaDB 10.11.14 describes it
+/// (VIEW_DEFINITION empty without SHOW VIEW on `mysql`, as for any view).
+fn mysql_view_rows(cx: &ExecContext) -> Vec<Vec<Value>> {
+    let may_show = !cx.is_checked()
+        || cx.privileges_on(crate::mysqlschema::DATABASE) & crate::privilege::SHOW_VIEW != 0;
+    MysqlTable::all()
+        .filter(|t| t.is_view())
+        .map(|t| {
+            let definition = match t.create_sql().split_once(" AS ") {
+                Some((_, d)) if may_show => d,
+                _ => "",
+            };
+            [
+                "def",
+                crate::mysqlschema::DATABASE,
+                t.name(),
+                definition,
+                "NONE",
+                "YES",
+                "mariadb.sys@localhost",
+                "DEFINER",
+                "latin1",
+                "latin1_swedish_ci",
+                "UNDEFINED",
+            ]
+            .into_iter()
+            .map(text)
+            .collect()
+        })
+        .collect()
 }
 
 /// A PARTITIONS row: MariaDB's row for an unpartitioned table (the partition columns NULL).

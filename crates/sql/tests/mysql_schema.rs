@@ -3,7 +3,7 @@
 //! and DDL are refused (1036 / 1044), and USE / SHOW TABLES / SHOW DATABASES / SHOW COLUMNS /
 //! SHOW CREATE TABLE answer as MariaDB 10.11.14 does. Expected values were measured on a
 //! MariaDB 10.11.14 server with the same accounts (`mariadb -N --batch`), except where a test
-//! says onelog differs (no `version_id` / `password_last_changed` in `Priv`).
+//! says onelog differs (no `password_last_changed` in `Priv`; `version_id` is onelog's 101109).
 
 use onelog_sql::Session;
 
@@ -39,16 +39,16 @@ fn user_global_priv_and_db_rows_follow_the_account_catalogue() {
     let db = Db::open("mysqlschema-rows");
     let mut s = root(&db);
     setup(&mut s);
-    // MariaDB 10.11.14 (its Priv also holds version_id and password_last_changed).
+    // MariaDB 10.11.14 (its Priv also holds password_last_changed, and version_id 101114).
     assert_eq!(
         joined(text_rows(
             &mut s,
             "select host, user, priv from mysql.global_priv where user like 'u%' order by user"
         )),
         [
-            "%\tu1\t{\"access\":3,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"*D821809F681A40A6E379B50D0463EFAE20BDD122\"}",
-            "localhost\tu2\t{\"access\":274879512896,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"\"}",
-            "localhost\tu5\t{\"access\":0,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"\"}",
+            "%\tu1\t{\"access\":3,\"version_id\":101109,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"*D821809F681A40A6E379B50D0463EFAE20BDD122\"}",
+            "localhost\tu2\t{\"access\":274879512896,\"version_id\":101109,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"\"}",
+            "localhost\tu5\t{\"access\":0,\"version_id\":101109,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"\"}",
         ]
     );
     assert_eq!(
@@ -71,7 +71,7 @@ fn user_global_priv_and_db_rows_follow_the_account_catalogue() {
     // MariaDB's GRANT ALL ... WITH GRANT OPTION, 549755813887).
     assert_eq!(
         joined(text_rows(&mut s, "select priv from mysql.global_priv where user='root'")),
-        ["{\"access\":549755813887,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"invalid\",\"auth_or\":[{},{\"plugin\":\"unix_socket\"}]}"]
+        ["{\"access\":549755813887,\"version_id\":101109,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"invalid\",\"auth_or\":[{},{\"plugin\":\"unix_socket\"}]}"]
     );
     // Changes show at once.
     ok(&mut s, "revoke insert on *.* from u1@'%'");
@@ -288,5 +288,159 @@ fn writes_and_ddl_on_mysql_are_refused() {
     assert_eq!(
         joined(text_rows(&mut s, "select count(*) from mysql.global_priv")),
         ["1"]
+    );
+}
+
+/// `mysql.general_log` and `mysql.slow_log` (mariadb-dump --all-databases asks for their
+/// definitions): MariaDB 10.11.14's definitions, empty (onelog writes its query logs to files
+/// only; `log_output=TABLE` stays refused), and `CREATE TABLE IF NOT EXISTS` of them (what the
+/// dump sends) is note 1050 as MariaDB answers.
+#[test]
+fn general_log_and_slow_log_are_empty_with_mariadb_definitions() {
+    let db = Db::open("mysqlschema-logs");
+    let mut s = root(&db);
+    assert_eq!(
+        joined(text_rows(&mut s, "show full tables from mysql like '%log'")),
+        ["general_log\tBASE TABLE", "slow_log\tBASE TABLE"]
+    );
+    for t in ["general_log", "slow_log"] {
+        assert_eq!(
+            joined(text_rows(
+                &mut s,
+                &format!("select count(*) from mysql.{t}")
+            )),
+            ["0"]
+        );
+    }
+    let create = text_rows(&mut s, "show create table mysql.general_log");
+    assert_eq!(
+        create[0][1],
+        "CREATE TABLE `general_log` (\n  `event_time` timestamp(6) NOT NULL DEFAULT current_timestamp(6) ON UPDATE current_timestamp(6),\n  `user_host` mediumtext NOT NULL,\n  `thread_id` bigint(21) unsigned NOT NULL,\n  `server_id` int(10) unsigned NOT NULL,\n  `command_type` varchar(64) NOT NULL,\n  `argument` mediumtext NOT NULL\n) ENGINE=CSV DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci COMMENT='General log'"
+    );
+    assert_eq!(
+        joined(text_rows(&mut s, "show full columns from mysql.general_log")),
+        [
+            "event_time\ttimestamp(6)\tNULL\tNO\t\tcurrent_timestamp(6)\ton update current_timestamp(6)\tselect,insert,update,references\t",
+            "user_host\tmediumtext\tutf8mb3_general_ci\tNO\t\tNULL\t\tselect,insert,update,references\t",
+            "thread_id\tbigint(21) unsigned\tNULL\tNO\t\tNULL\t\tselect,insert,update,references\t",
+            "server_id\tint(10) unsigned\tNULL\tNO\t\tNULL\t\tselect,insert,update,references\t",
+            "command_type\tvarchar(64)\tutf8mb3_general_ci\tNO\t\tNULL\t\tselect,insert,update,references\t",
+            "argument\tmediumtext\tutf8mb3_general_ci\tNO\t\tNULL\t\tselect,insert,update,references\t",
+        ]
+    );
+    let slow = joined(text_rows(&mut s, "show columns from mysql.slow_log"));
+    assert_eq!(slow.len(), 13);
+    assert_eq!(slow[2], "query_time\ttime(6)\tNO\t\tNULL\t");
+    assert_eq!(slow[12], "rows_affected\tbigint(20) unsigned\tNO\t\tNULL\t");
+    // The dump's statement: the table exists (MariaDB: Note 1050).
+    ok(
+        &mut s,
+        "CREATE TABLE IF NOT EXISTS mysql.general_log (a int) ENGINE=CSV",
+    );
+    assert_eq!(
+        joined(text_rows(&mut s, "show warnings")),
+        ["Note\t1050\tTable 'general_log' already exists"]
+    );
+    ok(&mut s, "create table if not exists mysql.db (a int)");
+    assert_eq!(
+        joined(text_rows(&mut s, "show warnings")),
+        ["Note\t1050\tTable 'db' already exists"]
+    );
+    // Without IF NOT EXISTS, and any write, still refused.
+    assert_eq!(
+        fail(&mut s, "create table mysql.slow_log (a int)").code,
+        1036
+    );
+    assert_eq!(
+        fail(
+            &mut s,
+            "insert into mysql.general_log (argument) values ('x')"
+        )
+        .code,
+        1036
+    );
+    // Logging to the tables stays refused (onelog logs to files only).
+    assert_eq!(fail(&mut s, "set global log_output = 'TABLE'").code, 1235);
+    // mariadb-dump --all-databases READ-locks the tables it dumps: accepted; a WRITE lock is
+    // refused as a write is (MariaDB grants it: its tables are writable).
+    ok(&mut s, "use mysql");
+    ok(
+        &mut s,
+        "LOCK TABLES `columns_priv` READ /*!32311 LOCAL */,`db` READ /*!32311 LOCAL */,`user` READ /*!32311 LOCAL */",
+    );
+    assert_eq!(joined(text_rows(&mut s, "select count(*) from db")), ["0"]);
+    ok(&mut s, "UNLOCK TABLES");
+    let e = fail(&mut s, "LOCK TABLES db WRITE");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (1036, "Table 'db' is read only")
+    );
+    assert_eq!(fail(&mut s, "LOCK TABLES mysql.nope READ").code, 1146);
+    // mariadb-dump asks information_schema.TABLES for each table's engine and type.
+    assert_eq!(
+        joined(text_rows(
+            &mut s,
+            "SELECT table_name, engine, table_type, table_collation, table_comment \
+             FROM information_schema.TABLES WHERE table_schema = 'mysql' \
+             AND table_name IN ('general_log', 'user', 'db') ORDER BY table_name"
+        )),
+        [
+            "db\tAria\tBASE TABLE\tutf8mb3_bin\tDatabase privileges",
+            "general_log\tCSV\tBASE TABLE\tutf8mb3_general_ci\tGeneral log",
+            "user\tNULL\tVIEW\tNULL\tVIEW",
+        ]
+    );
+    // ... and information_schema.COLUMNS for the columns it selects (MariaDB 10.11.14's rows).
+    assert_eq!(
+        joined(text_rows(
+            &mut s,
+            "select table_name, column_name, column_default, is_nullable, data_type, \
+             character_set_name, collation_name, column_type, column_key, extra \
+             from information_schema.columns where table_schema = 'mysql' \
+             and table_name in ('db', 'general_log', 'global_priv') \
+             and ordinal_position in (1, 3, 4) order by table_name, ordinal_position"
+        )),
+        [
+            "db\tHost\t''\tNO\tchar\tutf8mb3\tutf8mb3_bin\tchar(255)\tPRI\t",
+            "db\tUser\t''\tNO\tchar\tutf8mb3\tutf8mb3_bin\tchar(128)\tPRI\t",
+            "db\tSelect_priv\t'N'\tNO\tenum\tutf8mb3\tutf8mb3_general_ci\tenum('N','Y')\t\t",
+            "general_log\tevent_time\tcurrent_timestamp(6)\tNO\ttimestamp\tNULL\tNULL\ttimestamp(6)\t\ton update current_timestamp(6)",
+            "general_log\tthread_id\tNULL\tNO\tbigint\tNULL\tNULL\tbigint(21) unsigned\t\t",
+            "general_log\tserver_id\tNULL\tNO\tint\tNULL\tNULL\tint(10) unsigned\t\t",
+            "global_priv\tHost\t''\tNO\tchar\tutf8mb3\tutf8mb3_bin\tchar(255)\tPRI\t",
+            "global_priv\tPriv\t'{}'\tNO\tlongtext\tutf8mb4\tutf8mb4_bin\tlongtext\t\t",
+        ]
+    );
+    // ... and information_schema.VIEWS for the view `user` (MariaDB 10.11.14's row).
+    assert_eq!(
+        joined(text_rows(
+            &mut s,
+            "SELECT CHECK_OPTION, DEFINER, SECURITY_TYPE, CHARACTER_SET_CLIENT, \
+             COLLATION_CONNECTION, IS_UPDATABLE, ALGORITHM, LEFT(VIEW_DEFINITION, 49) \
+             FROM information_schema.views WHERE table_name='user' AND table_schema='mysql'"
+        )),
+        ["NONE\tmariadb.sys@localhost\tDEFINER\tlatin1\tlatin1_swedish_ci\tYES\tUNDEFINED\tselect `mysql`.`global_priv`.`Host` AS `Host`,`my"]
+    );
+    // CREATE needs the privilege first (MariaDB: 1142 before the note).
+    ok(&mut s, "create user nob@localhost");
+    let mut nob = Session::new(db.server.clone(), 2, "nob", "localhost");
+    let e = fail(
+        &mut nob,
+        "create table if not exists mysql.general_log (a int)",
+    );
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1142,
+            "CREATE command denied to user 'nob'@'localhost' for table `mysql`.`general_log`"
+        )
+    );
+    // Without a privilege on `mysql`, information_schema.TABLES shows none of its tables.
+    assert_eq!(
+        joined(text_rows(
+            &mut nob,
+            "select count(*) from information_schema.tables where table_schema = 'mysql'"
+        )),
+        ["0"]
     );
 }

@@ -14,7 +14,9 @@
 //! table reads right after `SET GLOBAL gtid_slave_pos`); `columns_priv`, `tables_priv`, `procs_priv`,
 //! `proxies_priv`, `roles_mapping`, `proc`, `event`, `func`, `plugin`, `servers` empty
 //! (onelog has no table, column, routine or proxy grants, roles, routines, events, UDFs,
-//! plugins or servers). Any other name is 1146, as for a missing table.
+//! plugins or servers); `general_log` and `slow_log` empty (onelog writes its query logs to
+//! files only: `log_output=TABLE` is refused). Any other name is 1146, as for a missing
+//! table.
 //!
 //! Invariants: every row has exactly as many values as its table has columns (asserted in
 //! debug builds); the rows are those of the catalogue the statement reads, so CREATE USER /
@@ -404,6 +406,9 @@ fn column(c: &SpecCol) -> ColumnDef {
     } else {
         match ty {
             "timestamp" => SqlType::Timestamp(0),
+            "timestamp(6)" => SqlType::Timestamp(6),
+            "time(6)" => SqlType::Time(6),
+            "mediumtext" => SqlType::MediumText,
             "datetime" => SqlType::DateTime(0),
             "blob" => SqlType::Blob,
             "longblob" => SqlType::LongBlob,
@@ -525,9 +530,13 @@ fn auth(a: &AccountDef) -> (&'static str, String) {
 /// for the accounts `mariadb-install-db` creates either).
 fn priv_json(a: &AccountDef) -> String {
     let (plugin, auth_string) = auth(a);
+    // `version_id` (MariaDB's MYSQL_VERSION_ID of the server that wrote the row, here the
+    // version onelog reports): without it a MariaDB that loads the row (a restored dump)
+    // reads `access` in 10.4's bit layout and drops an account's newer privileges.
     let mut j = format!(
-        "{{\"access\":{},\"plugin\":{},\"authentication_string\":{}",
+        "{{\"access\":{},\"version_id\":{},\"plugin\":{},\"authentication_string\":{}",
         global_access(a),
+        crate::parse::VERSION_ID,
         json_str(plugin),
         json_str(&auth_string)
     );

@@ -286,12 +286,48 @@ pub(super) const USER: Spec = Spec {
     ],
 };
 
+pub(super) const GENERAL_LOG: Spec = Spec {
+    name: "general_log",
+    view: false,
+    create: "CREATE TABLE `general_log` (\n  `event_time` timestamp(6) NOT NULL DEFAULT current_timestamp(6) ON UPDATE current_timestamp(6),\n  `user_host` mediumtext NOT NULL,\n  `thread_id` bigint(21) unsigned NOT NULL,\n  `server_id` int(10) unsigned NOT NULL,\n  `command_type` varchar(64) NOT NULL,\n  `argument` mediumtext NOT NULL\n) ENGINE=CSV DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci COMMENT='General log'",
+    columns: &[
+        SpecCol { field: "event_time", ty: "timestamp(6)", collation: None, null: false, key: "", default: Some("current_timestamp(6)"), extra: "on update current_timestamp(6)" },
+        SpecCol { field: "user_host", ty: "mediumtext", collation: Some("utf8mb3_general_ci"), null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "thread_id", ty: "bigint(21) unsigned", collation: None, null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "server_id", ty: "int(10) unsigned", collation: None, null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "command_type", ty: "varchar(64)", collation: Some("utf8mb3_general_ci"), null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "argument", ty: "mediumtext", collation: Some("utf8mb3_general_ci"), null: false, key: "", default: None, extra: "" },
+    ],
+};
+
+pub(super) const SLOW_LOG: Spec = Spec {
+    name: "slow_log",
+    view: false,
+    create: "CREATE TABLE `slow_log` (\n  `start_time` timestamp(6) NOT NULL DEFAULT current_timestamp(6) ON UPDATE current_timestamp(6),\n  `user_host` mediumtext NOT NULL,\n  `query_time` time(6) NOT NULL,\n  `lock_time` time(6) NOT NULL,\n  `rows_sent` bigint(20) unsigned NOT NULL,\n  `rows_examined` bigint(20) unsigned NOT NULL,\n  `db` varchar(512) NOT NULL,\n  `last_insert_id` int(11) NOT NULL,\n  `insert_id` int(11) NOT NULL,\n  `server_id` int(10) unsigned NOT NULL,\n  `sql_text` mediumtext NOT NULL,\n  `thread_id` bigint(21) unsigned NOT NULL,\n  `rows_affected` bigint(20) unsigned NOT NULL\n) ENGINE=CSV DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci COMMENT='Slow log'",
+    columns: &[
+        SpecCol { field: "start_time", ty: "timestamp(6)", collation: None, null: false, key: "", default: Some("current_timestamp(6)"), extra: "on update current_timestamp(6)" },
+        SpecCol { field: "user_host", ty: "mediumtext", collation: Some("utf8mb3_general_ci"), null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "query_time", ty: "time(6)", collation: None, null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "lock_time", ty: "time(6)", collation: None, null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "rows_sent", ty: "bigint(20) unsigned", collation: None, null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "rows_examined", ty: "bigint(20) unsigned", collation: None, null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "db", ty: "varchar(512)", collation: Some("utf8mb3_general_ci"), null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "last_insert_id", ty: "int(11)", collation: None, null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "insert_id", ty: "int(11)", collation: None, null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "server_id", ty: "int(10) unsigned", collation: None, null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "sql_text", ty: "mediumtext", collation: Some("utf8mb3_general_ci"), null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "thread_id", ty: "bigint(21) unsigned", collation: None, null: false, key: "", default: None, extra: "" },
+        SpecCol { field: "rows_affected", ty: "bigint(20) unsigned", collation: None, null: false, key: "", default: None, extra: "" },
+    ],
+};
+
 /// Every table, by name (SHOW TABLES FROM mysql's order).
 pub(super) const ALL: &[Spec] = &[
     COLUMNS_PRIV,
     DB,
     EVENT,
     FUNC,
+    GENERAL_LOG,
     GLOBAL_PRIV,
     GTID_SLAVE_POS,
     PLUGIN,
@@ -300,6 +336,7 @@ pub(super) const ALL: &[Spec] = &[
     PROXIES_PRIV,
     ROLES_MAPPING,
     SERVERS,
+    SLOW_LOG,
     TABLES_PRIV,
     USER,
 ];

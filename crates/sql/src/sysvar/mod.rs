@@ -726,7 +726,7 @@ fn decimal_time(d: &str) -> Option<(i64, u32)> {
 }
 
 /// `log_output`'s value: FILE, NONE or both (NONE wins, as in MariaDB); TABLE is refused
-/// (there is no `mysql.general_log` / `mysql.slow_log`).
+/// (onelog logs to files only: its `mysql.general_log` / `mysql.slow_log` stay empty).
 fn log_output(v: &Value) -> Result<Value, SqlError> {
     let given = match v {
         Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
@@ -740,7 +740,7 @@ fn log_output(v: &Value) -> Result<Value, SqlError> {
             "TABLE" => {
                 return Err(SqlError::of(
                     errors::ER_NOT_SUPPORTED_YET,
-                    "This version of onelog doesn't yet support 'log_output=TABLE' (there are no mysql.general_log and mysql.slow_log tables; use FILE)",
+                    "This version of onelog doesn't yet support 'log_output=TABLE' (the logs are written to files only; mysql.general_log and mysql.slow_log stay empty; use FILE)",
                 ))
             }
             _ => return Err(wrong_value("log_output", &given)),

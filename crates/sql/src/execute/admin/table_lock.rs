@@ -58,7 +58,16 @@ pub(crate) fn lock_tables(cx: &mut ExecContext, items: Vec<LockItem>) -> Result<
         let view = cat.view(&db, &it.table).cloned();
         drop(cat);
         if !is_table && view.is_none() {
-            return Err(SqlError::no_such_table(&db, &it.table));
+            // A `mysql` table onelog serves may be READ locked (mariadb-dump --all-databases
+            // locks them); nothing writes it, so a WRITE lock is refused as a write is.
+            match crate::mysqlschema::MysqlTable::named(&it.table) {
+                Ok(t) if crate::mysqlschema::is_database(&db) => {
+                    if it.mode.writes() {
+                        return Err(crate::mysqlschema::read_only(t.name()));
+                    }
+                }
+                _ => return Err(SqlError::no_such_table(&db, &it.table)),
+            }
         }
         tables.push(LockedTable {
             db: db.clone(),
