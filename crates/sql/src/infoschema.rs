@@ -972,7 +972,8 @@ fn mysql_column_rows(m: MysqlTable, out: &mut Vec<Vec<Value>>) {
         let string = c.collation.is_some() || data_type.ends_with("blob");
         r[5] = match c.default {
             None => Value::Null,
-            Some(d) if d.ends_with("()") || d.starts_with('\'') => text(d),
+            // A function (`current_timestamp(6)`) or an already quoted string.
+            Some(d) if d.ends_with(')') || d.starts_with('\'') => text(d),
             Some(d) if string || data_type == "timestamp" || data_type == "datetime" => {
                 text(&format!("'{d}'"))
             }

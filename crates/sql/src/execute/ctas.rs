@@ -396,6 +396,8 @@ fn char_length(c: &Compiled, x: &Expr) -> Option<u32> {
             "UPPER" | "LOWER" => char_length(c, args.first()?),
             _ => None,
         },
+        // A character function run under its arguments' collation.
+        Expr::Collated(_, inner) => char_length(c, inner),
         _ => None,
     }
 }
