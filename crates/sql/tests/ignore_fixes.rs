@@ -1,0 +1,168 @@
+//! What IGNORE does to the rows of INSERT, UPDATE and DELETE that a foreign key refuses, and
+//! the small wrong answers left from issue 16, each pinned with the answers a real MariaDB
+//! 10.11.14 gave to the same statements (default sql_mode, STRICT_TRANS_TABLES on).
+
+mod common;
+use common::{err, ok, text_rows as rows, Db};
+use onelog_sql::output::Output;
+use onelog_sql::Session;
+
+fn session(db: &Db) -> Session {
+    let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
+    ok(&mut s, "CREATE DATABASE IF NOT EXISTS d");
+    ok(&mut s, "USE d");
+    s
+}
+
+/// (affected rows, info text) of an OK.
+fn done(s: &mut Session, sql: &str) -> (u64, String) {
+    match ok(s, sql) {
+        Output::Ok {
+            affected_rows,
+            info,
+            ..
+        } => (affected_rows, info),
+        other => panic!("{sql}: not an OK: {other:?}"),
+    }
+}
+
+fn warnings(s: &mut Session) -> Vec<Vec<String>> {
+    rows(s, "SHOW WARNINGS")
+}
+
+fn w(code: &str, msg: &str) -> Vec<String> {
+    vec!["Warning".to_string(), code.to_string(), msg.to_string()]
+}
+
+const NO_PARENT: &str = "Cannot add or update a child row: a foreign key constraint fails \
+     (`d`.`c`, CONSTRAINT `c_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))";
+
+fn parent_and_child(s: &mut Session, actions: &str) {
+    ok(s, "CREATE TABLE p (id INT PRIMARY KEY)");
+    ok(
+        s,
+        &format!(
+            "CREATE TABLE c (id INT PRIMARY KEY, pid INT, \
+             FOREIGN KEY (pid) REFERENCES p (id) {actions})"
+        ),
+    );
+}
+
+/// UPDATE IGNORE of a child whose new foreign key value has no parent leaves the row as it
+/// was, counted as matched, without a warning; of a parent whose RESTRICT children hold its
+/// old key likewise (MariaDB 10.11.14 gives no warning for either).
+#[test]
+fn update_ignore_leaves_rows_a_foreign_key_refuses() {
+    let db = Db::open("ignore-update-fk");
+    let mut s = session(&db);
+    parent_and_child(&mut s, "");
+    ok(&mut s, "INSERT INTO p VALUES (1), (2)");
+    ok(&mut s, "INSERT INTO c VALUES (10, 1), (11, 2), (12, 1)");
+    assert_eq!(err(&mut s, "UPDATE c SET pid = 5 WHERE id = 10"), 1452);
+    assert_eq!(
+        done(&mut s, "UPDATE IGNORE c SET pid = 5 WHERE id = 10"),
+        (0, "Rows matched: 1  Changed: 0  Warnings: 0".to_string())
+    );
+    assert!(warnings(&mut s).is_empty());
+    assert_eq!(
+        done(&mut s, "UPDATE IGNORE c SET pid = pid + 1"),
+        (2, "Rows matched: 3  Changed: 2  Warnings: 0".to_string())
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT id, pid FROM c ORDER BY id"),
+        vec![vec!["10", "2"], vec!["11", "2"], vec!["12", "2"]]
+    );
+    // The parent side: a parent with RESTRICT children keeps its key, one without changes.
+    ok(&mut s, "INSERT INTO p VALUES (3)");
+    assert_eq!(err(&mut s, "UPDATE p SET id = id + 10"), 1451);
+    assert_eq!(
+        done(&mut s, "UPDATE IGNORE p SET id = id + 10"),
+        (2, "Rows matched: 3  Changed: 2  Warnings: 0".to_string())
+    );
+    assert!(warnings(&mut s).is_empty());
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM p ORDER BY id"),
+        vec![vec!["2"], vec!["11"], vec!["13"]]
+    );
+}
+
+/// A parent update that cascades into a child whose own RESTRICT child holds it: UPDATE
+/// IGNORE leaves that parent row and undoes its cascade; the other parent row cascades.
+#[test]
+fn update_ignore_undoes_the_cascade_of_a_row_it_leaves() {
+    let db = Db::open("ignore-update-cascade");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE TABLE p (id INT PRIMARY KEY)");
+    ok(
+        &mut s,
+        "CREATE TABLE c (pid INT PRIMARY KEY, FOREIGN KEY (pid) REFERENCES p (id) \
+         ON UPDATE CASCADE)",
+    );
+    ok(
+        &mut s,
+        "CREATE TABLE g (id INT PRIMARY KEY, cpid INT, FOREIGN KEY (cpid) REFERENCES c (pid))",
+    );
+    ok(&mut s, "INSERT INTO p VALUES (1), (2)");
+    ok(&mut s, "INSERT INTO c VALUES (1), (2)");
+    ok(&mut s, "INSERT INTO g VALUES (100, 1)");
+    assert_eq!(
+        done(&mut s, "UPDATE IGNORE p SET id = id + 10"),
+        (1, "Rows matched: 2  Changed: 1  Warnings: 0".to_string())
+    );
+    assert!(warnings(&mut s).is_empty());
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM p ORDER BY id"),
+        vec![vec!["1"], vec!["12"]]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT pid FROM c ORDER BY pid"),
+        vec![vec!["1"], vec!["12"]]
+    );
+}
+
+/// INSERT IGNORE of rows without a parent: each is left out with 1452 as a warning and
+/// counted as a duplicate; a row its CHECK refuses is counted in neither `Records` nor
+/// `Duplicates` (MariaDB 10.11.14: `Records: 3  Duplicates: 2  Warnings: 2`, and
+/// `Records: 2  Duplicates: 1  Warnings: 3`).
+#[test]
+fn insert_ignore_counts_refused_rows_as_mariadb() {
+    let db = Db::open("ignore-insert-fk");
+    let mut s = session(&db);
+    parent_and_child(&mut s, "");
+    ok(&mut s, "INSERT INTO p VALUES (1)");
+    assert_eq!(
+        done(
+            &mut s,
+            "INSERT IGNORE INTO c VALUES (20, 9), (21, 1), (22, 8)"
+        ),
+        (1, "Records: 3  Duplicates: 2  Warnings: 2".to_string())
+    );
+    assert_eq!(
+        warnings(&mut s),
+        vec![w("1452", NO_PARENT), w("1452", NO_PARENT)]
+    );
+    assert_eq!(
+        done(&mut s, "INSERT IGNORE INTO c VALUES (23, 9)"),
+        (0, String::new())
+    );
+    assert_eq!(warnings(&mut s), vec![w("1452", NO_PARENT)]);
+    assert_eq!(rows(&mut s, "SELECT id FROM c"), vec![vec!["21"]]);
+    ok(
+        &mut s,
+        "CREATE TABLE ck (a INT PRIMARY KEY, b INT CHECK (b < 5))",
+    );
+    assert_eq!(
+        done(
+            &mut s,
+            "INSERT IGNORE INTO ck VALUES (1, 9), (2, 1), (2, 2), (3, 7)"
+        ),
+        (1, "Records: 2  Duplicates: 1  Warnings: 3".to_string())
+    );
+    assert_eq!(
+        done(
+            &mut s,
+            "INSERT IGNORE INTO ck SELECT 10, 1 UNION ALL SELECT 11, 8"
+        ),
+        (1, "Records: 1  Duplicates: 0  Warnings: 1".to_string())
+    );
+}
