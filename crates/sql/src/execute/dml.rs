@@ -1337,10 +1337,26 @@ pub(crate) fn execute_delete(
     let fks = fk::involved(env.cx, txn, def);
     for r in rows {
         env.cx.guard.check()?;
-        if fks {
-            fk::check_parent_row(env.cx, txn, def, &r, None)?;
-        }
-        if txn.delete(def.id, &pk_of(def, &r))? {
+        let gone = if fks && p.ignore {
+            // DELETE IGNORE: a row a foreign key holds stays (what its cascades did undone),
+            // its 1451 a warning (MariaDB 10.11.14).
+            let mut gone = false;
+            let held = fk_savepoint(txn, |txn| {
+                fk::check_parent_row(env.cx, txn, def, &r, None)?;
+                gone = txn.delete(def.id, &pk_of(def, &r))?;
+                Ok(())
+            })?;
+            if let Err(e) = held {
+                crate::expr::warn("Warning", e.code, e.message);
+            }
+            gone
+        } else {
+            if fks {
+                fk::check_parent_row(env.cx, txn, def, &r, None)?;
+            }
+            txn.delete(def.id, &pk_of(def, &r))?
+        };
+        if gone {
             n += 1;
             if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {
                 out.push(project_returning(sp, &r, env)?);
