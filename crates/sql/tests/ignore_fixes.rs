@@ -265,3 +265,32 @@ fn multi_table_delete_ignore_is_refused() {
         1235
     );
 }
+
+/// SHOW GRANTS writes the account as MariaDB 10.11 does, `` `u`@`h` `` with a backtick
+/// doubled (`` GRANT USAGE ON *.* TO `it's`@`h``x` ``), as SHOW CREATE USER does.
+#[test]
+fn show_grants_quotes_the_account_with_backticks() {
+    let db = Db::open("misc-show-grants");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE USER 'u'@'%' IDENTIFIED BY 'pw'");
+    ok(&mut s, "GRANT SELECT ON d.* TO 'u'@'%'");
+    ok(&mut s, "CREATE USER 'it''s'@'h`x'");
+    assert_eq!(
+        rows(&mut s, "SHOW GRANTS FOR 'u'@'%'"),
+        vec![
+            vec![
+                "GRANT USAGE ON *.* TO `u`@`%` IDENTIFIED BY PASSWORD \
+                 '*D821809F681A40A6E379B50D0463EFAE20BDD122'"
+            ],
+            vec!["GRANT SELECT ON `d`.* TO `u`@`%`"],
+        ]
+    );
+    assert_eq!(
+        rows(&mut s, "SHOW GRANTS FOR 'it''s'@'h`x'"),
+        vec![vec!["GRANT USAGE ON *.* TO `it's`@`h``x`"]]
+    );
+    assert_eq!(
+        rows(&mut s, "SHOW CREATE USER 'it''s'@'h`x'"),
+        vec![vec!["CREATE USER `it's`@`h``x`"]]
+    );
+}
