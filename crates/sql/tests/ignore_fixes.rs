@@ -294,3 +294,49 @@ fn show_grants_quotes_the_account_with_backticks() {
         vec![vec!["CREATE USER `it's`@`h``x`"]]
     );
 }
+
+/// FLUSH PRIVILEGES in locked-tables mode is 1100 for `db` (the grant table MariaDB 10.11.14
+/// cannot open), alone or with other forms, whatever the lock mode; FLUSH LOGS / STATUS /
+/// HOSTS pass; FLUSH TABLES t FOR EXPORT is 1192 there. Without table locks, and under the
+/// global read lock, FLUSH PRIVILEGES is fine.
+#[test]
+fn flush_privileges_under_lock_tables_is_refused() {
+    let db = Db::open("misc-flush-privileges");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE TABLE t (a INT)");
+    ok(&mut s, "FLUSH PRIVILEGES");
+    for mode in ["READ", "WRITE"] {
+        ok(&mut s, &format!("LOCK TABLES t {mode}"));
+        for sql in [
+            "FLUSH PRIVILEGES",
+            "FLUSH LOCAL PRIVILEGES",
+            "FLUSH NO_WRITE_TO_BINLOG PRIVILEGES",
+            "FLUSH PRIVILEGES, STATUS",
+            "FLUSH STATUS, PRIVILEGES",
+        ] {
+            let e = common::fail(&mut s, sql);
+            assert_eq!(
+                (e.code, e.message.as_str()),
+                (1100, "Table 'db' was not locked with LOCK TABLES"),
+                "{sql}"
+            );
+        }
+        for sql in [
+            "FLUSH LOGS",
+            "FLUSH STATUS",
+            "FLUSH HOSTS",
+            "FLUSH USER_RESOURCES",
+        ] {
+            ok(&mut s, sql);
+        }
+        assert_eq!(err(&mut s, "FLUSH TABLES t FOR EXPORT"), 1192);
+        ok(&mut s, "UNLOCK TABLES");
+    }
+    ok(&mut s, "FLUSH TABLES t WITH READ LOCK");
+    assert_eq!(err(&mut s, "FLUSH PRIVILEGES"), 1100);
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut s, "FLUSH TABLES WITH READ LOCK");
+    ok(&mut s, "FLUSH PRIVILEGES");
+    ok(&mut s, "UNLOCK TABLES");
+    ok(&mut s, "FLUSH PRIVILEGES, STATUS");
+}
