@@ -3,7 +3,7 @@
 //! 10.11.14 gave to the same statements (default sql_mode, STRICT_TRANS_TABLES on).
 
 mod common;
-use common::{err, ok, text_rows as rows, Db};
+use common::{err, ok, text_rows as rows, wire_rows, Db};
 use onelog_sql::output::Output;
 use onelog_sql::Session;
 
@@ -339,4 +339,129 @@ fn flush_privileges_under_lock_tables_is_refused() {
     ok(&mut s, "FLUSH PRIVILEGES");
     ok(&mut s, "UNLOCK TABLES");
     ok(&mut s, "FLUSH PRIVILEGES, STATUS");
+}
+
+/// FLOAT(M,D) / DOUBLE(M,D) keep their (M,D): SHOW CREATE TABLE,
+/// information_schema.COLUMNS, values rounded to D decimals half to even and shown with D
+/// decimals, 1264 past M digits in strict mode, clipped with a warning by IGNORE or
+/// non-strict mode, defaults rounded (1067 past M digits); MariaDB 10.11.14's answers.
+#[test]
+fn float_m_d_keeps_its_digits() {
+    let db = Db::open("misc-float-m-d");
+    let mut s = session(&db);
+    ok(
+        &mut s,
+        "CREATE TABLE f (a FLOAT(7,3), b DOUBLE(10,2), c DOUBLE(5,1), d FLOAT(5), \
+         e DOUBLE(6,2), h FLOAT)",
+    );
+    let create = &rows(&mut s, "SHOW CREATE TABLE f")[0][1];
+    assert!(
+        create.contains(
+            "  `a` float(7,3) DEFAULT NULL,\n  `b` double(10,2) DEFAULT NULL,\n  \
+             `c` double(5,1) DEFAULT NULL,\n  `d` float DEFAULT NULL,\n  \
+             `e` double(6,2) DEFAULT NULL,\n  `h` float DEFAULT NULL\n"
+        ),
+        "{create}"
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT column_name, data_type, column_type, numeric_precision, numeric_scale \
+             FROM information_schema.COLUMNS WHERE table_schema = 'd' AND table_name = 'f' \
+             ORDER BY ordinal_position"
+        ),
+        vec![
+            vec!["a", "float", "float(7,3)", "7", "3"],
+            vec!["b", "double", "double(10,2)", "10", "2"],
+            vec!["c", "double", "double(5,1)", "5", "1"],
+            vec!["d", "float", "float", "12", "NULL"],
+            vec!["e", "double", "double(6,2)", "6", "2"],
+            vec!["h", "float", "float", "12", "NULL"],
+        ]
+    );
+    ok(
+        &mut s,
+        "INSERT INTO f (a, b, c, d, e) VALUES (1.23456, 12345.678, 1234.56, 1.23456789, 1.005)",
+    );
+    assert_eq!(
+        wire_rows(&mut s, "SELECT a, b, c, e FROM f"),
+        vec![vec!["1.235", "12345.68", "1234.6", "1.00"]]
+    );
+    assert_eq!(err(&mut s, "INSERT INTO f (a) VALUES (12345.6)"), 1264);
+    assert_eq!(err(&mut s, "INSERT INTO f (b) VALUES (123456789.0)"), 1264);
+    assert_eq!(err(&mut s, "INSERT INTO f (c) VALUES (-10000)"), 1264);
+    assert_eq!(err(&mut s, "INSERT INTO f (a) VALUES (9999.9999)"), 1264);
+    ok(&mut s, "DELETE FROM f");
+    assert_eq!(
+        done(
+            &mut s,
+            "INSERT IGNORE INTO f (a, b, c) VALUES (12345.6, 123456789.0, -10000)"
+        ),
+        (1, String::new())
+    );
+    let range = |c: &str| {
+        w(
+            "1264",
+            &format!("Out of range value for column '{c}' at row 1"),
+        )
+    };
+    assert_eq!(warnings(&mut s), vec![range("a"), range("b"), range("c")]);
+    ok(&mut s, "INSERT INTO f (a) VALUES (9999.9994)");
+    assert_eq!(
+        wire_rows(&mut s, "SELECT a, b, c FROM f ORDER BY b DESC"),
+        vec![
+            vec!["9999.999", "99999999.99", "-9999.9"],
+            vec!["9999.999", "NULL", "NULL"]
+        ]
+    );
+    // Half to even, as MariaDB's rint (0.135 is 0.13500000000000000888 as a double).
+    ok(&mut s, "CREATE TABLE f8 (a DOUBLE(5,2))");
+    ok(
+        &mut s,
+        "INSERT INTO f8 VALUES (0.125), (0.135), (1.125), (-0.125)",
+    );
+    assert_eq!(
+        wire_rows(&mut s, "SELECT a FROM f8 ORDER BY a"),
+        vec![vec!["-0.12"], vec!["0.12"], vec!["0.14"], vec!["1.12"]]
+    );
+    // Defaults rounded (shown with D decimals); non-strict mode clips with 1264.
+    ok(
+        &mut s,
+        "CREATE TABLE f2 (a FLOAT(7,3) DEFAULT 1.23456, b DOUBLE(6,2) DEFAULT 3)",
+    );
+    let create = &rows(&mut s, "SHOW CREATE TABLE f2")[0][1];
+    assert!(
+        create.contains("  `a` float(7,3) DEFAULT 1.235,\n  `b` double(6,2) DEFAULT 3.00\n"),
+        "{create}"
+    );
+    ok(&mut s, "INSERT INTO f2 () VALUES ()");
+    assert_eq!(
+        wire_rows(&mut s, "SELECT a, b FROM f2"),
+        vec![vec!["1.235", "3.00"]]
+    );
+    ok(&mut s, "SET sql_mode = ''");
+    assert_eq!(
+        done(&mut s, "UPDATE f2 SET a = 99999, b = -1e9"),
+        (1, "Rows matched: 1  Changed: 1  Warnings: 2".to_string())
+    );
+    assert_eq!(
+        wire_rows(&mut s, "SELECT a, b FROM f2"),
+        vec![vec!["9999.999", "-9999.99"]]
+    );
+    assert_eq!(
+        err(&mut s, "CREATE TABLE f3 (b DOUBLE(4,2) DEFAULT 99.999)"),
+        1067
+    );
+    assert_eq!(err(&mut s, "CREATE TABLE f4 (a FLOAT(3,4))"), 1427);
+    assert_eq!(err(&mut s, "CREATE TABLE f5 (a FLOAT(256,2))"), 1439);
+    assert_eq!(err(&mut s, "CREATE TABLE f6 (a DOUBLE(255,31))"), 1425);
+    ok(&mut s, "CREATE TABLE f7 (a FLOAT(60,30))");
+    assert!(rows(&mut s, "SHOW CREATE TABLE f7")[0][1].contains("`a` float(60,30)"));
+    // sqlparser reads no (M,D) after REAL or DOUBLE PRECISION: a syntax error, never a
+    // column of another type (MariaDB takes both as DOUBLE(M,D)).
+    assert_eq!(err(&mut s, "CREATE TABLE f9 (c REAL(5,1))"), 1064);
+    assert_eq!(
+        err(&mut s, "CREATE TABLE f9 (e DOUBLE PRECISION(6,2))"),
+        1064
+    );
 }

@@ -323,6 +323,14 @@ fn relaxed(def: &TableDef, i: usize, v: Value, e: SqlError) -> Result<Value, Sql
             crate::expr::warn("Warning", e.code, e.message.clone());
             return Ok(col.ty.coerce(&col.name, x)?);
         }
+        // FLOAT(M,D) past M digits: the largest value of M digits, with the number's sign.
+        1264 if col.extras.float_digits.is_some() => {
+            let md = col.extras.float_digits.unwrap_or_default();
+            match crate::expr::to_f64_quiet(&v).map(|x| crate::expr::float_digits(x, md)) {
+                Some(Ok(x) | Err(x)) => Value::Double(x),
+                None => return Err(e),
+            }
+        }
         1264 => {
             let Some((lo, hi)) = type_limits(&col.ty) else {
                 return Err(e);
@@ -465,7 +473,18 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
             b.pop();
         }
     }
-    Ok(col.ty.coerce(&col.name, v)?)
+    let v = col.ty.coerce(&col.name, v)?;
+    match (col.extras.float_digits, crate::expr::to_f64_quiet(&v)) {
+        // FLOAT(M,D): rounded to D decimals; past M digits out of range (1264).
+        (Some(md), Some(x)) => match crate::expr::float_digits(x, md) {
+            Ok(r) => Ok(col.ty.coerce(&col.name, Value::Double(r))?),
+            Err(_) => Err(SqlError::of(
+                errors::ER_WARN_DATA_OUT_OF_RANGE,
+                format!("Out of range value for column '{}' at row 1", col.name),
+            )),
+        },
+        _ => Ok(v),
+    }
 }
 
 /// The rows of `def` that conflict with `row` on the primary key or a unique index.
