@@ -743,6 +743,10 @@ pub struct ColumnExtras {
     pub comment: String,
     /// Declared display width of an integer type (`tinyint(1)`); None: the type's default.
     pub display_width: Option<u16>,
+    /// `FLOAT(M,D)` / `DOUBLE(M,D)`: M digits in all (1..=255), D of them after the point
+    /// (0..=30, D <= M). The SQL layer rounds stored values to D decimals and keeps them
+    /// within M digits; None: a plain FLOAT / DOUBLE.
+    pub float_digits: Option<(u8, u8)>,
 }
 
 impl ColumnExtras {
@@ -1420,12 +1424,18 @@ impl TableDef {
             let e = &c.extras;
             let flags = e.default_now.is_some() as u8
                 | (e.on_update_now.is_some() as u8) << 1
-                | (e.display_width.is_some() as u8) << 2;
+                | (e.display_width.is_some() as u8) << 2
+                | (e.float_digits.is_some() as u8) << 3;
             put_u8(out, flags);
             put_u8(out, e.default_now.unwrap_or(0));
             put_u8(out, e.on_update_now.unwrap_or(0));
             put_str(out, &e.comment);
             put_var(out, u64::from(e.display_width.unwrap_or(0)));
+            // Written only when present: definitions from before FLOAT(M,D) read the same.
+            if let Some((m, d)) = e.float_digits {
+                put_u8(out, m);
+                put_u8(out, d);
+            }
         }
         put_str(out, &self.options.comment);
         put_u64(out, self.options.auto_increment);
@@ -1456,13 +1466,21 @@ impl TableDef {
     fn decode_attributes(&mut self, r: &mut Reader<'_>) -> Result<(), FormatError> {
         for c in &mut self.columns {
             let flags = r.u8()?;
-            if flags & !7 != 0 {
+            if flags & !15 != 0 {
                 return Err(r.err(format!("bad column attribute flags {flags}")));
             }
             let (dn, un) = (r.u8()?, r.u8()?);
             let comment = r.string()?;
             let width = r.var()?;
-            if dn > 6 || un > 6 || width > u64::from(u16::MAX) {
+            let digits = match flags & 8 != 0 {
+                true => Some((r.u8()?, r.u8()?)),
+                false => None,
+            };
+            if dn > 6
+                || un > 6
+                || width > u64::from(u16::MAX)
+                || digits.is_some_and(|(m, d)| m == 0 || d > 30 || d > m)
+            {
                 return Err(r.err("bad column attribute values"));
             }
             c.extras = ColumnExtras {
@@ -1470,6 +1488,7 @@ impl TableDef {
                 on_update_now: (flags & 2 != 0).then_some(un),
                 comment,
                 display_width: (flags & 4 != 0).then_some(width as u16),
+                float_digits: digits,
             };
         }
         self.options.comment = r.string()?;
@@ -3144,7 +3163,9 @@ mod tests {
             on_update_now: Some(0),
             comment: "the name".into(),
             display_width: Some(1),
+            float_digits: None,
         };
+        t.columns[0].extras.float_digits = Some((7, 3));
         t.options = TableOptions {
             comment: "tc".into(),
             auto_increment: 42,

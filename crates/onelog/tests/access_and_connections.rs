@@ -114,7 +114,7 @@ fn root_logs_in_through_the_unix_socket_only_until_a_password_is_set() {
     let out = via_socket(&socket, "root", "SELECT CURRENT_USER(); SHOW GRANTS", None);
     assert_eq!(
         ok_text(&out),
-        "root@localhost\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'localhost' IDENTIFIED VIA \
+        "root@localhost\nGRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` IDENTIFIED VIA \
          mysql_native_password USING 'invalid' OR unix_socket WITH GRANT OPTION\n"
     );
     // No passwordless TCP login, from this OS user or any other.
@@ -342,7 +342,7 @@ fn show_grants_for_others_and_show_create_database_follow_mariadb_privileges() {
     }
     // Its own grants and its own database, as MariaDB.
     let own = ok_text(&app("SHOW GRANTS FOR app@'%'"));
-    assert!(own.contains("GRANT SELECT ON `d1`.* TO 'app'@'%'"), "{own}");
+    assert!(own.contains("GRANT SELECT ON `d1`.* TO `app`@`%`"), "{own}");
     assert!(ok_text(&app("SHOW CREATE DATABASE d1")).starts_with("d1\tCREATE DATABASE `d1`"));
     // An account that may read mysql.* sees the others.
     sql(port, "GRANT SELECT ON mysql.* TO app@'%'");

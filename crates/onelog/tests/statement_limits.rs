@@ -405,7 +405,7 @@ fn kill_of_another_accounts_thread_needs_connection_admin_or_super() {
     // divergence listed in docs/SQL.md.)
     let grants = sql(p, "SHOW GRANTS FOR 'app'@'%'");
     assert!(
-        grants.starts_with("GRANT CONNECTION ADMIN ON *.* TO 'app'@'%' IDENTIFIED BY PASSWORD"),
+        grants.starts_with("GRANT CONNECTION ADMIN ON *.* TO `app`@`%` IDENTIFIED BY PASSWORD"),
         "{grants}"
     );
     let out = as_app(p, &format!("KILL QUERY {id}"));

@@ -1099,7 +1099,11 @@ fn column_rows(t: &TableDef, out: &mut Vec<Vec<Value>>) {
             Some((n, o)) => (Value::UInt(n), Value::UInt(o)),
             None => (Value::Null, Value::Null),
         };
-        let (precision, scale) = numeric_precision(&c.ty);
+        let (precision, scale) = match c.extras.float_digits {
+            // FLOAT(M,D): M and D, as MariaDB shows them.
+            Some((m, d)) => (Value::UInt(u64::from(m)), Value::UInt(u64::from(d))),
+            None => numeric_precision(&c.ty),
+        };
         let datetime = match c.ty {
             SqlType::DateTime(f) | SqlType::Timestamp(f) | SqlType::Time(f) => {
                 Value::UInt(u64::from(f))

@@ -25,6 +25,10 @@ pub fn text(v: &Value, col: &Column) -> Option<Vec<u8>> {
         _ => None,
     };
     Some(match (v, fsp) {
+        // A FLOAT(M,D) column: D decimals, of the value as a FLOAT holds it.
+        (Value::Float(f), _) if col.column_type == ColumnType::Float && col.decimals < 31 => {
+            format!("{:.*}", usize::from(col.decimals), f64::from(*f)).into_bytes()
+        }
         (Value::Float(f), _) if col.column_type == ColumnType::Float => {
             float_text(f64::from(*f), true)
         }

@@ -703,6 +703,9 @@ impl Session {
                 Compiled::Multi(Box::new(plan::multi_dml::compile_multi_update(self, u)?))
             }
             Statement::Delete(d) if plan::multi_dml::is_multi_delete(d) => {
+                if plan::dml::delete_ignore(d) {
+                    return Err(SqlError::unsupported("DELETE IGNORE of several tables"));
+                }
                 Compiled::Multi(Box::new(plan::multi_dml::compile_multi_delete(self, d)?))
             }
             Statement::Update(u) => match plan::dml::compile_update_any(self, u)? {

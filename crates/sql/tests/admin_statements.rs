@@ -449,21 +449,21 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
         g,
         vec![
             vec![format!(
-                "GRANT USAGE ON *.* TO 'app'@'%' IDENTIFIED BY PASSWORD '{hash}'"
+                "GRANT USAGE ON *.* TO `app`@`%` IDENTIFIED BY PASSWORD '{hash}'"
             )],
-            vec!["GRANT ALL PRIVILEGES ON `shop`.* TO 'app'@'%' WITH GRANT OPTION".to_string()],
+            vec!["GRANT ALL PRIVILEGES ON `shop`.* TO `app`@`%` WITH GRANT OPTION".to_string()],
         ]
     );
     assert_eq!(
         rows(&mut s, "SHOW GRANTS FOR 'repl'@'10.0.0.%'"),
         vec![vec![
-            "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'10.0.0.%'".to_string()
+            "GRANT REPLICATION SLAVE ON *.* TO `repl`@`10.0.0.%`".to_string()
         ]]
     );
     assert_eq!(
         rows(&mut s, "SHOW GRANTS"),
         vec![vec![
-            "GRANT ALL PRIVILEGES ON *.* TO 'root'@'localhost' IDENTIFIED VIA \
+            "GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` IDENTIFIED VIA \
              mysql_native_password USING 'invalid' OR unix_socket WITH GRANT OPTION"
                 .to_string()
         ]]
@@ -553,7 +553,7 @@ fn accounts_are_durable_hashed_and_never_logged_in_plain_text() {
     assert_eq!(
         rows(&mut s, "SHOW GRANTS FOR 'repl'@'10.0.0.%'")[0][0],
         format!(
-            "GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'repl'@'10.0.0.%' IDENTIFIED BY PASSWORD '{}'",
+            "GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO `repl`@`10.0.0.%` IDENTIFIED BY PASSWORD '{}'",
             onelog_sql::privilege::hash_text(&r.auth_hash)
         )
     );

@@ -254,7 +254,7 @@ fn replica_statements_need_mariadbs_privileges() {
     ok(&mut r, "CREATE USER 'adm'@'%'");
     ok(&mut r, "GRANT REPLICATION SLAVE ADMIN ON *.* TO 'adm'@'%'");
     let (_, g) = table(&mut r, "SHOW GRANTS FOR 'mon'@'%'");
-    assert_eq!(g[0][0], "GRANT SLAVE MONITOR ON *.* TO 'mon'@'%'");
+    assert_eq!(g[0][0], "GRANT SLAVE MONITOR ON *.* TO `mon`@`%`");
     let mut mon = Session::new(server.clone(), 2, "mon", "10.0.0.1");
     let mut adm = Session::new(server.clone(), 3, "adm", "10.0.0.1");
     table(&mut mon, "SHOW SLAVE STATUS");

@@ -76,6 +76,19 @@ fn display_width(dt: &ast::DataType, ty: &SqlType) -> Option<u16> {
     num_args(&s).first().map(|&w| w.min(255) as u16)
 }
 
+/// `FLOAT(M,D)` / `DOUBLE(M,D)` / `REAL(M,D)`: (M, D), kept for SHOW CREATE TABLE,
+/// information_schema and the rounding of stored values ([`check_column_size`] has checked
+/// M <= 255, D <= 30, D <= M).
+fn float_digits(dt: &ast::DataType, ty: &SqlType) -> Option<(u8, u8)> {
+    if !matches!(ty, SqlType::Float | SqlType::Double) {
+        return None;
+    }
+    match num_args(&dt.to_string()).as_slice() {
+        &[m, d] => Some((m.min(255) as u8, d.min(30) as u8)),
+        _ => None,
+    }
+}
+
 /// Maps a sqlparser data type to the engine's (by its SQL text, robust to AST naming).
 pub(crate) fn sql_type(dt: &ast::DataType) -> Result<SqlType, SqlError> {
     let s = dt.to_string().to_ascii_uppercase();
@@ -94,6 +107,8 @@ pub(crate) fn sql_type(dt: &ast::DataType) -> Result<SqlType, SqlError> {
         "INT" | "INTEGER" | "INT4" => SqlType::Int { unsigned },
         "BIGINT" | "INT8" => SqlType::BigInt { unsigned },
         "SERIAL" => SqlType::BigInt { unsigned: true },
+        // FLOAT(M,D) stays FLOAT whatever M (MariaDB: `float(30,10)`); REAL is DOUBLE.
+        "FLOAT" if args.len() == 2 => SqlType::Float,
         "FLOAT" | "REAL" if args.is_empty() || a0.unwrap_or(0) <= 24 => {
             if base == "REAL" {
                 SqlType::Double
@@ -204,7 +219,7 @@ fn checked_members(dt: &ast::DataType, col: &str) -> Result<Vec<String>, SqlErro
 /// MariaDB's checks of a column's declared sizes, with its errors: 1425 too big scale, 1426
 /// too big precision, 1427 M < D, 1439 display width, 1074 column length (utf8mb4: VARCHAR
 /// up to 16383 characters), 1063 FLOAT(p) past 53. Declarations MariaDB accepts but onelog
-/// cannot honour (DECIMAL scale 31..38, DECIMAL/FLOAT UNSIGNED, ZEROFILL, FLOAT(M,D)) are
+/// cannot honour (DECIMAL scale 31..38, DECIMAL/FLOAT UNSIGNED, ZEROFILL) are
 /// refused with 1235, never stored as something else.
 pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), SqlError> {
     let s = dt.to_string().to_ascii_uppercase();
@@ -298,7 +313,6 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
                         );
                     }
                     m_ge_d(*m, *d)?;
-                    return unsupported("FLOAT(M,D) and DOUBLE(M,D)");
                 }
                 _ => {}
             }
@@ -521,6 +535,7 @@ pub(super) fn column_spec(
         .members(checked_members(&cd.data_type, &cd.name.value)?);
     let mut keys = ColumnKeys::default();
     spec.extras.display_width = display_width(&cd.data_type, &ty);
+    spec.extras.float_digits = float_digits(&cd.data_type, &ty);
     spec.collation = column_collation(&cd.options, ty, table_coll)?;
     if cd.data_type.to_string().eq_ignore_ascii_case("serial") {
         // SERIAL = BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE
@@ -557,6 +572,19 @@ pub(super) fn column_spec(
                         })?
                     } else {
                         crate::expr::convert_for_column(v, &ty, &cd.name.value)?
+                    };
+                    // FLOAT(M,D): the default rounded to D decimals; past M digits 1067.
+                    let v = match (spec.extras.float_digits, crate::expr::to_f64_quiet(&v)) {
+                        (Some(md), Some(x)) => match crate::expr::float_digits(x, md) {
+                            Ok(r) => Value::Double(r),
+                            Err(_) => {
+                                return Err(SqlError::of(
+                                    errors::ER_INVALID_DEFAULT,
+                                    format!("Invalid default value for '{}'", cd.name.value),
+                                ))
+                            }
+                        },
+                        _ => v,
                     };
                     spec.default = Some(v);
                 }

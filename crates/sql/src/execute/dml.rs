@@ -323,6 +323,14 @@ fn relaxed(def: &TableDef, i: usize, v: Value, e: SqlError) -> Result<Value, Sql
             crate::expr::warn("Warning", e.code, e.message.clone());
             return Ok(col.ty.coerce(&col.name, x)?);
         }
+        // FLOAT(M,D) past M digits: the largest value of M digits, with the number's sign.
+        1264 if col.extras.float_digits.is_some() => {
+            let md = col.extras.float_digits.unwrap_or_default();
+            match crate::expr::to_f64_quiet(&v).map(|x| crate::expr::float_digits(x, md)) {
+                Some(Ok(x) | Err(x)) => Value::Double(x),
+                None => return Err(e),
+            }
+        }
         1264 => {
             let Some((lo, hi)) = type_limits(&col.ty) else {
                 return Err(e);
@@ -465,7 +473,18 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
             b.pop();
         }
     }
-    Ok(col.ty.coerce(&col.name, v)?)
+    let v = col.ty.coerce(&col.name, v)?;
+    match (col.extras.float_digits, crate::expr::to_f64_quiet(&v)) {
+        // FLOAT(M,D): rounded to D decimals; past M digits out of range (1264).
+        (Some(md), Some(x)) => match crate::expr::float_digits(x, md) {
+            Ok(r) => Ok(col.ty.coerce(&col.name, Value::Double(r))?),
+            Err(_) => Err(SqlError::of(
+                errors::ER_WARN_DATA_OUT_OF_RANGE,
+                format!("Out of range value for column '{}' at row 1", col.name),
+            )),
+        },
+        _ => Ok(v),
+    }
 }
 
 /// The rows of `def` that conflict with `row` on the primary key or a unique index.
@@ -555,6 +574,8 @@ pub(crate) fn execute_insert(
     let mut first_id: Option<u64> = None;
     let mut warnings = Vec::new();
     let mut dups = 0u64;
+    // Rows INSERT IGNORE leaves out before their write (CHECK): not among the `Records`.
+    let mut refused = 0usize;
     let nrows = source.len();
     let defaults = default_row(def);
     let has_now = def.columns.iter().any(|c| c.extras.default_now.is_some());
@@ -586,17 +607,29 @@ pub(crate) fn execute_insert(
         // checked index by index, after the primary key's insert): a row that conflicts goes
         // to its duplicate handling first; REPLACE checks them before its final insert.
         let dup = fks && !conflicting(txn, def, &row)?.is_empty();
-        if checked
-            && !row_admitted(
+        if checked {
+            let admitted = row_admitted(
                 env,
                 txn,
                 (def, checks.as_ref(), fks && !dup),
                 &row,
                 p.ignore,
                 &mut warnings,
-            )?
-        {
-            continue;
+            )?;
+            match admitted {
+                Admitted::Yes => {}
+                // MariaDB counts a row its CHECK refuses in neither `Records` nor
+                // `Duplicates`, and one without its parent in both (InnoDB refuses it in
+                // the write, which IGNORE counts as a duplicate): measured on 10.11.14.
+                Admitted::NoCheck => {
+                    refused += 1;
+                    continue;
+                }
+                Admitted::NoParent => {
+                    dups += 1;
+                    continue;
+                }
+            }
         }
         // The row is needed again after a duplicate key to find the conflicting rows
         // (REPLACE, ON DUPLICATE KEY UPDATE), and after the insert for RETURNING; otherwise it
@@ -683,7 +716,8 @@ pub(crate) fn execute_insert(
     };
     let info = if nrows > 1 || p.select.is_some() || cut() {
         format!(
-            "Records: {nrows}  Duplicates: {dups}  Warnings: {}",
+            "Records: {}  Duplicates: {dups}  Warnings: {}",
+            nrows - refused,
             warnings.len() + crate::expr::warning_count().saturating_sub(eval_before)
         )
     } else {
@@ -823,8 +857,17 @@ fn replaced_in_place(cx: &ExecContext, def: &TableDef, old: &[Vec<Value>], row: 
         && !fk::is_referenced(cx, def)
 }
 
+/// Whether [`row_admitted`] lets a row be written, or why INSERT IGNORE leaves it out.
+enum Admitted {
+    Yes,
+    /// A CHECK constraint refused it (4025).
+    NoCheck,
+    /// A foreign key found no parent row (1452).
+    NoParent,
+}
+
 /// The CHECK constraints and foreign keys of a row about to be inserted (before the write):
-/// false when INSERT IGNORE leaves the row out, its 4025 or 1452 then a warning, as MariaDB.
+/// INSERT IGNORE leaves a refused row out, its 4025 or 1452 then a warning, as MariaDB.
 fn row_admitted(
     env: &Env,
     txn: &mut Transaction,
@@ -832,7 +875,7 @@ fn row_admitted(
     row: &[Value],
     ignore: bool,
     warnings: &mut Vec<(String, u16, String)>,
-) -> Result<bool, SqlError> {
+) -> Result<Admitted, SqlError> {
     let r = match checks {
         Some(c) => check::check_row(c, def, row, env),
         None => Ok(()),
@@ -846,10 +889,14 @@ fn row_admitted(
         errors::ER_CONSTRAINT_FAILED.code,
     ];
     match r {
-        Ok(()) => Ok(true),
+        Ok(()) => Ok(Admitted::Yes),
         Err(e) if ignore && ignorable.contains(&e.code) => {
+            let why = match e.code == errors::ER_CONSTRAINT_FAILED.code {
+                true => Admitted::NoCheck,
+                false => Admitted::NoParent,
+            };
             warnings.push(("Warning".to_string(), e.code, e.message));
-            Ok(false)
+            Ok(why)
         }
         Err(e) => Err(e),
     }
@@ -1187,6 +1234,13 @@ fn write_updated(
         {
             return Ok(Written::Unchanged);
         }
+        if p.ignore {
+            return ignoring_fk_failure(txn, |txn| {
+                // The new parent first, so a row without one costs no undo.
+                fk::check_child_row(env.cx, txn, def, &row, Some(&old_of(&row, saved)))?;
+                update_checked(env, txn, def, &pk, row, saved)
+            });
+        }
         update_checked(env, txn, def, &pk, row, saved)
     } else {
         txn.update(def.id, &pk, row)
@@ -1199,6 +1253,51 @@ fn write_updated(
         // its old values, without a warning (as MariaDB 10.11).
         Err(e) if p.ignore && e.code == errors::ER_DUP_ENTRY.code => Ok(Written::Unchanged),
         Err(e) => Err(e),
+    }
+}
+
+/// The savepoint an IGNORE statement sets before each row's foreign key work, to undo that
+/// row alone (its cascades included) when a foreign key refuses it. No user savepoint can
+/// have this name (it holds a NUL).
+const ROW_SAVEPOINT: &str = "\0onelog-ignore-row";
+
+/// UPDATE IGNORE's write of one row with foreign keys: a row a foreign key refuses (1452, no
+/// parent for its new value; 1451, a RESTRICT child of its old key, also one its cascades
+/// reach) is left as it was, with what its cascades wrote undone, and counts as matched but
+/// not changed, without a warning (MariaDB 10.11.14: `UPDATE IGNORE c SET pid = 5` answers
+/// `Rows matched: 1  Changed: 0  Warnings: 0`).
+fn ignoring_fk_failure(
+    txn: &mut Transaction,
+    write: impl FnOnce(&mut Transaction) -> Result<(), SqlError>,
+) -> Result<Written, SqlError> {
+    match fk_savepoint(txn, write)? {
+        Ok(()) => Ok(Written::Changed),
+        Err(_) => Ok(Written::Unchanged),
+    }
+}
+
+/// Runs `write` under [`ROW_SAVEPOINT`]: Ok(Err(e)) when a foreign key refused the row (1451,
+/// 1452), whose changes are then undone; any other error is the statement's.
+pub(crate) fn fk_savepoint(
+    txn: &mut Transaction,
+    write: impl FnOnce(&mut Transaction) -> Result<(), SqlError>,
+) -> Result<Result<(), SqlError>, SqlError> {
+    txn.savepoint(ROW_SAVEPOINT);
+    let r = write(txn);
+    let refused = [
+        errors::ER_NO_REFERENCED_ROW_2.code,
+        errors::ER_ROW_IS_REFERENCED_2.code,
+    ];
+    match r {
+        Err(e) if refused.contains(&e.code) => {
+            txn.rollback_to_savepoint(ROW_SAVEPOINT)?;
+            txn.release_savepoint(ROW_SAVEPOINT)?;
+            Ok(Err(e))
+        }
+        r => {
+            txn.release_savepoint(ROW_SAVEPOINT)?;
+            r.map(Ok)
+        }
     }
 }
 
@@ -1215,6 +1314,15 @@ fn update_result(matched: u64, changed: u64, before: usize) -> DmlResult {
     }
 }
 
+/// The previous version of an updated `row`, whose assigned columns held `saved`.
+fn old_of(row: &[Value], saved: &[(usize, Value)]) -> Vec<Value> {
+    let mut old = row.to_vec();
+    for (c, v) in saved {
+        old[*c] = v.clone();
+    }
+    old
+}
+
 /// An UPDATE's row write with its foreign key checks: `saved` holds the previous values of
 /// the columns assigned (the rest of `row` is unchanged). The parent side is checked before
 /// the write (children of the old key), the child side after it (the row may reference
@@ -1227,10 +1335,7 @@ fn update_checked(
     row: Vec<Value>,
     saved: &[(usize, Value)],
 ) -> Result<(), SqlError> {
-    let mut old = row.clone();
-    for (c, v) in saved {
-        old[*c] = v.clone();
-    }
+    let old = old_of(&row, saved);
     fk::check_parent_row(env.cx, txn, def, &old, Some(&row))?;
     // The row's own foreign keys after its unique keys, as InnoDB checks them (on the foreign
     // key's index, after the primary key's and the unique indexes' inserts): a duplicate key
@@ -1257,10 +1362,26 @@ pub(crate) fn execute_delete(
     let fks = fk::involved(env.cx, txn, def);
     for r in rows {
         env.cx.guard.check()?;
-        if fks {
-            fk::check_parent_row(env.cx, txn, def, &r, None)?;
-        }
-        if txn.delete(def.id, &pk_of(def, &r))? {
+        let gone = if fks && p.ignore {
+            // DELETE IGNORE: a row a foreign key holds stays (what its cascades did undone),
+            // its 1451 a warning (MariaDB 10.11.14).
+            let mut gone = false;
+            let held = fk_savepoint(txn, |txn| {
+                fk::check_parent_row(env.cx, txn, def, &r, None)?;
+                gone = txn.delete(def.id, &pk_of(def, &r))?;
+                Ok(())
+            })?;
+            if let Err(e) = held {
+                crate::expr::warn("Warning", e.code, e.message);
+            }
+            gone
+        } else {
+            if fks {
+                fk::check_parent_row(env.cx, txn, def, &r, None)?;
+            }
+            txn.delete(def.id, &pk_of(def, &r))?
+        };
+        if gone {
             n += 1;
             if let (Some(out), Some(sp)) = (returned.as_mut(), p.returning.as_deref()) {
                 out.push(project_returning(sp, &r, env)?);

@@ -346,6 +346,20 @@ pub(crate) fn to_f64(v: &Value) -> Option<f64> {
     num_of(v).map(num_f64)
 }
 
+/// A number stored into a `FLOAT(M,D)` / `DOUBLE(M,D)` column, as MariaDB's
+/// `Field_real::truncate_double`: rounded to `d` decimals half to even (`rint`), then
+/// Ok(it) when within `±(10^(m-d) - 10^-d)`, else Err(that bound, with the number's sign):
+/// the value a non-strict store clips to, with its 1264.
+pub(crate) fn float_digits(x: f64, (m, d): (u8, u8)) -> Result<f64, f64> {
+    let scale = 10f64.powi(i32::from(d));
+    let rounded = (x * scale).round_ties_even() / scale;
+    let max = (10f64.powi(i32::from(m)) - 1.0) / scale;
+    match rounded.abs() <= max {
+        true => Ok(rounded),
+        false => Err(max.copysign(x)),
+    }
+}
+
 /// [`to_f64`] without the 1292 warning for strings.
 pub(crate) fn to_f64_quiet(v: &Value) -> Option<f64> {
     num_of_quiet(v).map(num_f64)

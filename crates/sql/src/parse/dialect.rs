@@ -19,6 +19,10 @@
 //! table's name, is parsed into an `Update` with sqlparser's `or: Some(Ignore)` (its
 //! `UPDATE OR IGNORE`), which the planner reads as MariaDB's IGNORE.
 //!
+//! `DELETE IGNORE ...` (single or multi-table), which sqlparser reads with `IGNORE` as a
+//! table, is parsed as the DELETE after `IGNORE`, marked with an optimizer hint of prefix
+//! [`DELETE_IGNORE`] (sqlparser's DELETE has no IGNORE), which the planner reads.
+//!
 //! Third, MariaDB's infix `a MOD b` (the same operator as `%`, at `*`'s precedence), which
 //! sqlparser 0.63 knows only as the function `MOD(a, b)`: [`OnelogDialect::parse_infix`] reads
 //! it into the `%` operator's tree.
@@ -144,6 +148,21 @@ impl Dialect for OnelogDialect {
                 }));
             }
         }
+        if parser.peek_keyword(Keyword::DELETE)
+            && matches!(&parser.peek_nth_token_ref(1).token,
+                Token::Word(w) if w.keyword == Keyword::IGNORE)
+        {
+            // `DELETE IGNORE ...`: sqlparser's DELETE with the [`DELETE_IGNORE`] mark.
+            let token = parser.next_token();
+            parser.next_token();
+            return Some(parser.parse_delete(token).map(|s| match s {
+                Statement::Delete(mut d) => {
+                    d.optimizer_hints.push(delete_ignore_mark());
+                    Statement::Delete(d)
+                }
+                other => other,
+            }));
+        }
         self.0.parse_statement(parser)
     }
 
@@ -233,6 +252,18 @@ impl Dialect for OnelogDialect {
 
     fn supports_left_associative_joins_without_parens(&self) -> bool {
         self.0.supports_left_associative_joins_without_parens()
+    }
+}
+
+/// The prefix of the optimizer hint that marks a `DELETE IGNORE` (sqlparser's DELETE has no
+/// IGNORE; a user's `/*+ ... */` hint never reaches sqlparser, the splitter drops comments).
+pub(crate) const DELETE_IGNORE: &str = "onelog_delete_ignore";
+
+fn delete_ignore_mark() -> sqlparser::ast::OptimizerHint {
+    sqlparser::ast::OptimizerHint {
+        prefix: DELETE_IGNORE.to_string(),
+        text: String::new(),
+        style: sqlparser::ast::OptimizerHintStyle::MultiLine,
     }
 }
 

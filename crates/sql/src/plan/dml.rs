@@ -74,6 +74,9 @@ pub(crate) struct DeletePlan {
     pub returning: Option<Box<SelectPlan>>,
     /// The view deleted through (`plan::view_dml`), when the statement named one.
     pub view: Option<Box<ViewTarget>>,
+    /// `DELETE IGNORE`: a row a foreign key holds (1451) stays, its error a warning; so do
+    /// the errors IGNORE downgrades in the WHERE (MariaDB).
+    pub ignore: bool,
 }
 
 /// `RETURNING items` of INSERT/REPLACE/DELETE on `t`: compiled as `SELECT items FROM t`
@@ -392,6 +395,13 @@ pub(crate) fn update_ignore(u: &ast::Update) -> Result<bool, SqlError> {
     }
 }
 
+/// Whether a DELETE is `DELETE IGNORE` (the dialect marks it: `parse::dialect`).
+pub(crate) fn delete_ignore(d: &ast::Delete) -> bool {
+    d.optimizer_hints
+        .iter()
+        .any(|h| h.prefix == crate::parse::dialect::DELETE_IGNORE)
+}
+
 /// What an UPDATE compiles to: a single-table plan, or a multi-table one (an UPDATE of a join
 /// view).
 pub(crate) enum UpdateKind {
@@ -507,5 +517,6 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
         params,
         returning,
         view: None,
+        ignore: delete_ignore(d),
     })
 }

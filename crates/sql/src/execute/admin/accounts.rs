@@ -69,6 +69,13 @@ pub(crate) fn quote(s: &str) -> String {
     out
 }
 
+/// An account as SHOW GRANTS and SHOW CREATE USER write it in MariaDB 10.11: `` `u`@`h` ``
+/// (a backtick doubled), where logged statements use [`user_text`]'s `'u'@'h'`.
+fn account_ident(user: &str, host: &str) -> String {
+    let bq = |s: &str| format!("`{}`", s.replace('`', "``"));
+    format!("{}@{}", bq(user), bq(host))
+}
+
 fn user_text(user: &str, host: &str) -> String {
     format!("{}@{}", quote(user), quote(host))
 }
@@ -418,7 +425,7 @@ pub(crate) fn show_grants(
             format!("There is no such grant defined for user '{user}' on host '{host}'"),
         )
     })?;
-    let who = user_text(&a.user, &a.host);
+    let who = account_ident(&a.user, &a.host);
     let global = a
         .grants
         .iter()
@@ -474,13 +481,11 @@ pub(crate) fn show_create_user(
             "Can't find any matching row in the user table",
         )
     })?;
-    let bq = |s: &str| format!("`{}`", s.replace('`', "``"));
     Ok((
         format!("CREATE USER for {}@{}", a.user, a.host),
         format!(
-            "CREATE USER {}@{}{}",
-            bq(&a.user),
-            bq(&a.host),
+            "CREATE USER {}{}",
+            account_ident(&a.user, &a.host),
             identified_clause(a)
         ),
     ))

@@ -63,7 +63,10 @@ fn com_kind(s: &Stmt) -> ComKind {
         Stmt::AlterUser { .. } => ComKind::Other,
         Stmt::Grant { .. } => ComKind::Grant,
         Stmt::Revoke { .. } => ComKind::Revoke,
-        Stmt::FlushBinaryLogs | Stmt::FlushLogsStatus { .. } | Stmt::FlushNoop => ComKind::Flush,
+        Stmt::FlushBinaryLogs
+        | Stmt::FlushLogsStatus { .. }
+        | Stmt::FlushNoop
+        | Stmt::FlushPrivileges(_) => ComKind::Flush,
         Stmt::PurgeTo(_) | Stmt::PurgeBefore(_) => ComKind::Purge,
         Stmt::ResetMaster => ComKind::Other,
         Stmt::BackupStage(_) => ComKind::Backup,
@@ -172,6 +175,7 @@ fn check_global_privilege(cx: &ExecContext, stmt: &Stmt) -> Result<(), SqlError>
         Stmt::FlushBinaryLogs
         | Stmt::FlushLogsStatus { .. }
         | Stmt::FlushNoop
+        | Stmt::FlushPrivileges(_)
         | Stmt::FlushTables(_)
         | Stmt::FlushTablesReadLock(_)
         | Stmt::FlushTablesForExport
@@ -231,6 +235,7 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         | Stmt::ShowGrants { .. }
         | Stmt::ShowCreateUser { .. } => run_account(cx, stmt),
         Stmt::FlushNoop
+        | Stmt::FlushPrivileges(_)
         | Stmt::UnlockTables
         | Stmt::LockTables(_)
         | Stmt::FlushTables(_)
@@ -739,11 +744,15 @@ fn alter_keys(cx: &mut ExecContext, db: Option<String>, table: &str) -> Result<O
 fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
     match stmt {
         Stmt::FlushNoop => Ok(ok(0)),
+        Stmt::FlushPrivileges(rest) => {
+            table_lock::flush_privileges(cx)?;
+            execute(cx, *rest)
+        }
         Stmt::FlushTables(tables) => table_lock::flush_tables(cx, tables).map(|_| ok(0)),
         Stmt::UnlockTables => table_lock::unlock_tables(cx).map(|_| ok(0)),
         Stmt::LockTables(items) => table_lock::lock_tables(cx, items).map(|_| ok(0)),
         Stmt::FlushTablesReadLock(tables) => table_lock::flush_read_lock(cx, tables).map(|_| ok(0)),
-        Stmt::FlushTablesForExport => Err(table_lock::flush_for_export()),
+        Stmt::FlushTablesForExport => Err(table_lock::flush_for_export(cx)),
         Stmt::AlterKeys { db, table } => alter_keys(cx, db, &table),
         Stmt::Shutdown => {
             if cx.is_checked() && cx.privileges_on("*") & crate::privilege::SHUTDOWN == 0 {

@@ -187,7 +187,7 @@ pub(crate) fn table_def(
 }
 
 /// A column's type as MariaDB shows it: an integer with its declared display width
-/// (`tinyint(1)`), else the type's default width.
+/// (`tinyint(1)`), else the type's default width; FLOAT/DOUBLE with its (M,D).
 pub(crate) fn column_type_text(c: &onelog_engine::ColumnDef) -> String {
     if c.ty.member_count() > 0 {
         // `enum('a','it''s')`, as MariaDB prints it.
@@ -198,11 +198,15 @@ pub(crate) fn column_type_text(c: &onelog_engine::ColumnDef) -> String {
             .collect();
         return format!("{}({})", c.ty.sql_name(), list.join(","));
     }
+    if let Some((m, d)) = c.extras.float_digits {
+        // `float(7,3)`, `double(10,2)` (REAL(M,D) and DOUBLE PRECISION(M,D) are DOUBLE).
+        return format!("{}({m},{d})", c.ty.sql_name());
+    }
     type_text_width(&c.ty, c.extras.display_width)
 }
 
 /// A column's default as SHOW CREATE TABLE and DESCRIBE read it: an ENUM's or SET's stored
-/// number as its text.
+/// number as its text, a FLOAT(M,D)'s with D decimals.
 pub(crate) fn default_text(c: &onelog_engine::ColumnDef, v: &Value) -> Value {
     match (c.ty, v) {
         (SqlType::Bit(_), Value::UInt(n)) => Value::Bytes(format!("b'{n:b}'").into_bytes()),
@@ -224,6 +228,14 @@ pub(crate) fn default_text(c: &onelog_engine::ColumnDef, v: &Value) -> Value {
                     .unwrap_or_default()
             };
             Value::Bytes(names.join(",").into_bytes())
+        }
+        // FLOAT(M,D): with its D decimals (`DEFAULT 3.00`), as MariaDB shows it.
+        (SqlType::Float | SqlType::Double, Value::Float(_) | Value::Double(_))
+            if c.extras.float_digits.is_some() =>
+        {
+            let d = c.extras.float_digits.map_or(0, |(_, d)| usize::from(d));
+            let x = crate::expr::to_f64_quiet(v).unwrap_or_default();
+            Value::Decimal(format!("{x:.d$}"))
         }
         _ => v.clone(),
     }

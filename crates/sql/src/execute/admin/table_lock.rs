@@ -204,8 +204,31 @@ pub(crate) fn lock_or_active_transaction() -> SqlError {
     )
 }
 
-/// `FLUSH TABLES t, ... FOR EXPORT`.
-pub(crate) fn flush_for_export() -> SqlError {
+/// `FLUSH PRIVILEGES`: nothing to reload (the account catalogue is the grant tables), but
+/// in locked-tables mode (LOCK TABLES, FLUSH TABLES t WITH READ LOCK) MariaDB 10.11.14
+/// cannot open the grant tables it did not lock: 1100 for `db` (for `host` when `mysql.db`
+/// is among the locked tables), whatever the lock modes. The global read lock of FLUSH
+/// TABLES WITH READ LOCK allows it.
+pub(crate) fn flush_privileges(cx: &ExecContext) -> Result<(), SqlError> {
+    let locked = cx.table_locks.locked();
+    if locked.is_empty() {
+        return Ok(());
+    }
+    let db_locked = locked
+        .iter()
+        .any(|l| l.db.eq_ignore_ascii_case("mysql") && l.table.eq_ignore_ascii_case("db"));
+    Err(crate::table_locks::not_locked(match db_locked {
+        true => "host",
+        false => "db",
+    }))
+}
+
+/// `FLUSH TABLES t, ... FOR EXPORT`: 1192 in locked-tables mode (as MariaDB 10.11.14),
+/// otherwise not supported.
+pub(crate) fn flush_for_export(cx: &ExecContext) -> SqlError {
+    if !cx.table_locks.locked().is_empty() {
+        return lock_or_active_transaction();
+    }
     SqlError::of(
         errors::ER_NOT_SUPPORTED_YET,
         "This version of onelog doesn't yet support 'FLUSH TABLES ... FOR EXPORT' (onelog tables have no tablespace files to copy)",

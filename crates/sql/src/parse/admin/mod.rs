@@ -236,8 +236,12 @@ pub(crate) enum Stmt {
         query_logs: bool,
         status: bool,
     },
-    /// FLUSH TABLES / PRIVILEGES / HOSTS ...: nothing to do for onelog.
+    /// FLUSH HOSTS / USER_RESOURCES / QUERY CACHE / THREADS ...: nothing to do for onelog.
     FlushNoop,
+    /// FLUSH with PRIVILEGES among its forms (`FLUSH PRIVILEGES, STATUS`): refused in
+    /// locked-tables mode as MariaDB (it reloads the grant tables), then the other forms
+    /// (`FlushNoop` when there is none).
+    FlushPrivileges(Box<Stmt>),
     /// `UNLOCK TABLES`: releases the session's table locks (LOCK TABLES, FLUSH TABLES t WITH
     /// READ LOCK) and its global read lock (FLUSH TABLES WITH READ LOCK); it commits the open
     /// transaction only when the session held table locks, as MariaDB
@@ -919,7 +923,19 @@ mod tests {
             }
         );
         assert_eq!(ok("FLUSH BINARY LOGS"), Stmt::FlushBinaryLogs);
-        assert_eq!(ok("flush privileges"), Stmt::FlushNoop);
+        assert_eq!(
+            ok("flush privileges"),
+            Stmt::FlushPrivileges(Box::new(Stmt::FlushNoop))
+        );
+        assert_eq!(
+            ok("FLUSH STATUS, PRIVILEGES"),
+            Stmt::FlushPrivileges(Box::new(Stmt::FlushLogsStatus {
+                binary: false,
+                query_logs: false,
+                status: true
+            }))
+        );
+        assert_eq!(ok("FLUSH HOSTS"), Stmt::FlushNoop);
         assert_eq!(
             ok("FLUSH LOGS"),
             Stmt::FlushLogsStatus {

@@ -12,6 +12,7 @@ use crate::parse::lexer::Tok;
 pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
     let _ = p.eat_kw("NO_WRITE_TO_BINLOG") || p.eat_kw("LOCAL");
     let (mut binary, mut query_logs, mut status) = (false, false, false);
+    let mut privileges = false;
     // `TABLES [t, ...]`: checked against the session's LOCK TABLES list.
     let mut flushed: Option<Vec<(Option<String>, String)>> = None;
     loop {
@@ -30,7 +31,8 @@ pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
                 query_logs = true;
             }
             "STATUS" => status = true,
-            "PRIVILEGES" | "HOSTS" | "USER_RESOURCES" | "QUERY" | "THREADS" => {
+            "PRIVILEGES" => privileges = true,
+            "HOSTS" | "USER_RESOURCES" | "QUERY" | "THREADS" => {
                 if w == "QUERY" {
                     p.expect_kw("CACHE")?;
                 }
@@ -67,7 +69,7 @@ pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
         }
     }
     p.expect_end()?;
-    Ok(if query_logs || status {
+    let stmt = if query_logs || status {
         Stmt::FlushLogsStatus {
             binary,
             query_logs,
@@ -79,6 +81,10 @@ pub(super) fn flush(p: &mut P<'_>) -> R<Stmt> {
         Stmt::FlushTables(tables)
     } else {
         Stmt::FlushNoop
+    };
+    Ok(match privileges {
+        true => Stmt::FlushPrivileges(Box::new(stmt)),
+        false => stmt,
     })
 }
 

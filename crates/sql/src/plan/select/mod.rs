@@ -135,78 +135,87 @@ pub(crate) fn table_column(def: &TableDef, i: usize, table_alias: &str, name: &s
     if unsigned {
         flags |= UNSIGNED;
     }
-    let (ty, len, dec, charset, extra) = match c.ty {
-        T::TinyInt { unsigned } => (ColumnType::Tiny, if unsigned { 3 } else { 4 }, 0, 63, NUM),
-        T::SmallInt { unsigned } => (ColumnType::Short, if unsigned { 5 } else { 6 }, 0, 63, NUM),
-        T::MediumInt { unsigned } => (ColumnType::Int24, if unsigned { 8 } else { 9 }, 0, 63, NUM),
-        T::Int { unsigned } => (ColumnType::Long, if unsigned { 10 } else { 11 }, 0, 63, NUM),
-        T::BigInt { .. } => (ColumnType::LongLong, 20, 0, 63, NUM),
-        T::Float => (ColumnType::Float, 12, 31, 63, NUM),
-        T::Double => (ColumnType::Double, 22, 31, 63, NUM),
-        T::Decimal { precision, scale } => (
-            ColumnType::NewDecimal,
-            u32::from(precision) + 1 + u32::from(scale > 0),
-            scale,
-            63,
-            NUM,
-        ),
-        T::Char(n) => (ColumnType::String, n * 4, 0, 45, 0),
-        T::VarChar(n) => (ColumnType::VarString, n * 4, 0, 45, 0),
-        T::Binary(n) => (ColumnType::String, n, 0, 63, BINARY),
-        T::VarBinary(n) => (ColumnType::VarString, n, 0, 63, BINARY),
-        T::TinyText => (ColumnType::Blob, 255 * 4, 0, 45, BLOB),
-        T::Text => (ColumnType::Blob, 65535 * 4, 0, 45, BLOB),
-        T::MediumText => (ColumnType::Blob, 16_777_215 * 4, 0, 45, BLOB),
-        T::LongText | T::Json => (ColumnType::Blob, u32::MAX, 0, 45, BLOB),
-        T::TinyBlob => (ColumnType::Blob, 255, 0, 63, BLOB | BINARY),
-        T::Blob => (ColumnType::Blob, 65535, 0, 63, BLOB | BINARY),
-        T::MediumBlob => (ColumnType::Blob, 16_777_215, 0, 63, BLOB | BINARY),
-        T::LongBlob => (ColumnType::Blob, u32::MAX, 0, 63, BLOB | BINARY),
-        T::Date => (ColumnType::Date, 10, 0, 63, BINARY),
-        T::DateTime(f) => (
-            ColumnType::DateTime,
-            19 + if f > 0 { u32::from(f) + 1 } else { 0 },
-            f,
-            63,
-            BINARY,
-        ),
-        T::Timestamp(f) => (
-            ColumnType::Timestamp,
-            19 + if f > 0 { u32::from(f) + 1 } else { 0 },
-            f,
-            63,
-            BINARY,
-        ),
-        T::Time(f) => (
-            ColumnType::Time,
-            10 + if f > 0 { u32::from(f) + 1 } else { 0 },
-            f,
-            63,
-            BINARY,
-        ),
-        T::Year => (ColumnType::Year, 4, 0, 63, NUM | UNSIGNED),
-        T::Null => (ColumnType::Null, 0, 0, 63, BINARY),
-        T::Bit(m) => (ColumnType::Bit, u32::from(m), 0, 63, UNSIGNED),
-        // MariaDB's ENUM/SET columns: a STRING of the longest text, flagged ENUM / SET.
-        T::Enum(_) => {
-            let longest = c
-                .members
-                .iter()
-                .map(|m| m.chars().count())
-                .max()
-                .unwrap_or(0);
-            (ColumnType::String, longest as u32 * 4, 0, 45, ENUM_FLAG)
-        }
-        T::Set(_) => {
-            let all: usize = c.members.iter().map(|m| m.chars().count() + 1).sum();
-            (
-                ColumnType::String,
-                all.saturating_sub(1) as u32 * 4,
-                0,
-                45,
-                SET_FLAG,
-            )
-        }
+    let (ty, len, dec, charset, extra) = match (c.ty, c.extras.float_digits) {
+        // FLOAT(M,D) / DOUBLE(M,D): M long, shown with D decimals.
+        (T::Float, Some((m, d))) => (ColumnType::Float, u32::from(m), d, 63, NUM),
+        (T::Double, Some((m, d))) => (ColumnType::Double, u32::from(m), d, 63, NUM),
+        _ => match c.ty {
+            T::TinyInt { unsigned } => (ColumnType::Tiny, if unsigned { 3 } else { 4 }, 0, 63, NUM),
+            T::SmallInt { unsigned } => {
+                (ColumnType::Short, if unsigned { 5 } else { 6 }, 0, 63, NUM)
+            }
+            T::MediumInt { unsigned } => {
+                (ColumnType::Int24, if unsigned { 8 } else { 9 }, 0, 63, NUM)
+            }
+            T::Int { unsigned } => (ColumnType::Long, if unsigned { 10 } else { 11 }, 0, 63, NUM),
+            T::BigInt { .. } => (ColumnType::LongLong, 20, 0, 63, NUM),
+            T::Float => (ColumnType::Float, 12, 31, 63, NUM),
+            T::Double => (ColumnType::Double, 22, 31, 63, NUM),
+            T::Decimal { precision, scale } => (
+                ColumnType::NewDecimal,
+                u32::from(precision) + 1 + u32::from(scale > 0),
+                scale,
+                63,
+                NUM,
+            ),
+            T::Char(n) => (ColumnType::String, n * 4, 0, 45, 0),
+            T::VarChar(n) => (ColumnType::VarString, n * 4, 0, 45, 0),
+            T::Binary(n) => (ColumnType::String, n, 0, 63, BINARY),
+            T::VarBinary(n) => (ColumnType::VarString, n, 0, 63, BINARY),
+            T::TinyText => (ColumnType::Blob, 255 * 4, 0, 45, BLOB),
+            T::Text => (ColumnType::Blob, 65535 * 4, 0, 45, BLOB),
+            T::MediumText => (ColumnType::Blob, 16_777_215 * 4, 0, 45, BLOB),
+            T::LongText | T::Json => (ColumnType::Blob, u32::MAX, 0, 45, BLOB),
+            T::TinyBlob => (ColumnType::Blob, 255, 0, 63, BLOB | BINARY),
+            T::Blob => (ColumnType::Blob, 65535, 0, 63, BLOB | BINARY),
+            T::MediumBlob => (ColumnType::Blob, 16_777_215, 0, 63, BLOB | BINARY),
+            T::LongBlob => (ColumnType::Blob, u32::MAX, 0, 63, BLOB | BINARY),
+            T::Date => (ColumnType::Date, 10, 0, 63, BINARY),
+            T::DateTime(f) => (
+                ColumnType::DateTime,
+                19 + if f > 0 { u32::from(f) + 1 } else { 0 },
+                f,
+                63,
+                BINARY,
+            ),
+            T::Timestamp(f) => (
+                ColumnType::Timestamp,
+                19 + if f > 0 { u32::from(f) + 1 } else { 0 },
+                f,
+                63,
+                BINARY,
+            ),
+            T::Time(f) => (
+                ColumnType::Time,
+                10 + if f > 0 { u32::from(f) + 1 } else { 0 },
+                f,
+                63,
+                BINARY,
+            ),
+            T::Year => (ColumnType::Year, 4, 0, 63, NUM | UNSIGNED),
+            T::Null => (ColumnType::Null, 0, 0, 63, BINARY),
+            T::Bit(m) => (ColumnType::Bit, u32::from(m), 0, 63, UNSIGNED),
+            // MariaDB's ENUM/SET columns: a STRING of the longest text, flagged ENUM / SET.
+            T::Enum(_) => {
+                let longest = c
+                    .members
+                    .iter()
+                    .map(|m| m.chars().count())
+                    .max()
+                    .unwrap_or(0);
+                (ColumnType::String, longest as u32 * 4, 0, 45, ENUM_FLAG)
+            }
+            T::Set(_) => {
+                let all: usize = c.members.iter().map(|m| m.chars().count() + 1).sum();
+                (
+                    ColumnType::String,
+                    all.saturating_sub(1) as u32 * 4,
+                    0,
+                    45,
+                    SET_FLAG,
+                )
+            }
+        },
     };
     // A text column under a binary-order collation (utf8mb4_bin) is flagged BINARY, as
     // MariaDB does; its character set stays the connection's.
