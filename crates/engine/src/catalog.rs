@@ -1850,6 +1850,11 @@ pub enum CatalogChange {
     AlterAccount {
         account: AccountDef,
     },
+    /// The accounts become exactly `accounts` (each `(user, host)` at most once): the reload
+    /// of the `mysql` account tables from a dump applies as this one change.
+    ReplaceAccounts {
+        accounts: Vec<AccountDef>,
+    },
     /// `CREATE VIEW` (`replace`: `OR REPLACE` / `ALTER VIEW`, an existing view of that name is
     /// replaced). The name must not be a table's.
     CreateView {
@@ -1896,6 +1901,9 @@ const TAG_ALTER_CONSTRAINTS: u8 = 20;
 const TAG_CREATE_VIEW: u8 = 50;
 const TAG_DROP_VIEWS: u8 = 51;
 const TAG_RENAME_VIEWS: u8 = 52;
+
+/// Tag of [`CatalogChange::ReplaceAccounts`] (the accounts range of tags is 40..=49).
+const TAG_REPLACE_ACCOUNTS: u8 = 40;
 
 /// Format 2 added the accounts' [`AuthMethods`]; format 1 is still read.
 const CHANGE_FORMAT: u8 = 2;
@@ -1978,6 +1986,13 @@ impl CatalogChange {
             CatalogChange::AlterAccount { account } => {
                 put_u8(&mut out, 10);
                 account.encode(&mut out);
+            }
+            CatalogChange::ReplaceAccounts { accounts } => {
+                put_u8(&mut out, TAG_REPLACE_ACCOUNTS);
+                put_u32(&mut out, accounts.len() as u32);
+                for a in accounts {
+                    a.encode(&mut out);
+                }
             }
             CatalogChange::DropColumn { table, position } => {
                 put_u8(&mut out, 13);
@@ -2165,6 +2180,14 @@ impl CatalogChange {
             10 => CatalogChange::AlterAccount {
                 account: AccountDef::decode(&mut r, with_auth)?,
             },
+            TAG_REPLACE_ACCOUNTS => {
+                let n = r.u32()?;
+                let mut accounts = Vec::new();
+                for _ in 0..n {
+                    accounts.push(AccountDef::decode(&mut r, with_auth)?);
+                }
+                CatalogChange::ReplaceAccounts { accounts }
+            }
             TAG_CREATE_VIEW => CatalogChange::CreateView {
                 replace: match r.u8()? {
                     0 => false,
@@ -2433,7 +2456,8 @@ impl Catalog {
             CatalogChange::RenameTables { renames } => c.rename_tables(renames)?,
             CatalogChange::CreateAccount { .. }
             | CatalogChange::DropAccount { .. }
-            | CatalogChange::AlterAccount { .. } => c.apply_account_change(change)?,
+            | CatalogChange::AlterAccount { .. }
+            | CatalogChange::ReplaceAccounts { .. } => c.apply_account_change(change)?,
             CatalogChange::CreateView { .. }
             | CatalogChange::DropViews { .. }
             | CatalogChange::RenameViews { .. } => c.apply_view_change(change)?,
@@ -2553,6 +2577,16 @@ impl Catalog {
                     return Err(refused("ALTER USER", &account.user, &account.host));
                 }
                 self.accounts.insert(key, Arc::new(account.clone()));
+            }
+            CatalogChange::ReplaceAccounts { accounts } => {
+                let mut next = BTreeMap::new();
+                for a in accounts {
+                    let key = (a.user.clone(), a.host.clone());
+                    if next.insert(key, Arc::new(a.clone())).is_some() {
+                        return Err(refused("CREATE USER", &a.user, &a.host));
+                    }
+                }
+                self.accounts = next;
             }
             _ => {}
         }
@@ -3738,6 +3772,54 @@ mod tests {
         let mut bad = enc.clone();
         bad[flags_at] = 4;
         assert!(CatalogChange::decode(&bad).is_err());
+    }
+
+    #[test]
+    fn replace_accounts_makes_the_accounts_exactly_the_given_ones() {
+        let acc = |user: &str, host: &str, hash: u8| AccountDef {
+            user: user.into(),
+            host: host.into(),
+            auth_hash: vec![hash; 20],
+            auth: AuthMethods::default(),
+            grants: vec![GrantDef {
+                scope: "app".into(),
+                privileges: 3,
+            }],
+        };
+        let cat = Catalog::new()
+            .apply(&CatalogChange::CreateAccount {
+                account: acc("old", "%", 1),
+            })
+            .unwrap()
+            .apply(&CatalogChange::CreateAccount {
+                account: acc("root", "localhost", 2),
+            })
+            .unwrap();
+        let change = CatalogChange::ReplaceAccounts {
+            accounts: vec![acc("root", "localhost", 5), acc("u1", "%", 6)],
+        };
+        let enc = change.encode();
+        assert_eq!(CatalogChange::decode(&enc).unwrap(), change);
+        for n in 0..enc.len() {
+            assert!(CatalogChange::decode(&enc[..n]).is_err());
+        }
+        let next = cat.apply(&change).unwrap();
+        assert!(next.account("old", "%").is_none());
+        assert_eq!(
+            next.account("root", "localhost").unwrap().auth_hash,
+            vec![5; 20]
+        );
+        assert_eq!(**next.account("u1", "%").unwrap(), acc("u1", "%", 6));
+        // The same (user, host) twice is refused (1396) and changes nothing.
+        let twice = CatalogChange::ReplaceAccounts {
+            accounts: vec![acc("u1", "%", 1), acc("u1", "%", 2)],
+        };
+        assert_eq!(cat.apply(&twice).unwrap_err().code(), 1396);
+        // An empty list leaves no account.
+        let none = cat
+            .apply(&CatalogChange::ReplaceAccounts { accounts: vec![] })
+            .unwrap();
+        assert!(none.account("root", "localhost").is_none());
     }
 
     #[test]

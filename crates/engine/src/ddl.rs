@@ -603,6 +603,24 @@ impl Engine {
         })?;
         Ok(())
     }
+
+    /// Replaces every account at once (the reload of the `mysql` account tables from a dump):
+    /// `build` gets the current accounts, under the DDL gate, and returns the accounts the
+    /// catalog then holds, logged as one [`CatalogChange::ReplaceAccounts`] with `sql`. 1396
+    /// when `build` returns one `(user, host)` twice (nothing changes).
+    pub fn replace_accounts(
+        &self,
+        sql: &str,
+        build: impl FnOnce(Vec<AccountDef>) -> Result<Vec<AccountDef>, EngineError>,
+    ) -> Result<(), EngineError> {
+        self.run_ddl("", sql, |root| {
+            let current = root.catalog.accounts().map(|a| (**a).clone()).collect();
+            Ok(Some(CatalogChange::ReplaceAccounts {
+                accounts: build(current)?,
+            }))
+        })?;
+        Ok(())
+    }
 }
 
 /// MariaDB's MODE_STRICT_TRANS_TABLES and MODE_STRICT_ALL_TABLES bits of `sql_mode`.

@@ -713,7 +713,8 @@ impl Root {
             }
             CatalogChange::CreateAccount { .. }
             | CatalogChange::DropAccount { .. }
-            | CatalogChange::AlterAccount { .. } => {}
+            | CatalogChange::AlterAccount { .. }
+            | CatalogChange::ReplaceAccounts { .. } => {}
             // Views have no rows.
             CatalogChange::CreateView { .. }
             | CatalogChange::DropViews { .. }

@@ -165,6 +165,44 @@ fn accounts_survive_a_checkpoint_and_later_changes_replay_on_top() {
 }
 
 #[test]
+fn replacing_all_accounts_is_one_logged_change_that_survives_restart() {
+    let fs = SimFs::new();
+    let e = open(&fs);
+    make_accounts(&e);
+    let mut seen = Vec::new();
+    e.replace_accounts("FLUSH PRIVILEGES", |cur| {
+        seen = cur;
+        Ok(vec![
+            account("root", "localhost", &[]),
+            account("u1", "%", &[4; 20]),
+        ])
+    })
+    .unwrap();
+    assert_eq!(seen, expected());
+    let want = vec![
+        account("root", "localhost", &[]),
+        account("u1", "%", &[4; 20]),
+    ];
+    assert_eq!(accounts(&e), want);
+    // The same account twice: 1396, nothing changes.
+    let twice = e
+        .replace_accounts("FLUSH PRIVILEGES", |_| {
+            Ok(vec![account("x", "%", &[]), account("x", "%", &[])])
+        })
+        .unwrap_err();
+    assert_eq!(twice.code(), 1396);
+    assert_eq!(accounts(&e), want);
+    e.log().flush().unwrap();
+    drop(e);
+    let e = open(&fs);
+    assert_eq!(accounts(&e), want);
+    e.checkpoint().unwrap();
+    e.shutdown().unwrap();
+    drop(e);
+    assert_eq!(accounts(&open(&fs)), want);
+}
+
+#[test]
 fn a_transaction_uses_its_own_lock_wait_timeout() {
     use onelog_binlog::Value;
     use onelog_engine::{ColumnSpec, SqlType, TableSpec};
