@@ -141,8 +141,11 @@ impl ExecContext {
         let ctl = server.connection_control(connection_id).unwrap_or_default();
         let user_locks =
             crate::user_locks::SessionLocks::new(server.user_locks.clone(), connection_id);
-        let table_locks =
-            crate::table_locks::SessionTableLocks::new(server.table_locks.clone(), connection_id);
+        let table_locks = crate::table_locks::SessionTableLocks::new(
+            server.table_locks.clone(),
+            connection_id,
+            ctl.clone(),
+        );
         ExecContext {
             guard: StatementGuard::new(ctl),
             server,
@@ -269,14 +272,22 @@ impl ExecContext {
 
     /// The table-lock side of using `db`.`table` with the privileges `need` (those of a
     /// change mean a write): the session's own LOCK TABLES / global read lock rules, then the
-    /// wait for other sessions' locks (`crate::table_locks`). One atomic load when the
-    /// session and the server hold no table lock.
+    /// wait for other sessions' locks (`crate::table_locks`), after recording the use for
+    /// other sessions' LOCK TABLES. One atomic load when no table lock exists or is waited
+    /// for.
     fn check_table_locks(&self, db: &str, table: &str, need: u64) -> Result<(), SqlError> {
         use crate::privilege::{ALTER, CREATE, DELETE, DROP, INDEX, INSERT, UPDATE};
-        if !self.server.table_locks.active() {
+        let write = need & (INSERT | UPDATE | DELETE | CREATE | DROP | ALTER | INDEX) != 0;
+        let locks = &self.table_locks;
+        if !locks.slow() {
+            // No lock and no waiting LOCK TABLES: the use is only remembered, for the rest of
+            // an open transaction (an autocommit statement's end is its transaction's).
+            if !self.autocommit || self.explicit || locks.capturing() {
+                locks.record(db, table, write);
+            }
             return Ok(());
         }
-        let write = need & (INSERT | UPDATE | DELETE | CREATE | DROP | ALTER | INDEX) != 0;
+        locks.record_and_publish(db, table, write);
         let timeout = self.vars.lock_wait_timeout();
         self.table_locks
             .check_use(db, table, write, timeout, &self.guard)
@@ -311,6 +322,7 @@ impl ExecContext {
         self.explicit = false;
         self.read_only = false;
         self.binlog_snapshot = None;
+        self.table_locks.transaction_end();
         if let Some(t) = self.txn.take() {
             let ctl = self.guard.control();
             t.commit_interruptible(&crate::guard::CommitWait::new(ctl))?;
@@ -350,6 +362,7 @@ impl ExecContext {
 
     pub(crate) fn rollback(&mut self) {
         self.binlog_snapshot = None;
+        self.table_locks.transaction_end();
         self.explicit = false;
         self.read_only = false;
         if let Some(t) = self.txn.take() {

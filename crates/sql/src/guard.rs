@@ -103,23 +103,42 @@ impl CommitWaiter for CommitWait<'_> {
     }
 }
 
+/// A table a connection's statement or open transaction used: `((database, table), write)`
+/// (a change: MariaDB's MDL_SHARED_WRITE; else MDL_SHARED_READ).
+pub type TableUse = ((String, String), bool);
+
+/// What a connection published of its table uses for other sessions' `LOCK TABLES`
+/// (`crate::table_locks` owns the rules; it is kept here, under the activity's mutex, so that a
+/// statement's start costs no second lock).
+#[derive(Debug, Default)]
+pub struct TableUses {
+    /// The running statement publishes each table it uses as it uses it (it began while a
+    /// table lock existed or was waited for); false from each statement's start until then.
+    pub live: bool,
+    /// The tables the open transaction (and, while `live`, the running statement) used.
+    pub list: Vec<TableUse>,
+}
+
 /// Per-connection control shared between the connection's thread and the registry.
 #[derive(Debug)]
 pub struct ConnControl {
     kill: AtomicU8,
-    activity: Mutex<Activity>,
+    activity: Mutex<(Activity, TableUses)>,
 }
 
 impl Default for ConnControl {
     fn default() -> Self {
         ConnControl {
             kill: AtomicU8::new(0),
-            activity: Mutex::new(Activity {
-                running: false,
-                since: Instant::now(),
-                state: "",
-                info: String::new(),
-            }),
+            activity: Mutex::new((
+                Activity {
+                    running: false,
+                    since: Instant::now(),
+                    state: "",
+                    info: String::new(),
+                },
+                TableUses::default(),
+            )),
         }
     }
 }
@@ -152,11 +171,21 @@ impl ConnControl {
         self.activity
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .0
             .clone()
     }
 
+    /// Runs `f` on the connection's published table uses, with whether a statement runs.
+    pub fn table_uses<T>(&self, f: impl FnOnce(bool, &mut TableUses) -> T) -> T {
+        let mut g = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        let (a, u) = &mut *g;
+        f(a.running, u)
+    }
+
     fn set_running(&self, text: &str) {
-        let mut a = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        let mut g = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        g.1.live = false;
+        let a = &mut g.0;
         a.running = true;
         a.since = Instant::now();
         a.state = "starting";
@@ -168,6 +197,7 @@ impl ConnControl {
         self.activity
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .0
             .state
     }
 
@@ -175,11 +205,13 @@ impl ConnControl {
         self.activity
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .0
             .state = state;
     }
 
     fn set_idle(&self) {
-        let mut a = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        let mut g = self.activity.lock().unwrap_or_else(|p| p.into_inner());
+        let a = &mut g.0;
         a.running = false;
         a.since = Instant::now();
         a.state = "";

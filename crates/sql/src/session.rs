@@ -111,6 +111,9 @@ pub(crate) struct Prepared {
     pub admin: bool,
     /// The session's privilege epoch `compiled` was checked under (see [`PrivCache`]).
     pub priv_epoch: u64,
+    /// The tables `compiled` uses, recorded for the open transaction at each execution of
+    /// the cached plan (`crate::table_locks`).
+    pub uses: Vec<crate::guard::TableUse>,
 }
 
 const STMT_SAVEPOINT: &str = "\u{1}stmt";
@@ -246,11 +249,15 @@ impl Session {
         let gc = int(self.cx.vars.get("group_concat_max_len")).unwrap_or(1 << 20);
         self.cx.guard.begin(text, timeout, mem, packet);
         self.cx.guard.set_group_concat_max(gc);
+        self.cx.table_locks.statement_begin();
     }
 
     /// Disarms the guard: its warnings join the diagnostics area (and an OK packet's count).
     fn end_guard(&mut self, r: &mut Result<Output, SqlError>) {
         self.cx.debug_check();
+        self.cx
+            .table_locks
+            .statement_end(self.cx.txn.is_some(), r.is_err());
         self.cx.guard.end(&mut self.cx.warnings);
         // `sql_notes=0`, or `note_verbosity` without `basic`: the statement's notes are not
         // recorded (MariaDB's rule; dumps set sql_notes).
@@ -352,6 +359,7 @@ impl Session {
         self.cx.binlog_snapshot = None;
         self.cx.table_locks.unlock_tables();
         self.cx.table_locks.unlock_global_read();
+        self.cx.table_locks.statement_end(false, false);
         self.cx.explicit = false;
         self.cx.read_only = false;
         self.cx.autocommit = true;
@@ -535,6 +543,7 @@ impl Session {
                     db: self.cx.current_db.clone(),
                     admin: true,
                     priv_epoch: 0,
+                    uses: Vec::new(),
                 },
             );
             return Ok(PreparedInfo {
@@ -549,9 +558,9 @@ impl Session {
             _ => 0,
         };
         self.refresh_privileges();
-        let compiled = match &parsed {
-            Parsed::Sql(s, lock) => self.compile(s, *lock)?,
-            _ => None,
+        let (compiled, uses) = match &parsed {
+            Parsed::Sql(s, lock) => self.compile_capturing(s, *lock)?,
+            _ => (None, Vec::new()),
         };
         let columns = match &compiled {
             Some(Compiled::Select(p)) if p.into.is_empty() => p.columns.clone(),
@@ -577,6 +586,7 @@ impl Session {
                 db: self.cx.current_db.clone(),
                 admin: false,
                 priv_epoch: self.cx.privs.epoch(),
+                uses,
             },
         );
         Ok(PreparedInfo {
@@ -653,12 +663,19 @@ impl Session {
         drop(cat);
         if stale {
             compiled = None;
+            let mut uses = Vec::new();
             if let Parsed::Sql(s, lock) = &*parsed {
-                compiled = self.compile(s, *lock)?;
+                (compiled, uses) = self.compile_capturing(s, *lock)?;
             }
             if let Some(p) = self.prepared.get_mut(&stmt_id) {
                 p.db = self.cx.current_db.clone();
                 p.priv_epoch = epoch;
+                p.uses = uses;
+            }
+        } else if compiled.is_some() && (!self.cx.autocommit || self.cx.explicit) {
+            // The cached plan's tables join the open transaction's uses, as compiling would.
+            if let Some(p) = self.prepared.get(&stmt_id) {
+                self.cx.table_locks.record_all(&p.uses);
             }
         }
         let r = self.run_parsed(&parsed, &sql, params, compiled.as_ref());
@@ -680,6 +697,18 @@ impl Session {
         } else {
             Err(SqlError::unknown_statement(stmt_id, "mysqld_stmt_reset"))
         }
+    }
+
+    /// [`compile`](Self::compile) for a prepared statement: with the tables its plan uses.
+    fn compile_capturing(
+        &self,
+        s: &Statement,
+        lock: LockClause,
+    ) -> Result<(Option<Compiled>, Vec<crate::guard::TableUse>), SqlError> {
+        self.cx.table_locks.start_capture();
+        let r = self.compile(s, lock);
+        let uses = self.cx.table_locks.take_capture();
+        Ok((r?, uses))
     }
 
     /// Compiles DML/SELECT statements (None for the others).

@@ -3,10 +3,11 @@
 //! those statements need). Row locks are the engine's (`onelog_engine::lock`); this module
 //! knows tables by `(database, name)` only.
 //!
-//! Owns [`TableLocks`] (one per server: which connection holds which table in which mode, and
-//! which connections hold the global read lock) and [`SessionTableLocks`] (a session's handle:
-//! the tables it locked, under which aliases, released when it is dropped, i.e. at
-//! disconnect).
+//! Owns [`TableLocks`] (one per server: which connection holds which table in which mode,
+//! which connections hold the global read lock, which `LOCK TABLES` wait, and every session's
+//! published table uses) and [`SessionTableLocks`] (a session's handle: the tables it locked,
+//! under which aliases, and the tables its open transaction uses; released when it is dropped,
+//! i.e. at disconnect).
 //!
 //! Modes, as MariaDB's metadata locks on InnoDB tables (measured on 10.11): `READ [LOCAL]`
 //! (MDL_SHARED_READ_ONLY) lets other sessions read and makes their writes wait; `[LOW_PRIORITY]
@@ -17,24 +18,57 @@
 //! `lock_wait_timeout` (then 1205), shows `Waiting for table metadata lock` (or `Waiting for
 //! backup lock` for the global read lock) in SHOW PROCESSLIST, and ends at KILL.
 //!
+//! Transactions' uses (MariaDB's MDL_SHARED_READ / MDL_SHARED_WRITE): every table a statement
+//! reads or changes stays used by its session until its transaction ends (an autocommit
+//! statement's: until the statement ends). `LOCK TABLES ... WRITE` waits while another
+//! session uses the table, `READ` while another session's use changed it, `WRITE CONCURRENT`
+//! for no use. A `LOCK TABLES` takes its whole list at once or nothing: it holds no lock while
+//! it waits, so a transaction never waits for a waiting `LOCK TABLES` and no wait cycle forms
+//! (MariaDB takes the list lock by lock and answers 1213 to one side of such a cycle; onelog's
+//! transaction goes on and the `LOCK TABLES` waits for its end). It does not hold new users
+//! back either (MariaDB's pending lock does), so it may wait longer.
+//!
+//! How uses are seen at the cost of one atomic load per statement: while no table lock exists
+//! and no `LOCK TABLES` waits ([`TableLocks::active`] is 0), a statement only remembers the
+//! tables it uses inside an open transaction, in its session ([`SessionTableLocks::record`]),
+//! and publishes that list at its end into its connection's control
+//! (`guard::ConnControl::table_uses`) under the mutex the statement's start and end take
+//! anyway for PROCESSLIST, and only when the list changed. A waiting `LOCK TABLES` first
+//! announces itself (it counts in `active`) and then reads every session's published list; a
+//! statement that was already running (not `live`) may have used tables it did not publish
+//! yet, so the `LOCK TABLES` waits for its end. A statement that begins while `active` is
+//! not 0 is `live`: it publishes each use as it makes it, so a `LOCK TABLES` waits for it
+//! only when it uses the table. The mutex makes the two sides meet: a statement whose start
+//! came after the announcement sees `active`, one whose start came before is seen running.
+//! A cached prepared plan records the tables its compile used at each execution.
+//!
 //! Where statements check and wait: every statement checks the privilege of each table it
-//! uses when it is compiled (`ExecContext::check_table_privilege`); that check first asks
-//! [`SessionTableLocks::check_use`] (the session's own locks, by table name) and
-//! [`TableLocks::access`] (other sessions' locks). A SELECT, INSERT, UPDATE or DELETE of a
-//! session with table locks is also matched use by use, by alias, against its list before it
-//! compiles ([`check_statement`], `uses.rs`). A cached prepared plan is compiled again while any table lock exists, so it checks
-//! too. Statements pay one atomic load when no lock exists ([`TableLocks::active`]).
-//! Divergence: `LOCK TABLES` does not wait for statements and transactions of other sessions
-//! that already use the table (MariaDB's MDL does); their next statement on it waits, and a
-//! transaction that changed a table waits at its commit while another session holds a lock
-//! that blocks changes of it (`ExecContext::wait_commit_allowed`), so no change lands in a
-//! READ- or WRITE-locked table.
+//! uses when it is compiled (`ExecContext::check_table_privilege`); that check first records
+//! the use, then asks [`SessionTableLocks::check_use`] (the session's own locks, by table
+//! name) and [`TableLocks::access`] (other sessions' locks). A SELECT, INSERT, UPDATE or
+//! DELETE of a session with table locks is also matched use by use, by alias, against its
+//! list before it compiles ([`check_statement`], `uses.rs`). A cached prepared plan is
+//! compiled again while `active`, so it checks too. A transaction that changed rows also
+//! waits at its commit while another session holds the global read lock or a lock that
+//! blocks changes of a table it changed (`ExecContext::wait_commit_allowed`): the uses make
+//! that rare, but a change can reach a table no statement named (a foreign key's cascade), so
+//! the check stays and no change lands in a READ- or WRITE-locked table.
+//!
+//! DDL (ALTER, DROP, TRUNCATE) does not wait for transactions that use the table: a
+//! transaction that reads a table changed by DDL after it began gets 1412 (the engine's
+//! generation check). The published uses would let DDL wait as MariaDB's does (take the
+//! table's lock as a `LOCK TABLES ... WRITE` and wait for the uses), but it is not done.
 //!
 //! Invariants: a connection appears at most once per table in `held` (its strongest mode
 //! there); `active` equals the number of `(table, holder)` pairs plus the global read lock
-//! holders, checked by `debug_check`; the mutex is never held while waiting (only the condvar
-//! wait releases it); a session's handle and the server's table agree on what it holds.
+//! holders plus the waiting `LOCK TABLES`, checked by `debug_check`; the mutex is never held
+//! while waiting (only the condvar wait releases it); the state mutex may be held while a
+//! connection's control mutex is taken, never the other way; a session's handle and the
+//! server's table agree on what it holds; a session's published list holds every table its
+//! open transaction used once its statement ended, and, while its statement is `live`,
+//! every table that statement used.
 
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -43,7 +77,7 @@ use std::time::{Duration, Instant};
 use onelog_protocol::errors;
 
 use crate::error::SqlError;
-use crate::guard::StatementGuard;
+use crate::guard::{ConnControl, StatementGuard, TableUse};
 
 mod uses;
 pub(crate) use uses::check_statement;
@@ -98,11 +132,32 @@ struct State {
     held: HashMap<Key, Vec<(u32, LockMode)>>,
     /// Connections holding the global read lock.
     global_read: HashSet<u32>,
+    /// `LOCK TABLES` statements waiting for their locks (announced: they count in `active`).
+    waiting: usize,
+    /// Every session's connection and control, by registration number: where its published
+    /// table uses are read.
+    sessions: HashMap<u64, (u32, Arc<ConnControl>)>,
+    next_session: u64,
 }
 
 impl State {
     fn pairs(&self) -> usize {
-        self.held.values().map(Vec::len).sum::<usize>() + self.global_read.len()
+        self.held.values().map(Vec::len).sum::<usize>() + self.global_read.len() + self.waiting
+    }
+
+    /// Whether a session other than `conn` uses a table of `wanted` in a way its mode blocks
+    /// (MariaDB's MDL_SHARED_READ / _WRITE of its transaction or statement), or runs a
+    /// statement that did not publish its uses (it began before the wait was announced).
+    fn used_by_others(&self, conn: u32, wanted: &[(Key, LockMode)]) -> bool {
+        self.sessions.values().any(|(c, ctl)| {
+            *c != conn
+                && ctl.table_uses(|running, u| {
+                    (running && !u.live)
+                        || u.list.iter().any(|(k, w)| {
+                            wanted.iter().any(|(wk, m)| wk == k && m.blocks_access(*w))
+                        })
+                })
+        })
     }
 }
 
@@ -111,8 +166,8 @@ impl State {
 pub struct TableLocks {
     state: Mutex<State>,
     released: Condvar,
-    /// Number of `(table, holder)` pairs plus global read lock holders (module invariant):
-    /// statements skip everything while it is 0.
+    /// Number of `(table, holder)` pairs plus global read lock holders plus waiting `LOCK
+    /// TABLES` (module invariant): statements skip everything while it is 0.
     active: AtomicUsize,
 }
 
@@ -132,7 +187,8 @@ impl TableLocks {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Whether any table lock or global read lock exists (one atomic load).
+    /// Whether any table lock or global read lock exists or a `LOCK TABLES` waits (one
+    /// atomic load).
     #[inline]
     pub fn active(&self) -> bool {
         self.active.load(Ordering::Acquire) != 0
@@ -187,9 +243,36 @@ impl TableLocks {
         Ok(out)
     }
 
+    /// Registers a session's connection control, whose published table uses `acquire`
+    /// reads; the number to unregister it with.
+    fn register(&self, conn: u32, ctl: Arc<ConnControl>) -> u64 {
+        let mut s = self.lock();
+        let id = s.next_session;
+        s.next_session += 1;
+        s.sessions.insert(id, (conn, ctl));
+        id
+    }
+
+    fn unregister(&self, id: u64) {
+        let mut s = self.lock();
+        s.sessions.remove(&id);
+        if s.waiting > 0 {
+            self.released.notify_all();
+        }
+    }
+
+    /// Wakes waiting `LOCK TABLES` (a session published fewer uses).
+    fn uses_changed(&self) {
+        if self.active() {
+            self.released.notify_all();
+        }
+    }
+
     /// Takes the locks `wanted` for `conn` once no other connection's lock (or, for a mode
-    /// that writes, global read lock) conflicts. The connection holds nothing before (LOCK
-    /// TABLES releases first).
+    /// that writes, global read lock) conflicts and no other session's statement or open
+    /// transaction uses a table in a way the mode blocks. All or nothing: the connection
+    /// holds nothing before (LOCK TABLES releases first) nor while it waits, so a waiting
+    /// LOCK TABLES never holds up anyone (no deadlock, module docs).
     pub fn acquire(
         &self,
         conn: u32,
@@ -197,6 +280,13 @@ impl TableLocks {
         timeout: Duration,
         guard: &StatementGuard,
     ) -> Result<(), SqlError> {
+        // Announce the wait before looking at the uses: statements that begin from here on
+        // publish theirs (`SessionTableLocks::statement_begin`).
+        {
+            let mut s = self.lock();
+            s.waiting += 1;
+            self.active.fetch_add(1, Ordering::AcqRel);
+        }
         let blocked = |s: &State| {
             wanted.iter().any(|(k, m)| {
                 (m.writes() && s.global_read.iter().any(|&c| c != conn))
@@ -204,8 +294,24 @@ impl TableLocks {
                         v.iter()
                             .any(|&(c, other)| c != conn && m.conflicts_with_lock(other))
                     })
-            })
+            }) || s.used_by_others(conn, wanted)
         };
+        let r = self.take_when(conn, wanted, timeout, guard, blocked);
+        let mut s = self.lock();
+        s.waiting -= 1;
+        self.active.fetch_sub(1, Ordering::AcqRel);
+        self.debug_check(&s);
+        r
+    }
+
+    fn take_when(
+        &self,
+        conn: u32,
+        wanted: &[(Key, LockMode)],
+        timeout: Duration,
+        guard: &StatementGuard,
+        blocked: impl Fn(&State) -> bool,
+    ) -> Result<(), SqlError> {
         self.wait_until(timeout, guard, WAITING_FOR_TABLE_LOCK, blocked, |s| {
             for (k, m) in wanted {
                 let v = s.held.entry(k.clone()).or_default();
@@ -359,7 +465,7 @@ pub struct LockedTable {
 }
 
 /// A session's handle on the server's table locks: what it holds, released when it is
-/// dropped.
+/// dropped, and the tables its open transaction uses.
 pub struct SessionTableLocks {
     table: Arc<TableLocks>,
     conn: u32,
@@ -367,15 +473,157 @@ pub struct SessionTableLocks {
     locked: Vec<LockedTable>,
     /// Whether the session holds the global read lock (FTWRL).
     global_read: bool,
+    /// The connection's control, where the session publishes its uses.
+    ctl: Arc<ConnControl>,
+    /// Its registration number in the server's `TableLocks`.
+    reg: u64,
+    /// The tables the open transaction used (and the running statement, when it records
+    /// them: in a transaction, while it is live, or while `capture` is on).
+    uses: RefCell<Vec<TableUse>>,
+    /// Whether `uses` is what the connection published.
+    published: Cell<bool>,
+    /// Whether the running statement is live (publishes each use as it makes it).
+    live: Cell<bool>,
+    /// `uses` as the running statement found it: its length and the entries the statement
+    /// turned into writes (a failed statement's uses go, as MariaDB releases its MDL).
+    stmt_mark: Cell<usize>,
+    stmt_upgraded: RefCell<Vec<usize>>,
+    /// While a prepared statement compiles: the uses of its plan, recorded again at each
+    /// execution of the cached plan.
+    capture: RefCell<Option<Vec<TableUse>>>,
 }
 
 impl SessionTableLocks {
-    pub fn new(table: Arc<TableLocks>, conn: u32) -> Self {
+    pub fn new(table: Arc<TableLocks>, conn: u32, ctl: Arc<ConnControl>) -> Self {
+        let reg = table.register(conn, ctl.clone());
         SessionTableLocks {
             table,
             conn,
             locked: Vec::new(),
             global_read: false,
+            ctl,
+            reg,
+            uses: RefCell::new(Vec::new()),
+            published: Cell::new(true),
+            live: Cell::new(false),
+            stmt_mark: Cell::new(0),
+            stmt_upgraded: RefCell::new(Vec::new()),
+            capture: RefCell::new(None),
+        }
+    }
+
+    /// At a statement's start (after the guard showed it running): while a table lock exists
+    /// or a LOCK TABLES waits, the statement is live: it publishes its uses as it makes them,
+    /// so a LOCK TABLES need not wait for its end. One atomic load otherwise.
+    pub fn statement_begin(&self) {
+        self.stmt_mark.set(self.uses.borrow().len());
+        self.stmt_upgraded.borrow_mut().clear();
+        if self.table.active() {
+            self.live.set(true);
+            self.publish();
+        }
+    }
+
+    /// Whether a use must take the slow path (publish, check other sessions' locks).
+    #[inline]
+    pub fn slow(&self) -> bool {
+        self.live.get() || self.table.active()
+    }
+
+    /// Records that the running statement uses `db`.`table` (`write`: changes it), kept with
+    /// the open transaction's uses.
+    pub fn record(&self, db: &str, table: &str, write: bool) {
+        if let Some(c) = self.capture.borrow_mut().as_mut() {
+            let _ = add_use(c, db, table, write);
+        }
+        let mut uses = self.uses.borrow_mut();
+        let before = uses.len();
+        if let Some(i) = add_use(&mut uses, db, table, write) {
+            self.published.set(false);
+            if i < before {
+                self.stmt_upgraded.borrow_mut().push(i);
+            }
+        }
+    }
+
+    /// A use while [`slow`](Self::slow): records it and, when the statement is live,
+    /// publishes it before the statement goes on.
+    pub fn record_and_publish(&self, db: &str, table: &str, write: bool) {
+        self.record(db, table, write);
+        if self.live.get() && !self.published.get() {
+            self.publish();
+        }
+    }
+
+    /// Records every use of `uses` (a cached prepared plan's).
+    pub fn record_all(&self, uses: &[TableUse]) {
+        for ((db, table), write) in uses {
+            self.record(db, table, *write);
+        }
+        if self.live.get() && !self.published.get() {
+            self.publish();
+        }
+    }
+
+    /// Starts capturing the uses of a compile (a prepared statement's plan).
+    pub fn start_capture(&self) {
+        *self.capture.borrow_mut() = Some(Vec::new());
+    }
+
+    /// Whether uses are being captured (they are then recorded outside a transaction too).
+    pub fn capturing(&self) -> bool {
+        self.capture.borrow().is_some()
+    }
+
+    /// Ends the capture: the uses recorded since `start_capture`.
+    pub fn take_capture(&self) -> Vec<TableUse> {
+        self.capture.borrow_mut().take().unwrap_or_default()
+    }
+
+    /// Publishes the recorded uses (and whether the running statement is live).
+    fn publish(&self) {
+        let uses = self.uses.borrow();
+        let live = self.live.get();
+        self.ctl.table_uses(|_, u| {
+            u.list.clone_from(&uses);
+            u.live = live;
+        });
+        self.published.set(true);
+    }
+
+    /// The transaction ended: its uses go (published at the statement's end).
+    pub fn transaction_end(&self) {
+        let mut u = self.uses.borrow_mut();
+        if !u.is_empty() {
+            u.clear();
+            self.published.set(false);
+        }
+    }
+
+    /// At a statement's end (before the guard shows the connection idle): without an open
+    /// transaction the uses go, after a failed statement the uses it added; what changed is
+    /// published. No atomic operation when nothing changed.
+    pub fn statement_end(&self, in_transaction: bool, failed: bool) {
+        if !in_transaction {
+            self.transaction_end();
+        } else if failed {
+            let mut uses = self.uses.borrow_mut();
+            let mark = self.stmt_mark.get();
+            if uses.len() > mark {
+                uses.truncate(mark);
+                self.published.set(false);
+            }
+            for &i in self.stmt_upgraded.borrow().iter() {
+                if let Some(u) = uses.get_mut(i) {
+                    u.1 = false;
+                    self.published.set(false);
+                }
+            }
+        }
+        if !self.published.get() || self.live.get() {
+            self.live.set(false);
+            self.publish();
+            self.table.uses_changed();
         }
     }
 
@@ -405,6 +653,9 @@ impl SessionTableLocks {
         guard: &StatementGuard,
     ) -> Result<(), SqlError> {
         debug_assert!(self.locked.is_empty(), "LOCK TABLES releases first");
+        // Live before waiting, so that two waiting LOCK TABLES see each other's (empty) uses.
+        self.live.set(true);
+        self.publish();
         let wanted: Vec<(Key, LockMode)> = tables
             .iter()
             .map(|t| ((t.db.clone(), t.table.clone()), t.mode))
@@ -488,11 +739,27 @@ impl SessionTableLocks {
 
 impl Drop for SessionTableLocks {
     fn drop(&mut self) {
+        self.table.unregister(self.reg);
         if !self.locked.is_empty() {
             self.table.release_tables(self.conn);
         }
         if self.global_read {
             self.table.release_global_read(self.conn);
+        }
+    }
+}
+
+/// Adds `db`.`table` to `uses` (a write upgrades a read); the entry changed, if any.
+fn add_use(uses: &mut Vec<TableUse>, db: &str, table: &str, write: bool) -> Option<usize> {
+    match uses.iter().position(|(k, _)| k.0 == db && k.1 == table) {
+        Some(i) if uses[i].1 || !write => None,
+        Some(i) => {
+            uses[i].1 = true;
+            Some(i)
+        }
+        None => {
+            uses.push(((db.to_string(), table.to_string()), write));
+            Some(uses.len() - 1)
         }
     }
 }
@@ -601,7 +868,7 @@ mod tests {
         let g = guard();
         let z = Duration::ZERO;
         {
-            let mut s = SessionTableLocks::new(t.clone(), 7);
+            let mut s = SessionTableLocks::new(t.clone(), 7, Default::default());
             let lt = |table: &str, mode| LockedTable {
                 db: "d".into(),
                 table: table.into(),
@@ -626,6 +893,60 @@ mod tests {
             assert_eq!(s.check_use("d", "b", true, z, &g).unwrap_err().code, 1100);
             assert!(t.active());
         }
+        assert!(!t.active());
+    }
+
+    #[test]
+    fn lock_tables_waits_for_published_uses_and_unpublished_running_statements() {
+        let t = Arc::new(TableLocks::default());
+        let z = Duration::ZERO;
+        let g = guard();
+        let ctl: Arc<ConnControl> = Default::default();
+        let mut g1 = StatementGuard::new(ctl.clone());
+        let s1 = SessionTableLocks::new(t.clone(), 1, ctl);
+        let a = |m| [(key("a"), m)];
+        // A statement that began while nothing was locked and still runs: its uses are
+        // unknown, so any LOCK TABLES waits for its end.
+        g1.begin("SELECT", None, u64::MAX, u64::MAX);
+        s1.statement_begin();
+        s1.record("d", "a", false);
+        let e = t.acquire(2, &[(key("b"), LockMode::Read)], z, &g);
+        assert_eq!(e.unwrap_err().code, 1205);
+        assert!(!t.active(), "a failed LOCK TABLES leaves nothing");
+        s1.statement_end(true, false);
+        g1.end(&mut Vec::new());
+        // Its transaction read `a`: READ goes through, WRITE waits; `b` is free.
+        t.acquire(2, &a(LockMode::Read), z, &g).unwrap();
+        t.release_tables(2);
+        t.acquire(2, &[(key("b"), LockMode::Write)], z, &g).unwrap();
+        t.release_tables(2);
+        assert_eq!(
+            t.acquire(2, &a(LockMode::Write), z, &g).unwrap_err().code,
+            1205
+        );
+        // A statement that begins while a lock exists is live: it publishes each use.
+        t.acquire(3, &[(key("c"), LockMode::Read)], z, &g).unwrap();
+        g1.begin("UPDATE", None, u64::MAX, u64::MAX);
+        s1.statement_begin();
+        s1.record_and_publish("d", "a", true);
+        assert_eq!(
+            t.acquire(2, &a(LockMode::Read), z, &g).unwrap_err().code,
+            1205
+        );
+        t.acquire(2, &[(key("b"), LockMode::Write)], z, &g).unwrap();
+        t.release_tables(2);
+        // The statement fails: its write goes, the transaction's read stays.
+        s1.statement_end(true, true);
+        g1.end(&mut Vec::new());
+        t.acquire(2, &a(LockMode::Read), z, &g).unwrap();
+        t.release_tables(2);
+        // The transaction ends.
+        s1.transaction_end();
+        s1.statement_end(false, false);
+        t.acquire(2, &a(LockMode::Write), z, &g).unwrap();
+        t.release_tables(2);
+        t.release_tables(3);
+        drop(s1);
         assert!(!t.active());
     }
 }

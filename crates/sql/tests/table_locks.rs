@@ -5,7 +5,9 @@
 //! of the holder's session), and the global read lock (1223 for the holder, other sessions'
 //! writes and commits wait).
 
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
+use std::time::Duration;
 
 use onelog_sql::{Server, ServerConfig, Session};
 
@@ -234,15 +236,12 @@ fn other_sessions_wait_for_conflicting_locks_until_lock_wait_timeout() {
             "Lock wait timeout exceeded; try restarting transaction"
         )
     );
-    // A transaction that changed the table before the lock commits only once it goes.
+    // LOCK TABLES ... READ waits for a transaction that changed the table.
     ok(&mut s, "UNLOCK TABLES");
+    ok(&mut s, "SET SESSION lock_wait_timeout = 0");
     ok(&mut o, "BEGIN");
     ok(&mut o, "INSERT INTO t VALUES (8)");
-    ok(&mut s, "LOCK TABLES t READ");
-    assert_eq!(err(&mut o, "COMMIT"), 1205);
-    assert!(o.in_transaction());
-    assert_eq!(count(&mut s, "t"), "2");
-    ok(&mut s, "UNLOCK TABLES");
+    assert_eq!(err(&mut s, "LOCK TABLES t READ"), 1205);
     ok(&mut o, "COMMIT");
     ok(&mut o, "DELETE FROM t WHERE a = 8");
     ok(&mut s, "LOCK TABLES t READ");
@@ -449,4 +448,238 @@ fn a_consistent_snapshot_keeps_the_binlog_position_of_its_read_view() {
     ok(&mut s, "ROLLBACK");
     drop((s, o));
     server.shutdown().unwrap();
+}
+
+/// A session on its own thread (registered as connection `id`, so PROCESSLIST and KILL reach
+/// it) that runs the statements it is sent, one at a time, and answers each with its error
+/// code (0: success).
+struct Remote {
+    to: Option<Sender<String>>,
+    from: Receiver<u16>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Remote {
+    fn start(server: &Arc<Server>, id: u32) -> Remote {
+        let (to, rx) = channel::<String>();
+        let (tx, from) = channel();
+        let server = server.clone();
+        let thread = std::thread::spawn(move || {
+            let _reg = server.register_connection(onelog_sql::ConnectionInfo::new(
+                id,
+                "root",
+                "localhost",
+            ));
+            let mut s = root(&server, id);
+            for sql in rx {
+                let code = match s.query(&sql).pop().unwrap() {
+                    Ok(_) => 0,
+                    Err(e) => e.code,
+                };
+                if tx.send(code).is_err() {
+                    break;
+                }
+            }
+        });
+        Remote {
+            to: Some(to),
+            from,
+            thread: Some(thread),
+        }
+    }
+
+    /// Sends `sql` without waiting for its answer.
+    fn send(&self, sql: &str) {
+        self.to.as_ref().unwrap().send(sql.to_string()).unwrap();
+    }
+
+    /// The answer to the statement sent before (at most 30 s: a broken rule fails the test
+    /// instead of hanging it).
+    fn answer(&self) -> u16 {
+        self.from
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the remote session did not answer")
+    }
+
+    /// Whether no answer is there yet (the statement still runs).
+    fn pending(&self) -> bool {
+        match self.from.try_recv() {
+            Ok(code) => panic!("answered {code} while it should wait"),
+            Err(_) => true,
+        }
+    }
+
+    fn run(&self, sql: &str) -> u16 {
+        self.send(sql);
+        self.answer()
+    }
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        drop(self.to.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[test]
+fn lock_tables_write_waits_for_an_open_transaction_that_read_the_table() {
+    let db = Db::open("tl-mdl-write");
+    let mut s = setup(&db);
+    let mut watch = root(&db.server, 3);
+    ok(&mut s, "BEGIN");
+    assert_eq!(count(&mut s, "t"), "2");
+    // The transaction's use of t lasts until its end: LOCK TABLES t WRITE waits, showing
+    // MariaDB's state, and takes the lock once the transaction commits.
+    let b = Remote::start(&db.server, 7);
+    b.send("LOCK TABLES t WRITE");
+    wait_for_state(&mut watch, 7, "Waiting for table metadata lock");
+    assert!(b.pending());
+    // The transaction goes on meanwhile (a waiting LOCK TABLES holds nothing).
+    ok(&mut s, "INSERT INTO t VALUES (3)");
+    assert!(b.pending());
+    ok(&mut s, "COMMIT");
+    assert_eq!(b.answer(), 0);
+    // Now the lock holds the committer up.
+    ok(&mut s, "SET SESSION lock_wait_timeout = 0");
+    assert_eq!(err(&mut s, "SELECT * FROM t"), 1205);
+    assert_eq!(b.run("UNLOCK TABLES"), 0);
+    assert_eq!(count(&mut s, "t"), "3");
+    // A table the transaction did not use is free; an autocommit statement's use ends with
+    // it; SET autocommit = 0 keeps it until COMMIT.
+    ok(&mut s, "BEGIN");
+    assert_eq!(count(&mut s, "u"), "1");
+    assert_eq!(b.run("SET SESSION lock_wait_timeout = 0"), 0);
+    assert_eq!(b.run("LOCK TABLES t WRITE"), 0);
+    assert_eq!(b.run("LOCK TABLES u WRITE"), 1205);
+    assert_eq!(b.run("UNLOCK TABLES"), 0);
+    ok(&mut s, "ROLLBACK");
+    assert_eq!(b.run("LOCK TABLES u WRITE"), 0);
+    assert_eq!(b.run("UNLOCK TABLES"), 0);
+    ok(&mut s, "SET autocommit = 0");
+    assert_eq!(count(&mut s, "t"), "3");
+    assert_eq!(b.run("LOCK TABLES t WRITE"), 1205);
+    ok(&mut s, "COMMIT");
+    assert_eq!(b.run("LOCK TABLES t WRITE"), 0);
+    assert_eq!(b.run("UNLOCK TABLES"), 0);
+    // A cached prepared plan's tables join the transaction too.
+    ok(&mut s, "SET autocommit = 1");
+    ok(&mut s, "PREPARE p FROM 'SELECT COUNT(*) FROM u'");
+    assert_eq!(rows(&mut s, "EXECUTE p")[0][0], "1");
+    ok(&mut s, "BEGIN");
+    assert_eq!(rows(&mut s, "EXECUTE p")[0][0], "1");
+    assert_eq!(b.run("LOCK TABLES u WRITE"), 1205);
+    ok(&mut s, "COMMIT");
+    assert_eq!(b.run("LOCK TABLES u WRITE"), 0);
+}
+
+#[test]
+fn lock_tables_read_waits_only_for_transactions_that_changed_the_table() {
+    let db = Db::open("tl-mdl-read");
+    let mut s = setup(&db);
+    let mut o = root(&db.server, 2);
+    ok(&mut o, "SET SESSION lock_wait_timeout = 0");
+    ok(&mut s, "BEGIN");
+    assert_eq!(count(&mut s, "t"), "2");
+    // A statement that failed keeps no use (MariaDB rolls its metadata locks back): the
+    // transaction still only read t, and never used u.
+    assert_eq!(err(&mut s, "INSERT INTO t VALUES (1)"), 1062);
+    assert_eq!(err(&mut s, "INSERT INTO u VALUES (1)"), 1062);
+    ok(&mut o, "LOCK TABLES u WRITE");
+    ok(&mut o, "UNLOCK TABLES");
+    // A reader: READ and WRITE CONCURRENT go through, WRITE waits (1205 at once with
+    // lock_wait_timeout 0).
+    ok(&mut o, "LOCK TABLES t READ");
+    ok(&mut o, "LOCK TABLES t WRITE CONCURRENT");
+    let e = fail(&mut o, "LOCK TABLES t WRITE");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1205,
+            "Lock wait timeout exceeded; try restarting transaction"
+        )
+    );
+    // A failed LOCK TABLES leaves the session without locks: the transaction writes.
+    ok(&mut s, "UPDATE t SET a = a + 10 WHERE a = 2");
+    // A writer: READ waits too, WRITE CONCURRENT does not; other tables are free.
+    assert_eq!(err(&mut o, "LOCK TABLES t READ"), 1205);
+    assert_eq!(err(&mut o, "LOCK TABLES u READ, t READ"), 1205);
+    ok(&mut o, "SELECT * FROM u");
+    ok(&mut o, "LOCK TABLES t WRITE CONCURRENT, u READ");
+    ok(&mut o, "UNLOCK TABLES");
+    // lock_wait_timeout bounds the wait (1 s here).
+    ok(&mut o, "SET SESSION lock_wait_timeout = 1");
+    assert_eq!(err(&mut o, "LOCK TABLES t READ"), 1205);
+    ok(&mut s, "ROLLBACK");
+    ok(&mut o, "LOCK TABLES t READ");
+    assert_eq!(count(&mut o, "t"), "2");
+}
+
+#[test]
+fn kill_query_ends_a_waiting_lock_tables() {
+    let db = Db::open("tl-mdl-kill");
+    let mut s = setup(&db);
+    let mut watch = root(&db.server, 3);
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "INSERT INTO t VALUES (3)");
+    let b = Remote::start(&db.server, 7);
+    b.send("LOCK TABLES t READ");
+    wait_for_state(&mut watch, 7, "Waiting for table metadata lock");
+    ok(&mut watch, "KILL QUERY 7");
+    assert_eq!(b.answer(), 1317);
+    // The killed statement took nothing and left nothing waiting.
+    ok(&mut s, "INSERT INTO t VALUES (4)");
+    ok(&mut s, "COMMIT");
+    assert_eq!(b.run("SELECT COUNT(*) FROM t"), 0);
+    assert_eq!(b.run("LOCK TABLES t READ"), 0);
+}
+
+#[test]
+fn a_waiting_lock_tables_holds_nothing_so_no_deadlock_with_a_transaction() {
+    let db = Db::open("tl-mdl-deadlock");
+    let _s = setup(&db);
+    let mut watch = root(&db.server, 3);
+    // B holds u; transaction A used t and waits for u; B's next LOCK TABLES wants t and u:
+    // it first releases u (A goes on), then waits for A's transaction to end.
+    let a = Remote::start(&db.server, 7);
+    let b = Remote::start(&db.server, 8);
+    assert_eq!(b.run("LOCK TABLES u WRITE"), 0);
+    assert_eq!(a.run("BEGIN"), 0);
+    assert_eq!(a.run("SELECT * FROM t"), 0);
+    a.send("SELECT * FROM u");
+    wait_for_state(&mut watch, 7, "Waiting for table metadata lock");
+    b.send("LOCK TABLES t WRITE, u WRITE");
+    assert_eq!(a.answer(), 0);
+    wait_for_state(&mut watch, 8, "Waiting for table metadata lock");
+    assert!(b.pending());
+    assert_eq!(a.run("COMMIT"), 0);
+    assert_eq!(b.answer(), 0);
+    assert_eq!(b.run("UNLOCK TABLES"), 0);
+    // The other order: A used u, B waits for t and u, A then uses t. MariaDB's B holds t
+    // while it waits for u and A gets 1213 (deadlock); onelog's B holds nothing while it
+    // waits, so A goes on at once (no wait: lock_wait_timeout 0) and B follows A's commit.
+    assert_eq!(a.run("SET SESSION lock_wait_timeout = 0"), 0);
+    assert_eq!(a.run("BEGIN"), 0);
+    assert_eq!(a.run("SELECT * FROM u"), 0);
+    b.send("LOCK TABLES t WRITE, u WRITE");
+    wait_for_state(&mut watch, 8, "Waiting for table metadata lock");
+    assert_eq!(a.run("INSERT INTO t VALUES (5)"), 0);
+    assert!(b.pending());
+    assert_eq!(a.run("COMMIT"), 0);
+    assert_eq!(b.answer(), 0);
+    // Two LOCK TABLES waiting for the same transaction both get their locks after it.
+    assert_eq!(b.run("UNLOCK TABLES"), 0);
+    let c = Remote::start(&db.server, 9);
+    assert_eq!(a.run("BEGIN"), 0);
+    assert_eq!(a.run("INSERT INTO t VALUES (6)"), 0);
+    b.send("LOCK TABLES t READ");
+    c.send("LOCK TABLES t READ");
+    wait_for_state(&mut watch, 8, "Waiting for table metadata lock");
+    wait_for_state(&mut watch, 9, "Waiting for table metadata lock");
+    assert_eq!(a.run("COMMIT"), 0);
+    assert_eq!(b.answer(), 0);
+    assert_eq!(c.answer(), 0);
+    assert_eq!(rows(&mut watch, "SELECT COUNT(*) FROM d.t")[0][0], "4");
 }
