@@ -331,9 +331,9 @@ impl ExecContext {
     }
 
     /// Before `txn` commits: when it changed rows, waits while another session holds the
-    /// global read lock or a lock that blocks changes of a table it changed (READ, WRITE:
-    /// MariaDB's LOCK TABLES waits for such a transaction to end; onelog's holds its commit
-    /// up instead, `crate::table_locks`).
+    /// global read lock or a lock that blocks changes of a table it changed (READ, WRITE).
+    /// A LOCK TABLES waits for the transaction's uses, so the second wait only matters for a
+    /// table changed without a use (a foreign key's cascade; `crate::table_locks`).
     pub(crate) fn wait_commit_allowed(
         &self,
         txn: &onelog_engine::Transaction,

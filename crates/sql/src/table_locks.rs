@@ -621,8 +621,9 @@ impl SessionTableLocks {
             }
         }
         if !self.published.get() || self.live.get() {
-            self.live.set(false);
+            // Still marked live: the list is complete until the next statement starts.
             self.publish();
+            self.live.set(false);
             self.table.uses_changed();
         }
     }
