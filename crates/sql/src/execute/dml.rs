@@ -585,13 +585,9 @@ pub(crate) fn execute_insert(
     let checks = check::compile(env.cx, def)?;
     // With subqueries, a VALUES row is evaluated when it is inserted: its subqueries see
     // the rows inserted before it, as in MariaDB.
-    let subs = match p.subqueries.is_empty() {
-        true => None,
-        false => Some(crate::execute::subquery::StmtSubqueries::new(
-            &p.subqueries,
-            env,
-        )?),
-    };
+    let subs = (!p.subqueries.is_empty())
+        .then(|| crate::execute::subquery::StmtSubqueries::new(&p.subqueries, env))
+        .transpose()?;
     for (row_no, vals) in (1u64..).zip(source) {
         env.cx.guard.check()?;
         let vals = match (&subs, p.select.is_none(), p.rows.get(row_no as usize - 1)) {
@@ -708,28 +704,39 @@ pub(crate) fn execute_insert(
             }
         }
     }
-    // sql_warnings=1: a one-row INSERT whose values were cut or clipped (MariaDB's
-    // `cuted_fields`: 1048, 1264, 1265, 1292, not 1366) reports its counts too.
+    let counts = (nrows, refused, dups, warnings.len());
+    Ok(DmlResult {
+        affected,
+        last_insert_id: first_id,
+        info: insert_info(p, env, counts, eval_before),
+        warnings,
+        returned,
+    })
+}
+
+/// INSERT's OK info text from its `(rows, rows left out before their write, duplicates,
+/// warnings)`: `Records: ..  Duplicates: ..  Warnings: ..` for several rows or a SELECT, and
+/// with `sql_warnings=1` for a one-row INSERT whose values were cut or clipped (MariaDB's
+/// `cuted_fields`: 1048, 1264, 1265, 1292, not 1366); empty otherwise.
+fn insert_info(
+    p: &InsertPlan,
+    env: &Env,
+    (nrows, refused, dups, warnings): (usize, usize, u64, usize),
+    eval_before: usize,
+) -> String {
     let cut = || {
         crate::sysvar::sql_warnings(env.cx)
             && crate::expr::has_code_since(eval_before, &[1048, 1264, 1265, 1292])
     };
-    let info = if nrows > 1 || p.select.is_some() || cut() {
+    if nrows > 1 || p.select.is_some() || cut() {
         format!(
             "Records: {}  Duplicates: {dups}  Warnings: {}",
             nrows - refused,
-            warnings.len() + crate::expr::warning_count().saturating_sub(eval_before)
+            warnings + crate::expr::warning_count().saturating_sub(eval_before)
         )
     } else {
         String::new()
-    };
-    Ok(DmlResult {
-        affected,
-        last_insert_id: first_id,
-        info,
-        warnings,
-        returned,
-    })
+    }
 }
 
 /// ON DUPLICATE KEY UPDATE's new version of the row `old` that the row `row` (its values
