@@ -679,8 +679,6 @@ pub(crate) fn execute_insert(
                         }
                         if new != old {
                             check_changed(p.view.as_deref(), checks.as_ref(), def, &new, env)?;
-                        }
-                        if new != old {
                             if fks {
                                 fk::check_parent_row(env.cx, txn, def, &old, Some(&new))?;
                                 fk::check_child_row(env.cx, txn, def, &new, Some(&old))?;
