@@ -342,8 +342,7 @@ fn sum_or_avg_type(c: &Compiled, x: &Expr) -> Option<Result<SqlType, SqlError>> 
     let (p, s) = if a.func == AggFunc::Sum {
         (p.saturating_add(22), s)
     } else {
-        let incr = crate::expr::div_precision_increment() as u8;
-        (p.saturating_add(incr), s.saturating_add(incr))
+        crate::expr::quotient_digits(p, s)
     };
     if s > 30 {
         return Some(Err(underived("an average with more than 30 decimals")));

@@ -102,15 +102,12 @@ fn binary_type(op: BinOp, l: &Expr, r: &Expr, cx: &TypeCx) -> RType {
             (RType::Double, _) | (_, RType::Double) => RType::Double,
             (RType::Dyn, _) | (_, RType::Dyn) => RType::Dyn,
             (RType::Decimal(p, s), _) => {
-                let incr = super::numeric::div_precision_increment() as u8;
-                RType::Decimal(
-                    p.saturating_add(incr).min(65),
-                    s.saturating_add(incr).min(38),
-                )
+                let (p, s) = super::numeric::quotient_digits(p, s);
+                RType::Decimal(p, s)
             }
             _ => {
-                let incr = super::numeric::div_precision_increment() as u8;
-                RType::Decimal(20 + incr, incr.min(38))
+                let (p, s) = super::numeric::quotient_digits(20, 0);
+                RType::Decimal(p, s)
             }
         },
         BinOp::IntDiv => RType::Int,

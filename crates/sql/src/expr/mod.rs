@@ -72,8 +72,8 @@ pub(crate) use ir::{AggFunc, AggSpec, BinOp, Expr, Subq, SubqKind};
 pub(crate) use json::valid as json_valid;
 pub(crate) use members::store_value as member_value;
 pub(crate) use numeric::{
-    div_precision_increment, float_digits, number_prefix, parse_num_prefix,
-    set_div_precision_increment, to_f64, to_f64_quiet, to_i128, truth, Num2,
+    float_digits, number_prefix, parse_num_prefix, quotient_digits, set_div_precision_increment,
+    to_f64, to_f64_quiet, to_i128, truth, Num2,
 };
 pub(crate) use ops::binary_values;
 pub(crate) use window::{misplaced as misplaced_window, named_windows, WinCall, WinFunc};

@@ -41,6 +41,17 @@ pub(crate) fn div_precision_increment() -> u32 {
     DIV_PRECISION_INCREMENT.with(|c| c.get())
 }
 
+/// The (precision, scale) of a quotient (`/`, AVG) of a DECIMAL(`p`, `s`) value, or of an
+/// integer of `p` digits with `s` 0: widened by the session's `div_precision_increment`
+/// (at most 38) as MariaDB widens it, within DECIMAL's 65 digits and 38 decimals.
+pub(crate) fn quotient_digits(p: u8, s: u8) -> (u8, u8) {
+    let incr = div_precision_increment() as u8;
+    (
+        p.saturating_add(incr).min(65),
+        s.saturating_add(incr).min(38),
+    )
+}
+
 /// A fixed-point decimal: `m / 10^s`. Invariant: `m` has at most [`DEC_MAX_DIGITS`] digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Dec {

@@ -32,15 +32,12 @@ const AGGREGATES: &[AggregateDef] = &[
         match arg.map(|e| cx.numeric(cx.of(e))) {
             Some(RType::Double) => RType::Double,
             Some(RType::Decimal(p, s)) => {
-                let incr = crate::expr::div_precision_increment() as u8;
-                RType::Decimal(
-                    p.saturating_add(incr).min(65),
-                    s.saturating_add(incr).min(38),
-                )
+                let (p, s) = crate::expr::quotient_digits(p, s);
+                RType::Decimal(p, s)
             }
             _ => {
-                let incr = crate::expr::div_precision_increment() as u8;
-                RType::Decimal(10 + incr, incr.min(38))
+                let (p, s) = crate::expr::quotient_digits(10, 0);
+                RType::Decimal(p, s)
             }
         }
     }),
