@@ -17,11 +17,17 @@ pub(crate) fn scope<'a>(t: &'a TableDef, qualifier: &'a str, db: &'a str) -> Sco
     }
 }
 
-pub(crate) fn target_column(t: &TableDef, name: &ast::ObjectName) -> Result<usize, SqlError> {
+/// The position of the column an assignment or an INSERT column list names; 1054 naming the
+/// clause `place` (MariaDB 10.11.14: 'INSERT INTO', 'SET', 'UPDATE') when `t` has none.
+pub(crate) fn target_column(
+    t: &TableDef,
+    name: &ast::ObjectName,
+    place: &str,
+) -> Result<usize, SqlError> {
     let parts = crate::expr::object_name_parts(name);
     let last = parts.last().cloned().unwrap_or_default();
     t.column_index(&last)
-        .ok_or_else(|| SqlError::unknown_column(&parts.join("."), "field list"))
+        .ok_or_else(|| SqlError::unknown_column(&parts.join("."), place))
 }
 
 pub(crate) fn single_table(

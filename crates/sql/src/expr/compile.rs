@@ -516,6 +516,20 @@ impl<'a> Compiler<'a> {
             .ok_or_else(|| SqlError::unknown_column(&full, self.place))
     }
 
+    /// Compiles `e` as part of the clause MariaDB names `place` in 1054/1052 (a window's
+    /// PARTITION BY is 'GROUP BY', the left operand of IN/ANY/ALL (SELECT ...) 'IN/ALL/ANY'),
+    /// then goes back to the clause it was in.
+    pub(crate) fn compile_in(
+        &mut self,
+        place: &'static str,
+        e: &ast::Expr,
+    ) -> Result<Expr, SqlError> {
+        let saved = std::mem::replace(&mut self.place, place);
+        let r = self.compile(e);
+        self.place = saved;
+        r
+    }
+
     pub fn compile(&mut self, e: &ast::Expr) -> Result<Expr, SqlError> {
         use ast::Expr as A;
         Ok(match e {
@@ -1229,7 +1243,7 @@ impl<'a> Compiler<'a> {
                             Some(n) if n >= 1 && n <= args.len() => Ok(args[n - 1].clone()),
                             Some(_) => Err(SqlError::of(
                                 onelog_protocol::errors::ER_BAD_FIELD_ERROR,
-                                format!("Unknown column '{}' in 'order clause'", o.expr),
+                                format!("Unknown column '{}' in 'ORDER BY'", o.expr),
                             )),
                             None => self.compile(&o.expr),
                         };

@@ -341,7 +341,8 @@ fn case(
 }
 
 #[allow(dead_code)]
-/// `SET @x = expr` and other constant contexts: evaluates an expression with no table.
+/// `SET @x = expr` and other constant contexts: evaluates an expression with no table (an
+/// unknown column is 1054 `in 'SET'`, as MariaDB 10.11.14).
 pub(crate) fn eval_scalar(cx: &mut ExecContext, expr: &ast::Expr) -> Result<Value, SqlError> {
     cx.begin_statement_time();
     let db = cx.current_db.clone().unwrap_or_default();
@@ -352,7 +353,7 @@ pub(crate) fn eval_scalar(cx: &mut ExecContext, expr: &ast::Expr) -> Result<Valu
             db: &db,
             joined: Vec::new(),
         },
-        "field list",
+        "SET",
     );
     let e = c.compile(expr)?;
     let env = Env {

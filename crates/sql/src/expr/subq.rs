@@ -70,7 +70,7 @@ impl Compiler<'_> {
             return self.row_subquery_in(&items, e, q);
         }
         let x = match left {
-            Some(l) => Some(self.compile(l)?),
+            Some(l) => Some(self.compile_in("IN/ALL/ANY", l)?),
             None => None,
         };
         let info = hook.compile_subquery(q, &*self, self.params)?;
@@ -135,7 +135,10 @@ impl Compiler<'_> {
             A::AllOp { compare_op, .. } if bin_op(compare_op)? == BinOp::Ne => true,
             _ => return Err(one_column()),
         };
-        let x = self.row_operand(items)?;
+        let saved = std::mem::replace(&mut self.place, "IN/ALL/ANY");
+        let x = self.row_operand(items);
+        self.place = saved;
+        let x = x?;
         let (info, colls) = self.row_subquery(q, &x, "=")?;
         Ok(Expr::Subq(Box::new(Subq {
             id: info.id,

@@ -183,13 +183,11 @@ impl Compiler<'_> {
         over: &ast::WindowType,
     ) -> Result<Expr, SqlError> {
         if !self.windows {
-            return Err(
-                if self.place == "order clause" || self.place == "field list" {
-                    SqlError::unsupported("window function inside an expression or ORDER BY")
-                } else {
-                    misplaced()
-                },
-            );
+            return Err(if self.place == "ORDER BY" || self.place == "SELECT" {
+                SqlError::unsupported("window function inside an expression or ORDER BY")
+            } else {
+                misplaced()
+            });
         }
         let spec = match over {
             ast::WindowType::WindowSpec(s) => extend(&self.named_windows, s)?,
@@ -284,11 +282,13 @@ impl Compiler<'_> {
         };
         let mut partition = Vec::with_capacity(spec.partition_by.len());
         for e in &spec.partition_by {
-            partition.push(super::compile::numeric_view(self.compile(e)?));
+            partition.push(super::compile::numeric_view(
+                self.compile_in("GROUP BY", e)?,
+            ));
         }
         let mut order = Vec::with_capacity(spec.order_by.len());
         for o in &spec.order_by {
-            let x = super::compile::numeric_view(self.compile(&o.expr)?);
+            let x = super::compile::numeric_view(self.compile_in("ORDER BY", &o.expr)?);
             order.push((x, matches!(o.options.sort, Some(ast::OrderBySort::Desc))));
         }
         let of = |c: &Compiler, e: &Expr| c.derive(e).map_or(CollRef::Connection, |d| d.coll);

@@ -107,7 +107,7 @@ fn compile_returning(
     let sp =
         crate::plan::select::compile(cx, q, crate::parse::LockClause::None).map_err(|mut e| {
             // MariaDB names the clause in 1054.
-            e.message = e.message.replace("in 'field list'", "in 'RETURNING'");
+            e.message = e.message.replace("in 'SELECT'", "in 'RETURNING'");
             e
         })?;
     if !sp.aggs.is_empty() {
@@ -142,7 +142,7 @@ fn insert_target(
     let t = resolve_table(cx, name, need)?;
     let columns = written
         .iter()
-        .map(|c| target_column(&t, c))
+        .map(|c| target_column(&t, c, "INSERT INTO"))
         .collect::<Result<Vec<_>, _>>()?;
     Ok((t, columns))
 }
@@ -210,7 +210,8 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
     let db = cx.current_db.clone().unwrap_or_default();
     let qualifier = t.name.clone();
     let hook = crate::plan::select::subquery::Hook::new(cx, Default::default());
-    let mut c = Compiler::new(scope(&t, &qualifier, &db), "field list");
+    // MariaDB 10.11.14 names the clause of an unknown column in a value 'VALUES'.
+    let mut c = Compiler::new(scope(&t, &qualifier, &db), "VALUES");
     c.subq = Some(&hook);
     let mut rows = Vec::new();
     let mut select = None;
@@ -221,7 +222,7 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
             let ast::AssignmentTarget::ColumnName(n) = &a.target else {
                 return Err(SqlError::unsupported("tuple assignment"));
             };
-            columns.push(target_column(&t, n)?);
+            columns.push(target_column(&t, n, "INSERT INTO")?);
             row.push(Some(c.compile(&a.value)?));
         }
         rows.push(row);
@@ -280,11 +281,14 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
     let mut on_dup = Vec::new();
     if let Some(ast::OnInsert::DuplicateKeyUpdate(assigns)) = &ins.on {
         c.insert_values = true;
+        // MariaDB 10.11.14 names a value's unknown column 'SELECT' after VALUES or SET (sic),
+        // 'UPDATE' after a SELECT; an unknown target column 'UPDATE'.
+        c.place = if select.is_some() { "UPDATE" } else { "SELECT" };
         for a in assigns {
             let ast::AssignmentTarget::ColumnName(n) = &a.target else {
                 return Err(SqlError::unsupported("tuple assignment"));
             };
-            let col = target_column(&t, n)?;
+            let col = target_column(&t, n, "UPDATE")?;
             on_dup.push((col, c.compile(&a.value)?));
         }
     } else if ins.on.is_some() {
@@ -356,18 +360,15 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
         let ast::AssignmentTarget::ColumnName(n) = &a.target else {
             return Err(SqlError::unsupported("tuple assignment"));
         };
-        let col = target_column(&t, n).map_err(|mut e| {
-            e.message = e.message.replace("in 'field list'", "in 'SET'");
-            e
-        })?;
+        let col = target_column(&t, n, "SET")?;
         assignments.push((col, c.compile(&a.value)?));
     }
-    c.place = "where clause";
+    c.place = "WHERE";
     let w = match &u.selection {
         Some(w) => Some(c.compile(w)?),
         None => None,
     };
-    c.place = "order clause";
+    c.place = "ORDER BY";
     let (order_by, limit) = compile_order_limit(&mut c, &u.order_by, &u.limit)?;
     let plan = plan(&t, w.as_ref());
     let params = c.params;
@@ -421,7 +422,9 @@ pub(crate) fn compile_update_any(
     let Some((v, alias)) = view else {
         return Ok(UpdateKind::Single(Box::new(compile_update(cx, u)?)));
     };
+    let mut has_where = false;
     let r = view_dml::rewrite_update(cx, u, &v, alias).and_then(|rw| {
+        has_where = !rw.merged.conds.is_empty();
         if crate::plan::multi_dml::is_multi_update(&rw.stmt) {
             if update_ignore(u)? {
                 return Err(SqlError::unsupported(
@@ -442,7 +445,7 @@ pub(crate) fn compile_update_any(
         Ok(UpdateKind::Single(Box::new(p)))
     });
     cx.view_grants.borrow_mut().clear();
-    r.map_err(view_dml::where_error)
+    r.map_err(|e| view_dml::where_error(e, has_where))
 }
 
 /// The view a plan writes through, its CHECK OPTION compiled over the row of `t` (read under
@@ -457,7 +460,7 @@ fn view_target(
         Some(e) => {
             let db = cx.current_db.clone().unwrap_or_default();
             let qualifier = alias.unwrap_or(&t.name);
-            let mut c = Compiler::new(scope(t, qualifier, &db), "where clause");
+            let mut c = Compiler::new(scope(t, qualifier, &db), "WHERE");
             let x = c
                 .compile(e)
                 .map_err(|_| SqlError::unsupported("this CHECK OPTION through a join view"))?;
@@ -481,13 +484,15 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
     }
     let (name, alias) = single_table(&from[0])?;
     if let Some(v) = view_dml::target_view(cx, name) {
+        let mut has_where = false;
         let r = view_dml::rewrite_delete(cx, d, &v, alias).and_then(|rw| {
+            has_where = !rw.merged.conds.is_empty();
             let mut p = compile_delete(cx, &rw.stmt)?;
             p.view = Some(view_target(cx, &rw.merged, &p.table, rw.target.as_deref())?);
             Ok(p)
         });
         cx.view_grants.borrow_mut().clear();
-        return r.map_err(view_dml::where_error);
+        return r.map_err(|e| view_dml::where_error(e, has_where));
     }
     let t = resolve_table(cx, name, crate::privilege::DELETE)?;
     if d.selection.is_some() {
@@ -496,13 +501,13 @@ pub(crate) fn compile_delete(cx: &ExecContext, d: &ast::Delete) -> Result<Delete
     let qualifier = alias.unwrap_or_else(|| t.name.clone());
     let db = cx.current_db.clone().unwrap_or_default();
     let hook = crate::plan::select::subquery::Hook::new(cx, Default::default());
-    let mut c = Compiler::new(scope(&t, &qualifier, &db), "where clause");
+    let mut c = Compiler::new(scope(&t, &qualifier, &db), "WHERE");
     c.subq = Some(&hook);
     let w = match &d.selection {
         Some(w) => Some(c.compile(w)?),
         None => None,
     };
-    c.place = "order clause";
+    c.place = "ORDER BY";
     let (order_by, limit) = compile_order_limit(&mut c, &d.order_by, &d.limit)?;
     let plan = plan(&t, w.as_ref());
     let returning = compile_returning(cx, &d.returning, &t)?;

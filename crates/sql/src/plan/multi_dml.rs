@@ -100,7 +100,7 @@ fn join_and_where(
     joins: crate::plan::select::from::Joins,
     selection: Option<&ast::Expr>,
 ) -> Result<(JoinPlan, Plan), SqlError> {
-    c.place = "where clause";
+    c.place = "WHERE";
     let w = match selection {
         Some(e) => Some(c.compile(e)?),
         None => None,
@@ -187,7 +187,7 @@ pub(crate) fn compile_multi_update_checked(
         assignments.push((k, col, value));
     }
     let (join, first) = join_and_where(&mut c, &from, joins, u.selection.as_ref())?;
-    c.place = "order clause";
+    c.place = "ORDER BY";
     let mut order_by = Vec::with_capacity(u.order_by.len());
     for o in &u.order_by {
         let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
@@ -197,7 +197,7 @@ pub(crate) fn compile_multi_update_checked(
         Some(e) => Some(c.compile(e)?),
         None => None,
     };
-    c.place = "where clause";
+    c.place = "WHERE";
     let check = match check {
         Some(e) => Some(c.compile(e)?),
         None => None,
@@ -307,7 +307,7 @@ pub(crate) fn compile_multi_delete(
     }
     let db = cx.current_db.clone().unwrap_or_default();
     let hook = crate::plan::select::subquery::Hook::new(cx, Default::default());
-    let mut c = Compiler::new(scope_of(&from, &db), "where clause");
+    let mut c = Compiler::new(scope_of(&from, &db), "WHERE");
     c.subq = Some(&hook);
     let joins = joins_of(&mut c, &from, kinds.as_ref())?;
     let (join, first) = join_and_where(&mut c, &from, joins, d.selection.as_ref())?;

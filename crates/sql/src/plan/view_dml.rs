@@ -626,11 +626,12 @@ fn check_privileges(
     Ok(())
 }
 
-/// An error of an UPDATE or DELETE through a view: MariaDB names the clause of an unknown
-/// column of its WHERE 'FROM' (the view's merged condition).
-pub(crate) fn where_error(mut e: SqlError) -> SqlError {
-    if e.code == errors::ER_BAD_FIELD_ERROR.code {
-        e.message = e.message.replace("in 'where clause'", "in 'FROM'");
+/// An error of an UPDATE or DELETE through a view: when the view has a WHERE of its own
+/// (`has_where`), MariaDB 10.11.14 names the clause of an unknown column of the statement's
+/// WHERE 'FROM' (the view's merged condition); through a view without one, 'WHERE'.
+pub(crate) fn where_error(mut e: SqlError, has_where: bool) -> SqlError {
+    if has_where && e.code == errors::ER_BAD_FIELD_ERROR.code {
+        e.message = e.message.replace("in 'WHERE'", "in 'FROM'");
     }
     e
 }
@@ -791,7 +792,7 @@ pub(crate) fn rewrite_insert(
         out.columns = columns;
     }
     if let Some(ast::OnInsert::DuplicateKeyUpdate(assigns)) = &ins.on {
-        let (a, t) = map_assignments(&m, &v.name, assigns, "field list")?;
+        let (a, t) = map_assignments(&m, &v.name, assigns, "UPDATE")?;
         if t.is_some() && target.is_some() && t != target {
             return Err(multi_update(v));
         }

@@ -64,7 +64,7 @@ pub(crate) fn filter_rows(
                 columns
                     .iter()
                     .position(|c| c.eq_ignore_ascii_case(name))
-                    .ok_or_else(|| SqlError::unknown_column(name, "where clause"))
+                    .ok_or_else(|| SqlError::unknown_column(name, "WHERE"))
             };
             // Resolve columns first so an unknown one is an error even on no rows.
             let mut resolved = Vec::new();

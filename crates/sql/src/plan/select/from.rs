@@ -10,7 +10,7 @@
 //!   once: `SELECT *` lists them first (in X's column order), then X's other columns, then
 //!   Y's; an unqualified `a` reads X's `a` (Y's for a RIGHT JOIN, the side whose rows are
 //!   kept), `X.a` and `Y.a` still read each table's own. `NATURAL` is `USING` of every
-//!   name both sides show. A USING name one side lacks is 1054 (`from clause`), one a side
+//!   name both sides show. A USING name one side lacks is 1054 (`FROM`), one a side
 //!   shows twice 1052.
 //! - An ON condition reads only the tables of its two operands (1054 otherwise).
 //!
@@ -20,6 +20,7 @@
 //! Called by `plan::select::compile_in` and `plan::multi_dml`.
 
 use onelog_protocol::errors;
+use sqlparser::ast;
 
 use crate::bind::tables::{From, FromNode, JoinCond, JoinSide};
 use crate::error::SqlError;
@@ -141,9 +142,9 @@ impl Flattener<'_, '_> {
         let common = match &j.cond {
             JoinCond::None => None,
             JoinCond::On(e) => {
-                self.c.place = "on clause";
+                self.c.place = "ON";
                 let x = super::subquery::compile_on(self.c, e)?;
-                self.check_on(&x, start)?;
+                self.check_on(e, &x, start)?;
                 self.conds.push((x, inner));
                 None
             }
@@ -177,20 +178,38 @@ impl Flattener<'_, '_> {
         Ok(shown)
     }
 
-    /// 1054 when an ON condition reads a table outside its operands (flattened from `start`).
-    fn check_on(&self, x: &Expr, start: usize) -> Result<(), SqlError> {
+    /// 1054 when an ON condition (`e`, compiled `x`) reads a table outside its operands
+    /// (flattened from `start`), naming the first such column as written (MariaDB 10.11.14).
+    fn check_on(&self, e: &ast::Expr, x: &Expr, start: usize) -> Result<(), SqlError> {
         let mut t = Vec::new();
         if !tables_read(x, self.from, &mut t) {
             return Ok(());
         }
         let ours = &self.order[start..];
-        match t.iter().find(|k| !ours.contains(k)) {
-            None => Ok(()),
-            Some(&k) => Err(SqlError::unknown_column(
-                &format!("{}.*", self.from.tables[k].1),
-                "on clause",
-            )),
-        }
+        let Some(&k) = t.iter().find(|k| !ours.contains(k)) else {
+            return Ok(());
+        };
+        let (table, qualifier) = (&self.from.tables[k].0, &self.from.tables[k].1);
+        let mut name = None;
+        let _ = ast::visit_expressions(e, |n: &ast::Expr| {
+            let parts: Vec<&str> = match n {
+                ast::Expr::Identifier(i) => vec![&i.value],
+                ast::Expr::CompoundIdentifier(p) => p.iter().map(|i| i.value.as_str()).collect(),
+                _ => return std::ops::ControlFlow::Continue(()),
+            };
+            let hit = match parts.as_slice() {
+                [c] => table.column_index(c).is_some(),
+                [.., q, c] => q.eq_ignore_ascii_case(qualifier) && table.column_index(c).is_some(),
+                [] => false,
+            };
+            if hit {
+                name = Some(parts.join("."));
+                return std::ops::ControlFlow::Break(());
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        let name = name.unwrap_or_else(|| format!("{qualifier}.*"));
+        Err(SqlError::unknown_column(&name, "ON"))
     }
 }
 
@@ -207,7 +226,7 @@ fn positions(side: &Shown, name: &str) -> Vec<usize> {
 fn one(side: &Shown, name: &str) -> Result<usize, SqlError> {
     match positions(side, name).as_slice() {
         [i] => Ok(*i),
-        [] => Err(SqlError::unknown_column(name, "from clause")),
+        [] => Err(SqlError::unknown_column(name, "FROM")),
         _ => Err(ambiguous(name)),
     }
 }
@@ -215,7 +234,7 @@ fn one(side: &Shown, name: &str) -> Result<usize, SqlError> {
 fn ambiguous(name: &str) -> SqlError {
     SqlError::of(
         errors::ER_NON_UNIQ_ERROR,
-        format!("Column '{name}' in from clause is ambiguous"),
+        format!("Column '{name}' in FROM is ambiguous"),
     )
 }
 
@@ -227,7 +246,7 @@ fn using(names: &[String], first: &Shown, second: &Shown) -> Result<Vec<(usize, 
         .iter()
         .find(|n| positions(first, n).is_empty() || positions(second, n).is_empty())
     {
-        return Err(SqlError::unknown_column(n, "from clause"));
+        return Err(SqlError::unknown_column(n, "FROM"));
     }
     for name in names {
         let a = one(first, name)?;

@@ -371,13 +371,13 @@ pub(crate) fn compile_in(
             db: &db,
             joined: from.joined(),
         },
-        "field list",
+        "SELECT",
     );
     c.outer = ctx.outer;
     c.subq = Some(&hook);
     c.params = ctx.params;
     let joins = compile_joins(&mut c, tree.as_ref(), &from)?;
-    c.place = "field list";
+    c.place = "SELECT";
     c.aggs = Some(Vec::new());
     c.named_windows = crate::expr::named_windows(sel)?;
     let items = compile_projection(&mut c, sel, &from, joins.as_ref().map(|j| &j.star[..]))?;
@@ -664,13 +664,13 @@ fn compile_clauses(
     let (aliases, projections) = (&items.aliases, &items.projections);
     // WHERE (no aggregates).
     let saved = c.aggs.take();
-    c.place = "where clause";
+    c.place = "WHERE";
     let where_ = match &sel.selection {
         Some(w) => Some(c.compile(w)?),
         None => None,
     };
     c.aggs = saved;
-    c.place = "group statement";
+    c.place = "GROUP BY";
     let mut group_by = Vec::new();
     if let ast::GroupByExpr::Expressions(exprs, _) = &sel.group_by {
         for e in exprs {
@@ -683,12 +683,12 @@ fn compile_clauses(
         .iter()
         .map(|(k, &i)| (k.clone(), projections[i].clone()))
         .collect();
-    c.place = "having clause";
+    c.place = "HAVING";
     let having = match &sel.having {
         Some(h) => Some(resolve_order_expr(c, h, aliases, projections)?),
         None => None,
     };
-    c.place = "order clause";
+    c.place = "ORDER BY";
     let mut order_by = Vec::new();
     if let Some(ob) = &q.order_by {
         match &ob.kind {
@@ -845,7 +845,7 @@ fn resolve_order_expr(
                 .scope
                 .table
                 .is_some_and(|t| t.column_index(&i.value).is_some());
-            if !is_col || c.place != "group statement" {
+            if !is_col || c.place != "GROUP BY" {
                 return Ok(projections[p].clone());
             }
         }
