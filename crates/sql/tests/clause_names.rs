@@ -454,6 +454,39 @@ const CASES: &[Case] = &[
         "select t.a from t, u where a = any (select 1)",
         Err((1052, "Column 'a' in IN/ALL/ANY is ambiguous")),
     ),
+    // Two bad names: MariaDB resolves the select list, then the WHERE, then the ON conditions.
+    (
+        "select a from t join t t2 on x=1",
+        Err((1052, "Column 'a' in SELECT is ambiguous")),
+    ),
+    (
+        "select t.a, y from t join u on x=1",
+        Err((1054, "Unknown column 'y' in 'SELECT'")),
+    ),
+    (
+        "select t.a from t join u on x=1 where y=1",
+        Err((1054, "Unknown column 'y' in 'WHERE'")),
+    ),
+    (
+        "select t.a from t join u on x=1 where a=1",
+        Err((1052, "Column 'a' in WHERE is ambiguous")),
+    ),
+    (
+        "select t.a from t join u on x=1 group by y",
+        Err((1054, "Unknown column 'x' in 'ON'")),
+    ),
+    (
+        "select t.a from t join u on x=1 join u u2 on y=1",
+        Err((1054, "Unknown column 'x' in 'ON'")),
+    ),
+    (
+        "select t.a from t join (u join u u2 on y=1) on x=1",
+        Err((1054, "Unknown column 'y' in 'ON'")),
+    ),
+    (
+        "select t.a from t join u on a=1 where x=1",
+        Err((1054, "Unknown column 'x' in 'WHERE'")),
+    ),
 ];
 
 #[test]

@@ -71,6 +71,10 @@ pub(crate) struct Compiler<'a> {
     /// connection's, or a fixed one for a stored expression that keeps its own (a CHECK
     /// constraint's literals compare under its table's collation, as MariaDB's).
     pub literals: CollRef,
+    /// The first unknown or ambiguous name (1054/1052) of an ON condition, held back:
+    /// MariaDB resolves the ON conditions after the select list and the WHERE, so their
+    /// errors come first (`plan::select::from`; the SELECT and multi-table planners return it).
+    pub deferred_on: Option<SqlError>,
 }
 
 /// The names of an enclosing query, for a subquery's outer references.
@@ -175,6 +179,7 @@ impl<'a> Compiler<'a> {
             named_windows: Vec::new(),
             merged: Vec::new(),
             literals: CollRef::Connection,
+            deferred_on: None,
         }
     }
 

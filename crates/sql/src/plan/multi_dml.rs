@@ -89,8 +89,12 @@ fn joins_of(
     from: &From,
     tree: Option<&crate::bind::tables::FromNode<'_>>,
 ) -> Result<crate::plan::select::from::Joins, SqlError> {
-    compile_joins(c, tree, from)?
-        .ok_or_else(|| SqlError::unsupported("a multi-table statement without tables"))
+    let joins = compile_joins(c, tree, from)?;
+    // An ON condition's bad name (held back for a SELECT's order) is reported here.
+    if let Some(e) = c.deferred_on.take() {
+        return Err(e);
+    }
+    joins.ok_or_else(|| SqlError::unsupported("a multi-table statement without tables"))
 }
 
 /// Plans the compiled `joins` with the WHERE compiled in `c` (over the joined row).

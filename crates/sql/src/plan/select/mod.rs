@@ -670,6 +670,10 @@ fn compile_clauses(
         None => None,
     };
     c.aggs = saved;
+    // An ON condition's bad name, held back until after the select list and the WHERE.
+    if let Some(e) = c.deferred_on.take() {
+        return Err(e);
+    }
     c.place = "GROUP BY";
     let mut group_by = Vec::new();
     if let ast::GroupByExpr::Expressions(exprs, _) = &sel.group_by {
