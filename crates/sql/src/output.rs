@@ -55,6 +55,18 @@ impl Output {
         Output::ok_affected(0)
     }
 
+    /// The OK of ALTER TABLE (other than a lone RENAME), CREATE INDEX and DROP INDEX, with
+    /// MariaDB 10.11's info text `Records: 0  Duplicates: 0  Warnings: w` (onelog copies no
+    /// rows into a new table, so 0 rows, as MariaDB's in-place and instant changes).
+    pub(crate) fn table_altered(warnings: u16) -> Output {
+        Output::Ok {
+            affected_rows: 0,
+            last_insert_id: 0,
+            warnings,
+            info: format!("Records: 0  Duplicates: 0  Warnings: {warnings}"),
+        }
+    }
+
     /// OK with `n` affected rows.
     pub(crate) fn ok_affected(n: u64) -> Output {
         Output::Ok {

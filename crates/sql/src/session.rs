@@ -1133,7 +1133,7 @@ impl Session {
             Statement::CreateIndex(ci) => {
                 self.commit()?;
                 crate::execute::ddl::create_index(self, ci, text)?;
-                Ok(Output::ok())
+                Ok(Output::table_altered(self.warning_count()))
             }
             Statement::AlterTable(at) => {
                 self.commit()?;
@@ -1141,7 +1141,15 @@ impl Session {
                 crate::execute::alter::alter_table(self, &at.name, &at.operations, text)?;
                 // The copy's conditions (`execute::alter` raises them as evaluation ones).
                 self.cx.warnings.extend(crate::expr::take_warnings());
-                Ok(Output::ok().with_warning_count(self.warning_count()))
+                // A lone RENAME sends no info text (MariaDB 10.11.14).
+                let rename = matches!(
+                    at.operations.as_slice(),
+                    [ast::AlterTableOperation::RenameTable { .. }]
+                );
+                Ok(match rename {
+                    true => Output::ok(),
+                    false => Output::table_altered(self.warning_count()),
+                })
             }
             Statement::Drop {
                 object_type: ast::ObjectType::Table,
@@ -1159,7 +1167,7 @@ impl Session {
             } => {
                 self.commit()?;
                 drop(crate::expr::take_warnings());
-                crate::execute::ddl::drop(
+                let dropped = crate::execute::ddl::drop(
                     self,
                     object_type,
                     *if_exists,
@@ -1192,7 +1200,11 @@ impl Session {
                         }
                     }
                 }
-                Ok(Output::ok().with_warning_count(self.warning_count()))
+                Ok(match object_type {
+                    ast::ObjectType::Index => Output::table_altered(self.warning_count()),
+                    // DROP DATABASE: the tables and views it dropped, as MariaDB 10.11.14.
+                    _ => Output::ok_affected(dropped).with_warning_count(self.warning_count()),
+                })
             }
             Statement::Truncate(t) => {
                 self.commit()?;

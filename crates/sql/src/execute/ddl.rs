@@ -1018,6 +1018,8 @@ pub(super) fn zero_value(ty: &SqlType) -> Value {
     }
 }
 
+/// DROP TABLE / DATABASE / INDEX; the affected rows MariaDB 10.11.14 answers (DROP DATABASE:
+/// the tables and views it dropped; 0 otherwise).
 pub(crate) fn drop(
     cx: &ExecContext,
     object_type: &ast::ObjectType,
@@ -1025,7 +1027,7 @@ pub(crate) fn drop(
     names: &[ast::ObjectName],
     table: Option<&ast::ObjectName>,
     sql: &str,
-) -> Result<(), SqlError> {
+) -> Result<u64, SqlError> {
     assert_no_transaction(cx);
     let engine = &cx.server.engine;
     match object_type {
@@ -1072,7 +1074,7 @@ pub(crate) fn drop(
                 }
                 fk::logged_with_checks(cx, || engine.drop_table(&db, &t, true, sql))?;
             }
-            refused.map_or(Ok(()), Err)
+            refused.map_or(Ok(0), Err)
         }
         ast::ObjectType::Database | ast::ObjectType::Schema => {
             for n in names {
@@ -1082,11 +1084,17 @@ pub(crate) fn drop(
                     return Err(crate::mysqlschema::refuse_change(cx, ""));
                 }
             }
+            // MariaDB's affected rows: the tables and views dropped.
+            let mut dropped = 0;
             for n in names {
                 let db = object_name_parts(n).join(".");
                 if fk::checks_on(cx) {
                     fk::check_drop_database(&engine.catalog(), &db)?;
                 }
+                let objects = {
+                    let cat = engine.catalog();
+                    cat.tables_in(&db).len() + cat.views_in(&db).len()
+                };
                 match engine.drop_database(&db, if_exists, sql) {
                     Err(onelog_engine::EngineError::NoSuchDatabase { .. }) => {
                         return Err(SqlError::of(
@@ -1096,8 +1104,9 @@ pub(crate) fn drop(
                     }
                     r => r?,
                 }
+                dropped += objects as u64;
             }
-            Ok(())
+            Ok(dropped)
         }
         ast::ObjectType::Index => {
             let Some(t) = table else {
@@ -1111,7 +1120,7 @@ pub(crate) fn drop(
                     drop_index_checked(cx, (&db, &tn), &ix, sql)?;
                 }
             }
-            Ok(())
+            Ok(0)
         }
         other => Err(SqlError::unsupported(&format!("DROP {other}"))),
     }
