@@ -1106,8 +1106,10 @@ impl Session {
                 ..
             } => {
                 self.commit()?;
-                crate::execute::ddl::create_database(self, db_name, *if_not_exists, text)?;
-                Ok(affected(1))
+                drop(crate::expr::take_warnings());
+                let n = crate::execute::ddl::create_database(self, db_name, *if_not_exists, text)?;
+                self.cx.warnings.extend(crate::expr::take_warnings());
+                Ok(affected(n).with_warning_count(self.warning_count()))
             }
             Statement::CreateSchema {
                 schema_name,
@@ -1118,8 +1120,10 @@ impl Session {
                 let name = ast::ObjectName(vec![ast::ObjectNamePart::Identifier(ast::Ident::new(
                     schema_name.to_string().trim_matches('`'),
                 ))]);
-                crate::execute::ddl::create_database(self, &name, *if_not_exists, text)?;
-                Ok(affected(1))
+                drop(crate::expr::take_warnings());
+                let n = crate::execute::ddl::create_database(self, &name, *if_not_exists, text)?;
+                self.cx.warnings.extend(crate::expr::take_warnings());
+                Ok(affected(n).with_warning_count(self.warning_count()))
             }
             Statement::CreateTable(ct) => self.create_table(ct, text),
             Statement::RenameTable(pairs) => {
@@ -1132,7 +1136,9 @@ impl Session {
             }
             Statement::CreateIndex(ci) => {
                 self.commit()?;
+                drop(crate::expr::take_warnings());
                 crate::execute::ddl::create_index(self, ci, text)?;
+                self.cx.warnings.extend(crate::expr::take_warnings());
                 Ok(Output::table_altered(self.warning_count()))
             }
             Statement::AlterTable(at) => {

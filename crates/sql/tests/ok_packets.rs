@@ -72,3 +72,85 @@ fn alter_table_and_index_statements_send_records_info() {
         (0, 0, String::new())
     );
 }
+
+/// The warnings SHOW WARNINGS lists after `sql` (level, code, message), with the OK's
+/// affected rows and warning count.
+fn notes_of(s: &mut Session, sql: &str) -> (u64, u16, Vec<Vec<String>>) {
+    let (rows, warnings, _) = ok_of(s, sql);
+    (rows, warnings, common::text_rows(s, "show warnings"))
+}
+
+fn note(code: &str, message: &str) -> Vec<Vec<String>> {
+    vec![vec![
+        "Note".to_string(),
+        code.to_string(),
+        message.to_string(),
+    ]]
+}
+
+#[test]
+fn if_exists_forms_leave_mariadb_notes() {
+    let db = Db::open("ok_packets_notes");
+    let mut s = common::session_in(&db, "iw");
+    ok(&mut s, "create table t (a int)");
+    ok(&mut s, "create table u (a int)");
+    assert_eq!(
+        notes_of(&mut s, "drop table if exists missing"),
+        (0, 1, note("1051", "Unknown table 'iw.missing'"))
+    );
+    assert_eq!(
+        notes_of(&mut s, "drop table if exists t, missing, missing2"),
+        (0, 1, note("1051", "Unknown table 'iw.missing,iw.missing2'"))
+    );
+    assert!(common::text_rows(&mut s, "show tables like 't'").is_empty());
+    assert_eq!(
+        notes_of(&mut s, "create database if not exists iw"),
+        (
+            0,
+            1,
+            note("1007", "Can't create database 'iw'; database exists")
+        )
+    );
+    assert_eq!(
+        notes_of(&mut s, "create database if not exists iw2"),
+        (1, 0, vec![])
+    );
+    assert_eq!(
+        notes_of(&mut s, "drop database if exists nosuchdb"),
+        (
+            0,
+            1,
+            note(
+                "1008",
+                "Can't drop database 'nosuchdb'; database doesn't exist"
+            )
+        )
+    );
+    assert_eq!(
+        notes_of(&mut s, "create table if not exists u (a int)"),
+        (0, 1, note("1050", "Table 'u' already exists"))
+    );
+    assert_eq!(
+        notes_of(&mut s, "create table if not exists u like missing"),
+        (0, 1, note("1050", "Table 'u' already exists"))
+    );
+    let (_, w, info) = ok_of(&mut s, "drop index if exists nosuchix on u");
+    assert_eq!(
+        (w, info.as_str()),
+        (1, "Records: 0  Duplicates: 0  Warnings: 1")
+    );
+    assert_eq!(
+        common::text_rows(&mut s, "show warnings"),
+        note("1091", "Can't DROP INDEX `nosuchix`; check that it exists")
+    );
+    ok(&mut s, "create index if not exists ia on u (a)");
+    let (_, w, info) = ok_of(&mut s, "create index if not exists ia on u (a)");
+    assert_eq!(
+        (w, info.as_str()),
+        (1, "Records: 0  Duplicates: 0  Warnings: 1")
+    );
+    assert_eq!(
+        common::text_rows(&mut s, "show warnings"),
+        note("1061", "Duplicate key name 'ia'")
+    );
+}

@@ -625,6 +625,17 @@ fn served_mysql_table_exists(cx: &ExecContext, n: &ast::ObjectName) -> Result<bo
     Ok(true)
 }
 
+/// CREATE TABLE IF NOT EXISTS of a name a table or view has: Note 1050, nothing else done
+/// (MariaDB 10.11.14, also for `... LIKE` and `... SELECT`).
+fn exists_already(cx: &ExecContext, db: &str, name: &str) -> bool {
+    let cat = cx.server.engine.catalog();
+    let found = cat.table_by_name(db, name).is_some() || cat.view(db, name).is_some();
+    if found {
+        crate::expr::warn("Note", 1050, format!("Table '{name}' already exists"));
+    }
+    found
+}
+
 pub(crate) fn create_table(
     cx: &ExecContext,
     ct: &ast::CreateTable,
@@ -640,6 +651,9 @@ pub(crate) fn create_table(
     }
     let (db, name) = split_name(cx, &ct.name)?;
     cx.check_table_privilege(&db, &name, crate::privilege::CREATE)?;
+    if ct.if_not_exists && exists_already(cx, &db, &name) {
+        return Ok(crate::output::Output::ok());
+    }
     if let Some(like) = &ct.like {
         let (ast::CreateTableLikeKind::Plain(l) | ast::CreateTableLikeKind::Parenthesized(l)) =
             like;
@@ -918,8 +932,12 @@ pub(crate) fn create_index(
         columns: cols,
         unique: ci.unique,
     };
+    let name = spec.name.clone();
     match cx.server.engine.create_index(&db, &table, spec, sql) {
-        Err(onelog_engine::EngineError::DuplicateKeyName { .. }) if ci.if_not_exists => Ok(()),
+        Err(onelog_engine::EngineError::DuplicateKeyName { .. }) if ci.if_not_exists => {
+            crate::expr::warn("Note", 1061, format!("Duplicate key name '{name}'"));
+            Ok(())
+        }
         r => Ok(r?),
     }
 }
@@ -1055,11 +1073,16 @@ pub(crate) fn drop(
                     missing.push(format!("{db}.{t}"));
                 }
             }
-            if !missing.is_empty() && !if_exists {
-                return Err(SqlError::of(
+            if !missing.is_empty() {
+                let e = SqlError::of(
                     errors::ER_BAD_TABLE_ERROR,
                     format!("Unknown table '{}'", missing.join(",")),
-                ));
+                );
+                if !if_exists {
+                    return Err(e);
+                }
+                // IF EXISTS: one note naming them all (MariaDB 10.11.14).
+                crate::expr::warn("Note", e.code, e.message);
             }
             // As MariaDB: a parent another table references is not dropped (1451, after the
             // other tables are).
@@ -1091,10 +1114,15 @@ pub(crate) fn drop(
                 if fk::checks_on(cx) {
                     fk::check_drop_database(&engine.catalog(), &db)?;
                 }
-                let objects = {
+                let (objects, exists) = {
                     let cat = engine.catalog();
-                    cat.tables_in(&db).len() + cat.views_in(&db).len()
+                    let n = cat.tables_in(&db).len() + cat.views_in(&db).len();
+                    (n, cat.has_database(&db))
                 };
+                if if_exists && !exists {
+                    let m = format!("Can't drop database '{db}'; database doesn't exist");
+                    crate::expr::warn("Note", errors::ER_DB_DROP_EXISTS.code, m);
+                }
                 match engine.drop_database(&db, if_exists, sql) {
                     Err(onelog_engine::EngineError::NoSuchDatabase { .. }) => {
                         return Err(SqlError::of(
@@ -1118,6 +1146,9 @@ pub(crate) fn drop(
                 let ix = object_name_parts(n).join(".");
                 if !if_exists || fk_index_exists(cx, (&db, &tn), &ix) {
                     drop_index_checked(cx, (&db, &tn), &ix, sql)?;
+                } else {
+                    let m = format!("Can't DROP INDEX `{ix}`; check that it exists");
+                    crate::expr::warn("Note", 1091, m);
                 }
             }
             Ok(0)
@@ -1169,20 +1200,28 @@ pub(crate) fn create_database(
     name: &ast::ObjectName,
     if_not_exists: bool,
     sql: &str,
-) -> Result<(), SqlError> {
+) -> Result<u64, SqlError> {
     assert_no_transaction(cx);
     let db = object_name_parts(name).join(".");
     cx.check_db_privilege(&db, crate::privilege::CREATE)?;
+    let exists = || {
+        SqlError::of(
+            errors::ER_DB_CREATE_EXISTS,
+            format!("Can't create database '{db}'; database exists"),
+        )
+    };
+    if if_not_exists
+        && (crate::mysqlschema::is_database(&db) || cx.server.engine.catalog().has_database(&db))
+    {
+        // MariaDB 10.11.14: Note 1007 and no row affected.
+        let e = exists();
+        crate::expr::warn("Note", e.code, e.message);
+        return Ok(0);
+    }
     if crate::mysqlschema::is_database(&db) {
         // The virtual `mysql` schema always exists.
-        return match if_not_exists {
-            true => Ok(()),
-            false => Err(SqlError::of(
-                errors::ER_DB_CREATE_EXISTS,
-                format!("Can't create database '{db}'; database exists"),
-            )),
-        };
+        return Err(exists());
     }
     cx.server.engine.create_database(&db, if_not_exists, sql)?;
-    Ok(())
+    Ok(1)
 }
