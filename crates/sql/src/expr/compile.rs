@@ -842,9 +842,12 @@ impl<'a> Compiler<'a> {
             Ok(c) => c,
             Err(e) => {
                 let l = n.to_ascii_lowercase();
-                match self.aliases.iter().find(|(a, _)| *a == l) {
-                    Some((_, x)) => x.clone(),
-                    None => return Err(e),
+                let mut hits = self.aliases.iter().filter(|(a, _)| *a == l);
+                match (hits.next(), hits.next()) {
+                    (Some((_, x)), None) => x.clone(),
+                    // Two select items of different values carry the alias (MariaDB: 1052).
+                    (Some(_), Some(_)) => return Err(SqlError::ambiguous_column(n, self.place)),
+                    (None, _) => return Err(e),
                 }
             }
         })

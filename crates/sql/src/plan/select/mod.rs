@@ -520,8 +520,15 @@ pub(crate) fn compile_joins(
 struct Projection {
     projections: Vec<Expr>,
     names: Vec<(String, Option<usize>)>,
+    /// Explicit aliases (lower-case) to their item; [`AMBIGUOUS`] for a name two items of
+    /// different values carry.
     aliases: HashMap<String, usize>,
 }
+
+/// The position [`Projection::aliases`] gives an alias two different items carry: naming it
+/// in GROUP BY, HAVING or ORDER BY is 1052, as MariaDB 10.11.14 (`a AS z, b AS z ... ORDER
+/// BY z`); the same column twice (`a AS z, a AS z`) is not ambiguous.
+const AMBIGUOUS: usize = usize::MAX;
 
 fn compile_projection(
     c: &mut Compiler,
@@ -589,7 +596,15 @@ fn compile_projection(
             }
             ast::SelectItem::ExprWithAlias { expr, alias } => {
                 let x = compile_item(c, expr, projections.len())?;
-                aliases.insert(alias.value.to_ascii_lowercase(), projections.len());
+                let key = alias.value.to_ascii_lowercase();
+                let at = match aliases.get(&key) {
+                    None => projections.len(),
+                    Some(&p) => match (projections.get(p), &x) {
+                        (Some(Expr::Col(a)), Expr::Col(b)) if a == b => p,
+                        _ => AMBIGUOUS,
+                    },
+                };
+                aliases.insert(key, at);
                 let col = match x {
                     Expr::Col(i) => Some(i),
                     _ => None,
@@ -683,9 +698,13 @@ fn compile_clauses(
     } else {
         return Err(SqlError::unsupported("GROUP BY ALL"));
     }
+    // An ambiguous alias appears twice (the compiler answers 1052 for it).
     c.aliases = aliases
         .iter()
-        .map(|(k, &i)| (k.clone(), projections[i].clone()))
+        .flat_map(|(k, &i)| match projections.get(i) {
+            Some(x) => vec![(k.clone(), x.clone())],
+            None => vec![(k.clone(), Expr::Lit(Value::Null)); 2],
+        })
         .collect();
     c.place = "HAVING";
     let having = match &sel.having {
@@ -845,6 +864,9 @@ fn resolve_order_expr(
     }
     if let ast::Expr::Identifier(i) = e {
         if let Some(&p) = aliases.get(&i.value.to_ascii_lowercase()) {
+            if p == AMBIGUOUS {
+                return Err(SqlError::ambiguous_column(&i.value, c.place));
+            }
             let is_col = c
                 .scope
                 .table
