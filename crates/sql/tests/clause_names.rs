@@ -514,6 +514,45 @@ const CASES: &[Case] = &[
     ),
     ("select a as z, a as z from t order by z", Ok("1\t1\n2\t2")),
     ("select a as z, b as z from t order by a", Ok("1\t1\n2\t2")),
+    // A bare name the FROM has twice: ORDER BY, GROUP BY and HAVING read the one column
+    // select item of that name; expressions in ORDER BY and two items stay ambiguous.
+    (
+        "select t.a, u.a from t, u order by a",
+        Err((1052, "Column 'a' in ORDER BY is ambiguous")),
+    ),
+    (
+        "select t.a, u.a from t, u group by a",
+        Err((1052, "Column 'a' in GROUP BY is ambiguous")),
+    ),
+    (
+        "select t.a, u.a from t, u having a > 0",
+        Err((1052, "Column 'a' in HAVING is ambiguous")),
+    ),
+    (
+        "select t.b from t, u group by a",
+        Err((1052, "Column 'a' in GROUP BY is ambiguous")),
+    ),
+    (
+        "select t.b from t, u order by a",
+        Err((1052, "Column 'a' in ORDER BY is ambiguous")),
+    ),
+    (
+        "select t.a from t, u order by a + 1",
+        Err((1052, "Column 'a' in ORDER BY is ambiguous")),
+    ),
+    (
+        "select t.a as x from t, u order by a",
+        Err((1052, "Column 'a' in ORDER BY is ambiguous")),
+    ),
+    (
+        "select t.a from t, u group by a having a > 0 order by a",
+        Ok("1\n2"),
+    ),
+    ("select t.a from t, u having a + 1 > 2 order by 1", Ok("2")),
+    (
+        "select t.a, t.a from t, u order by a desc",
+        Ok("2\t2\n1\t1"),
+    ),
 ];
 
 #[test]

@@ -693,24 +693,40 @@ fn compile_clauses(
     let mut group_by = Vec::new();
     if let ast::GroupByExpr::Expressions(exprs, _) = &sel.group_by {
         for e in exprs {
-            group_by.push(resolve_order_expr(c, e, aliases, projections)?);
+            group_by.push(resolve_order_expr(c, e, items)?);
         }
     } else {
         return Err(SqlError::unsupported("GROUP BY ALL"));
     }
     // An ambiguous alias appears twice (the compiler answers 1052 for it).
-    c.aliases = aliases
+    let explicit: Vec<(String, Expr)> = aliases
         .iter()
         .flat_map(|(k, &i)| match projections.get(i) {
             Some(x) => vec![(k.clone(), x.clone())],
             None => vec![(k.clone(), Expr::Lit(Value::Null)); 2],
         })
         .collect();
+    // HAVING also reads an unaliased column item by its name where the FROM has the name
+    // twice (MariaDB: `SELECT t.a FROM t, u HAVING a + 1 > 0` runs).
+    c.aliases = explicit.clone();
+    for (name, col) in &items.names {
+        let (Some(i), l) = (col, name.to_ascii_lowercase()) else {
+            continue;
+        };
+        let taken = c
+            .aliases
+            .iter()
+            .any(|(k, x)| *k == l && matches!(x, Expr::Col(j) if j == i));
+        if !aliases.contains_key(&l) && !taken {
+            c.aliases.push((l, Expr::Col(*i)));
+        }
+    }
     c.place = "HAVING";
     let having = match &sel.having {
-        Some(h) => Some(resolve_order_expr(c, h, aliases, projections)?),
+        Some(h) => Some(resolve_order_expr(c, h, items)?),
         None => None,
     };
+    c.aliases = explicit;
     c.place = "ORDER BY";
     let mut order_by = Vec::new();
     if let Some(ob) = &q.order_by {
@@ -718,12 +734,7 @@ fn compile_clauses(
             ast::OrderByKind::Expressions(list) => {
                 for o in list {
                     // ENUM and SET sort by their index / bit set, as in MariaDB.
-                    let x = crate::expr::numeric_view(resolve_order_expr(
-                        c,
-                        &o.expr,
-                        aliases,
-                        projections,
-                    )?);
+                    let x = crate::expr::numeric_view(resolve_order_expr(c, &o.expr, items)?);
                     let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
                     order_by.push((x, desc));
                 }
@@ -845,13 +856,15 @@ fn access_plan(table: Option<&TableDef>, where_: Option<Expr>, width: usize) -> 
     }
 }
 
-/// ORDER BY / GROUP BY / HAVING item: a position, a select alias, or an expression.
+/// ORDER BY / GROUP BY / HAVING item: a position, a select alias, or an expression; a bare
+/// name the FROM has twice reads the one column select item of that name (MariaDB 10.11.14:
+/// `SELECT t.a FROM t, u ORDER BY a` runs; `t.a, u.a ... ORDER BY a` is 1052).
 fn resolve_order_expr(
     c: &mut Compiler,
     e: &ast::Expr,
-    aliases: &HashMap<String, usize>,
-    projections: &[Expr],
+    items: &Projection,
 ) -> Result<Expr, SqlError> {
+    let (aliases, projections) = (&items.aliases, &items.projections);
     if let ast::Expr::Value(v) = e {
         if let ast::Value::Number(n, _) = &v.value {
             if let Ok(pos) = n.parse::<usize>() {
@@ -875,6 +888,20 @@ fn resolve_order_expr(
                 return Ok(projections[p].clone());
             }
         }
+        return c.compile(e).or_else(|err| {
+            let mut cols = items.names.iter().enumerate().filter_map(|(p, (n, col))| {
+                let same = n.eq_ignore_ascii_case(&i.value)
+                    && !aliases.contains_key(&n.to_ascii_lowercase());
+                col.filter(|_| same).map(|c| (p, c))
+            });
+            let Some((p, first)) = cols.next() else {
+                return Err(err);
+            };
+            match err.code == errors::ER_NON_UNIQ_ERROR.code && cols.all(|(_, c)| c == first) {
+                true => Ok(projections[p].clone()),
+                false => Err(err),
+            }
+        });
     }
     c.compile(e)
 }
