@@ -553,6 +553,19 @@ const CASES: &[Case] = &[
         "select t.a, t.a from t, u order by a desc",
         Ok("2\t2\n1\t1"),
     ),
+    // An UPDATE's WHERE is resolved before its SET.
+    (
+        "update t set b=y where x=1",
+        Err((1054, "Unknown column 'x' in 'WHERE'")),
+    ),
+    (
+        "update t set zz=1 where x=1",
+        Err((1054, "Unknown column 'x' in 'WHERE'")),
+    ),
+    (
+        "update t set zz=1 where a=1",
+        Err((1054, "Unknown column 'zz' in 'SET'")),
+    ),
 ];
 
 #[test]

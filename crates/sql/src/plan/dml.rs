@@ -355,18 +355,23 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
     let hook = crate::plan::select::subquery::Hook::new(cx, Default::default());
     let mut c = Compiler::new(scope(&t, &qualifier, &db), "SET");
     c.subq = Some(&hook);
-    let mut assignments = Vec::new();
-    for a in &u.assignments {
-        let ast::AssignmentTarget::ColumnName(n) = &a.target else {
-            return Err(SqlError::unsupported("tuple assignment"));
-        };
-        let col = target_column(&t, n, "SET")?;
-        assignments.push((col, c.compile(&a.value)?));
-    }
+    let set = u
+        .assignments
+        .iter()
+        .map(|a| {
+            let ast::AssignmentTarget::ColumnName(n) = &a.target else {
+                return Err(SqlError::unsupported("tuple assignment"));
+            };
+            Ok((target_column(&t, n, "SET")?, c.compile(&a.value)?))
+        })
+        .collect::<Result<Vec<_>, _>>();
     c.place = "WHERE";
-    let w = match &u.selection {
-        Some(w) => Some(c.compile(w)?),
-        None => None,
+    let w = u.selection.as_ref().map(|w| c.compile(w)).transpose();
+    // MariaDB 10.11.14 resolves the WHERE before the SET: a bad name there is reported first.
+    let (assignments, w) = match (set, w) {
+        (Err(_), Err(e)) if e.code == errors::ER_BAD_FIELD_ERROR.code => return Err(e),
+        (Err(_), Err(e)) if e.code == errors::ER_NON_UNIQ_ERROR.code => return Err(e),
+        (set, w) => (set?, w?),
     };
     c.place = "ORDER BY";
     let (order_by, limit) = compile_order_limit(&mut c, &u.order_by, &u.limit)?;
