@@ -120,6 +120,12 @@ impl SqlError {
         )
     }
 
+    /// 1054 or 1052: an error of resolving a name (which clause's comes first follows
+    /// MariaDB's resolution order, so the planners hold these back).
+    pub(crate) fn is_name_error(&self) -> bool {
+        self.code == errors::ER_BAD_FIELD_ERROR.code || self.code == errors::ER_NON_UNIQ_ERROR.code
+    }
+
     /// 1111 `ER_INVALID_GROUP_FUNC_USE`.
     pub fn invalid_group_use() -> Self {
         SqlError::of(

@@ -566,6 +566,27 @@ const CASES: &[Case] = &[
         "update t set zz=1 where a=1",
         Err((1054, "Unknown column 'zz' in 'SET'")),
     ),
+    // ORDER BY is resolved before GROUP BY and HAVING.
+    (
+        "select a from t group by y order by z",
+        Err((1054, "Unknown column 'z' in 'ORDER BY'")),
+    ),
+    (
+        "select a from t group by y having x=1 order by z",
+        Err((1054, "Unknown column 'z' in 'ORDER BY'")),
+    ),
+    (
+        "select a from t having x=1 order by z",
+        Err((1054, "Unknown column 'z' in 'ORDER BY'")),
+    ),
+    (
+        "select a from t group by a having x=1 order by y",
+        Err((1054, "Unknown column 'y' in 'ORDER BY'")),
+    ),
+    (
+        "select a from t group by y having x=1",
+        Err((1054, "Unknown column 'y' in 'GROUP BY'")),
+    ),
 ];
 
 #[test]

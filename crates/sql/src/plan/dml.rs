@@ -369,8 +369,7 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
     let w = u.selection.as_ref().map(|w| c.compile(w)).transpose();
     // MariaDB 10.11.14 resolves the WHERE before the SET: a bad name there is reported first.
     let (assignments, w) = match (set, w) {
-        (Err(_), Err(e)) if e.code == errors::ER_BAD_FIELD_ERROR.code => return Err(e),
-        (Err(_), Err(e)) if e.code == errors::ER_NON_UNIQ_ERROR.code => return Err(e),
+        (Err(_), Err(e)) if e.is_name_error() => return Err(e),
         (set, w) => (set?, w?),
     };
     c.place = "ORDER BY";

@@ -147,7 +147,7 @@ impl Flattener<'_, '_> {
                 match x.and_then(|x| self.check_on(e, &x, start).map(|()| x)) {
                     Ok(x) => self.conds.push((x, inner)),
                     // A bad name waits for the select list and the WHERE (MariaDB's order).
-                    Err(err) if is_name_error(&err) => {
+                    Err(err) if err.is_name_error() => {
                         self.c.deferred_on.get_or_insert(err);
                     }
                     Err(err) => return Err(err),
@@ -235,11 +235,6 @@ fn one(side: &Shown, name: &str) -> Result<usize, SqlError> {
         [] => Err(SqlError::unknown_column(name, "FROM")),
         _ => Err(ambiguous(name)),
     }
-}
-
-/// 1054 or 1052: the errors of resolving a name.
-fn is_name_error(e: &SqlError) -> bool {
-    e.code == errors::ER_BAD_FIELD_ERROR.code || e.code == errors::ER_NON_UNIQ_ERROR.code
 }
 
 fn ambiguous(name: &str) -> SqlError {

@@ -689,11 +689,20 @@ fn compile_clauses(
     if let Some(e) = c.deferred_on.take() {
         return Err(e);
     }
+    // MariaDB resolves ORDER BY before GROUP BY and HAVING: their bad names wait for it.
+    let mut held: Option<SqlError> = None;
     c.place = "GROUP BY";
     let mut group_by = Vec::new();
     if let ast::GroupByExpr::Expressions(exprs, _) = &sel.group_by {
         for e in exprs {
-            group_by.push(resolve_order_expr(c, e, items)?);
+            match resolve_order_expr(c, e, items) {
+                Ok(x) => group_by.push(x),
+                Err(err) if err.is_name_error() => {
+                    held.get_or_insert(err);
+                    break;
+                }
+                Err(err) => return Err(err),
+            }
         }
     } else {
         return Err(SqlError::unsupported("GROUP BY ALL"));
@@ -722,9 +731,12 @@ fn compile_clauses(
         }
     }
     c.place = "HAVING";
-    let having = match &sel.having {
-        Some(h) => Some(resolve_order_expr(c, h, items)?),
-        None => None,
+    let having = match sel.having.as_ref().map(|h| resolve_order_expr(c, h, items)) {
+        Some(Err(err)) if err.is_name_error() => {
+            held.get_or_insert(err);
+            None
+        }
+        h => h.transpose()?,
     };
     c.aliases = explicit;
     c.place = "ORDER BY";
@@ -741,6 +753,9 @@ fn compile_clauses(
             }
             ast::OrderByKind::All(_) => return Err(SqlError::unsupported("ORDER BY ALL")),
         }
+    }
+    if let Some(e) = held {
+        return Err(e);
     }
     let (limit, offset) = match &q.limit_clause {
         None => (None, None),
