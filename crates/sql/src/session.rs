@@ -351,6 +351,7 @@ impl Session {
     }
 
     pub fn reset(&mut self) {
+        admin::reload::end_session(&mut self.cx);
         if let Some(t) = self.cx.txn.take() {
             t.rollback();
         }
@@ -479,6 +480,9 @@ impl Session {
         let server = self.cx.server.clone();
         server.registry.question();
         let _running = server.status.running();
+        if let Some(r) = admin::reload::try_execute(&mut self.cx, sql) {
+            return r;
+        }
         if !is_core_statement(sql) {
             if let Some(r) = self.sql_prepared(sql) {
                 return r;

@@ -24,6 +24,7 @@ pub mod accounts;
 pub mod backup;
 pub mod binlog;
 pub mod checksum;
+pub(crate) mod reload;
 pub mod replica;
 pub mod show;
 mod show_status;
@@ -731,7 +732,9 @@ fn alter_keys(cx: &mut ExecContext, db: Option<String>, table: &str) -> Result<O
         crate::privilege::INSERT | crate::privilege::CREATE,
     )?;
     cx.commit()?;
-    crate::bind::tables::table_named(cx, &db, table)?;
+    if !reload::reloading(cx, &db, table) {
+        crate::bind::tables::table_named(cx, &db, table)?;
+    }
     cx.warnings.push((
         "Note".into(),
         errors::ER_ILLEGAL_HA.code,
@@ -746,6 +749,7 @@ fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         Stmt::FlushNoop => Ok(ok(0)),
         Stmt::FlushPrivileges(rest) => {
             table_lock::flush_privileges(cx)?;
+            reload::apply(cx)?;
             execute(cx, *rest)
         }
         Stmt::FlushTables(tables) => table_lock::flush_tables(cx, tables).map(|_| ok(0)),
