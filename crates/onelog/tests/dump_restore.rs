@@ -412,39 +412,21 @@ fn mariadb_dump_all_databases_of_onelog_restores_into_onelog() {
     assert_same_data(&ss, &sd, "onelog's --all-databases dump");
     // The reload applies when the loading session ends, which the server sees a moment after
     // the client has gone: ask again for a bounded time.
-    let login = || {
-        let mut as_dumper = Command::new(find_program("mariadb"));
-        as_dumper.args([
-            "--no-defaults".to_string(),
-            "--protocol=TCP".to_string(),
-            "-h127.0.0.1".to_string(),
-            format!("-P{}", dst.port),
-            "-udumper".to_string(),
-            "-pdump-pw".to_string(),
-            "-N".to_string(),
-            "-B".to_string(),
-            "-e".to_string(),
-            "SELECT COUNT(*) FROM dumpdb.parent; SHOW GRANTS".to_string(),
-        ]);
-        run_bounded(&mut as_dumper, None, TOOL_TIMEOUT)
-    };
-    let mut out = login();
+    let tcp = [
+        "--protocol=TCP".to_string(),
+        "-h127.0.0.1".to_string(),
+        format!("-P{}", dst.port),
+    ];
+    let mut out = dumper_login(&tcp);
     for _ in 0..100 {
         if out.status.success() {
             break;
         }
         std::thread::sleep(Duration::from_millis(100));
-        out = login();
+        out = dumper_login(&tcp);
     }
-    let shown = ok(&out, "dumper's login on the restored onelog");
     let hash = ss.text("SELECT PASSWORD('dump-pw')");
-    assert_eq!(
-        shown.trim_end(),
-        format!(
-            "3\nGRANT USAGE ON *.* TO `dumper`@`%` IDENTIFIED BY PASSWORD '{hash}'\n\
-             GRANT SELECT, INSERT ON `dumpdb`.* TO `dumper`@`%`"
-        )
-    );
+    expect_dumper_grants(&out, &hash, "dumper's login on the restored onelog");
     // The account only the restored server had is gone, as the dump's accounts replace all.
     assert_eq!(
         sd.text("SELECT COUNT(*) FROM mysql.global_priv WHERE user = 'stale'"),
@@ -494,27 +476,9 @@ fn mariadb_dump_all_databases_of_onelog_restores_into_mariadb() {
     sm.load(&dump, "onelog's --all-databases dump");
     assert_same_data(&ss, &sm, "onelog's --all-databases dump");
     sm.load("FLUSH PRIVILEGES", "FLUSH PRIVILEGES");
-    let mut as_dumper = Command::new(find_program("mariadb"));
-    as_dumper.args([
-        "--no-defaults".to_string(),
-        format!("--socket={}", m.socket.display()),
-        "-udumper".to_string(),
-        "-pdump-pw".to_string(),
-        "-N".to_string(),
-        "-B".to_string(),
-        "-e".to_string(),
-        "SELECT COUNT(*) FROM dumpdb.parent; SHOW GRANTS".to_string(),
-    ]);
-    let out = run_bounded(&mut as_dumper, None, TOOL_TIMEOUT);
-    let shown = ok(&out, "dumper's login on MariaDB");
+    let out = dumper_login(&[format!("--socket={}", m.socket.display())]);
     let hash = sm.text("SELECT PASSWORD('dump-pw')");
-    assert_eq!(
-        shown.trim_end(),
-        format!(
-            "3\nGRANT USAGE ON *.* TO `dumper`@`%` IDENTIFIED BY PASSWORD '{hash}'\n\
-             GRANT SELECT, INSERT ON `dumpdb`.* TO `dumper`@`%`"
-        )
-    );
+    expect_dumper_grants(&out, &hash, "dumper's login on MariaDB");
     // root keeps every privilege (its row's version_id tells MariaDB the bit layout).
     let grants = sm.text("SELECT CURRENT_USER(); SHOW GRANTS");
     assert!(
@@ -537,6 +501,33 @@ fn mariadb_dump_all_databases_of_onelog_restores_into_mariadb() {
     assert_eq!(
         sm.text("SELECT user FROM mysql.user WHERE user = 'dumper'"),
         "dumper"
+    );
+}
+
+/// `dumper` (made by the `--all-databases` tests: password `dump-pw`, SELECT and INSERT on
+/// `dumpdb`) logs in through `conn` and reads a table and its grants.
+fn dumper_login(conn: &[String]) -> Output {
+    let mut as_dumper = Command::new(find_program("mariadb"));
+    as_dumper.arg("--no-defaults").args(conn).args([
+        "-udumper",
+        "-pdump-pw",
+        "-N",
+        "-B",
+        "-e",
+        "SELECT COUNT(*) FROM dumpdb.parent; SHOW GRANTS",
+    ]);
+    run_bounded(&mut as_dumper, None, TOOL_TIMEOUT)
+}
+
+/// `out` (of [`dumper_login`]) logged in and shows dumper's grants with password hash `hash`.
+fn expect_dumper_grants(out: &Output, hash: &str, what: &str) {
+    let shown = ok(out, what);
+    assert_eq!(
+        shown.trim_end(),
+        format!(
+            "3\nGRANT USAGE ON *.* TO `dumper`@`%` IDENTIFIED BY PASSWORD '{hash}'\n\
+             GRANT SELECT, INSERT ON `dumpdb`.* TO `dumper`@`%`"
+        )
     );
 }
 
