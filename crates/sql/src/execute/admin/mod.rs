@@ -255,6 +255,11 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             let out = checksum::checksum_tables(cx, &tables, quick)?;
             Ok(with_warnings(cx, out))
         }
+        Stmt::TableMaintenance {
+            op,
+            tables,
+            for_upgrade,
+        } => checksum::table_maintenance(cx, op, &tables, for_upgrade),
         _ => run_show(cx, stmt),
     }
 }
