@@ -847,7 +847,13 @@ pub(crate) fn eval_set_value(
             Tok::Word(w) if system && w.eq_ignore_ascii_case("DEFAULT") => {
                 return Ok(SetValue::Default)
             }
-            Tok::Word(w) if system && !w.eq_ignore_ascii_case("NULL") => {
+            // A number in exponent form (`1e9`) lexes as a word: it is a DOUBLE below.
+            Tok::Word(w)
+                if system
+                    && !w.eq_ignore_ascii_case("NULL")
+                    && !(w.starts_with(|c: char| c.is_ascii_digit())
+                        && w.parse::<f64>().is_ok()) =>
+            {
                 return Ok(SetValue::Value(text(w.clone())))
             }
             Tok::QIdent(w) if system => return Ok(SetValue::Value(text(w.clone()))),
