@@ -389,14 +389,59 @@ fn mariadb_dump_of_onelog_restores_into_onelog_and_mariadb() {
     ]);
 }
 
-/// (a) with `--all-databases`: the dump includes onelog's read-only `mysql` schema, where
-/// mariadb-dump asks `SHOW CREATE TABLE mysql.general_log` / `slow_log` (it dumps those two
-/// tables' definitions always).
+/// (a) with `--all-databases`, into onelog: the dump's `mysql` section (the account tables
+/// dropped, created again with MariaDB's definitions and filled, the view `user` made again)
+/// reloads onelog's accounts when the restoring session ends (`execute::admin::reload` in the
+/// sql crate): the account created on the source logs in to the restored server with its
+/// password and holds exactly its grant; root keeps every privilege; the data is the same.
 #[test]
-#[ignore = "needs the restore of the mysql account tables into onelog (DROP / CREATE / INSERT of \
-            mysql.global_priv etc. are refused, 1036): issue 16 part 5"]
-fn mariadb_dump_all_databases_of_onelog_restores_into_onelog_and_mariadb() {
-    dump_onelog_with(&[&["--all-databases"]]);
+fn mariadb_dump_all_databases_of_onelog_restores_into_onelog() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Onelog::start(&dir.path().join("src"), &[]);
+    let dst = Onelog::start(&dir.path().join("dst"), &[]);
+    let (ss, sd) = (Server::Onelog(src.port), Server::Onelog(dst.port));
+    ss.load(SCHEMA, "the schema");
+    ss.load(
+        "CREATE USER dumper@'%' IDENTIFIED BY 'dump-pw'; \
+         GRANT SELECT, INSERT ON dumpdb.* TO dumper@'%'",
+        "the account",
+    );
+    sd.load("CREATE USER stale@'%'", "an account the dump does not have");
+    let dump = mariadb_dump(&ss, &["--all-databases"]);
+    sd.load(&dump, "onelog's --all-databases dump");
+    assert_same_data(&ss, &sd, "onelog's --all-databases dump");
+    // The reload applies when the loading session ends, which the server sees a moment after
+    // the client has gone: ask again for a bounded time.
+    let tcp = [
+        "--protocol=TCP".to_string(),
+        "-h127.0.0.1".to_string(),
+        format!("-P{}", dst.port),
+    ];
+    let mut out = dumper_login(&tcp);
+    for _ in 0..100 {
+        if out.status.success() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        out = dumper_login(&tcp);
+    }
+    let hash = ss.text("SELECT PASSWORD('dump-pw')");
+    expect_dumper_grants(&out, &hash, "dumper's login on the restored onelog");
+    // The account only the restored server had is gone, as the dump's accounts replace all.
+    assert_eq!(
+        sd.text("SELECT COUNT(*) FROM mysql.global_priv WHERE user = 'stale'"),
+        "0"
+    );
+    let grants = sd.text("SHOW GRANTS");
+    assert!(
+        grants.starts_with("GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost`")
+            && grants.contains("WITH GRANT OPTION"),
+        "{grants}"
+    );
+    assert_eq!(
+        sd.text("SELECT user FROM mysql.global_priv ORDER BY user"),
+        ss.text("SELECT user FROM mysql.global_priv ORDER BY user")
+    );
 }
 
 /// (a) with `--all-databases`, into MariaDB: the dump has onelog's `mysql` schema
@@ -431,27 +476,9 @@ fn mariadb_dump_all_databases_of_onelog_restores_into_mariadb() {
     sm.load(&dump, "onelog's --all-databases dump");
     assert_same_data(&ss, &sm, "onelog's --all-databases dump");
     sm.load("FLUSH PRIVILEGES", "FLUSH PRIVILEGES");
-    let mut as_dumper = Command::new(find_program("mariadb"));
-    as_dumper.args([
-        "--no-defaults".to_string(),
-        format!("--socket={}", m.socket.display()),
-        "-udumper".to_string(),
-        "-pdump-pw".to_string(),
-        "-N".to_string(),
-        "-B".to_string(),
-        "-e".to_string(),
-        "SELECT COUNT(*) FROM dumpdb.parent; SHOW GRANTS".to_string(),
-    ]);
-    let out = run_bounded(&mut as_dumper, None, TOOL_TIMEOUT);
-    let shown = ok(&out, "dumper's login on MariaDB");
+    let out = dumper_login(&[format!("--socket={}", m.socket.display())]);
     let hash = sm.text("SELECT PASSWORD('dump-pw')");
-    assert_eq!(
-        shown.trim_end(),
-        format!(
-            "3\nGRANT USAGE ON *.* TO `dumper`@`%` IDENTIFIED BY PASSWORD '{hash}'\n\
-             GRANT SELECT, INSERT ON `dumpdb`.* TO `dumper`@`%`"
-        )
-    );
+    expect_dumper_grants(&out, &hash, "dumper's login on MariaDB");
     // root keeps every privilege (its row's version_id tells MariaDB the bit layout).
     let grants = sm.text("SELECT CURRENT_USER(); SHOW GRANTS");
     assert!(
@@ -474,6 +501,33 @@ fn mariadb_dump_all_databases_of_onelog_restores_into_mariadb() {
     assert_eq!(
         sm.text("SELECT user FROM mysql.user WHERE user = 'dumper'"),
         "dumper"
+    );
+}
+
+/// `dumper` (made by the `--all-databases` tests: password `dump-pw`, SELECT and INSERT on
+/// `dumpdb`) logs in through `conn` and reads a table and its grants.
+fn dumper_login(conn: &[String]) -> Output {
+    let mut as_dumper = Command::new(find_program("mariadb"));
+    as_dumper.arg("--no-defaults").args(conn).args([
+        "-udumper",
+        "-pdump-pw",
+        "-N",
+        "-B",
+        "-e",
+        "SELECT COUNT(*) FROM dumpdb.parent; SHOW GRANTS",
+    ]);
+    run_bounded(&mut as_dumper, None, TOOL_TIMEOUT)
+}
+
+/// `out` (of [`dumper_login`]) logged in and shows dumper's grants with password hash `hash`.
+fn expect_dumper_grants(out: &Output, hash: &str, what: &str) {
+    let shown = ok(out, what);
+    assert_eq!(
+        shown.trim_end(),
+        format!(
+            "3\nGRANT USAGE ON *.* TO `dumper`@`%` IDENTIFIED BY PASSWORD '{hash}'\n\
+             GRANT SELECT, INSERT ON `dumpdb`.* TO `dumper`@`%`"
+        )
     );
 }
 

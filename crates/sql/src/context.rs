@@ -132,6 +132,24 @@ pub struct ExecContext {
     /// The connection's bytes on the wire (`SHOW SESSION STATUS LIKE 'Bytes%'`); None for a
     /// session without a client connection.
     pub(crate) traffic: Option<Arc<crate::status::Traffic>>,
+    /// The reload of `mysql`'s account tables this session runs (a dump's restore: DROP
+    /// TABLE, CREATE TABLE, INSERT of `mysql.global_priv` ...), staged until FLUSH PRIVILEGES
+    /// or the session's end applies it (`execute::admin::reload`); None when none runs.
+    pub(crate) reload: Option<Box<Reload>>,
+}
+
+/// A reload of `mysql`'s account tables in progress (see `execute::admin::reload`, which owns
+/// the rules): which tables were dropped and created again, and the rows inserted since.
+#[derive(Debug, Default)]
+pub(crate) struct Reload {
+    /// The tables dropped (by MariaDB's name), each `true` once created again.
+    pub(crate) tables: Vec<(&'static str, bool)>,
+    /// `DROP VIEW mysql.user` ran and the view's final definition was not created again yet.
+    pub(crate) user_view_dropped: bool,
+    /// The accounts of the `global_priv` rows inserted (no database grants).
+    pub(crate) accounts: Vec<AccountDef>,
+    /// The `db` rows inserted: (user, host, grant).
+    pub(crate) db_grants: Vec<(String, String, onelog_engine::GrantDef)>,
 }
 
 impl ExecContext {
@@ -173,6 +191,7 @@ impl ExecContext {
             user_locks,
             table_locks,
             binlog_snapshot: None,
+            reload: None,
             definer: std::cell::RefCell::new(None),
             view_depth: std::cell::Cell::new(0),
             view_grants: std::cell::RefCell::new(Vec::new()),

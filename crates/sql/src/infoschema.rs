@@ -1435,8 +1435,8 @@ fn mysql_view_rows(cx: &ExecContext) -> Vec<Vec<Value>> {
                 "YES",
                 "mariadb.sys@localhost",
                 "DEFINER",
-                "latin1",
-                "latin1_swedish_ci",
+                crate::mysqlschema::USER_VIEW_CHARSET.0,
+                crate::mysqlschema::USER_VIEW_CHARSET.1,
                 "UNDEFINED",
             ]
             .into_iter()

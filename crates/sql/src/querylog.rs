@@ -144,6 +144,11 @@ impl QueryLogs {
         let _ = self.report.set(report);
     }
 
+    /// Writes `msg` to the server's error log (as an error).
+    pub(crate) fn error_log(&self, msg: &str) {
+        self.report(msg);
+    }
+
     fn report(&self, msg: &str) {
         match self.report.get() {
             Some(f) => f(msg),

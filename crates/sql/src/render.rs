@@ -1,6 +1,6 @@
 //! Text-protocol rendering of values: the exact bytes MySQL sends for each type (DECIMAL
 //! text, `YYYY-MM-DD HH:MM:SS[.ffffff]` with the column's decimals, TIME, YEAR, shortest
-//! round-trip FLOAT/DOUBLE). Shared by the server (result rows) and the SQL layer (CONCAT).
+//! round-trip DOUBLE, FLOAT to 6 digits, as MariaDB's `my_gcvt`). Shared by the server (result rows) and the SQL layer (CONCAT).
 //!
 //! Invariants: the text of a value is the same as the protocol layer's own renderer writes for
 //! it (the server's render_agreement property test), in MariaDB's text formats.
@@ -106,26 +106,64 @@ fn temporal_text(v: &Value, fsp: Option<u8>) -> Vec<u8> {
     }
 }
 
-/// Shortest round-trip text, switching to exponent form like MySQL for large/small values.
+/// A DOUBLE's (`single`: a FLOAT's) text as MariaDB's `my_gcvt` writes it: a DOUBLE's shortest
+/// round-trip digits, a FLOAT's rounded to 6 significant digits (FLT_DIG), trailing zeros
+/// dropped; plain notation (`0.000000000000001`, `123457000`, `123456789012345.6`) unless
+/// the value is below 1e-15 or is a whole number of more than 15 digits (`1e-16`, `1e15`,
+/// `1.5e15`, `3.4e38`), which are written `D.DDDeN` (no `+`, no padding).
 fn float_text(d: f64, single: bool) -> Vec<u8> {
     if d == 0.0 {
         return b"0".to_vec();
     }
-    let abs = d.abs();
-    let s = if !(1e-4..1e15).contains(&abs) {
-        let e = if single {
-            format!("{:e}", d as f32)
-        } else {
-            format!("{d:e}")
-        };
-        // Rust prints `1e20`, `1.5e-7`: MySQL prints `1e20`, `1.5e-7` too.
-        e
-    } else if single {
-        format!("{}", d as f32)
+    if !d.is_finite() {
+        return format!("{d}").into_bytes();
+    }
+    // `D.DDDDe±N`: the digits and the exponent of the first one.
+    let sci = if single {
+        format!("{:.5e}", f64::from(d as f32))
     } else {
-        format!("{d}")
+        format!("{d:e}")
     };
-    s.into_bytes()
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let len = digits.len() as i32;
+    // MariaDB's `decpt`: the value is 0.DIGITS x 10^decpt.
+    let decpt = exp + 1;
+    let mut out = String::with_capacity(digits.len() + 24);
+    if negative {
+        out.push('-');
+    }
+    if decpt >= -14 && (decpt <= 15 || len > decpt) {
+        if decpt <= 0 {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-decpt) as usize));
+            out.push_str(digits);
+        } else if decpt < len {
+            out.push_str(&digits[..decpt as usize]);
+            out.push('.');
+            out.push_str(&digits[decpt as usize..]);
+        } else {
+            out.push_str(digits);
+            out.extend(std::iter::repeat_n('0', (decpt - len) as usize));
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if len > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push_str(&format!("e{}", decpt - 1));
+    }
+    out.into_bytes()
+}
+
+/// A DOUBLE's text (see [`float_text`]), for the expression layer's string conversions.
+pub(crate) fn double_text(d: f64) -> String {
+    String::from_utf8(float_text(d, false)).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -193,5 +231,49 @@ mod tests {
             b"-100:00:05"
         );
         assert!(text(&Value::Null, &col(ColumnType::Long, 0)).is_none());
+    }
+
+    #[test]
+    fn floats_and_doubles_read_as_mariadb_writes_them() {
+        // Measured on MariaDB 10.11.14: `SELECT d` of DOUBLE literals and columns, and a
+        // FLOAT column holding each value.
+        for (d, want) in [
+            (0.000012345, "0.000012345"),
+            (1e-5, "0.00001"),
+            (1.5e-7, "0.00000015"),
+            (1e-14, "0.00000000000001"),
+            (1.5e-14, "0.000000000000015"),
+            (1e-15, "0.000000000000001"),
+            (1e-16, "1e-16"),
+            (1e15, "1e15"),
+            (1.5e15, "1.5e15"),
+            (123456789012345678.0, "1.2345678901234568e17"),
+            (1234567890123456.0, "1.234567890123456e15"),
+            (123456789012345.6, "123456789012345.6"),
+            (1e16, "1e16"),
+            (0.0001, "0.0001"),
+            (-2.5, "-2.5"),
+            (0.1, "0.1"),
+        ] {
+            assert_eq!(double_text(d), want, "{d}");
+        }
+        for (f, want) in [
+            (1.2345678f32, "1.23457"),
+            (123456789.0, "123457000"),
+            (0.000012345, "0.000012345"),
+            (1e-5, "0.00001"),
+            (3.4e38, "3.4e38"),
+            (100000.0, "100000"),
+            (1234567.0, "1234570"),
+            (0.1, "0.1"),
+            (-2.5, "-2.5"),
+            (999999.5, "1000000"),
+            (12345.678, "12345.7"),
+            (1e15, "1e15"),
+            (0.0001, "0.0001"),
+            (16777217.0, "16777200"),
+        ] {
+            assert_eq!(text_plain(&Value::Float(f)), want.as_bytes(), "{f}");
+        }
     }
 }

@@ -144,8 +144,10 @@ impl Session {
 }
 
 impl Drop for Session {
-    /// The connection ends: it is no longer a registered replica (SHOW SLAVE HOSTS).
+    /// The connection ends: it is no longer a registered replica (SHOW SLAVE HOSTS), and a
+    /// reload of the `mysql` account tables it ran applies (`execute::admin::reload`).
     fn drop(&mut self) {
+        crate::execute::admin::reload::end_session(self);
         let id = self.connection_id;
         self.server.source().unregister(id);
     }

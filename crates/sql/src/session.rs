@@ -351,6 +351,7 @@ impl Session {
     }
 
     pub fn reset(&mut self) {
+        admin::reload::end_session(&mut self.cx);
         if let Some(t) = self.cx.txn.take() {
             t.rollback();
         }
@@ -479,6 +480,9 @@ impl Session {
         let server = self.cx.server.clone();
         server.registry.question();
         let _running = server.status.running();
+        if let Some(r) = admin::reload::try_execute(&mut self.cx, sql) {
+            return r;
+        }
         if !is_core_statement(sql) {
             if let Some(r) = self.sql_prepared(sql) {
                 return r;
@@ -754,7 +758,12 @@ impl Session {
         compiled: Option<&Compiled>,
     ) -> Result<Output, SqlError> {
         match parsed {
-            Parsed::Empty => Err(SqlError::of(errors::ER_EMPTY_QUERY, "Query was empty")),
+            // A statement of comments only (`/* ... */`, a versioned comment newer than
+            // onelog): MariaDB 10.11.14 answers OK; an empty COM_QUERY is 1065 (`query`).
+            Parsed::Empty => {
+                self.cx.warnings.clear();
+                Ok(affected(0))
+            }
             Parsed::Txn(t) => {
                 self.cx.warnings.clear();
                 self.run_txn(t)

@@ -91,6 +91,14 @@ fn versioned_comments_newer_than_us_or_mysql_57_are_comments() {
     assert_eq!(rows(&mut s, "SELECT @x, @y"), [["2", "NULL"]]);
     // Fewer than five digits stay in the text: a syntax error, as in MariaDB.
     assert_eq!(err(&mut s, "SELECT 3 /*!1001 +1 */"), 1064);
+    // A statement of comments only is OK (MariaDB 10.11.14, also through PREPARE); an empty
+    // query is 1065.
+    ok(&mut s, "/* line with only comment */");
+    ok(&mut s, "/*!99999 SET @z = 1 */");
+    ok(&mut s, "PREPARE p FROM '/* c */'");
+    ok(&mut s, "EXECUTE p");
+    assert_eq!(rows(&mut s, "SELECT @z"), [["NULL"]]);
+    assert_eq!(err(&mut s, ""), 1065);
 }
 
 #[test]

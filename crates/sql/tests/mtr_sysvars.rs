@@ -94,6 +94,12 @@ fn set_timestamp_fixes_the_session_clock() {
          1000000000.500000\t2001-09-09 01:46:40.500\t2001-09-09\t01:46:40\t\
          2001-09-09 01:46:40.500000\t1\t2001-09-09 01:46:40"
     );
+    // A DOUBLE in exponent form, as MariaDB takes it (it was a word: 1232).
+    ok(&mut s, "SET timestamp = 1e9");
+    assert_eq!(
+        one(&mut s, "SELECT NOW(), @@timestamp"),
+        "2001-09-09 01:46:40\t1000000000.000000"
+    );
     ok(&mut s, "SET timestamp = 1000000000.1234567");
     assert_eq!(
         one(&mut s, "SELECT @@timestamp, NOW(6)"),

@@ -344,3 +344,16 @@ fn reset_rebuilds_session_variables_from_the_globals() {
     assert!(!s.in_transaction());
     ok(&mut other, "SET GLOBAL wait_timeout = 28800");
 }
+
+/// CURRENT_USER() is the account (its host pattern), USER() the client, as MariaDB 10.11.14
+/// answers for an account `u1@'%'` logged in from localhost.
+#[test]
+fn current_user_names_the_account_and_user_the_client() {
+    let db = open();
+    let mut r = root(&db);
+    ok(&mut r, "create user u1@'%'");
+    let mut s = Session::new(db.server.clone(), 2, "u1", "localhost");
+    assert_eq!(one(&mut s, "select current_user()"), "u1@%");
+    assert_eq!(one(&mut s, "select user()"), "u1@localhost");
+    assert_eq!(one(&mut r, "select current_user()"), "root@localhost");
+}

@@ -41,7 +41,7 @@ mod functions;
 mod infer;
 mod interval;
 mod ir;
-mod json;
+pub(crate) mod json;
 mod json_forms;
 mod like;
 mod members;

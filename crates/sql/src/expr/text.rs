@@ -19,11 +19,7 @@ pub(crate) fn sql_text(v: &Value) -> String {
 
 /// A DOUBLE the way MariaDB prints it in an expression (`1e300`, `1.5`).
 pub(super) fn render_double(d: f64) -> String {
-    if d != 0.0 && (d.abs() >= 1e15 || d.abs() < 1e-4) {
-        format!("{d:e}")
-    } else {
-        format!("{d}")
-    }
+    crate::render::double_text(d)
 }
 
 /// The text form of a value (CONCAT, LIKE, string functions); DATETIME fractions shown only

@@ -49,6 +49,15 @@ pub(crate) fn is_database(db: &str) -> bool {
     db == DATABASE
 }
 
+/// The `character_set_client` and `collation_connection` the view `user` reports (SHOW
+/// CREATE VIEW, `information_schema.VIEWS`). MariaDB's are latin1 (`mariadb-install-db`
+/// creates the view over a latin1 connection); onelog reports its own connection defaults,
+/// because mariadb-dump sets the connection to these before the view's CREATE VIEW and
+/// onelog takes no latin1 client character set: so the dump of `--all-databases` restores
+/// into onelog and into MariaDB alike. The view's text is ASCII: either gives it the same
+/// meaning.
+pub(crate) const USER_VIEW_CHARSET: (&str, &str) = ("utf8mb4", "utf8mb4_general_ci");
+
 /// A table's definition as MariaDB 10.11 shows it.
 #[derive(Debug)]
 pub(crate) struct Spec {
@@ -227,7 +236,8 @@ impl MysqlTable {
         };
         let mut row = vec![text(self.name()), text(self.create_sql())];
         if self.is_view() {
-            row.extend([text("latin1"), text("latin1_swedish_ci")]);
+            let (client, connection) = USER_VIEW_CHARSET;
+            row.extend([text(client), text(connection)]);
         }
         let columns = title.iter().map(|n| Column::new_text(n)).collect();
         Output::rows(columns, vec![row])
@@ -497,6 +507,31 @@ fn global_access(a: &AccountDef) -> u64 {
     access(global_grants(a), p::ALL_GLOBAL)
 }
 
+/// onelog's global privileges for MariaDB's `access` bits (the inverse of [`access`]):
+/// MariaDB's ALL (with or without the privileges onelog lacks) is onelog's ALL; `u64::MAX`
+/// (what `mariadb-install-db` writes for root) is ALL with GRANT OPTION. Err: the bits onelog
+/// has no privilege for, when not part of ALL.
+pub(crate) fn privileges_of_access(bits: u64) -> Result<u64, u64> {
+    const GRANT: u64 = 1 << 10;
+    if bits == u64::MAX {
+        return Ok(p::ALL_GLOBAL | p::GRANT_OPTION);
+    }
+    let mapped: u64 = ACCESS_BITS.iter().fold(0, |acc, (_, m)| acc | m);
+    let mut out: u64 = ACCESS_BITS
+        .iter()
+        .filter(|(_, m)| bits & m != 0)
+        .fold(0, |acc, (o, _)| acc | o);
+    let all = bits & MARIADB_ALL == MARIADB_ALL;
+    if all {
+        out |= p::ALL_GLOBAL;
+    }
+    let known = if all { MARIADB_ALL | GRANT } else { mapped };
+    match bits & !known {
+        0 => Ok(out),
+        unknown => Err(unknown),
+    }
+}
+
 fn json_str(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -572,31 +607,32 @@ fn user_row(a: &AccountDef) -> Vec<Value> {
     r
 }
 
+/// The `db` table's privilege columns after `User`, in order, with onelog's bit for each.
+pub(crate) const DB_COLUMNS: &[u64] = &[
+    p::SELECT,
+    p::INSERT,
+    p::UPDATE,
+    p::DELETE,
+    p::CREATE,
+    p::DROP,
+    p::GRANT_OPTION,
+    p::REFERENCES,
+    p::INDEX,
+    p::ALTER,
+    p::CREATE_TEMPORARY_TABLES,
+    p::LOCK_TABLES,
+    p::CREATE_VIEW,
+    p::SHOW_VIEW,
+    p::CREATE_ROUTINE,
+    p::ALTER_ROUTINE,
+    p::EXECUTE,
+    p::EVENT,
+    p::TRIGGER,
+    p::DELETE_HISTORY,
+];
+
 /// `mysql.db`: one row per database grant, its privileges as `Y`/`N`.
 fn db_rows(a: &AccountDef) -> Vec<Vec<Value>> {
-    // The `db` columns after User, in order, with onelog's bit for each.
-    const DB_COLUMNS: &[u64] = &[
-        p::SELECT,
-        p::INSERT,
-        p::UPDATE,
-        p::DELETE,
-        p::CREATE,
-        p::DROP,
-        p::GRANT_OPTION,
-        p::REFERENCES,
-        p::INDEX,
-        p::ALTER,
-        p::CREATE_TEMPORARY_TABLES,
-        p::LOCK_TABLES,
-        p::CREATE_VIEW,
-        p::SHOW_VIEW,
-        p::CREATE_ROUTINE,
-        p::ALTER_ROUTINE,
-        p::EXECUTE,
-        p::EVENT,
-        p::TRIGGER,
-        p::DELETE_HISTORY,
-    ];
     a.grants
         .iter()
         .filter(|g| g.scope != "*")
@@ -660,5 +696,24 @@ mod tests {
             | p::BINLOG_MONITOR
             | p::SLAVE_MONITOR;
         assert_eq!(access(some, p::ALL_GLOBAL), 274_879_512_896);
+    }
+
+    #[test]
+    fn access_bits_map_back_to_the_privileges_they_came_from() {
+        for bits in [
+            0,
+            p::SELECT | p::INSERT,
+            p::ALL_GLOBAL,
+            p::ALL_GLOBAL | p::GRANT_OPTION,
+            p::RELOAD | p::PROCESS | p::SUPER | p::SLAVE_MONITOR | p::GRANT_OPTION,
+        ] {
+            assert_eq!(privileges_of_access(access(bits, p::ALL_GLOBAL)), Ok(bits));
+        }
+        // mariadb-install-db's root; MariaDB's ALL without GRANT OPTION.
+        let all = p::ALL_GLOBAL | p::GRANT_OPTION;
+        assert_eq!(privileges_of_access(u64::MAX), Ok(all));
+        assert_eq!(privileges_of_access(549_755_812_863), Ok(p::ALL_GLOBAL));
+        // CREATE TABLESPACE (bit 28) alone: onelog has no such privilege.
+        assert_eq!(privileges_of_access((1 << 28) | 1), Err(1 << 28));
     }
 }

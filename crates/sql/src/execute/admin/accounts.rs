@@ -24,7 +24,7 @@ use onelog_engine::AuthMethods;
 use onelog_engine::GrantDef;
 
 /// Parses `*HEX40` into the 20-byte hash (empty string: no password).
-fn parse_hash(text: &str) -> Result<Vec<u8>, SqlError> {
+pub(crate) fn parse_hash(text: &str) -> Result<Vec<u8>, SqlError> {
     if text.is_empty() {
         return Ok(Vec::new());
     }

@@ -1,6 +1,7 @@
 //! `CHECKSUM TABLE t [, t ...] [QUICK | EXTENDED]`, with the values MariaDB 10.11 computes for
 //! an InnoDB table of the same column types and rows, so a dump restored into MariaDB can be
-//! compared number to number.
+//! compared number to number; and the other table maintenance statements (ANALYZE, CHECK,
+//! OPTIMIZE, REPAIR TABLE: [`table_maintenance`]), which have nothing to do in onelog.
 //!
 //! MariaDB's `handler::calculate_checksum` (sql/handler.cc) hashes each row of its in-memory
 //! record format with `my_checksum` (zlib's CRC-32) and adds the rows' values (modulo 2^32):
@@ -79,6 +80,76 @@ pub(crate) fn checksum_tables(
     name.length = 1152;
     name.charset = 33;
     Ok(Output::rows(vec![name, Column::new_int("Checksum")], rows))
+}
+
+/// ANALYZE / CHECK / OPTIMIZE / REPAIR TABLE: MariaDB's result rows (`Table`, `Op`,
+/// `Msg_type`, `Msg_text`) for each table. onelog keeps no statistics to analyze, no pages
+/// to defragment or repair and no check of its own, so a table gets MariaDB's answer for an
+/// engine without the operation (`note`, `The storage engine for the table doesn't support
+/// analyze`, as for a MEMORY table); CHECK of a view and CHECK ... FOR UPGRADE are `status
+/// OK`; a view under the others, and a missing table, are an `Error` row and `status
+/// Operation failed`, as MariaDB 10.11.14 answers. Nothing is logged (nothing changes).
+pub(crate) fn table_maintenance(
+    cx: &mut ExecContext,
+    op: &'static str,
+    tables: &[(Option<String>, String)],
+    for_upgrade: bool,
+) -> Result<Output, SqlError> {
+    use crate::privilege::{INSERT, SELECT};
+    let need = if op == "check" {
+        SELECT
+    } else {
+        SELECT | INSERT
+    };
+    let mut named = Vec::with_capacity(tables.len());
+    for (db, table) in tables {
+        let db = match db {
+            Some(d) => d.clone(),
+            None => cx.current_db.clone().ok_or_else(SqlError::no_database)?,
+        };
+        cx.check_table_privilege(&db, table, need)?;
+        named.push((db, table.clone()));
+    }
+    cx.commit()?;
+    let text = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+    let mut rows = Vec::new();
+    for (db, table) in named {
+        let label = text(&format!("{db}.{table}"));
+        let (is_table, is_view) = {
+            let cat = cx.server.engine.catalog();
+            let mysql = crate::mysqlschema::MysqlTable::named(&table)
+                .ok()
+                .filter(|_| crate::mysqlschema::is_database(&db));
+            (
+                mysql.is_some_and(|t| !t.is_view()) || cat.table_by_name(&db, &table).is_some(),
+                mysql.is_some_and(|t| t.is_view()) || cat.view(&db, &table).is_some(),
+            )
+        };
+        let mut row = |kind: &str, msg: &str| {
+            rows.push(vec![label.clone(), text(op), text(kind), text(msg)]);
+        };
+        if (is_view && op == "check") || (is_table && for_upgrade) {
+            row("status", "OK");
+        } else if is_table {
+            row(
+                "note",
+                &format!("The storage engine for the table doesn't support {op}"),
+            );
+        } else {
+            let e = if is_view {
+                format!("'{db}.{table}' is not of type 'BASE TABLE'")
+            } else {
+                format!("Table '{db}.{table}' doesn't exist")
+            };
+            row("Error", &e);
+            row("status", "Operation failed");
+        }
+    }
+    let columns = ["Table", "Op", "Msg_type", "Msg_text"]
+        .iter()
+        .map(|n| Column::new_text(n))
+        .collect();
+    Ok(Output::rows(columns, rows))
 }
 
 /// The sum of the rows' CRC-32s (module docs), read through the session's transaction or a

@@ -24,6 +24,7 @@ pub mod accounts;
 pub mod backup;
 pub mod binlog;
 pub mod checksum;
+pub(crate) mod reload;
 pub mod replica;
 pub mod show;
 mod show_status;
@@ -254,6 +255,11 @@ fn execute(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
             let out = checksum::checksum_tables(cx, &tables, quick)?;
             Ok(with_warnings(cx, out))
         }
+        Stmt::TableMaintenance {
+            op,
+            tables,
+            for_upgrade,
+        } => checksum::table_maintenance(cx, op, &tables, for_upgrade),
         _ => run_show(cx, stmt),
     }
 }
@@ -731,7 +737,9 @@ fn alter_keys(cx: &mut ExecContext, db: Option<String>, table: &str) -> Result<O
         crate::privilege::INSERT | crate::privilege::CREATE,
     )?;
     cx.commit()?;
-    crate::bind::tables::table_named(cx, &db, table)?;
+    if !reload::reloading(cx, &db, table) {
+        crate::bind::tables::table_named(cx, &db, table)?;
+    }
     cx.warnings.push((
         "Note".into(),
         errors::ER_ILLEGAL_HA.code,
@@ -746,6 +754,7 @@ fn run_server(cx: &mut ExecContext, stmt: Stmt) -> Result<Output, SqlError> {
         Stmt::FlushNoop => Ok(ok(0)),
         Stmt::FlushPrivileges(rest) => {
             table_lock::flush_privileges(cx)?;
+            reload::apply(cx)?;
             execute(cx, *rest)
         }
         Stmt::FlushTables(tables) => table_lock::flush_tables(cx, tables).map(|_| ok(0)),
@@ -838,7 +847,13 @@ pub(crate) fn eval_set_value(
             Tok::Word(w) if system && w.eq_ignore_ascii_case("DEFAULT") => {
                 return Ok(SetValue::Default)
             }
-            Tok::Word(w) if system && !w.eq_ignore_ascii_case("NULL") => {
+            // A number in exponent form (`1e9`) lexes as a word: it is a DOUBLE below.
+            Tok::Word(w)
+                if system
+                    && !w.eq_ignore_ascii_case("NULL")
+                    && !(w.starts_with(|c: char| c.is_ascii_digit())
+                        && w.parse::<f64>().is_ok()) =>
+            {
                 return Ok(SetValue::Value(text(w.clone())))
             }
             Tok::QIdent(w) if system => return Ok(SetValue::Value(text(w.clone()))),

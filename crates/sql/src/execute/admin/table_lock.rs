@@ -62,7 +62,8 @@ pub(crate) fn lock_tables(cx: &mut ExecContext, items: Vec<LockItem>) -> Result<
             // locks them); nothing writes it, so a WRITE lock is refused as a write is.
             match crate::mysqlschema::MysqlTable::named(&it.table) {
                 Ok(t) if crate::mysqlschema::is_database(&db) => {
-                    if it.mode.writes() {
+                    // ... except by the session reloading it from a dump (`reload`).
+                    if it.mode.writes() && !super::reload::reloading(cx, &db, t.name()) {
                         return Err(crate::mysqlschema::read_only(t.name()));
                     }
                 }

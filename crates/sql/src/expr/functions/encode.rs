@@ -1,4 +1,4 @@
-//! Digests, encodings and identifiers: MD5, SHA1 (SHA), SHA2, CRC32, CRC32C, TO_BASE64,
+//! Digests, encodings and identifiers: MD5, SHA1 (SHA), SHA2, PASSWORD, CRC32, CRC32C, TO_BASE64,
 //! FROM_BASE64, UNHEX, UUID, SYS_GUID (a UUID without its dashes), UUID_SHORT, and the network addresses INET_ATON, INET_NTOA, INET6_ATON, IS_IPV4, IS_IPV6,
 //! IS_IPV4_COMPAT, IS_IPV4_MAPPED.
 //!
@@ -48,6 +48,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         Ok(hex_str(&Sha1::digest(text_of(&v[0]))))
     }),
     sees_null("SHA2", &["SHA2"], (2, 2), rt_str, sha2),
+    sees_null("PASSWORD", &["PASSWORD"], (1, 1), rt_str, password),
     strict("CRC32", &["CRC32"], (1, 1), rt_uint, |v, _| {
         Ok(Value::UInt(u64::from(crc32fast::hash(&text_of(&v[0])))))
     }),
@@ -211,6 +212,18 @@ fn ip_bytes(text: &[u8]) -> Option<Vec<u8>> {
 
 fn hex_str(bytes: &[u8]) -> Value {
     str_val(hex_digits(bytes, false))
+}
+
+/// PASSWORD(s): the `mysql_native_password` hash an account with password `s` stores, `*`
+/// and SHA1(SHA1(s)) in upper-case hex; '' for '' and for NULL, as MariaDB.
+fn password(v: Vec<Value>, _: &Env) -> R {
+    let data = text_of(&v[0]);
+    if data.is_empty() {
+        return Ok(str_val(Vec::new()));
+    }
+    let mut out = vec![b'*'];
+    out.extend(hex_digits(&Sha1::digest(Sha1::digest(&data)), true));
+    Ok(str_val(out))
 }
 
 fn sha2(v: Vec<Value>, _: &Env) -> R {

@@ -58,7 +58,13 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         rt_str,
         user,
     ),
-    sees_null("CURRENT_USER", &["CURRENT_USER"], (0, 0), rt_str, user),
+    sees_null(
+        "CURRENT_USER",
+        &["CURRENT_USER"],
+        (0, 0),
+        rt_str,
+        current_user,
+    ),
     sees_null("VERSION", &["VERSION"], (0, 0), rt_str, |_, env| {
         Ok(str_val(env.cx.server.config.version.as_bytes().to_vec()))
     }),
@@ -242,6 +248,18 @@ fn user(_: Vec<Value>, env: &Env) -> R {
     Ok(str_val(
         format!("{}@{}", env.cx.user, env.cx.host).into_bytes(),
     ))
+}
+
+/// CURRENT_USER(): the account the privileges are checked against, as MariaDB: the one the
+/// session logged in as (its host pattern, `u@%`, where USER() says where the client is), or a
+/// `SQL SECURITY DEFINER` view's definer while the view's SELECT runs.
+fn current_user(_: Vec<Value>, env: &Env) -> R {
+    let account = match env.cx.definer.borrow().as_ref() {
+        Some(a) => Some((a.user.clone(), a.host.clone())),
+        None => env.cx.current_account(),
+    };
+    let (u, h) = account.unwrap_or_else(|| (env.cx.user.clone(), env.cx.host.clone()));
+    Ok(str_val(format!("{u}@{h}").into_bytes()))
 }
 
 /// SLEEP(secs): 0 after the wait (at most an hour).

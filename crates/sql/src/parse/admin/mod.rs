@@ -339,6 +339,13 @@ pub(crate) enum Stmt {
         tables: Vec<(Option<String>, String)>,
         quick: bool,
     },
+    /// `ANALYZE | CHECK | OPTIMIZE | REPAIR TABLE t [, t ...]` and their options
+    /// (`maintenance`); `op` is the lower-case verb MariaDB's result rows name.
+    TableMaintenance {
+        op: &'static str,
+        tables: Vec<(Option<String>, String)>,
+        for_upgrade: bool,
+    },
 }
 
 struct P<'a> {
@@ -601,6 +608,7 @@ fn maybe_admin(sql: &str) -> bool {
     if [
         "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "SET", "FLUSH", "PURGE", "RESET", "GRANT", "REVOKE",
         "SHUTDOWN", "KILL", "UNLOCK", "CHANGE", "START", "STOP", "BACKUP", "LOCK", "CHECKSUM",
+        "ANALYZE", "CHECK", "OPTIMIZE", "REPAIR",
     ]
     .iter()
     .any(|k| is(k))
@@ -669,6 +677,7 @@ fn dispatch(sql: &str) -> Option<R<Stmt>> {
         "LOCK" => Some(server::lock(&mut p)),
         "BACKUP" => server::backup(&mut p),
         "CHECKSUM" => Some(maintenance::checksum(&mut p)),
+        "ANALYZE" | "CHECK" | "OPTIMIZE" | "REPAIR" => maintenance::table_op(&mut p, &first),
         "PURGE" => binlog::purge(&mut p),
         "RESET" => binlog::reset(&mut p).or_else(|| replication::reset(&mut p)),
         "CHANGE" => replication::change(&mut p),
