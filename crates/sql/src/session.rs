@@ -480,6 +480,11 @@ impl Session {
         let server = self.cx.server.clone();
         server.registry.question();
         let _running = server.status.running();
+        if sql.contains("/*") {
+            if let Some(e) = parse::unclosed_comment(sql) {
+                return Err(e);
+            }
+        }
         if let Some(r) = admin::reload::try_execute(&mut self.cx, sql) {
             return r;
         }

@@ -99,6 +99,37 @@ fn versioned_comments_newer_than_us_or_mysql_57_are_comments() {
     ok(&mut s, "EXECUTE p");
     assert_eq!(rows(&mut s, "SELECT @z"), [["NULL"]]);
     assert_eq!(err(&mut s, ""), 1065);
+    // A comment never closed is a syntax error (main.comments), never the statement before it.
+    ok(&mut s, "CREATE TABLE t28779 (a INT)");
+    ok(&mut s, "INSERT INTO t28779 VALUES (7)");
+    for (sql, near) in [
+        (
+            "DELETE FROM t28779 WHERE a = 7 OR 1=1/*' AND b = 'bar';",
+            "/*' AND b = 'bar'",
+        ),
+        (
+            "PREPARE bar FROM \"DELETE FROM t28779 WHERE a = 7 OR 1=1/*' AND b = 'bar';\"",
+            "/*' AND b = 'bar'",
+        ),
+        ("DELETE FROM t28779 WHERE a = 7 OR 1=1/*! AND 2=2;", ""),
+        (
+            "DELETE FROM t28779 WHERE a = 7 OR 1=1/*!998765' AND b = 'bar';",
+            "/*!998765' AND b = 'bar'",
+        ),
+        ("SET @w = 1 /* abc", "/* abc"),
+    ] {
+        let e = common::fail(&mut s, sql);
+        assert_eq!(e.code, 1064, "{sql}");
+        assert!(
+            e.message.contains(&format!("near '{near}' at line 1")),
+            "{sql}: {}",
+            e.message
+        );
+    }
+    assert_eq!(
+        rows(&mut s, "SELECT COUNT(*), @w FROM t28779"),
+        [["1", "NULL"]]
+    );
 }
 
 #[test]

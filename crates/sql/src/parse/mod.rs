@@ -226,6 +226,41 @@ pub(crate) fn strip_comments(sql: &str) -> Cow<'_, str> {
     }
 }
 
+/// MariaDB's 1064 for a statement with a block comment that is never closed (`select 1 /*
+/// abc`: near the comment; an executable `/*!` one: near ''), or None. MariaDB's lexer
+/// refuses it; reading the comment to the end of the text would run `select 1`.
+pub(crate) fn unclosed_comment(sql: &str) -> Option<SqlError> {
+    let b = sql.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\'' | b'"' | b'`' => i = lexer::skip_quoted(b, i),
+            b'/' if b.get(i + 1) == Some(&b'*') => match lexer::block_comment_close(b, i + 2) {
+                Some(k) => i = k + 2,
+                None => {
+                    let rest = &sql[i + 2..];
+                    let rest = rest.strip_prefix('M').unwrap_or(rest);
+                    let near = match rest.strip_prefix('!') {
+                        Some(v) if !v.starts_with(|c: char| c.is_ascii_digit()) => "",
+                        Some(v) if version_runs(v) => "",
+                        _ => sql[i..].trim_end().trim_end_matches(';'),
+                    };
+                    return Some(SqlError::syntax(near));
+                }
+            },
+            b'#' | b'-' if lexer::line_comment_at(b, i) => i = lexer::skip_line(b, i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Whether the version digits starting `v` (after `/*!`) are at most onelog's.
+fn version_runs(v: &str) -> bool {
+    let digits: String = v.chars().take_while(char::is_ascii_digit).take(6).collect();
+    digits.len() >= 5 && digits.parse::<u64>().is_ok_and(|n| n <= VERSION_ID)
+}
+
 /// The version MariaDB's versioned comments are compared with: `MYSQL_VERSION_ID` of the server
 /// version onelog reports (10.11.9).
 pub(crate) const VERSION_ID: u64 = 101_109;
@@ -479,6 +514,11 @@ pub(crate) fn ctas_duplicates(sql: &str) -> Option<(std::ops::Range<usize>, bool
 
 /// Parses one statement (already split; comments allowed).
 pub(crate) fn parse_statement(sql: &str) -> Result<Parsed, SqlError> {
+    if sql.contains("/*") {
+        if let Some(e) = unclosed_comment(sql) {
+            return Err(e);
+        }
+    }
     let text = strip_comments(sql);
     let text = text.trim();
     if text.is_empty() || text == ";" {
