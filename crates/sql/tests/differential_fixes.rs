@@ -3,33 +3,13 @@
 //! with the answers MariaDB 10.11 gave to the same statements.
 
 mod common;
-use common::{err, ok, text_rows as rows, Db};
-use onelog_sql::output::Output;
+use common::{done, err, ok, session_in, text_rows as rows, Db};
 use onelog_sql::Session;
-
-fn session(db: &Db) -> Session {
-    let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
-    ok(&mut s, "CREATE DATABASE IF NOT EXISTS d");
-    ok(&mut s, "USE d");
-    s
-}
-
-/// (affected rows, info text) of an OK.
-fn done(s: &mut Session, sql: &str) -> (u64, String) {
-    match ok(s, sql) {
-        Output::Ok {
-            affected_rows,
-            info,
-            ..
-        } => (affected_rows, info),
-        other => panic!("{sql}: not an OK: {other:?}"),
-    }
-}
 
 #[test]
 fn infix_mod_is_the_modulo_operator() {
     let db = Db::open("fix-mod");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     assert_eq!(
         rows(
             &mut s,
@@ -46,7 +26,7 @@ fn infix_mod_is_the_modulo_operator() {
 #[test]
 fn xor_reads_its_operands_as_integers() {
     let db = Db::open("fix-xor");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     assert_eq!(
         rows(
             &mut s,
@@ -82,7 +62,7 @@ fn xor_reads_its_operands_as_integers() {
 #[test]
 fn upsert_and_replace_count_duplicates_and_affected_rows_as_mariadb() {
     let db = Db::open("fix-dups");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(
         &mut s,
         "CREATE TABLE r (id INT PRIMARY KEY, u INT, v INT, UNIQUE KEY (u))",
@@ -157,7 +137,7 @@ fn upsert_and_replace_count_duplicates_and_affected_rows_as_mariadb() {
 #[test]
 fn a_duplicate_key_is_found_before_the_foreign_key_check() {
     let db = Db::open("fix-dup-fk");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(&mut s, "CREATE TABLE p (id INT PRIMARY KEY)");
     ok(&mut s, "INSERT INTO p VALUES (1)");
     ok(
@@ -202,7 +182,7 @@ fn a_duplicate_key_is_found_before_the_foreign_key_check() {
 #[test]
 fn an_outer_column_keeps_its_collation_inside_a_subquery() {
     let db = Db::open("fix-outer-coll");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(
         &mut s,
         "CREATE TABLE a1 (id INT PRIMARY KEY, c VARCHAR(5) COLLATE utf8mb4_bin)",
@@ -243,7 +223,7 @@ fn an_outer_column_keeps_its_collation_inside_a_subquery() {
 #[test]
 fn a_subquery_reads_an_outer_enum_column() {
     let db = Db::open("fix-outer-enum");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(
         &mut s,
         "CREATE TABLE e (id INT PRIMARY KEY, e ENUM('a','b','c')) DEFAULT CHARSET=utf8mb4",
@@ -271,7 +251,7 @@ fn a_subquery_reads_an_outer_enum_column() {
 #[test]
 fn a_derived_expression_column_keeps_its_collation() {
     let db = Db::open("fix-derived-coll");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(
         &mut s,
         "CREATE TABLE a1 (id INT PRIMARY KEY, c VARCHAR(5) COLLATE utf8mb4_bin)",
@@ -300,7 +280,7 @@ fn a_derived_expression_column_keeps_its_collation() {
 #[test]
 fn a_set_operation_over_a_bin_column_keeps_case_distinct_rows() {
     let db = Db::open("fix-setop-coll");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(
         &mut s,
         "CREATE TABLE a1 (id INT PRIMARY KEY, c VARCHAR(5) COLLATE utf8mb4_bin)",
@@ -343,7 +323,7 @@ fn a_set_operation_over_a_bin_column_keeps_case_distinct_rows() {
 #[test]
 fn a_time_of_day_stored_into_a_date_column_is_noted() {
     let db = Db::open("fix-date-note");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(&mut s, "CREATE TABLE d1 (id INT PRIMARY KEY, d DATE)");
     ok(&mut s, "INSERT INTO d1 VALUES (1, '2024-01-01 00:00:00')");
     assert!(rows(&mut s, "SHOW WARNINGS").is_empty());
@@ -377,7 +357,7 @@ fn a_time_of_day_stored_into_a_date_column_is_noted() {
 #[test]
 fn an_update_finds_a_duplicate_key_before_a_missing_parent() {
     let db = Db::open("fix-upd-dup-fk");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(&mut s, "CREATE TABLE up (id INT PRIMARY KEY)");
     ok(&mut s, "INSERT INTO up VALUES (1)");
     ok(
@@ -405,7 +385,7 @@ fn an_update_finds_a_duplicate_key_before_a_missing_parent() {
 #[test]
 fn dates_in_a_datetime_union_column_and_enum_collations() {
     let db = Db::open("fix-enum-coll");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(
         &mut s,
         "CREATE TABLE t (id INT PRIMARY KEY, d DATE, dt DATETIME, \
@@ -467,7 +447,7 @@ fn dates_in_a_datetime_union_column_and_enum_collations() {
 #[test]
 fn a_decimal_rounded_to_its_column_is_noted() {
     let db = Db::open("fix-dec-note");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(
         &mut s,
         "CREATE TABLE t (id INT PRIMARY KEY, i INT, d DECIMAL(8,2))",
@@ -521,7 +501,7 @@ fn a_decimal_rounded_to_its_column_is_noted() {
 #[test]
 fn a_row_against_a_year_subquery_names_year() {
     let db = Db::open("fix-4078-year");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, y YEAR)");
     ok(&mut s, "INSERT INTO t VALUES (1, 2024)");
     for (sql, want) in [

@@ -3,36 +3,8 @@
 //! 10.11.14 gave to the same statements (default sql_mode, STRICT_TRANS_TABLES on).
 
 mod common;
-use common::{err, ok, text_rows as rows, wire_rows, Db};
-use onelog_sql::output::Output;
+use common::{done, err, ok, session_in, text_rows as rows, warning, warnings, wire_rows, Db};
 use onelog_sql::Session;
-
-fn session(db: &Db) -> Session {
-    let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
-    ok(&mut s, "CREATE DATABASE IF NOT EXISTS d");
-    ok(&mut s, "USE d");
-    s
-}
-
-/// (affected rows, info text) of an OK.
-fn done(s: &mut Session, sql: &str) -> (u64, String) {
-    match ok(s, sql) {
-        Output::Ok {
-            affected_rows,
-            info,
-            ..
-        } => (affected_rows, info),
-        other => panic!("{sql}: not an OK: {other:?}"),
-    }
-}
-
-fn warnings(s: &mut Session) -> Vec<Vec<String>> {
-    rows(s, "SHOW WARNINGS")
-}
-
-fn w(code: &str, msg: &str) -> Vec<String> {
-    vec!["Warning".to_string(), code.to_string(), msg.to_string()]
-}
 
 const NO_PARENT: &str = "Cannot add or update a child row: a foreign key constraint fails \
      (`d`.`c`, CONSTRAINT `c_ibfk_1` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))";
@@ -54,7 +26,7 @@ fn parent_and_child(s: &mut Session, actions: &str) {
 #[test]
 fn update_ignore_leaves_rows_a_foreign_key_refuses() {
     let db = Db::open("ignore-update-fk");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     parent_and_child(&mut s, "");
     ok(&mut s, "INSERT INTO p VALUES (1), (2)");
     ok(&mut s, "INSERT INTO c VALUES (10, 1), (11, 2), (12, 1)");
@@ -91,7 +63,7 @@ fn update_ignore_leaves_rows_a_foreign_key_refuses() {
 #[test]
 fn update_ignore_undoes_the_cascade_of_a_row_it_leaves() {
     let db = Db::open("ignore-update-cascade");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(&mut s, "CREATE TABLE p (id INT PRIMARY KEY)");
     ok(
         &mut s,
@@ -127,7 +99,7 @@ fn update_ignore_undoes_the_cascade_of_a_row_it_leaves() {
 #[test]
 fn insert_ignore_counts_refused_rows_as_mariadb() {
     let db = Db::open("ignore-insert-fk");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     parent_and_child(&mut s, "");
     ok(&mut s, "INSERT INTO p VALUES (1)");
     assert_eq!(
@@ -139,13 +111,13 @@ fn insert_ignore_counts_refused_rows_as_mariadb() {
     );
     assert_eq!(
         warnings(&mut s),
-        vec![w("1452", NO_PARENT), w("1452", NO_PARENT)]
+        vec![warning("1452", NO_PARENT), warning("1452", NO_PARENT)]
     );
     assert_eq!(
         done(&mut s, "INSERT IGNORE INTO c VALUES (23, 9)"),
         (0, String::new())
     );
-    assert_eq!(warnings(&mut s), vec![w("1452", NO_PARENT)]);
+    assert_eq!(warnings(&mut s), vec![warning("1452", NO_PARENT)]);
     assert_eq!(rows(&mut s, "SELECT id FROM c"), vec![vec!["21"]]);
     ok(
         &mut s,
@@ -176,7 +148,7 @@ const HELD: &str = "Cannot delete or update a parent row: a foreign key constrai
 #[test]
 fn delete_ignore_leaves_rows_a_foreign_key_holds() {
     let db = Db::open("ignore-delete-fk");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     parent_and_child(&mut s, "");
     ok(&mut s, "INSERT INTO p VALUES (1), (2), (3), (4)");
     ok(&mut s, "INSERT INTO c VALUES (10, 1), (11, 2)");
@@ -187,15 +159,18 @@ fn delete_ignore_leaves_rows_a_foreign_key_holds() {
     );
     assert!(warnings(&mut s).is_empty());
     assert_eq!(done(&mut s, "DELETE IGNORE FROM p"), (0, String::new()));
-    assert_eq!(warnings(&mut s), vec![w("1451", HELD), w("1451", HELD)]);
+    assert_eq!(
+        warnings(&mut s),
+        vec![warning("1451", HELD), warning("1451", HELD)]
+    );
     assert_eq!(
         done(&mut s, "DELETE IGNORE FROM p ORDER BY id DESC LIMIT 1"),
         (0, String::new())
     );
-    assert_eq!(warnings(&mut s), vec![w("1451", HELD)]);
+    assert_eq!(warnings(&mut s), vec![warning("1451", HELD)]);
     ok(&mut s, "CREATE VIEW pv AS SELECT id FROM p WHERE id > 1");
     assert_eq!(done(&mut s, "DELETE IGNORE FROM pv"), (0, String::new()));
-    assert_eq!(warnings(&mut s), vec![w("1451", HELD)]);
+    assert_eq!(warnings(&mut s), vec![warning("1451", HELD)]);
     assert_eq!(
         rows(&mut s, "SELECT id FROM p ORDER BY id"),
         vec![vec!["1"], vec!["2"]]
@@ -220,7 +195,7 @@ fn delete_ignore_leaves_rows_a_foreign_key_holds() {
 #[test]
 fn delete_ignore_undoes_the_cascade_of_a_row_it_keeps() {
     let db = Db::open("ignore-delete-cascade");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     parent_and_child(&mut s, "ON DELETE CASCADE");
     ok(
         &mut s,
@@ -232,7 +207,7 @@ fn delete_ignore_undoes_the_cascade_of_a_row_it_keeps() {
     assert_eq!(done(&mut s, "DELETE IGNORE FROM p"), (1, String::new()));
     assert_eq!(
         warnings(&mut s),
-        vec![w(
+        vec![warning(
             "1451",
             "Cannot delete or update a parent row: a foreign key constraint fails \
              (`d`.`c3`, CONSTRAINT `c3_ibfk_1` FOREIGN KEY (`cid`) REFERENCES `c` (`id`))"
@@ -248,7 +223,7 @@ fn delete_ignore_undoes_the_cascade_of_a_row_it_keeps() {
 #[test]
 fn multi_table_delete_ignore_is_refused() {
     let db = Db::open("ignore-delete-multi");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     parent_and_child(&mut s, "");
     assert_eq!(
         err(
@@ -271,7 +246,7 @@ fn multi_table_delete_ignore_is_refused() {
 #[test]
 fn show_grants_quotes_the_account_with_backticks() {
     let db = Db::open("misc-show-grants");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(&mut s, "CREATE USER 'u'@'%' IDENTIFIED BY 'pw'");
     ok(&mut s, "GRANT SELECT ON d.* TO 'u'@'%'");
     ok(&mut s, "CREATE USER 'it''s'@'h`x'");
@@ -302,7 +277,7 @@ fn show_grants_quotes_the_account_with_backticks() {
 #[test]
 fn flush_privileges_under_lock_tables_is_refused() {
     let db = Db::open("misc-flush-privileges");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(&mut s, "CREATE TABLE t (a INT)");
     ok(&mut s, "FLUSH PRIVILEGES");
     for mode in ["READ", "WRITE"] {
@@ -348,7 +323,7 @@ fn flush_privileges_under_lock_tables_is_refused() {
 #[test]
 fn float_m_d_keeps_its_digits() {
     let db = Db::open("misc-float-m-d");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(
         &mut s,
         "CREATE TABLE f (a FLOAT(7,3), b DOUBLE(10,2), c DOUBLE(5,1), d FLOAT(5), \
@@ -400,7 +375,7 @@ fn float_m_d_keeps_its_digits() {
         (1, String::new())
     );
     let range = |c: &str| {
-        w(
+        warning(
             "1264",
             &format!("Out of range value for column '{c}' at row 1"),
         )

@@ -3,44 +3,16 @@
 //! the same statements (default sql_mode, STRICT_TRANS_TABLES on).
 
 mod common;
-use common::{err, log_records, ok, text_rows as rows, Db};
+use common::{done, err, log_records, ok, session_in, text_rows as rows, warning, warnings, Db};
 use onelog_binlog::{decode_group, GroupItem};
 use onelog_sql::output::Output;
-use onelog_sql::Session;
-
-fn session(db: &Db) -> Session {
-    let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
-    ok(&mut s, "CREATE DATABASE IF NOT EXISTS d");
-    ok(&mut s, "USE d");
-    s
-}
-
-/// (affected rows, info text, warning count) of an OK.
-fn done(s: &mut Session, sql: &str) -> (u64, String) {
-    match ok(s, sql) {
-        Output::Ok {
-            affected_rows,
-            info,
-            ..
-        } => (affected_rows, info),
-        other => panic!("{sql}: not an OK: {other:?}"),
-    }
-}
-
-fn warnings(s: &mut Session) -> Vec<Vec<String>> {
-    rows(s, "SHOW WARNINGS")
-}
-
-fn w(code: &str, msg: &str) -> Vec<String> {
-    vec!["Warning".to_string(), code.to_string(), msg.to_string()]
-}
 
 /// BINARY(n) is fixed length: a shorter value is right-padded with 0x00 bytes, so `0x01`
 /// and `0x0100` are the same key (1062), and `b = 0x01` no longer matches.
 #[test]
 fn binary_is_padded_with_zero_bytes() {
     let db = Db::open("mtr-binary");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(&mut s, "CREATE TABLE t (b BINARY(2) PRIMARY KEY)");
     ok(&mut s, "INSERT INTO t VALUES (0x01)");
     assert_eq!(err(&mut s, "INSERT INTO t VALUES (0x0100)"), 1062);
@@ -126,7 +98,7 @@ fn binary_is_padded_with_zero_bytes() {
 #[test]
 fn values_of_no_columns_insert_defaults() {
     let db = Db::open("mtr-defaults");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(
         &mut s,
         "CREATE TABLE e (id INT AUTO_INCREMENT PRIMARY KEY, a INT DEFAULT 5, b VARCHAR(3) DEFAULT 'x')",
@@ -158,7 +130,7 @@ fn values_of_no_columns_insert_defaults() {
 #[test]
 fn insert_ignore_turns_conversion_errors_into_warnings() {
     let db = Db::open("mtr-insert-ignore");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(
         &mut s,
         "CREATE TABLE ig (id INT AUTO_INCREMENT PRIMARY KEY, i INT, t TINYINT, c CHAR(2), d DECIMAL(4,1), e ENUM('a','b'), \
@@ -207,7 +179,7 @@ fn insert_ignore_turns_conversion_errors_into_warnings() {
         match s.query(sql).pop().unwrap() {
             Ok(Output::Ok { affected_rows, .. }) => {
                 let got = warnings(&mut s);
-                if affected_rows != 1 || got != vec![w(code, msg)] {
+                if affected_rows != 1 || got != vec![warning(code, msg)] {
                     bad.push(format!("{sql}: {affected_rows} rows, {got:?}"));
                 }
             }
@@ -225,12 +197,12 @@ fn insert_ignore_turns_conversion_errors_into_warnings() {
     assert_eq!(
         warnings(&mut s),
         vec![
-            w("1265", "Data truncated for column 'i' at row 1"),
-            w(
+            warning("1265", "Data truncated for column 'i' at row 1"),
+            warning(
                 "1366",
                 "Incorrect integer value: 'y' for column `d`.`ig`.`i` at row 2"
             ),
-            w("1264", "Out of range value for column 't' at row 2"),
+            warning("1264", "Out of range value for column 't' at row 2"),
         ]
     );
     assert_eq!(
@@ -270,7 +242,7 @@ fn insert_ignore_turns_conversion_errors_into_warnings() {
         warnings(&mut s),
         ["a", "c", "b", "d"]
             .iter()
-            .map(|c| w("1048", &format!("Column '{c}' cannot be null")))
+            .map(|c| warning("1048", &format!("Column '{c}' cannot be null")))
             .collect::<Vec<_>>()
     );
     assert_eq!(
@@ -307,7 +279,7 @@ fn insert_ignore_turns_conversion_errors_into_warnings() {
 #[test]
 fn update_ignore_skips_duplicates_and_adjusts_values() {
     let db = Db::open("mtr-update-ignore");
-    let mut s = session(&db);
+    let mut s = session_in(&db, "d");
     ok(
         &mut s,
         "CREATE TABLE ui (id INT PRIMARY KEY, u INT UNIQUE, t TINYINT)",
@@ -330,7 +302,10 @@ fn update_ignore_skips_duplicates_and_adjusts_values() {
     );
     assert_eq!(
         warnings(&mut s),
-        vec![w("1264", "Out of range value for column 't' at row 1")]
+        vec![warning(
+            "1264",
+            "Out of range value for column 't' at row 1"
+        )]
     );
     assert_eq!(
         done(&mut s, "UPDATE IGNORE ui SET t = 'abc' WHERE id = 2"),
@@ -338,7 +313,7 @@ fn update_ignore_skips_duplicates_and_adjusts_values() {
     );
     assert_eq!(
         warnings(&mut s),
-        vec![w(
+        vec![warning(
             "1366",
             "Incorrect integer value: 'abc' for column `d`.`ui`.`t` at row 1"
         )]
@@ -364,7 +339,7 @@ fn update_ignore_skips_duplicates_and_adjusts_values() {
     );
     assert_eq!(
         warnings(&mut s),
-        vec![w("4025", "CONSTRAINT `ck.a` failed for `d`.`ck`")]
+        vec![warning("4025", "CONSTRAINT `ck.a` failed for `d`.`ck`")]
     );
     assert_eq!(rows(&mut s, "SELECT a FROM ck"), vec![vec!["1"]]);
     // Not yet: several tables (never IGNORE read as a table name, 1146).

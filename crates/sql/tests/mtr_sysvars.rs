@@ -4,22 +4,10 @@
 //! `SET timestamp`, `div_precision_increment`, `check_constraint_checks`, `note_verbosity`
 //! and `innodb_stats_persistent`; and the statement form `COMMIT / ROLLBACK AND CHAIN`.
 
-use onelog_sql::{Output, Session};
+use onelog_sql::Session;
 
 mod common;
-use common::{err, fail, log_records, ok, session_in, text_rows, wire_rows, Db};
-
-/// (affected rows, info) of an OK.
-fn done(s: &mut Session, sql: &str) -> (u64, String) {
-    match ok(s, sql) {
-        Output::Ok {
-            affected_rows,
-            info,
-            ..
-        } => (affected_rows, info),
-        other => panic!("{sql}: {other:?}"),
-    }
-}
+use common::{done, err, fail, log_records, ok, session_in, text_rows, wire_rows, Db};
 
 fn one(s: &mut Session, sql: &str) -> String {
     wire_rows(s, sql).remove(0).join("\t")

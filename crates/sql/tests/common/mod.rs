@@ -156,6 +156,28 @@ pub fn session_in(db: &Db, name: &str) -> Session {
     s
 }
 
+/// (affected rows, info text) of the OK `sql` answers; panics naming `sql` otherwise.
+pub fn done(s: &mut Session, sql: &str) -> (u64, String) {
+    match ok(s, sql) {
+        Output::Ok {
+            affected_rows,
+            info,
+            ..
+        } => (affected_rows, info),
+        other => panic!("{sql}: not an OK: {other:?}"),
+    }
+}
+
+/// SHOW WARNINGS' rows (level, code, message).
+pub fn warnings(s: &mut Session) -> Vec<Vec<String>> {
+    text_rows(s, "SHOW WARNINGS")
+}
+
+/// A `Warning` row of SHOW WARNINGS.
+pub fn warning(code: &str, msg: &str) -> Vec<String> {
+    vec!["Warning".to_string(), code.to_string(), msg.to_string()]
+}
+
 /// A value as the text protocol sends it (`NULL` for NULL).
 fn wire_cell(v: &Value, c: &onelog_sql::Column) -> String {
     onelog_sql::render::text(v, c)
