@@ -91,25 +91,22 @@ pub(crate) fn try_execute(cx: &mut ExecContext, sql: &str) -> Option<Result<Outp
     }
     let text = crate::parse::strip_comments(sql);
     let text = text.trim().trim_end_matches(';').trim_end();
-    let first = word(text, 0)?;
-    if first.eq_ignore_ascii_case("DROP") {
+    let first = word(text, 0);
+    if first.eq_ignore_ascii_case(b"DROP") {
         drop_statement(cx, text)
-    } else if first.eq_ignore_ascii_case("CREATE") {
+    } else if first.eq_ignore_ascii_case(b"CREATE") {
         create_statement(cx, text)
-    } else if first.eq_ignore_ascii_case("INSERT") {
+    } else if first.eq_ignore_ascii_case(b"INSERT") {
         insert(cx, text)
     } else {
         None
     }
 }
 
-/// The word starting at byte `at` of `s` (after blanks), if any.
-fn word(s: &str, at: usize) -> Option<&str> {
-    let rest = s.get(at..)?.trim_start();
-    let end = rest
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(rest.len());
-    (end > 0).then(|| &rest[..end])
+/// The word at byte `at` of `s`, after blanks (empty when there is none).
+fn word(s: &str, at: usize) -> &[u8] {
+    let b = s.as_bytes();
+    lexer::word_at(b, lexer::skip_blank(b, at.min(b.len()))).0
 }
 
 fn is_word(t: Option<&Token>, w: &str) -> bool {
@@ -195,10 +192,10 @@ fn drop_user_view(cx: &mut ExecContext, view: bool, if_exists: bool) -> Result<O
 /// while the view is.
 fn create_statement(cx: &mut ExecContext, text: &str) -> Option<Result<Output, SqlError>> {
     let reload = cx.reload.as_ref()?;
-    let second = word(text, "CREATE".len()).unwrap_or("");
+    let second = word(text, "CREATE".len());
     if let Some(open) = text
         .find('(')
-        .filter(|_| second.eq_ignore_ascii_case("TABLE"))
+        .filter(|_| second.eq_ignore_ascii_case(b"TABLE"))
     {
         let toks = lexer::lex(&text[..open])?;
         let at = if is_word(toks.get(2), "IF") { 5 } else { 2 };
