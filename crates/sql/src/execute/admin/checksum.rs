@@ -48,15 +48,7 @@ pub(crate) fn checksum_tables(
     tables: &[(Option<String>, String)],
     quick: bool,
 ) -> Result<Output, SqlError> {
-    let mut named = Vec::with_capacity(tables.len());
-    for (db, table) in tables {
-        let db = match db {
-            Some(d) => d.clone(),
-            None => cx.current_db.clone().ok_or_else(SqlError::no_database)?,
-        };
-        cx.check_table_privilege(&db, table, crate::privilege::SELECT)?;
-        named.push((db, table.clone()));
-    }
+    let named = named_tables(cx, tables, crate::privilege::SELECT)?;
     let mut rows = Vec::with_capacity(named.len());
     for (db, table) in named {
         let label = Value::Bytes(format!("{db}.{table}").into_bytes());
@@ -82,6 +74,25 @@ pub(crate) fn checksum_tables(
     Ok(Output::rows(vec![name, Column::new_int("Checksum")], rows))
 }
 
+/// The tables a maintenance statement names, with the current database where none is named
+/// (1046 without one), once the session holds `need` on each of them (1142 otherwise).
+fn named_tables(
+    cx: &ExecContext,
+    tables: &[(Option<String>, String)],
+    need: u64,
+) -> Result<Vec<(String, String)>, SqlError> {
+    let mut named = Vec::with_capacity(tables.len());
+    for (db, table) in tables {
+        let db = match db {
+            Some(d) => d.clone(),
+            None => cx.current_db.clone().ok_or_else(SqlError::no_database)?,
+        };
+        cx.check_table_privilege(&db, table, need)?;
+        named.push((db, table.clone()));
+    }
+    Ok(named)
+}
+
 /// ANALYZE / CHECK / OPTIMIZE / REPAIR TABLE: MariaDB's result rows (`Table`, `Op`,
 /// `Msg_type`, `Msg_text`) for each table. onelog keeps no statistics to analyze, no pages
 /// to defragment or repair and no check of its own, so a table gets MariaDB's answer for an
@@ -101,15 +112,7 @@ pub(crate) fn table_maintenance(
     } else {
         SELECT | INSERT
     };
-    let mut named = Vec::with_capacity(tables.len());
-    for (db, table) in tables {
-        let db = match db {
-            Some(d) => d.clone(),
-            None => cx.current_db.clone().ok_or_else(SqlError::no_database)?,
-        };
-        cx.check_table_privilege(&db, table, need)?;
-        named.push((db, table.clone()));
-    }
+    let named = named_tables(cx, tables, need)?;
     cx.commit()?;
     let text = |s: &str| Value::Bytes(s.as_bytes().to_vec());
     let mut rows = Vec::new();
