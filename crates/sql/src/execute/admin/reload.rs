@@ -44,40 +44,39 @@ use crate::output::Output;
 use crate::parse::lexer::{self, Tok, Token};
 use crate::privilege as p;
 
-/// The tables of `mysql` a dump's restore may drop, create again and fill; onelog serves rows
-/// for `global_priv` and `db` and keeps the others empty.
-const RELOADABLE: &[&str] = &[
-    "global_priv",
-    "db",
-    "columns_priv",
-    "tables_priv",
-    "procs_priv",
-    "proxies_priv",
-    "roles_mapping",
-    "proc",
-    "event",
-    "func",
-    "plugin",
-    "servers",
-    "gtid_slave_pos",
+/// The tables of `mysql` a dump's restore may drop, create again and fill: onelog serves rows
+/// for `global_priv` and `db` (None) and keeps the others empty (what a row of one would
+/// need).
+const RELOADABLE: &[(&str, Option<&str>)] = &[
+    ("global_priv", None),
+    ("db", None),
+    (
+        "columns_priv",
+        Some("column privileges (rows of mysql.columns_priv)"),
+    ),
+    (
+        "tables_priv",
+        Some("table privileges (rows of mysql.tables_priv)"),
+    ),
+    (
+        "procs_priv",
+        Some("routine privileges (rows of mysql.procs_priv)"),
+    ),
+    (
+        "proxies_priv",
+        Some("proxy privileges (rows of mysql.proxies_priv)"),
+    ),
+    ("roles_mapping", Some("roles (rows of mysql.roles_mapping)")),
+    ("proc", Some("stored routines (rows of mysql.proc)")),
+    ("event", Some("events (rows of mysql.event)")),
+    ("func", Some("user-defined functions (rows of mysql.func)")),
+    ("plugin", Some("plugins (rows of mysql.plugin)")),
+    ("servers", Some("servers (rows of mysql.servers)")),
+    (
+        "gtid_slave_pos",
+        Some("rows of mysql.gtid_slave_pos (SET GLOBAL gtid_slave_pos sets the position)"),
+    ),
 ];
-
-/// What a row of a table onelog keeps empty would need.
-fn empty_table_lacks(table: &str) -> &'static str {
-    match table {
-        "columns_priv" => "column privileges (rows of mysql.columns_priv)",
-        "tables_priv" => "table privileges (rows of mysql.tables_priv)",
-        "procs_priv" => "routine privileges (rows of mysql.procs_priv)",
-        "proxies_priv" => "proxy privileges (rows of mysql.proxies_priv)",
-        "roles_mapping" => "roles (rows of mysql.roles_mapping)",
-        "proc" => "stored routines (rows of mysql.proc)",
-        "event" => "events (rows of mysql.event)",
-        "func" => "user-defined functions (rows of mysql.func)",
-        "plugin" => "plugins (rows of mysql.plugin)",
-        "servers" => "servers (rows of mysql.servers)",
-        _ => "rows of mysql.gtid_slave_pos (SET GLOBAL gtid_slave_pos sets the position)",
-    }
-}
 
 /// Runs `sql` when it is a statement of a reload (see the module docs); None leaves it to
 /// the other paths. Cheap for every other statement: unless a reload runs or the current
@@ -133,7 +132,7 @@ fn reloadable(db: &str, name: &str) -> Option<&'static str> {
     if !mysqlschema::is_database(db) {
         return None;
     }
-    RELOADABLE.iter().copied().find(|t| *t == name)
+    RELOADABLE.iter().map(|(t, _)| *t).find(|t| *t == name)
 }
 
 /// `DROP TABLE [IF EXISTS] mysql.t` (one table) and `DROP VIEW [IF EXISTS] mysql.user`.
@@ -339,7 +338,12 @@ fn insert_rows(
     match name {
         "global_priv" => stage_accounts(cx, rows)?,
         "db" => stage_db_grants(cx, rows)?,
-        _ => return Err(SqlError::unsupported(empty_table_lacks(name))),
+        _ => {
+            let lacks = RELOADABLE
+                .iter()
+                .find_map(|(t, l)| l.filter(|_| *t == name));
+            return Err(SqlError::unsupported(lacks.unwrap_or(name)));
+        }
     }
     Ok(super::ok(n))
 }
