@@ -178,7 +178,12 @@ fn what_onelog_cannot_represent_is_refused_and_nothing_is_staged() {
         ),
         (
             r#"{\"access\":3,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"\"}"#,
-            "10.4's layout",
+            "older MariaDB's layout",
+        ),
+        // REPLICATION SLAVE from a 10.5.8 row: MariaDB adds SLAVE MONITOR on load.
+        (
+            r#"{\"access\":524288,\"version_id\":100508,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"\"}"#,
+            "older MariaDB's layout",
         ),
         (
             r#"{\"access\":0,\"version_id\":101109,\"plugin\":\"mysql_native_password\",\"authentication_string\":\"\",\"password_last_changed\":0}"#,

@@ -44,6 +44,9 @@ use crate::output::Output;
 use crate::parse::lexer::{self, Tok, Token};
 use crate::privilege as p;
 
+/// The first `version_id` of a `Priv` whose `access` bits MariaDB 10.11 reads as they are.
+const CURRENT_LAYOUT_VERSION: i128 = 100_509;
+
 /// The tables of `mysql` a dump's restore may drop, create again and fill: onelog serves rows
 /// for `global_priv` and `db` (None) and keeps the others empty (what a row of one would
 /// need).
@@ -494,8 +497,11 @@ fn account_of(user: &str, host: &str, priv_json: &str) -> Result<AccountDef, Sql
                 }
                 None => Some("an access value other than a bit set".to_string()),
             },
+            // MariaDB reads `access` in its current layout only from rows written by 10.5.9 or
+            // later (it moves bits of older rows on load: 10.4's layout, and REPLICATION SLAVE
+            // gaining SLAVE MONITOR before 10.5.9).
             "version_id" => {
-                versioned = true;
+                versioned = num(v).is_some_and(|n| n >= CURRENT_LAYOUT_VERSION);
                 None
             }
             "plugin" | "authentication_string" => match string(v) {
@@ -544,7 +550,7 @@ fn account_of(user: &str, host: &str, priv_json: &str) -> Result<AccountDef, Sql
     }
     if !versioned && access != 0 && access != u64::MAX {
         return Err(lacks(
-            "privileges in MariaDB 10.4's layout (a Priv without version_id)",
+            "privileges in an older MariaDB's layout (a Priv without version_id, or one below 100509)",
         ));
     }
     let privileges = mysqlschema::privileges_of_access(access)
