@@ -26,6 +26,7 @@ pub mod alter;
 pub mod apply;
 pub mod backup;
 mod backup_hold;
+pub mod base;
 pub mod cascade;
 pub mod catalog;
 pub mod checkpoint;

@@ -1,0 +1,234 @@
+//! The on-disk base of the paged table store (`docs/PAGED_STORE.md`, step 2 of its build
+//! order; the engine does not use it yet). It owns one directory holding a fjall database: the
+//! rows and index entries of every table as of the newest checkpoint, and that checkpoint's
+//! meta records (LSN, GTID state, ...). [`Base::checkpoint`] is the only writer; the log stays
+//! the only write-ahead log, so fjall's own journal and memtables are never written.
+//!
+//! Invariants:
+//! - A checkpoint is atomic and durable when [`Base::checkpoint`] returns: it is one fjall
+//!   *ingestion* (its meta records and changes written into a new table file that is synced
+//!   with its directory, then registered by one new version written atomically), so after a
+//!   crash the base is the newest completed checkpoint, whole, or the one before it.
+//! - Meta records live under the reserved first key byte [`META_PREFIX`]; every data key starts
+//!   with a byte at or above [`FIRST_DATA_BYTE`]. Range reads never return meta records.
+//! - A batch's keys strictly ascend and no data key uses the meta prefix: both are checked
+//!   before anything is written (fjall would panic on the first), and a refused batch writes
+//!   nothing.
+//! - A [`BaseSnapshot`] sees exactly the checkpoints completed before it was taken.
+//! - No panic escapes: a panic inside fjall during a checkpoint becomes a [`BaseError`].
+//! - Every error names the directory and what was being done; a damaged file (fjall checks a
+//!   checksum on every block it reads) is an error, never a missing or different row.
+
+use std::fmt;
+use std::ops::Bound;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use fjall::config::CompressionPolicy;
+use fjall::{CompressionType, Database, Keyspace, KeyspaceCreateOptions, Readable};
+
+/// First byte of every meta record's key.
+pub const META_PREFIX: u8 = 0;
+/// The smallest first byte a data key may have.
+pub const FIRST_DATA_BYTE: u8 = 1;
+/// The keyspace holding everything (one keyspace: a checkpoint is one ingestion).
+const KEYSPACE: &str = "store";
+
+/// One change of a checkpoint: a key and its new value, `None` to delete it.
+pub type BaseChange = (Vec<u8>, Option<Vec<u8>>);
+
+/// A failed base operation: the directory, what was being done, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseError {
+    pub dir: PathBuf,
+    pub doing: &'static str,
+    pub detail: String,
+}
+
+impl fmt::Display for BaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "table store {}: {}: {}",
+            self.dir.display(),
+            self.doing,
+            self.detail
+        )
+    }
+}
+
+impl std::error::Error for BaseError {}
+
+/// The base store in one directory.
+pub struct Base {
+    db: Database,
+    data: Keyspace,
+    dir: PathBuf,
+}
+
+impl fmt::Debug for Base {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Base")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
+}
+
+fn meta_key(name: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(1 + name.len());
+    k.push(META_PREFIX);
+    k.extend_from_slice(name.as_bytes());
+    k
+}
+
+impl Base {
+    /// Opens (creating when missing) the base in `dir` with a block cache of `cache_bytes`.
+    pub fn open(dir: &Path, cache_bytes: u64) -> Result<Base, BaseError> {
+        let fail = |doing, e: &dyn fmt::Display| BaseError {
+            dir: dir.to_path_buf(),
+            doing,
+            detail: e.to_string(),
+        };
+        let opened = catch_unwind(AssertUnwindSafe(|| {
+            let db = Database::builder(dir)
+                .cache_size(cache_bytes)
+                .manual_journal_persist(true)
+                .open()
+                .map_err(|e| fail("open", &e))?;
+            let data = db
+                .keyspace(KEYSPACE, || {
+                    KeyspaceCreateOptions::default()
+                        .data_block_compression_policy(CompressionPolicy::all(CompressionType::Lz4))
+                })
+                .map_err(|e| fail("open", &e))?;
+            Ok((db, data))
+        }));
+        let (db, data) = opened.map_err(|_| fail("open", &"the store panicked"))??;
+        Ok(Base {
+            db,
+            data,
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// The directory the base lives in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn error(&self, doing: &'static str, detail: impl fmt::Display) -> BaseError {
+        BaseError {
+            dir: self.dir.clone(),
+            doing,
+            detail: detail.to_string(),
+        }
+    }
+
+    /// Writes one checkpoint: the meta records `meta` (name, value; names distinct) and the
+    /// `changes` (keys strictly ascending, each starting at [`FIRST_DATA_BYTE`] or above),
+    /// atomically and durably. A batch that breaks the key rules is refused before anything
+    /// is written.
+    pub fn checkpoint(
+        &self,
+        meta: &[(&str, &[u8])],
+        changes: &[BaseChange],
+    ) -> Result<(), BaseError> {
+        let doing = "checkpoint";
+        let mut meta: Vec<(Vec<u8>, &[u8])> = meta.iter().map(|(n, v)| (meta_key(n), *v)).collect();
+        meta.sort_by(|a, b| a.0.cmp(&b.0));
+        if meta.windows(2).any(|w| w[0].0 == w[1].0) {
+            return Err(self.error(doing, "a meta record is named twice"));
+        }
+        if let Some((k, _)) = changes
+            .iter()
+            .find(|(k, _)| k.first().is_none_or(|&b| b < FIRST_DATA_BYTE))
+        {
+            return Err(self.error(
+                doing,
+                format!("data key {k:02x?} is empty or uses the meta prefix"),
+            ));
+        }
+        if let Some(w) = changes.windows(2).find(|w| w[0].0 >= w[1].0) {
+            return Err(self.error(
+                doing,
+                format!("keys out of order: {:02x?} then {:02x?}", w[0].0, w[1].0),
+            ));
+        }
+        let written = catch_unwind(AssertUnwindSafe(|| -> Result<(), fjall::Error> {
+            let mut ingest = self.data.start_ingestion()?;
+            for (k, v) in &meta {
+                ingest.write(k.as_slice(), *v)?;
+            }
+            for (k, v) in changes {
+                match v {
+                    Some(v) => ingest.write(k.as_slice(), v.as_slice())?,
+                    None => ingest.write_tombstone(k.as_slice())?,
+                }
+            }
+            ingest.finish()
+        }));
+        match written {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(self.error(doing, e)),
+            Err(_) => Err(self.error(doing, "the store panicked; the checkpoint was not written")),
+        }
+    }
+
+    /// A consistent read view of the checkpoints completed so far.
+    pub fn snapshot(&self) -> BaseSnapshot<'_> {
+        BaseSnapshot {
+            base: self,
+            snap: self.db.snapshot(),
+        }
+    }
+}
+
+/// A consistent read view of a [`Base`].
+pub struct BaseSnapshot<'a> {
+    base: &'a Base,
+    snap: fjall::Snapshot,
+}
+
+impl BaseSnapshot<'_> {
+    /// The meta record `name` of the newest checkpoint that wrote it.
+    pub fn meta(&self, name: &str) -> Result<Option<Vec<u8>>, BaseError> {
+        self.raw_get(&meta_key(name))
+    }
+
+    /// The value of the data key `key`.
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, BaseError> {
+        if key.first().is_none_or(|&b| b < FIRST_DATA_BYTE) {
+            return Ok(None);
+        }
+        self.raw_get(key)
+    }
+
+    fn raw_get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, BaseError> {
+        self.snap
+            .get(&self.base.data, key)
+            .map(|v| v.map(|v| v.to_vec()))
+            .map_err(|e| self.base.error("read", e))
+    }
+
+    /// Visits the data keys in `[from, to)` bounds ascending, while `visit` returns true.
+    pub fn range(
+        &self,
+        from: Bound<&[u8]>,
+        to: Bound<&[u8]>,
+        visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<(), BaseError> {
+        let first = [FIRST_DATA_BYTE];
+        let from = match from {
+            Bound::Unbounded => Bound::Included(&first[..]),
+            Bound::Included(k) if k < &first[..] => Bound::Included(&first[..]),
+            other => other,
+        };
+        for guard in self.snap.range::<&[u8], _>(&self.base.data, (from, to)) {
+            let (k, v) = guard.into_inner().map_err(|e| self.base.error("read", e))?;
+            if !visit(&k, &v) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
