@@ -39,6 +39,34 @@ pub trait Snap {
     fn scan(&self, from: &[u8], n: usize, f: &mut dyn FnMut(&[u8], &[u8])) -> io::Result<usize>;
 }
 
+/// Visits every key from `from` on whose first byte is at most `last_prefix`, ascending, in
+/// pages of 10,000 reads of one snapshot; returns how many it visited.
+pub fn scan_all(
+    snap: &dyn Snap,
+    mut from: Vec<u8>,
+    last_prefix: u8,
+    f: &mut dyn FnMut(&[u8], &[u8]),
+) -> io::Result<u64> {
+    let mut visited = 0;
+    loop {
+        let mut last = None;
+        let seen = snap.scan(&from, 10_000, &mut |k, v| {
+            if k.first().is_some_and(|&b| b <= last_prefix) {
+                f(k, v);
+                visited += 1;
+            }
+            last = Some(k.to_vec());
+        })?;
+        match last {
+            Some(mut k) if seen == 10_000 && k.first().is_some_and(|&b| b <= last_prefix) => {
+                k.push(0);
+                from = k;
+            }
+            _ => return Ok(visited),
+        }
+    }
+}
+
 /// Opens the named store in `dir` with a cache of `cache_bytes`.
 pub fn open(name: &str, dir: &Path, cache_bytes: usize) -> io::Result<Box<dyn Base>> {
     match name {

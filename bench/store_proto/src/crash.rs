@@ -137,26 +137,14 @@ pub fn rounds(
             )));
         }
         // Every row has exactly its index entry: count rows, then look each entry's row up.
-        let (mut n_rows, mut n_index, mut from) = (0u64, 0u64, vec![1u8]);
-        loop {
-            let mut last = None;
-            let seen = snap.scan(&from, 10_000, &mut |k, v| {
-                if k[0] == 1 {
-                    n_rows += 1;
-                } else if k[0] == 2 {
-                    n_index += 1;
-                }
-                let _ = v;
-                last = Some(k.to_vec());
-            })?;
-            match last {
-                Some(mut k) if seen == 10_000 && k[0] <= 2 => {
-                    k.push(0);
-                    from = k;
-                }
-                _ => break,
+        let (mut n_rows, mut n_index) = (0u64, 0u64);
+        base::scan_all(snap.as_ref(), vec![1], 2, &mut |k, _| {
+            if k[0] == 1 {
+                n_rows += 1;
+            } else {
+                n_index += 1;
             }
-        }
+        })?;
         if n_rows != rows || n_index != rows {
             return Err(io::Error::other(format!(
                 "round {round}: {n_rows} rows, {n_index} index entries, want {rows}"

@@ -43,32 +43,21 @@ fn copy_dir(from: &Path, to: &Path) -> io::Result<()> {
 fn verify(store: &str, dir: &Path, rows: u64) -> io::Result<Option<String>> {
     let base = base::open(store, dir, 16 << 20)?;
     let snap = base.snapshot()?;
-    let (mut n_rows, mut n_index, mut wrong, mut from) = (0u64, 0u64, 0u64, vec![1u8]);
-    loop {
-        let mut last = None;
-        let seen = snap.scan(&from, 10_000, &mut |key, value| {
-            if key.len() == 9 && key[0] == 1 {
-                let id = u64::from_be_bytes(key[1..9].try_into().unwrap_or([0; 8]));
-                let k = 1 + (mix(id) % rows) as u32;
-                n_rows += 1;
-                wrong += u64::from(value != row_value(k, id).as_slice());
-            } else if key.len() == 13 && key[0] == 2 {
-                let id = u64::from_be_bytes(key[5..13].try_into().unwrap_or([0; 8]));
-                n_index += 1;
-                wrong += u64::from(key != index_key(1 + (mix(id) % rows) as u32, id).as_slice());
-            } else if key[0] <= 2 {
-                wrong += 1;
-            }
-            last = Some(key.to_vec());
-        })?;
-        match last {
-            Some(mut k) if seen == 10_000 && k[0] <= 2 => {
-                k.push(0);
-                from = k;
-            }
-            _ => break,
+    let (mut n_rows, mut n_index, mut wrong) = (0u64, 0u64, 0u64);
+    base::scan_all(snap.as_ref(), vec![1], 2, &mut |key, value| {
+        if key.len() == 9 && key[0] == 1 {
+            let id = u64::from_be_bytes(key[1..9].try_into().unwrap_or([0; 8]));
+            let k = 1 + (mix(id) % rows) as u32;
+            n_rows += 1;
+            wrong += u64::from(value != row_value(k, id).as_slice());
+        } else if key.len() == 13 && key[0] == 2 {
+            let id = u64::from_be_bytes(key[5..13].try_into().unwrap_or([0; 8]));
+            n_index += 1;
+            wrong += u64::from(key != index_key(1 + (mix(id) % rows) as u32, id).as_slice());
+        } else {
+            wrong += 1;
         }
-    }
+    })?;
     for id in (1..=rows).step_by(997) {
         let k = 1 + (mix(id) % rows) as u32;
         if snap.get(&row_key(id))?.as_deref() != Some(row_value(k, id).as_slice()) {
