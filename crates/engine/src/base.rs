@@ -154,6 +154,9 @@ impl Base {
                 format!("keys out of order: {:02x?} then {:02x?}", w[0].0, w[1].0),
             ));
         }
+        if meta.is_empty() && changes.is_empty() {
+            return Ok(());
+        }
         let written = catch_unwind(AssertUnwindSafe(|| -> Result<(), fjall::Error> {
             let mut ingest = self.data.start_ingestion()?;
             for (k, v) in &meta {
@@ -218,11 +221,23 @@ impl BaseSnapshot<'_> {
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<(), BaseError> {
         let first = [FIRST_DATA_BYTE];
+        // Meta records sort before every data key: a lower bound below the first data key
+        // starts at it, and an empty range reads nothing (fjall is never given one).
         let from = match from {
-            Bound::Unbounded => Bound::Included(&first[..]),
-            Bound::Included(k) if k < &first[..] => Bound::Included(&first[..]),
-            other => other,
+            Bound::Included(k) | Bound::Excluded(k) if k >= &first[..] => from,
+            _ => Bound::Included(&first[..]),
         };
+        let empty = match (from, to) {
+            (_, Bound::Unbounded) => false,
+            (Bound::Included(a), Bound::Included(b)) => a > b,
+            (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) => {
+                a >= b
+            }
+            (Bound::Unbounded, _) => false,
+        };
+        if empty {
+            return Ok(());
+        }
         for guard in self.snap.range::<&[u8], _>(&self.base.data, (from, to)) {
             let (k, v) = guard.into_inner().map_err(|e| self.base.error("read", e))?;
             if !visit(&k, &v) {

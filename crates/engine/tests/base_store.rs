@@ -139,6 +139,43 @@ fn checkpoints_round_trip_and_survive_a_reopen() {
             key(1, 999)
         ]
     );
+    // Bounds below the first data key never reach the meta records, and empty or inverted
+    // ranges read nothing.
+    let keys = |from: Bound<&[u8]>, to: Bound<&[u8]>| {
+        let mut n = 0;
+        snap.range(from, to, &mut |k, _| {
+            assert!(k[0] >= 1, "meta record {k:02x?} read as data");
+            n += 1;
+            true
+        })
+        .unwrap();
+        n
+    };
+    assert_eq!(keys(Bound::Excluded(&[0u8][..]), Bound::Unbounded), 905);
+    assert_eq!(
+        keys(
+            Bound::Included(&[0u8, b'l'][..]),
+            Bound::Excluded(&key(1, 3))
+        ),
+        2
+    );
+    assert_eq!(
+        keys(Bound::Included(&key(1, 5)), Bound::Excluded(&key(1, 5))),
+        0
+    );
+    assert_eq!(
+        keys(Bound::Excluded(&key(1, 5)), Bound::Included(&key(1, 5))),
+        0
+    );
+    assert_eq!(
+        keys(Bound::Included(&key(1, 9)), Bound::Included(&key(1, 2))),
+        0
+    );
+    assert_eq!(keys(Bound::Unbounded, Bound::Included(&[0u8][..])), 0);
+    assert_eq!(
+        keys(Bound::Included(&key(1, 5)), Bound::Included(&key(1, 5))),
+        1
+    );
     let mut first_two = 0;
     snap.range(Bound::Unbounded, Bound::Unbounded, &mut |_, _| {
         first_two += 1;
@@ -212,6 +249,8 @@ fn a_batch_that_breaks_the_key_rules_is_refused_and_writes_nothing() {
             "named twice",
         ),
     ];
+    base.checkpoint(&[], &[])
+        .expect("an empty checkpoint writes nothing");
     for (meta, changes, why) in cases {
         let err = base.checkpoint(&meta, &changes).expect_err(why);
         assert_eq!(err.dir, dir.0);
