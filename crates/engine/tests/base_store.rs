@@ -210,6 +210,62 @@ fn a_snapshot_sees_only_the_checkpoints_before_it() {
 }
 
 #[test]
+fn snapshots_taken_while_checkpoints_run_each_see_one_whole_checkpoint() {
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    let dir = Scratch::new("concurrent");
+    let base = Base::open(&dir.0, CACHE).expect("open");
+    let rows = |lsn: u64| -> Vec<BaseChange> {
+        (1..=2000)
+            .map(|i| (key(1, i), Some(value(i, lsn))))
+            .collect()
+    };
+    base.checkpoint(&[("lsn", &1u64.to_le_bytes())], &rows(1))
+        .unwrap();
+    let (done, checked) = (AtomicBool::new(false), AtomicU32::new(0));
+    let seen_lsns = std::thread::scope(|s| {
+        let reader = s.spawn(|| {
+            let mut lsns = std::collections::BTreeSet::new();
+            while !done.load(Ordering::Acquire) && checked.load(Ordering::Relaxed) < 100_000 {
+                let snap = base.snapshot();
+                let lsn = lsn_of(snap.meta("lsn").unwrap());
+                let mut n = 0;
+                snap.range(Bound::Unbounded, Bound::Unbounded, &mut |k, v| {
+                    let id = u32::from_be_bytes(k[1..5].try_into().unwrap());
+                    assert_eq!(
+                        v,
+                        value(id, lsn),
+                        "a snapshot at checkpoint {lsn} read another's row {id}"
+                    );
+                    n += 1;
+                    true
+                })
+                .unwrap();
+                assert_eq!(n, 2000);
+                checked.fetch_add(1, Ordering::Relaxed);
+                lsns.insert(lsn);
+            }
+            lsns
+        });
+        for lsn in 2..=30u64 {
+            // Let the reader finish a pass between checkpoints (bounded), so it reads under
+            // several of them whatever the machine's load.
+            let before = checked.load(Ordering::Relaxed);
+            let start = Instant::now();
+            while checked.load(Ordering::Relaxed) == before
+                && start.elapsed() < Duration::from_secs(5)
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            base.checkpoint(&[("lsn", &lsn.to_le_bytes())], &rows(lsn))
+                .unwrap();
+        }
+        done.store(true, Ordering::Release);
+        reader.join().unwrap()
+    });
+    assert!(seen_lsns.len() > 10, "the reader saw only {seen_lsns:?}");
+}
+
+#[test]
 fn a_batch_that_breaks_the_key_rules_is_refused_and_writes_nothing() {
     let dir = Scratch::new("refused");
     let base = Base::open(&dir.0, CACHE).expect("open");
