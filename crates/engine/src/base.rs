@@ -34,6 +34,18 @@ pub const FIRST_DATA_BYTE: u8 = 1;
 /// The keyspace holding everything (one keyspace: a checkpoint is one ingestion).
 const KEYSPACE: &str = "store";
 
+/// True when the key range between `from` and `to` is empty or inverted (fjall and imbl are
+/// never given one: they panic on inverted ranges).
+pub fn bounds_empty(from: Bound<&[u8]>, to: Bound<&[u8]>) -> bool {
+    match (from, to) {
+        (Bound::Included(a), Bound::Included(b)) => a > b,
+        (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) => {
+            a >= b
+        }
+        _ => false,
+    }
+}
+
 /// One change of a checkpoint: a key and its new value, `None` to delete it.
 pub type BaseChange = (Vec<u8>, Option<Vec<u8>>);
 
@@ -227,14 +239,7 @@ impl BaseSnapshot<'_> {
             Bound::Included(k) | Bound::Excluded(k) if k >= &first[..] => from,
             _ => Bound::Included(&first[..]),
         };
-        let empty = match (from, to) {
-            (_, Bound::Unbounded) => false,
-            (Bound::Included(a), Bound::Included(b)) => a > b,
-            (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) => {
-                a >= b
-            }
-            (Bound::Unbounded, _) => false,
-        };
+        let empty = bounds_empty(from, to);
         if empty {
             return Ok(());
         }

@@ -335,13 +335,8 @@ pub fn encode_range(
 
 /// True when the byte range is empty or inverted (imbl panics on inverted ranges).
 pub fn range_is_empty(r: &ByteRange) -> bool {
-    match (&r.0, &r.1) {
-        (Bound::Included(a), Bound::Included(b)) => a > b,
-        (Bound::Included(a), Bound::Excluded(b))
-        | (Bound::Excluded(a), Bound::Included(b))
-        | (Bound::Excluded(a), Bound::Excluded(b)) => a >= b,
-        _ => false,
-    }
+    let (from, to) = borrowed(r);
+    crate::base::bounds_empty(from, to)
 }
 
 /// A consistent state of every table at one LSN. Immutable once published.

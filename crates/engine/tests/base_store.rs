@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use onelog_engine::base::{Base, BaseChange};
+use onelog_engine::base::{Base, BaseChange, BaseError};
 
 const CACHE: u64 = 8 << 20;
 
@@ -50,16 +50,20 @@ fn value(id: u32, version: u64) -> Vec<u8> {
     .into_bytes()
 }
 
-/// Every data key and value, in order.
-fn all(base: &Base) -> Pairs {
+/// Every data key and value, in order, or the first read error.
+fn try_all(base: &Base) -> Result<Pairs, BaseError> {
     let mut out = Vec::new();
     base.snapshot()
         .range(Bound::Unbounded, Bound::Unbounded, &mut |k, v| {
             out.push((k.to_vec(), v.to_vec()));
             true
         })
-        .expect("range");
-    out
+        .map(|()| out)
+}
+
+/// Every data key and value, in order.
+fn all(base: &Base) -> Pairs {
+    try_all(base).expect("range")
 }
 
 fn lsn_of(bytes: Option<Vec<u8>>) -> u64 {
@@ -342,14 +346,7 @@ fn largest_file(dir: &Path) -> PathBuf {
 /// Opens and reads everything; the first error, or `Ok` with the rows.
 fn read_back(dir: &Path) -> Result<Pairs, String> {
     let base = Base::open(dir, CACHE).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    base.snapshot()
-        .range(Bound::Unbounded, Bound::Unbounded, &mut |k, v| {
-            out.push((k.to_vec(), v.to_vec()));
-            true
-        })
-        .map_err(|e| e.to_string())?;
-    Ok(out)
+    try_all(&base).map_err(|e| e.to_string())
 }
 
 #[test]
