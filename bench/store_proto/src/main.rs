@@ -38,45 +38,41 @@ use std::time::{Duration, Instant};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let rest = args.get(1..).unwrap_or_default();
     let code = match args.first().map(String::as_str) {
-        Some("run") => run_one(&args[1..]),
-        Some("table") => table(&args[1..]),
-        Some("crash") => crash(&args[1..]),
-        Some("crash-child") => crash_child(&args[1..]),
-        Some("torn") => torn(&args[1..]),
+        Some("run") => run_one(rest),
+        Some("table") => table(rest),
+        Some("crash") => crash(rest),
+        Some("crash-child") => {
+            let dir = PathBuf::from(opt(rest, "--dir", "/tmp/store-proto"));
+            let cache_mb: usize = num(rest, "--cache-mb", 100);
+            let result = crash::child(
+                store_of(rest),
+                &dir,
+                num(rest, "--rows", 1_000_000),
+                cache_mb << 20,
+            );
+            report("crash child", result.map(|()| String::new()))
+        }
+        Some("torn") => {
+            let dir = PathBuf::from(opt(rest, "--dir", "/tmp/store-proto"));
+            let result = torn::cases(store_of(rest), &dir, num(rest, "--rows", 200_000));
+            report("TORN", result.map(|lines| lines.join("\n")))
+        }
         Some("direct-redb") => {
-            let rows: u64 = opt(&args, "--rows", "1000000").parse().unwrap_or(1_000_000);
-            let dir = PathBuf::from(opt(&args, "--dir", "/tmp/store-proto")).join("direct");
+            let dir = PathBuf::from(opt(rest, "--dir", "/tmp/store-proto")).join("direct");
             let _ = std::fs::remove_dir_all(&dir);
-            let result = direct::run(&dir, rows, 64 << 20);
+            let result = direct::run(&dir, num(rest, "--rows", 1_000_000), 64 << 20);
             let _ = std::fs::remove_dir_all(&dir);
-            match result {
-                Ok(line) => {
-                    println!("DIRECT {line}");
-                    0
-                }
-                Err(e) => {
-                    eprintln!("direct-redb: {e}");
-                    1
-                }
-            }
+            report("DIRECT", result)
         }
         Some("consistency") => {
-            let store = args.get(1).map_or("", String::as_str);
-            let dir = PathBuf::from(opt(&args, "--dir", "/tmp/store-proto"))
+            let store = store_of(rest);
+            let dir = PathBuf::from(opt(rest, "--dir", "/tmp/store-proto"))
                 .join(format!("{store}-consistency"));
             let result = consistency::run(store, &dir, 40);
             let _ = std::fs::remove_dir_all(&dir);
-            match result {
-                Ok(line) => {
-                    println!("CONSISTENT {line}");
-                    0
-                }
-                Err(e) => {
-                    eprintln!("INCONSISTENT {e}");
-                    1
-                }
-            }
+            report("CONSISTENT", result)
         }
         _ => {
             eprintln!("usage: store-proto table|run ... (see the module doc in src/main.rs)");
@@ -93,84 +89,56 @@ fn opt(args: &[String], name: &str, default: &str) -> String {
         .map_or(default.to_string(), |w| w[1].clone())
 }
 
-fn run_one(args: &[String]) -> i32 {
-    let Some(store) = args.first() else {
-        eprintln!("run needs a store name");
-        return 2;
-    };
-    let rows: u64 = opt(args, "--rows", "2000000").parse().unwrap_or(2_000_000);
-    let cache_mb: usize = opt(args, "--cache-mb", "100").parse().unwrap_or(100);
-    let dir = PathBuf::from(opt(args, "--dir", "/tmp/store-proto")).join(store);
-    let _ = std::fs::remove_dir_all(&dir);
-    match workload::run(store, &dir, rows, cache_mb << 20) {
-        Ok(r) => {
-            println!("RESULT {}", r.line());
-            if std::env::var_os("STORE_PROTO_KEEP").is_none() {
-                let _ = std::fs::remove_dir_all(&dir);
+/// The number `--name` gives in `args`, or `default` (also when it does not parse).
+fn num<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
+    opt(args, name, "").parse().unwrap_or(default)
+}
+
+/// The store a subcommand names first ("" when none: `base::open` refuses it).
+fn store_of(args: &[String]) -> &str {
+    args.first().map_or("", String::as_str)
+}
+
+/// Prints each line of a subcommand's result after `tag` (exit status 0), or its error (1).
+fn report(tag: &str, result: std::io::Result<String>) -> i32 {
+    match result {
+        Ok(text) => {
+            for line in text.lines() {
+                println!("{tag} {line}");
             }
             0
         }
         Err(e) => {
-            eprintln!("{store}: {e}");
+            eprintln!("{tag}: {e}");
             1
         }
     }
+}
+
+fn run_one(args: &[String]) -> i32 {
+    let store = store_of(args);
+    let dir = PathBuf::from(opt(args, "--dir", "/tmp/store-proto")).join(store);
+    let _ = std::fs::remove_dir_all(&dir);
+    let cache_mb: usize = num(args, "--cache-mb", 100);
+    let result = workload::run(store, &dir, num(args, "--rows", 2_000_000), cache_mb << 20);
+    if result.is_ok() && std::env::var_os("STORE_PROTO_KEEP").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    report("RESULT", result.map(|r| r.line()))
 }
 
 fn crash(args: &[String]) -> i32 {
-    let Some(store) = args.first() else {
-        eprintln!("crash needs a store name");
-        return 2;
-    };
-    let rows: u64 = opt(args, "--rows", "1000000").parse().unwrap_or(1_000_000);
-    let cache_mb: usize = opt(args, "--cache-mb", "100").parse().unwrap_or(100);
-    let rounds: u32 = opt(args, "--rounds", "10").parse().unwrap_or(10);
+    let store = store_of(args);
     let dir = PathBuf::from(opt(args, "--dir", "/tmp/store-proto")).join(format!("{store}-crash"));
     let _ = std::fs::remove_dir_all(&dir);
+    let (rows, cache_mb, rounds) = (
+        num(args, "--rows", 1_000_000),
+        num(args, "--cache-mb", 100),
+        num(args, "--rounds", 10),
+    );
     let result = crash::rounds(store, &dir, rows, cache_mb, rounds);
     let _ = std::fs::remove_dir_all(&dir);
-    match result {
-        Ok(line) => {
-            println!("CRASH {store} {line}");
-            0
-        }
-        Err(e) => {
-            eprintln!("{store}: {e}");
-            1
-        }
-    }
-}
-
-fn torn(args: &[String]) -> i32 {
-    let store = args.first().map_or("", String::as_str);
-    let rows: u64 = opt(args, "--rows", "200000").parse().unwrap_or(200_000);
-    let dir = PathBuf::from(opt(args, "--dir", "/tmp/store-proto"));
-    match torn::cases(store, &dir, rows) {
-        Ok(lines) => {
-            for l in lines {
-                println!("TORN {l}");
-            }
-            0
-        }
-        Err(e) => {
-            eprintln!("{store}: {e}");
-            1
-        }
-    }
-}
-
-fn crash_child(args: &[String]) -> i32 {
-    let store = args.first().map_or("", String::as_str);
-    let rows: u64 = opt(args, "--rows", "1000000").parse().unwrap_or(1_000_000);
-    let cache_mb: usize = opt(args, "--cache-mb", "100").parse().unwrap_or(100);
-    let dir = PathBuf::from(opt(args, "--dir", "/tmp/store-proto"));
-    match crash::child(store, &dir, rows, cache_mb << 20) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("crash child: {e}");
-            1
-        }
-    }
+    report("CRASH", result.map(|line| format!("{store} {line}")))
 }
 
 fn table(args: &[String]) -> i32 {
