@@ -71,6 +71,22 @@ impl fmt::Display for BaseError {
 
 impl std::error::Error for BaseError {}
 
+impl BaseError {
+    fn at(dir: &Path, doing: &'static str, detail: impl fmt::Display) -> BaseError {
+        BaseError {
+            dir: dir.to_path_buf(),
+            doing,
+            detail: detail.to_string(),
+        }
+    }
+}
+
+/// True for a key a data record may have (non-empty, first byte at or above
+/// [`FIRST_DATA_BYTE`]).
+fn is_data_key(key: &[u8]) -> bool {
+    key.first().is_some_and(|&b| b >= FIRST_DATA_BYTE)
+}
+
 /// The base store in one directory.
 pub struct Base {
     db: Database,
@@ -96,26 +112,21 @@ fn meta_key(name: &str) -> Vec<u8> {
 impl Base {
     /// Opens (creating when missing) the base in `dir` with a block cache of `cache_bytes`.
     pub fn open(dir: &Path, cache_bytes: u64) -> Result<Base, BaseError> {
-        let fail = |doing, e: &dyn fmt::Display| BaseError {
-            dir: dir.to_path_buf(),
-            doing,
-            detail: e.to_string(),
-        };
         let opened = catch_unwind(AssertUnwindSafe(|| {
             let db = Database::builder(dir)
                 .cache_size(cache_bytes)
                 .manual_journal_persist(true)
                 .open()
-                .map_err(|e| fail("open", &e))?;
+                .map_err(|e| BaseError::at(dir, "open", e))?;
             let data = db
                 .keyspace(KEYSPACE, || {
                     KeyspaceCreateOptions::default()
                         .data_block_compression_policy(CompressionPolicy::all(CompressionType::Lz4))
                 })
-                .map_err(|e| fail("open", &e))?;
+                .map_err(|e| BaseError::at(dir, "open", e))?;
             Ok((db, data))
         }));
-        let (db, data) = opened.map_err(|_| fail("open", &"the store panicked"))??;
+        let (db, data) = opened.map_err(|_| BaseError::at(dir, "open", "the store panicked"))??;
         Ok(Base {
             db,
             data,
@@ -129,11 +140,7 @@ impl Base {
     }
 
     fn error(&self, doing: &'static str, detail: impl fmt::Display) -> BaseError {
-        BaseError {
-            dir: self.dir.clone(),
-            doing,
-            detail: detail.to_string(),
-        }
+        BaseError::at(&self.dir, doing, detail)
     }
 
     /// Writes one checkpoint: the meta records `meta` (name, value; names distinct) and the
@@ -151,10 +158,7 @@ impl Base {
         if meta.windows(2).any(|w| w[0].0 == w[1].0) {
             return Err(self.error(doing, "a meta record is named twice"));
         }
-        if let Some((k, _)) = changes
-            .iter()
-            .find(|(k, _)| k.first().is_none_or(|&b| b < FIRST_DATA_BYTE))
-        {
+        if let Some((k, _)) = changes.iter().find(|(k, _)| !is_data_key(k)) {
             return Err(self.error(
                 doing,
                 format!("data key {k:02x?} is empty or uses the meta prefix"),
@@ -212,7 +216,7 @@ impl BaseSnapshot<'_> {
 
     /// The value of the data key `key`.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, BaseError> {
-        if key.first().is_none_or(|&b| b < FIRST_DATA_BYTE) {
+        if !is_data_key(key) {
             return Ok(None);
         }
         self.raw_get(key)
@@ -225,7 +229,8 @@ impl BaseSnapshot<'_> {
             .map_err(|e| self.base.error("read", e))
     }
 
-    /// Visits the data keys in `[from, to)` bounds ascending, while `visit` returns true.
+    /// Visits the data keys between the bounds `from` and `to`, ascending, while `visit`
+    /// returns true.
     pub fn range(
         &self,
         from: Bound<&[u8]>,
@@ -239,8 +244,7 @@ impl BaseSnapshot<'_> {
             Bound::Included(k) | Bound::Excluded(k) if k >= &first[..] => from,
             _ => Bound::Included(&first[..]),
         };
-        let empty = bounds_empty(from, to);
-        if empty {
+        if bounds_empty(from, to) {
             return Ok(());
         }
         for guard in self.snap.range::<&[u8], _>(&self.base.data, (from, to)) {
