@@ -1,5 +1,5 @@
 //! The live settings of automatic log expiry: `binlog_expire_logs_seconds` and
-//! `max_binlog_total_size` (0 = off), and the last expiry error reported.
+//! `max_binlog_total_size` (0 = off), and the last expiry and segment-trim errors reported.
 //!
 //! Owns [`ExpirySettings`], held by the engine (`engine.rs`), read by every expiry and set by
 //! SET GLOBAL through `retention.rs`' `Engine` methods, which run the expiry itself. Imports
@@ -19,6 +19,7 @@ pub struct ExpirySettings {
     expire_logs_seconds: AtomicU64,
     max_total_size: AtomicU64,
     last_error: Mutex<Option<String>>,
+    last_trim_error: Mutex<Option<String>>,
 }
 
 impl ExpirySettings {
@@ -53,11 +54,21 @@ impl ExpirySettings {
     /// Records the outcome of an expiry (None: it succeeded); true when `error` differs from
     /// the last one recorded (so it is to be reported).
     pub(crate) fn note_error(&self, error: Option<&str>) -> bool {
-        let mut last = self.last_error.lock().unwrap_or_else(|p| p.into_inner());
-        let new = error.is_some() && last.as_deref() != error;
-        *last = error.map(str::to_string);
-        new
+        note(&self.last_error, error)
     }
+
+    /// [`ExpirySettings::note_error`] for the trimming of sealed segments (`Log::trim_sealed`).
+    pub(crate) fn note_trim_error(&self, error: Option<&str>) -> bool {
+        note(&self.last_trim_error, error)
+    }
+}
+
+/// Records `error` in `last`; true when it is new (see [`ExpirySettings::note_error`]).
+fn note(last: &Mutex<Option<String>>, error: Option<&str>) -> bool {
+    let mut last = last.lock().unwrap_or_else(|p| p.into_inner());
+    let new = error.is_some() && last.as_deref() != error;
+    *last = error.map(str::to_string);
+    new
 }
 
 #[cfg(test)]
@@ -73,6 +84,10 @@ mod tests {
         assert!(s.note_error(Some("other")));
         assert!(!s.note_error(None));
         assert!(s.note_error(Some("other")));
+        // The trim errors are kept apart from the expiry ones.
+        assert!(s.note_trim_error(Some("other")));
+        assert!(!s.note_trim_error(Some("other")));
+        assert!(!s.note_error(Some("other")));
         s.set_expire_logs_seconds(60);
         s.set_max_total_size(1 << 20);
         assert_eq!((s.expire_logs_seconds(), s.max_total_size()), (60, 1 << 20));

@@ -59,6 +59,9 @@ pub enum EngineEvent {
     },
     /// Automatic expiry failed (reported once per distinct error; retried at every look).
     ExpiryFailed { error: String },
+    /// Shortening a sealed segment to its records failed (reported once per distinct error;
+    /// retried at every expiry look): it keeps its preallocated size on disk meanwhile.
+    TrimFailed { error: String },
 }
 
 /// How an error log shows an event (MariaDB's `[Note]`, `[Warning]`, `[ERROR]`).
@@ -78,7 +81,7 @@ impl EngineEvent {
             | EngineEvent::LogFailed { .. }
             | EngineEvent::ExpiryFailed { .. } => Severity::Error,
             EngineEvent::LogsExpired { .. } => Severity::Note,
-            EngineEvent::DiskFull { .. } => Severity::Warning,
+            EngineEvent::DiskFull { .. } | EngineEvent::TrimFailed { .. } => Severity::Warning,
             EngineEvent::CheckpointRecovered { .. } | EngineEvent::WritesResumed => Severity::Note,
             EngineEvent::SemiSync(e) if e.is_warning() => Severity::Warning,
             EngineEvent::SemiSync(_) => Severity::Note,
@@ -132,6 +135,11 @@ impl fmt::Display for EngineEvent {
             EngineEvent::ExpiryFailed { error } => {
                 write!(f, "binlog expiry failed: {error}; retried every second")
             }
+            EngineEvent::TrimFailed { error } => write!(
+                f,
+                "could not release the unused preallocated space of a closed binlog segment: \
+                 {error}; it keeps its full size on disk, retried every second"
+            ),
         }
     }
 }

@@ -176,9 +176,11 @@ impl Engine {
     /// Automatic expiry as of `now`: removes the oldest segments closed more than
     /// `binlog_expire_logs_seconds` before `now`, or while the binlog is larger than
     /// `max_binlog_total_size`, by the rules of the module docs. Nothing (and no work beyond
-    /// two atomic loads) while both are 0, and nothing in file mode. Reports what it removed
+    /// two atomic loads) while both are 0, and nothing in file mode. First it trims what
+    /// rotations sealed ([`Engine::trim_sealed_logs`]; an empty queue costs one lock). Reports what it removed
     /// and, once per distinct error, a failure ([`EngineEvent`]).
     pub fn expire_logs_at(&self, now: SystemTime) -> Result<Purged, EngineError> {
+        self.trim_sealed_logs();
         let limits = self.expiry().limits();
         if limits.is_off() || self.check_purge_allowed().is_err() {
             return Ok(Purged::default());
@@ -209,6 +211,19 @@ impl Engine {
                 }
                 Err(e)
             }
+        }
+    }
+
+    /// Shortens sealed segments to their records (`Log::trim_sealed`), at every expiry look
+    /// whatever the limits: a failure is reported once per distinct error and retried at the
+    /// next look (the segment keeps its preallocated size meanwhile, nothing else changes).
+    fn trim_sealed_logs(&self) {
+        let error = self.log().trim_sealed().err().map(|e| e.to_string());
+        if self.expiry().note_trim_error(error.as_deref()) {
+            let error = error.unwrap_or_default();
+            self.core()
+                .notifier()
+                .report(&EngineEvent::TrimFailed { error });
         }
     }
 

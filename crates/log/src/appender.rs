@@ -75,6 +75,7 @@ use crate::segment::{self, SegmentHeader, PREPARED_NAME};
 use crate::shared::PhaseCounters;
 use crate::shared::Shared;
 use crate::streamed::{EventSource, CHUNK};
+use crate::trim::Trim;
 use crate::{CommitReceipt, CommittedRecord, GtidAssign, Lsn, PendingRecord, RecordKind};
 
 /// At level 0, buffered bytes past this are written without waiting for the flusher.
@@ -926,6 +927,14 @@ impl Writer {
             let mut p = lock(&inner.progress);
             p.switch_segment(file.clone(), path.clone());
         }
+        // Sealed: the zeros after its records are never written again (`trim.rs`).
+        inner.untrimmed.push(Trim {
+            file: self.seg_file.clone(),
+            path: self.seg_path.clone(),
+            number: self.seg_number,
+            start_lsn: self.seg_start_lsn,
+            data_end: self.file_offset(self.lsn),
+        });
         self.seg_number = number;
         self.seg_path = path;
         self.seg_file = file;

@@ -57,6 +57,12 @@ pub trait File: Send + Sync {
     fn sync_data(&self) -> io::Result<()>;
     fn len(&self) -> io::Result<u64>;
     fn set_len(&self, len: u64) -> io::Result<()>;
+    /// Shortens the file to `len` bytes, keeping its modification time (retention takes a
+    /// sealed segment's age from it); not synced: the old and the new size are both valid
+    /// after a crash. The default is `set_len` (for file systems that keep no time).
+    fn trim(&self, len: u64) -> io::Result<()> {
+        self.set_len(len)
+    }
 }
 
 /// Reads exactly `buf.len()` bytes at `offset` unless the file ends first; returns the count.
@@ -147,5 +153,11 @@ impl File for StdFile {
 
     fn set_len(&self, len: u64) -> io::Result<()> {
         self.0.set_len(len)
+    }
+
+    fn trim(&self, len: u64) -> io::Result<()> {
+        let modified = self.0.metadata()?.modified()?;
+        self.0.set_len(len)?;
+        self.0.set_modified(modified)
     }
 }

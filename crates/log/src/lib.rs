@@ -55,6 +55,7 @@ mod seglist;
 pub mod segment;
 mod shared;
 pub mod streamed;
+mod trim;
 pub mod verify;
 pub mod view;
 mod view_cache;
@@ -455,8 +456,10 @@ pub struct SegmentInfo {
 }
 
 impl SegmentInfo {
-    /// Its size as a binlog file (SHOW BINARY LOGS' `File_size`): header and records, not the
-    /// preallocated length ([`position::offset_in_segment`] of its end).
+    /// Its size in the log: header block and framed records ([`position::offset_in_segment`]
+    /// of its end), which is what a sealed segment's file holds once trimmed (`trim.rs`), not
+    /// the preallocated length. SHOW BINARY LOGS' `File_size` is the classic view's size,
+    /// without the framing (`view.rs`).
     pub fn binlog_size(&self) -> u64 {
         position::offset_in_segment(self.header_len, self.start_lsn, self.end_lsn)
     }

@@ -248,6 +248,23 @@ impl Log {
         }
     }
 
+    /// Shortens the sealed segments rotation or recovery queued to the end of their records
+    /// (`trim.rs`); returns the bytes of disk released. Cheap when nothing is queued; a
+    /// failure leaves the segment queued for the next call (and its file as it was).
+    pub fn trim_sealed(&self) -> Result<u64, LogError> {
+        if self.inner.untrimmed.is_empty() {
+            return Ok(0);
+        }
+        let sealed: Vec<(u64, Lsn)> = self
+            .inner
+            .segments_read()
+            .iter()
+            .filter(|m| m.end_lsn.is_some())
+            .map(|m| (m.number, m.start_lsn))
+            .collect();
+        self.inner.untrimmed.run(&sealed)
+    }
+
     /// `RESET MASTER`: writes and syncs everything appended, then replaces all segments with
     /// a new `binlog-000001.olog` that starts at the current end LSN (LSNs stay monotonic)
     /// with an empty GTID state: the next GTID of every domain has sequence number 1. Readers

@@ -6,11 +6,14 @@
 //!    if `reset.olog.tmp` exists, a reset was committed: finish it (`segment::finish_reset`);
 //! 2. list `binlog-NNNNNN.olog` files; none: create segment 1 (start LSN 0, empty state);
 //! 3. read every header: the numbers must be contiguous and match the names, start LSNs must
-//!    increase and fit in the previous segment; a version-2 segment's file must have the
-//!    size its header says it was preallocated to (a crash cannot change it: appends never
-//!    change file metadata). Anything else is `Corrupt` naming the file — except a LAST
-//!    segment shorter than its size under `LogRecovery::TruncateDamaged`, which is extended
-//!    back with zeros and reported in `OpenReport::damage_cuts`;
+//!    increase and fit in the previous segment's file; a version-2 segment's file must have
+//!    the size its header says it was preallocated to (a crash cannot change it: appends never
+//!    change file metadata), except that a sealed one (not the last) may be shorter, down to
+//!    the end of its records, the next segment's start (`trim.rs` shortens sealed segments;
+//!    a crash may leave either size). Anything else is `Corrupt` naming the file — except a
+//!    LAST segment shorter than its size under `LogRecovery::TruncateDamaged`, which is
+//!    extended back with zeros and reported in `OpenReport::damage_cuts`. Sealed segments
+//!    still longer than their records are queued for trimming;
 //! 4. scan the LAST segment from its first record, checking each CRC, rebuilding the GTID
 //!    state (header state, then each record's GTID, GtidState records replacing it), to the
 //!    first zero length word or invalid/truncated frame `B`; the log ends at `E`, the end of
@@ -118,6 +121,7 @@ use crate::progress::Progress;
 use crate::seglist::{SegmentList, SegmentMeta};
 use crate::segment::{self, SegmentHeader, PREPARED_NAME, RESET_NAME};
 use crate::shared::Stats;
+use crate::trim::{Trim, Untrimmed};
 use crate::{
     filemode, BinlogStorage, DamageCut, FileModeRecovery, LogOptions, LogRecovery, Lsn, OpenReport,
     RecordKind,
@@ -231,6 +235,8 @@ struct Segments {
     /// Its format version.
     last_version: u32,
     damage_cuts: Vec<DamageCut>,
+    /// Sealed segments longer than their records.
+    untrimmed: Untrimmed,
 }
 
 impl Segments {
@@ -267,6 +273,7 @@ fn read_headers(
     let mut last_file = None;
     let mut last_version = segment::VERSION;
     let mut damage_cuts = Vec::new();
+    let untrimmed = Untrimmed::default();
     for (i, &n) in numbers.iter().enumerate() {
         let path = opts.dir.join(segment::file_name(n));
         let file = fs
@@ -294,9 +301,23 @@ fn read_headers(
             &mut damage_cuts,
         )?;
         last_version = h.version;
-        if let Some(prev) = metas.last_mut() {
+        if let (Some(prev), Some(prev_file), Some(&prev_len)) =
+            (metas.last_mut(), last_file.take(), file_lens.last())
+        {
             prev.end_lsn = Some(h.start_lsn);
             prev.closed_at = Some(closed_at(fs, &prev.path));
+            // check_header made sure the records fit: data_end <= prev_len.
+            let data_end =
+                crate::position::offset_in_segment(prev.header_len, prev.start_lsn, h.start_lsn);
+            if prev_len > data_end {
+                untrimmed.push(Trim {
+                    file: prev_file,
+                    path: prev.path.clone(),
+                    number: prev.number,
+                    start_lsn: prev.start_lsn,
+                    data_end,
+                });
+            }
         }
         file_lens.push(len);
         metas.push(SegmentMeta {
@@ -322,6 +343,7 @@ fn read_headers(
         file_len,
         last_version,
         damage_cuts,
+        untrimmed,
     })
 }
 
@@ -352,14 +374,26 @@ fn check_header(
                 format!("segment {} is missing before it", prev.number + 1),
             ));
         }
-        let cap = prev_len - prev.header_len;
-        if h.start_lsn < prev.start_lsn || h.start_lsn - prev.start_lsn > cap {
+        if h.start_lsn < prev.start_lsn {
             return Err(LogError::corrupt(
                 path,
                 24,
                 format!(
-                    "start LSN {} does not follow segment {} (start LSN {}, room for {cap} bytes)",
+                    "start LSN {} is before segment {}'s start LSN {}",
                     h.start_lsn, prev.number, prev.start_lsn
+                ),
+            ));
+        }
+        // A sealed segment's records end where the next one starts: its file must reach there.
+        let need = prev.header_len + (h.start_lsn - prev.start_lsn);
+        if need > prev_len {
+            return Err(LogError::corrupt(
+                &prev.path,
+                prev_len,
+                format!(
+                    "segment file is {prev_len} bytes but its records end at offset {need}, \
+                     where segment {n} starts (LSN {}): it was cut short or replaced",
+                    h.start_lsn
                 ),
             ));
         }
@@ -602,6 +636,7 @@ fn build_inner(
             progress: Mutex::new(progress),
             progress_cv: Condvar::new(),
             preparer: Default::default(),
+            untrimmed: segs.untrimmed,
             stats: Stats::default(),
             view_sizes: Default::default(),
             pins: Default::default(),
@@ -745,8 +780,9 @@ enum Tail {
 }
 
 /// Checks a segment's size against the size its (version 2) header says it was preallocated
-/// to (module docs, step 3); returns the size to use. A last segment that is shorter is
-/// extended back under `TruncateDamaged` (reported in `cuts`), refused otherwise.
+/// to (module docs, step 3); returns the size to use. A sealed segment may be shorter (trimmed
+/// to its records: the next header's check makes sure they all fit); a last segment that is
+/// shorter is extended back under `TruncateDamaged` (reported in `cuts`), refused otherwise.
 fn check_size(
     path: &Path,
     file: &dyn crate::fs::File,
@@ -759,6 +795,9 @@ fn check_size(
     let Some(want) = h.file_len.filter(|&want| want != len) else {
         return Ok(len);
     };
+    if !is_last && len < want {
+        return Ok(len);
+    }
     let reason = short_file(len, want);
     let repairable = is_last && want > len;
     if repairable && recovery == LogRecovery::TruncateDamaged {

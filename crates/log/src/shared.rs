@@ -78,6 +78,8 @@ pub(crate) struct Shared {
     pub progress: Mutex<Progress>,
     pub progress_cv: Condvar,
     pub preparer: Preparer,
+    /// Sealed segments to shorten to their records (`trim.rs`).
+    pub untrimmed: crate::trim::Untrimmed,
     pub stats: Stats,
     /// Measured sizes of the classic view's files (`view.rs`).
     pub view_sizes: crate::view_cache::ViewSizes,

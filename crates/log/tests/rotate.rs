@@ -139,3 +139,100 @@ fn the_next_segment_is_prepared_once_the_current_one_is_half_full() {
 
 /// How often a waiting preparation asks whether the segment is half full (`prealloc::POLL`).
 const PREPARER_POLL: Duration = Duration::from_millis(100);
+
+/// The sizes of the segment files, in order.
+fn file_sizes(fs: &SimFs, log: &onelog_log::Log) -> Vec<u64> {
+    log.segments()
+        .iter()
+        .map(|s| fs.read_file(&s.path).map_or(0, |b| b.len() as u64))
+        .collect()
+}
+
+/// Issue 11 part 4: a rotation used to keep a whole preallocated segment on disk (three FLUSH
+/// LOGS held 4.1 GB). Sealed segments are trimmed to their records, a crash may leave either
+/// size, and recovery accepts both and queues what is still long.
+#[test]
+fn sealed_segments_are_trimmed_to_their_records_and_either_size_recovers() {
+    const SEG: u64 = 1 << 20;
+    let fs = SimFs::new();
+    let log = open(&fs, opts(SEG, Durability::Level1));
+    let mut n = 0;
+    for _ in 0..3 {
+        for _ in 0..5 {
+            log.commit(txn(n, 300)).unwrap();
+            n += 1;
+        }
+        log.rotate().unwrap();
+    }
+    let segs = log.segments();
+    assert_eq!(file_sizes(&fs, &log), vec![SEG; 4]);
+    let data: Vec<u64> = segs.iter().map(|s| s.binlog_size()).collect();
+    let freed = log.trim_sealed().unwrap();
+    assert_eq!(freed, 3 * SEG - data[..3].iter().sum::<u64>());
+    assert_eq!(file_sizes(&fs, &log), vec![data[0], data[1], data[2], SEG]);
+    assert_eq!(log.trim_sealed().unwrap(), 0, "nothing left to trim");
+    assert_eq!(all_records(&log).len() as u64, n);
+    // One more rotation, then a power cut before the trim: segment 4 keeps its size.
+    log.commit(txn(n, 300)).unwrap();
+    n += 1;
+    log.rotate().unwrap();
+    // The trims were not synced: a reboot may keep or lose each of them.
+    for (seed, tear) in [(1, false), (2, true), (3, true)] {
+        let fs2 = fs.reboot(seed, tear);
+        let log2 = open(&fs2, opts(SEG, Durability::Level1));
+        let recs = all_records(&log2);
+        assert_eq!(recs.len() as u64, n, "seed {seed}");
+        assert_contiguous(&recs, "after a reboot with trimmed segments");
+        let sizes = file_sizes(&fs2, &log2);
+        assert!(sizes[3] == SEG, "segment 4 was never trimmed: {sizes:?}");
+        // Whatever survived, the reopened log trims every sealed segment still long.
+        log2.trim_sealed().unwrap();
+        let data2: Vec<u64> = log2.segments().iter().map(|s| s.binlog_size()).collect();
+        assert_eq!(
+            file_sizes(&fs2, &log2),
+            vec![data2[0], data2[1], data2[2], data2[3], SEG]
+        );
+        drop(log2);
+        let log3 = open(&fs2.reboot(seed, false), opts(SEG, Durability::Level1));
+        assert_eq!(all_records(&log3).len() as u64, n);
+    }
+}
+
+/// A sealed segment cut below the end of its records is refused, naming it: the next
+/// segment's start LSN says how far its records reach. One longer than its preallocated size
+/// is refused too (a file replaced by another).
+#[test]
+fn a_sealed_segment_cut_into_its_records_or_grown_is_refused() {
+    const SEG: u64 = 1 << 20;
+    let fs = SimFs::new();
+    let log = open(&fs, opts(SEG, Durability::Level1));
+    for i in 0..5 {
+        log.commit(txn(i, 300)).unwrap();
+    }
+    log.rotate().unwrap();
+    log.commit(txn(5, 300)).unwrap();
+    let first = log.segments()[0].clone();
+    let data_end = first.binlog_size();
+    log.shutdown().unwrap();
+    drop(log);
+    for (len, says) in [
+        (data_end - 1, "its records end at offset"),
+        (SEG + 1, &format!("preallocated to {SEG} bytes") as &str),
+    ] {
+        let fs2 = fs.reboot(0, false);
+        let f = onelog_log::FileSystem::open(&*fs2, &first.path, false).unwrap();
+        f.set_len(len).unwrap();
+        f.sync_data().unwrap();
+        drop(f);
+        let e = match onelog_log::Log::open(fs2.clone(), opts(SEG, Durability::Level1)) {
+            Ok(_) => panic!("opened a log whose sealed segment is {len} bytes"),
+            Err(e) => e,
+        };
+        assert!(
+            matches!(&e, onelog_log::LogError::Corrupt { path, offset, .. }
+                if *path == first.path && *offset == len),
+            "{len}: {e}"
+        );
+        assert!(e.to_string().contains(says), "{len}: {e}");
+    }
+}

@@ -149,6 +149,56 @@ fn flush_binary_logs_expires_by_size_and_age_but_never_past_the_checkpoint() {
     assert_eq!(one(&mut s, "SELECT COUNT(*) FROM d.t"), "5");
 }
 
+/// A closed segment keeps only its records on disk: FLUSH BINARY LOGS used to leave each one
+/// at its preallocated size (`max_binlog_size`), so rotations cost a whole segment each and
+/// `max_binlog_total_size` did not bound the disk. The trim keeps the file's modification
+/// time, from which a restarted server takes the segment's age for expiry.
+#[test]
+fn closed_segments_keep_only_their_records_on_disk() {
+    let d = TempDir::new("retention-trim");
+    let server = open(d.path());
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    ok(&mut s, "CREATE DATABASE d");
+    ok(&mut s, "CREATE TABLE d.t (a INT PRIMARY KEY)");
+    for i in 0..3 {
+        ok(&mut s, &format!("INSERT INTO d.t VALUES ({i})"));
+        ok(&mut s, "FLUSH BINARY LOGS");
+    }
+    let log = server.engine().log().clone();
+    let on_disk = |p: &Path| std::fs::metadata(p).unwrap();
+    let segs = log.segments();
+    assert_eq!(segs.len(), 4);
+    for seg in &segs[..3] {
+        // Header block and framed records: a few KB for one INSERT (SHOW BINARY LOGS'
+        // File_size counts the classic file's bytes, without the log's framing).
+        let len = on_disk(&seg.path).len();
+        assert_eq!(len, seg.binlog_size(), "{seg:?}");
+        assert!(len < 16 << 10, "{seg:?}: {len} bytes");
+    }
+    assert_eq!(
+        on_disk(&segs[3].path).len(),
+        1 << 20,
+        "the current one stays preallocated"
+    );
+    // A rotation without the statement's expiry look: the next look trims it, keeping its time.
+    ok(&mut s, "INSERT INTO d.t VALUES (9)");
+    log.rotate().unwrap();
+    let sealed = log.segments()[3].clone();
+    let before = on_disk(&sealed.path);
+    assert_eq!(before.len(), 1 << 20);
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    server.engine().expire_logs().unwrap();
+    let after = on_disk(&sealed.path);
+    assert_eq!(after.len(), sealed.binlog_size());
+    assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+    drop(s);
+    drop(server);
+    let server = open(d.path());
+    let mut s = Session::new(server, 1, "root", "localhost");
+    assert_eq!(one(&mut s, "SELECT COUNT(*) FROM d.t"), "4");
+    assert_eq!(rows(&mut s, "SHOW BINARY LOGS").len(), 5);
+}
+
 #[test]
 fn purge_to_stops_silently_before_a_connected_readers_segment() {
     let d = TempDir::new("retention-pin");
