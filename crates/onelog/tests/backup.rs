@@ -332,7 +332,13 @@ fn check_and_restore_refuse_damage() {
     insert(a.port, 1, 40);
     let good = tmp.path().join("good");
     ok(&backup_to(a.port, &good, &[]), "backup");
-    // A running server's data directory checks too (read-only), with its position.
+    // A running server's data directory checks too (read-only), with its position; its
+    // closed segments are shortened to their records (the rotation's expiry look trims them).
+    sql(a.port, "FLUSH BINARY LOGS");
+    insert(a.port, 41, 42);
+    let first = a.datadir.join("binlog").join("binlog-000001.olog");
+    let len = std::fs::metadata(&first).unwrap().len();
+    assert!(len < 1 << 20, "the closed segment is {len} bytes");
     let text = ok(&check(&a.datadir), "check of a live data directory");
     assert_eq!(
         checked_pos(&text),
