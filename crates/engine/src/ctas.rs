@@ -100,12 +100,8 @@ impl Engine {
         let changes: Vec<RowChange> = scratch
             .table(def.id)
             .map(|t| {
-                t.rows
-                    .values()
-                    .map(|r| RowChange::Insert {
-                        table: def.id,
-                        row: r.clone(),
-                    })
+                t.all_rows()
+                    .map(|row| RowChange::Insert { table: def.id, row })
                     .collect()
             })
             .unwrap_or_default();

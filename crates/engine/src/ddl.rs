@@ -652,7 +652,7 @@ fn copy_conditions(
     else {
         return Ok(out);
     };
-    for (n, row) in data.rows.values().enumerate() {
+    for (n, row) in data.all_rows().enumerate() {
         for (col, src) in new.columns.iter().zip(sources) {
             if let ColumnSource::Old(p) = src {
                 let (Some(v), Some(from)) = (row.get(*p), old.columns.get(*p)) else {
@@ -681,13 +681,13 @@ pub(crate) fn check_unique_index(
         return Ok(());
     };
     let mut prev: Option<Vec<u8>> = None;
-    let mut keys: Vec<(Vec<u8>, &Arc<Row>)> = Vec::new();
-    for row in t.rows.values() {
-        if index_has_null(index, row) {
+    let mut keys: Vec<(Vec<u8>, Arc<Row>)> = Vec::new();
+    for row in t.all_rows() {
+        if index_has_null(index, &row) {
             continue;
         }
         let mut k = Vec::new();
-        index_key(def, index, row, &mut k);
+        index_key(def, index, &row, &mut k);
         keys.push((k, row));
     }
     keys.sort_by(|a, b| a.0.cmp(&b.0));

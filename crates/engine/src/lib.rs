@@ -10,8 +10,9 @@
 //! replicas); `events` (write set -> binlog event group); `store` (immutable roots of
 //! persistent maps, snapshots); `catalog` (databases, tables, types, DDL changes); `key`
 //! (memcomparable keys); `lock` (row locks); `checkpoint` (checkpoint files); `report`
-//! (operator events); `encoding` (compact byte formats); `error`. No module imports one above
-//! it.
+//! (operator events); `encoding` (compact byte formats); `error`. Beside them, not used by the
+//! server yet (docs/PAGED_STORE.md): `base` (the on-disk base of the paged store) and `layered`
+//! (the merge of sorted layers a read of it goes through). No module imports one above it.
 //!
 //! Entry points: [`Engine::open`] (recovery), [`Engine::begin`] -> [`Transaction`] (get, scan,
 //! insert, update, delete, savepoints, commit), the DDL methods of [`Engine`], and
@@ -42,6 +43,7 @@ pub mod event_cache;
 pub mod events;
 mod expiry;
 pub mod key;
+pub mod layered;
 pub mod lock;
 pub mod origin;
 mod prebuild;

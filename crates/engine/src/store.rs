@@ -81,12 +81,14 @@ pub(crate) fn borrowed(r: &ByteRange) -> (Bound<&[u8]>, Bound<&[u8]>) {
     (b(&r.0), b(&r.1))
 }
 
-/// One table's rows and indexes.
+/// One table's rows and indexes. The maps are private: everything outside this module reads
+/// them through the methods below (owned rows and keys, so a store whose rows are not all in
+/// memory can stand behind the same methods; docs/PAGED_STORE.md, build order step 1).
 #[derive(Clone, Debug, Default)]
 pub struct TableData {
-    pub rows: OrdMap<KeyBytes, Arc<Row>>,
+    rows: OrdMap<KeyBytes, Arc<Row>>,
     /// Index id -> entries `index key ++ pk -> (index key length, row)`.
-    pub indexes: BTreeMap<u32, OrdMap<KeyBytes, IndexEntry>>,
+    indexes: BTreeMap<u32, OrdMap<KeyBytes, IndexEntry>>,
     /// Next AUTO_INCREMENT value the committed rows call for (max value + 1, at least 1).
     pub auto_inc_next: u64,
     /// `Root::ddl_seq` of the last DDL that changed this table's definition or emptied it
@@ -107,6 +109,58 @@ impl TableData {
             generation,
             ..Default::default()
         }
+    }
+
+    /// Number of rows.
+    pub fn row_count(&self) -> u64 {
+        self.rows.len() as u64
+    }
+
+    /// The row with primary key bytes `pk`.
+    pub fn get(&self, pk: &[u8]) -> Option<Arc<Row>> {
+        self.rows.get(pk).cloned()
+    }
+
+    /// Rows with primary key bytes in `range`, in key order: `(key, row)`.
+    pub fn scan_pk<'a>(
+        &'a self,
+        range: &ByteRange,
+    ) -> impl Iterator<Item = (KeyBytes, Arc<Row>)> + 'a {
+        let it = (!range_is_empty(range)).then(|| self.rows.range::<_, [u8]>(borrowed(range)));
+        it.into_iter()
+            .flatten()
+            .map(|(k, r)| (k.clone(), r.clone()))
+    }
+
+    /// Every row, in primary key order.
+    pub fn all_rows(&self) -> impl Iterator<Item = Arc<Row>> + '_ {
+        self.rows.values().cloned()
+    }
+
+    /// Entries `(entry bytes, entry)` of index `index_id` in `range`, in key order.
+    pub fn scan_index<'a>(
+        &'a self,
+        index_id: u32,
+        range: &ByteRange,
+    ) -> impl Iterator<Item = (KeyBytes, IndexEntry)> + 'a {
+        let ix = self
+            .indexes
+            .get(&index_id)
+            .filter(|_| !range_is_empty(range));
+        ix.map(|ix| ix.range::<_, [u8]>(borrowed(range)))
+            .into_iter()
+            .flatten()
+            .map(|(k, e)| (k.clone(), e.clone()))
+    }
+
+    /// Whether both hold the same index entries (tests compare tables built two ways; O(n)).
+    pub fn same_index_entries(&self, other: &TableData) -> bool {
+        self.indexes == other.indexes
+    }
+
+    /// Number of entries of index `index_id` (None: the table has no such index).
+    pub fn index_len(&self, index_id: u32) -> Option<u64> {
+        self.indexes.get(&index_id).map(|e| e.len() as u64)
     }
 
     /// Whether `other` is this very table version (the same imbl trees and counters), O(number
@@ -378,8 +432,8 @@ impl Root {
     }
 
     /// The row with primary key bytes `pk`.
-    pub fn get(&self, table: TableId, pk: &[u8]) -> Option<&Arc<Row>> {
-        self.tables.get(&table).and_then(|t| t.rows.get(pk))
+    pub fn get(&self, table: TableId, pk: &[u8]) -> Option<Arc<Row>> {
+        self.tables.get(&table).and_then(|t| t.get(pk))
     }
 
     /// Rows of `table` with primary key bytes in `range`, in key order.
@@ -387,10 +441,9 @@ impl Root {
         &'a self,
         table: TableId,
         range: &ByteRange,
-    ) -> impl Iterator<Item = (&'a KeyBytes, &'a Arc<Row>)> + 'a {
-        let t = self.tables.get(&table).filter(|_| !range_is_empty(range));
-        let it = t.map(|t| t.rows.range::<_, [u8]>(borrowed(range)));
-        it.into_iter().flatten()
+    ) -> impl Iterator<Item = (KeyBytes, Arc<Row>)> + 'a {
+        let t = self.tables.get(&table);
+        t.map(|t| t.scan_pk(range)).into_iter().flatten()
     }
 
     /// Entries `(entry bytes, entry)` of index `index_id` of `table` in `range`.
@@ -399,13 +452,9 @@ impl Root {
         table: TableId,
         index_id: u32,
         range: &ByteRange,
-    ) -> impl Iterator<Item = (&'a KeyBytes, &'a IndexEntry)> + 'a {
-        let ix = self
-            .tables
-            .get(&table)
-            .and_then(|t| t.indexes.get(&index_id))
-            .filter(|_| !range_is_empty(range));
-        ix.map(|ix| ix.range::<_, [u8]>(borrowed(range)))
+    ) -> impl Iterator<Item = (KeyBytes, IndexEntry)> + 'a {
+        let t = self.tables.get(&table);
+        t.map(|t| t.scan_index(index_id, range))
             .into_iter()
             .flatten()
     }
@@ -1154,7 +1203,7 @@ mod tests {
             let pk = &entry[e.klen as usize..];
             let row = root.get(1, pk).unwrap();
             assert!(
-                Arc::ptr_eq(row, &e.row),
+                Arc::ptr_eq(&row, &e.row),
                 "entry row is the primary map's row"
             );
         }

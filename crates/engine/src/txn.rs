@@ -419,7 +419,7 @@ impl Transaction {
     fn visible(&self, root: &Root, table: TableId, pk: &[u8]) -> Option<Arc<Row>> {
         match self.own(table, pk) {
             Some(own) => own,
-            None => root.get(table, pk).cloned(),
+            None => root.get(table, pk),
         }
     }
 
@@ -1150,19 +1150,16 @@ pub(crate) fn visit_in_place<F>(
     match ix {
         None => {
             for br in brs {
-                for (_, row) in t.rows.range::<_, [u8]>(borrowed(br)) {
-                    if f(row).is_break() {
+                for (_, row) in t.scan_pk(br) {
+                    if f(&row).is_break() {
                         return;
                     }
                 }
             }
         }
         Some(ix) => {
-            let Some(entries) = t.indexes.get(&ix.id) else {
-                return;
-            };
             for br in brs {
-                for (_, e) in entries.range::<_, [u8]>(borrowed(br)) {
+                for (_, e) in t.scan_index(ix.id, br) {
                     if f(&e.row).is_break() {
                         return;
                     }

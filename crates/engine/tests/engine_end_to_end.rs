@@ -864,9 +864,8 @@ fn replaying_the_whole_log_from_empty_gives_exactly_the_live_tables() {
     assert_eq!(*replayed.catalog, **live.catalog());
     assert_eq!(replayed.gtid_state, e.log().gtid_state());
     for (id, data) in replayed.tables.iter() {
-        assert_eq!(
-            data.indexes,
-            live.root().table(*id).unwrap().indexes,
+        assert!(
+            data.same_index_entries(live.root().table(*id).unwrap()),
             "indexes of table {id}"
         );
     }
