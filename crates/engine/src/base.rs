@@ -23,6 +23,7 @@ use std::fmt;
 use std::ops::Bound;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use fjall::config::CompressionPolicy;
 use fjall::{CompressionType, Database, Keyspace, KeyspaceCreateOptions, Readable};
@@ -194,21 +195,33 @@ impl Base {
     }
 
     /// A consistent read view of the checkpoints completed so far.
-    pub fn snapshot(&self) -> BaseSnapshot<'_> {
+    pub fn snapshot(&self) -> BaseSnapshot {
         BaseSnapshot {
-            base: self,
+            data: self.data.clone(),
+            dir: Arc::from(self.dir.as_path()),
             snap: self.db.snapshot(),
         }
     }
 }
 
-/// A consistent read view of a [`Base`].
-pub struct BaseSnapshot<'a> {
-    base: &'a Base,
+/// A consistent read view of a [`Base`]. Owned (it holds the keyspace's handle, not a borrow
+/// of the [`Base`]), so a published table root can carry one; cloning it is cheap and keeps
+/// the same view.
+#[derive(Clone)]
+pub struct BaseSnapshot {
+    data: Keyspace,
+    dir: Arc<Path>,
     snap: fjall::Snapshot,
 }
 
-impl BaseSnapshot<'_> {
+/// One data record read from a base: key and value, or a failed read naming the directory.
+pub type BaseItem = Result<(Vec<u8>, Vec<u8>), BaseError>;
+
+impl BaseSnapshot {
+    fn error(&self, doing: &'static str, detail: impl fmt::Display) -> BaseError {
+        BaseError::at(&self.dir, doing, detail)
+    }
+
     /// The meta record `name` of the newest checkpoint that wrote it.
     pub fn meta(&self, name: &str) -> Result<Option<Vec<u8>>, BaseError> {
         self.raw_get(&meta_key(name))
@@ -224,9 +237,36 @@ impl BaseSnapshot<'_> {
 
     fn raw_get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, BaseError> {
         self.snap
-            .get(&self.base.data, key)
+            .get(&self.data, key)
             .map(|v| v.map(|v| v.to_vec()))
-            .map_err(|e| self.base.error("read", e))
+            .map_err(|e| self.error("read", e))
+    }
+
+    /// The data records between the bounds `from` and `to`, ascending; owned, so it can
+    /// outlive this value (it keeps the view). A failed read is yielded once and ends it.
+    pub fn iter(&self, from: Bound<&[u8]>, to: Bound<&[u8]>) -> impl Iterator<Item = BaseItem> {
+        let first = [FIRST_DATA_BYTE];
+        // Meta records sort before every data key: a lower bound below the first data key
+        // starts at it, and an empty range reads nothing (fjall is never given one).
+        let from = match from {
+            Bound::Included(k) | Bound::Excluded(k) if k >= &first[..] => from,
+            _ => Bound::Included(&first[..]),
+        };
+        let range =
+            (!bounds_empty(from, to)).then(|| self.snap.range::<&[u8], _>(&self.data, (from, to)));
+        let snap = self.clone();
+        let mut failed = false;
+        range.into_iter().flatten().map_while(move |guard| {
+            if failed {
+                return None;
+            }
+            let item = guard
+                .into_inner()
+                .map(|(k, v)| (k.to_vec(), v.to_vec()))
+                .map_err(|e| snap.error("read", e));
+            failed = item.is_err();
+            Some(item)
+        })
     }
 
     /// Visits the data keys between the bounds `from` and `to`, ascending, while `visit`
@@ -237,18 +277,8 @@ impl BaseSnapshot<'_> {
         to: Bound<&[u8]>,
         visit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<(), BaseError> {
-        let first = [FIRST_DATA_BYTE];
-        // Meta records sort before every data key: a lower bound below the first data key
-        // starts at it, and an empty range reads nothing (fjall is never given one).
-        let from = match from {
-            Bound::Included(k) | Bound::Excluded(k) if k >= &first[..] => from,
-            _ => Bound::Included(&first[..]),
-        };
-        if bounds_empty(from, to) {
-            return Ok(());
-        }
-        for guard in self.snap.range::<&[u8], _>(&self.base.data, (from, to)) {
-            let (k, v) = guard.into_inner().map_err(|e| self.base.error("read", e))?;
+        for item in self.iter(from, to) {
+            let (k, v) = item?;
             if !visit(&k, &v) {
                 break;
             }

@@ -211,6 +211,25 @@ fn a_snapshot_sees_only_the_checkpoints_before_it() {
     assert_eq!(lsn_of(after.meta("lsn").unwrap()), 2);
     assert_eq!(after.get(&key(1, 1)).unwrap(), None);
     assert_eq!(after.get(&key(1, 2)).unwrap(), Some(b"two".to_vec()));
+    // An iterator is owned: it keeps its snapshot's view after the snapshot value is gone and
+    // more checkpoints ran (a table root will carry one while readers scan).
+    let keys = |it: &mut dyn Iterator<Item = onelog_engine::base::BaseItem>| -> Vec<Vec<u8>> {
+        it.map(|r| r.unwrap().0).collect()
+    };
+    let mut old = before.iter(Bound::Unbounded, Bound::Unbounded);
+    drop(before);
+    base.checkpoint(
+        &[("lsn", &3u64.to_le_bytes())],
+        &[(key(1, 3), Some(b"three".to_vec()))],
+    )
+    .unwrap();
+    assert_eq!(keys(&mut old), [key(1, 1)]);
+    let mut new = after.iter(Bound::Included(&key(1, 2)), Bound::Unbounded);
+    assert_eq!(keys(&mut new), [key(1, 2)]);
+    let mut newest = base
+        .snapshot()
+        .iter(Bound::Excluded(&key(1, 2)), Bound::Unbounded);
+    assert_eq!(keys(&mut newest), [key(1, 3)]);
 }
 
 #[test]
