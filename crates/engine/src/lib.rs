@@ -11,8 +11,9 @@
 //! persistent maps, snapshots); `catalog` (databases, tables, types, DDL changes); `key`
 //! (memcomparable keys); `lock` (row locks); `checkpoint` (checkpoint files); `report`
 //! (operator events); `encoding` (compact byte formats); `error`. Beside them, not used by the
-//! server yet (docs/PAGED_STORE.md): `base` (the on-disk base of the paged store) and `layered`
-//! (the merge of sorted layers a read of it goes through). No module imports one above it.
+//! server yet (docs/PAGED_STORE.md): `base` (the on-disk base of the paged store), `base_format`
+//! (what its keys and values are) and `layered` (the merge of sorted layers a read of it goes
+//! through). No module imports one above it.
 //!
 //! Entry points: [`Engine::open`] (recovery), [`Engine::begin`] -> [`Transaction`] (get, scan,
 //! insert, update, delete, savepoints, commit), the DDL methods of [`Engine`], and
@@ -28,6 +29,7 @@ pub mod apply;
 pub mod backup;
 mod backup_hold;
 pub mod base;
+pub mod base_format;
 pub mod cascade;
 pub mod catalog;
 pub mod checkpoint;

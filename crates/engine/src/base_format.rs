@@ -1,0 +1,265 @@
+//! The layout of the paged store's records in the base (docs/PAGED_STORE.md, step 3, piece 1;
+//! not used by the server yet). `base.rs` stores bytes; this module says what they are.
+//!
+//! Keys (each starts at [`FIRST_DATA_BYTE`] or above, so none is ever a meta record's):
+//! - a row: [`ROW_KIND`] ++ table id (u64 BE) ++ its storage key (`store.rs`: the primary key
+//!   bytes, or a table without primary key's hidden key);
+//! - an index entry: [`INDEX_KIND`] ++ table id (u64 BE) ++ index id (u32 BE) ++ the entry
+//!   bytes (`store.rs`: index key ++ storage key).
+//!
+//! Values:
+//! - a row: a varint column count, then each value (`encoding.rs`' value encoding, as in the
+//!   checkpoint file's body);
+//! - an index entry: a varint, the length of the entry's index key part (`IndexEntry::klen`).
+//!
+//! Invariants: decoding what was encoded gives back the same parts; the rows of one table are
+//! one contiguous key range, and so are one index's entries; inside it the keys order as the
+//! storage keys (or entry bytes) do, so a range read of the base returns rows in the order the
+//! delta's maps hold them, and a storage-key range maps onto exactly the base keys of the same
+//! rows ([`row_range`], [`entry_range`]); a record that does not decode is a [`FormatError`]
+//! naming what was wrong, never a different row.
+
+use std::ops::Bound;
+
+use onelog_binlog::Value;
+
+use crate::base::FIRST_DATA_BYTE;
+use crate::catalog::TableId;
+use crate::encoding::{put_value, put_var, FormatError, Reader};
+use crate::key::prefix_end;
+use crate::store::{ByteRange, Row};
+
+/// First byte of a row's key.
+pub const ROW_KIND: u8 = FIRST_DATA_BYTE;
+/// First byte of an index entry's key.
+pub const INDEX_KIND: u8 = FIRST_DATA_BYTE + 1;
+
+fn table_prefix(kind: u8, table: TableId) -> Vec<u8> {
+    let mut k = Vec::with_capacity(32);
+    k.push(kind);
+    k.extend_from_slice(&table.to_be_bytes());
+    k
+}
+
+fn index_prefix(table: TableId, index: u32) -> Vec<u8> {
+    let mut k = table_prefix(INDEX_KIND, table);
+    k.extend_from_slice(&index.to_be_bytes());
+    k
+}
+
+/// The base key of the row of `table` with storage key `pk`.
+pub fn row_key(table: TableId, pk: &[u8]) -> Vec<u8> {
+    let mut k = table_prefix(ROW_KIND, table);
+    k.extend_from_slice(pk);
+    k
+}
+
+/// The base key of the entry `entry` (index key ++ storage key) of index `index` of `table`.
+pub fn entry_key(table: TableId, index: u32, entry: &[u8]) -> Vec<u8> {
+    let mut k = index_prefix(table, index);
+    k.extend_from_slice(entry);
+    k
+}
+
+/// The storage key of a row's base key of `table` (None: it is not one of that table's rows).
+pub fn row_key_pk(table: TableId, key: &[u8]) -> Option<&[u8]> {
+    key.strip_prefix(table_prefix(ROW_KIND, table).as_slice())
+}
+
+/// The entry bytes of an index entry's base key (None: not an entry of that index).
+pub fn entry_key_entry(table: TableId, index: u32, key: &[u8]) -> Option<&[u8]> {
+    key.strip_prefix(index_prefix(table, index).as_slice())
+}
+
+/// `range` of keys under `prefix`: each bound prefixed, an unbounded end the prefix's own.
+fn under(prefix: Vec<u8>, range: &ByteRange) -> ByteRange {
+    let with = |b: &[u8]| {
+        let mut k = prefix.clone();
+        k.extend_from_slice(b);
+        k
+    };
+    let lo = match &range.0 {
+        Bound::Included(b) => Bound::Included(with(b)),
+        Bound::Excluded(b) => Bound::Excluded(with(b)),
+        Bound::Unbounded => Bound::Included(prefix.clone()),
+    };
+    let hi = match &range.1 {
+        Bound::Included(b) => Bound::Included(with(b)),
+        Bound::Excluded(b) => Bound::Excluded(with(b)),
+        Bound::Unbounded => prefix_end(&prefix).map_or(Bound::Unbounded, Bound::Excluded),
+    };
+    (lo, hi)
+}
+
+/// The base keys of the rows of `table` whose storage keys lie in `range`.
+pub fn row_range(table: TableId, range: &ByteRange) -> ByteRange {
+    under(table_prefix(ROW_KIND, table), range)
+}
+
+/// The base keys of the entries of index `index` of `table` whose entry bytes lie in `range`.
+pub fn entry_range(table: TableId, index: u32, range: &ByteRange) -> ByteRange {
+    under(index_prefix(table, index), range)
+}
+
+/// A row's value.
+pub fn encode_row(row: &[Value]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 + 8 * row.len());
+    put_var(&mut out, row.len() as u64);
+    for v in row {
+        put_value(&mut out, v);
+    }
+    out
+}
+
+/// The row in a row's value; it must have `columns` columns and nothing after them.
+pub fn decode_row(value: &[u8], columns: usize) -> Result<Row, FormatError> {
+    let mut r = Reader::new(value, "base row");
+    let n = r.count(1)?;
+    if n != columns {
+        return Err(r.err(format!("row has {n} columns, its table {columns}")));
+    }
+    let mut row = Vec::with_capacity(n);
+    for _ in 0..n {
+        row.push(r.value()?);
+    }
+    if !r.is_empty() {
+        return Err(r.err(format!("{} bytes after the row", r.remaining())));
+    }
+    Ok(row)
+}
+
+/// An index entry's value: the length of its index key part.
+pub fn encode_entry(klen: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity(5);
+    put_var(&mut out, u64::from(klen));
+    out
+}
+
+/// The index key length in an entry's value; it must fit in the entry bytes (`entry_len`).
+pub fn decode_entry(value: &[u8], entry_len: usize) -> Result<u32, FormatError> {
+    let mut r = Reader::new(value, "base index entry");
+    let klen = r.var()?;
+    if !r.is_empty() || klen > entry_len as u64 {
+        return Err(r.err(format!(
+            "index key length {klen} for an entry of {entry_len} bytes ({} bytes follow)",
+            r.remaining()
+        )));
+    }
+    Ok(klen as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::bounds_empty;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    fn borrowed(r: &ByteRange) -> (Bound<&[u8]>, Bound<&[u8]>) {
+        crate::store::borrowed(r)
+    }
+
+    fn in_range(k: &[u8], r: &ByteRange) -> bool {
+        use std::ops::RangeBounds;
+        let (lo, hi) = borrowed(r);
+        (lo, hi).contains(k)
+    }
+
+    #[test]
+    fn keys_and_values_round_trip_and_never_use_the_meta_prefix() {
+        let pk = [0x80, 0, 0, 0, 0, 0, 0, 7];
+        let k = row_key(3, &pk);
+        assert!(k[0] >= FIRST_DATA_BYTE);
+        assert_eq!(row_key_pk(3, &k), Some(&pk[..]));
+        assert_eq!(row_key_pk(4, &k), None, "another table's row");
+        let e = entry_key(3, 2, b"idx++pk");
+        assert!(e[0] >= FIRST_DATA_BYTE);
+        assert_eq!(entry_key_entry(3, 2, &e), Some(&b"idx++pk"[..]));
+        assert_eq!(entry_key_entry(3, 1, &e), None, "another index's entry");
+        assert_eq!(row_key_pk(3, &e), None, "an entry is not a row");
+        let row = vec![
+            Value::Int(-5),
+            Value::Null,
+            Value::Bytes(b"text".to_vec()),
+            Value::UInt(u64::MAX),
+        ];
+        assert_eq!(decode_row(&encode_row(&row), 4).unwrap(), row);
+        assert_eq!(decode_entry(&encode_entry(3), 7).unwrap(), 3);
+    }
+
+    #[test]
+    fn bad_values_are_errors_never_other_rows() {
+        let row = encode_row(&[Value::Int(1), Value::Bytes(b"abc".to_vec())]);
+        let e = decode_row(&row, 3).unwrap_err().to_string();
+        assert!(e.contains("row has 2 columns, its table 3"), "{e}");
+        for cut in 0..row.len() {
+            assert!(decode_row(&row[..cut], 2).is_err(), "cut at {cut}");
+        }
+        let mut longer = row.clone();
+        longer.push(0);
+        assert!(decode_row(&longer, 2)
+            .unwrap_err()
+            .to_string()
+            .contains("after the row"));
+        assert!(
+            decode_entry(&encode_entry(9), 8).is_err(),
+            "longer than the entry"
+        );
+        assert!(decode_entry(&[], 8).is_err());
+        assert!(decode_entry(&[3, 0], 8).is_err(), "a byte after the length");
+    }
+
+    #[test]
+    fn a_table_and_an_index_are_contiguous_ranges_apart_from_their_neighbours() {
+        let all: ByteRange = (Bound::Unbounded, Bound::Unbounded);
+        let rows = row_range(5, &all);
+        let entries = entry_range(5, 1, &all);
+        assert!(in_range(&row_key(5, b""), &rows));
+        assert!(in_range(&row_key(5, &[0xff; 40]), &rows));
+        assert!(!in_range(&row_key(4, &[0xff; 40]), &rows));
+        assert!(!in_range(&row_key(6, b""), &rows));
+        assert!(!in_range(&entry_key(5, 1, b""), &rows));
+        assert!(in_range(&entry_key(5, 1, &[0xff; 9]), &entries));
+        assert!(!in_range(&entry_key(5, 2, b""), &entries));
+        assert!(!in_range(&entry_key(5, 0, &[0xff; 9]), &entries));
+        // The last table id and index id have no successor prefix: the range is open-ended.
+        let last = row_range(TableId::MAX, &all);
+        assert!(in_range(&row_key(TableId::MAX, &[0xff; 3]), &last));
+        assert!(!bounds_empty(borrowed(&last).0, borrowed(&last).1));
+    }
+
+    fn bound() -> impl Strategy<Value = Bound<Vec<u8>>> {
+        let key = proptest::collection::vec(0u8..4, 0..4);
+        prop_oneof![
+            Just(Bound::Unbounded),
+            key.clone().prop_map(Bound::Included),
+            key.prop_map(Bound::Excluded),
+        ]
+    }
+
+    proptest! {
+        /// A storage-key range picks in the base exactly the rows it picks among the storage
+        /// keys, and the base keys order as the storage keys do.
+        #[test]
+        fn ranges_map_onto_the_same_rows_in_the_same_order(
+            pks in proptest::collection::btree_set(proptest::collection::vec(0u8..4, 0..4), 0..20),
+            lo in bound(),
+            hi in bound(),
+        ) {
+            let range: ByteRange = (lo, hi);
+            let base = row_range(7, &range);
+            let keys: BTreeSet<Vec<u8>> = pks
+                .iter()
+                .map(|pk| row_key(7, pk))
+                .chain([row_key(6, &[3]), row_key(8, &[]), entry_key(7, 1, &[0])])
+                .collect();
+            let want: Vec<&Vec<u8>> = pks.iter().filter(|pk| in_range(pk, &range)).collect();
+            let got: Vec<&[u8]> = keys
+                .iter()
+                .filter(|k| in_range(k, &base))
+                .map(|k| row_key_pk(7, k).expect("only table 7's rows"))
+                .collect();
+            prop_assert_eq!(got, want.iter().map(|v| v.as_slice()).collect::<Vec<_>>());
+        }
+    }
+}
