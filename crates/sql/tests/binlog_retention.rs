@@ -30,6 +30,20 @@ fn expiry(s: &mut Session) -> (String, String) {
     (r[0][0].clone(), r[0][1].clone())
 }
 
+/// A server with `d.t` that inserted a row and ran FLUSH BINARY LOGS `n` times.
+fn rotated(name: &str, n: i32) -> (TempDir, Arc<Server>, Session) {
+    let d = TempDir::new(name);
+    let server = open(d.path());
+    let mut s = Session::new(server.clone(), 1, "root", "localhost");
+    ok(&mut s, "CREATE DATABASE d");
+    ok(&mut s, "CREATE TABLE d.t (a INT PRIMARY KEY)");
+    for i in 0..n {
+        ok(&mut s, &format!("INSERT INTO d.t VALUES ({i})"));
+        ok(&mut s, "FLUSH BINARY LOGS");
+    }
+    (d, server, s)
+}
+
 fn warnings(s: &mut Session) -> Vec<Vec<String>> {
     rows(s, "SHOW WARNINGS")
 }
@@ -111,15 +125,7 @@ fn expiry_variables_round_trip_with_mariadbs_answers() {
 
 #[test]
 fn flush_binary_logs_expires_by_size_and_age_but_never_past_the_checkpoint() {
-    let d = TempDir::new("retention-flush");
-    let server = open(d.path());
-    let mut s = Session::new(server.clone(), 1, "root", "localhost");
-    ok(&mut s, "CREATE DATABASE d");
-    ok(&mut s, "CREATE TABLE d.t (a INT PRIMARY KEY)");
-    for i in 0..4 {
-        ok(&mut s, &format!("INSERT INTO d.t VALUES ({i})"));
-        ok(&mut s, "FLUSH BINARY LOGS");
-    }
+    let (_d, server, mut s) = rotated("retention-flush", 4);
     assert_eq!(rows(&mut s, "SHOW BINARY LOGS").len(), 5);
     server.engine().checkpoint().unwrap();
     ok(&mut s, "INSERT INTO d.t VALUES (10)");
@@ -155,15 +161,7 @@ fn flush_binary_logs_expires_by_size_and_age_but_never_past_the_checkpoint() {
 /// time, from which a restarted server takes the segment's age for expiry.
 #[test]
 fn closed_segments_keep_only_their_records_on_disk() {
-    let d = TempDir::new("retention-trim");
-    let server = open(d.path());
-    let mut s = Session::new(server.clone(), 1, "root", "localhost");
-    ok(&mut s, "CREATE DATABASE d");
-    ok(&mut s, "CREATE TABLE d.t (a INT PRIMARY KEY)");
-    for i in 0..3 {
-        ok(&mut s, &format!("INSERT INTO d.t VALUES ({i})"));
-        ok(&mut s, "FLUSH BINARY LOGS");
-    }
+    let (d, server, mut s) = rotated("retention-trim", 3);
     let log = server.engine().log().clone();
     let on_disk = |p: &Path| std::fs::metadata(p).unwrap();
     let segs = log.segments();
