@@ -271,7 +271,7 @@ impl Rows for Scratch<'_> {
             } else {
                 ControlFlow::Continue(())
             }
-        });
+        })?;
         Ok(out)
     }
 

@@ -139,7 +139,7 @@ fn fill(
     };
     for row in rows {
         let row = prepare(scratch, def, row)?;
-        let mut conflicts = conflicts(scratch, def, &row);
+        let mut conflicts = conflicts(scratch, def, &row)?;
         if !conflicts.is_empty() {
             match duplicates {
                 Duplicates::Error => return Err(conflicts.swap_remove(0).1),
@@ -192,11 +192,16 @@ fn prepare(root: &Root, def: &TableDef, row: Vec<Value>) -> Result<Row, EngineEr
 
 /// The keys of the rows of `root` that `row` conflicts with (primary key, then each unique
 /// index; NULLs never conflict), each with the 1062 it makes.
-fn conflicts(root: &Root, def: &TableDef, row: &Row) -> Vec<(Vec<u8>, EngineError)> {
+#[allow(clippy::type_complexity)]
+fn conflicts(
+    root: &Root,
+    def: &TableDef,
+    row: &Row,
+) -> Result<Vec<(Vec<u8>, EngineError)>, EngineError> {
     let mut out: Vec<(Vec<u8>, EngineError)> = Vec::new();
     if !hidden_key(def) {
         let pk = pk_key(def, row);
-        if root.get(def.id, &pk).is_some() {
+        if root.get(def.id, &pk)?.is_some() {
             let vals: Vec<&Value> = def.primary_key.iter().map(|&c| &row[c]).collect();
             let e = EngineError::DuplicateKey {
                 entry: display_values(&vals),
@@ -212,7 +217,8 @@ fn conflicts(root: &Root, def: &TableDef, row: &Row) -> Vec<(Vec<u8>, EngineErro
         let mut k = Vec::new();
         index_key(def, ix, row, &mut k);
         let range = prefix_range(&k);
-        for (entry, e) in root.scan_index(def.id, ix.id, &range) {
+        for item in root.scan_index(def.id, ix.id, &range) {
+            let (entry, e) = item?;
             let key = entry[e.klen as usize..].to_vec();
             if out.iter().any(|(k, _)| *k == key) {
                 continue;
@@ -225,5 +231,5 @@ fn conflicts(root: &Root, def: &TableDef, row: &Row) -> Vec<(Vec<u8>, EngineErro
             out.push((key, err));
         }
     }
-    out
+    Ok(out)
 }

@@ -646,13 +646,11 @@ fn copy_conditions(
     strict: bool,
 ) -> Result<Vec<Condition>, EngineError> {
     let mut out = Vec::new();
-    let Some(data) = root
-        .table(old.id)
-        .filter(|_| !alter::keeps_rows(old, new, sources))
-    else {
+    if alter::keeps_rows(old, new, sources) {
         return Ok(out);
-    };
-    for (n, row) in data.all_rows().enumerate() {
+    }
+    for (n, row) in root.all_rows(old.id).enumerate() {
+        let row = row?;
         for (col, src) in new.columns.iter().zip(sources) {
             if let ColumnSource::Old(p) = src {
                 let (Some(v), Some(from)) = (row.get(*p), old.columns.get(*p)) else {
@@ -677,12 +675,10 @@ pub(crate) fn check_unique_index(
     let Some(def) = root.catalog.table(table) else {
         return Ok(());
     };
-    let Some(t) = root.table(table) else {
-        return Ok(());
-    };
     let mut prev: Option<Vec<u8>> = None;
     let mut keys: Vec<(Vec<u8>, Arc<Row>)> = Vec::new();
-    for row in t.all_rows() {
+    for row in root.all_rows(table) {
+        let row = row?;
         if index_has_null(index, &row) {
             continue;
         }

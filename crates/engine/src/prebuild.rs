@@ -345,6 +345,7 @@ mod tests {
                 1,
                 &crate::store::pk_key(&root.catalog.table(1).unwrap().clone(), &row(60, "")[..])
             )
+            .unwrap()
             .is_some());
     }
 

@@ -431,32 +431,51 @@ impl Root {
         self.tables.get(&id)
     }
 
-    /// The row with primary key bytes `pk`.
-    pub fn get(&self, table: TableId, pk: &[u8]) -> Option<Arc<Row>> {
-        self.tables.get(&table).and_then(|t| t.get(pk))
+    /// The row with primary key bytes `pk`. Reads are fallible: a store whose rows are not
+    /// all in memory reports a failed read (1030) instead of a missing row (today's never
+    /// fails; docs/PAGED_STORE.md, step 3).
+    pub fn get(&self, table: TableId, pk: &[u8]) -> Result<Option<Arc<Row>>, EngineError> {
+        Ok(self.tables.get(&table).and_then(|t| t.get(pk)))
     }
 
-    /// Rows of `table` with primary key bytes in `range`, in key order.
+    /// Rows of `table` with primary key bytes in `range`, in key order; a failed read is
+    /// yielded once and ends the scan.
     pub fn scan_pk<'a>(
         &'a self,
         table: TableId,
         range: &ByteRange,
-    ) -> impl Iterator<Item = (KeyBytes, Arc<Row>)> + 'a {
+    ) -> impl Iterator<Item = Result<(KeyBytes, Arc<Row>), EngineError>> + 'a {
         let t = self.tables.get(&table);
-        t.map(|t| t.scan_pk(range)).into_iter().flatten()
+        t.map(|t| t.scan_pk(range)).into_iter().flatten().map(Ok)
     }
 
-    /// Entries `(entry bytes, entry)` of index `index_id` of `table` in `range`.
+    /// Entries `(entry bytes, entry)` of index `index_id` of `table` in `range`, in key order;
+    /// a failed read is yielded once and ends the scan.
     pub fn scan_index<'a>(
         &'a self,
         table: TableId,
         index_id: u32,
         range: &ByteRange,
-    ) -> impl Iterator<Item = (KeyBytes, IndexEntry)> + 'a {
+    ) -> impl Iterator<Item = Result<(KeyBytes, IndexEntry), EngineError>> + 'a {
         let t = self.tables.get(&table);
         t.map(|t| t.scan_index(index_id, range))
             .into_iter()
             .flatten()
+            .map(Ok)
+    }
+
+    /// Every row of `table`, in primary key order; a failed read is yielded once and ends it.
+    pub fn all_rows(
+        &self,
+        table: TableId,
+    ) -> impl Iterator<Item = Result<Arc<Row>, EngineError>> + '_ {
+        let t = self.tables.get(&table);
+        t.map(TableData::all_rows).into_iter().flatten().map(Ok)
+    }
+
+    /// Number of rows of `table` (exact).
+    pub fn row_count(&self, table: TableId) -> u64 {
+        self.tables.get(&table).map_or(0, TableData::row_count)
     }
 
     /// Puts `row` (insert or replace by primary key; a table without primary key gets a new
@@ -477,7 +496,8 @@ impl Root {
     /// The key of the first row of a table without primary key identical to `row`.
     pub fn find_identical(&self, def: &TableDef, row: &[Value]) -> Option<Vec<u8>> {
         let range = prefix_range(&row_prefix(def, row));
-        self.scan_pk(def.id, &range).next().map(|(k, _)| k.to_vec())
+        let t = self.table(def.id)?;
+        t.scan_pk(&range).next().map(|(k, _)| k.to_vec())
     }
 
     /// Puts `row` under the storage key `pk`, keeping the indexes in step.
@@ -606,7 +626,7 @@ impl Root {
                     self.delete_row(&def, &old_pk).ok_or_else(|| {
                         format!("update of a missing row in {}", def.qualified_name())
                     })?;
-                } else if self.get(def.id, &old_pk).is_none() {
+                } else if self.table(def.id).and_then(|t| t.get(&old_pk)).is_none() {
                     return Err(format!(
                         "update of a missing row in {}",
                         def.qualified_name()
@@ -993,7 +1013,8 @@ impl Root {
                     ColumnSource::Sequence => alter::number(col, n as u64 + 1)?,
                 });
             }
-            if !hidden_key(def) && self.get(def.id, &pk_key(def, &r)).is_some() {
+            let taken = self.table(def.id).and_then(|t| t.get(&pk_key(def, &r)));
+            if !hidden_key(def) && taken.is_some() {
                 let vals: Vec<&Value> = def.primary_key.iter().map(|&c| &r[c]).collect();
                 return Err(EngineError::DuplicateKey {
                     entry: display_values(&vals),
@@ -1188,7 +1209,7 @@ mod tests {
         let all = (Bound::Unbounded, Bound::Unbounded);
         let pks: Vec<Vec<u8>> = root
             .scan_index(1, ix_id, &all)
-            .map(|(e, x)| e[x.klen as usize..].to_vec())
+            .map(|i| i.map(|(e, x)| e[x.klen as usize..].to_vec()).unwrap())
             .collect();
         let expect: Vec<Vec<u8>> = vec![pk_key(&def, &row(5, None)), pk_key(&def, &row(1, None))];
         assert_eq!(pks, expect);
@@ -1199,9 +1220,10 @@ mod tests {
             after: Arc::new(vec![Value::Int(5), Value::Bytes(b"a".to_vec())]),
         })
         .unwrap();
-        for (entry, e) in root.scan_index(1, ix_id, &all) {
+        for item in root.scan_index(1, ix_id, &all) {
+            let (entry, e) = item.unwrap();
             let pk = &entry[e.klen as usize..];
-            let row = root.get(1, pk).unwrap();
+            let row = root.get(1, pk).unwrap().unwrap();
             assert!(
                 Arc::ptr_eq(&row, &e.row),
                 "entry row is the primary map's row"
@@ -1285,7 +1307,10 @@ mod tests {
             &KeyRange::between(vec![Value::Int(3)], vec![Value::Int(5)]),
         )
         .unwrap();
-        let ids: Vec<Value> = root.scan_pk(1, &r).map(|(_, row)| row[0].clone()).collect();
+        let ids: Vec<Value> = root
+            .scan_pk(1, &r)
+            .map(|i| i.unwrap().1[0].clone())
+            .collect();
         assert_eq!(ids, vec![Value::Int(3), Value::Int(4), Value::Int(5)]);
         let r = encode_range(
             &def,

@@ -365,27 +365,35 @@ impl Transaction {
 
     /// The key of the first row with `prefix` (a table without primary key) this transaction
     /// sees in `root` overlaid with its own changes; `prefix` itself (no row's key) when none.
-    fn first_identical(&self, root: &Root, def: &TableDef, prefix: Vec<u8>) -> Vec<u8> {
+    fn first_identical(
+        &self,
+        root: &Root,
+        def: &TableDef,
+        prefix: Vec<u8>,
+    ) -> Result<Vec<u8>, EngineError> {
         if !hidden_key(def) {
-            return prefix;
+            return Ok(prefix);
         }
         let range = prefix_range(&prefix);
         let own = self.writes.get(&def.id);
-        let committed = root
-            .scan_pk(def.id, &range)
-            .map(|(k, _)| k)
-            .find(|k| !matches!(own.and_then(|w| w.rows.get(k.as_slice())), Some(None)))
-            .map(|k| k.to_vec());
+        let mut committed = None;
+        for item in root.scan_pk(def.id, &range) {
+            let (k, _) = item?;
+            if !matches!(own.and_then(|w| w.rows.get(k.as_slice())), Some(None)) {
+                committed = Some(k.to_vec());
+                break;
+            }
+        }
         let owned = own.and_then(|w| {
             w.rows
                 .range::<[u8], _>(borrowed(&range))
                 .find(|(_, r)| r.is_some())
                 .map(|(k, _)| k.clone())
         });
-        match (committed, owned) {
+        Ok(match (committed, owned) {
             (Some(a), Some(b)) => a.min(b),
             (a, b) => a.or(b).unwrap_or(prefix),
-        }
+        })
     }
 
     /// Locks the row `pk` names (its primary key values; a table without primary key: the
@@ -403,22 +411,27 @@ impl Transaction {
         }
         for _ in 0..8 {
             let latest = self.core.store().current();
-            let k = self.first_identical(&latest, def, key.clone());
+            let k = self.first_identical(&latest, def, key.clone())?;
             if k.len() == key.len() {
                 return Ok((k, latest)); // none
             }
             self.lock(&pk_lock_key(def.id, &k), LockMode::Exclusive)?;
             let latest = self.core.store().current();
-            if self.visible(&latest, def.id, &k).is_some() {
+            if self.visible(&latest, def.id, &k)?.is_some() {
                 return Ok((k, latest));
             }
         }
         Ok((key, self.core.store().current()))
     }
 
-    fn visible(&self, root: &Root, table: TableId, pk: &[u8]) -> Option<Arc<Row>> {
+    fn visible(
+        &self,
+        root: &Root,
+        table: TableId,
+        pk: &[u8],
+    ) -> Result<Option<Arc<Row>>, EngineError> {
         match self.own(table, pk) {
-            Some(own) => own,
+            Some(own) => Ok(own),
             None => root.get(table, pk),
         }
     }
@@ -438,8 +451,8 @@ impl Transaction {
         let root = self.read_view();
         let def = self.table_def(&root, table)?;
         let key = Self::encode_pk(&def, pk)?;
-        let key = self.first_identical(&root, &def, key);
-        Ok(self.visible(&root, table, &key))
+        let key = self.first_identical(&root, &def, key)?;
+        self.visible(&root, table, &key)
     }
 
     /// Locking read (`SELECT ... FOR UPDATE`): exclusive lock, latest committed version.
@@ -452,12 +465,12 @@ impl Transaction {
         let latest = self.core.store().current();
         let def = self.table_def(&latest, table)?;
         let key = Self::encode_pk(&def, pk)?;
-        let key = self.first_identical(&latest, &def, key);
+        let key = self.first_identical(&latest, &def, key)?;
         if !self.lock_for_read(&pk_lock_key(table, &key), LockMode::Exclusive)? {
             return Ok(None);
         }
         let latest = self.core.store().current();
-        Ok(self.visible(&latest, table, &key).map(|r| (*r).clone()))
+        Ok(self.visible(&latest, table, &key)?.map(|r| (*r).clone()))
     }
 
     /// Rows of `table` whose `index` key is in `range`, in index order (ties by primary key).
@@ -536,11 +549,10 @@ impl Transaction {
         let brs = merge_ranges(brs);
         if lock.is_none() && !self.writes.contains_key(&table) {
             // Fast path: a snapshot read of a table this transaction did not change.
-            visit_in_place(&root, table, ix, &brs, f);
-            return Ok(());
+            return visit_in_place(&root, table, ix, &brs, f);
         }
         let hits = match lock {
-            None => self.collect_ranges(&root, &def, ix, &brs),
+            None => self.collect_ranges(&root, &def, ix, &brs)?,
             Some(mode) => self.lock_ranges(&root, &def, ix, &brs, mode)?,
         };
         for (_, _, row) in &hits {
@@ -564,7 +576,7 @@ impl Transaction {
         brs: &[ByteRange],
         mode: LockMode,
     ) -> Result<Vec<(Vec<u8>, Vec<u8>, Arc<Row>)>, EngineError> {
-        let mut hits = self.collect_ranges(root, def, ix, brs);
+        let mut hits = self.collect_ranges(root, def, ix, brs)?;
         // SKIP LOCKED: rows whose lock was refused, left out.
         let mut skipped: HashSet<Vec<u8>> = HashSet::new();
         for (_, pk, _) in &hits {
@@ -591,7 +603,7 @@ impl Transaction {
             .map(|(_, pk, _)| pk.clone())
             .filter(|pk| !skipped.contains(pk))
             .collect();
-        hits = self.collect_ranges(&latest, def, ix, brs);
+        hits = self.collect_ranges(&latest, def, ix, brs)?;
         loop {
             let mut fresh = false;
             for (_, pk, _) in &hits {
@@ -605,7 +617,7 @@ impl Transaction {
                 }
             }
             let latest = self.core.store().current();
-            hits = self.collect_ranges(&latest, def, ix, brs);
+            hits = self.collect_ranges(&latest, def, ix, brs)?;
             if !skipped.is_empty() {
                 hits.retain(|(_, pk, _)| !skipped.contains(pk));
             }
@@ -624,18 +636,19 @@ impl Transaction {
         def: &TableDef,
         ix: Option<&IndexDef>,
         brs: &[ByteRange],
-    ) -> Vec<(Vec<u8>, Vec<u8>, Arc<Row>)> {
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>, Arc<Row>)>, EngineError> {
         let own = self.writes.get(&def.id);
         let mut out: Vec<(Vec<u8>, Vec<u8>, Arc<Row>)> = Vec::new();
         for br in brs {
             let from = out.len();
             match ix {
                 None => {
-                    for (pk, row) in root.scan_pk(def.id, br) {
+                    for item in root.scan_pk(def.id, br) {
+                        let (pk, row) = item?;
                         if own.is_some_and(|w| w.rows.contains_key(pk.as_slice())) {
                             continue;
                         }
-                        out.push((pk.to_vec(), pk.to_vec(), row.clone()));
+                        out.push((pk.to_vec(), pk.to_vec(), row));
                     }
                     if let Some(w) = own {
                         for (pk, row) in w.rows.range::<[u8], _>(borrowed(br)) {
@@ -646,12 +659,13 @@ impl Transaction {
                     }
                 }
                 Some(ix) => {
-                    for (entry, e) in root.scan_index(def.id, ix.id, br) {
+                    for item in root.scan_index(def.id, ix.id, br) {
+                        let (entry, e) = item?;
                         let pk = &entry[e.klen as usize..];
                         if own.is_some_and(|w| w.rows.contains_key(pk)) {
                             continue;
                         }
-                        out.push((entry.to_vec(), pk.to_vec(), e.row.clone()));
+                        out.push((entry.to_vec(), pk.to_vec(), e.row));
                     }
                     if let Some(entries) = own.and_then(|w| w.indexes.get(&ix.id)) {
                         for (entry, klen) in entries.range::<[u8], _>(borrowed(br)) {
@@ -665,7 +679,7 @@ impl Transaction {
             }
             out[from..].sort_by(|a, b| a.0.cmp(&b.0));
         }
-        out
+        Ok(out)
     }
 
     /// Coerces a full row to the table's types, fills AUTO_INCREMENT, checks NOT NULL.
@@ -748,7 +762,8 @@ impl Transaction {
             let range = (Bound::Included(ikey.clone()), end);
             let own = self.writes.get(&def.id);
             let mut dup = false;
-            for (entry, e) in latest.scan_index(def.id, ix.id, &range) {
+            for item in latest.scan_index(def.id, ix.id, &range) {
+                let (entry, e) = item?;
                 let epk = &entry[e.klen as usize..];
                 if epk != pk && !own.is_some_and(|w| w.rows.contains_key(epk)) {
                     dup = true;
@@ -808,7 +823,7 @@ impl Transaction {
             self.lock(&pk_lock_key(table, &pk), LockMode::Exclusive)?;
             let latest = self.core.store().current();
             self.note_generation(&latest, table);
-            if self.visible(&latest, table, &pk).is_some() {
+            if self.visible(&latest, table, &pk)?.is_some() {
                 return Err(Self::duplicate_pk(&def, &row));
             }
             pk
@@ -841,7 +856,7 @@ impl Transaction {
         let def = self.table_def(&latest, table)?;
         let (key, latest) = self.lock_row(&def, pk)?;
         self.note_generation(&latest, table);
-        let Some(before) = self.visible(&latest, table, &key) else {
+        let Some(before) = self.visible(&latest, table, &key)? else {
             return Ok(false);
         };
         let (after, _) = self.prepare_row(&def, new_row, false)?;
@@ -857,7 +872,7 @@ impl Transaction {
         if new_key != key && !hidden {
             self.lock(&pk_lock_key(table, &new_key), LockMode::Exclusive)?;
             let latest = self.core.store().current();
-            if self.visible(&latest, table, &new_key).is_some() {
+            if self.visible(&latest, table, &new_key)?.is_some() {
                 return Err(Self::duplicate_pk(&def, &after));
             }
         }
@@ -888,7 +903,7 @@ impl Transaction {
         let def = self.table_def(&latest, table)?;
         let (key, latest) = self.lock_row(&def, pk)?;
         self.note_generation(&latest, table);
-        let Some(before) = self.visible(&latest, table, &key) else {
+        let Some(before) = self.visible(&latest, table, &key)? else {
             return Ok(false);
         };
         self.lock_unique_values(&def, &before)?;
@@ -957,7 +972,7 @@ impl Transaction {
     /// [`rebuild_state`](Self::rebuild_state) of one change to a table without primary key:
     /// the first identical row the transaction sees is the one changed (identical rows are
     /// interchangeable), an insert takes a new own id.
-    fn replay_hidden(&mut self, def: &TableDef, c: &RowChange) {
+    fn replay_hidden(&mut self, def: &TableDef, c: &RowChange) -> Result<(), EngineError> {
         let latest = self.core.store().current();
         let find = |t: &Self, row: &Row| t.first_identical(&latest, def, row_prefix(def, row));
         match c {
@@ -967,29 +982,35 @@ impl Transaction {
                 self.set_own(def, key, Some(row.clone()));
             }
             RowChange::Update { before, after, .. } => {
-                let old = find(self, before);
+                let old = find(self, before)?;
                 let new = hidden_row_key(row_prefix(def, after), hidden_row_id(&old));
                 self.set_own(def, old, None);
                 self.set_own(def, new, Some(after.clone()));
             }
             RowChange::Delete { before, .. } => {
-                let old = find(self, before);
+                let old = find(self, before)?;
                 self.set_own(def, old, None);
             }
         }
+        Ok(())
     }
 
     /// Rebuilds the row state from the change log (after a rollback to a savepoint).
-    fn rebuild_state(&mut self) {
+    /// A failed read leaves the state partial: the caller aborts the transaction.
+    fn rebuild_state(&mut self) -> Result<(), EngineError> {
         self.writes.clear();
         let catalog = self.core.store().current().catalog.clone();
         let changes = std::mem::take(&mut self.changes);
+        let mut result = Ok(());
         for c in &changes {
             let Some(def) = catalog.table(c.table()).cloned() else {
                 continue;
             };
             if hidden_key(&def) {
-                self.replay_hidden(&def, c);
+                result = self.replay_hidden(&def, c);
+                if result.is_err() {
+                    break;
+                }
                 continue;
             }
             match c {
@@ -1008,6 +1029,7 @@ impl Transaction {
             }
         }
         self.changes = changes;
+        result
     }
 
     /// `SAVEPOINT name` (an existing savepoint of that name is replaced).
@@ -1042,7 +1064,10 @@ impl Transaction {
                 self.feed = None;
             }
             self.changes.truncate(pos);
-            self.rebuild_state();
+            if let Err(e) = self.rebuild_state() {
+                self.abort();
+                return Err(e);
+            }
         }
         if let Err(e) = self.cache.rollback_to(&mark, self.core.cache_stats()) {
             // The cache file failed: the transaction cannot be logged any more.
@@ -1134,39 +1159,40 @@ impl Transaction {
 }
 
 /// Visits the rows of `table` in `brs` (disjoint, ordered) of `root` in place, by the primary
-/// key or by index `ix`, until `f` breaks.
+/// key or by index `ix`, until `f` breaks; a failed read ends the visit with its error.
 pub(crate) fn visit_in_place<F>(
     root: &Root,
     table: TableId,
     ix: Option<&IndexDef>,
     brs: &[ByteRange],
     mut f: F,
-) where
+) -> Result<(), EngineError>
+where
     F: FnMut(&[Value]) -> ControlFlow<()>,
 {
-    let Some(t) = root.table(table) else {
-        return;
-    };
-    match ix {
-        None => {
-            for br in brs {
-                for (_, row) in t.scan_pk(br) {
-                    if f(&row).is_break() {
-                        return;
-                    }
-                }
-            }
-        }
-        Some(ix) => {
-            for br in brs {
-                for (_, e) in t.scan_index(ix.id, br) {
-                    if f(&e.row).is_break() {
-                        return;
-                    }
-                }
-            }
+    for br in brs {
+        let flow = match ix {
+            None => visit(root.scan_pk(table, br), |(_, row)| f(&row)),
+            Some(ix) => visit(root.scan_index(table, ix.id, br), |(_, e)| f(&e.row)),
+        };
+        if flow?.is_break() {
+            break;
         }
     }
+    Ok(())
+}
+
+/// Feeds `items` to `f` until it breaks or an item is a failed read (returned).
+fn visit<T>(
+    items: impl Iterator<Item = Result<T, EngineError>>,
+    mut f: impl FnMut(T) -> ControlFlow<()>,
+) -> Result<ControlFlow<()>, EngineError> {
+    for item in items {
+        if f(item?).is_break() {
+            return Ok(ControlFlow::Break(()));
+        }
+    }
+    Ok(ControlFlow::Continue(()))
 }
 
 /// Start bounds in order: unbounded first, then by bytes, `Included` before `Excluded`.

@@ -175,7 +175,7 @@ impl Tables<'_> {
 /// The number of rows of `t` in the newest committed state.
 pub(super) fn table_rows(cx: &ExecContext, t: &TableDef) -> u64 {
     let snap = cx.server.engine.snapshot();
-    snap.root().table(t.id).map_or(0, |d| d.row_count())
+    snap.root().row_count(t.id)
 }
 
 /// The names of `t`'s keys: PRIMARY, then its indexes.
