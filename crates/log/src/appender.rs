@@ -928,13 +928,13 @@ impl Writer {
             p.switch_segment(file.clone(), path.clone());
         }
         // Sealed: the zeros after its records are never written again (`trim.rs`).
-        inner.untrimmed.push(Trim {
-            file: self.seg_file.clone(),
-            path: self.seg_path.clone(),
-            number: self.seg_number,
-            start_lsn: self.seg_start_lsn,
-            data_end: self.file_offset(self.lsn),
-        });
+        inner.untrimmed.push(Trim::new(
+            self.seg_file.clone(),
+            self.seg_path.clone(),
+            self.seg_number,
+            self.seg_start_lsn,
+            self.file_offset(self.lsn),
+        ));
         self.seg_number = number;
         self.seg_path = path;
         self.seg_file = file;

@@ -57,11 +57,15 @@ pub trait File: Send + Sync {
     fn sync_data(&self) -> io::Result<()>;
     fn len(&self) -> io::Result<u64>;
     fn set_len(&self, len: u64) -> io::Result<()>;
-    /// Shortens the file to `len` bytes, keeping its modification time (retention takes a
-    /// sealed segment's age from it); not synced: the old and the new size are both valid
-    /// after a crash. The default is `set_len` (for file systems that keep no time).
-    fn trim(&self, len: u64) -> io::Result<()> {
-        self.set_len(len)
+    /// Its modification time; None where the file system keeps none (the default).
+    fn modified(&self) -> io::Result<Option<std::time::SystemTime>> {
+        Ok(None)
+    }
+    /// Sets its modification time (a no-op where the file system keeps none). A shortened
+    /// sealed segment gets its time back: retention takes its age from it (`trim.rs`).
+    fn set_modified(&self, time: std::time::SystemTime) -> io::Result<()> {
+        let _ = time;
+        Ok(())
     }
 }
 
@@ -155,9 +159,11 @@ impl File for StdFile {
         self.0.set_len(len)
     }
 
-    fn trim(&self, len: u64) -> io::Result<()> {
-        let modified = self.0.metadata()?.modified()?;
-        self.0.set_len(len)?;
-        self.0.set_modified(modified)
+    fn modified(&self) -> io::Result<Option<std::time::SystemTime>> {
+        Ok(Some(self.0.metadata()?.modified()?))
+    }
+
+    fn set_modified(&self, time: std::time::SystemTime) -> io::Result<()> {
+        self.0.set_modified(time)
     }
 }

@@ -252,17 +252,32 @@ impl Log {
     /// (`trim.rs`); returns the bytes of disk released. Cheap when nothing is queued; a
     /// failure leaves the segment queued for the next call (and its file as it was).
     pub fn trim_sealed(&self) -> Result<u64, LogError> {
-        if self.inner.untrimmed.is_empty() {
+        use crate::trim::Listed;
+        // The queue first, then the list: everything queued is listed (`Untrimmed::take`).
+        let todo = self.inner.untrimmed.take();
+        if todo.is_empty() {
             return Ok(0);
         }
-        let sealed: Vec<(u64, Lsn)> = self
+        let listed: Vec<(u64, Lsn, Listed)> = self
             .inner
             .segments_read()
             .iter()
-            .filter(|m| m.end_lsn.is_some())
-            .map(|m| (m.number, m.start_lsn))
+            .map(|m| {
+                let state = if m.end_lsn.is_some() {
+                    Listed::Sealed
+                } else {
+                    Listed::Current
+                };
+                (m.number, m.start_lsn, state)
+            })
             .collect();
-        self.inner.untrimmed.run(&sealed)
+        let find = |n: u64, start: Lsn| {
+            listed
+                .iter()
+                .find(|s| s.0 == n && s.1 == start)
+                .map(|s| s.2)
+        };
+        self.inner.untrimmed.run(todo, &find)
     }
 
     /// `RESET MASTER`: writes and syncs everything appended, then replaces all segments with

@@ -13,7 +13,8 @@
 //!    a crash may leave either size). Anything else is `Corrupt` naming the file — except a
 //!    LAST segment shorter than its size under `LogRecovery::TruncateDamaged`, which is
 //!    extended back with zeros and reported in `OpenReport::damage_cuts`. Sealed segments
-//!    still longer than their records are queued for trimming;
+//!    still longer than their records are trimmed once the open has succeeded (`trim.rs`;
+//!    one that fails is queued);
 //! 4. scan the LAST segment from its first record, checking each CRC, rebuilding the GTID
 //!    state (header state, then each record's GTID, GtidState records replacing it), to the
 //!    first zero length word or invalid/truncated frame `B`; the log ends at `E`, the end of
@@ -161,7 +162,11 @@ pub(crate) fn open(
         damage_cuts: std::mem::take(&mut segs.damage_cuts),
         binlog: binlog_report,
     };
-    Ok((build_inner(fs, opts, fde, segs, tail, file_mode), report))
+    let untrimmed = trim_long_segments(&*fs, std::mem::take(&mut segs.long));
+    Ok((
+        build_inner(fs, opts, fde, segs, tail, file_mode, untrimmed),
+        report,
+    ))
 }
 
 /// `segment_size` must leave room for records.
@@ -236,8 +241,11 @@ struct Segments {
     last_version: u32,
     damage_cuts: Vec<DamageCut>,
     /// Sealed segments longer than their records.
-    untrimmed: Untrimmed,
+    long: Vec<LongSegment>,
 }
+
+/// A sealed segment longer than its records: path, number, start LSN, where its records end.
+type LongSegment = (std::path::PathBuf, u64, Lsn, u64);
 
 impl Segments {
     /// A cursor over the last (current) segment's records, from its start.
@@ -273,7 +281,7 @@ fn read_headers(
     let mut last_file = None;
     let mut last_version = segment::VERSION;
     let mut damage_cuts = Vec::new();
-    let untrimmed = Untrimmed::default();
+    let mut long = Vec::new();
     for (i, &n) in numbers.iter().enumerate() {
         let path = opts.dir.join(segment::file_name(n));
         let file = fs
@@ -310,14 +318,9 @@ fn read_headers(
             let data_end =
                 crate::position::offset_in_segment(prev.header_len, prev.start_lsn, h.start_lsn);
             if prev_len > data_end {
-                untrimmed.push(Trim {
-                    file: prev_file,
-                    path: prev.path.clone(),
-                    number: prev.number,
-                    start_lsn: prev.start_lsn,
-                    data_end,
-                });
+                long.push((prev.path.clone(), prev.number, prev.start_lsn, data_end));
             }
+            drop(prev_file);
         }
         file_lens.push(len);
         metas.push(SegmentMeta {
@@ -343,8 +346,26 @@ fn read_headers(
         file_len,
         last_version,
         damage_cuts,
-        untrimmed,
+        long,
     })
+}
+
+/// After a successful open (a refused start changes nothing): trims the sealed segments
+/// still longer than their records (`trim.rs`). Nothing else uses the files yet, so they
+/// are opened by name; one that fails is queued with its handle for the engine's next look,
+/// which reports the error.
+fn trim_long_segments(fs: &dyn FileSystem, long: Vec<LongSegment>) -> Untrimmed {
+    let queue = Untrimmed::default();
+    for (path, number, start_lsn, data_end) in long {
+        let Ok(file) = fs.open(&path, false) else {
+            continue; // it was just read: the next open tries again
+        };
+        let mut t = Trim::new(file, path, number, start_lsn, data_end);
+        if t.apply().is_err() {
+            queue.push(t);
+        }
+    }
+    queue
 }
 
 /// Step 3 for one header: its number matches the name and follows `prev` (the previous
@@ -611,6 +632,7 @@ fn build_inner(
     segs: Segments,
     tail: Recovered,
     file_mode: Option<FileMode>,
+    untrimmed: Untrimmed,
 ) -> Inner {
     let lsn = tail.lsn;
     let last = &segs.last;
@@ -636,7 +658,7 @@ fn build_inner(
             progress: Mutex::new(progress),
             progress_cv: Condvar::new(),
             preparer: Default::default(),
-            untrimmed: segs.untrimmed,
+            untrimmed,
             stats: Stats::default(),
             view_sizes: Default::default(),
             pins: Default::default(),

@@ -19,7 +19,7 @@ use std::path::Path;
 use onelog_binlog::GtidState;
 use onelog_engine::checkpoint::{read_control, CheckpointStreamCheck, CONTROL_FILE};
 use onelog_log::inspect::SegmentInspector;
-use onelog_log::segment::SegmentHeader;
+use onelog_log::segment::{file_name, SegmentHeader};
 use onelog_log::verify::{check_state_record, RecordVerifier};
 use onelog_log::{Lsn, RecordKind, StdFs};
 
@@ -268,8 +268,11 @@ pub fn check_datadir(dir: &Path) -> Result<DatadirReport, String> {
             return Err(bad(format!("its header says segment {}", h.number)));
         }
         // A sealed segment may have been shortened to its records (the server trims them
-        // after rotation); the next header's start LSN shows whether they all are there.
-        let sealed_short = Some(*n) != last && h.file_len.is_some_and(|l| insp.file_len() < l);
+        // after rotation); the next header's start LSN shows whether they all are there. The
+        // listing's last one may have been sealed and trimmed by a running server since: its
+        // successor exists now (its records are then read up to the end of the file).
+        let sealed = Some(*n) != last || path.with_file_name(file_name(n + 1)).exists();
+        let sealed_short = sealed && h.file_len.is_some_and(|l| insp.file_len() < l);
         if let Some(want) = h
             .file_len
             .filter(|&l| l != insp.file_len() && !sealed_short)
