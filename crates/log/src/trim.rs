@@ -6,9 +6,10 @@
 //! records end where the next segment starts, and the zeros after them are never written
 //! again: they are disk held for nothing (three `FLUSH LOGS` on a new server held 4.1 GB).
 //! Rotation queues the sealed segment here ([`Untrimmed::push`], by file handle, so a RESET
-//! MASTER that reuses the name cannot make a trim hit the new file); opening the log trims
-//! every sealed segment still longer than its records at once (a trim the last run did not
-//! reach), queueing only one whose trim failed, so it holds no file open for the others.
+//! MASTER that reuses the name cannot make a trim hit the new file); opening the log, once
+//! it has succeeded, trims every sealed segment still longer than its records (a trim the
+//! last run did not reach), queueing only one whose trim failed, so it holds no file open
+//! for the others.
 //! [`Untrimmed::run`] (`Log::trim_sealed`, called by the engine's once-a-second housekeeping
 //! and after `FLUSH BINARY LOGS`) shortens them, off the commit path.
 //!
