@@ -177,8 +177,8 @@ impl Engine {
     /// `binlog_expire_logs_seconds` before `now`, or while the binlog is larger than
     /// `max_binlog_total_size`, by the rules of the module docs. Nothing (and no work beyond
     /// two atomic loads) while both are 0, and nothing in file mode. First it trims what
-    /// rotations sealed ([`Engine::trim_sealed_logs`]; an empty queue costs one lock). Reports what it removed
-    /// and, once per distinct error, a failure ([`EngineEvent`]).
+    /// rotations sealed ([`Engine::trim_sealed_logs`]; an empty queue costs one lock). Reports
+    /// what it removed and, once per distinct error, a failure ([`EngineEvent`]).
     pub fn expire_logs_at(&self, now: SystemTime) -> Result<Purged, EngineError> {
         self.trim_sealed_logs();
         let limits = self.expiry().limits();

@@ -158,11 +158,6 @@ impl TableData {
         self.indexes == other.indexes
     }
 
-    /// Number of entries of index `index_id` (None: the table has no such index).
-    pub fn index_len(&self, index_id: u32) -> Option<u64> {
-        self.indexes.get(&index_id).map(|e| e.len() as u64)
-    }
-
     /// Whether `other` is this very table version (the same imbl trees and counters), O(number
     /// of indexes). Meaningful while one of the two is held: a tree shared with a held version
     /// is never changed in place, so the same trees mean the same rows.

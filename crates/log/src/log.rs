@@ -271,13 +271,7 @@ impl Log {
                 (m.number, m.start_lsn, state)
             })
             .collect();
-        let find = |n: u64, start: Lsn| {
-            listed
-                .iter()
-                .find(|s| s.0 == n && s.1 == start)
-                .map(|s| s.2)
-        };
-        self.inner.untrimmed.run(todo, &find)
+        self.inner.untrimmed.run(todo, &listed)
     }
 
     /// `RESET MASTER`: writes and syncs everything appended, then replaces all segments with

@@ -309,9 +309,7 @@ fn read_headers(
             &mut damage_cuts,
         )?;
         last_version = h.version;
-        if let (Some(prev), Some(prev_file), Some(&prev_len)) =
-            (metas.last_mut(), last_file.take(), file_lens.last())
-        {
+        if let (Some(prev), Some(&prev_len)) = (metas.last_mut(), file_lens.last()) {
             prev.end_lsn = Some(h.start_lsn);
             prev.closed_at = Some(closed_at(fs, &prev.path));
             // check_header made sure the records fit: data_end <= prev_len.
@@ -320,7 +318,6 @@ fn read_headers(
             if prev_len > data_end {
                 long.push((prev.path.clone(), prev.number, prev.start_lsn, data_end));
             }
-            drop(prev_file);
         }
         file_lens.push(len);
         metas.push(SegmentMeta {

@@ -117,20 +117,20 @@ impl Untrimmed {
         std::mem::take(&mut *lock(&self.queue))
     }
 
-    /// Trims the entries of `todo` that `listed` (number, start LSN -> state; a copy taken
-    /// after `todo`, so no lock is held while files shrink) says are sealed; entries of
-    /// segments no longer listed (purged, or replaced by a reset) are dropped, those of the
-    /// current segment stay queued. Returns the bytes released. The first failure stops the
-    /// run and leaves it and what follows queued.
-    pub fn run(
-        &self,
-        todo: Vec<Trim>,
-        listed: &dyn Fn(u64, Lsn) -> Option<Listed>,
-    ) -> Result<u64, LogError> {
+    /// Trims the entries of `todo` that `listed` (number, start LSN, state of every segment;
+    /// a copy taken after `todo`, so no lock is held while files shrink) says are sealed;
+    /// entries of segments no longer listed (purged, or replaced by a reset) are dropped,
+    /// those of the current segment stay queued. Returns the bytes released. The first
+    /// failure stops the run and leaves it and what follows queued.
+    pub fn run(&self, todo: Vec<Trim>, listed: &[(u64, Lsn, Listed)]) -> Result<u64, LogError> {
         let mut freed = 0;
         let mut rest = todo.into_iter();
         while let Some(mut t) = rest.next() {
-            match listed(t.number, t.start_lsn) {
+            let state = listed
+                .iter()
+                .find(|s| s.0 == t.number && s.1 == t.start_lsn)
+                .map(|s| s.2);
+            match state {
                 None => continue,
                 Some(Listed::Current) => {
                     self.push(t);
@@ -158,11 +158,6 @@ mod tests {
     use crate::fs::{FileSystem, SimFs};
     use std::path::Path;
 
-    /// The segment list as `run` sees it.
-    fn listing(segs: &[(u64, Lsn, Listed)]) -> impl Fn(u64, Lsn) -> Option<Listed> + '_ {
-        move |n, start| segs.iter().find(|s| s.0 == n && s.1 == start).map(|s| s.2)
-    }
-
     #[test]
     fn trims_live_sealed_segments_to_their_records_and_drops_purged_ones() {
         let fs = SimFs::new();
@@ -183,20 +178,20 @@ mod tests {
         // Segment 1 was purged, and the sealed segment 2 has another start LSN (a reset made
         // a new one): only segment 3's entry matches, and it is already short.
         let segs = [(2, 99, Listed::Sealed), (3, 20, Listed::Sealed)];
-        assert_eq!(q.run(q.take(), &listing(&segs)).unwrap(), 0);
+        assert_eq!(q.run(q.take(), &segs).unwrap(), 0);
         assert!(q.take().is_empty());
         assert_eq!((len_of(1), len_of(2), len_of(3)), (1000, 1000, 50));
         q.push(trim(2, 10, 1000, 300));
         let segs = [(2, 10, Listed::Sealed), (3, 20, Listed::Current)];
-        assert_eq!(q.run(q.take(), &listing(&segs)).unwrap(), 700);
+        assert_eq!(q.run(q.take(), &segs).unwrap(), 700);
         assert_eq!(len_of(2), 300);
         // A segment listed as still written is not trimmed but stays queued, and is trimmed
         // once it is listed as sealed.
         q.push(trim(3, 20, 1000, 40));
-        assert_eq!(q.run(q.take(), &listing(&segs)).unwrap(), 0);
+        assert_eq!(q.run(q.take(), &segs).unwrap(), 0);
         assert_eq!(len_of(3), 1000);
         let segs = [(3, 20, Listed::Sealed)];
-        assert_eq!(q.run(q.take(), &listing(&segs)).unwrap(), 960);
+        assert_eq!(q.run(q.take(), &segs).unwrap(), 960);
         assert_eq!(len_of(3), 40);
     }
 }
