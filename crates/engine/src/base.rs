@@ -218,7 +218,7 @@ pub struct BaseSnapshot {
 pub type BaseItem = Result<(Vec<u8>, Vec<u8>), BaseError>;
 
 impl BaseSnapshot {
-    fn error(&self, doing: &'static str, detail: impl fmt::Display) -> BaseError {
+    pub(crate) fn error(&self, doing: &'static str, detail: impl fmt::Display) -> BaseError {
         BaseError::at(&self.dir, doing, detail)
     }
 

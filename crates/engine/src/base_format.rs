@@ -1,10 +1,11 @@
 //! The layout of the paged store's records in the base (docs/PAGED_STORE.md, step 3, piece 1;
-//! not used by the server yet). `base.rs` stores bytes; this module says what they are.
+//! the server does not use it yet). `base.rs` stores bytes; this module says what they are.
 //!
 //! Keys (each starts at [`FIRST_DATA_BYTE`] or above, so none is ever a meta record's):
-//! - a row: [`ROW_KIND`] ++ table id (u64 BE) ++ its storage key (`store.rs`: the primary key
+//! - a row: [`ROW_KIND`] ++ the table's storage id (u64 BE; `table_view.rs`: a table gets a
+//!   new one when DDL empties or rewrites it) ++ its storage key (`store.rs`: the primary key
 //!   bytes, or a table without primary key's hidden key);
-//! - an index entry: [`INDEX_KIND`] ++ table id (u64 BE) ++ index id (u32 BE) ++ the entry
+//! - an index entry: [`INDEX_KIND`] ++ storage id (u64 BE) ++ index id (u32 BE) ++ the entry
 //!   bytes (`store.rs`: index key ++ storage key).
 //!
 //! Values:
@@ -24,51 +25,55 @@ use std::ops::Bound;
 use onelog_binlog::Value;
 
 use crate::base::FIRST_DATA_BYTE;
-use crate::catalog::TableId;
 use crate::encoding::{put_value, put_var, FormatError, Reader};
 use crate::key::prefix_end;
 use crate::store::{ByteRange, Row};
+
+/// The id a table's records are kept under in the base (`table_view.rs`).
+pub type StorageId = u64;
 
 /// First byte of a row's key.
 pub const ROW_KIND: u8 = FIRST_DATA_BYTE;
 /// First byte of an index entry's key.
 pub const INDEX_KIND: u8 = FIRST_DATA_BYTE + 1;
 
-fn table_prefix(kind: u8, table: TableId) -> Vec<u8> {
+fn table_prefix(kind: u8, storage: StorageId) -> Vec<u8> {
     let mut k = Vec::with_capacity(32);
     k.push(kind);
-    k.extend_from_slice(&table.to_be_bytes());
+    k.extend_from_slice(&storage.to_be_bytes());
     k
 }
 
-fn index_prefix(table: TableId, index: u32) -> Vec<u8> {
-    let mut k = table_prefix(INDEX_KIND, table);
+fn index_prefix(storage: StorageId, index: u32) -> Vec<u8> {
+    let mut k = table_prefix(INDEX_KIND, storage);
     k.extend_from_slice(&index.to_be_bytes());
     k
 }
 
-/// The base key of the row of `table` with storage key `pk`.
-pub fn row_key(table: TableId, pk: &[u8]) -> Vec<u8> {
-    let mut k = table_prefix(ROW_KIND, table);
+/// The base key of the row of the table kept under `storage` with storage key `pk`.
+pub fn row_key(storage: StorageId, pk: &[u8]) -> Vec<u8> {
+    let mut k = table_prefix(ROW_KIND, storage);
     k.extend_from_slice(pk);
     k
 }
 
-/// The base key of the entry `entry` (index key ++ storage key) of index `index` of `table`.
-pub fn entry_key(table: TableId, index: u32, entry: &[u8]) -> Vec<u8> {
-    let mut k = index_prefix(table, index);
+/// The base key of the entry `entry` (index key ++ storage key) of index `index` of the table
+/// kept under `storage`.
+pub fn entry_key(storage: StorageId, index: u32, entry: &[u8]) -> Vec<u8> {
+    let mut k = index_prefix(storage, index);
     k.extend_from_slice(entry);
     k
 }
 
-/// The storage key of a row's base key of `table` (None: it is not one of that table's rows).
-pub fn row_key_pk(table: TableId, key: &[u8]) -> Option<&[u8]> {
-    key.strip_prefix(table_prefix(ROW_KIND, table).as_slice())
+/// The storage key of a row's base key under `storage` (None: it is not one of that table's
+/// rows).
+pub fn row_key_pk(storage: StorageId, key: &[u8]) -> Option<&[u8]> {
+    key.strip_prefix(table_prefix(ROW_KIND, storage).as_slice())
 }
 
 /// The entry bytes of an index entry's base key (None: not an entry of that index).
-pub fn entry_key_entry(table: TableId, index: u32, key: &[u8]) -> Option<&[u8]> {
-    key.strip_prefix(index_prefix(table, index).as_slice())
+pub fn entry_key_entry(storage: StorageId, index: u32, key: &[u8]) -> Option<&[u8]> {
+    key.strip_prefix(index_prefix(storage, index).as_slice())
 }
 
 /// `range` of keys under `prefix`: each bound prefixed, an unbounded end the prefix's own.
@@ -91,14 +96,15 @@ fn under(prefix: Vec<u8>, range: &ByteRange) -> ByteRange {
     (lo, hi)
 }
 
-/// The base keys of the rows of `table` whose storage keys lie in `range`.
-pub fn row_range(table: TableId, range: &ByteRange) -> ByteRange {
-    under(table_prefix(ROW_KIND, table), range)
+/// The base keys of the rows kept under `storage` whose storage keys lie in `range`.
+pub fn row_range(storage: StorageId, range: &ByteRange) -> ByteRange {
+    under(table_prefix(ROW_KIND, storage), range)
 }
 
-/// The base keys of the entries of index `index` of `table` whose entry bytes lie in `range`.
-pub fn entry_range(table: TableId, index: u32, range: &ByteRange) -> ByteRange {
-    under(index_prefix(table, index), range)
+/// The base keys of the entries of index `index` under `storage` whose entry bytes lie in
+/// `range`.
+pub fn entry_range(storage: StorageId, index: u32, range: &ByteRange) -> ByteRange {
+    under(index_prefix(storage, index), range)
 }
 
 /// A row's value.
@@ -223,8 +229,8 @@ mod tests {
         assert!(!in_range(&entry_key(5, 2, b""), &entries));
         assert!(!in_range(&entry_key(5, 0, &[0xff; 9]), &entries));
         // The last table id and index id have no successor prefix: the range is open-ended.
-        let last = row_range(TableId::MAX, &all);
-        assert!(in_range(&row_key(TableId::MAX, &[0xff; 3]), &last));
+        let last = row_range(StorageId::MAX, &all);
+        assert!(in_range(&row_key(StorageId::MAX, &[0xff; 3]), &last));
         assert!(!bounds_empty(borrowed(&last).0, borrowed(&last).1));
     }
 

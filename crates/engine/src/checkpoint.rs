@@ -191,6 +191,18 @@ impl fmt::Display for CheckpointError {
     }
 }
 
+/// A failed read of the table store's base while a checkpoint body was encoded.
+impl From<crate::base::BaseError> for CheckpointError {
+    fn from(e: crate::base::BaseError) -> Self {
+        CheckpointError::Io {
+            path: e.dir.clone(),
+            offset: 0,
+            op: e.doing,
+            source: io::Error::other(e.detail),
+        }
+    }
+}
+
 impl std::error::Error for CheckpointError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {

@@ -98,13 +98,9 @@ impl Engine {
             .ok_or_else(|| EngineError::corrupt("CREATE TABLE ... SELECT", "no table"))?;
         let mut outcome = fill(&mut scratch, &def, rows, duplicates)?;
         let changes: Vec<RowChange> = scratch
-            .table(def.id)
-            .map(|t| {
-                t.all_rows()
-                    .map(|row| RowChange::Insert { table: def.id, row })
-                    .collect()
-            })
-            .unwrap_or_default();
+            .all_rows(def.id)
+            .map(|row| row.map(|row| RowChange::Insert { table: def.id, row }))
+            .collect::<Result<_, _>>()?;
         outcome.rows = changes.len() as u64;
         let origin = core.origin();
         let events = encode_ddl_rows(
@@ -150,14 +146,14 @@ fn fill(
                 }
                 Duplicates::Replace => {
                     for (key, _) in &conflicts {
-                        if scratch.delete_row(def, key).is_some() {
+                        if scratch.delete_row(def, key)?.is_some() {
                             outcome.duplicates += 1;
                         }
                     }
                 }
             }
         }
-        scratch.put_row(def, Arc::new(row));
+        scratch.put_row(def, Arc::new(row))?;
     }
     Ok(outcome)
 }

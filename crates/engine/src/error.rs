@@ -15,6 +15,7 @@ use onelog_log::retention::SegmentInUse;
 use onelog_log::{LogError, Lsn};
 use onelog_protocol::{errors, ErrorCode};
 
+use crate::base::BaseError;
 use crate::checkpoint::CheckpointError;
 
 /// What went wrong converting a value in an ALTER TABLE's copy (`alter.rs`).
@@ -114,6 +115,9 @@ pub enum EngineError {
     /// 1059 `ER_TOO_LONG_IDENT` (longer than 64 characters) or an empty/invalid name (1103
     /// `ER_WRONG_TABLE_NAME` semantics, reported with the same code for simplicity).
     BadIdentifier { name: String },
+    /// A read of the table store's on-disk base failed, or what it read does not decode
+    /// (1030); the error names the base's directory.
+    Store(BaseError),
     /// A file system operation of the engine itself failed (1030).
     Io {
         context: String,
@@ -191,9 +195,12 @@ impl EngineError {
                 source: LogError::Refused(_),
                 ..
             } => ER_KEY_NOT_FOUND,
-            Log { .. } | Checkpoint { .. } | Corrupt { .. } | Apply { .. } | Io { .. } => {
-                ER_GET_ERRNO
-            }
+            Log { .. }
+            | Checkpoint { .. }
+            | Corrupt { .. }
+            | Apply { .. }
+            | Io { .. }
+            | Store(_) => ER_GET_ERRNO,
             ShutDown => ER_SERVER_SHUTDOWN,
             AccountOperation { .. } => ER_CANNOT_USER,
             BadIdentifier { .. } => ER_TOO_LONG_IDENT,
@@ -315,6 +322,7 @@ impl fmt::Display for EngineError {
             }
             BadIdentifier { name } => write!(f, "Incorrect or too long identifier '{name}'"),
             Io { context, source } => write!(f, "{context}: {source}"),
+            Store(source) => write!(f, "Got error from storage engine: {source}"),
             LogInUse { segment } => write!(f, "{segment}"),
             UnknownTargetLog => write!(f, "Target log not found in binlog index"),
             PurgeFailed { source } => write!(f, "Fatal error during log purge: {source}"),
@@ -332,6 +340,12 @@ impl fmt::Display for EngineError {
                 write!(f, "Got error 193 '{cut}' from InnoDB")
             }
         }
+    }
+}
+
+impl From<BaseError> for EngineError {
+    fn from(e: BaseError) -> Self {
+        EngineError::Store(e)
     }
 }
 

@@ -44,6 +44,7 @@ pub mod error;
 pub mod event_cache;
 pub mod events;
 mod expiry;
+mod freeze;
 pub mod key;
 pub mod layered;
 pub mod lock;
@@ -55,6 +56,7 @@ pub mod retention;
 pub mod scheduler;
 pub mod semisync;
 pub mod store;
+pub mod table_view;
 pub mod txn;
 pub mod view;
 

@@ -1,17 +1,24 @@
-//! The in-memory MVCC table store.
+//! The MVCC table store's roots: today every row in memory; built to become the in-memory
+//! delta over an on-disk base (docs/PAGED_STORE.md, build order step 3).
 //!
-//! Owns [`Root`] (catalog + every table's rows and secondary indexes + the LSN and GTID state
-//! it is consistent at), [`Store`] (the currently published root), [`Snapshot`] (a reader's
-//! root), the row-change unit [`RowChange`] that commits, recovery and replicas apply, range
-//! types ([`IndexRef`], [`KeyRange`]) and the checkpoint body format of a root.
+//! Owns [`Root`] (catalog + every table's delta of rows and secondary index entries + the LSN
+//! and GTID state it is consistent at), [`Store`] (the currently published root), [`Snapshot`]
+//! (a reader's root), the row-change unit [`RowChange`] that commits, recovery and replicas
+//! apply, range types ([`IndexRef`], [`KeyRange`]) and the checkpoint body format of a root.
 //!
-//! Layout: per table a persistent ordered map `primary key bytes -> Arc<Row>` (`imbl::OrdMap`,
-//! so cloning a root is O(1) and a change copies only a path; keys are [`KeyBytes`], inline
-//! when short, so copying a node allocates nothing and a lookup reads one node per level), and per secondary index a map
-//! `index key bytes ++ primary key bytes -> IndexEntry` (non-unique and unique indexes alike):
-//! the entry holds the length of the index key part (so a scan cuts the primary key off without
-//! decoding) and the row itself (the same `Arc` as the primary map's), so an index scan needs
-//! no primary-key lookup per row. Key bytes are `key.rs`'s memcomparable encoding.
+//! Layout: per table a [`TableData`], its delta: a persistent ordered map `storage key bytes ->
+//! Option<Arc<Row>>` (`imbl::OrdMap`, so cloning a root is O(1) and a change copies only a
+//! path; keys are [`KeyBytes`], inline when short, so copying a node allocates nothing and a
+//! lookup reads one node per level), and per secondary index a map `index key bytes ++ storage
+//! key bytes -> Option<IndexEntry>` (non-unique and unique indexes alike): the entry holds the
+//! length of the index key part (so a scan cuts the primary key off without decoding) and the
+//! row itself (the same `Arc` as the primary map's), so an index scan of the delta needs no
+//! primary-key lookup per row. Key bytes are `key.rs`'s memcomparable encoding. `None` is a
+//! tombstone: it exists only in a delta with lower layers under it (a frozen delta of a running
+//! checkpoint, the base; `table_view.rs`), where it hides their copy. A root with no lower
+//! layers (every root the server has today) keeps every row in its deltas and no tombstone.
+//! Reads go through [`TableView`] (`Root::view`, `get`, `scan_pk`, `scan_index`, `all_rows`,
+//! `row_count`), which merges the layers; they are fallible because the base is on disk.
 //!
 //! A table without a PRIMARY KEY keys its rows by a hidden key ([`hidden_key`]): the row's
 //! [`row_prefix`] (every column, binary, NULL-marked) followed by an 8-byte row id, so rows are
@@ -25,9 +32,12 @@
 //! Invariants:
 //! - a published `Root` is never mutated; a commit group is applied to a clone and the clone is
 //!   published once ([`Store::publish`]): readers see all of a group or none of it;
-//! - in every root, each table's index maps hold exactly one entry per row, computed from the
-//!   row with the root's catalog (DDL that adds an index builds it in the same root), and that
-//!   entry's `row` is the row the primary map holds for its primary key;
+//! - in every root, each table's index entries (merged through its layers) are exactly one
+//!   entry per row, computed from the row with the root's catalog (DDL that adds an index
+//!   builds it in the same root), and that entry's `row` is the row the table holds for its
+//!   primary key; each delta changes a row's entries together with the row;
+//! - a table's delta has tombstones only when `TableData::lower` is set; a table that DDL
+//!   empties or rewrites gets a new storage id and nothing under it;
 //! - `Root::lsn` is the end LSN of the last log record applied: replaying the log from there
 //!   onto the root gives the newer state (checkpoints rely on it), and `gtid_state` is the GTID
 //!   state at that LSN;
@@ -36,9 +46,6 @@
 //! - reads are lock-free apart from cloning the published `Arc<Root>`;
 //! - a table without primary key: every key is `row_prefix(row) ++ id` (8 bytes BE) with a
 //!   committed id below `next_row_id` and below `HIDDEN_OWN`; an update keeps the id.
-//!
-//! The interface (get, scan, apply, checkpoint encode/decode) is narrow on purpose, so a paged
-//! store can replace this one later.
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -49,10 +56,13 @@ use onelog_binlog::{Gtid, GtidPos, GtidState, Value};
 use onelog_log::Lsn;
 
 use crate::alter;
+use crate::base::{BaseChange, BaseError};
+use crate::base_format::{encode_entry, encode_row, entry_key, row_key};
 use crate::catalog::{Catalog, CatalogChange, ColumnSource, IndexDef, TableDef, TableId};
 use crate::encoding::{put_u64, put_u8, put_value, put_var, FormatError, Reader};
 use crate::error::EngineError;
 use crate::key::{display_values, encode_value, encode_value_as, prefix_end, KeyBytes};
+use crate::table_view::{Lower, TableView};
 
 /// One row: a canonical value per column.
 pub type Row = Vec<Value>;
@@ -81,14 +91,18 @@ pub(crate) fn borrowed(r: &ByteRange) -> (Bound<&[u8]>, Bound<&[u8]>) {
     (b(&r.0), b(&r.1))
 }
 
-/// One table's rows and indexes. The maps are private: everything outside this module reads
-/// them through the methods below (owned rows and keys, so a store whose rows are not all in
-/// memory can stand behind the same methods; docs/PAGED_STORE.md, build order step 1).
+/// One table's delta: its rows and index entries changed since the layers under it
+/// (`table_view.rs`; with no layers under it, which is every table today, all of them). The
+/// maps are private: everything outside this module reads them through [`Root`]'s methods and
+/// [`TableView`] (owned rows and keys; docs/PAGED_STORE.md, build order steps 1 and 3).
 #[derive(Clone, Debug, Default)]
 pub struct TableData {
-    rows: OrdMap<KeyBytes, Arc<Row>>,
-    /// Index id -> entries `index key ++ pk -> (index key length, row)`.
-    indexes: BTreeMap<u32, OrdMap<KeyBytes, IndexEntry>>,
+    /// Storage key -> the row, or `None`: removed since the lower layers (a tombstone, only
+    /// when `lower`).
+    rows: OrdMap<KeyBytes, Option<Arc<Row>>>,
+    /// Index id -> entries `index key ++ pk -> (index key length, row)`, or `None` (a
+    /// tombstone, only when `lower`).
+    indexes: BTreeMap<u32, OrdMap<KeyBytes, Option<IndexEntry>>>,
     /// Next AUTO_INCREMENT value the committed rows call for (max value + 1, at least 1).
     pub auto_inc_next: u64,
     /// `Root::ddl_seq` of the last DDL that changed this table's definition or emptied it
@@ -98,51 +112,77 @@ pub struct TableData {
     /// The next hidden row id of a table without primary key (in memory only: loading a
     /// checkpoint numbers the rows again).
     pub next_row_id: u64,
+    /// The id the lower layers keep this table's rows under (`table_view.rs`).
+    storage: u64,
+    /// Whether the lower layers may hold rows of `storage`: then a removal leaves a
+    /// tombstone, and a read that misses the delta reads them.
+    lower: bool,
+    /// Rows this delta adds to the lower layers' (negative: removes).
+    net_rows: i64,
 }
 
 impl TableData {
-    /// No rows: an empty map per index of `def`.
-    fn empty(def: &TableDef, auto_inc_next: u64, generation: u64) -> TableData {
+    /// No rows, nothing under it: an empty map per index of `def`.
+    fn empty(def: &TableDef, auto_inc_next: u64, generation: u64, storage: u64) -> TableData {
         TableData {
             indexes: def.indexes.iter().map(|i| (i.id, OrdMap::new())).collect(),
             auto_inc_next,
             generation,
+            storage,
             ..Default::default()
         }
     }
 
-    /// Number of rows.
-    pub fn row_count(&self) -> u64 {
-        self.rows.len() as u64
+    /// The delta that starts over this one once it is frozen (`freeze.rs`): no changes, the
+    /// same counters, everything it held now below.
+    pub(crate) fn over_frozen(&self) -> TableData {
+        TableData {
+            rows: OrdMap::new(),
+            indexes: self.indexes.keys().map(|&id| (id, OrdMap::new())).collect(),
+            auto_inc_next: self.auto_inc_next,
+            generation: self.generation,
+            next_row_id: self.next_row_id,
+            storage: self.storage,
+            lower: true,
+            net_rows: 0,
+        }
     }
 
-    /// The row with primary key bytes `pk`.
-    pub fn get(&self, pk: &[u8]) -> Option<Arc<Row>> {
+    pub(crate) fn storage(&self) -> u64 {
+        self.storage
+    }
+
+    pub(crate) fn has_lower(&self) -> bool {
+        self.lower
+    }
+
+    pub(crate) fn net_rows(&self) -> i64 {
+        self.net_rows
+    }
+
+    /// The delta's entry for storage key `pk`: `None` when the delta does not hold it,
+    /// `Some(None)` when it holds a tombstone.
+    pub(crate) fn delta_row(&self, pk: &[u8]) -> Option<Option<Arc<Row>>> {
         self.rows.get(pk).cloned()
     }
 
-    /// Rows with primary key bytes in `range`, in key order: `(key, row)`.
-    pub fn scan_pk<'a>(
+    /// The delta's rows (and tombstones) with storage keys in `range`, in key order.
+    pub(crate) fn delta_rows<'a>(
         &'a self,
         range: &ByteRange,
-    ) -> impl Iterator<Item = (KeyBytes, Arc<Row>)> + 'a {
+    ) -> impl Iterator<Item = (KeyBytes, Option<Arc<Row>>)> + 'a {
         let it = (!range_is_empty(range)).then(|| self.rows.range::<_, [u8]>(borrowed(range)));
         it.into_iter()
             .flatten()
             .map(|(k, r)| (k.clone(), r.clone()))
     }
 
-    /// Every row, in primary key order.
-    pub fn all_rows(&self) -> impl Iterator<Item = Arc<Row>> + '_ {
-        self.rows.values().cloned()
-    }
-
-    /// Entries `(entry bytes, entry)` of index `index_id` in `range`, in key order.
-    pub fn scan_index<'a>(
+    /// The delta's entries (and tombstones) of index `index_id` in `range`, in key order.
+    pub(crate) fn delta_entries<'a>(
         &'a self,
         index_id: u32,
         range: &ByteRange,
-    ) -> impl Iterator<Item = (KeyBytes, IndexEntry)> + 'a {
+    ) -> impl Iterator<Item = (KeyBytes, Option<IndexEntry>)> + 'a {
         let ix = self
             .indexes
             .get(&index_id)
@@ -151,6 +191,25 @@ impl TableData {
             .into_iter()
             .flatten()
             .map(|(k, e)| (k.clone(), e.clone()))
+    }
+
+    /// This delta's changes as base records of storage id `storage`: its rows (a tombstone
+    /// deletes) into `rows` and its index entries into `entries`, each in base key order.
+    pub(crate) fn base_changes(
+        &self,
+        storage: u64,
+        rows: &mut Vec<BaseChange>,
+        entries: &mut Vec<BaseChange>,
+    ) {
+        for (pk, row) in self.rows.iter() {
+            rows.push((row_key(storage, pk), row.as_deref().map(|r| encode_row(r))));
+        }
+        for (ix, map) in &self.indexes {
+            for (e, entry) in map.iter() {
+                let value = entry.as_ref().map(|x| encode_entry(x.klen));
+                entries.push((entry_key(storage, *ix, e), value));
+            }
+        }
     }
 
     /// Whether both hold the same index entries (tests compare tables built two ways; O(n)).
@@ -166,6 +225,9 @@ impl TableData {
             && self.auto_inc_next == other.auto_inc_next
             && self.generation == other.generation
             && self.next_row_id == other.next_row_id
+            && self.storage == other.storage
+            && self.lower == other.lower
+            && self.net_rows == other.net_rows
             && self.indexes.len() == other.indexes.len()
             && self
                 .indexes
@@ -175,11 +237,14 @@ impl TableData {
     }
 
     /// The index invariant of the module docs: every index of `def` holds one entry per row
-    /// (debug assertions; O(number of indexes)).
+    /// (debug assertions; O(number of indexes)). A delta over lower layers holds tombstones
+    /// in both, which do not pair up by count, so only a whole table is checked.
     fn indexes_in_step(&self, def: &TableDef) -> bool {
-        def.indexes
-            .iter()
-            .all(|ix| self.indexes.get(&ix.id).map_or(0, |e| e.len()) == self.rows.len())
+        self.lower
+            || def
+                .indexes
+                .iter()
+                .all(|ix| self.indexes.get(&ix.id).map_or(0, |e| e.len()) == self.rows.len())
     }
 }
 
@@ -278,6 +343,15 @@ pub fn index_has_null(index: &IndexDef, row: &[Value]) -> bool {
         .columns
         .iter()
         .any(|&c| matches!(row.get(c), None | Some(Value::Null)))
+}
+
+/// Removes `key` from a delta's map: a tombstone when lower layers may hold it.
+fn remove_key<V: Clone>(map: &mut OrdMap<KeyBytes, Option<V>>, key: &[u8], tombstone: bool) {
+    if tombstone {
+        map.insert(KeyBytes::from(key), None);
+    } else {
+        map.remove(key);
+    }
 }
 
 /// Which index a scan walks.
@@ -392,6 +466,7 @@ pub fn range_is_empty(r: &ByteRange) -> bool {
 #[derive(Clone, Debug)]
 pub struct Root {
     pub catalog: Arc<Catalog>,
+    /// Each table's delta (all of its rows while nothing lies under it).
     pub tables: OrdMap<TableId, TableData>,
     /// End LSN of the last log record applied.
     pub lsn: Lsn,
@@ -403,6 +478,11 @@ pub struct Root {
     /// Number of catalog changes applied since this process loaded the database (in memory
     /// only; see `TableData::generation`).
     pub ddl_seq: u64,
+    /// What lies under the deltas (`table_view.rs`); `None`: nothing, every table is whole in
+    /// memory (every root today).
+    pub(crate) lower: Option<Arc<Lower>>,
+    /// The storage id the next table created or rewritten gets (`table_view.rs`).
+    pub(crate) next_storage: u64,
 }
 
 impl Root {
@@ -415,6 +495,8 @@ impl Root {
             gtid_state: GtidState::new(),
             slave_pos: GtidPos::new(),
             ddl_seq: 0,
+            lower: None,
+            next_storage: 1,
         }
     }
 
@@ -422,15 +504,37 @@ impl Root {
         self.catalog.table(id)
     }
 
+    /// The delta of table `id` (its counters; its rows are read through [`Self::view`]).
     pub fn table(&self, id: TableId) -> Option<&TableData> {
         self.tables.get(&id)
     }
 
-    /// The row with primary key bytes `pk`. Reads are fallible: a store whose rows are not
-    /// all in memory reports a failed read (1030) instead of a missing row (today's never
-    /// fails; docs/PAGED_STORE.md, step 3).
+    /// Table `id` seen through its layers (None: no such table).
+    pub fn view(&self, id: TableId) -> Option<TableView<'_>> {
+        self.view_as(self.catalog.table(id)?)
+    }
+
+    /// `def`'s table seen through its layers, its rows read as `def`'s (DDL reads the rows
+    /// of a table with the definition they were written under).
+    fn view_as<'a>(&'a self, def: &'a TableDef) -> Option<TableView<'a>> {
+        let t = self.tables.get(&def.id)?;
+        Some(TableView::new(def, t, self.lower.as_deref()))
+    }
+
+    /// A new storage id (never one the lower layers hold).
+    fn new_storage(&mut self) -> u64 {
+        let s = self.next_storage;
+        self.next_storage += 1;
+        s
+    }
+
+    /// The row with primary key bytes `pk`. A failed read of the base is an error (1030),
+    /// never a missing row.
     pub fn get(&self, table: TableId, pk: &[u8]) -> Result<Option<Arc<Row>>, EngineError> {
-        Ok(self.tables.get(&table).and_then(|t| t.get(pk)))
+        match self.view(table) {
+            Some(v) => Ok(v.get(pk)?),
+            None => Ok(None),
+        }
     }
 
     /// Rows of `table` with primary key bytes in `range`, in key order; a failed read is
@@ -440,8 +544,11 @@ impl Root {
         table: TableId,
         range: &ByteRange,
     ) -> impl Iterator<Item = Result<(KeyBytes, Arc<Row>), EngineError>> + 'a {
-        let t = self.tables.get(&table);
-        t.map(|t| t.scan_pk(range)).into_iter().flatten().map(Ok)
+        let v = self.view(table);
+        v.map(|v| v.scan_pk(range))
+            .into_iter()
+            .flatten()
+            .map(|i| i.map_err(EngineError::from))
     }
 
     /// Entries `(entry bytes, entry)` of index `index_id` of `table` in `range`, in key order;
@@ -452,11 +559,11 @@ impl Root {
         index_id: u32,
         range: &ByteRange,
     ) -> impl Iterator<Item = Result<(KeyBytes, IndexEntry), EngineError>> + 'a {
-        let t = self.tables.get(&table);
-        t.map(|t| t.scan_index(index_id, range))
+        let v = self.view(table);
+        v.map(|v| v.scan_index(index_id, range))
             .into_iter()
             .flatten()
-            .map(Ok)
+            .map(|i| i.map_err(EngineError::from))
     }
 
     /// Every row of `table`, in primary key order; a failed read is yielded once and ends it.
@@ -464,20 +571,44 @@ impl Root {
         &self,
         table: TableId,
     ) -> impl Iterator<Item = Result<Arc<Row>, EngineError>> + '_ {
-        let t = self.tables.get(&table);
-        t.map(TableData::all_rows).into_iter().flatten().map(Ok)
+        let v = self.view(table);
+        v.map(|v| v.all_rows())
+            .into_iter()
+            .flatten()
+            .map(|i| i.map_err(EngineError::from))
     }
 
     /// Number of rows of `table` (exact).
     pub fn row_count(&self, table: TableId) -> u64 {
-        self.tables.get(&table).map_or(0, TableData::row_count)
+        self.view(table).map_or(0, |v| v.row_count())
+    }
+
+    /// The delta of `def`'s table, created (empty, with a new storage id) when missing.
+    fn table_mut(&mut self, def: &TableDef) -> &mut TableData {
+        let next = &mut self.next_storage;
+        self.tables.entry(def.id).or_insert_with(|| {
+            let storage = *next;
+            *next += 1;
+            TableData::empty(def, 1, 0, storage)
+        })
+    }
+
+    /// The row the lower layers hold under `pk` when the delta does not hold the key (what a
+    /// put or delete there replaces); `None` when the delta holds it or nothing is below.
+    fn below(&self, def: &TableDef, pk: &[u8]) -> Result<Option<Arc<Row>>, BaseError> {
+        match self.tables.get(&def.id) {
+            Some(t) if t.lower && !t.rows.contains_key(pk) => {
+                TableView::new(def, t, self.lower.as_deref()).get_below(pk)
+            }
+            _ => Ok(None),
+        }
     }
 
     /// Puts `row` (insert or replace by primary key; a table without primary key gets a new
     /// row under a new hidden id), keeping the indexes in step.
-    pub fn put_row(&mut self, def: &TableDef, row: Arc<Row>) {
+    pub fn put_row(&mut self, def: &TableDef, row: Arc<Row>) -> Result<(), BaseError> {
         let pk = if hidden_key(def) {
-            let t = self.tables.entry(def.id).or_default();
+            let t = self.table_mut(def);
             let id = t.next_row_id;
             t.next_row_id += 1;
             debug_assert!(id < HIDDEN_OWN);
@@ -485,19 +616,27 @@ impl Root {
         } else {
             pk_key(def, &row)
         };
-        self.put_row_at(def, pk, row);
+        self.put_row_at(def, pk, row)
     }
 
     /// The key of the first row of a table without primary key identical to `row`.
-    pub fn find_identical(&self, def: &TableDef, row: &[Value]) -> Option<Vec<u8>> {
+    pub fn find_identical(
+        &self,
+        def: &TableDef,
+        row: &[Value],
+    ) -> Result<Option<Vec<u8>>, BaseError> {
         let range = prefix_range(&row_prefix(def, row));
-        let t = self.table(def.id)?;
-        t.scan_pk(&range).next().map(|(k, _)| k.to_vec())
+        let Some(v) = self.view_as(def) else {
+            return Ok(None);
+        };
+        let first = v.scan_pk(&range).next().transpose()?;
+        Ok(first.map(|(k, _)| k.to_vec()))
     }
 
     /// Puts `row` under the storage key `pk`, keeping the indexes in step.
-    fn put_row_at(&mut self, def: &TableDef, pk: Vec<u8>, row: Arc<Row>) {
-        let t = self.tables.entry(def.id).or_default();
+    fn put_row_at(&mut self, def: &TableDef, pk: Vec<u8>, row: Arc<Row>) -> Result<(), BaseError> {
+        let below = self.below(def, &pk)?;
+        let t = self.table_mut(def);
         if let Some(a) = def.auto_increment {
             let v = match row.get(a) {
                 Some(Value::Int(i)) if *i > 0 => *i as u64,
@@ -509,10 +648,20 @@ impl Root {
             }
             debug_assert!(v < t.auto_inc_next || v == u64::MAX);
         }
-        let old = t.rows.insert(KeyBytes::from(pk.as_slice()), row.clone());
-        if def.indexes.is_empty() {
-            return;
+        let old = match t
+            .rows
+            .insert(KeyBytes::from(pk.as_slice()), Some(row.clone()))
+        {
+            Some(replaced) => replaced,
+            None => below,
+        };
+        if old.is_none() {
+            t.net_rows += 1;
         }
+        if def.indexes.is_empty() {
+            return Ok(());
+        }
+        let lower = t.lower;
         let mut buf = Vec::with_capacity(32);
         for ix in &def.indexes {
             let entries = t.indexes.entry(ix.id).or_default();
@@ -526,20 +675,20 @@ impl Root {
                 ob.extend_from_slice(&pk);
                 if ob == buf {
                     // Same entry: it must point at the new row.
-                    if let Some(e) = entries.get_mut(buf.as_slice()) {
+                    if let Some(Some(e)) = entries.get_mut(buf.as_slice()) {
                         e.row = row.clone();
                         continue;
                     }
                 } else {
-                    entries.remove(ob.as_slice());
+                    remove_key(entries, &ob, lower);
                 }
             }
             entries.insert(
                 KeyBytes::from(buf.as_slice()),
-                IndexEntry {
+                Some(IndexEntry {
                     klen,
                     row: row.clone(),
-                },
+                }),
             );
         }
         debug_assert!(
@@ -547,19 +696,39 @@ impl Root {
             "indexes of {}",
             def.qualified_name()
         );
+        Ok(())
     }
 
     /// Removes the row with primary key bytes `pk`; returns it.
-    pub fn delete_row(&mut self, def: &TableDef, pk: &[u8]) -> Option<Arc<Row>> {
-        let t = self.tables.get_mut(&def.id)?;
-        let old = t.rows.remove(pk)?;
+    pub fn delete_row(&mut self, def: &TableDef, pk: &[u8]) -> Result<Option<Arc<Row>>, BaseError> {
+        let below = self.below(def, pk)?;
+        let Some(t) = self.tables.get_mut(&def.id) else {
+            return Ok(None);
+        };
+        let lower = t.lower;
+        let old = if lower {
+            let old = match t.rows.get(pk) {
+                Some(held) => held.clone(),
+                None => below,
+            };
+            if old.is_some() {
+                t.rows.insert(KeyBytes::from(pk), None);
+            }
+            old
+        } else {
+            t.rows.remove(pk).flatten()
+        };
+        let Some(old) = old else {
+            return Ok(None);
+        };
+        t.net_rows -= 1;
         let mut buf = Vec::with_capacity(32);
         for ix in &def.indexes {
             if let Some(entries) = t.indexes.get_mut(&ix.id) {
                 buf.clear();
                 index_key(def, ix, &old, &mut buf);
                 buf.extend_from_slice(pk);
-                entries.remove(buf.as_slice());
+                remove_key(entries, &buf, lower);
             }
         }
         debug_assert!(
@@ -567,11 +736,12 @@ impl Root {
             "indexes of {}",
             def.qualified_name()
         );
-        Some(old)
+        Ok(Some(old))
     }
 
-    /// Applies one row change. Errors (unknown table, missing row for an update/delete) are
-    /// reported as text for the caller to wrap with the GTID and LSN.
+    /// Applies one row change. Errors (unknown table, missing row for an update/delete, a
+    /// failed read of the base) are reported as text for the caller to wrap with the GTID
+    /// and LSN.
     pub fn apply_row_change(&mut self, change: &RowChange) -> Result<(), String> {
         let def = self
             .catalog
@@ -590,27 +760,27 @@ impl Root {
                 Ok(())
             }
         };
+        let read = |e: BaseError| e.to_string();
+        let missing = |what: &str| format!("{what} of a missing row in {}", def.qualified_name());
         match change {
             RowChange::Insert { row, .. } => {
                 check(row)?;
-                self.put_row(&def, row.clone());
+                self.put_row(&def, row.clone()).map_err(read)?;
             }
             RowChange::Update { before, after, .. } if hidden_key(&def) => {
                 check(before)?;
                 check(after)?;
-                let old = self.find_identical(&def, before).ok_or_else(|| {
-                    format!("update of a missing row in {}", def.qualified_name())
-                })?;
-                self.delete_row(&def, &old);
+                let old = self.find_identical(&def, before).map_err(read)?;
+                let old = old.ok_or_else(|| missing("update"))?;
+                self.delete_row(&def, &old).map_err(read)?;
                 let key = hidden_row_key(row_prefix(&def, after), hidden_row_id(&old));
-                self.put_row_at(&def, key, after.clone());
+                self.put_row_at(&def, key, after.clone()).map_err(read)?;
             }
             RowChange::Delete { before, .. } if hidden_key(&def) => {
                 check(before)?;
-                let old = self.find_identical(&def, before).ok_or_else(|| {
-                    format!("delete of a missing row in {}", def.qualified_name())
-                })?;
-                self.delete_row(&def, &old);
+                let old = self.find_identical(&def, before).map_err(read)?;
+                let old = old.ok_or_else(|| missing("delete"))?;
+                self.delete_row(&def, &old).map_err(read)?;
             }
             RowChange::Update { before, after, .. } => {
                 check(before)?;
@@ -618,26 +788,57 @@ impl Root {
                 let old_pk = pk_key(&def, before);
                 let new_pk = pk_key(&def, after);
                 if old_pk != new_pk {
-                    self.delete_row(&def, &old_pk).ok_or_else(|| {
-                        format!("update of a missing row in {}", def.qualified_name())
-                    })?;
-                } else if self.table(def.id).and_then(|t| t.get(&old_pk)).is_none() {
-                    return Err(format!(
-                        "update of a missing row in {}",
-                        def.qualified_name()
-                    ));
+                    let gone = self.delete_row(&def, &old_pk).map_err(read)?;
+                    gone.ok_or_else(|| missing("update"))?;
+                } else if self
+                    .get(def.id, &old_pk)
+                    .map_err(|e| e.to_string())?
+                    .is_none()
+                {
+                    return Err(missing("update"));
                 }
-                self.put_row(&def, after.clone());
+                self.put_row(&def, after.clone()).map_err(read)?;
             }
             RowChange::Delete { before, .. } => {
                 check(before)?;
                 let pk = pk_key(&def, before);
-                self.delete_row(&def, &pk).ok_or_else(|| {
-                    format!("delete of a missing row in {}", def.qualified_name())
-                })?;
+                let gone = self.delete_row(&def, &pk).map_err(read)?;
+                gone.ok_or_else(|| missing("delete"))?;
             }
         }
         Ok(())
+    }
+
+    /// Makes `old_def`'s table whole in its delta: when rows of it lie in lower layers, its
+    /// rows (read as `old_def`'s) move into a new delta under a new storage id. DDL that
+    /// builds index entries from every row starts with it, so an index never mixes entries
+    /// built now with older layers' entries under a reused index id.
+    fn make_whole(&mut self, old_def: &TableDef) -> Result<(), BaseError> {
+        let Some(v) = self.view_as(old_def).filter(|v| v.layered()) else {
+            return Ok(());
+        };
+        let rows: Vec<(KeyBytes, Arc<Row>)> = v
+            .scan_pk(&(Bound::Unbounded, Bound::Unbounded))
+            .collect::<Result<_, _>>()?;
+        let Some(old) = self.tables.get(&old_def.id).cloned() else {
+            return Ok(());
+        };
+        let storage = self.new_storage();
+        let mut t = TableData::empty(old_def, old.auto_inc_next, old.generation, storage);
+        t.next_row_id = old.next_row_id;
+        self.tables.insert(old_def.id, t);
+        for (k, row) in rows {
+            self.put_row_at(old_def, k.to_vec(), row)?;
+        }
+        Ok(())
+    }
+
+    /// Every row of `def`'s table read as `def`'s, in primary key order.
+    fn rows_as(&self, def: &TableDef) -> Result<Vec<Arc<Row>>, BaseError> {
+        match self.view_as(def) {
+            Some(v) => v.all_rows().collect(),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// Builds `index` of `table` (as `catalog` defines the table) from its rows.
@@ -647,27 +848,33 @@ impl Root {
         table: TableId,
         index: &IndexDef,
         generation: u64,
-    ) {
+    ) -> Result<(), BaseError> {
+        if let Some(old_def) = self.catalog.table(table).cloned() {
+            self.make_whole(&old_def)?;
+        }
         let def = catalog.table(table).cloned();
         if let (Some(def), Some(t)) = (def, self.tables.get_mut(&table)) {
+            debug_assert!(!t.lower, "make_whole left lower layers under a table");
             let mut entries = OrdMap::new();
             for (pk, row) in t.rows.iter() {
+                let Some(row) = row else { continue };
                 let mut k = Vec::with_capacity(32);
                 index_key(&def, index, row, &mut k);
                 let klen = k.len() as u32;
                 k.extend_from_slice(pk);
                 entries.insert(
                     KeyBytes::from(k),
-                    IndexEntry {
+                    Some(IndexEntry {
                         klen,
                         row: row.clone(),
-                    },
+                    }),
                 );
             }
             debug_assert_eq!(entries.len(), t.rows.len());
             t.indexes.insert(index.id, entries);
             t.generation = generation;
         }
+        Ok(())
     }
 
     /// Applies a DDL change: new catalog, and the table data it implies.
@@ -691,7 +898,8 @@ impl Root {
             CatalogChange::CreateTable { table } => {
                 // `AUTO_INCREMENT=N` of CREATE TABLE (TRUNCATE starts again at 1, as InnoDB
                 // does).
-                let data = TableData::empty(table, table.options.auto_increment.max(1), generation);
+                let auto_inc = table.options.auto_increment.max(1);
+                let data = TableData::empty(table, auto_inc, generation, self.new_storage());
                 self.tables.insert(table.id, data);
             }
             CatalogChange::DropTable { id } => {
@@ -708,11 +916,11 @@ impl Root {
                     if p < r.len() {
                         r.remove(p);
                     }
-                });
+                })?;
             }
             CatalogChange::AddColumn { table: def, fill } => {
                 // Every row gets the new column's value (last, in no index: keys unchanged).
-                self.rewrite_rows(def, generation, |r| r.push(fill.clone()));
+                self.rewrite_rows(def, generation, |r| r.push(fill.clone()))?;
             }
             CatalogChange::AlterTable {
                 strict,
@@ -724,8 +932,11 @@ impl Root {
                 if let Some(old) = old {
                     self.alter_rows(&old, def, (sources, *strict), generation)?;
                 }
-                if let (Some(n), Some(t)) = (auto_increment, self.tables.get_mut(&def.id)) {
-                    t.auto_inc_next = auto_increment_after(def, t, *n);
+                if let Some(n) = auto_increment {
+                    let next = self.auto_increment_after(def, *n)?;
+                    if let Some(t) = self.tables.get_mut(&def.id) {
+                        t.auto_inc_next = next;
+                    }
                 }
             }
             CatalogChange::RenameTables { renames } => {
@@ -739,15 +950,15 @@ impl Root {
             }
             CatalogChange::TruncateTable { id } => {
                 if let Some(def) = catalog.table(*id) {
-                    self.tables
-                        .insert(*id, TableData::empty(def, 1, generation));
+                    let data = TableData::empty(def, 1, generation, self.new_storage());
+                    self.tables.insert(*id, data);
                 }
             }
             CatalogChange::AlterConstraints { index, table } => {
                 // Same rows (and the new index built from them); a transaction that wrote
                 // them unchecked by the new constraints fails its commit (1412).
                 if let Some(index) = index {
-                    self.build_index(&catalog, table.id, index, generation);
+                    self.build_index(&catalog, table.id, index, generation)?;
                     // A generated key the new one serves went with it.
                     if let Some(t) = self.tables.get_mut(&table.id) {
                         t.indexes.retain(|id, _| table.index_by_id(*id).is_some());
@@ -758,7 +969,7 @@ impl Root {
                 }
             }
             CatalogChange::CreateIndex { table, index } => {
-                self.build_index(&catalog, *table, index, generation);
+                self.build_index(&catalog, *table, index, generation)?;
                 // The generated keys the new index made redundant went with it.
                 if let (Some(def), Some(t)) = (catalog.table(*table), self.tables.get_mut(table)) {
                     t.indexes.retain(|id, _| def.index_by_id(*id).is_some());
@@ -784,31 +995,35 @@ impl Root {
     }
 
     /// Every table's rows in primary key order, keyed `db.table`.
-    pub fn dump(&self) -> BTreeMap<String, Vec<Vec<Value>>> {
+    pub fn try_dump(&self) -> Result<BTreeMap<String, Vec<Vec<Value>>>, BaseError> {
         let mut out = BTreeMap::new();
         for def in self.catalog.tables() {
-            let rows = self
-                .tables
-                .get(&def.id)
-                .map(|t| t.rows.values().map(|r| (**r).clone()).collect())
-                .unwrap_or_default();
-            out.insert(def.qualified_name(), rows);
+            let rows = self.rows_as(def)?;
+            out.insert(
+                def.qualified_name(),
+                rows.iter().map(|r| (**r).clone()).collect(),
+            );
         }
-        out
+        Ok(out)
+    }
+
+    /// [`Self::try_dump`] for tests, which have no base that can fail: panics on a failed
+    /// read of the base.
+    pub fn dump(&self) -> BTreeMap<String, Vec<Vec<Value>>> {
+        self.try_dump().unwrap_or_else(|e| panic!("dump: {e}"))
     }
 
     /// The checkpoint body: format byte, catalog, then per table its id, AUTO_INCREMENT
     /// counter, row count and rows (values in `encoding.rs`'s compact form). Indexes are not
     /// stored; loading rebuilds them. Format 2 adds `gtid_slave_pos` (count, then domain,
     /// server, seq per GTID) after the catalog.
-    pub fn encode_checkpoint(&self) -> Vec<u8> {
+    pub fn encode_checkpoint(&self) -> Result<Vec<u8>, BaseError> {
         let mut body = Vec::new();
-        let r = self.encode_checkpoint_with::<std::convert::Infallible>(usize::MAX, &mut |p| {
+        self.encode_checkpoint_with::<BaseError>(usize::MAX, &mut |p| {
             body.extend_from_slice(p);
             Ok(())
-        });
-        debug_assert!(r.is_ok());
-        body
+        })?;
+        Ok(body)
     }
 
     /// [`Self::encode_checkpoint`]'s bytes handed to `out` in consecutive parts of about
@@ -816,8 +1031,8 @@ impl Root {
     /// into one reused buffer; stops at `out`'s first error. The checkpoint writer streams a
     /// body this way (`checkpoint::write_checkpoint_streamed`): one buffer grown to the whole
     /// body by doubling cost more than encoding it, in copies and freshly zeroed pages, during
-    /// a bulk load (issue 14 part 4).
-    pub fn encode_checkpoint_with<E>(
+    /// a bulk load (issue 14 part 4). A failed read of the base stops it too.
+    pub fn encode_checkpoint_with<E: From<BaseError>>(
         &self,
         part: usize,
         out: &mut dyn FnMut(&[u8]) -> Result<(), E>,
@@ -827,12 +1042,19 @@ impl Root {
         put_u8(&mut buf, CHECKPOINT_FORMAT);
         self.catalog.encode(&mut buf);
         encode_slave_pos(&self.slave_pos, &mut buf);
-        put_var(&mut buf, self.tables.len() as u64);
-        for (id, t) in self.tables.iter() {
-            put_u64(&mut buf, *id);
-            put_u64(&mut buf, t.auto_inc_next);
-            put_var(&mut buf, t.rows.len() as u64);
-            for row in t.rows.values() {
+        let views: Vec<(TableId, u64, TableView)> = self
+            .tables
+            .iter()
+            .filter_map(|(id, t)| Some((*id, t.auto_inc_next, self.view(*id)?)))
+            .collect();
+        debug_assert_eq!(views.len(), self.tables.len(), "a table without definition");
+        put_var(&mut buf, views.len() as u64);
+        for (id, auto_inc_next, view) in views {
+            put_u64(&mut buf, id);
+            put_u64(&mut buf, auto_inc_next);
+            put_var(&mut buf, view.row_count());
+            for row in view.all_rows() {
+                let row = row?;
                 put_var(&mut buf, row.len() as u64);
                 for v in row.iter() {
                     put_value(&mut buf, v);
@@ -916,6 +1138,8 @@ impl Root {
             gtid_state,
             slave_pos,
             ddl_seq: 0,
+            lower: None,
+            next_storage: 1,
         };
         let nt = r.count(17)?;
         for _ in 0..nt {
@@ -943,7 +1167,8 @@ impl Root {
                 for _ in 0..ncols {
                     row.push(r.value()?);
                 }
-                root.put_row(&def, Arc::new(row));
+                root.put_row(&def, Arc::new(row))
+                    .map_err(|e| r.err(e.to_string()))?;
             }
             if let Some(t) = root.tables.get_mut(&id) {
                 t.auto_inc_next = t.auto_inc_next.max(auto_inc_next);
@@ -963,7 +1188,9 @@ impl Root {
     }
 
     fn apply_catalog_change_data_only(&mut self, def: &TableDef) {
-        self.tables.insert(def.id, TableData::empty(def, 1, 0));
+        let storage = self.new_storage();
+        self.tables
+            .insert(def.id, TableData::empty(def, 1, 0, storage));
     }
 
     /// [`CatalogChange::AlterTable`]'s rows: every old row (in primary key order) becomes a
@@ -987,12 +1214,14 @@ impl Root {
             return Ok(());
         }
         let mut conditions = Vec::new();
+        let old_rows = self.rows_as(old_def)?;
         let Some(old) = self.tables.remove(&def.id) else {
             return Ok(());
         };
-        self.tables
-            .insert(def.id, TableData::empty(def, old.auto_inc_next, generation));
-        for (n, (_, row)) in old.rows.iter().enumerate() {
+        let storage = self.new_storage();
+        let data = TableData::empty(def, old.auto_inc_next, generation, storage);
+        self.tables.insert(def.id, data);
+        for (n, row) in old_rows.iter().enumerate() {
             let mut r = Vec::with_capacity(sources.len());
             for (col, src) in def.columns.iter().zip(sources) {
                 r.push(match src {
@@ -1008,7 +1237,10 @@ impl Root {
                     ColumnSource::Sequence => alter::number(col, n as u64 + 1)?,
                 });
             }
-            let taken = self.table(def.id).and_then(|t| t.get(&pk_key(def, &r)));
+            let taken = match self.view_as(def) {
+                Some(v) => v.get(&pk_key(def, &r))?,
+                None => None,
+            };
             if !hidden_key(def) && taken.is_some() {
                 let vals: Vec<&Value> = def.primary_key.iter().map(|&c| &r[c]).collect();
                 return Err(EngineError::DuplicateKey {
@@ -1016,44 +1248,58 @@ impl Root {
                     key: "PRIMARY".into(),
                 });
             }
-            self.put_row(def, Arc::new(r));
+            self.put_row(def, Arc::new(r))?;
         }
         Ok(())
     }
 
     /// A column added or dropped: `def`'s table gets every row through `edit`, under `def`
-    /// (index entries built again for the new rows), keeping its AUTO_INCREMENT counter.
-    fn rewrite_rows(&mut self, def: &TableDef, generation: u64, edit: impl Fn(&mut Row)) {
-        let Some(old) = self.tables.remove(&def.id) else {
-            return;
+    /// (index entries built again for the new rows, under a new storage id), keeping its
+    /// AUTO_INCREMENT counter. The rows are read as the table's current definition's.
+    fn rewrite_rows(
+        &mut self,
+        def: &TableDef,
+        generation: u64,
+        edit: impl Fn(&mut Row),
+    ) -> Result<(), BaseError> {
+        let old_rows = match self.catalog.table(def.id).cloned() {
+            Some(old_def) => self.rows_as(&old_def)?,
+            None => Vec::new(),
         };
-        self.tables
-            .insert(def.id, TableData::empty(def, old.auto_inc_next, generation));
-        for (_, row) in old.rows.iter() {
-            let mut r = (**row).clone();
+        let Some(old) = self.tables.remove(&def.id) else {
+            return Ok(());
+        };
+        let storage = self.new_storage();
+        let data = TableData::empty(def, old.auto_inc_next, generation, storage);
+        self.tables.insert(def.id, data);
+        for row in old_rows {
+            let mut r = (*row).clone();
             edit(&mut r);
-            self.put_row(def, Arc::new(r));
+            self.put_row(def, Arc::new(r))?;
         }
+        Ok(())
     }
-}
 
-/// `ALTER TABLE ... AUTO_INCREMENT=n`'s counter: `n`, or the column's largest value + 1 when
-/// that is higher (as InnoDB); unchanged for a table without an AUTO_INCREMENT column.
-fn auto_increment_after(def: &TableDef, t: &TableData, n: u64) -> u64 {
-    let Some(a) = def.auto_increment else {
-        return t.auto_inc_next;
-    };
-    let max = t
-        .rows
-        .values()
-        .filter_map(|r| match r.get(a) {
-            Some(Value::Int(i)) if *i > 0 => Some(*i as u64),
-            Some(Value::UInt(u)) => Some(*u),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(0);
-    n.max(max.saturating_add(1)).max(1)
+    /// `ALTER TABLE ... AUTO_INCREMENT=n`'s counter: `n`, or the column's largest value + 1
+    /// when that is higher (as InnoDB); unchanged for a table without an AUTO_INCREMENT
+    /// column. The rows are read as `def`'s (the table has them by now).
+    fn auto_increment_after(&self, def: &TableDef, n: u64) -> Result<u64, BaseError> {
+        let current = self.tables.get(&def.id).map_or(1, |t| t.auto_inc_next);
+        let Some(a) = def.auto_increment else {
+            return Ok(current);
+        };
+        let mut max = 0;
+        if let Some(v) = self.view_as(def) {
+            for row in v.all_rows() {
+                match row?.get(a) {
+                    Some(Value::Int(i)) if *i > 0 => max = max.max(*i as u64),
+                    Some(Value::UInt(u)) => max = max.max(*u),
+                    _ => {}
+                }
+            }
+        }
+        Ok(n.max(max.saturating_add(1)).max(1))
+    }
 }
 
 const CHECKPOINT_FORMAT: u8 = 2;
@@ -1180,9 +1426,9 @@ mod tests {
     #[test]
     fn index_entries_follow_puts_updates_and_deletes() {
         let (mut root, def) = root_with_table();
-        root.put_row(&def, row(1, Some("b")));
-        root.put_row(&def, row(2, Some("a")));
-        root.put_row(&def, row(3, None));
+        root.put_row(&def, row(1, Some("b"))).unwrap();
+        root.put_row(&def, row(2, Some("a"))).unwrap();
+        root.put_row(&def, row(3, None)).unwrap();
         root.apply_row_change(&RowChange::Update {
             table: 1,
             before: row(1, Some("b")),
@@ -1237,7 +1483,7 @@ mod tests {
     fn checkpoint_parts_are_the_body_cut_after_rows() {
         let parts_of = |root: &Root, part: usize| {
             let mut parts: Vec<Vec<u8>> = Vec::new();
-            let r = root.encode_checkpoint_with::<()>(part, &mut |p| {
+            let r = root.encode_checkpoint_with::<BaseError>(part, &mut |p| {
                 parts.push(p.to_vec());
                 Ok(())
             });
@@ -1246,32 +1492,41 @@ mod tests {
         };
         let (mut root, def) = root_with_table();
         for i in 0..50 {
-            root.put_row(&def, row(i, Some(&"x".repeat(i as usize))));
+            root.put_row(&def, row(i, Some(&"x".repeat(i as usize))))
+                .unwrap();
         }
-        let body = root.encode_checkpoint();
+        let body = root.encode_checkpoint().unwrap();
         let parts = parts_of(&root, 200);
         assert!(parts.len() > 5, "{}", parts.len());
         assert!(parts[..parts.len() - 1].iter().all(|p| p.len() >= 200));
         assert_eq!(parts.concat(), body);
         assert_eq!(parts_of(&root, usize::MAX), vec![body.clone()]);
         let (empty, _) = root_with_table();
-        assert_eq!(parts_of(&empty, 1).concat(), empty.encode_checkpoint());
+        assert_eq!(
+            parts_of(&empty, 1).concat(),
+            empty.encode_checkpoint().unwrap()
+        );
         // The sink's error stops the encoding.
         let mut calls = 0;
         let r = root.encode_checkpoint_with(200, &mut |_| {
             calls += 1;
-            Err("full")
+            Err(BaseError {
+                dir: "sink".into(),
+                doing: "full",
+                detail: String::new(),
+            })
         });
-        assert_eq!((r, calls), (Err("full"), 1));
+        assert_eq!((r.map_err(|e| e.doing), calls), (Err("full"), 1));
     }
 
     #[test]
     fn checkpoint_body_round_trips_and_rejects_garbage() {
         let (mut root, def) = root_with_table();
         for i in 0..20 {
-            root.put_row(&def, row(i, Some(&format!("v{}", i % 3))));
+            root.put_row(&def, row(i, Some(&format!("v{}", i % 3))))
+                .unwrap();
         }
-        let body = root.encode_checkpoint();
+        let body = root.encode_checkpoint().unwrap();
         let back = Root::decode_checkpoint(&body, 7, GtidState::new()).unwrap();
         assert_eq!(back.dump(), root.dump());
         assert_eq!(
@@ -1293,7 +1548,7 @@ mod tests {
     fn prefix_ranges_select_whole_prefixes() {
         let (mut root, def) = root_with_table();
         for i in 0..10 {
-            root.put_row(&def, row(i, Some("x")));
+            root.put_row(&def, row(i, Some("x"))).unwrap();
         }
         let r = encode_range(
             &def,
@@ -1327,7 +1582,7 @@ mod tests {
         .unwrap();
         assert_eq!(root.scan_pk(1, &r).count(), 0);
         // NULL bounds on a NOT NULL column: before every key.
-        root.put_row(&def, row(i64::MIN, Some("min")));
+        root.put_row(&def, row(i64::MIN, Some("min"))).unwrap();
         let r = encode_range(
             &def,
             &def.primary_key,

@@ -115,10 +115,10 @@ fn a_spilled_transaction_is_streamed_and_logs_the_events_of_the_same_one_in_memo
     let reopened = open(&fs_spill);
     let after = reopened.snapshot().root().clone();
     assert_eq!(
-        after.table(a).map(|t| t.row_count()),
-        before.table(a).map(|t| t.row_count())
+        after.view(a).map(|t| t.row_count()),
+        before.view(a).map(|t| t.row_count())
     );
-    assert_eq!(after.table(b).map(|t| t.row_count()), Some(0));
+    assert_eq!(after.view(b).map(|t| t.row_count()), Some(0));
     assert_eq!(
         reopened.snapshot().root().lsn,
         before.lsn,
@@ -150,6 +150,6 @@ fn past_max_binlog_cache_size_the_change_fails_with_1197_and_the_transaction_can
     // The refused row is not in the transaction; the others commit.
     assert_eq!(t.get(a, &[Value::Int(n)]).unwrap(), None);
     t.commit().unwrap();
-    let rows = e.snapshot().root().table(a).map_or(0, |t| t.row_count());
+    let rows = e.snapshot().root().row_count(a);
     assert_eq!(rows as i64, n);
 }

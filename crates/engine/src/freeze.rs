@@ -1,0 +1,85 @@
+//! The paged store's checkpoint on roots (docs/PAGED_STORE.md, build order step 3, piece 4's
+//! root side; the checkpoint scheduler does not run it yet): freezing a root's deltas into
+//! the frozen layer, the changes that layer writes into the base, and the root that reads the
+//! base instead once the base has them.
+//!
+//! The sequence, for a root R at a durable LSN: `F = R.freeze()` is published in R's place
+//! (same rows: R's deltas are now F's frozen layer, F's deltas are empty); commits go on into
+//! F's deltas; the checkpoint writes `F.frozen_changes()` into the base; then the current root
+//! C (F or a later root over the same frozen layer) is replaced by `C.with_base(&F, snapshot)`,
+//! which reads the new base snapshot where it read the frozen layer.
+//!
+//! Invariants: every step publishes a root with the same rows as the one it replaces (the
+//! frozen layer answers until the base holds the same records, and it is dropped only by a
+//! root whose base snapshot holds them); at most one frozen layer exists; the changes of a
+//! frozen layer are in strictly ascending base key order, one per key.
+
+use std::sync::Arc;
+
+use crate::base::{BaseChange, BaseSnapshot};
+use crate::store::Root;
+use crate::table_view::Lower;
+
+impl Root {
+    /// This root with every table's delta frozen (module docs); `None` while a frozen layer
+    /// from an earlier freeze is still there.
+    pub fn freeze(&self) -> Option<Root> {
+        let below = self.lower.as_deref();
+        if below.is_some_and(|l| l.frozen.is_some()) {
+            return None;
+        }
+        let mut counts = below.map(|l| l.counts.clone()).unwrap_or_default();
+        let mut frozen = imbl::OrdMap::new();
+        let mut root = self.clone();
+        for (id, t) in self.tables.iter() {
+            let under = if t.has_lower() {
+                counts.get(&t.storage()).copied().unwrap_or(0)
+            } else {
+                0
+            };
+            let rows = under as i64 + t.net_rows();
+            debug_assert!(rows >= 0, "table {id}: {rows} rows");
+            counts.insert(t.storage(), rows.max(0) as u64);
+            frozen.insert(t.storage(), t.clone());
+            root.tables.insert(*id, t.over_frozen());
+        }
+        root.lower = Some(Arc::new(Lower {
+            frozen: Some(frozen),
+            base: below.and_then(|l| l.base.clone()),
+            counts,
+        }));
+        Some(root)
+    }
+
+    /// The frozen layer's changes as base records, in base key order (empty without one).
+    pub fn frozen_changes(&self) -> Vec<BaseChange> {
+        let Some(frozen) = self.lower.as_ref().and_then(|l| l.frozen.as_ref()) else {
+            return Vec::new();
+        };
+        let (mut rows, mut entries) = (Vec::new(), Vec::new());
+        for (storage, t) in frozen.iter() {
+            t.base_changes(*storage, &mut rows, &mut entries);
+        }
+        rows.append(&mut entries);
+        rows
+    }
+
+    /// This root reading `base` where it read the frozen layer of `frozen` (the root
+    /// [`freeze`](Self::freeze) returned), once `base` holds that layer's changes. `None` when
+    /// this root is not over that frozen layer.
+    pub fn with_base(&self, frozen: &Root, base: BaseSnapshot) -> Option<Root> {
+        let (Some(mine), Some(theirs)) = (&self.lower, &frozen.lower) else {
+            return None;
+        };
+        if !Arc::ptr_eq(mine, theirs) || mine.frozen.is_none() {
+            return None;
+        }
+        let mut root = self.clone();
+        root.lower = Some(Arc::new(Lower {
+            frozen: None,
+            base: Some(base),
+            counts: mine.counts.clone(),
+        }));
+        Some(root)
+    }
+}
