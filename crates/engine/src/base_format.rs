@@ -27,7 +27,7 @@ use onelog_binlog::Value;
 use crate::base::FIRST_DATA_BYTE;
 use crate::encoding::{put_value, put_var, FormatError, Reader};
 use crate::key::prefix_end;
-use crate::store::{ByteRange, Row};
+use crate::key::ByteRange;
 
 /// The id a table's records are kept under in the base (`table_view.rs`).
 pub type StorageId = u64;
@@ -118,7 +118,7 @@ pub fn encode_row(row: &[Value]) -> Vec<u8> {
 }
 
 /// The row in a row's value; it must have `columns` columns and nothing after them.
-pub fn decode_row(value: &[u8], columns: usize) -> Result<Row, FormatError> {
+pub fn decode_row(value: &[u8], columns: usize) -> Result<Vec<Value>, FormatError> {
     let mut r = Reader::new(value, "base row");
     let n = r.count(1)?;
     if n != columns {
@@ -162,7 +162,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     fn borrowed(r: &ByteRange) -> (Bound<&[u8]>, Bound<&[u8]>) {
-        crate::store::borrowed(r)
+        crate::key::borrowed(r)
     }
 
     fn in_range(k: &[u8], r: &ByteRange) -> bool {

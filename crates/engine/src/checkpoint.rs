@@ -63,6 +63,8 @@ use onelog_log::{File, FileSystem, Lsn};
 const CKPT_MAGIC: &[u8; 8] = b"OLOGCKPT";
 const CTRL_MAGIC: &[u8; 8] = b"OLOGCTRL";
 const FORMAT_VERSION: u32 = 1;
+/// The control file's format when it names the paged store's base (`write_base_control`).
+const BASE_FORMAT_VERSION: u32 = 2;
 /// magic + version + LSN.
 const CKPT_FIXED_HEAD: u64 = 20;
 /// Bytes of a checkpoint file besides the GTID state and the body: head, body length, CRC.
@@ -113,6 +115,9 @@ pub enum CheckpointError {
         current: Lsn,
         requested: Lsn,
     },
+    /// The control file (`path`) names the paged table store's base `base`, which the caller
+    /// (a tool that reads checkpoint files) cannot read.
+    PagedStore { path: PathBuf, base: String },
 }
 
 impl CheckpointError {
@@ -121,7 +126,8 @@ impl CheckpointError {
         match self {
             CheckpointError::Io { path, .. }
             | CheckpointError::Corrupt { path, .. }
-            | CheckpointError::Backwards { path, .. } => path,
+            | CheckpointError::Backwards { path, .. }
+            | CheckpointError::PagedStore { path, .. } => path,
         }
     }
 
@@ -129,7 +135,7 @@ impl CheckpointError {
     pub fn offset(&self) -> u64 {
         match self {
             CheckpointError::Io { offset, .. } | CheckpointError::Corrupt { offset, .. } => *offset,
-            CheckpointError::Backwards { .. } => 0,
+            CheckpointError::Backwards { .. } | CheckpointError::PagedStore { .. } => 0,
         }
     }
 
@@ -187,6 +193,12 @@ impl fmt::Display for CheckpointError {
                 "refusing to write a checkpoint at LSN {requested}: {} already names LSN {current}",
                 path.display()
             ),
+            CheckpointError::PagedStore { path, base } => write!(
+                f,
+                "{} names the paged table store `{base}` (control format {BASE_FORMAT_VERSION}), \
+                 which this operation does not read yet",
+                path.display()
+            ),
         }
     }
 }
@@ -207,7 +219,9 @@ impl std::error::Error for CheckpointError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             CheckpointError::Io { source, .. } => Some(source),
-            CheckpointError::Corrupt { .. } | CheckpointError::Backwards { .. } => None,
+            CheckpointError::Corrupt { .. }
+            | CheckpointError::Backwards { .. }
+            | CheckpointError::PagedStore { .. } => None,
         }
     }
 }
@@ -502,8 +516,30 @@ fn check_magic(path: &Path, head: &[u8], magic: &[u8; 8]) -> Result<(), Checkpoi
     Ok(())
 }
 
-/// Reads and verifies the control file: the LSN and file name of the current checkpoint.
+/// What the control file names: the current checkpoint file, or the paged store's base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Control {
+    /// Format 1: the checkpoint file `name`, written at `lsn`.
+    File { lsn: Lsn, name: String },
+    /// Format 2: the paged table store's base, the directory `name` beside the control file
+    /// (its checkpoints carry their own LSN; docs/PAGED_STORE.md).
+    Base { name: String },
+}
+
+/// Reads and verifies the control file: the LSN and file name of the current checkpoint. A
+/// control file that names the paged store's base is [`CheckpointError::PagedStore`].
 pub fn read_control(fs: &dyn FileSystem, path: &Path) -> Result<(Lsn, String), CheckpointError> {
+    match read_control_any(fs, path)? {
+        Control::File { lsn, name } => Ok((lsn, name)),
+        Control::Base { name } => Err(CheckpointError::PagedStore {
+            path: path.to_path_buf(),
+            base: name,
+        }),
+    }
+}
+
+/// Reads and verifies the control file, of either format.
+pub fn read_control_any(fs: &dyn FileSystem, path: &Path) -> Result<Control, CheckpointError> {
     let file = fs.open(path, false).map_err(io_err(path, 0, "open"))?;
     let len = file.len().map_err(io_err(path, 0, "stat"))?;
     if len < (CTRL_HEAD + 4) as u64 || len > CTRL_MAX_LEN {
@@ -515,7 +551,11 @@ pub fn read_control(fs: &dyn FileSystem, path: &Path) -> Result<(Lsn, String), C
     }
     let mut buf = vec![0u8; len as usize];
     read_exact_at(file.as_ref(), path, &mut buf, 0)?;
-    check_magic(path, &buf, CTRL_MAGIC)?;
+    let paged =
+        buf.len() >= 12 && &buf[..8] == CTRL_MAGIC && le_u32(&buf, 8) == BASE_FORMAT_VERSION;
+    if !paged {
+        check_magic(path, &buf, CTRL_MAGIC)?;
+    }
     let lsn = le_u64(&buf, 12);
     let name_len = usize::from(u16::from_le_bytes([buf[20], buf[21]]));
     let crc_at = CTRL_HEAD + name_len;
@@ -535,20 +575,70 @@ pub fn read_control(fs: &dyn FileSystem, path: &Path) -> Result<(Lsn, String), C
             format!("CRC32C mismatch: stored {stored:#010x}, computed {computed:#010x}"),
         ));
     }
-    let name = std::str::from_utf8(&buf[CTRL_HEAD..crc_at])
+    let raw = &buf[CTRL_HEAD..crc_at];
+    let bad_name = |what: &str| {
+        CheckpointError::corrupt(
+            path,
+            CTRL_HEAD as u64,
+            format!("names {:?}, not {what}", String::from_utf8_lossy(raw)),
+        )
+    };
+    if paged {
+        let name = std::str::from_utf8(raw)
+            .ok()
+            .filter(|n| is_plain_name(n) && lsn == 0)
+            .ok_or_else(|| bad_name("a directory beside it (with LSN 0)"))?;
+        return Ok(Control::Base {
+            name: name.to_owned(),
+        });
+    }
+    let name = std::str::from_utf8(raw)
         .ok()
         .filter(|n| parse_checkpoint_name(n) == Some(lsn))
-        .ok_or_else(|| {
-            CheckpointError::corrupt(
-                path,
-                CTRL_HEAD as u64,
-                format!(
-                    "names {:?}, not the checkpoint file of LSN {lsn}",
-                    String::from_utf8_lossy(&buf[CTRL_HEAD..crc_at])
-                ),
-            )
-        })?;
-    Ok((lsn, name.to_owned()))
+        .ok_or_else(|| bad_name(&format!("the checkpoint file of LSN {lsn}")))?;
+    Ok(Control::File {
+        lsn,
+        name: name.to_owned(),
+    })
+}
+
+/// A file name without a directory part.
+fn is_plain_name(n: &str) -> bool {
+    !n.is_empty() && n != "." && n != ".." && !n.contains(['/', '\\', '\0'])
+}
+
+/// Makes `dir`'s control file name the paged store's base `name` (a directory beside it):
+/// written to a temporary file, synced, renamed over `control`, directory synced. Done once,
+/// when a data directory starts on the paged store; a control file already there is replaced.
+pub fn write_base_control(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    name: &str,
+) -> Result<(), CheckpointError> {
+    let _serialized = WRITE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let control = dir.join(CONTROL_FILE);
+    if !is_plain_name(name) {
+        return Err(CheckpointError::corrupt(
+            &control,
+            0,
+            format!("base name {name:?}"),
+        ));
+    }
+    let name_len = u16::try_from(name.len())
+        .map_err(|_| CheckpointError::corrupt(&control, 0, "base name too long"))?;
+    let mut ctrl = Vec::with_capacity(CTRL_HEAD + name.len() + 4);
+    ctrl.extend_from_slice(CTRL_MAGIC);
+    ctrl.extend_from_slice(&BASE_FORMAT_VERSION.to_le_bytes());
+    ctrl.extend_from_slice(&0u64.to_le_bytes());
+    ctrl.extend_from_slice(&name_len.to_le_bytes());
+    ctrl.extend_from_slice(name.as_bytes());
+    let crc = crc32c::crc32c(&ctrl);
+    ctrl.extend_from_slice(&crc.to_le_bytes());
+    let tmp = dir.join(CONTROL_TMP);
+    write_synced(fs, &tmp, &[&ctrl])?;
+    fs.rename(&tmp, &control)
+        .map_err(io_err(&tmp, 0, "rename"))?;
+    fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory"))
 }
 
 /// Reads and verifies a checkpoint file written for `expect_lsn`.

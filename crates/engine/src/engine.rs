@@ -9,9 +9,13 @@
 //! or `retention.rs`.
 //!
 //! Layout of a data directory `dir`: `dir/binlog/` the log (its segments are the binlog),
-//! `dir/checkpoints/` checkpoint files and their `control` file (`checkpoint.rs`).
+//! `dir/checkpoints/` checkpoint files and their `control` file (`checkpoint.rs`); with the
+//! paged table store ([`TableStore::Paged`]) the control file names the base instead, the
+//! directory `dir/checkpoints/base/` (`base.rs`), and there are no checkpoint files. A data
+//! directory keeps the store it was created with; opening it with the other is refused.
 //!
-//! Open (recovery): load the current checkpoint (or start empty), open the log (which cuts a
+//! Open (recovery): load the current checkpoint, or the base's root over the base (or start
+//! empty), open the log (which cuts a
 //! torn tail), replay every record from the checkpoint's LSN to the end of the log through
 //! `apply.rs` — the same code a replica runs — then install the sink and, if asked, start the
 //! background checkpoint scheduler. Everything on disk after open counts, durable or not: the
@@ -45,8 +49,11 @@ use onelog_log::{
 };
 
 use crate::apply::apply_record;
+use crate::base::{Base, BaseError};
 use crate::catalog::Catalog;
-use crate::checkpoint::load_checkpoint;
+use crate::checkpoint::{
+    load_checkpoint, read_control_any, write_base_control, Control, CONTROL_FILE,
+};
 use crate::commit::Committer;
 use crate::error::EngineError;
 use crate::expiry::ExpirySettings;
@@ -54,7 +61,7 @@ use crate::lock::LockManager;
 use crate::report::Reporter;
 use crate::scheduler::{Backoff, Checkpointer, SchedulerTask};
 use crate::semisync::SemiSync;
-use crate::store::{Root, Snapshot};
+use crate::store::{Root, Snapshot, BASE_ROOT_META};
 use crate::txn::Transaction;
 
 /// How to open an engine.
@@ -83,7 +90,27 @@ pub struct EngineOptions {
     pub binlog_expire_logs_seconds: u64,
     /// `max_binlog_total_size` at open in bytes (0: unlimited).
     pub max_binlog_total_size: u64,
+    /// Where a new data directory keeps its tables (an existing one keeps its own).
+    pub table_store: TableStore,
 }
+
+/// Where the engine keeps its tables (docs/PAGED_STORE.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableStore {
+    /// Every row in memory; a checkpoint writes them all to one file (the default).
+    Memory,
+    /// The paged store: each table's changes since the last checkpoint in memory over an
+    /// on-disk base that only checkpoints write. The base is `checkpoints/base/` in the data
+    /// directory unless `dir` names another (tests whose engine runs on a simulated file
+    /// system: the base always uses real files); `cache_bytes` sizes its block cache.
+    Paged {
+        dir: Option<PathBuf>,
+        cache_bytes: u64,
+    },
+}
+
+/// The base's directory name beside the control file.
+const BASE_NAME: &str = "base";
 
 impl EngineOptions {
     /// Defaults for a data directory: server id 1, domain 0, 50 s lock wait timeout (MariaDB's
@@ -102,6 +129,7 @@ impl EngineOptions {
             checkpoint_backoff: Backoff::default(),
             binlog_expire_logs_seconds: 0,
             max_binlog_total_size: 0,
+            table_store: TableStore::Memory,
         }
     }
 }
@@ -175,8 +203,89 @@ fn create_dirs(fs: &dyn FileSystem, opts: &EngineOptions) -> Result<PathBuf, Eng
     Ok(checkpoint_dir)
 }
 
-/// Step 2 of open: the root of the current checkpoint (empty without one) and its LSN.
-fn load_root(fs: &dyn FileSystem, dir: &Path) -> Result<(Root, Option<Lsn>), EngineError> {
+/// What step 2 of open found: the root, the LSN of the checkpoint it came from, the base.
+type Loaded = (Root, Option<Lsn>, Option<Arc<Base>>);
+
+/// Step 2 of open: the root of the current checkpoint (empty without one), its LSN, and the
+/// paged store's base when the directory uses one (module docs).
+fn load_root(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    store: &TableStore,
+) -> Result<Loaded, EngineError> {
+    let checkpoint_error = |source| EngineError::Checkpoint {
+        context: format!("loading the checkpoint in {}", dir.display()),
+        source,
+    };
+    let control_path = dir.join(CONTROL_FILE);
+    let control = if fs.exists(&control_path) {
+        Some(read_control_any(fs, &control_path).map_err(checkpoint_error)?)
+    } else {
+        None
+    };
+    let refuse = |reason: String| EngineError::WrongTableStore {
+        dir: dir.parent().unwrap_or(dir).to_path_buf(),
+        reason,
+    };
+    let (base_name, cache_bytes, base_dir) = match (control, store) {
+        (None | Some(Control::File { .. }), TableStore::Memory) => {
+            let (root, lsn) = load_memory_root(fs, dir)?;
+            return Ok((root, lsn, None));
+        }
+        (Some(Control::File { .. }), TableStore::Paged { .. }) => {
+            return Err(refuse(
+                "it keeps its tables in memory checkpoints, and converting them to the paged \
+                 table store is not built yet; start without --table-store=paged"
+                    .into(),
+            ));
+        }
+        (Some(Control::Base { name }), TableStore::Memory) => {
+            return Err(refuse(format!(
+                "it keeps its tables in the paged table store ({name}); start with \
+                 --table-store=paged"
+            )));
+        }
+        (
+            Some(Control::Base { name }),
+            TableStore::Paged {
+                dir: d,
+                cache_bytes,
+            },
+        ) => (name, *cache_bytes, d.clone()),
+        (
+            None,
+            TableStore::Paged {
+                dir: d,
+                cache_bytes,
+            },
+        ) => {
+            write_base_control(fs, dir, BASE_NAME).map_err(checkpoint_error)?;
+            (BASE_NAME.to_string(), *cache_bytes, d.clone())
+        }
+    };
+    let base_dir = base_dir.unwrap_or_else(|| dir.join(&base_name));
+    let base = Base::open(&base_dir, cache_bytes)?;
+    let snapshot = base.snapshot();
+    let meta = snapshot.meta(BASE_ROOT_META)?;
+    let (root, lsn) = match meta {
+        Some(m) => {
+            let root = Root::over_base(&m, snapshot).map_err(|e| {
+                EngineError::Store(BaseError {
+                    dir: base_dir.clone(),
+                    doing: "reading the root record",
+                    detail: e.to_string(),
+                })
+            })?;
+            let lsn = root.lsn;
+            (root, Some(lsn))
+        }
+        None => (Root::empty(), None),
+    };
+    Ok((root, lsn, Some(Arc::new(base))))
+}
+
+/// [`load_root`] of a data directory whose tables are all in memory.
+fn load_memory_root(fs: &dyn FileSystem, dir: &Path) -> Result<(Root, Option<Lsn>), EngineError> {
     let loaded = load_checkpoint(fs, dir).map_err(|source| EngineError::Checkpoint {
         context: format!("loading the checkpoint in {}", dir.display()),
         source,
@@ -243,7 +352,7 @@ impl Engine {
         opts: EngineOptions,
     ) -> Result<(Arc<Engine>, RecoveryReport), EngineError> {
         let checkpoint_dir = create_dirs(&*fs, &opts)?;
-        let (mut root, checkpoint_lsn) = load_root(&*fs, &checkpoint_dir)?;
+        let (mut root, checkpoint_lsn, base) = load_root(&*fs, &checkpoint_dir, &opts.table_store)?;
         let (log, log_report) = Log::open(fs.clone(), log_options(&opts))
             .map_err(|e| EngineError::log("opening the log", e))?;
         let records_applied = replay(&log, &mut root)?;
@@ -257,7 +366,7 @@ impl Engine {
         ));
         let engine = Arc::new(Engine {
             core,
-            checkpoints: Checkpointer::new(fs, checkpoint_dir, checkpoint_lsn),
+            checkpoints: Checkpointer::new(fs, checkpoint_dir, checkpoint_lsn, base),
             next_txn: AtomicU64::new(1),
             expiry: ExpirySettings::new(
                 opts.binlog_expire_logs_seconds,

@@ -115,6 +115,12 @@ pub enum EngineError {
     /// 1059 `ER_TOO_LONG_IDENT` (longer than 64 characters) or an empty/invalid name (1103
     /// `ER_WRONG_TABLE_NAME` semantics, reported with the same code for simplicity).
     BadIdentifier { name: String },
+    /// The data directory keeps its tables in the other table store than the one asked for
+    /// (`EngineOptions::table_store`); a refusal to open (1030).
+    WrongTableStore {
+        dir: std::path::PathBuf,
+        reason: String,
+    },
     /// A read of the table store's on-disk base failed, or what it read does not decode
     /// (1030); the error names the base's directory.
     Store(BaseError),
@@ -200,7 +206,8 @@ impl EngineError {
             | Corrupt { .. }
             | Apply { .. }
             | Io { .. }
-            | Store(_) => ER_GET_ERRNO,
+            | Store(_)
+            | WrongTableStore { .. } => ER_GET_ERRNO,
             ShutDown => ER_SERVER_SHUTDOWN,
             AccountOperation { .. } => ER_CANNOT_USER,
             BadIdentifier { .. } => ER_TOO_LONG_IDENT,
@@ -323,6 +330,9 @@ impl fmt::Display for EngineError {
             BadIdentifier { name } => write!(f, "Incorrect or too long identifier '{name}'"),
             Io { context, source } => write!(f, "{context}: {source}"),
             Store(source) => write!(f, "Got error from storage engine: {source}"),
+            WrongTableStore { dir, reason } => {
+                write!(f, "data directory {}: {reason}", dir.display())
+            }
             LogInUse { segment } => write!(f, "{segment}"),
             UnknownTargetLog => write!(f, "Target log not found in binlog index"),
             PurgeFailed { source } => write!(f, "Fatal error during log purge: {source}"),

@@ -51,6 +51,12 @@ impl Root {
         Some(root)
     }
 
+    /// Whether a frozen layer is there (a checkpoint into the base runs, or the last one
+    /// failed).
+    pub fn has_frozen_layer(&self) -> bool {
+        self.lower.as_ref().is_some_and(|l| l.frozen.is_some())
+    }
+
     /// The frozen layer's changes as base records, in base key order (empty without one).
     pub fn frozen_changes(&self) -> Vec<BaseChange> {
         let Some(frozen) = self.lower.as_ref().and_then(|l| l.frozen.as_ref()) else {

@@ -2,7 +2,8 @@
 //!
 //! Owns [`encode_value`], [`encode_key`] and [`compare_values`] (the SQL order the encoding
 //! implements; also what the property test checks it against), [`prefix_end`] for range
-//! bounds over key prefixes, and [`KeyBytes`], the stored form of a key (short keys inline).
+//! bounds over key prefixes, [`KeyBytes`], the stored form of a key (short keys inline), and
+//! [`ByteRange`], a range of key bytes (with [`range_is_empty`]).
 //!
 //! Per value (the canonical values of `SqlType::coerce`):
 //!
@@ -37,6 +38,7 @@
 //!   (NO PAD: `'a' < 'a '`), the `binary` collation's key.
 
 use std::cmp::Ordering;
+use std::ops::Bound;
 
 use onelog_binlog::Value;
 
@@ -456,6 +458,27 @@ pub fn display_value(s: &mut String, v: &Value) {
         }
         Value::Year(y) => write!(s, "{y:04}"),
     };
+}
+
+/// Byte bounds of a key range.
+pub type ByteRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
+/// Borrowed form of a byte range, for `OrdMap::range` without cloning the bounds.
+pub(crate) fn borrowed(r: &ByteRange) -> (Bound<&[u8]>, Bound<&[u8]>) {
+    fn b(x: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+        match x {
+            Bound::Included(v) => Bound::Included(v.as_slice()),
+            Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+            Bound::Unbounded => Bound::Unbounded,
+        }
+    }
+    (b(&r.0), b(&r.1))
+}
+
+/// True when the byte range is empty or inverted (imbl panics on inverted ranges).
+pub fn range_is_empty(r: &ByteRange) -> bool {
+    let (from, to) = borrowed(r);
+    crate::base::bounds_empty(from, to)
 }
 
 #[cfg(test)]

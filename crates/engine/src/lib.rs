@@ -56,6 +56,7 @@ pub mod retention;
 pub mod scheduler;
 pub mod semisync;
 pub mod store;
+pub mod table_data;
 pub mod table_view;
 pub mod txn;
 pub mod view;
@@ -66,7 +67,7 @@ pub use catalog::{
     TableDef, TableId, TableOptions, TableSpec,
 };
 pub use ctas::{Duplicates, SelectOutcome};
-pub use engine::{Engine, EngineOptions, RecoveryReport};
+pub use engine::{Engine, EngineOptions, RecoveryReport, TableStore};
 pub use error::EngineError;
 pub use lock::LockMode;
 pub use onelog_log::CommitReceipt;

@@ -31,11 +31,12 @@ use std::time::{Duration, Instant};
 use onelog_log::{FileSystem, Lsn};
 
 use crate::backup_hold::BackupHolds;
+use crate::base::Base;
 use crate::checkpoint::{remove_older_checkpoints, write_checkpoint_streamed, PartSink};
-use crate::commit::Committer;
+use crate::commit::{Committer, Exclusive};
 use crate::error::EngineError;
 use crate::report::EngineEvent;
-use crate::store::CHECKPOINT_PART;
+use crate::store::{BASE_ROOT_META, CHECKPOINT_PART};
 
 /// Longest sleep of the scheduler thread between two looks at the log's growth.
 const MAX_CHECK_INTERVAL: Duration = Duration::from_secs(1);
@@ -275,17 +276,27 @@ pub(crate) struct Checkpointer {
     scheduler: Mutex<Option<CheckpointScheduler>>,
     /// Backups running: older checkpoint files are kept while any does (`backup.rs`).
     backups: Arc<BackupHolds>,
+    /// The paged store's base, when the data directory keeps its tables there: checkpoints
+    /// are written into it instead of into checkpoint files.
+    base: Option<Arc<Base>>,
 }
 
 impl Checkpointer {
-    /// The writer for checkpoint directory `dir`, whose current checkpoint is at `loaded`.
-    pub(crate) fn new(fs: Arc<dyn FileSystem>, dir: PathBuf, loaded: Option<Lsn>) -> Self {
+    /// The writer for checkpoint directory `dir`, whose current checkpoint is at `loaded`,
+    /// into `base` when the directory keeps its tables in the paged store.
+    pub(crate) fn new(
+        fs: Arc<dyn FileSystem>,
+        dir: PathBuf,
+        loaded: Option<Lsn>,
+        base: Option<Arc<Base>>,
+    ) -> Self {
         Checkpointer {
             fs,
             dir,
             last: Mutex::new(loaded),
             scheduler: Mutex::new(None),
             backups: Arc::default(),
+            base,
         }
     }
 
@@ -335,9 +346,32 @@ impl Checkpointer {
     }
 
     /// A checkpoint of `core`'s current root; unless `force`, none when the last one is at its
-    /// LSN. Returns its LSN. Never blocks commits.
+    /// LSN. Returns its LSN. Never blocks commits (into the paged store's base: for two
+    /// instants, see [`Self::write_base`]).
     pub(crate) fn write(&self, core: &Committer, force: bool) -> Result<Lsn, EngineError> {
+        self.write_with(core, force, None)
+    }
+
+    /// [`Self::write`] for a caller that holds the commit gate (RESET MASTER).
+    pub(crate) fn write_gated(
+        &self,
+        core: &Committer,
+        force: bool,
+        gate: &Exclusive<'_>,
+    ) -> Result<Lsn, EngineError> {
+        self.write_with(core, force, Some(gate))
+    }
+
+    fn write_with(
+        &self,
+        core: &Committer,
+        force: bool,
+        gate: Option<&Exclusive<'_>>,
+    ) -> Result<Lsn, EngineError> {
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(base) = &self.base {
+            return self.write_base(base, core, force, gate, &mut last);
+        }
         let root = core.store().current();
         if !force && *last == Some(root.lsn) {
             return Ok(root.lsn);
@@ -375,6 +409,62 @@ impl Checkpointer {
         })?;
         *last = Some(root.lsn);
         Ok(root.lsn)
+    }
+
+    /// A checkpoint into the paged store's base (docs/PAGED_STORE.md, step 3 piece 4): under
+    /// the commit gate for an instant (no commit is then between its log write and its
+    /// apply), the current root is frozen and the frozen root published in its place (same
+    /// rows); outside it, the log is made durable up to the frozen root's LSN and the frozen
+    /// layer's changes plus the root record are written into the base as one atomic
+    /// ingestion; under the gate again, the current root switches to the new base snapshot
+    /// in the frozen layer's place. A failure leaves the frozen layer in the roots (still
+    /// correct), and the next attempt writes that layer again. `gate`: the caller holds it.
+    fn write_base(
+        &self,
+        base: &Base,
+        core: &Committer,
+        force: bool,
+        gate: Option<&Exclusive<'_>>,
+        last: &mut Option<Lsn>,
+    ) -> Result<Lsn, EngineError> {
+        let frozen = {
+            let _gate = gate.is_none().then(|| core.exclusive());
+            let root = core.store().current();
+            if !force && *last == Some(root.lsn) && !root.has_frozen_layer() {
+                return Ok(root.lsn);
+            }
+            match root.freeze() {
+                Some(f) => {
+                    let f = Arc::new(f);
+                    drop(core.store().publish(f.clone()));
+                    f
+                }
+                // A frozen layer an earlier attempt could not write: written now.
+                None => root,
+            }
+        };
+        let log = core.log();
+        if log.durable_lsn() < frozen.lsn {
+            log.flush()
+                .map_err(|e| core.log_error("syncing the log before a checkpoint", e))?;
+        }
+        debug_assert!(log.durable_lsn() >= frozen.lsn || log.failed().is_some());
+        let meta = frozen.encode_base_meta();
+        base.checkpoint(&[(BASE_ROOT_META, &meta)], &frozen.frozen_changes())?;
+        let snapshot = base.snapshot();
+        {
+            let _gate = gate.is_none().then(|| core.exclusive());
+            let current = core.store().current();
+            let switched = current.with_base(&frozen, snapshot).ok_or_else(|| {
+                EngineError::corrupt(
+                    "checkpoint into the table store",
+                    "the current root is no longer over the frozen layer it wrote",
+                )
+            })?;
+            drop(core.store().publish(Arc::new(switched)));
+        }
+        *last = Some(frozen.lsn);
+        Ok(frozen.lsn)
     }
 }
 

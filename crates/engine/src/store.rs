@@ -56,197 +56,16 @@ use onelog_binlog::{Gtid, GtidPos, GtidState, Value};
 use onelog_log::Lsn;
 
 use crate::alter;
-use crate::base::{BaseChange, BaseError};
-use crate::base_format::{encode_entry, encode_row, entry_key, row_key};
+use crate::base::{BaseError, BaseSnapshot};
 use crate::catalog::{Catalog, CatalogChange, ColumnSource, IndexDef, TableDef, TableId};
 use crate::encoding::{put_u64, put_u8, put_value, put_var, FormatError, Reader};
 use crate::error::EngineError;
 use crate::key::{display_values, encode_value, encode_value_as, prefix_end, KeyBytes};
 use crate::table_view::{Lower, TableView};
 
-/// One row: a canonical value per column.
-pub type Row = Vec<Value>;
-
-/// Byte bounds of a key range.
-pub type ByteRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
-
-/// The value of one secondary index entry (`index key ++ pk` -> this).
-#[derive(Clone, Debug, PartialEq)]
-pub struct IndexEntry {
-    /// Length of the index key part of the entry bytes (the primary key follows).
-    pub klen: u32,
-    /// The row the entry stands for (shared with the primary map).
-    pub row: Arc<Row>,
-}
-
-/// Borrowed form of a byte range, for `OrdMap::range` without cloning the bounds.
-pub(crate) fn borrowed(r: &ByteRange) -> (Bound<&[u8]>, Bound<&[u8]>) {
-    fn b(x: &Bound<Vec<u8>>) -> Bound<&[u8]> {
-        match x {
-            Bound::Included(v) => Bound::Included(v.as_slice()),
-            Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
-            Bound::Unbounded => Bound::Unbounded,
-        }
-    }
-    (b(&r.0), b(&r.1))
-}
-
-/// One table's delta: its rows and index entries changed since the layers under it
-/// (`table_view.rs`; with no layers under it, which is every table today, all of them). The
-/// maps are private: everything outside this module reads them through [`Root`]'s methods and
-/// [`TableView`] (owned rows and keys; docs/PAGED_STORE.md, build order steps 1 and 3).
-#[derive(Clone, Debug, Default)]
-pub struct TableData {
-    /// Storage key -> the row, or `None`: removed since the lower layers (a tombstone, only
-    /// when `lower`).
-    rows: OrdMap<KeyBytes, Option<Arc<Row>>>,
-    /// Index id -> entries `index key ++ pk -> (index key length, row)`, or `None` (a
-    /// tombstone, only when `lower`).
-    indexes: BTreeMap<u32, OrdMap<KeyBytes, Option<IndexEntry>>>,
-    /// Next AUTO_INCREMENT value the committed rows call for (max value + 1, at least 1).
-    pub auto_inc_next: u64,
-    /// `Root::ddl_seq` of the last DDL that changed this table's definition or emptied it
-    /// (in memory only): a transaction that wrote the table under another generation cannot
-    /// commit (1412), so a logged row change always applies.
-    pub generation: u64,
-    /// The next hidden row id of a table without primary key (in memory only: loading a
-    /// checkpoint numbers the rows again).
-    pub next_row_id: u64,
-    /// The id the lower layers keep this table's rows under (`table_view.rs`).
-    storage: u64,
-    /// Whether the lower layers may hold rows of `storage`: then a removal leaves a
-    /// tombstone, and a read that misses the delta reads them.
-    lower: bool,
-    /// Rows this delta adds to the lower layers' (negative: removes).
-    net_rows: i64,
-}
-
-impl TableData {
-    /// No rows, nothing under it: an empty map per index of `def`.
-    fn empty(def: &TableDef, auto_inc_next: u64, generation: u64, storage: u64) -> TableData {
-        TableData {
-            indexes: def.indexes.iter().map(|i| (i.id, OrdMap::new())).collect(),
-            auto_inc_next,
-            generation,
-            storage,
-            ..Default::default()
-        }
-    }
-
-    /// The delta that starts over this one once it is frozen (`freeze.rs`): no changes, the
-    /// same counters, everything it held now below.
-    pub(crate) fn over_frozen(&self) -> TableData {
-        TableData {
-            rows: OrdMap::new(),
-            indexes: self.indexes.keys().map(|&id| (id, OrdMap::new())).collect(),
-            auto_inc_next: self.auto_inc_next,
-            generation: self.generation,
-            next_row_id: self.next_row_id,
-            storage: self.storage,
-            lower: true,
-            net_rows: 0,
-        }
-    }
-
-    pub(crate) fn storage(&self) -> u64 {
-        self.storage
-    }
-
-    pub(crate) fn has_lower(&self) -> bool {
-        self.lower
-    }
-
-    pub(crate) fn net_rows(&self) -> i64 {
-        self.net_rows
-    }
-
-    /// The delta's entry for storage key `pk`: `None` when the delta does not hold it,
-    /// `Some(None)` when it holds a tombstone.
-    pub(crate) fn delta_row(&self, pk: &[u8]) -> Option<Option<Arc<Row>>> {
-        self.rows.get(pk).cloned()
-    }
-
-    /// The delta's rows (and tombstones) with storage keys in `range`, in key order.
-    pub(crate) fn delta_rows<'a>(
-        &'a self,
-        range: &ByteRange,
-    ) -> impl Iterator<Item = (KeyBytes, Option<Arc<Row>>)> + 'a {
-        let it = (!range_is_empty(range)).then(|| self.rows.range::<_, [u8]>(borrowed(range)));
-        it.into_iter()
-            .flatten()
-            .map(|(k, r)| (k.clone(), r.clone()))
-    }
-
-    /// The delta's entries (and tombstones) of index `index_id` in `range`, in key order.
-    pub(crate) fn delta_entries<'a>(
-        &'a self,
-        index_id: u32,
-        range: &ByteRange,
-    ) -> impl Iterator<Item = (KeyBytes, Option<IndexEntry>)> + 'a {
-        let ix = self
-            .indexes
-            .get(&index_id)
-            .filter(|_| !range_is_empty(range));
-        ix.map(|ix| ix.range::<_, [u8]>(borrowed(range)))
-            .into_iter()
-            .flatten()
-            .map(|(k, e)| (k.clone(), e.clone()))
-    }
-
-    /// This delta's changes as base records of storage id `storage`: its rows (a tombstone
-    /// deletes) into `rows` and its index entries into `entries`, each in base key order.
-    pub(crate) fn base_changes(
-        &self,
-        storage: u64,
-        rows: &mut Vec<BaseChange>,
-        entries: &mut Vec<BaseChange>,
-    ) {
-        for (pk, row) in self.rows.iter() {
-            rows.push((row_key(storage, pk), row.as_deref().map(|r| encode_row(r))));
-        }
-        for (ix, map) in &self.indexes {
-            for (e, entry) in map.iter() {
-                let value = entry.as_ref().map(|x| encode_entry(x.klen));
-                entries.push((entry_key(storage, *ix, e), value));
-            }
-        }
-    }
-
-    /// Whether both hold the same index entries (tests compare tables built two ways; O(n)).
-    pub fn same_index_entries(&self, other: &TableData) -> bool {
-        self.indexes == other.indexes
-    }
-
-    /// Whether `other` is this very table version (the same imbl trees and counters), O(number
-    /// of indexes). Meaningful while one of the two is held: a tree shared with a held version
-    /// is never changed in place, so the same trees mean the same rows.
-    pub fn same_version(&self, other: &TableData) -> bool {
-        self.rows.ptr_eq(&other.rows)
-            && self.auto_inc_next == other.auto_inc_next
-            && self.generation == other.generation
-            && self.next_row_id == other.next_row_id
-            && self.storage == other.storage
-            && self.lower == other.lower
-            && self.net_rows == other.net_rows
-            && self.indexes.len() == other.indexes.len()
-            && self
-                .indexes
-                .iter()
-                .zip(&other.indexes)
-                .all(|((ia, ma), (ib, mb))| ia == ib && ma.ptr_eq(mb))
-    }
-
-    /// The index invariant of the module docs: every index of `def` holds one entry per row
-    /// (debug assertions; O(number of indexes)). A delta over lower layers holds tombstones
-    /// in both, which do not pair up by count, so only a whole table is checked.
-    fn indexes_in_step(&self, def: &TableDef) -> bool {
-        self.lower
-            || def
-                .indexes
-                .iter()
-                .all(|ix| self.indexes.get(&ix.id).map_or(0, |e| e.len()) == self.rows.len())
-    }
-}
+pub(crate) use crate::key::borrowed;
+pub use crate::key::{range_is_empty, ByteRange};
+pub use crate::table_data::{IndexEntry, Row, TableData};
 
 /// A change to one row, with full images: the unit every path applies.
 #[derive(Clone, Debug, PartialEq)]
@@ -454,12 +273,6 @@ pub fn encode_range(
         }
     }
     Ok((start, end))
-}
-
-/// True when the byte range is empty or inverted (imbl panics on inverted ranges).
-pub fn range_is_empty(r: &ByteRange) -> bool {
-    let (from, to) = borrowed(r);
-    crate::base::bounds_empty(from, to)
 }
 
 /// A consistent state of every table at one LSN. Immutable once published.
@@ -1108,6 +921,107 @@ impl Root {
         ])
     }
 
+    /// The paged store's root record (`BASE_ROOT_META`, written with every checkpoint into
+    /// the base by the root [`freeze`](Self::freeze) returned): everything of the root that
+    /// is not rows. Format byte, LSN, GTID state, catalog, `gtid_slave_pos`, then per table its
+    /// id, storage id, `auto_inc_next` and `next_row_id`, then the rows per storage id below
+    /// the deltas, then the next storage id.
+    pub fn encode_base_meta(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(4096);
+        put_u8(&mut out, BASE_META_FORMAT);
+        put_u64(&mut out, self.lsn);
+        self.gtid_state.encode(&mut out);
+        self.catalog.encode(&mut out);
+        encode_slave_pos(&self.slave_pos, &mut out);
+        put_var(&mut out, self.tables.len() as u64);
+        for (id, t) in self.tables.iter() {
+            put_u64(&mut out, *id);
+            put_u64(&mut out, t.storage);
+            put_u64(&mut out, t.auto_inc_next);
+            put_u64(&mut out, t.next_row_id);
+        }
+        let counts = self
+            .lower
+            .as_ref()
+            .map(|l| l.counts.clone())
+            .unwrap_or_default();
+        put_var(&mut out, counts.len() as u64);
+        for (storage, rows) in counts.iter() {
+            put_u64(&mut out, *storage);
+            put_u64(&mut out, *rows);
+        }
+        put_u64(&mut out, self.next_storage);
+        out
+    }
+
+    /// The root a base holds: its root record `meta` ([`Self::encode_base_meta`]) over
+    /// `base`, every table's rows below an empty delta.
+    pub fn over_base(meta: &[u8], base: BaseSnapshot) -> Result<Root, FormatError> {
+        let mut r = Reader::new(meta, "table store root record");
+        let version = r.u8()?;
+        if version != BASE_META_FORMAT {
+            return Err(r.err(format!("unknown root record format {version}")));
+        }
+        let lsn = r.u64()?;
+        let (gtid_state, used) = GtidState::decode(&meta[r.position()..])
+            .map_err(|e| r.err(format!("GTID state: {e}")))?;
+        r.take(used)?;
+        let catalog = Catalog::decode(&mut r)?;
+        let n = r.count(24)?;
+        let mut slave_pos = GtidPos::new();
+        for _ in 0..n {
+            let (d, s, q) = (r.u64()?, r.u64()?, r.u64()?);
+            let (Ok(d), Ok(s)) = (u32::try_from(d), u32::try_from(s)) else {
+                return Err(r.err("gtid_slave_pos entry out of range"));
+            };
+            slave_pos.set(Gtid::new(d, s, q));
+        }
+        let mut tables = OrdMap::new();
+        for _ in 0..r.count(32)? {
+            let (id, storage) = (r.u64()?, r.u64()?);
+            let def = catalog
+                .table(id)
+                .ok_or_else(|| r.err(format!("table id {id} that the catalog does not have")))?;
+            let mut t = TableData::empty(def, r.u64()?, 0, storage);
+            t.next_row_id = r.u64()?;
+            t.lower = true;
+            if tables.insert(id, t).is_some() {
+                return Err(r.err(format!("table id {id} twice")));
+            }
+        }
+        let mut counts = OrdMap::new();
+        for _ in 0..r.count(16)? {
+            counts.insert(r.u64()?, r.u64()?);
+        }
+        let next_storage = r.u64()?;
+        if !r.is_empty() {
+            return Err(r.err("trailing bytes"));
+        }
+        if let Some(t) = tables.values().find(|t| t.storage >= next_storage) {
+            return Err(r.err(format!(
+                "storage id {} at or above the next one, {next_storage}",
+                t.storage
+            )));
+        }
+        if catalog.tables().any(|d| !tables.contains_key(&d.id)) {
+            return Err(r.err("a table of the catalog has no entry"));
+        }
+        Ok(Root {
+            catalog: Arc::new(catalog),
+            tables,
+            lsn,
+            gtid_state,
+            slave_pos,
+            ddl_seq: 0,
+            lower: Some(Arc::new(Lower {
+                frozen: None,
+                base: Some(base),
+                counts,
+            })),
+            next_storage,
+        })
+    }
+
     /// Loads a checkpoint body written by [`encode_checkpoint`](Self::encode_checkpoint).
     pub fn decode_checkpoint(
         body: &[u8],
@@ -1303,6 +1217,12 @@ impl Root {
 }
 
 const CHECKPOINT_FORMAT: u8 = 2;
+
+/// Format of the paged store's root record ([`Root::encode_base_meta`]).
+const BASE_META_FORMAT: u8 = 1;
+
+/// The name of the root record among the base's meta records.
+pub const BASE_ROOT_META: &str = "root";
 
 /// The size of the parts the checkpoint writer encodes a body in
 /// ([`Root::encode_checkpoint_with`]).

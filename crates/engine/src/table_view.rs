@@ -33,9 +33,10 @@ use crate::base_format::{
     decode_entry, decode_row, entry_key_entry, entry_range, row_key, row_key_pk, row_range,
 };
 use crate::catalog::TableDef;
+use crate::key::ByteRange;
 use crate::key::KeyBytes;
 use crate::layered::{Layer, Layered};
-use crate::store::{ByteRange, IndexEntry, Row, TableData};
+use crate::table_data::{IndexEntry, Row, TableData};
 
 /// What lies under a root's delta (module docs). Shared by every root published between two
 /// changes of the layers.

@@ -103,6 +103,9 @@ pub struct ServeOptions {
     pub max_binlog_cache_size: u64,
     /// `--tmpdir=PATH`: where transactions' binlog caches spill (default `$TMPDIR`, else /tmp).
     pub tmpdir: Option<PathBuf>,
+    /// `--table-store=memory|paged`: where a new data directory keeps its tables
+    /// (docs/PAGED_STORE.md); an existing one keeps its own.
+    pub paged_store: bool,
     /// Global variables set at startup as `SET GLOBAL` would (the query logs:
     /// `--general-log`, `--general-log-file=`, `--slow-query-log`, `--slow-query-log-file=`,
     /// `--long-query-time=`, `--log-output=`, `--log-warnings=`), in the order given:
@@ -141,6 +144,7 @@ impl Default for ServeOptions {
             binlog_cache_size: 32768,
             max_binlog_cache_size: 18_446_744_073_709_547_520,
             tmpdir: None,
+            paged_store: false,
             globals: Vec::new(),
             warnings: Vec::new(),
         }
@@ -205,6 +209,13 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
                          most bytes of binlog events a transaction may make; past it the
                          statement fails with 1197 (default 16E, MariaDB's)
   --tmpdir=PATH          where spilled binlog caches go (default $TMPDIR, else /tmp)
+  --table-store=memory|paged
+                         where a NEW data directory keeps its tables: memory (default):
+                         every row in memory, checkpoints as whole files; paged (in
+                         development, docs/PAGED_STORE.md): rows changed since the last
+                         checkpoint in memory over an on-disk store with a 128M block
+                         cache. An existing data directory keeps its own (the other is
+                         refused at start)
   --max-connections=N    (default {maxc})
   --max-allowed-packet=SIZE
                          (default 16M)
@@ -454,6 +465,7 @@ const KNOWN: &[&str] = &[
     "binlog-cache-size",
     "max-binlog-cache-size",
     "tmpdir",
+    "table-store",
     "general-log",
     "general-log-file",
     "slow-query-log",
@@ -547,6 +559,13 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
                 return Err("empty path".to_string());
             }
             o.tmpdir = Some(PathBuf::from(v));
+        }
+        "table-store" => {
+            o.paged_store = match v.to_ascii_lowercase().as_str() {
+                "memory" => false,
+                "paged" => true,
+                _ => return Err("expected memory or paged".to_string()),
+            }
         }
         // Global variables, checked and applied by the server as SET GLOBAL.
         "general-log" | "slow-query-log" => o
@@ -652,6 +671,14 @@ mod tests {
         ] {
             assert!(serve(&[bad]).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_table_store_is_memory_unless_paged_is_asked_for() {
+        assert!(!ServeOptions::default().paged_store);
+        assert!(serve(&["--table-store=PAGED"]).unwrap().paged_store);
+        assert!(!serve(&["--table-store", "memory"]).unwrap().paged_store);
+        assert!(serve(&["--table-store=disk"]).is_err());
     }
 
     fn args(a: &[&str]) -> Vec<String> {

@@ -40,6 +40,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
+use onelog_engine::TableStore;
 use onelog_log::{MirrorReport, OpenReport};
 use onelog_server::sql_backend::SqlBackend;
 use onelog_server::{ListenerConfig, ServerHandle};
@@ -426,8 +427,20 @@ pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
         binlog_cache_size: opts.binlog_cache_size,
         max_binlog_cache_size: opts.max_binlog_cache_size,
         tmpdir: opts.tmpdir.clone(),
+        table_store: if opts.paged_store {
+            TableStore::Paged {
+                dir: None,
+                cache_bytes: PAGED_CACHE_BYTES,
+            }
+        } else {
+            TableStore::Memory
+        },
     }
 }
+
+/// The paged store's block cache (MariaDB's default `innodb_buffer_pool_size`, 128M; the
+/// variable sizes it once docs/PAGED_STORE.md step 5 is built).
+const PAGED_CACHE_BYTES: u64 = 128 << 20;
 
 /// Refuses option combinations that cannot work, before anything is opened.
 pub fn check_binlog_options(opts: &ServeOptions) -> Result<(), String> {

@@ -1,6 +1,8 @@
 //! `kill -9` of the real server under concurrent committing load, many times, in each binlog
 //! storage mode: engine (the log is the binlog), `--binlog-storage=file --sync-binlog=1`
-//! (classic files written with two-phase commit) and engine + `--binlog-file-mirror=ON`.
+//! (classic files written with two-phase commit) and engine + `--binlog-file-mirror=ON`; and
+//! with the paged table store (`--table-store=paged`, checkpoints into its base every second,
+//! so kills land before, during and after them).
 //!
 //! Each round: start `onelog serve` (durability 1, 32 KiB log segments and binlog files so the
 //! rounds cross many rotations) on the same data directory, run CLIENTS `mysql_async`
@@ -42,7 +44,7 @@ use std::time::Duration;
 use mysql_async::prelude::*;
 use mysql_async::{Conn, OptsBuilder, TxOpts};
 use onelog_binlog::Value;
-use onelog_engine::{Engine, EngineOptions};
+use onelog_engine::{Engine, EngineOptions, TableStore};
 use onelog_log::{
     BinlogStorage, ClassicOptions, Durability, ReadStart, ReaderOptions, RecordKind, StdFs,
 };
@@ -198,6 +200,8 @@ enum Storage {
     File,
     /// `--binlog-file-mirror=ON`.
     Mirror,
+    /// `--table-store=paged --checkpoint-interval=1`.
+    Paged,
 }
 
 impl Storage {
@@ -213,6 +217,10 @@ impl Storage {
                 a.push("--sync-binlog=1".to_string());
             }
             Storage::Mirror => a.push("--binlog-file-mirror=ON".to_string()),
+            Storage::Paged => {
+                a.push("--table-store=paged".to_string());
+                a.push("--checkpoint-interval=1".to_string());
+            }
         }
         a
     }
@@ -225,6 +233,12 @@ fn engine_options(dir: &Path, storage: Storage) -> EngineOptions {
     o.log.segment_size = SEGMENT_BYTES;
     o.log.durability = Durability::Level0;
     o.background_checkpoints = false;
+    if storage == Storage::Paged {
+        o.table_store = TableStore::Paged {
+            dir: None,
+            cache_bytes: 16 << 20,
+        };
+    }
     if storage == Storage::File {
         o.log.binlog_storage = BinlogStorage::File {
             classic: ClassicOptions {
@@ -317,7 +331,7 @@ fn check_binlog_files(storage: Storage, server: &Onelog, datadir: &Path, round: 
     let port = server.port;
     let log = server.log_text();
     match storage {
-        Storage::Engine => return,
+        Storage::Engine | Storage::Paged => return,
         Storage::File => {
             let line = log
                 .lines()
@@ -367,6 +381,11 @@ fn mirror_holds_every_group_of_the_log_after_kill_9_and_restart() {
     kill9_rounds(Storage::Mirror, BINLOG_FILE_ROUNDS, 0x6d69_7272);
 }
 
+#[test]
+fn the_paged_store_survives_kill_9_during_checkpoints_into_its_base() {
+    kill9_rounds(Storage::Paged, BINLOG_FILE_ROUNDS, 0x7061_6765);
+}
+
 fn kill9_rounds(storage: Storage, rounds: u32, default_seed: u64) {
     let seed: u64 = std::env::var("ONELOG_KILL9_SEED")
         .ok()
@@ -404,8 +423,14 @@ fn kill9_rounds(storage: Storage, rounds: u32, default_seed: u64) {
     let mut all_acked = Acked::default();
     let mut max_segments = 0;
     let mut next_seq: BTreeMap<i64, i64> = (0..CLIENTS as i64).map(|c| (c, 0)).collect();
+    // Paged rounds: recoveries that found a checkpoint in the base.
+    let mut from_base = 0;
     for round in 0..rounds {
-        let target = 20 + rng.below(600);
+        // Paged: long enough for the once-a-second checkpoints to run under the load.
+        let target = match storage {
+            Storage::Paged => 500 + rng.below(6000),
+            _ => 20 + rng.below(600),
+        };
         let acked = Arc::new(Mutex::new(Acked::default()));
         let (tick_tx, tick_rx) = mpsc::channel();
         let tasks: Vec<_> = (0..CLIENTS as i64)
@@ -453,6 +478,12 @@ fn kill9_rounds(storage: Storage, rounds: u32, default_seed: u64) {
 
         server = Onelog::start(&datadir, &server_args);
         let port = server.port;
+        if server
+            .log_text()
+            .contains("recovery: loaded checkpoint at LSN")
+        {
+            from_base += 1;
+        }
 
         // 1. Every acknowledged commit is there; at most one in-flight extra per client.
         let rows_text = common::sql(
@@ -546,6 +577,13 @@ fn kill9_rounds(storage: Storage, rounds: u32, default_seed: u64) {
         max_segments > 2,
         "the load never rotated the log ({max_segments} segments): the test misses rotations"
     );
+    if storage == Storage::Paged {
+        eprintln!("kill9 Paged: {from_base} of {rounds} recoveries started from a checkpoint");
+        assert!(
+            from_base > 0,
+            "no checkpoint into the base ran under the load"
+        );
+    }
     assert_eq!(server.stop().code(), Some(0), "{}", server.log_text());
 }
 

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use onelog_engine::{Engine, EngineOptions, RecoveryReport};
+use onelog_engine::{Engine, EngineOptions, RecoveryReport, TableStore};
 use std::sync::OnceLock;
 
 use onelog_log::{BinlogStorage, ClassicOptions, Durability, Mirror, MirrorReport, StdFs};
@@ -88,6 +88,9 @@ pub struct ServerConfig {
     pub max_binlog_cache_size: u64,
     /// `--tmpdir`: where spilled binlog caches go (None: `$TMPDIR`, else /tmp).
     pub tmpdir: Option<PathBuf>,
+    /// `--table-store`: where a new data directory keeps its tables (an existing one keeps
+    /// its own; the other is refused at open).
+    pub table_store: TableStore,
 }
 
 /// Where the binlog lives (`@@binlog_storage`).
@@ -146,6 +149,7 @@ impl ServerConfig {
             binlog_cache_size: onelog_engine::event_cache::DEFAULT_BINLOG_CACHE_SIZE,
             max_binlog_cache_size: onelog_engine::event_cache::DEFAULT_MAX_BINLOG_CACHE_SIZE,
             tmpdir: None,
+            table_store: TableStore::Memory,
         }
     }
 
@@ -223,6 +227,7 @@ impl Server {
         opts.checkpoint_every = std::time::Duration::from_secs(config.checkpoint_interval.into());
         opts.binlog_expire_logs_seconds = config.binlog_expire_logs_seconds;
         opts.max_binlog_total_size = config.max_binlog_total_size;
+        opts.table_store = config.table_store.clone();
         if config.binlog_state_interval > 0 {
             opts.log.state_interval = config.binlog_state_interval;
         }

@@ -1,0 +1,261 @@
+//! The engine on the paged table store (`TableStore::Paged`, docs/PAGED_STORE.md step 3):
+//! checkpoints go into the base, a reopen reads the base's root record and replays only the
+//! log after it, rows changed, deleted and rewritten by DDL across checkpoints read back the
+//! same, a power cut at random points loses no acknowledged commit, and a data directory is
+//! never opened with the other store. The engine's log runs on the simulated file system; the
+//! base always uses real files, here a scratch directory under the system's temporary one.
+
+use std::ops::Bound;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use onelog_binlog::Value;
+use onelog_engine::{
+    ColumnSpec, Engine, EngineError, EngineOptions, IndexSpec, SqlType, TableId, TableSpec,
+    TableStore,
+};
+use onelog_log::{FileSystem, SimFs};
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("onelog-paged-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn options(base: &Scratch) -> EngineOptions {
+    let mut o = EngineOptions::new("/data");
+    o.log.segment_size = 256 << 10;
+    o.background_checkpoints = false;
+    o.lock_wait_timeout = Duration::from_secs(30);
+    o.table_store = TableStore::Paged {
+        dir: Some(base.0.clone()),
+        cache_bytes: 4 << 20,
+    };
+    o
+}
+
+fn open(
+    fs: &Arc<SimFs>,
+    o: EngineOptions,
+) -> Result<(Arc<Engine>, onelog_engine::RecoveryReport), EngineError> {
+    let fs: Arc<dyn FileSystem> = fs.clone();
+    Engine::open(fs, o)
+}
+
+fn setup(e: &Engine) -> TableId {
+    e.create_database("d", false, "CREATE DATABASE d").unwrap();
+    let spec = TableSpec {
+        db: "d".into(),
+        name: "t".into(),
+        columns: vec![
+            ColumnSpec::new("id", SqlType::BigInt { unsigned: false }).not_null(),
+            ColumnSpec::new("k", SqlType::Int { unsigned: false }),
+            ColumnSpec::new("payload", SqlType::VarChar(200)),
+        ],
+        primary_key: vec!["id".into()],
+        indexes: vec![IndexSpec::new("by_k", &["k"], false)],
+    };
+    e.create_table(spec, false, "CREATE TABLE t (...)").unwrap()
+}
+
+fn row(e: &Engine, t: TableId, id: i64, k: i64) -> Vec<Value> {
+    let columns = e.snapshot().root().table_def(t).unwrap().columns.len();
+    let mut r = vec![
+        Value::Int(id),
+        Value::Int(k),
+        Value::Bytes(format!("row {id} {}", "x".repeat((id % 90) as usize)).into_bytes()),
+    ];
+    r.resize(columns, Value::Int(5));
+    r
+}
+
+fn put(e: &Arc<Engine>, t: TableId, id: i64, k: i64) {
+    let mut tx = e.begin();
+    let r = row(e, t, id, k);
+    if !tx.update(t, &[Value::Int(id)], r.clone()).unwrap() {
+        tx.insert(t, r).unwrap();
+    }
+    tx.commit().unwrap();
+}
+
+fn delete(e: &Arc<Engine>, t: TableId, id: i64) {
+    let mut tx = e.begin();
+    tx.delete(t, &[Value::Int(id)]).unwrap();
+    tx.commit().unwrap();
+}
+
+/// The rows, and every index's entries checked against them: each entry's row is the row
+/// its primary key finds, and there is one entry per row.
+fn contents(e: &Engine, t: TableId) -> Vec<Vec<Value>> {
+    let snap = e.snapshot();
+    let root = snap.root();
+    let rows = snap.dump()["d.t"].clone();
+    let all = (Bound::Unbounded, Bound::Unbounded);
+    for ix in &root.table_def(t).unwrap().indexes {
+        let mut n = 0;
+        for entry in root.scan_index(t, ix.id, &all) {
+            let (key, entry) = entry.unwrap();
+            let by_pk = root.get(t, &key[entry.klen as usize..]).unwrap();
+            assert_eq!(by_pk.as_deref(), Some(&*entry.row), "index {}", ix.name);
+            n += 1;
+        }
+        assert_eq!(n, rows.len(), "entries of index {}", ix.name);
+    }
+    assert_eq!(root.row_count(t), rows.len() as u64);
+    rows
+}
+
+#[test]
+fn checkpoints_go_into_the_base_and_a_reopen_replays_only_what_follows() {
+    let base = Scratch::new();
+    let fs = SimFs::new();
+    let (e, report) = open(&fs, options(&base)).unwrap();
+    assert_eq!(report.checkpoint_lsn, None);
+    let t = setup(&e);
+    for id in 0..300 {
+        put(&e, t, id, id % 7);
+    }
+    let first = e.checkpoint().unwrap();
+    // Over the base: updates that move index entries, deletes, inserts, and DDL that
+    // rewrites the table (ADD COLUMN) and builds an index over rows in the base.
+    for id in (0..300).step_by(6) {
+        put(&e, t, id, 100 + id);
+    }
+    for id in (1..300).step_by(10) {
+        delete(&e, t, id);
+    }
+    e.create_index(
+        "d",
+        "t",
+        IndexSpec::new("by_k_id", &["k", "id"], false),
+        "CREATE INDEX",
+    )
+    .unwrap();
+    let second = e.checkpoint().unwrap();
+    assert!(second > first);
+    e.add_column(
+        "d",
+        "t",
+        ColumnSpec::new("extra", SqlType::Int { unsigned: false }),
+        Value::Int(5),
+        "ALTER TABLE t ADD extra INT",
+    )
+    .unwrap();
+    for id in 300..320 {
+        put(&e, t, id, 3);
+    }
+    let third = e.checkpoint().unwrap();
+    for id in (2..40).step_by(4) {
+        put(&e, t, id, -id);
+    }
+    let expect = contents(&e, t);
+    assert_eq!(expect.len(), 300 - 30 + 20);
+    // No checkpoint files: the control file names the base.
+    let files = fs
+        .list_dir(std::path::Path::new("/data/checkpoints"))
+        .unwrap();
+    assert_eq!(files, vec!["control".to_string()], "{files:?}");
+    drop(e);
+    fs.crash_now();
+    let fs = fs.reboot(7, true);
+    let (e, report) = open(&fs, options(&base)).unwrap();
+    assert_eq!(report.checkpoint_lsn, Some(third));
+    assert_eq!(
+        report.records_applied, 10,
+        "only the commits after the last checkpoint"
+    );
+    assert_eq!(contents(&e, t), expect);
+    // A clean shutdown checkpoints the rest; the next open replays nothing.
+    e.shutdown().unwrap();
+    drop(e);
+    let (e, report) = open(&fs, options(&base)).unwrap();
+    assert_eq!(report.records_applied, 0);
+    assert_eq!(contents(&e, t), expect);
+}
+
+#[test]
+fn a_power_cut_at_random_points_loses_no_acknowledged_commit() {
+    let base = Scratch::new();
+    let mut fs = SimFs::new();
+    let (mut e, _) = open(&fs, options(&base)).unwrap();
+    let t = setup(&e);
+    let mut model: std::collections::BTreeMap<i64, i64> = Default::default();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    for round in 0..12 {
+        for _ in 0..(20 + next(60)) {
+            let id = next(150) as i64;
+            match next(10) {
+                0..=6 => {
+                    let k = next(20) as i64;
+                    put(&e, t, id, k);
+                    model.insert(id, k);
+                }
+                7 | 8 => {
+                    delete(&e, t, id);
+                    model.remove(&id);
+                }
+                _ => {
+                    e.checkpoint().unwrap();
+                }
+            }
+        }
+        let want: Vec<(i64, i64)> = model.iter().map(|(a, b)| (*a, *b)).collect();
+        drop(e);
+        fs.crash_now();
+        fs = fs.reboot(round, true);
+        e = open(&fs, options(&base)).unwrap().0;
+        let got: Vec<(i64, i64)> = contents(&e, t)
+            .iter()
+            .map(|r| match (&r[0], &r[1]) {
+                (Value::Int(a), Value::Int(b)) => (*a, *b),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(got, want, "round {round}");
+    }
+}
+
+#[test]
+fn a_data_directory_keeps_the_store_it_was_made_with() {
+    let base = Scratch::new();
+    let fs = SimFs::new();
+    let (e, _) = open(&fs, options(&base)).unwrap();
+    setup(&e);
+    e.shutdown().unwrap();
+    drop(e);
+    let mut memory = options(&base);
+    memory.table_store = TableStore::Memory;
+    let err = open(&fs, memory.clone()).err().unwrap().to_string();
+    assert!(
+        err.contains("paged table store") && err.contains("--table-store=paged"),
+        "{err}"
+    );
+    // And a directory of memory checkpoints is not opened as a paged one.
+    let fs = SimFs::new();
+    let (e, _) = open(&fs, memory).unwrap();
+    setup(&e);
+    e.shutdown().unwrap();
+    drop(e);
+    let err = open(&fs, options(&base)).err().unwrap().to_string();
+    assert!(err.contains("memory checkpoints"), "{err}");
+}
