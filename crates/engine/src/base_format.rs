@@ -76,6 +76,15 @@ pub fn entry_key_entry(storage: StorageId, index: u32, key: &[u8]) -> Option<&[u
     key.strip_prefix(index_prefix(storage, index).as_slice())
 }
 
+/// The base keys of every record kept under `storage`: its rows, then its index entries.
+pub fn storage_ranges(storage: StorageId) -> [ByteRange; 2] {
+    let all = (Bound::Unbounded, Bound::Unbounded);
+    [
+        under(table_prefix(ROW_KIND, storage), &all),
+        under(table_prefix(INDEX_KIND, storage), &all),
+    ]
+}
+
 /// `range` of keys under `prefix`: each bound prefixed, an unbounded end the prefix's own.
 fn under(prefix: Vec<u8>, range: &ByteRange) -> ByteRange {
     let with = |b: &[u8]| {

@@ -208,11 +208,7 @@ type Loaded = (Root, Option<Lsn>, Option<Arc<Base>>);
 
 /// Step 2 of open: the root of the current checkpoint (empty without one), its LSN, and the
 /// paged store's base when the directory uses one (module docs).
-fn load_root(
-    fs: &dyn FileSystem,
-    dir: &Path,
-    store: &TableStore,
-) -> Result<Loaded, EngineError> {
+fn load_root(fs: &dyn FileSystem, dir: &Path, store: &TableStore) -> Result<Loaded, EngineError> {
     let checkpoint_error = |source| EngineError::Checkpoint {
         context: format!("loading the checkpoint in {}", dir.display()),
         source,

@@ -16,7 +16,8 @@
 
 use std::sync::Arc;
 
-use crate::base::{BaseChange, BaseSnapshot};
+use crate::base::{BaseChange, BaseError, BaseSnapshot};
+use crate::base_format::storage_ranges;
 use crate::store::Root;
 use crate::table_view::Lower;
 
@@ -70,10 +71,45 @@ impl Root {
         rows
     }
 
+    /// Deletes of the base records of retired storage ids (`Root::retired`: tables dropped,
+    /// truncated or rewritten), at most `budget` keys, in base key order, read from this
+    /// root's base snapshot; and the storage ids whose last records they are. A storage id
+    /// with more records than the budget leaves stays retired: the next checkpoint goes on
+    /// (the deleted keys no longer show in its snapshot).
+    pub fn purge_changes(&self, budget: usize) -> Result<(Vec<BaseChange>, Vec<u64>), BaseError> {
+        let (mut out, mut done) = (Vec::new(), Vec::new());
+        let Some(base) = self.lower.as_ref().and_then(|l| l.base.as_ref()) else {
+            // Nothing was ever written: no records to delete.
+            return Ok((out, self.retired.clone()));
+        };
+        for &storage in &self.retired {
+            let mut whole = true;
+            for (from, to) in storage_ranges(storage) {
+                for item in base.iter(
+                    from.as_ref().map(Vec::as_slice),
+                    to.as_ref().map(Vec::as_slice),
+                ) {
+                    if out.len() >= budget {
+                        whole = false;
+                        break;
+                    }
+                    out.push((item?.0, None));
+                }
+            }
+            if !whole {
+                break;
+            }
+            done.push(storage);
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok((out, done))
+    }
+
     /// This root reading `base` where it read the frozen layer of `frozen` (the root
-    /// [`freeze`](Self::freeze) returned), once `base` holds that layer's changes. `None` when
-    /// this root is not over that frozen layer.
-    pub fn with_base(&self, frozen: &Root, base: BaseSnapshot) -> Option<Root> {
+    /// [`freeze`](Self::freeze) returned), once `base` holds that layer's changes and the
+    /// deletes of every record of the retired storage ids `purged`. `None` when this root is
+    /// not over that frozen layer.
+    pub fn with_base(&self, frozen: &Root, base: BaseSnapshot, purged: &[u64]) -> Option<Root> {
         let (Some(mine), Some(theirs)) = (&self.lower, &frozen.lower) else {
             return None;
         };
@@ -81,10 +117,15 @@ impl Root {
             return None;
         }
         let mut root = self.clone();
+        let mut counts = mine.counts.clone();
+        for s in purged {
+            counts.remove(s);
+        }
+        root.retired.retain(|s| !purged.contains(s));
         root.lower = Some(Arc::new(Lower {
             frozen: None,
             base: Some(base),
-            counts: mine.counts.clone(),
+            counts,
         }));
         Some(root)
     }

@@ -38,6 +38,11 @@ use crate::error::EngineError;
 use crate::report::EngineEvent;
 use crate::store::{BASE_ROOT_META, CHECKPOINT_PART};
 
+/// Most keys of dropped, truncated or rewritten tables one checkpoint into the paged store's
+/// base deletes (the rest go with the next ones), so a DROP of a large table does not make one
+/// checkpoint hold all its keys in memory.
+const PURGE_BUDGET: usize = 100_000;
+
 /// Longest sleep of the scheduler thread between two looks at the log's growth.
 const MAX_CHECK_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -449,18 +454,24 @@ impl Checkpointer {
                 .map_err(|e| core.log_error("syncing the log before a checkpoint", e))?;
         }
         debug_assert!(log.durable_lsn() >= frozen.lsn || log.failed().is_some());
-        let meta = frozen.encode_base_meta();
-        base.checkpoint(&[(BASE_ROOT_META, &meta)], &frozen.frozen_changes())?;
+        let (mut changes, purged) = frozen.purge_changes(PURGE_BUDGET)?;
+        changes.append(&mut frozen.frozen_changes());
+        // The purged storage ids are no live table's, so no key is in both parts.
+        changes.sort_by(|a, b| a.0.cmp(&b.0));
+        let meta = frozen.encode_base_meta(&purged);
+        base.checkpoint(&[(BASE_ROOT_META, &meta)], &changes)?;
         let snapshot = base.snapshot();
         {
             let _gate = gate.is_none().then(|| core.exclusive());
             let current = core.store().current();
-            let switched = current.with_base(&frozen, snapshot).ok_or_else(|| {
-                EngineError::corrupt(
-                    "checkpoint into the table store",
-                    "the current root is no longer over the frozen layer it wrote",
-                )
-            })?;
+            let switched = current
+                .with_base(&frozen, snapshot, &purged)
+                .ok_or_else(|| {
+                    EngineError::corrupt(
+                        "checkpoint into the table store",
+                        "the current root is no longer over the frozen layer it wrote",
+                    )
+                })?;
             drop(core.store().publish(Arc::new(switched)));
         }
         *last = Some(frozen.lsn);

@@ -296,6 +296,9 @@ pub struct Root {
     pub(crate) lower: Option<Arc<Lower>>,
     /// The storage id the next table created or rewritten gets (`table_view.rs`).
     pub(crate) next_storage: u64,
+    /// Storage ids no table uses any more whose records the base may still hold: later
+    /// checkpoints delete them (`freeze.rs`), a bounded number of keys at a time.
+    pub(crate) retired: Vec<u64>,
 }
 
 impl Root {
@@ -310,6 +313,7 @@ impl Root {
             ddl_seq: 0,
             lower: None,
             next_storage: 1,
+            retired: Vec::new(),
         }
     }
 
@@ -332,6 +336,14 @@ impl Root {
     fn view_as<'a>(&'a self, def: &'a TableDef) -> Option<TableView<'a>> {
         let t = self.tables.get(&def.id)?;
         Some(TableView::new(def, t, self.lower.as_deref()))
+    }
+
+    /// Notes that `old`'s storage id is no longer used: its records in the base are deleted
+    /// by later checkpoints (`freeze.rs`). Only a root with lower layers has any.
+    fn retire(&mut self, old: Option<TableData>) {
+        if let (Some(t), Some(_)) = (old, &self.lower) {
+            self.retired.push(t.storage);
+        }
     }
 
     /// A new storage id (never one the lower layers hold).
@@ -639,7 +651,8 @@ impl Root {
         let storage = self.new_storage();
         let mut t = TableData::empty(old_def, old.auto_inc_next, old.generation, storage);
         t.next_row_id = old.next_row_id;
-        self.tables.insert(old_def.id, t);
+        let replaced = self.tables.insert(old_def.id, t);
+        self.retire(replaced);
         for (k, row) in rows {
             self.put_row_at(old_def, k.to_vec(), row)?;
         }
@@ -705,7 +718,8 @@ impl Root {
                     .filter(|id| catalog.table(*id).is_none())
                     .collect();
                 for id in gone {
-                    self.tables.remove(&id);
+                    let gone = self.tables.remove(&id);
+                    self.retire(gone);
                 }
             }
             CatalogChange::CreateTable { table } => {
@@ -716,7 +730,8 @@ impl Root {
                 self.tables.insert(table.id, data);
             }
             CatalogChange::DropTable { id } => {
-                self.tables.remove(id);
+                let gone = self.tables.remove(id);
+                self.retire(gone);
             }
             CatalogChange::DropColumn {
                 table: def,
@@ -764,7 +779,8 @@ impl Root {
             CatalogChange::TruncateTable { id } => {
                 if let Some(def) = catalog.table(*id) {
                     let data = TableData::empty(def, 1, generation, self.new_storage());
-                    self.tables.insert(*id, data);
+                    let replaced = self.tables.insert(*id, data);
+                    self.retire(replaced);
                 }
             }
             CatalogChange::AlterConstraints { index, table } => {
@@ -925,8 +941,9 @@ impl Root {
     /// the base by the root [`freeze`](Self::freeze) returned): everything of the root that
     /// is not rows. Format byte, LSN, GTID state, catalog, `gtid_slave_pos`, then per table its
     /// id, storage id, `auto_inc_next` and `next_row_id`, then the rows per storage id below
-    /// the deltas, then the next storage id.
-    pub fn encode_base_meta(&self) -> Vec<u8> {
+    /// the deltas, the next storage id, and the retired storage ids but `purged` (those whose
+    /// last records the same checkpoint deletes).
+    pub fn encode_base_meta(&self, purged: &[u64]) -> Vec<u8> {
         let mut out = Vec::with_capacity(4096);
         put_u8(&mut out, BASE_META_FORMAT);
         put_u64(&mut out, self.lsn);
@@ -951,6 +968,16 @@ impl Root {
             put_u64(&mut out, *rows);
         }
         put_u64(&mut out, self.next_storage);
+        let retired: Vec<u64> = self
+            .retired
+            .iter()
+            .copied()
+            .filter(|s| !purged.contains(s))
+            .collect();
+        put_var(&mut out, retired.len() as u64);
+        for s in retired {
+            put_u64(&mut out, s);
+        }
         out
     }
 
@@ -994,6 +1021,10 @@ impl Root {
             counts.insert(r.u64()?, r.u64()?);
         }
         let next_storage = r.u64()?;
+        let mut retired = Vec::new();
+        for _ in 0..r.count(8)? {
+            retired.push(r.u64()?);
+        }
         if !r.is_empty() {
             return Err(r.err("trailing bytes"));
         }
@@ -1019,6 +1050,7 @@ impl Root {
                 counts,
             })),
             next_storage,
+            retired,
         })
     }
 
@@ -1054,6 +1086,7 @@ impl Root {
             ddl_seq: 0,
             lower: None,
             next_storage: 1,
+            retired: Vec::new(),
         };
         let nt = r.count(17)?;
         for _ in 0..nt {
@@ -1135,6 +1168,7 @@ impl Root {
         let storage = self.new_storage();
         let data = TableData::empty(def, old.auto_inc_next, generation, storage);
         self.tables.insert(def.id, data);
+        self.retire(Some(old));
         for (n, row) in old_rows.iter().enumerate() {
             let mut r = Vec::with_capacity(sources.len());
             for (col, src) in def.columns.iter().zip(sources) {
@@ -1186,6 +1220,7 @@ impl Root {
         let storage = self.new_storage();
         let data = TableData::empty(def, old.auto_inc_next, generation, storage);
         self.tables.insert(def.id, data);
+        self.retire(Some(old));
         for row in old_rows {
             let mut r = (*row).clone();
             edit(&mut r);

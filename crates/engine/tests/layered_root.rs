@@ -269,7 +269,7 @@ fn run(ops: &[Op]) -> Result<(), TestCaseError> {
             Op::Checkpoint => {
                 if let Some(f) = frozen.take() {
                     base.checkpoint(&[], &f.frozen_changes()).unwrap();
-                    layered = layered.with_base(&f, base.snapshot()).unwrap();
+                    layered = layered.with_base(&f, base.snapshot(), &[]).unwrap();
                     checkpoints += 1;
                 }
             }
@@ -296,11 +296,11 @@ fn run(ops: &[Op]) -> Result<(), TestCaseError> {
     // Reading a base the whole way: freeze and write what is left, then compare again.
     if let Some(f) = frozen.take() {
         base.checkpoint(&[], &f.frozen_changes()).unwrap();
-        layered = layered.with_base(&f, base.snapshot()).unwrap();
+        layered = layered.with_base(&f, base.snapshot(), &[]).unwrap();
     }
     let f = layered.freeze().unwrap();
     base.checkpoint(&[], &f.frozen_changes()).unwrap();
-    let last = f.with_base(&f, base.snapshot()).unwrap();
+    let last = f.with_base(&f, base.snapshot(), &[]).unwrap();
     prop_assert_eq!(
         observe(&last),
         observe(&model),
@@ -335,8 +335,8 @@ fn a_delete_over_the_base_hides_the_row_and_its_entries_and_counts() {
     let f = root.freeze().unwrap();
     assert!(f.freeze().is_none(), "one frozen layer at a time");
     base.checkpoint(&[], &f.frozen_changes()).unwrap();
-    let mut root = f.with_base(&f, base.snapshot()).unwrap();
-    assert!(root.with_base(&tables(), base.snapshot()).is_none());
+    let mut root = f.with_base(&f, base.snapshot(), &[]).unwrap();
+    assert!(root.with_base(&tables(), base.snapshot(), &[]).is_none());
     // Nothing in memory any more: every read below goes to the base.
     assert_eq!(root.row_count(KEYED), 10);
     let before = root
@@ -369,4 +369,40 @@ fn a_delete_over_the_base_hides_the_row_and_its_entries_and_counts() {
         before: Arc::new(vec![Value::Int(4), text(1)]),
     };
     assert!(root.apply_row_change(&again).is_err());
+}
+
+#[test]
+fn a_truncated_tables_base_records_are_deleted_a_budget_at_a_time() {
+    let scratch = Scratch::new();
+    let base = Base::open(&scratch.0, 4 << 20).unwrap();
+    let mut root = tables();
+    for id in 0..10 {
+        let row = Arc::new(vec![Value::Int(id), text(1)]);
+        root.apply_row_change(&RowChange::Insert { table: KEYED, row })
+            .unwrap();
+    }
+    let f = root.freeze().unwrap();
+    base.checkpoint(&[], &f.frozen_changes()).unwrap();
+    let mut root = f.with_base(&f, base.snapshot(), &[]).unwrap();
+    // 10 rows and 10 index entries in the base; TRUNCATE retires them.
+    root.apply_catalog_change(&CatalogChange::TruncateTable { id: KEYED })
+        .unwrap();
+    let mut checkpoints = 0;
+    loop {
+        let f = root.freeze().unwrap();
+        let (deletes, done) = f.purge_changes(6).unwrap();
+        assert!(deletes.len() <= 6);
+        base.checkpoint(&[], &deletes).unwrap();
+        root = f.with_base(&f, base.snapshot(), &done).unwrap();
+        checkpoints += 1;
+        if !done.is_empty() {
+            break;
+        }
+        assert!(checkpoints < 10, "the purge makes no progress");
+    }
+    // 20 records, 6 a time: the fourth checkpoint deletes the last two.
+    assert_eq!(checkpoints, 4);
+    let left = base.snapshot().iter(Bound::Unbounded, Bound::Unbounded).count();
+    assert_eq!(left, 0);
+    assert_eq!(root.row_count(KEYED), 0);
 }

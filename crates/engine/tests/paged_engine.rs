@@ -259,3 +259,63 @@ fn a_data_directory_keeps_the_store_it_was_made_with() {
     let err = open(&fs, options(&base)).err().unwrap().to_string();
     assert!(err.contains("memory checkpoints"), "{err}");
 }
+
+/// Every data record of the base in `dir` (the engine is shut down).
+fn base_records(dir: &std::path::Path) -> usize {
+    let base = onelog_engine::base::Base::open(dir, 1 << 20).unwrap();
+    base.snapshot()
+        .iter(Bound::Unbounded, Bound::Unbounded)
+        .map(Result::unwrap)
+        .count()
+}
+
+#[test]
+fn dropped_truncated_and_rewritten_tables_leave_no_records_in_the_base() {
+    let base = Scratch::new();
+    let fs = SimFs::new();
+    let (e, _) = open(&fs, options(&base)).unwrap();
+    let t = setup(&e);
+    let spec = TableSpec {
+        db: "d".into(),
+        name: "u".into(),
+        columns: vec![ColumnSpec::new("id", SqlType::BigInt { unsigned: false }).not_null()],
+        primary_key: vec!["id".into()],
+        indexes: vec![],
+    };
+    let u = e.create_table(spec, false, "CREATE TABLE u (...)").unwrap();
+    for id in 0..200 {
+        put(&e, t, id, id % 5);
+        let mut tx = e.begin();
+        tx.insert(u, vec![Value::Int(id)]).unwrap();
+        tx.commit().unwrap();
+    }
+    e.checkpoint().unwrap();
+    e.shutdown().unwrap();
+    drop(e);
+    // 200 rows of t with one index entry each, 200 rows of u.
+    assert_eq!(base_records(&base.0), 600);
+    let (e, _) = open(&fs, options(&base)).unwrap();
+    e.drop_table("d", "u", false, "DROP TABLE u").unwrap();
+    e.add_column(
+        "d",
+        "t",
+        ColumnSpec::new("extra", SqlType::Int { unsigned: false }),
+        Value::Int(1),
+        "ALTER TABLE t ADD extra INT",
+    )
+    .unwrap();
+    for id in 200..210 {
+        put(&e, t, id, 1);
+    }
+    e.checkpoint().unwrap();
+    e.truncate_table("d", "t", "TRUNCATE t").unwrap();
+    for id in 0..7 {
+        put(&e, t, id, 2);
+    }
+    e.shutdown().unwrap();
+    drop(e);
+    // Only the 7 rows of t and their entries are left.
+    assert_eq!(base_records(&base.0), 14);
+    let (e, _) = open(&fs, options(&base)).unwrap();
+    assert_eq!(contents(&e, t).len(), 7);
+}
