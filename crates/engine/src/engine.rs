@@ -102,11 +102,31 @@ pub enum TableStore {
     /// The paged store: each table's changes since the last checkpoint in memory over an
     /// on-disk base that only checkpoints write. The base is `checkpoints/base/` in the data
     /// directory unless `dir` names another (tests whose engine runs on a simulated file
-    /// system: the base always uses real files); `cache_bytes` sizes its block cache.
+    /// system: the base always uses real files). `memory_bytes` (the server's
+    /// `innodb_buffer_pool_size`) is its memory budget: three quarters are the base's block
+    /// cache, and a checkpoint starts after `memory_bytes / 8` of log (at least 4 MiB, at most
+    /// `checkpoint_every_bytes`), which bounds the delta: it holds the rows changed by that
+    /// much log, and while a checkpoint runs the frozen delta before it.
     Paged {
         dir: Option<PathBuf>,
-        cache_bytes: u64,
+        memory_bytes: u64,
     },
+}
+
+/// The base's block cache for a memory budget (`TableStore::Paged`).
+fn paged_cache_bytes(memory_bytes: u64) -> u64 {
+    memory_bytes / 4 * 3
+}
+
+/// The log bytes between checkpoints for a memory budget (`TableStore::Paged`), at most
+/// `every_bytes` (0: none by size).
+fn paged_checkpoint_bytes(memory_bytes: u64, every_bytes: u64) -> u64 {
+    let by_budget = (memory_bytes / 8).max(4 << 20);
+    if every_bytes == 0 {
+        by_budget
+    } else {
+        by_budget.min(every_bytes)
+    }
 }
 
 /// The base's directory name beside the control file.
@@ -223,7 +243,7 @@ fn load_root(fs: &dyn FileSystem, dir: &Path, store: &TableStore) -> Result<Load
         dir: dir.parent().unwrap_or(dir).to_path_buf(),
         reason,
     };
-    let (base_name, cache_bytes, base_dir) = match (control, store) {
+    let (base_name, memory_bytes, base_dir) = match (control, store) {
         (None | Some(Control::File { .. }), TableStore::Memory) => {
             let (root, lsn) = load_memory_root(fs, dir)?;
             return Ok((root, lsn, None));
@@ -245,22 +265,22 @@ fn load_root(fs: &dyn FileSystem, dir: &Path, store: &TableStore) -> Result<Load
             Some(Control::Base { name }),
             TableStore::Paged {
                 dir: d,
-                cache_bytes,
+                memory_bytes,
             },
-        ) => (name, *cache_bytes, d.clone()),
+        ) => (name, *memory_bytes, d.clone()),
         (
             None,
             TableStore::Paged {
                 dir: d,
-                cache_bytes,
+                memory_bytes,
             },
         ) => {
             write_base_control(fs, dir, BASE_NAME).map_err(checkpoint_error)?;
-            (BASE_NAME.to_string(), *cache_bytes, d.clone())
+            (BASE_NAME.to_string(), *memory_bytes, d.clone())
         }
     };
     let base_dir = base_dir.unwrap_or_else(|| dir.join(&base_name));
-    let base = Base::open(&base_dir, cache_bytes)?;
+    let base = Base::open(&base_dir, paged_cache_bytes(memory_bytes))?;
     let snapshot = base.snapshot();
     let meta = snapshot.meta(BASE_ROOT_META)?;
     let (root, lsn) = match meta {
@@ -391,7 +411,12 @@ impl Engine {
         let notifier = self.core.notifier().clone();
         self.checkpoints.start_scheduler(SchedulerTask {
             end_lsn: Box::new(move || log.end_lsn()),
-            every_bytes: self.opts.checkpoint_every_bytes,
+            every_bytes: match &self.opts.table_store {
+                TableStore::Memory => self.opts.checkpoint_every_bytes,
+                TableStore::Paged { memory_bytes, .. } => {
+                    paged_checkpoint_bytes(*memory_bytes, self.opts.checkpoint_every_bytes)
+                }
+            },
             every: self.opts.checkpoint_every,
             backoff: self.opts.checkpoint_backoff,
             run: Box::new(move || match weak.upgrade() {

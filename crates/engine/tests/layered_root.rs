@@ -402,7 +402,10 @@ fn a_truncated_tables_base_records_are_deleted_a_budget_at_a_time() {
     }
     // 20 records, 6 a time: the fourth checkpoint deletes the last two.
     assert_eq!(checkpoints, 4);
-    let left = base.snapshot().iter(Bound::Unbounded, Bound::Unbounded).count();
+    let left = base
+        .snapshot()
+        .iter(Bound::Unbounded, Bound::Unbounded)
+        .count();
     assert_eq!(left, 0);
     assert_eq!(root.row_count(KEYED), 0);
 }

@@ -43,7 +43,7 @@ fn options(base: &Scratch) -> EngineOptions {
     o.lock_wait_timeout = Duration::from_secs(30);
     o.table_store = TableStore::Paged {
         dir: Some(base.0.clone()),
-        cache_bytes: 4 << 20,
+        memory_bytes: 4 << 20,
     };
     o
 }

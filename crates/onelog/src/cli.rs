@@ -106,6 +106,9 @@ pub struct ServeOptions {
     /// `--table-store=memory|paged`: where a new data directory keeps its tables
     /// (docs/PAGED_STORE.md); an existing one keeps its own.
     pub paged_store: bool,
+    /// `--innodb-buffer-pool-size=SIZE`: the paged store's memory budget (block cache and
+    /// checkpoint trigger; only with `--table-store=paged`). None: 128M.
+    pub innodb_buffer_pool_size: Option<u64>,
     /// Global variables set at startup as `SET GLOBAL` would (the query logs:
     /// `--general-log`, `--general-log-file=`, `--slow-query-log`, `--slow-query-log-file=`,
     /// `--long-query-time=`, `--log-output=`, `--log-warnings=`), in the order given:
@@ -145,6 +148,7 @@ impl Default for ServeOptions {
             max_binlog_cache_size: 18_446_744_073_709_547_520,
             tmpdir: None,
             paged_store: false,
+            innodb_buffer_pool_size: None,
             globals: Vec::new(),
             warnings: Vec::new(),
         }
@@ -216,6 +220,10 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
                          checkpoint in memory over an on-disk store with a 128M block
                          cache. An existing data directory keeps its own (the other is
                          refused at start)
+  --innodb-buffer-pool-size=SIZE
+                         with --table-store=paged: its memory budget (default 128M): 3/4
+                         block cache, and a checkpoint after every SIZE/8 of log (4M..64M)
+                         so the rows changed since the last one stay in proportion
   --max-connections=N    (default {maxc})
   --max-allowed-packet=SIZE
                          (default 16M)
@@ -466,6 +474,7 @@ const KNOWN: &[&str] = &[
     "max-binlog-cache-size",
     "tmpdir",
     "table-store",
+    "innodb-buffer-pool-size",
     "general-log",
     "general-log-file",
     "slow-query-log",
@@ -559,6 +568,9 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
                 return Err("empty path".to_string());
             }
             o.tmpdir = Some(PathBuf::from(v));
+        }
+        "innodb-buffer-pool-size" => {
+            o.innodb_buffer_pool_size = Some(parse_size(v, 8 << 20, 1 << 50)?)
         }
         "table-store" => {
             o.paged_store = match v.to_ascii_lowercase().as_str() {
@@ -679,6 +691,12 @@ mod tests {
         assert!(serve(&["--table-store=PAGED"]).unwrap().paged_store);
         assert!(!serve(&["--table-store", "memory"]).unwrap().paged_store);
         assert!(serve(&["--table-store=disk"]).is_err());
+        let o = serve(&["--table-store=paged", "--innodb-buffer-pool-size=1G"]).unwrap();
+        assert_eq!(o.innodb_buffer_pool_size, Some(1 << 30));
+        assert!(
+            serve(&["--innodb-buffer-pool-size=1M"]).is_err(),
+            "below 8M"
+        );
     }
 
     fn args(a: &[&str]) -> Vec<String> {

@@ -430,7 +430,7 @@ pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
         table_store: if opts.paged_store {
             TableStore::Paged {
                 dir: None,
-                cache_bytes: PAGED_CACHE_BYTES,
+                memory_bytes: opts.innodb_buffer_pool_size.unwrap_or(PAGED_MEMORY_BYTES),
             }
         } else {
             TableStore::Memory
@@ -438,9 +438,9 @@ pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
     }
 }
 
-/// The paged store's block cache (MariaDB's default `innodb_buffer_pool_size`, 128M; the
-/// variable sizes it once docs/PAGED_STORE.md step 5 is built).
-const PAGED_CACHE_BYTES: u64 = 128 << 20;
+/// The paged store's memory budget without `--innodb-buffer-pool-size` (MariaDB's default
+/// buffer pool, 128M).
+const PAGED_MEMORY_BYTES: u64 = 128 << 20;
 
 /// Refuses option combinations that cannot work, before anything is opened.
 pub fn check_binlog_options(opts: &ServeOptions) -> Result<(), String> {
@@ -449,6 +449,14 @@ pub fn check_binlog_options(opts: &ServeOptions) -> Result<(), String> {
             "--binlog-file-mirror=ON cannot be used with --binlog-storage=file: in file \
                     mode the binlog already is classic binlog.NNNNNN files in the datadir \
                     (use --binlog-storage=engine with the mirror, or file mode without it)"
+                .to_string(),
+        );
+    }
+    if opts.innodb_buffer_pool_size.is_some() && !opts.paged_store {
+        return Err(
+            "--innodb-buffer-pool-size sizes the paged table store's memory and needs \
+             --table-store=paged: the in-memory store (the default) keeps every row in memory \
+             whatever the size"
                 .to_string(),
         );
     }
@@ -508,6 +516,22 @@ mod tests {
         o.binlog_storage = BinlogStorageMode::File;
         let e = check_binlog_options(&o).unwrap_err();
         assert!(e.contains("--binlog-file-mirror") && e.contains("--binlog-storage=file"));
+    }
+
+    #[test]
+    fn a_buffer_pool_size_needs_the_paged_store() {
+        let mut o = ServeOptions {
+            innodb_buffer_pool_size: Some(256 << 20),
+            ..ServeOptions::default()
+        };
+        let e = check_binlog_options(&o).unwrap_err();
+        assert!(e.contains("--table-store=paged"), "{e}");
+        o.paged_store = true;
+        assert!(check_binlog_options(&o).is_ok());
+        match server_config(&o, std::path::Path::new("/d")).table_store {
+            TableStore::Paged { memory_bytes, .. } => assert_eq!(memory_bytes, 256 << 20),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -236,7 +236,7 @@ fn engine_options(dir: &Path, storage: Storage) -> EngineOptions {
     if storage == Storage::Paged {
         o.table_store = TableStore::Paged {
             dir: None,
-            cache_bytes: 16 << 20,
+            memory_bytes: 16 << 20,
         };
     }
     if storage == Storage::File {
