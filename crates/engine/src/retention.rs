@@ -244,6 +244,7 @@ impl Engine {
         let core = self.core();
         core.check_open()?;
         let _no_backup = self.backup_holds().exclusive(wait)?;
+        let serial = self.checkpoints().serialize();
         let gate = core.exclusive();
         let log = core.log();
         log.flush()
@@ -254,7 +255,9 @@ impl Engine {
         let mut root = (*core.store().current()).clone();
         root.lsn = root.lsn.max(end);
         drop(core.store().publish(Arc::new(root)));
-        let at = self.checkpoints().write_gated(core, false, &gate)?;
+        let at = self
+            .checkpoints()
+            .write_gated(core, false, &gate, &serial)?;
         debug_assert!(
             at >= end,
             "RESET MASTER checkpointed at {at}, before the end {end}"
@@ -264,7 +267,7 @@ impl Engine {
         let mut root = (*core.store().current()).clone();
         root.gtid_state = GtidState::new();
         drop(core.store().publish(Arc::new(root)));
-        self.checkpoints().write_gated(core, true, &gate)?;
+        self.checkpoints().write_gated(core, true, &gate, &serial)?;
         // No backup runs (we hold that), but the writes above could not know it.
         self.checkpoints().remove_older();
         // MariaDB's after_reset_master: positions forgotten, counters zeroed.

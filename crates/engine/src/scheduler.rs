@@ -36,7 +36,7 @@ use crate::checkpoint::{remove_older_checkpoints, write_checkpoint_streamed, Par
 use crate::commit::{Committer, Exclusive};
 use crate::error::EngineError;
 use crate::report::EngineEvent;
-use crate::store::{BASE_ROOT_META, CHECKPOINT_PART};
+use crate::store::{Root, BASE_ROOT_META, CHECKPOINT_PART};
 
 /// Most keys of dropped, truncated or rewritten tables one checkpoint into the paged store's
 /// base deletes (the rest go with the next ones), so a DROP of a large table does not make one
@@ -276,8 +276,15 @@ impl Drop for CheckpointScheduler {
 pub(crate) struct Checkpointer {
     fs: Arc<dyn FileSystem>,
     dir: PathBuf,
-    /// LSN of the current checkpoint; its lock serializes the writes.
+    /// Serializes the writes. Taken before the commit gate by a caller that holds both
+    /// (RESET MASTER, [`Self::serialize`]); a checkpoint into the base takes the gate while
+    /// holding it.
+    serial: Mutex<()>,
+    /// LSN of the current checkpoint (held only to read or set it).
     last: Mutex<Option<Lsn>>,
+    /// The frozen root of a checkpoint into the base that failed: the next attempt writes it
+    /// (the roots published since are over its frozen layer).
+    pending: Mutex<Option<Arc<Root>>>,
     scheduler: Mutex<Option<CheckpointScheduler>>,
     /// Backups running: older checkpoint files are kept while any does (`backup.rs`).
     backups: Arc<BackupHolds>,
@@ -298,7 +305,9 @@ impl Checkpointer {
         Checkpointer {
             fs,
             dir,
+            serial: Mutex::new(()),
             last: Mutex::new(loaded),
+            pending: Mutex::new(None),
             scheduler: Mutex::new(None),
             backups: Arc::default(),
             base,
@@ -354,17 +363,31 @@ impl Checkpointer {
     /// LSN. Returns its LSN. Never blocks commits (into the paged store's base: for two
     /// instants, see [`Self::write_base`]).
     pub(crate) fn write(&self, core: &Committer, force: bool) -> Result<Lsn, EngineError> {
-        self.write_with(core, force, None)
+        let serial = self.serialize();
+        self.write_with(core, force, None, &serial)
     }
 
-    /// [`Self::write`] for a caller that holds the commit gate (RESET MASTER).
+    /// The writers' lock, for a caller that must take it before the commit gate.
+    pub(crate) fn serialize(&self) -> CheckpointSerial<'_> {
+        CheckpointSerial {
+            _guard: self.serial.lock().unwrap_or_else(|p| p.into_inner()),
+        }
+    }
+
+    /// [`Self::write`] for a caller that holds the writers' lock and then the commit gate
+    /// (RESET MASTER).
     pub(crate) fn write_gated(
         &self,
         core: &Committer,
         force: bool,
         gate: &Exclusive<'_>,
+        serial: &CheckpointSerial<'_>,
     ) -> Result<Lsn, EngineError> {
-        self.write_with(core, force, Some(gate))
+        self.write_with(core, force, Some(gate), serial)
+    }
+
+    fn set_last(&self, lsn: Lsn) {
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(lsn);
     }
 
     fn write_with(
@@ -372,13 +395,23 @@ impl Checkpointer {
         core: &Committer,
         force: bool,
         gate: Option<&Exclusive<'_>>,
+        _serial: &CheckpointSerial<'_>,
     ) -> Result<Lsn, EngineError> {
-        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(base) = &self.base {
-            return self.write_base(base, core, force, gate, &mut last);
+        // A record the store could not take (a failed read of the base, or a bug) left the
+        // published root without part of it: a checkpoint would make that permanent, while
+        // the log still holds the record for a restart to apply again.
+        if let Some(why) = core.apply_failure() {
+            return Err(EngineError::corrupt(
+                "checkpoint refused",
+                format!("a committed record could not be applied to the tables: {why}"),
+            ));
         }
+        if let Some(base) = &self.base {
+            return self.write_base(base, core, force, gate);
+        }
+        let last = self.lsn();
         let root = core.store().current();
-        if !force && *last == Some(root.lsn) {
+        if !force && last == Some(root.lsn) {
             return Ok(root.lsn);
         }
         debug_assert!(
@@ -412,42 +445,64 @@ impl Checkpointer {
             context: format!("writing the checkpoint at LSN {}", root.lsn),
             source,
         })?;
-        *last = Some(root.lsn);
+        self.set_last(root.lsn);
         Ok(root.lsn)
     }
 
     /// A checkpoint into the paged store's base (docs/PAGED_STORE.md, step 3 piece 4): under
     /// the commit gate for an instant (no commit is then between its log write and its
     /// apply), the current root is frozen and the frozen root published in its place (same
-    /// rows); outside it, the log is made durable up to the frozen root's LSN and the frozen
-    /// layer's changes plus the root record are written into the base as one atomic
-    /// ingestion; under the gate again, the current root switches to the new base snapshot
-    /// in the frozen layer's place. A failure leaves the frozen layer in the roots (still
-    /// correct), and the next attempt writes that layer again. `gate`: the caller holds it.
+    /// rows); outside it, [`Self::write_frozen`] writes it. A frozen root a failed attempt
+    /// left is written first, then a fresh one as asked. `gate`: the caller holds it.
     fn write_base(
         &self,
         base: &Base,
         core: &Committer,
         force: bool,
         gate: Option<&Exclusive<'_>>,
-        last: &mut Option<Lsn>,
     ) -> Result<Lsn, EngineError> {
+        let pending = self
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(frozen) = pending {
+            self.write_frozen(base, core, &frozen, gate)?;
+        }
         let frozen = {
             let _gate = gate.is_none().then(|| core.exclusive());
             let root = core.store().current();
-            if !force && *last == Some(root.lsn) && !root.has_frozen_layer() {
+            if !force && self.lsn() == Some(root.lsn) {
                 return Ok(root.lsn);
             }
-            match root.freeze() {
-                Some(f) => {
-                    let f = Arc::new(f);
-                    drop(core.store().publish(f.clone()));
-                    f
-                }
-                // A frozen layer an earlier attempt could not write: written now.
-                None => root,
-            }
+            let frozen = Arc::new(root.freeze().ok_or_else(|| {
+                EngineError::corrupt(
+                    "checkpoint into the table store",
+                    "the current root has a frozen layer no checkpoint is writing",
+                )
+            })?);
+            drop(core.store().publish(frozen.clone()));
+            frozen
         };
+        *self.pending.lock().unwrap_or_else(|p| p.into_inner()) = Some(frozen.clone());
+        self.write_frozen(base, core, &frozen, gate)?;
+        Ok(frozen.lsn)
+    }
+
+    /// Writes `frozen` (a root [`Root::freeze`] returned and that was published) into the
+    /// base: the log is made durable up to its LSN, then its frozen layer's changes, the
+    /// deletes of its retired storage ids' records (a bounded number) and its root record go
+    /// in as one atomic ingestion; under the commit gate again, the current root (still over
+    /// the same frozen layer: only this writer changes the layers) switches to the new base
+    /// snapshot. On failure `frozen` stays pending and its layer stays in the roots (reads
+    /// stay right); the next attempt writes the same root again.
+    fn write_frozen(
+        &self,
+        base: &Base,
+        core: &Committer,
+        frozen: &Arc<Root>,
+        gate: Option<&Exclusive<'_>>,
+    ) -> Result<(), EngineError> {
         let log = core.log();
         if log.durable_lsn() < frozen.lsn {
             log.flush()
@@ -456,7 +511,8 @@ impl Checkpointer {
         debug_assert!(log.durable_lsn() >= frozen.lsn || log.failed().is_some());
         let (mut changes, purged) = frozen.purge_changes(PURGE_BUDGET)?;
         changes.append(&mut frozen.frozen_changes());
-        // The purged storage ids are no live table's, so no key is in both parts.
+        // The purged storage ids are no live table's of the frozen root, so no key is in both
+        // parts.
         changes.sort_by(|a, b| a.0.cmp(&b.0));
         let meta = frozen.encode_base_meta(&purged);
         base.checkpoint(&[(BASE_ROOT_META, &meta)], &changes)?;
@@ -465,7 +521,7 @@ impl Checkpointer {
             let _gate = gate.is_none().then(|| core.exclusive());
             let current = core.store().current();
             let switched = current
-                .with_base(&frozen, snapshot, &purged)
+                .with_base(frozen, snapshot, &purged)
                 .ok_or_else(|| {
                     EngineError::corrupt(
                         "checkpoint into the table store",
@@ -474,9 +530,15 @@ impl Checkpointer {
                 })?;
             drop(core.store().publish(Arc::new(switched)));
         }
-        *last = Some(frozen.lsn);
-        Ok(frozen.lsn)
+        *self.pending.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.set_last(frozen.lsn);
+        Ok(())
     }
+}
+
+/// Proof of holding the checkpoint writers' lock ([`Checkpointer::serialize`]).
+pub(crate) struct CheckpointSerial<'a> {
+    _guard: MutexGuard<'a, ()>,
 }
 
 impl Drop for Checkpointer {

@@ -319,3 +319,60 @@ fn dropped_truncated_and_rewritten_tables_leave_no_records_in_the_base() {
     let (e, _) = open(&fs, options(&base)).unwrap();
     assert_eq!(contents(&e, t).len(), 7);
 }
+
+#[test]
+fn a_failed_checkpoint_into_the_base_is_written_again_and_loses_nothing() {
+    let base = Scratch::new();
+    let fs = SimFs::new();
+    let (e, _) = open(&fs, options(&base)).unwrap();
+    let t = setup(&e);
+    let mut model = std::collections::BTreeMap::new();
+    let mut put_m = |e: &Arc<Engine>, id: i64, k: i64| {
+        put(e, t, id, k);
+        model.insert(id, k);
+    };
+    for id in 0..100 {
+        put_m(&e, id, 1);
+    }
+    e.checkpoint().unwrap();
+    for id in 50..150 {
+        put_m(&e, id, 2);
+    }
+    // The base's files move away: the next checkpoint cannot write its table file.
+    let keyspaces = base.0.join("keyspaces");
+    let away = base.0.join("keyspaces.away");
+    std::fs::rename(&keyspaces, &away).unwrap();
+    let failed = e.checkpoint();
+    assert!(failed.is_err(), "{failed:?}");
+    // Commits go on over the frozen layer the failed checkpoint left, and read right.
+    for id in 120..200 {
+        put_m(&e, id, 3);
+    }
+    delete(&e, t, 10);
+    model.remove(&10);
+    let want: Vec<(i64, i64)> = model.iter().map(|(a, b)| (*a, *b)).collect();
+    let rows = |e: &Arc<Engine>| -> Vec<(i64, i64)> {
+        contents(e, t)
+            .iter()
+            .map(|r| match (&r[0], &r[1]) {
+                (Value::Int(a), Value::Int(b)) => (*a, *b),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    assert_eq!(rows(&e), want);
+    std::fs::rename(&away, &keyspaces).unwrap();
+    let at = e.checkpoint().unwrap();
+    for id in 300..310 {
+        put(&e, t, id, 4);
+    }
+    let mut want = want;
+    want.extend((300..310).map(|id| (id, 4)));
+    drop(e);
+    fs.crash_now();
+    let fs = fs.reboot(3, true);
+    let (e, report) = open(&fs, options(&base)).unwrap();
+    assert_eq!(report.checkpoint_lsn, Some(at));
+    assert_eq!(report.records_applied, 10);
+    assert_eq!(rows(&e), want);
+}

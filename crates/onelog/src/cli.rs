@@ -109,6 +109,10 @@ pub struct ServeOptions {
     /// `--innodb-buffer-pool-size=SIZE`: the paged store's memory budget (block cache and
     /// checkpoint trigger; only with `--table-store=paged`). None: 128M.
     pub innodb_buffer_pool_size: Option<u64>,
+    /// The buffer pool size came as `--loose-innodb-buffer-pool-size` (MariaDB option files
+    /// carry it): without `--table-store=paged` it is then ignored with a warning, as an
+    /// unknown loose option is, instead of refused.
+    pub innodb_buffer_pool_size_loose: bool,
     /// Global variables set at startup as `SET GLOBAL` would (the query logs:
     /// `--general-log`, `--general-log-file=`, `--slow-query-log`, `--slow-query-log-file=`,
     /// `--long-query-time=`, `--log-output=`, `--log-warnings=`), in the order given:
@@ -149,6 +153,7 @@ impl Default for ServeOptions {
             tmpdir: None,
             paged_store: false,
             innodb_buffer_pool_size: None,
+            innodb_buffer_pool_size_loose: false,
             globals: Vec::new(),
             warnings: Vec::new(),
         }
@@ -366,6 +371,14 @@ fn parse_serve(args: &[String]) -> Result<ServeOptions, CliError> {
     while let Some(arg) = it.next() {
         apply_arg(&mut opts, arg, &mut it, Source::CommandLine, true)?;
     }
+    if opts.innodb_buffer_pool_size_loose && !opts.paged_store {
+        opts.innodb_buffer_pool_size = None;
+        opts.warnings.push(
+            "ignoring '--loose-innodb-buffer-pool-size': it sizes the paged table store \
+             (--table-store=paged); the in-memory store keeps every row in memory"
+                .to_string(),
+        );
+    }
     Ok(opts)
 }
 
@@ -442,7 +455,11 @@ fn apply_arg<'a>(
         CliError::Usage(format!(
             "invalid value '{value}' for --{name} {source}: {why}"
         ))
-    })
+    })?;
+    if name == "innodb-buffer-pool-size" {
+        opts.innodb_buffer_pool_size_loose = loose;
+    }
+    Ok(())
 }
 
 const KNOWN: &[&str] = &[
@@ -570,7 +587,8 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
             o.tmpdir = Some(PathBuf::from(v));
         }
         "innodb-buffer-pool-size" => {
-            o.innodb_buffer_pool_size = Some(parse_size(v, 8 << 20, 1 << 50)?)
+            o.innodb_buffer_pool_size = Some(parse_size(v, 8 << 20, 1 << 50)?);
+            o.innodb_buffer_pool_size_loose = false;
         }
         "table-store" => {
             o.paged_store = match v.to_ascii_lowercase().as_str() {
@@ -785,14 +803,23 @@ mod tests {
 
     #[test]
     fn unknown_options_are_errors_naming_them_and_loose_ones_warnings() {
-        let e = serve(&["--innodb-buffer-pool-size=1G"]).unwrap_err();
+        let e = serve(&["--innodb-log-file-size=1G"]).unwrap_err();
         assert!(
             e.to_string()
-                .contains("unknown option '--innodb-buffer-pool-size'"),
+                .contains("unknown option '--innodb-log-file-size'"),
             "{e}"
         );
-        let o = serve(&["--loose-innodb-buffer-pool-size=1G"]).unwrap();
+        let o = serve(&["--loose-innodb-log-file-size=1G"]).unwrap();
         assert_eq!(o.warnings.len(), 1);
+        // A loose buffer pool size is ignored the same way with the in-memory store, and
+        // honoured with the paged one.
+        let o = serve(&["--loose-innodb-buffer-pool-size=1G"]).unwrap();
+        assert_eq!((o.innodb_buffer_pool_size, o.warnings.len()), (None, 1));
+        let o = serve(&["--loose-innodb-buffer-pool-size=1G", "--table-store=paged"]).unwrap();
+        assert_eq!(
+            (o.innodb_buffer_pool_size, o.warnings.len()),
+            (Some(1 << 30), 0)
+        );
         assert!(serve(&["port=5"]).is_err());
     }
 
