@@ -86,6 +86,12 @@ impl Engine {
         origin.used(receipt.gtid);
         core.notifier().logged();
         core.forget_auto_inc(&change);
+        // With the paged store, DDL that copied a table put all its rows into memory (and
+        // dropped tables leave records to delete): a checkpoint takes them to the base soon,
+        // where the log's growth would not ask for one.
+        if self.paged() {
+            self.checkpoints().request();
+        }
         Ok(Some(change))
     }
 

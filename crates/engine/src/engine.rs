@@ -471,6 +471,12 @@ impl Engine {
         &self.opts
     }
 
+    /// Whether the tables are in the paged store (`TableStore::Paged`) rather than all in
+    /// memory.
+    pub fn paged(&self) -> bool {
+        matches!(self.opts.table_store, TableStore::Paged { .. })
+    }
+
     /// The row lock manager (tests, `SHOW ENGINE STATUS`).
     pub fn locks(&self) -> &LockManager {
         self.core.locks()

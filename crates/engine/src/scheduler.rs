@@ -81,6 +81,8 @@ impl Backoff {
 struct SchedState {
     stop: bool,
     poked: bool,
+    /// A checkpoint is wanted now, whatever the log's growth ([`CheckpointScheduler::request`]).
+    requested: bool,
     last_error: Option<String>,
     taken: u64,
 }
@@ -156,6 +158,17 @@ impl CheckpointScheduler {
         }
     }
 
+    /// Makes the thread take a checkpoint soon even if the log has not grown (the paged store
+    /// after DDL that put a whole table into memory: the log record of an ALTER is small, its
+    /// rows are not). Cheap; never waits for it.
+    pub fn request(&self) {
+        let mut st = self.shared.state();
+        st.requested = true;
+        st.poked = true;
+        drop(st);
+        self.shared.cv.notify_one();
+    }
+
     /// Makes the thread look at the log's growth now (cheap; never waits for a checkpoint).
     pub fn poke(&self) {
         self.shared.state().poked = true;
@@ -199,7 +212,7 @@ fn scheduler_loop(worker: &SchedShared, task: &SchedulerTask, initial: Lsn) {
     // Set while backing off: no attempt before this instant.
     let mut retry_at: Option<Instant> = None;
     loop {
-        {
+        let requested = {
             let mut st = worker.state();
             if !st.stop && !st.poked {
                 let wait = retry_at.map_or(interval, |t| {
@@ -215,7 +228,8 @@ fn scheduler_loop(worker: &SchedShared, task: &SchedulerTask, initial: Lsn) {
                 return;
             }
             st.poked = false;
-        }
+            std::mem::take(&mut st.requested)
+        };
         (task.housekeeping)();
         if retry_at.is_some_and(|t| Instant::now() < t) {
             continue;
@@ -224,7 +238,7 @@ fn scheduler_loop(worker: &SchedShared, task: &SchedulerTask, initial: Lsn) {
         let grown = end.saturating_sub(last_lsn);
         let by_bytes = task.every_bytes > 0 && grown >= task.every_bytes;
         let by_time = !task.every.is_zero() && grown > 0 && last_time.elapsed() >= task.every;
-        if !(by_bytes || by_time) {
+        if !(by_bytes || by_time || requested) {
             continue;
         }
         let outcome = (task.run)();
@@ -325,6 +339,19 @@ impl Checkpointer {
     /// The engine's backup holds (kept here: the writer consults them after every switch).
     pub(crate) fn backups(&self) -> &Arc<BackupHolds> {
         &self.backups
+    }
+
+    /// Asks the background scheduler, if one runs, for a checkpoint soon
+    /// ([`CheckpointScheduler::request`]).
+    pub(crate) fn request(&self) {
+        if let Some(s) = self
+            .scheduler
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            s.request();
+        }
     }
 
     /// Starts the background scheduler (see [`CheckpointScheduler::start`]).
@@ -669,6 +696,18 @@ mod tests {
         assert_eq!(log.runs.recv_timeout(LONG).unwrap(), 2100);
         sched.stop();
         sched.stop();
+    }
+
+    #[test]
+    fn a_requested_checkpoint_runs_without_log_growth() {
+        let (sched, log) = start_fake(1000, Duration::from_secs(3600));
+        log.settle(&sched);
+        assert!(log.runs.try_recv().is_err(), "no growth: no checkpoint");
+        sched.request();
+        assert_eq!(log.runs.recv_timeout(LONG).unwrap(), 100);
+        log.settle(&sched);
+        assert!(log.runs.try_recv().is_err(), "one request, one checkpoint");
+        assert_eq!(sched.checkpoints_taken(), 1);
     }
 
     #[test]
