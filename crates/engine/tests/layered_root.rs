@@ -6,11 +6,12 @@
 //! AUTO_INCREMENT counters. The base bypasses the simulated `FileSystem`, so each case uses a
 //! scratch directory under the system's temporary directory.
 
+mod common;
+
 use std::ops::Bound;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use common::Scratch;
 use onelog_binlog::Value;
 use onelog_engine::base::Base;
 use onelog_engine::catalog::{
@@ -22,24 +23,6 @@ use proptest::prelude::*;
 /// A table with a primary key and an index on `v`, and one without primary key.
 const KEYED: TableId = 1;
 const HEAP: TableId = 2;
-
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicU64 = AtomicU64::new(0);
-        let n = N.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("onelog-layered-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn int() -> SqlType {
     SqlType::Int { unsigned: false }
@@ -252,7 +235,7 @@ fn observe(root: &Root) -> Vec<String> {
 }
 
 fn run(ops: &[Op]) -> Result<(), TestCaseError> {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("layered");
     let base = Base::open(&scratch.0, 4 << 20).unwrap();
     let mut model = tables();
     let mut layered = model.clone();
@@ -323,7 +306,7 @@ proptest! {
 
 #[test]
 fn a_delete_over_the_base_hides_the_row_and_its_entries_and_counts() {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("layered");
     let base = Base::open(&scratch.0, 4 << 20).unwrap();
     let mut root = tables();
     let def = root.table_def(KEYED).unwrap().clone();
@@ -373,7 +356,7 @@ fn a_delete_over_the_base_hides_the_row_and_its_entries_and_counts() {
 
 #[test]
 fn a_truncated_tables_base_records_are_deleted_a_budget_at_a_time() {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("layered");
     let base = Base::open(&scratch.0, 4 << 20).unwrap();
     let mut root = tables();
     for id in 0..10 {

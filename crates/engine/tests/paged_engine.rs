@@ -5,9 +5,9 @@
 //! never opened with the other store. The engine's log runs on the simulated file system; the
 //! base always uses real files, here a scratch directory under the system's temporary one.
 
+mod common;
+
 use std::ops::Bound;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,23 +18,7 @@ use onelog_engine::{
 };
 use onelog_log::{FileSystem, SimFs};
 
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Scratch {
-        static N: AtomicU64 = AtomicU64::new(0);
-        let n = N.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("onelog-paged-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::Scratch;
 
 fn options(base: &Scratch) -> EngineOptions {
     let mut o = EngineOptions::new("/data");
@@ -119,9 +103,20 @@ fn contents(e: &Engine, t: TableId) -> Vec<Vec<Value>> {
     rows
 }
 
+/// [`contents`] as `(id, k)` pairs.
+fn ids_and_ks(e: &Engine, t: TableId) -> Vec<(i64, i64)> {
+    contents(e, t)
+        .iter()
+        .map(|r| match (&r[0], &r[1]) {
+            (Value::Int(a), Value::Int(b)) => (*a, *b),
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
 #[test]
 fn checkpoints_go_into_the_base_and_a_reopen_replays_only_what_follows() {
-    let base = Scratch::new();
+    let base = Scratch::new("paged");
     let fs = SimFs::new();
     let (e, report) = open(&fs, options(&base)).unwrap();
     assert_eq!(report.checkpoint_lsn, None);
@@ -189,7 +184,7 @@ fn checkpoints_go_into_the_base_and_a_reopen_replays_only_what_follows() {
 
 #[test]
 fn a_power_cut_at_random_points_loses_no_acknowledged_commit() {
-    let base = Scratch::new();
+    let base = Scratch::new("paged");
     let mut fs = SimFs::new();
     let (mut e, _) = open(&fs, options(&base)).unwrap();
     let t = setup(&e);
@@ -224,20 +219,13 @@ fn a_power_cut_at_random_points_loses_no_acknowledged_commit() {
         fs.crash_now();
         fs = fs.reboot(round, true);
         e = open(&fs, options(&base)).unwrap().0;
-        let got: Vec<(i64, i64)> = contents(&e, t)
-            .iter()
-            .map(|r| match (&r[0], &r[1]) {
-                (Value::Int(a), Value::Int(b)) => (*a, *b),
-                other => panic!("{other:?}"),
-            })
-            .collect();
-        assert_eq!(got, want, "round {round}");
+        assert_eq!(ids_and_ks(&e, t), want, "round {round}");
     }
 }
 
 #[test]
 fn a_data_directory_keeps_the_store_it_was_made_with() {
-    let base = Scratch::new();
+    let base = Scratch::new("paged");
     let fs = SimFs::new();
     let (e, _) = open(&fs, options(&base)).unwrap();
     setup(&e);
@@ -271,7 +259,7 @@ fn base_records(dir: &std::path::Path) -> usize {
 
 #[test]
 fn dropped_truncated_and_rewritten_tables_leave_no_records_in_the_base() {
-    let base = Scratch::new();
+    let base = Scratch::new("paged");
     let fs = SimFs::new();
     let (e, _) = open(&fs, options(&base)).unwrap();
     let t = setup(&e);
@@ -322,7 +310,7 @@ fn dropped_truncated_and_rewritten_tables_leave_no_records_in_the_base() {
 
 #[test]
 fn a_failed_checkpoint_into_the_base_is_written_again_and_loses_nothing() {
-    let base = Scratch::new();
+    let base = Scratch::new("paged");
     let fs = SimFs::new();
     let (e, _) = open(&fs, options(&base)).unwrap();
     let t = setup(&e);
@@ -351,16 +339,7 @@ fn a_failed_checkpoint_into_the_base_is_written_again_and_loses_nothing() {
     delete(&e, t, 10);
     model.remove(&10);
     let want: Vec<(i64, i64)> = model.iter().map(|(a, b)| (*a, *b)).collect();
-    let rows = |e: &Arc<Engine>| -> Vec<(i64, i64)> {
-        contents(e, t)
-            .iter()
-            .map(|r| match (&r[0], &r[1]) {
-                (Value::Int(a), Value::Int(b)) => (*a, *b),
-                other => panic!("{other:?}"),
-            })
-            .collect()
-    };
-    assert_eq!(rows(&e), want);
+    assert_eq!(ids_and_ks(&e, t), want);
     std::fs::rename(&away, &keyspaces).unwrap();
     let at = e.checkpoint().unwrap();
     for id in 300..310 {
@@ -374,5 +353,5 @@ fn a_failed_checkpoint_into_the_base_is_written_again_and_loses_nothing() {
     let (e, report) = open(&fs, options(&base)).unwrap();
     assert_eq!(report.checkpoint_lsn, Some(at));
     assert_eq!(report.records_applied, 10);
-    assert_eq!(rows(&e), want);
+    assert_eq!(ids_and_ks(&e, t), want);
 }

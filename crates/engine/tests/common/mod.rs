@@ -1,9 +1,13 @@
 //! Shared by the engine's crash tests (`engine_crash_recovery.rs`, `file_mode_crash.rs`) and
 //! `engine_purge.rs`: the counter table they use, the transaction step they commit, and the
-//! replay of a log from LSN 0 into an empty root that recovered engines are compared with.
+//! replay of a log from LSN 0 into an empty root that recovered engines are compared with;
+//! and by the paged store's tests (`layered_root.rs`, `paged_engine.rs`): [`Scratch`], the
+//! real directory its base needs.
 
 #![allow(dead_code)]
 
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use onelog_binlog::{Gtid, Value};
@@ -82,4 +86,24 @@ pub fn replay_from_empty(e: &Engine) -> (Root, Vec<Gtid>) {
         }
     }
     (root, gtids)
+}
+
+/// A fresh directory under the system's temporary one, removed when dropped (the paged
+/// store's base uses real files, also under the simulated file system).
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(what: &str) -> Scratch {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("onelog-{what}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
