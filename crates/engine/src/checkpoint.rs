@@ -454,6 +454,13 @@ fn remove_leftovers(fs: &dyn FileSystem, dir: &Path, keep: &str) {
     }
 }
 
+/// Removes every checkpoint file of `dir` and this module's temporary files (best effort):
+/// after the control file switched to naming the paged store's base, none is used again.
+pub fn remove_checkpoint_files(fs: &dyn FileSystem, dir: &Path) {
+    let _serialized = WRITE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    remove_leftovers(fs, dir, "");
+}
+
 /// Removes only this module's temporary files: used when there is no control file to say
 /// which checkpoint to keep.
 fn remove_tmp_files(fs: &dyn FileSystem, dir: &Path) {

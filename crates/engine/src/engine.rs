@@ -12,7 +12,9 @@
 //! `dir/checkpoints/` checkpoint files and their `control` file (`checkpoint.rs`); with the
 //! paged table store ([`TableStore::Paged`]) the control file names the base instead, the
 //! directory `dir/checkpoints/base/` (`base.rs`), and there are no checkpoint files. A data
-//! directory keeps the store it was created with; opening it with the other is refused.
+//! directory of the in-memory store opened with the paged one is converted (its checkpoint
+//! written into a new base, then the control file switched); a paged one opened with the
+//! in-memory store is refused (no downgrade).
 //!
 //! Open (recovery): load the current checkpoint, or the base's root over the base (or start
 //! empty), open the log (which cuts a
@@ -52,7 +54,8 @@ use crate::apply::apply_record;
 use crate::base::{Base, BaseError};
 use crate::catalog::Catalog;
 use crate::checkpoint::{
-    load_checkpoint, read_control_any, write_base_control, Control, CONTROL_FILE,
+    load_checkpoint, read_control_any, remove_checkpoint_files, write_base_control, Control,
+    CONTROL_FILE,
 };
 use crate::commit::Committer;
 use crate::error::EngineError;
@@ -90,7 +93,9 @@ pub struct EngineOptions {
     pub binlog_expire_logs_seconds: u64,
     /// `max_binlog_total_size` at open in bytes (0: unlimited).
     pub max_binlog_total_size: u64,
-    /// Where a new data directory keeps its tables (an existing one keeps its own).
+    /// Where the tables are kept: a new data directory gets this store; an existing one of the
+    /// in-memory store is converted to the paged one, a paged one is refused by the in-memory
+    /// store.
     pub table_store: TableStore,
 }
 
@@ -159,6 +164,9 @@ impl EngineOptions {
 pub struct RecoveryReport {
     /// LSN of the checkpoint loaded (None: none, started empty).
     pub checkpoint_lsn: Option<Lsn>,
+    /// The in-memory store's checkpoint was converted into the paged store at this open
+    /// (docs/PAGED_STORE.md, step 4).
+    pub converted_to_paged: bool,
     /// Log records replayed after the checkpoint.
     pub records_applied: u64,
     /// The log's own report: segment and offset it continues at, GTID state, torn bytes.
@@ -174,6 +182,12 @@ impl RecoveryReport {
 
 impl std::fmt::Display for RecoveryReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.converted_to_paged {
+            write!(
+                f,
+                "converted the in-memory store's checkpoint into the paged store, "
+            )?;
+        }
         match self.checkpoint_lsn {
             Some(l) => write!(f, "loaded checkpoint at LSN {l}")?,
             None => write!(f, "no checkpoint")?,
@@ -224,7 +238,13 @@ fn create_dirs(fs: &dyn FileSystem, opts: &EngineOptions) -> Result<PathBuf, Eng
 }
 
 /// What step 2 of open found: the root, the LSN of the checkpoint it came from, the base.
-type Loaded = (Root, Option<Lsn>, Option<Arc<Base>>);
+struct Loaded {
+    root: Root,
+    checkpoint_lsn: Option<Lsn>,
+    base: Option<Arc<Base>>,
+    /// The in-memory store's checkpoint was converted into the paged store.
+    converted: bool,
+}
 
 /// Step 2 of open: the root of the current checkpoint (empty without one), its LSN, and the
 /// paged store's base when the directory uses one (module docs).
@@ -246,14 +266,22 @@ fn load_root(fs: &dyn FileSystem, dir: &Path, store: &TableStore) -> Result<Load
     let (base_name, memory_bytes, base_dir) = match (control, store) {
         (None | Some(Control::File { .. }), TableStore::Memory) => {
             let (root, lsn) = load_memory_root(fs, dir)?;
-            return Ok((root, lsn, None));
+            return Ok(Loaded {
+                root,
+                checkpoint_lsn: lsn,
+                base: None,
+                converted: false,
+            });
         }
-        (Some(Control::File { .. }), TableStore::Paged { .. }) => {
-            return Err(refuse(
-                "it keeps its tables in memory checkpoints, and converting them to the paged \
-                 table store is not built yet; start without --table-store=paged"
-                    .into(),
-            ));
+        (
+            Some(Control::File { .. }),
+            TableStore::Paged {
+                dir: d,
+                memory_bytes,
+            },
+        ) => {
+            let base_dir = d.clone().unwrap_or_else(|| dir.join(BASE_NAME));
+            return convert_to_paged(fs, dir, &base_dir, *memory_bytes);
         }
         (Some(Control::Base { name }), TableStore::Memory) => {
             return Err(refuse(format!(
@@ -297,7 +325,56 @@ fn load_root(fs: &dyn FileSystem, dir: &Path, store: &TableStore) -> Result<Load
         }
         None => (Root::empty(), None),
     };
-    Ok((root, lsn, Some(Arc::new(base))))
+    Ok(Loaded {
+        root,
+        checkpoint_lsn: lsn,
+        base: Some(Arc::new(base)),
+        converted: false,
+    })
+}
+
+/// [`load_root`] of a data directory of the in-memory store opened with the paged one
+/// (docs/PAGED_STORE.md, step 4): its checkpoint is loaded, written into a new base in
+/// `base_dir` (anything there before is removed: until the control file names it, a base
+/// is not authoritative), then the control file switches to naming the base (the commit
+/// point: a crash before it leaves the in-memory store's directory as it was, and the next
+/// open converts again), and the checkpoint files are removed. The log is not touched.
+fn convert_to_paged(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    base_dir: &Path,
+    memory_bytes: u64,
+) -> Result<Loaded, EngineError> {
+    let (root, lsn) = load_memory_root(fs, dir)?;
+    match std::fs::remove_dir_all(base_dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io("removing the unfinished table store", base_dir, e)),
+    }
+    let base = Base::open(base_dir, paged_cache_bytes(memory_bytes))?;
+    let frozen = root.freeze().ok_or_else(|| {
+        EngineError::corrupt(
+            "converting to the paged store",
+            "a loaded root has a frozen layer",
+        )
+    })?;
+    let meta = frozen.encode_base_meta(&[]);
+    base.checkpoint(&[(BASE_ROOT_META, &meta)], &frozen.frozen_changes())?;
+    let root = frozen
+        .with_base(&frozen, base.snapshot(), &[])
+        .ok_or_else(|| EngineError::corrupt("converting to the paged store", "no frozen layer"))?;
+    let checkpoint_error = |source| EngineError::Checkpoint {
+        context: format!("switching {} to the paged table store", dir.display()),
+        source,
+    };
+    write_base_control(fs, dir, BASE_NAME).map_err(checkpoint_error)?;
+    remove_checkpoint_files(fs, dir);
+    Ok(Loaded {
+        root,
+        checkpoint_lsn: lsn,
+        base: Some(Arc::new(base)),
+        converted: true,
+    })
 }
 
 /// [`load_root`] of a data directory whose tables are all in memory.
@@ -368,7 +445,12 @@ impl Engine {
         opts: EngineOptions,
     ) -> Result<(Arc<Engine>, RecoveryReport), EngineError> {
         let checkpoint_dir = create_dirs(&*fs, &opts)?;
-        let (mut root, checkpoint_lsn, base) = load_root(&*fs, &checkpoint_dir, &opts.table_store)?;
+        let Loaded {
+            mut root,
+            checkpoint_lsn,
+            base,
+            converted,
+        } = load_root(&*fs, &checkpoint_dir, &opts.table_store)?;
         let (log, log_report) = Log::open(fs.clone(), log_options(&opts))
             .map_err(|e| EngineError::log("opening the log", e))?;
         let records_applied = replay(&log, &mut root)?;
@@ -395,6 +477,7 @@ impl Engine {
         }
         let report = RecoveryReport {
             checkpoint_lsn,
+            converted_to_paged: converted,
             records_applied,
             log: log_report,
         };

@@ -224,7 +224,7 @@ fn a_power_cut_at_random_points_loses_no_acknowledged_commit() {
 }
 
 #[test]
-fn a_data_directory_keeps_the_store_it_was_made_with() {
+fn a_paged_data_directory_is_not_opened_by_the_in_memory_store() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
     let (e, _) = open(&fs, options(&base)).unwrap();
@@ -233,19 +233,67 @@ fn a_data_directory_keeps_the_store_it_was_made_with() {
     drop(e);
     let mut memory = options(&base);
     memory.table_store = TableStore::Memory;
-    let err = open(&fs, memory.clone()).err().unwrap().to_string();
+    let err = open(&fs, memory).err().unwrap().to_string();
     assert!(
         err.contains("paged table store") && err.contains("--table-store=paged"),
         "{err}"
     );
-    // And a directory of memory checkpoints is not opened as a paged one.
+}
+
+#[test]
+fn an_in_memory_store_directory_is_converted_when_opened_with_the_paged_store() {
+    let base = Scratch::new("paged");
     let fs = SimFs::new();
-    let (e, _) = open(&fs, memory).unwrap();
-    setup(&e);
+    let mut memory = options(&base);
+    memory.table_store = TableStore::Memory;
+    let (e, _) = open(&fs, memory.clone()).unwrap();
+    let t = setup(&e);
+    let mut model = std::collections::BTreeMap::new();
+    for id in 0..100 {
+        put(&e, t, id, id % 9);
+        model.insert(id, id % 9);
+    }
+    let at = e.checkpoint().unwrap();
+    // In the log only: replayed after the conversion.
+    for id in 100..120 {
+        put(&e, t, id, 1);
+        model.insert(id, 1);
+    }
+    delete(&e, t, 5);
+    model.remove(&5);
+    let want: Vec<(i64, i64)> = model.into_iter().collect();
+    drop(e);
+    fs.crash_now();
+    let fs = fs.reboot(11, true);
+    // What a conversion that crashed before its control file switch may leave: a base the
+    // next conversion must not trust.
+    let stale = onelog_engine::base::Base::open(&base.0, 1 << 20).unwrap();
+    let junk_row = (
+        vec![1, 0, 0, 0, 0, 0, 0, 0, 1, 0x80],
+        Some(b"junk".to_vec()),
+    );
+    stale.checkpoint(&[("root", b"junk")], &[junk_row]).unwrap();
+    drop(stale);
+    let (e, report) = open(&fs, options(&base)).unwrap();
+    assert!(report.converted_to_paged, "{report}");
+    assert!(report.to_string().contains("converted"), "{report}");
+    assert_eq!(report.checkpoint_lsn, Some(at));
+    assert_eq!(report.records_applied, 21);
+    assert_eq!(ids_and_ks(&e, t), want);
+    // The checkpoint files are gone; the control file names the base.
+    let files = fs
+        .list_dir(std::path::Path::new("/data/checkpoints"))
+        .unwrap();
+    assert_eq!(files, vec!["control".to_string()], "{files:?}");
     e.shutdown().unwrap();
     drop(e);
-    let err = open(&fs, options(&base)).err().unwrap().to_string();
-    assert!(err.contains("memory checkpoints"), "{err}");
+    let (e, report) = open(&fs, options(&base)).unwrap();
+    assert!(!report.converted_to_paged);
+    assert_eq!(ids_and_ks(&e, t), want);
+    e.shutdown().unwrap();
+    drop(e);
+    let err = open(&fs, memory).err().unwrap().to_string();
+    assert!(err.contains("--table-store=paged"), "{err}");
 }
 
 /// Every data record of the base in `dir` (the engine is shut down).

@@ -104,7 +104,7 @@ pub struct ServeOptions {
     /// `--tmpdir=PATH`: where transactions' binlog caches spill (default `$TMPDIR`, else /tmp).
     pub tmpdir: Option<PathBuf>,
     /// `--table-store=memory|paged`: where a new data directory keeps its tables
-    /// (docs/PAGED_STORE.md); an existing one keeps its own.
+    /// (docs/PAGED_STORE.md); an existing in-memory one is converted to paged, never back.
     pub paged_store: bool,
     /// `--innodb-buffer-pool-size=SIZE`: the paged store's memory budget (block cache and
     /// checkpoint trigger; only with `--table-store=paged`). None: 128M.
@@ -223,8 +223,8 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
                          every row in memory, checkpoints as whole files; paged (in
                          development, docs/PAGED_STORE.md): rows changed since the last
                          checkpoint in memory over an on-disk store with a 128M block
-                         cache. An existing data directory keeps its own (the other is
-                         refused at start)
+                         cache. paged converts an existing in-memory data directory at
+                         start (no way back: a paged one is refused without paged)
   --innodb-buffer-pool-size=SIZE
                          with --table-store=paged: its memory budget (default 128M): 3/4
                          block cache, and a checkpoint after every SIZE/8 of log (4M..64M)

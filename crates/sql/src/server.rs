@@ -88,8 +88,8 @@ pub struct ServerConfig {
     pub max_binlog_cache_size: u64,
     /// `--tmpdir`: where spilled binlog caches go (None: `$TMPDIR`, else /tmp).
     pub tmpdir: Option<PathBuf>,
-    /// `--table-store`: where a new data directory keeps its tables (an existing one keeps
-    /// its own; the other is refused at open).
+    /// `--table-store`: where the tables are kept (paged converts an existing in-memory data
+    /// directory at open; a paged one is refused by the in-memory store).
     pub table_store: TableStore,
 }
 
