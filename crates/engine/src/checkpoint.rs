@@ -30,6 +30,10 @@
 //! 22+k   4  CRC32C of every byte before it
 //! ```
 //!
+//! Format 2 ([`write_base_control`], docs/PAGED_STORE.md) has the same layout with version 2,
+//! LSN 0 and the name of the paged table store's base directory beside the control file: the
+//! base's own root record carries the LSN, and there are no checkpoint files.
+//!
 //! ## Protocol and invariants
 //!
 //! [`write_checkpoint`]: write `<name>.tmp`, `sync_data`, rename to `<name>`, `sync_dir`
@@ -408,16 +412,8 @@ fn write_checkpoint_serialized(
     fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory"))?;
     crash_point(fs, dir, "checkpoint.after_write")?;
 
-    let name_len = u16::try_from(name.len())
-        .map_err(|_| CheckpointError::corrupt(&path, 0, "checkpoint file name too long"))?;
-    let mut ctrl = Vec::with_capacity(CTRL_HEAD + name.len() + 4);
-    ctrl.extend_from_slice(CTRL_MAGIC);
-    ctrl.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    ctrl.extend_from_slice(&lsn.to_le_bytes());
-    ctrl.extend_from_slice(&name_len.to_le_bytes());
-    ctrl.extend_from_slice(name.as_bytes());
-    let ctrl_crc = crc32c::crc32c(&ctrl);
-    ctrl.extend_from_slice(&ctrl_crc.to_le_bytes());
+    let ctrl = encode_control(FORMAT_VERSION, lsn, &name)
+        .ok_or_else(|| CheckpointError::corrupt(&path, 0, "checkpoint file name too long"))?;
     let ctrl_tmp = dir.join(CONTROL_TMP);
     // The control file only ever names a complete, durable checkpoint file: it was renamed
     // into place and its directory synced above. (No `fs.exists` assertion here: under the
@@ -430,6 +426,21 @@ fn write_checkpoint_serialized(
     fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory"))?;
     crash_point(fs, dir, "checkpoint.after_control_switch")?;
     Ok(path)
+}
+
+/// The control file's bytes (module docs) naming `name` at `lsn` in format `version`; `None`
+/// when the name is too long for its 16-bit length.
+fn encode_control(version: u32, lsn: Lsn, name: &str) -> Option<Vec<u8>> {
+    let name_len = u16::try_from(name.len()).ok()?;
+    let mut ctrl = Vec::with_capacity(CTRL_HEAD + name.len() + 4);
+    ctrl.extend_from_slice(CTRL_MAGIC);
+    ctrl.extend_from_slice(&version.to_le_bytes());
+    ctrl.extend_from_slice(&lsn.to_le_bytes());
+    ctrl.extend_from_slice(&name_len.to_le_bytes());
+    ctrl.extend_from_slice(name.as_bytes());
+    let crc = crc32c::crc32c(&ctrl);
+    ctrl.extend_from_slice(&crc.to_le_bytes());
+    Some(ctrl)
 }
 
 /// Whether `name` is a temporary file of this module (`control.tmp`,
@@ -631,16 +642,8 @@ pub fn write_base_control(
             format!("base name {name:?}"),
         ));
     }
-    let name_len = u16::try_from(name.len())
-        .map_err(|_| CheckpointError::corrupt(&control, 0, "base name too long"))?;
-    let mut ctrl = Vec::with_capacity(CTRL_HEAD + name.len() + 4);
-    ctrl.extend_from_slice(CTRL_MAGIC);
-    ctrl.extend_from_slice(&BASE_FORMAT_VERSION.to_le_bytes());
-    ctrl.extend_from_slice(&0u64.to_le_bytes());
-    ctrl.extend_from_slice(&name_len.to_le_bytes());
-    ctrl.extend_from_slice(name.as_bytes());
-    let crc = crc32c::crc32c(&ctrl);
-    ctrl.extend_from_slice(&crc.to_le_bytes());
+    let ctrl = encode_control(BASE_FORMAT_VERSION, 0, name)
+        .ok_or_else(|| CheckpointError::corrupt(&control, 0, "base name too long"))?;
     let tmp = dir.join(CONTROL_TMP);
     write_synced(fs, &tmp, &[&ctrl])?;
     fs.rename(&tmp, &control)
