@@ -358,10 +358,10 @@ fn convert_to_paged(
             "a loaded root has a frozen layer",
         )
     })?;
-    let meta = frozen.encode_base_meta(&[]);
-    base.checkpoint(&[(BASE_ROOT_META, &meta)], &frozen.frozen_changes())?;
+    // A loaded root has retired nothing: there is nothing to purge.
+    let (snapshot, purged) = frozen.write_frozen_into(&base, 0)?;
     let root = frozen
-        .with_base(&frozen, base.snapshot(), &[])
+        .with_base(&frozen, snapshot, &purged)
         .ok_or_else(|| EngineError::corrupt("converting to the paged store", "no frozen layer"))?;
     let checkpoint_error = |source| EngineError::Checkpoint {
         context: format!("switching {} to the paged table store", dir.display()),

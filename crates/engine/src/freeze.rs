@@ -16,32 +16,33 @@
 
 use std::sync::Arc;
 
-use crate::base::{BaseChange, BaseError, BaseSnapshot};
+use crate::base::{Base, BaseChange, BaseError, BaseSnapshot};
 use crate::base_format::storage_ranges;
-use crate::store::Root;
+use crate::key::borrowed;
+use crate::store::{Root, BASE_ROOT_META};
 use crate::table_view::Lower;
 
 impl Root {
     /// This root with every table's delta frozen (module docs); `None` while a frozen layer
     /// from an earlier freeze is still there.
     pub fn freeze(&self) -> Option<Root> {
-        let below = self.lower.as_deref();
-        if below.is_some_and(|l| l.frozen.is_some()) {
+        if self.has_frozen_layer() {
             return None;
         }
+        let below = self.lower.as_deref();
         let mut counts = below.map(|l| l.counts.clone()).unwrap_or_default();
         let mut frozen = imbl::OrdMap::new();
         let mut root = self.clone();
         for (id, t) in self.tables.iter() {
-            let under = if t.has_lower() {
-                counts.get(&t.storage()).copied().unwrap_or(0)
+            let under = if t.lower {
+                counts.get(&t.storage).copied().unwrap_or(0)
             } else {
                 0
             };
-            let rows = under as i64 + t.net_rows();
+            let rows = under as i64 + t.net_rows;
             debug_assert!(rows >= 0, "table {id}: {rows} rows");
-            counts.insert(t.storage(), rows.max(0) as u64);
-            frozen.insert(t.storage(), t.clone());
+            counts.insert(t.storage, rows.max(0) as u64);
+            frozen.insert(t.storage, t.clone());
             root.tables.insert(*id, t.over_frozen());
         }
         root.lower = Some(Arc::new(Lower {
@@ -84,11 +85,9 @@ impl Root {
         };
         for &storage in &self.retired {
             let mut whole = true;
-            for (from, to) in storage_ranges(storage) {
-                for item in base.iter(
-                    from.as_ref().map(Vec::as_slice),
-                    to.as_ref().map(Vec::as_slice),
-                ) {
+            for range in storage_ranges(storage) {
+                let (from, to) = borrowed(&range);
+                for item in base.iter(from, to) {
                     if out.len() >= budget {
                         whole = false;
                         break;
@@ -103,6 +102,26 @@ impl Root {
         }
         out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok((out, done))
+    }
+
+    /// Writes this root, one [`freeze`](Self::freeze) returned, into `base` as one atomic
+    /// ingestion: its frozen layer's changes, the deletes of at most `purge_budget` keys of
+    /// its retired storage ids ([`Self::purge_changes`]) and its root record. Returns the new
+    /// snapshot and the storage ids whose last records it deleted, for
+    /// [`with_base`](Self::with_base). The caller has made the log durable up to this root's
+    /// LSN.
+    pub fn write_frozen_into(
+        &self,
+        base: &Base,
+        purge_budget: usize,
+    ) -> Result<(BaseSnapshot, Vec<u64>), BaseError> {
+        let (mut changes, purged) = self.purge_changes(purge_budget)?;
+        changes.append(&mut self.frozen_changes());
+        // The purged storage ids are no live table's of this root, so no key is in both parts.
+        changes.sort_by(|a, b| a.0.cmp(&b.0));
+        let meta = self.encode_base_meta(&purged);
+        base.checkpoint(&[(BASE_ROOT_META, &meta)], &changes)?;
+        Ok((base.snapshot(), purged))
     }
 
     /// This root reading `base` where it read the frozen layer of `frozen` (the root

@@ -36,7 +36,7 @@ use crate::checkpoint::{remove_older_checkpoints, write_checkpoint_streamed, Par
 use crate::commit::{Committer, Exclusive};
 use crate::error::EngineError;
 use crate::report::EngineEvent;
-use crate::store::{Root, BASE_ROOT_META, CHECKPOINT_PART};
+use crate::store::{Root, CHECKPOINT_PART};
 
 /// Most keys of dropped, truncated or rewritten tables one checkpoint into the paged store's
 /// base deletes (the rest go with the next ones), so a DROP of a large table does not make one
@@ -446,12 +446,7 @@ impl Checkpointer {
             "checkpoint at LSN {} after one at {last:?}",
             root.lsn
         );
-        let log = core.log();
-        if log.durable_lsn() < root.lsn {
-            log.flush()
-                .map_err(|e| core.log_error("syncing the log before a checkpoint", e))?;
-        }
-        debug_assert!(log.durable_lsn() >= root.lsn || log.failed().is_some());
+        sync_log_to(core, root.lsn)?;
         let mut body = |sink: &mut PartSink| root.encode_checkpoint_with(CHECKPOINT_PART, sink);
         // Older checkpoint files go only while no backup runs (one may be copying them).
         let backups = &self.backups;
@@ -530,20 +525,8 @@ impl Checkpointer {
         frozen: &Arc<Root>,
         gate: Option<&Exclusive<'_>>,
     ) -> Result<(), EngineError> {
-        let log = core.log();
-        if log.durable_lsn() < frozen.lsn {
-            log.flush()
-                .map_err(|e| core.log_error("syncing the log before a checkpoint", e))?;
-        }
-        debug_assert!(log.durable_lsn() >= frozen.lsn || log.failed().is_some());
-        let (mut changes, purged) = frozen.purge_changes(PURGE_BUDGET)?;
-        changes.append(&mut frozen.frozen_changes());
-        // The purged storage ids are no live table's of the frozen root, so no key is in both
-        // parts.
-        changes.sort_by(|a, b| a.0.cmp(&b.0));
-        let meta = frozen.encode_base_meta(&purged);
-        base.checkpoint(&[(BASE_ROOT_META, &meta)], &changes)?;
-        let snapshot = base.snapshot();
+        sync_log_to(core, frozen.lsn)?;
+        let (snapshot, purged) = frozen.write_frozen_into(base, PURGE_BUDGET)?;
         {
             let _gate = gate.is_none().then(|| core.exclusive());
             let current = core.store().current();
@@ -561,6 +544,18 @@ impl Checkpointer {
         self.set_last(frozen.lsn);
         Ok(())
     }
+}
+
+/// Makes the log durable up to `lsn` before a checkpoint at it is written: a checkpoint must
+/// never be ahead of the durable log (visibility precedes durability).
+fn sync_log_to(core: &Committer, lsn: Lsn) -> Result<(), EngineError> {
+    let log = core.log();
+    if log.durable_lsn() < lsn {
+        log.flush()
+            .map_err(|e| core.log_error("syncing the log before a checkpoint", e))?;
+    }
+    debug_assert!(log.durable_lsn() >= lsn || log.failed().is_some());
+    Ok(())
 }
 
 /// Proof of holding the checkpoint writers' lock ([`Checkpointer::serialize`]).

@@ -164,6 +164,15 @@ pub fn index_has_null(index: &IndexDef, row: &[Value]) -> bool {
         .any(|&c| matches!(row.get(c), None | Some(Value::Null)))
 }
 
+/// The AUTO_INCREMENT value column `a` of `row` holds (0 for NULL, zero or a negative one).
+fn auto_inc_value(row: &[Value], a: usize) -> u64 {
+    match row.get(a) {
+        Some(Value::Int(i)) if *i > 0 => *i as u64,
+        Some(Value::UInt(u)) => *u,
+        _ => 0,
+    }
+}
+
 /// Removes `key` from a delta's map: a tombstone when lower layers may hold it.
 fn remove_key<V: Clone>(map: &mut OrdMap<KeyBytes, Option<V>>, key: &[u8], tombstone: bool) {
     if tombstone {
@@ -346,6 +355,21 @@ impl Root {
         }
     }
 
+    /// Gives `def`'s table a new, empty delta under a new storage id (nothing below it) and
+    /// retires the one it replaces; returns the new delta.
+    fn replace_table(
+        &mut self,
+        def: &TableDef,
+        auto_inc_next: u64,
+        generation: u64,
+    ) -> &mut TableData {
+        let storage = self.new_storage();
+        let replaced = self.tables.remove(&def.id);
+        self.retire(replaced);
+        let data = TableData::empty(def, auto_inc_next, generation, storage);
+        self.tables.entry(def.id).or_insert(data)
+    }
+
     /// A new storage id (never one the lower layers hold).
     fn new_storage(&mut self) -> u64 {
         let s = self.next_storage;
@@ -463,11 +487,7 @@ impl Root {
         let below = self.below(def, &pk)?;
         let t = self.table_mut(def);
         if let Some(a) = def.auto_increment {
-            let v = match row.get(a) {
-                Some(Value::Int(i)) if *i > 0 => *i as u64,
-                Some(Value::UInt(u)) => *u,
-                _ => 0,
-            };
+            let v = auto_inc_value(&row, a);
             if v >= t.auto_inc_next {
                 t.auto_inc_next = v.saturating_add(1);
             }
@@ -645,14 +665,13 @@ impl Root {
         let rows: Vec<(KeyBytes, Arc<Row>)> = v
             .scan_pk(&(Bound::Unbounded, Bound::Unbounded))
             .collect::<Result<_, _>>()?;
-        let Some(old) = self.tables.get(&old_def.id).cloned() else {
+        let Some(old) = self.tables.get(&old_def.id) else {
             return Ok(());
         };
-        let storage = self.new_storage();
-        let mut t = TableData::empty(old_def, old.auto_inc_next, old.generation, storage);
-        t.next_row_id = old.next_row_id;
-        let replaced = self.tables.insert(old_def.id, t);
-        self.retire(replaced);
+        let (auto_inc_next, generation, next_row_id) =
+            (old.auto_inc_next, old.generation, old.next_row_id);
+        self.replace_table(old_def, auto_inc_next, generation)
+            .next_row_id = next_row_id;
         for (k, row) in rows {
             self.put_row_at(old_def, k.to_vec(), row)?;
         }
@@ -725,9 +744,7 @@ impl Root {
             CatalogChange::CreateTable { table } => {
                 // `AUTO_INCREMENT=N` of CREATE TABLE (TRUNCATE starts again at 1, as InnoDB
                 // does).
-                let auto_inc = table.options.auto_increment.max(1);
-                let data = TableData::empty(table, auto_inc, generation, self.new_storage());
-                self.tables.insert(table.id, data);
+                self.replace_table(table, table.options.auto_increment.max(1), generation);
             }
             CatalogChange::DropTable { id } => {
                 let gone = self.tables.remove(id);
@@ -778,9 +795,7 @@ impl Root {
             }
             CatalogChange::TruncateTable { id } => {
                 if let Some(def) = catalog.table(*id) {
-                    let data = TableData::empty(def, 1, generation, self.new_storage());
-                    let replaced = self.tables.insert(*id, data);
-                    self.retire(replaced);
+                    self.replace_table(def, 1, generation);
                 }
             }
             CatalogChange::AlterConstraints { index, table } => {
@@ -994,15 +1009,7 @@ impl Root {
             .map_err(|e| r.err(format!("GTID state: {e}")))?;
         r.take(used)?;
         let catalog = Catalog::decode(&mut r)?;
-        let n = r.count(24)?;
-        let mut slave_pos = GtidPos::new();
-        for _ in 0..n {
-            let (d, s, q) = (r.u64()?, r.u64()?, r.u64()?);
-            let (Ok(d), Ok(s)) = (u32::try_from(d), u32::try_from(s)) else {
-                return Err(r.err("gtid_slave_pos entry out of range"));
-            };
-            slave_pos.set(Gtid::new(d, s, q));
-        }
+        let slave_pos = decode_slave_pos(&mut r)?;
         let mut tables = OrdMap::new();
         for _ in 0..r.count(32)? {
             let (id, storage) = (r.u64()?, r.u64()?);
@@ -1066,17 +1073,11 @@ impl Root {
             return Err(r.err(format!("unknown checkpoint body format {version}")));
         }
         let catalog = Catalog::decode(&mut r)?;
-        let mut slave_pos = GtidPos::new();
-        if version >= 2 {
-            let n = r.count(24)?;
-            for _ in 0..n {
-                let (d, s, q) = (r.u64()?, r.u64()?, r.u64()?);
-                let (Ok(d), Ok(s)) = (u32::try_from(d), u32::try_from(s)) else {
-                    return Err(r.err("gtid_slave_pos entry out of range"));
-                };
-                slave_pos.set(Gtid::new(d, s, q));
-            }
-        }
+        let slave_pos = if version >= 2 {
+            decode_slave_pos(&mut r)?
+        } else {
+            GtidPos::new()
+        };
         let mut root = Root {
             catalog: Arc::new(catalog),
             tables: OrdMap::new(),
@@ -1135,9 +1136,7 @@ impl Root {
     }
 
     fn apply_catalog_change_data_only(&mut self, def: &TableDef) {
-        let storage = self.new_storage();
-        self.tables
-            .insert(def.id, TableData::empty(def, 1, 0, storage));
+        self.replace_table(def, 1, 0);
     }
 
     /// [`CatalogChange::AlterTable`]'s rows: every old row (in primary key order) becomes a
@@ -1162,13 +1161,10 @@ impl Root {
         }
         let mut conditions = Vec::new();
         let old_rows = self.rows_as(old_def)?;
-        let Some(old) = self.tables.remove(&def.id) else {
+        let Some(auto_inc_next) = self.tables.get(&def.id).map(|t| t.auto_inc_next) else {
             return Ok(());
         };
-        let storage = self.new_storage();
-        let data = TableData::empty(def, old.auto_inc_next, generation, storage);
-        self.tables.insert(def.id, data);
-        self.retire(Some(old));
+        self.replace_table(def, auto_inc_next, generation);
         for (n, row) in old_rows.iter().enumerate() {
             let mut r = Vec::with_capacity(sources.len());
             for (col, src) in def.columns.iter().zip(sources) {
@@ -1214,13 +1210,10 @@ impl Root {
             Some(old_def) => self.rows_as(&old_def)?,
             None => Vec::new(),
         };
-        let Some(old) = self.tables.remove(&def.id) else {
+        let Some(auto_inc_next) = self.tables.get(&def.id).map(|t| t.auto_inc_next) else {
             return Ok(());
         };
-        let storage = self.new_storage();
-        let data = TableData::empty(def, old.auto_inc_next, generation, storage);
-        self.tables.insert(def.id, data);
-        self.retire(Some(old));
+        self.replace_table(def, auto_inc_next, generation);
         for row in old_rows {
             let mut r = (*row).clone();
             edit(&mut r);
@@ -1240,11 +1233,7 @@ impl Root {
         let mut max = 0;
         if let Some(v) = self.view_as(def) {
             for row in v.all_rows() {
-                match row?.get(a) {
-                    Some(Value::Int(i)) if *i > 0 => max = max.max(*i as u64),
-                    Some(Value::UInt(u)) => max = max.max(*u),
-                    _ => {}
-                }
+                max = max.max(auto_inc_value(&row?, a));
             }
         }
         Ok(n.max(max.saturating_add(1)).max(1))
@@ -1343,6 +1332,19 @@ fn encode_slave_pos(pos: &GtidPos, out: &mut Vec<u8>) {
         put_u64(out, u64::from(g.server_id));
         put_u64(out, g.seq_no);
     }
+}
+
+/// Reads what [`encode_slave_pos`] wrote; a domain or server id past 32 bits is an error.
+fn decode_slave_pos(r: &mut Reader<'_>) -> Result<GtidPos, FormatError> {
+    let mut pos = GtidPos::new();
+    for _ in 0..r.count(24)? {
+        let (d, s, q) = (r.u64()?, r.u64()?, r.u64()?);
+        let (Ok(d), Ok(s)) = (u32::try_from(d), u32::try_from(s)) else {
+            return Err(r.err("gtid_slave_pos entry out of range"));
+        };
+        pos.set(Gtid::new(d, s, q));
+    }
+    Ok(pos)
 }
 
 #[cfg(test)]

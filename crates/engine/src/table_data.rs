@@ -32,9 +32,9 @@ pub struct IndexEntry {
 }
 
 /// One table's delta: its rows and index entries changed since the layers under it
-/// (`table_view.rs`; with no layers under it, which is every table today, all of them). The
-/// maps are private: everything outside this module reads them through [`Root`]'s methods and
-/// [`TableView`] (owned rows and keys; docs/PAGED_STORE.md, build order steps 1 and 3).
+/// (`table_view.rs`; with no layers under it, every row it has). Only the engine sees its
+/// maps: `store.rs` changes them, and everything else reads rows through `Root`'s methods and
+/// `TableView` (owned rows and keys; docs/PAGED_STORE.md, build order steps 1 and 3).
 #[derive(Clone, Debug, Default)]
 pub struct TableData {
     /// Storage key -> the row, or `None`: removed since the lower layers (a tombstone, only
@@ -49,8 +49,8 @@ pub struct TableData {
     /// (in memory only): a transaction that wrote the table under another generation cannot
     /// commit (1412), so a logged row change always applies.
     pub generation: u64,
-    /// The next hidden row id of a table without primary key (in memory only: loading a
-    /// checkpoint numbers the rows again).
+    /// The next hidden row id of a table without primary key (the paged store keeps it in its
+    /// root record; loading an in-memory checkpoint numbers the rows again).
     pub next_row_id: u64,
     /// The id the lower layers keep this table's rows under (`table_view.rs`).
     pub(crate) storage: u64,
@@ -91,18 +91,6 @@ impl TableData {
             lower: true,
             net_rows: 0,
         }
-    }
-
-    pub(crate) fn storage(&self) -> u64 {
-        self.storage
-    }
-
-    pub(crate) fn has_lower(&self) -> bool {
-        self.lower
-    }
-
-    pub(crate) fn net_rows(&self) -> i64 {
-        self.net_rows
     }
 
     /// The delta's entry for storage key `pk`: `None` when the delta does not hold it,

@@ -33,8 +33,8 @@ use crate::base_format::{
     decode_entry, decode_row, entry_key_entry, entry_range, row_key, row_key_pk, row_range,
 };
 use crate::catalog::TableDef;
-use crate::key::ByteRange;
 use crate::key::KeyBytes;
+use crate::key::{borrowed, ByteRange};
 use crate::layered::{Layer, Layered};
 use crate::table_data::{IndexEntry, Row, TableData};
 
@@ -94,13 +94,13 @@ impl<T, A: Iterator<Item = T>, B: Iterator<Item = T>> Iterator for Either<A, B> 
 impl<'a> TableView<'a> {
     /// `delta` (of table `def`) over `lower`.
     pub(crate) fn new(def: &'a TableDef, delta: &'a TableData, lower: Option<&'a Lower>) -> Self {
-        let lower = lower.filter(|_| delta.has_lower());
-        let storage = delta.storage();
+        let lower = lower.filter(|_| delta.lower);
+        let storage = delta.storage;
         let frozen = lower.and_then(|l| l.frozen.as_ref()?.get(&storage));
         // A frozen table that had nothing under it: the base has no keys of its storage.
         let base = lower
             .and_then(|l| l.base.as_ref())
-            .filter(|_| frozen.is_none_or(TableData::has_lower));
+            .filter(|_| frozen.is_none_or(|f| f.lower));
         TableView {
             def,
             delta,
@@ -118,7 +118,7 @@ impl<'a> TableView<'a> {
 
     /// Number of rows (exact).
     pub fn row_count(&self) -> u64 {
-        let n = self.lower_rows as i64 + self.delta.net_rows();
+        let n = self.lower_rows as i64 + self.delta.net_rows;
         debug_assert!(n >= 0, "{} rows in {}", n, self.def.qualified_name());
         n.max(0) as u64
     }
@@ -139,7 +139,7 @@ impl<'a> TableView<'a> {
         let Some(base) = self.base else {
             return Ok(None);
         };
-        let key = row_key(self.delta.storage(), pk);
+        let key = row_key(self.delta.storage, pk);
         match base.get(&key)? {
             Some(v) => self.decode_row(base, &v).map(Some),
             None => Ok(None),
@@ -164,10 +164,11 @@ impl<'a> TableView<'a> {
             layers.push(Box::new(f.delta_rows(range).map(Ok)));
         }
         if let Some(base) = self.base {
-            let storage = self.delta.storage();
+            let storage = self.delta.storage;
             let view = *self;
-            let (from, to) = row_range(storage, range);
-            let rows = base.iter(bound(&from), bound(&to)).map(move |item| {
+            let keys = row_range(storage, range);
+            let (from, to) = borrowed(&keys);
+            let rows = base.iter(from, to).map(move |item| {
                 let (k, v) = item?;
                 let pk = row_key_pk(storage, &k).ok_or_else(|| {
                     base.error("reading a row", "a key outside its table's range")
@@ -210,9 +211,10 @@ impl<'a> TableView<'a> {
             layers.push(Box::new(from_delta(f)));
         }
         if let Some(base) = self.base {
-            let storage = self.delta.storage();
-            let (from, to) = entry_range(storage, index_id, range);
-            let entries = base.iter(bound(&from), bound(&to)).map(move |item| {
+            let storage = self.delta.storage;
+            let keys = entry_range(storage, index_id, range);
+            let (from, to) = borrowed(&keys);
+            let entries = base.iter(from, to).map(move |item| {
                 let (k, v) = item?;
                 let entry = entry_key_entry(storage, index_id, &k).ok_or_else(|| {
                     base.error("reading an index entry", "a key outside its index's range")
@@ -250,8 +252,4 @@ impl<'a> TableView<'a> {
             Some(item)
         }))
     }
-}
-
-fn bound(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
-    b.as_ref().map(Vec::as_slice)
 }
