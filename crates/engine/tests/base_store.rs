@@ -4,12 +4,15 @@
 //! completed checkpoint whole. The base bypasses the simulated `FileSystem`, so these run on a
 //! scratch directory under the system's temporary directory.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::Scratch;
 use onelog_engine::base::{Base, BaseChange, BaseError};
 
 const CACHE: u64 = 8 << 20;
@@ -18,23 +21,6 @@ const CACHE: u64 = 8 << 20;
 type Pairs = Vec<(Vec<u8>, Vec<u8>)>;
 /// A checkpoint's meta records.
 type Meta<'a> = Vec<(&'a str, &'a [u8])>;
-
-/// A fresh scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("onelog-base-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn key(table: u8, id: u32) -> Vec<u8> {
     let mut k = vec![table];

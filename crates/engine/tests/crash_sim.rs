@@ -68,12 +68,15 @@
 //! second test checks that the crash points armed here are exactly those the log and engine
 //! sources hit, so a new one is not missed.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use common::open_sim;
 use onelog_binlog::{Gtid, Value};
 use onelog_engine::{
     CatalogChange, ColumnSpec, Engine, EngineError, EngineOptions, IndexRef, IndexSpec, KeyRange,
@@ -429,14 +432,6 @@ fn engine_options(cfg: &SeedConfig, rng: &mut Rng) -> EngineOptions {
     o.checkpoint_every = Duration::from_millis(2 + rng.below(20));
     o.background_checkpoints = rng.pct(70);
     o
-}
-
-fn open(
-    fs: &Arc<SimFs>,
-    o: EngineOptions,
-) -> Result<(Arc<Engine>, onelog_engine::RecoveryReport), EngineError> {
-    let fs: Arc<dyn FileSystem> = fs.clone();
-    Engine::open(fs, o)
 }
 
 /// What the committer should do after an engine error from a row operation.
@@ -1323,7 +1318,7 @@ fn replica_replay(recs: &[Record], seed: u64, ctx: &str) -> Arc<Engine> {
     o.background_checkpoints = false;
     let fs = SimFs::new();
     let (replica, _) =
-        open(&fs, o.clone()).unwrap_or_else(|e| panic!("{ctx}: replica engine: {e}"));
+        open_sim(&fs, o.clone()).unwrap_or_else(|e| panic!("{ctx}: replica engine: {e}"));
     let crash = if rng.pct(50) {
         let point = REPLICA_POINTS[rng.below(REPLICA_POINTS.len() as u64) as usize];
         let nth = 1 + if point.starts_with("commit.") {
@@ -1367,7 +1362,7 @@ fn replica_replay(recs: &[Record], seed: u64, ctx: &str) -> Arc<Engine> {
     drop(replica);
     let fs2 = fs.reboot(seed, true);
     let (replica, report) =
-        open(&fs2, o).unwrap_or_else(|e| panic!("{ctx}: replica recovery failed: {e}"));
+        open_sim(&fs2, o).unwrap_or_else(|e| panic!("{ctx}: replica recovery failed: {e}"));
     let ctx = format!("{ctx}, replica recovery: {report}");
     let got = read_log(&replica, &ctx);
     let m = got.len();
@@ -1423,7 +1418,7 @@ fn one_seed(seed: u64) -> Outcome {
     // Setup: schema and a few rows, made durable before any crash is armed.
     let mut fs = SimFs::new();
     let (mut engine, _) =
-        open(&fs, opts.clone()).unwrap_or_else(|e| panic!("{seed_ctx}: first open: {e}"));
+        open_sim(&fs, opts.clone()).unwrap_or_else(|e| panic!("{seed_ctx}: first open: {e}"));
     engine
         .create_database(DB, false, "CREATE DATABASE d")
         .unwrap();
@@ -1492,8 +1487,8 @@ fn one_seed(seed: u64) -> Outcome {
 
         // Power comes back.
         fs = fs.reboot(seed.wrapping_add(round << 32), true);
-        let (rec, report) =
-            open(&fs, opts.clone()).unwrap_or_else(|e| panic!("{round_ctx}: recovery failed: {e}"));
+        let (rec, report) = open_sim(&fs, opts.clone())
+            .unwrap_or_else(|e| panic!("{round_ctx}: recovery failed: {e}"));
         ctx = format!("{round_ctx}, recovery: {report}");
         let checked = check_recovery(
             &rec,
@@ -1570,7 +1565,7 @@ fn one_seed(seed: u64) -> Outcome {
     // 7. Another power cut right after: recovery of the recovered database is stable.
     let fs3 = fs.reboot(seed ^ 0xdead_beef, true);
     let (again, report2) =
-        open(&fs3, opts.clone()).unwrap_or_else(|e| panic!("{ctx}: last recovery failed: {e}"));
+        open_sim(&fs3, opts.clone()).unwrap_or_else(|e| panic!("{ctx}: last recovery failed: {e}"));
     assert_eq!(
         again.snapshot().dump(),
         dump2,
@@ -1588,7 +1583,7 @@ fn one_seed(seed: u64) -> Outcome {
         .unwrap_or_else(|e| panic!("{ctx}: clean shutdown: {e}"));
     drop(again);
     let (last, report3) =
-        open(&fs3, opts).unwrap_or_else(|e| panic!("{ctx}: open after shutdown failed: {e}"));
+        open_sim(&fs3, opts).unwrap_or_else(|e| panic!("{ctx}: open after shutdown failed: {e}"));
     assert_eq!(
         report3.records_applied, 0,
         "{ctx}: after shutdown: {report3}"

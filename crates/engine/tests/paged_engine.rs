@@ -13,12 +13,11 @@ use std::time::Duration;
 
 use onelog_binlog::Value;
 use onelog_engine::{
-    ColumnSpec, Engine, EngineError, EngineOptions, IndexSpec, SqlType, TableId, TableSpec,
-    TableStore,
+    ColumnSpec, Engine, EngineOptions, IndexSpec, SqlType, TableId, TableSpec, TableStore,
 };
 use onelog_log::{FileSystem, SimFs};
 
-use common::Scratch;
+use common::{open_sim, Scratch};
 
 fn options(base: &Scratch) -> EngineOptions {
     let mut o = EngineOptions::new("/data");
@@ -30,14 +29,6 @@ fn options(base: &Scratch) -> EngineOptions {
         memory_bytes: 4 << 20,
     };
     o
-}
-
-fn open(
-    fs: &Arc<SimFs>,
-    o: EngineOptions,
-) -> Result<(Arc<Engine>, onelog_engine::RecoveryReport), EngineError> {
-    let fs: Arc<dyn FileSystem> = fs.clone();
-    Engine::open(fs, o)
 }
 
 fn setup(e: &Engine) -> TableId {
@@ -118,7 +109,7 @@ fn ids_and_ks(e: &Engine, t: TableId) -> Vec<(i64, i64)> {
 fn checkpoints_go_into_the_base_and_a_reopen_replays_only_what_follows() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
-    let (e, report) = open(&fs, options(&base)).unwrap();
+    let (e, report) = open_sim(&fs, options(&base)).unwrap();
     assert_eq!(report.checkpoint_lsn, None);
     let t = setup(&e);
     for id in 0..300 {
@@ -167,7 +158,7 @@ fn checkpoints_go_into_the_base_and_a_reopen_replays_only_what_follows() {
     drop(e);
     fs.crash_now();
     let fs = fs.reboot(7, true);
-    let (e, report) = open(&fs, options(&base)).unwrap();
+    let (e, report) = open_sim(&fs, options(&base)).unwrap();
     assert_eq!(report.checkpoint_lsn, Some(third));
     assert_eq!(
         report.records_applied, 10,
@@ -177,7 +168,7 @@ fn checkpoints_go_into_the_base_and_a_reopen_replays_only_what_follows() {
     // A clean shutdown checkpoints the rest; the next open replays nothing.
     e.shutdown().unwrap();
     drop(e);
-    let (e, report) = open(&fs, options(&base)).unwrap();
+    let (e, report) = open_sim(&fs, options(&base)).unwrap();
     assert_eq!(report.records_applied, 0);
     assert_eq!(contents(&e, t), expect);
 }
@@ -186,7 +177,7 @@ fn checkpoints_go_into_the_base_and_a_reopen_replays_only_what_follows() {
 fn a_power_cut_at_random_points_loses_no_acknowledged_commit() {
     let base = Scratch::new("paged");
     let mut fs = SimFs::new();
-    let (mut e, _) = open(&fs, options(&base)).unwrap();
+    let (mut e, _) = open_sim(&fs, options(&base)).unwrap();
     let t = setup(&e);
     let mut model: std::collections::BTreeMap<i64, i64> = Default::default();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -218,7 +209,7 @@ fn a_power_cut_at_random_points_loses_no_acknowledged_commit() {
         drop(e);
         fs.crash_now();
         fs = fs.reboot(round, true);
-        e = open(&fs, options(&base)).unwrap().0;
+        e = open_sim(&fs, options(&base)).unwrap().0;
         assert_eq!(ids_and_ks(&e, t), want, "round {round}");
     }
 }
@@ -227,13 +218,13 @@ fn a_power_cut_at_random_points_loses_no_acknowledged_commit() {
 fn a_paged_data_directory_is_not_opened_by_the_in_memory_store() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
-    let (e, _) = open(&fs, options(&base)).unwrap();
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
     setup(&e);
     e.shutdown().unwrap();
     drop(e);
     let mut memory = options(&base);
     memory.table_store = TableStore::Memory;
-    let err = open(&fs, memory).err().unwrap().to_string();
+    let err = open_sim(&fs, memory).err().unwrap().to_string();
     assert!(
         err.contains("paged table store") && err.contains("--table-store=paged"),
         "{err}"
@@ -246,7 +237,7 @@ fn an_in_memory_store_directory_is_converted_when_opened_with_the_paged_store() 
     let fs = SimFs::new();
     let mut memory = options(&base);
     memory.table_store = TableStore::Memory;
-    let (e, _) = open(&fs, memory.clone()).unwrap();
+    let (e, _) = open_sim(&fs, memory.clone()).unwrap();
     let t = setup(&e);
     let mut model = std::collections::BTreeMap::new();
     for id in 0..100 {
@@ -274,7 +265,7 @@ fn an_in_memory_store_directory_is_converted_when_opened_with_the_paged_store() 
     );
     stale.checkpoint(&[("root", b"junk")], &[junk_row]).unwrap();
     drop(stale);
-    let (e, report) = open(&fs, options(&base)).unwrap();
+    let (e, report) = open_sim(&fs, options(&base)).unwrap();
     assert!(report.converted_to_paged, "{report}");
     assert!(report.to_string().contains("converted"), "{report}");
     assert_eq!(report.checkpoint_lsn, Some(at));
@@ -287,12 +278,12 @@ fn an_in_memory_store_directory_is_converted_when_opened_with_the_paged_store() 
     assert_eq!(files, vec!["control".to_string()], "{files:?}");
     e.shutdown().unwrap();
     drop(e);
-    let (e, report) = open(&fs, options(&base)).unwrap();
+    let (e, report) = open_sim(&fs, options(&base)).unwrap();
     assert!(!report.converted_to_paged);
     assert_eq!(ids_and_ks(&e, t), want);
     e.shutdown().unwrap();
     drop(e);
-    let err = open(&fs, memory).err().unwrap().to_string();
+    let err = open_sim(&fs, memory).err().unwrap().to_string();
     assert!(err.contains("--table-store=paged"), "{err}");
 }
 
@@ -309,7 +300,7 @@ fn base_records(dir: &std::path::Path) -> usize {
 fn dropped_truncated_and_rewritten_tables_leave_no_records_in_the_base() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
-    let (e, _) = open(&fs, options(&base)).unwrap();
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
     let t = setup(&e);
     let spec = TableSpec {
         db: "d".into(),
@@ -330,7 +321,7 @@ fn dropped_truncated_and_rewritten_tables_leave_no_records_in_the_base() {
     drop(e);
     // 200 rows of t with one index entry each, 200 rows of u.
     assert_eq!(base_records(&base.0), 600);
-    let (e, _) = open(&fs, options(&base)).unwrap();
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
     e.drop_table("d", "u", false, "DROP TABLE u").unwrap();
     e.add_column(
         "d",
@@ -352,7 +343,7 @@ fn dropped_truncated_and_rewritten_tables_leave_no_records_in_the_base() {
     drop(e);
     // Only the 7 rows of t and their entries are left.
     assert_eq!(base_records(&base.0), 14);
-    let (e, _) = open(&fs, options(&base)).unwrap();
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
     assert_eq!(contents(&e, t).len(), 7);
 }
 
@@ -360,7 +351,7 @@ fn dropped_truncated_and_rewritten_tables_leave_no_records_in_the_base() {
 fn a_failed_checkpoint_into_the_base_is_written_again_and_loses_nothing() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
-    let (e, _) = open(&fs, options(&base)).unwrap();
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
     let t = setup(&e);
     let mut model = std::collections::BTreeMap::new();
     let mut put_m = |e: &Arc<Engine>, id: i64, k: i64| {
@@ -398,7 +389,7 @@ fn a_failed_checkpoint_into_the_base_is_written_again_and_loses_nothing() {
     drop(e);
     fs.crash_now();
     let fs = fs.reboot(3, true);
-    let (e, report) = open(&fs, options(&base)).unwrap();
+    let (e, report) = open_sim(&fs, options(&base)).unwrap();
     assert_eq!(report.checkpoint_lsn, Some(at));
     assert_eq!(report.records_applied, 10);
     assert_eq!(ids_and_ks(&e, t), want);

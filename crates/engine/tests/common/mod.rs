@@ -1,8 +1,9 @@
 //! Shared by the engine's crash tests (`engine_crash_recovery.rs`, `file_mode_crash.rs`) and
 //! `engine_purge.rs`: the counter table they use, the transaction step they commit, and the
 //! replay of a log from LSN 0 into an empty root that recovered engines are compared with;
-//! and by the paged store's tests (`layered_root.rs`, `paged_engine.rs`): [`Scratch`], the
-//! real directory its base needs.
+//! by the tests on the simulated file system: [`open_sim`]; and by the paged store's tests
+//! (`base_store.rs`, `layered_root.rs`, `paged_engine.rs`): [`Scratch`], the real directory
+//! its base needs.
 
 #![allow(dead_code)]
 
@@ -13,8 +14,10 @@ use std::sync::Arc;
 use onelog_binlog::{Gtid, Value};
 use onelog_engine::apply::apply_record;
 use onelog_engine::store::Root;
-use onelog_engine::{ColumnSpec, Engine, EngineError, SqlType, TableId, TableSpec};
-use onelog_log::{ReadStart, ReaderOptions, RecordKind};
+use onelog_engine::{
+    ColumnSpec, Engine, EngineError, EngineOptions, RecoveryReport, SqlType, TableId, TableSpec,
+};
+use onelog_log::{FileSystem, ReadStart, ReaderOptions, RecordKind, SimFs};
 
 /// `d.t (id BIGINT PK, payload VARCHAR(200))` plus a counter row id 0 holding the number of
 /// committed transactions in `payload`.
@@ -86,6 +89,15 @@ pub fn replay_from_empty(e: &Engine) -> (Root, Vec<Gtid>) {
         }
     }
     (root, gtids)
+}
+
+/// Opens an engine on the simulated file system `fs`.
+pub fn open_sim(
+    fs: &Arc<SimFs>,
+    o: EngineOptions,
+) -> Result<(Arc<Engine>, RecoveryReport), EngineError> {
+    let fs: Arc<dyn FileSystem> = fs.clone();
+    Engine::open(fs, o)
 }
 
 /// A fresh directory under the system's temporary one, removed when dropped (the paged
