@@ -23,6 +23,7 @@ use std::fmt;
 use std::ops::Bound;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use fjall::config::CompressionPolicy;
@@ -93,6 +94,27 @@ pub struct Base {
     db: Database,
     data: Keyspace,
     dir: PathBuf,
+    /// Bytes of keys and values its checkpoints wrote (meta records included).
+    written: AtomicU64,
+}
+
+/// What a base has read and written since it was opened, and its sizes now
+/// ([`Base::stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BaseStats {
+    /// Blocks (data, index and filter) looked up, from the block cache or not.
+    pub block_requests: u64,
+    /// Of those, the blocks read from a file (cache misses).
+    pub block_reads: u64,
+    /// Bytes of the blocks read from files.
+    pub bytes_read: u64,
+    /// Bytes of keys and values written by checkpoints.
+    pub bytes_written: u64,
+    /// Bytes the block cache holds now, and its capacity.
+    pub cache_bytes: u64,
+    pub cache_capacity: u64,
+    /// Bytes of the store's files on disk.
+    pub disk_bytes: u64,
 }
 
 impl fmt::Debug for Base {
@@ -132,7 +154,23 @@ impl Base {
             db,
             data,
             dir: dir.to_path_buf(),
+            written: AtomicU64::new(0),
         })
+    }
+
+    /// Reads and writes since open, and the sizes now. The block counters are fjall's
+    /// (its `metrics` feature); its cache's current size is a hidden accessor of fjall 3.1.
+    pub fn stats(&self) -> BaseStats {
+        let m = self.data.metrics();
+        BaseStats {
+            block_requests: m.block_loads() as u64,
+            block_reads: m.block_load_io_count() as u64,
+            bytes_read: m.block_io(),
+            bytes_written: self.written.load(Ordering::Relaxed),
+            cache_bytes: self.db.cache_size(),
+            cache_capacity: self.db.cache_capacity(),
+            disk_bytes: self.data.disk_space(),
+        }
     }
 
     /// The directory the base lives in.
@@ -188,7 +226,15 @@ impl Base {
             ingest.finish()
         }));
         match written {
-            Ok(Ok(())) => Ok(()),
+            Ok(Ok(())) => {
+                let bytes = meta.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
+                    + changes
+                        .iter()
+                        .map(|(k, v)| k.len() + v.as_ref().map_or(0, Vec::len))
+                        .sum::<usize>();
+                self.written.fetch_add(bytes as u64, Ordering::Relaxed);
+                Ok(())
+            }
             Ok(Err(e)) => Err(self.error(doing, e)),
             Err(_) => Err(self.error(doing, "the store panicked; the checkpoint was not written")),
         }

@@ -74,6 +74,7 @@ use onelog_log::{
     RecordKind,
 };
 
+use crate::budget::DeltaBudget;
 use crate::catalog::{CatalogChange, TableId};
 use crate::error::EngineError;
 use crate::event_cache::{CacheStats, EventCache, Stamp};
@@ -407,6 +408,9 @@ pub(crate) struct Committer {
     notifier: Arc<Notifier>,
     /// The transactions' event caches: limits, spill directory, counters (`event_cache.rs`).
     cache: CacheStats,
+    /// The paged store's delta budget: commits wait at its limit (`budget.rs`); None for the
+    /// in-memory store.
+    budget: Option<Arc<DeltaBudget>>,
 }
 
 impl Committer {
@@ -418,6 +422,7 @@ impl Committer {
         server_id: u32,
         lock_wait_timeout: Duration,
         row_metadata: RowMetadata,
+        budget: Option<Arc<DeltaBudget>>,
     ) -> Self {
         let notifier = Arc::new(Notifier::default());
         let shared = Arc::new(Shared {
@@ -445,6 +450,21 @@ impl Committer {
             shut_down: AtomicBool::new(false),
             notifier,
             cache: CacheStats::default(),
+            budget,
+        }
+    }
+
+    /// The paged store's delta budget, if the tables are in the paged store.
+    pub(crate) fn budget(&self) -> Option<&Arc<DeltaBudget>> {
+        self.budget.as_ref()
+    }
+
+    /// Waits, before a commit takes the gate, while the paged store's delta is at its limit
+    /// (`budget.rs`); at once for the in-memory store.
+    fn wait_for_room(&self) -> Result<(), EngineError> {
+        match &self.budget {
+            Some(b) => b.wait(&|| self.log.end_lsn(), self.lock_wait_timeout),
+            None => Ok(()),
         }
     }
 
@@ -507,6 +527,7 @@ impl Committer {
         on_queued: &dyn Fn(),
     ) -> Result<CommitReceipt, EngineError> {
         self.check_open()?;
+        self.wait_for_room()?;
         if !self.log.admits_before_framing() {
             return self.commit_replicated_checked(gtid_event, changes, on_queued);
         }
@@ -588,6 +609,7 @@ impl Committer {
         D: Fn(&Root, Vec<RowChange>) -> Result<Vec<RowChange>, EngineError> + ?Sized,
     {
         self.check_open()?;
+        self.wait_for_room()?;
         let gate = self.exclusive();
         let root = self.shared.store.current();
         let changes = derive(&root, changes)?;
@@ -752,6 +774,7 @@ impl Committer {
         waiter: &dyn CommitWaiter,
     ) -> Result<CommitReceipt, EngineError> {
         self.check_open()?;
+        self.wait_for_room()?;
         let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
         let root = self.shared.store.current();
         // DDL is excluded while the gate is held: if every written table still has the

@@ -51,7 +51,8 @@ use onelog_log::{
 };
 
 use crate::apply::apply_record;
-use crate::base::{Base, BaseError};
+use crate::base::{Base, BaseError, BaseStats};
+use crate::budget::{CheckpointHooks, DeltaBudget};
 use crate::catalog::Catalog;
 use crate::checkpoint::{
     load_checkpoint, read_control_any, remove_checkpoint_files, write_base_control, Control,
@@ -132,6 +133,32 @@ fn paged_checkpoint_bytes(memory_bytes: u64, every_bytes: u64) -> u64 {
     } else {
         by_budget.min(every_bytes)
     }
+}
+
+/// The log bytes after the newest checkpoint at which commits wait for one (the delta
+/// budget's hard limit, `budget.rs`): twice the distance between checkpoints, so a commit
+/// waits only when a checkpoint is running and the log has grown by another such distance
+/// meanwhile.
+fn paged_delta_limit(memory_bytes: u64, every_bytes: u64) -> u64 {
+    paged_checkpoint_bytes(memory_bytes, every_bytes).saturating_mul(2)
+}
+
+/// The paged store's counters and sizes ([`Engine::table_store_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableStoreStats {
+    /// The base's reads, writes and sizes.
+    pub base: BaseStats,
+    /// Checkpoints written into the base since open, and the microseconds they took.
+    pub checkpoints: u64,
+    pub checkpoint_us: u64,
+    /// Commits that waited for a checkpoint at the delta's limit, and the microseconds they
+    /// waited (`budget.rs`).
+    pub commit_waits: u64,
+    pub commit_wait_us: u64,
+    /// The delta's limit, and what it holds now, both in log bytes after the newest
+    /// checkpoint.
+    pub delta_limit: u64,
+    pub delta_log_bytes: u64,
 }
 
 /// The base's directory name beside the control file.
@@ -454,6 +481,16 @@ impl Engine {
         let (log, log_report) = Log::open(fs.clone(), log_options(&opts))
             .map_err(|e| EngineError::log("opening the log", e))?;
         let records_applied = replay(&log, &mut root)?;
+        let budget = match (&opts.table_store, &base) {
+            (TableStore::Paged { memory_bytes, .. }, Some(base)) => {
+                Some(Arc::new(DeltaBudget::new(
+                    paged_delta_limit(*memory_bytes, opts.checkpoint_every_bytes),
+                    base.dir().to_path_buf(),
+                    checkpoint_lsn.unwrap_or(0),
+                )))
+            }
+            _ => None,
+        };
         let core = Arc::new(Committer::new(
             root,
             log,
@@ -461,6 +498,7 @@ impl Engine {
             opts.server_id,
             opts.lock_wait_timeout,
             opts.binlog_row_metadata,
+            budget,
         ));
         let engine = Arc::new(Engine {
             core,
@@ -472,6 +510,17 @@ impl Engine {
             ),
             opts,
         });
+        if let Some(b) = engine.core.budget() {
+            let (w1, w2) = (Arc::downgrade(&engine), Arc::downgrade(&engine));
+            b.set_checkpoints(CheckpointHooks {
+                request: Box::new(move || {
+                    if let Some(e) = w1.upgrade() {
+                        e.checkpoints.request();
+                    }
+                }),
+                last_error: Box::new(move || w2.upgrade().and_then(|e| e.checkpoints.last_error())),
+            });
+        }
         if engine.opts.background_checkpoints {
             engine.start_scheduler();
         }
@@ -650,6 +699,32 @@ impl Engine {
     /// Writes a checkpoint of the current root; returns its LSN. Never blocks commits.
     pub fn checkpoint(&self) -> Result<Lsn, EngineError> {
         self.checkpoints.write(&self.core, false)
+    }
+
+    /// The paged store's counters and sizes (SHOW GLOBAL STATUS); None for the in-memory
+    /// store.
+    pub fn table_store_stats(&self) -> Option<TableStoreStats> {
+        let base = self.checkpoints.base()?;
+        let (checkpoints, checkpoint_us) = self.checkpoints.base_writes();
+        let (commit_waits, commit_wait_us, delta_limit) =
+            self.core.budget().map_or((0, 0, 0), |b| {
+                let (n, us) = b.waits();
+                (n, us, b.hard_bytes())
+            });
+        let delta_log_bytes = self
+            .core
+            .log()
+            .end_lsn()
+            .saturating_sub(self.checkpoints.lsn().unwrap_or(0));
+        Some(TableStoreStats {
+            base: base.stats(),
+            checkpoints,
+            checkpoint_us,
+            commit_waits,
+            commit_wait_us,
+            delta_limit,
+            delta_log_bytes,
+        })
     }
 
     /// LSN of the current checkpoint (None before the first).

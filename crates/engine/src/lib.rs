@@ -30,6 +30,7 @@ pub mod backup;
 mod backup_hold;
 pub mod base;
 pub mod base_format;
+mod budget;
 pub mod cascade;
 pub mod catalog;
 pub mod checkpoint;
@@ -67,7 +68,7 @@ pub use catalog::{
     TableDef, TableId, TableOptions, TableSpec,
 };
 pub use ctas::{Duplicates, SelectOutcome};
-pub use engine::{Engine, EngineOptions, RecoveryReport, TableStore};
+pub use engine::{Engine, EngineOptions, RecoveryReport, TableStore, TableStoreStats};
 pub use error::EngineError;
 pub use lock::LockMode;
 pub use onelog_log::CommitReceipt;

@@ -24,6 +24,7 @@
 //! while the last attempt failed.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -305,6 +306,10 @@ pub(crate) struct Checkpointer {
     /// The paged store's base, when the data directory keeps its tables there: checkpoints
     /// are written into it instead of into checkpoint files.
     base: Option<Arc<Base>>,
+    /// Checkpoints written into the base, and the microseconds they took (log sync, encoding
+    /// and ingestion; the two instants under the commit gate included).
+    base_writes: AtomicU64,
+    base_write_us: AtomicU64,
 }
 
 impl Checkpointer {
@@ -325,6 +330,8 @@ impl Checkpointer {
             scheduler: Mutex::new(None),
             backups: Arc::default(),
             base,
+            base_writes: AtomicU64::new(0),
+            base_write_us: AtomicU64::new(0),
         }
     }
 
@@ -334,6 +341,19 @@ impl Checkpointer {
         if let Some(lsn) = self.lsn() {
             remove_older_checkpoints(&*self.fs, &self.dir, lsn);
         }
+    }
+
+    /// The paged store's base, if the tables are kept there.
+    pub(crate) fn base(&self) -> Option<&Arc<Base>> {
+        self.base.as_ref()
+    }
+
+    /// Checkpoints written into the base since open, and the microseconds they took.
+    pub(crate) fn base_writes(&self) -> (u64, u64) {
+        (
+            self.base_writes.load(Ordering::Relaxed),
+            self.base_write_us.load(Ordering::Relaxed),
+        )
     }
 
     /// The engine's backup holds (kept here: the writer consults them after every switch).
@@ -525,6 +545,7 @@ impl Checkpointer {
         frozen: &Arc<Root>,
         gate: Option<&Exclusive<'_>>,
     ) -> Result<(), EngineError> {
+        let started = Instant::now();
         sync_log_to(core, frozen.lsn)?;
         let (snapshot, purged) = frozen.write_frozen_into(base, PURGE_BUDGET)?;
         {
@@ -542,6 +563,12 @@ impl Checkpointer {
         }
         *self.pending.lock().unwrap_or_else(|p| p.into_inner()) = None;
         self.set_last(frozen.lsn);
+        if let Some(b) = core.budget() {
+            b.checkpointed(frozen.lsn);
+        }
+        self.base_writes.fetch_add(1, Ordering::Relaxed);
+        let us = started.elapsed().as_micros().min(u128::from(u64::MAX)) as u64;
+        self.base_write_us.fetch_add(us, Ordering::Relaxed);
         Ok(())
     }
 }

@@ -394,3 +394,93 @@ fn a_failed_checkpoint_into_the_base_is_written_again_and_loses_nothing() {
     assert_eq!(report.records_applied, 10);
     assert_eq!(ids_and_ks(&e, t), want);
 }
+
+/// Puts rows (ids from `first`) until the log after the newest checkpoint reaches the delta's
+/// limit; returns the next id.
+fn fill_the_delta(e: &Arc<Engine>, t: TableId, first: i64) -> i64 {
+    let mut id = first;
+    loop {
+        let s = e.table_store_stats().unwrap();
+        if s.delta_log_bytes >= s.delta_limit {
+            return id;
+        }
+        assert!(id < first + 20_000, "the delta never filled: {s:?}");
+        put(e, t, id, 1);
+        id += 1;
+    }
+}
+
+#[test]
+fn at_the_delta_limit_a_commit_waits_for_a_checkpoint_and_fails_when_none_comes() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let mut o = options(&base);
+    // Checkpoints every 64 KiB of log: the limit is twice that.
+    o.checkpoint_every_bytes = 64 << 10;
+    o.lock_wait_timeout = Duration::from_secs(1);
+    let (e, _) = open_sim(&fs, o.clone()).unwrap();
+    let t = setup(&e);
+    assert_eq!(e.table_store_stats().unwrap().delta_limit, 128 << 10);
+    let next = fill_the_delta(&e, t, 0);
+    // No scheduler runs: nothing brings the delta under the limit, and the commit fails
+    // after the lock wait timeout, naming the base; its row is not there.
+    let mut tx = e.begin();
+    tx.insert(t, row(&e, t, next, 7)).unwrap();
+    let err = tx.commit().unwrap_err();
+    assert_eq!(err.code(), 1030, "{err}");
+    assert!(err.to_string().contains("not committed"), "{err}");
+    assert!(
+        err.to_string().contains(&*base.0.to_string_lossy()),
+        "{err}"
+    );
+    assert_eq!(ids_and_ks(&e, t).len(), next as usize);
+    let s = e.table_store_stats().unwrap();
+    assert_eq!((s.commit_waits, s.checkpoints), (1, 0));
+    // A checkpoint makes room, and the same commit goes through.
+    e.checkpoint().unwrap();
+    put(&e, t, next, 7);
+    let s = e.table_store_stats().unwrap();
+    assert_eq!((s.commit_waits, s.checkpoints), (1, 1));
+    assert!(s.base.bytes_written > 0, "{s:?}");
+    let want: Vec<(i64, i64)> = (0..=next)
+        .map(|id| (id, if id == next { 7 } else { 1 }))
+        .collect();
+    assert_eq!(ids_and_ks(&e, t), want);
+}
+
+#[test]
+fn writers_faster_than_checkpoints_wait_for_them_and_lose_nothing() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let mut o = options(&base);
+    o.checkpoint_every_bytes = 64 << 10;
+    o.background_checkpoints = true;
+    let (e, _) = open_sim(&fs, o.clone()).unwrap();
+    let t = setup(&e);
+    // Two writers, each many times the limit: the scheduler's checkpoints (asked for by the
+    // waiting commits) keep the delta bounded and every commit goes through.
+    let writers: Vec<_> = (0..2i64)
+        .map(|w| {
+            let e = e.clone();
+            std::thread::spawn(move || {
+                for i in 0..2_000 {
+                    put(&e, t, w * 100_000 + i, w);
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let s = e.table_store_stats().unwrap();
+    assert!(s.checkpoints >= 2, "{s:?}");
+    let mut want: Vec<(i64, i64)> = (0..2i64)
+        .flat_map(|w| (0..2_000).map(move |i| (w * 100_000 + i, w)))
+        .collect();
+    want.sort();
+    assert_eq!(ids_and_ks(&e, t), want);
+    // Reopened, the base and the log after it give the same rows.
+    drop(e);
+    let (e, _) = open_sim(&fs, o).unwrap();
+    assert_eq!(ids_and_ks(&e, t), want);
+}

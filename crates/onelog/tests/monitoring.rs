@@ -1,6 +1,7 @@
 //! Monitoring and administration with the real tools: Debian's `prometheus-mysqld-exporter`
-//! scraping onelog with its default collectors, `mariadb-admin`'s commands, and the
-//! `Bytes_received` / `Bytes_sent` counters (session and global) they read.
+//! scraping onelog with its default collectors, `mariadb-admin`'s commands, the
+//! `Bytes_received` / `Bytes_sent` counters (session and global) they read, and the paged
+//! table store's `innodb_buffer_pool_size` and `Innodb_*` counters.
 //!
 //! Every expected answer was measured on MariaDB 10.11 with the same tool and command.
 
@@ -11,7 +12,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{require_tool, run_bounded, sql, status, Onelog};
+use common::{require_tool, run_bounded, sql, sql_err, sql_value, status, Onelog};
 
 const CLI_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -713,4 +714,112 @@ async fn query_logs_write_each_statement_and_prepared_executions_as_mariadb() {
     // Administrative again once log_slow_admin_statements is ON.
     assert!(logged("DROP INDEX iv ON t"), "{slow_text}");
     assert!(slow_text.contains("\nuse `lg`;\n"), "{slow_text}");
+}
+
+/// Polls `SHOW GLOBAL STATUS` until `name` reaches `at_least` (60 s at most).
+fn wait_for_status(port: u16, name: &str, at_least: u64) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let v = status(port, name);
+        if v >= at_least {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "{name} stayed at {v}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_paged_stores_cache_is_innodb_buffer_pool_size_and_its_reads_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let paged = [
+        "--table-store=paged",
+        "--innodb-buffer-pool-size=64M",
+        "--checkpoint-interval=1",
+    ];
+    let mut server = Onelog::start(dir.path(), &paged);
+    let port = server.port;
+    assert_eq!(
+        sql_value(port, "SELECT @@innodb_buffer_pool_size"),
+        "67108864"
+    );
+    assert_eq!(
+        sql_value(port, "SHOW GLOBAL VARIABLES LIKE 'innodb_buffer_pool_size'"),
+        "innodb_buffer_pool_size\t67108864"
+    );
+    // The block cache has a fixed size: SET is refused, not accepted and ignored.
+    let err = sql_err(
+        port,
+        "SET GLOBAL innodb_buffer_pool_size = 128 * 1024 * 1024",
+    );
+    assert!(err.contains("ERROR 1238"), "{err}");
+    let values: Vec<String> = (1..=5000)
+        .map(|i| format!("({i}, REPEAT('x', 90))"))
+        .collect();
+    sql(
+        port,
+        &format!(
+            "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(100)); \
+             INSERT INTO d.t VALUES {}",
+            values.join(",")
+        ),
+    );
+    // The background checkpoint writes the rows into the store.
+    wait_for_status(port, "Innodb_data_written", 5000 * 90);
+    assert!(status(port, "Onelog_table_store_checkpoints") >= 1);
+    assert!(status(port, "Onelog_table_store_disk_bytes") > 0);
+    server.stop();
+    // Restarted, the cache is cold: a full scan reads blocks from the store's files.
+    let server = Onelog::start(dir.path(), &paged);
+    let port = server.port;
+    let before = (
+        status(port, "Innodb_buffer_pool_read_requests"),
+        status(port, "Innodb_buffer_pool_reads"),
+    );
+    assert_eq!(
+        sql_value(port, "SELECT COUNT(*), SUM(LENGTH(v)) FROM d.t"),
+        "5000\t450000"
+    );
+    let requests = status(port, "Innodb_buffer_pool_read_requests") - before.0;
+    let reads = status(port, "Innodb_buffer_pool_reads") - before.1;
+    assert!(
+        reads > 0 && requests >= reads,
+        "{requests} requests, {reads} reads"
+    );
+    assert_eq!(
+        status(port, "Innodb_data_reads"),
+        status(port, "Innodb_buffer_pool_reads")
+    );
+    assert!(status(port, "Innodb_data_read") > 0);
+    assert!(status(port, "Innodb_buffer_pool_bytes_data") > 0);
+    // The same scan again is served from the cache.
+    let reads = status(port, "Innodb_buffer_pool_reads");
+    sql(port, "SELECT COUNT(*), SUM(LENGTH(v)) FROM d.t");
+    assert_eq!(status(port, "Innodb_buffer_pool_reads"), reads);
+    assert!(status(port, "Onelog_table_store_delta_limit_bytes") > 0);
+}
+
+#[test]
+fn the_in_memory_store_has_no_buffer_pool_variable_or_counters() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Onelog::start(dir.path(), &[]);
+    let port = server.port;
+    let err = sql_err(port, "SELECT @@innodb_buffer_pool_size");
+    assert!(err.contains("ERROR 1193"), "{err}");
+    let err = sql_err(port, "SET GLOBAL innodb_buffer_pool_size = 1 << 30");
+    assert!(err.contains("ERROR 1193"), "{err}");
+    assert_eq!(sql(port, "SHOW GLOBAL VARIABLES LIKE 'innodb_buffer%'"), "");
+    assert_eq!(
+        sql(
+            port,
+            "SELECT COUNT(*) FROM information_schema.SYSTEM_VARIABLES \
+             WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_SIZE'"
+        ),
+        "0\n"
+    );
+    assert_eq!(sql(port, "SHOW GLOBAL STATUS LIKE 'Innodb%'"), "");
+    assert_eq!(
+        sql(port, "SHOW GLOBAL STATUS LIKE 'Onelog_table_store%'"),
+        ""
+    );
 }

@@ -35,6 +35,17 @@
 //! MariaDB counts them), and `Slave_running`, `Slaves_running`, `Slave_received_heartbeats`,
 //! `Slave_retried_transactions`, `Slave_open_temp_tables` read from the replica's status.
 //!
+//! Paged table store (`--table-store=paged`; absent with the in-memory store, which reads
+//! nothing from disk): `Innodb_buffer_pool_read_requests` (blocks of the store looked up),
+//! `Innodb_buffer_pool_reads` and `Innodb_data_reads` (of those, read from a file: cache
+//! misses), `Innodb_data_read` (their bytes), `Innodb_buffer_pool_bytes_data` (bytes in the
+//! block cache now), `Innodb_data_written` (bytes of rows and index entries checkpoints wrote
+//! into the store; the log's are `Binlog_bytes_written`), `Onelog_table_store_checkpoints` /
+//! `_checkpoint_us`, `Onelog_table_store_commit_waits` / `_commit_wait_us` (commits that
+//! waited for a checkpoint at the delta's limit), `Onelog_table_store_delta_limit_bytes` /
+//! `_delta_log_bytes` (that limit, and the log after the newest checkpoint now),
+//! `Onelog_table_store_disk_bytes`.
+//!
 //! Only `Bytes_received` / `Bytes_sent` have session values; for the other counters
 //! `SHOW SESSION STATUS` prints the global value (documented).
 //!

@@ -19,7 +19,10 @@ use crate::server::ServerConfig;
 /// The rows of SYSTEM_VARIABLES for the session `cx`.
 pub(crate) fn system_variables_rows(cx: &ExecContext) -> Vec<Vec<Value>> {
     let defaults = ServerConfig::new("");
-    VARS.iter().map(|d| row(cx, &defaults, d)).collect()
+    VARS.iter()
+        .filter(|d| exists_here(&cx.server, d))
+        .map(|d| row(cx, &defaults, d))
+        .collect()
 }
 
 fn opt(s: Option<&str>) -> Value {

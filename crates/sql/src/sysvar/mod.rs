@@ -89,6 +89,10 @@ fn base_value(server: &Server, def: &VarDef) -> Value {
         "innodb_flush_log_at_trx_commit" => {
             Value::Int(i64::from(engine.log().durability().level()))
         }
+        "innodb_buffer_pool_size" => Value::UInt(match &engine.options().table_store {
+            onelog_engine::TableStore::Paged { memory_bytes, .. } => *memory_bytes,
+            onelog_engine::TableStore::Memory => 0,
+        }),
         // File mode: the classic files `<datadir>/binlog.NNNNNN`; engine mode: the segments.
         "log_bin_basename" => text(
             match cfg.binlog_storage {
@@ -151,6 +155,13 @@ fn set_row_metadata(cx: &ExecContext, value: Option<&Value>) {
     }
 }
 
+/// False for a variable this server's configuration does not have: `innodb_buffer_pool_size`
+/// with the in-memory table store (no cache; every row is in memory), which reads as unknown
+/// rather than as a size that means nothing.
+pub(crate) fn exists_here(server: &Server, def: &VarDef) -> bool {
+    def.name != "innodb_buffer_pool_size" || server.engine.paged()
+}
+
 /// The global value of a variable (SET GLOBAL, else its base value).
 fn global_value(server: &Server, def: &VarDef) -> Value {
     server
@@ -163,7 +174,9 @@ fn global_value(server: &Server, def: &VarDef) -> Value {
 /// `max_allowed_packet`, `wait_timeout`, ...). 1238 for session-only variables.
 pub fn global_var(server: &Server, name: &str) -> Result<Value, SqlError> {
     let lname = name.to_ascii_lowercase();
-    let def = lookup_def(&lname).ok_or_else(|| unknown(name))?;
+    let def = lookup_def(&lname)
+        .filter(|d| exists_here(server, d))
+        .ok_or_else(|| unknown(name))?;
     if def.scope == Sess {
         return Err(SqlError::of(
             errors::ER_INCORRECT_GLOBAL_LOCAL_VAR,
@@ -196,6 +209,9 @@ fn hostname() -> String {
 pub fn get_var(cx: &ExecContext, name: &str, scope: VarScope) -> Result<Value, SqlError> {
     let lname = name.to_ascii_lowercase();
     let def = lookup_def(&lname).ok_or_else(|| unknown(name))?;
+    if !exists_here(&cx.server, def) {
+        return Err(unknown(name));
+    }
     match (scope, def.scope) {
         (VarScope::Global, Sess) => {
             return Err(SqlError::of(
@@ -463,7 +479,9 @@ fn set_var_checked(
     value: SetValue,
 ) -> Result<(), SqlError> {
     let lname = name.to_ascii_lowercase();
-    let def = lookup_def(&lname).ok_or_else(|| unknown(name))?;
+    let def = lookup_def(&lname)
+        .filter(|d| exists_here(&cx.server, d))
+        .ok_or_else(|| unknown(name))?;
     let global = match (scope, def.scope) {
         (VarScope::Global, Sess) => {
             return Err(SqlError::of(

@@ -260,6 +260,18 @@ pub(crate) static VARS: &[VarDef] = &[
     v("hostname", Global, Str, false, ""),
     v("identity", Sess, I64, true, ""),
     v("init_connect", Global, Str, true, ""),
+    // The paged store's memory budget (`--innodb-buffer-pool-size`): read-only (fjall's
+    // block cache has a fixed size); unknown with the in-memory store (`super::get_var`).
+    v(
+        "innodb_buffer_pool_size",
+        Global,
+        Kind::Size {
+            min: 2 << 20,
+            block: 1 << 20,
+        },
+        false,
+        "",
+    ),
     v(
         "innodb_flush_log_at_trx_commit",
         Global,

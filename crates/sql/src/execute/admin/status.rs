@@ -119,6 +119,7 @@ pub(crate) fn rows(server: &Server, session: Option<&Traffic>) -> Vec<(String, V
         Value::Bytes(b"OFF".to_vec()),
     ));
     out.extend(replica_rows(server));
+    out.extend(table_store_rows(server));
     out.extend(commit_phase_rows(&log.phases));
     // Big commits whose prebuilt tables were installed / applied from the change log instead.
     let (installed, applied) = server.engine.prebuilt_commits();
@@ -155,6 +156,32 @@ fn commit_phase_rows(p: &onelog_log::CommitPhases) -> Vec<(String, Value)> {
         v.push((format!("Onelog_commit_groups_{b}"), Value::UInt(n)));
     }
     v
+}
+
+/// The paged table store's counters (module docs of `crate::status`); none for the in-memory
+/// store, which has no cache and reads nothing from disk.
+fn table_store_rows(server: &Server) -> Vec<(String, Value)> {
+    let Some(t) = server.engine.table_store_stats() else {
+        return Vec::new();
+    };
+    [
+        ("Innodb_buffer_pool_bytes_data", t.base.cache_bytes),
+        ("Innodb_buffer_pool_read_requests", t.base.block_requests),
+        ("Innodb_buffer_pool_reads", t.base.block_reads),
+        ("Innodb_data_read", t.base.bytes_read),
+        ("Innodb_data_reads", t.base.block_reads),
+        ("Innodb_data_written", t.base.bytes_written),
+        ("Onelog_table_store_checkpoints", t.checkpoints),
+        ("Onelog_table_store_checkpoint_us", t.checkpoint_us),
+        ("Onelog_table_store_commit_waits", t.commit_waits),
+        ("Onelog_table_store_commit_wait_us", t.commit_wait_us),
+        ("Onelog_table_store_delta_limit_bytes", t.delta_limit),
+        ("Onelog_table_store_delta_log_bytes", t.delta_log_bytes),
+        ("Onelog_table_store_disk_bytes", t.base.disk_bytes),
+    ]
+    .into_iter()
+    .map(|(n, v)| (n.to_string(), Value::UInt(v)))
+    .collect()
 }
 
 /// The replica's status variables (module docs of `crate::status`).

@@ -1,0 +1,240 @@
+//! The paged store's delta budget (docs/PAGED_STORE.md, build order step 5): back-pressure
+//! that keeps the in-memory delta bounded when commits outrun checkpoints.
+//!
+//! The delta (and, while a checkpoint runs, the frozen layer under it) holds exactly the
+//! changes of the log after the newest completed checkpoint's LSN, so the log bytes after that
+//! LSN measure it. Below [`DeltaBudget::hard_bytes`] a commit does not wait; at or above it a
+//! commit asks for a checkpoint and waits, before it takes the commit gate (which a checkpoint
+//! needs), until a checkpoint brings the measure under the limit again. A transaction larger
+//! than the limit still commits: only the state before it is checked.
+//!
+//! A checkpoint that cannot finish (the base's disk is full, a damaged base) must not turn
+//! into a server that hangs: a commit waits at most its lock wait timeout, then fails with
+//! an error that names the base, the measure, the limit and the checkpoints' last error. The
+//! transaction is not logged, so nothing acknowledged is lost.
+//!
+//! Invariants: the checkpoint LSN only grows; every waiter is woken by each completed
+//! checkpoint and re-checks; a commit never waits while it holds the commit gate.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use onelog_log::Lsn;
+
+use crate::base::BaseError;
+use crate::error::EngineError;
+
+/// How long one wait sleeps before it looks at the log and the clock again.
+const RECHECK: Duration = Duration::from_millis(100);
+
+/// The limit and the newest checkpoint's LSN, shared by the committer (which waits) and the
+/// checkpoint writer (which wakes the waiters).
+#[derive(Debug)]
+pub(crate) struct DeltaBudget {
+    hard_bytes: u64,
+    /// The base's directory, for the error.
+    dir: PathBuf,
+    checkpointed: Mutex<Lsn>,
+    done: Condvar,
+    waits: AtomicU64,
+    wait_us: AtomicU64,
+    hooks: OnceLock<CheckpointHooks>,
+}
+
+impl std::fmt::Debug for CheckpointHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CheckpointHooks")
+    }
+}
+
+/// What the surroundings of a wait provide: the log's end, a way to ask for a checkpoint,
+/// and the checkpoints' last error (for the message when the wait gives up).
+pub(crate) struct WaitContext<'a> {
+    pub end_lsn: &'a dyn Fn() -> Lsn,
+    pub request_checkpoint: &'a dyn Fn(),
+    pub last_error: &'a dyn Fn() -> Option<String>,
+    pub timeout: Duration,
+}
+
+/// The checkpoint side of a wait, installed once the engine exists
+/// ([`DeltaBudget::set_checkpoints`]): asks for a checkpoint, reads the last error.
+pub(crate) struct CheckpointHooks {
+    pub request: Box<dyn Fn() + Send + Sync>,
+    pub last_error: Box<dyn Fn() -> Option<String> + Send + Sync>,
+}
+
+impl DeltaBudget {
+    /// A budget of `hard_bytes` of log after the checkpoint at `checkpointed` (0 when the
+    /// base has none yet), for the base in `dir`.
+    pub(crate) fn new(hard_bytes: u64, dir: PathBuf, checkpointed: Lsn) -> Self {
+        DeltaBudget {
+            hard_bytes,
+            dir,
+            checkpointed: Mutex::new(checkpointed),
+            done: Condvar::new(),
+            waits: AtomicU64::new(0),
+            wait_us: AtomicU64::new(0),
+            hooks: OnceLock::new(),
+        }
+    }
+
+    /// Installs how a wait asks for a checkpoint and reads the checkpoints' last error (once;
+    /// before it, a wait asks nobody).
+    pub(crate) fn set_checkpoints(&self, hooks: CheckpointHooks) {
+        let _ = self.hooks.set(hooks);
+    }
+
+    /// [`Self::wait_for_room`] with the installed hooks, for a commit at `end_lsn()`.
+    pub(crate) fn wait(
+        &self,
+        end_lsn: &dyn Fn() -> Lsn,
+        timeout: Duration,
+    ) -> Result<(), EngineError> {
+        let none = || None;
+        let (request, last_error): (&dyn Fn(), &dyn Fn() -> Option<String>) = match self.hooks.get()
+        {
+            Some(h) => (&*h.request, &*h.last_error),
+            None => (&|| {}, &none),
+        };
+        self.wait_for_room(&WaitContext {
+            end_lsn,
+            request_checkpoint: request,
+            last_error,
+            timeout,
+        })
+    }
+
+    /// The limit, in log bytes after the newest checkpoint.
+    pub(crate) fn hard_bytes(&self) -> u64 {
+        self.hard_bytes
+    }
+
+    /// A checkpoint at `lsn` completed: wakes every waiting commit.
+    pub(crate) fn checkpointed(&self, lsn: Lsn) {
+        let mut at = self.checkpointed.lock().unwrap_or_else(|p| p.into_inner());
+        *at = (*at).max(lsn);
+        self.done.notify_all();
+    }
+
+    /// Commits that waited, and the microseconds they waited in all.
+    pub(crate) fn waits(&self) -> (u64, u64) {
+        (
+            self.waits.load(Ordering::Relaxed),
+            self.wait_us.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Returns at once while the log after the newest checkpoint is under the limit; else asks
+    /// for a checkpoint and waits until one brings it under, or fails after `cx.timeout`.
+    pub(crate) fn wait_for_room(&self, cx: &WaitContext<'_>) -> Result<(), EngineError> {
+        let mut at = self.checkpointed.lock().unwrap_or_else(|p| p.into_inner());
+        let over = |at: Lsn| (cx.end_lsn)().saturating_sub(at) >= self.hard_bytes;
+        if !over(*at) {
+            return Ok(());
+        }
+        let start = Instant::now();
+        self.waits.fetch_add(1, Ordering::Relaxed);
+        (cx.request_checkpoint)();
+        let result = loop {
+            let waited = start.elapsed();
+            if waited >= cx.timeout {
+                let used = (cx.end_lsn)().saturating_sub(*at);
+                let why = (cx.last_error)()
+                    .map(|e| format!("; the last checkpoint failed: {e}"))
+                    .unwrap_or_default();
+                break Err(EngineError::Store(BaseError {
+                    dir: self.dir.clone(),
+                    doing: "committing",
+                    detail: format!(
+                        "the changes since the last checkpoint (at LSN {}) hold {used} bytes of \
+                         log, at or over the limit of {} (innodb_buffer_pool_size / 4), and no \
+                         checkpoint brought them under it within {} s{why}; the transaction \
+                         was not committed",
+                        *at,
+                        self.hard_bytes,
+                        cx.timeout.as_secs()
+                    ),
+                }));
+            }
+            let slice = RECHECK.min(cx.timeout - waited);
+            at = self
+                .done
+                .wait_timeout(at, slice)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+            if !over(*at) {
+                break Ok(());
+            }
+        };
+        let us = start.elapsed().as_micros().min(u128::from(u64::MAX)) as u64;
+        self.wait_us.fetch_add(us, Ordering::Relaxed);
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Arc;
+
+    fn cx<'a>(end: &'a dyn Fn() -> Lsn, asked: &'a dyn Fn(), timeout: Duration) -> WaitContext<'a> {
+        WaitContext {
+            end_lsn: end,
+            request_checkpoint: asked,
+            last_error: &|| Some("disk full".to_string()),
+            timeout,
+        }
+    }
+
+    #[test]
+    fn under_the_limit_a_commit_does_not_wait_or_ask() {
+        let b = DeltaBudget::new(1000, PathBuf::from("/d/base"), 500);
+        let asked = AtomicUsize::new(0);
+        let ask = || {
+            asked.fetch_add(1, Ordering::Relaxed);
+        };
+        b.wait_for_room(&cx(&|| 1499, &ask, Duration::ZERO))
+            .unwrap();
+        assert_eq!((asked.load(Ordering::Relaxed), b.waits().0), (0, 0));
+    }
+
+    #[test]
+    fn over_the_limit_a_commit_waits_for_a_checkpoint() {
+        let b = Arc::new(DeltaBudget::new(1000, PathBuf::from("/d/base"), 0));
+        let asked = Arc::new(AtomicUsize::new(0));
+        let (b2, a2) = (b.clone(), asked.clone());
+        let waiter = std::thread::spawn(move || {
+            let ask = || {
+                a2.fetch_add(1, Ordering::Relaxed);
+            };
+            b2.wait_for_room(&cx(&|| 5000, &ask, Duration::from_secs(60)))
+        });
+        // A checkpoint that leaves the log still over the limit does not release it.
+        while b.waits().0 == 0 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        b.checkpointed(3000);
+        std::thread::sleep(Duration::from_millis(250));
+        assert!(!waiter.is_finished());
+        b.checkpointed(4500);
+        waiter.join().unwrap().unwrap();
+        assert_eq!(asked.load(Ordering::Relaxed), 1);
+        assert_eq!(b.waits().0, 1);
+    }
+
+    #[test]
+    fn a_wait_that_no_checkpoint_ends_fails_naming_the_base_and_the_last_error() {
+        let b = DeltaBudget::new(1000, PathBuf::from("/d/base"), 0);
+        let e = b
+            .wait_for_room(&cx(&|| 1000, &|| {}, Duration::from_millis(150)))
+            .unwrap_err();
+        let text = e.to_string();
+        for want in ["/d/base", "1000 bytes", "disk full", "not committed"] {
+            assert!(text.contains(want), "{want} not in {text}");
+        }
+        assert_eq!(e.code(), 1030);
+    }
+}
