@@ -10,7 +10,9 @@
 //!   backup lock), and automatic expiry does nothing until then. Each hold also pins the log
 //!   at LSN 0 (`Log::pin_reader`), so the log's own retention rules keep every segment too;
 //! - the checkpoint writer removes no older checkpoint file (`Checkpointer::write`): the
-//!   backup may be copying the one the control file named when it looked.
+//!   backup may be copying the one the control file named when it looked;
+//! - with the paged store, the backup image written for it ([`Engine::hold_for_backup_as`])
+//!   stays.
 //!
 //! Invariants: the count equals the number of live [`BackupHold`]s; a purge, a RESET MASTER
 //! and the removal of older checkpoint files each run while holding the mutex with the count
@@ -21,6 +23,7 @@ use std::time::Duration;
 
 pub use crate::backup_hold::BackupHold;
 use crate::engine::Engine;
+use crate::error::EngineError;
 
 /// How long PURGE and RESET MASTER wait for backups when the caller names no bound
 /// (MariaDB's default `lock_wait_timeout`).
@@ -31,6 +34,20 @@ impl Engine {
     /// cleanup in progress.
     pub fn hold_for_backup(&self) -> BackupHold {
         self.backup_holds().take(|| self.log().pin_reader(0))
+    }
+
+    /// [`Engine::hold_for_backup`] for the backup session `tag` (its connection id), which
+    /// with the paged store also writes the current tables as a backup image beside the
+    /// control file (`checkpoint.rs`, "Backup images"), for `onelog backup` to copy instead of
+    /// a checkpoint file; the hold removes it when released. The image's LSN is durable and
+    /// the hold keeps the log after it. Commits go on while it is written.
+    pub fn hold_for_backup_as(&self, tag: u64) -> Result<BackupHold, EngineError> {
+        let mut hold = self.hold_for_backup();
+        if self.paged() {
+            let (fs, path) = self.checkpoints().write_backup_image(self.core(), tag)?;
+            hold.keep_image(fs, path);
+        }
+        Ok(hold)
     }
 
     /// Live backup holds (`Onelog_backups_running`).

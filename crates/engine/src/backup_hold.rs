@@ -13,7 +13,9 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use onelog_log::ReaderPin;
+use std::path::PathBuf;
+
+use onelog_log::{FileSystem, ReaderPin};
 
 use crate::error::EngineError;
 
@@ -76,6 +78,7 @@ impl BackupHolds {
         BackupHold {
             holds: self.clone(),
             pin: Some(pin),
+            image: None,
         }
     }
 }
@@ -86,11 +89,29 @@ pub struct BackupHold {
     /// Some until Drop releases it, before the count: a purge woken by the count reaching
     /// zero must not find the pin still there (it would stop at it and remove nothing).
     pin: Option<ReaderPin>,
+    /// The paged store's backup image this hold keeps, removed when it is released
+    /// (`checkpoint.rs`, "Backup images").
+    image: Option<(Arc<dyn FileSystem>, PathBuf)>,
+}
+
+impl BackupHold {
+    /// Makes the hold own the backup image `path` (removed at release).
+    pub(crate) fn keep_image(&mut self, fs: Arc<dyn FileSystem>, path: PathBuf) {
+        self.image = Some((fs, path));
+    }
+
+    /// The backup image the hold keeps, if the engine wrote one (the paged store).
+    pub fn image(&self) -> Option<&std::path::Path> {
+        self.image.as_ref().map(|(_, p)| p.as_path())
+    }
 }
 
 impl Drop for BackupHold {
     fn drop(&mut self) {
         debug_assert!(self.pin.is_some());
+        if let Some((fs, path)) = self.image.take() {
+            let _ = fs.remove_file(&path);
+        }
         drop(self.pin.take());
         let mut count = self.holds.lock();
         debug_assert!(*count > 0, "a hold is released once");

@@ -34,6 +34,15 @@
 //! LSN 0 and the name of the paged table store's base directory beside the control file: the
 //! base's own root record carries the LSN, and there are no checkpoint files.
 //!
+//! ## Backup images `backup-<tag>-checkpoint-<lsn>.ckpt` (the paged store)
+//!
+//! A paged data directory has no checkpoint file for `onelog backup` to copy. While a backup
+//! holds it (`backup.rs`), the engine writes the current tables as one checkpoint file of the
+//! format above, named after the backup session's `tag` (its connection id) and the LSN
+//! ([`backup_image_name`]), beside the control file ([`write_backup_image`]); the hold removes
+//! it when released, and an open removes any a crash left ([`remove_backup_images`]). The
+//! control file never names one.
+//!
 //! ## Protocol and invariants
 //!
 //! [`write_checkpoint`]: write `<name>.tmp`, `sync_data`, rename to `<name>`, `sync_dir`
@@ -445,6 +454,64 @@ fn encode_control(version: u32, lsn: Lsn, name: &str) -> Option<Vec<u8>> {
 
 /// Whether `name` is a temporary file of this module (`control.tmp`,
 /// `checkpoint-<lsn>.ckpt.tmp`). Other files in `dir` are never touched.
+/// The file name of the backup image of the backup session `tag` at `lsn` (module docs).
+pub fn backup_image_name(tag: u64, lsn: Lsn) -> String {
+    format!("{BACKUP_IMAGE_PREFIX}{tag}-{}", checkpoint_file_name(lsn))
+}
+
+/// The LSN of `name` if it is the backup image of the backup session `tag`.
+pub fn parse_backup_image_name(name: &str, tag: u64) -> Option<Lsn> {
+    let rest = name
+        .strip_prefix(BACKUP_IMAGE_PREFIX)?
+        .strip_prefix(&tag.to_string())?
+        .strip_prefix('-')?;
+    parse_checkpoint_name(rest)
+}
+
+const BACKUP_IMAGE_PREFIX: &str = "backup-";
+
+/// Writes the backup image `name` into `dir` (module docs): the checkpoint file of `lsn`,
+/// written under a temporary name, synced, then renamed (and the directory synced). Returns
+/// its path; on error the
+/// temporary file is removed (best effort).
+pub(crate) fn write_backup_image(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    name: &str,
+    lsn: Lsn,
+    gtid_state: &GtidState,
+    body: &mut BodyParts,
+) -> Result<PathBuf, CheckpointError> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!("{name}{TMP_SUFFIX}"));
+    let written = write_checkpoint_file(fs, &tmp, lsn, gtid_state, body)
+        .and_then(|()| fs.rename(&tmp, &path).map_err(io_err(&tmp, 0, "rename")))
+        .and_then(|()| fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory")));
+    if written.is_err() {
+        let _ = fs.remove_file(&tmp);
+    }
+    written.map(|()| path)
+}
+
+/// Removes every backup image of `dir` and its temporary files (what a crash during a backup
+/// of the paged store leaves; no backup runs at open).
+pub(crate) fn remove_backup_images(fs: &dyn FileSystem, dir: &Path) {
+    let Ok(names) = fs.list_dir(dir) else { return };
+    for n in names {
+        let image = n
+            .strip_prefix(BACKUP_IMAGE_PREFIX)
+            .and_then(|r| r.split_once('-'))
+            .is_some_and(|(tag, rest)| {
+                tag.bytes().all(|b| b.is_ascii_digit())
+                    && parse_checkpoint_name(rest.strip_suffix(TMP_SUFFIX).unwrap_or(rest))
+                        .is_some()
+            });
+        if image {
+            let _ = fs.remove_file(&dir.join(n));
+        }
+    }
+}
+
 fn is_our_tmp(name: &str) -> bool {
     name == CONTROL_TMP
         || name

@@ -55,8 +55,8 @@ use crate::base::{Base, BaseError, BaseStats};
 use crate::budget::{CheckpointHooks, DeltaBudget};
 use crate::catalog::Catalog;
 use crate::checkpoint::{
-    load_checkpoint, read_control_any, remove_checkpoint_files, write_base_control, Control,
-    CONTROL_FILE,
+    load_checkpoint, read_control_any, remove_backup_images, remove_checkpoint_files,
+    write_base_control, Control, CONTROL_FILE,
 };
 use crate::commit::Committer;
 use crate::error::EngineError;
@@ -335,6 +335,8 @@ fn load_root(fs: &dyn FileSystem, dir: &Path, store: &TableStore) -> Result<Load
         }
     };
     let base_dir = base_dir.unwrap_or_else(|| dir.join(&base_name));
+    // No backup runs yet: an image here is what a crash during one left.
+    remove_backup_images(fs, dir);
     let base = Base::open(&base_dir, paged_cache_bytes(memory_bytes))?;
     let snapshot = base.snapshot();
     let meta = snapshot.meta(BASE_ROOT_META)?;

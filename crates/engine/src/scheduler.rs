@@ -33,7 +33,10 @@ use onelog_log::{FileSystem, Lsn};
 
 use crate::backup_hold::BackupHolds;
 use crate::base::Base;
-use crate::checkpoint::{remove_older_checkpoints, write_checkpoint_streamed, PartSink};
+use crate::checkpoint::{
+    backup_image_name, remove_older_checkpoints, write_backup_image, write_checkpoint_streamed,
+    PartSink,
+};
 use crate::commit::{Committer, Exclusive};
 use crate::error::EngineError;
 use crate::report::EngineEvent;
@@ -341,6 +344,40 @@ impl Checkpointer {
         if let Some(lsn) = self.lsn() {
             remove_older_checkpoints(&*self.fs, &self.dir, lsn);
         }
+    }
+
+    /// Writes the current root as the backup image of the backup session `tag` (the paged
+    /// store's; `checkpoint.rs`, "Backup images") after making the log durable up to its LSN.
+    /// Takes no lock a commit or a checkpoint needs. Returns the file system and the image's
+    /// path.
+    pub(crate) fn write_backup_image(
+        &self,
+        core: &Committer,
+        tag: u64,
+    ) -> Result<(Arc<dyn FileSystem>, PathBuf), EngineError> {
+        if let Some(why) = core.apply_failure() {
+            return Err(EngineError::corrupt(
+                "backup image refused",
+                format!("a committed record could not be applied to the tables: {why}"),
+            ));
+        }
+        let root = core.store().current();
+        sync_log_to(core, root.lsn)?;
+        let name = backup_image_name(tag, root.lsn);
+        let mut body = |sink: &mut PartSink| root.encode_checkpoint_with(CHECKPOINT_PART, sink);
+        let path = write_backup_image(
+            &*self.fs,
+            &self.dir,
+            &name,
+            root.lsn,
+            &root.gtid_state,
+            &mut body,
+        )
+        .map_err(|source| EngineError::Checkpoint {
+            context: format!("writing the backup image at LSN {}", root.lsn),
+            source,
+        })?;
+        Ok((self.fs.clone(), path))
     }
 
     /// The paged store's base, if the tables are kept there.

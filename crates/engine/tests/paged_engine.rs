@@ -484,3 +484,52 @@ fn writers_faster_than_checkpoints_wait_for_them_and_lose_nothing() {
     let (e, _) = open_sim(&fs, o).unwrap();
     assert_eq!(ids_and_ks(&e, t), want);
 }
+
+#[test]
+fn a_backup_hold_writes_an_image_of_the_tables_and_removes_it_when_released() {
+    use onelog_engine::checkpoint::{parse_backup_image_name, read_checkpoint_file};
+    use onelog_engine::store::Root;
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
+    let t = setup(&e);
+    for id in 0..300 {
+        put(&e, t, id, 1);
+    }
+    e.checkpoint().unwrap();
+    // Rows in the base, changed and deleted in the delta above it.
+    for id in 250..320 {
+        put(&e, t, id, 2);
+    }
+    delete(&e, t, 3);
+    let want = contents(&e, t);
+    let ckdir = std::path::Path::new("/data/checkpoints");
+    let hold = e.hold_for_backup_as(42).unwrap();
+    let path = hold.image().expect("an image").to_path_buf();
+    let name = path.file_name().unwrap().to_str().unwrap().to_string();
+    let lsn = parse_backup_image_name(&name, 42).expect(&name);
+    assert_eq!(parse_backup_image_name(&name, 4), None);
+    // Commits go on while the hold lives; the image keeps its own point.
+    put(&e, t, 1000, 9);
+    let image = read_checkpoint_file(&*fs, &path, lsn).unwrap();
+    let root = Root::decode_checkpoint(&image.body, image.lsn, image.gtid_state).unwrap();
+    assert_eq!(root.dump()["d.t"], want);
+    assert!(e.log().durable_lsn() >= lsn);
+    drop(hold);
+    assert!(!fs.exists(&path), "the image outlived its hold");
+    // An image a crash left behind is removed at the next open.
+    let hold = e.hold_for_backup_as(43).unwrap();
+    let path = hold.image().unwrap().to_path_buf();
+    fs.crash_now();
+    drop(hold);
+    drop(e);
+    let fs = fs.reboot(5, true);
+    assert!(fs.exists(&path), "the image was synced with its directory");
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
+    assert!(fs
+        .list_dir(ckdir)
+        .unwrap()
+        .iter()
+        .all(|n| !n.starts_with("backup-")));
+    assert_eq!(contents(&e, t).len(), want.len() + 1);
+}

@@ -766,3 +766,77 @@ fn backup_of_a_replica_restores_its_position() {
         );
     }
 }
+
+/// Issue 17 step 6: a backup of a server on the paged table store, under load, copies the
+/// backup image the server writes for it (a checkpoint file of its tables) plus the log; the
+/// image is gone from the server's directory afterwards; the restored copy, started on the
+/// paged store (which converts it), has the backup's position and follows the primary to
+/// equal tables.
+#[test]
+fn backup_of_the_paged_store_restores_and_follows_the_primary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let adir = tmp.path().join("a");
+    let paged = [
+        "--server-id=1",
+        "--table-store=paged",
+        "--checkpoint-interval=1",
+    ];
+    let mut a = Onelog::start(&adir, &paged);
+    onelog_rpl_user(a.port);
+    bk_user(a.port);
+    sql(a.port, "CREATE DATABASE sb");
+    ok(
+        &run_bounded(&mut sysbench(a.port, "prepare", 0), None, TOOL_TIMEOUT),
+        "sysbench prepare",
+    );
+    // After a restart the rows are in the base, below an empty delta.
+    a.stop();
+    let a = Onelog::start(&adir, &paged);
+    let port = a.port;
+    let load =
+        std::thread::spawn(move || run_bounded(&mut sysbench(port, "run", 10), None, TOOL_TIMEOUT));
+    std::thread::sleep(Duration::from_secs(3));
+    let bdir = tmp.path().join("backup");
+    let text = ok(&backup_to(a.port, &bdir, &[]), "backup of the paged store");
+    assert!(text.contains("completed OK: full backup"), "{text}");
+    let images: Vec<String> = std::fs::read_dir(adir.join("checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("backup-"))
+        .collect();
+    assert_eq!(
+        images,
+        Vec::<String>::new(),
+        "the image outlived the backup"
+    );
+    let copied: Vec<String> = std::fs::read_dir(bdir.join("checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        copied.len() == 1 && copied[0].starts_with("checkpoint-"),
+        "{copied:?}"
+    );
+    let backup_pos = checked_pos(&ok(&check(&bdir), "check of the backup"));
+    let rdir = tmp.path().join("r");
+    ok(&restore(&rdir, &[], &[&bdir]), "restore");
+    let r = Onelog::start(
+        &rdir,
+        &[
+            "--server-id=2",
+            "--table-store=paged",
+            "--checkpoint-interval=1",
+        ],
+    );
+    assert_eq!(sql_value(r.port, "SELECT @@gtid_binlog_pos"), backup_pos);
+    start_slave(
+        r.port,
+        a.port,
+        ", MASTER_USE_GTID=slave_pos, MASTER_DEMOTE_TO_SLAVE=1",
+    );
+    ok(&load.join().unwrap(), "sysbench run");
+    wait_onelog_caught_up(r.port, a.port, "restored replica");
+    for t in ["sb.sbtest1", "sb.sbtest2"] {
+        assert_eq!(dump(r.port, t), dump(a.port, t), "{t} differs");
+    }
+}

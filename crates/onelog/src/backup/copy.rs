@@ -5,8 +5,10 @@
 //! commits go on), and copies from the data directory:
 //! 1. a full backup: the current checkpoint (named by `checkpoints/control`), verified as it is
 //!    copied ([`CheckpointStreamCheck`]), or none if the server has not written one yet (the log
-//!    is then copied from LSN 0, which no purge can have removed); an incremental one: nothing
-//!    (its base has it);
+//!    is then copied from LSN 0, which no purge can have removed); with the paged table store,
+//!    whose control file names its base, the backup image the server wrote for this session
+//!    at `BACKUP STAGE START` (named by its connection id), copied under the name of a
+//!    checkpoint file; an incremental one: nothing (its base has it);
 //! 2. the log from the segment holding the start LSN (the checkpoint's, or the base backup's
 //!    end), every segment that has a successor (sealed: fully durable, never written again);
 //! 3. then the durable LSN L is read from the server, and the log up to exactly L is copied
@@ -31,7 +33,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use onelog_binlog::GtidState;
-use onelog_engine::checkpoint::{read_control, CheckpointStreamCheck, CONTROL_FILE};
+use onelog_engine::checkpoint::{
+    checkpoint_file_name, parse_backup_image_name, read_control_any, CheckpointStreamCheck,
+    Control, CONTROL_FILE,
+};
 use onelog_log::inspect::SegmentInspector;
 use onelog_log::segment::{file_name, SegmentHeader};
 use onelog_log::verify::RecordVerifier;
@@ -122,6 +127,29 @@ fn open_segment(path: &Path) -> Result<Segment, String> {
     })
 }
 
+/// The backup image of the backup session `session` in `ckdir` (the paged store's, written
+/// at BACKUP STAGE START): its LSN and path.
+fn backup_image(ckdir: &Path, session: u64) -> Result<(Lsn, PathBuf), String> {
+    let names =
+        std::fs::read_dir(ckdir).map_err(|e| format!("cannot list {}: {e}", ckdir.display()))?;
+    for entry in names {
+        let entry = entry.map_err(|e| format!("cannot list {}: {e}", ckdir.display()))?;
+        let name = entry.file_name();
+        if let Some(lsn) = name
+            .to_str()
+            .and_then(|n| parse_backup_image_name(n, session))
+        {
+            return Ok((lsn, entry.path()));
+        }
+    }
+    Err(format!(
+        "{} keeps its tables in the paged store, and the server wrote no backup image of \
+         them for this backup's session (connection {session}) in {}",
+        ckdir.parent().unwrap_or(ckdir).display(),
+        ckdir.display()
+    ))
+}
+
 fn read_at(f: &File, path: &Path, buf: &mut [u8], off: u64) -> Result<(), String> {
     f.read_exact_at(buf, off)
         .map_err(|e| format!("{}: offset {off}: read failed: {e}", path.display()))
@@ -149,13 +177,19 @@ impl Copy<'_> {
     /// Copies the checkpoint the control file names; returns its LSN and file name. None
     /// when the server has written no checkpoint yet (recovery then replays the log from LSN 0,
     /// and no segment can have been purged).
-    fn checkpoint(&mut self, ckdir: &Path) -> Result<Option<(Lsn, String)>, String> {
+    /// With the paged store, the backup image the server wrote for this session (`session`:
+    /// its connection id) at BACKUP STAGE START, under the same name as a checkpoint file.
+    fn checkpoint(&mut self, ckdir: &Path, session: u64) -> Result<Option<(Lsn, String)>, String> {
         if !ckdir.join(CONTROL_FILE).exists() {
             return Ok(None);
         }
-        let (lsn, name) = read_control(&StdFs, &ckdir.join(CONTROL_FILE))
+        let control = read_control_any(&StdFs, &ckdir.join(CONTROL_FILE))
             .map_err(|e| format!("the server has no readable checkpoint: {e}"))?;
-        let path = ckdir.join(&name);
+        let (lsn, path) = match control {
+            Control::File { lsn, name } => (lsn, ckdir.join(name)),
+            Control::Base { .. } => backup_image(ckdir, session)?,
+        };
+        let name = checkpoint_file_name(lsn);
         let f = File::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         let len = f
             .metadata()
@@ -431,6 +465,7 @@ pub fn run(opts: &BackupOptions) -> Result<Manifest, String> {
     server.execute("BACKUP STAGE START")?;
     let started = Instant::now();
     let estimate = server.durable_lsn()?;
+    let session = server.connection_id()?;
     let mut dir_target = None;
     let mut stream_target = None;
     let target: &mut dyn Target = match &opts.target_dir {
@@ -445,6 +480,7 @@ pub fn run(opts: &BackupOptions) -> Result<Manifest, String> {
         datadir,
         estimate,
         started,
+        session,
     };
     let result = backup_into(
         target,
@@ -486,6 +522,8 @@ struct Run {
     /// The durable LSN when the backup started (for the progress estimate).
     estimate: Lsn,
     started: Instant,
+    /// The backup session's connection id (names the paged store's backup image).
+    session: u64,
 }
 
 fn backup_into(
@@ -512,7 +550,7 @@ fn backup_into(
     };
     let (checkpoint, start) = match base {
         None => {
-            let ck = copy.checkpoint(&datadir.join("checkpoints"))?;
+            let ck = copy.checkpoint(&datadir.join("checkpoints"), run.session)?;
             let lsn = ck.as_ref().map_or(0, |c| c.0);
             let start = Start {
                 lsn,

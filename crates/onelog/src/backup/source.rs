@@ -97,6 +97,13 @@ impl ServerSession {
         self.value("SELECT @@datadir", 0)
     }
 
+    /// `CONNECTION_ID()` of this session.
+    pub fn connection_id(&mut self) -> Result<u64, String> {
+        let v = self.value("SELECT CONNECTION_ID()", 0)?;
+        v.parse()
+            .map_err(|_| format!("SELECT CONNECTION_ID(): {v:?} is not a connection id"))
+    }
+
     /// `@@version`.
     pub fn version(&mut self) -> Result<String, String> {
         self.value("SELECT @@version", 0)

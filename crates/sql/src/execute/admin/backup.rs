@@ -102,7 +102,11 @@ fn start(cx: &mut ExecContext) -> Result<(), SqlError> {
             "This version of onelog doesn't yet support 'BACKUP STAGE with --binlog-storage=file'",
         ));
     }
-    let hold = cx.server.engine.hold_for_backup();
+    // With the paged store this writes the tables' backup image (named after the session).
+    let hold = cx
+        .server
+        .engine
+        .hold_for_backup_as(u64::from(cx.connection_id))?;
     cx.backup = Some((BackupStage::Start, hold));
     Ok(())
 }
