@@ -1002,13 +1002,18 @@ def main():
                     help="the join and subquery benchmark (issue 15) instead of the sections above: query shapes on "
                          "100k-row tables, onelog vs MariaDB 10.11; results in docs/bench/queries[-quick].json, its own "
                          "section of docs/BENCHMARKS.md")
+    ap.add_argument("--paged", action="store_true",
+                    help="the data-larger-than-memory benchmark (issue 17) instead of the sections above: sysbench "
+                         "on the paged table store with a bounded cache vs MariaDB 10.11 with the same buffer pool "
+                         "(and the in-memory store when the data fits); results in docs/bench/paged[-quick].json, "
+                         "its own section of docs/BENCHMARKS.md")
     ap.add_argument("--commit-parts", metavar="PARTS",
                     help="with --commit: comma-separated parts table,pipeline,large (default all; "
                          "env BENCH_COMMIT_PARTS)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary data directories")
     ap.add_argument("--selfcheck-only", action="store_true", help="build and check the preload library, then stop")
     args = ap.parse_args()
-    stem = ("queries" if args.queries else "commit" if args.commit else "backup" if args.backup else "replica-lag" if args.replica_lag else
+    stem = ("paged" if args.paged else "queries" if args.queries else "commit" if args.commit else "backup" if args.backup else "replica-lag" if args.replica_lag else
             "replication" if args.replication else "results")
     results_path = args.results or os.path.join(
         REPO, "docs", "bench", f"{stem}-quick.json" if args.quick else f"{stem}.json")
@@ -1022,7 +1027,8 @@ def main():
     import backup  # noqa: E402  (bench/lib/backup.py)
     import commit  # noqa: E402  (bench/lib/commit.py)
     import queries  # noqa: E402  (bench/lib/queries.py)
-    write_report = (queries.write_report if args.queries else report.write_commit if args.commit else report.write_backup if args.backup else report.write_replica_lag if args.replica_lag else
+    import paged  # noqa: E402  (bench/lib/paged.py)
+    write_report = (paged.write_report if args.paged else queries.write_report if args.queries else report.write_commit if args.commit else report.write_backup if args.backup else report.write_replica_lag if args.replica_lag else
                     report.write_replication if args.replication else report.write)
 
     if args.report_only:
@@ -1057,6 +1063,9 @@ def main():
     elif args.queries:
         cfg = queries.make_config(args, cfg)
         cfg["systems"] = cfg["q_systems"]
+    elif args.paged:
+        cfg = paged.make_config(args, cfg)
+        cfg["systems"] = [paged.PAGED_SYSTEMS[s][0] for s in cfg["p_systems"]]
     elif args.backup:
         cfg = backup.make_config(args, cfg)
         cfg["systems"] = cfg["backup_systems"]
@@ -1085,6 +1094,8 @@ def main():
             commit.run(env, cfg, res)
         if "queries" in cfg["sections"]:
             queries.run(env, cfg, res)
+        if "paged" in cfg["sections"]:
+            paged.run(env, cfg, res)
         if "matrix" in cfg["sections"]:
             run_matrix(env, cfg, res)
         if "rotation" in cfg["sections"]:
@@ -1109,6 +1120,8 @@ def main():
             print(report.commit_tables(res.data))
         if args.queries:
             print(queries.tables(res.data))
+        if args.paged:
+            print(paged.tables(res.data))
     finally:
         env.cleanup()
 

@@ -129,8 +129,12 @@ impl CommitPayload {
 struct Shared {
     store: Store,
     locks: LockManager,
-    /// First failure to apply a committed record (a bug: the log has it, the store does not).
+    /// First failure to apply a committed record (a bug, or a failed read of the paged
+    /// store's base: the log has it, the store does not).
     apply_failure: Mutex<Option<String>>,
+    /// Set with `apply_failure`: commits and DDL are refused from then on
+    /// ([`Committer::check_open`]).
+    apply_failed: AtomicBool,
     semi: SemiSync,
     /// Groups logged but not yet visible (semi-sync AFTER_SYNC), in log order.
     hold: Mutex<VecDeque<Vec<CommittedRecord>>>,
@@ -158,6 +162,7 @@ impl Shared {
                 rec.receipt.gtid, rec.receipt.lsn
             ));
         }
+        self.apply_failed.store(true, Ordering::Release);
     }
 }
 
@@ -429,6 +434,7 @@ impl Committer {
             store: Store::new(root),
             locks: LockManager::new(),
             apply_failure: Mutex::new(None),
+            apply_failed: AtomicBool::new(false),
             semi: SemiSync::new(notifier.clone()),
             hold: Mutex::new(VecDeque::new()),
             held_back: AtomicBool::new(false),
@@ -678,10 +684,23 @@ impl Committer {
         self.notifier.log_error(&self.log, context, e)
     }
 
-    /// 1053 once [`shut_down`](Self::shut_down) was called.
+    /// 1053 once [`shut_down`](Self::shut_down) was called; 1030 once a committed record
+    /// could not be applied to the tables ([`Self::apply_failure`]): the published tables miss
+    /// part of it, so a later commit could build on a state the log does not describe. A
+    /// restart applies the record again from the log (or refuses to start, naming why).
     pub(crate) fn check_open(&self) -> Result<(), EngineError> {
         if self.shut_down.load(Ordering::Acquire) {
             return Err(EngineError::ShutDown);
+        }
+        if self.shared.apply_failed.load(Ordering::Acquire) {
+            let why = self.apply_failure().unwrap_or_default();
+            return Err(EngineError::corrupt(
+                "commit refused",
+                format!(
+                    "a committed record could not be applied to the tables ({why}); restart \
+                     the server: recovery applies it again from the log"
+                ),
+            ));
         }
         Ok(())
     }
@@ -968,4 +987,51 @@ fn check_generations(root: &Root, generations: &HashMap<TableId, u64>) -> Result
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use onelog_binlog::Gtid;
+    use onelog_log::{CommitReceipt, LogOptions, SimFs};
+
+    #[test]
+    fn a_record_the_tables_could_not_take_refuses_every_later_commit() {
+        let fs = SimFs::new();
+        let opts = LogOptions {
+            dir: "/log".into(),
+            ..LogOptions::default()
+        };
+        let (log, _) = Log::open(fs, opts).unwrap();
+        let c = Committer::new(
+            Root::empty(),
+            log,
+            0,
+            1,
+            Duration::from_secs(1),
+            RowMetadata::NoLog,
+            None,
+        );
+        assert!(c.check_open().is_ok());
+        let rec = CommittedRecord {
+            receipt: CommitReceipt {
+                gtid: Gtid::new(0, 1, 5),
+                lsn: 100,
+                end_lsn: 200,
+                commit_id: 101,
+            },
+            kind: RecordKind::Transaction,
+            payload: None,
+        };
+        c.shared
+            .note_apply_failure(&rec, "reading the base failed".into());
+        let e = c.check_open().unwrap_err();
+        assert_eq!(e.code(), 1030);
+        let text = e.to_string();
+        assert!(
+            text.contains("GTID 0-1-5 at LSN 100: reading the base failed"),
+            "{text}"
+        );
+        assert!(text.contains("restart"), "{text}");
+    }
 }
