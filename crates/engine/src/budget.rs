@@ -1,20 +1,27 @@
 //! The paged store's delta budget (docs/PAGED_STORE.md, build order step 5): back-pressure
 //! that keeps the in-memory delta bounded when commits outrun checkpoints.
 //!
-//! The delta (and, while a checkpoint runs, the frozen layer under it) holds exactly the
-//! changes of the log after the newest completed checkpoint's LSN, so the log bytes after that
-//! LSN measure it. Below [`DeltaBudget::hard_bytes`] a commit does not wait; at or above it a
+//! The delta (and, while a checkpoint runs, the frozen layer under it) holds the changes the
+//! log records after the newest completed checkpoint's LSN, so the log bytes after that LSN
+//! measure it. Below [`DeltaBudget::hard_bytes`] a commit does not wait; at or above it a
 //! commit asks for a checkpoint and waits, before it takes the commit gate (which a checkpoint
 //! needs), until a checkpoint brings the measure under the limit again. A transaction larger
 //! than the limit still commits: only the state before it is checked.
 //!
 //! A checkpoint that cannot finish (the base's disk is full, a damaged base) must not turn
-//! into a server that hangs: a commit waits at most its lock wait timeout, then fails with
-//! an error that names the base, the measure, the limit and the checkpoints' last error. The
-//! transaction is not logged, so nothing acknowledged is lost.
+//! into a server that hangs: a commit waits at most its session's `innodb_lock_wait_timeout`,
+//! then fails: with 1030 naming the base, the measure, the limit and the checkpoints' last
+//! error when a checkpoint failed, else with 1205 (checkpoints are only slow: the
+//! application, or a replica, retries as after any lock wait timeout). A KILL ends the wait
+//! with 1317. The transaction is not logged, so nothing acknowledged is lost.
+//!
+//! What the measure does not see: DDL and CREATE ... SELECT do not wait, and DDL that moves a
+//! table's rows into the delta (`Root::make_whole`) grows it by more than the log it writes.
 //!
 //! Invariants: the checkpoint LSN only grows; every waiter is woken by each completed
-//! checkpoint and re-checks; a commit never waits while it holds the commit gate.
+//! checkpoint and re-checks; a waiter asks for a checkpoint again at every re-check (a request
+//! the scheduler dropped during a backoff is made again); a commit never waits while it holds
+//! the commit gate.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -43,18 +50,14 @@ pub(crate) struct DeltaBudget {
     hooks: OnceLock<CheckpointHooks>,
 }
 
-impl std::fmt::Debug for CheckpointHooks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CheckpointHooks")
-    }
-}
-
 /// What the surroundings of a wait provide: the log's end, a way to ask for a checkpoint,
-/// and the checkpoints' last error (for the message when the wait gives up).
+/// the checkpoints' last error (for the message when the wait gives up), and the session.
 pub(crate) struct WaitContext<'a> {
     pub end_lsn: &'a dyn Fn() -> Lsn,
     pub request_checkpoint: &'a dyn Fn(),
     pub last_error: &'a dyn Fn() -> Option<String>,
+    /// True once the waiting session was KILLed.
+    pub interrupted: &'a dyn Fn() -> bool,
     pub timeout: Duration,
 }
 
@@ -63,6 +66,12 @@ pub(crate) struct WaitContext<'a> {
 pub(crate) struct CheckpointHooks {
     pub request: Box<dyn Fn() + Send + Sync>,
     pub last_error: Box<dyn Fn() -> Option<String> + Send + Sync>,
+}
+
+impl std::fmt::Debug for CheckpointHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CheckpointHooks")
+    }
 }
 
 impl DeltaBudget {
@@ -86,11 +95,13 @@ impl DeltaBudget {
         let _ = self.hooks.set(hooks);
     }
 
-    /// [`Self::wait_for_room`] with the installed hooks, for a commit at `end_lsn()`.
+    /// [`Self::wait_for_room`] with the installed hooks, for a commit at `end_lsn()` of a
+    /// session with `timeout` that `interrupted` tells is KILLed.
     pub(crate) fn wait(
         &self,
         end_lsn: &dyn Fn() -> Lsn,
         timeout: Duration,
+        interrupted: &dyn Fn() -> bool,
     ) -> Result<(), EngineError> {
         let none = || None;
         let (request, last_error): (&dyn Fn(), &dyn Fn() -> Option<String>) = match self.hooks.get()
@@ -102,6 +113,7 @@ impl DeltaBudget {
             end_lsn,
             request_checkpoint: request,
             last_error,
+            interrupted,
             timeout,
         })
     }
@@ -127,7 +139,8 @@ impl DeltaBudget {
     }
 
     /// Returns at once while the log after the newest checkpoint is under the limit; else asks
-    /// for a checkpoint and waits until one brings it under, or fails after `cx.timeout`.
+    /// for a checkpoint (again at every re-check) and waits until one brings it under; fails
+    /// after `cx.timeout` or at a KILL (module docs).
     pub(crate) fn wait_for_room(&self, cx: &WaitContext<'_>) -> Result<(), EngineError> {
         let mut at = self.checkpointed.lock().unwrap_or_else(|p| p.into_inner());
         let over = |at: Lsn| (cx.end_lsn)().saturating_sub(at) >= self.hard_bytes;
@@ -136,27 +149,14 @@ impl DeltaBudget {
         }
         let start = Instant::now();
         self.waits.fetch_add(1, Ordering::Relaxed);
-        (cx.request_checkpoint)();
         let result = loop {
+            (cx.request_checkpoint)();
+            if (cx.interrupted)() {
+                break Err(EngineError::Interrupted);
+            }
             let waited = start.elapsed();
             if waited >= cx.timeout {
-                let used = (cx.end_lsn)().saturating_sub(*at);
-                let why = (cx.last_error)()
-                    .map(|e| format!("; the last checkpoint failed: {e}"))
-                    .unwrap_or_default();
-                break Err(EngineError::Store(BaseError {
-                    dir: self.dir.clone(),
-                    doing: "committing",
-                    detail: format!(
-                        "the changes since the last checkpoint (at LSN {}) hold {used} bytes of \
-                         log, at or over the limit of {} (innodb_buffer_pool_size / 4), and no \
-                         checkpoint brought them under it within {} s{why}; the transaction \
-                         was not committed",
-                        *at,
-                        self.hard_bytes,
-                        cx.timeout.as_secs()
-                    ),
-                }));
+                break Err(self.timed_out(cx, *at));
             }
             let slice = RECHECK.min(cx.timeout - waited);
             at = self
@@ -172,6 +172,26 @@ impl DeltaBudget {
         self.wait_us.fetch_add(us, Ordering::Relaxed);
         result
     }
+
+    /// The error of a wait that no checkpoint ended (module docs).
+    fn timed_out(&self, cx: &WaitContext<'_>, at: Lsn) -> EngineError {
+        let Some(why) = (cx.last_error)() else {
+            return EngineError::LockWaitTimeout;
+        };
+        let used = (cx.end_lsn)().saturating_sub(at);
+        EngineError::Store(BaseError {
+            dir: self.dir.clone(),
+            doing: "committing",
+            detail: format!(
+                "the changes since the last checkpoint (at LSN {at}) hold {used} bytes of log, \
+                 at or over the limit of {} (twice the log between checkpoints), and no \
+                 checkpoint brought them under it within {:.1} s; the last checkpoint failed: \
+                 {why}; the transaction was not committed",
+                self.hard_bytes,
+                cx.timeout.as_secs_f64()
+            ),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -185,6 +205,7 @@ mod tests {
             end_lsn: end,
             request_checkpoint: asked,
             last_error: &|| Some("disk full".to_string()),
+            interrupted: &|| false,
             timeout,
         }
     }
@@ -221,7 +242,8 @@ mod tests {
         assert!(!waiter.is_finished());
         b.checkpointed(4500);
         waiter.join().unwrap().unwrap();
-        assert_eq!(asked.load(Ordering::Relaxed), 1);
+        // Asked at every recheck (two or more while it waited past 250 ms).
+        assert!(asked.load(Ordering::Relaxed) >= 2);
         assert_eq!(b.waits().0, 1);
     }
 
@@ -236,5 +258,31 @@ mod tests {
             assert!(text.contains(want), "{want} not in {text}");
         }
         assert_eq!(e.code(), 1030);
+        // Checkpoints that are only slow: a lock wait timeout, which clients retry.
+        let e = b
+            .wait_for_room(&WaitContext {
+                last_error: &|| None,
+                ..cx(&|| 1000, &|| {}, Duration::from_millis(150))
+            })
+            .unwrap_err();
+        assert_eq!(e.code(), 1205, "{e}");
+    }
+
+    #[test]
+    fn a_waiter_asks_again_at_every_recheck_and_a_kill_ends_the_wait() {
+        let b = DeltaBudget::new(1000, PathBuf::from("/d/base"), 0);
+        let asked = AtomicUsize::new(0);
+        let ask = || {
+            asked.fetch_add(1, Ordering::Relaxed);
+        };
+        let killed = || asked.load(Ordering::Relaxed) >= 3;
+        let e = b
+            .wait_for_room(&WaitContext {
+                interrupted: &killed,
+                ..cx(&|| 5000, &ask, Duration::from_secs(60))
+            })
+            .unwrap_err();
+        assert_eq!(e.code(), 1317, "{e}");
+        assert_eq!(asked.load(Ordering::Relaxed), 3);
     }
 }

@@ -452,8 +452,6 @@ fn encode_control(version: u32, lsn: Lsn, name: &str) -> Option<Vec<u8>> {
     Some(ctrl)
 }
 
-/// Whether `name` is a temporary file of this module (`control.tmp`,
-/// `checkpoint-<lsn>.ckpt.tmp`). Other files in `dir` are never touched.
 /// The file name of the backup image of the backup session `tag` at `lsn` (module docs).
 pub fn backup_image_name(tag: u64, lsn: Lsn) -> String {
     format!("{BACKUP_IMAGE_PREFIX}{tag}-{}", checkpoint_file_name(lsn))
@@ -489,6 +487,7 @@ pub(crate) fn write_backup_image(
         .and_then(|()| fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory")));
     if written.is_err() {
         let _ = fs.remove_file(&tmp);
+        let _ = fs.remove_file(&path);
     }
     written.map(|()| path)
 }
@@ -512,6 +511,8 @@ pub(crate) fn remove_backup_images(fs: &dyn FileSystem, dir: &Path) {
     }
 }
 
+/// Whether `name` is a temporary file of this module (`control.tmp`,
+/// `checkpoint-<lsn>.ckpt.tmp`). Other files in `dir` are never touched.
 fn is_our_tmp(name: &str) -> bool {
     name == CONTROL_TMP
         || name

@@ -466,10 +466,19 @@ impl Committer {
     }
 
     /// Waits, before a commit takes the gate, while the paged store's delta is at its limit
-    /// (`budget.rs`); at once for the in-memory store.
-    fn wait_for_room(&self) -> Result<(), EngineError> {
+    /// (`budget.rs`), at most `timeout` and until `interrupted`; at once for the in-memory
+    /// store. The engine may have closed meanwhile: checked again after a wait. A transaction
+    /// calls it before [`Self::commit_changes`] with its session's timeout.
+    pub(crate) fn wait_for_room(
+        &self,
+        timeout: Duration,
+        interrupted: &dyn Fn() -> bool,
+    ) -> Result<(), EngineError> {
         match &self.budget {
-            Some(b) => b.wait(&|| self.log.end_lsn(), self.lock_wait_timeout),
+            Some(b) => {
+                b.wait(&|| self.log.end_lsn(), timeout, interrupted)?;
+                self.check_open()
+            }
             None => Ok(()),
         }
     }
@@ -533,10 +542,11 @@ impl Committer {
         on_queued: &dyn Fn(),
     ) -> Result<CommitReceipt, EngineError> {
         self.check_open()?;
-        self.wait_for_room()?;
         if !self.log.admits_before_framing() {
+            // Waits for room in `commit_replicated_derived`.
             return self.commit_replicated_checked(gtid_event, changes, on_queued);
         }
+        self.wait_for_room(self.lock_wait_timeout, &|| false)?;
         let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
         let root = self.shared.store.current();
         let record = self.replicated_record(&root, gtid_event, changes, &|_| 0)?;
@@ -615,7 +625,7 @@ impl Committer {
         D: Fn(&Root, Vec<RowChange>) -> Result<Vec<RowChange>, EngineError> + ?Sized,
     {
         self.check_open()?;
-        self.wait_for_room()?;
+        self.wait_for_room(self.lock_wait_timeout, &|| false)?;
         let gate = self.exclusive();
         let root = self.shared.store.current();
         let changes = derive(&root, changes)?;
@@ -782,7 +792,8 @@ impl Committer {
     /// events are in `cache` (encoded as the changes were made; finished here), and `feed`
     /// the prebuild of its tables if it started one (`prebuild.rs`).
     /// Semi-sync may make it wait for a replica's ack (see [`Committer::finish_commit`]);
-    /// `waiter` can end that wait early (KILL), without an error.
+    /// `waiter` can end that wait early (KILL), without an error. The caller has waited for
+    /// room in the paged store's delta ([`Self::wait_for_room`]).
     pub(crate) fn commit_changes(
         &self,
         txn: TxnId,
@@ -793,7 +804,6 @@ impl Committer {
         waiter: &dyn CommitWaiter,
     ) -> Result<CommitReceipt, EngineError> {
         self.check_open()?;
-        self.wait_for_room()?;
         let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
         let root = self.shared.store.current();
         // DDL is excluded while the gate is held: if every written table still has the

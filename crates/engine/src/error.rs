@@ -106,6 +106,8 @@ pub enum EngineError {
     },
     /// The engine was shut down (1053 `ER_SERVER_SHUTDOWN`).
     ShutDown,
+    /// The session was KILLed while it waited (1317 `ER_QUERY_INTERRUPTED`).
+    Interrupted,
     /// 1396 `ER_CANNOT_USER`: CREATE USER of an existing account, DROP/ALTER of a missing one.
     AccountOperation {
         op: &'static str,
@@ -209,6 +211,7 @@ impl EngineError {
             | Store(_)
             | WrongTableStore { .. } => ER_GET_ERRNO,
             ShutDown => ER_SERVER_SHUTDOWN,
+            Interrupted => ER_QUERY_INTERRUPTED,
             AccountOperation { .. } => ER_CANNOT_USER,
             BadIdentifier { .. } => ER_TOO_LONG_IDENT,
             LogInUse { .. } => ER_LOG_IN_USE,
@@ -324,6 +327,7 @@ impl fmt::Display for EngineError {
                 write!(f, ": {reason}")
             }
             ShutDown => write!(f, "Server shutdown in progress"),
+            Interrupted => write!(f, "Query execution was interrupted"),
             AccountOperation { op, user, host } => {
                 write!(f, "Operation {op} failed for '{user}'@'{host}'")
             }

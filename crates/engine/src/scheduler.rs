@@ -309,8 +309,9 @@ pub(crate) struct Checkpointer {
     /// The paged store's base, when the data directory keeps its tables there: checkpoints
     /// are written into it instead of into checkpoint files.
     base: Option<Arc<Base>>,
-    /// Checkpoints written into the base, and the microseconds they took (log sync, encoding
-    /// and ingestion; the two instants under the commit gate included).
+    /// Checkpoints written into the base, and the microseconds they took (log sync, encoding,
+    /// ingestion and the switch under the commit gate; not the freeze before them). A retry of
+    /// a failed write counts as one more.
     base_writes: AtomicU64,
     base_write_us: AtomicU64,
 }

@@ -1126,14 +1126,20 @@ impl Transaction {
         }
         let generations = std::mem::take(&mut self.generations);
         let feed = self.feed.take();
-        let r = self.core.commit_changes(
-            self.id,
-            changes,
-            &mut self.cache,
-            &generations,
-            feed,
-            waiter,
-        );
+        // The paged store's delta budget first (`budget.rs`): the session's timeout, KILL.
+        let r = self
+            .core
+            .wait_for_room(self.lock_wait_timeout, &|| waiter.interrupted())
+            .and_then(|()| {
+                self.core.commit_changes(
+                    self.id,
+                    changes,
+                    &mut self.cache,
+                    &generations,
+                    feed,
+                    waiter,
+                )
+            });
         // The sink released the locks when the group was applied; after a failure nothing
         // was applied and the locks go now (release is idempotent).
         self.core.locks().release_all(self.id);

@@ -423,16 +423,13 @@ fn at_the_delta_limit_a_commit_waits_for_a_checkpoint_and_fails_when_none_comes(
     assert_eq!(e.table_store_stats().unwrap().delta_limit, 128 << 10);
     let next = fill_the_delta(&e, t, 0);
     // No scheduler runs: nothing brings the delta under the limit, and the commit fails
-    // after the lock wait timeout, naming the base; its row is not there.
+    // after the lock wait timeout; its row is not there.
     let mut tx = e.begin();
     tx.insert(t, row(&e, t, next, 7)).unwrap();
     let err = tx.commit().unwrap_err();
-    assert_eq!(err.code(), 1030, "{err}");
-    assert!(err.to_string().contains("not committed"), "{err}");
-    assert!(
-        err.to_string().contains(&*base.0.to_string_lossy()),
-        "{err}"
-    );
+    // No checkpoint failed (none ran): 1205, which clients retry. A failed checkpoint makes
+    // it 1030 naming the base (`budget.rs` tests).
+    assert_eq!(err.code(), 1205, "{err}");
     assert_eq!(ids_and_ks(&e, t).len(), next as usize);
     let s = e.table_store_stats().unwrap();
     assert_eq!((s.commit_waits, s.checkpoints), (1, 0));
@@ -474,6 +471,8 @@ fn writers_faster_than_checkpoints_wait_for_them_and_lose_nothing() {
     }
     let s = e.table_store_stats().unwrap();
     assert!(s.checkpoints >= 2, "{s:?}");
+    // Every commit started under the limit, and at most two ran past it at once.
+    assert!(s.delta_log_bytes < s.delta_limit + 4096, "{s:?}");
     let mut want: Vec<(i64, i64)> = (0..2i64)
         .flat_map(|w| (0..2_000).map(move |i| (w * 100_000 + i, w)))
         .collect();

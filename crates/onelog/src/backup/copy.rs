@@ -132,6 +132,8 @@ fn open_segment(path: &Path) -> Result<Segment, String> {
 fn backup_image(ckdir: &Path, session: u64) -> Result<(Lsn, PathBuf), String> {
     let names =
         std::fs::read_dir(ckdir).map_err(|e| format!("cannot list {}: {e}", ckdir.display()))?;
+    // The newest, should an older image of the same session have outlived its hold.
+    let mut found: Option<(Lsn, PathBuf)> = None;
     for entry in names {
         let entry = entry.map_err(|e| format!("cannot list {}: {e}", ckdir.display()))?;
         let name = entry.file_name();
@@ -139,15 +141,19 @@ fn backup_image(ckdir: &Path, session: u64) -> Result<(Lsn, PathBuf), String> {
             .to_str()
             .and_then(|n| parse_backup_image_name(n, session))
         {
-            return Ok((lsn, entry.path()));
+            if found.as_ref().is_none_or(|(l, _)| lsn > *l) {
+                found = Some((lsn, entry.path()));
+            }
         }
     }
-    Err(format!(
-        "{} keeps its tables in the paged store, and the server wrote no backup image of \
+    found.ok_or_else(|| {
+        format!(
+            "{} keeps its tables in the paged store, and the server wrote no backup image of \
          them for this backup's session (connection {session}) in {}",
-        ckdir.parent().unwrap_or(ckdir).display(),
-        ckdir.display()
-    ))
+            ckdir.parent().unwrap_or(ckdir).display(),
+            ckdir.display()
+        )
+    })
 }
 
 fn read_at(f: &File, path: &Path, buf: &mut [u8], off: u64) -> Result<(), String> {
