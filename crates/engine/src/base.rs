@@ -240,6 +240,63 @@ impl Base {
         }
     }
 
+    /// [`Self::checkpoint`] of changes produced one at a time (`changes`: keys strictly
+    /// ascending, each a data key), so a checkpoint never holds its whole batch encoded. The
+    /// key rules are checked as the changes come: a change that breaks them ends the
+    /// checkpoint with an error, and nothing is registered (the table file begun is an orphan
+    /// fjall deletes at the next open).
+    pub fn checkpoint_streamed(
+        &self,
+        meta: &[(&str, &[u8])],
+        changes: &mut dyn Iterator<Item = BaseChange>,
+    ) -> Result<(), BaseError> {
+        let doing = "checkpoint";
+        let mut meta: Vec<(Vec<u8>, &[u8])> = meta.iter().map(|(n, v)| (meta_key(n), *v)).collect();
+        meta.sort_by(|a, b| a.0.cmp(&b.0));
+        if meta.windows(2).any(|w| w[0].0 == w[1].0) {
+            return Err(self.error(doing, "a meta record is named twice"));
+        }
+        let mut refused = None;
+        let mut bytes = meta.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+        let written = catch_unwind(AssertUnwindSafe(|| -> Result<(), fjall::Error> {
+            let mut ingest = self.data.start_ingestion()?;
+            for (k, v) in &meta {
+                ingest.write(k.as_slice(), *v)?;
+            }
+            let mut last: Option<Vec<u8>> = None;
+            for (k, v) in changes {
+                if !is_data_key(&k) {
+                    refused = Some(format!(
+                        "data key {k:02x?} is empty or uses the meta prefix"
+                    ));
+                    return Ok(());
+                }
+                if let Some(prev) = last.as_ref().filter(|p| **p >= k) {
+                    refused = Some(format!("keys out of order: {prev:02x?} then {k:02x?}"));
+                    return Ok(());
+                }
+                bytes += k.len() + v.as_ref().map_or(0, Vec::len);
+                match &v {
+                    Some(v) => ingest.write(k.as_slice(), v.as_slice())?,
+                    None => ingest.write_tombstone(k.as_slice())?,
+                }
+                last = Some(k);
+            }
+            ingest.finish()
+        }));
+        match written {
+            Ok(Ok(())) => match refused {
+                Some(why) => Err(self.error(doing, why)),
+                None => {
+                    self.written.fetch_add(bytes as u64, Ordering::Relaxed);
+                    Ok(())
+                }
+            },
+            Ok(Err(e)) => Err(self.error(doing, e)),
+            Err(_) => Err(self.error(doing, "the store panicked; the checkpoint was not written")),
+        }
+    }
+
     /// A consistent read view of the checkpoints completed so far.
     pub fn snapshot(&self) -> BaseSnapshot {
         BaseSnapshot {

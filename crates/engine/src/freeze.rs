@@ -22,6 +22,27 @@ use crate::key::borrowed;
 use crate::store::{Root, BASE_ROOT_META};
 use crate::table_view::Lower;
 
+/// Two ascending streams of changes merged into one (no key is in both: module docs of
+/// [`Root::write_frozen_into`]'s caller).
+struct MergeAscending<A: Iterator<Item = BaseChange>, B: Iterator<Item = BaseChange>> {
+    a: std::iter::Peekable<A>,
+    b: std::iter::Peekable<B>,
+}
+
+impl<A: Iterator<Item = BaseChange>, B: Iterator<Item = BaseChange>> Iterator
+    for MergeAscending<A, B>
+{
+    type Item = BaseChange;
+
+    fn next(&mut self) -> Option<BaseChange> {
+        match (self.a.peek(), self.b.peek()) {
+            (Some(x), Some(y)) if x.0 <= y.0 => self.a.next(),
+            (Some(_), Some(_)) | (None, _) => self.b.next(),
+            (Some(_), None) => self.a.next(),
+        }
+    }
+}
+
 impl Root {
     /// This root with every table's delta frozen (module docs); `None` while a frozen layer
     /// from an earlier freeze is still there.
@@ -61,15 +82,18 @@ impl Root {
 
     /// The frozen layer's changes as base records, in base key order (empty without one).
     pub fn frozen_changes(&self) -> Vec<BaseChange> {
-        let Some(frozen) = self.lower.as_ref().and_then(|l| l.frozen.as_ref()) else {
-            return Vec::new();
-        };
-        let (mut rows, mut entries) = (Vec::new(), Vec::new());
-        for (storage, t) in frozen.iter() {
-            t.base_changes(*storage, &mut rows, &mut entries);
-        }
-        rows.append(&mut entries);
-        rows
+        self.frozen_change_iter().collect()
+    }
+
+    /// [`Self::frozen_changes`] encoded one at a time: every storage id's rows (key kind 1,
+    /// storage ids ascending), then every storage id's index entries (kind 2), so the whole is
+    /// in base key order without being held at once.
+    fn frozen_change_iter(&self) -> impl Iterator<Item = BaseChange> + '_ {
+        let frozen = self.lower.as_ref().and_then(|l| l.frozen.as_ref());
+        let tables = move || frozen.into_iter().flat_map(|f| f.iter());
+        let rows = tables().flat_map(|(storage, t)| t.row_changes(*storage));
+        let entries = tables().flat_map(|(storage, t)| t.entry_changes(*storage));
+        rows.chain(entries)
     }
 
     /// Deletes of the base records of retired storage ids (`Root::retired`: tables dropped,
@@ -115,12 +139,15 @@ impl Root {
         base: &Base,
         purge_budget: usize,
     ) -> Result<(BaseSnapshot, Vec<u64>), BaseError> {
-        let (mut changes, purged) = self.purge_changes(purge_budget)?;
-        changes.append(&mut self.frozen_changes());
-        // The purged storage ids are no live table's of this root, so no key is in both parts.
-        changes.sort_by(|a, b| a.0.cmp(&b.0));
+        let (purge, purged) = self.purge_changes(purge_budget)?;
+        // Both parts ascend; the purged storage ids are no live table's of this root, so no
+        // key is in both. Merged as they are encoded: the frozen layer is never held twice.
+        let mut changes = MergeAscending {
+            a: purge.into_iter().peekable(),
+            b: self.frozen_change_iter().peekable(),
+        };
         let meta = self.encode_base_meta(&purged);
-        base.checkpoint(&[(BASE_ROOT_META, &meta)], &changes)?;
+        base.checkpoint_streamed(&[(BASE_ROOT_META, &meta)], &mut changes)?;
         Ok((base.snapshot(), purged))
     }
 

@@ -126,23 +126,23 @@ impl TableData {
             .map(|(k, e)| (k.clone(), e.clone()))
     }
 
-    /// This delta's changes as base records of storage id `storage`: its rows (a tombstone
-    /// deletes) into `rows` and its index entries into `entries`, each in base key order.
-    pub(crate) fn base_changes(
-        &self,
-        storage: u64,
-        rows: &mut Vec<BaseChange>,
-        entries: &mut Vec<BaseChange>,
-    ) {
-        for (pk, row) in self.rows.iter() {
-            rows.push((row_key(storage, pk), row.as_deref().map(|r| encode_row(r))));
-        }
-        for (ix, map) in &self.indexes {
-            for (e, entry) in map.iter() {
+    /// This delta's rows as base records of storage id `storage`, ascending (a tombstone
+    /// deletes), encoded one at a time.
+    pub(crate) fn row_changes(&self, storage: u64) -> impl Iterator<Item = BaseChange> + '_ {
+        self.rows
+            .iter()
+            .map(move |(pk, row)| (row_key(storage, pk), row.as_deref().map(|r| encode_row(r))))
+    }
+
+    /// This delta's index entries as base records of storage id `storage`, ascending (by
+    /// index id, then key; tombstones as deletes), encoded one at a time.
+    pub(crate) fn entry_changes(&self, storage: u64) -> impl Iterator<Item = BaseChange> + '_ {
+        self.indexes.iter().flat_map(move |(ix, map)| {
+            map.iter().map(move |(e, entry)| {
                 let value = entry.as_ref().map(|x| encode_entry(x.klen));
-                entries.push((entry_key(storage, *ix, e), value));
-            }
-        }
+                (entry_key(storage, *ix, e), value)
+            })
+        })
     }
 
     /// Whether both hold the same index entries (tests compare tables built two ways; O(n)).

@@ -325,10 +325,35 @@ fn a_batch_that_breaks_the_key_rules_is_refused_and_writes_nothing() {
             err.to_string().contains(&dir.0.display().to_string()),
             "{err}"
         );
+        // Streamed, the same refusal comes after the changes before it were written into the
+        // ingestion: none of them is registered.
+        let err = base
+            .checkpoint_streamed(&meta, &mut changes.clone().into_iter())
+            .expect_err(why);
+        assert!(err.detail.contains(why), "{err}");
+        assert_eq!(all(&base), vec![(key(1, 1), b"a".to_vec())], "{why}");
+        assert_eq!(lsn_of(base.snapshot().meta("lsn").unwrap()), 1, "{why}");
     }
+    // A stream that keeps the rules is one checkpoint like a batch.
+    let (l3, l4) = (3u64.to_le_bytes(), 4u64.to_le_bytes());
+    let streamed: Vec<BaseChange> = (2..200).map(|i| (key(1, i), Some(value(i, 3)))).collect();
+    base.checkpoint_streamed(&[("lsn", &l3)], &mut streamed.clone().into_iter())
+        .unwrap();
+    let mut want = vec![(key(1, 1), b"a".to_vec())];
+    want.extend(
+        streamed
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone().unwrap())),
+    );
+    assert_eq!(all(&base), want);
+    base.checkpoint_streamed(&[("lsn", &l4)], &mut (2..200).map(|i| (key(1, i), None)))
+        .unwrap();
+    want.truncate(1);
+    assert_eq!(all(&base), want);
+    assert_eq!(lsn_of(base.snapshot().meta("lsn").unwrap()), 4);
     drop(base);
     let base = Base::open(&dir.0, CACHE).expect("reopen");
-    assert_eq!(lsn_of(base.snapshot().meta("lsn").unwrap()), 1);
+    assert_eq!(lsn_of(base.snapshot().meta("lsn").unwrap()), 4);
     assert_eq!(all(&base), vec![(key(1, 1), b"a".to_vec())]);
 }
 
