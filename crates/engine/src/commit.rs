@@ -107,7 +107,31 @@ pub(crate) enum CommitPayload {
         /// `ctas.rs`); empty for other DDL.
         rows: Vec<RowChange>,
         replicated: bool,
+        /// The root the DDL validated by applying the change to a copy of the root it was
+        /// logged after (`ddl.rs`): the sink publishes it instead of applying the change a
+        /// second time, when it applies the record to that very root. A table the change
+        /// rebuilds (CREATE INDEX, a copying ALTER) is then built once, not twice.
+        validated: Option<Box<Validated>>,
     },
+}
+
+/// [`CommitPayload::Ddl::validated`]: the change applied to `based_on`.
+pub(crate) struct Validated {
+    pub based_on: Arc<Root>,
+    pub result: Root,
+}
+
+/// Adds to a DDL `record` ([`ResolvedOrigin::ddl_record`]'s) that its change was applied to
+/// `based_on` (the current root, under the exclusive gate) giving `result`
+/// ([`CommitPayload::Ddl::validated`]).
+pub(crate) fn attach_validated(record: &mut PendingRecord, based_on: Arc<Root>, result: Root) {
+    let payload = record
+        .payload
+        .as_mut()
+        .and_then(|p| p.downcast_mut::<CommitPayload>());
+    if let Some(CommitPayload::Ddl { validated, .. }) = payload {
+        *validated = Some(Box::new(Validated { based_on, result }));
+    }
 }
 
 impl CommitPayload {
@@ -151,6 +175,8 @@ struct Shared {
     /// Big commits whose prebuilt tables were installed, and those applied instead
     /// (`prebuild.rs`).
     prebuilt: [AtomicU64; 2],
+    /// DDL records whose validated root was published as it was (`CommitPayload::Ddl`).
+    validated_ddl: AtomicU64,
 }
 
 impl Shared {
@@ -240,7 +266,8 @@ impl Shared {
     /// Applies `group` (records in log order) to a clone of the current root, publishes it,
     /// then releases the row locks of its transactions.
     fn apply(&self, group: &mut [CommittedRecord]) {
-        let mut root = (*self.store.current()).clone();
+        let start = self.store.current();
+        let mut root = (*start).clone();
         let start_lsn = root.lsn;
         let mut release = Vec::with_capacity(group.len());
         let mut moved_slave_pos = false;
@@ -248,7 +275,7 @@ impl Shared {
         // replaced) on a thread of their own once the locks are released (`Vec::new` does
         // not allocate: small groups cost nothing more).
         let mut big = Vec::new();
-        for rec in group.iter_mut() {
+        for (i, rec) in group.iter_mut().enumerate() {
             debug_assert!(
                 rec.receipt.lsn >= root.lsn && rec.receipt.end_lsn > rec.receipt.lsn,
                 "record [{}, {}) applied out of log order (root at {})",
@@ -256,11 +283,25 @@ impl Shared {
                 rec.receipt.end_lsn,
                 root.lsn
             );
-            let payload = rec
+            let mut payload = rec
                 .payload
                 .take()
                 .and_then(|p| p.downcast::<CommitPayload>().ok());
+            // A DDL validated on exactly the root this group starts from: publish its result.
+            let validated = match payload.as_deref_mut() {
+                Some(CommitPayload::Ddl { validated, .. }) => validated
+                    .take()
+                    .filter(|v| i == 0 && Arc::ptr_eq(&v.based_on, &start)),
+                _ => None,
+            };
             let result = match payload.as_deref() {
+                Some(CommitPayload::Ddl { .. }) if validated.is_some() => {
+                    if let Some(v) = validated {
+                        root = v.result;
+                        self.validated_ddl.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(())
+                }
                 Some(CommitPayload::Rows {
                     txn,
                     changes,
@@ -300,6 +341,7 @@ impl Shared {
             }
         }
         debug_assert!(root.lsn >= start_lsn);
+        drop(start);
         let old = self.store.publish(Arc::new(root));
         for t in release {
             self.locks.release_all(t);
@@ -442,6 +484,7 @@ impl Committer {
             slave_pos_cv: std::sync::Condvar::new(),
             replica_refused: AtomicBool::new(false),
             prebuilt: [AtomicU64::new(0), AtomicU64::new(0)],
+            validated_ddl: AtomicU64::new(0),
         });
         log.set_sink(Arc::new(Sink(shared.clone())));
         Committer {
@@ -674,6 +717,11 @@ impl Committer {
     pub(crate) fn prebuilt_commits(&self) -> (u64, u64) {
         let [a, b] = &self.shared.prebuilt;
         (a.load(Ordering::Relaxed), b.load(Ordering::Relaxed))
+    }
+
+    /// DDL records whose validated root was published instead of applying them again.
+    pub(crate) fn validated_ddl(&self) -> u64 {
+        self.shared.validated_ddl.load(Ordering::Relaxed)
     }
 
     pub(crate) fn lock_wait_timeout(&self) -> Duration {
@@ -968,6 +1016,7 @@ impl ResolvedOrigin {
                 change: change.clone(),
                 rows,
                 replicated: self.replicated,
+                validated: None,
             })),
         }
     }

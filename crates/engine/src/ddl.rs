@@ -29,6 +29,7 @@ use crate::catalog::{
     check_identifier, AccountDef, CatalogChange, CheckDef, ColumnDef, ColumnSource, ColumnSpec,
     ForeignKeyDef, IndexDef, IndexSpec, TableDef, TableId, TableOptions, TableSpec,
 };
+use crate::commit::attach_validated;
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::events::encode_ddl_with_mode;
@@ -78,10 +79,12 @@ impl Engine {
             logged_sql_mode(&change),
             (origin.domain_id, origin.server_id, origin.timestamp),
         )?;
-        let record = origin.ddl_record(events, &change, Vec::new());
+        let mut record = origin.ddl_record(events, &change, Vec::new());
         // The exclusive gate kept every commit out: the change was validated against the
-        // state it is logged after.
+        // state it is logged after, so the sink publishes the validated root instead of
+        // building it again (one copy of a rebuilt table in memory, not two).
         debug_assert!(Arc::ptr_eq(&root, &core.store().current()));
+        attach_validated(&mut record, root, scratch);
         let receipt = core.log_exclusive(&gate, record, || format!("logging DDL `{sql}`"))?;
         origin.used(receipt.gtid);
         core.notifier().logged();

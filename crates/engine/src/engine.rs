@@ -586,6 +586,12 @@ impl Engine {
         self.core.prebuilt_commits()
     }
 
+    /// DDL statements whose root, built once to validate them, was published as it was
+    /// (the sink did not apply them a second time: `commit.rs`, `CommitPayload::Ddl`).
+    pub fn validated_ddl(&self) -> u64 {
+        self.core.validated_ddl()
+    }
+
     /// The latest visible state.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot::new(self.core.store().current())

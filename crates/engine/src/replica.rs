@@ -250,6 +250,7 @@ fn re_encode(
                     change,
                     rows,
                     replicated: true,
+                    validated: None,
                 },
             )
         }
@@ -274,6 +275,7 @@ fn re_encode(
                     change,
                     rows: Vec::new(),
                     replicated: true,
+                    validated: None,
                 },
             )
         }

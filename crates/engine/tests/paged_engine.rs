@@ -106,6 +106,30 @@ fn ids_and_ks(e: &Engine, t: TableId) -> Vec<(i64, i64)> {
 }
 
 #[test]
+fn ddl_publishes_the_root_it_validated_instead_of_building_it_twice() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
+    let t = setup(&e);
+    let before = e.validated_ddl();
+    for id in 0..50 {
+        put(&e, t, id, id % 7);
+    }
+    e.checkpoint().unwrap();
+    // CREATE INDEX over rows in the base: the table is rebuilt once, in the validation.
+    let spec = IndexSpec::new("by_k2", &["k"], false);
+    e.create_index("d", "t", spec, "CREATE INDEX by_k2 ON t (k)")
+        .unwrap();
+    assert_eq!(e.validated_ddl(), before + 1);
+    let want: Vec<(i64, i64)> = (0..50).map(|id| (id, id % 7)).collect();
+    assert_eq!(ids_and_ks(&e, t), want);
+    // The published root is the validated one, and the log replays to the same.
+    drop(e);
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
+    assert_eq!(ids_and_ks(&e, t), want);
+}
+
+#[test]
 fn checkpoints_go_into_the_base_and_a_reopen_replays_only_what_follows() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
