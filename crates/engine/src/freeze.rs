@@ -17,9 +17,8 @@
 use std::sync::Arc;
 
 use crate::base::{Base, BaseChange, BaseError, BaseSnapshot};
-use crate::base_format::storage_ranges;
 use crate::key::borrowed;
-use crate::store::{Root, BASE_ROOT_META};
+use crate::store::{Retired, Root, BASE_ROOT_META};
 use crate::table_view::Lower;
 
 /// Two ascending streams of changes merged into one (no key is in both: module docs of
@@ -96,20 +95,23 @@ impl Root {
         rows.chain(entries)
     }
 
-    /// Deletes of the base records of retired storage ids (`Root::retired`: tables dropped,
-    /// truncated or rewritten), at most `budget` keys, in base key order, read from this
-    /// root's base snapshot; and the storage ids whose last records they are. A storage id
-    /// with more records than the budget leaves stays retired: the next checkpoint goes on
-    /// (the deleted keys no longer show in its snapshot).
-    pub fn purge_changes(&self, budget: usize) -> Result<(Vec<BaseChange>, Vec<u64>), BaseError> {
+    /// Deletes of the base records this root retired (`Root::retired`: tables dropped,
+    /// truncated or rewritten, dropped indexes), at most `budget` keys, in base key order,
+    /// read from this root's base snapshot; and the retired entries whose last records they
+    /// are. One with more records than the budget leaves stays retired: the next checkpoint
+    /// goes on (the deleted keys no longer show in its snapshot).
+    pub fn purge_changes(
+        &self,
+        budget: usize,
+    ) -> Result<(Vec<BaseChange>, Vec<Retired>), BaseError> {
         let (mut out, mut done) = (Vec::new(), Vec::new());
         let Some(base) = self.lower.as_ref().and_then(|l| l.base.as_ref()) else {
             // Nothing was ever written: no records to delete.
             return Ok((out, self.retired.clone()));
         };
-        for &storage in &self.retired {
+        for retired in &self.retired {
             let mut whole = true;
-            for range in storage_ranges(storage) {
+            for range in retired.ranges() {
                 let (from, to) = borrowed(&range);
                 for item in base.iter(from, to) {
                     if out.len() >= budget {
@@ -122,9 +124,10 @@ impl Root {
             if !whole {
                 break;
             }
-            done.push(storage);
+            done.push(*retired);
         }
         out.sort_by(|a, b| a.0.cmp(&b.0));
+        out.dedup_by(|a, b| a.0 == b.0);
         Ok((out, done))
     }
 
@@ -138,7 +141,7 @@ impl Root {
         &self,
         base: &Base,
         purge_budget: usize,
-    ) -> Result<(BaseSnapshot, Vec<u64>), BaseError> {
+    ) -> Result<(BaseSnapshot, Vec<Retired>), BaseError> {
         let (purge, purged) = self.purge_changes(purge_budget)?;
         // Both parts ascend; the purged storage ids are no live table's of this root, so no
         // key is in both. Merged as they are encoded: the frozen layer is never held twice.
@@ -155,7 +158,7 @@ impl Root {
     /// [`freeze`](Self::freeze) returned), once `base` holds that layer's changes and the
     /// deletes of every record of the retired storage ids `purged`. `None` when this root is
     /// not over that frozen layer.
-    pub fn with_base(&self, frozen: &Root, base: BaseSnapshot, purged: &[u64]) -> Option<Root> {
+    pub fn with_base(&self, frozen: &Root, base: BaseSnapshot, purged: &[Retired]) -> Option<Root> {
         let (Some(mine), Some(theirs)) = (&self.lower, &frozen.lower) else {
             return None;
         };
@@ -164,8 +167,10 @@ impl Root {
         }
         let mut root = self.clone();
         let mut counts = mine.counts.clone();
-        for s in purged {
-            counts.remove(s);
+        for r in purged {
+            if let Retired::Storage(s) = r {
+                counts.remove(s);
+            }
         }
         root.retired.retain(|s| !purged.contains(s));
         root.lower = Some(Arc::new(Lower {

@@ -57,6 +57,7 @@ use onelog_log::Lsn;
 
 use crate::alter;
 use crate::base::{BaseError, BaseSnapshot};
+use crate::base_format::{entry_range, storage_ranges};
 use crate::catalog::{Catalog, CatalogChange, ColumnSource, IndexDef, TableDef, TableId};
 use crate::encoding::{put_u64, put_u8, put_value, put_var, FormatError, Reader};
 use crate::error::EngineError;
@@ -305,9 +306,33 @@ pub struct Root {
     pub(crate) lower: Option<Arc<Lower>>,
     /// The storage id the next table created or rewritten gets (`table_view.rs`).
     pub(crate) next_storage: u64,
-    /// Storage ids no table uses any more whose records the base may still hold: later
-    /// checkpoints delete them (`freeze.rs`), a bounded number of keys at a time.
-    pub(crate) retired: Vec<u64>,
+    /// Storage ids no table uses any more, and dropped indexes of tables with rows below,
+    /// whose records the base may still hold: later checkpoints delete them (`freeze.rs`), a
+    /// bounded number of keys at a time.
+    pub(crate) retired: Vec<Retired>,
+}
+
+/// Records the base may still hold that no table reads any more ([`Root::retired`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Retired {
+    /// Every record of a storage id (a table dropped, truncated or rewritten).
+    Storage(u64),
+    /// The entries of a dropped index of a table whose storage id lives on.
+    Index { storage: u64, index: u32 },
+}
+
+impl Retired {
+    /// The base key ranges its records lie in.
+    pub fn ranges(&self) -> Vec<ByteRange> {
+        match *self {
+            Retired::Storage(s) => storage_ranges(s).to_vec(),
+            Retired::Index { storage, index } => vec![entry_range(
+                storage,
+                index,
+                &(Bound::Unbounded, Bound::Unbounded),
+            )],
+        }
+    }
 }
 
 impl Root {
@@ -351,7 +376,7 @@ impl Root {
     /// by later checkpoints (`freeze.rs`). Only a root with lower layers has any.
     fn retire(&mut self, old: Option<TableData>) {
         if let (Some(t), Some(_)) = (old, &self.lower) {
-            self.retired.push(t.storage);
+            self.retired.push(Retired::Storage(t.storage));
         }
     }
 
@@ -823,6 +848,14 @@ impl Root {
                 if let Some(t) = self.tables.get_mut(table) {
                     t.indexes.remove(index_id);
                     t.generation = generation;
+                    // Its entries in lower layers go with later checkpoints.
+                    if t.lower {
+                        let storage = t.storage;
+                        self.retired.push(Retired::Index {
+                            storage,
+                            index: *index_id,
+                        });
+                    }
                 }
             }
             CatalogChange::CreateAccount { .. }
@@ -956,9 +989,11 @@ impl Root {
     /// the base by the root [`freeze`](Self::freeze) returned): everything of the root that
     /// is not rows. Format byte, LSN, GTID state, catalog, `gtid_slave_pos`, then per table its
     /// id, storage id, `auto_inc_next` and `next_row_id`, then the rows per storage id below
-    /// the deltas, the next storage id, and the retired storage ids but `purged` (those whose
-    /// last records the same checkpoint deletes).
-    pub fn encode_base_meta(&self, purged: &[u64]) -> Vec<u8> {
+    /// the deltas, the next storage id, and what it retired but `purged` (those whose last
+    /// records the same checkpoint deletes), each entry a kind byte (0: a storage id; 1: an
+    /// index, storage id then index id) and its ids. Format 1 (session 19) had storage ids
+    /// only, without the kind byte; it still reads.
+    pub fn encode_base_meta(&self, purged: &[Retired]) -> Vec<u8> {
         let mut out = Vec::with_capacity(4096);
         put_u8(&mut out, BASE_META_FORMAT);
         put_u64(&mut out, self.lsn);
@@ -983,15 +1018,25 @@ impl Root {
             put_u64(&mut out, *rows);
         }
         put_u64(&mut out, self.next_storage);
-        let retired: Vec<u64> = self
+        let retired: Vec<Retired> = self
             .retired
             .iter()
             .copied()
             .filter(|s| !purged.contains(s))
             .collect();
         put_var(&mut out, retired.len() as u64);
-        for s in retired {
-            put_u64(&mut out, s);
+        for r in retired {
+            match r {
+                Retired::Storage(s) => {
+                    put_u8(&mut out, 0);
+                    put_u64(&mut out, s);
+                }
+                Retired::Index { storage, index } => {
+                    put_u8(&mut out, 1);
+                    put_u64(&mut out, storage);
+                    put_u64(&mut out, u64::from(index));
+                }
+            }
         }
         out
     }
@@ -1001,7 +1046,7 @@ impl Root {
     pub fn over_base(meta: &[u8], base: BaseSnapshot) -> Result<Root, FormatError> {
         let mut r = Reader::new(meta, "table store root record");
         let version = r.u8()?;
-        if version != BASE_META_FORMAT {
+        if version != BASE_META_FORMAT && version != 1 {
             return Err(r.err(format!("unknown root record format {version}")));
         }
         let lsn = r.u64()?;
@@ -1028,9 +1073,20 @@ impl Root {
             counts.insert(r.u64()?, r.u64()?);
         }
         let next_storage = r.u64()?;
+        // Format 1 retired storage ids only; format 2 tags each entry.
         let mut retired = Vec::new();
         for _ in 0..r.count(8)? {
-            retired.push(r.u64()?);
+            let kind = if version == 1 { 0 } else { r.u8()? };
+            retired.push(match kind {
+                0 => Retired::Storage(r.u64()?),
+                1 => {
+                    let storage = r.u64()?;
+                    let index = u32::try_from(r.u64()?)
+                        .map_err(|_| r.err("a retired index id out of range"))?;
+                    Retired::Index { storage, index }
+                }
+                k => return Err(r.err(format!("unknown retired kind {k}"))),
+            });
         }
         if !r.is_empty() {
             return Err(r.err("trailing bytes"));
@@ -1243,7 +1299,7 @@ impl Root {
 const CHECKPOINT_FORMAT: u8 = 2;
 
 /// Format of the paged store's root record ([`Root::encode_base_meta`]).
-const BASE_META_FORMAT: u8 = 1;
+const BASE_META_FORMAT: u8 = 2;
 
 /// The name of the root record among the base's meta records.
 pub const BASE_ROOT_META: &str = "root";

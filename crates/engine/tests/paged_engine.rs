@@ -372,6 +372,35 @@ fn dropped_truncated_and_rewritten_tables_leave_no_records_in_the_base() {
 }
 
 #[test]
+fn a_dropped_index_leaves_no_entries_in_the_base() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
+    let t = setup(&e);
+    for id in 0..200 {
+        put(&e, t, id, id % 5);
+    }
+    e.checkpoint().unwrap();
+    // Dropped while a change of the table waits in the delta: the entries of both layers go.
+    put(&e, t, 7, 9);
+    e.drop_index("d", "t", "by_k", "DROP INDEX by_k ON t")
+        .unwrap();
+    put(&e, t, 500, 1);
+    e.checkpoint().unwrap();
+    e.shutdown().unwrap();
+    drop(e);
+    // 201 rows, no entries.
+    assert_eq!(base_records(&base.0), 201);
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
+    assert_eq!(contents(&e, t).len(), 201);
+    // The same index id built again reads only its new entries.
+    let spec = IndexSpec::new("by_k", &["k"], false);
+    e.create_index("d", "t", spec, "CREATE INDEX by_k ON t (k)")
+        .unwrap();
+    assert_eq!(contents(&e, t).len(), 201);
+}
+
+#[test]
 fn a_failed_checkpoint_into_the_base_is_written_again_and_loses_nothing() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
