@@ -118,6 +118,18 @@ def make_config(args):
 
 # ----------------------------------------------------------------------------- helpers
 
+def proc_status_bytes(pid, field):
+    """A `kB` field of /proc/<pid>/status (VmRSS, VmHWM) in bytes; None if unreadable."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def sh(cmd, **kw):
     return subprocess.run(cmd, shell=True, capture_output=True, text=True, **kw).stdout.strip()
 

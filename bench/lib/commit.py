@@ -278,14 +278,7 @@ class RssWatch:
         self.th.start()
 
     def read(self, field):
-        try:
-            with open(f"/proc/{self.pid}/status") as fh:
-                for line in fh:
-                    if line.startswith(field + ":"):
-                        return int(line.split()[1]) * 1024
-        except (OSError, ValueError, IndexError):
-            pass
-        return None
+        return B.proc_status_bytes(self.pid, field)
 
     def loop(self):
         while not self.halt.wait(0.05):

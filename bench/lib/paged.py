@@ -71,14 +71,7 @@ class RssSampler:
         self.th = None
 
     def read(self):
-        try:
-            with open(f"/proc/{self.pid}/status") as fh:
-                for line in fh:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) * 1024
-        except (OSError, ValueError, IndexError):
-            pass
-        return None
+        return B.proc_status_bytes(self.pid, "VmRSS")
 
     def loop(self):
         while not self.halt.wait(0.05):

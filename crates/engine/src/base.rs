@@ -192,11 +192,7 @@ impl Base {
         changes: &[BaseChange],
     ) -> Result<(), BaseError> {
         let doing = "checkpoint";
-        let mut meta: Vec<(Vec<u8>, &[u8])> = meta.iter().map(|(n, v)| (meta_key(n), *v)).collect();
-        meta.sort_by(|a, b| a.0.cmp(&b.0));
-        if meta.windows(2).any(|w| w[0].0 == w[1].0) {
-            return Err(self.error(doing, "a meta record is named twice"));
-        }
+        // Checked before anything is written ([`Self::checkpoint_streamed`] checks as it goes).
         if let Some((k, _)) = changes.iter().find(|(k, _)| !is_data_key(k)) {
             return Err(self.error(
                 doing,
@@ -212,32 +208,7 @@ impl Base {
         if meta.is_empty() && changes.is_empty() {
             return Ok(());
         }
-        let written = catch_unwind(AssertUnwindSafe(|| -> Result<(), fjall::Error> {
-            let mut ingest = self.data.start_ingestion()?;
-            for (k, v) in &meta {
-                ingest.write(k.as_slice(), *v)?;
-            }
-            for (k, v) in changes {
-                match v {
-                    Some(v) => ingest.write(k.as_slice(), v.as_slice())?,
-                    None => ingest.write_tombstone(k.as_slice())?,
-                }
-            }
-            ingest.finish()
-        }));
-        match written {
-            Ok(Ok(())) => {
-                let bytes = meta.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
-                    + changes
-                        .iter()
-                        .map(|(k, v)| k.len() + v.as_ref().map_or(0, Vec::len))
-                        .sum::<usize>();
-                self.written.fetch_add(bytes as u64, Ordering::Relaxed);
-                Ok(())
-            }
-            Ok(Err(e)) => Err(self.error(doing, e)),
-            Err(_) => Err(self.error(doing, "the store panicked; the checkpoint was not written")),
-        }
+        self.checkpoint_streamed(meta, &mut changes.iter().cloned())
     }
 
     /// [`Self::checkpoint`] of changes produced one at a time (`changes`: keys strictly

@@ -133,16 +133,7 @@ fn backup_under_load_becomes_a_replica_in_three_commands() {
     assert_eq!(sql_value(r.port, "SELECT @@gtid_binlog_pos"), backup_pos);
     assert_eq!(sql_value(r.port, "SELECT @@gtid_slave_pos"), backup_pos);
     // 3. CHANGE MASTER ... MASTER_USE_GTID=slave_pos, MASTER_DEMOTE_TO_SLAVE=1; START SLAVE
-    start_slave(
-        r.port,
-        a.port,
-        ", MASTER_USE_GTID=slave_pos, MASTER_DEMOTE_TO_SLAVE=1",
-    );
-    ok(&load.join().unwrap(), "sysbench run");
-    wait_onelog_caught_up(r.port, a.port, "restored replica");
-    for t in ["sb.sbtest1", "sb.sbtest2"] {
-        assert_eq!(dump(r.port, t), dump(a.port, t), "{t} differs");
-    }
+    follow_to_equal_tables(r.port, a.port, load);
     // The restored log is the primary's from the backup's checkpoint on, then what the
     // replica applied: a contiguous suffix of the primary's history.
     let ag = binlog_gtids(a.port);
@@ -157,6 +148,22 @@ fn backup_under_load_becomes_a_replica_in_three_commands() {
         "the load ran during the backup: {}",
         rg.len()
     );
+}
+
+/// Makes the restored server on `r_port` a replica of `a_port` by GTID (the seed's three
+/// commands' last), lets the sysbench `load` on the primary finish, and checks that the
+/// replica catches up to equal tables.
+fn follow_to_equal_tables(r_port: u16, a_port: u16, load: std::thread::JoinHandle<Output>) {
+    start_slave(
+        r_port,
+        a_port,
+        ", MASTER_USE_GTID=slave_pos, MASTER_DEMOTE_TO_SLAVE=1",
+    );
+    ok(&load.join().unwrap(), "sysbench run");
+    wait_onelog_caught_up(r_port, a_port, "restored replica");
+    for t in ["sb.sbtest1", "sb.sbtest2"] {
+        assert_eq!(dump(r_port, t), dump(a_port, t), "{t} differs");
+    }
 }
 
 /// Inserts rows `from..=to` into `t.r`, one transaction each.
@@ -829,14 +836,5 @@ fn backup_of_the_paged_store_restores_and_follows_the_primary() {
         ],
     );
     assert_eq!(sql_value(r.port, "SELECT @@gtid_binlog_pos"), backup_pos);
-    start_slave(
-        r.port,
-        a.port,
-        ", MASTER_USE_GTID=slave_pos, MASTER_DEMOTE_TO_SLAVE=1",
-    );
-    ok(&load.join().unwrap(), "sysbench run");
-    wait_onelog_caught_up(r.port, a.port, "restored replica");
-    for t in ["sb.sbtest1", "sb.sbtest2"] {
-        assert_eq!(dump(r.port, t), dump(a.port, t), "{t} differs");
-    }
+    follow_to_equal_tables(r.port, a.port, load);
 }
