@@ -776,9 +776,9 @@ fn backup_of_a_replica_restores_its_position() {
 
 /// Issue 17 step 6: a backup of a server on the paged table store, under load, copies the
 /// backup image the server writes for it (a checkpoint file of its tables) plus the log; the
-/// image is gone from the server's directory afterwards; the restored copy, started on the
-/// paged store (which converts it), has the backup's position and follows the primary to
-/// equal tables.
+/// image is gone from the server's directory afterwards; an incremental backup on top copies
+/// the log since; the restored copy of both, started on the paged store (which converts it),
+/// has the incremental's position and follows the primary to equal tables.
 #[test]
 fn backup_of_the_paged_store_restores_and_follows_the_primary() {
     let tmp = tempfile::tempdir().unwrap();
@@ -824,9 +824,20 @@ fn backup_of_the_paged_store_restores_and_follows_the_primary() {
         copied.len() == 1 && copied[0].starts_with("checkpoint-"),
         "{copied:?}"
     );
-    let backup_pos = checked_pos(&ok(&check(&bdir), "check of the backup"));
+    checked_pos(&ok(&check(&bdir), "check of the backup"));
+    // An incremental backup on top, still under the load: only the log since the full one.
+    std::thread::sleep(Duration::from_secs(1));
+    let idir = tmp.path().join("inc");
+    let basedir = format!("--incremental-basedir={}", bdir.display());
+    let text = ok(&backup_to(a.port, &idir, &[&basedir]), "incremental backup");
+    assert!(text.contains("completed OK: incremental backup"), "{text}");
+    assert!(
+        std::fs::read_dir(idir.join("checkpoints")).map_or(true, |mut d| d.next().is_none()),
+        "an incremental backup copied a checkpoint"
+    );
+    let backup_pos = checked_pos(&ok(&check(&idir), "check of the incremental backup"));
     let rdir = tmp.path().join("r");
-    ok(&restore(&rdir, &[], &[&bdir]), "restore");
+    ok(&restore(&rdir, &[], &[&bdir, &idir]), "restore");
     let r = Onelog::start(
         &rdir,
         &[
