@@ -525,6 +525,11 @@ impl Engine {
         }
         if engine.opts.background_checkpoints {
             engine.start_scheduler();
+            // The paged store's delta holds every record recovery replayed: a checkpoint
+            // soon takes them to the base, where waiting for the log to grow again would not.
+            if engine.paged() && records_applied > 0 {
+                engine.checkpoints.request();
+            }
         }
         let report = RecoveryReport {
             checkpoint_lsn,

@@ -401,6 +401,36 @@ fn a_dropped_index_leaves_no_entries_in_the_base() {
 }
 
 #[test]
+fn after_a_recovery_that_replayed_records_a_checkpoint_follows_without_new_commits() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
+    let t = setup(&e);
+    for id in 0..100 {
+        put(&e, t, id, 3);
+    }
+    drop(e);
+    fs.crash_now();
+    let fs = fs.reboot(11, true);
+    // Only a request can start it: no time trigger, and the log does not grow.
+    let mut o = options(&base);
+    o.background_checkpoints = true;
+    o.checkpoint_every = Duration::ZERO;
+    let (e, report) = open_sim(&fs, o).unwrap();
+    assert!(report.records_applied >= 100, "{report:?}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while e.table_store_stats().unwrap().checkpoints == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no checkpoint after recovery"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(e.table_store_stats().unwrap().delta_log_bytes, 0);
+    assert_eq!(contents(&e, t).len(), 100);
+}
+
+#[test]
 fn a_failed_checkpoint_into_the_base_is_written_again_and_loses_nothing() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
