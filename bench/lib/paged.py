@@ -215,15 +215,7 @@ def tables(data):
     return "\n".join(out)
 
 
-BEGIN = "<!-- BEGIN bench/run --paged generated section: written by bench/lib/paged.py, do not edit by hand -->"
-END = "<!-- END bench/run --paged generated section -->"
-
-
 def write_report(data, repo, results_path, docs=None):
     import report  # bench/lib/report.py
-    docs = docs or os.path.join(repo, "docs")
-    rel = os.path.relpath(results_path, repo)
-    text = "\n".join(["## Data larger than memory: the paged store vs MariaDB 10.11 (issue 17 part 5)", "",
-                      f"`bench/run --paged` (raw numbers: `{rel}`).", "", tables(data)])
-    report.replace_section(os.path.join(docs, "BENCHMARKS.md"), BEGIN, END, text, "onelog benchmarks")
-    print(f"bench/run: wrote the paged section of {docs}/BENCHMARKS.md")
+    report.write_part("paged", "Data larger than memory: the paged store vs MariaDB 10.11 (issue 17 part 5)",
+                      tables(data), repo, results_path, docs)

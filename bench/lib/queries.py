@@ -221,15 +221,6 @@ def tables(data):
     return "\n".join(out)
 
 
-BEGIN = "<!-- BEGIN bench/run --queries generated section: written by bench/lib/queries.py, do not edit by hand -->"
-END = "<!-- END bench/run --queries generated section -->"
-
-
 def write_report(data, repo, results_path, docs=None):
     import report  # bench/lib/report.py
-    docs = docs or os.path.join(repo, "docs")
-    rel = os.path.relpath(results_path, repo)
-    text = "\n".join(["## Joins and subqueries: onelog vs MariaDB 10.11 (issue 15 part 5)", "",
-                      f"`bench/run --queries` (raw numbers: `{rel}`).", "", tables(data)])
-    report.replace_section(os.path.join(docs, "BENCHMARKS.md"), BEGIN, END, text, "onelog benchmarks")
-    print(f"bench/run: wrote the queries section of {docs}/BENCHMARKS.md")
+    report.write_part("queries", "Joins and subqueries: onelog vs MariaDB 10.11 (issue 15 part 5)", tables(data), repo, results_path, docs)

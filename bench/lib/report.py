@@ -514,6 +514,19 @@ REPL_END = "<!-- END bench/run --replication generated section -->"
 REPL_LABEL = {"onelog-engine": "onelog", "mariadb-binlog": "MariaDB 10.11"}
 
 
+def write_part(part, title, body, repo, results_path, docs=None):
+    """Writes the section of `bench/run --<part>` (bench/lib/<part>.py) in docs/BENCHMARKS.md:
+    its title, where its raw numbers are, then body."""
+    docs = docs or os.path.join(repo, "docs")
+    rel = os.path.relpath(results_path, repo)
+    begin = (f"<!-- BEGIN bench/run --{part} generated section: written by bench/lib/{part}.py, "
+             "do not edit by hand -->")
+    end = f"<!-- END bench/run --{part} generated section -->"
+    text = "\n".join([f"## {title}", "", f"`bench/run --{part}` (raw numbers: `{rel}`).", "", body])
+    replace_section(os.path.join(docs, "BENCHMARKS.md"), begin, end, text, "onelog benchmarks")
+    print(f"bench/run: wrote the {part} section of {docs}/BENCHMARKS.md")
+
+
 def replace_section(path, begin, end, text, title):
     """Writes text between begin and end in the page at path (appended the first time); the rest
     of the page is kept byte for byte."""

@@ -18,10 +18,10 @@
 //! What the measure does not see: DDL and CREATE ... SELECT do not wait, and DDL that moves a
 //! table's rows into the delta (`Root::make_whole`) grows it by more than the log it writes.
 //!
-//! Invariants: the checkpoint LSN only grows; every waiter is woken by each completed
-//! checkpoint and re-checks; a waiter asks for a checkpoint again at every re-check (a request
-//! the scheduler dropped during a backoff is made again); a commit never waits while it holds
-//! the commit gate.
+//! Invariants: the checkpoint LSN only grows; a commit under the limit takes no lock of the
+//! budget's; every waiter is woken by each completed checkpoint and re-checks; a waiter asks
+//! for a checkpoint again at every re-check (a request the scheduler dropped during a backoff
+//! is made again); a commit never waits while it holds the commit gate.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -43,7 +43,10 @@ pub(crate) struct DeltaBudget {
     hard_bytes: u64,
     /// The base's directory, for the error.
     dir: PathBuf,
-    checkpointed: Mutex<Lsn>,
+    /// The newest completed checkpoint's LSN: read without a lock by every commit.
+    checkpointed: AtomicU64,
+    /// Waiters sleep on `done` under `wake`; a checkpoint notifies under it.
+    wake: Mutex<()>,
     done: Condvar,
     waits: AtomicU64,
     wait_us: AtomicU64,
@@ -81,7 +84,8 @@ impl DeltaBudget {
         DeltaBudget {
             hard_bytes,
             dir,
-            checkpointed: Mutex::new(checkpointed),
+            checkpointed: AtomicU64::new(checkpointed),
+            wake: Mutex::new(()),
             done: Condvar::new(),
             waits: AtomicU64::new(0),
             wait_us: AtomicU64::new(0),
@@ -125,8 +129,8 @@ impl DeltaBudget {
 
     /// A checkpoint at `lsn` completed: wakes every waiting commit.
     pub(crate) fn checkpointed(&self, lsn: Lsn) {
-        let mut at = self.checkpointed.lock().unwrap_or_else(|p| p.into_inner());
-        *at = (*at).max(lsn);
+        self.checkpointed.fetch_max(lsn, Ordering::AcqRel);
+        let _wake = self.wake.lock().unwrap_or_else(|p| p.into_inner());
         self.done.notify_all();
     }
 
@@ -142,31 +146,37 @@ impl DeltaBudget {
     /// for a checkpoint (again at every re-check) and waits until one brings it under; fails
     /// after `cx.timeout` or at a KILL (module docs).
     pub(crate) fn wait_for_room(&self, cx: &WaitContext<'_>) -> Result<(), EngineError> {
-        let mut at = self.checkpointed.lock().unwrap_or_else(|p| p.into_inner());
-        let over = |at: Lsn| (cx.end_lsn)().saturating_sub(at) >= self.hard_bytes;
-        if !over(*at) {
+        let over = || {
+            (cx.end_lsn)().saturating_sub(self.checkpointed.load(Ordering::Acquire))
+                >= self.hard_bytes
+        };
+        // The common case takes no lock.
+        if !over() {
             return Ok(());
         }
         let start = Instant::now();
         self.waits.fetch_add(1, Ordering::Relaxed);
+        let mut wake = self.wake.lock().unwrap_or_else(|p| p.into_inner());
+        // Checked under the lock before every sleep: a checkpoint that completed since the
+        // last look was seen, or notifies after this sleep began.
         let result = loop {
+            if !over() {
+                break Ok(());
+            }
             (cx.request_checkpoint)();
             if (cx.interrupted)() {
                 break Err(EngineError::Interrupted);
             }
             let waited = start.elapsed();
             if waited >= cx.timeout {
-                break Err(self.timed_out(cx, *at));
+                break Err(self.timed_out(cx));
             }
             let slice = RECHECK.min(cx.timeout - waited);
-            at = self
+            wake = self
                 .done
-                .wait_timeout(at, slice)
+                .wait_timeout(wake, slice)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
-            if !over(*at) {
-                break Ok(());
-            }
         };
         let us = start.elapsed().as_micros().min(u128::from(u64::MAX)) as u64;
         self.wait_us.fetch_add(us, Ordering::Relaxed);
@@ -174,10 +184,11 @@ impl DeltaBudget {
     }
 
     /// The error of a wait that no checkpoint ended (module docs).
-    fn timed_out(&self, cx: &WaitContext<'_>, at: Lsn) -> EngineError {
+    fn timed_out(&self, cx: &WaitContext<'_>) -> EngineError {
         let Some(why) = (cx.last_error)() else {
             return EngineError::LockWaitTimeout;
         };
+        let at = self.checkpointed.load(Ordering::Acquire);
         let used = (cx.end_lsn)().saturating_sub(at);
         EngineError::Store(BaseError {
             dir: self.dir.clone(),

@@ -413,12 +413,7 @@ fn write_checkpoint_serialized(
         }
     }
     let name = checkpoint_file_name(lsn);
-    let path = dir.join(&name);
-    let tmp = dir.join(format!("{name}{TMP_SUFFIX}"));
-
-    write_checkpoint_file(fs, &tmp, lsn, gtid_state, body)?;
-    fs.rename(&tmp, &path).map_err(io_err(&tmp, 0, "rename"))?;
-    fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory"))?;
+    let path = write_checkpoint_file_as(fs, dir, &name, lsn, gtid_state, body)?;
     crash_point(fs, dir, "checkpoint.after_write")?;
 
     let ctrl = encode_control(FORMAT_VERSION, lsn, &name)
@@ -459,20 +454,25 @@ pub fn backup_image_name(tag: u64, lsn: Lsn) -> String {
 
 /// The LSN of `name` if it is the backup image of the backup session `tag`.
 pub fn parse_backup_image_name(name: &str, tag: u64) -> Option<Lsn> {
-    let rest = name
-        .strip_prefix(BACKUP_IMAGE_PREFIX)?
-        .strip_prefix(&tag.to_string())?
-        .strip_prefix('-')?;
-    parse_checkpoint_name(rest)
+    split_backup_image_name(name)
+        .filter(|(t, _)| *t == tag.to_string())
+        .map(|(_, lsn)| lsn)
+}
+
+/// The session tag (its digits) and the LSN of `name` if it is any backup image's name.
+fn split_backup_image_name(name: &str) -> Option<(&str, Lsn)> {
+    let (tag, rest) = name.strip_prefix(BACKUP_IMAGE_PREFIX)?.split_once('-')?;
+    if !tag.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((tag, parse_checkpoint_name(rest)?))
 }
 
 const BACKUP_IMAGE_PREFIX: &str = "backup-";
 
-/// Writes the backup image `name` into `dir` (module docs): the checkpoint file of `lsn`,
-/// written under a temporary name, synced, then renamed (and the directory synced). Returns
-/// its path; on error the
-/// temporary file is removed (best effort).
-pub(crate) fn write_backup_image(
+/// Writes the checkpoint file of `lsn` as `name` in `dir`: under a temporary name, synced,
+/// renamed, and the directory synced. Returns its path.
+fn write_checkpoint_file_as(
     fs: &dyn FileSystem,
     dir: &Path,
     name: &str,
@@ -482,14 +482,28 @@ pub(crate) fn write_backup_image(
 ) -> Result<PathBuf, CheckpointError> {
     let path = dir.join(name);
     let tmp = dir.join(format!("{name}{TMP_SUFFIX}"));
-    let written = write_checkpoint_file(fs, &tmp, lsn, gtid_state, body)
-        .and_then(|()| fs.rename(&tmp, &path).map_err(io_err(&tmp, 0, "rename")))
-        .and_then(|()| fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory")));
+    write_checkpoint_file(fs, &tmp, lsn, gtid_state, body)?;
+    fs.rename(&tmp, &path).map_err(io_err(&tmp, 0, "rename"))?;
+    fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory"))?;
+    Ok(path)
+}
+
+/// Writes the backup image `name` into `dir` (module docs) as [`write_checkpoint_file_as`]
+/// does; on error neither it nor its temporary file is left (best effort).
+pub(crate) fn write_backup_image(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    name: &str,
+    lsn: Lsn,
+    gtid_state: &GtidState,
+    body: &mut BodyParts,
+) -> Result<PathBuf, CheckpointError> {
+    let written = write_checkpoint_file_as(fs, dir, name, lsn, gtid_state, body);
     if written.is_err() {
-        let _ = fs.remove_file(&tmp);
-        let _ = fs.remove_file(&path);
+        let _ = fs.remove_file(&dir.join(format!("{name}{TMP_SUFFIX}")));
+        let _ = fs.remove_file(&dir.join(name));
     }
-    written.map(|()| path)
+    written
 }
 
 /// Removes every backup image of `dir` and its temporary files (what a crash during a backup
@@ -497,15 +511,7 @@ pub(crate) fn write_backup_image(
 pub(crate) fn remove_backup_images(fs: &dyn FileSystem, dir: &Path) {
     let Ok(names) = fs.list_dir(dir) else { return };
     for n in names {
-        let image = n
-            .strip_prefix(BACKUP_IMAGE_PREFIX)
-            .and_then(|r| r.split_once('-'))
-            .is_some_and(|(tag, rest)| {
-                tag.bytes().all(|b| b.is_ascii_digit())
-                    && parse_checkpoint_name(rest.strip_suffix(TMP_SUFFIX).unwrap_or(rest))
-                        .is_some()
-            });
-        if image {
+        if split_backup_image_name(n.strip_suffix(TMP_SUFFIX).unwrap_or(&n)).is_some() {
             let _ = fs.remove_file(&dir.join(n));
         }
     }

@@ -66,7 +66,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 use onelog_binlog::event::table_map::RowMetadata;
-use std::sync::{Arc, Mutex, RwLock, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockWriteGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use onelog_log::{
@@ -155,10 +155,9 @@ struct Shared {
     locks: LockManager,
     /// First failure to apply a committed record (a bug, or a failed read of the paged
     /// store's base: the log has it, the store does not).
-    apply_failure: Mutex<Option<String>>,
-    /// Set with `apply_failure`: commits and DDL are refused from then on
-    /// ([`Committer::check_open`]).
-    apply_failed: AtomicBool,
+    /// Once set, commits, DDL, checkpoints and backup images are refused
+    /// ([`Committer::refuse_after_apply_failure`]).
+    apply_failure: OnceLock<String>,
     semi: SemiSync,
     /// Groups logged but not yet visible (semi-sync AFTER_SYNC), in log order.
     hold: Mutex<VecDeque<Vec<CommittedRecord>>>,
@@ -181,14 +180,11 @@ struct Shared {
 
 impl Shared {
     fn note_apply_failure(&self, rec: &CommittedRecord, e: String) {
-        let mut f = self.apply_failure.lock().unwrap_or_else(|p| p.into_inner());
-        if f.is_none() {
-            *f = Some(format!(
-                "GTID {} at LSN {}: {e}",
-                rec.receipt.gtid, rec.receipt.lsn
-            ));
-        }
-        self.apply_failed.store(true, Ordering::Release);
+        // The first failure is the one kept.
+        let _ = self.apply_failure.set(format!(
+            "GTID {} at LSN {}: {e}",
+            rec.receipt.gtid, rec.receipt.lsn
+        ));
     }
 }
 
@@ -287,21 +283,7 @@ impl Shared {
                 .payload
                 .take()
                 .and_then(|p| p.downcast::<CommitPayload>().ok());
-            // A DDL validated on exactly the root this group starts from: publish its result.
-            let validated = match payload.as_deref_mut() {
-                Some(CommitPayload::Ddl { validated, .. }) => validated
-                    .take()
-                    .filter(|v| i == 0 && Arc::ptr_eq(&v.based_on, &start)),
-                _ => None,
-            };
-            let result = match payload.as_deref() {
-                Some(CommitPayload::Ddl { .. }) if validated.is_some() => {
-                    if let Some(v) = validated {
-                        root = v.result;
-                        self.validated_ddl.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Ok(())
-                }
+            let result = match payload.as_deref_mut() {
                 Some(CommitPayload::Rows {
                     txn,
                     changes,
@@ -321,10 +303,26 @@ impl Shared {
                         changes.iter().try_for_each(|c| root.apply_row_change(c))
                     }
                 }
-                Some(CommitPayload::Ddl { change, rows, .. }) => root
-                    .apply_catalog_change(change)
-                    .map_err(|e| e.to_string())
-                    .and_then(|()| rows.iter().try_for_each(|c| root.apply_row_change(c))),
+                Some(CommitPayload::Ddl {
+                    change,
+                    rows,
+                    validated,
+                    ..
+                }) => {
+                    // Validated on exactly the root this group starts from: its result.
+                    let validated = validated
+                        .take()
+                        .filter(|v| i == 0 && Arc::ptr_eq(&v.based_on, &start));
+                    if let Some(v) = validated {
+                        root = v.result;
+                        self.validated_ddl.fetch_add(1, Ordering::Relaxed);
+                        Ok(())
+                    } else {
+                        root.apply_catalog_change(change)
+                            .map_err(|e| e.to_string())
+                            .and_then(|()| rows.iter().try_for_each(|c| root.apply_row_change(c)))
+                    }
+                }
                 None => Err("record without the engine's payload".to_string()),
             };
             if let Err(e) = result {
@@ -475,8 +473,7 @@ impl Committer {
         let shared = Arc::new(Shared {
             store: Store::new(root),
             locks: LockManager::new(),
-            apply_failure: Mutex::new(None),
-            apply_failed: AtomicBool::new(false),
+            apply_failure: OnceLock::new(),
             semi: SemiSync::new(notifier.clone()),
             hold: Mutex::new(VecDeque::new()),
             held_back: AtomicBool::new(false),
@@ -730,11 +727,25 @@ impl Committer {
 
     /// Why a committed record could not be applied to the store, if that ever happened.
     pub(crate) fn apply_failure(&self) -> Option<String> {
-        self.shared
-            .apply_failure
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.shared.apply_failure.get().cloned()
+    }
+
+    /// 1030 for `what` (a commit, a checkpoint, a backup image) once a committed record could
+    /// not be applied to the tables ([`Self::apply_failure`]): the published tables miss part
+    /// of it, so a later commit could build on a state the log does not describe, and a
+    /// checkpoint or an image would make that permanent. The log still holds the record: a
+    /// restart applies it again (or refuses to start, naming why).
+    pub(crate) fn refuse_after_apply_failure(&self, what: &str) -> Result<(), EngineError> {
+        match self.shared.apply_failure.get() {
+            None => Ok(()),
+            Some(why) => Err(EngineError::corrupt(
+                format!("{what} refused"),
+                format!(
+                    "a committed record could not be applied to the tables ({why}); restart \
+                     the server: recovery applies it again from the log"
+                ),
+            )),
+        }
     }
 
     /// `EngineError::log` through the notifier (see [`Notifier::log_error`]).
@@ -743,24 +754,12 @@ impl Committer {
     }
 
     /// 1053 once [`shut_down`](Self::shut_down) was called; 1030 once a committed record
-    /// could not be applied to the tables ([`Self::apply_failure`]): the published tables miss
-    /// part of it, so a later commit could build on a state the log does not describe. A
-    /// restart applies the record again from the log (or refuses to start, naming why).
+    /// could not be applied to the tables ([`Self::refuse_after_apply_failure`]).
     pub(crate) fn check_open(&self) -> Result<(), EngineError> {
         if self.shut_down.load(Ordering::Acquire) {
             return Err(EngineError::ShutDown);
         }
-        if self.shared.apply_failed.load(Ordering::Acquire) {
-            let why = self.apply_failure().unwrap_or_default();
-            return Err(EngineError::corrupt(
-                "commit refused",
-                format!(
-                    "a committed record could not be applied to the tables ({why}); restart \
-                     the server: recovery applies it again from the log"
-                ),
-            ));
-        }
-        Ok(())
+        self.refuse_after_apply_failure("commit")
     }
 
     /// Later commits and DDL fail with 1053.

@@ -356,12 +356,7 @@ impl Checkpointer {
         core: &Committer,
         tag: u64,
     ) -> Result<(Arc<dyn FileSystem>, PathBuf), EngineError> {
-        if let Some(why) = core.apply_failure() {
-            return Err(EngineError::corrupt(
-                "backup image refused",
-                format!("a committed record could not be applied to the tables: {why}"),
-            ));
-        }
+        core.refuse_after_apply_failure("backup image")?;
         let root = core.store().current();
         sync_log_to(core, root.lsn)?;
         let name = backup_image_name(tag, root.lsn);
@@ -485,12 +480,7 @@ impl Checkpointer {
         // A record the store could not take (a failed read of the base, or a bug) left the
         // published root without part of it: a checkpoint would make that permanent, while
         // the log still holds the record for a restart to apply again.
-        if let Some(why) = core.apply_failure() {
-            return Err(EngineError::corrupt(
-                "checkpoint refused",
-                format!("a committed record could not be applied to the tables: {why}"),
-            ));
-        }
+        core.refuse_after_apply_failure("checkpoint")?;
         if let Some(base) = &self.base {
             return self.write_base(base, core, force, gate);
         }

@@ -102,21 +102,8 @@ fn sysbench(port: u16, command: &str, seconds: u64) -> Command {
 fn backup_under_load_becomes_a_replica_in_three_commands() {
     let tmp = tempfile::tempdir().unwrap();
     let adir = tmp.path().join("a");
-    let mut a = Onelog::start(&adir, &["--server-id=1"]);
-    onelog_rpl_user(a.port);
-    bk_user(a.port);
-    sql(a.port, "CREATE DATABASE sb");
-    ok(
-        &run_bounded(&mut sysbench(a.port, "prepare", 0), None, TOOL_TIMEOUT),
-        "sysbench prepare",
-    );
     // A restart leaves a checkpoint, so the backup copies one plus the log after it.
-    a.stop();
-    let a = Onelog::start(&adir, &["--server-id=1"]);
-    let port = a.port;
-    let load =
-        std::thread::spawn(move || run_bounded(&mut sysbench(port, "run", 12), None, TOOL_TIMEOUT));
-    std::thread::sleep(Duration::from_secs(3));
+    let (a, load) = primary_under_load(&adir, &["--server-id=1"], 12);
     let bdir = tmp.path().join("backup");
     let text = ok(&backup_to(a.port, &bdir, &[]), "backup under load");
     assert!(text.contains("completed OK: full backup"), "{text}");
@@ -148,6 +135,32 @@ fn backup_under_load_becomes_a_replica_in_three_commands() {
         "the load ran during the backup: {}",
         rg.len()
     );
+}
+
+/// A primary on `dir` started with `args`, with the replication and backup accounts and
+/// sysbench's tables, restarted (so its tables are in a checkpoint), and sysbench `run` for
+/// `seconds` in the background, 3 s under way.
+fn primary_under_load(
+    dir: &Path,
+    args: &[&str],
+    seconds: u64,
+) -> (Onelog, std::thread::JoinHandle<Output>) {
+    let mut a = Onelog::start(dir, args);
+    onelog_rpl_user(a.port);
+    bk_user(a.port);
+    sql(a.port, "CREATE DATABASE sb");
+    ok(
+        &run_bounded(&mut sysbench(a.port, "prepare", 0), None, TOOL_TIMEOUT),
+        "sysbench prepare",
+    );
+    a.stop();
+    let a = Onelog::start(dir, args);
+    let port = a.port;
+    let load = std::thread::spawn(move || {
+        run_bounded(&mut sysbench(port, "run", seconds), None, TOOL_TIMEOUT)
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    (a, load)
 }
 
 /// Makes the restored server on `r_port` a replica of `a_port` by GTID (the seed's three
@@ -788,21 +801,8 @@ fn backup_of_the_paged_store_restores_and_follows_the_primary() {
         "--table-store=paged",
         "--checkpoint-interval=1",
     ];
-    let mut a = Onelog::start(&adir, &paged);
-    onelog_rpl_user(a.port);
-    bk_user(a.port);
-    sql(a.port, "CREATE DATABASE sb");
-    ok(
-        &run_bounded(&mut sysbench(a.port, "prepare", 0), None, TOOL_TIMEOUT),
-        "sysbench prepare",
-    );
-    // After a restart the rows are in the base, below an empty delta.
-    a.stop();
-    let a = Onelog::start(&adir, &paged);
-    let port = a.port;
-    let load =
-        std::thread::spawn(move || run_bounded(&mut sysbench(port, "run", 10), None, TOOL_TIMEOUT));
-    std::thread::sleep(Duration::from_secs(3));
+    // After the restart the rows are in the base, below an empty delta.
+    let (a, load) = primary_under_load(&adir, &paged, 10);
     let bdir = tmp.path().join("backup");
     let text = ok(&backup_to(a.port, &bdir, &[]), "backup of the paged store");
     assert!(text.contains("completed OK: full backup"), "{text}");

@@ -162,6 +162,14 @@ pub(crate) fn exists_here(server: &Server, def: &VarDef) -> bool {
     def.name != "innodb_buffer_pool_size" || server.engine.paged()
 }
 
+/// The definition of variable `name` (any case) on this server, else 1193 (the lookup of
+/// every read and SET: [`exists_here`]).
+fn def_here(server: &Server, name: &str) -> Result<&'static VarDef, SqlError> {
+    lookup_def(&name.to_ascii_lowercase())
+        .filter(|d| exists_here(server, d))
+        .ok_or_else(|| unknown(name))
+}
+
 /// The global value of a variable (SET GLOBAL, else its base value).
 fn global_value(server: &Server, def: &VarDef) -> Value {
     server
@@ -173,10 +181,7 @@ fn global_value(server: &Server, def: &VarDef) -> Value {
 /// `@@global.name` without a session: what the protocol layer reads (`max_connections`,
 /// `max_allowed_packet`, `wait_timeout`, ...). 1238 for session-only variables.
 pub fn global_var(server: &Server, name: &str) -> Result<Value, SqlError> {
-    let lname = name.to_ascii_lowercase();
-    let def = lookup_def(&lname)
-        .filter(|d| exists_here(server, d))
-        .ok_or_else(|| unknown(name))?;
+    let def = def_here(server, name)?;
     if def.scope == Sess {
         return Err(SqlError::of(
             errors::ER_INCORRECT_GLOBAL_LOCAL_VAR,
@@ -207,11 +212,7 @@ fn hostname() -> String {
 
 /// `@@[global.|session.]name` as a SELECT sees it (booleans as 0/1, numbers as integers).
 pub fn get_var(cx: &ExecContext, name: &str, scope: VarScope) -> Result<Value, SqlError> {
-    let lname = name.to_ascii_lowercase();
-    let def = lookup_def(&lname).ok_or_else(|| unknown(name))?;
-    if !exists_here(&cx.server, def) {
-        return Err(unknown(name));
-    }
+    let def = def_here(&cx.server, name)?;
     match (scope, def.scope) {
         (VarScope::Global, Sess) => {
             return Err(SqlError::of(
@@ -478,10 +479,7 @@ fn set_var_checked(
     scope: VarScope,
     value: SetValue,
 ) -> Result<(), SqlError> {
-    let lname = name.to_ascii_lowercase();
-    let def = lookup_def(&lname)
-        .filter(|d| exists_here(&cx.server, d))
-        .ok_or_else(|| unknown(name))?;
+    let def = def_here(&cx.server, name)?;
     let global = match (scope, def.scope) {
         (VarScope::Global, Sess) => {
             return Err(SqlError::of(

@@ -261,7 +261,7 @@ pub(crate) static VARS: &[VarDef] = &[
     v("identity", Sess, I64, true, ""),
     v("init_connect", Global, Str, true, ""),
     // The paged store's memory budget (`--innodb-buffer-pool-size`): read-only (fjall's
-    // block cache has a fixed size); unknown with the in-memory store (`super::get_var`).
+    // block cache has a fixed size); unknown with the in-memory store (`super::exists_here`).
     v(
         "innodb_buffer_pool_size",
         Global,
