@@ -1174,6 +1174,7 @@ BENCH_REPL_CATCHUP_S (the bound for catching up with prepare) and BENCH_REPL_*_C
   BENCH_LAG_SECONDS (180/30)  seconds of sysbench oltp_write_only load on the primary
   BENCH_LAG_THREADS (16)      sysbench threads
   BENCH_LAG_LATENCY_US (1000) injected fsync latency, primary only
+  BENCH_LAG_REPLICA_LATENCY_US (0) the replicas' own injected fsync latency (0: none, their disk's own)
   BENCH_LAG_SAMPLE_S (10)     a Seconds_Behind_Master / GTID distance sample every N seconds
   BENCH_LAG_POLL_S (0.5)      the GTID trace (apply rate, catch-up time) every N seconds
   BENCH_LAG_IDLE_FACTOR (5)   after the load, wait at most N x the load time for the catch-up

@@ -51,6 +51,8 @@ def make_config(args, cfg):
         "lag_seconds": B.env_int("BENCH_LAG_SECONDS", 30 if q else 180),
         "lag_threads": B.env_int("BENCH_LAG_THREADS", 16),
         "lag_latency_us": B.env_int("BENCH_LAG_LATENCY_US", 1000),
+        # the replicas' own injected fsync latency (0: none, the disk's own)
+        "lag_replica_latency_us": B.env_int("BENCH_LAG_REPLICA_LATENCY_US", 0),
         "lag_sample_s": B.env_int("BENCH_LAG_SAMPLE_S", 10),
         "lag_poll_s": float(os.environ.get("BENCH_LAG_POLL_S") or 0.5),
         "lag_idle_factor": B.env_int("BENCH_LAG_IDLE_FACTOR", 5),
@@ -79,9 +81,11 @@ def replica_label(r):
 # ----------------------------------------------------------------------------- servers
 
 def start_onelog_replica(env, cfg, primary, parallel):
-    """An onelog replica (server id 2, real disk, no preload) of `primary` configured as a
-    MariaDB one is: CHANGE MASTER, slave_parallel_threads/mode, START SLAVE."""
-    srv = B.Server(env, "onelog-engine", 1, 1, 0, preload=False, extra=["--server-id=2"])
+    """An onelog replica (server id 2, real disk, the preload only with a replica latency) of
+    `primary` configured as a MariaDB one is: CHANGE MASTER, slave_parallel_threads/mode, START
+    SLAVE."""
+    lat = cfg["lag_replica_latency_us"]
+    srv = B.Server(env, "onelog-engine", 1, 1, lat, preload=lat > 0, extra=["--server-id=2"])
     R.pin(srv, cfg["repl_replica_cpus"])
     srv.start()
     for sql in (R.change_master_sql(primary), f"SET GLOBAL slave_parallel_threads={parallel}",
@@ -100,7 +104,7 @@ def start_replica(env, cfg, primary, spec):
     kind, _, n = spec.partition(":")
     if kind == "onelog":
         return start_onelog_replica(env, cfg, primary, int(n))
-    return R.start_replica(env, cfg, 1, primary, False, parallel=int(n))
+    return R.start_replica(env, cfg, 1, primary, False, parallel=int(n), latency_us=cfg["lag_replica_latency_us"])
 
 
 # ----------------------------------------------------------------------------- positions

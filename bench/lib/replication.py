@@ -104,11 +104,12 @@ def change_master_sql(primary):
             f"MASTER_PASSWORD='{REPL_PASSWORD}', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1")
 
 
-def start_replica(env, cfg, n, primary, semisync, parallel=None):
+def start_replica(env, cfg, n, primary, semisync, parallel=None, latency_us=0):
     """MariaDB replica number n (server_id n + 1) of `primary`, replicating from the start of its
-    log with `parallel` (default cfg["repl_parallel_threads"]) optimistic parallel threads."""
+    log with `parallel` (default cfg["repl_parallel_threads"]) optimistic parallel threads, and
+    `latency_us` of injected fsync latency (0: none, no preload)."""
     par = cfg["repl_parallel_threads"] if parallel is None else parallel
-    srv = B.Server(env, "mariadb-nobinlog", 1, 0, 0, preload=False, extra=[
+    srv = B.Server(env, "mariadb-nobinlog", 1, 0, latency_us, preload=latency_us > 0, extra=[
         f"--server-id={n + 1}", "--skip-log-bin", "--character-set-server=utf8mb4",
         "--collation-server=utf8mb4_general_ci", "--innodb-buffer-pool-size=512M",
         f"--slave-parallel-threads={par}", "--slave-parallel-mode=optimistic"])

@@ -75,7 +75,7 @@ use onelog_log::{
 };
 
 use crate::budget::DeltaBudget;
-use crate::catalog::{CatalogChange, TableId};
+use crate::catalog::{Catalog, CatalogChange, TableId};
 use crate::error::EngineError;
 use crate::event_cache::{CacheStats, EventCache, Stamp};
 use crate::events::transaction_gtid;
@@ -572,48 +572,82 @@ impl Committer {
     /// wait and the record's visibility, in the wait point's order. AFTER_SYNC: wait for the
     /// ack, then make the record (and the held-back groups before it) visible; AFTER_COMMIT:
     /// visible first, then wait. Disabled: one atomic load (and one more for held-back groups).
-    /// Logs a replica's row group (`changes` of `gtid`, no row locks taken) with its original
-    /// GTID, marked replicated; the sink admits it against the latest data first
-    /// ([`Sink::admit`]). `on_queued` runs once it has its place in the log's queue.
-    pub(crate) fn commit_replicated(
+    /// Logs an empty replicated transaction with `gtid_event`'s GTID, marked replicated (a
+    /// group that changed nothing here). `on_queued` runs once it has its place in the log's
+    /// queue.
+    pub(crate) fn commit_replicated_empty(
         &self,
         gtid_event: &onelog_binlog::event::GtidEvent,
-        changes: Vec<RowChange>,
         on_queued: &dyn Fn(),
     ) -> Result<CommitReceipt, EngineError> {
         self.check_open()?;
         if !self.log.admits_before_framing() {
-            // Waits for room in `commit_replicated_derived`.
-            return self.commit_replicated_checked(gtid_event, changes, on_queued);
+            return self.commit_replicated_checked(gtid_event, Vec::new(), on_queued);
         }
-        self.wait_for_room(self.lock_wait_timeout, &|| false)?;
-        let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
-        let root = self.shared.store.current();
-        let record = self.replicated_record(&root, gtid_event, changes, &|_| 0)?;
-        drop(root);
-        let g = gtid_event.gtid;
-        self.log
-            .commit_queued(record, on_queued)
-            .map_err(|e| self.log_error(format!("logging replicated GTID {g}"), e))
-            .inspect(|r| {
-                crate::origin::note_committed(r.gtid);
-                self.notifier.logged();
-                self.finish_commit(r.end_lsn, &|| false);
-            })
+        loop {
+            let catalog = self.shared.store.current().catalog.clone();
+            let record = self.replicated_record(&catalog, gtid_event, Vec::new(), &|_| 0)?;
+            // None: a DDL moved the catalog meanwhile; encode again.
+            if let Some(r) = self.commit_replicated_record(&catalog, gtid_event, record, on_queued)
+            {
+                return r;
+            }
+        }
     }
 
-    /// The log record of a replicated row group: its events encoded against `root`'s catalog
-    /// with the group's GTID and timestamp, marked replicated, the changes as the payload.
-    fn replicated_record(
+    /// Logs a replica's row group (no row locks taken) with its original GTID, marked
+    /// replicated, already decoded and encoded against `catalog` (its changes the payload, no
+    /// cascade to derive; the log must admit before framing): the sink admits it against the
+    /// latest data first ([`Sink::admit`]), and it does not wait for its sync
+    /// (`Log::commit_queued_unsynced`). `on_queued` runs once it has its place in the log's
+    /// queue. None, nothing logged, when `catalog` is no longer the latest one: the caller
+    /// decodes the group again.
+    pub(crate) fn commit_replicated_record(
         &self,
-        root: &Root,
+        catalog: &Arc<Catalog>,
+        gtid_event: &onelog_binlog::event::GtidEvent,
+        record: PendingRecord,
+        on_queued: &dyn Fn(),
+    ) -> Option<Result<CommitReceipt, EngineError>> {
+        if let Err(e) = self
+            .check_open()
+            .and_then(|()| self.wait_for_room(self.lock_wait_timeout, &|| false))
+        {
+            return Some(Err(e));
+        }
+        let _gate = self.gate.read().unwrap_or_else(|p| p.into_inner());
+        if !Arc::ptr_eq(&self.shared.store.current().catalog, catalog) {
+            return None;
+        }
+        let g = gtid_event.gtid;
+        // Nobody is acknowledged by a replicated group: it does not wait for its sync (the
+        // flusher syncs it right after; a crash loses only groups the primary still has, and
+        // `gtid_slave_pos` is recovered from the log with them), so the replica applies the
+        // next group while the log syncs (`Log::commit_queued_unsynced`).
+        Some(
+            self.log
+                .commit_queued_unsynced(record, on_queued)
+                .map_err(|e| self.log_error(format!("logging replicated GTID {g}"), e))
+                .inspect(|r| {
+                    crate::origin::note_committed(r.gtid);
+                    self.notifier.logged();
+                    self.finish_commit(r.end_lsn, &|| false);
+                }),
+        )
+    }
+
+    /// The log record of a replicated row group: its events encoded against `catalog` with
+    /// the group's GTID and timestamp, marked replicated, the changes as the payload.
+    pub(crate) fn replicated_record(
+        &self,
+        catalog: &Catalog,
         gtid_event: &onelog_binlog::event::GtidEvent,
         changes: Vec<RowChange>,
         flags: &dyn Fn(usize) -> u16,
     ) -> Result<PendingRecord, EngineError> {
         let g = gtid_event.gtid;
         let events = crate::events::encode_transaction_flagged(
-            &root.catalog,
+            catalog,
             &changes,
             (g.domain_id, g.server_id, gtid_event.timestamp, g.seq_no),
             self.row_metadata(),
@@ -637,7 +671,7 @@ impl Committer {
     /// [`Committer::commit_replicated`] where the log does not admit before framing (file
     /// mode, strict visibility): under the exclusive gate, so every earlier commit is applied,
     /// the group is checked against the latest root, then logged. One group at a time.
-    fn commit_replicated_checked(
+    pub(crate) fn commit_replicated_checked(
         &self,
         gtid_event: &onelog_binlog::event::GtidEvent,
         changes: Vec<RowChange>,
@@ -677,7 +711,7 @@ impl Committer {
             ));
         }
         let g = gtid_event.gtid;
-        let record = self.replicated_record(&root, gtid_event, changes, flags)?;
+        let record = self.replicated_record(&root.catalog, gtid_event, changes, flags)?;
         on_queued();
         let r = self.log_exclusive(&gate, record, || format!("logging replicated GTID {g}"))?;
         crate::origin::note_committed(r.gtid);

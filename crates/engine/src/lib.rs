@@ -73,6 +73,7 @@ pub use error::EngineError;
 pub use lock::LockMode;
 pub use onelog_log::CommitReceipt;
 pub use origin::CommitOrigin;
+pub use replica::PreparedRows;
 pub use report::{EngineEvent, Reporter, SemiSyncEvent, Severity};
 pub use retention::{PurgeTarget, Purged};
 pub use scheduler::Backoff;

@@ -128,7 +128,74 @@ impl Engine {
                 on_queued,
             );
         }
-        core.commit_replicated(&decoded.gtid_event, changes, on_queued)
+        if !core.log().admits_before_framing() {
+            return core.commit_replicated_checked(&decoded.gtid_event, changes, on_queued);
+        }
+        let record = core.replicated_record(&catalog, &decoded.gtid_event, changes, &|_| 0)?;
+        match core.commit_replicated_record(&catalog, &decoded.gtid_event, record, on_queued) {
+            Some(r) => r,
+            // A DDL moved the catalog since it was decoded: decode it again.
+            None => self.apply_replicated_rows(events, on_queued),
+        }
+    }
+
+    /// The first half of [`Engine::apply_replicated_rows`], which needs no turn: decodes a
+    /// row group and encodes its record for this log against the latest catalog, so that a
+    /// replica worker does it before it waits for the groups ahead of it;
+    /// [`Engine::commit_prepared_rows`] logs it in its turn (decoding it again if a DDL moved
+    /// the catalog meanwhile). A group that must be derived against the data (a cascade) or a
+    /// log that does not admit before framing is only kept, and handled whole at commit.
+    pub fn prepare_replicated_rows(&self, events: Vec<u8>) -> Result<PreparedRows, EngineError> {
+        let core = self.core();
+        if !core.log().admits_before_framing() {
+            return Ok(PreparedRows {
+                events,
+                prepared: None,
+            });
+        }
+        let catalog = core.store().current().catalog.clone();
+        let decoded =
+            decode_record(&catalog, &events, &[]).map_err(|reason| EngineError::Apply {
+                gtid: None,
+                lsn: None,
+                reason,
+            })?;
+        let DecodedBody::Rows(changes) = decoded.body else {
+            return Err(EngineError::Apply {
+                gtid: Some(decoded.gtid_event.gtid),
+                lsn: None,
+                reason: "a DDL group is not a row group".into(),
+            });
+        };
+        if may_cascade(&catalog, &changes) {
+            return Ok(PreparedRows {
+                events,
+                prepared: None,
+            });
+        }
+        let record = core.replicated_record(&catalog, &decoded.gtid_event, changes, &|_| 0)?;
+        Ok(PreparedRows {
+            events,
+            prepared: Some((catalog, decoded.gtid_event, record)),
+        })
+    }
+
+    /// Logs a group [`Engine::prepare_replicated_rows`] prepared, as
+    /// [`Engine::apply_replicated_rows`] would.
+    pub fn commit_prepared_rows(
+        &self,
+        rows: PreparedRows,
+        on_queued: &dyn Fn(),
+    ) -> Result<onelog_log::CommitReceipt, EngineError> {
+        if let Some((catalog, gtid_event, record)) = rows.prepared {
+            let r = self
+                .core()
+                .commit_replicated_record(&catalog, &gtid_event, record, on_queued);
+            if let Some(r) = r {
+                return r;
+            }
+        }
+        self.apply_replicated_rows(&rows.events, on_queued)
     }
 
     /// Logs an empty replicated transaction with `gtid` (a group that changed nothing here:
@@ -138,8 +205,7 @@ impl Engine {
         gtid_event: &GtidEvent,
         on_queued: &dyn Fn(),
     ) -> Result<onelog_log::CommitReceipt, EngineError> {
-        self.core()
-            .commit_replicated(gtid_event, Vec::new(), on_queued)
+        self.core().commit_replicated_empty(gtid_event, on_queued)
     }
 
     /// After the sink refused a replicated row group, every later one is refused until this
@@ -148,6 +214,20 @@ impl Engine {
     pub fn clear_replica_refusal(&self) {
         self.core().clear_replica_refusal();
     }
+}
+
+/// A replicated row group decoded and encoded ahead of its turn
+/// ([`Engine::prepare_replicated_rows`]).
+pub struct PreparedRows {
+    /// The group as the primary sent it (decoded again when the catalog moved).
+    events: Vec<u8>,
+    /// The catalog it was decoded against, its GTID event and its record for this log; None
+    /// when it is handled whole at commit.
+    prepared: Option<(
+        std::sync::Arc<Catalog>,
+        GtidEvent,
+        onelog_log::PendingRecord,
+    )>,
 }
 
 /// Whether a parent change of `changes` (a Delete or Update) is of a table that a CASCADE or

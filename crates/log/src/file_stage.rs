@@ -36,7 +36,9 @@ impl FileMode {
         let sync_now = strict || level == Durability::Level1;
         let sink = inner.sink.read().unwrap_or_else(|p| p.into_inner()).clone();
 
-        let (slots, mut recs, _) = take_queue(inner);
+        let crate::group_commit::Batch {
+            slots, mut recs, ..
+        } = take_queue(inner);
         // 1. Prepare.
         let (mut outcomes, mut committed, end) = {
             let mut w = lock(&inner.writer);

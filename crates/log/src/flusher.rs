@@ -1,5 +1,6 @@
 //! Syncing: `sync_to` (the one place group fsyncs happen), `flush`, the background flusher
-//! thread of durability levels 0 and 2, and the idle SyncMark (`idle_mark`).
+//! thread of durability levels 0 and 2 (and of level-1 records whose committers did not wait
+//! for their sync: `Log::commit_queued_unsynced`), and the idle SyncMark (`idle_mark`).
 //!
 //! `sync_to(target)` serialises syncs on `Inner::sync_lock`; it returns at once when the
 //! durable LSN already covers `target` (a later group's sync covered it: pipelining), else it
@@ -25,6 +26,7 @@ use std::time::Instant;
 use crate::error::LogError;
 use crate::inner::Inner;
 use crate::locks::lock;
+use crate::pipeline::FlusherWake;
 use crate::{Durability, Lsn};
 
 /// Makes the log durable at least up to `target` (which must be written).
@@ -151,19 +153,32 @@ fn flush_impl(inner: &Inner, sync_binlog: bool) -> Result<(), LogError> {
 }
 
 /// The flusher thread: every `flush_interval`, flushes (levels 0 and 2; at level 1 only when
-/// level-0 records are still buffered).
+/// level-0 records are still buffered); at once when asked to (`FlusherCtl::sync_soon`: level-1
+/// commits acknowledged before their sync).
 pub(crate) fn run(inner: &Inner) {
     let ctl = &inner.flusher;
     let period = inner.opts.flush_interval;
     let mut next = Instant::now() + period;
     loop {
-        let Some(mark_now) = ctl.wait(next) else {
+        let Some(wake) = ctl.wait(next) else {
             return;
         };
-        if mark_now {
-            // Errors are recorded in the failed state, where committers and `failed()` see them.
-            let _ = idle_mark(inner);
-            continue;
+        match wake {
+            FlusherWake::IdleMark => {
+                // Errors are recorded in the failed state, where committers and `failed()`
+                // see them.
+                let _ = idle_mark(inner);
+                continue;
+            }
+            FlusherWake::Sync => {
+                // Acknowledged unsynced commits (`Log::commit_queued_unsynced`); a failure is
+                // recorded in the failed state like any other.
+                if inner.refusal().is_none() {
+                    let _ = flush_impl(inner, false);
+                }
+                continue;
+            }
+            FlusherWake::Period => {}
         }
         next = Instant::now() + period;
         // At level 1 every group syncs itself; the flusher only writes out what level 0

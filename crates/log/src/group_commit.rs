@@ -32,6 +32,12 @@
 //! (when `GroupSink::needs_applied` says so) the leader drains the applier under the writer
 //! lock.
 //!
+//! Unsynced committers (`Log::commit_queued_unsynced`, a replica's applied groups): at level
+//! 1, a leader whose first batch holds only such committers runs its turn as at level 2 (hands
+//! leadership on after the write, applies, acknowledges) and asks the flusher to sync at once
+//! (`FlusherCtl::sync_soon`); a batch with any committer that waits for its sync is synced
+//! before anyone in it is acknowledged.
+//!
 //! With `strict_visibility` every group is synced before it is applied and acknowledged,
 //! whatever the durability level (a group that is only visible once durable cannot be
 //! acknowledged earlier without breaking "apply before ack").
@@ -121,7 +127,7 @@ use crate::{CommitReceipt, CommittedRecord, Durability, GroupSink, Lsn, PendingR
 
 /// `Log::commit`.
 pub(crate) fn commit(inner: &Inner, rec: PendingRecord) -> Result<CommitReceipt, LogError> {
-    commit_then(inner, rec, &|| {})
+    commit_then(inner, rec, &|| {}, false)
 }
 
 /// `Log::commit_queued`: [`commit`] calling `on_queued` once the record is in the queue.
@@ -129,6 +135,7 @@ pub(crate) fn commit_then(
     inner: &Inner,
     rec: PendingRecord,
     on_queued: &dyn Fn(),
+    unsynced: bool,
 ) -> Result<CommitReceipt, LogError> {
     if let Some(e) = inner.refusal() {
         return Err(e);
@@ -136,8 +143,12 @@ pub(crate) fn commit_then(
     let slot = Slot::new();
     let lead = {
         let mut q = lock(&inner.queue);
-        let (lead, reached, returned) =
-            q.push(Waiter::new(slot.clone(), rec, inner.gather.epoch()));
+        let (lead, reached, returned) = q.push(Waiter::new(
+            slot.clone(),
+            rec,
+            inner.gather.epoch(),
+            unsynced,
+        ));
         if reached {
             inner.gather.notify();
         }
@@ -159,10 +170,21 @@ pub(crate) fn commit_then(
     slot.take_done()
 }
 
-/// Takes the whole queue as a batch: the committers' slots, records and enqueue epochs, in
-/// queue order; counts the time each waited in the queue (`PhaseCounters::queue_wait`).
-pub(crate) fn take_queue(inner: &Inner) -> (Vec<Arc<Slot>>, Vec<PendingRecord>, Vec<u64>) {
+/// A batch taken from the queue, in queue order.
+pub(crate) struct Batch {
+    pub slots: Vec<Arc<Slot>>,
+    pub recs: Vec<PendingRecord>,
+    /// The enqueue epoch of each record.
+    pub epochs: Vec<u64>,
+    /// Every committer of the batch may be acknowledged before the sync (none waits for it).
+    pub unsynced: bool,
+}
+
+/// Takes the whole queue as a batch; counts the time each committer waited in the queue
+/// (`PhaseCounters::queue_wait`).
+pub(crate) fn take_queue(inner: &Inner) -> Batch {
     let batch = lock(&inner.queue).take_batch();
+    let unsynced = batch.iter().all(Waiter::unsynced);
     let mut slots = Vec::with_capacity(batch.len());
     let mut recs = Vec::with_capacity(batch.len());
     let mut epochs = Vec::with_capacity(batch.len());
@@ -177,7 +199,12 @@ pub(crate) fn take_queue(inner: &Inner) -> (Vec<Arc<Slot>>, Vec<PendingRecord>, 
     }
     let phases = &inner.stats.phases;
     phases.queue_wait.fetch_add(waited, Ordering::Relaxed);
-    (slots, recs, epochs)
+    Batch {
+        slots,
+        recs,
+        epochs,
+        unsynced,
+    }
 }
 
 /// Passes leadership to the first waiter, or releases it.
@@ -196,6 +223,8 @@ struct Turn {
     to_apply: Vec<CommittedRecord>,
     end: Lsn,
     logged: bool,
+    /// No committer taken so far waits for the sync (`Batch::unsynced`).
+    unsynced: bool,
 }
 
 /// Takes the whole queue and appends it as one group: queued on the applier unless strict,
@@ -207,10 +236,16 @@ fn append_batch(
     strict: bool,
     sink: &Option<Arc<dyn GroupSink>>,
 ) {
-    let (mut slots, mut recs, mut epochs) = take_queue(inner);
+    let Batch {
+        mut slots,
+        mut recs,
+        mut epochs,
+        unsynced,
+    } = take_queue(inner);
     if slots.is_empty() {
         return;
     }
+    turn.unsynced = unsynced && (turn.unsynced || turn.slots.is_empty());
     let mut w = lock(&inner.writer);
     if let Some(s) = sink {
         if s.needs_applied(&recs) {
@@ -332,6 +367,10 @@ fn lead_one_group(inner: &Inner) {
 
     let mut turn = Turn::default();
     append_batch(inner, &mut turn, write_now, strict, &sink);
+    // Level 1 with only committers that do not wait for the sync (replicated groups): handled
+    // as level 2 (acknowledged once written and applied), the flusher syncs right after.
+    let early = sync_now && !strict && turn.unsynced && turn.logged;
+    let sync_now = sync_now && !early;
     let mut handed = false;
     if !(strict || (sync_now && turn.logged)) {
         hand_off(inner);
@@ -385,6 +424,9 @@ fn lead_one_group(inner: &Inner) {
     }
     if !strict {
         apply_pending(inner, &sink);
+    }
+    if early {
+        inner.flusher.sync_soon();
     }
     let began = Instant::now();
     acknowledge(inner, &turn.slots, &mut turn.outcomes, group_err.as_ref());

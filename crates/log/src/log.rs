@@ -115,7 +115,23 @@ impl Log {
         rec: PendingRecord,
         on_queued: &dyn Fn(),
     ) -> Result<CommitReceipt, LogError> {
-        group_commit::commit_then(&self.inner, self.streamable(rec)?, on_queued)
+        group_commit::commit_then(&self.inner, self.streamable(rec)?, on_queued, false)
+    }
+
+    /// [`Log::commit_queued`] for a committer that need not wait for the record's sync: at
+    /// level 1 in engine mode (not strict visibility) a group of only such records is
+    /// acknowledged once it is written and applied, as at level 2, and the flusher syncs it
+    /// right after (one fsync in flight, back to back while such groups keep coming). A
+    /// replica's applied groups are committed so: nobody is acknowledged by them, and a crash
+    /// loses only groups its primary still has, fetched again from the recovered position. A
+    /// batch that also holds a waiting committer is synced before anyone is acknowledged;
+    /// file mode and strict visibility always sync first.
+    pub fn commit_queued_unsynced(
+        &self,
+        rec: PendingRecord,
+        on_queued: &dyn Fn(),
+    ) -> Result<CommitReceipt, LogError> {
+        group_commit::commit_then(&self.inner, self.streamable(rec)?, on_queued, true)
     }
 
     /// `gtid_strict_mode`: from now on a record with a fixed GTID that is not above its

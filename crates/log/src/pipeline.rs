@@ -102,21 +102,30 @@ pub(crate) struct Waiter {
     epoch: u64,
     /// When it enqueued (the commit path's queue-wait phase ends when a leader takes it).
     queued: std::time::Instant,
+    /// Its committer may be acknowledged once the record is written and applied, before it is
+    /// synced (`Log::commit_queued_unsynced`).
+    unsynced: bool,
 }
 
 impl Waiter {
-    pub(crate) fn new(slot: Arc<Slot>, rec: PendingRecord, epoch: u64) -> Self {
+    pub(crate) fn new(slot: Arc<Slot>, rec: PendingRecord, epoch: u64, unsynced: bool) -> Self {
         Waiter {
             slot,
             rec,
             epoch,
             queued: std::time::Instant::now(),
+            unsynced,
         }
     }
 
     /// Its slot, record, enqueue epoch and enqueue time.
     pub(crate) fn into_parts(self) -> (Arc<Slot>, PendingRecord, u64, std::time::Instant) {
         (self.slot, self.rec, self.epoch, self.queued)
+    }
+
+    /// Whether its committer may be acknowledged before the sync.
+    pub(crate) fn unsynced(&self) -> bool {
+        self.unsynced
     }
 }
 
@@ -309,6 +318,19 @@ struct FlusherState {
     stop: bool,
     /// When to look for an idle log and write its SyncMark (pushed back by every sync).
     mark_due: Option<Instant>,
+    /// Records were written whose committers did not wait for their sync: sync now.
+    sync_due: bool,
+}
+
+/// Why the flusher woke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FlusherWake {
+    /// Its period came: flush what levels 0 and 2 left unsynced.
+    Period,
+    /// The log has been idle since its last sync: write the idle SyncMark.
+    IdleMark,
+    /// Unsynced commits were acknowledged ([`FlusherCtl::sync_soon`]): sync them now.
+    Sync,
 }
 
 impl FlusherCtl {
@@ -317,21 +339,24 @@ impl FlusherCtl {
         self.cv.notify_all();
     }
 
-    /// The flusher waits until `next` or until the idle log's mark is due. None: stop;
-    /// Some(true): write the idle mark now; Some(false): `next` came.
-    pub(crate) fn wait(&self, next: Instant) -> Option<bool> {
+    /// The flusher waits until `next`, a [`Self::sync_soon`] or the idle log's mark is due.
+    /// None: stop.
+    pub(crate) fn wait(&self, next: Instant) -> Option<FlusherWake> {
         let mut st = lock(&self.state);
         loop {
             if st.stop {
                 return None;
             }
+            if std::mem::take(&mut st.sync_due) {
+                return Some(FlusherWake::Sync);
+            }
             let now = Instant::now();
             if st.mark_due.is_some_and(|due| now >= due) {
                 st.mark_due = None;
-                return Some(true);
+                return Some(FlusherWake::IdleMark);
             }
             if now >= next {
-                return Some(false);
+                return Some(FlusherWake::Period);
             }
             let until = st.mark_due.map_or(next, |due| due.min(next));
             st = self
@@ -339,6 +364,17 @@ impl FlusherCtl {
                 .wait_timeout(st, until - now)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
+        }
+    }
+
+    /// Records were acknowledged before their sync: the flusher syncs as soon as it can (one
+    /// request made while it syncs makes it sync once more right after).
+    pub(crate) fn sync_soon(&self) {
+        let mut st = lock(&self.state);
+        let was = std::mem::replace(&mut st.sync_due, true);
+        drop(st);
+        if !was {
+            self.cv.notify_all();
         }
     }
 
@@ -438,6 +474,7 @@ mod tests {
                     streamed: None,
                 },
                 0,
+                false,
             ))
             .2
         };

@@ -441,3 +441,55 @@ fn a_slow_apply_does_not_stop_the_next_group_from_being_written_and_synced() {
     );
     log.shutdown().unwrap();
 }
+
+#[test]
+fn unsynced_commits_are_acknowledged_before_their_sync_at_level1() {
+    // Every fsync fails: a committer that waits for its sync gets the failure; one committed
+    // with `commit_queued_unsynced` was acknowledged once written, before the flusher's sync
+    // (which then fails the log: nothing is retried, later commits are refused).
+    let fs = SimFs::new();
+    let mut o = opts(1 << 20, Durability::Level1);
+    o.flush_interval = Duration::from_secs(3600);
+    let log = open(&fs, o);
+    let queued = std::sync::atomic::AtomicBool::new(false);
+    fs.fail_fsyncs(true);
+    let r = log
+        .commit_queued_unsynced(txn(1, 10), &|| {
+            queued.store(true, std::sync::atomic::Ordering::SeqCst)
+        })
+        .unwrap();
+    assert!(queued.load(std::sync::atomic::Ordering::SeqCst));
+    assert_eq!(log.written_lsn(), r.end_lsn);
+    assert!(log.durable_lsn() < r.end_lsn);
+    assert!(log.commit(txn(2, 10)).is_err());
+    assert!(log.durable_lsn() < r.end_lsn);
+}
+
+#[test]
+fn the_flusher_syncs_unsynced_commits_at_once() {
+    // The flusher's period is an hour: only the request of the unsynced commit makes it sync.
+    let fs = SimFs::new();
+    let mut o = opts(1 << 20, Durability::Level1);
+    o.flush_interval = Duration::from_secs(3600);
+    let log = open(&fs, o);
+    let mut reader = log
+        .reader(ReadStart::Lsn(0), ReaderOptions::default())
+        .unwrap();
+    let mut ends = Vec::new();
+    for i in 0..20 {
+        ends.push(
+            log.commit_queued_unsynced(txn(i, 50), &|| {})
+                .unwrap()
+                .end_lsn,
+        );
+    }
+    // A durable-only reader sees each of them once the flusher synced it.
+    for end in ends {
+        let got = reader.next_wait(Duration::from_secs(30)).unwrap().unwrap();
+        assert_eq!(got.end_lsn, end);
+    }
+    assert_eq!(log.durable_lsn(), log.written_lsn());
+    // A waiting commit after them is durable when it returns, as always at level 1.
+    let r = log.commit(txn(99, 10)).unwrap();
+    assert!(log.durable_lsn() >= r.end_lsn);
+}

@@ -6,10 +6,13 @@
 //!
 //! A group is one of:
 //! - **rows** (Table_map, Write/Update/Delete_rows with full images, Annotate_rows, Xid): the
-//!   engine logs it without row locks ([`Engine::apply_replicated_rows`]); it queues behind
-//!   the group before it ([`CommitOrder::wait_prior_queued`]) and lets the next one queue
-//!   behind it, so workers prepare in parallel and the log keeps the primary's order; the log's
-//!   sink admits it against the latest data and everything queued before it;
+//!   engine decodes it and encodes its record for this log first
+//!   ([`Engine::prepare_replicated_rows`]), then logs it without row locks
+//!   ([`Engine::commit_prepared_rows`]) once it has queued behind the group before it
+//!   ([`CommitOrder::wait_prior_queued`]), and lets the next one queue behind it, so workers
+//!   prepare in parallel and the log keeps the primary's order; the log's sink admits it
+//!   against the latest data and everything queued before it; it does not wait for its sync
+//!   (nobody is acknowledged by it), so the next group applies while the log syncs;
 //! - **statements** (Query events, DDL or DML as MIXED/STATEMENT format sends them, with the
 //!   Intvar / User_var events they depend on): run alone, after every earlier group committed,
 //!   through a session of this server, inside [`Engine::with_origin`] so the commit carries
@@ -272,16 +275,15 @@ impl SqlApplier {
                 .is_some_and(|g| g.seq_no >= group.gtid.seq_no)
     }
 
+    /// Decodes the group and encodes its record for this log before waiting for the groups
+    /// ahead of it (workers do that part in parallel), then logs it in its turn.
     fn apply_rows(&mut self, group: &RelayGroup, order: &CommitOrder) -> Result<(), ApplyError> {
+        let prepared = self.engine().prepare_replicated_rows(group.events.concat());
         order.wait_prior_queued().map_err(abort)?;
         if order.book.committed_below(order.index) {
             self.engine().clear_replica_refusal();
         }
-        let bytes = group.events.concat();
-        match self
-            .engine()
-            .apply_replicated_rows(&bytes, &|| order.queued())
-        {
+        match prepared.and_then(|p| self.engine().commit_prepared_rows(p, &|| order.queued())) {
             Ok(_) => Ok(()),
             Err(e) => Err(engine_error(group, &e)),
         }
