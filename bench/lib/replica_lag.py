@@ -285,7 +285,9 @@ def summarize(tr, load_s, catchup, sb):
         "peak_sbm": max(sbms) if sbms else None,
         "peak_gtid_distance": max((p - r for _, p, r in tr.trace), default=None),
         "peak_gtid_distance_load": max((p - r for _, p, r in load), default=None),
-        "apply_rate": apply_rate(tr.trace),
+        # backlog mode: only from the load's end (the replica was stopped during the load, so
+        # the intervals before it applied nothing while behind)
+        "apply_rate": apply_rate(tr.trace, load_s if tr.cfg["lag_backlog"] else 0.0),
         "replica_groups_per_s_overall": ((tr.trace[-1][2] - tr.trace[0][2]) / tr.trace[-1][0]
                                          if len(tr.trace) > 1 and tr.trace[-1][0] > 0 else None),
         "final_gtid_distance": d_end, "samples": tr.samples,

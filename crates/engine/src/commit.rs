@@ -176,6 +176,11 @@ struct Shared {
     prebuilt: [AtomicU64; 2],
     /// DDL records whose validated root was published as it was (`CommitPayload::Ddl`).
     validated_ddl: AtomicU64,
+    /// The root the sink's admission of the last batch of only replicated row groups left
+    /// (taken by the next apply, which publishes it when the group starts with that batch).
+    admitted: Mutex<Option<Admitted>>,
+    /// Replicated row groups whose admitted root was published without applying them again.
+    admitted_applied: AtomicU64,
 }
 
 impl Shared {
@@ -189,6 +194,37 @@ impl Shared {
 }
 
 struct Sink(Arc<Shared>);
+
+/// What the admission of a batch of only replicated row groups computed (`Sink::admit`): the
+/// root they leave when applied in order to `based_on`, and their change lists, by which the
+/// apply recognises the batch at the start of its group (`Shared::apply`).
+struct Admitted {
+    based_on: Arc<Root>,
+    root: Root,
+    changes: Vec<Arc<Vec<RowChange>>>,
+}
+
+impl Admitted {
+    /// How many records at the start of `group` are the admitted batch (its whole length), when
+    /// the group starts from `start`; else 0.
+    fn covers(&self, start: &Arc<Root>, group: &[CommittedRecord]) -> usize {
+        let n = self.changes.len();
+        let same = Arc::ptr_eq(&self.based_on, start)
+            && group.len() >= n
+            && group.iter().zip(&self.changes).all(|(rec, admitted)| {
+                matches!(
+                    rec.payload.as_ref().and_then(|p| p.downcast_ref::<CommitPayload>()),
+                    Some(CommitPayload::Rows { changes, txn: None, prebuilt: None, .. })
+                        if Arc::ptr_eq(changes, admitted)
+                )
+            });
+        if same {
+            n
+        } else {
+            0
+        }
+    }
+}
 
 /// A replicated row group, committed without row locks (the sink's `admit` checks it).
 fn unlocked(r: &PendingRecord) -> bool {
@@ -209,9 +245,11 @@ impl GroupSink for Sink {
         if !self.needs_applied(batch) {
             return Vec::new();
         }
-        let mut scratch = (*self.0.store.current()).clone();
+        let based_on = self.0.store.current();
+        let mut scratch = (*based_on).clone();
         let mut refused = Vec::new();
         let mut failed = self.0.replica_refused.load(Ordering::Acquire);
+        let mut admitted = Vec::with_capacity(batch.len());
         for (i, rec) in batch.iter().enumerate() {
             let payload = rec
                 .payload
@@ -219,6 +257,7 @@ impl GroupSink for Sink {
                 .and_then(|p| p.downcast_ref::<CommitPayload>());
             let result = match payload {
                 Some(CommitPayload::Rows { changes, .. }) => {
+                    admitted.push(changes.clone());
                     changes.iter().try_for_each(|c| scratch.apply_row_change(c))
                 }
                 Some(CommitPayload::Ddl { change, rows, .. }) => scratch
@@ -239,6 +278,14 @@ impl GroupSink for Sink {
         if failed {
             self.0.replica_refused.store(true, Ordering::Release);
         }
+        // A batch of only replicated row groups that all applied: its apply publishes this
+        // root instead of applying the changes a second time.
+        let keep = !failed && admitted.len() == batch.len() && batch.iter().all(unlocked);
+        *self.0.admitted.lock().unwrap_or_else(|p| p.into_inner()) = keep.then(|| Admitted {
+            based_on,
+            root: scratch,
+            changes: admitted,
+        });
         refused
     }
 
@@ -263,7 +310,21 @@ impl Shared {
     /// then releases the row locks of its transactions.
     fn apply(&self, group: &mut [CommittedRecord]) {
         let start = self.store.current();
-        let mut root = (*start).clone();
+        // The admission's root, when the group starts with the batch it was computed for.
+        let admitted = self
+            .admitted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .map(|a| (a.covers(&start, group), a))
+            .filter(|(n, _)| *n > 0);
+        let (mut root, admitted_n) = match admitted {
+            Some((n, a)) => {
+                self.admitted_applied.fetch_add(n as u64, Ordering::Relaxed);
+                (a.root, n)
+            }
+            None => ((*start).clone(), 0),
+        };
         let start_lsn = root.lsn;
         let mut release = Vec::with_capacity(group.len());
         let mut moved_slave_pos = false;
@@ -297,7 +358,8 @@ impl Shared {
                     if let Some(i) = installed {
                         self.prebuilt[usize::from(!i)].fetch_add(1, Ordering::Relaxed);
                     }
-                    if installed == Some(true) {
+                    if installed == Some(true) || i < admitted_n {
+                        // Installed, or already in the admission's root.
                         Ok(())
                     } else {
                         changes.iter().try_for_each(|c| root.apply_row_change(c))
@@ -482,6 +544,8 @@ impl Committer {
             replica_refused: AtomicBool::new(false),
             prebuilt: [AtomicU64::new(0), AtomicU64::new(0)],
             validated_ddl: AtomicU64::new(0),
+            admitted: Mutex::new(None),
+            admitted_applied: AtomicU64::new(0),
         });
         log.set_sink(Arc::new(Sink(shared.clone())));
         Committer {
@@ -753,6 +817,11 @@ impl Committer {
     /// DDL records whose validated root was published instead of applying them again.
     pub(crate) fn validated_ddl(&self) -> u64 {
         self.shared.validated_ddl.load(Ordering::Relaxed)
+    }
+
+    /// Replicated row groups applied by publishing their admission's root.
+    pub(crate) fn admitted_applied(&self) -> u64 {
+        self.shared.admitted_applied.load(Ordering::Relaxed)
     }
 
     pub(crate) fn lock_wait_timeout(&self) -> Duration {

@@ -597,6 +597,12 @@ impl Engine {
         self.core.validated_ddl()
     }
 
+    /// Replicated row groups applied by publishing the root the sink's admission built for
+    /// them (not applied a second time: `commit.rs`, `Admitted`).
+    pub fn admitted_applied(&self) -> u64 {
+        self.core.admitted_applied()
+    }
+
     /// The latest visible state.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot::new(self.core.store().current())

@@ -830,7 +830,7 @@ impl Root {
                     self.build_index(&catalog, table.id, index, generation)?;
                     // A generated key the new one serves went with it.
                     if let Some(t) = self.tables.get_mut(&table.id) {
-                        t.indexes.retain(|id, _| table.index_by_id(*id).is_some());
+                        t.keep_indexes(|id| table.index_by_id(id).is_some());
                     }
                 }
                 if let Some(t) = self.tables.get_mut(&table.id) {
@@ -841,7 +841,7 @@ impl Root {
                 self.build_index(&catalog, *table, index, generation)?;
                 // The generated keys the new index made redundant went with it.
                 if let (Some(def), Some(t)) = (catalog.table(*table), self.tables.get_mut(table)) {
-                    t.indexes.retain(|id, _| def.index_by_id(*id).is_some());
+                    t.keep_indexes(|id| def.index_by_id(id).is_some());
                 }
             }
             CatalogChange::DropIndex { table, index_id } => {
@@ -1210,7 +1210,7 @@ impl Root {
         if alter::keeps_rows(old_def, def, sources) {
             // No value or key changes: the rows stay, the dropped indexes go.
             if let Some(t) = self.tables.get_mut(&def.id) {
-                t.indexes.retain(|id, _| def.index_by_id(*id).is_some());
+                t.keep_indexes(|id| def.index_by_id(id).is_some());
                 t.generation = generation;
             }
             return Ok(());

@@ -8,7 +8,6 @@
 //! map changes together with the row map, one entry per row of a table with nothing below;
 //! `net_rows` is the change of the table's row count this delta makes over the layers below.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use imbl::OrdMap;
@@ -41,8 +40,10 @@ pub struct TableData {
     /// when `lower`).
     pub(crate) rows: OrdMap<KeyBytes, Option<Arc<Row>>>,
     /// Index id -> entries `index key ++ pk -> (index key length, row)`, or `None` (a
-    /// tombstone, only when `lower`).
-    pub(crate) indexes: BTreeMap<u32, OrdMap<KeyBytes, Option<IndexEntry>>>,
+    /// tombstone, only when `lower`). A persistent map, so that cloning a table (every root
+    /// that changes a table next to it in the root's table map clones it) costs one
+    /// reference count, not a map allocation per table.
+    pub(crate) indexes: OrdMap<u32, OrdMap<KeyBytes, Option<IndexEntry>>>,
     /// Next AUTO_INCREMENT value the committed rows call for (max value + 1, at least 1).
     pub auto_inc_next: u64,
     /// `Root::ddl_seq` of the last DDL that changed this table's definition or emptied it
@@ -62,6 +63,19 @@ pub struct TableData {
 }
 
 impl TableData {
+    /// Drops the entries of every index `keep` says no to.
+    pub(crate) fn keep_indexes(&mut self, keep: impl Fn(u32) -> bool) {
+        let dropped: Vec<u32> = self
+            .indexes
+            .keys()
+            .copied()
+            .filter(|&id| !keep(id))
+            .collect();
+        for id in dropped {
+            self.indexes.remove(&id);
+        }
+    }
+
     /// No rows, nothing under it: an empty map per index of `def`.
     pub(crate) fn empty(
         def: &TableDef,

@@ -294,3 +294,76 @@ fn set_gtid_slave_pos_is_durable_and_wakes_waiters() {
     let e = open(&fs, options(2));
     assert_eq!(e.gtid_slave_pos(), pos);
 }
+
+#[test]
+fn prepared_groups_commit_in_order_once_each_and_are_decoded_again_after_a_ddl() {
+    let pfs = Arc::new(SimFs::new());
+    let primary = open(&pfs, options(1));
+    primary
+        .create_database("d", false, "CREATE DATABASE d")
+        .unwrap();
+    primary
+        .create_table(spec(), false, "CREATE TABLE t")
+        .unwrap();
+    let t = primary.catalog().table_by_name("d", "t").unwrap().id;
+    for i in 1..=40 {
+        let mut txn = primary.begin();
+        txn.insert(t, vec![Value::Int(i), Value::Int(i)]).unwrap();
+        if i > 1 {
+            txn.update(
+                t,
+                &[Value::Int(i - 1)],
+                vec![Value::Int(i - 1), Value::Int(-i)],
+            )
+            .unwrap();
+        }
+        txn.commit().unwrap();
+    }
+    let groups = transactions(&primary);
+    assert_eq!(groups.len(), 40);
+
+    let rfs = Arc::new(SimFs::new());
+    let replica = open(&rfs, options(2));
+    replicate_schema(&replica);
+    // Every group prepared (decoded, its record encoded) before any is committed, as the
+    // replica's workers do before their turn.
+    let mut prepared: Vec<_> = groups[..30]
+        .iter()
+        .map(|g| replica.prepare_replicated_rows(g.clone()).unwrap())
+        .collect();
+    let before = replica.admitted_applied();
+    for p in prepared.drain(..20) {
+        replica.commit_prepared_rows(p, &|| {}).unwrap();
+    }
+    // Each applied once: the root the admission built was published as it was.
+    assert_eq!(replica.admitted_applied() - before, 20);
+    assert_eq!(replica.gtid_slave_pos().to_string(), "0-1-22");
+    // A DDL moves the catalog after the last ten were prepared: they are decoded again.
+    let mut other = spec();
+    other.name = "u".into();
+    replica
+        .create_table(other, false, "CREATE TABLE u")
+        .unwrap();
+    for p in prepared {
+        replica.commit_prepared_rows(p, &|| {}).unwrap();
+    }
+    for g in &groups[30..] {
+        replica.apply_replicated_rows(g, &|| {}).unwrap();
+    }
+    assert_eq!(rows(&replica), rows(&primary));
+    assert_eq!(replica.gtid_slave_pos().to_string(), "0-1-42");
+    // The log holds each row group once, in the primary's order (1 and 2 are the schema's
+    // DDL records), and recovery agrees.
+    let logged: Vec<_> = transactions(&replica)
+        .iter()
+        .filter_map(|g| onelog_binlog::event::GtidEvent::decode(g).ok())
+        .filter(|g| g.gtid.server_id == 1)
+        .map(|g| g.gtid.seq_no)
+        .collect();
+    assert_eq!(logged, (3..=42).collect::<Vec<u64>>());
+    replica.shutdown().unwrap();
+    drop(replica);
+    let replica = open(&rfs, options(2));
+    assert_eq!(rows(&replica), rows(&primary));
+    assert_eq!(replica.gtid_slave_pos().to_string(), "0-1-42");
+}

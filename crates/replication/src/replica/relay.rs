@@ -8,7 +8,8 @@
 //!
 //! Invariants: groups leave the queue in the order they entered; the queue holds at most
 //! `max_bytes` of events plus one group (a single group larger than the bound still passes,
-//! alone); `close` wakes every waiter.
+//! alone); a waiting producer is woken when the queue drains to half its bound or empties
+//! (and by its own timeout); `close` wakes every waiter.
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -109,8 +110,15 @@ impl RelayQueue {
                 .0;
         }
         let g = s.groups.pop_front()?;
+        let before = s.bytes;
         s.bytes -= g.size();
-        self.not_full.notify_all();
+        // A producer waits while the queue is full: wake it once half the bound is free (or
+        // the queue is empty, for a group larger than half), not at every group taken, so a
+        // backlog costs one wake-up per half queue instead of one per group.
+        let half = self.max_bytes / 2;
+        if (before > half && s.bytes <= half) || s.groups.is_empty() {
+            self.not_full.notify_all();
+        }
         Some(g)
     }
 
@@ -164,6 +172,29 @@ mod tests {
             master_log_file: "binlog.000001".into(),
             end_log_pos: 0,
         }
+    }
+
+    #[test]
+    fn a_blocked_producer_is_woken_as_the_queue_drains() {
+        // 10-byte groups into a 100-byte queue: the producer blocks whenever it is full and
+        // is woken at half; a wake-up lost would make a push time out (30 s) and fail.
+        let q = std::sync::Arc::new(RelayQueue::new(100));
+        let producer = {
+            let q = q.clone();
+            std::thread::spawn(move || {
+                (1..=200).all(|seq| q.push(group(seq, 10), Duration::from_secs(30)).is_ok())
+            })
+        };
+        let mut got = Vec::new();
+        while let Some(g) = q.pop(Duration::from_secs(30)) {
+            assert!(q.bytes() <= 100);
+            got.push(g.gtid.seq_no);
+            if got.len() == 200 {
+                break;
+            }
+        }
+        assert!(producer.join().unwrap());
+        assert_eq!(got, (1..=200).collect::<Vec<u64>>());
     }
 
     #[test]
