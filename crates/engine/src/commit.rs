@@ -36,12 +36,14 @@
 //! A held group keeps its row locks until it is applied. While semi-sync is disabled and nothing
 //! is held back, each costs one atomic load in the sink and in the committer.
 //!
-//! Replicas: a replicated row group is committed without row locks
-//! ([`Committer::commit_replicated`]); the sink's `admit` checks it against the latest root
-//! plus the records queued before it in its batch, under the writer lock, and refuses it (and
-//! every later replicated group, until the replica clears the refusal) when it does not apply,
-//! so the log never holds a record the data cannot take. Records marked replicated (the
-//! payload's `replicated`, `aux`'s marker) move `gtid_slave_pos` in the root they publish.
+//! Replicas: a replicated row group is committed without row locks and without waiting for
+//! its sync ([`Committer::commit_replicated_record`]); the sink's `admit` checks it against
+//! the latest root plus the records queued before it in its batch, under the writer lock, and
+//! refuses it (and every later replicated group, until the replica clears the refusal) when it
+//! does not apply, so the log never holds a record the data cannot take. The root that check
+//! builds for a batch of only replicated groups (`Admitted`) is what their apply publishes,
+//! when it starts from the same root. Records marked replicated (the payload's `replicated`,
+//! `aux`'s marker) move `gtid_slave_pos` in the root they publish.
 //! The origin of a commit (its GTID's domain, server id and fixed seq_no, the replicated mark)
 //! comes from the thread's scope (`origin.rs`), else this server's next GTID.
 //!
@@ -632,10 +634,6 @@ impl Committer {
         &self.shared.semi
     }
 
-    /// After `Log::commit` returned the record ending at `end` (durable at level 1): semi-sync's
-    /// wait and the record's visibility, in the wait point's order. AFTER_SYNC: wait for the
-    /// ack, then make the record (and the held-back groups before it) visible; AFTER_COMMIT:
-    /// visible first, then wait. Disabled: one atomic load (and one more for held-back groups).
     /// Logs an empty replicated transaction with `gtid_event`'s GTID, marked replicated (a
     /// group that changed nothing here). `on_queued` runs once it has its place in the log's
     /// queue.
@@ -732,9 +730,10 @@ impl Committer {
         })
     }
 
-    /// [`Committer::commit_replicated`] where the log does not admit before framing (file
-    /// mode, strict visibility): under the exclusive gate, so every earlier commit is applied,
-    /// the group is checked against the latest root, then logged. One group at a time.
+    /// [`Committer::commit_replicated_record`] where the log does not admit before framing
+    /// (file mode, strict visibility): under the exclusive gate, so every earlier commit is
+    /// applied, the group is checked against the latest root, then logged. One group at a
+    /// time.
     pub(crate) fn commit_replicated_checked(
         &self,
         gtid_event: &onelog_binlog::event::GtidEvent,
@@ -746,11 +745,11 @@ impl Committer {
         self.commit_replicated_derived(gtid_event, changes, &derive, &flags, on_queued)
     }
 
-    /// [`Committer::commit_replicated`] of a group whose changes `derive` completes against
-    /// the latest data (the cascades a MariaDB primary did not log: `cascade.rs`); `flags(i)`:
-    /// the rows-event flags of the `i`th change it returns. Under the exclusive gate, so every
-    /// earlier commit is applied, then checked and logged as `commit_replicated_checked`. One
-    /// group at a time.
+    /// [`Committer::commit_replicated_record`] of a group whose changes `derive` completes
+    /// against the latest data (the cascades a MariaDB primary did not log: `cascade.rs`);
+    /// `flags(i)`: the rows-event flags of the `i`th change it returns. Under the exclusive
+    /// gate, so every earlier commit is applied, then checked and logged as
+    /// `commit_replicated_checked`. One group at a time.
     pub(crate) fn commit_replicated_derived<D>(
         &self,
         gtid_event: &onelog_binlog::event::GtidEvent,
@@ -788,6 +787,11 @@ impl Committer {
         self.shared.replica_refused.store(false, Ordering::Release);
     }
 
+    /// After `Log::commit` returned the record ending at `end` (durable at level 1, unless a
+    /// replicated group: `commit_replicated_record`): semi-sync's wait and the record's
+    /// visibility, in the wait point's order. AFTER_SYNC: wait for the ack, then make the
+    /// record (and the held-back groups before it) visible; AFTER_COMMIT: visible first, then
+    /// wait. Disabled: one atomic load (and one more for held-back groups).
     fn finish_commit(&self, end: Lsn, waiter: &dyn CommitWaiter) {
         let semi = &self.shared.semi;
         if !semi.is_enabled() {
