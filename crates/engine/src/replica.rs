@@ -81,25 +81,13 @@ impl Engine {
     ) -> Result<onelog_log::CommitReceipt, EngineError> {
         let core = self.core();
         let catalog = core.store().current().catalog.clone();
-        let decoded =
-            decode_record(&catalog, events, &[]).map_err(|reason| EngineError::Apply {
-                gtid: None,
-                lsn: None,
-                reason,
-            })?;
-        let DecodedBody::Rows(changes) = decoded.body else {
-            return Err(EngineError::Apply {
-                gtid: Some(decoded.gtid_event.gtid),
-                lsn: None,
-                reason: "a DDL group is not a row group".into(),
-            });
-        };
+        let (gtid_event, changes) = decode_rows(&catalog, events)?;
         if may_cascade(&catalog, &changes) {
             // A MariaDB primary logs a parent's change without the rows its cascade changed:
             // derive them here, against the latest data (a onelog primary logged them before
             // the parent, so nothing is left to derive).
             let flags = crate::apply::rows_flags(events).map_err(|reason| EngineError::Apply {
-                gtid: Some(decoded.gtid_event.gtid),
+                gtid: Some(gtid_event.gtid),
                 lsn: None,
                 reason,
             })?;
@@ -121,7 +109,7 @@ impl Engine {
                 _ => NO_FOREIGN_KEY_CHECKS_F,
             };
             return core.commit_replicated_derived(
-                &decoded.gtid_event,
+                &gtid_event,
                 changes,
                 &derive,
                 &out_flags,
@@ -129,10 +117,10 @@ impl Engine {
             );
         }
         if !core.log().admits_before_framing() {
-            return core.commit_replicated_checked(&decoded.gtid_event, changes, on_queued);
+            return core.commit_replicated_checked(&gtid_event, changes, on_queued);
         }
-        let record = core.replicated_record(&catalog, &decoded.gtid_event, changes, &|_| 0)?;
-        match core.commit_replicated_record(&catalog, &decoded.gtid_event, record, on_queued) {
+        let record = core.replicated_record(&catalog, &gtid_event, changes, &|_| 0)?;
+        match core.commit_replicated_record(&catalog, &gtid_event, record, on_queued) {
             Some(r) => r,
             // A DDL moved the catalog since it was decoded: decode it again.
             None => self.apply_replicated_rows(events, on_queued),
@@ -154,29 +142,17 @@ impl Engine {
             });
         }
         let catalog = core.store().current().catalog.clone();
-        let decoded =
-            decode_record(&catalog, &events, &[]).map_err(|reason| EngineError::Apply {
-                gtid: None,
-                lsn: None,
-                reason,
-            })?;
-        let DecodedBody::Rows(changes) = decoded.body else {
-            return Err(EngineError::Apply {
-                gtid: Some(decoded.gtid_event.gtid),
-                lsn: None,
-                reason: "a DDL group is not a row group".into(),
-            });
-        };
+        let (gtid_event, changes) = decode_rows(&catalog, &events)?;
         if may_cascade(&catalog, &changes) {
             return Ok(PreparedRows {
                 events,
                 prepared: None,
             });
         }
-        let record = core.replicated_record(&catalog, &decoded.gtid_event, changes, &|_| 0)?;
+        let record = core.replicated_record(&catalog, &gtid_event, changes, &|_| 0)?;
         Ok(PreparedRows {
             events,
-            prepared: Some((catalog, decoded.gtid_event, record)),
+            prepared: Some((catalog, gtid_event, record)),
         })
     }
 
@@ -213,6 +189,27 @@ impl Engine {
     /// about to retry it (or when its SQL thread starts).
     pub fn clear_replica_refusal(&self) {
         self.core().clear_replica_refusal();
+    }
+}
+
+/// Decodes a row group against `catalog`: its GTID event and its changes (a DDL group is an
+/// error here).
+fn decode_rows(
+    catalog: &Catalog,
+    events: &[u8],
+) -> Result<(GtidEvent, Vec<RowChange>), EngineError> {
+    let decoded = decode_record(catalog, events, &[]).map_err(|reason| EngineError::Apply {
+        gtid: None,
+        lsn: None,
+        reason,
+    })?;
+    match decoded.body {
+        DecodedBody::Rows(changes) => Ok((decoded.gtid_event, changes)),
+        _ => Err(EngineError::Apply {
+            gtid: Some(decoded.gtid_event.gtid),
+            lsn: None,
+            reason: "a DDL group is not a row group".into(),
+        }),
     }
 }
 

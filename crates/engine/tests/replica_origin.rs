@@ -73,6 +73,19 @@ fn rows(e: &Arc<Engine>) -> Vec<Vec<Value>> {
     out
 }
 
+/// A primary (server id 1) with database `d` and table `t` (GTIDs 1 and 2), and `t`'s id.
+fn primary_with_table(fs: &Arc<SimFs>) -> (Arc<Engine>, onelog_engine::TableId) {
+    let primary = open(fs, options(1));
+    primary
+        .create_database("d", false, "CREATE DATABASE d")
+        .unwrap();
+    primary
+        .create_table(spec(), false, "CREATE TABLE t")
+        .unwrap();
+    let t = primary.catalog().table_by_name("d", "t").unwrap().id;
+    (primary, t)
+}
+
 /// The replica gets the primary's DDL with the primary's GTIDs (as a replica's statement
 /// path does, through an origin).
 fn replicate_schema(replica: &Engine) {
@@ -100,14 +113,7 @@ fn replicate_schema(replica: &Engine) {
 #[test]
 fn replicated_groups_keep_their_gtids_and_move_the_slave_position() {
     let pfs = Arc::new(SimFs::new());
-    let primary = open(&pfs, options(1));
-    primary
-        .create_database("d", false, "CREATE DATABASE d")
-        .unwrap();
-    primary
-        .create_table(spec(), false, "CREATE TABLE t")
-        .unwrap();
-    let t = primary.catalog().table_by_name("d", "t").unwrap().id;
+    let (primary, t) = primary_with_table(&pfs);
     for i in 1..=5 {
         let mut txn = primary.begin();
         txn.insert(t, vec![Value::Int(i), Value::Int(i * 10)])
@@ -168,14 +174,7 @@ fn replicated_groups_keep_their_gtids_and_move_the_slave_position() {
 #[test]
 fn a_group_that_does_not_apply_is_refused_with_everything_after_it_until_cleared() {
     let pfs = Arc::new(SimFs::new());
-    let primary = open(&pfs, options(1));
-    primary
-        .create_database("d", false, "CREATE DATABASE d")
-        .unwrap();
-    primary
-        .create_table(spec(), false, "CREATE TABLE t")
-        .unwrap();
-    let t = primary.catalog().table_by_name("d", "t").unwrap().id;
+    let (primary, t) = primary_with_table(&pfs);
     for i in 1..=3 {
         let mut txn = primary.begin();
         txn.insert(t, vec![Value::Int(i), Value::Int(0)]).unwrap();
@@ -298,14 +297,7 @@ fn set_gtid_slave_pos_is_durable_and_wakes_waiters() {
 #[test]
 fn prepared_groups_commit_in_order_once_each_and_are_decoded_again_after_a_ddl() {
     let pfs = Arc::new(SimFs::new());
-    let primary = open(&pfs, options(1));
-    primary
-        .create_database("d", false, "CREATE DATABASE d")
-        .unwrap();
-    primary
-        .create_table(spec(), false, "CREATE TABLE t")
-        .unwrap();
-    let t = primary.catalog().table_by_name("d", "t").unwrap().id;
+    let (primary, t) = primary_with_table(&pfs);
     for i in 1..=40 {
         let mut txn = primary.begin();
         txn.insert(t, vec![Value::Int(i), Value::Int(i)]).unwrap();
