@@ -990,20 +990,27 @@ impl Committer {
         } else {
             (cache.finish(gtid, txn, stamp)?, None)
         };
-        self.log
-            .commit(PendingRecord {
-                kind: RecordKind::Transaction,
-                gtid: origin.assign,
-                events,
-                aux: origin.aux(),
-                streamed,
-                payload: Some(Box::new(CommitPayload::Rows {
-                    txn: Some(txn),
-                    changes,
-                    replicated: origin.replicated,
-                    prebuilt,
-                })),
-            })
+        let record = PendingRecord {
+            kind: RecordKind::Transaction,
+            gtid: origin.assign,
+            events,
+            aux: origin.aux(),
+            streamed,
+            payload: Some(Box::new(CommitPayload::Rows {
+                txn: Some(txn),
+                changes,
+                replicated: origin.replicated,
+                prebuilt,
+            })),
+        };
+        // A replica's statement group (its session commits under a replicated origin) does not
+        // wait for its sync either (`commit_replicated_record`).
+        let logged = if origin.replicated {
+            self.log.commit_queued_unsynced(record, &|| {})
+        } else {
+            self.log.commit(record)
+        };
+        logged
             .map_err(|e| self.log_error("committing a transaction", e))
             .inspect(|r| {
                 origin.used(r.gtid);

@@ -359,3 +359,37 @@ fn prepared_groups_commit_in_order_once_each_and_are_decoded_again_after_a_ddl()
     assert_eq!(rows(&replica), rows(&primary));
     assert_eq!(replica.gtid_slave_pos().to_string(), "0-1-42");
 }
+
+#[test]
+fn replicated_commits_do_not_wait_for_their_sync_and_local_ones_do() {
+    // Every fsync fails from here on: a commit acknowledged before its sync returns Ok, one
+    // that waits for its sync gets the failure (and the log refuses everything after it).
+    let fs = Arc::new(SimFs::new());
+    let mut o = options(2);
+    o.log.flush_interval = Duration::from_secs(3600);
+    let replica = open(&fs, o);
+    replicate_schema(&replica);
+    let t = replica.catalog().table_by_name("d", "t").unwrap().id;
+    fs.fail_fsyncs(true);
+    // A statement group of the replica: a session transaction under a replicated origin.
+    let origin = CommitOrigin {
+        domain_id: Some(0),
+        server_id: Some(1),
+        seq_no: Some(3),
+        replicated: true,
+        timestamp: None,
+    };
+    let (r, _) = replica.with_origin(origin, || {
+        let mut txn = replica.begin();
+        txn.insert(t, vec![Value::Int(1), Value::Int(1)]).unwrap();
+        txn.commit()
+    });
+    let end = r.unwrap().expect("the transaction changed rows").end_lsn;
+    assert!(replica.log().durable_lsn() < end);
+    assert_eq!(replica.gtid_slave_pos().to_string(), "0-1-3");
+    // A local commit waits for its sync, which fails.
+    let mut txn = replica.begin();
+    txn.insert(t, vec![Value::Int(2), Value::Int(2)]).unwrap();
+    assert!(txn.commit().is_err());
+    assert!(replica.log().durable_lsn() < end);
+}
