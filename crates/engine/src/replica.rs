@@ -73,105 +73,84 @@ impl Engine {
     /// the log's sink admits it against the latest data and everything queued before it, so
     /// `on_queued` lets the next group queue behind it (parallel workers keep their primary's
     /// order); a group that does not apply is refused (`EngineError::Log` with
-    /// `LogError::Refused`, code 1032) and nothing is logged.
+    /// `LogError::Refused`, code 1032) and nothing is logged. [`Engine::prepare_replicated_rows`]
+    /// then [`Engine::commit_prepared_rows`].
     pub fn apply_replicated_rows(
         &self,
         events: &[u8],
         on_queued: &dyn Fn(),
     ) -> Result<onelog_log::CommitReceipt, EngineError> {
-        let core = self.core();
-        let catalog = core.store().current().catalog.clone();
-        let (gtid_event, changes) = decode_rows(&catalog, events)?;
-        if may_cascade(&catalog, &changes) {
-            // A MariaDB primary logs a parent's change without the rows its cascade changed:
-            // derive them here, against the latest data (a onelog primary logged them before
-            // the parent, so nothing is left to derive).
-            let flags = crate::apply::rows_flags(events).map_err(|reason| EngineError::Apply {
-                gtid: Some(gtid_event.gtid),
-                lsn: None,
-                reason,
-            })?;
-            let checked = |i: usize| {
-                flags
-                    .get(i)
-                    .is_some_and(|f| f & NO_FOREIGN_KEY_CHECKS_F == 0)
-            };
-            // Where each change of the group to log came from (None: derived), for its flags:
-            // the derived ones and those that had it carry NO_FOREIGN_KEY_CHECKS_F.
-            let sources = std::cell::RefCell::new(Vec::new());
-            let derive = |root: &Root, changes: Vec<RowChange>| {
-                let (out, from) = crate::cascade::derive_replicated(root, changes, &checked)?;
-                *sources.borrow_mut() = from;
-                Ok(out)
-            };
-            let out_flags = |i: usize| match sources.borrow().get(i) {
-                Some(Some(j)) => flags.get(*j).map_or(0, |f| f & NO_FOREIGN_KEY_CHECKS_F),
-                _ => NO_FOREIGN_KEY_CHECKS_F,
-            };
-            return core.commit_replicated_derived(
-                &gtid_event,
-                changes,
-                &derive,
-                &out_flags,
-                on_queued,
-            );
-        }
-        if !core.log().admits_before_framing() {
-            return core.commit_replicated_checked(&gtid_event, changes, on_queued);
-        }
-        let record = core.replicated_record(&catalog, &gtid_event, changes, &|_| 0)?;
-        match core.commit_replicated_record(&catalog, &gtid_event, record, on_queued) {
-            Some(r) => r,
-            // A DDL moved the catalog since it was decoded: decode it again.
-            None => self.apply_replicated_rows(events, on_queued),
-        }
+        let rows = self.prepare_replicated_rows(events)?;
+        self.commit_prepared_rows(events, rows, on_queued)
     }
 
     /// The first half of [`Engine::apply_replicated_rows`], which needs no turn: decodes a
     /// row group and encodes its record for this log against the latest catalog, so that a
-    /// replica worker does it before it waits for the groups ahead of it;
-    /// [`Engine::commit_prepared_rows`] logs it in its turn (decoding it again if a DDL moved
-    /// the catalog meanwhile). A group that must be derived against the data (a cascade) or a
-    /// log that does not admit before framing is only kept, and handled whole at commit.
-    pub fn prepare_replicated_rows(&self, events: Vec<u8>) -> Result<PreparedRows, EngineError> {
+    /// replica worker does it before it waits for the groups ahead of it. A group that must be
+    /// derived against the data (a cascade), or a log that does not admit before framing,
+    /// leaves it to the commit, which handles the group whole.
+    pub fn prepare_replicated_rows(&self, events: &[u8]) -> Result<PreparedRows, EngineError> {
         let core = self.core();
         if !core.log().admits_before_framing() {
-            return Ok(PreparedRows {
-                events,
-                prepared: None,
-            });
+            return Ok(PreparedRows(None));
         }
         let catalog = core.store().current().catalog.clone();
-        let (gtid_event, changes) = decode_rows(&catalog, &events)?;
+        let (gtid_event, changes) = decode_rows(&catalog, events)?;
         if may_cascade(&catalog, &changes) {
-            return Ok(PreparedRows {
-                events,
-                prepared: None,
-            });
+            return Ok(PreparedRows(None));
         }
         let record = core.replicated_record(&catalog, &gtid_event, changes, &|_| 0)?;
-        Ok(PreparedRows {
-            events,
-            prepared: Some((catalog, gtid_event, record)),
-        })
+        Ok(PreparedRows(Some((catalog, gtid_event, record))))
     }
 
-    /// Logs a group [`Engine::prepare_replicated_rows`] prepared, as
-    /// [`Engine::apply_replicated_rows`] would.
+    /// Logs `events`, which [`Engine::prepare_replicated_rows`] prepared as `rows`, in its
+    /// turn; prepared again when a DDL moved the catalog meanwhile.
     pub fn commit_prepared_rows(
         &self,
-        rows: PreparedRows,
+        events: &[u8],
+        mut rows: PreparedRows,
         on_queued: &dyn Fn(),
     ) -> Result<onelog_log::CommitReceipt, EngineError> {
-        if let Some((catalog, gtid_event, record)) = rows.prepared {
-            let r = self
-                .core()
-                .commit_replicated_record(&catalog, &gtid_event, record, on_queued);
-            if let Some(r) = r {
+        let core = self.core();
+        while let Some((catalog, gtid_event, record)) = rows.0 {
+            if let Some(r) = core.commit_replicated_record(&catalog, &gtid_event, record, on_queued)
+            {
                 return r;
             }
+            rows = self.prepare_replicated_rows(events)?;
         }
-        self.apply_replicated_rows(&rows.events, on_queued)
+        // Handled whole, under the exclusive gate.
+        let catalog = core.store().current().catalog.clone();
+        let (gtid_event, changes) = decode_rows(&catalog, events)?;
+        if !may_cascade(&catalog, &changes) {
+            return core.commit_replicated_checked(&gtid_event, changes, on_queued);
+        }
+        // A MariaDB primary logs a parent's change without the rows its cascade changed:
+        // derive them here, against the latest data (a onelog primary logged them before the
+        // parent, so nothing is left to derive).
+        let flags = crate::apply::rows_flags(events).map_err(|reason| EngineError::Apply {
+            gtid: Some(gtid_event.gtid),
+            lsn: None,
+            reason,
+        })?;
+        let checked = |i: usize| {
+            flags
+                .get(i)
+                .is_some_and(|f| f & NO_FOREIGN_KEY_CHECKS_F == 0)
+        };
+        // Where each change of the group to log came from (None: derived), for its flags:
+        // the derived ones and those that had it carry NO_FOREIGN_KEY_CHECKS_F.
+        let sources = std::cell::RefCell::new(Vec::new());
+        let derive = |root: &Root, changes: Vec<RowChange>| {
+            let (out, from) = crate::cascade::derive_replicated(root, changes, &checked)?;
+            *sources.borrow_mut() = from;
+            Ok(out)
+        };
+        let out_flags = |i: usize| match sources.borrow().get(i) {
+            Some(Some(j)) => flags.get(*j).map_or(0, |f| f & NO_FOREIGN_KEY_CHECKS_F),
+            _ => NO_FOREIGN_KEY_CHECKS_F,
+        };
+        core.commit_replicated_derived(&gtid_event, changes, &derive, &out_flags, on_queued)
     }
 
     /// Logs an empty replicated transaction with `gtid` (a group that changed nothing here:
@@ -214,18 +193,15 @@ fn decode_rows(
 }
 
 /// A replicated row group decoded and encoded ahead of its turn
-/// ([`Engine::prepare_replicated_rows`]).
-pub struct PreparedRows {
-    /// The group as the primary sent it (decoded again when the catalog moved).
-    events: Vec<u8>,
-    /// The catalog it was decoded against, its GTID event and its record for this log; None
-    /// when it is handled whole at commit.
-    prepared: Option<(
+/// ([`Engine::prepare_replicated_rows`]): the catalog it was decoded against, its GTID event
+/// and its record for this log; None when the commit handles the group whole.
+pub struct PreparedRows(
+    Option<(
         std::sync::Arc<Catalog>,
         GtidEvent,
         onelog_log::PendingRecord,
     )>,
-}
+);
 
 /// Whether a parent change of `changes` (a Delete or Update) is of a table that a CASCADE or
 /// SET NULL foreign key references (each table looked at once).

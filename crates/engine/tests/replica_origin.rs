@@ -321,11 +321,11 @@ fn prepared_groups_commit_in_order_once_each_and_are_decoded_again_after_a_ddl()
     // replica's workers do before their turn.
     let mut prepared: Vec<_> = groups[..30]
         .iter()
-        .map(|g| replica.prepare_replicated_rows(g.clone()).unwrap())
+        .map(|g| (g, replica.prepare_replicated_rows(g).unwrap()))
         .collect();
     let before = replica.admitted_applied();
-    for p in prepared.drain(..20) {
-        replica.commit_prepared_rows(p, &|| {}).unwrap();
+    for (g, p) in prepared.drain(..20) {
+        replica.commit_prepared_rows(g, p, &|| {}).unwrap();
     }
     // Each applied once: the root the admission built was published as it was.
     assert_eq!(replica.admitted_applied() - before, 20);
@@ -336,8 +336,8 @@ fn prepared_groups_commit_in_order_once_each_and_are_decoded_again_after_a_ddl()
     replica
         .create_table(other, false, "CREATE TABLE u")
         .unwrap();
-    for p in prepared {
-        replica.commit_prepared_rows(p, &|| {}).unwrap();
+    for (g, p) in prepared {
+        replica.commit_prepared_rows(g, p, &|| {}).unwrap();
     }
     for g in &groups[30..] {
         replica.apply_replicated_rows(g, &|| {}).unwrap();

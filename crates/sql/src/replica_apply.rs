@@ -278,12 +278,17 @@ impl SqlApplier {
     /// Decodes the group and encodes its record for this log before waiting for the groups
     /// ahead of it (workers do that part in parallel), then logs it in its turn.
     fn apply_rows(&mut self, group: &RelayGroup, order: &CommitOrder) -> Result<(), ApplyError> {
-        let prepared = self.engine().prepare_replicated_rows(group.events.concat());
+        let events = group.events.concat();
+        let prepared = self.engine().prepare_replicated_rows(&events);
         order.wait_prior_queued().map_err(abort)?;
         if order.book.committed_below(order.index) {
             self.engine().clear_replica_refusal();
         }
-        match prepared.and_then(|p| self.engine().commit_prepared_rows(p, &|| order.queued())) {
+        let committed = prepared.and_then(|p| {
+            self.engine()
+                .commit_prepared_rows(&events, p, &|| order.queued())
+        });
+        match committed {
             Ok(_) => Ok(()),
             Err(e) => Err(engine_error(group, &e)),
         }
