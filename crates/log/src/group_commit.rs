@@ -223,19 +223,18 @@ struct Turn {
     to_apply: Vec<CommittedRecord>,
     end: Lsn,
     logged: bool,
-    /// No committer taken so far waits for the sync (`Batch::unsynced`).
-    unsynced: bool,
 }
 
 /// Takes the whole queue and appends it as one group: queued on the applier unless strict,
-/// which keeps it in the turn to apply after the sync.
+/// which keeps it in the turn to apply after the sync. Returns whether no committer of the
+/// batch waits for the sync (`Batch::unsynced`; true for an empty queue).
 fn append_batch(
     inner: &Inner,
     turn: &mut Turn,
     write_now: bool,
     strict: bool,
     sink: &Option<Arc<dyn GroupSink>>,
-) {
+) -> bool {
     let Batch {
         mut slots,
         mut recs,
@@ -243,9 +242,8 @@ fn append_batch(
         unsynced,
     } = take_queue(inner);
     if slots.is_empty() {
-        return;
+        return unsynced;
     }
-    turn.unsynced = unsynced && (turn.unsynced || turn.slots.is_empty());
     let mut w = lock(&inner.writer);
     if let Some(s) = sink {
         if s.needs_applied(&recs) {
@@ -276,6 +274,7 @@ fn append_batch(
     turn.end = turn.end.max(end);
     turn.slots.extend(slots);
     turn.outcomes.extend(outcomes);
+    unsynced
 }
 
 /// Applies every group written so far and not yet applied, in log order (module docs, step 4).
@@ -366,10 +365,10 @@ fn lead_one_group(inner: &Inner) {
     let sink = inner.sink.read().unwrap_or_else(|p| p.into_inner()).clone();
 
     let mut turn = Turn::default();
-    append_batch(inner, &mut turn, write_now, strict, &sink);
+    let unsynced = append_batch(inner, &mut turn, write_now, strict, &sink);
     // Level 1 with only committers that do not wait for the sync (replicated groups): handled
     // as level 2 (acknowledged once written and applied), the flusher syncs right after.
-    let early = sync_now && !strict && turn.unsynced && turn.logged;
+    let early = sync_now && !strict && unsynced && turn.logged;
     let sync_now = sync_now && !early;
     let mut handed = false;
     if !(strict || (sync_now && turn.logged)) {
