@@ -16,6 +16,10 @@
 //! logged row change always applies (no update of a row a TRUNCATE removed, no duplicate in a
 //! unique index created meanwhile), which recovery and replicas rely on.
 //!
+//! With the paged store, CREATE INDEX over a table whose rows lie in the base writes the new
+//! entries into the base in sorted chunks before logging (`index_build.rs`), holding the
+//! checkpoint writers' lock (taken before the exclusive gate, as checkpoints take them).
+//!
 //! Invariants: a DDL is logged only after its change applied to a scratch copy of the latest
 //! root under the exclusive gate (so the sink's apply of it cannot fail), and a unique index
 //! is created only over values without duplicates.
@@ -25,6 +29,7 @@ use std::sync::Arc;
 use onelog_binlog::Value;
 
 use crate::alter::{self, AlterPlan, Condition};
+use crate::base::Base;
 use crate::catalog::{
     check_identifier, AccountDef, CatalogChange, CheckDef, ColumnDef, ColumnSource, ColumnSpec,
     ForeignKeyDef, IndexDef, IndexSpec, TableDef, TableId, TableOptions, TableSpec,
@@ -33,7 +38,9 @@ use crate::commit::attach_validated;
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::events::encode_ddl_with_mode;
+use crate::index_build::create_index_in_base;
 use crate::key::display_values;
+use crate::scheduler::CheckpointSerial;
 use crate::store::{index_has_null, index_key, Root, Row};
 use crate::view::ViewDef;
 
@@ -46,6 +53,19 @@ impl Engine {
         sql: &str,
         build: impl FnOnce(&Root) -> Result<Option<CatalogChange>, EngineError>,
     ) -> Result<Option<CatalogChange>, EngineError> {
+        self.run_ddl_with(db, sql, None, build)
+    }
+
+    /// [`Self::run_ddl`]; with `below` (the paged store's base, and the checkpoint writers'
+    /// lock its caller took before the commit gate), a CREATE INDEX over rows in the base is
+    /// built there in chunks (`index_build.rs`) instead of copying the table into memory.
+    fn run_ddl_with(
+        &self,
+        db: &str,
+        sql: &str,
+        below: Option<(&Base, &CheckpointSerial<'_>)>,
+        build: impl FnOnce(&Root) -> Result<Option<CatalogChange>, EngineError>,
+    ) -> Result<Option<CatalogChange>, EngineError> {
         let core = self.core();
         core.check_open()?;
         let gate = core.exclusive();
@@ -55,10 +75,19 @@ impl Engine {
         };
         // Full validation (and, for a unique index, the duplicate check) before logging.
         let mut scratch = (*root).clone();
-        scratch.apply_catalog_change(&change)?;
-        if let CatalogChange::CreateIndex { table, index } = &change {
-            if index.unique {
-                check_unique_index(&scratch, *table, index)?;
+        let built_below = match below {
+            Some((base, serial)) => {
+                let chunk = self.options().index_build_chunk_bytes;
+                create_index_in_base(&mut scratch, base, serial, &change, chunk)?
+            }
+            None => false,
+        };
+        if !built_below {
+            scratch.apply_catalog_change(&change)?;
+            if let CatalogChange::CreateIndex { table, index } = &change {
+                if index.unique {
+                    check_unique_index(&scratch, *table, index)?;
+                }
             }
         }
         if let CatalogChange::AlterTable { table, sources, .. } = &change {
@@ -516,7 +545,12 @@ impl Engine {
         index: IndexSpec,
         sql: &str,
     ) -> Result<(), EngineError> {
-        self.run_ddl(db, sql, |root| {
+        // With the paged store an index over rows in the base is built there; the checkpoint
+        // writers' lock is taken before the commit gate, as checkpoints take them.
+        let base = self.checkpoints().base().cloned();
+        let serial = base.as_ref().map(|_| self.checkpoints().serialize());
+        let below = base.as_deref().zip(serial.as_ref());
+        self.run_ddl_with(db, sql, below, |root| {
             let t = Self::find_table(root, db, table)?;
             let mut def = (*t).clone();
             let ix = def.add_index(&index)?;

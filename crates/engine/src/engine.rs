@@ -98,6 +98,9 @@ pub struct EngineOptions {
     /// in-memory store is converted to the paged one, a paged one is refused by the in-memory
     /// store.
     pub table_store: TableStore,
+    /// Bytes of index entries CREATE INDEX over rows in the paged store's base sorts and
+    /// writes at a time (`index_build.rs`; the role of InnoDB's `innodb_sort_buffer_size`).
+    pub index_build_chunk_bytes: usize,
 }
 
 /// Where the engine keeps its tables (docs/PAGED_STORE.md).
@@ -182,6 +185,7 @@ impl EngineOptions {
             binlog_expire_logs_seconds: 0,
             max_binlog_total_size: 0,
             table_store: TableStore::Memory,
+            index_build_chunk_bytes: 32 << 20,
         }
     }
 }

@@ -46,6 +46,7 @@ pub mod event_cache;
 pub mod events;
 mod expiry;
 mod freeze;
+mod index_build;
 pub mod key;
 pub mod layered;
 pub mod lock;

@@ -749,6 +749,46 @@ impl Root {
 
     /// Applies a DDL change: new catalog, and the table data it implies.
     pub fn apply_catalog_change(&mut self, change: &CatalogChange) -> Result<(), EngineError> {
+        self.apply_change(change, false)
+    }
+
+    /// [`Self::apply_catalog_change`] of a CREATE INDEX whose entries `index_build.rs` wrote
+    /// into the base under the table's storage id: the delta gets the index empty (a removal
+    /// leaves a tombstone over a base entry) instead of building it from the rows.
+    pub(crate) fn apply_index_built_below(
+        &mut self,
+        change: &CatalogChange,
+    ) -> Result<(), EngineError> {
+        self.apply_change(change, true)
+    }
+
+    /// Drops the delta's entries of each index of `def`'s table that `def` no longer has (a
+    /// generated key a new index made redundant); entries the lower layers hold are deleted
+    /// by later checkpoints.
+    fn keep_defined_indexes(&mut self, def: &TableDef) {
+        let Some(t) = self.tables.get_mut(&def.id) else {
+            return;
+        };
+        let gone: Vec<u32> = t
+            .indexes
+            .keys()
+            .copied()
+            .filter(|&id| def.index_by_id(id).is_none())
+            .collect();
+        t.keep_indexes(|id| def.index_by_id(id).is_some());
+        if t.lower {
+            let storage = t.storage;
+            for index in gone {
+                self.retired.push(Retired::Index { storage, index });
+            }
+        }
+    }
+
+    fn apply_change(
+        &mut self,
+        change: &CatalogChange,
+        built_below: bool,
+    ) -> Result<(), EngineError> {
         let catalog = self.catalog.apply(change)?;
         self.ddl_seq += 1;
         let generation = self.ddl_seq;
@@ -829,19 +869,24 @@ impl Root {
                 if let Some(index) = index {
                     self.build_index(&catalog, table.id, index, generation)?;
                     // A generated key the new one serves went with it.
-                    if let Some(t) = self.tables.get_mut(&table.id) {
-                        t.keep_indexes(|id| table.index_by_id(id).is_some());
-                    }
+                    self.keep_defined_indexes(table);
                 }
                 if let Some(t) = self.tables.get_mut(&table.id) {
                     t.generation = generation;
                 }
             }
             CatalogChange::CreateIndex { table, index } => {
-                self.build_index(&catalog, *table, index, generation)?;
+                match self.tables.get_mut(table) {
+                    Some(t) if built_below => {
+                        debug_assert!(t.lower, "an index built below a table with nothing below");
+                        t.indexes.insert(index.id, OrdMap::new());
+                        t.generation = generation;
+                    }
+                    _ => self.build_index(&catalog, *table, index, generation)?,
+                }
                 // The generated keys the new index made redundant went with it.
-                if let (Some(def), Some(t)) = (catalog.table(*table), self.tables.get_mut(table)) {
-                    t.keep_indexes(|id| def.index_by_id(id).is_some());
+                if let Some(def) = catalog.table(*table) {
+                    self.keep_defined_indexes(def);
                 }
             }
             CatalogChange::DropIndex { table, index_id } => {

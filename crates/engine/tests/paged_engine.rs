@@ -1,8 +1,9 @@
 //! The engine on the paged table store (`TableStore::Paged`, docs/PAGED_STORE.md step 3):
 //! checkpoints go into the base, a reopen reads the base's root record and replays only the
 //! log after it, rows changed, deleted and rewritten by DDL across checkpoints read back the
-//! same, a power cut at random points loses no acknowledged commit, and a data directory is
-//! never opened with the other store. The engine's log runs on the simulated file system; the
+//! same, a power cut at random points loses no acknowledged commit, CREATE INDEX over rows in
+//! the base writes its entries there in sorted chunks (`index_build.rs`: crashes, refusals and
+//! leftovers included), and a data directory is never opened with the other store. The engine's log runs on the simulated file system; the
 //! base always uses real files, here a scratch directory under the system's temporary one.
 
 mod common;
@@ -12,8 +13,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use onelog_binlog::Value;
+use onelog_engine::store::index_key;
 use onelog_engine::{
-    ColumnSpec, Engine, EngineOptions, IndexSpec, SqlType, TableId, TableSpec, TableStore,
+    ColumnSpec, Engine, EngineError, EngineOptions, FkAction, ForeignKeyDef, IndexSpec, SqlType,
+    TableId, TableSpec, TableStore,
 };
 use onelog_log::{FileSystem, SimFs};
 
@@ -82,10 +85,27 @@ fn contents(e: &Engine, t: TableId) -> Vec<Vec<Value>> {
     let all = (Bound::Unbounded, Bound::Unbounded);
     for ix in &root.table_def(t).unwrap().indexes {
         let mut n = 0;
+        let def = root.table_def(t).unwrap();
+        let mut prev: Option<Vec<u8>> = None;
         for entry in root.scan_index(t, ix.id, &all) {
             let (key, entry) = entry.unwrap();
             let by_pk = root.get(t, &key[entry.klen as usize..]).unwrap();
             assert_eq!(by_pk.as_deref(), Some(&*entry.row), "index {}", ix.name);
+            // Keyed by the row's values, in key order.
+            let mut want = Vec::new();
+            index_key(def, ix, &entry.row, &mut want);
+            assert_eq!(
+                &key[..entry.klen as usize],
+                want.as_slice(),
+                "index {}",
+                ix.name
+            );
+            assert!(
+                prev.as_deref() < Some(&key[..]),
+                "index {} out of order",
+                ix.name
+            );
+            prev = Some(key.to_vec());
             n += 1;
         }
         assert_eq!(n, rows.len(), "entries of index {}", ix.name);
@@ -614,4 +634,354 @@ fn a_backup_hold_writes_an_image_of_the_tables_and_removes_it_when_released() {
         .iter()
         .all(|n| !n.starts_with("backup-")));
     assert_eq!(contents(&e, t).len(), want.len() + 1);
+}
+
+/// [`options`] whose index builds into the base sort and write 2 KiB of entries at a time.
+fn small_chunks(base: &Scratch) -> EngineOptions {
+    let mut o = options(base);
+    o.index_build_chunk_bytes = 2 << 10;
+    o
+}
+
+/// Commits a row with explicit `k` and `payload` (`k` None: NULL).
+fn put_raw(
+    e: &Arc<Engine>,
+    t: TableId,
+    id: i64,
+    k: Option<i64>,
+    payload: &str,
+) -> Result<(), EngineError> {
+    let mut tx = e.begin();
+    let mut r = row(e, t, id, 0);
+    r[1] = k.map_or(Value::Null, Value::Int);
+    r[2] = Value::Bytes(payload.as_bytes().to_vec());
+    if !tx.update(t, &[Value::Int(id)], r.clone())? {
+        tx.insert(t, r)?;
+    }
+    tx.commit().map(drop)
+}
+
+fn bytes_written(e: &Engine) -> u64 {
+    e.table_store_stats().unwrap().base.bytes_written
+}
+
+#[test]
+fn create_index_over_rows_in_the_base_writes_its_entries_there_in_sorted_chunks() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    let t = setup(&e);
+    for id in 0..2000 {
+        put(&e, t, id, (id * 7919) % 101);
+    }
+    let before = bytes_written(&e);
+    e.checkpoint().unwrap();
+    let table_bytes = bytes_written(&e) - before;
+    // Changes over the base wait in the delta: the new entries are built from them.
+    for id in (0..2000).step_by(100) {
+        put(&e, t, id, 1000 - id);
+    }
+    for id in (3..2000).step_by(150) {
+        delete(&e, t, id);
+    }
+    for id in 2000..2010 {
+        put(&e, t, id, id % 3);
+    }
+    let checkpoints = e.table_store_stats().unwrap().checkpoints;
+    let before = bytes_written(&e);
+    let spec = IndexSpec::new("by_k_payload", &["k", "payload"], false);
+    e.create_index(
+        "d",
+        "t",
+        spec,
+        "CREATE INDEX by_k_payload ON t (k, payload)",
+    )
+    .unwrap();
+    // The entries went into the base at once (no checkpoint wrote them), in many ingestions
+    // of 2 KiB, and every row has its entry, keyed by its values, in key order.
+    assert_eq!(e.table_store_stats().unwrap().checkpoints, checkpoints);
+    assert!(
+        bytes_written(&e) - before > 40 << 10,
+        "{}",
+        bytes_written(&e) - before
+    );
+    let rows = contents(&e, t);
+    assert_eq!(rows.len(), 2000 - 14 + 10);
+    // The next checkpoint writes the delta's changes, not the table again (make_whole would
+    // have copied the table into the delta under a new storage id).
+    let before = bytes_written(&e);
+    e.checkpoint().unwrap();
+    let after_build = bytes_written(&e) - before;
+    assert!(
+        after_build * 10 < table_bytes,
+        "checkpoint after CREATE INDEX wrote {after_build} bytes, the table {table_bytes}"
+    );
+    // Later changes move entries that lie in the base (tombstones in the delta).
+    for id in (0..2000).step_by(7) {
+        put(&e, t, id, -id);
+    }
+    let expect = contents(&e, t);
+    drop(e);
+    fs.crash_now();
+    let fs = fs.reboot(5, true);
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    assert_eq!(contents(&e, t), expect);
+    // Once checkpointed, the base holds each row and one entry per row per index.
+    e.shutdown().unwrap();
+    drop(e);
+    assert_eq!(base_records(&base.0), expect.len() * 3);
+}
+
+#[test]
+fn a_crash_after_create_index_and_before_a_checkpoint_replays_it_and_purges_its_entries() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    let t = setup(&e);
+    for id in 0..500 {
+        put(&e, t, id, id % 13);
+    }
+    e.checkpoint().unwrap();
+    put(&e, t, 4, 99);
+    let spec = IndexSpec::new("by_payload", &["payload"], false);
+    e.create_index("d", "t", spec, "CREATE INDEX by_payload ON t (payload)")
+        .unwrap();
+    put(&e, t, 5, 98);
+    let expect = contents(&e, t);
+    // The DDL record is durable; no checkpoint came after it.
+    drop(e);
+    fs.crash_now();
+    let fs = fs.reboot(11, true);
+    let (e, report) = open_sim(&fs, small_chunks(&base)).unwrap();
+    assert_eq!(report.records_applied, 3);
+    assert_eq!(contents(&e, t), expect);
+    // Recovery rebuilt the table under a new storage id; the build's entries under the old
+    // one go with its purge: nothing is left twice.
+    e.checkpoint().unwrap();
+    e.shutdown().unwrap();
+    drop(e);
+    assert_eq!(base_records(&base.0), 500 * 3);
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    assert_eq!(contents(&e, t), expect);
+}
+
+#[test]
+fn a_unique_index_built_into_the_base_checks_duplicates_and_leaves_nothing_when_refused() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    let t = setup(&e);
+    for id in 0..300 {
+        // k is unique except for NULLs (a unique index allows those twice).
+        let k = (id % 50 != 0).then_some(id);
+        put_raw(&e, t, id, k, &format!("p{id}")).unwrap();
+    }
+    e.checkpoint().unwrap();
+    // A duplicate: one row in the delta has another's payload.
+    put_raw(&e, t, 7, Some(7), "p200").unwrap();
+    let unique = |name: &str, col: &str| {
+        e.create_index(
+            "d",
+            "t",
+            IndexSpec::new(name, &[col], true),
+            &format!("CREATE UNIQUE INDEX {name} ON t ({col})"),
+        )
+    };
+    let err = unique("u_payload", "payload").err().unwrap();
+    assert!(
+        matches!(&err, EngineError::DuplicateKey { entry, key } if entry == "p200" && key == "u_payload"),
+        "{err:?}"
+    );
+    assert_eq!(e.catalog().table(t).unwrap().indexes.len(), 1);
+    // NULLs repeat, values do not: this one is built.
+    unique("u_k", "k").unwrap();
+    let rows = contents(&e, t);
+    assert_eq!(rows.len(), 300);
+    // It is enforced over entries that lie in the base.
+    let err = put_raw(&e, t, 1000, Some(123), "new").err().unwrap();
+    assert!(matches!(err, EngineError::DuplicateKey { .. }), "{err:?}");
+    put_raw(&e, t, 1000, None, "new").unwrap();
+    // The refused build left no entry behind: rows, by_k and u_k entries only.
+    e.checkpoint().unwrap();
+    e.shutdown().unwrap();
+    drop(e);
+    assert_eq!(base_records(&base.0), 301 * 3);
+}
+
+#[test]
+fn an_index_built_right_after_a_drop_reads_only_its_own_entries() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    let t = setup(&e);
+    for id in 0..300 {
+        put(&e, t, id, id % 5);
+    }
+    e.checkpoint().unwrap();
+    // Dropped and built again (a new index id) with other columns before any checkpoint
+    // purged the old entries: the purge deletes only the old ones.
+    e.drop_index("d", "t", "by_k", "DROP INDEX by_k ON t")
+        .unwrap();
+    let spec = IndexSpec::new("by_k", &["payload"], false);
+    e.create_index("d", "t", spec, "CREATE INDEX by_k ON t (payload)")
+        .unwrap();
+    let expect = contents(&e, t);
+    e.checkpoint().unwrap();
+    e.checkpoint().unwrap();
+    assert_eq!(contents(&e, t), expect);
+    e.shutdown().unwrap();
+    drop(e);
+    assert_eq!(base_records(&base.0), 300 * 2);
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    assert_eq!(contents(&e, t), expect);
+}
+
+#[test]
+fn a_failed_write_of_an_index_into_the_base_logs_nothing_and_the_next_try_builds_it() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    let t = setup(&e);
+    for id in 0..300 {
+        put(&e, t, id, id % 5);
+    }
+    e.checkpoint().unwrap();
+    let end = e.log().end_lsn();
+    // The base's files move away: the build cannot write its table files.
+    let keyspaces = base.0.join("keyspaces");
+    let away = base.0.join("keyspaces.away");
+    std::fs::rename(&keyspaces, &away).unwrap();
+    let create = || {
+        let spec = IndexSpec::new("by_payload", &["payload"], false);
+        e.create_index("d", "t", spec, "CREATE INDEX by_payload ON t (payload)")
+    };
+    let err = create().err().unwrap();
+    assert!(
+        err.to_string().contains(&base.0.display().to_string()),
+        "{err}"
+    );
+    assert_eq!(e.log().end_lsn(), end, "nothing logged");
+    assert_eq!(e.catalog().table(t).unwrap().indexes.len(), 1);
+    std::fs::rename(&away, &keyspaces).unwrap();
+    put(&e, t, 1, 42);
+    create().unwrap();
+    let expect = contents(&e, t);
+    drop(e);
+    fs.crash_now();
+    let fs = fs.reboot(2, true);
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    assert_eq!(contents(&e, t), expect);
+}
+
+#[test]
+fn entries_of_a_build_whose_ddl_was_lost_are_deleted_by_the_next_build() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    let t = setup(&e);
+    for id in 0..300 {
+        put(&e, t, id, id % 5);
+    }
+    e.checkpoint().unwrap();
+    let create = |e: &Engine| {
+        let spec = IndexSpec::new("by_k_payload", &["k", "payload"], false);
+        e.create_index(
+            "d",
+            "t",
+            spec,
+            "CREATE INDEX by_k_payload ON t (k, payload)",
+        )
+    };
+    // The entries are written, then the DDL record's sync fails: not acknowledged, and lost
+    // with the power.
+    fs.fail_fsyncs(true);
+    assert!(create(&e).is_err());
+    drop(e);
+    let fs = fs.reboot(1, false);
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    assert_eq!(e.catalog().table(t).unwrap().indexes.len(), 1);
+    // The rows change, so the lost build's entries (same index id) no longer match them.
+    for id in (0..300).step_by(3) {
+        put(&e, t, id, 77);
+    }
+    create(&e).unwrap();
+    let expect = contents(&e, t);
+    e.checkpoint().unwrap();
+    e.shutdown().unwrap();
+    drop(e);
+    assert_eq!(base_records(&base.0), 300 * 3);
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    assert_eq!(contents(&e, t), expect);
+}
+
+#[test]
+fn a_generated_key_dropped_by_an_index_built_into_the_base_leaves_no_entries() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    e.create_database("d", false, "CREATE DATABASE d").unwrap();
+    let table = |name: &str, columns: Vec<ColumnSpec>| TableSpec {
+        db: "d".into(),
+        name: name.into(),
+        columns,
+        primary_key: vec!["id".into()],
+        indexes: vec![],
+    };
+    let int = |n: &str| ColumnSpec::new(n, SqlType::Int { unsigned: false }).not_null();
+    let p = e
+        .create_table(table("p", vec![int("id")]), false, "CREATE TABLE p")
+        .unwrap();
+    let c = e
+        .create_table(
+            table("c", vec![int("id"), int("pid")]),
+            false,
+            "CREATE TABLE c",
+        )
+        .unwrap();
+    let fk = ForeignKeyDef {
+        name: "c_ibfk_1".into(),
+        columns: vec!["pid".into()],
+        parent_db: "d".into(),
+        parent_table: "p".into(),
+        parent_columns: vec!["id".into()],
+        on_delete: FkAction::Restrict,
+        on_update: FkAction::Restrict,
+    };
+    // InnoDB's generated key for the foreign key: c_ibfk_1 on (pid).
+    let generated = IndexSpec::new("c_ibfk_1", &["pid"], false);
+    e.alter_constraints(
+        ("d", "c"),
+        (vec![fk], vec![]),
+        Some(generated),
+        "ALTER TABLE c ADD FK",
+    )
+    .unwrap();
+    let mut tx = e.begin();
+    for id in 0..10 {
+        tx.insert(p, vec![Value::Int(id)]).unwrap();
+    }
+    for id in 0..400 {
+        tx.insert(c, vec![Value::Int(id), Value::Int(id % 10)])
+            .unwrap();
+    }
+    tx.commit().unwrap();
+    e.checkpoint().unwrap();
+    // An index that serves the foreign key replaces the generated one.
+    let spec = IndexSpec::new("by_pid_id", &["pid", "id"], false);
+    e.create_index("d", "c", spec, "CREATE INDEX by_pid_id ON c (pid, id)")
+        .unwrap();
+    let names: Vec<String> = e
+        .catalog()
+        .table(c)
+        .unwrap()
+        .indexes
+        .iter()
+        .map(|i| i.name.clone())
+        .collect();
+    assert_eq!(names, vec!["by_pid_id".to_string()]);
+    e.checkpoint().unwrap();
+    e.shutdown().unwrap();
+    drop(e);
+    // p's rows, c's rows and one entry each: the generated key's entries were purged.
+    assert_eq!(base_records(&base.0), 10 + 400 * 2);
 }

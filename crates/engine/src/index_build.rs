@@ -1,0 +1,219 @@
+//! CREATE INDEX over a table whose rows lie in the paged store's base (docs/PAGED_STORE.md,
+//! step 3's chunked build): the new index's entries are written into the base in sorted
+//! chunks of a bounded size, so building an index over a table many times the memory budget
+//! holds at most one chunk of entries in memory. The table keeps its storage id and its rows
+//! stay where they are; without this module the build first copies the whole table into the
+//! delta (`Root::make_whole`), which is what the in-memory store and every other index build
+//! still do.
+//!
+//! Owns [`create_index_in_base`], called by `ddl.rs` under the checkpoint writers' lock and the
+//! exclusive commit gate, before the DDL is logged.
+//!
+//! Invariants:
+//! - The base changes only by checkpoints and by this build, never both at once: the caller
+//!   holds the checkpoint writers' lock ([`CheckpointSerial`]), and the build runs only when no
+//!   frozen layer exists (no checkpoint is half written), so swapping the root's base snapshot
+//!   for the one after the build changes nothing but the new index's entries.
+//! - The entries are built from every row of the table as the root reads it (delta over base):
+//!   after the build the base holds exactly one entry per row under the new index id, and the
+//!   delta holds none (an empty map with tombstones enabled), so later row changes keep the
+//!   index by tombstoning base entries, as for an index that a checkpoint wrote.
+//! - Entries left under the index id by a build that failed or crashed before its DDL was
+//!   logged, or by a dropped index whose purge had not finished, are deleted before the new
+//!   ones are written (a later ingestion wins over an earlier one); a build that fails (a
+//!   duplicate in a unique index, a failed write) deletes what it wrote, best effort.
+//! - A crash after the build and before the DDL record is durable leaves those entries in the
+//!   base under an index id no catalog names: nothing reads them, the next build of that id
+//!   deletes them, and a DROP TABLE's purge deletes every key of the storage id. A crash after
+//!   the DDL record and before the next checkpoint replays the DDL the in-memory way
+//!   (`make_whole`: a new storage id, the old one's keys purged), so recovery never trusts
+//!   entries whose DDL it cannot tie them to.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use crate::base::{Base, BaseChange, BaseSnapshot};
+use crate::base_format::{decode_entry, encode_entry, entry_key, entry_key_entry, entry_range};
+use crate::catalog::{CatalogChange, IndexDef, TableId};
+use crate::error::EngineError;
+use crate::key::{borrowed, display_values, ByteRange};
+use crate::scheduler::CheckpointSerial;
+use crate::store::{index_has_null, index_key, Retired, Root};
+use crate::table_view::Lower;
+
+/// Memory an entry costs in a chunk beyond its key and value bytes (two vectors and their
+/// allocations), so a chunk's bound counts what it really holds.
+const ENTRY_OVERHEAD: usize = 64;
+
+/// Builds the index of `change` (a `CatalogChange::CreateIndex`) into `base` and applies the
+/// change to `root`, when the table's rows lie in the base and no checkpoint is half written.
+/// Returns false, having changed nothing, when the build does not apply (the caller then
+/// applies the change the in-memory way). At most `chunk_bytes` of entries are held at a time.
+/// A unique index over duplicate values fails with 1062 and leaves no entry behind.
+pub(crate) fn create_index_in_base(
+    root: &mut Root,
+    base: &Base,
+    _serial: &CheckpointSerial<'_>,
+    change: &CatalogChange,
+    chunk_bytes: usize,
+) -> Result<bool, EngineError> {
+    let CatalogChange::CreateIndex { table, index } = change else {
+        return Ok(false);
+    };
+    let Some(lower) = root.lower.clone() else {
+        return Ok(false);
+    };
+    let (Some(snapshot), None) = (lower.base.clone(), lower.frozen.as_ref()) else {
+        return Ok(false);
+    };
+    let Some(storage) = root
+        .tables
+        .get(table)
+        .filter(|t| t.lower)
+        .map(|t| t.storage)
+    else {
+        return Ok(false);
+    };
+    // Validates the change (and gives the definition the entries are keyed by).
+    let catalog = root.catalog.apply(change)?;
+    let Some(def) = catalog.table(*table) else {
+        return Ok(false);
+    };
+    let chunk_bytes = chunk_bytes.max(1);
+
+    // Entries an earlier build or a dropped index left under this id.
+    delete_entries(base, &snapshot, storage, index.id, chunk_bytes)?;
+    let written = write_entries(root, base, *table, def, index, storage, chunk_bytes);
+    if let Err(e) = written {
+        let _ = delete_entries(base, &base.snapshot(), storage, index.id, chunk_bytes);
+        return Err(e);
+    }
+    let after = base.snapshot();
+    if index.unique {
+        if let Err(e) = check_unique(root, &after, *table, index, storage) {
+            let _ = delete_entries(base, &after, storage, index.id, chunk_bytes);
+            return Err(e);
+        }
+    }
+    root.lower = Some(Arc::new(Lower {
+        base: Some(after),
+        ..(*lower).clone()
+    }));
+    root.retired.retain(|r| {
+        *r != Retired::Index {
+            storage,
+            index: index.id,
+        }
+    });
+    root.apply_index_built_below(change)?;
+    Ok(true)
+}
+
+/// Writes one entry per row of `table` (read through `root`'s layers) into `base`, in sorted
+/// chunks of at most `chunk_bytes`.
+fn write_entries(
+    root: &Root,
+    base: &Base,
+    table: TableId,
+    def: &crate::catalog::TableDef,
+    index: &IndexDef,
+    storage: u64,
+    chunk_bytes: usize,
+) -> Result<(), EngineError> {
+    let all: ByteRange = (Bound::Unbounded, Bound::Unbounded);
+    let mut chunk: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    let mut held = 0usize;
+    let mut entry = Vec::with_capacity(64);
+    for item in root.scan_pk(table, &all) {
+        let (pk, row) = item?;
+        entry.clear();
+        index_key(def, index, &row, &mut entry);
+        let klen = entry.len() as u32;
+        entry.extend_from_slice(&pk);
+        let key = entry_key(storage, index.id, &entry);
+        let value = encode_entry(klen);
+        held += key.len() + value.len() + ENTRY_OVERHEAD;
+        chunk.push((key, value));
+        if held >= chunk_bytes {
+            ingest_sorted(base, &mut chunk)?;
+            held = 0;
+        }
+    }
+    ingest_sorted(base, &mut chunk)
+}
+
+/// Sorts `chunk` and writes it into `base` as one ingestion (empties it).
+fn ingest_sorted(base: &Base, chunk: &mut Vec<(Vec<u8>, Vec<u8>)>) -> Result<(), EngineError> {
+    if chunk.is_empty() {
+        return Ok(());
+    }
+    chunk.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut changes = chunk.drain(..).map(|(k, v)| (k, Some(v)));
+    base.checkpoint_streamed(&[], &mut changes)?;
+    Ok(())
+}
+
+/// Deletes every entry `snapshot` holds under (`storage`, `index`), `chunk_bytes` of keys per
+/// ingestion.
+fn delete_entries(
+    base: &Base,
+    snapshot: &BaseSnapshot,
+    storage: u64,
+    index: u32,
+    chunk_bytes: usize,
+) -> Result<(), EngineError> {
+    let range = entry_range(storage, index, &(Bound::Unbounded, Bound::Unbounded));
+    let (from, to) = borrowed(&range);
+    let mut keys: Vec<BaseChange> = Vec::new();
+    let mut held = 0usize;
+    for item in snapshot.iter(from, to) {
+        let (key, _) = item?;
+        held += key.len() + ENTRY_OVERHEAD;
+        keys.push((key, None));
+        if held >= chunk_bytes {
+            base.checkpoint_streamed(&[], &mut keys.drain(..))?;
+            held = 0;
+        }
+    }
+    if !keys.is_empty() {
+        base.checkpoint_streamed(&[], &mut keys.drain(..))?;
+    }
+    Ok(())
+}
+
+/// 1062 when two entries of the unique `index` (all in `snapshot`, in key order) have the same
+/// key without a NULL in it; reads a row only for equal neighbours.
+fn check_unique(
+    root: &Root,
+    snapshot: &BaseSnapshot,
+    table: TableId,
+    index: &IndexDef,
+    storage: u64,
+) -> Result<(), EngineError> {
+    let range = entry_range(storage, index.id, &(Bound::Unbounded, Bound::Unbounded));
+    let (from, to) = borrowed(&range);
+    let mut prev: Option<Vec<u8>> = None;
+    for item in snapshot.iter(from, to) {
+        let (key, value) = item?;
+        let bad = || snapshot.error("reading an index entry", "a key outside its index's range");
+        let entry = entry_key_entry(storage, index.id, &key).ok_or_else(bad)?;
+        let klen = decode_entry(value.as_slice(), entry.len())
+            .map_err(|e| snapshot.error("decoding an index entry", e))? as usize;
+        let (ikey, pk) = entry.split_at(klen);
+        if prev.as_deref() == Some(ikey) {
+            let row = root.get(table, pk)?.ok_or_else(|| {
+                EngineError::from(snapshot.error("reading an index entry", "its row is missing"))
+            })?;
+            if !index_has_null(index, &row) {
+                let vals: Vec<&onelog_binlog::Value> =
+                    index.columns.iter().map(|&c| &row[c]).collect();
+                return Err(EngineError::DuplicateKey {
+                    entry: display_values(&vals),
+                    key: index.name.clone(),
+                });
+            }
+        }
+        prev = Some(ikey.to_vec());
+    }
+    Ok(())
+}
