@@ -16,8 +16,8 @@
 //! logged row change always applies (no update of a row a TRUNCATE removed, no duplicate in a
 //! unique index created meanwhile), which recovery and replicas rely on.
 //!
-//! With the paged store, CREATE INDEX over a table whose rows lie in the base writes the new
-//! entries into the base in sorted chunks before logging (`index_build.rs`), holding the
+//! With the paged store, CREATE INDEX (and a foreign key's generated key added by ALTER TABLE)
+//! over a table whose rows lie in the base writes the new entries into the base in sorted chunks before logging (`index_build.rs`), holding the
 //! checkpoint writers' lock (taken before the exclusive gate, as checkpoints take them).
 //!
 //! Invariants: a DDL is logged only after its change applied to a scratch copy of the latest
@@ -54,6 +54,13 @@ impl Engine {
         build: impl FnOnce(&Root) -> Result<Option<CatalogChange>, EngineError>,
     ) -> Result<Option<CatalogChange>, EngineError> {
         self.run_ddl_with(db, sql, None, build)
+    }
+
+    /// With the paged store, its base and the checkpoint writers' lock, for DDL that builds an
+    /// index there (`index_build.rs`): taken before the commit gate, as checkpoints take them.
+    fn index_builder(&self) -> Option<(Arc<Base>, CheckpointSerial<'_>)> {
+        let base = self.checkpoints().base()?.clone();
+        Some((base, self.checkpoints().serialize()))
     }
 
     /// [`Self::run_ddl`]; with `below` (the paged store's base, and the checkpoint writers'
@@ -283,7 +290,9 @@ impl Engine {
         index: Option<IndexSpec>,
         sql: &str,
     ) -> Result<(), EngineError> {
-        self.run_ddl(db, sql, |root| {
+        let builder = index.as_ref().and_then(|_| self.index_builder());
+        let below = builder.as_ref().map(|(base, serial)| (&**base, serial));
+        self.run_ddl_with(db, sql, below, |root| {
             let mut def = (*Self::find_table(root, db, table)?).clone();
             let index = match index {
                 Some(spec) => {
@@ -545,11 +554,8 @@ impl Engine {
         index: IndexSpec,
         sql: &str,
     ) -> Result<(), EngineError> {
-        // With the paged store an index over rows in the base is built there; the checkpoint
-        // writers' lock is taken before the commit gate, as checkpoints take them.
-        let base = self.checkpoints().base().cloned();
-        let serial = base.as_ref().map(|_| self.checkpoints().serialize());
-        let below = base.as_deref().zip(serial.as_ref());
+        let builder = self.index_builder();
+        let below = builder.as_ref().map(|(base, serial)| (&**base, serial));
         self.run_ddl_with(db, sql, below, |root| {
             let t = Self::find_table(root, db, table)?;
             let mut def = (*t).clone();

@@ -6,8 +6,9 @@
 //! delta (`Root::make_whole`), which is what the in-memory store and every other index build
 //! still do.
 //!
-//! Owns [`create_index_in_base`], called by `ddl.rs` under the checkpoint writers' lock and the
-//! exclusive commit gate, before the DDL is logged.
+//! Owns [`create_index_in_base`], called by `ddl.rs` for CREATE INDEX and for the generated key
+//! of a foreign key that ALTER TABLE adds, under the checkpoint writers' lock and the exclusive
+//! commit gate, before the DDL is logged.
 //!
 //! Invariants:
 //! - The base changes only by checkpoints and by this build, never both at once: the caller
@@ -45,8 +46,8 @@ use crate::table_view::Lower;
 /// allocations), so a chunk's bound counts what it really holds.
 const ENTRY_OVERHEAD: usize = 64;
 
-/// Builds the index of `change` (a `CatalogChange::CreateIndex`) into `base` and applies the
-/// change to `root`, when the table's rows lie in the base and no checkpoint is half written.
+/// Builds the index `change` adds (CREATE INDEX, or the generated key of a foreign key added
+/// by ALTER TABLE) into `base` and applies the change to `root`, when the table's rows lie in the base and no checkpoint is half written.
 /// Returns false, having changed nothing, when the build does not apply (the caller then
 /// applies the change the in-memory way). At most `chunk_bytes` of entries are held at a time.
 /// A unique index over duplicate values fails with 1062 and leaves no entry behind.
@@ -57,8 +58,13 @@ pub(crate) fn create_index_in_base(
     change: &CatalogChange,
     chunk_bytes: usize,
 ) -> Result<bool, EngineError> {
-    let CatalogChange::CreateIndex { table, index } = change else {
-        return Ok(false);
+    let (table, index) = match change {
+        CatalogChange::CreateIndex { table, index } => (table, index),
+        CatalogChange::AlterConstraints {
+            table,
+            index: Some(index),
+        } => (&table.id, index),
+        _ => return Ok(false),
     };
     let Some(lower) = root.lower.clone() else {
         return Ok(false);

@@ -752,8 +752,9 @@ impl Root {
         self.apply_change(change, false)
     }
 
-    /// [`Self::apply_catalog_change`] of a CREATE INDEX whose entries `index_build.rs` wrote
-    /// into the base under the table's storage id: the delta gets the index empty (a removal
+    /// [`Self::apply_catalog_change`] of a change adding an index (CREATE INDEX, a foreign
+    /// key's generated key) whose entries `index_build.rs` wrote into the base under the
+    /// table's storage id: the delta gets the index empty (a removal
     /// leaves a tombstone over a base entry) instead of building it from the rows.
     pub(crate) fn apply_index_built_below(
         &mut self,
@@ -781,6 +782,27 @@ impl Root {
             for index in gone {
                 self.retired.push(Retired::Index { storage, index });
             }
+        }
+    }
+
+    /// A new index's entries: built from the rows, or (`built_below`) already written into the
+    /// base by `index_build.rs`, so the delta gets the index empty.
+    fn add_index_data(
+        &mut self,
+        catalog: &Catalog,
+        table: TableId,
+        index: &IndexDef,
+        generation: u64,
+        built_below: bool,
+    ) -> Result<(), BaseError> {
+        match self.tables.get_mut(&table) {
+            Some(t) if built_below => {
+                debug_assert!(t.lower, "an index built below a table with nothing below");
+                t.indexes.insert(index.id, OrdMap::new());
+                t.generation = generation;
+                Ok(())
+            }
+            _ => self.build_index(catalog, table, index, generation),
         }
     }
 
@@ -867,7 +889,7 @@ impl Root {
                 // Same rows (and the new index built from them); a transaction that wrote
                 // them unchecked by the new constraints fails its commit (1412).
                 if let Some(index) = index {
-                    self.build_index(&catalog, table.id, index, generation)?;
+                    self.add_index_data(&catalog, table.id, index, generation, built_below)?;
                     // A generated key the new one serves went with it.
                     self.keep_defined_indexes(table);
                 }
@@ -876,14 +898,7 @@ impl Root {
                 }
             }
             CatalogChange::CreateIndex { table, index } => {
-                match self.tables.get_mut(table) {
-                    Some(t) if built_below => {
-                        debug_assert!(t.lower, "an index built below a table with nothing below");
-                        t.indexes.insert(index.id, OrdMap::new());
-                        t.generation = generation;
-                    }
-                    _ => self.build_index(&catalog, *table, index, generation)?,
-                }
+                self.add_index_data(&catalog, *table, index, generation, built_below)?;
                 // The generated keys the new index made redundant went with it.
                 if let Some(def) = catalog.table(*table) {
                     self.keep_defined_indexes(def);

@@ -915,7 +915,7 @@ fn entries_of_a_build_whose_ddl_was_lost_are_deleted_by_the_next_build() {
 }
 
 #[test]
-fn a_generated_key_dropped_by_an_index_built_into_the_base_leaves_no_entries() {
+fn a_foreign_keys_generated_key_is_built_into_the_base_and_retired_with_it() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
     let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
@@ -938,6 +938,23 @@ fn a_generated_key_dropped_by_an_index_built_into_the_base_leaves_no_entries() {
             "CREATE TABLE c",
         )
         .unwrap();
+    let mut tx = e.begin();
+    for id in 0..10 {
+        tx.insert(p, vec![Value::Int(id)]).unwrap();
+    }
+    for id in 0..2000 {
+        tx.insert(c, vec![Value::Int(id), Value::Int((id * 7) % 10)])
+            .unwrap();
+    }
+    tx.commit().unwrap();
+    let before = bytes_written(&e);
+    e.checkpoint().unwrap();
+    let table_bytes = bytes_written(&e) - before;
+    let mut tx = e.begin();
+    tx.delete(c, &[Value::Int(5)]).unwrap();
+    tx.commit().unwrap();
+    // ALTER TABLE c ADD FOREIGN KEY (pid) REFERENCES p (id): InnoDB's generated key
+    // c_ibfk_1 on (pid), built into the base at once (no checkpoint wrote it).
     let fk = ForeignKeyDef {
         name: "c_ibfk_1".into(),
         columns: vec!["pid".into()],
@@ -947,26 +964,43 @@ fn a_generated_key_dropped_by_an_index_built_into_the_base_leaves_no_entries() {
         on_delete: FkAction::Restrict,
         on_update: FkAction::Restrict,
     };
-    // InnoDB's generated key for the foreign key: c_ibfk_1 on (pid).
+    let checkpoints = e.table_store_stats().unwrap().checkpoints;
+    let before = bytes_written(&e);
     let generated = IndexSpec::new("c_ibfk_1", &["pid"], false);
-    e.alter_constraints(
-        ("d", "c"),
-        (vec![fk], vec![]),
-        Some(generated),
-        "ALTER TABLE c ADD FK",
-    )
-    .unwrap();
-    let mut tx = e.begin();
-    for id in 0..10 {
-        tx.insert(p, vec![Value::Int(id)]).unwrap();
-    }
-    for id in 0..400 {
-        tx.insert(c, vec![Value::Int(id), Value::Int(id % 10)])
-            .unwrap();
-    }
-    tx.commit().unwrap();
+    let sql = "ALTER TABLE c ADD FOREIGN KEY (pid) REFERENCES p (id)";
+    e.alter_constraints(("d", "c"), (vec![fk], vec![]), Some(generated), sql)
+        .unwrap();
+    assert_eq!(e.table_store_stats().unwrap().checkpoints, checkpoints);
+    assert!(
+        bytes_written(&e) - before > 20 << 10,
+        "{}",
+        bytes_written(&e) - before
+    );
+    let entries = |e: &Engine| -> Vec<(i64, i64)> {
+        let snap = e.snapshot();
+        let root = snap.root();
+        let def = root.table_def(c).unwrap();
+        let ix = def.index("c_ibfk_1").unwrap();
+        root.scan_index(c, ix.id, &(Bound::Unbounded, Bound::Unbounded))
+            .map(|item| match &item.unwrap().1.row[..] {
+                [Value::Int(id), Value::Int(pid)] => (*pid, *id),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    let mut want: Vec<(i64, i64)> = (0..2000)
+        .filter(|&id| id != 5)
+        .map(|id| (id * 7 % 10, id))
+        .collect();
+    want.sort();
+    assert_eq!(entries(&e), want);
+    // The next checkpoint writes the delete, not the table again.
+    let before = bytes_written(&e);
     e.checkpoint().unwrap();
-    // An index that serves the foreign key replaces the generated one.
+    assert!((bytes_written(&e) - before) * 10 < table_bytes);
+    assert_eq!(entries(&e), want);
+    // An index that serves the foreign key replaces the generated one: its entries are
+    // retired and purged.
     let spec = IndexSpec::new("by_pid_id", &["pid", "id"], false);
     e.create_index("d", "c", spec, "CREATE INDEX by_pid_id ON c (pid, id)")
         .unwrap();
@@ -982,6 +1016,6 @@ fn a_generated_key_dropped_by_an_index_built_into_the_base_leaves_no_entries() {
     e.checkpoint().unwrap();
     e.shutdown().unwrap();
     drop(e);
-    // p's rows, c's rows and one entry each: the generated key's entries were purged.
-    assert_eq!(base_records(&base.0), 10 + 400 * 2);
+    // p's rows, c's rows and one entry each.
+    assert_eq!(base_records(&base.0), 10 + 1999 * 2);
 }
