@@ -274,6 +274,21 @@ fn push_row_changes(
 
 /// Applies a decoded body onto `root` (catalog and rows); the caller sets LSN and GTID state.
 pub fn apply_body(root: &mut Root, body: &DecodedBody) -> Result<(), String> {
+    apply_body_with(root, body, &mut |_, _| Ok(false))
+}
+
+/// Applies a catalog change in place of [`Root::apply_catalog_change`]: true when it did
+/// (recovery builds an index over rows in the paged store's base there, `index_build.rs`),
+/// false to let the root apply it.
+pub(crate) type ApplyDdl<'a> =
+    dyn FnMut(&mut Root, &CatalogChange) -> Result<bool, EngineError> + 'a;
+
+/// [`apply_body`], offering each catalog change to `ddl` first.
+fn apply_body_with(
+    root: &mut Root,
+    body: &DecodedBody,
+    ddl: &mut ApplyDdl<'_>,
+) -> Result<(), String> {
     match body {
         DecodedBody::Rows(changes) => {
             for c in changes {
@@ -281,8 +296,10 @@ pub fn apply_body(root: &mut Root, body: &DecodedBody) -> Result<(), String> {
             }
         }
         DecodedBody::Ddl { change, rows, .. } => {
-            root.apply_catalog_change(change)
-                .map_err(|e| e.to_string())?;
+            if !ddl(root, change).map_err(|e| e.to_string())? {
+                root.apply_catalog_change(change)
+                    .map_err(|e| e.to_string())?;
+            }
             for c in rows {
                 root.apply_row_change(c)?;
             }
@@ -302,13 +319,26 @@ pub fn apply_record(
     lsn: Lsn,
     end_lsn: Lsn,
 ) -> Result<(), EngineError> {
+    apply_record_with(root, (events, aux), gtid, (lsn, end_lsn), &mut |_, _| {
+        Ok(false)
+    })
+}
+
+/// [`apply_record`], offering a DDL record's catalog change to `ddl` first.
+pub(crate) fn apply_record_with(
+    root: &mut Root,
+    (events, aux): (&[u8], &[u8]),
+    gtid: Option<Gtid>,
+    (lsn, end_lsn): (Lsn, Lsn),
+    ddl: &mut ApplyDdl<'_>,
+) -> Result<(), EngineError> {
     let fail = |reason: String| EngineError::Apply {
         gtid,
         lsn: Some(lsn),
         reason,
     };
     let decoded = decode_record(&root.catalog, events, aux).map_err(fail)?;
-    apply_body(root, &decoded.body).map_err(fail)?;
+    apply_body_with(root, &decoded.body, ddl).map_err(fail)?;
     let recorded = gtid.unwrap_or(decoded.gtid_event.gtid);
     root.gtid_state.record(recorded);
     if decoded.replicated {

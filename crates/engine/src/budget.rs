@@ -16,10 +16,9 @@
 //! with 1317. The transaction is not logged, so nothing acknowledged is lost.
 //!
 //! What the measure does not see: DDL and CREATE ... SELECT do not wait, and DDL that moves a
-//! table's rows into the delta (`Root::make_whole`: ADD / DROP COLUMN and a copying ALTER
-//! write a new table anyway; a constraint's new index, and CREATE INDEX replayed by recovery)
-//! grows it by more than the log it writes. CREATE INDEX itself writes its entries into the
-//! base (`index_build.rs`).
+//! table's rows into the delta (ADD / DROP COLUMN and a copying ALTER write a new table)
+//! grows it by more than the log it writes. An index added over rows in the base writes its
+//! entries into the base (`index_build.rs`).
 //!
 //! Invariants: the checkpoint LSN only grows; a commit under the limit takes no lock of the
 //! budget's; every waiter is woken by each completed checkpoint and re-checks; a waiter asks

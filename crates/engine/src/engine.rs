@@ -50,10 +50,10 @@ use onelog_log::{
     FileSystem, Log, LogOptions, Lsn, OpenReport, ReadStart, ReaderOptions, RecordKind,
 };
 
-use crate::apply::apply_record;
+use crate::apply::apply_record_with;
 use crate::base::{Base, BaseError, BaseStats};
 use crate::budget::{CheckpointHooks, DeltaBudget};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogChange};
 use crate::checkpoint::{
     load_checkpoint, read_control_any, remove_backup_images, remove_checkpoint_files,
     write_base_control, Control, CONTROL_FILE,
@@ -61,6 +61,7 @@ use crate::checkpoint::{
 use crate::commit::Committer;
 use crate::error::EngineError;
 use crate::expiry::ExpirySettings;
+use crate::index_build;
 use crate::lock::LockManager;
 use crate::report::Reporter;
 use crate::scheduler::{Backoff, Checkpointer, SchedulerTask};
@@ -442,8 +443,20 @@ fn log_options(opts: &EngineOptions) -> LogOptions {
 }
 
 /// Step 4 of open: applies every record of `log` after `root.lsn` to `root` (through
-/// `apply.rs`, as a replica does); returns how many.
-fn replay(log: &Log, root: &mut Root) -> Result<u64, EngineError> {
+/// `apply.rs`, as a replica does); returns how many. With the paged store's `base`, an index
+/// that a DDL record adds over rows in the base is built there in chunks of `chunk_bytes`
+/// (`index_build.rs`: the entries a build before the crash wrote are deleted and written
+/// again), not in memory.
+fn replay(
+    log: &Log,
+    root: &mut Root,
+    base: Option<&Base>,
+    chunk_bytes: usize,
+) -> Result<u64, EngineError> {
+    let mut ddl = |root: &mut Root, change: &CatalogChange| match base {
+        Some(base) => index_build::rebuild_index_in_base_at_open(root, base, change, chunk_bytes),
+        None => Ok(false),
+    };
     let mut reader = log
         .reader(
             ReadStart::Lsn(root.lsn),
@@ -463,7 +476,13 @@ fn replay(log: &Log, root: &mut Root) -> Result<u64, EngineError> {
             continue;
         }
         debug_assert!(rec.lsn >= root.lsn, "replay went backwards");
-        apply_record(root, &rec.events, &rec.aux, rec.gtid, rec.lsn, rec.end_lsn)?;
+        apply_record_with(
+            root,
+            (&rec.events, &rec.aux),
+            rec.gtid,
+            (rec.lsn, rec.end_lsn),
+            &mut ddl,
+        )?;
         records_applied += 1;
     }
     // GTID state records and the log's own state are authoritative for what follows.
@@ -486,7 +505,12 @@ impl Engine {
         } = load_root(&*fs, &checkpoint_dir, &opts.table_store)?;
         let (log, log_report) = Log::open(fs.clone(), log_options(&opts))
             .map_err(|e| EngineError::log("opening the log", e))?;
-        let records_applied = replay(&log, &mut root)?;
+        let records_applied = replay(
+            &log,
+            &mut root,
+            base.as_deref(),
+            opts.index_build_chunk_bytes,
+        )?;
         let budget = match (&opts.table_store, &base) {
             (TableStore::Paged { memory_bytes, .. }, Some(base)) => {
                 Some(Arc::new(DeltaBudget::new(

@@ -2,13 +2,15 @@
 //! step 3's chunked build): the new index's entries are written into the base in sorted
 //! chunks of a bounded size, so building an index over a table many times the memory budget
 //! holds at most one chunk of entries in memory. The table keeps its storage id and its rows
-//! stay where they are; without this module the build first copies the whole table into the
-//! delta (`Root::make_whole`), which is what the in-memory store and every other index build
-//! still do.
+//! stay where they are. Where the build does not apply (the in-memory store, a table with
+//! nothing below its delta, a frozen layer left by a failed checkpoint), the index is built
+//! from the rows in memory, after `Root::make_whole` moved a table with rows below into its
+//! delta.
 //!
 //! Owns [`create_index_in_base`], called by `ddl.rs` for CREATE INDEX and for the generated key
 //! of a foreign key that ALTER TABLE adds, under the checkpoint writers' lock and the exclusive
-//! commit gate, before the DDL is logged.
+//! commit gate, before the DDL is logged; and [`rebuild_index_in_base_at_open`], called by
+//! recovery's replay of such a DDL.
 //!
 //! Invariants:
 //! - The base changes only by checkpoints and by this build, never both at once: the caller
@@ -26,9 +28,10 @@
 //! - A crash after the build and before the DDL record is durable leaves those entries in the
 //!   base under an index id no catalog names: nothing reads them, the next build of that id
 //!   deletes them, and a DROP TABLE's purge deletes every key of the storage id. A crash after
-//!   the DDL record and before the next checkpoint replays the DDL the in-memory way
-//!   (`make_whole`: a new storage id, the old one's keys purged), so recovery never trusts
-//!   entries whose DDL it cannot tie them to.
+//!   the DDL record and before the next checkpoint replays the DDL with the same build
+//!   (`rebuild_index_in_base_at_open`, before any checkpoint can run): it deletes what the
+//!   build before the crash wrote and writes the entries again, so recovery never trusts
+//!   entries it cannot tie to the DDL it replays.
 
 use std::ops::Bound;
 use std::sync::Arc;
@@ -55,6 +58,27 @@ pub(crate) fn create_index_in_base(
     root: &mut Root,
     base: &Base,
     _serial: &CheckpointSerial<'_>,
+    change: &CatalogChange,
+    chunk_bytes: usize,
+) -> Result<bool, EngineError> {
+    build(root, base, change, chunk_bytes)
+}
+
+/// [`create_index_in_base`] for recovery's replay of a logged DDL: no checkpoint runs before
+/// the engine is open. The entries a build wrote before the crash are deleted and written
+/// again from the rows replay has reached, which are the rows the build read.
+pub(crate) fn rebuild_index_in_base_at_open(
+    root: &mut Root,
+    base: &Base,
+    change: &CatalogChange,
+    chunk_bytes: usize,
+) -> Result<bool, EngineError> {
+    build(root, base, change, chunk_bytes)
+}
+
+fn build(
+    root: &mut Root,
+    base: &Base,
     change: &CatalogChange,
     chunk_bytes: usize,
 ) -> Result<bool, EngineError> {
