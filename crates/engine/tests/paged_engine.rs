@@ -643,6 +643,18 @@ fn small_chunks(base: &Scratch) -> EngineOptions {
     o
 }
 
+/// An engine on [`small_chunks`] whose table `d.t` holds `rows` rows (`k` = id % 5), all
+/// checkpointed into the base.
+fn in_the_base(fs: &Arc<SimFs>, base: &Scratch, rows: i64) -> (Arc<Engine>, TableId) {
+    let (e, _) = open_sim(fs, small_chunks(base)).unwrap();
+    let t = setup(&e);
+    for id in 0..rows {
+        put(&e, t, id, id % 5);
+    }
+    e.checkpoint().unwrap();
+    (e, t)
+}
+
 /// Commits a row with explicit `k` and `payload` (`k` None: NULL).
 fn put_raw(
     e: &Arc<Engine>,
@@ -822,12 +834,7 @@ fn a_unique_index_built_into_the_base_checks_duplicates_and_leaves_nothing_when_
 fn an_index_built_right_after_a_drop_reads_only_its_own_entries() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
-    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
-    let t = setup(&e);
-    for id in 0..300 {
-        put(&e, t, id, id % 5);
-    }
-    e.checkpoint().unwrap();
+    let (e, t) = in_the_base(&fs, &base, 300);
     // Dropped and built again (a new index id) with other columns before any checkpoint
     // purged the old entries: the purge deletes only the old ones.
     e.drop_index("d", "t", "by_k", "DROP INDEX by_k ON t")
@@ -850,12 +857,7 @@ fn an_index_built_right_after_a_drop_reads_only_its_own_entries() {
 fn a_failed_write_of_an_index_into_the_base_logs_nothing_and_the_next_try_builds_it() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
-    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
-    let t = setup(&e);
-    for id in 0..300 {
-        put(&e, t, id, id % 5);
-    }
-    e.checkpoint().unwrap();
+    let (e, t) = in_the_base(&fs, &base, 300);
     let end = e.log().end_lsn();
     // The base's files move away: the build cannot write its table files.
     let keyspaces = base.0.join("keyspaces");
@@ -887,12 +889,7 @@ fn a_failed_write_of_an_index_into_the_base_logs_nothing_and_the_next_try_builds
 fn entries_of_a_build_whose_ddl_was_lost_are_deleted_by_the_next_build() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
-    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
-    let t = setup(&e);
-    for id in 0..300 {
-        put(&e, t, id, id % 5);
-    }
-    e.checkpoint().unwrap();
+    let (e, t) = in_the_base(&fs, &base, 300);
     let create = |e: &Engine| {
         let spec = IndexSpec::new("by_k_payload", &["k", "payload"], false);
         e.create_index(
