@@ -655,6 +655,23 @@ fn in_the_base(fs: &Arc<SimFs>, base: &Scratch, rows: i64) -> (Arc<Engine>, Tabl
     (e, t)
 }
 
+/// Shuts `e` down (a last checkpoint), checks that the base holds `records` data records (rows
+/// and index entries: nothing left twice), and that a reopen reads `expect` from `t`.
+fn shut_down_and_reopen(
+    e: Arc<Engine>,
+    fs: &Arc<SimFs>,
+    base: &Scratch,
+    t: TableId,
+    records: usize,
+    expect: &[Vec<Value>],
+) {
+    e.shutdown().unwrap();
+    drop(e);
+    assert_eq!(base_records(&base.0), records);
+    let (e, _) = open_sim(fs, small_chunks(base)).unwrap();
+    assert_eq!(contents(&e, t), expect);
+}
+
 /// Commits a row with explicit `k` and `payload` (`k` None: NULL).
 fn put_raw(
     e: &Arc<Engine>,
@@ -780,11 +797,7 @@ fn a_crash_after_create_index_and_before_a_checkpoint_rebuilds_it_in_the_base() 
         after * 10 < table_bytes,
         "{after} bytes, the table {table_bytes}"
     );
-    e.shutdown().unwrap();
-    drop(e);
-    assert_eq!(base_records(&base.0), 500 * 3);
-    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
-    assert_eq!(contents(&e, t), expect);
+    shut_down_and_reopen(e, &fs, &base, t, 500 * 3, &expect);
 }
 
 #[test]
@@ -846,11 +859,7 @@ fn an_index_built_right_after_a_drop_reads_only_its_own_entries() {
     e.checkpoint().unwrap();
     e.checkpoint().unwrap();
     assert_eq!(contents(&e, t), expect);
-    e.shutdown().unwrap();
-    drop(e);
-    assert_eq!(base_records(&base.0), 300 * 2);
-    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
-    assert_eq!(contents(&e, t), expect);
+    shut_down_and_reopen(e, &fs, &base, t, 300 * 2, &expect);
 }
 
 #[test]
@@ -914,11 +923,7 @@ fn entries_of_a_build_whose_ddl_was_lost_are_deleted_by_the_next_build() {
     create(&e).unwrap();
     let expect = contents(&e, t);
     e.checkpoint().unwrap();
-    e.shutdown().unwrap();
-    drop(e);
-    assert_eq!(base_records(&base.0), 300 * 3);
-    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
-    assert_eq!(contents(&e, t), expect);
+    shut_down_and_reopen(e, &fs, &base, t, 300 * 3, &expect);
 }
 
 #[test]
