@@ -38,7 +38,7 @@ use std::sync::Arc;
 
 use crate::base::{Base, BaseChange, BaseSnapshot};
 use crate::base_format::{decode_entry, encode_entry, entry_key, entry_key_entry, entry_range};
-use crate::catalog::{CatalogChange, IndexDef, TableId};
+use crate::catalog::{CatalogChange, IndexDef, TableDef, TableId};
 use crate::error::EngineError;
 use crate::key::{borrowed, display_values, ByteRange};
 use crate::scheduler::CheckpointSerial;
@@ -50,10 +50,12 @@ use crate::table_view::Lower;
 const ENTRY_OVERHEAD: usize = 64;
 
 /// Builds the index `change` adds (CREATE INDEX, or the generated key of a foreign key added
-/// by ALTER TABLE) into `base` and applies the change to `root`, when the table's rows lie in the base and no checkpoint is half written.
-/// Returns false, having changed nothing, when the build does not apply (the caller then
-/// applies the change the in-memory way). At most `chunk_bytes` of entries are held at a time.
-/// A unique index over duplicate values fails with 1062 and leaves no entry behind.
+/// by ALTER TABLE) into `base` and applies the change to `root`, when the table's rows lie in
+/// the base and no checkpoint is half written. Returns false, having changed nothing, when
+/// the build does not apply (the caller then applies the change the in-memory way). At most
+/// `chunk_bytes` of entries are held at a time. A unique index over duplicate values fails
+/// with 1062 and leaves no entry behind (the cleanup after a failure is best effort: what it
+/// cannot delete, the next build of the index id deletes first).
 pub(crate) fn create_index_in_base(
     root: &mut Root,
     base: &Base,
@@ -145,7 +147,7 @@ fn write_entries(
     root: &Root,
     base: &Base,
     table: TableId,
-    def: &crate::catalog::TableDef,
+    def: &TableDef,
     index: &IndexDef,
     storage: u64,
     chunk_bytes: usize,
