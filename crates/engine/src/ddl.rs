@@ -17,8 +17,9 @@
 //! unique index created meanwhile), which recovery and replicas rely on.
 //!
 //! With the paged store, CREATE INDEX (and a foreign key's generated key added by ALTER TABLE)
-//! over a table whose rows lie in the base writes the new entries into the base in sorted chunks before logging (`index_build.rs`), holding the
-//! checkpoint writers' lock (taken before the exclusive gate, as checkpoints take them).
+//! over a table whose rows lie in the base writes the new entries into the base in sorted
+//! chunks before logging (`index_build.rs`), holding the checkpoint writers' lock (taken
+//! before the exclusive gate, as checkpoints take them).
 //!
 //! Invariants: a DDL is logged only after its change applied to a scratch copy of the latest
 //! root under the exclusive gate (so the sink's apply of it cannot fail), and a unique index
@@ -738,13 +739,18 @@ pub(crate) fn check_unique_index(
     keys.sort_by(|a, b| a.0.cmp(&b.0));
     for (k, row) in &keys {
         if prev.as_ref() == Some(k) {
-            let vals: Vec<&onelog_binlog::Value> = index.columns.iter().map(|&c| &row[c]).collect();
-            return Err(EngineError::DuplicateKey {
-                entry: display_values(&vals),
-                key: index.name.clone(),
-            });
+            return Err(duplicate_key(index, row));
         }
         prev = Some(k.clone());
     }
     Ok(())
+}
+
+/// 1062 for `row`'s values of the unique `index`, which another row has too.
+pub(crate) fn duplicate_key(index: &IndexDef, row: &Row) -> EngineError {
+    let vals: Vec<&Value> = index.columns.iter().map(|&c| &row[c]).collect();
+    EngineError::DuplicateKey {
+        entry: display_values(&vals),
+        key: index.name.clone(),
+    }
 }

@@ -39,8 +39,9 @@ use std::sync::Arc;
 use crate::base::{Base, BaseChange, BaseSnapshot};
 use crate::base_format::{decode_entry, encode_entry, entry_key, entry_key_entry, entry_range};
 use crate::catalog::{CatalogChange, IndexDef, TableDef, TableId};
+use crate::ddl::duplicate_key;
 use crate::error::EngineError;
-use crate::key::{borrowed, display_values, ByteRange};
+use crate::key::{borrowed, ByteRange};
 use crate::scheduler::CheckpointSerial;
 use crate::store::{index_has_null, index_key, Retired, Root};
 use crate::table_view::Lower;
@@ -153,8 +154,7 @@ fn write_entries(
     chunk_bytes: usize,
 ) -> Result<(), EngineError> {
     let all: ByteRange = (Bound::Unbounded, Bound::Unbounded);
-    let mut chunk: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-    let mut held = 0usize;
+    let mut chunks = Chunks::new(base, chunk_bytes);
     let mut entry = Vec::with_capacity(64);
     for item in root.scan_pk(table, &all) {
         let (pk, row) = item?;
@@ -162,31 +162,16 @@ fn write_entries(
         index_key(def, index, &row, &mut entry);
         let klen = entry.len() as u32;
         entry.extend_from_slice(&pk);
-        let key = entry_key(storage, index.id, &entry);
-        let value = encode_entry(klen);
-        held += key.len() + value.len() + ENTRY_OVERHEAD;
-        chunk.push((key, value));
-        if held >= chunk_bytes {
-            ingest_sorted(base, &mut chunk)?;
-            held = 0;
-        }
+        chunks.push(
+            entry_key(storage, index.id, &entry),
+            Some(encode_entry(klen)),
+        )?;
     }
-    ingest_sorted(base, &mut chunk)
+    chunks.write()
 }
 
-/// Sorts `chunk` and writes it into `base` as one ingestion (empties it).
-fn ingest_sorted(base: &Base, chunk: &mut Vec<(Vec<u8>, Vec<u8>)>) -> Result<(), EngineError> {
-    if chunk.is_empty() {
-        return Ok(());
-    }
-    chunk.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let mut changes = chunk.drain(..).map(|(k, v)| (k, Some(v)));
-    base.checkpoint_streamed(&[], &mut changes)?;
-    Ok(())
-}
-
-/// Deletes every entry `snapshot` holds under (`storage`, `index`), `chunk_bytes` of keys per
-/// ingestion.
+/// Deletes every entry `snapshot` holds under (`storage`, `index`), in chunks of at most
+/// `chunk_bytes`.
 fn delete_entries(
     base: &Base,
     snapshot: &BaseSnapshot,
@@ -196,21 +181,53 @@ fn delete_entries(
 ) -> Result<(), EngineError> {
     let range = entry_range(storage, index, &(Bound::Unbounded, Bound::Unbounded));
     let (from, to) = borrowed(&range);
-    let mut keys: Vec<BaseChange> = Vec::new();
-    let mut held = 0usize;
+    let mut chunks = Chunks::new(base, chunk_bytes);
     for item in snapshot.iter(from, to) {
-        let (key, _) = item?;
-        held += key.len() + ENTRY_OVERHEAD;
-        keys.push((key, None));
-        if held >= chunk_bytes {
-            base.checkpoint_streamed(&[], &mut keys.drain(..))?;
-            held = 0;
+        chunks.push(item?.0, None)?;
+    }
+    chunks.write()
+}
+
+/// Changes for the base gathered in memory up to a bound (their bytes plus
+/// [`ENTRY_OVERHEAD`] each), then written sorted as one ingestion.
+struct Chunks<'a> {
+    base: &'a Base,
+    limit: usize,
+    held: usize,
+    changes: Vec<BaseChange>,
+}
+
+impl<'a> Chunks<'a> {
+    fn new(base: &'a Base, limit: usize) -> Self {
+        Chunks {
+            base,
+            limit,
+            held: 0,
+            changes: Vec::new(),
         }
     }
-    if !keys.is_empty() {
-        base.checkpoint_streamed(&[], &mut keys.drain(..))?;
+
+    /// Adds a change (`None`: a delete); writes the chunk once it reaches the bound.
+    fn push(&mut self, key: Vec<u8>, value: Option<Vec<u8>>) -> Result<(), EngineError> {
+        self.held += key.len() + value.as_ref().map_or(0, Vec::len) + ENTRY_OVERHEAD;
+        self.changes.push((key, value));
+        if self.held >= self.limit {
+            self.write()?;
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Writes what is gathered, sorted, as one ingestion (nothing when empty).
+    fn write(&mut self) -> Result<(), EngineError> {
+        self.held = 0;
+        if self.changes.is_empty() {
+            return Ok(());
+        }
+        self.changes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        self.base
+            .checkpoint_streamed(&[], &mut self.changes.drain(..))?;
+        Ok(())
+    }
 }
 
 /// 1062 when two entries of the unique `index` (all in `snapshot`, in key order) have the same
@@ -237,12 +254,7 @@ fn check_unique(
                 EngineError::from(snapshot.error("reading an index entry", "its row is missing"))
             })?;
             if !index_has_null(index, &row) {
-                let vals: Vec<&onelog_binlog::Value> =
-                    index.columns.iter().map(|&c| &row[c]).collect();
-                return Err(EngineError::DuplicateKey {
-                    entry: display_values(&vals),
-                    key: index.name.clone(),
-                });
+                return Err(duplicate_key(index, &row));
             }
         }
         prev = Some(ikey.to_vec());

@@ -754,8 +754,8 @@ impl Root {
 
     /// [`Self::apply_catalog_change`] of a change adding an index (CREATE INDEX, a foreign
     /// key's generated key) whose entries `index_build.rs` wrote into the base under the
-    /// table's storage id: the delta gets the index empty (a removal
-    /// leaves a tombstone over a base entry) instead of building it from the rows.
+    /// table's storage id: the delta gets the index empty (a removal leaves a tombstone over a
+    /// base entry) instead of building it from the rows.
     pub(crate) fn apply_index_built_below(
         &mut self,
         change: &CatalogChange,
@@ -770,13 +770,7 @@ impl Root {
         let Some(t) = self.tables.get_mut(&def.id) else {
             return;
         };
-        let gone: Vec<u32> = t
-            .indexes
-            .keys()
-            .copied()
-            .filter(|&id| def.index_by_id(id).is_none())
-            .collect();
-        t.keep_indexes(|id| def.index_by_id(id).is_some());
+        let gone = t.keep_indexes(|id| def.index_by_id(id).is_some());
         if t.lower {
             let storage = t.storage;
             for index in gone {

@@ -63,17 +63,18 @@ pub struct TableData {
 }
 
 impl TableData {
-    /// Drops the entries of every index `keep` says no to.
-    pub(crate) fn keep_indexes(&mut self, keep: impl Fn(u32) -> bool) {
+    /// Drops the entries of every index `keep` says no to; returns the ids dropped.
+    pub(crate) fn keep_indexes(&mut self, keep: impl Fn(u32) -> bool) -> Vec<u32> {
         let dropped: Vec<u32> = self
             .indexes
             .keys()
             .copied()
             .filter(|&id| !keep(id))
             .collect();
-        for id in dropped {
-            self.indexes.remove(&id);
+        for id in &dropped {
+            self.indexes.remove(id);
         }
+        dropped
     }
 
     /// No rows, nothing under it: an empty map per index of `def`.
