@@ -1262,9 +1262,10 @@ impl Root {
         generation: u64,
     ) -> Result<(), EngineError> {
         if alter::keeps_rows(old_def, def, sources) {
-            // No value or key changes: the rows stay, the dropped indexes go.
+            // No value or key changes: the rows stay, the dropped indexes go (their entries
+            // in lower layers with later checkpoints).
+            self.keep_defined_indexes(def);
             if let Some(t) = self.tables.get_mut(&def.id) {
-                t.keep_indexes(|id| def.index_by_id(id).is_some());
                 t.generation = generation;
             }
             return Ok(());

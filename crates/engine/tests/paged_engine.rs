@@ -13,10 +13,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use onelog_binlog::Value;
+use onelog_engine::alter::AlterPlan;
 use onelog_engine::store::index_key;
 use onelog_engine::{
-    ColumnSpec, Engine, EngineError, EngineOptions, FkAction, ForeignKeyDef, IndexSpec, SqlType,
-    TableId, TableSpec, TableStore,
+    ColumnSource, ColumnSpec, Engine, EngineError, EngineOptions, FkAction, ForeignKeyDef,
+    IndexSpec, SqlType, TableId, TableSpec, TableStore,
 };
 use onelog_log::{FileSystem, SimFs};
 
@@ -1030,4 +1031,28 @@ fn a_foreign_keys_generated_key_is_built_into_the_base_and_retired_with_it() {
     drop(e);
     // p's rows, c's rows and one entry each.
     assert_eq!(base_records(&base.0), 10 + 1999 * 2);
+}
+
+#[test]
+fn an_alter_table_that_keeps_the_rows_and_drops_an_index_leaves_no_entries_in_the_base() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, t) = in_the_base(&fs, &base, 300);
+    // ALTER TABLE t DROP INDEX by_k, MODIFY ... that changes no column: the rows stay where
+    // they are, the index's entries in the base are deleted by the next checkpoints.
+    let old = e.catalog().table(t).unwrap().clone();
+    let mut new = (*old).clone();
+    new.indexes.clear();
+    let sources = (0..old.columns.len()).map(ColumnSource::Old).collect();
+    let plan = AlterPlan {
+        sources,
+        strict: true,
+        auto_increment: None,
+    };
+    e.alter_table(&old, new, plan, "ALTER TABLE t DROP INDEX by_k")
+        .unwrap();
+    assert!(e.catalog().table(t).unwrap().indexes.is_empty());
+    let expect = contents(&e, t);
+    e.checkpoint().unwrap();
+    shut_down_and_reopen(e, &fs, &base, t, 300, &expect);
 }
