@@ -40,9 +40,8 @@ use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::events::encode_ddl_with_mode;
 use crate::index_build::create_index_in_base;
-use crate::key::display_values;
 use crate::scheduler::CheckpointSerial;
-use crate::store::{index_has_null, index_key, Root, Row};
+use crate::store::{duplicate_key, index_has_null, index_key, Root, Row};
 use crate::view::ViewDef;
 
 impl Engine {
@@ -744,13 +743,4 @@ pub(crate) fn check_unique_index(
         prev = Some(k.clone());
     }
     Ok(())
-}
-
-/// 1062 for `row`'s values of the unique `index`, which another row has too.
-pub(crate) fn duplicate_key(index: &IndexDef, row: &Row) -> EngineError {
-    let vals: Vec<&Value> = index.columns.iter().map(|&c| &row[c]).collect();
-    EngineError::DuplicateKey {
-        entry: display_values(&vals),
-        key: index.name.clone(),
-    }
 }

@@ -39,11 +39,10 @@ use std::sync::Arc;
 use crate::base::{Base, BaseChange, BaseSnapshot};
 use crate::base_format::{decode_entry, encode_entry, entry_key, entry_key_entry, entry_range};
 use crate::catalog::{CatalogChange, IndexDef, TableDef, TableId};
-use crate::ddl::duplicate_key;
 use crate::error::EngineError;
 use crate::key::{borrowed, ByteRange};
 use crate::scheduler::CheckpointSerial;
-use crate::store::{index_has_null, index_key, Retired, Root};
+use crate::store::{duplicate_key, index_has_null, index_key, Retired, Root};
 use crate::table_view::Lower;
 
 /// Memory an entry costs in a chunk beyond its key and value bytes (two vectors and their

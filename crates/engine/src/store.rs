@@ -165,6 +165,15 @@ pub fn index_has_null(index: &IndexDef, row: &[Value]) -> bool {
         .any(|&c| matches!(row.get(c), None | Some(Value::Null)))
 }
 
+/// 1062 for `row`'s values of the unique `index`, which another row has too.
+pub(crate) fn duplicate_key(index: &IndexDef, row: &Row) -> EngineError {
+    let vals: Vec<&Value> = index.columns.iter().map(|&c| &row[c]).collect();
+    EngineError::DuplicateKey {
+        entry: display_values(&vals),
+        key: index.name.clone(),
+    }
+}
+
 /// The AUTO_INCREMENT value column `a` of `row` holds (0 for NULL, zero or a negative one).
 fn auto_inc_value(row: &[Value], a: usize) -> u64 {
     match row.get(a) {
