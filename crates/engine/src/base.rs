@@ -15,6 +15,10 @@
 //!   before anything is written (fjall would panic on the first), and a refused batch writes
 //!   nothing.
 //! - A [`BaseSnapshot`] sees exactly the checkpoints completed before it was taken.
+//! - Rows a snapshot decoded may be kept in the base's [`RowCache`] (decoded rows, step 7 of
+//!   the build order): every checkpoint drops the cached copy of each key it writes, under the
+//!   cache's generation protocol (`row_cache.rs`), so a row read from the cache is the one the
+//!   reader's snapshot holds.
 //! - No panic escapes: a panic inside fjall during a checkpoint becomes a [`BaseError`].
 //! - Every error names the directory and what was being done; a damaged file (fjall checks a
 //!   checksum on every block it reads) is an error, never a missing or different row.
@@ -29,12 +33,22 @@ use std::sync::Arc;
 use fjall::config::CompressionPolicy;
 use fjall::{CompressionType, Database, Keyspace, KeyspaceCreateOptions, Readable};
 
+use onelog_binlog::Value;
+
+use crate::row_cache::{RowCache, RowCacheStats};
+
 /// First byte of every meta record's key.
 pub const META_PREFIX: u8 = 0;
 /// The smallest first byte a data key may have.
 pub const FIRST_DATA_BYTE: u8 = 1;
 /// The keyspace holding everything (one keyspace: a checkpoint is one ingestion).
 const KEYSPACE: &str = "store";
+/// fjall's background threads. We never write its memtable or journal (checkpoints are
+/// ingestions), so they only compact. With more than one, fjall 3.1 keeps its worker 0 for
+/// flushes: that worker hands every compaction request it receives back to the channel and
+/// takes the next message at once, so while the other workers are all compacting it spins on
+/// one CPU (`worker_pool.rs`, `WorkerMessage::Compact`). One worker compacts and never spins.
+const COMPACTION_WORKERS: usize = 1;
 
 /// True when the key range between `from` and `to` is empty or inverted (fjall and imbl are
 /// never given one: they panic on inverted ranges).
@@ -96,6 +110,7 @@ pub struct Base {
     dir: PathBuf,
     /// Bytes of keys and values its checkpoints wrote (meta records included).
     written: AtomicU64,
+    rows: Arc<RowCache>,
 }
 
 /// What a base has read and written since it was opened, and its sizes now
@@ -115,6 +130,8 @@ pub struct BaseStats {
     pub cache_capacity: u64,
     /// Bytes of the store's files on disk.
     pub disk_bytes: u64,
+    /// The decoded-row cache's counters.
+    pub rows: RowCacheStats,
 }
 
 impl fmt::Debug for Base {
@@ -133,12 +150,16 @@ fn meta_key(name: &str) -> Vec<u8> {
 }
 
 impl Base {
-    /// Opens (creating when missing) the base in `dir` with a block cache of `cache_bytes`.
+    /// Opens (creating when missing) the base in `dir` with `cache_bytes` of memory for what
+    /// it reads: fjall's block cache (compressed blocks) takes what it needs of it, and the
+    /// decoded-row cache the rest (`row_cache.rs`): all of it when the data fits in the block
+    /// cache with room to spare, nothing once the block cache is full.
     pub fn open(dir: &Path, cache_bytes: u64) -> Result<Base, BaseError> {
         let opened = catch_unwind(AssertUnwindSafe(|| {
             let db = Database::builder(dir)
                 .cache_size(cache_bytes)
                 .manual_journal_persist(true)
+                .worker_threads(COMPACTION_WORKERS)
                 .open()
                 .map_err(|e| BaseError::at(dir, "open", e))?;
             let data = db
@@ -150,11 +171,15 @@ impl Base {
             Ok((db, data))
         }));
         let (db, data) = opened.map_err(|_| BaseError::at(dir, "open", "the store panicked"))??;
+        let blocks = db.clone();
         Ok(Base {
             db,
             data,
             dir: dir.to_path_buf(),
             written: AtomicU64::new(0),
+            rows: Arc::new(RowCache::with_limit(Box::new(move || {
+                cache_bytes.saturating_sub(blocks.cache_size())
+            }))),
         })
     }
 
@@ -170,6 +195,7 @@ impl Base {
             cache_bytes: self.db.cache_size(),
             cache_capacity: self.db.cache_capacity(),
             disk_bytes: self.data.disk_space(),
+            rows: self.rows.stats(),
         }
     }
 
@@ -229,6 +255,8 @@ impl Base {
         }
         let mut refused = None;
         let mut bytes = meta.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+        // Held until the ingestion is visible or failed (dropped at the end of this function).
+        let rows = self.rows.begin_write();
         let written = catch_unwind(AssertUnwindSafe(|| -> Result<(), fjall::Error> {
             let mut ingest = self.data.start_ingestion()?;
             for (k, v) in &meta {
@@ -247,6 +275,7 @@ impl Base {
                     return Ok(());
                 }
                 bytes += k.len() + v.as_ref().map_or(0, Vec::len);
+                rows.forget(&k);
                 match &v {
                     Some(v) => ingest.write(k.as_slice(), v.as_slice())?,
                     None => ingest.write_tombstone(k.as_slice())?,
@@ -270,10 +299,13 @@ impl Base {
 
     /// A consistent read view of the checkpoints completed so far.
     pub fn snapshot(&self) -> BaseSnapshot {
+        let (snap, tag) = self.rows.tag(|| self.db.snapshot());
         BaseSnapshot {
             data: self.data.clone(),
             dir: Arc::from(self.dir.as_path()),
-            snap: self.db.snapshot(),
+            snap,
+            rows: self.rows.clone(),
+            tag,
         }
     }
 }
@@ -286,6 +318,9 @@ pub struct BaseSnapshot {
     data: Keyspace,
     dir: Arc<Path>,
     snap: fjall::Snapshot,
+    rows: Arc<RowCache>,
+    /// Its generation in `rows` (`row_cache.rs`); None: it does not use the cache.
+    tag: Option<u64>,
 }
 
 /// One data record read from a base: key and value, or a failed read naming the directory.
@@ -307,6 +342,19 @@ impl BaseSnapshot {
             return Ok(None);
         }
         self.raw_get(key)
+    }
+
+    /// The decoded row at row key `key` of a table of `columns` columns, when the row cache
+    /// holds it as this snapshot sees it.
+    pub(crate) fn cached_row(&self, key: &[u8], columns: usize) -> Option<Arc<Vec<Value>>> {
+        self.rows.get(self.tag?, key, columns)
+    }
+
+    /// Offers `row`, decoded from this snapshot's value at row key `key`, to the row cache.
+    pub(crate) fn keep_row(&self, key: &[u8], columns: usize, row: &Arc<Vec<Value>>) {
+        if let Some(tag) = self.tag {
+            self.rows.insert(tag, key, columns, row);
+        }
     }
 
     fn raw_get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, BaseError> {

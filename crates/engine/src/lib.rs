@@ -55,6 +55,7 @@ mod prebuild;
 mod replica;
 pub mod report;
 pub mod retention;
+pub mod row_cache;
 pub mod scheduler;
 pub mod semisync;
 pub mod store;

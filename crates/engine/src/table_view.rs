@@ -140,8 +140,16 @@ impl<'a> TableView<'a> {
             return Ok(None);
         };
         let key = row_key(self.delta.storage, pk);
+        let columns = self.def.columns.len();
+        if let Some(row) = base.cached_row(&key, columns) {
+            return Ok(Some(row));
+        }
         match base.get(&key)? {
-            Some(v) => self.decode_row(base, &v).map(Some),
+            Some(v) => {
+                let row = self.decode_row(base, &v)?;
+                base.keep_row(&key, columns, &row);
+                Ok(Some(row))
+            }
             None => Ok(None),
         }
     }

@@ -1056,3 +1056,51 @@ fn an_alter_table_that_keeps_the_rows_and_drops_an_index_leaves_no_entries_in_th
     e.checkpoint().unwrap();
     shut_down_and_reopen(e, &fs, &base, t, 300, &expect);
 }
+
+/// `k` of row `id` as `tx` reads it.
+fn k_of(tx: &mut onelog_engine::Transaction, t: TableId, id: i64) -> i64 {
+    match tx.get(t, &[Value::Int(id)]).unwrap().unwrap()[1] {
+        Value::Int(k) => k,
+        ref v => panic!("{v:?}"),
+    }
+}
+
+#[test]
+fn point_reads_of_rows_in_the_base_are_cached_and_never_older_or_newer_than_the_snapshot() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, t) = in_the_base(&fs, &base, 40);
+    let cache = || e.table_store_stats().unwrap().base.rows;
+    let read = |id| k_of(&mut e.begin(), t, id);
+    // Row 7 is in the base only: the first read decodes it and keeps it, the second is a hit.
+    let before = cache();
+    assert_eq!(read(7), 2);
+    assert_eq!(cache().hits, before.hits);
+    assert_eq!(read(7), 2);
+    assert_eq!(read(8), 3);
+    assert_eq!(cache().hits, before.hits + 1);
+    assert!(cache().bytes > 0 && cache().bytes <= cache().capacity);
+    // A reader whose snapshot predates the next checkpoint.
+    let mut old = e.begin();
+    assert_eq!(k_of(&mut old, t, 7), 2);
+    // The checkpoint writes row 7 into the base (the delta no longer has it): the cached copy
+    // is dropped, so a new reader reads the new value, and keeps it.
+    put(&e, t, 7, 70);
+    e.checkpoint().unwrap();
+    assert_eq!(read(7), 70);
+    let hits = cache().hits;
+    assert_eq!(read(7), 70);
+    assert_eq!(cache().hits, hits + 1);
+    // Row 8 was not written: its copy from before the checkpoint still serves new readers.
+    assert_eq!(read(8), 3);
+    assert_eq!(cache().hits, hits + 2);
+    // The old reader does not take the newer copy, and reads its snapshot's row.
+    assert_eq!(k_of(&mut old, t, 7), 2);
+    assert_eq!(k_of(&mut old, t, 8), 3);
+    drop(old);
+    // Deleted and checkpointed: gone for new readers, not served from the cache.
+    delete(&e, t, 8);
+    e.checkpoint().unwrap();
+    assert!(e.begin().get(t, &[Value::Int(8)]).unwrap().is_none());
+    assert_eq!(contents(&e, t).len(), 39);
+}

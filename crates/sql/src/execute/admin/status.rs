@@ -178,6 +178,13 @@ fn table_store_rows(server: &Server) -> Vec<(String, Value)> {
         ("Onelog_table_store_delta_limit_bytes", t.delta_limit),
         ("Onelog_table_store_delta_log_bytes", t.delta_log_bytes),
         ("Onelog_table_store_disk_bytes", t.base.disk_bytes),
+        ("Onelog_table_store_row_cache_bytes", t.base.rows.bytes),
+        (
+            "Onelog_table_store_row_cache_capacity",
+            t.base.rows.capacity,
+        ),
+        ("Onelog_table_store_row_cache_hits", t.base.rows.hits),
+        ("Onelog_table_store_row_cache_misses", t.base.rows.misses),
     ]
     .into_iter()
     .map(|(n, v)| (n.to_string(), Value::UInt(v)))
