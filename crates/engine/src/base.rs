@@ -323,8 +323,9 @@ pub struct BaseSnapshot {
     tag: Option<u64>,
 }
 
-/// One data record read from a base: key and value, or a failed read naming the directory.
-pub type BaseItem = Result<(Vec<u8>, Vec<u8>), BaseError>;
+/// One data record read from a base: key and value (fjall's shared buffers: no copy), or a
+/// failed read naming the directory.
+pub type BaseItem = Result<(fjall::Slice, fjall::Slice), BaseError>;
 
 impl BaseSnapshot {
     pub(crate) fn error(&self, doing: &'static str, detail: impl fmt::Display) -> BaseError {
@@ -382,10 +383,7 @@ impl BaseSnapshot {
             if failed {
                 return None;
             }
-            let item = guard
-                .into_inner()
-                .map(|(k, v)| (k.to_vec(), v.to_vec()))
-                .map_err(|e| snap.error("read", e));
+            let item = guard.into_inner().map_err(|e| snap.error("read", e));
             failed = item.is_err();
             Some(item)
         })

@@ -113,8 +113,9 @@ pub enum TableStore {
     /// on-disk base that only checkpoints write. The base is `checkpoints/base/` in the data
     /// directory unless `dir` names another (tests whose engine runs on a simulated file
     /// system: the base always uses real files). `memory_bytes` (the server's
-    /// `innodb_buffer_pool_size`) is its memory budget: three quarters are the base's block
-    /// cache, and a checkpoint starts after `memory_bytes / 8` of log (at least 4 MiB, at most
+    /// `innodb_buffer_pool_size`) is its memory budget: three quarters are the base's caches
+    /// (fjall's block cache, and decoded rows in what it leaves: `row_cache.rs`), and a
+    /// checkpoint starts after `memory_bytes / 8` of log (at least 4 MiB, at most
     /// `checkpoint_every_bytes`), which bounds the delta: it holds the rows changed by that
     /// much log, and while a checkpoint runs the frozen delta before it.
     Paged {

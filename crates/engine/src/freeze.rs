@@ -118,7 +118,7 @@ impl Root {
                         whole = false;
                         break;
                     }
-                    out.push((item?.0, None));
+                    out.push((item?.0.to_vec(), None));
                 }
             }
             if !whole {

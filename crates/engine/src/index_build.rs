@@ -182,7 +182,7 @@ fn delete_entries(
     let (from, to) = borrowed(&range);
     let mut chunks = Chunks::new(base, chunk_bytes);
     for item in snapshot.iter(from, to) {
-        chunks.push(item?.0, None)?;
+        chunks.push(item?.0.to_vec(), None)?;
     }
     chunks.write()
 }
@@ -245,7 +245,7 @@ fn check_unique(
         let (key, value) = item?;
         let bad = || snapshot.error("reading an index entry", "a key outside its index's range");
         let entry = entry_key_entry(storage, index.id, &key).ok_or_else(bad)?;
-        let klen = decode_entry(value.as_slice(), entry.len())
+        let klen = decode_entry(&value, entry.len())
             .map_err(|e| snapshot.error("decoding an index entry", e))? as usize;
         let (ikey, pk) = entry.split_at(klen);
         if prev.as_deref() == Some(ikey) {

@@ -140,21 +140,33 @@ impl<'a> TableView<'a> {
             return Ok(None);
         };
         let key = row_key(self.delta.storage, pk);
-        let columns = self.def.columns.len();
-        if let Some(row) = base.cached_row(&key, columns) {
+        if let Some(row) = base.cached_row(&key, self.def.columns.len()) {
             return Ok(Some(row));
         }
         match base.get(&key)? {
-            Some(v) => {
-                let row = self.decode_row(base, &v)?;
-                base.keep_row(&key, columns, &row);
-                Ok(Some(row))
-            }
+            Some(v) => self.decode_row(base, &key, &v).map(Some),
             None => Ok(None),
         }
     }
 
-    fn decode_row(&self, base: &BaseSnapshot, value: &[u8]) -> Result<Arc<Row>, BaseError> {
+    /// The row the base holds at row key `key` with value `value`: decoded, and kept in the
+    /// base's row cache (`row_cache.rs`) for the next point read.
+    fn decode_row(
+        &self,
+        base: &BaseSnapshot,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<Arc<Row>, BaseError> {
+        let row = self.decode_scanned(base, value)?;
+        base.keep_row(key, self.def.columns.len(), &row);
+        Ok(row)
+    }
+
+    /// A row a scan read from the base, decoded. Scans neither read nor fill the row cache:
+    /// a lookup there (a few random memory accesses) costs more than decoding the row from
+    /// the block the scan has just read, and a long scan would evict the rows point reads
+    /// keep using.
+    fn decode_scanned(&self, base: &BaseSnapshot, value: &[u8]) -> Result<Arc<Row>, BaseError> {
         decode_row(value, self.def.columns.len())
             .map(Arc::new)
             .map_err(|e| base.error("decoding a row", e))
@@ -181,7 +193,7 @@ impl<'a> TableView<'a> {
                 let pk = row_key_pk(storage, &k).ok_or_else(|| {
                     base.error("reading a row", "a key outside its table's range")
                 })?;
-                Ok((KeyBytes::from(pk), Some(view.decode_row(base, &v)?)))
+                Ok((KeyBytes::from(pk), Some(view.decode_scanned(base, &v)?)))
             });
             layers.push(Box::new(rows));
         }

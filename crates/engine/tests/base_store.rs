@@ -200,7 +200,7 @@ fn a_snapshot_sees_only_the_checkpoints_before_it() {
     // An iterator is owned: it keeps its snapshot's view after the snapshot value is gone and
     // more checkpoints ran (a table root will carry one while readers scan).
     let keys = |it: &mut dyn Iterator<Item = onelog_engine::base::BaseItem>| -> Vec<Vec<u8>> {
-        it.map(|r| r.unwrap().0).collect()
+        it.map(|r| r.unwrap().0.to_vec()).collect()
     };
     let mut old = before.iter(Bound::Unbounded, Bound::Unbounded);
     drop(before);

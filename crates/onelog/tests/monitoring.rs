@@ -797,6 +797,23 @@ fn the_paged_stores_cache_is_innodb_buffer_pool_size_and_its_reads_are_counted()
     sql(port, "SELECT COUNT(*), SUM(LENGTH(v)) FROM d.t");
     assert_eq!(status(port, "Innodb_buffer_pool_reads"), reads);
     assert!(status(port, "Onelog_table_store_delta_limit_bytes") > 0);
+    // Point reads of rows in the store: the first decodes the row and keeps it in the row
+    // cache, the second is answered from there.
+    let (hits, misses) = (
+        status(port, "Onelog_table_store_row_cache_hits"),
+        status(port, "Onelog_table_store_row_cache_misses"),
+    );
+    let point = "SELECT LENGTH(v) FROM d.t WHERE id = 4321";
+    assert_eq!(sql_value(port, point), "90");
+    assert_eq!(status(port, "Onelog_table_store_row_cache_hits"), hits);
+    assert_eq!(
+        status(port, "Onelog_table_store_row_cache_misses"),
+        misses + 1
+    );
+    assert_eq!(sql_value(port, point), "90");
+    assert_eq!(status(port, "Onelog_table_store_row_cache_hits"), hits + 1);
+    let bytes = status(port, "Onelog_table_store_row_cache_bytes");
+    assert!(bytes > 0 && bytes <= status(port, "Onelog_table_store_row_cache_capacity"));
 }
 
 #[test]
