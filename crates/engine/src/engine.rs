@@ -115,7 +115,7 @@ pub enum TableStore {
     /// system: the base always uses real files). `memory_bytes` (the server's
     /// `innodb_buffer_pool_size`) is its memory budget: three quarters are the base's caches
     /// (fjall's block cache, and decoded rows in what it leaves: `row_cache.rs`), and a
-    /// checkpoint starts after `memory_bytes / 8` of log (at least 4 MiB, at most
+    /// checkpoint starts after `memory_bytes / 20` of log (at least 4 MiB, at most
     /// `checkpoint_every_bytes`), which bounds the delta: it holds the rows changed by that
     /// much log, and while a checkpoint runs the frozen delta before it.
     Paged {
@@ -130,9 +130,12 @@ fn paged_cache_bytes(memory_bytes: u64) -> u64 {
 }
 
 /// The log bytes between checkpoints for a memory budget (`TableStore::Paged`), at most
-/// `every_bytes` (0: none by size).
+/// `every_bytes` (0: none by size). A row changed costs the delta about 2.5 times its log
+/// bytes (measured with sysbench's rows, docs/PAGED_STORE.md step 5), and commits wait at
+/// twice this distance ([`paged_delta_limit`]), so the delta and the frozen layer together
+/// stay near a quarter of the budget: the quarter the base's caches leave.
 fn paged_checkpoint_bytes(memory_bytes: u64, every_bytes: u64) -> u64 {
-    let by_budget = (memory_bytes / 8).max(4 << 20);
+    let by_budget = (memory_bytes / 20).max(4 << 20);
     if every_bytes == 0 {
         by_budget
     } else {
