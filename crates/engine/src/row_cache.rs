@@ -197,8 +197,10 @@ impl RowCache {
     }
 
     /// Keeps `row`, read at base key `key` from a snapshot of generation `tag`, unless the
-    /// base has been written since (module docs).
-    pub fn insert(&self, tag: u64, key: &[u8], columns: usize, row: &Arc<Vec<Value>>) {
+    /// base has been written since (module docs). False when the cache takes nothing from
+    /// that snapshot any more: the base was written since, or the capacity is 0 (a row too
+    /// large for a shard is only skipped).
+    pub fn insert(&self, tag: u64, key: &[u8], columns: usize, row: &Arc<Vec<Value>>) -> bool {
         if let Some(limit) = &self.limit {
             if self
                 .inserts
@@ -212,11 +214,11 @@ impl RowCache {
         let capacity = self.shard_capacity();
         let bytes = ENTRY_OVERHEAD + 2 * alloc_bytes(key.len()) + row_bytes(row);
         if bytes > capacity {
-            return;
+            return capacity > 0;
         }
         let mut shard = self.shard(key);
         if self.generation.load(Ordering::SeqCst) != tag {
-            return;
+            return false;
         }
         shard.serial += 1;
         let serial = shard.serial;
@@ -240,6 +242,7 @@ impl RowCache {
         shard.bytes += bytes;
         shard.clock.push_back((key.into(), serial));
         shard.evict(capacity);
+        true
     }
 
     pub fn stats(&self) -> RowCacheStats {
@@ -324,7 +327,7 @@ mod tests {
         let c = RowCache::new(1 << 20);
         let ((), t0) = c.tag(|| ());
         let t0 = t0.unwrap();
-        c.insert(t0, b"k", 2, &row("old"));
+        assert!(c.insert(t0, b"k", 2, &row("old")));
         assert_eq!(text(&c.get(t0, b"k", 2).unwrap()), b"old");
         // The wrong column count is a miss.
         assert!(c.get(t0, b"k", 3).is_none());
@@ -332,7 +335,7 @@ mod tests {
             let w = c.begin_write();
             // No snapshot taken during a write is tagged; nothing read before it is kept.
             assert_eq!(c.tag(|| ()).1, None);
-            c.insert(t0, b"j", 2, &row("x"));
+            assert!(!c.insert(t0, b"j", 2, &row("x")));
             w.forget(b"k");
         }
         assert!(c.get(t0, b"j", 2).is_none());
@@ -344,7 +347,7 @@ mod tests {
         assert!(c.get(t0, b"k", 2).is_none());
         assert_eq!(text(&c.get(t1, b"k", 2).unwrap()), b"new");
         // An old reader's insert after the write is refused.
-        c.insert(t0, b"m", 2, &row("old m"));
+        assert!(!c.insert(t0, b"m", 2, &row("old m")));
         assert!(c.get(t1, b"m", 2).is_none());
         let s = c.stats();
         assert_eq!((s.hits, s.misses), (2, 5));
@@ -427,7 +430,7 @@ mod tests {
                                 hits += 1;
                             }
                             None => {
-                                cache.insert(tag, &key(i), 1, &Arc::new(vec![Value::Int(want)]))
+                                cache.insert(tag, &key(i), 1, &Arc::new(vec![Value::Int(want)]));
                             }
                         }
                     }
@@ -460,7 +463,7 @@ mod tests {
     fn a_zero_capacity_cache_keeps_nothing() {
         let c = RowCache::new(0);
         let t = c.tag(|| ()).1.unwrap();
-        c.insert(t, b"k", 2, &row("v"));
+        assert!(!c.insert(t, b"k", 2, &row("v")));
         assert!(c.get(t, b"k", 2).is_none());
         assert_eq!(c.stats().bytes, 0);
     }
