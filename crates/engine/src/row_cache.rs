@@ -207,8 +207,7 @@ impl RowCache {
                 .fetch_add(1, Ordering::Relaxed)
                 .is_multiple_of(RESIZE_EVERY)
             {
-                self.shard_capacity
-                    .store(limit() / SHARDS as u64, Ordering::Relaxed);
+                self.resize(limit());
             }
         }
         let capacity = self.shard_capacity();
@@ -243,6 +242,24 @@ impl RowCache {
         shard.clock.push_back((key.into(), serial));
         shard.evict(capacity);
         true
+    }
+
+    /// Sets the capacity to `capacity` bytes; when it shrinks, every shard evicts down to its
+    /// new share at once (a shard may see no insert for a long time, or never again when
+    /// the capacity is 0).
+    pub fn resize(&self, capacity: u64) {
+        let per_shard = capacity / SHARDS as u64;
+        let old = self.shard_capacity.swap(per_shard, Ordering::Relaxed);
+        if per_shard >= old {
+            return;
+        }
+        let per_shard = usize::try_from(per_shard).unwrap_or(usize::MAX);
+        for shard in self.shards.iter() {
+            shard
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .evict(per_shard);
+        }
     }
 
     pub fn stats(&self) -> RowCacheStats {
@@ -457,6 +474,33 @@ mod tests {
         }
         let hits: usize = readers.into_iter().map(|r| r.join().unwrap()).sum();
         assert!(hits > 0);
+    }
+
+    #[test]
+    fn a_smaller_capacity_evicts_at_once_and_a_limit_is_asked_again_as_rows_come() {
+        let limit = Arc::new(AtomicU64::new(SHARDS as u64 * 4_000));
+        let asked = limit.clone();
+        let c = RowCache::with_limit(Box::new(move || asked.load(Ordering::Relaxed)));
+        let t = c.tag(|| ()).1.unwrap();
+        for i in 0..2_000u32 {
+            c.insert(t, format!("k{i}").as_bytes(), 2, &row(&"v".repeat(50)));
+        }
+        let full = c.stats().bytes;
+        assert!(full > SHARDS as u64 * 2_000, "{full}");
+        c.resize(SHARDS as u64 * 1_000);
+        assert!(c.stats().bytes <= SHARDS as u64 * 1_000);
+        // The limit drops to nothing: within RESIZE_EVERY inserts the cache is empty and
+        // refuses everything.
+        limit.store(0, Ordering::Relaxed);
+        let mut refused = 0;
+        for i in 0..RESIZE_EVERY as u32 {
+            if !c.insert(t, format!("n{i}").as_bytes(), 2, &row("v")) {
+                refused += 1;
+            }
+        }
+        assert!(refused > 0);
+        assert_eq!(c.stats().bytes, 0);
+        assert_eq!(c.stats().capacity, 0);
     }
 
     #[test]
