@@ -17,7 +17,6 @@
 use std::sync::Arc;
 
 use crate::base::{Base, BaseChange, BaseError, BaseSnapshot};
-use crate::base_format::row_key;
 use crate::key::borrowed;
 use crate::store::{Retired, Root, BASE_ROOT_META};
 use crate::table_view::Lower;
@@ -152,28 +151,7 @@ impl Root {
         };
         let meta = self.encode_base_meta(&purged);
         base.checkpoint_streamed(&[(BASE_ROOT_META, &meta)], &mut changes)?;
-        let snapshot = base.snapshot();
-        self.keep_frozen_rows(&snapshot);
-        Ok((snapshot, purged))
-    }
-
-    /// Offers the rows this root's frozen layer wrote into the base to the base's row cache,
-    /// as `snapshot` (taken right after the write) reads them: the rows changed last are the
-    /// ones point reads are likely to want next, and a load's rows are cached as it goes
-    /// instead of each being read and decoded once more. Stops when the cache takes no more
-    /// (the base was written again since, or it has no room at all).
-    fn keep_frozen_rows(&self, snapshot: &BaseSnapshot) {
-        let Some(frozen) = self.lower.as_ref().and_then(|l| l.frozen.as_ref()) else {
-            return;
-        };
-        for (storage, t) in frozen.iter() {
-            for (pk, row) in t.rows.iter() {
-                let Some(row) = row else { continue };
-                if !snapshot.keep_row(&row_key(*storage, pk), row.len(), row) {
-                    return;
-                }
-            }
-        }
+        Ok((base.snapshot(), purged))
     }
 
     /// This root reading `base` where it read the frozen layer of `frozen` (the root

@@ -1070,41 +1070,30 @@ fn point_reads_of_rows_in_the_base_are_cached_and_never_older_or_newer_than_the_
     let base = Scratch::new("paged");
     let fs = SimFs::new();
     let (e, t) = in_the_base(&fs, &base, 40);
-    let hits = |e: &Engine| e.table_store_stats().unwrap().base.rows.hits;
-    let read = |e: &Arc<Engine>, id| k_of(&mut e.begin(), t, id);
-    // The checkpoint that wrote the rows into the base kept them decoded: a hit at once.
-    let before = hits(&e);
-    assert_eq!(read(&e, 7), 2);
-    assert_eq!(hits(&e), before + 1);
-    // Reopened, the cache is empty: the first read decodes row 7 and keeps it.
-    e.shutdown().unwrap();
-    drop(e);
-    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
-    let before = hits(&e);
-    assert_eq!(read(&e, 7), 2);
-    assert_eq!(hits(&e), before);
-    assert_eq!(read(&e, 7), 2);
-    assert_eq!(read(&e, 8), 3);
-    assert_eq!(read(&e, 8), 3);
-    assert_eq!(hits(&e), before + 2);
-    let cache = e.table_store_stats().unwrap().base.rows;
-    assert!(
-        cache.bytes > 0 && cache.bytes <= cache.capacity,
-        "{cache:?}"
-    );
+    let cache = || e.table_store_stats().unwrap().base.rows;
+    let read = |id| k_of(&mut e.begin(), t, id);
+    // Row 7 is in the base only: the first read decodes it and keeps it, the second is a hit.
+    let before = cache();
+    assert_eq!(read(7), 2);
+    assert_eq!(cache().hits, before.hits);
+    assert_eq!(read(7), 2);
+    assert_eq!(read(8), 3);
+    assert_eq!(cache().hits, before.hits + 1);
+    assert!(cache().bytes > 0 && cache().bytes <= cache().capacity);
     // A reader whose snapshot predates the next checkpoint.
     let mut old = e.begin();
     assert_eq!(k_of(&mut old, t, 7), 2);
-    // The checkpoint writes row 7 into the base (the delta no longer has it): it drops the
-    // cached copy and keeps the new row instead, so a new reader gets the new value at once.
+    // The checkpoint writes row 7 into the base (the delta no longer has it): the cached copy
+    // is dropped, so a new reader reads the new value, and keeps it.
     put(&e, t, 7, 70);
     e.checkpoint().unwrap();
-    let before = hits(&e);
-    assert_eq!(read(&e, 7), 70);
-    assert_eq!(hits(&e), before + 1);
+    assert_eq!(read(7), 70);
+    let hits = cache().hits;
+    assert_eq!(read(7), 70);
+    assert_eq!(cache().hits, hits + 1);
     // Row 8 was not written: its copy from before the checkpoint still serves new readers.
-    assert_eq!(read(&e, 8), 3);
-    assert_eq!(hits(&e), before + 2);
+    assert_eq!(read(8), 3);
+    assert_eq!(cache().hits, hits + 2);
     // The old reader does not take the newer copy, and reads its snapshot's row.
     assert_eq!(k_of(&mut old, t, 7), 2);
     assert_eq!(k_of(&mut old, t, 8), 3);
