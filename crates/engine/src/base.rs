@@ -351,11 +351,12 @@ impl BaseSnapshot {
         self.rows.get(self.tag?, key, columns)
     }
 
-    /// Offers `row`, the value of row key `key` in this snapshot, decoded, to the row cache.
-    /// False when the cache takes nothing from this snapshot (module docs of `row_cache.rs`).
-    pub(crate) fn keep_row(&self, key: &[u8], columns: usize, row: &Arc<Vec<Value>>) -> bool {
-        self.tag
-            .is_some_and(|tag| self.rows.insert(tag, key, columns, row))
+    /// Offers `row`, the value of row key `key` in this snapshot, decoded, to the row cache
+    /// (which refuses it when the base was written since: module docs of `row_cache.rs`).
+    pub(crate) fn keep_row(&self, key: &[u8], columns: usize, row: &Arc<Vec<Value>>) {
+        if let Some(tag) = self.tag {
+            self.rows.insert(tag, key, columns, row);
+        }
     }
 
     fn raw_get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, BaseError> {

@@ -7,8 +7,8 @@
 //!
 //! Generations. Only `Base::checkpoint_streamed` writes the base. A write makes the
 //! generation odd before it writes anything ([`RowCache::begin_write`]), removes each row key
-//! it writes from the cache as it goes ([`RowCache::forget`]), and makes it even again once the
-//! write is visible or has failed ([`RowCache::end_write`]). A base snapshot reads the
+//! it writes from the cache as it goes ([`WriteHold::forget`]), and makes it even again once
+//! the write is visible or has failed (dropping the [`WriteHold`]). A base snapshot reads the
 //! generation before and after it takes fjall's snapshot ([`RowCache::tag`]); when both are
 //! the same even number `g`, no write ran in between, so the snapshot holds exactly the writes
 //! of generations up to `g`, and it is tagged `g`; otherwise it is untagged and does not use
@@ -21,8 +21,9 @@
 //!   its key removed it (under the same lock) after the generation had moved on;
 //! - so a reader of generation `s` may use an entry tagged `t <= s`, never one tagged `t > s`
 //!   (it may hold a value newer than the reader's snapshot);
-//! - each shard's counted bytes (`entry_bytes`) stay at or under its share of the capacity
-//!   after every insert, unless a single entry is larger (then it is not kept).
+//! - each shard's counted bytes (`Shard::bytes`) stay at or under its share of the capacity
+//!   after every insert and every [`RowCache::resize`]; an entry larger than a share is not
+//!   kept.
 
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
@@ -129,8 +130,8 @@ impl RowCache {
         }
     }
 
-    /// A cache whose capacity `limit` says, asked again every [`RESIZE_EVERY`] inserts: a
-    /// shard over a smaller capacity shrinks at its next insert.
+    /// A cache whose capacity `limit` says, asked again every [`RESIZE_EVERY`] inserts
+    /// ([`Self::resize`]).
     pub fn with_limit(limit: Limit) -> RowCache {
         let capacity = limit();
         RowCache {

@@ -227,8 +227,9 @@ Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=val
                          start (no way back: a paged one is refused without paged)
   --innodb-buffer-pool-size=SIZE
                          with --table-store=paged: its memory budget (default 128M): 3/4
-                         for the store's caches (blocks, decoded rows), and a checkpoint after every SIZE/20 of log (4M..64M)
-                         so the rows changed since the last one stay in proportion
+                         for the store's caches (blocks, decoded rows), and a checkpoint
+                         after every SIZE/20 of log (4M..64M) so the rows changed since
+                         the last one stay in proportion
   --max-connections=N    (default {maxc})
   --max-allowed-packet=SIZE
                          (default 16M)
