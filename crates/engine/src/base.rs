@@ -15,10 +15,10 @@
 //!   before anything is written (fjall would panic on the first), and a refused batch writes
 //!   nothing.
 //! - A [`BaseSnapshot`] sees exactly the checkpoints completed before it was taken.
-//! - Rows a snapshot decoded may be kept in the base's [`RowCache`] (decoded rows, step 7 of
-//!   the build order): every checkpoint drops the cached copy of each key it writes, under the
-//!   cache's generation protocol (`row_cache.rs`), so a row read from the cache is the one the
-//!   reader's snapshot holds.
+//! - Rows a snapshot decoded may be kept in the base's [`RowCache`] (decoded rows in runs,
+//!   step 7 of the build order): every checkpoint drops the cached run holding each key it
+//!   writes, under the cache's generation protocol (`row_cache.rs`), so a row (or its absence)
+//!   read from the cache is what the reader's snapshot holds.
 //! - No panic escapes: a panic inside fjall during a checkpoint becomes a [`BaseError`].
 //! - Every error names the directory and what was being done; a damaged file (fjall checks a
 //!   checksum on every block it reads) is an error, never a missing or different row.
@@ -35,7 +35,8 @@ use fjall::{CompressionType, Database, Keyspace, KeyspaceCreateOptions, Readable
 
 use onelog_binlog::Value;
 
-use crate::row_cache::{RowCache, RowCacheStats};
+use crate::key::KeyBytes;
+use crate::row_cache::{RowCache, RowCacheStats, Run};
 
 /// First byte of every meta record's key.
 pub const META_PREFIX: u8 = 0;
@@ -346,8 +347,8 @@ impl BaseSnapshot {
     }
 
     /// The decoded row at row key `key` of a table of `columns` columns, when the row cache
-    /// holds it as this snapshot sees it.
-    pub(crate) fn cached_row(&self, key: &[u8], columns: usize) -> Option<Arc<Vec<Value>>> {
+    /// says what this snapshot holds there: `Some(None)` when it says there is no row.
+    pub(crate) fn cached_row(&self, key: &[u8], columns: usize) -> Option<Option<Arc<Vec<Value>>>> {
         self.rows.get(self.tag?, key, columns)
     }
 
@@ -355,7 +356,32 @@ impl BaseSnapshot {
     /// (which refuses it when the base was written since: module docs of `row_cache.rs`).
     pub(crate) fn keep_row(&self, key: &[u8], columns: usize, row: &Arc<Vec<Value>>) {
         if let Some(tag) = self.tag {
-            self.rows.insert(tag, key, columns, row);
+            self.rows.insert_row(tag, key, columns, row);
+        }
+    }
+
+    /// True when this snapshot reads and fills the row cache (it is tagged, and the cache
+    /// may hold something).
+    pub(crate) fn caches_rows(&self) -> bool {
+        self.tag.is_some() && self.rows.capacity() > 0
+    }
+
+    /// The row cache's run holding row key `key` as this snapshot sees it, of a table of
+    /// `columns` columns.
+    pub(crate) fn cached_run(&self, key: &[u8], columns: usize) -> Option<Arc<Run>> {
+        self.rows.run_at(self.tag?, key, columns)
+    }
+
+    /// Where the row cache's next run after `key` starts, and its rows (a hint: of any
+    /// generation).
+    pub(crate) fn next_cached_run(&self, key: &[u8]) -> Option<(KeyBytes, usize)> {
+        self.rows.next_run(key)
+    }
+
+    /// Offers `run`, read from this snapshot, to the row cache (as [`Self::keep_row`]).
+    pub(crate) fn keep_run(&self, run: &Arc<Run>) {
+        if let Some(tag) = self.tag {
+            self.rows.insert(tag, run);
         }
     }
 

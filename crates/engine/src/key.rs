@@ -205,6 +205,14 @@ enum KeyRepr {
 }
 
 impl KeyBytes {
+    /// Bytes it holds on the heap, as the allocator hands them out (0 when inline).
+    pub fn heap_bytes(&self) -> usize {
+        match &self.0 {
+            KeyRepr::Inline(..) => 0,
+            KeyRepr::Heap(b) => b.len().div_ceil(16) * 16,
+        }
+    }
+
     pub fn as_slice(&self) -> &[u8] {
         match &self.0 {
             KeyRepr::Inline(n, b) => &b[..usize::from(*n)],

@@ -31,6 +31,7 @@ mod backup_hold;
 pub mod base;
 pub mod base_format;
 mod budget;
+pub mod cached_scan;
 pub mod cascade;
 pub mod catalog;
 pub mod checkpoint;

@@ -1,62 +1,176 @@
 //! Decoded rows of the paged store's base, kept in memory (docs/PAGED_STORE.md, build order
-//! step 7): a point read of a row that lies in the base costs a hash lookup instead of a
-//! block cache lookup, a block search and a row decode.
+//! step 7), in **runs**: a run holds every row the base has between two keys, decoded, so a
+//! point read of a row in the base costs an ordered lookup instead of a block cache lookup, a
+//! block search and a row decode, and a primary key scan walks a run's rows in memory (one
+//! lookup per run) instead of iterating fjall's blocks and decoding every row.
 //!
-//! Owns [`RowCache`]: rows by base row key (`row_key(storage, pk)`), each tagged with the
-//! **generation** of the base it was read from, in shards of bounded bytes evicted by CLOCK.
+//! Owns [`RowCache`] and [`Run`]. A run covers the base keys `lo <= k < hi` (no `hi`: every
+//! key from `lo` on) and holds exactly the rows the base has there, in key order; scans keep
+//! runs of up to [`RUN_ROWS`] rows. A run holds rows of one table: its interval lies within
+//! the first [`TABLE_PREFIX`] bytes of `lo` (a base key's kind and storage id), which choose
+//! its shard, so one ordered map per shard answers "which run covers this key". Runs of a
+//! shard never overlap: a new run replaces those it overlaps. A row a point read found is
+//! kept alone, in a hash map of the shard its whole key chooses, so point reads of one table
+//! spread over every shard's lock; a point read looks there first, then for a run. All shards
+//! share one byte capacity, evicted by CLOCK (rows and runs in one queue per shard) from
+//! shard to shard.
 //!
 //! Generations. Only `Base::checkpoint_streamed` writes the base. A write makes the
-//! generation odd before it writes anything ([`RowCache::begin_write`]), removes each row key
-//! it writes from the cache as it goes ([`WriteHold::forget`]), and makes it even again once
-//! the write is visible or has failed (dropping the [`WriteHold`]). A base snapshot reads the
-//! generation before and after it takes fjall's snapshot ([`RowCache::tag`]); when both are
-//! the same even number `g`, no write ran in between, so the snapshot holds exactly the writes
-//! of generations up to `g`, and it is tagged `g`; otherwise it is untagged and does not use
-//! the cache.
+//! generation odd before it writes anything ([`RowCache::begin_write`]), removes the row and
+//! the run holding each key it writes as it goes ([`WriteHold::forget`]), and makes it even again
+//! once the write is visible or has failed (dropping the [`WriteHold`]). A base snapshot reads
+//! the generation before and after it takes fjall's snapshot ([`RowCache::tag`]); when both
+//! are the same even number `g`, no write ran in between, so the snapshot holds exactly the
+//! writes of generations up to `g`, and it is tagged `g`; otherwise it is untagged and does
+//! not use the cache.
 //!
 //! Invariants:
-//! - an entry tagged `t` holds the value its key had in every base generation from `t` up to
-//!   the current one: it was read from a snapshot of generation `t`, was inserted only while
-//!   the generation was still `t` (checked under its shard's lock), and every later write of
-//!   its key removed it (under the same lock) after the generation had moved on;
-//! - so a reader of generation `s` may use an entry tagged `t <= s`, never one tagged `t > s`
-//!   (it may hold a value newer than the reader's snapshot);
-//! - each shard's counted bytes (`Shard::bytes`) stay at or under its share of the capacity
-//!   after every insert and every [`RowCache::resize`]; an entry larger than a share is not
-//!   kept.
+//! - a row or run tagged `t` holds what the base had at its key or in its interval in every
+//!   generation from `t` up to the current one: it was read from a snapshot of generation
+//!   `t`, was inserted only while the generation was still `t` (checked under its shard's
+//!   lock), and every later write of its key or of a key in its interval removed it (under
+//!   the same lock) after the generation had moved on;
+//! - so a reader of generation `s` may use a row or run tagged `t <= s`, never one tagged
+//!   `t > s` (it may be newer than the reader's snapshot); and a key inside a run the reader
+//!   may use that the run does not hold is not in the reader's base either;
+//! - the runs of a shard do not overlap, and each lies within its table's prefix;
+//! - the bytes counted for all rows and runs (`RowCache::bytes`) are at or under the capacity
+//!   whenever no insert is running; one larger than the capacity is not kept.
 
-use std::collections::hash_map::Entry;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::BuildHasher;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::mem::size_of;
+use std::ops::Bound;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use onelog_binlog::Value;
 
-/// Shards: a power of two, enough that 64 threads rarely meet on one lock.
+use crate::key::{prefix_end, KeyBytes};
+
+/// Bytes at the start of a base key that name its table (its kind and storage id: see
+/// `base_format.rs`); they choose a run's shard.
+pub const TABLE_PREFIX: usize = 9;
+/// Rows a scan puts in one run at most: a write of any key in a run's interval drops the
+/// whole run, and eviction drops it whole, so runs stay small.
+pub const RUN_ROWS: usize = 64;
+/// Shards: a power of two. A table's runs are all in one shard.
 const SHARDS: usize = 64;
 /// How often (in inserts) a cache with a [`Limit`] asks it for its capacity again.
 const RESIZE_EVERY: u64 = 1024;
 
-/// Memory counted per entry besides its key and values: the map's slot and the CLOCK queue's
-/// (each counted twice: tables grow by doubling, and the queue keeps places of removed keys
-/// until it is compacted), and the `Arc`'d vector's header.
-const ENTRY_OVERHEAD: usize =
-    2 * std::mem::size_of::<(Box<[u8]>, Slot)>() + 2 * std::mem::size_of::<(Box<[u8]>, u64)>() + 48;
+/// Decoded row with its key, as a run holds it.
+pub type RunRow = (KeyBytes, Arc<Vec<Value>>);
+
+/// Memory counted per run besides its rows: the map's slot and the CLOCK queue's (each counted
+/// twice: a B-tree's nodes are half empty at worst, and the queue keeps places of removed runs
+/// until it is compacted), and the run's own allocation.
+const RUN_OVERHEAD: usize = 2 * size_of::<(KeyBytes, Slot)>()
+    + 2 * size_of::<Queued>()
+    + alloc_bytes(16 + size_of::<Run>());
+/// Memory counted per row a point read keeps besides its key's heap bytes and its values:
+/// the hash map's slot and the queue's (each twice: tables grow by doubling), and the `Arc`'d
+/// vector's header.
+const ROW_SLOT_OVERHEAD: usize = 2 * size_of::<(KeyBytes, RowSlot)>()
+    + 2 * size_of::<Queued>()
+    + alloc_bytes(16 + size_of::<Vec<Value>>());
+/// Memory counted per row besides its values: its place in the run, and the `Arc`'d vector's
+/// header.
+const ROW_OVERHEAD: usize = size_of::<RunRow>() + alloc_bytes(16 + size_of::<Vec<Value>>());
 
 /// Where a cache's capacity comes from: the bytes it may hold now.
 pub type Limit = Box<dyn Fn() -> u64 + Send + Sync>;
 
+/// Every row the base holds between two keys, decoded (module docs). Immutable.
+pub struct Run {
+    lo: KeyBytes,
+    hi: Option<KeyBytes>,
+    columns: usize,
+    rows: Vec<RunRow>,
+}
+
+impl Run {
+    /// The run of `rows` (base keys strictly ascending, each in `lo <= key < hi`), which must
+    /// be every row the base holds in that interval, of a table of `columns` columns.
+    pub fn new(lo: KeyBytes, hi: Option<KeyBytes>, columns: usize, rows: Vec<RunRow>) -> Run {
+        debug_assert!(rows.windows(2).all(|w| w[0].0 < w[1].0));
+        debug_assert!(rows.first().is_none_or(|r| r.0 >= lo));
+        debug_assert!(rows
+            .last()
+            .is_none_or(|r| hi.as_ref().is_none_or(|h| r.0 < *h)));
+        Run {
+            lo,
+            hi,
+            columns,
+            rows,
+        }
+    }
+
+    /// Where its interval ends (exclusive); None: it does not.
+    pub fn hi(&self) -> Option<&[u8]> {
+        self.hi.as_deref()
+    }
+
+    /// Its rows, in key order.
+    pub fn rows(&self) -> &[RunRow] {
+        &self.rows
+    }
+
+    /// The index of its first row at or after `key`.
+    pub fn position(&self, key: &[u8]) -> usize {
+        self.rows.partition_point(|(k, _)| &k[..] < key)
+    }
+
+    /// Its row at `key`: None when the base has no row there (`key` in its interval).
+    pub fn row(&self, key: &[u8]) -> Option<&Arc<Vec<Value>>> {
+        let i = self.rows.binary_search_by(|(k, _)| k[..].cmp(key)).ok()?;
+        Some(&self.rows[i].1)
+    }
+
+    fn covers(&self, key: &[u8]) -> bool {
+        self.lo[..] <= *key && self.hi.as_deref().is_none_or(|h| key < h)
+    }
+
+    /// True when its interval is not empty and lies within its table's prefix (module docs).
+    fn well_placed(&self) -> bool {
+        let Some(prefix) = self.lo.get(..TABLE_PREFIX) else {
+            return false;
+        };
+        match (&self.hi, prefix_end(prefix)) {
+            (Some(hi), Some(end)) => self.lo < *hi && hi[..] <= end[..],
+            (_, None) => self.hi.as_ref().is_none_or(|hi| self.lo < *hi),
+            (None, Some(_)) => false,
+        }
+    }
+
+    /// Bytes it is counted for: as the allocator hands them out, plus the overheads.
+    fn bytes(&self) -> usize {
+        RUN_OVERHEAD
+            + self.lo.heap_bytes()
+            + self.hi.as_ref().map_or(0, KeyBytes::heap_bytes)
+            + alloc_bytes(self.rows.capacity() * size_of::<RunRow>())
+            + self
+                .rows
+                .iter()
+                .map(|(k, r)| ROW_OVERHEAD - size_of::<RunRow>() + k.heap_bytes() + row_bytes(r))
+                .sum::<usize>()
+    }
+}
+
 /// Decoded base rows (module docs).
 pub struct RowCache {
-    shards: Box<[Mutex<Shard>]>,
+    shards: Box<[RwLock<Shard>]>,
     hasher: std::collections::hash_map::RandomState,
     /// The base's generation: odd while a write runs.
     generation: AtomicU64,
     /// Serialises writers (a write's odd generation is its own).
     writing: Mutex<()>,
-    /// Bytes each shard may hold; from `limit` when there is one.
-    shard_capacity: AtomicU64,
+    /// Bytes all runs may hold; from `limit` when there is one.
+    capacity: AtomicU64,
+    /// Bytes counted for the runs held now.
+    bytes: AtomicU64,
+    /// The shard eviction visits next.
+    hand: AtomicUsize,
     limit: Option<Limit>,
     inserts: AtomicU64,
     hits: AtomicU64,
@@ -65,27 +179,43 @@ pub struct RowCache {
 
 #[derive(Default)]
 struct Shard {
-    map: HashMap<Box<[u8]>, Slot>,
-    /// CLOCK order: keys with the serial of the slot they were queued for (a key removed and
-    /// inserted again is queued again; its old place is skipped).
-    clock: VecDeque<(Box<[u8]>, u64)>,
-    bytes: usize,
+    /// Runs by their `lo` (of the tables whose prefix chooses this shard).
+    map: BTreeMap<KeyBytes, Slot>,
+    /// Rows point reads kept, by base key (of the keys that choose this shard).
+    rows: HashMap<KeyBytes, RowSlot>,
+    /// CLOCK order: rows and runs with the serial of the slot they were queued for (one
+    /// replaced at the same key is queued again; its old place is skipped).
+    clock: VecDeque<Queued>,
     serial: u64,
 }
 
-struct Slot {
+/// A place in a shard's CLOCK queue: a run (by `lo`) or a row (by key), and its slot's serial.
+type Queued = (bool, KeyBytes, u64);
+
+/// A row a point read kept.
+struct RowSlot {
     row: Arc<Vec<Value>>,
     columns: usize,
     tag: u64,
     bytes: usize,
     serial: u64,
-    referenced: bool,
+    referenced: AtomicBool,
+}
+
+struct Slot {
+    run: Arc<Run>,
+    tag: u64,
+    bytes: usize,
+    serial: u64,
+    referenced: AtomicBool,
 }
 
 /// Counters of a [`RowCache`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RowCacheStats {
+    /// Lookups a run answered (a point read, or a scan reaching a key).
     pub hits: u64,
+    /// Lookups no run answered.
     pub misses: u64,
     pub bytes: u64,
     pub capacity: u64,
@@ -105,12 +235,18 @@ impl Drop for WriteHold<'_> {
 }
 
 impl WriteHold<'_> {
-    /// Drops any cached copy of base key `key` (a key of any kind; only row keys are cached).
+    /// Drops the row kept at base key `key` (a key of any kind) and the run whose interval
+    /// holds it.
     pub fn forget(&self, key: &[u8]) {
-        let mut shard = self.cache.shard(key);
-        if let Some(slot) = shard.map.remove(key) {
-            shard.bytes -= slot.bytes;
-        }
+        let cache = self.cache;
+        let freed = cache.write(cache.row_shard(key)).remove_row(key);
+        let mut shard = cache.write(cache.shard_of(key));
+        let freed = freed
+            + shard
+                .covering(key)
+                .map(|(lo, _)| lo.clone())
+                .map_or(0, |lo| shard.remove(&lo));
+        cache.bytes.fetch_sub(freed as u64, Ordering::SeqCst);
     }
 }
 
@@ -118,11 +254,13 @@ impl RowCache {
     /// A cache of at most `capacity` counted bytes (0: it keeps nothing).
     pub fn new(capacity: u64) -> RowCache {
         RowCache {
-            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
+            shards: (0..SHARDS).map(|_| RwLock::new(Shard::default())).collect(),
             hasher: Default::default(),
             generation: AtomicU64::new(0),
             writing: Mutex::new(()),
-            shard_capacity: AtomicU64::new(capacity / SHARDS as u64),
+            capacity: AtomicU64::new(capacity),
+            bytes: AtomicU64::new(0),
+            hand: AtomicUsize::new(0),
             limit: None,
             inserts: AtomicU64::new(0),
             hits: AtomicU64::new(0),
@@ -140,15 +278,30 @@ impl RowCache {
         }
     }
 
-    fn shard_capacity(&self) -> usize {
-        usize::try_from(self.shard_capacity.load(Ordering::Relaxed)).unwrap_or(usize::MAX)
+    /// Bytes it may hold now (0: it keeps nothing, and lookups are not counted).
+    pub fn capacity(&self) -> u64 {
+        self.capacity.load(Ordering::Relaxed)
     }
 
-    fn shard(&self, key: &[u8]) -> MutexGuard<'_, Shard> {
-        let i = (self.hasher.hash_one(key) as usize) & (SHARDS - 1);
-        // A panic while a shard was held left it consistent (no shard code panics between its
-        // updates), so a poisoned lock is taken over.
-        self.shards[i].lock().unwrap_or_else(|e| e.into_inner())
+    /// The shard of the runs that may hold `key`: its table prefix's.
+    fn shard_of(&self, key: &[u8]) -> usize {
+        let prefix = &key[..key.len().min(TABLE_PREFIX)];
+        (self.hasher.hash_one(prefix) as usize) & (SHARDS - 1)
+    }
+
+    /// The shard of a row kept at `key` alone: its whole key's.
+    fn row_shard(&self, key: &[u8]) -> usize {
+        (self.hasher.hash_one(key) as usize) & (SHARDS - 1)
+    }
+
+    // A panic while a shard was held left it consistent (no shard code panics between its
+    // updates), so a poisoned lock is taken over.
+    fn read(&self, i: usize) -> RwLockReadGuard<'_, Shard> {
+        self.shards[i].read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self, i: usize) -> RwLockWriteGuard<'_, Shard> {
+        self.shards[i].write().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Starts a write of the base (module docs): the generation is odd until the hold drops.
@@ -171,21 +324,61 @@ impl RowCache {
         (s, tag)
     }
 
-    /// The row at base key `key` as a reader of generation `tag` sees it, decoded for a table
-    /// of `columns` columns; None when not cached (a miss is counted).
-    pub fn get(&self, tag: u64, key: &[u8], columns: usize) -> Option<Arc<Vec<Value>>> {
-        if self.shard_capacity() == 0 {
+    /// The run whose interval holds base key `key`, as a reader of generation `tag` may use
+    /// it, of a table of `columns` columns; None when there is none (a miss is counted).
+    pub fn run_at(&self, tag: u64, key: &[u8], columns: usize) -> Option<Arc<Run>> {
+        self.find(tag, key, columns, |run| run.clone())
+    }
+
+    /// The row at base key `key` as a reader of generation `tag` sees it: a row kept alone,
+    /// or a run's; `Some(None)` when a run says the base has none; None when neither says (a
+    /// miss is counted).
+    pub fn get(&self, tag: u64, key: &[u8], columns: usize) -> Option<Option<Arc<Vec<Value>>>> {
+        if self.capacity() == 0 {
+            return None;
+        }
+        let alone = {
+            let shard = self.read(self.row_shard(key));
+            shard
+                .rows
+                .get(key)
+                .filter(|s| s.tag <= tag && s.columns == columns)
+                .map(|s| {
+                    if !s.referenced.load(Ordering::Relaxed) {
+                        s.referenced.store(true, Ordering::Relaxed);
+                    }
+                    s.row.clone()
+                })
+        };
+        if let Some(row) = alone {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Some(Some(row));
+        }
+        self.find(tag, key, columns, |run| run.row(key).cloned())
+    }
+
+    /// `take` of the run [`Self::run_at`] finds, under its shard's lock.
+    fn find<T>(
+        &self,
+        tag: u64,
+        key: &[u8],
+        columns: usize,
+        take: impl FnOnce(&Arc<Run>) -> T,
+    ) -> Option<T> {
+        if self.capacity() == 0 {
             return None;
         }
         let found = {
-            let mut shard = self.shard(key);
+            let shard = self.read(self.shard_of(key));
             shard
-                .map
-                .get_mut(key)
-                .filter(|s| s.tag <= tag && s.columns == columns)
+                .covering(key)
+                .map(|(_, s)| s)
+                .filter(|s| s.tag <= tag && s.run.columns == columns)
                 .map(|s| {
-                    s.referenced = true;
-                    s.row.clone()
+                    if !s.referenced.load(Ordering::Relaxed) {
+                        s.referenced.store(true, Ordering::Relaxed);
+                    }
+                    take(&s.run)
                 })
         };
         let counter = if found.is_some() {
@@ -197,11 +390,94 @@ impl RowCache {
         found
     }
 
-    /// Keeps `row`, read at base key `key` from a snapshot of generation `tag`, unless the
-    /// base has been written since (module docs). False when the cache takes nothing from
-    /// that snapshot any more: the base was written since, or the capacity is 0 (a row too
-    /// large for a shard is only skipped).
-    pub fn insert(&self, tag: u64, key: &[u8], columns: usize, row: &Arc<Vec<Value>>) -> bool {
+    /// The start of the first run after base key `key`, and how many rows it holds (of any
+    /// generation: a hint for where a scan's new run may stop).
+    pub fn next_run(&self, key: &[u8]) -> Option<(KeyBytes, usize)> {
+        let shard = self.read(self.shard_of(key));
+        let (lo, slot) = shard
+            .map
+            .range::<[u8], _>((Bound::Excluded(key), Bound::Unbounded))
+            .next()?;
+        Some((lo.clone(), slot.run.rows.len()))
+    }
+
+    /// Keeps `run`, read from a snapshot of generation `tag`, unless the base has been written
+    /// since (module docs); it replaces the runs it overlaps. False when the cache takes
+    /// nothing from that snapshot any more: the base was written since, or the capacity is 0
+    /// (a run too large for the capacity, or not within its table's prefix, is only skipped).
+    pub fn insert(&self, tag: u64, run: &Arc<Run>) -> bool {
+        self.count_insert();
+        let capacity = self.capacity();
+        let bytes = run.bytes();
+        if bytes as u64 > capacity || !run.well_placed() {
+            debug_assert!(run.well_placed(), "a run outside its table's prefix");
+            return capacity > 0;
+        }
+        {
+            let mut shard = self.write(self.shard_of(&run.lo));
+            if self.generation.load(Ordering::SeqCst) != tag {
+                return false;
+            }
+            let freed = shard.remove_overlapping(&run.lo, run.hi());
+            shard.serial += 1;
+            let serial = shard.serial;
+            shard.map.insert(
+                run.lo.clone(),
+                Slot {
+                    run: run.clone(),
+                    tag,
+                    bytes,
+                    serial,
+                    referenced: AtomicBool::new(false),
+                },
+            );
+            shard.clock.push_back((true, run.lo.clone(), serial));
+            self.bytes.fetch_add(bytes as u64, Ordering::SeqCst);
+            self.bytes.fetch_sub(freed as u64, Ordering::SeqCst);
+        }
+        self.evict_to(capacity);
+        true
+    }
+
+    /// Keeps the row `row` read at base key `key` from a snapshot of generation `tag` alone
+    /// (as [`Self::insert`] keeps a run).
+    pub fn insert_row(&self, tag: u64, key: &[u8], columns: usize, row: &Arc<Vec<Value>>) -> bool {
+        self.count_insert();
+        let capacity = self.capacity();
+        let bytes = ROW_SLOT_OVERHEAD + 2 * KeyBytes::from(key).heap_bytes() + row_bytes(row);
+        if bytes as u64 > capacity {
+            return capacity > 0;
+        }
+        {
+            let mut shard = self.write(self.row_shard(key));
+            if self.generation.load(Ordering::SeqCst) != tag {
+                return false;
+            }
+            let freed = shard.remove_row(key);
+            shard.serial += 1;
+            let serial = shard.serial;
+            let key = KeyBytes::from(key);
+            shard.clock.push_back((false, key.clone(), serial));
+            shard.rows.insert(
+                key,
+                RowSlot {
+                    row: row.clone(),
+                    columns,
+                    tag,
+                    bytes,
+                    serial,
+                    referenced: AtomicBool::new(false),
+                },
+            );
+            self.bytes.fetch_add(bytes as u64, Ordering::SeqCst);
+            self.bytes.fetch_sub(freed as u64, Ordering::SeqCst);
+        }
+        self.evict_to(capacity);
+        true
+    }
+
+    /// Counts an insert, and asks the limit for the capacity again every [`RESIZE_EVERY`].
+    fn count_insert(&self) {
         if let Some(limit) = &self.limit {
             if self
                 .inserts
@@ -211,105 +487,133 @@ impl RowCache {
                 self.resize(limit());
             }
         }
-        let capacity = self.shard_capacity();
-        let bytes = ENTRY_OVERHEAD + 2 * alloc_bytes(key.len()) + row_bytes(row);
-        if bytes > capacity {
-            return capacity > 0;
-        }
-        let mut shard = self.shard(key);
-        if self.generation.load(Ordering::SeqCst) != tag {
-            return false;
-        }
-        shard.serial += 1;
-        let serial = shard.serial;
-        let slot = Slot {
-            row: row.clone(),
-            columns,
-            tag,
-            bytes,
-            serial,
-            referenced: false,
-        };
-        match shard.map.entry(key.into()) {
-            Entry::Occupied(mut o) => {
-                let old = o.insert(slot);
-                shard.bytes -= old.bytes;
-            }
-            Entry::Vacant(v) => {
-                v.insert(slot);
-            }
-        }
-        shard.bytes += bytes;
-        shard.clock.push_back((key.into(), serial));
-        shard.evict(capacity);
-        true
     }
 
-    /// Sets the capacity to `capacity` bytes; when it shrinks, every shard evicts down to its
-    /// new share at once (a shard may see no insert for a long time, or never again when
-    /// the capacity is 0).
-    pub fn resize(&self, capacity: u64) {
-        let per_shard = capacity / SHARDS as u64;
-        let old = self.shard_capacity.swap(per_shard, Ordering::Relaxed);
-        if per_shard >= old {
-            return;
+    /// Evicts, shard after shard from where the last eviction stopped, until the counted
+    /// bytes are at or under `capacity`: a visit makes one CLOCK pass over a shard's queue,
+    /// so a shard of hot runs gives up one only when no other shard has a cold one (two
+    /// rounds of all shards at most).
+    fn evict_to(&self, capacity: u64) {
+        let over = || self.bytes.load(Ordering::SeqCst) > capacity;
+        for _ in 0..2 * SHARDS {
+            if !over() {
+                return;
+            }
+            let i = self.hand.fetch_add(1, Ordering::Relaxed) % SHARDS;
+            self.write(i).evict(&over, &self.bytes);
         }
-        let per_shard = usize::try_from(per_shard).unwrap_or(usize::MAX);
-        for shard in self.shards.iter() {
-            shard
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .evict(per_shard);
+    }
+
+    /// Sets the capacity to `capacity` bytes; when it shrinks, runs are evicted down to it at
+    /// once (a cache may see no insert for a long time, or never again when the capacity is
+    /// 0).
+    pub fn resize(&self, capacity: u64) {
+        let old = self.capacity.swap(capacity, Ordering::Relaxed);
+        if capacity < old {
+            self.evict_to(capacity);
         }
     }
 
     pub fn stats(&self) -> RowCacheStats {
-        let bytes = self
-            .shards
-            .iter()
-            .map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).bytes as u64)
-            .sum();
         RowCacheStats {
             hits: self.hits.load(Ordering::Relaxed),
             misses: self.misses.load(Ordering::Relaxed),
-            bytes,
-            capacity: self.shard_capacity.load(Ordering::Relaxed) * SHARDS as u64,
+            bytes: self.bytes.load(Ordering::SeqCst),
+            capacity: self.capacity(),
         }
     }
 }
 
 impl Shard {
-    /// CLOCK: a referenced entry gets a second round, the first unreferenced one goes.
-    fn evict(&mut self, capacity: usize) {
-        while self.bytes > capacity {
-            let Some((key, serial)) = self.clock.pop_front() else {
+    /// The run whose interval holds `key`, with its `lo`.
+    fn covering(&self, key: &[u8]) -> Option<(&KeyBytes, &Slot)> {
+        self.map
+            .range::<[u8], _>((Bound::Unbounded, Bound::Included(key)))
+            .next_back()
+            .filter(|(_, s)| s.run.covers(key))
+    }
+
+    /// Removes the run starting at `lo`; the bytes it was counted for (0: none).
+    fn remove(&mut self, lo: &[u8]) -> usize {
+        self.map.remove(lo).map_or(0, |s| s.bytes)
+    }
+
+    /// Removes the row kept alone at `key`; the bytes it was counted for (0: none).
+    fn remove_row(&mut self, key: &[u8]) -> usize {
+        self.rows.remove(key).map_or(0, |s| s.bytes)
+    }
+
+    /// Removes every run whose interval meets `lo..hi` (no `hi`: `lo..`); the bytes freed.
+    fn remove_overlapping(&mut self, lo: &[u8], hi: Option<&[u8]>) -> usize {
+        let mut doomed: Vec<KeyBytes> = self
+            .covering(lo)
+            .map(|(k, _)| k.clone())
+            .into_iter()
+            .collect();
+        let upper = hi.map_or(Bound::Unbounded, Bound::Excluded);
+        doomed.extend(
+            self.map
+                .range::<[u8], _>((Bound::Excluded(lo), upper))
+                .map(|(k, _)| k.clone()),
+        );
+        doomed.iter().map(|k| self.remove(k)).sum()
+    }
+
+    /// CLOCK while `over()`, one pass of the queue at most: a referenced run loses its mark
+    /// and stays, an unreferenced one goes. The bytes freed (also subtracted from `bytes`).
+    fn evict(&mut self, over: &dyn Fn() -> bool, bytes: &AtomicU64) -> usize {
+        let mut freed = 0;
+        let mut steps = self.clock.len();
+        while steps > 0 && over() {
+            steps -= 1;
+            let Some((is_run, key, serial)) = self.clock.pop_front() else {
                 break;
             };
-            let Some(slot) = self.map.get_mut(&key).filter(|s| s.serial == serial) else {
+            let referenced = if is_run {
+                self.map
+                    .get(&key)
+                    .filter(|s| s.serial == serial)
+                    .map(|s| &s.referenced)
+            } else {
+                self.rows
+                    .get(&key)
+                    .filter(|s| s.serial == serial)
+                    .map(|s| &s.referenced)
+            };
+            let Some(referenced) = referenced else {
                 continue; // removed or replaced since it was queued
             };
-            if slot.referenced {
-                slot.referenced = false;
-                self.clock.push_back((key, serial));
+            if referenced.swap(false, Ordering::Relaxed) {
+                self.clock.push_back((is_run, key, serial));
                 continue;
             }
-            let bytes = slot.bytes;
-            self.map.remove(&key);
-            self.bytes -= bytes;
+            let n = if is_run {
+                self.remove(&key)
+            } else {
+                self.remove_row(&key)
+            };
+            bytes.fetch_sub(n as u64, Ordering::SeqCst);
+            freed += n;
         }
-        // Stale places (removed keys) must not grow the queue past the live entries for long.
-        if self.clock.len() > 2 * self.map.len() + 64 {
-            let map = &self.map;
-            self.clock
-                .retain(|(k, serial)| map.get(k).is_some_and(|s| s.serial == *serial));
+        // Stale places (removed rows and runs) must not grow the queue past the live ones for
+        // long.
+        if self.clock.len() > 2 * (self.map.len() + self.rows.len()) + 64 {
+            let (map, rows) = (&self.map, &self.rows);
+            self.clock.retain(|(is_run, k, serial)| {
+                if *is_run {
+                    map.get(k).is_some_and(|s| s.serial == *serial)
+                } else {
+                    rows.get(k).is_some_and(|s| s.serial == *serial)
+                }
+            });
         }
+        freed
     }
 }
 
-/// Heap bytes of a decoded row (its values and what they own), as the allocator hands them
-/// out.
+/// Heap bytes of a decoded row's values (and what they own), as the allocator hands them out.
 fn row_bytes(row: &Vec<Value>) -> usize {
-    alloc_bytes(row.capacity() * std::mem::size_of::<Value>())
+    alloc_bytes(row.capacity() * size_of::<Value>())
         + row
             .iter()
             .map(|v| match v {
@@ -321,7 +625,7 @@ fn row_bytes(row: &Vec<Value>) -> usize {
 }
 
 /// An allocation of `n` bytes rounded up to the allocator's 16-byte granule.
-fn alloc_bytes(n: usize) -> usize {
+const fn alloc_bytes(n: usize) -> usize {
     n.div_ceil(16) * 16
 }
 
@@ -340,115 +644,201 @@ mod tests {
         }
     }
 
+    /// A base key of "table" `t` (its first [`TABLE_PREFIX`] bytes) and key `k`.
+    fn key(t: u8, k: &str) -> Vec<u8> {
+        let mut v = vec![b'R', 0, 0, 0, 0, 0, 0, 0, t];
+        v.extend_from_slice(k.as_bytes());
+        v
+    }
+
+    fn hit(c: &RowCache, tag: u64, k: &[u8]) -> Option<Vec<u8>> {
+        c.get(tag, k, 2).flatten().map(|r| text(&r).to_vec())
+    }
+
+    fn run(lo: &str, hi: Option<&str>, rows: &[(&str, &str)]) -> Arc<Run> {
+        Arc::new(Run::new(
+            key(1, lo).into(),
+            hi.map(|h| key(1, h).into()),
+            2,
+            rows.iter()
+                .map(|(k, v)| (key(1, k).into(), row(v)))
+                .collect(),
+        ))
+    }
+
     #[test]
-    fn a_reader_sees_only_entries_of_its_generation_or_older() {
+    fn a_reader_sees_only_runs_of_its_generation_or_older() {
         let c = RowCache::new(1 << 20);
+        let k = key(1, "k");
         let ((), t0) = c.tag(|| ());
         let t0 = t0.unwrap();
-        assert!(c.insert(t0, b"k", 2, &row("old")));
-        assert_eq!(text(&c.get(t0, b"k", 2).unwrap()), b"old");
+        assert!(c.insert_row(t0, &k, 2, &row("old")));
+        assert_eq!(hit(&c, t0, &k).unwrap(), b"old");
         // The wrong column count is a miss.
-        assert!(c.get(t0, b"k", 3).is_none());
+        assert!(c.get(t0, &k, 3).is_none());
         {
             let w = c.begin_write();
             // No snapshot taken during a write is tagged; nothing read before it is kept.
             assert_eq!(c.tag(|| ()).1, None);
-            assert!(!c.insert(t0, b"j", 2, &row("x")));
-            w.forget(b"k");
+            assert!(!c.insert_row(t0, &key(1, "j"), 2, &row("x")));
+            w.forget(&k);
         }
-        assert!(c.get(t0, b"j", 2).is_none());
-        assert!(c.get(t0, b"k", 2).is_none());
+        assert!(c.get(t0, &key(1, "j"), 2).is_none());
+        assert!(c.get(t0, &k, 2).is_none());
         let t1 = c.tag(|| ()).1.unwrap();
         assert!(t1 > t0);
-        c.insert(t1, b"k", 2, &row("new"));
+        c.insert_row(t1, &k, 2, &row("new"));
         // An old reader does not take the newer value; a new one does.
-        assert!(c.get(t0, b"k", 2).is_none());
-        assert_eq!(text(&c.get(t1, b"k", 2).unwrap()), b"new");
+        assert!(c.get(t0, &k, 2).is_none());
+        assert_eq!(hit(&c, t1, &k).unwrap(), b"new");
         // An old reader's insert after the write is refused.
-        assert!(!c.insert(t0, b"m", 2, &row("old m")));
-        assert!(c.get(t1, b"m", 2).is_none());
+        assert!(!c.insert_row(t0, &key(1, "m"), 2, &row("old m")));
+        assert!(c.get(t1, &key(1, "m"), 2).is_none());
         let s = c.stats();
         assert_eq!((s.hits, s.misses), (2, 5));
     }
 
     #[test]
-    fn an_entry_a_write_did_not_touch_stays_valid_for_later_readers() {
+    fn a_run_answers_for_every_key_in_its_interval_and_a_write_inside_it_drops_it() {
         let c = RowCache::new(1 << 20);
         let t0 = c.tag(|| ()).1.unwrap();
-        c.insert(t0, b"a", 2, &row("a"));
-        c.insert(t0, b"b", 2, &row("b"));
-        c.begin_write().forget(b"b");
+        let other = key(1, "x");
+        c.insert_row(t0, &other, 2, &row("x"));
+        assert!(c.insert(t0, &run("b", Some("f"), &[("b", "b"), ("d", "d")])));
+        assert_eq!(hit(&c, t0, &key(1, "d")).unwrap(), b"d");
+        // "c" lies in the run and is not in it: the base has no such row.
+        assert_eq!(c.get(t0, &key(1, "c"), 2), Some(None));
+        // Outside the interval, and another table's key: the run does not say.
+        assert!(c.get(t0, &key(1, "f"), 2).is_none());
+        assert!(c.get(t0, &key(1, "a"), 2).is_none());
+        assert!(c.get(t0, &key(2, "c"), 2).is_none());
+        let r = c.run_at(t0, &key(1, "c"), 2).unwrap();
+        assert_eq!(r.position(&key(1, "c")), 1);
+        assert_eq!(r.hi(), Some(&key(1, "f")[..]));
+        // A write of a new key inside the interval drops the run, not the row outside it.
+        c.begin_write().forget(&key(1, "c"));
         let t1 = c.tag(|| ()).1.unwrap();
-        assert_eq!(text(&c.get(t1, b"a", 2).unwrap()), b"a");
-        assert!(c.get(t1, b"b", 2).is_none());
+        assert!(c.get(t1, &key(1, "d"), 2).is_none());
+        assert_eq!(hit(&c, t1, &other).unwrap(), b"x");
     }
 
     #[test]
-    fn bytes_stay_under_the_capacity_and_referenced_entries_survive() {
-        let capacity = SHARDS as u64 * 2_000;
+    fn a_new_run_replaces_every_run_it_overlaps() {
+        let c = RowCache::new(1 << 20);
+        let t = c.tag(|| ()).1.unwrap();
+        c.insert_row(t, &key(1, "a"), 2, &row("a"));
+        c.insert(t, &run("c", Some("e"), &[("c", "c")]));
+        c.insert(t, &run("e", Some("g"), &[("f", "f")]));
+        c.insert(t, &run("g", Some("z"), &[("h", "h")]));
+        // Starts inside the first run after "a" and ends inside the third.
+        c.insert(t, &run("d", Some("g1"), &[("f", "F")]));
+        assert_eq!(hit(&c, t, &key(1, "a")).unwrap(), b"a");
+        assert!(c.get(t, &key(1, "c"), 2).is_none());
+        assert_eq!(hit(&c, t, &key(1, "f")).unwrap(), b"F");
+        assert!(c.get(t, &key(1, "h"), 2).is_none());
+        let counted = c.stats().bytes;
+        let kept = c.read(c.shard_of(&key(1, "a"))).map.len();
+        assert_eq!(kept, 1);
+        c.begin_write().forget(&key(1, "a"));
+        c.begin_write().forget(&key(1, "e"));
+        assert_eq!(c.stats().bytes, 0, "{counted}");
+    }
+
+    #[test]
+    fn bytes_stay_under_the_capacity_and_referenced_runs_survive() {
+        let capacity = 200_000;
         let c = RowCache::new(capacity);
         let t = c.tag(|| ()).1.unwrap();
-        let hot: Vec<Vec<u8>> = (0..20u32).map(|i| format!("hot{i}").into_bytes()).collect();
+        let hot: Vec<Vec<u8>> = (0..20u32).map(|i| key(1, &format!("hot{i}"))).collect();
         for k in &hot {
-            c.insert(t, k, 2, &row("h"));
+            c.insert_row(t, k, 2, &row("h"));
         }
         for i in 0..20_000u32 {
             for k in &hot {
                 c.get(t, k, 2);
             }
-            c.insert(t, format!("cold{i}").as_bytes(), 2, &row(&"c".repeat(100)));
+            let k = key(2 + (i % 3) as u8, &format!("cold{i}"));
+            c.insert_row(t, &k, 2, &row(&"c".repeat(100)));
+            assert!(c.stats().bytes <= capacity);
         }
         let s = c.stats();
-        assert!(s.bytes <= capacity, "{s:?}");
         assert!(s.bytes > capacity / 2, "{s:?}");
-        let kept = hot.iter().filter(|k| c.get(t, k, 2).is_some()).count();
+        let kept = hot.iter().filter(|k| hit(&c, t, k).is_some()).count();
         assert_eq!(kept, hot.len());
-        // Every shard's queue stays bounded by its live entries.
+        // Every shard's queue stays bounded by its live runs.
         for sh in c.shards.iter() {
-            let sh = sh.lock().unwrap();
-            assert!(sh.clock.len() <= 2 * sh.map.len() + 65);
+            let sh = sh.read().unwrap();
+            assert!(sh.clock.len() <= 2 * (sh.map.len() + sh.rows.len()) + 65);
         }
     }
 
-    /// A model of the base: each key's values by the version that wrote them; a snapshot is a
-    /// version. One writer writes keys as `Base::checkpoint_streamed` does (forget each key,
-    /// then make the write visible, then end), readers read through the cache: every value
-    /// they get must be the one their snapshot holds.
+    /// A model of the base: each key's values (None: deleted) by the version that wrote them;
+    /// a snapshot is a version. One writer writes keys as `Base::checkpoint_streamed` does
+    /// (forget each key, then make the write visible, then end); readers read single rows
+    /// and whole runs ("scans") through the cache: every answer they get, a row or its
+    /// absence, must be what their snapshot holds.
     #[test]
-    fn concurrent_readers_never_get_a_value_their_snapshot_does_not_hold() {
+    fn concurrent_readers_never_get_an_answer_their_snapshot_does_not_hold() {
         use std::sync::RwLock;
-        const KEYS: usize = 16;
+        const KEYS: usize = 24;
+        type History = Vec<Vec<(u64, Option<i64>)>>;
         struct Model {
             version: u64,
-            history: Vec<Vec<(u64, i64)>>,
+            history: History,
         }
         let model = Arc::new(RwLock::new(Model {
             version: 0,
-            history: vec![vec![(0, 0)]; KEYS],
+            history: vec![vec![(0, Some(0))]; KEYS],
         }));
         // Small enough that evictions happen too.
-        let cache = Arc::new(RowCache::new(SHARDS as u64 * 600));
-        let key = |i: usize| format!("key{i}").into_bytes();
+        let cache = Arc::new(RowCache::new(12_000));
+        let k = |i: usize| key(1, &format!("{i:02}"));
         let value_at = |m: &Model, i: usize, v: u64| {
             m.history[i].iter().rev().find(|(w, _)| *w <= v).unwrap().1
         };
+        let writing = Arc::new(AtomicBool::new(true));
         let readers: Vec<_> = (0..4)
             .map(|r| {
-                let (model, cache) = (model.clone(), cache.clone());
+                let (model, cache, writing) = (model.clone(), cache.clone(), writing.clone());
                 std::thread::spawn(move || {
                     let mut hits = 0;
-                    for n in 0..20_000usize {
+                    // While the writer writes (bounded in reads).
+                    for n in 0..10_000_000usize {
+                        if !writing.load(Ordering::Relaxed) {
+                            break;
+                        }
                         let (version, tag) = cache.tag(|| model.read().unwrap().version);
-                        let i = (n * 7 + r) % KEYS;
-                        let want = value_at(&model.read().unwrap(), i, version);
+                        let want: Vec<Option<i64>> = {
+                            let m = model.read().unwrap();
+                            (0..KEYS).map(|i| value_at(&m, i, version)).collect()
+                        };
                         let Some(tag) = tag else { continue };
-                        match cache.get(tag, &key(i), 1) {
-                            Some(row) => {
-                                assert_eq!(*row, vec![Value::Int(want)], "key {i} at {version}");
+                        let i = (n * 7 + r) % KEYS;
+                        if n % 5 == 0 {
+                            // A scan of keys i.. (up to 6 of them) kept as one run.
+                            let end = (i + 6).min(KEYS);
+                            let rows = (i..end)
+                                .filter_map(|j| {
+                                    Some((k(j).into(), Arc::new(vec![Value::Int(want[j]?)])))
+                                })
+                                .collect();
+                            let run = Run::new(k(i).into(), Some(k(end).into()), 1, rows);
+                            cache.insert(tag, &Arc::new(run));
+                            continue;
+                        }
+                        match cache.get(tag, &k(i), 1) {
+                            Some(got) => {
+                                let got = got.map(|r| match r[0] {
+                                    Value::Int(v) => v,
+                                    ref v => panic!("{v:?}"),
+                                });
+                                assert_eq!(got, want[i], "key {i} at {version}");
                                 hits += 1;
                             }
                             None => {
-                                cache.insert(tag, &key(i), 1, &Arc::new(vec![Value::Int(want)]));
+                                if let Some(v) = want[i] {
+                                    cache.insert_row(tag, &k(i), 1, &Arc::new(vec![Value::Int(v)]));
+                                }
                             }
                         }
                     }
@@ -456,46 +846,55 @@ mod tests {
                 })
             })
             .collect();
-        for round in 1..=300i64 {
+        for round in 1..=1_000i64 {
             let hold = cache.begin_write();
             let written: Vec<usize> = (0..KEYS).filter(|i| (*i as i64 + round) % 3 == 0).collect();
             for &i in &written {
-                hold.forget(&key(i));
+                hold.forget(&k(i));
             }
             {
                 let mut m = model.write().unwrap();
                 m.version += 1;
                 let v = m.version;
                 for &i in &written {
-                    m.history[i].push((v, round));
+                    // Every fourth round deletes the keys it writes (a later one puts them
+                    // back).
+                    let value = (round % 4 != 0).then_some(round);
+                    m.history[i].push((v, value));
                 }
             }
             drop(hold);
             std::thread::yield_now();
         }
+        writing.store(false, Ordering::Relaxed);
         let hits: usize = readers.into_iter().map(|r| r.join().unwrap()).sum();
-        assert!(hits > 0);
+        assert!(hits > 100, "{hits} hits");
     }
 
     #[test]
     fn a_smaller_capacity_evicts_at_once_and_a_limit_is_asked_again_as_rows_come() {
-        let limit = Arc::new(AtomicU64::new(SHARDS as u64 * 4_000));
+        let limit = Arc::new(AtomicU64::new(400_000));
         let asked = limit.clone();
         let c = RowCache::with_limit(Box::new(move || asked.load(Ordering::Relaxed)));
         let t = c.tag(|| ()).1.unwrap();
         for i in 0..2_000u32 {
-            c.insert(t, format!("k{i}").as_bytes(), 2, &row(&"v".repeat(50)));
+            c.insert_row(
+                t,
+                &key((i % 7) as u8, &format!("k{i}")),
+                2,
+                &row(&"v".repeat(50)),
+            );
         }
         let full = c.stats().bytes;
-        assert!(full > SHARDS as u64 * 2_000, "{full}");
-        c.resize(SHARDS as u64 * 1_000);
-        assert!(c.stats().bytes <= SHARDS as u64 * 1_000);
+        assert!(full > 200_000, "{full}");
+        c.resize(100_000);
+        assert!(c.stats().bytes <= 100_000);
         // The limit drops to nothing: within RESIZE_EVERY inserts the cache is empty and
         // refuses everything.
         limit.store(0, Ordering::Relaxed);
         let mut refused = 0;
         for i in 0..RESIZE_EVERY as u32 {
-            if !c.insert(t, format!("n{i}").as_bytes(), 2, &row("v")) {
+            if !c.insert_row(t, &key(1, &format!("n{i}")), 2, &row("v")) {
                 refused += 1;
             }
         }
@@ -508,8 +907,8 @@ mod tests {
     fn a_zero_capacity_cache_keeps_nothing() {
         let c = RowCache::new(0);
         let t = c.tag(|| ()).1.unwrap();
-        assert!(!c.insert(t, b"k", 2, &row("v")));
-        assert!(c.get(t, b"k", 2).is_none());
+        assert!(!c.insert_row(t, &key(1, "k"), 2, &row("v")));
+        assert!(c.get(t, &key(1, "k"), 2).is_none());
         assert_eq!(c.stats().bytes, 0);
     }
 }

@@ -32,6 +32,7 @@ use crate::base::{BaseError, BaseSnapshot};
 use crate::base_format::{
     decode_entry, decode_row, entry_key_entry, entry_range, row_key, row_key_pk, row_range,
 };
+use crate::cached_scan::CachedScan;
 use crate::catalog::TableDef;
 use crate::key::KeyBytes;
 use crate::key::{borrowed, ByteRange};
@@ -141,7 +142,7 @@ impl<'a> TableView<'a> {
         };
         let key = row_key(self.delta.storage, pk);
         if let Some(row) = base.cached_row(&key, self.def.columns.len()) {
-            return Ok(Some(row));
+            return Ok(row);
         }
         match base.get(&key)? {
             Some(v) => self.decode_row(base, &key, &v).map(Some),
@@ -162,10 +163,7 @@ impl<'a> TableView<'a> {
         Ok(row)
     }
 
-    /// A row a scan read from the base, decoded. Scans neither read nor fill the row cache:
-    /// a lookup there (a few random memory accesses) costs more than decoding the row from
-    /// the block the scan has just read, and a long scan would evict the rows point reads
-    /// keep using.
+    /// A row read from the base, decoded.
     fn decode_scanned(&self, base: &BaseSnapshot, value: &[u8]) -> Result<Arc<Row>, BaseError> {
         decode_row(value, self.def.columns.len())
             .map(Arc::new)
@@ -178,26 +176,51 @@ impl<'a> TableView<'a> {
             let rows = self.delta.delta_rows(range);
             return Either::Delta(rows.filter_map(|(k, v)| v.map(|v| Ok((k, v)))));
         }
-        let mut layers: Vec<Layer<'a, KeyBytes, Arc<Row>, BaseError>> =
-            vec![Box::new(self.delta.delta_rows(range).map(Ok))];
+        let mut delta = self.delta.delta_rows(range).peekable();
+        // Nothing above the base in the range (the common case of a read-mostly table): the
+        // base's rows as they come, without a merge.
+        let base_alone = self.frozen.is_none() && delta.peek().is_none();
+        let mut layers: Vec<Layer<'a, KeyBytes, Arc<Row>, BaseError>> = Vec::new();
+        if !base_alone {
+            layers.push(Box::new(delta.map(Ok)));
+        }
         if let Some(f) = self.frozen {
             layers.push(Box::new(f.delta_rows(range).map(Ok)));
         }
         if let Some(base) = self.base {
             let storage = self.delta.storage;
-            let view = *self;
             let keys = row_range(storage, range);
             let (from, to) = borrowed(&keys);
-            let rows = base.iter(from, to).map(move |item| {
-                let (k, v) = item?;
-                let pk = row_key_pk(storage, &k).ok_or_else(|| {
-                    base.error("reading a row", "a key outside its table's range")
-                })?;
-                Ok((KeyBytes::from(pk), Some(view.decode_scanned(base, &v)?)))
-            });
-            layers.push(Box::new(rows));
+            if base.caches_rows() {
+                // Through the row cache's runs (`cached_scan.rs`).
+                let columns = self.def.columns.len();
+                layers.push(Box::new(CachedScan::new(base, storage, columns, from, to)));
+            } else {
+                let view = *self;
+                let rows = base.iter(from, to).map(move |item| {
+                    let (k, v) = item?;
+                    let pk = row_key_pk(storage, &k).ok_or_else(|| {
+                        base.error("reading a row", "a key outside its table's range")
+                    })?;
+                    Ok((KeyBytes::from(pk), Some(view.decode_scanned(base, &v)?)))
+                });
+                layers.push(Box::new(rows));
+            }
         }
-        Either::Layers(Layered::new(layers))
+        let rows: Box<dyn Iterator<Item = RowItem> + 'a> = match layers.pop() {
+            Some(base) if base_alone && layers.is_empty() => {
+                Box::new(base.filter_map(|item| match item {
+                    Ok((k, v)) => v.map(|v| Ok((k, v))),
+                    Err(e) => Some(Err(e)),
+                }))
+            }
+            Some(last) => {
+                layers.push(last);
+                Box::new(Layered::new(layers))
+            }
+            None => Box::new(std::iter::empty()),
+        };
+        Either::Layers(rows)
     }
 
     /// Every row, in storage key order.

@@ -17,7 +17,7 @@ use onelog_engine::alter::AlterPlan;
 use onelog_engine::store::index_key;
 use onelog_engine::{
     ColumnSource, ColumnSpec, Engine, EngineError, EngineOptions, FkAction, ForeignKeyDef,
-    IndexSpec, SqlType, TableId, TableSpec, TableStore,
+    IndexRef, IndexSpec, KeyRange, SqlType, TableId, TableSpec, TableStore,
 };
 use onelog_log::{FileSystem, SimFs};
 
@@ -1063,6 +1063,90 @@ fn k_of(tx: &mut onelog_engine::Transaction, t: TableId, id: i64) -> i64 {
         Value::Int(k) => k,
         ref v => panic!("{v:?}"),
     }
+}
+
+/// `(id, k)` of the rows `tx` reads by a primary key scan of `t` from `lo` to `hi`.
+fn scan_ids(
+    tx: &mut onelog_engine::Transaction,
+    t: TableId,
+    (lo, hi): (Bound<i64>, Bound<i64>),
+) -> Vec<(i64, i64)> {
+    let value = |b: Bound<i64>| b.map(|v| vec![Value::Int(v)]);
+    let range = KeyRange {
+        start: value(lo),
+        end: value(hi),
+    };
+    tx.scan(t, IndexRef::Primary, range, None)
+        .unwrap()
+        .iter()
+        .map(|r| match (&r[0], &r[1]) {
+            (Value::Int(id), Value::Int(k)) => (*id, *k),
+            v => panic!("{v:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn primary_key_scans_of_rows_in_the_base_use_cached_runs_and_see_exactly_their_snapshot() {
+    use std::collections::BTreeMap;
+    use Bound::{Excluded, Included, Unbounded};
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, t) = in_the_base(&fs, &base, 300);
+    let cache = || e.table_store_stats().unwrap().base.rows;
+    let mut model: BTreeMap<i64, i64> = (0..300).map(|id| (id, id % 5)).collect();
+    let want = |m: &BTreeMap<i64, i64>, r: (Bound<i64>, Bound<i64>)| -> Vec<(i64, i64)> {
+        m.range(r).map(|(id, k)| (*id, *k)).collect()
+    };
+    // Longer than a run (64 rows), bounds of every kind, one row, none.
+    let ranges = [
+        (Included(10), Included(150)),
+        (Excluded(100), Excluded(121)),
+        (Unbounded, Included(5)),
+        (Included(290), Unbounded),
+        (Included(140), Excluded(141)),
+        (Included(400), Unbounded),
+        (Unbounded, Unbounded),
+    ];
+    let check = |e: &Arc<Engine>, m: &BTreeMap<i64, i64>| {
+        for r in ranges {
+            assert_eq!(scan_ids(&mut e.begin(), t, r), want(m, r), "{r:?}");
+        }
+    };
+    // The first scans read the base and keep runs; the same scans again are answered by the
+    // runs alone.
+    check(&e, &model);
+    let before = cache();
+    check(&e, &model);
+    assert_eq!(cache().misses, before.misses);
+    assert!(cache().hits > before.hits);
+    assert!(cache().bytes > 0 && cache().bytes <= cache().capacity);
+    // A reader whose snapshot predates the next checkpoint.
+    let mut old = e.begin();
+    let old_model = model.clone();
+    assert_eq!(
+        scan_ids(&mut old, t, ranges[0]),
+        want(&old_model, ranges[0])
+    );
+    // The checkpoint writes keys inside cached runs: an update and a delete.
+    put(&e, t, 50, 99);
+    model.insert(50, 99);
+    delete(&e, t, 120);
+    model.remove(&120);
+    e.checkpoint().unwrap();
+    check(&e, &model);
+    for r in ranges {
+        assert_eq!(scan_ids(&mut old, t, r), want(&old_model, r), "old {r:?}");
+    }
+    drop(old);
+    // A row put back where cached runs (built just now, without it) say there is none.
+    check(&e, &model);
+    put(&e, t, 120, 7);
+    model.insert(120, 7);
+    e.checkpoint().unwrap();
+    check(&e, &model);
+    assert_eq!(k_of(&mut e.begin(), t, 120), 7);
+    assert_eq!(contents(&e, t).len(), model.len());
 }
 
 #[test]

@@ -44,9 +44,10 @@
 //! `_checkpoint_us`, `Onelog_table_store_commit_waits` / `_commit_wait_us` (commits that
 //! waited for a checkpoint at the delta's limit), `Onelog_table_store_delta_limit_bytes` /
 //! `_delta_log_bytes` (that limit, and the log after the newest checkpoint now),
-//! `Onelog_table_store_disk_bytes`, `Onelog_table_store_row_cache_hits` / `_misses` (point
-//! reads of rows in the store answered by its decoded-row cache, or not) and `_bytes` /
-//! `_capacity` (what that cache counts now, and its limit).
+//! `Onelog_table_store_disk_bytes`, `Onelog_table_store_row_cache_hits` / `_misses` (lookups
+//! of the store's decoded-row cache, by point reads and by primary key scans reaching a key,
+//! answered by it or not) and `_bytes` / `_capacity` (what that cache counts now, and its
+//! limit).
 //!
 //! Only `Bytes_received` / `Bytes_sent` have session values; for the other counters
 //! `SHOW SESSION STATUS` prints the global value (documented).
