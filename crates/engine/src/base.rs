@@ -35,7 +35,7 @@ use fjall::{CompressionType, Database, Keyspace, KeyspaceCreateOptions, Readable
 
 use onelog_binlog::Value;
 
-use crate::key::KeyBytes;
+use crate::key::{bounds_empty, KeyBytes};
 use crate::row_cache::{RowCache, RowCacheStats, Run};
 
 /// First byte of every meta record's key.
@@ -50,18 +50,6 @@ const KEYSPACE: &str = "store";
 /// takes the next message at once, so while the other workers are all compacting it spins on
 /// one CPU (`worker_pool.rs`, `WorkerMessage::Compact`). One worker compacts and never spins.
 const COMPACTION_WORKERS: usize = 1;
-
-/// True when the key range between `from` and `to` is empty or inverted (fjall and imbl are
-/// never given one: they panic on inverted ranges).
-pub fn bounds_empty(from: Bound<&[u8]>, to: Bound<&[u8]>) -> bool {
-    match (from, to) {
-        (Bound::Included(a), Bound::Included(b)) => a > b,
-        (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) => {
-            a >= b
-        }
-        _ => false,
-    }
-}
 
 /// One change of a checkpoint: a key and its new value, `None` to delete it.
 pub type BaseChange = (Vec<u8>, Option<Vec<u8>>);

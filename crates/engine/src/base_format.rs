@@ -166,7 +166,7 @@ pub fn decode_entry(value: &[u8], entry_len: usize) -> Result<u32, FormatError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::bounds_empty;
+    use crate::key::bounds_empty;
     use proptest::prelude::*;
     use std::collections::BTreeSet;
 

@@ -486,7 +486,19 @@ pub(crate) fn borrowed(r: &ByteRange) -> (Bound<&[u8]>, Bound<&[u8]>) {
 /// True when the byte range is empty or inverted (imbl panics on inverted ranges).
 pub fn range_is_empty(r: &ByteRange) -> bool {
     let (from, to) = borrowed(r);
-    crate::base::bounds_empty(from, to)
+    bounds_empty(from, to)
+}
+
+/// True when the key range between `from` and `to` is empty or inverted (fjall and imbl are
+/// never given one: they panic on inverted ranges).
+pub fn bounds_empty(from: Bound<&[u8]>, to: Bound<&[u8]>) -> bool {
+    match (from, to) {
+        (Bound::Included(a), Bound::Included(b)) => a > b,
+        (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) => {
+            a >= b
+        }
+        _ => false,
+    }
 }
 
 #[cfg(test)]
