@@ -115,15 +115,17 @@ fn contents(e: &Engine, t: TableId) -> Vec<Vec<Value>> {
     rows
 }
 
+/// A row's `(id, k)`.
+fn id_and_k(r: &[Value]) -> (i64, i64) {
+    match (&r[0], &r[1]) {
+        (Value::Int(a), Value::Int(b)) => (*a, *b),
+        other => panic!("{other:?}"),
+    }
+}
+
 /// [`contents`] as `(id, k)` pairs.
 fn ids_and_ks(e: &Engine, t: TableId) -> Vec<(i64, i64)> {
-    contents(e, t)
-        .iter()
-        .map(|r| match (&r[0], &r[1]) {
-            (Value::Int(a), Value::Int(b)) => (*a, *b),
-            other => panic!("{other:?}"),
-        })
-        .collect()
+    contents(e, t).iter().map(|r| id_and_k(r)).collect()
 }
 
 #[test]
@@ -1079,10 +1081,7 @@ fn scan_ids(
     tx.scan(t, IndexRef::Primary, range, None)
         .unwrap()
         .iter()
-        .map(|r| match (&r[0], &r[1]) {
-            (Value::Int(id), Value::Int(k)) => (*id, *k),
-            v => panic!("{v:?}"),
-        })
+        .map(|r| id_and_k(r))
         .collect()
 }
 
