@@ -354,6 +354,12 @@ impl BaseSnapshot {
         self.tag.is_some() && self.rows.capacity() > 0
     }
 
+    /// True when this snapshot fills the row cache and the cache still has a tenth of its
+    /// capacity free (`table_view.rs`: a point read that misses then reads its row's run).
+    pub(crate) fn cache_has_room(&self) -> bool {
+        self.caches_rows() && self.rows.has_room(0.1)
+    }
+
     /// The row cache's run holding row key `key` as this snapshot sees it, of a table of
     /// `columns` columns.
     pub(crate) fn cached_run(&self, key: &[u8], columns: usize) -> Option<Arc<Run>> {

@@ -93,6 +93,25 @@ impl CachedScan {
         }
     }
 
+    /// The run from base row key `key` on, read from fjall and offered to the cache (a point
+    /// read that missed: as InnoDB reads the whole page of a missed row). It holds the row at
+    /// `key` if the snapshot has one.
+    pub fn run_from(
+        base: &BaseSnapshot,
+        storage: StorageId,
+        columns: usize,
+        key: &[u8],
+    ) -> Result<Arc<Run>, BaseError> {
+        CachedScan::new(
+            base,
+            storage,
+            columns,
+            Bound::Included(key),
+            Bound::Unbounded,
+        )
+        .fill()
+    }
+
     /// A new run from `at`, read from fjall (module docs), offered to the cache while the
     /// scan has read fewer than [`KEEP_ROWS`] rows.
     fn fill(&mut self) -> Result<Arc<Run>, BaseError> {

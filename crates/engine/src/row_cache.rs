@@ -283,6 +283,12 @@ impl RowCache {
         self.capacity.load(Ordering::Relaxed)
     }
 
+    /// True while it holds less than `free` of its capacity: filling it evicts nothing yet.
+    pub fn has_room(&self, free: f64) -> bool {
+        let capacity = self.capacity();
+        (self.bytes.load(Ordering::Relaxed) as f64) < capacity as f64 * (1.0 - free)
+    }
+
     /// The shard of the runs that may hold `key`: its table prefix's.
     fn shard_of(&self, key: &[u8]) -> usize {
         let prefix = &key[..key.len().min(TABLE_PREFIX)];

@@ -144,6 +144,13 @@ impl<'a> TableView<'a> {
         if let Some(row) = base.cached_row(&key, self.def.columns.len()) {
             return Ok(row);
         }
+        if base.cache_has_room() {
+            // While the cache fills, a miss reads the run from its row on: under uniform
+            // point reads the cache warms a run at a time, and keeps each row once.
+            let columns = self.def.columns.len();
+            let run = CachedScan::run_from(base, self.delta.storage, columns, &key)?;
+            return Ok(run.row(&key).cloned());
+        }
         match base.get(&key)? {
             Some(v) => self.decode_row(base, &key, &v).map(Some),
             None => Ok(None),

@@ -1155,13 +1155,16 @@ fn point_reads_of_rows_in_the_base_are_cached_and_never_older_or_newer_than_the_
     let (e, t) = in_the_base(&fs, &base, 40);
     let cache = || e.table_store_stats().unwrap().base.rows;
     let read = |id| k_of(&mut e.begin(), t, id);
-    // Row 7 is in the base only: the first read decodes it and keeps it, the second is a hit.
+    // Row 7 is in the base only: the first read misses and, the cache being empty, reads and
+    // keeps the run from row 7 on, so the second read of 7 and a read of 8 are hits.
     let before = cache();
     assert_eq!(read(7), 2);
     assert_eq!(cache().hits, before.hits);
     assert_eq!(read(7), 2);
     assert_eq!(read(8), 3);
-    assert_eq!(cache().hits, before.hits + 1);
+    assert_eq!(cache().hits, before.hits + 2);
+    assert_eq!(read(6), 1);
+    assert_eq!(cache().hits, before.hits + 2);
     assert!(cache().bytes > 0 && cache().bytes <= cache().capacity);
     // A reader whose snapshot predates the next checkpoint.
     let mut old = e.begin();
