@@ -9,11 +9,12 @@
 //! runs of up to [`RUN_ROWS`] rows. A run holds rows of one table: its interval lies within
 //! the first [`TABLE_PREFIX`] bytes of `lo` (a base key's kind and storage id), which choose
 //! its shard, so one ordered map per shard answers "which run covers this key". Runs of a
-//! shard never overlap: a new run replaces those it overlaps. A row a point read found is
-//! kept alone, in a hash map of the shard its whole key chooses, so point reads of one table
-//! spread over every shard's lock; a point read looks there first, then for a run. All shards
-//! share one byte capacity, evicted by CLOCK (rows and runs in one queue per shard) from
-//! shard to shard.
+//! shard never overlap: a new run replaces those it overlaps. A point read that misses reads
+//! the run from its row on while the cache has room (`table_view.rs`); once it is nearly
+//! full, the row is kept alone, in a hash map of the shard its whole key chooses, so those
+//! inserts spread over every shard's lock; a point read looks there first, then for a run.
+//! All shards share one byte capacity, evicted by CLOCK (rows and runs in one queue per
+//! shard) from shard to shard.
 //!
 //! Generations. Only `Base::checkpoint_streamed` writes the base. A write makes the
 //! generation odd before it writes anything ([`RowCache::begin_write`]), removes the row and
