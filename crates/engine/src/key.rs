@@ -205,11 +205,11 @@ enum KeyRepr {
 }
 
 impl KeyBytes {
-    /// Bytes it holds on the heap, as the allocator hands them out (0 when inline).
-    pub fn heap_bytes(&self) -> usize {
+    /// Bytes it keeps on the heap (0 when inline).
+    pub fn heap_len(&self) -> usize {
         match &self.0 {
             KeyRepr::Inline(..) => 0,
-            KeyRepr::Heap(b) => b.len().div_ceil(16) * 16,
+            KeyRepr::Heap(b) => b.len(),
         }
     }
 

@@ -147,13 +147,13 @@ impl Run {
     /// Bytes it is counted for: as the allocator hands them out, plus the overheads.
     fn bytes(&self) -> usize {
         RUN_OVERHEAD
-            + self.lo.heap_bytes()
-            + self.hi.as_ref().map_or(0, KeyBytes::heap_bytes)
+            + key_bytes(&self.lo)
+            + self.hi.as_ref().map_or(0, key_bytes)
             + alloc_bytes(self.rows.capacity() * size_of::<RunRow>())
             + self
                 .rows
                 .iter()
-                .map(|(k, r)| ROW_OVERHEAD - size_of::<RunRow>() + k.heap_bytes() + row_bytes(r))
+                .map(|(k, r)| ROW_OVERHEAD - size_of::<RunRow>() + key_bytes(k) + row_bytes(r))
                 .sum::<usize>()
     }
 }
@@ -166,9 +166,9 @@ pub struct RowCache {
     generation: AtomicU64,
     /// Serialises writers (a write's odd generation is its own).
     writing: Mutex<()>,
-    /// Bytes all runs may hold; from `limit` when there is one.
+    /// Bytes all rows and runs may hold; from `limit` when there is one.
     capacity: AtomicU64,
-    /// Bytes counted for the runs held now.
+    /// Bytes counted for the rows and runs held now.
     bytes: AtomicU64,
     /// The shard eviction visits next.
     hand: AtomicUsize,
@@ -351,9 +351,7 @@ impl RowCache {
                 .get(key)
                 .filter(|s| s.tag <= tag && s.columns == columns)
                 .map(|s| {
-                    if !s.referenced.load(Ordering::Relaxed) {
-                        s.referenced.store(true, Ordering::Relaxed);
-                    }
+                    touch(&s.referenced);
                     s.row.clone()
                 })
         };
@@ -382,9 +380,7 @@ impl RowCache {
                 .map(|(_, s)| s)
                 .filter(|s| s.tag <= tag && s.run.columns == columns)
                 .map(|s| {
-                    if !s.referenced.load(Ordering::Relaxed) {
-                        s.referenced.store(true, Ordering::Relaxed);
-                    }
+                    touch(&s.referenced);
                     take(&s.run)
                 })
         };
@@ -426,8 +422,7 @@ impl RowCache {
                 return false;
             }
             let freed = shard.remove_overlapping(&run.lo, run.hi());
-            shard.serial += 1;
-            let serial = shard.serial;
+            let serial = shard.queue(true, run.lo.clone());
             shard.map.insert(
                 run.lo.clone(),
                 Slot {
@@ -438,9 +433,7 @@ impl RowCache {
                     referenced: AtomicBool::new(false),
                 },
             );
-            shard.clock.push_back((true, run.lo.clone(), serial));
-            self.bytes.fetch_add(bytes as u64, Ordering::SeqCst);
-            self.bytes.fetch_sub(freed as u64, Ordering::SeqCst);
+            self.account(bytes, freed);
         }
         self.evict_to(capacity);
         true
@@ -451,20 +444,19 @@ impl RowCache {
     pub fn insert_row(&self, tag: u64, key: &[u8], columns: usize, row: &Arc<Vec<Value>>) -> bool {
         self.count_insert();
         let capacity = self.capacity();
-        let bytes = ROW_SLOT_OVERHEAD + 2 * KeyBytes::from(key).heap_bytes() + row_bytes(row);
+        let key = KeyBytes::from(key);
+        // The key twice: in the map and in the CLOCK queue.
+        let bytes = ROW_SLOT_OVERHEAD + 2 * key_bytes(&key) + row_bytes(row);
         if bytes as u64 > capacity {
             return capacity > 0;
         }
         {
-            let mut shard = self.write(self.row_shard(key));
+            let mut shard = self.write(self.row_shard(&key));
             if self.generation.load(Ordering::SeqCst) != tag {
                 return false;
             }
-            let freed = shard.remove_row(key);
-            shard.serial += 1;
-            let serial = shard.serial;
-            let key = KeyBytes::from(key);
-            shard.clock.push_back((false, key.clone(), serial));
+            let freed = shard.remove_row(&key);
+            let serial = shard.queue(false, key.clone());
             shard.rows.insert(
                 key,
                 RowSlot {
@@ -476,11 +468,17 @@ impl RowCache {
                     referenced: AtomicBool::new(false),
                 },
             );
-            self.bytes.fetch_add(bytes as u64, Ordering::SeqCst);
-            self.bytes.fetch_sub(freed as u64, Ordering::SeqCst);
+            self.account(bytes, freed);
         }
         self.evict_to(capacity);
         true
+    }
+
+    /// Counts `added` bytes kept and `freed` bytes of what they replaced (under the shard's
+    /// lock, so the count never goes below what is held).
+    fn account(&self, added: usize, freed: usize) {
+        self.bytes.fetch_add(added as u64, Ordering::SeqCst);
+        self.bytes.fetch_sub(freed as u64, Ordering::SeqCst);
     }
 
     /// Counts an insert, and asks the limit for the capacity again every [`RESIZE_EVERY`].
@@ -545,6 +543,26 @@ impl Shard {
         self.map.remove(lo).map_or(0, |s| s.bytes)
     }
 
+    /// Queues a new slot at `key` (a run's `lo` when `is_run`, else a row's key) for CLOCK;
+    /// its serial.
+    fn queue(&mut self, is_run: bool, key: KeyBytes) -> u64 {
+        self.serial += 1;
+        self.clock.push_back((is_run, key, self.serial));
+        self.serial
+    }
+
+    /// The referenced mark of the slot a queue place stands for, when that slot is still
+    /// there (not removed or replaced since it was queued).
+    fn queued(&self, (is_run, key, serial): &Queued) -> Option<&AtomicBool> {
+        if *is_run {
+            let slot = self.map.get(key).filter(|s| s.serial == *serial)?;
+            Some(&slot.referenced)
+        } else {
+            let slot = self.rows.get(key).filter(|s| s.serial == *serial)?;
+            Some(&slot.referenced)
+        }
+    }
+
     /// Removes the row kept alone at `key`; the bytes it was counted for (0: none).
     fn remove_row(&mut self, key: &[u8]) -> usize {
         self.rows.remove(key).map_or(0, |s| s.bytes)
@@ -573,27 +591,17 @@ impl Shard {
         let mut steps = self.clock.len();
         while steps > 0 && over() {
             steps -= 1;
-            let Some((is_run, key, serial)) = self.clock.pop_front() else {
+            let Some(place) = self.clock.pop_front() else {
                 break;
             };
-            let referenced = if is_run {
-                self.map
-                    .get(&key)
-                    .filter(|s| s.serial == serial)
-                    .map(|s| &s.referenced)
-            } else {
-                self.rows
-                    .get(&key)
-                    .filter(|s| s.serial == serial)
-                    .map(|s| &s.referenced)
-            };
-            let Some(referenced) = referenced else {
+            let Some(referenced) = self.queued(&place) else {
                 continue; // removed or replaced since it was queued
             };
             if referenced.swap(false, Ordering::Relaxed) {
-                self.clock.push_back((is_run, key, serial));
+                self.clock.push_back(place);
                 continue;
             }
+            let (is_run, key, _) = place;
             let n = if is_run {
                 self.remove(&key)
             } else {
@@ -605,14 +613,9 @@ impl Shard {
         // Stale places (removed rows and runs) must not grow the queue past the live ones for
         // long.
         if self.clock.len() > 2 * (self.map.len() + self.rows.len()) + 64 {
-            let (map, rows) = (&self.map, &self.rows);
-            self.clock.retain(|(is_run, k, serial)| {
-                if *is_run {
-                    map.get(k).is_some_and(|s| s.serial == *serial)
-                } else {
-                    rows.get(k).is_some_and(|s| s.serial == *serial)
-                }
-            });
+            let mut clock = std::mem::take(&mut self.clock);
+            clock.retain(|place| self.queued(place).is_some());
+            self.clock = clock;
         }
         freed
     }
@@ -629,6 +632,19 @@ fn row_bytes(row: &Vec<Value>) -> usize {
                 _ => 0,
             })
             .sum::<usize>()
+}
+
+/// Marks a slot used since the CLOCK hand last passed it (written only when unmarked, so hot
+/// slots read by many threads do not bounce their cache line).
+fn touch(referenced: &AtomicBool) {
+    if !referenced.load(Ordering::Relaxed) {
+        referenced.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Heap bytes of a key, as the allocator hands them out (0 when inline).
+fn key_bytes(key: &KeyBytes) -> usize {
+    alloc_bytes(key.heap_len())
 }
 
 /// An allocation of `n` bytes rounded up to the allocator's 16-byte granule.

@@ -184,50 +184,47 @@ impl<'a> TableView<'a> {
             return Either::Delta(rows.filter_map(|(k, v)| v.map(|v| Ok((k, v)))));
         }
         let mut delta = self.delta.delta_rows(range).peekable();
-        // Nothing above the base in the range (the common case of a read-mostly table): the
-        // base's rows as they come, without a merge.
-        let base_alone = self.frozen.is_none() && delta.peek().is_none();
-        let mut layers: Vec<Layer<'a, KeyBytes, Arc<Row>, BaseError>> = Vec::new();
-        if !base_alone {
-            layers.push(Box::new(delta.map(Ok)));
-        }
-        if let Some(f) = self.frozen {
-            layers.push(Box::new(f.delta_rows(range).map(Ok)));
-        }
-        if let Some(base) = self.base {
-            let storage = self.delta.storage;
-            let keys = row_range(storage, range);
-            let (from, to) = borrowed(&keys);
-            if base.caches_rows() {
-                // Through the row cache's runs (`cached_scan.rs`).
-                let columns = self.def.columns.len();
-                layers.push(Box::new(CachedScan::new(base, storage, columns, from, to)));
-            } else {
-                let view = *self;
-                let rows = base.iter(from, to).map(move |item| {
-                    let (k, v) = item?;
-                    let pk = row_key_pk(storage, &k).ok_or_else(|| {
-                        base.error("reading a row", "a key outside its table's range")
-                    })?;
-                    Ok((KeyBytes::from(pk), Some(view.decode_scanned(base, &v)?)))
-                });
-                layers.push(Box::new(rows));
+        let base = self.base.map(|base| self.base_rows(base, range));
+        let rows: Box<dyn Iterator<Item = RowItem> + 'a> = match base {
+            // Nothing above the base in the range (the common case of a read-mostly table):
+            // the base's rows as they come, without a merge.
+            Some(base) if self.frozen.is_none() && delta.peek().is_none() => {
+                Box::new(base.filter_map(|item| item.map(|(k, v)| v.map(|v| (k, v))).transpose()))
             }
-        }
-        let rows: Box<dyn Iterator<Item = RowItem> + 'a> = match layers.pop() {
-            Some(base) if base_alone && layers.is_empty() => {
-                Box::new(base.filter_map(|item| match item {
-                    Ok((k, v)) => v.map(|v| Ok((k, v))),
-                    Err(e) => Some(Err(e)),
-                }))
-            }
-            Some(last) => {
-                layers.push(last);
+            base => {
+                let mut layers: Vec<Layer<'a, KeyBytes, Arc<Row>, BaseError>> =
+                    vec![Box::new(delta.map(Ok))];
+                if let Some(f) = self.frozen {
+                    layers.push(Box::new(f.delta_rows(range).map(Ok)));
+                }
+                layers.extend(base);
                 Box::new(Layered::new(layers))
             }
-            None => Box::new(std::iter::empty()),
         };
         Either::Layers(rows)
+    }
+
+    /// The rows of this view's table in `base` with storage keys in `range`, as a layer:
+    /// through the row cache's runs (`cached_scan.rs`) when the snapshot uses the cache.
+    fn base_rows(
+        &self,
+        base: &'a BaseSnapshot,
+        range: &ByteRange,
+    ) -> Layer<'a, KeyBytes, Arc<Row>, BaseError> {
+        let storage = self.delta.storage;
+        let keys = row_range(storage, range);
+        let (from, to) = borrowed(&keys);
+        if base.caches_rows() {
+            let columns = self.def.columns.len();
+            return Box::new(CachedScan::new(base, storage, columns, from, to));
+        }
+        let view = *self;
+        Box::new(base.iter(from, to).map(move |item| {
+            let (k, v) = item?;
+            let pk = row_key_pk(storage, &k)
+                .ok_or_else(|| base.error("reading a row", "a key outside its table's range"))?;
+            Ok((KeyBytes::from(pk), Some(view.decode_scanned(base, &v)?)))
+        }))
     }
 
     /// Every row, in storage key order.
