@@ -85,6 +85,18 @@ pub fn storage_ranges(storage: StorageId) -> [ByteRange; 2] {
     ]
 }
 
+/// The base keys of every record kept under a storage id at or above `storage`: rows, then
+/// index entries.
+pub fn unclaimed_ranges(storage: StorageId) -> [ByteRange; 2] {
+    let from = |kind: u8| -> ByteRange {
+        (
+            Bound::Included(table_prefix(kind, storage)),
+            Bound::Excluded(vec![kind + 1]),
+        )
+    };
+    [from(ROW_KIND), from(INDEX_KIND)]
+}
+
 /// `range` of keys under `prefix`: each bound prefixed, an unbounded end the prefix's own.
 fn under(prefix: Vec<u8>, range: &ByteRange) -> ByteRange {
     let with = |b: &[u8]| {

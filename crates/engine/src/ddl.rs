@@ -42,6 +42,7 @@ use crate::events::encode_ddl_with_mode;
 use crate::index_build::create_index_in_base;
 use crate::scheduler::CheckpointSerial;
 use crate::store::{duplicate_key, index_has_null, index_key, Root, Row};
+use crate::table_rebuild::{abandoned, rewrite_table_in_base};
 use crate::view::ViewDef;
 
 impl Engine {
@@ -56,16 +57,19 @@ impl Engine {
         self.run_ddl_with(db, sql, None, build)
     }
 
-    /// With the paged store, its base and the checkpoint writers' lock, for DDL that builds an
-    /// index there (`index_build.rs`): taken before the commit gate, as checkpoints take them.
-    fn index_builder(&self) -> Option<(Arc<Base>, CheckpointSerial<'_>)> {
+    /// With the paged store, its base and the checkpoint writers' lock, for DDL that writes an
+    /// index (`index_build.rs`) or a rewritten table (`table_rebuild.rs`) there: taken before
+    /// the commit gate, as checkpoints take them.
+    fn base_writer(&self) -> Option<(Arc<Base>, CheckpointSerial<'_>)> {
         let base = self.checkpoints().base()?.clone();
         Some((base, self.checkpoints().serialize()))
     }
 
     /// [`Self::run_ddl`]; with `below` (the paged store's base, and the checkpoint writers'
     /// lock its caller took before the commit gate), a CREATE INDEX over rows in the base is
-    /// built there in chunks (`index_build.rs`) instead of copying the table into memory.
+    /// built there in chunks (`index_build.rs`), and so is a table whose rows an ADD / DROP
+    /// COLUMN or a copying ALTER TABLE rewrites (`table_rebuild.rs`), instead of copying the
+    /// table into memory.
     fn run_ddl_with(
         &self,
         db: &str,
@@ -82,46 +86,41 @@ impl Engine {
         };
         // Full validation (and, for a unique index, the duplicate check) before logging.
         let mut scratch = (*root).clone();
-        let built_below = match below {
-            Some((base, serial)) => {
-                let chunk = self.options().index_build_chunk_bytes;
-                create_index_in_base(&mut scratch, base, serial, &change, chunk)?
-            }
-            None => false,
-        };
-        if !built_below {
-            scratch.apply_catalog_change(&change)?;
-            if let CatalogChange::CreateIndex { table, index } = &change {
-                if index.unique {
-                    check_unique_index(&scratch, *table, index)?;
-                }
-            }
-        }
-        if let CatalogChange::AlterTable { table, sources, .. } = &change {
-            // Rows that stay as they were keep their unique keys valid.
-            let kept = root
-                .catalog
-                .table(table.id)
-                .is_some_and(|old| alter::keeps_rows(old, table, sources));
-            for index in table.indexes.iter().filter(|i| i.unique && !kept) {
-                check_unique_index(&scratch, table.id, index)?;
-            }
-        }
+        let chunk = self.options().index_build_chunk_bytes;
+        let validated = validate(&mut scratch, &root, &change, below, chunk);
+        let handed_out = scratch.next_storage;
         let origin = core.origin();
-        let events = encode_ddl_with_mode(
-            db,
-            sql,
-            change.suppresses_use(),
-            logged_sql_mode(&change),
-            (origin.domain_id, origin.server_id, origin.timestamp),
-        )?;
-        let mut record = origin.ddl_record(events, &change, Vec::new());
-        // The exclusive gate kept every commit out: the change was validated against the
-        // state it is logged after, so the sink publishes the validated root instead of
-        // building it again (one copy of a rebuilt table in memory, not two).
-        debug_assert!(Arc::ptr_eq(&root, &core.store().current()));
-        attach_validated(&mut record, root, scratch);
-        let receipt = core.log_exclusive(&gate, record, || format!("logging DDL `{sql}`"))?;
+        let logged = validated.and_then(|()| {
+            let events = encode_ddl_with_mode(
+                db,
+                sql,
+                change.suppresses_use(),
+                logged_sql_mode(&change),
+                (origin.domain_id, origin.server_id, origin.timestamp),
+            )?;
+            let mut record = origin.ddl_record(events, &change, Vec::new());
+            // The exclusive gate kept every commit out: the change was validated against the
+            // state it is logged after, so the sink publishes the validated root instead of
+            // building it again (one copy of a rebuilt table in memory, not two).
+            debug_assert!(Arc::ptr_eq(&root, &core.store().current()));
+            attach_validated(&mut record, root.clone(), scratch);
+            core.log_exclusive(&gate, record, || format!("logging DDL `{sql}`"))
+        });
+        let receipt = match logged {
+            Ok(receipt) => receipt,
+            Err(e) => {
+                // What a rebuild wrote into the base under storage ids the live root would
+                // hand out again is no later table's (`table_rebuild.rs`).
+                if let Some((base, _)) = below {
+                    // The current root, not `root`: a failed sync may come after the sink
+                    // published the change.
+                    if let Some(past) = abandoned(&core.store().current(), handed_out, base) {
+                        drop(core.store().publish(Arc::new(past)));
+                    }
+                }
+                return Err(e);
+            }
+        };
         origin.used(receipt.gtid);
         core.notifier().logged();
         core.forget_auto_inc(&change);
@@ -290,7 +289,7 @@ impl Engine {
         index: Option<IndexSpec>,
         sql: &str,
     ) -> Result<(), EngineError> {
-        let builder = index.as_ref().and_then(|_| self.index_builder());
+        let builder = index.as_ref().and_then(|_| self.base_writer());
         let below = builder.as_ref().map(|(base, serial)| (&**base, serial));
         self.run_ddl_with(db, sql, below, |root| {
             let mut def = (*Self::find_table(root, db, table)?).clone();
@@ -426,7 +425,9 @@ impl Engine {
         fill: Value,
         sql: &str,
     ) -> Result<(), EngineError> {
-        self.run_ddl(db, sql, |root| {
+        let writer = self.base_writer();
+        let below = writer.as_ref().map(|(base, serial)| (&**base, serial));
+        self.run_ddl_with(db, sql, below, |root| {
             let t = Self::find_table(root, db, table)?;
             if t.columns
                 .iter()
@@ -463,7 +464,9 @@ impl Engine {
         column: &str,
         sql: &str,
     ) -> Result<(), EngineError> {
-        self.run_ddl(db, sql, |root| {
+        let writer = self.base_writer();
+        let below = writer.as_ref().map(|(base, serial)| (&**base, serial));
+        self.run_ddl_with(db, sql, below, |root| {
             let t = Self::find_table(root, db, table)?;
             let p = t
                 .columns
@@ -518,7 +521,9 @@ impl Engine {
             auto_increment,
         } = plan;
         let mut conditions = Vec::new();
-        self.run_ddl(&old.db, sql, |root| {
+        let writer = self.base_writer();
+        let below = writer.as_ref().map(|(base, serial)| (&**base, serial));
+        self.run_ddl_with(&old.db, sql, below, |root| {
             let t = Self::find_table(root, &old.db, &old.name)?;
             if *t != *old || new.id != t.id {
                 return Err(EngineError::TableDefChanged {
@@ -554,7 +559,7 @@ impl Engine {
         index: IndexSpec,
         sql: &str,
     ) -> Result<(), EngineError> {
-        let builder = self.index_builder();
+        let builder = self.base_writer();
         let below = builder.as_ref().map(|(base, serial)| (&**base, serial));
         self.run_ddl_with(db, sql, below, |root| {
             let t = Self::find_table(root, db, table)?;
@@ -670,6 +675,47 @@ impl Engine {
         })?;
         Ok(())
     }
+}
+
+/// [`Engine::run_ddl_with`]'s validation of `change` against `root`, leaving in `scratch`
+/// the root it builds: the index or the rewritten table written into the base where that
+/// applies (`below`, in chunks of `chunk` bytes), else the change applied in memory; and the
+/// unique keys the new rows must keep.
+fn validate(
+    scratch: &mut Root,
+    root: &Root,
+    change: &CatalogChange,
+    below: Option<(&Base, &CheckpointSerial<'_>)>,
+    chunk: usize,
+) -> Result<(), EngineError> {
+    let built_below = match below {
+        Some((base, serial)) => {
+            create_index_in_base(scratch, base, serial, change, chunk)?
+                || rewrite_table_in_base(scratch, base, serial, change, chunk)?
+        }
+        None => false,
+    };
+    if built_below {
+        // The builds checked the unique keys they wrote.
+        return Ok(());
+    }
+    scratch.apply_catalog_change(change)?;
+    if let CatalogChange::CreateIndex { table, index } = change {
+        if index.unique {
+            check_unique_index(scratch, *table, index)?;
+        }
+    }
+    if let CatalogChange::AlterTable { table, sources, .. } = change {
+        // Rows that stay as they were keep their unique keys valid.
+        let kept = root
+            .catalog
+            .table(table.id)
+            .is_some_and(|old| alter::keeps_rows(old, table, sources));
+        for index in table.indexes.iter().filter(|i| i.unique && !kept) {
+            check_unique_index(scratch, table.id, index)?;
+        }
+    }
+    Ok(())
 }
 
 /// MariaDB's MODE_STRICT_TRANS_TABLES and MODE_STRICT_ALL_TABLES bits of `sql_mode`.

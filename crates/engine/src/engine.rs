@@ -67,6 +67,7 @@ use crate::report::Reporter;
 use crate::scheduler::{Backoff, Checkpointer, SchedulerTask};
 use crate::semisync::SemiSync;
 use crate::store::{Root, Snapshot, BASE_ROOT_META};
+use crate::table_rebuild::{rewrite_table_in_base_at_open, sweep_unclaimed};
 use crate::txn::Transaction;
 
 /// How to open an engine.
@@ -203,6 +204,10 @@ pub struct RecoveryReport {
     /// The in-memory store's checkpoint was converted into the paged store at this open
     /// (docs/PAGED_STORE.md, step 4).
     pub converted_to_paged: bool,
+    /// Records of table rebuilds that no logged DDL claims, removed from the paged store's base
+    /// (`table_rebuild.rs`: what a crash left of an ALTER TABLE that never committed, and of
+    /// those replay writes again).
+    pub unclaimed_records_removed: u64,
     /// Log records replayed after the checkpoint.
     pub records_applied: u64,
     /// The log's own report: segment and offset it continues at, GTID state, torn bytes.
@@ -227,6 +232,13 @@ impl std::fmt::Display for RecoveryReport {
         match self.checkpoint_lsn {
             Some(l) => write!(f, "loaded checkpoint at LSN {l}")?,
             None => write!(f, "no checkpoint")?,
+        }
+        if self.unclaimed_records_removed > 0 {
+            write!(
+                f,
+                ", removed {} records of unfinished table rebuilds",
+                self.unclaimed_records_removed
+            )?;
         }
         write!(
             f,
@@ -450,7 +462,8 @@ fn log_options(opts: &EngineOptions) -> LogOptions {
 /// `apply.rs`, as a replica does); returns how many. With the paged store's `base`, an index
 /// that a DDL record adds over rows in the base is built there in chunks of `chunk_bytes`
 /// (`index_build.rs`: the entries a build before the crash wrote are deleted and written
-/// again), not in memory.
+/// again), and a table a DDL record rewrites (ADD / DROP COLUMN, a copying ALTER TABLE) is
+/// written there under a new storage id (`table_rebuild.rs`), not in memory.
 fn replay(
     log: &Log,
     root: &mut Root,
@@ -458,7 +471,12 @@ fn replay(
     chunk_bytes: usize,
 ) -> Result<u64, EngineError> {
     let mut ddl = |root: &mut Root, change: &CatalogChange| match base {
-        Some(base) => index_build::rebuild_index_in_base_at_open(root, base, change, chunk_bytes),
+        Some(base) => {
+            Ok(
+                index_build::rebuild_index_in_base_at_open(root, base, change, chunk_bytes)?
+                    || rewrite_table_in_base_at_open(root, base, change, chunk_bytes)?,
+            )
+        }
         None => Ok(false),
     };
     let mut reader = log
@@ -507,6 +525,12 @@ impl Engine {
             base,
             converted,
         } = load_root(&*fs, &checkpoint_dir, &opts.table_store)?;
+        // Before replay: what a rebuild wrote before a crash, replay writes again (or the DDL
+        // was never logged).
+        let unclaimed_records_removed = match &base {
+            Some(base) => sweep_unclaimed(&root, base, opts.index_build_chunk_bytes)?,
+            None => 0,
+        };
         let (log, log_report) = Log::open(fs.clone(), log_options(&opts))
             .map_err(|e| EngineError::log("opening the log", e))?;
         let records_applied = replay(
@@ -566,6 +590,7 @@ impl Engine {
         let report = RecoveryReport {
             checkpoint_lsn,
             converted_to_paged: converted,
+            unclaimed_records_removed,
             records_applied,
             log: log_report,
         };

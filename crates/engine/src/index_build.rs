@@ -137,7 +137,7 @@ fn build(
             index: index.id,
         }
     });
-    root.apply_index_built_below(change)?;
+    root.apply_built_below(change)?;
     Ok(true)
 }
 
@@ -189,7 +189,7 @@ fn delete_entries(
 
 /// Changes for the base gathered in memory up to a bound (their bytes plus
 /// [`ENTRY_OVERHEAD`] each), then written sorted as one ingestion.
-struct Chunks<'a> {
+pub(crate) struct Chunks<'a> {
     base: &'a Base,
     limit: usize,
     held: usize,
@@ -197,7 +197,7 @@ struct Chunks<'a> {
 }
 
 impl<'a> Chunks<'a> {
-    fn new(base: &'a Base, limit: usize) -> Self {
+    pub(crate) fn new(base: &'a Base, limit: usize) -> Self {
         Chunks {
             base,
             limit,
@@ -207,7 +207,7 @@ impl<'a> Chunks<'a> {
     }
 
     /// Adds a change (`None`: a delete); writes the chunk once it reaches the bound.
-    fn push(&mut self, key: Vec<u8>, value: Option<Vec<u8>>) -> Result<(), EngineError> {
+    pub(crate) fn push(&mut self, key: Vec<u8>, value: Option<Vec<u8>>) -> Result<(), EngineError> {
         self.held += key.len() + value.as_ref().map_or(0, Vec::len) + ENTRY_OVERHEAD;
         self.changes.push((key, value));
         if self.held >= self.limit {
@@ -217,12 +217,15 @@ impl<'a> Chunks<'a> {
     }
 
     /// Writes what is gathered, sorted, as one ingestion (nothing when empty).
-    fn write(&mut self) -> Result<(), EngineError> {
+    pub(crate) fn write(&mut self) -> Result<(), EngineError> {
         self.held = 0;
         if self.changes.is_empty() {
             return Ok(());
         }
         self.changes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        // One change per key in an ingestion: a key pushed twice (rows a rewrite collapsed
+        // into one primary key, which `table_rebuild.rs` counts) is written once.
+        self.changes.dedup_by(|a, b| a.0 == b.0);
         self.base
             .checkpoint_streamed(&[], &mut self.changes.drain(..))?;
         Ok(())
@@ -231,7 +234,7 @@ impl<'a> Chunks<'a> {
 
 /// 1062 when two entries of the unique `index` (all in `snapshot`, in key order) have the same
 /// key without a NULL in it; reads a row only for equal neighbours.
-fn check_unique(
+pub(crate) fn check_unique(
     root: &Root,
     snapshot: &BaseSnapshot,
     table: TableId,

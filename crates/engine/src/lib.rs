@@ -61,6 +61,7 @@ pub mod scheduler;
 pub mod semisync;
 pub mod store;
 pub mod table_data;
+mod table_rebuild;
 pub mod table_view;
 pub mod txn;
 pub mod view;

@@ -175,7 +175,7 @@ pub(crate) fn duplicate_key(index: &IndexDef, row: &Row) -> EngineError {
 }
 
 /// The AUTO_INCREMENT value column `a` of `row` holds (0 for NULL, zero or a negative one).
-fn auto_inc_value(row: &[Value], a: usize) -> u64 {
+pub(crate) fn auto_inc_value(row: &[Value], a: usize) -> u64 {
     match row.get(a) {
         Some(Value::Int(i)) if *i > 0 => *i as u64,
         Some(Value::UInt(u)) => *u,
@@ -761,14 +761,13 @@ impl Root {
         self.apply_change(change, false)
     }
 
-    /// [`Self::apply_catalog_change`] of a change adding an index (CREATE INDEX, a foreign
-    /// key's generated key) whose entries `index_build.rs` wrote into the base under the
-    /// table's storage id: the delta gets the index empty (a removal leaves a tombstone over a
-    /// base entry) instead of building it from the rows.
-    pub(crate) fn apply_index_built_below(
-        &mut self,
-        change: &CatalogChange,
-    ) -> Result<(), EngineError> {
+    /// [`Self::apply_catalog_change`] of a change whose data is already in the base: an index
+    /// added (CREATE INDEX, a foreign key's generated key) whose entries `index_build.rs`
+    /// wrote under the table's storage id, so the delta gets the index empty (a removal leaves
+    /// a tombstone over a base entry) instead of building it from the rows; or a table whose
+    /// rows are rewritten (ADD / DROP COLUMN, a copying ALTER TABLE) that `table_rebuild.rs`
+    /// wrote whole under [`Self::next_storage`], so the table gets an empty delta over them.
+    pub(crate) fn apply_built_below(&mut self, change: &CatalogChange) -> Result<(), EngineError> {
         self.apply_change(change, true)
     }
 
@@ -847,15 +846,23 @@ impl Root {
                 // Every row loses the value (the new definition's key positions already moved
                 // down).
                 let p = *position as usize;
-                self.rewrite_rows(def, generation, |r| {
-                    if p < r.len() {
-                        r.remove(p);
-                    }
-                })?;
+                if built_below {
+                    self.rebuilt_below(def, generation);
+                } else {
+                    self.rewrite_rows(def, generation, |r| {
+                        if p < r.len() {
+                            r.remove(p);
+                        }
+                    })?;
+                }
             }
             CatalogChange::AddColumn { table: def, fill } => {
                 // Every row gets the new column's value (last, in no index: keys unchanged).
-                self.rewrite_rows(def, generation, |r| r.push(fill.clone()))?;
+                if built_below {
+                    self.rebuilt_below(def, generation);
+                } else {
+                    self.rewrite_rows(def, generation, |r| r.push(fill.clone()))?;
+                }
             }
             CatalogChange::AlterTable {
                 strict,
@@ -864,7 +871,9 @@ impl Root {
                 table: def,
             } => {
                 let old = self.catalog.table(def.id).cloned();
-                if let Some(old) = old {
+                if built_below {
+                    self.rebuilt_below(def, generation);
+                } else if let Some(old) = old {
                     self.alter_rows(&old, def, (sources, *strict), generation)?;
                 }
                 if let Some(n) = auto_increment {
@@ -1279,28 +1288,13 @@ impl Root {
             }
             return Ok(());
         }
-        let mut conditions = Vec::new();
         let old_rows = self.rows_as(old_def)?;
         let Some(auto_inc_next) = self.tables.get(&def.id).map(|t| t.auto_inc_next) else {
             return Ok(());
         };
         self.replace_table(def, auto_inc_next, generation);
         for (n, row) in old_rows.iter().enumerate() {
-            let mut r = Vec::with_capacity(sources.len());
-            for (col, src) in def.columns.iter().zip(sources) {
-                r.push(match src {
-                    ColumnSource::Old(p) => {
-                        let v = row.get(*p).unwrap_or(&Value::Null);
-                        let from = &old_def.columns[*p].ty;
-                        let row = n as u64 + 1;
-                        let v = alter::convert(col, from, v, row, strict, &mut conditions)?;
-                        conditions.clear(); // the DDL reported them when it was validated
-                        v
-                    }
-                    ColumnSource::Fill(v) => v.clone(),
-                    ColumnSource::Sequence => alter::number(col, n as u64 + 1)?,
-                });
-            }
+            let r = alter_row((old_def, def), (sources, strict), n as u64 + 1, row)?;
             let taken = match self.view_as(def) {
                 Some(v) => v.get(&pk_key(def, &r))?,
                 None => None,
@@ -1315,6 +1309,20 @@ impl Root {
             self.put_row(def, Arc::new(r))?;
         }
         Ok(())
+    }
+
+    /// A table `table_rebuild.rs` wrote whole into the base under the next storage id (its row
+    /// count already in the lower layers' counts): `def`'s table gets a new, empty delta over
+    /// it, keeping its AUTO_INCREMENT counter (the rebuild raises it past the new rows).
+    fn rebuilt_below(&mut self, def: &TableDef, generation: u64) {
+        let Some(auto_inc_next) = self.tables.get(&def.id).map(|t| t.auto_inc_next) else {
+            return;
+        };
+        debug_assert!(
+            self.lower.is_some(),
+            "a table rebuilt below with nothing below"
+        );
+        self.replace_table(def, auto_inc_next, generation).lower = true;
     }
 
     /// A column added or dropped: `def`'s table gets every row through `edit`, under `def`
@@ -1358,6 +1366,33 @@ impl Root {
         }
         Ok(n.max(max.saturating_add(1)).max(1))
     }
+}
+
+/// Row number `n` (from 1) of an ALTER TABLE's copy: `row`, read as `old_def`'s, as a row of
+/// `def` through `sources` and [`alter::convert`] (`strict`: its failures are errors; the
+/// warnings otherwise were reported when the DDL was validated).
+pub(crate) fn alter_row(
+    (old_def, def): (&TableDef, &TableDef),
+    (sources, strict): (&[ColumnSource], bool),
+    n: u64,
+    row: &[Value],
+) -> Result<Row, EngineError> {
+    let mut conditions = Vec::new();
+    let mut r = Vec::with_capacity(sources.len());
+    for (col, src) in def.columns.iter().zip(sources) {
+        r.push(match src {
+            ColumnSource::Old(p) => {
+                let v = row.get(*p).unwrap_or(&Value::Null);
+                let from = &old_def.columns[*p].ty;
+                let v = alter::convert(col, from, v, n, strict, &mut conditions)?;
+                conditions.clear();
+                v
+            }
+            ColumnSource::Fill(v) => v.clone(),
+            ColumnSource::Sequence => alter::number(col, n)?,
+        });
+    }
+    Ok(r)
 }
 
 const CHECKPOINT_FORMAT: u8 = 2;

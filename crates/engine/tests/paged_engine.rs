@@ -1190,3 +1190,306 @@ fn point_reads_of_rows_in_the_base_are_cached_and_never_older_or_newer_than_the_
     assert!(e.begin().get(t, &[Value::Int(8)]).unwrap().is_none());
     assert_eq!(contents(&e, t).len(), 39);
 }
+
+/// ALTER TABLE `t` of [`setup`] into `new` (built from the current definition by `edit`), each
+/// column from the same position unless `sources` says otherwise.
+fn alter(
+    e: &Engine,
+    t: TableId,
+    sql: &str,
+    edit: impl FnOnce(&mut onelog_engine::catalog::TableDef),
+) -> Result<(), EngineError> {
+    let old = e.catalog().table(t).unwrap().clone();
+    let mut new = (*old).clone();
+    edit(&mut new);
+    let sources = (0..new.columns.len()).map(ColumnSource::Old).collect();
+    let plan = AlterPlan {
+        sources,
+        strict: true,
+        auto_increment: None,
+    };
+    e.alter_table(&old, new, plan, sql).map(drop)
+}
+
+/// `k` becomes BIGINT NOT NULL (a copying ALTER: the stored values change type).
+fn k_to_bigint(def: &mut onelog_engine::catalog::TableDef) {
+    def.columns[1].ty = SqlType::BigInt { unsigned: false };
+    def.columns[1].nullable = false;
+}
+
+/// Commits a table `d.u` with rows `0..n` and returns it.
+fn other_table(e: &Arc<Engine>, n: i64) -> TableId {
+    let spec = TableSpec {
+        db: "d".into(),
+        name: "u".into(),
+        columns: vec![ColumnSpec::new("id", SqlType::BigInt { unsigned: false }).not_null()],
+        primary_key: vec!["id".into()],
+        indexes: vec![],
+    };
+    let u = e.create_table(spec, false, "CREATE TABLE u (...)").unwrap();
+    for id in 0..n {
+        let mut tx = e.begin();
+        tx.insert(u, vec![Value::Int(id)]).unwrap();
+        tx.commit().unwrap();
+    }
+    u
+}
+
+/// The ids in `d.u`.
+fn ids_of_u(e: &Engine) -> Vec<i64> {
+    let snap = e.snapshot();
+    snap.dump()["d.u"]
+        .iter()
+        .map(|r| match r[0] {
+            Value::Int(id) => id,
+            ref v => panic!("{v:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn add_and_drop_column_over_rows_in_the_base_rewrite_the_table_there_in_chunks() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    let t = setup(&e);
+    for id in 0..2000 {
+        put(&e, t, id, (id * 7919) % 101);
+    }
+    let before = bytes_written(&e);
+    e.checkpoint().unwrap();
+    let table_bytes = bytes_written(&e) - before;
+    // Changes over the base wait in the delta: the new rows are built from them.
+    for id in (0..2000).step_by(100) {
+        put(&e, t, id, 1000 - id);
+    }
+    for id in (3..2000).step_by(150) {
+        delete(&e, t, id);
+    }
+    for id in 2000..2010 {
+        put(&e, t, id, id % 3);
+    }
+    let mut expect = contents(&e, t);
+    let checkpoints = e.table_store_stats().unwrap().checkpoints;
+    let before = bytes_written(&e);
+    e.add_column(
+        "d",
+        "t",
+        ColumnSpec::new("extra", SqlType::Int { unsigned: false }),
+        Value::Int(7),
+        "ALTER TABLE t ADD extra INT DEFAULT 7",
+    )
+    .unwrap();
+    // The new table went into the base at once (no checkpoint wrote it), in many 2 KiB
+    // ingestions, and reads back as the old rows with the new column, every entry in place.
+    assert_eq!(e.table_store_stats().unwrap().checkpoints, checkpoints);
+    let rewrite_bytes = bytes_written(&e) - before;
+    assert!(
+        rewrite_bytes * 2 > table_bytes,
+        "{rewrite_bytes} {table_bytes}"
+    );
+    for r in &mut expect {
+        r.push(Value::Int(7));
+    }
+    assert_eq!(contents(&e, t), expect);
+    // The next checkpoint writes no table (a rewrite into the delta would write it whole).
+    let before = bytes_written(&e);
+    e.checkpoint().unwrap();
+    let after = bytes_written(&e) - before;
+    // (It deletes the old storage id's records: keys only, less than half the table.)
+    assert!(
+        after * 2 < table_bytes,
+        "{after} bytes, the table {table_bytes}"
+    );
+    // Later changes land over the rewritten rows; then the payload column goes.
+    for id in (0..2000).step_by(7) {
+        put(&e, t, id, -id);
+    }
+    let mut expect = contents(&e, t);
+    e.drop_column("d", "t", "payload", "ALTER TABLE t DROP payload")
+        .unwrap();
+    let before = bytes_written(&e);
+    e.checkpoint().unwrap();
+    let after = bytes_written(&e) - before;
+    assert!(
+        after * 2 < table_bytes,
+        "{after} bytes, the table {table_bytes}"
+    );
+    for r in &mut expect {
+        r.remove(2);
+    }
+    assert_eq!(contents(&e, t), expect);
+    drop(e);
+    fs.crash_now();
+    let fs = fs.reboot(5, true);
+    let (e, report) = open_sim(&fs, small_chunks(&base)).unwrap();
+    assert_eq!(report.unclaimed_records_removed, 0);
+    assert_eq!(contents(&e, t), expect);
+    // Checkpoints purged the old storage ids: each row and its one entry, once.
+    e.checkpoint().unwrap();
+    shut_down_and_reopen(e, &fs, &base, t, expect.len() * 2, &expect);
+}
+
+#[test]
+fn a_crash_after_a_copying_alter_and_before_a_checkpoint_rewrites_it_again_at_open() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, t) = in_the_base(&fs, &base, 500);
+    put(&e, t, 4, 99);
+    // The new primary key (k, id) does not ascend with the old one: the rows written are
+    // counted for a collapsed key.
+    alter(&e, t, "ALTER TABLE t MODIFY k BIGINT NOT NULL, ...", |d| {
+        k_to_bigint(d);
+        d.primary_key = vec![1, 0];
+    })
+    .unwrap();
+    let mut tx = e.begin();
+    let mut r = row(&e, t, 5000, 98);
+    r[1] = Value::Int(98);
+    tx.insert(t, r).unwrap();
+    tx.commit().unwrap();
+    let expect = contents(&e, t);
+    assert_eq!(expect.len(), 501);
+    assert!(
+        expect
+            .windows(2)
+            .all(|w| id_and_k(&w[0]).1 <= id_and_k(&w[1]).1),
+        "rows in the new key's order"
+    );
+    // The DDL record is durable; no checkpoint came after it.
+    drop(e);
+    fs.crash_now();
+    let fs = fs.reboot(11, true);
+    let (e, report) = open_sim(&fs, small_chunks(&base)).unwrap();
+    // The rebuild from before the crash was removed and written again by the replay.
+    assert_eq!(report.unclaimed_records_removed, 500 * 2);
+    assert_eq!(report.records_applied, 3);
+    assert_eq!(contents(&e, t), expect);
+    e.checkpoint().unwrap();
+    shut_down_and_reopen(e, &fs, &base, t, 501 * 2, &expect);
+}
+
+#[test]
+fn a_rewrite_whose_ddl_was_lost_leaves_nothing_a_later_table_reads() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, t) = in_the_base(&fs, &base, 300);
+    // The rows are written into the base, then the DDL record's sync fails: not
+    // acknowledged, and lost with the power.
+    fs.fail_fsyncs(true);
+    let err = e.add_column(
+        "d",
+        "t",
+        ColumnSpec::new("extra", SqlType::Int { unsigned: false }),
+        Value::Null,
+        "ALTER TABLE t ADD extra INT",
+    );
+    assert!(err.is_err());
+    drop(e);
+    let fs = fs.reboot(1, false);
+    let (e, report) = open_sim(&fs, small_chunks(&base)).unwrap();
+    assert_eq!(report.unclaimed_records_removed, 300 * 2);
+    assert_eq!(e.catalog().table(t).unwrap().columns.len(), 3);
+    // The next table gets the storage id the lost rewrite wrote under: it reads its own rows.
+    let u = other_table(&e, 4);
+    e.checkpoint().unwrap();
+    assert_eq!(ids_of_u(&e), [0, 1, 2, 3]);
+    assert_eq!(e.snapshot().root().row_count(u), 4);
+    let expect = contents(&e, t);
+    e.shutdown().unwrap();
+    drop(e);
+    assert_eq!(base_records(&base.0), 300 * 2 + 4);
+    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+    assert_eq!(contents(&e, t), expect);
+}
+
+#[test]
+fn a_copying_alter_refused_in_the_base_leaves_nothing_a_later_table_reads() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, t) = in_the_base(&fs, &base, 300);
+    put_raw(&e, t, 7, Some(7), "p200").unwrap();
+    put_raw(&e, t, 200, Some(200), "p200").unwrap();
+    let end = e.log().end_lsn();
+    // A unique key over a repeated payload: found over the entries written into the base.
+    let err = alter(
+        &e,
+        t,
+        "ALTER TABLE t MODIFY k BIGINT NOT NULL, ADD UNIQUE",
+        |d| {
+            k_to_bigint(d);
+            d.add_index(&IndexSpec::new("u_payload", &["payload"], true))
+                .unwrap();
+        },
+    )
+    .err()
+    .unwrap();
+    assert!(
+        matches!(&err, EngineError::DuplicateKey { entry, key } if entry == "p200" && key == "u_payload"),
+        "{err:?}"
+    );
+    // A primary key over k alone collapses rows: the in-memory copy names the duplicate.
+    let err = alter(&e, t, "ALTER TABLE t ..., PRIMARY KEY (k)", |d| {
+        k_to_bigint(d);
+        d.primary_key = vec![1];
+    })
+    .err()
+    .unwrap();
+    assert!(
+        matches!(&err, EngineError::DuplicateKey { key, .. } if key == "PRIMARY"),
+        "{err:?}"
+    );
+    assert_eq!(e.log().end_lsn(), end, "nothing logged");
+    assert_eq!(e.catalog().table(t).unwrap().indexes.len(), 1);
+    // Tables created next get storage ids past the ones the refused rewrites wrote under.
+    let u = other_table(&e, 3);
+    e.checkpoint().unwrap();
+    assert_eq!(ids_of_u(&e), [0, 1, 2]);
+    assert_eq!(e.snapshot().root().row_count(u), 3);
+    // Checkpoints purged what the refused rewrites wrote.
+    e.checkpoint().unwrap();
+    let expect = contents(&e, t);
+    shut_down_and_reopen(e, &fs, &base, t, 300 * 2 + 3, &expect);
+}
+
+#[test]
+fn a_table_without_primary_key_is_rewritten_in_the_base_with_its_hidden_ids() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, t) = in_the_base(&fs, &base, 400);
+    // DROP PRIMARY KEY: rows are keyed by hidden ids from now on.
+    alter(&e, t, "ALTER TABLE t DROP PRIMARY KEY", |d| {
+        d.primary_key.clear()
+    })
+    .unwrap();
+    let mut expect = contents(&e, t);
+    e.add_column(
+        "d",
+        "t",
+        ColumnSpec::new("extra", SqlType::Int { unsigned: false }),
+        Value::Int(3),
+        "ALTER TABLE t ADD extra INT DEFAULT 3",
+    )
+    .unwrap();
+    // New rows get hidden ids after the rewritten ones.
+    let mut tx = e.begin();
+    let mut r = row(&e, t, 9999, 1);
+    r[3] = Value::Int(3);
+    tx.insert(t, r.clone()).unwrap();
+    tx.commit().unwrap();
+    for x in &mut expect {
+        x.push(Value::Int(3));
+    }
+    let mut got = contents(&e, t);
+    assert_eq!(got.len(), 401);
+    assert!(got.contains(&r));
+    got.retain(|x| *x != r);
+    let sorted = |mut v: Vec<Vec<Value>>| {
+        v.sort_by_key(|x| id_and_k(x));
+        v
+    };
+    assert_eq!(sorted(got), sorted(expect));
+    let expect = contents(&e, t);
+    e.checkpoint().unwrap();
+    shut_down_and_reopen(e, &fs, &base, t, 401 * 2, &expect);
+}

@@ -1,0 +1,381 @@
+//! DDL that rewrites every row of a table whose rows lie in the paged store's base (ADD COLUMN,
+//! DROP COLUMN, a copying ALTER TABLE; docs/PAGED_STORE.md, step 3's chunked rebuild): the new
+//! rows and their index entries are written into the base under a new storage id in sorted
+//! chunks of a bounded size, so rewriting a table many times the memory budget holds at most
+//! one chunk in memory, and the table gets an empty delta over them. The old storage id is
+//! retired (later checkpoints delete its records a bounded number at a time). Where the
+//! rebuild does not apply (the in-memory store, a table with nothing below its delta, a frozen
+//! layer left by a failed checkpoint, an ALTER that keeps the rows), the change is applied in
+//! memory as before (`Root::apply_catalog_change`).
+//!
+//! Owns [`rewrite_table_in_base`], called by `ddl.rs` under the checkpoint writers' lock and the
+//! exclusive commit gate before the DDL is logged, [`rewrite_table_in_base_at_open`], called by
+//! recovery's replay of such a DDL, and [`sweep_unclaimed`], called by the open before replay.
+//!
+//! Invariants:
+//! - The base changes only by checkpoints, `index_build.rs` and this rebuild, never two at
+//!   once (the checkpoint writers' lock, and no frozen layer), so the root's base snapshot is
+//!   swapped for the one after the rebuild with nothing else changed.
+//! - The new rows are the old ones as the root reads them (delta over base), each edited as
+//!   the in-memory path edits it (`store.rs`: `rewrite_rows`, `alter_row`), in primary key
+//!   order, hidden row ids numbered from 0 in that order: the rebuilt table equals the one
+//!   the in-memory path builds, so a replica or a replay that takes either path agrees.
+//! - The storage id written is the root's `next_storage`, which no root hands out before this
+//!   DDL is logged. A rebuild that fails after writing leaves its root past that id with the
+//!   id retired ([`abandon`]; `ddl.rs` publishes that on the error path), so whatever it wrote
+//!   is purged by checkpoints and never read as a later table's rows. A crash after writing and
+//!   before the DDL record is durable leaves records at or above the recovered root's
+//!   `next_storage`: the open deletes every such record before replay ([`sweep_unclaimed`]),
+//!   and replay of a logged DDL writes its rebuild again, so recovery never trusts records it
+//!   cannot tie to the DDL it replays. A rebuild still deletes whatever its id holds before
+//!   writing (nothing, by the rules above; a debug build asserts it).
+//! - A primary key is unique in the new table: when the new keys come in ascending order (ADD
+//!   and DROP COLUMN keep them; most ALTERs do), by construction; otherwise the base's rows
+//!   under the new id are counted after the write, and a count short of the rows written (two
+//!   rows collapsed into one key) abandons the rebuild for the in-memory path, which reports
+//!   the duplicate as 1062. Unique indexes of a copying ALTER are checked over the written
+//!   entries (`index_build.rs`'s check).
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use onelog_binlog::Value;
+
+use crate::base::{Base, BaseSnapshot};
+use crate::base_format::{
+    encode_entry, encode_row, entry_key, row_key, row_range, storage_ranges, unclaimed_ranges,
+};
+use crate::catalog::{CatalogChange, ColumnSource, TableDef};
+use crate::error::EngineError;
+use crate::index_build::{check_unique, Chunks};
+use crate::key::{borrowed, ByteRange};
+use crate::scheduler::CheckpointSerial;
+use crate::store::{
+    alter_row, auto_inc_value, hidden_key, hidden_row_key, index_key, pk_key, row_prefix, Retired,
+    Root,
+};
+use crate::table_view::Lower;
+
+/// How each row of the table changes.
+enum Edit<'a> {
+    /// DROP COLUMN at this position.
+    Drop(usize),
+    /// ADD COLUMN (last) with this value in every row.
+    Add(&'a Value),
+    /// A copying ALTER TABLE: each new column from `sources` (`alter_row`).
+    Alter {
+        old: &'a TableDef,
+        sources: &'a [ColumnSource],
+        strict: bool,
+    },
+}
+
+impl Edit<'_> {
+    /// Row number `n` (from 1), `row`, as a row of `def`.
+    fn apply(&self, def: &TableDef, n: u64, row: &[Value]) -> Result<Vec<Value>, EngineError> {
+        Ok(match self {
+            Edit::Drop(p) => {
+                let mut r = row.to_vec();
+                if *p < r.len() {
+                    r.remove(*p);
+                }
+                r
+            }
+            Edit::Add(fill) => {
+                let mut r = Vec::with_capacity(row.len() + 1);
+                r.extend_from_slice(row);
+                r.push((*fill).clone());
+                r
+            }
+            Edit::Alter {
+                old,
+                sources,
+                strict,
+            } => alter_row((old, def), (sources, *strict), n, row)?,
+        })
+    }
+}
+
+/// Rewrites the table `change` rewrites (ADD / DROP COLUMN, a copying ALTER TABLE) into `base`
+/// under `root`'s next storage id and applies the change to `root`, when the table's rows lie
+/// in the base and no checkpoint is half written. Returns false when the rebuild does not
+/// apply (the caller then applies the change in memory); `root` may then have moved past a
+/// storage id it abandoned. At most `chunk_bytes` of records are held at a time. On an error
+/// (a value the copy refuses, 1062 on a unique index, a failed write), `root` is left past the
+/// id it wrote, with that id retired (module docs).
+pub(crate) fn rewrite_table_in_base(
+    root: &mut Root,
+    base: &Base,
+    _serial: &CheckpointSerial<'_>,
+    change: &CatalogChange,
+    chunk_bytes: usize,
+) -> Result<bool, EngineError> {
+    rewrite(root, base, change, chunk_bytes)
+}
+
+/// [`rewrite_table_in_base`] for recovery's replay of a logged DDL: no checkpoint runs before
+/// the engine is open, and [`sweep_unclaimed`] removed what a rebuild before the crash wrote.
+pub(crate) fn rewrite_table_in_base_at_open(
+    root: &mut Root,
+    base: &Base,
+    change: &CatalogChange,
+    chunk_bytes: usize,
+) -> Result<bool, EngineError> {
+    rewrite(root, base, change, chunk_bytes)
+}
+
+/// Deletes every record `base` holds under a storage id at or above `root`'s next one (what a
+/// rebuild wrote before a crash, its DDL not logged or to be replayed), in chunks of at most
+/// `chunk_bytes`; returns how many. Called by the open before replay, when `root` is the one
+/// the base's root record holds: every storage id a checkpoint wrote is below its next one.
+pub(crate) fn sweep_unclaimed(
+    root: &Root,
+    base: &Base,
+    chunk_bytes: usize,
+) -> Result<u64, EngineError> {
+    delete_ranges(base, &unclaimed_ranges(root.next_storage), chunk_bytes)
+}
+
+/// Deletes every record `base` holds in `ranges`, in chunks of at most `chunk_bytes`; returns
+/// how many.
+fn delete_ranges(
+    base: &Base,
+    ranges: &[ByteRange],
+    chunk_bytes: usize,
+) -> Result<u64, EngineError> {
+    let snapshot = base.snapshot();
+    let mut chunks = Chunks::new(base, chunk_bytes.max(1));
+    let mut n = 0;
+    for range in ranges {
+        let (from, to) = borrowed(range);
+        for item in snapshot.iter(from, to) {
+            chunks.push(item?.0.to_vec(), None)?;
+            n += 1;
+        }
+    }
+    chunks.write()?;
+    Ok(n)
+}
+
+fn rewrite(
+    root: &mut Root,
+    base: &Base,
+    change: &CatalogChange,
+    chunk_bytes: usize,
+) -> Result<bool, EngineError> {
+    let (def, table) = match change {
+        CatalogChange::DropColumn { table, .. }
+        | CatalogChange::AddColumn { table, .. }
+        | CatalogChange::AlterTable { table, .. } => (table, table.id),
+        _ => return Ok(false),
+    };
+    let Some(old) = root.catalog.table(table).cloned() else {
+        return Ok(false);
+    };
+    let edit = match change {
+        CatalogChange::DropColumn { position, .. } => Edit::Drop(*position as usize),
+        CatalogChange::AddColumn { fill, .. } => Edit::Add(fill),
+        CatalogChange::AlterTable {
+            sources, strict, ..
+        } => {
+            if crate::alter::keeps_rows(&old, def, sources) {
+                return Ok(false);
+            }
+            Edit::Alter {
+                old: &old,
+                sources,
+                strict: *strict,
+            }
+        }
+        _ => return Ok(false),
+    };
+    let Some(lower) = root.lower.clone() else {
+        return Ok(false);
+    };
+    if lower.base.is_none() || lower.frozen.is_some() {
+        return Ok(false);
+    }
+    let Some(auto_inc_next) = root
+        .tables
+        .get(&table)
+        .filter(|t| t.lower)
+        .map(|t| t.auto_inc_next)
+    else {
+        return Ok(false);
+    };
+    // Validates the change before anything is written.
+    root.catalog.apply(change)?;
+    let storage = root.next_storage;
+    // Nothing is there (module docs); were something left, the row count below would
+    // include it.
+    let left = delete_ranges(base, &storage_ranges(storage), chunk_bytes);
+    debug_assert!(
+        left.as_ref().map_or(true, |n| *n == 0),
+        "records under {storage}"
+    );
+    left?;
+    let built =
+        write_rows(root, base, (&old, def), &edit, storage, chunk_bytes.max(1)).and_then(|w| {
+            finish(
+                root,
+                base,
+                (change, def),
+                (&lower, storage),
+                (w, auto_inc_next),
+            )
+        });
+    match built {
+        Ok(true) => Ok(true),
+        Ok(false) => {
+            // The in-memory path goes on from `root`, past the id (module docs).
+            if let Some(past) = abandoned(root, storage + 1, base) {
+                *root = past;
+            }
+            Ok(false)
+        }
+        Err(e) => {
+            // `ddl.rs` retires every id the failed DDL handed out (`abandoned`).
+            root.next_storage = root.next_storage.max(storage + 1);
+            Err(e)
+        }
+    }
+}
+
+/// What [`write_rows`] wrote.
+struct Written {
+    rows: u64,
+    /// The next hidden row id (a table without primary key).
+    next_row_id: u64,
+    /// The largest AUTO_INCREMENT value among the new rows.
+    auto_inc_max: Option<u64>,
+    /// Whether the new storage keys came strictly ascending (so no two are equal).
+    ascending: bool,
+}
+
+/// Writes every row of the table (read as `old`'s through `root`'s layers, in primary key
+/// order) through `edit` as a row of `def`, with its index entries, under `storage`, in sorted
+/// chunks of at most `chunk_bytes`.
+fn write_rows(
+    root: &Root,
+    base: &Base,
+    (old, def): (&TableDef, &TableDef),
+    edit: &Edit<'_>,
+    storage: u64,
+    chunk_bytes: usize,
+) -> Result<Written, EngineError> {
+    let all: ByteRange = (Bound::Unbounded, Bound::Unbounded);
+    let hidden = hidden_key(def);
+    let mut w = Written {
+        rows: 0,
+        next_row_id: 0,
+        auto_inc_max: None,
+        ascending: true,
+    };
+    let mut chunks = Chunks::new(base, chunk_bytes);
+    let mut previous: Option<Vec<u8>> = None;
+    let mut entry = Vec::with_capacity(64);
+    for item in root.scan_pk(old.id, &all) {
+        let (_, row) = item?;
+        let row = edit.apply(def, w.rows + 1, &row)?;
+        let pk = if hidden {
+            w.next_row_id += 1;
+            hidden_row_key(row_prefix(def, &row), w.next_row_id - 1)
+        } else {
+            let pk = pk_key(def, &row);
+            if previous.as_ref().is_some_and(|p| *p >= pk) {
+                w.ascending = false;
+            }
+            previous = Some(pk.clone());
+            pk
+        };
+        if let Some(a) = def.auto_increment {
+            w.auto_inc_max = w.auto_inc_max.max(Some(auto_inc_value(&row, a)));
+        }
+        for index in &def.indexes {
+            entry.clear();
+            index_key(def, index, &row, &mut entry);
+            let klen = entry.len() as u32;
+            entry.extend_from_slice(&pk);
+            chunks.push(
+                entry_key(storage, index.id, &entry),
+                Some(encode_entry(klen)),
+            )?;
+        }
+        chunks.push(row_key(storage, &pk), Some(encode_row(&row)))?;
+        w.rows += 1;
+    }
+    chunks.write()?;
+    Ok(w)
+}
+
+/// After [`write_rows`]: checks the keys (module docs), then gives `root` the base snapshot
+/// with the new records and applies `change` over them. False: two new rows share a primary
+/// key, for the in-memory path to report.
+fn finish(
+    root: &mut Root,
+    base: &Base,
+    (change, def): (&CatalogChange, &TableDef),
+    (lower, storage): (&Lower, u64),
+    (w, auto_inc_next): (Written, u64),
+) -> Result<bool, EngineError> {
+    let after = base.snapshot();
+    if !w.ascending && count_rows(&after, storage)? != w.rows {
+        return Ok(false);
+    }
+    let mut counts = lower.counts.clone();
+    counts.insert(storage, w.rows);
+    root.lower = Some(Arc::new(Lower {
+        base: Some(after.clone()),
+        frozen: None,
+        counts,
+    }));
+    root.apply_built_below(change)?;
+    if let Some(t) = root.tables.get_mut(&def.id) {
+        debug_assert_eq!(t.storage, storage, "the rebuilt table's storage id");
+        t.next_row_id = w.next_row_id;
+        t.auto_inc_next = w
+            .auto_inc_max
+            .map_or(auto_inc_next, |m| auto_inc_next.max(m.saturating_add(1)));
+    }
+    if let CatalogChange::AlterTable { .. } = change {
+        for index in def.indexes.iter().filter(|i| i.unique) {
+            check_unique(root, &after, def.id, index, storage)?;
+        }
+    }
+    Ok(true)
+}
+
+/// The number of rows `snapshot` holds under `storage`.
+fn count_rows(snapshot: &BaseSnapshot, storage: u64) -> Result<u64, EngineError> {
+    let range = row_range(storage, &(Bound::Unbounded, Bound::Unbounded));
+    let (from, to) = borrowed(&range);
+    let mut n = 0;
+    for item in snapshot.iter(from, to) {
+        item?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// `root` moved past the storage ids below `handed_out` that a DDL which failed (a rebuild, or
+/// its logging) handed out, with those ids retired and its base snapshot one that holds what
+/// a rebuild wrote under them, so that checkpoints purge it (they delete what their snapshot
+/// shows). None when `root` is past them already. The caller holds the checkpoint writers'
+/// lock, so the base has changed only by the rebuild since `root`'s snapshot: the newer
+/// snapshot shows every table as the old one did.
+pub(crate) fn abandoned(root: &Root, handed_out: u64, base: &Base) -> Option<Root> {
+    if handed_out <= root.next_storage {
+        return None;
+    }
+    let mut past = root.clone();
+    past.retired
+        .extend((root.next_storage..handed_out).map(Retired::Storage));
+    past.next_storage = handed_out;
+    if let Some(lower) = &root.lower {
+        past.lower = Some(Arc::new(Lower {
+            base: Some(base.snapshot()),
+            ..(**lower).clone()
+        }));
+    }
+    Some(past)
+}
