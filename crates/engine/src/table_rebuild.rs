@@ -29,6 +29,10 @@
 //!   and replay of a logged DDL writes its rebuild again, so recovery never trusts records it
 //!   cannot tie to the DDL it replays. A rebuild still deletes whatever its id holds before
 //!   writing (nothing, by the rules above; a debug build asserts it).
+//! - The commit sink publishes the root the DDL validated (`ddl.rs`, `attach_validated`): the
+//!   exclusive gate makes the DDL its group's only record, on the root it was validated on.
+//!   Applying the change in memory there instead would give the table the same storage id
+//!   with nothing below it, over the records this rebuild wrote.
 //! - A primary key is unique in the new table: when the new keys come in ascending order (ADD
 //!   and DROP COLUMN keep them; most ALTERs do), by construction; otherwise the base's rows
 //!   under the new id are counted after the write, and a count short of the rows written (two
@@ -329,13 +333,17 @@ fn finish(
         frozen: None,
         counts,
     }));
+    // The counter raised past the new rows, as the in-memory path's puts raise it, before the
+    // change applies (its `AUTO_INCREMENT=N` has the last word, as there).
+    if let Some(t) = root.tables.get_mut(&def.id) {
+        t.auto_inc_next = w
+            .auto_inc_max
+            .map_or(auto_inc_next, |m| auto_inc_next.max(m.saturating_add(1)));
+    }
     root.apply_built_below(change)?;
     if let Some(t) = root.tables.get_mut(&def.id) {
         debug_assert_eq!(t.storage, storage, "the rebuilt table's storage id");
         t.next_row_id = w.next_row_id;
-        t.auto_inc_next = w
-            .auto_inc_max
-            .map_or(auto_inc_next, |m| auto_inc_next.max(m.saturating_add(1)));
     }
     if let CatalogChange::AlterTable { .. } = change {
         for index in def.indexes.iter().filter(|i| i.unique) {
@@ -362,7 +370,9 @@ fn count_rows(snapshot: &BaseSnapshot, storage: u64) -> Result<u64, EngineError>
 /// a rebuild wrote under them, so that checkpoints purge it (they delete what their snapshot
 /// shows). None when `root` is past them already. The caller holds the checkpoint writers'
 /// lock, so the base has changed only by the rebuild since `root`'s snapshot: the newer
-/// snapshot shows every table as the old one did.
+/// snapshot shows every table as the old one did. Over a frozen layer (a failed checkpoint
+/// waiting to be written again) no rebuild ran, and the lower layers stay the very ones the
+/// retry must find (`Root::with_base` compares them by identity).
 pub(crate) fn abandoned(root: &Root, handed_out: u64, base: &Base) -> Option<Root> {
     if handed_out <= root.next_storage {
         return None;
@@ -371,7 +381,7 @@ pub(crate) fn abandoned(root: &Root, handed_out: u64, base: &Base) -> Option<Roo
     past.retired
         .extend((root.next_storage..handed_out).map(Retired::Storage));
     past.next_storage = handed_out;
-    if let Some(lower) = &root.lower {
+    if let Some(lower) = root.lower.as_ref().filter(|l| l.frozen.is_none()) {
         past.lower = Some(Arc::new(Lower {
             base: Some(base.snapshot()),
             ..(**lower).clone()

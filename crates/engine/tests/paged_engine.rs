@@ -485,6 +485,21 @@ fn a_failed_checkpoint_into_the_base_is_written_again_and_loses_nothing() {
     model.remove(&10);
     let want: Vec<(i64, i64)> = model.iter().map(|(a, b)| (*a, *b)).collect();
     assert_eq!(ids_and_ks(&e, t), want);
+    // A DDL that fails over the frozen layer hands out storage ids (it copies in memory: no
+    // build runs over a frozen layer); the checkpoint below still finds its frozen layer.
+    let err = alter(
+        &e,
+        t,
+        "ALTER TABLE t MODIFY k BIGINT NOT NULL, ADD UNIQUE",
+        |d| {
+            k_to_bigint(d);
+            d.add_index(&IndexSpec::new("u_k", &["k"], true)).unwrap();
+        },
+    );
+    assert!(
+        matches!(err, Err(EngineError::DuplicateKey { .. })),
+        "{err:?}"
+    );
     std::fs::rename(&away, &keyspaces).unwrap();
     let at = e.checkpoint().unwrap();
     for id in 300..310 {
@@ -1492,4 +1507,46 @@ fn a_table_without_primary_key_is_rewritten_in_the_base_with_its_hidden_ids() {
     let expect = contents(&e, t);
     e.checkpoint().unwrap();
     shut_down_and_reopen(e, &fs, &base, t, 401 * 2, &expect);
+}
+
+#[test]
+fn a_copying_alter_in_the_base_sets_auto_increment_as_the_in_memory_copy_does() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, t) = in_the_base(&fs, &base, 300);
+    let counter = |e: &Engine| e.snapshot().root().table(t).unwrap().auto_inc_next;
+    let alter_to = |e: &Engine, bigint: bool, auto_increment: Option<u64>| {
+        let old = e.catalog().table(t).unwrap().clone();
+        let mut new = (*old).clone();
+        new.columns[0].auto_increment = true;
+        new.auto_increment = Some(0);
+        if bigint {
+            k_to_bigint(&mut new);
+        } else {
+            new.columns[1].ty = SqlType::Int { unsigned: false };
+        }
+        let plan = AlterPlan {
+            sources: (0..new.columns.len()).map(ColumnSource::Old).collect(),
+            strict: true,
+            auto_increment,
+        };
+        e.alter_table(
+            &old,
+            new,
+            plan,
+            "ALTER TABLE t MODIFY ..., AUTO_INCREMENT=n",
+        )
+        .unwrap();
+    };
+    // MariaDB's rule: N, or past the largest value when N is not above it.
+    alter_to(&e, true, Some(1000));
+    assert_eq!(counter(&e), 1000);
+    alter_to(&e, false, None);
+    assert_eq!(counter(&e), 1000);
+    alter_to(&e, true, Some(5));
+    assert_eq!(counter(&e), 300);
+    let expect = contents(&e, t);
+    assert_eq!(expect.len(), 300);
+    e.checkpoint().unwrap();
+    shut_down_and_reopen(e, &fs, &base, t, 300 * 2, &expect);
 }
