@@ -28,8 +28,19 @@ stop: fjall deletes the files a compaction replaced only when a later compaction
 version that held them, or at open, so right after the runs its directory can hold a
 compaction's inputs beside their outputs; bytes per row are counted after the restart).
 
-Invariants: one server at a time; every client call and server start is bounded; a system
-that fails is reported n/a with the reason and the run goes on.
+Then, for the fitting case, **side by side, warm** (`p_rounds` > 0 and both onelog systems
+selected): a fresh onelog-paged and a fresh onelog-memory server, both loaded and both left
+running (idle while the other is measured), each warmed by `p_warm_seconds` of
+oltp_point_select and of oltp_read_only, then every test in `p_rounds` rounds of
+`p_round_seconds`, the two servers in turn within each round. The first pass above starts each
+test cold right after the load and compares numbers taken minutes apart; on a shared machine
+whose speed drifts by more than the 15% the goal allows, only rounds taken in turn compare the
+two stores, and "fitting in cache" means the cache holds the data, i.e. warm. Printed: the
+median TPS of each system per test, their ratio, and every round's pair.
+
+Invariants: one server at a time is measured (two are up only in the side-by-side phase, the
+other idle); every client call and server start is bounded; a system that fails is reported
+n/a with the reason and the run goes on.
 """
 
 import os
@@ -59,6 +70,9 @@ def make_config(args, cfg):
         "p_threads": B.env_int("BENCH_PAGED_THREADS", 8),
         "p_latency_us": B.env_int("BENCH_PAGED_LATENCY_US", 1000),
         "p_systems": B.env_list("BENCH_PAGED_SYSTEMS", list(PAGED_SYSTEMS)),
+        "p_rounds": B.env_int("BENCH_PAGED_ROUNDS", 2 if q else 4),
+        "p_round_seconds": B.env_int("BENCH_PAGED_ROUND_SECONDS", 5 if q else 10),
+        "p_warm_seconds": B.env_int("BENCH_PAGED_WARM_SECONDS", 5 if q else 20),
         "sections": ["paged"],
     })
     return cfg
@@ -173,6 +187,81 @@ def run(env, cfg, res):
                 continue  # the in-memory store is the baseline of the fitting case only
             res.data["paged"].append(run_system(env, cfg, size, rows, system))
             res.save()
+    pair = ["onelog-paged", "onelog-memory"]
+    if cfg["p_rounds"] > 0 and env.onelog and all(s in cfg["p_systems"] for s in pair):
+        res.data["paged_side_by_side"] = run_side_by_side(env, cfg, pair)
+        res.save()
+
+
+def run_side_by_side(env, cfg, systems):
+    """The fitting case warm, the two onelog stores in turn (module docs)."""
+    rows = cfg["p_fit_rows"]
+    out = {"rows": rows, "systems": systems, "rounds": {t: [] for t in TESTS}}
+    servers = []
+    try:
+        for system in systems:
+            extra = ["--table-store=paged", f"--innodb-buffer-pool-size={cfg['p_cache']}"] \
+                if system == "onelog-paged" else []
+            srv = B.Server(env, PAGED_SYSTEMS[system][0], 1, 1, cfg["p_latency_us"], extra=extra)
+            servers.append(srv)
+            B.log(f"paged: side by side: {system}: start, load {cfg['p_tables']} x {rows} rows, warm")
+            srv.start()
+            srv.q("CREATE DATABASE sbtest")
+            B.sysbench(srv.port, "oltp_read_only", cfg["p_threads"], 0, cfg, command="prepare",
+                       tables=cfg["p_tables"], table_size=rows)
+            for test in ("oltp_point_select", "oltp_read_only"):
+                B.sysbench(srv.port, test, cfg["p_threads"], cfg["p_warm_seconds"], cfg,
+                           tables=cfg["p_tables"], table_size=rows)
+        for test in TESTS:
+            for n in range(cfg["p_rounds"]):
+                pair = {}
+                for system, srv in zip(systems, servers):
+                    r = B.parse_sysbench(B.sysbench(srv.port, test, cfg["p_threads"],
+                                                    cfg["p_round_seconds"], cfg,
+                                                    tables=cfg["p_tables"], table_size=rows))
+                    pair[system] = r.get("tps", 0)
+                out["rounds"][test].append(pair)
+                B.log(f"  {test} round {n + 1}: " + ", ".join(f"{k} {v:,.0f}" for k, v in pair.items()))
+        out["rss"] = {system: B.proc_status_bytes(srv.proc.pid, "VmRSS")
+                      for system, srv in zip(systems, servers)}
+        st = servers[0].status()
+        out["status"] = {k: v for k, v in st.items()
+                         if k.startswith(("Innodb_buffer_pool_read", "Innodb_buffer_pool_bytes",
+                                          "Onelog_table_store_row_cache"))}
+        B.log(f"  {systems[0]} status: {out['status']}")
+    except (B.StartError, RuntimeError, subprocess.TimeoutExpired) as e:
+        out["na"] = str(e)[-600:]
+        B.log(f"  n/a: {out['na']}")
+    finally:
+        for srv in servers:
+            srv.remove()
+    return out
+
+
+def side_by_side_table(sbs, cfg):
+    """Markdown for [`run_side_by_side`]'s result."""
+    if not sbs:
+        return []
+    head = (f"**fits, warm, side by side**: {sbs['rows'] * cfg['p_tables']:,} rows, both servers "
+            f"loaded and warmed ({cfg['p_warm_seconds']} s of oltp_point_select and of "
+            f"oltp_read_only each), then {cfg['p_rounds']} rounds of {cfg['p_round_seconds']} s per "
+            "test, the two in turn within each round")
+    if sbs.get("na"):
+        return [head, "", f"n/a: {sbs['na'][:200]}", ""]
+    a, b = sbs["systems"]
+    out = [head, "", f"| test | {a} TPS (median) | {b} TPS (median) | {a} / {b} | rounds ({a} / {b}) |",
+           "|---|---|---|---|---|"]
+    for t in TESTS:
+        rs = sbs["rounds"].get(t) or []
+        if not rs:
+            continue
+        ma = statistics.median(r[a] for r in rs)
+        mb = statistics.median(r[b] for r in rs)
+        pairs = "; ".join(f"{r[a]:,.0f} / {r[b]:,.0f}" for r in rs)
+        out.append(f"| {t} | {ma:,.0f} | {mb:,.0f} | {B.fmt(ma / mb) if mb else 'n/a'} | {pairs} |")
+    rss = sbs.get("rss") or {}
+    out += ["", f"RSS after the rounds: {a} {mib(rss.get(a))} MiB, {b} {mib(rss.get(b))} MiB.", ""]
+    return out
 
 
 # ----------------------------------------------------------------------------- report
@@ -223,6 +312,7 @@ def tables(data):
                 ratios.append(f"onelog paged / {by[other]['label']} (TPS; load time and bytes/row: "
                               "below 1 is better): " + ", ".join(parts))
         out += [""] + [f"- {r}" for r in ratios] + [""]
+    out += side_by_side_table(data.get("paged_side_by_side"), cfg)
     return "\n".join(out)
 
 
