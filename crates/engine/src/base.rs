@@ -360,6 +360,12 @@ impl BaseSnapshot {
         self.caches_rows() && self.rows.has_room(0.1)
     }
 
+    /// True when `rows` rows, at what a row has cost the row cache so far, would fit in its
+    /// capacity (`table_view.rs`: only then does a point read that misses read a run).
+    pub(crate) fn cache_would_hold(&self, rows: u64) -> bool {
+        self.rows.would_hold(rows)
+    }
+
     /// The row cache's run holding row key `key` as this snapshot sees it, of a table of
     /// `columns` columns.
     pub(crate) fn cached_run(&self, key: &[u8], columns: usize) -> Option<Arc<Run>> {

@@ -39,10 +39,9 @@ use crate::commit::attach_validated;
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::events::encode_ddl_with_mode;
-use crate::index_build::create_index_in_base;
 use crate::scheduler::CheckpointSerial;
 use crate::store::{duplicate_key, index_has_null, index_key, Root, Row};
-use crate::table_rebuild::{abandoned, rewrite_table_in_base};
+use crate::table_rebuild::{abandoned, build_below};
 use crate::view::ViewDef;
 
 impl Engine {
@@ -689,10 +688,7 @@ fn validate(
     chunk: usize,
 ) -> Result<(), EngineError> {
     let built_below = match below {
-        Some((base, serial)) => {
-            create_index_in_base(scratch, base, serial, change, chunk)?
-                || rewrite_table_in_base(scratch, base, serial, change, chunk)?
-        }
+        Some((base, serial)) => build_below(scratch, base, Some(serial), change, chunk)?,
         None => false,
     };
     if built_below {

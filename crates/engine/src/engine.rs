@@ -61,13 +61,12 @@ use crate::checkpoint::{
 use crate::commit::Committer;
 use crate::error::EngineError;
 use crate::expiry::ExpirySettings;
-use crate::index_build;
 use crate::lock::LockManager;
 use crate::report::Reporter;
 use crate::scheduler::{Backoff, Checkpointer, SchedulerTask};
 use crate::semisync::SemiSync;
 use crate::store::{Root, Snapshot, BASE_ROOT_META};
-use crate::table_rebuild::{rewrite_table_in_base_at_open, sweep_unclaimed};
+use crate::table_rebuild::{build_below, sweep_unclaimed};
 use crate::txn::Transaction;
 
 /// How to open an engine.
@@ -471,12 +470,7 @@ fn replay(
     chunk_bytes: usize,
 ) -> Result<u64, EngineError> {
     let mut ddl = |root: &mut Root, change: &CatalogChange| match base {
-        Some(base) => {
-            Ok(
-                index_build::rebuild_index_in_base_at_open(root, base, change, chunk_bytes)?
-                    || rewrite_table_in_base_at_open(root, base, change, chunk_bytes)?,
-            )
-        }
+        Some(base) => build_below(root, base, None, change, chunk_bytes),
         None => Ok(false),
     };
     let mut reader = log

@@ -65,11 +65,11 @@ impl Root {
             frozen.insert(t.storage, t.clone());
             root.tables.insert(*id, t.over_frozen());
         }
-        root.lower = Some(Arc::new(Lower {
-            frozen: Some(frozen),
-            base: below.and_then(|l| l.base.clone()),
+        root.lower = Some(Arc::new(Lower::new(
+            Some(frozen),
+            below.and_then(|l| l.base.clone()),
             counts,
-        }));
+        )));
         Some(root)
     }
 
@@ -173,11 +173,7 @@ impl Root {
             }
         }
         root.retired.retain(|s| !purged.contains(s));
-        root.lower = Some(Arc::new(Lower {
-            frozen: None,
-            base: Some(base),
-            counts,
-        }));
+        root.lower = Some(Arc::new(Lower::new(None, Some(base), counts)));
         Some(root)
     }
 }

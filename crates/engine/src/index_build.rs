@@ -7,10 +7,10 @@
 //! from the rows in memory, after `Root::make_whole` moved a table with rows below into its
 //! delta.
 //!
-//! Owns [`create_index_in_base`], called by `ddl.rs` for CREATE INDEX and for the generated key
-//! of a foreign key that ALTER TABLE adds, under the checkpoint writers' lock and the exclusive
-//! commit gate, before the DDL is logged; and [`rebuild_index_in_base_at_open`], called by
-//! recovery's replay of such a DDL.
+//! Owns [`build`], called (through `table_rebuild::build_below`) by `ddl.rs` for CREATE INDEX
+//! and for the generated key of a foreign key that ALTER TABLE adds, under the checkpoint
+//! writers' lock and the exclusive commit gate, before the DDL is logged, and by recovery's
+//! replay of such a DDL.
 //!
 //! Invariants:
 //! - The base changes only by checkpoints and by this build, never both at once: the caller
@@ -29,7 +29,7 @@
 //!   base under an index id no catalog names: nothing reads them, the next build of that id
 //!   deletes them, and a DROP TABLE's purge deletes every key of the storage id. A crash after
 //!   the DDL record and before the next checkpoint replays the DDL with the same build
-//!   (`rebuild_index_in_base_at_open`, before any checkpoint can run): it deletes what the
+//!   (before any checkpoint can run): it deletes what the
 //!   build before the crash wrote and writes the entries again, so recovery never trusts
 //!   entries it cannot tie to the DDL it replays.
 
@@ -41,9 +41,7 @@ use crate::base_format::{decode_entry, encode_entry, entry_key, entry_key_entry,
 use crate::catalog::{CatalogChange, IndexDef, TableDef, TableId};
 use crate::error::EngineError;
 use crate::key::{borrowed, ByteRange};
-use crate::scheduler::CheckpointSerial;
 use crate::store::{duplicate_key, index_has_null, index_key, Retired, Root};
-use crate::table_view::Lower;
 
 /// Memory an entry costs in a chunk beyond its key and value bytes (two vectors and their
 /// allocations), so a chunk's bound counts what it really holds.
@@ -51,34 +49,15 @@ const ENTRY_OVERHEAD: usize = 64;
 
 /// Builds the index `change` adds (CREATE INDEX, or the generated key of a foreign key added
 /// by ALTER TABLE) into `base` and applies the change to `root`, when the table's rows lie in
-/// the base and no checkpoint is half written. Returns false, having changed nothing, when
-/// the build does not apply (the caller then applies the change the in-memory way). At most
-/// `chunk_bytes` of entries are held at a time. A unique index over duplicate values fails
-/// with 1062 and leaves no entry behind (the cleanup after a failure is best effort: what it
-/// cannot delete, the next build of the index id deletes first).
-pub(crate) fn create_index_in_base(
-    root: &mut Root,
-    base: &Base,
-    _serial: &CheckpointSerial<'_>,
-    change: &CatalogChange,
-    chunk_bytes: usize,
-) -> Result<bool, EngineError> {
-    build(root, base, change, chunk_bytes)
-}
-
-/// [`create_index_in_base`] for recovery's replay of a logged DDL: no checkpoint runs before
-/// the engine is open. The entries a build wrote before the crash are deleted and written
-/// again from the rows replay has reached, which are the rows the build read.
-pub(crate) fn rebuild_index_in_base_at_open(
-    root: &mut Root,
-    base: &Base,
-    change: &CatalogChange,
-    chunk_bytes: usize,
-) -> Result<bool, EngineError> {
-    build(root, base, change, chunk_bytes)
-}
-
-fn build(
+/// the base and no checkpoint is half written (called through `table_rebuild::build_below`).
+/// Returns false, having changed nothing, when the build does not apply (the caller then
+/// applies the change the in-memory way). At most `chunk_bytes` of entries are held at a time.
+/// A unique index over duplicate values fails with 1062 and leaves no entry behind (the
+/// cleanup after a failure is best effort: what it cannot delete, the next build of the index
+/// id deletes first). At recovery's replay, the entries a build wrote before the crash are
+/// deleted and written again from the rows replay has reached, which are the rows the build
+/// read.
+pub(crate) fn build(
     root: &mut Root,
     base: &Base,
     change: &CatalogChange,
@@ -127,10 +106,7 @@ fn build(
             return Err(e);
         }
     }
-    root.lower = Some(Arc::new(Lower {
-        base: Some(after),
-        ..(*lower).clone()
-    }));
+    root.lower = Some(Arc::new(lower.with_snapshot(after)));
     root.retired.retain(|r| {
         *r != Retired::Index {
             storage,

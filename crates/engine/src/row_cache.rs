@@ -176,6 +176,8 @@ pub struct RowCache {
     inserts: AtomicU64,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// Bytes a row has cost, averaged over the rows and runs inserted (0: none yet).
+    row_bytes: AtomicU64,
 }
 
 #[derive(Default)]
@@ -266,6 +268,7 @@ impl RowCache {
             inserts: AtomicU64::new(0),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            row_bytes: AtomicU64::new(0),
         }
     }
 
@@ -285,6 +288,28 @@ impl RowCache {
     }
 
     /// True while it holds less than `free` of its capacity: filling it evicts nothing yet.
+    /// True when `rows` rows, at the bytes a row has cost on average so far, would fit in the
+    /// capacity (true before any insert).
+    pub fn would_hold(&self, rows: u64) -> bool {
+        rows.saturating_mul(self.row_bytes.load(Ordering::Relaxed)) <= self.capacity()
+    }
+
+    /// Counts `rows` rows inserted at `bytes` into the average cost of a row (a moving average
+    /// over the last few dozen inserts).
+    fn note_row_bytes(&self, bytes: usize, rows: usize) {
+        if rows == 0 {
+            return;
+        }
+        let sample = (bytes / rows) as u64;
+        let old = self.row_bytes.load(Ordering::Relaxed);
+        let new = if old == 0 {
+            sample
+        } else {
+            old - old / 32 + sample / 32
+        };
+        self.row_bytes.store(new, Ordering::Relaxed);
+    }
+
     pub fn has_room(&self, free: f64) -> bool {
         let capacity = self.capacity();
         (self.bytes.load(Ordering::Relaxed) as f64) < capacity as f64 * (1.0 - free)
@@ -422,6 +447,7 @@ impl RowCache {
                 return false;
             }
             let freed = shard.remove_overlapping(&run.lo, run.hi());
+            self.note_row_bytes(bytes, run.rows().len());
             let serial = shard.queue(true, run.lo.clone());
             shard.map.insert(
                 run.lo.clone(),
@@ -456,6 +482,7 @@ impl RowCache {
                 return false;
             }
             let freed = shard.remove_row(&key);
+            self.note_row_bytes(bytes, 1);
             let serial = shard.queue(false, key.clone());
             shard.rows.insert(
                 key,
@@ -743,6 +770,31 @@ mod tests {
         let t1 = c.tag(|| ()).1.unwrap();
         assert!(c.get(t1, &key(1, "d"), 2).is_none());
         assert_eq!(hit(&c, t1, &other).unwrap(), b"x");
+    }
+
+    #[test]
+    fn it_would_hold_as_many_rows_as_its_capacity_pays_for_at_what_rows_have_cost() {
+        let c = RowCache::new(100_000);
+        let t = c.tag(|| ()).1.unwrap();
+        // Before any insert, any number.
+        assert!(c.would_hold(u64::MAX));
+        let run = run(
+            "a",
+            Some("z"),
+            &[("b", "b"), ("c", "c"), ("d", "d"), ("e", "e")],
+        );
+        assert!(c.insert(t, &run));
+        let per = (run.bytes() / 4) as u64;
+        assert!(per > 0);
+        assert!(c.would_hold(100_000 / per));
+        assert!(!c.would_hold(100_000 / per + 1));
+        // Lone rows cost more (their slot and key twice): the average moves up towards them.
+        for i in 0..200u32 {
+            c.insert_row(t, &key(2, &format!("r{i}")), 2, &row("r"));
+        }
+        assert!(!c.would_hold(100_000 / per));
+        c.resize(0);
+        assert!(!c.would_hold(1));
     }
 
     #[test]

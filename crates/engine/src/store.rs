@@ -1179,11 +1179,7 @@ impl Root {
             gtid_state,
             slave_pos,
             ddl_seq: 0,
-            lower: Some(Arc::new(Lower {
-                frozen: None,
-                base: Some(base),
-                counts,
-            })),
+            lower: Some(Arc::new(Lower::new(None, Some(base), counts))),
             next_storage,
             retired,
         })

@@ -8,9 +8,10 @@
 //! layer left by a failed checkpoint, an ALTER that keeps the rows), the change is applied in
 //! memory as before (`Root::apply_catalog_change`).
 //!
-//! Owns [`rewrite_table_in_base`], called by `ddl.rs` under the checkpoint writers' lock and the
-//! exclusive commit gate before the DDL is logged, [`rewrite_table_in_base_at_open`], called by
-//! recovery's replay of such a DDL, and [`sweep_unclaimed`], called by the open before replay.
+//! Owns [`build_below`] (this rewrite, or `index_build.rs`'s index build), called by `ddl.rs`
+//! under the checkpoint writers' lock and the exclusive commit gate before the DDL is logged,
+//! and by recovery's replay of such a DDL; and [`sweep_unclaimed`], called by the open before
+//! replay.
 //!
 //! Invariants:
 //! - The base changes only by checkpoints, `index_build.rs` and this rebuild, never two at
@@ -51,7 +52,7 @@ use crate::base_format::{
 };
 use crate::catalog::{CatalogChange, ColumnSource, TableDef};
 use crate::error::EngineError;
-use crate::index_build::{check_unique, Chunks};
+use crate::index_build::{self, check_unique, Chunks};
 use crate::key::{borrowed, ByteRange};
 use crate::scheduler::CheckpointSerial;
 use crate::store::{
@@ -100,32 +101,26 @@ impl Edit<'_> {
     }
 }
 
-/// Rewrites the table `change` rewrites (ADD / DROP COLUMN, a copying ALTER TABLE) into `base`
-/// under `root`'s next storage id and applies the change to `root`, when the table's rows lie
-/// in the base and no checkpoint is half written. Returns false when the rebuild does not
-/// apply (the caller then applies the change in memory); `root` may then have moved past a
-/// storage id it abandoned. At most `chunk_bytes` of records are held at a time. On an error
-/// (a value the copy refuses, 1062 on a unique index, a failed write), `root` is left past the
-/// id it wrote, with that id retired (module docs).
-pub(crate) fn rewrite_table_in_base(
+/// Writes what `change` builds from a table's rows into `base` where that applies, and applies
+/// the change to `root` over it: a new index's entries (`index_build.rs`), or the table an
+/// ADD / DROP COLUMN or a copying ALTER TABLE rewrites, under `root`'s next storage id. Returns
+/// false when neither applies (the table's rows are not in the base, a checkpoint is half
+/// written, an ALTER keeps the rows, two new rows share a primary key); the caller then
+/// applies the change in memory, and `root` may have moved past a storage id a rewrite gave
+/// up. At most `chunk_bytes` of records are held at a time. On an error (a value the copy
+/// refuses, 1062, a failed write), `root` is left past the storage id it wrote (module docs).
+/// `_serial`: the checkpoint writers' lock `ddl.rs` holds; None at recovery's replay, before
+/// any checkpoint can run (and after [`sweep_unclaimed`] removed what a rewrite before the
+/// crash wrote).
+pub(crate) fn build_below(
     root: &mut Root,
     base: &Base,
-    _serial: &CheckpointSerial<'_>,
+    _serial: Option<&CheckpointSerial<'_>>,
     change: &CatalogChange,
     chunk_bytes: usize,
 ) -> Result<bool, EngineError> {
-    rewrite(root, base, change, chunk_bytes)
-}
-
-/// [`rewrite_table_in_base`] for recovery's replay of a logged DDL: no checkpoint runs before
-/// the engine is open, and [`sweep_unclaimed`] removed what a rebuild before the crash wrote.
-pub(crate) fn rewrite_table_in_base_at_open(
-    root: &mut Root,
-    base: &Base,
-    change: &CatalogChange,
-    chunk_bytes: usize,
-) -> Result<bool, EngineError> {
-    rewrite(root, base, change, chunk_bytes)
+    Ok(index_build::build(root, base, change, chunk_bytes)?
+        || rewrite(root, base, change, chunk_bytes)?)
 }
 
 /// Deletes every record `base` holds under a storage id at or above `root`'s next one (what a
@@ -328,11 +323,7 @@ fn finish(
     }
     let mut counts = lower.counts.clone();
     counts.insert(storage, w.rows);
-    root.lower = Some(Arc::new(Lower {
-        base: Some(after.clone()),
-        frozen: None,
-        counts,
-    }));
+    root.lower = Some(Arc::new(Lower::new(None, Some(after.clone()), counts)));
     // The counter raised past the new rows, as the in-memory path's puts raise it, before the
     // change applies (its `AUTO_INCREMENT=N` has the last word, as there).
     if let Some(t) = root.tables.get_mut(&def.id) {
@@ -382,10 +373,7 @@ pub(crate) fn abandoned(root: &Root, handed_out: u64, base: &Base) -> Option<Roo
         .extend((root.next_storage..handed_out).map(Retired::Storage));
     past.next_storage = handed_out;
     if let Some(lower) = root.lower.as_ref().filter(|l| l.frozen.is_none()) {
-        past.lower = Some(Arc::new(Lower {
-            base: Some(base.snapshot()),
-            ..(**lower).clone()
-        }));
+        past.lower = Some(Arc::new(lower.with_snapshot(base.snapshot())));
     }
     Some(past)
 }

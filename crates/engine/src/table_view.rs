@@ -49,6 +49,39 @@ pub struct Lower {
     pub(crate) base: Option<BaseSnapshot>,
     /// Rows of each storage id in `frozen` and `base` together.
     pub(crate) counts: OrdMap<u64, u64>,
+    /// The sum of `counts`, once asked for (a new `Lower` with other counts starts without it:
+    /// [`Lower::new`]).
+    rows: std::sync::OnceLock<u64>,
+}
+
+impl Lower {
+    pub(crate) fn new(
+        frozen: Option<OrdMap<u64, TableData>>,
+        base: Option<BaseSnapshot>,
+        counts: OrdMap<u64, u64>,
+    ) -> Lower {
+        Lower {
+            frozen,
+            base,
+            counts,
+            rows: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The same layers read through `base`, a newer snapshot of the same base that holds the
+    /// same rows for every storage id counted (an index build's or a failed rewrite's records
+    /// are under no counted row).
+    pub(crate) fn with_snapshot(&self, base: BaseSnapshot) -> Lower {
+        Lower {
+            base: Some(base),
+            ..self.clone()
+        }
+    }
+
+    /// Rows of every storage id in the frozen layer and the base together.
+    pub(crate) fn rows(&self) -> u64 {
+        *self.rows.get_or_init(|| self.counts.values().sum())
+    }
 }
 
 impl std::fmt::Debug for Lower {
@@ -69,6 +102,8 @@ pub struct TableView<'a> {
     frozen: Option<&'a TableData>,
     base: Option<&'a BaseSnapshot>,
     lower_rows: u64,
+    /// Rows of every table in the lower layers.
+    all_lower_rows: Option<&'a Lower>,
 }
 
 /// A primary key scan's item.
@@ -110,6 +145,7 @@ impl<'a> TableView<'a> {
             lower_rows: lower
                 .and_then(|l| l.counts.get(&storage).copied())
                 .unwrap_or(0),
+            all_lower_rows: lower,
         }
     }
 
@@ -144,9 +180,12 @@ impl<'a> TableView<'a> {
         if let Some(row) = base.cached_row(&key, self.def.columns.len()) {
             return Ok(row);
         }
-        if base.cache_has_room() {
-            // While the cache fills, a miss reads the run from its row on: under uniform
-            // point reads the cache warms a run at a time, and keeps each row once.
+        let all_rows = self.all_lower_rows.map_or(0, Lower::rows);
+        if base.cache_has_room() && base.cache_would_hold(all_rows) {
+            // While the cache fills, and only when it could hold every row below, a miss
+            // reads the run from its row on: under uniform point reads the cache warms a run
+            // at a time, and keeps each row once. Data larger than the cache would decode 64
+            // rows to use one.
             let columns = self.def.columns.len();
             let run = CachedScan::run_from(base, self.delta.storage, columns, &key)?;
             return Ok(run.row(&key).cloned());

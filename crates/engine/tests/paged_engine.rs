@@ -712,11 +712,11 @@ fn bytes_written(e: &Engine) -> u64 {
     e.table_store_stats().unwrap().base.bytes_written
 }
 
-#[test]
-fn create_index_over_rows_in_the_base_writes_its_entries_there_in_sorted_chunks() {
-    let base = Scratch::new("paged");
-    let fs = SimFs::new();
-    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
+/// An engine on [`small_chunks`] whose table `d.t` has 2,000 rows checkpointed into the base,
+/// then changes over them waiting in the delta (20 updates, 14 deletes, 10 inserts); with the
+/// bytes the checkpoint of the table wrote.
+fn in_the_base_with_changes(fs: &Arc<SimFs>, base: &Scratch) -> (Arc<Engine>, TableId, u64) {
+    let (e, _) = open_sim(fs, small_chunks(base)).unwrap();
     let t = setup(&e);
     for id in 0..2000 {
         put(&e, t, id, (id * 7919) % 101);
@@ -724,7 +724,6 @@ fn create_index_over_rows_in_the_base_writes_its_entries_there_in_sorted_chunks(
     let before = bytes_written(&e);
     e.checkpoint().unwrap();
     let table_bytes = bytes_written(&e) - before;
-    // Changes over the base wait in the delta: the new entries are built from them.
     for id in (0..2000).step_by(100) {
         put(&e, t, id, 1000 - id);
     }
@@ -734,6 +733,15 @@ fn create_index_over_rows_in_the_base_writes_its_entries_there_in_sorted_chunks(
     for id in 2000..2010 {
         put(&e, t, id, id % 3);
     }
+    (e, t, table_bytes)
+}
+
+#[test]
+fn create_index_over_rows_in_the_base_writes_its_entries_there_in_sorted_chunks() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    // The new entries are built from the changes waiting in the delta too.
+    let (e, t, table_bytes) = in_the_base_with_changes(&fs, &base);
     let checkpoints = e.table_store_stats().unwrap().checkpoints;
     let before = bytes_written(&e);
     let spec = IndexSpec::new("by_k_payload", &["k", "payload"], false);
@@ -1206,6 +1214,39 @@ fn point_reads_of_rows_in_the_base_are_cached_and_never_older_or_newer_than_the_
     assert_eq!(contents(&e, t).len(), 39);
 }
 
+#[test]
+fn a_point_read_that_misses_reads_a_run_only_while_the_cache_could_hold_every_row() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    // 12,000 rows, some 2.4 MB decoded: more than the 768 KiB a 1 MiB budget gives the
+    // base's caches.
+    let mut o = options(&base);
+    o.table_store = TableStore::Paged {
+        dir: Some(base.0.clone()),
+        memory_bytes: 1 << 20,
+    };
+    let (e, _) = open_sim(&fs, o).unwrap();
+    let t = setup(&e);
+    for id in 0..12_000 {
+        put(&e, t, id, id % 5);
+    }
+    e.checkpoint().unwrap();
+    let cache = || e.table_store_stats().unwrap().base.rows;
+    let read = |id| k_of(&mut e.begin(), t, id);
+    // A first miss tells the cache what a row costs.
+    assert_eq!(read(100), 0);
+    let before = cache();
+    assert!(before.capacity > 0 && before.capacity <= 768 << 10);
+    // Row 5000 misses and is kept alone: row 5001, next to it, misses too (a run read from
+    // 5000 on would have answered it). Row 5000 is then a hit.
+    assert_eq!(read(5000), 0);
+    assert_eq!(read(5001), 1);
+    assert_eq!(cache().misses, before.misses + 2);
+    assert_eq!(read(5000), 0);
+    assert_eq!(cache().hits, before.hits + 1);
+    assert_eq!(cache().misses, before.misses + 2);
+}
+
 /// ALTER TABLE `t` of [`setup`] into `new` (built from the current definition by `edit`), each
 /// column from the same position unless `sources` says otherwise.
 fn alter(
@@ -1266,24 +1307,8 @@ fn ids_of_u(e: &Engine) -> Vec<i64> {
 fn add_and_drop_column_over_rows_in_the_base_rewrite_the_table_there_in_chunks() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
-    let (e, _) = open_sim(&fs, small_chunks(&base)).unwrap();
-    let t = setup(&e);
-    for id in 0..2000 {
-        put(&e, t, id, (id * 7919) % 101);
-    }
-    let before = bytes_written(&e);
-    e.checkpoint().unwrap();
-    let table_bytes = bytes_written(&e) - before;
-    // Changes over the base wait in the delta: the new rows are built from them.
-    for id in (0..2000).step_by(100) {
-        put(&e, t, id, 1000 - id);
-    }
-    for id in (3..2000).step_by(150) {
-        delete(&e, t, id);
-    }
-    for id in 2000..2010 {
-        put(&e, t, id, id % 3);
-    }
+    // The new rows are built from the changes waiting in the delta too.
+    let (e, t, table_bytes) = in_the_base_with_changes(&fs, &base);
     let mut expect = contents(&e, t);
     let checkpoints = e.table_store_stats().unwrap().checkpoints;
     let before = bytes_written(&e);
