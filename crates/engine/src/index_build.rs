@@ -36,6 +36,8 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
+use onelog_binlog::Value;
+
 use crate::base::{Base, BaseChange, BaseSnapshot};
 use crate::base_format::{decode_entry, encode_entry, entry_key, entry_key_entry, entry_range};
 use crate::catalog::{CatalogChange, IndexDef, TableDef, TableId};
@@ -133,14 +135,7 @@ fn write_entries(
     let mut entry = Vec::with_capacity(64);
     for item in root.scan_pk(table, &all) {
         let (pk, row) = item?;
-        entry.clear();
-        index_key(def, index, &row, &mut entry);
-        let klen = entry.len() as u32;
-        entry.extend_from_slice(&pk);
-        chunks.push(
-            entry_key(storage, index.id, &entry),
-            Some(encode_entry(klen)),
-        )?;
+        chunks.push_entry((storage, def, index), &row, &pk, &mut entry)?;
     }
     chunks.write()
 }
@@ -190,6 +185,25 @@ impl<'a> Chunks<'a> {
             self.write()?;
         }
         Ok(())
+    }
+
+    /// Adds the entry of `index` of `def`'s table (kept under `storage`) for `row`, whose
+    /// storage key is `pk`; `entry` is scratch space.
+    pub(crate) fn push_entry(
+        &mut self,
+        (storage, def, index): (u64, &TableDef, &IndexDef),
+        row: &[Value],
+        pk: &[u8],
+        entry: &mut Vec<u8>,
+    ) -> Result<(), EngineError> {
+        entry.clear();
+        index_key(def, index, row, entry);
+        let klen = entry.len() as u32;
+        entry.extend_from_slice(pk);
+        self.push(
+            entry_key(storage, index.id, entry),
+            Some(encode_entry(klen)),
+        )
     }
 
     /// Writes what is gathered, sorted, as one ingestion (nothing when empty).

@@ -47,17 +47,14 @@ use std::sync::Arc;
 use onelog_binlog::Value;
 
 use crate::base::{Base, BaseSnapshot};
-use crate::base_format::{
-    encode_entry, encode_row, entry_key, row_key, row_range, storage_ranges, unclaimed_ranges,
-};
+use crate::base_format::{encode_row, row_key, row_range, storage_ranges, unclaimed_ranges};
 use crate::catalog::{CatalogChange, ColumnSource, TableDef};
 use crate::error::EngineError;
 use crate::index_build::{self, check_unique, Chunks};
 use crate::key::{borrowed, ByteRange};
 use crate::scheduler::CheckpointSerial;
 use crate::store::{
-    alter_row, auto_inc_value, hidden_key, hidden_row_key, index_key, pk_key, row_prefix, Retired,
-    Root,
+    alter_row, auto_inc_value, hidden_key, hidden_row_key, pk_key, row_prefix, Retired, Root,
 };
 use crate::table_view::Lower;
 
@@ -291,14 +288,7 @@ fn write_rows(
             w.auto_inc_max = w.auto_inc_max.max(Some(auto_inc_value(&row, a)));
         }
         for index in &def.indexes {
-            entry.clear();
-            index_key(def, index, &row, &mut entry);
-            let klen = entry.len() as u32;
-            entry.extend_from_slice(&pk);
-            chunks.push(
-                entry_key(storage, index.id, &entry),
-                Some(encode_entry(klen)),
-            )?;
+            chunks.push_entry((storage, def, index), &row, &pk, &mut entry)?;
         }
         chunks.push(row_key(storage, &pk), Some(encode_row(&row)))?;
         w.rows += 1;

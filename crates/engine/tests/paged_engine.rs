@@ -712,6 +712,13 @@ fn bytes_written(e: &Engine) -> u64 {
     e.table_store_stats().unwrap().base.bytes_written
 }
 
+/// Runs a checkpoint; returns the bytes it wrote into the base.
+fn checkpoint_bytes(e: &Engine) -> u64 {
+    let before = bytes_written(e);
+    e.checkpoint().unwrap();
+    bytes_written(e) - before
+}
+
 /// An engine on [`small_chunks`] whose table `d.t` has 2,000 rows checkpointed into the base,
 /// then changes over them waiting in the delta (20 updates, 14 deletes, 10 inserts); with the
 /// bytes the checkpoint of the table wrote.
@@ -721,9 +728,7 @@ fn in_the_base_with_changes(fs: &Arc<SimFs>, base: &Scratch) -> (Arc<Engine>, Ta
     for id in 0..2000 {
         put(&e, t, id, (id * 7919) % 101);
     }
-    let before = bytes_written(&e);
-    e.checkpoint().unwrap();
-    let table_bytes = bytes_written(&e) - before;
+    let table_bytes = checkpoint_bytes(&e);
     for id in (0..2000).step_by(100) {
         put(&e, t, id, 1000 - id);
     }
@@ -764,9 +769,7 @@ fn create_index_over_rows_in_the_base_writes_its_entries_there_in_sorted_chunks(
     assert_eq!(rows.len(), 2000 - 14 + 10);
     // The next checkpoint writes the delta's changes, not the table again (make_whole would
     // have copied the table into the delta under a new storage id).
-    let before = bytes_written(&e);
-    e.checkpoint().unwrap();
-    let after_build = bytes_written(&e) - before;
+    let after_build = checkpoint_bytes(&e);
     assert!(
         after_build * 10 < table_bytes,
         "checkpoint after CREATE INDEX wrote {after_build} bytes, the table {table_bytes}"
@@ -796,9 +799,7 @@ fn a_crash_after_create_index_and_before_a_checkpoint_rebuilds_it_in_the_base() 
     for id in 0..500 {
         put(&e, t, id, id % 13);
     }
-    let before = bytes_written(&e);
-    e.checkpoint().unwrap();
-    let table_bytes = bytes_written(&e) - before;
+    let table_bytes = checkpoint_bytes(&e);
     put(&e, t, 4, 99);
     let spec = IndexSpec::new("by_payload", &["payload"], false);
     e.create_index("d", "t", spec, "CREATE INDEX by_payload ON t (payload)")
@@ -816,9 +817,7 @@ fn a_crash_after_create_index_and_before_a_checkpoint_rebuilds_it_in_the_base() 
     // deleted first), not the table into memory: the next checkpoint writes the two replayed
     // row changes, not the table.
     assert!(bytes_written(&e) > 10 << 10, "{}", bytes_written(&e));
-    let before = bytes_written(&e);
-    e.checkpoint().unwrap();
-    let after = bytes_written(&e) - before;
+    let after = checkpoint_bytes(&e);
     assert!(
         after * 10 < table_bytes,
         "{after} bytes, the table {table_bytes}"
@@ -985,9 +984,7 @@ fn a_foreign_keys_generated_key_is_built_into_the_base_and_retired_with_it() {
             .unwrap();
     }
     tx.commit().unwrap();
-    let before = bytes_written(&e);
-    e.checkpoint().unwrap();
-    let table_bytes = bytes_written(&e) - before;
+    let table_bytes = checkpoint_bytes(&e);
     let mut tx = e.begin();
     tx.delete(c, &[Value::Int(5)]).unwrap();
     tx.commit().unwrap();
@@ -1333,9 +1330,7 @@ fn add_and_drop_column_over_rows_in_the_base_rewrite_the_table_there_in_chunks()
     }
     assert_eq!(contents(&e, t), expect);
     // The next checkpoint writes no table (a rewrite into the delta would write it whole).
-    let before = bytes_written(&e);
-    e.checkpoint().unwrap();
-    let after = bytes_written(&e) - before;
+    let after = checkpoint_bytes(&e);
     // (It deletes the old storage id's records: keys only, less than half the table.)
     assert!(
         after * 2 < table_bytes,
@@ -1348,9 +1343,7 @@ fn add_and_drop_column_over_rows_in_the_base_rewrite_the_table_there_in_chunks()
     let mut expect = contents(&e, t);
     e.drop_column("d", "t", "payload", "ALTER TABLE t DROP payload")
         .unwrap();
-    let before = bytes_written(&e);
-    e.checkpoint().unwrap();
-    let after = bytes_written(&e) - before;
+    let after = checkpoint_bytes(&e);
     assert!(
         after * 2 < table_bytes,
         "{after} bytes, the table {table_bytes}"
