@@ -23,7 +23,7 @@
 //!   the in-memory path builds, so a replica or a replay that takes either path agrees.
 //! - The storage id written is the root's `next_storage`, which no root hands out before this
 //!   DDL is logged. A rebuild that fails after writing leaves its root past that id with the
-//!   id retired ([`abandon`]; `ddl.rs` publishes that on the error path), so whatever it wrote
+//!   id retired ([`abandoned`]; `ddl.rs` publishes that on the error path), so whatever it wrote
 //!   is purged by checkpoints and never read as a later table's rows. A crash after writing and
 //!   before the DDL record is durable leaves records at or above the recovered root's
 //!   `next_storage`: the open deletes every such record before replay ([`sweep_unclaimed`]),
