@@ -354,16 +354,11 @@ impl BaseSnapshot {
         self.tag.is_some() && self.rows.capacity() > 0
     }
 
-    /// True when this snapshot fills the row cache and the cache still has a tenth of its
-    /// capacity free (`table_view.rs`: a point read that misses then reads its row's run).
-    pub(crate) fn cache_has_room(&self) -> bool {
-        self.caches_rows() && self.rows.has_room(0.1)
-    }
-
-    /// True when `rows` rows, at what a row has cost the row cache so far, would fit in its
-    /// capacity (`table_view.rs`: only then does a point read that misses read a run).
-    pub(crate) fn cache_would_hold(&self, rows: u64) -> bool {
-        self.rows.would_hold(rows)
+    /// True when this snapshot fills the row cache and a point read that misses should read
+    /// the run from its row on, the base holding `rows` rows in all
+    /// (`RowCache::fills_by_runs`).
+    pub(crate) fn cache_fills_by_runs(&self, rows: u64) -> bool {
+        self.caches_rows() && self.rows.fills_by_runs(rows)
     }
 
     /// The row cache's run holding row key `key` as this snapshot sees it, of a table of

@@ -53,7 +53,7 @@ impl Engine {
         sql: &str,
         build: impl FnOnce(&Root) -> Result<Option<CatalogChange>, EngineError>,
     ) -> Result<Option<CatalogChange>, EngineError> {
-        self.run_ddl_with(db, sql, None, build)
+        self.run_ddl_with(db, sql, false, build)
     }
 
     /// With the paged store, its base and the checkpoint writers' lock, for DDL that writes an
@@ -64,8 +64,8 @@ impl Engine {
         Some((base, self.checkpoints().serialize()))
     }
 
-    /// [`Self::run_ddl`]; with `below` (the paged store's base, and the checkpoint writers'
-    /// lock its caller took before the commit gate), a CREATE INDEX over rows in the base is
+    /// [`Self::run_ddl`]; with `write_below` and the paged store (its base, and the checkpoint
+    /// writers' lock, taken before the commit gate), a CREATE INDEX over rows in the base is
     /// built there in chunks (`index_build.rs`), and so is a table whose rows an ADD / DROP
     /// COLUMN or a copying ALTER TABLE rewrites (`table_rebuild.rs`), instead of copying the
     /// table into memory.
@@ -73,11 +73,17 @@ impl Engine {
         &self,
         db: &str,
         sql: &str,
-        below: Option<(&Base, &CheckpointSerial<'_>)>,
+        write_below: bool,
         build: impl FnOnce(&Root) -> Result<Option<CatalogChange>, EngineError>,
     ) -> Result<Option<CatalogChange>, EngineError> {
         let core = self.core();
         core.check_open()?;
+        let writer = if write_below {
+            self.base_writer()
+        } else {
+            None
+        };
+        let below = writer.as_ref().map(|(base, serial)| (&**base, serial));
         let gate = core.exclusive();
         let root = core.store().current();
         let Some(change) = build(&root)? else {
@@ -288,9 +294,7 @@ impl Engine {
         index: Option<IndexSpec>,
         sql: &str,
     ) -> Result<(), EngineError> {
-        let builder = index.as_ref().and_then(|_| self.base_writer());
-        let below = builder.as_ref().map(|(base, serial)| (&**base, serial));
-        self.run_ddl_with(db, sql, below, |root| {
+        self.run_ddl_with(db, sql, index.is_some(), |root| {
             let mut def = (*Self::find_table(root, db, table)?).clone();
             let index = match index {
                 Some(spec) => {
@@ -424,9 +428,7 @@ impl Engine {
         fill: Value,
         sql: &str,
     ) -> Result<(), EngineError> {
-        let writer = self.base_writer();
-        let below = writer.as_ref().map(|(base, serial)| (&**base, serial));
-        self.run_ddl_with(db, sql, below, |root| {
+        self.run_ddl_with(db, sql, true, |root| {
             let t = Self::find_table(root, db, table)?;
             if t.columns
                 .iter()
@@ -463,9 +465,7 @@ impl Engine {
         column: &str,
         sql: &str,
     ) -> Result<(), EngineError> {
-        let writer = self.base_writer();
-        let below = writer.as_ref().map(|(base, serial)| (&**base, serial));
-        self.run_ddl_with(db, sql, below, |root| {
+        self.run_ddl_with(db, sql, true, |root| {
             let t = Self::find_table(root, db, table)?;
             let p = t
                 .columns
@@ -520,9 +520,7 @@ impl Engine {
             auto_increment,
         } = plan;
         let mut conditions = Vec::new();
-        let writer = self.base_writer();
-        let below = writer.as_ref().map(|(base, serial)| (&**base, serial));
-        self.run_ddl_with(&old.db, sql, below, |root| {
+        self.run_ddl_with(&old.db, sql, true, |root| {
             let t = Self::find_table(root, &old.db, &old.name)?;
             if *t != *old || new.id != t.id {
                 return Err(EngineError::TableDefChanged {
@@ -558,9 +556,7 @@ impl Engine {
         index: IndexSpec,
         sql: &str,
     ) -> Result<(), EngineError> {
-        let builder = self.base_writer();
-        let below = builder.as_ref().map(|(base, serial)| (&**base, serial));
-        self.run_ddl_with(db, sql, below, |root| {
+        self.run_ddl_with(db, sql, true, |root| {
             let t = Self::find_table(root, db, table)?;
             let mut def = (*t).clone();
             let ix = def.add_index(&index)?;

@@ -10,8 +10,8 @@
 //! the first [`TABLE_PREFIX`] bytes of `lo` (a base key's kind and storage id), which choose
 //! its shard, so one ordered map per shard answers "which run covers this key". Runs of a
 //! shard never overlap: a new run replaces those it overlaps. A point read that misses reads
-//! the run from its row on while the cache has room (`table_view.rs`); once it is nearly
-//! full, the row is kept alone, in a hash map of the shard its whole key chooses, so those
+//! the run from its row on while the cache has room and could hold every row of the base
+//! ([`RowCache::fills_by_runs`]); otherwise the row is kept alone, in a hash map of the shard its whole key chooses, so those
 //! inserts spread over every shard's lock; a point read looks there first, then for a run.
 //! All shards share one byte capacity, evicted by CLOCK (rows and runs in one queue per
 //! shard) from shard to shard.
@@ -287,10 +287,17 @@ impl RowCache {
         self.capacity.load(Ordering::Relaxed)
     }
 
-    /// True while it holds less than `free` of its capacity: filling it evicts nothing yet.
+    /// Whether a point read that misses should read the run from its row on rather than keep
+    /// the row alone (`table_view.rs`): while a tenth of the capacity is still free, and only
+    /// if the `rows` rows it could be asked for would all fit ([`Self::would_hold`]), since
+    /// data larger than the cache would decode a run to use one row.
+    pub fn fills_by_runs(&self, rows: u64) -> bool {
+        self.has_room(0.1) && self.would_hold(rows)
+    }
+
     /// True when `rows` rows, at the bytes a row has cost on average so far, would fit in the
     /// capacity (true before any insert).
-    pub fn would_hold(&self, rows: u64) -> bool {
+    fn would_hold(&self, rows: u64) -> bool {
         rows.saturating_mul(self.row_bytes.load(Ordering::Relaxed)) <= self.capacity()
     }
 
@@ -310,7 +317,8 @@ impl RowCache {
         self.row_bytes.store(new, Ordering::Relaxed);
     }
 
-    pub fn has_room(&self, free: f64) -> bool {
+    /// True while at least `free` (a fraction) of its capacity is unused.
+    fn has_room(&self, free: f64) -> bool {
         let capacity = self.capacity();
         (self.bytes.load(Ordering::Relaxed) as f64) < capacity as f64 * (1.0 - free)
     }

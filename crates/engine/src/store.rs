@@ -839,42 +839,27 @@ impl Root {
                 let gone = self.tables.remove(id);
                 self.retire(gone);
             }
-            CatalogChange::DropColumn {
-                table: def,
-                position,
-            } => {
-                // Every row loses the value (the new definition's key positions already moved
-                // down).
-                let p = *position as usize;
+            CatalogChange::DropColumn { table: def, .. }
+            | CatalogChange::AddColumn { table: def, .. } => {
+                // Every row loses the value, or gets the new column's (last, in no index: keys
+                // unchanged); `rewritten_row`.
                 if built_below {
                     self.rebuilt_below(def, generation);
                 } else {
-                    self.rewrite_rows(def, generation, |r| {
-                        if p < r.len() {
-                            r.remove(p);
-                        }
-                    })?;
-                }
-            }
-            CatalogChange::AddColumn { table: def, fill } => {
-                // Every row gets the new column's value (last, in no index: keys unchanged).
-                if built_below {
-                    self.rebuilt_below(def, generation);
-                } else {
-                    self.rewrite_rows(def, generation, |r| r.push(fill.clone()))?;
+                    self.rewrite_rows(def, generation, change)?;
                 }
             }
             CatalogChange::AlterTable {
-                strict,
                 auto_increment,
                 sources,
                 table: def,
+                ..
             } => {
                 let old = self.catalog.table(def.id).cloned();
                 if built_below {
                     self.rebuilt_below(def, generation);
                 } else if let Some(old) = old {
-                    self.alter_rows(&old, def, (sources, *strict), generation)?;
+                    self.alter_rows(&old, (def, sources), change, generation)?;
                 }
                 if let Some(n) = auto_increment {
                     let next = self.auto_increment_after(def, *n)?;
@@ -1263,16 +1248,16 @@ impl Root {
         self.replace_table(def, 1, 0);
     }
 
-    /// [`CatalogChange::AlterTable`]'s rows: every old row (in primary key order) becomes a
-    /// row of `def` through `sources` and [`alter::convert`] (`strict`: its failures are
-    /// errors), its keys built again; 1062 when two new rows share a primary key value (unique
-    /// keys: `ddl.rs` checks them). The AUTO_INCREMENT counter is kept (and raised past the new
-    /// rows). An ALTER that [keeps the rows](alter::keeps_rows) copies nothing.
+    /// [`CatalogChange::AlterTable`]'s rows (`change`, to `def` with `sources`): every old row
+    /// (in primary key order) becomes a row of `def` ([`rewritten_row`]), its keys built again;
+    /// 1062 when two new rows share a primary key value (unique keys: `ddl.rs` checks them).
+    /// The AUTO_INCREMENT counter is kept (and raised past the new rows). An ALTER that
+    /// [keeps the rows](alter::keeps_rows) copies nothing.
     fn alter_rows(
         &mut self,
         old_def: &TableDef,
-        def: &TableDef,
-        (sources, strict): (&[ColumnSource], bool),
+        (def, sources): (&TableDef, &[ColumnSource]),
+        change: &CatalogChange,
         generation: u64,
     ) -> Result<(), EngineError> {
         if alter::keeps_rows(old_def, def, sources) {
@@ -1290,7 +1275,7 @@ impl Root {
         };
         self.replace_table(def, auto_inc_next, generation);
         for (n, row) in old_rows.iter().enumerate() {
-            let r = alter_row((old_def, def), (sources, strict), n as u64 + 1, row)?;
+            let r = rewritten_row(change, old_def, n as u64 + 1, row)?;
             let taken = match self.view_as(def) {
                 Some(v) => v.get(&pk_key(def, &r))?,
                 None => None,
@@ -1321,26 +1306,26 @@ impl Root {
         self.replace_table(def, auto_inc_next, generation).lower = true;
     }
 
-    /// A column added or dropped: `def`'s table gets every row through `edit`, under `def`
-    /// (index entries built again for the new rows, under a new storage id), keeping its
-    /// AUTO_INCREMENT counter. The rows are read as the table's current definition's.
+    /// A column added or dropped (`change`): `def`'s table gets every row as
+    /// [`rewritten_row`] edits it, under `def` (index entries built again for the new rows,
+    /// under a new storage id), keeping its AUTO_INCREMENT counter. The rows are read as the
+    /// table's current definition's.
     fn rewrite_rows(
         &mut self,
         def: &TableDef,
         generation: u64,
-        edit: impl Fn(&mut Row),
-    ) -> Result<(), BaseError> {
-        let old_rows = match self.catalog.table(def.id).cloned() {
-            Some(old_def) => self.rows_as(&old_def)?,
-            None => Vec::new(),
+        change: &CatalogChange,
+    ) -> Result<(), EngineError> {
+        let Some(old_def) = self.catalog.table(def.id).cloned() else {
+            return Ok(());
         };
+        let old_rows = self.rows_as(&old_def)?;
         let Some(auto_inc_next) = self.tables.get(&def.id).map(|t| t.auto_inc_next) else {
             return Ok(());
         };
         self.replace_table(def, auto_inc_next, generation);
-        for row in old_rows {
-            let mut r = (*row).clone();
-            edit(&mut r);
+        for (n, row) in old_rows.iter().enumerate() {
+            let r = rewritten_row(change, &old_def, n as u64 + 1, row)?;
             self.put_row(def, Arc::new(r))?;
         }
         Ok(())
@@ -1364,15 +1349,41 @@ impl Root {
     }
 }
 
-/// Row number `n` (from 1) of an ALTER TABLE's copy: `row`, read as `old_def`'s, as a row of
-/// `def` through `sources` and [`alter::convert`] (`strict`: its failures are errors; the
-/// warnings otherwise were reported when the DDL was validated).
-pub(crate) fn alter_row(
-    (old_def, def): (&TableDef, &TableDef),
-    (sources, strict): (&[ColumnSource], bool),
+/// Row number `n` (from 1) of a table `change` rewrites, `row` (read as `old_def`'s), as a row
+/// of the change's new definition: DROP COLUMN loses the value at its position, ADD COLUMN
+/// gets its fill last, a copying ALTER TABLE builds each new column from `sources` through
+/// [`alter::convert`] (`strict`: its failures are errors; the warnings otherwise were reported
+/// when the DDL was validated); any other change keeps the row as it is. The in-memory copy
+/// (`rewrite_rows`, `alter_rows`) and the one into the base (`table_rebuild.rs`) both edit
+/// through it, so both build the same rows.
+pub(crate) fn rewritten_row(
+    change: &CatalogChange,
+    old_def: &TableDef,
     n: u64,
     row: &[Value],
 ) -> Result<Row, EngineError> {
+    let (def, sources, strict) = match change {
+        CatalogChange::DropColumn { position, .. } => {
+            let mut r = row.to_vec();
+            if (*position as usize) < r.len() {
+                r.remove(*position as usize);
+            }
+            return Ok(r);
+        }
+        CatalogChange::AddColumn { fill, .. } => {
+            let mut r = Vec::with_capacity(row.len() + 1);
+            r.extend_from_slice(row);
+            r.push(fill.clone());
+            return Ok(r);
+        }
+        CatalogChange::AlterTable {
+            table,
+            sources,
+            strict,
+            ..
+        } => (table, sources, *strict),
+        _ => return Ok(row.to_vec()),
+    };
     let mut conditions = Vec::new();
     let mut r = Vec::with_capacity(sources.len());
     for (col, src) in def.columns.iter().zip(sources) {

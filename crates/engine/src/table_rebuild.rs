@@ -18,7 +18,7 @@
 //!   once (the checkpoint writers' lock, and no frozen layer), so the root's base snapshot is
 //!   swapped for the one after the rebuild with nothing else changed.
 //! - The new rows are the old ones as the root reads them (delta over base), each edited as
-//!   the in-memory path edits it (`store.rs`: `rewrite_rows`, `alter_row`), in primary key
+//!   the in-memory path edits it (`store.rs`: `rewritten_row`), in primary key
 //!   order, hidden row ids numbered from 0 in that order: the rebuilt table equals the one
 //!   the in-memory path builds, so a replica or a replay that takes either path agrees.
 //! - The storage id written is the root's `next_storage`, which no root hands out before this
@@ -44,59 +44,17 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
-use onelog_binlog::Value;
-
 use crate::base::{Base, BaseSnapshot};
 use crate::base_format::{encode_row, row_key, row_range, storage_ranges, unclaimed_ranges};
-use crate::catalog::{CatalogChange, ColumnSource, TableDef};
+use crate::catalog::{CatalogChange, TableDef};
 use crate::error::EngineError;
 use crate::index_build::{self, check_unique, Chunks};
 use crate::key::{borrowed, ByteRange};
 use crate::scheduler::CheckpointSerial;
 use crate::store::{
-    alter_row, auto_inc_value, hidden_key, hidden_row_key, pk_key, row_prefix, Retired, Root,
+    auto_inc_value, hidden_key, hidden_row_key, pk_key, rewritten_row, row_prefix, Retired, Root,
 };
 use crate::table_view::Lower;
-
-/// How each row of the table changes.
-enum Edit<'a> {
-    /// DROP COLUMN at this position.
-    Drop(usize),
-    /// ADD COLUMN (last) with this value in every row.
-    Add(&'a Value),
-    /// A copying ALTER TABLE: each new column from `sources` (`alter_row`).
-    Alter {
-        old: &'a TableDef,
-        sources: &'a [ColumnSource],
-        strict: bool,
-    },
-}
-
-impl Edit<'_> {
-    /// Row number `n` (from 1), `row`, as a row of `def`.
-    fn apply(&self, def: &TableDef, n: u64, row: &[Value]) -> Result<Vec<Value>, EngineError> {
-        Ok(match self {
-            Edit::Drop(p) => {
-                let mut r = row.to_vec();
-                if *p < r.len() {
-                    r.remove(*p);
-                }
-                r
-            }
-            Edit::Add(fill) => {
-                let mut r = Vec::with_capacity(row.len() + 1);
-                r.extend_from_slice(row);
-                r.push((*fill).clone());
-                r
-            }
-            Edit::Alter {
-                old,
-                sources,
-                strict,
-            } => alter_row((old, def), (sources, *strict), n, row)?,
-        })
-    }
-}
 
 /// Writes what `change` builds from a table's rows into `base` where that applies, and applies
 /// the change to `root` over it: a new index's entries (`index_build.rs`), or the table an
@@ -168,23 +126,11 @@ fn rewrite(
     let Some(old) = root.catalog.table(table).cloned() else {
         return Ok(false);
     };
-    let edit = match change {
-        CatalogChange::DropColumn { position, .. } => Edit::Drop(*position as usize),
-        CatalogChange::AddColumn { fill, .. } => Edit::Add(fill),
-        CatalogChange::AlterTable {
-            sources, strict, ..
-        } => {
-            if crate::alter::keeps_rows(&old, def, sources) {
-                return Ok(false);
-            }
-            Edit::Alter {
-                old: &old,
-                sources,
-                strict: *strict,
-            }
+    if let CatalogChange::AlterTable { sources, .. } = change {
+        if crate::alter::keeps_rows(&old, def, sources) {
+            return Ok(false);
         }
-        _ => return Ok(false),
-    };
+    }
     let Some(lower) = root.lower.clone() else {
         return Ok(false);
     };
@@ -211,7 +157,7 @@ fn rewrite(
     );
     left?;
     let built =
-        write_rows(root, base, (&old, def), &edit, storage, chunk_bytes.max(1)).and_then(|w| {
+        write_rows(root, base, (&old, change, def), storage, chunk_bytes.max(1)).and_then(|w| {
             finish(
                 root,
                 base,
@@ -249,13 +195,12 @@ struct Written {
 }
 
 /// Writes every row of the table (read as `old`'s through `root`'s layers, in primary key
-/// order) through `edit` as a row of `def`, with its index entries, under `storage`, in sorted
-/// chunks of at most `chunk_bytes`.
+/// order) as `change` makes it a row of `def` (`rewritten_row`), with its index entries, under
+/// `storage`, in sorted chunks of at most `chunk_bytes`.
 fn write_rows(
     root: &Root,
     base: &Base,
-    (old, def): (&TableDef, &TableDef),
-    edit: &Edit<'_>,
+    (old, change, def): (&TableDef, &CatalogChange, &TableDef),
     storage: u64,
     chunk_bytes: usize,
 ) -> Result<Written, EngineError> {
@@ -272,7 +217,7 @@ fn write_rows(
     let mut entry = Vec::with_capacity(64);
     for item in root.scan_pk(old.id, &all) {
         let (_, row) = item?;
-        let row = edit.apply(def, w.rows + 1, &row)?;
+        let row = rewritten_row(change, old, w.rows + 1, &row)?;
         let pk = if hidden {
             w.next_row_id += 1;
             hidden_row_key(row_prefix(def, &row), w.next_row_id - 1)

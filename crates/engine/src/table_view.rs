@@ -101,9 +101,8 @@ pub struct TableView<'a> {
     delta: &'a TableData,
     frozen: Option<&'a TableData>,
     base: Option<&'a BaseSnapshot>,
-    lower_rows: u64,
-    /// Rows of every table in the lower layers.
-    all_lower_rows: Option<&'a Lower>,
+    /// The lower layers, when the delta reads them.
+    lower: Option<&'a Lower>,
 }
 
 /// A primary key scan's item.
@@ -142,10 +141,7 @@ impl<'a> TableView<'a> {
             delta,
             frozen,
             base,
-            lower_rows: lower
-                .and_then(|l| l.counts.get(&storage).copied())
-                .unwrap_or(0),
-            all_lower_rows: lower,
+            lower,
         }
     }
 
@@ -155,7 +151,11 @@ impl<'a> TableView<'a> {
 
     /// Number of rows (exact).
     pub fn row_count(&self) -> u64 {
-        let n = self.lower_rows as i64 + self.delta.net_rows;
+        let below = self
+            .lower
+            .and_then(|l| l.counts.get(&self.delta.storage).copied())
+            .unwrap_or(0);
+        let n = below as i64 + self.delta.net_rows;
         debug_assert!(n >= 0, "{} rows in {}", n, self.def.qualified_name());
         n.max(0) as u64
     }
@@ -180,8 +180,7 @@ impl<'a> TableView<'a> {
         if let Some(row) = base.cached_row(&key, self.def.columns.len()) {
             return Ok(row);
         }
-        let all_rows = self.all_lower_rows.map_or(0, Lower::rows);
-        if base.cache_has_room() && base.cache_would_hold(all_rows) {
+        if base.cache_fills_by_runs(self.lower.map_or(0, Lower::rows)) {
             // While the cache fills, and only when it could hold every row below, a miss
             // reads the run from its row on: under uniform point reads the cache warms a run
             // at a time, and keeps each row once. Data larger than the cache would decode 64
