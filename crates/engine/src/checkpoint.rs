@@ -880,6 +880,101 @@ pub fn read_current_checkpoint(
     read_checkpoint_file(fs, &dir.join(&name), lsn).map(Some)
 }
 
+/// Bytes a [`CheckpointFile`] check reads at a time.
+const CHECK_READ: usize = 1 << 20;
+
+/// A checkpoint file verified whole (every byte read once through
+/// [`CheckpointStreamCheck`], a part at a time) whose body is then read a part at a time
+/// ([`CheckpointFile::read_body`]): for readers that must not hold a body larger than memory
+/// (the paged store's conversion, `engine.rs`; `onelog restore`).
+pub struct CheckpointFile {
+    pub lsn: Lsn,
+    pub gtid_state: GtidState,
+    pub path: PathBuf,
+    file: std::sync::Arc<dyn File>,
+    /// Where the body starts in the file.
+    body_at: u64,
+    pub body_len: u64,
+}
+
+impl fmt::Debug for CheckpointFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CheckpointFile")
+            .field("path", &self.path)
+            .field("lsn", &self.lsn)
+            .field("body_len", &self.body_len)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CheckpointFile {
+    /// Opens the checkpoint file `path` written for `expect_lsn` and verifies it as
+    /// [`read_checkpoint_file`] does, holding at most [`CHECK_READ`] bytes of it.
+    pub fn open(
+        fs: &dyn FileSystem,
+        path: &Path,
+        expect_lsn: Lsn,
+    ) -> Result<CheckpointFile, CheckpointError> {
+        let file = fs.open(path, false).map_err(|e| {
+            if e.kind() == io::ErrorKind::NotFound {
+                CheckpointError::corrupt(path, 0, "named by the control file but missing")
+            } else {
+                io_err(path, 0, "open")(e)
+            }
+        })?;
+        let len = file.len().map_err(io_err(path, 0, "stat"))?;
+        let mut check = CheckpointStreamCheck::new(expect_lsn);
+        let mut buf = vec![0u8; CHECK_READ.min(len as usize)];
+        let mut at = 0u64;
+        while at < len {
+            let n = ((len - at) as usize).min(buf.len());
+            read_exact_at(file.as_ref(), path, &mut buf[..n], at)?;
+            check.feed(&buf[..n]);
+            at += n as u64;
+        }
+        let body_at = check.head_len as u64;
+        let gtid_state = check.finish(path)?;
+        Ok(CheckpointFile {
+            lsn: expect_lsn,
+            gtid_state,
+            path: path.to_path_buf(),
+            file,
+            body_at,
+            body_len: len - body_at - 4,
+        })
+    }
+
+    /// The current checkpoint of `dir`, opened (None without a control file). Changes nothing
+    /// on disk.
+    pub fn open_current(
+        fs: &dyn FileSystem,
+        dir: &Path,
+    ) -> Result<Option<CheckpointFile>, CheckpointError> {
+        let control = dir.join(CONTROL_FILE);
+        if !fs.exists(&control) {
+            return Ok(None);
+        }
+        let (lsn, name) = read_control(fs, &control)?;
+        CheckpointFile::open(fs, &dir.join(&name), lsn).map(Some)
+    }
+
+    /// Reads `buf.len()` bytes of the body from its byte `at`.
+    pub fn read_body(&self, at: u64, buf: &mut [u8]) -> Result<(), CheckpointError> {
+        if at.saturating_add(buf.len() as u64) > self.body_len {
+            return Err(CheckpointError::corrupt(
+                &self.path,
+                self.body_at.saturating_add(at),
+                format!(
+                    "reading {} body bytes at {at} of a {}-byte body",
+                    buf.len(),
+                    self.body_len
+                ),
+            ));
+        }
+        read_exact_at(self.file.as_ref(), &self.path, buf, self.body_at + at)
+    }
+}
+
 /// Verifies a checkpoint file from its bytes, fed in order in any chunking (a backup checks
 /// the file while it copies it): magic, version, the LSN the control file named, the GTID
 /// state, the body length against the file's length and the CRC32C of everything before the

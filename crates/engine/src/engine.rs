@@ -59,6 +59,7 @@ use crate::checkpoint::{
     write_base_control, Control, CONTROL_FILE,
 };
 use crate::commit::Committer;
+use crate::convert;
 use crate::error::EngineError;
 use crate::expiry::ExpirySettings;
 use crate::lock::LockManager;
@@ -295,7 +296,12 @@ struct Loaded {
 
 /// Step 2 of open: the root of the current checkpoint (empty without one), its LSN, and the
 /// paged store's base when the directory uses one (module docs).
-fn load_root(fs: &dyn FileSystem, dir: &Path, store: &TableStore) -> Result<Loaded, EngineError> {
+fn load_root(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    store: &TableStore,
+    chunk_bytes: usize,
+) -> Result<Loaded, EngineError> {
     let checkpoint_error = |source| EngineError::Checkpoint {
         context: format!("loading the checkpoint in {}", dir.display()),
         source,
@@ -328,7 +334,7 @@ fn load_root(fs: &dyn FileSystem, dir: &Path, store: &TableStore) -> Result<Load
             },
         ) => {
             let base_dir = d.clone().unwrap_or_else(|| dir.join(BASE_NAME));
-            return convert_to_paged(fs, dir, &base_dir, *memory_bytes);
+            return convert_to_paged(fs, dir, &base_dir, (*memory_bytes, chunk_bytes));
         }
         (Some(Control::Base { name }), TableStore::Memory) => {
             return Err(refuse(format!(
@@ -383,35 +389,30 @@ fn load_root(fs: &dyn FileSystem, dir: &Path, store: &TableStore) -> Result<Load
 }
 
 /// [`load_root`] of a data directory of the in-memory store opened with the paged one
-/// (docs/PAGED_STORE.md, step 4): its checkpoint is loaded, written into a new base in
-/// `base_dir` (anything there before is removed: until the control file names it, a base
-/// is not authoritative), then the control file switches to naming the base (the commit
-/// point: a crash before it leaves the in-memory store's directory as it was, and the next
-/// open converts again), and the checkpoint files are removed. The log is not touched.
+/// (docs/PAGED_STORE.md, step 4): its checkpoint is written into a new base in `base_dir` a
+/// part at a time (`convert.rs`; anything there before is removed: until the control file
+/// names it, a base is not authoritative), then the control file switches to naming the base
+/// (the commit point: a crash before it leaves the in-memory store's directory as it was,
+/// and the next open converts again), and the checkpoint files are removed. The log is not
+/// touched.
 fn convert_to_paged(
     fs: &dyn FileSystem,
     dir: &Path,
     base_dir: &Path,
-    memory_bytes: u64,
+    (memory_bytes, chunk_bytes): (u64, usize),
 ) -> Result<Loaded, EngineError> {
-    let (root, lsn) = load_memory_root(fs, dir)?;
+    let ckpt = convert::open_checkpoint(fs, dir)?;
     match std::fs::remove_dir_all(base_dir) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(io("removing the unfinished table store", base_dir, e)),
     }
     let base = Base::open(base_dir, paged_cache_bytes(memory_bytes))?;
-    let frozen = root.freeze().ok_or_else(|| {
-        EngineError::corrupt(
-            "converting to the paged store",
-            "a loaded root has a frozen layer",
-        )
-    })?;
-    // A loaded root has retired nothing: there is nothing to purge.
-    let (snapshot, purged) = frozen.write_frozen_into(&base, 0)?;
-    let root = frozen
-        .with_base(&frozen, snapshot, &purged)
-        .ok_or_else(|| EngineError::corrupt("converting to the paged store", "no frozen layer"))?;
+    let (root, lsn) = match &ckpt {
+        Some(ckpt) => (convert::convert(ckpt, &base, chunk_bytes)?, Some(ckpt.lsn)),
+        None => (Root::empty(), None),
+    };
+    drop(ckpt);
     let checkpoint_error = |source| EngineError::Checkpoint {
         context: format!("switching {} to the paged table store", dir.display()),
         source,
@@ -518,7 +519,12 @@ impl Engine {
             checkpoint_lsn,
             base,
             converted,
-        } = load_root(&*fs, &checkpoint_dir, &opts.table_store)?;
+        } = load_root(
+            &*fs,
+            &checkpoint_dir,
+            &opts.table_store,
+            opts.index_build_chunk_bytes,
+        )?;
         // Before replay: what a rebuild wrote before a crash, replay writes again (or the DDL
         // was never logged).
         let unclaimed_records_removed = match &base {

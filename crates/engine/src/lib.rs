@@ -38,6 +38,7 @@ pub mod checkpoint;
 pub mod collation;
 mod collation_tables;
 mod commit;
+mod convert;
 mod ctas;
 mod ddl;
 pub mod encoding;

@@ -1008,7 +1008,10 @@ impl Root {
     /// The same checkpoint body with `gtid_slave_pos` replaced, as three parts to write one
     /// after the other (the tables, by far the largest part, are not decoded or copied): what
     /// `onelog restore` does to give a restored directory its position without loading it.
-    /// A format-1 body (no slave position) comes back as format 2.
+    /// A format-1 body (no slave position) comes back as format 2. `body` may be a prefix of
+    /// the body that holds the part before the tables (restore reads one a megabyte at a
+    /// time): the third part is then what of the tables it holds, and a prefix too short is
+    /// an error.
     pub fn checkpoint_with_slave_pos<'b>(
         body: &'b [u8],
         pos: &GtidPos,
@@ -1177,17 +1180,46 @@ impl Root {
         gtid_state: GtidState,
     ) -> Result<Root, FormatError> {
         let mut r = Reader::new(body, "checkpoint body");
+        let mut root = Root::checkpoint_head(&mut r, lsn, gtid_state)?;
+        let nt = r.count(17)?;
+        for _ in 0..nt {
+            let (def, auto_inc_next) = root.checkpoint_table(&mut r)?;
+            let nrows = r.count(1)?;
+            for _ in 0..nrows {
+                let row = checkpoint_row(&mut r, &def)?;
+                root.put_row(&def, Arc::new(row))
+                    .map_err(|e| r.err(e.to_string()))?;
+            }
+            if let Some(t) = root.tables.get_mut(&def.id) {
+                t.auto_inc_next = t.auto_inc_next.max(auto_inc_next);
+            }
+        }
+        if !r.is_empty() {
+            return Err(r.err("trailing bytes after the last table"));
+        }
+        root.checkpoint_tables_without_rows();
+        Ok(root)
+    }
+
+    /// The part of a checkpoint body before its tables' rows (format byte, catalog,
+    /// `gtid_slave_pos`): a root with no table. [`Self::decode_checkpoint`] and the paged
+    /// store's conversion (`convert.rs`, which streams the rows) read a body with it.
+    pub(crate) fn checkpoint_head(
+        r: &mut Reader<'_>,
+        lsn: Lsn,
+        gtid_state: GtidState,
+    ) -> Result<Root, FormatError> {
         let version = r.u8()?;
         if version != CHECKPOINT_FORMAT && version != 1 {
             return Err(r.err(format!("unknown checkpoint body format {version}")));
         }
-        let catalog = Catalog::decode(&mut r)?;
+        let catalog = Catalog::decode(r)?;
         let slave_pos = if version >= 2 {
-            decode_slave_pos(&mut r)?
+            decode_slave_pos(r)?
         } else {
             GtidPos::new()
         };
-        let mut root = Root {
+        Ok(Root {
             catalog: Arc::new(catalog),
             tables: OrdMap::new(),
             lsn,
@@ -1197,51 +1229,39 @@ impl Root {
             lower: None,
             next_storage: 1,
             retired: Vec::new(),
-        };
-        let nt = r.count(17)?;
-        for _ in 0..nt {
-            let id = r.u64()?;
-            let auto_inc_next = r.u64()?;
-            let def = root.catalog.table(id).cloned().ok_or_else(|| {
-                r.err(format!(
-                    "rows of table id {id} that the catalog does not have"
-                ))
-            })?;
-            if root.tables.contains_key(&id) {
-                return Err(r.err(format!("table id {id} twice")));
-            }
-            root.apply_catalog_change_data_only(&def);
-            let nrows = r.count(1)?;
-            for _ in 0..nrows {
-                let ncols = r.count(1)?;
-                if ncols != def.columns.len() {
-                    return Err(r.err(format!(
-                        "row of {} has {ncols} columns",
-                        def.qualified_name()
-                    )));
-                }
-                let mut row = Vec::with_capacity(ncols);
-                for _ in 0..ncols {
-                    row.push(r.value()?);
-                }
-                root.put_row(&def, Arc::new(row))
-                    .map_err(|e| r.err(e.to_string()))?;
-            }
-            if let Some(t) = root.tables.get_mut(&id) {
-                t.auto_inc_next = t.auto_inc_next.max(auto_inc_next);
-            }
+        })
+    }
+
+    /// A table's section head in a checkpoint body (its id and AUTO_INCREMENT counter; the
+    /// row count follows): the table is added empty, under a new storage id. Returns its
+    /// definition and the counter.
+    pub(crate) fn checkpoint_table(
+        &mut self,
+        r: &mut Reader<'_>,
+    ) -> Result<(Arc<TableDef>, u64), FormatError> {
+        let id = r.u64()?;
+        let auto_inc_next = r.u64()?;
+        let def = self.catalog.table(id).cloned().ok_or_else(|| {
+            r.err(format!(
+                "rows of table id {id} that the catalog does not have"
+            ))
+        })?;
+        if self.tables.contains_key(&id) {
+            return Err(r.err(format!("table id {id} twice")));
         }
-        if !r.is_empty() {
-            return Err(r.err("trailing bytes after the last table"));
-        }
-        // Tables with no row section (none are written that way, but be exact).
-        let defs: Vec<Arc<TableDef>> = root.catalog.tables().cloned().collect();
+        self.apply_catalog_change_data_only(&def);
+        Ok((def, auto_inc_next))
+    }
+
+    /// After a checkpoint body's last table: the tables of the catalog without a section
+    /// (none are written that way, but be exact), added empty.
+    pub(crate) fn checkpoint_tables_without_rows(&mut self) {
+        let defs: Vec<Arc<TableDef>> = self.catalog.tables().cloned().collect();
         for def in defs {
-            if !root.tables.contains_key(&def.id) {
-                root.apply_catalog_change_data_only(&def);
+            if !self.tables.contains_key(&def.id) {
+                self.apply_catalog_change_data_only(&def);
             }
         }
-        Ok(root)
     }
 
     fn apply_catalog_change_data_only(&mut self, def: &TableDef) {
@@ -1409,6 +1429,22 @@ const BASE_META_FORMAT: u8 = 2;
 
 /// The name of the root record among the base's meta records.
 pub const BASE_ROOT_META: &str = "root";
+
+/// One row of `def`'s table in a checkpoint body (a column count, then the values).
+pub(crate) fn checkpoint_row(r: &mut Reader<'_>, def: &TableDef) -> Result<Row, FormatError> {
+    let ncols = r.count(1)?;
+    if ncols != def.columns.len() {
+        return Err(r.err(format!(
+            "row of {} has {ncols} columns",
+            def.qualified_name()
+        )));
+    }
+    let mut row = Vec::with_capacity(ncols);
+    for _ in 0..ncols {
+        row.push(r.value()?);
+    }
+    Ok(row)
+}
 
 /// The size of the parts the checkpoint writer encodes a body in
 /// ([`Root::encode_checkpoint_with`]).

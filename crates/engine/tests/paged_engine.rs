@@ -334,6 +334,183 @@ fn an_in_memory_store_directory_is_converted_when_opened_with_the_paged_store() 
     assert!(err.contains("--table-store=paged"), "{err}");
 }
 
+/// A table `name` of `d` with `columns`, primary key `pk` (none: hidden row ids) and indexes.
+fn table(
+    e: &Engine,
+    name: &str,
+    columns: Vec<ColumnSpec>,
+    pk: &[&str],
+    indexes: Vec<IndexSpec>,
+) -> TableId {
+    let spec = TableSpec {
+        db: "d".into(),
+        name: name.into(),
+        columns,
+        primary_key: pk.iter().map(|c| c.to_string()).collect(),
+        indexes,
+    };
+    e.create_table(spec, false, "CREATE TABLE ...").unwrap()
+}
+
+fn insert(e: &Arc<Engine>, t: TableId, rows: Vec<Vec<Value>>) -> Result<(), EngineError> {
+    let mut tx = e.begin();
+    for r in rows {
+        tx.insert(t, r)?;
+    }
+    tx.commit().map(|_| ())
+}
+
+#[test]
+fn a_conversion_streams_every_table_and_keeps_their_ids_and_counters() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let mut memory = options(&base);
+    memory.table_store = TableStore::Memory;
+    // Chunks and the body's window of 2 KiB: many ingestions, and rows larger than the window.
+    memory.index_build_chunk_bytes = 2 << 10;
+    let (e, _) = open_sim(&fs, memory.clone()).unwrap();
+    let t = setup(&e);
+    for id in 0..300 {
+        put(&e, t, id, id % 11);
+    }
+    let int = || SqlType::Int { unsigned: false };
+    // No primary key: hidden row ids, rows that repeat, some larger than the window.
+    let n = table(
+        &e,
+        "n",
+        vec![
+            ColumnSpec::new("a", int()),
+            ColumnSpec::new("b", SqlType::VarChar(6000)),
+        ],
+        &[],
+        vec![IndexSpec::new("by_a", &["a"], false)],
+    );
+    for i in 0..120i64 {
+        let b = "b".repeat(if i % 10 == 0 { 5000 } else { (i % 7) as usize });
+        insert(
+            &e,
+            n,
+            vec![vec![Value::Int(i % 40), Value::Bytes(b.into_bytes())]],
+        )
+        .unwrap();
+    }
+    // AUTO_INCREMENT past its rows (a counter raised by a deleted row) and a unique key.
+    let u = table(
+        &e,
+        "u",
+        vec![
+            ColumnSpec::new("id", int()).not_null().auto_increment(),
+            ColumnSpec::new("code", int()),
+        ],
+        &["id"],
+        vec![IndexSpec::new("code", &["code"], true)],
+    );
+    for i in 1..=50i64 {
+        insert(&e, u, vec![vec![Value::Int(i), Value::Int(1000 + i)]]).unwrap();
+    }
+    let mut tx = e.begin();
+    tx.delete(u, &[Value::Int(50)]).unwrap();
+    tx.commit().unwrap();
+    let empty = table(
+        &e,
+        "empty",
+        vec![ColumnSpec::new("id", int()).not_null()],
+        &["id"],
+        vec![],
+    );
+    let at = e.checkpoint().unwrap();
+    let counters = |e: &Engine| -> Vec<(u64, u64)> {
+        let snap = e.snapshot();
+        [t, n, u, empty]
+            .iter()
+            .map(|id| {
+                let d = snap.root().table(*id).unwrap();
+                (d.auto_inc_next, d.next_row_id)
+            })
+            .collect()
+    };
+    let want = e.snapshot().dump();
+    let want_counters = counters(&e);
+    assert_eq!(want_counters[1].1, 120);
+    assert_eq!(want_counters[2].0, 51);
+    e.shutdown().unwrap();
+    drop(e);
+
+    let mut paged = options(&base);
+    paged.index_build_chunk_bytes = 2 << 10;
+    let (e, report) = open_sim(&fs, paged.clone()).unwrap();
+    assert!(report.converted_to_paged, "{report}");
+    assert_eq!(report.checkpoint_lsn, Some(at));
+    assert_eq!(report.records_applied, 0);
+    assert_eq!(e.snapshot().dump(), want);
+    assert_eq!(counters(&e), want_counters);
+    assert_eq!(contents(&e, t).len(), 300);
+    // The counters go on where the in-memory store left them; the unique key holds over the
+    // base's entries.
+    insert(&e, u, vec![vec![Value::Int(0), Value::Int(7)]]).unwrap();
+    let err = insert(&e, u, vec![vec![Value::Int(0), Value::Int(1001)]]).unwrap_err();
+    assert!(err.to_string().contains("Duplicate entry '1001'"), "{err}");
+    insert(
+        &e,
+        n,
+        vec![vec![Value::Int(1), Value::Bytes(b"new".to_vec())]],
+    )
+    .unwrap();
+    let snap = e.snapshot();
+    assert_eq!(snap.root().table(u).unwrap().auto_inc_next, 52);
+    assert_eq!(snap.root().table(n).unwrap().next_row_id, 121);
+    let rows = snap.dump();
+    assert!(rows["d.u"].contains(&vec![Value::Int(51), Value::Int(7)]));
+    assert_eq!(rows["d.n"].len(), 121);
+    drop(snap);
+    e.shutdown().unwrap();
+    drop(e);
+    // Rows and entries, each once: t (300 + by_k), n (121 + by_a), u (50 + code).
+    assert_eq!(base_records(&base.0), 600 + 242 + 100);
+}
+
+#[test]
+fn a_damaged_checkpoint_is_refused_by_the_conversion_and_the_directory_kept() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let mut memory = options(&base);
+    memory.table_store = TableStore::Memory;
+    let (e, _) = open_sim(&fs, memory.clone()).unwrap();
+    let t = setup(&e);
+    for id in 0..200 {
+        put(&e, t, id, id % 5);
+    }
+    e.checkpoint().unwrap();
+    e.shutdown().unwrap();
+    drop(e);
+    let dir = std::path::Path::new("/data/checkpoints");
+    let name = fs
+        .list_dir(dir)
+        .unwrap()
+        .into_iter()
+        .find(|n| n.ends_with(".ckpt"))
+        .unwrap();
+    let file = fs.open(&dir.join(&name), false).unwrap();
+    // A byte in the rows, past the part the conversion parses first.
+    let at = file.len().unwrap() * 3 / 4;
+    let mut b = [0u8; 1];
+    file.read_at(&mut b, at).unwrap();
+    file.write_all_at(&[b[0] ^ 0x40], at).unwrap();
+    drop(file);
+    for _ in 0..2 {
+        let err = open_sim(&fs, options(&base)).err().unwrap().to_string();
+        assert!(
+            err.contains("CRC32C mismatch") && err.contains(&name),
+            "{err}"
+        );
+    }
+    // Nothing switched: the control file still names the checkpoint, and nothing was written
+    // into a base.
+    let files = fs.list_dir(dir).unwrap();
+    assert!(files.contains(&name), "{files:?}");
+    assert_eq!(base_records(&base.0), 0);
+}
+
 /// Every data record of the base in `dir` (the engine is shut down).
 fn base_records(dir: &std::path::Path) -> usize {
     let base = onelog_engine::base::Base::open(dir, 1 << 20).unwrap();

@@ -15,7 +15,7 @@ use std::io::Read;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{mariadb_cmd, sql, sql_err, sql_value, Onelog};
+use common::{mariadb_cmd, proc_kb, sql, sql_err, sql_value, Onelog};
 
 /// The peak RSS (kB) the cases must stay under (they took 3 to 24 GB).
 const PEAK_RSS_LIMIT_KB: u64 = 1_500_000;
@@ -42,15 +42,6 @@ fn server() -> (tempfile::TempDir, Onelog) {
 }
 
 /// `field` (kB) of `/proc/<pid>/status`.
-fn proc_kb(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
-}
-
 /// A client running the script `sql` (from its stdin) in the background (`--force`: it goes
 /// on after an error).
 struct Client {

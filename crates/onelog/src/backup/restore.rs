@@ -12,7 +12,8 @@
 //!    rest of that segment is zeroed and later segments are not written;
 //! 4. the restored directory gets `gtid_slave_pos` = its `gtid_binlog_pos` at the end. Fast
 //!    path: the checkpoint is written with that position in its body
-//!    (`Root::checkpoint_with_slave_pos`: the tables are copied, not decoded), and the first
+//!    (`Root::checkpoint_with_slave_pos`: the tables are copied a part at a time, not decoded,
+//!    so a restore holds a megabyte of the checkpoint, not the whole), and the first
 //!    server start replays the log after it as any start does; that replay moves a domain's
 //!    position only for replicated records, so this path is taken only when no domain has a
 //!    replicated record after the checkpoint followed by a record of the server's own (a
@@ -35,7 +36,7 @@ use std::sync::Arc;
 use onelog_binlog::{Gtid, GtidPos};
 use onelog_engine::apply::REPLICATED_AUX;
 use onelog_engine::checkpoint::{
-    read_checkpoint_file, write_checkpoint, write_checkpoint_then, LoadedCheckpoint,
+    write_checkpoint_streamed, CheckpointError, CheckpointFile, PartSink,
 };
 use onelog_engine::store::Root;
 use onelog_engine::{Engine, EngineOptions};
@@ -328,23 +329,65 @@ fn finish_segments(segs: BTreeMap<u64, OutSegment>, end: Lsn) -> Result<(), Stri
     Ok(())
 }
 
+/// Bytes of a checkpoint body restore holds at a time (more only for a catalog larger than
+/// this).
+const BODY_PART: u64 = 1 << 20;
+
 /// Step 4, fast: the checkpoint rewritten with `gtid_slave_pos` = `pos`, its tables copied as
-/// they are. Recovery at the first start replays the log after it and moves no domain's
-/// position ([`LogAfter::mixed`] is false).
-fn write_checkpoint_at_pos(
-    ck: &LoadedCheckpoint,
+/// they are, a part at a time. Recovery at the first start replays the log after it and moves
+/// no domain's position ([`LogAfter::mixed`] is false).
+fn write_checkpoint_at_pos(ck: &CheckpointFile, ckdir: &Path, pos: &GtidPos) -> Result<(), String> {
+    // The part before the tables (catalog, slave position), from a prefix of the body grown
+    // until it holds that part.
+    let mut prefix_len = BODY_PART.min(ck.body_len);
+    let (head, slave, tables_at) = loop {
+        let mut prefix = vec![0u8; prefix_len as usize];
+        ck.read_body(0, &mut prefix).map_err(|e| e.to_string())?;
+        match Root::checkpoint_with_slave_pos(&prefix, pos) {
+            Ok([head, slave, rest]) => {
+                break (
+                    head.into_owned(),
+                    slave.into_owned(),
+                    prefix_len - rest.len() as u64,
+                )
+            }
+            Err(_) if prefix_len < ck.body_len => {
+                prefix_len = prefix_len.saturating_mul(2).min(ck.body_len)
+            }
+            Err(e) => return Err(format!("{}: {e}", ck.path.display())),
+        }
+    };
+    write_checkpoint_copy(ck, ckdir, &[&head, &slave], tables_at)
+}
+
+/// Writes the checkpoint `ck` into `ckdir` (control file included) with `parts` in place of
+/// its body's bytes before `from`, copying the rest a part at a time.
+fn write_checkpoint_copy(
+    ck: &CheckpointFile,
     ckdir: &Path,
-    pos: &GtidPos,
+    parts: &[&[u8]],
+    from: u64,
 ) -> Result<(), String> {
-    let parts = Root::checkpoint_with_slave_pos(&ck.body, pos)
-        .map_err(|e| format!("{}: {e}", ck.path.display()))?;
-    let parts: Vec<&[u8]> = parts.iter().map(|p| p.as_ref()).collect();
-    write_checkpoint_then(
+    let mut body = |sink: &mut PartSink| -> Result<(), CheckpointError> {
+        for p in parts {
+            sink(p)?;
+        }
+        let mut buf = vec![0u8; BODY_PART.min(ck.body_len - from) as usize];
+        let mut at = from;
+        while at < ck.body_len {
+            let n = (ck.body_len - at).min(BODY_PART) as usize;
+            ck.read_body(at, &mut buf[..n])?;
+            sink(&buf[..n])?;
+            at += n as u64;
+        }
+        Ok(())
+    };
+    write_checkpoint_streamed(
         &StdFs,
         ckdir,
         ck.lsn,
         &ck.gtid_state,
-        &parts,
+        &mut body,
         &mut |remove| remove(),
     )
     .map_err(|e| e.to_string())?;
@@ -389,7 +432,7 @@ pub fn run(opts: &RestoreOptions) -> Result<Restored, String> {
     // Without a checkpoint recovery replays the whole log, from LSN 0.
     let ck = match &full.checkpoint {
         Some((lsn, file)) => Some(
-            read_checkpoint_file(&StdFs, &full_dir.join(file), *lsn).map_err(|e| e.to_string())?,
+            CheckpointFile::open(&StdFs, &full_dir.join(file), *lsn).map_err(|e| e.to_string())?,
         ),
         None => None,
     };
@@ -409,8 +452,7 @@ pub fn run(opts: &RestoreOptions) -> Result<Restored, String> {
         }
         ck => {
             if let Some(ck) = ck {
-                write_checkpoint(&StdFs, &ckdir, ck.lsn, &ck.gtid_state, &ck.body)
-                    .map_err(|e| e.to_string())?;
+                write_checkpoint_copy(&ck, &ckdir, &[], 0)?;
             }
             recover_and_set_pos(&opts.target_dir, end)?
         }

@@ -416,6 +416,16 @@ pub fn sysbench(
     stdout
 }
 
+/// A `kB` field of `/proc/<pid>/status` (`VmHWM:`, the peak resident size; `VmRSS:`).
+pub fn proc_kb(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+}
+
 /// The names listed in `<dir>/<basename>.index` (MariaDB writes `./binlog.000001`), oldest
 /// first, as plain file names.
 pub fn classic_index(dir: &Path, basename: &str) -> Vec<String> {
