@@ -8,7 +8,7 @@
 #    when missing and running as root, otherwise says what to install and fails;
 # 2. runs `cargo test --workspace --profile ci` (extra arguments are passed to cargo test): the
 #    `ci` profile is release code with debug assertions on (Cargo.toml), so the invariants'
-#    `debug_assert!`s run under every test.
+#    `debug_assert!`s run under every test;
 # The tests never skip for a missing client: they fail, pointing here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,4 +65,10 @@ fi
 
 echo "== $(sysbench --version), $(mariadb --version), $(mariadbd --version)"
 echo "== cargo test --workspace --profile ci"
-exec cargo test --workspace --profile ci "$@"
+cargo test --workspace --profile ci "$@"
+# 3. the server-level tests (crates/onelog/tests) again, every server that does not choose a
+#    table store started on the paged one (`ONELOG_TEST_TABLE_STORE`, tests/common): real
+#    replicas, CDC clients, file mode, the mirror, drivers, queries compared with MariaDB and
+#    kill -9 over the paged store (docs/PAGED_STORE.md, "Everything still holds").
+echo "== cargo test -p onelog --profile ci, servers on the paged table store"
+ONELOG_TEST_TABLE_STORE=paged cargo test -p onelog --profile ci "$@"

@@ -144,11 +144,23 @@ impl Base {
     /// decoded-row cache the rest (`row_cache.rs`): all of it when the data fits in the block
     /// cache with room to spare, nothing once the block cache is full.
     pub fn open(dir: &Path, cache_bytes: u64) -> Result<Base, BaseError> {
+        Base::open_with(dir, cache_bytes, COMPACTION_WORKERS)
+    }
+
+    /// [`Self::open`] without fjall's background threads, so nothing compacts while it is
+    /// open: for `onelog check` (`base_check.rs`), which only reads. (fjall's builder asks for
+    /// at least one worker; its hidden unchecked setter takes none, and then the compactions
+    /// it schedules at open wait for a worker that never comes.)
+    pub fn open_idle(dir: &Path, cache_bytes: u64) -> Result<Base, BaseError> {
+        Base::open_with(dir, cache_bytes, 0)
+    }
+
+    fn open_with(dir: &Path, cache_bytes: u64, workers: usize) -> Result<Base, BaseError> {
         let opened = catch_unwind(AssertUnwindSafe(|| {
             let db = Database::builder(dir)
                 .cache_size(cache_bytes)
                 .manual_journal_persist(true)
-                .worker_threads(COMPACTION_WORKERS)
+                .worker_threads_unchecked(workers)
                 .open()
                 .map_err(|e| BaseError::at(dir, "open", e))?;
             let data = db

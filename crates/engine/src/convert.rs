@@ -139,7 +139,7 @@ fn context(path: &Path, lsn: Lsn) -> String {
 }
 
 /// The error of a checkpoint file that could not be read.
-pub(crate) fn checkpoint_error(path: &Path, lsn: Lsn) -> impl Fn(CheckpointError) -> EngineError {
+fn checkpoint_error(path: &Path, lsn: Lsn) -> impl Fn(CheckpointError) -> EngineError {
     let context = context(path, lsn);
     move |source| EngineError::Checkpoint {
         context: context.clone(),

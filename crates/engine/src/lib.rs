@@ -29,6 +29,7 @@ pub mod apply;
 pub mod backup;
 mod backup_hold;
 pub mod base;
+pub mod base_check;
 pub mod base_format;
 mod budget;
 pub mod cached_scan;

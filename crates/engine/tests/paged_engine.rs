@@ -511,6 +511,96 @@ fn a_damaged_checkpoint_is_refused_by_the_conversion_and_the_directory_kept() {
     assert_eq!(base_records(&base.0), 0);
 }
 
+#[test]
+fn a_check_of_the_base_counts_rows_and_entries_against_the_root_record() {
+    use onelog_engine::base::Base;
+    use onelog_engine::base_check::{check_base, BaseCheckError};
+    use onelog_engine::base_format::{encode_row, entry_key, row_key};
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let (e, _) = open_sim(&fs, options(&base)).unwrap();
+    let t = setup(&e);
+    for id in 0..50 {
+        put(&e, t, id, id % 3);
+    }
+    e.checkpoint().unwrap();
+    // A running server holds the base: not opened.
+    assert_eq!(
+        check_base(&base.0),
+        Err(BaseCheckError::InUse(base.0.clone()))
+    );
+    // A table dropped: its records stay retired until checkpoints purge them.
+    let u = e
+        .create_table(
+            TableSpec {
+                db: "d".into(),
+                name: "u".into(),
+                columns: vec![ColumnSpec::new("id", SqlType::Int { unsigned: false }).not_null()],
+                primary_key: vec!["id".into()],
+                indexes: vec![],
+            },
+            false,
+            "CREATE TABLE u (...)",
+        )
+        .unwrap();
+    let mut tx = e.begin();
+    for id in 0..10 {
+        tx.insert(u, vec![Value::Int(id)]).unwrap();
+    }
+    tx.commit().unwrap();
+    e.checkpoint().unwrap();
+    e.drop_table("d", "u", false, "DROP TABLE u").unwrap();
+    e.checkpoint().unwrap();
+    e.shutdown().unwrap();
+    drop(e);
+    let report = check_base(&base.0).unwrap();
+    assert_eq!(
+        (report.tables, report.rows, report.entries, report.unclaimed),
+        (1, 50, 50, 0)
+    );
+    assert!(report.retired <= 10, "{report:?}");
+    assert!(report.lsn.is_some());
+    // The storage id of t's rows, and one more row than its root record counts.
+    let storage = {
+        let b = Base::open(&base.0, 1 << 20).unwrap();
+        let key = b
+            .snapshot()
+            .iter(Bound::Unbounded, Bound::Unbounded)
+            .next()
+            .unwrap()
+            .unwrap()
+            .0;
+        u64::from_be_bytes(key[1..9].try_into().unwrap())
+    };
+    let write = |change: (Vec<u8>, Option<Vec<u8>>)| {
+        let b = Base::open(&base.0, 1 << 20).unwrap();
+        b.checkpoint(&[], &[change]).unwrap();
+    };
+    let stray = row_key(storage, &[0xff; 4]);
+    write((stray.clone(), Some(vec![0])));
+    let err = check_base(&base.0).unwrap_err().to_string();
+    assert!(err.contains("row has 0 columns, its table 3"), "{err}");
+    let values = [Value::Int(99), Value::Int(1), Value::Bytes(b"x".to_vec())];
+    write((stray.clone(), Some(encode_row(&values))));
+    let err = check_base(&base.0).unwrap_err().to_string();
+    assert!(
+        err.contains("has 51 rows, its root record says 50"),
+        "{err}"
+    );
+    write((stray, None));
+    check_base(&base.0).unwrap();
+    // Entries of an index the table does not have: an index build's whose DDL was lost.
+    write((entry_key(storage, 77, &[1, 2, 3]), Some(vec![1])));
+    assert_eq!(check_base(&base.0).unwrap().unclaimed, 1);
+    // Records under a storage id below the next one that nothing names.
+    write((row_key(0, &[1]), Some(vec![0])));
+    let err = check_base(&base.0).unwrap_err().to_string();
+    assert!(
+        err.contains("under storage id 0, which no table keeps"),
+        "{err}"
+    );
+}
+
 /// Every data record of the base in `dir` (the engine is shut down).
 fn base_records(dir: &std::path::Path) -> usize {
     let base = onelog_engine::base::Base::open(dir, 1 << 20).unwrap();

@@ -187,9 +187,12 @@ fn insert(port: u16, from: u32, to: u32) {
     sql(port, &stmts.join(";"));
 }
 
-/// A server with the backup account and the table `t.r` of [`insert`].
-fn table_server(dir: &Path) -> Onelog {
-    let a = Onelog::start(dir, &["--server-id=1"]);
+/// A server with the backup account and the table `t.r` of [`insert`], started with
+/// `--server-id=1` and `extra`.
+fn table_server(dir: &Path, extra: &[&str]) -> Onelog {
+    let mut args = vec!["--server-id=1"];
+    args.extend_from_slice(extra);
+    let a = Onelog::start(dir, &args);
     bk_user(a.port);
     sql(
         a.port,
@@ -207,7 +210,7 @@ fn count(port: u16) -> u64 {
 #[test]
 fn incremental_chain_and_point_in_time() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = table_server(&tmp.path().join("a"));
+    let a = table_server(&tmp.path().join("a"), &[]);
     insert(a.port, 1, 50);
     let full = tmp.path().join("full");
     ok(&backup_to(a.port, &full, &[]), "full backup");
@@ -348,7 +351,9 @@ fn copy_dir(from: &Path, to: &Path) {
 #[test]
 fn check_and_restore_refuse_damage() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = table_server(&tmp.path().join("a"));
+    // The in-memory store: a live paged one is not checked
+    // (`check_of_the_paged_store_reads_its_base_when_stopped`).
+    let a = table_server(&tmp.path().join("a"), &["--table-store=memory"]);
     insert(a.port, 1, 40);
     let good = tmp.path().join("good");
     ok(&backup_to(a.port, &good, &[]), "backup");
@@ -503,7 +508,7 @@ impl StalledBackup {
 
 /// A server with about 3 MiB of log (more than a pipe holds).
 fn loaded_server(dir: &Path) -> Onelog {
-    let a = table_server(dir);
+    let a = table_server(dir, &[]);
     for k in 0..10 {
         let stmts: Vec<String> = (0..30)
             .map(|i| {
@@ -904,4 +909,61 @@ fn a_paged_backup_larger_than_the_budget_restores_and_starts_within_it() {
     assert_eq!(checksum(r.port), want);
     let log = r.log_text();
     assert!(log.contains("converted"), "{log}");
+}
+
+/// `onelog check` of a paged data directory: a running server's base is not opened (the check
+/// fails saying so, after verifying the log); stopped, every record of the base is read and
+/// counted against its root record; a damaged table file of the base is refused, naming the
+/// table store.
+#[test]
+fn check_of_the_paged_store_reads_its_base_when_stopped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("a");
+    let mut a = table_server(&dir, &["--table-store=paged", "--checkpoint-interval=1"]);
+    // Rows that LZ4 does not shrink to nothing, so data blocks are most of the base's files.
+    let rows: Vec<String> = (1..=400)
+        .map(|i| format!("({i}, CONCAT(MD5({i}), MD5(-{i}), MD5({i} * 7)))"))
+        .collect();
+    sql(
+        a.port,
+        &format!("INSERT INTO t.r VALUES {}", rows.join(",")),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while status(a.port, "Onelog_table_store_checkpoints") == 0 {
+        assert!(Instant::now() < deadline, "no checkpoint in 60 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let pos = sql_value(a.port, "SELECT @@gtid_binlog_pos");
+    let e = failed(&check(&dir), "check of a live paged directory");
+    assert!(
+        e.contains("the table store was not checked")
+            && e.contains("in use by a running server")
+            && e.contains(&format!("GTID position: {pos}")),
+        "{e}"
+    );
+    a.stop();
+    let text = ok(&check(&dir), "check of a stopped paged directory");
+    assert!(
+        text.contains("data directory OK: table store at LSN") && text.contains("1 tables"),
+        "{text}"
+    );
+    // A flipped byte a third into the largest file of the base.
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.join("checkpoints").join("base")];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                dirs.push(entry.path());
+            } else {
+                files.push((meta.len(), entry.path()));
+            }
+        }
+    }
+    let (len, largest) = files.into_iter().max().unwrap();
+    assert!(len > 20_000, "{} is {len} bytes", largest.display());
+    flip(&largest, len / 3);
+    let e = failed(&check(&dir), "check of a damaged paged directory");
+    assert!(e.contains("table store"), "{e}");
 }

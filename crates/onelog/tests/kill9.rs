@@ -233,7 +233,9 @@ fn engine_options(dir: &Path, storage: Storage) -> EngineOptions {
     o.log.segment_size = SEGMENT_BYTES;
     o.log.durability = Durability::Level0;
     o.background_checkpoints = false;
-    if storage == Storage::Paged {
+    // The server kept its tables where `Onelog::start` put them: the paged store for
+    // `Storage::Paged`, and for every server of a run under `ONELOG_TEST_TABLE_STORE=paged`.
+    if storage == Storage::Paged || common::test_table_store().as_deref() == Some("paged") {
         o.table_store = TableStore::Paged {
             dir: None,
             memory_bytes: 16 << 20,

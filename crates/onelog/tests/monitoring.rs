@@ -830,7 +830,7 @@ fn the_paged_stores_cache_is_innodb_buffer_pool_size_and_its_reads_are_counted()
 #[test]
 fn the_in_memory_store_has_no_buffer_pool_variable_or_counters() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Onelog::start(dir.path(), &[]);
+    let server = Onelog::start(dir.path(), &["--table-store=memory"]);
     let port = server.port;
     let err = sql_err(port, "SELECT @@innodb_buffer_pool_size");
     assert!(err.contains("ERROR 1193"), "{err}");

@@ -17,7 +17,10 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use onelog_binlog::GtidState;
-use onelog_engine::checkpoint::{read_control, CheckpointStreamCheck, CONTROL_FILE};
+use onelog_engine::base_check::{check_base, BaseCheckError, BaseReport};
+use onelog_engine::checkpoint::{
+    read_control, read_control_any, CheckpointStreamCheck, Control, CONTROL_FILE,
+};
 use onelog_log::inspect::SegmentInspector;
 use onelog_log::segment::{file_name, SegmentHeader};
 use onelog_log::verify::{check_state_record, RecordVerifier};
@@ -175,11 +178,41 @@ pub fn verify_backup(dir: &Path) -> Result<Manifest, String> {
 /// What [`check_datadir`] found.
 pub struct DatadirReport {
     pub checkpoint_lsn: Option<Lsn>,
+    pub store: StoreCheck,
     pub first_lsn: Lsn,
     pub end_lsn: Lsn,
     pub segments: usize,
     pub transactions: u64,
     pub state: GtidState,
+}
+
+/// The tables' part of a data directory, as [`check_datadir`] found it.
+pub enum StoreCheck {
+    /// No control file: no checkpoint was ever written.
+    Nothing,
+    /// The in-memory store's checkpoint file, verified.
+    Checkpoint,
+    /// The paged store's base, verified.
+    Base(BaseReport),
+    /// The paged store's base, held by a running server: not verified (the message says so).
+    InUse(String),
+}
+
+/// Verifies the tables' part of the data directory whose checkpoint directory is `ckdir`:
+/// the current checkpoint file, or the paged store's base; returns the LSN the tables are at.
+fn check_store(ckdir: &Path) -> Result<(Option<Lsn>, StoreCheck), String> {
+    let control = ckdir.join(CONTROL_FILE);
+    if !control.exists() {
+        return Ok((None, StoreCheck::Nothing));
+    }
+    match read_control_any(&StdFs, &control).map_err(|e| e.to_string())? {
+        Control::File { .. } => Ok((check_checkpoint(ckdir)?, StoreCheck::Checkpoint)),
+        Control::Base { name } => match check_base(&ckdir.join(name)) {
+            Ok(r) => Ok((r.lsn, StoreCheck::Base(r))),
+            Err(e @ BaseCheckError::InUse(_)) => Ok((None, StoreCheck::InUse(e.to_string()))),
+            Err(BaseCheckError::Bad(why)) => Err(why),
+        },
+    }
 }
 
 /// Verifies the current checkpoint of `ckdir` as a stream (its body is never held in
@@ -220,7 +253,7 @@ fn check_checkpoint(ckdir: &Path) -> Result<Option<Lsn>, String> {
 
 /// Verifies the data directory `dir` (module docs).
 pub fn check_datadir(dir: &Path) -> Result<DatadirReport, String> {
-    let checkpoint_lsn = check_checkpoint(&dir.join("checkpoints"))?;
+    let (checkpoint_lsn, store) = check_store(&dir.join("checkpoints"))?;
     let segments = list_segments(&dir.join("binlog"))?;
     if segments.is_empty() {
         // A server writes segment 1 before it accepts anything, so a directory without one is
@@ -233,6 +266,7 @@ pub fn check_datadir(dir: &Path) -> Result<DatadirReport, String> {
     }
     let mut r = DatadirReport {
         checkpoint_lsn,
+        store,
         first_lsn: 0,
         end_lsn: 0,
         segments: segments.len(),
@@ -338,17 +372,38 @@ pub fn main(args: &[String]) -> i32 {
             )
         })
     } else if dir.join("binlog").is_dir() || dir.join("checkpoints").is_dir() {
-        check_datadir(dir).map(|r| {
-            format!(
-                "{}: data directory OK: checkpoint at LSN {}, log LSN {}..{} in {} segments, {} transactions\nGTID position: {}",
-                dir.display(),
-                r.checkpoint_lsn.map_or("(none)".into(), |c| c.to_string()),
+        check_datadir(dir).and_then(|r| {
+            let log = format!(
+                "log LSN {}..{} in {} segments, {} transactions\nGTID position: {}",
                 r.first_lsn,
                 r.end_lsn,
                 r.segments,
                 r.transactions,
                 r.state.pos()
-            )
+            );
+            let at = |lsn: Option<Lsn>| lsn.map_or("(none)".into(), |c| c.to_string());
+            match &r.store {
+                StoreCheck::Nothing | StoreCheck::Checkpoint => Ok(format!(
+                    "{}: data directory OK: checkpoint at LSN {}, {log}",
+                    dir.display(),
+                    at(r.checkpoint_lsn)
+                )),
+                StoreCheck::Base(b) => Ok(format!(
+                    "{}: data directory OK: table store at LSN {} ({} tables, {} rows, {} index \
+                     entries, {} records retired, {} unclaimed), {log}",
+                    dir.display(),
+                    at(b.lsn),
+                    b.tables,
+                    b.rows,
+                    b.entries,
+                    b.retired,
+                    b.unclaimed
+                )),
+                StoreCheck::InUse(why) => Err(format!(
+                    "{}: the table store was not checked: {why}; verified: {log}",
+                    dir.display()
+                )),
+            }
         })
     } else if dir.join("binlog").exists() || dir.is_dir() {
         Err(format!(

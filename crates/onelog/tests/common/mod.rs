@@ -101,6 +101,11 @@ impl Onelog {
         if !args.iter().any(|a| a.starts_with(ROOT_AUTH_OPTION)) {
             cmd.arg(format!("{ROOT_AUTH_OPTION}=normal"));
         }
+        if let Some(store) = test_table_store() {
+            if !args.iter().any(|a| a.starts_with("--table-store")) {
+                cmd.arg(format!("--table-store={store}"));
+            }
+        }
         cmd.args(rest);
         Self::spawn(cmd, datadir)
     }
@@ -414,6 +419,15 @@ pub fn sysbench(
         out.status
     );
     stdout
+}
+
+/// The table store of the servers of tests that do not choose one: `ONELOG_TEST_TABLE_STORE`
+/// (`scripts/test.sh` runs this crate's tests a second time with it set to `paged`), or None
+/// (the server's default).
+pub fn test_table_store() -> Option<String> {
+    std::env::var("ONELOG_TEST_TABLE_STORE")
+        .ok()
+        .filter(|s| !s.is_empty())
 }
 
 /// A `kB` field of `/proc/<pid>/status` (`VmHWM:`, the peak resident size; `VmRSS:`).

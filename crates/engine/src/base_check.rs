@@ -1,0 +1,232 @@
+//! `onelog check` of the paged store's base (docs/PAGED_STORE.md, step 6): every record read
+//! once, in key order, through fjall (which checks each block's checksum), and held against
+//! the base's root record.
+//!
+//! Owns [`check_base`]. What it verifies: the root record decodes (`Root::over_base`); every
+//! key is a row or an index entry (`base_format.rs`); every row of a table decodes with its
+//! table's column count and every entry's value decodes; each table has exactly the rows its
+//! root record counts, and each of its indexes exactly one entry per row; every other record
+//! lies under a storage id or an index the root retired (later checkpoints delete it), at or
+//! above the next storage id (what a rebuild left before a crash: the next open deletes it,
+//! `table_rebuild.rs`), or under an index id a live table does not have (what an index build
+//! left whose DDL a crash lost: `index_build.rs`). Anything else is an error naming the directory, the key and what was
+//! wrong.
+//!
+//! Invariants: the base is opened without fjall's background threads (`Base::open_idle`), so
+//! nothing compacts; no record is written. A base a running server holds (fjall's lock) is
+//! not opened: [`BaseCheckError::InUse`] says so, and the caller reports it as not checked.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs::File;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+
+use onelog_binlog::GtidState;
+use onelog_log::Lsn;
+
+use crate::base::Base;
+use crate::base_format::{decode_entry, decode_row, INDEX_KIND, ROW_KIND};
+use crate::store::{Retired, Root, BASE_ROOT_META};
+
+/// The block cache of a check: it reads each block once.
+const CHECK_CACHE_BYTES: u64 = 8 << 20;
+
+/// What [`check_base`] found in a sound base.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BaseReport {
+    /// The LSN and GTID state of its root record (None: no checkpoint was ever written).
+    pub lsn: Option<Lsn>,
+    pub gtid_state: GtidState,
+    pub tables: usize,
+    pub rows: u64,
+    pub entries: u64,
+    /// Records of retired storage ids and indexes that later checkpoints delete.
+    pub retired: u64,
+    /// Records no table or retirement names that a crash may leave: at or above the next
+    /// storage id (a rebuild's; the next open deletes them) or entries of an index a table
+    /// does not have (a build's whose DDL was lost; the next build of that index id deletes
+    /// them).
+    pub unclaimed: u64,
+}
+
+/// Why [`check_base`] did not verify a base.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BaseCheckError {
+    /// A running server holds it.
+    InUse(PathBuf),
+    /// It is damaged, or does not say what its root record says (the reason names the
+    /// directory and the record).
+    Bad(String),
+}
+
+impl fmt::Display for BaseCheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BaseCheckError::InUse(dir) => write!(
+                f,
+                "{}: in use by a running server (stop it to check the table store, or check a \
+                 backup)",
+                dir.display()
+            ),
+            BaseCheckError::Bad(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Whether another process holds fjall's lock file in `dir`.
+fn locked(dir: &Path) -> bool {
+    match File::open(dir.join("lock")) {
+        Ok(f) => matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)),
+        Err(_) => false,
+    }
+}
+
+/// What one storage id holds.
+#[derive(Default)]
+struct Found {
+    rows: u64,
+    /// Entries per index id.
+    entries: BTreeMap<u32, u64>,
+}
+
+/// Verifies the base in `dir` (module docs).
+pub fn check_base(dir: &Path) -> Result<BaseReport, BaseCheckError> {
+    if locked(dir) {
+        return Err(BaseCheckError::InUse(dir.to_path_buf()));
+    }
+    let bad = |why: String| BaseCheckError::Bad(format!("table store {}: {why}", dir.display()));
+    let base = Base::open_idle(dir, CHECK_CACHE_BYTES).map_err(|e| {
+        if locked(dir) {
+            BaseCheckError::InUse(dir.to_path_buf())
+        } else {
+            BaseCheckError::Bad(e.to_string())
+        }
+    })?;
+    let snapshot = base.snapshot();
+    let meta = snapshot
+        .meta(BASE_ROOT_META)
+        .map_err(|e| BaseCheckError::Bad(e.to_string()))?;
+    let root = match &meta {
+        Some(m) => Some(
+            Root::over_base(m, snapshot.clone())
+                .map_err(|e| bad(format!("the root record: {e}")))?,
+        ),
+        None => None,
+    };
+    // Every record, counted per storage id; rows of a live table decoded with its columns.
+    let columns: BTreeMap<u64, usize> = root
+        .iter()
+        .flat_map(|r| {
+            r.tables
+                .iter()
+                .filter_map(|(id, t)| Some((t.storage, r.catalog.table(*id)?.columns.len())))
+        })
+        .collect();
+    let mut found: BTreeMap<u64, Found> = BTreeMap::new();
+    for item in snapshot.iter(Bound::Unbounded, Bound::Unbounded) {
+        let (key, value) = item.map_err(|e| BaseCheckError::Bad(e.to_string()))?;
+        let what = |why: String| bad(format!("record {:02x?}: {why}", &key[..key.len().min(24)]));
+        let storage = key
+            .get(1..9)
+            .map(|b| u64::from_be_bytes(b.try_into().unwrap_or_default()))
+            .ok_or_else(|| what("a key too short for a storage id".into()))?;
+        let f = found.entry(storage).or_default();
+        match key[0] {
+            ROW_KIND => {
+                if let Some(&n) = columns.get(&storage) {
+                    decode_row(&value, n).map_err(|e| what(e.to_string()))?;
+                }
+                f.rows += 1;
+            }
+            INDEX_KIND => {
+                let index = key
+                    .get(9..13)
+                    .map(|b| u32::from_be_bytes(b.try_into().unwrap_or_default()))
+                    .ok_or_else(|| what("a key too short for an index id".into()))?;
+                decode_entry(&value, key.len() - 13).map_err(|e| what(e.to_string()))?;
+                *f.entries.entry(index).or_default() += 1;
+            }
+            k => return Err(what(format!("unknown record kind {k}"))),
+        }
+    }
+    let Some(root) = root else {
+        if let Some((s, _)) = found.iter().next() {
+            return Err(bad(format!(
+                "records under storage id {s} but no root record"
+            )));
+        }
+        return Ok(BaseReport::default());
+    };
+    let mut report = BaseReport {
+        lsn: Some(root.lsn),
+        gtid_state: root.gtid_state.clone(),
+        tables: root.tables.len(),
+        ..BaseReport::default()
+    };
+    let counts = root
+        .lower
+        .as_ref()
+        .map(|l| l.counts.clone())
+        .unwrap_or_default();
+    let retired = |r: Retired| root.retired.contains(&r);
+    for (id, t) in root.tables.iter() {
+        let Some(def) = root.catalog.table(*id) else {
+            continue;
+        };
+        let name = def.qualified_name();
+        let f = found.remove(&t.storage).unwrap_or_default();
+        let want = counts.get(&t.storage).copied().unwrap_or(0);
+        if f.rows != want {
+            return Err(bad(format!(
+                "{name} (storage id {}) has {} rows, its root record says {want}",
+                t.storage, f.rows
+            )));
+        }
+        report.rows += f.rows;
+        for index in &def.indexes {
+            let n = f.entries.get(&index.id).copied().unwrap_or(0);
+            if n != f.rows {
+                return Err(bad(format!(
+                    "index {} of {name} has {n} entries for {} rows",
+                    index.name, f.rows
+                )));
+            }
+            report.entries += n;
+        }
+        for (index, n) in &f.entries {
+            let live = def.indexes.iter().any(|i| i.id == *index);
+            if live {
+                continue;
+            }
+            // Not retired: an index build whose DDL a crash lost (`index_build.rs`: the next
+            // build of the id deletes them, and nothing reads them).
+            if retired(Retired::Index {
+                storage: t.storage,
+                index: *index,
+            }) {
+                report.retired += n;
+            } else {
+                report.unclaimed += n;
+            }
+        }
+    }
+    for (storage, f) in found {
+        let n = f.rows + f.entries.values().sum::<u64>();
+        if storage >= root.next_storage {
+            report.unclaimed += n;
+        } else if retired(Retired::Storage(storage))
+            || f.entries
+                .keys()
+                .all(|&index| retired(Retired::Index { storage, index }))
+                && f.rows == 0
+        {
+            report.retired += n;
+        } else {
+            return Err(bad(format!(
+                "{n} records under storage id {storage}, which no table keeps and none retired"
+            )));
+        }
+    }
+    Ok(report)
+}
