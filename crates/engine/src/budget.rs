@@ -20,6 +20,21 @@
 //! grows it by more than the log it writes. An index added over rows in the base writes its
 //! entries into the base (`index_build.rs`).
 //!
+//! ## Calibration
+//!
+//! What a log byte costs the delta depends on the workload: sysbench's rows about 2.5 bytes
+//! of memory, small rows with five secondary indexes thirty (each entry a map slot of its
+//! own). So the limit is not fixed: every checkpoint into the base estimates the memory its
+//! frozen layer holds (`TableData::memory_estimate`) against the log that layer covers (from
+//! the checkpoint before it), and the limit becomes the log that fills `memory_bytes` (a
+//! quarter of the budget, what the base's caches leave) at that rate, within a floor (2 MiB:
+//! checkpoints stay at least a mebibyte of log apart) and the fixed limit of the budget. It
+//! starts at the floor, so the first checkpoint, a mebibyte of log after the start, measures
+//! before the delta can grow at an unknown rate (starting at the fixed limit, a bulk load of
+//! small indexed rows took a 128M server to 380 MiB before the first checkpoint); the
+//! checkpoint scheduler's size trigger is half the limit. A workload that changes rate is
+//! followed from the next checkpoint on.
+//!
 //! Invariants: the checkpoint LSN only grows; a commit under the limit takes no lock of the
 //! budget's; every waiter is woken by each completed checkpoint and re-checks; a waiter asks
 //! for a checkpoint again at every re-check (a request the scheduler dropped during a backoff
@@ -35,6 +50,11 @@ use onelog_log::Lsn;
 use crate::base::BaseError;
 use crate::error::EngineError;
 
+/// The smallest limit calibration sets: checkpoints at least every mebibyte of log.
+const LEAST_HARD_BYTES: u64 = 2 << 20;
+/// The least log a checkpoint must cover for its frozen layer to calibrate the limit.
+const LEAST_CALIBRATION_BYTES: u64 = 256 << 10;
+
 /// How long one wait sleeps before it looks at the log and the clock again.
 const RECHECK: Duration = Duration::from_millis(100);
 
@@ -42,7 +62,12 @@ const RECHECK: Duration = Duration::from_millis(100);
 /// checkpoint writer (which wakes the waiters).
 #[derive(Debug)]
 pub(crate) struct DeltaBudget {
-    hard_bytes: u64,
+    /// The limit now: [`Self::calibrate`] sets it between `least` and `most`.
+    hard_bytes: AtomicU64,
+    least: u64,
+    most: u64,
+    /// What the delta and the frozen layer may hold in memory at the limit.
+    memory_bytes: u64,
     /// The base's directory, for the error.
     dir: PathBuf,
     /// The newest completed checkpoint's LSN: read without a lock by every commit.
@@ -80,11 +105,15 @@ impl std::fmt::Debug for CheckpointHooks {
 }
 
 impl DeltaBudget {
-    /// A budget of `hard_bytes` of log after the checkpoint at `checkpointed` (0 when the
-    /// base has none yet), for the base in `dir`.
-    pub(crate) fn new(hard_bytes: u64, dir: PathBuf, checkpointed: Lsn) -> Self {
+    /// A budget of at most `most` bytes of log after the checkpoint at `checkpointed` (0 when
+    /// the base has none yet), for the base in `dir`, whose delta and frozen layer may hold
+    /// `memory_bytes` at the limit (module docs, "Calibration"). It starts at the floor.
+    pub(crate) fn new(most: u64, memory_bytes: u64, dir: PathBuf, checkpointed: Lsn) -> Self {
         DeltaBudget {
-            hard_bytes,
+            hard_bytes: AtomicU64::new(LEAST_HARD_BYTES.min(most)),
+            least: LEAST_HARD_BYTES.min(most),
+            most,
+            memory_bytes,
             dir,
             checkpointed: AtomicU64::new(checkpointed),
             wake: Mutex::new(()),
@@ -126,7 +155,31 @@ impl DeltaBudget {
 
     /// The limit, in log bytes after the newest checkpoint.
     pub(crate) fn hard_bytes(&self) -> u64 {
+        self.hard_bytes.load(Ordering::Relaxed)
+    }
+
+    /// The log bytes between checkpoints: half the limit, so a commit waits only when a
+    /// checkpoint is running and the log has grown by another such distance meanwhile.
+    pub(crate) fn checkpoint_bytes(&self) -> u64 {
+        self.hard_bytes() / 2
+    }
+
+    /// A checkpoint found its frozen layer holding `memory` bytes (estimated) for `log_bytes`
+    /// of log: the limit becomes the log that many bytes per log byte fill the memory with,
+    /// within `least..=most` (module docs, "Calibration"). Less than
+    /// [`LEAST_CALIBRATION_BYTES`] of log says too little to go by.
+    pub(crate) fn calibrate(&self, memory: u64, log_bytes: u64) {
+        if log_bytes < LEAST_CALIBRATION_BYTES || memory == 0 {
+            return;
+        }
+        let hard = (self.memory_bytes as u128 * log_bytes as u128 / memory as u128) as u64;
         self.hard_bytes
+            .store(hard.clamp(self.least, self.most), Ordering::Relaxed);
+    }
+
+    /// The newest completed checkpoint's LSN.
+    pub(crate) fn checkpoint_lsn(&self) -> Lsn {
+        self.checkpointed.load(Ordering::Acquire)
     }
 
     /// A checkpoint at `lsn` completed: wakes every waiting commit.
@@ -150,7 +203,7 @@ impl DeltaBudget {
     pub(crate) fn wait_for_room(&self, cx: &WaitContext<'_>) -> Result<(), EngineError> {
         let over = || {
             (cx.end_lsn)().saturating_sub(self.checkpointed.load(Ordering::Acquire))
-                >= self.hard_bytes
+                >= self.hard_bytes()
         };
         // The common case takes no lock.
         if !over() {
@@ -200,7 +253,7 @@ impl DeltaBudget {
                  at or over the limit of {} (twice the log between checkpoints), and no \
                  checkpoint brought them under it within {:.1} s; the last checkpoint failed: \
                  {why}; the transaction was not committed",
-                self.hard_bytes,
+                self.hard_bytes(),
                 cx.timeout.as_secs_f64()
             ),
         })
@@ -225,7 +278,7 @@ mod tests {
 
     #[test]
     fn under_the_limit_a_commit_does_not_wait_or_ask() {
-        let b = DeltaBudget::new(1000, PathBuf::from("/d/base"), 500);
+        let b = DeltaBudget::new(1000, 1 << 20, PathBuf::from("/d/base"), 500);
         let asked = AtomicUsize::new(0);
         let ask = || {
             asked.fetch_add(1, Ordering::Relaxed);
@@ -236,8 +289,33 @@ mod tests {
     }
 
     #[test]
+    fn calibration_sets_the_limit_from_what_log_bytes_cost_within_its_bounds() {
+        let most = 64 << 20;
+        let b = DeltaBudget::new(most, 32 << 20, PathBuf::from("/d/base"), 0);
+        // Until a checkpoint measured, the floor.
+        assert_eq!(
+            (b.hard_bytes(), b.checkpoint_bytes()),
+            (LEAST_HARD_BYTES, LEAST_HARD_BYTES / 2)
+        );
+        // 2.5 bytes of memory per log byte: 32 MiB of memory is 12.8 MiB of log.
+        b.calibrate(10 << 20, 4 << 20);
+        assert_eq!(b.hard_bytes(), (32u64 << 20) * 2 / 5);
+        assert_eq!(b.checkpoint_bytes(), (32u64 << 20) / 5);
+        // Thirty: about 1.07 MiB, held at the floor.
+        b.calibrate(30 << 20, 1 << 20);
+        assert_eq!(b.hard_bytes(), LEAST_HARD_BYTES);
+        // Cheap log (large rows, few keys) never lifts it over the fixed limit.
+        b.calibrate(1 << 20, 8 << 20);
+        assert_eq!(b.hard_bytes(), most);
+        // Too little log, or nothing in memory, says nothing.
+        b.calibrate(30 << 20, LEAST_CALIBRATION_BYTES - 1);
+        b.calibrate(0, 8 << 20);
+        assert_eq!(b.hard_bytes(), most);
+    }
+
+    #[test]
     fn over_the_limit_a_commit_waits_for_a_checkpoint() {
-        let b = Arc::new(DeltaBudget::new(1000, PathBuf::from("/d/base"), 0));
+        let b = Arc::new(DeltaBudget::new(1000, 1 << 20, PathBuf::from("/d/base"), 0));
         let asked = Arc::new(AtomicUsize::new(0));
         let (b2, a2) = (b.clone(), asked.clone());
         let waiter = std::thread::spawn(move || {
@@ -262,7 +340,7 @@ mod tests {
 
     #[test]
     fn a_wait_that_no_checkpoint_ends_fails_naming_the_base_and_the_last_error() {
-        let b = DeltaBudget::new(1000, PathBuf::from("/d/base"), 0);
+        let b = DeltaBudget::new(1000, 1 << 20, PathBuf::from("/d/base"), 0);
         let e = b
             .wait_for_room(&cx(&|| 1000, &|| {}, Duration::from_millis(150)))
             .unwrap_err();
@@ -283,7 +361,7 @@ mod tests {
 
     #[test]
     fn a_waiter_asks_again_at_every_recheck_and_a_kill_ends_the_wait() {
-        let b = DeltaBudget::new(1000, PathBuf::from("/d/base"), 0);
+        let b = DeltaBudget::new(1000, 1 << 20, PathBuf::from("/d/base"), 0);
         let asked = AtomicUsize::new(0);
         let ask = || {
             asked.fetch_add(1, Ordering::Relaxed);

@@ -131,10 +131,12 @@ fn paged_cache_bytes(memory_bytes: u64) -> u64 {
 }
 
 /// The log bytes between checkpoints for a memory budget (`TableStore::Paged`), at most
-/// `every_bytes` (0: none by size). A row changed costs the delta about 2.5 times its log
-/// bytes (measured with sysbench's rows, docs/PAGED_STORE.md step 5), and commits wait at
-/// twice this distance ([`paged_delta_limit`]), so the delta and the frozen layer together
-/// stay near a quarter of the budget: the quarter the base's caches leave.
+/// `every_bytes` (0: none by size), before calibration (`budget.rs`): a row changed costs
+/// sysbench's delta about 2.5 times its log bytes (docs/PAGED_STORE.md step 5), and commits
+/// wait at twice this distance ([`paged_delta_limit`]), so the delta and the frozen layer
+/// together stay near a quarter of the budget ([`paged_delta_memory`]), the quarter the base's
+/// caches leave. Checkpoints then calibrate the limit to what the workload's log bytes cost,
+/// never above this.
 fn paged_checkpoint_bytes(memory_bytes: u64, every_bytes: u64) -> u64 {
     let by_budget = (memory_bytes / 20).max(4 << 20);
     if every_bytes == 0 {
@@ -150,6 +152,12 @@ fn paged_checkpoint_bytes(memory_bytes: u64, every_bytes: u64) -> u64 {
 /// meanwhile.
 fn paged_delta_limit(memory_bytes: u64, every_bytes: u64) -> u64 {
     paged_checkpoint_bytes(memory_bytes, every_bytes).saturating_mul(2)
+}
+
+/// The memory the delta and the frozen layer may hold at the delta budget's limit: the
+/// quarter of the budget the base's caches leave (`budget.rs`, "Calibration").
+fn paged_delta_memory(memory_bytes: u64) -> u64 {
+    memory_bytes / 4
 }
 
 /// The paged store's counters and sizes ([`Engine::table_store_stats`]).
@@ -543,6 +551,7 @@ impl Engine {
             (TableStore::Paged { memory_bytes, .. }, Some(base)) => {
                 Some(Arc::new(DeltaBudget::new(
                     paged_delta_limit(*memory_bytes, opts.checkpoint_every_bytes),
+                    paged_delta_memory(*memory_bytes),
                     base.dir().to_path_buf(),
                     checkpoint_lsn.unwrap_or(0),
                 )))
@@ -607,10 +616,14 @@ impl Engine {
         let notifier = self.core.notifier().clone();
         self.checkpoints.start_scheduler(SchedulerTask {
             end_lsn: Box::new(move || log.end_lsn()),
-            every_bytes: match &self.opts.table_store {
-                TableStore::Memory => self.opts.checkpoint_every_bytes,
-                TableStore::Paged { memory_bytes, .. } => {
-                    paged_checkpoint_bytes(*memory_bytes, self.opts.checkpoint_every_bytes)
+            every_bytes: match self.core.budget() {
+                None => {
+                    let every = self.opts.checkpoint_every_bytes;
+                    Box::new(move || every)
+                }
+                Some(budget) => {
+                    let budget = budget.clone();
+                    Box::new(move || budget.checkpoint_bytes())
                 }
             },
             every: self.opts.checkpoint_every,

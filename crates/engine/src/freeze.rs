@@ -79,6 +79,14 @@ impl Root {
         self.lower.as_ref().is_some_and(|l| l.frozen.is_some())
     }
 
+    /// Memory the frozen layer holds, estimated (`TableData::memory_estimate`; 0 without one).
+    pub(crate) fn frozen_memory(&self) -> u64 {
+        self.lower
+            .as_ref()
+            .and_then(|l| l.frozen.as_ref())
+            .map_or(0, |f| f.values().map(|t| t.memory_estimate()).sum())
+    }
+
     /// The frozen layer's changes as base records, in base key order (empty without one).
     pub fn frozen_changes(&self) -> Vec<BaseChange> {
         self.frozen_change_iter().collect()

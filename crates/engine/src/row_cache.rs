@@ -657,7 +657,7 @@ impl Shard {
 }
 
 /// Heap bytes of a decoded row's values (and what they own), as the allocator hands them out.
-fn row_bytes(row: &Vec<Value>) -> usize {
+pub(crate) fn row_bytes(row: &Vec<Value>) -> usize {
     alloc_bytes(row.capacity() * size_of::<Value>())
         + row
             .iter()
@@ -683,7 +683,7 @@ fn key_bytes(key: &KeyBytes) -> usize {
 }
 
 /// An allocation of `n` bytes rounded up to the allocator's 16-byte granule.
-const fn alloc_bytes(n: usize) -> usize {
+pub(crate) const fn alloc_bytes(n: usize) -> usize {
     n.div_ceil(16) * 16
 }
 

@@ -107,8 +107,9 @@ impl SchedShared {
 pub struct SchedulerTask {
     /// The log's end (e.g. `Log::end_lsn`).
     pub end_lsn: Box<dyn Fn() -> Lsn + Send>,
-    /// Checkpoint after this many bytes of log growth (0: off).
-    pub every_bytes: u64,
+    /// Checkpoint after this many bytes of log growth (0: off), asked at every look (the
+    /// paged store's distance follows its delta budget: `budget.rs`).
+    pub every_bytes: Box<dyn Fn() -> u64 + Send>,
     /// Checkpoint after this much time with log growth (zero: off).
     pub every: Duration,
     /// Waits between failed attempts.
@@ -240,7 +241,8 @@ fn scheduler_loop(worker: &SchedShared, task: &SchedulerTask, initial: Lsn) {
         }
         let end = (task.end_lsn)();
         let grown = end.saturating_sub(last_lsn);
-        let by_bytes = task.every_bytes > 0 && grown >= task.every_bytes;
+        let every_bytes = (task.every_bytes)();
+        let by_bytes = every_bytes > 0 && grown >= every_bytes;
         let by_time = !task.every.is_zero() && grown > 0 && last_time.elapsed() >= task.every;
         if !(by_bytes || by_time || requested) {
             continue;
@@ -592,6 +594,9 @@ impl Checkpointer {
         *self.pending.lock().unwrap_or_else(|p| p.into_inner()) = None;
         self.set_last(frozen.lsn);
         if let Some(b) = core.budget() {
+            // What the frozen layer's log cost it in memory sets the limit (`budget.rs`).
+            let covered = frozen.lsn.saturating_sub(b.checkpoint_lsn());
+            b.calibrate(frozen.frozen_memory(), covered);
             b.checkpointed(frozen.lsn);
         }
         self.base_writes.fetch_add(1, Ordering::Relaxed);
@@ -679,7 +684,7 @@ mod tests {
                 let _ = look_tx.send(v);
                 v
             }),
-            every_bytes,
+            every_bytes: Box::new(move || every_bytes),
             every,
             backoff,
             run: Box::new(move || {

@@ -17,6 +17,7 @@ use crate::base::BaseChange;
 use crate::base_format::{encode_entry, encode_row, entry_key, row_key};
 use crate::catalog::TableDef;
 use crate::key::{borrowed, range_is_empty, ByteRange, KeyBytes};
+use crate::row_cache::{alloc_bytes, row_bytes};
 
 /// One row: a canonical value per column.
 pub type Row = Vec<Value>;
@@ -158,6 +159,32 @@ impl TableData {
                 (entry_key(storage, *ix, e), value)
             })
         })
+    }
+
+    /// Memory this delta's rows and entries hold, estimated as the allocator hands it out:
+    /// each map slot twice over (imbl's B-tree nodes are allocated whole and split half
+    /// full), each key's heap bytes, each row once (its `Arc` and its values and what they
+    /// own; an index entry shares its row). `budget.rs` calibrates its log measure with it.
+    pub(crate) fn memory_estimate(&self) -> u64 {
+        const ARC_ROW: usize = 48;
+        let row_slot = 2 * std::mem::size_of::<(KeyBytes, Option<Arc<Row>>)>();
+        let entry_slot = 2 * std::mem::size_of::<(KeyBytes, Option<IndexEntry>)>();
+        let rows: usize = self
+            .rows
+            .iter()
+            .map(|(k, r)| {
+                row_slot
+                    + alloc_bytes(k.heap_len())
+                    + r.as_deref().map_or(0, |r| ARC_ROW + row_bytes(r))
+            })
+            .sum();
+        let entries: usize = self
+            .indexes
+            .values()
+            .flat_map(|m| m.keys())
+            .map(|k| entry_slot + alloc_bytes(k.heap_len()))
+            .sum();
+        (rows + entries) as u64
     }
 
     /// Whether both hold the same index entries (tests compare tables built two ways; O(n)).

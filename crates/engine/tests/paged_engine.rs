@@ -601,6 +601,68 @@ fn a_check_of_the_base_counts_rows_and_entries_against_the_root_record() {
     );
 }
 
+#[test]
+fn the_delta_limit_follows_what_a_log_byte_costs_in_memory() {
+    let base = Scratch::new("paged");
+    let fs = SimFs::new();
+    let mut o = options(&base);
+    // A fixed limit of 8 MiB of log; 16 MiB of memory for the delta at the limit.
+    o.table_store = TableStore::Paged {
+        dir: Some(base.0.clone()),
+        memory_bytes: 64 << 20,
+    };
+    let (e, _) = open_sim(&fs, o).unwrap();
+    let limit = |e: &Engine| e.table_store_stats().unwrap().delta_limit;
+    // Until a checkpoint has measured, the floor.
+    assert_eq!(limit(&e), 2 << 20);
+    e.create_database("d", false, "CREATE DATABASE d").unwrap();
+    let int = || SqlType::Int { unsigned: false };
+    // Wide rows without secondary keys: a log byte costs about one byte of memory, so the
+    // fixed limit holds.
+    let w = table(
+        &e,
+        "w",
+        vec![
+            ColumnSpec::new("id", int()).not_null(),
+            ColumnSpec::new("p", SqlType::VarChar(2000)),
+        ],
+        &["id"],
+        vec![],
+    );
+    for chunk in 0..8i64 {
+        let rows = (0..50)
+            .map(|i| vec![Value::Int(chunk * 50 + i), Value::Bytes(vec![b'p'; 1500])])
+            .collect();
+        insert(&e, w, rows).unwrap();
+    }
+    e.checkpoint().unwrap();
+    assert_eq!(limit(&e), 8 << 20);
+    // Small rows with five secondary keys: about thirty bytes of memory per log byte, so the
+    // limit falls to where 16 MiB of delta stands: under the floor, which holds it.
+    let columns = ["a", "b", "c", "d", "e"];
+    let mut specs = vec![ColumnSpec::new("id", int()).not_null()];
+    specs.extend(columns.iter().map(|c| ColumnSpec::new(c, int())));
+    let indexes = columns
+        .iter()
+        .map(|c| IndexSpec::new(&format!("by_{c}"), &[c], false))
+        .collect();
+    let n = table(&e, "n", specs, &["id"], indexes);
+    for chunk in 0..20i64 {
+        let rows = (0..1000)
+            .map(|i| {
+                let id = chunk * 1000 + i;
+                let mut r = vec![Value::Int(id)];
+                r.extend((1..=5).map(|k| Value::Int(id * k % 9973)));
+                r
+            })
+            .collect();
+        insert(&e, n, rows).unwrap();
+    }
+    e.checkpoint().unwrap();
+    assert_eq!(limit(&e), 2 << 20);
+    e.shutdown().unwrap();
+}
+
 /// Every data record of the base in `dir` (the engine is shut down).
 fn base_records(dir: &std::path::Path) -> usize {
     let base = onelog_engine::base::Base::open(dir, 1 << 20).unwrap();
@@ -1493,6 +1555,10 @@ fn a_point_read_that_misses_reads_a_run_only_while_the_cache_could_hold_every_ro
     let t = setup(&e);
     for id in 0..12_000 {
         put(&e, t, id, id % 5);
+        // No scheduler runs here: checkpoints keep the delta under its limit.
+        if id % 2_000 == 1_999 {
+            e.checkpoint().unwrap();
+        }
     }
     e.checkpoint().unwrap();
     let cache = || e.table_store_stats().unwrap().base.rows;
