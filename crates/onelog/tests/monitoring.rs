@@ -818,11 +818,10 @@ fn the_paged_stores_cache_is_innodb_buffer_pool_size_and_its_reads_are_counted()
     assert_eq!(status(port, "Innodb_buffer_pool_reads"), reads);
     assert!(status(port, "Onelog_table_store_row_cache_hits") >= hits + 64);
     assert!(status(port, "Onelog_table_store_row_cache_misses") > misses);
-    // Checkpoints every 64M/20 of log, raised to the 4 MiB floor; commits wait at twice that.
-    assert_eq!(
-        status(port, "Onelog_table_store_delta_limit_bytes"),
-        8 << 20
-    );
+    // Commits wait at twice the distance between checkpoints: at most 64M/20 of log raised to
+    // the 4 MiB floor, as low as 2 MiB once checkpoints measured what a log byte costs.
+    let limit = status(port, "Onelog_table_store_delta_limit_bytes");
+    assert!((2 << 20..=8 << 20).contains(&limit), "{limit}");
     let bytes = status(port, "Onelog_table_store_row_cache_bytes");
     assert!(bytes > 0 && bytes <= status(port, "Onelog_table_store_row_cache_capacity"));
 }
