@@ -5,7 +5,8 @@
 //! Owns [`check_base`]. What it verifies: the root record decodes (`Root::over_base`); every
 //! key is a row or an index entry (`base_format.rs`); every row of a table decodes with its
 //! table's column count and every entry's value decodes; each table has exactly the rows its
-//! root record counts, and each of its indexes exactly one entry per row; every other record
+//! root record counts, and each of its indexes as many entries as rows (counted: that each
+//! entry's primary key names a row is not checked, which would be a join per index); every other record
 //! lies under a storage id or an index the root retired (later checkpoints delete it), at or
 //! above the next storage id (what a rebuild left before a crash: the next open deletes it,
 //! `table_rebuild.rs`), or under an index id a live table does not have (what an index build
@@ -28,6 +29,9 @@ use onelog_log::Lsn;
 use crate::base::Base;
 use crate::base_format::{decode_entry, decode_row, INDEX_KIND, ROW_KIND};
 use crate::store::{Retired, Root, BASE_ROOT_META};
+
+/// The file fjall writes first into a store it creates (its format version).
+const FJALL_VERSION_FILE: &str = "version";
 
 /// The block cache of a check: it reads each block once.
 const CHECK_CACHE_BYTES: u64 = 8 << 20;
@@ -92,10 +96,16 @@ struct Found {
 
 /// Verifies the base in `dir` (module docs).
 pub fn check_base(dir: &Path) -> Result<BaseReport, BaseCheckError> {
+    let bad = |why: String| BaseCheckError::Bad(format!("table store {}: {why}", dir.display()));
+    // fjall's open would create a missing store: one the control file names must be there.
+    if !dir.join(FJALL_VERSION_FILE).is_file() {
+        return Err(bad(format!(
+            "named by the control file but missing (no {FJALL_VERSION_FILE} file)"
+        )));
+    }
     if locked(dir) {
         return Err(BaseCheckError::InUse(dir.to_path_buf()));
     }
-    let bad = |why: String| BaseCheckError::Bad(format!("table store {}: {why}", dir.display()));
     let base = Base::open_idle(dir, CHECK_CACHE_BYTES).map_err(|e| {
         if locked(dir) {
             BaseCheckError::InUse(dir.to_path_buf())

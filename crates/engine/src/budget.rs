@@ -33,7 +33,9 @@
 //! before the delta can grow at an unknown rate (starting at the fixed limit, a bulk load of
 //! small indexed rows took a 128M server to 380 MiB before the first checkpoint); the
 //! checkpoint scheduler's size trigger is half the limit. A workload that changes rate is
-//! followed from the next checkpoint on.
+//! followed from the next checkpoint on. Every open starts at the floor again: after a
+//! recovery that replayed more log than that, the first commits wait for the checkpoint the
+//! open asks for (`Engine::open`), which measures.
 //!
 //! Invariants: the checkpoint LSN only grows; a commit under the limit takes no lock of the
 //! budget's; every waiter is woken by each completed checkpoint and re-checks; a waiter asks

@@ -725,12 +725,11 @@ pub fn write_base_control(
     fs.sync_dir(dir).map_err(io_err(dir, 0, "sync directory"))
 }
 
-/// Reads and verifies a checkpoint file written for `expect_lsn`.
-pub fn read_checkpoint_file(
+/// The checkpoint file `path` (one the control file names) and its length.
+fn open_checkpoint_file(
     fs: &dyn FileSystem,
     path: &Path,
-    expect_lsn: Lsn,
-) -> Result<LoadedCheckpoint, CheckpointError> {
+) -> Result<(std::sync::Arc<dyn File>, u64), CheckpointError> {
     let file = fs.open(path, false).map_err(|e| {
         if e.kind() == io::ErrorKind::NotFound {
             CheckpointError::corrupt(path, 0, "named by the control file but missing")
@@ -738,8 +737,18 @@ pub fn read_checkpoint_file(
             io_err(path, 0, "open")(e)
         }
     })?;
-    let file = file.as_ref();
     let len = file.len().map_err(io_err(path, 0, "stat"))?;
+    Ok((file, len))
+}
+
+/// Reads and verifies a checkpoint file written for `expect_lsn`.
+pub fn read_checkpoint_file(
+    fs: &dyn FileSystem,
+    path: &Path,
+    expect_lsn: Lsn,
+) -> Result<LoadedCheckpoint, CheckpointError> {
+    let (file, len) = open_checkpoint_file(fs, path)?;
+    let file = file.as_ref();
     if len < CKPT_OVERHEAD + 4 {
         return Err(CheckpointError::corrupt(
             path,
@@ -895,6 +904,10 @@ pub struct CheckpointFile {
     /// Where the body starts in the file.
     body_at: u64,
     pub body_len: u64,
+    /// The CRC32C of the header, and the one the file stores (of header and body): a reader
+    /// of the body part by part checks what it read with [`Self::check_crc`].
+    head_crc: u32,
+    stored_crc: u32,
 }
 
 impl fmt::Debug for CheckpointFile {
@@ -915,14 +928,7 @@ impl CheckpointFile {
         path: &Path,
         expect_lsn: Lsn,
     ) -> Result<CheckpointFile, CheckpointError> {
-        let file = fs.open(path, false).map_err(|e| {
-            if e.kind() == io::ErrorKind::NotFound {
-                CheckpointError::corrupt(path, 0, "named by the control file but missing")
-            } else {
-                io_err(path, 0, "open")(e)
-            }
-        })?;
-        let len = file.len().map_err(io_err(path, 0, "stat"))?;
+        let (file, len) = open_checkpoint_file(fs, path)?;
         let mut check = CheckpointStreamCheck::new(expect_lsn);
         let mut buf = vec![0u8; CHECK_READ.min(len as usize)];
         let mut at = 0u64;
@@ -933,6 +939,12 @@ impl CheckpointFile {
             at += n as u64;
         }
         let body_at = check.head_len as u64;
+        let head_crc = crc32c::crc32c(&check.head[..check.head.len().min(check.head_len)]);
+        let stored_crc = if check.tail.len() == 4 {
+            le_u32(&check.tail, 0)
+        } else {
+            0
+        };
         let gtid_state = check.finish(path)?;
         Ok(CheckpointFile {
             lsn: expect_lsn,
@@ -941,7 +953,33 @@ impl CheckpointFile {
             file,
             body_at,
             body_len: len - body_at - 4,
+            head_crc,
+            stored_crc,
         })
+    }
+
+    /// The CRC32C of the header, to continue over the body as it is read
+    /// (`crc32c::crc32c_append`) and hand to [`Self::check_crc`].
+    pub fn head_crc(&self) -> u32 {
+        self.head_crc
+    }
+
+    /// Checks `crc` (of the header and the whole body, as read after [`Self::open`] verified
+    /// the file) against the file's: a file that changed or went bad between the two reads is
+    /// an error, never a copy or a conversion of other bytes.
+    pub fn check_crc(&self, crc: u32) -> Result<(), CheckpointError> {
+        if crc == self.stored_crc {
+            return Ok(());
+        }
+        Err(CheckpointError::corrupt(
+            &self.path,
+            self.body_at + self.body_len,
+            format!(
+                "CRC32C mismatch on a second read: stored {:#010x}, computed {crc:#010x} (the \
+                 file changed while it was read)",
+                self.stored_crc
+            ),
+        ))
     }
 
     /// The current checkpoint of `dir`, opened (None without a control file). Changes nothing
@@ -1361,6 +1399,42 @@ mod tests {
         let mut b = [0u8; 1];
         f.read_at(&mut b, offset).unwrap();
         f.write_all_at(&[b[0] ^ 0x40], offset).unwrap();
+    }
+
+    #[test]
+    fn a_checkpoint_file_read_again_part_by_part_is_checked_against_its_crc() {
+        let fs = SimFs::new();
+        fs.create_dir_all(&dir()).unwrap();
+        let body: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+        write_checkpoint(fs.as_ref(), &dir(), 9, &state(2), &body).unwrap();
+        let ck = CheckpointFile::open_current(fs.as_ref(), &dir())
+            .unwrap()
+            .unwrap();
+        assert_eq!((ck.lsn, ck.body_len), (9, 5000));
+        let read_all = |ck: &CheckpointFile| {
+            let mut crc = ck.head_crc();
+            let mut out = Vec::new();
+            for at in (0..ck.body_len).step_by(1000) {
+                let mut part = vec![0u8; 1000];
+                ck.read_body(at, &mut part).unwrap();
+                crc = crc32c::crc32c_append(crc, &part);
+                out.extend_from_slice(&part);
+            }
+            (out, ck.check_crc(crc))
+        };
+        let (got, ok) = read_all(&ck);
+        assert_eq!(got, body);
+        ok.unwrap();
+        // Past its end is an error, not a short read.
+        assert!(ck.read_body(4990, &mut [0u8; 20]).is_err());
+        // The file changes after the check: the second read is refused.
+        let name = checkpoint_file_name(9);
+        corrupt_byte(&fs, &dir().join(&name), 2000);
+        let (_, changed) = read_all(&ck);
+        let err = changed.unwrap_err().to_string();
+        assert!(err.contains("second read") && err.contains(&name), "{err}");
+        // Opened again, the damage is found at once.
+        assert!(CheckpointFile::open_current(fs.as_ref(), &dir()).is_err());
     }
 
     #[test]

@@ -63,6 +63,8 @@ pub(crate) fn convert(
         pos: 0,
         start: 0,
         window: chunk_bytes.min(WINDOW_BYTES),
+        base_window: chunk_bytes.min(WINDOW_BYTES),
+        crc: ckpt.head_crc(),
     };
     let mut root = body.parse(|r| Root::checkpoint_head(r, ckpt.lsn, ckpt.gtid_state.clone()))?;
     let mut counts = imbl::OrdMap::new();
@@ -112,6 +114,9 @@ pub(crate) fn convert(
     if body.left() > 0 {
         return Err(body.corrupt("trailing bytes after the last table"));
     }
+    // What was parsed is what the first read verified, before anything claims it.
+    ckpt.check_crc(body.crc)
+        .map_err(checkpoint_error(&ckpt.path, ckpt.lsn))?;
     chunks.write()?;
     root.checkpoint_tables_without_rows();
     for t in root.tables.values() {
@@ -167,8 +172,11 @@ struct BodyWindow<'f> {
     pos: usize,
     /// The body offset of `buf[0]`.
     start: u64,
-    /// How many bytes `buf` is filled to.
+    /// How many bytes `buf` is filled to; `base_window` when no item is larger.
     window: usize,
+    base_window: usize,
+    /// The CRC32C of the header and the body bytes read so far.
+    crc: u32,
 }
 
 impl BodyWindow<'_> {
@@ -182,8 +190,9 @@ impl BodyWindow<'_> {
         self.ckpt.body_len - self.start - self.buf.len() as u64
     }
 
-    /// `parse` run on the bytes not parsed yet; while it fails with body bytes still unread
-    /// (the window cut the item), more are read and it runs again.
+    /// `parse` run on the bytes not parsed yet; while it fails by running out of bytes with
+    /// body bytes still unread (the window cut the item), more are read and it runs again.
+    /// Any other failure is the body's error at once.
     fn parse<T>(
         &mut self,
         mut parse: impl FnMut(&mut Reader<'_>) -> Result<T, FormatError>,
@@ -195,7 +204,7 @@ impl BodyWindow<'_> {
                     self.pos += r.position();
                     return Ok(v);
                 }
-                Err(_) if self.unread() > 0 => self.fill()?,
+                Err(e) if e.truncated && self.unread() > 0 => self.fill()?,
                 Err(e) => {
                     let at = self.start + self.pos as u64 + e.offset as u64;
                     return Err(EngineError::corrupt(
@@ -217,20 +226,26 @@ impl BodyWindow<'_> {
     }
 
     /// Drops the parsed bytes and reads the next ones, doubling the window when what is left
-    /// of it fills it (an item larger than the window).
+    /// of it fills it (an item larger than the window), back to its base size once what is
+    /// left is small again.
     fn fill(&mut self) -> Result<(), EngineError> {
         self.buf.drain(..self.pos);
         self.start += self.pos as u64;
         self.pos = 0;
         if self.buf.len() >= self.window {
             self.window = self.window.saturating_mul(2);
+        } else if self.buf.len() < self.base_window / 2 {
+            self.window = self.base_window;
+            self.buf.shrink_to(self.base_window);
         }
         let n = ((self.window - self.buf.len()) as u64).min(self.unread()) as usize;
         let at = self.buf.len();
         self.buf.resize(at + n, 0);
         self.ckpt
             .read_body(self.start + at as u64, &mut self.buf[at..])
-            .map_err(checkpoint_error(&self.ckpt.path, self.ckpt.lsn))
+            .map_err(checkpoint_error(&self.ckpt.path, self.ckpt.lsn))?;
+        self.crc = crc32c::crc32c_append(self.crc, &self.buf[at..]);
+        Ok(())
     }
 
     fn corrupt(&self, reason: impl Into<String>) -> EngineError {

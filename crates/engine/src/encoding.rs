@@ -17,6 +17,9 @@ pub struct FormatError {
     pub what: &'static str,
     pub offset: usize,
     pub reason: String,
+    /// A read ran past the end of the bytes: more of them could make it parse (a reader of a
+    /// window of a longer file reads more and tries again; `convert.rs`).
+    pub truncated: bool,
 }
 
 impl std::fmt::Display for FormatError {
@@ -148,11 +151,18 @@ pub struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
     what: &'static str,
+    /// A read ran past the end of `buf` (its error says so: `FormatError::truncated`).
+    short: bool,
 }
 
 impl<'a> Reader<'a> {
     pub fn new(buf: &'a [u8], what: &'static str) -> Self {
-        Reader { buf, pos: 0, what }
+        Reader {
+            buf,
+            pos: 0,
+            what,
+            short: false,
+        }
     }
 
     pub fn position(&self) -> usize {
@@ -172,11 +182,13 @@ impl<'a> Reader<'a> {
             what: self.what,
             offset: self.pos,
             reason: reason.into(),
+            truncated: self.short,
         }
     }
 
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], FormatError> {
         if n > self.remaining() {
+            self.short = true;
             return Err(self.err(format!(
                 "truncated: need {n} bytes, {} left",
                 self.remaining()
@@ -230,6 +242,7 @@ impl<'a> Reader<'a> {
         let n = self.var()?;
         let max = (self.remaining() / min_item_bytes.max(1)) as u64;
         if n > max {
+            self.short = true;
             return Err(self.err(format!(
                 "count {n} exceeds what the remaining bytes can hold"
             )));
@@ -241,6 +254,7 @@ impl<'a> Reader<'a> {
     pub fn bytes(&mut self) -> Result<&'a [u8], FormatError> {
         let n = self.var()?;
         if n > self.remaining() as u64 {
+            self.short = true;
             return Err(self.err(format!("length {n} but {} bytes left", self.remaining())));
         }
         self.take(n as usize)

@@ -576,6 +576,10 @@ impl Checkpointer {
         gate: Option<&Exclusive<'_>>,
     ) -> Result<(), EngineError> {
         let started = Instant::now();
+        // What the frozen layer holds, for the budget's calibration: estimated here, before
+        // the write, so the walk delays no commit waiting for this checkpoint's end; not under
+        // a caller's commit gate.
+        let memory = (gate.is_none() && core.budget().is_some()).then(|| frozen.frozen_memory());
         sync_log_to(core, frozen.lsn)?;
         let (snapshot, purged) = frozen.write_frozen_into(base, PURGE_BUDGET)?;
         {
@@ -595,8 +599,9 @@ impl Checkpointer {
         self.set_last(frozen.lsn);
         if let Some(b) = core.budget() {
             // What the frozen layer's log cost it in memory sets the limit (`budget.rs`).
-            let covered = frozen.lsn.saturating_sub(b.checkpoint_lsn());
-            b.calibrate(frozen.frozen_memory(), covered);
+            if let Some(memory) = memory {
+                b.calibrate(memory, frozen.lsn.saturating_sub(b.checkpoint_lsn()));
+            }
             b.checkpointed(frozen.lsn);
         }
         self.base_writes.fetch_add(1, Ordering::Relaxed);

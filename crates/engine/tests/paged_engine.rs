@@ -24,13 +24,18 @@ use onelog_log::{FileSystem, SimFs};
 use common::{open_sim, Scratch};
 
 fn options(base: &Scratch) -> EngineOptions {
+    options_with_budget(base, 4 << 20)
+}
+
+/// [`options`] with a memory budget of `memory_bytes`.
+fn options_with_budget(base: &Scratch, memory_bytes: u64) -> EngineOptions {
     let mut o = EngineOptions::new("/data");
     o.log.segment_size = 256 << 10;
     o.background_checkpoints = false;
     o.lock_wait_timeout = Duration::from_secs(30);
     o.table_store = TableStore::Paged {
         dir: Some(base.0.clone()),
-        memory_bytes: 4 << 20,
+        memory_bytes,
     };
     o
 }
@@ -518,6 +523,14 @@ fn a_check_of_the_base_counts_rows_and_entries_against_the_root_record() {
     use onelog_engine::base_format::{encode_row, entry_key, row_key};
     let base = Scratch::new("paged");
     let fs = SimFs::new();
+    // A store the control file names must be there: the check neither passes nor creates it.
+    let missing = base.0.join("missing");
+    let err = check_base(&missing).unwrap_err().to_string();
+    assert!(
+        err.contains("named by the control file but missing"),
+        "{err}"
+    );
+    assert!(!missing.exists());
     let (e, _) = open_sim(&fs, options(&base)).unwrap();
     let t = setup(&e);
     for id in 0..50 {
@@ -605,13 +618,8 @@ fn a_check_of_the_base_counts_rows_and_entries_against_the_root_record() {
 fn the_delta_limit_follows_what_a_log_byte_costs_in_memory() {
     let base = Scratch::new("paged");
     let fs = SimFs::new();
-    let mut o = options(&base);
     // A fixed limit of 8 MiB of log; 16 MiB of memory for the delta at the limit.
-    o.table_store = TableStore::Paged {
-        dir: Some(base.0.clone()),
-        memory_bytes: 64 << 20,
-    };
-    let (e, _) = open_sim(&fs, o).unwrap();
+    let (e, _) = open_sim(&fs, options_with_budget(&base, 64 << 20)).unwrap();
     let limit = |e: &Engine| e.table_store_stats().unwrap().delta_limit;
     // Until a checkpoint has measured, the floor.
     assert_eq!(limit(&e), 2 << 20);
@@ -1546,12 +1554,7 @@ fn a_point_read_that_misses_reads_a_run_only_while_the_cache_could_hold_every_ro
     let fs = SimFs::new();
     // 12,000 rows, some 2.4 MB decoded: more than the 768 KiB a 1 MiB budget gives the
     // base's caches.
-    let mut o = options(&base);
-    o.table_store = TableStore::Paged {
-        dir: Some(base.0.clone()),
-        memory_bytes: 1 << 20,
-    };
-    let (e, _) = open_sim(&fs, o).unwrap();
+    let (e, _) = open_sim(&fs, options_with_budget(&base, 1 << 20)).unwrap();
     let t = setup(&e);
     for id in 0..12_000 {
         put(&e, t, id, id % 5);

@@ -41,7 +41,6 @@ fn server() -> (tempfile::TempDir, Onelog) {
     (dir, s)
 }
 
-/// `field` (kB) of `/proc/<pid>/status`.
 /// A client running the script `sql` (from its stdin) in the background (`--force`: it goes
 /// on after an error).
 struct Client {

@@ -351,7 +351,7 @@ fn write_checkpoint_at_pos(ck: &CheckpointFile, ckdir: &Path, pos: &GtidPos) -> 
                     prefix_len - rest.len() as u64,
                 )
             }
-            Err(_) if prefix_len < ck.body_len => {
+            Err(e) if e.truncated && prefix_len < ck.body_len => {
                 prefix_len = prefix_len.saturating_mul(2).min(ck.body_len)
             }
             Err(e) => return Err(format!("{}: {e}", ck.path.display())),
@@ -361,7 +361,9 @@ fn write_checkpoint_at_pos(ck: &CheckpointFile, ckdir: &Path, pos: &GtidPos) -> 
 }
 
 /// Writes the checkpoint `ck` into `ckdir` (control file included) with `parts` in place of
-/// its body's bytes before `from`, copying the rest a part at a time.
+/// its body's bytes before `from`, copying the rest a part at a time. The whole body is read
+/// again for it and its CRC checked before the control file names the copy, so a backup that
+/// changed since it was verified is refused, never copied under a new, valid CRC.
 fn write_checkpoint_copy(
     ck: &CheckpointFile,
     ckdir: &Path,
@@ -372,15 +374,19 @@ fn write_checkpoint_copy(
         for p in parts {
             sink(p)?;
         }
-        let mut buf = vec![0u8; BODY_PART.min(ck.body_len - from) as usize];
-        let mut at = from;
+        let mut buf = vec![0u8; BODY_PART.min(ck.body_len) as usize];
+        let mut crc = ck.head_crc();
+        let mut at = 0;
         while at < ck.body_len {
             let n = (ck.body_len - at).min(BODY_PART) as usize;
             ck.read_body(at, &mut buf[..n])?;
-            sink(&buf[..n])?;
+            crc = crc32c::crc32c_append(crc, &buf[..n]);
+            // Bytes before `from` are replaced by `parts`.
+            let skip = from.saturating_sub(at).min(n as u64) as usize;
+            sink(&buf[skip..n])?;
             at += n as u64;
         }
-        Ok(())
+        ck.check_crc(crc)
     };
     write_checkpoint_streamed(
         &StdFs,
