@@ -27,7 +27,7 @@ use onelog_binlog::GtidState;
 use onelog_log::Lsn;
 
 use crate::base::Base;
-use crate::base_format::{decode_entry, decode_row, INDEX_KIND, ROW_KIND};
+use crate::base_format::{decode_entry, decode_row, parse_key, BaseKey};
 use crate::store::{Retired, Root, BASE_ROOT_META};
 
 /// The file fjall writes first into a store it creates (its format version).
@@ -137,27 +137,27 @@ pub fn check_base(dir: &Path) -> Result<BaseReport, BaseCheckError> {
     for item in snapshot.iter(Bound::Unbounded, Bound::Unbounded) {
         let (key, value) = item.map_err(|e| BaseCheckError::Bad(e.to_string()))?;
         let what = |why: String| bad(format!("record {:02x?}: {why}", &key[..key.len().min(24)]));
-        let storage = key
-            .get(1..9)
-            .map(|b| u64::from_be_bytes(b.try_into().unwrap_or_default()))
-            .ok_or_else(|| what("a key too short for a storage id".into()))?;
-        let f = found.entry(storage).or_default();
-        match key[0] {
-            ROW_KIND => {
+        match parse_key(&key) {
+            Some(BaseKey::Row { storage, .. }) => {
                 if let Some(&n) = columns.get(&storage) {
                     decode_row(&value, n).map_err(|e| what(e.to_string()))?;
                 }
-                f.rows += 1;
+                found.entry(storage).or_default().rows += 1;
             }
-            INDEX_KIND => {
-                let index = key
-                    .get(9..13)
-                    .map(|b| u32::from_be_bytes(b.try_into().unwrap_or_default()))
-                    .ok_or_else(|| what("a key too short for an index id".into()))?;
-                decode_entry(&value, key.len() - 13).map_err(|e| what(e.to_string()))?;
-                *f.entries.entry(index).or_default() += 1;
+            Some(BaseKey::Entry {
+                storage,
+                index,
+                entry,
+            }) => {
+                decode_entry(&value, entry.len()).map_err(|e| what(e.to_string()))?;
+                *found
+                    .entry(storage)
+                    .or_default()
+                    .entries
+                    .entry(index)
+                    .or_default() += 1;
             }
-            k => return Err(what(format!("unknown record kind {k}"))),
+            None => return Err(what("neither a row's key nor an index entry's".into())),
         }
     }
     let Some(root) = root else {

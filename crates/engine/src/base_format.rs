@@ -76,6 +76,39 @@ pub fn entry_key_entry(storage: StorageId, index: u32, key: &[u8]) -> Option<&[u
     key.strip_prefix(index_prefix(storage, index).as_slice())
 }
 
+/// What a base key names ([`parse_key`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BaseKey<'a> {
+    /// A row of the table kept under `storage`, with its storage key.
+    Row { storage: StorageId, pk: &'a [u8] },
+    /// An entry of index `index` of that table, with its entry bytes.
+    Entry {
+        storage: StorageId,
+        index: u32,
+        entry: &'a [u8],
+    },
+}
+
+/// The parts of a data key of the base: a row's or an index entry's (None: a key of neither
+/// layout, too short or of an unknown kind).
+pub fn parse_key(key: &[u8]) -> Option<BaseKey<'_>> {
+    let (&kind, rest) = key.split_first()?;
+    let (storage, rest) = rest.split_first_chunk::<8>()?;
+    let storage = StorageId::from_be_bytes(*storage);
+    match kind {
+        ROW_KIND => Some(BaseKey::Row { storage, pk: rest }),
+        INDEX_KIND => {
+            let (index, entry) = rest.split_first_chunk::<4>()?;
+            Some(BaseKey::Entry {
+                storage,
+                index: u32::from_be_bytes(*index),
+                entry,
+            })
+        }
+        _ => None,
+    }
+}
+
 /// The base keys of every record kept under `storage`: its rows, then its index entries.
 pub fn storage_ranges(storage: StorageId) -> [ByteRange; 2] {
     let all = (Bound::Unbounded, Bound::Unbounded);

@@ -904,8 +904,8 @@ pub struct CheckpointFile {
     /// Where the body starts in the file.
     body_at: u64,
     pub body_len: u64,
-    /// The CRC32C of the header, and the one the file stores (of header and body): a reader
-    /// of the body part by part checks what it read with [`Self::check_crc`].
+    /// The CRC32C of the header, and the one the file stores (of header and body): a
+    /// [`BodyReader`] checks what it read against them.
     head_crc: u32,
     stored_crc: u32,
 }
@@ -958,28 +958,14 @@ impl CheckpointFile {
         })
     }
 
-    /// The CRC32C of the header, to continue over the body as it is read
-    /// (`crc32c::crc32c_append`) and hand to [`Self::check_crc`].
-    pub fn head_crc(&self) -> u32 {
-        self.head_crc
-    }
-
-    /// Checks `crc` (of the header and the whole body, as read after [`Self::open`] verified
-    /// the file) against the file's: a file that changed or went bad between the two reads is
-    /// an error, never a copy or a conversion of other bytes.
-    pub fn check_crc(&self, crc: u32) -> Result<(), CheckpointError> {
-        if crc == self.stored_crc {
-            return Ok(());
+    /// A reader of the body from its start, in order, that checks what it read against the
+    /// file's CRC at its end ([`BodyReader::finish`]).
+    pub fn body_reader(&self) -> BodyReader<'_> {
+        BodyReader {
+            file: self,
+            next: 0,
+            crc: self.head_crc,
         }
-        Err(CheckpointError::corrupt(
-            &self.path,
-            self.body_at + self.body_len,
-            format!(
-                "CRC32C mismatch on a second read: stored {:#010x}, computed {crc:#010x} (the \
-                 file changed while it was read)",
-                self.stored_crc
-            ),
-        ))
     }
 
     /// The current checkpoint of `dir`, opened (None without a control file). Changes nothing
@@ -1010,6 +996,57 @@ impl CheckpointFile {
             ));
         }
         read_exact_at(self.file.as_ref(), &self.path, buf, self.body_at + at)
+    }
+}
+
+/// A [`CheckpointFile`]'s body read again, in order ([`CheckpointFile::body_reader`]): the
+/// conversion and `onelog restore` read a body this way after [`CheckpointFile::open`] verified
+/// it, so a file that changed or went bad between the two reads is an error, never a copy or
+/// a conversion of other bytes.
+pub struct BodyReader<'f> {
+    file: &'f CheckpointFile,
+    /// The body offset of the next byte.
+    next: u64,
+    /// The CRC32C of the header and the body bytes read so far.
+    crc: u32,
+}
+
+impl BodyReader<'_> {
+    /// Body bytes read so far.
+    pub fn position(&self) -> u64 {
+        self.next
+    }
+
+    /// Reads the next `buf.len()` bytes of the body.
+    pub fn read(&mut self, buf: &mut [u8]) -> Result<(), CheckpointError> {
+        self.file.read_body(self.next, buf)?;
+        self.crc = crc32c::crc32c_append(self.crc, buf);
+        self.next += buf.len() as u64;
+        Ok(())
+    }
+
+    /// After the whole body: its CRC, with the header's, against the file's.
+    pub fn finish(self) -> Result<(), CheckpointError> {
+        let f = self.file;
+        if self.next != f.body_len {
+            return Err(CheckpointError::corrupt(
+                &f.path,
+                f.body_at + self.next,
+                format!("read {} of {} body bytes", self.next, f.body_len),
+            ));
+        }
+        if self.crc != f.stored_crc {
+            return Err(CheckpointError::corrupt(
+                &f.path,
+                f.body_at + f.body_len,
+                format!(
+                    "CRC32C mismatch on a second read: stored {:#010x}, computed {:#010x} (the \
+                     file changed while it was read)",
+                    f.stored_crc, self.crc
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -1412,15 +1449,14 @@ mod tests {
             .unwrap();
         assert_eq!((ck.lsn, ck.body_len), (9, 5000));
         let read_all = |ck: &CheckpointFile| {
-            let mut crc = ck.head_crc();
+            let mut reader = ck.body_reader();
             let mut out = Vec::new();
-            for at in (0..ck.body_len).step_by(1000) {
+            while reader.position() < ck.body_len {
                 let mut part = vec![0u8; 1000];
-                ck.read_body(at, &mut part).unwrap();
-                crc = crc32c::crc32c_append(crc, &part);
+                reader.read(&mut part).unwrap();
                 out.extend_from_slice(&part);
             }
-            (out, ck.check_crc(crc))
+            (out, reader.finish())
         };
         let (got, ok) = read_all(&ck);
         assert_eq!(got, body);

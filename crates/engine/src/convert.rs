@@ -33,7 +33,7 @@ use onelog_log::{FileSystem, Lsn};
 
 use crate::base::{Base, BaseError};
 use crate::base_format::{encode_row, row_key};
-use crate::checkpoint::{CheckpointError, CheckpointFile};
+use crate::checkpoint::{BodyReader, CheckpointError, CheckpointFile};
 use crate::encoding::{FormatError, Reader};
 use crate::error::EngineError;
 use crate::index_build::Chunks;
@@ -45,7 +45,7 @@ use crate::table_view::Lower;
 
 /// Bytes of a checkpoint body held at a time while it is parsed (more only for a row larger
 /// than this).
-pub(crate) const WINDOW_BYTES: usize = 4 << 20;
+const WINDOW_BYTES: usize = 4 << 20;
 
 /// Writes the tables of the checkpoint `ckpt` into `base` (freshly created, empty) in chunks
 /// of at most `chunk_bytes`, reading its body through a window of at most that many bytes
@@ -64,7 +64,7 @@ pub(crate) fn convert(
         start: 0,
         window: chunk_bytes.min(WINDOW_BYTES),
         base_window: chunk_bytes.min(WINDOW_BYTES),
-        crc: ckpt.head_crc(),
+        reader: ckpt.body_reader(),
     };
     let mut root = body.parse(|r| Root::checkpoint_head(r, ckpt.lsn, ckpt.gtid_state.clone()))?;
     let mut counts = imbl::OrdMap::new();
@@ -108,14 +108,14 @@ pub(crate) fn convert(
         if let Some(t) = root.tables.get_mut(&def.id) {
             t.next_row_id = next_row_id;
             t.auto_inc_next = auto_inc_next.max(stored_auto_inc);
-            t.lower = true;
         }
     }
     if body.left() > 0 {
         return Err(body.corrupt("trailing bytes after the last table"));
     }
     // What was parsed is what the first read verified, before anything claims it.
-    ckpt.check_crc(body.crc)
+    body.reader
+        .finish()
         .map_err(checkpoint_error(&ckpt.path, ckpt.lsn))?;
     chunks.write()?;
     root.checkpoint_tables_without_rows();
@@ -175,8 +175,8 @@ struct BodyWindow<'f> {
     /// How many bytes `buf` is filled to; `base_window` when no item is larger.
     window: usize,
     base_window: usize,
-    /// The CRC32C of the header and the body bytes read so far.
-    crc: u32,
+    /// Reads the body in order, from `start + buf.len()` on, and checks its CRC at the end.
+    reader: BodyReader<'f>,
 }
 
 impl BodyWindow<'_> {
@@ -187,7 +187,7 @@ impl BodyWindow<'_> {
 
     /// Body bytes not read into the window yet.
     fn unread(&self) -> u64 {
-        self.ckpt.body_len - self.start - self.buf.len() as u64
+        self.ckpt.body_len - self.reader.position()
     }
 
     /// `parse` run on the bytes not parsed yet; while it fails by running out of bytes with
@@ -241,11 +241,10 @@ impl BodyWindow<'_> {
         let n = ((self.window - self.buf.len()) as u64).min(self.unread()) as usize;
         let at = self.buf.len();
         self.buf.resize(at + n, 0);
-        self.ckpt
-            .read_body(self.start + at as u64, &mut self.buf[at..])
-            .map_err(checkpoint_error(&self.ckpt.path, self.ckpt.lsn))?;
-        self.crc = crc32c::crc32c_append(self.crc, &self.buf[at..]);
-        Ok(())
+        debug_assert_eq!(self.reader.position(), self.start + at as u64);
+        self.reader
+            .read(&mut self.buf[at..])
+            .map_err(checkpoint_error(&self.ckpt.path, self.ckpt.lsn))
     }
 
     fn corrupt(&self, reason: impl Into<String>) -> EngineError {

@@ -19,7 +19,7 @@ use std::path::Path;
 use onelog_binlog::GtidState;
 use onelog_engine::base_check::{check_base, BaseCheckError, BaseReport};
 use onelog_engine::checkpoint::{
-    read_control, read_control_any, CheckpointStreamCheck, Control, CONTROL_FILE,
+    read_control, read_control_any, CheckpointFile, CheckpointStreamCheck, Control, CONTROL_FILE,
 };
 use onelog_log::inspect::SegmentInspector;
 use onelog_log::segment::{file_name, SegmentHeader};
@@ -225,30 +225,16 @@ fn check_checkpoint(ckdir: &Path) -> Result<Option<Lsn>, String> {
     // A running server may switch to a newer checkpoint and remove the one the control file
     // named between the two reads: read the control file again then (a few times at most).
     let mut attempts = 0;
-    let (lsn, path, file) = loop {
+    loop {
         let (lsn, name) = read_control(&StdFs, &control).map_err(|e| e.to_string())?;
         let path = ckdir.join(&name);
-        match File::open(&path) {
-            Ok(f) => break (lsn, path, f),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && attempts < 3 => attempts += 1,
-            Err(e) => return Err(format!("{}: cannot open: {e}", path.display())),
+        // Verified as the engine verifies a checkpoint it reads part by part.
+        match CheckpointFile::open(&StdFs, &path, lsn) {
+            Ok(_) => return Ok(Some(lsn)),
+            Err(_) if !path.exists() && attempts < 3 => attempts += 1,
+            Err(e) => return Err(e.to_string()),
         }
-    };
-    let mut check = CheckpointStreamCheck::new(lsn);
-    let mut buf = vec![0u8; CHUNK];
-    let mut off = 0u64;
-    loop {
-        let n = file
-            .read_at(&mut buf, off)
-            .map_err(|e| format!("{}: offset {off}: read failed: {e}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        check.feed(&buf[..n]);
-        off += n as u64;
     }
-    check.finish(&path).map_err(|e| e.to_string())?;
-    Ok(Some(lsn))
 }
 
 /// Verifies the data directory `dir` (module docs).

@@ -375,18 +375,16 @@ fn write_checkpoint_copy(
             sink(p)?;
         }
         let mut buf = vec![0u8; BODY_PART.min(ck.body_len) as usize];
-        let mut crc = ck.head_crc();
-        let mut at = 0;
-        while at < ck.body_len {
+        let mut reader = ck.body_reader();
+        while reader.position() < ck.body_len {
+            let at = reader.position();
             let n = (ck.body_len - at).min(BODY_PART) as usize;
-            ck.read_body(at, &mut buf[..n])?;
-            crc = crc32c::crc32c_append(crc, &buf[..n]);
+            reader.read(&mut buf[..n])?;
             // Bytes before `from` are replaced by `parts`.
             let skip = from.saturating_sub(at).min(n as u64) as usize;
             sink(&buf[skip..n])?;
-            at += n as u64;
         }
-        ck.check_crc(crc)
+        reader.finish()
     };
     write_checkpoint_streamed(
         &StdFs,
