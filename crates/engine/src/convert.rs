@@ -7,7 +7,8 @@
 //! time: `CheckpointFile`), then its body is read again through a window of the index
 //! build's chunk size, at most [`WINDOW_BYTES`] (grown only for a row larger than it), and
 //! every row, with its index entries, is written into a new base in sorted chunks of that
-//! size (`index_build.rs`'s `Chunks`, `EngineOptions::index_build_chunk_bytes`), each one
+//! size (`table_rebuild.rs`'s `RowsWriter` into `index_build.rs`'s `Chunks`,
+//! `EngineOptions::index_build_chunk_bytes`), each one
 //! ingestion; then the root record, as a checkpoint
 //! of the base writes it. So a conversion holds a window and a chunk, not the tables: a
 //! backup of data many times the memory budget restores and starts within the budget.
@@ -32,15 +33,12 @@ use std::sync::Arc;
 use onelog_log::{FileSystem, Lsn};
 
 use crate::base::{Base, BaseError};
-use crate::base_format::{encode_row, row_key};
 use crate::checkpoint::{BodyReader, CheckpointError, CheckpointFile};
 use crate::encoding::{FormatError, Reader};
 use crate::error::EngineError;
 use crate::index_build::Chunks;
-use crate::store::{
-    auto_inc_value, checkpoint_row, hidden_key, hidden_row_key, pk_key, row_prefix, Root,
-    BASE_ROOT_META,
-};
+use crate::store::{checkpoint_row, Root, BASE_ROOT_META};
+use crate::table_rebuild::RowsWriter;
 use crate::table_view::Lower;
 
 /// Bytes of a checkpoint body held at a time while it is parsed (more only for a row larger
@@ -69,46 +67,34 @@ pub(crate) fn convert(
     let mut root = body.parse(|r| Root::checkpoint_head(r, ckpt.lsn, ckpt.gtid_state.clone()))?;
     let mut counts = imbl::OrdMap::new();
     let mut chunks = Chunks::new(base, chunk_bytes);
-    let mut entry = Vec::with_capacity(64);
     let tables = body.count()?;
     for _ in 0..tables {
         let (def, stored_auto_inc) = body.parse(|r| root.checkpoint_table(r))?;
-        let (storage, mut next_row_id, mut auto_inc_next) = match root.tables.get(&def.id) {
-            Some(t) => (t.storage, t.next_row_id, t.auto_inc_next),
-            None => return Err(body.corrupt("a table section that made no table")),
+        let Some(t) = root.tables.get_mut(&def.id) else {
+            return Err(body.corrupt("a table section that made no table"));
         };
-        let hidden = hidden_key(&def);
+        let mut w = RowsWriter::new(t.storage, t.next_row_id);
         let rows = body.count()?;
-        let mut previous: Option<Vec<u8>> = None;
         for _ in 0..rows {
             let row = body.parse(|r| checkpoint_row(r, &def))?;
-            let pk = if hidden {
-                next_row_id += 1;
-                hidden_row_key(row_prefix(&def, &row), next_row_id - 1)
-            } else {
-                let pk = pk_key(&def, &row);
-                if previous.as_ref().is_some_and(|p| *p >= pk) {
-                    return Err(body.corrupt(format!(
-                        "rows of {} out of primary key order",
-                        def.qualified_name()
-                    )));
-                }
-                previous = Some(pk.clone());
-                pk
-            };
-            if let Some(a) = def.auto_increment {
-                auto_inc_next = auto_inc_next.max(auto_inc_value(&row, a).saturating_add(1));
+            w.push(&mut chunks, &def, &row)?;
+            if !w.ascending {
+                return Err(body.corrupt(format!(
+                    "rows of {} out of primary key order",
+                    def.qualified_name()
+                )));
             }
-            for index in &def.indexes {
-                chunks.push_entry((storage, &def, index), &row, &pk, &mut entry)?;
-            }
-            chunks.push(row_key(storage, &pk), Some(encode_row(&row)))?;
         }
-        counts.insert(storage, rows);
-        if let Some(t) = root.tables.get_mut(&def.id) {
-            t.next_row_id = next_row_id;
-            t.auto_inc_next = auto_inc_next.max(stored_auto_inc);
-        }
+        counts.insert(t.storage, rows);
+        t.next_row_id = w.next_row_id;
+        // Raised past the rows, as the in-memory load's puts raise it, and at least the
+        // counter the checkpoint kept.
+        t.auto_inc_next = w
+            .auto_inc_max
+            .map_or(t.auto_inc_next, |m| {
+                t.auto_inc_next.max(m.saturating_add(1))
+            })
+            .max(stored_auto_inc);
     }
     if body.left() > 0 {
         return Err(body.corrupt("trailing bytes after the last table"));

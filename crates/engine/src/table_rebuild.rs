@@ -44,6 +44,8 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
+use onelog_binlog::Value;
+
 use crate::base::{Base, BaseSnapshot};
 use crate::base_format::{encode_row, row_key, row_range, storage_ranges, unclaimed_ranges};
 use crate::catalog::{CatalogChange, TableDef};
@@ -183,15 +185,67 @@ fn rewrite(
     }
 }
 
-/// What [`write_rows`] wrote.
-struct Written {
-    rows: u64,
+/// Rows of one table written under one storage id in the order they come, each with its
+/// index entries, into sorted chunks: what [`write_rows`] and the conversion of a checkpoint
+/// (`convert.rs`) write, and what they wrote.
+pub(crate) struct RowsWriter {
+    storage: u64,
+    pub(crate) rows: u64,
     /// The next hidden row id (a table without primary key).
-    next_row_id: u64,
-    /// The largest AUTO_INCREMENT value among the new rows.
-    auto_inc_max: Option<u64>,
-    /// Whether the new storage keys came strictly ascending (so no two are equal).
-    ascending: bool,
+    pub(crate) next_row_id: u64,
+    /// The largest AUTO_INCREMENT value among the rows.
+    pub(crate) auto_inc_max: Option<u64>,
+    /// Whether the storage keys came strictly ascending (so no two are equal; hidden keys
+    /// always do).
+    pub(crate) ascending: bool,
+    previous: Option<Vec<u8>>,
+    /// Scratch space for an index entry.
+    entry: Vec<u8>,
+}
+
+impl RowsWriter {
+    /// A writer of rows under `storage`, hidden row ids from `next_row_id` on.
+    pub(crate) fn new(storage: u64, next_row_id: u64) -> Self {
+        RowsWriter {
+            storage,
+            rows: 0,
+            next_row_id,
+            auto_inc_max: None,
+            ascending: true,
+            previous: None,
+            entry: Vec::with_capacity(64),
+        }
+    }
+
+    /// Adds `row` of `def`'s table, keyed by its primary key (or the next hidden row id), and
+    /// its index entries to `chunks`.
+    pub(crate) fn push(
+        &mut self,
+        chunks: &mut Chunks<'_>,
+        def: &TableDef,
+        row: &[Value],
+    ) -> Result<(), EngineError> {
+        let pk = if hidden_key(def) {
+            self.next_row_id += 1;
+            hidden_row_key(row_prefix(def, row), self.next_row_id - 1)
+        } else {
+            let pk = pk_key(def, row);
+            if self.previous.as_ref().is_some_and(|p| *p >= pk) {
+                self.ascending = false;
+            }
+            self.previous = Some(pk.clone());
+            pk
+        };
+        if let Some(a) = def.auto_increment {
+            self.auto_inc_max = self.auto_inc_max.max(Some(auto_inc_value(row, a)));
+        }
+        for index in &def.indexes {
+            chunks.push_entry((self.storage, def, index), row, &pk, &mut self.entry)?;
+        }
+        chunks.push(row_key(self.storage, &pk), Some(encode_row(row)))?;
+        self.rows += 1;
+        Ok(())
+    }
 }
 
 /// Writes every row of the table (read as `old`'s through `root`'s layers, in primary key
@@ -203,40 +257,14 @@ fn write_rows(
     (old, change, def): (&TableDef, &CatalogChange, &TableDef),
     storage: u64,
     chunk_bytes: usize,
-) -> Result<Written, EngineError> {
+) -> Result<RowsWriter, EngineError> {
     let all: ByteRange = (Bound::Unbounded, Bound::Unbounded);
-    let hidden = hidden_key(def);
-    let mut w = Written {
-        rows: 0,
-        next_row_id: 0,
-        auto_inc_max: None,
-        ascending: true,
-    };
+    let mut w = RowsWriter::new(storage, 0);
     let mut chunks = Chunks::new(base, chunk_bytes);
-    let mut previous: Option<Vec<u8>> = None;
-    let mut entry = Vec::with_capacity(64);
     for item in root.scan_pk(old.id, &all) {
         let (_, row) = item?;
         let row = rewritten_row(change, old, w.rows + 1, &row)?;
-        let pk = if hidden {
-            w.next_row_id += 1;
-            hidden_row_key(row_prefix(def, &row), w.next_row_id - 1)
-        } else {
-            let pk = pk_key(def, &row);
-            if previous.as_ref().is_some_and(|p| *p >= pk) {
-                w.ascending = false;
-            }
-            previous = Some(pk.clone());
-            pk
-        };
-        if let Some(a) = def.auto_increment {
-            w.auto_inc_max = w.auto_inc_max.max(Some(auto_inc_value(&row, a)));
-        }
-        for index in &def.indexes {
-            chunks.push_entry((storage, def, index), &row, &pk, &mut entry)?;
-        }
-        chunks.push(row_key(storage, &pk), Some(encode_row(&row)))?;
-        w.rows += 1;
+        w.push(&mut chunks, def, &row)?;
     }
     chunks.write()?;
     Ok(w)
@@ -250,7 +278,7 @@ fn finish(
     base: &Base,
     (change, def): (&CatalogChange, &TableDef),
     (lower, storage): (&Lower, u64),
-    (w, auto_inc_next): (Written, u64),
+    (w, auto_inc_next): (RowsWriter, u64),
 ) -> Result<bool, EngineError> {
     let after = base.snapshot();
     if !w.ascending && count_rows(&after, storage)? != w.rows {
