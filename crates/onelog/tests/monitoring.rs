@@ -346,15 +346,26 @@ fn mysqld_exporter_scrapes_every_default_collector() {
 
 /// Waits (bounded) until the server's error log has a line containing `needle`.
 fn wait_for_log_line(server: &Onelog, needle: &str) -> String {
+    wait_for_log_lines(server, needle, 1).remove(0)
+}
+
+/// The first `count` lines of the server's log that contain `needle`, waiting up to 30 s.
+fn wait_for_log_lines(server: &Onelog, needle: &str, count: usize) -> Vec<String> {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let log = server.log_text();
-        if let Some(line) = log.lines().find(|l| l.contains(needle)) {
-            return line.to_string();
+        let lines: Vec<String> = log
+            .lines()
+            .filter(|l| l.contains(needle))
+            .map(str::to_string)
+            .collect();
+        if lines.len() >= count {
+            return lines;
         }
         assert!(
             Instant::now() < deadline,
-            "no {needle:?} in the log:\n{log}"
+            "{} of {count} {needle:?} lines in the log:\n{log}",
+            lines.len()
         );
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -378,17 +389,30 @@ fn error_log_records_failed_logins_and_aborted_connections() {
         ),
         "{line}"
     );
-    // A client that closes before logging in.
-    drop(TcpStream::connect(("127.0.0.1", port)).unwrap());
-    let line = wait_for_log_line(&server, "without authentication");
-    assert!(
-        line.contains(
-            "[Warning] Aborted connection ")
-            && line.ends_with(
-                " to db: 'unconnected' user: 'unauthenticated' host: 'localhost' (This connection closed normally without authentication)"
-        ),
-        "{line}"
-    );
+    // A client that closes before logging in, once with the greeting still unread in its
+    // socket (the kernel then resets the connection instead of ending it) and once after
+    // reading it (a plain end of stream).
+    let unread = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    unread
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    assert!(unread.peek(&mut [0u8; 1]).unwrap() > 0, "no greeting");
+    drop(unread);
+    let mut read = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    read.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    assert!(read.read(&mut [0u8; 512]).unwrap() > 0, "no greeting");
+    drop(read);
+    let lines = wait_for_log_lines(&server, "without authentication", 2);
+    for line in &lines {
+        assert!(
+            line.contains("[Warning] Aborted connection ")
+                && line.ends_with(
+                    " to db: 'unconnected' user: 'unauthenticated' host: 'localhost' (This connection closed normally without authentication)"
+                ),
+            "{line}"
+        );
+    }
     // A logged-in client killed without COM_QUIT.
     sql(port, "CREATE DATABASE gone");
     let mut client = common::mariadb_cmd(port)

@@ -169,6 +169,17 @@ impl From<io::Error> for ConnError {
     }
 }
 
+/// Whether an I/O error means the peer closed or reset its end of the connection.
+fn is_peer_gone(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::BrokenPipe
+            | io::ErrorKind::UnexpectedEof
+    )
+}
+
 impl From<Malformed> for ConnError {
     fn from(e: Malformed) -> Self {
         ConnError::Malformed(e)
@@ -614,18 +625,39 @@ impl<'a, B: Backend, S: Transport> Connection<'a, B, S> {
         false
     }
 
+    /// MariaDB's warning (at `log_warnings` >= 2) for a connection closed before its login.
+    fn log_closed_before_login(&self) {
+        if self.log_warnings >= 2 {
+            (self.config.log_warning)(&format!(
+                "Aborted connection {} to db: 'unconnected' user: 'unauthenticated' host: '{}' (This connection closed normally without authentication)",
+                self.id, self.host
+            ));
+        }
+    }
+
     /// Greeting, response, authentication, optional initial database. Returns whether the
     /// connection is ready for commands.
     fn handshake(&mut self) -> Result<bool, ConnError> {
         self.send_greeting();
-        self.stream.flush()?;
+        if let Err(e) = self.stream.flush() {
+            if is_peer_gone(&e) {
+                self.log_closed_before_login();
+                return Ok(false);
+            }
+            return Err(e.into());
+        }
         let mut payload = Vec::new();
         if let Err(e) = self.stream.read_packet(&mut payload) {
-            if matches!(e, FrameError::Closed) && self.log_warnings >= 2 {
-                (self.config.log_warning)(&format!(
-                    "Aborted connection {} to db: 'unconnected' user: 'unauthenticated' host: '{}' (This connection closed normally without authentication)",
-                    self.id, self.host
-                ));
+            // A client that closes before it logs in (a port probe, a health check) is a normal
+            // close, whether the kernel delivers it as an end of stream or, when the greeting
+            // was still unread in the client's socket, as a reset.
+            let gone = match &e {
+                FrameError::Closed => true,
+                FrameError::Io(io) => is_peer_gone(io),
+                _ => false,
+            };
+            if gone {
+                self.log_closed_before_login();
             }
             self.answer_frame_error(e);
             let _ = self.stream.flush();
