@@ -58,11 +58,82 @@ impl LockMode {
     }
 }
 
-/// A lockable row: the table and the row's encoded primary key.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct RowKey {
-    pub table_id: u64,
-    pub key: Vec<u8>,
+/// A lockable row: a table and an encoded key within it (`txn.rs` says which keys it locks).
+///
+/// Stored as the table id (8 bytes, big-endian) followed by the key bytes, inline when that
+/// fits in [`INLINE_KEY`] bytes (an integer or short string primary key) and on the heap
+/// otherwise: a lock on such a row allocates nothing for its key, and the key's bytes sit in
+/// the lock table's slot itself. A big transaction holds a lock per row it wrote, so this is
+/// most of what its locks cost (issue 14 part 3).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct RowKey(KeyBytes);
+
+/// The most bytes (table id included) a [`RowKey`] keeps inline.
+const INLINE_KEY: usize = 22;
+
+/// A byte string, inline up to [`INLINE_KEY`] bytes. Invariant: a string of at most
+/// `INLINE_KEY` bytes is always `Inline`, so equal strings are equal values (the derived
+/// `PartialEq` and `Hash` compare the representation).
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum KeyBytes {
+    Inline { len: u8, bytes: [u8; INLINE_KEY] },
+    Heap(Box<[u8]>),
+}
+
+impl RowKey {
+    /// The key `parts` (concatenated) of table `table_id`.
+    pub fn new(table_id: u64, parts: &[&[u8]]) -> RowKey {
+        let len = 8 + parts.iter().map(|p| p.len()).sum::<usize>();
+        if len <= INLINE_KEY {
+            let mut bytes = [0u8; INLINE_KEY];
+            bytes[..8].copy_from_slice(&table_id.to_be_bytes());
+            let mut at = 8;
+            for p in parts {
+                bytes[at..at + p.len()].copy_from_slice(p);
+                at += p.len();
+            }
+            // len <= INLINE_KEY < 256.
+            return RowKey(KeyBytes::Inline {
+                len: len as u8,
+                bytes,
+            });
+        }
+        let mut v = Vec::with_capacity(len);
+        v.extend_from_slice(&table_id.to_be_bytes());
+        for p in parts {
+            v.extend_from_slice(p);
+        }
+        RowKey(KeyBytes::Heap(v.into_boxed_slice()))
+    }
+
+    /// The table id followed by the key bytes.
+    fn bytes(&self) -> &[u8] {
+        match &self.0 {
+            KeyBytes::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            KeyBytes::Heap(b) => b,
+        }
+    }
+
+    /// The table the row belongs to.
+    pub fn table_id(&self) -> u64 {
+        let mut id = [0u8; 8];
+        id.copy_from_slice(&self.bytes()[..8]);
+        u64::from_be_bytes(id)
+    }
+
+    /// The key bytes within the table.
+    pub fn key(&self) -> &[u8] {
+        &self.bytes()[8..]
+    }
+}
+
+impl fmt::Debug for RowKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RowKey")
+            .field("table_id", &self.table_id())
+            .field("key", &self.key())
+            .finish()
+    }
 }
 
 /// Why a lock request failed. The transaction keeps the locks it already holds.
@@ -110,13 +181,132 @@ impl std::error::Error for LockError {}
 /// Number of lock table shards (a power of two; `release_all` tracks touched shards in a u64).
 const SHARDS: usize = 64;
 
-/// The lock state of one row.
+/// The lock state of one row. Nearly every row has one holder and nobody waiting: that case
+/// allocates nothing ([`Holders::One`], an empty [`Waiters`]).
 #[derive(Default)]
 struct Entry {
     /// Holders, each transaction at most once.
-    granted: Vec<(TxnId, LockMode)>,
+    granted: Holders,
     /// Waiters in grant order (upgrades at the front).
-    waiting: VecDeque<(TxnId, LockMode)>,
+    waiting: Waiters,
+}
+
+// What a lock table slot costs (key and entry, nothing on the heap for a short key with one
+// holder); a change that grows them should be a decision.
+const _: () = assert!(std::mem::size_of::<RowKey>() == 24);
+const _: () = assert!(std::mem::size_of::<Entry>() <= 32);
+
+/// A row's holders: none, one (inline), or several.
+#[derive(Default)]
+enum Holders {
+    #[default]
+    None,
+    One([(TxnId, LockMode); 1]),
+    Many(Vec<(TxnId, LockMode)>),
+}
+
+impl Holders {
+    fn as_slice(&self) -> &[(TxnId, LockMode)] {
+        match self {
+            Holders::None => &[],
+            Holders::One(one) => one,
+            Holders::Many(v) => v,
+        }
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, (TxnId, LockMode)> {
+        self.as_slice().iter()
+    }
+
+    fn iter_mut(&mut self) -> std::slice::IterMut<'_, (TxnId, LockMode)> {
+        match self {
+            Holders::None => [].iter_mut(),
+            Holders::One(one) => one.iter_mut(),
+            Holders::Many(v) => v.iter_mut(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn push(&mut self, holder: (TxnId, LockMode)) {
+        *self = match std::mem::take(self) {
+            Holders::None => Holders::One([holder]),
+            Holders::One([first]) => Holders::Many(vec![first, holder]),
+            Holders::Many(mut v) => {
+                v.push(holder);
+                Holders::Many(v)
+            }
+        };
+    }
+
+    /// Removes `txn`'s entry, if it holds the row.
+    fn remove(&mut self, txn: TxnId) {
+        *self = match std::mem::take(self) {
+            Holders::One([(t, _)]) if t == txn => Holders::None,
+            Holders::Many(mut v) => {
+                v.retain(|&(t, _)| t != txn);
+                match v.len() {
+                    0 => Holders::None,
+                    1 => Holders::One([v[0]]),
+                    _ => Holders::Many(v),
+                }
+            }
+            other => other,
+        };
+    }
+}
+
+impl fmt::Debug for Holders {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// A row's waiters in grant order; no allocation while nobody waits. Boxed on purpose: one
+/// pointer in every lock table slot instead of a queue's four words, for the rare row that
+/// has waiters.
+#[allow(clippy::box_collection)]
+#[derive(Default)]
+struct Waiters(Option<Box<VecDeque<(TxnId, LockMode)>>>);
+
+impl Waiters {
+    fn iter(&self) -> impl Iterator<Item = &(TxnId, LockMode)> {
+        self.0.iter().flat_map(|q| q.iter())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    fn queue(&mut self) -> &mut VecDeque<(TxnId, LockMode)> {
+        self.0.get_or_insert_with(Box::default)
+    }
+
+    fn push_front(&mut self, waiter: (TxnId, LockMode)) {
+        self.queue().push_front(waiter);
+    }
+
+    fn push_back(&mut self, waiter: (TxnId, LockMode)) {
+        self.queue().push_back(waiter);
+    }
+
+    /// Removes `txn`'s wait, if it waits; frees the queue once it is empty.
+    fn remove(&mut self, txn: TxnId) {
+        if let Some(q) = &mut self.0 {
+            if let Some(i) = q.iter().position(|&(t, _)| t == txn) {
+                q.remove(i);
+            }
+            if q.is_empty() {
+                self.0 = None;
+            }
+        }
+    }
 }
 
 impl Entry {
@@ -124,13 +314,13 @@ impl Entry {
     /// and, unless it is an upgrade, incompatible waiters queued before it. Empty = grantable.
     fn blockers(&self, txn: TxnId, mode: LockMode, upgrade: bool, out: &mut Vec<TxnId>) {
         out.clear();
-        for &(t, m) in &self.granted {
+        for &(t, m) in self.granted.iter() {
             if t != txn && !m.compatible(mode) {
                 out.push(t);
             }
         }
         if !upgrade {
-            for &(t, m) in &self.waiting {
+            for &(t, m) in self.waiting.iter() {
                 if t == txn {
                     break;
                 }
@@ -180,14 +370,12 @@ impl Entry {
             .granted
             .iter()
             .enumerate()
-            .all(|(i, &(t, _))| self.granted[..i].iter().all(|&(u, _)| u != t));
+            .all(|(i, &(t, _))| self.granted.as_slice()[..i].iter().all(|&(u, _)| u != t));
         distinct && (!exclusive || self.granted.len() == 1)
     }
 
     fn remove_waiter(&mut self, txn: TxnId) {
-        if let Some(i) = self.waiting.iter().position(|&(t, _)| t == txn) {
-            self.waiting.remove(i);
-        }
+        self.waiting.remove(txn);
     }
 
     fn is_empty(&self) -> bool {
@@ -219,8 +407,8 @@ fn first_attempt(
         table.insert(
             key.clone(),
             Entry {
-                granted: vec![(txn, mode)],
-                ..Entry::default()
+                granted: Holders::One([(txn, mode)]),
+                waiting: Waiters::default(),
             },
         );
         return Attempt::Granted { new_row: true };
@@ -432,7 +620,7 @@ impl LockManager {
             let s = Self::shard_of(key);
             let mut table = relock(&self.shards[s].table);
             if let Some(entry) = table.get_mut(key) {
-                entry.granted.retain(|&(t, _)| t != txn);
+                entry.granted.remove(txn);
                 if entry.waiting.is_empty() {
                     if entry.granted.is_empty() {
                         table.remove(key);
@@ -494,10 +682,73 @@ mod tests {
     const LONG: Duration = Duration::from_secs(30);
 
     fn row(k: u8) -> RowKey {
-        RowKey {
-            table_id: 7,
-            key: vec![k],
+        RowKey::new(7, &[&[k]])
+    }
+
+    #[test]
+    fn row_keys_keep_table_and_key_inline_or_on_the_heap() {
+        let short = RowKey::new(0x0102_0304_0506_0708, &[&[0], &[9, 9]]);
+        assert_eq!(short.table_id(), 0x0102_0304_0506_0708);
+        assert_eq!(short.key(), &[0, 9, 9]);
+        assert!(matches!(short.0, KeyBytes::Inline { len: 11, .. }));
+        // The same bytes split differently are the same key.
+        assert_eq!(short, RowKey::new(0x0102_0304_0506_0708, &[&[0, 9], &[9]]));
+        let edge = RowKey::new(3, &[&[7; INLINE_KEY - 8]]);
+        assert!(matches!(edge.0, KeyBytes::Inline { .. }));
+        let long = RowKey::new(3, &[&[1], &[7; INLINE_KEY - 8]]);
+        assert!(matches!(long.0, KeyBytes::Heap(_)));
+        assert_eq!(long.table_id(), 3);
+        assert_eq!(long.key().len(), INLINE_KEY - 7);
+        assert_ne!(edge, long);
+        assert_ne!(short, RowKey::new(0x0102_0304_0506_0709, &[&[0, 9, 9]]));
+        // A lock on a long key conflicts with the same long key only.
+        let lm = LockManager::new();
+        lm.lock(1, &long, LockMode::Exclusive, LONG).unwrap();
+        lm.lock(2, &edge, LockMode::Exclusive, LONG).unwrap();
+        let again = RowKey::new(3, &[&[1, 7], &[7; INLINE_KEY - 9]]);
+        assert_eq!(
+            lm.lock(2, &again, LockMode::Shared, Duration::ZERO),
+            Err(LockError::Timeout)
+        );
+        lm.release_all(1);
+        lm.lock(2, &again, LockMode::Shared, Duration::ZERO)
+            .unwrap();
+        assert_eq!(lm.held_by(2), 2);
+    }
+
+    #[test]
+    fn holders_and_waiters_shrink_back_as_they_leave() {
+        let lm = LockManager::new();
+        for t in 1..=3 {
+            lm.lock(t, &row(1), LockMode::Shared, LONG).unwrap();
         }
+        {
+            let table = relock(&lm.shards[LockManager::shard_of(&row(1))].table);
+            let e = &table[&row(1)];
+            assert!(matches!(e.granted, Holders::Many(_)));
+            assert_eq!(e.granted.len(), 3);
+        }
+        lm.release_all(1);
+        lm.release_all(2);
+        {
+            let table = relock(&lm.shards[LockManager::shard_of(&row(1))].table);
+            assert!(matches!(
+                table[&row(1)].granted,
+                Holders::One([(3, LockMode::Shared)])
+            ));
+        }
+        // A waiter queues, times out and leaves no queue behind.
+        assert_eq!(
+            lm.lock(4, &row(1), LockMode::Exclusive, Duration::from_millis(20)),
+            Err(LockError::Timeout)
+        );
+        {
+            let table = relock(&lm.shards[LockManager::shard_of(&row(1))].table);
+            assert!(table[&row(1)].waiting.is_empty());
+        }
+        lm.release_all(3);
+        let table = relock(&lm.shards[LockManager::shard_of(&row(1))].table);
+        assert!(!table.contains_key(&row(1)), "a free row leaves the table");
     }
 
     #[test]
@@ -761,10 +1012,7 @@ mod tests {
                         }
                         let mut held = Vec::new();
                         for (r, mode) in requests {
-                            let key = RowKey {
-                                table_id: 1,
-                                key: r.to_le_bytes().to_vec(),
-                            };
+                            let key = RowKey::new(1, &[&r.to_le_bytes()]);
                             match lm.lock(txn, &key, mode, LONG) {
                                 Ok(()) => {
                                     check_exclusion(&mirror[r as usize], txn, mode);
@@ -793,10 +1041,7 @@ mod tests {
             .collect();
         let deadlocks = threads.into_iter().map(|t| t.join().unwrap()).sum();
         for r in 0..ROWS {
-            let key = RowKey {
-                table_id: 1,
-                key: r.to_le_bytes().to_vec(),
-            };
+            let key = RowKey::new(1, &[&r.to_le_bytes()]);
             lm.lock(u64::MAX, &key, LockMode::Exclusive, Duration::ZERO)
                 .unwrap();
         }

@@ -17,7 +17,7 @@
 //!   order);
 //! - writes and locking reads take row locks (exclusive for writes and `FOR UPDATE`, shared for
 //!   `LOCK IN SHARE MODE`) and read the latest committed version, overlaid with own changes;
-//!   locks are on primary-key values (`RowKey { table_id, key: 0 ++ pk }`) and on unique
+//!   locks are on primary-key values (`RowKey`: table, `0 ++ pk`) and on unique
 //!   secondary-key values (`1 ++ index id BE ++ index key`). There are no gap locks: a locking
 //!   range scan locks the rows it returns, not the gaps, so phantoms are possible;
 //! - inserts check duplicates (primary key and unique indexes, NULLs never conflict) against
@@ -123,24 +123,11 @@ pub struct Transaction {
 }
 
 fn pk_lock_key(table: TableId, pk: &[u8]) -> RowKey {
-    let mut key = Vec::with_capacity(pk.len() + 1);
-    key.push(0);
-    key.extend_from_slice(pk);
-    RowKey {
-        table_id: table,
-        key,
-    }
+    RowKey::new(table, &[&[0], pk])
 }
 
 fn unique_lock_key(table: TableId, index_id: u32, ikey: &[u8]) -> RowKey {
-    let mut key = Vec::with_capacity(ikey.len() + 5);
-    key.push(1);
-    key.extend_from_slice(&index_id.to_be_bytes());
-    key.extend_from_slice(ikey);
-    RowKey {
-        table_id: table,
-        key,
-    }
+    RowKey::new(table, &[&[1], &index_id.to_be_bytes(), ikey])
 }
 
 impl Transaction {
