@@ -615,7 +615,8 @@ impl Transaction {
     }
 
     /// `(sort key, pk, row)` of the rows in the disjoint, ordered byte ranges `brs`, base root
-    /// overlaid with own changes, in index order.
+    /// overlaid with own changes, in index order. The sort key is the index entry; for a
+    /// primary key scan it is empty (the pk is the order).
     #[allow(clippy::type_complexity)]
     fn collect_ranges(
         &self,
@@ -635,12 +636,12 @@ impl Transaction {
                         if own.is_some_and(|w| w.rows.contains_key(pk.as_slice())) {
                             continue;
                         }
-                        out.push((pk.to_vec(), pk.to_vec(), row));
+                        out.push((Vec::new(), pk.to_vec(), row));
                     }
                     if let Some(w) = own {
                         for (pk, row) in w.rows.range::<[u8], _>(borrowed(br)) {
                             if let Some(row) = row {
-                                out.push((pk.clone(), pk.clone(), row.clone()));
+                                out.push((Vec::new(), pk.clone(), row.clone()));
                             }
                         }
                     }
@@ -664,7 +665,11 @@ impl Transaction {
                     }
                 }
             }
-            out[from..].sort_by(|a, b| a.0.cmp(&b.0));
+            // The sort key of a primary key scan is the key itself (left empty, not copied).
+            match ix {
+                None => out[from..].sort_by(|a, b| a.1.cmp(&b.1)),
+                Some(_) => out[from..].sort_by(|a, b| a.0.cmp(&b.0)),
+            }
         }
         Ok(out)
     }
