@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use onelog_binlog::{GtidPos, GtidState};
 
-use crate::cursor::SegmentCursor;
+use crate::cursor::{SegmentCursor, Skim};
 use crate::error::LogError;
 use crate::frame;
 use crate::inner::Inner;
@@ -56,6 +56,12 @@ fn purged(lsn: Lsn, what: String) -> LogError {
         lsn,
         reason: format!("{what} was purged"),
     }
+}
+
+/// Whether a reader with `opts` steps over a record of `kind` (module docs).
+fn passes_over(opts: &ReaderOptions, kind: RecordKind) -> bool {
+    matches!(kind, RecordKind::CommitMark | RecordKind::SyncMark)
+        || (kind == RecordKind::GtidState && !opts.include_state_records)
 }
 
 impl LogReader {
@@ -85,7 +91,7 @@ impl LogReader {
                 if lsn < written {
                     let cur = &mut r.cur.as_mut().ok_or(LogError::Closed)?.0;
                     let path = cur.path.clone();
-                    match cur.frame_at(lsn, written)? {
+                    match cur.skim_at(lsn, written)? {
                         Ok(_) => {}
                         Err(e) => {
                             return Err(LogError::InvalidPosition {
@@ -171,9 +177,10 @@ impl LogReader {
         Ok(())
     }
 
-    /// The next record below the visible end, or None when there is none yet.
-    #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Result<Option<Record>, LogError> {
+    /// Moves to the segment holding the next record and returns the LSN its frame must end
+    /// at or before (the visible end, or the segment's end); None when nothing more is
+    /// visible yet.
+    fn locate(&mut self) -> Result<Option<Lsn>, LogError> {
         loop {
             let visible = lock(&self.inner.progress).visible_end(self.opts.include_non_durable);
             if self.lsn >= visible {
@@ -194,15 +201,49 @@ impl LogReader {
                     None => return Err(purged(self.lsn, format!("segment {}", c.path.display()))),
                 }
             }
-            if let Some((_, Some(end))) = &self.cur {
-                if self.lsn >= *end {
-                    self.cur = None;
-                    continue;
-                }
+            match &self.cur {
+                Some((_, Some(end))) if self.lsn >= *end => self.cur = None,
+                Some((_, end)) => return Ok(Some(end.map_or(visible, |e| e.min(visible)))),
+                None => return Err(LogError::Closed),
             }
+        }
+    }
+
+    /// The place, kind and event bytes of the next record [`next`](Self::next) would yield,
+    /// its CRC checked, without reading it into memory (`SegmentCursor::skim_at`): for
+    /// readers that only measure, like the classic view's file sizes. Not for a reader
+    /// started at a GTID position (that filter needs each record's GTID).
+    pub(crate) fn next_skimmed(&mut self) -> Result<Option<(Lsn, Lsn, Skim)>, LogError> {
+        debug_assert!(self.filter.is_none(), "a GTID filter needs the records");
+        while let Some(limit) = self.locate()? {
             let lsn = self.lsn;
-            let (cur, end) = self.cur.as_mut().ok_or(LogError::Closed)?;
-            let limit = end.map_or(visible, |e| e.min(visible));
+            let (cur, _) = self.cur.as_mut().ok_or(LogError::Closed)?;
+            let off = cur.offset_of(lsn);
+            let skim = match cur.skim_at(lsn, limit)? {
+                Ok(s) => s,
+                Err(e) => {
+                    return Err(LogError::corrupt(
+                        cur.path.clone(),
+                        off,
+                        format!("record at LSN {lsn} (visible end {limit}): {e}"),
+                    ))
+                }
+            };
+            let end_lsn = lsn + skim.len as u64;
+            self.lsn = end_lsn;
+            if !passes_over(&self.opts, skim.kind) {
+                return Ok(Some((lsn, end_lsn, skim)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The next record below the visible end, or None when there is none yet.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Result<Option<Record>, LogError> {
+        while let Some(limit) = self.locate()? {
+            let lsn = self.lsn;
+            let (cur, _) = self.cur.as_mut().ok_or(LogError::Closed)?;
             let off = cur.offset_of(lsn);
             let path = cur.path.clone();
             let f = match cur.frame_at(lsn, limit)? {
@@ -233,9 +274,7 @@ impl LogReader {
                 }
             };
             self.lsn = end_lsn;
-            if matches!(f.kind, RecordKind::CommitMark | RecordKind::SyncMark)
-                || (f.kind == RecordKind::GtidState && !self.opts.include_state_records)
-            {
+            if passes_over(&self.opts, f.kind) {
                 continue;
             }
             if let (Some(filter), Some(g)) = (&mut self.filter, gtid) {
@@ -256,6 +295,7 @@ impl LogReader {
                 aux: f.aux.to_vec(),
             }));
         }
+        Ok(None)
     }
 
     /// Like `next`, but waits (on the log's condvar) up to `timeout` for the visible end to

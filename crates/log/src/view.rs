@@ -421,8 +421,11 @@ fn header_end(inner: &Inner, seg: &SegRef) -> Result<u64, LogError> {
     Ok(FIRST_EVENT_OFFSET + file_start(seg.number, &header)?.events().len() as u64)
 }
 
-/// From the record boundary `lsn` at view offset `offset`, reads the durable records before
-/// `limit` and returns the LSN and offset reached (each record adds its events' bytes).
+/// From the record boundary `lsn` at view offset `offset`, steps over the durable records
+/// before `limit` and returns the LSN and offset reached (each record adds its events'
+/// bytes). The records are skimmed, not read into memory (`LogReader::next_skimmed`): the
+/// first SHOW MASTER STATUS or SHOW GLOBAL STATUS after a big transaction costs a read of
+/// its record, not a copy of it.
 fn advance(
     inner: &Arc<Inner>,
     mut lsn: Lsn,
@@ -433,12 +436,12 @@ fn advance(
         return Ok((lsn, offset));
     }
     let mut r = LogReader::new(inner.clone(), ReadStart::Lsn(lsn), Default::default())?;
-    while let Some(rec) = r.next()? {
-        if rec.lsn >= limit {
+    while let Some((at, end, skim)) = r.next_skimmed()? {
+        if at >= limit {
             break;
         }
-        offset += rec.events.len() as u64;
-        lsn = rec.end_lsn;
+        offset += skim.events_len as u64;
+        lsn = end;
     }
     Ok((lsn.max(r.position().min(limit)), offset))
 }

@@ -92,6 +92,85 @@ fn files_of(log: &Log) -> Vec<(u64, Vec<u8>, Vec<ViewItem>)> {
     out
 }
 
+/// A transaction group whose Query event carries `len` bytes of text.
+fn big_group(i: u64, len: usize) -> PendingRecord {
+    let mut g = group(i, false);
+    let mut v = Vec::new();
+    GtidEvent {
+        gtid: Gtid::new(0, 0, 0),
+        flags2: FL_TRANSACTIONAL,
+        commit_id: Some(0),
+        timestamp: 1_700_000_000,
+    }
+    .encode(&mut v);
+    QueryEvent::new(
+        "test",
+        &format!("insert into t values ({i}, '{}')", "y".repeat(len)),
+    )
+    .encode(1_700_000_000, 1, &mut v)
+    .unwrap();
+    XidEvent { xid: i }.encode(1_700_000_000, 1, &mut v);
+    g.events = v;
+    g
+}
+
+#[test]
+fn records_larger_than_a_read_ahead_are_sized_without_being_read_whole_but_checked() {
+    let fs = SimFs::new();
+    let log = Log::open(fs.clone(), log_opts(Durability::Level1))
+        .unwrap()
+        .0;
+    log.commit(group(0, true)).unwrap();
+    for i in 1..20 {
+        log.commit(group(i, false)).unwrap();
+    }
+    // Sized once: the view's size cache starts after these.
+    log.view_files().unwrap();
+    let big = log.commit(big_group(20, 3 << 20)).unwrap();
+    log.commit(big_group(21, 300 << 10)).unwrap();
+    for i in 22..30 {
+        log.commit(group(i, false)).unwrap();
+    }
+    // One byte in the middle of the 3 MiB record changes: sizing the view reads it (its CRC
+    // checked a read-ahead at a time) and says where, as reading it whole does.
+    let seg = log
+        .segments()
+        .into_iter()
+        .find(|s| s.start_lsn <= big.lsn && big.lsn < s.end_lsn)
+        .unwrap();
+    let at = seg.header_len + (big.lsn - seg.start_lsn) + (1 << 20) + 17;
+    let was = fs.read_file(&seg.path).unwrap()[at as usize];
+    assert!(fs.corrupt(&seg.path, at, &[!was]));
+    let err = log.view_files().unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("record at LSN {}", big.lsn)) && err.contains("bad CRC32C"),
+        "{err}"
+    );
+    assert!(fs.corrupt(&seg.path, at, &[was]));
+    // Intact again: the sizes are those of the view read record by record.
+    let files = files_of(&log);
+    let sizes = log.view_files().unwrap();
+    assert_eq!(
+        sizes.iter().map(|f| f.size).collect::<Vec<_>>(),
+        files
+            .iter()
+            .map(|(_, b, _)| b.len() as u64)
+            .collect::<Vec<_>>()
+    );
+    let groups: usize = files.iter().map(|(_, _, items)| items.len()).sum();
+    assert!(groups >= 30, "{groups} items");
+    // A reader may start at the big record (its boundary checked the same way), not inside it.
+    let mut r = log
+        .reader(onelog_log::ReadStart::Lsn(big.lsn), Default::default())
+        .unwrap();
+    let rec = r.next().unwrap().unwrap();
+    assert_eq!((rec.lsn, rec.end_lsn), (big.lsn, big.end_lsn));
+    assert!(log
+        .reader(onelog_log::ReadStart::Lsn(big.lsn + 1), Default::default())
+        .is_err());
+    log.shutdown().unwrap();
+}
+
 #[test]
 fn names_round_trip() {
     assert_eq!(view_file_name(7), "binlog.000007");
