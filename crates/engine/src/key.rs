@@ -187,7 +187,7 @@ pub fn encode_key(
 }
 
 /// Longest key [`KeyBytes`] keeps inline.
-const INLINE_KEY: usize = 22;
+pub(crate) const INLINE_KEY: usize = 22;
 
 /// Key bytes as the store keeps them: up to 22 bytes inline (an integer primary key, or an
 /// integer index key plus such a primary key), longer ones on the heap. Cloning a short key

@@ -36,6 +36,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::key::{KeyBytes, INLINE_KEY};
+
 /// Transaction id as the lock manager sees it.
 pub type TxnId = u64;
 
@@ -60,70 +62,50 @@ impl LockMode {
 
 /// A lockable row: a table and an encoded key within it (`txn.rs` says which keys it locks).
 ///
-/// Stored as the table id (8 bytes, big-endian) followed by the key bytes, inline when that
-/// fits in [`INLINE_KEY`] bytes (an integer or short string primary key) and on the heap
-/// otherwise: a lock on such a row allocates nothing for its key, and the key's bytes sit in
-/// the lock table's slot itself. A big transaction holds a lock per row it wrote, so this is
-/// most of what its locks cost (issue 14 part 3).
+/// Stored as the table id (8 bytes, big-endian) followed by the key bytes, in a
+/// [`KeyBytes`]: inline when that fits in [`INLINE_KEY`] bytes (an integer or short string
+/// primary key), on the heap otherwise, so a lock on such a row allocates nothing for its key
+/// and the key's bytes sit in the lock table's slot itself. A big transaction holds a lock per
+/// row it wrote, so this is most of what its locks cost (issue 14 part 3). Identity is the
+/// bytes (`KeyBytes`' equality and hash).
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct RowKey(KeyBytes);
-
-/// The most bytes (table id included) a [`RowKey`] keeps inline.
-const INLINE_KEY: usize = 22;
-
-/// A byte string, inline up to [`INLINE_KEY`] bytes. Invariant: a string of at most
-/// `INLINE_KEY` bytes is always `Inline`, so equal strings are equal values (the derived
-/// `PartialEq` and `Hash` compare the representation).
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum KeyBytes {
-    Inline { len: u8, bytes: [u8; INLINE_KEY] },
-    Heap(Box<[u8]>),
-}
 
 impl RowKey {
     /// The key `parts` (concatenated) of table `table_id`.
     pub fn new(table_id: u64, parts: &[&[u8]]) -> RowKey {
         let len = 8 + parts.iter().map(|p| p.len()).sum::<usize>();
-        if len <= INLINE_KEY {
-            let mut bytes = [0u8; INLINE_KEY];
-            bytes[..8].copy_from_slice(&table_id.to_be_bytes());
-            let mut at = 8;
-            for p in parts {
-                bytes[at..at + p.len()].copy_from_slice(p);
-                at += p.len();
-            }
-            // len <= INLINE_KEY < 256.
-            return RowKey(KeyBytes::Inline {
-                len: len as u8,
-                bytes,
-            });
-        }
-        let mut v = Vec::with_capacity(len);
-        v.extend_from_slice(&table_id.to_be_bytes());
+        let mut small = [0u8; INLINE_KEY];
+        let mut heap = Vec::new();
+        let out: &mut [u8] = if len <= INLINE_KEY {
+            &mut small[..len]
+        } else {
+            heap.resize(len, 0);
+            &mut heap
+        };
+        out[..8].copy_from_slice(&table_id.to_be_bytes());
+        let mut at = 8;
         for p in parts {
-            v.extend_from_slice(p);
+            out[at..at + p.len()].copy_from_slice(p);
+            at += p.len();
         }
-        RowKey(KeyBytes::Heap(v.into_boxed_slice()))
-    }
-
-    /// The table id followed by the key bytes.
-    fn bytes(&self) -> &[u8] {
-        match &self.0 {
-            KeyBytes::Inline { len, bytes } => &bytes[..usize::from(*len)],
-            KeyBytes::Heap(b) => b,
+        if len <= INLINE_KEY {
+            RowKey(KeyBytes::from(&small[..len]))
+        } else {
+            RowKey(KeyBytes::from(heap))
         }
     }
 
     /// The table the row belongs to.
     pub fn table_id(&self) -> u64 {
         let mut id = [0u8; 8];
-        id.copy_from_slice(&self.bytes()[..8]);
+        id.copy_from_slice(&self.0[..8]);
         u64::from_be_bytes(id)
     }
 
     /// The key bytes within the table.
     pub fn key(&self) -> &[u8] {
-        &self.bytes()[8..]
+        &self.0[8..]
     }
 }
 
@@ -690,13 +672,13 @@ mod tests {
         let short = RowKey::new(0x0102_0304_0506_0708, &[&[0], &[9, 9]]);
         assert_eq!(short.table_id(), 0x0102_0304_0506_0708);
         assert_eq!(short.key(), &[0, 9, 9]);
-        assert!(matches!(short.0, KeyBytes::Inline { len: 11, .. }));
+        assert_eq!(short.0.heap_len(), 0);
         // The same bytes split differently are the same key.
         assert_eq!(short, RowKey::new(0x0102_0304_0506_0708, &[&[0, 9], &[9]]));
         let edge = RowKey::new(3, &[&[7; INLINE_KEY - 8]]);
-        assert!(matches!(edge.0, KeyBytes::Inline { .. }));
+        assert_eq!(edge.0.heap_len(), 0);
         let long = RowKey::new(3, &[&[1], &[7; INLINE_KEY - 8]]);
-        assert!(matches!(long.0, KeyBytes::Heap(_)));
+        assert_eq!(long.0.heap_len(), INLINE_KEY + 1);
         assert_eq!(long.table_id(), 3);
         assert_eq!(long.key().len(), INLINE_KEY - 7);
         assert_ne!(edge, long);

@@ -230,6 +230,10 @@ impl LogReader {
                 }
             };
             let end_lsn = lsn + skim.len as u64;
+            debug_assert!(
+                end_lsn > lsn && end_lsn <= limit,
+                "a record past the visible end ({end_lsn} > {limit})"
+            );
             self.lsn = end_lsn;
             if !passes_over(&self.opts, skim.kind) {
                 return Ok(Some((lsn, end_lsn, skim)));

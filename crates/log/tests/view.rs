@@ -27,6 +27,19 @@ fn log_opts(durability: Durability) -> LogOptions {
 }
 
 fn group(i: u64, ddl: bool) -> PendingRecord {
+    let q = if ddl {
+        "create table t (a int primary key, b text)".to_string()
+    } else {
+        format!(
+            "insert into t values ({i}, '{}')",
+            "x".repeat((i % 5 * 50) as usize)
+        )
+    };
+    group_with(i, ddl, &q)
+}
+
+/// A group of one Query event `q` (and an Xid unless `ddl`).
+fn group_with(i: u64, ddl: bool, q: &str) -> PendingRecord {
     let mut v = Vec::new();
     let flags2 = if ddl {
         FL_STANDALONE | FL_DDL
@@ -40,15 +53,7 @@ fn group(i: u64, ddl: bool) -> PendingRecord {
         timestamp: 1_700_000_000,
     }
     .encode(&mut v);
-    let q = if ddl {
-        "create table t (a int primary key, b text)".to_string()
-    } else {
-        format!(
-            "insert into t values ({i}, '{}')",
-            "x".repeat((i % 5 * 50) as usize)
-        )
-    };
-    QueryEvent::new("test", &q)
+    QueryEvent::new("test", q)
         .encode(1_700_000_000, 1, &mut v)
         .unwrap();
     if !ddl {
@@ -94,24 +99,11 @@ fn files_of(log: &Log) -> Vec<(u64, Vec<u8>, Vec<ViewItem>)> {
 
 /// A transaction group whose Query event carries `len` bytes of text.
 fn big_group(i: u64, len: usize) -> PendingRecord {
-    let mut g = group(i, false);
-    let mut v = Vec::new();
-    GtidEvent {
-        gtid: Gtid::new(0, 0, 0),
-        flags2: FL_TRANSACTIONAL,
-        commit_id: Some(0),
-        timestamp: 1_700_000_000,
-    }
-    .encode(&mut v);
-    QueryEvent::new(
-        "test",
+    group_with(
+        i,
+        false,
         &format!("insert into t values ({i}, '{}')", "y".repeat(len)),
     )
-    .encode(1_700_000_000, 1, &mut v)
-    .unwrap();
-    XidEvent { xid: i }.encode(1_700_000_000, 1, &mut v);
-    g.events = v;
-    g
 }
 
 #[test]
