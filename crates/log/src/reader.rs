@@ -58,6 +58,22 @@ fn purged(lsn: Lsn, what: String) -> LogError {
     }
 }
 
+/// The error for bytes at `lsn` (file offset `off` of `path`) that are not a valid record
+/// below the visible end `limit`.
+fn bad_record(
+    path: &std::path::Path,
+    off: u64,
+    lsn: Lsn,
+    limit: Lsn,
+    e: frame::FrameError,
+) -> LogError {
+    LogError::corrupt(
+        path,
+        off,
+        format!("record at LSN {lsn} (visible end {limit}): {e}"),
+    )
+}
+
 /// Whether a reader with `opts` steps over a record of `kind` (module docs).
 fn passes_over(opts: &ReaderOptions, kind: RecordKind) -> bool {
     matches!(kind, RecordKind::CommitMark | RecordKind::SyncMark)
@@ -221,13 +237,7 @@ impl LogReader {
             let off = cur.offset_of(lsn);
             let skim = match cur.skim_at(lsn, limit)? {
                 Ok(s) => s,
-                Err(e) => {
-                    return Err(LogError::corrupt(
-                        cur.path.clone(),
-                        off,
-                        format!("record at LSN {lsn} (visible end {limit}): {e}"),
-                    ))
-                }
+                Err(e) => return Err(bad_record(&cur.path, off, lsn, limit, e)),
             };
             let end_lsn = lsn + skim.len as u64;
             debug_assert!(
@@ -252,13 +262,7 @@ impl LogReader {
             let path = cur.path.clone();
             let f = match cur.frame_at(lsn, limit)? {
                 Ok(f) => f,
-                Err(e) => {
-                    return Err(LogError::corrupt(
-                        path,
-                        off,
-                        format!("record at LSN {lsn} (visible end {limit}): {e}"),
-                    ))
-                }
+                Err(e) => return Err(bad_record(&path, off, lsn, limit, e)),
             };
             let end_lsn = lsn + f.len as u64;
             debug_assert!(
