@@ -37,10 +37,6 @@ pub(crate) struct SegmentCursor {
     buf: Vec<u8>,
     /// File offset of `buf[0]`.
     buf_off: u64,
-    /// The last frame [`skim_at`](Self::skim_at) checked and where: a reader whose start was
-    /// checked by a skim finds it here instead of reading the frame again (the bytes of a
-    /// frame that lay below a limit never change).
-    last_skim: Option<(Lsn, Skim)>,
 }
 
 impl SegmentCursor {
@@ -59,7 +55,6 @@ impl SegmentCursor {
             start_lsn,
             buf: Vec::new(),
             buf_off: 0,
-            last_skim: None,
         }
     }
 
@@ -124,28 +119,10 @@ impl SegmentCursor {
     /// The kind, length and event bytes of the frame at `lsn` (reading nothing at or past
     /// `limit`), with its CRC checked as [`frame_at`](Self::frame_at) checks it, but without
     /// holding the frame: a frame larger than the read-ahead is checked a read-ahead at a
-    /// time, so stepping over a 500 MB transaction (the classic view's sizes, a reader's start
-    /// position) costs a read of it and no memory for it. Such a frame's payload is not parsed
-    /// beyond its events length (a GtidState's state is not decoded; a CommitMark or SyncMark
+    /// time, so stepping over a 500 MB transaction (the classic view's sizes) costs a read of
+    /// it and no memory for it. Such a frame's payload is not parsed beyond its events length (a GtidState's state is not decoded; a CommitMark or SyncMark
     /// that large is invalid).
     pub fn skim_at(&mut self, lsn: Lsn, limit: Lsn) -> Result<Result<Skim, FrameError>, LogError> {
-        if let Some((at, skim)) = self.last_skim {
-            if at == lsn && lsn + skim.len as u64 <= limit {
-                return Ok(Ok(skim));
-            }
-        }
-        let skim = self.skim_unremembered(lsn, limit)?;
-        if let Ok(s) = skim {
-            self.last_skim = Some((lsn, s));
-        }
-        Ok(skim)
-    }
-
-    fn skim_unremembered(
-        &mut self,
-        lsn: Lsn,
-        limit: Lsn,
-    ) -> Result<Result<Skim, FrameError>, LogError> {
         let off = self.offset_of(lsn);
         let max_off = self.offset_of(limit.max(lsn));
         let avail = (max_off - off) as usize;
@@ -297,31 +274,5 @@ mod tests {
             Err(FrameError::Truncated { .. })
         ));
         assert!(c.skim_at(ends[0] as Lsn, limit).unwrap().is_ok());
-    }
-
-    #[test]
-    fn a_frame_skimmed_is_not_read_again_at_the_same_place() {
-        let (mut c, ends, _fs) = cursor();
-        let limit = *ends.last().unwrap() as Lsn;
-        let first = c.skim_at(ends[0] as Lsn, limit).unwrap().unwrap();
-        assert_eq!(first.events_len, 1 << 20);
-        // A byte below a limit never changes; changing one here shows that asking again for
-        // the same frame (a reader's first record, after its start was checked) reads nothing.
-        let at = (ends[0] + 1000) as u64;
-        let file = c.file.clone();
-        let mut b = [0u8; 1];
-        file.read_at(&mut b, at).unwrap();
-        file.write_all_at(&[!b[0]], at).unwrap();
-        assert_eq!(c.skim_at(ends[0] as Lsn, limit).unwrap().unwrap(), first);
-        // A limit it does not fit under is checked again, as is another cursor.
-        assert!(matches!(
-            c.skim_at(ends[0] as Lsn, ends[1] as Lsn - 1).unwrap(),
-            Err(FrameError::Truncated { .. })
-        ));
-        let mut other = SegmentCursor::new(file, c.path.clone(), 1, 0, 0);
-        assert!(matches!(
-            other.skim_at(ends[0] as Lsn, limit).unwrap(),
-            Err(FrameError::Invalid(_))
-        ));
     }
 }

@@ -107,7 +107,7 @@ impl LogReader {
                 if lsn < written {
                     let cur = &mut r.cur.as_mut().ok_or(LogError::Closed)?.0;
                     let path = cur.path.clone();
-                    match cur.skim_at(lsn, written)? {
+                    match cur.frame_at(lsn, written)? {
                         Ok(_) => {}
                         Err(e) => {
                             return Err(LogError::InvalidPosition {
@@ -147,6 +147,29 @@ impl LogReader {
                 r.filter = Some(pos);
             }
         }
+        Ok(r)
+    }
+
+    /// A reader from `lsn`, which the caller knows to be a record boundary (a segment's start,
+    /// or where an earlier reader of this log stopped): unlike `ReadStart::Lsn`, the record
+    /// there is not read to check it (the first read checks it anyway). For readers that only
+    /// measure ([`next_skimmed`](Self::next_skimmed)), so a big record there is read once.
+    pub(crate) fn at_boundary(inner: Arc<Inner>, lsn: Lsn) -> Result<Self, LogError> {
+        let written = lock(&inner.progress).written();
+        if lsn > written {
+            return Err(LogError::InvalidPosition {
+                lsn,
+                reason: format!("beyond the end of the log (written up to {written})"),
+            });
+        }
+        let mut r = LogReader {
+            inner,
+            opts: ReaderOptions::default(),
+            lsn,
+            cur: None,
+            filter: None,
+        };
+        r.open_segment_for(lsn)?;
         Ok(r)
     }
 

@@ -435,7 +435,7 @@ fn advance(
     if lsn >= limit {
         return Ok((lsn, offset));
     }
-    let mut r = LogReader::new(inner.clone(), ReadStart::Lsn(lsn), Default::default())?;
+    let mut r = LogReader::at_boundary(inner.clone(), lsn)?;
     while let Some((at, end, skim)) = r.next_skimmed()? {
         if at >= limit {
             break;

@@ -151,7 +151,7 @@ fn records_larger_than_a_read_ahead_are_sized_without_being_read_whole_but_check
     );
     let groups: usize = files.iter().map(|(_, _, items)| items.len()).sum();
     assert!(groups >= 30, "{groups} items");
-    // A reader may start at the big record (its boundary checked the same way), not inside it.
+    // A reader may start at the big record (its boundary checked), not inside it.
     let mut r = log
         .reader(onelog_log::ReadStart::Lsn(big.lsn), Default::default())
         .unwrap();
