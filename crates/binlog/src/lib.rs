@@ -37,4 +37,4 @@ pub use error::{DecodeError, EncodeError};
 pub use event::{decode_event, decode_event_with_header, Event};
 pub use group::{decode_group, DecodedGroup, EventGroupDecoder, GroupItem, TableMapCache};
 pub use gtid::{Gtid, GtidPos, GtidState};
-pub use value::{ColumnMeta, ColumnType, Value};
+pub use value::{ColumnMeta, ColumnType, SharedBytes, Value};

@@ -405,7 +405,7 @@ fn decode_value(col: &ColumnMeta, r: &mut Reader<'_>) -> Result<Value, DecodeErr
         }
         T::VarChar => {
             let n = r.uint_le(varchar_len_bytes(col.meta))? as usize;
-            Value::Bytes(r.bytes(n)?.to_vec())
+            Value::bytes(r.bytes(n)?)
         }
         T::String => {
             let (real_type, len) = ColumnMeta::unpack_string_meta(col.meta);
@@ -425,7 +425,7 @@ fn decode_value(col: &ColumnMeta, r: &mut Reader<'_>) -> Result<Value, DecodeErr
                     if col.binary && b.len() < usize::from(len) {
                         b.resize(usize::from(len), 0);
                     }
-                    Value::Bytes(b)
+                    Value::bytes(b)
                 }
             }
         }
@@ -436,7 +436,7 @@ fn decode_value(col: &ColumnMeta, r: &mut Reader<'_>) -> Result<Value, DecodeErr
             if n > r.remaining() as u64 {
                 return Err(bad(format!("blob of {n} bytes, {} left", r.remaining())));
             }
-            Value::Bytes(r.bytes(n as usize)?.to_vec())
+            Value::bytes(r.bytes(n as usize)?)
         }
         T::Date => {
             let x = r.uint_le(3)? as u32;
@@ -767,7 +767,7 @@ mod tests {
         assert!(encode_value(&u, &Value::UInt(256), &mut out).is_err());
         assert!(encode_value(
             &col(ColumnType::VarChar, 3),
-            &Value::Bytes(b"abcd".to_vec()),
+            &Value::bytes(b"abcd"),
             &mut out
         )
         .is_err());
@@ -793,7 +793,7 @@ mod tests {
         assert_eq!(ColumnMeta::pack_string_meta(254, 10), 0xFE0A);
         assert_eq!(ColumnMeta::unpack_string_meta(0xFE0A), (254, 10));
         let c = col(ColumnType::String, 0xCEFC);
-        let b = enc(&c, Value::Bytes(vec![b'x'; 300]));
+        let b = enc(&c, Value::bytes(vec![b'x'; 300]));
         assert_eq!(&b[..2], &300u16.to_le_bytes());
     }
 }

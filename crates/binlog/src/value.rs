@@ -35,6 +35,9 @@
 //! type (cross-checked with an independent decoder in tests/); the row codec refuses a
 //! [`Value`] of another type family than its column's instead of converting it.
 
+use std::fmt;
+use triomphe::Arc;
+
 /// MariaDB `enum_field_types` codes used in Table_map events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -141,8 +144,9 @@ pub enum Value {
     /// DECIMAL in canonical text form: optional `-`, digits, optional `.` and exactly `scale`
     /// fraction digits (`"-12.50"` for DECIMAL(p,2)).
     Decimal(String),
-    /// CHAR, VARCHAR, BINARY, VARBINARY, TEXT and BLOB kinds: the bytes (utf8mb4 for text).
-    Bytes(Vec<u8>),
+    /// CHAR, VARCHAR, BINARY, VARBINARY, TEXT and BLOB kinds: the bytes (utf8mb4 for text),
+    /// shared between the clones of a value.
+    Bytes(SharedBytes),
     Date {
         year: u16,
         month: u8,
@@ -173,7 +177,150 @@ pub enum Value {
     Year(u16),
 }
 
+/// The bytes of a string or binary [`Value`], immutable and shared: cloning a value (a row
+/// read from the store, a row an UPDATE writes back with one column changed, a row image
+/// kept for the binlog) shares its strings instead of copying them. Compares, orders and
+/// hashes as its bytes (equal at once when shared); derefs to `[u8]`. Build one from a
+/// `Vec<u8>`, a slice or a string with `into()` (one allocation: an 8-byte count, then the
+/// bytes); [`SharedBytes::into_vec`] gives the bytes back to change them.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SharedBytes(Arc<[u8]>);
+
+impl SharedBytes {
+    /// The bytes as a slice.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The size of the allocation holding the bytes (their count, then the bytes), before the
+    /// allocator rounds it up; a clone shares it.
+    pub fn alloc_len(&self) -> usize {
+        size_of::<usize>() + self.0.len()
+    }
+
+    /// The bytes in a vector of their own (a copy: the bytes may be shared).
+    pub fn into_vec(self) -> Vec<u8> {
+        self.0.to_vec()
+    }
+}
+
+impl Default for SharedBytes {
+    fn default() -> Self {
+        SharedBytes(Arc::from(&[][..]))
+    }
+}
+
+impl std::ops::Deref for SharedBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl AsRef<[u8]> for SharedBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<[u8]> for SharedBytes {
+    fn borrow(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl fmt::Debug for SharedBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl<'a> IntoIterator for &'a SharedBytes {
+    type Item = &'a u8;
+    type IntoIter = std::slice::Iter<'a, u8>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl FromIterator<u8> for SharedBytes {
+    fn from_iter<I: IntoIterator<Item = u8>>(iter: I) -> Self {
+        SharedBytes::from(iter.into_iter().collect::<Vec<u8>>())
+    }
+}
+
+impl From<Vec<u8>> for SharedBytes {
+    fn from(v: Vec<u8>) -> Self {
+        SharedBytes(Arc::from(&v[..]))
+    }
+}
+
+impl From<&[u8]> for SharedBytes {
+    fn from(v: &[u8]) -> Self {
+        SharedBytes(Arc::from(v))
+    }
+}
+
+impl<const N: usize> From<&[u8; N]> for SharedBytes {
+    fn from(v: &[u8; N]) -> Self {
+        SharedBytes(Arc::from(&v[..]))
+    }
+}
+
+impl From<&str> for SharedBytes {
+    fn from(v: &str) -> Self {
+        SharedBytes(Arc::from(v.as_bytes()))
+    }
+}
+
+impl From<String> for SharedBytes {
+    fn from(v: String) -> Self {
+        SharedBytes(Arc::from(v.as_bytes()))
+    }
+}
+
+impl From<SharedBytes> for Vec<u8> {
+    fn from(v: SharedBytes) -> Self {
+        v.into_vec()
+    }
+}
+
+impl PartialEq<[u8]> for SharedBytes {
+    fn eq(&self, other: &[u8]) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&[u8]> for SharedBytes {
+    fn eq(&self, other: &&[u8]) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<Vec<u8>> for SharedBytes {
+    fn eq(&self, other: &Vec<u8>) -> bool {
+        *self.0 == other[..]
+    }
+}
+
+impl<const N: usize> PartialEq<[u8; N]> for SharedBytes {
+    fn eq(&self, other: &[u8; N]) -> bool {
+        *self.0 == other[..]
+    }
+}
+
+impl<const N: usize> PartialEq<&[u8; N]> for SharedBytes {
+    fn eq(&self, other: &&[u8; N]) -> bool {
+        *self.0 == other[..]
+    }
+}
+
 impl Value {
+    /// A string or binary value of `bytes`.
+    pub fn bytes(bytes: impl Into<SharedBytes>) -> Value {
+        Value::Bytes(bytes.into())
+    }
+
     /// A TIME as signed microseconds (`-838:59:59` .. `838:59:59`); None for other values.
     pub fn time_micros(&self) -> Option<i64> {
         let Value::Time {
@@ -290,5 +437,38 @@ mod calendar_tests {
             let (y, m, dd) = civil_from_days(d);
             assert_eq!(days_from_civil(y, m, dd), d, "{y}-{m}-{dd}");
         }
+    }
+}
+
+#[cfg(test)]
+mod shared_bytes_tests {
+    use super::{SharedBytes, Value};
+
+    #[test]
+    fn a_clone_shares_the_bytes_and_compares_equal() {
+        let a = SharedBytes::from(vec![b'x'; 119]);
+        let b = a.clone();
+        assert_eq!(a.as_ptr(), b.as_ptr(), "a clone shares its allocation");
+        assert_eq!(a, b);
+        // A copy with equal bytes is equal too, and bytes order as slices do.
+        assert_eq!(a, SharedBytes::from(&[b'x'; 119]));
+        assert!(SharedBytes::from("ab") < SharedBytes::from("b"));
+        assert!(SharedBytes::from("") < SharedBytes::from("\0"));
+        assert_eq!(SharedBytes::default(), SharedBytes::from(Vec::new()));
+        // One 8-byte count before the bytes: 119 bytes fit an allocator's 128-byte class.
+        assert_eq!(a.alloc_len(), 127);
+    }
+
+    #[test]
+    fn values_of_any_origin_agree() {
+        let v = Value::bytes("héllo");
+        assert_eq!(v, Value::bytes("héllo".as_bytes().to_vec()));
+        assert_eq!(v, Value::bytes(String::from("héllo")));
+        assert_ne!(v, Value::bytes("hello"));
+        let Value::Bytes(b) = &v else { unreachable!() };
+        assert_eq!(*b, "héllo".as_bytes());
+        assert_eq!(format!("{b:?}"), format!("{:?}", "héllo".as_bytes()));
+        assert_eq!(b.clone().into_vec(), "héllo".as_bytes().to_vec());
+        assert_eq!(b.iter().copied().collect::<SharedBytes>(), *b);
     }
 }

@@ -61,7 +61,7 @@ fn expected(c: &ColumnMeta, v: &Value) -> MyValue {
             let keep = b.iter().rposition(|&x| x != 0).map_or(0, |at| at + 1);
             MyValue::Bytes(b[..keep].to_vec())
         }
-        (_, Value::Bytes(b)) => MyValue::Bytes(b.clone()),
+        (_, Value::Bytes(b)) => MyValue::Bytes(b.to_vec()),
         (T::String, Value::UInt(u)) => {
             let (real, len) = ColumnMeta::unpack_string_meta(c.meta);
             if real == ENUM_REAL_TYPE {
@@ -500,14 +500,14 @@ fn mysql_common_reads_every_column_type_we_write() {
             Value::Decimal(
                 "12345678901234567890123456789012345.123456789012345678901234567890".into(),
             ),
-            Value::Bytes(vec![b'v'; 300]),
-            Value::Bytes(vec![0, 255]),
-            Value::Bytes("é".repeat(100).into_bytes()),
-            Value::Bytes(vec![1, 2, 3]),
+            Value::bytes(vec![b'v'; 300]),
+            Value::bytes(vec![0, 255]),
+            Value::bytes("é".repeat(100).into_bytes()),
+            Value::bytes(vec![1, 2, 3]),
             Value::UInt(3),
             Value::UInt(0x0102),
-            Value::Bytes(b"some text".to_vec()),
-            Value::Bytes(vec![7; 70_000]),
+            Value::bytes(b"some text"),
+            Value::bytes(vec![7; 70_000]),
             Value::Date {
                 year: 2024,
                 month: 2,

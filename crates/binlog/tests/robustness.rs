@@ -56,8 +56,8 @@ fn sample_row(i: i64) -> Vec<Value> {
     vec![
         Value::Int(i),
         Value::Decimal(format!("-{i}.25")),
-        Value::Bytes(b"alice".to_vec()),
-        Value::Bytes(b"c1".to_vec()),
+        Value::bytes(b"alice"),
+        Value::bytes(b"c1"),
         Value::Null,
         Value::DateTime {
             year: 2024,

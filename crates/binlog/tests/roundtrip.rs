@@ -268,7 +268,7 @@ fn rows_writer_rejects_bad_values_without_changing_the_event() {
     w.push_row(&cols, &[Value::Int(1)]).unwrap();
     let len = w.rows_len();
     assert!(w.push_row(&cols, &[Value::Int(70000)]).is_err());
-    assert!(w.push_row(&cols, &[Value::Bytes(vec![1])]).is_err());
+    assert!(w.push_row(&cols, &[Value::bytes(vec![1])]).is_err());
     assert!(w.push_row(&cols, &[Value::Null]).is_err());
     assert!(w.push_row(&cols, &[]).is_err());
     assert!(w

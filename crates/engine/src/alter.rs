@@ -195,9 +195,9 @@ pub fn convert(
     let input = if to.is_string() && !from.is_string() {
         // A number as its text (DECIMAL keeps its scale's digits, as MariaDB prints it).
         match v {
-            Value::Int(i) => Value::Bytes(i.to_string().into_bytes()),
-            Value::UInt(u) => Value::Bytes(u.to_string().into_bytes()),
-            Value::Decimal(d) => Value::Bytes(d.clone().into_bytes()),
+            Value::Int(i) => Value::bytes(i.to_string().into_bytes()),
+            Value::UInt(u) => Value::bytes(u.to_string().into_bytes()),
+            Value::Decimal(d) => Value::bytes(d.clone().into_bytes()),
             other => other.clone(),
         }
     } else if (to.is_integer() || matches!(to, SqlType::Decimal { .. })) && from.is_string() {
@@ -372,15 +372,18 @@ fn clip(ty: &SqlType, negative: bool) -> Value {
 /// `v` cut to `ty`'s length (characters for CHAR/VARCHAR, bytes otherwise, at a character
 /// boundary for text).
 fn cut(ty: &SqlType, v: Value) -> Value {
-    let Value::Bytes(mut b) = v else {
+    let Value::Bytes(b) = v else {
         return v;
     };
     match *ty {
         SqlType::Char(n) | SqlType::VarChar(n) => {
             let s = String::from_utf8_lossy(&b);
-            return Value::Bytes(s.chars().take(n as usize).collect::<String>().into_bytes());
+            Value::bytes(s.chars().take(n as usize).collect::<String>())
         }
-        SqlType::Binary(n) | SqlType::VarBinary(n) => b.truncate(n as usize),
+        SqlType::Binary(n) | SqlType::VarBinary(n) => {
+            let n = b.len().min(n as usize);
+            Value::bytes(&b[..n])
+        }
         t => {
             let max = match t {
                 SqlType::TinyText | SqlType::TinyBlob => 255,
@@ -391,10 +394,9 @@ fn cut(ty: &SqlType, v: Value) -> Value {
             while t.is_text() && n > 0 && std::str::from_utf8(&b[..n]).is_err() {
                 n -= 1;
             }
-            b.truncate(n);
+            Value::bytes(&b[..n])
         }
     }
-    Value::Bytes(b)
 }
 
 /// The value MariaDB gives a NOT NULL column for NULL in a non-strict copy: the type's zero.
@@ -425,7 +427,7 @@ fn zero_of(col: &ColumnDef) -> Value {
         },
         SqlType::Year => Value::Year(0),
         t if t.is_integer() => Value::Int(0),
-        _ => Value::Bytes(Vec::new()),
+        _ => Value::bytes(Vec::new()),
     };
     col.ty.coerce(&col.name, v).unwrap_or(Value::Null)
 }
@@ -496,7 +498,7 @@ mod tests {
     const TINY: SqlType = SqlType::TinyInt { unsigned: false };
 
     fn s(t: &str) -> Value {
-        Value::Bytes(t.as_bytes().to_vec())
+        Value::bytes(t.as_bytes())
     }
 
     // Each case checked on MariaDB 10.11 (ALTER TABLE t MODIFY c ... over such a row).
@@ -745,7 +747,7 @@ mod tests {
         let same = vec![ColumnSource::Old(0), ColumnSource::Old(1)];
         let mut renamed = old.clone();
         renamed.columns[1].name = "b".into();
-        renamed.columns[1].default = Some(Value::Bytes(b"x".to_vec()));
+        renamed.columns[1].default = Some(Value::bytes(b"x"));
         assert!(keeps_rows(&old, &renamed, &same));
         let mut no_index = old.clone();
         no_index.indexes.clear();

@@ -380,7 +380,7 @@ mod tests {
     }
 
     fn row(id: u64, v: &str) -> Arc<Row> {
-        Arc::new(vec![Value::UInt(id), Value::Bytes(v.as_bytes().to_vec())])
+        Arc::new(vec![Value::UInt(id), Value::bytes(v.as_bytes())])
     }
 
     #[test]

@@ -240,7 +240,7 @@ mod tests {
         let row = vec![
             Value::Int(-5),
             Value::Null,
-            Value::Bytes(b"text".to_vec()),
+            Value::bytes(b"text"),
             Value::UInt(u64::MAX),
         ];
         assert_eq!(decode_row(&encode_row(&row), 4).unwrap(), row);
@@ -249,7 +249,7 @@ mod tests {
 
     #[test]
     fn bad_values_are_errors_never_other_rows() {
-        let row = encode_row(&[Value::Int(1), Value::Bytes(b"abc".to_vec())]);
+        let row = encode_row(&[Value::Int(1), Value::bytes(b"abc")]);
         let e = decode_row(&row, 3).unwrap_err().to_string();
         assert!(e.contains("row has 2 columns, its table 3"), "{e}");
         for cut in 0..row.len() {

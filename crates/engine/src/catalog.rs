@@ -444,9 +444,10 @@ impl SqlType {
                 Value::Bytes(b) if b.len() > n as usize => Err(err.too_long()),
                 // BINARY(n) keeps n bytes, a shorter value padded with zero bytes, as MariaDB
                 // stores it (and returns, compares, dumps and checksums it).
-                Value::Bytes(mut b) if matches!(self, Binary(_)) => {
+                Value::Bytes(b) if matches!(self, Binary(_)) && b.len() < n as usize => {
+                    let mut b = b.into_vec();
                     b.resize(n as usize, 0);
-                    Ok(Value::Bytes(b))
+                    Ok(Value::bytes(b))
                 }
                 Value::Bytes(b) => Ok(Value::Bytes(b)),
                 ref other => Err(err.wrong(other)),
@@ -2883,7 +2884,7 @@ fn coerce_decimal(
         Value::Decimal(s) => s.clone(),
         Value::Int(i) => i.to_string(),
         Value::UInt(u) => u.to_string(),
-        Value::Bytes(b) => String::from_utf8(b.clone()).map_err(|_| err.wrong(&v))?,
+        Value::Bytes(b) => String::from_utf8(b.to_vec()).map_err(|_| err.wrong(&v))?,
         other => return Err(err.wrong(other)),
     };
     match canonical_decimal(&text, precision, scale) {
@@ -2949,19 +2950,11 @@ pub(crate) fn check_identifier(name: &str) -> Result<(), EngineError> {
 mod tests {
     #[test]
     fn binary_values_are_zero_padded_to_the_column_length() {
-        let pad = |t: SqlType, b: &[u8]| t.coerce("c", Value::Bytes(b.to_vec())).unwrap();
-        assert_eq!(
-            pad(SqlType::Binary(4), b"ab"),
-            Value::Bytes(b"ab\0\0".to_vec())
-        );
-        assert_eq!(pad(SqlType::Binary(2), b""), Value::Bytes(vec![0, 0]));
-        assert_eq!(
-            pad(SqlType::VarBinary(4), b"ab"),
-            Value::Bytes(b"ab".to_vec())
-        );
-        assert!(SqlType::Binary(1)
-            .coerce("c", Value::Bytes(b"ab".to_vec()))
-            .is_err());
+        let pad = |t: SqlType, b: &[u8]| t.coerce("c", Value::bytes(b)).unwrap();
+        assert_eq!(pad(SqlType::Binary(4), b"ab"), Value::bytes(b"ab\0\0"));
+        assert_eq!(pad(SqlType::Binary(2), b""), Value::bytes(vec![0, 0]));
+        assert_eq!(pad(SqlType::VarBinary(4), b"ab"), Value::bytes(b"ab"));
+        assert!(SqlType::Binary(1).coerce("c", Value::bytes(b"ab")).is_err());
     }
 
     use super::*;
@@ -2974,7 +2967,7 @@ mod tests {
                 ColumnSpec::new("id", SqlType::BigInt { unsigned: true })
                     .not_null()
                     .auto_increment(),
-                ColumnSpec::new("name", SqlType::VarChar(20)).default(Value::Bytes(b"x".to_vec())),
+                ColumnSpec::new("name", SqlType::VarChar(20)).default(Value::bytes(b"x")),
                 ColumnSpec::new(
                     "amount",
                     SqlType::Decimal {
@@ -3023,13 +3016,13 @@ mod tests {
         assert_eq!(tu.coerce("c", Value::Int(-1)).unwrap_err().code(), 1264);
         assert_eq!(
             SqlType::VarChar(2)
-                .coerce("c", Value::Bytes("héé".as_bytes().to_vec()))
+                .coerce("c", Value::bytes("héé".as_bytes()))
                 .unwrap_err()
                 .code(),
             1406
         );
         assert!(SqlType::VarChar(3)
-            .coerce("c", Value::Bytes("héé".as_bytes().to_vec()))
+            .coerce("c", Value::bytes("héé".as_bytes()))
             .is_ok());
     }
 

@@ -277,7 +277,7 @@ impl<'a> Reader<'a> {
             V_FLOAT => Value::Float(f32::from_bits(self.u32()?)),
             V_DOUBLE => Value::Double(f64::from_bits(self.u64()?)),
             V_DECIMAL => Value::Decimal(self.string()?),
-            V_BYTES => Value::Bytes(self.bytes()?.to_vec()),
+            V_BYTES => Value::bytes(self.bytes()?),
             V_DATE => {
                 let year = self.u16()?;
                 let month = self.u8()?;
@@ -341,7 +341,7 @@ mod tests {
             Value::Float(1.5),
             Value::Double(-2.25),
             Value::Decimal("-12.50".into()),
-            Value::Bytes(b"abc\0".to_vec()),
+            Value::bytes(b"abc\0"),
             Value::Date {
                 year: 2024,
                 month: 2,
@@ -383,7 +383,7 @@ mod tests {
     #[test]
     fn truncated_and_garbage_input_is_an_error_not_a_panic() {
         let mut out = Vec::new();
-        put_value(&mut out, &Value::Bytes(vec![1; 100]));
+        put_value(&mut out, &Value::bytes(vec![1; 100]));
         for n in 0..out.len() {
             let mut r = Reader::new(&out[..n], "test");
             assert!(r.value().is_err());

@@ -693,7 +693,7 @@ mod tests {
     fn row(id: u64, len: usize) -> Arc<Row> {
         Arc::new(vec![
             Value::UInt(id),
-            Value::Bytes(vec![b'a' + (id % 26) as u8; len]),
+            Value::bytes(vec![b'a' + (id % 26) as u8; len]),
         ])
     }
 

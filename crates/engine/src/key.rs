@@ -509,7 +509,7 @@ mod tests {
     fn collated_strings_key_by_weight() {
         let k = |s: &str, c: Option<Collation>| {
             let mut out = Vec::new();
-            encode_value_as(&mut out, &Value::Bytes(s.as_bytes().to_vec()), true, c);
+            encode_value_as(&mut out, &Value::bytes(s.as_bytes()), true, c);
             out
         };
         let ci = Some(Collation::Utf8mb4GeneralCi);
@@ -565,7 +565,7 @@ mod tests {
                 prop::collection::vec(0u8..4, 0..6),
                 prop::collection::vec(0u8..4, 0..6)
             )
-                .prop_map(|(a, b)| (Value::Bytes(a), Value::Bytes(b))),
+                .prop_map(|(a, b)| (Value::bytes(a), Value::bytes(b))),
             (any::<[u8; 3]>(), any::<[u8; 3]>()).prop_map(|(a, b)| (
                 Value::Date {
                     year: 2000 + u16::from(a[0] % 3),
@@ -669,7 +669,7 @@ mod tests {
 
     #[test]
     fn byte_strings_with_zero_bytes_and_prefixes_order_right() {
-        let e = |b: &[u8]| enc(&Value::Bytes(b.to_vec()), false);
+        let e = |b: &[u8]| enc(&Value::bytes(b), false);
         let ordered: [&[u8]; 6] = [b"", b"\0", b"\0\0", b"\0\x01", b"a", b"a\0"];
         for w in ordered.windows(2) {
             assert!(e(w[0]) < e(w[1]), "{:?} < {:?}", w[0], w[1]);

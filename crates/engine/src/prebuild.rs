@@ -258,7 +258,7 @@ mod tests {
     }
 
     fn row(id: i64, v: &str) -> Arc<Row> {
-        Arc::new(vec![Value::Int(id), Value::Bytes(v.as_bytes().to_vec())])
+        Arc::new(vec![Value::Int(id), Value::bytes(v.as_bytes())])
     }
 
     fn insert(table: TableId, id: i64, v: &str) -> RowChange {

@@ -662,7 +662,7 @@ pub(crate) fn row_bytes(row: &Vec<Value>) -> usize {
         + row
             .iter()
             .map(|v| match v {
-                Value::Bytes(b) => alloc_bytes(b.capacity()),
+                Value::Bytes(b) => alloc_bytes(b.alloc_len()),
                 Value::Decimal(s) => alloc_bytes(s.capacity()),
                 _ => 0,
             })
@@ -692,7 +692,7 @@ mod tests {
     use super::*;
 
     fn row(s: &str) -> Arc<Vec<Value>> {
-        Arc::new(vec![Value::Int(1), Value::Bytes(s.as_bytes().to_vec())])
+        Arc::new(vec![Value::Int(1), Value::bytes(s.as_bytes())])
     }
 
     fn text(r: &[Value]) -> &[u8] {

@@ -1574,7 +1574,7 @@ mod tests {
     fn row(id: i64, v: Option<&str>) -> Arc<Row> {
         Arc::new(vec![
             Value::Int(id),
-            v.map_or(Value::Null, |s| Value::Bytes(s.as_bytes().to_vec())),
+            v.map_or(Value::Null, |s| Value::bytes(s.as_bytes())),
         ])
     }
 
@@ -1613,7 +1613,7 @@ mod tests {
         root.apply_row_change(&RowChange::Update {
             table: 1,
             before: row(5, Some("a")),
-            after: Arc::new(vec![Value::Int(5), Value::Bytes(b"a".to_vec())]),
+            after: Arc::new(vec![Value::Int(5), Value::bytes(b"a")]),
         })
         .unwrap();
         for item in root.scan_index(1, ix_id, &all) {

@@ -156,7 +156,7 @@ enum Op {
 fn key_of(table: usize, row: &[Value]) -> Key {
     match (table, row) {
         (0, [Value::Int(id), ..]) => (*id, Vec::new()),
-        (1, [Value::Int(grp), Value::Bytes(name), ..]) => (*grp, name.clone()),
+        (1, [Value::Int(grp), Value::Bytes(name), ..]) => (*grp, name.to_vec()),
         _ => panic!("row of table {table} with an unexpected shape: {row:?}"),
     }
 }
@@ -164,7 +164,7 @@ fn key_of(table: usize, row: &[Value]) -> Key {
 fn pk_values(table: usize, key: &Key) -> Vec<Value> {
     match table {
         0 => vec![Value::Int(key.0)],
-        _ => vec![Value::Int(key.0), Value::Bytes(key.1.clone())],
+        _ => vec![Value::Int(key.0), Value::bytes(key.1.clone())],
     }
 }
 
@@ -297,7 +297,7 @@ fn random_row(rng: &mut Rng, table: usize, key: Option<&Key>) -> Row {
         let code = if rng.pct(25) {
             Value::Null
         } else {
-            Value::Bytes(format!("c{}", rng.below(12)).into_bytes())
+            Value::bytes(format!("c{}", rng.below(12)).into_bytes())
         };
         let price = if rng.pct(20) {
             Value::Null
@@ -344,7 +344,7 @@ fn random_row(rng: &mut Rng, table: usize, key: Option<&Key>) -> Row {
                 day: 1 + rng.below(28) as u8,
             }
         };
-        vec![Value::Int(grp), Value::Bytes(name), val, day]
+        vec![Value::Int(grp), Value::bytes(name), val, day]
     }
 }
 
@@ -783,7 +783,7 @@ fn scratch_txn(
         } else {
             Value::Null
         };
-        let row = vec![id, Value::Bytes(vec![b'x'; rng.below(100) as usize])];
+        let row = vec![id, Value::bytes(vec![b'x'; rng.below(100) as usize])];
         match tx.insert(table, row.clone()) {
             Ok(_) => ops.push(Op::Insert { table: 2, row }),
             Err(EngineError::DuplicateKey { .. }) if explicit => {}
@@ -1437,7 +1437,7 @@ fn one_seed(seed: u64) -> Outcome {
             let row = random_row(&mut rng, 0, Some(&(id, Vec::new())));
             let row = vec![
                 row[0].clone(),
-                Value::Bytes(format!("c{id}").into_bytes()),
+                Value::bytes(format!("c{id}").into_bytes()),
                 row[2].clone(),
                 row[3].clone(),
                 row[4].clone(),
@@ -1520,7 +1520,7 @@ fn one_seed(seed: u64) -> Outcome {
         pairs,
         vec![
             Value::Int(99),
-            Value::Bytes(b"post".to_vec()),
+            Value::bytes(b"post"),
             Value::Double(1.5),
             Value::Null,
         ],
@@ -1540,7 +1540,7 @@ fn one_seed(seed: u64) -> Outcome {
             })
             .max()
             .unwrap_or(0);
-        let row = vec![Value::Null, Value::Bytes(b"post".to_vec())];
+        let row = vec![Value::Null, Value::bytes(b"post")];
         let got = tx
             .insert(scratch, row)
             .unwrap_or_else(|e| panic!("{ctx}: AUTO_INCREMENT insert after recovery: {e}"));

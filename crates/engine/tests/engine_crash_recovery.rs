@@ -32,7 +32,7 @@ fn check_recovered(e: &Arc<Engine>, t: TableId, acked: i64) -> i64 {
     let dump = e.snapshot().dump();
     let rows = &dump["d.t"];
     let counter: i64 = match &rows[0][1] {
-        Value::Bytes(b) => String::from_utf8(b.clone()).unwrap().parse().unwrap(),
+        Value::Bytes(b) => String::from_utf8(b.to_vec()).unwrap().parse().unwrap(),
         v => panic!("counter {v:?}"),
     };
     assert!(
@@ -299,11 +299,7 @@ fn an_alter_table_replays_from_the_log_after_power_loss() {
     let want: Vec<Vec<Value>> = (0..=3)
         .map(|i| {
             let p = if i == 0 { "3" } else { "row" };
-            vec![
-                Value::Int(i),
-                Value::Int(i),
-                Value::Bytes(p.as_bytes().to_vec()),
-            ]
+            vec![Value::Int(i), Value::Int(i), Value::bytes(p.as_bytes())]
         })
         .collect();
     assert_eq!(e.snapshot().dump()["d.t"], want);
@@ -313,11 +309,8 @@ fn an_alter_table_replays_from_the_log_after_power_loss() {
     assert_eq!(dump["d.t"], want);
     assert_eq!(replay_from_empty(&e2).0.dump(), dump);
     let mut tx = e2.begin();
-    tx.insert(
-        t,
-        vec![Value::Int(5), Value::Int(4), Value::Bytes(b"x".to_vec())],
-    )
-    .unwrap();
+    tx.insert(t, vec![Value::Int(5), Value::Int(4), Value::bytes(b"x")])
+        .unwrap();
     tx.commit().unwrap();
     assert_eq!(e2.snapshot().dump()["d.t"].len(), 5);
 }

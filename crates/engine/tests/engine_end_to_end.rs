@@ -34,7 +34,7 @@ fn int(i: i64) -> Value {
 }
 
 fn text(s: &str) -> Value {
-    Value::Bytes(s.as_bytes().to_vec())
+    Value::bytes(s.as_bytes())
 }
 
 /// `d.t (id INT PK, name VARCHAR(20) NOT NULL, email VARCHAR(40) UNIQUE, score INT, KEY(score))`.
@@ -703,16 +703,16 @@ fn typed_row(i: i64) -> Vec<Value> {
         )),
         text("héllo"),
         text(&"v".repeat(i as usize)),
-        Value::Bytes(vec![0, 1, 2, i as u8]),
-        Value::Bytes(vec![0xff; 300]),
+        Value::bytes(vec![0, 1, 2, i as u8]),
+        Value::bytes(vec![0xff; 300]),
         text("tiny"),
         text(&"t".repeat(1000)),
         text("medium"),
         text("long"),
-        Value::Bytes(vec![0; 3]),
+        Value::bytes(vec![0; 3]),
         Value::Bytes((0..=255).collect()),
-        Value::Bytes(vec![7; 20_000]),
-        Value::Bytes(vec![]),
+        Value::bytes(vec![7; 20_000]),
+        Value::bytes(vec![]),
         Value::Date {
             year: 2024,
             month: 2,

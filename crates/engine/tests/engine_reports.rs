@@ -65,7 +65,7 @@ fn create_table(e: &Engine) -> TableId {
 
 fn insert(e: &Arc<Engine>, t: TableId, id: i64, len: usize) -> Result<(), EngineError> {
     let mut tx = e.begin();
-    tx.insert(t, vec![Value::Int(id), Value::Bytes(vec![b'x'; len])])?;
+    tx.insert(t, vec![Value::Int(id), Value::bytes(vec![b'x'; len])])?;
     tx.commit()?;
     Ok(())
 }

@@ -45,7 +45,7 @@ fn insert(e: &Arc<Engine>, t: TableId, i: i64) -> u64 {
         t,
         vec![
             Value::Int(i),
-            Value::Bytes(format!("row {i} {}", "x".repeat(150)).into_bytes()),
+            Value::bytes(format!("row {i} {}", "x".repeat(150)).into_bytes()),
         ],
     )
     .unwrap();

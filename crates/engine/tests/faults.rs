@@ -79,8 +79,8 @@ fn create_table(e: &Engine) -> TableId {
 fn row(id: i64, note_len: usize) -> Vec<Value> {
     vec![
         Value::Int(id),
-        Value::Bytes(format!("v{id}").into_bytes()),
-        Value::Bytes(vec![(id % 251) as u8; note_len]),
+        Value::bytes(format!("v{id}").into_bytes()),
+        Value::bytes(vec![(id % 251) as u8; note_len]),
     ]
 }
 

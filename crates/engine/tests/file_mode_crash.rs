@@ -100,7 +100,7 @@ fn check_recovered(e: &Arc<Engine>, fs: &SimFs, ctx: &str) -> i64 {
     let dump = e.snapshot().dump();
     let rows = &dump["d.t"];
     let counter: i64 = match &rows[0][1] {
-        Value::Bytes(b) => String::from_utf8(b.clone()).unwrap().parse().unwrap(),
+        Value::Bytes(b) => String::from_utf8(b.to_vec()).unwrap().parse().unwrap(),
         v => panic!("{ctx}: counter {v:?}"),
     };
     let ids: Vec<Value> = rows.iter().map(|r| r[0].clone()).collect();

@@ -42,7 +42,7 @@ fn tables(e: &Engine) -> (TableId, TableId) {
 fn row(i: i64, len: usize) -> Vec<Value> {
     vec![
         Value::Int(i),
-        Value::Bytes(vec![b'a' + (i % 26) as u8; len]),
+        Value::bytes(vec![b'a' + (i % 26) as u8; len]),
     ]
 }
 

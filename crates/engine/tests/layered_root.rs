@@ -98,7 +98,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn text(v: u8) -> Value {
-    Value::Bytes(format!("v{v}").into_bytes())
+    Value::bytes(format!("v{v}").into_bytes())
 }
 
 /// The row changes `op` makes against `model` (the in-memory root), or the DDL change.

@@ -32,7 +32,7 @@ fn open(fs: &Arc<SimFs>) -> Arc<Engine> {
 fn row(a: i64, b: Option<&str>) -> Vec<Value> {
     vec![
         Value::Int(a),
-        b.map_or(Value::Null, |s| Value::Bytes(s.as_bytes().to_vec())),
+        b.map_or(Value::Null, |s| Value::bytes(s.as_bytes())),
     ]
 }
 
@@ -122,7 +122,7 @@ fn identical_rows_are_kept_changed_and_deleted_one_at_a_time() {
         .scan(
             t,
             IndexRef::Secondary("b".into()),
-            KeyRange::prefix(vec![Value::Bytes(b"x".to_vec())]),
+            KeyRange::prefix(vec![Value::bytes(b"x")]),
             None,
         )
         .unwrap();

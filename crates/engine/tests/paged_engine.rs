@@ -61,7 +61,11 @@ fn row(e: &Engine, t: TableId, id: i64, k: i64) -> Vec<Value> {
     let mut r = vec![
         Value::Int(id),
         Value::Int(k),
-        Value::Bytes(format!("row {id} {}", "x".repeat((id % 90) as usize)).into_bytes()),
+        Value::Bytes(
+            format!("row {id} {}", "x".repeat((id % 90) as usize))
+                .into_bytes()
+                .into(),
+        ),
     ];
     r.resize(columns, Value::Int(5));
     r
@@ -395,7 +399,7 @@ fn a_conversion_streams_every_table_and_keeps_their_ids_and_counters() {
         insert(
             &e,
             n,
-            vec![vec![Value::Int(i % 40), Value::Bytes(b.into_bytes())]],
+            vec![vec![Value::Int(i % 40), Value::bytes(b.into_bytes())]],
         )
         .unwrap();
     }
@@ -455,12 +459,7 @@ fn a_conversion_streams_every_table_and_keeps_their_ids_and_counters() {
     insert(&e, u, vec![vec![Value::Int(0), Value::Int(7)]]).unwrap();
     let err = insert(&e, u, vec![vec![Value::Int(0), Value::Int(1001)]]).unwrap_err();
     assert!(err.to_string().contains("Duplicate entry '1001'"), "{err}");
-    insert(
-        &e,
-        n,
-        vec![vec![Value::Int(1), Value::Bytes(b"new".to_vec())]],
-    )
-    .unwrap();
+    insert(&e, n, vec![vec![Value::Int(1), Value::bytes(b"new")]]).unwrap();
     let snap = e.snapshot();
     assert_eq!(snap.root().table(u).unwrap().auto_inc_next, 52);
     assert_eq!(snap.root().table(n).unwrap().next_row_id, 121);
@@ -593,7 +592,7 @@ fn a_check_of_the_base_counts_rows_and_entries_against_the_root_record() {
     write((stray.clone(), Some(vec![0])));
     let err = check_base(&base.0).unwrap_err().to_string();
     assert!(err.contains("row has 0 columns, its table 3"), "{err}");
-    let values = [Value::Int(99), Value::Int(1), Value::Bytes(b"x".to_vec())];
+    let values = [Value::Int(99), Value::Int(1), Value::bytes(b"x")];
     write((stray.clone(), Some(encode_row(&values))));
     let err = check_base(&base.0).unwrap_err().to_string();
     assert!(
@@ -639,7 +638,7 @@ fn the_delta_limit_follows_what_a_log_byte_costs_in_memory() {
     );
     for chunk in 0..8i64 {
         let rows = (0..50)
-            .map(|i| vec![Value::Int(chunk * 50 + i), Value::Bytes(vec![b'p'; 1500])])
+            .map(|i| vec![Value::Int(chunk * 50 + i), Value::bytes(vec![b'p'; 1500])])
             .collect();
         insert(&e, w, rows).unwrap();
     }
@@ -1038,7 +1037,7 @@ fn put_raw(
     let mut tx = e.begin();
     let mut r = row(e, t, id, 0);
     r[1] = k.map_or(Value::Null, Value::Int);
-    r[2] = Value::Bytes(payload.as_bytes().to_vec());
+    r[2] = Value::bytes(payload.as_bytes());
     if !tx.update(t, &[Value::Int(id)], r.clone())? {
         tx.insert(t, r)?;
     }

@@ -50,7 +50,7 @@ fn row(id: Option<u64>, k: i64, v: &str) -> Vec<Value> {
     vec![
         id.map_or(Value::Null, Value::UInt),
         Value::Int(k),
-        Value::Bytes(v.as_bytes().to_vec()),
+        Value::bytes(v.as_bytes()),
     ]
 }
 

@@ -47,7 +47,7 @@ fn row(id: i64, grp: i64) -> Vec<Value> {
     vec![
         Value::Int(id),
         Value::Int(grp),
-        Value::Bytes(format!("n{id}").into_bytes()),
+        Value::bytes(format!("n{id}").into_bytes()),
     ]
 }
 

@@ -95,7 +95,7 @@ fn build_datadir_in(dir: &Path, file_mode: bool) -> Vec<PathBuf> {
     let row = |id: i64, name: &str, qty: Option<i64>| {
         vec![
             Value::Int(id),
-            Value::Bytes(name.as_bytes().to_vec()),
+            Value::bytes(name.as_bytes()),
             qty.map_or(Value::Null, Value::Int),
         ]
     };

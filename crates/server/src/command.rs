@@ -211,7 +211,7 @@ pub fn decode_execute(
         };
         for (i, &(t, unsigned)) in types.iter().enumerate() {
             if let Some(Some(data)) = long_data.get(i) {
-                params.push(Value::Bytes(data.clone()));
+                params.push(Value::bytes(&data[..]));
             } else if null_bitmap[i / 8] & (1 << (i % 8)) != 0 {
                 params.push(Value::Null);
             } else {
@@ -359,10 +359,7 @@ mod tests {
         let long = [Some(b"blob".to_vec()), None];
         let e = decode_execute(&body, 2, Some(&types), &long).unwrap();
         assert_eq!(e.stmt_id, 9);
-        assert_eq!(
-            e.params,
-            vec![Value::Bytes(b"blob".to_vec()), Value::Int(7)]
-        );
+        assert_eq!(e.params, vec![Value::bytes(b"blob"), Value::Int(7)]);
         assert_eq!(e.new_types, None);
     }
 }

@@ -362,12 +362,12 @@ pub fn decode_param(r: &mut Reader<'_>, t: u8, unsigned: bool) -> Result<Value, 
             let b = r.lenenc_bytes(p)?;
             match std::str::from_utf8(b) {
                 Ok(s) if is_decimal_text(s) => Value::Decimal(s.to_owned()),
-                _ => Value::Bytes(b.to_vec()),
+                _ => Value::bytes(b),
             }
         }
-        Some(_) => Value::Bytes(r.lenenc_bytes(p)?.to_vec()),
+        Some(_) => Value::bytes(r.lenenc_bytes(p)?),
         // JSON (245) is not a binlog column type but clients send it as a string.
-        None if t == 245 => Value::Bytes(r.lenenc_bytes(p)?.to_vec()),
+        None if t == 245 => Value::bytes(r.lenenc_bytes(p)?),
         None => {
             return Err(Malformed {
                 what: "parameter type",

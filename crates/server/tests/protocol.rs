@@ -397,7 +397,7 @@ fn prepared_statement_decodes_every_parameter_type() {
             Value::UInt(u64::MAX),
             Value::Float(2.5),
             Value::Double(-1e300),
-            Value::Bytes(b"bytes\0with nul".to_vec()),
+            Value::bytes(b"bytes\0with nul"),
             // mysql_common binds its Date as DATETIME.
             Value::DateTime {
                 year: 2024,
@@ -440,7 +440,7 @@ fn prepared_statement_decodes_every_parameter_type() {
                 seconds: 3,
                 micros: 999_999
             },
-            Value::Bytes(Vec::new()),
+            Value::bytes(Vec::new()),
         ]
     );
 }
@@ -507,17 +507,17 @@ fn prepared_statement_parameters_of_each_wire_type_decode_exactly() {
             b"\x05-1.50".to_vec(),
             Value::Decimal("-1.50".into()),
         ),
-        (0, false, b"\x033e5".to_vec(), Value::Bytes(b"3e5".to_vec())),
-        (15, false, b"\x02ab".to_vec(), Value::Bytes(b"ab".to_vec())),
-        (253, false, b"\x00".to_vec(), Value::Bytes(Vec::new())),
-        (254, false, b"\x01z".to_vec(), Value::Bytes(b"z".to_vec())),
+        (0, false, b"\x033e5".to_vec(), Value::bytes(b"3e5")),
+        (15, false, b"\x02ab".to_vec(), Value::bytes(b"ab")),
+        (253, false, b"\x00".to_vec(), Value::bytes(Vec::new())),
+        (254, false, b"\x01z".to_vec(), Value::bytes(b"z")),
         (
             252,
             false,
             b"\x03\x00\x01\x02".to_vec(),
-            Value::Bytes(vec![0, 1, 2]),
+            Value::bytes(vec![0, 1, 2]),
         ),
-        (245, false, b"\x02{}".to_vec(), Value::Bytes(b"{}".to_vec())),
+        (245, false, b"\x02{}".to_vec(), Value::bytes(b"{}")),
         (6, false, vec![], Value::Null),
         (
             10,
@@ -636,14 +636,14 @@ fn execute_reuses_bound_types_null_bitmap_and_long_data() {
     let log = shared.executed.lock().unwrap().clone();
     assert_eq!(
         log[0],
-        vec![Value::Int(10), Value::Bytes(b"hi".to_vec()), Value::Null]
+        vec![Value::Int(10), Value::bytes(b"hi"), Value::Null]
     );
     assert_eq!(
         log[1],
         vec![
             Value::Int(11),
-            Value::Bytes(Vec::new()),
-            Value::Bytes(b"long data".to_vec())
+            Value::bytes(Vec::new()),
+            Value::bytes(b"long data")
         ]
     );
 

@@ -86,7 +86,7 @@ fn value_and_column() -> impl Strategy<Value = (Value, Column)> {
         "-?[0-9]{1,10}\\.[0-9]{2}"
             .prop_map(|s| (Value::Decimal(s), col(ColumnType::NewDecimal, 2))),
         proptest::collection::vec(any::<u8>(), 0..20)
-            .prop_map(|b| (Value::Bytes(b), col(ColumnType::Blob, 0))),
+            .prop_map(|b| (Value::bytes(b), col(ColumnType::Blob, 0))),
     ]
 }
 

@@ -1035,7 +1035,7 @@ fn column(name: &str, ty: Ty, nullable: bool) -> ColumnDef {
 }
 
 fn text(s: &str) -> Value {
-    Value::Bytes(s.as_bytes().to_vec())
+    Value::bytes(s.as_bytes())
 }
 
 fn uint(n: usize) -> Value {
@@ -1518,7 +1518,7 @@ fn processlist_rows(cx: &ExecContext) -> Vec<Vec<Value>> {
 fn as_text(v: Value) -> Value {
     match v {
         Value::Bytes(b) => Value::Bytes(b),
-        other => Value::Bytes(crate::render::text_plain(&other)),
+        other => Value::bytes(crate::render::text_plain(&other)),
     }
 }
 

@@ -556,7 +556,7 @@ mod tests {
         use onelog_binlog::Value;
         let sql = "SELECT ?, ? /* ? */, '?', `?`, ?, ?, ? -- ?\n, ?";
         let params = [
-            Value::Bytes(b"it's \\ \"x\"\n\r\0\x1a".to_vec()),
+            Value::bytes(b"it's \\ \"x\"\n\r\0\x1a"),
             Value::Null,
             Value::Int(-3),
             Value::Double(1.5),

@@ -53,7 +53,7 @@ pub fn text_plain(v: &Value) -> Vec<u8> {
         Value::Float(f) => float_text(f64::from(*f), true),
         Value::Double(d) => float_text(*d, false),
         Value::Decimal(s) => s.as_bytes().to_vec(),
-        Value::Bytes(b) => b.clone(),
+        Value::Bytes(b) => b.to_vec(),
         Value::Year(y) => format!("{y:04}").into_bytes(),
         Value::Date { year, month, day } => format!("{year:04}-{month:02}-{day:02}").into_bytes(),
         other => temporal_text(other, None),

@@ -615,7 +615,7 @@ fn engine_error(group: &RelayGroup, e: &EngineError) -> ApplyError {
 fn user_value(v: UserValue) -> Value {
     match v {
         UserValue::Null => Value::Null,
-        UserValue::String { bytes, .. } => Value::Bytes(bytes),
+        UserValue::String { bytes, .. } => Value::bytes(bytes),
         UserValue::Real(f) => Value::Double(f),
         UserValue::Int { value, unsigned } => {
             if unsigned {

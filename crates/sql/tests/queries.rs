@@ -35,7 +35,7 @@ fn affected(o: &Output) -> u64 {
 }
 
 fn b(s: &str) -> Value {
-    Value::Bytes(s.as_bytes().to_vec())
+    Value::bytes(s.as_bytes())
 }
 
 const SBTEST: &str = "CREATE TABLE sbtest1(\n  id INTEGER NOT NULL AUTO_INCREMENT,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) /*! ENGINE = innodb */ ";

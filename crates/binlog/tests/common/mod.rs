@@ -88,7 +88,7 @@ fn micros_for(fsp: u16) -> impl Strategy<Value = u32> {
 }
 
 fn bytes(max: usize) -> impl Strategy<Value = Value> {
-    proptest::collection::vec(any::<u8>(), 0..=max).prop_map(Value::Bytes)
+    proptest::collection::vec(any::<u8>(), 0..=max).prop_map(Value::bytes)
 }
 
 /// A random non-NULL value that fits `c`.
@@ -169,9 +169,10 @@ pub fn arb_non_null(c: &ColumnMeta) -> BoxedStrategy<Value> {
                 let len = usize::from(len);
                 bytes(len.min(300))
                     .prop_map(move |v| match v {
-                        Value::Bytes(mut b) => {
+                        Value::Bytes(b) => {
+                            let mut b = b.into_vec();
                             b.resize(len, 0);
-                            Value::Bytes(b)
+                            Value::bytes(b)
                         }
                         other => other,
                     })

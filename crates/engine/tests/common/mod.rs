@@ -35,7 +35,7 @@ pub fn setup(e: &Arc<Engine>) -> TableId {
     };
     let t = e.create_table(spec, false, "CREATE TABLE t (...)").unwrap();
     let mut tx = e.begin();
-    tx.insert(t, vec![Value::Int(0), Value::Bytes(b"0".to_vec())])
+    tx.insert(t, vec![Value::Int(0), Value::bytes(b"0")])
         .unwrap();
     tx.commit().unwrap();
     t
@@ -49,13 +49,17 @@ pub fn commit_step(e: &Arc<Engine>, t: TableId, i: i64, filler: usize) -> Result
         t,
         vec![
             Value::Int(i),
-            Value::Bytes(format!("row {i} {}", "x".repeat(filler)).into_bytes()),
+            Value::Bytes(
+                format!("row {i} {}", "x".repeat(filler))
+                    .into_bytes()
+                    .into(),
+            ),
         ],
     )?;
     tx.update(
         t,
         &[Value::Int(0)],
-        vec![Value::Int(0), Value::Bytes(i.to_string().into_bytes())],
+        vec![Value::Int(0), Value::bytes(i.to_string().into_bytes())],
     )?;
     tx.commit().map(|_| ())
 }

@@ -1093,10 +1093,7 @@ mod tests {
         );
         assert_eq!(val(&col(ColumnType::LongLong, 0), Value::Int(7)), "7");
         assert_eq!(
-            val(
-                &col(ColumnType::VarChar, 20),
-                Value::Bytes(b"a'\nb".to_vec())
-            ),
+            val(&col(ColumnType::VarChar, 20), Value::bytes(b"a'\nb")),
             "'a'\\x0ab'"
         );
         assert_eq!(val(&col(ColumnType::Long, 0), Value::Null), "NULL");
@@ -1177,10 +1174,10 @@ mod tests {
             &cols,
             &[
                 Value::Int(1),
-                Value::Bytes(b"x".to_vec()),
+                Value::bytes(b"x"),
                 Value::Null,
                 Value::Decimal("1.50".into()),
-                Value::Bytes(vec![0, 1, 2]),
+                Value::bytes(vec![0, 1, 2]),
                 Value::UInt(3),
             ],
         )

@@ -175,8 +175,8 @@ pub fn typed_row() -> Vec<Value> {
         Value::Float(1.5),
         Value::Double(-2.25),
         Value::Decimal("-12.50".into()),
-        Value::Bytes("héllo".as_bytes().to_vec()),
-        Value::Bytes(vec![0, 1, 2, 255]),
+        Value::bytes("héllo".as_bytes()),
+        Value::bytes(vec![0, 1, 2, 255]),
         Value::Date {
             year: 2024,
             month: 2,
@@ -231,7 +231,7 @@ impl TestSession {
             let data: Vec<u8> = (0..n).map(|i| (i % 253) as u8).collect();
             return Ok(Output::Rows {
                 columns: vec![col("b", ColumnType::LongBlob, 144, 0, 63)],
-                rows: vec![vec![Value::Bytes(data)]],
+                rows: vec![vec![Value::bytes(data)]],
             });
         }
         if let Some(rest) = sql.strip_prefix("len ") {
@@ -264,11 +264,11 @@ impl TestSession {
                 rows: vec![vec![self
                     .db
                     .clone()
-                    .map_or(Value::Null, |d| Value::Bytes(d.into_bytes()))]],
+                    .map_or(Value::Null, |d| Value::bytes(d.into_bytes()))]],
             }),
             "user" => Ok(Output::Rows {
                 columns: vec![col("user", ColumnType::VarChar, 0, 0, 45)],
-                rows: vec![vec![Value::Bytes(self.user.clone().into_bytes())]],
+                rows: vec![vec![Value::bytes(self.user.clone().into_bytes())]],
             }),
             _ => Err(parse_err(sql)),
         }

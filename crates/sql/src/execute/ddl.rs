@@ -1032,7 +1032,7 @@ pub(super) fn zero_value(ty: &SqlType) -> Value {
         SqlType::Enum(_) => Value::UInt(1),
         SqlType::Set(_) | SqlType::Bit(_) => Value::UInt(0),
         t if t.is_integer() => Value::Int(0),
-        _ => Value::Bytes(Vec::new()),
+        _ => Value::bytes(Vec::new()),
     }
 }
 

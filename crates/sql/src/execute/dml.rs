@@ -119,7 +119,7 @@ fn ignored_null(def: &TableDef, i: usize, v: &Value) -> Option<Value> {
     if type_limits(&col.ty).is_some() {
         Some(Value::Int(0))
     } else if col.ty.is_string() && col.ty != onelog_engine::SqlType::Json {
-        Some(Value::Bytes(Vec::new()))
+        Some(Value::bytes(Vec::new()))
     } else {
         None
     }
@@ -358,11 +358,11 @@ fn relaxed(def: &TableDef, i: usize, v: Value, e: SqlError) -> Result<Value, Sql
             }
         }
         1366 if col.ty.is_text() => match &v {
-            Value::Bytes(b) => Value::Bytes(replace_bad_utf8(b)),
+            Value::Bytes(b) => Value::bytes(replace_bad_utf8(b)),
             _ => return Err(e),
         },
         1406 => match v {
-            Value::Bytes(mut b) => {
+            Value::Bytes(b) => {
                 let max = match col.ty {
                     onelog_engine::SqlType::Binary(n) | onelog_engine::SqlType::VarBinary(n) => {
                         n as usize
@@ -375,13 +375,13 @@ fn relaxed(def: &TableDef, i: usize, v: Value, e: SqlError) -> Result<Value, Sql
                     }
                     _ => return Err(e),
                 };
-                b.truncate(max);
+                let b = b[..max.min(b.len())].to_vec();
                 crate::expr::warn(
                     "Warning",
                     1265,
                     format!("Data truncated for column '{}' at row 1", col.name),
                 );
-                return coerce_strict(def, i, Value::Bytes(b)).map_err(|_| e);
+                return coerce_strict(def, i, Value::bytes(b)).map_err(|_| e);
             }
             _ => return Err(e),
         },
@@ -467,10 +467,11 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
         }
     }
     let mut v = convert_for_column(v, &col.ty, &col.name)?;
-    if let (onelog_engine::SqlType::Char(_), Value::Bytes(b)) = (&col.ty, &mut v) {
+    if let (onelog_engine::SqlType::Char(_), Value::Bytes(b)) = (&col.ty, &v) {
         // CHAR drops trailing spaces (PAD_CHAR_TO_FULL_LENGTH off).
-        while b.last() == Some(&b' ') {
-            b.pop();
+        let kept = b.len() - b.iter().rev().take_while(|&&c| c == b' ').count();
+        if kept < b.len() {
+            v = Value::bytes(&b[..kept]);
         }
     }
     let v = col.ty.coerce(&col.name, v)?;

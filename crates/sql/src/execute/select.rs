@@ -48,6 +48,9 @@ struct AggState {
     vals: Vec<Value>,
     counts: Vec<i64>,
     seen: Vec<Option<HashSet<Vec<u8>>>>,
+    /// GROUP_CONCAT / JSON_ARRAYAGG / JSON_OBJECTAGG text so far (None: no value yet, NULL),
+    /// moved into `vals` by `finish`.
+    texts: Vec<Option<Vec<u8>>>,
     /// GROUP_CONCAT values cut at `group_concat_max_len`.
     cut: Vec<bool>,
     /// GROUP_CONCAT with ORDER BY: (sort keys, text) of each value, joined at the end.
@@ -70,6 +73,7 @@ impl AggState {
                 .collect(),
             counts: vec![0; aggs.len()],
             seen: aggs.iter().map(|a| a.distinct.then(HashSet::new)).collect(),
+            texts: vec![None; aggs.len()],
             cut: vec![false; aggs.len()],
             pending: vec![Vec::new(); aggs.len()],
             moments: vec![(0.0, 0.0); aggs.len()],
@@ -87,12 +91,12 @@ impl AggState {
         let max = guard.group_concat_max().min(usize::MAX as u64) as usize;
         let sep = &aggs[i].separator;
         guard.charge((t.len() + sep.len()) as u64)?;
-        let mut b = match std::mem::replace(&mut self.vals[i], Value::Null) {
-            Value::Bytes(mut b) => {
+        let b = match &mut self.texts[i] {
+            Some(b) => {
                 b.extend_from_slice(sep);
                 b
             }
-            _ => Vec::new(),
+            none => none.insert(Vec::new()),
         };
         b.extend_from_slice(t);
         // JSON_OBJECTAGG is never cut; JSON_ARRAYAGG keeps a closing quote (MariaDB's
@@ -117,7 +121,6 @@ impl AggState {
             };
             guard.warn(1260, format!("Row {} was cut by {name}()", self.counts[i]));
         }
-        self.vals[i] = Value::Bytes(b);
         Ok(())
     }
 
@@ -258,15 +261,23 @@ impl AggState {
             }
             match a.func {
                 AggFunc::Count | AggFunc::CountStar => self.vals[i] = Value::Int(self.counts[i]),
+                AggFunc::GroupConcat => {
+                    if let Some(b) = self.texts[i].take() {
+                        self.vals[i] = Value::bytes(b);
+                    }
+                }
                 AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg => {
-                    if let Value::Bytes(b) = &mut self.vals[i] {
+                    if let Some(t) = self.texts[i].take() {
                         let (open, close) = if a.func == AggFunc::JsonArrayAgg {
                             (b'[', b']')
                         } else {
                             (b'{', b'}')
                         };
-                        b.insert(0, open);
+                        let mut b = Vec::with_capacity(t.len() + 2);
+                        b.push(open);
+                        b.extend_from_slice(&t);
                         b.push(close);
+                        self.vals[i] = Value::bytes(b);
                     }
                 }
                 AggFunc::Avg if self.vals[i] != Value::Null => {

@@ -334,10 +334,10 @@ pub(crate) fn show_create(cx: &mut ExecContext, db: &str, name: &str) -> Result<
     }
     let text = create_view_sql(cx, &v);
     let row = vec![
-        Value::Bytes(v.name.clone().into_bytes()),
-        Value::Bytes(text.into_bytes()),
-        Value::Bytes(b"utf8mb4".to_vec()),
-        Value::Bytes(b"utf8mb4_general_ci".to_vec()),
+        Value::bytes(v.name.clone().into_bytes()),
+        Value::bytes(text.into_bytes()),
+        Value::bytes(b"utf8mb4"),
+        Value::bytes(b"utf8mb4_general_ci"),
     ];
     let columns = [
         "View",

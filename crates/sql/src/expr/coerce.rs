@@ -111,7 +111,7 @@ pub(crate) fn cast(v: Value, to: CastTo) -> Result<Value, SqlError> {
     Ok(match to {
         CastTo::Signed => cast_int(&v, false),
         CastTo::Unsigned => cast_int(&v, true),
-        CastTo::Char | CastTo::Binary => Value::Bytes(text_of(&v)),
+        CastTo::Char | CastTo::Binary => Value::bytes(text_of(&v)),
         CastTo::Double => Value::Double(to_f64(&v).unwrap_or(0.0)),
         CastTo::Decimal(p, s) => cast_decimal(&v, p, s),
         CastTo::Date => match date_parts(&v) {
@@ -510,7 +510,7 @@ fn to_decimal(v: Value, bad: &dyn Fn(&Value) -> SqlError) -> Result<Value, SqlEr
 fn to_text(v: Value) -> Value {
     match v {
         Value::Bytes(_) => v,
-        other => Value::Bytes(text_of(&other)),
+        other => Value::bytes(text_of(&other)),
     }
 }
 
@@ -645,7 +645,7 @@ mod tests {
     #[test]
     fn comparisons_promote() {
         assert_eq!(
-            compare(&Value::Bytes(b"5".to_vec()), &Value::Int(5)),
+            compare(&Value::bytes(b"5"), &Value::Int(5)),
             Some(Ordering::Equal)
         );
         assert_eq!(

@@ -283,7 +283,9 @@ impl<'a> Compiler<'a> {
                     f,
                     vec![
                         inner,
-                        Expr::Lit(Value::Bytes(super::members::encode_members(&d.members))),
+                        Expr::Lit(Value::Bytes(
+                            super::members::encode_members(&d.members).into(),
+                        )),
                     ],
                 )
             }
@@ -397,7 +399,7 @@ impl<'a> Compiler<'a> {
                 vec![x, Expr::Lit(Value::Int(-(co as i64)))],
             ));
         }
-        let name_of = |n: &str| Value::Bytes(n.as_bytes().to_vec());
+        let name_of = |n: &str| Value::bytes(n.as_bytes());
         let (coll, co) = match self.derive(&x) {
             Some(d) if d.co == C::SysConst => (name_of(functions::SYSTEM_COLLATION), d.co),
             Some(Deriv {
@@ -836,7 +838,7 @@ impl<'a> Compiler<'a> {
         }
         if i.quote_style == Some('"') {
             // ANSI_QUOTES is off: "x" is a string.
-            return Ok(Expr::Lit(Value::Bytes(n.as_bytes().to_vec())));
+            return Ok(Expr::Lit(Value::bytes(n.as_bytes())));
         }
         Ok(match self.lookup(&[n]) {
             Ok(c) => c,
@@ -954,7 +956,7 @@ impl<'a> Compiler<'a> {
         let x = self.compile(expr)?;
         let what = match trim_what {
             Some(w) => self.compile(w)?,
-            None => Expr::Lit(Value::Bytes(b" ".to_vec())),
+            None => Expr::Lit(Value::bytes(b" ")),
         };
         let f = match trim_where {
             Some(ast::TrimWhereField::Leading) => const { Func::named("TRIM_LEADING") },
@@ -1307,7 +1309,7 @@ fn typed_string(ts: &ast::TypedString) -> Expr {
         ast::DataType::Time(..) => CastTo::Time,
         _ => CastTo::DateTime,
     };
-    Expr::Cast(Box::new(Expr::Lit(Value::Bytes(s.into_bytes()))), to)
+    Expr::Cast(Box::new(Expr::Lit(Value::bytes(s.into_bytes()))), to)
 }
 
 /// `CAST(x AS to)`: an ENUM or SET cast to a number is its index / bit set, as in MariaDB.
@@ -1498,8 +1500,8 @@ pub(crate) fn literal(v: &ast::Value) -> Result<Value, SqlError> {
         | V::NationalStringLiteral(s)
         | V::TripleSingleQuotedString(s)
         | V::TripleDoubleQuotedString(s)
-        | V::EscapedStringLiteral(s) => Value::Bytes(s.as_bytes().to_vec()),
-        V::HexStringLiteral(h) => Value::Bytes(hex_decode(h)?),
+        | V::EscapedStringLiteral(s) => Value::bytes(s.as_bytes()),
+        V::HexStringLiteral(h) => Value::bytes(hex_decode(h)?),
         V::Boolean(b) => Value::Int(*b as i64),
         V::Null => Value::Null,
         V::SingleQuotedByteStringLiteral(s) | V::DoubleQuotedByteStringLiteral(s) => {
@@ -1553,7 +1555,7 @@ pub(crate) fn negate_literal(v: Value) -> Result<Value, Value> {
 /// The value of a number literal's text (sqlparser's `Value::Number`).
 pub(crate) fn number_literal(s: &str) -> Result<Value, SqlError> {
     if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        return Ok(Value::Bytes(hex_decode(h)?));
+        return Ok(Value::bytes(hex_decode(h)?));
     }
     if s.bytes().all(|b| b.is_ascii_digit()) {
         if let Ok(i) = s.parse::<i64>() {

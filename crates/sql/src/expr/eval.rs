@@ -247,7 +247,7 @@ fn on_bytes(
     run: super::functions::ValuesFn,
 ) -> Result<Value, SqlError> {
     match name {
-        "UPPER" | "LOWER" => return Ok(Value::Bytes(text_of(&vals[0]))),
+        "UPPER" | "LOWER" => return Ok(Value::bytes(text_of(&vals[0]))),
         "ORD" => {
             return Ok(Value::Int(
                 text_of(&vals[0]).first().map_or(0, |&b| i64::from(b)),
@@ -262,7 +262,8 @@ fn on_bytes(
                 b.iter()
                     .map(|&c| char::from(c))
                     .collect::<String>()
-                    .into_bytes(),
+                    .into_bytes()
+                    .into(),
             ),
             other => other,
         })

@@ -50,7 +50,7 @@ pub(crate) fn member_text(v: &Value, members: &[&[u8]], set: bool) -> Value {
             .and_then(|i| i.checked_sub(1))
             .and_then(|i| members.get(i))
             .map_or(Vec::new(), |m| m.to_vec());
-        return Value::Bytes(text);
+        return Value::bytes(text);
     }
     let mut out = Vec::new();
     for (i, m) in members.iter().enumerate().take(64) {
@@ -61,7 +61,7 @@ pub(crate) fn member_text(v: &Value, members: &[&[u8]], set: bool) -> Value {
             out.extend_from_slice(m);
         }
     }
-    Value::Bytes(out)
+    Value::bytes(out)
 }
 
 fn same_member(a: &str, b: &str) -> bool {
@@ -143,7 +143,7 @@ mod tests {
     #[test]
     fn values_are_stored_and_read_as_mariadb() {
         let m: Vec<String> = ["b", "a", "c"].iter().map(|s| s.to_string()).collect();
-        let b = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+        let b = |s: &str| Value::bytes(s.as_bytes());
         assert_eq!(store_value(&m, false, &b("A")), Ok(Value::UInt(2)));
         assert_eq!(store_value(&m, false, &b("c ")), Ok(Value::UInt(3)));
         assert_eq!(store_value(&m, false, &b("3")), Ok(Value::UInt(3)));

@@ -27,7 +27,7 @@ pub(super) fn render_double(d: f64) -> String {
 pub(crate) fn text_of(v: &Value) -> Vec<u8> {
     match v {
         Value::Null => Vec::new(),
-        Value::Bytes(b) => b.clone(),
+        Value::Bytes(b) => b.to_vec(),
         other => crate::render::text_plain(other),
     }
 }

@@ -174,7 +174,7 @@ fn conform_value(v: Value, r: RType) -> Value {
             None => v,
         },
         (RType::Str(_), Value::Bytes(_)) => v,
-        (RType::Str(_), _) => Value::Bytes(text_of(&v)),
+        (RType::Str(_), _) => Value::bytes(text_of(&v)),
         // A DATE among DATETIMEs (a set operation's column): midnight of that day.
         (RType::DateTime(_), &Value::Date { year, month, day }) => Value::DateTime {
             year,

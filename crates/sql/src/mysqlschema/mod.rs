@@ -358,7 +358,7 @@ impl MysqlTable {
 }
 
 fn text(s: &str) -> Value {
-    Value::Bytes(s.as_bytes().to_vec())
+    Value::bytes(s.as_bytes())
 }
 
 fn yn(b: bool) -> Value {
@@ -603,7 +603,7 @@ fn user_row(a: &AccountDef) -> Vec<Value> {
     ]);
     r.extend([text(plugin), text(&auth_string), yn(false), yn(false)]);
     r.push(text(""));
-    r.push(Value::Bytes(b"0.000000".to_vec()));
+    r.push(Value::bytes(b"0.000000"));
     r
 }
 

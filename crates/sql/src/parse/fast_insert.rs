@@ -269,7 +269,7 @@ impl<'a> Scanner<'a> {
             }
             if b.get(i + 1) != Some(&b'\'') {
                 self.i = i + 1;
-                return Some(Value::Bytes(out));
+                return Some(Value::bytes(out));
             }
             out.push(b'\'');
             i += 2;
@@ -395,7 +395,7 @@ mod tests {
         assert_eq!(
             ins.rows,
             vec![
-                vec![Some(Value::Int(-7)), Some(Value::Bytes(b"it's".to_vec()))],
+                vec![Some(Value::Int(-7)), Some(Value::bytes(b"it's"))],
                 vec![None, Some(Value::Null)],
             ]
         );
@@ -418,7 +418,7 @@ mod tests {
                 V::Number(n, false) => crate::expr::number_literal(n)
                     .map(Some)
                     .map_err(|e| e.message),
-                V::SingleQuotedString(s) => Ok(Some(Value::Bytes(s.as_bytes().to_vec()))),
+                V::SingleQuotedString(s) => Ok(Some(Value::bytes(s.as_bytes()))),
                 V::Null => Ok(Some(Value::Null)),
                 other => Err(format!("{other:?}")),
             },

@@ -279,7 +279,7 @@ pub fn set_client_collation(cx: &mut ExecContext, id: u16) {
         192 => ("utf8mb3", "utf8mb3_unicode_ci"),
         _ => return,
     };
-    let text = |s: &str| Some(Value::Bytes(s.as_bytes().to_vec()));
+    let text = |s: &str| Some(Value::bytes(s.as_bytes()));
     put_session(cx, "character_set_client", text(cs));
     put_session(cx, "character_set_connection", text(cs));
     put_session(cx, "character_set_results", text(cs));
@@ -305,7 +305,7 @@ fn link_connection_charset(cx: &mut ExecContext, name: &str, value: Option<&Valu
             None
         }
     };
-    let text = |s: &str| Some(Value::Bytes(s.as_bytes().to_vec()));
+    let text = |s: &str| Some(Value::bytes(s.as_bytes()));
     match name {
         "character_set_connection" => {
             let coll = match v.as_str() {

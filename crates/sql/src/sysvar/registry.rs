@@ -844,7 +844,7 @@ pub(crate) fn unknown(name: &str) -> SqlError {
 }
 
 pub(crate) fn text(s: impl Into<String>) -> Value {
-    Value::Bytes(s.into().into_bytes())
+    Value::bytes(s.into().into_bytes())
 }
 
 /// The value of a definition's default text, typed.

@@ -23,7 +23,7 @@ use crate::error::SqlError;
 use crate::server::Server;
 
 fn text(s: String) -> Value {
-    Value::Bytes(s.into_bytes())
+    Value::bytes(s.into_bytes())
 }
 
 /// True for the variables this module reads live.

@@ -114,12 +114,12 @@ pub(crate) struct EventRow {
 impl EventRow {
     pub(crate) fn values(&self) -> Vec<Value> {
         vec![
-            Value::Bytes(self.log_name.clone().into_bytes()),
+            Value::bytes(self.log_name.clone().into_bytes()),
             Value::UInt(self.pos),
-            Value::Bytes(self.event_type.as_bytes().to_vec()),
+            Value::bytes(self.event_type.as_bytes()),
             Value::UInt(u64::from(self.server_id)),
             Value::UInt(self.end_log_pos),
-            Value::Bytes(self.info.clone().into_bytes()),
+            Value::bytes(self.info.clone().into_bytes()),
         ]
     }
 }

@@ -51,7 +51,7 @@ pub(crate) fn checksum_tables(
     let named = named_tables(cx, tables, crate::privilege::SELECT)?;
     let mut rows = Vec::with_capacity(named.len());
     for (db, table) in named {
-        let label = Value::Bytes(format!("{db}.{table}").into_bytes());
+        let label = Value::bytes(format!("{db}.{table}").into_bytes());
         let def = match crate::bind::tables::table_named(cx, &db, &table) {
             Ok(d) => d,
             Err(e) => {
@@ -114,7 +114,7 @@ pub(crate) fn table_maintenance(
     };
     let named = named_tables(cx, tables, need)?;
     cx.commit()?;
-    let text = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+    let text = |s: &str| Value::bytes(s.as_bytes());
     let mut rows = Vec::new();
     for (db, table) in named {
         let label = text(&format!("{db}.{table}"));
@@ -342,14 +342,14 @@ mod tests {
         // t3 (a INT NOT NULL, v VARCHAR(10)): (1,'ab'), (2,NULL) -> 1669009383.
         let l = layout(&[(int, false), (SqlType::VarChar(10), true)]);
         let s = l
-            .row_crc(&[Value::Int(1), Value::Bytes(b"ab".to_vec())], &mut b)
+            .row_crc(&[Value::Int(1), Value::bytes(b"ab")], &mut b)
             .unwrap()
             .wrapping_add(l.row_crc(&[Value::Int(2), Value::Null], &mut b).unwrap());
         assert_eq!(s, 1_669_009_383);
         // t4 (a INT NOT NULL, c CHAR(3)): (1,'ab') -> 466736132.
         let l = layout(&[(int, false), (SqlType::Char(3), true)]);
         let s = l
-            .row_crc(&[Value::Int(1), Value::Bytes(b"ab".to_vec())], &mut b)
+            .row_crc(&[Value::Int(1), Value::bytes(b"ab")], &mut b)
             .unwrap();
         assert_eq!(s, 466_736_132);
         // b2 (a BIT(10) NOT NULL, b INT): (b'1000000001', 7) -> 1975137381.

@@ -144,7 +144,7 @@ fn ok(affected_rows: u64) -> Output {
 }
 
 fn text(s: impl Into<String>) -> Value {
-    Value::Bytes(s.into().into_bytes())
+    Value::bytes(s.into().into_bytes())
 }
 
 /// Global privileges a statement needs (MariaDB 10.11's; at least one of the bits).

@@ -120,7 +120,7 @@ const INT_COLUMNS: &[&str] = &[
 ];
 
 fn text(s: impl Into<String>) -> Value {
-    Value::Bytes(s.into().into_bytes())
+    Value::bytes(s.into().into_bytes())
 }
 
 fn uint(n: u64) -> Value {

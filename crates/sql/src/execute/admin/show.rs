@@ -31,7 +31,7 @@ use crate::like::like;
 use crate::parse::admin::{Cond, Filter};
 
 pub(crate) fn text(s: impl Into<String>) -> Value {
-    Value::Bytes(s.into().into_bytes())
+    Value::bytes(s.into().into_bytes())
 }
 
 fn opt_text(s: Option<String>) -> Value {
@@ -209,7 +209,7 @@ pub(crate) fn column_type_text(c: &onelog_engine::ColumnDef) -> String {
 /// number as its text, a FLOAT(M,D)'s with D decimals.
 pub(crate) fn default_text(c: &onelog_engine::ColumnDef, v: &Value) -> Value {
     match (c.ty, v) {
-        (SqlType::Bit(_), Value::UInt(n)) => Value::Bytes(format!("b'{n:b}'").into_bytes()),
+        (SqlType::Bit(_), Value::UInt(n)) => Value::bytes(format!("b'{n:b}'").into_bytes()),
         (SqlType::Enum(_) | SqlType::Set(_), Value::UInt(n)) => {
             let set = matches!(c.ty, SqlType::Set(_));
             let names: Vec<&str> = if set {
@@ -227,7 +227,7 @@ pub(crate) fn default_text(c: &onelog_engine::ColumnDef, v: &Value) -> Value {
                     .map(|m| vec![m.as_str()])
                     .unwrap_or_default()
             };
-            Value::Bytes(names.join(",").into_bytes())
+            Value::bytes(names.join(",").into_bytes())
         }
         // FLOAT(M,D): with its D decimals (`DEFAULT 3.00`), as MariaDB shows it.
         (SqlType::Float | SqlType::Double, Value::Float(_) | Value::Double(_))
@@ -736,7 +736,7 @@ mod tests {
                     .auto_increment(),
                 ColumnSpec::new("name", SqlType::VarChar(20))
                     .not_null()
-                    .default(Value::Bytes(b"x'y".to_vec())),
+                    .default(Value::bytes(b"x'y")),
                 ColumnSpec::new("n", SqlType::Int { unsigned: false }).default(Value::Int(0)),
                 ColumnSpec::new("note", SqlType::Text),
             ],

@@ -36,7 +36,7 @@ pub(crate) fn rows(server: &Server, session: Option<&Traffic>) -> Vec<(String, V
         // WITH CONSISTENT SNAPSHOT sees its snapshot's (`ExecContext::binlog_snapshot`).
         (
             "Binlog_snapshot_file".into(),
-            Value::Bytes(snapshot.0.into_bytes()),
+            Value::bytes(snapshot.0.into_bytes()),
         ),
         ("Binlog_snapshot_position".into(), Value::UInt(snapshot.1)),
         // Only non-transactional changes use the statement cache; onelog has none.
@@ -96,8 +96,8 @@ pub(crate) fn rows(server: &Server, session: Option<&Traffic>) -> Vec<(String, V
         // No connection uses TLS (have_ssl=DISABLED): MariaDB shows these empty then
         // (Debezium reads Ssl_version).
         ("Slow_queries".into(), ld(&s.slow_queries)),
-        ("Ssl_cipher".into(), Value::Bytes(Vec::new())),
-        ("Ssl_version".into(), Value::Bytes(Vec::new())),
+        ("Ssl_cipher".into(), Value::bytes(Vec::new())),
+        ("Ssl_version".into(), Value::bytes(Vec::new())),
         ("Threads_connected".into(), Value::UInt(threads)),
         (
             "Threads_running".into(),
@@ -108,16 +108,13 @@ pub(crate) fn rows(server: &Server, session: Option<&Traffic>) -> Vec<(String, V
     for (name, v) in server.engine.semisync().status().rows() {
         let v = match v.parse::<u64>() {
             Ok(n) => Value::UInt(n),
-            Err(_) => Value::Bytes(v.into_bytes()),
+            Err(_) => Value::bytes(v.into_bytes()),
         };
         out.push((name.into(), v));
     }
     // The replica side of semi-sync is not implemented.
     out.push(("Rpl_semi_sync_slave_send_ack".into(), Value::UInt(0)));
-    out.push((
-        "Rpl_semi_sync_slave_status".into(),
-        Value::Bytes(b"OFF".to_vec()),
-    ));
+    out.push(("Rpl_semi_sync_slave_status".into(), Value::bytes(b"OFF")));
     out.extend(replica_rows(server));
     out.extend(table_store_rows(server));
     out.extend(commit_phase_rows(&log.phases));
@@ -205,7 +202,13 @@ fn replica_rows(server: &Server) -> Vec<(String, Value)> {
         .is_some_and(|st| st.sql_running && st.io_running == IoRunning::Yes);
     // MariaDB's Slaves_running counts connections whose SQL thread runs.
     let running = st.as_ref().is_some_and(|st| st.sql_running);
-    let on_off = |b: bool| Value::Bytes(if b { b"ON".to_vec() } else { b"OFF".to_vec() });
+    let on_off = |b: bool| {
+        Value::Bytes(if b {
+            (b"ON".to_vec()).into()
+        } else {
+            (b"OFF".to_vec()).into()
+        })
+    };
     vec![
         ("Master_gtid_wait_count".into(), ld(&s.gtid_wait_count)),
         ("Master_gtid_wait_time".into(), ld(&s.gtid_wait_time)),

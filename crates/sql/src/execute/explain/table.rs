@@ -331,7 +331,7 @@ pub(super) fn render(rows: Vec<Row>) -> Output {
         text("rows"),
         text("Extra"),
     ];
-    let s = |v: Option<String>| v.map_or(Value::Null, |x| Value::Bytes(x.into_bytes()));
+    let s = |v: Option<String>| v.map_or(Value::Null, |x| Value::bytes(x.into_bytes()));
     let rows = rows
         .into_iter()
         .map(|r| {
@@ -339,7 +339,7 @@ pub(super) fn render(rows: Vec<Row>) -> Output {
             let extra = (!l.null_extra).then(|| l.extra.join("; "));
             vec![
                 r.id.map_or(Value::Null, |i| Value::Int(i as i64)),
-                Value::Bytes(r.select_type.into_bytes()),
+                Value::bytes(r.select_type.into_bytes()),
                 s(l.table),
                 s(l.ty.map(str::to_string)),
                 s(l.possible),

@@ -166,14 +166,14 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
     strict("JSON_UNQUOTE", &["JSON_UNQUOTE"], (1, 1), rt_str, |v, _| {
         let t = text_of(&v[0]);
         if t.first() != Some(&b'"') {
-            return Ok(Value::Bytes(t));
+            return Ok(Value::bytes(t));
         }
         Ok(match json::parse(&t) {
             Ok(Json::Str(s)) => text(&json::unescape(&s)),
-            Ok(_) => Value::Bytes(t),
+            Ok(_) => Value::bytes(t),
             Err(e) => {
                 text_warning("Warning", e, 1, "json_unquote");
-                Value::Bytes(t)
+                Value::bytes(t)
             }
         })
     }),
@@ -192,7 +192,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             }
         }
         out.push(b'}');
-        Ok(Value::Bytes(out))
+        Ok(Value::bytes(out))
     }),
     sees_null("JSON_ARRAY", &["JSON_ARRAY"], (0, ANY), rt_str, |v, _| {
         let (args, kinds) = split_kinds(v);
@@ -204,7 +204,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         let mut out = b"[".to_vec();
         out.extend(items.join(&b", "[..]));
         out.push(b']');
-        Ok(Value::Bytes(out))
+        Ok(Value::bytes(out))
     }),
     sees_null("JSON_SET", &["JSON_SET"], (3, ANY), rt_str, |v, _| {
         modify(v, "json_set", Write::Set)
@@ -307,7 +307,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
     // for NULL); the last argument is its [`value_kinds`].
     sees_null("JSON_AGG_VALUE", &[], (2, 2), rt_str, |v, _| {
         let (args, kinds) = split_kinds(v);
-        Ok(Value::Bytes(embedded(&args[0], kind(&kinds, 0))))
+        Ok(Value::bytes(embedded(&args[0], kind(&kinds, 0))))
     }),
     // Internal: JSON_OBJECTAGG's pair, `"key":value`; NULL (skipped) for a NULL key.
     sees_null("JSON_AGG_PAIR", &[], (3, 3), rt_str, |v, _| {
@@ -319,7 +319,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         let mut out = json::quote(&key).into_bytes();
         out.push(b':');
         out.extend(embedded(&args[1], kind(&kinds, 1)));
-        Ok(Value::Bytes(out))
+        Ok(Value::bytes(out))
     }),
     // Internal (no SQL name): a JSON_EXTRACT result as a string comparison reads it
     // ([`string_comparands`]).
@@ -327,7 +327,7 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         let t = text_of(&v[0]);
         Ok(match json::parse(&t) {
             Ok(Json::Str(s)) => text(&json::unescape(&s)),
-            Ok(_) => Value::Bytes(t),
+            Ok(_) => Value::bytes(t),
             Err(_) => Value::Null,
         })
     }),
@@ -468,10 +468,10 @@ fn returns_json(f: Func) -> bool {
 fn split_kinds(mut v: Vec<Value>) -> (Vec<Value>, Vec<u8>) {
     let kinds = match v.pop() {
         Some(Value::Bytes(k)) => k,
-        _ => Vec::new(),
+        _ => Vec::new().into(),
     };
     debug_assert_eq!(kinds.len(), v.len(), "kinds literal of a JSON call");
-    (v, kinds)
+    (v, kinds.into_vec())
 }
 
 fn kind(kinds: &[u8], i: usize) -> u8 {
@@ -483,7 +483,7 @@ fn kind(kinds: &[u8], i: usize) -> u8 {
 /// [`to_json`] makes it.
 fn embedded(v: &Value, kind: u8) -> Vec<u8> {
     match v {
-        Value::Bytes(b) if kind == KIND_COLUMN && json::valid(b) => b.clone(),
+        Value::Bytes(b) if kind == KIND_COLUMN && json::valid(b) => b.to_vec(),
         Value::Bytes(b) if kind == KIND_BIT => bit_text(b),
         _ => to_json(v, kind).text().into_bytes(),
     }
@@ -520,7 +520,7 @@ fn to_json(v: &Value, kind: u8) -> Json {
 }
 
 fn text(s: &str) -> Value {
-    Value::Bytes(s.as_bytes().to_vec())
+    Value::bytes(s.as_bytes())
 }
 
 fn json_value(j: &Json) -> Value {

@@ -119,7 +119,7 @@ fn lock_name(v: &Value, func: &str) -> Result<Option<Vec<u8>>, SqlError> {
             format!("Identifier name '{}...' is too long", &text[..cut]),
         ));
     }
-    Ok(Some(b.clone()))
+    Ok(Some(b.to_vec()))
 }
 
 /// The SQL type MariaDB names for a value in 4079's text.

@@ -21,8 +21,8 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             .unwrap_or(64)
             .clamp(1, 64);
         Ok(match v[0] {
-            Value::UInt(n) => Value::Bytes(n.to_be_bytes()[8 - m.div_ceil(8)..].to_vec()),
-            Value::Int(i) => Value::Bytes(i.to_be_bytes()[8 - m.div_ceil(8)..].to_vec()),
+            Value::UInt(n) => Value::bytes(&n.to_be_bytes()[8 - m.div_ceil(8)..]),
+            Value::Int(i) => Value::bytes(&i.to_be_bytes()[8 - m.div_ceil(8)..]),
             ref other => other.clone(),
         })
     }),

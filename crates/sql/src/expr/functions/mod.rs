@@ -257,7 +257,7 @@ fn hex_digits(bytes: &[u8], upper: bool) -> Vec<u8> {
 }
 
 fn str_val(v: Vec<u8>) -> Value {
-    Value::Bytes(v)
+    Value::bytes(v)
 }
 
 fn lossy(v: &Value) -> String {
