@@ -12,7 +12,10 @@
 //! handed to `Log::commit` with the change log as payload; a replica's row group is encoded
 //! at once (`events.rs`). The group-commit leader calls the sink once
 //! per group: the sink applies every record of the group in log order to a clone of the
-//! current root, publishes it once, then releases each transaction's row locks. The sink runs
+//! current root, publishes it once, then releases each transaction's row locks — except a big
+//! transaction's ([`owner_releases`]), whose own thread releases them once its record is
+//! published (`Committer::finish_commit`), so that a million of them do not hold up the
+//! leader and every commit queued behind it. The sink runs
 //! after the group is written but (unless `LogOptions::strict_visibility`) before it is
 //! durable: a commit becomes visible to other transactions before its fsync, like InnoDB, so a
 //! crash can lose a commit that a reader saw; the committing client is still acknowledged only
@@ -134,6 +137,13 @@ pub(crate) fn attach_validated(record: &mut PendingRecord, based_on: Arc<Root>, 
     if let Some(CommitPayload::Ddl { validated, .. }) = payload {
         *validated = Some(Box::new(Validated { based_on, result }));
     }
+}
+
+/// Whether a transaction with `changes` row changes releases its own row locks after its
+/// record is published (`Committer::finish_commit`) instead of the sink releasing them: one
+/// whose change log is big enough to be prebuilt, whose locks take the leader long to release.
+fn owner_releases(changes: usize) -> bool {
+    changes >= PREBUILD_MIN_CHANGES
 }
 
 impl CommitPayload {
@@ -353,8 +363,8 @@ impl Shared {
                     prebuilt,
                     ..
                 }) => {
-                    if let Some(t) = txn {
-                        release.push(*t);
+                    if let Some(t) = txn.filter(|_| !owner_releases(changes.len())) {
+                        release.push(t);
                     }
                     let installed = prebuilt.as_ref().map(|p| p.install(&mut root));
                     if let Some(i) = installed {
@@ -693,7 +703,7 @@ impl Committer {
                 .inspect(|r| {
                     crate::origin::note_committed(r.gtid);
                     self.notifier.logged();
-                    self.finish_commit(r.end_lsn, &|| false);
+                    self.finish_commit(r.end_lsn, &|| false, None);
                 }),
         )
     }
@@ -791,20 +801,28 @@ impl Committer {
     /// replicated group: `commit_replicated_record`): semi-sync's wait and the record's
     /// visibility, in the wait point's order. AFTER_SYNC: wait for the ack, then make the
     /// record (and the held-back groups before it) visible; AFTER_COMMIT: visible first, then
-    /// wait. Disabled: one atomic load (and one more for held-back groups).
-    fn finish_commit(&self, end: Lsn, waiter: &dyn CommitWaiter) {
+    /// wait. Disabled: one atomic load (and one more for held-back groups). `own_locks`: the
+    /// transaction whose locks the sink left to its committer ([`owner_releases`]), released
+    /// as soon as the record is visible (before an AFTER_COMMIT wait, as the sink would have).
+    fn finish_commit(&self, end: Lsn, waiter: &dyn CommitWaiter, own_locks: Option<TxnId>) {
         let semi = &self.shared.semi;
-        if !semi.is_enabled() {
+        let publish = || {
             self.shared.publish_to(end);
+            if let Some(t) = own_locks {
+                self.shared.locks.release_all(t);
+            }
+        };
+        if !semi.is_enabled() {
+            publish();
             return;
         }
         match semi.wait_point() {
             WaitPoint::AfterSync => {
                 semi.wait_for_ack(end, waiter);
-                self.shared.publish_to(end);
+                publish();
             }
             WaitPoint::AfterCommit => {
-                self.shared.publish_to(end);
+                publish();
                 semi.wait_for_ack(end, waiter);
             }
         }
@@ -972,6 +990,7 @@ impl Committer {
             }
             None => None,
         };
+        let own_locks = owner_releases(changes.len()).then_some(txn);
         let changes = Arc::new(changes);
         let origin = self.origin();
         debug_assert!(!cache.is_empty(), "a transaction with changes has events");
@@ -1015,7 +1034,7 @@ impl Committer {
             .inspect(|r| {
                 origin.used(r.gtid);
                 self.notifier.logged();
-                self.finish_commit(r.end_lsn, waiter);
+                self.finish_commit(r.end_lsn, waiter, own_locks);
             })
     }
 
@@ -1085,7 +1104,7 @@ impl Committer {
         self.log
             .commit(record)
             .map_err(|e| self.log_error(context(), e))
-            .inspect(|r| self.finish_commit(r.end_lsn, &|| false))
+            .inspect(|r| self.finish_commit(r.end_lsn, &|| false, None))
     }
 }
 

@@ -8,6 +8,7 @@ mod common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use common::replay_from_empty;
 use onelog_binlog::Value;
@@ -149,4 +150,49 @@ fn small_commits_meanwhile_keep_the_root_of_a_sequential_apply() {
     let (installed, applied) = e.prebuilt_commits();
     assert_eq!(installed + applied, 4, "the load and three big commits");
     assert_same_as_sequential_apply(&e);
+}
+
+/// A big transaction's row locks are released by its own commit once its record is published
+/// (the group's leader releases only those of small ones, `commit.rs`): a writer blocked on one
+/// of its rows gets it and reads the big commit's value, and none of its locks is left once
+/// its commit returns.
+#[test]
+fn a_big_commits_own_thread_releases_its_locks() {
+    let (e, a, _) = setup();
+    let mut big = e.begin();
+    let id = big.id();
+    for i in 1..=BIG {
+        let r = big.get_for_update(a, &[Value::UInt(i)]).unwrap().unwrap();
+        let new = vec![r[0].clone(), Value::Int(1_000), r[2].clone()];
+        assert!(big.update(a, &[Value::UInt(i)], new).unwrap());
+    }
+    // Each row's key, and its value of the unique index `u_v`.
+    assert_eq!(e.locks().held_by(id), 2 * BIG as usize);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            let mut t = e.begin();
+            t.set_lock_wait_timeout(Duration::from_secs(60));
+            tx.send(t.id()).unwrap();
+            let r = t
+                .get_for_update(a, &[Value::UInt(BIG / 2)])
+                .unwrap()
+                .unwrap();
+            t.rollback();
+            r[1].clone()
+        });
+        // Commit only once the writer is blocked on the big transaction's row.
+        let writer_id = rx.recv().unwrap();
+        assert!(e
+            .locks()
+            .wait_until_waiting(writer_id, Duration::from_secs(60)));
+        big.commit().unwrap();
+        assert_eq!(
+            e.locks().held_by(id),
+            0,
+            "locks left after the commit returned"
+        );
+        assert_eq!(writer.join().unwrap(), Value::Int(1_000));
+    });
+    assert_eq!(e.prebuilt_commits(), (2, 0));
 }

@@ -184,6 +184,42 @@ fn after_commit_shows_the_commit_while_its_client_still_waits() {
     assert_eq!((st.yes_tx, st.no_tx), (1, 0));
 }
 
+/// AFTER_COMMIT releases a transaction's row locks when it becomes visible, before its client
+/// waits, as for a small one: a big transaction's locks (which its own thread releases, not the
+/// group's leader: `commit.rs`) are free while it waits for the ack.
+#[test]
+fn after_commit_frees_a_big_transactions_rows_while_its_client_waits() {
+    const BIG: i64 = 20_000; // above the prebuild threshold (16,384 changes)
+    let e = open();
+    let t = table(&e);
+    let _replica = e.semisync().add_client();
+    enable(&e, WaitPoint::AfterCommit, LONG_TIMEOUT);
+    let big = {
+        let e = e.clone();
+        thread::spawn(move || {
+            let mut tx = e.begin();
+            for id in 1..=BIG {
+                tx.insert(t, vec![Value::Int(id)]).unwrap();
+            }
+            tx.commit().unwrap().unwrap().end_lsn
+        })
+    };
+    until_waiting(&e, 1);
+    assert!(
+        !big.is_finished(),
+        "the big commit's client is not answered yet"
+    );
+    // No lock wait: a row the big transaction still held would refuse at once.
+    let mut other = e.begin();
+    other.set_lock_wait_timeout(Duration::ZERO);
+    let row = other.get_for_update(t, &[Value::Int(BIG / 2)]).unwrap();
+    assert_eq!(row.as_deref(), Some(&[Value::Int(BIG / 2)][..]));
+    other.rollback();
+    let end = e.log().end_lsn();
+    e.semisync().ack(end, 7);
+    assert_eq!(big.join().unwrap(), end);
+}
+
 #[test]
 fn a_timeout_switches_semi_sync_off_and_a_caught_up_replica_switches_it_on() {
     let e = open();
