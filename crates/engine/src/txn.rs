@@ -62,7 +62,7 @@ use crate::catalog::{IndexDef, TableDef, TableId};
 use crate::commit::Committer;
 use crate::error::EngineError;
 use crate::event_cache::{CacheMark, EventCache};
-use crate::key::{display_values, encode_value_as, prefix_end};
+use crate::key::{display_values, encode_value_as, prefix_end, KeyBytes};
 use crate::lock::{LockError, LockMode, RowKey, TxnId};
 use crate::prebuild::{drop_later, Feed, PREBUILD_MIN_CHANGES};
 use crate::semisync::CommitWaiter;
@@ -79,13 +79,15 @@ pub struct InsertOutcome {
     pub auto_increment: Option<u64>,
 }
 
-/// The transaction's own version of the rows of one table it touched.
+/// The transaction's own version of the rows of one table it touched. Keys are `KeyBytes`:
+/// a key of up to 22 bytes sits in the map's node, so a search compares keys without reading
+/// other memory and an entry allocates nothing of its own.
 #[derive(Default, Debug)]
 struct TableWrites {
     /// pk bytes -> Some(row) (inserted/updated) or None (deleted).
-    rows: BTreeMap<Vec<u8>, Option<Arc<Row>>>,
+    rows: BTreeMap<KeyBytes, Option<Arc<Row>>>,
     /// index id -> own entries `index key ++ pk -> index key length` of the present own rows.
-    indexes: HashMap<u32, BTreeMap<Vec<u8>, u32>>,
+    indexes: HashMap<u32, BTreeMap<KeyBytes, u32>>,
 }
 
 /// A transaction. Dropping it without commit rolls it back.
@@ -375,7 +377,7 @@ impl Transaction {
             w.rows
                 .range::<[u8], _>(borrowed(&range))
                 .find(|(_, r)| r.is_some())
-                .map(|(k, _)| k.clone())
+                .map(|(k, _)| k.to_vec())
         });
         Ok(match (committed, owned) {
             (Some(a), Some(b)) => a.min(b),
@@ -641,7 +643,7 @@ impl Transaction {
                     if let Some(w) = own {
                         for (pk, row) in w.rows.range::<[u8], _>(borrowed(br)) {
                             if let Some(row) = row {
-                                out.push((Vec::new(), pk.clone(), row.clone()));
+                                out.push((Vec::new(), pk.to_vec(), row.clone()));
                             }
                         }
                     }
@@ -659,7 +661,7 @@ impl Transaction {
                         for (entry, klen) in entries.range::<[u8], _>(borrowed(br)) {
                             let pk = &entry[*klen as usize..];
                             if let Some(Some(row)) = own.and_then(|w| w.rows.get(pk)) {
-                                out.push((entry.clone(), pk.to_vec(), row.clone()));
+                                out.push((entry.to_vec(), pk.to_vec(), row.clone()));
                             }
                         }
                     }
@@ -765,7 +767,7 @@ impl Transaction {
             if !dup {
                 if let Some(entries) = own.and_then(|w| w.indexes.get(&ix.id)) {
                     dup = entries
-                        .range::<Vec<u8>, _>((range.0.clone(), range.1.clone()))
+                        .range::<[u8], _>(borrowed(&range))
                         .any(|(entry, klen)| &entry[*klen as usize..] != pk);
                 }
             }
@@ -938,7 +940,7 @@ impl Transaction {
     /// Sets the own state of one row, keeping the own index entries in step.
     fn set_own(&mut self, def: &TableDef, pk: Vec<u8>, row: Option<Arc<Row>>) {
         let w = self.writes.entry(def.id).or_default();
-        let prev = w.rows.insert(pk.clone(), row.clone());
+        let prev = w.rows.insert(KeyBytes::from(&pk[..]), row.clone());
         if def.indexes.is_empty() {
             return;
         }
@@ -949,14 +951,14 @@ impl Transaction {
                 buf.clear();
                 index_key(def, ix, prev, &mut buf);
                 buf.extend_from_slice(&pk);
-                entries.remove(&buf);
+                entries.remove(&buf[..]);
             }
             if let Some(row) = &row {
                 buf.clear();
                 index_key(def, ix, row, &mut buf);
                 let klen = buf.len() as u32;
                 buf.extend_from_slice(&pk);
-                entries.insert(buf.clone(), klen);
+                entries.insert(KeyBytes::from(&buf[..]), klen);
             }
         }
     }
