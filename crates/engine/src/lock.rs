@@ -163,6 +163,10 @@ impl std::error::Error for LockError {}
 /// Number of lock table shards (a power of two; `release_all` tracks touched shards in a u64).
 const SHARDS: usize = 64;
 
+/// Most locks [`LockManager::release_all`] releases under one lock of a shard (and the count
+/// up to which it releases them in the order they were taken).
+const RELEASE_BATCH: usize = 1024;
+
 /// The lock state of one row. Nearly every row has one holder and nobody waiting: that case
 /// allocates nothing ([`Holders::One`], an empty [`Waiters`]).
 #[derive(Default)]
@@ -593,22 +597,35 @@ impl LockManager {
     }
 
     /// Releases every lock of `txn` and wakes the waiters of those rows (commit / rollback).
+    /// Many locks are released shard by shard, [`RELEASE_BATCH`] under one lock of the shard:
+    /// a shard's table then stays in the CPU's caches while its rows go (releasing a million
+    /// locks one by one missed the cache on nearly every row).
     pub fn release_all(&self, txn: TxnId) {
         let Some(keys) = relock(self.held_shard(txn)).remove(&txn) else {
             return;
         };
         let mut touched: u64 = 0;
-        for key in &keys {
-            let s = Self::shard_of(key);
-            let mut table = relock(&self.shards[s].table);
-            if let Some(entry) = table.get_mut(key) {
-                entry.granted.remove(txn);
-                if entry.waiting.is_empty() {
-                    if entry.granted.is_empty() {
-                        table.remove(key);
-                    }
-                } else {
+        if keys.len() <= RELEASE_BATCH {
+            for key in keys {
+                let s = Self::shard_of(&key);
+                if self.release_in(&mut relock(&self.shards[s].table), txn, key) {
                     touched |= 1 << s;
+                }
+            }
+        } else {
+            let mut by_shard: Vec<Vec<RowKey>> = (0..SHARDS).map(|_| Vec::new()).collect();
+            for key in keys {
+                by_shard[Self::shard_of(&key)].push(key);
+            }
+            for (s, keys) in by_shard.into_iter().enumerate() {
+                let mut keys = keys.into_iter().peekable();
+                while keys.peek().is_some() {
+                    let mut table = relock(&self.shards[s].table);
+                    for key in keys.by_ref().take(RELEASE_BATCH) {
+                        if self.release_in(&mut table, txn, key) {
+                            touched |= 1 << s;
+                        }
+                    }
                 }
             }
         }
@@ -617,6 +634,22 @@ impl LockManager {
                 shard.cv.notify_all();
             }
         }
+    }
+
+    /// Releases `txn`'s lock on `key` in its shard's `table`; whether someone waits there.
+    fn release_in(&self, table: &mut HashMap<RowKey, Entry>, txn: TxnId, key: RowKey) -> bool {
+        let std::collections::hash_map::Entry::Occupied(mut slot) = table.entry(key) else {
+            return false;
+        };
+        let entry = slot.get_mut();
+        entry.granted.remove(txn);
+        if !entry.waiting.is_empty() {
+            return true;
+        }
+        if entry.granted.is_empty() {
+            slot.remove();
+        }
+        false
     }
 
     /// Number of rows `txn` holds a lock on.
@@ -832,6 +865,38 @@ mod tests {
         assert_eq!(t.join().unwrap(), Ok(()));
         assert_eq!(rx.recv().unwrap(), 1);
         assert!(!lm.is_waiting(2));
+    }
+
+    /// More locks than one batch: released shard by shard, a row shared with another holder
+    /// stays held by it, a waiter is granted, and every other row leaves the table.
+    #[test]
+    fn releasing_many_locks_batches_by_shard_and_wakes_waiters() {
+        let n = 3 * RELEASE_BATCH as u64 + 5;
+        let key = |i: u64| RowKey::new(7, &[&i.to_be_bytes()]);
+        let lm = Arc::new(LockManager::new());
+        for i in 0..n {
+            let mode = if i == 7 {
+                LockMode::Shared
+            } else {
+                LockMode::Exclusive
+            };
+            lm.lock(1, &key(i), mode, LONG).unwrap();
+        }
+        lm.lock(2, &key(7), LockMode::Shared, LONG).unwrap();
+        assert_eq!(lm.held_by(1), n as usize);
+        let lm2 = lm.clone();
+        let waiter = thread::spawn(move || lm2.lock(3, &key(n - 1), LockMode::Exclusive, LONG));
+        assert!(lm.wait_until_waiting(3, LONG));
+        lm.release_all(1);
+        assert_eq!(waiter.join().unwrap(), Ok(()));
+        assert_eq!(lm.held_by(1), 0);
+        let rows: usize = lm.shards.iter().map(|s| relock(&s.table).len()).sum();
+        assert_eq!(rows, 2, "only the rows 2 and 3 hold are left");
+        let table = relock(&lm.shards[LockManager::shard_of(&key(7))].table);
+        assert!(matches!(
+            table[&key(7)].granted,
+            Holders::One([(2, LockMode::Shared)])
+        ));
     }
 
     #[test]
