@@ -419,13 +419,16 @@ fn decode_value(col: &ColumnMeta, r: &mut Reader<'_>) -> Result<Value, DecodeErr
                 }
                 _ => {
                     let n = r.uint_le(string_len_bytes(len))? as usize;
-                    let mut b = r.bytes(n)?.to_vec();
+                    let b = r.bytes(n)?;
                     // BINARY(len) is logged without its trailing 0x00 bytes (as MariaDB logs
                     // it, `encode_string`): the value is those bytes padded back to len.
                     if col.binary && b.len() < usize::from(len) {
+                        let mut b = b.to_vec();
                         b.resize(usize::from(len), 0);
+                        Value::bytes(b)
+                    } else {
+                        Value::bytes(b)
                     }
-                    Value::bytes(b)
                 }
             }
         }

@@ -36,7 +36,8 @@
 //! later groups. Once `Log::commit` has returned, each committer runs
 //! [`Committer::finish_commit`]: `AFTER_SYNC` waits for the replica's ack, then applies the
 //! held-back groups up to its own record; `AFTER_COMMIT` makes them visible first, then waits.
-//! A held group keeps its row locks until it is applied. While semi-sync is disabled and nothing
+//! A held group keeps its row locks until it is applied (a big transaction's, until its own
+//! committer has applied it in `finish_commit`). While semi-sync is disabled and nothing
 //! is held back, each costs one atomic load in the sink and in the committer.
 //!
 //! Replicas: a replicated row group is committed without row locks and without waiting for

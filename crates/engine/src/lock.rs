@@ -613,19 +613,25 @@ impl LockManager {
                 }
             }
         } else {
-            let mut by_shard: Vec<Vec<RowKey>> = (0..SHARDS).map(|_| Vec::new()).collect();
+            // Sized for an even spread (hashing spreads the keys), so the lists rarely grow.
+            let each = keys.len() / SHARDS + keys.len() / (4 * SHARDS) + 16;
+            let mut by_shard: Vec<Vec<RowKey>> =
+                (0..SHARDS).map(|_| Vec::with_capacity(each)).collect();
             for key in keys {
                 by_shard[Self::shard_of(&key)].push(key);
             }
             for (s, keys) in by_shard.into_iter().enumerate() {
+                let mut waiters = false;
                 let mut keys = keys.into_iter().peekable();
                 while keys.peek().is_some() {
                     let mut table = relock(&self.shards[s].table);
                     for key in keys.by_ref().take(RELEASE_BATCH) {
-                        if self.release_in(&mut table, txn, key) {
-                            touched |= 1 << s;
-                        }
+                        waiters |= self.release_in(&mut table, txn, key);
                     }
+                }
+                // A shard's waiters are woken once its rows are released, not at the end.
+                if waiters {
+                    self.shards[s].cv.notify_all();
                 }
             }
         }

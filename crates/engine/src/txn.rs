@@ -1134,8 +1134,9 @@ impl Transaction {
                     waiter,
                 )
             });
-        // The sink released the locks when the group was applied; after a failure nothing
-        // was applied and the locks go now (release is idempotent).
+        // The sink released the locks when the group was applied (a big transaction's own
+        // `finish_commit` did, `commit.rs`); after a failure nothing was applied and the
+        // locks go now (release is idempotent).
         self.core.locks().release_all(self.id);
         self.core.cache_stats().note_done(&self.cache);
         r.map(Some)

@@ -111,7 +111,10 @@ pub(crate) fn cast(v: Value, to: CastTo) -> Result<Value, SqlError> {
     Ok(match to {
         CastTo::Signed => cast_int(&v, false),
         CastTo::Unsigned => cast_int(&v, true),
-        CastTo::Char | CastTo::Binary => Value::bytes(text_of(&v)),
+        CastTo::Char | CastTo::Binary => match v {
+            Value::Bytes(_) => v,
+            v => Value::bytes(text_of(&v)),
+        },
         CastTo::Double => Value::Double(to_f64(&v).unwrap_or(0.0)),
         CastTo::Decimal(p, s) => cast_decimal(&v, p, s),
         CastTo::Date => match date_parts(&v) {

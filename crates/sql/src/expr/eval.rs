@@ -247,7 +247,12 @@ fn on_bytes(
     run: super::functions::ValuesFn,
 ) -> Result<Value, SqlError> {
     match name {
-        "UPPER" | "LOWER" => return Ok(Value::bytes(text_of(&vals[0]))),
+        "UPPER" | "LOWER" => {
+            return Ok(match &vals[0] {
+                b @ Value::Bytes(_) => b.clone(),
+                v => Value::bytes(text_of(v)),
+            })
+        }
         "ORD" => {
             return Ok(Value::Int(
                 text_of(&vals[0]).first().map_or(0, |&b| i64::from(b)),

@@ -262,15 +262,21 @@ impl<'a> Scanner<'a> {
         let mut out = Vec::new();
         loop {
             let run = b.get(i..)?.iter().position(|&c| c == b'\'' || c == b'\\')?;
-            out.extend_from_slice(&b[i..i + run]);
+            let at = i;
             i += run;
             if b[i] == b'\\' {
                 return None; // escapes: the general path decodes them
             }
             if b.get(i + 1) != Some(&b'\'') {
                 self.i = i + 1;
+                // Without a doubled quote the value is the input's bytes, copied once.
+                if out.is_empty() {
+                    return Some(Value::bytes(&b[at..i]));
+                }
+                out.extend_from_slice(&b[at..i]);
                 return Some(Value::bytes(out));
             }
+            out.extend_from_slice(&b[at..i]);
             out.push(b'\'');
             i += 2;
         }
