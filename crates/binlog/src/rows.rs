@@ -378,6 +378,17 @@ fn encode_time2(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), St
     Ok(())
 }
 
+/// A BINARY(len) value as logged (without its trailing 0x00 bytes, as MariaDB logs it,
+/// `encode_string`): those bytes padded back to `len`.
+fn zero_padded(b: &[u8], len: usize) -> Value {
+    if b.len() >= len {
+        return Value::bytes(b);
+    }
+    let mut v = b.to_vec();
+    v.resize(len, 0);
+    Value::bytes(v)
+}
+
 /// Reads the packed form of a non-NULL value of column `col`.
 fn decode_value(col: &ColumnMeta, r: &mut Reader<'_>) -> Result<Value, DecodeError> {
     use ColumnType as T;
@@ -420,14 +431,9 @@ fn decode_value(col: &ColumnMeta, r: &mut Reader<'_>) -> Result<Value, DecodeErr
                 _ => {
                     let n = r.uint_le(string_len_bytes(len))? as usize;
                     let b = r.bytes(n)?;
-                    // BINARY(len) is logged without its trailing 0x00 bytes (as MariaDB logs
-                    // it, `encode_string`): the value is those bytes padded back to len.
-                    if col.binary && b.len() < usize::from(len) {
-                        let mut b = b.to_vec();
-                        b.resize(usize::from(len), 0);
-                        Value::bytes(b)
-                    } else {
-                        Value::bytes(b)
+                    match col.binary {
+                        true => zero_padded(b, usize::from(len)),
+                        false => Value::bytes(b),
                     }
                 }
             }
