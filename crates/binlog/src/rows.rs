@@ -378,17 +378,6 @@ fn encode_time2(col: &ColumnMeta, v: &Value, out: &mut Vec<u8>) -> Result<(), St
     Ok(())
 }
 
-/// A BINARY(len) value as logged (without its trailing 0x00 bytes, as MariaDB logs it,
-/// `encode_string`): those bytes padded back to `len`.
-fn zero_padded(b: &[u8], len: usize) -> Value {
-    if b.len() >= len {
-        return Value::bytes(b);
-    }
-    let mut v = b.to_vec();
-    v.resize(len, 0);
-    Value::bytes(v)
-}
-
 /// Reads the packed form of a non-NULL value of column `col`.
 fn decode_value(col: &ColumnMeta, r: &mut Reader<'_>) -> Result<Value, DecodeError> {
     use ColumnType as T;
@@ -432,7 +421,8 @@ fn decode_value(col: &ColumnMeta, r: &mut Reader<'_>) -> Result<Value, DecodeErr
                     let n = r.uint_le(string_len_bytes(len))? as usize;
                     let b = r.bytes(n)?;
                     match col.binary {
-                        true => zero_padded(b, usize::from(len)),
+                        // Logged without its trailing zeros (`encode_string`).
+                        true => Value::zero_padded(b, usize::from(len)),
                         false => Value::bytes(b),
                     }
                 }

@@ -321,6 +321,17 @@ impl Value {
         Value::Bytes(bytes.into())
     }
 
+    /// A BINARY(`len`) value: `bytes` padded with 0x00 bytes to `len` (as MariaDB stores
+    /// it, and as a row event carries it without its trailing zeros); longer bytes are kept.
+    pub fn zero_padded(bytes: &[u8], len: usize) -> Value {
+        if bytes.len() >= len {
+            return Value::bytes(bytes);
+        }
+        let mut v = bytes.to_vec();
+        v.resize(len, 0);
+        Value::bytes(v)
+    }
+
     /// A TIME as signed microseconds (`-838:59:59` .. `838:59:59`); None for other values.
     pub fn time_micros(&self) -> Option<i64> {
         let Value::Time {

@@ -445,9 +445,7 @@ impl SqlType {
                 // BINARY(n) keeps n bytes, a shorter value padded with zero bytes, as MariaDB
                 // stores it (and returns, compares, dumps and checksums it).
                 Value::Bytes(b) if matches!(self, Binary(_)) && b.len() < n as usize => {
-                    let mut b = b.into_vec();
-                    b.resize(n as usize, 0);
-                    Ok(Value::bytes(b))
+                    Ok(Value::zero_padded(&b, n as usize))
                 }
                 Value::Bytes(b) => Ok(Value::Bytes(b)),
                 ref other => Err(err.wrong(other)),

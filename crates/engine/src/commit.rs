@@ -13,7 +13,7 @@
 //! at once (`events.rs`). The group-commit leader calls the sink once
 //! per group: the sink applies every record of the group in log order to a clone of the
 //! current root, publishes it once, then releases each transaction's row locks — except a big
-//! transaction's ([`owner_releases`]), whose own thread releases them once its record is
+//! transaction's ([`big_change_log`]), whose own thread releases them once its record is
 //! published (`Committer::finish_commit`), so that a million of them do not hold up the
 //! leader and every commit queued behind it. The sink runs
 //! after the group is written but (unless `LogOptions::strict_visibility`) before it is
@@ -140,17 +140,18 @@ pub(crate) fn attach_validated(record: &mut PendingRecord, based_on: Arc<Root>, 
     }
 }
 
-/// Whether a transaction with `changes` row changes releases its own row locks after its
-/// record is published (`Committer::finish_commit`) instead of the sink releasing them: one
-/// whose change log is big enough to be prebuilt, whose locks take the leader long to release.
-fn owner_releases(changes: usize) -> bool {
+/// Whether a change log of `changes` row changes is big: its tables are prebuilt
+/// (`prebuild.rs`), its payload is freed off the commit path, and its transaction releases its
+/// own row locks after its record is published (`Committer::finish_commit`) instead of the
+/// sink, whose leader would take long to release them.
+fn big_change_log(changes: usize) -> bool {
     changes >= PREBUILD_MIN_CHANGES
 }
 
 impl CommitPayload {
     /// A change log big enough to have been prebuilt (`prebuild.rs`).
     fn big(&self) -> bool {
-        matches!(self, CommitPayload::Rows { changes, .. } if changes.len() >= PREBUILD_MIN_CHANGES)
+        matches!(self, CommitPayload::Rows { changes, .. } if big_change_log(changes.len()))
     }
 
     fn replicated(&self) -> bool {
@@ -364,7 +365,7 @@ impl Shared {
                     prebuilt,
                     ..
                 }) => {
-                    if let Some(t) = txn.filter(|_| !owner_releases(changes.len())) {
+                    if let Some(t) = txn.filter(|_| !big_change_log(changes.len())) {
                         release.push(t);
                     }
                     let installed = prebuilt.as_ref().map(|p| p.install(&mut root));
@@ -803,7 +804,7 @@ impl Committer {
     /// visibility, in the wait point's order. AFTER_SYNC: wait for the ack, then make the
     /// record (and the held-back groups before it) visible; AFTER_COMMIT: visible first, then
     /// wait. Disabled: one atomic load (and one more for held-back groups). `own_locks`: the
-    /// transaction whose locks the sink left to its committer ([`owner_releases`]), released
+    /// transaction whose locks the sink left to its committer ([`big_change_log`]), released
     /// as soon as the record is visible (before an AFTER_COMMIT wait, as the sink would have).
     fn finish_commit(&self, end: Lsn, waiter: &dyn CommitWaiter, own_locks: Option<TxnId>) {
         let semi = &self.shared.semi;
@@ -986,12 +987,10 @@ impl Committer {
         // written (`prebuild.rs`); started here if the transaction has no feed running.
         let prebuilt = match feed {
             Some(f) => Some(f.finish(&changes)),
-            None if changes.len() >= PREBUILD_MIN_CHANGES => {
-                Feed::start(root).map(|f| f.finish(&changes))
-            }
+            None if big_change_log(changes.len()) => Feed::start(root).map(|f| f.finish(&changes)),
             None => None,
         };
-        let own_locks = owner_releases(changes.len()).then_some(txn);
+        let own_locks = big_change_log(changes.len()).then_some(txn);
         let changes = Arc::new(changes);
         let origin = self.origin();
         debug_assert!(!cache.is_empty(), "a transaction with changes has events");
