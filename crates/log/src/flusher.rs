@@ -31,18 +31,28 @@ use crate::{Durability, Lsn};
 
 /// Makes the log durable at least up to `target` (which must be written).
 pub(crate) fn sync_to(inner: &Inner, target: Lsn) -> Result<(), LogError> {
-    sync_to_then(inner, target, &mut || None)
+    sync_to_then(inner, target, &mut || {}, &mut || None)
 }
 
-/// `sync_to`, calling `on_locked` once this caller holds the sync lock; it may append more
-/// records and return a larger target (the group leader absorbs the committers that queued
-/// during the previous sync there, then passes leadership on).
+/// `sync_to`, calling `while_busy` first when another thread holds the sync lock (an fsync is
+/// in flight: the group leader applies the written groups meanwhile) and `on_locked` once
+/// this caller holds it; `on_locked` may append more records and return a larger target (the
+/// group leader absorbs the committers that queued during the previous sync there, then
+/// passes leadership on).
 pub(crate) fn sync_to_then(
     inner: &Inner,
     target: Lsn,
+    while_busy: &mut dyn FnMut(),
     on_locked: &mut dyn FnMut() -> Option<Lsn>,
 ) -> Result<(), LogError> {
-    let _serial = lock(&inner.sync_lock);
+    let _serial = match inner.sync_lock.try_lock() {
+        Ok(g) => g,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => {
+            while_busy();
+            lock(&inner.sync_lock)
+        }
+    };
     let target = on_locked().map_or(target, |t| t.max(target));
     let (file, path, upto) = {
         let p = lock(&inner.progress);

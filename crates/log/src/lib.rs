@@ -428,8 +428,13 @@ pub struct CommitPhases {
     pub write_us: u64,
     /// The group sink applying a group (making it visible).
     pub apply_us: u64,
-    /// A leader's sync of its group: the wait for the sync lock (an earlier sync running),
-    /// gathering, and the fdatasync itself.
+    /// The part of `apply_us` spent by a leader waiting for the sync lock while another
+    /// leader's fsync was in flight: groups made visible during their own sync, so that
+    /// leader acknowledges them as soon as it ends.
+    pub apply_in_sync_us: u64,
+    /// A leader's sync of its group: the wait for the sync lock (an earlier sync running;
+    /// less the time it applied groups meanwhile, `apply_in_sync_us`), gathering, and the
+    /// fdatasync itself.
     pub sync_us: u64,
     /// Completing the committers' slots after the sync.
     pub ack_us: u64,

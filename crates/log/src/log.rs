@@ -214,6 +214,7 @@ impl Log {
                     encode_us: us(&p.encode),
                     write_us: us(&p.write),
                     apply_us: us(&p.apply),
+                    apply_in_sync_us: us(&p.apply_in_sync),
                     sync_us: us(&p.sync),
                     ack_us: us(&p.ack),
                     fsync_busy_us: us(&p.fsync_busy),

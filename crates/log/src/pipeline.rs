@@ -406,6 +406,33 @@ impl Applier {
         lock(&self.pending).push_back(group);
     }
 
+    /// Applies the groups pushed so far, like [`Applier::drain`], but only when that is
+    /// quick to start and cheap: nothing when another thread is draining (it applies them)
+    /// or when a pending record is longer than `max_record` bytes (a big transaction, whose
+    /// apply may take long or wait for its prebuilt tables). Returns whether it applied.
+    pub(crate) fn drain_small(
+        &self,
+        max_record: u64,
+        apply: &mut dyn FnMut(&mut [crate::CommittedRecord]),
+    ) -> bool {
+        let _turn = match self.turn.try_lock() {
+            Ok(t) => t,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return false,
+        };
+        let mut recs: Vec<crate::CommittedRecord> = {
+            let mut q = lock(&self.pending);
+            let small =
+                |r: &crate::CommittedRecord| r.receipt.end_lsn - r.receipt.lsn <= max_record;
+            if q.is_empty() || !q.iter().flatten().all(small) {
+                return false;
+            }
+            q.drain(..).flatten().collect()
+        };
+        apply(&mut recs);
+        true
+    }
+
     /// Applies every group pushed so far, in log order, through `apply` (several queued
     /// groups at once, as one call). When it returns, every group pushed before the call is
     /// applied (by this thread or by another drainer that took it first and finished).

@@ -46,6 +46,8 @@ pub(crate) struct PhaseCounters {
     pub encode: AtomicU64,
     pub write: AtomicU64,
     pub apply: AtomicU64,
+    /// The part of `apply` spent while another leader's fsync was in flight.
+    pub apply_in_sync: AtomicU64,
     pub sync: AtomicU64,
     pub ack: AtomicU64,
     pub fsync_busy: AtomicU64,

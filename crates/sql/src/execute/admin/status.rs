@@ -142,6 +142,7 @@ fn commit_phase_rows(p: &onelog_log::CommitPhases) -> Vec<(String, Value)> {
         ("Onelog_commit_encode_us", p.encode_us),
         ("Onelog_commit_write_us", p.write_us),
         ("Onelog_commit_apply_us", p.apply_us),
+        ("Onelog_commit_apply_during_sync_us", p.apply_in_sync_us),
         ("Onelog_commit_sync_us", p.sync_us),
         ("Onelog_commit_ack_us", p.ack_us),
         ("Onelog_log_fsync_busy_us", p.fsync_busy_us),
