@@ -5,8 +5,11 @@
 //! Owns [`check_base`]. What it verifies: the root record decodes (`Root::over_base`); every
 //! key is a row or an index entry (`base_format.rs`); every row of a table decodes with its
 //! table's column count and every entry's value decodes; each table has exactly the rows its
-//! root record counts, and each of its indexes as many entries as rows (counted: that each
-//! entry's primary key names a row is not checked, which would be a join per index); every other record
+//! root record counts; every row of a live table has, in each of its table's indexes, the
+//! entry its values and primary key make (one point read per row and index, the join InnoDB's
+//! CHECK TABLE does between its secondary and clustered indexes), and each index has no
+//! more entries than rows, so the entries are exactly the rows' (every row has its own
+//! entry, they differ by primary key, and there are no others); every other record
 //! lies under a storage id or an index the root retired (later checkpoints delete it), at or
 //! above the next storage id (what a rebuild left before a crash: the next open deletes it,
 //! `table_rebuild.rs`), or under an index id a live table does not have (what an index build
@@ -27,8 +30,10 @@ use onelog_binlog::GtidState;
 use onelog_log::Lsn;
 
 use crate::base::Base;
-use crate::base_format::{decode_entry, decode_row, parse_key, BaseKey};
-use crate::store::{Retired, Root, BASE_ROOT_META};
+use crate::base::BaseSnapshot;
+use crate::base_format::{decode_entry, decode_row, entry_key, parse_key, BaseKey};
+use crate::catalog::TableDef;
+use crate::store::{index_key, Retired, Root, BASE_ROOT_META};
 
 /// The file fjall writes first into a store it creates (its format version).
 const FJALL_VERSION_FILE: &str = "version";
@@ -94,6 +99,30 @@ struct Found {
     entries: BTreeMap<u32, u64>,
 }
 
+/// The name of the first index of `def`'s table (kept under `storage`) that lacks the entry
+/// `row` (whose storage key is `pk`) makes, or whose entry has another index key length;
+/// `entry` is scratch space.
+fn missing_entry<'d>(
+    snapshot: &BaseSnapshot,
+    (storage, def): (u64, &'d TableDef),
+    row: &[onelog_binlog::Value],
+    pk: &[u8],
+    entry: &mut Vec<u8>,
+) -> Result<Option<&'d str>, crate::base::BaseError> {
+    for index in &def.indexes {
+        entry.clear();
+        index_key(def, index, row, entry);
+        let klen = entry.len();
+        entry.extend_from_slice(pk);
+        let value = snapshot.get(&entry_key(storage, index.id, entry))?;
+        let len = value.map(|v| decode_entry(&v, entry.len()));
+        if !matches!(len, Some(Ok(k)) if k as usize == klen) {
+            return Ok(Some(&index.name));
+        }
+    }
+    Ok(None)
+}
+
 /// Verifies the base in `dir` (module docs).
 pub fn check_base(dir: &Path) -> Result<BaseReport, BaseCheckError> {
     let bad = |why: String| BaseCheckError::Bad(format!("table store {}: {why}", dir.display()));
@@ -124,23 +153,34 @@ pub fn check_base(dir: &Path) -> Result<BaseReport, BaseCheckError> {
         ),
         None => None,
     };
-    // Every record, counted per storage id; rows of a live table decoded with its columns.
-    let columns: BTreeMap<u64, usize> = root
+    // Every record, counted per storage id; rows of a live table decoded with its columns
+    // and joined to its indexes.
+    let defs: BTreeMap<u64, &TableDef> = root
         .iter()
         .flat_map(|r| {
             r.tables
                 .iter()
-                .filter_map(|(id, t)| Some((t.storage, r.catalog.table(*id)?.columns.len())))
+                .filter_map(|(id, t)| Some((t.storage, &**r.catalog.table(*id)?)))
         })
         .collect();
     let mut found: BTreeMap<u64, Found> = BTreeMap::new();
+    let mut entry = Vec::new();
     for item in snapshot.iter(Bound::Unbounded, Bound::Unbounded) {
         let (key, value) = item.map_err(|e| BaseCheckError::Bad(e.to_string()))?;
         let what = |why: String| bad(format!("record {:02x?}: {why}", &key[..key.len().min(24)]));
         match parse_key(&key) {
-            Some(BaseKey::Row { storage, .. }) => {
-                if let Some(&n) = columns.get(&storage) {
-                    decode_row(&value, n).map_err(|e| what(e.to_string()))?;
+            Some(BaseKey::Row { storage, pk }) => {
+                if let Some(def) = defs.get(&storage) {
+                    let row =
+                        decode_row(&value, def.columns.len()).map_err(|e| what(e.to_string()))?;
+                    let missing = missing_entry(&snapshot, (storage, def), &row, pk, &mut entry)
+                        .map_err(|e| BaseCheckError::Bad(e.to_string()))?;
+                    if let Some(index) = missing {
+                        return Err(what(format!(
+                            "a row of {} without its entry in index {index}",
+                            def.qualified_name()
+                        )));
+                    }
                 }
                 found.entry(storage).or_default().rows += 1;
             }
@@ -195,6 +235,7 @@ pub fn check_base(dir: &Path) -> Result<BaseReport, BaseCheckError> {
         }
         report.rows += f.rows;
         for index in &def.indexes {
+            // Every row has its entry (the join above): more entries than rows are strays.
             let n = f.entries.get(&index.id).copied().unwrap_or(0);
             if n != f.rows {
                 return Err(bad(format!(

@@ -519,7 +519,7 @@ fn a_damaged_checkpoint_is_refused_by_the_conversion_and_the_directory_kept() {
 fn a_check_of_the_base_counts_rows_and_entries_against_the_root_record() {
     use onelog_engine::base::Base;
     use onelog_engine::base_check::{check_base, BaseCheckError};
-    use onelog_engine::base_format::{encode_row, entry_key, row_key};
+    use onelog_engine::base_format::{encode_row, entry_key, parse_key, row_key, BaseKey};
     let base = Scratch::new("paged");
     let fs = SimFs::new();
     // A store the control file names must be there: the check neither passes nor creates it.
@@ -588,18 +588,74 @@ fn a_check_of_the_base_counts_rows_and_entries_against_the_root_record() {
         let b = Base::open(&base.0, 1 << 20).unwrap();
         b.checkpoint(&[], &[change]).unwrap();
     };
+    // A row of t, and its entry in by_k (which ends with the row's key).
+    let (row, entry) = {
+        let b = Base::open(&base.0, 1 << 20).unwrap();
+        let records: Vec<_> = b
+            .snapshot()
+            .iter(Bound::Unbounded, Bound::Unbounded)
+            .map(Result::unwrap)
+            .collect();
+        let row = records
+            .iter()
+            .find(|(k, _)| matches!(parse_key(k), Some(BaseKey::Row { .. })))
+            .unwrap()
+            .clone();
+        let Some(BaseKey::Row { pk, .. }) = parse_key(&row.0) else {
+            unreachable!()
+        };
+        let entry = records
+            .iter()
+            .find(|(k, _)| matches!(parse_key(k), Some(BaseKey::Entry { entry, .. }) if entry.ends_with(pk)))
+            .unwrap()
+            .clone();
+        (row, entry)
+    };
+    let (
+        Some(BaseKey::Row { pk, .. }),
+        Some(BaseKey::Entry {
+            index, entry: e, ..
+        }),
+    ) = (parse_key(&row.0), parse_key(&entry.0))
+    else {
+        unreachable!()
+    };
+    // A row no root record counts, with the same values under another key.
     let stray = row_key(storage, &[0xff; 4]);
     write((stray.clone(), Some(vec![0])));
     let err = check_base(&base.0).unwrap_err().to_string();
     assert!(err.contains("row has 0 columns, its table 3"), "{err}");
-    let values = [Value::Int(99), Value::Int(1), Value::bytes(b"x")];
-    write((stray.clone(), Some(encode_row(&values))));
+    write((stray.clone(), Some(row.1.to_vec())));
+    let err = check_base(&base.0).unwrap_err().to_string();
+    assert!(
+        err.contains("a row of d.t without its entry in index by_k"),
+        "{err}"
+    );
+    let mut stray_entry = e[..e.len() - pk.len()].to_vec();
+    stray_entry.extend_from_slice(&[0xff; 4]);
+    let stray_entry = entry_key(storage, index, &stray_entry);
+    write((stray_entry.clone(), Some(entry.1.to_vec())));
     let err = check_base(&base.0).unwrap_err().to_string();
     assert!(
         err.contains("has 51 rows, its root record says 50"),
         "{err}"
     );
     write((stray, None));
+    write((stray_entry, None));
+    check_base(&base.0).unwrap();
+    // An entry naming no row in place of a row's own: the counts still agree, the join does
+    // not. Restored, the base checks again.
+    let mut fake = entry.0.to_vec();
+    *fake.last_mut().unwrap() ^= 0x40;
+    write((entry.0.to_vec(), None));
+    write((fake.clone(), Some(entry.1.to_vec())));
+    let err = check_base(&base.0).unwrap_err().to_string();
+    assert!(
+        err.contains("a row of d.t without its entry in index by_k"),
+        "{err}"
+    );
+    write((fake, None));
+    write((entry.0.to_vec(), Some(entry.1.to_vec())));
     check_base(&base.0).unwrap();
     // Entries of an index the table does not have: an index build's whose DDL was lost.
     write((entry_key(storage, 77, &[1, 2, 3]), Some(vec![1])));
