@@ -22,7 +22,7 @@
 //! once the log says it is durable (level 1). With `strict_visibility` the sink runs after the
 //! sync.
 //!
-//! A big transaction's record (at least `PREBUILD_MIN_CHANGES` changes) carries the new
+//! A big transaction's record ([`big_change_log`]) carries the new
 //! versions of its tables, built on a thread of its own while it ran and while its record was
 //! written (`prebuild.rs`): the sink installs them instead of applying the change log when
 //! those tables are still the versions the prebuild started from, which gives the same root;
@@ -86,7 +86,7 @@ use crate::error::EngineError;
 use crate::event_cache::{CacheStats, EventCache, Stamp};
 use crate::events::transaction_gtid;
 use crate::lock::{LockManager, TxnId};
-use crate::prebuild::{drop_later, Feed, Prebuild, PREBUILD_MIN_CHANGES};
+use crate::prebuild::{big_change_log, drop_later, Feed, Prebuild};
 use crate::report::Notifier;
 use crate::semisync::{CommitWaiter, SemiSync, WaitPoint};
 use crate::store::{Root, RowChange, Store};
@@ -138,14 +138,6 @@ pub(crate) fn attach_validated(record: &mut PendingRecord, based_on: Arc<Root>, 
     if let Some(CommitPayload::Ddl { validated, .. }) = payload {
         *validated = Some(Box::new(Validated { based_on, result }));
     }
-}
-
-/// Whether a change log of `changes` row changes is big: its tables are prebuilt
-/// (`prebuild.rs`), its payload is freed off the commit path, and its transaction releases its
-/// own row locks after its record is published (`Committer::finish_commit`) instead of the
-/// sink, whose leader would take long to release them.
-fn big_change_log(changes: usize) -> bool {
-    changes >= PREBUILD_MIN_CHANGES
 }
 
 impl CommitPayload {

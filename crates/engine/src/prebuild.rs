@@ -33,6 +33,15 @@ use crate::store::{Root, RowChange, TableData};
 /// and a thread per commit would cost more than it saves).
 pub(crate) const PREBUILD_MIN_CHANGES: usize = 16_384;
 
+/// Whether a change log of `changes` row changes is big: its tables are prebuilt (a feed
+/// starts once the transaction's change log reaches it, `txn.rs`), its write set and payload
+/// are freed off the commit path, and its transaction releases its own row locks after its
+/// record is published (`commit.rs`, `Committer::finish_commit`) instead of the sink, whose
+/// leader would take long to release them.
+pub(crate) fn big_change_log(changes: usize) -> bool {
+    changes >= PREBUILD_MIN_CHANGES
+}
+
 /// The touched tables before and after the transaction's changes.
 struct Built {
     /// Each touched table as the base root held it (`None`: not there).

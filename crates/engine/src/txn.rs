@@ -33,7 +33,7 @@
 //!   (`event_cache.rs`; 1197 and nothing recorded when it would exceed
 //!   `max_binlog_cache_size`); savepoints mark the cache too, and rolling back to one
 //!   truncates it;
-//! - once the change log is big (`prebuild::PREBUILD_MIN_CHANGES`), its changes are also fed,
+//! - once the change log is big (`prebuild::big_change_log`), its changes are also fed,
 //!   in batches, to a thread that builds the new versions of the written tables (`prebuild.rs`)
 //!   for the commit to install; a rollback to a savepoint below what was fed cancels it;
 //! - nothing of an uncommitted transaction reaches the log: commit hands the change log and
@@ -64,7 +64,7 @@ use crate::error::EngineError;
 use crate::event_cache::{CacheMark, EventCache};
 use crate::key::{display_values, encode_value_as, prefix_end, KeyBytes};
 use crate::lock::{LockError, LockMode, RowKey, TxnId};
-use crate::prebuild::{drop_later, Feed, PREBUILD_MIN_CHANGES};
+use crate::prebuild::{big_change_log, drop_later, Feed};
 use crate::semisync::CommitWaiter;
 use crate::store::{
     borrowed, encode_range, hidden_key, hidden_row_id, hidden_row_key, index_has_null, index_key,
@@ -926,7 +926,7 @@ impl Transaction {
     fn feed_prebuild(&mut self) {
         match &mut self.feed {
             Some(f) => f.feed(&self.changes),
-            None if self.changes.len() >= PREBUILD_MIN_CHANGES && !self.feed_off => {
+            None if big_change_log(self.changes.len()) && !self.feed_off => {
                 self.feed = Feed::start(self.core.store().current());
                 self.feed_off = self.feed.is_none();
                 if let Some(f) = &mut self.feed {
@@ -1113,7 +1113,7 @@ impl Transaction {
         }
         let changes = std::mem::take(&mut self.changes);
         let writes = std::mem::take(&mut self.writes);
-        if changes.len() >= PREBUILD_MIN_CHANGES {
+        if big_change_log(changes.len()) {
             drop_later(writes);
         } else {
             drop(writes);
