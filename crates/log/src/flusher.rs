@@ -1,6 +1,8 @@
 //! Syncing: `sync_to` (the one place group fsyncs happen), `flush`, the background flusher
 //! thread of durability levels 0 and 2 (and of level-1 records whose committers did not wait
-//! for their sync: `Log::commit_queued_unsynced`), and the idle SyncMark (`idle_mark`).
+//! for their sync: `Log::commit_queued_unsynced`), and the idle SyncMark (`idle_mark`). The
+//! flusher also applies the written groups while a group's fsync runs, when its leader asks
+//! (`FlusherCtl::apply_soon`, `group_commit::apply_early`).
 //!
 //! `sync_to(target)` serialises syncs on `Inner::sync_lock`; it returns at once when the
 //! durable LSN already covers `target` (a later group's sync covered it: pipelining), else it
@@ -164,7 +166,8 @@ fn flush_impl(inner: &Inner, sync_binlog: bool) -> Result<(), LogError> {
 
 /// The flusher thread: every `flush_interval`, flushes (levels 0 and 2; at level 1 only when
 /// level-0 records are still buffered); at once when asked to (`FlusherCtl::sync_soon`: level-1
-/// commits acknowledged before their sync).
+/// commits acknowledged before their sync); applies the written groups when a leader starting
+/// its fsync asks (`FlusherCtl::apply_soon`).
 pub(crate) fn run(inner: &Inner) {
     let ctl = &inner.flusher;
     let period = inner.opts.flush_interval;
@@ -185,6 +188,13 @@ pub(crate) fn run(inner: &Inner) {
                 // recorded in the failed state like any other.
                 if inner.refusal().is_none() {
                     let _ = flush_impl(inner, false);
+                }
+                continue;
+            }
+            FlusherWake::Apply => {
+                if inner.refusal().is_none() {
+                    let sink = inner.sink.read().unwrap_or_else(|p| p.into_inner()).clone();
+                    crate::group_commit::apply_early(inner, &sink);
                 }
                 continue;
             }

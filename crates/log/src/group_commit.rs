@@ -19,11 +19,12 @@
 //!    it when a later group's sync already covered it);
 //! 4. applies every group written so far and not yet applied ([`apply_pending`]: whoever
 //!    drains the applier first applies them all, in log order, in one call of
-//!    `GroupSink::apply_group`); strict: applies its own group now that it is durable. The
-//!    next leader usually did it already: one that finds the sync lock held in step 2 (an
-//!    earlier leader's fsync in flight) applies the pending groups before it blocks on the
-//!    lock, unless another thread is applying or a record is over
-//!    [`EARLY_APPLY_MAX_RECORD`], so groups become visible during their own sync and their
+//!    `GroupSink::apply_group`); strict: applies its own group now that it is durable.
+//!    Usually that was done while the fsync ran ([`apply_early`]): a leader about to fsync
+//!    wakes the flusher to apply the written groups (`FlusherCtl::apply_soon`), and the next
+//!    leader, finding the sync lock held in step 2, applies what is pending before it blocks
+//!    on the lock; neither when another thread is applying or a record is over
+//!    [`EARLY_APPLY_MAX_RECORD`]. Groups then become visible during their own sync and their
 //!    leader acknowledges as soon as the fsync ends;
 //! 5. wakes its followers with their receipts.
 //!
@@ -33,12 +34,14 @@
 //! but framing and one write sits between two syncs: a group is applied while the next one
 //! syncs, by the leader that synced it (or the next leader's drain, whichever comes first),
 //! and always before any of its committers is acknowledged. Groups become visible in log order.
-//! Why the next leader applies during the sync (issue 14 part 2): applied by its own leader
-//! after the fsync, a group's apply (191-562 µs per batch at 8-32 committers) sat between the
-//! end of its sync and its acknowledgement, on every committer's cycle. The next leader has
-//! nothing to do while it waits for the sync lock, so it applies then; the cost is that if
-//! the apply outlasts the fsync, this leader's own sync starts that much later (the sync
-//! would otherwise have overlapped that apply).
+//! Why apply during the sync (issue 14 part 2): applied by its own leader after the fsync, a
+//! group's apply (90-560 µs per batch at 1-32 committers) sat between the end of its sync and
+//! its acknowledgement, on every committer's cycle. The fsync leaves the CPU free, so the
+//! flusher (idle at level 1) applies then, at the cost of one wake-up per sync; the next
+//! leader has nothing to do while it waits for the sync lock either, so it applies what the
+//! flusher has not taken (its own group, written after the fsync started). The cost: if the
+//! next leader's apply outlasts the fsync, its own sync starts that much later (the sync would
+//! otherwise have overlapped that apply).
 //! Replicated groups: `GroupSink::admit` judges them against the applied state, so before it
 //! (when `GroupSink::needs_applied` says so) the leader drains the applier under the writer
 //! lock.
@@ -125,7 +128,7 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::appender::{group_error, RecordOutcome};
 use crate::error::LogError;
@@ -293,6 +296,29 @@ fn append_batch(
 /// its apply (or a wait for its prebuilt tables) never holds back the next sync.
 const EARLY_APPLY_MAX_RECORD: u64 = 1 << 20;
 
+/// Applies the written groups while an fsync runs, when that is cheap
+/// ([`crate::pipeline::Applier::drain_small`] with [`EARLY_APPLY_MAX_RECORD`]): by the next
+/// leader waiting for the sync lock, or by the flusher a leader woke as its fsync started.
+/// Returns the time it spent applying (zero when it applied nothing).
+pub(crate) fn apply_early(inner: &Inner, sink: &Option<Arc<dyn GroupSink>>) -> Duration {
+    let Some(s) = sink else {
+        return Duration::ZERO;
+    };
+    let began = Instant::now();
+    if !inner
+        .applier
+        .drain_small(EARLY_APPLY_MAX_RECORD, &mut |recs| s.apply_group(recs))
+    {
+        return Duration::ZERO;
+    }
+    let took = began.elapsed();
+    let ns = took.as_nanos() as u64;
+    let phases = &inner.stats.phases;
+    phases.apply.fetch_add(ns, Ordering::Relaxed);
+    phases.apply_in_sync.fetch_add(ns, Ordering::Relaxed);
+    took
+}
+
 /// Applies every group written so far and not yet applied, in log order (module docs, step 4).
 /// Never called by a leader between taking the sync lock and its fsync.
 fn apply_pending(inner: &Inner, sink: &Option<Arc<dyn GroupSink>>) {
@@ -406,27 +432,19 @@ fn lead_one_group(inner: &Inner) {
             lock(&inner.queue).set_last_sync_records(turn.slots.len());
             hand_off(inner);
             handed = true;
+            // The flusher applies the written groups while this fsync runs.
+            if sink.is_some() && inner.applier.has_pending() {
+                inner.flusher.apply_soon();
+            }
             Some(turn.end)
         };
         // While an earlier leader's fsync is in flight, apply what is written (visibility
         // may precede durability when not strict): that leader then acknowledges as soon as
         // its sync ends instead of applying first (module docs, step 4).
-        let mut applying = std::time::Duration::ZERO;
+        let mut applying = Duration::ZERO;
         let mut while_busy = || {
-            if let (false, Some(s)) = (strict, &sink) {
-                let began = Instant::now();
-                let applied = inner
-                    .applier
-                    .drain_small(EARLY_APPLY_MAX_RECORD, &mut |recs| {
-                        s.apply_group(recs);
-                    });
-                if applied {
-                    applying = began.elapsed();
-                    let ns = applying.as_nanos() as u64;
-                    let phases = &inner.stats.phases;
-                    phases.apply.fetch_add(ns, Ordering::Relaxed);
-                    phases.apply_in_sync.fetch_add(ns, Ordering::Relaxed);
-                }
+            if !strict {
+                applying = apply_early(inner, &sink);
             }
         };
         let began = Instant::now();

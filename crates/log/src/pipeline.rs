@@ -21,9 +21,12 @@
 //! - the gather's epoch grows by one per successful group fsync ([`Gather::synced`], under
 //!   the sync lock), committers are stamped with it at enqueue;
 //! - a written group enters the [`Applier`] under the writer lock ([`Applier::push`]) and
-//!   leaves it, applied, in the first [`Applier::drain`] after that (one drainer at a time);
+//!   leaves it, applied, in the first [`Applier::drain`] or [`Applier::drain_small`] that
+//!   takes it (one drainer at a time);
 //! - the flusher's `mark_due` is pushed back by every sync ([`FlusherCtl::synced`]) and taken
-//!   by the flusher when due ([`FlusherCtl::wait`]); `stop` is set once, at shutdown.
+//!   by the flusher when due ([`FlusherCtl::wait`]); `sync_due` and `apply_due` are set by
+//!   committers ([`FlusherCtl::sync_soon`], [`FlusherCtl::apply_soon`]) and taken by the
+//!   flusher, which then syncs or applies; `stop` is set once, at shutdown.
 //!
 //! Invariants: a committer's slot is completed exactly once (asserted in [`Slot::set`]); only
 //! the leader takes the queue or hands leadership on (asserted); the gather's epoch only
@@ -320,6 +323,8 @@ struct FlusherState {
     mark_due: Option<Instant>,
     /// Records were written whose committers did not wait for their sync: sync now.
     sync_due: bool,
+    /// A group leader started an fsync with written groups not yet applied: apply them now.
+    apply_due: bool,
 }
 
 /// Why the flusher woke.
@@ -331,6 +336,9 @@ pub(crate) enum FlusherWake {
     IdleMark,
     /// Unsynced commits were acknowledged ([`FlusherCtl::sync_soon`]): sync them now.
     Sync,
+    /// A group's fsync started ([`FlusherCtl::apply_soon`]): apply the written groups
+    /// while it runs.
+    Apply,
 }
 
 impl FlusherCtl {
@@ -350,6 +358,9 @@ impl FlusherCtl {
             if std::mem::take(&mut st.sync_due) {
                 return Some(FlusherWake::Sync);
             }
+            if std::mem::take(&mut st.apply_due) {
+                return Some(FlusherWake::Apply);
+            }
             let now = Instant::now();
             if st.mark_due.is_some_and(|due| now >= due) {
                 st.mark_due = None;
@@ -364,6 +375,18 @@ impl FlusherCtl {
                 .wait_timeout(st, until - now)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
+        }
+    }
+
+    /// A group leader is about to fsync with written groups not yet applied: the flusher
+    /// applies them while the fsync runs (one request made while it applies makes it look
+    /// once more right after).
+    pub(crate) fn apply_soon(&self) {
+        let mut st = lock(&self.state);
+        let was = std::mem::replace(&mut st.apply_due, true);
+        drop(st);
+        if !was {
+            self.cv.notify_all();
         }
     }
 
@@ -404,6 +427,11 @@ impl Applier {
     /// Queues a written group (called under the writer lock, so the queue is in log order).
     pub(crate) fn push(&self, group: Vec<crate::CommittedRecord>) {
         lock(&self.pending).push_back(group);
+    }
+
+    /// Whether a written group waits to be applied.
+    pub(crate) fn has_pending(&self) -> bool {
+        !lock(&self.pending).is_empty()
     }
 
     /// Applies the groups pushed so far, like [`Applier::drain`], but only when that is
