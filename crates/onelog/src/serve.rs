@@ -440,7 +440,7 @@ pub fn server_config(opts: &ServeOptions, datadir: &Path) -> ServerConfig {
 
 /// The paged store's memory budget without `--innodb-buffer-pool-size` (MariaDB's default
 /// buffer pool, 128M).
-const PAGED_MEMORY_BYTES: u64 = 128 << 20;
+pub(crate) const PAGED_MEMORY_BYTES: u64 = 128 << 20;
 
 /// Refuses option combinations that cannot work, before anything is opened.
 pub fn check_binlog_options(opts: &ServeOptions) -> Result<(), String> {

@@ -792,6 +792,69 @@ fn backup_of_a_replica_restores_its_position() {
     }
 }
 
+/// A chain of backups of a replica on the paged table store whose log after the full
+/// backup's image holds replicated transactions, then a local write, is restored by recovery
+/// (restore's slow path). With `--table-store=paged` that recovery opens the directory with
+/// the paged store within the given budget, converting the image into its base a part at a
+/// time instead of loading the tables into memory: the restored directory is paged (a base,
+/// no checkpoint file), and it starts with the chain's position and rows.
+#[test]
+fn a_paged_replicas_backup_chain_recovers_with_the_paged_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = Onelog::start(&tmp.path().join("a"), &["--server-id=1"]);
+    onelog_rpl_user(a.port);
+    sql(
+        a.port,
+        "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)",
+    );
+    let paged = ["--table-store=paged", "--innodb-buffer-pool-size=32M"];
+    let b = Onelog::start(
+        &tmp.path().join("b"),
+        &[&["--server-id=2"][..], &paged].concat(),
+    );
+    bk_user(b.port);
+    start_slave(b.port, a.port, ", MASTER_USE_GTID=slave_pos");
+    insert(a.port, 1, 20);
+    wait_onelog_caught_up(b.port, a.port, "replica");
+    let full = tmp.path().join("full");
+    ok(&backup_to(b.port, &full, &[]), "full backup of the replica");
+    insert(a.port, 21, 40);
+    wait_onelog_caught_up(b.port, a.port, "replica after the full backup");
+    sql(b.port, "INSERT INTO t.r VALUES (1000, 'local')");
+    let want = sql_value(b.port, "SELECT @@gtid_binlog_pos");
+    let inc = tmp.path().join("inc");
+    let basedir = format!("--incremental-basedir={}", full.display());
+    ok(&backup_to(b.port, &inc, &[&basedir]), "incremental backup");
+    let checkpoints = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir.join("checkpoints"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "control")
+            .collect();
+        v.sort();
+        v
+    };
+    // Without the option, recovery opens it in memory and leaves a checkpoint file.
+    let m = tmp.path().join("r-memory");
+    ok(&restore(&m, &[], &[&full, &inc]), "restore");
+    let files = checkpoints(&m);
+    assert!(
+        files.len() == 1 && files[0].starts_with("checkpoint-"),
+        "{files:?}"
+    );
+    let r = tmp.path().join("r-paged");
+    ok(
+        &restore(&r, &paged, &[&full, &inc]),
+        "restore --table-store=paged",
+    );
+    assert_eq!(checkpoints(&r), ["base"]);
+    let s = Onelog::start(&r, &[&["--server-id=3"][..], &paged].concat());
+    assert_eq!(sql_value(s.port, "SELECT @@gtid_binlog_pos"), want);
+    assert_eq!(sql_value(s.port, "SELECT @@gtid_slave_pos"), want);
+    assert_eq!(sql_value(s.port, "SELECT COUNT(*) FROM t.r"), "41");
+    assert!(!s.log_text().contains("converted"), "{}", s.log_text());
+}
+
 /// Issue 17 step 6: a backup of a server on the paged table store, under load, copies the
 /// backup image the server writes for it (a checkpoint file of its tables) plus the log; the
 /// image is gone from the server's directory afterwards; an incremental backup on top copies

@@ -149,7 +149,11 @@ pub fn parse_backup(args: &[String]) -> Result<BackupOptions, String> {
 }
 
 const RESTORE_USAGE: &str = "usage: onelog restore --target-dir=NEW_DATADIR [--stop-gtid=D-S-N | --stop-datetime='YYYY-MM-DD HH:MM:SS']
-                      FULL_BACKUP_DIR [INCREMENTAL_BACKUP_DIR ...]";
+                      [--table-store=memory|paged [--innodb-buffer-pool-size=N]]
+                      FULL_BACKUP_DIR [INCREMENTAL_BACKUP_DIR ...]
+  --table-store=paged   the restored directory is for a server on the paged table store: when
+                        restore has to recover it, it opens it with that store, within
+                        --innodb-buffer-pool-size (default 128M), instead of in memory";
 
 /// `YYYY-MM-DD HH:MM:SS` as seconds since the epoch, read in the server's time zone: onelog's
 /// `SYSTEM` zone is UTC (`@@system_time_zone`), so the time means what `NOW()` and the binlog's
@@ -182,12 +186,31 @@ pub fn parse_restore(args: &[String]) -> Result<RestoreOptions, String> {
     let (opts, positional) = options(args, &["help"])?;
     let mut o = RestoreOptions::default();
     let mut target = None;
+    let (mut paged, mut budget) = (false, None);
     for (name, value) in opts {
         let v = value.unwrap_or_default();
         let stop =
             match name.as_str() {
                 "target-dir" => {
                     target = Some(PathBuf::from(v));
+                    continue;
+                }
+                "table-store" => {
+                    paged = match v.to_ascii_lowercase().as_str() {
+                        "memory" => false,
+                        "paged" => true,
+                        _ => {
+                            return Err(format!(
+                                "--table-store: expected memory or paged, not {v:?}"
+                            ))
+                        }
+                    };
+                    continue;
+                }
+                "innodb-buffer-pool-size" => {
+                    let n = crate::cli::parse_size(&v, 8 << 20, 1 << 50)
+                        .map_err(|e| format!("--innodb-buffer-pool-size: {e}"))?;
+                    budget = Some(n);
                     continue;
                 }
                 "stop-gtid" => Stop::Gtid(v.parse::<Gtid>().map_err(|_| {
@@ -203,6 +226,17 @@ pub fn parse_restore(args: &[String]) -> Result<RestoreOptions, String> {
             return Err("give at most one of --stop-gtid and --stop-datetime".into());
         }
     }
+    o.paged_memory = match (paged, budget) {
+        (true, b) => Some(b.unwrap_or(crate::serve::PAGED_MEMORY_BYTES)),
+        (false, None) => None,
+        (false, Some(_)) => {
+            return Err(
+                "--innodb-buffer-pool-size is the paged table store's budget: give \
+                        --table-store=paged with it"
+                    .into(),
+            )
+        }
+    };
     o.target_dir = target.ok_or_else(|| format!("--target-dir is required\n{RESTORE_USAGE}"))?;
     o.backups = positional.into_iter().map(PathBuf::from).collect();
     if o.backups.is_empty() {
@@ -284,6 +318,20 @@ mod tests {
             parse_restore(&args(&["--target-dir=/n", "--stop-gtid=0-1-5", "/f", "/i"])).unwrap();
         assert_eq!(o.stop, Some(Stop::Gtid(Gtid::new(0, 1, 5))));
         assert_eq!(o.backups, vec![PathBuf::from("/f"), PathBuf::from("/i")]);
+        assert_eq!(o.paged_memory, None);
+        let paged = |a: &[&str]| parse_restore(&args(&[&["--target-dir=/n"], a, &["/f"]].concat()));
+        assert_eq!(
+            paged(&["--table-store=paged"]).unwrap().paged_memory,
+            Some(128 << 20)
+        );
+        let o = paged(&["--table-store=PAGED", "--innodb-buffer-pool-size=32M"]).unwrap();
+        assert_eq!(o.paged_memory, Some(32 << 20));
+        assert_eq!(paged(&["--table-store=memory"]).unwrap().paged_memory, None);
+        assert!(paged(&["--innodb-buffer-pool-size=32M"])
+            .unwrap_err()
+            .contains("give --table-store=paged"));
+        assert!(paged(&["--table-store=disk"]).is_err());
+        assert!(paged(&["--table-store=paged", "--innodb-buffer-pool-size=1K"]).is_err());
         assert!(parse_restore(&args(&["--target-dir=/n"])).is_err());
         assert!(parse_restore(&args(&["/f"])).is_err());
         assert!(parse_restore(&args(&["--target-dir=/n", "--stop-gtid=x", "/f"])).is_err());

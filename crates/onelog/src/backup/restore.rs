@@ -19,7 +19,10 @@
 //!    replicated record after the checkpoint followed by a record of the server's own (a
 //!    replica's local write). Otherwise, and without a checkpoint, the engine opens the
 //!    directory (recovery: checkpoint + replay), sets the position (which writes a checkpoint)
-//!    and shuts down.
+//!    and shuts down; with `--table-store=paged` it opens it with the paged store within its
+//!    budget (converting the checkpoint into a base a part at a time), which leaves a
+//!    directory only a paged server opens. On the fast path the directory stays in the
+//!    in-memory store's format, which a paged server's first start converts.
 //!
 //! Invariants: nothing is written before every backup verified; the restored directory's
 //! `gtid_slave_pos` after its first start equals its `gtid_binlog_pos` (either path); a stop point before the full
@@ -39,7 +42,7 @@ use onelog_engine::checkpoint::{
     write_checkpoint_streamed, CheckpointError, CheckpointFile, PartSink,
 };
 use onelog_engine::store::Root;
-use onelog_engine::{Engine, EngineOptions};
+use onelog_engine::{Engine, EngineOptions, TableStore};
 use onelog_log::inspect::SegmentInspector;
 use onelog_log::segment::file_name;
 use onelog_log::{Lsn, RecordKind, StdFs};
@@ -63,6 +66,9 @@ pub struct RestoreOptions {
     pub stop: Option<Stop>,
     /// The full backup, then its incrementals in order.
     pub backups: Vec<PathBuf>,
+    /// `--table-store=paged`: the memory budget of the paged table store that recovery opens
+    /// the restored directory with when it runs one (step 4); None: the in-memory store.
+    pub paged_memory: Option<u64>,
 }
 
 /// What a restore produced.
@@ -398,10 +404,18 @@ fn write_checkpoint_copy(
     Ok(())
 }
 
-/// Step 4, by recovery: opens the engine on the directory, sets `gtid_slave_pos` to
-/// `gtid_binlog_pos` (a checkpoint) and shuts down.
-fn recover_and_set_pos(dir: &Path, end: Lsn) -> Result<GtidPos, String> {
+/// Step 4, by recovery: opens the engine on the directory (with the paged table store
+/// within `paged_memory` when given: it converts the checkpoint into its base a part at a
+/// time, so the tables are never all in memory), sets `gtid_slave_pos` to `gtid_binlog_pos`
+/// (a checkpoint) and shuts down.
+fn recover_and_set_pos(dir: &Path, end: Lsn, paged_memory: Option<u64>) -> Result<GtidPos, String> {
     let mut eopts = EngineOptions::new(dir);
+    if let Some(memory_bytes) = paged_memory {
+        eopts.table_store = TableStore::Paged {
+            dir: None,
+            memory_bytes,
+        };
+    }
     eopts.background_checkpoints = false;
     // Restore writes no record: the segment the log prepares in the background is as small as
     // allowed (the server's first open deletes it and prepares its own size).
@@ -458,7 +472,7 @@ pub fn run(opts: &RestoreOptions) -> Result<Restored, String> {
             if let Some(ck) = ck {
                 write_checkpoint_copy(&ck, &ckdir, &[], 0)?;
             }
-            recover_and_set_pos(&opts.target_dir, end)?
+            recover_and_set_pos(&opts.target_dir, end, opts.paged_memory)?
         }
     };
     let _ = std::io::stderr().flush();
