@@ -1354,7 +1354,7 @@ def commit_pipeline(c):
         out += [f"#### Commit pipeline of onelog at {lat_text(lat)} injected fsync latency", "",
                 table(["profile, threads", "TPS", "commits", "groups", "commits/group", "commits/fsync",
                        "fsync in flight", "queue wait / record µs", "encode / group µs", "write / group µs",
-                       "apply / group µs", "of it during an earlier sync", "sync / group µs", "ack / group µs", "groups of 1"], rows), ""]
+                       "apply / group µs", "of it during an fsync", "sync / group µs", "ack / group µs", "groups of 1"], rows), ""]
         hist, chart = group_histogram(cells)
         out += ["Group sizes (commit groups by records; share of the groups):", "", hist, "", "```", chart, "```", ""]
     return out

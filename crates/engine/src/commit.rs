@@ -300,6 +300,21 @@ impl GroupSink for Sink {
         batch.iter().any(unlocked)
     }
 
+    /// A big transaction's record (it may wait for its prebuilt tables, or apply a million
+    /// changes) and a DDL's (it may rebuild a table) are applied after their sync by their
+    /// leader, never during an fsync where they would delay the next one.
+    fn early_apply(&self, record: &CommittedRecord) -> bool {
+        match record
+            .payload
+            .as_ref()
+            .and_then(|p| p.downcast_ref::<CommitPayload>())
+        {
+            Some(CommitPayload::Rows { changes, .. }) => !big_change_log(changes.len()),
+            Some(CommitPayload::Ddl { .. }) => false,
+            None => true,
+        }
+    }
+
     fn apply_group(&self, group: &mut [CommittedRecord]) {
         let shared = &self.0;
         // Semi-sync off and nothing held back: the one atomic load of each (module docs).

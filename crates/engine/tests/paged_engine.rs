@@ -519,7 +519,7 @@ fn a_damaged_checkpoint_is_refused_by_the_conversion_and_the_directory_kept() {
 fn a_check_of_the_base_counts_rows_and_entries_against_the_root_record() {
     use onelog_engine::base::Base;
     use onelog_engine::base_check::{check_base, BaseCheckError};
-    use onelog_engine::base_format::{encode_row, entry_key, parse_key, row_key, BaseKey};
+    use onelog_engine::base_format::{encode_entry, entry_key, parse_key, row_key, BaseKey};
     let base = Scratch::new("paged");
     let fs = SimFs::new();
     // A store the control file names must be there: the check neither passes nor creates it.
@@ -655,6 +655,10 @@ fn a_check_of_the_base_counts_rows_and_entries_against_the_root_record() {
         "{err}"
     );
     write((fake, None));
+    // The row's own entry, saying another index key length.
+    write((entry.0.to_vec(), Some(encode_entry(0))));
+    let err = check_base(&base.0).unwrap_err().to_string();
+    assert!(err.contains("says an index key of 0 bytes"), "{err}");
     write((entry.0.to_vec(), Some(entry.1.to_vec())));
     check_base(&base.0).unwrap();
     // Entries of an index the table does not have: an index build's whose DDL was lost.

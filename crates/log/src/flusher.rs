@@ -23,13 +23,45 @@
 //! dropped the dirty pages: retrying could report success for lost data).
 
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::error::LogError;
 use crate::inner::Inner;
 use crate::locks::lock;
 use crate::pipeline::FlusherWake;
-use crate::{Durability, Lsn};
+use crate::{CommittedRecord, Durability, GroupSink, Lsn};
+
+/// The longest record applied while an fsync runs ([`apply_early`]): a longer one, a big
+/// transaction's, is applied after its sync, so its apply never holds back a sync.
+pub(crate) const EARLY_APPLY_MAX_RECORD: u64 = 1 << 20;
+
+/// Applies the written groups while an fsync runs, when that is cheap: by the next group
+/// leader waiting for the sync lock, or by the flusher a leader woke as its fsync started
+/// (`group_commit.rs`, step 4). Nothing when another thread is applying, or when a pending
+/// record is over [`EARLY_APPLY_MAX_RECORD`] or the sink says it is not cheap
+/// (`GroupSink::early_apply`). Returns the time it spent applying (zero: it applied nothing).
+pub(crate) fn apply_early(inner: &Inner, sink: &Option<Arc<dyn GroupSink>>) -> Duration {
+    let Some(s) = sink else {
+        return Duration::ZERO;
+    };
+    let began = Instant::now();
+    let cheap = |r: &CommittedRecord| {
+        r.receipt.end_lsn - r.receipt.lsn <= EARLY_APPLY_MAX_RECORD && s.early_apply(r)
+    };
+    if !inner
+        .applier
+        .drain_small(&cheap, &mut |recs| s.apply_group(recs))
+    {
+        return Duration::ZERO;
+    }
+    let took = began.elapsed();
+    let ns = took.as_nanos() as u64;
+    let phases = &inner.stats.phases;
+    phases.apply.fetch_add(ns, Ordering::Relaxed);
+    phases.apply_in_sync.fetch_add(ns, Ordering::Relaxed);
+    took
+}
 
 /// Makes the log durable at least up to `target` (which must be written).
 pub(crate) fn sync_to(inner: &Inner, target: Lsn) -> Result<(), LogError> {
@@ -194,7 +226,7 @@ pub(crate) fn run(inner: &Inner) {
             FlusherWake::Apply => {
                 if inner.refusal().is_none() {
                     let sink = inner.sink.read().unwrap_or_else(|p| p.into_inner()).clone();
-                    crate::group_commit::apply_early(inner, &sink);
+                    apply_early(inner, &sink);
                 }
                 continue;
             }

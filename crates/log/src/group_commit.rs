@@ -20,11 +20,12 @@
 //! 4. applies every group written so far and not yet applied ([`apply_pending`]: whoever
 //!    drains the applier first applies them all, in log order, in one call of
 //!    `GroupSink::apply_group`); strict: applies its own group now that it is durable.
-//!    Usually that was done while the fsync ran ([`apply_early`]): a leader about to fsync
+//!    Usually that was done while the fsync ran (`flusher::apply_early`): a leader about to fsync
 //!    wakes the flusher to apply the written groups (`FlusherCtl::apply_soon`), and the next
 //!    leader, finding the sync lock held in step 2, applies what is pending before it blocks
-//!    on the lock; neither when another thread is applying or a record is over
-//!    [`EARLY_APPLY_MAX_RECORD`]. Groups then become visible during their own sync and their
+//!    on the lock; neither when another thread is applying or a record is expensive to apply
+//!    (`flusher::EARLY_APPLY_MAX_RECORD`, `GroupSink::early_apply`). Groups then become
+//!    visible during their own sync and their
 //!    leader acknowledges as soon as the fsync ends;
 //! 5. wakes its followers with their receipts.
 //!
@@ -132,7 +133,7 @@ use std::time::{Duration, Instant};
 
 use crate::appender::{group_error, RecordOutcome};
 use crate::error::LogError;
-use crate::flusher::sync_to_then;
+use crate::flusher::{apply_early, sync_to_then};
 use crate::inner::Inner;
 use crate::locks::lock;
 use crate::pipeline::{Slot, SlotState, Waiter, MIN_GATHER};
@@ -289,34 +290,6 @@ fn append_batch(
     turn.slots.extend(slots);
     turn.outcomes.extend(outcomes);
     unsynced
-}
-
-/// The longest record a leader applies while an earlier leader's fsync is in flight (module
-/// docs, step 4): a longer one, a big transaction's, is applied after its sync as before, so
-/// its apply (or a wait for its prebuilt tables) never holds back the next sync.
-const EARLY_APPLY_MAX_RECORD: u64 = 1 << 20;
-
-/// Applies the written groups while an fsync runs, when that is cheap
-/// ([`crate::pipeline::Applier::drain_small`] with [`EARLY_APPLY_MAX_RECORD`]): by the next
-/// leader waiting for the sync lock, or by the flusher a leader woke as its fsync started.
-/// Returns the time it spent applying (zero when it applied nothing).
-pub(crate) fn apply_early(inner: &Inner, sink: &Option<Arc<dyn GroupSink>>) -> Duration {
-    let Some(s) = sink else {
-        return Duration::ZERO;
-    };
-    let began = Instant::now();
-    if !inner
-        .applier
-        .drain_small(EARLY_APPLY_MAX_RECORD, &mut |recs| s.apply_group(recs))
-    {
-        return Duration::ZERO;
-    }
-    let took = began.elapsed();
-    let ns = took.as_nanos() as u64;
-    let phases = &inner.stats.phases;
-    phases.apply.fetch_add(ns, Ordering::Relaxed);
-    phases.apply_in_sync.fetch_add(ns, Ordering::Relaxed);
-    took
 }
 
 /// Applies every group written so far and not yet applied, in log order (module docs, step 4).
@@ -478,6 +451,16 @@ fn lead_one_group(inner: &Inner) {
     }
     if !strict {
         apply_pending(inner, &sink);
+        // An early apply that panicked left its groups unapplied: never acknowledge them.
+        if inner.applier.failed() && group_err.is_none() {
+            group_err = Some(LogError::Failed(
+                inner.fail(
+                    "applying committed groups during an fsync failed (a panic); the log refuses \
+                 further writes until restart"
+                        .into(),
+                ),
+            ));
+        }
     }
     if early {
         inner.flusher.sync_soon();

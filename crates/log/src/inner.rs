@@ -16,6 +16,10 @@
 //! `group_commit.rs`) waits on `Gather::cv` with `queue` while holding `sync_lock`.
 //! `fsync_gate` is innermost: held across one `fdatasync` (and the failed-state check and
 //! update around it) by whichever path syncs, so no two syncs of the log are ever in flight.
+//! The applier's `turn` (held while a sink applies groups) is taken with `writer` held (a
+//! replicated batch's `needs_applied`) or with no lock, never with `sync_lock`, and only
+//! `pending` inside it; `pending` and the flusher's state are held briefly (a leader checks
+//! `pending` and wakes the flusher under `sync_lock`, just before its fsync).
 //!
 //! File mode (`BinlogStorage::File`) adds `FileMode::turn`, taken FIRST (before all of the
 //! above) by a file-mode group leader for its whole staged commit and by flush, rotate and

@@ -309,12 +309,18 @@ pub struct CommittedRecord {
     pub payload: Option<Box<dyn Any + Send>>,
 }
 
-/// The engine's hook into the pipeline. Called by the group leader once per group, groups in
-/// log order, records in log order, after the group is written (or, with strict_visibility,
-/// after it is durable), BEFORE the committers are acknowledged. Must not call back into commit.
+/// The engine's hook into the pipeline. `apply_group` is called with one or more whole groups
+/// (several written groups may be applied in one call), groups in log order, records in log
+/// order, one call at a time, after the groups are written (or, with strict_visibility, after
+/// they are durable), BEFORE their committers are acknowledged. Must not call back into
+/// commit.
 ///
-/// Without strict_visibility it runs under the appender lock: it may call `Log::durable_lsn`,
-/// `written_lsn`, `end_lsn` and `stats`, but not `commit`, `flush`, `gtid_state` or `shutdown`.
+/// Without strict_visibility it is called by the group leader after its fsync, by the next
+/// leader while it waits for an fsync in flight, or by the log's flusher thread during an
+/// fsync (`group_commit.rs`, step 4), holding none of the log's locks: it may call
+/// `Log::durable_lsn`, `written_lsn`, `end_lsn` and `stats`, but not `commit`, `flush`,
+/// `gtid_state` or `shutdown`, and must not wait for anything the flusher does (a level-0/2
+/// flush, a sync of unsynced commits).
 /// In file mode it runs once the group is in the classic binlog (synced per `sync_binlog`),
 /// under the staged commit's turn instead of the appender lock, with the same restrictions
 /// (and not `rotate` or `reset` either).
@@ -336,6 +342,15 @@ pub trait GroupSink: Send + Sync {
     fn needs_applied(&self, batch: &[PendingRecord]) -> bool {
         let _ = batch;
         false
+    }
+
+    /// Whether `record` is cheap to apply, so that it may be applied while an fsync runs
+    /// (by the flusher or the next leader) instead of after its sync by its leader: an
+    /// expensive apply there could delay the next sync. Records over 1 MiB never are. The
+    /// default (true) suits a sink whose applies are short.
+    fn early_apply(&self, record: &CommittedRecord) -> bool {
+        let _ = record;
+        true
     }
 }
 
@@ -428,9 +443,9 @@ pub struct CommitPhases {
     pub write_us: u64,
     /// The group sink applying a group (making it visible).
     pub apply_us: u64,
-    /// The part of `apply_us` spent by a leader waiting for the sync lock while another
-    /// leader's fsync was in flight: groups made visible during their own sync, so that
-    /// leader acknowledges them as soon as it ends.
+    /// The part of `apply_us` spent while an fsync ran: by the flusher during a group's own
+    /// fsync, or by the next leader waiting for the sync lock. Groups made visible during
+    /// their sync, whose leader acknowledges them as soon as it ends.
     pub apply_in_sync_us: u64,
     /// A leader's sync of its group: the wait for the sync lock (an earlier sync running;
     /// less the time it applied groups meanwhile, `apply_in_sync_us`), gathering, and the

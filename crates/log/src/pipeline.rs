@@ -347,7 +347,8 @@ impl FlusherCtl {
         self.cv.notify_all();
     }
 
-    /// The flusher waits until `next`, a [`Self::sync_soon`] or the idle log's mark is due.
+    /// The flusher waits until `next`, a [`Self::sync_soon`], an [`Self::apply_soon`] or the
+    /// idle log's mark is due.
     /// None: stop.
     pub(crate) fn wait(&self, next: Instant) -> Option<FlusherWake> {
         let mut st = lock(&self.state);
@@ -421,6 +422,8 @@ pub(crate) struct Applier {
     pending: Mutex<std::collections::VecDeque<Vec<crate::CommittedRecord>>>,
     /// Held by the thread applying: applies happen one at a time, in the order pushed.
     turn: Mutex<()>,
+    /// An apply of [`Applier::drain_small`] panicked: the groups it took were not applied.
+    failed: std::sync::atomic::AtomicBool,
 }
 
 impl Applier {
@@ -436,11 +439,11 @@ impl Applier {
 
     /// Applies the groups pushed so far, like [`Applier::drain`], but only when that is
     /// quick to start and cheap: nothing when another thread is draining (it applies them)
-    /// or when a pending record is longer than `max_record` bytes (a big transaction, whose
-    /// apply may take long or wait for its prebuilt tables). Returns whether it applied.
+    /// or when a pending record is not `cheap`. Returns whether it applied. A panic of
+    /// `apply` is caught (the caller may be the flusher) and recorded ([`Applier::failed`]).
     pub(crate) fn drain_small(
         &self,
-        max_record: u64,
+        cheap: &dyn Fn(&crate::CommittedRecord) -> bool,
         apply: &mut dyn FnMut(&mut [crate::CommittedRecord]),
     ) -> bool {
         let _turn = match self.turn.try_lock() {
@@ -450,15 +453,21 @@ impl Applier {
         };
         let mut recs: Vec<crate::CommittedRecord> = {
             let mut q = lock(&self.pending);
-            let small =
-                |r: &crate::CommittedRecord| r.receipt.end_lsn - r.receipt.lsn <= max_record;
-            if q.is_empty() || !q.iter().flatten().all(small) {
+            if q.is_empty() || !q.iter().flatten().all(cheap) {
                 return false;
             }
             q.drain(..).flatten().collect()
         };
-        apply(&mut recs);
+        let run = std::panic::AssertUnwindSafe(|| apply(&mut recs));
+        if std::panic::catch_unwind(run).is_err() {
+            self.failed.store(true, Ordering::SeqCst);
+        }
         true
+    }
+
+    /// Whether an early apply panicked, leaving groups unapplied (the log must fail).
+    pub(crate) fn failed(&self) -> bool {
+        self.failed.load(Ordering::SeqCst)
     }
 
     /// Applies every group pushed so far, in log order, through `apply` (several queued

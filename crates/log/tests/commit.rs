@@ -558,19 +558,21 @@ fn groups_are_applied_while_their_sync_runs_and_big_ones_after() {
     );
     assert!(!lone(2 << 20), "a big record is applied after its sync");
 
-    // A second committer during the first one's sync.
+    // A second committer during the first one's sync: both applied before their own syncs
+    // ended, whoever applied them (again, a loaded machine may miss the 400 ms).
     let mut early = false;
     for _ in 0..4 {
         let (a, b, durable_at) = a_then_b_during_its_sync(50);
         assert!(a.1 <= b.0, "B follows A in the log");
-        // B's record was applied before B's own sync ended, whoever applied it.
-        assert!(durable_at[&b.0] < b.1, "B applied after its own sync");
-        if durable_at[&a.0] < a.1 {
+        if durable_at[&a.0] < a.1 && durable_at[&b.0] < b.1 {
             early = true;
             break;
         }
     }
-    assert!(early, "A was never applied during its own sync");
+    assert!(
+        early,
+        "A and B were never both applied during their own syncs"
+    );
     let (a, b, durable_at) = a_then_b_during_its_sync(2 << 20);
     assert!(
         durable_at[&a.0] >= a.1,

@@ -152,8 +152,8 @@ const RESTORE_USAGE: &str = "usage: onelog restore --target-dir=NEW_DATADIR [--s
                       [--table-store=memory|paged [--innodb-buffer-pool-size=N]]
                       FULL_BACKUP_DIR [INCREMENTAL_BACKUP_DIR ...]
   --table-store=paged   the restored directory is for a server on the paged table store: when
-                        restore has to recover it, it opens it with that store, within
-                        --innodb-buffer-pool-size (default 128M), instead of in memory";
+                        restore has to recover it, it opens it with that store (cache budget
+                        --innodb-buffer-pool-size, default 128M) instead of in memory";
 
 /// `YYYY-MM-DD HH:MM:SS` as seconds since the epoch, read in the server's time zone: onelog's
 /// `SYSTEM` zone is UTC (`@@system_time_zone`), so the time means what `NOW()` and the binlog's
