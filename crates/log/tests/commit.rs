@@ -493,18 +493,24 @@ fn the_flusher_syncs_unsynced_commits_at_once() {
     assert!(log.durable_lsn() >= r.end_lsn);
 }
 
-/// One round of [`groups_are_applied_while_their_sync_runs_and_big_ones_after`]:
-/// commits A (`a_len` bytes), and once A's fsync has started, B. Returns A's and B's receipts
-/// (lsn, end) and what the sink saw (lsn -> durable LSN when it was applied).
-fn a_then_b_during_its_sync(
-    a_len: usize,
-) -> ((u64, u64), (u64, u64), std::collections::HashMap<u64, u64>) {
+/// A level-1 log whose every fsync takes 400 ms, with a [`RecordingSink`] set.
+fn slow_sync_log() -> (Arc<SimFs>, Arc<Log>, Arc<RecordingSink>) {
     let fs = SimFs::new();
     fs.set_fsync_latency(Duration::from_millis(400));
     let log = open(&fs, opts(8 << 20, Durability::Level1));
     let sink = Arc::new(RecordingSink::default());
     let _ = sink.log.set(log.clone());
     log.set_sink(sink.clone());
+    (fs, log, sink)
+}
+
+/// One round of [`groups_are_applied_while_their_sync_runs_and_big_ones_after`]:
+/// commits A (`a_len` bytes), and once A's fsync has started, B. Returns A's and B's receipts
+/// (lsn, end) and what the sink saw (lsn -> durable LSN when it was applied).
+fn a_then_b_during_its_sync(
+    a_len: usize,
+) -> ((u64, u64), (u64, u64), std::collections::HashMap<u64, u64>) {
+    let (fs, log, sink) = slow_sync_log();
     let spawn = |tag: u64, len: usize| {
         let log = log.clone();
         std::thread::spawn(move || {
@@ -538,12 +544,7 @@ fn groups_are_applied_while_their_sync_runs_and_big_ones_after() {
     // A lone committer's group: by the flusher. The wake-up must come within the 400 ms
     // fsync; on a machine too loaded for that, try again.
     let lone = |len: usize| {
-        let fs = SimFs::new();
-        fs.set_fsync_latency(Duration::from_millis(400));
-        let log = open(&fs, opts(8 << 20, Durability::Level1));
-        let sink = Arc::new(RecordingSink::default());
-        let _ = sink.log.set(log.clone());
-        log.set_sink(sink.clone());
+        let (_fs, log, sink) = slow_sync_log();
         let r = log.commit(txn(1, len)).unwrap();
         assert!(log.durable_lsn() >= r.end_lsn);
         log.shutdown().unwrap();

@@ -743,6 +743,17 @@ fn backup_stage_statements() {
     assert!(e.contains("ERROR 1227") && e.contains("RELOAD"), "{e}");
 }
 
+/// A primary (server id 1) in `tmp`/a with a replication user and the table t.r.
+fn primary_of_t_r(tmp: &Path) -> Onelog {
+    let a = Onelog::start(&tmp.join("a"), &["--server-id=1"]);
+    onelog_rpl_user(a.port);
+    sql(
+        a.port,
+        "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)",
+    );
+    a
+}
+
 /// A backup of a replica: restored, `gtid_slave_pos` = `gtid_binlog_pos` = the backup's end,
 /// both when the replica only applied its primary's transactions after its checkpoint (the
 /// position goes into the checkpoint) and when a local transaction came last in the domain
@@ -750,12 +761,7 @@ fn backup_stage_statements() {
 #[test]
 fn backup_of_a_replica_restores_its_position() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = Onelog::start(&tmp.path().join("a"), &["--server-id=1"]);
-    onelog_rpl_user(a.port);
-    sql(
-        a.port,
-        "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)",
-    );
+    let a = primary_of_t_r(tmp.path());
     let bdir = tmp.path().join("b");
     let mut b = Onelog::start(&bdir, &["--server-id=2"]);
     bk_user(b.port);
@@ -801,12 +807,7 @@ fn backup_of_a_replica_restores_its_position() {
 #[test]
 fn a_paged_replicas_backup_chain_recovers_with_the_paged_store() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = Onelog::start(&tmp.path().join("a"), &["--server-id=1"]);
-    onelog_rpl_user(a.port);
-    sql(
-        a.port,
-        "CREATE DATABASE t; CREATE TABLE t.r (id INT PRIMARY KEY, v TEXT)",
-    );
+    let a = primary_of_t_r(tmp.path());
     let paged = ["--table-store=paged", "--innodb-buffer-pool-size=32M"];
     let b = Onelog::start(
         &tmp.path().join("b"),
