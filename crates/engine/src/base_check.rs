@@ -118,9 +118,13 @@ fn entry_problem(
         let klen = entry.len();
         entry.extend_from_slice(pk);
         let key = entry_key(storage, index.id, entry);
+        let found = snapshot.get(&key)?.map(|v| decode_entry(&v, entry.len()));
+        if matches!(found, Some(Ok(k)) if k as usize == klen) {
+            continue;
+        }
+        // Only now: the name is built for the report, not for every row read.
         let name = def.qualified_name();
-        let problem = match snapshot.get(&key)?.map(|v| decode_entry(&v, entry.len())) {
-            Some(Ok(k)) if k as usize == klen => continue,
+        let problem = match found {
             None => format!("a row of {name} without its entry in index {}", index.name),
             Some(Ok(k)) => format!(
                 "the entry of a row of {name} in index {} says an index key of {k} bytes, \

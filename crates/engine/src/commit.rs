@@ -309,8 +309,8 @@ impl GroupSink for Sink {
             .as_ref()
             .and_then(|p| p.downcast_ref::<CommitPayload>())
         {
-            Some(CommitPayload::Rows { changes, .. }) => !big_change_log(changes.len()),
             Some(CommitPayload::Ddl { .. }) => false,
+            Some(rows) => !rows.big(),
             None => true,
         }
     }

@@ -2,7 +2,7 @@
 //! thread of durability levels 0 and 2 (and of level-1 records whose committers did not wait
 //! for their sync: `Log::commit_queued_unsynced`), and the idle SyncMark (`idle_mark`). The
 //! flusher also applies the written groups while a group's fsync runs, when its leader asks
-//! (`FlusherCtl::apply_soon`, `group_commit::apply_early`).
+//! (`FlusherCtl::apply_soon`, [`apply_early`]).
 //!
 //! `sync_to(target)` serialises syncs on `Inner::sync_lock`; it returns at once when the
 //! durable LSN already covers `target` (a later group's sync covered it: pipelining), else it
@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::LogError;
 use crate::inner::Inner;
-use crate::locks::lock;
+use crate::locks::{lock, try_lock};
 use crate::pipeline::FlusherWake;
 use crate::{CommittedRecord, Durability, GroupSink, Lsn};
 
@@ -79,14 +79,10 @@ pub(crate) fn sync_to_then(
     while_busy: &mut dyn FnMut(),
     on_locked: &mut dyn FnMut() -> Option<Lsn>,
 ) -> Result<(), LogError> {
-    let _serial = match inner.sync_lock.try_lock() {
-        Ok(g) => g,
-        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-        Err(std::sync::TryLockError::WouldBlock) => {
-            while_busy();
-            lock(&inner.sync_lock)
-        }
-    };
+    let _serial = try_lock(&inner.sync_lock).unwrap_or_else(|| {
+        while_busy();
+        lock(&inner.sync_lock)
+    });
     let target = on_locked().map_or(target, |t| t.max(target));
     let (file, path, upto) = {
         let p = lock(&inner.progress);

@@ -20,13 +20,12 @@
 //! 4. applies every group written so far and not yet applied ([`apply_pending`]: whoever
 //!    drains the applier first applies them all, in log order, in one call of
 //!    `GroupSink::apply_group`); strict: applies its own group now that it is durable.
-//!    Usually that was done while the fsync ran (`flusher::apply_early`): a leader about to fsync
-//!    wakes the flusher to apply the written groups (`FlusherCtl::apply_soon`), and the next
-//!    leader, finding the sync lock held in step 2, applies what is pending before it blocks
-//!    on the lock; neither when another thread is applying or a record is expensive to apply
-//!    (`flusher::EARLY_APPLY_MAX_RECORD`, `GroupSink::early_apply`). Groups then become
-//!    visible during their own sync and their
-//!    leader acknowledges as soon as the fsync ends;
+//!    Usually that was done while the fsync ran (`flusher::apply_early`): a leader about to
+//!    fsync wakes the flusher to apply the written groups (`FlusherCtl::apply_soon`), and the
+//!    next leader, finding the sync lock held in step 2, applies what is pending before it
+//!    blocks on the lock; neither when another thread is applying or a record is expensive to
+//!    apply (`flusher::EARLY_APPLY_MAX_RECORD`, `GroupSink::early_apply`). Groups then become
+//!    visible during their own sync and their leader acknowledges as soon as the fsync ends;
 //! 5. wakes its followers with their receipts.
 //!
 //! Why apply after the hand-off (issue 14 part 1): applying under the writer lock between

@@ -36,7 +36,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::LogError;
-use crate::locks::lock;
+use crate::locks::{lock, try_lock};
 use crate::{CommitReceipt, PendingRecord};
 
 /// What a slot holds: nothing yet, leadership, or the committer's outcome.
@@ -446,17 +446,15 @@ impl Applier {
         cheap: &dyn Fn(&crate::CommittedRecord) -> bool,
         apply: &mut dyn FnMut(&mut [crate::CommittedRecord]),
     ) -> bool {
-        let _turn = match self.turn.try_lock() {
-            Ok(t) => t,
-            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => return false,
+        let Some(_turn) = try_lock(&self.turn) else {
+            return false;
         };
-        let mut recs: Vec<crate::CommittedRecord> = {
+        let mut recs = {
             let mut q = lock(&self.pending);
             if q.is_empty() || !q.iter().flatten().all(cheap) {
                 return false;
             }
-            q.drain(..).flatten().collect()
+            take_all(&mut q)
         };
         let run = std::panic::AssertUnwindSafe(|| apply(&mut recs));
         if std::panic::catch_unwind(run).is_err() {
@@ -476,16 +474,25 @@ impl Applier {
     pub(crate) fn drain(&self, apply: &mut dyn FnMut(&mut [crate::CommittedRecord])) {
         let _turn = lock(&self.turn);
         loop {
-            let mut recs: Vec<crate::CommittedRecord> = {
+            let mut recs = {
                 let mut q = lock(&self.pending);
-                match q.len() {
-                    0 => return,
-                    1 => q.pop_front().unwrap_or_default(),
-                    _ => q.drain(..).flatten().collect(),
+                if q.is_empty() {
+                    return;
                 }
+                take_all(&mut q)
             };
             apply(&mut recs);
         }
+    }
+}
+
+/// Every pending group, as one batch in log order (a lone group is moved, not copied).
+fn take_all(
+    q: &mut std::collections::VecDeque<Vec<crate::CommittedRecord>>,
+) -> Vec<crate::CommittedRecord> {
+    match q.len() {
+        1 => q.pop_front().unwrap_or_default(),
+        _ => q.drain(..).flatten().collect(),
     }
 }
 

@@ -588,16 +588,10 @@ fn set_option(o: &mut ServeOptions, name: &str, v: &str) -> Result<(), String> {
             o.tmpdir = Some(PathBuf::from(v));
         }
         "innodb-buffer-pool-size" => {
-            o.innodb_buffer_pool_size = Some(parse_size(v, 8 << 20, 1 << 50)?);
+            o.innodb_buffer_pool_size = Some(parse_buffer_pool_size(v)?);
             o.innodb_buffer_pool_size_loose = false;
         }
-        "table-store" => {
-            o.paged_store = match v.to_ascii_lowercase().as_str() {
-                "memory" => false,
-                "paged" => true,
-                _ => return Err("expected memory or paged".to_string()),
-            }
-        }
+        "table-store" => o.paged_store = parse_table_store(v)?,
         // Global variables, checked and applied by the server as SET GLOBAL.
         "general-log" | "slow-query-log" => o
             .globals
@@ -642,6 +636,20 @@ fn parse_int(v: &str, min: u64, max: u64) -> Result<u64, String> {
         .parse()
         .map_err(|_| "not a non-negative integer".to_string())?;
     check_range(n, min, max)
+}
+
+/// `--table-store`: whether it names the paged store (`memory` or `paged`, any case).
+pub fn parse_table_store(v: &str) -> Result<bool, String> {
+    match v.to_ascii_lowercase().as_str() {
+        "memory" => Ok(false),
+        "paged" => Ok(true),
+        _ => Err("expected memory or paged".to_string()),
+    }
+}
+
+/// `--innodb-buffer-pool-size`: the paged store's memory budget, 8M to 1P.
+pub fn parse_buffer_pool_size(v: &str) -> Result<u64, String> {
+    parse_size(v, 8 << 20, 1 << 50)
 }
 
 /// A byte size: digits with an optional K, M, G or T suffix (powers of 1024, either case).

@@ -196,19 +196,12 @@ pub fn parse_restore(args: &[String]) -> Result<RestoreOptions, String> {
                     continue;
                 }
                 "table-store" => {
-                    paged = match v.to_ascii_lowercase().as_str() {
-                        "memory" => false,
-                        "paged" => true,
-                        _ => {
-                            return Err(format!(
-                                "--table-store: expected memory or paged, not {v:?}"
-                            ))
-                        }
-                    };
+                    paged = crate::cli::parse_table_store(&v)
+                        .map_err(|e| format!("--table-store: {e}, not {v:?}"))?;
                     continue;
                 }
                 "innodb-buffer-pool-size" => {
-                    let n = crate::cli::parse_size(&v, 8 << 20, 1 << 50)
+                    let n = crate::cli::parse_buffer_pool_size(&v)
                         .map_err(|e| format!("--innodb-buffer-pool-size: {e}"))?;
                     budget = Some(n);
                     continue;
