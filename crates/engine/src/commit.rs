@@ -1190,8 +1190,68 @@ fn check_generations(root: &Root, generations: &HashMap<TableId, u64>) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prebuild::PREBUILD_MIN_CHANGES;
     use onelog_binlog::Gtid;
     use onelog_log::{CommitReceipt, LogOptions, SimFs};
+
+    /// Issue 14 part 2: what the sink lets the log apply while an fsync runs. A big
+    /// transaction's record (which may wait for its prebuilt tables) and a DDL's wait for
+    /// their sync, whatever their size in bytes.
+    #[test]
+    fn big_change_logs_and_ddl_are_applied_after_their_sync() {
+        let (log, _) = Log::open(
+            SimFs::new(),
+            LogOptions {
+                dir: "/log".into(),
+                ..LogOptions::default()
+            },
+        )
+        .unwrap();
+        let c = Committer::new(
+            Root::empty(),
+            log,
+            0,
+            1,
+            Duration::from_secs(1),
+            RowMetadata::NoLog,
+            None,
+        );
+        let sink = Sink(c.shared.clone());
+        let record = |payload: Option<CommitPayload>| CommittedRecord {
+            receipt: CommitReceipt {
+                gtid: Gtid::new(0, 1, 5),
+                lsn: 100,
+                end_lsn: 200,
+                commit_id: 101,
+            },
+            kind: RecordKind::Transaction,
+            payload: payload.map(|p| Box::new(p) as Box<dyn std::any::Any + Send>),
+        };
+        let rows = |n: usize| CommitPayload::Rows {
+            txn: None,
+            changes: Arc::new(
+                (0..n)
+                    .map(|i| RowChange::Insert {
+                        table: 1,
+                        row: Arc::new(vec![onelog_binlog::Value::Int(i as i64)]),
+                    })
+                    .collect(),
+            ),
+            replicated: false,
+            prebuilt: None,
+        };
+        assert!(sink.early_apply(&record(None)));
+        assert!(sink.early_apply(&record(Some(rows(10)))));
+        assert!(sink.early_apply(&record(Some(rows(PREBUILD_MIN_CHANGES - 1)))));
+        assert!(!sink.early_apply(&record(Some(rows(PREBUILD_MIN_CHANGES)))));
+        let ddl = CommitPayload::Ddl {
+            change: CatalogChange::CreateDatabase { name: "d".into() },
+            rows: Vec::new(),
+            replicated: false,
+            validated: None,
+        };
+        assert!(!sink.early_apply(&record(Some(ddl))));
+    }
 
     #[test]
     fn a_record_the_tables_could_not_take_refuses_every_later_commit() {
