@@ -51,6 +51,19 @@ const KEYSPACE: &str = "store";
 /// one CPU (`worker_pool.rs`, `WorkerMessage::Compact`). One worker compacts and never spins.
 const COMPACTION_WORKERS: usize = 1;
 
+/// How data blocks are compressed, by fjall's canonical level: `[L0, L1, L2 and deeper]`.
+/// A checkpoint's ingestion writes canonical L1, and fjall compacts L0 and L1 into L1
+/// (leveled, L1 up to four 64 MiB tables), so L1 is rewritten while a load goes on: most of
+/// fjall's writes, and compressing them took 13% of a paged sysbench `prepare`'s CPU
+/// (docs/PAGED_STORE.md, step 8, "Uncompressed L1"). Deeper levels, where the data of a large
+/// store lives and which are rewritten less often, stay LZ4. fjall keeps the policy a
+/// directory was created with: a base created before this keeps LZ4 everywhere.
+const DATA_COMPRESSION: [CompressionType; 3] = [
+    CompressionType::None,
+    CompressionType::None,
+    CompressionType::Lz4,
+];
+
 /// One change of a checkpoint: a key and its new value, `None` to delete it.
 pub type BaseChange = (Vec<u8>, Option<Vec<u8>>);
 
@@ -166,7 +179,7 @@ impl Base {
             let data = db
                 .keyspace(KEYSPACE, || {
                     KeyspaceCreateOptions::default()
-                        .data_block_compression_policy(CompressionPolicy::all(CompressionType::Lz4))
+                        .data_block_compression_policy(CompressionPolicy::new(DATA_COMPRESSION))
                 })
                 .map_err(|e| BaseError::at(dir, "open", e))?;
             Ok((db, data))

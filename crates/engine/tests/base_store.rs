@@ -176,6 +176,31 @@ fn checkpoints_round_trip_and_survive_a_reopen() {
 }
 
 #[test]
+fn a_checkpoint_is_written_uncompressed() {
+    // A checkpoint goes into fjall's canonical L1, which a load rewrites again and again:
+    // its blocks are not compressed (`base.rs`, DATA_COMPRESSION). 4 MiB of values that LZ4
+    // would shrink a hundredfold take their full size on disk, and read back equal.
+    let dir = Scratch::new("uncompressed");
+    let base = Base::open(&dir.0, CACHE).expect("open");
+    let before = base.stats().disk_bytes;
+    let changes: Vec<BaseChange> = (1..=4096u32)
+        .map(|i| (key(1, i), Some(vec![b'a'; 1024])))
+        .collect();
+    base.checkpoint(&[("lsn", &1u64.to_le_bytes())], &changes)
+        .expect("checkpoint");
+    let written = base.stats().disk_bytes - before;
+    assert!(
+        written >= 4 << 20,
+        "4 MiB of values took {written} bytes on disk: compressed"
+    );
+    assert_eq!(all(&base).len(), 4096);
+    assert_eq!(
+        base.snapshot().get(&key(1, 77)).unwrap(),
+        Some(vec![b'a'; 1024])
+    );
+}
+
+#[test]
 fn a_snapshot_sees_only_the_checkpoints_before_it() {
     let dir = Scratch::new("snapshot");
     let base = Base::open(&dir.0, CACHE).expect("open");
