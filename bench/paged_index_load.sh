@@ -22,13 +22,9 @@ if [[ -z ${ONELOG_BIN:-} ]]; then
     cargo build --release -p onelog >&2
     ONELOG_BIN=target/release/onelog
 fi
-work=$(mktemp -d /tmp/onelog-paged-index-load.XXXXXX)
-server=
-cleanup() {
-    [[ -n $server ]] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib/paged_common.sh
+. bench/lib/paged_common.sh
+paged_workdir paged-index-load
 
 client() { timeout 900 mariadb -h127.0.0.1 -P"$PORT" -uroot "$@"; }
 status() { client -N -e "SHOW GLOBAL STATUS LIKE '$1'" | cut -f2; }
@@ -53,15 +49,11 @@ for s in range(0, rows, per):
         for i in range(s, min(s + per, rows)))
     print(f"INSERT INTO t VALUES {vals};")
 PY
-    local start end peak=0 now
+    local start end peak
     start=$(date +%s.%N)
     client x <"$dir/load.sql" &
     local load=$!
-    while kill -0 "$load" 2>/dev/null; do
-        now=$(($(ps -o rss= -p "$server") / 1024))
-        ((now > peak)) && peak=$now
-        sleep 0.2
-    done
+    peak=$(peak_rss_while "$load")
     wait "$load"
     end=$(date +%s.%N)
     printf '| %s | %.1f | %d | %s | %s | %s |\n' "$name" "$(echo "$end - $start" | bc)" "$peak" \

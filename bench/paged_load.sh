@@ -28,13 +28,9 @@ if [[ -z ${ONELOG_BIN:-} ]]; then
     cargo build --release -p onelog >&2
     ONELOG_BIN=${CARGO_TARGET_DIR:-target}/release/onelog
 fi
-work=$(mktemp -d /tmp/onelog-paged-load.XXXXXX)
-server=
-cleanup() {
-    [[ -n $server ]] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib/paged_common.sh
+. bench/lib/paged_common.sh
+paged_workdir paged-load
 
 preload=
 if ((FSYNC_DELAY_US > 0)); then
@@ -57,17 +53,13 @@ measure() {
     server=$!
     for _ in $(seq 120); do client -e 'select 1' >/dev/null 2>&1 && break; sleep 0.5; done
     client -e 'CREATE DATABASE sbtest'
-    local start end peak=0 now
+    local start end peak
     start=$(date +%s.%N)
     timeout 1800 sysbench oltp_read_only --db-driver=mysql --mysql-host=127.0.0.1 \
         --mysql-port="$PORT" --mysql-user=root --tables="$TABLES" --table-size="$SIZE" \
         --threads="$THREADS" prepare >"$dir/prepare" 2>&1 &
     local load=$!
-    while kill -0 "$load" 2>/dev/null; do
-        now=$(($(ps -o rss= -p "$server") / 1024))
-        ((now > peak)) && peak=$now
-        sleep 0.2
-    done
+    peak=$(peak_rss_while "$load")
     wait "$load" || { cat "$dir/prepare" >&2; exit 1; }
     end=$(date +%s.%N)
     local written

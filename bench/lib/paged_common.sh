@@ -1,0 +1,27 @@
+# Shared by the bench/paged_*.sh programs (sourced, not run): a scratch directory removed on
+# exit with the server the script started, and the server's peak RSS while a load runs.
+#
+#   paged_workdir NAME    sets $work (a new /tmp/onelog-NAME.XXXXXX) and $server (empty); the
+#                         EXIT trap kills a started server ($server: its pid) and removes $work
+#   peak_rss_while PID    prints the server's peak RSS in MiB, sampled every 200 ms while PID runs
+
+paged_workdir() {
+    work=$(mktemp -d "/tmp/onelog-$1.XXXXXX")
+    server=
+    trap paged_cleanup EXIT
+}
+
+paged_cleanup() {
+    [[ -n $server ]] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+    rm -rf "$work"
+}
+
+peak_rss_while() {
+    local peak=0 now
+    while kill -0 "$1" 2>/dev/null; do
+        now=$(($(ps -o rss= -p "$server" || echo 0) / 1024))
+        ((now > peak)) && peak=$now
+        sleep 0.2
+    done
+    echo "$peak"
+}
