@@ -30,13 +30,9 @@ STATEMENTS=(
     "ALTER TABLE sbtest1 MODIFY pad CHAR(80) NOT NULL DEFAULT ''"
     "ALTER TABLE sbtest1 DROP COLUMN extra"
 )
-work=$(mktemp -d /tmp/onelog-paged-alter.XXXXXX)
-server=
-cleanup() {
-    [[ -n $server ]] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib/paged_common.sh
+. bench/lib/paged_common.sh
+paged_workdir paged-alter
 
 client() { timeout "$STATEMENT_TIMEOUT" mariadb -h127.0.0.1 -P"$PORT" -uroot "$@"; }
 rss_mib() { echo $(($(ps -o rss= -p "$server") / 1024)); }
@@ -45,11 +41,7 @@ rss_mib() { echo $(($(ps -o rss= -p "$server") / 1024)); }
 measure() {
     local name=$1 bin=$2 dir=$work/$1
     mkdir -p "$dir"
-    "$bin" serve --datadir="$dir/data" --port="$PORT" --bind-address=127.0.0.1 \
-        --auth-root-authentication-method=normal --table-store=paged \
-        --innodb-buffer-pool-size="$BUDGET" >"$dir/log" 2>&1 &
-    server=$!
-    for _ in $(seq 120); do client -e 'select 1' >/dev/null 2>&1 && break; sleep 0.5; done
+    paged_serve "$dir" "$bin"
     client -e 'create database sbtest'
     sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$PORT" --mysql-user=root \
         --mysql-db=sbtest --tables=1 --table-size="$ROWS" --threads=2 oltp_read_only prepare \

@@ -33,11 +33,7 @@ status() { client -N -e "SHOW GLOBAL STATUS LIKE '$1'" | cut -f2; }
 measure() {
     local name=$1 bin=$2 dir=$work/$1
     mkdir -p "$dir"
-    "$bin" serve --datadir="$dir/data" --port="$PORT" --bind-address=127.0.0.1 \
-        --auth-root-authentication-method=normal --table-store=paged \
-        --innodb-buffer-pool-size="$BUDGET" >"$dir/log" 2>&1 &
-    server=$!
-    for _ in $(seq 120); do client -e 'select 1' >/dev/null 2>&1 && break; sleep 0.5; done
+    paged_serve "$dir" "$bin"
     client -e 'CREATE DATABASE x; CREATE TABLE x.t (id INT PRIMARY KEY, a INT, b INT, c INT,
         d INT, e INT, KEY (a), KEY (b), KEY (c), KEY (d), KEY (e))'
     python3 - "$ROWS" <<'PY' >"$dir/load.sql"

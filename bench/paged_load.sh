@@ -47,11 +47,7 @@ measure() {
     rm -rf "$dir"
     mkdir -p "$dir"
     LD_PRELOAD=$preload FSYNC_DELAY_US=$FSYNC_DELAY_US FSYNC_COUNT_FILE=$dir/fsyncs \
-        "$bin" serve --datadir="$dir/data" --port="$PORT" --bind-address=127.0.0.1 \
-        --auth-root-authentication-method=normal --table-store=paged \
-        --innodb-buffer-pool-size="$BUDGET" >"$dir/log" 2>&1 &
-    server=$!
-    for _ in $(seq 120); do client -e 'select 1' >/dev/null 2>&1 && break; sleep 0.5; done
+        paged_serve "$dir" "$bin"
     client -e 'CREATE DATABASE sbtest'
     local start end peak
     start=$(date +%s.%N)

@@ -4,6 +4,7 @@
 #   paged_workdir NAME    sets $work (a new /tmp/onelog-NAME.XXXXXX) and $server (empty); the
 #                         EXIT trap kills a started server ($server: its pid) and removes $work
 #   peak_rss_while PID    prints the server's peak RSS in MiB, sampled every 200 ms while PID runs
+#   paged_serve DIR BIN   starts a paged server (below)
 
 paged_workdir() {
     work=$(mktemp -d "/tmp/onelog-$1.XXXXXX")
@@ -24,4 +25,16 @@ peak_rss_while() {
         sleep 0.2
     done
     echo "$peak"
+}
+
+# paged_serve DIR BIN: starts BIN on the paged store with data in DIR/data, log DIR/log, on
+# 127.0.0.1:$PORT with --innodb-buffer-pool-size=$BUDGET, sets $server, and waits (at most
+# 60 s) until the caller's `client` function can connect. Environment assignments before the
+# call (LD_PRELOAD=...) reach the server.
+paged_serve() {
+    "$2" serve --datadir="$1/data" --port="$PORT" --bind-address=127.0.0.1 \
+        --auth-root-authentication-method=normal --table-store=paged \
+        --innodb-buffer-pool-size="$BUDGET" >"$1/log" 2>&1 &
+    server=$!
+    for _ in $(seq 120); do client -e 'select 1' >/dev/null 2>&1 && break; sleep 0.5; done
 }
