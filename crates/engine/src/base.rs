@@ -56,8 +56,9 @@ const COMPACTION_WORKERS: usize = 1;
 /// (leveled, L1 up to four 64 MiB tables), so L1 is rewritten while a load goes on: most of
 /// fjall's writes, and compressing them took 13% of a paged sysbench `prepare`'s CPU
 /// (docs/PAGED_STORE.md, step 8, "Uncompressed L1"). Deeper levels, where the data of a large
-/// store lives and which are rewritten less often, stay LZ4. fjall keeps the policy a
-/// directory was created with: a base created before this keeps LZ4 everywhere.
+/// store lives and which are rewritten less often, stay LZ4; a table file fjall moves down
+/// without rewriting it keeps its encoding, so a load in key order can stay uncompressed.
+/// fjall keeps the policy a directory was created with: a base created before keeps LZ4.
 const DATA_COMPRESSION: [CompressionType; 3] = [
     CompressionType::None,
     CompressionType::None,
