@@ -1194,11 +1194,8 @@ mod tests {
     use onelog_binlog::Gtid;
     use onelog_log::{CommitReceipt, LogOptions, SimFs};
 
-    /// Issue 14 part 2: what the sink lets the log apply while an fsync runs. A big
-    /// transaction's record (which may wait for its prebuilt tables) and a DDL's wait for
-    /// their sync, whatever their size in bytes.
-    #[test]
-    fn big_change_logs_and_ddl_are_applied_after_their_sync() {
+    /// A committer over an empty root and a fresh log on a simulated file system.
+    fn committer() -> Committer {
         let (log, _) = Log::open(
             SimFs::new(),
             LogOptions {
@@ -1207,7 +1204,7 @@ mod tests {
             },
         )
         .unwrap();
-        let c = Committer::new(
+        Committer::new(
             Root::empty(),
             log,
             0,
@@ -1215,9 +1212,12 @@ mod tests {
             Duration::from_secs(1),
             RowMetadata::NoLog,
             None,
-        );
-        let sink = Sink(c.shared.clone());
-        let record = |payload: Option<CommitPayload>| CommittedRecord {
+        )
+    }
+
+    /// GTID 0-1-5's transaction record at LSN 100, carrying `payload`.
+    fn record(payload: Option<CommitPayload>) -> CommittedRecord {
+        CommittedRecord {
             receipt: CommitReceipt {
                 gtid: Gtid::new(0, 1, 5),
                 lsn: 100,
@@ -1226,7 +1226,16 @@ mod tests {
             },
             kind: RecordKind::Transaction,
             payload: payload.map(|p| Box::new(p) as Box<dyn std::any::Any + Send>),
-        };
+        }
+    }
+
+    /// Issue 14 part 2: what the sink lets the log apply while an fsync runs. A big
+    /// transaction's record (which may wait for its prebuilt tables) and a DDL's wait for
+    /// their sync, whatever their size in bytes.
+    #[test]
+    fn big_change_logs_and_ddl_are_applied_after_their_sync() {
+        let c = committer();
+        let sink = Sink(c.shared.clone());
         let rows = |n: usize| CommitPayload::Rows {
             txn: None,
             changes: Arc::new(
@@ -1255,34 +1264,10 @@ mod tests {
 
     #[test]
     fn a_record_the_tables_could_not_take_refuses_every_later_commit() {
-        let fs = SimFs::new();
-        let opts = LogOptions {
-            dir: "/log".into(),
-            ..LogOptions::default()
-        };
-        let (log, _) = Log::open(fs, opts).unwrap();
-        let c = Committer::new(
-            Root::empty(),
-            log,
-            0,
-            1,
-            Duration::from_secs(1),
-            RowMetadata::NoLog,
-            None,
-        );
+        let c = committer();
         assert!(c.check_open().is_ok());
-        let rec = CommittedRecord {
-            receipt: CommitReceipt {
-                gtid: Gtid::new(0, 1, 5),
-                lsn: 100,
-                end_lsn: 200,
-                commit_id: 101,
-            },
-            kind: RecordKind::Transaction,
-            payload: None,
-        };
         c.shared
-            .note_apply_failure(&rec, "reading the base failed".into());
+            .note_apply_failure(&record(None), "reading the base failed".into());
         let e = c.check_open().unwrap_err();
         assert_eq!(e.code(), 1030);
         let text = e.to_string();
