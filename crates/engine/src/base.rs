@@ -161,6 +161,24 @@ impl Base {
         Base::open_with(dir, cache_bytes, COMPACTION_WORKERS)
     }
 
+    /// Bytes an unprivileged writer may still put on the file system holding the base
+    /// (`statvfs`'s available blocks), or `None` when it cannot be asked. The checkpoint
+    /// scheduler compares it before and after a failure to see space freed on a full disk
+    /// (`scheduler.rs`).
+    pub fn free_bytes(&self) -> Option<u64> {
+        let path = std::ffi::CString::new(self.dir.as_os_str().as_encoded_bytes()).ok()?;
+        let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+        // SAFETY: `path` is a NUL-terminated string and `st` points to writable memory of
+        // statvfs's size, which the call fills on success (the only case it is read).
+        let rc = unsafe { libc::statvfs(path.as_ptr(), st.as_mut_ptr()) };
+        if rc != 0 {
+            return None;
+        }
+        // SAFETY: statvfs returned 0, so it filled `st`.
+        let st = unsafe { st.assume_init() };
+        Some(st.f_bavail.saturating_mul(st.f_frsize))
+    }
+
     /// [`Self::open`] without fjall's background threads, so nothing compacts while it is
     /// open: for `onelog check` (`base_check.rs`), which only reads. (fjall's builder asks for
     /// at least one worker; its hidden unchecked setter takes none, and then the compactions

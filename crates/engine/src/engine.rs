@@ -629,7 +629,18 @@ impl Engine {
             every: self.opts.checkpoint_every,
             backoff: self.opts.checkpoint_backoff,
             run: Box::new(move || match weak.upgrade() {
-                Some(e) => e.checkpoint().map_err(|e| e.to_string()),
+                Some(e) => e.checkpoint().map_err(|err| {
+                    // What the failed attempt left behind (`EngineEvent::CheckpointFailed`):
+                    // fjall keeps a failed ingestion's table files until it next opens.
+                    let left = match e.checkpoints.base() {
+                        None => "its temporary file was removed",
+                        Some(_) => {
+                            "table files of a failed write stay unused until the server next \
+                             starts"
+                        }
+                    };
+                    format!("{err}; {left}")
+                }),
                 None => Err("engine closed".to_string()),
             }),
             report: Box::new(move |ev| notifier.report(ev)),
@@ -638,6 +649,15 @@ impl Engine {
                     let _ = e.expire_logs();
                 }
             }),
+            // Only the paged store's commits wait for checkpoints (its delta budget), so only
+            // its base's disk is watched for freed space.
+            free_bytes: match self.checkpoints.base() {
+                Some(base) => {
+                    let base = base.clone();
+                    Box::new(move || base.free_bytes())
+                }
+                None => Box::new(|| None),
+            },
         });
     }
 

@@ -29,9 +29,11 @@ use crate::error::EngineError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EngineEvent {
     /// A background checkpoint failed: the previous checkpoint stays current (the log still
-    /// holds everything after it, so nothing is lost), the failed attempt's temporary file was
-    /// removed, and the next attempt comes after `retry_in`. `consecutive` counts the failures
-    /// since the last success (1 for the first).
+    /// holds everything after it, so nothing is lost) and the next attempt comes after
+    /// `retry_in`. `error` ends with what the attempt left on disk (`Engine`'s scheduler task:
+    /// an in-memory store's temporary file is removed; a paged base's partial table files stay
+    /// until its next open, which removes them). `consecutive` counts the failures since the last success (1 for the
+    /// first).
     CheckpointFailed {
         error: String,
         consecutive: u32,
@@ -98,9 +100,8 @@ impl fmt::Display for EngineEvent {
                 retry_in,
             } => write!(
                 f,
-                "background checkpoint failed ({consecutive} in a row): {error}; its temporary \
-                 file was removed, the previous checkpoint stays current and the log keeps \
-                 every commit; next attempt in {} s",
+                "background checkpoint failed ({consecutive} in a row): {error}; the previous \
+                 checkpoint stays current and the log keeps every commit; next attempt in {} s",
                 retry_in.as_secs_f64()
             ),
             EngineEvent::CheckpointRecovered {

@@ -11,7 +11,12 @@
 //! passed (with log growth). Writers never wait on it. A failure is reported at once
 //! ([`EngineEvent::CheckpointFailed`], with its reason) and retried only after a [`Backoff`]
 //! (1 s doubling to 60 s by default); a success resets the backoff and, after failures, is
-//! reported too ([`EngineEvent::CheckpointRecovered`]).
+//! reported too ([`EngineEvent::CheckpointRecovered`]). One thing cuts a backoff short: a
+//! [`CheckpointScheduler::request`] (commits of the paged store waiting for room in their delta
+//! budget ask again every 100 ms) once the checkpoints' file system has at least
+//! [`FREED_FOR_EARLY_RETRY`] more free space than right after the last failure, and at least
+//! [`EARLY_RETRY_SPACING`] after it: space freed on a full disk lets those commits through at once instead
+//! of up to a minute later, without a freed byte's worth of retries.
 //!
 //! [`Checkpointer::write`] takes the current root (consistent at its LSN, never blocking
 //! commits), makes sure the log is durable up to that LSN (a checkpoint must never be ahead of
@@ -49,6 +54,14 @@ const PURGE_BUDGET: usize = 100_000;
 
 /// Longest sleep of the scheduler thread between two looks at the log's growth.
 const MAX_CHECK_INTERVAL: Duration = Duration::from_secs(1);
+
+/// How much more free space than right after a failed checkpoint lets a requested attempt
+/// run before its backoff has passed (module docs).
+pub const FREED_FOR_EARLY_RETRY: u64 = 1 << 20;
+
+/// The least time between a failed checkpoint and an attempt that cuts its backoff short, so
+/// space freed in a trickle (another program's churn) costs at most one attempt a second.
+pub const EARLY_RETRY_SPACING: Duration = Duration::from_secs(1);
 
 /// How long the scheduler waits before retrying after consecutive failed checkpoints:
 /// `first`, doubling with each further failure, never more than `max`. A success resets it.
@@ -121,6 +134,10 @@ pub struct SchedulerTask {
     /// Run at every look at the log (at least every second) and after every successful
     /// checkpoint: the engine's log expiry. Must be cheap when it has nothing to do.
     pub housekeeping: Box<dyn Fn() + Send>,
+    /// Free bytes on the file system checkpoints are written to, where known (`None`: a
+    /// backoff is never cut short; module docs). Asked after each failure and at each request
+    /// during a backoff, so it must be cheap.
+    pub free_bytes: Box<dyn Fn() -> Option<u64> + Send>,
 }
 
 /// Background checkpoint thread. `stop()` (or drop) wakes and joins it.
@@ -138,8 +155,10 @@ impl CheckpointScheduler {
     ///
     /// A failed `run` is reported at once through `report` ([`EngineEvent::CheckpointFailed`])
     /// and by [`last_error`](Self::last_error); no attempt is made before its backoff has
-    /// passed (not even on a poke), so a full disk is not hammered. The first success after
-    /// failures is reported ([`EngineEvent::CheckpointRecovered`]) and resets the backoff.
+    /// passed (not even on a poke), so a full disk is not hammered, unless a
+    /// [`request`](Self::request) finds space freed since (module docs). The first success
+    /// after failures is reported ([`EngineEvent::CheckpointRecovered`]) and resets the
+    /// backoff.
     pub fn start(task: SchedulerTask) -> Self {
         let shared = Arc::new(SchedShared {
             state: Mutex::default(),
@@ -214,8 +233,11 @@ fn scheduler_loop(worker: &SchedShared, task: &SchedulerTask, initial: Lsn) {
     let mut last_lsn = initial;
     let mut last_time = Instant::now();
     let mut failures = 0u32;
-    // Set while backing off: no attempt before this instant.
+    // Set while backing off: no attempt before this instant (but see `early_retry`).
     let mut retry_at: Option<Instant> = None;
+    // While backing off: when the last attempt failed, and the free space right after it.
+    let mut failed_at = Instant::now();
+    let mut free_after_failure: Option<u64> = None;
     loop {
         let requested = {
             let mut st = worker.state();
@@ -236,7 +258,9 @@ fn scheduler_loop(worker: &SchedShared, task: &SchedulerTask, initial: Lsn) {
             std::mem::take(&mut st.requested)
         };
         (task.housekeeping)();
-        if retry_at.is_some_and(|t| Instant::now() < t) {
+        if retry_at.is_some_and(|t| Instant::now() < t)
+            && !(requested && early_retry(task, failed_at, free_after_failure))
+        {
             continue;
         }
         let end = (task.end_lsn)();
@@ -266,7 +290,9 @@ fn scheduler_loop(worker: &SchedShared, task: &SchedulerTask, initial: Lsn) {
             Err(error) => {
                 failures = failures.saturating_add(1);
                 let retry_in = task.backoff.delay(failures);
-                retry_at = Some(Instant::now() + retry_in);
+                failed_at = Instant::now();
+                retry_at = Some(failed_at + retry_in);
+                free_after_failure = (task.free_bytes)();
                 worker.state().last_error = Some(error.clone());
                 Some(EngineEvent::CheckpointFailed {
                     error,
@@ -284,6 +310,18 @@ fn scheduler_loop(worker: &SchedShared, task: &SchedulerTask, initial: Lsn) {
             (task.housekeeping)();
         }
     }
+}
+
+/// Whether a requested attempt may run before its backoff has passed: [`EARLY_RETRY_SPACING`]
+/// has passed since the failure at `failed_at`, and the checkpoints' file system has at least
+/// [`FREED_FOR_EARLY_RETRY`] more free bytes than the `free_after_failure` it had then.
+fn early_retry(task: &SchedulerTask, failed_at: Instant, free_after_failure: Option<u64>) -> bool {
+    let Some(before) = free_after_failure else {
+        return false;
+    };
+    failed_at.elapsed() >= EARLY_RETRY_SPACING
+        && (task.free_bytes)()
+            .is_some_and(|now| now >= before.saturating_add(FREED_FOR_EARLY_RETRY))
 }
 
 impl Drop for CheckpointScheduler {
@@ -655,6 +693,11 @@ mod tests {
         end: Arc<AtomicU64>,
         /// While set, `run` fails with "disk full".
         fail: Arc<AtomicBool>,
+        /// What `free_bytes` answers; `u64::MAX`: unknown (`None`), as at the start.
+        free: Arc<AtomicU64>,
+        /// One per housekeeping call: one per pass of the loop while no checkpoint succeeds
+        /// (a pass that backs off never looks at the log).
+        ticks: mpsc::Receiver<()>,
         looks: mpsc::Receiver<Lsn>,
         runs: mpsc::Receiver<Lsn>,
         events: mpsc::Receiver<EngineEvent>,
@@ -683,6 +726,9 @@ mod tests {
         let e2 = end.clone();
         let fail = Arc::new(AtomicBool::new(false));
         let f = fail.clone();
+        let free = Arc::new(AtomicU64::new(u64::MAX));
+        let fr = free.clone();
+        let (tick_tx, ticks) = mpsc::channel();
         let sched = CheckpointScheduler::start(SchedulerTask {
             end_lsn: Box::new(move || {
                 let v = e1.load(Ordering::SeqCst);
@@ -703,13 +749,20 @@ mod tests {
             report: Box::new(move |ev| {
                 let _ = event_tx.send(ev.clone());
             }),
-            housekeeping: Box::new(|| {}),
+            housekeeping: Box::new(move || {
+                let _ = tick_tx.send(());
+            }),
+            free_bytes: Box::new(move || {
+                Some(fr.load(Ordering::SeqCst)).filter(|&v| v != u64::MAX)
+            }),
         });
         (
             sched,
             FakeLog {
                 end,
                 fail,
+                free,
+                ticks,
                 looks,
                 runs,
                 events,
@@ -725,6 +778,17 @@ mod tests {
             self.looks.recv_timeout(LONG).unwrap();
             sched.poke();
             self.looks.recv_timeout(LONG).unwrap();
+        }
+
+        /// [`Self::settle`] for a scheduler that is backing off: waits until every pass of the
+        /// loop that started before this call has decided (three passes later, since a pass
+        /// ticks before it decides).
+        fn settle_backing_off(&self, sched: &CheckpointScheduler) {
+            while self.ticks.try_recv().is_ok() {}
+            for _ in 0..3 {
+                sched.poke();
+                self.ticks.recv_timeout(LONG).unwrap();
+            }
         }
     }
 
@@ -840,6 +904,75 @@ mod tests {
             } => assert_eq!((consecutive, retry_in), (1, backoff.first)),
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_request_cuts_a_backoff_short_only_once_space_was_freed_since_the_failure() {
+        let backoff = Backoff {
+            first: Duration::from_secs(3600),
+            max: Duration::from_secs(3600),
+        };
+        let (sched, log) = start_fake_with(10, Duration::from_secs(3600), backoff);
+        log.free.store(5 << 20, Ordering::SeqCst);
+        log.fail.store(true, Ordering::SeqCst);
+        log.end.store(500, Ordering::SeqCst);
+        sched.poke();
+        // One failure, whose backoff is an hour.
+        assert!(matches!(
+            log.events.recv_timeout(LONG).unwrap(),
+            EngineEvent::CheckpointFailed { consecutive: 1, .. }
+        ));
+        log.fail.store(false, Ordering::SeqCst);
+        std::thread::sleep(EARLY_RETRY_SPACING);
+        // Requests while the space is what it was after the failure, or less than
+        // FREED_FOR_EARLY_RETRY more: no attempt.
+        for free in [5 << 20, (5 << 20) + FREED_FOR_EARLY_RETRY - 1, 1 << 20] {
+            log.free.store(free, Ordering::SeqCst);
+            sched.request();
+            log.settle_backing_off(&sched);
+            assert!(
+                log.runs.try_recv().is_err(),
+                "attempted with {free} bytes free"
+            );
+        }
+        assert_eq!(sched.checkpoints_taken(), 0);
+        // A poke without a request does not cut it short either, whatever was freed.
+        log.free.store(64 << 20, Ordering::SeqCst);
+        sched.poke();
+        log.settle_backing_off(&sched);
+        assert!(log.runs.try_recv().is_err(), "a poke attempted");
+        // A request with space freed since: the attempt runs now, and succeeds.
+        sched.request();
+        assert_eq!(log.runs.recv_timeout(LONG).unwrap(), 500);
+        match log.events.recv_timeout(LONG).unwrap() {
+            EngineEvent::CheckpointRecovered {
+                lsn,
+                after_failures,
+            } => assert_eq!((lsn, after_failures), (500, 1)),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert_eq!(sched.checkpoints_taken(), 1);
+    }
+
+    #[test]
+    fn a_request_during_a_backoff_without_a_known_free_space_waits_for_it() {
+        let backoff = Backoff {
+            first: Duration::from_secs(3600),
+            max: Duration::from_secs(3600),
+        };
+        let (sched, log) = start_fake_with(10, Duration::from_secs(3600), backoff);
+        log.fail.store(true, Ordering::SeqCst);
+        log.end.store(500, Ordering::SeqCst);
+        sched.poke();
+        assert!(matches!(
+            log.events.recv_timeout(LONG).unwrap(),
+            EngineEvent::CheckpointFailed { consecutive: 1, .. }
+        ));
+        log.fail.store(false, Ordering::SeqCst);
+        sched.request();
+        log.settle_backing_off(&sched);
+        assert!(log.runs.try_recv().is_err());
+        assert_eq!(sched.checkpoints_taken(), 0);
     }
 
     #[test]

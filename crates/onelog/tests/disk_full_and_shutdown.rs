@@ -6,6 +6,9 @@
 //!   the checkpoint succeeds by itself (both logged), without a restart. Filled again, SIGTERM ends the server with a non-zero
 //!   status and the reason, leaving no temporary checkpoint file; the next start recovers
 //!   every acknowledged row.
+//! - The paged store's base alone on a small tmpfs: commits at the delta's limit fail with
+//!   1030 naming the full disk, and go through within a second once space is freed, not at
+//!   the checkpoint's next backoff; nothing acknowledged is lost.
 //! - SIGTERM ends the server within the stop timeout whatever happened under it: the unix
 //!   socket file removed (the accept loop used to wait forever), the pid file removed, the data
 //!   directory renamed or removed (the final checkpoint fails: non-zero exit with the reason,
@@ -18,7 +21,7 @@ mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitStatus;
+use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 use common::tmpfs::Tmpfs;
@@ -185,8 +188,14 @@ fn a_full_disk_fails_commits_and_checkpoints_cleanly_writes_resume_once_freed_an
         &server,
         &["[ERROR]", "background checkpoint failed", "No space left"],
     );
+    // What the attempt left: the in-memory store's temporary file is gone; a paged base's
+    // partial table files stay until the next start.
+    let left = match common::test_table_store().as_deref() {
+        Some("paged") => "table files of a failed write stay unused until the server next starts",
+        _ => "its temporary file was removed",
+    };
     assert!(
-        line.contains("temporary file was removed") && line.contains("next attempt in"),
+        line.contains(left) && line.contains("next attempt in"),
         "{line}"
     );
     assert!(
@@ -346,4 +355,123 @@ fn sigterm_ends_the_server_while_a_statement_is_still_running() {
     assert!(log.contains("shutdown complete"), "{log}");
     let server = Onelog::start(&dir.path().join("data"), &[]);
     assert_eq!(stored_ids(server.port), (0..100).collect::<Vec<_>>());
+}
+
+/// The paged store's base fills its disk during a load: the checkpoints that would make room
+/// in the delta fail, so commits at the delta's limit fail with 1030 naming the full disk
+/// after their lock wait, while reads go on. Once space is freed, a waiting commit goes
+/// through at once, not at the checkpoint's next backoff (16 s after the fifth failure, when
+/// the filler is removed here); the load goes on, and a restart finds every acknowledged row.
+///
+/// Only the base's directory (`checkpoints/`, a link to the tmpfs) fills: the log has room,
+/// so what fails the commits is the delta budget, never the log's own 1021.
+#[test]
+fn a_paged_base_on_a_full_disk_fails_commits_with_1030_and_they_go_through_once_space_is_freed() {
+    let fs = Tmpfs::mount("48m");
+    let scratch = tempfile::tempdir().expect("temporary directory");
+    let datadir = scratch.path().join("data");
+    let base_dir = fs.path().join("checkpoints");
+    std::fs::create_dir_all(&datadir).unwrap();
+    std::fs::create_dir(&base_dir).unwrap();
+    std::os::unix::fs::symlink(&base_dir, datadir.join("checkpoints")).unwrap();
+    let filler = fs.path().join("filler");
+    let opts = [
+        "--table-store=paged",
+        "--innodb-buffer-pool-size=32M",
+        "--checkpoint-interval=1",
+    ];
+    let mut server = Onelog::start(&datadir, &opts);
+    let port = server.port;
+    sql(
+        port,
+        "CREATE DATABASE d; CREATE TABLE d.t (id BIGINT PRIMARY KEY, pad VARCHAR(1000))",
+    );
+    let mut acked: Vec<u64> = Vec::new();
+    let mut next = 0u64;
+    sql(port, &insert_sql(next..next + 1000));
+    acked.extend(next..next + 1000);
+    next += 1000;
+    wait_checkpoint_covers_log(&server);
+
+    // The base's disk is full: ~1 MB commits fill the delta (a few MB at this budget) and
+    // then wait for a checkpoint that cannot be written.
+    fill(&filler);
+    let batch = |ids: std::ops::Range<u64>, wait_s: u32| {
+        format!(
+            "SET SESSION innodb_lock_wait_timeout={wait_s}; {}",
+            insert_sql(ids)
+        )
+    };
+    let mut refused = None;
+    for _ in 0..64 {
+        match try_sql(port, &batch(next..next + 1000, 2)) {
+            Ok(()) => acked.extend(next..next + 1000),
+            Err(e) => refused = Some(e),
+        }
+        next += 1000;
+        if refused.is_some() {
+            break;
+        }
+    }
+    let refused = refused.expect("no commit was refused with the base's disk full");
+    let refused = refused.lines().last().unwrap_or_default();
+    assert!(
+        refused.contains("ERROR 1030") && refused.contains("No space left"),
+        "{refused}"
+    );
+    // The checkpoint keeps failing, backing off: after the fifth failure the next attempt
+    // is 16 s away.
+    let line = wait_for_log(
+        &server,
+        &["[ERROR]", "background checkpoint failed (5 in a row)"],
+    );
+    assert!(
+        line.contains("No space left")
+            && line
+                .contains("table files of a failed write stay unused until the server next starts")
+            && line.contains("next attempt in 16 s"),
+        "{line}"
+    );
+    assert_eq!(
+        sql_value(port, "SELECT COUNT(*) FROM d.t"),
+        acked.len().to_string(),
+        "reads keep working"
+    );
+
+    // Space freed: a commit that waits at most 10 s goes through.
+    std::fs::remove_file(&filler).unwrap();
+    if let Err(e) = try_sql(port, &batch(next..next + 1000, 10)) {
+        panic!(
+            "a commit waiting for room once space was freed: {}",
+            e.lines().last().unwrap_or_default()
+        );
+    }
+    acked.extend(next..next + 1000);
+    next += 1000;
+    wait_for_log(
+        &server,
+        &["[Note]", "background checkpoint at LSN", "failed attempt"],
+    );
+    for _ in 0..8 {
+        sql(port, &batch(next..next + 1000, 50));
+        acked.extend(next..next + 1000);
+        next += 1000;
+    }
+    assert_eq!(stored_ids(port), acked);
+
+    // Nothing acknowledged is lost, and the base is whole.
+    assert!(sigterm_and_wait(&mut server).success());
+    let check = run_bounded(
+        Command::new(common::onelog_bin()).args(["check", datadir.to_str().unwrap()]),
+        None,
+        Duration::from_secs(120),
+    );
+    assert!(
+        check.status.success(),
+        "onelog check: {}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let mut server = Onelog::start(&datadir, &opts);
+    assert_eq!(stored_ids(server.port), acked);
+    assert!(sigterm_and_wait(&mut server).success());
 }
