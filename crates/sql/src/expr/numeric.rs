@@ -393,30 +393,6 @@ pub(super) fn num_i128(n: Num) -> i128 {
     }
 }
 
-/// Truth of a value as XOR takes it (NULL -> None): MariaDB's `Item_func_xor` reads its
-/// operands as integers, so a fraction rounds first (`0.4 XOR 0` is 0, `0.5 XOR 0` and
-/// `-0.5 XOR 0` are 1) and a string is read as an integer up to its first non-digit
-/// (`'0.6' XOR 0` is 0, with 1292 `Truncated incorrect INTEGER value`), measured on 10.11.14.
-pub(crate) fn xor_truth(v: &Value) -> Option<bool> {
-    match v {
-        Value::Bytes(b) => {
-            let (digits, bad) = number_prefix(b, true);
-            if bad {
-                warn(
-                    "Warning",
-                    1292,
-                    format!(
-                        "Truncated incorrect INTEGER value: '{}'",
-                        String::from_utf8_lossy(b)
-                    ),
-                );
-            }
-            Some(digits.bytes().any(|c| (b'1'..=b'9').contains(&c)))
-        }
-        other => num_of_quiet(other).map(|n| num_i128(n) != 0),
-    }
-}
-
 /// Truth of a value (NULL -> None).
 pub(crate) fn truth(v: &Value) -> Option<bool> {
     match v {

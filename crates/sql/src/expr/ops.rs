@@ -12,9 +12,7 @@ use onelog_binlog::Value;
 
 use super::coerce::compare;
 use super::ir::BinOp;
-use super::numeric::{
-    int_value, num_dec, num_f64, num_of, out_of_range, to_i128, truth, xor_truth, Dec, Num,
-};
+use super::numeric::{int_value, num_dec, num_f64, num_of, out_of_range, to_i128, truth, Dec, Num};
 use super::text::sql_text;
 use super::warnings::warn;
 use crate::error::SqlError;
@@ -60,7 +58,9 @@ pub(crate) fn binary_values(op: BinOp, a: &Value, b: &Value) -> Result<Value, Sq
         return Ok(v);
     }
     Ok(match op {
-        BinOp::Xor => match (xor_truth(a), xor_truth(b)) {
+        // The truth of each operand, as AND / OR take it (MariaDB 10.11.19; 10.11.14 read
+        // them as integers, rounding fractions).
+        BinOp::Xor => match (truth(a), truth(b)) {
             (Some(x), Some(y)) => Value::Int((x != y) as i64),
             _ => Value::Null,
         },

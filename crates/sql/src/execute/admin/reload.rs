@@ -253,7 +253,8 @@ fn create_table(
 }
 
 /// `head AS select` for the view `user`: MariaDB's definition ends its re-creation; the
-/// stand-in mariadb-dump writes first (`SELECT 1 AS Host, 1 AS User, ...`) is taken too.
+/// stand-in mariadb-dump writes first is taken too: `SELECT 1 AS Host, 1 AS User, ...` from
+/// earlier 10.11 releases, `SELECT NULL AS Host, NULL AS User, ...` from 10.11.19's.
 fn create_user_view(cx: &mut ExecContext, head: &str, select: &str) -> Result<Output, SqlError> {
     cx.warnings.clear();
     cx.check_table_privilege(mysqlschema::DATABASE, "user", p::CREATE_VIEW)?;
@@ -261,13 +262,16 @@ fn create_user_view(cx: &mut ExecContext, head: &str, select: &str) -> Result<Ou
     let ours = user.create_sql();
     let (our_head, our_select) = ours.split_once(" AS ").unwrap_or((ours, ""));
     let (head, select) = (squeeze(head), squeeze(select));
-    let stand_in = user
-        .spec_columns()
-        .iter()
-        .map(|c| format!("1 AS `{}`", c.field))
-        .collect::<Vec<_>>()
-        .join(",");
-    let is_stand_in = select == squeeze(&format!("SELECT {stand_in}"));
+    let stand_in = |value: &str| {
+        let columns = user
+            .spec_columns()
+            .iter()
+            .map(|c| format!("{value} AS `{}`", c.field))
+            .collect::<Vec<_>>()
+            .join(",");
+        squeeze(&format!("SELECT {columns}"))
+    };
+    let is_stand_in = select == stand_in("1") || select == stand_in("NULL");
     let is_ours = select == squeeze(our_select)
         && head.trim_start_matches("CREATE") == squeeze(our_head).trim_start_matches("CREATE");
     if !is_stand_in && !is_ours {
