@@ -186,8 +186,14 @@ pub fn help_text() -> String {
 
 Usage:
   onelog serve [--defaults-file=PATH] [options]   run the server
+  onelog binlog [options] FILE...                 print binlog events (mariadb-binlog)
+  onelog backup --target-dir=DIR | --stream       back up a running server (full or
+                                                  incremental, as mariadb-backup)
+  onelog restore --target-dir=DIR BACKUP...       make a data directory from backups
+  onelog check DIR                                verify a data directory or a backup
   onelog --version                                print the version
   onelog --help                                   print this help
+  onelog COMMAND --help                           print a command's options
 
 Options of `serve` (mariadbd names; `_` and `-` are interchangeable; `--name=value` or
 `--name value`; sizes take K, M, G suffixes; `--loose-NAME` ignores an unknown NAME):

@@ -49,6 +49,43 @@ fn version_help_and_bad_options() {
     assert_eq!(code, Some(1), "{err}");
 }
 
+/// `onelog --help` names every command, and each command's `--help` prints its usage on
+/// stdout with status 0 (it used to be an error, and `check --help` looked for a directory
+/// named `--help`); an unknown option of `check` is a usage error, not a missing directory.
+#[test]
+fn every_command_is_listed_and_prints_its_usage_on_help() {
+    let (code, out, _) = onelog(&["--help"]);
+    assert_eq!(code, Some(0));
+    for cmd in ["serve", "binlog", "backup", "restore", "check"] {
+        assert!(
+            out.contains(&format!("onelog {cmd} ")),
+            "{cmd} missing:\n{out}"
+        );
+    }
+    for (cmd, usage) in [
+        (
+            "backup",
+            "usage: onelog backup (--target-dir=DIR | --stream)",
+        ),
+        ("restore", "usage: onelog restore --target-dir=NEW_DATADIR"),
+        ("check", "usage: onelog check DIR"),
+        ("binlog", "Usage: onelog binlog [options] FILE..."),
+    ] {
+        let (code, out, err) = onelog(&[cmd, "--help"]);
+        assert_eq!(code, Some(0), "{cmd} --help: {err}");
+        assert!(
+            out.starts_with(usage),
+            "{cmd} --help printed:\n{out}\n{err}"
+        );
+    }
+    let (code, _, err) = onelog(&["check", "-x"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("unknown option -x") && err.contains("usage: onelog check DIR"),
+        "{err}"
+    );
+}
+
 #[test]
 fn second_server_on_the_same_datadir_is_refused_naming_the_lock() {
     let dir = tempfile::tempdir().unwrap();

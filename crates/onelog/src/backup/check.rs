@@ -337,10 +337,19 @@ pub fn check_datadir(dir: &Path) -> Result<DatadirReport, String> {
 
 /// `onelog check DIR`: prints what it verified; exit status 0 when everything did.
 pub fn main(args: &[String]) -> i32 {
+    const USAGE: &str = "usage: onelog check DIR   (a data directory or a backup)";
+    if super::asks_for_help(args) {
+        println!("{USAGE}");
+        return 0;
+    }
     let [dir] = args else {
-        eprintln!("usage: onelog check DIR   (a data directory or a backup)");
+        eprintln!("{USAGE}");
         return 2;
     };
+    if dir.starts_with('-') {
+        eprintln!("onelog check: unknown option {dir}\n{USAGE}");
+        return 2;
+    }
     let dir = Path::new(dir);
     let result = if dir.join(MANIFEST).exists() {
         verify_backup(dir).map(|m| {

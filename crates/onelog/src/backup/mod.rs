@@ -240,6 +240,10 @@ pub fn parse_restore(args: &[String]) -> Result<RestoreOptions, String> {
 
 /// `onelog backup ARGS`: exit status.
 pub fn backup_main(args: &[String]) -> i32 {
+    if asks_for_help(args) {
+        println!("{BACKUP_USAGE}");
+        return 0;
+    }
     // A backup holds every row: its files are the OS user's alone, like the data directory's.
     crate::datadir::set_private_umask();
     let result = parse_backup(args).and_then(|o| copy::run(&o));
@@ -252,8 +256,18 @@ pub fn backup_main(args: &[String]) -> i32 {
     }
 }
 
+/// Whether a command's arguments ask for its usage (`--help` or `-?`, as MariaDB's tools; `-h`
+/// is not one of them: `mariadb-backup -h` names a host there).
+pub fn asks_for_help(args: &[String]) -> bool {
+    args.iter().any(|a| a == "--help" || a == "-?")
+}
+
 /// `onelog restore ARGS`: exit status.
 pub fn restore_main(args: &[String]) -> i32 {
+    if asks_for_help(args) {
+        println!("{RESTORE_USAGE}");
+        return 0;
+    }
     crate::datadir::set_private_umask();
     let result = parse_restore(args).and_then(|o| restore::run(&o).map(|r| (o, r)));
     match result {
