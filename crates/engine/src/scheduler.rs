@@ -906,23 +906,29 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_request_cuts_a_backoff_short_only_once_space_was_freed_since_the_failure() {
+    /// A scheduler whose one checkpoint attempt failed with `free` bytes free (`u64::MAX`:
+    /// unknown), backing off for an hour; the next attempt would succeed.
+    fn failed_once_backing_off_an_hour(free: u64) -> (CheckpointScheduler, FakeLog) {
         let backoff = Backoff {
             first: Duration::from_secs(3600),
             max: Duration::from_secs(3600),
         };
         let (sched, log) = start_fake_with(10, Duration::from_secs(3600), backoff);
-        log.free.store(5 << 20, Ordering::SeqCst);
+        log.free.store(free, Ordering::SeqCst);
         log.fail.store(true, Ordering::SeqCst);
         log.end.store(500, Ordering::SeqCst);
         sched.poke();
-        // One failure, whose backoff is an hour.
         assert!(matches!(
             log.events.recv_timeout(LONG).unwrap(),
             EngineEvent::CheckpointFailed { consecutive: 1, .. }
         ));
         log.fail.store(false, Ordering::SeqCst);
+        (sched, log)
+    }
+
+    #[test]
+    fn a_request_cuts_a_backoff_short_only_once_space_was_freed_since_the_failure() {
+        let (sched, log) = failed_once_backing_off_an_hour(5 << 20);
         std::thread::sleep(EARLY_RETRY_SPACING);
         // Requests while the space is what it was after the failure, or less than
         // FREED_FOR_EARLY_RETRY more: no attempt.
@@ -956,19 +962,8 @@ mod tests {
 
     #[test]
     fn a_request_during_a_backoff_without_a_known_free_space_waits_for_it() {
-        let backoff = Backoff {
-            first: Duration::from_secs(3600),
-            max: Duration::from_secs(3600),
-        };
-        let (sched, log) = start_fake_with(10, Duration::from_secs(3600), backoff);
-        log.fail.store(true, Ordering::SeqCst);
-        log.end.store(500, Ordering::SeqCst);
-        sched.poke();
-        assert!(matches!(
-            log.events.recv_timeout(LONG).unwrap(),
-            EngineEvent::CheckpointFailed { consecutive: 1, .. }
-        ));
-        log.fail.store(false, Ordering::SeqCst);
+        let (sched, log) = failed_once_backing_off_an_hour(u64::MAX);
+        std::thread::sleep(EARLY_RETRY_SPACING);
         sched.request();
         log.settle_backing_off(&sched);
         assert!(log.runs.try_recv().is_err());

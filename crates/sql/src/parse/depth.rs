@@ -29,7 +29,8 @@ use onelog_protocol::errors;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    BinaryOperator, Expr, SetExpr, Statement, Value, Values, VisitMut, VisitorMut,
+    BinaryOperator, Expr, Ident, ObjectNamePart, SetExpr, Statement, Value, Values, VisitMut,
+    VisitorMut,
 };
 
 use crate::error::SqlError;
@@ -263,6 +264,16 @@ struct Guard {
 /// identifier, the statement is a syntax error (1064), never run with a column `SELECT`.
 const RESERVED_EXPR_WORDS: &[&str] = &["SELECT", "NOT", "CASE", "EXISTS", "INTERVAL", "WITH"];
 
+/// Of [`RESERVED_EXPR_WORDS`], those sqlparser's same fallback can take for a function's
+/// name when a `(` follows (`(SELECT (SELECT ...` at the limit became a call of `SELECT`,
+/// answering 1305 "FUNCTION SELECT does not exist"). `INTERVAL(N, N1, ...)` is a function.
+const RESERVED_CALL_WORDS: &[&str] = &["SELECT", "NOT", "CASE", "EXISTS", "WITH"];
+
+/// Whether `id` is one of `words`, unquoted.
+fn is_bare_word(id: &Ident, words: &[&str]) -> bool {
+    id.quote_style.is_none() && words.iter().any(|w| id.value.eq_ignore_ascii_case(w))
+}
+
 fn null_expr() -> Expr {
     Expr::value(Value::Null)
 }
@@ -279,14 +290,18 @@ impl VisitorMut for Guard {
     type Break = ();
 
     fn pre_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
-        if let Expr::Identifier(id) = &*e {
-            if id.quote_style.is_none()
-                && RESERVED_EXPR_WORDS
-                    .iter()
-                    .any(|w| id.value.eq_ignore_ascii_case(w))
-            {
-                self.reserved.get_or_insert_with(|| id.value.clone());
-            }
+        let bare = match &*e {
+            Expr::Identifier(id) if is_bare_word(id, RESERVED_EXPR_WORDS) => Some(id),
+            Expr::Function(f) => match f.name.0.as_slice() {
+                [ObjectNamePart::Identifier(id)] if is_bare_word(id, RESERVED_CALL_WORDS) => {
+                    Some(id)
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(id) = bare {
+            self.reserved.get_or_insert_with(|| id.value.clone());
         }
         rebalance(e);
         self.depth += 1;
