@@ -322,27 +322,27 @@ proptest! {
 fn a_parse_at_the_recursion_limit_never_takes_a_reserved_word_for_a_column_or_a_function() {
     let db = Db::open("deep-reserved");
     let s = session(&db);
-    let mut e = "+1".to_string();
-    for _ in 0..194 {
-        e = format!("(SELECT {e})");
-    }
-    let e = format!("{}{e}", "NOT ".repeat(9));
-    let (s, r) = run(s, format!("SELECT {e} FROM t"));
-    match &r {
-        Err(err) => assert!([1064, 1436].contains(&err.code), "{err}"),
-        Ok(o) => panic!("ran: {o:?}"),
-    }
-    // Nor for a function's name (the property test's minimal input, session 31: 1305
-    // "FUNCTION SELECT does not exist").
-    let mut e = "(1)".to_string();
-    for _ in 0..191 {
-        e = format!("(SELECT {e})");
-    }
-    let e = format!("{}{e}", "NOT ".repeat(15));
-    let (s, r) = run(s, format!("SELECT {e} FROM t"));
-    match &r {
-        Err(err) => assert!([1064, 1436].contains(&err.code), "{err}"),
-        Ok(o) => panic!("ran: {o:?}"),
+    // The first input took SELECT for a column, the second (the property test's minimal
+    // input, session 31) for a function: 1305 "FUNCTION SELECT does not exist".
+    let inputs = [
+        build("+1", &[(Layer::Subquery, 194), (Layer::Prefix("NOT "), 9)]),
+        build(
+            "1",
+            &[
+                (Layer::Paren, 1),
+                (Layer::Subquery, 191),
+                (Layer::Prefix("NOT "), 15),
+            ],
+        ),
+    ];
+    let mut s = s;
+    for e in inputs {
+        let (s2, r) = run(s, format!("SELECT {e} FROM t"));
+        s = s2;
+        match &r {
+            Err(err) => assert!([1064, 1436].contains(&err.code), "{err}"),
+            Ok(o) => panic!("ran: {o:?}"),
+        }
     }
     // MariaDB refuses reserved words as bare column names too.
     let (s, r) = run(s, "SELECT select FROM t".to_string());
