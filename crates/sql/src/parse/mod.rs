@@ -15,6 +15,7 @@ pub(crate) mod admin;
 pub(crate) mod depth;
 pub(crate) mod dialect;
 pub(crate) mod fast_insert;
+pub(crate) mod item_names;
 pub(crate) mod lexer;
 pub(crate) mod view;
 
@@ -567,6 +568,7 @@ pub(crate) fn parse_statement(sql: &str) -> Result<Parsed, SqlError> {
         1 => {
             let mut s = stmts.pop().ok_or_else(|| SqlError::syntax(""))?;
             depth::guard(&mut s)?;
+            item_names::name_items(&mut s, body);
             Ok(Parsed::Sql(Box::new(s), lock))
         }
         _ => Err(SqlError::syntax(body)),

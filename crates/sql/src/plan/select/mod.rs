@@ -586,7 +586,8 @@ fn compile_projection(
             }
             ast::SelectItem::UnnamedExpr(e) => {
                 let x = compile_item(c, e, projections.len())?;
-                let name = item_name(e);
+                let mut name = item_name(e);
+                crate::parse::item_names::clip_name(&mut name);
                 let col = match x {
                     Expr::Col(i) => Some(i),
                     _ => None,
@@ -610,7 +611,9 @@ fn compile_projection(
                     _ => None,
                 };
                 projections.push(x);
-                names.push((alias.value.clone(), col));
+                let mut name = alias.value.clone();
+                crate::parse::item_names::clip_name(&mut name);
+                names.push((name, col));
             }
             _ => return Err(SqlError::unsupported("this select item")),
         }
@@ -622,26 +625,9 @@ fn compile_projection(
     })
 }
 
-/// The column name of an unaliased select-list item, as MariaDB names it.
+/// The column name of an unaliased select-list item (`parse::item_names`).
 pub(crate) fn item_name(e: &ast::Expr) -> String {
-    match e {
-        ast::Expr::Identifier(i) => i.value.clone(),
-        // `@@GLOBAL.x` names its column as written, like MariaDB; `t.c` is `c`.
-        ast::Expr::CompoundIdentifier(p)
-            if p.first().is_some_and(|i| i.value.starts_with("@@")) =>
-        {
-            p.iter()
-                .map(|i| i.value.as_str())
-                .collect::<Vec<_>>()
-                .join(".")
-        }
-        ast::Expr::CompoundIdentifier(p) => p.last().map(|i| i.value.clone()).unwrap_or_default(),
-        ast::Expr::Value(v) => match &v.value {
-            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
-            other => other.to_string(),
-        },
-        other => other.to_string(),
-    }
+    crate::parse::item_names::item_name(e)
 }
 
 /// A select-list item: a window function call is allowed as the whole item.
