@@ -111,3 +111,34 @@ fn the_text_names_columns_of_tables_views_and_derived_tables_and_clauses_refer_t
         [["0", "1"], ["1", "1"]]
     );
 }
+
+/// `CURRENT_USER`, `CURRENT_ROLE`, `UTC_DATE`, `UTC_TIME` and `UTC_TIMESTAMP` are calls without
+/// brackets too (reserved words: a backquoted name is a column), named as written; they were
+/// 1054 `Unknown column`. Values and names as MariaDB 10.11.19 answered the same statement.
+#[test]
+fn functions_called_without_brackets_are_calls() {
+    let db = Db::open("item_names_bare");
+    let mut s = session_in(&db, "d");
+    let sql = "SELECT current_user, CURRENT_ROLE, UTC_DATE = UTC_DATE(), utc_time IS NOT NULL, \
+               UTC_TIMESTAMP <= NOW() + INTERVAL 1 DAY, `current_user` \
+               FROM (SELECT 1 AS `current_user`, 2 AS a) x";
+    assert_eq!(
+        names(&mut s, sql),
+        [
+            "current_user",
+            "CURRENT_ROLE",
+            "UTC_DATE = UTC_DATE()",
+            "utc_time IS NOT NULL",
+            "UTC_TIMESTAMP <= NOW() + INTERVAL 1 DAY",
+            "current_user"
+        ]
+    );
+    assert_eq!(
+        text_rows(&mut s, sql),
+        [["root@localhost", "NULL", "1", "1", "1", "1"]]
+    );
+    assert_eq!(
+        text_rows(&mut s, "SELECT CURRENT_USER(), CURRENT_ROLE() IS NULL"),
+        [["root@localhost", "1"]]
+    );
+}

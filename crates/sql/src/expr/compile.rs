@@ -27,7 +27,13 @@ use crate::error::SqlError;
 use crate::sysvar::VarScope;
 
 /// The functions whose value is a system constant (MariaDB's DERIVATION_SYSCONST).
-const SYSCONST_FUNCTIONS: &[&str] = &["DATABASE", "USER", "CURRENT_USER", "VERSION"];
+const SYSCONST_FUNCTIONS: &[&str] = &[
+    "DATABASE",
+    "USER",
+    "CURRENT_USER",
+    "CURRENT_ROLE",
+    "VERSION",
+];
 
 /// What names resolve to while compiling.
 pub(crate) struct Scope<'a> {

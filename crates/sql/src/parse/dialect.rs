@@ -27,6 +27,12 @@
 //! sqlparser 0.63 knows only as the function `MOD(a, b)`: [`OnelogDialect::parse_infix`] reads
 //! it into the `%` operator's tree.
 //!
+//! Fourth, MariaDB's functions called without brackets: `CURRENT_USER`, `CURRENT_ROLE`,
+//! `UTC_DATE`, `UTC_TIME` and `UTC_TIMESTAMP` (reserved words, so never a column), which
+//! sqlparser's MySQL dialect reads as column names: [`OnelogDialect::parse_prefix`] reads such
+//! an unquoted word, when no `(` follows it, as a call without arguments (as sqlparser
+//! already does for `CURRENT_DATE` and the other time functions).
+//!
 //! Invariant: apart from those, the dialect is `MySqlDialect`: it forwards every method
 //! `MySqlDialect` (sqlparser 0.63) overrides and reports `MySqlDialect`'s type to the parser's
 //! `dialect_of!` checks; the other methods keep the trait's defaults, as in `MySqlDialect`. A
@@ -41,6 +47,16 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
+/// Functions MariaDB also calls without brackets, whose names sqlparser's MySQL dialect reads
+/// as columns (module docs).
+const BARE_CALLS: &[&str] = &[
+    "CURRENT_USER",
+    "CURRENT_ROLE",
+    "UTC_DATE",
+    "UTC_TIME",
+    "UTC_TIMESTAMP",
+];
+
 /// [`MySqlDialect`] with the literal fast path (module docs).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct OnelogDialect(MySqlDialect);
@@ -51,9 +67,31 @@ impl Dialect for OnelogDialect {
     }
 
     fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
-        match parser.peek_token_ref().token {
+        match &parser.peek_token_ref().token {
             Token::Number(..) | Token::SingleQuotedString(_) | Token::DoubleQuotedString(_) => {
                 Some(parser.parse_value().map(Expr::Value))
+            }
+            Token::Word(w)
+                if w.quote_style.is_none()
+                    && BARE_CALLS.iter().any(|f| w.value.eq_ignore_ascii_case(f))
+                    && parser.peek_nth_token_ref(1).token != Token::LParen =>
+            {
+                let t = parser.next_token();
+                let Token::Word(w) = t.token else {
+                    return None;
+                };
+                Some(Ok(Expr::Function(sqlparser::ast::Function {
+                    name: sqlparser::ast::ObjectName::from(vec![sqlparser::ast::Ident::with_span(
+                        t.span, w.value,
+                    )]),
+                    uses_odbc_syntax: false,
+                    parameters: sqlparser::ast::FunctionArguments::None,
+                    args: sqlparser::ast::FunctionArguments::None,
+                    null_treatment: None,
+                    filter: None,
+                    over: None,
+                    within_group: Vec::new(),
+                })))
             }
             _ => None,
         }

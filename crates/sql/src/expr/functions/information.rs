@@ -65,6 +65,10 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
         rt_str,
         current_user,
     ),
+    // No role can be set (CREATE ROLE and SET ROLE are refused), so none is ever current.
+    sees_null("CURRENT_ROLE", &["CURRENT_ROLE"], (0, 0), rt_str, |_, _| {
+        Ok(Value::Null)
+    }),
     sees_null("VERSION", &["VERSION"], (0, 0), rt_str, |_, env| {
         Ok(str_val(env.cx.server.config.version.as_bytes().to_vec()))
     }),
