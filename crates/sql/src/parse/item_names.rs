@@ -427,12 +427,15 @@ fn is_name(c: u8) -> bool {
 mod tests {
     use super::*;
 
+    fn parsed(sql: &str) -> ast::Statement {
+        sqlparser::parser::Parser::new(&super::super::dialect::OnelogDialect::default())
+            .try_with_sql(sql)
+            .and_then(|mut p| p.parse_statement())
+            .expect("parses")
+    }
+
     fn names(sql: &str) -> Vec<String> {
-        let mut stmt =
-            sqlparser::parser::Parser::new(&super::super::dialect::OnelogDialect::default())
-                .try_with_sql(sql)
-                .and_then(|mut p| p.parse_statement())
-                .expect("parses");
+        let mut stmt = parsed(sql);
         name_items(&mut stmt, sql);
         let ast::Statement::Query(q) = stmt else {
             panic!("not a query")
@@ -482,11 +485,7 @@ mod tests {
     #[test]
     fn nested_selects_and_unions_are_named_each_by_its_own_text() {
         let sql = "SELECT (SELECT MAX(b)*2 FROM u WHERE u.x=t.a), a*3 FROM t WHERE a IN (SELECT y+1 FROM v) UNION SELECT 4-1, 5";
-        let mut stmt =
-            sqlparser::parser::Parser::new(&super::super::dialect::OnelogDialect::default())
-                .try_with_sql(sql)
-                .and_then(|mut p| p.parse_statement())
-                .expect("parses");
+        let mut stmt = parsed(sql);
         name_items(&mut stmt, sql);
         let printed = stmt.to_string();
         for alias in [
@@ -515,11 +514,7 @@ mod tests {
     #[test]
     fn a_list_that_does_not_match_the_text_keeps_the_printed_names() {
         // The text given is not the text parsed: the position holds no SELECT.
-        let mut stmt =
-            sqlparser::parser::Parser::new(&super::super::dialect::OnelogDialect::default())
-                .try_with_sql("SELECT a+1 FROM t")
-                .and_then(|mut p| p.parse_statement())
-                .expect("parses");
+        let mut stmt = parsed("SELECT a+1 FROM t");
         name_items(&mut stmt, "xxxxxxxxxxxxxxxxx");
         assert_eq!(stmt.to_string(), "SELECT a + 1 FROM t");
         assert_eq!(list_items("SELECT a, b FROM t", 0), Some(vec!["a", "b"]));
