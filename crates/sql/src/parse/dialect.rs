@@ -76,14 +76,10 @@ impl Dialect for OnelogDialect {
                     && BARE_CALLS.iter().any(|f| w.value.eq_ignore_ascii_case(f))
                     && parser.peek_nth_token_ref(1).token != Token::LParen =>
             {
-                let t = parser.next_token();
-                let Token::Word(w) = t.token else {
-                    return None;
-                };
+                let name = w.to_ident(parser.peek_token_ref().span);
+                parser.next_token();
                 Some(Ok(Expr::Function(sqlparser::ast::Function {
-                    name: sqlparser::ast::ObjectName::from(vec![sqlparser::ast::Ident::with_span(
-                        t.span, w.value,
-                    )]),
+                    name: sqlparser::ast::ObjectName::from(vec![name]),
                     uses_odbc_syntax: false,
                     parameters: sqlparser::ast::FunctionArguments::None,
                     args: sqlparser::ast::FunctionArguments::None,

@@ -5,8 +5,8 @@
 //! ORDER BY, GROUP BY and HAVING may name the item: ``ORDER BY `a+1` ``. Items that carry a
 //! name of their own keep it: a column is named by the column (`t.a` and `(a)` are `a`), a
 //! string literal by its value without leading spaces (`'it''s'`, `N'x'` and `_utf8mb4'x'`),
-//! `TRUE`, `FALSE` and
-//! `NULL` in capitals, a number as written, and `+x` as `x`. A name is at most 255 bytes, cut at a character.
+//! `TRUE`, `FALSE` and `NULL` in capitals, a number as written, and `+x` as `x`. A name is at
+//! most 255 bytes, cut at a character.
 //!
 //! sqlparser keeps no source text and its spans do not cover whole expressions (a unary
 //! operator or `IS NULL` is left out of its span), so after a statement is parsed
@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{self, Visit, VisitMut, Visitor, VisitorMut};
+use sqlparser::ast::{self, VisitMut, VisitorMut};
 
 use super::lexer::skip_quoted;
 
@@ -114,12 +114,7 @@ pub(crate) fn own_name(e: &ast::Expr) -> Option<String> {
         ast::Expr::UnaryOp {
             op: ast::UnaryOperator::Plus,
             expr,
-        } => match &**expr {
-            ast::Expr::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
-                Some(v.value.to_string())
-            }
-            inner => own_name(inner),
-        },
+        } => own_name(expr),
         _ => None,
     }
 }
@@ -160,7 +155,7 @@ pub(crate) fn name_items(stmt: &mut ast::Statement, text: &str) {
         return;
     }
     let mut wanted = Wanted::default();
-    let _ = Visit::visit(&*stmt, &mut wanted);
+    let _ = VisitMut::visit(stmt, &mut wanted);
     if wanted.0.is_empty() {
         return;
     }
@@ -198,11 +193,12 @@ fn name_returning(stmt: &mut ast::Statement, text: &str) {
 #[derive(Default)]
 struct Wanted(Vec<(u64, u64)>);
 
-impl Visitor for Wanted {
+// A `VisitorMut` that changes nothing, so that both passes share `for_selects_mut`.
+impl VisitorMut for Wanted {
     type Break = ();
 
-    fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
-        for_selects(&q.body, &mut |sel| {
+    fn pre_visit_query(&mut self, q: &mut ast::Query) -> ControlFlow<()> {
+        for_selects_mut(&mut q.body, &mut |sel| {
             if needs_text(&sel.projection) {
                 let at = sel.select_token.0.span.start;
                 self.0.push((at.line, at.column));
@@ -220,17 +216,6 @@ fn needs_text(items: &[ast::SelectItem]) -> bool {
 
 /// Calls `f` on each SELECT of a query body (the arms of a UNION too; a bracketed query is a
 /// query of its own, which the visitor reaches by itself).
-fn for_selects(body: &ast::SetExpr, f: &mut dyn FnMut(&ast::Select)) {
-    match body {
-        ast::SetExpr::Select(s) => f(s),
-        ast::SetExpr::SetOperation { left, right, .. } => {
-            for_selects(left, f);
-            for_selects(right, f);
-        }
-        _ => {}
-    }
-}
-
 fn for_selects_mut(body: &mut ast::SetExpr, f: &mut dyn FnMut(&mut ast::Select)) {
     match body {
         ast::SetExpr::Select(s) => f(s),
@@ -391,22 +376,12 @@ fn split_list(text: &str, from: usize) -> Vec<&str> {
 
 /// `first` without the SELECT modifiers it starts with.
 fn strip_modifiers(mut first: &str) -> &str {
-    'again: loop {
-        for m in MODIFIERS {
-            let n = m.len();
-            if first.len() >= n
-                && is_word(
-                    first,
-                    0,
-                    first.bytes().take_while(|&c| is_name(c)).count(),
-                    m,
-                )
-            {
-                first = first[n..].trim_start();
-                continue 'again;
-            }
+    loop {
+        let end = first.bytes().take_while(|&c| is_name(c)).count();
+        if !MODIFIERS.iter().any(|m| is_word(first, 0, end, m)) {
+            return first;
         }
-        return first;
+        first = first[end..].trim_start();
     }
 }
 
