@@ -86,8 +86,15 @@ pub struct InsertOutcome {
 struct TableWrites {
     /// pk bytes -> Some(row) (inserted/updated) or None (deleted).
     rows: BTreeMap<KeyBytes, Option<Arc<Row>>>,
-    /// index id -> own entries `index key ++ pk -> index key length` of the present own rows.
+    /// index id -> own entries `index key ++ pk -> index key length` of the present own rows:
+    /// of every unique index (each write checks them), and of the other indexes only once
+    /// `all_indexes` is set.
     indexes: HashMap<u32, BTreeMap<KeyBytes, u32>>,
+    /// The non-unique indexes' entries are in `indexes` and kept in step. Set by the first read
+    /// through one of them ([`Transaction::own_index_entries`]), which builds them from
+    /// `rows`: a statement that writes many rows and never reads through a secondary index
+    /// (`UPDATE t SET k=k+1`) keeps no entries of it.
+    all_indexes: bool,
 }
 
 /// A transaction. Dropping it without commit rolls it back.
@@ -536,6 +543,9 @@ impl Transaction {
             }
         }
         let brs = merge_ranges(brs);
+        if ix.is_some_and(|ix| !ix.unique) {
+            self.own_index_entries(&def);
+        }
         if lock.is_none() && !self.writes.contains_key(&table) {
             // Fast path: a snapshot read of a table this transaction did not change.
             return visit_in_place(&root, table, ix, &brs, f);
@@ -945,7 +955,8 @@ impl Transaction {
             return;
         }
         let mut buf = Vec::with_capacity(32);
-        for ix in &def.indexes {
+        let all = w.all_indexes;
+        for ix in def.indexes.iter().filter(|ix| ix.unique || all) {
             let entries = w.indexes.entry(ix.id).or_default();
             if let Some(Some(prev)) = &prev {
                 buf.clear();
@@ -961,6 +972,34 @@ impl Transaction {
                 entries.insert(KeyBytes::from(&buf[..]), klen);
             }
         }
+    }
+
+    /// Makes the own entries of every index of `def`'s table kept (`TableWrites::all_indexes`),
+    /// building those of the non-unique indexes from the own rows the first time.
+    fn own_index_entries(&mut self, def: &TableDef) {
+        let Some(w) = self.writes.get_mut(&def.id) else {
+            return;
+        };
+        if w.all_indexes {
+            return;
+        }
+        let mut buf = Vec::with_capacity(32);
+        for ix in def.indexes.iter().filter(|ix| !ix.unique) {
+            let entries = w
+                .rows
+                .iter()
+                .filter_map(|(pk, row)| Some((pk, row.as_ref()?)))
+                .map(|(pk, row)| {
+                    buf.clear();
+                    index_key(def, ix, row, &mut buf);
+                    let klen = buf.len() as u32;
+                    buf.extend_from_slice(pk);
+                    (KeyBytes::from(&buf[..]), klen)
+                })
+                .collect();
+            w.indexes.insert(ix.id, entries);
+        }
+        w.all_indexes = true;
     }
 
     /// [`rebuild_state`](Self::rebuild_state) of one change to a table without primary key:
