@@ -657,6 +657,9 @@ impl Writer {
         };
         crash("commit.before_write")?;
         let total = self.pending_len();
+        // A big group (written in steps, with syncs between them) has the disk to itself:
+        // the next segment's zero-fill waits (`prealloc.rs`).
+        let _hold = (total > MAX_UNSYNCED).then(|| inner.preparer.hold());
         // Bytes before `self.written` that may not be durable (an over-estimate when a
         // previous call synced in the middle of a record: that only syncs earlier).
         let durable = lock(&inner.progress).durable();

@@ -239,7 +239,8 @@ pub fn format_description(server_version: &str, server_id: u32) -> Vec<u8> {
 /// Creates (or truncates) `path` and fills it with `size` zero bytes, then `fdatasync`s it.
 /// ENOSPC is `StorageFull`.
 ///
-/// `cancelled` is asked before every chunk; when it says yes (the log is shutting down) the
+/// `cancelled` is asked before every chunk and before the sync (the preparer's caller may
+/// wait in it, `prealloc.rs`); when it says yes (the log is shutting down) the
 /// half-filled file is left for the next open to delete and `LogError::Closed` is returned, so
 /// shutting down never waits for a gigabyte of zeros.
 pub fn create_zeroed(
@@ -273,6 +274,9 @@ pub fn create_zeroed(
             }
         })?;
         off += n as u64;
+    }
+    if cancelled() {
+        return Err(LogError::Closed);
     }
     file.sync_data()
         .map_err(|e| LogError::io(path, 0, "fdatasync preallocated segment", e))?;
