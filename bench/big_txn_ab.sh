@@ -34,7 +34,7 @@ trap cleanup EXIT
 
 client() { timeout 600 mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$PORT" -uroot "$@"; }
 status() {
-    client -N -B sb -e "SHOW GLOBAL STATUS WHERE Variable_name LIKE 'Onelog_commit_%_us'"
+    client -N -B sb -e "SHOW GLOBAL STATUS WHERE Variable_name LIKE 'Onelog_commit_%_us' OR Variable_name = 'Onelog_log_rotation_wait_us'"
 }
 rss_kib() { awk -v f="$2" '$1 == f":" {print $2}' "/proc/$1/status"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -74,15 +74,16 @@ def counters(p):
 a, b = counters(work + "/a"), counters(work + "/b")
 phase = lambda k: (b[f"Onelog_commit_{k}_us"] - a[f"Onelog_commit_{k}_us"]) / 1e6
 phases = " / ".join(f"{phase(k):.2f}" for k in ["encode", "write", "sync", "apply"])
-print(f"| {name} | {secs[1]:.2f} | {secs[2]:.2f} | {cpu:.2f} | {phases} | {before // 1024:,} | "
+rot = (b.get("Onelog_log_rotation_wait_us", 0) - a.get("Onelog_log_rotation_wait_us", 0)) / 1e6
+print(f"| {name} | {secs[1]:.2f} | {secs[2]:.2f} | {cpu:.2f} | {phases} | {rot:.2f} | {before // 1024:,} | "
       f"+{(peak - before) // 1024:,} |")
 PY
 }
 
 echo "$STATEMENT, $SIZE sysbench rows; $(nproc) CPUs; $(date -u +%F)"
 echo
-echo "| binary | statement s | COMMIT s | server CPU s (both) | COMMIT encode / write / sync / apply s | RSS before MiB | peak over it MiB |"
-echo "|---|---:|---:|---:|---|---:|---:|"
+echo "| binary | statement s | COMMIT s | server CPU s (both) | COMMIT encode / write / sync / apply s | rotation wait s | RSS before MiB | peak over it MiB |"
+echo "|---|---:|---:|---:|---|---:|---:|---:|"
 for _ in $(seq 1 "$ROUNDS"); do
     [[ -n ${BEFORE_BIN:-} ]] && run before "$BEFORE_BIN"
     run after "$ONELOG_BIN"

@@ -58,7 +58,8 @@ COPY_DDL = ("CREATE TABLE big.copy (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGE
             "c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id), KEY k_1 (k))")
 # Status counters kept per statement of the large part (those a server does not have are left out).
 LARGE_STATUS = ["Binlog_bytes_written", "Binlog_cache_use", "Binlog_cache_disk_use", "Onelog_log_fsyncs",
-                "Onelog_commit_apply_us", "Onelog_commit_write_us", "Onelog_commit_encode_us"]
+                "Onelog_commit_apply_us", "Onelog_commit_write_us", "Onelog_commit_encode_us",
+                "Onelog_commit_sync_us", "Onelog_log_rotation_wait_us"]
 
 
 def parse_size(text):

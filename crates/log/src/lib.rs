@@ -455,6 +455,9 @@ pub struct CommitPhases {
     pub ack_us: u64,
     /// Time any fdatasync of a segment was in flight (group syncs, the flusher, rotations).
     pub fsync_busy_us: u64,
+    /// Time rotations waited for the next segment's zero-fill (`prealloc.rs`): every commit
+    /// behind a rotation waits as long.
+    pub rotation_wait_us: u64,
     /// Commit groups by number of records, in [`GROUP_SIZE_BUCKETS`] buckets.
     pub group_sizes: [u64; GROUP_SIZE_BUCKETS],
 }

@@ -218,6 +218,7 @@ impl Log {
                     sync_us: us(&p.sync),
                     ack_us: us(&p.ack),
                     fsync_busy_us: us(&p.fsync_busy),
+                    rotation_wait_us: self.inner.preparer.waited_us(),
                     group_sizes: std::array::from_fn(|i| p.group_sizes[i].load(Ordering::Relaxed)),
                 }
             },

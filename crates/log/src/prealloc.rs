@@ -27,7 +27,7 @@
 //! so a full disk does not turn into a busy loop; the tmp file never holds records, so a
 //! crash at any point leaves nothing recovery needs (it deletes a stale tmp file).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -67,6 +67,9 @@ pub(crate) struct Preparer {
     held: AtomicUsize,
     /// Preparations that went on because their [`MAX_YIELD`] ran out while still held.
     yield_exhausted: AtomicUsize,
+    /// Nanoseconds rotations (and resets) spent waiting in [`Preparer::ensure_ready`] for a
+    /// preparation to finish.
+    waited_ns: AtomicU64,
 }
 
 /// A big write in progress: the zero-fill waits while one exists (module docs).
@@ -113,7 +116,10 @@ impl Preparer {
                     s.want = true;
                     s.urgent = true;
                     self.cv.notify_all();
+                    let waited = Instant::now();
                     s = self.cv.wait(s).unwrap_or_else(|p| p.into_inner());
+                    let ns = waited.elapsed().as_nanos() as u64;
+                    self.waited_ns.fetch_add(ns, Ordering::Relaxed);
                 }
             }
         }
@@ -128,6 +134,11 @@ impl Preparer {
         s.want = false;
         s.urgent = false;
         r
+    }
+
+    /// Microseconds rotations have waited for a preparation since the log opened.
+    pub fn waited_us(&self) -> u64 {
+        self.waited_ns.load(Ordering::Relaxed) / 1000
     }
 
     /// Makes a zero-fill wait between its chunks until the returned guard is dropped.
@@ -269,6 +280,8 @@ mod tests {
         // MAX_YIELD runs out.
         p.ensure_ready().unwrap();
         assert_eq!(p.yield_exhausted.load(Ordering::SeqCst), 0);
+        // It waited for the zero-fill the hold had kept from starting.
+        assert!(p.waited_ns.load(Ordering::Relaxed) > 0);
         p.stop();
         t.join().unwrap();
     }

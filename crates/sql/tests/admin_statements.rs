@@ -372,6 +372,7 @@ fn status_counters_move_with_statements_and_commits() {
         status(&mut s, &format!("Onelog_commit_{phase}_us"));
     }
     status(&mut s, "Onelog_log_fsync_busy_us");
+    status(&mut s, "Onelog_log_rotation_wait_us");
     // A part of the apply time, never more than it.
     let apply = status(&mut s, "Onelog_commit_apply_us");
     assert!(status(&mut s, "Onelog_commit_apply_during_sync_us") <= apply);

@@ -146,6 +146,7 @@ fn commit_phase_rows(p: &onelog_log::CommitPhases) -> Vec<(String, Value)> {
         ("Onelog_commit_sync_us", p.sync_us),
         ("Onelog_commit_ack_us", p.ack_us),
         ("Onelog_log_fsync_busy_us", p.fsync_busy_us),
+        ("Onelog_log_rotation_wait_us", p.rotation_wait_us),
     ]
     .into_iter()
     .map(|(n, x)| (n.to_string(), Value::UInt(x)))
