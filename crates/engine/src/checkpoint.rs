@@ -274,9 +274,18 @@ fn write_synced(fs: &dyn FileSystem, path: &Path, parts: &[&[u8]]) -> Result<(),
     file.sync_data().map_err(io_err(path, 0, "sync"))
 }
 
+/// Body bytes of a checkpoint file written between two syncs while it is written. A file of
+/// hundreds of megabytes synced once at its end had all of them queued for the disk at once,
+/// and the log's fsyncs, behind them, held every commit for as long (issue 14 part 3: small
+/// commits stalled up to a second after a big transaction's checkpoint). Synced in steps, the
+/// checkpoint has at most this much writeback in flight ahead of a commit's fsync (the role of
+/// RocksDB's `bytes_per_sync`).
+pub(crate) const SYNC_STEP: u64 = 8 << 20;
+
 /// Writes the checkpoint file `path` (header, the body as `body` produces it, CRC) and syncs
-/// it. The header's body length is written as 0 first and overwritten once the body is
-/// written; the CRC of the header and body is combined from their separate CRCs.
+/// it, every [`SYNC_STEP`] bytes of body on the way. The header's body length is written as 0
+/// first and overwritten once the body is written; the CRC of the header and body is combined
+/// from their separate CRCs.
 fn write_checkpoint_file(
     fs: &dyn FileSystem,
     path: &Path,
@@ -295,12 +304,17 @@ fn write_checkpoint_file(
     file.set_len(0).map_err(io_err(path, 0, "truncate"))?;
     let start = head.len() as u64;
     let mut offset = start;
+    let mut synced = start;
     let mut body_crc = 0u32;
     body(&mut |part: &[u8]| {
         file.write_all_at(part, offset)
             .map_err(io_err(path, offset, "write"))?;
         offset += part.len() as u64;
         body_crc = crc32c::crc32c_append(body_crc, part);
+        if offset - synced >= SYNC_STEP {
+            file.sync_data().map_err(io_err(path, offset, "sync"))?;
+            synced = offset;
+        }
         Ok(())
     })?;
     let body_len = offset - start;
@@ -1570,6 +1584,31 @@ mod tests {
         assert_eq!((loaded.lsn, loaded.body.as_slice()), (10, &b"first"[..]));
         fs.set_space_limit(None);
         write_checkpoint(fs.as_ref(), &dir(), 20, &GtidState::new(), &body).unwrap();
+    }
+
+    #[test]
+    fn a_big_checkpoint_file_is_synced_in_steps_as_it_is_written() {
+        let fs = SimFs::new();
+        write_checkpoint(fs.as_ref(), &dir(), 10, &GtidState::new(), b"first").unwrap();
+        let before = fs.counters().fsyncs;
+        write_checkpoint(fs.as_ref(), &dir(), 20, &GtidState::new(), b"second").unwrap();
+        let small = fs.counters().fsyncs - before;
+        // 2.5 steps of body in half-step parts: a sync after the 2nd and the 4th part.
+        let part = vec![3u8; (SYNC_STEP / 2) as usize];
+        let parts: Vec<&[u8]> = vec![&part; 5];
+        let before = fs.counters().fsyncs;
+        write_checkpoint_then(
+            fs.as_ref(),
+            &dir(),
+            30,
+            &GtidState::new(),
+            &parts,
+            &mut |r| r(),
+        )
+        .unwrap();
+        assert_eq!(fs.counters().fsyncs - before, small + 2);
+        let loaded = load_checkpoint(fs.as_ref(), &dir()).unwrap().unwrap();
+        assert_eq!((loaded.lsn, loaded.body.len()), (30, 5 * part.len()));
     }
 
     #[test]
