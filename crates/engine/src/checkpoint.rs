@@ -45,7 +45,9 @@
 //!
 //! ## Protocol and invariants
 //!
-//! [`write_checkpoint`]: write `<name>.tmp`, `sync_data`, rename to `<name>`, `sync_dir`
+//! [`write_checkpoint`]: write `<name>.tmp` (synced every [`SYNC_STEP`] bytes on the way, so
+//! its writeback never queues ahead of the log's fsyncs all at once), `sync_data`, rename to
+//! `<name>`, `sync_dir`
 //! (crash point `checkpoint.after_write`); write `control.tmp`, `sync_data` (crash point
 //! `checkpoint.before_control_switch`); rename it over `control`, `sync_dir` (crash point
 //! `checkpoint.after_control_switch`); then remove every other checkpoint file. Calls are
