@@ -24,13 +24,9 @@ if [[ -z ${ONELOG_BIN:-} ]]; then
     cargo build --release -p onelog >&2
     ONELOG_BIN=${CARGO_TARGET_DIR:-target}/release/onelog
 fi
-work=$(mktemp -d /tmp/big-txn-ab.XXXXXX)
-server=
-cleanup() {
-    [[ -n $server ]] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib/paged_common.sh
+. bench/lib/paged_common.sh
+paged_workdir big-txn-ab
 
 client() { timeout 600 mariadb --no-defaults --protocol=TCP -h127.0.0.1 -P"$PORT" -uroot "$@"; }
 status() {

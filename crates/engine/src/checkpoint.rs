@@ -45,7 +45,7 @@
 //!
 //! ## Protocol and invariants
 //!
-//! [`write_checkpoint`]: write `<name>.tmp` (synced every [`SYNC_STEP`] bytes on the way, so
+//! [`write_checkpoint`]: write `<name>.tmp` (synced every [`SYNC_STEP`](onelog_log::fs::SYNC_STEP) bytes on the way, so
 //! its writeback never queues ahead of the log's fsyncs all at once), `sync_data`, rename to
 //! `<name>`, `sync_dir`
 //! (crash point `checkpoint.after_write`); write `control.tmp`, `sync_data` (crash point
@@ -73,6 +73,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use onelog_binlog::GtidState;
+use onelog_log::fs::StepSync;
 use onelog_log::{File, FileSystem, Lsn};
 
 const CKPT_MAGIC: &[u8; 8] = b"OLOGCKPT";
@@ -276,16 +277,8 @@ fn write_synced(fs: &dyn FileSystem, path: &Path, parts: &[&[u8]]) -> Result<(),
     file.sync_data().map_err(io_err(path, 0, "sync"))
 }
 
-/// Body bytes of a checkpoint file written between two syncs while it is written. A file of
-/// hundreds of megabytes synced once at its end had all of them queued for the disk at once,
-/// and the log's fsyncs, behind them, held every commit for as long (issue 14 part 3: small
-/// commits stalled up to a second after a big transaction's checkpoint). Synced in steps, the
-/// checkpoint has at most this much writeback in flight ahead of a commit's fsync (the role of
-/// RocksDB's `bytes_per_sync`).
-pub(crate) const SYNC_STEP: u64 = 8 << 20;
-
 /// Writes the checkpoint file `path` (header, the body as `body` produces it, CRC) and syncs
-/// it, every [`SYNC_STEP`] bytes of body on the way. The header's body length is written as 0
+/// it, every [`SYNC_STEP`](onelog_log::fs::SYNC_STEP) bytes of body on the way. The header's body length is written as 0
 /// first and overwritten once the body is written; the CRC of the header and body is combined
 /// from their separate CRCs.
 fn write_checkpoint_file(
@@ -306,17 +299,16 @@ fn write_checkpoint_file(
     file.set_len(0).map_err(io_err(path, 0, "truncate"))?;
     let start = head.len() as u64;
     let mut offset = start;
-    let mut synced = start;
+    let mut steps = StepSync::from(start);
     let mut body_crc = 0u32;
     body(&mut |part: &[u8]| {
         file.write_all_at(part, offset)
             .map_err(io_err(path, offset, "write"))?;
         offset += part.len() as u64;
         body_crc = crc32c::crc32c_append(body_crc, part);
-        if offset - synced >= SYNC_STEP {
-            file.sync_data().map_err(io_err(path, offset, "sync"))?;
-            synced = offset;
-        }
+        steps
+            .wrote(&*file, offset)
+            .map_err(io_err(path, offset, "sync"))?;
         Ok(())
     })?;
     let body_len = offset - start;
@@ -1185,6 +1177,7 @@ impl CheckpointStreamCheck {
 mod tests {
     use super::*;
     use onelog_binlog::Gtid;
+    use onelog_log::fs::SYNC_STEP;
     use onelog_log::SimFs;
     use std::sync::Arc;
 

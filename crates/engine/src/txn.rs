@@ -131,6 +131,16 @@ pub struct Transaction {
     next_own_id: u64,
 }
 
+/// Sets `buf` to the entry of index `ix` for `row` under storage key `pk` (`index key ++ pk`,
+/// the form of `TableWrites::indexes`); returns the index key's length.
+fn own_entry(def: &TableDef, ix: &IndexDef, row: &Row, pk: &[u8], buf: &mut Vec<u8>) -> u32 {
+    buf.clear();
+    index_key(def, ix, row, buf);
+    let klen = buf.len() as u32;
+    buf.extend_from_slice(pk);
+    klen
+}
+
 fn pk_lock_key(table: TableId, pk: &[u8]) -> RowKey {
     RowKey::new(table, &[&[0], pk])
 }
@@ -959,16 +969,11 @@ impl Transaction {
         for ix in def.indexes.iter().filter(|ix| ix.unique || all) {
             let entries = w.indexes.entry(ix.id).or_default();
             if let Some(Some(prev)) = &prev {
-                buf.clear();
-                index_key(def, ix, prev, &mut buf);
-                buf.extend_from_slice(&pk);
+                own_entry(def, ix, prev, &pk, &mut buf);
                 entries.remove(&buf[..]);
             }
             if let Some(row) = &row {
-                buf.clear();
-                index_key(def, ix, row, &mut buf);
-                let klen = buf.len() as u32;
-                buf.extend_from_slice(&pk);
+                let klen = own_entry(def, ix, row, &pk, &mut buf);
                 entries.insert(KeyBytes::from(&buf[..]), klen);
             }
         }
@@ -990,10 +995,7 @@ impl Transaction {
                 .iter()
                 .filter_map(|(pk, row)| Some((pk, row.as_ref()?)))
                 .map(|(pk, row)| {
-                    buf.clear();
-                    index_key(def, ix, row, &mut buf);
-                    let klen = buf.len() as u32;
-                    buf.extend_from_slice(pk);
+                    let klen = own_entry(def, ix, row, pk, &mut buf);
                     (KeyBytes::from(&buf[..]), klen)
                 })
                 .collect();

@@ -148,21 +148,22 @@ impl Preparer {
     }
 
     /// Waits while a big write holds the preparer, unless a rotation needs the file, the
-    /// preparer stops, or `budget` (what is left of [`MAX_YIELD`]) runs out; the wait is
-    /// taken from `budget`.
-    fn give_way(&self, budget: &mut Duration) {
+    /// preparer stops, or `budget` (what is left of [`MAX_YIELD`]) runs out; returns what is
+    /// left of `budget`.
+    fn give_way(&self, budget: Duration) -> Duration {
         let start = Instant::now();
         while self.held.load(Ordering::SeqCst) > 0
             && !self.stopping.load(Ordering::SeqCst)
             && !lock(&self.slot).urgent
-            && start.elapsed() < *budget
+            && start.elapsed() < budget
         {
             std::thread::sleep(YIELD_STEP);
         }
-        *budget = budget.saturating_sub(start.elapsed());
-        if budget.is_zero() && self.held.load(Ordering::SeqCst) > 0 {
+        let left = budget.saturating_sub(start.elapsed());
+        if left.is_zero() && self.held.load(Ordering::SeqCst) > 0 {
             self.yield_exhausted.fetch_add(1, Ordering::SeqCst);
         }
+        left
     }
 
     pub fn stop(&self) {
@@ -182,9 +183,7 @@ pub(crate) fn run(p: &Preparer, fs: &dyn FileSystem, opts: &LogOptions, due: &dy
         }
         let budget = std::cell::Cell::new(MAX_YIELD);
         let cancelled = || {
-            let mut left = budget.get();
-            p.give_way(&mut left);
-            budget.set(left);
+            budget.set(p.give_way(budget.get()));
             p.stopping.load(Ordering::SeqCst)
         };
         let r = segment::create_zeroed(fs, &path, opts.segment_size, &cancelled);

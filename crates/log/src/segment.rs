@@ -53,7 +53,7 @@ use onelog_binlog::GtidState;
 
 use crate::error::{is_enospc, LogError};
 use crate::frame::{mask_crc, unmask_crc};
-use crate::fs::{read_full_at, File, FileSystem};
+use crate::fs::{read_full_at, File, FileSystem, StepSync};
 use crate::Lsn;
 
 /// Where a segment sized for one record larger than `segment_size` is prepared (`appender.rs`);
@@ -75,11 +75,6 @@ pub const RESET_NAME: &str = "reset.olog.tmp";
 pub const RESET_AFTER_NEW_SEGMENT: &str = "reset.after_new_segment";
 pub const RESET_AFTER_REMOVE: &str = "reset.after_remove";
 const ZERO_CHUNK: usize = 1 << 20;
-
-/// Zeros written between two syncs of a zero-fill: a gigabyte synced once at its end was a
-/// gigabyte of writeback queued at once, ahead of every commit's fsync for as long (issue 14
-/// part 3; the checkpoint file is synced in the same steps, `checkpoint.rs`).
-const ZERO_SYNC_STEP: u64 = 8 * ZERO_CHUNK as u64;
 
 /// The file name of segment `number`.
 pub fn file_name(number: u64) -> String {
@@ -244,7 +239,7 @@ pub fn format_description(server_version: &str, server_id: u32) -> Vec<u8> {
 /// Creates (or truncates) `path` and fills it with `size` zero bytes, then `fdatasync`s it.
 /// ENOSPC is `StorageFull`.
 ///
-/// The zeros are synced every [`ZERO_SYNC_STEP`] bytes on the way. `cancelled` is asked
+/// The zeros are synced every [`SYNC_STEP`](crate::fs::SYNC_STEP) bytes on the way (`StepSync`). `cancelled` is asked
 /// before every chunk and before the last sync (the preparer's caller may
 /// wait in it, `prealloc.rs`); when it says yes (the log is shutting down) the
 /// half-filled file is left for the next open to delete and `LogError::Closed` is returned, so
@@ -264,6 +259,7 @@ pub fn create_zeroed(
         .map_err(|e| LogError::io(path, 0, "create segment", e))?;
     let zeros = vec![0u8; ZERO_CHUNK.min(size as usize)];
     let mut off = 0u64;
+    let mut steps = StepSync::from(0);
     while off < size {
         if cancelled() {
             return Err(LogError::Closed);
@@ -280,8 +276,9 @@ pub fn create_zeroed(
             }
         })?;
         off += n as u64;
-        if off.is_multiple_of(ZERO_SYNC_STEP) && off < size {
-            file.sync_data()
+        if off < size {
+            steps
+                .wrote(&*file, off)
                 .map_err(|e| LogError::io(path, off, "fdatasync preallocated segment", e))?;
         }
     }
@@ -374,7 +371,7 @@ pub fn finish_reset(fs: &dyn FileSystem, dir: &Path) -> Result<PathBuf, LogError
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fs::SimFs;
+    use crate::fs::{SimFs, SYNC_STEP};
     use onelog_binlog::Gtid;
 
     #[test]
@@ -397,13 +394,13 @@ mod tests {
     fn a_zero_fill_is_synced_in_steps() {
         let fs = SimFs::new();
         let p = Path::new("/next.olog.tmp");
-        let size = 2 * ZERO_SYNC_STEP + ZERO_SYNC_STEP / 2;
+        let size = 2 * SYNC_STEP + SYNC_STEP / 2;
         let f = create_zeroed(&*fs, p, size, &|| false).unwrap();
         assert_eq!(f.len().unwrap(), size);
         // After each whole step, then once at the end.
         assert_eq!(fs.counters().fsyncs, 3);
         let fs = SimFs::new();
-        create_zeroed(&*fs, p, 2 * ZERO_SYNC_STEP, &|| false).unwrap();
+        create_zeroed(&*fs, p, 2 * SYNC_STEP, &|| false).unwrap();
         assert_eq!(fs.counters().fsyncs, 2);
     }
 
