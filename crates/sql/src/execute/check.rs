@@ -120,6 +120,7 @@ fn parse(text: &str) -> Result<ast::Expr, SqlError> {
         .and_then(|mut p| p.parse_expr())
         .map_err(|_| SqlError::syntax(text))?;
     crate::parse::depth::guard_expr(&mut e)?;
+    crate::parse::hex_literals::mark_hybrids(&mut e, text);
     Ok(e)
 }
 

@@ -456,9 +456,15 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
     // A number past the 64-bit range into an integer column: out of range, not 1366.
     if col.ty.is_integer() {
         if let Some(f) = crate::expr::to_f64_quiet(&v) {
-            if !matches!(v, Value::Int(_) | Value::UInt(_))
-                && !(-9.223372036854776e18..=1.8446744073709552e19).contains(&f)
-            {
+            // 2^64 and the decimals that round to it are past the range too: their DOUBLE
+            // is the range's f64 end, so a DECIMAL is checked by its rounded integer.
+            let past = match &v {
+                Value::Int(_) | Value::UInt(_) => false,
+                Value::Decimal(_) => crate::expr::to_i128(&v)
+                    .is_none_or(|i| !(i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(&i)),
+                _ => !(-9.223372036854776e18..1.8446744073709552e19).contains(&f),
+            };
+            if past {
                 return Err(SqlError::of(
                     errors::ER_WARN_DATA_OUT_OF_RANGE,
                     format!("Out of range value for column '{}' at row 1", col.name),

@@ -20,6 +20,7 @@ use super::collate::{
     aggregate, check_charset, collation_named, for_comparison, Coercibility, CollRef,
 };
 use super::functions::{self, aggregate};
+use super::hybrid;
 use super::ir::{AggFunc, AggSpec, BinOp, CastTo, Expr, Func};
 use super::numeric::Dec;
 use super::types::RType;
@@ -451,6 +452,7 @@ impl<'a> Compiler<'a> {
     /// their derivations give).
     pub(super) fn comparison(&self, op: BinOp, l: Expr, r: Expr) -> Result<Expr, SqlError> {
         let (l, r) = numeric_operands(op, l, r);
+        let (l, r) = self.hybrid_operands(op, l, r);
         let name = comparison_name(op);
         let ds = [self.derive(&l), self.derive(&r)];
         let strings = !name.is_empty() && ds.iter().all(Option::is_some);
@@ -458,10 +460,84 @@ impl<'a> Compiler<'a> {
         self.collated(Expr::Bin(op, Box::new(l), Box::new(r)), &ds, name)
     }
 
+    /// The operands of `l op r` where a hybrid (`0x41`, `b'01'`) reads as its number: both of
+    /// a logical operator; one compared with a number or a BIT column, as in MariaDB (two
+    /// hybrids, or a hybrid and a string, compare as strings). Arithmetic and bit operators
+    /// read every operand as a number already (`numeric_operands`).
+    fn hybrid_operands(&self, op: BinOp, l: Expr, r: Expr) -> (Expr, Expr) {
+        use BinOp::*;
+        match op {
+            And | Or | Xor => (hybrid::as_number(l), hybrid::as_number(r)),
+            Eq | NullEq | Ne | Lt | Le | Gt | Ge
+                if hybrid::is_hybrid(&l) && self.reads_as_number(&r)
+                    || hybrid::is_hybrid(&r) && self.reads_as_number(&l) =>
+            {
+                (numeric_view(l), numeric_view(r))
+            }
+            _ => (l, r),
+        }
+    }
+
+    /// True when `e`, compared with a hybrid, makes it read as its number: an expression of
+    /// a numeric type or a BIT column; not a string, a temporal value or another hybrid.
+    fn reads_as_number(&self, e: &Expr) -> bool {
+        if matches!(e, Expr::Func(f, _) if *f == const { Func::named("BIT_TEXT") }) {
+            return true;
+        }
+        if hybrid::is_hybrid(e) || self.derive(e).is_some() {
+            return false;
+        }
+        match e.rtype(self.scope.table, self.aggs.as_deref().unwrap_or(&[])) {
+            RType::Int
+            | RType::UInt
+            | RType::Decimal(..)
+            | RType::Double
+            | RType::DoubleDec(_)
+            | RType::Year => true,
+            RType::Column(c) => self
+                .column_def(c)
+                .is_some_and(|d| hybrid::stores_number(&d.ty)),
+            _ => false,
+        }
+    }
+
+    /// The arguments of the built-in `name` with the hybrids among its numeric arguments
+    /// read as numbers (`LEFT(s, 0x02)`, `ABS(0x41)`: MariaDB reads those arguments with
+    /// `val_int` or `val_real`); GREATEST and LEAST compare theirs, so a hybrid reads as its
+    /// number when every other argument is a number.
+    fn hybrid_arguments(&self, name: &str, args: Vec<Expr>) -> Vec<Expr> {
+        if !args.iter().any(hybrid::is_hybrid) {
+            return args;
+        }
+        if matches!(name, "GREATEST" | "LEAST") {
+            let numbers = args
+                .iter()
+                .all(|a| hybrid::is_hybrid(a) || self.reads_as_number(a));
+            if !numbers || args.iter().all(hybrid::is_hybrid) {
+                return args;
+            }
+            return args.into_iter().map(hybrid::as_number).collect();
+        }
+        let Some(numeric) = hybrid::numeric_arguments(name) else {
+            return args;
+        };
+        args.into_iter()
+            .enumerate()
+            .map(|(i, a)| {
+                if numeric.contains(&i) {
+                    hybrid::as_number(a)
+                } else {
+                    a
+                }
+            })
+            .collect()
+    }
+
     /// `a <=> b`.
     fn null_eq(&mut self, a: &ast::Expr, b: &ast::Expr) -> Result<Expr, SqlError> {
         let l = self.compile(a)?;
         let r = self.compile(b)?;
+        let (l, r) = self.hybrid_operands(BinOp::NullEq, l, r);
         let ds = [self.derive(&l), self.derive(&r)];
         let (l, r) = functions::json::string_comparands(l, r, ds.iter().all(Option::is_some));
         self.collated(
@@ -562,26 +638,27 @@ impl<'a> Compiler<'a> {
                     self.params += 1;
                     Expr::Param(n)
                 }
-                other => {
-                    let lit = Expr::Lit(literal(other)?);
-                    let hex = match other {
-                        ast::Value::HexStringLiteral(_) => true,
-                        ast::Value::Number(n, _) => n.starts_with("0x") || n.starts_with("0X"),
-                        _ => false,
-                    };
-                    if hex {
-                        Expr::Introduced(Box::new(lit), Collation::Binary)
-                    } else {
-                        lit
-                    }
+                // `0x41` and `b'01'` are hex hybrids; `X'41'` is a binary string
+                // (`parse::hex_literals` tells `0x41` from `X'41'`).
+                ast::Value::Number(n, _) if n.starts_with("0x") => {
+                    hybrid::literal(&hex_decode(&n[2..])?)
                 }
+                ast::Value::SingleQuotedByteStringLiteral(b)
+                | ast::Value::DoubleQuotedByteStringLiteral(b) => {
+                    hybrid::literal(&hybrid::bit_bytes(b)?)
+                }
+                ast::Value::HexStringLiteral(_) => {
+                    Expr::Introduced(Box::new(Expr::Lit(literal(&v.value)?)), Collation::Binary)
+                }
+                other => Expr::Lit(literal(other)?),
             },
             // _binary'..': a binary string (COERCIBLE).
             A::Prefixed { prefix, value }
                 if prefix.value.eq_ignore_ascii_case("_binary")
                     && matches!(**value, A::Value(_)) =>
             {
-                Expr::Introduced(Box::new(self.compile(value)?), Collation::Binary)
+                let v = hybrid::as_string(self.compile(value)?);
+                Expr::Introduced(Box::new(v), Collation::Binary)
             }
             // _utf8mb4'..': onelog's strings are UTF-8 text already.
             A::Prefixed { prefix, value }
@@ -590,7 +667,7 @@ impl<'a> Compiler<'a> {
                     "_binary" | "_utf8mb4" | "_utf8" | "_utf8mb3"
                 ) && matches!(**value, A::Value(_)) =>
             {
-                self.compile(value)?
+                hybrid::as_string(self.compile(value)?)
             }
             A::TypedString(ts) => typed_string(ts),
             A::Nested(inner) => self.compile(inner)?,
@@ -608,10 +685,18 @@ impl<'a> Compiler<'a> {
             }
             A::IsNull(x) => Expr::IsNull(Box::new(self.compile(x)?), false),
             A::IsNotNull(x) => Expr::IsNull(Box::new(self.compile(x)?), true),
-            A::IsTrue(x) => Expr::IsBool(Box::new(self.compile(x)?), true, false),
-            A::IsNotTrue(x) => Expr::IsBool(Box::new(self.compile(x)?), true, true),
-            A::IsFalse(x) => Expr::IsBool(Box::new(self.compile(x)?), false, false),
-            A::IsNotFalse(x) => Expr::IsBool(Box::new(self.compile(x)?), false, true),
+            A::IsTrue(x) => {
+                Expr::IsBool(Box::new(hybrid::as_number(self.compile(x)?)), true, false)
+            }
+            A::IsNotTrue(x) => {
+                Expr::IsBool(Box::new(hybrid::as_number(self.compile(x)?)), true, true)
+            }
+            A::IsFalse(x) => {
+                Expr::IsBool(Box::new(hybrid::as_number(self.compile(x)?)), false, false)
+            }
+            A::IsNotFalse(x) => {
+                Expr::IsBool(Box::new(hybrid::as_number(self.compile(x)?)), false, true)
+            }
             A::IsNotDistinctFrom(a, b) => self.null_eq(a, b)?,
             A::IsDistinctFrom(a, b) => Expr::Not(Box::new(self.null_eq(a, b)?)),
             A::InList {
@@ -703,12 +788,14 @@ impl<'a> Compiler<'a> {
                 expr,
                 ..
             } => self.trim(expr, trim_where.as_ref(), trim_what.as_deref())?,
-            A::Ceil { expr, .. } => {
-                Expr::Func(const { Func::named("CEIL") }, vec![self.compile(expr)?])
-            }
-            A::Floor { expr, .. } => {
-                Expr::Func(const { Func::named("FLOOR") }, vec![self.compile(expr)?])
-            }
+            A::Ceil { expr, .. } => Expr::Func(
+                const { Func::named("CEIL") },
+                vec![hybrid::as_number(self.compile(expr)?)],
+            ),
+            A::Floor { expr, .. } => Expr::Func(
+                const { Func::named("FLOOR") },
+                vec![hybrid::as_number(self.compile(expr)?)],
+            ),
             A::Position { expr, r#in } => {
                 let a = self.compile(expr)?;
                 let b = self.compile(r#in)?;
@@ -787,8 +874,14 @@ impl<'a> Compiler<'a> {
         for i in list {
             items.push(self.compile(i)?);
         }
+        // `int_col IN (0x41)`: a hybrid compared with a number reads as its number.
+        if self.reads_as_number(&x) {
+            items = items.into_iter().map(hybrid::as_number).collect();
+        }
         // `e IN (1, 2)`: an ENUM or SET compared with numbers reads as its number.
-        let x = if items.iter().all(is_number) {
+        let x = if items.iter().all(is_number)
+            || hybrid::is_hybrid(&x) && items.iter().all(|i| self.reads_as_number(i))
+        {
             numeric_view(x)
         } else {
             x
@@ -816,10 +909,15 @@ impl<'a> Compiler<'a> {
         negated: bool,
     ) -> Result<Expr, SqlError> {
         let x = self.compile(expr)?;
-        let lo = self.compile(low)?;
-        let hi = self.compile(high)?;
+        let (mut lo, mut hi) = (self.compile(low)?, self.compile(high)?);
+        // `5 BETWEEN 0x01 AND 0x10`: hybrids compared with a number read as their numbers.
+        if self.reads_as_number(&x) {
+            (lo, hi) = (hybrid::as_number(lo), hybrid::as_number(hi));
+        }
         // `e BETWEEN 1 AND 2`: an ENUM, SET or BIT between numbers reads as its number.
-        let x = if is_number(&lo) && is_number(&hi) {
+        let x = if is_number(&lo) && is_number(&hi)
+            || hybrid::is_hybrid(&x) && self.reads_as_number(&lo) && self.reads_as_number(&hi)
+        {
             numeric_view(x)
         } else {
             x
@@ -865,6 +963,7 @@ impl<'a> Compiler<'a> {
         let x = self.compile(expr)?;
         let x = match op {
             ast::UnaryOperator::Minus | ast::UnaryOperator::BitwiseNot => numeric_view(x),
+            ast::UnaryOperator::Not | ast::UnaryOperator::BangNot => hybrid::as_number(x),
             _ => x,
         };
         Ok(match op {
@@ -923,6 +1022,29 @@ impl<'a> Compiler<'a> {
             let r = self.compile(&w.result)?;
             whens.push((c, r));
         }
+        let op = match op {
+            // `CASE 0x41 WHEN 65 ...`, `CASE int_col WHEN 0x41 ...`: a hybrid compared with
+            // numbers reads as its number.
+            Some(o) if self.reads_as_number(&o) => {
+                for (c, _) in &mut whens {
+                    *c = hybrid::as_number(std::mem::replace(c, Expr::Lit(Value::Null)));
+                }
+                Some(o)
+            }
+            Some(o)
+                if hybrid::is_hybrid(&o) && whens.iter().all(|(c, _)| self.reads_as_number(c)) =>
+            {
+                Some(Box::new(numeric_view(*o)))
+            }
+            // A searched CASE's conditions are truth values.
+            None => {
+                for (c, _) in &mut whens {
+                    *c = hybrid::as_number(std::mem::replace(c, Expr::Lit(Value::Null)));
+                }
+                None
+            }
+            other => other,
+        };
         let el = match else_result {
             Some(e) => Some(Box::new(self.compile(e)?)),
             None => None,
@@ -950,6 +1072,7 @@ impl<'a> Compiler<'a> {
         if let Some(f) = len {
             args.push(self.compile(f)?);
         }
+        let args = self.hybrid_arguments("SUBSTRING", args);
         Ok(self.call(const { Func::named("SUBSTRING") }, args))
     }
 
@@ -1047,7 +1170,7 @@ impl<'a> Compiler<'a> {
         {
             return Err(SqlError::param_count(&name));
         }
-        let mut args = args;
+        let mut args = self.hybrid_arguments(def.name, args);
         if functions::json::takes_values(func) {
             let hints = self.json_value_hints(f, &args);
             args.push(functions::json::value_kinds(&args, &hints));
@@ -1340,7 +1463,7 @@ pub(crate) fn numeric_view(e: Expr) -> Expr {
         {
             args.swap_remove(0)
         }
-        other => other,
+        other => hybrid::as_number(other),
     }
 }
 

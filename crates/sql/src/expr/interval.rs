@@ -79,7 +79,8 @@ impl Compiler<'_> {
             .as_ref()
             .and_then(Unit::of_field)
             .ok_or_else(|| unit_error("INTERVAL"))?;
-        Ok((self.compile(&iv.value)?, unit))
+        // `INTERVAL 0x02 DAY`: the count is a number (`expr::hybrid`).
+        Ok((super::hybrid::as_number(self.compile(&iv.value)?), unit))
     }
 
     fn date_add(&self, d: Expr, n: Expr, unit: Unit, subtract: bool) -> Expr {

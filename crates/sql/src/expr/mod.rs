@@ -38,6 +38,8 @@ mod compile;
 mod env;
 mod eval;
 mod functions;
+mod hybrid;
+pub(crate) use hybrid::for_column as hybrid_for_column;
 mod infer;
 mod interval;
 mod ir;

@@ -228,7 +228,7 @@ fn for_selects_mut(body: &mut ast::SetExpr, f: &mut dyn FnMut(&mut ast::Select))
 }
 
 /// Byte offsets in `text` of the given (line, column) positions, found in one pass.
-fn byte_offsets(text: &str, mut at: Vec<(u64, u64)>) -> HashMap<(u64, u64), usize> {
+pub(super) fn byte_offsets(text: &str, mut at: Vec<(u64, u64)>) -> HashMap<(u64, u64), usize> {
     at.sort_unstable();
     at.dedup();
     let mut out = HashMap::with_capacity(at.len());

@@ -15,6 +15,7 @@ pub(crate) mod admin;
 pub(crate) mod depth;
 pub(crate) mod dialect;
 pub(crate) mod fast_insert;
+pub(crate) mod hex_literals;
 pub(crate) mod item_names;
 pub(crate) mod lexer;
 pub(crate) mod view;
@@ -569,6 +570,7 @@ pub(crate) fn parse_statement(sql: &str) -> Result<Parsed, SqlError> {
             let mut s = stmts.pop().ok_or_else(|| SqlError::syntax(""))?;
             depth::guard(&mut s)?;
             item_names::name_items(&mut s, body);
+            hex_literals::mark_hybrids(&mut s, body);
             Ok(Parsed::Sql(Box::new(s), lock))
         }
         _ => Err(SqlError::syntax(body)),

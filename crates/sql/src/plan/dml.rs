@@ -147,6 +147,15 @@ fn insert_target(
     Ok((t, columns))
 }
 
+/// The value expression `e` to be stored in column `col` of `t`: a hex or bit literal there
+/// is stored as its number when the column is numeric (`expr::hybrid`).
+pub(crate) fn stored(t: &TableDef, col: usize, e: Expr) -> Expr {
+    match t.columns.get(col) {
+        Some(c) => crate::expr::hybrid_for_column(e, &c.ty),
+        None => e,
+    }
+}
+
 /// 1136 unless the `row_no`th row (from 1) has one value per target column.
 fn check_row_width(values: usize, columns: usize, row_no: usize) -> Result<(), SqlError> {
     if values == columns {
@@ -222,8 +231,9 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
             let ast::AssignmentTarget::ColumnName(n) = &a.target else {
                 return Err(SqlError::unsupported("tuple assignment"));
             };
-            columns.push(target_column(&t, n, "INSERT INTO")?);
-            row.push(Some(c.compile(&a.value)?));
+            let col = target_column(&t, n, "INSERT INTO")?;
+            columns.push(col);
+            row.push(Some(stored(&t, col, c.compile(&a.value)?)));
         }
         rows.push(row);
     } else {
@@ -240,7 +250,7 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
                 }
                 for r in &v.rows {
                     let mut row = Vec::with_capacity(r.content.len());
-                    for e in &r.content {
+                    for (j, e) in r.content.iter().enumerate() {
                         row.push(match e {
                             ast::Expr::Identifier(i)
                                 if i.quote_style.is_none()
@@ -248,7 +258,13 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
                             {
                                 None
                             }
-                            other => Some(c.compile(other)?),
+                            other => {
+                                let e = c.compile(other)?;
+                                Some(match columns.get(j) {
+                                    Some(&col) => stored(&t, col, e),
+                                    None => e,
+                                })
+                            }
                         });
                     }
                     check_row_width(row.len(), columns.len(), rows.len() + 1)?;
@@ -259,7 +275,14 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
                 if columns.is_empty() {
                     columns = (0..t.columns.len()).collect();
                 }
-                let sp = crate::plan::select::compile(cx, src, crate::parse::LockClause::None)?;
+                let mut sp = crate::plan::select::compile(cx, src, crate::parse::LockClause::None)?;
+                for (p, &col) in sp.projections.iter_mut().zip(&columns) {
+                    *p = stored(
+                        &t,
+                        col,
+                        std::mem::replace(p, Expr::Lit(onelog_binlog::Value::Null)),
+                    );
+                }
                 if sp.projections.len() != columns.len() {
                     return Err(SqlError::of(
                         errors::ER_WRONG_VALUE_COUNT_ON_ROW,
@@ -289,7 +312,7 @@ pub(crate) fn compile_insert(cx: &ExecContext, ins: &ast::Insert) -> Result<Inse
                 return Err(SqlError::unsupported("tuple assignment"));
             };
             let col = target_column(&t, n, "UPDATE")?;
-            on_dup.push((col, c.compile(&a.value)?));
+            on_dup.push((col, stored(&t, col, c.compile(&a.value)?)));
         }
     } else if ins.on.is_some() {
         return Err(SqlError::unsupported("ON CONFLICT"));
@@ -362,7 +385,8 @@ pub(crate) fn compile_update(cx: &ExecContext, u: &ast::Update) -> Result<Update
             let ast::AssignmentTarget::ColumnName(n) = &a.target else {
                 return Err(SqlError::unsupported("tuple assignment"));
             };
-            Ok((target_column(&t, n, "SET")?, c.compile(&a.value)?))
+            let col = target_column(&t, n, "SET")?;
+            Ok((col, stored(&t, col, c.compile(&a.value)?)))
         })
         .collect::<Result<Vec<_>, _>>();
     c.place = "WHERE";

@@ -181,7 +181,7 @@ pub(crate) fn compile_multi_update_checked(
         };
         let (k, col) = from.owner(i);
         c.place = "SELECT";
-        let value = c.compile(&a.value)?;
+        let value = super::dml::stored(&from.tables[k].0, col, c.compile(&a.value)?);
         c.place = "SET";
         if !targets.contains(&k) {
             let t = &from.tables[k].0;

@@ -897,6 +897,7 @@ pub(crate) fn eval_set_value(
         .and_then(|mut p| p.parse_expr())
         .map_err(|_| SqlError::syntax(expr))?;
     crate::parse::depth::guard_expr(&mut parsed)?;
+    crate::parse::hex_literals::mark_hybrids(&mut parsed, expr);
     crate::expr::eval_scalar(cx, &parsed).map(SetValue::Value)
 }
 
@@ -910,6 +911,7 @@ fn select_value(cx: &mut ExecContext, expr: &str) -> Result<Value, SqlError> {
         .try_with_sql(&sql)
         .and_then(|mut p| p.parse_statement())
         .map_err(|_| SqlError::syntax(expr))?;
+    crate::parse::hex_literals::mark_hybrids(&mut parsed, &sql);
     let sqlparser::ast::Statement::Query(q) = &mut parsed else {
         return Err(SqlError::syntax(expr));
     };

@@ -1,7 +1,9 @@
 //! ENUM_TEXT and SET_TEXT: the text of an ENUM or SET column's stored value; BIT_TEXT: the
 //! bytes of a BIT(M) column's number. SQL cannot call them (no names): compile wraps a
 //! reference to such a column in one, with the column's members (its M) as the second,
-//! literal, argument (`expr::members`).
+//! literal, argument (`expr::members`). HEX_HYBRID, likewise made only by compile, is a
+//! `0x..` or `b'..'` literal: its number and its bytes, evaluated as the bytes
+//! (`expr::hybrid`).
 
 use onelog_binlog::Value;
 
@@ -26,6 +28,13 @@ pub(super) const FUNCTIONS: &[FunctionDef] = &[
             ref other => other.clone(),
         })
     }),
+    strict(
+        "HEX_HYBRID",
+        &[],
+        (2, 2),
+        |args, cx| cx.of(&args[1]),
+        |mut v, _| Ok(v.swap_remove(1)),
+    ),
     strict("SET_TEXT", &[], (2, 2), rt_str, |v, _| {
         Ok(match &v[1] {
             Value::Bytes(m) => member_text(&v[0], &decode_members(m), true),
