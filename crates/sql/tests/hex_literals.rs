@@ -200,10 +200,24 @@ fn hex_and_bit_literals_are_stored_as_numbers_in_numeric_columns() {
     ] {
         assert_eq!(err(&mut s, sql), 1264, "{sql}");
     }
-    assert_eq!(
-        err(&mut s, "INSERT INTO t (id, b) VALUES (9, 0x010203)"),
-        1406
-    );
+    // Too long for a BIT(16): 1406, also of more than 8 bytes (a BIT(64) is out of range).
+    for sql in [
+        "INSERT INTO t (id, b) VALUES (9, 0x010203)",
+        "INSERT INTO t (id, b) VALUES (9, 0x0102030405060708090A)",
+        "INSERT INTO t (id, b) VALUES (9, 1e30)",
+    ] {
+        assert_eq!(err(&mut s, sql), 1406, "{sql}");
+    }
+    // Past 64 bits into YEAR and BIT: 1264 (these were 1690, and 1366 naming a DOUBLE).
+    ok(&mut s, "CREATE TABLE b64 (id INT PRIMARY KEY, b BIT(64))");
+    for sql in [
+        "INSERT INTO t (id, y) VALUES (9, 0x0102030405060708090A)",
+        "INSERT INTO t (id, y) VALUES (9, 18446744073709551616)",
+        "INSERT INTO t (id, b) VALUES (9, 18446744073709551616)",
+        "INSERT INTO b64 VALUES (1, 0x0102030405060708090A)",
+    ] {
+        assert_eq!(err(&mut s, sql), 1264, "{sql}");
+    }
     // Reads: a column compared with a hybrid, by the column's type.
     let ids = |s: &mut onelog_sql::Session, w: &str| -> Vec<String> {
         wire_rows(s, &format!("SELECT id FROM t WHERE {w} ORDER BY id"))

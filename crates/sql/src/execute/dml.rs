@@ -453,8 +453,10 @@ fn coerce_strict(def: &TableDef, i: usize, v: Value) -> Result<Value, SqlError> 
             ));
         }
     }
-    // A number past the 64-bit range into an integer column: out of range, not 1366.
-    if col.ty.is_integer() {
+    // A number past the 64-bit range into an integer column (a DECIMAL into a BIT column
+    // too; MariaDB calls a DOUBLE there too long): out of range, not 1366.
+    let bit = matches!(col.ty, onelog_engine::SqlType::Bit(_));
+    if col.ty.is_integer() || bit && matches!(v, Value::Decimal(_)) {
         if let Some(f) = crate::expr::to_f64_quiet(&v) {
             // 2^64 and the decimals that round to it are past the range too: their DOUBLE
             // is the range's f64 end, so a DECIMAL is checked by its rounded integer.

@@ -429,9 +429,13 @@ pub(crate) fn convert_for_column(v: Value, ty: &SqlType, column: &str) -> Result
             Value::UInt(_) => v,
             Value::Bytes(b) if b.len() > 8 => Value::UInt(u64::MAX),
             Value::Bytes(b) => Value::UInt(b.iter().fold(0u64, |acc, &x| acc << 8 | u64::from(x))),
+            // Past 64 bits: all ones, too long for a BIT(M) under 64 (the engine's 1406, or
+            // in non-strict mode all ones and 1264), where it was a DOUBLE the engine could
+            // only call a wrong value.
             other => match to_integer(other, &bad)? {
                 Value::Int(i) => Value::UInt(i as u64),
-                x => x,
+                Value::UInt(u) => Value::UInt(u),
+                _ => Value::UInt(u64::MAX),
             },
         },
         T::Date => to_date(v, &bad)?,
@@ -608,8 +612,9 @@ fn to_year(v: Value, bad: &dyn Fn(&Value) -> SqlError) -> Result<Value, SqlError
             Ok(y) => Value::UInt(y),
             Err(_) => return Err(bad(&v)),
         },
+        // Past 64 bits a number is as far out of YEAR's range as any: 1264 follows.
         other => match to_i128(other) {
-            Some(i) => int_value(i)?,
+            Some(i) => int_value(i).unwrap_or(Value::UInt(u64::MAX)),
             None => return Err(bad(other)),
         },
     })

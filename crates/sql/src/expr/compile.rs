@@ -533,6 +533,12 @@ impl<'a> Compiler<'a> {
             .collect()
     }
 
+    /// `x IS [NOT] TRUE / FALSE`: `x` a truth value (a hybrid its number).
+    fn is_bool(&mut self, x: &ast::Expr, truth: bool, negated: bool) -> Result<Expr, SqlError> {
+        let x = hybrid::as_number(self.compile(x)?);
+        Ok(Expr::IsBool(Box::new(x), truth, negated))
+    }
+
     /// `a <=> b`.
     fn null_eq(&mut self, a: &ast::Expr, b: &ast::Expr) -> Result<Expr, SqlError> {
         let l = self.compile(a)?;
@@ -685,18 +691,10 @@ impl<'a> Compiler<'a> {
             }
             A::IsNull(x) => Expr::IsNull(Box::new(self.compile(x)?), false),
             A::IsNotNull(x) => Expr::IsNull(Box::new(self.compile(x)?), true),
-            A::IsTrue(x) => {
-                Expr::IsBool(Box::new(hybrid::as_number(self.compile(x)?)), true, false)
-            }
-            A::IsNotTrue(x) => {
-                Expr::IsBool(Box::new(hybrid::as_number(self.compile(x)?)), true, true)
-            }
-            A::IsFalse(x) => {
-                Expr::IsBool(Box::new(hybrid::as_number(self.compile(x)?)), false, false)
-            }
-            A::IsNotFalse(x) => {
-                Expr::IsBool(Box::new(hybrid::as_number(self.compile(x)?)), false, true)
-            }
+            A::IsTrue(x) => self.is_bool(x, true, false)?,
+            A::IsNotTrue(x) => self.is_bool(x, true, true)?,
+            A::IsFalse(x) => self.is_bool(x, false, false)?,
+            A::IsNotFalse(x) => self.is_bool(x, false, true)?,
             A::IsNotDistinctFrom(a, b) => self.null_eq(a, b)?,
             A::IsDistinctFrom(a, b) => Expr::Not(Box::new(self.null_eq(a, b)?)),
             A::InList {
@@ -875,7 +873,7 @@ impl<'a> Compiler<'a> {
             items.push(self.compile(i)?);
         }
         // `int_col IN (0x41)`: a hybrid compared with a number reads as its number.
-        if self.reads_as_number(&x) {
+        if items.iter().any(hybrid::is_hybrid) && self.reads_as_number(&x) {
             items = items.into_iter().map(hybrid::as_number).collect();
         }
         // `e IN (1, 2)`: an ENUM or SET compared with numbers reads as its number.
@@ -911,7 +909,7 @@ impl<'a> Compiler<'a> {
         let x = self.compile(expr)?;
         let (mut lo, mut hi) = (self.compile(low)?, self.compile(high)?);
         // `5 BETWEEN 0x01 AND 0x10`: hybrids compared with a number read as their numbers.
-        if self.reads_as_number(&x) {
+        if (hybrid::is_hybrid(&lo) || hybrid::is_hybrid(&hi)) && self.reads_as_number(&x) {
             (lo, hi) = (hybrid::as_number(lo), hybrid::as_number(hi));
         }
         // `e BETWEEN 1 AND 2`: an ENUM, SET or BIT between numbers reads as its number.
@@ -1025,7 +1023,9 @@ impl<'a> Compiler<'a> {
         let op = match op {
             // `CASE 0x41 WHEN 65 ...`, `CASE int_col WHEN 0x41 ...`: a hybrid compared with
             // numbers reads as its number.
-            Some(o) if self.reads_as_number(&o) => {
+            Some(o)
+                if whens.iter().any(|(c, _)| hybrid::is_hybrid(c)) && self.reads_as_number(&o) =>
+            {
                 for (c, _) in &mut whens {
                     *c = hybrid::as_number(std::mem::replace(c, Expr::Lit(Value::Null)));
                 }
