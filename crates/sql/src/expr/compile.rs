@@ -501,15 +501,15 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    /// The arguments of the built-in `name` with the hybrids among its numeric arguments
-    /// read as numbers (`LEFT(s, 0x02)`, `ABS(0x41)`: MariaDB reads those arguments with
-    /// `val_int` or `val_real`); GREATEST and LEAST compare theirs, so a hybrid reads as its
-    /// number when every other argument is a number.
-    fn hybrid_arguments(&self, name: &str, args: Vec<Expr>) -> Vec<Expr> {
-        if !args.iter().any(hybrid::is_hybrid) {
-            return args;
-        }
+    /// The arguments of the built-in `name` with its numeric arguments read as numbers
+    /// (`numeric_view`: `ABS(0x41)` is 65, `LEFT(s, enum_col)` takes the ENUM's index, as
+    /// MariaDB reads those arguments with `val_int` or `val_real`); GREATEST and LEAST
+    /// compare theirs, so a hybrid reads as its number when every other argument is a number.
+    fn numeric_arguments(&self, name: &str, args: Vec<Expr>) -> Vec<Expr> {
         if matches!(name, "GREATEST" | "LEAST") {
+            if !args.iter().any(hybrid::is_hybrid) {
+                return args;
+            }
             let numbers = args
                 .iter()
                 .all(|a| hybrid::is_hybrid(a) || self.reads_as_number(a));
@@ -525,7 +525,7 @@ impl<'a> Compiler<'a> {
             .enumerate()
             .map(|(i, a)| {
                 if numeric.contains(&i) {
-                    hybrid::as_number(a)
+                    numeric_view(a)
                 } else {
                     a
                 }
@@ -788,11 +788,11 @@ impl<'a> Compiler<'a> {
             } => self.trim(expr, trim_where.as_ref(), trim_what.as_deref())?,
             A::Ceil { expr, .. } => Expr::Func(
                 const { Func::named("CEIL") },
-                vec![hybrid::as_number(self.compile(expr)?)],
+                vec![numeric_view(self.compile(expr)?)],
             ),
             A::Floor { expr, .. } => Expr::Func(
                 const { Func::named("FLOOR") },
-                vec![hybrid::as_number(self.compile(expr)?)],
+                vec![numeric_view(self.compile(expr)?)],
             ),
             A::Position { expr, r#in } => {
                 let a = self.compile(expr)?;
@@ -1072,7 +1072,7 @@ impl<'a> Compiler<'a> {
         if let Some(f) = len {
             args.push(self.compile(f)?);
         }
-        let args = self.hybrid_arguments("SUBSTRING", args);
+        let args = self.numeric_arguments("SUBSTRING", args);
         Ok(self.call(const { Func::named("SUBSTRING") }, args))
     }
 
@@ -1170,7 +1170,7 @@ impl<'a> Compiler<'a> {
         {
             return Err(SqlError::param_count(&name));
         }
-        let mut args = self.hybrid_arguments(def.name, args);
+        let mut args = self.numeric_arguments(def.name, args);
         if functions::json::takes_values(func) {
             let hints = self.json_value_hints(f, &args);
             args.push(functions::json::value_kinds(&args, &hints));

@@ -149,7 +149,8 @@ pub(crate) fn as_string(e: Expr) -> Expr {
 }
 
 /// The positions of the numeric arguments of the built-in `name` (its canonical name), for
-/// the built-ins that read some argument as a number; None for the others.
+/// the built-ins that read some argument as a number (a hybrid, an ENUM, SET or BIT column
+/// there reads as its number: `compile::numeric_view`); None for the others.
 pub(crate) fn numeric_arguments(name: &str) -> Option<std::ops::Range<usize>> {
     const ALL: usize = usize::MAX;
     Some(match name {
