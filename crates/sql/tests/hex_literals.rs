@@ -260,6 +260,18 @@ fn stored_expressions_and_variables_keep_the_hybrid() {
         wire_rows(&mut s, "SELECT * FROM v"),
         [["1", "4", "65", "A"]]
     );
+    // A column's DEFAULT is stored as a value is (CREATE TABLE and ALTER TABLE).
+    ok(
+        &mut s,
+        "CREATE TABLE df (id INT PRIMARY KEY, i INT DEFAULT 0x10, v VARBINARY(4) DEFAULT 0x41, \
+         b BIT(8) DEFAULT b'101', j INT)",
+    );
+    ok(&mut s, "ALTER TABLE df ALTER COLUMN j SET DEFAULT b'11'");
+    ok(&mut s, "INSERT INTO df (id) VALUES (1)");
+    assert_eq!(
+        wire_rows(&mut s, "SELECT id, i, v, b+0, j FROM df"),
+        [["1", "16", "A", "5", "3"]]
+    );
     // A variable set from a hybrid holds the string; from arithmetic, the number.
     ok(&mut s, "SET @a = 0x41, @b = 0x41 + 0");
     assert_eq!(

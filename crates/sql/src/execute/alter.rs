@@ -367,7 +367,7 @@ fn new_definition(
         c.def.extras.default_now = None;
         c.def.default = match default {
             None => None,
-            Some(e) => match ddl::default_value(cx, e)? {
+            Some(e) => match ddl::default_value(cx, e, &c.def.ty)? {
                 None | Some(Value::Null) => None,
                 Some(v) => Some(crate::expr::convert_for_column(v, &c.def.ty, &c.def.name)?),
             },

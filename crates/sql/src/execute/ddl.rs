@@ -401,7 +401,11 @@ fn now_option(e: &ast::Expr, ty: &SqlType, c: &str, on_update: bool) -> Result<u
     }
 }
 
-pub(super) fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Value>, SqlError> {
+pub(super) fn default_value(
+    cx: &ExecContext,
+    e: &ast::Expr,
+    ty: &SqlType,
+) -> Result<Option<Value>, SqlError> {
     let mut c = Compiler::new(
         Scope {
             table: None,
@@ -411,7 +415,8 @@ pub(super) fn default_value(cx: &ExecContext, e: &ast::Expr) -> Result<Option<Va
         },
         "DEFAULT",
     );
-    let x = c.compile(e)?;
+    // `i INT DEFAULT 0x10` is 16, as a value stored into the column (`expr::hybrid`).
+    let x = crate::expr::hybrid_for_column(c.compile(e)?, ty);
     let env = Env {
         cx,
         params: &[],
@@ -560,7 +565,7 @@ pub(super) fn column_spec(
             ast::ColumnOption::Check(c) => keys.check = Some(c.clone()),
             ast::ColumnOption::Default(e) => {
                 spec.extras.default_now = None;
-                if let Some(v) = default_value(cx, e)? {
+                if let Some(v) = default_value(cx, e, &ty)? {
                     let v = if ty.member_count() > 0 {
                         // An ENUM's or SET's default names its members exactly (1067).
                         let set = matches!(ty, SqlType::Set(_));
