@@ -64,16 +64,11 @@ pub(crate) fn bit_bytes(digits: &str) -> Result<Vec<u8>, SqlError> {
 }
 
 /// The positions of the arguments whose value a call returns, for the calls that are hybrids
-/// when those are; None for any other call.
+/// when those are (NULLIF aside: [`kind`]); None for any other call.
 fn results_of(f: Func, args: usize) -> Option<std::ops::Range<usize>> {
-    if f == HEX_HYBRID {
-        return Some(0..0);
-    }
     match f.def().name {
         "IF" => Some(1..args),
         "IFNULL" | "COALESCE" | "GREATEST" | "LEAST" => Some(0..args),
-        // Its value is its first argument's; it compares the two.
-        "NULLIF" => Some(0..1),
         _ => None,
     }
 }
@@ -85,29 +80,61 @@ fn is_number_literal(e: &Expr) -> bool {
     )
 }
 
-fn hybrid_or_null(e: &Expr) -> bool {
-    matches!(e, Expr::Lit(Value::Null)) || is_hybrid(e)
+/// What an expression is to the hybrid rules.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Hybrid,
+    /// The NULL literal: leaves a call or CASE of hybrids a hybrid.
+    Null,
+    Other,
+}
+
+/// The [`Kind`] of `e`, in one walk of its results (each node once: nested calls of hybrids
+/// are as deep as the parser allows).
+fn kind(e: &Expr) -> Kind {
+    match e {
+        Expr::Lit(Value::Null) => Kind::Null,
+        Expr::Func(f, _) if *f == HEX_HYBRID => Kind::Hybrid,
+        // Its value is its first argument's, and it compares the two: that comparison would
+        // change if only the first became a number.
+        Expr::Func(f, args) if f.def().name == "NULLIF" => {
+            let second = kind(&args[1]) != Kind::Other || is_number_literal(&args[1]);
+            if second && kind(&args[0]) == Kind::Hybrid {
+                Kind::Hybrid
+            } else {
+                Kind::Other
+            }
+        }
+        Expr::Func(f, args) => match results_of(*f, args.len()) {
+            Some(r) => results_kind(&args[r]),
+            None => Kind::Other,
+        },
+        Expr::Collated(_, inner) if kind(inner) == Kind::Hybrid => Kind::Hybrid,
+        Expr::Case(_, whens, el) => results_kind(whens.iter().map(|(_, r)| r).chain(el.as_deref())),
+        _ => Kind::Other,
+    }
+}
+
+/// A hybrid when every result is a hybrid or NULL and one is a hybrid.
+fn results_kind<'e>(results: impl IntoIterator<Item = &'e Expr>) -> Kind {
+    let mut hybrid = false;
+    for r in results {
+        match kind(r) {
+            Kind::Other => return Kind::Other,
+            Kind::Hybrid => hybrid = true,
+            Kind::Null => {}
+        }
+    }
+    if hybrid {
+        Kind::Hybrid
+    } else {
+        Kind::Other
+    }
 }
 
 /// True when `e` is a hybrid literal, or a call or CASE whose every result is one.
 pub(crate) fn is_hybrid(e: &Expr) -> bool {
-    match e {
-        Expr::Func(f, args) => match results_of(*f, args.len()) {
-            Some(r) if r.is_empty() => true,
-            // NULLIF's comparison would change if only its first argument became a number.
-            _ if f.def().name == "NULLIF" => {
-                is_hybrid(&args[0]) && (hybrid_or_null(&args[1]) || is_number_literal(&args[1]))
-            }
-            Some(r) => args[r.clone()].iter().all(hybrid_or_null) && args[r].iter().any(is_hybrid),
-            None => false,
-        },
-        Expr::Collated(_, inner) => is_hybrid(inner),
-        Expr::Case(_, whens, el) => {
-            let mut results = whens.iter().map(|(_, r)| r).chain(el.as_deref());
-            results.clone().all(hybrid_or_null) && results.any(is_hybrid)
-        }
-        _ => false,
-    }
+    kind(e) == Kind::Hybrid
 }
 
 /// `e` read as a number where it is a hybrid; any other `e` as it is.
