@@ -45,9 +45,9 @@
 //!
 //! ## Protocol and invariants
 //!
-//! [`write_checkpoint`]: write `<name>.tmp` (synced every [`SYNC_STEP`](onelog_log::fs::SYNC_STEP) bytes on the way, so
-//! its writeback never queues ahead of the log's fsyncs all at once), `sync_data`, rename to
-//! `<name>`, `sync_dir`
+//! [`write_checkpoint`]: write `<name>.tmp` (synced every
+//! [`SYNC_STEP`](onelog_log::fs::SYNC_STEP) bytes on the way, so its writeback never queues
+//! ahead of the log's fsyncs all at once), `sync_data`, rename to `<name>`, `sync_dir`
 //! (crash point `checkpoint.after_write`); write `control.tmp`, `sync_data` (crash point
 //! `checkpoint.before_control_switch`); rename it over `control`, `sync_dir` (crash point
 //! `checkpoint.after_control_switch`); then remove every other checkpoint file. Calls are
@@ -278,9 +278,9 @@ fn write_synced(fs: &dyn FileSystem, path: &Path, parts: &[&[u8]]) -> Result<(),
 }
 
 /// Writes the checkpoint file `path` (header, the body as `body` produces it, CRC) and syncs
-/// it, every [`SYNC_STEP`](onelog_log::fs::SYNC_STEP) bytes of body on the way. The header's body length is written as 0
-/// first and overwritten once the body is written; the CRC of the header and body is combined
-/// from their separate CRCs.
+/// it, every [`SYNC_STEP`](onelog_log::fs::SYNC_STEP) bytes of body on the way. The header's
+/// body length is written as 0 first and overwritten once the body is written; the CRC of the
+/// header and body is combined from their separate CRCs.
 fn write_checkpoint_file(
     fs: &dyn FileSystem,
     path: &Path,

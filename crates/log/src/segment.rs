@@ -239,10 +239,10 @@ pub fn format_description(server_version: &str, server_id: u32) -> Vec<u8> {
 /// Creates (or truncates) `path` and fills it with `size` zero bytes, then `fdatasync`s it.
 /// ENOSPC is `StorageFull`.
 ///
-/// The zeros are synced every [`SYNC_STEP`](crate::fs::SYNC_STEP) bytes on the way (`StepSync`). `cancelled` is asked
-/// before every chunk and before the last sync (the preparer's caller may
-/// wait in it, `prealloc.rs`); when it says yes (the log is shutting down) the
-/// half-filled file is left for the next open to delete and `LogError::Closed` is returned, so
+/// The zeros are synced every [`SYNC_STEP`](crate::fs::SYNC_STEP) bytes on the way
+/// (`StepSync`). `cancelled` is asked before every chunk and before the last sync (the
+/// preparer's caller may wait in it, `prealloc.rs`); when it says yes (the log is shutting
+/// down) the half-filled file is left for the next open to delete and `LogError::Closed` is returned, so
 /// shutting down never waits for a gigabyte of zeros.
 pub fn create_zeroed(
     fs: &dyn FileSystem,

@@ -1020,28 +1020,24 @@ impl<'a> Compiler<'a> {
             let r = self.compile(&w.result)?;
             whens.push((c, r));
         }
+        // The WHEN values read as numbers: a searched CASE's conditions (truth values), or
+        // hybrids compared with a numeric operand (`CASE int_col WHEN 0x41 ...`).
+        let numeric_whens = match &op {
+            None => true,
+            Some(o) => whens.iter().any(|(c, _)| hybrid::is_hybrid(c)) && self.reads_as_number(o),
+        };
+        if numeric_whens {
+            whens = whens
+                .into_iter()
+                .map(|(c, r)| (hybrid::as_number(c), r))
+                .collect();
+        }
+        // `CASE 0x41 WHEN 65 ...`: a hybrid operand compared with numbers reads as its number.
         let op = match op {
-            // `CASE 0x41 WHEN 65 ...`, `CASE int_col WHEN 0x41 ...`: a hybrid compared with
-            // numbers reads as its number.
-            Some(o)
-                if whens.iter().any(|(c, _)| hybrid::is_hybrid(c)) && self.reads_as_number(&o) =>
-            {
-                for (c, _) in &mut whens {
-                    *c = hybrid::as_number(std::mem::replace(c, Expr::Lit(Value::Null)));
-                }
-                Some(o)
-            }
             Some(o)
                 if hybrid::is_hybrid(&o) && whens.iter().all(|(c, _)| self.reads_as_number(c)) =>
             {
                 Some(Box::new(numeric_view(*o)))
-            }
-            // A searched CASE's conditions are truth values.
-            None => {
-                for (c, _) in &mut whens {
-                    *c = hybrid::as_number(std::mem::replace(c, Expr::Lit(Value::Null)));
-                }
-                None
             }
             other => other,
         };
