@@ -15,6 +15,11 @@
 //! application, or a replica, retries as after any lock wait timeout). A KILL ends the wait
 //! with 1317. The transaction is not logged, so nothing acknowledged is lost.
 //!
+//! While a CREATE INDEX builds its entries beside commits (`online_index.rs`) it holds the
+//! checkpoint writers' lock, so no checkpoint can make room until it is done: a commit waits
+//! for it as it waited at the commit gate before index builds left the gate open, without
+//! timing out, and gets its whole timeout after it ([`DeltaBudget::hold_for_build`]).
+//!
 //! What the measure does not see: DDL and CREATE ... SELECT do not wait, and DDL that moves a
 //! table's rows into the delta (ADD / DROP COLUMN and a copying ALTER write a new table)
 //! grows it by more than the log it writes. An index added over rows in the base writes its
@@ -80,6 +85,17 @@ pub(crate) struct DeltaBudget {
     waits: AtomicU64,
     wait_us: AtomicU64,
     hooks: OnceLock<CheckpointHooks>,
+    /// Index builds holding the checkpoint writers' lock ([`Self::hold_for_build`]).
+    builds: AtomicU64,
+}
+
+/// An index build that keeps checkpoints out ([`DeltaBudget::hold_for_build`]), until dropped.
+pub(crate) struct BuildHold<'a>(&'a DeltaBudget);
+
+impl Drop for BuildHold<'_> {
+    fn drop(&mut self) {
+        self.0.builds.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// What the surroundings of a wait provide: the log's end, a way to ask for a checkpoint,
@@ -123,7 +139,15 @@ impl DeltaBudget {
             waits: AtomicU64::new(0),
             wait_us: AtomicU64::new(0),
             hooks: OnceLock::new(),
+            builds: AtomicU64::new(0),
         }
+    }
+
+    /// Says that an index build holds the checkpoint writers' lock until the hold is dropped:
+    /// meanwhile a commit waiting for room does not time out (module docs).
+    pub(crate) fn hold_for_build(&self) -> BuildHold<'_> {
+        self.builds.fetch_add(1, Ordering::AcqRel);
+        BuildHold(self)
     }
 
     /// Installs how a wait asks for a checkpoint and reads the checkpoints' last error (once;
@@ -216,6 +240,8 @@ impl DeltaBudget {
         let mut wake = self.wake.lock().unwrap_or_else(|p| p.into_inner());
         // Checked under the lock before every sleep: a checkpoint that completed since the
         // last look was seen, or notifies after this sleep began.
+        // The timeout counts from the end of the last index build seen holding checkpoints.
+        let mut counted_from = start;
         let result = loop {
             if !over() {
                 break Ok(());
@@ -224,7 +250,10 @@ impl DeltaBudget {
             if (cx.interrupted)() {
                 break Err(EngineError::Interrupted);
             }
-            let waited = start.elapsed();
+            if self.builds.load(Ordering::Acquire) > 0 {
+                counted_from = Instant::now();
+            }
+            let waited = counted_from.elapsed();
             if waited >= cx.timeout {
                 break Err(self.timed_out(cx));
             }
@@ -313,6 +342,22 @@ mod tests {
         b.calibrate(30 << 20, LEAST_CALIBRATION_BYTES - 1);
         b.calibrate(0, 8 << 20);
         assert_eq!(b.hard_bytes(), most);
+    }
+
+    #[test]
+    fn a_wait_does_not_time_out_while_an_index_build_keeps_checkpoints_out() {
+        let b = Arc::new(DeltaBudget::new(1000, 1 << 20, PathBuf::from("/d/base"), 0));
+        let hold = b.hold_for_build();
+        let b2 = b.clone();
+        let waiter = std::thread::spawn(move || {
+            b2.wait_for_room(&cx(&|| 5000, &|| {}, Duration::from_millis(50)))
+        });
+        std::thread::sleep(Duration::from_millis(400));
+        assert!(!waiter.is_finished());
+        // Once the build is done, the wait gets its timeout again, and no checkpoint came.
+        drop(hold);
+        let err = waiter.join().unwrap().unwrap_err();
+        assert!(matches!(err, EngineError::Store(_)), "{err:?}");
     }
 
     #[test]

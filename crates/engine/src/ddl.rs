@@ -19,7 +19,9 @@
 //! With the paged store, CREATE INDEX (and a foreign key's generated key added by ALTER TABLE)
 //! over a table whose rows lie in the base writes the new entries into the base in sorted
 //! chunks before logging (`index_build.rs`), holding the checkpoint writers' lock (taken
-//! before the exclusive gate, as checkpoints take them).
+//! before the exclusive gate, as checkpoints take them). CREATE INDEX builds its entries
+//! before it takes the gate, while commits go on, and holds the gate only to bring them up to
+//! the rows committed meanwhile (`online_index.rs`); every other DDL does its work under it.
 //!
 //! Invariants: a DDL is logged only after its change applied to a scratch copy of the latest
 //! root under the exclusive gate (so the sink's apply of it cannot fail), and a unique index
@@ -39,6 +41,7 @@ use crate::commit::attach_validated;
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::events::encode_ddl_with_mode;
+use crate::online_index::{self, Prebuilt};
 use crate::scheduler::CheckpointSerial;
 use crate::store::{duplicate_key, index_has_null, index_key, Root, Row};
 use crate::table_rebuild::{abandoned, build_below};
@@ -76,13 +79,56 @@ impl Engine {
         write_below: bool,
         build: impl FnOnce(&Root) -> Result<Option<CatalogChange>, EngineError>,
     ) -> Result<Option<CatalogChange>, EngineError> {
-        let core = self.core();
-        core.check_open()?;
+        self.core().check_open()?;
         let writer = if write_below {
             self.base_writer()
         } else {
             None
         };
+        self.run_ddl_gated(db, sql, writer, None, build)
+    }
+
+    /// [`Self::run_ddl_with`] with `write_below` for CREATE INDEX, whose entries are built
+    /// before the commit gate is taken, from the rows of the root then current, and brought up
+    /// to the latest rows under it (`online_index.rs`): commits go on during the build.
+    fn run_ddl_online(
+        &self,
+        db: &str,
+        sql: &str,
+        built: impl FnOnce(),
+        build: impl Fn(&Root) -> Result<Option<CatalogChange>, EngineError>,
+    ) -> Result<Option<CatalogChange>, EngineError> {
+        let core = self.core();
+        core.check_open()?;
+        let writer = self.base_writer();
+        // Commits waiting for a checkpoint wait for the build instead of timing out.
+        let _hold = writer
+            .as_ref()
+            .and(core.budget())
+            .map(|b| b.hold_for_build());
+        let from = core.store().current();
+        let Some(change) = build(&from)? else {
+            return Ok(None);
+        };
+        let base = writer.as_ref().map(|(base, _)| &**base);
+        let chunk = self.options().index_build_chunk_bytes;
+        let prebuilt = online_index::prebuild(from, change, base, chunk)?;
+        built();
+        self.run_ddl_gated(db, sql, writer, prebuilt, build)
+    }
+
+    /// The rest of [`Self::run_ddl_with`], from taking the exclusive gate: `writer` is the
+    /// base and the checkpoint writers' lock when the DDL may write there, `prebuilt` a CREATE
+    /// INDEX's entries built before the gate.
+    fn run_ddl_gated(
+        &self,
+        db: &str,
+        sql: &str,
+        writer: Option<(Arc<Base>, CheckpointSerial<'_>)>,
+        prebuilt: Option<Prebuilt>,
+        build: impl FnOnce(&Root) -> Result<Option<CatalogChange>, EngineError>,
+    ) -> Result<Option<CatalogChange>, EngineError> {
+        let core = self.core();
         let below = writer.as_ref().map(|(base, serial)| (&**base, serial));
         let gate = core.exclusive();
         let root = core.store().current();
@@ -92,7 +138,15 @@ impl Engine {
         // Full validation (and, for a unique index, the duplicate check) before logging.
         let mut scratch = (*root).clone();
         let chunk = self.options().index_build_chunk_bytes;
-        let validated = validate(&mut scratch, &root, &change, below, chunk);
+        let validated = match prebuilt {
+            Some(p) => p
+                .finish(&mut scratch, &root, &change, (below.map(|(b, _)| b), chunk))
+                .and_then(|done| match done {
+                    true => Ok(()),
+                    false => validate(&mut scratch, &root, &change, below, chunk),
+                }),
+            None => validate(&mut scratch, &root, &change, below, chunk),
+        };
         let handed_out = scratch.next_storage;
         let origin = core.origin();
         let logged = validated.and_then(|()| {
@@ -548,7 +602,9 @@ impl Engine {
         Ok(())
     }
 
-    /// `CREATE [UNIQUE] INDEX` (a unique index over duplicate values fails with 1062).
+    /// `CREATE [UNIQUE] INDEX` (a unique index over duplicate values fails with 1062). The
+    /// entries are built while commits go on, and the commit gate is held only to bring them
+    /// up to the rows committed meanwhile (`online_index.rs`).
     pub fn create_index(
         &self,
         db: &str,
@@ -556,7 +612,21 @@ impl Engine {
         index: IndexSpec,
         sql: &str,
     ) -> Result<(), EngineError> {
-        self.run_ddl_with(db, sql, true, |root| {
+        self.create_index_with(db, table, index, sql, || {})
+    }
+
+    /// [`Self::create_index`], calling `built` once the entries are built from the rows and
+    /// before the commit gate is taken: what is committed there (by this thread or another)
+    /// is in the index when it is created. The seam tests commit through.
+    pub fn create_index_with(
+        &self,
+        db: &str,
+        table: &str,
+        index: IndexSpec,
+        sql: &str,
+        built: impl FnOnce(),
+    ) -> Result<(), EngineError> {
+        self.run_ddl_online(db, sql, built, |root| {
             let t = Self::find_table(root, db, table)?;
             let mut def = (*t).clone();
             let ix = def.add_index(&index)?;

@@ -7,10 +7,12 @@
 //! from the rows in memory, after `Root::make_whole` moved a table with rows below into its
 //! delta.
 //!
-//! Owns [`build`], called (through `table_rebuild::build_below`) by `ddl.rs` for CREATE INDEX
-//! and for the generated key of a foreign key that ALTER TABLE adds, under the checkpoint
-//! writers' lock and the exclusive commit gate, before the DDL is logged, and by recovery's
-//! replay of such a DDL.
+//! Owns [`build`], called (through `table_rebuild::build_below`) by `ddl.rs` for the generated
+//! key of a foreign key that ALTER TABLE adds (and for a CREATE INDEX that could not be built
+//! before the gate), under the checkpoint writers' lock and the exclusive commit gate, before
+//! the DDL is logged, and by recovery's replay of such a DDL; and its two halves, [`write`]
+//! and [`adopt`], which `online_index.rs` calls for CREATE INDEX: the write under the
+//! writers' lock alone while commits go on, the adoption under the gate too.
 //!
 //! Invariants:
 //! - The base changes only by checkpoints and by this build, never both at once: the caller
@@ -20,7 +22,8 @@
 //! - The entries are built from every row of the table as the root reads it (delta over base):
 //!   after the build the base holds exactly one entry per row under the new index id, and the
 //!   delta holds none (an empty map with tombstones enabled), so later row changes keep the
-//!   index by tombstoning base entries, as for an index that a checkpoint wrote.
+//!   index by tombstoning base entries, as for an index that a checkpoint wrote (the rows
+//!   committed between an online build's root and its adoption are such changes).
 //! - Entries left under the index id by a build that failed or crashed before its DDL was
 //!   logged, or by a dropped index whose purge had not finished, are deleted before the new
 //!   ones are written (a later ingestion wins over an earlier one); a build that fails (a
@@ -65,50 +68,84 @@ pub(crate) fn build(
     change: &CatalogChange,
     chunk_bytes: usize,
 ) -> Result<bool, EngineError> {
-    let (table, index) = match change {
-        CatalogChange::CreateIndex { table, index } => (table, index),
-        CatalogChange::AlterConstraints {
-            table,
-            index: Some(index),
-        } => (&table.id, index),
-        _ => return Ok(false),
+    match write(root, base, change, chunk_bytes)? {
+        Some(written) => {
+            adopt(root, &written, change)?;
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// What [`write`] wrote: the base after it, and the table's storage id.
+pub(crate) struct Written {
+    pub(crate) after: BaseSnapshot,
+    pub(crate) storage: u64,
+}
+
+/// The first half of [`build`]: writes the entries of the index `change` adds, read from
+/// `root`'s rows, into `base` (and checks a unique index over them); `root` is not changed.
+/// None, having written nothing, when the build does not apply.
+pub(crate) fn write(
+    root: &Root,
+    base: &Base,
+    change: &CatalogChange,
+    chunk_bytes: usize,
+) -> Result<Option<Written>, EngineError> {
+    let Some((table, index)) = added_index(change) else {
+        return Ok(None);
     };
-    let Some(lower) = root.lower.clone() else {
-        return Ok(false);
+    let Some(lower) = root.lower.as_ref() else {
+        return Ok(None);
     };
-    let (Some(snapshot), None) = (lower.base.clone(), lower.frozen.as_ref()) else {
-        return Ok(false);
+    let (Some(snapshot), None) = (lower.base.as_ref(), lower.frozen.as_ref()) else {
+        return Ok(None);
     };
     let Some(storage) = root
         .tables
-        .get(table)
+        .get(&table)
         .filter(|t| t.lower)
         .map(|t| t.storage)
     else {
-        return Ok(false);
+        return Ok(None);
     };
     // Validates the change (and gives the definition the entries are keyed by).
     let catalog = root.catalog.apply(change)?;
-    let Some(def) = catalog.table(*table) else {
-        return Ok(false);
+    let Some(def) = catalog.table(table) else {
+        return Ok(None);
     };
     let chunk_bytes = chunk_bytes.max(1);
 
     // Entries an earlier build or a dropped index left under this id.
-    delete_entries(base, &snapshot, storage, index.id, chunk_bytes)?;
-    let written = write_entries(root, base, *table, def, index, storage, chunk_bytes);
+    delete_entries(base, snapshot, storage, index.id, chunk_bytes)?;
+    let written = write_entries(root, base, table, def, index, storage, chunk_bytes);
     if let Err(e) = written {
         let _ = delete_entries(base, &base.snapshot(), storage, index.id, chunk_bytes);
         return Err(e);
     }
     let after = base.snapshot();
     if index.unique {
-        if let Err(e) = check_unique(root, &after, *table, index, storage) {
+        if let Err(e) = check_unique(root, &after, table, index, storage) {
             let _ = delete_entries(base, &after, storage, index.id, chunk_bytes);
             return Err(e);
         }
     }
-    root.lower = Some(Arc::new(lower.with_snapshot(after)));
+    Ok(Some(Written { after, storage }))
+}
+
+/// The second half of [`build`]: `root` (the one the entries were read from, or a later one
+/// over the same lower layers) takes the base after the write and the change, its delta
+/// getting the index empty.
+pub(crate) fn adopt(
+    root: &mut Root,
+    written: &Written,
+    change: &CatalogChange,
+) -> Result<(), EngineError> {
+    let (Some((_, index)), Some(lower)) = (added_index(change), root.lower.clone()) else {
+        return Ok(());
+    };
+    root.lower = Some(Arc::new(lower.with_snapshot(written.after.clone())));
+    let storage = written.storage;
     root.retired.retain(|r| {
         *r != Retired::Index {
             storage,
@@ -116,7 +153,36 @@ pub(crate) fn build(
         }
     });
     root.apply_built_below(change)?;
-    Ok(true)
+    Ok(())
+}
+
+/// Deletes, best effort, the entries [`write`] wrote for `change` (a build not adopted: its
+/// table changed under it, or a value brought since was a duplicate); what this cannot delete,
+/// the next build of the index id deletes first.
+pub(crate) fn abandon(base: &Base, written: &Written, change: &CatalogChange, chunk_bytes: usize) {
+    if let Some((_, index)) = added_index(change) {
+        let snapshot = base.snapshot();
+        let _ = delete_entries(
+            base,
+            &snapshot,
+            written.storage,
+            index.id,
+            chunk_bytes.max(1),
+        );
+    }
+}
+
+/// The table and index `change` adds an index with: CREATE INDEX, or the generated key of a
+/// foreign key added by ALTER TABLE.
+fn added_index(change: &CatalogChange) -> Option<(TableId, &IndexDef)> {
+    match change {
+        CatalogChange::CreateIndex { table, index } => Some((*table, index)),
+        CatalogChange::AlterConstraints {
+            table,
+            index: Some(index),
+        } => Some((table.id, index)),
+        _ => None,
+    }
 }
 
 /// Writes one entry per row of `table` (read through `root`'s layers) into `base`, in sorted

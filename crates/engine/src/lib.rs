@@ -53,6 +53,7 @@ mod index_build;
 pub mod key;
 pub mod layered;
 pub mod lock;
+mod online_index;
 pub mod origin;
 mod prebuild;
 mod replica;

@@ -192,6 +192,58 @@ fn remove_key<V: Clone>(map: &mut OrdMap<KeyBytes, Option<V>>, key: &[u8], tombs
     }
 }
 
+/// Keeps one index's delta entries in step with the row under `pk` going from `old` to `new`
+/// (either absent: an insert or a delete) in a table of `def`: the old entry goes (a
+/// tombstone when `lower` layers may hold it) and the new one comes, or, when both are the
+/// same entry, it points at the new row.
+fn move_entry(
+    entries: &mut IndexEntries,
+    (def, ix, lower): (&TableDef, &IndexDef, bool),
+    pk: &[u8],
+    old: Option<&Row>,
+    new: Option<&Arc<Row>>,
+) {
+    let entry = |row: &Row| {
+        let mut k = Vec::with_capacity(32);
+        index_key(def, ix, row, &mut k);
+        let klen = k.len() as u32;
+        k.extend_from_slice(pk);
+        (k, klen)
+    };
+    let new = new.map(|row| (entry(row), row));
+    if let Some(old) = old {
+        let (ob, _) = entry(old);
+        match &new {
+            Some(((nb, _), row)) if *nb == ob => {
+                // Same entry: it must point at the new row.
+                if let Some(Some(e)) = entries.get_mut(nb.as_slice()) {
+                    e.row = Arc::clone(row);
+                    return;
+                }
+            }
+            _ => remove_key(entries, &ob, lower),
+        }
+    }
+    if let Some(((nb, klen), row)) = new {
+        let row = Arc::clone(row);
+        entries.insert(KeyBytes::from(nb), Some(IndexEntry { klen, row }));
+    }
+}
+
+/// One index's delta entries: `index key ++ pk` -> the entry, or a tombstone.
+pub(crate) type IndexEntries = OrdMap<KeyBytes, Option<IndexEntry>>;
+
+/// Where the data of a DDL change comes from (`Root::apply_change`).
+enum Built {
+    /// Built from the rows as the change applies.
+    Here,
+    /// Written into the base already: a new index's entries (`index_build.rs`) or a rewritten
+    /// table's rows (`table_rebuild.rs`).
+    Below,
+    /// A new index's entries, given (`online_index.rs`).
+    Entries(IndexEntries),
+}
+
 /// Which index a scan walks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IndexRef {
@@ -541,34 +593,9 @@ impl Root {
             return Ok(());
         }
         let lower = t.lower;
-        let mut buf = Vec::with_capacity(32);
         for ix in &def.indexes {
             let entries = t.indexes.entry(ix.id).or_default();
-            buf.clear();
-            index_key(def, ix, &row, &mut buf);
-            let klen = buf.len() as u32;
-            buf.extend_from_slice(&pk);
-            if let Some(old) = &old {
-                let mut ob = Vec::with_capacity(buf.len());
-                index_key(def, ix, old, &mut ob);
-                ob.extend_from_slice(&pk);
-                if ob == buf {
-                    // Same entry: it must point at the new row.
-                    if let Some(Some(e)) = entries.get_mut(buf.as_slice()) {
-                        e.row = row.clone();
-                        continue;
-                    }
-                } else {
-                    remove_key(entries, &ob, lower);
-                }
-            }
-            entries.insert(
-                KeyBytes::from(buf.as_slice()),
-                Some(IndexEntry {
-                    klen,
-                    row: row.clone(),
-                }),
-            );
+            move_entry(entries, (def, ix, lower), &pk, old.as_deref(), Some(&row));
         }
         debug_assert!(
             t.indexes_in_step(def),
@@ -601,13 +628,9 @@ impl Root {
             return Ok(None);
         };
         t.net_rows -= 1;
-        let mut buf = Vec::with_capacity(32);
         for ix in &def.indexes {
             if let Some(entries) = t.indexes.get_mut(&ix.id) {
-                buf.clear();
-                index_key(def, ix, &old, &mut buf);
-                buf.extend_from_slice(pk);
-                remove_key(entries, &buf, lower);
+                move_entry(entries, (def, ix, lower), pk, Some(&*old), None);
             }
         }
         debug_assert!(
@@ -734,21 +757,7 @@ impl Root {
         let def = catalog.table(table).cloned();
         if let (Some(def), Some(t)) = (def, self.tables.get_mut(&table)) {
             debug_assert!(!t.lower, "make_whole left lower layers under a table");
-            let mut entries = OrdMap::new();
-            for (pk, row) in t.rows.iter() {
-                let Some(row) = row else { continue };
-                let mut k = Vec::with_capacity(32);
-                index_key(&def, index, row, &mut k);
-                let klen = k.len() as u32;
-                k.extend_from_slice(pk);
-                entries.insert(
-                    KeyBytes::from(k),
-                    Some(IndexEntry {
-                        klen,
-                        row: row.clone(),
-                    }),
-                );
-            }
+            let entries = t.entries_of(&def, index);
             debug_assert_eq!(entries.len(), t.rows.len());
             t.indexes.insert(index.id, entries);
             t.generation = generation;
@@ -758,7 +767,7 @@ impl Root {
 
     /// Applies a DDL change: new catalog, and the table data it implies.
     pub fn apply_catalog_change(&mut self, change: &CatalogChange) -> Result<(), EngineError> {
-        self.apply_change(change, false)
+        self.apply_change(change, Built::Here)
     }
 
     /// [`Self::apply_catalog_change`] of a change whose data is already in the base: an index
@@ -768,7 +777,35 @@ impl Root {
     /// rows are rewritten (ADD / DROP COLUMN, a copying ALTER TABLE) that `table_rebuild.rs`
     /// wrote whole under [`Self::next_storage`], so the table gets an empty delta over them.
     pub(crate) fn apply_built_below(&mut self, change: &CatalogChange) -> Result<(), EngineError> {
-        self.apply_change(change, true)
+        self.apply_change(change, Built::Below)
+    }
+
+    /// [`Self::apply_catalog_change`] of a CREATE INDEX over a table with nothing below its
+    /// delta whose entries `online_index.rs` built (from an earlier root's rows, brought up to
+    /// this one's).
+    pub(crate) fn apply_with_entries(
+        &mut self,
+        change: &CatalogChange,
+        entries: IndexEntries,
+    ) -> Result<(), EngineError> {
+        self.apply_change(change, Built::Entries(entries))
+    }
+
+    /// Keeps `index`'s delta entries of `def`'s table in step with the row under `pk` going
+    /// from `old` to `new` (either absent), as a put or delete does for every index: for an
+    /// index whose entries were built from an earlier version of the rows (`online_index.rs`).
+    pub(crate) fn move_index_entry(
+        &mut self,
+        (def, index): (&TableDef, &IndexDef),
+        pk: &[u8],
+        old: Option<&Row>,
+        new: Option<&Arc<Row>>,
+    ) {
+        if let Some(t) = self.tables.get_mut(&def.id) {
+            let lower = t.lower;
+            let entries = t.indexes.entry(index.id).or_default();
+            move_entry(entries, (def, index, lower), pk, old, new);
+        }
     }
 
     /// Drops the delta's entries of each index of `def`'s table that `def` no longer has (a
@@ -787,32 +824,30 @@ impl Root {
         }
     }
 
-    /// A new index's entries: built from the rows, or (`built_below`) already written into the
-    /// base by `index_build.rs`, so the delta gets the index empty.
+    /// A new index's entries: built from the rows, already written into the base by
+    /// `index_build.rs` (so the delta gets the index empty), or given.
     fn add_index_data(
         &mut self,
         catalog: &Catalog,
         table: TableId,
         index: &IndexDef,
         generation: u64,
-        built_below: bool,
+        built: Built,
     ) -> Result<(), BaseError> {
-        match self.tables.get_mut(&table) {
-            Some(t) if built_below => {
-                debug_assert!(t.lower, "an index built below a table with nothing below");
-                t.indexes.insert(index.id, OrdMap::new());
-                t.generation = generation;
-                Ok(())
-            }
-            _ => self.build_index(catalog, table, index, generation),
+        let given = match built {
+            Built::Here => return self.build_index(catalog, table, index, generation),
+            Built::Below => OrdMap::new(),
+            Built::Entries(entries) => entries,
+        };
+        if let Some(t) = self.tables.get_mut(&table) {
+            t.indexes.insert(index.id, given);
+            t.generation = generation;
         }
+        Ok(())
     }
 
-    fn apply_change(
-        &mut self,
-        change: &CatalogChange,
-        built_below: bool,
-    ) -> Result<(), EngineError> {
+    fn apply_change(&mut self, change: &CatalogChange, built: Built) -> Result<(), EngineError> {
+        let built_below = matches!(built, Built::Below);
         let catalog = self.catalog.apply(change)?;
         self.ddl_seq += 1;
         let generation = self.ddl_seq;
@@ -886,7 +921,7 @@ impl Root {
                 // Same rows (and the new index built from them); a transaction that wrote
                 // them unchecked by the new constraints fails its commit (1412).
                 if let Some(index) = index {
-                    self.add_index_data(&catalog, table.id, index, generation, built_below)?;
+                    self.add_index_data(&catalog, table.id, index, generation, built)?;
                     // A generated key the new one serves went with it.
                     self.keep_defined_indexes(table);
                 }
@@ -895,7 +930,7 @@ impl Root {
                 }
             }
             CatalogChange::CreateIndex { table, index } => {
-                self.add_index_data(&catalog, *table, index, generation, built_below)?;
+                self.add_index_data(&catalog, *table, index, generation, built)?;
                 // The generated keys the new index made redundant went with it.
                 if let Some(def) = catalog.table(*table) {
                     self.keep_defined_indexes(def);

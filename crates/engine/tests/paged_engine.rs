@@ -3,7 +3,8 @@
 //! log after it, rows changed, deleted and rewritten by DDL across checkpoints read back the
 //! same, a power cut at random points loses no acknowledged commit, CREATE INDEX over rows in
 //! the base writes its entries there in sorted chunks (`index_build.rs`: crashes, refusals and
-//! leftovers included), and a data directory is never opened with the other store. The engine's log runs on the simulated file system; the
+//! leftovers included) while commits go on (`online_index.rs`, with the in-memory store too),
+//! and a data directory is never opened with the other store. The engine's log runs on the simulated file system; the
 //! base always uses real files, here a scratch directory under the system's temporary one.
 
 mod common;
@@ -1962,4 +1963,196 @@ fn a_copying_alter_in_the_base_sets_auto_increment_as_the_in_memory_copy_does() 
     assert_eq!(expect.len(), 300);
     e.checkpoint().unwrap();
     shut_down_and_reopen(e, &fs, &base, t, 300 * 2, &expect);
+}
+
+/// Each store's engine with `d.t` of 600 rows (`k` = id % 7), for the online CREATE INDEX
+/// tests: the paged one's rows checkpointed into the base, then 12 updates and 6 deletes in
+/// its delta; the in-memory one's all in memory.
+fn online_index_engine(fs: &Arc<SimFs>, base: &Scratch, paged: bool) -> (Arc<Engine>, TableId) {
+    let (e, _) = open_sim(fs, online_index_options(base, paged)).unwrap();
+    let t = setup(&e);
+    for id in 0..600 {
+        put_raw(&e, t, id, Some(id % 7), &format!("p{id}")).unwrap();
+    }
+    if paged {
+        e.checkpoint().unwrap();
+        for id in (0..600).step_by(50) {
+            put_raw(&e, t, id, Some(100 + id), &format!("q{id}")).unwrap();
+        }
+        for id in (25..600).step_by(100) {
+            delete(&e, t, id);
+        }
+    }
+    (e, t)
+}
+
+/// [`small_chunks`], or the same log settings with the in-memory store.
+fn online_index_options(base: &Scratch, paged: bool) -> EngineOptions {
+    let mut o = small_chunks(base);
+    if !paged {
+        o.table_store = TableStore::Memory;
+    }
+    o
+}
+
+/// The commits [`online_index_engine`]'s tests make while an index is built: a row's
+/// payload changed, a row's `k` changed (its payload entry stays and must point at the new
+/// row), rows deleted (one of them changed in the delta before), rows inserted (one deleted
+/// again), a row deleted and inserted again with another payload.
+fn commit_during_build(e: &Arc<Engine>, t: TableId) {
+    put_raw(e, t, 3, Some(3), "changed 3").unwrap();
+    put_raw(e, t, 4, Some(-4), "p4").unwrap();
+    delete(e, t, 11);
+    delete(e, t, 50);
+    for id in 1000..1005 {
+        put_raw(e, t, id, Some(id % 7), &format!("new {id}")).unwrap();
+    }
+    delete(e, t, 1002);
+    delete(e, t, 12);
+    put_raw(e, t, 12, None, "again 12").unwrap();
+}
+
+#[test]
+fn create_index_builds_while_commits_go_on_and_brings_them_into_the_index() {
+    for paged in [false, true] {
+        let base = Scratch::new("paged");
+        let fs = SimFs::new();
+        let (e, t) = online_index_engine(&fs, &base, paged);
+        let mut during = 0;
+        let spec = IndexSpec::new("by_payload", &["payload"], false);
+        let sql = "CREATE INDEX by_payload ON t (payload)";
+        e.create_index_with("d", "t", spec, sql, || {
+            commit_during_build(&e, t);
+            during = 1;
+        })
+        .unwrap();
+        assert_eq!(during, 1);
+        // Every row has its entry in both indexes, keyed by its values (the new index's
+        // entries of the rows committed during the build included), and nothing more.
+        let expect = contents(&e, t);
+        let rows = if paged { 600 - 6 } else { 600 };
+        // Two deleted, five inserted and one of them deleted again.
+        assert_eq!(expect.len(), rows + 2, "paged: {paged}");
+        let def = e.catalog().table(t).unwrap().clone();
+        let ix = def.index("by_payload").unwrap();
+        let root = e.snapshot().root().clone();
+        let payloads: Vec<Vec<u8>> = root
+            .scan_index(t, ix.id, &(Bound::Unbounded, Bound::Unbounded))
+            .map(|r| r.unwrap().0[..].to_vec())
+            .collect();
+        let has = |p: &str| {
+            let mut k = Vec::new();
+            index_key(
+                &def,
+                ix,
+                &[Value::Null, Value::Null, Value::bytes(p.as_bytes())],
+                &mut k,
+            );
+            payloads.iter().any(|e| e.starts_with(&k))
+        };
+        assert!(has("changed 3") && has("new 1004") && has("again 12"));
+        assert!(!has("p3") && !has("new 1002") && !has("p12") && !has("p11"));
+        // The DDL was logged after those commits: a crash and a replay of it builds the same
+        // entries from the rows replayed before it.
+        drop((root, def));
+        drop(e);
+        fs.crash_now();
+        let fs = fs.reboot(3, true);
+        let (e, _) = open_sim(&fs, online_index_options(&base, paged)).unwrap();
+        assert_eq!(contents(&e, t), expect, "paged: {paged}");
+        if paged {
+            // Once checkpointed, the base holds each row and one entry per row per index.
+            e.shutdown().unwrap();
+            drop(e);
+            assert_eq!(base_records(&base.0), expect.len() * 3);
+        }
+    }
+}
+
+#[test]
+fn a_value_committed_during_a_unique_build_that_repeats_another_refuses_it() {
+    for paged in [false, true] {
+        let base = Scratch::new("paged");
+        let fs = SimFs::new();
+        let (e, t) = online_index_engine(&fs, &base, paged);
+        let unique = |during: &dyn Fn()| {
+            let spec = IndexSpec::new("u_payload", &["payload"], true);
+            let sql = "CREATE UNIQUE INDEX u_payload ON t (payload)";
+            e.create_index_with("d", "t", spec, sql, during)
+        };
+        // A row changed to another's value, and two new rows with one value.
+        let err = unique(&|| put_raw(&e, t, 5, Some(5), "p6").unwrap()).unwrap_err();
+        assert!(
+            matches!(&err, EngineError::DuplicateKey { entry, key } if entry == "p6" && key == "u_payload"),
+            "{err:?}"
+        );
+        // The repeated value stays (its commit stands), so the next build fails before the
+        // gate, over the rows it builds from.
+        let err = unique(&|| panic!("built over a repeated value")).unwrap_err();
+        assert!(matches!(&err, EngineError::DuplicateKey { entry, .. } if entry == "p6"));
+        put_raw(&e, t, 5, Some(5), "p5").unwrap();
+        let err = unique(&|| {
+            put_raw(&e, t, 2000, None, "twice").unwrap();
+            put_raw(&e, t, 2001, None, "twice").unwrap();
+        })
+        .unwrap_err();
+        assert!(
+            matches!(&err, EngineError::DuplicateKey { entry, .. } if entry == "twice"),
+            "{err:?}"
+        );
+        assert_eq!(e.catalog().table(t).unwrap().indexes.len(), 1);
+        // Values that move from one row to another during the build are no duplicates.
+        delete(&e, t, 2000);
+        unique(&|| {
+            put_raw(&e, t, 2001, None, "once").unwrap();
+            put_raw(&e, t, 2002, None, "twice").unwrap();
+            put_raw(&e, t, 7, Some(7), "p7 moved").unwrap();
+            put_raw(&e, t, 8, Some(8), "p7").unwrap();
+        })
+        .unwrap();
+        let rows = contents(&e, t);
+        assert!(rows.iter().any(|r| r[2] == Value::bytes(b"p7")));
+        // It is enforced from then on.
+        let err = put_raw(&e, t, 3000, None, "p7").unwrap_err();
+        assert!(matches!(err, EngineError::DuplicateKey { .. }), "{err:?}");
+        if paged {
+            // The refused builds left no entry behind: rows, by_k and u_payload entries only.
+            e.checkpoint().unwrap();
+            e.shutdown().unwrap();
+            drop(e);
+            assert_eq!(base_records(&base.0), rows.len() * 3);
+        }
+    }
+}
+
+#[test]
+fn a_ddl_on_the_table_during_the_build_makes_create_index_build_again_under_the_gate() {
+    for paged in [false, true] {
+        let base = Scratch::new("paged");
+        let fs = SimFs::new();
+        let (e, t) = online_index_engine(&fs, &base, paged);
+        let spec = IndexSpec::new("by_payload", &["payload"], false);
+        let sql = "CREATE INDEX by_payload ON t (payload)";
+        e.create_index_with("d", "t", spec, sql, || {
+            commit_during_build(&e, t);
+            e.drop_index("d", "t", "by_k", "DROP INDEX by_k ON t")
+                .unwrap();
+            put_raw(&e, t, 1, Some(1), "after the drop").unwrap();
+        })
+        .unwrap();
+        let def = e.catalog().table(t).unwrap().clone();
+        let names: Vec<&str> = def.indexes.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["by_payload"]);
+        let expect = contents(&e, t);
+        assert!(expect
+            .iter()
+            .any(|r| r[2] == Value::bytes(b"after the drop")));
+        if paged {
+            // The entries built before the drop were deleted: rows and by_payload only.
+            e.checkpoint().unwrap();
+            e.shutdown().unwrap();
+            drop(e);
+            assert_eq!(base_records(&base.0), expect.len() * 2);
+        }
+    }
 }
