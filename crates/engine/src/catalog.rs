@@ -2852,7 +2852,7 @@ impl CoerceErrors<'_> {
     fn wrong(self, v: &Value) -> EngineError {
         EngineError::WrongValue {
             column: self.column.to_string(),
-            value: format!("{v:?}"),
+            value: crate::key::display_values(&[v]),
         }
     }
 
@@ -2956,6 +2956,19 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_value_of_the_wrong_kind_is_named_as_its_text() {
+        let wrong = |t: SqlType, v: Value| t.coerce("c", v).unwrap_err().to_string();
+        assert_eq!(
+            wrong(SqlType::Date, Value::Double(2.5)),
+            "Incorrect value: '2.5' for column 'c' at row 1"
+        );
+        assert_eq!(
+            wrong(SqlType::Int { unsigned: false }, Value::bytes(b"ab")),
+            "Incorrect value: 'ab' for column 'c' at row 1"
+        );
+    }
 
     fn spec() -> TableSpec {
         TableSpec {

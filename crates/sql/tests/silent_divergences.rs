@@ -619,3 +619,51 @@ fn column_attributes_and_table_options_survive_restarts() {
     drop(s);
     server.shutdown().unwrap();
 }
+
+#[test]
+fn limit_takes_an_unsigned_integer_literal_or_a_placeholder_as_mariadb() {
+    let db = Db::open("silent-limit");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE TABLE t(id INT PRIMARY KEY)");
+    ok(&mut s, "INSERT INTO t VALUES (1), (2), (3)");
+    // `LIMIT 0x02` answered no row here (its bytes read as a number), `LIMIT 1+1`, `2.5`,
+    // `'2'` and `(1)` rows; MariaDB 10.11 refuses each in its grammar.
+    for bad in [
+        "SELECT id FROM t LIMIT 0x02",
+        "SELECT id FROM t LIMIT 1+1",
+        "SELECT id FROM t LIMIT 2.5",
+        "SELECT id FROM t LIMIT '2'",
+        "SELECT id FROM t LIMIT (1)",
+        "SELECT id FROM t LIMIT 1e0",
+        "SELECT id FROM t LIMIT b'1'",
+        "SELECT id FROM t LIMIT -1",
+        "SELECT id FROM t LIMIT @a",
+        "SELECT id FROM t LIMIT 18446744073709551616",
+        "SELECT id FROM t LIMIT 2 OFFSET 0x01",
+        "SELECT id FROM t LIMIT 0x01, 2",
+        "UPDATE t SET id = id + 10 LIMIT 0x01",
+        "DELETE FROM t LIMIT 1+1",
+    ] {
+        assert_eq!(err(&mut s, bad), 1064, "{bad}");
+    }
+    let ids = |s: &mut Session, sql: &str| -> Vec<String> {
+        text_rows(s, sql)
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect()
+    };
+    assert_eq!(
+        ids(&mut s, "SELECT id FROM t ORDER BY id LIMIT 1, 1"),
+        ["2"]
+    );
+    assert_eq!(
+        ids(&mut s, "SELECT id FROM t ORDER BY id LIMIT 2 OFFSET 1"),
+        ["2", "3"]
+    );
+    assert_eq!(
+        ids(&mut s, "SELECT id FROM t LIMIT 18446744073709551615").len(),
+        3
+    );
+    ok(&mut s, "DELETE FROM t ORDER BY id LIMIT 1");
+    assert_eq!(ids(&mut s, "SELECT id FROM t ORDER BY id"), ["2", "3"]);
+}

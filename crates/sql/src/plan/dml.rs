@@ -356,7 +356,7 @@ fn compile_order_limit(
         ));
     }
     let l = match limit {
-        Some(e) => Some(c.compile(e)?),
+        Some(e) => Some(crate::plan::limit_operand(c, e)?),
         None => None,
     };
     Ok((ob, l))

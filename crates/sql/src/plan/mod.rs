@@ -11,3 +11,28 @@ pub(crate) mod join;
 pub(crate) mod multi_dml;
 pub(crate) mod select;
 pub(crate) mod view_dml;
+
+use sqlparser::ast;
+
+use crate::error::SqlError;
+use crate::expr::{Compiler, Expr};
+
+/// A LIMIT or OFFSET operand, compiled: MariaDB's grammar takes an unsigned integer literal or
+/// a `?` placeholder there, nothing else (an expression, a decimal, a string, a hex or bit
+/// literal, a variable, a sign: 1064 near it).
+pub(crate) fn limit_operand(c: &mut Compiler, e: &ast::Expr) -> Result<Expr, SqlError> {
+    let literal = match e {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::Placeholder(_) => true,
+            ast::Value::Number(n, _) => {
+                !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<u64>().is_ok()
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    if !literal {
+        return Err(SqlError::syntax(&e.to_string()));
+    }
+    c.compile(e)
+}

@@ -747,18 +747,18 @@ fn compile_clauses(
         None => (None, None),
         Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => {
             let l = match limit {
-                Some(e) => Some(c.compile(e)?),
+                Some(e) => Some(crate::plan::limit_operand(c, e)?),
                 None => None,
             };
             let o = match offset {
-                Some(o) => Some(c.compile(&o.value)?),
+                Some(o) => Some(crate::plan::limit_operand(c, &o.value)?),
                 None => None,
             };
             (l, o)
         }
         Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
-            let o = c.compile(offset)?;
-            let l = c.compile(limit)?;
+            let o = crate::plan::limit_operand(c, offset)?;
+            let l = crate::plan::limit_operand(c, limit)?;
             (Some(l), Some(o))
         }
     };
