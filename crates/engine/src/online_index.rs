@@ -37,7 +37,7 @@ use crate::catalog::{CatalogChange, IndexDef, TableId};
 use crate::error::EngineError;
 use crate::index_build::{self, Written};
 use crate::key::prefix_end;
-use crate::store::{duplicate_key, index_has_null, index_key, IndexEntries, Root, Row};
+use crate::store::{duplicate_key, entries_of, index_has_null, index_key, IndexEntries, Root, Row};
 
 /// The entries of a CREATE INDEX built from the rows of an earlier root.
 pub(crate) struct Prebuilt {
@@ -83,7 +83,7 @@ pub(crate) fn prebuild(
         let Some(def) = catalog.table(*table) else {
             return Ok(None);
         };
-        let entries = t.entries_of(def, index);
+        let entries = entries_of(t, def, index);
         if index.unique {
             check_built(&entries, index)?;
         }

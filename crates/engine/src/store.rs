@@ -233,6 +233,22 @@ fn move_entry(
 /// One index's delta entries: `index key ++ pk` -> the entry, or a tombstone.
 pub(crate) type IndexEntries = OrdMap<KeyBytes, Option<IndexEntry>>;
 
+/// The entries `index` of `def` (the table's definition, or one with the index added) has for
+/// the rows of the delta `t`.
+pub(crate) fn entries_of(t: &TableData, def: &TableDef, index: &IndexDef) -> IndexEntries {
+    let mut entries = OrdMap::new();
+    for (pk, row) in t.rows.iter() {
+        let Some(row) = row else { continue };
+        let mut k = Vec::with_capacity(32);
+        index_key(def, index, row, &mut k);
+        let klen = k.len() as u32;
+        k.extend_from_slice(pk);
+        let row = Arc::clone(row);
+        entries.insert(KeyBytes::from(k), Some(IndexEntry { klen, row }));
+    }
+    entries
+}
+
 /// Where the data of a DDL change comes from (`Root::apply_change`).
 enum Built {
     /// Built from the rows as the change applies.
@@ -757,7 +773,7 @@ impl Root {
         let def = catalog.table(table).cloned();
         if let (Some(def), Some(t)) = (def, self.tables.get_mut(&table)) {
             debug_assert!(!t.lower, "make_whole left lower layers under a table");
-            let entries = t.entries_of(&def, index);
+            let entries = entries_of(t, &def, index);
             debug_assert_eq!(entries.len(), t.rows.len());
             t.indexes.insert(index.id, entries);
             t.generation = generation;

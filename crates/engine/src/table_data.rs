@@ -15,10 +15,9 @@ use onelog_binlog::Value;
 
 use crate::base::BaseChange;
 use crate::base_format::{encode_entry, encode_row, entry_key, row_key};
-use crate::catalog::{IndexDef, TableDef};
+use crate::catalog::TableDef;
 use crate::key::{borrowed, range_is_empty, ByteRange, KeyBytes};
 use crate::row_cache::{alloc_bytes, row_bytes};
-use crate::store::index_key;
 
 /// One row: a canonical value per column.
 pub type Row = Vec<Value>;
@@ -186,26 +185,6 @@ impl TableData {
             .map(|k| entry_slot + alloc_bytes(k.heap_len()))
             .sum();
         (rows + entries) as u64
-    }
-
-    /// The entries `index` of `def` (this table's definition, or one with the index added)
-    /// has for the delta's rows.
-    pub(crate) fn entries_of(
-        &self,
-        def: &TableDef,
-        index: &IndexDef,
-    ) -> OrdMap<KeyBytes, Option<IndexEntry>> {
-        let mut entries = OrdMap::new();
-        for (pk, row) in self.rows.iter() {
-            let Some(row) = row else { continue };
-            let mut k = Vec::with_capacity(32);
-            index_key(def, index, row, &mut k);
-            let klen = k.len() as u32;
-            k.extend_from_slice(pk);
-            let row = Arc::clone(row);
-            entries.insert(KeyBytes::from(k), Some(IndexEntry { klen, row }));
-        }
-        entries
     }
 
     /// Whether both hold the same index entries (tests compare tables built two ways; O(n)).
