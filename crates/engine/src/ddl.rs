@@ -626,16 +626,39 @@ impl Engine {
         sql: &str,
         built: impl FnOnce(),
     ) -> Result<(), EngineError> {
-        self.run_ddl_online(db, sql, built, |root| {
-            let t = Self::find_table(root, db, table)?;
-            let mut def = (*t).clone();
-            let ix = def.add_index(&index)?;
-            Ok(Some(CatalogChange::CreateIndex {
-                table: t.id,
-                index: ix,
-            }))
-        })?;
+        let change = |root: &Root| Self::index_added(root, db, table, &index);
+        self.run_ddl_online(db, sql, built, change)?;
         Ok(())
+    }
+
+    /// [`Self::create_index`] holding the commit gate for the whole build, so no write
+    /// commits meanwhile (MariaDB's `LOCK=SHARED` / `LOCK=EXCLUSIVE`, `ALGORITHM=COPY`).
+    pub fn create_index_locked(
+        &self,
+        db: &str,
+        table: &str,
+        index: IndexSpec,
+        sql: &str,
+    ) -> Result<(), EngineError> {
+        let change = |root: &Root| Self::index_added(root, db, table, &index);
+        self.run_ddl_with(db, sql, true, change)?;
+        Ok(())
+    }
+
+    /// The change of a CREATE INDEX of `index` on `db.table` over `root`.
+    fn index_added(
+        root: &Root,
+        db: &str,
+        table: &str,
+        index: &IndexSpec,
+    ) -> Result<Option<CatalogChange>, EngineError> {
+        let t = Self::find_table(root, db, table)?;
+        let mut def = (*t).clone();
+        let ix = def.add_index(index)?;
+        Ok(Some(CatalogChange::CreateIndex {
+            table: t.id,
+            index: ix,
+        }))
     }
 
     /// `DROP INDEX`.

@@ -5,7 +5,7 @@
 use onelog_sql::{Output, Session};
 
 mod common;
-use common::{err, ok, text_rows, Db};
+use common::{err, fail, ok, text_rows, Db};
 
 fn session(db: &Db) -> Session {
     let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
@@ -666,4 +666,50 @@ fn limit_takes_an_unsigned_integer_literal_or_a_placeholder_as_mariadb() {
     );
     ok(&mut s, "DELETE FROM t ORDER BY id LIMIT 1");
     assert_eq!(ids(&mut s, "SELECT id FROM t ORDER BY id"), ["2", "3"]);
+}
+
+#[test]
+fn create_index_algorithm_and_lock_as_mariadb() {
+    let db = Db::open("silent-index-lock");
+    let mut s = session(&db);
+    ok(&mut s, "CREATE TABLE t(id INT PRIMARY KEY, c INT)");
+    ok(&mut s, "INSERT INTO t VALUES (1, 10), (2, 20)");
+    // MariaDB 10.11.19's answers for an index added to an InnoDB table.
+    let e = fail(&mut s, "CREATE INDEX i1 ON t(c) ALGORITHM=INSTANT");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1846,
+            "ALGORITHM=INSTANT is not supported. Reason: ADD INDEX. Try ALGORITHM=NOCOPY"
+        )
+    );
+    let e = fail(&mut s, "CREATE INDEX i1 ON t(c) ALGORITHM=COPY LOCK=NONE");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1846,
+            "LOCK=NONE is not supported. Reason: COPY algorithm requires a lock. Try LOCK=SHARED"
+        )
+    );
+    // The others build the index: beside commits (DEFAULT, INPLACE, LOCK=NONE) or with
+    // commits held for the build (LOCK=SHARED / EXCLUSIVE, ALGORITHM=COPY).
+    for (n, clauses) in [
+        "ALGORITHM=INPLACE LOCK=NONE",
+        "LOCK=SHARED",
+        "LOCK=EXCLUSIVE ALGORITHM=INPLACE",
+        "ALGORITHM=DEFAULT LOCK=DEFAULT",
+        "ALGORITHM=COPY",
+        "ALGORITHM INPLACE",
+    ]
+    .iter()
+    .enumerate()
+    {
+        ok(&mut s, &format!("CREATE INDEX i{n} ON t(c) {clauses}"));
+    }
+    let keys = text_rows(&mut s, "SELECT COUNT(*) FROM information_schema.statistics WHERE table_name = 't' AND index_name LIKE 'i%'");
+    assert_eq!(keys, [["6"]]);
+    assert_eq!(
+        text_rows(&mut s, "SELECT id FROM t FORCE INDEX (i4) WHERE c = 20"),
+        [["2"]]
+    );
 }

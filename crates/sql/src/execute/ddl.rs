@@ -938,12 +938,59 @@ pub(crate) fn create_index(
         unique: ci.unique,
     };
     let name = spec.name.clone();
-    match cx.server.engine.create_index(&db, &table, spec, sql) {
+    let engine = &cx.server.engine;
+    let created = match index_lock(&ci.alter_options)? {
+        IndexLock::Online => engine.create_index(&db, &table, spec, sql),
+        IndexLock::Locked => engine.create_index_locked(&db, &table, spec, sql),
+    };
+    match created {
         Err(onelog_engine::EngineError::DuplicateKeyName { .. }) if ci.if_not_exists => {
             crate::expr::warn("Note", 1061, format!("Duplicate key name '{name}'"));
             Ok(())
         }
         r => Ok(r?),
+    }
+}
+
+/// How a CREATE INDEX builds, from its `ALGORITHM` and `LOCK` clauses.
+enum IndexLock {
+    /// Beside commits (InnoDB's `LOCK=NONE`, what DEFAULT, INPLACE and NOCOPY do).
+    Online,
+    /// With commits held for the whole build (`LOCK=SHARED` / `EXCLUSIVE`, `ALGORITHM=COPY`).
+    Locked,
+}
+
+/// A CREATE INDEX's `ALGORITHM` and `LOCK` clauses, as MariaDB 10.11 takes them for an index
+/// added to an InnoDB table: INSTANT and COPY with LOCK=NONE refused with 1846 and its reasons.
+fn index_lock(options: &[ast::AlterTableOperation]) -> Result<IndexLock, SqlError> {
+    use ast::{AlterTableAlgorithm as Algorithm, AlterTableLock as Lock};
+    let (mut algorithm, mut lock) = (Algorithm::Default, Lock::Default);
+    for o in options {
+        match o {
+            ast::AlterTableOperation::Algorithm { algorithm: a, .. } => algorithm = *a,
+            ast::AlterTableOperation::Lock { lock: l, .. } => lock = *l,
+            other => return Err(SqlError::syntax(&other.to_string())),
+        }
+    }
+    let refused = |what: &str, why: &str, try_: &str| {
+        SqlError::of(
+            errors::ER_ALTER_OPERATION_NOT_SUPPORTED_REASON,
+            format!("{what} is not supported. Reason: {why}. Try {try_}"),
+        )
+    };
+    match (algorithm, lock) {
+        (Algorithm::Instant, _) => Err(refused(
+            "ALGORITHM=INSTANT",
+            "ADD INDEX",
+            "ALGORITHM=NOCOPY",
+        )),
+        (Algorithm::Copy, Lock::None) => Err(refused(
+            "LOCK=NONE",
+            "COPY algorithm requires a lock",
+            "LOCK=SHARED",
+        )),
+        (Algorithm::Copy, _) | (_, Lock::Shared | Lock::Exclusive) => Ok(IndexLock::Locked),
+        _ => Ok(IndexLock::Online),
     }
 }
 
