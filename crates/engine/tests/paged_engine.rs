@@ -1986,6 +1986,14 @@ fn online_index_engine(fs: &Arc<SimFs>, base: &Scratch, paged: bool) -> (Arc<Eng
     (e, t)
 }
 
+/// The data records (rows and index entries) in the base once `e` has shut down (its last
+/// checkpoint written).
+fn records_at_shutdown(e: Arc<Engine>, base: &Scratch) -> usize {
+    e.shutdown().unwrap();
+    drop(e);
+    base_records(&base.0)
+}
+
 /// [`small_chunks`], or the same log settings with the in-memory store.
 fn online_index_options(base: &Scratch, paged: bool) -> EngineOptions {
     let mut o = small_chunks(base);
@@ -2062,9 +2070,7 @@ fn create_index_builds_while_commits_go_on_and_brings_them_into_the_index() {
         assert_eq!(contents(&e, t), expect, "paged: {paged}");
         if paged {
             // Once checkpointed, the base holds each row and one entry per row per index.
-            e.shutdown().unwrap();
-            drop(e);
-            assert_eq!(base_records(&base.0), expect.len() * 3);
+            assert_eq!(records_at_shutdown(e, &base), expect.len() * 3);
         }
     }
 }
@@ -2117,10 +2123,7 @@ fn a_value_committed_during_a_unique_build_that_repeats_another_refuses_it() {
         assert!(matches!(err, EngineError::DuplicateKey { .. }), "{err:?}");
         if paged {
             // The refused builds left no entry behind: rows, by_k and u_payload entries only.
-            e.checkpoint().unwrap();
-            e.shutdown().unwrap();
-            drop(e);
-            assert_eq!(base_records(&base.0), rows.len() * 3);
+            assert_eq!(records_at_shutdown(e, &base), rows.len() * 3);
         }
     }
 }
@@ -2149,10 +2152,7 @@ fn a_ddl_on_the_table_during_the_build_makes_create_index_build_again_under_the_
             .any(|r| r[2] == Value::bytes(b"after the drop")));
         if paged {
             // The entries built before the drop were deleted: rows and by_payload only.
-            e.checkpoint().unwrap();
-            e.shutdown().unwrap();
-            drop(e);
-            assert_eq!(base_records(&base.0), expect.len() * 2);
+            assert_eq!(records_at_shutdown(e, &base), expect.len() * 2);
         }
     }
 }
