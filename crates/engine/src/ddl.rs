@@ -1,8 +1,8 @@
 //! DDL: CREATE/DROP DATABASE, TABLE and INDEX, TRUNCATE, and accounts (CREATE/DROP/ALTER
 //! USER, GRANT, REVOKE, SET PASSWORD), as `impl Engine` methods.
 //!
-//! Owns the DDL methods of [`Engine`] and the unique-index duplicate check (also used by
-//! `replica.rs`). Called by the SQL layer's DDL and account executors. Uses the commit path
+//! Owns the DDL methods of [`Engine`] and the unique-index duplicate check over rows (also
+//! used by `replica.rs`). Called by the SQL layer's DDL and account executors. Uses the commit path
 //! (`commit.rs`); nothing below imports it.
 //!
 //! DDL is an implicit commit, like MySQL: it is validated against the latest catalog, logged as
@@ -43,7 +43,7 @@ use crate::error::EngineError;
 use crate::events::encode_ddl_with_mode;
 use crate::online_index::{self, Prebuilt};
 use crate::scheduler::CheckpointSerial;
-use crate::store::{duplicate_key, index_has_null, index_key, Root, Row};
+use crate::store::{check_unique_entries, duplicate_key, index_has_null, index_key, Root, Row};
 use crate::table_rebuild::{abandoned, build_below};
 use crate::view::ViewDef;
 
@@ -139,14 +139,16 @@ impl Engine {
         let mut scratch = (*root).clone();
         let chunk = self.options().index_build_chunk_bytes;
         let validated = match prebuilt {
-            Some(p) => p
-                .finish(&mut scratch, &root, &change, (below.map(|(b, _)| b), chunk))
-                .and_then(|done| match done {
-                    true => Ok(()),
-                    false => validate(&mut scratch, &root, &change, below, chunk),
-                }),
-            None => validate(&mut scratch, &root, &change, below, chunk),
-        };
+            Some(p) => p.finish(&mut scratch, &root, &change, (below.map(|(b, _)| b), chunk)),
+            None => Ok(false),
+        }
+        .and_then(|done| {
+            if done {
+                Ok(())
+            } else {
+                validate(&mut scratch, &root, &change, below, chunk)
+            }
+        });
         let handed_out = scratch.next_storage;
         let origin = core.origin();
         let logged = validated.and_then(|()| {
@@ -786,8 +788,13 @@ fn validate(
     }
     scratch.apply_catalog_change(change)?;
     if let CatalogChange::CreateIndex { table, index } = change {
-        if index.unique {
-            check_unique_index(scratch, *table, index)?;
+        // Built whole in the delta (`Root::make_whole` first), one entry per row.
+        let built = scratch
+            .tables
+            .get(table)
+            .and_then(|t| t.indexes.get(&index.id));
+        if let (true, Some(entries)) = (index.unique, built) {
+            check_unique_entries(entries, index)?;
         }
     }
     if let CatalogChange::AlterTable { table, sources, .. } = change {

@@ -37,7 +37,10 @@ use crate::catalog::{CatalogChange, IndexDef, TableId};
 use crate::error::EngineError;
 use crate::index_build::{self, Written};
 use crate::key::prefix_end;
-use crate::store::{duplicate_key, entries_of, index_has_null, index_key, IndexEntries, Root, Row};
+use crate::store::{
+    check_unique_entries, duplicate_key, entries_of, index_has_null, index_key, IndexEntries, Root,
+    Row,
+};
 
 /// The entries of a CREATE INDEX built from the rows of an earlier root.
 pub(crate) struct Prebuilt {
@@ -70,11 +73,11 @@ pub(crate) fn prebuild(
         return Ok(None);
     };
     let entries = if t.lower {
-        match base.map(|b| index_build::write(&from, b, &change, chunk_bytes)) {
-            Some(written) => match written? {
-                Some(w) => Entries::Below(w),
-                None => return Ok(None),
-            },
+        let Some(base) = base else {
+            return Ok(None);
+        };
+        match index_build::write(&from, base, &change, chunk_bytes)? {
+            Some(w) => Entries::Below(w),
             None => return Ok(None),
         }
     } else {
@@ -85,7 +88,7 @@ pub(crate) fn prebuild(
         };
         let entries = entries_of(t, def, index);
         if index.unique {
-            check_built(&entries, index)?;
+            check_unique_entries(&entries, index)?;
         }
         Entries::Memory(entries)
     };
@@ -94,24 +97,6 @@ pub(crate) fn prebuild(
         change,
         entries,
     }))
-}
-
-/// 1062 when two of `entries` (one per row, in key order) have the same index key without a
-/// NULL in it.
-fn check_built(entries: &IndexEntries, index: &IndexDef) -> Result<(), EngineError> {
-    let mut prev: Option<&[u8]> = None;
-    for (key, entry) in entries.iter() {
-        let Some(e) = entry else { continue };
-        if index_has_null(index, &e.row) {
-            continue;
-        }
-        let ikey = &key[..e.klen as usize];
-        if prev == Some(ikey) {
-            return Err(duplicate_key(index, &e.row));
-        }
-        prev = Some(ikey);
-    }
-    Ok(())
 }
 
 impl Prebuilt {
@@ -191,7 +176,13 @@ fn catch_up(
     let Some(def) = scratch.catalog.table(table).cloned() else {
         return Ok(());
     };
-    let mut brought: Vec<(Vec<u8>, Arc<Row>)> = Vec::new();
+    let key = |r: &Row| {
+        let mut k = Vec::with_capacity(32);
+        index_key(&def, index, r, &mut k);
+        k
+    };
+    // (index key, primary key, row) of each value a changed row brought to a unique index.
+    let mut brought: Vec<(Vec<u8>, Vec<u8>, Arc<Row>)> = Vec::new();
     for item in a.rows.diff(&b.rows) {
         let pk = match item {
             DiffItem::Add(k, _) | DiffItem::Remove(k, _) | DiffItem::Update { new: (k, _), .. } => {
@@ -202,13 +193,11 @@ fn catch_up(
         let new = to.get(table, pk)?;
         scratch.move_index_entry((&def, index), pk, old.as_deref(), new.as_ref());
         if let (true, Some(row)) = (index.unique, new) {
-            let key = |r: &Row| {
-                let mut k = Vec::with_capacity(32);
-                index_key(&def, index, r, &mut k);
-                k
-            };
-            if !index_has_null(index, &row) && old.is_none_or(|o| key(&o) != key(&row)) {
-                brought.push((pk.to_vec(), row));
+            if !index_has_null(index, &row) {
+                let ikey = key(&row);
+                if old.is_none_or(|o| key(&o) != ikey) {
+                    brought.push((ikey, pk.to_vec(), row));
+                }
             }
         }
     }
@@ -220,9 +209,7 @@ fn catch_up(
         "index {} out of step with its rows after the catch-up",
         index.name
     );
-    for (pk, row) in brought {
-        let mut ikey = Vec::with_capacity(32);
-        index_key(&def, index, &row, &mut ikey);
+    for (ikey, pk, row) in brought {
         let end = prefix_end(&ikey).map_or(Bound::Unbounded, Bound::Excluded);
         let range = (Bound::Included(ikey.clone()), end);
         for item in scratch.scan_index(table, index.id, &range) {

@@ -249,6 +249,27 @@ pub(crate) fn entries_of(t: &TableData, def: &TableDef, index: &IndexDef) -> Ind
     entries
 }
 
+/// 1062 when two of `entries` (an index's, one per row, in key order) have the same index key
+/// without a NULL in it.
+pub(crate) fn check_unique_entries(
+    entries: &IndexEntries,
+    index: &IndexDef,
+) -> Result<(), EngineError> {
+    let mut prev: Option<&[u8]> = None;
+    for (key, entry) in entries.iter() {
+        let Some(e) = entry else { continue };
+        if index_has_null(index, &e.row) {
+            continue;
+        }
+        let ikey = &key[..e.klen as usize];
+        if prev == Some(ikey) {
+            return Err(duplicate_key(index, &e.row));
+        }
+        prev = Some(ikey);
+    }
+    Ok(())
+}
+
 /// Where the data of a DDL change comes from (`Root::apply_change`).
 enum Built {
     /// Built from the rows as the change applies.

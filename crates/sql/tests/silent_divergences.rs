@@ -712,4 +712,14 @@ fn create_index_algorithm_and_lock_as_mariadb() {
         text_rows(&mut s, "SELECT id FROM t FORCE INDEX (i4) WHERE c = 20"),
         [["2"]]
     );
+    // A unique index over a repeated value is refused either way.
+    ok(&mut s, "INSERT INTO t VALUES (3, 20)");
+    for clauses in ["LOCK=NONE", "LOCK=EXCLUSIVE"] {
+        let e = fail(&mut s, &format!("CREATE UNIQUE INDEX u ON t(c) {clauses}"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (1062, "Duplicate entry '20' for key 'u'"),
+            "{clauses}"
+        );
+    }
 }
