@@ -9,10 +9,11 @@
 //! its own record (Query event + the catalog change in `aux`) and applied by the sink. DDL and
 //! commits are ordered by the commit gate (commits share it, DDL takes it exclusively), so a
 //! transaction's record never reaches the log after a DROP of a table it wrote: a commit that
-//! finds a table gone fails with 1146. There are no metadata locks (DDL never waits for open
-//! transactions); instead every DDL bumps the generation of the table it touches
-//! (`TableData::generation`) and a transaction that wrote the table under an older generation
-//! fails at commit with 1412 (`ER_TABLE_DEF_CHANGED`), checked under the shared gate. So a
+//! finds a table gone fails with 1146. The engine has no metadata locks (the SQL layer's make a
+//! DDL wait for the transactions that use its tables: `onelog_sql`'s `table_locks`); here
+//! every DDL bumps the generation of the table it touches (`TableData::generation`) and a
+//! transaction that wrote the table under an older generation fails at commit with 1412
+//! (`ER_TABLE_DEF_CHANGED`), checked under the shared gate. So a
 //! logged row change always applies (no update of a row a TRUNCATE removed, no duplicate in a
 //! unique index created meanwhile), which recovery and replicas rely on.
 //!
@@ -95,14 +96,15 @@ impl Engine {
         &self,
         db: &str,
         sql: &str,
-        built: impl FnOnce(),
+        built: impl FnOnce() -> Result<(), EngineError>,
         build: impl Fn(&Root) -> Result<Option<CatalogChange>, EngineError>,
     ) -> Result<Option<CatalogChange>, EngineError> {
         let core = self.core();
         core.check_open()?;
         let writer = self.base_writer();
-        // Commits waiting for a checkpoint wait for the build instead of timing out.
-        let _hold = writer
+        // Commits waiting for a checkpoint wait for the build instead of timing out (not for
+        // `built`: the caller may wait there for transactions, which may be such commits).
+        let hold = writer
             .as_ref()
             .and(core.budget())
             .map(|b| b.hold_for_build());
@@ -113,7 +115,13 @@ impl Engine {
         let base = writer.as_ref().map(|(base, _)| &**base);
         let chunk = self.options().index_build_chunk_bytes;
         let prebuilt = online_index::prebuild(from, change, base, chunk)?;
-        built();
+        drop(hold);
+        if let Err(e) = built() {
+            if let Some(p) = prebuilt {
+                p.abandon(base, chunk);
+            }
+            return Err(e);
+        }
         self.run_ddl_gated(db, sql, writer, prebuilt, build)
     }
 
@@ -614,19 +622,21 @@ impl Engine {
         index: IndexSpec,
         sql: &str,
     ) -> Result<(), EngineError> {
-        self.create_index_with(db, table, index, sql, || {})
+        self.create_index_with(db, table, index, sql, || Ok(()))
     }
 
     /// [`Self::create_index`], calling `built` once the entries are built from the rows and
     /// before the commit gate is taken: what is committed there (by this thread or another)
-    /// is in the index when it is created. The seam tests commit through.
+    /// is in the index when it is created. The SQL layer waits there for the transactions
+    /// that use the table (its metadata lock); an error from `built` ends the DDL with it,
+    /// the built entries dropped. The seam tests commit through.
     pub fn create_index_with(
         &self,
         db: &str,
         table: &str,
         index: IndexSpec,
         sql: &str,
-        built: impl FnOnce(),
+        built: impl FnOnce() -> Result<(), EngineError>,
     ) -> Result<(), EngineError> {
         let change = |root: &Root| Self::index_added(root, db, table, &index);
         self.run_ddl_online(db, sql, built, change)?;

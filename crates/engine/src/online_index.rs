@@ -133,6 +133,14 @@ impl Prebuilt {
         done.map(|()| true)
     }
 
+    /// Drops the entries without using them (the DDL failed before the gate): those written
+    /// into the base are deleted, best effort (module docs).
+    pub(crate) fn abandon(self, base: Option<&Base>, chunk_bytes: usize) {
+        if let (Entries::Below(w), Some(base)) = (&self.entries, base) {
+            index_build::abandon(base, w, &self.change, chunk_bytes);
+        }
+    }
+
     /// Whether the entries serve `change` over `to`: the same change, over the same version of
     /// its table (module docs).
     fn builds(&self, to: &Root, change: &CatalogChange) -> bool {

@@ -2032,6 +2032,7 @@ fn create_index_builds_while_commits_go_on_and_brings_them_into_the_index() {
         e.create_index_with("d", "t", spec, sql, || {
             commit_during_build(&e, t);
             during = 1;
+            Ok(())
         })
         .unwrap();
         assert_eq!(during, 1);
@@ -2084,7 +2085,10 @@ fn a_value_committed_during_a_unique_build_that_repeats_another_refuses_it() {
         let unique = |during: &dyn Fn()| {
             let spec = IndexSpec::new("u_payload", &["payload"], true);
             let sql = "CREATE UNIQUE INDEX u_payload ON t (payload)";
-            e.create_index_with("d", "t", spec, sql, during)
+            e.create_index_with("d", "t", spec, sql, || {
+                during();
+                Ok(())
+            })
         };
         // A row changed to another's value, and two new rows with one value.
         let err = unique(&|| put_raw(&e, t, 5, Some(5), "p6").unwrap()).unwrap_err();
@@ -2141,6 +2145,7 @@ fn a_ddl_on_the_table_during_the_build_makes_create_index_build_again_under_the_
             e.drop_index("d", "t", "by_k", "DROP INDEX by_k ON t")
                 .unwrap();
             put_raw(&e, t, 1, Some(1), "after the drop").unwrap();
+            Ok(())
         })
         .unwrap();
         let def = e.catalog().table(t).unwrap().clone();

@@ -54,10 +54,21 @@
 //! that rare, but a change can reach a table no statement named (a foreign key's cascade), so
 //! the check stays and no change lands in a READ- or WRITE-locked table.
 //!
-//! DDL (ALTER, DROP, TRUNCATE) does not wait for transactions that use the table: a
-//! transaction that reads a table changed by DDL after it began gets 1412 (the engine's
-//! generation check). The published uses would let DDL wait as MariaDB's does (take the
-//! table's lock as a `LOCK TABLES ... WRITE` and wait for the uses), but it is not done.
+//! DDL statements (ALTER TABLE, CREATE / DROP INDEX, DROP TABLE / DATABASE, TRUNCATE, RENAME)
+//! take their tables' exclusive lock (MariaDB's MDL_EXCLUSIVE; measured on 10.11.19): a
+//! *ticket*, announced at once and granted once no other session uses the tables (in its
+//! open transaction or running statement, reads included), no other connection holds a
+//! table lock on them or the global read lock, and no earlier ticket shares a table. So a
+//! transaction that used a table before a DDL on it ends first, and its commit does not meet
+//! the engine's 1412. While a ticket waits, a new use of its tables waits behind it (so a
+//! stream of short statements does not starve the DDL), as MariaDB's pending lock holds new
+//! users back; a session that already uses the table goes on (the DDL waits for it). A
+//! waiting use whose waits lead back to it through DDL statements' waits (two DDLs, each
+//! waiting for a transaction that waits behind the other) fails with 1213, as MariaDB's
+//! deadlock detector answers the DML side. A use is published under the state mutex when its
+//! check passes, so a ticket either sees it or is seen by it. CREATE INDEX takes its ticket at
+//! the start and again before the index is created, and lets the build run between
+//! (`execute::ddl::create_index_online`), as MariaDB's online ALTER.
 //!
 //! Invariants: a connection appears at most once per table in `held` (its strongest mode
 //! there); `active` equals the number of `(table, holder)` pairs plus the global read lock
@@ -66,7 +77,8 @@
 //! connection's control mutex is taken, never the other way; a session's handle and the
 //! server's table agree on what it holds; a session's published list holds every table its
 //! open transaction used once its statement ended, and, while its statement is `live`,
-//! every table that statement used.
+//! every table that statement used and was let use; while a ticket is granted, no other
+//! session uses its tables and no other connection holds a table lock on them.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -126,10 +138,36 @@ impl LockMode {
 
 type Key = (String, String);
 
+/// A DDL statement's exclusive lock on its tables (MariaDB's MDL_EXCLUSIVE): waiting until
+/// `granted`, then held until the statement releases it. Tickets on a table are granted in
+/// `seq` order.
+struct Ticket {
+    seq: u64,
+    conn: u32,
+    keys: Vec<Key>,
+    granted: bool,
+}
+
+impl Ticket {
+    fn covers(&self, key: &Key) -> bool {
+        self.keys.contains(key)
+    }
+
+    fn shares_with(&self, other: &Ticket) -> bool {
+        self.keys.iter().any(|k| other.covers(k))
+    }
+}
+
 #[derive(Default)]
 struct State {
     /// Table -> (holder connection, mode).
     held: HashMap<Key, Vec<(u32, LockMode)>>,
+    /// DDL statements' exclusive locks, waiting or granted (they count in `active`).
+    tickets: Vec<Ticket>,
+    next_ticket: u64,
+    /// Connections whose statement waits to use a table because of a ticket on it: the
+    /// table (what the deadlock search follows).
+    access_waits: HashMap<u32, Key>,
     /// Connections holding the global read lock.
     global_read: HashSet<u32>,
     /// `LOCK TABLES` statements waiting for their locks (announced: they count in `active`).
@@ -142,7 +180,83 @@ struct State {
 
 impl State {
     fn pairs(&self) -> usize {
-        self.held.values().map(Vec::len).sum::<usize>() + self.global_read.len() + self.waiting
+        self.held.values().map(Vec::len).sum::<usize>()
+            + self.global_read.len()
+            + self.waiting
+            + self.tickets.len()
+    }
+
+    /// Whether `conn` holds a ticket on `key` (its uses of `key` then wait in ticket order).
+    fn has_ticket(&self, conn: u32, key: &Key) -> bool {
+        self.tickets.iter().any(|t| t.conn == conn && t.covers(key))
+    }
+
+    /// The connections the ticket `t` waits for: earlier tickets on its tables, other
+    /// connections' table locks on them, the global read lock, and every other session
+    /// that uses one of them (in its open transaction or running statement) or runs a
+    /// statement that did not publish its uses.
+    fn ticket_blockers(&self, t: &Ticket) -> Vec<u32> {
+        let mut out: Vec<u32> = self
+            .tickets
+            .iter()
+            .filter(|o| o.seq < t.seq && o.conn != t.conn && o.shares_with(t))
+            .map(|o| o.conn)
+            .collect();
+        for k in &t.keys {
+            if let Some(v) = self.held.get(k) {
+                out.extend(v.iter().map(|h| h.0).filter(|&c| c != t.conn));
+            }
+        }
+        out.extend(self.global_read.iter().copied().filter(|&c| c != t.conn));
+        for (c, ctl) in self.sessions.values() {
+            if *c == t.conn || out.contains(c) {
+                continue;
+            }
+            let uses = ctl.table_uses(|running, u| {
+                (running && !u.live)
+                    || u.list
+                        .iter()
+                        .any(|(k, _)| t.covers(k) && !self.has_ticket(*c, k))
+            });
+            if uses {
+                out.push(*c);
+            }
+        }
+        out
+    }
+
+    /// The connections `conn` waits for: the tickets on the table its statement waits to
+    /// use, or what its own waiting ticket waits for.
+    fn waits_of(&self, conn: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        if let Some(k) = self.access_waits.get(&conn) {
+            out.extend(
+                self.tickets
+                    .iter()
+                    .filter(|t| t.conn != conn && t.covers(k))
+                    .map(|t| t.conn),
+            );
+        }
+        for t in self.tickets.iter().filter(|t| t.conn == conn && !t.granted) {
+            out.extend(self.ticket_blockers(t));
+        }
+        out
+    }
+
+    /// Whether the waits starting at `conn` lead back to it (MariaDB's MDL deadlock: a
+    /// statement waits behind a DDL that waits, through others, for its transaction).
+    fn deadlocked(&self, conn: u32) -> bool {
+        let mut seen = HashSet::new();
+        let mut todo = self.waits_of(conn);
+        while let Some(c) = todo.pop() {
+            if c == conn {
+                return true;
+            }
+            if seen.insert(c) {
+                todo.extend(self.waits_of(c));
+            }
+        }
+        false
     }
 
     /// Whether a session other than `conn` uses a table of `wanted` in a way its mode blocks
@@ -173,6 +287,14 @@ pub struct TableLocks {
 
 /// How long one wait slice lasts before the statement's guard is checked again.
 const SLICE: Duration = Duration::from_millis(50);
+
+/// 1213, MariaDB's answer to the statement whose metadata lock wait closes a cycle.
+fn deadlock_error() -> SqlError {
+    SqlError::of(
+        errors::ER_LOCK_DEADLOCK,
+        "Deadlock found when trying to get lock; try restarting transaction",
+    )
+}
 
 /// 1205, MariaDB's answer when `lock_wait_timeout` passes.
 fn timeout_error() -> SqlError {
@@ -256,7 +378,7 @@ impl TableLocks {
     fn unregister(&self, id: u64) {
         let mut s = self.lock();
         s.sessions.remove(&id);
-        if s.waiting > 0 {
+        if s.waiting > 0 || !s.tickets.is_empty() {
             self.released.notify_all();
         }
     }
@@ -290,6 +412,7 @@ impl TableLocks {
         let blocked = |s: &State| {
             wanted.iter().any(|(k, m)| {
                 (m.writes() && s.global_read.iter().any(|&c| c != conn))
+                    || s.tickets.iter().any(|t| t.conn != conn && t.covers(k))
                     || s.held.get(k).is_some_and(|v| {
                         v.iter()
                             .any(|&(c, other)| c != conn && m.conflicts_with_lock(other))
@@ -374,6 +497,7 @@ impl TableLocks {
                 .values()
                 .flatten()
                 .any(|&(c, m)| c != conn && m.writes())
+                || s.tickets.iter().any(|t| t.conn != conn && t.granted)
         };
         self.wait_until(timeout, guard, WAITING_FOR_GLOBAL_READ_LOCK, blocked, |s| {
             if s.global_read.insert(conn) {
@@ -395,7 +519,8 @@ impl TableLocks {
     }
 
     /// Waits until `conn` may read (`write` false) or change `db`.`table`: no other
-    /// connection holds a lock that blocks it, nor (for a change) the global read lock.
+    /// connection holds a lock that blocks it, nor (for a change) the global read lock, nor
+    /// a DDL statement's lock on it. [`Self::use_table`] for a use the connection had.
     pub fn access(
         &self,
         conn: u32,
@@ -405,15 +530,33 @@ impl TableLocks {
         timeout: Duration,
         guard: &StatementGuard,
     ) -> Result<(), SqlError> {
+        self.use_table(conn, db, table, write, true, timeout, guard, || ())
+    }
+
+    /// [`Self::access`], then `passed` under the mutex (the session publishes the use there,
+    /// so a DDL statement either sees it or is seen by it). `had`: the connection already
+    /// uses the table (its transaction or statement did, or its statement runs unpublished,
+    /// so a DDL waits for it anyway): a waiting DDL statement does not hold it up, a granted
+    /// one does. Any other use waits behind a waiting DDL (MariaDB's pending MDL_EXCLUSIVE
+    /// holds new users back, so a DDL is not starved by a stream of short statements); a
+    /// wait that closes a cycle through DDL statements' waits fails with 1213.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn use_table(
+        &self,
+        conn: u32,
+        db: &str,
+        table: &str,
+        write: bool,
+        had: bool,
+        timeout: Duration,
+        guard: &StatementGuard,
+        passed: impl FnOnce(),
+    ) -> Result<(), SqlError> {
         if !self.active() {
+            passed();
             return Ok(());
         }
         let key = (db.to_string(), table.to_string());
-        let table_blocked = |s: &State| {
-            s.held
-                .get(&key)
-                .is_some_and(|v| v.iter().any(|&(c, m)| c != conn && m.blocks_access(write)))
-        };
         let global_blocked = |s: &State| write && s.global_read.iter().any(|&c| c != conn);
         // The global read lock first, as MariaDB takes the backup MDL before the table's.
         self.wait_until(
@@ -423,13 +566,129 @@ impl TableLocks {
             global_blocked,
             |_| (),
         )?;
-        self.wait_until(
-            timeout,
-            guard,
-            WAITING_FOR_TABLE_LOCK,
-            |s| table_blocked(s) || global_blocked(s),
-            |_| (),
-        )
+        let own_lock = |s: &State| {
+            s.held
+                .get(&key)
+                .is_some_and(|v| v.iter().any(|h| h.0 == conn))
+        };
+        let ticket_blocked = |s: &State| {
+            let had = had || own_lock(s);
+            s.tickets
+                .iter()
+                .any(|t| t.conn != conn && t.covers(&key) && (t.granted || !had))
+        };
+        let blocked = |s: &State| {
+            s.held
+                .get(&key)
+                .is_some_and(|v| v.iter().any(|&(c, m)| c != conn && m.blocks_access(write)))
+                || global_blocked(s)
+                || ticket_blocked(s)
+        };
+        let mut s = self.lock();
+        if blocked(&s) {
+            s.access_waits.insert(conn, key.clone());
+            let r = self.wait_blocked(s, timeout, guard, &blocked, conn);
+            s = r.0;
+            s.access_waits.remove(&conn);
+            r.1?;
+        }
+        passed();
+        self.debug_check(&s);
+        Ok(())
+    }
+
+    /// The wait of [`Self::use_table`]: until `blocked` is false, at most `timeout` (1205),
+    /// stopping at KILL, or until the waits close a cycle (1213).
+    fn wait_blocked<'a>(
+        &'a self,
+        mut s: MutexGuard<'a, State>,
+        timeout: Duration,
+        guard: &StatementGuard,
+        blocked: &impl Fn(&State) -> bool,
+        conn: u32,
+    ) -> (MutexGuard<'a, State>, Result<(), SqlError>) {
+        let end = Instant::now().checked_add(timeout);
+        guard.set_state(WAITING_FOR_TABLE_LOCK);
+        let r = loop {
+            if s.deadlocked(conn) {
+                break Err(deadlock_error());
+            }
+            let now = Instant::now();
+            if end.is_some_and(|e| now >= e) {
+                break Err(timeout_error());
+            }
+            let slice = end.map_or(SLICE, |e| (e - now).min(SLICE));
+            s = self
+                .released
+                .wait_timeout(s, slice)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+            if let Err(e) = guard.check_now() {
+                break Err(e);
+            }
+            if !blocked(&s) {
+                break Ok(());
+            }
+        };
+        guard.set_state("starting");
+        (s, r)
+    }
+
+    /// Takes a DDL statement's exclusive lock on `keys` for `conn` (MariaDB's MDL_EXCLUSIVE):
+    /// announced at once, so that new uses of the tables wait behind it, then granted once no
+    /// earlier DDL statement's lock, other connection's table lock or global read lock, and
+    /// no other session's use of the tables is left (at most `timeout`: 1205; KILL). The
+    /// number to release it with.
+    pub fn acquire_exclusive(
+        &self,
+        conn: u32,
+        keys: Vec<Key>,
+        timeout: Duration,
+        guard: &StatementGuard,
+    ) -> Result<u64, SqlError> {
+        let seq = {
+            let mut s = self.lock();
+            let seq = s.next_ticket;
+            s.next_ticket += 1;
+            s.tickets.push(Ticket {
+                seq,
+                conn,
+                keys,
+                granted: false,
+            });
+            self.active.fetch_add(1, Ordering::AcqRel);
+            seq
+        };
+        let blocked = |s: &State| {
+            s.tickets
+                .iter()
+                .find(|t| t.seq == seq)
+                .is_some_and(|t| !s.ticket_blockers(t).is_empty())
+        };
+        let granted = self.wait_until(timeout, guard, WAITING_FOR_TABLE_LOCK, blocked, |s| {
+            if let Some(t) = s.tickets.iter_mut().find(|t| t.seq == seq) {
+                t.granted = true;
+            }
+        });
+        match granted {
+            Ok(()) => Ok(seq),
+            Err(e) => {
+                self.release_exclusive(seq);
+                Err(e)
+            }
+        }
+    }
+
+    /// Releases the DDL statement's lock `seq` (granted or not).
+    pub fn release_exclusive(&self, seq: u64) {
+        let mut s = self.lock();
+        let before = s.tickets.len();
+        s.tickets.retain(|t| t.seq != seq);
+        if s.tickets.len() != before {
+            self.active.fetch_sub(1, Ordering::AcqRel);
+            self.released.notify_all();
+        }
+        self.debug_check(&s);
     }
 
     /// Waits until `conn` may commit a transaction that changed rows: no other connection
@@ -546,13 +805,18 @@ impl SessionTableLocks {
         }
     }
 
-    /// A use while [`slow`](Self::slow): records it and, when the statement is live,
-    /// publishes it before the statement goes on.
-    pub fn record_and_publish(&self, db: &str, table: &str, write: bool) {
+    /// A use while [`slow`](Self::slow): records it (published once its check passes,
+    /// [`Self::check_use`]); whether the session already had it (its transaction or
+    /// statement used the table, or the statement is not live: a DDL waits for its end).
+    pub fn record_use(&self, db: &str, table: &str, write: bool) -> bool {
+        let had = !self.live.get()
+            || self
+                .uses
+                .borrow()
+                .iter()
+                .any(|((d, t), _)| d == db && t == table);
         self.record(db, table, write);
-        if self.live.get() && !self.published.get() {
-            self.publish();
-        }
+        had
     }
 
     /// Records every use of `uses` (a cached prepared plan's).
@@ -709,12 +973,14 @@ impl SessionTableLocks {
     /// The checks of a statement of this session that uses `db`.`table` (as MariaDB's
     /// locked-tables mode and global read lock): with table locks, the table must be locked
     /// (1100), for a change in a mode that writes (1099); with the global read lock, a change
-    /// fails (1223). Then it waits for other sessions' locks ([`TableLocks::access`]).
+    /// fails (1223). Then it waits for other sessions' locks ([`TableLocks::use_table`]; `had`
+    /// from [`Self::record_use`]) and, when the statement is live, publishes its uses.
     pub fn check_use(
         &self,
         db: &str,
         table: &str,
         write: bool,
+        had: bool,
         timeout: Duration,
         guard: &StatementGuard,
     ) -> Result<(), SqlError> {
@@ -733,8 +999,45 @@ impl SessionTableLocks {
         if write && self.global_read && !exempt(db) {
             return Err(conflicting_read_lock());
         }
+        let publish = || {
+            if self.live.get() && !self.published.get() {
+                self.publish();
+            }
+        };
         self.table
-            .access(self.conn, db, table, write, timeout, guard)
+            .use_table(self.conn, db, table, write, had, timeout, guard, publish)
+    }
+
+    /// Takes a DDL statement's exclusive lock on `tables` ([`TableLocks::acquire_exclusive`]),
+    /// released when the returned lock is dropped. The statement becomes live first, so that
+    /// DDL statements waiting for each other see each other's uses.
+    pub fn exclusive(
+        &self,
+        tables: Vec<Key>,
+        timeout: Duration,
+        guard: &StatementGuard,
+    ) -> Result<ExclusiveLock, SqlError> {
+        self.live.set(true);
+        self.publish();
+        let seq = self
+            .table
+            .acquire_exclusive(self.conn, tables, timeout, guard)?;
+        Ok(ExclusiveLock {
+            table: self.table.clone(),
+            seq,
+        })
+    }
+}
+
+/// A DDL statement's exclusive lock on its tables, released when dropped.
+pub struct ExclusiveLock {
+    table: Arc<TableLocks>,
+    seq: u64,
+}
+
+impl Drop for ExclusiveLock {
+    fn drop(&mut self) {
+        self.table.release_exclusive(self.seq);
     }
 }
 
@@ -883,15 +1186,24 @@ mod tests {
                 &g,
             )
             .unwrap();
-            assert!(s.check_use("d", "a", false, z, &g).is_ok());
-            assert_eq!(s.check_use("d", "a", true, z, &g).unwrap_err().code, 1099);
-            assert_eq!(s.check_use("d", "x", false, z, &g).unwrap_err().code, 1100);
+            assert!(s.check_use("d", "a", false, true, z, &g).is_ok());
+            assert_eq!(
+                s.check_use("d", "a", true, true, z, &g).unwrap_err().code,
+                1099
+            );
+            assert_eq!(
+                s.check_use("d", "x", false, true, z, &g).unwrap_err().code,
+                1100
+            );
             assert!(s
-                .check_use("information_schema", "TABLES", false, z, &g)
+                .check_use("information_schema", "TABLES", false, true, z, &g)
                 .is_ok());
-            assert!(s.check_use("d", "b", true, z, &g).is_ok());
+            assert!(s.check_use("d", "b", true, true, z, &g).is_ok());
             s.forget("d", "b");
-            assert_eq!(s.check_use("d", "b", true, z, &g).unwrap_err().code, 1100);
+            assert_eq!(
+                s.check_use("d", "b", true, true, z, &g).unwrap_err().code,
+                1100
+            );
             assert!(t.active());
         }
         assert!(!t.active());
@@ -929,7 +1241,8 @@ mod tests {
         t.acquire(3, &[(key("c"), LockMode::Read)], z, &g).unwrap();
         g1.begin("UPDATE", None, u64::MAX, u64::MAX);
         s1.statement_begin();
-        s1.record_and_publish("d", "a", true);
+        let had = s1.record_use("d", "a", true);
+        s1.check_use("d", "a", true, had, z, &g).unwrap();
         assert_eq!(
             t.acquire(2, &a(LockMode::Read), z, &g).unwrap_err().code,
             1205

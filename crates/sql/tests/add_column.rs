@@ -74,16 +74,20 @@ fn add_column_fills_existing_rows_as_mariadb() {
     );
     assert_eq!(err(&mut s, "ALTER TABLE nope ADD COLUMN z INT"), 1146);
 
-    // A transaction that wrote the table before the ALTER fails its commit (1412).
+    // A transaction that wrote the table holds the ALTER up (1205 once lock_wait_timeout
+    // passes); it commits, then the ALTER runs over its row.
     let mut w = Session::new(db.server.clone(), 2, "root", "localhost");
     ok(&mut w, "USE t1");
     ok(&mut w, "BEGIN");
     ok(&mut w, "UPDATE ac SET k = 11 WHERE id = 1");
-    ok(&mut s, "ALTER TABLE ac ADD COLUMN last INT DEFAULT 5");
-    assert_eq!(err(&mut w, "COMMIT"), 1412);
+    ok(&mut s, "SET SESSION lock_wait_timeout = 1");
+    let alter = "ALTER TABLE ac ADD COLUMN last INT DEFAULT 5";
+    assert_eq!(err(&mut s, alter), 1205);
+    ok(&mut w, "COMMIT");
+    ok(&mut s, alter);
     assert_eq!(
         rows(&mut s, "SELECT k, last FROM ac WHERE id = 1"),
-        vec![vec!["10", "5"]]
+        vec![vec!["11", "5"]]
     );
 }
 

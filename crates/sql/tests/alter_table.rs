@@ -473,7 +473,7 @@ fn an_added_auto_increment_column_numbers_the_rows_and_rename_goes_along() {
 }
 
 #[test]
-fn a_transaction_that_wrote_before_any_alter_fails_its_commit() {
+fn a_transaction_that_wrote_the_table_holds_any_alter_up_and_commits_first() {
     let db = Db::open("alter-1412");
     let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
     for sql in [
@@ -485,16 +485,23 @@ fn a_transaction_that_wrote_before_any_alter_fails_its_commit() {
         ok(&mut s, sql);
     }
     let mut w = Session::new(db.server.clone(), 2, "root", "localhost");
-    // A rename copies no row (the same rows, keys and types), yet the definition changed.
-    for alter in [
-        "ALTER TABLE t RENAME COLUMN a TO b, ALTER b SET DEFAULT 5",
-        "ALTER TABLE t MODIFY b BIGINT, ADD c INT FIRST",
+    // The ALTER waits for the transaction (MariaDB's metadata lock: 1205 once its
+    // lock_wait_timeout passes), which commits; then the ALTER runs. A rename copies no row
+    // (the same rows, keys and types), yet the definition changes: it waits too.
+    ok(&mut s, "SET SESSION lock_wait_timeout = 1");
+    for (alter, id) in [
+        (
+            "ALTER TABLE t RENAME COLUMN a TO b, ALTER b SET DEFAULT 5",
+            50,
+        ),
+        ("ALTER TABLE t MODIFY b BIGINT, ADD c INT FIRST", 51),
     ] {
         ok(&mut w, "USE d");
         ok(&mut w, "BEGIN");
-        ok(&mut w, "INSERT INTO t (id) VALUES (50)");
+        ok(&mut w, &format!("INSERT INTO t (id) VALUES ({id})"));
+        assert_eq!(err(&mut s, alter), 1205, "{alter}");
+        ok(&mut w, "COMMIT");
         ok(&mut s, alter);
-        assert_eq!(err(&mut w, "COMMIT"), 1412, "{alter}");
     }
     assert_eq!(
         rows(&mut s, "SELECT id FROM t WHERE b = 20"),
@@ -507,7 +514,9 @@ fn a_transaction_that_wrote_before_any_alter_fails_its_commit() {
             vec!["NULL", "1", "10"],
             vec!["NULL", "2", "20"],
             // MODIFY replaced the whole definition, its DEFAULT 5 too (as MariaDB).
-            vec!["NULL", "3", "NULL"]
+            vec!["NULL", "3", "NULL"],
+            vec!["NULL", "50", "NULL"],
+            vec!["NULL", "51", "5"],
         ]
     );
 }

@@ -648,7 +648,7 @@ fn a_waiting_lock_tables_holds_nothing_so_no_deadlock_with_a_transaction() {
     assert_eq!(b.run("LOCK TABLES u WRITE"), 0);
     assert_eq!(a.run("BEGIN"), 0);
     assert_eq!(a.run("SELECT * FROM t"), 0);
-    a.send("SELECT * FROM u");
+    a.send("INSERT INTO u (a) VALUES (5)");
     wait_for_state(&mut watch, 7, "Waiting for table metadata lock");
     b.send("LOCK TABLES t WRITE, u WRITE");
     assert_eq!(a.answer(), 0);
@@ -682,4 +682,183 @@ fn a_waiting_lock_tables_holds_nothing_so_no_deadlock_with_a_transaction() {
     assert_eq!(b.answer(), 0);
     assert_eq!(c.answer(), 0);
     assert_eq!(rows(&mut watch, "SELECT COUNT(*) FROM d.t")[0][0], "4");
+}
+
+/// The columns of `m`'s index `name`.
+fn index_columns(s: &mut Session, name: &str) -> Vec<String> {
+    let q = format!(
+        "SELECT COLUMN_NAME FROM information_schema.STATISTICS \
+         WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'm' AND INDEX_NAME = '{name}'"
+    );
+    rows(s, &q).into_iter().map(|r| r[0].clone()).collect()
+}
+
+/// `m (id, v)` with two rows, for the DDL tests.
+fn ddl_setup(db: &Db) -> Session {
+    let mut s = setup(db);
+    ok(&mut s, "CREATE TABLE m (id INT PRIMARY KEY, v INT)");
+    ok(&mut s, "INSERT INTO m VALUES (1, 10), (2, 20)");
+    s
+}
+
+#[test]
+fn ddl_waits_for_the_transactions_that_use_its_table_and_their_commits_stand() {
+    let db = Db::open("tl-ddl-waits");
+    let mut s = ddl_setup(&db);
+    let mut watch = root(&db.server, 3);
+    let b = Remote::start(&db.server, 7);
+    // Each DDL waits for a transaction that wrote the table (MariaDB's metadata lock), which
+    // goes on using it and commits (before, the DDL ran and the commit failed with 1412).
+    let mut next = 3;
+    for (ddl, table) in [
+        ("ALTER TABLE m ADD c INT", "m"),
+        ("ALTER TABLE m DROP COLUMN c", "m"),
+        ("CREATE INDEX iv ON m (v)", "m"),
+        ("DROP INDEX iv ON m", "m"),
+        ("CREATE INDEX iv ON m (v) LOCK=EXCLUSIVE", "m"),
+        ("ALTER TABLE m ADD UNIQUE uv (v)", "m"),
+        ("ALTER TABLE m DROP INDEX uv", "m"),
+        ("RENAME TABLE m TO m2", "m"),
+        ("RENAME TABLE m2 TO m", "m2"),
+        ("TRUNCATE TABLE m", "m"),
+    ] {
+        ok(&mut s, "BEGIN");
+        ok(
+            &mut s,
+            &format!("INSERT INTO {table} (id, v) VALUES ({next}, {next}0)"),
+        );
+        b.send(ddl);
+        wait_for_state(&mut watch, 7, "Waiting for table metadata lock");
+        ok(
+            &mut s,
+            &format!("UPDATE {table} SET v = v + 1 WHERE id = {next}"),
+        );
+        assert!(b.pending(), "{ddl}");
+        ok(&mut s, "COMMIT");
+        assert_eq!(b.answer(), 0, "{ddl}");
+        next += 1;
+    }
+    // TRUNCATE came after the last commit: nothing is left; the rows before it were there.
+    assert_eq!(count(&mut s, "m"), "0");
+    assert_eq!(index_columns(&mut s, "iv"), ["v"]);
+    // A transaction that only read the table holds DDL up too, until it ends.
+    ok(&mut s, "BEGIN");
+    assert_eq!(count(&mut s, "m"), "0");
+    b.send("DROP TABLE m");
+    wait_for_state(&mut watch, 7, "Waiting for table metadata lock");
+    assert_eq!(count(&mut s, "m"), "0");
+    ok(&mut s, "ROLLBACK");
+    assert_eq!(b.answer(), 0);
+    assert_eq!(err(&mut s, "SELECT * FROM m"), 1146);
+    // DROP DATABASE waits for a transaction on one of its tables.
+    ok(&mut s, "CREATE DATABASE e");
+    ok(&mut s, "CREATE TABLE e.x (a INT PRIMARY KEY)");
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "INSERT INTO e.x VALUES (1)");
+    b.send("DROP DATABASE e");
+    wait_for_state(&mut watch, 7, "Waiting for table metadata lock");
+    ok(&mut s, "COMMIT");
+    assert_eq!(b.answer(), 0);
+}
+
+#[test]
+fn a_waiting_ddl_holds_new_users_of_its_table_back_until_it_is_done() {
+    let db = Db::open("tl-ddl-pending");
+    let mut s = ddl_setup(&db);
+    let mut watch = root(&db.server, 3);
+    let mut o = root(&db.server, 2);
+    ok(&mut o, "SET SESSION lock_wait_timeout = 0");
+    let b = Remote::start(&db.server, 7);
+    ok(&mut s, "BEGIN");
+    assert_eq!(count(&mut s, "m"), "2");
+    b.send("ALTER TABLE m ADD c INT");
+    wait_for_state(&mut watch, 7, "Waiting for table metadata lock");
+    // A new user of m waits behind the DDL (1205 at once here), readers too; other tables
+    // are free; the transaction that holds the DDL up goes on with m.
+    let e = fail(&mut o, "SELECT * FROM m");
+    assert_eq!(
+        (e.code, e.message.as_str()),
+        (
+            1205,
+            "Lock wait timeout exceeded; try restarting transaction"
+        )
+    );
+    assert_eq!(err(&mut o, "INSERT INTO m VALUES (5, 50)"), 1205);
+    assert_eq!(count(&mut o, "u"), "1");
+    ok(&mut s, "INSERT INTO m VALUES (3, 30)");
+    // A new user that waits shows MariaDB's state and goes on once the DDL is done.
+    let c = Remote::start(&db.server, 8);
+    c.send("SELECT * FROM m");
+    wait_for_state(&mut watch, 8, "Waiting for table metadata lock");
+    ok(&mut s, "COMMIT");
+    assert_eq!(b.answer(), 0);
+    assert_eq!(c.answer(), 0);
+    assert_eq!(
+        rows(&mut o, "SELECT id, c FROM m ORDER BY id"),
+        [["1", "NULL"], ["2", "NULL"], ["3", "NULL"]]
+    );
+    // The DDL's own wait is bounded by its lock_wait_timeout (1205), and KILL QUERY ends it;
+    // either way it leaves nothing behind that holds others up.
+    assert_eq!(b.run("SET SESSION lock_wait_timeout = 1"), 0);
+    ok(&mut s, "BEGIN");
+    assert_eq!(count(&mut s, "m"), "3");
+    assert_eq!(b.run("ALTER TABLE m ADD d INT"), 1205);
+    assert_eq!(count(&mut o, "m"), "3");
+    assert_eq!(b.run("SET SESSION lock_wait_timeout = 30"), 0);
+    b.send("CREATE INDEX ic ON m (c)");
+    wait_for_state(&mut watch, 7, "Waiting for table metadata lock");
+    ok(&mut watch, "KILL QUERY 7");
+    assert_eq!(b.answer(), 1317);
+    assert_eq!(count(&mut o, "m"), "3");
+    ok(&mut s, "COMMIT");
+    assert!(!rows(&mut o, "SHOW CREATE TABLE m")[0][1].contains("`d`"));
+    assert!(index_columns(&mut o, "ic").is_empty());
+    // Two DDL statements on one table run one after the other, in the order they came.
+    ok(&mut s, "BEGIN");
+    assert_eq!(count(&mut s, "m"), "3");
+    b.send("ALTER TABLE m ADD e INT");
+    wait_for_state(&mut watch, 7, "Waiting for table metadata lock");
+    c.send("ALTER TABLE m DROP COLUMN e");
+    wait_for_state(&mut watch, 8, "Waiting for table metadata lock");
+    ok(&mut s, "COMMIT");
+    assert_eq!(b.answer(), 0);
+    assert_eq!(c.answer(), 0);
+    assert!(!rows(&mut o, "SHOW CREATE TABLE m")[0][1].contains("`e`"));
+}
+
+#[test]
+fn transactions_waiting_behind_two_ddl_statements_for_each_other_get_1213() {
+    let db = Db::open("tl-ddl-deadlock");
+    let _s = setup(&db);
+    let mut watch = root(&db.server, 3);
+    let a = Remote::start(&db.server, 7);
+    let b = Remote::start(&db.server, 8);
+    let c = Remote::start(&db.server, 9);
+    let d = Remote::start(&db.server, 10);
+    // a uses t, b uses u; c's DDL on t waits for a, d's on u for b; a then waits behind d.
+    for r in [&a, &b] {
+        assert_eq!(r.run("BEGIN"), 0);
+    }
+    assert_eq!(a.run("SELECT * FROM t"), 0);
+    assert_eq!(b.run("SELECT * FROM u"), 0);
+    c.send("ALTER TABLE t ADD x INT");
+    wait_for_state(&mut watch, 9, "Waiting for table metadata lock");
+    d.send("ALTER TABLE u ADD y INT");
+    wait_for_state(&mut watch, 10, "Waiting for table metadata lock");
+    a.send("INSERT INTO u (a) VALUES (5)");
+    wait_for_state(&mut watch, 7, "Waiting for table metadata lock");
+    // b's use of t would close the cycle b -> c -> a -> d -> b: MariaDB's deadlock answer.
+    assert_eq!(b.run("SELECT * FROM t"), 1213);
+    assert!(a.pending());
+    // b's transaction still holds u; once it ends, d, then a, then c go on.
+    assert_eq!(b.run("ROLLBACK"), 0);
+    assert_eq!(d.answer(), 0);
+    assert_eq!(a.answer(), 0);
+    assert!(c.pending());
+    assert_eq!(a.run("COMMIT"), 0);
+    assert_eq!(c.answer(), 0);
+    let cols = "SELECT COUNT(*) FROM information_schema.COLUMNS \
+                WHERE TABLE_SCHEMA = 'd' AND COLUMN_NAME IN ('x', 'y')";
+    assert_eq!(rows(&mut watch, cols)[0][0], "2");
+    assert_eq!(count(&mut watch, "u"), "2");
 }

@@ -80,6 +80,17 @@ pub(crate) fn alter_table(
         crate::privilege::INSERT | crate::privilege::CREATE,
     )?;
     let engine = &cx.server.engine;
+    // The table's exclusive lock for the statement (a lone RENAME, DROP INDEX or ADD INDEX
+    // takes its own in `ddl.rs`).
+    let _lock = match ops {
+        [ast::AlterTableOperation::RenameTable { .. }
+        | ast::AlterTableOperation::DropIndex { .. }]
+        | [ast::AlterTableOperation::AddConstraint {
+            constraint: ast::TableConstraint::Index(_) | ast::TableConstraint::Unique(_),
+            ..
+        }] => None,
+        _ => Some(cx.exclusive_lock(&[(&db, &table)])?),
+    };
     if let [op] = ops {
         match op {
             ast::AlterTableOperation::RenameTable { table_name } => {
@@ -121,8 +132,7 @@ pub(crate) fn alter_table(
             } => {
                 let cols = ddl::index_columns(&ix.columns)?;
                 let spec = ddl::index_spec(ix.name.as_ref(), cols, false);
-                engine.create_index(&db, &table, spec, sql)?;
-                return Ok(());
+                return ddl::create_index_online(cx, (&db, &table), spec, sql);
             }
             ast::AlterTableOperation::AddConstraint {
                 constraint: ast::TableConstraint::Unique(u),
@@ -130,8 +140,8 @@ pub(crate) fn alter_table(
             } => {
                 let cols = ddl::index_columns(&u.columns)?;
                 let name = u.index_name.as_ref().or(u.name.as_ref());
-                engine.create_index(&db, &table, ddl::index_spec(name, cols, true), sql)?;
-                return Ok(());
+                let spec = ddl::index_spec(name, cols, true);
+                return ddl::create_index_online(cx, (&db, &table), spec, sql);
             }
             _ => {}
         }

@@ -938,17 +938,55 @@ pub(crate) fn create_index(
         unique: ci.unique,
     };
     let name = spec.name.clone();
-    let engine = &cx.server.engine;
     let created = match index_lock(&ci.alter_options)? {
-        IndexLock::Online => engine.create_index(&db, &table, spec, sql),
-        IndexLock::Locked => engine.create_index_locked(&db, &table, spec, sql),
+        IndexLock::Online => create_index_online(cx, (&db, &table), spec, sql),
+        IndexLock::Locked => {
+            let _lock = cx.exclusive_lock(&[(&db, &table)])?;
+            let engine = &cx.server.engine;
+            Ok(engine.create_index_locked(&db, &table, spec, sql)?)
+        }
     };
     match created {
-        Err(onelog_engine::EngineError::DuplicateKeyName { .. }) if ci.if_not_exists => {
+        Err(e) if e.code == errors::ER_DUP_KEYNAME.code && ci.if_not_exists => {
             crate::expr::warn("Note", 1061, format!("Duplicate key name '{name}'"));
             Ok(())
         }
-        r => Ok(r?),
+        r => r,
+    }
+}
+
+/// CREATE INDEX (and a lone ALTER TABLE ADD INDEX / ADD UNIQUE) beside commits, with
+/// MariaDB's metadata locks of an online ALTER: the table's exclusive lock is taken at the
+/// start (waiting for the transactions that use the table) and let go for the build, which
+/// the table's writers go on beside; taken again before the index is created (waiting for
+/// the transactions that began meanwhile) and held until it is.
+pub(super) fn create_index_online(
+    cx: &ExecContext,
+    (db, table): (&str, &str),
+    spec: IndexSpec,
+    sql: &str,
+) -> Result<(), SqlError> {
+    std::mem::drop(cx.exclusive_lock(&[(db, table)])?);
+    let (mut lock, mut failed) = (None, None);
+    let created = cx
+        .server
+        .engine
+        .create_index_with(db, table, spec, sql, || {
+            match cx.exclusive_lock(&[(db, table)]) {
+                Ok(l) => {
+                    lock = Some(l);
+                    Ok(())
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    Err(onelog_engine::EngineError::Interrupted)
+                }
+            }
+        });
+    std::mem::drop(lock);
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(created?),
     }
 }
 
@@ -1041,6 +1079,11 @@ pub(crate) fn rename_tables(
             "RENAME TABLE of views and tables in one statement",
         ));
     }
+    let keys: Vec<(&str, &str)> = resolved
+        .iter()
+        .flat_map(|(d, t, nd, nt)| [(d.as_str(), t.as_str()), (nd.as_str(), nt.as_str())])
+        .collect();
+    let _lock = cx.exclusive_lock(&keys)?;
     // A table with foreign keys or referenced by one is renamed as InnoDB does: the catalog
     // change carries the children's references and the generated constraint names along
     // (`Catalog::apply`, RenameTables).
@@ -1104,11 +1147,15 @@ pub(crate) fn drop(
         ast::ObjectType::Table => {
             // Check all first, like MySQL reports every unknown table.
             let mut missing = Vec::new();
-            let cat = engine.catalog();
+            let mut keys = Vec::with_capacity(names.len());
             for n in names {
                 let (db, t) = split_name(cx, n)?;
                 cx.check_table_privilege(&db, &t, crate::privilege::DROP)?;
+                keys.push((db, t));
             }
+            let keys: Vec<(&str, &str)> = keys.iter().map(|(d, t)| (&**d, &**t)).collect();
+            let _lock = cx.exclusive_lock(&keys)?;
+            let cat = engine.catalog();
             for n in names {
                 let (db, t) = split_name(cx, n)?;
                 if cat.view(&db, &t).is_some() {
@@ -1163,6 +1210,14 @@ pub(crate) fn drop(
             let mut dropped = 0;
             for n in names {
                 let db = object_name_parts(n).join(".");
+                let tables: Vec<String> = engine
+                    .catalog()
+                    .tables_in(&db)
+                    .iter()
+                    .map(|t| t.name.clone())
+                    .collect();
+                let keys: Vec<(&str, &str)> = tables.iter().map(|t| (&*db, &**t)).collect();
+                let _lock = cx.exclusive_lock(&keys)?;
                 if fk::checks_on(cx) {
                     fk::check_drop_database(&engine.catalog(), &db)?;
                 }
@@ -1211,11 +1266,15 @@ pub(crate) fn drop(
 
 pub(crate) fn truncate(cx: &ExecContext, t: &ast::Truncate, sql: &str) -> Result<(), SqlError> {
     assert_no_transaction(cx);
+    let mut keys = Vec::with_capacity(t.table_names.len());
     for n in &t.table_names {
         let (db, table) = split_name(cx, &n.name)?;
         // MariaDB: TRUNCATE needs DROP.
         cx.check_table_privilege(&db, &table, crate::privilege::DROP)?;
+        keys.push((db, table));
     }
+    let keys: Vec<(&str, &str)> = keys.iter().map(|(d, t)| (&**d, &**t)).collect();
+    let _lock = cx.exclusive_lock(&keys)?;
     for n in &t.table_names {
         let (db, table) = split_name(cx, &n.name)?;
         if fk::checks_on(cx) {
@@ -1233,6 +1292,7 @@ pub(super) fn drop_index_checked(
     ix: &str,
     sql: &str,
 ) -> Result<(), SqlError> {
+    let _lock = cx.exclusive_lock(&[(db, table)])?;
     let cat = cx.server.engine.catalog();
     if let Some(t) = cat.table_by_name(db, table) {
         fk::check_drop_index(&cat, t, ix)?;
