@@ -306,25 +306,32 @@ impl ExecContext {
             }
             return Ok(());
         }
-        let had = locks.record_use(db, table, write);
+        let how = crate::table_locks::Use {
+            write,
+            had: locks.record_use(db, table, write),
+            statement_only: self.autocommit && !self.explicit,
+        };
         let timeout = self.vars.lock_wait_timeout();
         self.table_locks
-            .check_use(db, table, write, had, timeout, &self.guard)
+            .check_use((db, table), how, timeout, &self.guard)
     }
 
     /// A DDL statement's exclusive lock on `tables` (`crate::table_locks`): waits, at most
     /// `lock_wait_timeout`, until no other session's statement or transaction uses them;
-    /// new uses wait behind it. Held until the lock is dropped.
+    /// new uses wait behind it. Held until the lock is dropped; with `readers`, statements
+    /// outside a transaction may read the tables meanwhile (a copying ALTER's lock).
     pub(crate) fn exclusive_lock(
         &self,
         tables: &[(&str, &str)],
+        readers: bool,
     ) -> Result<crate::table_locks::ExclusiveLock, SqlError> {
         let keys = tables
             .iter()
             .map(|(d, t)| (d.to_string(), t.to_string()))
             .collect();
         let timeout = self.vars.lock_wait_timeout();
-        self.table_locks.exclusive(keys, timeout, &self.guard)
+        self.table_locks
+            .exclusive((keys, readers), timeout, &self.guard)
     }
 
     /// Fails with 1044 unless the session holds every bit of `need` on `db`.

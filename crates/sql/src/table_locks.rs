@@ -66,9 +66,13 @@
 //! waiting use whose waits lead back to it through DDL statements' waits (two DDLs, each
 //! waiting for a transaction that waits behind the other) fails with 1213, as MariaDB's
 //! deadlock detector answers the DML side. A use is published under the state mutex when its
-//! check passes, so a ticket either sees it or is seen by it. CREATE INDEX takes its ticket at
-//! the start and again before the index is created, and lets the build run between
-//! (`execute::ddl::create_index_online`), as MariaDB's online ALTER.
+//! check passes, so a ticket either sees it or is seen by it. CREATE INDEX takes its ticket
+//! at the start and again before the index is created, and lets the build run between
+//! (`execute::ddl::create_index_online`), as MariaDB's online ALTER. The ticket of a copying
+//! ALTER TABLE (and of CREATE INDEX with `LOCK=SHARED` or `ALGORITHM=COPY`) lets statements
+//! outside a transaction read the table once it is granted, as MariaDB's
+//! MDL_SHARED_NO_WRITE lets readers on during the copy; a transaction's read waits (MariaDB
+//! lets it in and waits for the transaction's end before it renames the copy in).
 //!
 //! Invariants: a connection appears at most once per table in `held` (its strongest mode
 //! there); `active` equals the number of `(table, holder)` pairs plus the global read lock
@@ -78,7 +82,8 @@
 //! server's table agree on what it holds; a session's published list holds every table its
 //! open transaction used once its statement ended, and, while its statement is `live`,
 //! every table that statement used and was let use; while a ticket is granted, no other
-//! session uses its tables and no other connection holds a table lock on them.
+//! connection holds a table lock on its tables and no other session uses them, but a
+//! statement outside a transaction that reads them when the ticket lets readers through.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -140,12 +145,14 @@ type Key = (String, String);
 
 /// A DDL statement's exclusive lock on its tables (MariaDB's MDL_EXCLUSIVE): waiting until
 /// `granted`, then held until the statement releases it. Tickets on a table are granted in
-/// `seq` order.
+/// `seq` order. `readers`: once granted, statements outside a transaction may read the tables
+/// (MariaDB's MDL_SHARED_NO_WRITE of a copying ALTER, which lets readers go on).
 struct Ticket {
     seq: u64,
     conn: u32,
     keys: Vec<Key>,
     granted: bool,
+    readers: bool,
 }
 
 impl Ticket {
@@ -530,28 +537,35 @@ impl TableLocks {
         timeout: Duration,
         guard: &StatementGuard,
     ) -> Result<(), SqlError> {
-        self.use_table(conn, db, table, write, true, timeout, guard, || ())
+        let how = Use {
+            write,
+            had: true,
+            statement_only: false,
+        };
+        self.use_table(conn, (db, table), how, timeout, guard, || ())
     }
 
     /// [`Self::access`], then `passed` under the mutex (the session publishes the use there,
-    /// so a DDL statement either sees it or is seen by it). `had`: the connection already
-    /// uses the table (its transaction or statement did, or its statement runs unpublished,
-    /// so a DDL waits for it anyway): a waiting DDL statement does not hold it up, a granted
-    /// one does. Any other use waits behind a waiting DDL (MariaDB's pending MDL_EXCLUSIVE
-    /// holds new users back, so a DDL is not starved by a stream of short statements); a
-    /// wait that closes a cycle through DDL statements' waits fails with 1213.
-    #[allow(clippy::too_many_arguments)]
+    /// so a DDL statement either sees it or is seen by it). A use the connection had
+    /// ([`Use::had`]) is not held up by a waiting DDL statement, only by a granted one; any
+    /// other waits behind a waiting one too (MariaDB's pending MDL_EXCLUSIVE holds new users
+    /// back, so a DDL is not starved by a stream of short statements). A granted DDL lock
+    /// that lets readers through lets a read outside a transaction through. A wait that
+    /// closes a cycle through DDL statements' waits fails with 1213.
     pub(crate) fn use_table(
         &self,
         conn: u32,
-        db: &str,
-        table: &str,
-        write: bool,
-        had: bool,
+        (db, table): (&str, &str),
+        how: Use,
         timeout: Duration,
         guard: &StatementGuard,
         passed: impl FnOnce(),
     ) -> Result<(), SqlError> {
+        let Use {
+            write,
+            had,
+            statement_only,
+        } = how;
         if !self.active() {
             passed();
             return Ok(());
@@ -571,11 +585,17 @@ impl TableLocks {
                 .get(&key)
                 .is_some_and(|v| v.iter().any(|h| h.0 == conn))
         };
+        let reader = !write && statement_only;
         let ticket_blocked = |s: &State| {
             let had = had || own_lock(s);
-            s.tickets
-                .iter()
-                .any(|t| t.conn != conn && t.covers(&key) && (t.granted || !had))
+            s.tickets.iter().any(|t| {
+                t.conn != conn
+                    && t.covers(&key)
+                    && match t.granted {
+                        true => !(t.readers && reader),
+                        false => !had,
+                    }
+            })
         };
         let blocked = |s: &State| {
             s.held
@@ -637,12 +657,13 @@ impl TableLocks {
     /// Takes a DDL statement's exclusive lock on `keys` for `conn` (MariaDB's MDL_EXCLUSIVE):
     /// announced at once, so that new uses of the tables wait behind it, then granted once no
     /// earlier DDL statement's lock, other connection's table lock or global read lock, and
-    /// no other session's use of the tables is left (at most `timeout`: 1205; KILL). The
-    /// number to release it with.
+    /// no other session's use of the tables is left (at most `timeout`: 1205; KILL); with
+    /// `readers`, it then lets reads outside a transaction through ([`Ticket`]). The number
+    /// to release it with.
     pub fn acquire_exclusive(
         &self,
         conn: u32,
-        keys: Vec<Key>,
+        (keys, readers): (Vec<Key>, bool),
         timeout: Duration,
         guard: &StatementGuard,
     ) -> Result<u64, SqlError> {
@@ -655,6 +676,7 @@ impl TableLocks {
                 conn,
                 keys,
                 granted: false,
+                readers,
             });
             self.active.fetch_add(1, Ordering::AcqRel);
             seq
@@ -977,13 +999,12 @@ impl SessionTableLocks {
     /// from [`Self::record_use`]) and, when the statement is live, publishes its uses.
     pub fn check_use(
         &self,
-        db: &str,
-        table: &str,
-        write: bool,
-        had: bool,
+        (db, table): (&str, &str),
+        how: Use,
         timeout: Duration,
         guard: &StatementGuard,
     ) -> Result<(), SqlError> {
+        let write = how.write;
         if !self.locked.is_empty() && !exempt(db) {
             let mut mine = self
                 .locked
@@ -1005,7 +1026,7 @@ impl SessionTableLocks {
             }
         };
         self.table
-            .use_table(self.conn, db, table, write, had, timeout, guard, publish)
+            .use_table(self.conn, (db, table), how, timeout, guard, publish)
     }
 
     /// Takes a DDL statement's exclusive lock on `tables` ([`TableLocks::acquire_exclusive`]),
@@ -1013,7 +1034,7 @@ impl SessionTableLocks {
     /// DDL statements waiting for each other see each other's uses.
     pub fn exclusive(
         &self,
-        tables: Vec<Key>,
+        tables: (Vec<Key>, bool),
         timeout: Duration,
         guard: &StatementGuard,
     ) -> Result<ExclusiveLock, SqlError> {
@@ -1027,6 +1048,17 @@ impl SessionTableLocks {
             seq,
         })
     }
+}
+
+/// How a statement uses a table, for [`TableLocks::use_table`].
+#[derive(Debug, Clone, Copy)]
+pub struct Use {
+    /// It changes the table.
+    pub write: bool,
+    /// The session already uses it ([`SessionTableLocks::record_use`]).
+    pub had: bool,
+    /// The use ends with the statement (no open transaction).
+    pub statement_only: bool,
 }
 
 /// A DDL statement's exclusive lock on its tables, released when dropped.
@@ -1105,6 +1137,15 @@ mod tests {
         StatementGuard::new(Default::default())
     }
 
+    /// A use the session had (outside the new rules of DDL locks).
+    fn had(write: bool) -> Use {
+        Use {
+            write,
+            had: true,
+            statement_only: false,
+        }
+    }
+
     fn key(t: &str) -> Key {
         ("d".to_string(), t.to_string())
     }
@@ -1147,6 +1188,71 @@ mod tests {
     }
 
     #[test]
+    fn a_ddl_lock_waits_for_uses_holds_newcomers_back_and_may_let_readers_through() {
+        let t = Arc::new(TableLocks::default());
+        let g = guard();
+        let z = Duration::ZERO;
+        let new_use = |write, statement_only| Use {
+            write,
+            had: false,
+            statement_only,
+        };
+        // Granted at once without users; released, nothing is left.
+        let seq = t
+            .acquire_exclusive(1, (vec![key("t")], false), z, &g)
+            .unwrap();
+        assert!(t.active());
+        let uses = [(false, true), (false, false), (true, true)];
+        for (w, stmt) in uses {
+            let e = t.use_table(2, ("d", "t"), new_use(w, stmt), z, &g, || ());
+            assert_eq!(
+                e.unwrap_err().code,
+                1205,
+                "write {w}, statement only {stmt}"
+            );
+        }
+        assert!(t
+            .use_table(2, ("d", "u"), new_use(true, false), z, &g, || ())
+            .is_ok());
+        assert!(t
+            .use_table(1, ("d", "t"), new_use(true, false), z, &g, || ())
+            .is_ok());
+        assert_eq!(
+            t.acquire(2, &[(key("t"), LockMode::Read)], z, &g)
+                .unwrap_err()
+                .code,
+            1205
+        );
+        t.release_exclusive(seq);
+        assert!(!t.active());
+        // A copying ALTER's lock lets a read outside a transaction through, nothing else.
+        let seq = t
+            .acquire_exclusive(1, (vec![key("t")], true), z, &g)
+            .unwrap();
+        let mut passed = false;
+        t.use_table(2, ("d", "t"), new_use(false, true), z, &g, || passed = true)
+            .unwrap();
+        assert!(passed);
+        for (w, stmt) in [(false, false), (true, true)] {
+            let e = t.use_table(2, ("d", "t"), new_use(w, stmt), z, &g, || ());
+            assert_eq!(
+                e.unwrap_err().code,
+                1205,
+                "write {w}, statement only {stmt}"
+            );
+        }
+        // A second DDL lock on the table waits for the first.
+        assert_eq!(
+            t.acquire_exclusive(3, (vec![key("t")], false), z, &g)
+                .unwrap_err()
+                .code,
+            1205
+        );
+        t.release_exclusive(seq);
+        assert!(!t.active(), "a failed DDL lock leaves nothing");
+    }
+
+    #[test]
     fn the_global_read_lock_holds_up_other_writers_and_commits() {
         let t = Arc::new(TableLocks::default());
         let g = guard();
@@ -1186,22 +1292,22 @@ mod tests {
                 &g,
             )
             .unwrap();
-            assert!(s.check_use("d", "a", false, true, z, &g).is_ok());
+            assert!(s.check_use(("d", "a"), had(false), z, &g).is_ok());
             assert_eq!(
-                s.check_use("d", "a", true, true, z, &g).unwrap_err().code,
+                s.check_use(("d", "a"), had(true), z, &g).unwrap_err().code,
                 1099
             );
             assert_eq!(
-                s.check_use("d", "x", false, true, z, &g).unwrap_err().code,
+                s.check_use(("d", "x"), had(false), z, &g).unwrap_err().code,
                 1100
             );
             assert!(s
-                .check_use("information_schema", "TABLES", false, true, z, &g)
+                .check_use(("information_schema", "TABLES"), had(false), z, &g)
                 .is_ok());
-            assert!(s.check_use("d", "b", true, true, z, &g).is_ok());
+            assert!(s.check_use(("d", "b"), had(true), z, &g).is_ok());
             s.forget("d", "b");
             assert_eq!(
-                s.check_use("d", "b", true, true, z, &g).unwrap_err().code,
+                s.check_use(("d", "b"), had(true), z, &g).unwrap_err().code,
                 1100
             );
             assert!(t.active());
@@ -1242,7 +1348,12 @@ mod tests {
         g1.begin("UPDATE", None, u64::MAX, u64::MAX);
         s1.statement_begin();
         let had = s1.record_use("d", "a", true);
-        s1.check_use("d", "a", true, had, z, &g).unwrap();
+        let how = Use {
+            write: true,
+            had,
+            statement_only: false,
+        };
+        s1.check_use(("d", "a"), how, z, &g).unwrap();
         assert_eq!(
             t.acquire(2, &a(LockMode::Read), z, &g).unwrap_err().code,
             1205

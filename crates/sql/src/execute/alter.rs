@@ -15,13 +15,14 @@
 //! transaction (the session committed it).
 
 use onelog_binlog::Value;
-use onelog_engine::alter::{convertible, AlterPlan};
+use onelog_engine::alter::{convertible, keeps_rows, AlterPlan};
 use onelog_engine::{ColumnDef, ColumnSource, IndexDef, TableDef};
 use onelog_protocol::errors;
 use sqlparser::ast;
 
 use crate::context::ExecContext;
 use crate::error::SqlError;
+use crate::execute::algorithm::Clauses;
 use crate::execute::ddl;
 use crate::expr::Env;
 
@@ -80,8 +81,18 @@ pub(crate) fn alter_table(
         crate::privilege::INSERT | crate::privilege::CREATE,
     )?;
     let engine = &cx.server.engine;
-    // The table's exclusive lock for the statement (a lone RENAME, DROP INDEX or ADD INDEX
-    // takes its own in `ddl.rs`).
+    let (clauses, ops) = Clauses::split(ops);
+    let ops = ops.as_slice();
+    if let [op] = ops {
+        if constraint_operation(op) && !clauses.is_default() {
+            return Err(SqlError::unsupported(
+                "ALGORITHM or LOCK with a foreign key or CHECK operation",
+            ));
+        }
+    }
+    // The table's exclusive lock for the statement, letting reads outside a transaction go
+    // on (but under LOCK=EXCLUSIVE), as MariaDB's copying ALTER (a lone RENAME, DROP INDEX or
+    // ADD INDEX takes its own in `ddl.rs`).
     let _lock = match ops {
         [ast::AlterTableOperation::RenameTable { .. }
         | ast::AlterTableOperation::DropIndex { .. }]
@@ -89,17 +100,19 @@ pub(crate) fn alter_table(
             constraint: ast::TableConstraint::Index(_) | ast::TableConstraint::Unique(_),
             ..
         }] => None,
-        _ => Some(cx.exclusive_lock(&[(&db, &table)])?),
+        _ => Some(cx.exclusive_lock(&[(&db, &table)], clauses.lets_readers())?),
     };
     if let [op] = ops {
         match op {
             ast::AlterTableOperation::RenameTable { table_name } => {
+                clauses.change(true, false)?;
                 let to = match table_name {
                     ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n) => n,
                 };
                 return ddl::rename_tables(cx, &[(name, to)], sql);
             }
             ast::AlterTableOperation::DropIndex { name } => {
+                clauses.change(true, true)?;
                 return ddl::drop_index_checked(cx, (&db, &table), &name.value, sql);
             }
             // Constraints: one operation of their own (crates/sql/src/execute/fk.rs, check.rs).
@@ -132,7 +145,8 @@ pub(crate) fn alter_table(
             } => {
                 let cols = ddl::index_columns(&ix.columns)?;
                 let spec = ddl::index_spec(ix.name.as_ref(), cols, false);
-                return ddl::create_index_online(cx, (&db, &table), spec, sql);
+                let how = clauses.index_build()?;
+                return ddl::create_index_as(cx, (&db, &table), spec, sql, how);
             }
             ast::AlterTableOperation::AddConstraint {
                 constraint: ast::TableConstraint::Unique(u),
@@ -141,7 +155,8 @@ pub(crate) fn alter_table(
                 let cols = ddl::index_columns(&u.columns)?;
                 let name = u.index_name.as_ref().or(u.name.as_ref());
                 let spec = ddl::index_spec(name, cols, true);
-                return ddl::create_index_online(cx, (&db, &table), spec, sql);
+                let how = clauses.index_build()?;
+                return ddl::create_index_as(cx, (&db, &table), spec, sql, how);
             }
             _ => {}
         }
@@ -165,6 +180,8 @@ pub(crate) fn alter_table(
         )?;
         (new.db, new.name) = (to_db, to_name);
     }
+    let drops_index = operations.drop_primary || !operations.drop_indexes.is_empty();
+    clauses.change(keeps_rows(&old, &new, &sources), drops_index)?;
     let strict = crate::sysvar::strict_mode(cx);
     let plan = AlterPlan {
         sources,
@@ -177,6 +194,18 @@ pub(crate) fn alter_table(
         crate::expr::warn(level, e.code, e.message);
     }
     Ok(())
+}
+
+/// Whether `op` is a foreign key or CHECK operation (one of their own: `fk.rs`, `check.rs`).
+fn constraint_operation(op: &ast::AlterTableOperation) -> bool {
+    matches!(
+        op,
+        ast::AlterTableOperation::AddConstraint {
+            constraint: ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_),
+            ..
+        } | ast::AlterTableOperation::DropForeignKey { .. }
+            | ast::AlterTableOperation::DropConstraint { .. }
+    )
 }
 
 /// The foreign keys and CHECK constraints on `old`'s columns survive the change: a dropped

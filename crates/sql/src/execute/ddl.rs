@@ -16,6 +16,7 @@ use sqlparser::ast;
 
 use crate::context::ExecContext;
 use crate::error::SqlError;
+use crate::execute::algorithm::{Clauses, IndexLock};
 use crate::execute::{check, fk};
 use crate::expr::{
     charset_named, check_charset, collation_named, object_name_parts, Compiler, Env, Scope,
@@ -938,14 +939,11 @@ pub(crate) fn create_index(
         unique: ci.unique,
     };
     let name = spec.name.clone();
-    let created = match index_lock(&ci.alter_options)? {
-        IndexLock::Online => create_index_online(cx, (&db, &table), spec, sql),
-        IndexLock::Locked => {
-            let _lock = cx.exclusive_lock(&[(&db, &table)])?;
-            let engine = &cx.server.engine;
-            Ok(engine.create_index_locked(&db, &table, spec, sql)?)
-        }
-    };
+    let (clauses, other) = Clauses::split(&ci.alter_options);
+    if let Some(o) = other.first() {
+        return Err(SqlError::syntax(&o.to_string()));
+    }
+    let created = create_index_as(cx, (&db, &table), spec, sql, clauses.index_build()?);
     match created {
         Err(e) if e.code == errors::ER_DUP_KEYNAME.code && ci.if_not_exists => {
             crate::expr::warn("Note", 1061, format!("Duplicate key name '{name}'"));
@@ -955,24 +953,42 @@ pub(crate) fn create_index(
     }
 }
 
+/// CREATE INDEX and a lone ALTER TABLE ADD INDEX / ADD UNIQUE, built as `how` says.
+pub(super) fn create_index_as(
+    cx: &ExecContext,
+    (db, table): (&str, &str),
+    spec: IndexSpec,
+    sql: &str,
+    how: IndexLock,
+) -> Result<(), SqlError> {
+    match how {
+        IndexLock::Online => create_index_online(cx, (db, table), spec, sql),
+        IndexLock::Locked { readers } => {
+            let _lock = cx.exclusive_lock(&[(db, table)], readers)?;
+            let engine = &cx.server.engine;
+            Ok(engine.create_index_locked(db, table, spec, sql)?)
+        }
+    }
+}
+
 /// CREATE INDEX (and a lone ALTER TABLE ADD INDEX / ADD UNIQUE) beside commits, with
 /// MariaDB's metadata locks of an online ALTER: the table's exclusive lock is taken at the
 /// start (waiting for the transactions that use the table) and let go for the build, which
 /// the table's writers go on beside; taken again before the index is created (waiting for
 /// the transactions that began meanwhile) and held until it is.
-pub(super) fn create_index_online(
+fn create_index_online(
     cx: &ExecContext,
     (db, table): (&str, &str),
     spec: IndexSpec,
     sql: &str,
 ) -> Result<(), SqlError> {
-    std::mem::drop(cx.exclusive_lock(&[(db, table)])?);
+    std::mem::drop(cx.exclusive_lock(&[(db, table)], false)?);
     let (mut lock, mut failed) = (None, None);
     let created = cx
         .server
         .engine
         .create_index_with(db, table, spec, sql, || {
-            match cx.exclusive_lock(&[(db, table)]) {
+            match cx.exclusive_lock(&[(db, table)], false) {
                 Ok(l) => {
                     lock = Some(l);
                     Ok(())
@@ -987,48 +1003,6 @@ pub(super) fn create_index_online(
     match failed {
         Some(e) => Err(e),
         None => Ok(created?),
-    }
-}
-
-/// How a CREATE INDEX builds, from its `ALGORITHM` and `LOCK` clauses.
-enum IndexLock {
-    /// Beside commits (InnoDB's `LOCK=NONE`, what DEFAULT, INPLACE and NOCOPY do).
-    Online,
-    /// With commits held for the whole build (`LOCK=SHARED` / `EXCLUSIVE`, `ALGORITHM=COPY`).
-    Locked,
-}
-
-/// A CREATE INDEX's `ALGORITHM` and `LOCK` clauses, as MariaDB 10.11 takes them for an index
-/// added to an InnoDB table: INSTANT and COPY with LOCK=NONE refused with 1846 and its reasons.
-fn index_lock(options: &[ast::AlterTableOperation]) -> Result<IndexLock, SqlError> {
-    use ast::{AlterTableAlgorithm as Algorithm, AlterTableLock as Lock};
-    let (mut algorithm, mut lock) = (Algorithm::Default, Lock::Default);
-    for o in options {
-        match o {
-            ast::AlterTableOperation::Algorithm { algorithm: a, .. } => algorithm = *a,
-            ast::AlterTableOperation::Lock { lock: l, .. } => lock = *l,
-            other => return Err(SqlError::syntax(&other.to_string())),
-        }
-    }
-    let refused = |what: &str, why: &str, try_: &str| {
-        SqlError::of(
-            errors::ER_ALTER_OPERATION_NOT_SUPPORTED_REASON,
-            format!("{what} is not supported. Reason: {why}. Try {try_}"),
-        )
-    };
-    match (algorithm, lock) {
-        (Algorithm::Instant, _) => Err(refused(
-            "ALGORITHM=INSTANT",
-            "ADD INDEX",
-            "ALGORITHM=NOCOPY",
-        )),
-        (Algorithm::Copy, Lock::None) => Err(refused(
-            "LOCK=NONE",
-            "COPY algorithm requires a lock",
-            "LOCK=SHARED",
-        )),
-        (Algorithm::Copy, _) | (_, Lock::Shared | Lock::Exclusive) => Ok(IndexLock::Locked),
-        _ => Ok(IndexLock::Online),
     }
 }
 
@@ -1083,7 +1057,7 @@ pub(crate) fn rename_tables(
         .iter()
         .flat_map(|(d, t, nd, nt)| [(d.as_str(), t.as_str()), (nd.as_str(), nt.as_str())])
         .collect();
-    let _lock = cx.exclusive_lock(&keys)?;
+    let _lock = cx.exclusive_lock(&keys, false)?;
     // A table with foreign keys or referenced by one is renamed as InnoDB does: the catalog
     // change carries the children's references and the generated constraint names along
     // (`Catalog::apply`, RenameTables).
@@ -1154,7 +1128,7 @@ pub(crate) fn drop(
                 keys.push((db, t));
             }
             let keys: Vec<(&str, &str)> = keys.iter().map(|(d, t)| (&**d, &**t)).collect();
-            let _lock = cx.exclusive_lock(&keys)?;
+            let _lock = cx.exclusive_lock(&keys, false)?;
             let cat = engine.catalog();
             for n in names {
                 let (db, t) = split_name(cx, n)?;
@@ -1217,7 +1191,7 @@ pub(crate) fn drop(
                     .map(|t| t.name.clone())
                     .collect();
                 let keys: Vec<(&str, &str)> = tables.iter().map(|t| (&*db, &**t)).collect();
-                let _lock = cx.exclusive_lock(&keys)?;
+                let _lock = cx.exclusive_lock(&keys, false)?;
                 if fk::checks_on(cx) {
                     fk::check_drop_database(&engine.catalog(), &db)?;
                 }
@@ -1274,7 +1248,7 @@ pub(crate) fn truncate(cx: &ExecContext, t: &ast::Truncate, sql: &str) -> Result
         keys.push((db, table));
     }
     let keys: Vec<(&str, &str)> = keys.iter().map(|(d, t)| (&**d, &**t)).collect();
-    let _lock = cx.exclusive_lock(&keys)?;
+    let _lock = cx.exclusive_lock(&keys, false)?;
     for n in &t.table_names {
         let (db, table) = split_name(cx, &n.name)?;
         if fk::checks_on(cx) {
@@ -1292,7 +1266,7 @@ pub(super) fn drop_index_checked(
     ix: &str,
     sql: &str,
 ) -> Result<(), SqlError> {
-    let _lock = cx.exclusive_lock(&[(db, table)])?;
+    let _lock = cx.exclusive_lock(&[(db, table)], false)?;
     let cat = cx.server.engine.catalog();
     if let Some(t) = cat.table_by_name(db, table) {
         fk::check_drop_index(&cat, t, ix)?;

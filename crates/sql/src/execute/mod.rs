@@ -5,6 +5,7 @@
 //!
 //! Invariants: an executor changes data only through the transaction it is handed.
 pub mod admin;
+pub(crate) mod algorithm;
 pub(crate) mod alter;
 pub(crate) mod check;
 pub(crate) mod ctas;
