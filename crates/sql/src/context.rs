@@ -316,6 +316,20 @@ impl ExecContext {
             .check_use((db, table), how, timeout, &self.guard)
     }
 
+    /// Takes an online index build's lock again ([`crate::table_locks::ExclusiveLock::upgrade`]),
+    /// waiting at most `lock_wait_timeout` and `innodb_lock_wait_timeout`
+    /// (`execute::ddl::create_index_online` says why).
+    pub(crate) fn upgrade_lock(
+        &self,
+        lock: &crate::table_locks::ExclusiveLock,
+    ) -> Result<(), SqlError> {
+        let timeout = self
+            .vars
+            .lock_wait_timeout()
+            .min(crate::sysvar::lock_wait_timeout(self));
+        lock.upgrade(timeout, &self.guard)
+    }
+
     /// A DDL statement's exclusive lock on `tables` (`crate::table_locks`): waits, at most
     /// `lock_wait_timeout`, until no other session's statement or transaction uses them;
     /// new uses wait behind it. Held until the lock is dropped; with `readers`, statements

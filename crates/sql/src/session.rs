@@ -661,9 +661,10 @@ impl Session {
                 p.db != self.cx.current_db
                     || p.priv_epoch != epoch
                     || c.through_view()
-                    // Compiling checks table locks (`crate::table_locks`): while any exists,
-                    // a cached plan is compiled again.
-                    || self.cx.server.table_locks.active()
+                    // Compiling checks table locks (`crate::table_locks`): while any exists
+                    // or the statement began while one did (it is live), a cached plan is
+                    // compiled again.
+                    || self.cx.table_locks.slow()
                     || c.table()
                         .is_some_and(|t| cat.table(t.id).is_none_or(|cur| !Arc::ptr_eq(cur, t)))
             }

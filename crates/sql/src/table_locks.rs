@@ -67,8 +67,13 @@
 //! waiting for a transaction that waits behind the other) fails with 1213, as MariaDB's
 //! deadlock detector answers the DML side. A use is published under the state mutex when its
 //! check passes, so a ticket either sees it or is seen by it. CREATE INDEX takes its ticket
-//! at the start and again before the index is created, and lets the build run between
-//! (`execute::ddl::create_index_online`), as MariaDB's online ALTER. The ticket of a copying
+//! at the start, lets uses go on during the build while other DDL keeps waiting for it
+//! (*building*), and takes it again before the index is created
+//! (`execute::ddl::create_index_online`), as MariaDB's online ALTER. A ticket that waits for
+//! a statement that did not publish its uses (it began before any lock existed) does not
+//! hold new users back, since that statement may use any table. A ticket is announced only
+//! when no other connection holds the global read lock, and FLUSH TABLES WITH READ LOCK waits
+//! for every ticket, as MariaDB's backup lock comes before the table's. The ticket of a copying
 //! ALTER TABLE (and of CREATE INDEX with `LOCK=SHARED` or `ALGORITHM=COPY`) lets statements
 //! outside a transaction read the table once it is granted, as MariaDB's
 //! MDL_SHARED_NO_WRITE lets readers on during the copy; a transaction's read waits (MariaDB
@@ -147,12 +152,16 @@ type Key = (String, String);
 /// `granted`, then held until the statement releases it. Tickets on a table are granted in
 /// `seq` order. `readers`: once granted, statements outside a transaction may read the tables
 /// (MariaDB's MDL_SHARED_NO_WRITE of a copying ALTER, which lets readers go on).
+/// `building`: granted, then let go for an online index build (MariaDB's
+/// MDL_SHARED_UPGRADABLE): uses go on, other DDL waits for it, and it is upgraded again
+/// (waiting, then granted) before the index is created.
 struct Ticket {
     seq: u64,
     conn: u32,
     keys: Vec<Key>,
     granted: bool,
     readers: bool,
+    building: bool,
 }
 
 impl Ticket {
@@ -172,9 +181,9 @@ struct State {
     /// DDL statements' exclusive locks, waiting or granted (they count in `active`).
     tickets: Vec<Ticket>,
     next_ticket: u64,
-    /// Connections whose statement waits to use a table because of a ticket on it: the
-    /// table (what the deadlock search follows).
-    access_waits: HashMap<u32, Key>,
+    /// Connections whose statement waits to use a table: the table and how (what the
+    /// deadlock search follows).
+    access_waits: HashMap<u32, (Key, Use)>,
     /// Connections holding the global read lock.
     global_read: HashSet<u32>,
     /// `LOCK TABLES` statements waiting for their locks (announced: they count in `active`).
@@ -199,9 +208,10 @@ impl State {
     }
 
     /// The connections the ticket `t` waits for: earlier tickets on its tables, other
-    /// connections' table locks on them, the global read lock, and every other session
-    /// that uses one of them (in its open transaction or running statement) or runs a
-    /// statement that did not publish its uses.
+    /// connections' table locks on them, and every other session that uses one of them (in
+    /// its open transaction or running statement) or runs a statement that did not publish
+    /// its uses. (The global read lock is waited for before a ticket is announced, and
+    /// FLUSH TABLES WITH READ LOCK waits for the tickets.)
     fn ticket_blockers(&self, t: &Ticket) -> Vec<u32> {
         let mut out: Vec<u32> = self
             .tickets
@@ -214,7 +224,6 @@ impl State {
                 out.extend(v.iter().map(|h| h.0).filter(|&c| c != t.conn));
             }
         }
-        out.extend(self.global_read.iter().copied().filter(|&c| c != t.conn));
         for (c, ctl) in self.sessions.values() {
             if *c == t.conn || out.contains(c) {
                 continue;
@@ -232,19 +241,59 @@ impl State {
         out
     }
 
-    /// The connections `conn` waits for: the tickets on the table its statement waits to
-    /// use, or what its own waiting ticket waits for.
+    /// Whether another session runs a statement that did not publish its uses (a waiting
+    /// ticket waits for it whatever tables it uses).
+    fn unpublished_running(&self, conn: u32) -> bool {
+        self.sessions
+            .values()
+            .any(|(c, ctl)| *c != conn && ctl.table_uses(|running, u| running && !u.live))
+    }
+
+    /// Whether the ticket `t` holds up `conn`'s use `how` of `key`: a granted one does (but a
+    /// read outside a transaction when it lets readers through), a building one does not,
+    /// and a waiting one holds back a use the connection did not have, unless the ticket
+    /// also waits for statements that did not publish their uses (which may use any table:
+    /// holding the table's traffic back for them would stop it for as long as an unrelated
+    /// long statement runs).
+    fn ticket_blocks_use(&self, t: &Ticket, conn: u32, key: &Key, how: Use) -> bool {
+        if t.conn == conn || !t.covers(key) || t.building {
+            return false;
+        }
+        if t.granted {
+            return !(t.readers && !how.write && how.statement_only);
+        }
+        let had = how.had
+            || self
+                .held
+                .get(key)
+                .is_some_and(|v| v.iter().any(|h| h.0 == conn));
+        !had && !self.unpublished_running(t.conn)
+    }
+
+    /// The connections `conn` waits for: the tickets and table locks that hold up the use its
+    /// statement waits to make, or what its own waiting ticket waits for.
     fn waits_of(&self, conn: u32) -> Vec<u32> {
         let mut out = Vec::new();
-        if let Some(k) = self.access_waits.get(&conn) {
+        if let Some((k, how)) = self.access_waits.get(&conn) {
             out.extend(
                 self.tickets
                     .iter()
-                    .filter(|t| t.conn != conn && t.covers(k))
+                    .filter(|t| self.ticket_blocks_use(t, conn, k, *how))
                     .map(|t| t.conn),
             );
+            if let Some(v) = self.held.get(k) {
+                out.extend(
+                    v.iter()
+                        .filter(|&&(c, m)| c != conn && m.blocks_access(how.write))
+                        .map(|h| h.0),
+                );
+            }
         }
-        for t in self.tickets.iter().filter(|t| t.conn == conn && !t.granted) {
+        for t in self
+            .tickets
+            .iter()
+            .filter(|t| t.conn == conn && !t.granted && !t.building)
+        {
             out.extend(self.ticket_blockers(t));
         }
         out
@@ -504,7 +553,7 @@ impl TableLocks {
                 .values()
                 .flatten()
                 .any(|&(c, m)| c != conn && m.writes())
-                || s.tickets.iter().any(|t| t.conn != conn && t.granted)
+                || s.tickets.iter().any(|t| t.conn != conn)
         };
         self.wait_until(timeout, guard, WAITING_FOR_GLOBAL_READ_LOCK, blocked, |s| {
             if s.global_read.insert(conn) {
@@ -561,11 +610,7 @@ impl TableLocks {
         guard: &StatementGuard,
         passed: impl FnOnce(),
     ) -> Result<(), SqlError> {
-        let Use {
-            write,
-            had,
-            statement_only,
-        } = how;
+        let write = how.write;
         if !self.active() {
             passed();
             return Ok(());
@@ -580,22 +625,10 @@ impl TableLocks {
             global_blocked,
             |_| (),
         )?;
-        let own_lock = |s: &State| {
-            s.held
-                .get(&key)
-                .is_some_and(|v| v.iter().any(|h| h.0 == conn))
-        };
-        let reader = !write && statement_only;
         let ticket_blocked = |s: &State| {
-            let had = had || own_lock(s);
-            s.tickets.iter().any(|t| {
-                t.conn != conn
-                    && t.covers(&key)
-                    && match t.granted {
-                        true => !(t.readers && reader),
-                        false => !had,
-                    }
-            })
+            s.tickets
+                .iter()
+                .any(|t| s.ticket_blocks_use(t, conn, &key, how))
         };
         let blocked = |s: &State| {
             s.held
@@ -606,7 +639,7 @@ impl TableLocks {
         };
         let mut s = self.lock();
         if blocked(&s) {
-            s.access_waits.insert(conn, key.clone());
+            s.access_waits.insert(conn, (key.clone(), how));
             let r = self.wait_blocked(s, timeout, guard, &blocked, conn);
             s = r.0;
             s.access_waits.remove(&conn);
@@ -667,8 +700,9 @@ impl TableLocks {
         timeout: Duration,
         guard: &StatementGuard,
     ) -> Result<u64, SqlError> {
-        let seq = {
-            let mut s = self.lock();
+        // The global read lock first (MariaDB's backup lock comes before the table's).
+        let global = |s: &State| s.global_read.iter().any(|&c| c != conn);
+        let seq = self.wait_until(timeout, guard, WAITING_FOR_GLOBAL_READ_LOCK, global, |s| {
             let seq = s.next_ticket;
             s.next_ticket += 1;
             s.tickets.push(Ticket {
@@ -677,28 +711,74 @@ impl TableLocks {
                 keys,
                 granted: false,
                 readers,
+                building: false,
             });
             self.active.fetch_add(1, Ordering::AcqRel);
             seq
-        };
-        let blocked = |s: &State| {
-            s.tickets
-                .iter()
-                .find(|t| t.seq == seq)
-                .is_some_and(|t| !s.ticket_blockers(t).is_empty())
-        };
-        let granted = self.wait_until(timeout, guard, WAITING_FOR_TABLE_LOCK, blocked, |s| {
-            if let Some(t) = s.tickets.iter_mut().find(|t| t.seq == seq) {
-                t.granted = true;
-            }
-        });
-        match granted {
+        })?;
+        match self.grant(seq, conn, timeout, guard) {
             Ok(()) => Ok(seq),
             Err(e) => {
                 self.release_exclusive(seq);
                 Err(e)
             }
         }
+    }
+
+    /// Waits until the ticket `seq` (waiting) has nothing left to wait for, then grants it;
+    /// 1205 after `timeout`, KILL, 1213 when the waits close a cycle.
+    fn grant(
+        &self,
+        seq: u64,
+        conn: u32,
+        timeout: Duration,
+        guard: &StatementGuard,
+    ) -> Result<(), SqlError> {
+        let blocked = |s: &State| {
+            s.tickets
+                .iter()
+                .find(|t| t.seq == seq)
+                .is_some_and(|t| !s.ticket_blockers(t).is_empty())
+        };
+        let mut s = self.lock();
+        if blocked(&s) {
+            let r = self.wait_blocked(s, timeout, guard, &blocked, conn);
+            s = r.0;
+            r.1?;
+        }
+        if let Some(t) = s.tickets.iter_mut().find(|t| t.seq == seq) {
+            t.granted = true;
+        }
+        self.debug_check(&s);
+        Ok(())
+    }
+
+    /// Lets the granted ticket `seq` go for an online index build ([`Ticket`]: uses go on,
+    /// other DDL waits).
+    fn building(&self, seq: u64) {
+        let mut s = self.lock();
+        if let Some(t) = s.tickets.iter_mut().find(|t| t.seq == seq) {
+            (t.granted, t.building) = (false, true);
+        }
+        self.released.notify_all();
+    }
+
+    /// Takes the building ticket `seq` again: waits for the uses of its tables, as when it
+    /// was first announced (later tickets wait for it still).
+    fn upgrade(
+        &self,
+        seq: u64,
+        conn: u32,
+        timeout: Duration,
+        guard: &StatementGuard,
+    ) -> Result<(), SqlError> {
+        {
+            let mut s = self.lock();
+            if let Some(t) = s.tickets.iter_mut().find(|t| t.seq == seq) {
+                t.building = false;
+            }
+        }
+        self.grant(seq, conn, timeout, guard)
     }
 
     /// Releases the DDL statement's lock `seq` (granted or not).
@@ -1046,6 +1126,7 @@ impl SessionTableLocks {
         Ok(ExclusiveLock {
             table: self.table.clone(),
             seq,
+            conn: self.conn,
         })
     }
 }
@@ -1065,6 +1146,21 @@ pub struct Use {
 pub struct ExclusiveLock {
     table: Arc<TableLocks>,
     seq: u64,
+    conn: u32,
+}
+
+impl ExclusiveLock {
+    /// Lets the tables' uses go on while an index is built; other DDL on them keeps waiting
+    /// (MariaDB's MDL_SHARED_UPGRADABLE of an online ALTER).
+    pub fn building(&self) {
+        self.table.building(self.seq);
+    }
+
+    /// Takes the lock again after [`Self::building`]: waits, at most `timeout`, for the
+    /// uses of the tables (1205; KILL; 1213 on a cycle).
+    pub fn upgrade(&self, timeout: Duration, guard: &StatementGuard) -> Result<(), SqlError> {
+        self.table.upgrade(self.seq, self.conn, timeout, guard)
+    }
 }
 
 impl Drop for ExclusiveLock {
@@ -1250,6 +1346,160 @@ mod tests {
         );
         t.release_exclusive(seq);
         assert!(!t.active(), "a failed DDL lock leaves nothing");
+    }
+
+    /// Waits (at most 10 s) until `f` holds.
+    fn eventually(f: impl Fn() -> bool) {
+        let end = Instant::now() + Duration::from_secs(10);
+        while !f() {
+            assert!(Instant::now() < end, "never happened");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn tickets(t: &TableLocks) -> usize {
+        t.lock().tickets.len()
+    }
+
+    #[test]
+    fn an_index_build_lets_uses_go_on_keeps_other_ddl_waiting_and_upgrades() {
+        let t = Arc::new(TableLocks::default());
+        let g = guard();
+        let z = Duration::ZERO;
+        let new_use = Use {
+            write: true,
+            had: false,
+            statement_only: false,
+        };
+        let seq = t
+            .acquire_exclusive(1, (vec![key("t")], false), z, &g)
+            .unwrap();
+        t.building(seq);
+        // Uses go on; another DDL on the table waits for the build's lock.
+        assert!(t.use_table(2, ("d", "t"), new_use, z, &g, || ()).is_ok());
+        let other = t.acquire_exclusive(3, (vec![key("t")], false), z, &g);
+        assert_eq!(other.unwrap_err().code, 1205);
+        // The upgrade waits for the uses (a session's published use here) and wins over
+        // a later DDL.
+        let ctl: Arc<ConnControl> = Default::default();
+        ctl.table_uses(|_, u| u.list.push((key("t"), true)));
+        let reg = t.register(2, ctl.clone());
+        assert_eq!(t.upgrade(seq, 1, z, &g).unwrap_err().code, 1205);
+        let t2 = t.clone();
+        let later = std::thread::spawn(move || {
+            t2.acquire_exclusive(
+                3,
+                (vec![key("t")], false),
+                Duration::from_secs(30),
+                &guard(),
+            )
+        });
+        eventually(|| tickets(&t) == 2);
+        ctl.table_uses(|_, u| u.list.clear());
+        t.uses_changed();
+        t.upgrade(seq, 1, Duration::from_secs(30), &g).unwrap();
+        assert!(t.use_table(2, ("d", "t"), new_use, z, &g, || ()).is_err());
+        t.release_exclusive(seq);
+        let later = later.join().unwrap().unwrap();
+        t.release_exclusive(later);
+        t.unregister(reg);
+        assert!(!t.active());
+    }
+
+    #[test]
+    fn a_ddl_waiting_behind_one_that_waits_for_its_own_lock_gets_1213() {
+        // A holds LOCK TABLES t WRITE; B's DDL waits for it; A's own DDL on t would wait
+        // behind B's: a cycle, answered at once instead of lock_wait_timeout later.
+        let t = Arc::new(TableLocks::default());
+        let g = guard();
+        let z = Duration::ZERO;
+        t.acquire(1, &[(key("t"), LockMode::Write)], z, &g).unwrap();
+        let t2 = t.clone();
+        let b = std::thread::spawn(move || {
+            t2.acquire_exclusive(
+                2,
+                (vec![key("t")], false),
+                Duration::from_secs(30),
+                &guard(),
+            )
+        });
+        eventually(|| tickets(&t) == 1);
+        let e = t.acquire_exclusive(1, (vec![key("t")], false), Duration::from_secs(30), &g);
+        assert_eq!(e.unwrap_err().code, 1213);
+        t.release_tables(1);
+        let b = b.join().unwrap().unwrap();
+        t.release_exclusive(b);
+        assert!(!t.active());
+    }
+
+    #[test]
+    fn the_global_read_lock_and_ddl_locks_wait_for_each_other_without_a_cycle() {
+        let t = TableLocks::default();
+        let g = guard();
+        let z = Duration::ZERO;
+        let read = Use {
+            write: false,
+            had: false,
+            statement_only: true,
+        };
+        // With FTWRL held, a DDL waits before it announces anything: the holder's reads go on.
+        t.acquire_global_read(1, z, &g).unwrap();
+        let e = t.acquire_exclusive(2, (vec![key("t")], false), z, &g);
+        assert_eq!(e.unwrap_err().code, 1205);
+        assert_eq!(tickets(&t), 0);
+        assert!(t.use_table(1, ("d", "t"), read, z, &g, || ()).is_ok());
+        assert!(t.release_global_read(1));
+        // FTWRL waits for a DDL lock, granted or not.
+        let seq = t
+            .acquire_exclusive(2, (vec![key("t")], false), z, &g)
+            .unwrap();
+        assert_eq!(t.acquire_global_read(1, z, &g).unwrap_err().code, 1205);
+        t.release_exclusive(seq);
+        t.acquire_global_read(1, z, &g).unwrap();
+        t.release_global_read(1);
+        assert!(!t.active());
+    }
+
+    #[test]
+    fn a_ddl_waiting_for_an_unpublished_statement_holds_no_user_back() {
+        let t = Arc::new(TableLocks::default());
+        let z = Duration::ZERO;
+        let g = guard();
+        let ctl: Arc<ConnControl> = Default::default();
+        let mut g1 = StatementGuard::new(ctl.clone());
+        let s1 = SessionTableLocks::new(t.clone(), 1, ctl);
+        // A statement that began while nothing was locked (its uses unknown) still runs.
+        g1.begin("SELECT", None, u64::MAX, u64::MAX);
+        s1.statement_begin();
+        let t2 = t.clone();
+        let ddl = std::thread::spawn(move || {
+            t2.acquire_exclusive(
+                2,
+                (vec![key("t")], false),
+                Duration::from_secs(30),
+                &guard(),
+            )
+        });
+        eventually(|| tickets(&t) == 1);
+        // The DDL waits for it, yet new users of t go on (the statement may use any table).
+        let new_use = Use {
+            write: true,
+            had: false,
+            statement_only: true,
+        };
+        assert!(t.use_table(3, ("d", "t"), new_use, z, &g, || ()).is_ok());
+        s1.statement_end(false, false);
+        g1.end(&mut Vec::new());
+        let seq = ddl.join().unwrap().unwrap();
+        assert_eq!(
+            t.use_table(3, ("d", "t"), new_use, z, &g, || ())
+                .unwrap_err()
+                .code,
+            1205
+        );
+        t.release_exclusive(seq);
+        drop(s1);
+        assert!(!t.active());
     }
 
     #[test]

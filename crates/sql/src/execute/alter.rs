@@ -100,7 +100,19 @@ pub(crate) fn alter_table(
             constraint: ast::TableConstraint::Index(_) | ast::TableConstraint::Unique(_),
             ..
         }] => None,
-        _ => Some(cx.exclusive_lock(&[(&db, &table)], clauses.lets_readers())?),
+        _ => {
+            // With other operations, RENAME TO's new name is locked too.
+            let mut keys = vec![(db.clone(), table.clone())];
+            for op in ops {
+                if let ast::AlterTableOperation::RenameTable { table_name } = op {
+                    let (ast::RenameTableNameKind::To(n) | ast::RenameTableNameKind::As(n)) =
+                        table_name;
+                    keys.push(ddl::split_name(cx, n)?);
+                }
+            }
+            let keys: Vec<(&str, &str)> = keys.iter().map(|(d, t)| (&**d, &**t)).collect();
+            Some(cx.exclusive_lock(&keys, clauses.lets_readers())?)
+        }
     };
     if let [op] = ops {
         match op {

@@ -973,30 +973,29 @@ pub(super) fn create_index_as(
 
 /// CREATE INDEX (and a lone ALTER TABLE ADD INDEX / ADD UNIQUE) beside commits, with
 /// MariaDB's metadata locks of an online ALTER: the table's exclusive lock is taken at the
-/// start (waiting for the transactions that use the table) and let go for the build, which
-/// the table's writers go on beside; taken again before the index is created (waiting for
-/// the transactions that began meanwhile) and held until it is.
+/// start (waiting for the transactions that use the table), let go to the table's users for
+/// the build (other DDL on it still waits), and taken again before the index is created
+/// (waiting for the transactions that began meanwhile) until it is. That last wait holds the
+/// paged store's checkpoint writers' lock (the entries built into the base must not move), so
+/// a DDL of another table that needs it waits too, unseen by the deadlock search: the wait is
+/// bounded by `innodb_lock_wait_timeout` as well as `lock_wait_timeout` (then 1205).
 fn create_index_online(
     cx: &ExecContext,
     (db, table): (&str, &str),
     spec: IndexSpec,
     sql: &str,
 ) -> Result<(), SqlError> {
-    std::mem::drop(cx.exclusive_lock(&[(db, table)], false)?);
-    let (mut lock, mut failed) = (None, None);
+    let lock = cx.exclusive_lock(&[(db, table)], false)?;
+    lock.building();
+    let mut failed = None;
     let created = cx
         .server
         .engine
-        .create_index_with(db, table, spec, sql, || {
-            match cx.exclusive_lock(&[(db, table)], false) {
-                Ok(l) => {
-                    lock = Some(l);
-                    Ok(())
-                }
-                Err(e) => {
-                    failed = Some(e);
-                    Err(onelog_engine::EngineError::Interrupted)
-                }
+        .create_index_with(db, table, spec, sql, || match cx.upgrade_lock(&lock) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                failed = Some(e);
+                Err(onelog_engine::EngineError::Interrupted)
             }
         });
     std::mem::drop(lock);
