@@ -317,16 +317,14 @@ impl ExecContext {
     }
 
     /// Takes an online index build's lock again ([`crate::table_locks::ExclusiveLock::upgrade`]),
-    /// waiting at most `lock_wait_timeout` and `innodb_lock_wait_timeout`
-    /// (`execute::ddl::create_index_online` says why).
+    /// waiting at most `lock_wait_timeout` and `at_most` (`execute::ddl::create_index_online`
+    /// says why).
     pub(crate) fn upgrade_lock(
         &self,
         lock: &crate::table_locks::ExclusiveLock,
+        at_most: std::time::Duration,
     ) -> Result<(), SqlError> {
-        let timeout = self
-            .vars
-            .lock_wait_timeout()
-            .min(crate::sysvar::lock_wait_timeout(self));
+        let timeout = self.vars.lock_wait_timeout().min(at_most);
         lock.upgrade(timeout, &self.guard)
     }
 

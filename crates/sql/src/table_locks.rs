@@ -393,28 +393,9 @@ impl TableLocks {
     ) -> Result<T, SqlError> {
         let mut s = self.lock();
         if blocked(&s) {
-            let end = Instant::now().checked_add(timeout);
-            guard.set_state(wait_state);
-            let r = loop {
-                let now = Instant::now();
-                if end.is_some_and(|e| now >= e) {
-                    break Err(timeout_error());
-                }
-                let slice = end.map_or(SLICE, |e| (e - now).min(SLICE));
-                s = self
-                    .released
-                    .wait_timeout(s, slice)
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
-                if let Err(e) = guard.check_now() {
-                    break Err(e);
-                }
-                if !blocked(&s) {
-                    break Ok(());
-                }
-            };
-            guard.set_state("starting");
-            r?;
+            let r = self.wait_blocked(s, (timeout, wait_state), guard, &blocked, None);
+            s = r.0;
+            r.1?;
         }
         let out = then(&mut s);
         self.debug_check(&s);
@@ -640,7 +621,13 @@ impl TableLocks {
         let mut s = self.lock();
         if blocked(&s) {
             s.access_waits.insert(conn, (key.clone(), how));
-            let r = self.wait_blocked(s, timeout, guard, &blocked, conn);
+            let r = self.wait_blocked(
+                s,
+                (timeout, WAITING_FOR_TABLE_LOCK),
+                guard,
+                &blocked,
+                Some(conn),
+            );
             s = r.0;
             s.access_waits.remove(&conn);
             r.1?;
@@ -650,20 +637,21 @@ impl TableLocks {
         Ok(())
     }
 
-    /// The wait of [`Self::use_table`]: until `blocked` is false, at most `timeout` (1205),
-    /// stopping at KILL, or until the waits close a cycle (1213).
+    /// A wait (the guard showing `wait_state`): until `blocked` is false, at most `timeout`
+    /// (1205), stopping at KILL, or, with `deadlock` (the waiting connection), until the
+    /// waits close a cycle (1213).
     fn wait_blocked<'a>(
         &'a self,
         mut s: MutexGuard<'a, State>,
-        timeout: Duration,
+        (timeout, wait_state): (Duration, &'static str),
         guard: &StatementGuard,
         blocked: &impl Fn(&State) -> bool,
-        conn: u32,
+        deadlock: Option<u32>,
     ) -> (MutexGuard<'a, State>, Result<(), SqlError>) {
         let end = Instant::now().checked_add(timeout);
-        guard.set_state(WAITING_FOR_TABLE_LOCK);
+        guard.set_state(wait_state);
         let r = loop {
-            if s.deadlocked(conn) {
+            if deadlock.is_some_and(|c| s.deadlocked(c)) {
                 break Err(deadlock_error());
             }
             let now = Instant::now();
@@ -742,7 +730,13 @@ impl TableLocks {
         };
         let mut s = self.lock();
         if blocked(&s) {
-            let r = self.wait_blocked(s, timeout, guard, &blocked, conn);
+            let r = self.wait_blocked(
+                s,
+                (timeout, WAITING_FOR_TABLE_LOCK),
+                guard,
+                &blocked,
+                Some(conn),
+            );
             s = r.0;
             r.1?;
         }

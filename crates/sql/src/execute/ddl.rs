@@ -987,15 +987,18 @@ fn create_index_online(
 ) -> Result<(), SqlError> {
     let lock = cx.exclusive_lock(&[(db, table)], false)?;
     lock.building();
+    let innodb_timeout = crate::sysvar::lock_wait_timeout(cx);
     let mut failed = None;
     let created = cx
         .server
         .engine
-        .create_index_with(db, table, spec, sql, || match cx.upgrade_lock(&lock) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                failed = Some(e);
-                Err(onelog_engine::EngineError::Interrupted)
+        .create_index_with(db, table, spec, sql, || {
+            match cx.upgrade_lock(&lock, innodb_timeout) {
+                Ok(()) => Ok(()),
+                Err(e) => {
+                    failed = Some(e);
+                    Err(onelog_engine::EngineError::Interrupted)
+                }
             }
         });
     std::mem::drop(lock);
