@@ -27,40 +27,15 @@ if [[ -z ${ONELOG_BIN:-} ]]; then
     cargo build --release -p onelog >&2
     ONELOG_BIN=target/release/onelog
 fi
-work=$(mktemp -d /tmp/onelog-ddl-load.XXXXXX)
-server=
-cleanup() {
-    [[ -n $server ]] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-    [[ -n ${KEEP:-} ]] || rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib/paged_common.sh
+. bench/lib/paged_common.sh
+# shellcheck source=lib/servers.sh
+. bench/lib/servers.sh
+paged_workdir ddl-load
 
-client() { timeout "$STATEMENT_TIMEOUT" mariadb -h127.0.0.1 -P"$PORT" -uroot "$@"; }
-wait_ready() {
-    for _ in $(seq 120); do client -e 'select 1' >/dev/null 2>&1 && return; sleep 0.5; done
-    echo "the server on port $PORT did not answer within 60 s" >&2
-    exit 1
-}
 sb() {
     sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$PORT" --mysql-user=root \
         --mysql-db=sbtest --tables=1 --table-size="$ROWS" "$@"
-}
-
-# serve BIN DIR: starts onelog (or MariaDB when BIN is "mariadb") into $server.
-serve() {
-    local bin=$1 dir=$2
-    if [[ $bin == mariadb ]]; then
-        mariadb-install-db --no-defaults --datadir="$dir/data" --user="$(id -un)" \
-            --auth-root-authentication-method=normal >/dev/null
-        mariadbd --no-defaults --datadir="$dir/data" --user="$(id -un)" --port="$PORT" \
-            --bind-address=127.0.0.1 --socket="$dir/sock" --log-bin="$dir/data/binlog" \
-            --server-id=1 >"$dir/log" 2>&1 &
-    else
-        "$bin" serve --datadir="$dir/data" --port="$PORT" --bind-address=127.0.0.1 \
-            --auth-root-authentication-method=normal >"$dir/log" 2>&1 &
-    fi
-    server=$!
-    wait_ready
 }
 
 # timed SQL: runs SQL, prints its seconds.
@@ -76,7 +51,7 @@ timed() {
 measure() {
     local name=$1 bin=$2 dir=$work/$1
     mkdir -p "$dir"
-    serve "$bin" "$dir"
+    serve "$bin" memory "$dir"
     client -e 'create database sbtest'
     sb --threads=2 oltp_read_write prepare >/dev/null
     local out=$dir/sb.txt

@@ -33,41 +33,18 @@ fi
 . bench/lib/paged_common.sh
 paged_workdir online-index
 
-client() { timeout "$STATEMENT_TIMEOUT" mariadb -h127.0.0.1 -P"$PORT" -uroot "$@"; }
-wait_ready() {
-    for _ in $(seq 120); do client -e 'select 1' >/dev/null 2>&1 && return; sleep 0.5; done
-    echo "the server on port $PORT did not answer within 60 s" >&2
-    exit 1
-}
+# shellcheck source=lib/servers.sh
+. bench/lib/servers.sh
 sb() {
     sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$PORT" --mysql-user=root \
         --tables=1 "$@"
-}
-
-# serve NAME BIN STORE DIR: starts onelog (or MariaDB when BIN is "mariadb") into $server.
-serve() {
-    local bin=$2 store=$3 dir=$4
-    if [[ $bin == mariadb ]]; then
-        mariadb-install-db --no-defaults --datadir="$dir/data" --user="$(id -un)" \
-            --auth-root-authentication-method=normal >/dev/null
-        mariadbd --no-defaults --datadir="$dir/data" --user="$(id -un)" --port="$PORT" \
-            --bind-address=127.0.0.1 --socket="$dir/sock" --log-bin="$dir/data/binlog" \
-            --server-id=1 >"$dir/log" 2>&1 &
-    else
-        local opts=(--table-store="$store")
-        [[ $store == paged ]] && opts+=(--innodb-buffer-pool-size="$BUDGET")
-        "$bin" serve --datadir="$dir/data" --port="$PORT" --bind-address=127.0.0.1 \
-            --auth-root-authentication-method=normal "${opts[@]}" >"$dir/log" 2>&1 &
-    fi
-    server=$!
-    wait_ready
 }
 
 # measure NAME BIN STORE: one table row.
 measure() {
     local name=$1 bin=$2 store=$3 dir=$work/$1-$3
     mkdir -p "$dir"
-    serve "$name" "$bin" "$store" "$dir"
+    serve "$bin" "$store" "$dir"
     client -e 'create database sbtest; create database sb2'
     sb --mysql-db=sbtest --table-size="$ROWS" --threads=2 oltp_read_only prepare >/dev/null
     sb --mysql-db=sb2 --table-size=10000 oltp_read_only prepare >/dev/null

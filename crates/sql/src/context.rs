@@ -332,14 +332,14 @@ impl ExecContext {
     /// `lock_wait_timeout`, until no other session's statement or transaction uses them;
     /// new uses wait behind it. Held until the lock is dropped; with `readers`, statements
     /// outside a transaction may read the tables meanwhile (a copying ALTER's lock).
-    pub(crate) fn exclusive_lock(
+    pub(crate) fn exclusive_lock<S: AsRef<str>>(
         &self,
-        tables: &[(&str, &str)],
+        tables: &[(S, S)],
         readers: bool,
     ) -> Result<crate::table_locks::ExclusiveLock, SqlError> {
         let keys = tables
             .iter()
-            .map(|(d, t)| (d.to_string(), t.to_string()))
+            .map(|(d, t)| (d.as_ref().to_string(), t.as_ref().to_string()))
             .collect();
         let timeout = self.vars.lock_wait_timeout();
         self.table_locks

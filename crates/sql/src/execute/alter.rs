@@ -110,7 +110,6 @@ pub(crate) fn alter_table(
                     keys.push(ddl::split_name(cx, n)?);
                 }
             }
-            let keys: Vec<(&str, &str)> = keys.iter().map(|(d, t)| (&**d, &**t)).collect();
             Some(cx.exclusive_lock(&keys, clauses.lets_readers())?)
         }
     };

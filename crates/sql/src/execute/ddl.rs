@@ -1129,7 +1129,6 @@ pub(crate) fn drop(
                 cx.check_table_privilege(&db, &t, crate::privilege::DROP)?;
                 keys.push((db, t));
             }
-            let keys: Vec<(&str, &str)> = keys.iter().map(|(d, t)| (&**d, &**t)).collect();
             let _lock = cx.exclusive_lock(&keys, false)?;
             let cat = engine.catalog();
             for n in names {
@@ -1249,7 +1248,6 @@ pub(crate) fn truncate(cx: &ExecContext, t: &ast::Truncate, sql: &str) -> Result
         cx.check_table_privilege(&db, &table, crate::privilege::DROP)?;
         keys.push((db, table));
     }
-    let keys: Vec<(&str, &str)> = keys.iter().map(|(d, t)| (&**d, &**t)).collect();
     let _lock = cx.exclusive_lock(&keys, false)?;
     for n in &t.table_names {
         let (db, table) = split_name(cx, &n.name)?;
