@@ -709,8 +709,7 @@ fn ddl_waits_for_the_transactions_that_use_its_table_and_their_commits_stand() {
     let b = Remote::start(&db.server, 7);
     // Each DDL waits for a transaction that wrote the table (MariaDB's metadata lock), which
     // goes on using it and commits (before, the DDL ran and the commit failed with 1412).
-    let mut next = 3;
-    for (ddl, table) in [
+    for (next, (ddl, table)) in (3..).zip([
         ("ALTER TABLE m ADD c INT", "m"),
         ("ALTER TABLE m DROP COLUMN c", "m"),
         ("CREATE INDEX iv ON m (v)", "m"),
@@ -721,7 +720,7 @@ fn ddl_waits_for_the_transactions_that_use_its_table_and_their_commits_stand() {
         ("RENAME TABLE m TO m2", "m"),
         ("RENAME TABLE m2 TO m", "m2"),
         ("TRUNCATE TABLE m", "m"),
-    ] {
+    ]) {
         ok(&mut s, "BEGIN");
         ok(
             &mut s,
@@ -736,7 +735,6 @@ fn ddl_waits_for_the_transactions_that_use_its_table_and_their_commits_stand() {
         assert!(b.pending(), "{ddl}");
         ok(&mut s, "COMMIT");
         assert_eq!(b.answer(), 0, "{ddl}");
-        next += 1;
     }
     // TRUNCATE came after the last commit: nothing is left; the rows before it were there.
     assert_eq!(count(&mut s, "m"), "0");
