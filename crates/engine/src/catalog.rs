@@ -771,6 +771,8 @@ pub struct TableOptions {
     /// start with its columns ([`TableDef::drop_covered_generated_keys`]). Only names of
     /// existing indexes.
     pub generated_keys: Vec<String>,
+    /// The primary key's [`IndexOptions`] (default when there is no primary key).
+    pub primary: IndexOptions,
 }
 
 /// What a foreign key does to the child rows when their parent row is deleted or its key
@@ -905,6 +907,7 @@ pub struct IndexSpec {
     pub name: String,
     pub columns: Vec<String>,
     pub unique: bool,
+    pub options: IndexOptions,
 }
 
 impl IndexSpec {
@@ -913,7 +916,69 @@ impl IndexSpec {
             name: name.into(),
             columns: columns.iter().map(|c| c.to_string()).collect(),
             unique,
+            options: IndexOptions::default(),
         }
+    }
+}
+
+/// The options of a key definition that MariaDB keeps and shows back (SHOW CREATE TABLE,
+/// SHOW INDEX, information_schema): its `USING` clause and its `COMMENT`. They change nothing
+/// in how the key is stored or used: every key is a B-tree, as InnoDB's (whose SHOW INDEX says
+/// BTREE for a `USING HASH` key too).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexOptions {
+    /// The algorithm the definition named (the last `USING` written); None: none named.
+    pub using: Option<IndexUsing>,
+    /// `COMMENT '...'` (the last one written; empty: none).
+    pub comment: String,
+}
+
+/// The key algorithms MariaDB's syntax takes for an InnoDB key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexUsing {
+    BTree,
+    Hash,
+}
+
+impl IndexUsing {
+    /// The word SHOW CREATE TABLE prints after `USING`.
+    pub fn sql(self) -> &'static str {
+        match self {
+            IndexUsing::BTree => "BTREE",
+            IndexUsing::Hash => "HASH",
+        }
+    }
+}
+
+impl IndexOptions {
+    pub fn is_default(&self) -> bool {
+        *self == IndexOptions::default()
+    }
+
+    /// One byte (0: no USING, 1: BTREE, 2: HASH), then the comment.
+    fn encode(&self, out: &mut Vec<u8>) {
+        put_u8(
+            out,
+            match self.using {
+                None => 0,
+                Some(IndexUsing::BTree) => 1,
+                Some(IndexUsing::Hash) => 2,
+            },
+        );
+        put_str(out, &self.comment);
+    }
+
+    fn decode(r: &mut Reader<'_>) -> Result<Self, FormatError> {
+        let using = match r.u8()? {
+            0 => None,
+            1 => Some(IndexUsing::BTree),
+            2 => Some(IndexUsing::Hash),
+            b => return Err(r.err(format!("unknown index algorithm {b}"))),
+        };
+        Ok(IndexOptions {
+            using,
+            comment: r.string()?,
+        })
     }
 }
 
@@ -1019,6 +1084,7 @@ pub struct IndexDef {
     /// Column positions.
     pub columns: Vec<usize>,
     pub unique: bool,
+    pub options: IndexOptions,
 }
 
 /// A stored table definition.
@@ -1339,6 +1405,7 @@ impl TableDef {
             name: spec.name.clone(),
             columns,
             unique: spec.unique,
+            options: spec.options.clone(),
         };
         self.next_index_id += 1;
         self.indexes.push(def.clone());
@@ -1415,6 +1482,14 @@ impl TableDef {
             put_u8(out, EXT_GENERATED_KEYS);
             put_names(out, &o.generated_keys);
         }
+        if !o.primary.is_default() || self.indexes.iter().any(|i| !i.options.is_default()) {
+            // The primary key's options, then each index's, in `indexes` order.
+            put_u8(out, EXT_INDEX_OPTIONS);
+            o.primary.encode(out);
+            for i in &self.indexes {
+                i.options.encode(out);
+            }
+        }
     }
 
     fn encode_attributes(&self, out: &mut Vec<u8>) {
@@ -1442,8 +1517,8 @@ impl TableDef {
 
     /// Reads [`encode_extension`](Self::encode_extension)'s bytes when there are any left.
     /// The extension is a sequence of tagged sections, each at most once and in tag order
-    /// ([`EXT_ATTRIBUTES`], then [`EXT_CONSTRAINTS`], then [`EXT_GENERATED_KEYS`]); bytes
-    /// written before a section existed lack it.
+    /// ([`EXT_ATTRIBUTES`], [`EXT_CONSTRAINTS`], [`EXT_GENERATED_KEYS`], then
+    /// [`EXT_INDEX_OPTIONS`]); bytes written before a section existed lack it.
     fn decode_extension(&mut self, r: &mut Reader<'_>) -> Result<(), FormatError> {
         let mut last = 0;
         while !r.is_empty() {
@@ -1456,6 +1531,12 @@ impl TableDef {
                 EXT_ATTRIBUTES => self.decode_attributes(r)?,
                 EXT_CONSTRAINTS => decode_constraints(&mut self.options, r)?,
                 EXT_GENERATED_KEYS => self.options.generated_keys = get_names(r)?,
+                EXT_INDEX_OPTIONS => {
+                    self.options.primary = IndexOptions::decode(r)?;
+                    for i in &mut self.indexes {
+                        i.options = IndexOptions::decode(r)?;
+                    }
+                }
                 t => return Err(r.err(format!("unknown table definition extension {t}"))),
             }
         }
@@ -1551,6 +1632,7 @@ impl TableDef {
                 name: iname,
                 columns: icols,
                 unique,
+                options: IndexOptions::default(),
             });
         }
         let auto = r.var()?;
@@ -1893,6 +1975,10 @@ const EXT_CONSTRAINTS: u8 = 2;
 /// last; a distant number leaves room for other sections before it).
 const EXT_GENERATED_KEYS: u8 = 10;
 
+/// Tag of the extension's section of key options ([`IndexOptions`] of the primary key and of
+/// each index; after [`EXT_GENERATED_KEYS`]).
+const EXT_INDEX_OPTIONS: u8 = 11;
+
 /// Tag of [`CatalogChange::AlterConstraints`] (the fk range of tags is 20..=29).
 const TAG_ALTER_CONSTRAINTS: u8 = 20;
 
@@ -1967,6 +2053,10 @@ impl CatalogChange {
                 put_str(&mut out, &index.name);
                 put_positions(&mut out, &index.columns);
                 put_u8(&mut out, index.unique as u8);
+                // Only when there are any: changes written before index options end here.
+                if !index.options.is_default() {
+                    index.options.encode(&mut out);
+                }
             }
             CatalogChange::DropIndex { table, index_id } => {
                 put_u8(&mut out, 7);
@@ -2093,6 +2183,10 @@ impl CatalogChange {
                 let name = r.string()?;
                 let columns = get_positions(&mut r, usize::MAX)?;
                 let unique = r.u8()? != 0;
+                let options = match r.is_empty() {
+                    true => IndexOptions::default(),
+                    false => IndexOptions::decode(&mut r)?,
+                };
                 CatalogChange::CreateIndex {
                     table,
                     index: IndexDef {
@@ -2100,6 +2194,7 @@ impl CatalogChange {
                         name,
                         columns,
                         unique,
+                        options,
                     },
                 }
             }
@@ -2111,6 +2206,7 @@ impl CatalogChange {
                         name: r.string()?,
                         columns: get_positions(&mut r, usize::MAX)?,
                         unique: false,
+                        options: IndexOptions::default(),
                     }),
                     b => return Err(r.err(format!("bad index flag {b}"))),
                 };
@@ -3048,17 +3144,31 @@ mod tests {
         let ch = CatalogChange::CreateTable { table: t };
         assert_eq!(CatalogChange::decode(&ch.encode()).unwrap(), ch);
         cat = cat.apply(&ch).unwrap();
-        let ix = IndexDef {
+        let mut ix = IndexDef {
             id: 2,
             name: "by_amount".into(),
             columns: vec![2],
             unique: false,
+            options: IndexOptions::default(),
+        };
+        // Without options the change keeps the bytes it had before they existed.
+        let plain = CatalogChange::CreateIndex {
+            table: 1,
+            index: ix.clone(),
+        };
+        let plain_bytes = plain.encode();
+        assert_eq!(CatalogChange::decode(&plain_bytes).unwrap(), plain);
+        ix.options = IndexOptions {
+            using: Some(IndexUsing::Hash),
+            comment: "by 'amount'".into(),
         };
         let ch2 = CatalogChange::CreateIndex {
             table: 1,
             index: ix,
         };
-        assert_eq!(CatalogChange::decode(&ch2.encode()).unwrap(), ch2);
+        let bytes2 = ch2.encode();
+        assert_eq!(bytes2[..plain_bytes.len()], plain_bytes[..]);
+        assert_eq!(CatalogChange::decode(&bytes2).unwrap(), ch2);
         cat = cat.apply(&ch2).unwrap();
         let mut bytes = Vec::new();
         cat.encode(&mut bytes);
@@ -3253,6 +3363,7 @@ mod tests {
             name: "ix".into(),
             columns: vec![2, 1],
             unique: false,
+            options: IndexOptions::default(),
         };
         let after = with_index(t.clone(), &ix).unwrap();
         let names: Vec<&str> = after.indexes.iter().map(|i| i.name.as_str()).collect();

@@ -71,8 +71,8 @@ pub mod view;
 
 pub use catalog::{
     AccountDef, AuthMethods, Catalog, CatalogChange, CheckDef, ColumnDef, ColumnExtras,
-    ColumnSource, ColumnSpec, FkAction, ForeignKeyDef, GrantDef, IndexDef, IndexSpec, SqlType,
-    TableDef, TableId, TableOptions, TableSpec,
+    ColumnSource, ColumnSpec, FkAction, ForeignKeyDef, GrantDef, IndexDef, IndexOptions, IndexSpec,
+    IndexUsing, SqlType, TableDef, TableId, TableOptions, TableSpec,
 };
 pub use ctas::{Duplicates, SelectOutcome};
 pub use engine::{Engine, EngineOptions, RecoveryReport, TableStore, TableStoreStats};

@@ -1339,39 +1339,21 @@ fn check_rows(t: &TableDef, out: &mut Vec<Vec<Value>>) {
     }
 }
 
+/// STATISTICS rows: SHOW INDEX's rows with the catalog and schemas MariaDB adds.
 fn statistics_rows(t: &TableDef, out: &mut Vec<Vec<Value>>) {
-    let mut keys: Vec<(&str, &[usize], bool)> = Vec::new();
-    if !t.primary_key.is_empty() {
-        keys.push(("PRIMARY", &t.primary_key, true));
-    }
-    keys.extend(
-        show::keys_in_order(t)
-            .into_iter()
-            .map(|i| (i.name.as_str(), &i.columns[..], i.unique)),
-    );
-    for (name, cols, unique) in keys {
-        for (i, &c) in cols.iter().enumerate() {
-            let col = &t.columns[c];
-            out.push(vec![
-                text("def"),
-                text(&t.db),
-                text(&t.name),
-                Value::Int(i64::from(!unique)),
-                text(&t.db),
-                text(name),
-                uint(i + 1),
-                text(&col.name),
-                text("A"),
-                Value::Null,
-                Value::Null,
-                Value::Null,
-                text(if col.nullable { "YES" } else { "" }),
-                text("BTREE"),
-                text(""),
-                text(""),
-                text("NO"),
-            ]);
-        }
+    for r in show::index_rows(t) {
+        let mut row = vec![text("def"), text(&t.db)];
+        let mut shown = r.into_iter();
+        // Table, Non_unique, then INDEX_SCHEMA, then Key_name onwards.
+        row.extend(shown.by_ref().take(2));
+        row.push(text(&t.db));
+        row.extend(shown.next());
+        row.extend(shown.next().map(|seq| match seq {
+            Value::Int(n) => Value::UInt(n as u64),
+            v => v,
+        }));
+        row.extend(shown);
+        out.push(row);
     }
 }
 

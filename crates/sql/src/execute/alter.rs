@@ -16,14 +16,14 @@
 
 use onelog_binlog::Value;
 use onelog_engine::alter::{convertible, keeps_rows, AlterPlan};
-use onelog_engine::{ColumnDef, ColumnSource, IndexDef, TableDef};
+use onelog_engine::{ColumnDef, ColumnSource, IndexDef, IndexOptions, TableDef};
 use onelog_protocol::errors;
 use sqlparser::ast;
 
 use crate::context::ExecContext;
 use crate::error::SqlError;
 use crate::execute::algorithm::Clauses;
-use crate::execute::ddl;
+use crate::execute::{ddl, keys};
 use crate::expr::Env;
 
 /// A column of the new definition and where its values come from (`old`: its position in
@@ -56,8 +56,8 @@ struct Operations<'a> {
     defaults: Vec<(&'a str, Option<&'a ast::Expr>)>,
     drop_indexes: Vec<&'a str>,
     drop_primary: bool,
-    /// (name given, columns, unique, primary)
-    add_keys: Vec<(Option<String>, Vec<String>, bool, bool)>,
+    /// ADD PRIMARY KEY / UNIQUE / KEY, in their order.
+    add_keys: Vec<keys::Declared>,
     /// `RENAME [TO] name` among other operations.
     rename_to: Option<&'a ast::ObjectName>,
     /// `AUTO_INCREMENT [=] n`.
@@ -151,28 +151,17 @@ pub(crate) fn alter_table(
                 return crate::execute::fk::alter_drop(cx, (&db, &table), &name.value, how, sql);
             }
             ast::AlterTableOperation::AddConstraint {
-                constraint: ast::TableConstraint::Index(ix),
+                constraint: c @ (ast::TableConstraint::Index(_) | ast::TableConstraint::Unique(_)),
                 ..
             } => {
-                let cols = ddl::index_columns(&ix.columns)?;
-                let spec = ddl::index_spec(ix.name.as_ref(), cols, false);
+                let key = keys::declared(cx, c)?.expect("a key constraint");
                 let how = clauses.index_build()?;
-                return ddl::create_index_as(cx, (&db, &table), spec, sql, how);
-            }
-            ast::AlterTableOperation::AddConstraint {
-                constraint: ast::TableConstraint::Unique(u),
-                ..
-            } => {
-                let cols = ddl::index_columns(&u.columns)?;
-                let name = u.index_name.as_ref().or(u.name.as_ref());
-                let spec = ddl::index_spec(name, cols, true);
-                let how = clauses.index_build()?;
-                return ddl::create_index_as(cx, (&db, &table), spec, sql, how);
+                return ddl::create_index_as(cx, (&db, &table), key.spec, sql, how);
             }
             _ => {}
         }
     }
-    let operations = sort_operations(ops)?;
+    let operations = sort_operations(cx, ops)?;
     let old = crate::bind::tables::table_named(cx, &db, &table)?;
     for (column, _) in &operations.drop_columns {
         // A dropped column's foreign keys answer first (1829 / 1553), as MariaDB.
@@ -281,7 +270,10 @@ fn unknown_column(column: &str, table: &str) -> SqlError {
 }
 
 /// The operations by kind; 1235 for the ones onelog does not perform.
-fn sort_operations(ops: &[ast::AlterTableOperation]) -> Result<Operations<'_>, SqlError> {
+fn sort_operations<'a>(
+    cx: &ExecContext,
+    ops: &'a [ast::AlterTableOperation],
+) -> Result<Operations<'a>, SqlError> {
     use ast::AlterTableOperation as Op;
     let mut o = Operations::default();
     let with = |name: &ast::Ident, data_type: &ast::DataType, options: &[ast::ColumnOption]| {
@@ -357,27 +349,9 @@ fn sort_operations(ops: &[ast::AlterTableOperation]) -> Result<Operations<'_>, S
             Op::DropPrimaryKey {
                 drop_behavior: None,
             } => o.drop_primary = true,
-            Op::AddConstraint { constraint, .. } => match constraint {
-                ast::TableConstraint::Index(ix) => o.add_keys.push((
-                    ix.name.as_ref().map(|i| i.value.clone()),
-                    ddl::index_columns(&ix.columns)?,
-                    false,
-                    false,
-                )),
-                ast::TableConstraint::Unique(u) => o.add_keys.push((
-                    u.index_name
-                        .as_ref()
-                        .or(u.name.as_ref())
-                        .map(|i| i.value.clone()),
-                    ddl::index_columns(&u.columns)?,
-                    true,
-                    false,
-                )),
-                ast::TableConstraint::PrimaryKey(pk) => {
-                    o.add_keys
-                        .push((None, ddl::index_columns(&pk.columns)?, true, true))
-                }
-                _ => return Err(SqlError::unsupported("this ALTER TABLE")),
+            Op::AddConstraint { constraint, .. } => match keys::declared(cx, constraint)? {
+                Some(key) => o.add_keys.push(key),
+                None => return Err(SqlError::unsupported("this ALTER TABLE")),
             },
             Op::AutoIncrement { value, .. } => {
                 let n = match &value.value {
@@ -441,7 +415,10 @@ fn new_definition(
         })
         .collect();
     def.columns = columns.into_iter().map(|c| c.def).collect();
-    (def.primary_key, def.indexes, def.next_index_id) = keys;
+    def.primary_key = keys.primary;
+    def.options.primary = keys.primary_options;
+    def.indexes = keys.indexes;
+    def.next_index_id = keys.next_index_id;
     for &p in &def.primary_key {
         def.columns[p].nullable = false;
     }
@@ -625,18 +602,27 @@ fn place_definitions(
     Ok(())
 }
 
-/// The keys of the new definition: (primary key, indexes, next index id). Old keys follow
+/// The keys of a new definition.
+struct NewKeys {
+    primary: Vec<usize>,
+    primary_options: IndexOptions,
+    indexes: Vec<IndexDef>,
+    next_index_id: u32,
+}
+
+/// The keys of the new definition. Old keys follow
 /// their columns (a dropped column leaves them; an emptied key is dropped); DROP INDEX / DROP
 /// PRIMARY KEY remove theirs (1091 when there is none); ADD ... KEY and the keys the new
 /// column definitions declare are added (1068 for a second primary key, 1072 for an unknown
-/// column, names as CREATE TABLE gives them).
+/// column, names as CREATE TABLE gives them). Each key keeps its options.
 fn new_keys(
     old: &TableDef,
     o: &Operations<'_>,
     columns: &mut [NewColumn],
-) -> Result<(Vec<usize>, Vec<IndexDef>, u32), SqlError> {
+) -> Result<NewKeys, SqlError> {
     let new_pos = |p: usize| columns.iter().position(|c| c.old == Some(p));
     let mut primary: Vec<usize> = old.primary_key.iter().filter_map(|&p| new_pos(p)).collect();
+    let mut primary_options = old.options.primary.clone();
     if o.drop_primary {
         if old.primary_key.is_empty() {
             return Err(SqlError::of(
@@ -671,15 +657,20 @@ fn new_keys(
         }
     }
     let mut next_id = old.next_index_id;
-    let mut adds = o.add_keys.clone();
-    for c in columns.iter() {
-        if c.primary || c.unique {
-            adds.push((None, vec![c.def.name.clone()], true, c.primary));
-        }
-    }
-    for (given, names, unique, is_primary) in adds {
-        let mut cols = Vec::with_capacity(names.len());
-        for n in &names {
+    // The keys the new column definitions declare (`c INT UNIQUE`) come after ADD's.
+    let column_keys: Vec<keys::Declared> = columns
+        .iter()
+        .filter(|c| c.primary || c.unique)
+        .map(|c| keys::Declared {
+            given: None,
+            spec: onelog_engine::IndexSpec::new(&c.def.name, &[&c.def.name], true),
+            primary: c.primary,
+        })
+        .collect();
+    for key in o.add_keys.iter().chain(&column_keys) {
+        let (given, unique) = (key.given.clone(), key.spec.unique);
+        let mut cols = Vec::with_capacity(key.spec.columns.len());
+        for n in &key.spec.columns {
             let p = columns
                 .iter()
                 .position(|c| c.def.name.eq_ignore_ascii_case(n))
@@ -691,7 +682,7 @@ fn new_keys(
                 })?;
             cols.push(p);
         }
-        if is_primary {
+        if key.primary {
             if !primary.is_empty() {
                 return Err(SqlError::of(
                     errors::ER_MULTIPLE_PRI_KEY,
@@ -699,6 +690,7 @@ fn new_keys(
                 ));
             }
             primary = cols;
+            primary_options = key.spec.options.clone();
             continue;
         }
         // A generated key this one serves is dropped (`drop_covered_generated_keys`): its
@@ -713,7 +705,7 @@ fn new_keys(
                     .any(|g| g.eq_ignore_ascii_case(&i.name))
         };
         let name = given.unwrap_or_else(|| {
-            let base = names.first().cloned().unwrap_or_default();
+            let base = key.spec.columns.first().cloned().unwrap_or_default();
             let mut n = base.clone();
             let mut k = 1;
             while indexes
@@ -731,14 +723,24 @@ fn new_keys(
             name,
             columns: cols,
             unique,
+            options: key.spec.options.clone(),
         });
         next_id += 1;
     }
     // MariaDB keeps keys sorted (`sort_keys`): unique ones first, those over NOT NULL columns
-    // only before the others, then the rest, each in its original order.
+    // only before the others, then the rest, each in its original order (a non-unique key's
+    // nullability does not move it).
     indexes.sort_by_key(|ix| {
         let nullable = ix.columns.iter().any(|&p| columns[p].def.nullable);
-        (!ix.unique, nullable)
+        (!ix.unique, ix.unique && nullable)
     });
-    Ok((primary, indexes, next_id))
+    if primary.is_empty() {
+        primary_options = IndexOptions::default();
+    }
+    Ok(NewKeys {
+        primary,
+        primary_options,
+        indexes,
+        next_index_id: next_id,
+    })
 }

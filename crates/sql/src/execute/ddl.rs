@@ -17,7 +17,7 @@ use sqlparser::ast;
 use crate::context::ExecContext;
 use crate::error::SqlError;
 use crate::execute::algorithm::{Clauses, IndexLock};
-use crate::execute::{check, fk};
+use crate::execute::{check, fk, keys};
 use crate::expr::{
     charset_named, check_charset, collation_named, object_name_parts, Compiler, Env, Scope,
 };
@@ -336,36 +336,6 @@ pub(crate) fn check_column_size(dt: &ast::DataType, col: &str) -> Result<(), Sql
     }
 }
 
-/// An index named `name`, or after its first column when unnamed (MariaDB's default).
-pub(super) fn index_spec(
-    name: Option<&ast::Ident>,
-    columns: Vec<String>,
-    unique: bool,
-) -> IndexSpec {
-    let name = name
-        .map(|i| i.value.clone())
-        .unwrap_or_else(|| columns.first().cloned().unwrap_or_default());
-    IndexSpec {
-        name,
-        columns,
-        unique,
-    }
-}
-
-/// The columns of an index. A prefix length (`c(10)`) is refused (1235): onelog indexes whole
-/// values, and a UNIQUE prefix would accept rows MariaDB refuses (never dropped silently).
-pub(super) fn index_columns(cols: &[ast::IndexColumn]) -> Result<Vec<String>, SqlError> {
-    cols.iter()
-        .map(|c| match &c.column.expr {
-            ast::Expr::Identifier(i) => Ok(i.value.clone()),
-            ast::Expr::Function(f) => Err(SqlError::unsupported(&format!(
-                "index prefix lengths ({f})"
-            ))),
-            other => Ok(other.to_string()),
-        })
-        .collect()
-}
-
 /// `CURRENT_TIMESTAMP[(n)]` and its synonyms (NOW, LOCALTIME, LOCALTIMESTAMP): Some(n).
 fn current_timestamp_fsp(e: &ast::Expr) -> Option<u8> {
     let s = e.to_string().to_ascii_uppercase().replace(' ', "");
@@ -561,7 +531,10 @@ pub(super) fn column_spec(
             ast::ColumnOption::OnUpdate(e) => {
                 spec.extras.on_update_now = Some(now_option(e, &ty, &cd.name.value, true)?);
             }
-            ast::ColumnOption::Comment(c) => spec.extras.comment = c.clone(),
+            ast::ColumnOption::Comment(c) => {
+                let field = format!("field '{}'", cd.name.value);
+                spec.extras.comment = keys::comment(cx, c, keys::COLUMN_COMMENT_MAX, &field)?;
+            }
             ast::ColumnOption::ForeignKey(fk) => keys.references = Some(fk.clone()),
             ast::ColumnOption::Check(c) => keys.check = Some(c.clone()),
             ast::ColumnOption::Default(e) => {
@@ -714,40 +687,30 @@ pub(crate) fn create_table(
                 name: n,
                 columns: cols,
                 unique: true,
+                options: Default::default(),
             });
         }
         columns.push(spec);
     }
     let mut checks_unnamed: Vec<&ast::CheckConstraint> = Vec::new();
+    let mut primary = Default::default();
     for c in &ct.constraints {
+        if let Some(k) = keys::declared(cx, c)? {
+            if k.primary {
+                if !primary_key.is_empty() {
+                    return Err(SqlError::of(
+                        errors::ER_MULTIPLE_PRI_KEY,
+                        "Multiple primary key defined",
+                    ));
+                }
+                (primary_key, primary) = (k.spec.columns, k.spec.options);
+            } else {
+                let name = index_name(&k.spec.columns, k.given, &indexes);
+                indexes.push(IndexSpec { name, ..k.spec });
+            }
+            continue;
+        }
         match c {
-            ast::TableConstraint::PrimaryKey(pk) => {
-                primary_key = index_columns(&pk.columns)?;
-            }
-            ast::TableConstraint::Unique(u) => {
-                let cols = index_columns(&u.columns)?;
-                let given = u
-                    .index_name
-                    .as_ref()
-                    .or(u.name.as_ref())
-                    .map(|i| i.value.clone());
-                let n = index_name(&cols, given, &indexes);
-                indexes.push(IndexSpec {
-                    name: n,
-                    columns: cols,
-                    unique: true,
-                });
-            }
-            ast::TableConstraint::Index(ix) => {
-                let cols = index_columns(&ix.columns)?;
-                let given = ix.name.as_ref().map(|i| i.value.clone());
-                let n = index_name(&cols, given, &indexes);
-                indexes.push(IndexSpec {
-                    name: n,
-                    columns: cols,
-                    unique: false,
-                });
-            }
             ast::TableConstraint::ForeignKey(f) => fks.push(fk::declared(&db, f, None)?),
             ast::TableConstraint::Check(c) => {
                 if c.enforced == Some(false) || c.no_inherit {
@@ -763,7 +726,7 @@ pub(crate) fn create_table(
         }
     }
     if primary_key.is_empty() {
-        primary_key = implicit_primary_key(&columns, &mut indexes);
+        (primary_key, primary) = implicit_primary_key(&columns, &mut indexes);
     }
     let generated = add_fk_indexes(&fks, &primary_key, &mut indexes, &mut index_name);
     let spec = TableSpec {
@@ -773,7 +736,8 @@ pub(crate) fn create_table(
         primary_key,
         indexes,
     };
-    let mut options = table_options(ct)?;
+    let mut options = table_options(cx, ct, &spec.name)?;
+    options.primary = primary;
     options.foreign_keys = name_foreign_keys(&spec.name, fks);
     options.generated_keys = generated;
     let mut unnamed = 0;
@@ -868,8 +832,11 @@ fn name_foreign_keys(table: &str, fks: Vec<fk::Declared>) -> Vec<onelog_engine::
 }
 
 /// Like InnoDB's clustered index for a table without PRIMARY KEY: the first UNIQUE index over
-/// NOT NULL columns (taken out of `indexes`); empty when there is none.
-fn implicit_primary_key(columns: &[ColumnSpec], indexes: &mut Vec<IndexSpec>) -> Vec<String> {
+/// NOT NULL columns (taken out of `indexes`) with its options; no columns when there is none.
+fn implicit_primary_key(
+    columns: &[ColumnSpec],
+    indexes: &mut Vec<IndexSpec>,
+) -> (Vec<String>, onelog_engine::IndexOptions) {
     let not_null = |n: &String| {
         columns
             .iter()
@@ -879,15 +846,22 @@ fn implicit_primary_key(columns: &[ColumnSpec], indexes: &mut Vec<IndexSpec>) ->
         .iter()
         .position(|ix| ix.unique && ix.columns.iter().all(not_null))
     {
-        Some(i) => indexes.remove(i).columns,
-        None => Vec::new(),
+        Some(i) => {
+            let ix = indexes.remove(i);
+            (ix.columns, ix.options)
+        }
+        None => Default::default(),
     }
 }
 
 /// The table options onelog keeps: `COMMENT` and `AUTO_INCREMENT=N` (the first generated
 /// value). The others (ENGINE, CHARSET, ROW_FORMAT, ...) describe what onelog is or does not
 /// apply to it, as before.
-fn table_options(ct: &ast::CreateTable) -> Result<TableOptions, SqlError> {
+fn table_options(
+    cx: &ExecContext,
+    ct: &ast::CreateTable,
+    table: &str,
+) -> Result<TableOptions, SqlError> {
     let mut o = TableOptions::default();
     let list = match &ct.table_options {
         ast::CreateTableOptions::Plain(v)
@@ -897,14 +871,16 @@ fn table_options(ct: &ast::CreateTable) -> Result<TableOptions, SqlError> {
         ast::CreateTableOptions::None => &[],
     };
     let comment = |c: &ast::CommentDef| match c {
-        ast::CommentDef::WithEq(s) | ast::CommentDef::WithoutEq(s) => s.clone(),
+        ast::CommentDef::WithEq(s) | ast::CommentDef::WithoutEq(s) => {
+            keys::comment(cx, s, keys::TABLE_COMMENT_MAX, &format!("table '{table}'"))
+        }
     };
     if let Some(c) = &ct.comment {
-        o.comment = comment(c);
+        o.comment = comment(c)?;
     }
     for opt in list {
         match opt {
-            ast::SqlOption::Comment(c) => o.comment = comment(c),
+            ast::SqlOption::Comment(c) => o.comment = comment(c)?,
             ast::SqlOption::KeyValue { key, value }
                 if key.value.eq_ignore_ascii_case("AUTO_INCREMENT") =>
             {
@@ -928,15 +904,18 @@ pub(crate) fn create_index(
     assert_no_transaction(cx);
     let (db, table) = split_name(cx, &ci.table_name)?;
     cx.check_table_privilege(&db, &table, crate::privilege::INDEX)?;
-    let cols = index_columns(&ci.columns)?;
+    keys::refuse_foreign_clauses(ci)?;
+    let cols = keys::columns(&ci.columns)?;
     let name = match &ci.name {
         Some(n) => object_name_parts(n).join("."),
         None => cols.first().cloned().unwrap_or_default(),
     };
+    let options = keys::options(cx, &name, ci.using.as_ref(), &ci.index_options)?;
     let spec = IndexSpec {
         name,
         columns: cols,
         unique: ci.unique,
+        options,
     };
     let name = spec.name.clone();
     let (clauses, other) = Clauses::split(&ci.alter_options);

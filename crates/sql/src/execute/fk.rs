@@ -549,6 +549,7 @@ pub(crate) fn alter_add(
                 name,
                 columns: fk.columns.clone(),
                 unique: false,
+                options: Default::default(),
             };
             child.add_index(&spec)?;
             Some(spec)

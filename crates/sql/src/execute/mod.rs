@@ -14,6 +14,7 @@ pub(crate) mod dml;
 pub(crate) mod explain;
 pub(crate) mod fk;
 pub(crate) mod join;
+pub(crate) mod keys;
 pub(crate) mod multi_dml;
 pub(crate) mod select;
 pub(crate) mod subquery;

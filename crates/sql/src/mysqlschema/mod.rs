@@ -290,6 +290,7 @@ impl MysqlTable {
                     name,
                     columns: key_columns(line),
                     unique,
+                    options: Default::default(),
                 });
             }
         }

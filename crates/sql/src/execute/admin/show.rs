@@ -359,15 +359,21 @@ pub(crate) fn create_table_sql(t: &TableDef, auto_increment_next: u64) -> String
             .collect::<Vec<_>>()
             .join(",")
     };
+    let options = crate::execute::keys::show_options;
     if !t.primary_key.is_empty() {
-        lines.push(format!("  PRIMARY KEY ({})", cols(&t.primary_key)));
+        lines.push(format!(
+            "  PRIMARY KEY ({}){}",
+            cols(&t.primary_key),
+            options(&t.options.primary)
+        ));
     }
     for i in keys_in_order(t) {
         lines.push(format!(
-            "  {}KEY {} ({})",
+            "  {}KEY {} ({}){}",
             if i.unique { "UNIQUE " } else { "" },
             quote_ident(&i.name),
-            cols(&i.columns)
+            cols(&i.columns),
+            options(&i.options)
         ));
     }
     for fk in &t.options.foreign_keys {
@@ -520,7 +526,7 @@ pub(crate) const INDEX_COLUMNS: &[&str] = &[
 /// SHOW INDEX rows (MariaDB 10.11 columns).
 pub(crate) fn index_rows(t: &TableDef) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
-    let mut push = |name: &str, unique: bool, cols: &[usize]| {
+    let mut push = |name: &str, unique: bool, cols: &[usize], comment: &str| {
         for (seq, &p) in cols.iter().enumerate() {
             let c = &t.columns[p];
             out.push(vec![
@@ -534,16 +540,17 @@ pub(crate) fn index_rows(t: &TableDef) -> Vec<Vec<Value>> {
                 Value::Null,
                 Value::Null,
                 text(if c.nullable { "YES" } else { "" }),
+                // Every key is a B-tree (InnoDB's says BTREE for `USING HASH` too).
                 text("BTREE"),
                 text(""),
-                text(""),
+                text(comment),
                 text("NO"),
             ]);
         }
     };
-    push("PRIMARY", true, &t.primary_key);
+    push("PRIMARY", true, &t.primary_key, &t.options.primary.comment);
     for i in keys_in_order(t) {
-        push(&i.name, i.unique, &i.columns);
+        push(&i.name, i.unique, &i.columns, &i.options.comment);
     }
     out
 }
