@@ -1087,6 +1087,34 @@ pub struct IndexDef {
     pub options: IndexOptions,
 }
 
+impl IndexDef {
+    /// The index of a [`CatalogChange::CreateIndex`]: id, name, columns, unique, then its
+    /// options only when there are any (changes written before index options end there).
+    fn encode_created(&self, out: &mut Vec<u8>) {
+        put_u32(out, self.id);
+        put_str(out, &self.name);
+        put_positions(out, &self.columns);
+        put_u8(out, self.unique as u8);
+        if !self.options.is_default() {
+            self.options.encode(out);
+        }
+    }
+
+    /// Reads [`encode_created`](Self::encode_created)'s bytes, the last of the change.
+    fn decode_created(r: &mut Reader<'_>) -> Result<Self, FormatError> {
+        Ok(IndexDef {
+            id: r.u32()?,
+            name: r.string()?,
+            columns: get_positions(r, usize::MAX)?,
+            unique: r.u8()? != 0,
+            options: match r.is_empty() {
+                true => IndexOptions::default(),
+                false => IndexOptions::decode(r)?,
+            },
+        })
+    }
+}
+
 /// A stored table definition.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableDef {
@@ -2049,14 +2077,7 @@ impl CatalogChange {
             CatalogChange::CreateIndex { table, index } => {
                 put_u8(&mut out, 6);
                 put_u64(&mut out, *table);
-                put_u32(&mut out, index.id);
-                put_str(&mut out, &index.name);
-                put_positions(&mut out, &index.columns);
-                put_u8(&mut out, index.unique as u8);
-                // Only when there are any: changes written before index options end here.
-                if !index.options.is_default() {
-                    index.options.encode(&mut out);
-                }
+                index.encode_created(&mut out);
             }
             CatalogChange::DropIndex { table, index_id } => {
                 put_u8(&mut out, 7);
@@ -2177,27 +2198,10 @@ impl CatalogChange {
             },
             4 => CatalogChange::DropTable { id: r.u64()? },
             5 => CatalogChange::TruncateTable { id: r.u64()? },
-            6 => {
-                let table = r.u64()?;
-                let id = r.u32()?;
-                let name = r.string()?;
-                let columns = get_positions(&mut r, usize::MAX)?;
-                let unique = r.u8()? != 0;
-                let options = match r.is_empty() {
-                    true => IndexOptions::default(),
-                    false => IndexOptions::decode(&mut r)?,
-                };
-                CatalogChange::CreateIndex {
-                    table,
-                    index: IndexDef {
-                        id,
-                        name,
-                        columns,
-                        unique,
-                        options,
-                    },
-                }
-            }
+            6 => CatalogChange::CreateIndex {
+                table: r.u64()?,
+                index: IndexDef::decode_created(&mut r)?,
+            },
             TAG_ALTER_CONSTRAINTS => {
                 let index = match r.u8()? {
                     0 => None,
