@@ -516,7 +516,7 @@ impl Session {
             return self.run_compiled(&c, &[]);
         }
         let parsed = parse::parse_statement(sql)?;
-        if matches!(parsed, Parsed::Sql(..)) {
+        if matches!(parsed, Parsed::Sql(..) | Parsed::Alter(..)) {
             self.refresh_privileges();
         }
         self.run_parsed(&parsed, sql, &[], None)
@@ -773,6 +773,13 @@ impl Session {
             Parsed::Txn(t) => {
                 self.cx.warnings.clear();
                 self.run_txn(t)
+            }
+            Parsed::Alter(a) => {
+                self.cx.warnings.clear();
+                self.cx.server.status.com(ComKind::AlterTable);
+                crate::sysvar::replica::check_read_only(&self.cx)?;
+                let text = parse::strip_comments(sql);
+                self.alter_table(&a.name, &a.operations, &a.table, text.trim())
             }
             Parsed::Sql(stmt, lock) => match compiled {
                 Some(c) => {
@@ -1072,6 +1079,28 @@ impl Session {
         Ok(out.with_warning_count(self.warning_count()))
     }
 
+    /// ALTER TABLE (sqlparser's operations and [`parse::alter_ops`]'s).
+    fn alter_table(
+        &mut self,
+        name: &ast::ObjectName,
+        operations: &[ast::AlterTableOperation],
+        table: &parse::alter_ops::TableOps,
+        text: &str,
+    ) -> Result<Output, SqlError> {
+        self.commit()?;
+        drop(crate::expr::take_warnings());
+        crate::execute::alter::alter_table(self, name, operations, table, text)?;
+        // The copy's conditions (`execute::alter` raises them as evaluation ones).
+        self.cx.warnings.extend(crate::expr::take_warnings());
+        // A lone RENAME sends no info text (MariaDB 10.11.14).
+        let rename = table.is_empty()
+            && matches!(operations, [ast::AlterTableOperation::RenameTable { .. }]);
+        Ok(match rename {
+            true => Output::ok(),
+            false => Output::table_altered(self.warning_count()),
+        })
+    }
+
     /// Non-DML statements: DDL, USE.
     // Long: one arm per statement kind.
     fn run_other(&mut self, stmt: &Statement, sql: &str) -> Result<Output, SqlError> {
@@ -1157,20 +1186,8 @@ impl Session {
                 Ok(Output::table_altered(self.warning_count()))
             }
             Statement::AlterTable(at) => {
-                self.commit()?;
-                drop(crate::expr::take_warnings());
-                crate::execute::alter::alter_table(self, &at.name, &at.operations, text)?;
-                // The copy's conditions (`execute::alter` raises them as evaluation ones).
-                self.cx.warnings.extend(crate::expr::take_warnings());
-                // A lone RENAME sends no info text (MariaDB 10.11.14).
-                let rename = matches!(
-                    at.operations.as_slice(),
-                    [ast::AlterTableOperation::RenameTable { .. }]
-                );
-                Ok(match rename {
-                    true => Output::ok(),
-                    false => Output::table_altered(self.warning_count()),
-                })
+                let none = parse::alter_ops::TableOps::default();
+                self.alter_table(&at.name, &at.operations, &none, text)
             }
             Statement::Drop {
                 object_type: ast::ObjectType::Table,

@@ -811,19 +811,19 @@ fn alter_table_algorithm_and_lock_where_onelog_honours_them() {
     for (ops, text) in [
         (
             "ADD COLUMN z INT, ALGORITHM=INSTANT",
-            "ALGORITHM=INSTANT is not supported for this operation. Try ALGORITHM=COPY.",
+            "ALGORITHM=INSTANT is not supported for this operation. Try ALGORITHM=COPY",
         ),
         (
             "DROP COLUMN w, ALGORITHM=INPLACE",
-            "ALGORITHM=INPLACE is not supported for this operation. Try ALGORITHM=COPY.",
+            "ALGORITHM=INPLACE is not supported for this operation. Try ALGORITHM=COPY",
         ),
         (
             "ADD COLUMN z INT, LOCK=NONE",
-            "LOCK=NONE is not supported for this operation. Try LOCK=SHARED.",
+            "LOCK=NONE is not supported for this operation. Try LOCK=SHARED",
         ),
         (
             "ADD INDEX i (v), ADD COLUMN z INT, ALGORITHM=INPLACE, LOCK=NONE",
-            "ALGORITHM=INPLACE is not supported for this operation. Try ALGORITHM=COPY.",
+            "ALGORITHM=INPLACE is not supported for this operation. Try ALGORITHM=COPY",
         ),
     ] {
         let e = fail(&mut s, &format!("ALTER TABLE a1 {ops}"));

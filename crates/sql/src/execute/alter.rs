@@ -25,6 +25,7 @@ use crate::error::SqlError;
 use crate::execute::algorithm::Clauses;
 use crate::execute::{ddl, keys};
 use crate::expr::Env;
+use crate::parse::alter_ops::TableOps;
 
 /// A column of the new definition and where its values come from (`old`: its position in
 /// the old definition).
@@ -48,7 +49,6 @@ struct Definition<'a> {
 }
 
 /// The operations of one ALTER TABLE, sorted by kind (their order within a kind kept).
-#[derive(Default)]
 struct Operations<'a> {
     definitions: Vec<Definition<'a>>,
     drop_columns: Vec<(&'a str, bool)>,
@@ -62,13 +62,16 @@ struct Operations<'a> {
     rename_to: Option<&'a ast::ObjectName>,
     /// `AUTO_INCREMENT [=] n`.
     auto_increment: Option<u64>,
+    /// ENGINE=InnoDB / FORCE, the table COMMENT, RENAME INDEX ([`TableOps`]).
+    table: &'a TableOps,
 }
 
-/// `ALTER TABLE name ops`.
+/// `ALTER TABLE name ops` (sqlparser's operations and `table`'s).
 pub(crate) fn alter_table(
     cx: &ExecContext,
     name: &ast::ObjectName,
     ops: &[ast::AlterTableOperation],
+    table_ops: &TableOps,
     sql: &str,
 ) -> Result<(), SqlError> {
     debug_assert!(cx.txn.is_none(), "DDL inside an open transaction");
@@ -83,7 +86,12 @@ pub(crate) fn alter_table(
     let engine = &cx.server.engine;
     let (clauses, ops) = Clauses::split(ops);
     let ops = ops.as_slice();
-    if let [op] = ops {
+    // An operation alone takes its own way below, unless `table_ops` has others.
+    let lone = |ops| match table_ops.is_empty() {
+        true => ops,
+        false => &[][..],
+    };
+    if let [op] = lone(ops) {
         if constraint_operation(op) && !clauses.is_default() {
             return Err(SqlError::unsupported(
                 "ALGORITHM or LOCK with a foreign key or CHECK operation",
@@ -93,7 +101,7 @@ pub(crate) fn alter_table(
     // The table's exclusive lock for the statement, letting reads outside a transaction go
     // on (but under LOCK=EXCLUSIVE), as MariaDB's copying ALTER (a lone RENAME, DROP INDEX or
     // ADD INDEX takes its own in `ddl.rs`).
-    let _lock = match ops {
+    let _lock = match lone(ops) {
         [ast::AlterTableOperation::RenameTable { .. }
         | ast::AlterTableOperation::DropIndex { .. }]
         | [ast::AlterTableOperation::AddConstraint {
@@ -113,7 +121,7 @@ pub(crate) fn alter_table(
             Some(cx.exclusive_lock(&keys, clauses.lets_readers())?)
         }
     };
-    if let [op] = ops {
+    if let [op] = lone(ops) {
         match op {
             ast::AlterTableOperation::RenameTable { table_name } => {
                 clauses.change(true, false)?;
@@ -161,7 +169,7 @@ pub(crate) fn alter_table(
             _ => {}
         }
     }
-    let operations = sort_operations(cx, ops)?;
+    let operations = sort_operations(cx, ops, table_ops)?;
     let old = crate::bind::tables::table_named(cx, &db, &table)?;
     for (column, _) in &operations.drop_columns {
         // A dropped column's foreign keys answer first (1829 / 1553), as MariaDB.
@@ -181,6 +189,11 @@ pub(crate) fn alter_table(
         (new.db, new.name) = (to_db, to_name);
     }
     let drops_index = operations.drop_primary || !operations.drop_indexes.is_empty();
+    // ENGINE=InnoDB and FORCE rebuild the table in MariaDB (INPLACE, also with LOCK=NONE;
+    // INSTANT is 1845); onelog's rows need nothing, so nothing is copied.
+    if table_ops.rebuild {
+        clauses.rebuild()?;
+    }
     clauses.change(keeps_rows(&old, &new, &sources), drops_index)?;
     let strict = crate::sysvar::strict_mode(cx);
     let plan = AlterPlan {
@@ -273,9 +286,21 @@ fn unknown_column(column: &str, table: &str) -> SqlError {
 fn sort_operations<'a>(
     cx: &ExecContext,
     ops: &'a [ast::AlterTableOperation],
+    table: &'a TableOps,
 ) -> Result<Operations<'a>, SqlError> {
     use ast::AlterTableOperation as Op;
-    let mut o = Operations::default();
+    let mut o = Operations {
+        definitions: Vec::new(),
+        drop_columns: Vec::new(),
+        renames: Vec::new(),
+        defaults: Vec::new(),
+        drop_indexes: Vec::new(),
+        drop_primary: false,
+        add_keys: Vec::new(),
+        rename_to: None,
+        auto_increment: None,
+        table,
+    };
     let with = |name: &ast::Ident, data_type: &ast::DataType, options: &[ast::ColumnOption]| {
         ast::ColumnDef {
             name: name.clone(),
@@ -419,12 +444,53 @@ fn new_definition(
     def.options.primary = keys.primary_options;
     def.indexes = keys.indexes;
     def.next_index_id = keys.next_index_id;
+    rename_indexes(&mut def, &o.table.rename_indexes)?;
+    if let Some(c) = &o.table.comment {
+        let what = format!("table '{}'", old.name);
+        def.options.comment = keys::comment(cx, c, keys::TABLE_COMMENT_MAX, &what)?;
+    }
     for &p in &def.primary_key {
         def.columns[p].nullable = false;
     }
     // InnoDB drops the key it generated for a foreign key when another key now serves it.
     def.drop_covered_generated_keys();
     Ok((def, sources))
+}
+
+/// RENAME INDEX / KEY, in order, after the other key operations (an index dropped by the same
+/// statement is gone: 1176, as MariaDB): 1061 when the new name is taken. A generated key
+/// renamed stays generated.
+fn rename_indexes(def: &mut TableDef, renames: &[(String, String)]) -> Result<(), SqlError> {
+    for (from, to) in renames {
+        let Some(i) = def
+            .indexes
+            .iter()
+            .position(|i| i.name.eq_ignore_ascii_case(from))
+        else {
+            return Err(SqlError::of(
+                errors::ER_KEY_DOES_NOT_EXITS,
+                format!("Key '{from}' doesn't exist in table '{}'", def.name),
+            ));
+        };
+        let taken = def
+            .indexes
+            .iter()
+            .enumerate()
+            .any(|(k, ix)| k != i && ix.name.eq_ignore_ascii_case(to));
+        if taken {
+            return Err(SqlError::of(
+                errors::ER_DUP_KEYNAME,
+                format!("Duplicate key name '{to}'"),
+            ));
+        }
+        for g in &mut def.options.generated_keys {
+            if g.eq_ignore_ascii_case(&def.indexes[i].name) {
+                g.clone_from(to);
+            }
+        }
+        def.indexes[i].name.clone_from(to);
+    }
+    Ok(())
 }
 
 /// The old columns that stay, in their order, renamed, with their MODIFY/CHANGE definitions

@@ -881,6 +881,13 @@ fn table_options(
     for opt in list {
         match opt {
             ast::SqlOption::Comment(c) => o.comment = comment(c)?,
+            ast::SqlOption::NamedParenthesizedList(l)
+                if l.key.value.eq_ignore_ascii_case("ENGINE") =>
+            {
+                if let Some(name) = &l.name {
+                    engine_substitution(cx, &name.value, table)?;
+                }
+            }
             ast::SqlOption::KeyValue { key, value }
                 if key.value.eq_ignore_ascii_case("AUTO_INCREMENT") =>
             {
@@ -894,6 +901,25 @@ fn table_options(
         }
     }
     Ok(o)
+}
+
+/// `ENGINE=name` of CREATE TABLE: every table is onelog's (InnoDB's alias). An engine MariaDB
+/// has (MyISAM, Aria, MEMORY, ...) is taken as onelog's (docs/SQL.md); one MariaDB does not
+/// have is its 1286 under NO_ENGINE_SUBSTITUTION, else warnings 1286 and 1266 and the table
+/// is onelog's, as MariaDB substitutes its default engine.
+fn engine_substitution(cx: &ExecContext, name: &str, table: &str) -> Result<(), SqlError> {
+    use crate::parse::alter_ops::{storage_engine, unknown_engine, StorageEngine};
+    if !matches!(storage_engine(name), StorageEngine::Unknown) {
+        return Ok(());
+    }
+    let e = unknown_engine(name);
+    if crate::sysvar::no_engine_substitution(cx) {
+        return Err(e);
+    }
+    crate::expr::warn("Warning", e.code, e.message);
+    let msg = format!("Using storage engine InnoDB for table '{table}'");
+    crate::expr::warn("Warning", errors::ER_WARN_USING_OTHER_HANDLER.code, msg);
+    Ok(())
 }
 
 pub(crate) fn create_index(

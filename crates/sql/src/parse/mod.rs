@@ -12,6 +12,7 @@ use sqlparser::ast::Statement;
 use sqlparser::parser::{Parser, ParserError};
 
 pub(crate) mod admin;
+pub(crate) mod alter_ops;
 pub(crate) mod depth;
 pub(crate) mod dialect;
 pub(crate) mod fast_insert;
@@ -74,6 +75,17 @@ pub(crate) enum Parsed {
     Empty,
     Txn(TxnStmt),
     Sql(Box<Statement>, LockClause),
+    /// An ALTER TABLE with operations sqlparser does not parse ([`alter_ops`]).
+    Alter(Box<Alter>),
+}
+
+/// An ALTER TABLE whose operations are partly [`alter_ops`]'s.
+#[derive(Debug, Clone)]
+pub(crate) struct Alter {
+    pub name: sqlparser::ast::ObjectName,
+    /// The operations sqlparser parsed (ALGORITHM and LOCK among them).
+    pub operations: Vec<sqlparser::ast::AlterTableOperation>,
+    pub table: alter_ops::TableOps,
 }
 
 /// The text of a statement received as bytes (COM_QUERY, COM_STMT_PREPARE). Valid UTF-8 is
@@ -554,16 +566,28 @@ pub(crate) fn parse_statement(sql: &str) -> Result<Parsed, SqlError> {
         _ => body,
     };
     depth::check_lexical(body)?;
-    let mut stmts = Parser::new(&dialect::OnelogDialect::default())
+    let parsed = Parser::new(&dialect::OnelogDialect::default())
         .with_recursion_limit(depth::PARSER_RECURSION_LIMIT)
         .try_with_sql(body)
-        .and_then(|mut p| p.parse_statements())
-        .map_err(|e| match e {
-            ParserError::RecursionLimitExceeded => {
-                depth::stack_overrun(depth::PARSER_RECURSION_LIMIT)
+        .and_then(|mut p| p.parse_statements());
+    let mut stmts = match parsed {
+        Ok(s) => s,
+        Err(e) => {
+            // MariaDB's ALTER TABLE operations sqlparser lacks (only now: a statement
+            // sqlparser parses pays nothing for the check).
+            if first.eq_ignore_ascii_case("ALTER") {
+                if let Some(split) = alter_ops::split(body) {
+                    return alter(split?);
+                }
             }
-            e => parse_error(body, &e.to_string()),
-        })?;
+            return Err(match e {
+                ParserError::RecursionLimitExceeded => {
+                    depth::stack_overrun(depth::PARSER_RECURSION_LIMIT)
+                }
+                e => parse_error(body, &e.to_string()),
+            });
+        }
+    };
     match stmts.len() {
         0 => Ok(Parsed::Empty),
         1 => {
@@ -575,6 +599,29 @@ pub(crate) fn parse_statement(sql: &str) -> Result<Parsed, SqlError> {
         }
         _ => Err(SqlError::syntax(body)),
     }
+}
+
+/// The ALTER TABLE of `split`: sqlparser's operations of what it left (an ALTER TABLE).
+fn alter(split: alter_ops::Split) -> Result<Parsed, SqlError> {
+    use sqlparser::ast;
+    let operations = match &split.rest {
+        None => Vec::new(),
+        Some(rest) => match parse_statement(rest)? {
+            Parsed::Sql(s, _) => match *s {
+                Statement::AlterTable(at) => at.operations,
+                _ => return Err(SqlError::syntax(rest)),
+            },
+            _ => return Err(SqlError::syntax(rest)),
+        },
+    };
+    let (db, table) = split.name;
+    let part = |n: String| ast::ObjectNamePart::Identifier(ast::Ident::with_quote('`', n));
+    let name = ast::ObjectName(db.into_iter().chain([table]).map(part).collect());
+    Ok(Parsed::Alter(Box::new(Alter {
+        name,
+        operations,
+        table: split.ops,
+    })))
 }
 
 /// 1064 from a sqlparser message (`... at Line: L, Column: C`): `near` is the text there.

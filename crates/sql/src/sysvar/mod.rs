@@ -426,6 +426,16 @@ pub fn no_auto_value_on_zero(cx: &ExecContext) -> bool {
             .any(|m| m.trim() == "NO_AUTO_VALUE_ON_ZERO"))
 }
 
+/// sql_mode `NO_ENGINE_SUBSTITUTION`: CREATE TABLE with an engine the server lacks fails
+/// (1286) instead of using the default engine with a warning.
+pub fn no_engine_substitution(cx: &ExecContext) -> bool {
+    matches!(get_var(cx, "sql_mode", VarScope::Session),
+        Ok(Value::Bytes(b)) if String::from_utf8_lossy(&b)
+            .to_ascii_uppercase()
+            .split(',')
+            .any(|m| m.trim() == "NO_ENGINE_SUBSTITUTION"))
+}
+
 /// Whether a division by zero in INSERT/UPDATE is an error (1365), as MariaDB does in strict
 /// mode with ERROR_FOR_DIVISION_BY_ZERO; otherwise it is a warning and NULL.
 pub fn division_by_zero_is_error(cx: &ExecContext) -> bool {
