@@ -216,3 +216,67 @@ fn create_table_with_an_engine_mariadb_lacks_answers_as_mariadb() {
     assert_eq!(text_rows(&mut s, "SHOW TABLES"), [["e2"], ["e3"]]);
     let _ = server.shutdown();
 }
+
+#[test]
+fn if_exists_operations_skip_with_mariadbs_notes() {
+    let dir = TempDir::new("alter-if-exists");
+    let server = open(&dir);
+    let mut s = session(&server, 1);
+    ok(
+        &mut s,
+        "CREATE TABLE q (id INT PRIMARY KEY, a INT, KEY ka (a))",
+    );
+    ok(&mut s, "INSERT INTO q VALUES (1, 10)");
+    let note = |code: &str, msg: &str| vec!["Note".to_string(), code.to_string(), msg.to_string()];
+    for (sql, notes) in [
+        (
+            "ALTER TABLE q ADD COLUMN IF NOT EXISTS a INT",
+            vec![note("1060", "Duplicate column name 'a'")],
+        ),
+        ("ALTER TABLE q ADD IF NOT EXISTS b INT", vec![]),
+        (
+            "ALTER TABLE q ADD INDEX IF NOT EXISTS ka (a)",
+            vec![note("1061", "Duplicate key name 'ka'")],
+        ),
+        ("ALTER TABLE q ADD KEY IF NOT EXISTS kb (b)", vec![]),
+        (
+            "ALTER TABLE q DROP INDEX IF EXISTS nope",
+            vec![note(
+                "1091",
+                "Can't DROP INDEX `nope`; check that it exists",
+            )],
+        ),
+        ("ALTER TABLE q DROP KEY IF EXISTS kb", vec![]),
+        (
+            "ALTER TABLE q ADD UNIQUE IF NOT EXISTS ka (a)",
+            vec![note("1061", "Duplicate key name 'ka'")],
+        ),
+        (
+            "ALTER TABLE q ADD COLUMN IF NOT EXISTS a INT, ADD COLUMN IF NOT EXISTS c INT",
+            vec![note("1060", "Duplicate column name 'a'")],
+        ),
+        (
+            "ALTER TABLE q MODIFY COLUMN IF EXISTS zz INT",
+            vec![note("1054", "Unknown column 'zz' in 'q'")],
+        ),
+        (
+            "ALTER TABLE q CHANGE COLUMN IF EXISTS zz yy INT",
+            vec![note("1054", "Unknown column 'zz' in 'q'")],
+        ),
+        ("ALTER TABLE q MODIFY IF EXISTS c BIGINT", vec![]),
+    ] {
+        ok(&mut s, sql);
+        assert_eq!(common::warnings(&mut s), notes, "{sql}");
+    }
+    // MariaDB's table after the same statements (`c` made BIGINT by the last).
+    let expected = "CREATE TABLE `q` (\n  `id` int(11) NOT NULL,\n  `a` int(11) DEFAULT NULL,\n  \
+                    `b` int(11) DEFAULT NULL,\n  `c` bigint(20) DEFAULT NULL,\n  \
+                    PRIMARY KEY (`id`),\n  KEY `ka` (`a`)\n) ENGINE=InnoDB DEFAULT \
+                    CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci";
+    assert_eq!(show(&mut s, "q"), expected);
+    assert_eq!(
+        text_rows(&mut s, "SELECT * FROM q"),
+        [["1", "10", "NULL", "NULL"]]
+    );
+    let _ = server.shutdown();
+}

@@ -25,7 +25,7 @@ use crate::error::SqlError;
 use crate::execute::algorithm::Clauses;
 use crate::execute::{ddl, keys};
 use crate::expr::Env;
-use crate::parse::alter_ops::TableOps;
+use crate::parse::alter_ops::{Guard, TableOps};
 
 /// A column of the new definition and where its values come from (`old`: its position in
 /// the old definition).
@@ -84,12 +84,13 @@ pub(crate) fn alter_table(
         crate::privilege::INSERT | crate::privilege::CREATE,
     )?;
     let engine = &cx.server.engine;
-    let (clauses, ops) = Clauses::split(ops);
+    let guarded = guards_hold(cx, (&db, &table), ops, &table_ops.guards)?;
+    let (clauses, ops) = Clauses::split(&guarded);
     let ops = ops.as_slice();
-    // An operation alone takes its own way below, unless `table_ops` has others.
-    let lone = |ops| match table_ops.is_empty() {
-        true => ops,
-        false => &[][..],
+    // An operation alone takes its own way below, unless `table_ops` changes more.
+    let lone = |ops| match table_ops.changes_table() {
+        false => ops,
+        true => &[][..],
     };
     if let [op] = lone(ops) {
         if constraint_operation(op) && !clauses.is_default() {
@@ -207,6 +208,53 @@ pub(crate) fn alter_table(
         crate::expr::warn(level, e.code, e.message);
     }
     Ok(())
+}
+
+/// `ops` without those whose `IF [NOT] EXISTS` guard fails on the table as it is, each
+/// skipped with MariaDB's note (1060, 1061, 1091, 1054). The table is read before the
+/// statement's lock: a DDL of another session in between makes the operation fail as it
+/// would without its guard.
+fn guards_hold(
+    cx: &ExecContext,
+    (db, table): (&str, &str),
+    ops: &[ast::AlterTableOperation],
+    guards: &[(usize, Guard)],
+) -> Result<Vec<ast::AlterTableOperation>, SqlError> {
+    if guards.is_empty() {
+        return Ok(ops.to_vec());
+    }
+    let def = crate::bind::tables::table_named(cx, db, table)?;
+    let column = |c: &str| def.column_index(c).is_some();
+    let index = |k: &str| k.eq_ignore_ascii_case("PRIMARY") || def.index(k).is_some();
+    let mut kept = Vec::with_capacity(ops.len());
+    for (i, op) in ops.iter().enumerate() {
+        let failed = guards.iter().find_map(|(at, g)| {
+            let (code, msg) = match g {
+                Guard::NoColumn(c) if *at == i && column(c) => (
+                    errors::ER_DUP_FIELDNAME,
+                    format!("Duplicate column name '{c}'"),
+                ),
+                Guard::NoIndex(k) if *at == i && index(k) => {
+                    (errors::ER_DUP_KEYNAME, format!("Duplicate key name '{k}'"))
+                }
+                Guard::Index(k) if *at == i && !index(k) => (
+                    errors::ER_CANT_DROP_FIELD_OR_KEY,
+                    format!("Can't DROP INDEX `{k}`; check that it exists"),
+                ),
+                Guard::Column(c) if *at == i && !column(c) => (
+                    errors::ER_BAD_FIELD_ERROR,
+                    format!("Unknown column '{c}' in '{table}'"),
+                ),
+                _ => return None,
+            };
+            Some((code, msg))
+        });
+        match failed {
+            Some((code, msg)) => crate::expr::warn("Note", code.code, msg),
+            None => kept.push(op.clone()),
+        }
+    }
+    Ok(kept)
 }
 
 /// Whether `op` is a foreign key or CHECK operation (one of their own: `fk.rs`, `check.rs`).

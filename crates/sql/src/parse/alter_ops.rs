@@ -1,7 +1,10 @@
 //! MariaDB's ALTER TABLE operations that sqlparser does not parse, which migration tools and
 //! DBAs write alone or among other operations: `ENGINE [=] InnoDB` and `FORCE` (a rebuild),
-//! the table option `COMMENT [=] '...'`, `RENAME {INDEX | KEY} a TO b`, and the `ONLINE` of
-//! `ALTER ONLINE TABLE` (MariaDB's `LOCK=NONE`).
+//! the table option `COMMENT [=] '...'`, `RENAME {INDEX | KEY} a TO b`, the `ONLINE` of
+//! `ALTER ONLINE TABLE` (MariaDB's `LOCK=NONE`), and the `IF [NOT] EXISTS` of ADD COLUMN, ADD
+//! INDEX / KEY / UNIQUE, DROP INDEX / KEY, MODIFY and CHANGE (the operation goes to sqlparser
+//! without it, and a [`Guard`] skips it with MariaDB's note when its object is (not) there);
+//! `DROP KEY k` goes to sqlparser as its `DROP INDEX k`.
 //!
 //! [`split`] takes such operations out of the statement and leaves the others, in their order
 //! and as written, to sqlparser; it is tried only when sqlparser refused the whole statement,
@@ -26,11 +29,32 @@ pub(crate) struct TableOps {
     pub comment: Option<String>,
     /// `RENAME {INDEX | KEY} from TO to`, in their order.
     pub rename_indexes: Vec<(String, String)>,
+    /// The `IF [NOT] EXISTS` of sqlparser's operations, by their position among them.
+    pub guards: Vec<(usize, Guard)>,
+}
+
+/// What an operation written with `IF [NOT] EXISTS` needs of the table as it was; without
+/// it the operation is skipped with MariaDB's note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Guard {
+    /// ADD [COLUMN] IF NOT EXISTS c: note 1060 when `c` exists.
+    NoColumn(String),
+    /// ADD {INDEX | KEY | UNIQUE} IF NOT EXISTS k: note 1061 when `k` exists.
+    NoIndex(String),
+    /// DROP {INDEX | KEY} IF EXISTS k: note 1091 when there is no `k`.
+    Index(String),
+    /// MODIFY / CHANGE [COLUMN] IF EXISTS c: note 1054 when there is no `c`.
+    Column(String),
 }
 
 impl TableOps {
     pub(crate) fn is_empty(&self) -> bool {
         *self == TableOps::default()
+    }
+
+    /// Whether there is more than guards: a rebuild, a comment or an index rename.
+    pub(crate) fn changes_table(&self) -> bool {
+        self.rebuild || self.comment.is_some() || !self.rename_indexes.is_empty()
     }
 }
 
@@ -40,6 +64,9 @@ pub(crate) struct Split {
     /// `ALTER [IGNORE] TABLE name` followed by the operations left to sqlparser (and `LOCK =
     /// NONE` for ONLINE); None when every operation was ours.
     pub rest: Option<String>,
+    /// How many operations `rest` has (sqlparser must give as many for the guards' positions
+    /// to hold).
+    pub operations: usize,
     /// The table's name as written (`db`.`t`).
     pub name: (Option<String>, String),
     pub ops: TableOps,
@@ -92,9 +119,28 @@ pub(crate) fn split(sql: &str) -> Option<Result<Split, SqlError>> {
         end -= 1;
     }
     let mut ops = TableOps::default();
-    let mut others: Vec<&str> = Vec::new();
+    let mut others: Vec<String> = Vec::new();
     let mut ours = false;
     for (a, b) in operations(&t[..end], after) {
+        // `DROP KEY k` is sqlparser's `DROP INDEX k`.
+        let drop_key = b - a > 2 && word(a, "DROP") && word(a + 1, "KEY");
+        if let Some((guard, (i, j))) = guarded(&t[a..b]) {
+            // The operation without its `IF [NOT] EXISTS` (tokens i..j of it).
+            let (i, j) = (a + i, a + j);
+            ours = true;
+            ops.guards.push((others.len(), guard));
+            let head = match drop_key {
+                true => "DROP INDEX",
+                false => &sql[t[a].start..t[i].start],
+            };
+            others.push(format!("{head} {}", &sql[t[j].start..t[b - 1].end]));
+            continue;
+        }
+        if drop_key {
+            ours = true;
+            others.push(format!("DROP INDEX {}", &sql[t[a + 2].start..t[b - 1].end]));
+            continue;
+        }
         match operation(&t[a..b]) {
             Some(Ok(op)) => {
                 ours = true;
@@ -106,22 +152,65 @@ pub(crate) fn split(sql: &str) -> Option<Result<Split, SqlError>> {
             }
             Some(Err(e)) => return Some(Err(e)),
             None if a == b => return Some(Err(near(sql, &t, a))),
-            None => others.push(&sql[t[a].start..t[b - 1].end]),
+            None => others.push(sql[t[a].start..t[b - 1].end].to_string()),
         }
     }
     if !ours && !online {
         return None;
     }
     if online {
-        others.push("LOCK = NONE");
+        others.push("LOCK = NONE".to_string());
     }
+    let operations = others.len();
     let head = format!(
         "ALTER {}TABLE {}",
         if ignore { "IGNORE " } else { "" },
         &sql[span.0..span.1]
     );
     let rest = (!others.is_empty()).then(|| format!("{head} {}", others.join(", ")));
-    Some(Ok(Split { rest, name, ops }))
+    Some(Ok(Split {
+        rest,
+        operations,
+        name,
+        ops,
+    }))
+}
+
+/// An operation with `IF [NOT] EXISTS` after its verb: its guard and the token range of the
+/// words to leave out.
+fn guarded(t: &[Token]) -> Option<(Guard, (usize, usize))> {
+    let kw = |k: usize, w: &str| matches!(t.get(k).map(|x| &x.tok), Some(Tok::Word(x)) if x.eq_ignore_ascii_case(w));
+    let mut k = 1;
+    let adding = kw(0, "ADD");
+    let make: fn(String) -> Guard = if adding && kw(1, "UNIQUE") {
+        k += 1 + usize::from(kw(2, "INDEX") || kw(2, "KEY"));
+        Guard::NoIndex
+    } else if adding && (kw(1, "INDEX") || kw(1, "KEY")) {
+        k += 1;
+        Guard::NoIndex
+    } else if adding {
+        k += usize::from(kw(1, "COLUMN"));
+        Guard::NoColumn
+    } else if kw(0, "DROP") && (kw(1, "INDEX") || kw(1, "KEY")) {
+        k += 1;
+        Guard::Index
+    } else if kw(0, "MODIFY") || kw(0, "CHANGE") {
+        k += usize::from(kw(1, "COLUMN"));
+        Guard::Column
+    } else {
+        return None;
+    };
+    let not = matches!(make(String::new()), Guard::NoColumn(_) | Guard::NoIndex(_));
+    let words = if not { 3 } else { 2 };
+    let written = kw(k, "IF") && (!not || kw(k + 1, "NOT")) && kw(k + words - 1, "EXISTS");
+    if !written {
+        return None;
+    }
+    let name = match t.get(k + words).map(|x| &x.tok) {
+        Some(Tok::Word(n) | Tok::QIdent(n)) => n.clone(),
+        _ => return None,
+    };
+    Some((make(name), (k, k + words)))
 }
 
 enum Op {
@@ -314,6 +403,7 @@ mod tests {
                 rebuild: true,
                 comment: Some("x, y".into()),
                 rename_indexes: vec![("a".into(), "b c".into())],
+                guards: Vec::new(),
             }
         );
         let s = ok("alter table t force");
@@ -328,6 +418,37 @@ mod tests {
             ok("ALTER TABLE t COMMENT = 'a'").ops.comment.as_deref(),
             Some("a")
         );
+    }
+
+    #[test]
+    fn if_exists_guards_leave_the_operation_to_sqlparser() {
+        let s = ok(
+            "ALTER TABLE t ADD COLUMN IF NOT EXISTS a INT, ADD IF NOT EXISTS `b` INT, \
+                    DROP COLUMN c, ADD UNIQUE KEY IF NOT EXISTS u (a), DROP KEY IF EXISTS k, \
+                    MODIFY IF EXISTS d BIGINT, ALGORITHM=COPY",
+        );
+        assert_eq!(
+            s.rest.as_deref(),
+            Some(
+                "ALTER TABLE t ADD COLUMN  a INT, ADD  `b` INT, DROP COLUMN c, \
+                 ADD UNIQUE KEY  u (a), DROP INDEX k, MODIFY  d BIGINT, ALGORITHM=COPY"
+            )
+        );
+        assert_eq!(s.operations, 7);
+        assert_eq!(
+            s.ops.guards,
+            [
+                (0, Guard::NoColumn("a".into())),
+                (1, Guard::NoColumn("b".into())),
+                (3, Guard::NoIndex("u".into())),
+                (4, Guard::Index("k".into())),
+                (5, Guard::Column("d".into())),
+            ]
+        );
+        // Only guards: no change of the table beyond the guarded operations.
+        assert!(!s.ops.changes_table());
+        // Not a guard: ADD PRIMARY KEY IF NOT EXISTS is left as it is (sqlparser's 1064).
+        assert!(split("ALTER TABLE t ADD PRIMARY KEY IF NOT EXISTS (a)").is_none());
     }
 
     #[test]

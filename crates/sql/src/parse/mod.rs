@@ -614,6 +614,10 @@ fn alter(split: alter_ops::Split) -> Result<Parsed, SqlError> {
             _ => return Err(SqlError::syntax(rest)),
         },
     };
+    // The guards name sqlparser's operations by position: it must give one per operation.
+    if !split.ops.guards.is_empty() && operations.len() != split.operations {
+        return Err(SqlError::syntax(split.rest.as_deref().unwrap_or("")));
+    }
     let (db, table) = split.name;
     let part = |n: String| ast::ObjectNamePart::Identifier(ast::Ident::with_quote('`', n));
     let name = ast::ObjectName(db.into_iter().chain([table]).map(part).collect());
