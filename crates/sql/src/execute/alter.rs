@@ -439,7 +439,8 @@ fn sort_operations<'a>(
                 o.rename_to = Some(n);
             }
             Op::AddColumn { .. } => {
-                // MariaDB takes IF NOT EXISTS here; sqlparser does not parse it (1064).
+                // `parse/alter_ops.rs` hands MariaDB's IF NOT EXISTS over as a guard, without
+                // the words; sqlparser's own flag is not expected here.
                 return Err(SqlError::syntax("IF NOT EXISTS"));
             }
             _ => return Err(SqlError::unsupported("this ALTER TABLE")),
