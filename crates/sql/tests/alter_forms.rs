@@ -3,25 +3,10 @@
 //! and `FORCE` (a rebuild), `ALTER ONLINE TABLE`, alone and among other operations. Every
 //! expected answer was measured on MariaDB 10.11.19 with the same statements.
 
-use std::sync::Arc;
-
-use onelog_sql::{Server, ServerConfig, Session};
+use onelog_sql::{Server, Session};
 
 mod common;
-use common::{fail, log_records, ok, text_rows, TempDir};
-
-fn open(dir: &TempDir) -> Arc<Server> {
-    let mut cfg = ServerConfig::new(dir.path());
-    cfg.max_binlog_size = 1 << 20;
-    Server::open(cfg).unwrap().0
-}
-
-fn session(server: &Arc<Server>, id: u32) -> Session {
-    let mut s = Session::new(server.clone(), id, "root", "localhost");
-    ok(&mut s, "CREATE DATABASE IF NOT EXISTS d");
-    ok(&mut s, "USE d");
-    s
-}
+use common::{fail, log_records, ok, open_in, root_in, text_rows, TempDir};
 
 fn show(s: &mut Session, t: &str) -> String {
     text_rows(s, &format!("SHOW CREATE TABLE {t}"))[0][1].clone()
@@ -52,8 +37,8 @@ fn ddl_records(server: &Server) -> usize {
 #[test]
 fn rename_index_comment_and_rebuild_as_mariadb_alone_and_mixed() {
     let dir = TempDir::new("alter-forms");
-    let server = open(&dir);
-    let mut s = session(&server, 1);
+    let server = open_in(&dir);
+    let mut s = root_in(&server, 1, "d");
     ok(
         &mut s,
         "CREATE TABLE r (id INT PRIMARY KEY, a INT, b INT, KEY ka (a), KEY kb (b))",
@@ -162,8 +147,8 @@ fn rename_index_comment_and_rebuild_as_mariadb_alone_and_mixed() {
     drop(s);
     server.shutdown().unwrap();
     drop(server);
-    let server = open(&dir);
-    let mut s = session(&server, 2);
+    let server = open_in(&dir);
+    let mut s = root_in(&server, 2, "d");
     assert_eq!(show(&mut s, "r"), before);
     let _ = server.shutdown();
 }
@@ -171,8 +156,8 @@ fn rename_index_comment_and_rebuild_as_mariadb_alone_and_mixed() {
 #[test]
 fn alter_online_table_is_lock_none() {
     let dir = TempDir::new("alter-online");
-    let server = open(&dir);
-    let mut s = session(&server, 1);
+    let server = open_in(&dir);
+    let mut s = root_in(&server, 1, "d");
     ok(&mut s, "CREATE TABLE o (id INT PRIMARY KEY, a INT)");
     // ONLINE is LOCK=NONE: an index build and a rename go online; a rewrite of the rows
     // cannot here (MariaDB adds this column instantly).
@@ -192,8 +177,8 @@ fn alter_online_table_is_lock_none() {
 #[test]
 fn create_table_with_an_engine_mariadb_lacks_answers_as_mariadb() {
     let dir = TempDir::new("create-engine");
-    let server = open(&dir);
-    let mut s = session(&server, 1);
+    let server = open_in(&dir);
+    let mut s = root_in(&server, 1, "d");
     // The default sql_mode has NO_ENGINE_SUBSTITUTION: 1286, no table.
     assert_eq!(
         error(&mut s, "CREATE TABLE e1 (a INT) ENGINE=Foo"),
@@ -220,8 +205,8 @@ fn create_table_with_an_engine_mariadb_lacks_answers_as_mariadb() {
 #[test]
 fn if_exists_operations_skip_with_mariadbs_notes() {
     let dir = TempDir::new("alter-if-exists");
-    let server = open(&dir);
-    let mut s = session(&server, 1);
+    let server = open_in(&dir);
+    let mut s = root_in(&server, 1, "d");
     ok(
         &mut s,
         "CREATE TABLE q (id INT PRIMARY KEY, a INT, KEY ka (a))",

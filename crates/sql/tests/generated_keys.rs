@@ -4,37 +4,15 @@
 //! the same statements (checked on a real server). SQLAlchemy's `index=True` on a foreign key
 //! column (tests/applications.rs) depends on it.
 
-use std::sync::Arc;
-
-use onelog_sql::{Server, ServerConfig, Session};
+use onelog_sql::Session;
 
 mod common;
-use common::{ok, text_rows, TempDir};
-
-fn open(dir: &TempDir) -> Arc<Server> {
-    let mut cfg = ServerConfig::new(dir.path());
-    cfg.max_binlog_size = 1 << 20;
-    Server::open(cfg).unwrap().0
-}
-
-/// The key lines (PRIMARY, UNIQUE, KEY) of SHOW CREATE TABLE `t`.
-fn keys(s: &mut Session, t: &str) -> Vec<String> {
-    let text = text_rows(s, &format!("SHOW CREATE TABLE {t}"))[0][1].clone();
-    text.lines()
-        .map(str::trim)
-        .filter(|l| {
-            ["PRIMARY KEY", "UNIQUE KEY", "KEY"]
-                .iter()
-                .any(|k| l.starts_with(k))
-        })
-        .map(|l| l.trim_end_matches(',').to_string())
-        .collect()
-}
+use common::{key_lines, ok, open_in, text_rows, TempDir};
 
 #[test]
 fn a_generated_foreign_key_index_goes_when_another_key_serves_the_key() {
     let dir = TempDir::new("generated-keys");
-    let server = open(&dir);
+    let server = open_in(&dir);
     let mut s = Session::new(server.clone(), 1, "root", "localhost");
     for sql in [
         "CREATE DATABASE gk",
@@ -51,10 +29,13 @@ fn a_generated_foreign_key_index_goes_when_another_key_serves_the_key() {
     ] {
         ok(&mut s, sql);
     }
-    assert_eq!(keys(&mut s, "c"), ["PRIMARY KEY (`id`)", "KEY `f` (`pid`)"]);
+    assert_eq!(
+        key_lines(&mut s, "c"),
+        ["PRIMARY KEY (`id`)", "KEY `f` (`pid`)"]
+    );
     ok(&mut s, "CREATE INDEX ix ON c (pid, x)");
     assert_eq!(
-        keys(&mut s, "c"),
+        key_lines(&mut s, "c"),
         ["PRIMARY KEY (`id`)", "KEY `ix` (`pid`,`x`)"]
     );
     // The rows are still found through the remaining key, and the foreign key still holds.
@@ -63,7 +44,7 @@ fn a_generated_foreign_key_index_goes_when_another_key_serves_the_key() {
     // A key the user declared is never dropped so.
     ok(&mut s, "CREATE INDEX ix ON d (pid, id)");
     assert_eq!(
-        keys(&mut s, "d"),
+        key_lines(&mut s, "d"),
         [
             "PRIMARY KEY (`id`)",
             "KEY `mine` (`pid`)",
@@ -76,24 +57,24 @@ fn a_generated_foreign_key_index_goes_when_another_key_serves_the_key() {
         "ALTER TABLE e ADD FOREIGN KEY (pid) REFERENCES p (id)",
     );
     assert_eq!(
-        keys(&mut s, "e"),
+        key_lines(&mut s, "e"),
         ["PRIMARY KEY (`id`)", "KEY `pid` (`pid`)"]
     );
     ok(&mut s, "ALTER TABLE e ADD KEY k2 (pid)");
     assert_eq!(
-        keys(&mut s, "e"),
+        key_lines(&mut s, "e"),
         ["PRIMARY KEY (`id`)", "KEY `k2` (`pid`)"]
     );
     // A rebuilding ALTER keeps it while nothing else serves the key; a new unnamed key that
     // does takes its name.
     ok(&mut s, "ALTER TABLE g ADD COLUMN y INT");
     assert_eq!(
-        keys(&mut s, "g"),
+        key_lines(&mut s, "g"),
         ["PRIMARY KEY (`id`)", "KEY `pid` (`pid`)"]
     );
     ok(&mut s, "ALTER TABLE g ADD UNIQUE KEY (pid, y)");
     assert_eq!(
-        keys(&mut s, "g"),
+        key_lines(&mut s, "g"),
         ["PRIMARY KEY (`id`)", "UNIQUE KEY `pid` (`pid`,`y`)"]
     );
     // Survives a restart (the generated keys are kept with the table definition).
@@ -104,11 +85,11 @@ fn a_generated_foreign_key_index_goes_when_another_key_serves_the_key() {
     drop(s);
     server.shutdown().unwrap();
     drop(server);
-    let server = open(&dir);
+    let server = open_in(&dir);
     let mut s = Session::new(server.clone(), 2, "root", "localhost");
     ok(&mut s, "CREATE INDEX hx ON gk.h (pid, id)");
     assert_eq!(
-        keys(&mut s, "gk.h"),
+        key_lines(&mut s, "gk.h"),
         ["PRIMARY KEY (`id`)", "KEY `hx` (`pid`,`id`)"]
     );
     let _ = server.shutdown();

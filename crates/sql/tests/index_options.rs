@@ -3,45 +3,14 @@
 //! `WHERE` made a full index), and comments longer than MariaDB's limits answer as MariaDB.
 //! Every expected value was measured on MariaDB 10.11.19 with the same statements.
 
-use std::sync::Arc;
-
-use onelog_sql::{Server, ServerConfig, Session};
-
 mod common;
-use common::{err, ok, text_rows, warning, warnings, TempDir};
-
-fn open(dir: &TempDir) -> Arc<Server> {
-    let mut cfg = ServerConfig::new(dir.path());
-    cfg.max_binlog_size = 1 << 20;
-    Server::open(cfg).unwrap().0
-}
-
-fn session(server: &Arc<Server>, id: u32) -> Session {
-    let mut s = Session::new(server.clone(), id, "root", "localhost");
-    ok(&mut s, "CREATE DATABASE IF NOT EXISTS d");
-    ok(&mut s, "USE d");
-    s
-}
-
-/// The key lines (PRIMARY, UNIQUE, KEY) of SHOW CREATE TABLE `t`.
-fn keys(s: &mut Session, t: &str) -> Vec<String> {
-    let text = text_rows(s, &format!("SHOW CREATE TABLE {t}"))[0][1].clone();
-    text.lines()
-        .map(str::trim)
-        .filter(|l| {
-            ["PRIMARY KEY", "UNIQUE KEY", "KEY"]
-                .iter()
-                .any(|k| l.starts_with(k))
-        })
-        .map(|l| l.trim_end_matches(',').to_string())
-        .collect()
-}
+use common::{err, key_lines, ok, open_in, root_in, text_rows, warning, warnings, TempDir};
 
 #[test]
 fn using_and_comment_of_keys_are_kept_shown_and_survive_alter_and_restart() {
     let dir = TempDir::new("index-options");
-    let server = open(&dir);
-    let mut s = session(&server, 1);
+    let server = open_in(&dir);
+    let mut s = root_in(&server, 1, "d");
     for sql in [
         "CREATE TABLE t (id INT, a INT, b VARCHAR(10), \
          PRIMARY KEY (id) USING BTREE COMMENT 'pk c', KEY ka (a) USING HASH COMMENT 'hi', \
@@ -69,7 +38,7 @@ fn using_and_comment_of_keys_are_kept_shown_and_survive_alter_and_restart() {
         "KEY `ix6` (`a`) COMMENT 'b'",
         "KEY `g2` (`a`) USING BTREE",
     ];
-    assert_eq!(keys(&mut s, "t"), measured);
+    assert_eq!(key_lines(&mut s, "t"), measured);
     // SHOW INDEX and information_schema: Index_type is BTREE whatever USING says (InnoDB's
     // answer), Index_comment the comment.
     let index = text_rows(&mut s, "SHOW INDEX FROM t");
@@ -124,7 +93,7 @@ fn using_and_comment_of_keys_are_kept_shown_and_survive_alter_and_restart() {
         "KEY `ix6` (`a`) COMMENT 'b'",
         "KEY `g2` (`a`) USING BTREE",
     ];
-    assert_eq!(keys(&mut s, "t"), after);
+    assert_eq!(key_lines(&mut s, "t"), after);
     // Dropping the primary key drops its options.
     ok(
         &mut s,
@@ -134,7 +103,7 @@ fn using_and_comment_of_keys_are_kept_shown_and_survive_alter_and_restart() {
         &mut s,
         "ALTER TABLE p DROP PRIMARY KEY, ADD PRIMARY KEY (id)",
     );
-    assert_eq!(keys(&mut s, "p"), ["PRIMARY KEY (`id`)"]);
+    assert_eq!(key_lines(&mut s, "p"), ["PRIMARY KEY (`id`)"]);
     // Kept with the definition: after a restart, in the checkpoint and replayed from the log.
     ok(
         &mut s,
@@ -143,19 +112,19 @@ fn using_and_comment_of_keys_are_kept_shown_and_survive_alter_and_restart() {
     drop(s);
     server.shutdown().unwrap();
     drop(server);
-    let server = open(&dir);
-    let mut s = session(&server, 2);
+    let server = open_in(&dir);
+    let mut s = root_in(&server, 2, "d");
     let mut expected = after.to_vec();
     expected.push("KEY `late` (`c`) USING HASH COMMENT 'added last'");
-    assert_eq!(keys(&mut s, "t"), expected);
+    assert_eq!(key_lines(&mut s, "t"), expected);
     let _ = server.shutdown();
 }
 
 #[test]
 fn other_dialects_key_clauses_are_refused_not_dropped() {
     let dir = TempDir::new("index-clauses");
-    let server = open(&dir);
-    let mut s = session(&server, 1);
+    let server = open_in(&dir);
+    let mut s = root_in(&server, 1, "d");
     ok(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT)");
     for (sql, code) in [
         // MariaDB's parser stops at each (1064): none may become a plain full index.
@@ -181,7 +150,7 @@ fn other_dialects_key_clauses_are_refused_not_dropped() {
     ] {
         assert_eq!(err(&mut s, sql), code, "{sql}");
     }
-    assert_eq!(keys(&mut s, "t"), ["PRIMARY KEY (`id`)"]);
+    assert_eq!(key_lines(&mut s, "t"), ["PRIMARY KEY (`id`)"]);
     assert_eq!(
         text_rows(&mut s, "SHOW TABLES"),
         [["t"]],
@@ -190,7 +159,7 @@ fn other_dialects_key_clauses_are_refused_not_dropped() {
     // ASC is MariaDB's default order, taken as written.
     ok(&mut s, "CREATE INDEX g ON t (a ASC, b)");
     assert_eq!(
-        keys(&mut s, "t"),
+        key_lines(&mut s, "t"),
         ["PRIMARY KEY (`id`)", "KEY `g` (`a`,`b`)"]
     );
     let _ = server.shutdown();
@@ -199,8 +168,8 @@ fn other_dialects_key_clauses_are_refused_not_dropped() {
 #[test]
 fn comments_longer_than_mariadb_keeps_are_refused_or_cut() {
     let dir = TempDir::new("comment-lengths");
-    let server = open(&dir);
-    let mut s = session(&server, 1);
+    let server = open_in(&dir);
+    let mut s = root_in(&server, 1, "d");
     // Characters, not bytes: 1,025 two-byte characters are over the 1,024 limit.
     let long_1025 = "é".repeat(1025);
     let long_2049 = "x".repeat(2049);

@@ -150,10 +150,37 @@ pub type Case = (&'static str, Result<&'static str, (u16, &'static str)>);
 
 /// A root session in database `name` (created when missing).
 pub fn session_in(db: &Db, name: &str) -> Session {
-    let mut s = Session::new(db.server.clone(), 1, "root", "localhost");
+    root_in(&db.server, 1, name)
+}
+
+/// Session `id` of root on `server` in database `name` (created when missing).
+pub fn root_in(server: &Arc<Server>, id: u32, name: &str) -> Session {
+    let mut s = Session::new(server.clone(), id, "root", "localhost");
     ok(&mut s, &format!("CREATE DATABASE IF NOT EXISTS {name}"));
     ok(&mut s, &format!("USE {name}"));
     s
+}
+
+/// A server on `dir` (1 MiB segments) that a test shuts down and opens again on the same
+/// directory (a restart).
+pub fn open_in(dir: &TempDir) -> Arc<Server> {
+    let mut cfg = ServerConfig::new(dir.path());
+    cfg.max_binlog_size = 1 << 20;
+    Server::open(cfg).unwrap().0
+}
+
+/// The key lines (PRIMARY, UNIQUE, KEY) of SHOW CREATE TABLE `t`, without their commas.
+pub fn key_lines(s: &mut Session, t: &str) -> Vec<String> {
+    let text = text_rows(s, &format!("SHOW CREATE TABLE {t}"))[0][1].clone();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| {
+            ["PRIMARY KEY", "UNIQUE KEY", "KEY"]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
+        .map(|l| l.trim_end_matches(',').to_string())
+        .collect()
 }
 
 /// (affected rows, info text) of the OK `sql` answers; panics naming `sql` otherwise.
