@@ -416,24 +416,25 @@ pub fn check_constraint_checks(cx: &ExecContext) -> bool {
     )
 }
 
-/// sql_mode `NO_AUTO_VALUE_ON_ZERO`: an inserted 0 in an AUTO_INCREMENT column is stored
-/// as 0 (only NULL generates a value).
-pub fn no_auto_value_on_zero(cx: &ExecContext) -> bool {
+/// Whether the session's sql_mode has `mode` (upper case).
+fn sql_mode_has(cx: &ExecContext, mode: &str) -> bool {
     matches!(get_var(cx, "sql_mode", VarScope::Session),
         Ok(Value::Bytes(b)) if String::from_utf8_lossy(&b)
             .to_ascii_uppercase()
             .split(',')
-            .any(|m| m.trim() == "NO_AUTO_VALUE_ON_ZERO"))
+            .any(|m| m.trim() == mode))
+}
+
+/// sql_mode `NO_AUTO_VALUE_ON_ZERO`: an inserted 0 in an AUTO_INCREMENT column is stored
+/// as 0 (only NULL generates a value).
+pub fn no_auto_value_on_zero(cx: &ExecContext) -> bool {
+    sql_mode_has(cx, "NO_AUTO_VALUE_ON_ZERO")
 }
 
 /// sql_mode `NO_ENGINE_SUBSTITUTION`: CREATE TABLE with an engine the server lacks fails
 /// (1286) instead of using the default engine with a warning.
 pub fn no_engine_substitution(cx: &ExecContext) -> bool {
-    matches!(get_var(cx, "sql_mode", VarScope::Session),
-        Ok(Value::Bytes(b)) if String::from_utf8_lossy(&b)
-            .to_ascii_uppercase()
-            .split(',')
-            .any(|m| m.trim() == "NO_ENGINE_SUBSTITUTION"))
+    sql_mode_has(cx, "NO_ENGINE_SUBSTITUTION")
 }
 
 /// Whether a division by zero in INSERT/UPDATE is an error (1365), as MariaDB does in strict
