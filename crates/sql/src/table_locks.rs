@@ -1454,17 +1454,27 @@ mod tests {
         assert!(!t.active());
     }
 
+    /// Session 1 on `t` and its statement guard (a running statement DDL waits for).
+    fn session_one(t: &Arc<TableLocks>) -> (StatementGuard, SessionTableLocks) {
+        let ctl: Arc<ConnControl> = Default::default();
+        let g = StatementGuard::new(ctl.clone());
+        (g, SessionTableLocks::new(t.clone(), 1, ctl))
+    }
+
+    /// Statement `sql` begins in the session of `g` and `s`.
+    fn begin_statement(g: &mut StatementGuard, s: &SessionTableLocks, sql: &str) {
+        g.begin(sql, None, u64::MAX, u64::MAX);
+        s.statement_begin();
+    }
+
     #[test]
     fn a_ddl_waiting_for_an_unpublished_statement_holds_no_user_back() {
         let t = Arc::new(TableLocks::default());
         let z = Duration::ZERO;
         let g = guard();
-        let ctl: Arc<ConnControl> = Default::default();
-        let mut g1 = StatementGuard::new(ctl.clone());
-        let s1 = SessionTableLocks::new(t.clone(), 1, ctl);
+        let (mut g1, s1) = session_one(&t);
         // A statement that began while nothing was locked (its uses unknown) still runs.
-        g1.begin("SELECT", None, u64::MAX, u64::MAX);
-        s1.statement_begin();
+        begin_statement(&mut g1, &s1, "SELECT");
         let t2 = t.clone();
         let ddl = std::thread::spawn(move || {
             t2.acquire_exclusive(
@@ -1564,14 +1574,11 @@ mod tests {
         let t = Arc::new(TableLocks::default());
         let z = Duration::ZERO;
         let g = guard();
-        let ctl: Arc<ConnControl> = Default::default();
-        let mut g1 = StatementGuard::new(ctl.clone());
-        let s1 = SessionTableLocks::new(t.clone(), 1, ctl);
+        let (mut g1, s1) = session_one(&t);
         let a = |m| [(key("a"), m)];
         // A statement that began while nothing was locked and still runs: its uses are
         // unknown, so any LOCK TABLES waits for its end.
-        g1.begin("SELECT", None, u64::MAX, u64::MAX);
-        s1.statement_begin();
+        begin_statement(&mut g1, &s1, "SELECT");
         s1.record("d", "a", false);
         let e = t.acquire(2, &[(key("b"), LockMode::Read)], z, &g);
         assert_eq!(e.unwrap_err().code, 1205);
@@ -1589,8 +1596,7 @@ mod tests {
         );
         // A statement that begins while a lock exists is live: it publishes each use.
         t.acquire(3, &[(key("c"), LockMode::Read)], z, &g).unwrap();
-        g1.begin("UPDATE", None, u64::MAX, u64::MAX);
-        s1.statement_begin();
+        begin_statement(&mut g1, &s1, "UPDATE");
         let had = s1.record_use("d", "a", true);
         let how = Use {
             write: true,

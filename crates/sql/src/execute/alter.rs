@@ -228,31 +228,29 @@ fn guards_hold(
     let index = |k: &str| k.eq_ignore_ascii_case("PRIMARY") || def.index(k).is_some();
     let mut kept = Vec::with_capacity(ops.len());
     for (i, op) in ops.iter().enumerate() {
-        let failed = guards.iter().find_map(|(at, g)| {
-            let (code, msg) = match g {
-                Guard::NoColumn(c) if *at == i && column(c) => (
-                    errors::ER_DUP_FIELDNAME,
-                    format!("Duplicate column name '{c}'"),
-                ),
-                Guard::NoIndex(k) if *at == i && index(k) => {
-                    (errors::ER_DUP_KEYNAME, format!("Duplicate key name '{k}'"))
-                }
-                Guard::Index(k) if *at == i && !index(k) => (
-                    errors::ER_CANT_DROP_FIELD_OR_KEY,
-                    format!("Can't DROP INDEX `{k}`; check that it exists"),
-                ),
-                Guard::Column(c) if *at == i && !column(c) => (
-                    errors::ER_BAD_FIELD_ERROR,
-                    format!("Unknown column '{c}' in '{table}'"),
-                ),
-                _ => return None,
-            };
-            Some((code, msg))
-        });
-        match failed {
-            Some((code, msg)) => crate::expr::warn("Note", code.code, msg),
-            None => kept.push(op.clone()),
-        }
+        let guard = guards.iter().find(|(at, _)| *at == i).map(|(_, g)| g);
+        let (code, msg) = match guard {
+            Some(Guard::NoColumn(c)) if column(c) => (
+                errors::ER_DUP_FIELDNAME,
+                format!("Duplicate column name '{c}'"),
+            ),
+            Some(Guard::NoIndex(k)) if index(k) => {
+                (errors::ER_DUP_KEYNAME, format!("Duplicate key name '{k}'"))
+            }
+            Some(Guard::Index(k)) if !index(k) => (
+                errors::ER_CANT_DROP_FIELD_OR_KEY,
+                format!("Can't DROP INDEX `{k}`; check that it exists"),
+            ),
+            Some(Guard::Column(c)) if !column(c) => (
+                errors::ER_BAD_FIELD_ERROR,
+                format!("Unknown column '{c}' in '{table}'"),
+            ),
+            _ => {
+                kept.push(op.clone());
+                continue;
+            }
+        };
+        crate::expr::warn("Note", code.code, msg);
     }
     Ok(kept)
 }
@@ -495,8 +493,7 @@ fn new_definition(
     def.next_index_id = keys.next_index_id;
     rename_indexes(&mut def, &o.table.rename_indexes)?;
     if let Some(c) = &o.table.comment {
-        let what = format!("table '{}'", old.name);
-        def.options.comment = keys::comment(cx, c, keys::TABLE_COMMENT_MAX, &what)?;
+        def.options.comment = keys::comment(cx, c, keys::Commented::Table(&old.name))?;
     }
     for &p in &def.primary_key {
         def.columns[p].nullable = false;

@@ -532,8 +532,8 @@ pub(super) fn column_spec(
                 spec.extras.on_update_now = Some(now_option(e, &ty, &cd.name.value, true)?);
             }
             ast::ColumnOption::Comment(c) => {
-                let field = format!("field '{}'", cd.name.value);
-                spec.extras.comment = keys::comment(cx, c, keys::COLUMN_COMMENT_MAX, &field)?;
+                let of = keys::Commented::Column(&cd.name.value);
+                spec.extras.comment = keys::comment(cx, c, of)?;
             }
             ast::ColumnOption::ForeignKey(fk) => keys.references = Some(fk.clone()),
             ast::ColumnOption::Check(c) => keys.check = Some(c.clone()),
@@ -872,7 +872,7 @@ fn table_options(
     };
     let comment = |c: &ast::CommentDef| match c {
         ast::CommentDef::WithEq(s) | ast::CommentDef::WithoutEq(s) => {
-            keys::comment(cx, s, keys::TABLE_COMMENT_MAX, &format!("table '{table}'"))
+            keys::comment(cx, s, keys::Commented::Table(table))
         }
     };
     if let Some(c) = &ct.comment {

@@ -16,12 +16,34 @@ use sqlparser::ast;
 use crate::context::ExecContext;
 use crate::error::SqlError;
 
-/// The longest key comment, in characters (MariaDB's `INDEX_COMMENT_MAXLEN`).
-const KEY_COMMENT_MAX: usize = 1024;
-/// The longest column comment (`COLUMN_COMMENT_MAXLEN`).
-pub(super) const COLUMN_COMMENT_MAX: usize = 1024;
-/// The longest table comment (`TABLE_COMMENT_MAXLEN`).
-pub(super) const TABLE_COMMENT_MAX: usize = 2048;
+/// What a comment belongs to, by name.
+#[derive(Clone, Copy)]
+pub(super) enum Commented<'a> {
+    Table(&'a str),
+    Column(&'a str),
+    Key(&'a str),
+}
+
+impl Commented<'_> {
+    /// MariaDB's longest comment, in characters (`TABLE_COMMENT_MAXLEN`,
+    /// `COLUMN_COMMENT_MAXLEN`, `INDEX_COMMENT_MAXLEN`), and the error past it.
+    fn limit(self) -> (usize, errors::ErrorCode) {
+        match self {
+            Commented::Table(_) => (2048, errors::ER_TOO_LONG_TABLE_COMMENT),
+            Commented::Column(_) => (1024, errors::ER_TOO_LONG_FIELD_COMMENT),
+            Commented::Key(_) => (1024, errors::ER_TOO_LONG_INDEX_COMMENT),
+        }
+    }
+
+    /// As MariaDB's message names it: `table 't'`, `field 'c'`, `index 'k'`.
+    fn what(self) -> String {
+        match self {
+            Commented::Table(n) => format!("table '{n}'"),
+            Commented::Column(n) => format!("field '{n}'"),
+            Commented::Key(n) => format!("index '{n}'"),
+        }
+    }
+}
 
 /// The columns of a key. A prefix length (`c(10)`) is refused (1235): onelog indexes whole
 /// values, and a UNIQUE prefix would accept rows MariaDB refuses; so is a descending column
@@ -139,7 +161,7 @@ pub(super) fn options(
         match o {
             ast::IndexOption::Using(t) => out.using = Some(algorithm(t)?),
             ast::IndexOption::Comment(c) => {
-                out.comment = comment(cx, c, KEY_COMMENT_MAX, &format!("index '{key}'"))?;
+                out.comment = comment(cx, c, Commented::Key(key))?;
             }
         }
     }
@@ -157,24 +179,14 @@ fn algorithm(t: &ast::IndexType) -> Result<IndexUsing, SqlError> {
     }
 }
 
-/// A comment of `what` (`index 'k'`, `field 'c'`, `table 't'`) within `max` characters: longer
-/// is MariaDB's 1688 / 1629 / 1628 in a strict sql_mode, else the same as a warning and the
-/// comment cut to `max` characters.
-pub(super) fn comment(
-    cx: &ExecContext,
-    text: &str,
-    max: usize,
-    what: &str,
-) -> Result<String, SqlError> {
+/// The comment `text` of `of` within MariaDB's limit: longer is its 1628 / 1629 / 1688 in a
+/// strict sql_mode, else the same as a warning and the comment cut to the limit.
+pub(super) fn comment(cx: &ExecContext, text: &str, of: Commented<'_>) -> Result<String, SqlError> {
+    let (max, code) = of.limit();
     if text.chars().count() <= max {
         return Ok(text.to_string());
     }
-    let code = match what.split(' ').next() {
-        Some("index") => errors::ER_TOO_LONG_INDEX_COMMENT,
-        Some("field") => errors::ER_TOO_LONG_FIELD_COMMENT,
-        _ => errors::ER_TOO_LONG_TABLE_COMMENT,
-    };
-    let msg = format!("Comment for {what} is too long (max = {max})");
+    let msg = format!("Comment for {} is too long (max = {max})", of.what());
     if crate::sysvar::strict_mode(cx) {
         return Err(SqlError::of(code, msg));
     }
@@ -185,30 +197,22 @@ pub(super) fn comment(
 /// Refuses the clauses of CREATE INDEX that are other dialects' (1064 near the clause, as
 /// MariaDB's parser stops there).
 pub(super) fn refuse_foreign_clauses(ci: &ast::CreateIndex) -> Result<(), SqlError> {
+    refuse_clauses(&ci.include, &None, None)?;
     let near = if ci.concurrently {
-        Some("CONCURRENTLY".to_string())
+        "CONCURRENTLY".to_string()
     } else if ci.r#async {
-        Some("ASYNC".to_string())
-    } else if !ci.include.is_empty() {
-        Some(format!("INCLUDE ({})", names(&ci.include)))
+        "ASYNC".to_string()
     } else if let Some(d) = ci.nulls_distinct {
-        Some(
-            if d {
-                "NULLS DISTINCT"
-            } else {
-                "NULLS NOT DISTINCT"
-            }
-            .to_string(),
-        )
+        let not = if d { "" } else { "NOT " };
+        format!("NULLS {not}DISTINCT")
     } else if let Some(w) = ci.with.first() {
-        Some(format!("WITH ({w})"))
+        format!("WITH ({w})")
+    } else if let Some(p) = &ci.predicate {
+        format!("WHERE {p}")
     } else {
-        ci.predicate.as_ref().map(|p| format!("WHERE {p}"))
+        return Ok(());
     };
-    match near {
-        Some(n) => Err(SqlError::syntax(&n)),
-        None => Ok(()),
-    }
+    Err(SqlError::syntax(&near))
 }
 
 /// Refuses a key constraint's clauses from other dialects: `INCLUDE`, `DEFERRABLE` and the

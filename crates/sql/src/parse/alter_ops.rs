@@ -200,7 +200,8 @@ fn guarded(t: &[Token]) -> Option<(Guard, (usize, usize))> {
     } else {
         return None;
     };
-    let not = matches!(make(String::new()), Guard::NoColumn(_) | Guard::NoIndex(_));
+    // ADD takes `IF NOT EXISTS`, the others `IF EXISTS`.
+    let not = adding;
     let words = if not { 3 } else { 2 };
     let written = kw(k, "IF") && (!not || kw(k + 1, "NOT")) && kw(k + words - 1, "EXISTS");
     if !written {
